@@ -1,0 +1,309 @@
+"""The hash-chained audit log: one chain per database file, checked and checkpointed.
+
+Every state change appends one event inside the caller's write transaction,
+so the change and its event commit together or not at all. Each event's
+hash covers the previous event's hash (:func:`arborist.hashing.event_hash`),
+its ``seq`` runs 1, 2, 3, ... without gaps, and ``prev_event_hash`` is
+UNIQUE (with at most one genesis event): two writers can never fork the
+chain, because the head is read inside the ``BEGIN IMMEDIATE`` transaction.
+
+:func:`check_chain` walks the chain and reports what is broken instead of
+raising. A chain alone cannot reveal a truncated tail or a rewritten
+suffix; a :class:`Checkpoint` ``<seq>:<event_hash>`` taken earlier can
+(DESIGN.md section 5b).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from arborist.clock import utc_now
+from arborist.db import Migration
+from arborist.errors import BadReference, CanonicalJSONError, StorageError
+from arborist.hashing import canonical_json, stored_event_hash
+
+__all__ = [
+    "AUDIT_MIGRATION",
+    "AuditEvent",
+    "ChainProblem",
+    "ChainReport",
+    "Checkpoint",
+    "ProblemKind",
+    "append_event",
+    "check_chain",
+    "head_checkpoint",
+]
+
+AUDIT_MIGRATION = Migration(
+    version=1,
+    name="audit_events",
+    apply="""
+CREATE TABLE audit_events (
+    seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_type      TEXT NOT NULL,
+    sid             TEXT,
+    bates           TEXT,
+    prev_event_hash TEXT UNIQUE,
+    event_hash      TEXT NOT NULL UNIQUE,
+    body            TEXT NOT NULL,
+    created_at      TEXT NOT NULL
+);
+-- UNIQUE lets many NULLs through; this index allows a single genesis event.
+CREATE UNIQUE INDEX audit_events_one_genesis
+    ON audit_events ((prev_event_hash IS NULL)) WHERE prev_event_hash IS NULL;
+""",
+)
+"""First migration of every arborist database (store.db and sessions.db)."""
+
+ProblemKind = Literal["modified", "deleted", "reordered", "forked", "truncated", "rewritten"]
+
+_CHECKPOINT = re.compile(r"(\d{1,18}):([0-9a-fA-F]{64})")
+
+
+@dataclass(frozen=True, order=True)
+class Checkpoint:
+    """A chain head as ``<seq>:<event_hash>``: a witness of one exact history."""
+
+    seq: int
+    event_hash: str
+
+    @classmethod
+    def parse(cls, text: str) -> Checkpoint:
+        """Parse ``SEQ:HASH``; raise :class:`BadReference` with one line otherwise."""
+        match = _CHECKPOINT.fullmatch(text.strip())
+        if not match or int(match.group(1)) < 1:
+            raise BadReference(
+                f"bad checkpoint {text!r}: expected SEQ:HASH with SEQ >= 1 and a 64-hex event hash"
+            )
+        return cls(int(match.group(1)), match.group(2).lower())
+
+    def __str__(self) -> str:
+        return f"{self.seq}:{self.event_hash}"
+
+
+@dataclass(frozen=True)
+class AuditEvent:
+    """One row of ``audit_events`` with its body decoded."""
+
+    seq: int
+    event_type: str
+    sid: str | None
+    bates: str | None
+    prev_event_hash: str | None
+    event_hash: str
+    body: Any
+    created_at: str
+
+    @property
+    def checkpoint(self) -> Checkpoint:
+        return Checkpoint(self.seq, self.event_hash)
+
+
+@dataclass(frozen=True)
+class ChainProblem:
+    """One thing wrong with a chain, at the first seq where it shows."""
+
+    seq: int
+    kind: ProblemKind
+    detail: str
+
+    def __str__(self) -> str:
+        return f"seq {self.seq}: {self.kind}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    """What :func:`check_chain` found. ``ok`` means intact and consistent with every checkpoint."""
+
+    events_checked: int
+    head: Checkpoint | None
+    problems: tuple[ChainProblem, ...]
+    checkpoints_checked: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def first_bad_seq(self) -> int | None:
+        return min((p.seq for p in self.problems), default=None)
+
+    @property
+    def first_problem(self) -> ChainProblem | None:
+        return min(self.problems, key=lambda p: p.seq, default=None)
+
+
+def head_checkpoint(conn: sqlite3.Connection) -> Checkpoint | None:
+    """The last event as a checkpoint, or None for an empty chain."""
+    row = conn.execute(
+        "SELECT seq, event_hash FROM audit_events ORDER BY seq DESC LIMIT 1"
+    ).fetchone()
+    return Checkpoint(row[0], row[1]) if row else None
+
+
+def append_event(
+    conn: sqlite3.Connection,
+    event_type: str,
+    *,
+    body: Any,
+    sid: str | None = None,
+    bates: str | None = None,
+    created_at: str | None = None,
+) -> AuditEvent:
+    """Append one event inside the caller's open write transaction and return it.
+
+    Refuses to run outside a transaction: an event committed apart from the
+    change it records would make the log lie after a crash.
+    """
+    if not conn.in_transaction:
+        raise StorageError("audit events must be appended inside a write transaction")
+    body_json = canonical_json(body).decode("utf-8")
+    created_at = created_at or utc_now()
+    head = head_checkpoint(conn)
+    seq = head.seq + 1 if head else 1
+    prev = head.event_hash if head else None
+    digest = stored_event_hash(
+        prev,
+        event_type=event_type,
+        sid=sid,
+        bates=bates,
+        body_json=body_json,
+        created_at=created_at,
+    )
+    conn.execute(
+        "INSERT INTO audit_events "
+        "(seq, event_type, sid, bates, prev_event_hash, event_hash, body, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (seq, event_type, sid, bates, prev, digest, body_json, created_at),
+    )
+    return AuditEvent(seq, event_type, sid, bates, prev, digest, body, created_at)
+
+
+def _recomputed(row: tuple[Any, ...]) -> str | None:
+    """The hash a stored row should carry, or None if the row cannot be hashed at all."""
+    _seq, event_type, sid, bates, prev, _digest, body, created_at = row
+    if not isinstance(body, str) or (prev is not None and not isinstance(prev, str)):
+        return None
+    try:
+        return stored_event_hash(
+            prev,
+            event_type=event_type,
+            sid=sid,
+            bates=bates,
+            body_json=body,
+            created_at=created_at,
+        )
+    except (CanonicalJSONError, TypeError, ValueError):
+        return None
+
+
+def _link_problem(
+    conn: sqlite3.Connection, seq: int, prev: object, expected_prev: str | None
+) -> ChainProblem:
+    """Say why ``prev`` is not the previous event's hash: fork, reorder, or edit."""
+    if prev is None:
+        return ChainProblem(seq, "modified", "claims to be the first event but is not")
+    forks = conn.execute(
+        "SELECT count(*) FROM audit_events WHERE prev_event_hash = ?", (prev,)
+    ).fetchone()[0]
+    if forks > 1:
+        return ChainProblem(seq, "forked", f"{forks} events claim the same predecessor")
+    found = conn.execute("SELECT seq FROM audit_events WHERE event_hash = ?", (prev,)).fetchone()
+    if found is not None:
+        return ChainProblem(seq, "reordered", f"follows event {found[0]}, not event {seq - 1}")
+    if expected_prev is None:
+        return ChainProblem(seq, "modified", "first event names a predecessor")
+    return ChainProblem(seq, "modified", f"prev_event_hash does not match event {seq - 1}")
+
+
+def check_chain(
+    conn: sqlite3.Connection, checkpoints: tuple[Checkpoint, ...] | list[Checkpoint] = ()
+) -> ChainReport:
+    """Walk the whole chain and report what is wrong; never raises for bad data.
+
+    Detects: an edited field or hash (``modified``), a missing event in the
+    middle or at the tail as far as SQLite's own counter remembers
+    (``deleted``), events in the wrong place (``reordered``), two events on
+    one predecessor (``forked``), and, against each checkpoint, a chain that
+    ends before it (``truncated``) or holds a different event there
+    (``rewritten``). Happy path: one sequential scan, no extra queries.
+    """
+    try:
+        return _check_chain(conn, tuple(checkpoints))
+    except sqlite3.DatabaseError as exc:
+        raise StorageError(f"cannot read the audit chain: {exc}") from exc
+
+
+def _check_chain(conn: sqlite3.Connection, checkpoints: tuple[Checkpoint, ...]) -> ChainReport:
+    problems: list[ChainProblem] = []
+    wanted = {cp.seq: cp for cp in checkpoints}
+    seen_checkpoints: set[int] = set()
+    expected_seq = 1
+    expected_prev: str | None = None
+    previous_modified = False
+    checked = 0
+    last: tuple[int, str] | None = None
+    rows = conn.execute(
+        "SELECT seq, event_type, sid, bates, prev_event_hash, event_hash, body, created_at "
+        "FROM audit_events ORDER BY seq"
+    )
+    for row in rows:
+        checked += 1
+        seq, prev, digest = row[0], row[4], row[5]
+        gap = seq != expected_seq
+        if seq > expected_seq:
+            missing = (
+                f"event {expected_seq} is missing"
+                if seq == expected_seq + 1
+                else f"events {expected_seq}..{seq - 1} are missing"
+            )
+            problems.append(ChainProblem(expected_seq, "deleted", missing))
+        elif seq < expected_seq:
+            problems.append(ChainProblem(seq, "modified", f"seq {seq} is not a chain position"))
+        modified = _recomputed(row) != digest
+        if modified:
+            problems.append(ChainProblem(seq, "modified", "content does not match its event_hash"))
+        if prev != expected_prev and not gap and not previous_modified:
+            problems.append(_link_problem(conn, seq, prev, expected_prev))
+        if seq in wanted:
+            seen_checkpoints.add(seq)
+            if wanted[seq].event_hash != digest:
+                problems.append(
+                    ChainProblem(
+                        seq, "rewritten", f"event {seq} differs from checkpoint {wanted[seq]}"
+                    )
+                )
+        previous_modified = modified
+        expected_seq = max(seq + 1, expected_seq)
+        expected_prev = digest if isinstance(digest, str) else None
+        last = (seq, digest)
+    high_water = conn.execute(
+        "SELECT seq FROM sqlite_sequence WHERE name = 'audit_events'"
+    ).fetchone()
+    if high_water and high_water[0] >= expected_seq:
+        problems.append(
+            ChainProblem(
+                expected_seq,
+                "deleted",
+                f"events {expected_seq}..{high_water[0]} were removed from the tail",
+            )
+        )
+    head_seq = last[0] if last else 0
+    for cp in checkpoints:
+        if cp.seq in seen_checkpoints:
+            continue
+        if cp.seq > head_seq:
+            problem = ChainProblem(
+                cp.seq, "truncated", f"checkpoint {cp} is beyond the chain head (seq {head_seq})"
+            )
+        else:
+            problem = ChainProblem(
+                cp.seq, "rewritten", f"event {cp.seq} of checkpoint {cp} is gone"
+            )
+        problems.append(problem)
+    head = Checkpoint(last[0], str(last[1])) if last else None
+    problems.sort(key=lambda p: p.seq)
+    return ChainReport(checked, head, tuple(problems), len(checkpoints))

@@ -1,0 +1,67 @@
+"""One error tree for everything arborist raises on purpose.
+
+::
+
+    ArboristError                  base; str(err) is one line fit for a user
+     +-- BadInput                  input that can never be valid (malformed ref, flag, JSON)
+     |    +-- CanonicalJSONError   value outside the canonical-JSON subset (also ValueError)
+     |    +-- BadReference         a malformed bates, sid or checkpoint
+     +-- NotFound                  a well-formed reference to something that is not there
+     +-- StorageError              a database that cannot be opened, read or written
+     |    +-- MigrationError       schema history that does not match this code
+     +-- IntegrityError            stored data that fails its own hashes or checkpoints
+     +-- ModelError                a chat model that times out, errors or returns garbage
+
+Foreign errors (sqlite3, httpx, OSError) are translated where they cross into
+arborist, with ``raise ... from exc`` so the cause stays in the traceback.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ArboristError",
+    "BadInput",
+    "BadReference",
+    "CanonicalJSONError",
+    "IntegrityError",
+    "MigrationError",
+    "ModelError",
+    "NotFound",
+    "StorageError",
+]
+
+
+class ArboristError(Exception):
+    """Base of every error arborist raises on purpose; the message is one line."""
+
+
+class BadInput(ArboristError):
+    """Input that can never be valid, whatever the stores hold."""
+
+
+class CanonicalJSONError(BadInput, ValueError):
+    """A value outside the canonical-JSON subset (floats, big ints, lone surrogates, ...)."""
+
+
+class BadReference(BadInput):
+    """A malformed reference: bates, sid, seq or checkpoint."""
+
+
+class NotFound(ArboristError):
+    """A well-formed reference to something that does not exist."""
+
+
+class StorageError(ArboristError):
+    """A database file that cannot be opened, read or written."""
+
+
+class MigrationError(StorageError):
+    """The database's recorded schema history does not match this version of arborist."""
+
+
+class IntegrityError(ArboristError):
+    """Stored data that does not match its own hashes, chain or checkpoints."""
+
+
+class ModelError(ArboristError):
+    """A chat model that timed out, failed or answered with something unusable."""

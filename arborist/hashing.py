@@ -1,0 +1,269 @@
+"""The hash conventions of arborist (DESIGN.md section 2). Pure: no I/O.
+
+Every identity in the system is computed here and nowhere else, and every
+rule is pinned by ``tests/vectors/hashing.json``, which the JS port
+(``js/src/hashing.js``) reproduces byte for byte.
+
+Two kinds of values travel through these functions:
+
+* raw 32-byte digests (``bytes``): ``leaf_hash``, ``hash_combine`` and the
+  Merkle functions in :mod:`arborist.merkle` work on these;
+* lowercase hex strings (``str``): ``sha256_hex``, ``node_hash``,
+  ``subtree_hash``, ``event_hash``, ``question_hash`` and ``cache_key``
+  return these, as the databases and JSON hold them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from arborist.errors import CanonicalJSONError
+
+__all__ = [
+    "CACHE_KEY_DIMENSIONS",
+    "DIGEST_SIZE",
+    "EVENT_FIELDS",
+    "MAX_DEPTH",
+    "MAX_SAFE_INTEGER",
+    "NODE_FIELDS",
+    "cache_key",
+    "canonical_json",
+    "event_hash",
+    "hash_combine",
+    "leaf_hash",
+    "node_hash",
+    "normalize_question",
+    "question_hash",
+    "sha256_hex",
+    "stored_event_hash",
+    "subtree_hash",
+]
+
+DIGEST_SIZE = 32
+MAX_SAFE_INTEGER = 2**53 - 1
+"""Largest integer JS (and RFC 8785) represents exactly; canonical JSON refuses beyond it."""
+MAX_DEPTH = 256
+"""Deepest nesting canonical JSON accepts (far below json's recursion limit)."""
+
+LEAF_PREFIX = b"\x00"
+INTERIOR_PREFIX = b"\x03"
+"""Interior prefix of arborist's trees. RFC 6962 uses 0x01; 0x03 keeps the two domains apart."""
+
+NODE_FIELDS = (
+    "parent_node_hash",
+    "bates",
+    "question",
+    "cache_key",
+    "audit_mode",
+    "created_at",
+    "label",
+)
+EVENT_FIELDS = ("event_type", "sid", "bates", "body", "created_at")
+CACHE_KEY_DIMENSIONS = (
+    "source_root",
+    "question_hash",
+    "model_profile_hash",
+    "conversation_hash",
+    "governance_policy_hash",
+    "schema_version",
+    "canonicalization_version",
+    "chunking_version",
+)
+
+
+def _check_canonical(obj: object) -> None:
+    """Refuse anything outside the subset on which Python, JS and RFC 8785 agree.
+
+    Iterative with a depth bound, so deep or circular input gets a clear error
+    instead of exhausting the recursion limit.
+    """
+    stack: list[tuple[object, int]] = [(obj, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if item is None or isinstance(item, (bool, str)):
+            continue
+        if isinstance(item, int):
+            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                raise CanonicalJSONError(f"integer {item} is beyond ±(2^53−1)")
+            continue
+        if isinstance(item, float):
+            raise CanonicalJSONError(f"float {item!r} is not allowed in canonical JSON")
+        if depth >= MAX_DEPTH:
+            raise CanonicalJSONError(f"value is nested deeper than {MAX_DEPTH} levels")
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if not isinstance(key, str):
+                    raise CanonicalJSONError(f"object key {key!r} is not a string")
+                stack.append((value, depth + 1))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((value, depth + 1) for value in item)
+        else:
+            raise CanonicalJSONError(f"{type(item).__name__} is not a JSON value")
+
+
+def canonical_json(obj: Any) -> bytes:
+    """Serialize ``obj`` as canonical JSON: sorted keys, ``,``/``:``, UTF-8, non-ASCII raw.
+
+    Raises :class:`CanonicalJSONError` for floats, NaN, integers beyond
+    ±(2^53−1), non-string keys, lone surrogates and non-JSON types.
+    Keys sort by code point (Python's order); text is not normalized here.
+    """
+    _check_canonical(obj)
+    try:
+        text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise CanonicalJSONError("text contains a lone surrogate") from exc
+
+
+def sha256_hex(data: bytes) -> str:
+    """Lowercase hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def leaf_hash(data: bytes) -> bytes:
+    """``sha256(0x00 || data)`` as 32 raw bytes."""
+    return hashlib.sha256(LEAF_PREFIX + data).digest()
+
+
+def hash_combine(left: bytes, right: bytes) -> bytes:
+    """``sha256(0x03 || left || right)`` as 32 raw bytes: arborist's interior node."""
+    return hashlib.sha256(INTERIOR_PREFIX + left + right).digest()
+
+
+def _digest(hex_value: str, what: str) -> bytes:
+    """Decode a 64-character hex digest, refusing anything else."""
+    if not isinstance(hex_value, str) or len(hex_value) != 2 * DIGEST_SIZE:
+        raise CanonicalJSONError(f"{what} must be a 64-character hex digest")
+    try:
+        return bytes.fromhex(hex_value)
+    except ValueError as exc:
+        raise CanonicalJSONError(f"{what} must be a 64-character hex digest") from exc
+
+
+def node_hash(
+    *,
+    parent_node_hash: str | None,
+    bates: str,
+    question: str,
+    cache_key: str,
+    audit_mode: str,
+    created_at: str,
+    label: str | None,
+) -> str:
+    """Content address of one forest node (the label is the one given at creation)."""
+    fields = {
+        "parent_node_hash": parent_node_hash,
+        "bates": bates,
+        "question": question,
+        "cache_key": cache_key,
+        "audit_mode": audit_mode,
+        "created_at": created_at,
+        "label": label,
+    }
+    return sha256_hex(canonical_json(fields))
+
+
+def subtree_hash(node_hash_hex: str, children_subtree_hex: Iterable[str]) -> str:
+    """Merkle commitment to a node and all its descendants.
+
+    ``acc = leaf_hash(node_hash bytes)``, then ``acc = hash_combine(acc, child)``
+    for each child's subtree hash in ascending hex order. The left fold keeps
+    shapes unambiguous; the sort makes the order children arrive irrelevant.
+    """
+    acc = leaf_hash(_digest(node_hash_hex, "node_hash"))
+    for child in sorted(children_subtree_hex):
+        acc = hash_combine(acc, _digest(child, "child subtree_hash"))
+    return acc.hex()
+
+
+def event_hash(
+    prev_event_hash: str | None,
+    *,
+    event_type: str,
+    sid: str | None,
+    bates: str | None,
+    body: Any,
+    created_at: str,
+) -> str:
+    """``sha256(prev bytes || canonical_json(event))``; prev is empty for the first event."""
+    prev = b"" if prev_event_hash is None else _digest(prev_event_hash, "prev_event_hash")
+    payload = canonical_json(
+        {
+            "event_type": event_type,
+            "sid": sid,
+            "bates": bates,
+            "body": body,
+            "created_at": created_at,
+        }
+    )
+    return sha256_hex(prev + payload)
+
+
+_encode_string = json.encoder.encode_basestring  # json.dumps(s, ensure_ascii=False), without overhead
+
+
+def _json_scalar(value: object) -> str:
+    """JSON text of one stored field: the fast path for str and NULL, json.dumps otherwise."""
+    if type(value) is str:
+        return _encode_string(value)
+    if value is None:
+        return "null"
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def stored_event_hash(
+    prev_event_hash: str | None,
+    *,
+    event_type: object,
+    sid: object,
+    bates: object,
+    body_json: str,
+    created_at: object,
+) -> str:
+    """:func:`event_hash` of an event as stored, with ``body`` already canonical JSON text.
+
+    Hashes the stored body bytes as they are (no parse, no re-serialization),
+    so any edit to them changes the hash. For a body written by
+    ``canonical_json`` it equals :func:`event_hash` exactly (keys in sorted
+    order: bates, body, created_at, event_type, sid); the tests pin that.
+    Fields of the wrong type hash to something else rather than raising.
+    """
+    prev = b"" if prev_event_hash is None else _digest(prev_event_hash, "prev_event_hash")
+    payload = (
+        f'{{"bates":{_json_scalar(bates)},"body":{body_json},'
+        f'"created_at":{_json_scalar(created_at)},"event_type":{_json_scalar(event_type)},'
+        f'"sid":{_json_scalar(sid)}}}'
+    )
+    try:
+        return sha256_hex(prev + payload.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        raise CanonicalJSONError("stored event contains a lone surrogate") from exc
+
+
+def normalize_question(question: str) -> str:
+    """NFC, whitespace runs collapsed to one space, trimmed: the text a question hash covers."""
+    return " ".join(unicodedata.normalize("NFC", question).split())
+
+
+def question_hash(question: str) -> str:
+    """Hash of a question after :func:`normalize_question`."""
+    try:
+        return sha256_hex(normalize_question(question).encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        raise CanonicalJSONError("question contains a lone surrogate") from exc
+
+
+def cache_key(dimensions: Mapping[str, str]) -> str:
+    """Hash of the eight cache-key dimensions; exactly those names, nothing more or less."""
+    names = set(dimensions)
+    expected = set(CACHE_KEY_DIMENSIONS)
+    if names != expected:
+        missing = sorted(expected - names)
+        extra = sorted(names - expected)
+        raise CanonicalJSONError(f"cache key dimensions: missing {missing}, unexpected {extra}")
+    return sha256_hex(canonical_json(dict(dimensions)))

@@ -1,0 +1,426 @@
+"""The audit chain on real database files: appends, tampering of every kind, checkpoints, two writers."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from arborist.audit import (
+    AUDIT_MIGRATION,
+    Checkpoint,
+    append_event,
+    check_chain,
+    head_checkpoint,
+)
+from arborist.db import connect, open_database, transaction
+from arborist.errors import BadReference, StorageError
+from arborist.hashing import event_hash
+from arborist.store import STORE_MIGRATIONS
+from tests.workers import finish, start_workers
+
+FIELDS = (
+    "seq",
+    "event_type",
+    "sid",
+    "bates",
+    "prev_event_hash",
+    "event_hash",
+    "body",
+    "created_at",
+)
+
+
+def make_chain(path: Path, n: int) -> list[Checkpoint]:
+    """A real store file with ``n`` varied events; returns the checkpoint after each."""
+    conn = open_database(path, STORE_MIGRATIONS)
+    heads = []
+    for i in range(n):
+        with transaction(conn):
+            event = append_event(
+                conn,
+                ("ingest", "node_insert", "label")[i % 3],
+                body={"i": i, "note": "é" * (i % 4), "nested": {"k": [i, None, True]}},
+                sid=f"20261129T120000Z-{i % 7:06x}" if i % 2 else None,
+                bates=f"20261129T120000Z-a1b2c3-{i:06d}" if i % 3 == 1 else None,
+            )
+        heads.append(event.checkpoint)
+    conn.close()
+    return heads
+
+
+@pytest.fixture(scope="module")
+def chain_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("chain") / "store.db"
+    make_chain(path, 60)
+    return path
+
+
+def copy_of(source: Path, tmp_path: Path, name: str = "copy.db") -> Path:
+    target = tmp_path / name
+    src = sqlite3.connect(source)
+    dst = sqlite3.connect(target)
+    src.backup(dst)
+    src.close()
+    dst.close()
+    return target
+
+
+def test_append_outside_a_transaction_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    conn = open_database(tmp_path / "a.db", STORE_MIGRATIONS)
+    with pytest.raises(StorageError, match="inside a write transaction"):
+        append_event(conn, "x", body={})
+    assert conn.execute("SELECT count(*) FROM audit_events").fetchone()[0] == 0
+
+
+def test_appended_events_chain_and_match_the_hash_convention(tmp_path: Path) -> None:
+    conn = open_database(tmp_path / "a.db", STORE_MIGRATIONS)
+    with transaction(conn):
+        first = append_event(
+            conn,
+            "session_create",
+            body={"label": None},
+            sid="s",
+            created_at="2026-11-29T12:00:00.000000Z",
+        )
+        second = append_event(conn, "node_insert", body={"n": 1}, sid="s", bates="s-000001")
+    assert (first.seq, second.seq) == (1, 2)
+    assert first.prev_event_hash is None
+    assert second.prev_event_hash == first.event_hash
+    assert first.event_hash == event_hash(
+        None,
+        event_type="session_create",
+        sid="s",
+        bates=None,
+        body={"label": None},
+        created_at="2026-11-29T12:00:00.000000Z",
+    )
+    assert head_checkpoint(conn) == second.checkpoint
+    report = check_chain(conn)
+    assert report.ok and report.events_checked == 2 and report.head == second.checkpoint
+
+
+def test_an_event_rolled_back_with_its_change_leaves_no_trace(tmp_path: Path) -> None:
+    conn = open_database(tmp_path / "a.db", STORE_MIGRATIONS)
+    with pytest.raises(RuntimeError), transaction(conn):
+        append_event(conn, "ingest", body={})
+        raise RuntimeError("the change failed")
+    with transaction(conn):
+        event = append_event(conn, "ingest", body={})
+    assert event.seq == 1
+    assert check_chain(conn).ok
+
+
+def test_an_empty_chain_is_intact_with_no_head(tmp_path: Path) -> None:
+    conn = open_database(tmp_path / "a.db", STORE_MIGRATIONS)
+    report = check_chain(conn)
+    assert report.ok and report.events_checked == 0 and report.head is None
+
+
+def test_the_schema_refuses_a_fork_and_a_second_genesis(tmp_path: Path) -> None:
+    conn = open_database(tmp_path / "a.db", STORE_MIGRATIONS)
+    with transaction(conn):
+        first = append_event(conn, "a", body={})
+        append_event(conn, "b", body={})
+    insert = "INSERT INTO audit_events (event_type, prev_event_hash, event_hash, body, created_at) VALUES (?, ?, ?, '{}', 't')"
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute(insert, ("fork", first.event_hash, "f" * 64))
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute(insert, ("genesis again", None, "e" * 64))
+
+
+def test_the_audit_migration_is_the_first_of_every_database() -> None:
+    from arborist.forest import SESSIONS_MIGRATIONS
+
+    assert STORE_MIGRATIONS[0] is AUDIT_MIGRATION
+    assert SESSIONS_MIGRATIONS[0] is AUDIT_MIGRATION
+
+
+# --- tampering -------------------------------------------------------------------------------
+
+
+def _other_value(rnd: random.Random, field: str, value: object) -> object:
+    """A different value for ``field``: a flipped character, a new string, NULL, or a number."""
+    if field == "seq":
+        return rnd.choice([0, -1, 10_000, int(value) + 1000])  # type: ignore[call-overload]
+    if value is None:
+        return rnd.choice(["x", "0" * 64, 7])
+    text = str(value)
+    choice = rnd.randrange(4)
+    if choice == 0 and text:
+        i = rnd.randrange(len(text))
+        replacement = "0" if text[i] != "0" else "1"
+        return text[:i] + replacement + text[i + 1 :]
+    if choice == 1:
+        return text + " "
+    if choice == 2:
+        return (
+            None
+            if field not in ("event_type", "event_hash", "body", "created_at")
+            else text.upper() + "x"
+        )
+    return 42
+
+
+def tamper_edit(conn: sqlite3.Connection, rnd: random.Random) -> str:
+    seqs = [r[0] for r in conn.execute("SELECT seq FROM audit_events")]
+    seq = rnd.choice(seqs)
+    field = rnd.choice(FIELDS)
+    current = conn.execute(f"SELECT {field} FROM audit_events WHERE seq = ?", (seq,)).fetchone()[0]
+    new = _other_value(rnd, field, current)
+    while new == current:
+        new = _other_value(rnd, field, current)
+    if field == "seq" and new in seqs:
+        new = max(seqs) + 500
+    try:
+        conn.execute(f"UPDATE audit_events SET {field} = ? WHERE seq = ?", (new, seq))
+    except sqlite3.IntegrityError:  # a UNIQUE index stood in the way; a tamperer drops it
+        conn.executescript(_rebuild_without_unique())
+        conn.execute(f"UPDATE audit_events SET {field} = ? WHERE seq = ?", (new, seq))
+    return f"edit seq {seq} {field}: {current!r} -> {new!r}"
+
+
+def tamper_delete(conn: sqlite3.Connection, rnd: random.Random) -> str:
+    seqs = [r[0] for r in conn.execute("SELECT seq FROM audit_events")]
+    seq = rnd.choice(seqs)
+    conn.execute("DELETE FROM audit_events WHERE seq = ?", (seq,))
+    return f"delete seq {seq}"
+
+
+def tamper_swap(conn: sqlite3.Connection, rnd: random.Random) -> str:
+    seqs = [r[0] for r in conn.execute("SELECT seq FROM audit_events")]
+    a, b = rnd.sample(seqs, 2)
+    cols = FIELDS[1:]
+    row_a = conn.execute(
+        f"SELECT {', '.join(cols)} FROM audit_events WHERE seq = ?", (a,)
+    ).fetchone()
+    row_b = conn.execute(
+        f"SELECT {', '.join(cols)} FROM audit_events WHERE seq = ?", (b,)
+    ).fetchone()
+    # Indexes are dropped first so the swap is not refused by UNIQUE: a tamperer can do that too.
+    conn.execute("DROP INDEX IF EXISTS audit_events_one_genesis")
+    conn.executescript(_rebuild_without_unique())
+    sets = ", ".join(f"{c} = ?" for c in cols)
+    conn.execute(f"UPDATE audit_events SET {sets} WHERE seq = ?", (*row_b, a))
+    conn.execute(f"UPDATE audit_events SET {sets} WHERE seq = ?", (*row_a, b))
+    return f"swap seq {a} and {b}"
+
+
+def _rebuild_without_unique() -> str:
+    return """
+CREATE TABLE audit_plain AS SELECT * FROM audit_events;
+DROP TABLE audit_events;
+CREATE TABLE audit_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, event_type TEXT, sid TEXT,
+    bates TEXT, prev_event_hash TEXT, event_hash TEXT, body TEXT, created_at TEXT);
+INSERT INTO audit_events SELECT * FROM audit_plain;
+DROP TABLE audit_plain;
+"""
+
+
+TAMPERS: list[Callable[[sqlite3.Connection, random.Random], str]] = [
+    tamper_edit,
+    tamper_edit,
+    tamper_edit,
+    tamper_delete,
+    tamper_swap,
+]
+
+
+def test_200_random_edits_deletions_and_swaps_are_each_reported(
+    chain_file: Path, tmp_path: Path
+) -> None:
+    rnd = random.Random(20261129)
+    kinds: dict[str, int] = {}
+    for trial in range(200):
+        path = copy_of(chain_file, tmp_path, f"t{trial}.db")
+        conn = sqlite3.connect(path, isolation_level=None)
+        what = rnd.choice(TAMPERS)(conn, rnd)
+        conn.close()
+        report = check_chain(connect(path))
+        assert not report.ok, f"trial {trial} not reported: {what}"
+        assert report.first_bad_seq is not None
+        for problem in report.problems:
+            kinds[problem.kind] = kinds.get(problem.kind, 0) + 1
+        path.unlink()
+    assert {"modified", "deleted", "reordered"} <= set(kinds), kinds
+
+
+def test_a_deleted_middle_event_is_reported_as_deleted_at_its_seq(
+    chain_file: Path, tmp_path: Path
+) -> None:
+    path = copy_of(chain_file, tmp_path)
+    conn = connect(path)
+    conn.execute("DELETE FROM audit_events WHERE seq = 17")
+    report = check_chain(conn)
+    assert report.first_bad_seq == 17
+    assert report.first_problem is not None and report.first_problem.kind == "deleted"
+
+
+def test_an_edited_body_is_reported_as_modified_at_its_seq(
+    chain_file: Path, tmp_path: Path
+) -> None:
+    path = copy_of(chain_file, tmp_path)
+    conn = connect(path)
+    conn.execute(
+        "UPDATE audit_events SET body = replace(body, '\"i\":9', '\"i\":8') WHERE seq = 10"
+    )
+    report = check_chain(conn)
+    assert (report.first_bad_seq, report.first_problem.kind) == (10, "modified")  # type: ignore[union-attr]
+
+
+def test_a_reformatted_but_equal_body_is_still_a_modification(
+    chain_file: Path, tmp_path: Path
+) -> None:
+    path = copy_of(chain_file, tmp_path)
+    conn = connect(path)
+    conn.execute("UPDATE audit_events SET body = replace(body, ':', ': ') WHERE seq = 5")
+    assert check_chain(conn).first_bad_seq == 5
+
+
+def test_swapped_events_are_reported_as_reordered(chain_file: Path, tmp_path: Path) -> None:
+    path = copy_of(chain_file, tmp_path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.executescript(_rebuild_without_unique())
+    cols = FIELDS[1:]
+    rows = {
+        s: conn.execute(
+            f"SELECT {', '.join(cols)} FROM audit_events WHERE seq = ?", (s,)
+        ).fetchone()
+        for s in (20, 30)
+    }
+    sets = ", ".join(f"{c} = ?" for c in cols)
+    conn.execute(f"UPDATE audit_events SET {sets} WHERE seq = ?", (*rows[30], 20))
+    conn.execute(f"UPDATE audit_events SET {sets} WHERE seq = ?", (*rows[20], 30))
+    report = check_chain(connect(path))
+    assert report.first_bad_seq == 20
+    assert report.first_problem.kind == "reordered"  # type: ignore[union-attr]
+
+
+def test_a_fork_is_reported_when_the_unique_index_was_removed(
+    chain_file: Path, tmp_path: Path
+) -> None:
+    path = copy_of(chain_file, tmp_path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.executescript(_rebuild_without_unique())
+    prev = conn.execute("SELECT event_hash FROM audit_events WHERE seq = 59").fetchone()[0]
+    forged = event_hash(prev, event_type="forged", sid=None, bates=None, body={}, created_at="t")
+    conn.execute(
+        "INSERT INTO audit_events (seq, event_type, prev_event_hash, event_hash, body, created_at) "
+        "VALUES (61, 'forged', ?, ?, '{}', 't')",
+        (prev, forged),
+    )
+    report = check_chain(connect(path))
+    assert report.first_problem.kind == "forked"  # type: ignore[union-attr]
+    assert report.first_bad_seq == 61
+
+
+def test_deleting_the_tail_is_seen_by_sqlites_own_counter(chain_file: Path, tmp_path: Path) -> None:
+    path = copy_of(chain_file, tmp_path)
+    conn = connect(path)
+    conn.execute("DELETE FROM audit_events WHERE seq > 55")
+    report = check_chain(conn)
+    assert (report.first_bad_seq, report.first_problem.kind) == (56, "deleted")  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 30])
+def test_deleting_the_last_k_events_is_reported_against_an_earlier_checkpoint(
+    tmp_path: Path, k: int
+) -> None:
+    path = tmp_path / "store.db"
+    heads = make_chain(path, 40)
+    checkpoint = heads[-1]
+    conn = connect(path)
+    conn.execute("DELETE FROM audit_events WHERE seq > ?", (40 - k,))
+    # A careful tamperer also rewinds SQLite's counter: the chain alone now looks intact.
+    conn.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = 'audit_events'", (40 - k,))
+    assert check_chain(conn).ok, "without a checkpoint a truncated chain is indistinguishable"
+    report = check_chain(conn, [checkpoint])
+    assert not report.ok
+    assert report.first_problem.kind == "truncated"  # type: ignore[union-attr]
+    assert report.first_bad_seq == 40
+
+
+def test_a_rewritten_suffix_is_reported_against_an_earlier_checkpoint(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    heads = make_chain(path, 30)
+    conn = connect(path)
+    conn.execute("DELETE FROM audit_events WHERE seq > 25")
+    conn.execute("UPDATE sqlite_sequence SET seq = 25 WHERE name = 'audit_events'")
+    with transaction(conn):
+        for i in range(10):  # a new, self-consistent history after seq 25
+            append_event(conn, "rewritten", body={"i": i})
+    assert check_chain(conn).ok
+    report = check_chain(conn, [heads[27]])
+    assert (report.first_problem.kind, report.first_bad_seq) == ("rewritten", 28)  # type: ignore[union-attr]
+    assert check_chain(conn, [heads[20]]).ok, "the untouched prefix still holds its checkpoint"
+
+
+def test_every_earlier_checkpoint_holds_on_an_intact_chain(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    heads = make_chain(path, 25)
+    report = check_chain(connect(path), heads)
+    assert report.ok and report.checkpoints_checked == 25
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "12",
+        "0:" + "a" * 64,
+        "-1:" + "a" * 64,
+        "5:" + "a" * 63,
+        "5:" + "g" * 64,
+        "5;" + "a" * 64,
+        "x:" + "a" * 64,
+    ],
+)
+def test_malformed_checkpoints_are_refused_with_one_line(text: str) -> None:
+    with pytest.raises(BadReference) as err:
+        Checkpoint.parse(text)
+    assert "\n" not in str(err.value)
+
+
+def test_checkpoints_round_trip_and_normalize_case() -> None:
+    cp = Checkpoint.parse(" 12:" + "AB" * 32 + " ")
+    assert str(cp) == "12:" + "ab" * 32
+    assert Checkpoint.parse(str(cp)) == cp
+
+
+@pytest.mark.slow
+def test_two_processes_appending_2000_events_each_make_one_unforked_chain(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    open_database(path, STORE_MIGRATIONS).close()
+    procs = start_workers("append", path, 2000, ["a", "b"])
+    errors = finish(procs)
+    assert [p.returncode for p in procs] == [0, 0], errors
+    assert not any("locked" in e for e in errors)
+    conn = connect(path)
+    report = check_chain(conn)
+    assert report.ok, report.problems[:3]
+    assert report.events_checked == 4000
+    by_worker = dict(
+        conn.execute(
+            "SELECT json_extract(body, '$.worker'), count(*) FROM audit_events GROUP BY 1"
+        ).fetchall()
+    )
+    assert by_worker == {"a": 2000, "b": 2000}
+    # The writers really interleaved: otherwise this would test nothing.
+    order = [
+        r[0]
+        for r in conn.execute(
+            "SELECT json_extract(body, '$.worker') FROM audit_events ORDER BY seq"
+        )
+    ]
+    switches = sum(1 for x, y in itertools.pairwise(order) if x != y)
+    assert switches >= 2
+
+
+def test_a_copy_made_mid_chain_still_verifies(chain_file: Path, tmp_path: Path) -> None:
+    shutil.copy(chain_file, tmp_path / "plain-copy.db")
+    assert check_chain(connect(tmp_path / "plain-copy.db")).ok

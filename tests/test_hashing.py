@@ -1,0 +1,255 @@
+"""The hash conventions reproduce every known answer in tests/vectors/hashing.json."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from arborist.errors import CanonicalJSONError
+from arborist.hashing import (
+    CACHE_KEY_DIMENSIONS,
+    EVENT_FIELDS,
+    MAX_SAFE_INTEGER,
+    NODE_FIELDS,
+    cache_key,
+    canonical_json,
+    event_hash,
+    hash_combine,
+    leaf_hash,
+    node_hash,
+    normalize_question,
+    question_hash,
+    sha256_hex,
+    stored_event_hash,
+    subtree_hash,
+)
+from tests.conftest import load_vectors
+
+VECTORS = load_vectors("hashing.json")
+
+# The vector file writes refused inputs as Python source; these are those values.
+REFUSED = {
+    "float": {"x": 1.5},
+    "NaN": float("nan"),
+    "integer beyond 2**53": 2**53 + 1,
+    "non-string key": {1: "a"},
+    "lone surrogate": "\ud800",
+}
+
+
+@pytest.mark.parametrize("case", VECTORS["canonical_json"], ids=lambda c: c["text"][:30])
+def test_canonical_json_matches_every_vector_byte_for_byte(case: dict) -> None:
+    out = canonical_json(case["input"])
+    assert out.hex() == case["utf8_hex"]
+    assert out.decode("utf-8") == case["text"]
+
+
+@pytest.mark.parametrize("case", VECTORS["canonical_json_refused"], ids=lambda c: c["desc"])
+def test_canonical_json_refuses_every_refused_vector(case: dict) -> None:
+    assert case["desc"] in REFUSED, "a new refusal vector needs its Python value here"
+    with pytest.raises(CanonicalJSONError):
+        canonical_json(REFUSED[case["desc"]])
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        -(2**53),
+        float("inf"),
+        1.0,
+        {"k": "\udfff"},
+        {"\ud800": 1},
+        b"bytes",
+        {1, 2},
+        object(),
+    ],
+)
+def test_canonical_json_refuses_values_outside_the_subset(value: object) -> None:
+    with pytest.raises(CanonicalJSONError):
+        canonical_json(value)
+
+
+def test_canonical_json_refuses_circular_and_absurdly_deep_values_with_a_clear_error() -> None:
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises(CanonicalJSONError, match="nested"):
+        canonical_json(loop)
+    deep: object = "x"
+    for _ in range(10_000):
+        deep = [deep]
+    with pytest.raises(CanonicalJSONError, match="nested"):
+        canonical_json(deep)
+
+
+def test_canonical_json_accepts_the_integer_limits_exactly() -> None:
+    assert (
+        canonical_json([MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER])
+        == b"[9007199254740991,-9007199254740991]"
+    )
+
+
+def test_canonical_json_sorts_keys_by_code_point_not_utf16() -> None:
+    # UTF-16 order (JS's default sort, RFC 8785) would put the astral key first.
+    assert canonical_json({"\U00010000": 1, "\uffff": 2}).decode() == '{"\uffff":2,"\U00010000":1}'
+
+
+def test_canonical_json_does_not_normalize_text() -> None:
+    assert canonical_json("Cafe\u0301") != canonical_json("Caf\u00e9")
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)
+    | st.text(st.characters(exclude_categories=("Cs",))),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.text(st.characters(exclude_categories=("Cs",)), max_size=5), children, max_size=4
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@given(json_values)
+def test_canonical_json_round_trips_and_is_a_fixed_point(value: object) -> None:
+    out = canonical_json(value)
+    assert json.loads(out) == value
+    assert canonical_json(json.loads(out)) == out
+
+
+@pytest.mark.parametrize("case", VECTORS["leaf_hash"], ids=lambda c: c["input_hex"][:16] or "empty")
+def test_leaf_hash_matches_vectors(case: dict) -> None:
+    assert leaf_hash(bytes.fromhex(case["input_hex"])).hex() == case["output"]
+
+
+@pytest.mark.parametrize("case", VECTORS["hash_combine"])
+def test_hash_combine_matches_vectors(case: dict) -> None:
+    out = hash_combine(bytes.fromhex(case["left"]), bytes.fromhex(case["right"]))
+    assert out.hex() == case["output"]
+
+
+def test_sha256_hex_is_lowercase_hex_of_sha256() -> None:
+    assert sha256_hex(b"") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+
+@pytest.mark.parametrize("case", VECTORS["question_hash"], ids=lambda c: repr(c["question"])[:30])
+def test_question_hash_normalizes_then_hashes(case: dict) -> None:
+    assert normalize_question(case["question"]) == case["normalized"]
+    assert question_hash(case["question"]) == case["question_hash"]
+
+
+@given(st.text(st.characters(exclude_categories=("Cs",))))
+def test_question_hash_ignores_spacing_and_normalization_form(text: str) -> None:
+    spaced = "  " + "\t\n ".join(unicodedata.normalize("NFD", text).split(" ")) + " \n"
+    assert question_hash(spaced) == question_hash(" ".join(text.split()))
+
+
+@pytest.mark.parametrize("case", VECTORS["node_hash"], ids=lambda c: c["fields"]["bates"])
+def test_node_hash_matches_vectors(case: dict) -> None:
+    assert tuple(sorted(case["fields"])) == tuple(sorted(NODE_FIELDS))
+    assert node_hash(**case["fields"]) == case["node_hash"]
+
+
+def test_node_hash_changes_with_every_field() -> None:
+    base = dict(VECTORS["node_hash"][1]["fields"])
+    original = node_hash(**base)
+    for name in NODE_FIELDS:
+        changed = dict(base)
+        changed[name] = "x" if base[name] is None else None
+        assert node_hash(**changed) != original, name
+
+
+@pytest.mark.parametrize(
+    "case", VECTORS["subtree_hash"], ids=lambda c: c.get("desc", c["subtree_hash"][:8])
+)
+def test_subtree_hash_matches_vectors(case: dict) -> None:
+    assert subtree_hash(case["node_hash"], case["children_subtree_hashes"]) == case["subtree_hash"]
+
+
+@pytest.mark.parametrize("bad", ["", "ab", "zz" * 32, "a" * 63, "a" * 65])
+def test_subtree_hash_refuses_a_malformed_digest(bad: str) -> None:
+    with pytest.raises(CanonicalJSONError):
+        subtree_hash(bad, [])
+    with pytest.raises(CanonicalJSONError):
+        subtree_hash("a" * 64, [bad])
+
+
+@pytest.mark.parametrize("case", VECTORS["event_hash"], ids=lambda c: c["event_type"])
+def test_event_hash_matches_vectors(case: dict) -> None:
+    fields = {name: case[name] for name in EVENT_FIELDS}
+    assert event_hash(case["prev_event_hash"], **fields) == case["event_hash"]
+
+
+@pytest.mark.parametrize("case", VECTORS["event_hash"], ids=lambda c: c["event_type"])
+def test_stored_event_hash_equals_event_hash_on_vectors(case: dict) -> None:
+    fields = {name: case[name] for name in EVENT_FIELDS if name != "body"}
+    body_json = canonical_json(case["body"]).decode()
+    expected = case["event_hash"]
+    assert stored_event_hash(case["prev_event_hash"], body_json=body_json, **fields) == expected
+
+
+optional_text = st.none() | st.text(st.characters(exclude_categories=("Cs",)), max_size=30)
+
+
+@given(
+    st.none() | st.binary(min_size=32, max_size=32).map(bytes.hex),
+    st.text(st.characters(exclude_categories=("Cs",)), max_size=20),
+    optional_text,
+    optional_text,
+    json_values,
+    st.text(max_size=30, alphabet="0123456789-:TZ."),
+)
+def test_stored_event_hash_equals_event_hash_for_any_event(
+    prev: str | None,
+    event_type: str,
+    sid: str | None,
+    bates: str | None,
+    body: object,
+    created_at: str,
+) -> None:
+    full = event_hash(
+        prev, event_type=event_type, sid=sid, bates=bates, body=body, created_at=created_at
+    )
+    stored = stored_event_hash(
+        prev,
+        event_type=event_type,
+        sid=sid,
+        bates=bates,
+        body_json=canonical_json(body).decode(),
+        created_at=created_at,
+    )
+    assert stored == full
+
+
+def test_stored_event_hash_covers_the_body_bytes_exactly() -> None:
+    fields = {"event_type": "t", "sid": None, "bates": None, "created_at": "c"}
+    assert stored_event_hash(None, body_json='{"a":1}', **fields) != stored_event_hash(
+        None, body_json='{"a": 1}', **fields
+    )
+
+
+@pytest.mark.parametrize("case", VECTORS["cache_key"])
+def test_cache_key_matches_vectors(case: dict) -> None:
+    assert tuple(sorted(case["dimensions"])) == tuple(sorted(CACHE_KEY_DIMENSIONS))
+    assert cache_key(case["dimensions"]) == case["cache_key"]
+
+
+def test_cache_key_refuses_missing_or_extra_dimensions() -> None:
+    dims = dict(VECTORS["cache_key"][0]["dimensions"])
+    with pytest.raises(CanonicalJSONError, match="missing"):
+        cache_key({k: v for k, v in dims.items() if k != "source_root"})
+    with pytest.raises(CanonicalJSONError, match="unexpected"):
+        cache_key({**dims, "api_key": "sk-secret"})
+
+
+def test_cache_key_drifts_with_every_dimension() -> None:
+    dims = dict(VECTORS["cache_key"][0]["dimensions"])
+    original = cache_key(dims)
+    for name in CACHE_KEY_DIMENSIONS:
+        assert cache_key({**dims, name: dims[name] + "x"}) != original, name
