@@ -1,0 +1,123 @@
+"""The package's shape: layers import downward, __all__ is honest, the wheel carries the widget bundle."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "arborist"
+JUPYTER_MODULES = {"IPython", "ipywidgets", "anywidget", "traitlets", "ipykernel", "jupyter_client"}
+PURE = ["hashing.py", "merkle.py"]
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def python_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if "static" not in p.parts)
+
+
+@pytest.mark.parametrize("path", python_files(CORE), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_core_never_imports_jupyter(path: Path) -> None:
+    roots = {name.split(".")[0] for name in imported_modules(path)}
+    assert not roots & JUPYTER_MODULES
+
+
+@pytest.mark.parametrize("name", PURE)
+def test_pure_modules_use_only_the_standard_library_and_pure_arborist_modules(name: str) -> None:
+    allowed_arborist = {"arborist.errors", "arborist.hashing"}
+    for module in imported_modules(CORE / name):
+        root = module.split(".")[0]
+        if root == "arborist":
+            assert module in allowed_arborist, f"{name} imports {module}"
+        else:
+            assert root in sys.stdlib_module_names or root == "__future__", (
+                f"{name} imports {module}"
+            )
+
+
+def all_modules() -> list[str]:
+    names = []
+    for folder in (CORE, ROOT / "arborist_nb"):
+        for path in python_files(folder):
+            rel = path.relative_to(ROOT).with_suffix("")
+            parts = list(rel.parts)
+            if parts[-1] == "__main__":
+                continue
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            names.append(".".join(parts))
+    return names
+
+
+@pytest.mark.parametrize("module_name", all_modules())
+def test_every_module_declares_a_sorted_all_of_names_it_really_has(module_name: str) -> None:
+    module = importlib.import_module(module_name)
+    exported = getattr(module, "__all__", None)
+    assert exported is not None, f"{module_name} has no __all__"
+    assert list(exported) == sorted(exported), f"{module_name}.__all__ is not sorted"
+    missing = [name for name in exported if not hasattr(module, name)]
+    assert not missing, f"{module_name}.__all__ names what it lacks: {missing}"
+
+
+@pytest.mark.slow
+def test_the_wheel_contains_the_widget_bundle_and_installs_without_node(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(ROOT),
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "-w",
+            str(dist),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    wheel = next(dist.glob("arborist-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "arborist_nb/static/arborist.js" in names
+    assert not any("node_modules" in n or n.endswith(".db") for n in names)
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", str(wheel)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    no_node = {**os.environ, "PATH": str(venv / "bin")}
+    done = subprocess.run(
+        [str(python), "-c", "import arborist_nb; print(arborist_nb.bundle_path().stat().st_size)"],
+        capture_output=True,
+        text=True,
+        env=no_node,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 1000
