@@ -204,7 +204,8 @@ def event_hash(
     return sha256_hex(prev + payload)
 
 
-_encode_string = json.encoder.encode_basestring  # json.dumps(s, ensure_ascii=False), without overhead
+# json.dumps(s, ensure_ascii=False) without its per-call overhead (the C encoder).
+_encode_string = json.encoder.encode_basestring
 
 
 def _json_scalar(value: object) -> str:
