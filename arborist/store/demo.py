@@ -1,0 +1,219 @@
+"""The built-in demo corpus: the standard library's own pydoc text, offline.
+
+``arborist ingest --demo`` needs no network and no user files: it renders
+``pydoc`` plain text for a curated list of documentation-rich, pure-Python
+standard-library modules from the running interpreter.
+
+A ``pydoc:<module>`` document must be re-derivable byte for byte, because
+rehydration renders it again and checks the chunk leaves against the stored
+ones. Rendering in the calling process would not be: pydoc shows live module
+state (``logging.lastResort`` names whatever ``sys.stderr`` is, and pytest
+or a Jupyter kernel replaces it), memory addresses, and whatever a notebook
+has monkeypatched. So every module is rendered in a fresh child interpreter
+(``-S``: no site-packages to shadow or patch the stdlib; ``PYTHON*``
+variables scrubbed; a fixed hash seed; UTF-8 I/O), and the text is then made
+deterministic and private: memory addresses become ``0x…``, the ``FILE``
+section (an absolute path under the user's home or pyenv) is dropped, and the
+``MODULE REFERENCE`` section keeps its docs.python.org link but loses the
+boilerplate paragraph every module repeats (it would be a search hit for
+every query about "documentation"). The text then goes through the same
+:func:`~arborist.store.loaders.normalize_text` as every loaded file.
+
+The text is the interpreter's: a Python upgrade changes it, and rehydrating
+an old ``pydoc:`` document then refuses, as it should for a changed source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from arborist.errors import BadInput, NotFound
+from arborist.store.loaders import MAX_TITLE_CHARS, LoadedDocument, normalize_text
+
+__all__ = ["DEMO_MODULES", "demo_corpus", "load_module_doc", "render_module_text"]
+
+DEMO_MODULES: tuple[str, ...] = (
+    "abc", "argparse", "base64", "bisect", "codecs", "collections", "collections.abc",
+    "colorsys", "concurrent.futures", "configparser", "contextlib", "copy", "csv", "dataclasses",
+    "datetime", "decimal", "difflib", "email", "email.message", "email.utils", "enum", "fnmatch",
+    "fractions", "functools", "getopt", "glob", "graphlib", "hashlib", "heapq", "hmac", "html",
+    "html.parser", "http", "http.client", "http.cookies", "ipaddress", "itertools", "json",
+    "keyword", "logging", "numbers", "operator", "pathlib", "pickle", "pprint", "queue", "random",
+    "re", "reprlib", "sched", "secrets", "shlex", "shutil", "sqlite3", "statistics", "string",
+    "struct", "tarfile", "textwrap", "threading", "timeit", "tokenize", "traceback", "types",
+    "typing", "unicodedata", "urllib.parse", "uuid", "warnings", "weakref", "xml.etree.ElementTree",
+    "zipfile",
+)  # fmt: skip
+"""Documentation-rich standard-library modules that import on every CPython >= 3.10 on Linux.
+
+Left out on purpose: modules whose pydoc shows machine or session state
+(``os.environ``, ``sys``, ``time``'s time zone, ``locale``, ``calendar``'s
+day names, ``mimetypes``' system tables, ``zoneinfo``'s search path,
+``tempfile``), optional C libraries (``bz2``, ``lzma``, ``gzip``/``zlib``),
+and modules deprecated or removed in later versions (``cgi``, ``imghdr``).
+"""
+
+RENDER_TIMEOUT = 120.0
+"""Seconds one module may take to render before the child is killed (``typing`` takes ~0.1 s)."""
+
+_IMPORT_FAILED = 3  # the child's exit status when the module does not import
+
+# Runs in the child. sys.path[0] is '' (the working directory) under -c: drop it first so a
+# stray json.py next to the user's notebook cannot stand in for the stdlib's.
+_RENDER_SCRIPT = """\
+import sys
+del sys.path[0]
+import importlib, inspect, json, pydoc
+try:
+    module = importlib.import_module(sys.argv[1])
+except Exception as exc:
+    sys.stderr.write(f"{type(exc).__name__}: {exc}\\n")
+    sys.exit(3)
+synopsis, rest = pydoc.splitdoc(inspect.getdoc(module) or "")
+first = synopsis or next((line for line in rest.splitlines() if line.strip()), "")
+text = pydoc.render_doc(module, renderer=pydoc.plaintext)
+sys.stdout.write(json.dumps({"text": text, "first_line": first}))
+"""
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def load_module_doc(module: str) -> LoadedDocument:
+    """Render one demo module's pydoc text as a document with URI ``pydoc:<module>``.
+
+    Only :data:`DEMO_MODULES` can be rendered: a ``pydoc:`` URI read back from a
+    store must not become a way to import arbitrary modules (``antigravity``
+    opens a browser). A module that does not import here is ``NotFound``.
+    """
+    if not _MODULE_NAME.fullmatch(module):
+        raise BadInput(f"pydoc:{module}: not a module name")
+    if module not in DEMO_MODULES:
+        raise NotFound(f"pydoc:{module}: not a module of the demo corpus")
+    rendered = _render(module)
+    if rendered is None:
+        raise NotFound(f"pydoc:{module}: the module does not import on this Python")
+    return rendered
+
+
+def demo_corpus() -> Iterator[LoadedDocument]:
+    """Every :data:`DEMO_MODULES` document, in order; a module that does not import is skipped.
+
+    Modules render in parallel children (one fresh interpreter each, exactly as
+    :func:`load_module_doc` renders one), so the corpus costs a couple of seconds.
+    """
+    workers = max(1, min(8, os.cpu_count() or 1))
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arborist-pydoc")
+    try:
+        for doc in pool.map(_render, DEMO_MODULES):
+            if doc is not None:
+                yield doc
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _render(module: str) -> LoadedDocument | None:
+    """Render ``module`` in a child interpreter; None when it does not import there."""
+    if not sys.executable:
+        raise BadInput("cannot render pydoc text: this Python does not know its own executable")
+    env = {key: value for key, value in os.environ.items() if not key.upper().startswith("PYTHON")}
+    env.update(PYTHONHASHSEED="0", PYTHONUTF8="1", PYTHONIOENCODING="utf-8")
+    try:
+        child = subprocess.run(
+            [sys.executable, "-S", "-B", "-c", _RENDER_SCRIPT, module],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            timeout=RENDER_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise BadInput(f"pydoc:{module}: rendering took over {RENDER_TIMEOUT:g} s") from exc
+    except OSError as exc:
+        raise BadInput(f"pydoc:{module}: cannot start {sys.executable}: {exc.strerror}") from exc
+    if child.returncode == _IMPORT_FAILED:
+        return None
+    if child.returncode != 0:
+        lines = child.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise BadInput(
+            f"pydoc:{module}: rendering failed: {lines[-1] if lines else child.returncode}"
+        )
+    try:
+        result = json.loads(child.stdout)
+        raw, first_line = str(result["text"]), str(result["first_line"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BadInput(f"pydoc:{module}: the renderer answered garbage: {exc}") from exc
+    text = render_module_text(raw)
+    first = " ".join(normalize_text(first_line).split())
+    title = f"{module} — {first}" if first else module
+    if len(title) > MAX_TITLE_CHARS:
+        title = title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+    return LoadedDocument(
+        uri=f"pydoc:{module}",
+        title=title,
+        text=text,
+        media_type="text/plain",
+        content_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    )
+
+
+_SECTION = re.compile(r"[A-Z][A-Z ]+")
+
+
+def render_module_text(raw: str) -> str:
+    """Make raw ``pydoc.plaintext`` output deterministic and private (see the module docstring).
+
+    Sections are the lines from one unindented header to the next. Paths of
+    this interpreter and the home folder that still appear anywhere become
+    ``<python>`` and ``~``, so a docstring that happens to mention one cannot
+    leak it either.
+    """
+    sections: list[list[str]] = []
+    for line in raw.replace("\r\n", "\n").split("\n"):
+        if (line and not line[0].isspace()) or not sections:
+            sections.append([line])
+        else:
+            sections[-1].append(line)
+    kept: list[str] = []
+    for section in sections:
+        header = section[0].strip()
+        if header == "FILE":
+            continue
+        if header.startswith("Python Library Documentation: "):
+            # The banner names the module: make it the document's heading.
+            kept.extend(
+                ["# " + header.removeprefix("Python Library Documentation: "), *section[1:]]
+            )
+        elif header == "MODULE REFERENCE":
+            link = next((line for line in section[1:] if line.strip()), None)
+            kept.extend(["## " + header.title(), link, ""] if link else [])
+        elif _SECTION.fullmatch(header):
+            # NAME, DESCRIPTION, CLASSES, FUNCTIONS, DATA ...: headings a chunker can see.
+            kept.extend(["## " + header.title(), *section[1:]])
+        else:
+            kept.extend(section)
+    text = _ADDRESS.sub(" at 0x…", "\n".join(kept))
+    for path, placeholder in _private_paths():
+        text = re.sub(re.escape(path) + r"(?=[/\\\s'\")\]>,:;]|$)", placeholder, text, flags=re.M)
+    return normalize_text(text)
+
+
+def _private_paths() -> list[tuple[str, str]]:
+    """This interpreter's install paths and the home folder, longest first (a prefix may nest)."""
+    pairs = {
+        p: "<python>"
+        for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
+        if len(p) > 1
+    }
+    home = str(Path.home())
+    if len(home) > 1:
+        pairs.setdefault(home, "~")
+    return sorted(pairs.items(), key=lambda pair: -len(pair[0]))
