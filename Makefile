@@ -45,15 +45,24 @@ test-py: install
 
 test: lint typecheck test-js test-py
 
-# For now the main job shows the version and checks a fresh home's chains;
-# later issues grow it into ingest + the quickstart notebook.
+DEMO_Q ?= What does statistics.median return?
+ARB := $(BIN)/arborist --home $(DEMO_HOME)
+
+# The main job on the embedded defaults: the built-in corpus (the stdlib's own
+# pydoc text, offline) and the offline extractive answerer. The same question
+# twice: a miss that pays for the answer, then a cache hit that calls no model.
 demo: install
 	rm -rf $(DEMO_HOME)
 	$(BIN)/arborist --version
-	$(BIN)/arborist --home $(DEMO_HOME) chain-check
+	$(ARB) ingest --demo | tail -n 1
+	$(ARB) ask "$(DEMO_Q)"
+	$(ARB) ask "$(DEMO_Q)" | grep '^cache'
+	$(ARB) verify
+	$(ARB) stats
 
 bench: install
 	$(BIN)/python bench/hashing.py
+	$(BIN)/python bench/store.py
 
 clean:
 	rm -rf $(VENV) js/node_modules arborist_nb/static $(DEMO_HOME) dist build .pytest_cache .mypy_cache .ruff_cache .hypothesis

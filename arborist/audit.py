@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -219,9 +220,7 @@ def _link_problem(
     return ChainProblem(seq, "modified", f"prev_event_hash does not match event {seq - 1}")
 
 
-def check_chain(
-    conn: sqlite3.Connection, checkpoints: tuple[Checkpoint, ...] | list[Checkpoint] = ()
-) -> ChainReport:
+def check_chain(conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint] = ()) -> ChainReport:
     """Walk the whole chain and report what is wrong; never raises for bad data.
 
     Detects: an edited field or hash (``modified``), a missing event in the

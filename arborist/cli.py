@@ -14,13 +14,16 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
+from tqdm import tqdm
 
 from arborist._version import __version__
 from arborist.app import Arborist, ChainCheck, DatabaseReport
 from arborist.audit import Checkpoint
 from arborist.errors import ArboristError, BadInput
+from arborist.qa.runner import AskResult
+from arborist.store.documents import IngestResult
 
-__all__ = ["cli", "format_chain_check", "main"]
+__all__ = ["cli", "format_answer", "format_chain_check", "format_ingest_json", "main"]
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -188,6 +191,385 @@ def chain_check_json(result: ChainCheck) -> dict[str, Any]:
         ],
         "unmatched_checkpoints": [str(cp) for cp in result.unmatched],
     }
+
+
+# --- documents ---------------------------------------------------------------------------------
+
+
+def _app(ctx: click.Context) -> Arborist:
+    return Arborist(ctx.obj["home"])
+
+
+def _print_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _tqdm_track(items: Any) -> Any:
+    items = list(items)
+    return tqdm(
+        items, desc="ingest", unit="doc", disable=None if len(items) > 20 else True, file=sys.stderr
+    )
+
+
+@cli.command()
+@click.argument("sources", nargs=-1)
+@click.option(
+    "--include", multiple=True, metavar="GLOB", help="Only files matching GLOB (repeatable)."
+)
+@click.option(
+    "--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (repeatable)."
+)
+@click.option(
+    "--demo", is_flag=True, help="Ingest the built-in corpus (the stdlib's pydoc text, offline)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per document.")
+@click.pass_context
+def ingest(
+    ctx: click.Context,
+    sources: tuple[str, ...],
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    demo: bool,
+    as_json: bool,
+) -> None:
+    """Ingest files, folders (recursively) and http(s) URLs into store.db.
+
+    Formats: .txt .md .rst .html .ipynb .pdf .py. The same bytes twice are one
+    document; changed bytes at the same URI make a new version, and cached
+    answers that cited the old one become stale.
+    """
+    if not sources and not demo:
+        raise click.UsageError("give files, folders or URLs to ingest, or --demo")
+    with _app(ctx) as app:
+        results = app.ingest_demo(track=_tqdm_track) if demo else []
+        if sources:
+            results += app.ingest(sources, include=include, exclude=exclude, track=_tqdm_track)
+    if as_json:
+        _print_json([format_ingest_json(r) for r in results])
+        return
+    for r in results:
+        d = r.document
+        click.echo(f"{r.status:<9}  {d.title}  ({d.chunk_count} chunks)  {d.uri}")
+    counts = {
+        s: sum(1 for r in results if r.status == s)
+        for s in ("added", "updated", "unchanged", "restored")
+    }
+    stale = sum(r.stale_records for r in results)
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing"
+    click.echo(f"{summary}; {stale} cached answer(s) now stale")
+
+
+def format_ingest_json(result: IngestResult) -> dict[str, Any]:
+    d = result.document
+    return {
+        "status": result.status,
+        "id": d.id,
+        "uri": d.uri,
+        "version": d.version,
+        "title": d.title,
+        "media_type": d.media_type,
+        "source_root": d.source_root,
+        "chunk_count": d.chunk_count,
+        "stale_records": result.stale_records,
+    }
+
+
+@cli.command("search")
+@click.argument("query")
+@click.option("--limit", type=click.IntRange(min=1, max=1000), default=10, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def search_command(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
+    """Search every hot chunk and core record for all the words of QUERY.
+
+    Each hit says what it proves: STRICT (text re-hashes and its proof
+    verifies), HYBRID (provenance proven, not a verbatim span), VISUAL (shown only).
+    """
+    with _app(ctx) as app:
+        hits = app.search(query, limit=limit)
+    if as_json:
+        _print_json(
+            [
+                {
+                    "audit_mode": h.audit_mode,
+                    "verified": h.verified,
+                    "document_id": h.document_id,
+                    "uri": h.uri,
+                    "title": h.title,
+                    "kind": h.kind,
+                    "chunk_index": h.chunk_index,
+                    "snippet": h.snippet,
+                    "score": h.score,
+                    "source_root": h.source_root,
+                    "leaf": h.leaf,
+                }
+                for h in hits
+            ]
+        )
+        return
+    if not hits:
+        click.echo("no matches")
+    for n, h in enumerate(hits, 1):
+        where = f"chunk {h.chunk_index}" if h.chunk_index is not None else "title only"
+        click.echo(f"{n}. [{h.audit_mode}] {h.title}  ({where})  {h.uri}")
+        click.echo(f"   {' '.join(h.snippet.split())}")
+
+
+@cli.command("evict")
+@click.argument("document")
+@click.option(
+    "--tier",
+    type=click.Choice(["warm", "cold"]),
+    required=True,
+    help="warm: compressed, out of the index; cold: only leaf hashes and the URI remain.",
+)
+@click.pass_context
+def evict_command(ctx: click.Context, document: str, tier: str) -> None:
+    """Move DOCUMENT (id, URI, path or source_root prefix) to a colder tier."""
+    with _app(ctx) as app:
+        change = app.evict(document, tier)
+    click.echo(f"{change.changed} chunk(s) of {change.document.uri} moved to {tier}")
+
+
+@cli.command("rehydrate")
+@click.argument("document")
+@click.pass_context
+def rehydrate_command(ctx: click.Context, document: str) -> None:
+    """Bring DOCUMENT back to hot; cold chunks are refetched from its URI and must match their leaves."""
+    with _app(ctx) as app:
+        change = app.rehydrate(document)
+    click.echo(
+        f"{change.changed} chunk(s) of {change.document.uri} back to hot, every leaf verified"
+    )
+
+
+@cli.command("derive")
+@click.argument("kind", type=click.Choice(["snippet", "equation", "summary"]))
+@click.option(
+    "--from",
+    "source",
+    required=True,
+    metavar="CACHE_KEY",
+    help="The answer whose cited evidence the record derives from.",
+)
+@click.option(
+    "--text",
+    default=None,
+    help="The derived text (a snippet defaults to the answer's cited spans).",
+)
+@click.pass_context
+def derive_command(ctx: click.Context, kind: str, source: str, text: str | None) -> None:
+    """Save a core record derived from an answer's cited evidence (searchable, HYBRID)."""
+    with _app(ctx) as app:
+        derivation = app.derive(kind, source, text)
+    click.echo(
+        f"saved {kind} {derivation.core.uri} from {derivation.derived_from[:12]}… "
+        f"({len(derivation.sources)} source chunk(s))"
+    )
+
+
+# --- answers -----------------------------------------------------------------------------------
+
+
+@cli.command("ask")
+@click.argument("question")
+@click.option(
+    "--llm",
+    default=None,
+    metavar="NAME",
+    help="extractive (default), stub, openai or a config profile.",
+)
+@click.option("--no-cache", is_flag=True, help="Ask the model even if a cached answer matches.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def ask_command(
+    ctx: click.Context, question: str, llm: str | None, no_cache: bool, as_json: bool
+) -> None:
+    """Answer QUESTION from your documents, citing them; cached when nothing has drifted."""
+    with _app(ctx) as app:
+        result = app.ask(question, llm=llm, use_cache=not no_cache)
+    if as_json:
+        _print_json(
+            {
+                "hit": result.hit,
+                "elapsed_ms": round(result.elapsed_ms, 3),
+                **result.record.as_json(),
+            }
+        )
+        return
+    click.echo(format_answer(result))
+
+
+def format_answer(result: AskResult) -> str:
+    """The answer, then hit or miss, audit mode, key and sources."""
+    record = result.record
+    if result.hit:
+        cache = f"hit (first answered {record.created_at}, {record.hit_count} hit(s))"
+    else:
+        cache = f"miss (answered now in {result.elapsed_ms:.0f} ms)"
+    lines = [
+        record.answer_text,
+        "",
+        f"cache   {cache}",
+        f"audit   {record.audit_mode}",
+        f"key     {record.cache_key}",
+        "sources",
+    ]
+    if not record.evidence:
+        lines.append("  (no evidence retrieved)")
+    for item in record.evidence:
+        mark = "*" if item.cited else " "
+        lines.append(f"  {item.label}{mark} {item.title}  (chunk {item.chunk_index})  {item.uri}")
+    return "\n".join(lines)
+
+
+@cli.group()
+def providence() -> None:
+    """Inspect and falsify cached answers (the cache-first records)."""
+
+
+@providence.command("show")
+@click.argument("key")
+@click.option(
+    "--revision",
+    type=int,
+    default=None,
+    help="A specific revision (default: the ok one, else the latest).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Everything, including each evidence proof.")
+@click.pass_context
+def providence_show(ctx: click.Context, key: str, revision: int | None, as_json: bool) -> None:
+    """Show the record under KEY (64 hex, or a unique prefix of 8 or more)."""
+    with _app(ctx.find_root()) as app:
+        record = app.record(key, revision=revision)
+    if as_json:
+        _print_json(record.as_json())
+        return
+    lines = [
+        f"key        {record.cache_key}",
+        f"revision   {record.revision}  state {record.state}"
+        + (f" ({record.state_reason})" if record.state_reason else ""),
+        f"question   {record.question}",
+        f"audit      {record.audit_mode}   hits {record.hit_count}   created {record.created_at}",
+        "dimensions",
+        *[f"  {name:<25} {value or '(empty)'}" for name, value in record.dimensions.items()],
+        "evidence",
+        *[
+            f"  {e.label}{'*' if e.cited else ' '} chunk {e.chunk_index}/{e.chunk_count} of "
+            f"{e.uri}  leaf {e.leaf[:12]}…  [{e.tier}]"
+            for e in record.evidence
+        ],
+        "answer",
+        record.answer_text,
+    ]
+    click.echo("\n".join(lines))
+
+
+@providence.command("list")
+@click.option("--limit", type=click.IntRange(min=1), default=None)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def providence_list(ctx: click.Context, limit: int | None, as_json: bool) -> None:
+    """List cached answers, newest first."""
+    with _app(ctx.find_root()) as app:
+        records = app.records(limit=limit)
+    if as_json:
+        _print_json(
+            [
+                {
+                    "cache_key": r.cache_key,
+                    "revision": r.revision,
+                    "state": r.state,
+                    "audit_mode": r.audit_mode,
+                    "hit_count": r.hit_count,
+                    "question": r.question,
+                    "created_at": r.created_at,
+                }
+                for r in records
+            ]
+        )
+        return
+    if not records:
+        click.echo("no cached answers")
+    for r in records:
+        click.echo(
+            f"{r.cache_key[:16]}  r{r.revision}  {r.state:<11} {r.audit_mode:<6} "
+            f"{r.hit_count:>4} hits  {r.question[:70]}"
+        )
+
+
+@providence.command("falsify")
+@click.argument("key")
+@click.option("--state", type=click.Choice(["failed", "stale", "quarantined"]), required=True)
+@click.option("--reason", required=True, help="Why: kept with the record.")
+@click.pass_context
+def providence_falsify(ctx: click.Context, key: str, state: str, reason: str) -> None:
+    """Take the answer under KEY out of service; the next same ask is a miss."""
+    with _app(ctx.find_root()) as app:
+        record = app.falsify(key, state, reason)
+    click.echo(
+        f"{record.cache_key[:16]} revision {record.revision} is now {record.state}: {record.state_reason}"
+    )
+
+
+# --- checks and figures --------------------------------------------------------------------------
+
+
+@cli.command("verify")
+@click.option(
+    "--checkpoint",
+    "checkpoints",
+    multiple=True,
+    callback=_checkpoint,
+    metavar="SEQ:HASH",
+    help="A checkpoint printed earlier; the chain must still hold it. Repeatable.",
+)
+@click.pass_context
+def verify_command(ctx: click.Context, checkpoints: list[Checkpoint]) -> int:
+    """Recompute every leaf, source_root, cached record and proof; check the audit chains.
+
+    Prints one line per problem and exits 1 if there is any.
+    """
+    with _app(ctx) as app:
+        store = app.verify(checkpoints)
+        chains = app.chain_check((), databases=("sessions",))
+    problems = [f"store.db: {p}" for p in store.problems]
+    if not store.chain.ok:
+        problems += [f"store.db: audit chain: {p}" for p in store.chain.problems]
+    for db in chains.databases:
+        problems += [f"{db.path.name}: audit chain: {p}" for p in db.report.problems]
+    if problems:
+        click.echo("\n".join(problems))
+        return EXIT_FAILED
+    click.echo(
+        f"store.db  ok  {store.documents} documents, {store.chunks} chunks, {store.records} cached "
+        f"answers; chain {'at checkpoint ' + str(store.chain.head) if store.chain.head else 'empty'}"
+    )
+    return 0
+
+
+@cli.command("stats")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def stats_command(ctx: click.Context, as_json: bool) -> None:
+    """Documents, chunks per tier, cached answers per state, hits, file sizes."""
+    with _app(ctx) as app:
+        data = app.stats()
+    if as_json:
+        _print_json(data)
+        return
+    docs, chunks, records = data["documents"], data["chunks"], data["cache_records"]
+    click.echo(
+        f"documents      {docs['surface']} surface, {docs['core']} core, {docs['superseded']} superseded"
+    )
+    click.echo(f"chunks         {chunks['hot']} hot, {chunks['warm']} warm, {chunks['cold']} cold")
+    click.echo("cached answers " + ", ".join(f"{n} {s}" for s, n in records.items()))
+    click.echo(f"cache hits     {data['cache_hits']}")
+    click.echo(f"audit events   {data['audit_events']}")
+    click.echo(
+        "files          "
+        + ", ".join(f"{name} {size:,} bytes" for name, size in data["file_bytes"].items())
+    )
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ from arborist.db import (
     transaction,
 )
 from arborist.errors import MigrationError, StorageError
+from arborist.store import STORE_MIGRATIONS
 from tests.workers import finish, start_workers
 
 STEPS = (
@@ -210,4 +211,5 @@ def test_two_processes_opening_a_new_file_at_once_migrate_it_once(tmp_path: Path
     errors = finish(procs, timeout=120)
     assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
     conn = connect(path)
-    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 1
+    applied = conn.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall()
+    assert applied == [(m.version,) for m in STORE_MIGRATIONS]

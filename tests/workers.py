@@ -36,6 +36,10 @@ def append(path: str, count: int, go: str, name: str) -> None:
     for i in range(count):
         with transaction(conn):
             append_event(conn, "test_append", body={"worker": name, "i": i})
+        # A real writer does other work between turns. Without this pause the
+        # lock holder re-takes the lock before SQLite's busy handler wakes the
+        # other writer, and the two run one after the other instead of interleaved.
+        time.sleep(0.0005)
     conn.close()
 
 

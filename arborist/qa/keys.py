@@ -1,0 +1,156 @@
+"""The eight-dimension cache key and the hashes of what a cache record commits to. Pure.
+
+A cached answer may serve a question only when all eight dimensions match
+(DESIGN.md section 3)::
+
+    source_root              the evidence root: Merkle root over the retrieved evidence
+    question_hash            the normalized question
+    model_profile_hash       provider, model, sampling options, system prompt (never the key)
+    conversation_hash        what of earlier turns was threaded into the prompt ("" if nothing)
+    governance_policy_hash   retrieval and prompting policy
+    schema_version           shape of the cache record
+    canonicalization_version text normalization rules
+    chunking_version         chunking rules
+
+Retrieval keywords from earlier turns steer retrieval only; they enter no
+hash here. They matter anyway through the evidence root: different evidence,
+different key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from arborist.hashing import cache_key as _cache_key
+from arborist.hashing import (
+    canonical_json,
+    leaf_hash,
+    question_hash,
+    sha256_hex,
+)
+from arborist.merkle import merkle_root
+
+__all__ = [
+    "CANONICALIZATION_VERSION",
+    "EvidenceRef",
+    "SCHEMA_VERSION",
+    "answer_hash",
+    "cache_dimensions",
+    "cache_key",
+    "conversation_hash",
+    "evidence_leaf",
+    "evidence_root",
+    "policy_hash",
+    "profile_hash",
+    "record_hash",
+]
+
+SCHEMA_VERSION = "s1"
+CANONICALIZATION_VERSION = "c1"
+
+
+@dataclass(frozen=True)
+class EvidenceRef:
+    """Where one piece of evidence sits: its document's root and size, its index and leaf."""
+
+    source_root: str
+    chunk_count: int
+    chunk_index: int
+    leaf: str
+
+
+def evidence_leaf(ref: EvidenceRef) -> bytes:
+    """``leaf_hash(canonical_json({source_root, chunk_index, leaf}))`` of one evidence item."""
+    return leaf_hash(
+        canonical_json(
+            {"source_root": ref.source_root, "chunk_index": ref.chunk_index, "leaf": ref.leaf}
+        )
+    )
+
+
+def evidence_root(evidence: Sequence[EvidenceRef]) -> str:
+    """Merkle root over the evidence in rank order (``sha256("")`` when there is none)."""
+    return merkle_root([evidence_leaf(ref) for ref in evidence]).hex()
+
+
+def profile_hash(profile: Mapping[str, object]) -> str:
+    """model_profile_hash: the hash of a chat client's profile (it never holds an API key)."""
+    return sha256_hex(canonical_json(dict(profile)))
+
+
+def policy_hash(policy: Mapping[str, object]) -> str:
+    """governance_policy_hash: the hash of the retrieval and prompting policy."""
+    return sha256_hex(canonical_json(dict(policy)))
+
+
+def conversation_hash(threaded: Sequence[Mapping[str, str]] = ()) -> str:
+    """Empty unless earlier turns were threaded into the prompt; then the hash of exactly those."""
+    return sha256_hex(canonical_json([dict(turn) for turn in threaded])) if threaded else ""
+
+
+def cache_dimensions(
+    *,
+    evidence: Sequence[EvidenceRef],
+    question: str,
+    profile: Mapping[str, object],
+    policy: Mapping[str, object],
+    chunking_version: str,
+    threaded: Sequence[Mapping[str, str]] = (),
+) -> dict[str, str]:
+    """The eight dimensions of an ask, by name."""
+    return {
+        "source_root": evidence_root(evidence),
+        "question_hash": question_hash(question),
+        "model_profile_hash": profile_hash(profile),
+        "conversation_hash": conversation_hash(threaded),
+        "governance_policy_hash": policy_hash(policy),
+        "schema_version": SCHEMA_VERSION,
+        "canonicalization_version": CANONICALIZATION_VERSION,
+        "chunking_version": chunking_version,
+    }
+
+
+def cache_key(dimensions: Mapping[str, str]) -> str:
+    """The cache key of eight dimensions (:func:`arborist.hashing.cache_key`)."""
+    return _cache_key(dimensions)
+
+
+def answer_hash(answer_text: str) -> str:
+    """Hash of an answer's exact text."""
+    return sha256_hex(answer_text.encode("utf-8"))
+
+
+def record_hash(
+    *,
+    cache_key: str,
+    revision: int,
+    question: str,
+    answer_text: str,
+    audit_mode: str,
+    evidence: Sequence[tuple[EvidenceRef, bool]],
+    created_at: str,
+) -> str:
+    """What a cache record commits to; its ``cache_write`` audit event carries this hash."""
+    return sha256_hex(
+        canonical_json(
+            {
+                "cache_key": cache_key,
+                "revision": revision,
+                "question": question,
+                "answer_hash": answer_hash(answer_text),
+                "audit_mode": audit_mode,
+                "evidence": [
+                    {
+                        "source_root": ref.source_root,
+                        "chunk_count": ref.chunk_count,
+                        "chunk_index": ref.chunk_index,
+                        "leaf": ref.leaf,
+                        "cited": cited,
+                    }
+                    for ref, cited in evidence
+                ],
+                "created_at": created_at,
+            }
+        )
+    )

@@ -1,0 +1,248 @@
+"""The cache-first ask: retrieve, key, then serve a hit or pay for a miss.
+
+1. Retrieve evidence (FTS5, cheap) for the question, widened by keywords.
+2. Compute the eight dimensions and the cache key (:mod:`arborist.qa.keys`).
+3. A record in state ``ok`` under that key is a **hit**: no model call,
+   ``hit_count`` + 1 (bookkeeping, not committed to any hash).
+4. Otherwise a **miss**: call the chat client, parse its citations, store
+   the record with its evidence and each chunk's inclusion proof, and one
+   ``cache_write`` audit event committing to the record's hash, all in one
+   transaction. A model error writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from arborist.audit import append_event
+from arborist.clock import utc_now
+from arborist.db import transaction
+from arborist.errors import BadInput
+from arborist.qa.citations import cited_labels
+from arborist.qa.client import ChatClient, EvidenceText, make_request
+from arborist.qa.keys import answer_hash, cache_dimensions, cache_key, record_hash
+from arborist.qa.records import CacheRecord, load_record
+from arborist.store.chunking import CHUNKING_VERSION
+from arborist.store.documents import proofs_for
+from arborist.store.search import RETRIEVAL_LIMIT, Evidence, retrieve, weakest_mode
+
+__all__ = [
+    "AskResult",
+    "POLICY",
+    "ask",
+    "retrieval_policy",
+]
+
+POLICY_VERSION = "p1"
+
+
+def retrieval_policy(limit: int = RETRIEVAL_LIMIT) -> dict[str, object]:
+    """The governance policy of an ask: how evidence is chosen and cited."""
+    return {
+        "policy_version": POLICY_VERSION,
+        "retrieval": "fts5-bm25-any-term",
+        "retrieval_limit": limit,
+        "citation_format": "[E# | <title> | <uri>]",
+    }
+
+
+POLICY = retrieval_policy()
+
+
+@dataclass(frozen=True)
+class AskResult:
+    """The answer to one ask: the record that served it, and whether it was a cache hit."""
+
+    record: CacheRecord
+    hit: bool
+    elapsed_ms: float
+
+    @property
+    def cache_key(self) -> str:
+        return self.record.cache_key
+
+    @property
+    def answer(self) -> str:
+        return self.record.answer_text
+
+
+def _normalized_question(question: str) -> str:
+    text = unicodedata.normalize("NFC", question.replace("\x00", "")).strip()
+    if not text:
+        raise BadInput("empty question")
+    return text
+
+
+def ask(
+    conn: sqlite3.Connection,
+    client: ChatClient,
+    question: str,
+    *,
+    keywords: Sequence[str] = (),
+    use_cache: bool = True,
+    on_token: Callable[[str], None] | None = None,
+    limit: int = RETRIEVAL_LIMIT,
+) -> AskResult:
+    """Answer ``question`` from the cache if an ``ok`` record matches, else from ``client``."""
+    started = time.perf_counter()
+    question = _normalized_question(question)
+    evidence = retrieve(conn, question, keywords=keywords, limit=limit)
+    policy = retrieval_policy(limit)
+    profile = client.profile()
+    dims = cache_dimensions(
+        evidence=[e.ref for e in evidence],
+        question=question,
+        profile=profile,
+        policy=policy,
+        chunking_version=CHUNKING_VERSION,
+    )
+    key = cache_key(dims)
+    if use_cache:
+        served = _serve_hit(conn, key)
+        if served is not None:
+            return AskResult(served, True, (time.perf_counter() - started) * 1000)
+    request = make_request(
+        question,
+        [EvidenceText(f"E{i + 1}", e.title, e.uri, e.text) for i, e in enumerate(evidence)],
+    )
+    result = client.complete(request, on_token=on_token)
+    record = _write_record(
+        conn,
+        key,
+        dims,
+        question,
+        result.text,
+        evidence,
+        profile,
+        policy,
+        {"model": result.model, "finish_reason": result.finish_reason, **result.raw},
+        replace_ok=not use_cache,
+    )
+    return AskResult(record, False, (time.perf_counter() - started) * 1000)
+
+
+def _serve_hit(conn: sqlite3.Connection, key: str) -> CacheRecord | None:
+    row = conn.execute(
+        "SELECT id FROM cache_records WHERE cache_key = ? AND state = 'ok'", (key,)
+    ).fetchone()
+    if row is None:
+        return None
+    with transaction(conn):
+        conn.execute(
+            "UPDATE cache_records SET hit_count = hit_count + 1, last_hit_at = ? WHERE id = ?",
+            (utc_now(), row[0]),
+        )
+    return load_record(conn, row[0])
+
+
+def _write_record(
+    conn: sqlite3.Connection,
+    key: str,
+    dims: dict[str, str],
+    question: str,
+    answer: str,
+    evidence: list[Evidence],
+    profile: dict[str, object],
+    policy: dict[str, object],
+    response: dict[str, object],
+    *,
+    replace_ok: bool,
+) -> CacheRecord:
+    labels = set(cited_labels(answer))
+    cited = [f"E{i + 1}" in labels for i in range(len(evidence))]
+    modes = [e.audit_mode for e, c in zip(evidence, cited, strict=True) if c]
+    audit_mode = weakest_mode(modes)
+    proofs = proofs_for(conn, [(e.document_id, e.chunk_index) for e in evidence])
+    with transaction(conn):
+        current = conn.execute(
+            "SELECT id FROM cache_records WHERE cache_key = ? AND state = 'ok'", (key,)
+        ).fetchone()
+        if current is not None and not replace_ok:
+            # Another process answered the same key meanwhile: serve its record.
+            return load_record(conn, current[0])
+        if current is not None:
+            conn.execute(
+                "UPDATE cache_records SET state = 'stale', state_reason = ? WHERE id = ?",
+                ("superseded by a fresh answer (--no-cache)", current[0]),
+            )
+        revision = (
+            1
+            + conn.execute(
+                "SELECT coalesce(max(revision), 0) FROM cache_records WHERE cache_key = ?", (key,)
+            ).fetchone()[0]
+        )
+        created_at = utc_now()
+        digest = record_hash(
+            cache_key=key,
+            revision=revision,
+            question=question,
+            answer_text=answer,
+            audit_mode=audit_mode,
+            evidence=[(e.ref, c) for e, c in zip(evidence, cited, strict=True)],
+            created_at=created_at,
+        )
+        cursor = conn.execute(
+            "INSERT INTO cache_records (cache_key, revision, source_root, question_hash, "
+            "model_profile_hash, conversation_hash, governance_policy_hash, schema_version, "
+            "canonicalization_version, chunking_version, question, answer_text, audit_mode, "
+            "model_profile_json, policy_json, response_json, record_hash, state, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)",
+            (
+                key,
+                revision,
+                dims["source_root"],
+                dims["question_hash"],
+                dims["model_profile_hash"],
+                dims["conversation_hash"],
+                dims["governance_policy_hash"],
+                dims["schema_version"],
+                dims["canonicalization_version"],
+                dims["chunking_version"],
+                question,
+                answer,
+                audit_mode,
+                json.dumps(profile, sort_keys=True),
+                json.dumps(policy, sort_keys=True),
+                json.dumps(response, sort_keys=True, default=str),
+                digest,
+                created_at,
+            ),
+        )
+        record_id = int(cursor.lastrowid or 0)
+        conn.executemany(
+            "INSERT INTO cache_evidence (record_id, rank, chunk_id, document_id, source_root, "
+            "chunk_count, chunk_index, leaf, proof_json, cited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    record_id,
+                    rank,
+                    e.chunk_id,
+                    e.document_id,
+                    e.source_root,
+                    e.chunk_count,
+                    e.chunk_index,
+                    e.leaf,
+                    json.dumps(proofs[(e.document_id, e.chunk_index)]),
+                    int(c),
+                )
+                for rank, (e, c) in enumerate(zip(evidence, cited, strict=True))
+            ],
+        )
+        append_event(
+            conn,
+            "cache_write",
+            body={
+                "cache_key": key,
+                "revision": revision,
+                "record_hash": digest,
+                "evidence_root": dims["source_root"],
+                "answer_hash": answer_hash(answer),
+            },
+            created_at=created_at,
+        )
+        return load_record(conn, record_id)

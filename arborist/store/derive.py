@@ -1,0 +1,152 @@
+"""Derivations: core records (snippet, equation, summary) signed back to their surface sources.
+
+A core record is a document of kind ``core`` whose derivation row commits to
+the surface ``source_root``s and chunk leaves it came from. Its text is not
+a verbatim source span, so its search hits and the answers citing it are
+HYBRID: provenance proven, wording not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arborist.audit import append_event
+from arborist.clock import utc_now
+from arborist.db import transaction
+from arborist.errors import BadInput
+from arborist.hashing import canonical_json, sha256_hex
+from arborist.qa.citations import parse_citations
+from arborist.qa.records import CacheRecord, RecordEvidence
+from arborist.store.documents import Document, ingest_document
+from arborist.store.loaders import LoadedDocument
+
+__all__ = ["DERIVATION_KINDS", "Derivation", "cited_spans", "derivation_hash", "derive_from_record"]
+
+DERIVATION_KINDS = ("snippet", "equation", "summary")
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """A stored derivation: the core document and what it was derived from."""
+
+    id: int
+    kind: str
+    core: Document
+    derived_from: str
+    derivation_hash: str
+    sources: tuple[RecordEvidence, ...]
+
+
+def derivation_hash(
+    kind: str, core_source_root: str, derived_from: str, sources: Sequence[dict[str, object]]
+) -> str:
+    """What a derivation commits to: its kind, its text's root, its origin, its source leaves."""
+    return sha256_hex(
+        canonical_json(
+            {
+                "kind": kind,
+                "core_source_root": core_source_root,
+                "derived_from": derived_from,
+                "sources": list(sources),
+            }
+        )
+    )
+
+
+def cited_spans(answer: str) -> str:
+    """The spans of ``answer`` that carry a citation: the text before each ``[E# | …]``."""
+    spans = []
+    position = 0
+    for citation in parse_citations(answer):
+        span = answer[position : citation.start].strip()
+        if span:
+            spans.append(span)
+        position = citation.end
+    return "\n\n".join(spans)
+
+
+def derive_from_record(
+    conn: sqlite3.Connection, record: CacheRecord, kind: str, text: str | None = None
+) -> Derivation:
+    """Save a core record derived from an answer's cited evidence.
+
+    ``snippet`` defaults to the answer's cited spans; ``equation`` and
+    ``summary`` need their text given.
+    """
+    if kind not in DERIVATION_KINDS:
+        raise BadInput(f"bad derivation kind {kind!r}: choose {', '.join(DERIVATION_KINDS)}")
+    sources = [item for item in record.evidence if item.cited]
+    if not sources:
+        raise BadInput("that answer cites no evidence: there is nothing to derive from")
+    if text is None:
+        if kind != "snippet":
+            raise BadInput(f"a {kind} needs its text (--text)")
+        text = cited_spans(record.answer_text)
+    text = text.strip()
+    if not text:
+        raise BadInput("the derived text is empty")
+    data = text.encode("utf-8")
+    digest = hashlib.sha256(data).hexdigest()
+    loaded = LoadedDocument(
+        uri=f"core:{kind}:{digest[:16]}",
+        title=f"{kind}: {' '.join(text.split())[:60]}",
+        text=text,
+        media_type="text/plain",
+        content_sha256=digest,
+    )
+    source_rows = [
+        {
+            "source_root": s.source_root,
+            "chunk_count": s.chunk_count,
+            "chunk_index": s.chunk_index,
+            "leaf": s.leaf,
+        }
+        for s in sources
+    ]
+    with transaction(conn):
+        core = ingest_document(conn, loaded, kind="core").document
+        existing = conn.execute(
+            "SELECT id FROM derivations WHERE core_document_id = ?", (core.id,)
+        ).fetchone()
+        if existing:
+            raise BadInput(f"that {kind} is already saved as {core.uri}")
+        digest_all = derivation_hash(kind, core.source_root, record.cache_key, source_rows)
+        created_at = utc_now()
+        cursor = conn.execute(
+            "INSERT INTO derivations (core_document_id, kind, derived_from, derivation_hash, "
+            "created_at) VALUES (?, ?, ?, ?, ?)",
+            (core.id, kind, record.cache_key, digest_all, created_at),
+        )
+        derivation_id = int(cursor.lastrowid or 0)
+        conn.executemany(
+            "INSERT INTO derivation_sources (derivation_id, position, document_id, source_root, "
+            "chunk_count, chunk_index, leaf) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    derivation_id,
+                    i,
+                    s.document_id,
+                    s.source_root,
+                    s.chunk_count,
+                    s.chunk_index,
+                    s.leaf,
+                )
+                for i, s in enumerate(sources)
+            ],
+        )
+        append_event(
+            conn,
+            "derivation",
+            body={
+                "derivation_id": derivation_id,
+                "kind": kind,
+                "core_uri": core.uri,
+                "derived_from": record.cache_key,
+                "derivation_hash": digest_all,
+            },
+            created_at=created_at,
+        )
+    return Derivation(derivation_id, kind, core, record.cache_key, digest_all, tuple(sources))

@@ -1,0 +1,356 @@
+"""Full-text search and retrieval over ``store.db`` with declared audit modes.
+
+User text never reaches FTS5 MATCH raw: it is cut into word terms, NUL
+bytes dropped, and every term double-quoted, so ``AND``, ``NEAR(``,
+``col:``, ``*``, ``-`` and quotes are searched for as words and can never
+change a query's meaning (NOTES.md: raw MATCH text raises or silently
+rewrites the query). ``search`` requires every term (what a search box
+means); ``retrieve`` (for asks) ranks chunks that share any term.
+
+Every hit declares what it proves (DESIGN.md section 3): ``STRICT`` when the
+text is present, re-hashes to its leaf and the leaf's proof verifies against
+its document's ``source_root``; ``HYBRID`` when provenance is proven but the
+text is not a verbatim source span (a core record, or a rehydrated chunk);
+``VISUAL`` when it is only shown (a title match on an evicted document, or a
+chunk that failed to verify).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arborist.errors import BadInput
+from arborist.hashing import leaf_hash
+from arborist.merkle import verify_inclusion
+from arborist.qa.keys import EvidenceRef
+from arborist.store.documents import proofs_for
+
+__all__ = [
+    "AUDIT_MODES",
+    "Evidence",
+    "MAX_QUERY_TERMS",
+    "SearchHit",
+    "fts_match_all",
+    "fts_match_any",
+    "fts_terms",
+    "retrieve",
+    "search",
+    "weakest_mode",
+]
+
+AUDIT_MODES = ("STRICT", "HYBRID", "VISUAL")
+"""From strongest to weakest."""
+
+MAX_QUERY_TERMS = 64
+"""A search query with more distinct terms than this is refused (retrieval keeps the first)."""
+
+RETRIEVAL_LIMIT = 5
+SNIPPET_TOKENS = 16
+
+_TERM = re.compile(r"\w+")
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "too",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "about",
+        "after",
+        "all",
+        "also",
+        "any",
+        "been",
+        "before",
+        "being",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "over",
+        "same",
+        "some",
+        "such",
+        "only",
+        "own",
+        "very",
+        "just",
+        "should",
+        "now",
+    ]
+)
+
+
+def fts_terms(text: str) -> list[str]:
+    """Distinct lowercase word terms of ``text``, in order, NUL bytes dropped."""
+    seen: dict[str, None] = {}
+    for term in _TERM.findall(text.replace("\x00", " ").lower()):
+        seen.setdefault(term, None)
+    return list(seen)
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def fts_match_all(terms: Sequence[str]) -> str:
+    """An FTS5 query requiring every term, each quoted."""
+    return " ".join(_quote(t) for t in terms)
+
+
+def fts_match_any(terms: Sequence[str]) -> str:
+    """An FTS5 query matching any term, each quoted."""
+    return " OR ".join(_quote(t) for t in terms)
+
+
+def weakest_mode(modes: Sequence[str]) -> str:
+    """The weakest audit mode among ``modes`` (VISUAL when there are none)."""
+    if not modes:
+        return "VISUAL"
+    return max(modes, key=AUDIT_MODES.index)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A retrieved chunk with everything needed to cite it and prove it."""
+
+    chunk_id: int
+    document_id: int
+    uri: str
+    title: str
+    kind: str
+    rehydrated: bool
+    source_root: str
+    chunk_count: int
+    chunk_index: int
+    leaf: str
+    text: str
+    score: float
+
+    @property
+    def ref(self) -> EvidenceRef:
+        return EvidenceRef(self.source_root, self.chunk_count, self.chunk_index, self.leaf)
+
+    @property
+    def audit_mode(self) -> str:
+        return "HYBRID" if self.kind == "core" or self.rehydrated else "STRICT"
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One search result. ``chunk_index`` is None for a title-only (VISUAL) hit."""
+
+    document_id: int
+    uri: str
+    title: str
+    kind: str
+    chunk_index: int | None
+    snippet: str
+    score: float
+    audit_mode: str
+    source_root: str
+    leaf: str | None
+    verified: bool
+
+
+_CHUNK_QUERY = """
+SELECT c.id, c.document_id, d.uri, d.title, d.kind, c.rehydrated, d.source_root,
+       d.chunk_count, c.chunk_index, c.leaf, c.text, bm25(chunks_fts) AS score{snippet}
+FROM chunks_fts
+JOIN chunks AS c ON c.id = chunks_fts.rowid
+JOIN documents AS d ON d.id = c.document_id
+WHERE chunks_fts MATCH ? AND d.status = 'current'
+ORDER BY score, c.id
+LIMIT ?
+"""
+
+_TITLE_QUERY = """
+SELECT d.id, d.uri, d.title, d.kind, d.source_root, bm25(documents_fts) AS score
+FROM documents_fts
+JOIN documents AS d ON d.id = documents_fts.rowid
+WHERE documents_fts MATCH ? AND d.status = 'current'
+  AND NOT EXISTS (SELECT 1 FROM chunks WHERE document_id = d.id AND tier = 'hot')
+ORDER BY score, d.id
+LIMIT ?
+"""
+
+
+def _checked_terms(query: str) -> list[str]:
+    terms = fts_terms(query)
+    if not terms:
+        raise BadInput("empty search query: give at least one word")
+    if len(terms) > MAX_QUERY_TERMS:
+        raise BadInput(
+            f"search query has {len(terms)} distinct words; the limit is {MAX_QUERY_TERMS}"
+        )
+    return terms
+
+
+def _run(conn: sqlite3.Connection, sql: str, params: tuple[object, ...]) -> list[Any]:
+    try:
+        return conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as exc:  # quoted terms should never get here
+        raise BadInput(f"search failed: {exc}") from exc
+
+
+def _evidence(row: Any) -> Evidence:
+    (chunk_id, document_id, uri, title, kind, rehydrated, root, count, index, leaf, text, score) = (
+        row[:12]
+    )
+    return Evidence(
+        int(chunk_id),
+        int(document_id),
+        str(uri),
+        str(title),
+        str(kind),
+        bool(rehydrated),
+        str(root),
+        int(count),
+        int(index),
+        str(leaf),
+        str(text),
+        float(score),
+    )
+
+
+def retrieve(
+    conn: sqlite3.Connection,
+    question: str,
+    *,
+    keywords: Sequence[str] = (),
+    limit: int = RETRIEVAL_LIMIT,
+) -> list[Evidence]:
+    """Top ``limit`` hot chunks sharing any non-stopword term of the question (and keywords).
+
+    Deterministic: ties in BM25 fall back to chunk id. Keywords only widen the
+    query; they are not part of any hash.
+    """
+    terms = [t for t in fts_terms(" ".join([question, *keywords])) if t not in STOPWORDS]
+    if not terms:
+        terms = fts_terms(question)
+    terms = terms[:MAX_QUERY_TERMS]
+    if not terms:
+        return []
+    rows = _run(conn, _CHUNK_QUERY.format(snippet=""), (fts_match_any(terms), limit))
+    return [_evidence(row) for row in rows]
+
+
+def search(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[SearchHit]:
+    """Chunks (and core records) containing every word of ``query``, best first, then
+    title matches of evicted documents; each hit verified and given its audit mode."""
+    if limit < 1:
+        raise BadInput("--limit must be at least 1")
+    match = fts_match_all(_checked_terms(query))
+    snippet = f", snippet(chunks_fts, 0, '«', '»', '…', {SNIPPET_TOKENS})"
+    rows = _run(conn, _CHUNK_QUERY.format(snippet=snippet), (match, limit))
+    evidence = [_evidence(row) for row in rows]
+    proofs = proofs_for(conn, [(e.document_id, e.chunk_index) for e in evidence])
+    hits = []
+    for item, row in zip(evidence, rows, strict=True):
+        proof = [bytes.fromhex(p) for p in proofs[(item.document_id, item.chunk_index)]]
+        verified = leaf_hash(item.text.encode("utf-8")).hex() == item.leaf and verify_inclusion(
+            bytes.fromhex(item.leaf),
+            item.chunk_index,
+            item.chunk_count,
+            proof,
+            bytes.fromhex(item.source_root),
+        )
+        hits.append(
+            SearchHit(
+                item.document_id,
+                item.uri,
+                item.title,
+                item.kind,
+                item.chunk_index,
+                str(row[12]),
+                item.score,
+                item.audit_mode if verified else "VISUAL",
+                item.source_root,
+                item.leaf,
+                verified,
+            )
+        )
+    if len(hits) < limit:
+        for doc_id, uri, title, kind, root, score in _run(
+            conn, _TITLE_QUERY, (match, limit - len(hits))
+        ):
+            hits.append(
+                SearchHit(
+                    int(doc_id),
+                    str(uri),
+                    str(title),
+                    str(kind),
+                    None,
+                    str(title),
+                    float(score),
+                    "VISUAL",
+                    str(root),
+                    None,
+                    False,
+                )
+            )
+    return hits

@@ -1,0 +1,136 @@
+"""Reversible eviction: hot, warm and cold chunks, and rehydration that proves what comes back.
+
+* hot: text stored and indexed; search hits are STRICT (re-hash, prove).
+* warm: text kept zlib-compressed, out of the index; back to hot locally.
+* cold: only the leaf hash and the document's URI remain; hits on the
+  title are VISUAL. Rehydration refetches the URI, re-chunks it and accepts
+  the text only if every leaf matches what was stored; otherwise it refuses,
+  keeps the chunks cold and marks the cache records that cited them stale.
+
+Every change of tier is an audit event.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from arborist.audit import append_event
+from arborist.db import transaction
+from arborist.errors import BadInput, IntegrityError
+from arborist.store.chunking import chunk_text
+from arborist.store.documents import Document, mark_stale, restore_chunks
+from arborist.store.loaders import LoadedDocument
+
+__all__ = ["TierChange", "evict", "rehydrate"]
+
+Tier = Literal["hot", "warm", "cold"]
+
+
+@dataclass(frozen=True)
+class TierChange:
+    """How many chunks of a document moved, and to which tier."""
+
+    document: Document
+    tier: str
+    changed: int
+
+
+def _drop_from_index(conn: sqlite3.Connection, chunk_id: int, text: str) -> None:
+    conn.execute(
+        "INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', ?, ?)", (chunk_id, text)
+    )
+
+
+def evict(conn: sqlite3.Connection, document: Document, tier: str) -> TierChange:
+    """Move every chunk of ``document`` down to ``tier`` (``warm`` or ``cold``)."""
+    if tier not in ("warm", "cold"):
+        raise BadInput(f"cannot evict to tier {tier!r}: choose warm or cold")
+    with transaction(conn):
+        rows = conn.execute(
+            "SELECT id, tier, text FROM chunks WHERE document_id = ? ORDER BY chunk_index",
+            (document.id,),
+        ).fetchall()
+        changed = 0
+        for chunk_id, current, text in rows:
+            if current == tier or (current == "cold" and tier == "warm"):
+                continue
+            if current == "hot":
+                _drop_from_index(conn, chunk_id, text)
+            if tier == "warm":
+                conn.execute(
+                    "UPDATE chunks SET tier = 'warm', text = NULL, text_z = ? WHERE id = ?",
+                    (zlib.compress(text.encode("utf-8"), 6), chunk_id),
+                )
+            else:
+                conn.execute(
+                    "UPDATE chunks SET tier = 'cold', text = NULL, text_z = NULL, rehydrated = 0 "
+                    "WHERE id = ?",
+                    (chunk_id,),
+                )
+            changed += 1
+        if changed:
+            append_event(
+                conn,
+                "tier_change",
+                body={
+                    "document_id": document.id,
+                    "uri": document.uri,
+                    "source_root": document.source_root,
+                    "tier": tier,
+                    "chunks": changed,
+                },
+            )
+    return TierChange(document, tier, changed)
+
+
+def rehydrate(
+    conn: sqlite3.Connection,
+    document: Document,
+    fetch: Callable[[str], LoadedDocument],
+) -> TierChange:
+    """Bring a document's chunks back to hot: warm ones locally, cold ones from its URI.
+
+    On any mismatch nothing comes back: the chunks stay as they were, the
+    cache records citing the document become ``stale`` (committed), and an
+    IntegrityError says which chunk differs.
+    """
+    tiers = {
+        tier
+        for (tier,) in conn.execute(
+            "SELECT DISTINCT tier FROM chunks WHERE document_id = ?", (document.id,)
+        )
+    }
+    if tiers == {"hot"}:
+        return TierChange(document, "hot", 0)
+    if "cold" in tiers:
+        texts = [chunk.text for chunk in chunk_text(fetch(document.uri).text)]
+        how = "refetched"
+    else:
+        texts = _local_texts(conn, document)
+        how = "decompressed"
+    try:
+        restored = restore_chunks(conn, document, texts, how=how)
+    except IntegrityError as exc:
+        with transaction(conn):
+            append_event(
+                conn,
+                "rehydrate_refused",
+                body={"document_id": document.id, "uri": document.uri, "reason": str(exc)},
+            )
+            mark_stale(conn, document.id, f"rehydration refused: {exc}")
+        raise IntegrityError(f"rehydration refused: {exc}") from exc
+    return TierChange(document, "hot", restored)
+
+
+def _local_texts(conn: sqlite3.Connection, document: Document) -> list[str]:
+    texts = []
+    for text, text_z in conn.execute(
+        "SELECT text, text_z FROM chunks WHERE document_id = ? ORDER BY chunk_index",
+        (document.id,),
+    ):
+        texts.append(text if text is not None else zlib.decompress(text_z).decode("utf-8"))
+    return texts

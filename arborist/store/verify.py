@@ -1,0 +1,246 @@
+"""``arborist verify`` for ``store.db``: recompute everything that is committed, report what differs.
+
+Checked, one problem line each:
+
+* every hot chunk re-hashes to its leaf; every warm chunk decompresses and does;
+* every document's leaves fold to its ``source_root`` over exactly ``chunk_count`` chunks;
+* every document matches the ``document_add`` event that recorded it (and has one);
+* every cache record recomputes to the ``record_hash`` its ``cache_write`` event holds,
+  and every evidence proof verifies against the evidence's own source_root and size,
+  which must be the cited document's;
+* every derivation recomputes to the hash its event holds;
+* both FTS indexes pass SQLite's own integrity check;
+* the audit chain is intact and holds every checkpoint given.
+
+Bookkeeping that no hash covers (``hit_count``, ``last_hit_at``, tiers) is not
+reported here; it is not evidence of anything.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from arborist.audit import ChainReport, Checkpoint, check_chain
+from arborist.hashing import CACHE_KEY_DIMENSIONS, leaf_hash
+from arborist.hashing import cache_key as compute_cache_key
+from arborist.merkle import merkle_root, verify_inclusion
+from arborist.qa.keys import EvidenceRef, record_hash
+from arborist.store.derive import derivation_hash
+
+__all__ = ["StoreVerification", "verify_store"]
+
+
+@dataclass(frozen=True)
+class StoreVerification:
+    """Problems found (one line each), the chain report, and how much was checked."""
+
+    problems: tuple[str, ...]
+    chain: ChainReport
+    documents: int
+    chunks: int
+    records: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.chain.ok
+
+
+def _events(conn: sqlite3.Connection, event_type: str) -> Iterator[dict[str, object]]:
+    for (body,) in conn.execute(
+        "SELECT body FROM audit_events WHERE event_type = ? ORDER BY seq", (event_type,)
+    ):
+        try:
+            parsed = json.loads(body)
+        except (TypeError, ValueError):
+            continue  # the chain check reports an unreadable event
+        if isinstance(parsed, dict):
+            yield parsed
+
+
+def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
+    problems: list[str] = []
+    documents = {
+        row[0]: row[1:]
+        for row in conn.execute("SELECT id, uri, source_root, chunk_count FROM documents")
+    }
+    leaves: dict[int, list[tuple[int, bytes]]] = {doc_id: [] for doc_id in documents}
+    chunks = 0
+    for doc_id, index, leaf, tier, text, text_z in conn.execute(
+        "SELECT document_id, chunk_index, leaf, tier, text, text_z FROM chunks "
+        "ORDER BY document_id, chunk_index"
+    ):
+        chunks += 1
+        uri = documents.get(doc_id, ("?",))[0]
+        where = f"chunk {index} of {uri}"
+        try:
+            leaf_bytes = bytes.fromhex(leaf)
+        except (TypeError, ValueError):
+            problems.append(f"{where}: leaf {leaf!r} is not a hex digest")
+            continue
+        leaves.setdefault(doc_id, []).append((index, leaf_bytes))
+        if tier == "hot":
+            body = text
+        elif tier == "warm":
+            try:
+                body = zlib.decompress(text_z).decode("utf-8")
+            except (zlib.error, TypeError, UnicodeDecodeError):
+                problems.append(f"{where}: warm text cannot be decompressed")
+                continue
+        else:
+            continue
+        if not isinstance(body, str) or leaf_hash(body.encode("utf-8")) != leaf_bytes:
+            problems.append(f"{where}: text does not match its leaf")
+    for doc_id, (uri, root, count) in documents.items():
+        got = sorted(leaves.get(doc_id, []))
+        if [i for i, _ in got] != list(range(len(got))) or len(got) != count:
+            problems.append(f"document {uri}: has {len(got)} chunks, records chunk_count {count}")
+            continue
+        if merkle_root([leaf for _, leaf in got]).hex() != root:
+            problems.append(f"document {uri}: leaves do not fold to its source_root")
+    return problems, len(documents), chunks
+
+
+def _check_documents_against_events(conn: sqlite3.Connection) -> list[str]:
+    problems = []
+    recorded = {}
+    for body in _events(conn, "document_add"):
+        recorded[body.get("document_id")] = body
+    fields = (
+        "uri",
+        "version",
+        "kind",
+        "title",
+        "content_sha256",
+        "source_root",
+        "chunk_count",
+        "chunking_version",
+    )
+    for row in conn.execute(f"SELECT id, {', '.join(fields)} FROM documents ORDER BY id"):
+        event = recorded.pop(row[0], None)
+        if event is None:
+            problems.append(f"document {row[1]}: no document_add event records it")
+            continue
+        for name, value in zip(fields, row[1:], strict=True):
+            if event.get(name) != value:
+                problems.append(f"document {row[1]}: {name} differs from its document_add event")
+                break
+    for doc_id, event in recorded.items():
+        problems.append(
+            f"document {event.get('uri')} (id {doc_id}) is recorded by an event but missing"
+        )
+    return problems
+
+
+def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
+    problems = []
+    written = {(b.get("cache_key"), b.get("revision")): b for b in _events(conn, "cache_write")}
+    doc_roots = dict(conn.execute("SELECT id, source_root FROM documents"))
+    rows = conn.execute(
+        "SELECT id, cache_key, revision, question, answer_text, audit_mode, record_hash, created_at, "
+        + ", ".join(CACHE_KEY_DIMENSIONS)
+        + " FROM cache_records ORDER BY id"
+    ).fetchall()
+    for row in rows:
+        record_id, key, revision, question, answer, mode, stored_hash, created_at = row[:8]
+        where = f"cache record {str(key)[:12]}… revision {revision}"
+        dims = dict(zip(CACHE_KEY_DIMENSIONS, row[8:], strict=True))
+        try:
+            if compute_cache_key(dims) != key:
+                problems.append(f"{where}: its dimensions do not hash to its key")
+        except ValueError:
+            problems.append(f"{where}: its dimensions are malformed")
+        evidence = conn.execute(
+            "SELECT rank, document_id, source_root, chunk_count, chunk_index, leaf, proof_json, cited "
+            "FROM cache_evidence WHERE record_id = ? ORDER BY rank",
+            (record_id,),
+        ).fetchall()
+        refs = []
+        for rank, doc_id, root, count, index, leaf, proof_json, cited in evidence:
+            refs.append((EvidenceRef(root, count, index, leaf), bool(cited)))
+            if doc_roots.get(doc_id) != root:
+                problems.append(
+                    f"{where}: evidence E{rank + 1} names a source_root its document lacks"
+                )
+            try:
+                proof = [bytes.fromhex(p) for p in json.loads(proof_json)]
+                proved = verify_inclusion(
+                    bytes.fromhex(leaf), index, count, proof, bytes.fromhex(root)
+                )
+            except (TypeError, ValueError):
+                proved = False
+            if not proved:
+                problems.append(f"{where}: the proof of evidence E{rank + 1} does not verify")
+        try:
+            recomputed = record_hash(
+                cache_key=key,
+                revision=revision,
+                question=question,
+                answer_text=answer,
+                audit_mode=mode,
+                evidence=refs,
+                created_at=created_at,
+            )
+        except (TypeError, ValueError):
+            recomputed = None
+        if recomputed != stored_hash:
+            problems.append(f"{where}: answer, question or evidence differ from its record_hash")
+        event = written.get((key, revision))
+        if event is None:
+            problems.append(f"{where}: no cache_write event records it")
+        elif event.get("record_hash") != recomputed:
+            problems.append(f"{where}: differs from the record_hash its cache_write event holds")
+    return problems, len(rows)
+
+
+def _check_derivations(conn: sqlite3.Connection) -> list[str]:
+    problems = []
+    recorded = {b.get("derivation_id"): b for b in _events(conn, "derivation")}
+    for der_id, kind, core_root, derived_from, stored in conn.execute(
+        "SELECT v.id, v.kind, d.source_root, v.derived_from, v.derivation_hash FROM derivations AS v "
+        "JOIN documents AS d ON d.id = v.core_document_id ORDER BY v.id"
+    ).fetchall():
+        sources = [
+            {"source_root": r, "chunk_count": n, "chunk_index": i, "leaf": leaf}
+            for r, n, i, leaf in conn.execute(
+                "SELECT source_root, chunk_count, chunk_index, leaf FROM derivation_sources "
+                "WHERE derivation_id = ? ORDER BY position",
+                (der_id,),
+            )
+        ]
+        recomputed = derivation_hash(kind, core_root, derived_from, sources)
+        event = recorded.get(der_id)
+        if recomputed != stored or event is None or event.get("derivation_hash") != recomputed:
+            problems.append(f"derivation {der_id} ({kind}): differs from what its event recorded")
+    return problems
+
+
+def _check_fts(conn: sqlite3.Connection) -> list[str]:
+    problems = []
+    for table in ("chunks_fts", "documents_fts"):
+        try:
+            conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
+        except sqlite3.DatabaseError as exc:
+            problems.append(f"search index {table}: {exc}")
+    return problems
+
+
+def verify_store(
+    conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint] = ()
+) -> StoreVerification:
+    """Recompute every committed thing in ``store.db`` and check its chain."""
+    chunk_problems, documents, chunks = _check_chunks(conn)
+    record_problems, records = _check_records(conn)
+    problems = (
+        chunk_problems
+        + _check_documents_against_events(conn)
+        + record_problems
+        + _check_derivations(conn)
+        + _check_fts(conn)
+    )
+    return StoreVerification(
+        tuple(problems), check_chain(conn, checkpoints), documents, chunks, records
+    )

@@ -1,0 +1,613 @@
+"""The document store's speed: ingest, cache-hit asks and search, each beside a bare baseline.
+
+    python bench/store.py [--quick] [--repeat R] [--seed S] [--no-profile]
+
+Machines here are shared and noisy, so every figure that has a target is a
+ratio to (or sits next to) a baseline measured in the same process on the
+same inputs; throughputs are the best of R repeats, latencies are medians
+and p95s over many interleaved samples. Corpora are synthetic and
+deterministic: prose drawn from a fixed vocabulary of a few thousand
+pseudo-words with Zipf-distributed frequencies (plus rare proper nouns), in
+paragraphs under markdown headings, so FTS terms range from "in every chunk"
+to "in one chunk". Everything is written under a temporary directory.
+
+1. **Ingest**: MB/s of ``ingest_document`` into a fresh store vs. a bare
+   SQLite file (``arborist.db.connect``: WAL, same pragmas) with a plain
+   table and an external-content FTS5 index, given the same chunks
+   (chunked beforehand, untimed), one transaction per document. Target:
+   ours/bare >= 0.5.
+2. **Ask on a cache hit** over a store of >= 10,000 chunks: each question
+   asked once (a miss, extractive client), then hits timed round-robin, each
+   next to the bare ``retrieve(conn, question)`` (the FTS5 part of every
+   ask). Target: median hit <= 5 ms.
+3. **Search** over >= 100,000 hot chunks built through ``ingest_document``:
+   ``Arborist.search(query, limit=10)`` on rare, mid-frequency and common
+   terms and 2-3 word queries, next to a bare FTS5 top-10 of the same MATCH.
+   p50/p95 overall and per class (no target).
+
+When a target is missed, the slow path is profiled with cProfile and the
+functions taking the most time are printed (``--no-profile`` skips that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import datetime
+import hashlib
+import itertools
+import math
+import os
+import platform
+import pstats
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import unicodedata
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from arborist.app import Arborist
+from arborist.db import connect
+from arborist.qa.client import ExtractiveClient
+from arborist.qa.runner import ask as runner_ask
+from arborist.store.chunking import chunk_text
+from arborist.store.documents import ingest_document
+from arborist.store.loaders import LoadedDocument
+from arborist.store.search import STOPWORDS, fts_match_all, retrieve
+
+INGEST_TARGET = 0.5
+ASK_TARGET_MS = 5.0
+
+# --------------------------------------------------------------------------- corpus
+
+_FUNCTION_TEXT = (
+    "the of and to in is that for it as with was on be by this are or from at which an "
+    "but not have has their its can more also when were than these into other been such "
+    "only each over most"
+)
+FUNCTION_WORDS = _FUNCTION_TEXT.split()
+_ONSET_TEXT = "b c d f g h k l m n p r s t v w z br cr dr fr gr pl pr st tr ch sh th qu sl sp"
+_ONSETS = _ONSET_TEXT.split()
+_VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "io", "ou"]
+_CODAS = ["", "", "", "n", "r", "s", "t", "l", "m", "nd", "st", "rk", "x"]
+ZIPF_EXPONENT = 1.07
+PROPER_NOUN_RATE = 0.08
+"""Chance that a sentence names a proper noun (two pseudo-words run together: ~unique)."""
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    words: list[str]
+    cum_weights: list[float]
+
+    def draw(self, rng: random.Random, k: int) -> list[str]:
+        return rng.choices(self.words, cum_weights=self.cum_weights, k=k)
+
+
+def make_vocabulary(size: int, seed: int) -> Vocabulary:
+    """Function words first (the most frequent), then pronounceable pseudo-words, Zipf weights."""
+    rng = random.Random(f"vocabulary:{seed}")
+    words = list(FUNCTION_WORDS)
+    seen = set(words)
+    while len(words) < size:
+        syllables = rng.choice((1, 2, 2, 2, 3, 3, 4))
+        word = "".join(rng.choice(_ONSETS) + rng.choice(_VOWELS) for _ in range(syllables))
+        word += rng.choice(_CODAS)
+        if len(word) > 2 and word not in seen and word not in STOPWORDS:
+            seen.add(word)
+            words.append(word)
+    weights = (1.0 / (rank**ZIPF_EXPONENT) for rank in range(1, size + 1))
+    return Vocabulary(words, list(itertools.accumulate(weights)))
+
+
+def _sentence(vocab: Vocabulary, rng: random.Random) -> str:
+    words = vocab.draw(rng, rng.randint(6, 22))
+    if rng.random() < PROPER_NOUN_RATE:
+        a, b = rng.choice(vocab.words[200:]), rng.choice(vocab.words[200:])
+        words.insert(rng.randrange(len(words)), (a + b).capitalize())
+    if len(words) > 10 and rng.random() < 0.4:
+        cut = rng.randrange(3, len(words) - 3)
+        words[cut] += ","
+    end = "?" if rng.random() < 0.05 else "."
+    return words[0].capitalize() + " " + " ".join(words[1:]) + end
+
+
+def _title(vocab: Vocabulary, rng: random.Random, n: int) -> str:
+    return " ".join(w.capitalize() for w in vocab.draw(rng, n))
+
+
+def make_document(
+    vocab: Vocabulary, seed: int, index: int, size: tuple[int, int]
+) -> LoadedDocument:
+    """Document ``index`` of the corpus: a titled markdown text of about ``size`` characters."""
+    rng = random.Random(f"document:{seed}:{index}")
+    target = rng.randint(*size)
+    title = _title(vocab, rng, rng.randint(2, 5))
+    parts = [f"# {title}"]
+    length = len(parts[0])
+    while length < target:
+        heading = f"## {_title(vocab, rng, rng.randint(1, 4))}"
+        parts.append(heading)
+        length += len(heading) + 2
+        for _ in range(rng.randint(1, 5)):
+            paragraph = " ".join(_sentence(vocab, rng) for _ in range(rng.randint(2, 7)))
+            parts.append(paragraph)
+            length += len(paragraph) + 2
+            if length >= target:
+                break
+    text = "\n\n".join(parts) + "\n"
+    return LoadedDocument(
+        uri=f"bench://corpus/{seed}/{index}",
+        title=title,
+        text=text,
+        media_type="text/markdown",
+        content_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    )
+
+
+def documents(vocab: Vocabulary, seed: int, size: tuple[int, int]) -> Iterator[LoadedDocument]:
+    for index in itertools.count():
+        yield make_document(vocab, seed, index, size)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def percentile(samples: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100)."""
+    ordered = sorted(samples)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f}"
+
+
+def profile_report(title: str, fn: Callable[[], object], top: int = 14) -> None:
+    """Run ``fn`` under cProfile; print the functions with the most own and cumulative time."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    fn()
+    profiler.disable()
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    total = sum(tt for _cc, _nc, tt, _ct, _callers in stats.values()) or 1.0
+
+    def name(key: tuple[str, int, str]) -> str:
+        filename, line, func = key
+        if filename == "~":
+            return func
+        parts = Path(filename).parts
+        short = "/".join(parts[parts.index("arborist") :]) if "arborist" in parts else parts[-1]
+        return f"{short}:{line}({func})"
+
+    print(f"\n  profile of {title}: {total * 1000:.0f} ms profiled")
+    for label, index in (("own time", 2), ("cumulative", 3)):
+        print(f"  {'fraction':>8} {'ms':>9} {'calls':>9}  function ({label})")
+        rows = sorted(stats.items(), key=lambda kv: kv[1][index], reverse=True)[:top]
+        for key, (_cc, nc, tt, ct, _callers) in rows:
+            value = tt if index == 2 else ct
+            print(f"  {value / total:>8.1%} {value * 1000:>9.1f} {nc:>9,}  {name(key)}")
+
+
+# --------------------------------------------------------------------------- 1. ingest
+
+
+@dataclass(frozen=True)
+class IngestFigures:
+    docs: int
+    chunks: int
+    megabytes: float
+    ours_s: float
+    bare_s: float
+
+    @property
+    def ratio(self) -> float:
+        return self.bare_s / self.ours_s
+
+
+_BARE_SCHEMA = (
+    "CREATE TABLE chunks (id INTEGER PRIMARY KEY, document INTEGER NOT NULL, text TEXT NOT NULL)",
+    "CREATE VIRTUAL TABLE chunks_fts USING fts5 (text, content = 'chunks', content_rowid = 'id')",
+)
+
+
+def _ingest_ours(folder: Path, docs: Sequence[LoadedDocument]) -> float:
+    with Arborist(folder) as arb:
+        conn = arb.store_conn  # opened and migrated before the clock starts
+        start = time.perf_counter()
+        for doc in docs:
+            ingest_document(conn, doc)
+        return time.perf_counter() - start
+
+
+def _ingest_bare(folder: Path, chunked: Sequence[list[str]]) -> float:
+    conn = connect(folder / "bare.db")
+    try:
+        for statement in _BARE_SCHEMA:
+            conn.execute(statement)
+        next_id = 1
+        start = time.perf_counter()
+        for document, texts in enumerate(chunked, start=1):
+            rows = [(next_id + i, document, text) for i, text in enumerate(texts)]
+            next_id += len(texts)
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany("INSERT INTO chunks (id, document, text) VALUES (?, ?, ?)", rows)
+            conn.executemany(
+                "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)",
+                [(chunk_id, text) for chunk_id, _doc, text in rows],
+            )
+            conn.execute("COMMIT")
+        return time.perf_counter() - start
+    finally:
+        conn.close()
+
+
+def bench_ingest(
+    vocab: Vocabulary, seed: int, n_docs: int, repeat: int, tmp: Path
+) -> tuple[IngestFigures, list[LoadedDocument]]:
+    docs = [make_document(vocab, seed, i, (1_000, 7_000)) for i in range(n_docs)]
+    chunked = [[c.text for c in chunk_text(unicodedata.normalize("NFC", d.text))] for d in docs]
+    megabytes = sum(len(d.text.encode("utf-8")) for d in docs) / 1e6
+    ours, bare = [], []
+    for run in range(repeat):  # interleaved, so both see the same machine weather
+        ours.append(_ingest_ours(tmp / f"ingest-ours-{run}", docs))
+        bare.append(_ingest_bare(tmp / f"ingest-bare-{run}", chunked))
+    figures = IngestFigures(n_docs, sum(len(c) for c in chunked), megabytes, min(ours), min(bare))
+    print(
+        f"\n1. ingest: {figures.docs:,} documents, {figures.chunks:,} chunks, "
+        f"{figures.megabytes:.2f} MB of text, best of {repeat}"
+    )
+    print(f"   {'path':<44} {'seconds':>8} {'MB/s':>7} {'chunks/s':>9}")
+    for label, secs in (
+        ("ingest_document (chunk, hash, audit, FTS)", figures.ours_s),
+        ("bare table + FTS5 insert (pre-chunked)", figures.bare_s),
+    ):
+        print(
+            f"   {label:<44} {secs:>8.2f} {figures.megabytes / secs:>7.2f} "
+            f"{figures.chunks / secs:>9,.0f}"
+        )
+    print(f"   ratio ours/bare throughput: {figures.ratio:.2f}")
+    return figures, docs
+
+
+# --------------------------------------------------------------------------- 2. ask
+
+
+@dataclass(frozen=True)
+class AskFigures:
+    chunks: int
+    questions: int
+    misses_ms: list[float]
+    hits_ms: list[float]
+    runner_hits_ms: list[float]
+    retrieve_ms: list[float]
+
+    @property
+    def ratio(self) -> float:
+        return statistics.median(self.hits_ms) / statistics.median(self.retrieve_ms)
+
+
+def make_questions(vocab: Vocabulary, seed: int, count: int) -> list[str]:
+    """Questions mixing common (rank 45-150), mid (150-1500) and rarer (1500+) content words."""
+    rng = random.Random(f"questions:{seed}")
+    templates = (
+        "What is the {m} of the {c} {r}?",
+        "How does {c} {m} affect the {m2}?",
+        "Why would a {r} need {m} and {c}?",
+        "Which {m} {m2} is used for {c}?",
+        "When was the {r} {m} first described?",
+        "What are {c} {m} in {r} {m2}?",
+    )
+    words = vocab.words
+    questions: list[str] = []
+    while len(questions) < count:
+        question = rng.choice(templates).format(
+            c=rng.choice(words[45:150]),
+            m=rng.choice(words[150:1500]),
+            m2=rng.choice(words[150:1500]),
+            r=rng.choice(words[1500:]),
+        )
+        if question not in questions:
+            questions.append(question)
+    return questions
+
+
+def bench_ask(
+    vocab: Vocabulary,
+    seed: int,
+    docs: Sequence[LoadedDocument],
+    min_chunks: int,
+    n_questions: int,
+    n_hits: int,
+    tmp: Path,
+) -> AskFigures:
+    arb = Arborist(tmp / "ask")
+    conn = arb.store_conn
+    chunks = 0
+    more = documents(vocab, seed, (1_000, 7_000))
+    source = itertools.chain(docs, itertools.islice(more, len(docs), None))
+    for doc in source:
+        if chunks >= min_chunks:
+            break
+        chunks += ingest_document(conn, doc).document.chunk_count
+    questions = make_questions(vocab, seed, n_questions)
+    misses = []
+    for question in questions:
+        start = time.perf_counter()
+        result = arb.ask(question, llm="extractive")
+        misses.append(time.perf_counter() - start)
+        assert not result.hit, question
+    client = ExtractiveClient()
+    hits, runner_hits, bare = [], [], []
+    for question in questions:  # warm: one untimed hit each
+        assert arb.ask(question, llm="extractive").hit
+    for i in range(n_hits):
+        question = questions[i % len(questions)]
+        start = time.perf_counter()
+        retrieve(conn, question)
+        bare.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        result = arb.ask(question, llm="extractive")
+        hits.append(time.perf_counter() - start)
+        assert result.hit, question
+        start = time.perf_counter()
+        result = runner_ask(conn, client, question)
+        runner_hits.append(time.perf_counter() - start)
+        assert result.hit, question
+    arb.close()
+    figures = AskFigures(chunks, len(questions), misses, hits, runner_hits, bare)
+    print(
+        f"\n2. ask: {chunks:,} chunks, {len(questions)} questions asked once (misses), "
+        f"then {n_hits} hits round-robin"
+    )
+    print(f"   {'path':<44} {'median ms':>9} {'p95 ms':>8} {'max ms':>8}")
+    for label, samples in (
+        ("miss: Arborist.ask (extractive, writes)", misses),
+        ("hit: Arborist.ask", hits),
+        ("hit: runner.ask (client built once)", runner_hits),
+        ("bare: retrieve(conn, question) (FTS5)", bare),
+    ):
+        print(
+            f"   {label:<44} {ms(statistics.median(samples)):>9} "
+            f"{ms(percentile(samples, 95)):>8} {ms(max(samples)):>8}"
+        )
+    print(f"   ratio hit/retrieve (medians): {figures.ratio:.2f}x")
+    return figures
+
+
+# --------------------------------------------------------------------------- 3. search
+
+
+@dataclass(frozen=True)
+class SearchFigures:
+    chunks: int
+    documents: int
+    build_s: float
+    by_class: dict[str, tuple[list[float], list[float], list[int], tuple[int, int]]]
+
+    def all_ours(self) -> list[float]:
+        return [t for ours, _bare, _hits, _df in self.by_class.values() for t in ours]
+
+    def all_bare(self) -> list[float]:
+        return [t for _ours, bare, _hits, _df in self.by_class.values() for t in bare]
+
+
+def _spread(terms: list[tuple[int, str]], count: int) -> list[tuple[int, str]]:
+    """``count`` items evenly spaced over the (df, term)-sorted list."""
+    terms = sorted(terms)
+    if len(terms) <= count:
+        return terms
+    step = len(terms) / count
+    return [terms[int(i * step + step / 2)] for i in range(count)]
+
+
+def term_frequencies(db: Path) -> dict[str, int]:
+    """Chunks holding each indexed term (fts5vocab, on a side connection)."""
+    side = connect(db, must_exist=True)
+    try:
+        side.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'chunks_fts', 'row')")
+        return dict(side.execute("SELECT term, doc FROM temp.vocab").fetchall())
+    finally:
+        side.close()
+
+
+def pick_queries(
+    df: dict[str, int], chunks: int, per_class: int, seed: int
+) -> dict[str, list[str]]:
+    """Query terms chosen by their measured chunk frequency, spread over each class."""
+    df = {t: d for t, d in df.items() if t.isalpha() and t not in STOPWORDS}
+    classes = {
+        "rare (df <= 0.01%)": [(d, t) for t, d in df.items() if d <= max(2, chunks // 10_000)],
+        "mid (0.1%-1%)": [(d, t) for t, d in df.items() if chunks // 1000 <= d <= chunks // 100],
+        "common (>= 20%)": [(d, t) for t, d in df.items() if d >= chunks // 5],
+    }
+    picked = {name: [t for _d, t in _spread(terms, per_class)] for name, terms in classes.items()}
+    rng = random.Random(f"search:{seed}")
+    rare, mid, common = picked.values()
+    shapes = (
+        (mid, mid),
+        (common, mid),
+        (common, common),
+        (rare, common),
+        (common, mid, mid),
+        (common, common, mid),
+        (mid, mid, common),
+        (common, common, common),
+    )
+    multi = []
+    for i in range(per_class):
+        words = [rng.choice(pool) for pool in shapes[i % len(shapes)]]
+        multi.append(" ".join(dict.fromkeys(words)))
+    picked["2-3 words"] = multi
+    return picked
+
+
+def bench_search(
+    vocab: Vocabulary, seed: int, min_chunks: int, per_class: int, rounds: int, tmp: Path
+) -> SearchFigures:
+    arb = Arborist(tmp / "search")
+    conn = arb.store_conn
+    chunks = n_docs = 0
+    generating = ingesting = 0.0
+    corpus = documents(vocab, seed + 1, (20_000, 60_000))
+    while chunks < min_chunks:
+        start = time.perf_counter()
+        doc = next(corpus)
+        mid = time.perf_counter()
+        chunks += ingest_document(conn, doc).document.chunk_count
+        n_docs += 1
+        generating += mid - start
+        ingesting += time.perf_counter() - mid
+    print(
+        f"\n3. search: built {chunks:,} hot chunks in {n_docs:,} documents through "
+        f"ingest_document: {ingesting:.1f} s ingesting ({chunks / ingesting:,.0f} chunks/s), "
+        f"{generating:.1f} s generating text"
+    )
+    df_of = term_frequencies(arb.store_path)
+    queries = pick_queries(df_of, chunks, per_class, seed)
+    bare_sql = (
+        "SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? "
+        "ORDER BY score LIMIT 10"
+    )
+    side = connect(arb.store_path, must_exist=True)
+    by_class: dict[str, tuple[list[float], list[float], list[int], tuple[int, int]]] = {}
+    for name, qs in queries.items():
+        dfs = [min(df_of.get(t, 0) for t in q.split()) for q in qs]
+        by_class[name] = ([], [], [], (min(dfs), max(dfs)))
+        for q in qs:  # warm-up, untimed
+            arb.search(q, limit=10)
+    for _ in range(rounds):
+        for name, qs in queries.items():
+            ours, bare, hits, _df = by_class[name]
+            for q in qs:
+                match = fts_match_all(q.split())
+                start = time.perf_counter()
+                side.execute(bare_sql, (match,)).fetchall()
+                bare.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                found = arb.search(q, limit=10)
+                ours.append(time.perf_counter() - start)
+                hits.append(len(found))
+    side.close()
+    arb.close()
+    figures = SearchFigures(chunks, n_docs, ingesting, by_class)
+    print(
+        f"   {len(queries)} classes x {per_class} queries x {rounds} rounds; "
+        "df = chunks holding the query's rarest term"
+    )
+    print(
+        f"   {'class':<20} {'df range':>15} {'hits':>5} {'p50 ms':>8} {'p95 ms':>8} "
+        f"{'bare p50':>9} {'bare p95':>9} {'p50 ratio':>9}"
+    )
+    rows = [(name, *values) for name, values in by_class.items()]
+    rows.append(("all", figures.all_ours(), figures.all_bare(), [], (0, 0)))
+    for name, ours, bare, hits, (lo, hi) in rows:
+        span = f"{lo:,}-{hi:,}" if name != "all" else ""
+        mean_hits = f"{statistics.mean(hits):.1f}" if hits else ""
+        print(
+            f"   {name:<20} {span:>15} {mean_hits:>5} {ms(statistics.median(ours)):>8} "
+            f"{ms(percentile(ours, 95)):>8} {ms(statistics.median(bare)):>9} "
+            f"{ms(percentile(bare, 95)):>9} "
+            f"{statistics.median(ours) / statistics.median(bare):>8.2f}x"
+        )
+    print("   queries: " + "; ".join(f"{n.split()[0]}: {', '.join(q)}" for n, q in queries.items()))
+    return figures
+
+
+# --------------------------------------------------------------------------- main
+
+
+def machine() -> str:
+    return (
+        f"{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"SQLite {sqlite3.sqlite_version}, "
+        f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run in seconds")
+    parser.add_argument("--repeat", type=int, default=None, help="ingest repeats (best of)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-profile", action="store_true", help="never profile a missed target")
+    args = parser.parse_args()
+    if args.quick:
+        sizes = {"docs": 200, "ask_chunks": 1_000, "questions": 5, "hits": 40}
+        sizes |= {"search_chunks": 5_000, "per_class": 4, "rounds": 3, "repeat": 2}
+    else:
+        sizes = {"docs": 2_000, "ask_chunks": 10_000, "questions": 20, "hits": 200}
+        sizes |= {"search_chunks": 100_000, "per_class": 8, "rounds": 5, "repeat": 3}
+    repeat = args.repeat or sizes["repeat"]
+    began = time.perf_counter()
+    print(f"arborist store benchmark{' (--quick)' if args.quick else ''}")
+    print(f"machine: {machine()}")
+    vocab = make_vocabulary(4_000, args.seed)
+    with tempfile.TemporaryDirectory(prefix="arborist-bench-") as name:
+        tmp = Path(name)
+        ingest, docs = bench_ingest(vocab, args.seed, sizes["docs"], repeat, tmp)
+        asked = bench_ask(
+            vocab,
+            args.seed,
+            docs,
+            sizes["ask_chunks"],
+            sizes["questions"],
+            sizes["hits"],
+            tmp,
+        )
+        searched = bench_search(
+            vocab, args.seed, sizes["search_chunks"], sizes["per_class"], sizes["rounds"], tmp
+        )
+        ingest_ok = ingest.ratio >= INGEST_TARGET
+        hit_median = statistics.median(asked.hits_ms) * 1000
+        ask_ok = hit_median <= ASK_TARGET_MS
+        if not args.no_profile and not ingest_ok:
+            sample = docs[: max(1, len(docs) // 4)]
+            profile_report(
+                f"ingest_document x {len(sample)}",
+                lambda: _ingest_ours(tmp / "profile-ingest", sample),
+            )
+        if not args.no_profile and not ask_ok:
+            arb = Arborist(tmp / "ask")
+            qs = make_questions(vocab, args.seed, sizes["questions"])
+            profile_report(
+                f"Arborist.ask hits x {sizes['hits']}",
+                lambda: [arb.ask(qs[i % len(qs)], llm="extractive") for i in range(sizes["hits"])],
+            )
+            arb.close()
+    elapsed = time.perf_counter() - began
+    verdict = {True: "MET", False: "MISSED"}
+    everything = searched.all_ours()
+    print("\nheadline figures")
+    print(
+        f"  1. ingest: {ingest.megabytes / ingest.ours_s:.2f} MB/s vs bare FTS5 insert "
+        f"{ingest.megabytes / ingest.bare_s:.2f} MB/s = ratio {ingest.ratio:.2f} "
+        f"(target >= {INGEST_TARGET}) {verdict[ingest_ok]}"
+    )
+    print(
+        f"  2. ask, cache hit over {asked.chunks:,} chunks: median {hit_median:.2f} ms, "
+        f"p95 {percentile(asked.hits_ms, 95) * 1000:.2f} ms (target median <= {ASK_TARGET_MS} ms) "
+        f"{verdict[ask_ok]}; bare retrieve median "
+        f"{statistics.median(asked.retrieve_ms) * 1000:.2f} ms, hit/retrieve {asked.ratio:.2f}x"
+    )
+    per_class = ", ".join(
+        f"{name.split()[0]} {ms(statistics.median(ours))}/{ms(percentile(ours, 95))}"
+        for name, (ours, _bare, _hits, _df) in searched.by_class.items()
+    )
+    print(
+        f"  3. search over {searched.chunks:,} chunks (limit 10): p50 "
+        f"{ms(statistics.median(everything))} ms, p95 {ms(percentile(everything, 95))} ms "
+        f"(p50/p95 ms by class: {per_class})"
+    )
+    print(f"whole run: {elapsed:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
