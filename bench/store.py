@@ -47,7 +47,7 @@ import sys
 import tempfile
 import time
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -170,12 +170,8 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f}"
 
 
-def profile_report(title: str, fn: Callable[[], object], top: int = 14) -> None:
-    """Run ``fn`` under cProfile; print the functions with the most own and cumulative time."""
-    profiler = cProfile.Profile()
-    profiler.enable()
-    fn()
-    profiler.disable()
+def profile_report(title: str, profiler: cProfile.Profile, top: int = 14) -> None:
+    """Print the functions with the most own and cumulative time in a finished profile."""
     stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
     total = sum(tt for _cc, _nc, tt, _ct, _callers in stats.values()) or 1.0
 
@@ -218,21 +214,32 @@ _BARE_SCHEMA = (
 )
 
 
-def _ingest_ours(folder: Path, docs: Sequence[LoadedDocument]) -> float:
+def _ingest_ours(
+    folder: Path, docs: Sequence[LoadedDocument], profiler: cProfile.Profile | None = None
+) -> float:
     with Arborist(folder) as arb:
         conn = arb.store_conn  # opened and migrated before the clock starts
+        if profiler is not None:
+            profiler.enable()
         start = time.perf_counter()
         for doc in docs:
             ingest_document(conn, doc)
-        return time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        if profiler is not None:
+            profiler.disable()
+        return elapsed
 
 
-def _ingest_bare(folder: Path, chunked: Sequence[list[str]]) -> float:
+def _ingest_bare(
+    folder: Path, chunked: Sequence[list[str]], profiler: cProfile.Profile | None = None
+) -> float:
     conn = connect(folder / "bare.db")
     try:
         for statement in _BARE_SCHEMA:
             conn.execute(statement)
         next_id = 1
+        if profiler is not None:
+            profiler.enable()
         start = time.perf_counter()
         for document, texts in enumerate(chunked, start=1):
             rows = [(next_id + i, document, text) for i, text in enumerate(texts)]
@@ -244,7 +251,10 @@ def _ingest_bare(folder: Path, chunked: Sequence[list[str]]) -> float:
                 [(chunk_id, text) for chunk_id, _doc, text in rows],
             )
             conn.execute("COMMIT")
-        return time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        if profiler is not None:
+            profiler.disable()
+        return elapsed
     finally:
         conn.close()
 
@@ -443,8 +453,10 @@ def pick_queries(
     )
     multi = []
     for i in range(per_class):
-        words = [rng.choice(pool) for pool in shapes[i % len(shapes)]]
-        multi.append(" ".join(dict.fromkeys(words)))
+        words: list[str] = []
+        for pool in shapes[i % len(shapes)]:
+            words.append(rng.choice([w for w in pool if w not in words]))
+        multi.append(" ".join(words))
     picked["2-3 words"] = multi
     return picked
 
@@ -569,19 +581,23 @@ def main() -> None:
         hit_median = statistics.median(asked.hits_ms) * 1000
         ask_ok = hit_median <= ASK_TARGET_MS
         if not args.no_profile and not ingest_ok:
-            sample = docs[: max(1, len(docs) // 4)]
-            profile_report(
-                f"ingest_document x {len(sample)}",
-                lambda: _ingest_ours(tmp / "profile-ingest", sample),
-            )
+            profiler = cProfile.Profile()
+            _ingest_ours(tmp / "profile-ingest", docs, profiler)
+            profile_report(f"ingest_document x {len(docs):,} (fresh store)", profiler)
+            chunked = [[c.text for c in chunk_text(d.text)] for d in docs]
+            profiler = cProfile.Profile()
+            _ingest_bare(tmp / "profile-bare", chunked, profiler)
+            profile_report("the bare insert, same chunks (for comparison)", profiler, top=5)
         if not args.no_profile and not ask_ok:
             arb = Arborist(tmp / "ask")
             qs = make_questions(vocab, args.seed, sizes["questions"])
-            profile_report(
-                f"Arborist.ask hits x {sizes['hits']}",
-                lambda: [arb.ask(qs[i % len(qs)], llm="extractive") for i in range(sizes["hits"])],
-            )
+            profiler = cProfile.Profile()
+            profiler.enable()
+            for i in range(sizes["hits"]):
+                arb.ask(qs[i % len(qs)], llm="extractive")
+            profiler.disable()
             arb.close()
+            profile_report(f"Arborist.ask hits x {sizes['hits']}", profiler)
     elapsed = time.perf_counter() - began
     verdict = {True: "MET", False: "MISSED"}
     everything = searched.all_ours()

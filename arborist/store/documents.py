@@ -175,15 +175,21 @@ def mark_stale(conn: sqlite3.Connection, document_id: int, reason: str) -> int:
 def _insert_chunks(
     conn: sqlite3.Connection, document_id: int, chunks: list[Chunk], leaves: list[bytes]
 ) -> None:
-    for index, (chunk, leaf) in enumerate(zip(chunks, leaves, strict=True)):
-        cursor = conn.execute(
-            "INSERT INTO chunks (document_id, chunk_index, leaf, tier, text, heading) "
-            "VALUES (?, ?, ?, 'hot', ?, ?)",
-            (document_id, index, leaf.hex(), chunk.text, chunk.heading),
-        )
-        conn.execute(
-            "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (cursor.lastrowid, chunk.text)
-        )
+    """Insert a document's chunks and index them, two statements in all (ids assigned here,
+    inside the caller's write transaction, so they are known without a round trip each)."""
+    first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
+    rows = [
+        (first + index, document_id, index, leaf.hex(), chunk.text, chunk.heading)
+        for index, (chunk, leaf) in enumerate(zip(chunks, leaves, strict=True))
+    ]
+    conn.executemany(
+        "INSERT INTO chunks (id, document_id, chunk_index, leaf, tier, text, heading) "
+        "VALUES (?, ?, ?, ?, 'hot', ?, ?)",
+        rows,
+    )
+    conn.executemany(
+        "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", [(row[0], row[4]) for row in rows]
+    )
 
 
 def ingest_document(
