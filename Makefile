@@ -9,7 +9,8 @@ BUNDLE := arborist_nb/static/arborist.js
 JS_DEPS := js/node_modules/.package-lock.json
 DEMO_HOME ?= .demo-home
 
-.PHONY: all install js test lint typecheck test-js test-py demo bench clean
+.PHONY: all install js test lint typecheck test-js test-py demo bench clean \
+        session session-list session-tree session-find session-chain-check
 
 all: install
 
@@ -59,6 +60,24 @@ demo: install
 	$(ARB) ask "$(DEMO_Q)" | grep '^cache'
 	$(ARB) verify
 	$(ARB) stats
+
+# The forest, as the seed names it (SID=..., LLM=..., Q="...", LIMIT=N, JSON=1).
+session: install
+	$(BIN)/arborist session $(if $(SID),--sid $(SID)) $(if $(LLM),--llm $(LLM))
+
+session-list: install
+	$(BIN)/arborist session --list $(if $(JSON),--json)
+
+session-tree: install
+	@test -n "$(SID)" || { echo "usage: make session-tree SID=<sid>"; exit 2; }
+	$(BIN)/arborist session --tree --sid $(SID)
+
+session-find: install
+	@test -n "$(Q)" || { echo 'usage: make session-find Q="..." [LIMIT=N JSON=1]'; exit 2; }
+	$(BIN)/arborist session --find "$(Q)" $(if $(LIMIT),--limit $(LIMIT)) $(if $(JSON),--json)
+
+session-chain-check: install
+	$(BIN)/arborist session --chain-check
 
 bench: install
 	$(BIN)/python bench/hashing.py

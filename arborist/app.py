@@ -26,6 +26,25 @@ from arborist.audit import ChainReport, Checkpoint, check_chain
 from arborist.db import Migration, connect, open_database
 from arborist.errors import BadInput, StorageError
 from arborist.forest import SESSIONS_MIGRATIONS
+from arborist.forest.bates import is_bates
+from arborist.forest.render import branch_points, render_tree
+from arborist.forest.shard import (
+    FindHit,
+    Node,
+    Session,
+    ancestors,
+    create_session,
+    find,
+    get_node,
+    get_session,
+    insert_turn,
+    list_sessions,
+    resolve_ref,
+    set_current,
+    set_label,
+)
+from arborist.forest.transfer import ImportResult, export_session, import_lines
+from arborist.forest.verify import ForestVerification, verify_forest
 from arborist.qa.client import ChatClient, select_client
 from arborist.qa.records import CacheRecord, falsify, list_records, resolve_key
 from arborist.qa.runner import AskResult, ask
@@ -43,7 +62,15 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-__all__ = ["Arborist", "ChainCheck", "DatabaseReport", "Track", "default_home"]
+__all__ = [
+    "Arborist",
+    "ChainCheck",
+    "DatabaseReport",
+    "Track",
+    "Turn",
+    "Verification",
+    "default_home",
+]
 
 T = TypeVar("T")
 Track = Callable[[Iterable[T]], Iterable[T]]
@@ -83,6 +110,43 @@ class ChainCheck:
     @property
     def ok(self) -> bool:
         return not self.unmatched and all(db.report.ok for db in self.databases)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One recorded turn: the answer (hit or miss) and the forest node that holds it."""
+
+    result: AskResult
+    node: Node
+    reused: bool = False
+
+
+@dataclass(frozen=True)
+class Verification:
+    """``arborist verify`` over both stores; checkpoints that matched neither chain."""
+
+    store: StoreVerification
+    forest: ForestVerification
+    unmatched: tuple[Checkpoint, ...]
+
+    @property
+    def problems(self) -> list[str]:
+        lines = [f"store.db: {p}" for p in self.store.problems]
+        lines += [f"store.db: audit chain: {p}" for p in self.store.chain.problems]
+        lines += [f"sessions.db: {p}" for p in self.forest.problems]
+        lines += [f"sessions.db: audit chain: {p}" for p in self.forest.chain.problems]
+        lines += [
+            f"checkpoint {cp} is in neither chain: truncated or rewritten" for cp in self.unmatched
+        ]
+        return lines
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+MAX_KEYWORD_TITLES = 12
+"""How many cited titles from a turn's ancestors steer its retrieval."""
 
 
 class Arborist:
@@ -223,8 +287,9 @@ class Arborist:
         return rehydrate(self.store_conn, resolve_document(self.store_conn, ref), refetch)
 
     def derive(self, kind: str, ref: str, text: str | None = None) -> Derivation:
-        """Save a core record derived from the cited evidence of the answer under ``ref``."""
-        return derive_from_record(self.store_conn, self.record(ref), kind, text)
+        """Save a core record derived from the cited evidence of the answer under ``ref``
+        (a bates number or a cache key)."""
+        return derive_from_record(self.store_conn, self.resolve_answer(ref), kind, text)
 
     # --- answers ------------------------------------------------------------------------------
 
@@ -261,9 +326,148 @@ class Arborist:
 
     # --- checks and figures -------------------------------------------------------------------
 
-    def verify(self, checkpoints: Sequence[Checkpoint] = ()) -> StoreVerification:
-        """Recompute everything committed in ``store.db`` and check its chain."""
-        return verify_store(self.store_conn, checkpoints)
+    def verify(self, checkpoints: Sequence[Checkpoint] = ()) -> Verification:
+        """Recompute everything committed in both stores and check both chains.
+
+        Each checkpoint is checked against the chain that holds its event hash;
+        one found in neither is reported.
+        """
+        conns = {"store": self.store_conn, "sessions": self.sessions_conn}
+        assigned: dict[str, list[Checkpoint]] = {"store": [], "sessions": []}
+        unmatched = []
+        for checkpoint in checkpoints:
+            owner = _owner(conns, checkpoint)
+            if owner is None:
+                unmatched.append(checkpoint)
+            else:
+                assigned[owner].append(checkpoint)
+        return Verification(
+            verify_store(self.store_conn, assigned["store"]),
+            verify_forest(self.sessions_conn, assigned["sessions"]),
+            tuple(unmatched),
+        )
+
+    # --- the forest ---------------------------------------------------------------------------
+
+    def new_session(self, label: str | None = None) -> Session:
+        """Start a session (a new root in the forest)."""
+        return create_session(self.sessions_conn, label=label)
+
+    def session(self, sid: str) -> Session:
+        """An existing session."""
+        return get_session(self.sessions_conn, sid)
+
+    def sessions(self) -> list[tuple[Session, int]]:
+        """Every session with its number of turns."""
+        return list_sessions(self.sessions_conn)
+
+    def node(self, ref: str, sid: str | None = None) -> Node:
+        """A turn by bates number, or by seq, label or ``root`` within session ``sid``."""
+        if sid is None:
+            if not is_bates(ref.strip()):
+                raise BadInput(f"{ref!r} is not a bates number (a seq or label needs a session)")
+            return get_node(self.sessions_conn, ref.strip())
+        return resolve_ref(self.sessions_conn, self.session(sid), ref)
+
+    def ask_turn(
+        self,
+        question: str,
+        *,
+        sid: str,
+        parent: str | None = None,
+        label: str | None = None,
+        llm: str | None = None,
+        use_cache: bool = True,
+        on_token: Callable[[str], None] | None = None,
+        reuse: bool = False,
+    ) -> Turn:
+        """Ask under ``parent`` (default: the session's current node) and record the turn.
+
+        Retrieval is steered by the titles the parent and its ancestors cited
+        (they never enter a hash). With ``reuse``, asking the same question
+        under the same parent with the same cache key returns the existing
+        turn instead of growing a duplicate branch.
+        """
+        session = self.session(sid)
+        under = (
+            self.node(parent, sid)
+            if parent
+            else get_node(self.sessions_conn, session.current_bates)
+        )
+        keywords = _keywords([under, *ancestors(self.sessions_conn, under.bates)])
+        result = self.ask(
+            question, llm=llm, use_cache=use_cache, keywords=keywords, on_token=on_token
+        )
+        if reuse:
+            existing = self.sessions_conn.execute(
+                "SELECT bates FROM nodes WHERE parent_bates = ? AND sid = ? AND cache_key = ? "
+                "AND question = ? ORDER BY seq DESC LIMIT 1",
+                (under.bates, session.sid, result.cache_key, result.record.question),
+            ).fetchone()
+            if existing:
+                set_current(self.sessions_conn, session.sid, existing[0])
+                return Turn(result, get_node(self.sessions_conn, existing[0]), reused=True)
+        record = result.record
+        node = insert_turn(
+            self.sessions_conn,
+            session.sid,
+            under.bates,
+            question=record.question,
+            answer_text=record.answer_text,
+            cache_key=record.cache_key,
+            audit_mode=record.audit_mode,
+            cited_titles=list(dict.fromkeys(e.title for e in record.evidence if e.cited)),
+            label=label,
+        )
+        return Turn(result, node)
+
+    def tree(self, sid: str) -> str:
+        """A session's tree as text."""
+        return render_tree(self.sessions_conn, self.session(sid))
+
+    def branches(self, sid: str) -> list[tuple[Node, int]]:
+        """Branch points (two or more children) of a session's tree."""
+        return branch_points(self.sessions_conn, self.session(sid))
+
+    def find(self, query: str, *, limit: int = 10) -> list[FindHit]:
+        """Turns of every session matching every word of ``query``."""
+        return find(self.sessions_conn, query, limit=limit)
+
+    def cd(self, sid: str, ref: str) -> Node:
+        """Make ``ref`` (any session's turn) the session's current node."""
+        node = self.node(ref, sid)
+        set_current(self.sessions_conn, sid, node.bates)
+        return node
+
+    def back(self, sid: str) -> Node:
+        """Move the session's current node to its parent."""
+        current = get_node(self.sessions_conn, self.session(sid).current_bates)
+        if current.parent_bates is None:
+            raise BadInput("already at the root")
+        return self.cd(sid, current.parent_bates)
+
+    def label(self, sid: str, name: str, ref: str | None = None) -> Node:
+        """Name a turn (default: the current one)."""
+        session = self.session(sid)
+        node = self.node(ref, sid) if ref else get_node(self.sessions_conn, session.current_bates)
+        return set_label(self.sessions_conn, node.bates, name)
+
+    def export_session(self, sid: str) -> list[dict[str, Any]]:
+        """A session as JSON-ready records: its header, then every turn it minted."""
+        return list(export_session(self.sessions_conn, sid))
+
+    def import_sessions(self, lines: Iterable[str]) -> ImportResult:
+        """Import exported sessions into this shard (every hash re-proved; all or nothing)."""
+        return import_lines(self.sessions_conn, lines)
+
+    def resolve_answer(self, ref: str) -> CacheRecord:
+        """The cache record behind a bates number or a cache key."""
+        if is_bates(ref.strip()):
+            node = get_node(self.sessions_conn, ref.strip())
+            if node.is_root:
+                raise BadInput(f"{node.bates} is a session root: it has no answer")
+            return self.record(node.cache_key)
+        return self.record(ref)
 
     def stats(self) -> dict[str, Any]:
         """Counts of documents, chunks per tier, records per state, hits, and file sizes."""
@@ -316,6 +520,15 @@ class Arborist:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _keywords(path: Sequence[Node]) -> list[str]:
+    """Titles cited along a path (nearest first), deduplicated and capped."""
+    titles: dict[str, None] = {}
+    for node in path:
+        for title in node.cited_titles:
+            titles.setdefault(title, None)
+    return list(titles)[:MAX_KEYWORD_TITLES]
 
 
 def _owner(conns: dict[str, sqlite3.Connection], checkpoint: Checkpoint) -> str | None:

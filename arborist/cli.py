@@ -18,9 +18,10 @@ from tqdm import tqdm
 
 from arborist._version import __version__
 from arborist.app import Arborist, ChainCheck, DatabaseReport
-from arborist.audit import Checkpoint
+from arborist.audit import ChainReport, Checkpoint
 from arborist.errors import ArboristError, BadInput
 from arborist.qa.runner import AskResult
+from arborist.repl import Repl, interactive_reader
 from arborist.store.documents import IngestResult
 
 __all__ = ["cli", "format_answer", "format_chain_check", "format_ingest_json", "main"]
@@ -196,8 +197,8 @@ def chain_check_json(result: ChainCheck) -> dict[str, Any]:
 # --- documents ---------------------------------------------------------------------------------
 
 
-def _app(ctx: click.Context) -> Arborist:
-    return Arborist(ctx.obj["home"])
+def _app(ctx: click.Context, sessions_db: Path | None = None) -> Arborist:
+    return Arborist(ctx.obj["home"], sessions_db=sessions_db)
 
 
 def _print_json(data: Any) -> None:
@@ -349,8 +350,8 @@ def rehydrate_command(ctx: click.Context, document: str) -> None:
     "--from",
     "source",
     required=True,
-    metavar="CACHE_KEY",
-    help="The answer whose cited evidence the record derives from.",
+    metavar="BATES_OR_CACHE_KEY",
+    help="The answer (a turn's bates number or a cache key) whose cited evidence it derives from.",
 )
 @click.option(
     "--text",
@@ -379,29 +380,52 @@ def derive_command(ctx: click.Context, kind: str, source: str, text: str | None)
     metavar="NAME",
     help="extractive (default), stub, openai or a config profile.",
 )
+@click.option(
+    "--sid", default=None, help="Record the turn in this session (default: a new one labelled cli)."
+)
+@click.option(
+    "--parent", default=None, metavar="REF", help="Ask under this turn (bates, seq or label)."
+)
 @click.option("--no-cache", is_flag=True, help="Ask the model even if a cached answer matches.")
+@click.option("--sessions-db", type=click.Path(dir_okay=False, path_type=Path), default=None)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def ask_command(
-    ctx: click.Context, question: str, llm: str | None, no_cache: bool, as_json: bool
+    ctx: click.Context,
+    question: str,
+    llm: str | None,
+    sid: str | None,
+    parent: str | None,
+    no_cache: bool,
+    sessions_db: Path | None,
+    as_json: bool,
 ) -> None:
-    """Answer QUESTION from your documents, citing them; cached when nothing has drifted."""
-    with _app(ctx) as app:
-        result = app.ask(question, llm=llm, use_cache=not no_cache)
+    """Answer QUESTION from your documents, citing them; cached when nothing has drifted.
+
+    Every ask is a turn of the forest: it prints the turn's bates number.
+    """
+    with _app(ctx, sessions_db) as app:
+        session_id = app.session(sid).sid if sid else app.new_session("cli").sid
+        turn = app.ask_turn(
+            question, sid=session_id, parent=parent, llm=llm, use_cache=not no_cache
+        )
+    result = turn.result
     if as_json:
         _print_json(
             {
+                "bates": turn.node.bates,
+                "sid": turn.node.sid,
                 "hit": result.hit,
                 "elapsed_ms": round(result.elapsed_ms, 3),
                 **result.record.as_json(),
             }
         )
         return
-    click.echo(format_answer(result))
+    click.echo(format_answer(result, bates=turn.node.bates))
 
 
-def format_answer(result: AskResult) -> str:
-    """The answer, then hit or miss, audit mode, key and sources."""
+def format_answer(result: AskResult, *, bates: str | None = None) -> str:
+    """The answer, then its bates, hit or miss, audit mode, key and sources."""
     record = result.record
     if result.hit:
         cache = f"hit (first answered {record.created_at}, {record.hit_count} hit(s))"
@@ -410,6 +434,7 @@ def format_answer(result: AskResult) -> str:
     lines = [
         record.answer_text,
         "",
+        *([f"bates   {bates}"] if bates else []),
         f"cache   {cache}",
         f"audit   {record.audit_mode}",
         f"key     {record.cache_key}",
@@ -512,6 +537,138 @@ def providence_falsify(ctx: click.Context, key: str, state: str, reason: str) ->
     )
 
 
+# --- the forest --------------------------------------------------------------------------------
+
+
+@cli.command("session")
+@click.option("--sid", default=None, help="Resume this session (or the one --tree/--export name).")
+@click.option("--label", default=None, help="Label for a new session.")
+@click.option("--list", "list_", is_flag=True, help="List every session.")
+@click.option("--tree", is_flag=True, help="Print the tree of --sid.")
+@click.option(
+    "--find", "query", default=None, metavar="QUERY", help="Search every session's turns."
+)
+@click.option("--limit", type=click.IntRange(min=1, max=1000), default=10, show_default=True)
+@click.option("--chain-check", "chain", is_flag=True, help="Check the shard's audit chain.")
+@click.option(
+    "--export", "export_sid", default=None, metavar="SID", help="Write a session as JSON Lines."
+)
+@click.option(
+    "--import",
+    "import_file",
+    type=click.File("r", encoding="utf-8"),
+    default=None,
+    metavar="FILE",
+    help="Import sessions exported with --export ('-' for stdin).",
+)
+@click.option(
+    "--sessions-db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Use this shard instead of the home's sessions.db.",
+)
+@click.option("--llm", default=None, metavar="NAME", help="Model for the REPL's questions.")
+@click.option("--json", "as_json", is_flag=True, help="JSON output for --list and --find.")
+@click.pass_context
+def session_command(
+    ctx: click.Context,
+    sid: str | None,
+    label: str | None,
+    list_: bool,
+    tree: bool,
+    query: str | None,
+    limit: int,
+    chain: bool,
+    export_sid: str | None,
+    import_file: Any,
+    sessions_db: Path | None,
+    llm: str | None,
+    as_json: bool,
+) -> int:
+    """The conversation forest: a REPL in a new session (or --sid), or one of the actions below."""
+    modes = [
+        m
+        for m, on in (
+            ("--list", list_),
+            ("--tree", tree),
+            ("--find", query is not None),
+            ("--chain-check", chain),
+            ("--export", export_sid is not None),
+            ("--import", import_file is not None),
+        )
+        if on
+    ]
+    if len(modes) > 1:
+        raise click.UsageError(f"choose one of {', '.join(modes)}")
+    if tree and not sid:
+        raise click.UsageError("--tree needs --sid")
+    with _app(ctx, sessions_db) as app:
+        if list_:
+            _print_sessions(app, as_json)
+        elif tree:
+            click.echo(app.tree(sid or ""))
+        elif query is not None:
+            _print_find(app, query, limit, as_json)
+        elif chain:
+            result = app.chain_check((), databases=("sessions",))
+            click.echo(format_chain_check(result))
+            return 0 if result.ok else EXIT_FAILED
+        elif export_sid is not None:
+            for record in app.export_session(export_sid):
+                click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
+        elif import_file is not None:
+            done = app.import_sessions(import_file)
+            click.echo(
+                f"imported {done.added} node(s), {done.already_present} already present, "
+                f"session(s) {', '.join(done.sessions) or '(none)'}"
+            )
+        else:
+            session = app.session(sid) if sid else app.new_session(label)
+            repl = Repl(app, session.sid, read=input, write=click.echo, llm=llm)
+            if sys.stdin.isatty():
+                repl.read = interactive_reader(repl, app.home / "repl_history")
+            repl.run()
+    return 0
+
+
+def _print_sessions(app: Arborist, as_json: bool) -> None:
+    sessions = app.sessions()
+    if as_json:
+        _print_json(
+            [
+                {
+                    "sid": s.sid,
+                    "label": s.label,
+                    "turns": n,
+                    "root_bates": s.root_bates,
+                    "current_bates": s.current_bates,
+                    "created_at": s.created_at,
+                    "updated_at": s.updated_at,
+                }
+                for s, n in sessions
+            ]
+        )
+        return
+    if not sessions:
+        click.echo("no sessions")
+    for s, n in sessions:
+        click.echo(f"{s.sid}  {n:>5} turn(s)  {s.updated_at}  {s.label or ''}".rstrip())
+
+
+def _print_find(app: Arborist, query: str, limit: int, as_json: bool) -> None:
+    hits = app.find(query, limit=limit)
+    if as_json:
+        _print_json([{**h.node.as_json(), "snippet": h.snippet} for h in hits])
+        return
+    if not hits:
+        click.echo("no matches")
+    for h in hits:
+        click.echo(
+            f"{h.node.bates}  [{h.node.audit_mode}]  {' '.join(h.node.question.split())[:70]}"
+        )
+        click.echo(f"   {' '.join(h.snippet.split())}")
+
+
 # --- checks and figures --------------------------------------------------------------------------
 
 
@@ -526,24 +683,26 @@ def providence_falsify(ctx: click.Context, key: str, state: str, reason: str) ->
 )
 @click.pass_context
 def verify_command(ctx: click.Context, checkpoints: list[Checkpoint]) -> int:
-    """Recompute every leaf, source_root, cached record and proof; check the audit chains.
+    """Recompute every leaf, source_root, cached answer, proof, turn and fold; check both chains.
 
     Prints one line per problem and exits 1 if there is any.
     """
     with _app(ctx) as app:
-        store = app.verify(checkpoints)
-        chains = app.chain_check((), databases=("sessions",))
-    problems = [f"store.db: {p}" for p in store.problems]
-    if not store.chain.ok:
-        problems += [f"store.db: audit chain: {p}" for p in store.chain.problems]
-    for db in chains.databases:
-        problems += [f"{db.path.name}: audit chain: {p}" for p in db.report.problems]
-    if problems:
-        click.echo("\n".join(problems))
+        result = app.verify(checkpoints)
+    if result.problems:
+        click.echo("\n".join(result.problems))
         return EXIT_FAILED
+    store, forest = result.store, result.forest
+
+    def head(report: ChainReport) -> str:
+        return f"checkpoint {report.head}" if report.head else "empty chain"
+
     click.echo(
-        f"store.db  ok  {store.documents} documents, {store.chunks} chunks, {store.records} cached "
-        f"answers; chain {'at checkpoint ' + str(store.chain.head) if store.chain.head else 'empty'}"
+        f"store.db     ok  {store.documents} documents, {store.chunks} chunks, "
+        f"{store.records} cached answers; {head(store.chain)}"
+    )
+    click.echo(
+        f"sessions.db  ok  {forest.sessions} sessions, {forest.nodes} nodes; {head(forest.chain)}"
     )
     return 0
 

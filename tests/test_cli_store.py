@@ -171,7 +171,7 @@ def test_verify_is_clean_then_names_each_problem(docs: Path, home: Path) -> None
     run("ingest", str(docs))
     code, out, _ = run("verify")
     assert code == 0 and out.startswith(
-        "store.db  ok  2 documents, 2 chunks, 0 cached answers; chain at checkpoint 2:"
+        "store.db     ok  2 documents, 2 chunks, 0 cached answers; checkpoint 2:"
     )
     conn = sqlite3.connect(home / "store.db")
     conn.execute(

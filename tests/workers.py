@@ -15,6 +15,8 @@ from pathlib import Path
 
 from arborist.audit import append_event
 from arborist.db import open_database, transaction
+from arborist.forest import SESSIONS_MIGRATIONS
+from arborist.forest.shard import insert_turn
 from arborist.store import STORE_MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,6 +41,33 @@ def append(path: str, count: int, go: str, name: str) -> None:
         # A real writer does other work between turns. Without this pause the
         # lock holder re-takes the lock before SQLite's busy handler wakes the
         # other writer, and the two run one after the other instead of interleaved.
+        time.sleep(0.0005)
+    conn.close()
+
+
+def turns(path: str, count: int, go: str, name: str) -> None:
+    """Insert ``count`` turns into the first session of a shard, each its own transaction."""
+    conn = open_database(path, SESSIONS_MIGRATIONS)
+    sid, root = conn.execute("SELECT sid, root_bates FROM sessions ORDER BY sid LIMIT 1").fetchone()
+    wait_for(Path(go))
+    for i in range(count):
+        parent = (
+            root
+            if i % 2 == 0
+            else conn.execute(
+                "SELECT current_bates FROM sessions WHERE sid = ?", (sid,)
+            ).fetchone()[0]
+        )
+        insert_turn(
+            conn,
+            sid,
+            parent,
+            question=f"{name} question {i}",
+            answer_text=f"{name} answer {i}",
+            cache_key="ab" * 32,
+            audit_mode="STRICT",
+            cited_titles=[f"{name} title"],
+        )
         time.sleep(0.0005)
     conn.close()
 
@@ -78,4 +107,4 @@ def finish(procs: list[subprocess.Popen[str]], timeout: float = 600) -> list[str
 
 if __name__ == "__main__":
     kind, path, count, go, name = sys.argv[1:6]
-    {"append": append, "migrate": migrate}[kind](path, int(count), go, name)
+    {"append": append, "migrate": migrate, "turns": turns}[kind](path, int(count), go, name)

@@ -1,6 +1,11 @@
 """Migrations of ``sessions.db``, the forest shard. Append only.
 
-The shard has no foreign key into ``store.db``: it must stay readable alone.
+The shard has no foreign key into ``store.db``: it must stay readable alone
+(a node's ``cache_key`` names a store record by value). Tables follow the
+seed (``seeds/sessions.md``) with two additions: ``nodes`` has an explicit
+INTEGER PRIMARY KEY for its FTS index (bates stays UNIQUE), and
+``created_label`` keeps the label given at creation (the one ``node_hash``
+covers) apart from the current, renameable ``label``.
 """
 
 from __future__ import annotations
@@ -10,7 +15,50 @@ from arborist.db import Migration
 
 __all__ = ["SESSIONS_MIGRATIONS"]
 
+_FOREST = """
+CREATE TABLE sessions (
+    sid            TEXT PRIMARY KEY,
+    root_bates     TEXT NOT NULL,
+    current_bates  TEXT NOT NULL,
+    next_seq       INTEGER NOT NULL,
+    created_at     TEXT NOT NULL,
+    updated_at     TEXT NOT NULL,
+    label          TEXT
+);
+
+CREATE TABLE nodes (
+    id                 INTEGER PRIMARY KEY,
+    bates              TEXT NOT NULL UNIQUE,
+    sid                TEXT NOT NULL REFERENCES sessions (sid),
+    seq                INTEGER NOT NULL,
+    parent_bates       TEXT REFERENCES nodes (bates),
+    question           TEXT NOT NULL,
+    answer_text        TEXT NOT NULL,
+    cache_key          TEXT NOT NULL,
+    audit_mode         TEXT NOT NULL,
+    cited_titles_json  TEXT NOT NULL,
+    n_cited_sources    INTEGER NOT NULL,
+    created_at         TEXT NOT NULL,
+    created_label      TEXT,
+    label              TEXT,
+    node_hash          TEXT NOT NULL,
+    subtree_hash       TEXT NOT NULL,
+    UNIQUE (sid, seq)
+);
+CREATE INDEX nodes_parent ON nodes (parent_bates);
+CREATE INDEX nodes_label ON nodes (label) WHERE label IS NOT NULL;
+
+CREATE VIEW nodes_fts_source AS
+    SELECT id, question, answer_text, cited_titles_json AS cited_titles FROM nodes;
+
+CREATE VIRTUAL TABLE nodes_fts USING fts5 (
+    question, answer_text, cited_titles, content = 'nodes_fts_source', content_rowid = 'id'
+);
+"""
+
 SESSIONS_MIGRATIONS: tuple[Migration, ...] = (
     # 1: the one global chain of every state change in the forest.
     AUDIT_MIGRATION,
+    # 2: sessions, their nodes (one forest across all sessions), and the FTS index.
+    Migration(2, "sessions, nodes, nodes_fts", _FOREST),
 )

@@ -1,11 +1,8 @@
 """Full-text search and retrieval over ``store.db`` with declared audit modes.
 
-User text never reaches FTS5 MATCH raw: it is cut into word terms, NUL
-bytes dropped, and every term double-quoted, so ``AND``, ``NEAR(``,
-``col:``, ``*``, ``-`` and quotes are searched for as words and can never
-change a query's meaning (NOTES.md: raw MATCH text raises or silently
-rewrites the query). ``search`` requires every term (what a search box
-means); ``retrieve`` (for asks) ranks chunks that share any term.
+User text reaches FTS5 only through :mod:`arborist.fts` (every term
+quoted). ``search`` requires every term (what a search box means);
+``retrieve`` (for asks) ranks chunks that share any term.
 
 Every hit declares what it proves (DESIGN.md section 3): ``STRICT`` when the
 text is present, re-hashes to its leaf and the leaf's proof verifies against
@@ -17,13 +14,13 @@ chunk that failed to verify).
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from arborist.errors import BadInput
+from arborist.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_match_any, fts_terms
 from arborist.hashing import leaf_hash
 from arborist.merkle import verify_inclusion
 from arborist.qa.keys import EvidenceRef
@@ -32,11 +29,7 @@ from arborist.store.documents import proofs_for
 __all__ = [
     "AUDIT_MODES",
     "Evidence",
-    "MAX_QUERY_TERMS",
     "SearchHit",
-    "fts_match_all",
-    "fts_match_any",
-    "fts_terms",
     "retrieve",
     "search",
     "weakest_mode",
@@ -45,13 +38,9 @@ __all__ = [
 AUDIT_MODES = ("STRICT", "HYBRID", "VISUAL")
 """From strongest to weakest."""
 
-MAX_QUERY_TERMS = 64
-"""A search query with more distinct terms than this is refused (retrieval keeps the first)."""
-
 RETRIEVAL_LIMIT = 5
 SNIPPET_TOKENS = 16
 
-_TERM = re.compile(r"\w+")
 STOPWORDS = frozenset(
     [
         "a",
@@ -145,28 +134,6 @@ STOPWORDS = frozenset(
 )
 
 
-def fts_terms(text: str) -> list[str]:
-    """Distinct lowercase word terms of ``text``, in order, NUL bytes dropped."""
-    seen: dict[str, None] = {}
-    for term in _TERM.findall(text.replace("\x00", " ").lower()):
-        seen.setdefault(term, None)
-    return list(seen)
-
-
-def _quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
-def fts_match_all(terms: Sequence[str]) -> str:
-    """An FTS5 query requiring every term, each quoted."""
-    return " ".join(_quote(t) for t in terms)
-
-
-def fts_match_any(terms: Sequence[str]) -> str:
-    """An FTS5 query matching any term, each quoted."""
-    return " OR ".join(_quote(t) for t in terms)
-
-
 def weakest_mode(modes: Sequence[str]) -> str:
     """The weakest audit mode among ``modes`` (VISUAL when there are none)."""
     if not modes:
@@ -239,17 +206,6 @@ LIMIT ?
 """
 
 
-def _checked_terms(query: str) -> list[str]:
-    terms = fts_terms(query)
-    if not terms:
-        raise BadInput("empty search query: give at least one word")
-    if len(terms) > MAX_QUERY_TERMS:
-        raise BadInput(
-            f"search query has {len(terms)} distinct words; the limit is {MAX_QUERY_TERMS}"
-        )
-    return terms
-
-
 def _run(conn: sqlite3.Connection, sql: str, params: tuple[object, ...]) -> list[Any]:
     try:
         return conn.execute(sql, params).fetchall()
@@ -304,7 +260,7 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[Sea
     title matches of evicted documents; each hit verified and given its audit mode."""
     if limit < 1:
         raise BadInput("--limit must be at least 1")
-    match = fts_match_all(_checked_terms(query))
+    match = fts_match_all(checked_terms(query))
     snippet = f", snippet(chunks_fts, 0, '«', '»', '…', {SNIPPET_TOKENS})"
     rows = _run(conn, _CHUNK_QUERY.format(snippet=snippet), (match, limit))
     evidence = [_evidence(row) for row in rows]

@@ -1,0 +1,107 @@
+"""Text views of the forest: a session's tree, its branch points, one node. Pure over rows.
+
+A session's tree is its root's subtree, plus every subtree this session
+grafted under another session's node (shown as grafted at that bates).
+The synthetic root is collapsed; children minted by another session are
+tagged ``[from <sid>]``. Walks are iterative: a 10,000-turn chain renders.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from arborist.forest.shard import Node, Session, children, get_node
+
+__all__ = ["TreeLine", "branch_points", "format_node", "render_tree", "tree_lines"]
+
+QUESTION_WIDTH = 70
+
+
+@dataclass(frozen=True)
+class TreeLine:
+    """One rendered line: its node, depth, prefix drawing, and whether it is a graft's head."""
+
+    node: Node
+    prefix: str
+    graft_of: str | None
+
+
+def _short(text: str, width: int = QUESTION_WIDTH) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _subtree_lines(conn: sqlite3.Connection, top: Node, graft_of: str | None) -> list[TreeLine]:
+    """Depth-first lines under ``top`` (``top`` itself excluded), with box-drawing prefixes."""
+    lines: list[TreeLine] = []
+    stack: list[tuple[Node, str, bool]] = []
+    kids = children(conn, top.bates)
+    for i, kid in reversed(list(enumerate(kids))):
+        stack.append((kid, "", i == len(kids) - 1))
+    while stack:
+        node, indent, last = stack.pop()
+        lines.append(TreeLine(node, indent + ("└── " if last else "├── "), graft_of))
+        graft_of = None
+        below = children(conn, node.bates)
+        deeper = indent + ("    " if last else "│   ")
+        for i, kid in reversed(list(enumerate(below))):
+            stack.append((kid, deeper, i == len(below) - 1))
+    return lines
+
+
+def _grafts(conn: sqlite3.Connection, session: Session) -> list[Node]:
+    """Nodes this session minted under another session's node, oldest first."""
+    rows = conn.execute(
+        "SELECT n.bates FROM nodes AS n JOIN nodes AS p ON p.bates = n.parent_bates "
+        "WHERE n.sid = ? AND p.sid != ? ORDER BY n.seq",
+        (session.sid, session.sid),
+    ).fetchall()
+    return [get_node(conn, bates) for (bates,) in rows]
+
+
+def tree_lines(conn: sqlite3.Connection, session: Session) -> list[TreeLine]:
+    """Every line of a session's tree: its root's subtree, then each graft."""
+    lines = _subtree_lines(conn, get_node(conn, session.root_bates), None)
+    for graft in _grafts(conn, session):
+        parent = graft.parent_bates or ""
+        lines.append(TreeLine(graft, "└── ", parent))
+        for line in _subtree_lines(conn, graft, None):
+            lines.append(TreeLine(line.node, "    " + line.prefix, None))
+    return lines
+
+
+def format_node(node: Node, session: Session, *, current: bool = False) -> str:
+    """One node on one line: seq (or bates if foreign), question, mode, label, origin."""
+    name = f"{node.seq:06d}" if node.sid == session.sid else node.bates
+    parts = [("* " if current else "") + name, _short(node.question), f"[{node.audit_mode}]"]
+    if node.label:
+        parts.append(f"({node.label})")
+    if node.sid != session.sid:
+        parts.append(f"[from {node.sid}]")
+    return "  ".join(parts)
+
+
+def render_tree(conn: sqlite3.Connection, session: Session) -> str:
+    """The session's tree as text, the current node marked ``*``."""
+    header = f"session {session.sid}" + (f"  ({session.label})" if session.label else "")
+    out = [header]
+    lines = tree_lines(conn, session)
+    if not lines:
+        out.append("(no turns yet)")
+    for line in lines:
+        if line.graft_of:
+            out.append(f"grafted at {line.graft_of}:")
+        current = line.node.bates == session.current_bates
+        out.append(line.prefix + format_node(line.node, session, current=current))
+    return "\n".join(out)
+
+
+def branch_points(conn: sqlite3.Connection, session: Session) -> list[tuple[Node, int]]:
+    """Nodes of the session's tree with two or more children, with their child counts."""
+    rows = conn.execute(
+        "SELECT parent_bates, count(*) FROM nodes WHERE parent_bates IS NOT NULL "
+        "GROUP BY parent_bates HAVING count(*) >= 2"
+    ).fetchall()
+    shown = {line.node.bates for line in tree_lines(conn, session)} | {session.root_bates}
+    return [(get_node(conn, bates), count) for bates, count in rows if bates in shown]

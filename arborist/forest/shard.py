@@ -1,0 +1,475 @@
+"""The conversation forest in ``sessions.db``: sessions, turns, the Merkle ripple, lookups.
+
+Every turn is one transaction (DESIGN.md section 5): the node row, its FTS
+row, the ``subtree_hash`` ripple up its ancestors (crossing sessions), the
+session's counters, and one ``node_insert`` audit event whose body commits
+to the node's hash and its answer's hash. The seq is read inside that
+``BEGIN IMMEDIATE`` transaction, so two processes writing one shard never
+reuse a seq and never lose a turn.
+
+The ripple is iterative and costs O(depth x fan-out): each ancestor's hash
+is refolded from its children's stored subtree hashes. Unrelated subtrees
+keep their hashes, which is what lets the widget fetch only what changed.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from arborist.audit import append_event
+from arborist.clock import format_timestamp, utc_now
+from arborist.db import transaction
+from arborist.errors import BadInput, BadReference, NotFound
+from arborist.forest.bates import MAX_SEQ, format_bates, is_bates, new_sid, parse_bates, parse_sid
+from arborist.fts import checked_terms, fts_match_all
+from arborist.hashing import node_hash, sha256_hex, subtree_hash
+
+__all__ = [
+    "FindHit",
+    "Node",
+    "ROOT_AUDIT_MODE",
+    "Session",
+    "ancestors",
+    "children",
+    "create_session",
+    "find",
+    "get_node",
+    "get_session",
+    "insert_turn",
+    "list_sessions",
+    "resolve_ref",
+    "ripple",
+    "set_current",
+    "set_label",
+]
+
+ROOT_AUDIT_MODE = "ROOT"
+
+_NODE_COLUMNS = (
+    "id, bates, sid, seq, parent_bates, question, answer_text, cache_key, audit_mode, "
+    "cited_titles_json, created_at, created_label, label, node_hash, subtree_hash"
+)
+_SESSION_COLUMNS = "sid, root_bates, current_bates, next_seq, created_at, updated_at, label"
+
+
+@dataclass(frozen=True)
+class Session:
+    """A session: a viewport onto the forest with its own root and "you are here"."""
+
+    sid: str
+    root_bates: str
+    current_bates: str
+    next_seq: int
+    created_at: str
+    updated_at: str
+    label: str | None
+
+
+@dataclass(frozen=True)
+class Node:
+    """One turn (or a session's synthetic root, seq 0)."""
+
+    id: int
+    bates: str
+    sid: str
+    seq: int
+    parent_bates: str | None
+    question: str
+    answer_text: str
+    cache_key: str
+    audit_mode: str
+    cited_titles: tuple[str, ...]
+    created_at: str
+    created_label: str | None
+    label: str | None
+    node_hash: str
+    subtree_hash: str
+
+    @property
+    def is_root(self) -> bool:
+        return self.seq == 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "bates": self.bates,
+            "sid": self.sid,
+            "seq": self.seq,
+            "parent_bates": self.parent_bates,
+            "question": self.question,
+            "answer_text": self.answer_text,
+            "cache_key": self.cache_key,
+            "audit_mode": self.audit_mode,
+            "cited_titles": list(self.cited_titles),
+            "created_at": self.created_at,
+            "created_label": self.created_label,
+            "label": self.label,
+            "node_hash": self.node_hash,
+            "subtree_hash": self.subtree_hash,
+        }
+
+
+def _node(row: Any) -> Node:
+    values = list(row)
+    values[9] = tuple(json.loads(values[9]))
+    return Node(*values)
+
+
+def _session(row: Any) -> Session:
+    return Session(*row)
+
+
+def get_session(conn: sqlite3.Connection, sid: str) -> Session:
+    """The session ``sid``; BadReference if malformed, NotFound if absent."""
+    sid = parse_sid(sid)
+    row = conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE sid = ?", (sid,)).fetchone()
+    if row is None:
+        raise NotFound(f"no session {sid}")
+    return _session(row)
+
+
+def list_sessions(conn: sqlite3.Connection) -> list[tuple[Session, int]]:
+    """Every session, oldest first, with its number of turns (root excluded)."""
+    rows = conn.execute(
+        f"SELECT {', '.join('s.' + c.strip() for c in _SESSION_COLUMNS.split(','))}, "
+        "(SELECT count(*) FROM nodes AS n WHERE n.sid = s.sid AND n.seq > 0) "
+        "FROM sessions AS s ORDER BY s.created_at, s.sid"
+    ).fetchall()
+    return [(_session(row[:7]), row[7]) for row in rows]
+
+
+def get_node(conn: sqlite3.Connection, bates: str) -> Node:
+    """The node with this bates number."""
+    parse_bates(bates)
+    row = conn.execute(
+        f"SELECT {_NODE_COLUMNS} FROM nodes WHERE bates = ?", (bates.strip(),)
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"no turn {bates.strip()}")
+    return _node(row)
+
+
+def children(conn: sqlite3.Connection, bates: str) -> list[Node]:
+    """The children of a node, in the order they were created."""
+    rows = conn.execute(
+        f"SELECT {_NODE_COLUMNS} FROM nodes WHERE parent_bates = ? ORDER BY created_at, id",
+        (bates,),
+    ).fetchall()
+    return [_node(row) for row in rows]
+
+
+def ancestors(conn: sqlite3.Connection, bates: str) -> list[Node]:
+    """The parent of a node, its parent, ... up to a root (crossing sessions). Iterative."""
+    chain: list[Node] = []
+    current = get_node(conn, bates).parent_bates
+    seen: set[str] = set()
+    while current is not None and current not in seen:
+        seen.add(current)
+        node = get_node(conn, current)
+        chain.append(node)
+        current = node.parent_bates
+    return chain
+
+
+def create_session(
+    conn: sqlite3.Connection, *, label: str | None = None, now: datetime | None = None
+) -> Session:
+    """A new session with its synthetic root (seq 0), in one transaction with its event."""
+    moment = now or datetime.now(timezone.utc)
+    created_at = format_timestamp(moment)
+    with transaction(conn):
+        sid = new_sid(moment)
+        while conn.execute("SELECT 1 FROM sessions WHERE sid = ?", (sid,)).fetchone():
+            sid = new_sid(moment)
+        root = format_bates(sid, 0)
+        root_hash = node_hash(
+            parent_node_hash=None,
+            bates=root,
+            question="",
+            cache_key="",
+            audit_mode=ROOT_AUDIT_MODE,
+            created_at=created_at,
+            label=None,
+        )
+        conn.execute(
+            "INSERT INTO sessions (sid, root_bates, current_bates, next_seq, created_at, updated_at, "
+            "label) VALUES (?, ?, ?, 1, ?, ?, ?)",
+            (sid, root, root, created_at, created_at, label),
+        )
+        _insert_node_row(
+            conn,
+            bates=root,
+            sid=sid,
+            seq=0,
+            parent=None,
+            question="",
+            answer_text="",
+            cache_key="",
+            audit_mode=ROOT_AUDIT_MODE,
+            cited_titles=(),
+            created_at=created_at,
+            label=None,
+            digest=root_hash,
+        )
+        append_event(
+            conn,
+            "session_create",
+            sid=sid,
+            body={"label": label, "root_node_hash": root_hash},
+            created_at=created_at,
+        )
+        return get_session(conn, sid)
+
+
+def _insert_node_row(
+    conn: sqlite3.Connection,
+    *,
+    bates: str,
+    sid: str,
+    seq: int,
+    parent: str | None,
+    question: str,
+    answer_text: str,
+    cache_key: str,
+    audit_mode: str,
+    cited_titles: Sequence[str],
+    created_at: str,
+    label: str | None,
+    digest: str,
+) -> None:
+    titles_json = json.dumps(list(cited_titles), ensure_ascii=False)
+    leaf = subtree_hash(digest, [])
+    cursor = conn.execute(
+        "INSERT INTO nodes (bates, sid, seq, parent_bates, question, answer_text, cache_key, "
+        "audit_mode, cited_titles_json, n_cited_sources, created_at, created_label, label, "
+        "node_hash, subtree_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            bates,
+            sid,
+            seq,
+            parent,
+            question,
+            answer_text,
+            cache_key,
+            audit_mode,
+            titles_json,
+            len(cited_titles),
+            created_at,
+            label,
+            label,
+            digest,
+            leaf,
+        ),
+    )
+    conn.execute(
+        "INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles) VALUES (?, ?, ?, ?)",
+        (cursor.lastrowid, question, answer_text, titles_json),
+    )
+
+
+def ripple(conn: sqlite3.Connection, start_bates: str | None) -> int:
+    """Refold ``subtree_hash`` from ``start_bates`` up to its root; returns nodes updated.
+
+    Each step reads the node's children's stored hashes (so unchanged
+    siblings are reused, never recomputed) and stops early when a hash comes
+    out unchanged, as everything above it is then unchanged too.
+    """
+    updated = 0
+    current = start_bates
+    while current is not None:
+        row = conn.execute(
+            "SELECT node_hash, subtree_hash, parent_bates FROM nodes WHERE bates = ?", (current,)
+        ).fetchone()
+        digest, old, parent = row
+        kids = [
+            h
+            for (h,) in conn.execute(
+                "SELECT subtree_hash FROM nodes WHERE parent_bates = ?", (current,)
+            )
+        ]
+        new = subtree_hash(digest, kids)
+        if new == old:
+            break
+        conn.execute("UPDATE nodes SET subtree_hash = ? WHERE bates = ?", (new, current))
+        updated += 1
+        current = parent
+    return updated
+
+
+def insert_turn(
+    conn: sqlite3.Connection,
+    sid: str,
+    parent_bates: str,
+    *,
+    question: str,
+    answer_text: str,
+    cache_key: str,
+    audit_mode: str,
+    cited_titles: Sequence[str] = (),
+    label: str | None = None,
+    created_at: str | None = None,
+) -> Node:
+    """Record one turn of session ``sid`` under ``parent_bates`` (any session's node)."""
+    if not question.strip():
+        raise BadInput("empty question")
+    if label is not None:
+        label = _checked_label(label)
+    with transaction(conn):
+        session = get_session(conn, sid)
+        parent = get_node(conn, parent_bates)
+        seq = session.next_seq
+        if seq > MAX_SEQ:
+            raise BadInput(f"session {sid} is full ({MAX_SEQ} turns): start a new one")
+        if label is not None:
+            _check_label_free(conn, sid, label)
+        bates = format_bates(sid, seq)
+        created_at = created_at or utc_now()
+        digest = node_hash(
+            parent_node_hash=parent.node_hash,
+            bates=bates,
+            question=question,
+            cache_key=cache_key,
+            audit_mode=audit_mode,
+            created_at=created_at,
+            label=label,
+        )
+        _insert_node_row(
+            conn,
+            bates=bates,
+            sid=sid,
+            seq=seq,
+            parent=parent.bates,
+            question=question,
+            answer_text=answer_text,
+            cache_key=cache_key,
+            audit_mode=audit_mode,
+            cited_titles=cited_titles,
+            created_at=created_at,
+            label=label,
+            digest=digest,
+        )
+        ripple(conn, parent.bates)
+        conn.execute(
+            "UPDATE sessions SET next_seq = ?, current_bates = ?, updated_at = ? WHERE sid = ?",
+            (seq + 1, bates, created_at, sid),
+        )
+        append_event(
+            conn,
+            "node_insert",
+            sid=sid,
+            bates=bates,
+            body={
+                "node_hash": digest,
+                "parent_bates": parent.bates,
+                "answer_hash": sha256_hex(answer_text.encode("utf-8")),
+            },
+            created_at=created_at,
+        )
+        return get_node(conn, bates)
+
+
+def _checked_label(label: str) -> str:
+    label = " ".join(label.split())
+    if not label:
+        raise BadInput("empty label")
+    if label.isdigit() or is_bates(label) or label.lower() == "root":
+        raise BadInput(f"label {label!r} would read as a seq, a bates number or 'root'")
+    if len(label) > 80:
+        raise BadInput("labels are at most 80 characters")
+    return label
+
+
+def _check_label_free(conn: sqlite3.Connection, sid: str, label: str) -> None:
+    taken = conn.execute(
+        "SELECT bates FROM nodes WHERE sid = ? AND label = ?", (sid, label)
+    ).fetchone()
+    if taken:
+        raise BadInput(f"label {label!r} already names {taken[0]} in this session")
+
+
+def set_label(conn: sqlite3.Connection, bates: str, label: str) -> Node:
+    """Rename a node (its ``node_hash`` keeps the creation label); one audit event."""
+    label = _checked_label(label)
+    with transaction(conn):
+        node = get_node(conn, bates)
+        if node.label == label:
+            return node
+        _check_label_free(conn, node.sid, label)
+        conn.execute("UPDATE nodes SET label = ? WHERE bates = ?", (label, node.bates))
+        append_event(
+            conn,
+            "label",
+            sid=node.sid,
+            bates=node.bates,
+            body={"label": label, "previous": node.label},
+        )
+        return get_node(conn, node.bates)
+
+
+def set_current(conn: sqlite3.Connection, sid: str, bates: str) -> Session:
+    """Move a session's "you are here" pointer (bookkeeping; no hash covers it)."""
+    get_node(conn, bates)
+    with transaction(conn):
+        conn.execute(
+            "UPDATE sessions SET current_bates = ?, updated_at = ? WHERE sid = ?",
+            (bates, utc_now(), parse_sid(sid)),
+        )
+    return get_session(conn, sid)
+
+
+def resolve_ref(conn: sqlite3.Connection, session: Session, ref: str) -> Node:
+    """A node named by a bates number, a seq of ``session``, ``root``, or a label.
+
+    Labels resolve in ``session`` first, then across the forest if unique there.
+    """
+    ref = ref.strip()
+    if not ref:
+        raise BadReference("empty node reference: give a bates number, a seq or a label")
+    if ref == "root":
+        return get_node(conn, session.root_bates)
+    if ref.isdigit():
+        if int(ref) > MAX_SEQ:
+            raise BadReference(f"seq {ref} is outside 0..{MAX_SEQ}")
+        return get_node(conn, format_bates(session.sid, int(ref)))
+    if is_bates(ref):
+        return get_node(conn, ref)
+    row = conn.execute(
+        f"SELECT {_NODE_COLUMNS} FROM nodes WHERE sid = ? AND label = ?", (session.sid, ref)
+    ).fetchone()
+    if row:
+        return _node(row)
+    rows = conn.execute(
+        f"SELECT {_NODE_COLUMNS} FROM nodes WHERE label = ? LIMIT 2", (ref,)
+    ).fetchall()
+    if len(rows) == 1:
+        return _node(rows[0])
+    if len(rows) > 1:
+        raise BadReference(f"label {ref!r} names turns in several sessions: use the bates number")
+    raise NotFound(f"no turn {ref!r}: give a bates number, a seq of this session, or a label")
+
+
+@dataclass(frozen=True)
+class FindHit:
+    """A turn found by :func:`find`, with a snippet of what matched."""
+
+    node: Node
+    snippet: str
+
+
+def find(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[FindHit]:
+    """Turns of every session whose question, answer or cited titles hold every word of ``query``."""
+    if limit < 1:
+        raise BadInput("--limit must be at least 1")
+    match = fts_match_all(checked_terms(query))
+    rows = conn.execute(
+        f"SELECT {', '.join('n.' + c.strip() for c in _NODE_COLUMNS.split(','))}, "
+        "snippet(nodes_fts, -1, '«', '»', '…', 12) "
+        "FROM nodes_fts JOIN nodes AS n ON n.id = nodes_fts.rowid "
+        "WHERE nodes_fts MATCH ? ORDER BY bm25(nodes_fts), n.id LIMIT ?",
+        (match, limit),
+    ).fetchall()
+    return [FindHit(_node(row[:15]), row[15]) for row in rows]

@@ -1,0 +1,263 @@
+"""Moving sessions between shards: export as JSON Lines, import with every hash re-proved.
+
+An export is one ``session`` line then one ``node`` line per turn the
+session minted (its root included), in seq order, each with its hashes.
+Import recomputes every ``node_hash`` from the fields and refuses a line
+that does not match (nothing is written), skips turns already present with
+the same hash, refuses a bates that exists with a different one, inserts
+parents before children whatever order the lines arrive in, then refolds
+``subtree_hash`` bottom-up once. The same nodes give the same hashes in
+any shard, in any arrival order.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from arborist.audit import append_event
+from arborist.db import transaction
+from arborist.errors import BadInput
+from arborist.forest.bates import format_bates, parse_bates, parse_sid
+from arborist.forest.shard import ROOT_AUDIT_MODE, _insert_node_row, get_session
+from arborist.hashing import node_hash, sha256_hex, subtree_hash
+
+__all__ = ["EXPORT_FORMAT", "ImportResult", "export_session", "import_lines", "refold_all"]
+
+EXPORT_FORMAT = "arborist-session/1"
+
+_NODE_FIELDS = (
+    "bates",
+    "parent_bates",
+    "question",
+    "answer_text",
+    "cache_key",
+    "audit_mode",
+    "cited_titles",
+    "created_at",
+    "created_label",
+    "label",
+    "node_hash",
+)
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import did."""
+
+    sessions: tuple[str, ...]
+    added: int
+    already_present: int
+
+
+def export_session(conn: sqlite3.Connection, sid: str) -> Iterator[dict[str, Any]]:
+    """The session's header, then every node it minted, in seq order."""
+    session = get_session(conn, sid)
+    yield {
+        "type": "session",
+        "format": EXPORT_FORMAT,
+        "sid": session.sid,
+        "label": session.label,
+        "created_at": session.created_at,
+        "root_bates": session.root_bates,
+    }
+    for row in conn.execute(
+        "SELECT bates, parent_bates, question, answer_text, cache_key, audit_mode, "
+        "cited_titles_json, created_at, created_label, label, node_hash, subtree_hash "
+        "FROM nodes WHERE sid = ? ORDER BY seq",
+        (session.sid,),
+    ):
+        record = dict(zip((*_NODE_FIELDS, "subtree_hash"), row, strict=True))
+        record["cited_titles"] = json.loads(record["cited_titles"])
+        yield {"type": "node", **record}
+
+
+def _parse(lines: Iterable[str]) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    sessions: dict[str, dict[str, Any]] = {}
+    nodes: list[dict[str, Any]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"line {number}: not JSON ({exc.msg})") from exc
+        if not isinstance(item, dict) or item.get("type") not in ("session", "node"):
+            raise BadInput(f"line {number}: expected a session or node record")
+        if item["type"] == "session":
+            if item.get("format") != EXPORT_FORMAT:
+                raise BadInput(f"line {number}: unknown export format {item.get('format')!r}")
+            sid = parse_sid(str(item.get("sid", "")))
+            sessions[sid] = item
+        else:
+            missing = [f for f in _NODE_FIELDS if f not in item]
+            if missing:
+                raise BadInput(f"line {number}: node lacks {', '.join(missing)}")
+            parse_bates(str(item["bates"]))
+            item["_line"] = number
+            nodes.append(item)
+    return sessions, nodes
+
+
+def _check_node(item: dict[str, Any], parent_hash: str | None) -> None:
+    try:
+        expected = node_hash(
+            parent_node_hash=parent_hash,
+            bates=item["bates"],
+            question=item["question"],
+            cache_key=item["cache_key"],
+            audit_mode=item["audit_mode"],
+            created_at=item["created_at"],
+            label=item["created_label"],
+        )
+    except ValueError as exc:
+        raise BadInput(f"line {item['_line']}: malformed node ({exc})") from exc
+    if expected != item["node_hash"]:
+        raise BadInput(f"line {item['_line']}: node {item['bates']} does not match its node_hash")
+
+
+def import_lines(conn: sqlite3.Connection, lines: Iterable[str]) -> ImportResult:
+    """Import exported sessions into this shard, all or nothing."""
+    sessions, nodes = _parse(lines)
+    by_bates = {n["bates"]: n for n in nodes}
+    for node in nodes:
+        sid, _ = parse_bates(node["bates"])
+        if sid not in sessions:
+            raise BadInput(f"line {node['_line']}: no session record for {sid}")
+    added = present = 0
+    with transaction(conn):
+        for sid, header in sessions.items():
+            exists = conn.execute("SELECT 1 FROM sessions WHERE sid = ?", (sid,)).fetchone()
+            if not exists:
+                root = format_bates(sid, 0)
+                if root not in by_bates:
+                    raise BadInput(f"session {sid}: its root {root} is not in the file")
+                conn.execute(
+                    "INSERT INTO sessions (sid, root_bates, current_bates, next_seq, created_at, "
+                    "updated_at, label) VALUES (?, ?, ?, 1, ?, ?, ?)",
+                    (
+                        sid,
+                        root,
+                        root,
+                        header.get("created_at"),
+                        header.get("created_at"),
+                        header.get("label"),
+                    ),
+                )
+                append_event(
+                    conn,
+                    "session_import",
+                    sid=sid,
+                    body={
+                        "label": header.get("label"),
+                        "root_node_hash": by_bates[root]["node_hash"],
+                    },
+                )
+        for bates in _parents_first(by_bates):
+            item = by_bates[bates]
+            parent = item["parent_bates"]
+            stored = conn.execute(
+                "SELECT node_hash FROM nodes WHERE bates = ?", (bates,)
+            ).fetchone()
+            parent_row = (
+                conn.execute("SELECT node_hash FROM nodes WHERE bates = ?", (parent,)).fetchone()
+                if parent is not None
+                else None
+            )
+            if parent is not None and parent_row is None:
+                raise BadInput(
+                    f"line {item['_line']}: parent {parent} is neither in this shard nor in the file"
+                )
+            if (item["audit_mode"] == ROOT_AUDIT_MODE) != (parent is None):
+                raise BadInput(f"line {item['_line']}: only a session root may lack a parent")
+            _check_node(item, parent_row[0] if parent_row else None)
+            if stored is not None:
+                if stored[0] != item["node_hash"]:
+                    raise BadInput(f"line {item['_line']}: {bates} exists here with another hash")
+                present += 1
+                continue
+            sid, seq = parse_bates(bates)
+            titles = [str(t) for t in item["cited_titles"]]
+            _insert_node_row(
+                conn,
+                bates=bates,
+                sid=sid,
+                seq=seq,
+                parent=parent,
+                question=item["question"],
+                answer_text=item["answer_text"],
+                cache_key=item["cache_key"],
+                audit_mode=item["audit_mode"],
+                cited_titles=titles,
+                created_at=item["created_at"],
+                label=item["created_label"],
+                digest=item["node_hash"],
+            )
+            if item["label"] != item["created_label"]:
+                conn.execute("UPDATE nodes SET label = ? WHERE bates = ?", (item["label"], bates))
+            if seq > 0:
+                append_event(
+                    conn,
+                    "node_insert",
+                    sid=sid,
+                    bates=bates,
+                    body={
+                        "node_hash": item["node_hash"],
+                        "parent_bates": parent,
+                        "answer_hash": sha256_hex(item["answer_text"].encode("utf-8")),
+                    },
+                )
+            added += 1
+        for sid in sessions:
+            conn.execute(
+                "UPDATE sessions SET next_seq = (SELECT max(seq) + 1 FROM nodes WHERE sid = ?) "
+                "WHERE sid = ?",
+                (sid, sid),
+            )
+        refold_all(conn)
+    return ImportResult(tuple(sessions), added, present)
+
+
+def _parents_first(by_bates: dict[str, dict[str, Any]]) -> list[str]:
+    """The file's nodes ordered so that every parent in the file precedes its children."""
+    kids: dict[str, list[str]] = {}
+    order: list[str] = []
+    for bates, item in by_bates.items():
+        parent = item["parent_bates"]
+        if parent in by_bates:
+            kids.setdefault(parent, []).append(bates)
+        else:
+            order.append(bates)
+    position = 0
+    while position < len(order):
+        order.extend(sorted(kids.get(order[position], [])))
+        position += 1
+    if len(order) != len(by_bates):
+        raise BadInput("the file's nodes form a cycle")
+    return order
+
+
+def refold_all(conn: sqlite3.Connection) -> int:
+    """Recompute every ``subtree_hash`` bottom-up in one pass; returns how many changed."""
+    rows = conn.execute("SELECT bates, parent_bates, node_hash, subtree_hash FROM nodes").fetchall()
+    kids: dict[str, list[str]] = {}
+    for bates, parent, _, _ in rows:
+        if parent is not None:
+            kids.setdefault(parent, []).append(bates)
+    digest = {bates: h for bates, _, h, _ in rows}
+    stored = {bates: s for bates, _, _, s in rows}
+    folded: dict[str, str] = {}
+    order: list[str] = []
+    stack = [bates for bates, parent, _, _ in rows if parent is None or parent not in digest]
+    while stack:
+        bates = stack.pop()
+        order.append(bates)
+        stack.extend(kids.get(bates, []))
+    for bates in reversed(order):
+        folded[bates] = subtree_hash(digest[bates], [folded[k] for k in kids.get(bates, [])])
+    changed = [(h, b) for b, h in folded.items() if stored[b] != h]
+    conn.executemany("UPDATE nodes SET subtree_hash = ? WHERE bates = ?", changed)
+    return len(changed)

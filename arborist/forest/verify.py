@@ -1,0 +1,118 @@
+"""``arborist verify`` for ``sessions.db``: recompute every node, fold and answer; check the chain.
+
+One problem line each, naming the turn:
+
+* ``node_hash`` recomputed from the row (parent's hash, bates, question,
+  cache key, audit mode, created_at, creation label) differs: an edited
+  question, timestamp or mode, or a re-pointed parent;
+* ``subtree_hash`` does not fold from the node's hash and its children's
+  stored subtree hashes: an altered hash, or a child deleted or moved;
+* the row differs from its ``node_insert`` event (node hash, parent, the
+  answer's hash): an edited ``answer_text``, or a node rewritten together
+  with its hashes; a turn an event records is missing;
+* the FTS index fails SQLite's integrity check;
+* the audit chain is broken or lacks a checkpoint.
+
+Labels renamed later and the sessions' "you are here" pointers are
+bookkeeping no hash covers; they are not reported.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arborist.audit import ChainReport, Checkpoint, check_chain
+from arborist.hashing import node_hash, sha256_hex, subtree_hash
+
+__all__ = ["ForestVerification", "verify_forest"]
+
+
+@dataclass(frozen=True)
+class ForestVerification:
+    """Problems found (one line each), the chain report, and how many nodes were checked."""
+
+    problems: tuple[str, ...]
+    chain: ChainReport
+    sessions: int
+    nodes: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.chain.ok
+
+
+def _events(conn: sqlite3.Connection) -> dict[str, dict[str, object]]:
+    inserts: dict[str, dict[str, object]] = {}
+    for bates, body in conn.execute(
+        "SELECT bates, body FROM audit_events WHERE event_type = 'node_insert' ORDER BY seq"
+    ):
+        try:
+            parsed = json.loads(body)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(bates, str) and isinstance(parsed, dict):
+            inserts[bates] = parsed
+    return inserts
+
+
+def verify_forest(
+    conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint] = ()
+) -> ForestVerification:
+    """Recompute every node and fold of the shard from its rows and check its chain."""
+    rows = conn.execute(
+        "SELECT bates, parent_bates, question, answer_text, cache_key, audit_mode, created_at, "
+        "created_label, node_hash, subtree_hash, seq FROM nodes ORDER BY id"
+    ).fetchall()
+    by_bates = {row[0]: row for row in rows}
+    kids: dict[str, list[str]] = {}
+    for row in rows:
+        if row[1] is not None:
+            kids.setdefault(row[1], []).append(row[9])
+    inserts = _events(conn)
+    problems: list[str] = []
+    for bates, parent, question, answer, key, mode, created, label, digest, folded, seq in rows:
+        parent_row = by_bates.get(parent) if parent is not None else None
+        if parent is not None and parent_row is None:
+            problems.append(f"turn {bates}: its parent {parent} is missing")
+        try:
+            expected = node_hash(
+                parent_node_hash=parent_row[8] if parent_row else None,
+                bates=bates,
+                question=question,
+                cache_key=key,
+                audit_mode=mode,
+                created_at=created,
+                label=label,
+            )
+        except ValueError:
+            expected = None
+        if expected != digest:
+            problems.append(f"turn {bates}: node_hash does not match its fields")
+        try:
+            fold = subtree_hash(digest, kids.get(bates, []))
+        except ValueError:
+            fold = None
+        if fold != folded:
+            problems.append(f"turn {bates}: subtree_hash does not fold from its children")
+        if seq == 0:
+            continue
+        event = inserts.pop(bates, None)
+        if event is None:
+            problems.append(f"turn {bates}: no node_insert event records it")
+            continue
+        if event.get("node_hash") != digest or event.get("parent_bates") != parent:
+            problems.append(f"turn {bates}: differs from its node_insert event")
+        answer_digest = sha256_hex(answer.encode("utf-8")) if isinstance(answer, str) else None
+        if event.get("answer_hash") != answer_digest:
+            problems.append(f"turn {bates}: answer_text differs from the answer its event recorded")
+    for bates in inserts:
+        problems.append(f"turn {bates}: recorded by an event but missing")
+    try:
+        conn.execute("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)")
+    except sqlite3.DatabaseError as exc:
+        problems.append(f"search index nodes_fts: {exc}")
+    sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+    return ForestVerification(tuple(problems), check_chain(conn, checkpoints), sessions, len(rows))
