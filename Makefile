@@ -9,7 +9,7 @@ BUNDLE := arborist_nb/static/arborist.js
 JS_DEPS := js/node_modules/.package-lock.json
 DEMO_HOME ?= .demo-home
 
-.PHONY: all install js test lint typecheck test-js test-py demo bench clean \
+.PHONY: all install js test lint typecheck test-js test-py demo lab notebooks chromium bench clean \
         session session-list session-tree session-find session-chain-check
 
 all: install
@@ -41,8 +41,15 @@ typecheck: install
 test-js: $(BUNDLE)
 	cd js && npm test --silent
 
-test-py: install
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
+
+# Browser tests need Debian's chromium (never a downloaded browser).
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+test-py: install chromium
 	$(BIN)/pytest
+	$(BIN)/pytest $(NBVAL) notebooks
 
 test: lint typecheck test-js test-py
 
@@ -50,16 +57,26 @@ DEMO_Q ?= What does statistics.median return?
 ARB := $(BIN)/arborist --home $(DEMO_HOME)
 
 # The main job on the embedded defaults: the built-in corpus (the stdlib's own
-# pydoc text, offline) and the offline extractive answerer. The same question
-# twice: a miss that pays for the answer, then a cache hit that calls no model.
+# pydoc text, offline), the offline extractive answerer, and the quickstart
+# notebook executed headlessly into $(DEMO_HOME).
 demo: install
 	rm -rf $(DEMO_HOME)
+	mkdir -p $(DEMO_HOME)
 	$(BIN)/arborist --version
 	$(ARB) ingest --demo | tail -n 1
 	$(ARB) ask "$(DEMO_Q)"
 	$(ARB) ask "$(DEMO_Q)" | grep '^cache'
+	$(BIN)/jupyter nbconvert --to notebook --execute notebooks/01-quickstart.ipynb \
+		--output-dir $(DEMO_HOME) --ExecutePreprocessor.timeout=600 --log-level=WARN
 	$(ARB) verify
-	$(ARB) stats
+	@echo "executed notebook: $(DEMO_HOME)/01-quickstart.ipynb (open it with: make lab)"
+
+lab: install
+	$(BIN)/jupyter lab $(if $(wildcard $(DEMO_HOME)/01-quickstart.ipynb),$(DEMO_HOME)/01-quickstart.ipynb,notebooks/01-quickstart.ipynb)
+
+# Re-execute the example notebooks and store their outputs (commit the result).
+notebooks: install
+	$(BIN)/python notebooks/build.py
 
 # The forest, as the seed names it (SID=..., LLM=..., Q="...", LIMIT=N, JSON=1).
 session: install

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from arborist.audit import ChainReport, Checkpoint, check_chain
+from arborist.audit import ChainReport, Checkpoint, check_chain, head_checkpoint
 from arborist.db import Migration, connect, open_database
 from arborist.errors import BadInput, StorageError
 from arborist.forest import SESSIONS_MIGRATIONS
@@ -144,6 +144,9 @@ class Verification:
     def ok(self) -> bool:
         return not self.problems
 
+
+MAX_THREADED_TURNS = 6
+"""How many earlier turns ``thread=True`` puts into the prompt."""
 
 MAX_KEYWORD_TITLES = 12
 """How many cited titles from a turn's ancestors steer its retrieval."""
@@ -380,6 +383,7 @@ class Arborist:
         use_cache: bool = True,
         on_token: Callable[[str], None] | None = None,
         reuse: bool = False,
+        thread: bool = False,
     ) -> Turn:
         """Ask under ``parent`` (default: the session's current node) and record the turn.
 
@@ -398,7 +402,7 @@ class Arborist:
         result = self.ask(
             question, llm=llm, use_cache=use_cache, keywords=keywords, on_token=on_token
         )
-        if reuse:
+        if reuse and result.hit:  # a fresh answer (a miss) is a new turn, never a reuse
             existing = self.sessions_conn.execute(
                 "SELECT bates FROM nodes WHERE parent_bates = ? AND sid = ? AND cache_key = ? "
                 "AND question = ? ORDER BY seq DESC LIMIT 1",
@@ -459,6 +463,18 @@ class Arborist:
     def import_sessions(self, lines: Iterable[str]) -> ImportResult:
         """Import exported sessions into this shard (every hash re-proved; all or nothing)."""
         return import_lines(self.sessions_conn, lines)
+
+    def first_turn(self, cache_key: str) -> Node | None:
+        """The earliest turn that holds this cache key: where a cached answer was first paid for."""
+        row = self.sessions_conn.execute(
+            "SELECT bates FROM nodes WHERE cache_key = ? ORDER BY created_at, id LIMIT 1",
+            (cache_key,),
+        ).fetchone()
+        return get_node(self.sessions_conn, row[0]) if row else None
+
+    def checkpoint(self) -> Checkpoint | None:
+        """The forest shard's head checkpoint now (what a notebook output witnesses)."""
+        return head_checkpoint(self.sessions_conn)
 
     def resolve_answer(self, ref: str) -> CacheRecord:
         """The cache record behind a bates number or a cache key."""

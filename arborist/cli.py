@@ -23,6 +23,7 @@ from arborist.errors import ArboristError, BadInput
 from arborist.qa.runner import AskResult
 from arborist.repl import Repl, interactive_reader
 from arborist.store.documents import IngestResult
+from arborist.witness import witness_checkpoints
 
 __all__ = ["cli", "format_answer", "format_chain_check", "format_ingest_json", "main"]
 
@@ -681,12 +682,28 @@ def _print_find(app: Arborist, query: str, limit: int, as_json: bool) -> None:
     metavar="SEQ:HASH",
     help="A checkpoint printed earlier; the chain must still hold it. Repeatable.",
 )
+@click.option(
+    "--witness",
+    "witnesses",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="NOTEBOOK",
+    help="A saved notebook whose %%ask outputs recorded checkpoints. Repeatable.",
+)
 @click.pass_context
-def verify_command(ctx: click.Context, checkpoints: list[Checkpoint]) -> int:
+def verify_command(
+    ctx: click.Context, checkpoints: list[Checkpoint], witnesses: tuple[Path, ...]
+) -> int:
     """Recompute every leaf, source_root, cached answer, proof, turn and fold; check both chains.
 
-    Prints one line per problem and exits 1 if there is any.
+    Prints one line per problem and exits 1 if there is any. A --witness
+    notebook contributes every checkpoint its outputs recorded.
     """
+    for notebook in witnesses:
+        found = witness_checkpoints(notebook)
+        if not found:
+            raise BadInput(f"{notebook} records no checkpoint")
+        checkpoints = [*checkpoints, *found]
     with _app(ctx) as app:
         result = app.verify(checkpoints)
     if result.problems:
@@ -704,6 +721,8 @@ def verify_command(ctx: click.Context, checkpoints: list[Checkpoint]) -> int:
     click.echo(
         f"sessions.db  ok  {forest.sessions} sessions, {forest.nodes} nodes; {head(forest.chain)}"
     )
+    if checkpoints:
+        click.echo(f"every checkpoint holds ({len(checkpoints)})")
     return 0
 
 

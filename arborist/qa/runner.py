@@ -24,7 +24,7 @@ from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput
 from arborist.qa.citations import cited_labels
-from arborist.qa.client import ChatClient, EvidenceText, make_request
+from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
 from arborist.qa.keys import answer_hash, cache_dimensions, cache_key, record_hash
 from arborist.qa.records import CacheRecord, load_record
 from arborist.store.chunking import CHUNKING_VERSION
@@ -87,8 +87,13 @@ def ask(
     use_cache: bool = True,
     on_token: Callable[[str], None] | None = None,
     limit: int = RETRIEVAL_LIMIT,
+    threaded: Sequence[tuple[str, str]] = (),
 ) -> AskResult:
-    """Answer ``question`` from the cache if an ``ok`` record matches, else from ``client``."""
+    """Answer ``question`` from the cache if an ``ok`` record matches, else from ``client``.
+
+    ``threaded`` (earlier question/answer pairs, oldest first) goes into the
+    prompt before the question, and its hash into the key's conversation_hash.
+    """
     started = time.perf_counter()
     question = _normalized_question(question)
     evidence = retrieve(conn, question, keywords=keywords, limit=limit)
@@ -100,6 +105,7 @@ def ask(
         profile=profile,
         policy=policy,
         chunking_version=CHUNKING_VERSION,
+        threaded=[{"question": q, "answer": a} for q, a in threaded],
     )
     key = cache_key(dims)
     if use_cache:
@@ -110,6 +116,14 @@ def ask(
         question,
         [EvidenceText(f"E{i + 1}", e.title, e.uri, e.text) for i, e in enumerate(evidence)],
     )
+    if threaded:
+        history = [
+            message
+            for q, a in threaded
+            for message in (Message("user", q), Message("assistant", a))
+        ]
+        system, user = request.messages[0], request.messages[-1]
+        request = ChatRequest(request.question, request.evidence, (system, *history, user))
     result = client.complete(request, on_token=on_token)
     record = _write_record(
         conn,

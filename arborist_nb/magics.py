@@ -1,0 +1,389 @@
+"""``%%ask`` and ``%arborist``: the notebook face of the facade. Thin: parse, call, display.
+
+``%load_ext arborist_nb`` registers them. Each kernel works in one forest
+session (created on the first ask, resumable with ``%arborist session resume
+SID``). Bad input is one line (``UsageError``), never a traceback; nothing
+here waits for the browser.
+"""
+
+from __future__ import annotations
+
+import shlex
+import string
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import Markdown, display
+
+from arborist.app import Arborist, Turn
+from arborist.audit import Checkpoint
+from arborist.errors import ArboristError
+from arborist.hashing import normalize_question
+from arborist_nb.display import Answer
+
+__all__ = ["ArboristMagics", "SUBCOMMANDS", "interpolate"]
+
+SUBCOMMANDS: dict[str, str] = {
+    "tree": "this session's tree",
+    "branches": "branch points of this session's tree",
+    "find QUERY": "search every session's turns",
+    "cd REF": "move to a turn (bates, seq, label or root; any session)",
+    "back": "move to the parent of the current turn",
+    "label NAME": "name the current turn",
+    "show [REF]": "a stored turn",
+    "sid": "this kernel's session id",
+    "root": "this session's root bates",
+    "chain-check": "check both audit chains; print the heads",
+    "ingest PATH_OR_URL ... | --demo": "ingest documents (progress bar)",
+    "search QUERY": "search the documents",
+    "verify [--witness NOTEBOOK]": "recompute everything; check the chains",
+    "stats": "documents, chunks, cached answers, sizes",
+    "falsify REF --state S --reason TEXT": "take a turn's cached answer out of service",
+    "llm [NAME]": "show or set this kernel's default model",
+    "session new|resume SID|list": "start, resume or list sessions",
+}
+
+
+class _Missing(dict[str, Any]):
+    def __missing__(self, key: str) -> Any:
+        raise UsageError(f"{{{key}}} is not defined in the notebook")
+
+
+def interpolate(template: str, namespace: dict[str, Any]) -> str:
+    """``{name}`` replaced from ``namespace`` (as jupyter-ai does); ``{{``/``}}`` for braces."""
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise UsageError(f"bad {{...}} in the question: {exc}") from exc
+    for _text, name, _spec, _conv in fields:
+        if name is not None and not name.isidentifier():
+            raise UsageError(f"{{{name}}} is not a variable name (write {{{{ and }}}} for braces)")
+    return template.format_map(_Missing(namespace))
+
+
+class _Stream:
+    """Tokens of a streaming answer, shown in one updating output, at most every 50 ms."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.handle: Any = None
+        self.shown_at = 0.0
+
+    def __call__(self, token: str) -> None:
+        self.text += token
+        now = time.monotonic()
+        if self.handle is None:
+            self.handle = display(Markdown(self.text), display_id=True)
+            self.shown_at = now
+        elif now - self.shown_at > 0.05:
+            self.handle.update(Markdown(self.text))
+            self.shown_at = now
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.update(Markdown(""))
+
+
+@magics_class
+class ArboristMagics(Magics):
+    """The magics, bound to one home and one forest session per kernel."""
+
+    def __init__(self, shell: Any, home: str | Path | None = None) -> None:
+        super().__init__(shell)
+        self.app = Arborist(home)
+        self.sid: str | None = None
+        self.llm: str | None = None
+        self.widgets: list[Any] = []
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _session(self) -> str:
+        if self.sid is None:
+            self.sid = self.app.new_session("notebook").sid
+        return self.sid
+
+    def _run(self, call: Callable[[], Any]) -> Any:
+        try:
+            return call()
+        except ArboristError as exc:
+            raise UsageError(str(exc)) from None
+
+    def _refresh_widgets(self) -> None:
+        for widget in self.widgets:
+            widget.refresh()
+
+    # --- %%ask ----------------------------------------------------------------------------------
+
+    @magic_arguments()
+    @argument("--parent", default=None, help="Ask under this turn (bates, seq, label or root).")
+    @argument("--llm", default=None, help="Model: extractive, stub, openai or a config profile.")
+    @argument("--label", default=None, help="Label the new turn.")
+    @argument("--thread", action="store_true", help="Thread earlier turns into the prompt.")
+    @argument(
+        "--no-cache", action="store_true", help="Ask the model even if a cached answer matches."
+    )
+    @cell_magic
+    def ask(self, line: str, cell: str) -> Answer:
+        """Ask the cell's question (with {name} interpolation) under the current turn."""
+        try:
+            args = parse_argstring(self.ask, line)
+        except UsageError:
+            raise
+        except SystemExit:  # pragma: no cover - argparse exits on -h
+            raise UsageError("see %%ask? for the options") from None
+        question = interpolate(cell, self.shell.user_ns if self.shell else {}).strip()
+        if not question:
+            raise UsageError("empty question: write it in the cell under %%ask")
+        sid = self._session()
+        llm = args.llm or self.llm
+        parent, reuse = self._parent_for(question, args.parent, sid)
+        stream = _Stream() if self._streams(llm) else None
+        try:
+            turn: Turn = self._run(
+                lambda: self.app.ask_turn(
+                    question,
+                    sid=sid,
+                    parent=parent,
+                    label=args.label,
+                    llm=llm,
+                    use_cache=not args.no_cache,
+                    on_token=stream,
+                    reuse=reuse,
+                    thread=args.thread,
+                )
+            )
+        finally:
+            if stream is not None:
+                stream.close()
+        first = self.app.first_turn(turn.result.cache_key) if turn.result.hit else None
+        answer = Answer(turn, checkpoint=self.app.checkpoint(), first_turn=first)
+        self._refresh_widgets()
+        return answer
+
+    def _parent_for(self, question: str, parent: str | None, sid: str) -> tuple[str | None, bool]:
+        """Re-running the cell that made the current turn asks under that turn's parent again,
+        so the existing turn is reused instead of growing a duplicate branch."""
+        if parent is not None:
+            return parent, True
+        current = self.app.node(self.app.session(sid).current_bates)
+        rerun = (
+            current.sid == sid
+            and current.parent_bates is not None
+            and normalize_question(current.question) == normalize_question(question)
+        )
+        return (current.parent_bates, True) if rerun else (None, True)
+
+    def _streams(self, llm: str | None) -> bool:
+        try:
+            return self.app.client(llm).profile().get("provider") == "openai"
+        except ArboristError:
+            return False
+
+    # --- %arborist ------------------------------------------------------------------------------
+
+    @line_magic
+    def arborist(self, line: str) -> Any:
+        """The forest widget, or a subcommand: %arborist help lists them."""
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            raise UsageError(f"cannot parse the arguments: {exc}") from None
+        if not words:
+            return self._widget()
+        command, rest = words[0], words[1:]
+        handler = getattr(self, "_cmd_" + command.replace("-", "_"), None)
+        if handler is None:
+            raise UsageError(f"unknown subcommand {command!r}: try %arborist help")
+        return self._run(lambda: handler(rest))
+
+    def _widget(self) -> Any:
+        from arborist_nb.widget import ForestWidget  # noqa: PLC0415 - loads the JS bundle
+
+        widget = ForestWidget(app=self.app, sid=self._session())
+        self.widgets.append(widget)
+        return widget
+
+    def _text(self, text: str) -> None:
+        print(text)
+
+    def _one(self, rest: list[str], usage: str) -> str:
+        if len(rest) != 1:
+            raise UsageError(f"usage: %arborist {usage}")
+        return rest[0]
+
+    def _cmd_help(self, rest: list[str]) -> None:
+        width = max(len(k) for k in SUBCOMMANDS)
+        self._text("\n".join(f"%arborist {k:<{width}}  {v}" for k, v in SUBCOMMANDS.items()))
+
+    def _cmd_tree(self, rest: list[str]) -> None:
+        self._text(self.app.tree(self._session()))
+
+    def _cmd_branches(self, rest: list[str]) -> None:
+        points = self.app.branches(self._session())
+        self._text(
+            "\n".join(f"{n.bates}  {c} children  {n.question}" for n, c in points)
+            or "no branch points"
+        )
+
+    def _cmd_find(self, rest: list[str]) -> None:
+        hits = self.app.find(" ".join(rest))
+        self._text("\n".join(f"{h.node.bates}  {h.node.question}" for h in hits) or "no matches")
+
+    def _cmd_cd(self, rest: list[str]) -> None:
+        node = self.app.cd(self._session(), self._one(rest, "cd REF"))
+        self._refresh_widgets()
+        self._text(f"now at {node.bates}")
+
+    def _cmd_back(self, rest: list[str]) -> None:
+        node = self.app.back(self._session())
+        self._refresh_widgets()
+        self._text(f"now at {node.bates}")
+
+    def _cmd_label(self, rest: list[str]) -> None:
+        if not rest:
+            raise UsageError("usage: %arborist label NAME")
+        node = self.app.label(self._session(), " ".join(rest))
+        self._refresh_widgets()
+        self._text(f"{node.bates} is now labelled {node.label!r}")
+
+    def _cmd_show(self, rest: list[str]) -> None:
+        sid = self._session()
+        node = (
+            self.app.node(rest[0], sid)
+            if rest
+            else self.app.node(self.app.session(sid).current_bates)
+        )
+        self._text(
+            "\n".join(
+                [
+                    f"bates      {node.bates}",
+                    f"parent     {node.parent_bates or '(root)'}",
+                    f"question   {node.question}",
+                    f"audit      {node.audit_mode}",
+                    f"cache key  {node.cache_key or '(none)'}",
+                    f"label      {node.label or '(none)'}",
+                    f"node_hash  {node.node_hash}",
+                    "",
+                    node.answer_text,
+                ]
+            )
+        )
+
+    def _cmd_sid(self, rest: list[str]) -> None:
+        self._text(self._session())
+
+    def _cmd_root(self, rest: list[str]) -> None:
+        self._text(self.app.session(self._session()).root_bates)
+
+    def _cmd_chain_check(self, rest: list[str]) -> None:
+        from arborist.cli import format_chain_check  # noqa: PLC0415 - the CLI's formatting
+
+        result = self.app.chain_check([Checkpoint.parse(c) for c in rest])
+        self._text(format_chain_check(result))
+        if not result.ok:
+            raise UsageError("an audit chain is broken (see above)")
+
+    def _cmd_ingest(self, rest: list[str]) -> None:
+        from tqdm.auto import tqdm  # noqa: PLC0415 - a notebook progress bar
+
+        def track(items: Any) -> Any:
+            return tqdm(list(items), desc="ingest", unit="doc")
+
+        if rest == ["--demo"]:
+            results = self.app.ingest_demo(track=track)
+        elif rest and "--demo" not in rest:
+            results = self.app.ingest(rest, track=track)
+        else:
+            raise UsageError("usage: %arborist ingest PATH_OR_URL ... | --demo")
+        counts: dict[str, int] = {}
+        for r in results:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        chunks = sum(r.document.chunk_count for r in results)
+        self._text(", ".join(f"{n} {s}" for s, n in counts.items()) + f"; {chunks} chunks")
+
+    def _cmd_search(self, rest: list[str]) -> None:
+        hits = self.app.search(" ".join(rest))
+        self._text(
+            "\n".join(
+                f"[{h.audit_mode}] {h.title} (chunk {h.chunk_index})  {h.uri}\n    {' '.join(h.snippet.split())}"
+                for h in hits
+            )
+            or "no matches"
+        )
+
+    def _cmd_verify(self, rest: list[str]) -> None:
+        from arborist.witness import witness_checkpoints  # noqa: PLC0415
+
+        checkpoints: list[Checkpoint] = []
+        args = list(rest)
+        while args:
+            flag = args.pop(0)
+            if flag == "--witness" and args:
+                checkpoints += witness_checkpoints(args.pop(0))
+            elif flag == "--checkpoint" and args:
+                checkpoints.append(Checkpoint.parse(args.pop(0)))
+            else:
+                raise UsageError(
+                    "usage: %arborist verify [--witness NOTEBOOK] [--checkpoint SEQ:HASH]"
+                )
+        result = self.app.verify(checkpoints)
+        if result.problems:
+            self._text("\n".join(result.problems))
+            raise UsageError(f"verify found {len(result.problems)} problem(s) (see above)")
+        held = f"; {len(checkpoints)} checkpoint(s) hold" if checkpoints else ""
+        self._text(
+            f"verified: {result.store.documents} documents, {result.store.chunks} chunks, "
+            f"{result.store.records} cached answers, {result.forest.nodes} turns{held}"
+        )
+
+    def _cmd_stats(self, rest: list[str]) -> None:
+        data = self.app.stats()
+        self._text(
+            f"{data['documents']['surface']} documents, {data['chunks']['hot']} hot chunks, "
+            f"{data['cache_records']['ok']} cached answers, {data['cache_hits']} hits"
+        )
+
+    def _cmd_falsify(self, rest: list[str]) -> None:
+        args = list(rest)
+        if len(args) != 5 or args[1] != "--state" or args[3] != "--reason":
+            raise UsageError(
+                "usage: %arborist falsify REF --state failed|stale|quarantined --reason TEXT"
+            )
+        ref = args[0]
+        if _is_key(ref):
+            key = self.app.record(ref).cache_key
+        else:
+            key = self.app.resolve_answer(self.app.node(ref, self._session()).bates).cache_key
+        record = self.app.falsify(key, args[2], args[4])
+        self._refresh_widgets()
+        self._text(f"{record.cache_key[:16]} revision {record.revision} is now {record.state}")
+
+    def _cmd_llm(self, rest: list[str]) -> None:
+        if rest:
+            self.app.client(rest[0])  # fail now, with one line, if the name is unknown
+            self.llm = rest[0]
+        self._text(f"model: {self.llm or 'default (' + self.app.client(None).name + ')'}")
+
+    def _cmd_session(self, rest: list[str]) -> None:
+        if rest == ["new"]:
+            self.sid = self.app.new_session("notebook").sid
+        elif len(rest) == 2 and rest[0] == "resume":
+            self.sid = self.app.session(rest[1]).sid
+        elif rest == ["list"]:
+            self._text(
+                "\n".join(f"{s.sid}  {n} turn(s)  {s.label or ''}" for s, n in self.app.sessions())
+            )
+            return
+        else:
+            raise UsageError("usage: %arborist session new|resume SID|list")
+        self._refresh_widgets()
+        self._text(f"session {self.sid}")
+
+
+def _is_key(ref: str) -> bool:
+    return len(ref) >= 8 and all(c in "0123456789abcdef" for c in ref.lower()) and not ref.isdigit()

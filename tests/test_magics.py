@@ -1,0 +1,167 @@
+"""The magics in a real IPython shell: %%ask, %arborist subcommands, one-line errors, escaped HTML."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from arborist_nb.display import Answer
+from arborist_nb.magics import SUBCOMMANDS, interpolate
+
+SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
+HOSTILE = (
+    "# Evil <img src=x onerror=alert(1)>\n\n"
+    'The evil document says <script>alert(2)</script> and "><svg onload=alert(3)> loudly.\n'
+)
+
+
+@pytest.fixture
+def shell(home: Path, tmp_path: Path) -> Iterator[InteractiveShell]:
+    (tmp_path / "spider.md").write_text(SPIDER, encoding="utf-8")
+    (tmp_path / "evil.md").write_text(HOSTILE, encoding="utf-8")
+    ip = InteractiveShell.instance()
+    assert ip.run_cell("%load_ext arborist_nb").success
+    ip.user_ns["docs"] = str(tmp_path)
+    assert ip.run_line_magic("arborist", f"ingest {tmp_path}") is None
+    yield ip
+    ip.run_line_magic("unload_ext", "arborist_nb")
+    InteractiveShell.clear_instance()
+
+
+def ask(ip: InteractiveShell, question: str, line: str = "") -> Answer:
+    result = ip.run_cell_magic("ask", line, question)
+    assert isinstance(result, Answer)
+    return result
+
+
+def test_ask_returns_an_answer_that_underscore_holds(shell: InteractiveShell) -> None:
+    outcome = shell.run_cell("%%ask\nWho created Spider-Man?")
+    assert outcome.success
+    answer = shell.user_ns["_"]
+    assert isinstance(answer, Answer)
+    assert "Ditko" in answer.text and answer.audit_mode == "STRICT" and not answer.hit
+    assert all(status.verified for status in answer.verify())
+    assert {"source_root", "chunk_count", "chunk_index", "leaf", "proof", "text"} <= set(
+        answer.proofs[0]
+    )
+    text = repr(answer)
+    assert f"bates      {answer.bates}" in text
+    assert re.search(r"checkpoint \d+:[0-9a-f]{64}", text)
+
+
+def test_interpolation_from_the_namespace(shell: InteractiveShell) -> None:
+    shell.user_ns["hero"] = "Spider-Man"
+    answer = ask(shell, "Who created {hero}?")
+    assert answer.record.question == "Who created Spider-Man?"
+    assert interpolate("{{literal}} {x}", {"x": 1}) == "{literal} 1"
+    with pytest.raises(UsageError, match="villain"):
+        interpolate("Who is {villain}?", {})
+    with pytest.raises(UsageError):
+        interpolate("{a.b!r", {})
+
+
+def test_rerunning_a_cell_reuses_its_turn_and_a_follow_up_nests(shell: InteractiveShell) -> None:
+    first = ask(shell, "Who created Spider-Man?")
+    again = ask(shell, "Who created Spider-Man?")
+    assert again.bates == first.bates and again.turn.reused
+    follow = ask(shell, "Who drew him?")
+    assert follow.node.parent_bates == first.bates
+
+
+def test_bad_input_is_a_one_line_usage_error_and_writes_nothing(shell: InteractiveShell) -> None:
+    magics = shell.magics_manager.registry["ArboristMagics"]
+    before = magics.app.sessions_conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    for line, cell in (
+        ("", "   "),
+        ("--parent nope", "Who?"),
+        ("--llm nonesuch", "Who?"),
+        ("--bogus", "Who?"),
+    ):
+        with pytest.raises(UsageError) as err:
+            shell.run_cell_magic("ask", line, cell)
+        assert "\n" not in str(err.value)
+    for line in (
+        "bogus",
+        "cd",
+        "cd nope",
+        "label",
+        "falsify 1",
+        "session resume nope",
+        "verify --witness",
+        "llm nonesuch",
+        "find",
+    ):
+        with pytest.raises(UsageError) as err:
+            shell.run_line_magic("arborist", line)
+        assert "\n" not in str(err.value), line
+    after = magics.app.sessions_conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    assert after - before <= 1, "at most the session root of the kernel's session"
+
+
+def test_every_subcommand_runs(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    first = ask(shell, "Who created Spider-Man?")
+    commands = [
+        "help",
+        "tree",
+        "branches",
+        "find spider",
+        "cd root",
+        "sid",
+        "root",
+        f"cd {first.bates}",
+        "back",
+        "label creators",
+        "show",
+        "show creators",
+        "chain-check",
+        "search Ditko",
+        "verify",
+        "stats",
+        "llm",
+        "llm extractive",
+        "session list",
+        f"falsify {first.bates} --state quarantined --reason disputed",
+        "session new",
+    ]
+    for command in commands:
+        shell.run_line_magic("arborist", command)
+    out = capsys.readouterr().out
+    assert "%arborist tree" in out and "now at" in out and "is now labelled 'creators'" in out
+    assert "intact" in out and "verified:" in out and "is now quarantined" in out
+    assert len(SUBCOMMANDS) >= 15
+
+
+def test_cross_session_cd_and_fork(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = ask(shell, "Who created Spider-Man?")
+    shell.run_line_magic("arborist", "session new")
+    shell.run_line_magic("arborist", f"cd {first.bates}")
+    fork = ask(shell, "Who drew him?")
+    assert fork.node.parent_bates == first.bates and fork.node.sid != first.node.sid
+    shell.run_line_magic("arborist", "tree")
+    assert f"grafted at {first.bates}:" in capsys.readouterr().out
+
+
+def test_html_escapes_hostile_answers_and_documents(shell: InteractiveShell) -> None:
+    answer = ask(shell, "What does the evil document say loudly?")
+    rendered = answer._repr_html_()
+    assert "<script" not in rendered and "<img" not in rendered and "<svg" not in rendered
+    assert html.escape("<script>alert(2)</script>") in rendered
+    assert 'data-proof="pass"' in rendered
+    assert "<script" not in answer._repr_markdown_() and "<img" not in answer._repr_markdown_()
+
+
+def test_a_hit_says_where_it_was_first_answered(shell: InteractiveShell) -> None:
+    first = ask(shell, "Who created Spider-Man?")
+    shell.run_line_magic("arborist", "session new")
+    hit = ask(shell, "Who created Spider-Man?")
+    assert hit.hit and f"hit (first answered at {first.bates}" in repr(hit)
