@@ -18,7 +18,7 @@ all: install
 $(JS_DEPS): js/package.json js/package-lock.json
 	cd js && npm ci --no-audit --no-fund
 
-$(BUNDLE): $(JS_DEPS) $(wildcard js/src/*.js)
+$(BUNDLE): $(JS_DEPS) $(wildcard js/src/*.js js/src/*.css)
 	cd js && npm run build --silent
 
 js: $(BUNDLE)

@@ -15,17 +15,20 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-BUNDLE = Path("arborist_nb") / "static" / "arborist.js"
+STATIC = Path("arborist_nb") / "static"
+BUNDLE = (STATIC / "arborist.js", STATIC / "widget.js", STATIC / "widget.css")
 
 
 class CustomBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         root = Path(self.root)
         js = root / "js"
-        bundle = root / BUNDLE
         if (js / "package.json").is_file() and shutil.which("npm"):
             if not (js / "node_modules").is_dir():
                 subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=js, check=True)
             subprocess.run(["npm", "run", "build", "--silent"], cwd=js, check=True)
-        if not bundle.is_file():
-            raise RuntimeError(f"{BUNDLE} is missing and npm is not available to build it from js/")
+        missing = [str(path) for path in BUNDLE if not (root / path).is_file()]
+        if missing:
+            raise RuntimeError(
+                f"{', '.join(missing)} missing, and npm is not there to build from js/"
+            )

@@ -50,17 +50,18 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ("code", "%arborist cd 1"),
         ("code", 'topic = "mean"\n'),
         ("code", "%%ask\nHow does statistics compute the {topic}?"),
-        (
-            "md",
-            "The same question over the same evidence, model and policy is a cache hit: no model call.",
-        ),
-        ("code", "%%ask --parent root\nWhat does statistics.median return?"),
         ("code", "%arborist tree"),
         (
             "md",
             "The forest widget: browse, open a turn to see its evidence re-verified in the browser, fork, label, search.",
         ),
         ("code", "%arborist"),
+        (
+            "md",
+            "A new session asking the same question over the same evidence, model and policy is served from the cache: no model call, and the output says where the answer was first paid for.",
+        ),
+        ("code", "%arborist session new"),
+        ("code", "%%ask\nWhat does statistics.median return?"),
     ],
     "02-provenance": [
         (

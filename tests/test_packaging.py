@@ -98,7 +98,11 @@ def test_the_wheel_contains_the_widget_bundle_and_installs_without_node(tmp_path
     )
     wheel = next(dist.glob("arborist-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    assert "arborist_nb/static/arborist.js" in names
+    assert {
+        "arborist_nb/static/arborist.js",
+        "arborist_nb/static/widget.js",
+        "arborist_nb/static/widget.css",
+    } <= set(names)
     assert not any("node_modules" in n or n.endswith(".db") for n in names)
 
     venv = tmp_path / "venv"

@@ -1,0 +1,788 @@
+"""The kernel side of the forest widget's sync protocol (DESIGN.md section 6), without Jupyter.
+
+The browser asks and the kernel answers, because messages a kernel sends
+before a view exists are lost. Every request is a JSON object ``{"id",
+"kind", ...}``; every answer is ``{"id", "ok": true, "result"}`` or ``{"id",
+"ok": false, "error": "<one line>"}``. :class:`ForestSync` turns one request
+into one answer and never raises, so a bad message from a front end can
+never put a traceback into someone's notebook.
+
+Node data never lives in a widget trait (ipywidgets re-sends a whole trait
+on any change). The view holds ``bates -> (subtree_hash, summary)`` for
+what it has shown and walks down from the roots sending the hashes it
+holds; :func:`expand` answers only for nodes whose ``subtree_hash``
+differs, and leaves out the summary of every child whose hash the view
+already holds. A new turn changes the hashes of its ancestors only (the
+ripple in :mod:`arborist.forest.shard`), so a refresh costs O(depth x
+fan-out) bytes, not O(size of the forest).
+
+Kinds:
+
+``roots``     the session's root hash, its grafts (heads it minted under another
+              session's node), current node, next seq, audit chain head, and
+              the nodes renamed since the head the view saw last, and the
+              store's chain head (``store_seq``: records falsified, evicted...)
+``poll``      the root hash, both chain heads and the given graft heads' hashes:
+              cheap lookups the view repeats to notice other kernels' writes
+``expand``    children of the requested nodes whose hash differs from the view's
+``body``      one node's question, answer, record, evidence and proofs (on open)
+``find``      turns of every session matching a query
+``cd``        move the session's current node
+``label``     rename a node
+``falsify``   take a node's cached answer out of service
+``fork``      ask under a node in the background; answered ``{"pending": true}`` at
+              once, then an unsolicited ``{"kind": "turn_done", ...}`` message
+
+This module imports nothing from Jupyter: the widget (``arborist_nb.widget``)
+only wires it to a comm and to threads.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from arborist.app import Arborist
+from arborist.errors import ArboristError, BadInput, NotFound
+from arborist.forest.bates import parse_bates
+from arborist.forest.shard import FindHit, Node, ancestors, get_session
+from arborist.qa.records import FALSIFIED_STATES, CacheRecord
+
+__all__ = [
+    "CACHE_KEY_PREFIX",
+    "ForestSync",
+    "ForkOutcome",
+    "JSON",
+    "MAX_BATES_PER_REQUEST",
+    "MAX_FIND_LIMIT",
+    "QUESTION_WIDTH",
+    "REQUEST_KINDS",
+    "StartFork",
+    "TreeState",
+    "body",
+    "expand",
+    "find_hits",
+    "node_summary",
+    "one_line",
+    "poll",
+    "reopen",
+    "roots",
+    "run_fork",
+    "summary",
+    "tree_state",
+]
+
+JSON = dict[str, Any]
+"""A JSON-ready object: what travels over the widget's comm."""
+
+QUESTION_WIDTH = 100
+"""Characters of a question a tree row shows; the body carries it whole."""
+
+CACHE_KEY_PREFIX = 12
+"""Hex digits of a cache key a tree row carries (enough to tell answers apart)."""
+
+MAX_BATES_PER_REQUEST = 2_000
+"""Most nodes one ``expand`` may name: a deep reveal fits, a runaway loop does not."""
+
+MAX_KNOWN_PER_REQUEST = 20_000
+"""Most hashes one request may declare as held."""
+
+MAX_FIND_LIMIT = 200
+"""Most hits one ``find`` returns."""
+
+MAX_ERROR_CHARS = 300
+"""An error answer is one line of at most this many characters."""
+
+REQUEST_KINDS = (
+    "body",
+    "cd",
+    "expand",
+    "falsify",
+    "find",
+    "fork",
+    "label",
+    "poll",
+    "roots",
+)
+
+_IGNORED_KINDS = ("anywidget-command", "anywidget-command-response")
+"""Messages of anywidget's own command protocol share the comm; they are not ours."""
+
+
+class _BadRequest(BadInput):
+    """A request whose shape is wrong (missing id, unknown kind, bad argument)."""
+
+
+def one_line(error: BaseException | str, limit: int = MAX_ERROR_CHARS) -> str:
+    """``error`` as one line of at most ``limit`` characters, fit for a status bar."""
+    text = error if isinstance(error, str) else str(error) or type(error).__name__
+    if isinstance(error, BaseException) and not isinstance(error, ArboristError):
+        text = f"{type(error).__name__}: {text}"
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _short(text: str, width: int = QUESTION_WIDTH) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@contextmanager
+def _snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Run several reads against one snapshot of the database (WAL read transaction).
+
+    A hash and the children it covers are then read at the same moment even
+    while another kernel writes; outside a snapshot the view would only
+    notice one refresh later. Never writes, so a deferred BEGIN is safe.
+    """
+    opened = not conn.in_transaction
+    if opened:
+        conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        if opened and conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+# --- the tree --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TreeState:
+    """What a widget's traits mirror: the session's root hash, grafts, current node, size."""
+
+    sid: str
+    root_bates: str
+    root_hash: str
+    graft_hashes: dict[str, str]
+    current_bates: str
+    next_seq: int
+    label: str | None
+    turns: int
+
+
+def _graft_rows(conn: sqlite3.Connection, sid: str) -> list[tuple[Any, ...]]:
+    """Heads of this session's grafts (turns it minted under another session's node), oldest first."""
+    rows: list[tuple[Any, ...]] = conn.execute(
+        "SELECT n.bates, n.parent_bates, n.subtree_hash, n.sid, n.seq, n.question, n.audit_mode, "
+        "n.label, n.cache_key, (SELECT count(*) FROM nodes AS k WHERE k.parent_bates = n.bates) "
+        "FROM nodes AS n JOIN nodes AS p ON p.bates = n.parent_bates "
+        "WHERE n.sid = ? AND p.sid != ? ORDER BY n.seq",
+        (sid, sid),
+    ).fetchall()
+    return rows
+
+
+def tree_state(conn: sqlite3.Connection, sid: str) -> TreeState:
+    """The state a widget mirrors in its traits, read in one snapshot."""
+    with _snapshot(conn):
+        session = get_session(conn, sid)
+        row = conn.execute(
+            "SELECT subtree_hash FROM nodes WHERE bates = ?", (session.root_bates,)
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"session {session.sid} has no root node")
+        grafts = {r[0]: r[2] for r in _graft_rows(conn, session.sid)}
+        turns = conn.execute(
+            "SELECT count(*) FROM nodes WHERE sid = ? AND seq > 0", (session.sid,)
+        ).fetchone()[0]
+    return TreeState(
+        sid=session.sid,
+        root_bates=session.root_bates,
+        root_hash=row[0],
+        graft_hashes=grafts,
+        current_bates=session.current_bates,
+        next_seq=session.next_seq,
+        label=session.label,
+        turns=turns,
+    )
+
+
+def summary(
+    *,
+    viewer_sid: str,
+    sid: str,
+    seq: int,
+    question: str,
+    audit_mode: str,
+    label: str | None,
+    cache_key: str,
+    n_children: int,
+) -> JSON:
+    """What a tree row shows of a node. ``foreign``: minted by a session other than the viewer's."""
+    return {
+        "question": _short(question),
+        "audit_mode": audit_mode,
+        "label": label,
+        "sid": sid,
+        "seq": seq,
+        "foreign": sid != viewer_sid,
+        "n_children": n_children,
+        "cache_key": cache_key[:CACHE_KEY_PREFIX],
+    }
+
+
+def node_summary(conn: sqlite3.Connection, node: Node, viewer_sid: str) -> JSON:
+    """:func:`summary` of a loaded node (counts its children)."""
+    count = conn.execute(
+        "SELECT count(*) FROM nodes WHERE parent_bates = ?", (node.bates,)
+    ).fetchone()[0]
+    return summary(
+        viewer_sid=viewer_sid,
+        sid=node.sid,
+        seq=node.seq,
+        question=node.question,
+        audit_mode=node.audit_mode,
+        label=node.label,
+        cache_key=node.cache_key,
+        n_children=count,
+    )
+
+
+def _entry(row: Sequence[Any], viewer_sid: str, known: Mapping[str, str]) -> JSON:
+    """One child as the view receives it: just its bates when the view holds its exact hash."""
+    bates, subtree = row[0], row[1]
+    if known.get(bates) == subtree:
+        return {"bates": bates}
+    return {
+        "bates": bates,
+        "subtree_hash": subtree,
+        "summary": summary(
+            viewer_sid=viewer_sid,
+            sid=row[2],
+            seq=row[3],
+            question=row[4],
+            audit_mode=row[5],
+            label=row[6],
+            cache_key=row[7],
+            n_children=row[8],
+        ),
+    }
+
+
+def _child_rows(conn: sqlite3.Connection, bates: str) -> list[tuple[Any, ...]]:
+    """Children of ``bates`` with just what a row needs, in creation order (as the text tree)."""
+    rows: list[tuple[Any, ...]] = conn.execute(
+        "SELECT n.bates, n.subtree_hash, n.sid, n.seq, n.question, n.audit_mode, n.label, "
+        "n.cache_key, (SELECT count(*) FROM nodes AS k WHERE k.parent_bates = n.bates) "
+        "FROM nodes AS n WHERE n.parent_bates = ? ORDER BY n.created_at, n.id",
+        (bates,),
+    ).fetchall()
+    return rows
+
+
+def _event_seq(conn: sqlite3.Connection) -> int:
+    """The shard's audit chain head: it moves on every state change, hashed or not."""
+    row = conn.execute("SELECT seq FROM audit_events ORDER BY seq DESC LIMIT 1").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _relabelled(conn: sqlite3.Connection, since: int) -> dict[str, str | None]:
+    """Current labels of the nodes renamed after audit event ``since``.
+
+    A rename changes no hash (``node_hash`` keeps the creation label), so
+    the hash walk cannot bring it; the chain's ``label`` events can.
+    """
+    rows = conn.execute(
+        "SELECT bates, label FROM nodes WHERE bates IN "
+        "(SELECT bates FROM audit_events WHERE seq > ? AND event_type = 'label')",
+        (since,),
+    ).fetchall()
+    relabelled: dict[str, str | None] = dict(rows)
+    return relabelled
+
+
+def roots(
+    conn: sqlite3.Connection,
+    sid: str,
+    known: Mapping[str, str] | None = None,
+    since: int | None = None,
+) -> JSON:
+    """Where a refresh starts: the root's hash and each graft head (summary unless held).
+
+    ``event_seq`` is the audit chain head. Given the head a view saw last
+    (``since``), ``relabelled`` maps every node renamed after it, in any
+    session, to its current label, so renames reach the view too.
+    """
+    known = known or {}
+    with _snapshot(conn):
+        state = tree_state(conn, sid)
+        event_seq = _event_seq(conn)
+        relabelled = _relabelled(conn, since) if since is not None else {}
+        grafts = []
+        for row in _graft_rows(conn, state.sid):
+            graft: JSON = {"bates": row[0], "parent_bates": row[1], "subtree_hash": row[2]}
+            if known.get(row[0]) != row[2]:
+                graft["summary"] = summary(
+                    viewer_sid=state.sid,
+                    sid=row[3],
+                    seq=row[4],
+                    question=row[5],
+                    audit_mode=row[6],
+                    label=row[7],
+                    cache_key=row[8],
+                    n_children=row[9],
+                )
+            grafts.append(graft)
+    return {
+        "sid": state.sid,
+        "label": state.label,
+        "root_bates": state.root_bates,
+        "root_hash": state.root_hash,
+        "current_bates": state.current_bates,
+        "next_seq": state.next_seq,
+        "turns": state.turns,
+        "grafts": grafts,
+        "event_seq": event_seq,
+        "relabelled": relabelled,
+    }
+
+
+def poll(conn: sqlite3.Connection, sid: str, grafts: Sequence[str] = ()) -> JSON:
+    """The root hash, next seq, current node and chain head, plus the named graft heads' hashes.
+
+    Point lookups by primary key and bates only: cheap enough to repeat
+    every few seconds. A new graft shows up as a new ``next_seq``, a rename
+    (which changes no hash) as a new ``event_seq``.
+    """
+    with _snapshot(conn):
+        row = conn.execute(
+            "SELECT s.current_bates, s.next_seq, n.subtree_hash FROM sessions AS s "
+            "JOIN nodes AS n ON n.bates = s.root_bates WHERE s.sid = ?",
+            (sid,),
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"no session {sid}")
+        hashes: dict[str, str] = {}
+        if grafts:
+            marks = ", ".join("?" for _ in grafts)
+            hashes = dict(
+                conn.execute(
+                    f"SELECT bates, subtree_hash FROM nodes WHERE bates IN ({marks})", tuple(grafts)
+                ).fetchall()
+            )
+        event_seq = _event_seq(conn)
+    return {
+        "root_hash": row[2],
+        "next_seq": row[1],
+        "current_bates": row[0],
+        "graft_hashes": hashes,
+        "event_seq": event_seq,
+    }
+
+
+def expand(
+    conn: sqlite3.Connection, sid: str, known: Mapping[str, str], bates: Sequence[str]
+) -> JSON:
+    """Children of each requested node whose ``subtree_hash`` differs from ``known``.
+
+    ``known`` maps bates to the hash the view holds: for a requested node,
+    the hash its children list was fetched at; for a child, the hash its
+    summary was fetched at. Unchanged requested nodes answer nothing; a
+    child whose hash the view holds comes as ``{"bates"}`` alone (its place
+    in the order), any other child as ``{"bates", "subtree_hash",
+    "summary"}``. So an unchanged sibling costs its bates, and an unchanged
+    subtree nothing at all. Requested nodes that do not exist are listed in
+    ``missing``.
+    """
+    wanted = list(dict.fromkeys(bates))
+    nodes: dict[str, JSON] = {}
+    missing: list[str] = []
+    with _snapshot(conn):
+        current: dict[str, str] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            current.update(
+                conn.execute(
+                    f"SELECT bates, subtree_hash FROM nodes WHERE bates IN ({marks})", tuple(chunk)
+                ).fetchall()
+            )
+        for name in wanted:
+            digest = current.get(name)
+            if digest is None:
+                missing.append(name)
+            elif known.get(name) != digest:
+                nodes[name] = {
+                    "subtree_hash": digest,
+                    "children": [_entry(row, sid, known) for row in _child_rows(conn, name)],
+                }
+    return {"nodes": nodes, "missing": missing}
+
+
+# --- one node ---------------------------------------------------------------------------------
+
+
+def _record_json(record: CacheRecord) -> JSON:
+    """The parts of a cache record a detail pane shows, evidence with proofs included."""
+    return {
+        "cache_key": record.cache_key,
+        "revision": record.revision,
+        "state": record.state,
+        "state_reason": record.state_reason,
+        "audit_mode": record.audit_mode,
+        "hit_count": record.hit_count,
+        "last_hit_at": record.last_hit_at,
+        "created_at": record.created_at,
+        "dimensions": record.dimensions,
+        "model_profile": record.model_profile,
+        "evidence": [item.as_json() for item in record.evidence],
+    }
+
+
+def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
+    """Everything a detail pane shows of one node, fetched when it is opened.
+
+    ``record`` is the store's cache record behind the node (None for a root,
+    or when this home's store does not hold it, e.g. an imported session:
+    ``record_error`` then says why). ``first_answered`` names the turn that
+    paid for this revision of the answer; ``served`` is ``miss`` for that
+    turn, ``hit`` for later turns served from the cache, and ``earlier
+    revision`` for turns answered by a revision since falsified. ``path`` is
+    the node's ancestors, top first, so a view can reveal it in one request.
+    """
+    node = app.node(_checked_bates(bates, "bates"))
+    conn = app.sessions_conn
+    path = [n.bates for n in reversed(ancestors(conn, node.bates))]
+    out: JSON = {
+        "bates": node.bates,
+        "sid": node.sid,
+        "seq": node.seq,
+        "parent": node.parent_bates,
+        "path": path,
+        "is_root": node.is_root,
+        "foreign": node.sid != viewer_sid,
+        "question": node.question,
+        "answer_text": node.answer_text,
+        "cited_titles": list(node.cited_titles),
+        "cache_key": node.cache_key,
+        "audit_mode": node.audit_mode,
+        "node_hash": node.node_hash,
+        "subtree_hash": node.subtree_hash,
+        "created_at": node.created_at,
+        "label": node.label,
+        "created_label": node.created_label,
+        "summary": node_summary(conn, node, viewer_sid),
+        "record": None,
+        "record_error": None,
+        "served": None,
+        "first_answered": None,
+    }
+    if node.is_root:
+        return out
+    try:
+        record = app.record(node.cache_key)
+    except ArboristError as exc:
+        out["record_error"] = one_line(exc)
+        return out
+    out["record"] = _record_json(record)
+    first = conn.execute(
+        "SELECT bates, created_at FROM nodes WHERE cache_key = ? AND created_at >= ? "
+        "ORDER BY created_at, id LIMIT 1",
+        (node.cache_key, record.created_at),
+    ).fetchone()
+    out["first_answered"] = {
+        "created_at": record.created_at,
+        "revision": record.revision,
+        "bates": first[0] if first else None,
+    }
+    if node.created_at < record.created_at:
+        out["served"] = "earlier revision"
+    elif first is None or first[0] == node.bates:
+        out["served"] = "miss"
+    else:
+        out["served"] = "hit"
+    return out
+
+
+def find_hits(app: Arborist, query: str, limit: int, viewer_sid: str) -> JSON:
+    """Turns of every session matching every word of ``query``, best first."""
+    hits: list[FindHit] = app.find(query, limit=limit)
+    return {
+        "query": query,
+        "hits": [
+            {
+                "bates": hit.node.bates,
+                "sid": hit.node.sid,
+                "seq": hit.node.seq,
+                "question": _short(hit.node.question),
+                "label": hit.node.label,
+                "audit_mode": hit.node.audit_mode,
+                "foreign": hit.node.sid != viewer_sid,
+                "snippet": hit.snippet,
+            }
+            for hit in hits
+        ],
+    }
+
+
+# --- forks in the background --------------------------------------------------------------------
+
+
+def reopen(app: Arborist) -> Arborist:
+    """A new facade on the same files, for another thread (sqlite connections are per thread)."""
+    return Arborist(
+        app.home, store_db=app.store_path, sessions_db=app.sessions_path, create=app.create
+    )
+
+
+@dataclass(frozen=True)
+class ForkOutcome:
+    """What a background fork produced: the ``turn_done`` message, and the state after it."""
+
+    message: JSON
+    state: TreeState | None = field(default=None)
+
+
+def run_fork(
+    template: Arborist,
+    sid: str,
+    parent: str,
+    question: str,
+    *,
+    llm: str | None = None,
+    request_id: object = None,
+) -> ForkOutcome:
+    """Ask ``question`` under ``parent`` on this thread's own connections; never raises.
+
+    Meant to run on a worker thread: the notebook stays usable while the
+    model answers, and the caller sends the returned ``turn_done`` message
+    when it is done. ``request`` in the message is the id of the ``fork``
+    request it completes.
+    """
+    try:
+        with reopen(template) as app:
+            turn = app.ask_turn(question, sid=sid, parent=parent, llm=llm)
+            state = tree_state(app.sessions_conn, sid)
+    except Exception as exc:  # every failure becomes a message: a thread must not die loudly
+        return ForkOutcome(
+            {
+                "kind": "turn_done",
+                "ok": False,
+                "request": request_id,
+                "parent": parent,
+                "error": one_line(exc),
+            }
+        )
+    return ForkOutcome(
+        {
+            "kind": "turn_done",
+            "ok": True,
+            "request": request_id,
+            "parent": parent,
+            "bates": turn.node.bates,
+            "hit": turn.result.hit,
+        },
+        state,
+    )
+
+
+# --- requests -----------------------------------------------------------------------------------
+
+
+def _checked_bates(value: object, name: str) -> str:
+    if not isinstance(value, str):
+        raise _BadRequest(f"{name} must be a bates number string")
+    parse_bates(value)
+    return value.strip()
+
+
+_TYPE_NAMES = {int: "an integer", str: "a string", list: "a list", dict: "an object"}
+
+
+def _arg(message: Mapping[str, Any], name: str, kind: type, *, default: object = ...) -> Any:
+    if name not in message:
+        if default is ...:
+            raise _BadRequest(f"missing {name!r}")
+        return default
+    value = message[name]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise _BadRequest(f"{name!r} must be {_TYPE_NAMES.get(kind, kind.__name__)}")
+    return value
+
+
+def _known(message: Mapping[str, Any]) -> dict[str, str]:
+    known = _arg(message, "known", dict, default={})
+    if len(known) > MAX_KNOWN_PER_REQUEST:
+        raise _BadRequest(
+            f"'known' holds {len(known)} hashes; the limit is {MAX_KNOWN_PER_REQUEST}"
+        )
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in known.items()):
+        raise _BadRequest("'known' must map bates numbers to subtree hashes (strings)")
+    return dict(known)
+
+
+def _bates_list(message: Mapping[str, Any], name: str, *, default: object = ...) -> list[str]:
+    values = _arg(message, name, list, default=default)
+    if len(values) > MAX_BATES_PER_REQUEST:
+        raise _BadRequest(
+            f"{name!r} names {len(values)} nodes; the limit is {MAX_BATES_PER_REQUEST}"
+        )
+    return [_checked_bates(v, name) for v in values]
+
+
+StartFork = Callable[[str, str, object], None]
+"""Starts a fork ``(parent_bates, question, request_id)`` without waiting for it."""
+
+
+class ForestSync:
+    """Answers one view's requests about session ``sid`` of the home ``app`` opens.
+
+    ``app`` is used as a template only: every thread that asks gets its own
+    facade on the same files (sqlite connections belong to the thread that
+    opened them, and a kernel may run comm handlers, cells and forks on
+    different threads), so this class never touches ``app``'s connections.
+    Without ``sid`` it shows the most recently created session, or starts
+    one in an empty home.
+
+    ``start_fork`` runs a fork in the background (the widget gives it a
+    thread); ``on_change`` is told the new :class:`TreeState` after a
+    request that moved it (``cd``), so the widget can mirror it in traits.
+    """
+
+    def __init__(
+        self,
+        app: Arborist,
+        sid: str | None = None,
+        *,
+        start_fork: StartFork | None = None,
+        on_change: Callable[[TreeState], None] | None = None,
+    ) -> None:
+        self.template = app
+        self._local = threading.local()
+        self._start_fork = start_fork
+        self._on_change = on_change
+        if sid is None:
+            sessions = self.app.sessions()
+            sid = sessions[-1][0].sid if sessions else self.app.new_session().sid
+        self.sid = get_session(self.app.sessions_conn, sid).sid
+
+    @property
+    def app(self) -> Arborist:
+        """This thread's own facade on the template's files."""
+        facade: Arborist | None = getattr(self._local, "app", None)
+        if facade is None:
+            facade = reopen(self.template)
+            self._local.app = facade
+        return facade
+
+    def close(self) -> None:
+        """Close the facade of the calling thread (the only thread that may close it)."""
+        facade: Arborist | None = getattr(self._local, "app", None)
+        if facade is not None:
+            facade.close()
+            self._local.app = None
+
+    def state(self) -> TreeState:
+        """The session's state now."""
+        return tree_state(self.app.sessions_conn, self.sid)
+
+    def handle(self, message: object) -> JSON | None:
+        """The answer to ``message``, or None for a message that is not a request of ours.
+
+        Never raises: a bad request, an arborist error or a bug all become
+        ``{"id", "ok": false, "error": "<one line>"}``.
+        """
+        if not isinstance(message, dict):
+            return None
+        kind = message.get("kind")
+        if kind in _IGNORED_KINDS:
+            return None
+        request_id = message.get("id")
+        if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
+            return {
+                "id": None,
+                "ok": False,
+                "error": "request has no 'id' (a string or an integer)",
+            }
+        try:
+            if not isinstance(kind, str) or kind not in REQUEST_KINDS:
+                raise _BadRequest(
+                    f"unknown request kind {kind!r}: expected one of {', '.join(REQUEST_KINDS)}"
+                )
+            result = getattr(self, f"_{kind}")(message)
+        except Exception as exc:  # the handler must answer, whatever went wrong
+            return {"id": request_id, "ok": False, "error": one_line(exc)}
+        return {"id": request_id, "ok": True, "result": result}
+
+    # One method per kind; each validates its own arguments.
+
+    def _store_seq(self) -> int:
+        """The store's chain head: a falsify, evict or rehydrate elsewhere moves it."""
+        return _event_seq(self.app.store_conn)
+
+    def _roots(self, message: Mapping[str, Any]) -> JSON:
+        since = message.get("since")
+        if since is not None and (
+            not isinstance(since, int) or isinstance(since, bool) or since < 0
+        ):
+            raise _BadRequest("'since' must be null or an audit event seq (0 or more)")
+        return roots(self.app.sessions_conn, self.sid, _known(message), since) | {
+            "store_seq": self._store_seq()
+        }
+
+    def _poll(self, message: Mapping[str, Any]) -> JSON:
+        grafts = _bates_list(message, "grafts", default=[])
+        return poll(self.app.sessions_conn, self.sid, grafts) | {"store_seq": self._store_seq()}
+
+    def _expand(self, message: Mapping[str, Any]) -> JSON:
+        return expand(
+            self.app.sessions_conn, self.sid, _known(message), _bates_list(message, "bates")
+        )
+
+    def _body(self, message: Mapping[str, Any]) -> JSON:
+        return body(self.app, _checked_bates(message.get("bates"), "bates"), self.sid)
+
+    def _find(self, message: Mapping[str, Any]) -> JSON:
+        query = _arg(message, "query", str)
+        limit = _arg(message, "limit", int, default=20)
+        if not 1 <= limit <= MAX_FIND_LIMIT:
+            raise _BadRequest(f"'limit' must be between 1 and {MAX_FIND_LIMIT}")
+        return find_hits(self.app, query, limit, self.sid)
+
+    def _cd(self, message: Mapping[str, Any]) -> JSON:
+        node = self.app.cd(self.sid, _checked_bates(message.get("bates"), "bates"))
+        state = self.state()
+        if self._on_change is not None:
+            self._on_change(state)
+        return {"current_bates": node.bates}
+
+    def _label(self, message: Mapping[str, Any]) -> JSON:
+        bates = _checked_bates(message.get("bates"), "bates")
+        node = self.app.label(self.sid, _arg(message, "label", str), bates)
+        return {
+            "bates": node.bates,
+            "label": node.label,
+            "summary": node_summary(self.app.sessions_conn, node, self.sid),
+        }
+
+    def _falsify(self, message: Mapping[str, Any]) -> JSON:
+        node = self.app.node(_checked_bates(message.get("bates"), "bates"))
+        state = _arg(message, "state", str)
+        if state not in FALSIFIED_STATES:
+            raise _BadRequest(f"bad state {state!r}: choose one of {', '.join(FALSIFIED_STATES)}")
+        if node.is_root:
+            raise BadInput(f"{node.bates} is a session root: it has no answer to falsify")
+        record = self.app.falsify(node.cache_key, state, _arg(message, "reason", str))
+        return {
+            "bates": node.bates,
+            "cache_key": record.cache_key,
+            "revision": record.revision,
+            "state": record.state,
+            "state_reason": record.state_reason,
+        }
+
+    def _fork(self, message: Mapping[str, Any]) -> JSON:
+        parent = self.app.node(_checked_bates(message.get("bates"), "bates"))
+        question = _arg(message, "question", str)
+        if not question.strip():
+            raise BadInput("empty question: type what to ask under this turn")
+        if self._start_fork is None:
+            raise BadInput("this view cannot fork: no background runner")
+        self._start_fork(parent.bates, question, message.get("id"))
+        return {"pending": True, "parent": parent.bates}

@@ -1,0 +1,194 @@
+"""The forest widget: an anywidget that browses, forks and verifies one session's tree.
+
+Thin on purpose. Traits hold only small state (the root and graft hashes
+shown, the current and selected bates, options); node data travels in
+request/answer messages whose logic lives in :mod:`arborist.forest.sync`,
+where it is tested without Jupyter. The browser asks and the kernel answers
+(messages sent before a view exists are lost), so this class only:
+
+* mirrors the session's :class:`~arborist.forest.sync.TreeState` in traits
+  and bumps ``revision`` on :meth:`refresh` (the magics call it after each
+  ``%%ask``) so every open view walks down the changed hashes;
+* hands each custom message to :class:`~arborist.forest.sync.ForestSync`
+  and sends back its answer;
+* runs ``fork`` requests on a worker thread with its own connections, so a
+  slow model never blocks the notebook, then sends an unsolicited
+  ``turn_done`` message.
+
+The front end is ``js/src/widget.js``, bundled into ``static/widget.js``.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from arborist.app import Arborist
+from arborist.errors import BadInput
+from arborist.forest.sync import ForestSync, ForkOutcome, TreeState, run_fork
+from arborist_nb.assets import STATIC
+
+__all__ = ["ForestWidget"]
+
+_MISSING_BUNDLE_ESM = """
+export default {
+  render({ el }) {
+    const note = document.createElement("p");
+    note.setAttribute("role", "alert");
+    note.textContent =
+      "arborist: the widget bundle (arborist_nb/static/widget.js) is missing: " +
+      "run `make js` (needs node) or reinstall arborist.";
+    el.appendChild(note);
+  },
+};
+"""
+
+
+def _asset(name: str, fallback: str) -> Path | str:
+    """The bundled file if it was built, else inline source that says it is missing.
+
+    anywidget reads a path when the class is defined and raises if the file
+    is absent, which would make ``import arborist_nb.widget`` fail on a
+    checkout where node never ran; a visible note in the output is kinder.
+    """
+    path = STATIC / name
+    return path if path.is_file() else fallback
+
+
+class ForestWidget(anywidget.AnyWidget):
+    """A collapsible, verifiable view of session ``sid`` of the home at ``home`` (or ``app``).
+
+    Without ``sid`` the most recently created session is shown (a new one is
+    started in an empty home). Only the home's paths are taken from ``app``;
+    the widget opens its own connections on each thread that needs them. ``llm`` names the model forks from the
+    widget ask (default: the home's default, as ``%%ask``).
+    """
+
+    _esm = _asset("widget.js", _MISSING_BUNDLE_ESM)
+    _css = _asset("widget.css", "")
+
+    sid = traitlets.Unicode("").tag(sync=True)
+    root_bates = traitlets.Unicode("").tag(sync=True)
+    root_hash = traitlets.Unicode("").tag(sync=True)
+    graft_hashes = traitlets.Dict(
+        value_trait=traitlets.Unicode(), key_trait=traitlets.Unicode()
+    ).tag(sync=True)
+    current_bates = traitlets.Unicode("").tag(sync=True)
+    selected_bates = traitlets.Unicode("").tag(sync=True)
+    revision = traitlets.Int(0).tag(sync=True)
+    poll_ms = traitlets.Int(2000).tag(sync=True)
+    title = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(
+        self,
+        home: str | Path | None = None,
+        sid: str | None = None,
+        *,
+        app: Arborist | None = None,
+        llm: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if app is not None and home is not None:
+            raise BadInput("give either a home or an app, not both")
+        # Only the home's paths are taken from ``app``: its connections belong to
+        # the thread that opened them, so every thread here opens its own.
+        self.app = app if app is not None else Arborist(home)
+        self.llm = llm
+        self._lock = threading.Lock()
+        self._forks: list[threading.Thread] = []
+        self._queued: list[threading.Thread] = []
+        self._sync = ForestSync(self.app, sid, start_fork=self._start_fork, on_change=self._mirror)
+        state = self._sync.state()
+        super().__init__(
+            sid=state.sid,
+            root_bates=state.root_bates,
+            title=kwargs.pop("title", None) or state.label or f"session {state.sid}",
+            **kwargs,
+        )
+        self._mirror(state)
+        self._turns = state.turns
+        self.on_msg(self._handle_message)
+
+    @traitlets.validate("poll_ms")
+    def _valid_poll_ms(self, proposal: Any) -> int:
+        value = int(proposal["value"])
+        if value < 0:
+            raise traitlets.TraitError("poll_ms must be 0 (no polling) or a number of milliseconds")
+        return value
+
+    def __repr__(self) -> str:
+        return f"ForestWidget(sid={self.sid!r}, turns={self._turns})"
+
+    # --- kernel -> views ------------------------------------------------------------------
+
+    def refresh(self) -> TreeState:
+        """Re-read the session and bump ``revision``: every open view re-walks what changed."""
+        state = self._sync.state()
+        self._publish(state)
+        return state
+
+    def _mirror(self, state: TreeState) -> None:
+        """Copy a state into the traits (only changed values are sent to the views)."""
+        with self.hold_sync():
+            self.root_hash = state.root_hash
+            self.graft_hashes = dict(state.graft_hashes)
+            self.current_bates = state.current_bates
+        self._turns = state.turns
+
+    def _publish(self, state: TreeState) -> None:
+        with self._lock:
+            self._mirror(state)
+            self.revision += 1
+
+    # --- views -> kernel ------------------------------------------------------------------
+
+    def _handle_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        reply = self._sync.handle(content)
+        if reply is not None:
+            self.send(reply)
+        # A fork starts only once its ``pending`` answer is out, so its ``turn_done``
+        # can never overtake it, however fast the model.
+        with self._lock:
+            queued, self._queued = self._queued, []
+        for thread in queued:
+            thread.start()
+
+    def _start_fork(self, parent: str, question: str, request_id: object) -> None:
+        thread = threading.Thread(
+            target=self._fork,
+            args=(parent, question, request_id),
+            name=f"arborist-fork-{parent}",
+            daemon=True,
+        )
+        with self._lock:
+            self._forks = [t for t in self._forks if t.is_alive()]
+            self._forks.append(thread)
+            self._queued.append(thread)
+
+    def _fork(self, parent: str, question: str, request_id: object) -> None:
+        """Worker thread: ask on fresh connections, then tell the views and bump revision."""
+        outcome: ForkOutcome = run_fork(
+            self.app, self.sid, parent, question, llm=self.llm, request_id=request_id
+        )
+        if outcome.state is not None:
+            self._publish(outcome.state)
+        self.send(outcome.message)
+
+    def close(self) -> None:
+        """Close the widget and this thread's connections (forks close their own)."""
+        super().close()
+        sync: ForestSync | None = getattr(self, "_sync", None)  # None if __init__ failed early
+        if sync is not None:
+            sync.close()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for forks still running (for scripts and tests); True when none is left."""
+        with self._lock:
+            pending = [t for t in self._forks if t.ident is not None]
+        for thread in pending:
+            thread.join(timeout)
+        return not any(t.is_alive() for t in pending)

@@ -1,0 +1,995 @@
+/**
+ * The widget's logic without a browser: the sync walk against a fake kernel
+ * that answers as arborist/forest/sync.py does, the request layer with ids
+ * and timeouts, citation parsing and text-only DOM building (escaping by
+ * construction), keyboard navigation, proof re-verification, and a smoke
+ * test of the whole view on a minimal fake DOM.
+ */
+
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+import {
+  inclusionProof,
+  leafHash,
+  merkleRoot,
+  sha256Hex,
+  subtreeHash,
+  toHex,
+  utf8,
+} from "../src/index.js";
+import widget, {
+  ForestStore,
+  ForestView,
+  RequestError,
+  Requester,
+  jsonBytes,
+  makeH,
+  navigate,
+  nodeName,
+  proofVerdict,
+  splitCitations,
+  verifyEvidence,
+} from "../src/widget.js";
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+async function settle(rounds = 30) {
+  for (let i = 0; i < rounds; i++) await tick();
+}
+
+/** Wait until `predicate()` holds (WebCrypto answers on a worker thread, after some ticks). */
+async function until(predicate, what, ms = 5000) {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+// ------------------------------------------------------ a fake kernel ----
+
+/**
+ * An in-memory forest answering the widget's requests with the semantics of
+ * arborist/forest/sync.py: real subtree hashes (hashing.js) over fake node
+ * hashes, summaries left out for children whose held hash matches.
+ */
+class FakeKernel {
+  constructor(sid) {
+    this.sid = sid;
+    this.nodes = new Map();
+    this.sessions = new Map();
+    this.log = [];
+    this.version = 0;
+    this.events = []; // the audit chain of sessions.db: [type, bates]
+    this.storeSeq = 0; // the head of store.db's chain
+    this.memo = null;
+    this.addSession(sid);
+  }
+
+  addSession(sid) {
+    const root = `${sid}-000000`;
+    this.nodes.set(root, { bates: root, sid, seq: 0, parent: null, question: "", label: null });
+    this.sessions.set(sid, { root, current: root, nextSeq: 1 });
+    this.version++;
+    return root;
+  }
+
+  add(sid, parent, question = `question ${this.nodes.size}`, extra = {}) {
+    const session = this.sessions.get(sid);
+    const seq = session.nextSeq++;
+    const bates = `${sid}-${String(seq).padStart(6, "0")}`;
+    this.nodes.set(bates, { bates, sid, seq, parent, question, label: null, ...extra });
+    session.current = bates;
+    this.version++;
+    this.events.push(["node_insert", bates]);
+    return bates;
+  }
+
+  relabel(bates, label) {
+    this.nodes.get(bates).label = label;
+    this.events.push(["label", bates]);
+  }
+
+  children(bates) {
+    return [...this.nodes.values()].filter((n) => n.parent === bates);
+  }
+
+  async hashes() {
+    if (this.memo?.version === this.version) return this.memo.hashes;
+    const hashes = new Map();
+    // Post-order without recursion: children before parents.
+    const order = [];
+    const stack = [...this.nodes.values()].filter((n) => n.parent === null).map((n) => n.bates);
+    while (stack.length) {
+      const bates = stack.pop();
+      order.push(bates);
+      for (const child of this.children(bates)) stack.push(child.bates);
+    }
+    for (const bates of order.reverse()) {
+      const own = await sha256Hex(utf8(bates));
+      hashes.set(bates, await subtreeHash(own, this.children(bates).map((c) => hashes.get(c.bates))));
+    }
+    this.memo = { version: this.version, hashes };
+    return hashes;
+  }
+
+  summary(node) {
+    return {
+      question: node.question,
+      audit_mode: node.seq === 0 ? "ROOT" : "STRICT",
+      label: node.label,
+      sid: node.sid,
+      seq: node.seq,
+      foreign: node.sid !== this.sid,
+      n_children: this.children(node.bates).length,
+      cache_key: "ab".repeat(6),
+    };
+  }
+
+  grafts() {
+    return [...this.nodes.values()].filter(
+      (n) => n.sid === this.sid && n.parent && this.nodes.get(n.parent).sid !== this.sid,
+    );
+  }
+
+  async answer(kind, args) {
+    const hashes = await this.hashes();
+    const session = this.sessions.get(this.sid);
+    const known = args.known ?? {};
+    let result;
+    switch (kind) {
+      case "roots":
+        result = {
+          sid: this.sid,
+          label: null,
+          root_bates: session.root,
+          root_hash: hashes.get(session.root),
+          current_bates: session.current,
+          next_seq: session.nextSeq,
+          turns: session.nextSeq - 1,
+          event_seq: this.events.length,
+          store_seq: this.storeSeq,
+          relabelled:
+            args.since === null || args.since === undefined
+              ? {}
+              : Object.fromEntries(
+                  this.events
+                    .slice(args.since)
+                    .filter(([type]) => type === "label")
+                    .map(([, b]) => [b, this.nodes.get(b).label]),
+                ),
+          grafts: this.grafts().map((g) => {
+            const entry = { bates: g.bates, parent_bates: g.parent, subtree_hash: hashes.get(g.bates) };
+            if (known[g.bates] !== entry.subtree_hash) entry.summary = this.summary(g);
+            return entry;
+          }),
+        };
+        break;
+      case "expand": {
+        const nodes = {};
+        const missing = [];
+        for (const bates of args.bates) {
+          const hash = hashes.get(bates);
+          if (!hash) missing.push(bates);
+          else if (known[bates] !== hash) {
+            nodes[bates] = {
+              subtree_hash: hash,
+              children: this.children(bates).map((c) =>
+                known[c.bates] === hashes.get(c.bates)
+                  ? { bates: c.bates }
+                  : { bates: c.bates, subtree_hash: hashes.get(c.bates), summary: this.summary(c) },
+              ),
+            };
+          }
+        }
+        result = { nodes, missing };
+        break;
+      }
+      case "poll":
+        result = {
+          root_hash: hashes.get(session.root),
+          next_seq: session.nextSeq,
+          current_bates: session.current,
+          graft_hashes: Object.fromEntries((args.grafts ?? []).map((b) => [b, hashes.get(b)])),
+          event_seq: this.events.length,
+          store_seq: this.storeSeq,
+        };
+        break;
+      case "body": {
+        const node = this.nodes.get(args.bates);
+        if (!node) throw new Error(`no turn ${args.bates}`);
+        const path = [];
+        for (let p = node.parent; p; p = this.nodes.get(p).parent) path.unshift(p);
+        result = {
+          bates: node.bates,
+          sid: node.sid,
+          seq: node.seq,
+          parent: node.parent,
+          path,
+          is_root: node.seq === 0,
+          foreign: node.sid !== this.sid,
+          question: node.question,
+          answer_text: node.answer ?? `answer to ${node.question}`,
+          cited_titles: [],
+          cache_key: "ab".repeat(32),
+          audit_mode: "STRICT",
+          node_hash: await sha256Hex(utf8(node.bates)),
+          subtree_hash: hashes.get(node.bates),
+          created_at: "2026-01-01T00:00:00.000000Z",
+          label: node.label,
+          record: node.record ?? null,
+          served: node.seq === 0 ? null : "miss",
+          first_answered: null,
+        };
+        break;
+      }
+      case "cd":
+        session.current = args.bates;
+        result = { current_bates: args.bates };
+        break;
+      default:
+        throw new Error(`unknown request kind ${JSON.stringify(kind)}`);
+    }
+    this.log.push({ kind, args, result, bytes: jsonBytes(result) });
+    return result;
+  }
+
+  request() {
+    return (kind, args) => this.answer(kind, args);
+  }
+
+  bytes(from = 0) {
+    return this.log.slice(from).reduce((sum, entry) => sum + entry.bytes, 0);
+  }
+}
+
+const SID = "20260101T000000Z-aaaaaa";
+const OTHER = "20260101T000000Z-bbbbbb";
+
+/** A forest of 1 + 6 + 6*4 + 6*4*4 = 127 turns, everything expanded. */
+function bushyKernel() {
+  const kernel = new FakeKernel(SID);
+  const root = `${SID}-000000`;
+  const tops = [];
+  for (let i = 0; i < 6; i++) tops.push(kernel.add(SID, root, `top ${i}`));
+  const mids = [];
+  for (const top of tops) for (let j = 0; j < 4; j++) mids.push(kernel.add(SID, top, `mid ${j}`));
+  const leaves = [];
+  for (const mid of mids) for (let k = 0; k < 4; k++) leaves.push(kernel.add(SID, mid, `leaf ${k}`));
+  return { kernel, root, tops, mids, leaves };
+}
+
+async function openAll(store) {
+  // Expand everything loaded until nothing is left to open.
+  for (;;) {
+    const closed = store.rows().filter((r) => r.expandable && !r.expanded);
+    if (!closed.length) return;
+    for (const row of closed) await store.expand(row.bates);
+  }
+}
+
+// ---------------------------------------------------------------- text ----
+
+describe("citations and untrusted text", () => {
+  test("splitCitations reads the full and the short form, like qa/citations.py", () => {
+    const parts = splitCitations("A [E1 | Spider-Man | file:///s.md] and [E02] but not [E3 | x] or [X1 | a | b].");
+    assert.deepEqual(
+      parts.map((p) => (p.type === "text" ? p.text : `<${p.label}|${p.title}|${p.uri}>`)),
+      ["A ", "<E1|Spider-Man|file:///s.md>", " and ", "<E2||>", " but not [E3 | x] or [X1 | a | b]."],
+    );
+  });
+
+  test("a title may hold | and the URI is the last part", () => {
+    const [citation] = splitCitations("[E7 | a | b | uri]");
+    assert.equal(citation.title, "a | b");
+    assert.equal(citation.uri, "uri");
+  });
+
+  test("markup in an answer stays text, never a citation or an element", () => {
+    const evil = '<img src=x onerror="alert(1)"><script>alert(2)</script> [E1 | <b>t</b> | javascript:alert(3)]';
+    const parts = splitCitations(evil);
+    assert.equal(parts[0].text, '<img src=x onerror="alert(1)"><script>alert(2)</script> ');
+    assert.equal(parts[1].title, "<b>t</b>");
+    const doc = new FakeDocument();
+    const h = makeH(doc);
+    const el = h("div", {}, parts.map((p) => (p.type === "text" ? p.text : h("button", { text: p.title }))));
+    assert.equal(el.textContent, '<img src=x onerror="alert(1)"><script>alert(2)</script> <b>t</b>');
+    assert.deepEqual(el.descendants().map((n) => n.tagName), ["BUTTON"]);
+  });
+
+  test("makeH refuses innerHTML and event-handler attributes", () => {
+    const h = makeH(new FakeDocument());
+    assert.throws(() => h("div", { innerHTML: "<b>x</b>" }), /refusing innerHTML/);
+    assert.throws(() => h("div", { onclick: "alert(1)" }), /refusing onclick/);
+    assert.throws(() => h("div", { attrs: { onerror: "alert(1)" } }), /refusing attribute onerror/);
+    assert.throws(() => h("iframe", { srcdoc: "<script></script>" }), /refusing srcdoc/);
+  });
+
+  test("makeH writes data-* in kebab case and skips null children", () => {
+    const h = makeH(new FakeDocument());
+    const el = h("div", { dataset: { auditMode: "STRICT", bates: "b", gone: null } }, null, false, "x", 1);
+    assert.equal(el.getAttribute("data-audit-mode"), "STRICT");
+    assert.equal(el.getAttribute("data-bates"), "b");
+    assert.equal(el.getAttribute("data-gone"), null);
+    assert.equal(el.textContent, "x1");
+  });
+
+  test("nodeName shows a seq at home and a bates abroad", () => {
+    assert.equal(nodeName("s-000007", { seq: 7, foreign: false }), "000007");
+    assert.equal(nodeName("s-000007", { seq: 7, foreign: true }), "s-000007");
+  });
+});
+
+// ------------------------------------------------------------ requests ----
+
+class FakeModel {
+  constructor(state = {}) {
+    this.state = { ...state };
+    this.handlers = new Map();
+    this.sent = [];
+    this.saved = 0;
+  }
+
+  get(name) {
+    return this.state[name];
+  }
+
+  set(name, value) {
+    const changed = this.state[name] !== value;
+    this.state[name] = value;
+    if (changed) this.emit(`change:${name}`);
+  }
+
+  save_changes() {
+    this.saved++;
+  }
+
+  on(event, fn) {
+    if (!this.handlers.has(event)) this.handlers.set(event, new Set());
+    this.handlers.get(event).add(fn);
+  }
+
+  off(event, fn) {
+    this.handlers.get(event)?.delete(fn);
+  }
+
+  emit(event, ...args) {
+    for (const fn of [...(this.handlers.get(event) ?? [])]) fn(...args);
+  }
+
+  send(message) {
+    this.sent.push(message);
+    this.onSend?.(message);
+  }
+}
+
+describe("Requester", () => {
+  test("answers resolve by id; errors reject with the kernel's line", async () => {
+    const model = new FakeModel();
+    const requester = new Requester(model, { prefix: "t" });
+    const one = requester.request("roots", { known: {} });
+    const two = requester.request("body", { bates: "x" });
+    assert.deepEqual(model.sent.map((m) => [m.id, m.kind]), [["t-1", "roots"], ["t-2", "body"]]);
+    model.emit("msg:custom", { id: "someone-else-1", ok: true, result: 0 });
+    model.emit("msg:custom", { id: "t-2", ok: false, error: "no turn x" });
+    model.emit("msg:custom", { id: "t-1", ok: true, result: { root_hash: "h" } });
+    assert.deepEqual(await one, { root_hash: "h" });
+    await assert.rejects(two, (error) => error instanceof RequestError && error.message === "no turn x");
+    assert.equal(requester.stats.replies, 2);
+    requester.close();
+  });
+
+  test("a request the kernel never answers times out with a message", async () => {
+    const requester = new Requester(new FakeModel(), { timeoutMs: 20 });
+    await assert.rejects(requester.request("expand", { bates: [] }), /expand: no answer from the kernel/);
+    requester.close();
+  });
+
+  test("events go to listeners; anywidget's own messages are ignored", () => {
+    const model = new FakeModel();
+    const requester = new Requester(model);
+    const seen = [];
+    requester.onEvent((event) => seen.push(event.kind));
+    model.emit("msg:custom", { kind: "turn_done", ok: true, bates: "b" });
+    model.emit("msg:custom", { kind: "anywidget-command-response", id: 1 });
+    model.emit("msg:custom", "not an object");
+    assert.deepEqual(seen, ["turn_done"]);
+    requester.close();
+  });
+
+  test("close rejects what is pending and stops listening", async () => {
+    const model = new FakeModel();
+    const requester = new Requester(model);
+    const pending = requester.request("roots");
+    requester.close();
+    await assert.rejects(pending, /closed/);
+    assert.equal(model.handlers.get("msg:custom").size, 0);
+    await assert.rejects(requester.request("roots"), /closed/);
+  });
+});
+
+// ----------------------------------------------------------- sync walk ----
+
+describe("the sync walk", () => {
+  test("a first sync loads the tree; a second, with nothing changed, asks only for the roots", async () => {
+    const { kernel, tops } = bushyKernel();
+    const store = new ForestStore(kernel.request(), { autoExpandRows: 1000 });
+    await store.sync();
+    assert.equal(store.rows().length, 6 + 24 + 96);
+    assert.deepEqual(store.rows().slice(0, 2).map((r) => [r.bates, r.level]), [[tops[0], 1], [store.nodes.get(tops[0]).children[0], 2]]);
+    const before = kernel.log.length;
+    await store.sync();
+    assert.deepEqual(kernel.log.slice(before).map((e) => e.kind), ["roots"]);
+  });
+
+  test("one new turn costs a request per level along its path, and no unchanged sibling is re-sent", async () => {
+    const { kernel, mids, leaves } = bushyKernel();
+    const store = new ForestStore(kernel.request(), { autoExpandRows: 0 });
+    await store.sync();
+    await openAll(store);
+    const fullBytes = kernel.bytes();
+    assert.equal(store.rows().length, 126);
+
+    const parent = leaves[37]; // under mids[9], under tops[2]
+    const added = kernel.add(SID, parent, "a new turn");
+    const from = kernel.log.length;
+    await store.sync();
+    const walk = kernel.log.slice(from);
+    assert.deepEqual(walk.map((e) => e.kind), ["roots", "expand", "expand", "expand", "expand"]);
+    const asked = walk.filter((e) => e.kind === "expand").flatMap((e) => e.args.bates);
+    const path = [`${SID}-000000`, kernel.nodes.get(mids[9]).parent, mids[9], parent];
+    assert.deepEqual(asked, path);
+    // Unchanged siblings on the path come back as their bates alone.
+    for (const entry of walk.filter((e) => e.kind === "expand")) {
+      for (const node of Object.values(entry.result.nodes)) {
+        for (const child of node.children) {
+          if (child.bates === added || path.includes(child.bates)) assert.ok(child.summary);
+          else assert.deepEqual(Object.keys(child), ["bates"]);
+        }
+      }
+    }
+    const walkBytes = kernel.bytes(from);
+    assert.ok(walkBytes < fullBytes * 0.1, `${walkBytes} of ${fullBytes}`);
+    assert.ok(store.rows().some((r) => r.bates === added));
+  });
+
+  test("a changed subtree that is collapsed is not descended until it is opened", async () => {
+    const { kernel, tops, mids } = bushyKernel();
+    const store = new ForestStore(kernel.request(), { autoExpandRows: 0 });
+    await store.sync();
+    assert.deepEqual(store.rows().map((r) => r.expanded), Array(6).fill(false));
+    kernel.add(SID, mids[0], "deep");
+    const from = kernel.log.length;
+    await store.sync();
+    const expands = kernel.log.slice(from).filter((e) => e.kind === "expand");
+    assert.deepEqual(expands.map((e) => e.args.bates), [[`${SID}-000000`]]);
+    await store.expand(tops[0]);
+    assert.equal(store.nodes.get(tops[0]).children.length, 4);
+    await store.expand(mids[0]);
+    assert.equal(store.nodes.get(mids[0]).children.length, 5);
+  });
+
+  test("a leaf is open from the start, so a turn added under it shows at once", async () => {
+    const kernel = new FakeKernel(SID);
+    const first = kernel.add(SID, `${SID}-000000`, "first");
+    const store = new ForestStore(kernel.request(), { autoExpandRows: 0 });
+    await store.sync();
+    const second = kernel.add(SID, first, "second");
+    await store.sync();
+    assert.deepEqual(store.rows().map((r) => [r.bates, r.level]), [[first, 1], [second, 2]]);
+  });
+
+  test("reveal opens a node's ancestors in one request", async () => {
+    const { kernel, leaves } = bushyKernel();
+    const store = new ForestStore(kernel.request(), { autoExpandRows: 0 });
+    await store.sync();
+    const target = leaves[50];
+    const body = await store.body(target);
+    const from = kernel.log.length;
+    assert.equal(await store.reveal(body.path), true);
+    const expands = kernel.log.slice(from).filter((e) => e.kind === "expand");
+    assert.equal(expands.length, 1);
+    assert.ok(store.rows().some((r) => r.bates === target));
+  });
+
+  test("a node of another session outside the tree cannot be revealed", async () => {
+    const kernel = new FakeKernel(SID);
+    kernel.add(SID, `${SID}-000000`);
+    const otherRoot = kernel.addSession(OTHER);
+    const theirs = kernel.add(OTHER, otherRoot, "theirs");
+    const store = new ForestStore(kernel.request());
+    await store.sync();
+    assert.equal(await store.reveal([otherRoot]), false);
+    assert.ok(!store.rows().some((r) => r.bates === theirs));
+  });
+
+  test("grafts are top-level rows tagged with where they were grafted; foreign children are flagged", async () => {
+    const kernel = new FakeKernel(SID);
+    const mine = kernel.add(SID, `${SID}-000000`, "mine");
+    const otherRoot = kernel.addSession(OTHER);
+    const theirs = kernel.add(OTHER, otherRoot, "theirs");
+    const forkedHere = kernel.add(OTHER, mine, "their fork of mine");
+    const graft = kernel.add(SID, theirs, "my fork of theirs");
+    const store = new ForestStore(kernel.request());
+    await store.sync();
+    const rows = store.rows();
+    assert.deepEqual(rows.map((r) => [r.bates, r.level, r.graftOf]), [
+      [mine, 1, null],
+      [forkedHere, 2, null],
+      [graft, 1, theirs],
+    ]);
+    assert.equal(rows[1].summary.foreign, true);
+    assert.equal(rows[2].summary.foreign, false);
+  });
+
+  test("a graft that grows is refreshed from its own head", async () => {
+    const kernel = new FakeKernel(SID);
+    kernel.add(SID, `${SID}-000000`);
+    const otherRoot = kernel.addSession(OTHER);
+    const graft = kernel.add(SID, otherRoot, "graft");
+    const store = new ForestStore(kernel.request());
+    await store.sync();
+    const below = kernel.add(OTHER, graft, "another session answers under my graft");
+    assert.equal(store.pollChanged(await kernel.answer("poll", { grafts: [graft] })), true);
+    const from = kernel.log.length;
+    await store.sync();
+    assert.deepEqual(kernel.log.slice(from).filter((e) => e.kind === "expand").map((e) => e.args.bates), [[graft]]);
+    assert.ok(store.rows().some((r) => r.bates === below));
+  });
+
+  test("pollChanged is false in sync and true after any write", async () => {
+    const { kernel, leaves } = bushyKernel();
+    const store = new ForestStore(kernel.request());
+    await store.sync();
+    assert.equal(store.pollChanged(await kernel.answer("poll", {})), false);
+    kernel.sessions.get(SID).current = leaves[0];
+    assert.equal(store.pollChanged(await kernel.answer("poll", {})), true);
+    await store.sync();
+    kernel.add(SID, leaves[1]);
+    assert.equal(store.pollChanged(await kernel.answer("poll", {})), true);
+  });
+
+  test("a rename, which changes no hash, reaches the view through the chain head", async () => {
+    const { kernel, leaves } = bushyKernel();
+    const store = new ForestStore(kernel.request(), { autoExpandRows: 1000 });
+    await store.sync();
+    await store.body(leaves[3]);
+    kernel.relabel(leaves[3], "<b>renamed</b>");
+    const polled = await kernel.answer("poll", {});
+    assert.equal(polled.root_hash, store.nodes.get(`${SID}-000000`).hash);
+    assert.equal(store.pollChanged(polled), true);
+    const from = kernel.log.length;
+    await store.sync();
+    assert.deepEqual(kernel.log.slice(from).map((e) => e.kind), ["roots"]);
+    assert.equal(store.nodes.get(leaves[3]).summary.label, "<b>renamed</b>");
+    assert.equal(store.bodies.size, 0, "cached bodies held the old label");
+    assert.equal(store.pollChanged(await kernel.answer("poll", {})), false);
+  });
+
+  test("a record changed in the store (no hash moves) drops the cached bodies", async () => {
+    const { kernel, leaves } = bushyKernel();
+    const store = new ForestStore(kernel.request());
+    await store.sync();
+    await store.body(leaves[0]);
+    kernel.storeSeq += 1; // another kernel falsified an answer
+    assert.equal(store.pollChanged(await kernel.answer("poll", {})), true);
+    await store.sync();
+    assert.equal(store.bodies.size, 0);
+    assert.equal(store.pollChanged(await kernel.answer("poll", {})), false);
+  });
+
+  test("syncs requested during a sync share it and run once more after it", async () => {
+    const { kernel } = bushyKernel();
+    const store = new ForestStore(kernel.request());
+    const all = await Promise.all([store.sync(), store.sync(), store.sync()]);
+    assert.equal(all.length, 3);
+    assert.equal(kernel.log.filter((e) => e.kind === "roots").length, 2);
+  });
+
+  test("bodies are cached by node hash until invalidated", async () => {
+    const { kernel, leaves } = bushyKernel();
+    const store = new ForestStore(kernel.request());
+    await store.body(leaves[0]);
+    await store.body(leaves[0]);
+    assert.equal(kernel.log.filter((e) => e.kind === "body").length, 1);
+    assert.ok(store.bodies.has(await sha256Hex(utf8(leaves[0]))));
+    store.invalidateBodies();
+    await store.body(leaves[0]);
+    assert.equal(kernel.log.filter((e) => e.kind === "body").length, 2);
+  });
+
+  test("rows of a 5,000-turn chain are listed without recursion", () => {
+    const store = new ForestStore(async () => ({}));
+    store.rootBates = "r";
+    let parent = "r";
+    for (let i = 1; i <= 5000; i++) {
+      const bates = `n${i}`;
+      const node = store.node(bates);
+      node.summary = { n_children: i < 5000 ? 1 : 0 };
+      store.node(parent).children = [bates];
+      store.expanded.add(bates);
+      parent = bates;
+    }
+    store.node(parent).children = [];
+    const rows = store.rows();
+    assert.equal(rows.length, 5000);
+    assert.equal(rows.at(-1).level, 5000);
+  });
+});
+
+// ------------------------------------------------------------ keyboard ----
+
+describe("keyboard navigation", () => {
+  const rows = [
+    { bates: "a", parent: null, expandable: true, expanded: true },
+    { bates: "a1", parent: "a", expandable: false, expanded: false },
+    { bates: "b", parent: null, expandable: true, expanded: false },
+    { bates: "c", parent: null, expandable: false, expanded: false },
+  ];
+
+  test("up, down, home and end move the focus and stop at the ends", () => {
+    assert.deepEqual(navigate(rows, "a", "ArrowDown"), { focus: "a1", action: null });
+    assert.deepEqual(navigate(rows, "a", "ArrowUp"), { focus: "a", action: null });
+    assert.deepEqual(navigate(rows, "c", "ArrowDown"), { focus: "c", action: null });
+    assert.deepEqual(navigate(rows, "b", "Home"), { focus: "a", action: null });
+    assert.deepEqual(navigate(rows, "a", "End"), { focus: "c", action: null });
+  });
+
+  test("right opens a closed node, then moves to its first child", () => {
+    assert.deepEqual(navigate(rows, "b", "ArrowRight"), { focus: "b", action: "expand" });
+    assert.deepEqual(navigate(rows, "a", "ArrowRight"), { focus: "a1", action: null });
+    assert.deepEqual(navigate(rows, "c", "ArrowRight"), { focus: "c", action: null });
+  });
+
+  test("left closes an open node, else moves to the parent", () => {
+    assert.deepEqual(navigate(rows, "a", "ArrowLeft"), { focus: "a", action: "collapse" });
+    assert.deepEqual(navigate(rows, "a1", "ArrowLeft"), { focus: "a", action: null });
+    assert.deepEqual(navigate(rows, "c", "ArrowLeft"), { focus: "c", action: null });
+  });
+
+  test("enter and space select; other keys are not the tree's", () => {
+    assert.deepEqual(navigate(rows, "b", "Enter"), { focus: "b", action: "select" });
+    assert.deepEqual(navigate(rows, "b", " "), { focus: "b", action: "select" });
+    assert.equal(navigate(rows, "b", "x"), null);
+    assert.equal(navigate(rows, "b", "Tab"), null);
+  });
+
+  test("with no focus yet, any move starts at the first row", () => {
+    assert.deepEqual(navigate(rows, null, "ArrowDown"), { focus: "a", action: null });
+    assert.deepEqual(navigate([], null, "ArrowDown"), { focus: null, action: null });
+  });
+});
+
+// -------------------------------------------------------------- proofs ----
+
+async function evidenceFor(chunks, index) {
+  const leaves = await Promise.all(chunks.map((c) => leafHash(utf8(c))));
+  const root = await merkleRoot(leaves);
+  const proof = await inclusionProof(leaves, index);
+  return {
+    label: `E${index + 1}`,
+    title: "Doc",
+    uri: "file:///doc.md",
+    text: chunks[index],
+    chunk_index: index,
+    chunk_count: chunks.length,
+    proof: proof.map(toHex),
+    source_root: toHex(root),
+    leaf: toHex(leaves[index]),
+    cited: true,
+    tier: "hot",
+  };
+}
+
+describe("proofs re-verified in the browser", () => {
+  const chunks = ["alpha", "beta <b>", "gamma", "δέλτα", "epsilon"];
+
+  test("every chunk of a document passes", async () => {
+    for (let i = 0; i < chunks.length; i++) {
+      assert.equal((await verifyEvidence(await evidenceFor(chunks, i))).status, "pass");
+    }
+  });
+
+  test("a changed text, root, path, index or a size that excludes the index fails", async () => {
+    const item = await evidenceFor(chunks, 2);
+    const tampered = await verifyEvidence({ ...item, text: "gamma!" });
+    assert.deepEqual(tampered, { status: "fail", text: "proof FAILED: the text does not hash to its leaf" });
+    const root = (await verifyEvidence({ ...item, source_root: "00".repeat(32) })).status;
+    assert.equal(root, "fail");
+    assert.equal((await verifyEvidence({ ...item, chunk_count: 2 })).status, "fail");
+    assert.equal((await verifyEvidence({ ...item, chunk_count: 1 })).status, "fail");
+    assert.equal((await verifyEvidence({ ...item, proof: item.proof.slice(1) })).status, "fail");
+    assert.equal((await verifyEvidence({ ...item, chunk_index: 3 })).status, "fail");
+  });
+
+  test("cold evidence is not verifiable here; malformed hex is an error, not a pass", async () => {
+    const item = await evidenceFor(chunks, 0);
+    assert.deepEqual(await verifyEvidence({ ...item, text: null }), {
+      status: "cold",
+      text: "not verifiable here (cold)",
+    });
+    assert.equal((await verifyEvidence({ ...item, source_root: "zz" })).status, "error");
+  });
+
+  test("the verdict over items", () => {
+    assert.equal(proofVerdict([]), "none");
+    assert.equal(proofVerdict([{ status: "pass" }, { status: "pass" }]), "pass");
+    assert.equal(proofVerdict([{ status: "pass" }, { status: "cold" }]), "cold");
+    assert.equal(proofVerdict([{ status: "cold" }, { status: "error" }]), "fail");
+  });
+});
+
+// --------------------------------------------------- the view, smoke ----
+
+class FakeNode {
+  constructor(doc) {
+    this.ownerDocument = doc;
+    this.childNodes = [];
+    this.parentNode = null;
+  }
+
+  appendChild(child) {
+    child.parentNode?.removeChildNode(child);
+    child.parentNode = this;
+    this.childNodes.push(child);
+    return child;
+  }
+
+  removeChildNode(child) {
+    this.childNodes = this.childNodes.filter((c) => c !== child);
+    child.parentNode = null;
+  }
+
+  remove() {
+    this.parentNode?.removeChildNode(this);
+  }
+
+  replaceChildren(...nodes) {
+    for (const child of this.childNodes) child.parentNode = null;
+    this.childNodes = [];
+    for (const node of nodes) this.appendChild(node);
+  }
+
+  contains(node) {
+    for (let at = node; at; at = at.parentNode) if (at === this) return true;
+    return false;
+  }
+
+  get textContent() {
+    return this.childNodes.map((c) => c.textContent).join("");
+  }
+
+  set textContent(value) {
+    this.replaceChildren();
+    if (value !== "") this.appendChild(new FakeText(this.ownerDocument, String(value)));
+  }
+
+  descendants() {
+    const out = [];
+    const stack = [...this.childNodes].reverse();
+    while (stack.length) {
+      const node = stack.pop();
+      if (node instanceof FakeElement) out.push(node);
+      stack.push(...[...node.childNodes].reverse());
+    }
+    return out;
+  }
+
+  find(predicate) {
+    return this.descendants().filter(predicate);
+  }
+
+  byAttr(name, value) {
+    return this.find((n) => (value === undefined ? n.getAttribute(name) !== null : n.getAttribute(name) === value));
+  }
+}
+
+class FakeText extends FakeNode {
+  constructor(doc, data) {
+    super(doc);
+    this.data = data;
+  }
+
+  get textContent() {
+    return this.data;
+  }
+
+  set textContent(value) {
+    this.data = String(value);
+  }
+}
+
+class FakeElement extends FakeNode {
+  constructor(doc, tag) {
+    super(doc);
+    this.tagName = tag.toUpperCase();
+    this.attributes = new Map();
+    this.listeners = new Map();
+    this.style = { props: {}, setProperty: (k, v) => (this.style.props[k] = v) };
+    this.hidden = false;
+    this.value = "";
+  }
+
+  set innerHTML(_value) {
+    throw new Error("innerHTML must never be used");
+  }
+
+  setAttribute(name, value) {
+    this.attributes.set(name, String(value));
+  }
+
+  getAttribute(name) {
+    return this.attributes.has(name) ? this.attributes.get(name) : null;
+  }
+
+  addEventListener(type, listener) {
+    if (!this.listeners.has(type)) this.listeners.set(type, []);
+    this.listeners.get(type).push(listener);
+  }
+
+  removeEventListener(type, listener) {
+    this.listeners.set(type, (this.listeners.get(type) ?? []).filter((l) => l !== listener));
+  }
+
+  dispatch(type, extra = {}) {
+    const event = {
+      type,
+      target: this,
+      defaultPrevented: false,
+      stopped: false,
+      preventDefault() {
+        this.defaultPrevented = true;
+      },
+      stopPropagation() {
+        this.stopped = true;
+      },
+      ...extra,
+    };
+    for (let at = this; at && !event.stopped; at = at.parentNode) {
+      for (const listener of at.listeners?.get(type) ?? []) listener(event);
+    }
+    return event;
+  }
+
+  focus() {
+    this.ownerDocument.activeElement = this;
+  }
+
+  scrollIntoView() {}
+}
+
+class FakeDocument {
+  constructor() {
+    this.activeElement = null;
+    this.visibilityState = "visible";
+  }
+
+  createElement(tag) {
+    return new FakeElement(this, tag);
+  }
+
+  createTextNode(text) {
+    return new FakeText(this, text);
+  }
+}
+
+/** A fake kernel behind a fake model: what anywidget would connect to. */
+function connect(kernel) {
+  const session = kernel.sessions.get(kernel.sid);
+  const model = new FakeModel({
+    sid: kernel.sid,
+    title: "notes",
+    revision: 0,
+    poll_ms: 0,
+    selected_bates: "",
+    current_bates: session.current,
+  });
+  model.onSend = (message) => {
+    const { id, kind, ...args } = message;
+    kernel.answer(kind, args).then(
+      (result) => setImmediate(() => model.emit("msg:custom", { id, ok: true, result })),
+      (error) => setImmediate(() => model.emit("msg:custom", { id, ok: false, error: error.message })),
+    );
+  };
+  return model;
+}
+
+describe("the view on a fake DOM", () => {
+  test("renders the tree, opens the current node, escapes its answer and verifies its proofs", async () => {
+    const kernel = new FakeKernel(SID);
+    const first = kernel.add(SID, `${SID}-000000`, "Who created Spider-Man?");
+    const evil = kernel.add(SID, first, "<img src=x onerror=alert(1)>");
+    const node = kernel.nodes.get(evil);
+    node.answer = 'Hi <script>alert("x")</script> [E1 | Doc | file:///doc.md]';
+    node.record = {
+      state: "ok",
+      state_reason: null,
+      hit_count: 0,
+      dimensions: { source_root: "ab".repeat(32), conversation_hash: "" },
+      evidence: [{ ...(await evidenceFor(["one", "two", "three"], 1)), label: "E1" }, { ...(await evidenceFor(["x"], 0)), label: "E2", text: null }],
+    };
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const model = connect(kernel);
+    const cleanup = widget.render({ model, el });
+    await until(() => el.byAttr("data-ready", "true").length, "the tree");
+
+    const forest = el.byAttr("data-arborist-forest")[0];
+    assert.equal(forest.getAttribute("data-ready"), "true");
+    assert.equal(forest.getAttribute("data-lm-suppress-shortcuts"), "true");
+    const rows = el.byAttr("role", "treeitem");
+    assert.deepEqual(rows.map((r) => r.getAttribute("data-bates")), [first, evil]);
+    assert.equal(rows[1].getAttribute("aria-level"), "2");
+    assert.equal(rows[1].getAttribute("data-current"), "true");
+    assert.equal(rows[1].textContent.includes("<img src=x onerror=alert(1)>"), true);
+    assert.equal(el.find((n) => n.tagName === "IMG" || n.tagName === "SCRIPT").length, 0);
+
+    // The current node opens on its own; its answer is text, its proofs re-verified.
+    const detail = el.byAttr("aria-label", "Node detail")[0];
+    await until(() => ["pass", "fail", "cold"].includes(detail.getAttribute("data-proofs")), "proofs");
+    assert.equal(detail.getAttribute("data-bates"), evil);
+    assert.equal(rows[1].getAttribute("aria-selected"), "true");
+    const answer = el.byAttr("aria-label", "Answer")[0];
+    assert.ok(answer.textContent.startsWith('Hi <script>alert("x")</script> '));
+    assert.equal(detail.byAttr("data-proof", "pass").length, 2); // the li and its status
+    assert.equal(detail.byAttr("data-evidence", "E2")[0].getAttribute("data-proof"), "cold");
+    assert.equal(detail.getAttribute("data-proofs"), "cold");
+    assert.match(detail.byAttr("aria-label", "Proof of E2")[0].textContent, /not verifiable here \(cold\)/);
+
+    // A citation button shows the cited chunk's text.
+    detail.byAttr("data-citation", "E1").find((n) => n.tagName === "BUTTON").dispatch("click");
+    const cited = detail.byAttr("aria-label", "Cited text")[0];
+    assert.equal(cited.hidden, false);
+    assert.match(cited.textContent, /two$/);
+
+    // Keyboard: keys on a focused row move the roving tabindex and stay in the tree.
+    const tree = el.byAttr("role", "tree")[0];
+    const firstRow = el.byAttr("role", "treeitem")[0];
+    firstRow.focus();
+    firstRow.dispatch("focusin");
+    const down = firstRow.dispatch("keydown", { key: "ArrowDown" });
+    assert.ok(down.defaultPrevented && down.stopped, "the notebook never sees a key the tree used");
+    assert.equal(doc.activeElement.getAttribute("data-bates"), evil);
+    assert.deepEqual(
+      el.byAttr("role", "treeitem").map((r) => r.getAttribute("tabindex")),
+      ["-1", "0"],
+    );
+    assert.equal(tree.dispatch("keydown", { key: "a" }).stopped, false);
+    tree.dispatch("keydown", { key: "Home" });
+    tree.dispatch("keydown", { key: "Enter" });
+    await until(() => detail.getAttribute("data-bates") === first && detail.getAttribute("data-loading") === "false", "the first node");
+    assert.equal(model.get("selected_bates"), first);
+    assert.equal(el.byAttr("role", "treeitem")[0].getAttribute("tabindex"), "0");
+    tree.dispatch("keydown", { key: "ArrowLeft" });
+    assert.deepEqual(el.byAttr("role", "treeitem").map((r) => r.getAttribute("data-bates")), [first]);
+    assert.equal(el.byAttr("role", "treeitem")[0].getAttribute("aria-expanded"), "false");
+
+    // The kernel adds a turn and bumps revision: the view walks and shows it.
+    const third = kernel.add(SID, evil, "third");
+    tree.dispatch("keydown", { key: "ArrowRight" });
+    model.set("revision", 1);
+    await until(() => el.byAttr("data-bates", third).length, "the new turn");
+    assert.equal(el.byAttr("role", "treeitem").length, 3);
+
+    cleanup();
+    assert.equal(model.handlers.get("msg:custom").size, 0);
+    assert.equal(model.handlers.get("change:revision").size, 0);
+  });
+
+  test("a kernel error shows in the status line, in one line", async () => {
+    const kernel = new FakeKernel(SID);
+    kernel.answer = async () => {
+      throw new Error("sessions.db is locked");
+    };
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const view = new ForestView(connect(kernel), el);
+    const cleanup = view.start();
+    await until(() => el.byAttr("data-status", "error").length, "the error");
+    const status = el.byAttr("aria-label", "Status")[0];
+    assert.equal(status.getAttribute("data-status"), "error");
+    assert.equal(status.textContent, "sync: sessions.db is locked");
+    cleanup();
+  });
+});

@@ -1,0 +1,679 @@
+"""The forest widget's kernel side: traits, the request/answer protocol, sync costs, forks.
+
+Messages are fed to the widget's comm handler as a front end would send
+them, and answers are captured from its ``send``. :class:`View` plays the
+walk that ``js/src/widget.js`` does, so the byte counts here are what a
+browser would receive.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arborist.app import Arborist
+from arborist.forest.shard import insert_turn
+from arborist.hashing import leaf_hash
+from arborist.merkle import verify_inclusion
+from arborist_nb.assets import STATIC
+from arborist_nb.widget import ForestWidget
+
+SPIDER = (
+    "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko. "
+    "He first appeared in Amazing Fantasy #15 in 1962.\n"
+)
+BATMAN = (
+    "# Batman\n\nBatman was created by Bob Kane and Bill Finger. "
+    "He first appeared in Detective Comics #27 in 1939.\n"
+)
+QUESTIONS = ("Who created Spider-Man?", "Who created Batman?", "When did Batman first appear?")
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Arborist]:
+    (tmp_path / "spider.md").write_text(SPIDER, encoding="utf-8")
+    (tmp_path / "batman.md").write_text(BATMAN, encoding="utf-8")
+    with Arborist(tmp_path / "home") as opened:
+        opened.ingest([str(tmp_path / "spider.md"), str(tmp_path / "batman.md")])
+        yield opened
+
+
+class View:
+    """The front end's side of the protocol, as js/src/widget.js plays it.
+
+    Holds ``bates -> {hash, summary, children, children_hash}``; ``sync``
+    asks for the roots, then walks down level by level into every expanded
+    node whose hash changed, sending the hashes it holds. Every node is
+    expanded on sight (the most a view can hold). Answers are counted in
+    bytes of compact JSON.
+    """
+
+    def __init__(self, widget: ForestWidget, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.widget = widget
+        self.sent: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        monkeypatch.setattr(widget, "send", self._receive)
+        self.nodes: dict[str, dict[str, Any]] = {}
+        self.grafts: list[str] = []
+        self.root = ""
+        self.event_seq: int | None = None
+        self.counter = 0
+        self.log: list[tuple[str, dict[str, Any], dict[str, Any], int]] = []
+
+    def _receive(self, content: dict[str, Any], buffers: Any = None) -> None:
+        with self.lock:
+            self.sent.append(content)
+
+    def answer(self, message: Any) -> dict[str, Any]:
+        """Feed one raw message to the widget's handler; the answer it sent back."""
+        before = len(self.sent)
+        self.widget._handle_custom_msg(message, [])
+        with self.lock:  # a fork's turn_done may already follow its answer
+            replies = [m for m in self.sent[before:] if "kind" not in m]
+        assert len(replies) == 1, replies
+        return replies[0]
+
+    def request(self, kind: str, **args: Any) -> Any:
+        self.counter += 1
+        reply = self.answer({"id": f"t-{self.counter}", "kind": kind, **args})
+        assert reply["id"] == f"t-{self.counter}"
+        assert reply["ok"] is True, reply
+        size = len(json.dumps(reply, separators=(",", ":"), ensure_ascii=False).encode())
+        self.log.append((kind, args, reply["result"], size))
+        return reply["result"]
+
+    def events(self) -> list[dict[str, Any]]:
+        with self.lock:
+            return [m for m in self.sent if "kind" in m]
+
+    def node(self, bates: str) -> dict[str, Any]:
+        return self.nodes.setdefault(
+            bates, {"hash": None, "summary": None, "children": None, "children_hash": None}
+        )
+
+    def stale(self, bates: str) -> bool:
+        node = self.nodes.get(bates)
+        return node is None or node["children"] is None or node["children_hash"] != node["hash"]
+
+    def sync(self) -> None:
+        known = {b: self.nodes[b]["hash"] for b in self.grafts if self.nodes[b]["summary"]}
+        roots = self.request("roots", known=known, since=self.event_seq)
+        self.event_seq = roots["event_seq"]
+        for bates, label in roots["relabelled"].items():
+            if bates in self.nodes and self.nodes[bates]["summary"]:
+                self.nodes[bates]["summary"]["label"] = label
+        self.root = roots["root_bates"]
+        self.node(self.root)["hash"] = roots["root_hash"]
+        self.grafts = []
+        for graft in roots["grafts"]:
+            node = self.node(graft["bates"])
+            node["hash"] = graft["subtree_hash"]
+            node["summary"] = graft.get("summary", node["summary"])
+            self.grafts.append(graft["bates"])
+        level = [b for b in [self.root, *self.grafts] if self.stale(b)]
+        while level:
+            known = {}
+            for bates in level:
+                node = self.nodes[bates]
+                if node["children"] is not None:
+                    known[bates] = node["children_hash"]
+                for child in node["children"] or []:
+                    if child not in level and self.nodes[child]["summary"]:
+                        known[child] = self.nodes[child]["hash"]
+            reply = self.request("expand", known=known, bates=level)
+            below = []
+            for bates, entry in reply["nodes"].items():
+                node = self.node(bates)
+                node["hash"] = node["children_hash"] = entry["subtree_hash"]
+                node["children"] = [c["bates"] for c in entry["children"]]
+                for child in entry["children"]:
+                    held = self.node(child["bates"])
+                    held["hash"] = child.get("subtree_hash", known.get(child["bates"]))
+                    held["summary"] = child.get("summary", held["summary"])
+                    if held["children"] is None and held["summary"]["n_children"] == 0:
+                        held["children"], held["children_hash"] = [], held["hash"]  # a leaf
+                    below.append(child["bates"])
+            level = [b for b in dict.fromkeys(below) if self.stale(b)]
+
+    def bytes(self, since: int = 0) -> int:
+        return sum(size for *_, size in self.log[since:])
+
+    def shape(self) -> dict[str, tuple[str, tuple[str, ...]]]:
+        return {
+            b: (
+                n["hash"],
+                tuple(n["children"] or ()),
+                n["summary"]["n_children"] if n["summary"] else None,
+            )
+            for b, n in self.nodes.items()
+        }
+
+
+@pytest.fixture
+def session(app: Arborist) -> tuple[str, list[str]]:
+    """A session with a Spider-Man turn, a Batman follow-up under it, and a second branch."""
+    sid = app.new_session("notes").sid
+    first = app.ask_turn(QUESTIONS[0], sid=sid).node.bates
+    second = app.ask_turn(QUESTIONS[1], sid=sid, parent=first).node.bates
+    third = app.ask_turn(QUESTIONS[2], sid=sid, parent="root").node.bates
+    return sid, [first, second, third]
+
+
+@pytest.fixture
+def widget(app: Arborist, session: tuple[str, list[str]]) -> Iterator[ForestWidget]:
+    made = ForestWidget(app=app, sid=session[0])
+    yield made
+    made.wait(30)
+    made.close()
+
+
+@pytest.fixture
+def view(widget: ForestWidget, monkeypatch: pytest.MonkeyPatch) -> View:
+    return View(widget, monkeypatch)
+
+
+def build_forest(app: Arborist, sid: str) -> dict[str, list[str]]:
+    """200 real turns: 8 under the root, 4 under each of those, 5 under each of those."""
+    root = app.session(sid).root_bates
+    tops = [app.ask_turn(QUESTIONS[i % 3], sid=sid, parent=root).node.bates for i in range(8)]
+    mids = [
+        app.ask_turn(QUESTIONS[(i + 1) % 3], sid=sid, parent=top).node.bates
+        for top in tops
+        for i in range(4)
+    ]
+    leaves = [
+        app.ask_turn(QUESTIONS[(i + 2) % 3], sid=sid, parent=mid).node.bates
+        for mid in mids
+        for i in range(5)
+    ]
+    assert len(tops) + len(mids) + len(leaves) == 200
+    return {"tops": tops, "mids": mids, "leaves": leaves}
+
+
+# --- traits and repr -------------------------------------------------------------------------
+
+
+def test_traits_hold_only_small_state_mirroring_the_session(
+    app: Arborist, widget: ForestWidget, session: tuple[str, list[str]]
+) -> None:
+    sid, (_, _, third) = session
+    synced = {name for name in widget.keys if not name.startswith("_")}
+    assert synced >= {
+        "sid",
+        "root_bates",
+        "root_hash",
+        "graft_hashes",
+        "current_bates",
+        "selected_bates",
+        "revision",
+        "poll_ms",
+        "title",
+    }
+    root = app.node(app.session(sid).root_bates)
+    assert (widget.sid, widget.root_bates, widget.root_hash) == (sid, root.bates, root.subtree_hash)
+    assert widget.current_bates == third
+    assert (widget.graft_hashes, widget.selected_bates, widget.revision) == ({}, "", 0)
+    assert (widget.poll_ms, widget.title) == (2000, "notes")
+    # No node data: the synced state (bundle aside) is a few hashes, whatever the forest holds.
+    state = json.dumps({k: v for k, v in widget.get_state().items() if k in synced}, default=str)
+    assert "Spider-Man" not in state and len(state) < 1000
+
+
+def test_repr_is_stable_and_counts_turns(app: Arborist, widget: ForestWidget) -> None:
+    assert repr(widget) == f"ForestWidget(sid={widget.sid!r}, turns=3)"
+    bundle, _ = widget._repr_mimebundle_()
+    assert bundle["text/plain"] == repr(widget)
+    app.ask_turn("Who drew Spider-Man?", sid=widget.sid)
+    widget.refresh()
+    assert repr(widget) == f"ForestWidget(sid={widget.sid!r}, turns=4)"
+
+
+def test_the_front_end_is_the_bundled_esm_and_css() -> None:
+    assert (STATIC / "widget.js").is_file() and (STATIC / "widget.css").is_file()
+    assert "arb-forest" in str(ForestWidget._esm)
+    assert ".arb-forest" in str(ForestWidget._css)
+
+
+def test_poll_ms_is_zero_or_positive(widget: ForestWidget) -> None:
+    widget.poll_ms = 0
+    with pytest.raises(Exception, match="poll_ms"):
+        widget.poll_ms = -1
+
+
+def test_without_a_sid_the_latest_session_is_shown_or_one_is_started(tmp_path: Path) -> None:
+    with Arborist(tmp_path / "empty") as empty:
+        made = ForestWidget(app=empty)
+        assert [s.sid for s, _ in empty.sessions()] == [made.sid]
+        made.close()
+        newer = empty.new_session("newer")
+        again = ForestWidget(app=empty)
+        assert again.sid == newer.sid
+        again.close()
+    by_home = ForestWidget(tmp_path / "empty")
+    assert by_home.sid == newer.sid
+    by_home.close()
+    by_home.app.close()
+
+
+def test_refresh_bumps_revision_and_mirrors_the_new_root_hash(
+    app: Arborist, widget: ForestWidget
+) -> None:
+    before = widget.root_hash
+    turn = app.ask_turn("Who drew Spider-Man?", sid=widget.sid)
+    assert widget.root_hash == before
+    state = widget.refresh()
+    assert widget.revision == 1
+    assert widget.root_hash == state.root_hash != before
+    assert widget.current_bates == turn.node.bates
+
+
+# --- roots and expand ------------------------------------------------------------------------
+
+
+def test_roots_name_the_root_hash_current_node_and_grafts(
+    view: View, widget: ForestWidget, session: tuple[str, list[str]]
+) -> None:
+    roots = view.request("roots")
+    assert roots["root_bates"] == widget.root_bates
+    assert roots["root_hash"] == widget.root_hash
+    assert (roots["current_bates"], roots["next_seq"], roots["turns"]) == (session[1][2], 4, 3)
+    assert (roots["grafts"], roots["label"]) == ([], "notes")
+
+
+def test_expand_sends_children_only_when_the_hash_differs(
+    app: Arborist, view: View, widget: ForestWidget, session: tuple[str, list[str]]
+) -> None:
+    first, second, third = session[1]
+    root = widget.root_bates
+    cold = view.request("expand", bates=[root])
+    entry = cold["nodes"][root]
+    assert entry["subtree_hash"] == widget.root_hash
+    assert [c["bates"] for c in entry["children"]] == [first, third]
+    spider = entry["children"][0]["summary"]
+    assert spider == {
+        "question": QUESTIONS[0],
+        "audit_mode": "STRICT",
+        "label": None,
+        "sid": widget.sid,
+        "seq": 1,
+        "foreign": False,
+        "n_children": 1,
+        "cache_key": app.node(first).cache_key[:12],
+    }
+    held = {root: widget.root_hash} | {c["bates"]: c["subtree_hash"] for c in entry["children"]}
+    assert view.request("expand", known=held, bates=[root]) == {"nodes": {}, "missing": []}
+    # The root changed (a new turn under `second`): its children come back, summaries
+    # only for the child whose hash moved.
+    app.ask_turn("Who drew Spider-Man?", sid=widget.sid, parent=second)
+    warm = view.request("expand", known=held, bates=[root])
+    children = warm["nodes"][root]["children"]
+    assert [("summary" in c) for c in children] == [True, False]
+    assert children[1] == {"bates": third}  # unchanged: its place in the order, nothing more
+    missing = f"{widget.sid}-000099"
+    assert view.request("expand", bates=[missing])["missing"] == [missing]
+
+
+def test_one_new_turn_costs_a_small_fraction_of_the_full_forest(
+    app: Arborist, widget: ForestWidget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forest = build_forest(app, widget.sid)
+    widget.refresh()
+    view = View(widget, monkeypatch)
+    view.sync()
+    full = view.bytes()
+    assert len(view.nodes) == 1 + 3 + 200  # the root, the session fixture's 3 turns, the forest
+
+    deep = forest["leaves"][77]
+    mid = app.node(deep).parent_bates
+    assert mid is not None
+    top = app.node(mid).parent_bates
+    added = app.ask_turn("Who drew Spider-Man?", sid=widget.sid, parent=deep).node.bates
+    widget.refresh()
+    since = len(view.log)
+    view.sync()
+    one_turn = view.bytes(since)
+    print(
+        f"\none new turn in a {len(view.nodes) - 1}-turn forest: {one_turn} bytes; full forest: {full} bytes ({one_turn / full:.2%})"
+    )
+    assert one_turn < full * 0.06  # O(depth x fan-out): 4 levels of 10, 4, 5 and 1 of 204 turns
+    walk = view.log[since:]
+    assert [kind for kind, *_ in walk] == ["roots", "expand", "expand", "expand", "expand"]
+    assert [args["bates"] for kind, args, *_ in walk if kind == "expand"] == [
+        [widget.root_bates],
+        [top],
+        [mid],
+        [deep],
+    ]
+    # The walk's result is exactly what a fresh view sees.
+    fresh = View(widget, monkeypatch)
+    fresh.sync()
+    assert view.shape() == fresh.shape()
+    assert added in view.nodes
+
+
+def test_an_unchanged_sibling_subtree_is_never_resent(
+    app: Arborist, widget: ForestWidget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forest = build_forest(app, widget.sid)
+    widget.refresh()
+    view = View(widget, monkeypatch)
+    view.sync()
+    changed_top = forest["tops"][3]
+    app.ask_turn("Who drew Spider-Man?", sid=widget.sid, parent=changed_top)
+    widget.refresh()
+    since = len(view.log)
+    view.sync()
+    resent: set[str] = set()
+    summarized: set[str] = set()
+    for kind, args, result, _ in view.log[since:]:
+        if kind == "expand":
+            resent.update(args["bates"])
+            for entry in result["nodes"].values():
+                resent.update(c["bates"] for c in entry["children"])
+                summarized.update(c["bates"] for c in entry["children"] if "summary" in c)
+    siblings = set(forest["tops"]) - {changed_top}
+    below_siblings = {
+        b for b in forest["mids"] + forest["leaves"] if not _under(app, b, changed_top)
+    }
+    # A sibling at the changed level costs its bates; nothing below it is sent or asked for.
+    assert not summarized & siblings
+    assert not resent & below_siblings
+    assert len(summarized) == 2  # the changed top (its n_children grew) and the new turn
+
+
+def _under(app: Arborist, bates: str, top: str) -> bool:
+    return any(n.bates == top for n in _ancestors(app, bates))
+
+
+def _ancestors(app: Arborist, bates: str) -> list[Any]:
+    from arborist.forest.shard import ancestors
+
+    return ancestors(app.sessions_conn, bates)
+
+
+# --- body, find and actions -------------------------------------------------------------------
+
+
+def test_body_carries_the_answer_record_and_proofs_that_verify(
+    app: Arborist, view: View, session: tuple[str, list[str]]
+) -> None:
+    first = session[1][0]
+    body = view.request("body", bates=first)
+    node = app.node(first)
+    assert body["bates"] == first and body["parent"] == node.parent_bates
+    assert body["path"] == [node.parent_bates]
+    assert (body["question"], body["answer_text"]) == (node.question, node.answer_text)
+    assert (body["node_hash"], body["subtree_hash"]) == (node.node_hash, node.subtree_hash)
+    assert "Spider-Man" in body["cited_titles"] and body["is_root"] is False
+    record = body["record"]
+    assert (record["state"], record["hit_count"], record["audit_mode"]) == ("ok", 0, "STRICT")
+    assert set(record["dimensions"]) >= {"source_root", "question_hash", "conversation_hash"}
+    assert record["evidence"], "the answer cites evidence"
+    for item in record["evidence"]:
+        assert item["text"] is not None
+        leaf = leaf_hash(item["text"].encode("utf-8"))
+        assert leaf.hex() == item["leaf"]
+        assert verify_inclusion(
+            leaf,
+            item["chunk_index"],
+            item["chunk_count"],
+            [bytes.fromhex(p) for p in item["proof"]],
+            bytes.fromhex(item["source_root"]),
+        )
+    assert body["served"] == "miss"
+    assert body["first_answered"] == {
+        "created_at": record["created_at"],
+        "revision": 1,
+        "bates": first,
+    }
+
+
+def test_a_cache_hit_names_the_turn_that_first_paid_for_the_answer(
+    app: Arborist, view: View, widget: ForestWidget, session: tuple[str, list[str]]
+) -> None:
+    first = session[1][0]
+    again = app.ask_turn(QUESTIONS[0], sid=widget.sid, parent="root")
+    assert again.result.hit
+    body = view.request("body", bates=again.node.bates)
+    assert body["served"] == "hit"
+    assert body["first_answered"]["bates"] == first
+    assert body["record"]["hit_count"] == 1
+
+
+def test_the_root_has_no_record_and_a_missing_record_says_why(
+    app: Arborist, view: View, widget: ForestWidget
+) -> None:
+    root = view.request("body", bates=widget.root_bates)
+    assert (root["is_root"], root["record"], root["served"], root["path"]) == (True, None, None, [])
+    orphan = insert_turn(
+        app.sessions_conn,
+        widget.sid,
+        widget.root_bates,
+        question="imported from elsewhere",
+        answer_text="an answer whose record this store never held",
+        cache_key="cd" * 32,
+        audit_mode="VISUAL",
+    )
+    body = view.request("body", bates=orphan.bates)
+    assert body["record"] is None
+    assert body["record_error"].startswith("no cache record with key cdcdcdcd")
+
+
+def test_find_searches_every_session_and_flags_foreign_turns(
+    app: Arborist, view: View, widget: ForestWidget
+) -> None:
+    other = app.new_session("other").sid
+    theirs = app.ask_turn("Who created Batman, really?", sid=other).node.bates
+    found = view.request("find", query="batman", limit=10)
+    by_bates = {hit["bates"]: hit for hit in found["hits"]}
+    assert by_bates[theirs]["foreign"] is True and by_bates[theirs]["sid"] == other
+    assert any(not hit["foreign"] for hit in found["hits"])
+    assert all(set(hit) >= {"question", "snippet", "seq", "audit_mode"} for hit in found["hits"])
+
+
+def test_cd_moves_the_current_node_and_its_trait(
+    app: Arborist, view: View, widget: ForestWidget, session: tuple[str, list[str]]
+) -> None:
+    first = session[1][0]
+    assert view.request("cd", bates=first) == {"current_bates": first}
+    assert widget.current_bates == first
+    assert app.session(widget.sid).current_bates == first
+
+
+def test_label_renames_and_answers_the_new_summary(
+    app: Arborist, view: View, session: tuple[str, list[str]]
+) -> None:
+    first = session[1][0]
+    result = view.request("label", bates=first, label="origin story")
+    assert result["label"] == "origin story"
+    assert result["summary"]["label"] == "origin story"
+    assert app.node(first).label == "origin story"
+
+
+def test_falsify_takes_the_answer_out_of_service(
+    app: Arborist, view: View, session: tuple[str, list[str]]
+) -> None:
+    first = session[1][0]
+    result = view.request("falsify", bates=first, state="failed", reason="wrong artist")
+    assert (result["state"], result["state_reason"]) == ("failed", "wrong artist")
+    record = view.request("body", bates=first)["record"]
+    assert (record["state"], record["state_reason"]) == ("failed", "wrong artist")
+    assert app.record(app.node(first).cache_key).state == "failed"
+
+
+# --- forks ------------------------------------------------------------------------------------
+
+
+def _turn_done(view: View, widget: ForestWidget) -> dict[str, Any]:
+    assert widget.wait(30), "the fork never finished"
+    [event] = view.events()
+    return event
+
+
+def test_fork_answers_at_once_then_reports_turn_done_from_a_worker_thread(
+    app: Arborist, view: View, widget: ForestWidget, session: tuple[str, list[str]]
+) -> None:
+    first = session[1][0]
+    main = threading.get_ident()
+    started: list[int] = []
+    original = widget._fork
+
+    def spy(*args: Any) -> None:
+        started.append(threading.get_ident())
+        original(*args)
+
+    widget._fork = spy  # type: ignore[method-assign]
+    reply = view.answer({"id": "f-1", "kind": "fork", "bates": first, "question": "Who drew him?"})
+    assert reply == {"id": "f-1", "ok": True, "result": {"pending": True, "parent": first}}
+    event = _turn_done(view, widget)
+    assert view.sent.index(reply) < view.sent.index(event), "pending is answered first"
+    assert started and started[0] != main
+    assert event["kind"] == "turn_done" and event["ok"] is True
+    assert (event["request"], event["parent"]) == ("f-1", first)
+    node = app.node(event["bates"])
+    assert (node.parent_bates, node.question) == (first, "Who drew him?")
+    assert widget.revision == 1
+    assert widget.root_hash == app.node(widget.root_bates).subtree_hash
+    assert widget.current_bates == event["bates"]
+
+
+def test_fork_under_another_sessions_turn_makes_a_graft(
+    app: Arborist, view: View, widget: ForestWidget
+) -> None:
+    other = app.new_session("other").sid
+    theirs = app.ask_turn(QUESTIONS[1], sid=other).node.bates
+    view.request("fork", bates=theirs, question="Who drew Batman?")
+    event = _turn_done(view, widget)
+    assert event["ok"] is True
+    graft = event["bates"]
+    assert graft.startswith(widget.sid)
+    assert widget.graft_hashes == {graft: app.node(graft).subtree_hash}
+    roots = view.request("roots")
+    [entry] = roots["grafts"]
+    assert (entry["bates"], entry["parent_bates"]) == (graft, theirs)
+    assert entry["summary"]["foreign"] is False
+    held = view.request("roots", known={graft: entry["subtree_hash"]})
+    assert "summary" not in held["grafts"][0]
+    # Another session answering under our graft changes the graft's hash, seen by poll.
+    app.ask_turn("And who inked it?", sid=other, parent=graft)
+    polled = view.request("poll", grafts=[graft])
+    assert polled["graft_hashes"][graft] != entry["subtree_hash"]
+
+
+def test_a_fork_that_fails_reports_turn_done_with_one_line(
+    app: Arborist, session: tuple[str, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    widget = ForestWidget(app=app, sid=session[0], llm="no-such-model")
+    view = View(widget, monkeypatch)
+    reply = view.request("fork", bates=session[1][0], question="Who drew him?")
+    assert reply["pending"] is True
+    event = _turn_done(view, widget)
+    assert event["ok"] is False and "no-such-model" in event["error"]
+    assert "\n" not in event["error"]
+    assert widget.revision == 0
+    widget.close()
+
+
+# --- polling ----------------------------------------------------------------------------------
+
+
+def test_poll_sees_another_kernels_write(
+    app: Arborist, view: View, widget: ForestWidget, session: tuple[str, list[str]]
+) -> None:
+    before = view.request("poll")
+    assert before == {
+        "root_hash": widget.root_hash,
+        "next_seq": 4,
+        "current_bates": session[1][2],
+        "graft_hashes": {},
+        "event_seq": before["event_seq"],
+        "store_seq": before["store_seq"],
+    }
+    with Arborist(app.home) as other_kernel:
+        other_kernel.ask_turn("Who drew Spider-Man?", sid=widget.sid, parent=session[1][0])
+    after = view.request("poll")
+    assert after["root_hash"] != before["root_hash"] and after["next_seq"] == 5
+    assert after["event_seq"] > before["event_seq"]
+
+
+def test_poll_sees_a_record_falsified_elsewhere_which_changes_no_hash(
+    app: Arborist, view: View, widget: ForestWidget, session: tuple[str, list[str]]
+) -> None:
+    before = view.request("poll")
+    assert view.request("roots")["store_seq"] == before["store_seq"]
+    with Arborist(app.home) as other_kernel:
+        other_kernel.falsify(app.node(session[1][0]).cache_key, "stale", "source changed")
+    after = view.request("poll")
+    assert after["store_seq"] > before["store_seq"]
+    assert (after["root_hash"], after["event_seq"]) == (before["root_hash"], before["event_seq"])
+
+
+def test_a_rename_changes_no_hash_but_reaches_the_view_through_the_chain_head(
+    app: Arborist, view: View, widget: ForestWidget, session: tuple[str, list[str]]
+) -> None:
+    view.sync()
+    first = session[1][0]
+    hashes = widget.root_hash
+    polled = view.request("poll")
+    app.label(widget.sid, "<b>origin</b>", first)  # as `%arborist label` does
+    widget.refresh()
+    assert widget.root_hash == hashes
+    assert view.request("poll")["event_seq"] > polled["event_seq"]
+    since = len(view.log)
+    view.sync()
+    assert [kind for kind, *_ in view.log[since:]] == ["roots"]
+    assert view.log[since][2]["relabelled"] == {first: "<b>origin</b>"}
+    assert view.nodes[first]["summary"]["label"] == "<b>origin</b>"
+    assert view.request("roots", since=view.event_seq)["relabelled"] == {}
+    assert view.request("roots")["relabelled"] == {}  # a fresh view fetches labels with nodes
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "error"),
+    [
+        ({"kind": "roots"}, "request has no 'id'"),
+        ({"id": True, "kind": "roots"}, "request has no 'id'"),
+        ({"id": 1, "kind": "sql"}, "unknown request kind 'sql'"),
+        ({"id": 1}, "unknown request kind None"),
+        ({"id": 1, "kind": "expand"}, "missing 'bates'"),
+        ({"id": 1, "kind": "expand", "bates": "x"}, "'bates' must be a list"),
+        ({"id": 1, "kind": "roots", "since": "7"}, "'since' must be null or an audit event seq"),
+        ({"id": 1, "kind": "expand", "bates": ["nope"]}, "bad bates number 'nope'"),
+        ({"id": 1, "kind": "expand", "bates": [], "known": []}, "'known' must be an object"),
+        ({"id": 1, "kind": "expand", "bates": [], "known": {"a": 1}}, "'known' must map"),
+        ({"id": 1, "kind": "body", "bates": 7}, "bates must be a bates number string"),
+        ({"id": 1, "kind": "body", "bates": "20260101T000000Z-abcdef-000001"}, "no turn"),
+        ({"id": 1, "kind": "find", "query": ""}, "empty search query"),
+        ({"id": 1, "kind": "find", "query": "x", "limit": True}, "'limit' must be an integer"),
+        ({"id": 1, "kind": "find", "query": "x", "limit": 0}, "'limit' must be between"),
+        ({"id": 1, "kind": "label", "bates": "000001", "label": "x"}, "bad bates number"),
+        ({"id": 1, "kind": "label", "bates": "ROOT", "label": "12"}, "would read as a seq"),
+        ({"id": 1, "kind": "fork", "bates": "ROOT", "question": "   "}, "empty question"),
+        ({"id": 1, "kind": "falsify", "bates": "ROOT", "state": "ok", "reason": "r"}, "bad state"),
+        ({"id": 1, "kind": "falsify", "bates": "ROOT", "state": "failed", "reason": "r"}, "root"),
+        ({"id": 1, "kind": "cd", "bates": "20260101T000000Z-abcdef-000001"}, "no turn"),
+    ],
+)
+def test_bad_requests_get_a_one_line_error_and_never_raise(
+    view: View, widget: ForestWidget, message: dict[str, Any], error: str
+) -> None:
+    message = json.loads(json.dumps(message).replace("ROOT", widget.root_bates))
+    reply = view.answer(message)
+    assert reply["ok"] is False
+    assert reply["id"] == (1 if message.get("id") == 1 and message.get("id") is not True else None)
+    assert error in reply["error"]
+    assert "\n" not in reply["error"] and len(reply["error"]) <= 300
+
+
+def test_messages_that_are_not_requests_are_ignored(view: View, widget: ForestWidget) -> None:
+    for message in ("roots", ["roots"], {"kind": "anywidget-command", "id": 1, "name": "x"}):
+        widget._handle_custom_msg(message, [])
+    assert view.sent == []
