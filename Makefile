@@ -43,9 +43,16 @@ test-js: $(BUNDLE)
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
 
-# Browser tests need Debian's chromium (never a downloaded browser).
-chromium:
-	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+# Browser tests drive Debian's chromium through Playwright's executable_path;
+# never `playwright install` (no browser downloads).
+CHROMIUM := /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
+chromium: $(CHROMIUM)
 
 test-py: install chromium
 	$(BIN)/pytest

@@ -11,7 +11,8 @@ forest shard's checkpoint at that moment, so a saved notebook is a witness
 from __future__ import annotations
 
 import html
-import itertools
+import secrets
+import string
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +26,9 @@ from arborist.qa.records import RecordEvidence
 
 __all__ = ["Answer", "ProofStatus", "check_proof"]
 
-_ids = itertools.count(1)
+_MARKDOWN_PUNCTUATION = str.maketrans(
+    {c: "\\" + c for c in string.punctuation if c not in "<>&;\"'"}
+)
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,7 @@ class Answer:
         self.node = turn.node
         self.checkpoint = checkpoint
         self.first_turn = first_turn
-        self._id = f"arb{next(_ids)}"
+        self._id = f"arb-{secrets.token_hex(6)}"  # unique across kernels and reopened notebooks
 
     @property
     def text(self) -> str:
@@ -144,9 +147,10 @@ class Answer:
         return "\n".join(lines)
 
     def _repr_markdown_(self) -> str:
-        facts = " · ".join(f"**{name}** `{value}`" for name, value in self._facts())
+        facts = " · ".join(f"**{name}** {_md_escape(value)}" for name, value in self._facts())
         sources = "\n".join(
-            f"- {e.label}{' (cited)' if e.cited else ''}: {_md_escape(e.title)} — `{e.uri}` chunk {e.chunk_index}"
+            f"- {e.label}{' (cited)' if e.cited else ''}: {_md_escape(e.title)} — "
+            f"{_md_escape(e.uri)} chunk {e.chunk_index}"
             for e in self.evidence
         )
         return f"{_md_escape(self.text)}\n\n{facts}\n\n{sources}\n"
@@ -156,26 +160,40 @@ class Answer:
 
 
 def _md_escape(text: str) -> str:
-    """Markdown with HTML neutralised: renderers pass raw HTML through markdown."""
-    return html.escape(text, quote=False)
+    """Untrusted text as inert markdown: HTML escaped, and every other ASCII punctuation
+    backslash-escaped (CommonMark allows it), so no link, image, autolink or emphasis
+    can form from answer or document text."""
+    return html.escape(text, quote=False).translate(_MARKDOWN_PUNCTUATION)
 
 
 def _answer_html(answer: Answer) -> str:
-    """The answer, escaped, with each citation a link to its chunk below."""
+    """The answer, escaped; each citation a disclosure that opens the cited chunk in place.
+
+    No script runs in an output, so the chunk travels with the citation as a
+    ``<details>`` element: clicking the citation shows it.
+    """
     text = answer.text
     parts: list[str] = []
     position = 0
-    labels = {e.label for e in answer.evidence}
+    items = {e.label: e for e in answer.evidence}
     for citation in parse_citations(text):
         parts.append(html.escape(text[position : citation.start]))
         bracket = html.escape(text[citation.start : citation.end])
-        if citation.label in labels:
-            target = f"{answer._id}-{citation.label}"
-            parts.append(
-                f'<a class="arborist-cite" href="#{target}" data-label="{html.escape(citation.label)}">{bracket}</a>'
-            )
-        else:
+        item = items.get(citation.label)
+        if item is None:
             parts.append(bracket)
+        else:
+            chunk = (
+                html.escape(item.text)
+                if item.text is not None
+                else f"({html.escape(item.tier)}: text not stored)"
+            )
+            parts.append(
+                f'<details class="arborist-cite" data-label="{html.escape(citation.label)}" style="display:inline">'
+                f'<summary style="display:inline;cursor:pointer;color:var(--jp-content-link-color,#1a6fb0)">{bracket}</summary>'
+                f'<span class="arborist-chunk" style="display:block;white-space:pre-wrap;border-left:3px solid #bbb;padding-left:6px;margin:2px 0">{chunk}</span>'
+                "</details>"
+            )
         position = citation.end
     parts.append(html.escape(text[position:]))
     return "".join(parts)

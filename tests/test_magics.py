@@ -157,7 +157,9 @@ def test_html_escapes_hostile_answers_and_documents(shell: InteractiveShell) -> 
     assert "<script" not in rendered and "<img" not in rendered and "<svg" not in rendered
     assert html.escape("<script>alert(2)</script>") in rendered
     assert 'data-proof="pass"' in rendered
-    assert "<script" not in answer._repr_markdown_() and "<img" not in answer._repr_markdown_()
+    markdown = answer._repr_markdown_()
+    assert "<script" not in markdown and "<img" not in markdown
+    assert "](" not in markdown.replace("\\](", ""), "no markdown link can form from answer text"
 
 
 def test_a_hit_says_where_it_was_first_answered(shell: InteractiveShell) -> None:
