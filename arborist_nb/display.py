@@ -147,7 +147,8 @@ class Answer:
         return "\n".join(lines)
 
     def _repr_markdown_(self) -> str:
-        facts = " · ".join(f"**{name}** {_md_escape(value)}" for name, value in self._facts())
+        # The facts are arborist's own (bates, hashes, times): code spans keep them greppable.
+        facts = " · ".join(f"**{name}** `{value}`" for name, value in self._facts())
         sources = "\n".join(
             f"- {e.label}{' (cited)' if e.cited else ''}: {_md_escape(e.title)} — "
             f"{_md_escape(e.uri)} chunk {e.chunk_index}"
