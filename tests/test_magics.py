@@ -13,6 +13,8 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from arborist_nb.display import Answer
 from arborist_nb.magics import SUBCOMMANDS, interpolate
+from tests.chat_server import ChatServer
+from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
 HOSTILE = (
@@ -167,3 +169,35 @@ def test_a_hit_says_where_it_was_first_answered(shell: InteractiveShell) -> None
     shell.run_line_magic("arborist", "session new")
     hit = ask(shell, "Who created Spider-Man?")
     assert hit.hit and f"hit (first answered at {first.bates}" in repr(hit)
+
+
+def test_an_openai_answer_streams_into_the_output_then_renders(
+    shell: InteractiveShell, chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tokens from a real (loopback) OpenAI-compatible server update one output as they arrive."""
+    import arborist_nb.magics as magics_module
+
+    monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
+    monkeypatch.setenv("ARBORIST_MODEL", "loopback-model")
+    shown: list[str] = []
+
+    class Handle:
+        def update(self, obj: object) -> None:
+            shown.append(obj.data)  # type: ignore[attr-defined]
+
+    def fake_display(obj: object, display_id: bool = False) -> Handle:
+        shown.append(obj.data)  # type: ignore[attr-defined]
+        return Handle()
+
+    monkeypatch.setattr(magics_module, "display", fake_display)
+    monkeypatch.setattr(
+        magics_module,
+        "time",
+        type("Clock", (), {"monotonic": staticmethod(iter(range(0, 10**6)).__next__)}),
+    )
+    answer = ask(shell, "Who created Spider-Man?", "--llm openai")
+    assert chat_server.requests == 1 and not answer.hit
+    partial = [text for text in shown if text]
+    assert len(partial) >= 2, "the answer appeared piece by piece"
+    assert answer.text.startswith(partial[0]) and partial[-1] == answer.text
+    assert shown[-1] == "", "the streaming output is cleared once the answer renders"
