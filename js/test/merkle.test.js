@@ -192,9 +192,9 @@ describe("merkleRoot and inclusionProof reproduce hashing.json", () => {
 });
 
 describe("RFC 6962 known answers (rfc6962.json) through the same code", () => {
-  test("rfc6962.json is present", (t) => {
-    if (!rfc6962) t.skip("tests/vectors/rfc6962.json is absent");
-    else assert.ok(rfc6962.leaves_hex.length > 0);
+  test("rfc6962.json is present", () => {
+    assert.ok(rfc6962, "tests/vectors/rfc6962.json is missing");
+    assert.ok(rfc6962.leaves_hex.length > 0);
   });
   if (!rfc6962) return;
 
