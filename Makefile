@@ -106,6 +106,7 @@ session-chain-check: install
 bench: install
 	$(BIN)/python bench/hashing.py
 	$(BIN)/python bench/store.py
+	$(BIN)/python bench/widget.py
 
 clean:
 	rm -rf $(VENV) js/node_modules arborist_nb/static $(DEMO_HOME) dist build .pytest_cache .mypy_cache .ruff_cache .hypothesis
