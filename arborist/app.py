@@ -252,6 +252,15 @@ class Arborist:
             raise BadInput(f"{path} is not valid TOML: {exc}") from exc
         return parsed
 
+    @property
+    def allowlist(self) -> list[str]:
+        """Exact strings the admission gate must never redact (``[admission] allowlist``)."""
+        section = self.config.get("admission", {})
+        values = section.get("allowlist", []) if isinstance(section, dict) else None
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise BadInput("config.toml: [admission] allowlist must be a list of strings")
+        return list(values)
+
     def client(self, name: str | None = None) -> ChatClient:
         """The chat client named ``name`` (``--llm``), else ``$ARBORIST_LLM``, else extractive."""
         return select_client(name, config=self.config)
@@ -271,11 +280,16 @@ class Arborist:
         paths = discover([s for s in sources if s not in urls], include, exclude)
         loaded: list[LoadedDocument] = [load_path(p) for p in track(paths)]
         loaded += [fetch_url(url) for url in urls]
-        return [ingest_document(self.store_conn, doc) for doc in loaded]
+        allowlist = self.allowlist
+        return [ingest_document(self.store_conn, doc, allowlist=allowlist) for doc in loaded]
 
     def ingest_demo(self, *, track: Track[Any] = _untracked) -> list[IngestResult]:
         """Ingest the built-in corpus: the standard library's own pydoc text, offline."""
-        return [ingest_document(self.store_conn, doc) for doc in track(list(demo_corpus()))]
+        allowlist = self.allowlist
+        return [
+            ingest_document(self.store_conn, doc, allowlist=allowlist)
+            for doc in track(list(demo_corpus()))
+        ]
 
     def search(self, query: str, *, limit: int = 10) -> list[SearchHit]:
         """Full-text search over hot chunks and core records, each hit with its audit mode."""
@@ -287,7 +301,12 @@ class Arborist:
 
     def rehydrate(self, ref: str) -> TierChange:
         """Bring a document back to hot, refetching its URI if cold and proving every chunk."""
-        return rehydrate(self.store_conn, resolve_document(self.store_conn, ref), refetch)
+        return rehydrate(
+            self.store_conn,
+            resolve_document(self.store_conn, ref),
+            refetch,
+            allowlist=self.allowlist,
+        )
 
     def derive(self, kind: str, ref: str, text: str | None = None) -> Derivation:
         """Save a core record derived from the cited evidence of the answer under ``ref``
@@ -304,6 +323,7 @@ class Arborist:
         use_cache: bool = True,
         keywords: Sequence[str] = (),
         on_token: Callable[[str], None] | None = None,
+        threaded: Sequence[tuple[str, str]] = (),
     ) -> AskResult:
         """Answer from the cache when every dimension matches, else from the model."""
         return ask(
@@ -313,6 +333,8 @@ class Arborist:
             keywords=keywords,
             use_cache=use_cache,
             on_token=on_token,
+            threaded=threaded,
+            allowlist=self.allowlist,
         )
 
     def record(self, ref: str, *, revision: int | None = None) -> CacheRecord:
@@ -388,7 +410,9 @@ class Arborist:
         """Ask under ``parent`` (default: the session's current node) and record the turn.
 
         Retrieval is steered by the titles the parent and its ancestors cited
-        (they never enter a hash). With ``reuse``, asking the same question
+        (they never enter a hash). With ``thread``, the earlier turns on the path
+        (up to :data:`MAX_THREADED_TURNS`) go into the prompt, and into the key's
+        conversation_hash. With ``reuse``, asking the same question
         under the same parent with the same cache key returns the existing
         turn instead of growing a duplicate branch.
         """
@@ -398,9 +422,21 @@ class Arborist:
             if parent
             else get_node(self.sessions_conn, session.current_bates)
         )
-        keywords = _keywords([under, *ancestors(self.sessions_conn, under.bates)])
+        path = [under, *ancestors(self.sessions_conn, under.bates)]
+        threaded = (
+            [(n.question, n.answer_text) for n in reversed(path) if not n.is_root][
+                -MAX_THREADED_TURNS:
+            ]
+            if thread
+            else []
+        )
         result = self.ask(
-            question, llm=llm, use_cache=use_cache, keywords=keywords, on_token=on_token
+            question,
+            llm=llm,
+            use_cache=use_cache,
+            keywords=_keywords(path),
+            on_token=on_token,
+            threaded=threaded,
         )
         if reuse and result.hit:  # a fresh answer (a miss) is a new turn, never a reuse
             existing = self.sessions_conn.execute(

@@ -225,3 +225,19 @@ def test_stats_count_what_is_stored(app: Arborist) -> None:
     assert stats["chunks"]["warm"] >= 1 and stats["chunks"]["cold"] == 0
     assert stats["cache_records"]["ok"] == 1 and stats["cache_hits"] == 1
     assert stats["file_bytes"]["store.db"] > 0
+
+
+def test_threading_puts_earlier_turns_in_the_prompt_and_the_key(
+    app: Arborist, openai_env: ChatServer
+) -> None:
+    session = app.new_session()
+    first = app.ask_turn("Who created Spider-Man?", sid=session.sid, llm="openai")
+    plain = app.ask("Who drew him?", llm="openai")
+    threaded = app.ask_turn("Who drew him?", sid=session.sid, llm="openai", thread=True)
+    assert plain.record.dimensions["conversation_hash"] == ""
+    assert threaded.result.record.dimensions["conversation_hash"] != ""
+    assert threaded.result.cache_key != plain.cache_key
+    messages = openai_env.received[-1].body["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert messages[1]["content"] == "Who created Spider-Man?"
+    assert messages[2]["content"] == first.result.answer

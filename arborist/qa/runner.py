@@ -19,6 +19,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from arborist.admission import Admitted, admit
 from arborist.audit import append_event
 from arborist.clock import utc_now
 from arborist.db import transaction
@@ -88,14 +89,20 @@ def ask(
     on_token: Callable[[str], None] | None = None,
     limit: int = RETRIEVAL_LIMIT,
     threaded: Sequence[tuple[str, str]] = (),
+    allowlist: Sequence[str] = (),
 ) -> AskResult:
     """Answer ``question`` from the cache if an ``ok`` record matches, else from ``client``.
 
     ``threaded`` (earlier question/answer pairs, oldest first) goes into the
     prompt before the question, and its hash into the key's conversation_hash.
+
+    Admission comes first: secrets pasted into the question are replaced by
+    typed placeholders before anything is retrieved, hashed, sent or stored,
+    and so are secrets in the model's answer before it is stored.
     """
     started = time.perf_counter()
-    question = _normalized_question(question)
+    admitted_question = admit(_normalized_question(question), allowlist=allowlist)
+    question = admitted_question.text
     evidence = retrieve(conn, question, keywords=keywords, limit=limit)
     policy = retrieval_policy(limit)
     profile = client.profile()
@@ -125,19 +132,30 @@ def ask(
         system, user = request.messages[0], request.messages[-1]
         request = ChatRequest(request.question, request.evidence, (system, *history, user))
     result = client.complete(request, on_token=on_token)
+    admitted_answer = admit(result.text, allowlist=allowlist)
     record = _write_record(
         conn,
         key,
         dims,
         question,
-        result.text,
+        admitted_answer.text,
         evidence,
         profile,
         policy,
         {"model": result.model, "finish_reason": result.finish_reason, **result.raw},
         replace_ok=not use_cache,
+        redactions=_redaction_log(question=admitted_question, answer=admitted_answer),
     )
     return AskResult(record, False, (time.perf_counter() - started) * 1000)
+
+
+def _redaction_log(**texts: Admitted) -> dict[str, list[dict[str, object]]]:
+    """What admission replaced, by field: kind and position, never the secret."""
+    return {
+        field: [{"kind": r.kind, "start": r.start, "end": r.end} for r in admitted.redactions]
+        for field, admitted in texts.items()
+        if admitted.redactions
+    }
 
 
 def _serve_hit(conn: sqlite3.Connection, key: str) -> CacheRecord | None:
@@ -166,6 +184,7 @@ def _write_record(
     response: dict[str, object],
     *,
     replace_ok: bool,
+    redactions: dict[str, list[dict[str, object]]] | None = None,
 ) -> CacheRecord:
     labels = set(cited_labels(answer))
     cited = [f"E{i + 1}" in labels for i in range(len(evidence))]
@@ -256,6 +275,7 @@ def _write_record(
                 "record_hash": digest,
                 "evidence_root": dims["source_root"],
                 "answer_hash": answer_hash(answer),
+                **({"redactions": redactions} if redactions else {}),
             },
             created_at=created_at,
         )

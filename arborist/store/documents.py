@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from arborist.admission import admit_document
 from arborist.audit import append_event
 from arborist.clock import utc_now
 from arborist.db import transaction
@@ -193,11 +194,17 @@ def _insert_chunks(
 
 
 def ingest_document(
-    conn: sqlite3.Connection, loaded: LoadedDocument, *, kind: DocumentKind = "surface"
+    conn: sqlite3.Connection,
+    loaded: LoadedDocument,
+    *,
+    kind: DocumentKind = "surface",
+    allowlist: Sequence[str] = (),
 ) -> IngestResult:
     """Store one loaded source as a document (or recognise it), in one transaction."""
-    text = unicodedata.normalize("NFC", loaded.text)
-    chunks = chunk_text(text)
+    admitted = admit_document(
+        unicodedata.normalize("NFC", loaded.text), name=loaded.uri, allowlist=allowlist
+    )
+    chunks = chunk_text(admitted.text)
     if not chunks:
         raise BadInput(f"{loaded.uri} has no text to index")
     leaves = [leaf_hash(chunk.text.encode("utf-8")) for chunk in chunks]
@@ -259,6 +266,16 @@ def ingest_document(
                 "source_root": source_root,
                 "chunk_count": len(chunks),
                 "chunking_version": CHUNKING_VERSION,
+                **(
+                    {
+                        "redactions": [
+                            {"kind": r.kind, "start": r.start, "end": r.end}
+                            for r in admitted.redactions
+                        ]
+                    }
+                    if admitted.redactions
+                    else {}
+                ),
             },
             created_at=created_at,
         )

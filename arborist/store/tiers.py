@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import sqlite3
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from arborist.admission import admit_document
 from arborist.audit import append_event
 from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError
@@ -91,6 +92,8 @@ def rehydrate(
     conn: sqlite3.Connection,
     document: Document,
     fetch: Callable[[str], LoadedDocument],
+    *,
+    allowlist: Sequence[str] = (),
 ) -> TierChange:
     """Bring a document's chunks back to hot: warm ones locally, cold ones from its URI.
 
@@ -107,7 +110,8 @@ def rehydrate(
     if tiers == {"hot"}:
         return TierChange(document, "hot", 0)
     if "cold" in tiers:
-        texts = [chunk.text for chunk in chunk_text(fetch(document.uri).text)]
+        fetched = admit_document(fetch(document.uri).text, name=document.uri, allowlist=allowlist)
+        texts = [chunk.text for chunk in chunk_text(fetched.text)]
         how = "refetched"
     else:
         texts = _local_texts(conn, document)

@@ -1,0 +1,294 @@
+"""The admission gate: secrets are replaced by typed placeholders before text is stored.
+
+Pure: no I/O. Every text that enters a store (a question, an answer, an
+ingested document) passes through :func:`admit` first; what comes out holds
+``[REDACTED:<kind>]`` wherever a secret was, and a tuple of
+:class:`Redaction` records (kind and position in the *original* text), never
+the secret itself.
+
+Detected kinds:
+
+* ``openai_key`` / ``anthropic_key``: ``sk-...``, ``sk-proj-...``, ``sk-ant-...``
+  with at least 20 characters after ``sk-``;
+* ``aws_access_key``: ``AKIA``/``ASIA`` and 16 uppercase letters or digits;
+* ``aws_secret_key``: the value of an ``aws_secret_access_key = ...`` assignment;
+* ``github_token``: ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36 characters,
+  ``github_pat_...``;
+* ``slack_token``: ``xoxa-``/``xoxb-``/``xoxp-``/``xoxo-``/``xoxr-``/``xoxs-``...;
+* ``jwt``: three base64url segments, the header starting ``eyJ``;
+* ``private_key``: a PEM ``-----BEGIN ... PRIVATE KEY-----`` block through its END
+  line (through the end of the base64 body when END is missing);
+* ``bearer_token``: the token after ``Bearer`` (16 characters or more, with a digit);
+  the word Bearer stays;
+* ``password`` / ``secret``: the value of a ``password=``, ``passwd=``, ``pwd=``,
+  ``secret=``, ``api_key=`` or ``token=`` assignment (``=`` or ``:``, quoted or
+  bare); the key name stays; empty values and obvious placeholders (``***``,
+  ``<...>``, ``${VAR}``, ``xxx``) are left alone.
+
+Overlapping matches merge into one redaction; the result is deterministic;
+placeholders are never matched again, so admitting twice changes nothing.
+Every pattern is linear in the length of the text (no nested quantifiers that
+can backtrack catastrophically).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from arborist.errors import BadInput
+
+__all__ = [
+    "Admitted",
+    "KINDS",
+    "PLACEHOLDER",
+    "Redaction",
+    "admit",
+    "admit_document",
+]
+
+PLACEHOLDER = "[REDACTED:{kind}]"
+"""What replaces a secret; ``kind`` is one of :data:`KINDS`."""
+
+_PLACEHOLDER_MARK = "[REDACTED:"
+
+KINDS = (
+    "private_key",
+    "jwt",
+    "anthropic_key",
+    "openai_key",
+    "aws_access_key",
+    "aws_secret_key",
+    "github_token",
+    "slack_token",
+    "bearer_token",
+    "password",
+    "secret",
+)
+"""Every kind the gate reports, in priority order (earlier wins a tie on overlap)."""
+
+_PRIORITY = {kind: rank for rank, kind in enumerate(KINDS)}
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """One replaced secret: its kind and ``[start, end)`` in the original text."""
+
+    kind: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """Text fit to store: secrets replaced by placeholders, with the record of each."""
+
+    text: str
+    redactions: tuple[Redaction, ...]
+
+    @property
+    def summary(self) -> dict[str, int]:
+        """How many redactions of each kind, keys sorted."""
+        counts = Counter(r.kind for r in self.redactions)
+        return {kind: counts[kind] for kind in sorted(counts)}
+
+    @property
+    def clean(self) -> bool:
+        """True when nothing was redacted."""
+        return not self.redactions
+
+
+# --- patterns -----------------------------------------------------------------
+# Each left boundary excludes every character the body may contain, so a run of
+# repeated prefixes ("sk-sk-sk-...") is scanned once, not once per prefix.
+
+_SK_KEY = re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}")
+_AWS_ACCESS = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+_AWS_SECRET = re.compile(
+    r"(?i)(?<![A-Za-z0-9_])aws_secret_access_key[\"']?[ \t]*[=:][ \t]*[\"']?"
+    r"(?-i:([A-Za-z0-9/+=]{40}))(?![A-Za-z0-9/+=])"
+)
+_GITHUB = re.compile(
+    r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"
+)
+_SLACK = re.compile(r"(?<![A-Za-z0-9-])xox[abpors]-[A-Za-z0-9-]{10,}")
+_JWT = re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}")
+_PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----")
+_PEM_BODY = re.compile(r"(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/=]+[ \t]*(?![^\r\n]))*")
+_BEARER = re.compile(r"(?i)(?<![A-Za-z0-9_])bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})")
+_ASSIGNMENT = re.compile(
+    r"(?i)(?<![A-Za-z0-9_])(?:[A-Za-z0-9_]*_)?"
+    r"(password|passwd|pwd|secret|api_key|apikey|token)"
+    r"[\"']?[ \t]*([=:])[ \t]*"
+    r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|(<[^<>\n]*>|[^\s'\",;&`]+))"
+)
+
+_PASSWORD_KEYS = frozenset({"password", "passwd", "pwd"})
+_TYPE_NAMES = frozenset(
+    {"str", "string", "int", "bool", "bytes", "none", "null", "true", "false", "optional", "any"}
+)
+_FILLER = re.compile(r"(?i)\*+|x+|\.\.\.|<[^<>]*>|\$\{[^{}]*\}|\{\{.*\}\}|\$[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _has_digit(value: str) -> bool:
+    return any(c.isdigit() for c in value)
+
+
+def _is_filler(value: str, separator: str, quoted: bool) -> bool:
+    """Values that are not secrets: empty, masked, templated, type names, calls."""
+    if not value.strip() or _PLACEHOLDER_MARK in value:
+        return True
+    if _FILLER.fullmatch(value.strip()):
+        return True
+    if not quoted:
+        if "(" in value:
+            return True
+        head = re.split(r"[\[|]", value, maxsplit=1)[0].lower()
+        if separator == ":" and head in _TYPE_NAMES:
+            return True
+    return False
+
+
+def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
+    """Every raw match as ``(kind, start, end)``; overlaps are resolved by the caller."""
+    for m in _SK_KEY.finditer(text):
+        body = m.group()[3:]
+        if _has_digit(body):
+            kind = "anthropic_key" if body.startswith("ant-") else "openai_key"
+            yield kind, m.start(), m.end()
+    for m in _AWS_ACCESS.finditer(text):
+        yield "aws_access_key", m.start(), m.end()
+    for m in _AWS_SECRET.finditer(text):
+        yield "aws_secret_key", m.start(1), m.end(1)
+    for m in _GITHUB.finditer(text):
+        yield "github_token", m.start(), m.end()
+    for m in _SLACK.finditer(text):
+        if _has_digit(m.group()[5:]):
+            yield "slack_token", m.start(), m.end()
+    for m in _JWT.finditer(text):
+        yield "jwt", m.start(), m.end()
+    yield from _private_keys(text)
+    for m in _BEARER.finditer(text):
+        if _has_digit(m.group(1)):
+            yield "bearer_token", m.start(1), m.end(1)
+    for m in _ASSIGNMENT.finditer(text):
+        group = 3 if m.group(3) is not None else 4 if m.group(4) is not None else 5
+        value = m.group(group)
+        start, end = m.start(group), m.end(group)
+        if _is_filler(value, m.group(2), quoted=group != 5):
+            continue
+        if group == 5:
+            stripped = value.rstrip(".)]}>")
+            end -= len(value) - len(stripped)
+            value = stripped
+        if _is_filler(value, m.group(2), quoted=group != 5):
+            continue
+        kind = "password" if m.group(1).lower() in _PASSWORD_KEYS else "secret"
+        yield kind, start, end
+
+
+def _private_keys(text: str) -> Iterator[tuple[str, int, int]]:
+    """PEM private key blocks; a missing END line redacts through the base64 body."""
+    missing: set[str] = set()
+    pos = 0
+    while True:
+        m = _PEM_BEGIN.search(text, pos)
+        if m is None:
+            return
+        label = m.group(1)
+        end = -1
+        if label not in missing:
+            marker = f"-----END {label}PRIVATE KEY-----"
+            found = text.find(marker, m.end())
+            if found == -1:
+                missing.add(label)
+            else:
+                end = found + len(marker)
+        if end == -1:
+            body = _PEM_BODY.match(text, m.end())
+            end = body.end() if body is not None else m.end()
+            while end > m.end() and text[end - 1].isspace():
+                end -= 1
+        yield "private_key", m.start(), end
+        pos = end
+
+
+def _allowed_spans(text: str, allowlist: Sequence[str]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for entry in allowlist:
+        if not entry:
+            continue
+        i = text.find(entry)
+        while i != -1:
+            spans.append((i, i + len(entry)))
+            i = text.find(entry, i + 1)
+    return spans
+
+
+def _find(text: str, allowlist: Sequence[str]) -> tuple[Redaction, ...]:
+    """The merged, ordered redactions of ``text`` (positions in ``text``)."""
+    allowed = frozenset(allowlist)
+    allowed_spans = _allowed_spans(text, allowlist)
+    found = [
+        (start, -(end - start), _PRIORITY[kind], kind, end)
+        for kind, start, end in _candidates(text)
+        if end > start
+        and text[start:end] not in allowed
+        and not any(a <= start and end <= b for a, b in allowed_spans)
+    ]
+    found.sort()
+    merged: list[Redaction] = []
+    for start, _, _, kind, end in found:
+        if merged and start < merged[-1].end:
+            last = merged[-1]
+            if end > last.end:
+                merged[-1] = Redaction(last.kind, last.start, end)
+            continue
+        merged.append(Redaction(kind, start, end))
+    return tuple(merged)
+
+
+def admit(text: str, *, allowlist: Sequence[str] = ()) -> Admitted:
+    """Replace every detected secret in ``text`` with ``[REDACTED:<kind>]``.
+
+    ``allowlist`` holds exact strings never redacted (declared false positives):
+    a match equal to an entry, or lying inside an occurrence of one, is kept.
+    """
+    redactions = _find(text, allowlist)
+    parts: list[str] = []
+    pos = 0
+    for r in redactions:
+        parts.append(text[pos : r.start])
+        parts.append(PLACEHOLDER.format(kind=r.kind))
+        pos = r.end
+    parts.append(text[pos:])
+    return Admitted("".join(parts), redactions)
+
+
+def admit_document(
+    text: str,
+    *,
+    name: str,
+    allowlist: Sequence[str] = (),
+    max_secret_fraction: float = 0.5,
+) -> Admitted:
+    """:func:`admit` for a whole document, refusing one that is mostly secret material.
+
+    Raises :class:`~arborist.errors.BadInput` when the redacted characters exceed
+    ``max_secret_fraction`` of the document's non-whitespace characters. The
+    message names the document and the counts, never the secrets.
+    """
+    if not 0.0 <= max_secret_fraction <= 1.0:
+        raise BadInput(f"max_secret_fraction must be in [0, 1], got {max_secret_fraction!r}")
+    admitted = admit(text, allowlist=allowlist)
+    redacted = sum(r.end - r.start for r in admitted.redactions)
+    significant = sum(1 for c in text if not c.isspace())
+    if redacted and redacted > max_secret_fraction * significant:
+        raise BadInput(
+            f"{name} is mostly secret material ({redacted} of {significant} "
+            f"non-whitespace characters redacted, limit {max_secret_fraction:.0%}); "
+            "remove the secrets or add false positives to the allowlist"
+        )
+    return admitted
