@@ -129,6 +129,8 @@ _PASSWORD_KEYS = frozenset({"password", "passwd", "pwd"})
 _TYPE_NAMES = frozenset(
     {"str", "string", "int", "bool", "bytes", "none", "null", "true", "false", "optional", "any"}
 )
+_NULLS = frozenset({"none", "null", "nil", "undefined", "true", "false"})
+"""Bare values that say "no password" (``pwd=None`` in a signature), never a secret."""
 _FILLER = re.compile(r"(?i)\*+|x+|\.\.\.|<[^<>]*>|\$\{[^{}]*\}|\{\{.*\}\}|\$[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -143,7 +145,7 @@ def _is_filler(value: str, separator: str, quoted: bool) -> bool:
     if _FILLER.fullmatch(value.strip()):
         return True
     if not quoted:
-        if "(" in value:
+        if "(" in value or value.lower() in _NULLS:
             return True
         head = re.split(r"[\[|]", value, maxsplit=1)[0].lower()
         if separator == ":" and head in _TYPE_NAMES:

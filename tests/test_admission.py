@@ -481,3 +481,8 @@ def test_a_secret_in_any_surroundings_never_survives(before: str, secret: str, a
     result = admit(f"{before} {secret} {after}")
     assert secret not in result.text
     assert admit(result.text).text == result.text
+
+
+@pytest.mark.parametrize("text", ["open(self, name, pwd=None)", "password: null", "secret=False,"])
+def test_bare_null_values_are_not_secrets(text: str) -> None:
+    assert admit(text).clean
