@@ -1,0 +1,63 @@
+"""Transcript and notebook paths, redacted: a keyed hash plus a display-safe basename.
+
+A raw path such as ``/home/alice/projects/thesis.ipynb`` names a person and
+their disk layout; arborist never stores one. :func:`redact_path` turns it
+into ``<16 hex of HMAC-SHA256(key, path)>:<basename>``: deterministic for one
+key (the same notebook always maps to the same reference, so co-access can
+group by it), unlinkable without the key, and still readable enough to show.
+The key is created on first use in ``$ARBORIST_HOME/redaction.key`` with mode
+0600 and never leaves the home.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+import secrets
+import unicodedata
+from pathlib import Path, PurePath
+
+from arborist.errors import StorageError
+
+__all__ = ["KEY_FILE", "load_or_create_key", "redact_path", "safe_basename"]
+
+KEY_FILE = "redaction.key"
+_KEY_BYTES = 32
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_BASENAME = 64
+
+
+def load_or_create_key(home: Path) -> bytes:
+    """The home's redaction key, created (mode 0600, exclusively) if it does not exist yet."""
+    path = home / KEY_FILE
+    home.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "wb") as out:
+            out.write(secrets.token_bytes(_KEY_BYTES))
+    try:
+        key = path.read_bytes()
+    except OSError as exc:
+        raise StorageError(f"cannot read the redaction key {path}: {exc}") from exc
+    if len(key) != _KEY_BYTES:
+        raise StorageError(f"the redaction key {path} is damaged ({len(key)} bytes)")
+    return key
+
+
+def safe_basename(path: str) -> str:
+    """The last path component, NFC, with anything but ``[A-Za-z0-9._-]`` replaced by ``_``."""
+    name = PurePath(unicodedata.normalize("NFC", path).replace("\\", "/")).name
+    cleaned = _UNSAFE.sub("_", name).strip("._") or "untitled"
+    return cleaned[:MAX_BASENAME]
+
+
+def redact_path(path: str, key: bytes) -> str:
+    """``<keyed hash>:<basename>`` for a transcript or notebook path; never the path itself."""
+    normalized = unicodedata.normalize("NFC", os.path.normpath(path))
+    digest = hmac.new(key, normalized.encode("utf-8"), hashlib.sha256).hexdigest()[:16]
+    return f"{digest}:{safe_basename(path)}"
