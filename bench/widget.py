@@ -54,24 +54,22 @@ from arborist.forest.bates import format_bates
 from arborist.forest.shard import insert_turn
 from arborist.forest.transfer import EXPORT_FORMAT
 from arborist.hashing import node_hash, sha256_hex
+from arborist.store.search import AUDIT_MODES
 from arborist_nb.widget import ForestWidget
 from tests.browser.conftest import (
     CHROMIUM,
     CHROMIUM_ARGS,
     KERNEL_READY_MS,
-    LAB_SETTINGS,
     STATIC,
     Guard,
     Lab,
     LabServer,
-    _free_port,
     _stop,
-    _wait_until_answering,
+    start_server,
 )
 
 TARGET_FRACTION = 0.01
 EXPAND_BATCH = 500  # js/src/widget.js EXPAND_BATCH: most nodes one expand request names
-AUDIT_MODES = ("STRICT", "HYBRID", "VISUAL")
 
 
 # --------------------------------------------------------------------------- building a session
@@ -337,53 +335,8 @@ class RenderRun:
 
 
 def _start_lab(base: Path) -> tuple[LabServer, subprocess.Popen[bytes]]:
-    """The browser tests' ``lab_server`` fixture body (a pytest fixture cannot be called)."""
-    root, settings, homes = base / "root", base / "settings", base / "homes"
-    for folder in (root, settings, homes, base / "workspaces", base / "runtime", base / "config"):
-        folder.mkdir()
-    for relative, values in LAB_SETTINGS.items():
-        path = settings / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values), encoding="utf-8")
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}/"
-    env = {
-        **os.environ,
-        "JUPYTERLAB_SETTINGS_DIR": str(settings),
-        "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
-        "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
-        "JUPYTER_CONFIG_DIR": str(base / "config"),
-        "IPYTHONDIR": str(base / "ipython"),
-        "ARBORIST_HOME": str(homes / "default"),
-        "PYTHONUNBUFFERED": "1",
-    }
-    command = [
-        sys.executable,
-        "-m",
-        "jupyter",
-        "lab",
-        "--allow-root",
-        "--no-browser",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        "--IdentityProvider.token=",
-        "--ServerApp.password=",
-        "--ServerApp.disable_check_xsrf=True",
-        "--LabApp.expose_app_in_browser=True",
-        f"--ServerApp.root_dir={root}",
-    ]
-    log = base / "server.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT, env=env
-        )
-    try:
-        _wait_until_answering(url, process, log)
-    except BaseException:
-        process.kill()
-        raise
-    return LabServer(url=url, root=root, log=log, homes=homes), process
+    """The browser tests' server, started the same way (a pytest fixture cannot be called)."""
+    return start_server(base, "lab")
 
 
 def bench_render(tmp: Path, fan: tuple[int, ...], runs: int) -> tuple[int, list[RenderRun], str]:

@@ -191,14 +191,19 @@ def _check_bundle() -> None:
         pytest.fail(f"{bundle} is older than js/src/{', '.join(sorted(newer))}: run `make js`")
 
 
-@pytest.fixture(scope="session")
-def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
-    _check_bundle()
-    base = tmp_path_factory.mktemp("lab")
+APP_FLAGS = {
+    "lab": "--LabApp.expose_app_in_browser=True",
+    "notebook": "--JupyterNotebookApp.expose_app_in_browser=True",
+}
+
+
+def start_server(base: Path, app: str = "lab") -> tuple[LabServer, subprocess.Popen[bytes]]:
+    """Start ``jupyter lab`` or ``jupyter notebook`` (7) on loopback with every folder it
+    writes under ``base``; return once it answers. Used by the fixtures and by bench/widget.py."""
     root, settings, homes = base / "root", base / "settings", base / "homes"
     for folder in (root, settings, homes, base / "workspaces", base / "runtime", base / "config"):
         folder.mkdir()
-    for relative, values in LAB_SETTINGS.items():
+    for relative, values in LAB_SETTINGS.items():  # Notebook 7 reads the lab settings dir too
         path = settings / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values), encoding="utf-8")
@@ -218,7 +223,7 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
         sys.executable,
         "-m",
         "jupyter",
-        "lab",
+        app,
         "--allow-root",
         "--no-browser",
         "--ServerApp.ip=127.0.0.1",
@@ -227,7 +232,7 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
         "--IdentityProvider.token=",
         "--ServerApp.password=",
         "--ServerApp.disable_check_xsrf=True",
-        "--LabApp.expose_app_in_browser=True",
+        APP_FLAGS[app],
         f"--ServerApp.root_dir={root}",
     ]
     log = base / "server.log"
@@ -237,9 +242,20 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
         )
     try:
         _wait_until_answering(url, process, log)
-        yield LabServer(url=url, root=root, log=log, homes=homes)
-    finally:
+    except BaseException:
         _stop(url, process)
+        raise
+    return LabServer(url=url, root=root, log=log, homes=homes), process
+
+
+@pytest.fixture(scope="session")
+def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    _check_bundle()
+    server, process = start_server(tmp_path_factory.mktemp("lab"), "lab")
+    try:
+        yield server
+    finally:
+        _stop(server.url, process)
 
 
 # --- the browser ---------------------------------------------------------------------------------

@@ -11,10 +11,6 @@ is how a notebook opens: its own page, ``/notebooks/<path>``, opens it (there is
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,13 +22,11 @@ from tests.browser.conftest import (
     CELL_MS,
     KERNEL_READY_MS,
     LAB_READY_MS,
-    LAB_SETTINGS,
     Lab,
     LabServer,
     _check_bundle,
-    _free_port,
     _stop,
-    _wait_until_answering,
+    start_server,
 )
 from tests.browser.test_lab import (
     ACTIVE,
@@ -52,52 +46,11 @@ pytestmark = pytest.mark.browser
 def notebook_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     """A Notebook 7 server with every folder it writes in a temporary one."""
     _check_bundle()
-    base = tmp_path_factory.mktemp("notebook7")
-    root, settings, homes = base / "root", base / "settings", base / "homes"
-    for folder in (root, settings, homes, base / "workspaces", base / "runtime", base / "config"):
-        folder.mkdir()
-    for relative, values in LAB_SETTINGS.items():  # Notebook 7 reads the lab settings dir
-        path = settings / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values), encoding="utf-8")
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}/"
-    env = {
-        **os.environ,
-        "JUPYTERLAB_SETTINGS_DIR": str(settings),
-        "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
-        "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
-        "JUPYTER_CONFIG_DIR": str(base / "config"),
-        "IPYTHONDIR": str(base / "ipython"),
-        "ARBORIST_HOME": str(homes / "default"),
-        "PYTHONUNBUFFERED": "1",
-    }
-    command = [
-        sys.executable,
-        "-m",
-        "jupyter",
-        "notebook",
-        "--allow-root",
-        "--no-browser",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        "--IdentityProvider.token=",
-        "--ServerApp.password=",
-        "--ServerApp.disable_check_xsrf=True",
-        "--JupyterNotebookApp.expose_app_in_browser=True",
-        f"--ServerApp.root_dir={root}",
-    ]
-    log = base / "server.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT, env=env
-        )
+    server, process = start_server(tmp_path_factory.mktemp("notebook7"), "notebook")
     try:
-        _wait_until_answering(url, process, log)
-        yield LabServer(url=url, root=root, log=log, homes=homes)
+        yield server
     finally:
-        _stop(url, process)
+        _stop(server.url, process)
 
 
 @pytest.fixture(scope="module")
