@@ -173,6 +173,7 @@ class Arborist:
         self.sessions_path = Path(sessions_db) if sessions_db else self.home / SESSIONS_FILE
         self.create = create
         self._connections: dict[str, sqlite3.Connection] = {}
+        self._config: tuple[tuple[int, int], dict[str, Any]] | None = None
 
     def __repr__(self) -> str:
         return f"Arborist(home={str(self.home)!r})"
@@ -242,15 +243,24 @@ class Arborist:
 
     @property
     def config(self) -> dict[str, Any]:
-        """``config.toml`` of the home, parsed (empty when there is none)."""
+        """``config.toml`` of the home, parsed (empty when there is none).
+
+        Every ask reads it (model profiles, the admission allowlist), so the
+        parse is kept until the file's size or mtime changes: one stat per use.
+        """
         path = self.home / CONFIG_FILE
-        if not path.is_file():
-            return {}
         try:
-            parsed: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise BadInput(f"{path} is not valid TOML: {exc}") from exc
-        return parsed
+            info = path.stat()
+        except FileNotFoundError:
+            return {}
+        stamp = (info.st_mtime_ns, info.st_size)
+        if self._config is None or self._config[0] != stamp:
+            try:
+                parsed: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                raise BadInput(f"{path} is not valid TOML: {exc}") from exc
+            self._config = (stamp, parsed)
+        return self._config[1]
 
     @property
     def allowlist(self) -> list[str]:
