@@ -17,7 +17,7 @@ import os
 import re
 import secrets
 import unicodedata
-from pathlib import Path, PurePath
+from pathlib import Path
 
 from arborist.errors import StorageError
 
@@ -50,8 +50,12 @@ def load_or_create_key(home: Path) -> bytes:
 
 
 def safe_basename(path: str) -> str:
-    """The last path component, NFC, with anything but ``[A-Za-z0-9._-]`` replaced by ``_``."""
-    name = PurePath(unicodedata.normalize("NFC", path).replace("\\", "/")).name
+    """The text after the last separator, NFC, with anything but ``[A-Za-z0-9._-]`` replaced.
+
+    Only that last component is ever shown: a path ending in a separator gives
+    ``untitled``, never the directory above it (which is often a user name).
+    """
+    name = unicodedata.normalize("NFC", path).replace("\\", "/").rsplit("/", 1)[-1]
     cleaned = _UNSAFE.sub("_", name).strip("._") or "untitled"
     return cleaned[:MAX_BASENAME]
 

@@ -52,3 +52,8 @@ def test_any_path_gives_a_display_safe_reference(name: str) -> None:
     assert len(digest) == 16
     assert "/" not in base and "someone" not in base.replace(safe_basename(name), "")
     assert base == safe_basename("/home/someone/" + name)
+
+
+@pytest.mark.parametrize("path", ["/home/someone/", "/home/someone/\\", "C:\\Users\\someone\\"])
+def test_a_path_ending_in_a_separator_never_shows_the_directory_above(path: str) -> None:
+    assert redact_path(path, b"k" * 32).split(":", 1)[1] == "untitled"
