@@ -107,6 +107,7 @@ bench: install
 	$(BIN)/python bench/hashing.py
 	$(BIN)/python bench/store.py
 	$(BIN)/python bench/widget.py
+	$(BIN)/python bench/coaccess.py
 
 clean:
 	rm -rf $(VENV) js/node_modules arborist_nb/static $(DEMO_HOME) dist build .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -9,6 +9,7 @@ Home layout (DESIGN.md section 1)::
         store.db             documents, chunks, cache, its own audit chain
         sessions.db          the conversation forest shard
         config.toml          model profiles and options
+        redaction.key        keys transcript-path redaction (0600; co-access only)
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any, TypeVar
 
 from arborist.audit import ChainReport, Checkpoint, check_chain, head_checkpoint
 from arborist.db import Migration, connect, open_database
-from arborist.errors import BadInput, StorageError
+from arborist.errors import BadInput, NotFound, StorageError
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.bates import is_bates
 from arborist.forest.render import branch_points, render_tree
@@ -45,10 +46,12 @@ from arborist.forest.shard import (
 )
 from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.verify import ForestVerification, verify_forest
+from arborist.pathref import load_or_create_key, redact_path
 from arborist.qa.client import ChatClient, select_client
 from arborist.qa.records import CacheRecord, falsify, list_records, resolve_key
 from arborist.qa.runner import AskResult, ask
-from arborist.store import STORE_MIGRATIONS
+from arborist.store import STORE_MIGRATIONS, coaccess
+from arborist.store.coaccess import RebuildReport, RelatedSource
 from arborist.store.demo import demo_corpus
 from arborist.store.derive import Derivation, derive_from_record
 from arborist.store.documents import IngestResult, ingest_document, resolve_document
@@ -66,6 +69,7 @@ __all__ = [
     "Arborist",
     "ChainCheck",
     "DatabaseReport",
+    "Related",
     "Track",
     "Turn",
     "Verification",
@@ -150,6 +154,25 @@ MAX_THREADED_TURNS = 6
 
 MAX_KEYWORD_TITLES = 12
 """How many cited titles from a turn's ancestors steer its retrieval."""
+
+RELATED_LANE = 3
+"""How many co-accessed chunks ``--related`` adds to an ask's evidence."""
+
+
+@dataclass(frozen=True)
+class Related:
+    """What ``related REF`` found: the leaves REF stands for, and their co-accessed chunks."""
+
+    kind: str
+    sources: tuple[str, ...]
+    items: tuple[RelatedSource, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "sources": list(self.sources),
+            "related": [item.as_json() for item in self.items],
+        }
 
 
 class Arborist:
@@ -334,8 +357,16 @@ class Arborist:
         keywords: Sequence[str] = (),
         on_token: Callable[[str], None] | None = None,
         threaded: Sequence[tuple[str, str]] = (),
+        related: bool = False,
     ) -> AskResult:
-        """Answer from the cache when every dimension matches, else from the model."""
+        """Answer from the cache when every dimension matches, else from the model.
+
+        With ``related``, co-accessed chunks join the evidence as a second lane
+        (the co-access index is brought up to date first).
+        """
+        version = ""
+        if related:
+            version = self._related_index(refresh=True, purpose="--related")
         return ask(
             self.store_conn,
             self.client(llm),
@@ -345,6 +376,8 @@ class Arborist:
             on_token=on_token,
             threaded=threaded,
             allowlist=self.allowlist,
+            related=RELATED_LANE if related else 0,
+            related_version=version,
         )
 
     def record(self, ref: str, *, revision: int | None = None) -> CacheRecord:
@@ -416,6 +449,8 @@ class Arborist:
         on_token: Callable[[str], None] | None = None,
         reuse: bool = False,
         thread: bool = False,
+        related: bool = False,
+        transcript: str | Path | None = None,
     ) -> Turn:
         """Ask under ``parent`` (default: the session's current node) and record the turn.
 
@@ -425,7 +460,12 @@ class Arborist:
         conversation_hash. With ``reuse``, asking the same question
         under the same parent with the same cache key returns the existing
         turn instead of growing a duplicate branch.
+
+        With co-access on (``ARBORIST_COACCESS=1``) the chunks the answer cited
+        are recorded for the session, ``transcript`` (the notebook's path,
+        default the working directory) stored only redacted.
         """
+        recording = coaccess.enabled()
         session = self.session(sid)
         under = (
             self.node(parent, sid)
@@ -447,6 +487,7 @@ class Arborist:
             keywords=_keywords(path),
             on_token=on_token,
             threaded=threaded,
+            related=related,
         )
         if reuse and result.hit:  # a fresh answer (a miss) is a new turn, never a reuse
             existing = self.sessions_conn.execute(
@@ -469,6 +510,16 @@ class Arborist:
             cited_titles=list(dict.fromkeys(e.title for e in record.evidence if e.cited)),
             label=label,
         )
+        if recording:
+            coaccess.ensure_schema(self.store_conn)
+            coaccess.record_session(
+                self.store_conn,
+                session_id=session.sid,
+                transcript_ref=self.transcript_ref(transcript if transcript else Path.cwd()),
+                capture_batch_id=node.bates,
+                chunks=[(e.leaf, e.text) for e in record.evidence if e.cited],
+                allowlist=self.allowlist,
+            )
         return Turn(result, node)
 
     def tree(self, sid: str) -> str:
@@ -531,6 +582,103 @@ class Arborist:
             return self.record(node.cache_key)
         return self.record(ref)
 
+    # --- co-access ------------------------------------------------------------------------------
+
+    def transcript_ref(self, path: str | Path) -> str:
+        """``path`` (a notebook or transcript) as stored: keyed hash plus safe basename."""
+        return redact_path(str(Path(path).expanduser().absolute()), load_or_create_key(self.home))
+
+    def _coaccess_params(self) -> tuple[int, int]:
+        """``(window, fanout)`` from ``[coaccess]`` in config.toml, else the defaults."""
+        section = self.config.get("coaccess", {})
+        if not isinstance(section, dict):
+            raise BadInput("config.toml: [coaccess] must be a table")
+        window = section.get("window", coaccess.DEFAULT_WINDOW)
+        fanout = section.get("fanout", coaccess.DEFAULT_FANOUT)
+        for name, value in (("window", window), ("fanout", fanout)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise BadInput(f"config.toml: [coaccess] {name} must be an integer")
+        return window, fanout
+
+    @property
+    def related_version(self) -> str:
+        """The co-access index version the home's ``[coaccess] window/fanout`` select."""
+        return coaccess.index_version(*self._coaccess_params())
+
+    def rebuild_related(self, *, on_batch: Callable[[int], None] | None = None) -> RebuildReport:
+        """Rebuild the related-sources index from the recorded co-access rows."""
+        if not coaccess.enabled():
+            raise BadInput(f"co-access is off: set {coaccess.FLAG}=1 to record and index it")
+        window, fanout = self._coaccess_params()
+        return coaccess.rebuild_related(
+            self.store_conn, window=window, fanout=fanout, on_batch=on_batch
+        )
+
+    def _related_index(self, *, refresh: bool, purpose: str) -> str:
+        conn = self.store_conn
+        if not coaccess.has_schema(conn):
+            raise BadInput(
+                f"{purpose}: this store has no co-access index; set {coaccess.FLAG}=1 "
+                "and ask some questions first"
+            )
+        version = self.related_version
+        if refresh and coaccess.enabled() and coaccess.is_stale(conn, version):
+            self.rebuild_related()
+        return version
+
+    def related(self, ref: str, *, limit: int = 10, refresh: bool = True) -> Related:
+        """Chunks co-accessed with ``ref``: a chunk leaf, a document, or a bates number
+        (the chunks its answer cited). A stale index is rebuilt first (with the flag on)."""
+        if limit < 1:
+            raise BadInput("--limit must be at least 1")
+        version = self._related_index(refresh=refresh, purpose="related")
+        kind, sources = self._related_sources(ref.strip())
+        edges = coaccess.related_edges(self.store_conn, sources, version=version, limit=limit)
+        return Related(kind, tuple(sources), tuple(coaccess.describe(self.store_conn, edges)))
+
+    def related_to_record(self, record: CacheRecord, *, limit: int = 10) -> list[RelatedSource]:
+        """Related sources of an answer's cited chunks; empty when the store has no index."""
+        conn = self.store_conn
+        if not coaccess.has_schema(conn):
+            return []
+        version = self._related_index(refresh=True, purpose="related")
+        cited = list(dict.fromkeys(e.leaf for e in record.evidence if e.cited))
+        return coaccess.describe(
+            conn, coaccess.related_edges(conn, cited, version=version, limit=limit)
+        )
+
+    def _related_sources(self, ref: str) -> tuple[str, list[str]]:
+        conn = self.store_conn
+        if not ref:
+            raise BadInput("related: give a chunk hash, a document or a bates number")
+        if is_bates(ref):
+            record = self.resolve_answer(ref)
+            leaves = [e.leaf for e in record.evidence if e.cited] or [
+                e.leaf for e in record.evidence
+            ]
+            return "turn", list(dict.fromkeys(leaves))
+        is_leaf = len(ref) == 64 and all(c in "0123456789abcdef" for c in ref)
+        if (
+            is_leaf
+            and conn.execute("SELECT 1 FROM chunks WHERE leaf = ? LIMIT 1", (ref,)).fetchone()
+        ):
+            return "chunk", [ref]
+        try:
+            document = resolve_document(conn, ref)
+        except NotFound:
+            raise NotFound(
+                f"no chunk, document or turn {ref!r} (give a chunk hash, a document id, URI "
+                "or source_root, or a bates number)"
+            ) from None
+        leaves = [
+            row[0]
+            for row in conn.execute(
+                "SELECT leaf FROM chunks WHERE document_id = ? ORDER BY chunk_index",
+                (document.id,),
+            )
+        ]
+        return "document", list(dict.fromkeys(leaves))
+
     def stats(self) -> dict[str, Any]:
         """Counts of documents, chunks per tier, records per state, hits, and file sizes."""
         conn = self.store_conn
@@ -551,7 +699,7 @@ class Arborist:
                 p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.is_file()
             )
             files[path.name] = size
-        return {
+        out: dict[str, Any] = {
             "documents": {
                 "surface": documents.get("surface:current", 0),
                 "core": documents.get("core:current", 0),
@@ -565,6 +713,16 @@ class Arborist:
             "audit_events": events,
             "file_bytes": files,
         }
+        if coaccess.has_schema(conn):
+            out["coaccess"] = {
+                "rows": conn.execute("SELECT count(*) FROM record_session").fetchone()[0],
+                "edges": conn.execute(
+                    "SELECT count(*) FROM related_hashes WHERE index_version = ?",
+                    (self.related_version,),
+                ).fetchone()[0],
+                "index_version": self.related_version,
+            }
+        return out
 
     def close(self) -> None:
         """Close every open connection."""

@@ -17,7 +17,7 @@ import click
 from tqdm import tqdm
 
 from arborist._version import __version__
-from arborist.app import Arborist, ChainCheck, DatabaseReport
+from arborist.app import Arborist, ChainCheck, DatabaseReport, Related
 from arborist.audit import ChainReport, Checkpoint
 from arborist.errors import ArboristError, BadInput
 from arborist.qa.runner import AskResult
@@ -388,6 +388,11 @@ def derive_command(ctx: click.Context, kind: str, source: str, text: str | None)
     "--parent", default=None, metavar="REF", help="Ask under this turn (bates, seq or label)."
 )
 @click.option("--no-cache", is_flag=True, help="Ask the model even if a cached answer matches.")
+@click.option(
+    "--related",
+    is_flag=True,
+    help="Add chunks co-accessed with the retrieved ones as a second evidence lane.",
+)
 @click.option("--sessions-db", type=click.Path(dir_okay=False, path_type=Path), default=None)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
@@ -398,6 +403,7 @@ def ask_command(
     sid: str | None,
     parent: str | None,
     no_cache: bool,
+    related: bool,
     sessions_db: Path | None,
     as_json: bool,
 ) -> None:
@@ -408,7 +414,12 @@ def ask_command(
     with _app(ctx, sessions_db) as app:
         session_id = app.session(sid).sid if sid else app.new_session("cli").sid
         turn = app.ask_turn(
-            question, sid=session_id, parent=parent, llm=llm, use_cache=not no_cache
+            question,
+            sid=session_id,
+            parent=parent,
+            llm=llm,
+            use_cache=not no_cache,
+            related=related,
         )
     result = turn.result
     if as_json:
@@ -446,6 +457,36 @@ def format_answer(result: AskResult, *, bates: str | None = None) -> str:
     for item in record.evidence:
         mark = "*" if item.cited else " "
         lines.append(f"  {item.label}{mark} {item.title}  (chunk {item.chunk_index})  {item.uri}")
+    return "\n".join(lines)
+
+
+@cli.command("related")
+@click.argument("ref")
+@click.option("--limit", type=click.IntRange(min=1, max=1000), default=10, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def related_command(ctx: click.Context, ref: str, limit: int, as_json: bool) -> None:
+    """Sources co-accessed with REF: a chunk hash, a document, or a turn's bates.
+
+    Learned from the chunks that turns of one session cited together, recorded
+    only with ARBORIST_COACCESS=1.
+    """
+    with _app(ctx) as app:
+        found = app.related(ref, limit=limit)
+    if as_json:
+        _print_json(found.as_json())
+        return
+    click.echo(format_related(found))
+
+
+def format_related(found: Related) -> str:
+    """One line for what REF stood for, then one per related source, strongest first."""
+    lines = [f"{len(found.items)} related to {found.kind} ({len(found.sources)} chunk(s))"]
+    lines += [
+        f"  {item.freq_score:.2f}  {item.title}  (chunk {item.chunk_index}, {item.tier})  "
+        f"{item.uri}"
+        for item in found.items
+    ]
     return "\n".join(lines)
 
 
@@ -748,6 +789,9 @@ def stats_command(ctx: click.Context, as_json: bool) -> None:
         "files          "
         + ", ".join(f"{name} {size:,} bytes" for name, size in data["file_bytes"].items())
     )
+    if "coaccess" in data:
+        co = data["coaccess"]
+        click.echo(f"co-access      {co['rows']} rows, {co['edges']} edges ({co['index_version']})")
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ here waits for the browser.
 
 from __future__ import annotations
 
+import os
 import shlex
 import string
 import time
@@ -41,6 +42,7 @@ SUBCOMMANDS: dict[str, str] = {
     "chain-check": "check both audit chains; print the heads",
     "ingest PATH_OR_URL ... | --demo": "ingest documents (progress bar)",
     "search QUERY": "search the documents",
+    "related REF": "sources co-accessed with a chunk, document or turn",
     "verify [--witness NOTEBOOK]": "recompute everything; check the chains",
     "stats": "documents, chunks, cached answers, sizes",
     "falsify REF --state S --reason TEXT": "take a turn's cached answer out of service",
@@ -127,6 +129,9 @@ class ArboristMagics(Magics):
     @argument(
         "--no-cache", action="store_true", help="Ask the model even if a cached answer matches."
     )
+    @argument(
+        "--related", action="store_true", help="Add co-accessed chunks as a second evidence lane."
+    )
     @cell_magic
     def ask(self, line: str, cell: str) -> Answer:
         """Ask the cell's question (with {name} interpolation) under the current turn."""
@@ -155,6 +160,8 @@ class ArboristMagics(Magics):
                     on_token=stream,
                     reuse=reuse,
                     thread=args.thread,
+                    related=args.related,
+                    transcript=self._notebook_path(),
                 )
             )
         finally:
@@ -177,6 +184,19 @@ class ArboristMagics(Magics):
             and normalize_question(current.question) == normalize_question(question)
         )
         return (current.parent_bates, True) if rerun else (None, True)
+
+    def _notebook_path(self) -> str | None:
+        """This notebook's path when the frontend tells the kernel (VS Code, Jupyter Server 2);
+        co-access stores it only redacted. None: the working directory stands in."""
+        namespace = self.shell.user_ns if self.shell else {}
+        for value in (
+            namespace.get("__vsc_ipynb_file__"),
+            os.environ.get("JPY_SESSION_NAME"),
+            namespace.get("__session__"),
+        ):
+            if isinstance(value, str) and value.strip():
+                return value
+        return None
 
     def _streams(self, llm: str | None) -> bool:
         try:
@@ -315,6 +335,11 @@ class ArboristMagics(Magics):
             )
             or "no matches"
         )
+
+    def _cmd_related(self, rest: list[str]) -> None:
+        from arborist.cli import format_related  # noqa: PLC0415 - the CLI's formatting
+
+        self._text(format_related(self.app.related(self._one(rest, "related REF"))))
 
     def _cmd_verify(self, rest: list[str]) -> None:
         from arborist.witness import witness_checkpoints  # noqa: PLC0415

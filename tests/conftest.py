@@ -20,4 +20,5 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty, private ARBORIST_HOME for each test: no test sees another's files."""
     path = tmp_path / "home"
     monkeypatch.setenv("ARBORIST_HOME", str(path))
+    monkeypatch.delenv("ARBORIST_COACCESS", raising=False)  # off unless a test turns it on
     return path

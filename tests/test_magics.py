@@ -201,3 +201,30 @@ def test_an_openai_answer_streams_into_the_output_then_renders(
     assert len(partial) >= 2, "the answer appeared piece by piece"
     assert answer.text.startswith(partial[0]) and partial[-1] == answer.text
     assert shown[-1] == "", "the streaming output is cleared once the answer renders"
+
+
+def test_coaccess_from_a_notebook_records_its_path_redacted_and_answers_related(
+    shell: InteractiveShell,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    home: Path,
+) -> None:
+    monkeypatch.setenv("ARBORIST_COACCESS", "1")
+    shell.user_ns["__vsc_ipynb_file__"] = str(Path.home() / "private" / "Lab Book.ipynb")
+    first = ask(shell, "Who created Spider-Man?")
+    shell.run_line_magic("arborist", "session new")
+    ask(shell, "Who created Spider-Man?")
+    ask(shell, "What does the evil document say?")
+    shell.run_line_magic("arborist", f"related {first.bates}")
+    assert "related to turn" in capsys.readouterr().out
+    widened = ask(shell, "Who created Spider-Man?", "--related")
+    assert len(widened.evidence) > len(first.evidence)
+    magics = shell.magics_manager.registry["ArboristMagics"]
+    refs = {
+        row[0] for row in magics.app.store_conn.execute("SELECT transcript_ref FROM record_session")
+    }
+    assert len(refs) == 1 and refs.pop().endswith(":Lab_Book.ipynb")
+    raw = b"".join(p.read_bytes() for p in home.iterdir() if p.is_file())
+    assert str(Path.home()).encode() not in raw and b"private" not in raw
+    with pytest.raises(UsageError, match="usage: %arborist related REF"):
+        shell.run_line_magic("arborist", "related")

@@ -25,7 +25,7 @@ Kinds:
 ``poll``      the root hash, both chain heads and the given graft heads' hashes:
               cheap lookups the view repeats to notice other kernels' writes
 ``expand``    children of the requested nodes whose hash differs from the view's
-``body``      one node's question, answer, record, evidence and proofs (on open)
+``body``      one node's question, answer, record, evidence, proofs, related sources (on open)
 ``find``      turns of every session matching a query
 ``cd``        move the session's current node
 ``label``     rename a node
@@ -445,6 +445,8 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
     turn, ``hit`` for later turns served from the cache, and ``earlier
     revision`` for turns answered by a revision since falsified. ``path`` is
     the node's ancestors, top first, so a view can reveal it in one request.
+    ``related`` lists sources co-accessed with the answer's cited chunks (empty
+    unless the store records co-access).
     """
     node = app.node(_checked_bates(bates, "bates"))
     conn = app.sessions_conn
@@ -472,6 +474,7 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
         "record_error": None,
         "served": None,
         "first_answered": None,
+        "related": [],
     }
     if node.is_root:
         return out
@@ -481,6 +484,7 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
         out["record_error"] = one_line(exc)
         return out
     out["record"] = _record_json(record)
+    out["related"] = [item.as_json() for item in app.related_to_record(record)]
     first = conn.execute(
         "SELECT bates, created_at FROM nodes WHERE cache_key = ? AND created_at >= ? "
         "ORDER BY created_at, id LIMIT 1",

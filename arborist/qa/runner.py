@@ -90,6 +90,8 @@ def ask(
     limit: int = RETRIEVAL_LIMIT,
     threaded: Sequence[tuple[str, str]] = (),
     allowlist: Sequence[str] = (),
+    related: int = 0,
+    related_version: str = "",
 ) -> AskResult:
     """Answer ``question`` from the cache if an ``ok`` record matches, else from ``client``.
 
@@ -99,11 +101,22 @@ def ask(
     Admission comes first: secrets pasted into the question are replaced by
     typed placeholders before anything is retrieved, hashed, sent or stored,
     and so are secrets in the model's answer before it is stored.
+
+    ``related`` > 0 adds up to that many co-accessed chunks (index
+    ``related_version``) as a second evidence lane; see
+    :func:`arborist.store.search.retrieve`.
     """
     started = time.perf_counter()
     admitted_question = admit(_normalized_question(question), allowlist=allowlist)
     question = admitted_question.text
-    evidence = retrieve(conn, question, keywords=keywords, limit=limit)
+    evidence = retrieve(
+        conn,
+        question,
+        keywords=keywords,
+        limit=limit,
+        related=related,
+        related_version=related_version,
+    )
     policy = retrieval_policy(limit)
     profile = client.profile()
     dims = cache_dimensions(

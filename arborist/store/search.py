@@ -24,6 +24,7 @@ from arborist.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_matc
 from arborist.hashing import leaf_hash
 from arborist.merkle import verify_inclusion
 from arborist.qa.keys import EvidenceRef
+from arborist.store.coaccess import related_edges
 from arborist.store.documents import proofs_for
 
 __all__ = [
@@ -195,6 +196,16 @@ ORDER BY score, c.id
 LIMIT ?
 """
 
+_LEAF_QUERY = """
+SELECT c.id, c.document_id, d.uri, d.title, d.kind, c.rehydrated, d.source_root,
+       d.chunk_count, c.chunk_index, c.leaf, c.text, 0.0 AS score
+FROM chunks AS c
+JOIN documents AS d ON d.id = c.document_id
+WHERE c.leaf = ? AND c.tier = 'hot' AND d.status = 'current'
+ORDER BY c.id
+LIMIT 1
+"""
+
 _TITLE_QUERY = """
 SELECT d.id, d.uri, d.title, d.kind, d.source_root, bm25(documents_fts) AS score
 FROM documents_fts
@@ -239,11 +250,16 @@ def retrieve(
     *,
     keywords: Sequence[str] = (),
     limit: int = RETRIEVAL_LIMIT,
+    related: int = 0,
+    related_version: str = "",
 ) -> list[Evidence]:
     """Top ``limit`` hot chunks sharing any non-stopword term of the question (and keywords).
 
     Deterministic: ties in BM25 fall back to chunk id. Keywords only widen the
-    query; they are not part of any hash.
+    query; they are not part of any hash. With ``related`` > 0, a second lane
+    follows: up to that many hot chunks co-accessed with the first lane's
+    (index ``related_version``, best ``freq_score`` first) — more evidence,
+    hence a different evidence root, under the same key rules.
     """
     terms = [t for t in fts_terms(" ".join([question, *keywords])) if t not in STOPWORDS]
     if not terms:
@@ -252,7 +268,24 @@ def retrieve(
     if not terms:
         return []
     rows = _run(conn, _CHUNK_QUERY.format(snippet=""), (fts_match_any(terms), limit))
-    return [_evidence(row) for row in rows]
+    evidence = [_evidence(row) for row in rows]
+    if related > 0 and evidence:
+        evidence += _related_lane(conn, evidence, related, related_version)
+    return evidence
+
+
+def _related_lane(
+    conn: sqlite3.Connection, first: list[Evidence], count: int, version: str
+) -> list[Evidence]:
+    leaves = list(dict.fromkeys(e.leaf for e in first))
+    lane: list[Evidence] = []
+    for edge in related_edges(conn, leaves, version=version):
+        row = conn.execute(_LEAF_QUERY, (edge.related_hash,)).fetchone()
+        if row is not None:
+            lane.append(_evidence(row))
+            if len(lane) == count:
+                break
+    return lane
 
 
 def search(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[SearchHit]:

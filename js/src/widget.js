@@ -1406,6 +1406,34 @@ export class ForestView {
       }),
     );
 
+    // Sources other turns cited together with this answer's (co-access; untrusted text).
+    const related = body.related ?? [];
+    const relatedList = h(
+      "ul",
+      { class: "arb-related", attrs: { "aria-label": "Related sources" } },
+      related.map((item) =>
+        h(
+          "li",
+          { dataset: { related: item.leaf, tier: item.tier } },
+          h("span", { class: "arb-rel-score", text: item.freq_score.toFixed(2) }),
+          " ",
+          h("span", { class: "arb-ev-title", text: item.title }),
+          " ",
+          h("span", { class: "arb-ev-uri", text: item.uri }),
+          " ",
+          h("span", { class: "arb-ev-chunk", text: `chunk ${item.chunk_index + 1}` }),
+          item.text
+            ? h(
+                "details",
+                { class: "arb-ev-more" },
+                h("summary", { text: "text" }),
+                h("div", { class: "arb-ev-text", text: item.text }),
+              )
+            : null,
+        ),
+      ),
+    );
+
     const dims = h(
       "dl",
       { class: "arb-dims", attrs: { "aria-label": "Cache key dimensions" } },
@@ -1590,6 +1618,7 @@ export class ForestView {
             cited,
             h("h4", { text: "Evidence" }),
             evidence.length ? evidenceList : h("p", { class: "arb-note", text: "No evidence." }),
+            related.length ? [h("h4", { text: "Related sources" }), relatedList] : null,
             h("h4", { text: "Falsification state" }),
             h("p", {
               class: "arb-state-text",

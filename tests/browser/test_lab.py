@@ -327,3 +327,33 @@ def test_a_chunk_changed_after_the_answer_fails_its_proof(lab: Lab) -> None:
         "the re-asked answer's HTML shows the failure too",
     ).to_have_count(1, timeout=RENDER_MS)
     lab.guard.assert_clean()
+
+
+def test_the_detail_pane_lists_related_sources_as_text(lab: Lab) -> None:
+    write_documents(lab)
+    path = lab.server.write_notebook(
+        "related.ipynb",
+        [
+            "import os\nos.environ['ARBORIST_COACCESS'] = '1'",
+            "%arborist ingest hostile.md wombat.md",
+            "%%ask\nWhat does the quokka eat?",
+            "%%ask\nHow does the wombat dig?",
+            "%arborist session new",
+            "%%ask\nHow does the wombat dig?",
+            "%arborist",
+        ],
+    )
+    lab.open(path)
+    lab.run_all(8)
+    mine = answer_bates(lab, 6)
+    forest, tree = forest_in(lab, 7)
+    row(tree, mine).click()
+    detail = forest.get_by_role("region", name="Node detail")
+    expect(detail).to_have_attribute("data-bates", mine, timeout=RENDER_MS)
+    related = detail.get_by_label("Related sources").locator("li[data-related]")
+    expect(related.first, "the quokka chunk the other session cited nearby").to_contain_text(
+        "Quokka", timeout=RENDER_MS
+    )
+    expect(related.first.locator(".arb-ev-title")).to_contain_text(PAYLOADS[0])
+    expect(forest.locator(ACTIVE), "related titles are text").to_have_count(0)
+    lab.guard.assert_clean()
