@@ -9,7 +9,7 @@ BUNDLE := arborist_nb/static/arborist.js
 JS_DEPS := js/node_modules/.package-lock.json
 DEMO_HOME ?= .demo-home
 
-.PHONY: all install js test lint typecheck test-js test-py demo lab notebooks chromium bench clean \
+.PHONY: all install js test test-long lint typecheck test-js test-py demo lab notebooks chromium bench clean \
         session session-list session-tree session-find session-chain-check
 
 all: install
@@ -59,6 +59,10 @@ test-py: install chromium
 	$(BIN)/pytest $(NBVAL) notebooks
 
 test: lint typecheck test-js test-py
+
+# The fault, fuzz and concurrency suites at full size (minutes, not seconds).
+test-long: install chromium
+	$(BIN)/pytest --long
 
 DEMO_Q ?= What does statistics.median return?
 ARB := $(BIN)/arborist --home $(DEMO_HOME)

@@ -1,4 +1,9 @@
-"""Shared fixtures: every test gets its own ARBORIST_HOME; vectors load from tests/vectors."""
+"""Shared fixtures: every test gets its own ARBORIST_HOME; vectors load from tests/vectors.
+
+``pytest --long`` (or ``make test-long``) runs the fault, fuzz and concurrency
+suites at full size: the ``scale`` fixture says which size to use, and the
+Hypothesis profile ``long`` multiplies every property's examples by 10.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,31 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 VECTORS = Path(__file__).parent / "vectors"
+
+settings.register_profile("long", max_examples=1000, deadline=None)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--long",
+        action="store_true",
+        default=False,
+        help="run the crash, concurrency, tamper and fuzz suites at full size",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--long"):
+        settings.load_profile("long")
+
+
+@pytest.fixture(scope="session")
+def long_run(request: pytest.FixtureRequest) -> bool:
+    """True under ``pytest --long``: suites pick their bigger size."""
+    return bool(request.config.getoption("--long"))
 
 
 def load_vectors(name: str) -> Any:
