@@ -88,7 +88,8 @@ def _check_canonical(obj: object) -> None:
             continue
         if isinstance(item, int):
             if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
-                raise CanonicalJSONError(f"integer {item} is beyond ±(2^53−1)")
+                shown = str(item) if item.bit_length() <= 64 else f"of {item.bit_length()} bits"
+                raise CanonicalJSONError(f"integer {shown} is beyond ±(2^53−1)")
             continue
         if isinstance(item, float):
             raise CanonicalJSONError(f"float {item!r} is not allowed in canonical JSON")

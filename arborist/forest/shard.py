@@ -42,10 +42,12 @@ __all__ = [
     "get_session",
     "insert_turn",
     "list_sessions",
+    "node_event_body",
     "resolve_ref",
     "ripple",
     "set_current",
     "set_label",
+    "titles_json",
 ]
 
 ROOT_AUDIT_MODE = "ROOT"
@@ -225,6 +227,24 @@ def create_session(
         return get_session(conn, sid)
 
 
+def titles_json(cited_titles: Sequence[str]) -> str:
+    """How a turn's cited titles are stored (and hashed into its ``node_insert`` event)."""
+    return json.dumps(list(cited_titles), ensure_ascii=False)
+
+
+def node_event_body(
+    digest: str, parent_bates: str | None, answer_text: str, cited_titles: Sequence[str]
+) -> dict[str, object]:
+    """What a ``node_insert`` event commits to: the node's hash and parent, and the hashes of
+    the two things the node hash leaves out, its answer and its cited titles."""
+    return {
+        "node_hash": digest,
+        "parent_bates": parent_bates,
+        "answer_hash": sha256_hex(answer_text.encode("utf-8")),
+        "titles_hash": sha256_hex(titles_json(cited_titles).encode("utf-8")),
+    }
+
+
 def _insert_node_row(
     conn: sqlite3.Connection,
     *,
@@ -241,7 +261,7 @@ def _insert_node_row(
     label: str | None,
     digest: str,
 ) -> None:
-    titles_json = json.dumps(list(cited_titles), ensure_ascii=False)
+    stored_titles = titles_json(cited_titles)
     leaf = subtree_hash(digest, [])
     cursor = conn.execute(
         "INSERT INTO nodes (bates, sid, seq, parent_bates, question, answer_text, cache_key, "
@@ -256,7 +276,7 @@ def _insert_node_row(
             answer_text,
             cache_key,
             audit_mode,
-            titles_json,
+            stored_titles,
             len(cited_titles),
             created_at,
             label,
@@ -267,7 +287,7 @@ def _insert_node_row(
     )
     conn.execute(
         "INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles) VALUES (?, ?, ?, ?)",
-        (cursor.lastrowid, question, answer_text, titles_json),
+        (cursor.lastrowid, question, answer_text, stored_titles),
     )
 
 
@@ -362,11 +382,7 @@ def insert_turn(
             "node_insert",
             sid=sid,
             bates=bates,
-            body={
-                "node_hash": digest,
-                "parent_bates": parent.bates,
-                "answer_hash": sha256_hex(answer_text.encode("utf-8")),
-            },
+            body=node_event_body(digest, parent.bates, answer_text, cited_titles),
             created_at=created_at,
         )
         return get_node(conn, bates)

@@ -22,8 +22,8 @@ from arborist.audit import append_event
 from arborist.db import transaction
 from arborist.errors import BadInput
 from arborist.forest.bates import format_bates, parse_bates, parse_sid
-from arborist.forest.shard import ROOT_AUDIT_MODE, _insert_node_row, get_session
-from arborist.hashing import node_hash, sha256_hex, subtree_hash
+from arborist.forest.shard import ROOT_AUDIT_MODE, _insert_node_row, get_session, node_event_body
+from arborist.hashing import node_hash, subtree_hash
 
 __all__ = ["EXPORT_FORMAT", "ImportResult", "export_session", "import_lines", "refold_all"]
 
@@ -204,11 +204,7 @@ def import_lines(conn: sqlite3.Connection, lines: Iterable[str]) -> ImportResult
                     "node_insert",
                     sid=sid,
                     bates=bates,
-                    body={
-                        "node_hash": item["node_hash"],
-                        "parent_bates": parent,
-                        "answer_hash": sha256_hex(item["answer_text"].encode("utf-8")),
-                    },
+                    body=node_event_body(item["node_hash"], parent, item["answer_text"], titles),
                 )
             added += 1
         for sid in sessions:

@@ -23,8 +23,10 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from arborist.audit import ChainReport, Checkpoint, check_chain
+from arborist.forest.bates import is_bates, parse_bates
 from arborist.hashing import node_hash, sha256_hex, subtree_hash
 
 __all__ = ["ForestVerification", "verify_forest"]
@@ -66,6 +68,12 @@ def verify_forest(
         "SELECT bates, parent_bates, question, answer_text, cache_key, audit_mode, created_at, "
         "created_label, node_hash, subtree_hash, seq FROM nodes ORDER BY id"
     ).fetchall()
+    extra = {
+        bates: (sid, titles, n_cited)
+        for bates, sid, titles, n_cited in conn.execute(
+            "SELECT bates, sid, cited_titles_json, n_cited_sources FROM nodes"
+        )
+    }
     by_bates = {row[0]: row for row in rows}
     kids: dict[str, list[str]] = {}
     for row in rows:
@@ -97,6 +105,15 @@ def verify_forest(
             fold = None
         if fold != folded:
             problems.append(f"turn {bates}: subtree_hash does not fold from its children")
+        sid, titles, n_cited = extra[bates]
+        if not is_bates(bates) or parse_bates(bates) != (sid, seq):
+            problems.append(f"turn {bates}: its sid or seq does not match its bates number")
+        try:
+            counted = len(json.loads(titles))
+        except (TypeError, ValueError):
+            counted = -1
+        if counted != n_cited:
+            problems.append(f"turn {bates}: n_cited_sources does not count its cited titles")
         if seq == 0:
             continue
         event = inserts.pop(bates, None)
@@ -108,11 +125,51 @@ def verify_forest(
         answer_digest = sha256_hex(answer.encode("utf-8")) if isinstance(answer, str) else None
         if event.get("answer_hash") != answer_digest:
             problems.append(f"turn {bates}: answer_text differs from the answer its event recorded")
+        titles_digest = sha256_hex(titles.encode("utf-8")) if isinstance(titles, str) else None
+        if "titles_hash" in event and event["titles_hash"] != titles_digest:
+            problems.append(f"turn {bates}: cited titles differ from those its event recorded")
     for bates in inserts:
         problems.append(f"turn {bates}: recorded by an event but missing")
     try:
         conn.execute("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)")
     except sqlite3.DatabaseError as exc:
         problems.append(f"search index nodes_fts: {exc}")
+    problems += _check_sessions(conn, by_bates)
     sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
     return ForestVerification(tuple(problems), check_chain(conn, checkpoints), sessions, len(rows))
+
+
+def _check_sessions(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> list[str]:
+    """Every session against the event that created (or imported) it, and its root turn."""
+    problems = []
+    created: dict[str, dict[str, object]] = {}
+    for sid, body in conn.execute(
+        "SELECT sid, body FROM audit_events WHERE event_type IN ('session_create', "
+        "'session_import') ORDER BY seq"
+    ):
+        try:
+            parsed = json.loads(body)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(sid, str) and isinstance(parsed, dict):
+            created.setdefault(sid, parsed)
+    for sid, root_bates, created_at, label in conn.execute(
+        "SELECT sid, root_bates, created_at, label FROM sessions ORDER BY sid"
+    ):
+        event = created.pop(sid, None)
+        if event is None:
+            problems.append(f"session {sid}: no session_create event records it")
+            continue
+        root = by_bates.get(root_bates)
+        if not is_bates(root_bates) or parse_bates(root_bates) != (sid, 0) or root is None:
+            problems.append(f"session {sid}: its root turn {root_bates} is missing or misnamed")
+        elif root[8] != event.get("root_node_hash") or root[6] != created_at:
+            problems.append(f"session {sid}: its root turn differs from its session_create event")
+        if event.get("label") != label:
+            problems.append(f"session {sid}: label differs from its session_create event")
+    for sid in created:
+        problems.append(f"session {sid}: recorded by a session_create event but missing")
+    known = {row[0] for row in conn.execute("SELECT sid FROM sessions")}
+    orphaned = sorted({parse_bates(b)[0] for b in by_bates if is_bates(b)} - known)
+    problems += [f"session {sid}: missing, though turns of it remain" for sid in orphaned]
+    return problems

@@ -24,6 +24,7 @@ from arborist.audit import append_event
 from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput
+from arborist.hashing import sha256_hex
 from arborist.qa.citations import cited_labels
 from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
 from arborist.qa.keys import answer_hash, cache_dimensions, cache_key, record_hash
@@ -223,6 +224,7 @@ def _write_record(
             ).fetchone()[0]
         )
         created_at = utc_now()
+        response_json = json.dumps(response, sort_keys=True, default=str)
         digest = record_hash(
             cache_key=key,
             revision=revision,
@@ -254,7 +256,7 @@ def _write_record(
                 audit_mode,
                 json.dumps(profile, sort_keys=True),
                 json.dumps(policy, sort_keys=True),
-                json.dumps(response, sort_keys=True, default=str),
+                response_json,
                 digest,
                 created_at,
             ),
@@ -288,6 +290,7 @@ def _write_record(
                 "record_hash": digest,
                 "evidence_root": dims["source_root"],
                 "answer_hash": answer_hash(answer),
+                "response_hash": sha256_hex(response_json.encode("utf-8")),
                 **({"redactions": redactions} if redactions else {}),
             },
             created_at=created_at,

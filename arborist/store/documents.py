@@ -262,6 +262,7 @@ def ingest_document(
                 "version": version,
                 "kind": kind,
                 "title": loaded.title,
+                "media_type": loaded.media_type,
                 "content_sha256": loaded.content_sha256,
                 "source_root": source_root,
                 "chunk_count": len(chunks),

@@ -25,10 +25,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from arborist.audit import ChainReport, Checkpoint, check_chain
-from arborist.hashing import CACHE_KEY_DIMENSIONS, leaf_hash
+from arborist.hashing import CACHE_KEY_DIMENSIONS, leaf_hash, question_hash, sha256_hex
 from arborist.hashing import cache_key as compute_cache_key
 from arborist.merkle import merkle_root, verify_inclusion
-from arborist.qa.keys import EvidenceRef, record_hash
+from arborist.qa.keys import EvidenceRef, evidence_root, policy_hash, profile_hash, record_hash
 from arborist.store.derive import derivation_hash
 
 __all__ = ["StoreVerification", "verify_store"]
@@ -49,16 +49,27 @@ class StoreVerification:
         return not self.problems and self.chain.ok
 
 
-def _events(conn: sqlite3.Connection, event_type: str) -> Iterator[dict[str, object]]:
-    for (body,) in conn.execute(
-        "SELECT body FROM audit_events WHERE event_type = ? ORDER BY seq", (event_type,)
+def _event_rows(
+    conn: sqlite3.Connection, *event_types: str
+) -> Iterator[tuple[str, dict[str, object], str]]:
+    """``(event_type, body, created_at)`` of the events of these types, in chain order."""
+    marks = ", ".join("?" * len(event_types))
+    for event_type, body, created_at in conn.execute(
+        f"SELECT event_type, body, created_at FROM audit_events WHERE event_type IN ({marks}) "
+        "ORDER BY seq",
+        event_types,
     ):
         try:
             parsed = json.loads(body)
         except (TypeError, ValueError):
             continue  # the chain check reports an unreadable event
         if isinstance(parsed, dict):
-            yield parsed
+            yield event_type, parsed, created_at
+
+
+def _events(conn: sqlite3.Connection, event_type: str) -> Iterator[dict[str, object]]:
+    for _type, body, _created_at in _event_rows(conn, event_type):
+        yield body
 
 
 def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
@@ -107,64 +118,123 @@ def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
 def _check_documents_against_events(conn: sqlite3.Connection) -> list[str]:
     problems = []
     recorded = {}
-    for body in _events(conn, "document_add"):
-        recorded[body.get("document_id")] = body
+    for _type, body, created_at in _event_rows(conn, "document_add"):
+        recorded[body.get("document_id")] = (body, created_at)
     fields = (
         "uri",
         "version",
         "kind",
         "title",
+        "media_type",
         "content_sha256",
         "source_root",
         "chunk_count",
         "chunking_version",
     )
-    for row in conn.execute(f"SELECT id, {', '.join(fields)} FROM documents ORDER BY id"):
-        event = recorded.pop(row[0], None)
-        if event is None:
-            problems.append(f"document {row[1]}: no document_add event records it")
+    for row in conn.execute(
+        f"SELECT id, created_at, {', '.join(fields)} FROM documents ORDER BY id"
+    ):
+        doc_id, created_at, uri = row[0], row[1], row[2]
+        found = recorded.pop(doc_id, None)
+        if found is None:
+            problems.append(f"document {uri}: no document_add event records it")
             continue
-        for name, value in zip(fields, row[1:], strict=True):
-            if event.get(name) != value:
-                problems.append(f"document {row[1]}: {name} differs from its document_add event")
+        event, event_created_at = found
+        if created_at != event_created_at:
+            problems.append(f"document {uri}: created_at differs from its document_add event")
+        for name, value in zip(fields, row[2:], strict=True):
+            if (name in event or name != "media_type") and event.get(name) != value:
+                problems.append(f"document {uri}: {name} differs from its document_add event")
                 break
-    for doc_id, event in recorded.items():
+    for doc_id, (event, _created_at) in recorded.items():
         problems.append(
             f"document {event.get('uri')} (id {doc_id}) is recorded by an event but missing"
         )
     return problems
 
 
+_SUPERSEDED = "superseded by a fresh answer (--no-cache)"
+
+
+def _expected_states(
+    conn: sqlite3.Connection,
+) -> dict[tuple[object, object], tuple[str, str | None]]:
+    """Every record's state as its events tell it: ``ok`` when written, then each
+    ``cache_state`` event in order; a fresh revision retires the key's ``ok`` one."""
+    states: dict[tuple[object, object], tuple[str, str | None]] = {}
+    for event_type, body, _created_at in _event_rows(conn, "cache_write", "cache_state"):
+        if event_type == "cache_write":
+            key = body.get("cache_key")
+            for (other_key, revision), (state, _reason) in list(states.items()):
+                if other_key == key and state == "ok":
+                    states[(other_key, revision)] = ("stale", _SUPERSEDED)
+            states[(key, body.get("revision"))] = ("ok", None)
+            continue
+        records = body.get("records")
+        for item in records if isinstance(records, list) else []:
+            if isinstance(item, dict):
+                reason = body.get("reason")
+                states[(item.get("cache_key"), item.get("revision"))] = (
+                    str(body.get("state")),
+                    reason if isinstance(reason, str) else None,
+                )
+    return states
+
+
 def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
     problems = []
     written = {(b.get("cache_key"), b.get("revision")): b for b in _events(conn, "cache_write")}
+    states = _expected_states(conn)
     doc_roots = dict(conn.execute("SELECT id, source_root FROM documents"))
+    chunk_homes = {
+        chunk_id: (doc_id, leaf)
+        for chunk_id, doc_id, leaf in conn.execute("SELECT id, document_id, leaf FROM chunks")
+    }
     rows = conn.execute(
         "SELECT id, cache_key, revision, question, answer_text, audit_mode, record_hash, created_at, "
+        "model_profile_json, policy_json, response_json, state, state_reason, "
         + ", ".join(CACHE_KEY_DIMENSIONS)
         + " FROM cache_records ORDER BY id"
     ).fetchall()
     for row in rows:
         record_id, key, revision, question, answer, mode, stored_hash, created_at = row[:8]
+        profile_json, policy_json, response_json, state, reason = row[8:13]
         where = f"cache record {str(key)[:12]}… revision {revision}"
-        dims = dict(zip(CACHE_KEY_DIMENSIONS, row[8:], strict=True))
+        dims = dict(zip(CACHE_KEY_DIMENSIONS, row[13:], strict=True))
         try:
             if compute_cache_key(dims) != key:
                 problems.append(f"{where}: its dimensions do not hash to its key")
         except ValueError:
             problems.append(f"{where}: its dimensions are malformed")
+        try:
+            described = {
+                "question_hash": question_hash(question),
+                "model_profile_hash": profile_hash(json.loads(profile_json)),
+                "governance_policy_hash": policy_hash(json.loads(policy_json)),
+            }
+        except (TypeError, ValueError):
+            described = {}
+        for name in ("question_hash", "model_profile_hash", "governance_policy_hash"):
+            if described.get(name) != dims[name]:
+                problems.append(f"{where}: {name} does not match the record's own fields")
         evidence = conn.execute(
-            "SELECT rank, document_id, source_root, chunk_count, chunk_index, leaf, proof_json, cited "
-            "FROM cache_evidence WHERE record_id = ? ORDER BY rank",
+            "SELECT rank, chunk_id, document_id, source_root, chunk_count, chunk_index, leaf, "
+            "proof_json, cited FROM cache_evidence WHERE record_id = ? ORDER BY rank",
             (record_id,),
         ).fetchall()
+        if [row[0] for row in evidence] != list(range(len(evidence))) or any(
+            row[8] not in (0, 1) for row in evidence
+        ):
+            problems.append(f"{where}: its evidence ranks or cited flags are malformed")
         refs = []
-        for rank, doc_id, root, count, index, leaf, proof_json, cited in evidence:
+        for rank, chunk_id, doc_id, root, count, index, leaf, proof_json, cited in evidence:
             refs.append((EvidenceRef(root, count, index, leaf), bool(cited)))
             if doc_roots.get(doc_id) != root:
                 problems.append(
                     f"{where}: evidence E{rank + 1} names a source_root its document lacks"
                 )
+            if chunk_homes.get(chunk_id) != (doc_id, leaf):
+                problems.append(f"{where}: evidence E{rank + 1} points at another chunk")
             try:
                 proof = [bytes.fromhex(p) for p in json.loads(proof_json)]
                 proved = verify_inclusion(
@@ -174,6 +244,11 @@ def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
                 proved = False
             if not proved:
                 problems.append(f"{where}: the proof of evidence E{rank + 1} does not verify")
+        try:
+            if evidence_root([ref for ref, _cited in refs]) != dims["source_root"]:
+                problems.append(f"{where}: its evidence does not fold to its source_root")
+        except ValueError:
+            problems.append(f"{where}: its evidence is malformed")
         try:
             recomputed = record_hash(
                 cache_key=key,
@@ -188,33 +263,61 @@ def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
             recomputed = None
         if recomputed != stored_hash:
             problems.append(f"{where}: answer, question or evidence differ from its record_hash")
-        event = written.get((key, revision))
+        event = written.pop((key, revision), None)
         if event is None:
             problems.append(f"{where}: no cache_write event records it")
-        elif event.get("record_hash") != recomputed:
+            continue
+        if event.get("record_hash") != recomputed:
             problems.append(f"{where}: differs from the record_hash its cache_write event holds")
+        if "response_hash" in event and event["response_hash"] != sha256_hex(
+            str(response_json).encode("utf-8")
+        ):
+            problems.append(f"{where}: response_json differs from its cache_write event")
+        if states.get((key, revision)) != (state, reason):
+            problems.append(f"{where}: state {state!r} differs from what its audit events recorded")
+    for key, revision in written:
+        problems.append(
+            f"cache record {str(key)[:12]}… revision {revision}: recorded by a cache_write event "
+            "but missing"
+        )
     return problems, len(rows)
 
 
 def _check_derivations(conn: sqlite3.Connection) -> list[str]:
     problems = []
-    recorded = {b.get("derivation_id"): b for b in _events(conn, "derivation")}
-    for der_id, kind, core_root, derived_from, stored in conn.execute(
-        "SELECT v.id, v.kind, d.source_root, v.derived_from, v.derivation_hash FROM derivations AS v "
-        "JOIN documents AS d ON d.id = v.core_document_id ORDER BY v.id"
+    recorded = {
+        body.get("derivation_id"): (body, created_at)
+        for _type, body, created_at in _event_rows(conn, "derivation")
+    }
+    doc_roots = dict(conn.execute("SELECT id, source_root FROM documents"))
+    for der_id, kind, core_root, derived_from, stored, created_at in conn.execute(
+        "SELECT v.id, v.kind, d.source_root, v.derived_from, v.derivation_hash, v.created_at "
+        "FROM derivations AS v JOIN documents AS d ON d.id = v.core_document_id ORDER BY v.id"
     ).fetchall():
+        where = f"derivation {der_id} ({kind})"
+        rows = conn.execute(
+            "SELECT position, document_id, source_root, chunk_count, chunk_index, leaf "
+            "FROM derivation_sources WHERE derivation_id = ? ORDER BY position",
+            (der_id,),
+        ).fetchall()
+        if [row[0] for row in rows] != list(range(len(rows))):
+            problems.append(f"{where}: its sources are out of order or missing")
+        if any(doc_roots.get(doc_id) != root for _p, doc_id, root, *_rest in rows):
+            problems.append(f"{where}: a source names a source_root its document lacks")
         sources = [
             {"source_root": r, "chunk_count": n, "chunk_index": i, "leaf": leaf}
-            for r, n, i, leaf in conn.execute(
-                "SELECT source_root, chunk_count, chunk_index, leaf FROM derivation_sources "
-                "WHERE derivation_id = ? ORDER BY position",
-                (der_id,),
-            )
+            for _p, _d, r, n, i, leaf in rows
         ]
         recomputed = derivation_hash(kind, core_root, derived_from, sources)
-        event = recorded.get(der_id)
+        event, event_created_at = recorded.pop(der_id, (None, None))
         if recomputed != stored or event is None or event.get("derivation_hash") != recomputed:
-            problems.append(f"derivation {der_id} ({kind}): differs from what its event recorded")
+            problems.append(f"{where}: differs from what its event recorded")
+        elif created_at != event_created_at:
+            problems.append(f"{where}: created_at differs from its event")
+    for der_id, (event, _created_at) in recorded.items():
+        problems.append(
+            f"derivation {der_id} ({event.get('kind')}): recorded by an event but missing"
+        )
     return problems
 
 
