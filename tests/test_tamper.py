@@ -1,0 +1,284 @@
+"""The tamper suite: random edits to copies of both stores, and what ``arborist verify`` says.
+
+One populated home (documents hot, warm and cold, answers in two sessions
+with a fork, a falsified answer, a derivation, labels, co-access rows) is
+built once. Each edit is applied with a plain ``sqlite3`` connection to a
+fresh copy of its files, the way anyone with the files could: one character
+of a field (``byte``), a whole field (``field``), a deleted row (``delete``),
+or two rows' contents swapped (``swap``). Then ``verify`` runs on the copy.
+
+* An edit to committed content must be reported, and a problem line must
+  name where (the kind of thing edited: turn, document, chunk, cache record,
+  derivation, or the audit chain).
+* An edit to a column in :data:`BOOKKEEPING` must leave ``verify`` clean:
+  those columns are, by design, protected by nothing, and docs/guarantees.md
+  lists them so users know. If a bookkeeping edit were reported, or a
+  committed edit were not, this suite fails and names the edit.
+
+The number of edits is 1,000 in ``make test`` and 10,000 with ``--long``; the
+seed is logged, and ``ARBORIST_TAMPER_SEED`` replays a run.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from arborist import Arborist
+from arborist.errors import ArboristError
+
+DOCS = {
+    "tides.md": "# Tides\n\nTides rise and fall twice a day because the moon pulls the oceans.\n\n"
+    "## Spring tides\n\nSpring tides happen when the sun and moon align.\n",
+    "moon.md": "# The moon\n\nThe moon orbits the earth every 27 days and pulls the oceans.\n\n"
+    "## Phases\n\nThe phases of the moon follow the sun's light on its face.\n",
+    "volcano.md": "# Volcanoes\n\nA volcano erupts when magma rises through the crust.\n\n"
+    "## Lava\n\nLava is magma that reached the surface of the earth.\n",
+    "storm.md": "# Storms\n\nA storm surge raises the sea when wind pushes water ashore.\n",
+}
+
+# Columns no hash covers, by design: changing them changes no claim arborist makes.
+# docs/guarantees.md carries the same table; test_the_docs_list_every_bookkeeping_column
+# keeps the two in step.
+BOOKKEEPING: dict[tuple[str, str], str] = {
+    ("store", "schema_migrations.applied_at"): "when a migration ran",
+    ("sessions", "schema_migrations.applied_at"): "when a migration ran",
+    ("store", "cache_records.hit_count"): "how many times an answer was served from the cache",
+    ("store", "cache_records.last_hit_at"): "when it was last served",
+    ("store", "documents.status"): "which version of a URI is current (older ones stay provable)",
+    ("store", "chunks.tier"): "hot, warm or cold: where the text is kept (the leaf is committed)",
+    ("store", "chunks.heading"): "the heading shown beside a chunk (not part of its text)",
+    ("store", "chunks.rehydrated"): "whether a chunk came back through rehydration",
+    ("store", "record_session.*"): "co-access rows: a behavioural signal (ARBORIST_COACCESS=1)",
+    ("store", "related_hashes.*"): "related-sources index, rebuilt from record_session",
+    ("store", "related_builds.*"): "when that index was last rebuilt",
+    ("sessions", "sessions.current_bates"): 'a session\'s "you are here" pointer',
+    ("sessions", "sessions.next_seq"): "the next seq to hand out (UNIQUE bates guards reuse)",
+    ("sessions", "sessions.updated_at"): "when a session last changed",
+    ("sessions", "nodes.label"): "a turn's current label (renames are audit events)",
+}
+
+# What a problem line must mention for an edit of each table.
+WHERE = {
+    "documents": ("document",),
+    "chunks": ("chunk", "document", "search index"),
+    "cache_records": ("cache record",),
+    "cache_evidence": ("cache record",),
+    "derivations": ("derivation",),
+    "derivation_sources": ("derivation",),
+    "audit_events": ("audit chain", "event"),
+    "schema_migrations": ("migration",),
+    "nodes": ("turn", "search index"),
+    "sessions": ("session", "turn"),
+}
+
+SKIP_TABLES = ("sqlite_", "documents_fts", "chunks_fts", "nodes_fts")
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home with every kind of row, closed (no WAL left) so its files can be copied."""
+    root = tmp_path_factory.mktemp("tamper")
+    corpus = root / "corpus"
+    corpus.mkdir()
+    for name, text in DOCS.items():
+        (corpus / name).write_text(text, encoding="utf-8")
+    home = root / "home"
+    saved = os.environ.get("ARBORIST_COACCESS")
+    os.environ["ARBORIST_COACCESS"] = "1"
+    try:
+        with Arborist(home) as app:
+            app.ingest([str(corpus)])
+            one = app.new_session("one")
+            turns = [
+                app.ask_turn(q, sid=one.sid, label=f"q{i}")
+                for i, q in enumerate(
+                    ["why do tides rise", "what are the phases of the moon", "what is lava"]
+                )
+            ]
+            two = app.new_session("two")
+            app.cd(two.sid, turns[0].node.bates)
+            fork = app.ask_turn("when do spring tides happen", sid=two.sid)
+            app.ask_turn("what raises a storm surge", sid=two.sid)
+            app.label(two.sid, "renamed", fork.node.bates)
+            app.derive("snippet", turns[1].node.bates)
+            app.falsify(turns[2].result.cache_key, "quarantined", "disputed")
+            app.ask_turn("why do tides rise", sid=two.sid)  # a cache hit
+            app.evict(str(corpus / "storm.md"), "warm")
+            app.evict(str(corpus / "volcano.md"), "cold")
+            app.rebuild_related()
+            assert app.verify().ok
+    finally:
+        if saved is None:
+            del os.environ["ARBORIST_COACCESS"]
+        else:
+            os.environ["ARBORIST_COACCESS"] = saved
+    assert sorted(p.name for p in home.glob("*.db*")) == ["sessions.db", "store.db"]
+    return home
+
+
+@dataclass(frozen=True)
+class Edit:
+    db: str
+    table: str
+    kind: str
+    column: str | None
+    description: str
+
+    @property
+    def bookkeeping(self) -> bool:
+        if (self.db, f"{self.table}.*") in BOOKKEEPING:
+            return True
+        if self.kind in ("byte", "field"):
+            return (self.db, f"{self.table}.{self.column}") in BOOKKEEPING
+        return False
+
+
+def _tables(conn: sqlite3.Connection) -> list[str]:
+    return [
+        name
+        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        if not name.startswith(SKIP_TABLES)
+        and conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0] > 0
+    ]
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+
+
+def _keys(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})") if row[5]}
+
+
+def _changed_char(text: str, rng: random.Random) -> str:
+    i = rng.randrange(len(text))
+    options = [c for c in "0123456789abcdefXYZ _-" if c != text[i]]
+    return text[:i] + rng.choice(options) + text[i + 1 :]
+
+
+def _other_value(value: object, rng: random.Random, kind: str) -> object:  # noqa: PLR0911
+    if isinstance(value, int):
+        return value + rng.choice((-1, 1)) if kind == "field" else value ^ 1
+    if isinstance(value, float):
+        return value / 2 if value else 0.5
+    if isinstance(value, bytes):
+        if not value:
+            return b"\x00"
+        i = rng.randrange(len(value))
+        return value[:i] + bytes([value[i] ^ (1 << rng.randrange(8))]) + value[i + 1 :]
+    if isinstance(value, str):
+        if kind == "byte" and value:
+            return _changed_char(value, rng)
+        return value + " (edited)" if value else "edited"
+    return "edited"  # NULL becomes a value
+
+
+def tamper(path: Path, db: str, rng: random.Random) -> Edit | None:  # noqa: PLR0911
+    """Apply one random edit to the database at ``path``; None when SQLite refused it."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        tables = _tables(conn)
+        sizes = [conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables]
+        table = rng.choices(tables, [min(n, 20) for n in sizes])[0]
+        columns = _columns(conn, table)
+        rowids = [r[0] for r in conn.execute(f"SELECT rowid FROM {table}")]
+        kind = rng.choice(("byte", "field", "delete", "swap"))
+        rowid = rng.choice(rowids)
+        if kind == "delete":
+            conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
+            return Edit(db, table, kind, None, f"deleted {table} row {rowid}")
+        if kind == "swap":  # two rows exchange everything but their keys
+            others = [r for r in rowids if r != rowid]
+            content = [c for c in columns if c not in _keys(conn, table)]
+            if not others or not content:
+                return None
+            other = rng.choice(others)
+            listed = ", ".join(content)
+            a = conn.execute(f"SELECT {listed} FROM {table} WHERE rowid = ?", (rowid,)).fetchone()
+            b = conn.execute(f"SELECT {listed} FROM {table} WHERE rowid = ?", (other,)).fetchone()
+            if a == b:
+                return None
+            sets = ", ".join(f"{c} = ?" for c in content)
+            conn.execute("BEGIN")
+            for target, values in ((rowid, b), (other, a)):
+                conn.execute(f"UPDATE {table} SET {sets} WHERE rowid = ?", (*values, target))
+            conn.execute("COMMIT")
+            return Edit(db, table, kind, None, f"swapped {table} rows {rowid} and {other}")
+        column = rng.choice(columns)
+        value = conn.execute(f"SELECT {column} FROM {table} WHERE rowid = ?", (rowid,)).fetchone()[
+            0
+        ]
+        new = _other_value(value, rng, kind)
+        if new == value:
+            return None
+        conn.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (new, rowid))
+        return Edit(db, table, kind, column, f"{kind} edit of {table}.{column} in row {rowid}")
+    except sqlite3.IntegrityError:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        return None  # a CHECK/UNIQUE/NOT NULL constraint refused it: nothing changed
+    finally:
+        conn.close()
+
+
+def _verify(home: Path) -> list[str]:
+    try:
+        with Arborist(home) as app:
+            return app.verify().problems
+    except ArboristError as exc:  # the CLI prints this as its one-line error, exit 1
+        return [str(exc)]
+
+
+def test_verify_flags_every_committed_edit_and_no_bookkeeping_edit(
+    pristine: Path, tmp_path: Path, long_run: bool
+) -> None:
+    count = 10_000 if long_run else 1000
+    seed = int(os.environ.get("ARBORIST_TAMPER_SEED", random.randrange(2**32)))
+    print(f"tamper suite: {count} edits, seed {seed} (ARBORIST_TAMPER_SEED={seed} replays)")
+    rng = random.Random(seed)
+    tally: Counter[str] = Counter()
+    failures: list[str] = []
+    done = 0
+    while done < count:
+        work = tmp_path / "work"
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(pristine, work)
+        db = rng.choice(("store", "sessions"))
+        edit = tamper(work / f"{db}.db", db, rng)
+        if edit is None:
+            tally["refused by SQLite"] += 1
+            continue
+        done += 1
+        problems = _verify(work)
+        if edit.bookkeeping:
+            tally["bookkeeping"] += 1
+            if problems:
+                failures.append(f"bookkeeping {edit.description} was reported: {problems[0]}")
+            continue
+        tally[f"committed {edit.table}"] += 1
+        if not problems:
+            failures.append(f"NOT DETECTED: {edit.description} ({db}.db)")
+        elif not any(w in p for p in problems for w in WHERE[edit.table]):
+            failures.append(f"{edit.description}: reported without naming it: {problems[0]}")
+    print("\n".join(f"  {n:5d}  {what}" for what, n in sorted(tally.items())))
+    assert not failures, f"seed {seed}: {len(failures)} of {count} edits\n" + "\n".join(
+        sorted(set(failures))[:40]
+    )
+    assert (
+        tally["bookkeeping"] > 0
+        and sum(v for k, v in tally.items() if k.startswith("committed")) > count // 2
+    )
+
+
+def test_the_docs_list_every_bookkeeping_column() -> None:
+    guarantees = (Path(__file__).parents[1] / "docs" / "guarantees.md").read_text(encoding="utf-8")
+    for (db, column), _why in BOOKKEEPING.items():
+        assert f"`{column}`" in guarantees and f"{db}.db" in guarantees, column
