@@ -168,18 +168,24 @@ class TreeState:
 
 def _graft_rows(conn: sqlite3.Connection, sid: str) -> list[tuple[Any, ...]]:
     """Heads of this session's grafts (turns it minted under another session's node), oldest first."""
+    # A bates number starts with its session's sid, so a parent in another session is a
+    # string test on the row itself: no join over every node of the session.
     rows: list[tuple[Any, ...]] = conn.execute(
         "SELECT n.bates, n.parent_bates, n.subtree_hash, n.sid, n.seq, n.question, n.audit_mode, "
         "n.label, n.cache_key, (SELECT count(*) FROM nodes AS k WHERE k.parent_bates = n.bates) "
-        "FROM nodes AS n JOIN nodes AS p ON p.bates = n.parent_bates "
-        "WHERE n.sid = ? AND p.sid != ? ORDER BY n.seq",
-        (sid, sid),
+        "FROM nodes AS n WHERE n.sid = ? AND substr(n.parent_bates, 1, ?) != ? ORDER BY n.seq",
+        (sid, len(sid) + 1, sid + "-"),
     ).fetchall()
     return rows
 
 
 def tree_state(conn: sqlite3.Connection, sid: str) -> TreeState:
     """The state a widget mirrors in its traits, read in one snapshot."""
+    return _tree_state(conn, sid)[0]
+
+
+def _tree_state(conn: sqlite3.Connection, sid: str) -> tuple[TreeState, list[tuple[Any, ...]]]:
+    """The tree state and the graft-head rows it was read from."""
     with _snapshot(conn):
         session = get_session(conn, sid)
         row = conn.execute(
@@ -187,11 +193,12 @@ def tree_state(conn: sqlite3.Connection, sid: str) -> TreeState:
         ).fetchone()
         if row is None:
             raise NotFound(f"session {session.sid} has no root node")
-        grafts = {r[0]: r[2] for r in _graft_rows(conn, session.sid)}
+        graft_rows = _graft_rows(conn, session.sid)
+        grafts = {r[0]: r[2] for r in graft_rows}
         turns = conn.execute(
             "SELECT count(*) FROM nodes WHERE sid = ? AND seq > 0", (session.sid,)
         ).fetchone()[0]
-    return TreeState(
+    state = TreeState(
         sid=session.sid,
         root_bates=session.root_bates,
         root_hash=row[0],
@@ -201,6 +208,7 @@ def tree_state(conn: sqlite3.Connection, sid: str) -> TreeState:
         label=session.label,
         turns=turns,
     )
+    return state, graft_rows
 
 
 def summary(
@@ -311,11 +319,11 @@ def roots(
     """
     known = known or {}
     with _snapshot(conn):
-        state = tree_state(conn, sid)
+        state, graft_rows = _tree_state(conn, sid)
         event_seq = _event_seq(conn)
         relabelled = _relabelled(conn, since) if since is not None else {}
         grafts = []
-        for row in _graft_rows(conn, state.sid):
+        for row in graft_rows:
             graft: JSON = {"bates": row[0], "parent_bates": row[1], "subtree_hash": row[2]}
             if known.get(row[0]) != row[2]:
                 graft["summary"] = summary(
