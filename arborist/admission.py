@@ -241,15 +241,53 @@ def _find(text: str, allowlist: Sequence[str]) -> tuple[Redaction, ...]:
         and not any(a <= start and end <= b for a, b in allowed_spans)
     ]
     found.sort()
+    return _merge([Redaction(kind, start, end) for start, _, _, kind, end in found])
+
+
+def _apply(
+    text: str, redactions: Sequence[Redaction]
+) -> tuple[str, list[tuple[int, int, int, int]]]:
+    """``text`` with each redaction replaced, and the map of its pieces:
+    ``(start, end)`` in the result beside ``(start, end)`` in ``text``."""
+    parts: list[str] = []
+    pieces: list[tuple[int, int, int, int]] = []
+    pos = out = 0
+    for r in redactions:
+        for chunk, orig_end in (
+            (text[pos : r.start], r.start),
+            (PLACEHOLDER.format(kind=r.kind), r.end),
+        ):
+            pieces.append((out, out + len(chunk), pos, orig_end))
+            parts.append(chunk)
+            out += len(chunk)
+            pos = orig_end
+    pieces.append((out, out + len(text) - pos, pos, len(text)))
+    parts.append(text[pos:])
+    return "".join(parts), pieces
+
+
+def _to_original(pieces: Sequence[tuple[int, int, int, int]], at: int, *, end: bool) -> int:
+    for start, stop, orig_start, orig_stop in pieces:
+        if start <= at < stop or (end and at == stop):
+            if orig_stop - orig_start == stop - start:  # original text: same offsets
+                return orig_start + (at - start)
+            return orig_stop if end else orig_start  # inside a placeholder: all of it
+    return pieces[-1][3]
+
+
+def _merge(redactions: Sequence[Redaction]) -> tuple[Redaction, ...]:
     merged: list[Redaction] = []
-    for start, _, _, kind, end in found:
-        if merged and start < merged[-1].end:
+    for r in sorted(redactions, key=lambda r: (r.start, -(r.end - r.start), _PRIORITY[r.kind])):
+        if merged and r.start < merged[-1].end:
             last = merged[-1]
-            if end > last.end:
-                merged[-1] = Redaction(last.kind, last.start, end)
+            if r.end > last.end:
+                merged[-1] = Redaction(last.kind, last.start, r.end)
             continue
-        merged.append(Redaction(kind, start, end))
+        merged.append(r)
     return tuple(merged)
+
+
+MAX_ROUNDS = 8
 
 
 def admit(text: str, *, allowlist: Sequence[str] = ()) -> Admitted:
@@ -257,16 +295,32 @@ def admit(text: str, *, allowlist: Sequence[str] = ()) -> Admitted:
 
     ``allowlist`` holds exact strings never redacted (declared false positives):
     a match equal to an entry, or lying inside an occurrence of one, is kept.
+
+    The result is a fixed point: a placeholder can make a neighbouring secret
+    newly recognisable (``-----BEGIN ... KEY-----sk-...``: the ``sk-`` key only
+    stands alone once the BEGIN line is gone), so the gate looks again until
+    nothing more is found; admitting the result changes nothing.
     """
     redactions = _find(text, allowlist)
-    parts: list[str] = []
-    pos = 0
-    for r in redactions:
-        parts.append(text[pos : r.start])
-        parts.append(PLACEHOLDER.format(kind=r.kind))
-        pos = r.end
-    parts.append(text[pos:])
-    return Admitted("".join(parts), redactions)
+    for _round in range(MAX_ROUNDS):
+        admitted, pieces = _apply(text, redactions)
+        more = _find(admitted, allowlist)
+        if not more:
+            return Admitted(admitted, redactions)
+        redactions = _merge(
+            [
+                *redactions,
+                *(
+                    Redaction(
+                        r.kind,
+                        _to_original(pieces, r.start, end=False),
+                        _to_original(pieces, r.end, end=True),
+                    )
+                    for r in more
+                ),
+            ]
+        )
+    return Admitted(_apply(text, redactions)[0], redactions)
 
 
 def admit_document(

@@ -61,7 +61,7 @@ CREATE UNIQUE INDEX audit_events_one_genesis
 
 ProblemKind = Literal["modified", "deleted", "reordered", "forked", "truncated", "rewritten"]
 
-_CHECKPOINT = re.compile(r"(\d{1,18}):([0-9a-fA-F]{64})")
+_CHECKPOINT = re.compile(r"([0-9]{1,18}):([0-9a-fA-F]{64})")
 
 
 @dataclass(frozen=True, order=True)

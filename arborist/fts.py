@@ -10,6 +10,7 @@ rewrites the query). Used by the store's search and the forest's find.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from arborist.errors import BadInput
@@ -23,11 +24,18 @@ _TERM = re.compile(r"\w+")
 
 
 def fts_terms(text: str) -> list[str]:
-    """Distinct lowercase word terms of ``text``, in order, NUL bytes dropped."""
-    seen: dict[str, None] = {}
-    for term in _TERM.findall(text.replace("\x00", " ").lower()):
-        seen.setdefault(term, None)
-    return list(seen)
+    """Distinct word terms of ``text`` (NFC, as stored text is), in order, NUL bytes dropped.
+
+    Terms keep their case: FTS5's tokenizer folds the quoted query exactly as it
+    folded the documents, which Python's ``lower()`` does not always match
+    (``İstanbul``, Cherokee, newer case pairs). Case only decides what counts as
+    the same term twice.
+    """
+    seen: dict[str, str] = {}
+    normalized = unicodedata.normalize("NFC", text.replace("\x00", " "))
+    for term in _TERM.findall(normalized):
+        seen.setdefault(term.lower(), term)
+    return list(seen.values())
 
 
 def _quote(term: str) -> str:

@@ -27,8 +27,9 @@ __all__ = [
 
 MAX_SEQ = 999_999
 
-_SID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}")
-_BATES = re.compile(r"(\d{8}T\d{6}Z-[0-9a-f]{6})-(\d{6})")
+# [0-9], not \d: \d also matches other scripts' digits, which format_bates never writes.
+_SID = re.compile(r"[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}")
+_BATES = re.compile(r"([0-9]{8}T[0-9]{6}Z-[0-9a-f]{6})-([0-9]{6})")
 
 
 def new_sid(now: datetime | None = None, token: str | None = None) -> str:

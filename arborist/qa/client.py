@@ -445,8 +445,8 @@ class _SSEDecoder:
     def close(self) -> list[str]:
         """The events still pending when the stream ends."""
         events = []
-        if self._buffer == b"\r":
-            event = self._line(b"")
+        if self._buffer.endswith(b"\r"):  # a last line ended by a bare CR is complete
+            event = self._line(self._buffer[:-1])
             if event is not None:
                 events.append(event)
         self._buffer = b""
@@ -469,6 +469,7 @@ def iter_sse_data(chunks: Iterable[bytes]) -> Iterator[str]:
 _META_KEYS = ("id", "object", "created", "model", "system_fingerprint", "usage")
 _MAX_ERROR_TEXT = 200
 _MAX_DEPTH = 32
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _Retryable(Exception):
@@ -489,14 +490,19 @@ def _one_line(text: str, limit: int = _MAX_ERROR_TEXT) -> str:
 def _json_safe(value: object, depth: int = 0) -> object:
     """``value`` made canonical-JSON-safe: floats and huge integers become strings."""
     safe: object
-    if value is None or isinstance(value, (bool, str)):
+    if isinstance(value, str):
+        safe = _SURROGATE.sub("\ufffd", value)  # canonical JSON refuses lone surrogates
+    elif value is None or isinstance(value, bool):
         safe = value
     elif isinstance(value, int):
         safe = value if abs(value) <= MAX_SAFE_INTEGER else str(value)
     elif depth >= _MAX_DEPTH:
         safe = "…"
     elif isinstance(value, dict):
-        safe = {str(key): _json_safe(item, depth + 1) for key, item in value.items()}
+        safe = {
+            _SURROGATE.sub("\ufffd", str(key)): _json_safe(item, depth + 1)
+            for key, item in value.items()
+        }
     elif isinstance(value, (list, tuple)):
         safe = [_json_safe(item, depth + 1) for item in value]
     else:
@@ -528,7 +534,7 @@ def _server_message(response: httpx.Response) -> str:
     """The error message a server put in its body, else the body as text."""
     try:
         body = json.loads(response.content)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested too deep to parse
         body = None
     text = _error_text(body) if isinstance(body, dict) else None
     return text if text is not None else response.content.decode("utf-8", "replace")
@@ -800,7 +806,7 @@ class OpenAIClient:
         """A plain chat completion, or a one-line ModelError saying what is wrong with it."""
         try:
             body = json.loads(response.content)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise self._error("the server answered malformed JSON") from exc
         if not isinstance(body, dict):
             raise self._error("the server answered JSON that is not an object")
@@ -851,7 +857,7 @@ class OpenAIClient:
                     break
                 try:
                     chunk = json.loads(data)
-                except ValueError as exc:
+                except (ValueError, RecursionError) as exc:
                     raise self._error("the stream carried malformed JSON") from exc
                 if not isinstance(chunk, dict):
                     raise self._error("the stream carried JSON that is not an object")

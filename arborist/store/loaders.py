@@ -113,7 +113,9 @@ _WINDOWS_1252_LABELS = frozenset(
     {"ascii", "us-ascii", "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1"}
 )
 # Codecs Python knows that no web page is written in; a declaration naming one is ignored.
-_NOT_PAGE_CODECS = frozenset({"unicode-escape", "raw-unicode-escape", "idna", "punycode", "utf-7"})
+_NOT_PAGE_CODECS = frozenset(
+    {"unicode-escape", "raw-unicode-escape", "idna", "punycode", "utf-7", "undefined"}
+)
 _META_CHARSET = re.compile(
     rb"""<meta[^>]{0,512}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.I
 )
@@ -357,7 +359,7 @@ def _decode_text(data: bytes, label: str, declared: str | None) -> str:
     text = None
     codec = _usable_codec(declared)
     if codec and codec != "utf-8":
-        with suppress(UnicodeDecodeError):  # a wrong declaration falls back to UTF-8
+        with suppress(UnicodeError, LookupError):  # a wrong declaration falls back to UTF-8
             text = data.decode(codec)
     if text is None:
         try:
@@ -381,10 +383,12 @@ def _usable_codec(declared: str | None) -> str | None:
     if label in _WINDOWS_1252_LABELS:
         return "cp1252"
     try:
-        name = codecs.lookup(label).name
+        info = codecs.lookup(label)
     except LookupError:
         return None
-    return None if name in _NOT_PAGE_CODECS else name
+    if not getattr(info, "_is_text_encoding", True):  # hex, base64, zlib, rot13, ...
+        return None
+    return None if info.name in _NOT_PAGE_CODECS else info.name
 
 
 # --- plain text, markdown, reStructuredText, Python ------------------------------------------
@@ -530,7 +534,7 @@ def _decode_html(data: bytes, label: str, declared: str | None) -> str:
             charset = "utf-8"  # a page whose <meta> is readable as ASCII is not UTF-16 (WHATWG)
     codec = _usable_codec(charset)
     if codec:
-        with suppress(UnicodeDecodeError):  # a wrong declaration falls back to UTF-8
+        with suppress(UnicodeError, LookupError):  # a wrong declaration falls back to UTF-8
             return data.decode(codec)
     try:
         return data.decode("utf-8")
@@ -636,7 +640,7 @@ def _load_notebook(data: bytes, label: str) -> tuple[str, str]:
     """Markdown and code cells in order as plain text, a blank line between cells; outputs skipped."""
     try:
         notebook = json.loads(_decode_text(data, label, None))
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # ValueError: also an integer of 4300+ digits
         raise BadInput(f"{label}: malformed notebook JSON: {_one_line(exc)}") from exc
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if not isinstance(cells, list):

@@ -261,7 +261,7 @@ def retrieve(
     (index ``related_version``, best ``freq_score`` first) — more evidence,
     hence a different evidence root, under the same key rules.
     """
-    terms = [t for t in fts_terms(" ".join([question, *keywords])) if t not in STOPWORDS]
+    terms = [t for t in fts_terms(" ".join([question, *keywords])) if t.lower() not in STOPWORDS]
     if not terms:
         terms = fts_terms(question)
     terms = terms[:MAX_QUERY_TERMS]
