@@ -24,7 +24,7 @@ from arborist.merkle import verify_inclusion
 from arborist.qa.citations import parse_citations
 from arborist.qa.records import RecordEvidence
 
-__all__ = ["Answer", "ProofStatus", "check_proof"]
+__all__ = ["Answer", "NO_MATH", "ProofStatus", "check_proof", "md_escape", "no_math"]
 
 _MARKDOWN_PUNCTUATION = str.maketrans(
     {c: "\\" + c for c in string.punctuation if c not in "<>&;\"'"}
@@ -150,17 +150,27 @@ class Answer:
         # The facts are arborist's own (bates, hashes, times): code spans keep them greppable.
         facts = " · ".join(f"**{name}** `{value}`" for name, value in self._facts())
         sources = "\n".join(
-            f"- {e.label}{' (cited)' if e.cited else ''}: {_md_escape(e.title)} — "
-            f"{_md_escape(e.uri)} chunk {e.chunk_index}"
+            f"- {e.label}{' (cited)' if e.cited else ''}: {md_escape(e.title)} — "
+            f"{md_escape(e.uri)} chunk {e.chunk_index}"
             for e in self.evidence
         )
-        return f"{_md_escape(self.text)}\n\n{facts}\n\n{sources}\n"
+        return no_math(f"{md_escape(self.text)}\n\n{facts}\n\n{sources}")
 
     def _repr_html_(self) -> str:
         return _render_html(self)
 
 
-def _md_escape(text: str) -> str:
+NO_MATH = "tex2jax_ignore mathjax_ignore"
+"""Classes that keep JupyterLab's (and classic Notebook's) MathJax off an element:
+``$x$`` in an answer is text, not math."""
+
+
+def no_math(markdown: str) -> str:
+    """Markdown wrapped in a block MathJax skips (the markdown inside still renders)."""
+    return f'<div class="{NO_MATH}">\n\n{markdown}\n\n</div>\n'
+
+
+def md_escape(text: str) -> str:
     """Untrusted text as inert markdown: HTML escaped, and every other ASCII punctuation
     backslash-escaped (CommonMark allows it), so no link, image, autolink or emphasis
     can form from answer or document text."""
@@ -227,7 +237,8 @@ def _render_html(answer: Answer) -> str:
             f'<pre style="white-space:pre-wrap">{body}</pre></details>'
         )
     return (
-        f'<div class="arborist-answer" data-bates="{html.escape(answer.bates)}">'
+        f'<div class="arborist-answer {NO_MATH}" '
+        f'data-bates="{html.escape(answer.bates)}">'
         f'<div style="white-space:pre-wrap">{_answer_html(answer)}</div>'
         f'<table style="font-size:smaller">{facts}</table>'
         f"<details><summary>provenance</summary>"

@@ -25,7 +25,7 @@ from arborist.app import Arborist, Turn
 from arborist.audit import Checkpoint
 from arborist.errors import ArboristError
 from arborist.hashing import normalize_question
-from arborist_nb.display import Answer
+from arborist_nb.display import Answer, md_escape, no_math
 
 __all__ = ["ArboristMagics", "SUBCOMMANDS", "interpolate"]
 
@@ -69,7 +69,11 @@ def interpolate(template: str, namespace: dict[str, Any]) -> str:
 
 
 class _Stream:
-    """Tokens of a streaming answer, shown in one updating output, at most every 50 ms."""
+    """Tokens of a streaming answer, shown in one updating output, at most every 50 ms.
+
+    The tokens are the model's untrusted text: shown escaped (as the final answer
+    is), never as markdown a frontend would render HTML from.
+    """
 
     def __init__(self) -> None:
         self.text = ""
@@ -80,11 +84,14 @@ class _Stream:
         self.text += token
         now = time.monotonic()
         if self.handle is None:
-            self.handle = display(Markdown(self.text), display_id=True)
+            self.handle = display(self._shown(), display_id=True)
             self.shown_at = now
         elif now - self.shown_at > 0.05:
-            self.handle.update(Markdown(self.text))
+            self.handle.update(self._shown())
             self.shown_at = now
+
+    def _shown(self) -> Markdown:
+        return Markdown(no_math(md_escape(self.text)))
 
     def close(self) -> None:
         if self.handle is not None:

@@ -11,7 +11,7 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist_nb.display import Answer
+from arborist_nb.display import Answer, md_escape, no_math
 from arborist_nb.magics import SUBCOMMANDS, interpolate
 from tests.chat_server import ChatServer
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
@@ -199,7 +199,9 @@ def test_an_openai_answer_streams_into_the_output_then_renders(
     assert chat_server.requests == 1 and not answer.hit
     partial = [text for text in shown if text]
     assert len(partial) >= 2, "the answer appeared piece by piece"
-    assert answer.text.startswith(partial[0]) and partial[-1] == answer.text
+    prefixes = [no_math(md_escape(answer.text[:n])) for n in range(1, len(answer.text) + 1)]
+    assert partial[0] in prefixes and partial[-1] == no_math(md_escape(answer.text))
+    assert "\\[E1 \\|" in partial[-1], "streamed tokens are escaped, as the final answer is"
     assert shown[-1] == "", "the streaming output is cleared once the answer renders"
 
 
