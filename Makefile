@@ -107,11 +107,15 @@ session-find: install
 session-chain-check: install
 	$(BIN)/arborist session --chain-check
 
+# The peers (llm, GPTCache, pymerkle, ipytree) come from the `peers` extra;
+# bench/peers/run.py writes bench/RESULTS.md.
 bench: install
+	$(BIN)/python -m pip install --quiet -e '.[dev,peers]'
 	$(BIN)/python bench/hashing.py
 	$(BIN)/python bench/store.py
 	$(BIN)/python bench/widget.py
 	$(BIN)/python bench/coaccess.py
+	$(BIN)/python bench/peers/run.py
 
 clean:
 	rm -rf $(VENV) js/node_modules arborist_nb/static $(DEMO_HOME) dist build .pytest_cache .mypy_cache .ruff_cache .hypothesis
