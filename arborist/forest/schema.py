@@ -61,4 +61,11 @@ SESSIONS_MIGRATIONS: tuple[Migration, ...] = (
     AUDIT_MIGRATION,
     # 2: sessions, their nodes (one forest across all sessions), and the FTS index.
     Migration(2, "sessions, nodes, nodes_fts", _FOREST),
+    # 3: graft heads (a session's turns under another session's node) by index range,
+    #    not by a scan of the session: the widget's refresh asks for them every time.
+    Migration(
+        3,
+        "nodes by session and parent",
+        "CREATE INDEX nodes_sid_parent ON nodes (sid, parent_bates);",
+    ),
 )

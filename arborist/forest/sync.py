@@ -168,13 +168,14 @@ class TreeState:
 
 def _graft_rows(conn: sqlite3.Connection, sid: str) -> list[tuple[Any, ...]]:
     """Heads of this session's grafts (turns it minted under another session's node), oldest first."""
-    # A bates number starts with its session's sid, so a parent in another session is a
-    # string test on the row itself: no join over every node of the session.
+    # A bates number starts with its session's sid, so a parent in another session sorts
+    # outside [sid-, sid-~]: two index ranges (nodes_sid_parent), not a scan of the session.
     rows: list[tuple[Any, ...]] = conn.execute(
         "SELECT n.bates, n.parent_bates, n.subtree_hash, n.sid, n.seq, n.question, n.audit_mode, "
         "n.label, n.cache_key, (SELECT count(*) FROM nodes AS k WHERE k.parent_bates = n.bates) "
-        "FROM nodes AS n WHERE n.sid = ? AND substr(n.parent_bates, 1, ?) != ? ORDER BY n.seq",
-        (sid, len(sid) + 1, sid + "-"),
+        "FROM nodes AS n WHERE n.id IN (SELECT id FROM nodes WHERE sid = ?1 AND parent_bates < ?2 "
+        "UNION ALL SELECT id FROM nodes WHERE sid = ?1 AND parent_bates > ?3) ORDER BY n.seq",
+        (sid, sid + "-", sid + "-~"),
     ).fetchall()
     return rows
 
