@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -61,7 +62,7 @@ def connect(path: str | Path, *, must_exist: bool = False) -> sqlite3.Connection
         raise StorageError(f"cannot open database {path}: {exc}") from exc
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _wal(conn)
         if mode != "wal":
             raise StorageError(f"cannot use WAL journal for {path} (got {mode})")
         # NORMAL is durable across process crashes in WAL mode; only a power
@@ -75,6 +76,27 @@ def connect(path: str | Path, *, must_exist: bool = False) -> sqlite3.Connection
         conn.close()
         raise
     return conn
+
+
+def _wal(conn: sqlite3.Connection) -> str:
+    """Switch to WAL, retrying while another process holds the lock the switch needs.
+
+    Several processes opening a *new* file at once race to convert it; SQLite
+    can answer "database is locked" at once there, without its busy handler,
+    so the wait is done here, up to the same busy timeout.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.005
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
 
 
 @contextmanager
