@@ -44,7 +44,7 @@ from typing import Any
 
 import anywidget
 import jupyterlab
-from playwright.sync_api import Route, sync_playwright
+from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -57,14 +57,13 @@ from arborist.hashing import node_hash, sha256_hex
 from arborist.store.search import AUDIT_MODES
 from arborist_nb.widget import ForestWidget
 from tests.browser.conftest import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     KERNEL_READY_MS,
     STATIC,
     Guard,
     Lab,
     LabServer,
     _stop,
+    guarded_browser,
     start_server,
 )
 
@@ -355,26 +354,8 @@ def bench_render(tmp: Path, fan: tuple[int, ...], runs: int) -> tuple[int, list[
         path = server.write_notebook(
             name, ["import arborist_nb.widget", f"%arborist session resume {sid}", "%arborist"]
         )
-        context = driver.chromium.launch_persistent_context(
-            str(tmp / "chromium-profile"),
-            executable_path=str(CHROMIUM),
-            args=CHROMIUM_ARGS,
-            headless=True,
-            service_workers="block",
-            viewport={"width": 1400, "height": 1000},
-        )
-        try:
-            guard = Guard()
-
-            def route(route: Route) -> None:
-                if guard.note_request(route.request.url):
-                    route.abort("blockedbyclient")
-                else:
-                    route.continue_()
-
-            context.route("**/*", route)
-            page = context.pages[0] if context.pages else context.new_page()
-            page.on("pageerror", lambda error: guard.page_errors.append(str(error)))
+        guard = Guard()
+        with guarded_browser(driver, tmp / "chromium-profile", guard) as (context, page):
             versions += f", chromium {context.browser.version if context.browser else '?'}"
             lab = Lab(page, server, guard)
             for _ in range(runs):
@@ -404,8 +385,6 @@ def bench_render(tmp: Path, fan: tuple[int, ...], runs: int) -> tuple[int, list[
                 )
                 server.shut_down_kernels()
             guard.assert_clean()
-        finally:
-            context.close()
     finally:
         driver.stop()
         _stop(server.url, process)

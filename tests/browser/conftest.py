@@ -37,6 +37,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 from playwright.sync_api import (
+    BrowserContext,
     ConsoleMessage,
     Dialog,
     Locator,
@@ -419,18 +420,14 @@ def playwright_driver() -> Iterator[Playwright]:
         driver.stop()
 
 
-@pytest.fixture
-def lab(
-    playwright_driver: Playwright,
-    lab_server: LabServer,
-    tmp_path: Path,
-    request: pytest.FixtureRequest,
-) -> Iterator[Lab]:
-    """A fresh chromium profile on the lab server, guarded: loopback only, no dialogs, no throws."""
-    guard = Guard()
-    console: list[str] = []
-    context = playwright_driver.chromium.launch_persistent_context(
-        str(tmp_path / "chromium-profile"),
+@contextlib.contextmanager
+def guarded_browser(
+    driver: Playwright, profile: Path, guard: Guard
+) -> Iterator[tuple[BrowserContext, Page]]:
+    """A fresh headless chromium profile whose every request, dialog and uncaught error
+    goes to ``guard``; requests beyond loopback are blocked. Removed on exit."""
+    context = driver.chromium.launch_persistent_context(
+        str(profile),
         executable_path=str(CHROMIUM),
         args=CHROMIUM_ARGS,
         headless=True,
@@ -448,39 +445,59 @@ def lab(
         def on_request(sent: Request) -> None:
             guard.note_request(sent.url)
 
-        def on_websocket(socket: WebSocket) -> None:
-            guard.note_request(socket.url)
-
         def on_dialog(dialog: Dialog) -> None:
             guard.dialogs.append(f"{dialog.type}: {dialog.message}")
             dialog.dismiss()
 
-        def on_console(message: ConsoleMessage) -> None:
-            if message.type in {"error", "warning"}:
-                console.append(f"{message.type}: {message.text}")
-
         context.route("**/*", route)
         context.on("request", on_request)
         page = context.pages[0] if context.pages else context.new_page()
-        page.on("websocket", on_websocket)
         page.on("dialog", on_dialog)
         page.on("pageerror", lambda error: guard.page_errors.append(str(error)))
-        page.on("console", on_console)
-        yield Lab(page, lab_server, guard)
-        call = getattr(request.node, "report_call", None)
-        if call is not None and call.failed:
-            shot, dom = tmp_path / "failure.png", tmp_path / "failure.html"
-            page.screenshot(path=str(shot), full_page=True)
-            dom.write_text(page.content(), encoding="utf-8")
-            request.node.add_report_section(
-                "teardown",
-                "browser",
-                f"screenshot: {shot}\npage: {dom}\nserver log: {lab_server.log}\n"
-                "console:\n" + "\n".join(console),
-            )
-        elif call is not None and call.passed and guard.problems():
-            pytest.fail("\n".join(guard.problems()))
+        yield context, page
     finally:
         context.close()
-        shutil.rmtree(tmp_path / "chromium-profile", ignore_errors=True)
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def lab(
+    playwright_driver: Playwright,
+    lab_server: LabServer,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+) -> Iterator[Lab]:
+    """A fresh chromium profile on the lab server, guarded: loopback only, no dialogs, no throws."""
+    guard = Guard()
+    console: list[str] = []
+    try:
+        with guarded_browser(playwright_driver, tmp_path / "chromium-profile", guard) as (
+            _ctx,
+            page,
+        ):
+
+            def on_websocket(socket: WebSocket) -> None:
+                guard.note_request(socket.url)
+
+            def on_console(message: ConsoleMessage) -> None:
+                if message.type in {"error", "warning"}:
+                    console.append(f"{message.type}: {message.text}")
+
+            page.on("websocket", on_websocket)
+            page.on("console", on_console)
+            yield Lab(page, lab_server, guard)
+            call = getattr(request.node, "report_call", None)
+            if call is not None and call.failed:
+                shot, dom = tmp_path / "failure.png", tmp_path / "failure.html"
+                page.screenshot(path=str(shot), full_page=True)
+                dom.write_text(page.content(), encoding="utf-8")
+                request.node.add_report_section(
+                    "teardown",
+                    "browser",
+                    f"screenshot: {shot}\npage: {dom}\nserver log: {lab_server.log}\n"
+                    "console:\n" + "\n".join(console),
+                )
+            elif call is not None and call.passed and guard.problems():
+                pytest.fail("\n".join(guard.problems()))
+    finally:
         lab_server.shut_down_kernels()

@@ -52,14 +52,14 @@ from typing import Any
 
 import mistune
 import pytest
-from playwright.sync_api import Dialog, Page, Playwright, Request, Route, expect
+from playwright.sync_api import Dialog, Page, Playwright, expect
 from playwright.sync_api import Error as PlaywrightError
 
 from arborist.app import Arborist
 from arborist.forest.sync import ForestSync
 from arborist_nb import display as display_module
 from arborist_nb.display import Answer
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, JS_SOURCES, STATIC, Guard, Lab
+from tests.browser.conftest import JS_SOURCES, STATIC, Guard, Lab, guarded_browser
 from tests.chat_server import ChatServer, stream_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
@@ -609,41 +609,10 @@ def guarded_page(playwright_driver: Playwright, tmp_path: Path) -> Iterator[Guar
     """A fresh chromium profile without JupyterLab, guarded as ``lab`` is: loopback only, no
     dialogs, no uncaught errors; the sink and the audit installed in every frame."""
     guard = Guard()
-    context = playwright_driver.chromium.launch_persistent_context(
-        str(tmp_path / "chromium-profile"),
-        executable_path=str(CHROMIUM),
-        args=CHROMIUM_ARGS,
-        headless=True,
-        service_workers="block",
-        viewport={"width": 1400, "height": 1000},
-    )
-    try:
-
-        def route(route: Route) -> None:
-            if guard.note_request(route.request.url):
-                route.abort("blockedbyclient")
-            else:
-                route.continue_()
-
-        context.route("**/*", route)
-
-        def on_request(sent: Request) -> None:
-            guard.note_request(sent.url)
-
-        context.on("request", on_request)
-        context.add_init_script(SINK_SCRIPT)
-        context.add_init_script(AUDIT_SCRIPT)
-        page = context.pages[0] if context.pages else context.new_page()
-
-        def on_dialog(dialog: Dialog) -> None:
-            guard.dialogs.append(f"{dialog.type}: {dialog.message}")
-            dialog.dismiss()
-
-        page.on("dialog", on_dialog)
-        page.on("pageerror", lambda error: guard.page_errors.append(str(error)))
+    with guarded_browser(playwright_driver, tmp_path / "chromium-profile", guard) as (ctx, page):
+        ctx.add_init_script(SINK_SCRIPT)
+        ctx.add_init_script(AUDIT_SCRIPT)
         yield GuardedPage(page, guard)
-    finally:
-        context.close()
 
 
 def markdown_html(source: str) -> str:
