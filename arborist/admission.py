@@ -153,28 +153,48 @@ def _is_filler(value: str, separator: str, quoted: bool) -> bool:
     return False
 
 
+def _has(text: str, *needles: str) -> bool:
+    return any(needle in text for needle in needles)
+
+
 def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
-    """Every raw match as ``(kind, start, end)``; overlaps are resolved by the caller."""
-    for m in _SK_KEY.finditer(text):
-        body = m.group()[3:]
-        if _has_digit(body):
-            kind = "anthropic_key" if body.startswith("ant-") else "openai_key"
-            yield kind, m.start(), m.end()
-    for m in _AWS_ACCESS.finditer(text):
-        yield "aws_access_key", m.start(), m.end()
-    for m in _AWS_SECRET.finditer(text):
-        yield "aws_secret_key", m.start(1), m.end(1)
-    for m in _GITHUB.finditer(text):
-        yield "github_token", m.start(), m.end()
-    for m in _SLACK.finditer(text):
-        if _has_digit(m.group()[5:]):
-            yield "slack_token", m.start(), m.end()
-    for m in _JWT.finditer(text):
-        yield "jwt", m.start(), m.end()
+    """Every raw match as ``(kind, start, end)``; overlaps are resolved by the caller.
+
+    Each pattern runs only when the literal every match of it contains is in the
+    text (case-folded for the case-insensitive ones): a pattern that opens with a
+    lookbehind cannot use the regex engine's own literal scan, and most text
+    holds no secret at all.
+    """
+    folded = text.casefold()
+    if "sk-" in text:
+        for m in _SK_KEY.finditer(text):
+            body = m.group()[3:]
+            if _has_digit(body):
+                kind = "anthropic_key" if body.startswith("ant-") else "openai_key"
+                yield kind, m.start(), m.end()
+    if _has(text, "AKIA", "ASIA"):
+        for m in _AWS_ACCESS.finditer(text):
+            yield "aws_access_key", m.start(), m.end()
+    if "aws_secret_access_key" in folded:
+        for m in _AWS_SECRET.finditer(text):
+            yield "aws_secret_key", m.start(1), m.end(1)
+    if _has(text, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"):
+        for m in _GITHUB.finditer(text):
+            yield "github_token", m.start(), m.end()
+    if "xox" in text:
+        for m in _SLACK.finditer(text):
+            if _has_digit(m.group()[5:]):
+                yield "slack_token", m.start(), m.end()
+    if "eyJ" in text:
+        for m in _JWT.finditer(text):
+            yield "jwt", m.start(), m.end()
     yield from _private_keys(text)
-    for m in _BEARER.finditer(text):
-        if _has_digit(m.group(1)):
-            yield "bearer_token", m.start(1), m.end(1)
+    if "bearer" in folded:
+        for m in _BEARER.finditer(text):
+            if _has_digit(m.group(1)):
+                yield "bearer_token", m.start(1), m.end(1)
+    if not _has(folded, "password", "passwd", "pwd", "secret", "api_key", "apikey", "token"):
+        return
     for m in _ASSIGNMENT.finditer(text):
         group = 3 if m.group(3) is not None else 4 if m.group(4) is not None else 5
         value = m.group(group)
@@ -304,7 +324,7 @@ def admit(text: str, *, allowlist: Sequence[str] = ()) -> Admitted:
     redactions = _find(text, allowlist)
     for _round in range(MAX_ROUNDS):
         admitted, pieces = _apply(text, redactions)
-        more = _find(admitted, allowlist)
+        more = _find(admitted, allowlist) if redactions else ()
         if not more:
             return Admitted(admitted, redactions)
         redactions = _merge(
