@@ -11,6 +11,7 @@ from arborist import Arborist
 from arborist.errors import ArboristError, BadInput, IntegrityError, NotFound
 from arborist.hashing import leaf_hash
 from arborist.merkle import merkle_root
+from arborist.store.search import retrieve
 
 SPIDER = """# Spider-Man
 
@@ -82,6 +83,23 @@ def test_a_changed_file_becomes_a_new_version_and_supersedes_the_old(
     ).fetchall()
     assert rows == [(1, "superseded"), (2, "current")]
     assert all(h.document_id == second[0].document.id for h in app.search("Queens"))
+
+
+def test_search_and_retrieval_skip_superseded_versions_however_many_rank_above(
+    app: Arborist, tmp_path: Path
+) -> None:
+    # Old versions stay provable, their chunks indexed; they must never crowd out the
+    # current one, even when every old version outranks it.
+    path = tmp_path / "log.md"
+    for n in range(12):
+        path.write_text(f"# Log\n\nquokka quokka quokka entry {n}.\n", encoding="utf-8")
+        app.ingest([str(path)])
+    path.write_text("# Log\n\nThe current entry mentions the quokka once.\n", encoding="utf-8")
+    current = app.ingest([str(path)])[0].document
+    hits = app.search("quokka", limit=1)
+    assert [(h.document_id, h.chunk_index) for h in hits] == [(current.id, 0)]
+    assert "«quokka»" in hits[0].snippet
+    assert [e.document_id for e in retrieve(app.store_conn, "quokka", limit=1)] == [current.id]
 
 
 def test_text_is_nfc_normalized_on_entry(app: Arborist, tmp_path: Path) -> None:

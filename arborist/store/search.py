@@ -185,15 +185,26 @@ class SearchHit:
     verified: bool
 
 
-_CHUNK_QUERY = """
-SELECT c.id, c.document_id, d.uri, d.title, d.kind, c.rehydrated, d.source_root,
-       d.chunk_count, c.chunk_index, c.leaf, c.text, bm25(chunks_fts) AS score{snippet}
-FROM chunks_fts
-JOIN chunks AS c ON c.id = chunks_fts.rowid
-JOIN documents AS d ON d.id = c.document_id
-WHERE chunks_fts MATCH ? AND d.status = 'current'
-ORDER BY score, c.id
+# Best matches first, from the index alone; joined to their rows only once chosen
+# (a common term matches thousands of chunks, and joining each one cost more than ranking).
+_TOP_QUERY = """
+SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts
+WHERE chunks_fts MATCH ?
+ORDER BY score, rowid
 LIMIT ?
+"""
+
+_CHUNK_ROW = """
+SELECT c.id, c.document_id, d.uri, d.title, d.kind, c.rehydrated, d.source_root,
+       d.chunk_count, c.chunk_index, c.leaf, c.text
+FROM chunks AS c
+JOIN documents AS d ON d.id = c.document_id
+WHERE c.id = ? AND d.status = 'current'
+"""
+
+_SNIPPET = f"""
+SELECT snippet(chunks_fts, 0, '«', '»', '…', {SNIPPET_TOKENS}) FROM chunks_fts
+WHERE chunks_fts MATCH ? AND rowid = ?
 """
 
 _LEAF_QUERY = """
@@ -267,11 +278,31 @@ def retrieve(
     terms = terms[:MAX_QUERY_TERMS]
     if not terms:
         return []
-    rows = _run(conn, _CHUNK_QUERY.format(snippet=""), (fts_match_any(terms), limit))
-    evidence = [_evidence(row) for row in rows]
+    evidence = _best_chunks(conn, fts_match_any(terms), limit)
     if related > 0 and evidence:
         evidence += _related_lane(conn, evidence, related, related_version)
     return evidence
+
+
+def _best_chunks(conn: sqlite3.Connection, match: str, limit: int) -> list[Evidence]:
+    """The ``limit`` best chunks of current documents for ``match``, ordered by BM25 then id.
+
+    Ranks from the index alone, then joins the chosen rows; when superseded
+    documents' chunks crowd the top, it asks the index for more.
+    """
+    wanted = limit * 2
+    while True:
+        top = _run(conn, _TOP_QUERY, (match, wanted))
+        chosen = []
+        for chunk_id, score in top:
+            row = conn.execute(_CHUNK_ROW, (chunk_id,)).fetchone()
+            if row is not None:
+                chosen.append(_evidence((*row, score)))
+                if len(chosen) == limit:
+                    return chosen
+        if len(top) < wanted:
+            return chosen
+        wanted *= 4
 
 
 def _related_lane(
@@ -294,12 +325,10 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[Sea
     if limit < 1:
         raise BadInput("--limit must be at least 1")
     match = fts_match_all(checked_terms(query))
-    snippet = f", snippet(chunks_fts, 0, '«', '»', '…', {SNIPPET_TOKENS})"
-    rows = _run(conn, _CHUNK_QUERY.format(snippet=snippet), (match, limit))
-    evidence = [_evidence(row) for row in rows]
+    evidence = _best_chunks(conn, match, limit)
     proofs = proofs_for(conn, [(e.document_id, e.chunk_index) for e in evidence])
     hits = []
-    for item, row in zip(evidence, rows, strict=True):
+    for item in evidence:
         proof = [bytes.fromhex(p) for p in proofs[(item.document_id, item.chunk_index)]]
         verified = leaf_hash(item.text.encode("utf-8")).hex() == item.leaf and verify_inclusion(
             bytes.fromhex(item.leaf),
@@ -315,7 +344,7 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[Sea
                 item.title,
                 item.kind,
                 item.chunk_index,
-                str(row[12]),
+                str(_run(conn, _SNIPPET, (match, item.chunk_id))[0][0]),
                 item.score,
                 item.audit_mode if verified else "VISUAL",
                 item.source_root,
