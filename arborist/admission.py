@@ -360,8 +360,10 @@ def admit_document(
         raise BadInput(f"max_secret_fraction must be in [0, 1], got {max_secret_fraction!r}")
     admitted = admit(text, allowlist=allowlist)
     redacted = sum(r.end - r.start for r in admitted.redactions)
-    significant = sum(1 for c in text if not c.isspace())
-    if redacted and redacted > max_secret_fraction * significant:
+    if not redacted:
+        return admitted
+    significant = len("".join(text.split()))  # non-whitespace characters, counted in C
+    if redacted > max_secret_fraction * significant:
         raise BadInput(
             f"{name} is mostly secret material ({redacted} of {significant} "
             f"non-whitespace characters redacted, limit {max_secret_fraction:.0%}); "
