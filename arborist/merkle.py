@@ -22,7 +22,14 @@ from collections.abc import Callable, Sequence
 
 from arborist.hashing import DIGEST_SIZE, hash_combine
 
-__all__ = ["EMPTY_ROOT", "Interior", "inclusion_proof", "merkle_root", "verify_inclusion"]
+__all__ = [
+    "EMPTY_ROOT",
+    "Interior",
+    "inclusion_proof",
+    "inclusion_proofs",
+    "merkle_root",
+    "verify_inclusion",
+]
 
 Interior = Callable[[bytes, bytes], bytes]
 """An interior-node function: ``(left, right) -> 32-byte digest``."""
@@ -53,18 +60,27 @@ def inclusion_proof(
     hashes: Sequence[bytes], index: int, interior: Interior = hash_combine
 ) -> list[bytes]:
     """Audit path for leaf ``index`` (zero-based), leaf-most sibling first."""
-    if not 0 <= index < len(hashes):
-        raise IndexError(f"leaf index {index} is outside a tree of size {len(hashes)}")
-    proof: list[bytes] = []
+    return inclusion_proofs(hashes, [index], interior)[0]
+
+
+def inclusion_proofs(
+    hashes: Sequence[bytes], indices: Sequence[int], interior: Interior = hash_combine
+) -> list[list[bytes]]:
+    """Audit paths for several leaves of one tree, hashing the tree once (not once per leaf)."""
+    for index in indices:
+        if not 0 <= index < len(hashes):
+            raise IndexError(f"leaf index {index} is outside a tree of size {len(hashes)}")
+    proofs: list[list[bytes]] = [[] for _ in indices]
+    positions = list(indices)
     level = list(hashes)
-    position = index
     while len(level) > 1:
-        sibling = position ^ 1
-        if sibling < len(level):
-            proof.append(level[sibling])
+        for proof, position in zip(proofs, positions, strict=True):
+            sibling = position ^ 1
+            if sibling < len(level):
+                proof.append(level[sibling])
         level = _next_level(level, interior)
-        position //= 2
-    return proof
+        positions = [position // 2 for position in positions]
+    return proofs
 
 
 def verify_inclusion(

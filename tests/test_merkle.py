@@ -10,7 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arborist.hashing import leaf_hash
-from arborist.merkle import EMPTY_ROOT, inclusion_proof, merkle_root, verify_inclusion
+from arborist.merkle import (
+    EMPTY_ROOT,
+    inclusion_proof,
+    inclusion_proofs,
+    merkle_root,
+    verify_inclusion,
+)
 from tests.conftest import load_vectors
 
 VECTORS = load_vectors("hashing.json")
@@ -196,3 +202,15 @@ def test_a_root_does_not_fix_its_size_so_verifiers_must_take_the_stored_size() -
             proof = inclusion_proof(leaves, index)
             accepted += verify_inclusion(leaves[index], index, size + 1, proof, root)
     assert accepted > 0
+
+
+@given(st.integers(min_value=1, max_value=70), st.data())
+def test_proofs_for_several_leaves_equal_one_proof_each(size: int, data: st.DataObject) -> None:
+    leaves = [leaf_hash(bytes([i % 256, i // 256])) for i in range(size)]
+    indices = data.draw(st.lists(st.integers(min_value=0, max_value=size - 1), max_size=8))
+    assert inclusion_proofs(leaves, indices) == [inclusion_proof(leaves, i) for i in indices]
+
+
+def test_proofs_for_several_leaves_refuse_an_index_outside_the_tree() -> None:
+    with pytest.raises(IndexError, match="outside a tree of size 2"):
+        inclusion_proofs([leaf_hash(b"a"), leaf_hash(b"b")], [0, 2])

@@ -23,7 +23,7 @@ from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError, NotFound
 from arborist.hashing import leaf_hash
-from arborist.merkle import inclusion_proof, merkle_root
+from arborist.merkle import inclusion_proofs, merkle_root
 from arborist.store.chunking import CHUNKING_VERSION, Chunk, chunk_text
 from arborist.store.loaders import LoadedDocument
 
@@ -135,16 +135,17 @@ def proofs_for(
 ) -> dict[tuple[int, int], list[str]]:
     """Inclusion proofs (hex, leaf-most first) for ``(document_id, chunk_index)`` pairs.
 
-    Each document's leaves are read once however many of its chunks are wanted.
+    Each document's leaves are read, and its tree hashed, once however many of
+    its chunks are wanted.
     """
-    leaves: dict[int, list[bytes]] = {}
-    proofs: dict[tuple[int, int], list[str]] = {}
+    by_document: dict[int, list[int]] = {}
     for document_id, index in wanted:
-        if document_id not in leaves:
-            leaves[document_id] = document_leaves(conn, document_id)
-        proofs[(document_id, index)] = [
-            p.hex() for p in inclusion_proof(leaves[document_id], index)
-        ]
+        by_document.setdefault(document_id, []).append(index)
+    proofs: dict[tuple[int, int], list[str]] = {}
+    for document_id, indices in by_document.items():
+        paths = inclusion_proofs(document_leaves(conn, document_id), indices)
+        for index, path in zip(indices, paths, strict=True):
+            proofs[(document_id, index)] = [p.hex() for p in path]
     return proofs
 
 
