@@ -125,6 +125,10 @@ _ASSIGNMENT = re.compile(
     r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|(<[^<>\n]*>|[^\s'\",;&`]+))"
 )
 
+# The assignment keys alone, folded as the full pattern folds them: a casefold() test
+# would miss what (?i) matches (a Turkish dotted or dotless i in "api_key").
+_ASSIGNMENT_KEY = re.compile(r"(?i)passw(?:or)?d|pwd|secret|api_?key|token")
+
 _PASSWORD_KEYS = frozenset({"password", "passwd", "pwd"})
 _TYPE_NAMES = frozenset(
     {"str", "string", "int", "bool", "bytes", "none", "null", "true", "false", "optional", "any"}
@@ -161,9 +165,11 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
     """Every raw match as ``(kind, start, end)``; overlaps are resolved by the caller.
 
     Each pattern runs only when the literal every match of it contains is in the
-    text (case-folded for the case-insensitive ones): a pattern that opens with a
-    lookbehind cannot use the regex engine's own literal scan, and most text
-    holds no secret at all.
+    text (case-folded for the case-insensitive ones, whose literals hold no ``i``
+    or ``s``/``k`` that Unicode folds differently; the assignment keys do, so
+    they are looked for with a regex that folds as the full pattern does): a
+    pattern that opens with a lookbehind cannot use the regex engine's own
+    literal scan, and most text holds no secret at all.
     """
     folded = text.casefold()
     if "sk-" in text:
@@ -193,7 +199,11 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
         for m in _BEARER.finditer(text):
             if _has_digit(m.group(1)):
                 yield "bearer_token", m.start(1), m.end(1)
-    if not _has(folded, "password", "passwd", "pwd", "secret", "api_key", "apikey", "token"):
+    if text.isascii():
+        keyed = _has(folded, "password", "passwd", "pwd", "secret", "api_key", "apikey", "token")
+    else:
+        keyed = _ASSIGNMENT_KEY.search(text) is not None
+    if not keyed:
         return
     for m in _ASSIGNMENT.finditer(text):
         group = 3 if m.group(3) is not None else 4 if m.group(4) is not None else 5

@@ -158,6 +158,10 @@ MAX_KEYWORD_TITLES = 12
 RELATED_LANE = 3
 """How many co-accessed chunks ``--related`` adds to an ask's evidence."""
 
+RELATED_SLACK = 0.1
+"""How far (a fraction of its rows) the co-access index may lag before an ask's
+``--related`` lane or the widget rebuilds it; ``arborist related`` never lets it lag."""
+
 
 @dataclass(frozen=True)
 class Related:
@@ -366,7 +370,7 @@ class Arborist:
         """
         version = ""
         if related:
-            version = self._related_index(refresh=True, purpose="--related")
+            version = self._related_index(purpose="--related", slack=RELATED_SLACK)
         return ask(
             self.store_conn,
             self.client(llm),
@@ -462,8 +466,8 @@ class Arborist:
         turn instead of growing a duplicate branch.
 
         With co-access on (``ARBORIST_COACCESS=1``) the chunks the answer cited
-        are recorded for the session, ``transcript`` (the notebook's path,
-        default the working directory) stored only redacted.
+        are recorded for the session, ``transcript`` (the notebook's path;
+        without one, the working directory's, shown as ``cli``) stored only redacted.
         """
         recording = coaccess.enabled()
         session = self.session(sid)
@@ -499,6 +503,8 @@ class Arborist:
                 set_current(self.sessions_conn, session.sid, existing[0])
                 return Turn(result, get_node(self.sessions_conn, existing[0]), reused=True)
         record = result.record
+        # Before the turn is written: a failure here must not leave a turn without its rows.
+        transcript_ref = self._transcript_ref(transcript) if recording else None
         node = insert_turn(
             self.sessions_conn,
             session.sid,
@@ -515,7 +521,7 @@ class Arborist:
             coaccess.record_session(
                 self.store_conn,
                 session_id=session.sid,
-                transcript_ref=self.transcript_ref(transcript if transcript else Path.cwd()),
+                transcript_ref=transcript_ref,
                 capture_batch_id=node.bates,
                 chunks=[(e.leaf, e.text) for e in record.evidence if e.cited],
                 allowlist=self.allowlist,
@@ -584,9 +590,25 @@ class Arborist:
 
     # --- co-access ------------------------------------------------------------------------------
 
-    def transcript_ref(self, path: str | Path) -> str:
-        """``path`` (a notebook or transcript) as stored: keyed hash plus safe basename."""
-        return redact_path(str(Path(path).expanduser().absolute()), load_or_create_key(self.home))
+    def transcript_ref(self, path: str | Path, *, display: str | None = None) -> str:
+        """``path`` (a notebook or transcript) as stored: keyed hash plus safe basename
+        (or ``display`` in its place)."""
+        return redact_path(
+            str(Path(path).expanduser().absolute()),
+            load_or_create_key(self.home),
+            display=display,
+        )
+
+    def _transcript_ref(self, transcript: str | Path | None) -> str | None:
+        """The notebook's redacted path; without one, the working directory's, shown as
+        ``cli`` (its basename is often a user name); None when there is no directory."""
+        if transcript:
+            return self.transcript_ref(transcript)
+        try:
+            cwd = Path.cwd()
+        except OSError:  # the working directory was deleted
+            return None
+        return self.transcript_ref(cwd, display="cli")
 
     def _coaccess_params(self) -> tuple[int, int]:
         """``(window, fanout)`` from ``[coaccess]`` in config.toml, else the defaults."""
@@ -614,7 +636,11 @@ class Arborist:
             self.store_conn, window=window, fanout=fanout, on_batch=on_batch
         )
 
-    def _related_index(self, *, refresh: bool, purpose: str) -> str:
+    def _related_index(self, *, purpose: str, slack: float = 0.0) -> str:
+        """The index version to read, rebuilt first (flag on) when it lags the rows by
+        more than ``slack`` (a fraction): 0 for an explicit ``related``; the ask's
+        ``--related`` lane and the widget pass :data:`RELATED_SLACK`, so their cost
+        of keeping it fresh is spread over many turns instead of paid on each."""
         conn = self.store_conn
         if not coaccess.has_schema(conn):
             raise BadInput(
@@ -622,16 +648,16 @@ class Arborist:
                 "and ask some questions first"
             )
         version = self.related_version
-        if refresh and coaccess.enabled() and coaccess.is_stale(conn, version):
+        if coaccess.enabled() and coaccess.is_stale(conn, version, slack=slack):
             self.rebuild_related()
         return version
 
-    def related(self, ref: str, *, limit: int = 10, refresh: bool = True) -> Related:
+    def related(self, ref: str, *, limit: int = 10) -> Related:
         """Chunks co-accessed with ``ref``: a chunk leaf, a document, or a bates number
         (the chunks its answer cited). A stale index is rebuilt first (with the flag on)."""
         if limit < 1:
             raise BadInput("--limit must be at least 1")
-        version = self._related_index(refresh=refresh, purpose="related")
+        version = self._related_index(purpose="related")
         kind, sources = self._related_sources(ref.strip())
         edges = coaccess.related_edges(self.store_conn, sources, version=version, limit=limit)
         return Related(kind, tuple(sources), tuple(coaccess.describe(self.store_conn, edges)))
@@ -641,7 +667,7 @@ class Arborist:
         conn = self.store_conn
         if not coaccess.has_schema(conn):
             return []
-        version = self._related_index(refresh=True, purpose="related")
+        version = self._related_index(purpose="related", slack=RELATED_SLACK)
         cited = list(dict.fromkeys(e.leaf for e in record.evidence if e.cited))
         return coaccess.describe(
             conn, coaccess.related_edges(conn, cited, version=version, limit=limit)

@@ -35,6 +35,7 @@ __all__ = [
     "migrate",
     "open_database",
     "schema_version",
+    "snapshot",
     "split_sql",
     "transaction",
 ]
@@ -133,6 +134,24 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     except sqlite3.Error as exc:
         _rollback(conn)
         raise StorageError(f"commit failed: {exc}") from exc
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Run several reads against one snapshot of the database (a WAL read transaction).
+
+    What one statement ranked and what the next reads then belong to the same
+    moment, even while another process writes. Never writes, so a deferred
+    BEGIN is safe; inside an open transaction it adds nothing.
+    """
+    opened = not conn.in_transaction
+    if opened:
+        conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        if opened and conn.in_transaction:
+            conn.execute("COMMIT")
 
 
 def _rollback(conn: sqlite3.Connection) -> None:

@@ -32,11 +32,13 @@ MAX_BASENAME = 64
 def load_or_create_key(home: Path) -> bytes:
     """The home's redaction key, created (mode 0600, exclusively) if it does not exist yet."""
     path = home / KEY_FILE
-    home.mkdir(parents=True, exist_ok=True)
     try:
+        home.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        pass
+        pass  # created earlier (or just now by another process): read it below
+    except OSError as exc:
+        raise StorageError(f"cannot create the redaction key {path}: {exc}") from exc
     else:
         with os.fdopen(fd, "wb") as out:
             out.write(secrets.token_bytes(_KEY_BYTES))
@@ -60,8 +62,12 @@ def safe_basename(path: str) -> str:
     return cleaned[:MAX_BASENAME]
 
 
-def redact_path(path: str, key: bytes) -> str:
-    """``<keyed hash>:<basename>`` for a transcript or notebook path; never the path itself."""
+def redact_path(path: str, key: bytes, *, display: str | None = None) -> str:
+    """``<keyed hash>:<basename>`` for a transcript or notebook path; never the path itself.
+
+    ``display`` replaces the basename where the basename itself may name a person
+    (a working directory is often the home folder: ``/home/alice``).
+    """
     normalized = unicodedata.normalize("NFC", os.path.normpath(path))
     digest = hmac.new(key, normalized.encode("utf-8"), hashlib.sha256).hexdigest()[:16]
-    return f"{digest}:{safe_basename(path)}"
+    return f"{digest}:{safe_basename(display if display is not None else path)}"

@@ -486,3 +486,11 @@ def test_a_secret_in_any_surroundings_never_survives(before: str, secret: str, a
 @pytest.mark.parametrize("text", ["open(self, name, pwd=None)", "password: null", "secret=False,"])
 def test_bare_null_values_are_not_secrets(text: str) -> None:
     assert admit(text).clean
+
+
+@pytest.mark.parametrize(
+    "text", ["apİ_key = sk9f8g7h6j5k4l3", "apıkey=9f8g7h6j5k4l3zz", "paſſword=hunter2hunter"]
+)
+def test_keys_the_regex_folds_are_not_skipped_by_the_literal_prefilter(text: str) -> None:
+    # Python's (?i) matches these Unicode look-alikes; the fast literal test must too.
+    assert admit(text).redactions and "[REDACTED:" in admit(text).text

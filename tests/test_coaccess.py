@@ -488,11 +488,8 @@ def test_flag_off_leaves_the_store_files_byte_identical_to_a_build_without_the_f
 def _dump(path: Path) -> list[str]:
     conn = sqlite3.connect(path)
     try:
-        return [
-            line
-            for line in conn.iterdump()
-            if "record_session" not in line and "related_" not in line
-        ]
+        added = ("record_session", "related_", "chunks_leaf")  # what the migration adds
+        return [line for line in conn.iterdump() if not any(name in line for name in added)]
     finally:
         conn.close()
 
@@ -524,3 +521,70 @@ def test_the_migration_on_a_populated_store_twice_loses_nothing(
         assert app.store_conn.execute("SELECT count(*) FROM record_session").fetchone()[0] == rows
         with pytest.raises(ArboristError, match="co-access is off"):
             app.rebuild_related()
+
+
+def test_the_cli_working_directory_is_stored_as_cli_never_its_name(
+    home: Path, corpus: Path, on: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = tmp_path / "alice"
+    alice.mkdir()
+    monkeypatch.chdir(alice)
+    with Arborist(home) as app:
+        app.ingest([str(corpus)])
+        session = app.new_session("cli")
+        app.ask_turn(QUESTIONS[0], sid=session.sid)
+        refs = {r[2] for r in _rows(app)}
+    assert len(refs) == 1 and refs.pop().endswith(":cli")
+    raw = b"".join(p.read_bytes() for p in home.iterdir() if p.is_file())
+    assert b"alice" not in raw
+
+
+def test_a_deleted_working_directory_records_the_turn_without_a_transcript(
+    home: Path, corpus: Path, on: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    with Arborist(home) as app:
+        app.ingest([str(corpus)])
+        session = app.new_session("cli")
+        turn = app.ask_turn(QUESTIONS[0], sid=session.sid)
+        rows = _rows(app)
+    assert rows and {r[2] for r in rows} == {None} and {r[4] for r in rows} == {turn.node.bates}
+
+
+def test_a_bad_coaccess_setting_leaves_the_rest_of_the_detail_pane(
+    home: Path, corpus: Path, on: None
+) -> None:
+    with Arborist(home) as app:
+        app.ingest([str(corpus)])
+        session = app.new_session("one")
+        turn = app.ask_turn(QUESTIONS[0], sid=session.sid)
+        (home / "config.toml").write_text("[coaccess]\nwindow = 100\n", encoding="utf-8")
+        detail = body(app, turn.node.bates, session.sid)
+    assert detail["record"] is not None and detail["record"]["evidence"]
+    assert detail["related"] == [] and "window must be between 1 and 64" in detail["related_error"]
+
+
+def test_the_lane_and_the_pane_let_the_index_lag_a_little_and_related_does_not(
+    home: Path, corpus: Path, on: None
+) -> None:
+    with Arborist(home) as app:
+        app.ingest([str(corpus)])
+        for label in ("one", "two", "three"):
+            session = app.new_session(label)
+            for q in QUESTIONS:
+                app.ask_turn(q, sid=session.sid)
+        conn = app.store_conn
+        version = app.related_version
+        app.rebuild_related()
+        built = conn.execute("SELECT source_rows FROM related_builds").fetchone()[0]
+        conn.execute(
+            "INSERT INTO record_session VALUES (?, 'extra', NULL, 0, 'x', 'now')", ("f" * 64,)
+        )
+        assert coaccess.is_stale(conn, version) and not coaccess.is_stale(conn, version, slack=0.1)
+        app.ask("why do tides rise", related=True)  # within the slack: served as built
+        assert conn.execute("SELECT source_rows FROM related_builds").fetchone()[0] == built
+        app.related(str(corpus / "tides.md"))  # explicit: brought up to date
+        assert conn.execute("SELECT source_rows FROM related_builds").fetchone()[0] == built + 1

@@ -41,12 +41,12 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from arborist.app import Arborist
+from arborist.db import snapshot
 from arborist.errors import ArboristError, BadInput, NotFound
 from arborist.forest.bates import parse_bates
 from arborist.forest.shard import FindHit, Node, ancestors, get_session
@@ -131,24 +131,6 @@ def _short(text: str, width: int = QUESTION_WIDTH) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-@contextmanager
-def _snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """Run several reads against one snapshot of the database (WAL read transaction).
-
-    A hash and the children it covers are then read at the same moment even
-    while another kernel writes; outside a snapshot the view would only
-    notice one refresh later. Never writes, so a deferred BEGIN is safe.
-    """
-    opened = not conn.in_transaction
-    if opened:
-        conn.execute("BEGIN")
-    try:
-        yield conn
-    finally:
-        if opened and conn.in_transaction:
-            conn.execute("COMMIT")
-
-
 # --- the tree --------------------------------------------------------------------------------
 
 
@@ -187,7 +169,7 @@ def tree_state(conn: sqlite3.Connection, sid: str) -> TreeState:
 
 def _tree_state(conn: sqlite3.Connection, sid: str) -> tuple[TreeState, list[tuple[Any, ...]]]:
     """The tree state and the graft-head rows it was read from."""
-    with _snapshot(conn):
+    with snapshot(conn):
         session = get_session(conn, sid)
         row = conn.execute(
             "SELECT subtree_hash FROM nodes WHERE bates = ?", (session.root_bates,)
@@ -319,7 +301,7 @@ def roots(
     session, to its current label, so renames reach the view too.
     """
     known = known or {}
-    with _snapshot(conn):
+    with snapshot(conn):
         state, graft_rows = _tree_state(conn, sid)
         event_seq = _event_seq(conn)
         relabelled = _relabelled(conn, since) if since is not None else {}
@@ -359,7 +341,7 @@ def poll(conn: sqlite3.Connection, sid: str, grafts: Sequence[str] = ()) -> JSON
     every few seconds. A new graft shows up as a new ``next_seq``, a rename
     (which changes no hash) as a new ``event_seq``.
     """
-    with _snapshot(conn):
+    with snapshot(conn):
         row = conn.execute(
             "SELECT s.current_bates, s.next_seq, n.subtree_hash FROM sessions AS s "
             "JOIN nodes AS n ON n.bates = s.root_bates WHERE s.sid = ?",
@@ -402,7 +384,7 @@ def expand(
     wanted = list(dict.fromkeys(bates))
     nodes: dict[str, JSON] = {}
     missing: list[str] = []
-    with _snapshot(conn):
+    with snapshot(conn):
         current: dict[str, str] = {}
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
@@ -455,7 +437,8 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
     revision`` for turns answered by a revision since falsified. ``path`` is
     the node's ancestors, top first, so a view can reveal it in one request.
     ``related`` lists sources co-accessed with the answer's cited chunks (empty
-    unless the store records co-access).
+    unless the store records co-access; ``related_error`` says why when they
+    could not be read, and nothing else of the pane is lost).
     """
     node = app.node(_checked_bates(bates, "bates"))
     conn = app.sessions_conn
@@ -484,6 +467,7 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
         "served": None,
         "first_answered": None,
         "related": [],
+        "related_error": None,
     }
     if node.is_root:
         return out
@@ -493,7 +477,10 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
         out["record_error"] = one_line(exc)
         return out
     out["record"] = _record_json(record)
-    out["related"] = [item.as_json() for item in app.related_to_record(record)]
+    try:  # co-access is optional: its failure must not hide the answer and its proofs
+        out["related"] = [item.as_json() for item in app.related_to_record(record)]
+    except ArboristError as exc:
+        out["related_error"] = one_line(exc)
     first = conn.execute(
         "SELECT bates, created_at FROM nodes WHERE cache_key = ? AND created_at >= ? "
         "ORDER BY created_at, id LIMIT 1",

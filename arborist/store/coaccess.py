@@ -82,6 +82,7 @@ CREATE TABLE IF NOT EXISTS related_hashes (
     PRIMARY KEY (index_version, source_hash, related_hash),
     CHECK (source_hash <> related_hash)
 );
+CREATE INDEX IF NOT EXISTS chunks_leaf ON chunks (leaf);
 CREATE TABLE IF NOT EXISTS related_builds (
     index_version TEXT PRIMARY KEY,
     source_rows   INTEGER NOT NULL,
@@ -246,14 +247,18 @@ def _source_rows(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM record_session").fetchone()[0])
 
 
-def is_stale(conn: sqlite3.Connection, version: str) -> bool:
-    """Whether ``record_session`` changed since the last complete build of ``version``."""
+def is_stale(conn: sqlite3.Connection, version: str, *, slack: float = 0.0) -> bool:
+    """Whether ``record_session`` grew since the last complete build of ``version`` by
+    more than ``slack`` (a fraction of the rows built from); never built is stale."""
     if not has_schema(conn):
         return False
     row = conn.execute(
         "SELECT source_rows FROM related_builds WHERE index_version = ?", (version,)
     ).fetchone()
-    return row is None or row[0] != _source_rows(conn)
+    if row is None:
+        return True
+    built = int(row[0])
+    return _source_rows(conn) - built > slack * built
 
 
 def rebuild_related(

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arborist.db import snapshot
 from arborist.errors import BadInput
 from arborist.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_match_any, fts_terms
 from arborist.hashing import leaf_hash
@@ -199,7 +200,7 @@ SELECT c.id, c.document_id, d.uri, d.title, d.kind, c.rehydrated, d.source_root,
        d.chunk_count, c.chunk_index, c.leaf, c.text
 FROM chunks AS c
 JOIN documents AS d ON d.id = c.document_id
-WHERE c.id = ? AND d.status = 'current'
+WHERE c.id = ? AND c.tier = 'hot' AND d.status = 'current'
 """
 
 _SNIPPET = f"""
@@ -278,9 +279,10 @@ def retrieve(
     terms = terms[:MAX_QUERY_TERMS]
     if not terms:
         return []
-    evidence = _best_chunks(conn, fts_match_any(terms), limit)
-    if related > 0 and evidence:
-        evidence += _related_lane(conn, evidence, related, related_version)
+    with snapshot(conn):  # what was ranked is what is read, whoever writes meanwhile
+        evidence = _best_chunks(conn, fts_match_any(terms), limit)
+        if related > 0 and evidence:
+            evidence += _related_lane(conn, evidence, related, related_version)
     return evidence
 
 
@@ -325,10 +327,12 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[Sea
     if limit < 1:
         raise BadInput("--limit must be at least 1")
     match = fts_match_all(checked_terms(query))
-    evidence = _best_chunks(conn, match, limit)
-    proofs = proofs_for(conn, [(e.document_id, e.chunk_index) for e in evidence])
+    with snapshot(conn):  # what was ranked is what is read, whoever writes meanwhile
+        evidence = _best_chunks(conn, match, limit)
+        proofs = proofs_for(conn, [(e.document_id, e.chunk_index) for e in evidence])
+        snippets = [str(_run(conn, _SNIPPET, (match, e.chunk_id))[0][0]) for e in evidence]
     hits = []
-    for item in evidence:
+    for item, snippet in zip(evidence, snippets, strict=True):
         proof = [bytes.fromhex(p) for p in proofs[(item.document_id, item.chunk_index)]]
         verified = leaf_hash(item.text.encode("utf-8")).hex() == item.leaf and verify_inclusion(
             bytes.fromhex(item.leaf),
@@ -344,7 +348,7 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[Sea
                 item.title,
                 item.kind,
                 item.chunk_index,
-                str(_run(conn, _SNIPPET, (match, item.chunk_id))[0][0]),
+                snippet,
                 item.score,
                 item.audit_mode if verified else "VISUAL",
                 item.source_root,
