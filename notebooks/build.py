@@ -155,6 +155,16 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
             'import sqlite3\nhashes = lambda path: dict(sqlite3.connect(path).execute("SELECT bates, subtree_hash FROM nodes"))\nhashes(home / "other.db") == hashes(home / "sessions.db")',
         ),
         ("code", "%arborist verify"),
+        (
+            "md",
+            "Related sources, learned from use (opt-in). With `ARBORIST_COACCESS=1`, the chunks each turn cites are recorded for its session (the notebook's path only as a keyed hash), and chunks cited close together in a session become related. A later session that cites one of them is shown the others. It is a behavioural signal, never evidence until an `--related` ask puts it in the evidence, where it is proved like the rest.",
+        ),
+        ("code", 'os.environ["ARBORIST_COACCESS"] = "1"\n%arborist session new'),
+        ("code", "%%ask\nHow do I shuffle a list randomly?"),
+        ("code", "%%ask --parent root\nWhat does statistics.median return?"),
+        ("code", "%arborist session new"),
+        ("code", "%%ask\nHow do I shuffle a list randomly?"),
+        ("code", "%arborist related {_.bates}"),
     ],
 }
 
