@@ -66,14 +66,9 @@ def verify_forest(
     """Recompute every node and fold of the shard from its rows and check its chain."""
     rows = conn.execute(
         "SELECT bates, parent_bates, question, answer_text, cache_key, audit_mode, created_at, "
-        "created_label, node_hash, subtree_hash, seq FROM nodes ORDER BY id"
+        "created_label, node_hash, subtree_hash, seq, sid, cited_titles_json, n_cited_sources "
+        "FROM nodes ORDER BY id"
     ).fetchall()
-    extra = {
-        bates: (sid, titles, n_cited)
-        for bates, sid, titles, n_cited in conn.execute(
-            "SELECT bates, sid, cited_titles_json, n_cited_sources FROM nodes"
-        )
-    }
     by_bates = {row[0]: row for row in rows}
     kids: dict[str, list[str]] = {}
     for row in rows:
@@ -81,7 +76,9 @@ def verify_forest(
             kids.setdefault(row[1], []).append(row[9])
     inserts = _events(conn)
     problems: list[str] = []
-    for bates, parent, question, answer, key, mode, created, label, digest, folded, seq in rows:
+    for row in rows:
+        bates, parent, question, answer, key, mode, created, label, digest, folded, seq = row[:11]
+        sid, titles, n_cited = row[11:]
         parent_row = by_bates.get(parent) if parent is not None else None
         if parent is not None and parent_row is None:
             problems.append(f"turn {bates}: its parent {parent} is missing")
@@ -105,7 +102,6 @@ def verify_forest(
             fold = None
         if fold != folded:
             problems.append(f"turn {bates}: subtree_hash does not fold from its children")
-        sid, titles, n_cited = extra[bates]
         if not is_bates(bates) or parse_bates(bates) != (sid, seq):
             problems.append(f"turn {bates}: its sid or seq does not match its bates number")
         try:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from arborist.admission import admit
 from arborist.clock import utc_now
-from arborist.db import split_sql, transaction
+from arborist.db import snapshot, split_sql, transaction
 from arborist.errors import BadInput
 
 __all__ = [
@@ -280,8 +280,7 @@ def rebuild_related(
     """
     version = index_version(window, fanout)
     ensure_schema(conn)
-    conn.execute("BEGIN")
-    try:
+    with snapshot(conn):  # the rows and the edges built from them, read at one moment
         rows = conn.execute(
             "SELECT session_id, ordinal, content_hash FROM record_session"
         ).fetchall()
@@ -293,8 +292,6 @@ def rebuild_related(
                 (version,),
             )
         }
-    finally:
-        conn.execute("COMMIT")
     wanted = {
         (source, related): score
         for source, neighbours in compute_edges(rows, window=window, fanout=fanout).items()

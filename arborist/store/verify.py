@@ -162,13 +162,15 @@ def _expected_states(
     """Every record's state as its events tell it: ``ok`` when written, then each
     ``cache_state`` event in order; a fresh revision retires the key's ``ok`` one."""
     states: dict[tuple[object, object], tuple[str, str | None]] = {}
+    revisions: dict[object, list[object]] = {}  # each key's revisions, to retire its ok one
     for event_type, body, _created_at in _event_rows(conn, "cache_write", "cache_state"):
         if event_type == "cache_write":
             key = body.get("cache_key")
-            for (other_key, revision), (state, _reason) in list(states.items()):
-                if other_key == key and state == "ok":
-                    states[(other_key, revision)] = ("stale", _SUPERSEDED)
+            for revision in revisions.get(key, []):
+                if states[(key, revision)][0] == "ok":
+                    states[(key, revision)] = ("stale", _SUPERSEDED)
             states[(key, body.get("revision"))] = ("ok", None)
+            revisions.setdefault(key, []).append(body.get("revision"))
             continue
         records = body.get("records")
         for item in records if isinstance(records, list) else []:
