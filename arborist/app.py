@@ -23,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
+from arborist.analysis import stands_alone
 from arborist.audit import ChainReport, Checkpoint, check_chain, head_checkpoint
 from arborist.db import Migration, connect, open_database
 from arborist.errors import BadInput, NotFound, StorageError
@@ -153,7 +154,7 @@ MAX_THREADED_TURNS = 6
 """How many earlier turns ``thread=True`` puts into the prompt."""
 
 MAX_KEYWORD_TITLES = 12
-"""How many cited titles from a turn's ancestors steer its retrieval."""
+"""How many cited titles of each turn above a follow-up it may borrow words from."""
 
 RELATED_LANE = 3
 """How many co-accessed chunks ``--related`` adds to an ask's evidence."""
@@ -358,7 +359,8 @@ class Arborist:
         *,
         llm: str | None = None,
         use_cache: bool = True,
-        keywords: Sequence[str] = (),
+        context: Sequence[str] = (),
+        sources: Sequence[str] = (),
         on_token: Callable[[str], None] | None = None,
         threaded: Sequence[tuple[str, str]] = (),
         related: bool = False,
@@ -375,7 +377,8 @@ class Arborist:
             self.store_conn,
             self.client(llm),
             question,
-            keywords=keywords,
+            context=context,
+            sources=sources,
             use_cache=use_cache,
             on_token=on_token,
             threaded=threaded,
@@ -458,8 +461,11 @@ class Arborist:
     ) -> Turn:
         """Ask under ``parent`` (default: the session's current node) and record the turn.
 
-        Retrieval is steered by the titles the parent and its ancestors cited
-        (they never enter a hash). With ``thread``, the earlier turns on the path
+        A question that cannot stand on its own (a follow-up: "who created him?")
+        borrows words from the turns above it, their questions and the titles
+        they cited; a question that stands alone retrieves exactly as at the
+        root (see :func:`arborist.store.search.retrieve`). The borrowed words
+        never enter a hash; the evidence they find does. With ``thread``, the earlier turns on the path
         (up to :data:`MAX_THREADED_TURNS`) go into the prompt, and into the key's
         conversation_hash. With ``reuse``, asking the same question
         under the same parent with the same cache key returns the existing
@@ -488,7 +494,8 @@ class Arborist:
             question,
             llm=llm,
             use_cache=use_cache,
-            keywords=_keywords(path),
+            context=_context(path),
+            sources=_sources(path),
             on_token=on_token,
             threaded=threaded,
             related=related,
@@ -768,13 +775,31 @@ class Arborist:
         self.close()
 
 
-def _keywords(path: Sequence[Node]) -> list[str]:
-    """Titles cited along a path (nearest first), deduplicated and capped."""
-    titles: dict[str, None] = {}
+def _context(path: Sequence[Node]) -> list[str]:
+    """What a follow-up may borrow from the turns above it (nearest first): each turn's
+    question and the subjects of the titles it cited, up to and including the nearest
+    turn whose question stands alone (the start of the thread)."""
+    texts: list[str] = []
     for node in path:
-        for title in node.cited_titles:
-            titles.setdefault(title, None)
-    return list(titles)[:MAX_KEYWORD_TITLES]
+        if node.is_root:
+            break
+        texts.append(node.question)
+        texts += [title.split(" — ")[0] for title in node.cited_titles[:MAX_KEYWORD_TITLES]]
+        if stands_alone(node.question):
+            break
+    return texts
+
+
+def _sources(path: Sequence[Node]) -> list[str]:
+    """The titles the turns of a follow-up's thread cited (see :func:`_context`)."""
+    titles: list[str] = []
+    for node in path:
+        if node.is_root:
+            break
+        titles += [t for t in node.cited_titles[:MAX_KEYWORD_TITLES] if t not in titles]
+        if stands_alone(node.question):
+            break
+    return titles
 
 
 def _owner(conns: dict[str, sqlite3.Connection], checkpoint: Checkpoint) -> str | None:

@@ -7,6 +7,7 @@
      |    +-- CanonicalJSONError   value outside the canonical-JSON subset (also ValueError)
      |    +-- BadReference         a malformed bates, sid or checkpoint
      +-- NotFound                  a well-formed reference to something that is not there
+     |    +-- NoDocuments          an ask over a store that holds no document yet
      +-- StorageError              a database that cannot be opened, read or written
      |    +-- MigrationError       schema history that does not match this code
      +-- IntegrityError            stored data that fails its own hashes or checkpoints
@@ -26,6 +27,7 @@ __all__ = [
     "IntegrityError",
     "MigrationError",
     "ModelError",
+    "NoDocuments",
     "NotFound",
     "StorageError",
 ]
@@ -49,6 +51,19 @@ class BadReference(BadInput):
 
 class NotFound(ArboristError):
     """A well-formed reference to something that does not exist."""
+
+
+class NoDocuments(NotFound):
+    """An ask over an empty store: there is nothing to retrieve, so nothing is asked or written.
+
+    Each face says how to ingest in its own words (``arborist ingest --demo`` at a
+    terminal, ``%arborist ingest --demo`` in a notebook)."""
+
+    def __init__(self, command: str = "arborist ingest --demo") -> None:
+        super().__init__(
+            "no documents ingested yet: nothing to answer from. "
+            f"Run `{command}` for the built-in corpus, or ingest your own files and URLs"
+        )
 
 
 class StorageError(ArboristError):

@@ -21,9 +21,10 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import Markdown, display
 
+from arborist.analysis import stands_alone
 from arborist.app import Arborist, Turn
 from arborist.audit import Checkpoint
-from arborist.errors import ArboristError
+from arborist.errors import ArboristError, NoDocuments
 from arborist.hashing import normalize_question
 from arborist_nb.display import Answer, md_escape, no_math
 
@@ -108,6 +109,8 @@ class ArboristMagics(Magics):
         self.sid: str | None = None
         self.llm: str | None = None
         self.widgets: list[Any] = []
+        self.moved = False
+        """Set by ``%arborist cd``/``back``: the next ``%%ask`` lands where the user moved."""
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -119,6 +122,8 @@ class ArboristMagics(Magics):
     def _run(self, call: Callable[[], Any]) -> Any:
         try:
             return call()
+        except NoDocuments:
+            raise UsageError(str(NoDocuments("%arborist ingest --demo"))) from None
         except ArboristError as exc:
             raise UsageError(str(exc)) from None
 
@@ -141,7 +146,8 @@ class ArboristMagics(Magics):
     )
     @cell_magic
     def ask(self, line: str, cell: str) -> Answer:
-        """Ask the cell's question (with {name} interpolation) under the current turn."""
+        """Ask the cell's question (with {name} interpolation): a follow-up under the last turn,
+        a question that stands alone under the session's root (see ``_parent_for``)."""
         try:
             args = parse_argstring(self.ask, line)
         except UsageError:
@@ -180,11 +186,25 @@ class ArboristMagics(Magics):
         return answer
 
     def _parent_for(self, question: str, parent: str | None, sid: str) -> tuple[str | None, bool]:
-        """Re-running the cell that made the current turn asks under that turn's parent again,
-        so the existing turn is reused instead of growing a duplicate branch."""
+        """Where a ``%%ask`` cell lands; the turn is reused when the same question was
+        already answered there with the same key (see README, "How a notebook's cells chain").
+
+        * ``--parent REF``: under REF.
+        * Right after ``%arborist cd``/``back``: under the turn moved to.
+        * A question that stands alone: under the session's root, so running the
+          notebook again finds its turn there instead of growing the tree.
+        * A follow-up ("and what does it return ...?"): under the last turn; re-running
+          that same cell asks under that turn's parent again.
+        """
         if parent is not None:
             return parent, True
-        current = self.app.node(self.app.session(sid).current_bates)
+        if self.moved:
+            self.moved = False
+            return None, True
+        session = self.app.session(sid)
+        if stands_alone(question):
+            return session.root_bates, True
+        current = self.app.node(session.current_bates)
         rerun = (
             current.sid == sid
             and current.parent_bates is not None
@@ -263,11 +283,13 @@ class ArboristMagics(Magics):
 
     def _cmd_cd(self, rest: list[str]) -> None:
         node = self.app.cd(self._session(), self._one(rest, "cd REF"))
+        self.moved = True
         self._refresh_widgets()
         self._text(f"now at {node.bates}")
 
     def _cmd_back(self, rest: list[str]) -> None:
         node = self.app.back(self._session())
+        self.moved = True
         self._refresh_widgets()
         self._text(f"now at {node.bates}")
 

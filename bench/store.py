@@ -53,14 +53,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from arborist.analysis import STOPWORDS
 from arborist.app import Arborist
 from arborist.db import connect
+from arborist.fts import fts_match_all
 from arborist.qa.client import ExtractiveClient
 from arborist.qa.runner import ask as runner_ask
 from arborist.store.chunking import chunk_text
 from arborist.store.documents import ingest_document
 from arborist.store.loaders import LoadedDocument
-from arborist.store.search import STOPWORDS, fts_match_all, retrieve
+from arborist.store.search import retrieve
 
 INGEST_TARGET = 0.5
 ASK_TARGET_MS = 5.0

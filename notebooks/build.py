@@ -34,15 +34,22 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ("code", "# NBVAL_IGNORE_OUTPUT (a progress bar)\n%arborist ingest --demo"),
         (
             "md",
-            "Ask in a `%%ask` cell. The answer cites its evidence as `[E# | title | uri]`, says whether it came from the cache, how strong its proof is (`STRICT`: the cited text re-hashes to a leaf whose Merkle proof verifies), and shows the forest shard's checkpoint: a saved notebook is a witness of the history it saw.",
+            "Ask in a `%%ask` cell. The answer opens with the definition of what you asked about and cites its evidence with short labels (`[E1]`; click one to read the chunk, and the provenance section lists each label's title and URI). The output says whether it came from the cache, how strong its proof is (`STRICT`: the cited text re-hashes to a leaf whose Merkle proof verifies), and shows the forest shard's checkpoint: a saved notebook is a witness of the history it saw.",
         ),
         ("code", "%%ask\nWhat does statistics.median return?"),
         ("code", "median = _\n[status.verified for status in median.verify()]"),
         (
             "md",
-            "A follow-up lands under the current turn. Retrieval is steered by the titles its ancestors cited, so a vague question still finds the right module.",
+            'A follow-up (a question that continues the last one, or says "it") lands under the last turn and borrows its words, so a vague question still finds the right module.',
         ),
         ("code", "%%ask\nWhat about the low median?"),
+        (
+            "md",
+            "A question that names its own subject stands alone: it lands under the session's root and retrieves exactly as if it were asked first, whatever came before it. Running this notebook again finds every turn where it was: same answers, no new turns.",
+        ),
+        ("code", "%%ask\nWhat does itertools.groupby do?"),
+        ("code", "%%ask\nWhat does statistics.median return?"),
+        ("code", "_.bates == median.bates and _.turn.reused"),
         (
             "md",
             "Fork: go back to the first turn and ask something else. Variables interpolate with `{name}`.",

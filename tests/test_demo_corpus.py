@@ -50,7 +50,8 @@ def test_demo_documents_are_titled_normalized_plain_text_hashed_from_their_text(
         assert normalize_text(doc.text) == doc.text
         assert doc.content_sha256 == hashlib.sha256(doc.text.encode("utf-8")).hexdigest()
     titles = {d.uri: d.title for d in corpus}
-    assert titles["pydoc:heapq"] == "heapq — Heap queue algorithm (a.k.a. priority queue)."
+    assert titles["pydoc:heapq"] == "heapq — Heap queue algorithm"
+    assert titles["pydoc:json"] == "json — JSON encoder and decoder"  # not half a docstring line
 
 
 def test_demo_text_holds_no_paths_addresses_or_overstrike(corpus: list[LoadedDocument]) -> None:

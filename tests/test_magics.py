@@ -76,6 +76,52 @@ def test_rerunning_a_cell_reuses_its_turn_and_a_follow_up_nests(shell: Interacti
     assert follow.node.parent_bates == first.bates
 
 
+def test_running_the_notebook_twice_gives_the_same_turns_and_grows_nothing(
+    shell: InteractiveShell,
+) -> None:
+    cells = [
+        ("", "Who created Spider-Man?"),  # stands alone: under the root
+        ("", "And who drew him?"),  # a follow-up: under the cell before
+        ("", "What does the evil document say?"),  # stands alone again: under the root
+        ("--parent root", "Who created Spider-Man?"),
+    ]
+    magics = shell.magics_manager.registry["ArboristMagics"]
+    conn = magics.app.sessions_conn
+    first = [ask(shell, cell, line) for line, cell in cells]
+    root = magics.app.session(magics.sid).root_bates
+    assert [a.node.parent_bates for a in first[:3]] == [root, first[0].bates, root]
+    nodes = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    second = [ask(shell, cell, line) for line, cell in cells]
+    assert [a.bates for a in second] == [a.bates for a in first]
+    assert [a.text for a in second] == [a.text for a in first]
+    assert conn.execute("SELECT count(*) FROM nodes").fetchone()[0] == nodes
+
+
+def test_after_cd_the_next_question_lands_where_the_user_moved(shell: InteractiveShell) -> None:
+    first = ask(shell, "Who created Spider-Man?")
+    ask(shell, "What does the evil document say?")
+    shell.run_line_magic("arborist", f"cd {first.bates}")
+    moved = ask(shell, "What does the evil document say?")
+    assert moved.node.parent_bates == first.bates
+    after = ask(shell, "What does the evil document say loudly?")  # the move is used once
+    assert (
+        after.node.parent_bates
+        == shell.magics_manager.registry["ArboristMagics"].app.session(moved.node.sid).root_bates
+    )
+
+
+def test_an_ask_before_any_ingest_names_the_notebook_command(tmp_path: Path) -> None:
+    ip = InteractiveShell.instance()
+    try:
+        assert ip.run_cell("%load_ext arborist_nb").success
+        with pytest.raises(UsageError, match=r"%arborist ingest --demo") as err:
+            ip.run_cell_magic("ask", "", "What does json.loads do?")
+        assert "\n" not in str(err.value)
+    finally:
+        ip.run_line_magic("unload_ext", "arborist_nb")
+        InteractiveShell.clear_instance()
+
+
 def test_bad_input_is_a_one_line_usage_error_and_writes_nothing(shell: InteractiveShell) -> None:
     magics = shell.magics_manager.registry["ArboristMagics"]
     before = magics.app.sessions_conn.execute("SELECT count(*) FROM nodes").fetchone()[0]

@@ -1,6 +1,7 @@
 """The cache-first ask: retrieve, key, then serve a hit or pay for a miss.
 
-1. Retrieve evidence (FTS5, cheap) for the question, widened by keywords.
+1. Retrieve evidence (FTS5, cheap) for the question; a follow-up also uses
+   its context (the turns above it), see :func:`arborist.store.search.retrieve`.
 2. Compute the eight dimensions and the cache key (:mod:`arborist.qa.keys`).
 3. A record in state ``ok`` under that key is a **hit**: no model call,
    ``hit_count`` + 1 (bookkeeping, not committed to any hash).
@@ -23,7 +24,7 @@ from arborist.admission import Admitted, admit
 from arborist.audit import append_event
 from arborist.clock import utc_now
 from arborist.db import transaction
-from arborist.errors import BadInput
+from arborist.errors import BadInput, NoDocuments
 from arborist.hashing import sha256_hex
 from arborist.qa.citations import cited_labels
 from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
@@ -31,7 +32,18 @@ from arborist.qa.keys import answer_hash, cache_dimensions, cache_key, record_ha
 from arborist.qa.records import CacheRecord, load_record
 from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for
-from arborist.store.search import RETRIEVAL_LIMIT, Evidence, retrieve, weakest_mode
+from arborist.store.search import (
+    DEFINITION_BONUS,
+    MAX_CONTEXT_WORDS,
+    POOL,
+    RETRIEVAL,
+    RETRIEVAL_LIMIT,
+    SOURCE_BONUS,
+    TITLE_WEIGHT,
+    Evidence,
+    retrieve,
+    weakest_mode,
+)
 
 __all__ = [
     "AskResult",
@@ -40,16 +52,30 @@ __all__ = [
     "retrieval_policy",
 ]
 
-POLICY_VERSION = "p1"
+POLICY_VERSION = "p2"
 
 
 def retrieval_policy(limit: int = RETRIEVAL_LIMIT) -> dict[str, object]:
-    """The governance policy of an ask: how evidence is chosen and cited."""
+    """The governance policy of an ask: how evidence is chosen and cited.
+
+    Every rule that can change which chunks are retrieved is named here
+    (the algorithm, its field weights, pool and bonus), so a changed rule is a
+    new ``governance_policy_hash`` and old answers miss instead of being
+    served under rules they were not retrieved by.
+    """
     return {
         "policy_version": POLICY_VERSION,
-        "retrieval": "fts5-bm25-any-term",
+        "retrieval": RETRIEVAL,
         "retrieval_limit": limit,
-        "citation_format": "[E# | <title> | <uri>]",
+        "retrieval_params": {
+            "pool": POOL,
+            "title_weight": str(TITLE_WEIGHT),
+            "tokenizer": "porter unicode61",
+            "definition_bonus": str(DEFINITION_BONUS),
+            "source_bonus": str(SOURCE_BONUS),
+            "context_words": MAX_CONTEXT_WORDS,
+        },
+        "citation_format": "[E#] (short) or [E# | <title> | <uri>]",
     }
 
 
@@ -85,7 +111,8 @@ def ask(
     client: ChatClient,
     question: str,
     *,
-    keywords: Sequence[str] = (),
+    context: Sequence[str] = (),
+    sources: Sequence[str] = (),
     use_cache: bool = True,
     on_token: Callable[[str], None] | None = None,
     limit: int = RETRIEVAL_LIMIT,
@@ -113,11 +140,14 @@ def ask(
     evidence = retrieve(
         conn,
         question,
-        keywords=keywords,
+        context=context,
+        sources=sources,
         limit=limit,
         related=related,
         related_version=related_version,
     )
+    if not evidence and not _holds_documents(conn):
+        raise NoDocuments()
     policy = retrieval_policy(limit)
     profile = client.profile()
     dims = cache_dimensions(
@@ -161,6 +191,13 @@ def ask(
         redactions=_redaction_log(question=admitted_question, answer=admitted_answer),
     )
     return AskResult(record, False, (time.perf_counter() - started) * 1000)
+
+
+def _holds_documents(conn: sqlite3.Connection) -> bool:
+    return (
+        conn.execute("SELECT 1 FROM documents WHERE status = 'current' LIMIT 1").fetchone()
+        is not None
+    )
 
 
 def _redaction_log(**texts: Admitted) -> dict[str, list[dict[str, object]]]:

@@ -38,7 +38,7 @@ from pathlib import Path
 from arborist.errors import BadInput, NotFound
 from arborist.store.loaders import MAX_TITLE_CHARS, LoadedDocument, normalize_text
 
-__all__ = ["DEMO_MODULES", "demo_corpus", "load_module_doc", "render_module_text"]
+__all__ = ["DEMO_MODULES", "SYNOPSES", "demo_corpus", "load_module_doc", "render_module_text"]
 
 DEMO_MODULES: tuple[str, ...] = (
     "abc", "argparse", "base64", "bisect", "codecs", "collections", "collections.abc",
@@ -60,6 +60,84 @@ day names, ``mimetypes``' system tables, ``zoneinfo``'s search path,
 ``tempfile``), optional C libraries (``bz2``, ``lzma``, ``gzip``/``zlib``),
 and modules deprecated or removed in later versions (``cgi``, ``imghdr``).
 """
+
+SYNOPSES: dict[str, str] = {
+    "abc": "Abstract Base Classes",
+    "argparse": "Parser for command-line options, arguments and subcommands",
+    "base64": "Base16, Base32, Base64, Base85 Data Encodings",
+    "bisect": "Array bisection algorithm",
+    "codecs": "Codec registry and base classes",
+    "collections": "Container datatypes",
+    "collections.abc": "Abstract Base Classes for Containers",
+    "colorsys": "Conversions between color systems",
+    "concurrent.futures": "Launching parallel tasks",
+    "configparser": "Configuration file parser",
+    "contextlib": "Utilities for with-statement contexts",
+    "copy": "Shallow and deep copy operations",
+    "csv": "CSV File Reading and Writing",
+    "dataclasses": "Data Classes",
+    "datetime": "Basic date and time types",
+    "decimal": "Decimal fixed-point and floating-point arithmetic",
+    "difflib": "Helpers for computing deltas",
+    "email": "An email and MIME handling package",
+    "email.message": "Representing an email message",
+    "email.utils": "Miscellaneous utilities",
+    "enum": "Support for enumerations",
+    "fnmatch": "Unix filename pattern matching",
+    "fractions": "Rational numbers",
+    "functools": "Higher-order functions and operations on callable objects",
+    "getopt": "C-style parser for command line options",
+    "glob": "Unix style pathname pattern expansion",
+    "graphlib": "Functionality to operate with graph-like structures",
+    "hashlib": "Secure hashes and message digests",
+    "heapq": "Heap queue algorithm",
+    "hmac": "Keyed-Hashing for Message Authentication",
+    "html": "HyperText Markup Language support",
+    "html.parser": "Simple HTML and XHTML parser",
+    "http": "HTTP modules",
+    "http.client": "HTTP protocol client",
+    "http.cookies": "HTTP state management",
+    "ipaddress": "IPv4/IPv6 manipulation library",
+    "itertools": "Functions creating iterators for efficient looping",
+    "json": "JSON encoder and decoder",
+    "keyword": "Testing for Python keywords",
+    "logging": "Logging facility for Python",
+    "numbers": "Numeric abstract base classes",
+    "operator": "Standard operators as functions",
+    "pathlib": "Object-oriented filesystem paths",
+    "pickle": "Python object serialization",
+    "pprint": "Data pretty printer",
+    "queue": "A synchronized queue class",
+    "random": "Generate pseudo-random numbers",
+    "re": "Regular expression operations",
+    "reprlib": "Alternate repr() implementation",
+    "sched": "Event scheduler",
+    "secrets": "Generate secure random numbers for managing secrets",
+    "shlex": "Simple lexical analysis",
+    "shutil": "High-level file operations",
+    "sqlite3": "DB-API 2.0 interface for SQLite databases",
+    "statistics": "Mathematical statistics functions",
+    "string": "Common string operations",
+    "struct": "Interpret bytes as packed binary data",
+    "tarfile": "Read and write tar archive files",
+    "textwrap": "Text wrapping and filling",
+    "threading": "Thread-based parallelism",
+    "timeit": "Measure execution time of small code snippets",
+    "tokenize": "Tokenizer for Python source",
+    "traceback": "Print or retrieve a stack traceback",
+    "types": "Dynamic type creation and names for built-in types",
+    "typing": "Support for type hints",
+    "unicodedata": "Unicode Database",
+    "urllib.parse": "Parse URLs into components",
+    "uuid": "UUID objects according to RFC 4122",
+    "warnings": "Warning control",
+    "weakref": "Weak references",
+    "xml.etree.ElementTree": "The ElementTree XML API",
+    "zipfile": "Work with ZIP archives",
+}
+"""Each demo module's title as the Python Library Reference gives it (its ``:synopsis:``):
+a docstring's first line is often half a sentence ("JSON (JavaScript Object Notation)
+<https://json.org> is a subset of"), and a title is read in every evidence list."""
 
 RENDER_TIMEOUT = 120.0
 """Seconds one module may take to render before the child is killed (``typing`` takes ~0.1 s)."""
@@ -152,10 +230,9 @@ def _render(module: str) -> LoadedDocument | None:
     except (ValueError, KeyError, TypeError) as exc:
         raise BadInput(f"pydoc:{module}: the renderer answered garbage: {exc}") from exc
     text = render_module_text(raw)
-    first = " ".join(normalize_text(first_line).split())
-    title = f"{module} — {first}" if first else module
+    title = f"{module} — {SYNOPSES.get(module) or _first_sentence(first_line)}".rstrip(" —")
     if len(title) > MAX_TITLE_CHARS:
-        title = title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+        title = title[: MAX_TITLE_CHARS - 1].rsplit(" ", 1)[0].rstrip() + "…"
     return LoadedDocument(
         uri=f"pydoc:{module}",
         title=title,
@@ -163,6 +240,14 @@ def _render(module: str) -> LoadedDocument | None:
         media_type="text/plain",
         content_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
     )
+
+
+def _first_sentence(line: str) -> str:
+    """A docstring's first line as a title: up to its first full stop, never a half sentence
+    (a line that stops mid-sentence gives nothing, and the title is the module's name)."""
+    text = " ".join(normalize_text(line).split())
+    end = re.search(r"[.!?](?:\s|$)", text)
+    return text[: end.start()] if end else ""
 
 
 _SECTION = re.compile(r"[A-Z][A-Z ]+")

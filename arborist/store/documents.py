@@ -26,6 +26,7 @@ from arborist.hashing import leaf_hash
 from arborist.merkle import inclusion_proofs, merkle_root
 from arborist.store.chunking import CHUNKING_VERSION, Chunk, chunk_text
 from arborist.store.loaders import LoadedDocument
+from arborist.store.schema import index_chunks
 
 __all__ = [
     "Document",
@@ -175,7 +176,11 @@ def mark_stale(conn: sqlite3.Connection, document_id: int, reason: str) -> int:
 
 
 def _insert_chunks(
-    conn: sqlite3.Connection, document_id: int, chunks: list[Chunk], leaves: list[bytes]
+    conn: sqlite3.Connection,
+    document_id: int,
+    title: str,
+    chunks: list[Chunk],
+    leaves: list[bytes],
 ) -> None:
     """Insert a document's chunks and index them, two statements in all (ids assigned here,
     inside the caller's write transaction, so they are known without a round trip each)."""
@@ -189,8 +194,10 @@ def _insert_chunks(
         "VALUES (?, ?, ?, ?, 'hot', ?, ?)",
         rows,
     )
+    # The index's fields as the view gives them, without reading back what was just written.
     conn.executemany(
-        "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", [(row[0], row[4]) for row in rows]
+        "INSERT INTO chunks_fts (rowid, text, title) VALUES (?, ?, ?)",
+        [(row[0], row[4], title) for row in rows],
     )
 
 
@@ -253,7 +260,7 @@ def ingest_document(
             "INSERT INTO documents_fts (rowid, title, uri) VALUES (?, ?, ?)",
             (document_id, loaded.title, loaded.uri),
         )
-        _insert_chunks(conn, document_id, chunks, leaves)
+        _insert_chunks(conn, document_id, loaded.title, chunks, leaves)
         append_event(
             conn,
             "document_add",
@@ -317,7 +324,7 @@ def restore_chunks(
                 "UPDATE chunks SET tier = 'hot', text = ?, text_z = NULL, rehydrated = ? WHERE id = ?",
                 (text, 1 if tier == "cold" else 0, chunk_id),
             )
-            conn.execute("INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)", (chunk_id, text))
+            index_chunks(conn, [chunk_id])
             restored += 1
         if restored:
             append_event(

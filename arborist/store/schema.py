@@ -3,7 +3,9 @@
 Invariants the code keeps (and ``arborist verify`` checks):
 
 * ``chunks.text`` is present exactly when the chunk is hot, and then it is in
-  ``chunks_fts`` (an external-content index over the view of hot chunks); a warm chunk
+  ``chunks_fts`` (an external-content index over the view of hot chunks, with
+  their document's title as a second field; rows enter
+  and leave it only through :func:`index_chunks` / :func:`unindex_chunks`); a warm chunk
   keeps its text zlib-compressed in ``text_z``, out of the index; a cold
   chunk keeps only its leaf hash.
 * one ``current`` version per document URI; older versions are
@@ -13,10 +15,13 @@ Invariants the code keeps (and ``arborist verify`` checks):
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Sequence
+
 from arborist.audit import AUDIT_MIGRATION
 from arborist.db import Migration
 
-__all__ = ["STORE_MIGRATIONS"]
+__all__ = ["STORE_MIGRATIONS", "index_chunks", "unindex_chunks"]
 
 _DOCUMENTS_AND_CACHE = """
 CREATE TABLE documents (
@@ -130,10 +135,62 @@ CREATE TABLE cache_evidence (
 CREATE INDEX cache_evidence_document ON cache_evidence (document_id);
 """
 
+# The index gains a field: the document's title, so BM25 can weight a question's subject
+# where a document names it (the text alone rarely repeats "statistics" in every chunk of
+# the statistics module), and the porter stemmer ("printed" finds "print"). The view still
+# holds hot chunks only; 'rebuild' re-reads every hot chunk through it. The guard refuses
+# to run over an index that already has its title field: that happens only when this
+# migration's row was deleted from schema_migrations, and re-running it would hide the edit.
+_FIELDED_INDEX = """
+CREATE TEMP TABLE migration_3_guard (
+    fielded INTEGER CONSTRAINT chunk_index_already_fielded_so_migration_history_was_edited
+        CHECK (fielded = 0)
+);
+INSERT INTO migration_3_guard
+    SELECT count(*) FROM pragma_table_info('chunks_fts') WHERE name = 'title';
+DROP TABLE migration_3_guard;
+DROP TABLE chunks_fts;
+DROP VIEW hot_chunk_texts;
+CREATE VIEW hot_chunk_texts AS
+    SELECT c.id AS id, c.text AS text, d.title AS title
+    FROM chunks AS c JOIN documents AS d ON d.id = c.document_id
+    WHERE c.tier = 'hot';
+CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+    text, title, content = 'hot_chunk_texts', content_rowid = 'id',
+    tokenize = 'porter unicode61'
+);
+INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild');
+"""
+
 STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 1: the store's own hash-chained audit log (ingest, evict, cache writes, ...).
     AUDIT_MIGRATION,
     # 2: documents (surface and core) with their chunks and FTS indexes,
     #    derivations of core records, and the cache-first answer records.
     Migration(2, "documents, chunks, derivations, cache", _DOCUMENTS_AND_CACHE),
+    # 3: the chunk index gets the document title as a field (fielded BM25) and stems words.
+    Migration(3, "fielded chunk index", _FIELDED_INDEX),
 )
+
+
+def index_chunks(conn: sqlite3.Connection, ids: Sequence[int]) -> None:
+    """Add hot chunks to ``chunks_fts``, with exactly the fields the view gives them."""
+    for start in range(0, len(ids), 500):
+        batch = list(ids[start : start + 500])
+        conn.execute(
+            "INSERT INTO chunks_fts (rowid, text, title) "
+            f"SELECT id, text, title FROM hot_chunk_texts WHERE id IN ({','.join('?' * len(batch))})",
+            batch,
+        )
+
+
+def unindex_chunks(conn: sqlite3.Connection, ids: Sequence[int]) -> None:
+    """Remove hot chunks from ``chunks_fts``; call it while they are still hot."""
+    for start in range(0, len(ids), 500):
+        batch = list(ids[start : start + 500])
+        conn.execute(
+            "INSERT INTO chunks_fts (chunks_fts, rowid, text, title) "
+            "SELECT 'delete', id, text, title FROM hot_chunk_texts "
+            f"WHERE id IN ({','.join('?' * len(batch))})",
+            batch,
+        )

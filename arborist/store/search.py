@@ -2,7 +2,8 @@
 
 User text reaches FTS5 only through :mod:`arborist.fts` (every term
 quoted). ``search`` requires every term (what a search box means);
-``retrieve`` (for asks) ranks chunks that share any term.
+``retrieve`` (for asks) ranks chunks that share any term, fielded BM25 first,
+then definitions of the names the question names (see :func:`retrieve`).
 
 Every hit declares what it proves (DESIGN.md section 3): ``STRICT`` when the
 text is present, re-hashes to its leaf and the leaf's proof verifies against
@@ -16,12 +17,22 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from arborist.analysis import (
+    Definition,
+    QuestionTerms,
+    content_words,
+    defines,
+    fold,
+    read_question,
+    stands_alone,
+    words,
+)
 from arborist.db import snapshot
 from arborist.errors import BadInput
-from arborist.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_match_any, fts_terms
+from arborist.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_match_any
 from arborist.hashing import leaf_hash
 from arborist.merkle import verify_inclusion
 from arborist.qa.keys import EvidenceRef
@@ -31,6 +42,7 @@ from arborist.store.documents import proofs_for
 __all__ = [
     "AUDIT_MODES",
     "Evidence",
+    "RETRIEVAL",
     "SearchHit",
     "retrieve",
     "search",
@@ -41,99 +53,29 @@ AUDIT_MODES = ("STRICT", "HYBRID", "VISUAL")
 """From strongest to weakest."""
 
 RETRIEVAL_LIMIT = 5
-SNIPPET_TOKENS = 16
+"""How many chunks an ask retrieves as evidence."""
 
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "too",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "about",
-        "after",
-        "all",
-        "also",
-        "any",
-        "been",
-        "before",
-        "being",
-        "both",
-        "each",
-        "few",
-        "more",
-        "most",
-        "other",
-        "over",
-        "same",
-        "some",
-        "such",
-        "only",
-        "own",
-        "very",
-        "just",
-        "should",
-        "now",
-    ]
-)
+POOL = 40
+"""How many chunks the index ranks before definitions are preferred among them."""
+
+TITLE_WEIGHT = 4.0
+"""BM25 weight of the document title's field against the chunk text's 1.0."""
+
+DEFINITION_BONUS = 0.6
+"""Added to a chunk's relative score (the best chunk's BM25 is 1.0) when it defines a name the
+question names as an identifier; half of it when the name is a plain word."""
+
+SOURCE_BONUS = 0.5
+"""Added, for a follow-up only, to a chunk of a document the turns above it cited: a
+follow-up continues its thread on the same sources unless its own words say otherwise."""
+
+MAX_CONTEXT_WORDS = 16
+"""How many words a follow-up takes from the turns above it."""
+
+RETRIEVAL = "fts5-bm25f-any-term-v2"
+"""The retrieval algorithm's name in the governance policy: change it with any rule above."""
+
+SNIPPET_TOKENS = 16
 
 
 def weakest_mode(modes: Sequence[str]) -> str:
@@ -188,19 +130,19 @@ class SearchHit:
 
 # Best matches first, from the index alone; joined to their rows only once chosen
 # (a common term matches thousands of chunks, and joining each one cost more than ranking).
-_TOP_QUERY = """
-SELECT rowid, bm25(chunks_fts) AS score FROM chunks_fts
+_TOP_QUERY = f"""
+SELECT rowid, bm25(chunks_fts, 1.0, {TITLE_WEIGHT}) AS score FROM chunks_fts
 WHERE chunks_fts MATCH ?
 ORDER BY score, rowid
 LIMIT ?
 """
 
-_CHUNK_ROW = """
+_CHUNK_ROWS = """
 SELECT c.id, c.document_id, d.uri, d.title, d.kind, c.rehydrated, d.source_root,
        d.chunk_count, c.chunk_index, c.leaf, c.text
 FROM chunks AS c
 JOIN documents AS d ON d.id = c.document_id
-WHERE c.id = ? AND c.tier = 'hot' AND d.status = 'current'
+WHERE c.id IN ({marks}) AND c.tier = 'hot' AND d.status = 'current'
 """
 
 _SNIPPET = f"""
@@ -260,44 +202,124 @@ def retrieve(
     conn: sqlite3.Connection,
     question: str,
     *,
-    keywords: Sequence[str] = (),
+    context: Sequence[str] = (),
+    sources: Sequence[str] = (),
     limit: int = RETRIEVAL_LIMIT,
     related: int = 0,
     related_version: str = "",
 ) -> list[Evidence]:
-    """Top ``limit`` hot chunks sharing any non-stopword term of the question (and keywords).
+    """The ``limit`` best hot chunks for ``question``, best first (see :data:`RETRIEVAL`).
 
-    Deterministic: ties in BM25 fall back to chunk id. Keywords only widen the
-    query; they are not part of any hash. With ``related`` > 0, a second lane
-    follows: up to that many hot chunks co-accessed with the first lane's
-    (index ``related_version``, best ``freq_score`` first) — more evidence,
-    hence a different evidence root, under the same key rules.
+    1. **Rank in the index.** One FTS5 query matches any of the question's own
+       words (stop words dropped) and each identifier it names as a phrase
+       (``statistics.median`` is ``statistics`` next to ``median``), scored by
+       BM25 over two fields, the chunk's text and its document's title
+       (:data:`TITLE_WEIGHT`), words stemmed (porter).
+       No word is required: a chunk ranks by how many of the words it holds
+       and how rare they are. The best :data:`POOL` chunks go on.
+    2. **Prefer definitions.** Each score is taken relative to the best one,
+       and a chunk that *defines* a name the question names (``median(data)``
+       followed by its description) gains :data:`DEFINITION_BONUS` (half of it
+       for a name that is a plain word, like ``groupby``).
+    3. **Follow-ups.** ``context`` holds the texts of the turns above (their
+       questions and the titles they cited, nearest first). A question that
+       stands alone (:func:`arborist.analysis.stands_alone`) ranks exactly as
+       it would at the root: the context only orders chunks its own words
+       score equally. A question that cannot stand alone ("who created him?")
+       has the context's words added to its own, at the same weight, and the
+       chunks of the documents the thread cited (``sources``, by title) gain
+       :data:`SOURCE_BONUS`.
+
+    Deterministic: equal scores fall back to chunk id. The context enters no
+    hash; different evidence makes a different key anyway. With ``related``
+    > 0, a second lane follows: up to that many hot chunks co-accessed with
+    the first lane's (index ``related_version``, best ``freq_score`` first).
     """
-    terms = [t for t in fts_terms(" ".join([question, *keywords])) if t.lower() not in STOPWORDS]
-    if not terms:
-        terms = fts_terms(question)
-    terms = terms[:MAX_QUERY_TERMS]
-    if not terms:
+    asked = read_question(question)
+    own = _query_terms(asked.words, asked.identifiers)
+    if not own:
         return []
+    extra: list[str] = []
+    follow_up = bool(context or sources) and not stands_alone(question)
+    if follow_up:
+        for text in context:
+            extra += [w for w in content_words(text) if w not in asked.words and w not in extra]
+        extra = extra[:MAX_CONTEXT_WORDS]
+    match = fts_match_any(own + extra[: max(0, MAX_QUERY_TERMS - len(own))])
     with snapshot(conn):  # what was ranked is what is read, whoever writes meanwhile
-        evidence = _best_chunks(conn, fts_match_any(terms), limit)
+        pool = _best_chunks(conn, match, POOL)
+        evidence = _rerank(
+            pool,
+            asked,
+            set() if follow_up else _context_words(context, asked),
+            frozenset(sources) if follow_up else frozenset(),
+            limit,
+        )
         if related > 0 and evidence:
             evidence += _related_lane(conn, evidence, related, related_version)
     return evidence
 
 
+def _query_terms(own_words: Sequence[str], found: Sequence[str]) -> list[str]:
+    """FTS terms: each identifier whole (a phrase of its parts), then every own word."""
+    phrases = [i for i in found if len(words(i)) > 1]
+    return list(dict.fromkeys([*phrases, *own_words]))[:MAX_QUERY_TERMS]
+
+
+def _context_words(context: Sequence[str], asked: QuestionTerms) -> set[str]:
+    return {w for text in context for w in content_words(text)} - set(asked.words)
+
+
+def _rerank(
+    pool: list[Evidence],
+    asked: QuestionTerms,
+    tie_words: set[str],
+    sources: frozenset[str],
+    limit: int,
+) -> list[Evidence]:
+    """Order the pool by relative BM25 plus the definition and source bonuses; ties by
+    context words, then id."""
+    if not pool:
+        return []
+    best = max(-e.score for e in pool) or 1.0
+    ranked = []
+    for item in pool:
+        score = -item.score / best
+        score += max(
+            (_bonus(d, asked, item.title) for d in defines(item.text, asked.names)), default=0.0
+        )
+        if item.title in sources:
+            score += SOURCE_BONUS
+        ties = len(tie_words & set(words(item.title))) if tie_words else 0
+        ranked.append((-round(score, 9), -ties, item.chunk_id, item))
+    ranked.sort(key=lambda entry: entry[:3])
+    return [replace(item, score=-key) for key, _, _, item in ranked[:limit]]
+
+
+def _bonus(definition: Definition, asked: QuestionTerms, title: str) -> float:
+    """The definition bonus: whole for a name the question wrote as an identifier, three
+    quarters when that definition is a member (a method of some class), half for a plain word
+    or for a dotted identifier defined elsewhere (``json.loads`` asked, ``loads`` defined in a
+    document whose title does not say ``json``)."""
+    name = fold(definition.name.split(".")[-1])
+    if name not in asked.strong_names or not asked.qualified(name, f"{title} {definition.name}"):
+        return DEFINITION_BONUS / 2
+    return DEFINITION_BONUS * (0.75 if definition.nested else 1.0)
+
+
 def _best_chunks(conn: sqlite3.Connection, match: str, limit: int) -> list[Evidence]:
     """The ``limit`` best chunks of current documents for ``match``, ordered by BM25 then id.
 
-    Ranks from the index alone, then joins the chosen rows; when superseded
-    documents' chunks crowd the top, it asks the index for more.
+    Ranks from the index alone, then joins the chosen rows in one query; when
+    superseded documents' chunks crowd the top, it asks the index for more.
     """
     wanted = limit * 2
     while True:
         top = _run(conn, _TOP_QUERY, (match, wanted))
+        rows = _rows(conn, [int(chunk_id) for chunk_id, _ in top])
         chosen = []
         for chunk_id, score in top:
-            row = conn.execute(_CHUNK_ROW, (chunk_id,)).fetchone()
+            row = rows.get(int(chunk_id))
             if row is not None:
                 chosen.append(_evidence((*row, score)))
                 if len(chosen) == limit:
@@ -305,6 +327,17 @@ def _best_chunks(conn: sqlite3.Connection, match: str, limit: int) -> list[Evide
         if len(top) < wanted:
             return chosen
         wanted *= 4
+
+
+def _rows(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Any]:
+    """Hot chunks of current documents among ``ids``, by id (one query per 500 ids)."""
+    found: dict[int, Any] = {}
+    for start in range(0, len(ids), 500):
+        batch = ids[start : start + 500]
+        sql = _CHUNK_ROWS.format(marks=",".join("?" * len(batch)))
+        for row in conn.execute(sql, batch):
+            found[int(row[0])] = row
+    return found
 
 
 def _related_lane(

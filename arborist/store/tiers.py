@@ -25,6 +25,7 @@ from arborist.errors import BadInput, IntegrityError
 from arborist.store.chunking import chunk_text
 from arborist.store.documents import Document, mark_stale, restore_chunks
 from arborist.store.loaders import LoadedDocument
+from arborist.store.schema import unindex_chunks
 
 __all__ = ["TierChange", "evict", "rehydrate"]
 
@@ -38,12 +39,6 @@ class TierChange:
     document: Document
     tier: str
     changed: int
-
-
-def _drop_from_index(conn: sqlite3.Connection, chunk_id: int, text: str) -> None:
-    conn.execute(
-        "INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', ?, ?)", (chunk_id, text)
-    )
 
 
 def evict(conn: sqlite3.Connection, document: Document, tier: str) -> TierChange:
@@ -60,7 +55,7 @@ def evict(conn: sqlite3.Connection, document: Document, tier: str) -> TierChange
             if current == tier or (current == "cold" and tier == "warm"):
                 continue
             if current == "hot":
-                _drop_from_index(conn, chunk_id, text)
+                unindex_chunks(conn, [chunk_id])
             if tier == "warm":
                 conn.execute(
                     "UPDATE chunks SET tier = 'warm', text = NULL, text_z = ? WHERE id = ?",

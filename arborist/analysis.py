@@ -1,0 +1,435 @@
+"""Reading questions and documents: words, identifiers, follow-ups, definitions. Pure: no I/O.
+
+One owner for the text rules that retrieval (:mod:`arborist.store.search`) and
+the extractive answerer (:mod:`arborist.qa.client`) share, so both read a
+question the same way:
+
+* **Words** are runs of letters and digits, lowercased and without accents,
+  split at ``_`` and ``.`` as SQLite's ``unicode61`` tokenizer splits them:
+  ``median_low`` is the words ``median`` and ``low``.
+* **Stop words** (function words and question words: "what", "how", "does")
+  are never required and never scored.
+* **Identifiers** are names as code writes them: dotted (``json.loads``),
+  with an underscore (``median_low``), called (``groupby()``) or in
+  camel case (``OrderedDict``). Retrieval matches one as a whole (its words
+  adjacent, as a phrase) and by its parts.
+* A question **stands alone** unless it continues another ("and ...",
+  "what about ...") or refers back with a pronoun ("it", "them", "him") and
+  names no identifier of its own. Only a question that cannot stand alone
+  takes words from the turns above it (see :func:`stands_alone`).
+* A **definition** is where an API text defines a name: a signature line
+  (``median(data)``, ``class groupby(builtins.object)``, ``def f(x):``)
+  followed by a more deeply indented body, as pydoc, help() and most
+  reference texts lay them out (:func:`definitions`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = [
+    "Definition",
+    "NESTED_DEPTH",
+    "QuestionTerms",
+    "STOPWORDS",
+    "content_words",
+    "defines",
+    "definitions",
+    "fold",
+    "identifiers",
+    "is_header",
+    "read_question",
+    "stands_alone",
+    "words",
+]
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "after",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "before",
+        "being",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "each",
+        "either",
+        "else",
+        "ever",
+        "few",
+        "for",
+        "from",
+        "get",
+        "gets",
+        "got",
+        "had",
+        "has",
+        "have",
+        "having",
+        "how",
+        "however",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "may",
+        "me",
+        "might",
+        "more",
+        "most",
+        "much",
+        "must",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "out",
+        "over",
+        "own",
+        "please",
+        "same",
+        "shall",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "tell",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "upon",
+        "us",
+        "very",
+        "via",
+        "was",
+        "we",
+        "were",
+        "what",
+        "whatever",
+        "when",
+        "where",
+        "whether",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "will",
+        "with",
+        "within",
+        "without",
+        "would",
+        "yes",
+        "yet",
+        "you",
+        "your",
+        "yours",
+        "he",
+        "him",
+        "his",
+        "her",
+        "hers",
+        "explain",
+        "describe",
+    ]
+)
+"""Function words and question words: never required in a match, never scored."""
+
+_ANAPHORS = frozenset(
+    [
+        "it",
+        "its",
+        "itself",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "themselves",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "hers",
+        "this",
+        "these",
+        "those",
+    ]
+)
+_CONTINUATIONS = (
+    "and",
+    "also",
+    "but",
+    "so",
+    "then",
+    "or",
+    "what about",
+    "how about",
+    "what else",
+    "same",
+    "likewise",
+)
+_WORD = re.compile(r"[^\W_]+")
+_IDENTIFIER = re.compile(
+    r"(?<![\w.])"
+    r"(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+"  # dotted: json.loads
+    r"|[A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]"  # underscored: median_low
+    r"|[A-Za-z_][A-Za-z0-9_]*(?=\(\))"  # called: groupby()
+    r"|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)"  # camel: OrderedDict
+    r"(?![\w])"
+)
+
+
+def fold(word: str) -> str:
+    """``word`` lowercased and without combining accents (as ``unicode61`` folds it, near enough)."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def words(text: str) -> list[str]:
+    """Every word of ``text``, folded, in order (repeats kept)."""
+    return [fold(w) for w in _WORD.findall(text)]
+
+
+def content_words(text: str) -> list[str]:
+    """The distinct words of ``text`` that are not stop words, in order of first appearance."""
+    return list(dict.fromkeys(w for w in words(text) if w not in STOPWORDS))
+
+
+def identifiers(text: str) -> list[str]:
+    """The identifiers ``text`` names (dotted, underscored, called or camel case), each once."""
+    return list(dict.fromkeys(m.group(0).strip("_") for m in _IDENTIFIER.finditer(text)))
+
+
+def stands_alone(question: str) -> bool:
+    """Whether ``question`` can be answered without the turns above it.
+
+    It cannot when it continues another ("And for an even number?", "What about
+    dumps?"), when it has no word of its own left after the stop words ("Why?"),
+    or when it refers back with a pronoun ("Who created him?", "What does it
+    return?") and names no identifier that would say what it is about.
+    """
+    lowered = " ".join(words(question))
+    if lowered.startswith(tuple(c + " " for c in _CONTINUATIONS)) or lowered in _CONTINUATIONS:
+        return False
+    if not content_words(question):
+        return False
+    refers_back = any(w in _ANAPHORS for w in lowered.split())
+    return not refers_back or bool(identifiers(question))
+
+
+@dataclass(frozen=True)
+class QuestionTerms:
+    """What retrieval looks for: the question's own words and identifiers."""
+
+    words: tuple[str, ...]
+    """Content words, folded, in order (identifiers contribute their parts)."""
+    identifiers: tuple[str, ...]
+    """Identifiers as written (``statistics.median``): matched whole, as a phrase."""
+    names: tuple[str, ...]
+    """Folded names a definition may carry: each identifier's last part, and every content word."""
+    strong_names: frozenset[str]
+    """The names that came from identifiers (a definition of one of these is a strong match)."""
+    qualifiers: tuple[tuple[str, frozenset[str]], ...] = ()
+    """For each dotted identifier's last part, the folded words before it (``json.loads``:
+    ``loads`` qualified by ``json``): a definition of ``loads`` is the one asked about only
+    where its title or its own name says ``json``."""
+
+    def qualified(self, name: str, where: str) -> bool:
+        """Whether a definition of ``name`` (folded) found in ``where`` (its document's title
+        and its own dotted name) is the one the question qualified, if it qualified one."""
+        wanted = [q for n, q in self.qualifiers if n == name]
+        if not wanted:
+            return True
+        present = set(words(where))
+        return any(q <= present for q in wanted)
+
+
+def read_question(question: str) -> QuestionTerms:
+    """The words, identifiers and candidate names of ``question``."""
+    found = identifiers(question)
+    strong = {fold(i.split(".")[-1]) for i in found}
+    own = content_words(question)
+    names = list(dict.fromkeys([*strong, *own]))
+    qualifiers = tuple(
+        (fold(i.split(".")[-1]), frozenset(words(i.rsplit(".", 1)[0]))) for i in found if "." in i
+    )
+    return QuestionTerms(tuple(own), tuple(found), tuple(names), frozenset(strong), qualifiers)
+
+
+# --------------------------------------------------------------------------- definitions
+
+_MARGIN = re.compile(r"[ \t|]*")
+_HEADER = re.compile(
+    r"(?:#{1,6}\s+)?(?:\.\.\s+\w+::\s+)?(?:(?:async\s+)?def\s+|class\s+)?`?"
+    r"(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
+    r"(?P<signature>\(.*\))?`?\s*(?:->\s*[^:]+)?:?"
+    r"(?:\s+method of [\w.]+ instance)?\s*"  # pydoc's module-level aliases of bound methods
+)
+_SECTION_MARK = re.compile(
+    r"Method resolution order:$|(?:Methods|Class methods|Static methods|Data|Readonly properties|Data descriptors|"
+    r"Properties)\b.*(?:defined here|inherited from .*):$"
+)
+
+
+NESTED_DEPTH = 8
+"""Indentation (margins included) from which a definition is a member, not a top-level name."""
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A name defined in a text: its header line, and its own description (nested members left out)."""
+
+    name: str
+    """As the header writes it: ``median``, ``groupby``, ``JSONDecoder.decode``."""
+    signature: str
+    """The parenthesized parameters, or ``""``."""
+    line: int
+    """Index of the header line in the text's lines."""
+    depth: int
+    """Indentation of the header (margins included): 0 for a module-level name in flat text."""
+    doc: str
+    """The description under the header, margins removed, up to the first nested definition."""
+    is_class: bool = False
+    """Whether the header is ``class Name(...)``."""
+
+    @property
+    def nested(self) -> bool:
+        """A member of something larger (a method in pydoc's " |  " class margin, or deeper)."""
+        return self.depth >= NESTED_DEPTH
+
+
+def _indent(line: str) -> int:
+    return _MARGIN.match(line).end()  # type: ignore[union-attr]  # [ \t|]* always matches
+
+
+@functools.lru_cache(maxsize=4096)
+def _definitions(text: str) -> tuple[Definition, ...]:
+    lines = text.split("\n")
+    found: list[Definition] = []
+    for index, line in enumerate(lines):
+        depth = _indent(line)
+        header = _HEADER.fullmatch(line[depth:])
+        if header is None or not line[depth:].strip():
+            continue
+        if header.group("signature") is None and ("." in header.group("name") or depth == 0):
+            continue  # a bare word at the margin is a heading, not a definition
+        body = []
+        for following in lines[index + 1 :]:
+            stripped = following[_indent(following) :]
+            if not stripped.strip():
+                body.append("")
+                continue
+            if _indent(following) <= depth:
+                break
+            body.append(following)
+        doc = _own_doc(body)
+        if doc:
+            found.append(
+                Definition(
+                    header.group("name"),
+                    header.group("signature") or "",
+                    index,
+                    depth,
+                    doc,
+                    line[depth:].lstrip().startswith("class "),
+                )
+            )
+    return tuple(found)
+
+
+def _own_doc(body: list[str]) -> str:
+    """A definition's own description: its body up to a nested member, margins removed."""
+    if not any(line.strip() for line in body):
+        return ""
+    base = min(_indent(line) for line in body if line[_indent(line) :].strip())
+    kept: list[str] = []
+    for line in body:
+        content = line[_indent(line) :]
+        if content.strip() and _SECTION_MARK.match(content.strip()):
+            break
+        if content.strip() and _indent(line) == base and kept and _looks_like_member(content, body):
+            break
+        kept.append(content.rstrip() if _indent(line) <= base else "  " + content.rstrip())
+    return "\n".join(kept).strip()
+
+
+def _looks_like_member(content: str, body: list[str]) -> bool:
+    """A line at the body's own depth that opens a nested definition (``method(self, ...)``)."""
+    header = _HEADER.fullmatch(content)
+    return header is not None and header.group("signature") is not None
+
+
+def is_header(line: str) -> bool:
+    """Whether ``line`` (stripped) is a definition's header: ``class groupby(builtins.object)``,
+    ``def f(x):``, ``median(data)``."""
+    found = _HEADER.fullmatch(line.strip())
+    return found is not None and (
+        found.group("signature") is not None or "def" in line or "class" in line
+    )
+
+
+def definitions(text: str) -> tuple[Definition, ...]:
+    """The names ``text`` defines, in order (see the module docstring)."""
+    return _definitions(text)
+
+
+def defines(text: str, names: Iterable[str]) -> list[Definition]:
+    """The definitions in ``text`` whose name (or its last dotted part) is one of ``names`` (folded)."""
+    wanted = set(names)
+    return [d for d in definitions(text) if fold(d.name.split(".")[-1]) in wanted]

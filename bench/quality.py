@@ -1,0 +1,255 @@
+"""Answer quality on the built-in corpus, measured on a question set kept in the repository.
+
+For every question of ``bench/quality_questions.json`` (each names the module that
+answers it and a phrase the answering chunk holds) it asks the real facade over a
+freshly ingested demo corpus and reports:
+
+* ``recall@5``  share of questions whose five evidence chunks include an answering chunk
+                (a chunk of the right module holding the phrase);
+* ``MRR``       mean reciprocal rank of the first answering chunk (0 when none of five);
+* ``phrase``    share of extractive answers holding the phrase;
+* ``chained``   recall@5 with the same questions asked one after another in one session,
+                each under the previous turn (the REPL's way);
+* ``follow-ups``pairs (question, follow-up) asked as parent and child: the share whose
+                answer cites the parent's module (answered from the parent's sources),
+                and the share whose evidence holds the follow-up's phrase (recall@5);
+* ``bm25s``     the peer: ``bm25s`` (PyPI) BM25 over the very same hot chunks, English
+                stop words, top five (only when ``bm25s`` is installed: ``make bench``).
+
+Phrases and answers are compared lowercased with runs of whitespace collapsed
+(pydoc wraps lines). ``--set holdout`` runs the questions kept apart from tuning.
+``--floor`` exits 1 when a figure falls under :data:`FLOORS` (the smoke test in
+``tests/test_quality.py`` runs the same check).
+
+    python bench/quality.py [--set questions|holdout] [--floor] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arborist.app import Arborist  # noqa: E402
+from arborist.qa.citations import cited_labels  # noqa: E402
+from arborist.store.search import RETRIEVAL_LIMIT, retrieve  # noqa: E402
+
+QUESTIONS = Path(__file__).with_name("quality_questions.json")
+
+FLOORS = {"recall@5": 0.90, "phrase": 0.75, "chained_gap": 0.02, "followups": 1.0}
+"""What ``--floor`` (and the smoke test) requires on the main question set."""
+
+
+def normalized(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def load_questions(which: str = "questions") -> list[dict[str, Any]]:
+    return list(json.loads(QUESTIONS.read_text(encoding="utf-8"))[which])
+
+
+def load_followups() -> list[dict[str, Any]]:
+    return list(json.loads(QUESTIONS.read_text(encoding="utf-8"))["followups"])
+
+
+def answering_rank(items: Iterable[tuple[str, str]], module: str, phrase: str) -> int | None:
+    """1-based rank of the first ``(uri, text)`` from ``module`` holding ``phrase``."""
+    want = normalized(phrase)
+    for rank, (uri, text) in enumerate(items, start=1):
+        if uri == f"pydoc:{module}" and want in normalized(text):
+            return rank
+    return None
+
+
+@dataclass
+class Figures:
+    questions: int
+    recall: float
+    mrr: float
+    phrase: float
+    misses: list[str]
+    weak_answers: list[str]
+
+
+def measure_root(app: Arborist, questions: Sequence[dict[str, Any]]) -> Figures:
+    """Each question asked on its own, from the root."""
+    found, reciprocal, holds = 0, 0.0, 0
+    misses, weak = [], []
+    for q in questions:
+        evidence = retrieve(app.store_conn, q["question"], limit=RETRIEVAL_LIMIT)
+        rank = answering_rank(((e.uri, e.text) for e in evidence), q["module"], q["phrase"])
+        if rank:
+            found += 1
+            reciprocal += 1 / rank
+        else:
+            misses.append(q["id"])
+        answer = app.ask(q["question"]).answer
+        if normalized(q["phrase"]) in normalized(answer):
+            holds += 1
+        else:
+            weak.append(q["id"])
+    n = len(questions)
+    return Figures(n, found / n, reciprocal / n, holds / n, misses, weak)
+
+
+def measure_chained(app: Arborist, questions: Sequence[dict[str, Any]]) -> tuple[float, list[str]]:
+    """The same questions asked one after another in one session, each under the last."""
+    sid = app.new_session("quality-chained").sid
+    found, misses = 0, []
+    for q in questions:
+        record = app.ask_turn(q["question"], sid=sid).result.record
+        items = [(e.uri, e.text or "") for e in record.evidence]
+        if answering_rank(items, q["module"], q["phrase"]):
+            found += 1
+        else:
+            misses.append(q["id"])
+    return found / len(questions), misses
+
+
+def measure_followups(
+    app: Arborist, pairs: Sequence[dict[str, Any]]
+) -> tuple[float, float, list[str], list[str]]:
+    """Each follow-up asked under its parent: the share whose answer cites a chunk of the
+    parent's module (answered from the parent's sources), and the share whose evidence
+    holds the follow-up's own phrase; with the ids that failed each."""
+    sourced, holding = 0, 0
+    unsourced, missing = [], []
+    for pair in pairs:
+        sid = app.new_session("quality-followup").sid
+        app.ask_turn(pair["question"], sid=sid)
+        record = app.ask_turn(pair["followup"]["question"], sid=sid).result.record
+        items = [(e.uri, e.text or "") for e in record.evidence]
+        labels = set(cited_labels(record.answer_text))
+        cited = {e.uri for i, e in enumerate(record.evidence) if f"E{i + 1}" in labels}
+        if f"pydoc:{pair['module']}" in cited:
+            sourced += 1
+        else:
+            unsourced.append(pair["id"])
+        if answering_rank(items, pair["module"], pair["followup"]["phrase"]) is not None:
+            holding += 1
+        else:
+            missing.append(pair["id"])
+    return sourced / len(pairs), holding / len(pairs), unsourced, missing
+
+
+def measure_bm25s(app: Arborist, questions: Sequence[dict[str, Any]]) -> dict[str, float] | None:
+    """The peer over the same hot chunks; None when bm25s is not installed."""
+    try:
+        import bm25s  # noqa: PLC0415 - optional peer
+    except ImportError:
+        return None
+    rows = app.store_conn.execute(
+        "SELECT d.uri, c.text FROM chunks AS c JOIN documents AS d ON d.id = c.document_id "
+        "WHERE c.tier = 'hot' AND d.status = 'current' ORDER BY c.id"
+    ).fetchall()
+    retriever = bm25s.BM25()
+    retriever.index(
+        bm25s.tokenize([text for _, text in rows], stopwords="en", show_progress=False),
+        show_progress=False,
+    )
+    found, reciprocal = 0, 0.0
+    for q in questions:
+        tokens = bm25s.tokenize([q["question"]], stopwords="en", show_progress=False)
+        ids, _ = retriever.retrieve(tokens, k=RETRIEVAL_LIMIT, show_progress=False)
+        rank = answering_rank((rows[int(i)] for i in ids[0]), q["module"], q["phrase"])
+        if rank:
+            found += 1
+            reciprocal += 1 / rank
+    n = len(questions)
+    return {"recall@5": found / n, "mrr": reciprocal / n}
+
+
+def run(which: str = "questions", *, peer: bool = True) -> dict[str, Any]:
+    questions = load_questions(which)
+    with tempfile.TemporaryDirectory(prefix="arborist-quality-") as home, Arborist(home) as app:
+        app.ingest_demo()
+        root = measure_root(app, questions)
+        chained, chained_misses = measure_chained(app, questions)
+        followups, followup_recall, unsourced, missing = measure_followups(app, load_followups())
+        bm25s_figures = measure_bm25s(app, questions) if peer else None
+    return {
+        "set": which,
+        "questions": root.questions,
+        "recall@5": root.recall,
+        "mrr": root.mrr,
+        "phrase": root.phrase,
+        "chained_recall@5": chained,
+        "followups": followups,
+        "followup_recall@5": followup_recall,
+        "bm25s": bm25s_figures,
+        "misses": root.misses,
+        "weak_answers": root.weak_answers,
+        "chained_misses": chained_misses,
+        "followups_not_from_parent": unsourced,
+        "followup_misses": missing,
+    }
+
+
+def failures(figures: dict[str, Any]) -> list[str]:
+    """What falls under :data:`FLOORS`, one line each."""
+    found = []
+    if figures["recall@5"] < FLOORS["recall@5"]:
+        found.append(f"recall@5 {figures['recall@5']:.3f} < {FLOORS['recall@5']}")
+    if figures["phrase"] < FLOORS["phrase"]:
+        found.append(f"phrase {figures['phrase']:.3f} < {FLOORS['phrase']}")
+    gap = figures["recall@5"] - figures["chained_recall@5"]
+    if gap > FLOORS["chained_gap"]:
+        found.append(f"chained recall is {gap:.3f} under root recall (> {FLOORS['chained_gap']})")
+    if figures["followups"] < FLOORS["followups"]:
+        found.append(f"follow-ups {figures['followups']:.3f} < {FLOORS['followups']}")
+    return found
+
+
+def report(figures: dict[str, Any]) -> str:
+    peer = figures["bm25s"]
+    lines = [
+        f"quality on the built-in corpus: {figures['questions']} questions ({figures['set']})",
+        f"  recall@5           {figures['recall@5']:.3f}"
+        + (
+            f"   bm25s {peer['recall@5']:.3f}  (+{100 * (figures['recall@5'] - peer['recall@5']):.1f} points)"
+            if peer
+            else "   bm25s (not installed)"
+        ),
+        f"  MRR                {figures['mrr']:.3f}"
+        + (f"   bm25s {peer['mrr']:.3f}" if peer else ""),
+        f"  answer holds phrase {figures['phrase']:.3f}",
+        f"  chained recall@5   {figures['chained_recall@5']:.3f}",
+        f"  follow-ups answered from the parent's sources {figures['followups']:.3f}",
+        f"  follow-up recall@5 {figures['followup_recall@5']:.3f}",
+    ]
+    for key in (
+        "misses",
+        "weak_answers",
+        "chained_misses",
+        "followups_not_from_parent",
+        "followup_misses",
+    ):
+        if figures[key]:
+            lines.append(f"  {key}: {', '.join(figures[key])}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", default="questions", choices=["questions", "holdout"])
+    parser.add_argument("--floor", action="store_true", help="exit 1 under the floors")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    figures = run(args.set)
+    print(json.dumps(figures, indent=2) if args.json else report(figures))
+    if args.floor and (problems := failures(figures)):
+        print("\n".join(problems), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
