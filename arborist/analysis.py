@@ -36,14 +36,18 @@ __all__ = [
     "NESTED_DEPTH",
     "QuestionTerms",
     "STOPWORDS",
+    "compound_name",
     "content_words",
     "defines",
     "definitions",
     "fold",
     "identifiers",
+    "named_definitions",
     "is_header",
     "read_question",
     "stands_alone",
+    "stem",
+    "stems",
     "words",
 ]
 
@@ -246,6 +250,20 @@ def words(text: str) -> list[str]:
     return [fold(w) for w in _WORD.findall(text)]
 
 
+def stem(word: str) -> str:
+    """A folded word without its plural ``s`` ("elements" → "element", "class" and "status"
+    kept): enough for a sentence to match a question in the other number. The index stems
+    more (FTS5's porter); this is only for choosing sentences."""
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def stems(text: str) -> set[str]:
+    """The stemmed words of ``text`` (see :func:`stem`)."""
+    return {stem(w) for w in words(text)}
+
+
 def content_words(text: str) -> list[str]:
     """The distinct words of ``text`` that are not stop words, in order of first appearance."""
     return list(dict.fromkeys(w for w in words(text) if w not in STOPWORDS))
@@ -433,3 +451,34 @@ def defines(text: str, names: Iterable[str]) -> list[Definition]:
     """The definitions in ``text`` whose name (or its last dotted part) is one of ``names`` (folded)."""
     wanted = set(names)
     return [d for d in definitions(text) if fold(d.name.split(".")[-1]) in wanted]
+
+
+def named_definitions(text: str, asked: QuestionTerms, title: str) -> list[tuple[Definition, bool]]:
+    """The definitions in ``text`` the question names, each with whether it is named
+    *strongly*: as an identifier the question wrote (and, if it was dotted, in a document
+    whose title or dotted name says its qualifier), or by all the parts of a compound name.
+    A definition named only by a plain word of the question is weak."""
+    found = []
+    for definition in definitions(text):
+        name = fold(definition.name.split(".")[-1])
+        if compound_name(definition, asked):
+            found.append((definition, True))
+        elif name in asked.names:
+            strong = name in asked.strong_names and asked.qualified(
+                name, f"{title} {definition.name}"
+            )
+            found.append((definition, strong))
+    return found
+
+
+def compound_name(definition: Definition, asked: QuestionTerms) -> bool:
+    """Whether the question names ``definition`` by its parts, side by side in either order:
+    "the low median" names ``median_low`` ("read rows from a file" does not name ``read_file``)."""
+    parts = words(definition.name.split(".")[-1])
+    if len(parts) < 2:
+        return False
+    own = list(asked.words)
+    for start in range(len(own) - len(parts) + 1):
+        if sorted(own[start : start + len(parts)]) == sorted(parts):
+            return True
+    return False

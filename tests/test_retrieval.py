@@ -256,3 +256,20 @@ def test_a_word_only_the_title_says_still_finds_the_documents_chunks(tmp_path: P
             "Wombats",
             "## Homes\n\nThey dig long burrows with strong claws.",
         )
+
+
+def test_a_compound_name_is_named_by_its_parts_side_by_side() -> None:
+    from arborist.analysis import compound_name
+
+    low = next(d for d in definitions(STATS_NOTES) if d.name == "median_low")
+    assert compound_name(low, read_question("What about the low median?"))
+    assert compound_name(low, read_question("What does median low return?"))
+    assert not compound_name(low, read_question("Is the low value the median?"))  # not side by side
+    assert not compound_name(low, read_question("What does median return?"))
+
+
+def test_a_follow_up_asking_for_the_low_median_opens_with_median_low(app: Arborist) -> None:
+    sid = app.new_session("t").sid
+    app.ask_turn("What does statistics.median return?", sid=sid)
+    answer = app.ask_turn("What about the low median?", sid=sid).result.answer
+    assert answer.startswith("median_low(data): Return the low median of numeric data.")

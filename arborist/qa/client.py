@@ -44,10 +44,12 @@ from arborist.analysis import (
     STOPWORDS,
     Definition,
     QuestionTerms,
-    defines,
     fold,
     is_header,
+    named_definitions,
     read_question,
+    stem,
+    stems,
     words,
 )
 from arborist.errors import BadInput, ModelError
@@ -210,9 +212,10 @@ def _blocks(text: str) -> Iterator[str]:
     """The paragraphs and list items of ``text`` (markers removed); headings are left out.
 
     A heading names a topic but states nothing, so it never makes an answer. A
-    change of indentation also ends a paragraph: API texts put a name at one depth
-    and its description deeper ("median(data)" over "Return the median ..."), and
-    the two are not one sentence.
+    change of indentation also ends a paragraph where API texts put a name at one
+    depth and its description deeper ("median(data)" over "Return the median ...",
+    "key" over "A function for computing ..."): the two are not one sentence. A
+    prose line continued deeper is a hanging indent and stays one paragraph.
     """
     lines: list[str] = []
     depth = -1
@@ -225,7 +228,7 @@ def _blocks(text: str) -> Iterator[str]:
             or not line.strip()
             or _HEADING.match(line)
             or _RULE.fullmatch(line)
-            or (lines and indent != depth)
+            or (lines and _new_paragraph(lines, indent, depth))
         ):
             if lines:
                 yield " ".join(lines)
@@ -246,6 +249,24 @@ def _blocks(text: str) -> Iterator[str]:
         yield " ".join(lines)
 
 
+def _new_paragraph(lines: list[str], indent: int, depth: int) -> bool:
+    """Whether a line at ``indent`` starts a new paragraph after ``lines`` (begun at ``depth``)."""
+    if indent == depth:
+        return False
+    if indent < depth:
+        return True
+    joined = " ".join(lines).strip()
+    return is_header(joined) or len(words(joined)) <= LABEL_WORDS
+
+
+LABEL_WORDS = 2
+"""A line of at most this many words over a deeper one is a label (a parameter's name), not
+the start of a sentence."""
+
+_CODE_LINE = re.compile(
+    r"\s*(?:for|if|elif|else|while|with|def|class|try|except|finally|import|from|return|async)\b.*:"
+)
+
 _NOT_PROSE = re.compile(r"\s*(?:\||>>>|\.\.\.|https?://|[+=-]{2}|[\w.]+\s*=\s)")
 
 
@@ -260,6 +281,8 @@ def _is_prose(sentence: str) -> bool:
     found = words(sentence)
     if len(found) < 2 or _NOT_PROSE.match(sentence) or _SIGNATURE.fullmatch(sentence):
         return False
+    if _CODE_LINE.fullmatch(sentence) and not sentence.rstrip(":").endswith("."):
+        return False  # "for row in reader:" opens a block of code
     if is_header(sentence) or (len(found) >= LIST_WORDS and not STOPWORDS.intersection(found)):
         return False  # a header, or a run of names ("accumulate chain compress ..."): no statement
     letters = sum(ch.isalpha() or ch.isspace() for ch in sentence)
@@ -390,15 +413,13 @@ class ExtractiveClient:
         """The opening sentences from the best definition of a name the question names."""
         found = []
         for rank, item in enumerate(request.evidence):
-            for definition in defines(defang_citations(item.text), asked.names):
+            text = defang_citations(item.text)
+            for definition, strong in named_definitions(text, asked, item.title):
                 name = fold(definition.name.split(".")[-1])
-                strong = name in asked.strong_names and asked.qualified(
-                    name, f"{item.title} {definition.name}"
-                )
                 sentences = _sentences(definition.doc)
                 if not sentences:
                     continue
-                if not strong and not _plain_name_fits(name, asked, definition.doc):
+                if not strong and not _plain_name_fits(name, asked, definition.doc, item.title):
                     continue
                 # A strong name's top-level definition wins over a member of the same name
                 # anywhere; among plain names, the better-ranked evidence decides.
@@ -426,9 +447,9 @@ class ExtractiveClient:
 
     def _matching(self, request: ChatRequest, asked: QuestionTerms) -> list[_Pick]:
         """Every prose sentence holding a word of the question, scored (see the class docstring)."""
-        wanted = set(asked.words)
+        wanted = {stem(w) for w in asked.words}
         table = [
-            (rank, order, sentence, set(words(sentence)))
+            (rank, order, sentence, stems(sentence))
             for rank, item in enumerate(request.evidence)
             for order, sentence in enumerate(_sentences(defang_citations(item.text)))
             if order > 0 or not _cut_at_start(item.text, sentence)
@@ -438,7 +459,7 @@ class ExtractiveClient:
             for word in found & wanted:
                 counts[word] = counts.get(word, 0) + 1
         weight = {w: math.log(1 + len(table) / n) for w, n in counts.items()}
-        titles = [wanted & set(words(item.title)) for item in request.evidence]
+        titles = [wanted & stems(item.title) for item in request.evidence]
         picks = []
         for rank, order, sentence, found in table:
             own = found & wanted
@@ -530,12 +551,12 @@ over the standard library finds "created" alone) and the answer says so."""
 
 
 def _covered(request: ChatRequest) -> bool:
-    wanted = set(read_question(request.question).words)
+    wanted = {stem(w) for w in read_question(request.question).words}
     if not wanted:
         return bool(request.evidence)
     present: set[str] = set()
     for item in request.evidence:
-        present |= wanted & (set(words(item.text)) | set(words(item.title)))
+        present |= wanted & (stems(item.text) | stems(item.title))
     return len(present) >= ANSWERED_SHARE * len(wanted)
 
 
@@ -573,14 +594,16 @@ def _call_signature(definition: Definition) -> str:
     return definition.signature
 
 
-def _plain_name_fits(name: str, asked: QuestionTerms, doc: str) -> bool:
+def _plain_name_fits(name: str, asked: QuestionTerms, doc: str, title: str) -> bool:
     """Whether a definition named by a plain word ("shuffle") is what the question is about:
-    the question is short (the name is its subject), or the definition's own description
-    shares another of the question's words."""
+    the question is short (the name is its subject), the definition's own description
+    shares another of the question's words, or its document's subject does ("How does
+    statistics compute the mean?": ``mean`` in the statistics reference)."""
     others = set(asked.words) - {name}
     if len(asked.words) <= 2:
         return True
-    return bool(others & set(words(doc)))
+    subject = set(words(title.split(" — ", 1)[0]))
+    return bool(others & (set(words(doc)) | subject))
 
 
 # --------------------------------------------------------------------------- stub

@@ -24,8 +24,7 @@ from arborist.analysis import (
     Definition,
     QuestionTerms,
     content_words,
-    defines,
-    fold,
+    named_definitions,
     read_question,
     stands_alone,
     words,
@@ -286,7 +285,8 @@ def _rerank(
     for item in pool:
         score = -item.score / best
         score += max(
-            (_bonus(d, asked, item.title) for d in defines(item.text, asked.names)), default=0.0
+            (_bonus(d, strong) for d, strong in named_definitions(item.text, asked, item.title)),
+            default=0.0,
         )
         if item.title in sources:
             score += SOURCE_BONUS
@@ -296,13 +296,13 @@ def _rerank(
     return [replace(item, score=-key) for key, _, _, item in ranked[:limit]]
 
 
-def _bonus(definition: Definition, asked: QuestionTerms, title: str) -> float:
-    """The definition bonus: whole for a name the question wrote as an identifier, three
-    quarters when that definition is a member (a method of some class), half for a plain word
-    or for a dotted identifier defined elsewhere (``json.loads`` asked, ``loads`` defined in a
-    document whose title does not say ``json``)."""
-    name = fold(definition.name.split(".")[-1])
-    if name not in asked.strong_names or not asked.qualified(name, f"{title} {definition.name}"):
+def _bonus(definition: Definition, strong: bool) -> float:
+    """The definition bonus: whole for a strongly named definition (an identifier the question
+    wrote, or a compound name all of whose parts it says), three quarters when that definition
+    is a member (a method of some class), half for a plain word or for a dotted identifier
+    defined elsewhere (``json.loads`` asked, ``loads`` in a document whose title does not say
+    ``json``); see :func:`arborist.analysis.named_definitions`."""
+    if not strong:
         return DEFINITION_BONUS / 2
     return DEFINITION_BONUS * (0.75 if definition.nested else 1.0)
 
