@@ -113,7 +113,7 @@ bench: install
 	$(BIN)/python -m pip install --quiet -e '.[dev,peers]'
 	$(BIN)/python bench/hashing.py
 	$(BIN)/python bench/store.py
-	$(BIN)/python bench/quality.py --floor
+	$(BIN)/python bench/quality.py --floor --write
 	$(BIN)/python bench/widget.py
 	$(BIN)/python bench/coaccess.py
 	$(BIN)/python bench/peers/run.py

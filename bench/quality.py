@@ -237,14 +237,49 @@ def report(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def write_markdown(runs: Sequence[dict[str, Any]]) -> Path:
+    """bench/QUALITY.md: the figures of each set, with the date and versions."""
+    import datetime  # noqa: PLC0415
+    import platform  # noqa: PLC0415
+
+    try:
+        from importlib.metadata import version  # noqa: PLC0415
+
+        peer = f"bm25s {version('bm25s')}"
+    except Exception:  # the peer is optional
+        peer = "bm25s not installed"
+    lines = [
+        "# Answer quality on the built-in corpus",
+        "",
+        "Written by `bench/quality.py --write` (`make bench`); do not edit by hand. "
+        "What each figure means: the docstring of `bench/quality.py`; the rules measured: "
+        "`docs/retrieval.md`.",
+        "",
+        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"- Python {platform.python_version()}, SQLite {__import__('sqlite3').sqlite_version}, {peer}",
+        "",
+    ]
+    for figures in runs:
+        lines += ["", "```", report(figures), "```"]
+    path = Path(__file__).with_name("QUALITY.md")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", default="questions", choices=["questions", "holdout"])
     parser.add_argument("--floor", action="store_true", help="exit 1 under the floors")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--write", action="store_true", help="also write bench/QUALITY.md (both sets)"
+    )
     args = parser.parse_args(argv)
     figures = run(args.set)
     print(json.dumps(figures, indent=2) if args.json else report(figures))
+    if args.write:
+        other = run("holdout" if args.set == "questions" else "questions")
+        write_markdown([figures, other])
     if args.floor and (problems := failures(figures)):
         print("\n".join(problems), file=sys.stderr)
         return 1
