@@ -11,7 +11,8 @@ A question reaches a client as a :class:`ChatRequest`: the question, the
 evidence shown (labelled ``E1``, ``E2``, ... in rank order) and the exact
 messages for a remote model, built by :func:`build_messages`. Every client
 answers with a :class:`ChatResult` whose text cites evidence as
-``[E# | <title> | <uri>]`` (see :mod:`arborist.qa.citations`).
+``[E# | <title> | <uri>]`` or its short form ``[E#]`` (the extractive model's;
+see :mod:`arborist.qa.citations`).
 
 ``profile()`` is what the cache key's ``model_profile_hash`` covers: provider,
 model, sampling options and system prompt. It never holds the API key, so

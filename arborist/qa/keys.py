@@ -12,8 +12,8 @@ A cached answer may serve a question only when all eight dimensions match
     canonicalization_version text normalization rules
     chunking_version         chunking rules
 
-Retrieval keywords from earlier turns steer retrieval only; they enter no
-hash here. They matter anyway through the evidence root: different evidence,
+Words a follow-up borrows from the turns above it steer retrieval only; they
+enter no hash here. They matter anyway through the evidence root: different evidence,
 different key.
 """
 

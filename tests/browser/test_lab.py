@@ -156,9 +156,15 @@ def test_the_widget_shows_the_turns_and_verifies_a_selected_proof_in_the_browser
     expect(detail).to_have_attribute("data-bates", first, timeout=RENDER_MS)
     expect(detail.get_by_label("Question", exact=True)).to_have_text("What does the quokka eat?")
     answer = detail.get_by_label("Answer", exact=True)
-    for payload in PAYLOADS[:3]:
-        expect(answer, f"{payload} shows as text").to_contain_text(payload, timeout=RENDER_MS)
-    evidence = detail.get_by_label("Evidence", exact=True).locator("li[data-evidence]")
+    # The quoted sentence carries one payload; the hostile title (two more) is in the
+    # evidence list, where a short citation's title is shown.
+    expect(answer, "the sentence's payload shows as text").to_contain_text(
+        PAYLOADS[1], timeout=RENDER_MS
+    )
+    listed = detail.get_by_label("Evidence", exact=True)
+    for payload in (PAYLOADS[0], PAYLOADS[2]):
+        expect(listed, f"{payload} shows as text").to_contain_text(payload, timeout=RENDER_MS)
+    evidence = listed.locator("li[data-evidence]")
     expect(evidence.first, "the proof verifies in the browser").to_have_attribute(
         "data-proof", "pass", timeout=RENDER_MS
     )
