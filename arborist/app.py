@@ -21,12 +21,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
+from arborist.admission import admit
 from arborist.analysis import stands_alone
 from arborist.audit import ChainReport, Checkpoint, check_chain, head_checkpoint
 from arborist.db import Migration, connect, open_database
-from arborist.errors import BadInput, NotFound, StorageError
+from arborist.errors import BadInput, DamagedDatabase, NotFound, StorageError
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.bates import is_bates
 from arborist.forest.render import branch_points, render_tree
@@ -48,8 +49,9 @@ from arborist.forest.shard import (
 from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.verify import ForestVerification, verify_forest
 from arborist.pathref import load_or_create_key, redact_path
+from arborist.qa.check import AnswerCheck, check_record
 from arborist.qa.client import ChatClient, select_client
-from arborist.qa.records import CacheRecord, falsify, list_records, resolve_key
+from arborist.qa.records import CacheRecord, falsify, list_records, load_record, resolve_key
 from arborist.qa.runner import AskResult, ask
 from arborist.store import STORE_MIGRATIONS, coaccess
 from arborist.store.coaccess import RebuildReport, RelatedSource
@@ -299,6 +301,15 @@ class Arborist:
             raise BadInput("config.toml: [admission] allowlist must be a list of strings")
         return list(values)
 
+    @overload
+    def _admitted(self, text: str) -> str: ...
+    @overload
+    def _admitted(self, text: None) -> None: ...
+    def _admitted(self, text: str | None) -> str | None:
+        """A short text a user sets (a label, a reason, a derived text) through the
+        admission gate, as every document and answer is: secrets never reach a file."""
+        return None if text is None else admit(text, allowlist=self.allowlist).text
+
     def client(self, name: str | None = None) -> ChatClient:
         """The chat client named ``name`` (``--llm``), else ``$ARBORIST_LLM``, else extractive."""
         return select_client(name, config=self.config)
@@ -349,7 +360,9 @@ class Arborist:
     def derive(self, kind: str, ref: str, text: str | None = None) -> Derivation:
         """Save a core record derived from the cited evidence of the answer under ``ref``
         (a bates number or a cache key)."""
-        return derive_from_record(self.store_conn, self.resolve_answer(ref), kind, text)
+        return derive_from_record(
+            self.store_conn, self.resolve_answer(ref), kind, self._admitted(text)
+        )
 
     # --- answers ------------------------------------------------------------------------------
 
@@ -391,13 +404,18 @@ class Arborist:
         """The cache record under a key (or unique prefix)."""
         return resolve_key(self.store_conn, ref, revision=revision)
 
+    def check_answer(self, record_id: int) -> AnswerCheck:
+        """Re-read cached answer ``record_id`` from store.db now and re-check it (see
+        :func:`arborist.qa.check.check_record`); truthy only when all of it holds."""
+        return check_record(load_record(self.store_conn, record_id))
+
     def records(self, *, limit: int | None = None) -> list[CacheRecord]:
         """Every cache record, newest first."""
         return list_records(self.store_conn, limit=limit)
 
     def falsify(self, ref: str, state: str, reason: str) -> CacheRecord:
         """Take a cached answer out of service as ``failed``, ``stale`` or ``quarantined``."""
-        return falsify(self.store_conn, ref, state, reason)
+        return falsify(self.store_conn, ref, state, self._admitted(reason))
 
     # --- checks and figures -------------------------------------------------------------------
 
@@ -406,19 +424,42 @@ class Arborist:
 
         Each checkpoint is checked against the chain that holds its event hash;
         one found in neither is reported.
+
+        A damaged file is a finding, not an error: one that cannot even be
+        opened is one problem line, and in one that opens, SQLite's integrity
+        check runs first and every section still readable is checked.
         """
-        conns = {"store": self.store_conn, "sessions": self.sessions_conn}
+        conns: dict[str, sqlite3.Connection] = {}
+        unopened: dict[str, str] = {}
+        for name in ("store", "sessions"):
+            try:
+                conns[name] = self._conn(name)
+            except DamagedDatabase as exc:
+                unopened[name] = exc.reason
         assigned: dict[str, list[Checkpoint]] = {"store": [], "sessions": []}
         unmatched = []
         for checkpoint in checkpoints:
-            owner = _owner(conns, checkpoint)
+            owner, unreadable = None, list(unopened)
+            for name, conn in conns.items():
+                try:
+                    if owner is None and _owner({name: conn}, checkpoint):
+                        owner = name
+                except DamagedDatabase:
+                    unreadable.append(name)
+            if owner is None and unreadable:  # perhaps in a chain that cannot be read: it says so
+                owner = unreadable[0]
             if owner is None:
                 unmatched.append(checkpoint)
             else:
                 assigned[owner].append(checkpoint)
+        unread = ChainReport(0, None, ())
         return Verification(
-            verify_store(self.store_conn, assigned["store"]),
-            verify_forest(self.sessions_conn, assigned["sessions"]),
+            verify_store(conns["store"], assigned["store"])
+            if "store" in conns
+            else StoreVerification((f"cannot be opened: {unopened['store']}",), unread, 0, 0, 0),
+            verify_forest(conns["sessions"], assigned["sessions"])
+            if "sessions" in conns
+            else ForestVerification((f"cannot be opened: {unopened['sessions']}",), unread, 0, 0),
             tuple(unmatched),
         )
 
@@ -426,7 +467,7 @@ class Arborist:
 
     def new_session(self, label: str | None = None) -> Session:
         """Start a session (a new root in the forest)."""
-        return create_session(self.sessions_conn, label=label)
+        return create_session(self.sessions_conn, label=self._admitted(label))
 
     def session(self, sid: str) -> Session:
         """An existing session."""
@@ -448,7 +489,8 @@ class Arborist:
         self,
         question: str,
         *,
-        sid: str,
+        sid: str | None,
+        new_session: str = "cli",
         parent: str | None = None,
         label: str | None = None,
         llm: str | None = None,
@@ -460,6 +502,10 @@ class Arborist:
         transcript: str | Path | None = None,
     ) -> Turn:
         """Ask under ``parent`` (default: the session's current node) and record the turn.
+
+        With ``sid=None`` the turn opens a new session labelled ``new_session``,
+        created only once the answer is in hand: a failed ask (an unknown
+        model, a server down) writes nothing at all.
 
         A question that cannot stand on its own (a follow-up: "who created him?")
         borrows words from the turns above it, their questions and the titles
@@ -476,13 +522,17 @@ class Arborist:
         without one, the working directory's, shown as ``cli``) stored only redacted.
         """
         recording = coaccess.enabled()
-        session = self.session(sid)
-        under = (
-            self.node(parent, sid)
-            if parent
-            else get_node(self.sessions_conn, session.current_bates)
-        )
-        path = [under, *ancestors(self.sessions_conn, under.bates)]
+        under: Node | None
+        if sid is None:  # a new session's root, or a bates number anywhere (a fork)
+            under = self.node(parent) if parent else None
+        else:
+            session = self.session(sid)
+            under = (
+                self.node(parent, sid)
+                if parent
+                else get_node(self.sessions_conn, session.current_bates)
+            )
+        path = [under, *ancestors(self.sessions_conn, under.bates)] if under else []
         threaded = (
             [(n.question, n.answer_text) for n in reversed(path) if not n.is_root][
                 -MAX_THREADED_TURNS:
@@ -500,6 +550,11 @@ class Arborist:
             threaded=threaded,
             related=related,
         )
+        if sid is None:  # only now that there is a turn to record
+            session = self.new_session(new_session)
+            if under is None:
+                under = get_node(self.sessions_conn, session.current_bates)
+        assert under is not None  # set above for a session given, here for a new one
         if reuse and result.hit:  # a fresh answer (a miss) is a new turn, never a reuse
             existing = self.sessions_conn.execute(
                 "SELECT bates FROM nodes WHERE parent_bates = ? AND sid = ? AND cache_key = ? "
@@ -521,7 +576,7 @@ class Arborist:
             cache_key=record.cache_key,
             audit_mode=record.audit_mode,
             cited_titles=list(dict.fromkeys(e.title for e in record.evidence if e.cited)),
-            label=label,
+            label=self._admitted(label),
         )
         if recording:
             coaccess.ensure_schema(self.store_conn)
@@ -564,7 +619,7 @@ class Arborist:
         """Name a turn (default: the current one)."""
         session = self.session(sid)
         node = self.node(ref, sid) if ref else get_node(self.sessions_conn, session.current_bates)
-        return set_label(self.sessions_conn, node.bates, name)
+        return set_label(self.sessions_conn, node.bates, self._admitted(name))
 
     def export_session(self, sid: str) -> list[dict[str, Any]]:
         """A session as JSON-ready records: its header, then every turn it minted."""
@@ -820,6 +875,9 @@ def _require_audit_table(conn: sqlite3.Connection, path: Path) -> None:
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise StorageError(f"{path} is not a SQLite database: {exc}") from exc
+    except StorageError:  # damaged: the error names the file
+        conn.close()
+        raise
     if not found:
         conn.close()
         raise StorageError(f"{path} is not an arborist database (no audit_events table)")

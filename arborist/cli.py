@@ -20,9 +20,11 @@ from arborist._version import __version__
 from arborist.app import Arborist, ChainCheck, DatabaseReport, Related
 from arborist.audit import ChainReport, Checkpoint
 from arborist.errors import ArboristError, BadInput
+from arborist.qa.check import check_record
 from arborist.qa.runner import AskResult
 from arborist.repl import Repl, interactive_reader
 from arborist.store.documents import IngestResult
+from arborist.terminal import inert, inert_json
 from arborist.witness import witness_checkpoints
 
 __all__ = ["cli", "format_answer", "format_chain_check", "format_ingest_json", "main"]
@@ -32,8 +34,19 @@ EXIT_USAGE = 2
 
 
 def _fail(message: str, code: int) -> NoReturn:
-    click.echo(f"arborist: error: {message}", err=True)
+    click.echo(f"arborist: error: {inert(message, one_line=True)}", err=True)
     sys.exit(code)
+
+
+def _echo(text: str = "", *, err: bool = False) -> None:
+    """Print ``text`` made inert: answers, titles, labels and paths come from users,
+    documents and models, and a terminal would obey their control characters."""
+    click.echo(inert(text), err=err)
+
+
+def _echo_json(text: str) -> None:
+    """Print JSON text with every character a terminal acts on escaped (same data)."""
+    click.echo(inert_json(text))
 
 
 class ArboristGroup(click.Group):
@@ -140,9 +153,10 @@ def chain_check(
         ctx.obj["home"], store_db=store_db, sessions_db=sessions_db, create=not explicit
     ) as app:
         result = app.chain_check(checkpoints, databases=explicit or ("store", "sessions"))
-    click.echo(
-        json.dumps(chain_check_json(result), indent=2) if as_json else format_chain_check(result)
-    )
+    if as_json:
+        _echo_json(json.dumps(chain_check_json(result), indent=2))
+    else:
+        _echo(format_chain_check(result))
     return 0 if result.ok else EXIT_FAILED
 
 
@@ -203,7 +217,7 @@ def _app(ctx: click.Context, sessions_db: Path | None = None) -> Arborist:
 
 
 def _print_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    _echo_json(json.dumps(data, indent=2, ensure_ascii=False))
 
 
 def _tqdm_track(items: Any) -> Any:
@@ -251,14 +265,14 @@ def ingest(
         return
     for r in results:
         d = r.document
-        click.echo(f"{r.status:<9}  {d.title}  ({d.chunk_count} chunks)  {d.uri}")
+        _echo(f"{r.status:<9}  {d.title}  ({d.chunk_count} chunks)  {d.uri}")
     counts = {
         s: sum(1 for r in results if r.status == s)
         for s in ("added", "updated", "unchanged", "restored")
     }
     stale = sum(r.stale_records for r in results)
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing"
-    click.echo(f"{summary}; {stale} cached answer(s) now stale")
+    _echo(f"{summary}; {stale} cached answer(s) now stale")
 
 
 def format_ingest_json(result: IngestResult) -> dict[str, Any]:
@@ -310,11 +324,11 @@ def search_command(ctx: click.Context, query: str, limit: int, as_json: bool) ->
         )
         return
     if not hits:
-        click.echo("no matches")
+        _echo("no matches")
     for n, h in enumerate(hits, 1):
         where = f"chunk {h.chunk_index}" if h.chunk_index is not None else "title only"
-        click.echo(f"{n}. [{h.audit_mode}] {h.title}  ({where})  {h.uri}")
-        click.echo(f"   {' '.join(h.snippet.split())}")
+        _echo(f"{n}. [{h.audit_mode}] {h.title}  ({where})  {h.uri}")
+        _echo(f"   {' '.join(h.snippet.split())}")
 
 
 @cli.command("evict")
@@ -330,7 +344,7 @@ def evict_command(ctx: click.Context, document: str, tier: str) -> None:
     """Move DOCUMENT (id, URI, path or source_root prefix) to a colder tier."""
     with _app(ctx) as app:
         change = app.evict(document, tier)
-    click.echo(f"{change.changed} chunk(s) of {change.document.uri} moved to {tier}")
+    _echo(f"{change.changed} chunk(s) of {change.document.uri} moved to {tier}")
 
 
 @cli.command("rehydrate")
@@ -340,9 +354,7 @@ def rehydrate_command(ctx: click.Context, document: str) -> None:
     """Bring DOCUMENT back to hot; cold chunks are refetched from its URI and must match their leaves."""
     with _app(ctx) as app:
         change = app.rehydrate(document)
-    click.echo(
-        f"{change.changed} chunk(s) of {change.document.uri} back to hot, every leaf verified"
-    )
+    _echo(f"{change.changed} chunk(s) of {change.document.uri} back to hot, every leaf verified")
 
 
 @cli.command("derive")
@@ -364,7 +376,7 @@ def derive_command(ctx: click.Context, kind: str, source: str, text: str | None)
     """Save a core record derived from an answer's cited evidence (searchable, HYBRID)."""
     with _app(ctx) as app:
         derivation = app.derive(kind, source, text)
-    click.echo(
+    _echo(
         f"saved {kind} {derivation.core.uri} from {derivation.derived_from[:12]}… "
         f"({len(derivation.sources)} source chunk(s))"
     )
@@ -412,10 +424,9 @@ def ask_command(
     Every ask is a turn of the forest: it prints the turn's bates number.
     """
     with _app(ctx, sessions_db) as app:
-        session_id = app.session(sid).sid if sid else app.new_session("cli").sid
         turn = app.ask_turn(
             question,
-            sid=session_id,
+            sid=app.session(sid).sid if sid else None,
             parent=parent,
             llm=llm,
             use_cache=not no_cache,
@@ -433,7 +444,7 @@ def ask_command(
             }
         )
         return
-    click.echo(format_answer(result, bates=turn.node.bates))
+    _echo(format_answer(result, bates=turn.node.bates))
 
 
 def format_answer(result: AskResult, *, bates: str | None = None) -> str:
@@ -476,7 +487,7 @@ def related_command(ctx: click.Context, ref: str, limit: int, as_json: bool) -> 
     if as_json:
         _print_json(found.as_json())
         return
-    click.echo(format_related(found))
+    _echo(format_related(found))
 
 
 def format_related(found: Related) -> str:
@@ -509,15 +520,17 @@ def providence_show(ctx: click.Context, key: str, revision: int | None, as_json:
     """Show the record under KEY (64 hex, or a unique prefix of 8 or more)."""
     with _app(ctx.find_root()) as app:
         record = app.record(key, revision=revision)
+    check = check_record(record)  # the store as it is now: never a label it no longer earns
     if as_json:
-        _print_json(record.as_json())
+        _print_json({**record.as_json(), "holds": check.ok, "problems": check.problems})
         return
+    audit = record.audit_mode if check else f"NONE: does not hold now: {check.summary}"
     lines = [
         f"key        {record.cache_key}",
         f"revision   {record.revision}  state {record.state}"
         + (f" ({record.state_reason})" if record.state_reason else ""),
         f"question   {record.question}",
-        f"audit      {record.audit_mode}   hits {record.hit_count}   created {record.created_at}",
+        f"audit      {audit}   hits {record.hit_count}   created {record.created_at}",
         "dimensions",
         *[f"  {name:<25} {value or '(empty)'}" for name, value in record.dimensions.items()],
         "evidence",
@@ -529,7 +542,7 @@ def providence_show(ctx: click.Context, key: str, revision: int | None, as_json:
         "answer",
         record.answer_text,
     ]
-    click.echo("\n".join(lines))
+    _echo("\n".join(lines))
 
 
 @providence.command("list")
@@ -557,9 +570,9 @@ def providence_list(ctx: click.Context, limit: int | None, as_json: bool) -> Non
         )
         return
     if not records:
-        click.echo("no cached answers")
+        _echo("no cached answers")
     for r in records:
-        click.echo(
+        _echo(
             f"{r.cache_key[:16]}  r{r.revision}  {r.state:<11} {r.audit_mode:<6} "
             f"{r.hit_count:>4} hits  {r.question[:70]}"
         )
@@ -574,7 +587,7 @@ def providence_falsify(ctx: click.Context, key: str, state: str, reason: str) ->
     """Take the answer under KEY out of service; the next same ask is a miss."""
     with _app(ctx.find_root()) as app:
         record = app.falsify(key, state, reason)
-    click.echo(
+    _echo(
         f"{record.cache_key[:16]} revision {record.revision} is now {record.state}: {record.state_reason}"
     )
 
@@ -648,25 +661,25 @@ def session_command(
         if list_:
             _print_sessions(app, as_json)
         elif tree:
-            click.echo(app.tree(sid or ""))
+            _echo(app.tree(sid or ""))
         elif query is not None:
             _print_find(app, query, limit, as_json)
         elif chain:
             result = app.chain_check((), databases=("sessions",))
-            click.echo(format_chain_check(result))
+            _echo(format_chain_check(result))
             return 0 if result.ok else EXIT_FAILED
         elif export_sid is not None:
             for record in app.export_session(export_sid):
-                click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
+                _echo_json(json.dumps(record, ensure_ascii=False, sort_keys=True))
         elif import_file is not None:
             done = app.import_sessions(import_file)
-            click.echo(
+            _echo(
                 f"imported {done.added} node(s), {done.already_present} already present, "
                 f"session(s) {', '.join(done.sessions) or '(none)'}"
             )
         else:
             session = app.session(sid) if sid else app.new_session(label)
-            repl = Repl(app, session.sid, read=input, write=click.echo, llm=llm)
+            repl = Repl(app, session.sid, read=input, write=click.echo, llm=llm)  # inert inside
             if sys.stdin.isatty():
                 repl.read = interactive_reader(repl, app.home / "repl_history")
             repl.run()
@@ -692,9 +705,9 @@ def _print_sessions(app: Arborist, as_json: bool) -> None:
         )
         return
     if not sessions:
-        click.echo("no sessions")
+        _echo("no sessions")
     for s, n in sessions:
-        click.echo(f"{s.sid}  {n:>5} turn(s)  {s.updated_at}  {s.label or ''}".rstrip())
+        _echo(f"{s.sid}  {n:>5} turn(s)  {s.updated_at}  {s.label or ''}".rstrip())
 
 
 def _print_find(app: Arborist, query: str, limit: int, as_json: bool) -> None:
@@ -703,12 +716,10 @@ def _print_find(app: Arborist, query: str, limit: int, as_json: bool) -> None:
         _print_json([{**h.node.as_json(), "snippet": h.snippet} for h in hits])
         return
     if not hits:
-        click.echo("no matches")
+        _echo("no matches")
     for h in hits:
-        click.echo(
-            f"{h.node.bates}  [{h.node.audit_mode}]  {' '.join(h.node.question.split())[:70]}"
-        )
-        click.echo(f"   {' '.join(h.snippet.split())}")
+        _echo(f"{h.node.bates}  [{h.node.audit_mode}]  {' '.join(h.node.question.split())[:70]}")
+        _echo(f"   {' '.join(h.snippet.split())}")
 
 
 # --- checks and figures --------------------------------------------------------------------------
@@ -741,29 +752,26 @@ def verify_command(
     notebook contributes every checkpoint its outputs recorded.
     """
     for notebook in witnesses:
-        found = witness_checkpoints(notebook)
-        if not found:
-            raise BadInput(f"{notebook} records no checkpoint")
-        checkpoints = [*checkpoints, *found]
+        checkpoints = [*checkpoints, *witness_checkpoints(notebook)]
     with _app(ctx) as app:
         result = app.verify(checkpoints)
     if result.problems:
-        click.echo("\n".join(result.problems))
+        _echo("\n".join(result.problems))
         return EXIT_FAILED
     store, forest = result.store, result.forest
 
     def head(report: ChainReport) -> str:
         return f"checkpoint {report.head}" if report.head else "empty chain"
 
-    click.echo(
+    _echo(
         f"store.db     ok  {store.documents} documents, {store.chunks} chunks, "
         f"{store.records} cached answers; {head(store.chain)}"
     )
-    click.echo(
+    _echo(
         f"sessions.db  ok  {forest.sessions} sessions, {forest.nodes} nodes; {head(forest.chain)}"
     )
     if checkpoints:
-        click.echo(f"every checkpoint holds ({len(checkpoints)})")
+        _echo(f"every checkpoint holds ({len(checkpoints)})")
     return 0
 
 
@@ -778,20 +786,20 @@ def stats_command(ctx: click.Context, as_json: bool) -> None:
         _print_json(data)
         return
     docs, chunks, records = data["documents"], data["chunks"], data["cache_records"]
-    click.echo(
+    _echo(
         f"documents      {docs['surface']} surface, {docs['core']} core, {docs['superseded']} superseded"
     )
-    click.echo(f"chunks         {chunks['hot']} hot, {chunks['warm']} warm, {chunks['cold']} cold")
-    click.echo("cached answers " + ", ".join(f"{n} {s}" for s, n in records.items()))
-    click.echo(f"cache hits     {data['cache_hits']}")
-    click.echo(f"audit events   {data['audit_events']}")
-    click.echo(
+    _echo(f"chunks         {chunks['hot']} hot, {chunks['warm']} warm, {chunks['cold']} cold")
+    _echo("cached answers " + ", ".join(f"{n} {s}" for s, n in records.items()))
+    _echo(f"cache hits     {data['cache_hits']}")
+    _echo(f"audit events   {data['audit_events']}")
+    _echo(
         "files          "
         + ", ".join(f"{name} {size:,} bytes" for name, size in data["file_bytes"].items())
     )
     if "coaccess" in data:
         co = data["coaccess"]
-        click.echo(f"co-access      {co['rows']} rows, {co['edges']} edges ({co['index_version']})")
+        _echo(f"co-access      {co['rows']} rows, {co['edges']} edges ({co['index_version']})")
 
 
 def main() -> None:

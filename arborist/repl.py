@@ -3,7 +3,9 @@
 The loop reads through an injected ``read`` function and writes through an
 injected ``write`` function, so tests drive it with a script and the CLI
 gives it ``input`` (with readline history and completion) and ``click.echo``.
-Every command error is one line; the loop keeps going.
+Every command error is one line; the loop keeps going. Everything written
+passes :func:`arborist.terminal.inert` first: answers, questions and labels
+come from models and users, and a terminal would obey their control characters.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from arborist.app import Arborist
 from arborist.errors import ArboristError
 from arborist.forest.render import format_node
+from arborist.terminal import inert
 
 __all__ = ["COMMANDS", "Repl", "interactive_reader", "scripted_reader"]
 
@@ -61,6 +64,10 @@ class Repl:
     llm: str | None = None
     history: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        raw = self.write
+        self.write = lambda text: raw(inert(text))
+
     def prompt(self) -> str:
         session = self.app.session(self.sid)
         current = session.current_bates
@@ -82,7 +89,7 @@ class Repl:
                 if not self.handle(line.strip()):
                     return
             except ArboristError as exc:
-                self.write(f"error: {exc}")
+                self.write(f"error: {inert(str(exc), one_line=True)}")
 
     def handle(self, line: str) -> bool:
         """Run one line; False means quit."""
@@ -182,7 +189,10 @@ class Repl:
             r[0] for r in conn.execute("SELECT DISTINCT label FROM nodes WHERE label IS NOT NULL")
         ]
         bates = [r[0] for r in conn.execute("SELECT bates FROM nodes WHERE sid = ?", (self.sid,))]
-        return sorted(c for c in (*labels, *bates) if c.startswith(prefix))
+        # readline shows candidates as they are: a label a terminal would act on is not offered.
+        return sorted(
+            c for c in (*labels, *bates) if c.startswith(prefix) and inert(c, one_line=True) == c
+        )
 
 
 def interactive_reader(repl: Repl, history_file: Path | None = None) -> Callable[[str], str]:

@@ -34,7 +34,11 @@ def _texts(output: dict[str, Any]) -> list[str]:
 
 
 def witness_checkpoints(path: str | Path) -> list[Checkpoint]:
-    """Every distinct checkpoint in the outputs of a saved notebook, in order of appearance."""
+    """Every distinct checkpoint in the outputs of a saved notebook, in order of appearance.
+
+    A notebook that records none witnesses nothing: that is refused
+    (:class:`BadInput`), never passed silently as if it had been checked.
+    """
     path = Path(path)
     if not path.is_file():
         raise NotFound(f"no notebook at {path}")
@@ -49,4 +53,6 @@ def witness_checkpoints(path: str | Path) -> list[Checkpoint]:
             for text in _texts(output) if isinstance(output, dict) else []:
                 for seq, digest in CHECKPOINT_PATTERN.findall(text):
                     found.setdefault(Checkpoint(int(seq), digest), None)
+    if not found:
+        raise BadInput(f"{path} records no checkpoint: it holds no %%ask output to witness")
     return list(found)

@@ -13,16 +13,15 @@ from __future__ import annotations
 import html
 import secrets
 import string
-from dataclasses import dataclass
 from typing import Any
 
-from arborist.app import Turn
+from arborist.app import Arborist, Turn
 from arborist.audit import Checkpoint
 from arborist.forest.shard import Node
-from arborist.hashing import leaf_hash
-from arborist.merkle import verify_inclusion
+from arborist.qa.check import AnswerCheck, ProofStatus, check_proof
 from arborist.qa.citations import parse_citations
 from arborist.qa.records import RecordEvidence
+from arborist.terminal import inert
 
 __all__ = ["Answer", "NO_MATH", "ProofStatus", "check_proof", "md_escape", "no_math"]
 
@@ -31,52 +30,23 @@ _MARKDOWN_PUNCTUATION = str.maketrans(
 )
 
 
-@dataclass(frozen=True)
-class ProofStatus:
-    """Whether one evidence item's text and proof verify here, and why not."""
-
-    label: str
-    verified: bool
-    detail: str
-
-
-def check_proof(item: RecordEvidence) -> ProofStatus:
-    """Re-hash the evidence text (if present) and verify its inclusion proof."""
-    try:
-        proof = [bytes.fromhex(p) for p in item.proof]
-        proved = verify_inclusion(
-            bytes.fromhex(item.leaf),
-            item.chunk_index,
-            item.chunk_count,
-            proof,
-            bytes.fromhex(item.source_root),
-        )
-    except ValueError:
-        proved = False
-    if not proved:
-        return ProofStatus(item.label, False, "proof does not verify")
-    if item.text is None:
-        return ProofStatus(item.label, True, f"proof verifies; text is {item.tier} (not re-hashed)")
-    if leaf_hash(item.text.encode("utf-8")).hex() != item.leaf:
-        return ProofStatus(item.label, False, "text does not match its leaf")
-    return ProofStatus(item.label, True, "text re-hashes and proof verifies")
-
-
 class Answer:
     """The answer of one turn. ``_`` holds it after a ``%%ask`` cell.
 
     ``text`` is the answer, ``evidence`` the retrieved chunks (with ``cited``
     flags and proofs), ``proofs`` the per-item proof data, ``verify()``
-    re-checks every proof here and now.
+    re-reads the answer from the store and re-checks it here and now.
     """
 
     def __init__(
         self,
         turn: Turn,
         *,
+        app: Arborist,
         checkpoint: Checkpoint | None,
         first_turn: Node | None = None,
     ) -> None:
+        self.app = app
         self.turn = turn
         self.record = turn.result.record
         self.node = turn.node
@@ -113,9 +83,16 @@ class Answer:
         """Everything needed to re-verify each evidence item without arborist."""
         return [item.as_json() for item in self.evidence]
 
-    def verify(self) -> list[ProofStatus]:
-        """Re-verify every evidence item now; all ``verified`` means the answer's sources hold."""
-        return [check_proof(item) for item in self.evidence]
+    def verify(self) -> AnswerCheck:
+        """Re-read this answer from the store now and re-check it: its record hash, its
+        evidence root, every proof and every cited text against its leaf.
+
+        The result is truthy only when everything holds (``if answer.verify():``);
+        iterate it for one :class:`ProofStatus` per evidence item, and read
+        ``.problems`` for what does not hold. A store edited after the ask fails
+        here, whatever the copy taken at ask time says.
+        """
+        return self.app.check_answer(self.record.id)
 
     # --- renderings --------------------------------------------------------------------------
 
@@ -127,11 +104,13 @@ class Answer:
         where = f" at {self.first_turn.bates}" if self.first_turn else ""
         return f"hit (first answered{where}, {self.record.created_at})"
 
-    def _facts(self) -> list[tuple[str, str]]:
+    def _facts(self, check: AnswerCheck | None = None) -> list[tuple[str, str]]:
+        check = self.verify() if check is None else check
+        audit = self.audit_mode if check else f"NONE: does not hold now: {check.summary}"
         return [
             ("bates", self.bates),
             ("cache", self._cache_line()),
-            ("audit", self.audit_mode),
+            ("audit", audit),
             ("time", f"{self.turn.result.elapsed_ms:.0f} ms"),
             ("key", self.cache_key),
             ("checkpoint", str(self.checkpoint) if self.checkpoint else "(empty chain)"),
@@ -143,12 +122,18 @@ class Answer:
         cited = [e for e in self.evidence if e.cited]
         if cited:
             lines.append("sources")
-            lines += [f"  {e.label} {e.title}  (chunk {e.chunk_index})  {e.uri}" for e in cited]
-        return "\n".join(lines)
+            lines += [
+                f"  {e.label} {inert(e.title, one_line=True)}  (chunk {e.chunk_index})  "
+                f"{inert(e.uri, one_line=True)}"
+                for e in cited
+            ]
+        return inert("\n".join(lines))
 
     def _repr_markdown_(self) -> str:
         # The facts are arborist's own (bates, hashes, times): code spans keep them greppable.
-        facts = " · ".join(f"**{name}** `{value}`" for name, value in self._facts())
+        facts = " · ".join(
+            f"**{name}** `{value.replace('`', chr(39))}`" for name, value in self._facts()
+        )
         sources = "\n".join(
             f"- {e.label}{' (cited)' if e.cited else ''}: {md_escape(e.title)} — "
             f"{md_escape(e.uri)} chunk {e.chunk_index}"
@@ -171,10 +156,16 @@ def no_math(markdown: str) -> str:
 
 
 def md_escape(text: str) -> str:
-    """Untrusted text as inert markdown: HTML escaped, and every other ASCII punctuation
+    """Untrusted text as inert markdown: control characters shown as escapes
+    (:func:`arborist.terminal.inert`), HTML escaped, and every other ASCII punctuation
     backslash-escaped (CommonMark allows it), so no link, image, autolink or emphasis
     can form from answer or document text."""
-    return html.escape(text, quote=False).translate(_MARKDOWN_PUNCTUATION)
+    return html.escape(inert(text), quote=False).translate(_MARKDOWN_PUNCTUATION)
+
+
+def _h(text: str) -> str:
+    """Untrusted text for HTML: control characters shown as escapes, then HTML-escaped."""
+    return html.escape(inert(text))
 
 
 def _answer_html(answer: Answer) -> str:
@@ -188,57 +179,52 @@ def _answer_html(answer: Answer) -> str:
     position = 0
     items = {e.label: e for e in answer.evidence}
     for citation in parse_citations(text):
-        parts.append(html.escape(text[position : citation.start]))
-        bracket = html.escape(text[citation.start : citation.end])
+        parts.append(_h(text[position : citation.start]))
+        bracket = _h(text[citation.start : citation.end])
         item = items.get(citation.label)
         if item is None:
             parts.append(bracket)
         else:
             chunk = (
-                html.escape(item.text)
-                if item.text is not None
-                else f"({html.escape(item.tier)}: text not stored)"
+                _h(item.text) if item.text is not None else f"({_h(item.tier)}: text not stored)"
             )
             parts.append(
-                f'<details class="arborist-cite" data-label="{html.escape(citation.label)}" style="display:inline">'
+                f'<details class="arborist-cite" data-label="{_h(citation.label)}" style="display:inline">'
                 f'<summary style="display:inline;cursor:pointer;color:var(--jp-content-link-color,#1a6fb0)">{bracket}</summary>'
                 f'<span class="arborist-chunk" style="display:block;white-space:pre-wrap;border-left:3px solid #bbb;padding-left:6px;margin:2px 0">{chunk}</span>'
                 "</details>"
             )
         position = citation.end
-    parts.append(html.escape(text[position:]))
+    parts.append(_h(text[position:]))
     return "".join(parts)
 
 
 def _render_html(answer: Answer) -> str:
-    statuses = {s.label: s for s in answer.verify()}
+    check = answer.verify()
+    statuses = {s.label: s for s in check}
     facts = "".join(
-        f"<tr><th>{html.escape(name)}</th><td><code>{html.escape(value)}</code></td></tr>"
-        for name, value in answer._facts()
+        f"<tr><th>{_h(name)}</th><td><code>{_h(value)}</code></td></tr>"
+        for name, value in answer._facts(check)
     )
     dims = "".join(
-        f"<tr><th>{html.escape(name)}</th><td><code>{html.escape(value or '(empty)')}</code></td></tr>"
+        f"<tr><th>{_h(name)}</th><td><code>{_h(value or '(empty)')}</code></td></tr>"
         for name, value in answer.record.dimensions.items()
     )
     evidence = []
     for item in answer.evidence:
         status = statuses[item.label]
-        body = (
-            html.escape(item.text)
-            if item.text is not None
-            else f"({html.escape(item.tier)}: text not stored)"
-        )
+        body = _h(item.text) if item.text is not None else f"({_h(item.tier)}: text not stored)"
         evidence.append(
             f'<details id="{answer._id}-{item.label}" data-proof="{"pass" if status.verified else "fail"}">'
-            f"<summary>{html.escape(item.label)}{' (cited)' if item.cited else ''}: "
-            f"{html.escape(item.title)} — chunk {item.chunk_index} of {item.chunk_count} — "
-            f"{'✔' if status.verified else '✘'} {html.escape(status.detail)}</summary>"
-            f"<div><code>{html.escape(item.uri)}</code></div>"
+            f"<summary>{_h(item.label)}{' (cited)' if item.cited else ''}: "
+            f"{_h(item.title)} — chunk {item.chunk_index} of {item.chunk_count} — "
+            f"{'✔' if status.verified else '✘'} {_h(status.detail)}</summary>"
+            f"<div><code>{_h(item.uri)}</code></div>"
             f'<pre style="white-space:pre-wrap">{body}</pre></details>'
         )
     return (
         f'<div class="arborist-answer {NO_MATH}" '
-        f'data-bates="{html.escape(answer.bates)}">'
+        f'data-bates="{_h(answer.bates)}">'
         f'<div style="white-space:pre-wrap">{_answer_html(answer)}</div>'
         f'<table style="font-size:smaller">{facts}</table>'
         f"<details><summary>provenance</summary>"

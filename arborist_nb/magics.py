@@ -26,6 +26,7 @@ from arborist.app import Arborist, Turn
 from arborist.audit import Checkpoint
 from arborist.errors import ArboristError, NoDocuments
 from arborist.hashing import normalize_question
+from arborist.terminal import inert
 from arborist_nb.display import Answer, md_escape, no_math
 
 __all__ = ["ArboristMagics", "SUBCOMMANDS", "interpolate"]
@@ -125,7 +126,7 @@ class ArboristMagics(Magics):
         except NoDocuments:
             raise UsageError(str(NoDocuments("%arborist ingest --demo"))) from None
         except ArboristError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(inert(str(exc), one_line=True)) from None
 
     def _refresh_widgets(self) -> None:
         for widget in self.widgets:
@@ -181,7 +182,7 @@ class ArboristMagics(Magics):
             if stream is not None:
                 stream.close()
         first = self.app.first_turn(turn.result.cache_key) if turn.result.hit else None
-        answer = Answer(turn, checkpoint=self.app.checkpoint(), first_turn=first)
+        answer = Answer(turn, app=self.app, checkpoint=self.app.checkpoint(), first_turn=first)
         self._refresh_widgets()
         return answer
 
@@ -256,7 +257,7 @@ class ArboristMagics(Magics):
         return widget
 
     def _text(self, text: str) -> None:
-        print(text)
+        print(inert(text))
 
     def _one(self, rest: list[str], usage: str) -> str:
         if len(rest) != 1:

@@ -181,6 +181,8 @@ def create_session(
     conn: sqlite3.Connection, *, label: str | None = None, now: datetime | None = None
 ) -> Session:
     """A new session with its synthetic root (seq 0), in one transaction with its event."""
+    if label is not None and not label.isprintable():
+        raise BadInput("session labels cannot hold control characters (newlines, escapes)")
     moment = now or datetime.now(timezone.utc)
     created_at = format_timestamp(moment)
     with transaction(conn):
@@ -392,6 +394,8 @@ def _checked_label(label: str) -> str:
     label = " ".join(label.split())
     if not label:
         raise BadInput("empty label")
+    if not label.isprintable():
+        raise BadInput("labels cannot hold control characters: they are typed to find a turn")
     if label.isdigit() or is_bates(label) or label.lower() == "root":
         raise BadInput(f"label {label!r} would read as a seq, a bates number or 'root'")
     if len(label) > 80:

@@ -4,11 +4,19 @@
    its context (the turns above it), see :func:`arborist.store.search.retrieve`.
 2. Compute the eight dimensions and the cache key (:mod:`arborist.qa.keys`).
 3. A record in state ``ok`` under that key is a **hit**: no model call,
-   ``hit_count`` + 1 (bookkeeping, not committed to any hash).
+   ``hit_count`` + 1 (bookkeeping, not committed to any hash). A hit is
+   re-checked before it is served (:func:`arborist.qa.check.check_record`:
+   its hash, its evidence root, every proof and every cited text against its
+   leaf); one that no longer holds is refused with the reason, never served.
 4. Otherwise a **miss**: call the chat client, parse its citations, store
    the record with its evidence and each chunk's inclusion proof, and one
    ``cache_write`` audit event committing to the record's hash, all in one
    transaction. A model error writes nothing.
+
+Evidence whose stored text no longer re-hashes to its committed leaf (the
+chunk was edited in store.db after it was ingested) is refused on both
+paths: no answer is served or made from bytes that do not prove, and the
+error says which document and chunk, and to run ``arborist verify``.
 """
 
 from __future__ import annotations
@@ -18,14 +26,17 @@ import sqlite3
 import time
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from arborist.admission import Admitted, admit
 from arborist.audit import append_event
 from arborist.clock import utc_now
 from arborist.db import transaction
-from arborist.errors import BadInput, NoDocuments
-from arborist.hashing import sha256_hex
+from arborist.errors import BadInput, IntegrityError, NoDocuments
+from arborist.hashing import leaf_hash, sha256_hex
+from arborist.merkle import verify_inclusion
+from arborist.qa.check import check_record
 from arborist.qa.citations import cited_labels
 from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
 from arborist.qa.keys import answer_hash, cache_dimensions, cache_key, record_hash
@@ -148,6 +159,7 @@ def ask(
     )
     if not evidence and not _holds_documents(conn):
         raise NoDocuments()
+    _require_intact(evidence)
     policy = retrieval_policy(limit)
     profile = client.profile()
     dims = cache_dimensions(
@@ -186,11 +198,29 @@ def ask(
         evidence,
         profile,
         policy,
-        {"model": result.model, "finish_reason": result.finish_reason, **result.raw},
+        _admitted_json(
+            {"model": result.model, "finish_reason": result.finish_reason, **result.raw},
+            allowlist,
+        ),
         replace_ok=not use_cache,
         redactions=_redaction_log(question=admitted_question, answer=admitted_answer),
     )
     return AskResult(record, False, (time.perf_counter() - started) * 1000)
+
+
+def _admitted_json(value: Any, allowlist: Sequence[str]) -> Any:
+    """The provider's response metadata with every string (keys too) through the gate:
+    a server may echo the key it was sent, or anything else, in any field."""
+    if isinstance(value, str):
+        return admit(value, allowlist=allowlist).text
+    if isinstance(value, dict):
+        return {
+            admit(str(k), allowlist=allowlist).text: _admitted_json(v, allowlist)
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [_admitted_json(v, allowlist) for v in value]
+    return value
 
 
 def _holds_documents(conn: sqlite3.Connection) -> bool:
@@ -209,18 +239,38 @@ def _redaction_log(**texts: Admitted) -> dict[str, list[dict[str, object]]]:
     }
 
 
+_TAMPERED = "; nothing was answered. Run `arborist verify` to see every change"
+
+
+def _require_intact(evidence: Sequence[Evidence]) -> None:
+    """Refuse evidence whose text no longer hashes to its committed leaf."""
+    for rank, item in enumerate(evidence):
+        if leaf_hash(item.text.encode("utf-8")).hex() != item.leaf:
+            raise IntegrityError(
+                f"store.db: the text of {item.title!r} chunk {item.chunk_index} (E{rank + 1}) "
+                f"no longer matches its committed hash (edited after it was ingested){_TAMPERED}"
+            )
+
+
 def _serve_hit(conn: sqlite3.Connection, key: str) -> CacheRecord | None:
     row = conn.execute(
         "SELECT id FROM cache_records WHERE cache_key = ? AND state = 'ok'", (key,)
     ).fetchone()
     if row is None:
         return None
+    record = load_record(conn, row[0])
+    check = check_record(record)
+    if not check:
+        raise IntegrityError(
+            f"store.db: the cached answer {key[:16]} no longer holds: {check.summary}{_TAMPERED}"
+        )
+    now = utc_now()
     with transaction(conn):
         conn.execute(
             "UPDATE cache_records SET hit_count = hit_count + 1, last_hit_at = ? WHERE id = ?",
-            (utc_now(), row[0]),
+            (now, row[0]),
         )
-    return load_record(conn, row[0])
+    return replace(record, hit_count=record.hit_count + 1, last_hit_at=now)
 
 
 def _write_record(
@@ -242,6 +292,15 @@ def _write_record(
     modes = [e.audit_mode for e, c in zip(evidence, cited, strict=True) if c]
     audit_mode = weakest_mode(modes)
     proofs = proofs_for(conn, [(e.document_id, e.chunk_index) for e in evidence])
+    for rank, e in enumerate(evidence):
+        proof = [bytes.fromhex(p) for p in proofs[(e.document_id, e.chunk_index)]]
+        if not verify_inclusion(
+            bytes.fromhex(e.leaf), e.chunk_index, e.chunk_count, proof, bytes.fromhex(e.source_root)
+        ):
+            raise IntegrityError(
+                f"store.db: {e.title!r} chunk {e.chunk_index} (E{rank + 1}) does not prove "
+                f"against its document's root{_TAMPERED}"
+            )
     with transaction(conn):
         current = conn.execute(
             "SELECT id FROM cache_records WHERE cache_key = ? AND state = 'ok'", (key,)

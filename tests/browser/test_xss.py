@@ -441,7 +441,7 @@ def build_home(home: Path, docs: Path) -> HostileHome:
             parent=session.root_bates,
             llm=f"p{n}",
         )
-        result.answers[n] = Answer(turn, checkpoint=app.checkpoint())
+        result.answers[n] = Answer(turn, app=app, checkpoint=app.checkpoint())
         label = " ".join(payload.split())
         if len(label) <= 80:
             result.labels[n] = app.label(session.sid, label, turn.node.bates).label or ""

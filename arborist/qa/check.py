@@ -1,0 +1,137 @@
+"""Does a cached answer still hold? The check a cache hit and ``Answer.verify()`` make.
+
+Pure: it works on a :class:`~arborist.qa.records.CacheRecord` as loaded from
+the store *now* (its evidence carries each chunk's current text). It
+recomputes, for one record, what ``arborist verify`` recomputes for all:
+
+* the record's fields hash to its ``record_hash`` (question, answer, audit
+  mode, evidence and flags, time);
+* its evidence folds to the key's ``source_root`` dimension;
+* each evidence item's proof binds its leaf to its document's root;
+* each item's stored text (hot or warm) re-hashes to that leaf: the bytes
+  shown and cited are the bytes that were committed. A cold item's text is
+  not stored, so only its proof is checked (said so in its detail).
+
+Cost: a few hundred bytes of canonical JSON and, per item, one leaf hash and
+a proof of ``log2(chunks)`` hashes: tens of microseconds for a whole answer,
+so every hit pays it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from arborist.hashing import leaf_hash
+from arborist.merkle import verify_inclusion
+from arborist.qa.keys import EvidenceRef, evidence_root, record_hash
+from arborist.qa.records import CacheRecord, RecordEvidence
+
+__all__ = ["AnswerCheck", "ProofStatus", "check_proof", "check_record"]
+
+
+@dataclass(frozen=True)
+class ProofStatus:
+    """Whether one evidence item's text and proof verify here, and why not."""
+
+    label: str
+    verified: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class AnswerCheck:
+    """The result of re-checking one answer: truthy only when everything holds.
+
+    ``items`` holds one :class:`ProofStatus` per evidence item (iterating the
+    check iterates them); ``record_problems`` what is wrong with the record
+    itself. ``if answer.verify():`` is the whole question.
+    """
+
+    items: tuple[ProofStatus, ...]
+    record_problems: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __iter__(self) -> Iterator[ProofStatus]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @property
+    def ok(self) -> bool:
+        return not self.record_problems and all(item.verified for item in self.items)
+
+    @property
+    def problems(self) -> list[str]:
+        """One line per thing that does not hold (empty when ``ok``)."""
+        return [*self.record_problems] + [
+            f"{item.label}: {item.detail}" for item in self.items if not item.verified
+        ]
+
+    @property
+    def summary(self) -> str:
+        """One line: "holds", or the first problem and how many more."""
+        problems = self.problems
+        if not problems:
+            return "holds"
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return f"{problems[0]}{more}"
+
+
+def check_proof(item: RecordEvidence) -> ProofStatus:
+    """Re-hash the evidence text (if stored) and verify its inclusion proof."""
+    try:
+        proof = [bytes.fromhex(p) for p in item.proof]
+        proved = verify_inclusion(
+            bytes.fromhex(item.leaf),
+            item.chunk_index,
+            item.chunk_count,
+            proof,
+            bytes.fromhex(item.source_root),
+        )
+    except (TypeError, ValueError):
+        proved = False
+    if not proved:
+        return ProofStatus(item.label, False, "proof does not verify")
+    if item.text is None:
+        return ProofStatus(item.label, True, f"proof verifies; text is {item.tier} (not re-hashed)")
+    if leaf_hash(item.text.encode("utf-8")).hex() != item.leaf:
+        return ProofStatus(
+            item.label,
+            False,
+            f"text of {item.title!r} chunk {item.chunk_index} does not match its leaf",
+        )
+    return ProofStatus(item.label, True, "text re-hashes and proof verifies")
+
+
+def check_record(record: CacheRecord) -> AnswerCheck:
+    """Re-check ``record`` as loaded: its own hash, its evidence root, every proof and text."""
+    refs = [
+        (EvidenceRef(e.source_root, e.chunk_count, e.chunk_index, e.leaf), e.cited)
+        for e in record.evidence
+    ]
+    problems: list[str] = []
+    try:
+        recomputed = record_hash(
+            cache_key=record.cache_key,
+            revision=record.revision,
+            question=record.question,
+            answer_text=record.answer_text,
+            audit_mode=record.audit_mode,
+            evidence=refs,
+            created_at=record.created_at,
+        )
+    except (TypeError, ValueError):
+        recomputed = None
+    if recomputed != record.record_hash:
+        problems.append("answer, question or evidence differ from the record's hash")
+    try:
+        folded = evidence_root([ref for ref, _cited in refs])
+    except ValueError:
+        folded = None
+    if folded != record.dimensions.get("source_root"):
+        problems.append("the evidence does not fold to the key's source_root")
+    return AnswerCheck(tuple(check_proof(item) for item in record.evidence), tuple(problems))
