@@ -16,7 +16,10 @@ random delay, and after every kill checks the home:
   scratch; no co-access row names a turn that does not exist.
 
 50 kills in ``make test``, 300 with ``--long``; the seed is printed, and
-``ARBORIST_CRASH_SEED`` replays a run.
+``ARBORIST_CRASH_SEED`` replays a run. Every :data:`KILLS_PER_HOME` kills the
+writer starts on a fresh home: each check re-verifies the whole home, so one
+home growing through 300 kills made the suite quadratic (it once reached its
+600 s timeout on a loaded machine); rounds keep it linear in the kills.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from arborist.store.coaccess import compute_edges
 from tests.crash_writer import OPERATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
+KILLS_PER_HOME = 25
 FTS_TABLES = {"store.db": ("chunks_fts", "documents_fts"), "sessions.db": ("nodes_fts",)}
 
 
@@ -129,14 +133,16 @@ def test_kill_9_at_random_moments_loses_nothing_and_leaves_nothing_half_done(
     seed = int(os.environ.get("ARBORIST_CRASH_SEED", random.randrange(2**32)))
     print(f"crash suite: {kills} kills, seed {seed} (ARBORIST_CRASH_SEED={seed} replays)")
     rng = random.Random(seed)
-    home, corpus, journal = tmp_path / "home", tmp_path / "corpus", tmp_path / "journal"
-    corpus.mkdir()
+    journal = tmp_path / "journal"
     monkeypatch.setenv("ARBORIST_COACCESS", "1")
-    env = {**os.environ, "ARBORIST_HOME": str(home)}
     interrupted: Counter[str] = Counter()
     failures: list[str] = []
     started = time.monotonic()
     for kill in range(kills):
+        home = tmp_path / f"home{kill // KILLS_PER_HOME}"
+        corpus = tmp_path / f"corpus{kill // KILLS_PER_HOME}"
+        corpus.mkdir(exist_ok=True)
+        env = {**os.environ, "ARBORIST_HOME": str(home)}
         journal.write_text("", encoding="utf-8")
         writer = subprocess.Popen(
             [

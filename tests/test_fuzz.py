@@ -10,7 +10,8 @@ chunking invariance, literal search), it is checked too.
 Targets: canonical JSON, FTS query quoting, bates / sid / checkpoint parsing,
 ``load_bytes`` for every media type (random, truncated and mutated files,
 UTF-8 garbage, tag soup, odd notebooks, declared charsets), the SSE decoder,
-the OpenAI client's JSON and stream readers, the citation reader and the
+the OpenAI client's JSON and stream readers, the citation reader, the terminal
+sanitizer and the
 admission gate. The other test files pin the happy paths; this one extends
 their properties to hostile input.
 
@@ -89,6 +90,7 @@ from arborist.store.loaders import (
     load_bytes,
     normalize_text,
 )
+from arborist.terminal import inert, inert_json
 
 # --------------------------------------------------------------------------- helpers
 
@@ -1272,3 +1274,36 @@ def test_admit_never_raises_and_is_idempotent(text: str, allow: list[str]) -> No
     assert "".join([*rebuilt, text[pos:]]) == once.text
     allowed = admit(text, allowlist=allow)
     assert admit(allowed.text, allowlist=allow).text == allowed.text
+
+
+# --- the terminal sanitizer ---------------------------------------------------------------------
+
+_TERMINAL_RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_CONTROL_PIECES = st.sampled_from(
+    ["\x1b", "\x1b[", "\x1b]0;", "\x07", "\x9b", "\x9d", "\x9c", "\r", "\r\n", "\n", "\t",
+     "\x00", "\x7f", "\x08", "\u202e", "\u2066", "\ud800", "\udc9b", "[2J", "\\x1b", "é"]
+)  # fmt: skip
+terminal_texts = st.one_of(
+    st.text(max_size=200),
+    st.lists(st.one_of(_CONTROL_PIECES, st.text(max_size=4)), max_size=40).map("".join),
+)
+
+
+@scaled(300)
+@given(text=terminal_texts, one_line=st.booleans())
+def test_inert_text_holds_nothing_a_terminal_acts_on(text: str, one_line: bool) -> None:
+    shown = inert(text, one_line=one_line)
+    assert _TERMINAL_RAW.search(shown) is None
+    shown.encode("utf-8")  # writable by any UTF-8 terminal: no lone surrogate survives
+    if one_line:
+        assert "\n" not in shown and "\t" not in shown
+    if _TERMINAL_RAW.search(text) is None and "\r" not in text and not one_line:
+        assert shown == text  # text with nothing to disarm is shown as it is
+
+
+@scaled(300)
+@given(value=st.recursive(terminal_texts, lambda inner: st.lists(inner, max_size=3), max_leaves=8))
+def test_inert_json_is_inert_and_decodes_to_the_same_value(value: object) -> None:
+    text = inert_json(json.dumps(value, ensure_ascii=False))
+    assert _TERMINAL_RAW.search(text) is None
+    assert json.loads(text) == json.loads(json.dumps(value))  # the same data JSON means
