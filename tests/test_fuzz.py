@@ -11,8 +11,7 @@ Targets: canonical JSON, FTS query quoting, bates / sid / checkpoint parsing,
 ``load_bytes`` for every media type (random, truncated and mutated files,
 UTF-8 garbage, tag soup, odd notebooks, declared charsets), the SSE decoder,
 the OpenAI client's JSON and stream readers, the citation reader, the terminal
-sanitizer and the
-admission gate. The other test files pin the happy paths; this one extends
+sanitizer and the admission gate. The other test files pin the happy paths; this one extends
 their properties to hostile input.
 
 Example counts scale with the Hypothesis profile (``scaled``): ``pytest --long``
