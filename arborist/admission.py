@@ -11,7 +11,11 @@ Detected kinds:
 * ``openai_key`` / ``anthropic_key``: ``sk-...``, ``sk-proj-...``, ``sk-ant-...``
   with at least 20 characters after ``sk-``;
 * ``aws_access_key``: ``AKIA``/``ASIA`` and 16 uppercase letters or digits;
-* ``aws_secret_key``: the value of an ``aws_secret_access_key = ...`` assignment;
+* ``aws_secret_key``: the 40-character value given to an AWS secret key's name:
+  ``aws_secret_access_key = ...`` (any case, ``_``/``-``/space between the words, a
+  prefix such as ``MY_`` allowed), the JSON ``"SecretAccessKey": "..."`` and
+  ``"AWS_SECRET_ACCESS_KEY": "..."``, the XML ``<SecretAccessKey>...``, and prose
+  such as ``aws secret key: ...`` or ``AWS secret access key = ...``;
 * ``github_token``: ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36 characters,
   ``github_pat_...``;
 * ``slack_token``: ``xoxa-``/``xoxb-``/``xoxp-``/``xoxo-``/``xoxr-``/``xoxs-``...;
@@ -20,6 +24,14 @@ Detected kinds:
   line (through the end of the base64 body when END is missing);
 * ``bearer_token``: the token after ``Bearer`` (16 characters or more, with a digit);
   the word Bearer stays;
+* ``url_credentials``: the password of a URL's userinfo (``https://user:PASSWORD@host``,
+  ``postgres://u:PASSWORD@db/x``; the user name stays; up to the last ``@`` of the
+  authority, so a password holding an unescaped ``@`` goes whole), and the value of a
+  signature or key query parameter (``?sig=``, ``&signature=``, ``X-Amz-Signature=``,
+  ``?key=``, ``api-key=``...) of 16 characters or more with a digit. Obvious
+  placeholders (``user:password@``, ``user:<pass>@``, ``${PASS}``) are left alone.
+  Secret-named parameters that read as assignments (``?api_key=``, ``&token=``,
+  ``access_token=``, ``client_secret=``) are the ``secret`` kind below;
 * ``password`` / ``secret``: the value of a ``password=``, ``passwd=``, ``pwd=``,
   ``secret=``, ``api_key=`` or ``token=`` assignment (``=`` or ``:``, quoted or
   bare); the key name stays; empty values and obvious placeholders (``***``,
@@ -64,6 +76,7 @@ KINDS = (
     "github_token",
     "slack_token",
     "bearer_token",
+    "url_credentials",
     "password",
     "secret",
 )
@@ -106,10 +119,28 @@ class Admitted:
 
 _SK_KEY = re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}")
 _AWS_ACCESS = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+# ASCII-only case folding ((?a)): the names are ASCII, and the literal prefilter
+# (``"secret" in folded``) then finds every text the pattern can match.
 _AWS_SECRET = re.compile(
-    r"(?i)(?<![A-Za-z0-9_])aws_secret_access_key[\"']?[ \t]*[=:][ \t]*[\"']?"
+    r"(?ai)(?<![a-z0-9])"
+    r"(?:aws[ _-]?secret(?:[ _-]?access)?[ _-]?key|secret[ _-]?access[ _-]?key)"
+    r"[\"']?[ \t]*[=:>][ \t]*[\"']?"
     r"(?-i:([A-Za-z0-9/+=]{40}))(?![A-Za-z0-9/+=])"
 )
+# scheme://user:PASSWORD@host: the user part holds no ":", "@" or brackets (so it never
+# starts inside a placeholder); the password runs to the authority's last "@".
+_URL_USERINFO = re.compile(
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\[\]]*:([^\s/?#]+)@"
+)
+_QUERY_SECRET = re.compile(
+    r"(?ai)[?&;](?:sig|signature|x-amz-signature|x-goog-signature|key|api-key|x-api-key"
+    r"|access-key|subscription-key)=([^\s?&#;'\"<>`]+)"
+)
+_URL_FILLER = re.compile(
+    r"(?i)(?:your|my|the|some)?[_-]?(?:password|passwd|pass|pwd|pw|secret|token)|foo|bar|baz"
+)
+_QUERY_SECRET_MIN = 16
+"""A key or signature query value shorter than this is a name or an example, not a secret."""
 _GITHUB = re.compile(
     r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"
 )
@@ -166,8 +197,10 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
 
     Each pattern runs only when the literal every match of it contains is in the
     text (case-folded for the case-insensitive ones, whose literals hold no ``i``
-    or ``s``/``k`` that Unicode folds differently; the assignment keys do, so
-    they are looked for with a regex that folds as the full pattern does): a
+    or ``s``/``k`` that Unicode folds differently, or whose pattern folds ASCII
+    only (``(?ai)``: the AWS secret's names, the query parameters); the
+    assignment keys do, so they are looked for with a regex that folds as the
+    full pattern does): a
     pattern that opens with a lookbehind cannot use the regex engine's own
     literal scan, and most text holds no secret at all.
     """
@@ -181,9 +214,23 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
     if _has(text, "AKIA", "ASIA"):
         for m in _AWS_ACCESS.finditer(text):
             yield "aws_access_key", m.start(), m.end()
-    if "aws_secret_access_key" in folded:
+    if "secret" in folded:
         for m in _AWS_SECRET.finditer(text):
             yield "aws_secret_key", m.start(1), m.end(1)
+    if "://" in text and "@" in text:
+        for m in _URL_USERINFO.finditer(text):
+            value = m.group(1)
+            if not (_is_filler(value, ":", quoted=True) or _URL_FILLER.fullmatch(value)):
+                yield "url_credentials", m.start(1), m.end(1)
+    if _has(folded, "sig", "key") and _has(text, "?", "&", ";"):
+        for m in _QUERY_SECRET.finditer(text):
+            value = m.group(1).rstrip(".)]}")
+            if (
+                len(value) >= _QUERY_SECRET_MIN
+                and _has_digit(value)
+                and not _is_filler(value, "=", quoted=True)
+            ):
+                yield "url_credentials", m.start(1), m.start(1) + len(value)
     if _has(text, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"):
         for m in _GITHUB.finditer(text):
             yield "github_token", m.start(), m.end()

@@ -3,7 +3,8 @@
 It speaks enough of OpenAI's ``POST /v1/chat/completions`` for arborist's
 client to be tested over real sockets: plain JSON answers, SSE streams (split
 into TCP writes of any size, cut short, or dropped mid-body), error statuses
-with headers such as ``Retry-After``, hang-ups and answers that come too late.
+with headers such as ``Retry-After``, hang-ups, answers that come too late and
+servers that never answer at all.
 
 Use the ``chat_server`` fixture; import it into a test module under another
 name, so that ruff does not take its parameters for redefinitions (F811)::
@@ -48,6 +49,7 @@ __all__ = [
     "hang_up",
     "json_reply",
     "raw_reply",
+    "silent",
     "slow",
     "sse_reply",
     "stream_reply",
@@ -231,6 +233,15 @@ def stream_reply(
 def hang_up() -> Reply:
     """Read the request, then close the connection without answering."""
     return Reply(hang_up=True)
+
+
+def silent() -> Reply:
+    """Read the request, then say nothing at all: a server that accepted and hung.
+
+    The connection stays open without a byte of answer until the client gives
+    up or the server stops (stopping releases the handler at once).
+    """
+    return Reply(delay=3600.0)
 
 
 def slow(seconds: float, reply: Reply | None = None) -> Reply:

@@ -133,6 +133,115 @@ def test_aws_secret_key_when_assigned() -> None:
     check_single(f'AWS_SECRET_ACCESS_KEY: "{secret}"', secret, "aws_secret_key")
 
 
+@pytest.mark.parametrize(
+    "template",
+    [
+        '{{"AccessKeyId": "x", "SecretAccessKey": "{v}", "SessionToken": "y"}}',
+        '"AWS_SECRET_ACCESS_KEY": "{v}"',
+        "aws_secret_access_key : {v}",
+        "export MY_AWS_SECRET_ACCESS_KEY={v}",
+        "aws-secret-access-key: '{v}'",
+        "<SecretAccessKey>{v}</SecretAccessKey>",
+        "my aws secret key: {v}",
+        "AWS secret access key = {v}",
+        "the AWS Secret Key={v}, rotate it",
+    ],
+)
+def test_aws_secret_key_in_json_xml_and_prose(template: str) -> None:
+    secret = fake_aws_secret()
+    text = template.format(v=secret)
+    result = check_single(text, secret, "aws_secret_key")
+    assert result.text == template.format(v=ph("aws_secret_key"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The secret access key is shown once, when you create it.",
+        "aws secret key: <your secret key>",
+        "SecretAccessKey: " + "A" * 39,  # not 40 characters: not a secret key
+        "secret access key = " + "a" * 41,
+    ],
+)
+def test_aws_secret_key_names_without_a_key_are_clean(text: str) -> None:
+    assert admit(text).clean
+
+
+@pytest.mark.parametrize(
+    ("template", "password"),
+    [
+        ("clone https://user:{p}@host.example/path and go", "hunter2"),
+        ("DATABASE_URL postgres://u:{p}@db/x", "p4ss"),
+        ("mysql+pymysql://app:{p}@10.0.0.2:3306/prod?charset=utf8", "S3cr3t!x"),
+        ("redis://:{p}@cache:6379/0", "only-a-password9"),
+        ("amqp://guest:{p}@rabbit//", "p@ss:w0rd"),  # an unescaped @ and a colon: all of it
+    ],
+)
+def test_url_credentials_lose_the_password_and_keep_the_user(template: str, password: str) -> None:
+    text = template.format(p=password)
+    result = check_single(text, password, "url_credentials")
+    assert result.text == template.format(p=ph("url_credentials"))
+
+
+@pytest.mark.parametrize(
+    ("template", "value"),
+    [
+        (
+            "https://acct.blob.core.windows.net/c/b.txt?sv=2022-11-02&sig={v}",
+            "AbCdEf0123456789%2BxyZ%3D",
+        ),
+        (
+            "https://s3.amazonaws.com/b/k?X-Amz-Expires=60&X-Amz-Signature={v}",
+            "0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+        ),
+        (
+            "https://maps.example.com/api/js?key={v}&callback=init",
+            "AIzaSyD0123456789abcdefghijklmnopqrs",
+        ),
+        ("GET /v1/items?api-key={v} HTTP/1.1", "0123456789abcdef0123"),
+        ("https://h/x?a=1;signature={v}.", "QmFzZTY0U2lnbmF0dXJlMTIzNDU2Nzg5"),
+    ],
+)
+def test_signature_and_key_query_parameters_are_url_credentials(template: str, value: str) -> None:
+    text = template.format(v=value)
+    result = check_single(text, value, "url_credentials")
+    assert result.text == template.format(v=ph("url_credentials"))
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("https://api.example.com/v1?api_key=hunter2-9f8e7d&page=2", "secret"),
+        ("https://h/cb?state=s&access_token=abc123def456", "secret"),
+        ("https://h/x?token=abc123def456#top", "secret"),
+    ],
+)
+def test_secret_named_query_parameters_are_already_assignments(text: str, kind: str) -> None:
+    result = admit(text)
+    assert result.summary == {kind: 1}
+    assert "abc123def456" not in result.text and "hunter2-9f8e7d" not in result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "postgresql://user:password@localhost/mydb",
+        "https://USER:PASS@host/",
+        "https://user:<password>@host/",
+        "https://user:${DB_PASSWORD}@host/",
+        "https://user:***@host/",
+        "MultiHostUrl('https://foo:bar@bar.com/path')",
+        "ssh://git@github.com:org/repo.git",
+        "mail alice@example.com or see http://example.com:8080/path",
+        "http://[::1]:8000/v1 and http://127.0.0.1:8080/?q=1",
+        "See https://example.com/docs?key=value&sig=short for details.",
+        "Look up ?key=ABCDEFGHIJKLMNOPQRSTUVWXYZ (no digit) or &signature=1234.",
+    ],
+)
+def test_urls_without_real_credentials_are_clean(text: str) -> None:
+    assert admit(text).clean, admit(text).redactions
+
+
 def test_github_tokens() -> None:
     token = fake_github()
     check_single(f"git clone https://{token}@github.com/o/r", token, "github_token")
@@ -286,6 +395,9 @@ def test_idempotent_on_every_kind() -> None:
             "Authorization: Bearer " + fake_token(),
             "password=" + fake_token(),
             "secret: '" + fake_token() + "'",
+            "postgres://app:" + fake_token() + "@db:5432/prod",
+            '"SecretAccessKey": "' + fake_aws_secret() + '"',
+            "https://h/b?sig=" + fake_token(),
         ]
     )
     once = admit(text)
@@ -324,6 +436,8 @@ _PROSE = [
     "def check(password):\n    return hash(password) == stored\n",
     "x = {'a': 1, 'b': [1, 2, 3]}  # eyJ is base64 for '{\"'",
     "See https://example.com/docs?page=2&lang=en for the manual.",
+    "Write to support@example.com; the secret access key never leaves your machine.",
+    "The signature=checked flag and the key=value pairs of ?key=value query strings.",
 ]
 
 
@@ -384,6 +498,19 @@ def test_document_fraction_is_configurable_and_checked() -> None:
         "AKIA" * 250_000,
         "ghp_" * 250_000,
         "aws_secret_access_key=" * 40_000,
+        "aws secret access key: " * 40_000,
+        '"SecretAccessKey": "' * 50_000,
+        "secret" * 150_000,
+        "a://" * 250_000,
+        "a://b:" * 150_000,
+        "x://u:" + "@" * 10**6,
+        "x://" + "u" * 10**6 + ":" + "p" * 10**6,
+        "https://u:" + "p:" * 500_000,
+        "a" * 10**6 + "://",
+        "?sig=" * 200_000,
+        "&X-Amz-Signature=" * 50_000,
+        "?key=" + "k" * 10**6,
+        "&" + "a_" * 500_000 + "=",
     ],
     ids=lambda t: repr(t[:12]),
 )
@@ -430,6 +557,14 @@ _FRAGMENTS = st.sampled_from(
         "token",
         "Bearer ",
         "aws_secret_access_key=",
+        '"SecretAccessKey": "',
+        "aws secret key: ",
+        "https://",
+        "u:",
+        "@",
+        "/",
+        "?sig=",
+        "&key=",
         "-----BEGIN RSA PRIVATE KEY-----",
         "-----END RSA PRIVATE KEY-----",
         "[REDACTED:",

@@ -8,14 +8,18 @@ in seconds; the timeout tests use timeouts of a fraction of a second.
 
 from __future__ import annotations
 
+import re
 import socket
+import time
 import unicodedata
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arborist.app import Arborist
 from arborist.errors import BadInput, ModelError
 from arborist.hashing import canonical_json
 from arborist.qa.citations import cited_labels, parse_citations
@@ -36,12 +40,14 @@ from arborist.qa.client import (
 )
 from tests.chat_server import (
     ChatServer,
+    RecordedRequest,
     Reply,
     completion,
     error_reply,
     hang_up,
     json_reply,
     raw_reply,
+    silent,
     slow,
     sse_reply,
     stream_reply,
@@ -427,7 +433,7 @@ def test_a_client_error_fails_at_once_in_one_line(
     with pytest.raises(ModelError) as error:
         connect(api_key=KEY).complete(REQUEST)
     message = one_line(error)
-    assert f"HTTP {status}: Incorrect API key provided: ***" in message
+    assert f"HTTP {status}: Incorrect API key provided: [REDACTED:api_key]" in message
     assert KEY not in message
     assert chat_server.requests == 1
     assert sleeps == []
@@ -534,8 +540,12 @@ def test_the_profile_follows_what_shapes_answers_and_ignores_the_key() -> None:
 
     base = profile()
     assert profile(api_key=KEY) == profile(api_key="another-key") == base
-    assert profile(base_url="http://elsewhere:9000/v1", read_timeout=3.0, max_retries=0) == base
+    assert profile(read_timeout=3.0, max_retries=0, deadline=5.0) == base
+    assert profile(base_url="HTTP://H:80/v1/") == base  # the same server, spelt otherwise
     variants = [
+        profile(base_url="http://elsewhere:9000/v1"),
+        profile(base_url="http://h/v2"),
+        profile(base_url="https://h/v1"),
         profile(model="llama3.1"),
         profile(temperature=0.2),
         profile(temperature=0.3),
@@ -858,6 +868,7 @@ def test_a_profile_from_config_builds_its_client(chat_server: ChatServer) -> Non
     assert client.name == "local"
     assert client.profile() == {
         "provider": "openai",
+        "server": chat_server.url,
         "model": "qwen2.5",
         "system_prompt": "Cite everything.",
         "temperature": "0.2",
@@ -929,3 +940,398 @@ def test_every_client_satisfies_the_protocol() -> None:
         assert client.name in {"extractive", "stub", "openai"}
         canonical_json(client.profile())
     assert isinstance(REQUEST, ChatRequest)
+
+
+# --------------------------------------------------------------------------- a key echoed back
+
+ECHOED_KEY = (
+    "loc-" + "9f8e7d6c5b4a" + "3210fedcba98"
+)  # a local server's key: no gate pattern knows it
+
+
+def echo_the_key(stream: bool) -> Callable[[RecordedRequest], Reply]:
+    """A reply that echoes the request's own key in the answer and in the metadata."""
+
+    def reply(request: RecordedRequest) -> Reply:
+        key = request.headers["authorization"].removeprefix("Bearer ")
+        if stream:
+            cut = len(key) // 2  # the key split across two deltas
+            deltas = ["Your key is ", key[:cut], key[cut:], ". Stan Lee created him. [E1]"]
+            return stream_reply(deltas, model=f"model-{key}", usage=True)
+        return json_reply(
+            {
+                "id": f"chatcmpl-{key}",
+                "model": "test-model",
+                "system_fingerprint": key,
+                "choices": [
+                    {
+                        "message": {"content": f"Your key is {key}. Stan Lee created him. [E1]"},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {"prompt_tokens": 1, "details": {"note": f"key={key}", key: [key]}},
+                "echo": key,  # not metadata arborist keeps, but it must not be kept either
+            }
+        )
+
+    return reply
+
+
+def test_a_key_echoed_in_the_answer_and_the_metadata_is_redacted(
+    chat_server: ChatServer, connect: Callable[..., OpenAIClient]
+) -> None:
+    chat_server.script(echo_the_key(stream=False))
+    result = connect(api_key=ECHOED_KEY).complete(REQUEST)
+    assert result.text == "Your key is [REDACTED:api_key]. Stan Lee created him. [E1]"
+    assert result.raw["id"] == "chatcmpl-[REDACTED:api_key]"
+    assert result.raw["system_fingerprint"] == "[REDACTED:api_key]"
+    assert result.raw["usage"] == {
+        "prompt_tokens": 1,
+        "details": {"note": "key=[REDACTED:api_key]", "[REDACTED:api_key]": ["[REDACTED:api_key]"]},
+    }
+    assert ECHOED_KEY not in canonical_json(result.raw).decode()
+    assert chat_server.received[0].headers["authorization"] == f"Bearer {ECHOED_KEY}"
+
+
+@pytest.mark.parametrize("split", [None, 1, 5])
+def test_a_key_echoed_across_streamed_tokens_is_redacted_in_every_token(
+    chat_server: ChatServer, connect: Callable[..., OpenAIClient], split: int | None
+) -> None:
+    def reply(request: RecordedRequest) -> Reply:
+        key = request.headers["authorization"].removeprefix("Bearer ")
+        pieces = ["Your key is ", *key, " and ", key, "x is not it. [E1]"]
+        return stream_reply(pieces, model=f"model-{key}", split=split)
+
+    chat_server.script(reply)
+    tokens: list[str] = []
+    result = connect(api_key=ECHOED_KEY).complete(REQUEST, on_token=tokens.append)
+    assert result.text == (
+        f"Your key is [REDACTED:api_key] and {ECHOED_KEY}x is not it. [E1]"  # a longer run: kept
+    )
+    assert "".join(tokens) == result.text  # no piece of the key was handed on early
+    assert result.model == "model-[REDACTED:api_key]"
+
+
+def test_the_streamed_key_split_anywhere_gives_what_the_whole_text_gives(
+    chat_server: ChatServer, connect: Callable[..., OpenAIClient]
+) -> None:
+    chat_server.script(echo_the_key(stream=True))
+    tokens: list[str] = []
+    result = connect(api_key=ECHOED_KEY).complete(REQUEST, on_token=tokens.append)
+    assert result.text == "Your key is [REDACTED:api_key]. Stan Lee created him. [E1]"
+    assert "".join(tokens) == result.text
+    assert all(ECHOED_KEY not in t for t in tokens)
+    assert result.model == "model-[REDACTED:api_key]"
+
+
+def _cleaned(text: str) -> str:
+    """What the client must make of ``text``, computed the plain way, all at once."""
+    text = re.sub(
+        "[\ud800-\udbff][\udc00-\udfff]",
+        lambda m: m.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le"),
+        text,
+    )
+    text = re.sub("[\ud800-\udfff]", "\ufffd", text)
+    return re.sub(rf"(?<![^\W_]){re.escape(ECHOED_KEY)}(?![^\W_])", "[REDACTED:api_key]", text)
+
+
+_KEY_BITS = [ECHOED_KEY, ECHOED_KEY[:5], ECHOED_KEY[5:], ECHOED_KEY[:-1], ECHOED_KEY[-1], "loc-"]
+_BITS = st.sampled_from(
+    [*_KEY_BITS, "x", "-", " ", "é", "\ud83c", "\udf89", "\udc9b", "\U0001d400"]
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(pieces=st.lists(_BITS, min_size=1, max_size=8))
+def test_a_stream_cut_anywhere_is_cleaned_as_its_whole_text_is(
+    chat_server: ChatServer, pieces: list[str]
+) -> None:
+    text = "".join(pieces) + " [E1]"
+    chat_server.script(stream_reply([*pieces, " [E1]"]), completion(text))
+    client = OpenAIClient(chat_server.url, "m", api_key=ECHOED_KEY, read_timeout=5.0)
+    tokens: list[str] = []
+    streamed = client.complete(REQUEST, on_token=tokens.append)
+    whole = client.complete(REQUEST)
+    assert "".join(tokens) == streamed.text == whole.text == _cleaned(text)
+
+
+def test_a_short_key_is_not_blotted_out_of_words(
+    chat_server: ChatServer, connect: Callable[..., OpenAIClient]
+) -> None:
+    chat_server.script(
+        error_reply(400, "maximum context length exceeded"), completion("x marks the max.")
+    )
+    client = connect(api_key="x")
+    with pytest.raises(ModelError) as error:
+        client.complete(REQUEST)
+    assert one_line(error).endswith("HTTP 400: maximum context length exceeded")
+    assert client.complete(REQUEST).text == "x marks the max."
+    assert chat_server.received[0].headers["authorization"] == "Bearer x"
+
+
+def test_a_real_key_in_an_error_body_is_redacted_as_a_token_only(
+    chat_server: ChatServer, connect: Callable[..., OpenAIClient]
+) -> None:
+    key = "local-key-2024"
+    body = f"invalid key {key} ({len(key)} chars); other keys like {key}0 or a{key} are not yours"
+    chat_server.script(error_reply(401, body))
+    with pytest.raises(ModelError) as error:
+        connect(api_key=key).complete(REQUEST)
+    assert one_line(error).endswith(
+        f"HTTP 401: invalid key [REDACTED:api_key] (14 chars); other keys like {key}0 or "
+        f"a{key} are not yours"
+    )
+
+
+def test_a_key_at_the_end_of_a_long_error_is_not_cut_in_half(
+    chat_server: ChatServer, connect: Callable[..., OpenAIClient]
+) -> None:
+    chat_server.script(json_reply({"error": {"message": "y" * 185 + " " + ECHOED_KEY}}))
+    with pytest.raises(ModelError) as error:
+        connect(api_key=ECHOED_KEY).complete(REQUEST)
+    assert ECHOED_KEY[:8] not in one_line(error)
+
+
+def test_an_echoed_key_is_stored_nowhere(
+    home: Path, tmp_path: Path, chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat_server.script(echo_the_key(stream=False))
+    for name, value in {
+        "ARBORIST_BASE_URL": chat_server.url,
+        "ARBORIST_MODEL": "test-model",
+        "ARBORIST_API_KEY": ECHOED_KEY,
+    }.items():
+        monkeypatch.setenv(name, value)
+    (tmp_path / "spider.md").write_text(f"# Spider-Man\n\n{SPIDER.text}\n", encoding="utf-8")
+    with Arborist(home) as app:
+        app.ingest([str(tmp_path / "spider.md")])
+        result = app.ask("Who created Spider-Man?", llm="openai")
+        assert result.record.answer_text.startswith("Your key is [REDACTED:api_key].")
+    stored = b"".join(path.read_bytes() for path in home.iterdir() if path.is_file())
+    assert ECHOED_KEY.encode() not in stored
+    assert b"[REDACTED:api_key]" in stored
+
+
+# --------------------------------------------------------------------------- lone surrogates
+
+
+def test_a_lone_surrogate_in_an_answer_becomes_a_replacement_character(
+    chat_server: ChatServer, connect: Callable[..., OpenAIClient]
+) -> None:
+    chat_server.script(completion("Stan \udc9b Lee \ud83c\udf89. [E1]", model="m\ud800"))
+    result = connect().complete(REQUEST)
+    assert result.text == "Stan \ufffd Lee 🎉. [E1]"  # an escaped pair is one character
+    assert result.model == "m\ufffd"
+    result.text.encode("utf-8")
+    canonical_json({"model": result.model, "finish_reason": result.finish_reason, **result.raw})
+
+
+def test_lone_surrogates_in_a_stream_become_replacement_characters(
+    chat_server: ChatServer, connect: Callable[..., OpenAIClient]
+) -> None:
+    deltas = ["Stan", " \udc9b", " Lee \ud83c", "\udf89 and", " Ditko\udbff", ". [E1]\ud800"]
+    chat_server.script(stream_reply(deltas, model="m\udfff"))
+    tokens: list[str] = []
+    result = connect().complete(REQUEST, on_token=tokens.append)
+    assert result.text == "Stan \ufffd Lee 🎉 and Ditko\ufffd. [E1]\ufffd"  # a split pair joined
+    assert "".join(tokens) == result.text
+    for token in tokens:
+        token.encode("utf-8")
+    assert result.model == "m\ufffd"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_lone_surrogate_answer_is_stored_with_the_replacement_character(
+    home: Path,
+    tmp_path: Path,
+    chat_server: ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+    stream: bool,
+) -> None:
+    text = "Stan Lee \udc9b created him. [E1]"
+    deltas = ["Stan", " Lee", " \udc9b", " created", " him.", " [E1]"]
+    chat_server.script(stream_reply(deltas) if stream else completion(text))
+    monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
+    monkeypatch.setenv("ARBORIST_MODEL", "test-model")
+    (tmp_path / "spider.md").write_text(f"# Spider-Man\n\n{SPIDER.text}\n", encoding="utf-8")
+    tokens: list[str] = []
+    with Arborist(home) as app:
+        app.ingest([str(tmp_path / "spider.md")])
+        result = app.ask(
+            "Who created Spider-Man?", llm="openai", on_token=tokens.append if stream else None
+        )
+        assert result.record.answer_text == "Stan Lee \ufffd created him. [E1]"
+        assert app.verify().ok
+    if stream:
+        assert "".join(tokens) == result.record.answer_text
+
+
+# --------------------------------------------------------------------------- waiting
+
+
+OPENAI_ENV = {"ARBORIST_MODEL": "test-model"}
+
+
+def test_a_silent_server_costs_the_timeout_from_the_environment_not_minutes(
+    chat_server: ChatServer,
+) -> None:
+    chat_server.script(silent(), silent())
+    env = {
+        **OPENAI_ENV,
+        "ARBORIST_BASE_URL": chat_server.url,
+        "ARBORIST_TIMEOUT": "0.5",
+        "ARBORIST_RETRIES": "0",
+    }
+    client = select_client("openai", env=env)
+    started = time.monotonic()
+    with pytest.raises(ModelError) as error:
+        client.complete(REQUEST)
+    assert time.monotonic() - started < 2.5
+    message = one_line(error)
+    assert message.endswith(
+        "gave up after 1 attempt; last error: no answer within 0.5 s (read timeout)"
+    )
+    assert chat_server.requests == 1
+
+
+def test_the_deadline_ends_the_retries_of_a_silent_server(chat_server: ChatServer) -> None:
+    chat_server.script(*[silent()] * 5)
+    client = OpenAIClient(
+        chat_server.url, "m", read_timeout=0.4, max_retries=10, deadline=1.0, backoff=0.05
+    )
+    started = time.monotonic()
+    with pytest.raises(
+        ModelError, match=r"within the 1 s deadline; last error: no answer"
+    ) as error:
+        client.complete(REQUEST)
+    assert time.monotonic() - started < 2.0
+    one_line(error)
+    assert 2 <= chat_server.requests <= 3
+
+
+def test_the_deadline_leaves_fast_failures_all_their_retries(
+    chat_server: ChatServer, connect: Callable[..., OpenAIClient], sleeps: list[float]
+) -> None:
+    chat_server.script(*[error_reply(503, "busy")] * 3, completion("Fine."))
+    assert connect(deadline=5.0).complete(REQUEST).text == "Fine."
+    assert len(sleeps) == 3
+
+
+def test_a_retry_after_beyond_the_deadline_gives_up_at_once(
+    chat_server: ChatServer, connect: Callable[..., OpenAIClient], sleeps: list[float]
+) -> None:
+    chat_server.script(error_reply(429, "later", headers=[("Retry-After", "20")]))
+    with pytest.raises(ModelError, match=r"after 1 attempt within the 10 s deadline.*HTTP 429"):
+        connect(deadline=10.0).complete(REQUEST)
+    assert sleeps == []
+    assert chat_server.requests == 1
+
+
+def test_the_defaults_bound_a_silent_server_to_about_two_minutes() -> None:
+    client = OpenAIClient("http://h/v1", "m")
+    assert (client.timeouts.read, client.max_retries, client.deadline) == (120.0, 3, 120.0)
+    assert OpenAIClient("http://h/v1", "m", read_timeout=300.0).deadline == 300.0
+
+
+def _waits(client: ChatClient) -> tuple[float | None, float | None, int]:
+    assert isinstance(client, OpenAIClient)
+    return client.timeouts.connect, client.timeouts.read, client.max_retries
+
+
+def test_timeout_and_retries_come_from_the_parameter_then_the_environment_then_the_profile() -> (
+    None
+):
+    env = {**OPENAI_ENV, "ARBORIST_BASE_URL": "http://h/v1"}
+    assert _waits(select_client("openai", env=env)) == (10.0, 120.0, 3)
+    timed = {**env, "ARBORIST_TIMEOUT": "2.5", "ARBORIST_RETRIES": "1"}
+    assert _waits(select_client("openai", env=timed)) == (2.5, 2.5, 1)
+    assert _waits(select_client("openai", env=timed, timeout=30, retries=0)) == (10.0, 30.0, 0)
+    profile = {"base_url": "http://h/v1", "model": "m", "timeout": {"connect": 2, "read": 60}}
+    config = {"models": {"p": {**profile, "max_retries": 5}}}
+    assert _waits(select_client("p", config=config, env={})) == (2, 60, 5)
+    assert _waits(select_client("p", config=config, env=timed)) == (2, 2.5, 1)
+    only_retries = {"ARBORIST_RETRIES": "0"}
+    assert _waits(select_client("p", config=config, env=only_retries)) == (2, 60, 0)
+    assert _waits(select_client("p", config=config, env=timed, timeout=9.0)) == (2, 9.0, 1)
+    assert _waits(select_client("p", config=config, env=timed, retries=7)) == (2, 2.5, 7)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("ARBORIST_TIMEOUT", "soon"),
+        ("ARBORIST_TIMEOUT", "0"),
+        ("ARBORIST_TIMEOUT", "-1"),
+        ("ARBORIST_TIMEOUT", "nan"),
+        ("ARBORIST_TIMEOUT", "inf"),
+        ("ARBORIST_TIMEOUT", "1e9"),
+        ("ARBORIST_TIMEOUT", "1_0"),
+        ("ARBORIST_RETRIES", "-1"),
+        ("ARBORIST_RETRIES", "1.5"),
+        ("ARBORIST_RETRIES", "three"),
+        ("ARBORIST_RETRIES", "٣"),
+        ("ARBORIST_RETRIES", "99999"),
+    ],
+)
+def test_a_bad_timeout_or_retries_variable_is_one_line_naming_it(variable: str, value: str) -> None:
+    env = {**OPENAI_ENV, "ARBORIST_BASE_URL": "http://h/v1", variable: value}
+    with pytest.raises(BadInput, match=f"^{variable} must be") as error:
+        select_client("openai", env=env)
+    assert "\n" not in str(error.value)
+    config = {"models": {"p": {"base_url": "http://h/v1", "model": "m"}}}
+    with pytest.raises(BadInput, match=f"^{variable} must be"):
+        select_client("p", config=config, env=env)
+    assert isinstance(select_client("extractive", env=env), ExtractiveClient)  # not read
+
+
+@pytest.mark.parametrize(
+    ("options", "complaint"),
+    [
+        ({"timeout": 0}, "^timeout must be"),
+        ({"timeout": float("nan")}, "^timeout must be"),
+        ({"timeout": True}, "^timeout must be"),
+        ({"retries": -1}, "^retries must be"),
+        ({"retries": 1.0}, "^retries must be"),
+    ],
+)
+def test_bad_timeout_or_retries_parameters_are_bad_input(
+    options: dict[str, object], complaint: str
+) -> None:
+    with pytest.raises(BadInput, match=complaint):
+        select_client("stub", env={}, **options)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- server identity
+
+
+def test_two_servers_with_the_same_model_name_have_different_profiles() -> None:
+    here = OpenAIClient("http://127.0.0.1:8000/v1", "llama3")
+    there = OpenAIClient("http://127.0.0.1:8001/v1", "llama3")
+    assert here.profile()["server"] == "http://127.0.0.1:8000/v1"
+    assert canonical_json(here.profile()) != canonical_json(there.profile())
+
+
+@pytest.mark.parametrize(
+    ("base_url", "server"),
+    [
+        (
+            "https://user:hunter2@API.Example.COM:8443/v1/?key=abc123&x=1#frag",
+            "https://api.example.com:8443/v1",
+        ),
+        ("HTTP://LocalHost:80/v1//", "http://localhost/v1"),
+        ("https://h:443", "https://h"),
+        ("http://[::1]:8000/v1", "http://[::1]:8000/v1"),
+        ("https://Bücher.example/v1", "https://xn--bcher-kva.example/v1"),
+        ("http://h/open%20ai/v1/", "http://h/open%20ai/v1"),
+    ],
+)
+def test_the_server_in_the_profile_is_normalised_and_holds_no_secret(
+    base_url: str, server: str
+) -> None:
+    client = OpenAIClient(base_url, "m")
+    assert client.profile()["server"] == server
+    stored = canonical_json(client.profile()).decode() + repr(client)
+    for secret in ("user", "hunter2", "abc123", "frag"):
+        assert secret not in stored

@@ -15,9 +15,16 @@ answers with a :class:`ChatResult` whose text cites evidence as
 see :mod:`arborist.qa.citations`).
 
 ``profile()`` is what the cache key's ``model_profile_hash`` covers: provider,
-model, sampling options and system prompt. It never holds the API key, so
-rotating a key keeps every cached answer, and it holds no floats (rendered as
-strings), so it is canonical-JSON-safe.
+model, sampling options and system prompt, and for a remote model the server
+it runs on (its base URL without credentials or query). It never holds the
+API key, so rotating a key keeps every cached answer, and it holds no floats
+(rendered as strings), so it is canonical-JSON-safe.
+
+What a remote server sends back is made fit to store before anyone sees it:
+lone UTF-16 surrogates (valid as JSON ``\\udXXX`` escapes, unencodable as UTF-8)
+become U+FFFD, and the client's own API key, if the server echoes it, becomes
+``[REDACTED:api_key]``, in the answer, the streamed tokens, the metadata and
+error messages alike.
 
 Failures of a remote model become one-line :class:`~arborist.errors.ModelError`s;
 bad configuration becomes :class:`~arborist.errors.BadInput` before any request.
@@ -58,14 +65,19 @@ from arborist.hashing import MAX_SAFE_INTEGER
 from arborist.qa.citations import defang_citations, format_citation
 
 __all__ = [
+    "API_KEY_PLACEHOLDER",
     "BUILTIN_CLIENTS",
     "ChatClient",
     "ChatRequest",
     "ChatResult",
     "DEFAULT_CLIENT",
+    "DEFAULT_DEADLINE",
+    "DEFAULT_READ_TIMEOUT",
+    "DEFAULT_RETRIES",
     "EXTRACTIVE_MODEL",
     "EvidenceText",
     "ExtractiveClient",
+    "MIN_REDACTED_KEY",
     "Message",
     "NO_EVIDENCE_ANSWER",
     "OpenAIClient",
@@ -725,6 +737,116 @@ _META_KEYS = ("id", "object", "created", "model", "system_fingerprint", "usage")
 _MAX_ERROR_TEXT = 200
 _MAX_DEPTH = 32
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+
+API_KEY_PLACEHOLDER = "[REDACTED:api_key]"
+"""What replaces the client's own API key wherever a server echoed it (the admission
+gate's ``[REDACTED:<kind>]`` form)."""
+
+MIN_REDACTED_KEY = 8
+"""Keys shorter than this are not looked for in what a server sends back. Servers that
+need no key are given a dummy (``x``, ``EMPTY``, ``ollama``), and blotting every ``x``
+out of an answer ("ma***imum") hides nothing and garbles everything; a real key is far
+longer. Such a key is still sent, and never put in the profile, ``raw`` or an error by
+the client itself."""
+
+DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_READ_TIMEOUT = 120.0
+"""Seconds to wait for each piece of an answer. Generous on purpose: the CLI asks
+without streaming, and a slow local server sends nothing until its whole answer is
+written."""
+DEFAULT_RETRIES = 3
+DEFAULT_DEADLINE = 120.0
+"""No retry starts, and no attempt waits, past this many seconds after the first
+attempt began (or past the read timeout, when that is longer). A server that accepts
+the connection and never answers costs about two minutes by default, not the read
+timeout times every attempt (4 x 120 s and backoff: 8.5 minutes), while fast failures
+(429, 5xx, a refused connection) still get all their retries."""
+MAX_RETRIES = 1000
+"""The most retries ``retries``/``ARBORIST_RETRIES`` may ask for (the deadline ends them sooner)."""
+MAX_TIMEOUT = 86_400.0
+"""The longest timeout accepted: a day (a larger one only overflows the socket layer)."""
+
+
+def _join_pair(match: re.Match[str]) -> str:
+    return match.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+
+
+def _no_lone_surrogates(text: str) -> str:
+    """``text`` with each surrogate pair joined into its character and each lone
+    surrogate (which UTF-8, and so the store, cannot hold) replaced by U+FFFD."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub("\ufffd", _SURROGATE_PAIR.sub(_join_pair, text))
+
+
+def _key_pattern(key: str | None) -> re.Pattern[str] | None:
+    """The API key as a token: not where it is only part of a longer alphanumeric run
+    (a key that begins or ends with a letter or digit must not have one beside it);
+    None for no key or one shorter than :data:`MIN_REDACTED_KEY`."""
+    if not key or len(key) < MIN_REDACTED_KEY:
+        return None
+    alnum = re.compile(r"[^\W_]")
+    left = r"(?<![^\W_])" if alnum.match(key[0]) else ""
+    right = r"(?![^\W_])" if alnum.match(key[-1]) else ""
+    return re.compile(left + re.escape(key) + right)
+
+
+class _StreamText:
+    """Streamed pieces made fit to show and store, the same as the whole text would be.
+
+    Lone surrogates become U+FFFD (a pair split across two pieces is joined), and the
+    key is redacted even when it arrives split across pieces: the end of what came so
+    far that could still be the start of the key is held back until the next piece
+    says whether it is. ``"".join`` of what :meth:`feed` and :meth:`close` return is
+    exactly what the cleaning of the whole text gives.
+    """
+
+    def __init__(self, key: str | None) -> None:
+        self._pattern = _key_pattern(key)
+        self._key = key or ""
+        self._pending = ""
+        self._before = ""  # the last character handed on: the key's left neighbour
+
+    def feed(self, piece: str) -> str:
+        """What of the text so far can be handed on now."""
+        return self._take(self._pending + piece, final=False)
+
+    def close(self) -> str:
+        """Whatever was held back, at the end of the stream."""
+        return self._take(self._pending, final=True)
+
+    def _take(self, text: str, *, final: bool) -> str:
+        text = _SURROGATE_PAIR.sub(_join_pair, text)
+        cut = len(text)
+        if not final and text and "\ud800" <= text[-1] <= "\udbff":
+            cut -= 1  # a high surrogate may pair with the next piece's low one
+        text = _SURROGATE.sub("\ufffd", text[:cut]) + text[cut:]
+        if final:
+            cut = len(text)
+        elif self._pattern is not None:
+            start = text.find(self._key[0], max(0, cut - len(self._key)), cut)
+            while start != -1:
+                if self._key.startswith(text[start:cut]):
+                    cut = start  # may still become the key (or is it, before its neighbour)
+                    break
+                start = text.find(self._key[0], start + 1, cut)
+        out: list[str] = []
+        pos = 0
+        if self._pattern is not None:
+            context = self._before + text
+            for match in self._pattern.finditer(context, len(self._before)):
+                start, end = match.start() - len(self._before), match.end() - len(self._before)
+                if start >= cut:
+                    break
+                out += [text[pos:start], API_KEY_PLACEHOLDER]
+                pos = end
+                cut = max(cut, end)
+        out.append(text[pos:cut])
+        if cut:
+            self._before = text[cut - 1]
+        self._pending = text[cut:]
+        return "".join(out)
 
 
 class _Retryable(Exception):
@@ -742,11 +864,15 @@ def _one_line(text: str, limit: int = _MAX_ERROR_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _json_safe(value: object, depth: int = 0) -> object:
-    """``value`` made canonical-JSON-safe: floats and huge integers become strings."""
+def _json_safe(
+    value: object, depth: int = 0, clean: Callable[[str], str] = _no_lone_surrogates
+) -> object:
+    """``value`` made canonical-JSON-safe: floats and huge integers become strings, and
+    every string (keys too) passes ``clean``, which must at least remove lone surrogates
+    (canonical JSON refuses them)."""
     safe: object
     if isinstance(value, str):
-        safe = _SURROGATE.sub("\ufffd", value)  # canonical JSON refuses lone surrogates
+        safe = clean(value)
     elif value is None or isinstance(value, bool):
         safe = value
     elif isinstance(value, int):
@@ -754,12 +880,9 @@ def _json_safe(value: object, depth: int = 0) -> object:
     elif depth >= _MAX_DEPTH:
         safe = "…"
     elif isinstance(value, dict):
-        safe = {
-            _SURROGATE.sub("\ufffd", str(key)): _json_safe(item, depth + 1)
-            for key, item in value.items()
-        }
+        safe = {clean(str(key)): _json_safe(item, depth + 1, clean) for key, item in value.items()}
     elif isinstance(value, (list, tuple)):
-        safe = [_json_safe(item, depth + 1) for item in value]
+        safe = [_json_safe(item, depth + 1, clean) for item in value]
     else:
         safe = repr(value)  # floats (and anything stranger) as text
     return safe
@@ -811,21 +934,41 @@ def _retry_after(response: httpx.Response) -> float | None:
     return max(seconds, 0.0) if math.isfinite(seconds) else None
 
 
+def _seconds(value: float | None) -> str:
+    """A timeout as an error names it: ``0.5``, ``2``, ``119.6``."""
+    return f"{round(value or 0.0, 1):g}"
+
+
 def _describe(exc: httpx.TransportError, timeouts: httpx.Timeout) -> str:
     """A transport failure in one line, naming the timeout that ran out."""
     if isinstance(exc, httpx.ConnectTimeout):
-        return f"could not connect within {timeouts.connect} s (connect timeout)"
+        return f"could not connect within {_seconds(timeouts.connect)} s (connect timeout)"
     if isinstance(exc, httpx.ReadTimeout):
-        return f"no answer within {timeouts.read} s (read timeout)"
+        return f"no answer within {_seconds(timeouts.read)} s (read timeout)"
     detail = _one_line(str(exc)) or "no detail"
     return f"{type(exc).__name__}: {detail}"
 
 
-def _display_url(base_url: str) -> str:
-    """The base URL without credentials or query, fit for an error message."""
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _server_url(base_url: str) -> str:
+    """The server a base URL names, normalised, never with a secret in it.
+
+    Scheme and host lower-cased (an international host in its ASCII form, an IPv6
+    host in brackets), the port unless it is the scheme's default, the path as
+    written (percent-escapes kept) without trailing slashes. The userinfo
+    (``user:password@``) and the query (``?key=...``) are left out, and so is any
+    fragment: they are where URLs carry credentials, and this string is stored.
+    """
     url = httpx.URL(base_url)
-    port = f":{url.port}" if url.port else ""
-    return f"{url.scheme}://{url.host}{port}{url.path.rstrip('/')}"
+    scheme = url.scheme.lower()
+    host = url.raw_host.decode("ascii").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    port = f":{url.port}" if url.port and url.port != _DEFAULT_PORTS.get(scheme) else ""
+    path = url.raw_path.split(b"?", 1)[0].decode("ascii").rstrip("/")
+    return f"{scheme}://{host}{port}{path}"
 
 
 class OpenAIClient:
@@ -836,14 +979,26 @@ class OpenAIClient:
       so a stream that keeps talking is never cut off by it.
     * Retries with exponential backoff and a little jitter (or the server's
       ``Retry-After``, capped) on 429, 5xx, connection errors and timeouts,
-      ``max_retries`` times. A stream that already handed tokens to
-      ``on_token`` is never retried: the reader would see them twice.
+      ``max_retries`` times, within ``deadline`` seconds of the first attempt
+      (default: :data:`DEFAULT_DEADLINE`, or the read timeout when that is
+      longer): no retry starts past it and each attempt's timeouts are cut to
+      the time left, so a silent server costs about the deadline, not
+      ``read_timeout`` times every attempt. A stream that already handed
+      tokens to ``on_token`` is never retried: the reader would see them twice.
     * One one-line :class:`ModelError` for everything else: other 4xx,
       malformed JSON, no choices, no content, a stream cut short.
     * The client owns the system prompt (it is in its profile and so in the
       cache key): :meth:`messages_for` puts it in place of the request's.
     * The API key goes in the ``Authorization`` header and nowhere else: not
-      in the profile, ``raw``, errors (a server echoing it is redacted) or repr.
+      in the profile, ``raw``, errors or repr. A server that echoes it back
+      (in the answer, a streamed token, the metadata or an error body) has it
+      replaced by :data:`API_KEY_PLACEHOLDER` before anything is returned,
+      wherever it stands as a token of its own (not inside a longer run of
+      letters and digits); keys shorter than :data:`MIN_REDACTED_KEY` are not
+      looked for.
+    * Lone surrogates in what the server sends (``"\\udc9b"`` is valid JSON)
+      become U+FFFD in the answer, the tokens and the metadata: the rest of
+      the answer is good, and the store (UTF-8) cannot hold them.
     """
 
     def __init__(
@@ -857,9 +1012,10 @@ class OpenAIClient:
         max_tokens: int | None = None,
         top_p: float | None = None,
         system_prompt: str = SYSTEM_PROMPT,
-        connect_timeout: float = 10.0,
-        read_timeout: float = 120.0,
-        max_retries: int = 3,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
+        max_retries: int = DEFAULT_RETRIES,
+        deadline: float | None = None,
         backoff: float = 0.5,
         max_backoff: float = 8.0,
         max_retry_after: float = 30.0,
@@ -867,12 +1023,12 @@ class OpenAIClient:
         rng: random.Random | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        if not base_url.startswith(("http://", "https://")):
+        if not base_url[:8].lower().startswith(("http://", "https://")):
             raise BadInput(f"model base URL must start with http:// or https://, not {base_url!r}")
         if not model:
             raise BadInput("the model name is empty")
-        if max_retries < 0:
-            raise BadInput("max_retries must be 0 or more")
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise BadInput(f"max_retries must be a whole number of 0 or more, not {max_retries!r}")
         for option, value in (("temperature", temperature), ("top_p", top_p)):
             if value is not None and (
                 isinstance(value, bool)
@@ -885,12 +1041,23 @@ class OpenAIClient:
             isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
         ):
             raise BadInput(f"max_tokens must be a whole number of 1 or more, not {max_tokens!r}")
-        for option, seconds in (("connect timeout", connect_timeout), ("timeout", read_timeout)):
-            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
-                raise BadInput(f"{option} must be a positive number of seconds, not {seconds!r}")
+        for option, seconds in (
+            ("connect timeout", connect_timeout),
+            ("timeout", read_timeout),
+            ("deadline", read_timeout if deadline is None else deadline),
+        ):
+            if (
+                isinstance(seconds, bool)
+                or not isinstance(seconds, (int, float))
+                or not 0 < seconds <= MAX_TIMEOUT
+            ):
+                raise BadInput(
+                    f"{option} must be a number of seconds above 0 and at most "
+                    f"{MAX_TIMEOUT:g}, not {seconds!r}"
+                )
         try:
-            self._display = _display_url(base_url)
-        except httpx.InvalidURL as exc:
+            self._display = _server_url(base_url)
+        except (httpx.InvalidURL, UnicodeError) as exc:
             raise BadInput(f"model base URL {base_url!r} is not a valid URL") from exc
         self.name = name
         self.base_url = base_url.rstrip("/")
@@ -903,10 +1070,12 @@ class OpenAIClient:
             connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
         )
         self.max_retries = max_retries
+        self.deadline = float(max(DEFAULT_DEADLINE, read_timeout) if deadline is None else deadline)
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.max_retry_after = max_retry_after
         self._api_key = api_key or None
+        self._key_pattern = _key_pattern(self._api_key)
         self._sleep = sleep
         self._rng = rng or random.Random()
         self._transport = transport
@@ -929,13 +1098,20 @@ class OpenAIClient:
         return options
 
     def profile(self) -> dict[str, object]:
-        """Provider, model, the sampling options that are set (as strings) and the system prompt.
+        """Provider, server, model, the sampling options that are set (as strings) and
+        the system prompt.
 
-        Not the base URL (the same model moved to another server answers the
-        same), not timeouts or retries (they do not change answers), never the key.
+        ``server`` is the base URL normalised (:func:`_server_url`): a model name
+        is only the server's word for what it runs. Two servers that both say
+        ``llama3`` may serve other weights, quantisations or chat templates, so
+        they must not share cached answers; moving to another server is a cache
+        miss, once. The URL's credentials and query are left out, since the
+        profile is stored (in ``store.db``) and hashed into every cache key.
+        Not timeouts or retries (they do not change answers), never the key.
         """
         profile: dict[str, object] = {
             "provider": "openai",
+            "server": self._display,
             "model": self.model,
             "system_prompt": self.system_prompt,
         }
@@ -953,13 +1129,23 @@ class OpenAIClient:
     # -- errors
 
     def _redact(self, text: str) -> str:
-        """``text`` with the API key blotted out, in case a server echoed it back."""
-        return text.replace(self._api_key, "***") if self._api_key else text
+        """``text`` with the API key (as a token) replaced, in case a server echoed it."""
+        if self._key_pattern is None:
+            return text
+        return self._key_pattern.sub(API_KEY_PLACEHOLDER, text)
+
+    def _clean(self, text: str) -> str:
+        """Text from the server made fit to return: no lone surrogate, no API key."""
+        return self._redact(_no_lone_surrogates(text))
+
+    def _quote(self, text: str, limit: int = _MAX_ERROR_TEXT) -> str:
+        """Server text for an error message: cleaned first, then cut (never mid-key)."""
+        return _one_line(self._clean(text), limit)
 
     def _error(self, what: str) -> ModelError:
         """A one-line ModelError naming this client, its model and server."""
         where = f"model {self.name!r} ({self.model} at {self._display})"
-        return ModelError(self._redact(_one_line(f"{where}: {what}", 400)))
+        return ModelError(self._quote(f"{where}: {what}", 400))
 
     # -- the wire
 
@@ -997,19 +1183,35 @@ class OpenAIClient:
             **self._options(),
             "stream": on_token is not None,
         }
-        attempts = self.max_retries + 1
+        started = time.monotonic()
+        made = 0
+        out_of_time = False
         last: _Retryable | None = None
         with self._http() as http:
-            for attempt in range(attempts):
-                if last is not None:
-                    self._sleep(self._delay(attempt, last.retry_after))
+            while True:
                 try:
-                    return self._attempt(http, payload, on_token, attempt + 1)
+                    return self._attempt(http, payload, on_token, made + 1, started)
                 except _Retryable as exc:
                     last = exc
+                made += 1
+                if made > self.max_retries:
+                    break
+                delay = self._delay(made, last.retry_after)
+                if time.monotonic() - started + delay >= self.deadline:
+                    out_of_time = True
+                    break
+                self._sleep(delay)
         assert last is not None
-        noun = "attempt" if attempts == 1 else "attempts"
-        raise self._error(f"gave up after {attempts} {noun}; last error: {last.cause}") from last
+        noun = "attempt" if made == 1 else "attempts"
+        limit = f" within the {_seconds(self.deadline)} s deadline" if out_of_time else ""
+        raise self._error(f"gave up after {made} {noun}{limit}; last error: {last.cause}") from last
+
+    def _timeouts_left(self, started: float) -> httpx.Timeout:
+        """This client's timeouts, each cut to the time left before the deadline."""
+        left = max(self.deadline - (time.monotonic() - started), 0.001)
+        connect = min(self.timeouts.connect or left, left)
+        read = min(self.timeouts.read or left, left)
+        return httpx.Timeout(connect=connect, read=read, write=read, pool=connect)
 
     def _attempt(
         self,
@@ -1017,41 +1219,50 @@ class OpenAIClient:
         payload: dict[str, object],
         on_token: Callable[[str], None] | None,
         attempt: int,
+        started: float,
     ) -> ChatResult:
         """One request; raises _Retryable for what a retry may fix, ModelError for the rest."""
         url = f"{self.base_url}/chat/completions"
         accept = "text/event-stream" if on_token is not None else "application/json"
+        timeouts = self._timeouts_left(started)
         try:
-            with http.stream("POST", url, json=payload, headers={"Accept": accept}) as response:
+            with http.stream(
+                "POST", url, json=payload, headers={"Accept": accept}, timeout=timeouts
+            ) as response:
                 if response.status_code != 200:
                     response.read()
                     raise self._status_error(response)
                 # Streamed unless the server says it sent plain JSON (some ignore "stream").
                 content_type = response.headers.get("content-type", "")
                 if on_token is not None and not content_type.startswith("application/json"):
-                    return self._read_stream(response, on_token, attempt)
+                    return self._read_stream(response, on_token, attempt, timeouts)
                 response.read()
                 result = self._read_json(response, attempt)
                 if on_token is not None:
                     on_token(result.text)
                 return result
         except httpx.TransportError as exc:
-            raise _Retryable(_describe(exc, self.timeouts)) from exc
+            raise _Retryable(_describe(exc, timeouts)) from exc
         except httpx.HTTPError as exc:
             raise self._error(_describe_http(exc)) from exc
 
     def _status_error(self, response: httpx.Response) -> Exception:
         """A non-200 answer: _Retryable for 429 and 5xx, a ModelError for anything else."""
         status = response.status_code
-        message = _one_line(self._redact(_server_message(response)))
+        message = self._quote(_server_message(response))
         cause = f"HTTP {status}" + (f": {message}" if message else "")
         if status == 429 or status >= 500:
             return _Retryable(cause, _retry_after(response))
         return self._error(cause)
 
     def _meta(self, body: Mapping[str, object], attempt: int, stream: bool) -> dict[str, object]:
-        """The response metadata kept in ``raw``: ids, model, usage; never headers."""
-        meta = {key: _json_safe(body[key]) for key in _META_KEYS if body.get(key) is not None}
+        """The response metadata kept in ``raw``: ids, model, usage; never headers, and every
+        string cleaned (:meth:`_clean`) however deep it sits."""
+        meta = {
+            key: _json_safe(body[key], clean=self._clean)
+            for key in _META_KEYS
+            if body.get(key) is not None
+        }
         meta["provider"] = "openai"
         meta["stream"] = stream
         meta["attempts"] = attempt
@@ -1067,7 +1278,7 @@ class OpenAIClient:
             raise self._error("the server answered JSON that is not an object")
         if body.get("error") is not None and "choices" not in body:
             reason = _error_text(body) or str(body["error"])
-            raise self._error(f"the server answered an error: {_one_line(reason)}")
+            raise self._error(f"the server answered an error: {self._quote(reason)}")
         choices = body.get("choices")
         if not isinstance(choices, list):
             raise self._error("the response has no choices")
@@ -1083,9 +1294,9 @@ class OpenAIClient:
         finish = choice.get("finish_reason")
         model = body.get("model")
         return ChatResult(
-            content,
-            model if isinstance(model, str) and model else self.model,
-            finish if isinstance(finish, str) else None,
+            self._clean(content),
+            self._clean(model) if isinstance(model, str) and model else self.model,
+            self._clean(finish) if isinstance(finish, str) else None,
             self._meta(body, attempt, stream=False),
         )
 
@@ -1094,13 +1305,18 @@ class OpenAIClient:
         response: httpx.Response,
         on_token: Callable[[str], None],
         attempt: int,
+        timeouts: httpx.Timeout,
     ) -> ChatResult:
         """An SSE stream of chunks: hand each delta to ``on_token``, check it ended properly.
 
         A transport failure before the first token may be retried; after it,
         the reader has seen part of an answer, so it is a ModelError instead.
+        Each delta is cleaned on its way (:class:`_StreamText`): what ``on_token``
+        is handed joins to exactly the answer returned.
         """
         parts: list[str] = []
+        shown: list[str] = []
+        cleaner = _StreamText(self._api_key)
         meta: dict[str, object] = {}
         finish: str | None = None
         done = False
@@ -1118,7 +1334,7 @@ class OpenAIClient:
                     raise self._error("the stream carried JSON that is not an object")
                 if chunk.get("error") is not None:
                     message = _error_text(chunk) or str(chunk["error"])
-                    raise self._error(f"the stream reported an error: {_one_line(message)}")
+                    raise self._error(f"the stream reported an error: {self._quote(message)}")
                 meta.update({key: chunk[key] for key in _META_KEYS if chunk.get(key) is not None})
                 choices = chunk.get("choices")
                 if not isinstance(choices, list) or not choices:
@@ -1131,13 +1347,16 @@ class OpenAIClient:
                 content = delta.get("content") if isinstance(delta, dict) else None
                 if isinstance(content, str) and content:
                     parts.append(content)
-                    on_token(content)
+                    piece = cleaner.feed(content)
+                    if piece:
+                        shown.append(piece)
+                        on_token(piece)
                 if isinstance(choice.get("finish_reason"), str):
                     finish = choice["finish_reason"]
         except UnicodeDecodeError as exc:
             raise self._error("the stream is not valid UTF-8") from exc
         except httpx.TransportError as exc:
-            cause = _describe(exc, self.timeouts)
+            cause = _describe(exc, timeouts)
             if parts:
                 raise self._error(f"stream cut short after {len(parts)} pieces: {cause}") from exc
             raise _Retryable(cause) from exc
@@ -1146,14 +1365,18 @@ class OpenAIClient:
             raise self._error(f"stream cut short after {received} characters (no [DONE])")
         if not saw_choice:
             raise self._error("the stream had no choices")
-        text = "".join(parts)
+        rest = cleaner.close()
+        if rest:
+            shown.append(rest)
+            on_token(rest)
+        text = "".join(shown)
         if not text.strip():
             raise self._error("the model answered an empty text")
         model = meta.get("model")
         return ChatResult(
             text,
-            model if isinstance(model, str) and model else self.model,
-            finish,
+            self._clean(model) if isinstance(model, str) and model else self.model,
+            self._clean(finish) if finish is not None else None,
             self._meta(meta, attempt, stream=True),
         )
 
@@ -1211,21 +1434,92 @@ def _timeouts(profile: Mapping[str, object], where: str) -> tuple[float, float]:
     """``timeout = 60`` (the read timeout) or ``timeout = {connect = 5, read = 60}``."""
     value = profile.get("timeout")
     if value is None:
-        return 10.0, 120.0
+        return DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT
     if isinstance(value, Mapping):
         unknown = {str(key) for key in value} - {"connect", "read"}
         if unknown:
             raise BadInput(f"{where}: timeout takes connect and read, not {sorted(unknown)}")
         connect = _number(value, "connect", where)
         read = _number(value, "read", where)
-        return (10.0 if connect is None else connect), (120.0 if read is None else read)
+        return (
+            DEFAULT_CONNECT_TIMEOUT if connect is None else connect,
+            DEFAULT_READ_TIMEOUT if read is None else read,
+        )
     seconds = _number(profile, "timeout", where)
     assert seconds is not None
-    return 10.0, seconds
+    return DEFAULT_CONNECT_TIMEOUT, seconds
 
 
-def _from_profile(name: str, profile: Mapping[str, object], env: Mapping[str, str]) -> ChatClient:
-    """A client built from ``[models.NAME]`` in config.toml."""
+@dataclass(frozen=True)
+class _Overrides:
+    """Timeout and retries chosen outside config.toml (a parameter, else the environment)."""
+
+    timeout: float | None
+    retries: int | None
+
+    def apply(self, connect: float, read: float, retries: int) -> tuple[float, float, int]:
+        """``(connect, read, retries)`` with the overrides in place; an overriding timeout
+        is the read timeout and caps the connect timeout too."""
+        if self.timeout is not None:
+            connect, read = min(connect, self.timeout), self.timeout
+        return connect, read, retries if self.retries is None else self.retries
+
+
+def _checked_timeout(value: object, what: str) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0 < value <= MAX_TIMEOUT
+    ):
+        raise BadInput(
+            f"{what} must be a number of seconds above 0 and at most {MAX_TIMEOUT:g}, not {value!r}"
+        )
+    return float(value)
+
+
+def _checked_retries(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_RETRIES:
+        raise BadInput(f"{what} must be a whole number from 0 to {MAX_RETRIES}, not {value!r}")
+    return value
+
+
+def _overrides(timeout: float | None, retries: int | None, env: Mapping[str, str]) -> _Overrides:
+    """The parameters if given, else ``ARBORIST_TIMEOUT`` / ``ARBORIST_RETRIES``, checked."""
+    if timeout is None:
+        raw = env.get("ARBORIST_TIMEOUT", "").strip()
+        if raw:
+            try:
+                seconds = float(raw) if re.fullmatch(r"[0-9.eE+-]+", raw) else math.nan
+            except ValueError:
+                seconds = math.nan
+            if not (math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT):
+                raise BadInput(
+                    "ARBORIST_TIMEOUT must be a number of seconds above 0 and at most "
+                    f"{MAX_TIMEOUT:g}, not {raw[:40]!r}"
+                )
+            timeout = seconds
+    if retries is None:
+        raw = env.get("ARBORIST_RETRIES", "").strip()
+        if raw:
+            if not re.fullmatch(r"[0-9]{1,9}", raw) or int(raw) > MAX_RETRIES:
+                raise BadInput(
+                    f"ARBORIST_RETRIES must be a whole number from 0 to {MAX_RETRIES}, "
+                    f"not {raw[:40]!r}"
+                )
+            retries = int(raw)
+    return _Overrides(timeout, retries)
+
+
+def _from_profile(
+    name: str,
+    profile: Mapping[str, object],
+    env: Mapping[str, str],
+    timeout: float | None = None,
+    retries: int | None = None,
+) -> ChatClient:
+    """A client built from ``[models.NAME]`` in config.toml (``timeout`` and ``retries``
+    override its settings, see :func:`select_client`)."""
     where = f"model profile {name!r}"
     provider = profile.get("provider", "openai")
     if provider not in _PROFILE_KEYS:
@@ -1254,7 +1548,9 @@ def _from_profile(name: str, profile: Mapping[str, object], env: Mapping[str, st
         api_key = env.get(key_env)
         if not api_key:
             raise BadInput(f"{where} reads its API key from ${key_env}, which is not set")
-    connect, read = _timeouts(profile, where)
+    connect, read, max_retries = _overrides(timeout, retries, env).apply(
+        *_timeouts(profile, where), _whole(profile, "max_retries", where, DEFAULT_RETRIES) or 0
+    )
     return OpenAIClient(
         base_url,
         model,
@@ -1266,7 +1562,7 @@ def _from_profile(name: str, profile: Mapping[str, object], env: Mapping[str, st
         system_prompt=_string(profile, "system_prompt", where) or SYSTEM_PROMPT,
         connect_timeout=connect,
         read_timeout=read,
-        max_retries=_whole(profile, "max_retries", where, 3) or 0,
+        max_retries=max_retries,
     )
 
 
@@ -1275,6 +1571,8 @@ def select_client(
     *,
     config: Mapping[str, object] | None = None,
     env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    retries: int | None = None,
 ) -> ChatClient:
     """The client a user asked for: ``name`` (``--llm``), else ``$ARBORIST_LLM``, else extractive.
 
@@ -1283,8 +1581,24 @@ def select_client(
     ``config`` (the parsed config.toml), whose key, if any, comes from the
     environment variable its ``api_key_env`` names. The built-in names win
     over profiles of the same name. Nothing is contacted here.
+
+    How long a remote model is waited for, and how often it is asked again,
+    come from the first of: the ``timeout`` (seconds) and ``retries``
+    parameters (a CLI's ``--timeout``), the environment's ``ARBORIST_TIMEOUT``
+    (a number of seconds above 0) and ``ARBORIST_RETRIES`` (a whole number, 0
+    for none), the profile's ``timeout`` and ``max_retries``, the defaults
+    (:data:`DEFAULT_READ_TIMEOUT`, :data:`DEFAULT_RETRIES`). Each of the two is
+    chosen on its own, and an overriding timeout is the read timeout and caps
+    the connect timeout. A bad value is a one-line :class:`BadInput` naming
+    the parameter or variable (the parameters are checked whatever the model;
+    the environment is only read, and checked, when the chosen model is a
+    remote one). The offline models ignore both.
     """
     env = os.environ if env is None else env
+    if timeout is not None:
+        timeout = _checked_timeout(timeout, "timeout")
+    if retries is not None:
+        retries = _checked_retries(retries, "retries")
     chosen = (name or "").strip() or env.get("ARBORIST_LLM", "").strip() or DEFAULT_CLIENT
     if chosen == "extractive":
         return ExtractiveClient()
@@ -1299,7 +1613,17 @@ def select_client(
             )
         if not model:
             raise BadInput("the openai model needs a model name: set ARBORIST_MODEL")
-        return OpenAIClient(base_url, model, api_key=env.get("ARBORIST_API_KEY") or None)
+        connect, read, max_retries = _overrides(timeout, retries, env).apply(
+            DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_RETRIES
+        )
+        return OpenAIClient(
+            base_url,
+            model,
+            api_key=env.get("ARBORIST_API_KEY") or None,
+            connect_timeout=connect,
+            read_timeout=read,
+            max_retries=max_retries,
+        )
     models = (config or {}).get("models", {})
     if not isinstance(models, Mapping):
         raise BadInput("config.toml: [models] must be a table of model profiles")
@@ -1311,4 +1635,4 @@ def select_client(
         )
     if not isinstance(profile, Mapping):
         raise BadInput(f"config.toml: [models.{chosen}] must be a table")
-    return _from_profile(chosen, profile, env)
+    return _from_profile(chosen, profile, env, timeout, retries)
