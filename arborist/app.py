@@ -26,7 +26,7 @@ from typing import Any, TypeVar, overload
 from arborist.admission import admit
 from arborist.analysis import stands_alone
 from arborist.audit import ChainReport, Checkpoint, check_chain, head_checkpoint
-from arborist.db import Migration, connect, open_database
+from arborist.db import Migration, connect, open_database, require_writable
 from arborist.errors import BadInput, DamagedDatabase, NotFound, StorageError
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.bates import is_bates
@@ -57,7 +57,12 @@ from arborist.store import STORE_MIGRATIONS, coaccess
 from arborist.store.coaccess import RebuildReport, RelatedSource
 from arborist.store.demo import demo_corpus
 from arborist.store.derive import Derivation, derive_from_record
-from arborist.store.documents import IngestResult, ingest_document, resolve_document
+from arborist.store.documents import (
+    IngestResult,
+    prepare_document,
+    resolve_document,
+    store_document,
+)
 from arborist.store.loaders import LoadedDocument, discover, fetch_url, load_path, refetch
 from arborist.store.search import SearchHit, search
 from arborist.store.tiers import TierChange, evict, rehydrate
@@ -310,9 +315,15 @@ class Arborist:
         admission gate, as every document and answer is: secrets never reach a file."""
         return None if text is None else admit(text, allowlist=self.allowlist).text
 
-    def client(self, name: str | None = None) -> ChatClient:
-        """The chat client named ``name`` (``--llm``), else ``$ARBORIST_LLM``, else extractive."""
-        return select_client(name, config=self.config)
+    def client(
+        self, name: str | None = None, *, timeout: float | None = None, retries: int | None = None
+    ) -> ChatClient:
+        """The chat client named ``name`` (``--llm``), else ``$ARBORIST_LLM``, else extractive.
+
+        ``timeout`` (seconds) and ``retries`` override ``ARBORIST_TIMEOUT``,
+        ``ARBORIST_RETRIES`` and the profile's settings for a remote model.
+        """
+        return select_client(name, config=self.config, timeout=timeout, retries=retries)
 
     # --- documents --------------------------------------------------------------------------
 
@@ -324,21 +335,30 @@ class Arborist:
         exclude: Sequence[str] = (),
         track: Track[Any] = _untracked,
     ) -> list[IngestResult]:
-        """Load every source first (any unreadable one stops the batch before a write), then store each."""
+        """Load and admit every source first, then store each: a source that cannot be read,
+        or that the admission gate refuses, stops the batch before anything is written.
+
+        A refusal names a file by its path as given or found (``notes/secret.txt``), a
+        URL without the secrets it holds.
+        """
         urls = [s for s in sources if s.startswith(("http://", "https://"))]
         paths = discover([s for s in sources if s not in urls], include, exclude)
         loaded: list[LoadedDocument] = [load_path(p) for p in track(paths)]
         loaded += [fetch_url(url) for url in urls]
+        names: list[str | None] = [str(p) for p in paths] + [None] * len(urls)
         allowlist = self.allowlist
-        return [ingest_document(self.store_conn, doc, allowlist=allowlist) for doc in loaded]
+        prepared = [
+            prepare_document(doc, allowlist=allowlist, name=name)
+            for doc, name in zip(loaded, names, strict=True)
+        ]
+        del loaded  # what is stored is the admitted text: the loaded one can go
+        return [store_document(self.store_conn, doc) for doc in prepared]
 
     def ingest_demo(self, *, track: Track[Any] = _untracked) -> list[IngestResult]:
         """Ingest the built-in corpus: the standard library's own pydoc text, offline."""
         allowlist = self.allowlist
-        return [
-            ingest_document(self.store_conn, doc, allowlist=allowlist)
-            for doc in track(list(demo_corpus()))
-        ]
+        prepared = [prepare_document(doc, allowlist=allowlist) for doc in demo_corpus()]
+        return [store_document(self.store_conn, doc) for doc in track(prepared)]
 
     def search(self, query: str, *, limit: int = 10) -> list[SearchHit]:
         """Full-text search over hot chunks and core records, each hit with its audit mode."""
@@ -377,18 +397,22 @@ class Arborist:
         on_token: Callable[[str], None] | None = None,
         threaded: Sequence[tuple[str, str]] = (),
         related: bool = False,
+        timeout: float | None = None,
+        retries: int | None = None,
     ) -> AskResult:
         """Answer from the cache when every dimension matches, else from the model.
 
         With ``related``, co-accessed chunks join the evidence as a second lane
-        (the co-access index is brought up to date first).
+        (the co-access index is brought up to date first). ``timeout`` and
+        ``retries`` bound the wait for a remote model (see :meth:`client`).
         """
+        require_writable(self.store_conn)  # refuse now, not after paying for a model call
         version = ""
         if related:
             version = self._related_index(purpose="--related", slack=RELATED_SLACK)
         return ask(
             self.store_conn,
-            self.client(llm),
+            self.client(llm, timeout=timeout, retries=retries),
             question,
             context=context,
             sources=sources,
@@ -500,6 +524,8 @@ class Arborist:
         thread: bool = False,
         related: bool = False,
         transcript: str | Path | None = None,
+        timeout: float | None = None,
+        retries: int | None = None,
     ) -> Turn:
         """Ask under ``parent`` (default: the session's current node) and record the turn.
 
@@ -522,6 +548,8 @@ class Arborist:
         without one, the working directory's, shown as ``cli``) stored only redacted.
         """
         recording = coaccess.enabled()
+        for conn in (self.store_conn, self.sessions_conn):  # before the answer is paid for
+            require_writable(conn)
         under: Node | None
         if sid is None:  # a new session's root, or a bates number anywhere (a fork)
             under = self.node(parent) if parent else None
@@ -549,6 +577,8 @@ class Arborist:
             on_token=on_token,
             threaded=threaded,
             related=related,
+            timeout=timeout,
+            retries=retries,
         )
         if sid is None:  # only now that there is a turn to record
             session = self.new_session(new_session)

@@ -385,6 +385,24 @@ def derive_command(ctx: click.Context, kind: str, source: str, text: str | None)
 # --- answers -----------------------------------------------------------------------------------
 
 
+def _model_limits(command: Any) -> Any:
+    """``--timeout`` and ``--retries``: how long a remote model is waited for."""
+    command = click.option(
+        "--retries",
+        type=click.IntRange(min=0, max=1000),
+        default=None,
+        help="Retries of a failed remote call [default: $ARBORIST_RETRIES, the profile's, or 3].",
+    )(command)
+    return click.option(
+        "--timeout",
+        type=click.FloatRange(min=0, min_open=True, max=86_400),
+        default=None,
+        metavar="SECONDS",
+        help="Wait this long for a remote model's reply [default: $ARBORIST_TIMEOUT, the "
+        "profile's, or 120].",
+    )(command)
+
+
 @cli.command("ask")
 @click.argument("question")
 @click.option(
@@ -405,6 +423,7 @@ def derive_command(ctx: click.Context, kind: str, source: str, text: str | None)
     is_flag=True,
     help="Add chunks co-accessed with the retrieved ones as a second evidence lane.",
 )
+@_model_limits
 @click.option("--sessions-db", type=click.Path(dir_okay=False, path_type=Path), default=None)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
@@ -416,6 +435,8 @@ def ask_command(
     parent: str | None,
     no_cache: bool,
     related: bool,
+    timeout: float | None,
+    retries: int | None,
     sessions_db: Path | None,
     as_json: bool,
 ) -> None:
@@ -431,6 +452,8 @@ def ask_command(
             llm=llm,
             use_cache=not no_cache,
             related=related,
+            timeout=timeout,
+            retries=retries,
         )
     result = turn.result
     if as_json:
@@ -623,6 +646,7 @@ def providence_falsify(ctx: click.Context, key: str, state: str, reason: str) ->
     help="Use this shard instead of the home's sessions.db.",
 )
 @click.option("--llm", default=None, metavar="NAME", help="Model for the REPL's questions.")
+@_model_limits
 @click.option("--json", "as_json", is_flag=True, help="JSON output for --list and --find.")
 @click.pass_context
 def session_command(
@@ -638,6 +662,8 @@ def session_command(
     import_file: Any,
     sessions_db: Path | None,
     llm: str | None,
+    timeout: float | None,
+    retries: int | None,
     as_json: bool,
 ) -> int:
     """The conversation forest: a REPL in a new session (or --sid), or one of the actions below."""
@@ -679,7 +705,15 @@ def session_command(
             )
         else:
             session = app.session(sid) if sid else app.new_session(label)
-            repl = Repl(app, session.sid, read=input, write=click.echo, llm=llm)  # inert inside
+            repl = Repl(  # writes inert text itself
+                app,
+                session.sid,
+                read=input,
+                write=click.echo,
+                llm=llm,
+                timeout=timeout,
+                retries=retries,
+            )
             if sys.stdin.isatty():
                 repl.read = interactive_reader(repl, app.home / "repl_history")
             repl.run()

@@ -10,6 +10,8 @@
      |    +-- NoDocuments          an ask over a store that holds no document yet
      +-- StorageError              a database that cannot be opened, read or written
      |    +-- MigrationError       schema history that does not match this code
+     |    +-- DamagedDatabase      a file SQLite finds corrupt (or that is not a database)
+     |    +-- ReadOnlyDatabase     a write to a file on a read-only folder, mount or file
      +-- IntegrityError            stored data that fails its own hashes or checkpoints
      +-- ModelError                a chat model that times out, errors or returns garbage
 
@@ -24,11 +26,13 @@ __all__ = [
     "BadInput",
     "BadReference",
     "CanonicalJSONError",
+    "DamagedDatabase",
     "IntegrityError",
     "MigrationError",
     "ModelError",
     "NoDocuments",
     "NotFound",
+    "ReadOnlyDatabase",
     "StorageError",
 ]
 
@@ -72,6 +76,26 @@ class StorageError(ArboristError):
 
 class MigrationError(StorageError):
     """The database's recorded schema history does not match this version of arborist."""
+
+
+class DamagedDatabase(StorageError):
+    """A database file that SQLite reports as corrupt, or that is not a database at all.
+
+    ``path`` is the file and ``reason`` what SQLite said (or the first problem
+    ``PRAGMA quick_check`` found). Nothing is written into such a file."""
+
+    def __init__(self, path: object, reason: str) -> None:
+        self.path = str(path)
+        self.reason = " ".join(reason.split())
+        super().__init__(
+            f"{self.path} is damaged ({self.reason}): restore it from a backup, "
+            "or run `arborist verify` for details"
+        )
+
+
+class ReadOnlyDatabase(StorageError):
+    """A write (or a migration) asked of a database that can only be read here:
+    a read-only mount, folder or file. Reading commands still work."""
 
 
 class IntegrityError(ArboristError):

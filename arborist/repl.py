@@ -63,6 +63,8 @@ class Repl:
     write: Callable[[str], None]
     llm: str | None = None
     history: list[str] = field(default_factory=list)
+    timeout: float | None = None
+    retries: int | None = None
 
     def __post_init__(self) -> None:
         raw = self.write
@@ -108,7 +110,9 @@ class Repl:
         return True
 
     def ask(self, question: str) -> None:
-        turn = self.app.ask_turn(question, sid=self.sid, llm=self.llm)
+        turn = self.app.ask_turn(
+            question, sid=self.sid, llm=self.llm, timeout=self.timeout, retries=self.retries
+        )
         record = turn.result.record
         cache = "hit" if turn.result.hit else "miss"
         self.write(record.answer_text)

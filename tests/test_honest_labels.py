@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from arborist.app import Arborist
 from arborist.cli import cli
 from arborist.errors import IntegrityError
 from arborist_nb.display import Answer
+from tests.chat_server import ChatServer, silent
+from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
 DOC = (
     "# Spider-Man\n\n"
@@ -232,3 +235,24 @@ def test_a_failed_ask_writes_no_session_and_no_event(home: Path, tmp_path: Path)
         assert failed.exit_code in (1, 2), failed.output
         assert failed.stderr.count("\n") == 1, failed.stderr
     assert _forest_counts(home / "sessions.db") == before
+
+
+def test_timeout_and_retries_on_the_command_line_bound_a_hung_server(
+    home: Path, tmp_path: Path, chat_server: ChatServer
+) -> None:
+    (tmp_path / "spider.md").write_text(DOC, encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--home", str(home), "ingest", str(tmp_path)]).exit_code == 0
+    chat_server.script(silent(), silent(), silent())
+    env = {"ARBORIST_BASE_URL": chat_server.url, "ARBORIST_MODEL": "m", "ARBORIST_TIMEOUT": "600"}
+    started = time.monotonic()
+    limits = ["--timeout", "0.5", "--retries", "0"]
+    result = runner.invoke(
+        cli, ["--home", str(home), "ask", QUESTION, "--llm", "openai", *limits], env=env
+    )
+    elapsed = time.monotonic() - started
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.output
+    assert chat_server.requests == 1  # no retry
+    assert elapsed < 30  # the flag wins over the environment's 600 s
+    bad = runner.invoke(cli, ["--home", str(home), "ask", QUESTION, "--timeout", "0"])
+    assert bad.exit_code == 2 and "--timeout" in bad.stderr

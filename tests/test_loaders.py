@@ -9,6 +9,7 @@ import json
 import os
 import re
 import socket
+import sys
 import threading
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
 from arborist.errors import ArboristError, BadInput, NotFound
+from arborist.store import loaders
 from arborist.store.loaders import (
     MEDIA_TYPES,
     SUPPORTED_SUFFIXES,
@@ -677,3 +679,144 @@ def test_normalize_text_is_idempotent_and_nfc(text: str) -> None:
 
 def test_every_supported_suffix_has_a_media_type() -> None:
     assert set(SUPPORTED_SUFFIXES) == set(MEDIA_TYPES)
+
+
+# --- normalization and titles as first written: loading in pieces must not change them --------
+# Verbatim copies of loaders.py before issue #11 bounded memory (it split the whole text into
+# lines to strip them, and every title rule split the whole file into lines). Chunk leaves are
+# hashed from the normalized text, so the rewrite may change how much memory loading takes,
+# never what it gives.
+
+_K1_SURROGATES = re.compile("[\ud800-\udfff]")
+_K1_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def k1_normalize_text(text: str) -> str:
+    text = _K1_SURROGATES.sub("\ufffd", text)
+    text = text.replace("\ufeff", "").replace("\r\n", "\n").replace("\r", "\n")
+    text = unicodedata.normalize("NFC", _K1_CONTROLS.sub("", text))
+    lines = [line.rstrip() for line in text.split("\n")]
+    start = 0
+    while start < len(lines) and not lines[start]:
+        start += 1
+    end = len(lines)
+    while end > start and not lines[end - 1]:
+        end -= 1
+    return "\n".join(lines[start:end])
+
+
+def k1_markdown_title(text: str) -> str:
+    lines = text.split("\n")
+    if lines and lines[0] == "---":
+        close = next((i for i in range(1, len(lines)) if lines[i] in ("---", "...")), None)
+        if close is not None:
+            lines = lines[close + 1 :]
+    first_any = ""
+    in_fence = ""
+    previous = ""
+    for line in lines:
+        fence = loaders._FENCE.match(line)
+        if fence:
+            if not in_fence:
+                in_fence = fence.group(1)
+            elif fence.group(1) == in_fence:
+                in_fence = ""
+            previous = ""
+            continue
+        if in_fence:
+            continue
+        atx = loaders._ATX.match(line)
+        if atx:
+            if len(atx.group(1)) == 1:
+                return atx.group(2)
+            first_any = first_any or atx.group(2)
+        elif (
+            loaders._SETEXT_H1.match(line) and previous.strip() and not previous.startswith("    ")
+        ):
+            return previous
+        previous = line
+    return first_any
+
+
+def k1_rst_title(text: str) -> str:
+    lines = text.split("\n")
+    for i in range(len(lines) - 1):
+        line, below = lines[i], lines[i + 1].strip()
+        title = line.strip()
+        overlined = i > 0 and bool(loaders._RST_ADORNMENT.match(lines[i - 1].strip()))
+        if (
+            title
+            and (overlined or not line[0].isspace())
+            and not title.startswith(".. ")
+            and not loaders._RST_ADORNMENT.match(title)
+            and loaders._RST_ADORNMENT.match(below)
+        ):
+            return title
+    return ""
+
+
+def k1_python_title(text: str) -> str:
+    start = 0
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            break
+        start += len(line) + 1
+    match = loaders._PY_DOCSTRING.match(text, start)
+    if not match:
+        return ""
+    return next((line.strip() for line in match.group(2).split("\n") if line.strip()), "")
+
+
+# Everything the rules turn on: CR/LF, BOM, controls, combining marks and Hangul jamo (NFC),
+# lone surrogates, whitespace strip() knows, and the marks of titles, fences and docstrings.
+_PARTS = [
+    "a", "Title", " ", "\t", "\n", "\n\n", "\r", "\r\n", "\ufeff", "\x00", "\x1f", "\x7f",
+    "e\u0301", "\u0301", "\u1100\u1161", "\u11a8", "\ud800", "\u00a0", "\u3000", "\u2028",
+    "\x85", "#", "# T", "## S", "=", "===", "---", "...", "```", "~~~", "'''", '"""', "#!x",
+    ".. ", "    ", "-",
+]  # fmt: skip
+_loader_texts = st.lists(st.sampled_from(_PARTS), max_size=60).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_loader_texts, st.sampled_from([1, 2, 3, 7, 1 << 20]))
+def test_normalize_text_in_pieces_is_normalize_text_whole(text: str, piece: int) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(loaders, "_PIECE_CHARS", piece)
+        assert normalize_text(text) == k1_normalize_text(text)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Ca\u0301fe\u0301 \t\r\n\ufeff  \n\x00x  \r",  # every rule has work
+        "Plain ASCII prose, no trailing space.\n",
+        "Plain ASCII prose with a trailing tab.\t\n",
+        "Caf\u00e9 \u2014 already NFC.\n",
+        "Caf\u00e9 with a trailing ideographic space\u3000\n",
+        "Caf\u00e9 with a control\x07 inside.\n",
+        "Cafe\u0301 not NFC.\n",
+    ],
+)
+def test_normalize_text_of_a_text_longer_than_a_piece(line: str) -> None:
+    body = line * (3 * (1 << 20) // len(line))
+    for text in (body, "\n\n" + body + "\n\n", "\n\n  \n" + body + "\n \n"):
+        assert normalize_text(text) == k1_normalize_text(text)
+    clean = body.strip("\n")
+    if k1_normalize_text(clean) == clean:
+        assert normalize_text(clean) is clean, "a normalized text is not copied"
+
+
+def test_line_end_spaces_are_every_space_but_newline() -> None:
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    assert "".join(c for c in every if c.isspace() and c != "\n") == loaders._LINE_END_SPACES
+
+
+@settings(max_examples=300, deadline=None)
+@given(_loader_texts)
+def test_titles_read_line_by_line_are_the_titles_of_the_whole_split(text: str) -> None:
+    for given_text in (text, k1_normalize_text(text)):
+        assert loaders._markdown_title(given_text) == k1_markdown_title(given_text)
+        assert loaders._rst_title(given_text) == k1_rst_title(given_text)
+        assert loaders._python_title(given_text) == k1_python_title(given_text)

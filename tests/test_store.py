@@ -11,6 +11,9 @@ from arborist import Arborist
 from arborist.errors import ArboristError, BadInput, IntegrityError, NotFound
 from arborist.hashing import leaf_hash
 from arborist.merkle import merkle_root
+from arborist.store import documents
+from arborist.store.chunking import chunk_text
+from arborist.store.loaders import load_path
 from arborist.store.search import retrieve
 
 SPIDER = """# Spider-Man
@@ -115,6 +118,37 @@ def test_a_bad_source_in_a_batch_writes_nothing(app: Arborist, corpus: Path) -> 
     with pytest.raises(BadInput):
         app.ingest([str(corpus)])
     assert app.store_conn.execute("SELECT count(*) FROM documents").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["chunked-once", "chunked-twice"])
+def test_a_document_is_stored_the_same_however_it_is_chunked_and_batched(
+    app: Arborist, corpus: Path, monkeypatch: pytest.MonkeyPatch, kept: bool
+) -> None:
+    """Long texts are chunked again to be written, and chunks go in batches: the rows, the
+    index, re-ingest and restoring evicted chunks come out as if written all at once."""
+    monkeypatch.setattr(documents, "_CHUNK_BATCH", 2)
+    if not kept:
+        monkeypatch.setattr(documents, "_KEPT_CHUNKS_CHARS", 0)
+    long_text = "\n\n".join(f"## Part {n}\n\n" + "Spiders spin silk. " * 70 for n in range(5))
+    (corpus / "long.md").write_text(f"# Long\n\n{long_text}\n", encoding="utf-8")
+    doc = app.ingest([str(corpus / "long.md")])[0].document
+    rows = app.store_conn.execute(
+        "SELECT chunk_index, leaf, text FROM chunks WHERE document_id = ? ORDER BY chunk_index",
+        (doc.id,),
+    ).fetchall()
+    expected = chunk_text(load_path(corpus / "long.md").text)
+    assert [text for _, _, text in rows] == [c.text for c in expected]
+    assert [i for i, _, _ in rows] == list(range(doc.chunk_count)) and doc.chunk_count > 5
+    assert merkle_root([bytes.fromhex(leaf) for _, leaf, _ in rows]).hex() == doc.source_root
+    with_silk = {i for i, _, text in rows if "silk" in text}
+    assert {h.chunk_index for h in app.search("silk", limit=50)} == with_silk
+    assert app.ingest([str(corpus / "long.md")])[0].status == "unchanged"
+    app.evict(str(doc.id), "warm")
+    again = app.ingest([str(corpus / "long.md")])[0]
+    assert again.status == "restored"
+    tiers = {t for (t,) in app.store_conn.execute("SELECT tier FROM chunks")}
+    assert tiers == {"hot"}
+    assert app.verify().ok
 
 
 def test_search_finds_every_word_and_declares_strict(app: Arborist, corpus: Path) -> None:

@@ -10,8 +10,12 @@ One problem line each, naming the turn:
 * the row differs from its ``node_insert`` event (node hash, parent, the
   answer's hash): an edited ``answer_text``, or a node rewritten together
   with its hashes; a turn an event records is missing;
-* the FTS index fails SQLite's integrity check;
+* the FTS index fails SQLite's integrity check (run on a private copy when
+  the file can only be read);
 * the audit chain is broken or lacks a checkpoint.
+
+A damaged file is reported, never raised: SQLite's ``integrity_check`` runs
+first, then every section that can still be read; one that cannot says so.
 
 Labels renamed later and the sessions' "you are here" pointers are
 bookkeeping no hash covers; they are not reported.
@@ -26,6 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arborist.audit import ChainReport, Checkpoint, check_chain
+from arborist.db import check_fts, integrity_problems, read_or_report
+from arborist.errors import DamagedDatabase, StorageError
 from arborist.forest.bates import is_bates, parse_bates
 from arborist.hashing import node_hash, sha256_hex, subtree_hash
 
@@ -63,7 +69,46 @@ def _events(conn: sqlite3.Connection) -> dict[str, dict[str, object]]:
 def verify_forest(
     conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint] = ()
 ) -> ForestVerification:
-    """Recompute every node and fold of the shard from its rows and check its chain."""
+    """Recompute every node and fold of the shard from its rows and check its chain.
+
+    Never raises for a damaged file: what SQLite's integrity check finds, and
+    each section that cannot be read, is a problem line.
+    """
+    problems = integrity_problems(conn)
+    found = read_or_report(problems, "turns", lambda: _check_nodes(conn))
+    by_bates: dict[str, Any] = {}
+    if found is not None:
+        node_problems, by_bates = found
+        problems += node_problems
+    problems += (
+        read_or_report(problems, "search index", lambda: check_fts(conn, ("nodes_fts",))) or []
+    )
+    if found is not None:  # sessions are checked against their root turns
+        problems += (
+            read_or_report(problems, "sessions", lambda: _check_sessions(conn, by_bates)) or []
+        )
+    sessions = read_or_report(
+        problems, "sessions", lambda: conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+    )
+    chain = _chain(conn, checkpoints, problems)
+    return ForestVerification(tuple(problems), chain, sessions or 0, len(by_bates))
+
+
+def _chain(
+    conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint], problems: list[str]
+) -> ChainReport:
+    """The chain report; a chain that cannot be read is one line in ``problems``."""
+    try:
+        return check_chain(conn, checkpoints)
+    except DamagedDatabase as exc:
+        problems.append(f"audit chain: cannot be read ({exc.reason})")
+    except StorageError as exc:
+        problems.append(f"audit chain: {exc}")
+    return ChainReport(0, None, ())
+
+
+def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any]]:
+    """Every turn against its fields, its children, its bates number and its event."""
     rows = conn.execute(
         "SELECT bates, parent_bates, question, answer_text, cache_key, audit_mode, created_at, "
         "created_label, node_hash, subtree_hash, seq, sid, cited_titles_json, n_cited_sources "
@@ -126,13 +171,7 @@ def verify_forest(
             problems.append(f"turn {bates}: cited titles differ from those its event recorded")
     for bates in inserts:
         problems.append(f"turn {bates}: recorded by an event but missing")
-    try:
-        conn.execute("INSERT INTO nodes_fts (nodes_fts, rank) VALUES ('integrity-check', 1)")
-    except sqlite3.DatabaseError as exc:
-        problems.append(f"search index nodes_fts: {exc}")
-    problems += _check_sessions(conn, by_bates)
-    sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
-    return ForestVerification(tuple(problems), check_chain(conn, checkpoints), sessions, len(rows))
+    return problems, by_bates
 
 
 def _check_sessions(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> list[str]:

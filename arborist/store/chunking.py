@@ -16,6 +16,7 @@ being served.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "Chunk",
     "MAX_CHARS",
     "chunk_text",
+    "iter_chunks",
 ]
 
 CHUNKING_VERSION = "k1"
@@ -33,6 +35,9 @@ _BLANK_LINES = re.compile(r"\n[ \t]*\n+")
 _MARKDOWN_HEADING = re.compile(r"#{1,6} \S")
 _RST_UNDERLINE = re.compile(r"([=\-~^\"'`#*+<>:._])\1{2,}")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# What str.lstrip() strips: in a str pattern \s is exactly str.isspace (both are
+# Py_UNICODE_ISSPACE), which tests/test_chunking.py checks over every code point.
+_LEADING_SPACE = re.compile(r"\s*")
 
 
 @dataclass(frozen=True)
@@ -44,75 +49,119 @@ class Chunk:
 
 
 def _heading_of(block: str) -> str | None:
-    """The heading a block opens with, if it is one (markdown ``#`` or an RST title)."""
-    lines = block.split("\n")
-    first = lines[0].strip()
+    """The heading a block opens with, if it is one (markdown ``#`` or an RST title).
+
+    Reads the block's first two lines only: a paragraph of millions of lines is
+    never split whole to look at its start.
+    """
+    first_end = block.find("\n")
+    first = (block if first_end == -1 else block[:first_end]).strip()
     if _MARKDOWN_HEADING.match(first):
         return first.lstrip("#").strip()
-    underline = lines[1].strip() if len(lines) >= 2 else ""
+    if first_end == -1:
+        return None
+    second_end = block.find("\n", first_end + 1)
+    underline = block[first_end + 1 : len(block) if second_end == -1 else second_end].strip()
     if first and _RST_UNDERLINE.fullmatch(underline) and len(underline) >= len(first):
         return first
     return None
 
 
-def _split_long(block: str) -> list[str]:
-    """Cut an over-long paragraph at sentence ends, then whitespace, then anywhere."""
-    pieces: list[str] = []
-    current = ""
-    for sentence in _SENTENCE_END.split(block):
+def _sentences(block: str) -> Iterator[str]:
+    """``_SENTENCE_END.split(block)``, one sentence at a time."""
+    start = 0
+    for end in _SENTENCE_END.finditer(block):
+        yield block[start : end.start()]
+        start = end.end()
+    yield block[start:]
+
+
+def _split_long(block: str) -> Iterator[str]:
+    """Cut an over-long paragraph at sentence ends, then whitespace, then anywhere.
+
+    Sentences (and the hard-wrapped parts of an over-long one) are packed,
+    joined by one space, into pieces of at most :data:`MAX_CHARS`. The piece
+    being filled is kept as its parts and their joined length, so adding a
+    part costs the part, not the piece: linear in the block however short its
+    sentences.
+    """
+    parts: list[str] = []  # the piece being filled is " ".join(parts)
+    size = 0  # len(" ".join(parts))
+    for sentence in _sentences(block):
         for part in _hard_wrap(sentence):
-            candidate = f"{current} {part}" if current else part
-            if len(candidate) <= MAX_CHARS:
-                current = candidate
+            if not size:
+                parts, size = [part], len(part)
+            elif size + 1 + len(part) <= MAX_CHARS:
+                parts.append(part)
+                size += 1 + len(part)
             else:
-                pieces.append(current)
-                current = part
+                yield " ".join(parts)
+                parts, size = [part], len(part)
+    if size:
+        yield " ".join(parts)
+
+
+def _hard_wrap(text: str) -> Iterator[str]:
+    """Split text longer than the bound at the last space before it, else hard.
+
+    Walks ``text`` by offsets: each cut copies only the part it yields (at most
+    :data:`MAX_CHARS`), never the remainder, so a paragraph of any length with
+    no sentence end is wrapped in linear time.
+    """
+    start, end = 0, len(text)
+    while end - start > MAX_CHARS:
+        cut = text.rfind(" ", start, start + MAX_CHARS + 1)
+        if cut <= start:
+            cut = start + MAX_CHARS
+        yield text[start:cut].rstrip()
+        spaces = _LEADING_SPACE.match(text, cut)  # text[cut:].lstrip(), as an offset
+        start = spaces.end() if spaces else cut
+    if start < end:
+        yield text[start:]
+
+
+def iter_chunks(text: str) -> Iterator[Chunk]:
+    """The chunks of ``text`` one at a time, in order (see the module docstring).
+
+    Lazy: the blocks are found one at a time and each chunk is made when it is
+    complete, so a caller that hashes or stores chunks as they come holds one
+    chunk, not the whole list, beside ``text``.
+    """
+    current: list[str] = []
+    size = 0
+    heading: str | None = None
+    text = text.replace("\r\n", "\n")
+    for raw in _blocks(text):
+        block = raw.strip("\n").rstrip()
+        if not block or block.isspace():  # not block.strip(), which copies the block
+            continue
+        opens = _heading_of(block)
+        if opens is not None:
+            if current:
+                yield Chunk("\n\n".join(current), heading)
+                current, size = [], 0
+            heading = opens
+        for piece in (block,) if len(block) <= MAX_CHARS else _split_long(block):
+            added = len(piece) + (2 if current else 0)
+            if current and size + added > MAX_CHARS:
+                yield Chunk("\n\n".join(current), heading)
+                current, size = [], 0
+                added = len(piece)
+            current.append(piece)
+            size += added
     if current:
-        pieces.append(current)
-    return pieces
+        yield Chunk("\n\n".join(current), heading)
 
 
-def _hard_wrap(text: str) -> list[str]:
-    """Split text longer than the bound at the last whitespace before it, else hard."""
-    parts: list[str] = []
-    while len(text) > MAX_CHARS:
-        cut = text.rfind(" ", 0, MAX_CHARS + 1)
-        if cut <= 0:
-            cut = MAX_CHARS
-        parts.append(text[:cut].rstrip())
-        text = text[cut:].lstrip()
-    if text:
-        parts.append(text)
-    return parts
+def _blocks(text: str) -> Iterator[str]:
+    """``_BLANK_LINES.split(text)``, one block at a time."""
+    start = 0
+    for gap in _BLANK_LINES.finditer(text):
+        yield text[start : gap.start()]
+        start = gap.end()
+    yield text[start:]
 
 
 def chunk_text(text: str) -> list[Chunk]:
     """Split ``text`` into chunks (see the module docstring); empty text gives none."""
-    chunks: list[Chunk] = []
-    current: list[str] = []
-    size = 0
-    heading: str | None = None
-
-    def flush() -> None:
-        nonlocal current, size
-        if current:
-            chunks.append(Chunk("\n\n".join(current), heading))
-        current, size = [], 0
-
-    for raw in _BLANK_LINES.split(text.replace("\r\n", "\n")):
-        block = raw.strip("\n").rstrip()
-        if not block.strip():
-            continue
-        opens = _heading_of(block)
-        if opens is not None:
-            flush()
-            heading = opens
-        for piece in [block] if len(block) <= MAX_CHARS else _split_long(block):
-            added = len(piece) + (2 if current else 0)
-            if current and size + added > MAX_CHARS:
-                flush()
-                added = len(piece)
-            current.append(piece)
-            size += added
-    flush()
-    return chunks
+    return list(iter_chunks(text))

@@ -6,38 +6,54 @@ document's ``source_root``, stored beside ``chunk_count``: the size every
 proof must be verified against. Re-ingesting the same bytes at the same URI
 changes nothing; different bytes make a new version, the old one becomes
 ``superseded``, and cache records that cited it become ``stale``.
+
+Ingest is two steps. :func:`prepare_document` does everything that can refuse
+a source without touching the store: the admission gate on the text, the
+title and the URI (a secret in a heading, a file name, a URL's userinfo or
+query never reaches the store or the audit log) and the check that there is
+text to index. Then :func:`store_document` chunks, hashes and writes it in one
+transaction. A batch prepares every source before it stores the first, so a
+refusal writes nothing at all. A long document is chunked twice (once to hash,
+once to write) rather than held beside all its chunks.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+from urllib.parse import quote, unquote
 
-from arborist.admission import admit_document
+from arborist.admission import PLACEHOLDER, Redaction, admit, admit_document
 from arborist.audit import append_event
 from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError, NotFound
 from arborist.hashing import leaf_hash
 from arborist.merkle import inclusion_proofs, merkle_root
-from arborist.store.chunking import CHUNKING_VERSION, Chunk, chunk_text
+from arborist.store.chunking import CHUNKING_VERSION, Chunk, iter_chunks
 from arborist.store.loaders import LoadedDocument
 from arborist.store.schema import index_chunks
 
 __all__ = [
     "Document",
     "IngestResult",
+    "PreparedDocument",
+    "admit_uri",
     "document_leaves",
     "get_document",
     "ingest_document",
     "mark_stale",
+    "prepare_document",
     "proofs_for",
+    "redact_uri",
     "resolve_document",
     "restore_chunks",
+    "store_document",
 ]
 
 DocumentKind = Literal["surface", "core"]
@@ -101,6 +117,9 @@ def resolve_document(conn: sqlite3.Connection, ref: str) -> Document:
     path = Path(ref).expanduser()
     if "://" not in ref and not ref.startswith(("pydoc:", "core:")):
         candidates.append(path.resolve().as_uri())
+    # A URI holding a secret is stored redacted (without the home's allowlist, an
+    # allowlisted one is stored as given and matched above).
+    candidates += [uri for uri in map(_stored_uri, candidates) if uri not in candidates]
     for uri in candidates:
         row = conn.execute(
             f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE uri = ? AND status = 'current'",
@@ -175,29 +194,228 @@ def mark_stale(conn: sqlite3.Connection, document_id: int, reason: str) -> int:
     return len(rows)
 
 
+_CHUNK_BATCH = 512
+"""Chunks written per statement pair: a document's rows are never all built at once."""
+
+
 def _insert_chunks(
     conn: sqlite3.Connection,
     document_id: int,
     title: str,
-    chunks: list[Chunk],
-    leaves: list[bytes],
+    chunks: Iterable[Chunk],
+    leaves: Sequence[bytes],
 ) -> None:
-    """Insert a document's chunks and index them, two statements in all (ids assigned here,
-    inside the caller's write transaction, so they are known without a round trip each)."""
+    """Insert a document's chunks and index them, in batches (ids assigned here, inside
+    the caller's write transaction, so they are known without a round trip each)."""
     first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
-    rows = [
-        (first + index, document_id, index, leaf.hex(), chunk.text, chunk.heading)
-        for index, (chunk, leaf) in enumerate(zip(chunks, leaves, strict=True))
-    ]
-    conn.executemany(
-        "INSERT INTO chunks (id, document_id, chunk_index, leaf, tier, text, heading) "
-        "VALUES (?, ?, ?, ?, 'hot', ?, ?)",
-        rows,
+    rows: list[tuple[int, int, int, str, str, str | None]] = []
+
+    def write() -> None:
+        conn.executemany(
+            "INSERT INTO chunks (id, document_id, chunk_index, leaf, tier, text, heading) "
+            "VALUES (?, ?, ?, ?, 'hot', ?, ?)",
+            rows,
+        )
+        # The index's fields as the view gives them, without reading back what was just written.
+        conn.executemany(
+            "INSERT INTO chunks_fts (rowid, text, title) VALUES (?, ?, ?)",
+            [(row[0], row[4], title) for row in rows],
+        )
+        rows.clear()
+
+    for index, (chunk, leaf) in enumerate(zip(chunks, leaves, strict=True)):
+        rows.append((first + index, document_id, index, leaf.hex(), chunk.text, chunk.heading))
+        if len(rows) == _CHUNK_BATCH:
+            write()
+    if rows:
+        write()
+
+
+# --- the admission gate on a document's metadata -------------------------------------------
+
+_URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_PLACEHOLDER_MARK = PLACEHOLDER.split("{", 1)[0]
+_PASSWORD_PARAMETERS = frozenset({"pass", "passwd", "password", "pwd"})
+_SECRET_PARAMETERS = frozenset(
+    {
+        "apikey", "auth", "authorization", "credential", "credentials", "jsessionid", "key",
+        "secret", "session", "sessionid", "sig", "signature", "token",
+    }
+)  # fmt: skip
+_SECRET_ENDINGS = (
+    "accesskey", "apikey", "password", "privatekey", "secret", "secretkey", "signature", "token",
+)  # fmt: skip
+
+
+def _secret_parameter(name: str) -> str | None:
+    """The placeholder kind for a query parameter secret by its name alone, else None.
+
+    A name is read as words (``api_key``, ``X-Amz-Signature``, ``accessToken``):
+    it names a secret when a word is one of the secret words or ends like one
+    (``clientsecret``, ``accesstoken``); ``monkey`` and ``keyboard`` do not.
+    """
+    words = [w for w in re.split(r"[^a-z0-9]+", unquote(name).lower()) if w]
+    if any(w in _PASSWORD_PARAMETERS or w.endswith("password") for w in words):
+        return "password"
+    if any(w in _SECRET_PARAMETERS or w.endswith(_SECRET_ENDINGS) for w in words):
+        return "secret"
+    return None
+
+
+def _allowed(piece: str, uri: str, allowlist: Sequence[str]) -> bool:
+    """Whether ``piece`` of ``uri`` is a declared false positive: it lies within an
+    allowlist entry that the URI holds."""
+    return any(entry and entry in uri and piece in entry for entry in allowlist)
+
+
+def _redact_parameters(query: str, uri: str, allowlist: Sequence[str]) -> tuple[str, list[str]]:
+    """``name=value`` pairs (``&`` or ``;`` separated) with each secret-named value replaced."""
+    kinds: list[str] = []
+    pairs = re.split(r"([&;])", query)
+    for i in range(0, len(pairs), 2):
+        name, equals, value = pairs[i].partition("=")
+        if not equals or not value or _PLACEHOLDER_MARK in value:
+            continue
+        if _allowed(value, uri, allowlist):
+            continue
+        kind = _secret_parameter(name)
+        if kind is not None:
+            pairs[i] = f"{name}={PLACEHOLDER.format(kind=kind)}"
+            kinds.append(kind)
+    return "".join(pairs), kinds
+
+
+def redact_uri(uri: str, *, allowlist: Sequence[str] = ()) -> tuple[str, list[str]]:
+    """``uri`` without the secrets its structure names, and the kind of each one removed.
+
+    The userinfo of an authority (``https://user:pass@host``) goes whole, ``@``
+    included (``url_credentials``); the value of a query or fragment parameter named like
+    a secret (``api_key``, ``token``, ``sig``, ``X-Amz-Signature``, ``password``,
+    ``auth``...) becomes ``[REDACTED:secret]`` (``[REDACTED:password]`` for a
+    password). Everything else stays byte for byte: no normalization, no
+    re-quoting, so the same source always gives the same URI. A userinfo or
+    value within an ``allowlist`` entry that the URI holds stays. Pattern secrets anywhere in the
+    URI (a key in a file name) are :func:`admit_uri`'s.
+    """
+    kinds: list[str] = []
+    scheme = _URI_SCHEME.match(uri)
+    rest_at = scheme.end() if scheme else 0
+    head, rest = uri[:rest_at], uri[rest_at:]
+    if rest.startswith("//"):
+        authority_end = len(rest)
+        for mark in "/?#":
+            mark_at = rest.find(mark, 2)
+            if mark_at != -1:
+                authority_end = min(authority_end, mark_at)
+        authority = rest[2:authority_end]
+        userinfo, at, host = authority.rpartition("@")
+        if at and not _allowed(userinfo, uri, allowlist):
+            rest = "//" + host + rest[authority_end:]
+            kinds.append("url_credentials")
+    fragment_at = rest.find("#")
+    fragment = "" if fragment_at == -1 else rest[fragment_at:]
+    rest = rest if fragment_at == -1 else rest[:fragment_at]
+    query_at = rest.find("?")
+    if query_at != -1:
+        query, found = _redact_parameters(rest[query_at + 1 :], uri, allowlist)
+        rest = rest[: query_at + 1] + query
+        kinds += found
+    if fragment:
+        redacted, found = _redact_parameters(fragment[1:], uri, allowlist)
+        fragment = "#" + redacted
+        kinds += found
+    return head + rest + fragment, kinds
+
+
+def admit_uri(uri: str, *, allowlist: Sequence[str] = ()) -> tuple[str, list[str]]:
+    """The URI a document is stored under: :func:`redact_uri`, then the admission gate.
+
+    The gate runs on the whole URI and, for each percent-encoded path segment, on
+    its decoded form too (``token%3Dabc...`` in a file name is ``token=abc...``);
+    a segment with a secret is stored decoded, redacted and quoted again. Returns
+    the URI and the kinds redacted (none: the URI as given). Deterministic, so the
+    same source is recognised as the same document on every ingest.
+    """
+    uri, kinds = redact_uri(uri, allowlist=allowlist)
+    if "%" in uri:
+        end = len(uri)
+        for mark in "?#":
+            mark_at = uri.find(mark)
+            if mark_at != -1:
+                end = min(end, mark_at)
+        segments = uri[:end].split("/")
+        for i, segment in enumerate(segments):
+            if "%" not in segment:
+                continue
+            decoded = admit(unquote(segment), allowlist=allowlist)
+            if decoded.redactions:
+                segments[i] = quote(decoded.text, safe="[]:@!$&'()*+,;=-._~")
+                kinds += [r.kind for r in decoded.redactions]
+        uri = "/".join(segments) + uri[end:]
+    admitted = admit(uri, allowlist=allowlist)
+    kinds += [r.kind for r in admitted.redactions]
+    return admitted.text, kinds
+
+
+def _stored_uri(uri: str) -> str:
+    return admit_uri(uri)[0]
+
+
+# --- ingest ---------------------------------------------------------------------------------
+
+_KEPT_CHUNKS_CHARS = 8 * 1024 * 1024
+"""A text up to this long is chunked once; a longer one twice (to hash, then to write)
+rather than held beside all its chunks: its memory stays one copy of it."""
+
+
+@dataclass(frozen=True)
+class PreparedDocument:
+    """A loaded source that passed the admission gate, not yet stored.
+
+    ``uri``, ``title`` and ``text`` are what the store will hold, secrets
+    replaced; ``text`` has something to index.
+    """
+
+    uri: str
+    title: str
+    text: str
+    media_type: str
+    content_sha256: str
+    redactions: tuple[Redaction, ...]
+    metadata_redactions: tuple[tuple[str, str], ...]
+    """``(field, kind)`` for each secret taken out of the title or the URI."""
+
+
+def prepare_document(
+    loaded: LoadedDocument, *, allowlist: Sequence[str] = (), name: str | None = None
+) -> PreparedDocument:
+    """Everything about storing ``loaded`` that can refuse it, without touching a store.
+
+    The text, the title and the URI pass the admission gate (a document that is
+    mostly secret material is refused), and the text must hold something to
+    index (a character that is not whitespace: exactly when it has a chunk).
+    ``name`` is how a refusal names the source (the path as the user gave it);
+    by default the stored, redacted URI, which holds no secret.
+    """
+    uri, uri_kinds = admit_uri(loaded.uri, allowlist=allowlist)
+    title = admit(loaded.title, allowlist=allowlist)
+    label = uri if name is None else name
+    admitted = admit_document(
+        unicodedata.normalize("NFC", loaded.text), name=label, allowlist=allowlist
     )
-    # The index's fields as the view gives them, without reading back what was just written.
-    conn.executemany(
-        "INSERT INTO chunks_fts (rowid, text, title) VALUES (?, ?, ?)",
-        [(row[0], row[4], title) for row in rows],
+    if not admitted.text or admitted.text.isspace():
+        raise BadInput(f"{label} has no text to index")
+    return PreparedDocument(
+        uri=uri,
+        title=title.text,
+        text=admitted.text,
+        media_type=loaded.media_type,
+        content_sha256=loaded.content_sha256,
+        redactions=admitted.redactions,
+        metadata_redactions=(
+            *(("title", r.kind) for r in title.redactions),
+            *(("uri", kind) for kind in uri_kinds),
+        ),
     )
 
 
@@ -209,48 +427,66 @@ def ingest_document(
     allowlist: Sequence[str] = (),
 ) -> IngestResult:
     """Store one loaded source as a document (or recognise it), in one transaction."""
-    admitted = admit_document(
-        unicodedata.normalize("NFC", loaded.text), name=loaded.uri, allowlist=allowlist
-    )
-    chunks = chunk_text(admitted.text)
-    if not chunks:
-        raise BadInput(f"{loaded.uri} has no text to index")
-    leaves = [leaf_hash(chunk.text.encode("utf-8")) for chunk in chunks]
+    return store_document(conn, prepare_document(loaded, allowlist=allowlist), kind=kind)
+
+
+def store_document(
+    conn: sqlite3.Connection, prepared: PreparedDocument, *, kind: DocumentKind = "surface"
+) -> IngestResult:
+    """Store a prepared document (or recognise it), in one transaction.
+
+    The chunks are made and hashed before the transaction opens. A text of up to
+    :data:`_KEPT_CHUNKS_CHARS` keeps its chunks for the writes; a longer one is
+    chunked again to write them, so it is never held twice.
+    """
+    text = prepared.text
+    kept = list(iter_chunks(text)) if len(text) <= _KEPT_CHUNKS_CHARS else None
+    leaves = [
+        leaf_hash(chunk.text.encode("utf-8"))
+        for chunk in (kept if kept is not None else iter_chunks(text))
+    ]
+    if not leaves:
+        raise BadInput(f"{prepared.uri} has no text to index")
     source_root = merkle_root(leaves).hex()
+
+    def chunks() -> Iterable[Chunk]:
+        return kept if kept is not None else iter_chunks(text)
+
     with transaction(conn):
         row = conn.execute(
             f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE uri = ? AND status = 'current'",
-            (loaded.uri,),
+            (prepared.uri,),
         ).fetchone()
         current = _document(row) if row else None
         if (
             current is not None
             and current.source_root == source_root
-            and current.chunk_count == len(chunks)
+            and current.chunk_count == len(leaves)
             and current.chunking_version == CHUNKING_VERSION
         ):
-            restored = restore_chunks(conn, current, [c.text for c in chunks], how="re-ingested")
+            texts = (chunk.text for chunk in chunks())
+            restored = _restore(conn, current, len(leaves), texts, how="re-ingested")
             return IngestResult(current, "restored" if restored else "unchanged")
         stale = 0
         version = 1
         if current is not None:
             version = current.version + 1
             conn.execute("UPDATE documents SET status = 'superseded' WHERE id = ?", (current.id,))
-            stale = mark_stale(conn, current.id, f"{loaded.uri} changed (now version {version})")
+            stale = mark_stale(conn, current.id, f"{prepared.uri} changed (now version {version})")
         created_at = utc_now()
         cursor = conn.execute(
             "INSERT INTO documents (uri, version, kind, title, media_type, content_sha256, "
             "source_root, chunk_count, chunking_version, status, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'current', ?)",
             (
-                loaded.uri,
+                prepared.uri,
                 version,
                 kind,
-                loaded.title,
-                loaded.media_type,
-                loaded.content_sha256,
+                prepared.title,
+                prepared.media_type,
+                prepared.content_sha256,
                 source_root,
-                len(chunks),
+                len(leaves),
                 CHUNKING_VERSION,
                 created_at,
             ),
@@ -258,31 +494,41 @@ def ingest_document(
         document_id = int(cursor.lastrowid or 0)
         conn.execute(
             "INSERT INTO documents_fts (rowid, title, uri) VALUES (?, ?, ?)",
-            (document_id, loaded.title, loaded.uri),
+            (document_id, prepared.title, prepared.uri),
         )
-        _insert_chunks(conn, document_id, loaded.title, chunks, leaves)
+        _insert_chunks(conn, document_id, prepared.title, chunks(), leaves)
         append_event(
             conn,
             "document_add",
             body={
                 "document_id": document_id,
-                "uri": loaded.uri,
+                "uri": prepared.uri,
                 "version": version,
                 "kind": kind,
-                "title": loaded.title,
-                "media_type": loaded.media_type,
-                "content_sha256": loaded.content_sha256,
+                "title": prepared.title,
+                "media_type": prepared.media_type,
+                "content_sha256": prepared.content_sha256,
                 "source_root": source_root,
-                "chunk_count": len(chunks),
+                "chunk_count": len(leaves),
                 "chunking_version": CHUNKING_VERSION,
                 **(
                     {
                         "redactions": [
                             {"kind": r.kind, "start": r.start, "end": r.end}
-                            for r in admitted.redactions
+                            for r in prepared.redactions
                         ]
                     }
-                    if admitted.redactions
+                    if prepared.redactions
+                    else {}
+                ),
+                **(
+                    {
+                        "metadata_redactions": [
+                            {"field": field, "kind": kind_}
+                            for field, kind_ in prepared.metadata_redactions
+                        ]
+                    }
+                    if prepared.metadata_redactions
                     else {}
                 ),
             },
@@ -300,33 +546,40 @@ def restore_chunks(
     Runs inside the caller's transaction (or its own). Raises IntegrityError
     naming the first chunk that differs; returns how many chunks came back.
     """
+    return _restore(conn, document, len(texts), iter(texts), how=how)
+
+
+def _restore(
+    conn: sqlite3.Connection, document: Document, count: int, texts: Iterator[str], *, how: str
+) -> int:
+    """:func:`restore_chunks` of ``count`` texts given one at a time: only the texts of
+    chunks that are not hot are kept until every leaf has been checked."""
     with transaction(conn):
         rows = conn.execute(
-            "SELECT id, chunk_index, leaf, tier, text_z FROM chunks WHERE document_id = ? "
+            "SELECT id, chunk_index, leaf, tier FROM chunks WHERE document_id = ? "
             "ORDER BY chunk_index",
             (document.id,),
         ).fetchall()
-        if len(texts) != len(rows):
+        if count != len(rows):
             raise IntegrityError(
-                f"{document.uri} now has {len(texts)} chunks where {len(rows)} were stored"
+                f"{document.uri} now has {count} chunks where {len(rows)} were stored"
             )
-        for (_id, index, leaf, _tier, _z), text in zip(rows, texts, strict=True):
+        back: list[tuple[int, str, str]] = []
+        for (chunk_id, index, leaf, tier), text in zip(rows, texts, strict=True):
             if leaf_hash(text.encode("utf-8")).hex() != leaf:
                 raise IntegrityError(
                     f"{document.uri} no longer matches: chunk {index} of {len(rows)} differs "
                     f"from its stored leaf {leaf[:12]}…"
                 )
-        restored = 0
-        for (chunk_id, _index, _leaf, tier, _z), text in zip(rows, texts, strict=True):
-            if tier == "hot":
-                continue
+            if tier != "hot":
+                back.append((chunk_id, tier, text))
+        for chunk_id, tier, text in back:
             conn.execute(
                 "UPDATE chunks SET tier = 'hot', text = ?, text_z = NULL, rehydrated = ? WHERE id = ?",
                 (text, 1 if tier == "cold" else 0, chunk_id),
             )
             index_chunks(conn, [chunk_id])
-            restored += 1
-        if restored:
+        if back:
             append_event(
                 conn,
                 "tier_change",
@@ -335,8 +588,8 @@ def restore_chunks(
                     "uri": document.uri,
                     "source_root": document.source_root,
                     "tier": "hot",
-                    "chunks": restored,
+                    "chunks": len(back),
                     "how": how,
                 },
             )
-    return restored
+    return len(back)

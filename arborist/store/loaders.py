@@ -154,17 +154,101 @@ def normalize_text(text: str) -> str:
     characters other than tab and newline go; then NFC; then trailing whitespace
     of every line and leading/trailing blank lines go. Idempotent.
     """
-    text = _SURROGATES.sub("\ufffd", text)
-    text = text.replace("\ufeff", "").replace("\r\n", "\n").replace("\r", "\n")
-    text = unicodedata.normalize("NFC", _CONTROLS.sub("", text))
-    lines = [line.rstrip() for line in text.split("\n")]
+    return _normalize_owned([text])
+
+
+_PIECE_CHARS = 1 << 20
+"""Normalization works on pieces of about this many characters, each ending after a newline."""
+
+
+def _normalize_owned(box: list[str]) -> str:
+    """:func:`normalize_text` of the one string in ``box``, which it takes out.
+
+    A text with nothing to change but blank lines at its ends (most files) is
+    returned as it is, or stripped of them. Otherwise memory stays within two
+    copies of the text: the text is cut into pieces at newlines (nothing in the rules reaches across one: CR and LF are NFC starters
+    that compose with nothing, and a line never spans two pieces), the original
+    is let go, each piece is replaced by its normalized form, and the pieces are
+    joined once. A caller that hands over its only reference (a decoded file)
+    never holds the original beside the result.
+    """
+    text = box.pop()
+    if len(text) > _PIECE_CHARS and _only_blank_ends_to_trim(text):
+        return text.strip("\n")  # the text itself when there are none: no copy at all
+    pieces = _cut_at_newlines(text)
+    del text
+    for i in range(len(pieces)):
+        piece, pieces[i] = pieces[i], ""
+        pieces[i] = _normalize_piece(piece)
+    # Leading and trailing blank lines: every line is already rstripped, so they are
+    # the newlines at either end.
+    while pieces and not pieces[0].lstrip("\n"):
+        pieces.pop(0)
+    if pieces:
+        pieces[0] = pieces[0].lstrip("\n")
+    while pieces and not pieces[-1].rstrip("\n"):
+        pieces.pop()
+    if pieces:
+        pieces[-1] = pieces[-1].rstrip("\n")
+    return pieces[0] if len(pieces) == 1 else "".join(pieces)
+
+
+_LINE_END_SPACES = (
+    "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+"""Every character that ``str.isspace()`` is true of but ``\\n``: what ``rstrip()`` takes
+from the end of a line."""
+_CONTROL_CHARS = "".join(map(chr, [*range(0x09), *range(0x0B, 0x20), 0x7F]))
+
+
+def _only_blank_ends_to_trim(text: str) -> bool:
+    """Whether :func:`normalize_text` of ``text`` is ``text.strip("\\n")``: no rule but
+    the one on leading and trailing blank lines has anything to change.
+
+    Most files are like this (UTF-8, ``\\n`` newlines, no trailing spaces), and
+    this finds it without copying the text, cheapest tests first.
+    """
+    if "\r" in text or "\ufeff" in text:
+        return False
+    if text.isascii():  # no surrogates and nothing NFC changes; tab and space the only spaces
+        if any(c in text for c in _CONTROL_CHARS):
+            return False
+        return not (" \n" in text or "\t\n" in text or text.endswith((" ", "\t")))
+    if _SURROGATES.search(text) or _CONTROLS.search(text):
+        return False
+    if not unicodedata.is_normalized("NFC", text):
+        return False
+    return not any(c in text and (c + "\n" in text or text.endswith(c)) for c in _LINE_END_SPACES)
+
+
+def _cut_at_newlines(text: str) -> list[str]:
+    """``text`` as consecutive pieces of about :data:`_PIECE_CHARS`, each but the last
+    ending with ``\\n`` (a piece holding one long line is as long as that line)."""
+    if len(text) <= _PIECE_CHARS:
+        return [text]
+    pieces: list[str] = []
     start = 0
-    while start < len(lines) and not lines[start]:
-        start += 1
-    end = len(lines)
-    while end > start and not lines[end - 1]:
-        end -= 1
-    return "\n".join(lines[start:end])
+    while start < len(text):
+        newline = text.find("\n", start + _PIECE_CHARS)
+        end = len(text) if newline == -1 else newline + 1
+        pieces.append(text[start:end])
+        start = end
+    return pieces
+
+
+def _normalize_piece(piece: str) -> str:
+    """The per-character and per-line rules of :func:`normalize_text` on one piece.
+
+    Each step lets go of the string before it (most return it unchanged, no copy).
+    """
+    piece = _SURROGATES.sub("\ufffd", piece)
+    piece = piece.replace("\ufeff", "")
+    piece = piece.replace("\r\n", "\n")
+    piece = piece.replace("\r", "\n")
+    piece = _CONTROLS.sub("", piece)
+    piece = unicodedata.normalize("NFC", piece)
+    return "\n".join([line.rstrip() for line in piece.split("\n")])
 
 
 def _clean_title(title: str | None) -> str:
@@ -301,14 +385,14 @@ def load_path(path: Path) -> LoadedDocument:
     if path.suffix.lower() not in SUPPORTED_SUFFIXES:
         raise BadInput(_unsupported(str(path), path.suffix))
     try:
-        data = path.read_bytes()
+        box = [path.read_bytes()]
     except FileNotFoundError as exc:
         raise NotFound(f"{path}: no such file") from exc
     except IsADirectoryError as exc:
         raise BadInput(f"{path}: is a folder, not a file") from exc
     except OSError as exc:
         raise BadInput(f"{path}: cannot read: {exc.strerror or _one_line(exc)}") from exc
-    return load_bytes(data, uri=path.resolve().as_uri(), name=path.name)
+    return _load_owned(box, uri=path.resolve().as_uri(), name=path.name)
 
 
 def load_bytes(
@@ -326,6 +410,24 @@ def load_bytes(
     declared encoding (an HTTP ``Content-Type`` parameter); text falls back to
     UTF-8 and, failing that, is refused rather than guessed.
     """
+    return _load_owned([data], uri=uri, name=name, media_type=media_type, charset=charset)
+
+
+def _load_owned(
+    box: list[bytes],
+    *,
+    uri: str,
+    name: str,
+    media_type: str | None = None,
+    charset: str | None = None,
+) -> LoadedDocument:
+    """:func:`load_bytes` of the bytes in ``box``, which it takes out.
+
+    Text formats hash the bytes, decode them and let them go before normalizing,
+    so when the caller handed over its only reference (:func:`load_path`,
+    :func:`fetch_url`) a text file never costs more than two copies of itself.
+    """
+    data = box.pop()
     label = _label(uri)
     if media_type is None:
         suffix = Path(name).suffix.lower()
@@ -334,6 +436,7 @@ def load_bytes(
         media_type = MEDIA_TYPES[suffix]
     if media_type not in MEDIA_TYPES.values():
         raise BadInput(f"{label}: unsupported media type {media_type!r}")
+    content_sha256 = hashlib.sha256(data).hexdigest()
     if media_type == "application/pdf":
         title, text = _load_pdf(data, label)
     elif media_type == "text/html":
@@ -341,16 +444,18 @@ def load_bytes(
     elif media_type == "application/x-ipynb+json":
         title, text = _load_notebook(data, label)
     else:
-        text = normalize_text(_decode_text(data, label, charset))
+        decoded = [_decode_text(data, label, charset)]
+        del data
+        text = _normalize_owned(decoded)
         title = _text_title(media_type, text)
-    if not text.strip():
+    if not text or text.isspace():  # not text.strip(), which may copy it
         raise BadInput(f"{label}: has no text")
     return LoadedDocument(
         uri=uri,
         title=_clean_title(title) or _clean_title(name) or label,
         text=text,
         media_type=media_type,
-        content_sha256=hashlib.sha256(data).hexdigest(),
+        content_sha256=content_sha256,
     )
 
 
@@ -396,6 +501,7 @@ def _usable_codec(declared: str | None) -> str | None:
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _SETEXT_H1 = re.compile(r"^ {0,3}=+[ \t]*$")
+_FRONT_MATTER_END = re.compile(r"\n(?:---|\.\.\.)(?:\n|\Z)")
 _RST_ADORNMENT = re.compile(r"""^([!-/:-@\[-`{-~])\1{2,}$""")
 _PY_DOCSTRING = re.compile(r"""[ \t]*[rRuU]?(\"\"\"|'''|"|')(.*?)\1""", re.S)
 
@@ -410,17 +516,30 @@ def _text_title(media_type: str, text: str) -> str:
     return ""
 
 
+def _lines(text: str, start: int = 0, end: int | None = None) -> Iterator[str]:
+    """``text[start:end].split("\\n")``, one line at a time: a title is usually near the
+    top, and a long file is never split whole to find it."""
+    stop = len(text) if end is None else end
+    while True:
+        newline = text.find("\n", start, stop)
+        if newline == -1:
+            yield text[start:stop]
+            return
+        yield text[start:newline]
+        start = newline + 1
+
+
 def _markdown_title(text: str) -> str:
     """The first level-1 heading (ATX ``# x`` or setext ``x`` over ``===``), else the first heading.
 
     Headings inside fenced code blocks (a shell ``# comment``) and YAML front
     matter are not headings.
     """
-    lines = text.split("\n")
-    if lines and lines[0] == "---":  # front matter runs to the next '---'
-        close = next((i for i in range(1, len(lines)) if lines[i] in ("---", "...")), None)
+    lines: Iterator[str] = _lines(text)
+    if text.startswith("---\n"):  # front matter runs to the next '---' (or '...') line
+        close = _FRONT_MATTER_END.search(text, 3)
         if close is not None:
-            lines = lines[close + 1 :]
+            lines = _lines(text, close.end()) if close.group().endswith("\n") else iter(())
     first_any = ""
     in_fence = ""
     previous = ""
@@ -448,11 +567,13 @@ def _markdown_title(text: str) -> str:
 
 def _rst_title(text: str) -> str:
     """The first section title: a text line underlined (and maybe overlined) with one repeated mark."""
-    lines = text.split("\n")
-    for i in range(len(lines) - 1):
-        line, below = lines[i], lines[i + 1].strip()
+    lines = _lines(text)
+    above: str | None = None
+    line = next(lines)
+    for following in lines:
+        below = following.strip()
         title = line.strip()
-        overlined = i > 0 and bool(_RST_ADORNMENT.match(lines[i - 1].strip()))
+        overlined = above is not None and bool(_RST_ADORNMENT.match(above.strip()))
         if (
             title
             and (overlined or not line[0].isspace())  # an overlined title may be inset
@@ -461,13 +582,14 @@ def _rst_title(text: str) -> str:
             and _RST_ADORNMENT.match(below)
         ):
             return title
+        above, line = line, following
     return ""
 
 
 def _python_title(text: str) -> str:
     """The first non-empty line of the module docstring (after a shebang, coding line, comments)."""
     start = 0
-    for line in text.split("\n"):
+    for line in _lines(text):
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             break
@@ -475,7 +597,8 @@ def _python_title(text: str) -> str:
     match = _PY_DOCSTRING.match(text, start)
     if not match:
         return ""
-    return next((line.strip() for line in match.group(2).split("\n") if line.strip()), "")
+    body_start, body_end = match.span(2)
+    return next((line.strip() for line in _lines(text, body_start, body_end) if line.strip()), "")
 
 
 # --- HTML ------------------------------------------------------------------------------------
@@ -814,8 +937,10 @@ def _fetch(client: httpx.Client, url: str, timeout: float, max_bytes: int) -> Lo
     name = final_path.rstrip("/").rsplit("/", 1)[-1] or response.url.host
     media_type = _media_type_of(content_type, name, url)
     charset_match = _CONTENT_TYPE_CHARSET.search(content_type)
-    return load_bytes(
-        bytes(body),
+    box = [bytes(body)]
+    del body  # the body is in the box alone: loading lets it go once it is decoded
+    return _load_owned(
+        box,
         uri=url,
         name=name,
         media_type=media_type,

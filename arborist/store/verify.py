@@ -9,8 +9,13 @@ Checked, one problem line each:
   and every evidence proof verifies against the evidence's own source_root and size,
   which must be the cited document's;
 * every derivation recomputes to the hash its event holds;
-* both FTS indexes pass SQLite's own integrity check;
+* both FTS indexes pass SQLite's own integrity check (on a private copy
+  when the file can only be read: SQLite runs that check as a write);
 * the audit chain is intact and holds every checkpoint given.
+
+A damaged file is reported, never raised: SQLite's ``integrity_check`` runs
+first and each problem it finds is a line; then every section runs that can
+still be read, and a section that cannot says so in one line.
 
 Bookkeeping that no hash covers (``hit_count``, ``last_hit_at``, tiers) is not
 reported here; it is not evidence of anything.
@@ -25,6 +30,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from arborist.audit import ChainReport, Checkpoint, check_chain
+from arborist.db import check_fts, integrity_problems, read_or_report
+from arborist.errors import DamagedDatabase, StorageError
 from arborist.hashing import CACHE_KEY_DIMENSIONS, leaf_hash, question_hash, sha256_hex
 from arborist.hashing import cache_key as compute_cache_key
 from arborist.merkle import merkle_root, verify_inclusion
@@ -323,29 +330,44 @@ def _check_derivations(conn: sqlite3.Connection) -> list[str]:
     return problems
 
 
-def _check_fts(conn: sqlite3.Connection) -> list[str]:
-    problems = []
-    for table in ("chunks_fts", "documents_fts"):
-        try:
-            conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
-        except sqlite3.DatabaseError as exc:
-            problems.append(f"search index {table}: {exc}")
-    return problems
+def _chain(
+    conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint], problems: list[str]
+) -> ChainReport:
+    """The chain report; a chain that cannot be read is one line in ``problems``."""
+    try:
+        return check_chain(conn, checkpoints)
+    except DamagedDatabase as exc:
+        problems.append(f"audit chain: cannot be read ({exc.reason})")
+    except StorageError as exc:
+        problems.append(f"audit chain: {exc}")
+    return ChainReport(0, None, ())
 
 
 def verify_store(
     conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint] = ()
 ) -> StoreVerification:
-    """Recompute every committed thing in ``store.db`` and check its chain."""
-    chunk_problems, documents, chunks = _check_chunks(conn)
-    record_problems, records = _check_records(conn)
-    problems = (
-        chunk_problems
-        + _check_documents_against_events(conn)
-        + record_problems
-        + _check_derivations(conn)
-        + _check_fts(conn)
+    """Recompute every committed thing in ``store.db`` and check its chain.
+
+    Never raises for a damaged file: what SQLite's integrity check finds, and
+    each section that cannot be read, is a problem line.
+    """
+    problems = integrity_problems(conn)
+    found = read_or_report(problems, "documents and chunks", lambda: _check_chunks(conn))
+    chunk_problems, documents, chunks = found or ([], 0, 0)
+    problems += chunk_problems
+    problems += (
+        read_or_report(problems, "documents", lambda: _check_documents_against_events(conn)) or []
     )
-    return StoreVerification(
-        tuple(problems), check_chain(conn, checkpoints), documents, chunks, records
+    record_problems, records = read_or_report(
+        problems, "cache records", lambda: _check_records(conn)
+    ) or ([], 0)
+    problems += record_problems
+    problems += read_or_report(problems, "derivations", lambda: _check_derivations(conn)) or []
+    problems += (
+        read_or_report(
+            problems, "search indexes", lambda: check_fts(conn, ("chunks_fts", "documents_fts"))
+        )
+        or []
     )
+    chain = _chain(conn, checkpoints, problems)
+    return StoreVerification(tuple(problems), chain, documents, chunks, records)
