@@ -377,8 +377,11 @@ class Lab:
         self.page.wait_for_function(_KERNEL_IDLE, arg=path, timeout=KERNEL_READY_MS).dispose()
         self.path = path
 
-    def run(self, index: int, *, timeout_ms: float = CELL_MS) -> list[dict[str, Any]]:
-        """Run cell ``index`` with ``notebook:run-cell``; fail on an error or a UsageError."""
+    def run(
+        self, index: int, *, timeout_ms: float = CELL_MS, allow_usage_error: bool = False
+    ) -> list[dict[str, Any]]:
+        """Run cell ``index`` with ``notebook:run-cell``; fail on an error or a UsageError
+        (unless ``allow_usage_error``: a refusal the test expects, one line on stderr)."""
         result = self._await(
             _RUN_CELL,
             {"path": self.path, "index": index},
@@ -395,7 +398,8 @@ class Lab:
                 text = (
                     "".join(output["text"]) if isinstance(output["text"], list) else output["text"]
                 )
-                assert "UsageError" not in text and "Traceback" not in text, f"cell {index}: {text}"
+                assert "Traceback" not in text, f"cell {index}: {text}"
+                assert allow_usage_error or "UsageError" not in text, f"cell {index}: {text}"
         return outputs
 
     def run_all(self, count: int) -> None:

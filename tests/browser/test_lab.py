@@ -302,7 +302,8 @@ def test_a_chunk_changed_after_the_answer_fails_its_proof(lab: Lab) -> None:
             "%arborist ingest wombat.md",
             "%arborist",
             "%%ask\nHow does the wombat dig?",
-            TAMPER,
+            "answer = _\n" + TAMPER,
+            "answer",
             "%%ask\nHow does the wombat dig?",
         ],
     )
@@ -328,10 +329,17 @@ def test_a_chunk_changed_after_the_answer_fails_its_proof(lab: Lab) -> None:
     expect(detail.get_by_label("Proof of E1")).to_contain_text("FAILED")
 
     lab.run(5)
+    shown = lab.cell(5).locator(".arborist-answer")
     expect(
-        lab.cell(5).locator(".arborist-answer details[data-proof='fail']"),
-        "the re-asked answer's HTML shows the failure too",
+        shown.locator("details[data-proof='fail']"),
+        "the answer shown again re-reads the store and shows the failure",
     ).to_have_count(1, timeout=RENDER_MS)
+    expect(shown, "and claims no audit mode it lost").not_to_contain_text("STRICT")
+    expect(shown).to_contain_text("does not hold now")
+
+    outputs = lab.run(6, allow_usage_error=True)
+    printed = "".join(o.get("text", "") for o in outputs)
+    assert "no longer matches its committed hash" in printed, "asking again is refused"
     lab.guard.assert_clean()
 
 
