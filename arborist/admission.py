@@ -123,8 +123,9 @@ _AWS_ACCESS = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-
 # (``"secret" in folded``) then finds every text the pattern can match.
 _AWS_SECRET = re.compile(
     r"(?ai)(?<![a-z0-9])"
-    r"(?:aws[ _-]?secret(?:[ _-]?access)?[ _-]?key|secret[ _-]?access[ _-]?key)"
-    r"[\"']?[ \t]*[=:>][ \t]*[\"']?"
+    r"(?:aws[ _-]?secret(?:[ _-]?access)?[ _-]?key|secret[ _-]?(?:access[ _-]?)?key)"
+    r"(?:[ \t]*\[[^\]\n]{0,20}\])?"  # the `aws configure` prompt: "... Key [None]: "
+    r"[\"']?[ \t]*(?:[=:>]|\n|is\b)\s*[\"']?"  # = : > (XML), "is", or the value on the next line
     r"(?-i:([A-Za-z0-9/+=]{40}))(?![A-Za-z0-9/+=])"
 )
 # scheme://user:PASSWORD@host: the user part holds no ":", "@" or brackets (so it never

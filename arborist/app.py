@@ -49,7 +49,7 @@ from arborist.forest.shard import (
 from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.verify import ForestVerification, verify_forest
 from arborist.pathref import load_or_create_key, redact_path
-from arborist.qa.check import AnswerCheck, check_record
+from arborist.qa.check import AnswerCheck, check_record, evidence_holds
 from arborist.qa.client import ChatClient, select_client
 from arborist.qa.records import CacheRecord, falsify, list_records, load_record, resolve_key
 from arborist.qa.runner import AskResult, ask
@@ -307,10 +307,10 @@ class Arborist:
         return list(values)
 
     @overload
-    def _admitted(self, text: str) -> str: ...
+    def admitted(self, text: str) -> str: ...
     @overload
-    def _admitted(self, text: None) -> None: ...
-    def _admitted(self, text: str | None) -> str | None:
+    def admitted(self, text: None) -> None: ...
+    def admitted(self, text: str | None) -> str | None:
         """A short text a user sets (a label, a reason, a derived text) through the
         admission gate, as every document and answer is: secrets never reach a file."""
         return None if text is None else admit(text, allowlist=self.allowlist).text
@@ -381,7 +381,7 @@ class Arborist:
         """Save a core record derived from the cited evidence of the answer under ``ref``
         (a bates number or a cache key)."""
         return derive_from_record(
-            self.store_conn, self.resolve_answer(ref), kind, self._admitted(text)
+            self.store_conn, self.resolve_answer(ref), kind, self.admitted(text)
         )
 
     # --- answers ------------------------------------------------------------------------------
@@ -439,7 +439,7 @@ class Arborist:
 
     def falsify(self, ref: str, state: str, reason: str) -> CacheRecord:
         """Take a cached answer out of service as ``failed``, ``stale`` or ``quarantined``."""
-        return falsify(self.store_conn, ref, state, self._admitted(reason))
+        return falsify(self.store_conn, ref, state, self.admitted(reason))
 
     # --- checks and figures -------------------------------------------------------------------
 
@@ -491,7 +491,7 @@ class Arborist:
 
     def new_session(self, label: str | None = None) -> Session:
         """Start a session (a new root in the forest)."""
-        return create_session(self.sessions_conn, label=self._admitted(label))
+        return create_session(self.sessions_conn, label=self.admitted(label))
 
     def session(self, sid: str) -> Session:
         """An existing session."""
@@ -606,7 +606,7 @@ class Arborist:
             cache_key=record.cache_key,
             audit_mode=record.audit_mode,
             cited_titles=list(dict.fromkeys(e.title for e in record.evidence if e.cited)),
-            label=self._admitted(label),
+            label=self.admitted(label),
         )
         if recording:
             coaccess.ensure_schema(self.store_conn)
@@ -621,8 +621,24 @@ class Arborist:
         return Turn(result, node)
 
     def tree(self, sid: str) -> str:
-        """A session's tree as text."""
-        return render_tree(self.sessions_conn, self.session(sid))
+        """A session's tree as text, each turn with the audit mode it can claim now."""
+        seen: dict[str, str] = {}
+
+        def audit(node: Node) -> str:  # one check per answer, however many turns share it
+            if node.cache_key not in seen:
+                seen[node.cache_key] = self.audit_now(node)
+            return seen[node.cache_key]
+
+        return render_tree(self.sessions_conn, self.session(sid), audit=audit)
+
+    def audit_now(self, node: Node) -> str:
+        """The audit mode turn ``node`` can claim now: the one it was answered with while
+        its answer is in store.db and every evidence text it stands on still re-hashes to
+        its leaf; ``NONE`` otherwise (the store was edited since, or the turn was imported
+        from a home whose answers are not here). A session root claims nothing to check."""
+        if node.is_root or not node.cache_key:
+            return node.audit_mode
+        return node.audit_mode if evidence_holds(self.store_conn, node.cache_key) else "NONE"
 
     def branches(self, sid: str) -> list[tuple[Node, int]]:
         """Branch points (two or more children) of a session's tree."""
@@ -649,7 +665,7 @@ class Arborist:
         """Name a turn (default: the current one)."""
         session = self.session(sid)
         node = self.node(ref, sid) if ref else get_node(self.sessions_conn, session.current_bates)
-        return set_label(self.sessions_conn, node.bates, self._admitted(name))
+        return set_label(self.sessions_conn, node.bates, self.admitted(name))
 
     def export_session(self, sid: str) -> list[dict[str, Any]]:
         """A session as JSON-ready records: its header, then every turn it minted."""
@@ -657,7 +673,7 @@ class Arborist:
 
     def import_sessions(self, lines: Iterable[str]) -> ImportResult:
         """Import exported sessions into this shard (every hash re-proved; all or nothing)."""
-        return import_lines(self.sessions_conn, lines)
+        return import_lines(self.sessions_conn, lines, admit_text=self.admitted)
 
     def first_turn(self, cache_key: str) -> Node | None:
         """The earliest turn that holds this cache key: where a cached answer was first paid for."""

@@ -44,6 +44,12 @@ def _echo(text: str = "", *, err: bool = False) -> None:
     click.echo(inert(text), err=err)
 
 
+def _field(text: str | None) -> str:
+    """A field printed inside a line (a question, title, URI, label, reason): one line,
+    inert, so a newline in it cannot forge a line of arborist's own output."""
+    return inert(text or "", one_line=True)
+
+
 def _echo_json(text: str) -> None:
     """Print JSON text with every character a terminal acts on escaped (same data)."""
     click.echo(inert_json(text))
@@ -265,7 +271,7 @@ def ingest(
         return
     for r in results:
         d = r.document
-        _echo(f"{r.status:<9}  {d.title}  ({d.chunk_count} chunks)  {d.uri}")
+        _echo(f"{r.status:<9}  {_field(d.title)}  ({d.chunk_count} chunks)  {_field(d.uri)}")
     counts = {
         s: sum(1 for r in results if r.status == s)
         for s in ("added", "updated", "unchanged", "restored")
@@ -327,7 +333,7 @@ def search_command(ctx: click.Context, query: str, limit: int, as_json: bool) ->
         _echo("no matches")
     for n, h in enumerate(hits, 1):
         where = f"chunk {h.chunk_index}" if h.chunk_index is not None else "title only"
-        _echo(f"{n}. [{h.audit_mode}] {h.title}  ({where})  {h.uri}")
+        _echo(f"{n}. [{h.audit_mode}] {_field(h.title)}  ({where})  {_field(h.uri)}")
         _echo(f"   {' '.join(h.snippet.split())}")
 
 
@@ -344,7 +350,7 @@ def evict_command(ctx: click.Context, document: str, tier: str) -> None:
     """Move DOCUMENT (id, URI, path or source_root prefix) to a colder tier."""
     with _app(ctx) as app:
         change = app.evict(document, tier)
-    _echo(f"{change.changed} chunk(s) of {change.document.uri} moved to {tier}")
+    _echo(f"{change.changed} chunk(s) of {_field(change.document.uri)} moved to {tier}")
 
 
 @cli.command("rehydrate")
@@ -354,7 +360,9 @@ def rehydrate_command(ctx: click.Context, document: str) -> None:
     """Bring DOCUMENT back to hot; cold chunks are refetched from its URI and must match their leaves."""
     with _app(ctx) as app:
         change = app.rehydrate(document)
-    _echo(f"{change.changed} chunk(s) of {change.document.uri} back to hot, every leaf verified")
+    _echo(
+        f"{change.changed} chunk(s) of {_field(change.document.uri)} back to hot, every leaf verified"
+    )
 
 
 @cli.command("derive")
@@ -377,7 +385,7 @@ def derive_command(ctx: click.Context, kind: str, source: str, text: str | None)
     with _app(ctx) as app:
         derivation = app.derive(kind, source, text)
     _echo(
-        f"saved {kind} {derivation.core.uri} from {derivation.derived_from[:12]}… "
+        f"saved {kind} {_field(derivation.core.uri)} from {derivation.derived_from[:12]}… "
         f"({len(derivation.sources)} source chunk(s))"
     )
 
@@ -490,7 +498,9 @@ def format_answer(result: AskResult, *, bates: str | None = None) -> str:
         lines.append("  (no evidence retrieved)")
     for item in record.evidence:
         mark = "*" if item.cited else " "
-        lines.append(f"  {item.label}{mark} {item.title}  (chunk {item.chunk_index})  {item.uri}")
+        lines.append(
+            f"  {item.label}{mark} {_field(item.title)}  (chunk {item.chunk_index})  {_field(item.uri)}"
+        )
     return "\n".join(lines)
 
 
@@ -517,8 +527,8 @@ def format_related(found: Related) -> str:
     """One line for what REF stood for, then one per related source, strongest first."""
     lines = [f"{len(found.items)} related to {found.kind} ({len(found.sources)} chunk(s))"]
     lines += [
-        f"  {item.freq_score:.2f}  {item.title}  (chunk {item.chunk_index}, {item.tier})  "
-        f"{item.uri}"
+        f"  {item.freq_score:.2f}  {_field(item.title)}  (chunk {item.chunk_index}, {item.tier})  "
+        f"{_field(item.uri)}"
         for item in found.items
     ]
     return "\n".join(lines)
@@ -551,15 +561,15 @@ def providence_show(ctx: click.Context, key: str, revision: int | None, as_json:
     lines = [
         f"key        {record.cache_key}",
         f"revision   {record.revision}  state {record.state}"
-        + (f" ({record.state_reason})" if record.state_reason else ""),
-        f"question   {record.question}",
+        + (f" ({_field(record.state_reason)})" if record.state_reason else ""),
+        f"question   {_field(record.question)}",
         f"audit      {audit}   hits {record.hit_count}   created {record.created_at}",
         "dimensions",
         *[f"  {name:<25} {value or '(empty)'}" for name, value in record.dimensions.items()],
         "evidence",
         *[
             f"  {e.label}{'*' if e.cited else ' '} chunk {e.chunk_index}/{e.chunk_count} of "
-            f"{e.uri}  leaf {e.leaf[:12]}…  [{e.tier}]"
+            f"{_field(e.uri)}  leaf {e.leaf[:12]}…  [{e.tier}]"
             for e in record.evidence
         ],
         "answer",
@@ -584,6 +594,7 @@ def providence_list(ctx: click.Context, limit: int | None, as_json: bool) -> Non
                     "revision": r.revision,
                     "state": r.state,
                     "audit_mode": r.audit_mode,
+                    "holds": bool(check_record(r)),
                     "hit_count": r.hit_count,
                     "question": r.question,
                     "created_at": r.created_at,
@@ -596,8 +607,9 @@ def providence_list(ctx: click.Context, limit: int | None, as_json: bool) -> Non
         _echo("no cached answers")
     for r in records:
         _echo(
-            f"{r.cache_key[:16]}  r{r.revision}  {r.state:<11} {r.audit_mode:<6} "
-            f"{r.hit_count:>4} hits  {r.question[:70]}"
+            f"{r.cache_key[:16]}  r{r.revision}  {r.state:<11} "
+            f"{r.audit_mode if check_record(r) else 'NONE':<6} "
+            f"{r.hit_count:>4} hits  {_field(r.question)[:70]}"
         )
 
 
@@ -611,7 +623,7 @@ def providence_falsify(ctx: click.Context, key: str, state: str, reason: str) ->
     with _app(ctx.find_root()) as app:
         record = app.falsify(key, state, reason)
     _echo(
-        f"{record.cache_key[:16]} revision {record.revision} is now {record.state}: {record.state_reason}"
+        f"{record.cache_key[:16]} revision {record.revision} is now {record.state}: {_field(record.state_reason)}"
     )
 
 
@@ -741,18 +753,23 @@ def _print_sessions(app: Arborist, as_json: bool) -> None:
     if not sessions:
         _echo("no sessions")
     for s, n in sessions:
-        _echo(f"{s.sid}  {n:>5} turn(s)  {s.updated_at}  {s.label or ''}".rstrip())
+        _echo(f"{s.sid}  {n:>5} turn(s)  {s.updated_at}  {_field(s.label)}".rstrip())
 
 
 def _print_find(app: Arborist, query: str, limit: int, as_json: bool) -> None:
     hits = app.find(query, limit=limit)
     if as_json:
-        _print_json([{**h.node.as_json(), "snippet": h.snippet} for h in hits])
+        _print_json(
+            [
+                {**h.node.as_json(), "audit_now": app.audit_now(h.node), "snippet": h.snippet}
+                for h in hits
+            ]
+        )
         return
     if not hits:
         _echo("no matches")
     for h in hits:
-        _echo(f"{h.node.bates}  [{h.node.audit_mode}]  {' '.join(h.node.question.split())[:70]}")
+        _echo(f"{h.node.bates}  [{app.audit_now(h.node)}]  {_field(h.node.question)[:70]}")
         _echo(f"   {' '.join(h.snippet.split())}")
 
 

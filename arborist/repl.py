@@ -158,10 +158,10 @@ class Repl:
         node = self.app.node(rest, self.sid) if rest else self.app.node(session.current_bates)
         self.write(f"bates        {node.bates}")
         self.write(f"parent       {node.parent_bates or '(none: a session root)'}")
-        self.write(f"question     {node.question}")
-        self.write(f"audit        {node.audit_mode}")
+        self.write(f"question     {inert(node.question, one_line=True)}")
+        self.write(f"audit        {self.app.audit_now(node)}")
         self.write(f"cache key    {node.cache_key or '(none)'}")
-        self.write(f"label        {node.label or '(none)'}")
+        self.write(f"label        {inert(node.label or '(none)', one_line=True)}")
         self.write(f"created      {node.created_at}")
         self.write(f"node_hash    {node.node_hash}")
         self.write(f"subtree_hash {node.subtree_hash}")
@@ -218,10 +218,17 @@ def interactive_reader(repl: Repl, history_file: Path | None = None) -> Callable
         with contextlib.suppress(OSError):
             readline.read_history_file(history_file)
         readline.set_history_length(1000)
-        atexit.register(_save_history, readline, history_file)
+        atexit.register(_save_history, readline, history_file, repl.app.admitted)
     return input
 
 
-def _save_history(readline: Any, history_file: Path) -> None:
+def _save_history(readline: Any, history_file: Path, admit_text: Callable[[str], str]) -> None:
+    """Write the history through the admission gate: a key pasted into a question is
+    stored redacted in store.db, and must not sit raw in the history file either."""
+    for index in range(readline.get_current_history_length()):
+        line = readline.get_history_item(index + 1)
+        if line is not None and admit_text(line) != line:
+            readline.replace_history_item(index, admit_text(line))
     with contextlib.suppress(OSError):
         readline.write_history_file(history_file)
+        history_file.chmod(0o600)

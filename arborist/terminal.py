@@ -15,9 +15,11 @@ What :func:`inert` does, character by character:
   C1 controls are shown as visible escapes (``\\x1b``, ``\\r``, ``\\x9b``):
   the reader sees that they were there, and nothing acts on them. ``\\r\\n``
   is a newline.
-* Bidirectional overrides and isolates (U+202A-U+202E, U+2066-U+2069), which
-  reorder what is shown so that text reads differently from what it is, are
-  shown as ``\\u202e``-style escapes too.
+* Bidirectional overrides, isolates and marks (U+202A-U+202E, U+2066-U+2069,
+  U+200E, U+200F, U+061C), which reorder what is shown so that text reads
+  differently from what it is, and the line and paragraph separators U+2028
+  and U+2029 (a new line to some terminals, none to others) are shown as
+  ``\\u202e``-style escapes too.
 * Lone surrogates (which no terminal encoding can write) become U+FFFD.
 * With ``one_line=True`` every run of whitespace, newlines included,
   becomes one space: for fields printed on one line (labels, titles, errors).
@@ -32,7 +34,10 @@ import re
 
 __all__ = ["inert", "inert_json"]
 
-_CONTROL = re.compile("\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_CONTROL = re.compile(
+    "\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+    "\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 _NAMED = {"\r": "\\r", "\x00": "\\0", "\x08": "\\b", "\x0b": "\\v", "\x0c": "\\f"}
 _WHITESPACE = re.compile(r"\s+")
 
@@ -58,7 +63,9 @@ def inert(text: str, *, one_line: bool = False) -> str:
     return _CONTROL.sub(_escape, text)
 
 
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_JSON_UNSAFE = re.compile(
+    "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def inert_json(encoded: str) -> str:

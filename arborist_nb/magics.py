@@ -63,7 +63,7 @@ def interpolate(template: str, namespace: dict[str, Any]) -> str:
     try:
         fields = list(string.Formatter().parse(template))
     except ValueError as exc:
-        raise UsageError(f"bad {{...}} in the question: {exc}") from exc
+        raise UsageError(inert(f"bad {{...}} in the question: {exc}", one_line=True)) from exc
     for _text, name, _spec, _conv in fields:
         if name is not None and not name.isidentifier():
             raise UsageError(f"{{{name}}} is not a variable name (write {{{{ and }}}} for braces)")
@@ -274,13 +274,15 @@ class ArboristMagics(Magics):
     def _cmd_branches(self, rest: list[str]) -> None:
         points = self.app.branches(self._session())
         self._text(
-            "\n".join(f"{n.bates}  {c} children  {n.question}" for n, c in points)
+            "\n".join(f"{n.bates}  {c} children  {_field(n.question)}" for n, c in points)
             or "no branch points"
         )
 
     def _cmd_find(self, rest: list[str]) -> None:
         hits = self.app.find(" ".join(rest))
-        self._text("\n".join(f"{h.node.bates}  {h.node.question}" for h in hits) or "no matches")
+        self._text(
+            "\n".join(f"{h.node.bates}  {_field(h.node.question)}" for h in hits) or "no matches"
+        )
 
     def _cmd_cd(self, rest: list[str]) -> None:
         node = self.app.cd(self._session(), self._one(rest, "cd REF"))
@@ -313,10 +315,10 @@ class ArboristMagics(Magics):
                 [
                     f"bates      {node.bates}",
                     f"parent     {node.parent_bates or '(root)'}",
-                    f"question   {node.question}",
-                    f"audit      {node.audit_mode}",
+                    f"question   {_field(node.question)}",
+                    f"audit      {self.app.audit_now(node)}",
                     f"cache key  {node.cache_key or '(none)'}",
-                    f"label      {node.label or '(none)'}",
+                    f"label      {_field(node.label or '(none)')}",
                     f"node_hash  {node.node_hash}",
                     "",
                     node.answer_text,
@@ -360,7 +362,7 @@ class ArboristMagics(Magics):
         hits = self.app.search(" ".join(rest))
         self._text(
             "\n".join(
-                f"[{h.audit_mode}] {h.title} (chunk {h.chunk_index})  {h.uri}\n    {' '.join(h.snippet.split())}"
+                f"[{h.audit_mode}] {_field(h.title)} (chunk {h.chunk_index})  {_field(h.uri)}\n    {' '.join(h.snippet.split())}"
                 for h in hits
             )
             or "no matches"
@@ -431,13 +433,20 @@ class ArboristMagics(Magics):
             self.sid = self.app.session(rest[1]).sid
         elif rest == ["list"]:
             self._text(
-                "\n".join(f"{s.sid}  {n} turn(s)  {s.label or ''}" for s, n in self.app.sessions())
+                "\n".join(
+                    f"{s.sid}  {n} turn(s)  {_field(s.label or '')}" for s, n in self.app.sessions()
+                )
             )
             return
         else:
             raise UsageError("usage: %arborist session new|resume SID|list")
         self._refresh_widgets()
         self._text(f"session {self.sid}")
+
+
+def _field(text: str) -> str:
+    """A field printed inside a line: one line, inert (a newline cannot forge a line)."""
+    return inert(text, one_line=True)
 
 
 def _is_key(ref: str) -> bool:

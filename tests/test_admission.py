@@ -145,6 +145,10 @@ def test_aws_secret_key_when_assigned() -> None:
         "my aws secret key: {v}",
         "AWS secret access key = {v}",
         "the AWS Secret Key={v}, rotate it",
+        "AWS Secret Access Key [None]: {v}",  # the `aws configure` prompt, pasted
+        "secretKey: {v}",  # MinIO and S3 SDK configs
+        '{{\n  "SecretAccessKey":\n    "{v}"\n}}',  # pretty-printed, value on the next line
+        "the aws secret key is {v}",
     ],
 )
 def test_aws_secret_key_in_json_xml_and_prose(template: str) -> None:
@@ -158,6 +162,7 @@ def test_aws_secret_key_in_json_xml_and_prose(template: str) -> None:
     "text",
     [
         "The secret access key is shown once, when you create it.",
+        "The secret key is what signs each request; keep it somewhere safe, never here.",
         "aws secret key: <your secret key>",
         "SecretAccessKey: " + "A" * 39,  # not 40 characters: not a secret key
         "secret access key = " + "a" * 41,

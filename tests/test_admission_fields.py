@@ -11,10 +11,12 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arborist import Arborist
 from arborist.cli import cli
+from arborist.errors import BadInput
 from tests.chat_server import ChatServer, json_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
@@ -112,3 +114,65 @@ def test_provider_metadata_is_gated_before_it_is_stored(
         assert app.verify().ok
     blob = _all_bytes(home)
     assert API_KEY.encode() not in blob and GITHUB.encode() not in blob
+
+
+def _exported(home: Path, tmp_path: Path) -> tuple[list[dict[str, object]], str]:
+    (tmp_path / "spider.md").write_text(DOC, encoding="utf-8")
+    with Arborist(home) as app:
+        app.ingest([str(tmp_path / "spider.md")])
+        turn = app.ask_turn("Who created Spider-Man?", sid=None)
+        records = app.export_session(turn.node.sid)
+    return records, turn.node.sid
+
+
+def test_an_import_holding_a_secret_or_a_control_is_refused_or_redacted(
+    home: Path, tmp_path: Path
+) -> None:
+    records, sid = _exported(home, tmp_path)
+    other = tmp_path / "other"
+    header = dict(records[0])
+    header["label"] = f"shared {API_KEY}"
+    lines = [json.dumps(header), *(json.dumps(r) for r in records[1:])]
+    with Arborist(other) as app:
+        app.import_sessions(lines)
+        label = app.session(sid).label
+        assert label is not None and API_KEY not in label and "REDACTED" in label
+    assert API_KEY.encode() not in _all_bytes(other)
+
+    for field, value, says in (
+        ("question", f"why {API_KEY}?", "holds a secret"),
+        ("label", "bad\x1b[2Jlabel", "control characters"),
+    ):
+        node = dict(records[-1])
+        node[field] = value
+        tampered = [
+            json.dumps(records[0]),
+            *(json.dumps(r) for r in records[1:-1]),
+            json.dumps(node),
+        ]
+        fresh = tmp_path / f"fresh-{field}"
+        with Arborist(fresh) as app, pytest.raises(BadInput, match=says):
+            app.import_sessions(tampered)
+        assert API_KEY.encode() not in _all_bytes(fresh)
+    header["label"] = "evil\nFORGED"
+    with Arborist(tmp_path / "fresh-session") as app, pytest.raises(BadInput, match="control"):
+        app.import_sessions([json.dumps(header), *(json.dumps(r) for r in records[1:])])
+
+
+def test_the_repl_history_file_keeps_no_secret(home: Path) -> None:
+    import readline
+
+    from arborist.repl import _save_history
+
+    readline.clear_history()
+    readline.add_history(f"why does the deploy fail with password=Hunter2Secret99 and {API_KEY}")
+    readline.add_history("/tree")
+    history = home / "repl_history"
+    home.mkdir(parents=True, exist_ok=True)
+    with Arborist(home) as app:
+        _save_history(readline, history, app.admitted)
+    saved = history.read_text(encoding="utf-8")
+    readline.clear_history()
+    assert "Hunter2Secret99" not in saved and API_KEY not in saved
+    assert "[REDACTED:password]" in saved and "/tree" in saved
+    assert history.stat().st_mode & 0o077 == 0

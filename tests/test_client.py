@@ -1006,7 +1006,7 @@ def test_a_key_echoed_across_streamed_tokens_is_redacted_in_every_token(
     tokens: list[str] = []
     result = connect(api_key=ECHOED_KEY).complete(REQUEST, on_token=tokens.append)
     assert result.text == (
-        f"Your key is [REDACTED:api_key] and {ECHOED_KEY}x is not it. [E1]"  # a longer run: kept
+        "Your key is [REDACTED:api_key] and [REDACTED:api_key]x is not it. [E1]"  # glued: still
     )
     assert "".join(tokens) == result.text  # no piece of the key was handed on early
     assert result.model == "model-[REDACTED:api_key]"
@@ -1032,7 +1032,7 @@ def _cleaned(text: str) -> str:
         text,
     )
     text = re.sub("[\ud800-\udfff]", "\ufffd", text)
-    return re.sub(rf"(?<![^\W_]){re.escape(ECHOED_KEY)}(?![^\W_])", "[REDACTED:api_key]", text)
+    return text.replace(ECHOED_KEY, "[REDACTED:api_key]")
 
 
 _KEY_BITS = [ECHOED_KEY, ECHOED_KEY[:5], ECHOED_KEY[5:], ECHOED_KEY[:-1], ECHOED_KEY[-1], "loc-"]
@@ -1071,17 +1071,18 @@ def test_a_short_key_is_not_blotted_out_of_words(
     assert chat_server.received[0].headers["authorization"] == "Bearer x"
 
 
-def test_a_real_key_in_an_error_body_is_redacted_as_a_token_only(
+def test_a_real_key_in_an_error_body_is_redacted_even_glued_to_other_text(
     chat_server: ChatServer, connect: Callable[..., OpenAIClient]
 ) -> None:
     key = "local-key-2024"
-    body = f"invalid key {key} ({len(key)} chars); other keys like {key}0 or a{key} are not yours"
+    body = f"invalid key {key} ({len(key)} chars); also x{key}y and {key}0"
     chat_server.script(error_reply(401, body))
     with pytest.raises(ModelError) as error:
         connect(api_key=key).complete(REQUEST)
+    assert key not in one_line(error)
     assert one_line(error).endswith(
-        f"HTTP 401: invalid key [REDACTED:api_key] (14 chars); other keys like {key}0 or "
-        f"a{key} are not yours"
+        "HTTP 401: invalid key [REDACTED:api_key] (14 chars); also x[REDACTED:api_key]y and "
+        "[REDACTED:api_key]0"
     )
 
 

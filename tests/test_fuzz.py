@@ -1277,10 +1277,14 @@ def test_admit_never_raises_and_is_idempotent(text: str, allow: list[str]) -> No
 
 # --- the terminal sanitizer ---------------------------------------------------------------------
 
-_TERMINAL_RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_TERMINAL_RAW = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+    "\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 _CONTROL_PIECES = st.sampled_from(
     ["\x1b", "\x1b[", "\x1b]0;", "\x07", "\x9b", "\x9d", "\x9c", "\r", "\r\n", "\n", "\t",
-     "\x00", "\x7f", "\x08", "\u202e", "\u2066", "\ud800", "\udc9b", "[2J", "\\x1b", "é"]
+     "\x00", "\x7f", "\x08", "\u202e", "\u2066", "\ud800", "\udc9b", "[2J", "\\x1b", "é",
+     "\u2028", "\u2029", "\u200e", "\u200f", "\u061c", "\x85"]
 )  # fmt: skip
 terminal_texts = st.one_of(
     st.text(max_size=200),

@@ -17,8 +17,9 @@ from IPython.core.interactiveshell import InteractiveShell
 from arborist.app import Arborist
 from arborist.cli import cli
 from arborist.errors import IntegrityError
+from arborist.repl import Repl, scripted_reader
 from arborist_nb.display import Answer
-from tests.chat_server import ChatServer, silent
+from tests.chat_server import ChatServer, Reply, silent
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
 DOC = (
@@ -256,3 +257,92 @@ def test_timeout_and_retries_on_the_command_line_bound_a_hung_server(
     assert elapsed < 30  # the flag wins over the environment's 600 s
     bad = runner.invoke(cli, ["--home", str(home), "ask", QUESTION, "--timeout", "0"])
     assert bad.exit_code == 2 and "--timeout" in bad.stderr
+
+
+def test_a_server_trickling_its_reply_is_bounded_by_the_timeout(
+    home: Path, tmp_path: Path, chat_server: ChatServer
+) -> None:
+    (tmp_path / "spider.md").write_text(DOC, encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--home", str(home), "ingest", str(tmp_path)]).exit_code == 0
+    # A byte every 0.2 s for 80 s: each read is quick, the whole reply never comes.
+    trickle = Reply(
+        headers=(("Content-Type", "application/json"),),
+        chunks=(b" ",) * 400,
+        chunked=True,
+        pause=0.2,
+    )
+    chat_server.script(trickle)
+    env = {"ARBORIST_BASE_URL": chat_server.url, "ARBORIST_MODEL": "m"}
+    started = time.monotonic()
+    result = runner.invoke(
+        cli,
+        [
+            "--home",
+            str(home),
+            "ask",
+            QUESTION,
+            "--llm",
+            "openai",
+            "--timeout",
+            "1",
+            "--retries",
+            "0",
+        ],
+        env=env,
+    )
+    assert result.exit_code == 1 and "still arriving when its time ran out" in result.stderr
+    assert time.monotonic() - started < 20  # the server would have trickled for 80 s
+
+
+# --- views that print an audit mode, and lines that cannot be forged -----------------------------
+
+
+def test_every_view_of_an_edited_answer_claims_no_mode(
+    asked: tuple[Arborist, int], home: Path
+) -> None:
+    app, record_id = asked
+    turn = app.ask_turn(QUESTION, sid=None)
+    sid = turn.node.sid
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        result = runner.invoke(cli, ["--home", str(home), *args])
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    assert "[STRICT]" in run("session", "--tree", "--sid", sid)
+    _edit_cited_chunk(home / "store.db", record_id)
+    tree = run("session", "--tree", "--sid", sid)
+    found = run("session", "--find", "Spider-Man")
+    listed = run("providence", "list")
+    for text in (tree, found, listed):
+        assert "STRICT" not in text and "NONE" in text, text
+    assert json.loads(run("session", "--find", "Spider-Man", "--json"))[0]["audit_now"] == "NONE"
+    assert json.loads(run("providence", "list", "--json"))[0]["holds"] is False
+    out: list[str] = []
+    Repl(app, sid, read=scripted_reader(["/show"]), write=out.append).run()
+    assert "audit        NONE" in out
+
+
+def test_a_newline_in_a_field_cannot_forge_a_line(home: Path, tmp_path: Path) -> None:
+    (tmp_path / "spider.md").write_text(DOC, encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--home", str(home), "ingest", str(tmp_path)]).exit_code == 0
+    forged = "Who created Spider-Man?\naudit      STRICT FORGED"
+    asked = runner.invoke(cli, ["--home", str(home), "ask", forged, "--json"])
+    key = json.loads(asked.stdout)["cache_key"]
+    reason = "bad\n3fbd3b19ead24798  r1  ok  STRICT forged"
+    for args in (
+        ["providence", "falsify", key, "--state", "failed", "--reason", reason],
+        ["providence", "show", key],
+        ["providence", "list"],
+        ["session", "--find", "Spider"],
+        ["session", "--list"],
+    ):
+        result = runner.invoke(cli, ["--home", str(home), *args])
+        assert result.exit_code == 0, result.output
+        assert not any(
+            line.startswith(("audit      STRICT FORGED", "3fbd3b19"))
+            for line in result.stdout.splitlines()
+        ), result.stdout

@@ -29,7 +29,10 @@ from arborist_nb.display import Answer
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
-RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+RAW = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+    "\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 """Anything a terminal acts on (tab and newline are layout, and allowed)."""
 
 PAYLOADS = {
@@ -43,6 +46,8 @@ PAYLOADS = {
     "backspace": "ab\x08\x08XY",
     "nul": "a\x00b",
     "del": "a\x7fb",
+    "separators": "one\u2028two\u2029three\x85four",
+    "marks": "\u200fabc\u200e\u061c",
 }
 EVIL = "".join(PAYLOADS.values())
 IN_FILE = EVIL.replace("\x00", "")

@@ -9,9 +9,14 @@ tagged ``[from <sid>]``. Walks are iterative: a 10,000-turn chain renders.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from arborist.forest.shard import Node, Session, children, get_node
+from arborist.terminal import inert
+
+Audit = Callable[[Node], str]
+"""The audit mode a turn can claim now, given the turn."""
 
 __all__ = ["TreeLine", "branch_points", "format_node", "render_tree", "tree_lines"]
 
@@ -28,7 +33,7 @@ class TreeLine:
 
 
 def _short(text: str, width: int = QUESTION_WIDTH) -> str:
-    flat = " ".join(text.split())
+    flat = inert(text, one_line=True)
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
@@ -71,20 +76,30 @@ def tree_lines(conn: sqlite3.Connection, session: Session) -> list[TreeLine]:
     return lines
 
 
-def format_node(node: Node, session: Session, *, current: bool = False) -> str:
-    """One node on one line: seq (or bates if foreign), question, mode, label, origin."""
+def format_node(
+    node: Node, session: Session, *, current: bool = False, audit: Audit | None = None
+) -> str:
+    """One node on one line: seq (or bates if foreign), question, mode, label, origin.
+
+    ``audit`` gives the mode the turn can claim now (a store edited since, or an
+    imported turn whose answer is not in this store, claims none); without it
+    the mode recorded at ask time is shown."""
     name = f"{node.seq:06d}" if node.sid == session.sid else node.bates
-    parts = [("* " if current else "") + name, _short(node.question), f"[{node.audit_mode}]"]
+    mode = audit(node) if audit is not None else node.audit_mode
+    parts = [("* " if current else "") + name, _short(node.question), f"[{mode}]"]
     if node.label:
-        parts.append(f"({node.label})")
+        parts.append(f"({inert(node.label, one_line=True)})")
     if node.sid != session.sid:
         parts.append(f"[from {node.sid}]")
     return "  ".join(parts)
 
 
-def render_tree(conn: sqlite3.Connection, session: Session) -> str:
-    """The session's tree as text, the current node marked ``*``."""
-    header = f"session {session.sid}" + (f"  ({session.label})" if session.label else "")
+def render_tree(conn: sqlite3.Connection, session: Session, *, audit: Audit | None = None) -> str:
+    """The session's tree as text, the current node marked ``*`` (``audit``: see
+    :func:`format_node`)."""
+    header = f"session {session.sid}" + (
+        f"  ({inert(session.label, one_line=True)})" if session.label else ""
+    )
     out = [header]
     lines = tree_lines(conn, session)
     if not lines:
@@ -93,7 +108,7 @@ def render_tree(conn: sqlite3.Connection, session: Session) -> str:
         if line.graft_of:
             out.append(f"grafted at {line.graft_of}:")
         current = line.node.bates == session.current_bates
-        out.append(line.prefix + format_node(line.node, session, current=current))
+        out.append(line.prefix + format_node(line.node, session, current=current, audit=audit))
     return "\n".join(out)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +102,24 @@ def _parse(lines: Iterable[str]) -> tuple[dict[str, dict[str, Any]], list[dict[s
     return sessions, nodes
 
 
+def _screen(item: dict[str, Any], admit_text: Callable[[str], str]) -> None:
+    """Refuse a turn that holds a secret or a label no one could type."""
+    for name in ("label", "created_label"):
+        value = item.get(name)
+        if value is not None and (not isinstance(value, str) or not value.isprintable()):
+            raise BadInput(f"line {item['_line']}: its {name} holds control characters")
+    titles = item.get("cited_titles")
+    texts = [("question", item.get("question")), ("answer", item.get("answer_text"))]
+    texts += [("label", item.get("label")), ("label", item.get("created_label"))]
+    texts += [("cited titles", t) for t in (titles if isinstance(titles, list) else [])]
+    for name, text in texts:
+        if isinstance(text, str) and admit_text(text) != text:
+            raise BadInput(
+                f"line {item['_line']}: its {name} holds a secret; a turn is committed by its "
+                "hash, so it is not imported redacted: redact it in the home it came from"
+            )
+
+
 def _check_node(item: dict[str, Any], parent_hash: str | None) -> None:
     try:
         expected = node_hash(
@@ -119,9 +137,29 @@ def _check_node(item: dict[str, Any], parent_hash: str | None) -> None:
         raise BadInput(f"line {item['_line']}: node {item['bates']} does not match its node_hash")
 
 
-def import_lines(conn: sqlite3.Connection, lines: Iterable[str]) -> ImportResult:
-    """Import exported sessions into this shard, all or nothing."""
+def import_lines(
+    conn: sqlite3.Connection,
+    lines: Iterable[str],
+    *,
+    admit_text: Callable[[str], str] = lambda text: text,
+) -> ImportResult:
+    """Import exported sessions into this shard, all or nothing.
+
+    ``admit_text`` is the home's admission gate. A session label passes through it
+    (it is no hash's input). A turn's texts are committed by its hash, so a turn
+    whose question, answer, label or cited titles the gate would change is refused
+    rather than stored with a secret or stored altered; labels holding control
+    characters are refused as they are everywhere.
+    """
     sessions, nodes = _parse(lines)
+    for header in sessions.values():
+        label = header.get("label")
+        if label is not None:
+            if not isinstance(label, str) or not label.isprintable():
+                raise BadInput(f"session {header.get('sid')}: its label holds control characters")
+            header["label"] = admit_text(label)
+    for node in nodes:
+        _screen(node, admit_text)
     by_bates = {n["bates"]: n for n in nodes}
     for node in nodes:
         sid, _ = parse_bates(node["bates"])

@@ -762,6 +762,9 @@ attempt began (or past the read timeout, when that is longer). A server that acc
 the connection and never answers costs about two minutes by default, not the read
 timeout times every attempt (4 x 120 s and backoff: 8.5 minutes), while fast failures
 (429, 5xx, a refused connection) still get all their retries."""
+MAX_REPLY_BYTES = 64 * 2**20
+"""The largest reply read whole (a chat completion is kilobytes; a server that sends
+more is refused rather than filling memory)."""
 MAX_RETRIES = 1000
 """The most retries ``retries``/``ARBORIST_RETRIES`` may ask for (the deadline ends them sooner)."""
 MAX_TIMEOUT = 86_400.0
@@ -781,15 +784,12 @@ def _no_lone_surrogates(text: str) -> str:
 
 
 def _key_pattern(key: str | None) -> re.Pattern[str] | None:
-    """The API key as a token: not where it is only part of a longer alphanumeric run
-    (a key that begins or ends with a letter or digit must not have one beside it);
-    None for no key or one shorter than :data:`MIN_REDACTED_KEY`."""
+    """The API key wherever it occurs, even with letters glued to it (``xKEYy`` still
+    holds the whole key); None for no key or one shorter than :data:`MIN_REDACTED_KEY`,
+    which is the rule that keeps a dummy key from garbling ordinary words."""
     if not key or len(key) < MIN_REDACTED_KEY:
         return None
-    alnum = re.compile(r"[^\W_]")
-    left = r"(?<![^\W_])" if alnum.match(key[0]) else ""
-    right = r"(?![^\W_])" if alnum.match(key[-1]) else ""
-    return re.compile(left + re.escape(key) + right)
+    return re.compile(re.escape(key))
 
 
 class _StreamText:
@@ -993,9 +993,8 @@ class OpenAIClient:
       in the profile, ``raw``, errors or repr. A server that echoes it back
       (in the answer, a streamed token, the metadata or an error body) has it
       replaced by :data:`API_KEY_PLACEHOLDER` before anything is returned,
-      wherever it stands as a token of its own (not inside a longer run of
-      letters and digits); keys shorter than :data:`MIN_REDACTED_KEY` are not
-      looked for.
+      wherever it occurs (letters glued to it hide nothing); keys shorter than
+      :data:`MIN_REDACTED_KEY` are not looked for.
     * Lone surrogates in what the server sends (``"\\udc9b"`` is valid JSON)
       become U+FFFD in the answer, the tokens and the metadata: the rest of
       the answer is good, and the store (UTF-8) cannot hold them.
@@ -1129,7 +1128,7 @@ class OpenAIClient:
     # -- errors
 
     def _redact(self, text: str) -> str:
-        """``text`` with the API key (as a token) replaced, in case a server echoed it."""
+        """``text`` with the API key replaced, in case a server echoed it."""
         if self._key_pattern is None:
             return text
         return self._key_pattern.sub(API_KEY_PLACEHOLDER, text)
@@ -1229,14 +1228,15 @@ class OpenAIClient:
             with http.stream(
                 "POST", url, json=payload, headers={"Accept": accept}, timeout=timeouts
             ) as response:
+                whole_by = time.monotonic() + (timeouts.read or self.deadline)
                 if response.status_code != 200:
-                    response.read()
+                    self._read_whole(response, whole_by)
                     raise self._status_error(response)
                 # Streamed unless the server says it sent plain JSON (some ignore "stream").
                 content_type = response.headers.get("content-type", "")
                 if on_token is not None and not content_type.startswith("application/json"):
                     return self._read_stream(response, on_token, attempt, timeouts)
-                response.read()
+                self._read_whole(response, whole_by)
                 result = self._read_json(response, attempt)
                 if on_token is not None:
                     on_token(result.text)
@@ -1245,6 +1245,21 @@ class OpenAIClient:
             raise _Retryable(_describe(exc, timeouts)) from exc
         except httpx.HTTPError as exc:
             raise self._error(_describe_http(exc)) from exc
+
+    def _read_whole(self, response: httpx.Response, by: float) -> None:
+        """Read a reply that is not streamed, whole by ``by`` (a monotonic time) and at most
+        :data:`MAX_REPLY_BYTES`: httpx's read timeout bounds each wait for bytes, so a
+        server trickling a byte at a time would otherwise hold the ask forever."""
+        parts: list[bytes] = []
+        size = 0
+        for part in response.iter_bytes():
+            size += len(part)
+            if size > MAX_REPLY_BYTES:
+                raise self._error(f"the reply is larger than {MAX_REPLY_BYTES // 2**20} MiB")
+            parts.append(part)
+            if time.monotonic() > by:
+                raise _Retryable("the reply was still arriving when its time ran out")
+        response._content = b"".join(parts)  # what response.read() would have kept
 
     def _status_error(self, response: httpx.Response) -> Exception:
         """A non-200 answer: _Retryable for 429 and 5xx, a ModelError for anything else."""
