@@ -3,7 +3,7 @@
 A feature is written once here (or in the service it calls) and gets two
 faces, ``arborist`` on the command line and ``%arborist`` in a notebook.
 
-Home layout (DESIGN.md section 1)::
+Home layout (docs/design.md section 1)::
 
     $ARBORIST_HOME/          default ~/.arborist
         store.db             documents, chunks, cache, its own audit chain

@@ -10,7 +10,7 @@ chain, because the head is read inside the ``BEGIN IMMEDIATE`` transaction.
 :func:`check_chain` walks the chain and reports what is broken instead of
 raising. A chain alone cannot reveal a truncated tail or a rewritten
 suffix; a :class:`Checkpoint` ``<seq>:<event_hash>`` taken earlier can
-(DESIGN.md section 5b).
+(docs/design.md section 5b).
 """
 
 from __future__ import annotations

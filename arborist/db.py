@@ -1,6 +1,6 @@
 """SQLite connections, the one ``transaction()`` helper, and numbered migrations.
 
-The discipline (DESIGN.md section 5, measured in NOTES.md):
+The discipline (docs/design.md section 5, each pitfall measured):
 
 * connections use ``isolation_level=None``: nothing starts a transaction
   behind our back, and nothing holds the write lock between cells;

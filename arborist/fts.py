@@ -3,7 +3,7 @@
 User text never reaches FTS5 MATCH raw: it is cut into word terms, NUL
 bytes dropped, and every term double-quoted, so ``AND``, ``NEAR(``,
 ``col:``, ``*``, ``-`` and quotes are searched for as words and can never
-change a query's meaning (NOTES.md: raw MATCH text raises or silently
+change a query's meaning (docs/design.md section 5: raw MATCH text raises or silently
 rewrites the query). Used by the store's search and the forest's find.
 """
 

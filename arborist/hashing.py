@@ -1,4 +1,4 @@
-"""The hash conventions of arborist (DESIGN.md section 2). Pure: no I/O.
+"""The hash conventions of arborist (docs/design.md section 2). Pure: no I/O.
 
 Every identity in the system is computed here and nowhere else, and every
 rule is pinned by ``tests/vectors/hashing.json``, which the JS port

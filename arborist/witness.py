@@ -1,4 +1,4 @@
-"""A saved notebook as a witness: the checkpoints its outputs recorded (DESIGN.md section 5b).
+"""A saved notebook as a witness: the checkpoints its outputs recorded (docs/design.md section 5b).
 
 Every ``%%ask`` output shows the forest shard's checkpoint at that moment.
 Collecting them from a saved ``.ipynb`` and checking each against the shard

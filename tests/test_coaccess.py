@@ -1,4 +1,4 @@
-"""Session co-access (DESIGN.md section 7): the seed's test table, against real store files."""
+"""Session co-access (docs/design.md section 7), case by case, against real store files."""
 
 from __future__ import annotations
 

@@ -187,7 +187,7 @@ def test_a_single_leaf_is_its_own_root_and_needs_no_proof() -> None:
 
 
 def test_a_root_does_not_fix_its_size_so_verifiers_must_take_the_stored_size() -> None:
-    """Why chunk_count is stored beside source_root (NOTES.md saw 16 of 36 such cases).
+    """Why chunk_count is stored beside source_root (16 of 36 such cases measured: docs/design.md section 2).
 
     RFC 9162 verification of a valid proof for size n also succeeds for size
     n + 1 at some indices: the same path folds to the same root. A verifier

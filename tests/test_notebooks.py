@@ -2,7 +2,7 @@
 
 nbval (run by ``make test`` over notebooks/) compares their outputs; this
 catches what nbval cannot: a magic's UsageError prints to stderr without an
-error output, so nbval passes it (NOTES.md).
+error output, so nbval passes it (docs/design.md section 5c).
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import importlib
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -15,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "arborist"
 JUPYTER_MODULES = {"IPython", "ipywidgets", "anywidget", "traitlets", "ipykernel", "jupyter_client"}
-PURE = ["hashing.py", "merkle.py"]
+PURE = ["hashing.py", "merkle.py", "terminal.py", "analysis.py"]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -125,3 +126,39 @@ def test_the_wheel_contains_the_widget_bundle_and_installs_without_node(tmp_path
     )
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 1000
+
+
+_OUTSIDE = re.compile(r"DESIGN\.md|NOTES\.md|seeds/")
+_SECTION_REF = re.compile(r"docs/design\.md[\s*#]+section (\d+[a-z]?)")
+
+
+def _tracked_text_files() -> list[Path]:
+    listed = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    suffixes = {".py", ".js", ".md", ".toml", ".cfg", ".css", ".json", ""}
+    return [
+        ROOT / name for name in listed if Path(name).suffix in suffixes and "vectors" not in name
+    ]
+
+
+def test_the_repository_explains_itself() -> None:
+    """No comment, test or doc points to a design file outside the repository, and every
+    "docs/design.md section N" names a section that exists."""
+    design = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^## (\d+[a-z]?)\. ", design, flags=re.MULTILINE))
+    outside, dangling = [], []
+    for path in _tracked_text_files():
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.name != "test_packaging.py" and _OUTSIDE.search(text):
+            outside.append(str(path.relative_to(ROOT)))
+        dangling += [
+            f"{path.relative_to(ROOT)}: section {ref}"
+            for ref in _SECTION_REF.findall(text)
+            if ref not in sections
+        ]
+    assert not outside, f"these point outside the repository: {outside}"
+    assert not dangling, f"these name a design section that does not exist: {dangling}"
+    assert {"1", "2", "3", "4", "5", "5b", "5c", "6", "7", "8", "9"} <= sections

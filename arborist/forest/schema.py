@@ -2,7 +2,7 @@
 
 The shard has no foreign key into ``store.db``: it must stay readable alone
 (a node's ``cache_key`` names a store record by value). Tables follow the
-seed (``seeds/sessions.md``) with two additions: ``nodes`` has an explicit
+first design (docs/design.md section 5) with two additions: ``nodes`` has an explicit
 INTEGER PRIMARY KEY for its FTS index (bates stays UNIQUE), and
 ``created_label`` keeps the label given at creation (the one ``node_hash``
 covers) apart from the current, renameable ``label``.

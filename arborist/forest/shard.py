@@ -1,6 +1,6 @@
 """The conversation forest in ``sessions.db``: sessions, turns, the Merkle ripple, lookups.
 
-Every turn is one transaction (DESIGN.md section 5): the node row, its FTS
+Every turn is one transaction (docs/design.md section 5): the node row, its FTS
 row, the ``subtree_hash`` ripple up its ancestors (crossing sessions), the
 session's counters, and one ``node_insert`` audit event whose body commits
 to the node's hash and its answer's hash. The seq is read inside that

@@ -1,4 +1,4 @@
-"""The kernel side of the forest widget's sync protocol (DESIGN.md section 6), without Jupyter.
+"""The kernel side of the forest widget's sync protocol (docs/design.md section 6), without Jupyter.
 
 The browser asks and the kernel answers, because messages a kernel sends
 before a view exists are lost. Every request is a JSON object ``{"id",

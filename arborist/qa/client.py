@@ -1,4 +1,4 @@
-"""Chat clients: one protocol, three built-ins, chosen by name (DESIGN.md section 4).
+"""Chat clients: one protocol, three built-ins, chosen by name (docs/design.md section 4).
 
 ::
 

@@ -1,7 +1,7 @@
 """The eight-dimension cache key and the hashes of what a cache record commits to. Pure.
 
 A cached answer may serve a question only when all eight dimensions match
-(DESIGN.md section 3)::
+(docs/design.md section 3)::
 
     source_root              the evidence root: Merkle root over the retrieved evidence
     question_hash            the normalized question

@@ -1,6 +1,6 @@
 """Session co-access: the chunks turns of one session cite together, learned forward only.
 
-DESIGN.md section 7, after ``seeds/coaccess-dforward.txt``. Two tables in
+docs/design.md section 7. Two tables in
 ``store.db``, created only when the feature is on (``ARBORIST_COACCESS=1``);
 off, nothing here runs and the stores' bytes are what they would be without
 the feature.

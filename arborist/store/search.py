@@ -5,7 +5,7 @@ quoted). ``search`` requires every term (what a search box means);
 ``retrieve`` (for asks) ranks chunks that share any term, fielded BM25 first,
 then definitions of the names the question names (see :func:`retrieve`).
 
-Every hit declares what it proves (DESIGN.md section 3): ``STRICT`` when the
+Every hit declares what it proves (docs/design.md section 3): ``STRICT`` when the
 text is present, re-hashes to its leaf and the leaf's proof verifies against
 its document's ``source_root``; ``HYBRID`` when provenance is proven but the
 text is not a verbatim source span (a core record, or a rehydrated chunk);

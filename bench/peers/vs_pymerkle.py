@@ -1,7 +1,7 @@
 """pymerkle's root and inclusion proofs against ``arborist.merkle``, on the same N entries.
 
 Both build the RFC 6962 tree shape with leaves ``sha256(0x00 || entry)``;
-pymerkle's interior prefix is RFC 6962's 0x01 and ours is 0x03 (DESIGN.md
+pymerkle's interior prefix is RFC 6962's 0x01 and ours is 0x03 (docs/design.md
 section 2), so before timing the run checks that our functions, given the
 RFC 6962 interior, reproduce pymerkle's root and leaves exactly. The timed
 code is each side's own default.

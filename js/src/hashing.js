@@ -1,7 +1,7 @@
 /**
  * Hash primitives of arborist, ported from `arborist/hashing.py`,
  * `arborist/audit.py`, the forest's node/subtree hashes and
- * `arborist/qa/keys.py`. DESIGN.md section 2 is the contract;
+ * `arborist/qa/keys.py`. docs/design.md section 2 is the contract;
  * `tests/vectors/hashing.json` pins every rule below byte for byte.
  *
  * Everything here is pure and runs unchanged in browsers and Node >= 20:
@@ -30,7 +30,7 @@ export const DIGEST_LENGTH = 32;
 /** Largest integer canonical JSON accepts in absolute value: 2^53 - 1. */
 export const MAX_SAFE_JSON_INTEGER = Number.MAX_SAFE_INTEGER;
 
-/** The fields `nodeHash` commits to, in DESIGN.md order. */
+/** The fields `nodeHash` commits to, in docs/design.md order. */
 export const NODE_HASH_FIELDS = Object.freeze([
   "parent_node_hash",
   "bates",

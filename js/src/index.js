@@ -1,5 +1,5 @@
 /**
- * Public surface of arborist's JS side: the hash primitives (DESIGN.md
+ * Public surface of arborist's JS side: the hash primitives (docs/design.md
  * section 2) and Merkle proofs, so the widget can re-verify a node's proof
  * in the browser with WebCrypto. Re-exports only; no logic lives here.
  *

@@ -4,7 +4,7 @@
  * re-verifies every evidence proof in the browser, and actions (cd, fork,
  * label, falsify, search across sessions).
  *
- * Sync (DESIGN.md section 6). Node data never lives in a trait: the view
+ * Sync (docs/design.md section 6). Node data never lives in a trait: the view
  * holds `bates -> {hash, summary, children}` and asks the kernel with
  * `{id, kind, ...}` messages; the kernel answers `{id, ok, result|error}`.
  * A refresh asks for the roots, then walks down level by level sending the

@@ -295,7 +295,7 @@ describe("merkle edge cases", () => {
   test("a root does not fix its size: the caller must supply the stored size", async () => {
     // Leaf 0 of 8 and leaf 0 of 7 take the same left turns, so the size-8
     // proof also checks out against the size-8 root when told size 7. This
-    // is why DESIGN.md verifies against the size stored beside the root.
+    // is why docs/design.md verifies against the size stored beside the root.
     const leaves = await chunkLeaves(8);
     const root = await merkleRoot(leaves);
     const proof = await inclusionProof(leaves, 0);

@@ -73,7 +73,7 @@ LAB_READY_MS = 60_000
 KERNEL_READY_MS = 60_000
 CELL_MS = 60_000
 
-# Settings JupyterLab reads from JUPYTERLAB_SETTINGS_DIR (NOTES.md "Real browser, offline"):
+# Settings JupyterLab reads from JUPYTERLAB_SETTINGS_DIR (docs/design.md section 9):
 # every cell rendered (off-screen widgets render too), no news toast, no update check.
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
