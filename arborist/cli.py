@@ -16,18 +16,17 @@ from typing import Any, NoReturn
 import click
 from tqdm import tqdm
 
+from arborist import views
 from arborist._version import __version__
-from arborist.app import Arborist, ChainCheck, DatabaseReport, Related
-from arborist.audit import ChainReport, Checkpoint
+from arborist.app import Arborist
+from arborist.audit import Checkpoint
 from arborist.errors import ArboristError, BadInput
 from arborist.qa.check import check_record
-from arborist.qa.runner import AskResult
 from arborist.repl import Repl, interactive_reader
-from arborist.store.documents import IngestResult
 from arborist.terminal import inert, inert_json
 from arborist.witness import witness_checkpoints
 
-__all__ = ["cli", "format_answer", "format_chain_check", "format_ingest_json", "main"]
+__all__ = ["cli", "main"]
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -42,12 +41,6 @@ def _echo(text: str = "", *, err: bool = False) -> None:
     """Print ``text`` made inert: answers, titles, labels and paths come from users,
     documents and models, and a terminal would obey their control characters."""
     click.echo(inert(text), err=err)
-
-
-def _field(text: str | None) -> str:
-    """A field printed inside a line (a question, title, URI, label, reason): one line,
-    inert, so a newline in it cannot forge a line of arborist's own output."""
-    return inert(text or "", one_line=True)
 
 
 def _echo_json(text: str) -> None:
@@ -160,59 +153,10 @@ def chain_check(
     ) as app:
         result = app.chain_check(checkpoints, databases=explicit or ("store", "sessions"))
     if as_json:
-        _echo_json(json.dumps(chain_check_json(result), indent=2))
+        _echo_json(json.dumps(views.chain_check_json(result), indent=2))
     else:
-        _echo(format_chain_check(result))
+        _echo(views.chain_check_text(result))
     return 0 if result.ok else EXIT_FAILED
-
-
-def format_chain_check(result: ChainCheck) -> str:
-    """One line per database, then one per checkpoint that matched no chain."""
-    width = max(len(db.path.name) for db in result.databases)
-    lines = [_format_database(db, width) for db in result.databases]
-    lines += [
-        f"checkpoint {cp} is in none of the chains checked: truncated or rewritten"
-        for cp in result.unmatched
-    ]
-    return "\n".join(lines)
-
-
-def _format_database(db: DatabaseReport, width: int) -> str:
-    report = db.report
-    name = db.path.name.ljust(width)
-    events = f"{report.events_checked} event{'s' if report.events_checked != 1 else ''}"
-    problem = report.first_problem
-    if problem is not None:
-        more = len(report.problems) - 1
-        extra = f" (+{more} more)" if more else ""
-        return f"{name}  BROKEN at seq {problem.seq}: {problem.kind}: {problem.detail}{extra}"
-    head = f"checkpoint {report.head}" if report.head else "empty chain"
-    held = (
-        f", holds {report.checkpoints_checked} checkpoint(s)" if report.checkpoints_checked else ""
-    )
-    return f"{name}  intact  {events}  {head}{held}"
-
-
-def chain_check_json(result: ChainCheck) -> dict[str, Any]:
-    """The chain check as plain data (for ``--json``)."""
-    return {
-        "ok": result.ok,
-        "databases": [
-            {
-                "name": db.name,
-                "path": str(db.path),
-                "ok": db.report.ok,
-                "events_checked": db.report.events_checked,
-                "checkpoint": str(db.report.head) if db.report.head else None,
-                "first_bad_seq": db.report.first_bad_seq,
-                "problems": [
-                    {"seq": p.seq, "kind": p.kind, "detail": p.detail} for p in db.report.problems
-                ],
-            }
-            for db in result.databases
-        ],
-        "unmatched_checkpoints": [str(cp) for cp in result.unmatched],
-    }
 
 
 # --- documents ---------------------------------------------------------------------------------
@@ -267,33 +211,9 @@ def ingest(
         if sources:
             results += app.ingest(sources, include=include, exclude=exclude, track=_tqdm_track)
     if as_json:
-        _print_json([format_ingest_json(r) for r in results])
+        _print_json([views.ingest_json(r) for r in results])
         return
-    for r in results:
-        d = r.document
-        _echo(f"{r.status:<9}  {_field(d.title)}  ({d.chunk_count} chunks)  {_field(d.uri)}")
-    counts = {
-        s: sum(1 for r in results if r.status == s)
-        for s in ("added", "updated", "unchanged", "restored")
-    }
-    stale = sum(r.stale_records for r in results)
-    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing"
-    _echo(f"{summary}; {stale} cached answer(s) now stale")
-
-
-def format_ingest_json(result: IngestResult) -> dict[str, Any]:
-    d = result.document
-    return {
-        "status": result.status,
-        "id": d.id,
-        "uri": d.uri,
-        "version": d.version,
-        "title": d.title,
-        "media_type": d.media_type,
-        "source_root": d.source_root,
-        "chunk_count": d.chunk_count,
-        "stale_records": result.stale_records,
-    }
+    _echo(views.ingest_text(results))
 
 
 @cli.command("search")
@@ -310,31 +230,9 @@ def search_command(ctx: click.Context, query: str, limit: int, as_json: bool) ->
     with _app(ctx) as app:
         hits = app.search(query, limit=limit)
     if as_json:
-        _print_json(
-            [
-                {
-                    "audit_mode": h.audit_mode,
-                    "verified": h.verified,
-                    "document_id": h.document_id,
-                    "uri": h.uri,
-                    "title": h.title,
-                    "kind": h.kind,
-                    "chunk_index": h.chunk_index,
-                    "snippet": h.snippet,
-                    "score": h.score,
-                    "source_root": h.source_root,
-                    "leaf": h.leaf,
-                }
-                for h in hits
-            ]
-        )
+        _print_json(views.search_json(hits))
         return
-    if not hits:
-        _echo("no matches")
-    for n, h in enumerate(hits, 1):
-        where = f"chunk {h.chunk_index}" if h.chunk_index is not None else "title only"
-        _echo(f"{n}. [{h.audit_mode}] {_field(h.title)}  ({where})  {_field(h.uri)}")
-        _echo(f"   {' '.join(h.snippet.split())}")
+    _echo(views.search_text(hits))
 
 
 @cli.command("evict")
@@ -350,7 +248,7 @@ def evict_command(ctx: click.Context, document: str, tier: str) -> None:
     """Move DOCUMENT (id, URI, path or source_root prefix) to a colder tier."""
     with _app(ctx) as app:
         change = app.evict(document, tier)
-    _echo(f"{change.changed} chunk(s) of {_field(change.document.uri)} moved to {tier}")
+    _echo(f"{change.changed} chunk(s) of {views.field(change.document.uri)} moved to {tier}")
 
 
 @cli.command("rehydrate")
@@ -361,7 +259,7 @@ def rehydrate_command(ctx: click.Context, document: str) -> None:
     with _app(ctx) as app:
         change = app.rehydrate(document)
     _echo(
-        f"{change.changed} chunk(s) of {_field(change.document.uri)} back to hot, every leaf verified"
+        f"{change.changed} chunk(s) of {views.field(change.document.uri)} back to hot, every leaf verified"
     )
 
 
@@ -385,7 +283,7 @@ def derive_command(ctx: click.Context, kind: str, source: str, text: str | None)
     with _app(ctx) as app:
         derivation = app.derive(kind, source, text)
     _echo(
-        f"saved {kind} {_field(derivation.core.uri)} from {derivation.derived_from[:12]}… "
+        f"saved {kind} {views.field(derivation.core.uri)} from {derivation.derived_from[:12]}… "
         f"({len(derivation.sources)} source chunk(s))"
     )
 
@@ -475,33 +373,7 @@ def ask_command(
             }
         )
         return
-    _echo(format_answer(result, bates=turn.node.bates))
-
-
-def format_answer(result: AskResult, *, bates: str | None = None) -> str:
-    """The answer, then its bates, hit or miss, audit mode, key and sources."""
-    record = result.record
-    if result.hit:
-        cache = f"hit (first answered {record.created_at}, {record.hit_count} hit(s))"
-    else:
-        cache = f"miss (answered now in {result.elapsed_ms:.0f} ms)"
-    lines = [
-        record.answer_text,
-        "",
-        *([f"bates   {bates}"] if bates else []),
-        f"cache   {cache}",
-        f"audit   {record.audit_mode}",
-        f"key     {record.cache_key}",
-        "sources",
-    ]
-    if not record.evidence:
-        lines.append("  (no evidence retrieved)")
-    for item in record.evidence:
-        mark = "*" if item.cited else " "
-        lines.append(
-            f"  {item.label}{mark} {_field(item.title)}  (chunk {item.chunk_index})  {_field(item.uri)}"
-        )
-    return "\n".join(lines)
+    _echo(views.answer_text(result, bates=turn.node.bates))
 
 
 @cli.command("related")
@@ -520,18 +392,7 @@ def related_command(ctx: click.Context, ref: str, limit: int, as_json: bool) -> 
     if as_json:
         _print_json(found.as_json())
         return
-    _echo(format_related(found))
-
-
-def format_related(found: Related) -> str:
-    """One line for what REF stood for, then one per related source, strongest first."""
-    lines = [f"{len(found.items)} related to {found.kind} ({len(found.sources)} chunk(s))"]
-    lines += [
-        f"  {item.freq_score:.2f}  {_field(item.title)}  (chunk {item.chunk_index}, {item.tier})  "
-        f"{_field(item.uri)}"
-        for item in found.items
-    ]
-    return "\n".join(lines)
+    _echo(views.related_text(found))
 
 
 @cli.group()
@@ -555,27 +416,9 @@ def providence_show(ctx: click.Context, key: str, revision: int | None, as_json:
         record = app.record(key, revision=revision)
     check = check_record(record)  # the store as it is now: never a label it no longer earns
     if as_json:
-        _print_json({**record.as_json(), "holds": check.ok, "problems": check.problems})
+        _print_json(views.record_json(record, check))
         return
-    audit = record.audit_mode if check else f"NONE: does not hold now: {check.summary}"
-    lines = [
-        f"key        {record.cache_key}",
-        f"revision   {record.revision}  state {record.state}"
-        + (f" ({_field(record.state_reason)})" if record.state_reason else ""),
-        f"question   {_field(record.question)}",
-        f"audit      {audit}   hits {record.hit_count}   created {record.created_at}",
-        "dimensions",
-        *[f"  {name:<25} {value or '(empty)'}" for name, value in record.dimensions.items()],
-        "evidence",
-        *[
-            f"  {e.label}{'*' if e.cited else ' '} chunk {e.chunk_index}/{e.chunk_count} of "
-            f"{_field(e.uri)}  leaf {e.leaf[:12]}…  [{e.tier}]"
-            for e in record.evidence
-        ],
-        "answer",
-        record.answer_text,
-    ]
-    _echo("\n".join(lines))
+    _echo(views.record_text(record, check))
 
 
 @providence.command("list")
@@ -585,32 +428,11 @@ def providence_show(ctx: click.Context, key: str, revision: int | None, as_json:
 def providence_list(ctx: click.Context, limit: int | None, as_json: bool) -> None:
     """List cached answers, newest first."""
     with _app(ctx.find_root()) as app:
-        records = app.records(limit=limit)
+        records = [(r, bool(check_record(r))) for r in app.records(limit=limit)]
     if as_json:
-        _print_json(
-            [
-                {
-                    "cache_key": r.cache_key,
-                    "revision": r.revision,
-                    "state": r.state,
-                    "audit_mode": r.audit_mode,
-                    "holds": bool(check_record(r)),
-                    "hit_count": r.hit_count,
-                    "question": r.question,
-                    "created_at": r.created_at,
-                }
-                for r in records
-            ]
-        )
+        _print_json(views.records_json(records))
         return
-    if not records:
-        _echo("no cached answers")
-    for r in records:
-        _echo(
-            f"{r.cache_key[:16]}  r{r.revision}  {r.state:<11} "
-            f"{r.audit_mode if check_record(r) else 'NONE':<6} "
-            f"{r.hit_count:>4} hits  {_field(r.question)[:70]}"
-        )
+    _echo(views.records_text(records))
 
 
 @providence.command("falsify")
@@ -623,7 +445,8 @@ def providence_falsify(ctx: click.Context, key: str, state: str, reason: str) ->
     with _app(ctx.find_root()) as app:
         record = app.falsify(key, state, reason)
     _echo(
-        f"{record.cache_key[:16]} revision {record.revision} is now {record.state}: {_field(record.state_reason)}"
+        f"{record.cache_key[:16]} revision {record.revision} is now {record.state}: "
+        f"{views.field(record.state_reason)}"
     )
 
 
@@ -697,14 +520,22 @@ def session_command(
         raise click.UsageError("--tree needs --sid")
     with _app(ctx, sessions_db) as app:
         if list_:
-            _print_sessions(app, as_json)
+            sessions = app.sessions()
+            if as_json:
+                _print_json(views.sessions_json(sessions))
+            else:
+                _echo(views.sessions_text(sessions))
         elif tree:
             _echo(app.tree(sid or ""))
         elif query is not None:
-            _print_find(app, query, limit, as_json)
+            hits = app.find(query, limit=limit)
+            if as_json:
+                _print_json(views.find_json(hits, app.audit_now))
+            else:
+                _echo(views.find_text(hits, app.audit_now))
         elif chain:
             result = app.chain_check((), databases=("sessions",))
-            _echo(format_chain_check(result))
+            _echo(views.chain_check_text(result))
             return 0 if result.ok else EXIT_FAILED
         elif export_sid is not None:
             for record in app.export_session(export_sid):
@@ -730,47 +561,6 @@ def session_command(
                 repl.read = interactive_reader(repl, app.home / "repl_history")
             repl.run()
     return 0
-
-
-def _print_sessions(app: Arborist, as_json: bool) -> None:
-    sessions = app.sessions()
-    if as_json:
-        _print_json(
-            [
-                {
-                    "sid": s.sid,
-                    "label": s.label,
-                    "turns": n,
-                    "root_bates": s.root_bates,
-                    "current_bates": s.current_bates,
-                    "created_at": s.created_at,
-                    "updated_at": s.updated_at,
-                }
-                for s, n in sessions
-            ]
-        )
-        return
-    if not sessions:
-        _echo("no sessions")
-    for s, n in sessions:
-        _echo(f"{s.sid}  {n:>5} turn(s)  {s.updated_at}  {_field(s.label)}".rstrip())
-
-
-def _print_find(app: Arborist, query: str, limit: int, as_json: bool) -> None:
-    hits = app.find(query, limit=limit)
-    if as_json:
-        _print_json(
-            [
-                {**h.node.as_json(), "audit_now": app.audit_now(h.node), "snippet": h.snippet}
-                for h in hits
-            ]
-        )
-        return
-    if not hits:
-        _echo("no matches")
-    for h in hits:
-        _echo(f"{h.node.bates}  [{app.audit_now(h.node)}]  {_field(h.node.question)[:70]}")
-        _echo(f"   {' '.join(h.snippet.split())}")
 
 
 # --- checks and figures --------------------------------------------------------------------------
@@ -806,24 +596,8 @@ def verify_command(
         checkpoints = [*checkpoints, *witness_checkpoints(notebook)]
     with _app(ctx) as app:
         result = app.verify(checkpoints)
-    if result.problems:
-        _echo("\n".join(result.problems))
-        return EXIT_FAILED
-    store, forest = result.store, result.forest
-
-    def head(report: ChainReport) -> str:
-        return f"checkpoint {report.head}" if report.head else "empty chain"
-
-    _echo(
-        f"store.db     ok  {store.documents} documents, {store.chunks} chunks, "
-        f"{store.records} cached answers; {head(store.chain)}"
-    )
-    _echo(
-        f"sessions.db  ok  {forest.sessions} sessions, {forest.nodes} nodes; {head(forest.chain)}"
-    )
-    if checkpoints:
-        _echo(f"every checkpoint holds ({len(checkpoints)})")
-    return 0
+    _echo(views.verification_text(result, len(checkpoints)))
+    return EXIT_FAILED if result.problems else 0
 
 
 @cli.command("stats")
@@ -836,21 +610,7 @@ def stats_command(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         _print_json(data)
         return
-    docs, chunks, records = data["documents"], data["chunks"], data["cache_records"]
-    _echo(
-        f"documents      {docs['surface']} surface, {docs['core']} core, {docs['superseded']} superseded"
-    )
-    _echo(f"chunks         {chunks['hot']} hot, {chunks['warm']} warm, {chunks['cold']} cold")
-    _echo("cached answers " + ", ".join(f"{n} {s}" for s, n in records.items()))
-    _echo(f"cache hits     {data['cache_hits']}")
-    _echo(f"audit events   {data['audit_events']}")
-    _echo(
-        "files          "
-        + ", ".join(f"{name} {size:,} bytes" for name, size in data["file_bytes"].items())
-    )
-    if "coaccess" in data:
-        co = data["coaccess"]
-        _echo(f"co-access      {co['rows']} rows, {co['edges']} edges ({co['index_version']})")
+    _echo(views.stats_text(data))
 
 
 def main() -> None:

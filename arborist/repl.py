@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arborist import views
 from arborist.app import Arborist
 from arborist.errors import ArboristError
 from arborist.forest.render import format_node
@@ -130,11 +131,7 @@ class Repl:
             self.write(f"{count} children  {format_node(node, session)}")
 
     def cmd_find(self, rest: str) -> None:
-        hits = self.app.find(rest)
-        if not hits:
-            self.write("no matches")
-        for hit in hits:
-            self.write(f"{hit.node.bates}  {' '.join(hit.node.question.split())[:70]}")
+        self.write(views.find_text(self.app.find(rest), self.app.audit_now))
 
     def cmd_cd(self, rest: str) -> None:
         if not rest:
@@ -156,20 +153,7 @@ class Repl:
     def cmd_show(self, rest: str) -> None:
         session = self.app.session(self.sid)
         node = self.app.node(rest, self.sid) if rest else self.app.node(session.current_bates)
-        self.write(f"bates        {node.bates}")
-        self.write(f"parent       {node.parent_bates or '(none: a session root)'}")
-        self.write(f"question     {inert(node.question, one_line=True)}")
-        self.write(f"audit        {self.app.audit_now(node)}")
-        self.write(f"cache key    {node.cache_key or '(none)'}")
-        self.write(f"label        {inert(node.label or '(none)', one_line=True)}")
-        self.write(f"created      {node.created_at}")
-        self.write(f"node_hash    {node.node_hash}")
-        self.write(f"subtree_hash {node.subtree_hash}")
-        if node.cited_titles:
-            self.write("cited        " + "; ".join(node.cited_titles))
-        if node.answer_text:
-            self.write("answer")
-            self.write(node.answer_text)
+        self.write(views.node_text(node, self.app.audit_now))
 
     def cmd_sid(self, _rest: str) -> None:
         self.write(self.sid)

@@ -21,6 +21,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import Markdown, display
 
+from arborist import views
 from arborist.analysis import stands_alone
 from arborist.app import Arborist, Turn
 from arborist.audit import Checkpoint
@@ -274,15 +275,12 @@ class ArboristMagics(Magics):
     def _cmd_branches(self, rest: list[str]) -> None:
         points = self.app.branches(self._session())
         self._text(
-            "\n".join(f"{n.bates}  {c} children  {_field(n.question)}" for n, c in points)
+            "\n".join(f"{n.bates}  {c} children  {views.field(n.question)}" for n, c in points)
             or "no branch points"
         )
 
     def _cmd_find(self, rest: list[str]) -> None:
-        hits = self.app.find(" ".join(rest))
-        self._text(
-            "\n".join(f"{h.node.bates}  {_field(h.node.question)}" for h in hits) or "no matches"
-        )
+        self._text(views.find_text(self.app.find(" ".join(rest)), self.app.audit_now))
 
     def _cmd_cd(self, rest: list[str]) -> None:
         node = self.app.cd(self._session(), self._one(rest, "cd REF"))
@@ -310,21 +308,7 @@ class ArboristMagics(Magics):
             if rest
             else self.app.node(self.app.session(sid).current_bates)
         )
-        self._text(
-            "\n".join(
-                [
-                    f"bates      {node.bates}",
-                    f"parent     {node.parent_bates or '(root)'}",
-                    f"question   {_field(node.question)}",
-                    f"audit      {self.app.audit_now(node)}",
-                    f"cache key  {node.cache_key or '(none)'}",
-                    f"label      {_field(node.label or '(none)')}",
-                    f"node_hash  {node.node_hash}",
-                    "",
-                    node.answer_text,
-                ]
-            )
-        )
+        self._text(views.node_text(node, self.app.audit_now))
 
     def _cmd_sid(self, rest: list[str]) -> None:
         self._text(self._session())
@@ -333,10 +317,8 @@ class ArboristMagics(Magics):
         self._text(self.app.session(self._session()).root_bates)
 
     def _cmd_chain_check(self, rest: list[str]) -> None:
-        from arborist.cli import format_chain_check  # noqa: PLC0415 - the CLI's formatting
-
         result = self.app.chain_check([Checkpoint.parse(c) for c in rest])
-        self._text(format_chain_check(result))
+        self._text(views.chain_check_text(result))
         if not result.ok:
             raise UsageError("an audit chain is broken (see above)")
 
@@ -352,26 +334,13 @@ class ArboristMagics(Magics):
             results = self.app.ingest(rest, track=track)
         else:
             raise UsageError("usage: %arborist ingest PATH_OR_URL ... | --demo")
-        counts: dict[str, int] = {}
-        for r in results:
-            counts[r.status] = counts.get(r.status, 0) + 1
-        chunks = sum(r.document.chunk_count for r in results)
-        self._text(", ".join(f"{n} {s}" for s, n in counts.items()) + f"; {chunks} chunks")
+        self._text(views.ingest_text(results, each=False))
 
     def _cmd_search(self, rest: list[str]) -> None:
-        hits = self.app.search(" ".join(rest))
-        self._text(
-            "\n".join(
-                f"[{h.audit_mode}] {_field(h.title)} (chunk {h.chunk_index})  {_field(h.uri)}\n    {' '.join(h.snippet.split())}"
-                for h in hits
-            )
-            or "no matches"
-        )
+        self._text(views.search_text(self.app.search(" ".join(rest))))
 
     def _cmd_related(self, rest: list[str]) -> None:
-        from arborist.cli import format_related  # noqa: PLC0415 - the CLI's formatting
-
-        self._text(format_related(self.app.related(self._one(rest, "related REF"))))
+        self._text(views.related_text(self.app.related(self._one(rest, "related REF"))))
 
     def _cmd_verify(self, rest: list[str]) -> None:
         from arborist.witness import witness_checkpoints  # noqa: PLC0415
@@ -389,21 +358,12 @@ class ArboristMagics(Magics):
                     "usage: %arborist verify [--witness NOTEBOOK] [--checkpoint SEQ:HASH]"
                 )
         result = self.app.verify(checkpoints)
+        self._text(views.verification_text(result, len(checkpoints)))
         if result.problems:
-            self._text("\n".join(result.problems))
             raise UsageError(f"verify found {len(result.problems)} problem(s) (see above)")
-        held = f"; {len(checkpoints)} checkpoint(s) hold" if checkpoints else ""
-        self._text(
-            f"verified: {result.store.documents} documents, {result.store.chunks} chunks, "
-            f"{result.store.records} cached answers, {result.forest.nodes} turns{held}"
-        )
 
     def _cmd_stats(self, rest: list[str]) -> None:
-        data = self.app.stats()
-        self._text(
-            f"{data['documents']['surface']} documents, {data['chunks']['hot']} hot chunks, "
-            f"{data['cache_records']['ok']} cached answers, {data['cache_hits']} hits"
-        )
+        self._text(views.stats_text(self.app.stats()))
 
     def _cmd_falsify(self, rest: list[str]) -> None:
         args = list(rest)
@@ -432,21 +392,12 @@ class ArboristMagics(Magics):
         elif len(rest) == 2 and rest[0] == "resume":
             self.sid = self.app.session(rest[1]).sid
         elif rest == ["list"]:
-            self._text(
-                "\n".join(
-                    f"{s.sid}  {n} turn(s)  {_field(s.label or '')}" for s, n in self.app.sessions()
-                )
-            )
+            self._text(views.sessions_text(self.app.sessions()))
             return
         else:
             raise UsageError("usage: %arborist session new|resume SID|list")
         self._refresh_widgets()
         self._text(f"session {self.sid}")
-
-
-def _field(text: str) -> str:
-    """A field printed inside a line: one line, inert (a newline cannot forge a line)."""
-    return inert(text, one_line=True)
 
 
 def _is_key(ref: str) -> bool:

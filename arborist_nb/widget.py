@@ -2,14 +2,14 @@
 
 Thin on purpose. Traits hold only small state (the root and graft hashes
 shown, the current and selected bates, options); node data travels in
-request/answer messages whose logic lives in :mod:`arborist.forest.sync`,
+request/answer messages whose logic lives in :mod:`arborist.sync`,
 where it is tested without Jupyter. The browser asks and the kernel answers
 (messages sent before a view exists are lost), so this class only:
 
-* mirrors the session's :class:`~arborist.forest.sync.TreeState` in traits
+* mirrors the session's :class:`~arborist.sync.TreeState` in traits
   and bumps ``revision`` on :meth:`refresh` (the magics call it after each
   ``%%ask``) so every open view walks down the changed hashes;
-* hands each custom message to :class:`~arborist.forest.sync.ForestSync`
+* hands each custom message to :class:`~arborist.sync.ForestSync`
   and sends back its answer;
 * runs ``fork`` requests on a worker thread with its own connections, so a
   slow model never blocks the notebook, then sends an unsolicited
@@ -29,7 +29,7 @@ import traitlets
 
 from arborist.app import Arborist
 from arborist.errors import BadInput
-from arborist.forest.sync import ForestSync, ForkOutcome, TreeState, run_fork
+from arborist.sync import ForestSync, ForkOutcome, TreeState, run_fork
 from arborist_nb.assets import STATIC
 
 __all__ = ["ForestWidget"]

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from arborist import Arborist
 from arborist.cli import cli
 from arborist.errors import ArboristError, BadInput
-from arborist.forest.sync import body
 from arborist.store import coaccess
 from arborist.store.coaccess import (
     compute_edges,
@@ -27,6 +26,7 @@ from arborist.store.coaccess import (
     rebuild_related,
     record_session,
 )
+from arborist.sync import body
 
 AWS_KEY = "AKIA" + "IOSFODNN7EXAMPLE"
 

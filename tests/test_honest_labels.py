@@ -322,7 +322,7 @@ def test_every_view_of_an_edited_answer_claims_no_mode(
     assert json.loads(run("providence", "list", "--json"))[0]["holds"] is False
     out: list[str] = []
     Repl(app, sid, read=scripted_reader(["/show"]), write=out.append).run()
-    assert "audit        NONE" in out
+    assert "audit        NONE" in "\n".join(out)
 
 
 def test_a_newline_in_a_field_cannot_forge_a_line(home: Path, tmp_path: Path) -> None:

@@ -162,3 +162,56 @@ def test_the_repository_explains_itself() -> None:
     assert not outside, f"these point outside the repository: {outside}"
     assert not dangling, f"these name a design section that does not exist: {dangling}"
     assert {"1", "2", "3", "4", "5", "5b", "5c", "6", "7", "8", "9"} <= sections
+
+
+FACES = {"arborist.cli", "arborist.repl", "arborist.sync"}
+SERVICES = ("arborist/store", "arborist/forest", "arborist/qa")
+FOUNDATIONS = ("db.py", "audit.py", "hashing.py", "merkle.py", "analysis.py", "terminal.py",
+               "admission.py", "fts.py", "clock.py", "pathref.py", "errors.py", "witness.py")  # fmt: skip
+
+
+def _module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+
+
+def _arborist_imports(path: Path) -> set[str]:
+    return {
+        name for name in imported_modules(path) if name.split(".")[0] in ("arborist", "arborist_nb")
+    }
+
+
+def test_layers_import_downward_only() -> None:
+    """Faces (the CLI with its REPL, the widget protocol, the notebook) sit on the facade
+    and the views; services never reach up to them, and no face borrows another's code
+    (the CLI starts its REPL; the notebook shows the widget, which speaks the protocol)."""
+    allowed_face_imports = {
+        "arborist.cli": {"arborist.repl"},
+        "arborist_nb.widget": {"arborist.sync"},
+        "arborist_nb.magics": {"arborist_nb.widget"},
+        "arborist.__main__": {"arborist.cli"},
+    }
+    wrong: list[str] = []
+    for path in [*python_files(CORE), *python_files(ROOT / "arborist_nb")]:
+        name = _module_name(path)
+        imports = _arborist_imports(path)
+        faces = {i for i in imports if i in FACES or i.startswith("arborist_nb")}
+        faces -= allowed_face_imports.get(name, set())
+        faces -= {name}
+        if name.startswith("arborist_nb"):
+            faces -= {
+                "arborist_nb",
+                "arborist_nb.display",
+                "arborist_nb.assets",
+                "arborist_nb.magics",
+            }
+        if faces:
+            wrong.append(f"{name} imports the face(s) {sorted(faces)}")
+        relative = str(path.relative_to(ROOT))
+        below_facade = relative.startswith(SERVICES) or (
+            path.parent == CORE and path.name in FOUNDATIONS
+        )
+        if below_facade:
+            upward = imports & {"arborist.app", "arborist.views", "arborist"}
+            if upward:
+                wrong.append(f"{name} (below the facade) imports {sorted(upward)}")
+    assert not wrong, "\n".join(wrong)

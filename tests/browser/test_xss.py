@@ -56,7 +56,7 @@ from playwright.sync_api import Dialog, Page, Playwright, expect
 from playwright.sync_api import Error as PlaywrightError
 
 from arborist.app import Arborist
-from arborist.forest.sync import ForestSync
+from arborist.sync import ForestSync
 from arborist.terminal import inert
 from arborist_nb import display as display_module
 from arborist_nb.display import Answer

@@ -1,0 +1,373 @@
+"""What every face shows: one text rendering and one JSON shape per result. Pure: no I/O.
+
+The CLI, the REPL and ``%arborist`` print through these functions, so a result
+looks the same wherever it is asked for, and a divergence can only be fixed
+in one place. Text here is not yet inert: each face passes what it prints
+through :func:`arborist.terminal.inert` (or escapes it for HTML); fields
+printed inside a line go through :func:`field` here, so a newline in a
+question or a title can never forge a line of arborist's own output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from arborist.app import ChainCheck, DatabaseReport, Related, Verification
+from arborist.audit import ChainReport
+from arborist.forest.shard import FindHit, Node, Session
+from arborist.qa.check import AnswerCheck
+from arborist.qa.records import CacheRecord
+from arborist.qa.runner import AskResult
+from arborist.store.documents import IngestResult
+from arborist.store.search import SearchHit
+from arborist.terminal import inert
+
+__all__ = [
+    "answer_text",
+    "chain_check_json",
+    "chain_check_text",
+    "field",
+    "find_json",
+    "find_text",
+    "ingest_json",
+    "ingest_text",
+    "node_text",
+    "record_json",
+    "record_text",
+    "records_json",
+    "records_text",
+    "related_text",
+    "search_json",
+    "search_text",
+    "sessions_json",
+    "sessions_text",
+    "stats_text",
+    "verification_text",
+]
+
+Audit = Callable[[Node], str]
+"""The audit mode a turn can claim now (``Arborist.audit_now``)."""
+
+
+def field(text: str | None) -> str:
+    """A field printed inside a line (a question, title, URI, label, reason): one line,
+    inert, so a newline in it cannot forge a line of arborist's own output."""
+    return inert(text or "", one_line=True)
+
+
+# --- chains and verification ------------------------------------------------------------------
+
+
+def chain_check_text(result: ChainCheck) -> str:
+    """One line per database, then one per checkpoint that matched no chain."""
+    width = max(len(db.path.name) for db in result.databases)
+    lines = [_format_database(db, width) for db in result.databases]
+    lines += [
+        f"checkpoint {cp} is in none of the chains checked: truncated or rewritten"
+        for cp in result.unmatched
+    ]
+    return "\n".join(lines)
+
+
+def _format_database(db: DatabaseReport, width: int) -> str:
+    report = db.report
+    name = db.path.name.ljust(width)
+    events = f"{report.events_checked} event{'s' if report.events_checked != 1 else ''}"
+    problem = report.first_problem
+    if problem is not None:
+        more = len(report.problems) - 1
+        extra = f" (+{more} more)" if more else ""
+        return f"{name}  BROKEN at seq {problem.seq}: {problem.kind}: {problem.detail}{extra}"
+    head = f"checkpoint {report.head}" if report.head else "empty chain"
+    held = (
+        f", holds {report.checkpoints_checked} checkpoint(s)" if report.checkpoints_checked else ""
+    )
+    return f"{name}  intact  {events}  {head}{held}"
+
+
+def chain_check_json(result: ChainCheck) -> dict[str, Any]:
+    """The chain check as plain data (for ``--json``)."""
+    return {
+        "ok": result.ok,
+        "databases": [
+            {
+                "name": db.name,
+                "path": str(db.path),
+                "ok": db.report.ok,
+                "events_checked": db.report.events_checked,
+                "checkpoint": str(db.report.head) if db.report.head else None,
+                "first_bad_seq": db.report.first_bad_seq,
+                "problems": [
+                    {"seq": p.seq, "kind": p.kind, "detail": p.detail} for p in db.report.problems
+                ],
+            }
+            for db in result.databases
+        ],
+        "unmatched_checkpoints": [str(cp) for cp in result.unmatched],
+    }
+
+
+def verification_text(result: Verification, checkpoints: int = 0) -> str:
+    """One line per problem; or, when all holds, one line per database and the checkpoints."""
+    if result.problems:
+        return "\n".join(result.problems)
+    store, forest = result.store, result.forest
+
+    def head(report: ChainReport) -> str:
+        return f"checkpoint {report.head}" if report.head else "empty chain"
+
+    lines = [
+        f"store.db     ok  {store.documents} documents, {store.chunks} chunks, "
+        f"{store.records} cached answers; {head(store.chain)}",
+        f"sessions.db  ok  {forest.sessions} sessions, {forest.nodes} nodes; {head(forest.chain)}",
+    ]
+    if checkpoints:
+        lines.append(f"every checkpoint holds ({checkpoints})")
+    return "\n".join(lines)
+
+
+def stats_text(data: Mapping[str, Any]) -> str:
+    """Documents, chunks per tier, cached answers per state, hits, events, file sizes."""
+    docs, chunks, records = data["documents"], data["chunks"], data["cache_records"]
+    lines = [
+        f"documents      {docs['surface']} surface, {docs['core']} core, "
+        f"{docs['superseded']} superseded",
+        f"chunks         {chunks['hot']} hot, {chunks['warm']} warm, {chunks['cold']} cold",
+        "cached answers " + ", ".join(f"{n} {s}" for s, n in records.items()),
+        f"cache hits     {data['cache_hits']}",
+        f"audit events   {data['audit_events']}",
+        "files          "
+        + ", ".join(f"{name} {size:,} bytes" for name, size in data["file_bytes"].items()),
+    ]
+    if "coaccess" in data:
+        co = data["coaccess"]
+        lines.append(
+            f"co-access      {co['rows']} rows, {co['edges']} edges ({co['index_version']})"
+        )
+    return "\n".join(lines)
+
+
+# --- documents and search ---------------------------------------------------------------------
+
+
+def ingest_text(results: Sequence[IngestResult], *, each: bool = True) -> str:
+    """One line per document (unless ``each`` is false: a notebook ingesting the demo's
+    72 documents wants the sum), then the counts, chunks and answers gone stale."""
+    lines = [
+        f"{r.status:<9}  {field(r.document.title)}  ({r.document.chunk_count} chunks)  "
+        f"{field(r.document.uri)}"
+        for r in (results if each else ())
+    ]
+    counts = {
+        s: sum(1 for r in results if r.status == s)
+        for s in ("added", "updated", "unchanged", "restored")
+    }
+    stale = sum(r.stale_records for r in results)
+    chunks = sum(r.document.chunk_count for r in results)
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing"
+    lines.append(f"{summary} ({chunks} chunks); {stale} cached answer(s) now stale")
+    return "\n".join(lines)
+
+
+def ingest_json(result: IngestResult) -> dict[str, Any]:
+    d = result.document
+    return {
+        "status": result.status,
+        "id": d.id,
+        "uri": d.uri,
+        "version": d.version,
+        "title": d.title,
+        "media_type": d.media_type,
+        "source_root": d.source_root,
+        "chunk_count": d.chunk_count,
+        "stale_records": result.stale_records,
+    }
+
+
+def search_text(hits: Sequence[SearchHit]) -> str:
+    """Numbered hits: audit mode, title, where (a chunk, or the title only), URI, snippet."""
+    if not hits:
+        return "no matches"
+    lines = []
+    for n, h in enumerate(hits, 1):
+        where = f"chunk {h.chunk_index}" if h.chunk_index is not None else "title only"
+        lines.append(f"{n}. [{h.audit_mode}] {field(h.title)}  ({where})  {field(h.uri)}")
+        lines.append(f"   {field(h.snippet)}")
+    return "\n".join(lines)
+
+
+def search_json(hits: Sequence[SearchHit]) -> list[dict[str, Any]]:
+    return [
+        {
+            "audit_mode": h.audit_mode,
+            "verified": h.verified,
+            "document_id": h.document_id,
+            "uri": h.uri,
+            "title": h.title,
+            "kind": h.kind,
+            "chunk_index": h.chunk_index,
+            "snippet": h.snippet,
+            "score": h.score,
+            "source_root": h.source_root,
+            "leaf": h.leaf,
+        }
+        for h in hits
+    ]
+
+
+def related_text(found: Related) -> str:
+    """One line for what REF stood for, then one per related source, strongest first."""
+    lines = [f"{len(found.items)} related to {found.kind} ({len(found.sources)} chunk(s))"]
+    lines += [
+        f"  {item.freq_score:.2f}  {field(item.title)}  (chunk {item.chunk_index}, {item.tier})  "
+        f"{field(item.uri)}"
+        for item in found.items
+    ]
+    return "\n".join(lines)
+
+
+# --- answers -----------------------------------------------------------------------------------
+
+
+def answer_text(result: AskResult, *, bates: str | None = None) -> str:
+    """The answer, then its bates, hit or miss, audit mode, key and sources."""
+    record = result.record
+    if result.hit:
+        cache = f"hit (first answered {record.created_at}, {record.hit_count} hit(s))"
+    else:
+        cache = f"miss (answered now in {result.elapsed_ms:.0f} ms)"
+    lines = [
+        record.answer_text,
+        "",
+        *([f"bates   {bates}"] if bates else []),
+        f"cache   {cache}",
+        f"audit   {record.audit_mode}",
+        f"key     {record.cache_key}",
+        "sources",
+    ]
+    if not record.evidence:
+        lines.append("  (no evidence retrieved)")
+    for item in record.evidence:
+        mark = "*" if item.cited else " "
+        lines.append(
+            f"  {item.label}{mark} {field(item.title)}  (chunk {item.chunk_index})  {field(item.uri)}"
+        )
+    return "\n".join(lines)
+
+
+def record_text(record: CacheRecord, check: AnswerCheck) -> str:
+    """A cached answer whole: key, state, question, the audit mode it can claim now,
+    dimensions, evidence, answer."""
+    audit = record.audit_mode if check else f"NONE: does not hold now: {check.summary}"
+    lines = [
+        f"key        {record.cache_key}",
+        f"revision   {record.revision}  state {record.state}"
+        + (f" ({field(record.state_reason)})" if record.state_reason else ""),
+        f"question   {field(record.question)}",
+        f"audit      {field(audit)}   hits {record.hit_count}   created {record.created_at}",
+        "dimensions",
+        *[f"  {name:<25} {value or '(empty)'}" for name, value in record.dimensions.items()],
+        "evidence",
+        *[
+            f"  {e.label}{'*' if e.cited else ' '} chunk {e.chunk_index}/{e.chunk_count} of "
+            f"{field(e.uri)}  leaf {e.leaf[:12]}…  [{e.tier}]"
+            for e in record.evidence
+        ],
+        "answer",
+        record.answer_text,
+    ]
+    return "\n".join(lines)
+
+
+def record_json(record: CacheRecord, check: AnswerCheck) -> dict[str, Any]:
+    return {**record.as_json(), "holds": check.ok, "problems": check.problems}
+
+
+def records_text(records: Sequence[tuple[CacheRecord, bool]]) -> str:
+    """One line per cached answer, newest first: key, revision, state, mode now, hits."""
+    if not records:
+        return "no cached answers"
+    return "\n".join(
+        f"{r.cache_key[:16]}  r{r.revision}  {r.state:<11} "
+        f"{r.audit_mode if holds else 'NONE':<6} {r.hit_count:>4} hits  {field(r.question)[:70]}"
+        for r, holds in records
+    )
+
+
+def records_json(records: Sequence[tuple[CacheRecord, bool]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "cache_key": r.cache_key,
+            "revision": r.revision,
+            "state": r.state,
+            "audit_mode": r.audit_mode,
+            "holds": holds,
+            "hit_count": r.hit_count,
+            "question": r.question,
+            "created_at": r.created_at,
+        }
+        for r, holds in records
+    ]
+
+
+# --- the forest ---------------------------------------------------------------------------------
+
+
+def find_text(hits: Sequence[FindHit], audit: Audit) -> str:
+    """One line per turn (bates, the mode it can claim now, question), then its snippet."""
+    if not hits:
+        return "no matches"
+    lines = []
+    for h in hits:
+        lines.append(f"{h.node.bates}  [{audit(h.node)}]  {field(h.node.question)[:70]}")
+        lines.append(f"   {field(h.snippet)}")
+    return "\n".join(lines)
+
+
+def find_json(hits: Sequence[FindHit], audit: Audit) -> list[dict[str, Any]]:
+    return [{**h.node.as_json(), "audit_now": audit(h.node), "snippet": h.snippet} for h in hits]
+
+
+def node_text(node: Node, audit: Audit) -> str:
+    """One turn whole: bates, parent, question, mode now, key, label, hashes, answer."""
+    lines = [
+        f"bates        {node.bates}",
+        f"parent       {node.parent_bates or '(none: a session root)'}",
+        f"question     {field(node.question)}",
+        f"audit        {audit(node)}",
+        f"cache key    {node.cache_key or '(none)'}",
+        f"label        {field(node.label) or '(none)'}",
+        f"created      {node.created_at}",
+        f"node_hash    {node.node_hash}",
+        f"subtree_hash {node.subtree_hash}",
+    ]
+    if node.cited_titles:
+        lines.append("cited        " + "; ".join(field(t) for t in node.cited_titles))
+    if node.answer_text:
+        lines += ["answer", node.answer_text]
+    return "\n".join(lines)
+
+
+def sessions_text(sessions: Sequence[tuple[Session, int]]) -> str:
+    """One line per session: sid, turns, last change, label."""
+    if not sessions:
+        return "no sessions"
+    return "\n".join(
+        f"{s.sid}  {n:>5} turn(s)  {s.updated_at}  {field(s.label)}".rstrip() for s, n in sessions
+    )
+
+
+def sessions_json(sessions: Sequence[tuple[Session, int]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "sid": s.sid,
+            "label": s.label,
+            "turns": n,
+            "root_bates": s.root_bates,
+            "current_bates": s.current_bates,
+            "created_at": s.created_at,
+            "updated_at": s.updated_at,
+        }
+        for s, n in sessions
+    ]
