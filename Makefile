@@ -10,7 +10,7 @@ JS_DEPS := js/node_modules/.package-lock.json
 DEMO_HOME ?= .demo-home
 
 .PHONY: all install js test test-long lint typecheck test-js test-py demo lab notebooks chromium bench clean \
-        session session-list session-tree session-find session-chain-check
+        session session-list session-tree session-find session-chain-check search stats
 
 all: install
 
@@ -106,6 +106,14 @@ session-find: install
 
 session-chain-check: install
 	$(BIN)/arborist session --chain-check
+
+# The store, as the seed names it (Q="...", LIMIT=N, JSON=1).
+search: install
+	@test -n "$(Q)" || { echo 'usage: make search Q="..." [LIMIT=N JSON=1]'; exit 2; }
+	$(BIN)/arborist search "$(Q)" $(if $(LIMIT),--limit $(LIMIT)) $(if $(JSON),--json)
+
+stats: install
+	$(BIN)/arborist stats $(if $(JSON),--json)
 
 # The peers (llm, GPTCache, pymerkle, ipytree) come from the `peers` extra;
 # bench/peers/run.py writes bench/RESULTS.md.
