@@ -593,7 +593,10 @@ class Arborist:
             ).fetchone()
             if existing:
                 set_current(self.sessions_conn, session.sid, existing[0])
-                return Turn(result, get_node(self.sessions_conn, existing[0]), reused=True)
+                node = get_node(self.sessions_conn, existing[0])
+                if label is not None and self.admitted(label) != node.label:
+                    node = set_label(self.sessions_conn, node.bates, self.admitted(label))
+                return Turn(result, node, reused=True)
         record = result.record
         # Before the turn is written: a failure here must not leave a turn without its rows.
         transcript_ref = self._transcript_ref(transcript) if recording else None

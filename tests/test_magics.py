@@ -74,6 +74,9 @@ def test_rerunning_a_cell_reuses_its_turn_and_a_follow_up_nests(shell: Interacti
     assert again.bates == first.bates and again.turn.reused
     follow = ask(shell, "Who drew him?")
     assert follow.node.parent_bates == first.bates
+    labelled = ask(shell, "Who created Spider-Man?", "--label origin")  # a re-run, now labelled
+    assert labelled.bates == first.bates and labelled.turn.reused
+    assert labelled.node.label == "origin"  # the label is not dropped by the reuse
 
 
 def test_running_the_notebook_twice_gives_the_same_turns_and_grows_nothing(
