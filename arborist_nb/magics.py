@@ -8,13 +8,15 @@ here waits for the browser.
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import shlex
 import string
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -27,7 +29,7 @@ from arborist.app import Arborist, Turn
 from arborist.audit import Checkpoint
 from arborist.errors import ArboristError, NoDocuments
 from arborist.hashing import normalize_question
-from arborist.terminal import inert
+from arborist.terminal import inert, inert_json
 from arborist_nb.display import Answer, md_escape, no_math
 
 __all__ = ["ArboristMagics", "SUBCOMMANDS", "interpolate"]
@@ -35,7 +37,7 @@ __all__ = ["ArboristMagics", "SUBCOMMANDS", "interpolate"]
 SUBCOMMANDS: dict[str, str] = {
     "tree": "this session's tree",
     "branches": "branch points of this session's tree",
-    "find QUERY": "search every session's turns",
+    "find QUERY [--limit N] [--json]": "search every session's turns",
     "cd REF": "move to a turn (bates, seq, label or root; any session)",
     "back": "move to the parent of the current turn",
     "label NAME": "name the current turn",
@@ -44,10 +46,10 @@ SUBCOMMANDS: dict[str, str] = {
     "root": "this session's root bates",
     "chain-check": "check both audit chains; print the heads",
     "ingest PATH_OR_URL ... | --demo": "ingest documents (progress bar)",
-    "search QUERY": "search the documents",
+    "search QUERY [--limit N] [--json]": "search the documents",
     "related REF": "sources co-accessed with a chunk, document or turn",
     "verify [--witness NOTEBOOK]": "recompute everything; check the chains",
-    "stats": "documents, chunks, cached answers, sizes",
+    "stats [--json]": "documents, chunks, cached answers, sizes",
     "falsify REF --state S --reason TEXT": "take a turn's cached answer out of service",
     "llm [NAME]": "show or set this kernel's default model",
     "session new|resume SID|list": "start, resume or list sessions",
@@ -260,6 +262,10 @@ class ArboristMagics(Magics):
     def _text(self, text: str) -> None:
         print(inert(text))
 
+    def _json(self, data: Any) -> None:
+        """``--json``: the data every face gives, printed as JSON (inert, same data)."""
+        print(inert_json(json.dumps(data, indent=2, ensure_ascii=False)))
+
     def _one(self, rest: list[str], usage: str) -> str:
         if len(rest) != 1:
             raise UsageError(f"usage: %arborist {usage}")
@@ -280,7 +286,12 @@ class ArboristMagics(Magics):
         )
 
     def _cmd_find(self, rest: list[str]) -> None:
-        self._text(views.find_text(self.app.find(" ".join(rest)), self.app.audit_now))
+        args = _parse("find QUERY... [--limit N] [--json]", rest, words=True, limit=True)
+        hits = self.app.find(" ".join(args.words), limit=args.limit)
+        if args.json:
+            self._json(views.find_json(hits, self.app.audit_now))
+        else:
+            self._text(views.find_text(hits, self.app.audit_now))
 
     def _cmd_cd(self, rest: list[str]) -> None:
         node = self.app.cd(self._session(), self._one(rest, "cd REF"))
@@ -337,7 +348,12 @@ class ArboristMagics(Magics):
         self._text(views.ingest_text(results, each=False))
 
     def _cmd_search(self, rest: list[str]) -> None:
-        self._text(views.search_text(self.app.search(" ".join(rest))))
+        args = _parse("search QUERY... [--limit N] [--json]", rest, words=True, limit=True)
+        hits = self.app.search(" ".join(args.words), limit=args.limit)
+        if args.json:
+            self._json(views.search_json(hits))
+        else:
+            self._text(views.search_text(hits))
 
     def _cmd_related(self, rest: list[str]) -> None:
         self._text(views.related_text(self.app.related(self._one(rest, "related REF"))))
@@ -363,22 +379,27 @@ class ArboristMagics(Magics):
             raise UsageError(f"verify found {len(result.problems)} problem(s) (see above)")
 
     def _cmd_stats(self, rest: list[str]) -> None:
-        self._text(views.stats_text(self.app.stats()))
+        args = _parse("stats [--json]", rest)
+        data = self.app.stats()
+        if args.json:
+            self._json(data)
+        else:
+            self._text(views.stats_text(data))
 
     def _cmd_falsify(self, rest: list[str]) -> None:
-        args = list(rest)
-        if len(args) != 5 or args[1] != "--state" or args[3] != "--reason":
-            raise UsageError(
-                "usage: %arborist falsify REF --state failed|stale|quarantined --reason TEXT"
-            )
-        ref = args[0]
+        usage = "falsify REF --state failed|stale|quarantined --reason TEXT"
+        args = _parse(usage, rest, ref=True, state=True, reason=True)
+        ref = args.ref
         if _is_key(ref):
             key = self.app.record(ref).cache_key
         else:
             key = self.app.resolve_answer(self.app.node(ref, self._session()).bates).cache_key
-        record = self.app.falsify(key, args[2], args[4])
+        record = self.app.falsify(key, args.state, args.reason)
         self._refresh_widgets()
-        self._text(f"{record.cache_key[:16]} revision {record.revision} is now {record.state}")
+        self._text(
+            f"{record.cache_key[:16]} revision {record.revision} is now {record.state}: "
+            f"{views.field(record.state_reason)}"
+        )
 
     def _cmd_llm(self, rest: list[str]) -> None:
         if rest:
@@ -398,6 +419,42 @@ class ArboristMagics(Magics):
             raise UsageError("usage: %arborist session new|resume SID|list")
         self._refresh_widgets()
         self._text(f"session {self.sid}")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose every complaint is one UsageError line (it never exits the kernel)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message}: usage: %arborist {self.usage}")
+
+
+def _parse(
+    usage: str,
+    rest: list[str],
+    *,
+    words: bool = False,
+    limit: bool = False,
+    ref: bool = False,
+    state: bool = False,
+    reason: bool = False,
+) -> argparse.Namespace:
+    """Parse a subcommand's arguments with the CLI's flags, in any order."""
+    parser = _Parser(prog="%arborist", usage=usage, add_help=False)
+    if words:
+        parser.add_argument("words", nargs="+")
+    if ref:
+        parser.add_argument("ref")
+    if limit:
+        parser.add_argument("--limit", type=int, default=10)
+    if state:
+        parser.add_argument("--state", required=True, choices=["failed", "stale", "quarantined"])
+    if reason:
+        parser.add_argument("--reason", required=True)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(rest)
+    if limit and not 1 <= args.limit <= 1000:
+        raise UsageError(f"--limit must be between 1 and 1000: usage: %arborist {usage}")
+    return args
 
 
 def _is_key(ref: str) -> bool:

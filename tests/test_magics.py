@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
+import io
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -279,3 +282,34 @@ def test_coaccess_from_a_notebook_records_its_path_redacted_and_answers_related(
     assert str(Path.home()).encode() not in raw and b"private" not in raw
     with pytest.raises(UsageError, match="usage: %arborist related REF"):
         shell.run_line_magic("arborist", "related")
+
+
+def test_subcommand_flags_parse_like_the_cli(shell: InteractiveShell) -> None:
+    first = ask(shell, "Who created Spider-Man?")
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        shell.run_line_magic("arborist", "find Spider --json")  # a flag, not a search word
+        found = json.loads(buffer.getvalue())
+    assert [hit["bates"] for hit in found] == [first.bates]
+    assert found[0]["audit_now"] == "STRICT"
+    for line in ("search Ditko --limit 1 --json", "stats --json"):
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            shell.run_line_magic("arborist", line)
+        assert json.loads(buffer.getvalue())
+    # Flags in any order, as at the CLI.
+    shell.run_line_magic(
+        "arborist", f"falsify --reason 'disputed origin' --state quarantined {first.bates}"
+    )
+    assert shell.magics_manager.registry["ArboristMagics"].app.record(first.cache_key).state == (
+        "quarantined"
+    )
+    for bad, says in (
+        ("find", "the following arguments are required"),
+        ("search Ditko --limit 0", "--limit must be between 1 and 1000"),
+        ("falsify X --state wrong --reason r", "invalid choice"),
+        ("stats --frobnicate", "unrecognized arguments"),
+    ):
+        with pytest.raises(UsageError, match=says) as caught:
+            shell.run_line_magic("arborist", bad)
+        assert "\n" not in str(caught.value) and "usage: %arborist" in str(caught.value)
