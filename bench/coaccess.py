@@ -34,7 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arborist.db import connect, transaction
+from arborist.db import connect, open_database, transaction
+from arborist.store import STORE_MIGRATIONS
 from arborist.store.coaccess import (
     DEFAULT_FANOUT,
     DEFAULT_WINDOW,
@@ -92,7 +93,7 @@ def main() -> None:
     print(f"  {total:,} record_session rows, {len(work):,} sessions, seed {args.seed}")
 
     with tempfile.TemporaryDirectory() as tmp:
-        conn = connect(Path(tmp) / "store.db")
+        conn = open_database(Path(tmp) / "store.db", STORE_MIGRATIONS)  # co-access joins chunks
         ensure_schema(conn)
         bare = connect(Path(tmp) / "bare.db")
         bare.execute(

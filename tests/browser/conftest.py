@@ -345,6 +345,16 @@ _RUN_CELL = """async ({ path, index }) => {
 }"""
 
 
+_FORGET_CHANGES = """() => {
+    const app = window.jupyterapp;
+    if (!app) return;
+    for (const widget of app.shell.widgets("main")) {
+        const model = widget.context && widget.context.model;
+        if (model) model.dirty = false;
+    }
+}"""
+
+
 class Lab:
     """One chromium page on the lab server; JupyterLab is driven through ``window.jupyterapp``."""
 
@@ -367,6 +377,9 @@ class Lab:
 
     def open(self, path: str) -> None:
         """Open ``path`` with ``docmanager:open`` and wait for its kernel to be ready and idle."""
+        # A notebook that ran cells is dirty: leaving it would raise a beforeunload prompt,
+        # which the guard dismisses, aborting the navigation. Its cells were run on purpose.
+        self.page.evaluate(_FORGET_CHANGES)
         # ?reset: start from an empty workspace, not the previous test's open tabs.
         self.page.goto(self.server.url + "lab?reset", timeout=LAB_READY_MS)
         self.page.wait_for_function(
