@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from arborist.clock import utc_now
 from arborist.db import Migration
-from arborist.errors import BadReference, CanonicalJSONError, StorageError
+from arborist.errors import BadReference, CanonicalJSONError, DamagedDatabase, StorageError
 from arborist.hashing import canonical_json, stored_event_hash
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "ProblemKind",
     "append_event",
     "check_chain",
+    "check_chain_reporting",
     "head_checkpoint",
 ]
 
@@ -234,6 +235,20 @@ def check_chain(conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint] = ()
         return _check_chain(conn, tuple(checkpoints))
     except sqlite3.DatabaseError as exc:
         raise StorageError(f"cannot read the audit chain: {exc}") from exc
+
+
+def check_chain_reporting(
+    conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint], problems: list[str]
+) -> ChainReport:
+    """:func:`check_chain` for ``verify``: a chain that cannot be read (a damaged file)
+    is one line in ``problems`` and an empty report, not an exception."""
+    try:
+        return check_chain(conn, checkpoints)
+    except DamagedDatabase as exc:
+        problems.append(f"audit chain: cannot be read ({exc.reason})")
+    except StorageError as exc:
+        problems.append(f"audit chain: {exc}")
+    return ChainReport(0, None, ())
 
 
 def _check_chain(conn: sqlite3.Connection, checkpoints: tuple[Checkpoint, ...]) -> ChainReport:

@@ -29,9 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arborist.audit import ChainReport, Checkpoint, check_chain
+from arborist.audit import ChainReport, Checkpoint, check_chain_reporting
 from arborist.db import check_fts, integrity_problems, read_or_report
-from arborist.errors import DamagedDatabase, StorageError
 from arborist.forest.bates import is_bates, parse_bates
 from arborist.hashing import node_hash, sha256_hex, subtree_hash
 
@@ -90,21 +89,8 @@ def verify_forest(
     sessions = read_or_report(
         problems, "sessions", lambda: conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
     )
-    chain = _chain(conn, checkpoints, problems)
+    chain = check_chain_reporting(conn, checkpoints, problems)
     return ForestVerification(tuple(problems), chain, sessions or 0, len(by_bates))
-
-
-def _chain(
-    conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint], problems: list[str]
-) -> ChainReport:
-    """The chain report; a chain that cannot be read is one line in ``problems``."""
-    try:
-        return check_chain(conn, checkpoints)
-    except DamagedDatabase as exc:
-        problems.append(f"audit chain: cannot be read ({exc.reason})")
-    except StorageError as exc:
-        problems.append(f"audit chain: {exc}")
-    return ChainReport(0, None, ())
 
 
 def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any]]:

@@ -29,9 +29,8 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from arborist.audit import ChainReport, Checkpoint, check_chain
+from arborist.audit import ChainReport, Checkpoint, check_chain_reporting
 from arborist.db import check_fts, integrity_problems, read_or_report
-from arborist.errors import DamagedDatabase, StorageError
 from arborist.hashing import CACHE_KEY_DIMENSIONS, leaf_hash, question_hash, sha256_hex
 from arborist.hashing import cache_key as compute_cache_key
 from arborist.merkle import merkle_root, verify_inclusion
@@ -330,19 +329,6 @@ def _check_derivations(conn: sqlite3.Connection) -> list[str]:
     return problems
 
 
-def _chain(
-    conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint], problems: list[str]
-) -> ChainReport:
-    """The chain report; a chain that cannot be read is one line in ``problems``."""
-    try:
-        return check_chain(conn, checkpoints)
-    except DamagedDatabase as exc:
-        problems.append(f"audit chain: cannot be read ({exc.reason})")
-    except StorageError as exc:
-        problems.append(f"audit chain: {exc}")
-    return ChainReport(0, None, ())
-
-
 def verify_store(
     conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint] = ()
 ) -> StoreVerification:
@@ -369,5 +355,5 @@ def verify_store(
         )
         or []
     )
-    chain = _chain(conn, checkpoints, problems)
+    chain = check_chain_reporting(conn, checkpoints, problems)
     return StoreVerification(tuple(problems), chain, documents, chunks, records)
