@@ -25,11 +25,19 @@ from typing import Any, TypeVar, overload
 
 from arborist.admission import admit
 from arborist.analysis import stands_alone
-from arborist.audit import ChainReport, Checkpoint, check_chain, head_checkpoint
+from arborist.audit import (
+    ChainReport,
+    Checkpoint,
+    check_chain,
+    has_audit_table,
+    head_checkpoint,
+    holds_event,
+)
 from arborist.db import Migration, connect, open_database, require_writable
 from arborist.errors import BadInput, DamagedDatabase, NotFound, StorageError
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.bates import is_bates
+from arborist.forest.reads import first_turn, reusable_turn
 from arborist.forest.render import branch_points, render_tree
 from arborist.forest.shard import (
     FindHit,
@@ -59,12 +67,15 @@ from arborist.store.demo import demo_corpus
 from arborist.store.derive import Derivation, derive_from_record
 from arborist.store.documents import (
     IngestResult,
+    document_leaves,
+    holds_chunk,
     prepare_document,
     resolve_document,
     store_document,
 )
 from arborist.store.loaders import LoadedDocument, discover, fetch_url, load_path, refetch
 from arborist.store.search import SearchHit, search
+from arborist.store.stats import store_counts
 from arborist.store.tiers import TierChange, evict, rehydrate
 from arborist.store.verify import StoreVerification, verify_store
 
@@ -586,14 +597,16 @@ class Arborist:
                 under = get_node(self.sessions_conn, session.current_bates)
         assert under is not None  # set above for a session given, here for a new one
         if reuse and result.hit:  # a fresh answer (a miss) is a new turn, never a reuse
-            existing = self.sessions_conn.execute(
-                "SELECT bates FROM nodes WHERE parent_bates = ? AND sid = ? AND cache_key = ? "
-                "AND question = ? ORDER BY seq DESC LIMIT 1",
-                (under.bates, session.sid, result.cache_key, result.record.question),
-            ).fetchone()
+            existing = reusable_turn(
+                self.sessions_conn,
+                under.bates,
+                session.sid,
+                result.cache_key,
+                result.record.question,
+            )
             if existing:
-                set_current(self.sessions_conn, session.sid, existing[0])
-                node = get_node(self.sessions_conn, existing[0])
+                set_current(self.sessions_conn, session.sid, existing)
+                node = get_node(self.sessions_conn, existing)
                 if label is not None and self.admitted(label) != node.label:
                     node = set_label(self.sessions_conn, node.bates, self.admitted(label))
                 return Turn(result, node, reused=True)
@@ -680,11 +693,8 @@ class Arborist:
 
     def first_turn(self, cache_key: str) -> Node | None:
         """The earliest turn that holds this cache key: where a cached answer was first paid for."""
-        row = self.sessions_conn.execute(
-            "SELECT bates FROM nodes WHERE cache_key = ? ORDER BY created_at, id LIMIT 1",
-            (cache_key,),
-        ).fetchone()
-        return get_node(self.sessions_conn, row[0]) if row else None
+        bates = first_turn(self.sessions_conn, cache_key)
+        return get_node(self.sessions_conn, bates) if bates else None
 
     def checkpoint(self) -> Checkpoint | None:
         """The forest shard's head checkpoint now (what a notebook output witnesses)."""
@@ -795,10 +805,7 @@ class Arborist:
             ]
             return "turn", list(dict.fromkeys(leaves))
         is_leaf = len(ref) == 64 and all(c in "0123456789abcdef" for c in ref)
-        if (
-            is_leaf
-            and conn.execute("SELECT 1 FROM chunks WHERE leaf = ? LIMIT 1", (ref,)).fetchone()
-        ):
+        if is_leaf and holds_chunk(conn, ref):
             return "chunk", [ref]
         try:
             document = resolve_document(conn, ref)
@@ -807,58 +814,15 @@ class Arborist:
                 f"no chunk, document or turn {ref!r} (give a chunk hash, a document id, URI "
                 "or source_root, or a bates number)"
             ) from None
-        leaves = [
-            row[0]
-            for row in conn.execute(
-                "SELECT leaf FROM chunks WHERE document_id = ? ORDER BY chunk_index",
-                (document.id,),
-            )
-        ]
+        leaves = [leaf.hex() for leaf in document_leaves(conn, document.id)]
         return "document", list(dict.fromkeys(leaves))
 
     def stats(self) -> dict[str, Any]:
         """Counts of documents, chunks per tier, records per state, hits, and file sizes."""
-        conn = self.store_conn
-        documents = dict(
-            conn.execute(
-                "SELECT kind || ':' || status, count(*) FROM documents GROUP BY kind, status"
-            ).fetchall()
-        )
-        tiers = dict(conn.execute("SELECT tier, count(*) FROM chunks GROUP BY tier").fetchall())
-        states = dict(
-            conn.execute("SELECT state, count(*) FROM cache_records GROUP BY state").fetchall()
-        )
-        hits = conn.execute("SELECT coalesce(sum(hit_count), 0) FROM cache_records").fetchone()[0]
-        events = conn.execute("SELECT count(*) FROM audit_events").fetchone()[0]
-        files = {}
-        for path in (self.store_path, self.sessions_path):
-            size = sum(
-                p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.is_file()
-            )
-            files[path.name] = size
-        out: dict[str, Any] = {
-            "documents": {
-                "surface": documents.get("surface:current", 0),
-                "core": documents.get("core:current", 0),
-                "superseded": sum(v for k, v in documents.items() if k.endswith(":superseded")),
-            },
-            "chunks": {tier: tiers.get(tier, 0) for tier in ("hot", "warm", "cold")},
-            "cache_records": {
-                state: states.get(state, 0) for state in ("ok", "failed", "stale", "quarantined")
-            },
-            "cache_hits": hits,
-            "audit_events": events,
-            "file_bytes": files,
+        out = store_counts(self.store_conn, related_version=self.related_version)
+        out["file_bytes"] = {
+            path.name: _file_bytes(path) for path in (self.store_path, self.sessions_path)
         }
-        if coaccess.has_schema(conn):
-            out["coaccess"] = {
-                "rows": conn.execute("SELECT count(*) FROM record_session").fetchone()[0],
-                "edges": conn.execute(
-                    "SELECT count(*) FROM related_hashes WHERE index_version = ?",
-                    (self.related_version,),
-                ).fetchone()[0],
-                "index_version": self.related_version,
-            }
         return out
 
     def close(self) -> None:
@@ -906,21 +870,21 @@ def _sources(path: Sequence[Node]) -> list[str]:
     return titles
 
 
+def _file_bytes(path: Path) -> int:
+    """A database's size on disk, its write-ahead log included."""
+    return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.is_file())
+
+
 def _owner(conns: dict[str, sqlite3.Connection], checkpoint: Checkpoint) -> str | None:
     for name, conn in conns.items():
-        found = conn.execute(
-            "SELECT 1 FROM audit_events WHERE event_hash = ?", (checkpoint.event_hash,)
-        ).fetchone()
-        if found:
+        if holds_event(conn, checkpoint.event_hash):
             return name
     return None
 
 
 def _require_audit_table(conn: sqlite3.Connection, path: Path) -> None:
     try:
-        found = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_events'"
-        ).fetchone()
+        found = has_audit_table(conn)
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise StorageError(f"{path} is not a SQLite database: {exc}") from exc

@@ -36,7 +36,11 @@ __all__ = [
     "append_event",
     "check_chain",
     "check_chain_reporting",
+    "event_count",
+    "has_audit_table",
     "head_checkpoint",
+    "head_seq",
+    "holds_event",
 ]
 
 AUDIT_MIGRATION = Migration(
@@ -144,6 +148,33 @@ def head_checkpoint(conn: sqlite3.Connection) -> Checkpoint | None:
         "SELECT seq, event_hash FROM audit_events ORDER BY seq DESC LIMIT 1"
     ).fetchone()
     return Checkpoint(row[0], row[1]) if row else None
+
+
+def head_seq(conn: sqlite3.Connection) -> int:
+    """The chain head's seq (0 for an empty chain): it moves on every state change."""
+    head = head_checkpoint(conn)
+    return head.seq if head else 0
+
+
+def event_count(conn: sqlite3.Connection) -> int:
+    """How many events the chain holds."""
+    return int(conn.execute("SELECT count(*) FROM audit_events").fetchone()[0])
+
+
+def holds_event(conn: sqlite3.Connection, event_hash: str) -> bool:
+    """Whether this database's chain holds the event ``event_hash``."""
+    found = conn.execute(
+        "SELECT 1 FROM audit_events WHERE event_hash = ?", (event_hash,)
+    ).fetchone()
+    return found is not None
+
+
+def has_audit_table(conn: sqlite3.Connection) -> bool:
+    """Whether the database has an audit chain at all (an arborist database does)."""
+    found = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_events'"
+    ).fetchone()
+    return found is not None
 
 
 def append_event(

@@ -46,9 +46,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arborist.app import Arborist
+from arborist.audit import head_seq
 from arborist.db import snapshot
 from arborist.errors import ArboristError, BadInput, NotFound
 from arborist.forest.bates import parse_bates
+from arborist.forest.reads import (
+    RowSummary,
+    child_count,
+    child_rows,
+    first_turn_since,
+    graft_heads,
+    relabelled_since,
+    session_head,
+    subtree_hash_of,
+    subtree_hashes,
+    turn_count,
+)
 from arborist.forest.shard import FindHit, Node, ancestors, get_session
 from arborist.qa.records import FALSIFIED_STATES, CacheRecord
 
@@ -148,50 +161,31 @@ class TreeState:
     turns: int
 
 
-def _graft_rows(conn: sqlite3.Connection, sid: str) -> list[tuple[Any, ...]]:
-    """Heads of this session's grafts (turns it minted under another session's node), oldest first."""
-    # A bates number starts with its session's sid, so a parent in another session sorts
-    # outside [sid-, sid-~]: two index ranges (nodes_sid_parent), not a scan of the session.
-    rows: list[tuple[Any, ...]] = conn.execute(
-        "SELECT n.bates, n.parent_bates, n.subtree_hash, n.sid, n.seq, n.question, n.audit_mode, "
-        "n.label, n.cache_key, (SELECT count(*) FROM nodes AS k WHERE k.parent_bates = n.bates) "
-        "FROM nodes AS n WHERE n.id IN (SELECT id FROM nodes WHERE sid = ?1 AND parent_bates < ?2 "
-        "UNION ALL SELECT id FROM nodes WHERE sid = ?1 AND parent_bates > ?3) ORDER BY n.seq",
-        (sid, sid + "-", sid + "-~"),
-    ).fetchall()
-    return rows
-
-
 def tree_state(conn: sqlite3.Connection, sid: str) -> TreeState:
     """The state a widget mirrors in its traits, read in one snapshot."""
     return _tree_state(conn, sid)[0]
 
 
-def _tree_state(conn: sqlite3.Connection, sid: str) -> tuple[TreeState, list[tuple[Any, ...]]]:
-    """The tree state and the graft-head rows it was read from."""
+def _tree_state(conn: sqlite3.Connection, sid: str) -> tuple[TreeState, list[RowSummary]]:
+    """The tree state and the graft heads it was read from."""
     with snapshot(conn):
         session = get_session(conn, sid)
-        row = conn.execute(
-            "SELECT subtree_hash FROM nodes WHERE bates = ?", (session.root_bates,)
-        ).fetchone()
-        if row is None:
+        root_hash = subtree_hash_of(conn, session.root_bates)
+        if root_hash is None:
             raise NotFound(f"session {session.sid} has no root node")
-        graft_rows = _graft_rows(conn, session.sid)
-        grafts = {r[0]: r[2] for r in graft_rows}
-        turns = conn.execute(
-            "SELECT count(*) FROM nodes WHERE sid = ? AND seq > 0", (session.sid,)
-        ).fetchone()[0]
+        heads = graft_heads(conn, session.sid)
+        turns = turn_count(conn, session.sid)
     state = TreeState(
         sid=session.sid,
         root_bates=session.root_bates,
-        root_hash=row[0],
-        graft_hashes=grafts,
+        root_hash=root_hash,
+        graft_hashes={head.bates: head.subtree_hash for head in heads},
         current_bates=session.current_bates,
         next_seq=session.next_seq,
         label=session.label,
         turns=turns,
     )
-    return state, graft_rows
+    return state, heads
 
 
 def summary(
@@ -220,9 +214,6 @@ def summary(
 
 def node_summary(conn: sqlite3.Connection, node: Node, viewer_sid: str) -> JSON:
     """:func:`summary` of a loaded node (counts its children)."""
-    count = conn.execute(
-        "SELECT count(*) FROM nodes WHERE parent_bates = ?", (node.bates,)
-    ).fetchone()[0]
     return summary(
         viewer_sid=viewer_sid,
         sid=node.sid,
@@ -231,61 +222,33 @@ def node_summary(conn: sqlite3.Connection, node: Node, viewer_sid: str) -> JSON:
         audit_mode=node.audit_mode,
         label=node.label,
         cache_key=node.cache_key,
-        n_children=count,
+        n_children=child_count(conn, node.bates),
     )
 
 
-def _entry(row: Sequence[Any], viewer_sid: str, known: Mapping[str, str]) -> JSON:
+def _row_summary(row: RowSummary, viewer_sid: str) -> JSON:
+    """:func:`summary` of a row read by :mod:`arborist.forest.reads`."""
+    return summary(
+        viewer_sid=viewer_sid,
+        sid=row.sid,
+        seq=row.seq,
+        question=row.question,
+        audit_mode=row.audit_mode,
+        label=row.label,
+        cache_key=row.cache_key,
+        n_children=row.n_children,
+    )
+
+
+def _entry(row: RowSummary, viewer_sid: str, known: Mapping[str, str]) -> JSON:
     """One child as the view receives it: just its bates when the view holds its exact hash."""
-    bates, subtree = row[0], row[1]
-    if known.get(bates) == subtree:
-        return {"bates": bates}
+    if known.get(row.bates) == row.subtree_hash:
+        return {"bates": row.bates}
     return {
-        "bates": bates,
-        "subtree_hash": subtree,
-        "summary": summary(
-            viewer_sid=viewer_sid,
-            sid=row[2],
-            seq=row[3],
-            question=row[4],
-            audit_mode=row[5],
-            label=row[6],
-            cache_key=row[7],
-            n_children=row[8],
-        ),
+        "bates": row.bates,
+        "subtree_hash": row.subtree_hash,
+        "summary": _row_summary(row, viewer_sid),
     }
-
-
-def _child_rows(conn: sqlite3.Connection, bates: str) -> list[tuple[Any, ...]]:
-    """Children of ``bates`` with just what a row needs, in creation order (as the text tree)."""
-    rows: list[tuple[Any, ...]] = conn.execute(
-        "SELECT n.bates, n.subtree_hash, n.sid, n.seq, n.question, n.audit_mode, n.label, "
-        "n.cache_key, (SELECT count(*) FROM nodes AS k WHERE k.parent_bates = n.bates) "
-        "FROM nodes AS n WHERE n.parent_bates = ? ORDER BY n.created_at, n.id",
-        (bates,),
-    ).fetchall()
-    return rows
-
-
-def _event_seq(conn: sqlite3.Connection) -> int:
-    """The shard's audit chain head: it moves on every state change, hashed or not."""
-    row = conn.execute("SELECT seq FROM audit_events ORDER BY seq DESC LIMIT 1").fetchone()
-    return int(row[0]) if row else 0
-
-
-def _relabelled(conn: sqlite3.Connection, since: int) -> dict[str, str | None]:
-    """Current labels of the nodes renamed after audit event ``since``.
-
-    A rename changes no hash (``node_hash`` keeps the creation label), so
-    the hash walk cannot bring it; the chain's ``label`` events can.
-    """
-    rows = conn.execute(
-        "SELECT bates, label FROM nodes WHERE bates IN "
-        "(SELECT bates FROM audit_events WHERE seq > ? AND event_type = 'label')",
-        (since,),
-    ).fetchall()
-    relabelled: dict[str, str | None] = dict(rows)
-    return relabelled
 
 
 def roots(
@@ -302,24 +265,19 @@ def roots(
     """
     known = known or {}
     with snapshot(conn):
-        state, graft_rows = _tree_state(conn, sid)
-        event_seq = _event_seq(conn)
-        relabelled = _relabelled(conn, since) if since is not None else {}
-        grafts = []
-        for row in graft_rows:
-            graft: JSON = {"bates": row[0], "parent_bates": row[1], "subtree_hash": row[2]}
-            if known.get(row[0]) != row[2]:
-                graft["summary"] = summary(
-                    viewer_sid=state.sid,
-                    sid=row[3],
-                    seq=row[4],
-                    question=row[5],
-                    audit_mode=row[6],
-                    label=row[7],
-                    cache_key=row[8],
-                    n_children=row[9],
-                )
-            grafts.append(graft)
+        state, heads = _tree_state(conn, sid)
+        event_seq = head_seq(conn)
+        relabelled = relabelled_since(conn, since) if since is not None else {}
+    grafts = []
+    for head in heads:
+        graft: JSON = {
+            "bates": head.bates,
+            "parent_bates": head.parent_bates,
+            "subtree_hash": head.subtree_hash,
+        }
+        if known.get(head.bates) != head.subtree_hash:
+            graft["summary"] = _row_summary(head, state.sid)
+        grafts.append(graft)
     return {
         "sid": state.sid,
         "label": state.label,
@@ -342,26 +300,16 @@ def poll(conn: sqlite3.Connection, sid: str, grafts: Sequence[str] = ()) -> JSON
     (which changes no hash) as a new ``event_seq``.
     """
     with snapshot(conn):
-        row = conn.execute(
-            "SELECT s.current_bates, s.next_seq, n.subtree_hash FROM sessions AS s "
-            "JOIN nodes AS n ON n.bates = s.root_bates WHERE s.sid = ?",
-            (sid,),
-        ).fetchone()
-        if row is None:
+        head = session_head(conn, sid)
+        if head is None:
             raise NotFound(f"no session {sid}")
-        hashes: dict[str, str] = {}
-        if grafts:
-            marks = ", ".join("?" for _ in grafts)
-            hashes = dict(
-                conn.execute(
-                    f"SELECT bates, subtree_hash FROM nodes WHERE bates IN ({marks})", tuple(grafts)
-                ).fetchall()
-            )
-        event_seq = _event_seq(conn)
+        hashes = subtree_hashes(conn, grafts) if grafts else {}
+        event_seq = head_seq(conn)
+    current_bates, next_seq, root_hash = head
     return {
-        "root_hash": row[2],
-        "next_seq": row[1],
-        "current_bates": row[0],
+        "root_hash": root_hash,
+        "next_seq": next_seq,
+        "current_bates": current_bates,
         "graft_hashes": hashes,
         "event_seq": event_seq,
     }
@@ -385,15 +333,7 @@ def expand(
     nodes: dict[str, JSON] = {}
     missing: list[str] = []
     with snapshot(conn):
-        current: dict[str, str] = {}
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            current.update(
-                conn.execute(
-                    f"SELECT bates, subtree_hash FROM nodes WHERE bates IN ({marks})", tuple(chunk)
-                ).fetchall()
-            )
+        current = subtree_hashes(conn, wanted)
         for name in wanted:
             digest = current.get(name)
             if digest is None:
@@ -401,7 +341,7 @@ def expand(
             elif known.get(name) != digest:
                 nodes[name] = {
                     "subtree_hash": digest,
-                    "children": [_entry(row, sid, known) for row in _child_rows(conn, name)],
+                    "children": [_entry(row, sid, known) for row in child_rows(conn, name)],
                 }
     return {"nodes": nodes, "missing": missing}
 
@@ -481,11 +421,7 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
         out["related"] = [item.as_json() for item in app.related_to_record(record)]
     except ArboristError as exc:
         out["related_error"] = one_line(exc)
-    first = conn.execute(
-        "SELECT bates, created_at FROM nodes WHERE cache_key = ? AND created_at >= ? "
-        "ORDER BY created_at, id LIMIT 1",
-        (node.cache_key, record.created_at),
-    ).fetchone()
+    first = first_turn_since(conn, node.cache_key, record.created_at)
     out["first_answered"] = {
         "created_at": record.created_at,
         "revision": record.revision,
@@ -714,7 +650,7 @@ class ForestSync:
 
     def _store_seq(self) -> int:
         """The store's chain head: a falsify, evict or rehydrate elsewhere moves it."""
-        return _event_seq(self.app.store_conn)
+        return head_seq(self.app.store_conn)
 
     def _roots(self, message: Mapping[str, Any]) -> JSON:
         since = message.get("since")

@@ -45,6 +45,7 @@ __all__ = [
     "RebuildReport",
     "RelatedSource",
     "compute_edges",
+    "counts",
     "describe",
     "enabled",
     "ensure_schema",
@@ -113,6 +114,15 @@ def has_schema(conn: sqlite3.Connection) -> bool:
         )
     }
     return len(names) == len(_TABLES)
+
+
+def counts(conn: sqlite3.Connection, version: str) -> dict[str, int]:
+    """Recorded rows, and the edges of index ``version`` (the store must have the schema)."""
+    rows = conn.execute("SELECT count(*) FROM record_session").fetchone()[0]
+    edges = conn.execute(
+        "SELECT count(*) FROM related_hashes WHERE index_version = ?", (version,)
+    ).fetchone()[0]
+    return {"rows": int(rows), "edges": int(edges)}
 
 
 def ensure_schema(conn: sqlite3.Connection) -> bool:

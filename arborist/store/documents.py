@@ -46,6 +46,7 @@ __all__ = [
     "admit_uri",
     "document_leaves",
     "get_document",
+    "holds_chunk",
     "ingest_document",
     "mark_stale",
     "prepare_document",
@@ -148,6 +149,13 @@ def document_leaves(conn: sqlite3.Connection, document_id: int) -> list[bytes]:
             "SELECT leaf FROM chunks WHERE document_id = ? ORDER BY chunk_index", (document_id,)
         )
     ]
+
+
+def holds_chunk(conn: sqlite3.Connection, leaf: str) -> bool:
+    """Whether any document has a chunk with this leaf hash."""
+    return (
+        conn.execute("SELECT 1 FROM chunks WHERE leaf = ? LIMIT 1", (leaf,)).fetchone() is not None
+    )
 
 
 def proofs_for(

@@ -1,0 +1,181 @@
+"""Named reads of the forest for the faces (the widget protocol, the facade, the REPL).
+
+Every SQL statement a face needs against ``sessions.db`` lives here or in
+:mod:`arborist.forest.shard` (the writer and its lookups), so a change of
+schema touches the forest only. The reads are plain: callers that need
+several of them to agree take one :func:`arborist.db.snapshot` around them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = [
+    "RowSummary",
+    "SUBTREE_HASH_BATCH",
+    "child_count",
+    "child_rows",
+    "first_turn",
+    "first_turn_since",
+    "graft_heads",
+    "label_names",
+    "relabelled_since",
+    "reusable_turn",
+    "session_bates",
+    "session_head",
+    "subtree_hash_of",
+    "subtree_hashes",
+    "turn_count",
+]
+
+SUBTREE_HASH_BATCH = 500
+"""Bates numbers per ``IN (...)`` lookup: far below SQLite's bound-parameter limit."""
+
+_ROW_COLUMNS = (
+    "n.bates, n.parent_bates, n.subtree_hash, n.sid, n.seq, n.question, n.audit_mode, "
+    "n.label, n.cache_key, (SELECT count(*) FROM nodes AS k WHERE k.parent_bates = n.bates)"
+)
+
+
+@dataclass(frozen=True)
+class RowSummary:
+    """What a tree row needs of a node, without its answer text."""
+
+    bates: str
+    parent_bates: str | None
+    subtree_hash: str
+    sid: str
+    seq: int
+    question: str
+    audit_mode: str
+    label: str | None
+    cache_key: str
+    n_children: int
+
+
+def graft_heads(conn: sqlite3.Connection, sid: str) -> list[RowSummary]:
+    """Heads of ``sid``'s grafts (turns it minted under another session's node), oldest first."""
+    # A bates number starts with its session's sid, so a parent in another session sorts
+    # outside [sid-, sid-~]: two index ranges (nodes_sid_parent), not a scan of the session.
+    rows = conn.execute(
+        f"SELECT {_ROW_COLUMNS} FROM nodes AS n WHERE n.id IN "
+        "(SELECT id FROM nodes WHERE sid = ?1 AND parent_bates < ?2 "
+        "UNION ALL SELECT id FROM nodes WHERE sid = ?1 AND parent_bates > ?3) ORDER BY n.seq",
+        (sid, sid + "-", sid + "-~"),
+    ).fetchall()
+    return [RowSummary(*row) for row in rows]
+
+
+def child_rows(conn: sqlite3.Connection, bates: str) -> list[RowSummary]:
+    """Children of ``bates`` in creation order (the order of the text tree)."""
+    rows = conn.execute(
+        f"SELECT {_ROW_COLUMNS} FROM nodes AS n WHERE n.parent_bates = ? "
+        "ORDER BY n.created_at, n.id",
+        (bates,),
+    ).fetchall()
+    return [RowSummary(*row) for row in rows]
+
+
+def child_count(conn: sqlite3.Connection, bates: str) -> int:
+    """How many children ``bates`` has."""
+    row = conn.execute("SELECT count(*) FROM nodes WHERE parent_bates = ?", (bates,)).fetchone()
+    return int(row[0])
+
+
+def turn_count(conn: sqlite3.Connection, sid: str) -> int:
+    """Turns session ``sid`` minted (its root excluded)."""
+    row = conn.execute("SELECT count(*) FROM nodes WHERE sid = ? AND seq > 0", (sid,)).fetchone()
+    return int(row[0])
+
+
+def subtree_hash_of(conn: sqlite3.Connection, bates: str) -> str | None:
+    """The ``subtree_hash`` of one node, None when there is no such node."""
+    row = conn.execute("SELECT subtree_hash FROM nodes WHERE bates = ?", (bates,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def subtree_hashes(conn: sqlite3.Connection, bates: Iterable[str]) -> dict[str, str]:
+    """``bates -> subtree_hash`` for those of ``bates`` that exist."""
+    wanted = list(bates)
+    found: dict[str, str] = {}
+    for start in range(0, len(wanted), SUBTREE_HASH_BATCH):
+        batch = wanted[start : start + SUBTREE_HASH_BATCH]
+        marks = ", ".join("?" for _ in batch)
+        found.update(
+            conn.execute(
+                f"SELECT bates, subtree_hash FROM nodes WHERE bates IN ({marks})", tuple(batch)
+            ).fetchall()
+        )
+    return found
+
+
+def session_head(conn: sqlite3.Connection, sid: str) -> tuple[str, int, str] | None:
+    """``(current_bates, next_seq, root subtree_hash)`` of a session in one lookup."""
+    row = conn.execute(
+        "SELECT s.current_bates, s.next_seq, n.subtree_hash FROM sessions AS s "
+        "JOIN nodes AS n ON n.bates = s.root_bates WHERE s.sid = ?",
+        (sid,),
+    ).fetchone()
+    return (str(row[0]), int(row[1]), str(row[2])) if row else None
+
+
+def relabelled_since(conn: sqlite3.Connection, since: int) -> dict[str, str | None]:
+    """Current labels of the nodes renamed after audit event ``since``.
+
+    A rename changes no hash (``node_hash`` keeps the creation label), so a
+    walk by hashes cannot notice it; the chain's ``label`` events can.
+    """
+    rows = conn.execute(
+        "SELECT bates, label FROM nodes WHERE bates IN "
+        "(SELECT bates FROM audit_events WHERE seq > ? AND event_type = 'label')",
+        (since,),
+    ).fetchall()
+    return {str(bates): label for bates, label in rows}
+
+
+def first_turn(conn: sqlite3.Connection, cache_key: str) -> str | None:
+    """The earliest turn holding ``cache_key``: where its answer was first paid for."""
+    row = conn.execute(
+        "SELECT bates FROM nodes WHERE cache_key = ? ORDER BY created_at, id LIMIT 1",
+        (cache_key,),
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def first_turn_since(
+    conn: sqlite3.Connection, cache_key: str, created_at: str
+) -> tuple[str, str] | None:
+    """``(bates, created_at)`` of the earliest turn holding ``cache_key`` at or after
+    ``created_at`` (the turn that paid for one revision of an answer)."""
+    row = conn.execute(
+        "SELECT bates, created_at FROM nodes WHERE cache_key = ? AND created_at >= ? "
+        "ORDER BY created_at, id LIMIT 1",
+        (cache_key, created_at),
+    ).fetchone()
+    return (str(row[0]), str(row[1])) if row else None
+
+
+def reusable_turn(
+    conn: sqlite3.Connection, parent: str, sid: str, cache_key: str, question: str
+) -> str | None:
+    """The newest turn of ``sid`` under ``parent`` that asked ``question`` with ``cache_key``:
+    what a re-run cell reuses instead of growing a duplicate branch."""
+    row = conn.execute(
+        "SELECT bates FROM nodes WHERE parent_bates = ? AND sid = ? AND cache_key = ? "
+        "AND question = ? ORDER BY seq DESC LIMIT 1",
+        (parent, sid, cache_key, question),
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def label_names(conn: sqlite3.Connection) -> list[str]:
+    """Every label in use, in any session (what a completer offers)."""
+    rows = conn.execute("SELECT DISTINCT label FROM nodes WHERE label IS NOT NULL").fetchall()
+    return [str(row[0]) for row in rows]
+
+
+def session_bates(conn: sqlite3.Connection, sid: str) -> list[str]:
+    """Bates numbers of every node session ``sid`` minted."""
+    return [str(row[0]) for row in conn.execute("SELECT bates FROM nodes WHERE sid = ?", (sid,))]
