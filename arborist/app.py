@@ -561,24 +561,9 @@ class Arborist:
         recording = coaccess.enabled()
         for conn in (self.store_conn, self.sessions_conn):  # before the answer is paid for
             require_writable(conn)
-        under: Node | None
-        if sid is None:  # a new session's root, or a bates number anywhere (a fork)
-            under = self.node(parent) if parent else None
-        else:
-            session = self.session(sid)
-            under = (
-                self.node(parent, sid)
-                if parent
-                else get_node(self.sessions_conn, session.current_bates)
-            )
+        under = self._asked_under(sid, parent)
         path = [under, *ancestors(self.sessions_conn, under.bates)] if under else []
-        threaded = (
-            [(n.question, n.answer_text) for n in reversed(path) if not n.is_root][
-                -MAX_THREADED_TURNS:
-            ]
-            if thread
-            else []
-        )
+        threaded = _threaded(path) if thread else []
         result = self.ask(
             question,
             llm=llm,
@@ -591,25 +576,13 @@ class Arborist:
             timeout=timeout,
             retries=retries,
         )
-        if sid is None:  # only now that there is a turn to record
-            session = self.new_session(new_session)
-            if under is None:
-                under = get_node(self.sessions_conn, session.current_bates)
-        assert under is not None  # set above for a session given, here for a new one
+        session = self.session(sid) if sid is not None else self.new_session(new_session)
+        if under is None:  # a new session's root: it exists only now there is a turn to record
+            under = get_node(self.sessions_conn, session.current_bates)
         if reuse and result.hit:  # a fresh answer (a miss) is a new turn, never a reuse
-            existing = reusable_turn(
-                self.sessions_conn,
-                under.bates,
-                session.sid,
-                result.cache_key,
-                result.record.question,
-            )
-            if existing:
-                set_current(self.sessions_conn, session.sid, existing)
-                node = get_node(self.sessions_conn, existing)
-                if label is not None and self.admitted(label) != node.label:
-                    node = set_label(self.sessions_conn, node.bates, self.admitted(label))
-                return Turn(result, node, reused=True)
+            reused = self._reuse(session.sid, under.bates, result, label)
+            if reused is not None:
+                return Turn(result, reused, reused=True)
         record = result.record
         # Before the turn is written: a failure here must not leave a turn without its rows.
         transcript_ref = self._transcript_ref(transcript) if recording else None
@@ -625,16 +598,46 @@ class Arborist:
             label=self.admitted(label),
         )
         if recording:
-            coaccess.ensure_schema(self.store_conn)
-            coaccess.record_session(
-                self.store_conn,
-                session_id=session.sid,
-                transcript_ref=transcript_ref,
-                capture_batch_id=node.bates,
-                chunks=[(e.leaf, e.text) for e in record.evidence if e.cited],
-                allowlist=self.allowlist,
-            )
+            self._record_coaccess(session.sid, node.bates, record, transcript_ref)
         return Turn(result, node)
+
+    def _asked_under(self, sid: str | None, parent: str | None) -> Node | None:
+        """The node a question is asked under: ``parent`` (a bates number anywhere, or a
+        seq or label of session ``sid``), else the session's current node; None for the
+        root of a session not created yet."""
+        if sid is None:  # a new session's root, or a bates number anywhere (a fork)
+            return self.node(parent) if parent else None
+        if parent:
+            return self.node(parent, sid)
+        return get_node(self.sessions_conn, self.session(sid).current_bates)
+
+    def _reuse(self, sid: str, parent: str, result: AskResult, label: str | None) -> Node | None:
+        """The turn a re-run asks again (same question, key and parent), made current and
+        given ``label`` if one is asked for; None when there is no such turn."""
+        existing = reusable_turn(
+            self.sessions_conn, parent, sid, result.cache_key, result.record.question
+        )
+        if existing is None:
+            return None
+        set_current(self.sessions_conn, sid, existing)
+        node = get_node(self.sessions_conn, existing)
+        if label is not None and self.admitted(label) != node.label:
+            node = set_label(self.sessions_conn, node.bates, self.admitted(label))
+        return node
+
+    def _record_coaccess(
+        self, sid: str, bates: str, record: CacheRecord, transcript_ref: str | None
+    ) -> None:
+        """Record which chunks turn ``bates`` cited together, for ``related``."""
+        coaccess.ensure_schema(self.store_conn)
+        coaccess.record_session(
+            self.store_conn,
+            session_id=sid,
+            transcript_ref=transcript_ref,
+            capture_batch_id=bates,
+            chunks=[(e.leaf, e.text) for e in record.evidence if e.cited],
+            allowlist=self.allowlist,
+        )
 
     def tree(self, sid: str) -> str:
         """A session's tree as text, each turn with the audit mode it can claim now."""
@@ -841,6 +844,12 @@ class Arborist:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _threaded(path: Sequence[Node]) -> list[tuple[str, str]]:
+    """The earlier turns on ``path`` a threaded ask puts into its prompt, oldest first."""
+    turns = [(n.question, n.answer_text) for n in reversed(path) if not n.is_root]
+    return turns[-MAX_THREADED_TURNS:]
 
 
 def _context(path: Sequence[Node]) -> list[str]:

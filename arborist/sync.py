@@ -381,9 +381,16 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
     could not be read, and nothing else of the pane is lost).
     """
     node = app.node(_checked_bates(bates, "bates"))
-    conn = app.sessions_conn
+    out = _node_json(app.sessions_conn, node, viewer_sid)
+    if not node.is_root:
+        _add_answer(app, node, out)
+    return out
+
+
+def _node_json(conn: sqlite3.Connection, node: Node, viewer_sid: str) -> JSON:
+    """What a detail pane shows of the turn itself; the answer's parts start empty."""
     path = [n.bates for n in reversed(ancestors(conn, node.bates))]
-    out: JSON = {
+    return {
         "bates": node.bates,
         "sid": node.sid,
         "seq": node.seq,
@@ -409,19 +416,22 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
         "related": [],
         "related_error": None,
     }
-    if node.is_root:
-        return out
+
+
+def _add_answer(app: Arborist, node: Node, out: JSON) -> None:
+    """Fill ``out`` with the cache record behind ``node``, its related sources, and
+    which turn paid for it; a part that cannot be read says why in its ``*_error``."""
     try:
         record = app.record(node.cache_key)
     except ArboristError as exc:
         out["record_error"] = one_line(exc)
-        return out
+        return
     out["record"] = _record_json(record)
     try:  # co-access is optional: its failure must not hide the answer and its proofs
         out["related"] = [item.as_json() for item in app.related_to_record(record)]
     except ArboristError as exc:
         out["related_error"] = one_line(exc)
-    first = first_turn_since(conn, node.cache_key, record.created_at)
+    first = first_turn_since(app.sessions_conn, node.cache_key, record.created_at)
     out["first_answered"] = {
         "created_at": record.created_at,
         "revision": record.revision,
@@ -433,7 +443,6 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
         out["served"] = "miss"
     else:
         out["served"] = "hit"
-    return out
 
 
 def find_hits(app: Arborist, query: str, limit: int, viewer_sid: str) -> JSON:

@@ -152,99 +152,17 @@ def import_lines(
     characters are refused as they are everywhere.
     """
     sessions, nodes = _parse(lines)
-    for header in sessions.values():
-        label = header.get("label")
-        if label is not None:
-            if not isinstance(label, str) or not label.isprintable():
-                raise BadInput(f"session {header.get('sid')}: its label holds control characters")
-            header["label"] = admit_text(label)
-    for node in nodes:
-        _screen(node, admit_text)
+    _admit(sessions, nodes, admit_text)
     by_bates = {n["bates"]: n for n in nodes}
-    for node in nodes:
-        sid, _ = parse_bates(node["bates"])
-        if sid not in sessions:
-            raise BadInput(f"line {node['_line']}: no session record for {sid}")
     added = present = 0
     with transaction(conn):
         for sid, header in sessions.items():
-            exists = conn.execute("SELECT 1 FROM sessions WHERE sid = ?", (sid,)).fetchone()
-            if not exists:
-                root = format_bates(sid, 0)
-                if root not in by_bates:
-                    raise BadInput(f"session {sid}: its root {root} is not in the file")
-                conn.execute(
-                    "INSERT INTO sessions (sid, root_bates, current_bates, next_seq, created_at, "
-                    "updated_at, label) VALUES (?, ?, ?, 1, ?, ?, ?)",
-                    (
-                        sid,
-                        root,
-                        root,
-                        header.get("created_at"),
-                        header.get("created_at"),
-                        header.get("label"),
-                    ),
-                )
-                append_event(
-                    conn,
-                    "session_import",
-                    sid=sid,
-                    body={
-                        "label": header.get("label"),
-                        "root_node_hash": by_bates[root]["node_hash"],
-                    },
-                )
+            _import_session(conn, sid, header, by_bates)
         for bates in _parents_first(by_bates):
-            item = by_bates[bates]
-            parent = item["parent_bates"]
-            stored = conn.execute(
-                "SELECT node_hash FROM nodes WHERE bates = ?", (bates,)
-            ).fetchone()
-            parent_row = (
-                conn.execute("SELECT node_hash FROM nodes WHERE bates = ?", (parent,)).fetchone()
-                if parent is not None
-                else None
-            )
-            if parent is not None and parent_row is None:
-                raise BadInput(
-                    f"line {item['_line']}: parent {parent} is neither in this shard nor in the file"
-                )
-            if (item["audit_mode"] == ROOT_AUDIT_MODE) != (parent is None):
-                raise BadInput(f"line {item['_line']}: only a session root may lack a parent")
-            _check_node(item, parent_row[0] if parent_row else None)
-            if stored is not None:
-                if stored[0] != item["node_hash"]:
-                    raise BadInput(f"line {item['_line']}: {bates} exists here with another hash")
+            if _import_node(conn, by_bates[bates]):
+                added += 1
+            else:
                 present += 1
-                continue
-            sid, seq = parse_bates(bates)
-            titles = [str(t) for t in item["cited_titles"]]
-            _insert_node_row(
-                conn,
-                bates=bates,
-                sid=sid,
-                seq=seq,
-                parent=parent,
-                question=item["question"],
-                answer_text=item["answer_text"],
-                cache_key=item["cache_key"],
-                audit_mode=item["audit_mode"],
-                cited_titles=titles,
-                created_at=item["created_at"],
-                label=item["created_label"],
-                digest=item["node_hash"],
-            )
-            if item["label"] != item["created_label"]:
-                conn.execute("UPDATE nodes SET label = ? WHERE bates = ?", (item["label"], bates))
-            if seq > 0:
-                append_event(
-                    conn,
-                    "node_insert",
-                    sid=sid,
-                    bates=bates,
-                    body=node_event_body(item["node_hash"], parent, item["answer_text"], titles),
-                )
-            added += 1
         for sid in sessions:
             conn.execute(
                 "UPDATE sessions SET next_seq = (SELECT max(seq) + 1 FROM nodes WHERE sid = ?) "
@@ -253,6 +171,103 @@ def import_lines(
             )
         refold_all(conn)
     return ImportResult(tuple(sessions), added, present)
+
+
+def _admit(
+    sessions: dict[str, dict[str, Any]],
+    nodes: list[dict[str, Any]],
+    admit_text: Callable[[str], str],
+) -> None:
+    """Screen the whole file before anything is written: session labels pass the gate,
+    turns holding a secret or a control character are refused, every turn has its session."""
+    for header in sessions.values():
+        label = header.get("label")
+        if label is not None:
+            if not isinstance(label, str) or not label.isprintable():
+                raise BadInput(f"session {header.get('sid')}: its label holds control characters")
+            header["label"] = admit_text(label)
+    for node in nodes:
+        _screen(node, admit_text)
+        sid, _ = parse_bates(node["bates"])
+        if sid not in sessions:
+            raise BadInput(f"line {node['_line']}: no session record for {sid}")
+
+
+def _import_session(
+    conn: sqlite3.Connection, sid: str, header: dict[str, Any], by_bates: dict[str, Any]
+) -> None:
+    """Create session ``sid`` from its header unless this shard has it already."""
+    if conn.execute("SELECT 1 FROM sessions WHERE sid = ?", (sid,)).fetchone():
+        return
+    root = format_bates(sid, 0)
+    if root not in by_bates:
+        raise BadInput(f"session {sid}: its root {root} is not in the file")
+    created = header.get("created_at")
+    conn.execute(
+        "INSERT INTO sessions (sid, root_bates, current_bates, next_seq, created_at, "
+        "updated_at, label) VALUES (?, ?, ?, 1, ?, ?, ?)",
+        (sid, root, root, created, created, header.get("label")),
+    )
+    append_event(
+        conn,
+        "session_import",
+        sid=sid,
+        body={"label": header.get("label"), "root_node_hash": by_bates[root]["node_hash"]},
+    )
+
+
+def _stored_hash(conn: sqlite3.Connection, bates: str | None) -> str | None:
+    if bates is None:
+        return None
+    row = conn.execute("SELECT node_hash FROM nodes WHERE bates = ?", (bates,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
+    """Insert one turn after re-proving its hash against its parent's; False when this
+    shard holds it already (with the same hash: another hash is refused)."""
+    bates, parent = item["bates"], item["parent_bates"]
+    parent_hash = _stored_hash(conn, parent)
+    if parent is not None and parent_hash is None:
+        raise BadInput(
+            f"line {item['_line']}: parent {parent} is neither in this shard nor in the file"
+        )
+    if (item["audit_mode"] == ROOT_AUDIT_MODE) != (parent is None):
+        raise BadInput(f"line {item['_line']}: only a session root may lack a parent")
+    _check_node(item, parent_hash)
+    stored = _stored_hash(conn, bates)
+    if stored is not None:
+        if stored != item["node_hash"]:
+            raise BadInput(f"line {item['_line']}: {bates} exists here with another hash")
+        return False
+    sid, seq = parse_bates(bates)
+    titles = [str(t) for t in item["cited_titles"]]
+    _insert_node_row(
+        conn,
+        bates=bates,
+        sid=sid,
+        seq=seq,
+        parent=parent,
+        question=item["question"],
+        answer_text=item["answer_text"],
+        cache_key=item["cache_key"],
+        audit_mode=item["audit_mode"],
+        cited_titles=titles,
+        created_at=item["created_at"],
+        label=item["created_label"],
+        digest=item["node_hash"],
+    )
+    if item["label"] != item["created_label"]:
+        conn.execute("UPDATE nodes SET label = ? WHERE bates = ?", (item["label"], bates))
+    if seq > 0:
+        append_event(
+            conn,
+            "node_insert",
+            sid=sid,
+            bates=bates,
+            body=node_event_body(item["node_hash"], parent, item["answer_text"], titles),
+        )
+    return True
 
 
 def _parents_first(by_bates: dict[str, dict[str, Any]]) -> list[str]:
