@@ -206,6 +206,14 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
     literal scan, and most text holds no secret at all.
     """
     folded = text.casefold()
+    yield from _key_candidates(text, folded)
+    yield from _url_candidates(text, folded)
+    yield from _token_candidates(text, folded)
+    yield from _assignment_candidates(text, folded)
+
+
+def _key_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+    """Provider API keys: OpenAI and Anthropic ``sk-``, AWS access and secret keys."""
     if "sk-" in text:
         for m in _SK_KEY.finditer(text):
             body = m.group()[3:]
@@ -218,6 +226,10 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
     if "secret" in folded:
         for m in _AWS_SECRET.finditer(text):
             yield "aws_secret_key", m.start(1), m.end(1)
+
+
+def _url_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+    """Credentials in URLs: ``user:password@`` and signing or key query parameters."""
     if "://" in text and "@" in text:
         for m in _URL_USERINFO.finditer(text):
             value = m.group(1)
@@ -232,6 +244,10 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
                 and not _is_filler(value, "=", quoted=True)
             ):
                 yield "url_credentials", m.start(1), m.start(1) + len(value)
+
+
+def _token_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+    """Bearer-style tokens: GitHub, Slack, JWTs, PEM private keys, ``Bearer`` values."""
     if _has(text, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"):
         for m in _GITHUB.finditer(text):
             yield "github_token", m.start(), m.end()
@@ -247,6 +263,10 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
         for m in _BEARER.finditer(text):
             if _has_digit(m.group(1)):
                 yield "bearer_token", m.start(1), m.end(1)
+
+
+def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+    """Values assigned to a password, secret, token or API key name."""
     if text.isascii():
         keyed = _has(folded, "password", "passwd", "pwd", "secret", "api_key", "apikey", "token")
     else:

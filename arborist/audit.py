@@ -325,30 +325,45 @@ def _check_chain(conn: sqlite3.Connection, checkpoints: tuple[Checkpoint, ...]) 
         expected_seq = max(seq + 1, expected_seq)
         expected_prev = digest if isinstance(digest, str) else None
         last = (seq, digest)
+    problems += _tail_removed(conn, expected_seq)
+    problems += _missing_checkpoints(checkpoints, seen_checkpoints, last[0] if last else 0)
+    head = Checkpoint(last[0], str(last[1])) if last else None
+    problems.sort(key=lambda p: p.seq)
+    return ChainReport(checked, head, tuple(problems), len(checkpoints))
+
+
+def _tail_removed(conn: sqlite3.Connection, expected_seq: int) -> list[ChainProblem]:
+    """Events cut from the chain's end: AUTOINCREMENT's high-water mark remembers them."""
     high_water = conn.execute(
         "SELECT seq FROM sqlite_sequence WHERE name = 'audit_events'"
     ).fetchone()
     if high_water and high_water[0] >= expected_seq:
-        problems.append(
+        return [
             ChainProblem(
                 expected_seq,
                 "deleted",
                 f"events {expected_seq}..{high_water[0]} were removed from the tail",
             )
-        )
-    head_seq = last[0] if last else 0
+        ]
+    return []
+
+
+def _missing_checkpoints(
+    checkpoints: Sequence[Checkpoint], seen: set[int], head_at: int
+) -> list[ChainProblem]:
+    """A problem for each checkpoint whose event the walk never met."""
+    problems = []
     for cp in checkpoints:
-        if cp.seq in seen_checkpoints:
+        if cp.seq in seen:
             continue
-        if cp.seq > head_seq:
-            problem = ChainProblem(
-                cp.seq, "truncated", f"checkpoint {cp} is beyond the chain head (seq {head_seq})"
+        if cp.seq > head_at:
+            problems.append(
+                ChainProblem(
+                    cp.seq, "truncated", f"checkpoint {cp} is beyond the chain head (seq {head_at})"
+                )
             )
         else:
-            problem = ChainProblem(
-                cp.seq, "rewritten", f"event {cp.seq} of checkpoint {cp} is gone"
+            problems.append(
+                ChainProblem(cp.seq, "rewritten", f"event {cp.seq} of checkpoint {cp} is gone")
             )
-        problems.append(problem)
-    head = Checkpoint(last[0], str(last[1])) if last else None
-    problems.sort(key=lambda p: p.seq)
-    return ChainReport(checked, head, tuple(problems), len(checkpoints))
+    return problems

@@ -294,14 +294,7 @@ def rebuild_related(
         rows = conn.execute(
             "SELECT session_id, ordinal, content_hash FROM record_session"
         ).fetchall()
-        existing = {
-            (source, related): score
-            for source, related, score in conn.execute(
-                "SELECT source_hash, related_hash, freq_score FROM related_hashes "
-                "WHERE index_version = ?",
-                (version,),
-            )
-        }
+        existing = _edges_of(conn, version)
     wanted = {
         (source, related): score
         for source, neighbours in compute_edges(rows, window=window, fanout=fanout).items()
@@ -314,28 +307,56 @@ def rebuild_related(
     )
     deletes = sorted(pair for pair in existing if pair not in wanted)
     now = utc_now()
-    changes: list[tuple[str, tuple[str, str], float]] = [
-        ("delete", pair, 0.0) for pair in deletes
-    ] + [("upsert", pair, score) for pair, score in upserts]
+    changes: list[_Change] = [(pair, None) for pair in deletes]
+    changes += upserts
     for start in range(0, len(changes), batch_size):
         with transaction(conn):
-            for action, (source, related), score in changes[start : start + batch_size]:
-                if action == "delete":
-                    conn.execute(
-                        "DELETE FROM related_hashes WHERE index_version = ? AND source_hash = ? "
-                        "AND related_hash = ?",
-                        (version, source, related),
-                    )
-                else:
-                    conn.execute(
-                        "INSERT INTO related_hashes (index_version, source_hash, related_hash, "
-                        "freq_score, computed_at) VALUES (?, ?, ?, ?, ?) "
-                        "ON CONFLICT (index_version, source_hash, related_hash) DO UPDATE SET "
-                        "freq_score = excluded.freq_score, computed_at = excluded.computed_at",
-                        (version, source, related, score, now),
-                    )
+            _apply(conn, version, changes[start : start + batch_size], now)
         if on_batch is not None:
             on_batch(min(start + batch_size, len(changes)))
+    _mark_built(conn, version, len(rows), len(wanted), now)
+    inserted = sum(1 for pair, _ in upserts if pair not in existing)
+    return RebuildReport(
+        version, len(rows), len(wanted), inserted, len(upserts) - inserted, len(deletes)
+    )
+
+
+_Change = tuple[tuple[str, str], float | None]
+"""One edge to write: ``(source, related)`` and its score, or None to delete it."""
+
+
+def _edges_of(conn: sqlite3.Connection, version: str) -> dict[tuple[str, str], float]:
+    """The edges of index ``version`` as they stand, with their scores."""
+    rows = conn.execute(
+        "SELECT source_hash, related_hash, freq_score FROM related_hashes WHERE index_version = ?",
+        (version,),
+    )
+    return {(source, related): score for source, related, score in rows}
+
+
+def _apply(conn: sqlite3.Connection, version: str, changes: Sequence[_Change], now: str) -> None:
+    """Write one batch of edge changes (inside the caller's transaction)."""
+    for (source, related), score in changes:
+        if score is None:
+            conn.execute(
+                "DELETE FROM related_hashes WHERE index_version = ? AND source_hash = ? "
+                "AND related_hash = ?",
+                (version, source, related),
+            )
+        else:
+            conn.execute(
+                "INSERT INTO related_hashes (index_version, source_hash, related_hash, "
+                "freq_score, computed_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (index_version, source_hash, related_hash) DO UPDATE SET "
+                "freq_score = excluded.freq_score, computed_at = excluded.computed_at",
+                (version, source, related, score, now),
+            )
+
+
+def _mark_built(
+    conn: sqlite3.Connection, version: str, source_rows: int, edges: int, now: str
+) -> None:
+    """Mark the build of ``version`` complete and sweep every other version's edges."""
     with transaction(conn):
         conn.execute("DELETE FROM related_hashes WHERE index_version <> ?", (version,))
         conn.execute("DELETE FROM related_builds WHERE index_version <> ?", (version,))
@@ -344,12 +365,8 @@ def rebuild_related(
             "VALUES (?, ?, ?, ?) ON CONFLICT (index_version) DO UPDATE SET "
             "source_rows = excluded.source_rows, edges = excluded.edges, "
             "built_at = excluded.built_at",
-            (version, len(rows), len(wanted), now),
+            (version, source_rows, edges, now),
         )
-    inserted = sum(1 for pair, _ in upserts if pair not in existing)
-    return RebuildReport(
-        version, len(rows), len(wanted), inserted, len(upserts) - inserted, len(deletes)
-    )
 
 
 @dataclass(frozen=True)
