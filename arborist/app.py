@@ -537,12 +537,15 @@ class Arborist:
         transcript: str | Path | None = None,
         timeout: float | None = None,
         retries: int | None = None,
+        make_current: bool = True,
     ) -> Turn:
         """Ask under ``parent`` (default: the session's current node) and record the turn.
 
         With ``sid=None`` the turn opens a new session labelled ``new_session``,
         created only once the answer is in hand: a failed ask (an unknown
-        model, a server down) writes nothing at all.
+        model, a server down) writes nothing at all. The new turn becomes the
+        session's current one unless ``make_current`` is false (a fork from
+        the widget leaves the kernel's "you are here" where it was).
 
         A question that cannot stand on its own (a follow-up: "who created him?")
         borrows words from the turns above it, their questions and the titles
@@ -596,6 +599,7 @@ class Arborist:
             audit_mode=record.audit_mode,
             cited_titles=list(dict.fromkeys(e.title for e in record.evidence if e.cited)),
             label=self.admitted(label),
+            make_current=make_current,
         )
         if recording:
             self._record_coaccess(session.sid, node.bates, record, transcript_ref)

@@ -12,19 +12,25 @@ on any change). The view holds ``bates -> (subtree_hash, summary)`` for
 what it has shown and walks down from the roots sending the hashes it
 holds; :func:`expand` answers only for nodes whose ``subtree_hash``
 differs, and leaves out the summary of every child whose hash the view
-already holds. A new turn changes the hashes of its ancestors only (the
-ripple in :mod:`arborist.forest.shard`), so a refresh costs O(depth x
-fan-out) bytes, not O(size of the forest).
+already holds, and with a row budget sends a whole subtree (a first screen,
+a deep chain) in one reply. A new turn changes the hashes of its ancestors
+only (the ripple in :mod:`arborist.forest.shard`); the root hash tells a
+view that something changed, and ``roots`` then lists the turns added since
+the chain head the view saw, so a refresh after one new turn costs the same
+few hundred bytes at depth 2 or 200. A view that missed too much walks the
+tree by hashes again.
 
 Kinds:
 
 ``roots``     the session's root hash, its grafts (heads it minted under another
-              session's node), current node, next seq, audit chain head, and
-              the nodes renamed since the head the view saw last, and the
-              store's chain head (``store_seq``: records falsified, evicted...)
+              session's node), current node, next seq, audit chain head, the
+              nodes renamed and the turns added since the head the view saw
+              last, and the store's chain head (``store_seq``: records
+              falsified, evicted...)
 ``poll``      the root hash, both chain heads and the given graft heads' hashes:
               cheap lookups the view repeats to notice other kernels' writes
-``expand``    children of the requested nodes whose hash differs from the view's
+``expand``    children of the requested nodes whose hash differs from the view's,
+              and of their descendants up to a ``budget`` of rows
 ``body``      one node's question, answer, record, evidence, proofs, related sources (on open)
 ``find``      turns of every session matching a query
 ``cd``        move the session's current node
@@ -41,6 +47,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +63,7 @@ from arborist.forest.reads import (
     child_rows,
     first_turn_since,
     graft_heads,
+    inserted_since,
     relabelled_since,
     session_head,
     subtree_hash_of,
@@ -70,7 +78,9 @@ __all__ = [
     "ForestSync",
     "ForkOutcome",
     "JSON",
+    "MAX_ADDED",
     "MAX_BATES_PER_REQUEST",
+    "MAX_EXPAND_BUDGET",
     "MAX_FIND_LIMIT",
     "QUESTION_WIDTH",
     "REQUEST_KINDS",
@@ -103,6 +113,13 @@ MAX_BATES_PER_REQUEST = 2_000
 
 MAX_KNOWN_PER_REQUEST = 20_000
 """Most hashes one request may declare as held."""
+
+MAX_ADDED = 50
+"""Most turns a ``roots`` answer lists as added since the view's chain head; beyond
+that (an import, a long absence) the view walks by hashes instead."""
+
+MAX_EXPAND_BUDGET = 2_000
+"""Most child rows one ``expand`` may return beyond the requested nodes' own children."""
 
 MAX_FIND_LIMIT = 200
 """Most hits one ``find`` returns."""
@@ -261,13 +278,17 @@ def roots(
 
     ``event_seq`` is the audit chain head. Given the head a view saw last
     (``since``), ``relabelled`` maps every node renamed after it, in any
-    session, to its current label, so renames reach the view too.
+    session, to its current label, so renames reach the view too; and
+    ``added`` lists the turns inserted after it (None when there are more than
+    :data:`MAX_ADDED`): the hashes told the view *that* something changed,
+    the chain tells it *what*, in bytes that do not grow with the depth.
     """
     known = known or {}
     with snapshot(conn):
         state, heads = _tree_state(conn, sid)
         event_seq = head_seq(conn)
         relabelled = relabelled_since(conn, since) if since is not None else {}
+        added = inserted_since(conn, since, MAX_ADDED) if since is not None else None
     grafts = []
     for head in heads:
         graft: JSON = {
@@ -289,6 +310,17 @@ def roots(
         "grafts": grafts,
         "event_seq": event_seq,
         "relabelled": relabelled,
+        "added": None
+        if added is None
+        else [
+            {
+                "bates": row.bates,
+                "parent_bates": row.parent_bates,
+                "subtree_hash": row.subtree_hash,
+                "summary": _row_summary(row, state.sid),
+            }
+            for row in added
+        ],
     }
 
 
@@ -316,9 +348,14 @@ def poll(conn: sqlite3.Connection, sid: str, grafts: Sequence[str] = ()) -> JSON
 
 
 def expand(
-    conn: sqlite3.Connection, sid: str, known: Mapping[str, str], bates: Sequence[str]
+    conn: sqlite3.Connection,
+    sid: str,
+    known: Mapping[str, str],
+    bates: Sequence[str],
+    budget: int = 0,
 ) -> JSON:
-    """Children of each requested node whose ``subtree_hash`` differs from ``known``.
+    """Children of each requested node whose ``subtree_hash`` differs from ``known``,
+    then, breadth first, of their descendants, until ``budget`` child rows are sent.
 
     ``known`` maps bates to the hash the view holds: for a requested node,
     the hash its children list was fetched at; for a child, the hash its
@@ -327,22 +364,39 @@ def expand(
     in the order), any other child as ``{"bates", "subtree_hash",
     "summary"}``. So an unchanged sibling costs its bates, and an unchanged
     subtree nothing at all. Requested nodes that do not exist are listed in
-    ``missing``.
+    ``missing``. With a ``budget``, a subtree (a deep chain, a first screen)
+    comes in one reply instead of one request per level; a node's children
+    always come whole.
     """
     wanted = list(dict.fromkeys(bates))
+    asked = set(wanted)
     nodes: dict[str, JSON] = {}
     missing: list[str] = []
+    sent = 0
     with snapshot(conn):
         current = subtree_hashes(conn, wanted)
+        queue: deque[tuple[str, str]] = deque()
         for name in wanted:
             digest = current.get(name)
             if digest is None:
                 missing.append(name)
             elif known.get(name) != digest:
-                nodes[name] = {
-                    "subtree_hash": digest,
-                    "children": [_entry(row, sid, known) for row in child_rows(conn, name)],
-                }
+                queue.append((name, digest))
+        while queue:
+            name, digest = queue.popleft()
+            if name not in asked and sent >= budget:
+                break
+            rows = child_rows(conn, name)
+            nodes[name] = {
+                "subtree_hash": digest,
+                "children": [_entry(r, sid, known) for r in rows],
+            }
+            sent += len(rows) if name not in asked else 0
+            queue.extend(
+                (r.bates, r.subtree_hash)
+                for r in rows
+                if r.n_children and known.get(r.bates) != r.subtree_hash and r.bates not in nodes
+            )
     return {"nodes": nodes, "missing": missing}
 
 
@@ -502,7 +556,8 @@ def run_fork(
     """
     try:
         with reopen(template) as app:
-            turn = app.ask_turn(question, sid=sid, parent=parent, llm=llm)
+            # A fork answers beside the kernel's work: its current turn stays where it is.
+            turn = app.ask_turn(question, sid=sid, parent=parent, llm=llm, make_current=False)
             state = tree_state(app.sessions_conn, sid)
     except Exception as exc:  # every failure becomes a message: a thread must not die loudly
         return ForkOutcome(
@@ -676,8 +731,15 @@ class ForestSync:
         return poll(self.app.sessions_conn, self.sid, grafts) | {"store_seq": self._store_seq()}
 
     def _expand(self, message: Mapping[str, Any]) -> JSON:
+        budget = _arg(message, "budget", int, default=0)
+        if not 0 <= budget <= MAX_EXPAND_BUDGET:
+            raise _BadRequest(f"'budget' must be between 0 and {MAX_EXPAND_BUDGET}")
         return expand(
-            self.app.sessions_conn, self.sid, _known(message), _bates_list(message, "bates")
+            self.app.sessions_conn,
+            self.sid,
+            _known(message),
+            _bates_list(message, "bates"),
+            budget,
         )
 
     def _body(self, message: Mapping[str, Any]) -> JSON:

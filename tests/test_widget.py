@@ -20,6 +20,7 @@ from arborist.app import Arborist
 from arborist.forest.shard import insert_turn
 from arborist.hashing import leaf_hash
 from arborist.merkle import verify_inclusion
+from arborist.sync import MAX_ADDED, MAX_EXPAND_BUDGET
 from arborist_nb.assets import STATIC
 from arborist_nb.widget import ForestWidget
 
@@ -386,6 +387,63 @@ def test_an_unchanged_sibling_subtree_is_never_resent(
     assert len(summarized) == 2  # the changed top (its n_children grew) and the new turn
 
 
+def _chain(app: Arborist, sid: str, depth: int) -> list[str]:
+    """``depth`` turns, each the only child of the one before, under the session's root."""
+    parent = app.session(sid).root_bates
+    chain = []
+    for i in range(depth):
+        parent = app.ask_turn(QUESTIONS[i % 3], sid=sid, parent=parent).node.bates
+        chain.append(parent)
+    return chain
+
+
+def test_expand_with_a_budget_sends_a_deep_chain_in_one_reply(
+    app: Arborist, widget: ForestWidget, view: View
+) -> None:
+    chain = _chain(app, widget.sid, 60)
+    whole = view.request("expand", known={}, bates=[chain[0]], budget=200)
+    assert list(whole["nodes"]) == chain[:-1]  # every node with children, top first
+    assert all(len(entry["children"]) == 1 for entry in whole["nodes"].values())
+    part = view.request("expand", known={}, bates=[chain[0]], budget=10)
+    assert list(part["nodes"]) == chain[:11]  # the requested node, then ten rows' worth
+    held = {bates: whole["nodes"][bates]["subtree_hash"] for bates in chain[:-1]}
+    again = view.request("expand", known=held, bates=[chain[0]], budget=200)
+    assert again["nodes"] == {}, "an unchanged chain costs nothing"
+
+
+def test_roots_list_the_turns_added_since_the_head_the_view_saw(
+    app: Arborist, widget: ForestWidget, view: View
+) -> None:
+    chain = _chain(app, widget.sid, 80)
+    head = view.request("roots", known={}, since=None)
+    assert head["added"] is None, "a first sync walks by hashes"
+    before = len(view.log)
+    new = app.ask_turn("Who drew Spider-Man?", sid=widget.sid, parent=chain[-1]).node.bates
+    delta = view.request("roots", known={}, since=head["event_seq"])
+    assert [a["bates"] for a in delta["added"]] == [new]
+    assert delta["added"][0]["parent_bates"] == chain[-1]
+    assert delta["added"][0]["subtree_hash"] == app.node(new).subtree_hash
+    assert delta["added"][0]["summary"]["question"] == "Who drew Spider-Man?"
+    assert view.bytes(before) < 1_500, "one turn at depth 81 costs what it costs at depth 1"
+    for _ in range(MAX_ADDED + 1):
+        app.ask_turn(QUESTIONS[0], sid=widget.sid, parent=chain[0])
+    assert view.request("roots", known={}, since=delta["event_seq"])["added"] is None
+
+
+def test_a_bad_budget_is_a_one_line_error(view: View, widget: ForestWidget) -> None:
+    for budget in (-1, MAX_EXPAND_BUDGET + 1, "10", True):
+        reply = view.answer(
+            {
+                "id": "b",
+                "kind": "expand",
+                "known": {},
+                "bates": [widget.root_bates],
+                "budget": budget,
+            }
+        )
+        assert reply["ok"] is False and "budget" in reply["error"], reply
+
+
 def _under(app: Arborist, bates: str, top: str) -> bool:
     return any(n.bates == top for n in _ancestors(app, bates))
 
@@ -519,6 +577,7 @@ def test_fork_answers_at_once_then_reports_turn_done_from_a_worker_thread(
     app: Arborist, view: View, widget: ForestWidget, session: tuple[str, list[str]]
 ) -> None:
     first = session[1][0]
+    here = app.session(session[0]).current_bates
     main = threading.get_ident()
     started: list[int] = []
     original = widget._fork
@@ -539,7 +598,9 @@ def test_fork_answers_at_once_then_reports_turn_done_from_a_worker_thread(
     assert (node.parent_bates, node.question) == (first, "Who drew him?")
     assert widget.revision == 1
     assert widget.root_hash == app.node(widget.root_bates).subtree_hash
-    assert widget.current_bates == event["bates"]
+    # A fork answers beside the kernel's work: the kernel's current turn has not moved.
+    assert app.session(session[0]).current_bates == here != event["bates"]
+    assert widget.current_bates == here
 
 
 def test_fork_under_another_sessions_turn_makes_a_graft(

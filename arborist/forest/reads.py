@@ -20,6 +20,7 @@ __all__ = [
     "first_turn",
     "first_turn_since",
     "graft_heads",
+    "inserted_since",
     "label_names",
     "relabelled_since",
     "reusable_turn",
@@ -119,6 +120,21 @@ def session_head(conn: sqlite3.Connection, sid: str) -> tuple[str, int, str] | N
         (sid,),
     ).fetchone()
     return (str(row[0]), int(row[1]), str(row[2])) if row else None
+
+
+def inserted_since(conn: sqlite3.Connection, since: int, limit: int) -> list[RowSummary] | None:
+    """Turns inserted after audit event ``since``, oldest first; None when there are more
+    than ``limit`` (a caller then walks the tree by hashes instead)."""
+    rows = conn.execute(
+        f"SELECT {_ROW_COLUMNS} FROM nodes AS n JOIN "
+        "(SELECT bates, seq AS event FROM audit_events WHERE seq > ? "
+        "AND event_type = 'node_insert' ORDER BY seq LIMIT ?) AS e ON e.bates = n.bates "
+        "ORDER BY e.event",
+        (since, limit + 1),
+    ).fetchall()
+    if len(rows) > limit:
+        return None
+    return [RowSummary(*row) for row in rows]
 
 
 def relabelled_since(conn: sqlite3.Connection, since: int) -> dict[str, str | None]:

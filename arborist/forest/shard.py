@@ -334,8 +334,10 @@ def insert_turn(
     cited_titles: Sequence[str] = (),
     label: str | None = None,
     created_at: str | None = None,
+    make_current: bool = True,
 ) -> Node:
-    """Record one turn of session ``sid`` under ``parent_bates`` (any session's node)."""
+    """Record one turn of session ``sid`` under ``parent_bates`` (any session's node);
+    it becomes the session's current turn unless ``make_current`` is false."""
     if not question.strip():
         raise BadInput("empty question")
     if label is not None:
@@ -377,7 +379,7 @@ def insert_turn(
         ripple(conn, parent.bates)
         conn.execute(
             "UPDATE sessions SET next_seq = ?, current_bates = ?, updated_at = ? WHERE sid = ?",
-            (seq + 1, bates, created_at, sid),
+            (seq + 1, bates if make_current else session.current_bates, created_at, sid),
         )
         append_event(
             conn,

@@ -18,19 +18,14 @@ import {
   toHex,
   utf8,
 } from "../src/index.js";
-import widget, {
-  ForestStore,
-  ForestView,
-  RequestError,
-  Requester,
-  jsonBytes,
-  makeH,
-  navigate,
-  nodeName,
-  proofVerdict,
-  splitCitations,
-  verifyEvidence,
-} from "../src/widget.js";
+import { makeH } from "../src/dom.js";
+import { navigate } from "../src/keyboard.js";
+import { proofVerdict, verifyEvidence } from "../src/proofs.js";
+import { RequestError, Requester } from "../src/requests.js";
+import { ForestStore } from "../src/store.js";
+import { jsonBytes, nodeName, splitCitations } from "../src/text.js";
+import { ForestView } from "../src/view.js";
+import widget from "../src/widget.js";
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -159,6 +154,15 @@ class FakeKernel {
                     .filter(([type]) => type === "label")
                     .map(([, b]) => [b, this.nodes.get(b).label]),
                 ),
+          added: (() => {
+            if (args.since === null || args.since === undefined) return null;
+            const added = this.events.slice(args.since).filter(([type]) => type === "node_insert");
+            if (added.length > 50) return null;
+            return added.map(([, b]) => {
+              const node = this.nodes.get(b);
+              return { bates: b, parent_bates: node.parent, subtree_hash: hashes.get(b), summary: this.summary(node) };
+            });
+          })(),
           grafts: this.grafts().map((g) => {
             const entry = { bates: g.bates, parent_bates: g.parent, subtree_hash: hashes.get(g.bates) };
             if (known[g.bates] !== entry.subtree_hash) entry.summary = this.summary(g);
@@ -167,20 +171,34 @@ class FakeKernel {
         };
         break;
       case "expand": {
+        // As arborist/sync.py's expand: the requested nodes, then breadth first
+        // down changed nodes with children until `budget` child rows are sent.
         const nodes = {};
         const missing = [];
+        const asked = new Set(args.bates);
+        const queue = [];
         for (const bates of args.bates) {
           const hash = hashes.get(bates);
           if (!hash) missing.push(bates);
-          else if (known[bates] !== hash) {
-            nodes[bates] = {
-              subtree_hash: hash,
-              children: this.children(bates).map((c) =>
-                known[c.bates] === hashes.get(c.bates)
-                  ? { bates: c.bates }
-                  : { bates: c.bates, subtree_hash: hashes.get(c.bates), summary: this.summary(c) },
-              ),
-            };
+          else if (known[bates] !== hash) queue.push(bates);
+        }
+        let sent = 0;
+        while (queue.length) {
+          const bates = queue.shift();
+          if (!asked.has(bates) && sent >= (args.budget ?? 0)) break;
+          const kids = this.children(bates);
+          nodes[bates] = {
+            subtree_hash: hashes.get(bates),
+            children: kids.map((c) =>
+              known[c.bates] === hashes.get(c.bates)
+                ? { bates: c.bates }
+                : { bates: c.bates, subtree_hash: hashes.get(c.bates), summary: this.summary(c) },
+            ),
+          };
+          if (!asked.has(bates)) sent += kids.length;
+          for (const c of kids) {
+            const changed = known[c.bates] !== hashes.get(c.bates);
+            if (this.children(c.bates).length && changed && !(c.bates in nodes)) queue.push(c.bates);
           }
         }
         result = { nodes, missing };
@@ -423,35 +441,80 @@ describe("the sync walk", () => {
     assert.deepEqual(kernel.log.slice(before).map((e) => e.kind), ["roots"]);
   });
 
-  test("one new turn costs a request per level along its path, and no unchanged sibling is re-sent", async () => {
+  test("one new turn arrives in the roots answer, at any depth, in a few hundred bytes", async () => {
     const { kernel, mids, leaves } = bushyKernel();
     const store = new ForestStore(kernel.request(), { autoExpandRows: 0 });
     await store.sync();
     await openAll(store);
-    const fullBytes = kernel.bytes();
     assert.equal(store.rows().length, 126);
 
     const parent = leaves[37]; // under mids[9], under tops[2]
     const added = kernel.add(SID, parent, "a new turn");
     const from = kernel.log.length;
     await store.sync();
+    assert.deepEqual(kernel.log.slice(from).map((e) => e.kind), ["roots"]);
+    assert.ok(kernel.bytes(from) < 2000, `${kernel.bytes(from)} bytes`);
+    assert.ok(store.rows().some((r) => r.bates === added));
+    assert.equal(store.nodes.get(parent).summary.n_children, 1);
+    // The walk by hashes still agrees: nothing is stale, and the next sync asks only the roots.
+    const again = kernel.log.length;
+    await store.sync();
+    assert.deepEqual(kernel.log.slice(again).map((e) => e.kind), ["roots"]);
+    assert.ok(mids.length);
+  });
+
+  test("a view that missed many turns walks by hashes, re-sending no unchanged sibling", async () => {
+    const { kernel, mids, leaves } = bushyKernel();
+    const store = new ForestStore(kernel.request(), { autoExpandRows: 0 });
+    await store.sync();
+    await openAll(store);
+    const fullBytes = kernel.bytes();
+    const parent = leaves[37];
+    let last = parent;
+    for (let i = 0; i < 60; i++) last = kernel.add(SID, parent, `burst ${i}`);
+    const from = kernel.log.length;
+    await store.sync();
     const walk = kernel.log.slice(from);
-    assert.deepEqual(walk.map((e) => e.kind), ["roots", "expand", "expand", "expand", "expand"]);
+    assert.equal(walk[0].kind, "roots");
+    assert.equal(walk[0].result.added, null);
     const asked = walk.filter((e) => e.kind === "expand").flatMap((e) => e.args.bates);
     const path = [`${SID}-000000`, kernel.nodes.get(mids[9]).parent, mids[9], parent];
     assert.deepEqual(asked, path);
-    // Unchanged siblings on the path come back as their bates alone.
     for (const entry of walk.filter((e) => e.kind === "expand")) {
       for (const node of Object.values(entry.result.nodes)) {
         for (const child of node.children) {
-          if (child.bates === added || path.includes(child.bates)) assert.ok(child.summary);
-          else assert.deepEqual(Object.keys(child), ["bates"]);
+          if (child.bates.endsWith("000000") || path.includes(child.bates)) assert.ok(child.summary);
+          else if (kernel.nodes.get(child.bates).parent !== parent) {
+            assert.deepEqual(Object.keys(child), ["bates"]);
+          }
         }
       }
     }
-    const walkBytes = kernel.bytes(from);
-    assert.ok(walkBytes < fullBytes * 0.1, `${walkBytes} of ${fullBytes}`);
-    assert.ok(store.rows().some((r) => r.bates === added));
+    assert.ok(kernel.bytes(from) < fullBytes * 0.5, `${kernel.bytes(from)} of ${fullBytes}`);
+    assert.ok(store.rows().some((r) => r.bates === last));
+  });
+
+  test("a 200-deep chain comes in one expand, drawn as its ends around one run row", async () => {
+    const kernel = new FakeKernel(SID);
+    let parent = `${SID}-000000`;
+    const chain = [];
+    for (let i = 0; i < 200; i++) chain.push((parent = kernel.add(SID, parent, `turn ${i}`)));
+    const store = new ForestStore(kernel.request(), { autoExpandRows: 400 });
+    await store.sync();
+    assert.deepEqual(kernel.log.map((e) => e.kind), ["roots", "expand"]);
+    const rows = store.rows();
+    assert.deepEqual(rows.map((r) => r.bates), [chain[0], chain[1], chain[2], `run:${chain[0]}`, chain[198], chain[199]]);
+    assert.equal(rows[3].run, 195);
+    assert.deepEqual(rows.map((r) => r.indent), [0, 0, 0, 0, 0, 0]);
+    assert.equal(rows.at(-1).level, 200);
+    await store.expand(rows[3].bates);
+    assert.equal(store.rows().length, 200);
+    const grow = kernel.log.length;
+    const added = kernel.add(SID, chain[199], "one more");
+    await store.sync();
+    assert.deepEqual(kernel.log.slice(grow).map((e) => e.kind), ["roots"]);
+    assert.ok(kernel.bytes(grow) < 2000, `${kernel.bytes(grow)} bytes`);
+    assert.equal(store.rows().at(-1).bates, added);
   });
 
   test("a changed subtree that is collapsed is not descended until it is opened", async () => {
@@ -463,7 +526,7 @@ describe("the sync walk", () => {
     const from = kernel.log.length;
     await store.sync();
     const expands = kernel.log.slice(from).filter((e) => e.kind === "expand");
-    assert.deepEqual(expands.map((e) => e.args.bates), [[`${SID}-000000`]]);
+    assert.deepEqual(expands.map((e) => e.args.bates), [], "a turn under a node never fetched is not fetched");
     await store.expand(tops[0]);
     assert.equal(store.nodes.get(tops[0]).children.length, 4);
     await store.expand(mids[0]);
@@ -534,7 +597,7 @@ describe("the sync walk", () => {
     assert.equal(store.pollChanged(await kernel.answer("poll", { grafts: [graft] })), true);
     const from = kernel.log.length;
     await store.sync();
-    assert.deepEqual(kernel.log.slice(from).filter((e) => e.kind === "expand").map((e) => e.args.bates), [[graft]]);
+    assert.deepEqual(kernel.log.slice(from).map((e) => e.kind), ["roots"]);
     assert.ok(store.rows().some((r) => r.bates === below));
   });
 
@@ -613,8 +676,13 @@ describe("the sync walk", () => {
     }
     store.node(parent).children = [];
     const rows = store.rows();
-    assert.equal(rows.length, 5000);
+    assert.deepEqual(rows.map((r) => r.bates), ["n1", "n2", "n3", "run:n1", "n4999", "n5000"]);
     assert.equal(rows.at(-1).level, 5000);
+    store.openRuns.add("n1");
+    const all = store.rows();
+    assert.equal(all.length, 5000);
+    assert.equal(all.at(-1).level, 5000);
+    assert.ok(all.every((r) => r.indent === 0), "a line of only children does not indent");
   });
 });
 

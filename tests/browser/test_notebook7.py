@@ -38,6 +38,14 @@ from tests.browser.test_lab import (
     row,
     write_documents,
 )
+from tests.browser.test_widget_look import (
+    CELLS,
+    THEMES,
+    check_look,
+    open_widget,
+    set_theme,
+    shoot,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -210,4 +218,15 @@ def test_the_forest_widget_renders_and_verifies_a_proof_in_notebook7(notebook: N
     )
     expect(detail).to_have_attribute("data-proofs", "pass", timeout=RENDER_MS)
     expect(forest.locator(ACTIVE), "no active element in the widget").to_have_count(0)
+    notebook.assert_clean()
+
+
+def test_the_widget_reads_well_in_notebook7(notebook: Notebook7) -> None:
+    notebook.open(notebook.server.write_notebook("look7.ipynb", CELLS))
+    forest, _detail, _turns = open_widget(notebook)
+    check_look(forest, "Notebook 7")
+    shoot(forest, "notebook7-light")
+    set_theme(notebook, THEMES[1])
+    check_look(forest, "Notebook 7 dark")
+    shoot(forest, "notebook7-dark")
     notebook.assert_clean()

@@ -280,7 +280,7 @@ AUDIT_SCRIPT = """(() => {
                     continue;
                 } else if (!attrs.has(key) && !policy.prefixes.some((p) => key.startsWith(p))) {
                     problems.push(`${key}= attribute: ${show(el)}`);
-                } else if (key === "style" && policy.styles && !policy.styles.includes(value)) {
+                } else if (key === "style" && policy.styles && !new RegExp(policy.styles).test(value)) {
                     problems.push(`style ${JSON.stringify(value)}: ${show(el)}`);
                 }
             }
@@ -311,36 +311,47 @@ ANSWER_TAGS = (
     "pre",
 )
 ANSWER_ATTRS = ("class", "style", "id")
-ANSWER_STYLES = tuple(
-    sorted(set(re.findall(r'style="([^"{}]*)"', Path(display_module.__file__).read_text())))
+ANSWER_STYLES = "^(?:{})$".format(
+    "|".join(
+        re.escape(style)
+        for style in sorted(
+            set(re.findall(r'style="([^"{}]*)"', Path(display_module.__file__).read_text()))
+        )
+    )
 )
 # CommonMark from escaped text: paragraphs, the facts' strong/code, the sources list; an
 # indented line is a code block (pre) and two trailing spaces a hard break (br): both inert.
 # The whole sits in display.no_math's <div class="tex2jax_ignore mathjax_ignore">.
 MARKDOWN_TAGS = ("div", "p", "strong", "code", "ul", "li", "pre", "br")
 MARKDOWN_ATTRS = ("class",)
-_WIDGET_SOURCE = JS_SOURCES / "widget.js"  # the bundle names the same tags when js/ is absent
+# The widget's DOM is built in js/src (view.js, detail.js...); the bundle names the same tags
+# when js/ is absent. The hash port (hashing.js, merkle.js) builds no elements.
+_WIDGET_SOURCES = (
+    [p for p in sorted(JS_SOURCES.glob("*.js")) if p.stem not in {"hashing", "merkle", "index"}]
+    if JS_SOURCES.is_dir()
+    else [STATIC / "widget.js"]
+)
 WIDGET_TAGS = tuple(
     sorted(
-        set(
-            re.findall(
-                r'\bh\(\s*"([a-z0-9]+)"',
-                (_WIDGET_SOURCE if _WIDGET_SOURCE.is_file() else STATIC / "widget.js").read_text(),
-            )
-        )
+        {
+            tag
+            for source in _WIDGET_SOURCES
+            for tag in re.findall(r'\bh\(\s*"([a-z0-9]+)"', source.read_text())
+        }
     )
 )
 WIDGET_ATTRS = (
     "class", "style", "role", "tabindex", "type", "placeholder", "hidden", "disabled", "title",
     "value", "name", "open",
 )  # fmt: skip
-WIDGET_STYLES = tuple(f"--arb-level: {level};" for level in range(1, 4))
+# The widget sets only its own custom properties: a row's indent, a spacer's row count.
+WIDGET_STYLES = r"^--arb-(indent|rows): [0-9]{1,6};$"
 
 
 def policy(
     tags: tuple[str, ...],
     attrs: tuple[str, ...],
-    styles: tuple[str, ...] | None = None,
+    styles: str | None = None,
     *,
     hrefs: str = "^https?:",
     schemes: str = "javascript|vbscript|data",

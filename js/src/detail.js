@@ -1,0 +1,396 @@
+/**
+ * The detail pane's parts, each a function from a node's body to elements.
+ * Built with {@link makeH}: every piece of answer and document text is a
+ * text node. The order is what a reader needs first: the question, the
+ * answer with its citations as chips, the actions, the evidence; the
+ * hashes are folded into a "proof" section, short, with the full value on
+ * hover and a copy button.
+ *
+ * Chunks are numbered from 0 everywhere (the cell, the CLI, the JSON and
+ * here), as the Merkle proof numbers its leaves.
+ *
+ * @module detail
+ */
+
+import {
+  claimsFor,
+  looksPreformatted,
+  quotedRanges,
+  shortBates,
+  shortHash,
+  shortSid,
+  splitCitations,
+} from "./text.js";
+
+/** What each audit mode promises, for tooltips and the legend. */
+export const AUDIT_MODES = Object.freeze({
+  STRICT: "STRICT: every cited text re-hashes to its leaf and its proof verifies",
+  HYBRID: "HYBRID: the sources are proven, the wording is not a verbatim span",
+  VISUAL: "VISUAL: shown only, nothing proven",
+  NONE: "NONE: the evidence this turn stood on no longer holds here",
+  ROOT: "the session's root",
+});
+
+/** What `served` means, for tooltips. */
+export const SERVED = Object.freeze({
+  miss: "miss: this turn paid for the answer (the model was called)",
+  hit: "hit: served from the cache, no model call (same question, evidence, model and policy)",
+  "earlier revision": "answered by a revision of the record since falsified",
+});
+
+/** The eight cache-key dimensions as a reader names them, with what each binds. */
+export const DIMENSIONS = Object.freeze([
+  ["source_root", "evidence", "Merkle root over the evidence this answer cites"],
+  ["question_hash", "question", "hash of the normalized question"],
+  ["model_profile_hash", "model", "hash of the model's profile (name, server, options)"],
+  ["conversation_hash", "conversation", "hash of the earlier turns put into the prompt"],
+  ["governance_policy_hash", "policy", "hash of the retrieval and answer policy"],
+  ["schema_version", "schema", "version of the store's schema"],
+  ["canonicalization_version", "canonicalization", "version of the text canonicalization"],
+  ["chunking_version", "chunking", "version of the chunker"],
+]);
+
+/**
+ * A value shown short (a 64-hex hash as 12 digits), the full value on
+ * hover and behind a copy button.
+ *
+ * @param {Function} h
+ * @param {string} value
+ * @param {(text: string) => void} copy
+ * @param {string} what names the value for the copy button's label
+ * @returns {HTMLElement}
+ */
+export function hashValue(h, value, copy, what) {
+  const text = value ?? "";
+  const long = /^[0-9a-f]{40,}$/.test(text);
+  return h(
+    "span",
+    { class: "arb-value" },
+    h("code", {
+      class: "arb-hash",
+      title: text,
+      dataset: { full: text },
+      text: long ? `${shortHash(text)}…` : text || "—",
+    }),
+    text && text !== "(empty)"
+      ? h("button", {
+          type: "button",
+          class: "arb-copy",
+          text: "copy",
+          title: `copy ${what}`,
+          attrs: { "aria-label": `Copy ${what}` },
+          on: { click: () => copy(text) },
+        })
+      : null,
+  );
+}
+
+/**
+ * One name/value row of a two-column grid (divs, not a `dl`: a host's
+ * styles for definition lists cannot reach it).
+ *
+ * @param {Function} h
+ * @param {string} name
+ * @param {unknown} value an element or text
+ * @param {{title?: string, key?: string}} [options]
+ * @returns {HTMLElement}
+ */
+export function gridRow(h, name, value, { title, key } = {}) {
+  return h(
+    "div",
+    { class: "arb-grid-row", attrs: { role: "row" }, dataset: { dimension: key } },
+    h("span", { class: "arb-grid-name", title, attrs: { role: "rowheader" }, text: name }),
+    h("span", { class: "arb-grid-value", attrs: { role: "cell" } }, value),
+  );
+}
+
+/**
+ * The pane's first line: the turn's short name, its audit mode, the state of
+ * its answer, whether it was a hit, its label and, for another session's
+ * turn, where it comes from.
+ *
+ * @param {Function} h
+ * @param {any} body
+ * @returns {HTMLElement}
+ */
+export function detailHead(h, body) {
+  const record = body.record;
+  return h(
+    "div",
+    { class: "arb-detail-head" },
+    h("code", {
+      class: "arb-bates",
+      title: body.bates,
+      text: body.is_root ? "session root" : shortBates(body.bates, body.foreign),
+    }),
+    body.audit_mode && !body.is_root
+      ? h("span", {
+          class: "arb-badge arb-audit",
+          title: AUDIT_MODES[body.audit_mode] ?? body.audit_mode,
+          dataset: { auditMode: body.audit_mode },
+          text: body.audit_mode,
+        })
+      : null,
+    record && record.state !== "ok"
+      ? h("span", {
+          class: "arb-badge arb-state",
+          title: record.state_reason ? `${record.state}: ${record.state_reason}` : record.state,
+          dataset: { state: record.state },
+          text: record.state,
+        })
+      : null,
+    body.served
+      ? h("span", {
+          class: "arb-badge arb-served",
+          title: SERVED[body.served] ?? body.served,
+          dataset: { served: body.served },
+          text: body.served,
+        })
+      : null,
+    body.label ? h("span", { class: "arb-label", text: body.label }) : null,
+    body.foreign
+      ? h("span", { class: "arb-from", title: body.sid, text: `from session ${shortSid(body.sid)}` })
+      : null,
+  );
+}
+
+/**
+ * The answer with its citations as chips, and the panel a chip opens: the
+ * cited chunk with the words the answer quotes from it marked.
+ *
+ * @param {Function} h
+ * @param {any} body
+ * @returns {{answer: HTMLElement, cited: HTMLElement}}
+ */
+export function answerParts(h, body) {
+  const evidence = body.record?.evidence ?? [];
+  const byLabel = new Map(evidence.map((item) => [item.label, item]));
+  const cited = h("blockquote", {
+    class: "arb-cited",
+    attrs: { "aria-label": "Cited text" },
+    hidden: true,
+  });
+  const show = (label) => {
+    const item = byLabel.get(label);
+    cited.hidden = false;
+    cited.setAttribute("data-citation", label);
+    cited.replaceChildren(
+      h(
+        "div",
+        { class: "arb-cited-head" },
+        h("span", { class: "arb-chip", text: label }),
+        " ",
+        item ? `${item.title} · ${chunkName(item)}` : `${label} is not in this answer's evidence`,
+      ),
+      item ? chunkText(h, item, claimsFor(body.answer_text, label)) : null,
+    );
+  };
+  const answer = h(
+    "div",
+    { class: "arb-answer", attrs: { "aria-label": "Answer" } },
+    splitCitations(body.answer_text).map((part) => {
+      if (part.type === "text") return part.text;
+      const item = byLabel.get(part.label);
+      const title = item ? `${item.title} — ${item.uri}` : [part.title, part.uri].filter(Boolean).join(" — ");
+      return h("button", {
+        type: "button",
+        class: "arb-cite",
+        text: part.label,
+        title: title || part.label,
+        attrs: { "aria-label": `Show cited text ${part.label}${title ? `: ${title}` : ""}` },
+        dataset: { citation: part.label },
+        on: { click: () => show(part.label) },
+      });
+    }),
+  );
+  return { answer, cited };
+}
+
+/**
+ * `chunk 4 of 29`, numbered from 0 as the proof numbers leaves.
+ *
+ * @param {{chunk_index: number, chunk_count?: number}} item
+ * @returns {string}
+ */
+export function chunkName(item) {
+  return item.chunk_count ? `chunk ${item.chunk_index} of ${item.chunk_count}` : `chunk ${item.chunk_index}`;
+}
+
+/**
+ * A chunk's text in the font it reads best in, the quoted words marked.
+ *
+ * @param {Function} h
+ * @param {{text: string|null}} item
+ * @param {string[]} claims the answer's text citing it
+ * @returns {HTMLElement}
+ */
+export function chunkText(h, item, claims) {
+  if (typeof item.text !== "string") {
+    return h("div", { class: "arb-chunk-text arb-note", text: "(cold: this chunk's text is not held in the store)" });
+  }
+  const ranges = quotedRanges(item.text, claims);
+  const parts = [];
+  let at = 0;
+  for (const [start, end] of ranges) {
+    if (start > at) parts.push(item.text.slice(at, start));
+    parts.push(h("mark", { class: "arb-quoted", text: item.text.slice(start, end) }));
+    at = end;
+  }
+  if (at < item.text.length) parts.push(item.text.slice(at));
+  return h(
+    "div",
+    {
+      class: "arb-chunk-text",
+      dataset: { font: looksPreformatted(item.text) ? "mono" : "reading", quoted: ranges.length },
+    },
+    parts,
+  );
+}
+
+/**
+ * The evidence list; each item's proof status is filled in by the caller
+ * once the browser has re-verified it.
+ *
+ * @param {Function} h
+ * @param {any} body
+ * @param {(text: string) => void} copy
+ * @returns {{list: HTMLElement, checks: Array<[HTMLElement, HTMLElement, any]>}}
+ */
+export function evidenceList(h, body, copy) {
+  const checks = [];
+  const items = (body.record?.evidence ?? []).map((item) => {
+    const status = h("span", {
+      class: "arb-proof",
+      attrs: { "aria-label": `Proof of ${item.label}` },
+      dataset: { proof: "pending" },
+      text: "verifying…",
+    });
+    const li = h(
+      "li",
+      {
+        dataset: { evidence: item.label, proof: "pending", cited: String(Boolean(item.cited)), tier: item.tier },
+      },
+      h(
+        "div",
+        { class: "arb-ev-line" },
+        h("span", { class: "arb-chip", title: item.cited ? "cited by the answer" : "retrieved, not cited", text: item.label }),
+        h("span", { class: "arb-ev-title", title: item.uri, text: item.title }),
+        h("span", { class: "arb-ev-chunk", title: "numbered from 0, as the proof numbers leaves", text: chunkName(item) }),
+        status,
+      ),
+      h("div", { class: "arb-ev-uri", title: item.uri, text: item.uri }),
+      h(
+        "details",
+        { class: "arb-ev-more", dataset: { fold: `evidence-${item.label}` } },
+        h("summary", { text: "text and proof" }),
+        chunkText(h, item, claimsFor(body.answer_text, item.label)),
+        h(
+          "div",
+          { class: "arb-grid", attrs: { role: "table", "aria-label": `Hashes behind ${item.label}` } },
+          gridRow(h, "leaf", hashValue(h, item.leaf, copy, `${item.label} leaf`)),
+          gridRow(h, "document root", hashValue(h, item.source_root, copy, `${item.label} document root`), {
+            title: "the Merkle root of the whole document (its source_root)",
+          }),
+          gridRow(h, "path", `${(item.proof ?? []).length} sibling hashes`),
+        ),
+      ),
+    );
+    checks.push([li, status, item]);
+    return li;
+  });
+  const list = h("ol", { class: "arb-evidence", attrs: { "aria-label": "Evidence" } }, items);
+  return { list, checks };
+}
+
+/**
+ * Sources other turns cited together with this answer's (co-access).
+ *
+ * @param {Function} h
+ * @param {any[]} related
+ * @returns {HTMLElement}
+ */
+export function relatedList(h, related) {
+  return h(
+    "ul",
+    { class: "arb-related", attrs: { "aria-label": "Related sources" } },
+    related.map((item) =>
+      h(
+        "li",
+        { dataset: { related: item.leaf, tier: item.tier } },
+        h("span", { class: "arb-rel-score", title: "co-access score", text: item.freq_score.toFixed(2) }),
+        " ",
+        h("span", { class: "arb-ev-title", title: item.uri, text: item.title }),
+        " ",
+        h("span", { class: "arb-ev-chunk", text: chunkName(item) }),
+        item.text
+          ? h(
+              "details",
+              { class: "arb-ev-more", dataset: { fold: `related-${item.leaf}` } },
+              h("summary", { text: "text" }),
+              chunkText(h, item, []),
+            )
+          : null,
+      ),
+    ),
+  );
+}
+
+/**
+ * The folded "proof" section: the cache key and its eight dimensions, then
+ * the turn's own hashes and bookkeeping.
+ *
+ * @param {Function} h
+ * @param {any} body
+ * @param {(text: string) => void} copy
+ * @returns {HTMLElement}
+ */
+export function proofSection(h, body, copy) {
+  const record = body.record;
+  const dims = record?.dimensions ?? {};
+  const first = body.first_answered;
+  const viewer = body.foreign ? null : body.sid;
+  const name = (bates) => shortBates(bates, !viewer || !bates.startsWith(`${viewer}-`));
+  const facts = [
+    ["turn", hashValue(h, body.bates, copy, "bates number"), "the turn's bates number"],
+    ["parent", hashValue(h, body.parent ?? "", copy, "parent's bates number")],
+    ["created", body.created_at],
+    ["node hash", hashValue(h, body.node_hash, copy, "node hash"), "commits to the question, answer, key and parent"],
+    ["subtree hash", hashValue(h, body.subtree_hash, copy, "subtree hash"), "commits to this turn and every turn under it"],
+  ];
+  if (record) {
+    facts.push(["hits", String(record.hit_count)]);
+    if (first) {
+      facts.push([
+        "first answered",
+        `${first.created_at}${first.bates ? ` by ${name(first.bates)}` : ""} (revision ${first.revision})`,
+      ]);
+    }
+    if (record.state !== "ok") facts.push(["state", `${record.state}${record.state_reason ? `: ${record.state_reason}` : ""}`]);
+  }
+  return h(
+    "details",
+    { class: "arb-proof-section", dataset: { fold: "proof" } },
+    h("summary", { text: "Proof and cache key" }),
+    body.is_root
+      ? null
+      : h(
+          "div",
+          { class: "arb-grid arb-dims", attrs: { role: "table", "aria-label": "Cache key dimensions" } },
+          gridRow(h, "cache key", hashValue(h, body.cache_key, copy, "cache key"), {
+            title: "the hash of the eight dimensions below",
+            key: "cache_key",
+          }),
+          DIMENSIONS.filter(([key]) => key in dims).map(([key, name, what]) =>
+            gridRow(h, name, hashValue(h, dims[key] === "" ? "(empty)" : dims[key], copy, name), {
+              title: `${key}: ${what}`,
+              key,
+            }),
+          ),
+        ),
+    h(
+      "div",
+      { class: "arb-grid arb-facts", attrs: { role: "table", "aria-label": "Node facts" } },
+      facts.map(([name, value, title]) => gridRow(h, name, value, { title })),
+    ),
+  );
+}

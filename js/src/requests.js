@@ -1,0 +1,145 @@
+/**
+ * Request/answer over the anywidget model's custom messages
+ * (docs/design.md section 6).
+ *
+ * @module requests
+ */
+
+import { jsonBytes } from "./text.js";
+
+/** How long a request may wait for the kernel before the UI reports it. */
+export const REQUEST_TIMEOUT_MS = 15_000;
+
+/** A request the kernel refused or never answered; `message` is one line for the UI. */
+export class RequestError extends Error {
+  /**
+   * @param {string} message
+   * @param {string} kind the request's kind
+   */
+  constructor(message, kind) {
+    super(message);
+    this.name = "RequestError";
+    this.kind = kind;
+  }
+}
+
+/**
+ * Request/answer over an anywidget model's custom messages. Every request
+ * carries an id unique to this view (several views of one model all
+ * receive every answer), times out, and resolves to the answer's `result`
+ * or rejects with a {@link RequestError} carrying the kernel's one-line
+ * error. Messages with a `kind` (e.g. `turn_done`) are events for
+ * {@link Requester#onEvent} listeners.
+ */
+export class Requester {
+  /**
+   * @param {{send: Function, on: Function, off: Function}} model
+   * @param {{timeoutMs?: number, prefix?: string}} [options]
+   */
+  constructor(model, { timeoutMs = REQUEST_TIMEOUT_MS, prefix } = {}) {
+    this.model = model;
+    this.timeoutMs = timeoutMs;
+    this.prefix = prefix ?? `v${Math.random().toString(36).slice(2, 10)}`;
+    this.counter = 0;
+    /** @type {Map<string, {resolve: Function, reject: Function, timer: any, kind: string}>} */
+    this.pending = new Map();
+    /** @type {Set<Function>} */
+    this.listeners = new Set();
+    this.stats = { requests: 0, replies: 0, replyBytes: 0 };
+    this.closed = false;
+    this.handler = (message) => this.receive(message);
+    model.on("msg:custom", this.handler);
+  }
+
+  /**
+   * Send a request; returns its id and a promise of its result.
+   *
+   * @param {string} kind
+   * @param {object} [args]
+   * @returns {{id: string, promise: Promise<any>}}
+   */
+  send(kind, args = {}) {
+    const id = `${this.prefix}-${++this.counter}`;
+    const promise = new Promise((resolve, reject) => {
+      if (this.closed) {
+        reject(new RequestError("the view is closed", kind));
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(
+          new RequestError(
+            `${kind}: no answer from the kernel after ${Math.round(this.timeoutMs / 1000)} s (is it busy or stopped?)`,
+            kind,
+          ),
+        );
+      }, this.timeoutMs);
+      this.pending.set(id, { resolve, reject, timer, kind });
+      this.stats.requests++;
+      try {
+        this.model.send({ ...args, id, kind });
+      } catch (error) {
+        clearTimeout(timer);
+        this.pending.delete(id);
+        reject(new RequestError(`${kind}: could not send: ${error?.message ?? error}`, kind));
+      }
+    });
+    return { id, promise };
+  }
+
+  /**
+   * @param {string} kind
+   * @param {object} [args]
+   * @returns {Promise<any>} the answer's result
+   */
+  request(kind, args = {}) {
+    return this.send(kind, args).promise;
+  }
+
+  /**
+   * Handle one custom message from the kernel.
+   *
+   * @param {unknown} message
+   */
+  receive(message) {
+    if (!message || typeof message !== "object") return;
+    if (typeof message.kind === "string") {
+      if (message.kind.startsWith("anywidget-")) return;
+      for (const listener of this.listeners) listener(message);
+      return;
+    }
+    const waiting = this.pending.get(message.id);
+    if (!waiting) return; // another view's answer, or one that already timed out
+    this.pending.delete(message.id);
+    clearTimeout(waiting.timer);
+    this.stats.replies++;
+    this.stats.replyBytes += jsonBytes(message);
+    if (message.ok === true) {
+      waiting.resolve(message.result);
+    } else {
+      const text = typeof message.error === "string" ? message.error : "request failed";
+      waiting.reject(new RequestError(text, waiting.kind));
+    }
+  }
+
+  /**
+   * @param {(event: object) => void} listener
+   * @returns {() => void} unsubscribe
+   */
+  onEvent(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stop listening and reject every pending request. */
+  close() {
+    this.closed = true;
+    this.model.off("msg:custom", this.handler);
+    for (const [id, waiting] of this.pending) {
+      clearTimeout(waiting.timer);
+      waiting.reject(new RequestError("the view is closed", waiting.kind));
+      this.pending.delete(id);
+    }
+    this.listeners.clear();
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * Pure text helpers of the widget: citations in an answer, short hashes,
+ * node names, message sizes. Tested in Node (`js/test/widget.test.js`).
+ *
+ * @module text
+ */
+
+/**
+ * Split an answer into plain text and citations `[E# | title | uri]`,
+ * following the reading rule of `arborist/qa/citations.py`: a bracket with
+ * no `[`, `]` or newline inside; first part `E` + 1..6 digits (leading zeros
+ * dropped); three or more parts: last is the URI, the middle the title; one
+ * part: the short form `[E1]`; two parts is not a citation.
+ *
+ * @param {string} text
+ * @returns {Array<{type: "text", text: string} |
+ *   {type: "citation", label: string, title: string, uri: string, raw: string}>}
+ */
+export function splitCitations(text) {
+  const out = [];
+  const source = typeof text === "string" ? text : "";
+  const bracket = /\[([^[\]\n]*)\]/g;
+  let last = 0;
+  for (const match of source.matchAll(bracket)) {
+    const parts = match[1].split("|");
+    const label = /^E([0-9]{1,6})$/.exec(parts[0].trim());
+    if (!label || parts.length === 2) continue;
+    if (match.index > last) out.push({ type: "text", text: source.slice(last, match.index) });
+    out.push({
+      type: "citation",
+      label: `E${Number.parseInt(label[1], 10)}`,
+      title: parts.length === 1 ? "" : parts.slice(1, -1).join("|").trim(),
+      uri: parts.length === 1 ? "" : parts[parts.length - 1].trim(),
+      raw: match[0],
+    });
+    last = match.index + match[0].length;
+  }
+  if (last < source.length) out.push({ type: "text", text: source.slice(last) });
+  return out;
+}
+
+/**
+ * First `n` characters of a hash, for display (the full hash is in a title).
+ *
+ * @param {string|null|undefined} hash
+ * @param {number} [n=12]
+ * @returns {string}
+ */
+export function shortHash(hash, n = 12) {
+  return typeof hash === "string" ? hash.slice(0, n) : "";
+}
+
+/**
+ * How a row names a node: its seq in the viewer's session, else its bates.
+ *
+ * @param {string} bates
+ * @param {{seq?: number, foreign?: boolean}|null|undefined} summary
+ * @returns {string}
+ */
+export function nodeName(bates, summary) {
+  if (summary && !summary.foreign && Number.isInteger(summary.seq)) {
+    return String(summary.seq).padStart(6, "0");
+  }
+  return bates;
+}
+
+/**
+ * UTF-8 length of a message as JSON: what a reply cost on the wire.
+ *
+ * @param {unknown} message
+ * @returns {number}
+ */
+export function jsonBytes(message) {
+  return new TextEncoder().encode(JSON.stringify(message) ?? "").length;
+}
+
+/**
+ * A turn's short name: `#12` in the viewer's own session, `a1b2c3 #12`
+ * (the session's random token and the seq) in another; the full bates
+ * number belongs in a tooltip.
+ *
+ * @param {string} bates `<YYYYMMDDTHHMMSSZ>-<6 hex>-<6 digits>`
+ * @param {boolean} [foreign]
+ * @returns {string}
+ */
+export function shortBates(bates, foreign = false) {
+  const match = /^[0-9]{8}T[0-9]{6}Z-([0-9a-f]{6})-([0-9]{6})$/.exec(bates ?? "");
+  if (!match) return String(bates ?? "");
+  const seq = `#${Number.parseInt(match[2], 10)}`;
+  return foreign ? `${match[1]} ${seq}` : seq;
+}
+
+/**
+ * A session id's short form: its random token (`a1b2c3`); the full id,
+ * which also says when the session began, belongs in a tooltip.
+ *
+ * @param {string} sid
+ * @returns {string}
+ */
+export function shortSid(sid) {
+  const match = /^[0-9]{8}T[0-9]{6}Z-([0-9a-f]{6})$/.exec(sid ?? "");
+  return match ? match[1] : String(sid ?? "");
+}
+
+/**
+ * Text split into plain and marked parts at `«` and `»` (the markers the
+ * kernel's search puts around matched words), for rendering as `<mark>`.
+ * Unbalanced markers are kept as text.
+ *
+ * @param {string} text
+ * @returns {Array<{text: string, mark: boolean}>}
+ */
+export function markedParts(text) {
+  const out = [];
+  const source = typeof text === "string" ? text : "";
+  const marked = /«([^«»]*)»/g;
+  let last = 0;
+  for (const match of source.matchAll(marked)) {
+    if (match.index > last) out.push({ text: source.slice(last, match.index), mark: false });
+    if (match[1]) out.push({ text: match[1], mark: true });
+    last = match.index + match[0].length;
+  }
+  if (last < source.length) out.push({ text: source.slice(last), mark: false });
+  return out;
+}
+
+/** Words in a row an answer must share with a chunk for them to count as quoted. */
+const QUOTE_RUN = 4;
+
+/**
+ * The words of `text` (letters, digits, underscores), lower-cased, with where each stands.
+ *
+ * @param {string} text
+ * @returns {Array<{word: string, start: number, end: number}>}
+ */
+function words(text) {
+  return [...text.matchAll(/[\p{L}\p{N}_]+/gu)].map((m) => ({
+    word: m[0].toLowerCase(),
+    start: m.index,
+    end: m.index + m[0].length,
+  }));
+}
+
+/**
+ * The parts of `answer` that cite `label`: the text between the previous
+ * citation and each `[label]`, as the answerers write a claim before its
+ * citation.
+ *
+ * @param {string} answer
+ * @param {string} label e.g. `E1`
+ * @returns {string[]}
+ */
+export function claimsFor(answer, label) {
+  const claims = [];
+  let pending = "";
+  for (const part of splitCitations(answer)) {
+    if (part.type === "text") {
+      pending += part.text;
+    } else {
+      if (part.label === label && pending.trim()) claims.push(pending.trim());
+      pending = "";
+    }
+  }
+  return claims;
+}
+
+/**
+ * Where the answer quotes a cited chunk: ranges `[start, end)` of `chunk`
+ * covered by runs of at least {@link QUOTE_RUN} words that also stand in a
+ * row in one of the claims citing it. Word runs, not whole sentences, so a
+ * claim that adds a name, shortens with `…` or joins two sentences still
+ * finds its words. Sorted and merged; empty when the answer paraphrases.
+ *
+ * @param {string} chunk the cited chunk's text
+ * @param {string[]} claims see {@link claimsFor}
+ * @returns {Array<[number, number]>}
+ */
+export function quotedRanges(chunk, claims) {
+  if (typeof chunk !== "string" || !chunk) return [];
+  const runs = new Set();
+  for (const claim of claims) {
+    const said = words(claim).map((w) => w.word);
+    for (let i = 0; i + QUOTE_RUN <= said.length; i++) {
+      runs.add(said.slice(i, i + QUOTE_RUN).join(" "));
+    }
+  }
+  const held = words(chunk);
+  const quoted = new Array(held.length).fill(false);
+  for (let i = 0; i + QUOTE_RUN <= held.length; i++) {
+    const run = held.slice(i, i + QUOTE_RUN).map((w) => w.word).join(" ");
+    if (runs.has(run)) quoted.fill(true, i, i + QUOTE_RUN);
+  }
+  const ranges = [];
+  for (let i = 0; i < held.length; i++) {
+    if (!quoted[i]) continue;
+    const last = ranges[ranges.length - 1];
+    if (last && quoted[i - 1]) last[1] = held[i].end;
+    else ranges.push([held[i].start, held[i].end]);
+  }
+  return ranges;
+}
+
+/**
+ * Whether a chunk reads best in a monospace font: preformatted text such as
+ * reference pages (signatures flush left, descriptions indented), code, or
+ * a doctest.
+ *
+ * @param {string} text
+ * @returns {boolean}
+ */
+export function looksPreformatted(text) {
+  const lines = (typeof text === "string" ? text : "").split("\n").filter((l) => l.trim());
+  if (!lines.length) return false;
+  const coded = lines.filter((l) => /^(\s{2,}|\t|>>> |\.\.\. )/.test(l) || /[{};]\s*$/.test(l));
+  return coded.length / lines.length >= 0.3;
+}

@@ -1,0 +1,181 @@
+"""How the forest widget looks in real JupyterLab and Notebook 7, from computed styles.
+
+The host pages style outputs themselves (``.jp-OutputArea-output dl``,
+``table``, headings...). These tests measure what a reader sees, after the
+host's CSS and the widget's are both applied: the cache-key dimensions lay
+out as a two-column grid with every name in its own cell on one line; the
+text of a selected and of a normal row keeps a contrast of at least 4.5:1
+(WCAG AA) in the light, dark and high-contrast themes; and at 1,000 px no
+row's question is narrower than 40% of the tree pane.
+
+With ``ARBORIST_SHOTS=<folder>`` set, each state is also saved as a PNG
+there, for a person to look at.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Locator, expect
+
+from tests.browser.conftest import Lab
+from tests.browser.test_lab import RENDER_MS, answer_bates, forest_in, row
+
+pytestmark = pytest.mark.browser
+
+THEME_MS = 15_000
+MIN_CONTRAST = 4.5
+MIN_QUESTION_SHARE = 0.40
+WIDGET_WIDTH_PX = 1000
+VIEWPORT = {"width": 1500, "height": 1000}  # the notebook's output area is wider than the widget
+THEMES = ["JupyterLab Light", "JupyterLab Dark", "JupyterLab Dark High Contrast"]
+
+QUESTIONS = [
+    "What does statistics.median return?",
+    "How do I shuffle a list in place with random.shuffle?",
+    "What does it raise on an empty list?",
+]
+CELLS = [
+    "%arborist ingest --demo",
+    *(f"%%ask\n{q}" for q in QUESTIONS),
+    "%arborist label follow-up",
+    "%arborist",
+]
+WIDGET_CELL = len(CELLS)  # cell 0 is the conftest's setup cell
+
+# Measured in the page: colours parsed from computed styles (rgb(), rgba() and the
+# color(srgb ...) that color-mix() computes to), backgrounds composited up the tree.
+_MEASURE = """(forest) => {
+    const parse = (text) => {
+        let m = /^rgba?\\(([^)]*)\\)$/.exec(text);
+        if (m) {
+            const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+            return [p[0] / 255, p[1] / 255, p[2] / 255, p.length > 3 ? p[3] : 1];
+        }
+        m = /^color\\(srgb ([^)]*)\\)$/.exec(text);
+        if (m) {
+            const p = m[1].split(/[ \\/]+/).filter(Boolean).map(Number);
+            return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+        }
+        throw new Error('unparsed colour ' + text);
+    };
+    const over = (top, below) => {
+        const a = top[3];
+        return [0, 1, 2].map((i) => top[i] * a + below[i] * (1 - a)).concat([1]);
+    };
+    const background = (el) => {
+        const layers = [];
+        for (let e = el; e; e = e.parentElement) {
+            const c = parse(getComputedStyle(e).backgroundColor);
+            if (c[3] > 0) layers.push(c);
+            if (c[3] >= 1) break;
+        }
+        let colour = [1, 1, 1, 1];
+        for (const layer of layers.reverse()) colour = over(layer, colour);
+        return colour;
+    };
+    const luminance = (c) => {
+        const lin = (v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
+    };
+    const contrast = (el) => {
+        const bg = background(el);
+        const fg = over(parse(getComputedStyle(el).color), bg);
+        const [a, b] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
+        return (a + 0.05) / (b + 0.05);
+    };
+    const tree = forest.querySelector('[role=tree]');
+    const rows = [...forest.querySelectorAll('[role=treeitem]')];
+    const selected = rows.find((r) => r.getAttribute('aria-selected') === 'true');
+    const normal = rows.find((r) => r.getAttribute('aria-selected') !== 'true');
+    const grid = forest.querySelector('.arb-dims');
+    const cells = [...grid.querySelectorAll('.arb-grid-row')].map((r) => {
+        const name = r.querySelector('.arb-grid-name').getBoundingClientRect();
+        const value = r.querySelector('.arb-grid-value').getBoundingClientRect();
+        const line = parseFloat(getComputedStyle(r.querySelector('.arb-grid-name')).lineHeight);
+        return {key: r.dataset.dimension, nameLeft: name.left, nameRight: name.right,
+                nameHeight: name.height, valueLeft: value.left, top: name.top,
+                valueTop: value.top, line};
+    });
+    const pane = tree.clientWidth;
+    return {
+        gridDisplay: getComputedStyle(grid).display,
+        cells,
+        selected: selected ? contrast(selected.querySelector('.arb-question')) : null,
+        normal: normal ? contrast(normal.querySelector('.arb-question')) : null,
+        questionShares: rows.map((r) => r.querySelector('.arb-question').getBoundingClientRect().width / pane),
+        theme: document.body.dataset.jpThemeName || '',
+    };
+}"""
+
+
+def shoot(locator: Locator, name: str) -> None:
+    """Save ``locator`` as ``name``.png when ARBORIST_SHOTS names a folder."""
+    folder = os.environ.get("ARBORIST_SHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        locator.screenshot(path=str(Path(folder) / f"{name}.png"))
+
+
+def set_theme(lab: Lab, theme: str) -> None:
+    lab.page.evaluate(
+        "(theme) => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme
+    )
+    lab.page.wait_for_function(
+        "(theme) => document.body.dataset.jpThemeName === theme", arg=theme, timeout=THEME_MS
+    ).dispose()
+
+
+def open_widget(lab: Lab) -> tuple[Locator, Locator, list[str]]:
+    """Run the notebook, size the widget to 1,000 px, select the first turn, open the proof."""
+    lab.page.set_viewport_size(VIEWPORT)
+    lab.run_all(len(CELLS) + 1)
+    turns = [answer_bates(lab, index) for index in range(2, 2 + len(QUESTIONS))]
+    forest, tree = forest_in(lab, WIDGET_CELL)
+    forest.evaluate(f"(el) => {{ el.style.width = '{WIDGET_WIDTH_PX}px'; }}")
+    for bates in turns:
+        expect(row(tree, bates)).to_be_visible(timeout=RENDER_MS)
+    row(tree, turns[0]).click()
+    detail = forest.get_by_role("region", name="Node detail")
+    expect(detail).to_have_attribute("data-proofs", "pass", timeout=RENDER_MS)
+    detail.get_by_text("Proof and cache key").click()
+    expect(detail.locator(".arb-dims")).to_be_visible(timeout=RENDER_MS)
+    return forest, detail, turns
+
+
+def check_look(forest: Locator, where: str) -> dict[str, Any]:
+    look: dict[str, Any] = forest.evaluate(_MEASURE)
+    assert look["gridDisplay"] == "grid", f"{where}: the dimensions are not a grid"
+    assert len(look["cells"]) == 9, f"{where}: the cache key and its eight dimensions"
+    for cell in look["cells"]:
+        assert cell["valueLeft"] >= cell["nameRight"], f"{where}: {cell['key']}'s value overlaps"
+        assert abs(cell["valueTop"] - cell["top"]) < 2, f"{where}: {cell['key']} is not one row"
+        assert cell["nameHeight"] < 1.5 * cell["line"], f"{where}: {cell['key']}'s name wraps"
+    lefts = {round(cell["valueLeft"]) for cell in look["cells"]}
+    assert len(lefts) == 1, f"{where}: the values do not share one column: {lefts}"
+    assert look["selected"] >= MIN_CONTRAST, f"{where}: selected row contrast {look['selected']}"
+    assert look["normal"] >= MIN_CONTRAST, f"{where}: normal row contrast {look['normal']}"
+    narrow = min(look["questionShares"])
+    assert narrow >= MIN_QUESTION_SHARE, f"{where}: a question is {narrow:.0%} of the pane"
+    return look
+
+
+def test_the_widget_reads_well_in_every_jupyterlab_theme(lab: Lab) -> None:
+    lab.open(lab.server.write_notebook("look.ipynb", CELLS))
+    forest, detail, _turns = open_widget(lab)
+    for theme in THEMES:
+        set_theme(lab, theme)
+        look = check_look(forest, theme)
+        assert look["theme"] == theme
+        shoot(forest, "lab-" + theme.lower().replace(" ", "-"))
+    set_theme(lab, THEMES[0])
+    detail.evaluate("(el) => { el.scrollTop = el.scrollHeight; }")
+    shoot(forest, "lab-proof-open")
+    detail.evaluate("(el) => { el.scrollTop = 0; }")
+    detail.locator("button.arb-cite").first.click()
+    expect(detail.locator("blockquote.arb-cited mark").first).to_be_visible(timeout=RENDER_MS)
+    shoot(forest, "lab-citation-open")
+    lab.guard.assert_clean()
