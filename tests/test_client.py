@@ -34,10 +34,10 @@ from arborist.qa.client import (
     OpenAIClient,
     StubClient,
     build_messages,
-    iter_sse_data,
     make_request,
     select_client,
 )
+from arborist.qa.sse import iter_sse_data
 from tests.chat_server import (
     ChatServer,
     RecordedRequest,

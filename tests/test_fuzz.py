@@ -79,9 +79,9 @@ from arborist.qa.client import (
     ChatResult,
     EvidenceText,
     OpenAIClient,
-    iter_sse_data,
     make_request,
 )
+from arborist.qa.sse import iter_sse_data
 from arborist.store.loaders import (
     MAX_TITLE_CHARS,
     MEDIA_TYPES,

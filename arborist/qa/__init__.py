@@ -26,10 +26,10 @@ from arborist.qa.client import (
     OpenAIClient,
     StubClient,
     build_messages,
-    iter_sse_data,
     make_request,
     select_client,
 )
+from arborist.qa.sse import iter_sse_data
 
 __all__ = [
     "BUILTIN_CLIENTS",
