@@ -35,8 +35,8 @@ from arborist.qa.client import (
     StubClient,
     build_messages,
     make_request,
-    select_client,
 )
+from arborist.qa.models import select_client
 from arborist.qa.sse import iter_sse_data
 from tests.chat_server import (
     ChatServer,

@@ -12,8 +12,6 @@ from arborist.qa.citations import (
     parse_citations,
 )
 from arborist.qa.client import (
-    BUILTIN_CLIENTS,
-    DEFAULT_CLIENT,
     EXTRACTIVE_MODEL,
     NO_EVIDENCE_ANSWER,
     SYSTEM_PROMPT,
@@ -27,8 +25,8 @@ from arborist.qa.client import (
     StubClient,
     build_messages,
     make_request,
-    select_client,
 )
+from arborist.qa.models import BUILTIN_CLIENTS, DEFAULT_CLIENT, select_client
 from arborist.qa.sse import iter_sse_data
 
 __all__ = [
