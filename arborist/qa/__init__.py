@@ -12,22 +12,20 @@ from arborist.qa.citations import (
     parse_citations,
 )
 from arborist.qa.client import (
-    EXTRACTIVE_MODEL,
-    NO_EVIDENCE_ANSWER,
     SYSTEM_PROMPT,
     ChatClient,
     ChatRequest,
     ChatResult,
     EvidenceText,
-    ExtractiveClient,
     Message,
     OpenAIClient,
-    StubClient,
     build_messages,
     make_request,
 )
+from arborist.qa.extractive import EXTRACTIVE_MODEL, NO_EVIDENCE_ANSWER, ExtractiveClient
 from arborist.qa.models import BUILTIN_CLIENTS, DEFAULT_CLIENT, select_client
 from arborist.qa.sse import iter_sse_data
+from arborist.qa.stub import StubClient
 
 __all__ = [
     "BUILTIN_CLIENTS",

@@ -26,10 +26,10 @@ from arborist.qa.client import (
     MAX_TIMEOUT,
     SYSTEM_PROMPT,
     ChatClient,
-    ExtractiveClient,
     OpenAIClient,
-    StubClient,
 )
+from arborist.qa.extractive import ExtractiveClient
+from arborist.qa.stub import StubClient
 
 __all__ = ["BUILTIN_CLIENTS", "DEFAULT_CLIENT", "select_client"]
 
