@@ -29,12 +29,12 @@ from arborist.qa.client import (
     ChatRequest,
     EvidenceText,
     Message,
-    OpenAIClient,
     build_messages,
     make_request,
 )
 from arborist.qa.extractive import NO_EVIDENCE_ANSWER, ExtractiveClient
 from arborist.qa.models import select_client
+from arborist.qa.openai import OpenAIClient
 from arborist.qa.sse import iter_sse_data
 from arborist.qa.stub import StubClient
 from tests.chat_server import (

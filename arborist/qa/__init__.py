@@ -18,12 +18,12 @@ from arborist.qa.client import (
     ChatResult,
     EvidenceText,
     Message,
-    OpenAIClient,
     build_messages,
     make_request,
 )
 from arborist.qa.extractive import EXTRACTIVE_MODEL, NO_EVIDENCE_ANSWER, ExtractiveClient
 from arborist.qa.models import BUILTIN_CLIENTS, DEFAULT_CLIENT, select_client
+from arborist.qa.openai import OpenAIClient
 from arborist.qa.sse import iter_sse_data
 from arborist.qa.stub import StubClient
 

@@ -18,17 +18,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from arborist.errors import BadInput
-from arborist.qa.client import (
+from arborist.qa.client import SYSTEM_PROMPT, ChatClient
+from arborist.qa.extractive import ExtractiveClient
+from arborist.qa.openai import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_READ_TIMEOUT,
     DEFAULT_RETRIES,
     MAX_RETRIES,
     MAX_TIMEOUT,
-    SYSTEM_PROMPT,
-    ChatClient,
     OpenAIClient,
 )
-from arborist.qa.extractive import ExtractiveClient
 from arborist.qa.stub import StubClient
 
 __all__ = ["BUILTIN_CLIENTS", "DEFAULT_CLIENT", "select_client"]
