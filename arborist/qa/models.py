@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from arborist.errors import BadInput
 from arborist.qa.client import SYSTEM_PROMPT, ChatClient
 from arborist.qa.extractive import ExtractiveClient
-from arborist.qa.openai import (
+from arborist.qa.http import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_READ_TIMEOUT,
     DEFAULT_RETRIES,
     MAX_RETRIES,
     MAX_TIMEOUT,
-    OpenAIClient,
 )
+from arborist.qa.openai import OpenAIClient
 from arborist.qa.stub import StubClient
 
 __all__ = ["BUILTIN_CLIENTS", "DEFAULT_CLIENT", "select_client"]
