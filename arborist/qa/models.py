@@ -183,6 +183,18 @@ def _from_profile(
         )
     if provider == "stub":
         return StubClient(_string(profile, "text", where), name=name)
+    return _openai_profile(name, profile, where, env, timeout, retries)
+
+
+def _openai_profile(
+    name: str,
+    profile: Mapping[str, object],
+    where: str,
+    env: Mapping[str, str],
+    timeout: float | None,
+    retries: int | None,
+) -> OpenAIClient:
+    """The client of a profile whose provider is ``openai`` (the default provider)."""
     base_url = _string(profile, "base_url", where)
     model = _string(profile, "model", where)
     if not base_url:
@@ -252,25 +264,38 @@ def select_client(
     if chosen == "stub":
         return StubClient()
     if chosen == "openai":
-        base_url = env.get("ARBORIST_BASE_URL", "").strip()
-        model = env.get("ARBORIST_MODEL", "").strip()
-        if not base_url:
-            raise BadInput(
-                "the openai model needs a server: set ARBORIST_BASE_URL (e.g. http://localhost:8000/v1)"
-            )
-        if not model:
-            raise BadInput("the openai model needs a model name: set ARBORIST_MODEL")
-        connect, read, max_retries = _overrides(timeout, retries, env).apply(
-            DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_RETRIES
+        return _from_environment(env, timeout, retries)
+    return _from_profile(chosen, _profile(chosen, config), env, timeout, retries)
+
+
+def _from_environment(
+    env: Mapping[str, str], timeout: float | None, retries: int | None
+) -> OpenAIClient:
+    """The ``openai`` model: its server, model and key from ``ARBORIST_BASE_URL``,
+    ``ARBORIST_MODEL`` and ``ARBORIST_API_KEY``."""
+    base_url = env.get("ARBORIST_BASE_URL", "").strip()
+    model = env.get("ARBORIST_MODEL", "").strip()
+    if not base_url:
+        raise BadInput(
+            "the openai model needs a server: set ARBORIST_BASE_URL (e.g. http://localhost:8000/v1)"
         )
-        return OpenAIClient(
-            base_url,
-            model,
-            api_key=env.get("ARBORIST_API_KEY") or None,
-            connect_timeout=connect,
-            read_timeout=read,
-            max_retries=max_retries,
-        )
+    if not model:
+        raise BadInput("the openai model needs a model name: set ARBORIST_MODEL")
+    connect, read, max_retries = _overrides(timeout, retries, env).apply(
+        DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_RETRIES
+    )
+    return OpenAIClient(
+        base_url,
+        model,
+        api_key=env.get("ARBORIST_API_KEY") or None,
+        connect_timeout=connect,
+        read_timeout=read,
+        max_retries=max_retries,
+    )
+
+
+def _profile(chosen: str, config: Mapping[str, object] | None) -> Mapping[str, object]:
+    """The ``[models.NAME]`` table of config.toml for a name that is not a built-in."""
     models = (config or {}).get("models", {})
     if not isinstance(models, Mapping):
         raise BadInput("config.toml: [models] must be a table of model profiles")
@@ -282,4 +307,4 @@ def select_client(
         )
     if not isinstance(profile, Mapping):
         raise BadInput(f"config.toml: [models.{chosen}] must be a table")
-    return _from_profile(chosen, profile, env, timeout, retries)
+    return profile
