@@ -1,6 +1,8 @@
 """Questions and answers: chat clients and the citations their answers carry.
 
-The clients live in :mod:`arborist.qa.client`, the citation format in
+The chat protocol lives in :mod:`arborist.qa.client`, the clients in
+:mod:`arborist.qa.extractive`, :mod:`arborist.qa.stub` and :mod:`arborist.qa.openai`,
+the choice among them in :mod:`arborist.qa.models` and the citation format in
 :mod:`arborist.qa.citations`; this package only re-exports them.
 """
 
