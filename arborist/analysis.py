@@ -1,7 +1,7 @@
 """Reading questions and documents: words, identifiers, follow-ups, definitions. Pure: no I/O.
 
 One owner for the text rules that retrieval (:mod:`arborist.store.search`) and
-the extractive answerer (:mod:`arborist.qa.client`) share, so both read a
+the extractive answerer (:mod:`arborist.qa.extractive`) share, so both read a
 question the same way:
 
 * **Words** are runs of letters and digits, lowercased and without accents,

@@ -57,7 +57,7 @@ from arborist.analysis import STOPWORDS
 from arborist.app import Arborist
 from arborist.db import connect
 from arborist.fts import fts_match_all
-from arborist.qa.client import ExtractiveClient
+from arborist.qa.extractive import ExtractiveClient
 from arborist.qa.runner import ask as runner_ask
 from arborist.store.chunking import chunk_text
 from arborist.store.documents import ingest_document

@@ -24,20 +24,19 @@ from arborist.errors import BadInput, ModelError
 from arborist.hashing import canonical_json
 from arborist.qa.citations import cited_labels, parse_citations
 from arborist.qa.client import (
-    NO_EVIDENCE_ANSWER,
     SYSTEM_PROMPT,
     ChatClient,
     ChatRequest,
     EvidenceText,
-    ExtractiveClient,
     Message,
-    OpenAIClient,
-    StubClient,
     build_messages,
-    iter_sse_data,
     make_request,
-    select_client,
 )
+from arborist.qa.extractive import NO_EVIDENCE_ANSWER, ExtractiveClient
+from arborist.qa.models import select_client
+from arborist.qa.openai import OpenAIClient
+from arborist.qa.sse import iter_sse_data
+from arborist.qa.stub import StubClient
 from tests.chat_server import (
     ChatServer,
     RecordedRequest,

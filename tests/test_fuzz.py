@@ -78,10 +78,10 @@ from arborist.qa.citations import (
 from arborist.qa.client import (
     ChatResult,
     EvidenceText,
-    OpenAIClient,
-    iter_sse_data,
     make_request,
 )
+from arborist.qa.openai import OpenAIClient
+from arborist.qa.sse import iter_sse_data
 from arborist.store.loaders import (
     MAX_TITLE_CHARS,
     MEDIA_TYPES,

@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "arborist"
 JUPYTER_MODULES = {"IPython", "ipywidgets", "anywidget", "traitlets", "ipykernel", "jupyter_client"}
-PURE = ["hashing.py", "merkle.py", "terminal.py", "analysis.py"]
+PURE = ["hashing.py", "merkle.py", "terminal.py", "analysis.py", "qa/sse.py", "qa/sanitize.py"]
 
 
 def imported_modules(path: Path) -> set[str]:

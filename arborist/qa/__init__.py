@@ -1,6 +1,8 @@
 """Questions and answers: chat clients and the citations their answers carry.
 
-The clients live in :mod:`arborist.qa.client`, the citation format in
+The chat protocol lives in :mod:`arborist.qa.client`, the clients in
+:mod:`arborist.qa.extractive`, :mod:`arborist.qa.stub` and :mod:`arborist.qa.openai`,
+the choice among them in :mod:`arborist.qa.models` and the citation format in
 :mod:`arborist.qa.citations`; this package only re-exports them.
 """
 
@@ -12,24 +14,20 @@ from arborist.qa.citations import (
     parse_citations,
 )
 from arborist.qa.client import (
-    BUILTIN_CLIENTS,
-    DEFAULT_CLIENT,
-    EXTRACTIVE_MODEL,
-    NO_EVIDENCE_ANSWER,
     SYSTEM_PROMPT,
     ChatClient,
     ChatRequest,
     ChatResult,
     EvidenceText,
-    ExtractiveClient,
     Message,
-    OpenAIClient,
-    StubClient,
     build_messages,
-    iter_sse_data,
     make_request,
-    select_client,
 )
+from arborist.qa.extractive import EXTRACTIVE_MODEL, NO_EVIDENCE_ANSWER, ExtractiveClient
+from arborist.qa.models import BUILTIN_CLIENTS, DEFAULT_CLIENT, select_client
+from arborist.qa.openai import OpenAIClient
+from arborist.qa.sse import iter_sse_data
+from arborist.qa.stub import StubClient
 
 __all__ = [
     "BUILTIN_CLIENTS",

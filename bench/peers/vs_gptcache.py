@@ -42,7 +42,7 @@ from gptcache.similarity_evaluation import ExactMatchEvaluation
 from sqlalchemy import event
 
 from arborist.app import Arborist
-from arborist.qa.client import ExtractiveClient
+from arborist.qa.extractive import ExtractiveClient
 from arborist.qa.runner import ask as runner_ask
 from arborist.store.documents import ingest_document
 from bench.store import make_document, make_questions

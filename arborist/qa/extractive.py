@@ -1,0 +1,445 @@
+"""The default model: answers offline by quoting the evidence sentences that answer the question.
+
+Deterministic, so a fresh install answers (and caches) with no model at all; how
+it picks and cites sentences is :class:`ExtractiveClient`'s docstring, and the
+rules for reading questions and documents it shares with retrieval are
+:mod:`arborist.analysis`. Its profile names :data:`EXTRACTIVE_MODEL`, so a change
+to what it answers must bump that version (a new cache key for every answer).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from arborist.analysis import (
+    STOPWORDS,
+    Definition,
+    QuestionTerms,
+    fold,
+    is_header,
+    named_definitions,
+    read_question,
+    stem,
+    stems,
+    words,
+)
+from arborist.errors import BadInput
+from arborist.qa.citations import defang_citations
+from arborist.qa.client import ChatRequest, ChatResult, word_pieces
+
+__all__ = ["EXTRACTIVE_MODEL", "ExtractiveClient", "NO_EVIDENCE_ANSWER"]
+
+NO_EVIDENCE_ANSWER = "The documents do not answer this question."
+"""How the extractive answer opens when no evidence sentence shares a word with the question
+(it goes on to say what was searched and what was found)."""
+
+EXTRACTIVE_MODEL = "extractive-v2"
+"""Version of the extractive algorithm: bump it whenever its output could change."""
+
+_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
+_HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]|$)")
+_SENTENCE_BREAK = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'’”)\]]))\s+")
+_MARGIN_BAR = re.compile(r"^\s*\|(?: |$)")
+_RULE = re.compile(r"\s*[-=+|_~*]{3,}[-=+|_~* ]*")
+_SIGNATURE = re.compile(r"[A-Za-z_][\w.]*\(.*\)(?:\s*->.*)?")
+
+
+def _blocks(text: str) -> Iterator[str]:
+    """The paragraphs and list items of ``text`` (markers removed); headings are left out.
+
+    A heading names a topic but states nothing, so it never makes an answer. A
+    change of indentation also ends a paragraph where API texts put a name at one
+    depth and its description deeper ("median(data)" over "Return the median ...",
+    "key" over "A function for computing ..."): the two are not one sentence. A
+    prose line continued deeper is a hanging indent and stays one paragraph.
+    """
+    lines: list[str] = []
+    depth = -1
+    for raw in text.splitlines():
+        line = _MARGIN_BAR.sub("", raw)  # pydoc draws class bodies behind a " |  " margin
+        marker = _LIST_MARKER.match(line)
+        indent = len(line) - len(line.lstrip())
+        if (
+            marker
+            or not line.strip()
+            or _HEADING.match(line)
+            or _RULE.fullmatch(line)
+            or (lines and _new_paragraph(lines, indent, depth))
+        ):
+            if lines:
+                yield " ".join(lines)
+            lines = [line[marker.end() :]] if marker else []
+            if (
+                not marker
+                and line.strip()
+                and not _HEADING.match(line)
+                and not _RULE.fullmatch(line)
+            ):
+                lines = [line]
+            depth = marker.end() if marker else indent
+        else:
+            if not lines:
+                depth = indent
+            lines.append(line)
+    if lines:
+        yield " ".join(lines)
+
+
+def _new_paragraph(lines: list[str], indent: int, depth: int) -> bool:
+    """Whether a line at ``indent`` starts a new paragraph after ``lines`` (begun at ``depth``)."""
+    if indent == depth:
+        return False
+    if indent < depth:
+        return True
+    joined = " ".join(lines).strip()
+    return is_header(joined) or len(words(joined)) <= LABEL_WORDS
+
+
+LABEL_WORDS = 2
+"""A line of at most this many words over a deeper one is a label (a parameter's name), not
+the start of a sentence."""
+
+_CODE_LINE = re.compile(
+    r"\s*(?:for|if|elif|else|while|with|def|class|try|except|finally|import|from|return|async)\b.*:"
+)
+
+_NOT_PROSE = re.compile(r"\s*(?:\||>>>|\.\.\.|https?://|[+=-]{2}|[\w.]+\s*=\s)")
+
+
+LIST_WORDS = 6
+"""From this many words, a fragment without a single function word is a list of names."""
+
+
+def _is_prose(sentence: str) -> bool:
+    """Whether a fragment reads as a statement: two words or more, mostly letters, not a
+    signature, a list of names, a table row, a doctest line or a bare link. Evidence also holds code and
+    tables; quoting those as an answer reads as noise."""
+    found = words(sentence)
+    if len(found) < 2 or _NOT_PROSE.match(sentence) or _SIGNATURE.fullmatch(sentence):
+        return False
+    if _CODE_LINE.fullmatch(sentence) and not sentence.rstrip(":").endswith("."):
+        return False  # "for row in reader:" opens a block of code
+    if is_header(sentence) or (len(found) >= LIST_WORDS and not STOPWORDS.intersection(found)):
+        return False  # a header, or a run of names ("accumulate chain compress ..."): no statement
+    letters = sum(ch.isalpha() or ch.isspace() for ch in sentence)
+    return letters >= 0.6 * len(sentence)
+
+
+def _sentences(text: str) -> list[str]:
+    """``text`` split into sentences, each on one line, never across paragraphs or list items."""
+    found = []
+    for block in _blocks(text):
+        for piece in _SENTENCE_BREAK.split(block):
+            sentence = " ".join(piece.split())
+            if _is_prose(sentence) and not _leads_into_example(sentence):
+                found.append(_closed(sentence))
+    return found
+
+
+def _leads_into_example(sentence: str) -> bool:
+    """ "For example:", "Example usage:", "This is equivalent to:": says nothing without the
+    code that followed it."""
+    return sentence.endswith(":") and len(words(sentence)) <= EXAMPLE_LEAD_WORDS
+
+
+EXAMPLE_LEAD_WORDS = 4
+"""A sentence this short that ends with a colon only introduces what follows it."""
+
+
+def _closed(sentence: str) -> str:
+    """A sentence ends as a statement: one that introduced an example ("... the two middle
+    values:") or a docstring's unpunctuated summary line gets its full stop."""
+    sentence = sentence.rstrip(":").rstrip() if sentence.endswith(":") else sentence
+    return sentence if sentence.endswith((".", "!", "?", "…", ")", '"', "'")) else sentence + "."
+
+
+def _shorten(sentence: str, limit: int) -> str:
+    """``sentence`` cut at a word boundary to at most ``limit`` characters, marked with an ellipsis."""
+    if len(sentence) <= limit:
+        return sentence
+    cut = sentence[: max(limit - 1, 1)]
+    if " " in cut:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip() + "…"
+
+
+def _short_signature(signature: str, limit: int = 32) -> str:
+    """``(s, *, cls=None, object_hook=None, ...)`` shortened at a parameter boundary: ``(s, *, cls=None, …)``;
+    a method's ``self`` is left out."""
+    signature = re.sub(r"^\((?:self|cls)(?:, *|(?=\)))", "(", signature)
+    if len(signature) <= limit:
+        return signature
+    inner = signature[1:-1]
+    kept = ""
+    for part in inner.split(","):
+        candidate = f"{kept},{part}" if kept else part
+        if len(candidate) + 4 > limit:
+            break
+        kept = candidate
+    return f"({kept}, …)" if kept else "(…)"
+
+
+def _near_duplicate(a: set[str], b: set[str]) -> bool:
+    """Two sentences saying the same: one's words nearly all in the other's."""
+    if not a or not b:
+        return a == b
+    return len(a & b) / min(len(a), len(b)) >= NEAR_DUPLICATE
+
+
+NEAR_DUPLICATE = 0.8
+"""Share of the shorter sentence's words found in the other above which one is left out."""
+
+
+@dataclass(frozen=True)
+class _Pick:
+    rank: int  # which evidence item
+    order: int  # position in its text (sentences of a definition come first, in order)
+    text: str
+    score: float
+
+
+class ExtractiveClient:
+    """The default client: answers by quoting the evidence that answers the question.
+
+    Offline and deterministic, so a fresh install answers (and caches) with no
+    model at all. How it composes an answer:
+
+    1. **A definition first.** When the question names something (``json.loads``,
+       ``groupby``, ``median_low``) and the evidence defines it (a signature line
+       with its description below, :func:`arborist.analysis.definitions`), the
+       answer opens with that definition: the name as asked, its parameters
+       shortened, and the description's first sentences, in order.
+    2. **Then the sentences that match.** Every other prose sentence is scored
+       by the question's words it holds, each weighted by how rare it is among
+       the evidence's sentences; the evidence's title counts as context for a
+       sentence that holds a word of its own ("He was created by Stan Lee" in a
+       chunk titled "Spider-Man"). Code, tables, doctests and signatures are
+       never quoted, and a sentence that repeats one already chosen is skipped.
+    3. **Short and cited once per run.** At most ``max_sentences`` sentences and
+       ``max_chars`` characters (the first always fits, shortened if need be),
+       grouped by the evidence they came from; each group ends with one short
+       citation ``[E#]``, whose title and URI the evidence list shows.
+
+    When the evidence holds nothing about the question, the answer says so and
+    names what was searched and what was found.
+    """
+
+    def __init__(
+        self, *, name: str = "extractive", max_sentences: int = 4, max_chars: int = 600
+    ) -> None:
+        if max_sentences < 1 or max_chars < 1:
+            raise BadInput("the extractive model needs max_sentences and max_chars of at least 1")
+        self.name = name
+        self.max_sentences = max_sentences
+        self.max_chars = max_chars
+
+    def __repr__(self) -> str:
+        return f"ExtractiveClient(name={self.name!r}, max_sentences={self.max_sentences}, max_chars={self.max_chars})"
+
+    def profile(self) -> dict[str, object]:
+        """Provider, algorithm version and its limits (all strings)."""
+        return {
+            "provider": "extractive",
+            "model": EXTRACTIVE_MODEL,
+            "max_sentences": str(self.max_sentences),
+            "max_chars": str(self.max_chars),
+        }
+
+    def _definition(self, request: ChatRequest, asked: QuestionTerms) -> list[_Pick]:
+        """The opening sentences from the best definition of a name the question names."""
+        found = []
+        for rank, item in enumerate(request.evidence):
+            text = defang_citations(item.text)
+            for definition, strong in named_definitions(text, asked, item.title):
+                name = fold(definition.name.split(".")[-1])
+                sentences = _sentences(definition.doc)
+                if not sentences:
+                    continue
+                if not strong and not _plain_name_fits(name, asked, definition.doc, item.title):
+                    continue
+                # A strong name's top-level definition wins over a member of the same name
+                # anywhere; among plain names, the better-ranked evidence decides.
+                order = (definition.nested, rank) if strong else (rank, definition.nested)
+                found.append(((not strong, *order, definition.line), rank, definition))
+        if not found:
+            return []
+        _, rank, definition = min(found, key=lambda entry: entry[0])
+        shown = next(
+            (i for i in asked.identifiers if fold(i.split(".")[-1]) == fold(definition.name)),
+            definition.name,
+        )
+        sentences = _sentences(definition.doc)
+        if shown == definition.name and not definition.nested:
+            shown = _qualified(definition.name, request.evidence[rank].title)
+        call = _call_signature(definition)
+        if definition.is_class and call == definition.signature:
+            call = ""  # a class header lists its bases, not how to call it
+        lead = f"{shown}{_short_signature(call)}: {sentences[0]}"
+        picks = [_Pick(rank, 0, lead, math.inf)]
+        picks += [
+            _Pick(rank, i, s, math.inf) for i, s in enumerate(sentences[1:DEFINITION_SENTENCES], 1)
+        ]
+        return picks
+
+    def _matching(self, request: ChatRequest, asked: QuestionTerms) -> list[_Pick]:
+        """Every prose sentence holding a word of the question, scored (see the class docstring)."""
+        wanted = {stem(w) for w in asked.words}
+        table = [
+            (rank, order, sentence, stems(sentence))
+            for rank, item in enumerate(request.evidence)
+            for order, sentence in enumerate(_sentences(defang_citations(item.text)))
+            if order > 0 or not _cut_at_start(item.text, sentence)
+        ]
+        counts: dict[str, int] = {}
+        for *_, found in table:
+            for word in found & wanted:
+                counts[word] = counts.get(word, 0) + 1
+        weight = {w: math.log(1 + len(table) / n) for w, n in counts.items()}
+        titles = [wanted & stems(item.title) for item in request.evidence]
+        picks = []
+        for rank, order, sentence, found in table:
+            own = found & wanted
+            if own:
+                topic = titles[rank] - own
+                score = sum(weight[w] for w in own) + TITLE_SHARE * sum(
+                    weight.get(w, 0.0) for w in topic
+                )
+                picks.append(_Pick(rank, order + 1000, sentence, score))
+        picks.sort(key=lambda p: (-p.score, p.rank, p.order))
+        return [p for p in picks if p.score >= RELATIVE_FLOOR * picks[0].score]
+
+    def _select(self, request: ChatRequest) -> list[_Pick]:
+        """The chosen sentences, grouped by evidence item (best group first), each group in order."""
+        asked = read_question(request.question)
+        chosen: list[_Pick] = []
+        seen: list[set[str]] = []
+        used = 0
+        opening = self._definition(request, asked)
+        rest = self._matching(request, asked)
+        if opening:  # the definition says what it is; other chunks only add what names it
+            rest = [] if len(opening) >= 2 else [p for p in rest if _names(p.text, opening[0])]
+        for pick in [*opening, *rest]:
+            if len(chosen) == self.max_sentences:
+                break
+            found = set(words(pick.text))
+            if any(_near_duplicate(found, other) for other in seen):
+                continue
+            if chosen and used + len(pick.text) > self.max_chars:
+                continue
+            text = pick.text if chosen else _shorten(pick.text, self.max_chars)
+            seen.append(found)
+            used += len(text)
+            chosen.append(_Pick(pick.rank, pick.order, text, pick.score))
+        first_seen = {p.rank: i for i, p in reversed(list(enumerate(chosen)))}
+        return sorted(chosen, key=lambda p: (first_seen[p.rank], p.order))
+
+    def _nothing(self, request: ChatRequest) -> str:
+        asked = read_question(request.question)
+        searched = ", ".join(asked.words) or request.question.strip()
+        if not request.evidence:
+            return f"{NO_EVIDENCE_ANSWER} No passage mentions any of: {searched}."
+        titles = "; ".join(dict.fromkeys(" ".join(item.title.split()) for item in request.evidence))
+        return (
+            f"{NO_EVIDENCE_ANSWER} Searched for: {searched}. "
+            f"The {len(request.evidence)} passages found (from {titles}) "
+            "hold no sentence about it."
+        )
+
+    def complete(
+        self, request: ChatRequest, *, on_token: Callable[[str], None] | None = None
+    ) -> ChatResult:
+        """Compose the answer from the evidence; stream it in word pieces when asked."""
+        chosen = self._select(request) if _covered(request) else []
+        parts = []
+        for index, pick in enumerate(chosen):
+            parts.append(pick.text)
+            if index + 1 == len(chosen) or chosen[index + 1].rank != pick.rank:
+                parts[-1] += f" [{request.evidence[pick.rank].label}]"
+        text = " ".join(parts) if parts else self._nothing(request)
+        if on_token is not None:
+            for piece in word_pieces(text):
+                on_token(piece)
+        raw: dict[str, object] = {
+            "provider": "extractive",
+            "model": EXTRACTIVE_MODEL,
+            "sentences": [
+                {"label": request.evidence[p.rank].label, "sentence": p.order} for p in chosen
+            ],
+        }
+        return ChatResult(text, EXTRACTIVE_MODEL, "stop", raw)
+
+
+DEFINITION_SENTENCES = 3
+"""How many sentences of a definition's description the answer opens with, at most."""
+
+RELATIVE_FLOOR = 0.5
+"""A matching sentence scoring under this share of the best one is about something else
+("Batman was created by ..." for "who created Spider-Man?") and is left out."""
+
+TITLE_SHARE = 0.5
+"""How much a question word in the evidence's title counts for each of its sentences."""
+
+
+ANSWERED_SHARE = 0.5
+"""Share of the question's words the evidence (texts and titles) must hold before sentences are
+quoted from it: below it, the evidence is about something else ("Who created Spider-Man?"
+over the standard library finds "created" alone) and the answer says so."""
+
+
+def _covered(request: ChatRequest) -> bool:
+    wanted = {stem(w) for w in read_question(request.question).words}
+    if not wanted:
+        return bool(request.evidence)
+    present: set[str] = set()
+    for item in request.evidence:
+        present |= wanted & (stems(item.text) | stems(item.title))
+    return len(present) >= ANSWERED_SHARE * len(wanted)
+
+
+_MODULE_TITLE = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+
+
+def _qualified(name: str, title: str) -> str:
+    """``shuffle`` as ``random.shuffle`` when its document is a module's reference (a title
+    whose subject, before " — ", is a module name); otherwise the name as defined."""
+    subject = title.split(" — ", 1)[0].strip()
+    qualify = _MODULE_TITLE.fullmatch(subject) and subject != name and "." not in name
+    return f"{subject}.{name}" if qualify else name
+
+
+def _cut_at_start(text: str, sentence: str) -> bool:
+    """Whether ``sentence`` is the tail of a sentence the chunk was cut from: it opens the
+    chunk's text, in lowercase."""
+    head = " ".join(_MARGIN_BAR.sub("", text.lstrip()).split())
+    return sentence[:1].islower() and head.startswith(sentence[:40])
+
+
+def _names(sentence: str, lead: _Pick) -> bool:
+    """Whether ``sentence`` mentions the name the opening definition defines."""
+    name = lead.text.split("(", 1)[0].split(":", 1)[0].split(".")[-1]
+    return fold(name) in set(words(sentence)) or name in sentence
+
+
+def _call_signature(definition: Definition) -> str:
+    """How the name is called: a class's constructor line when its description opens with one
+    (pydoc's ``groupby(iterable, key=None)`` under ``class groupby(builtins.object)``)."""
+    first = definition.doc.split("\n", 1)[0].strip()
+    opened = _SIGNATURE.fullmatch(first)
+    if opened and first.split("(", 1)[0] == definition.name:
+        return "(" + first.split("(", 1)[1]
+    return definition.signature
+
+
+def _plain_name_fits(name: str, asked: QuestionTerms, doc: str, title: str) -> bool:
+    """Whether a definition named by a plain word ("shuffle") is what the question is about:
+    the question is short (the name is its subject), the definition's own description
+    shares another of the question's words, or its document's subject does ("How does
+    statistics compute the mean?": ``mean`` in the statistics reference)."""
+    others = set(asked.words) - {name}
+    if len(asked.words) <= 2:
+        return True
+    subject = set(words(title.split(" — ", 1)[0]))
+    return bool(others & (set(words(doc)) | subject))

@@ -1,0 +1,367 @@
+"""The client for any server speaking OpenAI's chat-completions protocol (vLLM, llama.cpp,
+Ollama, OpenAI): ``POST /chat/completions``, answered in plain JSON or as a stream.
+
+How the server is reached, waited for and retried, and how its failures become
+one line, is :class:`~arborist.qa.http.RemoteModel`'s; this module builds the
+chat payload and reads a chat completion. What the server writes is made fit to
+store before anyone sees it (:mod:`arborist.qa.sanitize`): lone UTF-16
+surrogates become U+FFFD, and the client's own API key, if the server echoes
+it, becomes ``[REDACTED:api_key]``, in the answer, the streamed tokens, the
+metadata and error messages alike.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import httpx
+
+from arborist.errors import BadInput
+from arborist.qa.client import SYSTEM_PROMPT, ChatRequest, ChatResult, Message
+from arborist.qa.http import (
+    DEFAULT_BACKOFF,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_MAX_BACKOFF,
+    DEFAULT_MAX_RETRY_AFTER,
+    DEFAULT_READ_TIMEOUT,
+    DEFAULT_RETRIES,
+    Attempt,
+    RemoteModel,
+    Retryable,
+    check_endpoint,
+    describe,
+    error_text,
+)
+from arborist.qa.sanitize import StreamText, json_safe
+from arborist.qa.sse import iter_sse_data
+
+__all__ = ["OpenAIClient"]
+
+_META_KEYS = ("id", "object", "created", "model", "system_fingerprint", "usage")
+
+
+def _number_text(value: float) -> str:
+    """A sampling option as the profile holds it: ``0.2`` -> ``"0.2"``, ``1`` -> ``"1.0"``."""
+    return repr(float(value))
+
+
+def _check_sampling(temperature: float | None, top_p: float | None, max_tokens: int | None) -> None:
+    """The sampling options that are set: numbers of 0 or more, and max_tokens from 1."""
+    for option, value in (("temperature", temperature), ("top_p", top_p)):
+        if value is not None and (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+            or value < 0
+        ):
+            raise BadInput(f"{option} must be a number of 0 or more, not {value!r}")
+    if max_tokens is not None and (
+        isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
+    ):
+        raise BadInput(f"max_tokens must be a whole number of 1 or more, not {max_tokens!r}")
+
+
+@dataclass
+class _Stream:
+    """What a streamed answer has carried so far, and where its text goes."""
+
+    cleaner: StreamText
+    on_token: Callable[[str], None]
+    parts: list[str] = field(default_factory=list)  # the deltas as they came
+    shown: list[str] = field(default_factory=list)  # what on_token was handed (cleaned)
+    meta: dict[str, object] = field(default_factory=dict)
+    finish: str | None = None
+    done: bool = False
+    saw_choice: bool = False
+
+    def take(self, content: str) -> None:
+        """A delta: hand on what of the text so far can be shown now."""
+        self.parts.append(content)
+        piece = self.cleaner.feed(content)
+        if piece:
+            self.shown.append(piece)
+            self.on_token(piece)
+
+    def close(self) -> str:
+        """Hand on what was held back; the whole text, as ``on_token`` was handed it."""
+        rest = self.cleaner.close()
+        if rest:
+            self.shown.append(rest)
+            self.on_token(rest)
+        return "".join(self.shown)
+
+
+class OpenAIClient(RemoteModel):
+    """A client for any server speaking OpenAI's chat-completions protocol, over httpx.
+
+    * Plain JSON, or SSE streaming when ``complete`` is given ``on_token``.
+    * Timeouts, retries within one deadline, one-line errors and the API key
+      kept out of everything: :class:`~arborist.qa.http.RemoteModel`. A stream
+      that already handed tokens to ``on_token`` is never retried: the reader
+      would see them twice.
+    * One one-line :class:`~arborist.errors.ModelError` for what is wrong with
+      a completion: malformed JSON, no choices, no content, a stream cut short.
+    * The client owns the system prompt (it is in its profile and so in the
+      cache key): :meth:`messages_for` puts it in place of the request's.
+    * A server that echoes the API key back (in the answer, a streamed token,
+      the metadata or an error body) has it replaced by
+      :data:`~arborist.qa.sanitize.API_KEY_PLACEHOLDER` before anything is
+      returned, wherever it occurs (letters glued to it hide nothing); keys
+      shorter than :data:`~arborist.qa.sanitize.MIN_REDACTED_KEY` are not
+      looked for.
+    * Lone surrogates in what the server sends (``"\\udc9b"`` is valid JSON)
+      become U+FFFD in the answer, the tokens and the metadata: the rest of
+      the answer is good, and the store (UTF-8) cannot hold them.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        name: str = "openai",
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        top_p: float | None = None,
+        system_prompt: str = SYSTEM_PROMPT,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
+        max_retries: int = DEFAULT_RETRIES,
+        deadline: float | None = None,
+        backoff: float = DEFAULT_BACKOFF,
+        max_backoff: float = DEFAULT_MAX_BACKOFF,
+        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
+        sleep: Callable[[float], None] = time.sleep,
+        rng: random.Random | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        # The sampling options are checked between the endpoint and the timeouts, so
+        # that of several bad settings the same one is named first as it always was.
+        check_endpoint(base_url, model, max_retries)
+        _check_sampling(temperature, top_p, max_tokens)
+        super().__init__(
+            base_url,
+            model,
+            api_key=api_key,
+            name=name,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            max_retries=max_retries,
+            deadline=deadline,
+            backoff=backoff,
+            max_backoff=max_backoff,
+            max_retry_after=max_retry_after,
+            sleep=sleep,
+            rng=rng,
+            transport=transport,
+        )
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.top_p = top_p
+        self.system_prompt = system_prompt
+
+    # -- identity
+
+    def _options(self) -> dict[str, float | int]:
+        """The sampling options that are set, as they go on the wire."""
+        options: dict[str, float | int] = {}
+        if self.temperature is not None:
+            options["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            options["max_tokens"] = self.max_tokens
+        if self.top_p is not None:
+            options["top_p"] = self.top_p
+        return options
+
+    def profile(self) -> dict[str, object]:
+        """Provider, server, model, the sampling options that are set (as strings) and
+        the system prompt.
+
+        ``server`` is the base URL normalised (:mod:`arborist.qa.http`): a model name
+        is only the server's word for what it runs. Two servers that both say
+        ``llama3`` may serve other weights, quantisations or chat templates, so
+        they must not share cached answers; moving to another server is a cache
+        miss, once. The URL's credentials and query are left out, since the
+        profile is stored (in ``store.db``) and hashed into every cache key.
+        Not timeouts or retries (they do not change answers), never the key.
+        """
+        profile: dict[str, object] = {
+            "provider": "openai",
+            "server": self._display,
+            "model": self.model,
+            "system_prompt": self.system_prompt,
+        }
+        for option, value in self._options().items():
+            profile[option] = str(value) if option == "max_tokens" else _number_text(value)
+        return profile
+
+    def messages_for(self, request: ChatRequest) -> tuple[Message, ...]:
+        """The exact messages sent for ``request``: its own, with this client's system prompt."""
+        messages = request.messages
+        if messages and messages[0].role == "system":
+            messages = messages[1:]
+        return (Message("system", self.system_prompt), *messages)
+
+    # -- a completion
+
+    def complete(
+        self, request: ChatRequest, *, on_token: Callable[[str], None] | None = None
+    ) -> ChatResult:
+        """POST the request to ``{base_url}/chat/completions``, retrying what is worth retrying."""
+        payload: dict[str, object] = {
+            "model": self.model,
+            "messages": [
+                {"role": message.role, "content": message.content}
+                for message in self.messages_for(request)
+            ],
+            **self._options(),
+            "stream": on_token is not None,
+        }
+        accept = "text/event-stream" if on_token is not None else "application/json"
+        return self._post(
+            "chat/completions",
+            payload,
+            accept,
+            lambda response, attempt: self._read(response, attempt, on_token),
+        )
+
+    def _read(
+        self,
+        response: httpx.Response,
+        attempt: Attempt,
+        on_token: Callable[[str], None] | None,
+    ) -> ChatResult:
+        """A 200 reply, streamed unless the server says it sent plain JSON (some ignore
+        ``stream``); a plain answer to a streamed ask reaches ``on_token`` whole."""
+        content_type = response.headers.get("content-type", "")
+        if on_token is not None and not content_type.startswith("application/json"):
+            return self._read_stream(response, on_token, attempt)
+        self._read_whole(response, attempt.whole_by)
+        result = self._read_json(response, attempt.number)
+        if on_token is not None:
+            on_token(result.text)
+        return result
+
+    def _meta(self, body: Mapping[str, object], attempt: int, stream: bool) -> dict[str, object]:
+        """The response metadata kept in ``raw``: ids, model, usage; never headers, and every
+        string cleaned (:meth:`_clean`) however deep it sits."""
+        meta = {
+            key: json_safe(body[key], clean=self._clean)
+            for key in _META_KEYS
+            if body.get(key) is not None
+        }
+        meta["provider"] = "openai"
+        meta["stream"] = stream
+        meta["attempts"] = attempt
+        return meta
+
+    def _read_json(self, response: httpx.Response, attempt: int) -> ChatResult:
+        """A plain chat completion, or a one-line ModelError saying what is wrong with it."""
+        body = self._json_object(response)
+        if body.get("error") is not None and "choices" not in body:
+            reason = error_text(body) or str(body["error"])
+            raise self._error(f"the server answered an error: {self._quote(reason)}")
+        choices = body.get("choices")
+        if not isinstance(choices, list):
+            raise self._error("the response has no choices")
+        if not choices:
+            raise self._error("the response has an empty choices list")
+        choice = choices[0]
+        message = choice.get("message") if isinstance(choice, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, str):
+            raise self._error("the response's first choice has no message content")
+        if not content.strip():
+            raise self._error("the model answered an empty text")
+        finish = choice.get("finish_reason")
+        model = body.get("model")
+        return ChatResult(
+            self._clean(content),
+            self._clean(model) if isinstance(model, str) and model else self.model,
+            self._clean(finish) if isinstance(finish, str) else None,
+            self._meta(body, attempt, stream=False),
+        )
+
+    # -- a streamed completion
+
+    def _read_stream(
+        self, response: httpx.Response, on_token: Callable[[str], None], attempt: Attempt
+    ) -> ChatResult:
+        """An SSE stream of chunks: hand each delta to ``on_token``, check it ended properly.
+
+        A transport failure before the first token may be retried; after it,
+        the reader has seen part of an answer, so it is a ModelError instead.
+        Each delta is cleaned on its way (:class:`~arborist.qa.sanitize.StreamText`):
+        what ``on_token`` is handed joins to exactly the answer returned.
+        """
+        stream = _Stream(self._stream_text(), on_token)
+        try:
+            for data in iter_sse_data(response.iter_bytes()):
+                if data.strip() == "[DONE]":
+                    stream.done = True
+                    break
+                self._take_chunk(self._stream_chunk(data), stream)
+        except UnicodeDecodeError as exc:
+            raise self._error("the stream is not valid UTF-8") from exc
+        except httpx.TransportError as exc:
+            cause = describe(exc, attempt.timeouts)
+            if stream.parts:
+                raise self._error(
+                    f"stream cut short after {len(stream.parts)} pieces: {cause}"
+                ) from exc
+            raise Retryable(cause) from exc
+        return self._stream_result(stream, attempt.number)
+
+    def _stream_chunk(self, data: str) -> dict[str, object]:
+        """One event's chunk, or a ModelError for bad JSON or an error the server reported."""
+        try:
+            chunk = json.loads(data)
+        except (ValueError, RecursionError) as exc:
+            raise self._error("the stream carried malformed JSON") from exc
+        if not isinstance(chunk, dict):
+            raise self._error("the stream carried JSON that is not an object")
+        if chunk.get("error") is not None:
+            message = error_text(chunk) or str(chunk["error"])
+            raise self._error(f"the stream reported an error: {self._quote(message)}")
+        return chunk
+
+    def _take_chunk(self, chunk: Mapping[str, object], stream: _Stream) -> None:
+        """Keep a chunk's metadata, hand on the delta of its first choice, note its finish."""
+        stream.meta.update({key: chunk[key] for key in _META_KEYS if chunk.get(key) is not None})
+        choices = chunk.get("choices")
+        if not isinstance(choices, list) or not choices:
+            return  # a usage-only chunk, or a keepalive object
+        choice = choices[0]
+        if not isinstance(choice, dict):
+            raise self._error("the stream carried a choice that is not an object")
+        stream.saw_choice = True
+        delta = choice.get("delta")
+        content = delta.get("content") if isinstance(delta, dict) else None
+        if isinstance(content, str) and content:
+            stream.take(content)
+        if isinstance(choice.get("finish_reason"), str):
+            stream.finish = choice["finish_reason"]
+
+    def _stream_result(self, stream: _Stream, attempt: int) -> ChatResult:
+        """The answer a stream carried, once it is known to have ended properly."""
+        received = sum(map(len, stream.parts))
+        if not stream.done and stream.finish is None:
+            raise self._error(f"stream cut short after {received} characters (no [DONE])")
+        if not stream.saw_choice:
+            raise self._error("the stream had no choices")
+        text = stream.close()
+        if not text.strip():
+            raise self._error("the model answered an empty text")
+        model = stream.meta.get("model")
+        return ChatResult(
+            text,
+            self._clean(model) if isinstance(model, str) and model else self.model,
+            self._clean(stream.finish) if stream.finish is not None else None,
+            self._meta(stream.meta, attempt, stream=True),
+        )
