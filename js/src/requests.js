@@ -45,8 +45,11 @@ export class Requester {
     this.pending = new Map();
     /** @type {Set<Function>} */
     this.listeners = new Set();
-    this.stats = { requests: 0, replies: 0, replyBytes: 0 };
+    /** What this view's traffic cost: counted both ways (bench/widget.py reads it). */
+    this.stats = { requests: 0, requestBytes: 0, replies: 0, replyBytes: 0 };
     this.closed = false;
+    /** @type {((stats: object) => void)|null} called after every request and reply */
+    this.onTraffic = null;
     this.handler = (message) => this.receive(message);
     model.on("msg:custom", this.handler);
   }
@@ -77,7 +80,10 @@ export class Requester {
       this.pending.set(id, { resolve, reject, timer, kind });
       this.stats.requests++;
       try {
-        this.model.send({ ...args, id, kind });
+        const message = { ...args, id, kind };
+        this.stats.requestBytes += jsonBytes(message);
+        this.model.send(message);
+        this.onTraffic?.(this.stats);
       } catch (error) {
         clearTimeout(timer);
         this.pending.delete(id);
@@ -114,6 +120,7 @@ export class Requester {
     clearTimeout(waiting.timer);
     this.stats.replies++;
     this.stats.replyBytes += jsonBytes(message);
+    this.onTraffic?.(this.stats);
     if (message.ok === true) {
       waiting.resolve(message.result);
     } else {

@@ -165,6 +165,12 @@ export class ForestView {
       h("div", { class: "arb-main" }, this.treeEl, this.detailEl),
     );
     this.el.appendChild(this.rootEl);
+    // The traffic so far, on the element: what bench/widget.py counts, both directions.
+    this.requester.onTraffic = (stats) => {
+      for (const [name, value] of Object.entries(stats)) {
+        this.rootEl.setAttribute(`data-traffic-${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, String(value));
+      }
+    };
     this.renderEmptyDetail();
   }
 
