@@ -51,7 +51,7 @@ export class ForestView {
     this.rowEls = new Map();
     /** @type {Map<string, string>} fork request id -> parent bates */
     this.forks = new Map();
-    /** @type {Set<string>} the detail pane's folds a reader opened: kept across re-renders */
+    /** @type {Set<string>} the detail pane's folds open before a re-render of the same turn */
     this.openFolds = new Set();
     this.pollTimer = null;
     this.polling = false;
@@ -648,7 +648,14 @@ export class ForestView {
     const related = body.related ?? [];
     const heading = (text) => h("div", { class: "arb-heading", attrs: { role: "heading", "aria-level": "4" }, text });
     const same = detail.getAttribute("data-rendered") === body.bates;
-    if (!same) this.openFolds.clear();
+    // The DOM is the truth of what is open (a toggle event arrives a task later).
+    this.openFolds = new Set(
+      same
+        ? [...(detail.querySelectorAll?.("details[data-fold]") ?? [])]
+            .filter((fold) => fold.open)
+            .map((fold) => fold.getAttribute("data-fold"))
+        : [],
+    );
     const typed = same ? this.typedValues(detail) : new Map();
     // replaceChildren would print null and arrays as text: append() skips and flattens them.
     detail.replaceChildren();
@@ -711,7 +718,7 @@ export class ForestView {
 
   /**
    * Re-open the folds the reader had open before a re-render of the same
-   * turn (a refresh, a label, a hit count), and follow their toggling.
+   * turn (a refresh, a label, a hit count).
    *
    * @param {HTMLElement} detail
    */
@@ -719,10 +726,6 @@ export class ForestView {
     for (const fold of detail.querySelectorAll?.("details[data-fold]") ?? []) {
       const key = fold.getAttribute("data-fold");
       if (this.openFolds.has(key)) fold.open = true;
-      fold.addEventListener("toggle", () => {
-        if (fold.open) this.openFolds.add(key);
-        else this.openFolds.delete(key);
-      });
     }
   }
 
