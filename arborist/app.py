@@ -73,7 +73,8 @@ from arborist.store.documents import (
     resolve_document,
     store_document,
 )
-from arborist.store.loaders import LoadedDocument, discover, fetch_url, load_path, refetch
+from arborist.store.fetch import fetch_url, refetch
+from arborist.store.loaders import LoadedDocument, discover, load_path
 from arborist.store.search import SearchHit, search
 from arborist.store.stats import store_counts
 from arborist.store.tiers import TierChange, evict, rehydrate

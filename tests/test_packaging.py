@@ -16,7 +16,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "arborist"
 JUPYTER_MODULES = {"IPython", "ipywidgets", "anywidget", "traitlets", "ipykernel", "jupyter_client"}
-PURE = ["hashing.py", "merkle.py", "terminal.py", "analysis.py"]
+PURE = [
+    "hashing.py",
+    "merkle.py",
+    "terminal.py",
+    "analysis.py",
+    "store/normalize.py",
+    "store/text_titles.py",
+]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -215,3 +222,4 @@ def test_layers_import_downward_only() -> None:
             if upward:
                 wrong.append(f"{name} (below the facade) imports {sorted(upward)}")
     assert not wrong, "\n".join(wrong)
+
