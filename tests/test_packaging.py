@@ -223,3 +223,15 @@ def test_layers_import_downward_only() -> None:
                 wrong.append(f"{name} (below the facade) imports {sorted(upward)}")
     assert not wrong, "\n".join(wrong)
 
+
+def test_loading_documents_leaves_the_pdf_parser_and_the_http_client_unimported() -> None:
+    """pypdf and httpx are the heaviest imports loading has: they come in with the
+    first PDF or the first fetch, not with the modules (start-up pays for neither)."""
+    code = (
+        "import sys, arborist.store.loaders, arborist.store.fetch; "
+        "print(sorted({'pypdf', 'httpx'} & set(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
