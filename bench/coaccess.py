@@ -34,7 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arborist.db import connect, open_database, transaction
+from arborist.db import connect, transaction
+from arborist.migrations import open_database
 from arborist.store import STORE_MIGRATIONS
 from arborist.store.coaccess import (
     DEFAULT_FANOUT,

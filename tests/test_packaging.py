@@ -173,8 +173,9 @@ def test_the_repository_explains_itself() -> None:
 
 FACES = {"arborist.cli", "arborist.repl", "arborist.sync"}
 SERVICES = ("arborist/store", "arborist/forest", "arborist/qa")
-FOUNDATIONS = ("db.py", "audit.py", "hashing.py", "merkle.py", "analysis.py", "terminal.py",
-               "admission.py", "fts.py", "clock.py", "pathref.py", "errors.py", "witness.py")  # fmt: skip
+FOUNDATIONS = ("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py", "merkle.py",
+               "analysis.py", "terminal.py", "admission.py", "fts.py", "clock.py", "pathref.py",
+               "errors.py", "witness.py")  # fmt: skip
 
 
 def _module_name(path: Path) -> str:

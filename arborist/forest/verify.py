@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting
-from arborist.db import check_fts, integrity_problems, read_or_report
 from arborist.forest.bates import is_bates, parse_bates
 from arborist.hashing import node_hash, sha256_hex, subtree_hash
+from arborist.integrity import check_fts, integrity_problems, read_or_report
 
 __all__ = ["ForestVerification", "verify_forest"]
 

@@ -38,10 +38,10 @@ from common import Row, Vocabulary, median, prose, timed
 from llm.logs import LogStore, merged_log_rows
 
 from arborist.analysis import STOPWORDS
-from arborist.db import open_database
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.shard import create_session, find, insert_turn
 from arborist.hashing import sha256_hex
+from arborist.migrations import open_database
 
 LIMIT = 10
 
