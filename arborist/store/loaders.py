@@ -1,12 +1,13 @@
 """Turn files and folders into :class:`LoadedDocument`: text, title and the bytes' hash.
 
-:func:`load_path` and :func:`load_bytes` (which :func:`~arborist.store.fetch.fetch_url`
-also feeds) pick a parser by media type: :mod:`~arborist.store.html_text`,
-:mod:`~arborist.store.notebook_text`, :mod:`~arborist.store.pdf_text`, and for
-plain text, markdown, reStructuredText and Python the decoding of
-:mod:`~arborist.store.normalize` with a title from :mod:`~arborist.store.text_titles`.
-Every text ends in the one form :mod:`~arborist.store.normalize` defines, whose
-rules are part of a document's identity.
+Files, bytes and fetched pages (:func:`~arborist.store.fetch.fetch_url`) all go
+through one dispatcher, :func:`load_owned`, which picks a parser by media type:
+:mod:`~arborist.store.html_text`, :mod:`~arborist.store.notebook_text`,
+:mod:`~arborist.store.pdf_text`, and for plain text, markdown, reStructuredText
+and Python the decoding of :mod:`~arborist.store.normalize` with a title from
+:mod:`~arborist.store.text_titles`. Every text ends in the one form
+:mod:`~arborist.store.normalize` defines, whose rules are part of a document's
+identity.
 
 Every failure is one ``ArboristError`` with a one-line message naming the
 file or URL: :class:`~arborist.errors.NotFound` for a path or page that is
