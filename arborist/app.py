@@ -33,7 +33,7 @@ from arborist.audit import (
     head_checkpoint,
     holds_event,
 )
-from arborist.db import Migration, connect, open_database, require_writable
+from arborist.db import connect, require_writable
 from arborist.errors import BadInput, DamagedDatabase, NotFound, StorageError
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.bates import is_bates
@@ -56,6 +56,7 @@ from arborist.forest.shard import (
 )
 from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.verify import ForestVerification, verify_forest
+from arborist.migrations import Migration, open_database
 from arborist.pathref import load_or_create_key, redact_path
 from arborist.qa.check import AnswerCheck, check_record, evidence_holds
 from arborist.qa.client import ChatClient
@@ -74,7 +75,8 @@ from arborist.store.documents import (
     resolve_document,
     store_document,
 )
-from arborist.store.loaders import LoadedDocument, discover, fetch_url, load_path, refetch
+from arborist.store.fetch import fetch_url, refetch
+from arborist.store.loaders import LoadedDocument, discover, load_path
 from arborist.store.search import SearchHit, search
 from arborist.store.stats import store_counts
 from arborist.store.tiers import TierChange, evict, rehydrate

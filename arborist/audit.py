@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from arborist.clock import utc_now
-from arborist.db import Migration
 from arborist.errors import BadReference, CanonicalJSONError, DamagedDatabase, StorageError
 from arborist.hashing import canonical_json, stored_event_hash
+from arborist.migrations import Migration
 
 __all__ = [
     "AUDIT_MIGRATION",

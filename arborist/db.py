@@ -1,4 +1,4 @@
-"""SQLite connections, the one ``transaction()`` helper, and numbered migrations.
+"""SQLite connections, the one ``transaction()`` helper, and the gate before a write.
 
 The discipline (docs/design.md section 5, each pitfall measured):
 
@@ -7,11 +7,10 @@ The discipline (docs/design.md section 5, each pitfall measured):
 * every write goes through :func:`transaction`, which opens ``BEGIN
   IMMEDIATE`` (a deferred read that upgrades to a write cannot wait for a
   second writer and fails) and nests as savepoints;
-* WAL journal, a busy timeout, foreign keys on;
-* migrations are numbered from 1, append-only, each applied in its own
-  transaction and recorded in ``schema_migrations`` with a checksum of its
-  SQL, so a migration edited after release is refused rather than silently
-  diverging. Opening an up-to-date file runs no write at all.
+* WAL journal, a busy timeout, foreign keys on.
+
+Schemas are brought up to date by :mod:`arborist.migrations`, and ``arborist
+verify``'s checks of a whole file are in :mod:`arborist.integrity`.
 
 Damaged and read-only files (docs/guarantees.md, "Damaged and read-only homes"):
 
@@ -31,7 +30,6 @@ Damaged and read-only files (docs/guarantees.md, "Damaged and read-only homes"):
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 import shutil
@@ -39,41 +37,26 @@ import sqlite3
 import tempfile
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn
 from urllib.parse import quote
 
-from arborist.clock import utc_now
-from arborist.errors import DamagedDatabase, MigrationError, ReadOnlyDatabase, StorageError
+from arborist.errors import DamagedDatabase, ReadOnlyDatabase, StorageError
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
     "Connection",
-    "Migration",
-    "check_fts",
     "connect",
-    "integrity_problems",
     "is_read_only",
-    "migrate",
-    "open_database",
-    "read_or_report",
-    "require_migrated",
     "require_writable",
-    "schema_version",
-    "scratch_copy",
     "snapshot",
-    "split_sql",
     "transaction",
 ]
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's write lock before giving up."""
-
-MAX_INTEGRITY_LINES = 20
-"""How many of SQLite's ``integrity_check`` messages ``verify`` reports per file."""
 
 _savepoint_ids = itertools.count(1)
 
@@ -470,279 +453,7 @@ def require_writable(conn: sqlite3.Connection) -> None:
         raise DamagedDatabase(conn.path, conn.damage)
 
 
-def integrity_problems(conn: sqlite3.Connection, limit: int = MAX_INTEGRITY_LINES) -> list[str]:
-    """What SQLite's ``PRAGMA integrity_check`` finds wrong with the file, one line
-    each (at most ``limit``, then one saying there are more); empty when it passes.
-
-    A file too damaged to be checked at all is one line saying why. A
-    connection whose file fails is marked damaged: nothing is written through it.
-    """
-    found: list[str] = []
-    why = ""
-    # A full check can stop at a page it cannot read and say nothing else; a
-    # quick one, or one that stops at the first problem, may still name them.
-    attempts = (f"integrity_check({limit + 1})", f"quick_check({limit + 1})", "quick_check(5)")
-    for pragma in (*attempts, "quick_check(1)"):
-        try:
-            rows = conn.execute(f"PRAGMA {pragma}").fetchall()
-        except (DamagedDatabase, sqlite3.DatabaseError) as exc:
-            why = exc.reason if isinstance(exc, DamagedDatabase) else str(exc)
-            continue
-        found = [
-            " ".join(line.split())
-            for row in rows
-            for line in str(row[0]).splitlines()
-            if line.strip() and not line.startswith("*** in database")
-        ]
-        break
-    if not found:
-        return [f"SQLite cannot check the file: {why}"]
-    if found == ["ok"]:
-        return []
-    if isinstance(conn, Connection):
-        conn.damage = conn.damage or found[0]
-    lines = [f"SQLite integrity check: {line}" for line in found[:limit]]
-    if len(found) > limit:
-        lines.append("SQLite integrity check: more problems not shown")
-    return lines
-
-
-T = TypeVar("T")
-
-
-def read_or_report(problems: list[str], what: str, check: Callable[[], T]) -> T | None:
-    """Run one section of a check; if the file cannot be read for it (damaged,
-    or not what arborist wrote), add one line saying so to ``problems`` and
-    return None, so that the sections still readable run."""
-    try:
-        return check()
-    except DamagedDatabase as exc:
-        problems.append(f"{what}: cannot be read ({exc.reason})")
-    except sqlite3.DatabaseError as exc:
-        problems.append(f"{what}: cannot be read ({exc})")
-    return None
-
-
-@contextmanager
-def scratch_copy(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """A private, writable copy of ``conn``'s database in a temporary folder, for the
-    checks SQLite runs as writes (FTS5 ``integrity-check``) on a file that can only
-    be read. Removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix="arborist-check-") as folder:
-        copy = sqlite3.connect(Path(folder) / "copy.db", isolation_level=None, factory=Connection)
-        copy.path = getattr(conn, "path", "") or "database"
-        try:
-            try:
-                conn.backup(copy)
-            except sqlite3.DatabaseError as exc:
-                failure = conn.failure(exc) if isinstance(conn, Connection) else None
-                if failure is None:
-                    raise
-                raise failure from exc
-            yield copy
-        finally:
-            copy.close()
-
-
-def check_fts(conn: sqlite3.Connection, tables: Sequence[str]) -> list[str]:
-    """FTS5's own ``integrity-check`` of each table, one line per failure. SQLite
-    runs it as a write, so a file that can only be read is checked on a copy."""
-    if is_read_only(conn):
-        with scratch_copy(conn) as copy:
-            return _fts_problems(copy, tables)
-    try:
-        return _fts_problems(conn, tables)
-    except ReadOnlyDatabase:  # SQLite opened the file read-only by itself
-        with scratch_copy(conn) as copy:
-            return _fts_problems(copy, tables)
-
-
-def _fts_problems(conn: sqlite3.Connection, tables: Sequence[str]) -> list[str]:
-    problems = []
-    for table in tables:
-        try:
-            conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
-        except DamagedDatabase as exc:
-            problems.append(f"search index {table}: {exc.reason}")
-        except sqlite3.DatabaseError as exc:
-            problems.append(f"search index {table}: {exc}")
-    return problems
-
-
 def _rollback(conn: sqlite3.Connection) -> None:
     """Roll back if a transaction is still open (SQLite may already have ended it)."""
     if conn.in_transaction:
         conn.execute("ROLLBACK")
-
-
-@dataclass(frozen=True)
-class Migration:
-    """One numbered schema step. ``apply`` is SQL (one or more statements) or a function.
-
-    SQL migrations are checksummed when applied; a function migration is
-    identified by its name alone, so give it a name that says what it does.
-    """
-
-    version: int
-    name: str
-    apply: str | Callable[[sqlite3.Connection], None]
-
-    @property
-    def checksum(self) -> str | None:
-        if isinstance(self.apply, str):
-            return hashlib.sha256(self.apply.encode("utf-8")).hexdigest()
-        return None
-
-
-_MIGRATIONS_TABLE = """
-CREATE TABLE IF NOT EXISTS schema_migrations (
-    version     INTEGER PRIMARY KEY,
-    name        TEXT NOT NULL,
-    checksum    TEXT,
-    applied_at  TEXT NOT NULL
-)
-"""
-
-
-def split_sql(script: str) -> list[str]:
-    """Split a script into complete statements (trigger bodies stay whole).
-
-    ``sqlite3.executescript`` commits any open transaction first, so
-    migrations run their statements one by one inside their own transaction.
-    """
-    statements: list[str] = []
-    pending = ""
-    for line in script.splitlines(keepends=True):
-        pending += line
-        if sqlite3.complete_statement(pending):
-            if pending.strip().strip(";").strip():
-                statements.append(pending.strip())
-            pending = ""
-    if pending.strip():
-        raise MigrationError(f"incomplete SQL statement in migration: {pending.strip()[:60]!r}")
-    return statements
-
-
-def _check_numbering(migrations: Sequence[Migration]) -> None:
-    for expected, migration in enumerate(migrations, start=1):
-        if migration.version != expected:
-            raise MigrationError(
-                f"migrations must be numbered 1, 2, 3, ...: found {migration.version} "
-                f"where {expected} belongs"
-            )
-
-
-def _applied(conn: sqlite3.Connection) -> dict[int, tuple[str, str | None]]:
-    exists = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
-    ).fetchone()
-    if not exists:
-        return {}
-    rows = conn.execute("SELECT version, name, checksum FROM schema_migrations").fetchall()
-    return {version: (name, checksum) for version, name, checksum in rows}
-
-
-def _check_history(
-    applied: dict[int, tuple[str, str | None]], migrations: Sequence[Migration]
-) -> None:
-    known = {m.version: m for m in migrations}
-    for version, (name, checksum) in sorted(applied.items()):
-        migration = known.get(version)
-        if migration is None:
-            raise MigrationError(
-                f"database has migration {version} ({name}) that this arborist does not know: "
-                "it was written by a newer version"
-            )
-        if migration.name != name or migration.checksum != checksum:
-            raise MigrationError(
-                f"migration {version} ({name}) differs from the one this database applied"
-            )
-
-
-def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[int]:
-    """Apply every migration the database lacks, each in its own transaction.
-
-    Returns the versions applied (empty when the file was up to date, in
-    which case nothing was written). Safe when two processes open a new
-    file at once: each step re-reads the history inside its transaction.
-    """
-    _check_numbering(migrations)
-    try:
-        applied = _applied(conn)
-        _check_history(applied, migrations)
-        if all(m.version in applied for m in migrations):
-            return []
-        done: list[int] = []
-        for migration in migrations:
-            if migration.version in applied:
-                continue
-            with transaction(conn):
-                conn.execute(_MIGRATIONS_TABLE)
-                applied = _applied(conn)
-                _check_history(applied, migrations)
-                if migration.version in applied:
-                    continue
-                if isinstance(migration.apply, str):
-                    for statement in split_sql(migration.apply):
-                        conn.execute(statement)
-                else:
-                    migration.apply(conn)
-                conn.execute(
-                    "INSERT INTO schema_migrations (version, name, checksum, applied_at) "
-                    "VALUES (?, ?, ?, ?)",
-                    (migration.version, migration.name, migration.checksum, utc_now()),
-                )
-            done.append(migration.version)
-        return done
-    except sqlite3.DatabaseError as exc:
-        raise StorageError(f"migration failed: {exc}") from exc
-
-
-def schema_version(conn: sqlite3.Connection) -> int:
-    """Highest migration applied to this database (0 for a new file)."""
-    return max(_applied(conn), default=0)
-
-
-def require_migrated(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> None:
-    """Refuse (one line) a file that lacks a migration, without writing anything:
-    what :func:`open_database` does for a file it can only read."""
-    _check_numbering(migrations)
-    applied = _applied(conn)
-    _check_history(applied, migrations)
-    if not all(m.version in applied for m in migrations):
-        raise ReadOnlyDatabase(_needs_migrating(conn, applied, migrations))
-
-
-def _needs_migrating(
-    conn: sqlite3.Connection,
-    applied: dict[int, tuple[str, str | None]],
-    migrations: Sequence[Migration],
-) -> str:
-    path = getattr(conn, "path", "") or "the database"
-    return (
-        f"{path} needs migrating (schema {max(applied, default=0)}, this arborist needs "
-        f"{len(migrations)}) but is read-only: open it once where it can be written"
-    )
-
-
-def open_database(
-    path: str | Path, migrations: Sequence[Migration], *, must_exist: bool = False
-) -> Connection:
-    """Connect to ``path`` and bring its schema up to date.
-
-    A file opened read-only is never migrated: an out-of-date one is refused
-    with one line saying it needs migrating and is read-only.
-    """
-    conn = connect(path, must_exist=must_exist)
-    try:
-        if conn.read_only:
-            require_migrated(conn, migrations)
-        else:
-            try:
-                migrate(conn, migrations)
-            except ReadOnlyDatabase as exc:  # SQLite opened a read-only file for reading
-                raise ReadOnlyDatabase(_needs_migrating(conn, _applied(conn), migrations)) from exc
-    except BaseException:
-        conn.close()
-        raise
-    return conn

@@ -34,6 +34,7 @@ __all__ = [
     "NotFound",
     "ReadOnlyDatabase",
     "StorageError",
+    "one_line",
 ]
 
 
@@ -104,3 +105,9 @@ class IntegrityError(ArboristError):
 
 class ModelError(ArboristError):
     """A chat model that timed out, failed or answered with something unusable."""
+
+
+def one_line(message: object) -> str:
+    """``message`` (often a foreign exception) as one line, whitespace runs collapsed: how
+    an arborist error quotes what a parser or the network said."""
+    return " ".join(str(message).split())

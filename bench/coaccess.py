@@ -34,7 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arborist.db import connect, open_database, transaction
+from arborist.db import connect, transaction
+from arborist.migrations import open_database
 from arborist.store import STORE_MIGRATIONS
 from arborist.store.coaccess import (
     DEFAULT_FANOUT,
@@ -48,12 +49,15 @@ from arborist.store.coaccess import (
 
 CITED_PER_TURN = 3
 
+Workload = list[tuple[str, list[list[str]]]]
+"""``[(session_id, [one turn's cited leaves, ...]), ...]``."""
+
 
 def _leaf(i: int) -> str:
     return hashlib.sha256(f"chunk {i}".encode()).hexdigest()
 
 
-def workload(rows: int, sessions: int, seed: int) -> list[tuple[str, list[list[str]]]]:
+def workload(rows: int, sessions: int, seed: int) -> Workload:
     """``[(session_id, [turn's cited leaves, ...]), ...]`` adding up to ``rows`` distinct rows."""
     rng = random.Random(seed)
     pool = max(rows // 5, 100)
@@ -100,99 +104,105 @@ def main() -> None:
             "CREATE TABLE rows (content_hash TEXT, session_id TEXT, ordinal INTEGER, "
             "PRIMARY KEY (content_hash, session_id))"
         )
-
-        def write_ours() -> None:
-            for sid, turns in work:
-                for n, cited in enumerate(turns):
-                    record_session(
-                        conn,
-                        session_id=sid,
-                        transcript_ref="0123456789abcdef:bench.ipynb",
-                        capture_batch_id=f"{sid}-{n:06d}",
-                        chunks=[(leaf, "plain chunk text") for leaf in cited],
-                    )
-
-        def write_bare() -> None:
-            for sid, turns in work:
-                ordinal = 0
-                for cited in turns:
-                    with transaction(bare):
-                        for leaf in cited:
-                            bare.execute(
-                                "INSERT OR IGNORE INTO rows VALUES (?, ?, ?)", (leaf, sid, ordinal)
-                            )
-                            ordinal += 1
-
-        ours_write, bare_write = timed(write_ours), timed(write_bare)
-        turns = sum(len(t) for _s, t in work)
-        print("\n1. write (one transaction per turn)")
-        print(
-            f"  record_session {ours_write / turns * 1e6:8.1f} us/turn   bare insert "
-            f"{bare_write / turns * 1e6:8.1f} us/turn   ratio {ours_write / bare_write:.2f}"
-        )
-
-        def scan() -> None:
-            conn.execute("SELECT session_id, ordinal, content_hash FROM record_session").fetchall()
-
-        baseline = min(timed(scan) for _ in range(3))
-        full = rebuild_related(conn)
-        conn.execute("DELETE FROM related_hashes")
-        conn.execute("DELETE FROM related_builds")
-        report = None
-
-        def build() -> None:
-            nonlocal report
-            report = rebuild_related(conn)
-
-        first = timed(build)
-        assert report is not None and report.edges == full.edges
-        again = timed(build)
-        assert report.inserted == report.updated == report.deleted == 0
-        extra = workload(total // 100, max(len(work) // 100, 1), args.seed + 1)
-        for sid, turns_ in extra:
-            for n, cited in enumerate(turns_):
-                record_session(
-                    conn,
-                    session_id="x" + sid,
-                    transcript_ref=None,
-                    capture_batch_id=f"x{sid}-{n}",
-                    chunks=[(leaf, "text") for leaf in cited],
-                )
-        grown = timed(build)
-        distinct = conn.execute(
-            "SELECT count(DISTINCT content_hash) FROM record_session"
-        ).fetchone()[0]
-        edges = conn.execute("SELECT count(*) FROM related_hashes").fetchone()[0]
-        print(f"\n2. rebuild (window {DEFAULT_WINDOW}, fanout {DEFAULT_FANOUT})")
-        print(f"  bare scan of the substrate   {baseline * 1000:9.1f} ms")
-        print(
-            f"  full build, empty index      {first * 1000:9.1f} ms   ratio {first / baseline:6.1f}"
-        )
-        print(
-            f"  re-run, nothing new          {again * 1000:9.1f} ms   ratio {again / baseline:6.1f}"
-        )
-        print(
-            f"  re-run after +1% rows        {grown * 1000:9.1f} ms   ratio {grown / baseline:6.1f}"
-        )
-        print(
-            f"  {edges:,} edges over {distinct:,} chunks "
-            f"(cap K*N = {DEFAULT_FANOUT * distinct:,}; clique would be {distinct * (distinct - 1):,})"
-        )
-        assert edges <= DEFAULT_FANOUT * distinct
-
-        version = index_version(DEFAULT_WINDOW, DEFAULT_FANOUT)
-        rng = random.Random(args.seed)
-        samples = []
-        for _ in range(200):
-            _sid, turns_ = rng.choice(work)
-            cited = rng.choice(turns_)
-            started_at = time.perf_counter()
-            related_edges(conn, cited, version=version, limit=10)
-            samples.append(time.perf_counter() - started_at)
-        print("\n3. lookup")
-        print(f"  related_edges for one turn   median {statistics.median(samples) * 1e6:7.1f} us")
+        bench_write(conn, bare, work)
+        bench_rebuild(conn, work, total, args.seed)
+        bench_lookup(conn, work, args.seed)
         conn.close()
         bare.close()
+
+
+def bench_write(conn: sqlite3.Connection, bare: sqlite3.Connection, work: Workload) -> None:
+    """1. ``record_session`` per turn vs. a bare insert of the same rows, as many transactions."""
+
+    def write_ours() -> None:
+        for sid, turns in work:
+            for n, cited in enumerate(turns):
+                record_session(
+                    conn,
+                    session_id=sid,
+                    transcript_ref="0123456789abcdef:bench.ipynb",
+                    capture_batch_id=f"{sid}-{n:06d}",
+                    chunks=[(leaf, "plain chunk text") for leaf in cited],
+                )
+
+    def write_bare() -> None:
+        for sid, turns in work:
+            ordinal = 0
+            for cited in turns:
+                with transaction(bare):
+                    for leaf in cited:
+                        bare.execute(
+                            "INSERT OR IGNORE INTO rows VALUES (?, ?, ?)", (leaf, sid, ordinal)
+                        )
+                        ordinal += 1
+
+    ours_write, bare_write = timed(write_ours), timed(write_bare)
+    turns = sum(len(t) for _s, t in work)
+    print("\n1. write (one transaction per turn)")
+    print(
+        f"  record_session {ours_write / turns * 1e6:8.1f} us/turn   bare insert "
+        f"{bare_write / turns * 1e6:8.1f} us/turn   ratio {ours_write / bare_write:.2f}"
+    )
+
+
+def bench_rebuild(conn: sqlite3.Connection, work: Workload, total: int, seed: int) -> None:
+    """2. Rebuilds (full, idempotent re-run, after 1% more rows) vs. the bare scan they read."""
+
+    def scan() -> None:
+        conn.execute("SELECT session_id, ordinal, content_hash FROM record_session").fetchall()
+
+    baseline = min(timed(scan) for _ in range(3))
+    full = rebuild_related(conn)
+    conn.execute("DELETE FROM related_hashes")
+    conn.execute("DELETE FROM related_builds")
+    report = None
+
+    def build() -> None:
+        nonlocal report
+        report = rebuild_related(conn)
+
+    first = timed(build)
+    assert report is not None and report.edges == full.edges
+    again = timed(build)
+    assert report.inserted == report.updated == report.deleted == 0
+    extra = workload(total // 100, max(len(work) // 100, 1), seed + 1)
+    for sid, turns_ in extra:
+        for n, cited in enumerate(turns_):
+            record_session(
+                conn,
+                session_id="x" + sid,
+                transcript_ref=None,
+                capture_batch_id=f"x{sid}-{n}",
+                chunks=[(leaf, "text") for leaf in cited],
+            )
+    grown = timed(build)
+    distinct = conn.execute("SELECT count(DISTINCT content_hash) FROM record_session").fetchone()[0]
+    edges = conn.execute("SELECT count(*) FROM related_hashes").fetchone()[0]
+    print(f"\n2. rebuild (window {DEFAULT_WINDOW}, fanout {DEFAULT_FANOUT})")
+    print(f"  bare scan of the substrate   {baseline * 1000:9.1f} ms")
+    print(f"  full build, empty index      {first * 1000:9.1f} ms   ratio {first / baseline:6.1f}")
+    print(f"  re-run, nothing new          {again * 1000:9.1f} ms   ratio {again / baseline:6.1f}")
+    print(f"  re-run after +1% rows        {grown * 1000:9.1f} ms   ratio {grown / baseline:6.1f}")
+    print(
+        f"  {edges:,} edges over {distinct:,} chunks "
+        f"(cap K*N = {DEFAULT_FANOUT * distinct:,}; clique would be {distinct * (distinct - 1):,})"
+    )
+    assert edges <= DEFAULT_FANOUT * distinct
+
+
+def bench_lookup(conn: sqlite3.Connection, work: Workload, seed: int) -> None:
+    """3. ``related_edges`` for one turn's cited leaves, median of 200."""
+    version = index_version(DEFAULT_WINDOW, DEFAULT_FANOUT)
+    rng = random.Random(seed)
+    samples = []
+    for _ in range(200):
+        _sid, turns_ = rng.choice(work)
+        cited = rng.choice(turns_)
+        started_at = time.perf_counter()
+        related_edges(conn, cited, version=version, limit=10)
+        samples.append(time.perf_counter() - started_at)
+    print("\n3. lookup")
+    print(f"  related_edges for one turn   median {statistics.median(samples) * 1e6:7.1f} us")
 
 
 if __name__ == "__main__":

@@ -29,9 +29,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arborist.audit import append_event, check_chain
-from arborist.db import open_database, transaction
+from arborist.db import transaction
 from arborist.hashing import canonical_json, leaf_hash
 from arborist.merkle import inclusion_proof, merkle_root, verify_inclusion
+from arborist.migrations import open_database
 from arborist.store import STORE_MIGRATIONS
 
 

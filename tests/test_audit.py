@@ -18,9 +18,10 @@ from arborist.audit import (
     check_chain,
     head_checkpoint,
 )
-from arborist.db import connect, open_database, transaction
+from arborist.db import connect, transaction
 from arborist.errors import BadReference, StorageError
 from arborist.hashing import event_hash
+from arborist.migrations import open_database
 from arborist.store import STORE_MIGRATIONS
 from tests.workers import finish, start_workers
 

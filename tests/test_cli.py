@@ -14,8 +14,9 @@ from click.testing import CliRunner
 from arborist import __version__
 from arborist.audit import append_event
 from arborist.cli import cli
-from arborist.db import open_database, transaction
+from arborist.db import transaction
 from arborist.forest import SESSIONS_MIGRATIONS
+from arborist.migrations import open_database
 from arborist.store import STORE_MIGRATIONS
 
 

@@ -31,9 +31,10 @@ from click.testing import CliRunner
 
 from arborist.app import Arborist
 from arborist.cli import cli
-from arborist.db import connect, open_database, transaction
+from arborist.db import connect, transaction
 from arborist.errors import DamagedDatabase, ReadOnlyDatabase, StorageError
 from arborist.forest import SESSIONS_MIGRATIONS
+from arborist.migrations import open_database
 from arborist.store import STORE_MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,7 +15,9 @@ import pytest
 from arborist.errors import BadInput, NotFound
 from arborist.store import demo
 from arborist.store.demo import DEMO_MODULES, demo_corpus, load_module_doc, render_module_text
-from arborist.store.loaders import LoadedDocument, normalize_text, refetch
+from arborist.store.fetch import refetch
+from arborist.store.loaders import LoadedDocument
+from arborist.store.normalize import normalize_text
 
 REPO = Path(__file__).resolve().parent.parent
 

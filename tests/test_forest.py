@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from arborist.db import open_database
 from arborist.errors import BadInput, BadReference, NotFound
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.bates import format_bates, new_sid, parse_bates
@@ -28,6 +27,7 @@ from arborist.forest.shard import (
 from arborist.forest.transfer import export_session, import_lines
 from arborist.forest.verify import verify_forest
 from arborist.hashing import node_hash, subtree_hash
+from arborist.migrations import open_database
 from tests.workers import finish, start_workers
 
 KEY = "ab" * 32

@@ -87,8 +87,8 @@ from arborist.store.loaders import (
     MEDIA_TYPES,
     LoadedDocument,
     load_bytes,
-    normalize_text,
 )
+from arborist.store.normalize import normalize_text
 from arborist.terminal import inert, inert_json
 
 # --------------------------------------------------------------------------- helpers

@@ -23,18 +23,17 @@ from hypothesis import strategies as st
 from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
 from arborist.errors import ArboristError, BadInput, NotFound
-from arborist.store import loaders
+from arborist.store import normalize, text_titles
+from arborist.store.fetch import fetch_url, refetch
 from arborist.store.loaders import (
     MEDIA_TYPES,
     SUPPORTED_SUFFIXES,
     LoadedDocument,
     discover,
-    fetch_url,
     load_bytes,
     load_path,
-    normalize_text,
-    refetch,
 )
+from arborist.store.normalize import normalize_text
 
 
 def make_pdf(
@@ -715,7 +714,7 @@ def k1_markdown_title(text: str) -> str:
     in_fence = ""
     previous = ""
     for line in lines:
-        fence = loaders._FENCE.match(line)
+        fence = text_titles._FENCE.match(line)
         if fence:
             if not in_fence:
                 in_fence = fence.group(1)
@@ -725,13 +724,15 @@ def k1_markdown_title(text: str) -> str:
             continue
         if in_fence:
             continue
-        atx = loaders._ATX.match(line)
+        atx = text_titles._ATX.match(line)
         if atx:
             if len(atx.group(1)) == 1:
                 return atx.group(2)
             first_any = first_any or atx.group(2)
         elif (
-            loaders._SETEXT_H1.match(line) and previous.strip() and not previous.startswith("    ")
+            text_titles._SETEXT_H1.match(line)
+            and previous.strip()
+            and not previous.startswith("    ")
         ):
             return previous
         previous = line
@@ -743,13 +744,13 @@ def k1_rst_title(text: str) -> str:
     for i in range(len(lines) - 1):
         line, below = lines[i], lines[i + 1].strip()
         title = line.strip()
-        overlined = i > 0 and bool(loaders._RST_ADORNMENT.match(lines[i - 1].strip()))
+        overlined = i > 0 and bool(text_titles._RST_ADORNMENT.match(lines[i - 1].strip()))
         if (
             title
             and (overlined or not line[0].isspace())
             and not title.startswith(".. ")
-            and not loaders._RST_ADORNMENT.match(title)
-            and loaders._RST_ADORNMENT.match(below)
+            and not text_titles._RST_ADORNMENT.match(title)
+            and text_titles._RST_ADORNMENT.match(below)
         ):
             return title
     return ""
@@ -762,7 +763,7 @@ def k1_python_title(text: str) -> str:
         if stripped and not stripped.startswith("#"):
             break
         start += len(line) + 1
-    match = loaders._PY_DOCSTRING.match(text, start)
+    match = text_titles._PY_DOCSTRING.match(text, start)
     if not match:
         return ""
     return next((line.strip() for line in match.group(2).split("\n") if line.strip()), "")
@@ -783,7 +784,7 @@ _loader_texts = st.lists(st.sampled_from(_PARTS), max_size=60).map("".join)
 @given(_loader_texts, st.sampled_from([1, 2, 3, 7, 1 << 20]))
 def test_normalize_text_in_pieces_is_normalize_text_whole(text: str, piece: int) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(loaders, "_PIECE_CHARS", piece)
+        patch.setattr(normalize, "_PIECE_CHARS", piece)
         assert normalize_text(text) == k1_normalize_text(text)
 
 
@@ -810,13 +811,13 @@ def test_normalize_text_of_a_text_longer_than_a_piece(line: str) -> None:
 
 def test_line_end_spaces_are_every_space_but_newline() -> None:
     every = "".join(map(chr, range(sys.maxunicode + 1)))
-    assert "".join(c for c in every if c.isspace() and c != "\n") == loaders._LINE_END_SPACES
+    assert "".join(c for c in every if c.isspace() and c != "\n") == normalize._LINE_END_SPACES
 
 
 @settings(max_examples=300, deadline=None)
 @given(_loader_texts)
 def test_titles_read_line_by_line_are_the_titles_of_the_whole_split(text: str) -> None:
     for given_text in (text, k1_normalize_text(text)):
-        assert loaders._markdown_title(given_text) == k1_markdown_title(given_text)
-        assert loaders._rst_title(given_text) == k1_rst_title(given_text)
-        assert loaders._python_title(given_text) == k1_python_title(given_text)
+        assert text_titles.markdown_title(given_text) == k1_markdown_title(given_text)
+        assert text_titles._rst_title(given_text) == k1_rst_title(given_text)
+        assert text_titles._python_title(given_text) == k1_python_title(given_text)

@@ -16,7 +16,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "arborist"
 JUPYTER_MODULES = {"IPython", "ipywidgets", "anywidget", "traitlets", "ipykernel", "jupyter_client"}
-PURE = ["hashing.py", "merkle.py", "terminal.py", "analysis.py", "qa/sse.py", "qa/sanitize.py"]
+PURE = [
+    "hashing.py",
+    "merkle.py",
+    "terminal.py",
+    "analysis.py",
+    "qa/sse.py",
+    "qa/sanitize.py",
+    "store/normalize.py",
+    "store/text_titles.py",
+]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -166,8 +175,9 @@ def test_the_repository_explains_itself() -> None:
 
 FACES = {"arborist.cli", "arborist.repl", "arborist.sync"}
 SERVICES = ("arborist/store", "arborist/forest", "arborist/qa")
-FOUNDATIONS = ("db.py", "audit.py", "hashing.py", "merkle.py", "analysis.py", "terminal.py",
-               "admission.py", "fts.py", "clock.py", "pathref.py", "errors.py", "witness.py")  # fmt: skip
+FOUNDATIONS = ("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py", "merkle.py",
+               "analysis.py", "terminal.py", "admission.py", "fts.py", "clock.py", "pathref.py",
+               "errors.py", "witness.py")  # fmt: skip
 
 
 def _module_name(path: Path) -> str:
@@ -215,3 +225,16 @@ def test_layers_import_downward_only() -> None:
             if upward:
                 wrong.append(f"{name} (below the facade) imports {sorted(upward)}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_loading_documents_leaves_the_pdf_parser_and_the_http_client_unimported() -> None:
+    """pypdf and httpx are the heaviest imports loading has: they come in with the
+    first PDF or the first fetch, not with the modules (start-up pays for neither)."""
+    code = (
+        "import sys, arborist.store.loaders, arborist.store.fetch; "
+        "print(sorted({'pypdf', 'httpx'} & set(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"

@@ -13,8 +13,8 @@ import pytest
 
 from arborist.analysis import definitions, identifiers, read_question, stands_alone
 from arborist.app import Arborist
-from arborist.db import migrate
 from arborist.errors import NoDocuments
+from arborist.migrations import migrate
 from arborist.qa.runner import retrieval_policy
 from arborist.store import STORE_MIGRATIONS
 from arborist.store.search import retrieve

@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 
 from arborist.audit import append_event
-from arborist.db import open_database, transaction
+from arborist.db import transaction
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.shard import insert_turn
+from arborist.migrations import open_database
 from arborist.store import STORE_MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ covers) apart from the current, renameable ``label``.
 from __future__ import annotations
 
 from arborist.audit import AUDIT_MIGRATION
-from arborist.db import Migration
+from arborist.migrations import Migration
 
 __all__ = ["SESSIONS_MIGRATIONS"]
 

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting
-from arborist.db import check_fts, integrity_problems, read_or_report
 from arborist.forest.bates import is_bates, parse_bates
 from arborist.hashing import node_hash, sha256_hex, subtree_hash
+from arborist.integrity import check_fts, integrity_problems, read_or_report
 
 __all__ = ["ForestVerification", "verify_forest"]
 
@@ -108,56 +108,74 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any]]:
     inserts = _events(conn)
     problems: list[str] = []
     for row in rows:
-        bates, parent, question, answer, key, mode, created, label, digest, folded, seq = row[:11]
-        sid, titles, n_cited = row[11:]
+        bates, parent, seq = row[0], row[1], row[10]
         parent_row = by_bates.get(parent) if parent is not None else None
         if parent is not None and parent_row is None:
             problems.append(f"turn {bates}: its parent {parent} is missing")
-        try:
-            expected = node_hash(
-                parent_node_hash=parent_row[8] if parent_row else None,
-                bates=bates,
-                question=question,
-                cache_key=key,
-                audit_mode=mode,
-                created_at=created,
-                label=label,
-            )
-        except ValueError:
-            expected = None
-        if expected != digest:
-            problems.append(f"turn {bates}: node_hash does not match its fields")
-        try:
-            fold = subtree_hash(digest, kids.get(bates, []))
-        except ValueError:
-            fold = None
-        if fold != folded:
-            problems.append(f"turn {bates}: subtree_hash does not fold from its children")
-        if not is_bates(bates) or parse_bates(bates) != (sid, seq):
-            problems.append(f"turn {bates}: its sid or seq does not match its bates number")
-        try:
-            counted = len(json.loads(titles))
-        except (TypeError, ValueError):
-            counted = -1
-        if counted != n_cited:
-            problems.append(f"turn {bates}: n_cited_sources does not count its cited titles")
+        problems += _field_problems(row, parent_row, kids.get(bates, []))
         if seq == 0:
             continue
         event = inserts.pop(bates, None)
         if event is None:
             problems.append(f"turn {bates}: no node_insert event records it")
             continue
-        if event.get("node_hash") != digest or event.get("parent_bates") != parent:
-            problems.append(f"turn {bates}: differs from its node_insert event")
-        answer_digest = sha256_hex(answer.encode("utf-8")) if isinstance(answer, str) else None
-        if event.get("answer_hash") != answer_digest:
-            problems.append(f"turn {bates}: answer_text differs from the answer its event recorded")
-        titles_digest = sha256_hex(titles.encode("utf-8")) if isinstance(titles, str) else None
-        if "titles_hash" in event and event["titles_hash"] != titles_digest:
-            problems.append(f"turn {bates}: cited titles differ from those its event recorded")
+        problems += _event_problems(row, event)
     for bates in inserts:
         problems.append(f"turn {bates}: recorded by an event but missing")
     return problems, by_bates
+
+
+def _field_problems(row: Any, parent_row: Any, children: list[str]) -> list[str]:
+    """One turn against what its own row recomputes to: its hash, its fold over its
+    children's subtree hashes, its bates number and its count of cited titles."""
+    bates, _, question, _, key, mode, created, label, digest, folded, seq = row[:11]
+    sid, titles, n_cited = row[11:]
+    problems = []
+    try:
+        expected = node_hash(
+            parent_node_hash=parent_row[8] if parent_row else None,
+            bates=bates,
+            question=question,
+            cache_key=key,
+            audit_mode=mode,
+            created_at=created,
+            label=label,
+        )
+    except ValueError:
+        expected = None
+    if expected != digest:
+        problems.append(f"turn {bates}: node_hash does not match its fields")
+    try:
+        fold = subtree_hash(digest, children)
+    except ValueError:
+        fold = None
+    if fold != folded:
+        problems.append(f"turn {bates}: subtree_hash does not fold from its children")
+    if not is_bates(bates) or parse_bates(bates) != (sid, seq):
+        problems.append(f"turn {bates}: its sid or seq does not match its bates number")
+    try:
+        counted = len(json.loads(titles))
+    except (TypeError, ValueError):
+        counted = -1
+    if counted != n_cited:
+        problems.append(f"turn {bates}: n_cited_sources does not count its cited titles")
+    return problems
+
+
+def _event_problems(row: Any, event: dict[str, object]) -> list[str]:
+    """One turn against the ``node_insert`` event that recorded it: an answer or cited
+    titles edited after the fact, or a node rewritten together with its hashes."""
+    bates, parent, answer, digest, titles = row[0], row[1], row[3], row[8], row[12]
+    problems = []
+    if event.get("node_hash") != digest or event.get("parent_bates") != parent:
+        problems.append(f"turn {bates}: differs from its node_insert event")
+    answer_digest = sha256_hex(answer.encode("utf-8")) if isinstance(answer, str) else None
+    if event.get("answer_hash") != answer_digest:
+        problems.append(f"turn {bates}: answer_text differs from the answer its event recorded")
+    titles_digest = sha256_hex(titles.encode("utf-8")) if isinstance(titles, str) else None
+    if "titles_hash" in event and event["titles_hash"] != titles_digest:
+        problems.append(f"turn {bates}: cited titles differ from those its event recorded")
+    return problems
 
 
 def _check_sessions(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> list[str]:

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 
 from arborist.admission import admit
 from arborist.clock import utc_now
-from arborist.db import snapshot, split_sql, transaction
+from arborist.db import snapshot, transaction
 from arborist.errors import BadInput
+from arborist.migrations import split_sql
 
 __all__ = [
     "Captured",

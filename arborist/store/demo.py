@@ -17,7 +17,7 @@ section (an absolute path under the user's home or pyenv) is dropped, and the
 ``MODULE REFERENCE`` section keeps its docs.python.org link but loses the
 boilerplate paragraph every module repeats (it would be a search hit for
 every query about "documentation"). The text then goes through the same
-:func:`~arborist.store.loaders.normalize_text` as every loaded file.
+:func:`~arborist.store.normalize.normalize_text` as every loaded file.
 
 The text is the interpreter's: a Python upgrade changes it, and rehydrating
 an old ``pydoc:`` document then refuses, as it should for a changed source.
@@ -36,7 +36,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from arborist.errors import BadInput, NotFound
-from arborist.store.loaders import MAX_TITLE_CHARS, LoadedDocument, normalize_text
+from arborist.store.loaders import MAX_TITLE_CHARS, LoadedDocument
+from arborist.store.normalize import normalize_text
 
 __all__ = ["DEMO_MODULES", "SYNOPSES", "demo_corpus", "load_module_doc", "render_module_text"]
 

@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from arborist.audit import AUDIT_MIGRATION
-from arborist.db import Migration
+from arborist.migrations import Migration
 
 __all__ = ["STORE_MIGRATIONS", "index_chunks", "unindex_chunks"]
 

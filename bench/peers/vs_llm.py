@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import random
 import re
+import sqlite3
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -38,10 +39,10 @@ from common import Row, Vocabulary, median, prose, timed
 from llm.logs import LogStore, merged_log_rows
 
 from arborist.analysis import STOPWORDS
-from arborist.db import open_database
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.shard import create_session, find, insert_turn
 from arborist.hashing import sha256_hex
+from arborist.migrations import open_database
 
 LIMIT = 10
 
@@ -120,15 +121,33 @@ def run(
     tmp: Path, vocab: Vocabulary, seed: int, conversations: int, per: int, repeat: int
 ) -> list[Row]:
     turns = make_turns(vocab, seed, conversations, per)
-    model = PreparedModel()
-    for turn in turns:
-        model.answers[turn.question] = turn.answer
-
     shipped = _llm_db(tmp / "llm-shipped.db", our_pragmas=False)
     wal = _llm_db(tmp / "llm-wal.db", our_pragmas=True)
     stores = {"shipped": LogStore(shipped), "wal": LogStore(wal)}  # migrated before timing
     conn = open_database(tmp / "sessions.db", SESSIONS_MIGRATIONS)
+    times = record_turns(turns, {"shipped": shipped, "wal": wal}, stores, conn)
+    queries, labels = pick_queries(turns, 8, seed)
+    search, mismatched = search_turns(queries, stores["wal"], conn, repeat)
+    conn.close()
+    shipped.close()
+    wal.close()
+    n = len(turns)
+    rows = record_rows(times, n, conversations, per)
+    rows.append(search_row(search, mismatched, queries, labels, n, repeat))
+    return rows
 
+
+def record_turns(
+    turns: list[Turn],
+    dbs: dict[str, sqlite_utils.Database],
+    stores: dict[str, LogStore],
+    conn: sqlite3.Connection,
+) -> dict[str, list[float]]:
+    """Each turn's recording time on each side (llm as shipped, llm on WAL, ours), in
+    an order that alternates turn by turn."""
+    model = PreparedModel()
+    for turn in turns:
+        model.answers[turn.question] = turn.answer
     times: dict[str, list[float]] = {"shipped": [], "wal": [], "ours": []}
     conversation: Any = None
     parent = sid = ""
@@ -155,8 +174,8 @@ def run(
             return node.bates
 
         steps = [
-            ("shipped", lambda r=response: r.log_to_db(shipped)),
-            ("wal", lambda r=response: r.log_to_db(wal)),
+            ("shipped", lambda r=response: r.log_to_db(dbs["shipped"])),
+            ("wal", lambda r=response: r.log_to_db(dbs["wal"])),
             ("ours", ours),
         ]
         if i % 2:
@@ -166,26 +185,29 @@ def run(
             times[name].append(seconds)
             if name == "ours":
                 parent = result
+    return times
 
-    # Search: each query on each side, interleaved, `repeat` rounds.
-    queries, labels = pick_queries(turns, 8, seed)
+
+def search_turns(
+    queries: dict[str, list[str]], store: LogStore, conn: sqlite3.Connection, repeat: int
+) -> tuple[dict[str, list[float]], list[str]]:
+    """Each query on each side, interleaved, ``repeat`` rounds; and the queries whose
+    hit counts differ in the first round."""
     search: dict[str, list[float]] = {"wal": [], "ours": []}
     mismatched = []
     for round_ in range(repeat):
         for words in [q for qs in queries.values() for q in qs]:
-            t_llm, rows = timed(
-                lambda w=words: merged_log_rows(stores["wal"], count=LIMIT, query=w)
-            )
+            t_llm, rows = timed(lambda w=words: merged_log_rows(store, count=LIMIT, query=w))
             t_ours, hits = timed(lambda w=words: find(conn, w, limit=LIMIT))
             search["wal"].append(t_llm)
             search["ours"].append(t_ours)
             if round_ == 0 and len(rows) != len(hits):
                 mismatched.append(f"{words!r}: llm {len(rows)}, ours {len(hits)}")
-    conn.close()
-    shipped.close()
-    wal.close()
+    return search, mismatched
 
-    n = len(turns)
+
+def record_rows(times: dict[str, list[float]], n: int, conversations: int, per: int) -> list[Row]:
+    """The two recording rows: llm as its CLI opens its database, and llm on our pragmas."""
     record_note = (
         f"{conversations} conversations of {per} turns ({n:,} turns, questions of 8-16 words, "
         f"answers of 40-90); median of the {n:,} per-turn latencies. llm: "
@@ -199,7 +221,7 @@ def run(
         f"Totals: llm as shipped {sum(times['shipped']):.2f} s, llm on WAL "
         f"{sum(times['wal']):.2f} s, ours {sum(times['ours']):.2f} s."
     )
-    rows = [
+    return [
         Row(
             "record a turn",
             "llm log_to_db (as shipped: rollback journal, synchronous=FULL)",
@@ -225,30 +247,38 @@ def run(
             ],
         ),
     ]
+
+
+def search_row(
+    search: dict[str, list[float]],
+    mismatched: list[str],
+    queries: dict[str, list[str]],
+    labels: dict[str, str],
+    n: int,
+    repeat: int,
+) -> Row:
+    """The search row, saying whether both sides found as many hits for every query."""
     all_queries = sum(len(q) for q in queries.values())
     classes = ", ".join(f"{len(queries[k])} {labels[k]}" for k in queries)
-    rows.append(
-        Row(
-            "search turns, top 10",
-            "llm logs -q (merged_log_rows)",
-            "median per query",
-            median(search["wal"]),
-            median(search["ours"]),
-            notes=[
-                f"{all_queries} queries over the {n:,} turns above ({classes}), "
-                f"{repeat} interleaved rounds. llm: `merged_log_rows(LogStore(db), count=10, "
-                "query=Q)`, the function behind `llm logs -q Q -n 10` (FTS5 over "
-                "`turn_search_fts`, bm25 with the prompt weighted 10x, plus its legacy "
-                "`responses_fts`, each row rebuilt with its prompt, response and metadata), "
-                "without the printing. Ours: `shard.find(conn, Q, limit=10)` (FTS5 over "
-                "question and answer, bm25, a snippet per hit, rows as `Node`s). Both use the "
-                "unicode61 tokenizer and require every word, so hit counts "
-                + (
-                    "matched on every query."
-                    if not mismatched
-                    else f"differed on {len(mismatched)}: {'; '.join(mismatched[:3])}."
-                )
-            ],
-        )
+    return Row(
+        "search turns, top 10",
+        "llm logs -q (merged_log_rows)",
+        "median per query",
+        median(search["wal"]),
+        median(search["ours"]),
+        notes=[
+            f"{all_queries} queries over the {n:,} turns above ({classes}), "
+            f"{repeat} interleaved rounds. llm: `merged_log_rows(LogStore(db), count=10, "
+            "query=Q)`, the function behind `llm logs -q Q -n 10` (FTS5 over "
+            "`turn_search_fts`, bm25 with the prompt weighted 10x, plus its legacy "
+            "`responses_fts`, each row rebuilt with its prompt, response and metadata), "
+            "without the printing. Ours: `shard.find(conn, Q, limit=10)` (FTS5 over "
+            "question and answer, bm25, a snippet per hit, rows as `Node`s). Both use the "
+            "unicode61 tokenizer and require every word, so hit counts "
+            + (
+                "matched on every query."
+                if not mismatched
+                else f"differed on {len(mismatched)}: {'; '.join(mismatched[:3])}."
+            )
+        ],
     )
-    return rows

@@ -1,0 +1,134 @@
+"""HTML as text a chunker can read: headings as ``#`` lines, paragraphs separated by blank lines.
+
+Scripts, styles and embedded objects are dropped; list items become ``- `` lines,
+table cells are separated by spaces, and ``<pre>`` keeps its lines as written.
+"""
+
+from __future__ import annotations
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from arborist.store.normalize import decode_html, normalize_text, replace_surrogates
+
+__all__ = ["load_html"]
+
+_DROPPED_TAGS = frozenset(
+    {"script", "style", "noscript", "template", "head", "svg", "math", "iframe", "object", "embed", "canvas"}
+)  # fmt: skip
+_BLOCK_TAGS = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details",
+        "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "header",
+        "hgroup", "hr", "html", "legend", "li", "main", "menu", "nav", "ol", "p", "section",
+        "summary", "table", "tbody", "tfoot", "thead", "tr", "ul",
+    }
+)  # fmt: skip
+_HEADING_TAGS = {f"h{n}": n for n in range(1, 7)}
+_CELL_TAGS = frozenset({"td", "th"})
+
+
+def load_html(data: bytes, label: str, declared: str | None) -> tuple[str, str]:
+    """``(title, text)`` of a page: the title is its ``<title>``, else its first ``<h1>``;
+    ``declared`` is the charset the HTTP response named, if any."""
+    text = decode_html(data, label, declared)
+    # NUL is a parse error in HTML, never text (WHATWG drops or replaces it); so are surrogates.
+    tree = LexborHTMLParser(replace_surrogates(text.replace("\x00", "")))
+    title = ""
+    head = tree.head
+    node = head.css_first("title") if head is not None else None
+    if node is not None:
+        title = node.text(deep=True) or ""
+    if not title.strip():
+        h1 = tree.css_first("h1")
+        title = (h1.text(deep=True) or "") if h1 is not None else ""
+    root = tree.root
+    body = _HtmlText().render(root) if root is not None else ""
+    return title, normalize_text(body)
+
+
+class _HtmlText:
+    """Render a parsed page as paragraphs: an explicit-stack walk, so nesting depth is never a limit."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        self.buffer: list[str] = []
+        self.pre_depth = 0
+        self.heading = 0
+        self.list_item = False
+
+    def render(self, root: LexborNode) -> str:
+        stack: list[tuple[LexborNode, bool]] = [(root, False)]
+        while stack:
+            node, leaving = stack.pop()
+            tag = node.tag or ""
+            if leaving:
+                self._leave(tag)
+            elif node.is_text_node:
+                self.buffer.append(node.text_content or "")
+            elif node.is_element_node and tag not in _DROPPED_TAGS:
+                self._enter(tag)
+                stack.append((node, True))
+                children = list(node.iter(include_text=True))
+                stack.extend((child, False) for child in reversed(children))
+        self._flush()
+        return "\n\n".join(self.blocks)
+
+    def _enter(self, tag: str) -> None:
+        if self.heading:  # a heading is one line whatever it contains
+            if tag == "br" or tag in _BLOCK_TAGS:
+                self.buffer.append(" ")
+            return
+        if self.pre_depth and tag != "pre":
+            return  # preformatted text flows as written, whatever wraps it
+        if tag in _HEADING_TAGS:
+            self._flush()
+            self.heading = _HEADING_TAGS[tag]
+        elif tag == "pre":
+            if not self.pre_depth:
+                self._flush()
+            self.pre_depth += 1
+        elif tag in _BLOCK_TAGS:
+            self._flush()
+            if tag == "li":
+                self.list_item = True
+        elif tag == "br":
+            self.buffer.append("\n")
+
+    def _leave(self, tag: str) -> None:
+        if self.pre_depth and tag != "pre":
+            return
+        if tag in _HEADING_TAGS and self.heading == _HEADING_TAGS[tag]:
+            self._flush()
+            self.heading = 0
+        elif self.heading:
+            if tag in _CELL_TAGS or tag in _BLOCK_TAGS:
+                self.buffer.append(" ")
+        elif tag == "pre":
+            self.pre_depth -= 1
+            if not self.pre_depth:
+                self._flush(pre=True)
+        elif tag in _CELL_TAGS:
+            self.buffer.append(" ")
+        elif tag in _BLOCK_TAGS:
+            self._flush()
+            if tag == "li":
+                self.list_item = False  # an empty item must not mark the next paragraph
+
+    def _flush(self, *, pre: bool = False) -> None:
+        raw = "".join(self.buffer)
+        self.buffer.clear()
+        if self.heading:
+            text = " ".join(raw.split())
+            if text:
+                self.blocks.append("#" * self.heading + " " + text)
+            return
+        if pre:
+            text = normalize_text(raw)
+        else:
+            lines = (" ".join(line.split()) for line in raw.split("\n"))
+            text = "\n".join(line for line in lines if line)
+        if text:
+            if self.list_item:
+                text = "- " + text
+                self.list_item = False
+            self.blocks.append(text)
