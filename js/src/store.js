@@ -461,6 +461,7 @@ export class ForestStore {
         graftOf,
         posinset,
         setsize,
+        follows: setsize === 1 && parent !== null,
         summary: node?.summary ?? null,
       };
     };

@@ -489,6 +489,9 @@ export class ForestView {
         },
       },
       toggle,
+      r.follows
+        ? h("span", { class: "arb-follows", title: "the only follow-up of the turn above", text: "↳" })
+        : null,
       h("span", { class: "arb-question", title: s.question ?? "", text: s.question ?? "…" }),
       h(
         "span",
