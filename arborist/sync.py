@@ -500,8 +500,10 @@ def _add_answer(app: Arborist, node: Node, out: JSON) -> None:
 
 
 def find_hits(app: Arborist, query: str, limit: int, viewer_sid: str) -> JSON:
-    """Turns of every session matching every word of ``query``, best first."""
+    """Turns of every session matching every word of ``query``, best first, each with
+    its session's label (what a view titles the session's group of hits by)."""
     hits: list[FindHit] = app.find(query, limit=limit)
+    labels = {sid: app.session(sid).label for sid in {hit.node.sid for hit in hits}}
     return {
         "query": query,
         "hits": [
@@ -513,6 +515,7 @@ def find_hits(app: Arborist, query: str, limit: int, viewer_sid: str) -> JSON:
                 "label": hit.node.label,
                 "audit_mode": hit.node.audit_mode,
                 "foreign": hit.node.sid != viewer_sid,
+                "session_label": labels[hit.node.sid],
                 "snippet": hit.snippet,
             }
             for hit in hits

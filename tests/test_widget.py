@@ -532,6 +532,7 @@ def test_find_searches_every_session_and_flags_foreign_turns(
     assert by_bates[theirs]["foreign"] is True and by_bates[theirs]["sid"] == other
     assert any(not hit["foreign"] for hit in found["hits"])
     assert all(set(hit) >= {"question", "snippet", "seq", "audit_mode"} for hit in found["hits"])
+    assert by_bates[theirs]["session_label"] == "other", "a view titles the group by it"
 
 
 def test_cd_moves_the_current_node_and_its_trait(

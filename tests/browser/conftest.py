@@ -518,3 +518,11 @@ def lab(
                 pytest.fail("\n".join(guard.problems()))
     finally:
         lab_server.shut_down_kernels()
+
+
+def shoot(locator: Locator, name: str) -> None:
+    """Save ``locator`` as ``name``.png when ARBORIST_SHOTS names a folder."""
+    folder = os.environ.get("ARBORIST_SHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        locator.screenshot(path=str(Path(folder) / f"{name}.png"))

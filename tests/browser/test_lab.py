@@ -14,7 +14,7 @@ import re
 import pytest
 from playwright.sync_api import Locator, expect
 
-from tests.browser.conftest import Lab
+from tests.browser.conftest import Lab, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -259,6 +259,11 @@ def test_search_finds_another_sessions_turn_and_a_fork_adds_a_turn(lab: Lab) -> 
     expect(hit, "the search finds the other session's turn").to_have_attribute(
         "data-foreign", "true", timeout=RENDER_MS
     )
+    expect(hit.locator("mark").first, "matched words are marked, not «raw»").to_be_visible()
+    expect(results, "no raw markers").not_to_contain_text("«")
+    group = results.locator(f".arb-hit-group[data-sid='{other[:23]}']")
+    expect(group, "hits are grouped by session").to_have_count(1)
+    shoot(forest, "lab-search")
     hit.click()
     detail = forest.get_by_role("region", name="Node detail")
     expect(detail).to_have_attribute("data-bates", other, timeout=RENDER_MS)
@@ -275,6 +280,10 @@ def test_search_finds_another_sessions_turn_and_a_fork_adds_a_turn(lab: Lab) -> 
         "data-fork", "done", timeout=FORK_MS
     )
     expect(turns, "the fork adds a turn to the tree").to_have_count(before + 1)
+    expect(row(tree, mine), "a fork does not move the kernel's current turn").to_have_attribute(
+        "data-current", "true"
+    )
+    shoot(forest, "lab-fork")
     expect(detail.get_by_label("Question", exact=True)).to_have_text(FORK_QUESTION)
     forked = str(detail.get_attribute("data-bates"))
     assert BATES.match(forked) and forked not in {mine, other}

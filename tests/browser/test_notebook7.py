@@ -26,6 +26,7 @@ from tests.browser.conftest import (
     LabServer,
     _check_bundle,
     _stop,
+    shoot,
     start_server,
 )
 from tests.browser.test_lab import (
@@ -44,7 +45,6 @@ from tests.browser.test_widget_look import (
     check_look,
     open_widget,
     set_theme,
-    shoot,
 )
 
 pytestmark = pytest.mark.browser

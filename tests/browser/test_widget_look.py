@@ -14,14 +14,12 @@ there, for a person to look at.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, expect
 
-from tests.browser.conftest import Lab
+from tests.browser.conftest import Lab, shoot
 from tests.browser.test_lab import RENDER_MS, answer_bates, forest_in, row
 
 pytestmark = pytest.mark.browser
@@ -112,14 +110,6 @@ _MEASURE = """(forest) => {
 }"""
 
 
-def shoot(locator: Locator, name: str) -> None:
-    """Save ``locator`` as ``name``.png when ARBORIST_SHOTS names a folder."""
-    folder = os.environ.get("ARBORIST_SHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        locator.screenshot(path=str(Path(folder) / f"{name}.png"))
-
-
 def set_theme(lab: Lab, theme: str) -> None:
     lab.page.evaluate(
         "(theme) => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme
@@ -178,4 +168,43 @@ def test_the_widget_reads_well_in_every_jupyterlab_theme(lab: Lab) -> None:
     detail.locator("button.arb-cite").first.click()
     expect(detail.locator("blockquote.arb-cited mark").first).to_be_visible(timeout=RENDER_MS)
     shoot(forest, "lab-citation-open")
+    lab.guard.assert_clean()
+
+
+DEPTH = 40
+DEEP_CHAIN = f"""from arborist import Arborist
+deep = Arborist()
+sid = deep.new_session("deep chain").sid
+parent = None
+questions = {QUESTIONS!r}
+for i in range({DEPTH}):
+    parent = deep.ask_turn(questions[i % 3], sid=sid, parent=parent).node.bates
+deep.close()
+print(sid)"""
+
+
+def test_a_deep_chain_reads_down_the_page_in_one_short_run(lab: Lab) -> None:
+    lab.page.set_viewport_size(VIEWPORT)
+    lab.open(
+        lab.server.write_notebook(
+            "deep.ipynb",
+            ["%arborist ingest --demo", DEEP_CHAIN, "%arborist session resume {sid}", "%arborist"],
+        )
+    )
+    lab.run_all(5)
+    forest, tree = forest_in(lab, 4)
+    expect(tree).to_have_attribute("data-rows", "6", timeout=RENDER_MS)  # 3 + run + last 2
+    run = tree.locator("[data-run]")
+    expect(run).to_have_attribute("data-run", str(DEPTH - 5))
+    widths = tree.evaluate("(t) => [t.scrollWidth, t.clientWidth]")
+    assert widths[0] <= widths[1], f"the tree runs off to the right: {widths}"
+    shoot(forest, "lab-deep-chain")
+    run.click()
+    expect(tree).to_have_attribute("data-rows", str(DEPTH), timeout=RENDER_MS)
+    lefts = tree.evaluate(
+        "(t) => [...t.querySelectorAll('[role=treeitem] .arb-question')]"
+        ".map((q) => Math.round(q.getBoundingClientRect().left))"
+    )
+    assert max(lefts) - min(lefts) < 30, f"a line of follow-ups indents: {sorted(set(lefts))}"
+    shoot(forest, "lab-deep-chain-open")
     lab.guard.assert_clean()
