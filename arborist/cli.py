@@ -22,7 +22,7 @@ from arborist.app import Arborist
 from arborist.audit import Checkpoint
 from arborist.errors import ArboristError, BadInput
 from arborist.qa.check import check_record
-from arborist.repl import Repl, interactive_reader
+from arborist.repl import Repl, TokenPrinter, interactive_reader
 from arborist.terminal import inert, inert_json
 from arborist.witness import witness_checkpoints
 
@@ -343,19 +343,26 @@ def ask_command(
 ) -> None:
     """Answer QUESTION from your documents, citing them; cached when nothing has drifted.
 
-    Every ask is a turn of the forest: it prints the turn's bates number.
+    Every ask is a turn of the forest: it prints the turn's bates number. At a
+    terminal the answer streams in as the model sends it.
     """
+    printer = _printer(as_json)
     with _app(ctx, sessions_db) as app:
-        turn = app.ask_turn(
-            question,
-            sid=app.session(sid).sid if sid else None,
-            parent=parent,
-            llm=llm,
-            use_cache=not no_cache,
-            related=related,
-            timeout=timeout,
-            retries=retries,
-        )
+        try:
+            turn = app.ask_turn(
+                question,
+                sid=app.session(sid).sid if sid else None,
+                parent=parent,
+                llm=llm,
+                use_cache=not no_cache,
+                related=related,
+                timeout=timeout,
+                retries=retries,
+                on_token=printer,
+            )
+        finally:
+            if printer is not None:
+                printer.close()
     result = turn.result
     if as_json:
         _print_json(
@@ -368,7 +375,19 @@ def ask_command(
             }
         )
         return
-    _echo(views.answer_text(result, bates=turn.node.bates))
+    streamed = printer.text if printer is not None and printer.text else None
+    _echo(views.answer_text(result, bates=turn.node.bates, streamed=streamed))
+
+
+def _stream_write(text: str) -> None:
+    """Write streamed text (already inert) as it comes: no newline, flushed."""
+    click.echo(text, nl=False)
+
+
+def _printer(as_json: bool) -> TokenPrinter | None:
+    """A printer for an answer's tokens when stdout is a terminal and the output is text;
+    None (the whole answer at the end, as scripts read it) otherwise."""
+    return None if as_json or not sys.stdout.isatty() else TokenPrinter(_stream_write)
 
 
 @cli.command("related")
@@ -543,6 +562,7 @@ def session_command(
                 llm=llm,
                 timeout=timeout,
                 retries=retries,
+                stream=_stream_write if sys.stdout.isatty() else None,
             )
             if sys.stdin.isatty():
                 repl.read = interactive_reader(repl, app.home / "repl_history")

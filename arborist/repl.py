@@ -20,9 +20,9 @@ from typing import Any
 from arborist import commands, views
 from arborist.app import Arborist
 from arborist.errors import ArboristError, BadInput
-from arborist.terminal import inert, inert_json
+from arborist.terminal import InertStream, inert, inert_json
 
-__all__ = ["COMMANDS", "Repl", "interactive_reader", "scripted_reader"]
+__all__ = ["COMMANDS", "Repl", "TokenPrinter", "interactive_reader", "scripted_reader"]
 
 QUIT = "leave (or Ctrl-D)"
 COMMANDS: dict[str, str] = {
@@ -45,9 +45,43 @@ def scripted_reader(lines: Iterable[str]) -> Callable[[str], str]:
     return read
 
 
+class TokenPrinter:
+    """An answer's tokens written to a terminal as the model sends them, each piece inert.
+
+    ``write`` writes without a newline and flushes. The pieces pass through
+    :class:`~arborist.terminal.InertStream`, so an escape sequence or a ``\\r\\n``
+    split between two pieces reaches the terminal exactly as :func:`inert` shows
+    the whole answer, never as a raw control character. ``text`` is what the
+    model sent, to compare with what was stored (:func:`arborist.views.answer_text`).
+    """
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self._write = write
+        self._inert = InertStream()
+        self._pieces: list[str] = []
+
+    def __call__(self, token: str) -> None:
+        self._pieces.append(token)
+        shown = self._inert.feed(token)
+        if shown:
+            self._write(shown)
+
+    @property
+    def text(self) -> str:
+        return "".join(self._pieces)
+
+    def close(self) -> None:
+        """End what streamed with a newline, also when the stream failed half-way, so the
+        next line (the citations, or the error) starts on a line of its own."""
+        if self._pieces:
+            self._write(self._inert.close() + "\n")
+
+
 class Repl:
     """One session's REPL. ``run`` returns when the user quits or input ends.
 
+    ``stream`` (a write without a newline, flushed) shows an answer as it
+    streams; without it (not a terminal) the answer is written whole.
     Commands run on a :class:`~arborist.commands.Desk`, the same ones as
     ``%arborist``'s, so ``/session new`` moves the REPL to a new session.
     """
@@ -62,6 +96,7 @@ class Repl:
         llm: str | None = None,
         timeout: float | None = None,
         retries: int | None = None,
+        stream: Callable[[str], None] | None = None,
     ) -> None:
         self.app = app
         self.desk = commands.Desk(
@@ -74,6 +109,7 @@ class Repl:
         )
         self.read = read
         self.write: Callable[[str], None] = lambda text: write(inert(text))
+        self.stream = stream
         self.timeout = timeout
         self.retries = retries
         self.history: list[str] = []
@@ -130,11 +166,23 @@ class Repl:
             self.write(f"error: {outcome.failed}")
 
     def ask(self, question: str) -> None:
-        """Ask under the current turn."""
-        turn = self.app.ask_turn(
-            question, sid=self.sid, llm=self.desk.llm, timeout=self.timeout, retries=self.retries
-        )
-        self.write(views.turn_line(turn.result, turn.node.bates))
+        """Ask under the current turn; the answer streams when the REPL has a terminal
+        (a cache hit has nothing to stream: it is written at once)."""
+        printer = TokenPrinter(self.stream) if self.stream is not None else None
+        try:
+            turn = self.app.ask_turn(
+                question,
+                sid=self.sid,
+                llm=self.desk.llm,
+                on_token=printer,
+                timeout=self.timeout,
+                retries=self.retries,
+            )
+        finally:
+            if printer is not None:
+                printer.close()
+        streamed = printer.text if printer is not None and printer.text else None
+        self.write(views.turn_line(turn.result, turn.node.bates, streamed=streamed))
 
     def completions(self, text: str) -> list[str]:
         """Candidates for tab completion: commands, then labels and bates numbers."""

@@ -266,15 +266,21 @@ def derived_text(kind: str, derivation: Derivation) -> str:
 # --- answers -----------------------------------------------------------------------------------
 
 
-def answer_text(result: AskResult, *, bates: str | None = None) -> str:
-    """The answer, then its bates, hit or miss, audit mode, key and sources."""
+def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | None = None) -> str:
+    """The answer, then its bates, hit or miss, audit mode, key and sources.
+
+    ``streamed`` is the text a terminal already showed as the model sent it: the
+    answer is then not printed again, unless what was stored differs (see
+    :func:`_restated`), and what follows starts with the blank line that would
+    have followed it.
+    """
     record = result.record
     if result.hit:
         cache = f"hit (first answered {record.created_at}, {record.hit_count} hit(s))"
     else:
         cache = f"miss (answered now in {result.elapsed_ms:.0f} ms)"
     lines = [
-        record.answer_text,
+        *([record.answer_text] if streamed is None else _restated(record, streamed)),
         "",
         *([f"bates   {bates}"] if bates else []),
         f"cache   {cache}",
@@ -292,12 +298,25 @@ def answer_text(result: AskResult, *, bates: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def turn_line(result: AskResult, bates: str) -> str:
-    """The REPL's answer: the text, then one line with the turn's bates, hit or miss,
-    and audit mode."""
+def turn_line(result: AskResult, bates: str, *, streamed: str | None = None) -> str:
+    """The REPL's answer: the text (unless ``streamed`` showed it, see :func:`answer_text`),
+    then one line with the turn's bates, hit or miss, and audit mode."""
     record = result.record
+    text = [record.answer_text] if streamed is None else _restated(record, streamed)
     cache = "hit" if result.hit else "miss"
-    return "\n".join([record.answer_text, f"[{bates}  {cache}  {record.audit_mode}]"])
+    return "\n".join([*text, f"[{bates}  {cache}  {record.audit_mode}]"])
+
+
+def _restated(record: CacheRecord, streamed: str) -> list[str]:
+    """Nothing when the stored answer is what streamed; else the answer as stored.
+
+    What streams is the model's text as it arrives; what is stored has passed the
+    admission gate, which redacts a secret only once the whole answer is in hand.
+    A terminal cannot take back what it showed, so it says so and shows the stored one.
+    """
+    if record.answer_text == streamed:
+        return []
+    return ["stored as (the admission gate changed what streamed):", record.answer_text]
 
 
 def falsified_text(record: CacheRecord) -> str:
