@@ -104,10 +104,6 @@ class ArboristMagics(Magics):
         """This kernel's forest session (None until the first ask or subcommand needs one)."""
         return self.desk.sid
 
-    @sid.setter
-    def sid(self, sid: str | None) -> None:
-        self.desk.sid = sid
-
     @property
     def llm(self) -> str | None:
         """This kernel's default model (``%arborist llm NAME``)."""
