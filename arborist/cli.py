@@ -22,7 +22,7 @@ from arborist.app import Arborist
 from arborist.audit import Checkpoint
 from arborist.errors import ArboristError, BadInput
 from arborist.qa.check import check_record
-from arborist.repl import Repl, interactive_reader
+from arborist.repl import Repl, TokenPrinter, interactive_reader
 from arborist.terminal import inert, inert_json
 from arborist.witness import witness_checkpoints
 
@@ -248,7 +248,7 @@ def evict_command(ctx: click.Context, document: str, tier: str) -> None:
     """Move DOCUMENT (id, URI, path or source_root prefix) to a colder tier."""
     with _app(ctx) as app:
         change = app.evict(document, tier)
-    _echo(f"{change.changed} chunk(s) of {views.field(change.document.uri)} moved to {tier}")
+    _echo(views.evicted_text(change, tier))
 
 
 @cli.command("rehydrate")
@@ -258,9 +258,7 @@ def rehydrate_command(ctx: click.Context, document: str) -> None:
     """Bring DOCUMENT back to hot; cold chunks are refetched from its URI and must match their leaves."""
     with _app(ctx) as app:
         change = app.rehydrate(document)
-    _echo(
-        f"{change.changed} chunk(s) of {views.field(change.document.uri)} back to hot, every leaf verified"
-    )
+    _echo(views.rehydrated_text(change))
 
 
 @cli.command("derive")
@@ -282,10 +280,7 @@ def derive_command(ctx: click.Context, kind: str, source: str, text: str | None)
     """Save a core record derived from an answer's cited evidence (searchable, HYBRID)."""
     with _app(ctx) as app:
         derivation = app.derive(kind, source, text)
-    _echo(
-        f"saved {kind} {views.field(derivation.core.uri)} from {derivation.derived_from[:12]}… "
-        f"({len(derivation.sources)} source chunk(s))"
-    )
+    _echo(views.derived_text(kind, derivation))
 
 
 # --- answers -----------------------------------------------------------------------------------
@@ -348,19 +343,26 @@ def ask_command(
 ) -> None:
     """Answer QUESTION from your documents, citing them; cached when nothing has drifted.
 
-    Every ask is a turn of the forest: it prints the turn's bates number.
+    Every ask is a turn of the forest: it prints the turn's bates number. At a
+    terminal the answer streams in as the model sends it.
     """
+    printer = _printer(as_json)
     with _app(ctx, sessions_db) as app:
-        turn = app.ask_turn(
-            question,
-            sid=app.session(sid).sid if sid else None,
-            parent=parent,
-            llm=llm,
-            use_cache=not no_cache,
-            related=related,
-            timeout=timeout,
-            retries=retries,
-        )
+        try:
+            turn = app.ask_turn(
+                question,
+                sid=app.session(sid).sid if sid else None,
+                parent=parent,
+                llm=llm,
+                use_cache=not no_cache,
+                related=related,
+                timeout=timeout,
+                retries=retries,
+                on_token=printer,
+            )
+        finally:
+            if printer is not None:
+                printer.close()
     result = turn.result
     if as_json:
         _print_json(
@@ -373,7 +375,19 @@ def ask_command(
             }
         )
         return
-    _echo(views.answer_text(result, bates=turn.node.bates))
+    streamed = printer.text if printer is not None and printer.text else None
+    _echo(views.answer_text(result, bates=turn.node.bates, streamed=streamed))
+
+
+def _stream_write(text: str) -> None:
+    """Write streamed text (already inert) as it comes: no newline, flushed."""
+    click.echo(text, nl=False)
+
+
+def _printer(as_json: bool) -> TokenPrinter | None:
+    """A printer for an answer's tokens when stdout is a terminal and the output is text;
+    None (the whole answer at the end, as scripts read it) otherwise."""
+    return None if as_json or not sys.stdout.isatty() else TokenPrinter(_stream_write)
 
 
 @cli.command("related")
@@ -444,10 +458,7 @@ def providence_falsify(ctx: click.Context, key: str, state: str, reason: str) ->
     """Take the answer under KEY out of service; the next same ask is a miss."""
     with _app(ctx.find_root()) as app:
         record = app.falsify(key, state, reason)
-    _echo(
-        f"{record.cache_key[:16]} revision {record.revision} is now {record.state}: "
-        f"{views.field(record.state_reason)}"
-    )
+    _echo(views.falsified_text(record))
 
 
 # --- the forest --------------------------------------------------------------------------------
@@ -538,14 +549,9 @@ def session_command(
             _echo(views.chain_check_text(result))
             return 0 if result.ok else EXIT_FAILED
         elif export_sid is not None:
-            for record in app.export_session(export_sid):
-                _echo_json(json.dumps(record, ensure_ascii=False, sort_keys=True))
+            _echo_json(views.export_jsonl(app.export_session(export_sid)))
         elif import_file is not None:
-            done = app.import_sessions(import_file)
-            _echo(
-                f"imported {done.added} node(s), {done.already_present} already present, "
-                f"session(s) {', '.join(done.sessions) or '(none)'}"
-            )
+            _echo(views.import_text(app.import_sessions(import_file)))
         else:
             session = app.session(sid) if sid else app.new_session(label)
             repl = Repl(  # writes inert text itself
@@ -556,6 +562,7 @@ def session_command(
                 llm=llm,
                 timeout=timeout,
                 retries=retries,
+                stream=_stream_write if sys.stdout.isatty() else None,
             )
             if sys.stdin.isatty():
                 repl.read = interactive_reader(repl, app.home / "repl_history")

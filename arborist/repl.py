@@ -14,31 +14,22 @@ import atexit
 import contextlib
 import shlex
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arborist import views
+from arborist import commands, views
 from arborist.app import Arborist
-from arborist.errors import ArboristError
-from arborist.forest.render import format_node
-from arborist.terminal import inert
+from arborist.errors import ArboristError, BadInput
+from arborist.terminal import InertStream, inert, inert_json
 
-__all__ = ["COMMANDS", "Repl", "interactive_reader", "scripted_reader"]
+__all__ = ["COMMANDS", "Repl", "TokenPrinter", "interactive_reader", "scripted_reader"]
 
+QUIT = "leave (or Ctrl-D)"
 COMMANDS: dict[str, str] = {
-    "/tree": "print this session's tree",
-    "/branches": "list branch points (two or more children)",
-    "/find": "/find QUERY: search every session's turns",
-    "/cd": "/cd BATES|SEQ|LABEL|root: move here (any session); the next question lands under it",
-    "/back": "move to the parent of the current turn",
-    "/label": "/label NAME: name the current turn",
-    "/show": "/show [REF]: the stored turn (default: the current one)",
-    "/sid": "print this session's id",
-    "/root": "print this session's root bates",
-    "/help": "this list",
-    "/quit": "leave (or Ctrl-D)",
+    **{"/" + name: command.summary for name, command in commands.COMMANDS.items()},
+    "/quit": QUIT,
 }
+"""The REPL's commands: ``%arborist``'s subcommands, each written with a slash."""
 
 
 def scripted_reader(lines: Iterable[str]) -> Callable[[str], str]:
@@ -54,22 +45,79 @@ def scripted_reader(lines: Iterable[str]) -> Callable[[str], str]:
     return read
 
 
-@dataclass
+class TokenPrinter:
+    """An answer's tokens written to a terminal as the model sends them, each piece inert.
+
+    ``write`` writes without a newline and flushes. The pieces pass through
+    :class:`~arborist.terminal.InertStream`, so an escape sequence or a ``\\r\\n``
+    split between two pieces reaches the terminal exactly as :func:`inert` shows
+    the whole answer, never as a raw control character. ``text`` is what the
+    model sent, to compare with what was stored (:func:`arborist.views.answer_text`).
+    """
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self._write = write
+        self._inert = InertStream()
+        self._pieces: list[str] = []
+
+    def __call__(self, token: str) -> None:
+        self._pieces.append(token)
+        shown = self._inert.feed(token)
+        if shown:
+            self._write(shown)
+
+    @property
+    def text(self) -> str:
+        return "".join(self._pieces)
+
+    def close(self) -> None:
+        """End what streamed with a newline, also when the stream failed half-way, so the
+        next line (the citations, or the error) starts on a line of its own."""
+        if self._pieces:
+            self._write(self._inert.close() + "\n")
+
+
 class Repl:
-    """One session's REPL. ``run`` returns when the user quits or input ends."""
+    """One session's REPL. ``run`` returns when the user quits or input ends.
 
-    app: Arborist
-    sid: str
-    read: Callable[[str], str]
-    write: Callable[[str], None]
-    llm: str | None = None
-    history: list[str] = field(default_factory=list)
-    timeout: float | None = None
-    retries: int | None = None
+    ``stream`` (a write without a newline, flushed) shows an answer as it
+    streams; without it (not a terminal) the answer is written whole.
+    Commands run on a :class:`~arborist.commands.Desk`, the same ones as
+    ``%arborist``'s, so ``/session new`` moves the REPL to a new session.
+    """
 
-    def __post_init__(self) -> None:
-        raw = self.write
-        self.write = lambda text: raw(inert(text))
+    def __init__(
+        self,
+        app: Arborist,
+        sid: str,
+        *,
+        read: Callable[[str], str],
+        write: Callable[[str], None],
+        llm: str | None = None,
+        timeout: float | None = None,
+        retries: int | None = None,
+        stream: Callable[[str], None] | None = None,
+    ) -> None:
+        self.app = app
+        self.desk = commands.Desk(
+            app,
+            prefix="/",
+            sid=sid,
+            llm=llm,
+            also={"quit": QUIT},
+            more_help="anything else is a question, asked as a child of the current turn",
+        )
+        self.read = read
+        self.write: Callable[[str], None] = lambda text: write(inert(text))
+        self.stream = stream
+        self.timeout = timeout
+        self.retries = retries
+        self.history: list[str] = []
+
+    @property
+    def sid(self) -> str:
+        """The session the REPL is in now."""
+        return self.desk.session()
 
     def prompt(self) -> str:
         session = self.app.session(self.sid)
@@ -95,81 +143,51 @@ class Repl:
                 self.write(f"error: {inert(str(exc), one_line=True)}")
 
     def handle(self, line: str) -> bool:
-        """Run one line; False means quit."""
+        """Run one line: a question, or a /command; False means quit."""
         if not line.startswith("/"):
             self.ask(line)
             return True
-        name, _, rest = line.partition(" ")
-        rest = rest.strip()
-        if name == "/quit":
+        try:
+            words = shlex.split(line[1:])
+        except ValueError as exc:
+            raise BadInput(f"cannot parse the arguments: {exc}") from None
+        if words[:1] == ["quit"]:
             return False
-        handler = getattr(self, "cmd_" + name[1:], None)
-        if name not in COMMANDS or handler is None:
-            self.write(f"error: unknown command {name}: try /help")
-            return True
-        handler(rest)
+        self.show(self.desk.run(words))
         return True
 
+    def show(self, outcome: commands.Outcome) -> None:
+        """What a command shows (JSON as the CLI prints it); a failed check is an error line."""
+        if outcome.json is not None:
+            self.write(inert_json(outcome.json))
+        elif outcome.text:
+            self.write(outcome.text)
+        if outcome.failed:
+            self.write(f"error: {outcome.failed}")
+
     def ask(self, question: str) -> None:
-        turn = self.app.ask_turn(
-            question, sid=self.sid, llm=self.llm, timeout=self.timeout, retries=self.retries
-        )
-        record = turn.result.record
-        cache = "hit" if turn.result.hit else "miss"
-        self.write(record.answer_text)
-        self.write(f"[{turn.node.bates}  {cache}  {record.audit_mode}]")
-
-    def cmd_tree(self, _rest: str) -> None:
-        self.write(self.app.tree(self.sid))
-
-    def cmd_branches(self, _rest: str) -> None:
-        session = self.app.session(self.sid)
-        points = self.app.branches(self.sid)
-        if not points:
-            self.write("no branch points")
-        for node, count in points:
-            self.write(f"{count} children  {format_node(node, session)}")
-
-    def cmd_find(self, rest: str) -> None:
-        self.write(views.find_text(self.app.find(rest), self.app.audit_now))
-
-    def cmd_cd(self, rest: str) -> None:
-        if not rest:
-            self.write("error: /cd needs a bates number, a seq, a label or root")
-            return
-        node = self.app.cd(self.sid, rest)
-        self.write(f"now at {node.bates}")
-
-    def cmd_back(self, _rest: str) -> None:
-        self.write(f"now at {self.app.back(self.sid).bates}")
-
-    def cmd_label(self, rest: str) -> None:
-        if not rest:
-            self.write("error: /label needs a name")
-            return
-        node = self.app.label(self.sid, rest)
-        self.write(f"{node.bates} is now labelled {node.label!r}")
-
-    def cmd_show(self, rest: str) -> None:
-        session = self.app.session(self.sid)
-        node = self.app.node(rest, self.sid) if rest else self.app.node(session.current_bates)
-        self.write(views.node_text(node, self.app.audit_now))
-
-    def cmd_sid(self, _rest: str) -> None:
-        self.write(self.sid)
-
-    def cmd_root(self, _rest: str) -> None:
-        self.write(self.app.session(self.sid).root_bates)
-
-    def cmd_help(self, _rest: str) -> None:
-        for name, text in COMMANDS.items():
-            self.write(f"{name:<10} {text}")
-        self.write("anything else is a question, asked as a child of the current turn")
+        """Ask under the current turn; the answer streams when the REPL has a terminal
+        (a cache hit has nothing to stream: it is written at once)."""
+        printer = TokenPrinter(self.stream) if self.stream is not None else None
+        try:
+            turn = self.app.ask_turn(
+                question,
+                sid=self.sid,
+                llm=self.desk.llm,
+                on_token=printer,
+                timeout=self.timeout,
+                retries=self.retries,
+            )
+        finally:
+            if printer is not None:
+                printer.close()
+        streamed = printer.text if printer is not None and printer.text else None
+        self.write(views.turn_line(turn.result, turn.node.bates, streamed=streamed))
 
     def completions(self, text: str) -> list[str]:
         """Candidates for tab completion: commands, then labels and bates numbers."""
         if text.startswith("/") and " " not in text:
-            return sorted(c for c in COMMANDS if c.startswith(text))
+            return sorted(f"/{c}" for c in [*commands.names(), "quit"] if f"/{c}".startswith(text))
         words = shlex.split(text) if text.count('"') % 2 == 0 else text.split()
         prefix = words[-1] if words and not text.endswith(" ") else ""
         conn = self.app.sessions_conn

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["inert", "inert_json"]
+__all__ = ["InertStream", "inert", "inert_json"]
 
 _CONTROL = re.compile(
     "\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
@@ -61,6 +61,34 @@ def inert(text: str, *, one_line: bool = False) -> str:
     if text.isascii() and text.isprintable():
         return text
     return _CONTROL.sub(_escape, text)
+
+
+class InertStream:
+    """Streamed text made inert piece by piece, exactly as :func:`inert` makes the whole.
+
+    A model's answer reaches a terminal in pieces cut anywhere, an escape
+    sequence or a ``\\r\\n`` included. :func:`inert` escapes one character at a
+    time, so a piece can be made inert alone, with one exception: a ``\\r`` that
+    ends a piece may be the start of a ``\\r\\n`` (a newline), so it is held
+    back until the next piece says. ``"".join`` of what :meth:`feed` and
+    :meth:`close` return is ``inert("".join(pieces))``, and none of it holds a
+    character a terminal acts on.
+    """
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        """What of the text so far can be shown now, inert."""
+        text, self._held = self._held + piece, ""
+        if text.endswith("\r"):
+            text, self._held = text[:-1], "\r"
+        return inert(text)
+
+    def close(self) -> str:
+        """Whatever was held back, at the end of the stream, inert."""
+        held, self._held = self._held, ""
+        return inert(held)
 
 
 _JSON_UNSAFE = re.compile(

@@ -10,39 +10,54 @@ question or a title can never forge a line of arborist's own output.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from arborist.app import ChainCheck, DatabaseReport, Related, Verification
 from arborist.audit import ChainReport
+from arborist.forest.render import format_node
 from arborist.forest.shard import FindHit, Node, Session
+from arborist.forest.transfer import ImportResult
 from arborist.qa.check import AnswerCheck
 from arborist.qa.records import CacheRecord
 from arborist.qa.runner import AskResult
+from arborist.store.derive import Derivation
 from arborist.store.documents import IngestResult
 from arborist.store.search import SearchHit
+from arborist.store.tiers import TierChange
 from arborist.terminal import inert
 
 __all__ = [
     "answer_text",
+    "branches_text",
     "chain_check_json",
     "chain_check_text",
+    "derived_text",
+    "evicted_text",
+    "export_jsonl",
+    "falsified_text",
     "field",
     "find_json",
     "find_text",
+    "import_text",
     "ingest_json",
     "ingest_text",
+    "labelled_text",
+    "moved_text",
     "node_text",
     "record_json",
     "record_text",
     "records_json",
     "records_text",
+    "rehydrated_text",
     "related_text",
     "search_json",
     "search_text",
     "sessions_json",
     "sessions_text",
     "stats_text",
+    "turn_line",
     "verification_text",
 ]
 
@@ -227,18 +242,45 @@ def related_text(found: Related) -> str:
     return "\n".join(lines)
 
 
+def evicted_text(change: TierChange, tier: str) -> str:
+    """What ``evict`` moved, in one line."""
+    return f"{change.changed} chunk(s) of {field(change.document.uri)} moved to {tier}"
+
+
+def rehydrated_text(change: TierChange) -> str:
+    """What ``rehydrate`` brought back (every leaf re-hashed, or it would have refused)."""
+    return (
+        f"{change.changed} chunk(s) of {field(change.document.uri)} back to hot, "
+        "every leaf verified"
+    )
+
+
+def derived_text(kind: str, derivation: Derivation) -> str:
+    """The core record ``derive`` saved and what it stands on."""
+    return (
+        f"saved {kind} {field(derivation.core.uri)} from {derivation.derived_from[:12]}… "
+        f"({len(derivation.sources)} source chunk(s))"
+    )
+
+
 # --- answers -----------------------------------------------------------------------------------
 
 
-def answer_text(result: AskResult, *, bates: str | None = None) -> str:
-    """The answer, then its bates, hit or miss, audit mode, key and sources."""
+def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | None = None) -> str:
+    """The answer, then its bates, hit or miss, audit mode, key and sources.
+
+    ``streamed`` is the text a terminal already showed as the model sent it: the
+    answer is then not printed again, unless what was stored differs (see
+    :func:`_restated`), and what follows starts with the blank line that would
+    have followed it.
+    """
     record = result.record
     if result.hit:
         cache = f"hit (first answered {record.created_at}, {record.hit_count} hit(s))"
     else:
         cache = f"miss (answered now in {result.elapsed_ms:.0f} ms)"
     lines = [
-        record.answer_text,
+        *([record.answer_text] if streamed is None else _restated(record, streamed)),
         "",
         *([f"bates   {bates}"] if bates else []),
         f"cache   {cache}",
@@ -254,6 +296,35 @@ def answer_text(result: AskResult, *, bates: str | None = None) -> str:
             f"  {item.label}{mark} {field(item.title)}  (chunk {item.chunk_index})  {field(item.uri)}"
         )
     return "\n".join(lines)
+
+
+def turn_line(result: AskResult, bates: str, *, streamed: str | None = None) -> str:
+    """The REPL's answer: the text (unless ``streamed`` showed it, see :func:`answer_text`),
+    then one line with the turn's bates, hit or miss, and audit mode."""
+    record = result.record
+    text = [record.answer_text] if streamed is None else _restated(record, streamed)
+    cache = "hit" if result.hit else "miss"
+    return "\n".join([*text, f"[{bates}  {cache}  {record.audit_mode}]"])
+
+
+def _restated(record: CacheRecord, streamed: str) -> list[str]:
+    """Nothing when the stored answer is what streamed; else the answer as stored.
+
+    What streams is the model's text as it arrives; what is stored has passed the
+    admission gate, which redacts a secret only once the whole answer is in hand.
+    A terminal cannot take back what it showed, so it says so and shows the stored one.
+    """
+    if record.answer_text == streamed:
+        return []
+    return ["stored as (the admission gate changed what streamed):", record.answer_text]
+
+
+def falsified_text(record: CacheRecord) -> str:
+    """A cached answer taken out of service: key, revision, state and why."""
+    return (
+        f"{record.cache_key[:16]} revision {record.revision} is now {record.state}: "
+        f"{field(record.state_reason)}"
+    )
 
 
 def record_text(record: CacheRecord, check: AnswerCheck) -> str:
@@ -347,6 +418,38 @@ def node_text(node: Node, audit: Audit) -> str:
     if node.answer_text:
         lines += ["answer", node.answer_text]
     return "\n".join(lines)
+
+
+def branches_text(points: Sequence[tuple[Node, int]], session: Session, audit: Audit) -> str:
+    """One line per branch point: its children, then the turn as the tree shows it."""
+    if not points:
+        return "no branch points"
+    return "\n".join(
+        f"{count} children  {format_node(node, session, audit=audit)}" for node, count in points
+    )
+
+
+def moved_text(node: Node) -> str:
+    """Where ``cd`` or ``back`` moved the session."""
+    return f"now at {node.bates}"
+
+
+def labelled_text(node: Node) -> str:
+    """The label a turn now carries."""
+    return f"{node.bates} is now labelled {node.label!r}"
+
+
+def export_jsonl(records: Iterable[Mapping[str, Any]]) -> str:
+    """An export as JSON Lines, one record a line, keys sorted (``session --export``)."""
+    return "\n".join(json.dumps(record, ensure_ascii=False, sort_keys=True) for record in records)
+
+
+def import_text(done: ImportResult) -> str:
+    """What an import added, what it found already present, and the sessions it held."""
+    return (
+        f"imported {done.added} node(s), {done.already_present} already present, "
+        f"session(s) {', '.join(done.sessions) or '(none)'}"
+    )
 
 
 def sessions_text(sessions: Sequence[tuple[Session, int]]) -> str:

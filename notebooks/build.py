@@ -151,11 +151,19 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ("code", "%arborist label picking"),
         (
             "md",
-            "Export both sessions as JSON Lines and import them into another shard: every hash is re-proved, and the same nodes give the same hashes.",
+            "Export both sessions as JSON Lines: `%arborist export SID` shows the lines and is the cell's value, `--out FILE` writes them. Then import them into another shard with the `arborist` command: every hash is re-proved, and the same nodes give the same hashes.",
         ),
         (
             "code",
-            'import subprocess, sys\nfrom pathlib import Path\nhome = Path(os.environ["ARBORIST_HOME"])\ndef arborist(*args):\n    return subprocess.run([sys.executable, "-m", "arborist", *args], capture_output=True, text=True, check=True).stdout\nexport = arborist("session", "--export", yesterday.node.sid) + arborist("session", "--export", today.node.sid)\n(home / "export.jsonl").write_text(export)\nprint(len(export.splitlines()), "lines exported")\nprint(arborist("session", "--import", str(home / "export.jsonl"), "--sessions-db", str(home / "other.db")))',
+            'from pathlib import Path\nhome = Path(os.environ["ARBORIST_HOME"])\n%arborist export {yesterday.node.sid} --out {home}/yesterday.jsonl\n%arborist export {today.node.sid} --out {home}/today.jsonl',
+        ),
+        (
+            "code",
+            'import json\nlines = %arborist export {today.node.sid}\n[json.loads(line)["type"] for line in lines.splitlines()]',
+        ),
+        (
+            "code",
+            'import subprocess, sys\ndef arborist(*args):\n    return subprocess.run([sys.executable, "-m", "arborist", *args], capture_output=True, text=True, check=True).stdout\nfor name in ("yesterday", "today"):\n    print(arborist("session", "--import", str(home / f"{name}.jsonl"), "--sessions-db", str(home / "other.db")), end="")',
         ),
         (
             "code",

@@ -79,7 +79,8 @@ class Reply:
     ``chunked`` frames the body with HTTP/1.1 chunked encoding instead of a
     Content-Length; ``drop`` then closes the connection before the final
     chunk, a body cut off mid-way. ``delay`` waits before answering at all;
-    ``hang_up`` closes the connection without a word.
+    ``hang_up`` closes the connection without a word. ``gate`` holds the body before
+    piece ``gate_at`` until the test sets it (once it has seen what came before).
     """
 
     status: int = 200
@@ -90,6 +91,8 @@ class Reply:
     pause: float = 0.0
     delay: float = 0.0
     hang_up: bool = False
+    gate: threading.Event | None = None
+    gate_at: int = 0
 
 
 ReplySource = Reply | Callable[[RecordedRequest], Reply]
@@ -305,6 +308,10 @@ class _Handler(BaseHTTPRequestHandler):
         for index, piece in enumerate(reply.chunks):
             if index and reply.pause:
                 time.sleep(reply.pause)
+            if reply.gate is not None and index == reply.gate_at:
+                while not reply.gate.wait(0.05):
+                    if self.server.stopping.is_set():
+                        return
             framed = f"{len(piece):x}\r\n".encode() + piece + b"\r\n" if reply.chunked else piece
             self.wfile.write(framed)
             self.wfile.flush()

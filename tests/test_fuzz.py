@@ -89,7 +89,7 @@ from arborist.store.loaders import (
     load_bytes,
 )
 from arborist.store.normalize import normalize_text
-from arborist.terminal import inert, inert_json
+from arborist.terminal import InertStream, inert, inert_json
 
 # --------------------------------------------------------------------------- helpers
 
@@ -1302,6 +1302,23 @@ def test_inert_text_holds_nothing_a_terminal_acts_on(text: str, one_line: bool) 
         assert "\n" not in shown and "\t" not in shown
     if _TERMINAL_RAW.search(text) is None and "\r" not in text and not one_line:
         assert shown == text  # text with nothing to disarm is shown as it is
+
+
+@scaled(300)
+@given(text=terminal_texts, data=st.data())
+def test_a_stream_cut_anywhere_is_shown_as_the_whole_text_would_be(
+    text: str, data: st.DataObject
+) -> None:
+    """A streamed answer is made inert piece by piece (InertStream): wherever the pieces
+    are cut (inside an escape sequence, between ``\\r`` and ``\\n``), no piece holds a raw
+    control and the pieces join to exactly what :func:`inert` shows of the whole."""
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=12)))
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    stream = InertStream()
+    shown = [stream.feed(piece) for piece in pieces] + [stream.close()]
+    for piece in shown:
+        assert _TERMINAL_RAW.search(piece) is None
+    assert "".join(shown) == inert(text)
 
 
 @scaled(300)

@@ -11,11 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
+from arborist.cli import cli
+from arborist.commands import COMMANDS
 from arborist_nb.display import Answer, md_escape, no_math
-from arborist_nb.magics import SUBCOMMANDS, interpolate
+from arborist_nb.magics import Lines, interpolate
 from tests.chat_server import ChatServer
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
@@ -190,7 +193,7 @@ def test_every_subcommand_runs(
     out = capsys.readouterr().out
     assert "%arborist tree" in out and "now at" in out and "is now labelled 'creators'" in out
     assert "intact" in out and "store.db     ok" in out and "is now quarantined" in out
-    assert len(SUBCOMMANDS) >= 15
+    assert len(COMMANDS) >= 25
 
 
 def test_cross_session_cd_and_fork(
@@ -280,7 +283,7 @@ def test_coaccess_from_a_notebook_records_its_path_redacted_and_answers_related(
     assert len(refs) == 1 and refs.pop().endswith(":Lab_Book.ipynb")
     raw = b"".join(p.read_bytes() for p in home.iterdir() if p.is_file())
     assert str(Path.home()).encode() not in raw and b"private" not in raw
-    with pytest.raises(UsageError, match="usage: %arborist related REF"):
+    with pytest.raises(UsageError, match=r"required: REF: usage: %arborist related .*REF$"):
         shell.run_line_magic("arborist", "related")
 
 
@@ -306,10 +309,146 @@ def test_subcommand_flags_parse_like_the_cli(shell: InteractiveShell) -> None:
     )
     for bad, says in (
         ("find", "the following arguments are required"),
-        ("search Ditko --limit 0", "--limit must be between 1 and 1000"),
+        ("search Ditko --limit 0", "--limit: must be between 1 and 1000"),
         ("falsify X --state wrong --reason r", "invalid choice"),
         ("stats --frobnicate", "unrecognized arguments"),
     ):
         with pytest.raises(UsageError, match=says) as caught:
             shell.run_line_magic("arborist", bad)
         assert "\n" not in str(caught.value) and "usage: %arborist" in str(caught.value)
+
+
+def _printed(shell: InteractiveShell, line: str) -> str:
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        shell.run_line_magic("arborist", line)
+    return buffer.getvalue()
+
+
+def test_help_lists_every_command_and_each_shows_its_flags(shell: InteractiveShell) -> None:
+    listed = _printed(shell, "help")
+    for name in COMMANDS:
+        assert f"%arborist {name} " in listed
+    assert "--help shows its flags" in listed and "forest widget" in listed
+    for line in ("search --help", "help search", "search -h"):
+        shown = _printed(shell, line)
+        assert shown.startswith("usage: %arborist search [--limit N] [--json] QUERY")
+        assert "--limit N" in shown and "--json" in shown and len(shown.splitlines()) < 15
+    assert "--witness NOTEBOOK" in _printed(shell, "verify --help")
+    assert "%%ask outputs" in _printed(shell, "verify --help")
+    for line, says in (
+        ("session", "usage: %arborist session new|resume|list"),
+        ("providence frob", "usage: %arborist providence list|show|falsify"),
+        ("help nonesuch", "unknown command %arborist nonesuch"),
+        ("ingest", "give files, folders or URLs to ingest, or --demo: usage: %arborist ingest"),
+        ("search 'unclosed", "cannot parse the arguments"),
+    ):
+        with pytest.raises(UsageError, match=says) as caught:
+            shell.run_line_magic("arborist", line)
+        assert "\n" not in str(caught.value)
+
+
+def test_every_json_flag_prints_the_clis_json(
+    shell: InteractiveShell, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARBORIST_COACCESS", "1")
+    first = ask(shell, "Who created Spider-Man?")
+    lines = [
+        ("chain-check --json", lambda d: d["ok"] and len(d["databases"]) == 2),
+        (f"ingest {tmp_path / 'spider.md'} --json", lambda d: d[0]["status"] == "unchanged"),
+        (f"related {first.bates} --json", lambda d: d["kind"] == "turn"),
+        ("session list --json", lambda d: d[0]["label"] == "notebook"),
+        ("providence list --limit 1 --json", lambda d: d[0]["holds"] is True),
+        (f"providence show {first.cache_key[:12]} --json", lambda d: d["holds"] is True),
+        ("providence show 1 --json", lambda d: d["cache_key"] == first.cache_key),
+        ("find --limit 1 Spider --json", lambda d: d[0]["bates"] == first.bates),
+    ]
+    for line, holds in lines:
+        data = json.loads(_printed(shell, line))
+        assert holds(data), line
+    text = _printed(shell, "providence show 1")
+    assert text.startswith(f"key        {first.cache_key}")
+
+
+def test_checkpoints_given_to_chain_check_and_verify(shell: InteractiveShell) -> None:
+    ask(shell, "Who created Spider-Man?")
+    head = shell.magics_manager.registry["ArboristMagics"].app.checkpoint()
+    assert "holds 1 checkpoint(s)" in _printed(shell, f"chain-check --checkpoint {head}")
+    assert "every checkpoint holds (1)" in _printed(shell, f"verify --checkpoint {head}")
+    forged = f"{head.seq}:{'0' * 64}"
+    with pytest.raises(UsageError, match="an audit chain is broken"):
+        shell.run_line_magic("arborist", f"chain-check --checkpoint {forged}")
+    with pytest.raises(UsageError, match="argument --checkpoint: bad checkpoint"):
+        shell.run_line_magic("arborist", "verify --checkpoint nope")
+
+
+def test_evict_rehydrate_and_derive_in_a_notebook(shell: InteractiveShell, tmp_path: Path) -> None:
+    first = ask(shell, "Who created Spider-Man?")
+    spider = tmp_path / "spider.md"
+    assert "moved to warm" in _printed(shell, f"evict {spider} --tier warm")
+    assert "back to hot, every leaf verified" in _printed(shell, f"rehydrate {spider}")
+    assert _printed(shell, "derive snippet --from 1").startswith("saved snippet core:snippet:")
+    assert "saved summary" in _printed(
+        shell, f"derive summary --from {first.cache_key} --text 'Lee and Ditko'"
+    )
+    with pytest.raises(UsageError, match="invalid choice"):
+        shell.run_line_magic("arborist", f"evict {spider} --tier frozen")
+
+
+def _cli(*args: str) -> str:
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_export_shows_returns_or_writes_what_the_cli_exports(
+    shell: InteractiveShell, tmp_path: Path
+) -> None:
+    first = ask(shell, "Who created Spider-Man?")
+    expected = _cli("session", "--export", first.node.sid)
+    shown = shell.run_line_magic("arborist", "export")  # this kernel's session
+    assert isinstance(shown, Lines) and shown + "\n" == expected
+    plain = shell.display_formatter.format(shown)[0]["text/plain"]
+    assert plain == expected.rstrip("\n"), "shown as its lines, not as a quoted string"
+    assert [json.loads(line)["type"] for line in shown.splitlines()] == ["session", "node", "node"]
+    out = tmp_path / "exported.jsonl"
+    said = _printed(shell, f"export {first.node.sid} --out {out}")
+    assert said == f"exported session {first.node.sid} (2 node(s)) to {out}\n"
+    assert out.read_text(encoding="utf-8") == expected
+    with pytest.raises(UsageError, match="cannot write"):
+        shell.run_line_magic("arborist", f"export --out {tmp_path / 'no' / 'such' / 'dir.jsonl'}")
+
+
+def test_import_admits_what_the_cli_admits_and_bad_input_writes_nothing(
+    shell: InteractiveShell, tmp_path: Path
+) -> None:
+    other = tmp_path / "other.db"
+    data = json.loads(_cli("ask", "Who created Spider-Man?", "--sessions-db", str(other), "--json"))
+    exported = tmp_path / "other.jsonl"
+    exported.write_text(_cli("session", "--export", data["sid"], "--sessions-db", str(other)))
+    said = _printed(shell, f"import {exported}")
+    assert said == f"imported 2 node(s), 0 already present, session(s) {data['sid']}\n"
+    assert "Who created Spider-Man?" in _printed(shell, f"tree --sid {data['sid']}")
+    assert _printed(shell, f"import {exported}").startswith("imported 0 node(s), 2 already")
+    records = [json.loads(line) for line in exported.read_text().splitlines()]
+    records[-1]["label"] = "token ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    secret = tmp_path / "secret.jsonl"
+    secret.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("{broken\n")
+    conn = shell.magics_manager.registry["ArboristMagics"].app.sessions_conn
+    before = conn.execute("SELECT count(*), max(seq) FROM nodes").fetchone()
+    for path in (secret, broken):
+        cli_error = CliRunner().invoke(cli, ["session", "--import", str(path)]).stderr
+        with pytest.raises(UsageError) as caught:
+            shell.run_line_magic("arborist", f"import {path}")
+        assert cli_error == f"arborist: error: {caught.value}\n", "the same check, the same line"
+    for line, says in (
+        (f"import {tmp_path / 'missing.jsonl'}", "cannot read"),
+        ("import -", "standard input"),
+        ("import", "required: FILE"),
+    ):
+        with pytest.raises(UsageError, match=says) as caught:
+            shell.run_line_magic("arborist", line)
+        assert "\n" not in str(caught.value)
+    assert conn.execute("SELECT count(*), max(seq) FROM nodes").fetchone() == before

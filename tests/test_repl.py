@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 from pathlib import Path
 
 import pytest
+from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
+from arborist.errors import ArboristError
 from arborist.repl import COMMANDS, Repl, scripted_reader
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
@@ -83,8 +88,8 @@ def test_a_scripted_session_exercises_every_command(app: Arborist) -> None:
     assert f"[{session.sid}-000002  " in text  # the fork under yesterday's turn
     assert f"{session.sid}-000004  hit  STRICT]" in text  # same question, same evidence: a hit
     assert "2 children" in text  # the root now has two children
-    assert "error: /cd needs a bates number, a seq, a label or root" in out
-    assert "error: /label needs a name" in out
+    assert "error: the following arguments are required: REF: usage: /cd REF" in out
+    assert "error: the following arguments are required: NAME: usage: /label NAME [NAME ...]" in out
     assert "error: unknown command /frobnicate: try /help" in out
     assert any(line.startswith("error: no turn 'nope'") for line in out)
     assert any(
@@ -114,3 +119,95 @@ def test_completion_offers_commands_labels_and_bates(app: Arborist) -> None:
         f"{session.sid}-000000",
         f"{session.sid}-000001",
     ]
+
+
+def each(app: Arborist, sid: str, lines: list[str]) -> dict[str, str]:
+    """What the REPL writes for each line, line by line (a line's errors included)."""
+    out: list[str] = []
+    repl = Repl(app, sid, read=scripted_reader([]), write=out.append)
+    shown: dict[str, str] = {}
+    for line in lines:
+        out.clear()
+        try:
+            repl.handle(line)
+        except ArboristError as exc:
+            out.append(f"error: {exc}")
+        shown[line] = "\n".join(out)
+    return shown
+
+
+def test_the_repl_has_the_notebooks_commands_with_its_parser(app: Arborist, tmp_path: Path) -> None:
+    session = app.new_session("today")
+    dump = tmp_path / "today.jsonl"
+    shown = each(
+        app,
+        session.sid,
+        [
+            "Who created Batman?",
+            "/search Kane --limit 1",
+            "/search --json Kane",
+            "/stats --json",
+            "/verify",
+            "/chain-check",
+            "/llm",
+            "/llm stub",
+            "/providence list",
+            "/providence show 1 --json",
+            f"/export --out {dump}",
+            "/export",
+            "/session list --json",
+            "/search --help",
+            "/help find",
+            "/session new --label tomorrow",
+            "/sid",
+            "/search --limit 0 Kane",
+            "/session",
+            "/show 'unclosed",
+            "/frobnicate",
+        ],
+    )
+    assert shown["/search Kane --limit 1"].startswith("1. [STRICT] Batman")
+    for line in ("/search --json Kane", "/stats --json", "/providence show 1 --json"):
+        assert json.loads(shown[line]), line
+    assert shown["/verify"].startswith("store.db     ok")
+    assert "\nsessions.db  intact" in shown["/chain-check"]
+    assert (shown["/llm"], shown["/llm stub"]) == ("model: default (extractive)", "model: stub")
+    assert "Who created Batman?" in shown["/providence list"]
+    said = shown[f"/export --out {dump}"]
+    assert said == f"exported session {session.sid} (2 node(s)) to {dump}"
+    assert shown["/export"] + "\n" == dump.read_text(encoding="utf-8")
+    assert [s["label"] for s in json.loads(shown["/session list --json"])] == ["today"]
+    assert shown["/search --help"].startswith("usage: /search [--limit N] [--json] QUERY")
+    assert shown["/help find"].startswith("usage: /find [--limit N] [--json] QUERY")
+    moved = shown["/session new --label tomorrow"].removeprefix("session ")
+    assert moved != session.sid and shown["/sid"] == moved
+    assert shown["/search --limit 0 Kane"] == (
+        "error: argument --limit: must be between 1 and 1000: "
+        "usage: /search [--limit N] [--json] QUERY [QUERY ...]"
+    )
+    assert shown["/session"] == "error: usage: /session new|resume|list ..."
+    assert shown["/show 'unclosed"].startswith("error: cannot parse the arguments")
+    assert shown["/frobnicate"] == "error: unknown command /frobnicate: try /help"
+
+
+def test_a_command_shows_the_same_in_the_repl_and_the_notebook(
+    app: Arborist, home: Path, tmp_path: Path
+) -> None:
+    """One house: the REPL and %arborist run one command the same way (the views)."""
+    session = app.new_session("shared")
+    app.ask_turn("Who created Batman?", sid=session.sid)
+    lines = ["search Kane", "search Kane --json", "stats", "find created --json", "tree",
+             "branches", "show 1", "providence list", "session list", "verify"]  # fmt: skip
+    repl = each(app, session.sid, [f"/{line}" for line in lines])
+    ip = InteractiveShell.instance()
+    try:
+        assert ip.run_cell("%load_ext arborist_nb").success
+        ip.run_line_magic("arborist", f"session resume {session.sid}")
+        for line in lines:
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer):
+                ip.run_line_magic("arborist", line)
+            assert buffer.getvalue() == repl[f"/{line}"] + "\n", line
+    finally:
+        ip.run_line_magic("unload_ext", "arborist_nb")
+        InteractiveShell.clear_instance()
