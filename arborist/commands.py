@@ -95,7 +95,7 @@ class Desk:
 
     ``prefix`` is how the face writes a command (``%arborist `` or ``/``), so
     usage lines and errors name it as the user types it. ``label`` names a
-    session the desk starts itself; ``track`` wraps ingest's work in a
+    session the desk starts itself (or a function that says it then); ``track`` wraps ingest's work in a
     progress bar; ``each`` says whether ingest prints a line per document
     (a notebook ingesting the demo's 72 wants the sum). ``also`` lists in
     ``help`` the commands only this face has (the REPL's ``quit``), and
@@ -106,7 +106,7 @@ class Desk:
     prefix: str = "%arborist "
     sid: str | None = None
     llm: str | None = None
-    label: str | None = None
+    label: str | Callable[[], str] | None = None
     track: Track[Any] = field(default=_untracked)
     each: bool = True
     also: dict[str, str] = field(default_factory=dict)
@@ -115,8 +115,13 @@ class Desk:
     def session(self) -> str:
         """This face's session, started on first use."""
         if self.sid is None:
-            self.sid = self.app.new_session(self.label).sid
+            self.sid = self.app.new_session(self.session_label()).sid
         return self.sid
+
+    def session_label(self) -> str | None:
+        """The label a session this desk starts gets (a face may work it out late: a
+        notebook's name is known only once its kernel runs)."""
+        return self.label() if callable(self.label) else self.label
 
     def run(self, words: Sequence[str]) -> Outcome:
         """Parse ``words`` (the line split like a shell's) and run the command they name."""
@@ -320,7 +325,7 @@ def _help(desk: Desk, args: argparse.Namespace) -> Outcome:
 
 @_command("session new", "start a session", _arg("--label", help="the new session's label"))
 def _session_new(desk: Desk, args: argparse.Namespace) -> Outcome:
-    desk.sid = desk.app.new_session(args.label or desk.label).sid
+    desk.sid = desk.app.new_session(args.label or desk.session_label()).sid
     return Outcome(f"session {desk.sid}", changed=True)
 
 

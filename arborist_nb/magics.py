@@ -89,7 +89,7 @@ class ArboristMagics(Magics):
         self.desk = Desk(
             self.app,
             prefix="%arborist ",
-            label="notebook",
+            label=self._session_label,
             track=_progress,
             each=False,
             more_help="%arborist alone shows the forest widget; %%ask? the options of a question",
@@ -206,6 +206,13 @@ class ArboristMagics(Magics):
             and normalize_question(current.question) == normalize_question(question)
         )
         return (current.parent_bates, True) if rerun else (None, True)
+
+    def _session_label(self) -> str:
+        """What a session this kernel starts is called: its notebook's file name when the
+        front end tells (the name only: the folders above it may name a person), else
+        ``notebook``."""
+        name = Path(self._notebook_path() or "").name
+        return name if name and name.isprintable() and len(name) <= 200 else "notebook"
 
     def _notebook_path(self) -> str | None:
         """This notebook's path when the frontend tells the kernel (VS Code, Jupyter Server 2);

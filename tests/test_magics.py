@@ -452,3 +452,13 @@ def test_import_admits_what_the_cli_admits_and_bad_input_writes_nothing(
             shell.run_line_magic("arborist", line)
         assert "\n" not in str(caught.value)
     assert conn.execute("SELECT count(*), max(seq) FROM nodes").fetchone() == before
+
+
+def test_a_kernels_session_is_named_after_its_notebook_file_only(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JPY_SESSION_NAME", "/home/ada/secret-project/quokka notes.ipynb")
+    answer = ask(shell, "Who created Spider-Man?")
+    assert answer.app is not None
+    session = answer.app.session(answer.node.sid)
+    assert session.label == "quokka notes.ipynb", "the name, never the folders above it"
