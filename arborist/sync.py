@@ -231,8 +231,10 @@ def summary(
 
 def node_summary(conn: sqlite3.Connection, node: Node, viewer_sid: str) -> JSON:
     """:func:`summary` of a loaded node (counts its children)."""
-    return summary(
-        viewer_sid=viewer_sid,
+    row = RowSummary(
+        bates=node.bates,
+        parent_bates=node.parent_bates,
+        subtree_hash=node.subtree_hash,
         sid=node.sid,
         seq=node.seq,
         question=node.question,
@@ -241,6 +243,7 @@ def node_summary(conn: sqlite3.Connection, node: Node, viewer_sid: str) -> JSON:
         cache_key=node.cache_key,
         n_children=child_count(conn, node.bates),
     )
+    return _row_summary(row, viewer_sid)
 
 
 def _row_summary(row: RowSummary, viewer_sid: str) -> JSON:
