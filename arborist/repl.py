@@ -20,6 +20,7 @@ from typing import Any
 from arborist import commands, views
 from arborist.app import Arborist
 from arborist.errors import ArboristError, BadInput
+from arborist.forest.reads import label_names, session_bates
 from arborist.terminal import InertStream, inert, inert_json
 
 __all__ = ["COMMANDS", "Repl", "TokenPrinter", "interactive_reader", "scripted_reader"]
@@ -190,11 +191,8 @@ class Repl:
             return sorted(f"/{c}" for c in [*commands.names(), "quit"] if f"/{c}".startswith(text))
         words = shlex.split(text) if text.count('"') % 2 == 0 else text.split()
         prefix = words[-1] if words and not text.endswith(" ") else ""
-        conn = self.app.sessions_conn
-        labels = [
-            r[0] for r in conn.execute("SELECT DISTINCT label FROM nodes WHERE label IS NOT NULL")
-        ]
-        bates = [r[0] for r in conn.execute("SELECT bates FROM nodes WHERE sid = ?", (self.sid,))]
+        labels = label_names(self.app.sessions_conn)
+        bates = session_bates(self.app.sessions_conn, self.sid)
         # readline shows candidates as they are: a label a terminal would act on is not offered.
         return sorted(
             c for c in (*labels, *bates) if c.startswith(prefix) and inert(c, one_line=True) == c
