@@ -238,3 +238,24 @@ def test_loading_documents_leaves_the_pdf_parser_and_the_http_client_unimported(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+FACES = ["app.py", "cli.py", "repl.py", "commands.py", "views.py", "sync.py"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [CORE / name for name in FACES] + sorted((ROOT / "arborist_nb").glob("*.py")),
+    ids=lambda p: p.name,
+)
+def test_no_face_writes_sql(path: Path) -> None:
+    """The faces and the facade call named reads and writes of the forest and the store,
+    so a change of schema touches those alone."""
+    calls = [
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in {"execute", "executemany", "executescript"}
+    ]
+    assert not calls, f"{path.name} runs SQL itself at lines {calls}"
