@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from arborist.hashing import leaf_hash
+from arborist.keys import EvidenceRef, evidence_root, record_hash
 from arborist.merkle import verify_inclusion
-from arborist.qa.keys import EvidenceRef, evidence_root, record_hash
 from arborist.qa.records import CacheRecord, RecordEvidence
 
 __all__ = ["AnswerCheck", "ProofStatus", "check_proof", "check_record", "evidence_holds"]

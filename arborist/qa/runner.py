@@ -2,7 +2,7 @@
 
 1. Retrieve evidence (FTS5, cheap) for the question; a follow-up also uses
    its context (the turns above it), see :func:`arborist.store.search.retrieve`.
-2. Compute the eight dimensions and the cache key (:mod:`arborist.qa.keys`).
+2. Compute the eight dimensions and the cache key (:mod:`arborist.keys`).
 3. A record in state ``ok`` under that key is a **hit**: no model call,
    ``hit_count`` + 1 (bookkeeping, not committed to any hash). A hit is
    re-checked before it is served (:func:`arborist.qa.check.check_record`:
@@ -35,11 +35,11 @@ from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError, NoDocuments
 from arborist.hashing import leaf_hash, sha256_hex
+from arborist.keys import answer_hash, cache_dimensions, cache_key, record_hash
 from arborist.merkle import verify_inclusion
 from arborist.qa.check import check_record
 from arborist.qa.citations import cited_labels
 from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
-from arborist.qa.keys import answer_hash, cache_dimensions, cache_key, record_hash
 from arborist.qa.records import CacheRecord, load_record
 from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for

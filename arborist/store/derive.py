@@ -10,20 +10,19 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arborist.audit import append_event
 from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput
-from arborist.hashing import canonical_json, sha256_hex
+from arborist.keys import derivation_hash
 from arborist.qa.citations import parse_citations
 from arborist.qa.records import CacheRecord, RecordEvidence
 from arborist.store.documents import Document, ingest_document
 from arborist.store.loaders import LoadedDocument
 
-__all__ = ["DERIVATION_KINDS", "Derivation", "cited_spans", "derivation_hash", "derive_from_record"]
+__all__ = ["DERIVATION_KINDS", "Derivation", "cited_spans", "derive_from_record"]
 
 DERIVATION_KINDS = ("snippet", "equation", "summary")
 
@@ -38,22 +37,6 @@ class Derivation:
     derived_from: str
     derivation_hash: str
     sources: tuple[RecordEvidence, ...]
-
-
-def derivation_hash(
-    kind: str, core_source_root: str, derived_from: str, sources: Sequence[dict[str, object]]
-) -> str:
-    """What a derivation commits to: its kind, its text's root, its origin, its source leaves."""
-    return sha256_hex(
-        canonical_json(
-            {
-                "kind": kind,
-                "core_source_root": core_source_root,
-                "derived_from": derived_from,
-                "sources": list(sources),
-            }
-        )
-    )
 
 
 def cited_spans(answer: str) -> str:

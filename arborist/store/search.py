@@ -33,8 +33,8 @@ from arborist.db import snapshot
 from arborist.errors import BadInput
 from arborist.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_match_any
 from arborist.hashing import leaf_hash
+from arborist.keys import EvidenceRef
 from arborist.merkle import verify_inclusion
-from arborist.qa.keys import EvidenceRef
 from arborist.store.coaccess import related_edges
 from arborist.store.documents import proofs_for
 

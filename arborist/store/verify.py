@@ -33,9 +33,15 @@ from arborist.audit import ChainReport, Checkpoint, check_chain_reporting
 from arborist.db import check_fts, integrity_problems, read_or_report
 from arborist.hashing import CACHE_KEY_DIMENSIONS, leaf_hash, question_hash, sha256_hex
 from arborist.hashing import cache_key as compute_cache_key
+from arborist.keys import (
+    EvidenceRef,
+    derivation_hash,
+    evidence_root,
+    policy_hash,
+    profile_hash,
+    record_hash,
+)
 from arborist.merkle import merkle_root, verify_inclusion
-from arborist.qa.keys import EvidenceRef, evidence_root, policy_hash, profile_hash, record_hash
-from arborist.store.derive import derivation_hash
 
 __all__ = ["StoreVerification", "verify_store"]
 

@@ -1,4 +1,9 @@
-"""The eight-dimension cache key and the hashes of what a cache record commits to. Pure.
+"""The eight-dimension cache key and the hashes of what the store's records commit to. Pure.
+
+Built on the primitives of :mod:`arborist.hashing`: the hashes here say
+which fields a cache record and a derivation commit to, and the store
+(which writes and verifies them) and the ask (which computes a key) share
+them, so neither imports the other for a hash rule.
 
 A cached answer may serve a question only when all eight dimensions match
 (docs/design.md section 3)::
@@ -39,6 +44,7 @@ __all__ = [
     "cache_dimensions",
     "cache_key",
     "conversation_hash",
+    "derivation_hash",
     "evidence_leaf",
     "evidence_root",
     "policy_hash",
@@ -151,6 +157,22 @@ def record_hash(
                     for ref, cited in evidence
                 ],
                 "created_at": created_at,
+            }
+        )
+    )
+
+
+def derivation_hash(
+    kind: str, core_source_root: str, derived_from: str, sources: Sequence[Mapping[str, object]]
+) -> str:
+    """What a derivation commits to: its kind, its text's root, its origin, its source leaves."""
+    return sha256_hex(
+        canonical_json(
+            {
+                "kind": kind,
+                "core_source_root": core_source_root,
+                "derived_from": derived_from,
+                "sources": [dict(source) for source in sources],
             }
         )
     )
