@@ -17,9 +17,9 @@ from typing import Any
 
 from arborist.app import Arborist, Turn
 from arborist.audit import Checkpoint
+from arborist.citations import parse_citations
 from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus, check_proof
-from arborist.qa.citations import parse_citations
 from arborist.qa.records import RecordEvidence
 from arborist.terminal import inert
 

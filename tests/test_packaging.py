@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "arborist"
 JUPYTER_MODULES = {"IPython", "ipywidgets", "anywidget", "traitlets", "ipykernel", "jupyter_client"}
-PURE = ["hashing.py", "merkle.py", "keys.py", "terminal.py", "analysis.py"]
+PURE = ["hashing.py", "merkle.py", "keys.py", "citations.py", "terminal.py", "analysis.py"]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -166,8 +166,8 @@ def test_the_repository_explains_itself() -> None:
 
 FACES = {"arborist.cli", "arborist.repl", "arborist.sync"}
 SERVICES = ("arborist/store", "arborist/forest", "arborist/qa")
-FOUNDATIONS = ("db.py", "audit.py", "hashing.py", "merkle.py", "keys.py", "analysis.py",
-               "terminal.py", "admission.py", "fts.py", "clock.py", "pathref.py", "errors.py",
+FOUNDATIONS = ("db.py", "audit.py", "hashing.py", "merkle.py", "keys.py", "citations.py",
+               "analysis.py", "terminal.py", "admission.py", "fts.py", "clock.py", "pathref.py", "errors.py",
                "witness.py")  # fmt: skip
 
 

@@ -1,10 +1,10 @@
 """Questions and answers: chat clients and the citations their answers carry.
 
 The clients live in :mod:`arborist.qa.client`, the citation format in
-:mod:`arborist.qa.citations`; this package only re-exports them.
+:mod:`arborist.citations`; this package only re-exports them.
 """
 
-from arborist.qa.citations import (
+from arborist.citations import (
     Citation,
     cited_labels,
     defang_citations,

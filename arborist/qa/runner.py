@@ -31,6 +31,7 @@ from typing import Any
 
 from arborist.admission import Admitted, admit
 from arborist.audit import append_event
+from arborist.citations import cited_labels
 from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError, NoDocuments
@@ -38,7 +39,6 @@ from arborist.hashing import leaf_hash, sha256_hex
 from arborist.keys import answer_hash, cache_dimensions, cache_key, record_hash
 from arborist.merkle import verify_inclusion
 from arborist.qa.check import check_record
-from arborist.qa.citations import cited_labels
 from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
 from arborist.qa.records import CacheRecord, load_record
 from arborist.store.chunking import CHUNKING_VERSION

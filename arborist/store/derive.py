@@ -13,11 +13,11 @@ import sqlite3
 from dataclasses import dataclass
 
 from arborist.audit import append_event
+from arborist.citations import parse_citations
 from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput
 from arborist.keys import derivation_hash
-from arborist.qa.citations import parse_citations
 from arborist.qa.records import CacheRecord, RecordEvidence
 from arborist.store.documents import Document, ingest_document
 from arborist.store.loaders import LoadedDocument
