@@ -49,11 +49,20 @@ from arborist.forest.shard import (
 from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.verify import ForestVerification, verify_forest
 from arborist.pathref import load_or_create_key, redact_path
-from arborist.qa.check import AnswerCheck, check_record, evidence_holds
+from arborist.qa.check import AnswerCheck, check_record
 from arborist.qa.client import ChatClient, select_client
-from arborist.qa.records import CacheRecord, falsify, list_records, load_record, resolve_key
 from arborist.qa.runner import AskResult, ask
 from arborist.store import STORE_MIGRATIONS, coaccess
+from arborist.store.cache import (
+    CacheRecord,
+    counts_by_state,
+    evidence_holds,
+    falsify,
+    list_records,
+    load_record,
+    resolve_key,
+    total_hits,
+)
 from arborist.store.coaccess import RebuildReport, RelatedSource
 from arborist.store.demo import demo_corpus
 from arborist.store.derive import Derivation, derive_from_record
@@ -825,10 +834,8 @@ class Arborist:
             ).fetchall()
         )
         tiers = dict(conn.execute("SELECT tier, count(*) FROM chunks GROUP BY tier").fetchall())
-        states = dict(
-            conn.execute("SELECT state, count(*) FROM cache_records GROUP BY state").fetchall()
-        )
-        hits = conn.execute("SELECT coalesce(sum(hit_count), 0) FROM cache_records").fetchone()[0]
+        states = counts_by_state(conn)
+        hits = total_hits(conn)
         events = conn.execute("SELECT count(*) FROM audit_events").fetchone()[0]
         files = {}
         for path in (self.store_path, self.sessions_path):

@@ -50,7 +50,7 @@ from arborist.db import snapshot
 from arborist.errors import ArboristError, BadInput, NotFound
 from arborist.forest.bates import parse_bates
 from arborist.forest.shard import FindHit, Node, ancestors, get_session
-from arborist.qa.records import FALSIFIED_STATES, CacheRecord
+from arborist.store.cache import FALSIFIED_STATES, CacheRecord
 
 __all__ = [
     "CACHE_KEY_PREFIX",

@@ -17,8 +17,8 @@ from arborist.app import ChainCheck, DatabaseReport, Related, Verification
 from arborist.audit import ChainReport
 from arborist.forest.shard import FindHit, Node, Session
 from arborist.qa.check import AnswerCheck
-from arborist.qa.records import CacheRecord
 from arborist.qa.runner import AskResult
+from arborist.store.cache import CacheRecord
 from arborist.store.documents import IngestResult
 from arborist.store.search import SearchHit
 from arborist.terminal import inert

@@ -20,7 +20,7 @@ from arborist.audit import Checkpoint
 from arborist.citations import parse_citations
 from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus, check_proof
-from arborist.qa.records import RecordEvidence
+from arborist.store.cache import RecordEvidence
 from arborist.terminal import inert
 
 __all__ = ["Answer", "NO_MATH", "ProofStatus", "check_proof", "md_escape", "no_math"]

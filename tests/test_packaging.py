@@ -216,3 +216,16 @@ def test_layers_import_downward_only() -> None:
             if upward:
                 wrong.append(f"{name} (below the facade) imports {sorted(upward)}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_store_never_imports_qa() -> None:
+    """qa (the ask, the answer checks, the chat clients) stands on the store, never the
+    reverse: a hash rule or a citation both need lives below them (keys, citations)."""
+    wrong = [
+        f"{_module_name(path)} imports {sorted(upward)}"
+        for path in python_files(CORE / "store")
+        if (
+            upward := {i for i in _arborist_imports(path) if i.split(".")[:2] == ["arborist", "qa"]}
+        )
+    ]
+    assert not wrong, "\n".join(wrong)

@@ -1,6 +1,6 @@
 """Does a cached answer still hold? The check a cache hit and ``Answer.verify()`` make.
 
-Pure: it works on a :class:`~arborist.qa.records.CacheRecord` as loaded from
+Pure: it works on a :class:`~arborist.store.cache.CacheRecord` as loaded from
 the store *now* (its evidence carries each chunk's current text). It
 recomputes, for one record, what ``arborist verify`` recomputes for all:
 
@@ -19,17 +19,15 @@ so every hit pays it.
 
 from __future__ import annotations
 
-import sqlite3
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from arborist.hashing import leaf_hash
 from arborist.keys import EvidenceRef, evidence_root, record_hash
 from arborist.merkle import verify_inclusion
-from arborist.qa.records import CacheRecord, RecordEvidence
+from arborist.store.cache import CacheRecord, RecordEvidence
 
-__all__ = ["AnswerCheck", "ProofStatus", "check_proof", "check_record", "evidence_holds"]
+__all__ = ["AnswerCheck", "ProofStatus", "check_proof", "check_record"]
 
 
 @dataclass(frozen=True)
@@ -137,26 +135,3 @@ def check_record(record: CacheRecord) -> AnswerCheck:
     if folded != record.dimensions.get("source_root"):
         problems.append("the evidence does not fold to the key's source_root")
     return AnswerCheck(tuple(check_proof(item) for item in record.evidence), tuple(problems))
-
-
-_EVIDENCE_TEXTS = (
-    "SELECT e.leaf, c.text, c.text_z FROM cache_records AS r "
-    "JOIN cache_evidence AS e ON e.record_id = r.id JOIN chunks AS c ON c.id = e.chunk_id "
-    "WHERE r.cache_key = ?"
-)
-
-
-def evidence_holds(conn: sqlite3.Connection, cache_key: str) -> bool:
-    """Whether the answer under ``cache_key`` is in this store and every evidence text it
-    stands on still re-hashes to its leaf: the cheap part of :func:`check_record`, for
-    views that list many turns (a tree, a search of turns) and print an audit mode."""
-    if (
-        conn.execute("SELECT 1 FROM cache_records WHERE cache_key = ?", (cache_key,)).fetchone()
-        is None
-    ):
-        return False
-    for leaf, hot, packed in conn.execute(_EVIDENCE_TEXTS, (cache_key,)):
-        text = zlib.decompress(packed).decode("utf-8") if hot is None and packed else hot
-        if text is not None and leaf_hash(text.encode("utf-8")).hex() != leaf:
-            return False
-    return True

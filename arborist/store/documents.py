@@ -35,6 +35,7 @@ from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError, NotFound
 from arborist.hashing import leaf_hash
 from arborist.merkle import inclusion_proofs, merkle_root
+from arborist.store.cache import mark_stale
 from arborist.store.chunking import CHUNKING_VERSION, Chunk, iter_chunks
 from arborist.store.loaders import LoadedDocument
 from arborist.store.schema import index_chunks
@@ -47,7 +48,6 @@ __all__ = [
     "document_leaves",
     "get_document",
     "ingest_document",
-    "mark_stale",
     "prepare_document",
     "proofs_for",
     "redact_uri",
@@ -167,31 +167,6 @@ def proofs_for(
         for index, path in zip(indices, paths, strict=True):
             proofs[(document_id, index)] = [p.hex() for p in path]
     return proofs
-
-
-def mark_stale(conn: sqlite3.Connection, document_id: int, reason: str) -> int:
-    """Mark every ``ok`` cache record citing this document ``stale``; one audit event. Returns the count."""
-    rows = conn.execute(
-        "SELECT id, cache_key, revision FROM cache_records WHERE state = 'ok' AND id IN "
-        "(SELECT record_id FROM cache_evidence WHERE document_id = ?) ORDER BY id",
-        (document_id,),
-    ).fetchall()
-    if not rows:
-        return 0
-    conn.executemany(
-        "UPDATE cache_records SET state = 'stale', state_reason = ? WHERE id = ?",
-        [(reason, record_id) for record_id, _key, _rev in rows],
-    )
-    append_event(
-        conn,
-        "cache_state",
-        body={
-            "state": "stale",
-            "reason": reason,
-            "records": [{"cache_key": key, "revision": rev} for _id, key, rev in rows],
-        },
-    )
-    return len(rows)
 
 
 _CHUNK_BATCH = 512

@@ -22,8 +22,9 @@ from arborist.admission import admit_document
 from arborist.audit import append_event
 from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError
+from arborist.store.cache import mark_stale
 from arborist.store.chunking import chunk_text
-from arborist.store.documents import Document, mark_stale, restore_chunks
+from arborist.store.documents import Document, restore_chunks
 from arborist.store.loaders import LoadedDocument
 from arborist.store.schema import unindex_chunks
 

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting
 from arborist.db import check_fts, integrity_problems, read_or_report
-from arborist.hashing import CACHE_KEY_DIMENSIONS, leaf_hash, question_hash, sha256_hex
 from arborist.hashing import cache_key as compute_cache_key
+from arborist.hashing import leaf_hash, question_hash, sha256_hex
 from arborist.keys import (
     EvidenceRef,
     derivation_hash,
@@ -42,6 +42,13 @@ from arborist.keys import (
     record_hash,
 )
 from arborist.merkle import merkle_root, verify_inclusion
+from arborist.store.cache import (
+    SUPERSEDED_REASON,
+    StoredEvidence,
+    StoredRecord,
+    stored_evidence,
+    stored_records,
+)
 
 __all__ = ["StoreVerification", "verify_store"]
 
@@ -165,9 +172,6 @@ def _check_documents_against_events(conn: sqlite3.Connection) -> list[str]:
     return problems
 
 
-_SUPERSEDED = "superseded by a fresh answer (--no-cache)"
-
-
 def _expected_states(
     conn: sqlite3.Connection,
 ) -> dict[tuple[object, object], tuple[str, str | None]]:
@@ -180,7 +184,7 @@ def _expected_states(
             key = body.get("cache_key")
             for revision in revisions.get(key, []):
                 if states[(key, revision)][0] == "ok":
-                    states[(key, revision)] = ("stale", _SUPERSEDED)
+                    states[(key, revision)] = ("stale", SUPERSEDED_REASON)
             states[(key, body.get("revision"))] = ("ok", None)
             revisions.setdefault(key, []).append(body.get("revision"))
             continue
@@ -204,97 +208,130 @@ def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
         chunk_id: (doc_id, leaf)
         for chunk_id, doc_id, leaf in conn.execute("SELECT id, document_id, leaf FROM chunks")
     }
-    rows = conn.execute(
-        "SELECT id, cache_key, revision, question, answer_text, audit_mode, record_hash, created_at, "
-        "model_profile_json, policy_json, response_json, state, state_reason, "
-        + ", ".join(CACHE_KEY_DIMENSIONS)
-        + " FROM cache_records ORDER BY id"
-    ).fetchall()
-    for row in rows:
-        record_id, key, revision, question, answer, mode, stored_hash, created_at = row[:8]
-        profile_json, policy_json, response_json, state, reason = row[8:13]
-        where = f"cache record {str(key)[:12]}… revision {revision}"
-        dims = dict(zip(CACHE_KEY_DIMENSIONS, row[13:], strict=True))
+    records = stored_records(conn)
+    for record in records:
+        where = f"cache record {str(record.cache_key)[:12]}… revision {record.revision}"
+        found = [f"{where}: {p}" for p in _check_dimensions(record)]
+        evidence = stored_evidence(conn, record.id)
+        found += [f"{where}: {p}" for p in _check_evidence(evidence, doc_roots, chunk_homes)]
+        refs = [
+            (EvidenceRef(e.source_root, e.chunk_count, e.chunk_index, e.leaf), bool(e.cited))
+            for e in evidence
+        ]
         try:
-            if compute_cache_key(dims) != key:
-                problems.append(f"{where}: its dimensions do not hash to its key")
+            if evidence_root([ref for ref, _cited in refs]) != record.dimensions["source_root"]:
+                found.append(f"{where}: its evidence does not fold to its source_root")
         except ValueError:
-            problems.append(f"{where}: its dimensions are malformed")
-        try:
-            described = {
-                "question_hash": question_hash(question),
-                "model_profile_hash": profile_hash(json.loads(profile_json)),
-                "governance_policy_hash": policy_hash(json.loads(policy_json)),
-            }
-        except (TypeError, ValueError):
-            described = {}
-        for name in ("question_hash", "model_profile_hash", "governance_policy_hash"):
-            if described.get(name) != dims[name]:
-                problems.append(f"{where}: {name} does not match the record's own fields")
-        evidence = conn.execute(
-            "SELECT rank, chunk_id, document_id, source_root, chunk_count, chunk_index, leaf, "
-            "proof_json, cited FROM cache_evidence WHERE record_id = ? ORDER BY rank",
-            (record_id,),
-        ).fetchall()
-        if [row[0] for row in evidence] != list(range(len(evidence))) or any(
-            row[8] not in (0, 1) for row in evidence
-        ):
-            problems.append(f"{where}: its evidence ranks or cited flags are malformed")
-        refs = []
-        for rank, chunk_id, doc_id, root, count, index, leaf, proof_json, cited in evidence:
-            refs.append((EvidenceRef(root, count, index, leaf), bool(cited)))
-            if doc_roots.get(doc_id) != root:
-                problems.append(
-                    f"{where}: evidence E{rank + 1} names a source_root its document lacks"
-                )
-            if chunk_homes.get(chunk_id) != (doc_id, leaf):
-                problems.append(f"{where}: evidence E{rank + 1} points at another chunk")
-            try:
-                proof = [bytes.fromhex(p) for p in json.loads(proof_json)]
-                proved = verify_inclusion(
-                    bytes.fromhex(leaf), index, count, proof, bytes.fromhex(root)
-                )
-            except (TypeError, ValueError):
-                proved = False
-            if not proved:
-                problems.append(f"{where}: the proof of evidence E{rank + 1} does not verify")
-        try:
-            if evidence_root([ref for ref, _cited in refs]) != dims["source_root"]:
-                problems.append(f"{where}: its evidence does not fold to its source_root")
-        except ValueError:
-            problems.append(f"{where}: its evidence is malformed")
-        try:
-            recomputed = record_hash(
-                cache_key=key,
-                revision=revision,
-                question=question,
-                answer_text=answer,
-                audit_mode=mode,
-                evidence=refs,
-                created_at=created_at,
-            )
-        except (TypeError, ValueError):
-            recomputed = None
-        if recomputed != stored_hash:
-            problems.append(f"{where}: answer, question or evidence differ from its record_hash")
-        event = written.pop((key, revision), None)
+            found.append(f"{where}: its evidence is malformed")
+        recomputed = _record_hash(record, refs)
+        if recomputed != record.record_hash:
+            found.append(f"{where}: answer, question or evidence differ from its record_hash")
+        event = written.pop((record.cache_key, record.revision), None)
         if event is None:
-            problems.append(f"{where}: no cache_write event records it")
-            continue
-        if event.get("record_hash") != recomputed:
-            problems.append(f"{where}: differs from the record_hash its cache_write event holds")
-        if "response_hash" in event and event["response_hash"] != sha256_hex(
-            str(response_json).encode("utf-8")
-        ):
-            problems.append(f"{where}: response_json differs from its cache_write event")
-        if states.get((key, revision)) != (state, reason):
-            problems.append(f"{where}: state {state!r} differs from what its audit events recorded")
+            found.append(f"{where}: no cache_write event records it")
+        else:
+            found += [f"{where}: {p}" for p in _check_write_event(record, recomputed, event)]
+            if states.get((record.cache_key, record.revision)) != (
+                record.state,
+                record.state_reason,
+            ):
+                found.append(
+                    f"{where}: state {record.state!r} differs from what its audit events recorded"
+                )
+        problems += found
     for key, revision in written:
         problems.append(
             f"cache record {str(key)[:12]}… revision {revision}: recorded by a cache_write event "
             "but missing"
         )
-    return problems, len(rows)
+    return problems, len(records)
+
+
+def _check_dimensions(record: StoredRecord) -> list[str]:
+    """The record's dimensions hash to its key, and describe its own question, model
+    profile and policy."""
+    problems = []
+    try:
+        if compute_cache_key(record.dimensions) != record.cache_key:
+            problems.append("its dimensions do not hash to its key")
+    except ValueError:
+        problems.append("its dimensions are malformed")
+    try:
+        described = {
+            "question_hash": question_hash(record.question),
+            "model_profile_hash": profile_hash(json.loads(record.model_profile_json)),
+            "governance_policy_hash": policy_hash(json.loads(record.policy_json)),
+        }
+    except (TypeError, ValueError):
+        described = {}
+    for name in ("question_hash", "model_profile_hash", "governance_policy_hash"):
+        if described.get(name) != record.dimensions[name]:
+            problems.append(f"{name} does not match the record's own fields")
+    return problems
+
+
+def _check_evidence(
+    evidence: Sequence[StoredEvidence],
+    doc_roots: dict[int, str],
+    chunk_homes: dict[int, tuple[int, str]],
+) -> list[str]:
+    """Ranks and flags are well formed; each item names its document's root and its own
+    chunk, and its proof verifies."""
+    problems = []
+    if [e.rank for e in evidence] != list(range(len(evidence))) or any(
+        e.cited not in (0, 1) for e in evidence
+    ):
+        problems.append("its evidence ranks or cited flags are malformed")
+    for e in evidence:
+        label = f"E{e.rank + 1}"
+        if doc_roots.get(e.document_id) != e.source_root:
+            problems.append(f"evidence {label} names a source_root its document lacks")
+        if chunk_homes.get(e.chunk_id) != (e.document_id, e.leaf):
+            problems.append(f"evidence {label} points at another chunk")
+        try:
+            proof = [bytes.fromhex(p) for p in json.loads(e.proof_json)]
+            proved = verify_inclusion(
+                bytes.fromhex(e.leaf),
+                e.chunk_index,
+                e.chunk_count,
+                proof,
+                bytes.fromhex(e.source_root),
+            )
+        except (TypeError, ValueError):
+            proved = False
+        if not proved:
+            problems.append(f"the proof of evidence {label} does not verify")
+    return problems
+
+
+def _record_hash(record: StoredRecord, refs: list[tuple[EvidenceRef, bool]]) -> str | None:
+    """The record's hash recomputed from its row and evidence; None when they are malformed."""
+    try:
+        return record_hash(
+            cache_key=record.cache_key,
+            revision=record.revision,
+            question=record.question,
+            answer_text=record.answer_text,
+            audit_mode=record.audit_mode,
+            evidence=refs,
+            created_at=record.created_at,
+        )
+    except (TypeError, ValueError):
+        return None
+
+
+def _check_write_event(
+    record: StoredRecord, recomputed: str | None, event: dict[str, object]
+) -> list[str]:
+    """The record against the ``cache_write`` event that recorded it."""
+    problems = []
+    if event.get("record_hash") != recomputed:
+        problems.append("differs from the record_hash its cache_write event holds")
+    if "response_hash" in event and event["response_hash"] != sha256_hex(
+        str(record.response_json).encode("utf-8")
+    ):
+        problems.append("response_json differs from its cache_write event")
+    return problems
 
 
 def _check_derivations(conn: sqlite3.Connection) -> list[str]:
