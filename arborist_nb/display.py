@@ -19,11 +19,11 @@ from arborist.app import Arborist, Turn
 from arborist.audit import Checkpoint
 from arborist.citations import parse_citations
 from arborist.forest.shard import Node
-from arborist.qa.check import AnswerCheck, ProofStatus, check_proof
+from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.store.cache import RecordEvidence
 from arborist.terminal import inert
 
-__all__ = ["Answer", "NO_MATH", "ProofStatus", "check_proof", "md_escape", "no_math"]
+__all__ = ["Answer", "NO_MATH", "ProofStatus", "md_escape", "no_math"]
 
 _MARKDOWN_PUNCTUATION = str.maketrans(
     {c: "\\" + c for c in string.punctuation if c not in "<>&;\"'"}

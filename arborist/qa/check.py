@@ -22,10 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from arborist.hashing import leaf_hash
-from arborist.keys import EvidenceRef, evidence_root, record_hash
-from arborist.merkle import verify_inclusion
+from arborist.keys import evidence_root, record_hash
 from arborist.store.cache import CacheRecord, RecordEvidence
+from arborist.store.proofs import verify_evidence
 
 __all__ = ["AnswerCheck", "ProofStatus", "check_proof", "check_record"]
 
@@ -83,22 +82,12 @@ class AnswerCheck:
 
 def check_proof(item: RecordEvidence) -> ProofStatus:
     """Re-hash the evidence text (if stored) and verify its inclusion proof."""
-    try:
-        proof = [bytes.fromhex(p) for p in item.proof]
-        proved = verify_inclusion(
-            bytes.fromhex(item.leaf),
-            item.chunk_index,
-            item.chunk_count,
-            proof,
-            bytes.fromhex(item.source_root),
-        )
-    except (TypeError, ValueError):
-        proved = False
-    if not proved:
+    check = verify_evidence(item.ref, text=item.text, proof=item.proof)
+    if not check.proof_verifies:
         return ProofStatus(item.label, False, "proof does not verify")
-    if item.text is None:
+    if check.text_matches is None:
         return ProofStatus(item.label, True, f"proof verifies; text is {item.tier} (not re-hashed)")
-    if leaf_hash(item.text.encode("utf-8")).hex() != item.leaf:
+    if not check.text_matches:
         return ProofStatus(
             item.label,
             False,
@@ -109,10 +98,7 @@ def check_proof(item: RecordEvidence) -> ProofStatus:
 
 def check_record(record: CacheRecord) -> AnswerCheck:
     """Re-check ``record`` as loaded: its own hash, its evidence root, every proof and text."""
-    refs = [
-        (EvidenceRef(e.source_root, e.chunk_count, e.chunk_index, e.leaf), e.cited)
-        for e in record.evidence
-    ]
+    refs = [(e.ref, e.cited) for e in record.evidence]
     problems: list[str] = []
     try:
         recomputed = record_hash(

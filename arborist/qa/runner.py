@@ -33,9 +33,7 @@ from arborist.admission import Admitted, admit
 from arborist.citations import cited_labels
 from arborist.clock import utc_now
 from arborist.errors import BadInput, IntegrityError, NoDocuments
-from arborist.hashing import leaf_hash
 from arborist.keys import cache_dimensions, cache_key
-from arborist.merkle import verify_inclusion
 from arborist.qa.check import check_record
 from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
 from arborist.store.cache import (
@@ -49,6 +47,7 @@ from arborist.store.cache import (
 )
 from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for
+from arborist.store.proofs import verify_evidence
 from arborist.store.search import (
     DEFINITION_BONUS,
     MAX_CONTEXT_WORDS,
@@ -251,7 +250,7 @@ _TAMPERED = "; nothing was answered. Run `arborist verify` to see every change"
 def _require_intact(evidence: Sequence[Evidence]) -> None:
     """Refuse evidence whose text no longer hashes to its committed leaf."""
     for rank, item in enumerate(evidence):
-        if leaf_hash(item.text.encode("utf-8")).hex() != item.leaf:
+        if not verify_evidence(item.ref, text=item.text).text_matches:
             raise IntegrityError(
                 f"store.db: the text of {item.title!r} chunk {item.chunk_index} (E{rank + 1}) "
                 f"no longer matches its committed hash (edited after it was ingested){_TAMPERED}"
@@ -316,13 +315,7 @@ def _proven(
     proven = []
     for rank, (e, is_cited) in enumerate(zip(evidence, cited, strict=True)):
         proof = proofs[(e.document_id, e.chunk_index)]
-        if not verify_inclusion(
-            bytes.fromhex(e.leaf),
-            e.chunk_index,
-            e.chunk_count,
-            [bytes.fromhex(p) for p in proof],
-            bytes.fromhex(e.source_root),
-        ):
+        if not verify_evidence(e.ref, proof=proof).proof_verifies:
             raise IntegrityError(
                 f"store.db: {e.title!r} chunk {e.chunk_index} (E{rank + 1}) does not prove "
                 f"against its document's root{_TAMPERED}"

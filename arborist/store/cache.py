@@ -23,8 +23,9 @@ from arborist.audit import append_event
 from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput, NotFound
-from arborist.hashing import CACHE_KEY_DIMENSIONS, leaf_hash, sha256_hex
+from arborist.hashing import CACHE_KEY_DIMENSIONS, sha256_hex
 from arborist.keys import EvidenceRef, answer_hash, record_hash
+from arborist.store.proofs import verify_evidence
 
 __all__ = [
     "CacheRecord",
@@ -88,6 +89,10 @@ class RecordEvidence:
     @property
     def label(self) -> str:
         return f"E{self.rank + 1}"
+
+    @property
+    def ref(self) -> EvidenceRef:
+        return EvidenceRef(self.source_root, self.chunk_count, self.chunk_index, self.leaf)
 
     def as_json(self) -> dict[str, Any]:
         """Everything needed to re-verify the proof without arborist."""
@@ -270,9 +275,9 @@ def list_records(conn: sqlite3.Connection, *, limit: int | None = None) -> list[
 
 
 _EVIDENCE_TEXTS = (
-    "SELECT e.leaf, c.text, c.text_z FROM cache_records AS r "
-    "JOIN cache_evidence AS e ON e.record_id = r.id JOIN chunks AS c ON c.id = e.chunk_id "
-    "WHERE r.cache_key = ?"
+    "SELECT e.source_root, e.chunk_count, e.chunk_index, e.leaf, c.text, c.text_z "
+    "FROM cache_records AS r JOIN cache_evidence AS e ON e.record_id = r.id "
+    "JOIN chunks AS c ON c.id = e.chunk_id WHERE r.cache_key = ?"
 )
 
 
@@ -285,9 +290,9 @@ def evidence_holds(conn: sqlite3.Connection, cache_key: str) -> bool:
         is None
     ):
         return False
-    for leaf, hot, packed in conn.execute(_EVIDENCE_TEXTS, (cache_key,)):
-        text = zlib.decompress(packed).decode("utf-8") if hot is None and packed else hot
-        if text is not None and leaf_hash(text.encode("utf-8")).hex() != leaf:
+    for root, count, index, leaf, text, packed in conn.execute(_EVIDENCE_TEXTS, (cache_key,)):
+        ref = EvidenceRef(root, count, index, leaf)
+        if verify_evidence(ref, text=_chunk_text(text, packed)).text_matches is False:
             return False
     return True
 
@@ -340,6 +345,10 @@ class StoredEvidence:
     leaf: Any
     proof_json: Any
     cited: Any
+
+    @property
+    def ref(self) -> EvidenceRef:
+        return EvidenceRef(self.source_root, self.chunk_count, self.chunk_index, self.leaf)
 
 
 def stored_records(conn: sqlite3.Connection) -> list[StoredRecord]:

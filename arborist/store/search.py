@@ -32,11 +32,10 @@ from arborist.analysis import (
 from arborist.db import snapshot
 from arborist.errors import BadInput
 from arborist.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_match_any
-from arborist.hashing import leaf_hash
 from arborist.keys import EvidenceRef
-from arborist.merkle import verify_inclusion
 from arborist.store.coaccess import related_edges
 from arborist.store.documents import proofs_for
+from arborist.store.proofs import verify_evidence
 
 __all__ = [
     "AUDIT_MODES",
@@ -366,14 +365,8 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[Sea
         snippets = [str(_run(conn, _SNIPPET, (match, e.chunk_id))[0][0]) for e in evidence]
     hits = []
     for item, snippet in zip(evidence, snippets, strict=True):
-        proof = [bytes.fromhex(p) for p in proofs[(item.document_id, item.chunk_index)]]
-        verified = leaf_hash(item.text.encode("utf-8")).hex() == item.leaf and verify_inclusion(
-            bytes.fromhex(item.leaf),
-            item.chunk_index,
-            item.chunk_count,
-            proof,
-            bytes.fromhex(item.source_root),
-        )
+        proof = proofs[(item.document_id, item.chunk_index)]
+        verified = verify_evidence(item.ref, text=item.text, proof=proof).holds
         hits.append(
             SearchHit(
                 item.document_id,

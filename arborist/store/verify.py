@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting
 from arborist.db import check_fts, integrity_problems, read_or_report
 from arborist.hashing import cache_key as compute_cache_key
-from arborist.hashing import leaf_hash, question_hash, sha256_hex
+from arborist.hashing import question_hash, sha256_hex
 from arborist.keys import (
     EvidenceRef,
     derivation_hash,
@@ -41,7 +41,7 @@ from arborist.keys import (
     profile_hash,
     record_hash,
 )
-from arborist.merkle import merkle_root, verify_inclusion
+from arborist.merkle import merkle_root
 from arborist.store.cache import (
     SUPERSEDED_REASON,
     StoredEvidence,
@@ -49,6 +49,7 @@ from arborist.store.cache import (
     stored_evidence,
     stored_records,
 )
+from arborist.store.proofs import verify_evidence
 
 __all__ = ["StoreVerification", "verify_store"]
 
@@ -122,7 +123,8 @@ def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
                 continue
         else:
             continue
-        if not isinstance(body, str) or leaf_hash(body.encode("utf-8")) != leaf_bytes:
+        _uri, root, count = documents.get(doc_id, ("?", "", 0))
+        if not verify_evidence(EvidenceRef(root, count, index, leaf), text=body).text_matches:
             problems.append(f"{where}: text does not match its leaf")
     for doc_id, (uri, root, count) in documents.items():
         got = sorted(leaves.get(doc_id, []))
@@ -214,10 +216,7 @@ def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
         found = [f"{where}: {p}" for p in _check_dimensions(record)]
         evidence = stored_evidence(conn, record.id)
         found += [f"{where}: {p}" for p in _check_evidence(evidence, doc_roots, chunk_homes)]
-        refs = [
-            (EvidenceRef(e.source_root, e.chunk_count, e.chunk_index, e.leaf), bool(e.cited))
-            for e in evidence
-        ]
+        refs = [(e.ref, bool(e.cited)) for e in evidence]
         try:
             if evidence_root([ref for ref, _cited in refs]) != record.dimensions["source_root"]:
                 found.append(f"{where}: its evidence does not fold to its source_root")
@@ -289,17 +288,10 @@ def _check_evidence(
         if chunk_homes.get(e.chunk_id) != (e.document_id, e.leaf):
             problems.append(f"evidence {label} points at another chunk")
         try:
-            proof = [bytes.fromhex(p) for p in json.loads(e.proof_json)]
-            proved = verify_inclusion(
-                bytes.fromhex(e.leaf),
-                e.chunk_index,
-                e.chunk_count,
-                proof,
-                bytes.fromhex(e.source_root),
-            )
+            proof = json.loads(e.proof_json)
         except (TypeError, ValueError):
-            proved = False
-        if not proved:
+            proof = None
+        if proof is None or not verify_evidence(e.ref, proof=proof).proof_verifies:
             problems.append(f"the proof of evidence {label} does not verify")
     return problems
 
