@@ -163,7 +163,7 @@ def record_hash(
 
 
 def derivation_hash(
-    kind: str, core_source_root: str, derived_from: str, sources: Sequence[Mapping[str, object]]
+    kind: str, core_source_root: str, derived_from: str, sources: Sequence[EvidenceRef]
 ) -> str:
     """What a derivation commits to: its kind, its text's root, its origin, its source leaves."""
     return sha256_hex(
@@ -172,7 +172,15 @@ def derivation_hash(
                 "kind": kind,
                 "core_source_root": core_source_root,
                 "derived_from": derived_from,
-                "sources": [dict(source) for source in sources],
+                "sources": [
+                    {
+                        "source_root": ref.source_root,
+                        "chunk_count": ref.chunk_count,
+                        "chunk_index": ref.chunk_index,
+                        "leaf": ref.leaf,
+                    }
+                    for ref in sources
+                ],
             }
         )
     )

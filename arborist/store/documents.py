@@ -45,6 +45,7 @@ __all__ = [
     "IngestResult",
     "PreparedDocument",
     "admit_uri",
+    "document_event_body",
     "document_leaves",
     "get_document",
     "ingest_document",
@@ -54,6 +55,7 @@ __all__ = [
     "resolve_document",
     "restore_chunks",
     "store_document",
+    "stored_documents",
 ]
 
 DocumentKind = Literal["surface", "core"]
@@ -104,6 +106,37 @@ def get_document(conn: sqlite3.Connection, document_id: int) -> Document:
     if row is None:
         raise NotFound(f"no document with id {document_id}")
     return _document(row)
+
+
+def stored_documents(conn: sqlite3.Connection) -> list[Document]:
+    """Every version of every document, by id: what ``arborist verify`` checks."""
+    return [
+        _document(row)
+        for row in conn.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents ORDER BY id")
+    ]
+
+
+def document_event_body(
+    document: Document, *, redactions: object = None, metadata_redactions: object = None
+) -> dict[str, object]:
+    """What a ``document_add`` event commits to: the document's identity and metadata, its
+    root over how many chunks, the chunking rules, and what admission took out of its text
+    (kind and position) and metadata (field and kind), never the secret itself. ``arborist
+    verify`` rebuilds it from the row."""
+    return {
+        "document_id": document.id,
+        "uri": document.uri,
+        "version": document.version,
+        "kind": document.kind,
+        "title": document.title,
+        "media_type": document.media_type,
+        "content_sha256": document.content_sha256,
+        "source_root": document.source_root,
+        "chunk_count": document.chunk_count,
+        "chunking_version": document.chunking_version,
+        **({"redactions": redactions} if redactions else {}),
+        **({"metadata_redactions": metadata_redactions} if metadata_redactions else {}),
+    }
 
 
 def resolve_document(conn: sqlite3.Connection, ref: str) -> Document:
@@ -472,44 +505,21 @@ def store_document(
             (document_id, prepared.title, prepared.uri),
         )
         _insert_chunks(conn, document_id, prepared.title, chunks(), leaves)
+        document = get_document(conn, document_id)
         append_event(
             conn,
             "document_add",
-            body={
-                "document_id": document_id,
-                "uri": prepared.uri,
-                "version": version,
-                "kind": kind,
-                "title": prepared.title,
-                "media_type": prepared.media_type,
-                "content_sha256": prepared.content_sha256,
-                "source_root": source_root,
-                "chunk_count": len(leaves),
-                "chunking_version": CHUNKING_VERSION,
-                **(
-                    {
-                        "redactions": [
-                            {"kind": r.kind, "start": r.start, "end": r.end}
-                            for r in prepared.redactions
-                        ]
-                    }
-                    if prepared.redactions
-                    else {}
-                ),
-                **(
-                    {
-                        "metadata_redactions": [
-                            {"field": field, "kind": kind_}
-                            for field, kind_ in prepared.metadata_redactions
-                        ]
-                    }
-                    if prepared.metadata_redactions
-                    else {}
-                ),
-            },
+            body=document_event_body(
+                document,
+                redactions=[
+                    {"kind": r.kind, "start": r.start, "end": r.end} for r in prepared.redactions
+                ],
+                metadata_redactions=[
+                    {"field": field, "kind": kind_} for field, kind_ in prepared.metadata_redactions
+                ],
+            ),
             created_at=created_at,
         )
-        document = get_document(conn, document_id)
     return IngestResult(document, "updated" if current else "added", stale)
 
 

@@ -29,10 +29,10 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from arborist.audit import ChainReport, Checkpoint, check_chain_reporting
+from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist.db import check_fts, integrity_problems, read_or_report
 from arborist.hashing import cache_key as compute_cache_key
-from arborist.hashing import question_hash, sha256_hex
+from arborist.hashing import question_hash
 from arborist.keys import (
     EvidenceRef,
     derivation_hash,
@@ -48,7 +48,10 @@ from arborist.store.cache import (
     StoredRecord,
     stored_evidence,
     stored_records,
+    write_event_body,
 )
+from arborist.store.derive import derivation_event_body
+from arborist.store.documents import document_event_body, stored_documents
 from arborist.store.proofs import verify_evidence
 
 __all__ = ["StoreVerification", "verify_store"]
@@ -137,36 +140,33 @@ def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
 
 
 def _check_documents_against_events(conn: sqlite3.Connection) -> list[str]:
+    """Every document against its ``document_add`` event, rebuilt from the row by the
+    writer's own :func:`~arborist.store.documents.document_event_body` (events before
+    ``media_type`` was added lack it); the first field that differs is named."""
     problems = []
     recorded = {}
     for _type, body, created_at in _event_rows(conn, "document_add"):
         recorded[body.get("document_id")] = (body, created_at)
-    fields = (
-        "uri",
-        "version",
-        "kind",
-        "title",
-        "media_type",
-        "content_sha256",
-        "source_root",
-        "chunk_count",
-        "chunking_version",
-    )
-    for row in conn.execute(
-        f"SELECT id, created_at, {', '.join(fields)} FROM documents ORDER BY id"
-    ):
-        doc_id, created_at, uri = row[0], row[1], row[2]
-        found = recorded.pop(doc_id, None)
+    for document in stored_documents(conn):
+        found = recorded.pop(document.id, None)
         if found is None:
-            problems.append(f"document {uri}: no document_add event records it")
+            problems.append(f"document {document.uri}: no document_add event records it")
             continue
         event, event_created_at = found
-        if created_at != event_created_at:
-            problems.append(f"document {uri}: created_at differs from its document_add event")
-        for name, value in zip(fields, row[2:], strict=True):
-            if (name in event or name != "media_type") and event.get(name) != value:
-                problems.append(f"document {uri}: {name} differs from its document_add event")
-                break
+        if document.created_at != event_created_at:
+            problems.append(
+                f"document {document.uri}: created_at differs from its document_add event"
+            )
+        expected = document_event_body(
+            document,
+            redactions=event.get("redactions"),
+            metadata_redactions=event.get("metadata_redactions"),
+        )
+        differing = differing_fields(event, expected, optional=("media_type",))
+        if differing:
+            problems.append(
+                f"document {document.uri}: {differing[0]} differs from its document_add event"
+            )
     for doc_id, (event, _created_at) in recorded.items():
         problems.append(
             f"document {event.get('uri')} (id {doc_id}) is recorded by an event but missing"
@@ -312,30 +312,49 @@ def _record_hash(record: StoredRecord, refs: list[tuple[EvidenceRef, bool]]) -> 
         return None
 
 
+_WRITE_EVENT_WORDING = {
+    "record_hash": "differs from the record_hash its cache_write event holds",
+    "response_hash": "response_json differs from its cache_write event",
+}
+
+
 def _check_write_event(
     record: StoredRecord, recomputed: str | None, event: dict[str, object]
 ) -> list[str]:
-    """The record against the ``cache_write`` event that recorded it."""
-    problems = []
-    if event.get("record_hash") != recomputed:
-        problems.append("differs from the record_hash its cache_write event holds")
-    if "response_hash" in event and event["response_hash"] != sha256_hex(
-        str(record.response_json).encode("utf-8")
-    ):
-        problems.append("response_json differs from its cache_write event")
-    return problems
+    """The record against its ``cache_write`` event, rebuilt from the row by the writer's
+    own :func:`~arborist.store.cache.write_event_body` (events before ``response_hash``
+    was added lack it)."""
+    try:
+        expected = write_event_body(
+            cache_key=record.cache_key,
+            revision=record.revision,
+            record_hash=recomputed or "",  # malformed: matches no event
+            evidence_root=record.dimensions["source_root"],
+            answer_text=record.answer_text,
+            response_json=str(record.response_json),
+            redactions=event.get("redactions"),
+        )
+    except (AttributeError, TypeError, ValueError):  # a field no longer text: nothing matches
+        return ["differs from its cache_write event"]
+    return [
+        _WRITE_EVENT_WORDING.get(name, f"{name} differs from its cache_write event")
+        for name in differing_fields(event, expected, optional=("response_hash",))
+    ]
 
 
 def _check_derivations(conn: sqlite3.Connection) -> list[str]:
+    """Every derivation recomputes to its hash, with its sources in order, and matches its
+    event as the writer's own :func:`~arborist.store.derive.derivation_event_body` builds it."""
     problems = []
     recorded = {
         body.get("derivation_id"): (body, created_at)
         for _type, body, created_at in _event_rows(conn, "derivation")
     }
     doc_roots = dict(conn.execute("SELECT id, source_root FROM documents"))
-    for der_id, kind, core_root, derived_from, stored, created_at in conn.execute(
-        "SELECT v.id, v.kind, d.source_root, v.derived_from, v.derivation_hash, v.created_at "
-        "FROM derivations AS v JOIN documents AS d ON d.id = v.core_document_id ORDER BY v.id"
+    for der_id, kind, core_uri, core_root, derived_from, stored, created_at in conn.execute(
+        "SELECT v.id, v.kind, d.uri, d.source_root, v.derived_from, v.derivation_hash, "
+        "v.created_at FROM derivations AS v JOIN documents AS d ON d.id = v.core_document_id "
+        "ORDER BY v.id"
     ).fetchall():
         where = f"derivation {der_id} ({kind})"
         rows = conn.execute(
@@ -347,13 +366,11 @@ def _check_derivations(conn: sqlite3.Connection) -> list[str]:
             problems.append(f"{where}: its sources are out of order or missing")
         if any(doc_roots.get(doc_id) != root for _p, doc_id, root, *_rest in rows):
             problems.append(f"{where}: a source names a source_root its document lacks")
-        sources = [
-            {"source_root": r, "chunk_count": n, "chunk_index": i, "leaf": leaf}
-            for _p, _d, r, n, i, leaf in rows
-        ]
+        sources = [EvidenceRef(r, n, i, leaf) for _p, _d, r, n, i, leaf in rows]
         recomputed = derivation_hash(kind, core_root, derived_from, sources)
         event, event_created_at = recorded.pop(der_id, (None, None))
-        if recomputed != stored or event is None or event.get("derivation_hash") != recomputed:
+        expected = derivation_event_body(der_id, kind, core_uri, derived_from, recomputed)
+        if recomputed != stored or event is None or differing_fields(event, expected):
             problems.append(f"{where}: differs from what its event recorded")
         elif created_at != event_created_at:
             problems.append(f"{where}: created_at differs from its event")
