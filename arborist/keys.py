@@ -9,6 +9,7 @@ A cached answer may serve a question only when all eight dimensions match
 (docs/design.md section 3)::
 
     source_root              the evidence root: Merkle root over the retrieved evidence
+                             (the one name that predates "evidence_root": see below)
     question_hash            the normalized question
     model_profile_hash       provider, model, sampling options, system prompt (never the key)
     conversation_hash        what of earlier turns was threaded into the prompt ("" if nothing)
@@ -38,6 +39,7 @@ from arborist.merkle import merkle_root
 
 __all__ = [
     "CANONICALIZATION_VERSION",
+    "EVIDENCE_ROOT_DIMENSION",
     "EvidenceRef",
     "SCHEMA_VERSION",
     "answer_hash",
@@ -51,6 +53,13 @@ __all__ = [
     "profile_hash",
     "record_hash",
 ]
+
+EVIDENCE_ROOT_DIMENSION = "source_root"
+"""The dimension that holds the evidence root, by its name in the hashed dimensions.
+
+Everywhere else (the ``cache_records`` column, the ``cache_write`` event) it is
+``evidence_root``; the hashed name is kept because changing it would change every
+cache key and the test vectors (docs/design.md section 3)."""
 
 SCHEMA_VERSION = "s1"
 CANONICALIZATION_VERSION = "c1"
@@ -106,7 +115,7 @@ def cache_dimensions(
 ) -> dict[str, str]:
     """The eight dimensions of an ask, by name."""
     return {
-        "source_root": evidence_root(evidence),
+        EVIDENCE_ROOT_DIMENSION: evidence_root(evidence),
         "question_hash": question_hash(question),
         "model_profile_hash": profile_hash(profile),
         "conversation_hash": conversation_hash(threaded),

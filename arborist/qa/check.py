@@ -6,7 +6,7 @@ recomputes, for one record, what ``arborist verify`` recomputes for all:
 
 * the record's fields hash to its ``record_hash`` (question, answer, audit
   mode, evidence and flags, time);
-* its evidence folds to the key's ``source_root`` dimension;
+* its evidence folds to the key's evidence root;
 * each evidence item's proof binds its leaf to its document's root;
 * each item's stored text (hot or warm) re-hashes to that leaf: the bytes
   shown and cited are the bytes that were committed. A cold item's text is
@@ -118,6 +118,6 @@ def check_record(record: CacheRecord) -> AnswerCheck:
         folded = evidence_root([ref for ref, _cited in refs])
     except ValueError:
         folded = None
-    if folded != record.dimensions.get("source_root"):
-        problems.append("the evidence does not fold to the key's source_root")
+    if folded != record.evidence_root:
+        problems.append("the evidence does not fold to the key's evidence root")
     return AnswerCheck(tuple(check_proof(item) for item in record.evidence), tuple(problems))

@@ -24,7 +24,7 @@ from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput, NotFound
 from arborist.hashing import CACHE_KEY_DIMENSIONS, sha256_hex
-from arborist.keys import EvidenceRef, answer_hash, record_hash
+from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, answer_hash, record_hash
 from arborist.store.proofs import verify_evidence
 
 __all__ = [
@@ -59,7 +59,11 @@ SUPERSEDED_REASON = "superseded by a fresh answer (--no-cache)"
 """Why a key's ``ok`` record became ``stale`` when an ask with ``--no-cache`` answered it
 afresh: no ``cache_state`` event says so, the ``cache_write`` of the new revision does."""
 
-_DIMENSION_COLUMNS = ", ".join(CACHE_KEY_DIMENSIONS)
+_DIMENSION_COLUMNS = ", ".join(
+    "evidence_root" if name == EVIDENCE_ROOT_DIMENSION else name for name in CACHE_KEY_DIMENSIONS
+)
+"""The columns of the eight dimensions, in :data:`CACHE_KEY_DIMENSIONS` order: each is named
+as it is hashed, but the evidence root's (see :data:`~arborist.keys.EVIDENCE_ROOT_DIMENSION`)."""
 
 _RECORD_COLUMNS = (
     f"id, cache_key, revision, {_DIMENSION_COLUMNS}, question, answer_text, "
@@ -132,6 +136,11 @@ class CacheRecord:
     last_hit_at: str | None
     created_at: str
     evidence: tuple[RecordEvidence, ...]
+
+    @property
+    def evidence_root(self) -> str:
+        """The Merkle root over the evidence, the key's first dimension."""
+        return self.dimensions[EVIDENCE_ROOT_DIMENSION]
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -331,6 +340,11 @@ class StoredRecord:
     state_reason: Any
     dimensions: dict[str, Any]
 
+    @property
+    def evidence_root(self) -> Any:
+        """The Merkle root over the evidence, as stored (see :attr:`CacheRecord.evidence_root`)."""
+        return self.dimensions[EVIDENCE_ROOT_DIMENSION]
+
 
 @dataclass(frozen=True)
 class StoredEvidence:
@@ -496,7 +510,7 @@ def write_record(conn: sqlite3.Connection, draft: RecordDraft, *, replace_ok: bo
             cache_key=draft.cache_key,
             revision=revision,
             record_hash=digest,
-            evidence_root=draft.dimensions["source_root"],
+            evidence_root=draft.dimensions[EVIDENCE_ROOT_DIMENSION],
             answer_text=draft.answer_text,
             response_json=response_json,
             redactions=draft.redactions,

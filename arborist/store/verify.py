@@ -218,8 +218,8 @@ def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
         found += [f"{where}: {p}" for p in _check_evidence(evidence, doc_roots, chunk_homes)]
         refs = [(e.ref, bool(e.cited)) for e in evidence]
         try:
-            if evidence_root([ref for ref, _cited in refs]) != record.dimensions["source_root"]:
-                found.append(f"{where}: its evidence does not fold to its source_root")
+            if evidence_root([ref for ref, _cited in refs]) != record.evidence_root:
+                found.append(f"{where}: its evidence does not fold to its evidence_root")
         except ValueError:
             found.append(f"{where}: its evidence is malformed")
         recomputed = _record_hash(record, refs)
@@ -329,7 +329,7 @@ def _check_write_event(
             cache_key=record.cache_key,
             revision=record.revision,
             record_hash=recomputed or "",  # malformed: matches no event
-            evidence_root=record.dimensions["source_root"],
+            evidence_root=record.evidence_root,
             answer_text=record.answer_text,
             response_json=str(record.response_json),
             redactions=event.get("redactions"),
