@@ -227,7 +227,7 @@ def _render_html(answer: Answer) -> str:
         f'data-bates="{_h(answer.bates)}">'
         f'<div style="white-space:pre-wrap">{_answer_html(answer)}</div>'
         f'<table style="font-size:smaller">{facts}</table>'
-        f"<details><summary>provenance</summary>"
+        f"<details><summary>record</summary>"
         f'<table style="font-size:smaller">{dims}</table>{"".join(evidence)}</details>'
         f"</div>"
     )
