@@ -54,6 +54,7 @@ from arborist.qa.client import ChatClient, select_client
 from arborist.qa.runner import AskResult, ask
 from arborist.store import STORE_MIGRATIONS, coaccess
 from arborist.store.cache import (
+    STATES,
     CacheRecord,
     counts_by_state,
     evidence_holds,
@@ -73,6 +74,7 @@ from arborist.store.documents import (
     store_document,
 )
 from arborist.store.loaders import LoadedDocument, discover, fetch_url, load_path, refetch
+from arborist.store.schema import TIERS
 from arborist.store.search import SearchHit, search
 from arborist.store.tiers import TierChange, evict, rehydrate
 from arborist.store.verify import StoreVerification, verify_store
@@ -849,10 +851,8 @@ class Arborist:
                 "core": documents.get("core:current", 0),
                 "superseded": sum(v for k, v in documents.items() if k.endswith(":superseded")),
             },
-            "chunks": {tier: tiers.get(tier, 0) for tier in ("hot", "warm", "cold")},
-            "cache_records": {
-                state: states.get(state, 0) for state in ("ok", "failed", "stale", "quarantined")
-            },
+            "chunks": {tier: tiers.get(tier, 0) for tier in TIERS},
+            "cache_records": {state: states.get(state, 0) for state in STATES},
             "cache_hits": hits,
             "audit_events": events,
             "file_bytes": files,

@@ -29,10 +29,15 @@ from arborist.store.proofs import verify_evidence
 
 __all__ = [
     "CacheRecord",
+    "FAILED",
     "FALSIFIED_STATES",
     "NewEvidence",
+    "OK",
+    "QUARANTINED",
     "RecordDraft",
     "RecordEvidence",
+    "STALE",
+    "STATES",
     "SUPERSEDED_REASON",
     "StoredEvidence",
     "StoredRecord",
@@ -53,7 +58,11 @@ __all__ = [
     "write_record",
 ]
 
-FALSIFIED_STATES = ("failed", "stale", "quarantined")
+OK, FAILED, STALE, QUARANTINED = "ok", "failed", "stale", "quarantined"
+"""A record's states: ``ok`` serves hits; the others are a record taken out of service
+(judged wrong, a cited source changed or was lost, a cited source is distrusted)."""
+STATES = (OK, FAILED, STALE, QUARANTINED)
+FALSIFIED_STATES = (FAILED, STALE, QUARANTINED)
 
 SUPERSEDED_REASON = "superseded by a fresh answer (--no-cache)"
 """Why a key's ``ok`` record became ``stale`` when an ask with ``--no-cache`` answered it
@@ -236,7 +245,7 @@ def load_record(conn: sqlite3.Connection, record_id: int) -> CacheRecord:
 def ok_record_id(conn: sqlite3.Connection, cache_key: str) -> int | None:
     """The row id of the key's ``ok`` record, the one that serves hits; None when there is none."""
     row = conn.execute(
-        "SELECT id FROM cache_records WHERE cache_key = ? AND state = 'ok'", (cache_key,)
+        f"SELECT id FROM cache_records WHERE cache_key = ? AND state = '{OK}'", (cache_key,)
     ).fetchone()
     return None if row is None else int(row[0])
 
@@ -264,7 +273,7 @@ def resolve_key(conn: sqlite3.Connection, ref: str, *, revision: int | None = No
     if revision is not None:
         sql, params = "cache_key = ? AND revision = ?", (keys[0], revision)
     else:
-        sql, params = "cache_key = ? ORDER BY state = 'ok' DESC, revision DESC", (keys[0],)
+        sql, params = f"cache_key = ? ORDER BY state = '{OK}' DESC, revision DESC", (keys[0],)
     row = conn.execute(f"SELECT id FROM cache_records WHERE {sql} LIMIT 1", params).fetchone()
     if row is None:
         raise NotFound(f"no revision {revision} of cache key {keys[0][:12]}…")
@@ -483,8 +492,8 @@ def write_record(conn: sqlite3.Connection, draft: RecordDraft, *, replace_ok: bo
             return load_record(conn, current)
         if current is not None:
             conn.execute(
-                "UPDATE cache_records SET state = 'stale', state_reason = ? WHERE id = ?",
-                (SUPERSEDED_REASON, current),
+                "UPDATE cache_records SET state = ?, state_reason = ? WHERE id = ?",
+                (STALE, SUPERSEDED_REASON, current),
             )
         revision = (
             1
@@ -530,7 +539,7 @@ def _insert_record(
     cursor = conn.execute(
         f"INSERT INTO cache_records (cache_key, revision, {_DIMENSION_COLUMNS}, question, "
         "answer_text, audit_mode, model_profile_json, policy_json, response_json, record_hash, "
-        "state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)",
+        "state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             draft.cache_key,
             revision,
@@ -542,6 +551,7 @@ def _insert_record(
             json.dumps(draft.policy, sort_keys=True),
             response_json,
             digest,
+            OK,
             created_at,
         ),
     )
@@ -604,7 +614,7 @@ def falsify(conn: sqlite3.Connection, ref: str, state: str, reason: str) -> Cach
     if not reason.strip():
         raise BadInput("give a --reason: a falsification records why")
     record = resolve_key(conn, ref)
-    if record.state != "ok":
+    if record.state != OK:
         raise BadInput(
             f"record {record.cache_key[:12]}… revision {record.revision} is already {record.state}"
         )
@@ -617,10 +627,10 @@ def mark_stale(conn: sqlite3.Connection, document_id: int, reason: str) -> int:
     """Mark every ``ok`` record citing this document ``stale``; one audit event. Returns the
     count. Runs inside the caller's transaction (a new version, a refused rehydration)."""
     rows = conn.execute(
-        "SELECT id, cache_key, revision FROM cache_records WHERE state = 'ok' AND id IN "
+        f"SELECT id, cache_key, revision FROM cache_records WHERE state = '{OK}' AND id IN "
         "(SELECT record_id FROM cache_evidence WHERE document_id = ?) ORDER BY id",
         (document_id,),
     ).fetchall()
     if rows:
-        _set_state(conn, "stale", reason, rows)
+        _set_state(conn, STALE, reason, rows)
     return len(rows)

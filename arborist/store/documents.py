@@ -38,7 +38,7 @@ from arborist.merkle import inclusion_proofs, merkle_root
 from arborist.store.cache import mark_stale
 from arborist.store.chunking import CHUNKING_VERSION, Chunk, iter_chunks
 from arborist.store.loaders import LoadedDocument
-from arborist.store.schema import index_chunks
+from arborist.store.schema import COLD, HOT, index_chunks
 
 __all__ = [
     "Document",
@@ -221,7 +221,7 @@ def _insert_chunks(
     def write() -> None:
         conn.executemany(
             "INSERT INTO chunks (id, document_id, chunk_index, leaf, tier, text, heading) "
-            "VALUES (?, ?, ?, ?, 'hot', ?, ?)",
+            f"VALUES (?, ?, ?, ?, '{HOT}', ?, ?)",
             rows,
         )
         # The index's fields as the view gives them, without reading back what was just written.
@@ -556,12 +556,12 @@ def _restore(
                     f"{document.uri} no longer matches: chunk {index} of {len(rows)} differs "
                     f"from its stored leaf {leaf[:12]}…"
                 )
-            if tier != "hot":
+            if tier != HOT:
                 back.append((chunk_id, tier, text))
         for chunk_id, tier, text in back:
             conn.execute(
-                "UPDATE chunks SET tier = 'hot', text = ?, text_z = NULL, rehydrated = ? WHERE id = ?",
-                (text, 1 if tier == "cold" else 0, chunk_id),
+                "UPDATE chunks SET tier = ?, text = ?, text_z = NULL, rehydrated = ? WHERE id = ?",
+                (HOT, text, 1 if tier == COLD else 0, chunk_id),
             )
             index_chunks(conn, [chunk_id])
         if back:
@@ -572,7 +572,7 @@ def _restore(
                     "document_id": document.id,
                     "uri": document.uri,
                     "source_root": document.source_root,
-                    "tier": "hot",
+                    "tier": HOT,
                     "chunks": len(back),
                     "how": how,
                 },

@@ -21,7 +21,13 @@ from collections.abc import Sequence
 from arborist.audit import AUDIT_MIGRATION
 from arborist.db import Migration
 
-__all__ = ["STORE_MIGRATIONS", "index_chunks", "unindex_chunks"]
+__all__ = ["COLD", "HOT", "STORE_MIGRATIONS", "TIERS", "WARM", "index_chunks", "unindex_chunks"]
+
+HOT, WARM, COLD = "hot", "warm", "cold"
+"""Where a chunk's text is kept (``chunks.tier``, whose CHECK lists them; see above). Named
+here, below every module that moves chunks between them (:mod:`arborist.store.tiers`)
+or stores them (:mod:`arborist.store.documents`)."""
+TIERS = (HOT, WARM, COLD)
 
 _DOCUMENTS_AND_CACHE = """
 CREATE TABLE documents (

@@ -36,6 +36,7 @@ from arborist.keys import EvidenceRef
 from arborist.store.coaccess import related_edges
 from arborist.store.documents import proofs_for
 from arborist.store.proofs import verify_evidence
+from arborist.store.schema import HOT
 
 __all__ = [
     "AUDIT_MODES",
@@ -135,12 +136,12 @@ ORDER BY score, rowid
 LIMIT ?
 """
 
-_CHUNK_ROWS = """
+_CHUNK_ROWS = f"""
 SELECT c.id, c.document_id, d.uri, d.title, d.kind, c.rehydrated, d.source_root,
        d.chunk_count, c.chunk_index, c.leaf, c.text
 FROM chunks AS c
 JOIN documents AS d ON d.id = c.document_id
-WHERE c.id IN ({marks}) AND c.tier = 'hot' AND d.status = 'current'
+WHERE c.id IN ({{marks}}) AND c.tier = '{HOT}' AND d.status = 'current'
 """
 
 _SNIPPET = f"""
@@ -148,22 +149,22 @@ SELECT snippet(chunks_fts, 0, '«', '»', '…', {SNIPPET_TOKENS}) FROM chunks_f
 WHERE chunks_fts MATCH ? AND rowid = ?
 """
 
-_LEAF_QUERY = """
+_LEAF_QUERY = f"""
 SELECT c.id, c.document_id, d.uri, d.title, d.kind, c.rehydrated, d.source_root,
        d.chunk_count, c.chunk_index, c.leaf, c.text, 0.0 AS score
 FROM chunks AS c
 JOIN documents AS d ON d.id = c.document_id
-WHERE c.leaf = ? AND c.tier = 'hot' AND d.status = 'current'
+WHERE c.leaf = ? AND c.tier = '{HOT}' AND d.status = 'current'
 ORDER BY c.id
 LIMIT 1
 """
 
-_TITLE_QUERY = """
+_TITLE_QUERY = f"""
 SELECT d.id, d.uri, d.title, d.kind, d.source_root, bm25(documents_fts) AS score
 FROM documents_fts
 JOIN documents AS d ON d.id = documents_fts.rowid
 WHERE documents_fts MATCH ? AND d.status = 'current'
-  AND NOT EXISTS (SELECT 1 FROM chunks WHERE document_id = d.id AND tier = 'hot')
+  AND NOT EXISTS (SELECT 1 FROM chunks WHERE document_id = d.id AND tier = '{HOT}')
 ORDER BY score, d.id
 LIMIT ?
 """

@@ -43,6 +43,8 @@ from arborist.keys import (
 )
 from arborist.merkle import merkle_root
 from arborist.store.cache import (
+    OK,
+    STALE,
     SUPERSEDED_REASON,
     StoredEvidence,
     StoredRecord,
@@ -53,6 +55,7 @@ from arborist.store.cache import (
 from arborist.store.derive import derivation_event_body
 from arborist.store.documents import document_event_body, stored_documents
 from arborist.store.proofs import verify_evidence
+from arborist.store.schema import HOT, WARM
 
 __all__ = ["StoreVerification", "verify_store"]
 
@@ -116,9 +119,9 @@ def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
             problems.append(f"{where}: leaf {leaf!r} is not a hex digest")
             continue
         leaves.setdefault(doc_id, []).append((index, leaf_bytes))
-        if tier == "hot":
+        if tier == HOT:
             body = text
-        elif tier == "warm":
+        elif tier == WARM:
             try:
                 body = zlib.decompress(text_z).decode("utf-8")
             except (zlib.error, TypeError, UnicodeDecodeError):
@@ -185,9 +188,9 @@ def _expected_states(
         if event_type == "cache_write":
             key = body.get("cache_key")
             for revision in revisions.get(key, []):
-                if states[(key, revision)][0] == "ok":
-                    states[(key, revision)] = ("stale", SUPERSEDED_REASON)
-            states[(key, body.get("revision"))] = ("ok", None)
+                if states[(key, revision)][0] == OK:
+                    states[(key, revision)] = (STALE, SUPERSEDED_REASON)
+            states[(key, body.get("revision"))] = (OK, None)
             revisions.setdefault(key, []).append(body.get("revision"))
             continue
         records = body.get("records")
