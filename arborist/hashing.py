@@ -74,6 +74,9 @@ CACHE_KEY_DIMENSIONS = (
     "canonicalization_version",
     "chunking_version",
 )
+"""The cache key's dimensions by the names they are hashed under. The first holds the
+evidence root, called ``evidence_root`` everywhere but here (``EVIDENCE_ROOT_DIMENSION`` in
+:mod:`arborist.keys`): a new name would change every key and the vectors."""
 
 
 def _check_canonical(obj: object) -> None:

@@ -50,7 +50,10 @@ export const EVENT_HASH_FIELDS = Object.freeze([
   "created_at",
 ]);
 
-/** The 8 dimensions of a cache key, by name. */
+/**
+ * The 8 dimensions of a cache key, by the names they are hashed under:
+ * `source_root` holds the evidence root (docs/design.md section 3).
+ */
 export const CACHE_KEY_DIMENSIONS = Object.freeze([
   "source_root",
   "question_hash",
