@@ -491,17 +491,8 @@ def write_record(conn: sqlite3.Connection, draft: RecordDraft, *, replace_ok: bo
         if current is not None and not replace_ok:
             return load_record(conn, current)
         if current is not None:
-            conn.execute(
-                "UPDATE cache_records SET state = ?, state_reason = ? WHERE id = ?",
-                (STALE, SUPERSEDED_REASON, current),
-            )
-        revision = (
-            1
-            + conn.execute(
-                "SELECT coalesce(max(revision), 0) FROM cache_records WHERE cache_key = ?",
-                (draft.cache_key,),
-            ).fetchone()[0]
-        )
+            _supersede(conn, current)
+        revision = _next_revision(conn, draft.cache_key)
         created_at = utc_now()
         digest = record_hash(
             cache_key=draft.cache_key,
@@ -526,6 +517,23 @@ def write_record(conn: sqlite3.Connection, draft: RecordDraft, *, replace_ok: bo
         )
         append_event(conn, "cache_write", body=body, created_at=created_at)
         return load_record(conn, record_id)
+
+
+def _supersede(conn: sqlite3.Connection, record_id: int) -> None:
+    """Retire a key's ``ok`` record for a fresh revision. No ``cache_state`` event: the new
+    revision's ``cache_write`` says so, and ``arborist verify`` replays it that way."""
+    conn.execute(
+        "UPDATE cache_records SET state = ?, state_reason = ? WHERE id = ?",
+        (STALE, SUPERSEDED_REASON, record_id),
+    )
+
+
+def _next_revision(conn: sqlite3.Connection, cache_key: str) -> int:
+    """The key's next revision number (1 for a key never answered)."""
+    row = conn.execute(
+        "SELECT coalesce(max(revision), 0) FROM cache_records WHERE cache_key = ?", (cache_key,)
+    ).fetchone()
+    return int(row[0]) + 1
 
 
 def _insert_record(
