@@ -57,7 +57,7 @@ export function onEnter(action) {
   };
 }
 
-/** States a cached answer can be falsified to (arborist/qa/records.py). */
+/** States a record can be falsified to (FALSIFIED_STATES in arborist/store/cache.py). */
 export const FALSIFY_STATES = Object.freeze(["failed", "stale", "quarantined"]);
 
 // ----------------------------------------------------------------- text ----
