@@ -58,12 +58,19 @@ from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.verify import ForestVerification, verify_forest
 from arborist.migrations import Migration, open_database
 from arborist.pathref import load_or_create_key, redact_path
-from arborist.qa.check import AnswerCheck, check_record, evidence_holds
+from arborist.qa.check import AnswerCheck, check_record
 from arborist.qa.client import ChatClient
 from arborist.qa.models import select_client
-from arborist.qa.records import CacheRecord, falsify, list_records, load_record, resolve_key
 from arborist.qa.runner import AskResult, ask
 from arborist.store import STORE_MIGRATIONS, coaccess
+from arborist.store.cache import (
+    CacheRecord,
+    evidence_holds,
+    falsify,
+    list_records,
+    load_record,
+    resolve_key,
+)
 from arborist.store.coaccess import RebuildReport, RelatedSource
 from arborist.store.demo import demo_corpus
 from arborist.store.derive import Derivation, derive_from_record

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -36,6 +36,7 @@ __all__ = [
     "append_event",
     "check_chain",
     "check_chain_reporting",
+    "differing_fields",
     "event_count",
     "has_audit_table",
     "head_checkpoint",
@@ -213,6 +214,26 @@ def append_event(
         (seq, event_type, sid, bates, prev, digest, body_json, created_at),
     )
     return AuditEvent(seq, event_type, sid, bates, prev, digest, body, created_at)
+
+
+def differing_fields(
+    recorded: Mapping[str, object],
+    expected: Mapping[str, object],
+    *,
+    optional: Collection[str] = (),
+) -> list[str]:
+    """The fields of ``expected`` that ``recorded`` holds otherwise, in ``expected``'s order.
+
+    ``expected`` is an event's body rebuilt from the rows it describes by the very
+    function that wrote it, ``recorded`` the body as stored: so a verifier compares
+    exactly what the writer committed to. A field in ``optional`` that ``recorded``
+    lacks is not compared (events written before the field was added).
+    """
+    return [
+        name
+        for name, value in expected.items()
+        if (name in recorded or name not in optional) and recorded.get(name) != value
+    ]
 
 
 def _recomputed(row: tuple[Any, ...]) -> str | None:

@@ -409,12 +409,12 @@ def related_command(ctx: click.Context, ref: str, limit: int, as_json: bool) -> 
     _echo(views.related_text(found))
 
 
-@cli.group()
-def providence() -> None:
-    """Inspect and falsify cached answers (the cache-first records)."""
+@cli.group("record")
+def record_group() -> None:
+    """Inspect and falsify cache records (the cached answers)."""
 
 
-@providence.command("show")
+@record_group.command("show")
 @click.argument("key")
 @click.option(
     "--revision",
@@ -424,7 +424,7 @@ def providence() -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Everything, including each evidence proof.")
 @click.pass_context
-def providence_show(ctx: click.Context, key: str, revision: int | None, as_json: bool) -> None:
+def record_show(ctx: click.Context, key: str, revision: int | None, as_json: bool) -> None:
     """Show the record under KEY (64 hex, or a unique prefix of 8 or more)."""
     with _app(ctx.find_root()) as app:
         record = app.record(key, revision=revision)
@@ -435,11 +435,11 @@ def providence_show(ctx: click.Context, key: str, revision: int | None, as_json:
     _echo(views.record_text(record, check))
 
 
-@providence.command("list")
+@record_group.command("list")
 @click.option("--limit", type=click.IntRange(min=1), default=None)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
-def providence_list(ctx: click.Context, limit: int | None, as_json: bool) -> None:
+def record_list(ctx: click.Context, limit: int | None, as_json: bool) -> None:
     """List cached answers, newest first."""
     with _app(ctx.find_root()) as app:
         records = [(r, bool(check_record(r))) for r in app.records(limit=limit)]
@@ -449,16 +449,27 @@ def providence_list(ctx: click.Context, limit: int | None, as_json: bool) -> Non
     _echo(views.records_text(records))
 
 
-@providence.command("falsify")
+@record_group.command("falsify")
 @click.argument("key")
 @click.option("--state", type=click.Choice(["failed", "stale", "quarantined"]), required=True)
 @click.option("--reason", required=True, help="Why: kept with the record.")
 @click.pass_context
-def providence_falsify(ctx: click.Context, key: str, state: str, reason: str) -> None:
+def record_falsify(ctx: click.Context, key: str, state: str, reason: str) -> None:
     """Take the answer under KEY out of service; the next same ask is a miss."""
     with _app(ctx.find_root()) as app:
         record = app.falsify(key, state, reason)
     _echo(views.falsified_text(record))
+
+
+# The group's first name keeps working for scripts that use it; --help lists only "record".
+cli.add_command(
+    click.Group(
+        "providence",
+        commands=dict(record_group.commands),
+        hidden=True,
+        help="The former name of `arborist record`.",
+    )
+)
 
 
 # --- the forest --------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """The hash conventions of arborist (docs/design.md section 2). Pure: no I/O.
 
-Every identity in the system is computed here and nowhere else, and every
-rule is pinned by ``tests/vectors/hashing.json``, which the JS port
-(``js/src/hashing.js``) reproduces byte for byte.
+Every identity in the system is computed here, or in :mod:`arborist.keys`
+from these primitives (what a cache record and a derivation commit to), and
+nowhere else; every rule here is pinned by ``tests/vectors/hashing.json``,
+which the JS port (``js/src/hashing.js``) reproduces byte for byte.
 
 Two kinds of values travel through these functions:
 
@@ -73,6 +74,9 @@ CACHE_KEY_DIMENSIONS = (
     "canonicalization_version",
     "chunking_version",
 )
+"""The cache key's dimensions by the names they are hashed under. The first holds the
+evidence root, called ``evidence_root`` everywhere but here (``EVIDENCE_ROOT_DIMENSION`` in
+:mod:`arborist.keys`): a new name would change every key and the vectors."""
 
 
 def _check_canonical(obj: object) -> None:

@@ -71,7 +71,7 @@ from arborist.forest.reads import (
     turn_count,
 )
 from arborist.forest.shard import FindHit, Node, ancestors, get_session
-from arborist.qa.records import FALSIFIED_STATES, CacheRecord
+from arborist.store.cache import FALSIFIED_STATES, CacheRecord
 
 __all__ = [
     "CACHE_KEY_PREFIX",

@@ -20,10 +20,11 @@ from arborist.forest.render import format_node
 from arborist.forest.shard import FindHit, Node, Session
 from arborist.forest.transfer import ImportResult
 from arborist.qa.check import AnswerCheck
-from arborist.qa.records import CacheRecord
 from arborist.qa.runner import AskResult
+from arborist.store.cache import CacheRecord
 from arborist.store.derive import Derivation
 from arborist.store.documents import IngestResult
+from arborist.store.schema import TIERS
 from arborist.store.search import SearchHit
 from arborist.store.tiers import TierChange
 from arborist.terminal import inert
@@ -148,7 +149,7 @@ def stats_text(data: Mapping[str, Any]) -> str:
     lines = [
         f"documents      {docs['surface']} surface, {docs['core']} core, "
         f"{docs['superseded']} superseded",
-        f"chunks         {chunks['hot']} hot, {chunks['warm']} warm, {chunks['cold']} cold",
+        "chunks         " + ", ".join(f"{chunks[tier]} {tier}" for tier in TIERS),
         "cached answers " + ", ".join(f"{n} {s}" for s, n in records.items()),
         f"cache hits     {data['cache_hits']}",
         f"audit events   {data['audit_events']}",

@@ -17,13 +17,13 @@ from typing import Any
 
 from arborist.app import Arborist, Turn
 from arborist.audit import Checkpoint
+from arborist.citations import parse_citations
 from arborist.forest.shard import Node
-from arborist.qa.check import AnswerCheck, ProofStatus, check_proof
-from arborist.qa.citations import parse_citations
-from arborist.qa.records import RecordEvidence
+from arborist.qa.check import AnswerCheck, ProofStatus
+from arborist.store.cache import RecordEvidence
 from arborist.terminal import inert
 
-__all__ = ["Answer", "NO_MATH", "ProofStatus", "check_proof", "md_escape", "no_math"]
+__all__ = ["Answer", "NO_MATH", "ProofStatus", "md_escape", "no_math"]
 
 _MARKDOWN_PUNCTUATION = str.maketrans(
     {c: "\\" + c for c in string.punctuation if c not in "<>&;\"'"}
@@ -227,7 +227,7 @@ def _render_html(answer: Answer) -> str:
         f'data-bates="{_h(answer.bates)}">'
         f'<div style="white-space:pre-wrap">{_answer_html(answer)}</div>'
         f'<table style="font-size:smaller">{facts}</table>'
-        f"<details><summary>provenance</summary>"
+        f"<details><summary>record</summary>"
         f'<table style="font-size:smaller">{dims}</table>{"".join(evidence)}</details>'
         f"</div>"
     )

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arborist.app import Arborist  # noqa: E402
-from arborist.qa.citations import cited_labels  # noqa: E402
+from arborist.citations import cited_labels  # noqa: E402
 from arborist.store.search import RETRIEVAL_LIMIT, retrieve  # noqa: E402
 
 QUESTIONS = Path(__file__).with_name("quality_questions.json")

@@ -66,7 +66,7 @@ def test_the_cli_faces_of_those_fields_are_gated_too(home: Path, tmp_path: Path)
     asked = runner.invoke(cli, ["--home", str(home), "ask", "Who created Spider-Man?", "--json"])
     key = json.loads(asked.stdout)["cache_key"]
     for args in (
-        ["providence", "falsify", key, "--state", "stale", "--reason", f"see {API_KEY}"],
+        ["record", "falsify", key, "--state", "stale", "--reason", f"see {API_KEY}"],
         ["derive", "snippet", "--from", key, "--text", f"Ditko drew it. {GITHUB}"],
     ):
         result = runner.invoke(cli, ["--home", str(home), *args])

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
-from arborist.errors import BadInput, ModelError, NotFound
+from arborist.errors import BadInput, ModelError, NotFound, StorageError
 from tests.chat_server import ChatServer, error_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
@@ -187,6 +187,40 @@ def test_verify_catches_an_edited_answer(app: Arborist) -> None:
     conn.commit()
     conn.close()
     assert any("record_hash" in p for p in app.verify().problems)
+
+
+def _as_before_migration_4(store: Path) -> None:
+    """Put a store back in the shape it had before migration 4 (its only difference)."""
+    conn = sqlite3.connect(store, isolation_level=None)
+    conn.execute("ALTER TABLE cache_records RENAME COLUMN evidence_root TO source_root")
+    conn.execute("DELETE FROM schema_migrations WHERE version = 4")
+    conn.close()
+
+
+def test_a_store_from_before_migration_4_keeps_its_answers_under_evidence_root(
+    home: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "spider.md").write_text(SPIDER, encoding="utf-8")
+    with Arborist(home) as app:
+        app.ingest([str(tmp_path / "spider.md")])
+        first = app.ask("Who created Spider-Man?")
+    _as_before_migration_4(home / "store.db")
+    with Arborist(home) as app:
+        columns = {row[1] for row in app.store_conn.execute("PRAGMA table_info(cache_records)")}
+        assert "evidence_root" in columns and "source_root" not in columns
+        again = app.ask("Who created Spider-Man?")
+        assert again.hit and again.record.evidence_root == first.record.evidence_root
+        assert app.verify().ok
+
+
+def test_migration_4_refuses_to_run_twice_when_its_history_row_was_deleted(home: Path) -> None:
+    with Arborist(home) as app:
+        app.store_conn  # noqa: B018 - opening it migrates
+    conn = sqlite3.connect(home / "store.db", isolation_level=None)
+    conn.execute("DELETE FROM schema_migrations WHERE version = 4")
+    conn.close()
+    with pytest.raises(StorageError, match="migration_history_was_edited"), Arborist(home) as app:
+        app.store_conn  # noqa: B018 - opening it migrates
 
 
 def test_cold_evidence_stays_in_the_record_and_its_proof_still_verifies(app: Arborist) -> None:

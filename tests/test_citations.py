@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arborist.qa.citations import (
+from arborist.citations import (
     Citation,
     cited_labels,
     defang_citations,

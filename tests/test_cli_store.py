@@ -130,25 +130,35 @@ def test_ask_with_an_unknown_model_is_one_line(docs: Path) -> None:
     assert code == 2 and err.count("\n") == 1 and "unknown model 'nonesuch'" in err
 
 
-def test_providence_show_list_falsify(docs: Path) -> None:
+def test_record_show_list_falsify(docs: Path) -> None:
     run("ingest", str(docs))
     _, out, _ = run("ask", "Who created Batman?", "--json")
     key = json.loads(out)["cache_key"]
-    code, out, _ = run("providence", "list")
+    code, out, _ = run("record", "list")
     assert code == 0 and out.startswith(f"{key[:16]}  r1  ok ")
-    code, out, _ = run("providence", "show", key[:12])
+    code, out, _ = run("record", "show", key[:12])
     assert code == 0 and f"key        {key}" in out and "E1* chunk 0/1 of file://" in out
-    code, out, _ = run("providence", "show", key, "--json")
+    code, out, _ = run("record", "show", key, "--json")
     evidence = json.loads(out)["evidence"][0]
     assert {"source_root", "chunk_count", "chunk_index", "leaf", "proof", "text"} <= set(evidence)
     code, out, _ = run(
-        "providence", "falsify", key, "--state", "quarantined", "--reason", "source disputed"
+        "record", "falsify", key, "--state", "quarantined", "--reason", "source disputed"
     )
     assert code == 0 and out == f"{key[:16]} revision 1 is now quarantined: source disputed\n"
     _, out, _ = run("ask", "Who created Batman?", "--json")
     assert json.loads(out)["hit"] is False and json.loads(out)["revision"] == 2
-    code, _, err = run("providence", "show", "xyz")
+    code, _, err = run("record", "show", "xyz")
     assert code == 2 and err.count("\n") == 1
+
+
+def test_providence_is_the_record_group_under_its_former_name_and_hidden(docs: Path) -> None:
+    run("ingest", str(docs))
+    _, out, _ = run("ask", "Who created Batman?", "--json")
+    key = json.loads(out)["cache_key"]
+    assert run("providence", "show", key) == run("record", "show", key)
+    assert run("providence", "list", "--json") == run("record", "list", "--json")
+    _, listed, _ = run("--help")
+    assert "record " in listed and "providence" not in listed
 
 
 def test_evict_rehydrate_and_derive(docs: Path) -> None:

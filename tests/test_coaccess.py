@@ -412,10 +412,7 @@ def test_the_related_lane_changes_the_evidence_and_the_key_but_not_the_rules(
     lane = [e.leaf for e in wide.result.record.evidence]
     assert lane[: len(first)] == first and len(lane) > len(first)
     assert wide.result.cache_key != plain.result.cache_key
-    assert (
-        wide.result.record.dimensions["source_root"]
-        != plain.result.record.dimensions["source_root"]
-    )
+    assert wide.result.record.evidence_root != plain.result.record.evidence_root
     assert wide.result.record.policy == plain.result.record.policy  # same key rules
     assert again.result.hit and again.result.cache_key == wide.result.cache_key
     assert all(item.proof is not None for item in wide.result.record.evidence)

@@ -45,6 +45,12 @@ from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
 from arborist.admission import KINDS, PLACEHOLDER, admit
 from arborist.audit import Checkpoint
+from arborist.citations import (
+    cited_labels,
+    defang_citations,
+    format_citation,
+    parse_citations,
+)
 from arborist.errors import (
     ArboristError,
     BadInput,
@@ -69,12 +75,6 @@ from arborist.fts import (
     fts_terms,
 )
 from arborist.hashing import MAX_DEPTH, MAX_SAFE_INTEGER, canonical_json
-from arborist.qa.citations import (
-    cited_labels,
-    defang_citations,
-    format_citation,
-    parse_citations,
-)
 from arborist.qa.client import (
     ChatResult,
     EvidenceText,

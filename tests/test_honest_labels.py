@@ -111,12 +111,12 @@ def test_the_cli_never_prints_strict_for_an_edited_hit(
     assert "STRICT" not in refused.output
     assert refused.stderr.count("\n") == 1 and "arborist verify" in refused.stderr
     key = app_key(home, record_id)
-    shown = runner.invoke(cli, ["--home", str(home), "providence", "show", key])
+    shown = runner.invoke(cli, ["--home", str(home), "record", "show", key])
     assert shown.exit_code == 0
     audit_line = next(line for line in shown.output.splitlines() if line.startswith("audit"))
     assert "STRICT" not in audit_line and "does not hold" in audit_line
     as_json = json.loads(
-        runner.invoke(cli, ["--home", str(home), "providence", "show", key, "--json"]).output
+        runner.invoke(cli, ["--home", str(home), "record", "show", key, "--json"]).output
     )
     assert as_json["holds"] is False and as_json["problems"]
 
@@ -315,11 +315,11 @@ def test_every_view_of_an_edited_answer_claims_no_mode(
     _edit_cited_chunk(home / "store.db", record_id)
     tree = run("session", "--tree", "--sid", sid)
     found = run("session", "--find", "Spider-Man")
-    listed = run("providence", "list")
+    listed = run("record", "list")
     for text in (tree, found, listed):
         assert "STRICT" not in text and "NONE" in text, text
     assert json.loads(run("session", "--find", "Spider-Man", "--json"))[0]["audit_now"] == "NONE"
-    assert json.loads(run("providence", "list", "--json"))[0]["holds"] is False
+    assert json.loads(run("record", "list", "--json"))[0]["holds"] is False
     out: list[str] = []
     Repl(app, sid, read=scripted_reader(["/show"]), write=out.append).run()
     assert "audit        NONE" in "\n".join(out)
@@ -334,9 +334,9 @@ def test_a_newline_in_a_field_cannot_forge_a_line(home: Path, tmp_path: Path) ->
     key = json.loads(asked.stdout)["cache_key"]
     reason = "bad\n3fbd3b19ead24798  r1  ok  STRICT forged"
     for args in (
-        ["providence", "falsify", key, "--state", "failed", "--reason", reason],
-        ["providence", "show", key],
-        ["providence", "list"],
+        ["record", "falsify", key, "--state", "failed", "--reason", reason],
+        ["record", "show", key],
+        ["record", "list"],
         ["session", "--find", "Spider"],
         ["session", "--list"],
     ):

@@ -19,6 +19,8 @@ JUPYTER_MODULES = {"IPython", "ipywidgets", "anywidget", "traitlets", "ipykernel
 PURE = [
     "hashing.py",
     "merkle.py",
+    "keys.py",
+    "citations.py",
     "terminal.py",
     "analysis.py",
     "qa/sse.py",
@@ -51,7 +53,7 @@ def test_the_core_never_imports_jupyter(path: Path) -> None:
 
 @pytest.mark.parametrize("name", PURE)
 def test_pure_modules_use_only_the_standard_library_and_pure_arborist_modules(name: str) -> None:
-    allowed_arborist = {"arborist.errors", "arborist.hashing"}
+    allowed_arborist = {"arborist.errors", "arborist.hashing", "arborist.merkle"}
     for module in imported_modules(CORE / name):
         root = module.split(".")[0]
         if root == "arborist":
@@ -176,8 +178,8 @@ def test_the_repository_explains_itself() -> None:
 FACES = {"arborist.cli", "arborist.repl", "arborist.sync"}
 SERVICES = ("arborist/store", "arborist/forest", "arborist/qa")
 FOUNDATIONS = ("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py", "merkle.py",
-               "analysis.py", "terminal.py", "admission.py", "fts.py", "clock.py", "pathref.py",
-               "errors.py", "witness.py")  # fmt: skip
+               "keys.py", "citations.py", "analysis.py", "terminal.py", "admission.py", "fts.py",
+               "clock.py", "pathref.py", "errors.py", "witness.py")  # fmt: skip
 
 
 def _module_name(path: Path) -> str:
@@ -259,3 +261,16 @@ def test_no_face_writes_sql(path: Path) -> None:
         and node.func.attr in {"execute", "executemany", "executescript"}
     ]
     assert not calls, f"{path.name} runs SQL itself at lines {calls}"
+
+
+def test_the_store_never_imports_qa() -> None:
+    """qa (the ask, the answer checks, the chat clients) stands on the store, never the
+    reverse: a hash rule or a citation both need lives below them (keys, citations)."""
+    wrong = [
+        f"{_module_name(path)} imports {sorted(upward)}"
+        for path in python_files(CORE / "store")
+        if (
+            upward := {i for i in _arborist_imports(path) if i.split(".")[:2] == ["arborist", "qa"]}
+        )
+    ]
+    assert not wrong, "\n".join(wrong)

@@ -45,6 +45,7 @@ __all__ = [
     "node_event_body",
     "resolve_ref",
     "ripple",
+    "session_event_body",
     "set_current",
     "set_label",
     "titles_json",
@@ -223,7 +224,7 @@ def create_session(
             conn,
             "session_create",
             sid=sid,
-            body={"label": label, "root_node_hash": root_hash},
+            body=session_event_body(label, root_hash),
             created_at=created_at,
         )
         return get_session(conn, sid)
@@ -235,16 +236,23 @@ def titles_json(cited_titles: Sequence[str]) -> str:
 
 
 def node_event_body(
-    digest: str, parent_bates: str | None, answer_text: str, cited_titles: Sequence[str]
+    digest: str, parent_bates: str | None, answer_text: str, stored_titles: str
 ) -> dict[str, object]:
     """What a ``node_insert`` event commits to: the node's hash and parent, and the hashes of
-    the two things the node hash leaves out, its answer and its cited titles."""
+    the two things the node hash leaves out, its answer and its cited titles (as stored,
+    :func:`titles_json`). ``arborist verify`` rebuilds it from the row."""
     return {
         "node_hash": digest,
         "parent_bates": parent_bates,
         "answer_hash": sha256_hex(answer_text.encode("utf-8")),
-        "titles_hash": sha256_hex(titles_json(cited_titles).encode("utf-8")),
+        "titles_hash": sha256_hex(stored_titles.encode("utf-8")),
     }
+
+
+def session_event_body(label: str | None, root_node_hash: str) -> dict[str, object]:
+    """What a ``session_create`` (or ``session_import``) event commits to: the session's
+    label and its root turn's hash. ``arborist verify`` rebuilds it from the rows."""
+    return {"label": label, "root_node_hash": root_node_hash}
 
 
 def _insert_node_row(
@@ -386,7 +394,7 @@ def insert_turn(
             "node_insert",
             sid=sid,
             bates=bates,
-            body=node_event_body(digest, parent.bates, answer_text, cited_titles),
+            body=node_event_body(digest, parent.bates, answer_text, titles_json(cited_titles)),
             created_at=created_at,
         )
         return get_node(conn, bates)

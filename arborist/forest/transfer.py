@@ -22,7 +22,14 @@ from arborist.audit import append_event
 from arborist.db import transaction
 from arborist.errors import BadInput
 from arborist.forest.bates import format_bates, parse_bates, parse_sid
-from arborist.forest.shard import ROOT_AUDIT_MODE, _insert_node_row, get_session, node_event_body
+from arborist.forest.shard import (
+    ROOT_AUDIT_MODE,
+    _insert_node_row,
+    get_session,
+    node_event_body,
+    session_event_body,
+    titles_json,
+)
 from arborist.hashing import node_hash, subtree_hash
 
 __all__ = ["EXPORT_FORMAT", "ImportResult", "export_session", "import_lines", "refold_all"]
@@ -212,7 +219,7 @@ def _import_session(
         conn,
         "session_import",
         sid=sid,
-        body={"label": header.get("label"), "root_node_hash": by_bates[root]["node_hash"]},
+        body=session_event_body(header.get("label"), by_bates[root]["node_hash"]),
     )
 
 
@@ -265,7 +272,9 @@ def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
             "node_insert",
             sid=sid,
             bates=bates,
-            body=node_event_body(item["node_hash"], parent, item["answer_text"], titles),
+            body=node_event_body(
+                item["node_hash"], parent, item["answer_text"], titles_json(titles)
+            ),
         )
     return True
 

@@ -29,9 +29,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arborist.audit import ChainReport, Checkpoint, check_chain_reporting
+from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist.forest.bates import is_bates, parse_bates
-from arborist.hashing import node_hash, sha256_hex, subtree_hash
+from arborist.forest.shard import node_event_body, session_event_body
+from arborist.hashing import node_hash, subtree_hash
 from arborist.integrity import check_fts, integrity_problems, read_or_report
 
 __all__ = ["ForestVerification", "verify_forest"]
@@ -162,20 +163,27 @@ def _field_problems(row: Any, parent_row: Any, children: list[str]) -> list[str]
     return problems
 
 
+_INSERT_EVENT_WORDING = {
+    "node_hash": "differs from its node_insert event",
+    "parent_bates": "differs from its node_insert event",
+    "answer_hash": "answer_text differs from the answer its event recorded",
+    "titles_hash": "cited titles differ from those its event recorded",
+}
+
+
 def _event_problems(row: Any, event: dict[str, object]) -> list[str]:
-    """One turn against the ``node_insert`` event that recorded it: an answer or cited
-    titles edited after the fact, or a node rewritten together with its hashes."""
+    """A turn's row against its ``node_insert`` event, rebuilt from the row by the writer's
+    own :func:`~arborist.forest.shard.node_event_body` (events before ``titles_hash`` was
+    added lack it)."""
     bates, parent, answer, digest, titles = row[0], row[1], row[3], row[8], row[12]
-    problems = []
-    if event.get("node_hash") != digest or event.get("parent_bates") != parent:
-        problems.append(f"turn {bates}: differs from its node_insert event")
-    answer_digest = sha256_hex(answer.encode("utf-8")) if isinstance(answer, str) else None
-    if event.get("answer_hash") != answer_digest:
-        problems.append(f"turn {bates}: answer_text differs from the answer its event recorded")
-    titles_digest = sha256_hex(titles.encode("utf-8")) if isinstance(titles, str) else None
-    if "titles_hash" in event and event["titles_hash"] != titles_digest:
-        problems.append(f"turn {bates}: cited titles differ from those its event recorded")
-    return problems
+    if not isinstance(answer, str) or not isinstance(titles, str):
+        return [f"turn {bates}: its answer or cited titles are no longer text"]
+    expected = node_event_body(digest, parent, answer, titles)
+    wording = [
+        _INSERT_EVENT_WORDING[name]
+        for name in differing_fields(event, expected, optional=("titles_hash",))
+    ]
+    return [f"turn {bates}: {text}" for text in dict.fromkeys(wording)]
 
 
 def _check_sessions(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> list[str]:
@@ -200,11 +208,12 @@ def _check_sessions(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> list[
             problems.append(f"session {sid}: no session_create event records it")
             continue
         root = by_bates.get(root_bates)
+        differing = differing_fields(event, session_event_body(label, root[8] if root else ""))
         if not is_bates(root_bates) or parse_bates(root_bates) != (sid, 0) or root is None:
             problems.append(f"session {sid}: its root turn {root_bates} is missing or misnamed")
-        elif root[8] != event.get("root_node_hash") or root[6] != created_at:
+        elif "root_node_hash" in differing or root[6] != created_at:
             problems.append(f"session {sid}: its root turn differs from its session_create event")
-        if event.get("label") != label:
+        if "label" in differing:
             problems.append(f"session {sid}: label differs from its session_create event")
     for sid in created:
         problems.append(f"session {sid}: recorded by a session_create event but missing")

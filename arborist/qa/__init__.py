@@ -3,10 +3,10 @@
 The chat protocol lives in :mod:`arborist.qa.client`, the clients in
 :mod:`arborist.qa.extractive`, :mod:`arborist.qa.stub` and :mod:`arborist.qa.openai`,
 the choice among them in :mod:`arborist.qa.models` and the citation format in
-:mod:`arborist.qa.citations`; this package only re-exports them.
+:mod:`arborist.citations`; this package only re-exports them.
 """
 
-from arborist.qa.citations import (
+from arborist.citations import (
     Citation,
     cited_labels,
     defang_citations,

@@ -1,12 +1,12 @@
 """Does a cached answer still hold? The check a cache hit and ``Answer.verify()`` make.
 
-Pure: it works on a :class:`~arborist.qa.records.CacheRecord` as loaded from
+Pure: it works on a :class:`~arborist.store.cache.CacheRecord` as loaded from
 the store *now* (its evidence carries each chunk's current text). It
 recomputes, for one record, what ``arborist verify`` recomputes for all:
 
 * the record's fields hash to its ``record_hash`` (question, answer, audit
   mode, evidence and flags, time);
-* its evidence folds to the key's ``source_root`` dimension;
+* its evidence folds to the key's evidence root;
 * each evidence item's proof binds its leaf to its document's root;
 * each item's stored text (hot or warm) re-hashes to that leaf: the bytes
   shown and cited are the bytes that were committed. A cold item's text is
@@ -19,17 +19,14 @@ so every hit pays it.
 
 from __future__ import annotations
 
-import sqlite3
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from arborist.hashing import leaf_hash
-from arborist.merkle import verify_inclusion
-from arborist.qa.keys import EvidenceRef, evidence_root, record_hash
-from arborist.qa.records import CacheRecord, RecordEvidence
+from arborist.keys import evidence_root, record_hash
+from arborist.store.cache import CacheRecord, RecordEvidence
+from arborist.store.proofs import verify_evidence
 
-__all__ = ["AnswerCheck", "ProofStatus", "check_proof", "check_record", "evidence_holds"]
+__all__ = ["AnswerCheck", "ProofStatus", "check_proof", "check_record"]
 
 
 @dataclass(frozen=True)
@@ -85,22 +82,12 @@ class AnswerCheck:
 
 def check_proof(item: RecordEvidence) -> ProofStatus:
     """Re-hash the evidence text (if stored) and verify its inclusion proof."""
-    try:
-        proof = [bytes.fromhex(p) for p in item.proof]
-        proved = verify_inclusion(
-            bytes.fromhex(item.leaf),
-            item.chunk_index,
-            item.chunk_count,
-            proof,
-            bytes.fromhex(item.source_root),
-        )
-    except (TypeError, ValueError):
-        proved = False
-    if not proved:
+    check = verify_evidence(item.ref, text=item.text, proof=item.proof)
+    if not check.proof_verifies:
         return ProofStatus(item.label, False, "proof does not verify")
-    if item.text is None:
+    if check.text_matches is None:
         return ProofStatus(item.label, True, f"proof verifies; text is {item.tier} (not re-hashed)")
-    if leaf_hash(item.text.encode("utf-8")).hex() != item.leaf:
+    if not check.text_matches:
         return ProofStatus(
             item.label,
             False,
@@ -111,10 +98,7 @@ def check_proof(item: RecordEvidence) -> ProofStatus:
 
 def check_record(record: CacheRecord) -> AnswerCheck:
     """Re-check ``record`` as loaded: its own hash, its evidence root, every proof and text."""
-    refs = [
-        (EvidenceRef(e.source_root, e.chunk_count, e.chunk_index, e.leaf), e.cited)
-        for e in record.evidence
-    ]
+    refs = [(e.ref, e.cited) for e in record.evidence]
     problems: list[str] = []
     try:
         recomputed = record_hash(
@@ -134,29 +118,6 @@ def check_record(record: CacheRecord) -> AnswerCheck:
         folded = evidence_root([ref for ref, _cited in refs])
     except ValueError:
         folded = None
-    if folded != record.dimensions.get("source_root"):
-        problems.append("the evidence does not fold to the key's source_root")
+    if folded != record.evidence_root:
+        problems.append("the evidence does not fold to the key's evidence root")
     return AnswerCheck(tuple(check_proof(item) for item in record.evidence), tuple(problems))
-
-
-_EVIDENCE_TEXTS = (
-    "SELECT e.leaf, c.text, c.text_z FROM cache_records AS r "
-    "JOIN cache_evidence AS e ON e.record_id = r.id JOIN chunks AS c ON c.id = e.chunk_id "
-    "WHERE r.cache_key = ?"
-)
-
-
-def evidence_holds(conn: sqlite3.Connection, cache_key: str) -> bool:
-    """Whether the answer under ``cache_key`` is in this store and every evidence text it
-    stands on still re-hashes to its leaf: the cheap part of :func:`check_record`, for
-    views that list many turns (a tree, a search of turns) and print an audit mode."""
-    if (
-        conn.execute("SELECT 1 FROM cache_records WHERE cache_key = ?", (cache_key,)).fetchone()
-        is None
-    ):
-        return False
-    for leaf, hot, packed in conn.execute(_EVIDENCE_TEXTS, (cache_key,)):
-        text = zlib.decompress(packed).decode("utf-8") if hot is None and packed else hot
-        if text is not None and leaf_hash(text.encode("utf-8")).hex() != leaf:
-            return False
-    return True

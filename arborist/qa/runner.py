@@ -2,7 +2,7 @@
 
 1. Retrieve evidence (FTS5, cheap) for the question; a follow-up also uses
    its context (the turns above it), see :func:`arborist.store.search.retrieve`.
-2. Compute the eight dimensions and the cache key (:mod:`arborist.qa.keys`).
+2. Compute the eight dimensions and the cache key (:mod:`arborist.keys`).
 3. A record in state ``ok`` under that key is a **hit**: no model call,
    ``hit_count`` + 1 (bookkeeping, not committed to any hash). A hit is
    re-checked before it is served (:func:`arborist.qa.check.check_record`:
@@ -11,7 +11,8 @@
 4. Otherwise a **miss**: call the chat client, parse its citations, store
    the record with its evidence and each chunk's inclusion proof, and one
    ``cache_write`` audit event committing to the record's hash, all in one
-   transaction. A model error writes nothing.
+   transaction (:func:`arborist.store.cache.write_record`). A model error
+   writes nothing.
 
 Evidence whose stored text no longer re-hashes to its committed leaf (the
 chunk was edited in store.db after it was ingested) is refused on both
@@ -21,7 +22,6 @@ error says which document and chunk, and to run ``arborist verify``.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 import unicodedata
@@ -30,19 +30,24 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arborist.admission import Admitted, admit
-from arborist.audit import append_event
+from arborist.citations import cited_labels
 from arborist.clock import utc_now
-from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError, NoDocuments
-from arborist.hashing import leaf_hash, sha256_hex
-from arborist.merkle import verify_inclusion
+from arborist.keys import cache_dimensions, cache_key
 from arborist.qa.check import check_record
-from arborist.qa.citations import cited_labels
 from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
-from arborist.qa.keys import answer_hash, cache_dimensions, cache_key, record_hash
-from arborist.qa.records import CacheRecord, load_record
+from arborist.store.cache import (
+    CacheRecord,
+    NewEvidence,
+    RecordDraft,
+    count_hit,
+    load_record,
+    ok_record_id,
+    write_record,
+)
 from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for
+from arborist.store.proofs import verify_evidence
 from arborist.store.search import (
     DEFINITION_BONUS,
     MAX_CONTEXT_WORDS,
@@ -245,7 +250,7 @@ _TAMPERED = "; nothing was answered. Run `arborist verify` to see every change"
 def _require_intact(evidence: Sequence[Evidence]) -> None:
     """Refuse evidence whose text no longer hashes to its committed leaf."""
     for rank, item in enumerate(evidence):
-        if leaf_hash(item.text.encode("utf-8")).hex() != item.leaf:
+        if not verify_evidence(item.ref, text=item.text).text_matches:
             raise IntegrityError(
                 f"store.db: the text of {item.title!r} chunk {item.chunk_index} (E{rank + 1}) "
                 f"no longer matches its committed hash (edited after it was ingested){_TAMPERED}"
@@ -253,23 +258,18 @@ def _require_intact(evidence: Sequence[Evidence]) -> None:
 
 
 def _serve_hit(conn: sqlite3.Connection, key: str) -> CacheRecord | None:
-    row = conn.execute(
-        "SELECT id FROM cache_records WHERE cache_key = ? AND state = 'ok'", (key,)
-    ).fetchone()
-    if row is None:
+    """The key's ``ok`` record, re-checked and counted as a hit; None on a miss."""
+    record_id = ok_record_id(conn, key)
+    if record_id is None:
         return None
-    record = load_record(conn, row[0])
+    record = load_record(conn, record_id)
     check = check_record(record)
     if not check:
         raise IntegrityError(
             f"store.db: the cached answer {key[:16]} no longer holds: {check.summary}{_TAMPERED}"
         )
     now = utc_now()
-    with transaction(conn):
-        conn.execute(
-            "UPDATE cache_records SET hit_count = hit_count + 1, last_hit_at = ? WHERE id = ?",
-            (now, row[0]),
-        )
+    count_hit(conn, record_id, now)
     return replace(record, hit_count=record.hit_count + 1, last_hit_at=now)
 
 
@@ -287,108 +287,38 @@ def _write_record(
     replace_ok: bool,
     redactions: dict[str, list[dict[str, object]]] | None = None,
 ) -> CacheRecord:
+    """Store a fresh answer: which evidence it cites, the audit mode that earns it, and
+    every item's inclusion proof, checked before anything is written."""
     labels = set(cited_labels(answer))
     cited = [f"E{i + 1}" in labels for i in range(len(evidence))]
-    modes = [e.audit_mode for e, c in zip(evidence, cited, strict=True) if c]
-    audit_mode = weakest_mode(modes)
+    draft = RecordDraft(
+        cache_key=key,
+        dimensions=dims,
+        question=question,
+        answer_text=answer,
+        audit_mode=weakest_mode([e.audit_mode for e, c in zip(evidence, cited, strict=True) if c]),
+        model_profile=profile,
+        policy=policy,
+        response=response,
+        evidence=_proven(conn, evidence, cited),
+        redactions=redactions,
+    )
+    return write_record(conn, draft, replace_ok=replace_ok)
+
+
+def _proven(
+    conn: sqlite3.Connection, evidence: Sequence[Evidence], cited: Sequence[bool]
+) -> list[NewEvidence]:
+    """The evidence with each chunk's inclusion proof; refused when one does not verify
+    against its document's root (the store was edited after it was ingested)."""
     proofs = proofs_for(conn, [(e.document_id, e.chunk_index) for e in evidence])
-    for rank, e in enumerate(evidence):
-        proof = [bytes.fromhex(p) for p in proofs[(e.document_id, e.chunk_index)]]
-        if not verify_inclusion(
-            bytes.fromhex(e.leaf), e.chunk_index, e.chunk_count, proof, bytes.fromhex(e.source_root)
-        ):
+    proven = []
+    for rank, (e, is_cited) in enumerate(zip(evidence, cited, strict=True)):
+        proof = proofs[(e.document_id, e.chunk_index)]
+        if not verify_evidence(e.ref, proof=proof).proof_verifies:
             raise IntegrityError(
                 f"store.db: {e.title!r} chunk {e.chunk_index} (E{rank + 1}) does not prove "
                 f"against its document's root{_TAMPERED}"
             )
-    with transaction(conn):
-        current = conn.execute(
-            "SELECT id FROM cache_records WHERE cache_key = ? AND state = 'ok'", (key,)
-        ).fetchone()
-        if current is not None and not replace_ok:
-            # Another process answered the same key meanwhile: serve its record.
-            return load_record(conn, current[0])
-        if current is not None:
-            conn.execute(
-                "UPDATE cache_records SET state = 'stale', state_reason = ? WHERE id = ?",
-                ("superseded by a fresh answer (--no-cache)", current[0]),
-            )
-        revision = (
-            1
-            + conn.execute(
-                "SELECT coalesce(max(revision), 0) FROM cache_records WHERE cache_key = ?", (key,)
-            ).fetchone()[0]
-        )
-        created_at = utc_now()
-        response_json = json.dumps(response, sort_keys=True, default=str)
-        digest = record_hash(
-            cache_key=key,
-            revision=revision,
-            question=question,
-            answer_text=answer,
-            audit_mode=audit_mode,
-            evidence=[(e.ref, c) for e, c in zip(evidence, cited, strict=True)],
-            created_at=created_at,
-        )
-        cursor = conn.execute(
-            "INSERT INTO cache_records (cache_key, revision, source_root, question_hash, "
-            "model_profile_hash, conversation_hash, governance_policy_hash, schema_version, "
-            "canonicalization_version, chunking_version, question, answer_text, audit_mode, "
-            "model_profile_json, policy_json, response_json, record_hash, state, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)",
-            (
-                key,
-                revision,
-                dims["source_root"],
-                dims["question_hash"],
-                dims["model_profile_hash"],
-                dims["conversation_hash"],
-                dims["governance_policy_hash"],
-                dims["schema_version"],
-                dims["canonicalization_version"],
-                dims["chunking_version"],
-                question,
-                answer,
-                audit_mode,
-                json.dumps(profile, sort_keys=True),
-                json.dumps(policy, sort_keys=True),
-                response_json,
-                digest,
-                created_at,
-            ),
-        )
-        record_id = int(cursor.lastrowid or 0)
-        conn.executemany(
-            "INSERT INTO cache_evidence (record_id, rank, chunk_id, document_id, source_root, "
-            "chunk_count, chunk_index, leaf, proof_json, cited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    record_id,
-                    rank,
-                    e.chunk_id,
-                    e.document_id,
-                    e.source_root,
-                    e.chunk_count,
-                    e.chunk_index,
-                    e.leaf,
-                    json.dumps(proofs[(e.document_id, e.chunk_index)]),
-                    int(c),
-                )
-                for rank, (e, c) in enumerate(zip(evidence, cited, strict=True))
-            ],
-        )
-        append_event(
-            conn,
-            "cache_write",
-            body={
-                "cache_key": key,
-                "revision": revision,
-                "record_hash": digest,
-                "evidence_root": dims["source_root"],
-                "answer_hash": answer_hash(answer),
-                "response_hash": sha256_hex(response_json.encode("utf-8")),
-                **({"redactions": redactions} if redactions else {}),
-            },
-            created_at=created_at,
-        )
-        return load_record(conn, record_id)
+        proven.append(NewEvidence(e.chunk_id, e.document_id, e.ref, proof, is_cited))
+    return proven

@@ -36,6 +36,7 @@ from arborist.clock import utc_now
 from arborist.db import snapshot, transaction
 from arborist.errors import BadInput
 from arborist.migrations import split_sql
+from arborist.store.schema import HOT
 
 __all__ = [
     "Captured",
@@ -454,7 +455,7 @@ def describe(conn: sqlite3.Connection, edges: Iterable[Edge]) -> list[RelatedSou
         row = conn.execute(
             "SELECT d.title, d.uri, d.id, c.chunk_index, c.tier, c.text FROM chunks AS c "
             "JOIN documents AS d ON d.id = c.document_id WHERE c.leaf = ? "
-            "ORDER BY d.status = 'current' DESC, c.tier = 'hot' DESC, c.id LIMIT 1",
+            f"ORDER BY d.status = 'current' DESC, c.tier = '{HOT}' DESC, c.id LIMIT 1",
             (edge.related_hash,),
         ).fetchone()
         if row is not None:

@@ -10,20 +10,25 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arborist.audit import append_event
+from arborist.citations import parse_citations
 from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput
-from arborist.hashing import canonical_json, sha256_hex
-from arborist.qa.citations import parse_citations
-from arborist.qa.records import CacheRecord, RecordEvidence
+from arborist.keys import derivation_hash
+from arborist.store.cache import CacheRecord, RecordEvidence
 from arborist.store.documents import Document, ingest_document
 from arborist.store.loaders import LoadedDocument
 
-__all__ = ["DERIVATION_KINDS", "Derivation", "cited_spans", "derivation_hash", "derive_from_record"]
+__all__ = [
+    "DERIVATION_KINDS",
+    "Derivation",
+    "cited_spans",
+    "derivation_event_body",
+    "derive_from_record",
+]
 
 DERIVATION_KINDS = ("snippet", "equation", "summary")
 
@@ -40,20 +45,19 @@ class Derivation:
     sources: tuple[RecordEvidence, ...]
 
 
-def derivation_hash(
-    kind: str, core_source_root: str, derived_from: str, sources: Sequence[dict[str, object]]
-) -> str:
-    """What a derivation commits to: its kind, its text's root, its origin, its source leaves."""
-    return sha256_hex(
-        canonical_json(
-            {
-                "kind": kind,
-                "core_source_root": core_source_root,
-                "derived_from": derived_from,
-                "sources": list(sources),
-            }
-        )
-    )
+def derivation_event_body(
+    derivation_id: int, kind: str, core_uri: str, derived_from: str, digest: str
+) -> dict[str, object]:
+    """What a ``derivation`` event commits to: which derivation, of what kind, the core
+    document it made, the answer it came from and its :func:`~arborist.keys.derivation_hash`.
+    ``arborist verify`` rebuilds it from the rows."""
+    return {
+        "derivation_id": derivation_id,
+        "kind": kind,
+        "core_uri": core_uri,
+        "derived_from": derived_from,
+        "derivation_hash": digest,
+    }
 
 
 def cited_spans(answer: str) -> str:
@@ -97,15 +101,6 @@ def derive_from_record(
         media_type="text/plain",
         content_sha256=digest,
     )
-    source_rows = [
-        {
-            "source_root": s.source_root,
-            "chunk_count": s.chunk_count,
-            "chunk_index": s.chunk_index,
-            "leaf": s.leaf,
-        }
-        for s in sources
-    ]
     with transaction(conn):
         core = ingest_document(conn, loaded, kind="core").document
         existing = conn.execute(
@@ -113,7 +108,9 @@ def derive_from_record(
         ).fetchone()
         if existing:
             raise BadInput(f"that {kind} is already saved as {core.uri}")
-        digest_all = derivation_hash(kind, core.source_root, record.cache_key, source_rows)
+        digest_all = derivation_hash(
+            kind, core.source_root, record.cache_key, [s.ref for s in sources]
+        )
         created_at = utc_now()
         cursor = conn.execute(
             "INSERT INTO derivations (core_document_id, kind, derived_from, derivation_hash, "
@@ -140,13 +137,7 @@ def derive_from_record(
         append_event(
             conn,
             "derivation",
-            body={
-                "derivation_id": derivation_id,
-                "kind": kind,
-                "core_uri": core.uri,
-                "derived_from": record.cache_key,
-                "derivation_hash": digest_all,
-            },
+            body=derivation_event_body(derivation_id, kind, core.uri, record.cache_key, digest_all),
             created_at=created_at,
         )
     return Derivation(derivation_id, kind, core, record.cache_key, digest_all, tuple(sources))

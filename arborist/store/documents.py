@@ -35,26 +35,28 @@ from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError, NotFound
 from arborist.hashing import leaf_hash
 from arborist.merkle import inclusion_proofs, merkle_root
+from arborist.store.cache import mark_stale
 from arborist.store.chunking import CHUNKING_VERSION, Chunk, iter_chunks
 from arborist.store.loaders import LoadedDocument
-from arborist.store.schema import index_chunks
+from arborist.store.schema import COLD, HOT, index_chunks
 
 __all__ = [
     "Document",
     "IngestResult",
     "PreparedDocument",
     "admit_uri",
+    "document_event_body",
     "document_leaves",
     "get_document",
     "holds_chunk",
     "ingest_document",
-    "mark_stale",
     "prepare_document",
     "proofs_for",
     "redact_uri",
     "resolve_document",
     "restore_chunks",
     "store_document",
+    "stored_documents",
 ]
 
 DocumentKind = Literal["surface", "core"]
@@ -105,6 +107,37 @@ def get_document(conn: sqlite3.Connection, document_id: int) -> Document:
     if row is None:
         raise NotFound(f"no document with id {document_id}")
     return _document(row)
+
+
+def stored_documents(conn: sqlite3.Connection) -> list[Document]:
+    """Every version of every document, by id: what ``arborist verify`` checks."""
+    return [
+        _document(row)
+        for row in conn.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents ORDER BY id")
+    ]
+
+
+def document_event_body(
+    document: Document, *, redactions: object = None, metadata_redactions: object = None
+) -> dict[str, object]:
+    """What a ``document_add`` event commits to: the document's identity and metadata, its
+    root over how many chunks, the chunking rules, and what admission took out of its text
+    (kind and position) and metadata (field and kind), never the secret itself. ``arborist
+    verify`` rebuilds it from the row."""
+    return {
+        "document_id": document.id,
+        "uri": document.uri,
+        "version": document.version,
+        "kind": document.kind,
+        "title": document.title,
+        "media_type": document.media_type,
+        "content_sha256": document.content_sha256,
+        "source_root": document.source_root,
+        "chunk_count": document.chunk_count,
+        "chunking_version": document.chunking_version,
+        **({"redactions": redactions} if redactions else {}),
+        **({"metadata_redactions": metadata_redactions} if metadata_redactions else {}),
+    }
 
 
 def resolve_document(conn: sqlite3.Connection, ref: str) -> Document:
@@ -177,31 +210,6 @@ def proofs_for(
     return proofs
 
 
-def mark_stale(conn: sqlite3.Connection, document_id: int, reason: str) -> int:
-    """Mark every ``ok`` cache record citing this document ``stale``; one audit event. Returns the count."""
-    rows = conn.execute(
-        "SELECT id, cache_key, revision FROM cache_records WHERE state = 'ok' AND id IN "
-        "(SELECT record_id FROM cache_evidence WHERE document_id = ?) ORDER BY id",
-        (document_id,),
-    ).fetchall()
-    if not rows:
-        return 0
-    conn.executemany(
-        "UPDATE cache_records SET state = 'stale', state_reason = ? WHERE id = ?",
-        [(reason, record_id) for record_id, _key, _rev in rows],
-    )
-    append_event(
-        conn,
-        "cache_state",
-        body={
-            "state": "stale",
-            "reason": reason,
-            "records": [{"cache_key": key, "revision": rev} for _id, key, rev in rows],
-        },
-    )
-    return len(rows)
-
-
 _CHUNK_BATCH = 512
 """Chunks written per statement pair: a document's rows are never all built at once."""
 
@@ -221,7 +229,7 @@ def _insert_chunks(
     def write() -> None:
         conn.executemany(
             "INSERT INTO chunks (id, document_id, chunk_index, leaf, tier, text, heading) "
-            "VALUES (?, ?, ?, ?, 'hot', ?, ?)",
+            f"VALUES (?, ?, ?, ?, '{HOT}', ?, ?)",
             rows,
         )
         # The index's fields as the view gives them, without reading back what was just written.
@@ -505,44 +513,21 @@ def store_document(
             (document_id, prepared.title, prepared.uri),
         )
         _insert_chunks(conn, document_id, prepared.title, chunks(), leaves)
+        document = get_document(conn, document_id)
         append_event(
             conn,
             "document_add",
-            body={
-                "document_id": document_id,
-                "uri": prepared.uri,
-                "version": version,
-                "kind": kind,
-                "title": prepared.title,
-                "media_type": prepared.media_type,
-                "content_sha256": prepared.content_sha256,
-                "source_root": source_root,
-                "chunk_count": len(leaves),
-                "chunking_version": CHUNKING_VERSION,
-                **(
-                    {
-                        "redactions": [
-                            {"kind": r.kind, "start": r.start, "end": r.end}
-                            for r in prepared.redactions
-                        ]
-                    }
-                    if prepared.redactions
-                    else {}
-                ),
-                **(
-                    {
-                        "metadata_redactions": [
-                            {"field": field, "kind": kind_}
-                            for field, kind_ in prepared.metadata_redactions
-                        ]
-                    }
-                    if prepared.metadata_redactions
-                    else {}
-                ),
-            },
+            body=document_event_body(
+                document,
+                redactions=[
+                    {"kind": r.kind, "start": r.start, "end": r.end} for r in prepared.redactions
+                ],
+                metadata_redactions=[
+                    {"field": field, "kind": kind_} for field, kind_ in prepared.metadata_redactions
+                ],
+            ),
             created_at=created_at,
         )
-        document = get_document(conn, document_id)
     return IngestResult(document, "updated" if current else "added", stale)
 
 
@@ -579,12 +564,12 @@ def _restore(
                     f"{document.uri} no longer matches: chunk {index} of {len(rows)} differs "
                     f"from its stored leaf {leaf[:12]}…"
                 )
-            if tier != "hot":
+            if tier != HOT:
                 back.append((chunk_id, tier, text))
         for chunk_id, tier, text in back:
             conn.execute(
-                "UPDATE chunks SET tier = 'hot', text = ?, text_z = NULL, rehydrated = ? WHERE id = ?",
-                (text, 1 if tier == "cold" else 0, chunk_id),
+                "UPDATE chunks SET tier = ?, text = ?, text_z = NULL, rehydrated = ? WHERE id = ?",
+                (HOT, text, 1 if tier == COLD else 0, chunk_id),
             )
             index_chunks(conn, [chunk_id])
         if back:
@@ -595,7 +580,7 @@ def _restore(
                     "document_id": document.id,
                     "uri": document.uri,
                     "source_root": document.source_root,
-                    "tier": "hot",
+                    "tier": HOT,
                     "chunks": len(back),
                     "how": how,
                 },

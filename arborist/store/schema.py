@@ -21,7 +21,13 @@ from collections.abc import Sequence
 from arborist.audit import AUDIT_MIGRATION
 from arborist.migrations import Migration
 
-__all__ = ["STORE_MIGRATIONS", "index_chunks", "unindex_chunks"]
+__all__ = ["COLD", "HOT", "STORE_MIGRATIONS", "TIERS", "WARM", "index_chunks", "unindex_chunks"]
+
+HOT, WARM, COLD = "hot", "warm", "cold"
+"""Where a chunk's text is kept (``chunks.tier``, whose CHECK lists them; see above). Named
+here, below every module that moves chunks between them (:mod:`arborist.store.tiers`)
+or stores them (:mod:`arborist.store.documents`)."""
+TIERS = (HOT, WARM, COLD)
 
 _DOCUMENTS_AND_CACHE = """
 CREATE TABLE documents (
@@ -162,6 +168,23 @@ CREATE VIRTUAL TABLE chunks_fts USING fts5 (
 INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild');
 """
 
+# cache_records.source_root holds the evidence root (the Merkle root over an answer's
+# evidence, not a document's root): it takes the name the cache_write event and everything
+# else already use. The cache key's dimension keeps its hashed name (docs/design.md section
+# 3). No index, view or trigger names the column. The guard refuses to run over a table
+# that already has the column: that happens only when this migration's row was deleted
+# from schema_migrations, and re-running it would hide the edit.
+_EVIDENCE_ROOT_COLUMN = """
+CREATE TEMP TABLE migration_4_guard (
+    renamed INTEGER CONSTRAINT evidence_root_already_named_so_migration_history_was_edited
+        CHECK (renamed = 0)
+);
+INSERT INTO migration_4_guard
+    SELECT count(*) FROM pragma_table_info('cache_records') WHERE name = 'evidence_root';
+DROP TABLE migration_4_guard;
+ALTER TABLE cache_records RENAME COLUMN source_root TO evidence_root;
+"""
+
 STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 1: the store's own hash-chained audit log (ingest, evict, cache writes, ...).
     AUDIT_MIGRATION,
@@ -170,6 +193,8 @@ STORE_MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "documents, chunks, derivations, cache", _DOCUMENTS_AND_CACHE),
     # 3: the chunk index gets the document title as a field (fielded BM25) and stems words.
     Migration(3, "fielded chunk index", _FIELDED_INDEX),
+    # 4: cache_records.source_root is renamed evidence_root, what it holds.
+    Migration(4, "cache records name their evidence root", _EVIDENCE_ROOT_COLUMN),
 )
 
 

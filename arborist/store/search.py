@@ -32,11 +32,11 @@ from arborist.analysis import (
 from arborist.db import snapshot
 from arborist.errors import BadInput
 from arborist.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_match_any
-from arborist.hashing import leaf_hash
-from arborist.merkle import verify_inclusion
-from arborist.qa.keys import EvidenceRef
+from arborist.keys import EvidenceRef
 from arborist.store.coaccess import related_edges
 from arborist.store.documents import proofs_for
+from arborist.store.proofs import verify_evidence
+from arborist.store.schema import HOT
 
 __all__ = [
     "AUDIT_MODES",
@@ -136,12 +136,12 @@ ORDER BY score, rowid
 LIMIT ?
 """
 
-_CHUNK_ROWS = """
+_CHUNK_ROWS = f"""
 SELECT c.id, c.document_id, d.uri, d.title, d.kind, c.rehydrated, d.source_root,
        d.chunk_count, c.chunk_index, c.leaf, c.text
 FROM chunks AS c
 JOIN documents AS d ON d.id = c.document_id
-WHERE c.id IN ({marks}) AND c.tier = 'hot' AND d.status = 'current'
+WHERE c.id IN ({{marks}}) AND c.tier = '{HOT}' AND d.status = 'current'
 """
 
 _SNIPPET = f"""
@@ -149,22 +149,22 @@ SELECT snippet(chunks_fts, 0, '«', '»', '…', {SNIPPET_TOKENS}) FROM chunks_f
 WHERE chunks_fts MATCH ? AND rowid = ?
 """
 
-_LEAF_QUERY = """
+_LEAF_QUERY = f"""
 SELECT c.id, c.document_id, d.uri, d.title, d.kind, c.rehydrated, d.source_root,
        d.chunk_count, c.chunk_index, c.leaf, c.text, 0.0 AS score
 FROM chunks AS c
 JOIN documents AS d ON d.id = c.document_id
-WHERE c.leaf = ? AND c.tier = 'hot' AND d.status = 'current'
+WHERE c.leaf = ? AND c.tier = '{HOT}' AND d.status = 'current'
 ORDER BY c.id
 LIMIT 1
 """
 
-_TITLE_QUERY = """
+_TITLE_QUERY = f"""
 SELECT d.id, d.uri, d.title, d.kind, d.source_root, bm25(documents_fts) AS score
 FROM documents_fts
 JOIN documents AS d ON d.id = documents_fts.rowid
 WHERE documents_fts MATCH ? AND d.status = 'current'
-  AND NOT EXISTS (SELECT 1 FROM chunks WHERE document_id = d.id AND tier = 'hot')
+  AND NOT EXISTS (SELECT 1 FROM chunks WHERE document_id = d.id AND tier = '{HOT}')
 ORDER BY score, d.id
 LIMIT ?
 """
@@ -366,14 +366,8 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[Sea
         snippets = [str(_run(conn, _SNIPPET, (match, e.chunk_id))[0][0]) for e in evidence]
     hits = []
     for item, snippet in zip(evidence, snippets, strict=True):
-        proof = [bytes.fromhex(p) for p in proofs[(item.document_id, item.chunk_index)]]
-        verified = leaf_hash(item.text.encode("utf-8")).hex() == item.leaf and verify_inclusion(
-            bytes.fromhex(item.leaf),
-            item.chunk_index,
-            item.chunk_count,
-            proof,
-            bytes.fromhex(item.source_root),
-        )
+        proof = proofs[(item.document_id, item.chunk_index)]
+        verified = verify_evidence(item.ref, text=item.text, proof=proof).holds
         hits.append(
             SearchHit(
                 item.document_id,

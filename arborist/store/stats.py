@@ -13,14 +13,10 @@ from typing import Any
 from arborist.audit import event_count
 from arborist.db import snapshot
 from arborist.store import coaccess
+from arborist.store.cache import STATES, counts_by_state, total_hits
+from arborist.store.schema import TIERS
 
-__all__ = ["STATES", "TIERS", "store_counts"]
-
-TIERS = ("hot", "warm", "cold")
-"""Every tier a chunk can be in, hottest first (the order ``stats`` prints)."""
-
-STATES = ("ok", "failed", "stale", "quarantined")
-"""Every state a cache record can be in (the order ``stats`` prints)."""
+__all__ = ["store_counts"]
 
 
 def _grouped(conn: sqlite3.Connection, sql: str) -> dict[str, int]:
@@ -35,8 +31,7 @@ def store_counts(conn: sqlite3.Connection, *, related_version: str) -> dict[str,
             conn, "SELECT kind || ':' || status, count(*) FROM documents GROUP BY kind, status"
         )
         tiers = _grouped(conn, "SELECT tier, count(*) FROM chunks GROUP BY tier")
-        states = _grouped(conn, "SELECT state, count(*) FROM cache_records GROUP BY state")
-        hits = conn.execute("SELECT coalesce(sum(hit_count), 0) FROM cache_records").fetchone()[0]
+        states = counts_by_state(conn)
         out: dict[str, Any] = {
             "documents": {
                 "surface": documents.get("surface:current", 0),
@@ -45,7 +40,7 @@ def store_counts(conn: sqlite3.Connection, *, related_version: str) -> dict[str,
             },
             "chunks": {tier: tiers.get(tier, 0) for tier in TIERS},
             "cache_records": {state: states.get(state, 0) for state in STATES},
-            "cache_hits": int(hits),
+            "cache_hits": total_hits(conn),
             "audit_events": event_count(conn),
         }
         if coaccess.has_schema(conn):

@@ -16,20 +16,18 @@ import sqlite3
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from arborist.admission import admit_document
 from arborist.audit import append_event
 from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError
+from arborist.store.cache import mark_stale
 from arborist.store.chunking import chunk_text
-from arborist.store.documents import Document, mark_stale, restore_chunks
+from arborist.store.documents import Document, restore_chunks
 from arborist.store.loaders import LoadedDocument
-from arborist.store.schema import unindex_chunks
+from arborist.store.schema import COLD, HOT, WARM, unindex_chunks
 
 __all__ = ["TierChange", "evict", "rehydrate"]
-
-Tier = Literal["hot", "warm", "cold"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +41,7 @@ class TierChange:
 
 def evict(conn: sqlite3.Connection, document: Document, tier: str) -> TierChange:
     """Move every chunk of ``document`` down to ``tier`` (``warm`` or ``cold``)."""
-    if tier not in ("warm", "cold"):
+    if tier not in (WARM, COLD):
         raise BadInput(f"cannot evict to tier {tier!r}: choose warm or cold")
     with transaction(conn):
         rows = conn.execute(
@@ -52,20 +50,20 @@ def evict(conn: sqlite3.Connection, document: Document, tier: str) -> TierChange
         ).fetchall()
         changed = 0
         for chunk_id, current, text in rows:
-            if current == tier or (current == "cold" and tier == "warm"):
+            if current == tier or (current == COLD and tier == WARM):
                 continue
-            if current == "hot":
+            if current == HOT:
                 unindex_chunks(conn, [chunk_id])
-            if tier == "warm":
+            if tier == WARM:
                 conn.execute(
-                    "UPDATE chunks SET tier = 'warm', text = NULL, text_z = ? WHERE id = ?",
-                    (zlib.compress(text.encode("utf-8"), 6), chunk_id),
+                    "UPDATE chunks SET tier = ?, text = NULL, text_z = ? WHERE id = ?",
+                    (WARM, zlib.compress(text.encode("utf-8"), 6), chunk_id),
                 )
             else:
                 conn.execute(
-                    "UPDATE chunks SET tier = 'cold', text = NULL, text_z = NULL, rehydrated = 0 "
+                    "UPDATE chunks SET tier = ?, text = NULL, text_z = NULL, rehydrated = 0 "
                     "WHERE id = ?",
-                    (chunk_id,),
+                    (COLD, chunk_id),
                 )
             changed += 1
         if changed:
@@ -102,9 +100,9 @@ def rehydrate(
             "SELECT DISTINCT tier FROM chunks WHERE document_id = ?", (document.id,)
         )
     }
-    if tiers == {"hot"}:
-        return TierChange(document, "hot", 0)
-    if "cold" in tiers:
+    if tiers == {HOT}:
+        return TierChange(document, HOT, 0)
+    if COLD in tiers:
         fetched = admit_document(fetch(document.uri).text, name=document.uri, allowlist=allowlist)
         texts = [chunk.text for chunk in chunk_text(fetched.text)]
         how = "refetched"
@@ -122,7 +120,7 @@ def rehydrate(
             )
             mark_stale(conn, document.id, f"rehydration refused: {exc}")
         raise IntegrityError(f"rehydration refused: {exc}") from exc
-    return TierChange(document, "hot", restored)
+    return TierChange(document, HOT, restored)
 
 
 def _local_texts(conn: sqlite3.Connection, document: Document) -> list[str]:

@@ -29,13 +29,33 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from arborist.audit import ChainReport, Checkpoint, check_chain_reporting
-from arborist.hashing import CACHE_KEY_DIMENSIONS, leaf_hash, question_hash, sha256_hex
+from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist.hashing import cache_key as compute_cache_key
+from arborist.hashing import question_hash
 from arborist.integrity import check_fts, integrity_problems, read_or_report
-from arborist.merkle import merkle_root, verify_inclusion
-from arborist.qa.keys import EvidenceRef, evidence_root, policy_hash, profile_hash, record_hash
-from arborist.store.derive import derivation_hash
+from arborist.keys import (
+    EvidenceRef,
+    derivation_hash,
+    evidence_root,
+    policy_hash,
+    profile_hash,
+    record_hash,
+)
+from arborist.merkle import merkle_root
+from arborist.store.cache import (
+    OK,
+    STALE,
+    SUPERSEDED_REASON,
+    StoredEvidence,
+    StoredRecord,
+    stored_evidence,
+    stored_records,
+    write_event_body,
+)
+from arborist.store.derive import derivation_event_body
+from arborist.store.documents import document_event_body, stored_documents
+from arborist.store.proofs import verify_evidence
+from arborist.store.schema import HOT, WARM
 
 __all__ = ["StoreVerification", "verify_store"]
 
@@ -99,9 +119,9 @@ def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
             problems.append(f"{where}: leaf {leaf!r} is not a hex digest")
             continue
         leaves.setdefault(doc_id, []).append((index, leaf_bytes))
-        if tier == "hot":
+        if tier == HOT:
             body = text
-        elif tier == "warm":
+        elif tier == WARM:
             try:
                 body = zlib.decompress(text_z).decode("utf-8")
             except (zlib.error, TypeError, UnicodeDecodeError):
@@ -109,7 +129,8 @@ def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
                 continue
         else:
             continue
-        if not isinstance(body, str) or leaf_hash(body.encode("utf-8")) != leaf_bytes:
+        _uri, root, count = documents.get(doc_id, ("?", "", 0))
+        if not verify_evidence(EvidenceRef(root, count, index, leaf), text=body).text_matches:
             problems.append(f"{where}: text does not match its leaf")
     for doc_id, (uri, root, count) in documents.items():
         got = sorted(leaves.get(doc_id, []))
@@ -122,44 +143,38 @@ def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
 
 
 def _check_documents_against_events(conn: sqlite3.Connection) -> list[str]:
+    """Every document against its ``document_add`` event, rebuilt from the row by the
+    writer's own :func:`~arborist.store.documents.document_event_body` (events before
+    ``media_type`` was added lack it); the first field that differs is named."""
     problems = []
     recorded = {}
     for _type, body, created_at in _event_rows(conn, "document_add"):
         recorded[body.get("document_id")] = (body, created_at)
-    fields = (
-        "uri",
-        "version",
-        "kind",
-        "title",
-        "media_type",
-        "content_sha256",
-        "source_root",
-        "chunk_count",
-        "chunking_version",
-    )
-    for row in conn.execute(
-        f"SELECT id, created_at, {', '.join(fields)} FROM documents ORDER BY id"
-    ):
-        doc_id, created_at, uri = row[0], row[1], row[2]
-        found = recorded.pop(doc_id, None)
+    for document in stored_documents(conn):
+        found = recorded.pop(document.id, None)
         if found is None:
-            problems.append(f"document {uri}: no document_add event records it")
+            problems.append(f"document {document.uri}: no document_add event records it")
             continue
         event, event_created_at = found
-        if created_at != event_created_at:
-            problems.append(f"document {uri}: created_at differs from its document_add event")
-        for name, value in zip(fields, row[2:], strict=True):
-            if (name in event or name != "media_type") and event.get(name) != value:
-                problems.append(f"document {uri}: {name} differs from its document_add event")
-                break
+        if document.created_at != event_created_at:
+            problems.append(
+                f"document {document.uri}: created_at differs from its document_add event"
+            )
+        expected = document_event_body(
+            document,
+            redactions=event.get("redactions"),
+            metadata_redactions=event.get("metadata_redactions"),
+        )
+        differing = differing_fields(event, expected, optional=("media_type",))
+        if differing:
+            problems.append(
+                f"document {document.uri}: {differing[0]} differs from its document_add event"
+            )
     for doc_id, (event, _created_at) in recorded.items():
         problems.append(
             f"document {event.get('uri')} (id {doc_id}) is recorded by an event but missing"
         )
     return problems
-
-
-_SUPERSEDED = "superseded by a fresh answer (--no-cache)"
 
 
 def _expected_states(
@@ -173,9 +188,9 @@ def _expected_states(
         if event_type == "cache_write":
             key = body.get("cache_key")
             for revision in revisions.get(key, []):
-                if states[(key, revision)][0] == "ok":
-                    states[(key, revision)] = ("stale", _SUPERSEDED)
-            states[(key, body.get("revision"))] = ("ok", None)
+                if states[(key, revision)][0] == OK:
+                    states[(key, revision)] = (STALE, SUPERSEDED_REASON)
+            states[(key, body.get("revision"))] = (OK, None)
             revisions.setdefault(key, []).append(body.get("revision"))
             continue
         records = body.get("records")
@@ -198,109 +213,151 @@ def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
         chunk_id: (doc_id, leaf)
         for chunk_id, doc_id, leaf in conn.execute("SELECT id, document_id, leaf FROM chunks")
     }
-    rows = conn.execute(
-        "SELECT id, cache_key, revision, question, answer_text, audit_mode, record_hash, created_at, "
-        "model_profile_json, policy_json, response_json, state, state_reason, "
-        + ", ".join(CACHE_KEY_DIMENSIONS)
-        + " FROM cache_records ORDER BY id"
-    ).fetchall()
-    for row in rows:
-        record_id, key, revision, question, answer, mode, stored_hash, created_at = row[:8]
-        profile_json, policy_json, response_json, state, reason = row[8:13]
-        where = f"cache record {str(key)[:12]}… revision {revision}"
-        dims = dict(zip(CACHE_KEY_DIMENSIONS, row[13:], strict=True))
+    records = stored_records(conn)
+    for record in records:
+        where = f"cache record {str(record.cache_key)[:12]}… revision {record.revision}"
+        found = [f"{where}: {p}" for p in _check_dimensions(record)]
+        evidence = stored_evidence(conn, record.id)
+        found += [f"{where}: {p}" for p in _check_evidence(evidence, doc_roots, chunk_homes)]
+        refs = [(e.ref, bool(e.cited)) for e in evidence]
         try:
-            if compute_cache_key(dims) != key:
-                problems.append(f"{where}: its dimensions do not hash to its key")
+            if evidence_root([ref for ref, _cited in refs]) != record.evidence_root:
+                found.append(f"{where}: its evidence does not fold to its evidence_root")
         except ValueError:
-            problems.append(f"{where}: its dimensions are malformed")
-        try:
-            described = {
-                "question_hash": question_hash(question),
-                "model_profile_hash": profile_hash(json.loads(profile_json)),
-                "governance_policy_hash": policy_hash(json.loads(policy_json)),
-            }
-        except (TypeError, ValueError):
-            described = {}
-        for name in ("question_hash", "model_profile_hash", "governance_policy_hash"):
-            if described.get(name) != dims[name]:
-                problems.append(f"{where}: {name} does not match the record's own fields")
-        evidence = conn.execute(
-            "SELECT rank, chunk_id, document_id, source_root, chunk_count, chunk_index, leaf, "
-            "proof_json, cited FROM cache_evidence WHERE record_id = ? ORDER BY rank",
-            (record_id,),
-        ).fetchall()
-        if [row[0] for row in evidence] != list(range(len(evidence))) or any(
-            row[8] not in (0, 1) for row in evidence
-        ):
-            problems.append(f"{where}: its evidence ranks or cited flags are malformed")
-        refs = []
-        for rank, chunk_id, doc_id, root, count, index, leaf, proof_json, cited in evidence:
-            refs.append((EvidenceRef(root, count, index, leaf), bool(cited)))
-            if doc_roots.get(doc_id) != root:
-                problems.append(
-                    f"{where}: evidence E{rank + 1} names a source_root its document lacks"
-                )
-            if chunk_homes.get(chunk_id) != (doc_id, leaf):
-                problems.append(f"{where}: evidence E{rank + 1} points at another chunk")
-            try:
-                proof = [bytes.fromhex(p) for p in json.loads(proof_json)]
-                proved = verify_inclusion(
-                    bytes.fromhex(leaf), index, count, proof, bytes.fromhex(root)
-                )
-            except (TypeError, ValueError):
-                proved = False
-            if not proved:
-                problems.append(f"{where}: the proof of evidence E{rank + 1} does not verify")
-        try:
-            if evidence_root([ref for ref, _cited in refs]) != dims["source_root"]:
-                problems.append(f"{where}: its evidence does not fold to its source_root")
-        except ValueError:
-            problems.append(f"{where}: its evidence is malformed")
-        try:
-            recomputed = record_hash(
-                cache_key=key,
-                revision=revision,
-                question=question,
-                answer_text=answer,
-                audit_mode=mode,
-                evidence=refs,
-                created_at=created_at,
-            )
-        except (TypeError, ValueError):
-            recomputed = None
-        if recomputed != stored_hash:
-            problems.append(f"{where}: answer, question or evidence differ from its record_hash")
-        event = written.pop((key, revision), None)
+            found.append(f"{where}: its evidence is malformed")
+        recomputed = _record_hash(record, refs)
+        if recomputed != record.record_hash:
+            found.append(f"{where}: answer, question or evidence differ from its record_hash")
+        event = written.pop((record.cache_key, record.revision), None)
         if event is None:
-            problems.append(f"{where}: no cache_write event records it")
-            continue
-        if event.get("record_hash") != recomputed:
-            problems.append(f"{where}: differs from the record_hash its cache_write event holds")
-        if "response_hash" in event and event["response_hash"] != sha256_hex(
-            str(response_json).encode("utf-8")
-        ):
-            problems.append(f"{where}: response_json differs from its cache_write event")
-        if states.get((key, revision)) != (state, reason):
-            problems.append(f"{where}: state {state!r} differs from what its audit events recorded")
+            found.append(f"{where}: no cache_write event records it")
+        else:
+            found += [f"{where}: {p}" for p in _check_write_event(record, recomputed, event)]
+            if states.get((record.cache_key, record.revision)) != (
+                record.state,
+                record.state_reason,
+            ):
+                found.append(
+                    f"{where}: state {record.state!r} differs from what its audit events recorded"
+                )
+        problems += found
     for key, revision in written:
         problems.append(
             f"cache record {str(key)[:12]}… revision {revision}: recorded by a cache_write event "
             "but missing"
         )
-    return problems, len(rows)
+    return problems, len(records)
+
+
+def _check_dimensions(record: StoredRecord) -> list[str]:
+    """The record's dimensions hash to its key, and describe its own question, model
+    profile and policy."""
+    problems = []
+    try:
+        if compute_cache_key(record.dimensions) != record.cache_key:
+            problems.append("its dimensions do not hash to its key")
+    except ValueError:
+        problems.append("its dimensions are malformed")
+    try:
+        described = {
+            "question_hash": question_hash(record.question),
+            "model_profile_hash": profile_hash(json.loads(record.model_profile_json)),
+            "governance_policy_hash": policy_hash(json.loads(record.policy_json)),
+        }
+    except (TypeError, ValueError):
+        described = {}
+    for name in ("question_hash", "model_profile_hash", "governance_policy_hash"):
+        if described.get(name) != record.dimensions[name]:
+            problems.append(f"{name} does not match the record's own fields")
+    return problems
+
+
+def _check_evidence(
+    evidence: Sequence[StoredEvidence],
+    doc_roots: dict[int, str],
+    chunk_homes: dict[int, tuple[int, str]],
+) -> list[str]:
+    """Ranks and flags are well formed; each item names its document's root and its own
+    chunk, and its proof verifies."""
+    problems = []
+    if [e.rank for e in evidence] != list(range(len(evidence))) or any(
+        e.cited not in (0, 1) for e in evidence
+    ):
+        problems.append("its evidence ranks or cited flags are malformed")
+    for e in evidence:
+        label = f"E{e.rank + 1}"
+        if doc_roots.get(e.document_id) != e.source_root:
+            problems.append(f"evidence {label} names a source_root its document lacks")
+        if chunk_homes.get(e.chunk_id) != (e.document_id, e.leaf):
+            problems.append(f"evidence {label} points at another chunk")
+        try:
+            proof = json.loads(e.proof_json)
+        except (TypeError, ValueError):
+            proof = None
+        if proof is None or not verify_evidence(e.ref, proof=proof).proof_verifies:
+            problems.append(f"the proof of evidence {label} does not verify")
+    return problems
+
+
+def _record_hash(record: StoredRecord, refs: list[tuple[EvidenceRef, bool]]) -> str | None:
+    """The record's hash recomputed from its row and evidence; None when they are malformed."""
+    try:
+        return record_hash(
+            cache_key=record.cache_key,
+            revision=record.revision,
+            question=record.question,
+            answer_text=record.answer_text,
+            audit_mode=record.audit_mode,
+            evidence=refs,
+            created_at=record.created_at,
+        )
+    except (TypeError, ValueError):
+        return None
+
+
+_WRITE_EVENT_WORDING = {
+    "record_hash": "differs from the record_hash its cache_write event holds",
+    "response_hash": "response_json differs from its cache_write event",
+}
+
+
+def _check_write_event(
+    record: StoredRecord, recomputed: str | None, event: dict[str, object]
+) -> list[str]:
+    """The record against its ``cache_write`` event, rebuilt from the row by the writer's
+    own :func:`~arborist.store.cache.write_event_body` (events before ``response_hash``
+    was added lack it)."""
+    try:
+        expected = write_event_body(
+            cache_key=record.cache_key,
+            revision=record.revision,
+            record_hash=recomputed or "",  # malformed: matches no event
+            evidence_root=record.evidence_root,
+            answer_text=record.answer_text,
+            response_json=str(record.response_json),
+            redactions=event.get("redactions"),
+        )
+    except (AttributeError, TypeError, ValueError):  # a field no longer text: nothing matches
+        return ["differs from its cache_write event"]
+    return [
+        _WRITE_EVENT_WORDING.get(name, f"{name} differs from its cache_write event")
+        for name in differing_fields(event, expected, optional=("response_hash",))
+    ]
 
 
 def _check_derivations(conn: sqlite3.Connection) -> list[str]:
+    """Every derivation recomputes to its hash, with its sources in order, and matches its
+    event as the writer's own :func:`~arborist.store.derive.derivation_event_body` builds it."""
     problems = []
     recorded = {
         body.get("derivation_id"): (body, created_at)
         for _type, body, created_at in _event_rows(conn, "derivation")
     }
     doc_roots = dict(conn.execute("SELECT id, source_root FROM documents"))
-    for der_id, kind, core_root, derived_from, stored, created_at in conn.execute(
-        "SELECT v.id, v.kind, d.source_root, v.derived_from, v.derivation_hash, v.created_at "
-        "FROM derivations AS v JOIN documents AS d ON d.id = v.core_document_id ORDER BY v.id"
+    for der_id, kind, core_uri, core_root, derived_from, stored, created_at in conn.execute(
+        "SELECT v.id, v.kind, d.uri, d.source_root, v.derived_from, v.derivation_hash, "
+        "v.created_at FROM derivations AS v JOIN documents AS d ON d.id = v.core_document_id "
+        "ORDER BY v.id"
     ).fetchall():
         where = f"derivation {der_id} ({kind})"
         rows = conn.execute(
@@ -312,13 +369,11 @@ def _check_derivations(conn: sqlite3.Connection) -> list[str]:
             problems.append(f"{where}: its sources are out of order or missing")
         if any(doc_roots.get(doc_id) != root for _p, doc_id, root, *_rest in rows):
             problems.append(f"{where}: a source names a source_root its document lacks")
-        sources = [
-            {"source_root": r, "chunk_count": n, "chunk_index": i, "leaf": leaf}
-            for _p, _d, r, n, i, leaf in rows
-        ]
+        sources = [EvidenceRef(r, n, i, leaf) for _p, _d, r, n, i, leaf in rows]
         recomputed = derivation_hash(kind, core_root, derived_from, sources)
         event, event_created_at = recorded.pop(der_id, (None, None))
-        if recomputed != stored or event is None or event.get("derivation_hash") != recomputed:
+        expected = derivation_event_body(der_id, kind, core_uri, derived_from, recomputed)
+        if recomputed != stored or event is None or differing_fields(event, expected):
             problems.append(f"{where}: differs from what its event recorded")
         elif created_at != event_created_at:
             problems.append(f"{where}: created_at differs from its event")

@@ -1,7 +1,7 @@
 /**
  * Hash primitives of arborist, ported from `arborist/hashing.py`,
  * `arborist/audit.py`, the forest's node/subtree hashes and
- * `arborist/qa/keys.py`. docs/design.md section 2 is the contract;
+ * `arborist/keys.py`. docs/design.md section 2 is the contract;
  * `tests/vectors/hashing.json` pins every rule below byte for byte.
  *
  * Everything here is pure and runs unchanged in browsers and Node >= 20:
@@ -50,7 +50,10 @@ export const EVENT_HASH_FIELDS = Object.freeze([
   "created_at",
 ]);
 
-/** The 8 dimensions of a cache key, by name. */
+/**
+ * The 8 dimensions of a cache key, by the names they are hashed under:
+ * `source_root` holds the evidence root (docs/design.md section 3).
+ */
 export const CACHE_KEY_DIMENSIONS = Object.freeze([
   "source_root",
   "question_hash",

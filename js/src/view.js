@@ -15,7 +15,7 @@ import { ForestStore } from "./store.js";
 import { markedParts, shortBates, shortSid } from "./text.js";
 import { AUDIT_MODES, answerParts, detailHead, evidenceList, proofSection, relatedList } from "./detail.js";
 
-/** States a cached answer can be falsified to (arborist/qa/records.py). */
+/** States a record can be falsified to (FALSIFIED_STATES in arborist/store/cache.py). */
 export const FALSIFY_STATES = Object.freeze(["failed", "stale", "quarantined"]);
 
 /** A row's height in pixels (the stylesheet's `--arb-row-height`): virtual scrolling

@@ -1,9 +1,15 @@
-"""The eight-dimension cache key and the hashes of what a cache record commits to. Pure.
+"""The eight-dimension cache key and the hashes of what the store's records commit to. Pure.
+
+Built on the primitives of :mod:`arborist.hashing`: the hashes here say
+which fields a cache record and a derivation commit to, and the store
+(which writes and verifies them) and the ask (which computes a key) share
+them, so neither imports the other for a hash rule.
 
 A cached answer may serve a question only when all eight dimensions match
 (docs/design.md section 3)::
 
     source_root              the evidence root: Merkle root over the retrieved evidence
+                             (the one name that predates "evidence_root": see below)
     question_hash            the normalized question
     model_profile_hash       provider, model, sampling options, system prompt (never the key)
     conversation_hash        what of earlier turns was threaded into the prompt ("" if nothing)
@@ -33,18 +39,27 @@ from arborist.merkle import merkle_root
 
 __all__ = [
     "CANONICALIZATION_VERSION",
+    "EVIDENCE_ROOT_DIMENSION",
     "EvidenceRef",
     "SCHEMA_VERSION",
     "answer_hash",
     "cache_dimensions",
     "cache_key",
     "conversation_hash",
+    "derivation_hash",
     "evidence_leaf",
     "evidence_root",
     "policy_hash",
     "profile_hash",
     "record_hash",
 ]
+
+EVIDENCE_ROOT_DIMENSION = "source_root"
+"""The dimension that holds the evidence root, by its name in the hashed dimensions.
+
+Everywhere else (the ``cache_records`` column, the ``cache_write`` event) it is
+``evidence_root``; the hashed name is kept because changing it would change every
+cache key and the test vectors (docs/design.md section 3)."""
 
 SCHEMA_VERSION = "s1"
 CANONICALIZATION_VERSION = "c1"
@@ -100,7 +115,7 @@ def cache_dimensions(
 ) -> dict[str, str]:
     """The eight dimensions of an ask, by name."""
     return {
-        "source_root": evidence_root(evidence),
+        EVIDENCE_ROOT_DIMENSION: evidence_root(evidence),
         "question_hash": question_hash(question),
         "model_profile_hash": profile_hash(profile),
         "conversation_hash": conversation_hash(threaded),
@@ -151,6 +166,30 @@ def record_hash(
                     for ref, cited in evidence
                 ],
                 "created_at": created_at,
+            }
+        )
+    )
+
+
+def derivation_hash(
+    kind: str, core_source_root: str, derived_from: str, sources: Sequence[EvidenceRef]
+) -> str:
+    """What a derivation commits to: its kind, its text's root, its origin, its source leaves."""
+    return sha256_hex(
+        canonical_json(
+            {
+                "kind": kind,
+                "core_source_root": core_source_root,
+                "derived_from": derived_from,
+                "sources": [
+                    {
+                        "source_root": ref.source_root,
+                        "chunk_count": ref.chunk_count,
+                        "chunk_index": ref.chunk_index,
+                        "leaf": ref.leaf,
+                    }
+                    for ref in sources
+                ],
             }
         )
     )

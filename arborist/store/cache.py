@@ -1,0 +1,644 @@
+"""The answer cache in ``store.db``: cache records and their evidence. Every statement on
+``cache_records`` and ``cache_evidence`` is here, so the rules they keep are in one place.
+
+A record is one revision of the answer to one cache key. Only a record in
+state ``ok`` serves hits, and a key has at most one (the index
+``cache_one_ok``); falsifying it (``failed``, ``stale``, ``quarantined``)
+keeps it for the record and makes the next ask a miss that writes a new
+revision. Each write is one transaction with its ``cache_write`` audit
+event, and each change of state with its ``cache_state`` event;
+``hit_count`` and ``last_hit_at`` are bookkeeping no hash covers.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arborist.audit import append_event
+from arborist.clock import utc_now
+from arborist.db import transaction
+from arborist.errors import BadInput, NotFound
+from arborist.hashing import CACHE_KEY_DIMENSIONS, sha256_hex
+from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, answer_hash, record_hash
+from arborist.store.proofs import verify_evidence
+
+__all__ = [
+    "CacheRecord",
+    "FAILED",
+    "FALSIFIED_STATES",
+    "NewEvidence",
+    "OK",
+    "QUARANTINED",
+    "RecordDraft",
+    "RecordEvidence",
+    "STALE",
+    "STATES",
+    "SUPERSEDED_REASON",
+    "StoredEvidence",
+    "StoredRecord",
+    "count_hit",
+    "counts_by_state",
+    "evidence_holds",
+    "falsify",
+    "list_records",
+    "load_record",
+    "mark_stale",
+    "ok_record_id",
+    "resolve_key",
+    "state_event_body",
+    "stored_evidence",
+    "stored_records",
+    "total_hits",
+    "write_event_body",
+    "write_record",
+]
+
+OK, FAILED, STALE, QUARANTINED = "ok", "failed", "stale", "quarantined"
+"""A record's states: ``ok`` serves hits; the others are a record taken out of service
+(judged wrong, a cited source changed or was lost, a cited source is distrusted)."""
+STATES = (OK, FAILED, STALE, QUARANTINED)
+FALSIFIED_STATES = (FAILED, STALE, QUARANTINED)
+
+SUPERSEDED_REASON = "superseded by a fresh answer (--no-cache)"
+"""Why a key's ``ok`` record became ``stale`` when an ask with ``--no-cache`` answered it
+afresh: no ``cache_state`` event says so, the ``cache_write`` of the new revision does."""
+
+_DIMENSION_COLUMNS = ", ".join(
+    "evidence_root" if name == EVIDENCE_ROOT_DIMENSION else name for name in CACHE_KEY_DIMENSIONS
+)
+"""The columns of the eight dimensions, in :data:`CACHE_KEY_DIMENSIONS` order: each is named
+as it is hashed, but the evidence root's (see :data:`~arborist.keys.EVIDENCE_ROOT_DIMENSION`)."""
+
+_RECORD_COLUMNS = (
+    f"id, cache_key, revision, {_DIMENSION_COLUMNS}, question, answer_text, "
+    "audit_mode, model_profile_json, policy_json, response_json, record_hash, state, "
+    "state_reason, hit_count, last_hit_at, created_at"
+)
+
+
+@dataclass(frozen=True)
+class RecordEvidence:
+    """One evidence item of a record, with the proof that binds its leaf to its document."""
+
+    rank: int
+    chunk_id: int
+    document_id: int
+    uri: str
+    title: str
+    source_root: str
+    chunk_count: int
+    chunk_index: int
+    leaf: str
+    proof: list[str]
+    cited: bool
+    tier: str
+    text: str | None
+
+    @property
+    def label(self) -> str:
+        return f"E{self.rank + 1}"
+
+    @property
+    def ref(self) -> EvidenceRef:
+        return EvidenceRef(self.source_root, self.chunk_count, self.chunk_index, self.leaf)
+
+    def as_json(self) -> dict[str, Any]:
+        """Everything needed to re-verify the proof without arborist."""
+        return {
+            "label": self.label,
+            "cited": self.cited,
+            "title": self.title,
+            "uri": self.uri,
+            "source_root": self.source_root,
+            "chunk_count": self.chunk_count,
+            "chunk_index": self.chunk_index,
+            "leaf": self.leaf,
+            "proof": self.proof,
+            "tier": self.tier,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True)
+class CacheRecord:
+    """One revision of a cached answer."""
+
+    id: int
+    cache_key: str
+    revision: int
+    dimensions: dict[str, str]
+    question: str
+    answer_text: str
+    audit_mode: str
+    model_profile: dict[str, Any]
+    policy: dict[str, Any]
+    response: dict[str, Any]
+    record_hash: str
+    state: str
+    state_reason: str | None
+    hit_count: int
+    last_hit_at: str | None
+    created_at: str
+    evidence: tuple[RecordEvidence, ...]
+
+    @property
+    def evidence_root(self) -> str:
+        """The Merkle root over the evidence, the key's first dimension."""
+        return self.dimensions[EVIDENCE_ROOT_DIMENSION]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "cache_key": self.cache_key,
+            "revision": self.revision,
+            "state": self.state,
+            "state_reason": self.state_reason,
+            "question": self.question,
+            "answer": self.answer_text,
+            "audit_mode": self.audit_mode,
+            "dimensions": self.dimensions,
+            "model_profile": self.model_profile,
+            "policy": self.policy,
+            "response": self.response,
+            "record_hash": self.record_hash,
+            "hit_count": self.hit_count,
+            "last_hit_at": self.last_hit_at,
+            "created_at": self.created_at,
+            "evidence": [item.as_json() for item in self.evidence],
+        }
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def _chunk_text(text: str | None, packed: bytes | None) -> str | None:
+    """A chunk's text as stored: hot as it is, warm decompressed, cold absent."""
+    if text is None and packed is not None:
+        return zlib.decompress(packed).decode("utf-8")
+    return text
+
+
+def _evidence(conn: sqlite3.Connection, record_id: int) -> tuple[RecordEvidence, ...]:
+    rows = conn.execute(
+        "SELECT e.rank, e.chunk_id, e.document_id, d.uri, d.title, e.source_root, e.chunk_count, "
+        "e.chunk_index, e.leaf, e.proof_json, e.cited, c.tier, c.text, c.text_z "
+        "FROM cache_evidence AS e JOIN documents AS d ON d.id = e.document_id "
+        "JOIN chunks AS c ON c.id = e.chunk_id WHERE e.record_id = ? ORDER BY e.rank",
+        (record_id,),
+    ).fetchall()
+    return tuple(
+        RecordEvidence(
+            rank=rank,
+            chunk_id=chunk_id,
+            document_id=document_id,
+            uri=uri,
+            title=title,
+            source_root=source_root,
+            chunk_count=chunk_count,
+            chunk_index=chunk_index,
+            leaf=leaf,
+            proof=json.loads(proof_json),
+            cited=bool(cited),
+            tier=tier,
+            text=_chunk_text(text, packed),
+        )
+        for (rank, chunk_id, document_id, uri, title, source_root, chunk_count, chunk_index, leaf,
+             proof_json, cited, tier, text, packed) in rows
+    )  # fmt: skip
+
+
+def load_record(conn: sqlite3.Connection, record_id: int) -> CacheRecord:
+    """The record with this row id, with its evidence."""
+    row = conn.execute(
+        f"SELECT {_RECORD_COLUMNS} FROM cache_records WHERE id = ?", (record_id,)
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"no cache record with id {record_id}")
+    n = len(CACHE_KEY_DIMENSIONS)
+    dims = dict(zip(CACHE_KEY_DIMENSIONS, row[3 : 3 + n], strict=True))
+    rest = row[3 + n :]
+    return CacheRecord(
+        id=row[0],
+        cache_key=row[1],
+        revision=row[2],
+        dimensions=dims,
+        question=rest[0],
+        answer_text=rest[1],
+        audit_mode=rest[2],
+        model_profile=json.loads(rest[3]),
+        policy=json.loads(rest[4]),
+        response=json.loads(rest[5]),
+        record_hash=rest[6],
+        state=rest[7],
+        state_reason=rest[8],
+        hit_count=rest[9],
+        last_hit_at=rest[10],
+        created_at=rest[11],
+        evidence=_evidence(conn, row[0]),
+    )
+
+
+def ok_record_id(conn: sqlite3.Connection, cache_key: str) -> int | None:
+    """The row id of the key's ``ok`` record, the one that serves hits; None when there is none."""
+    row = conn.execute(
+        f"SELECT id FROM cache_records WHERE cache_key = ? AND state = '{OK}'", (cache_key,)
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def resolve_key(conn: sqlite3.Connection, ref: str, *, revision: int | None = None) -> CacheRecord:
+    """The record for a cache key (or a unique prefix of at least 8 hex digits).
+
+    Without ``revision``: the ``ok`` revision if there is one, else the latest.
+    """
+    ref = ref.strip().lower()
+    if len(ref) < 8 or any(c not in "0123456789abcdef" for c in ref):
+        raise BadInput(f"bad cache key {ref!r}: give at least 8 hex digits of it")
+    keys = [
+        k
+        for (k,) in conn.execute(
+            "SELECT DISTINCT cache_key FROM cache_records WHERE cache_key LIKE ? || '%' LIMIT 2",
+            (ref,),
+        )
+    ]
+    if not keys:
+        raise NotFound(f"no cache record with key {ref}")
+    if len(keys) > 1:
+        raise BadInput(f"cache key prefix {ref} is ambiguous: give more digits")
+    params: tuple[object, ...]
+    if revision is not None:
+        sql, params = "cache_key = ? AND revision = ?", (keys[0], revision)
+    else:
+        sql, params = f"cache_key = ? ORDER BY state = '{OK}' DESC, revision DESC", (keys[0],)
+    row = conn.execute(f"SELECT id FROM cache_records WHERE {sql} LIMIT 1", params).fetchone()
+    if row is None:
+        raise NotFound(f"no revision {revision} of cache key {keys[0][:12]}…")
+    return load_record(conn, row[0])
+
+
+def list_records(conn: sqlite3.Connection, *, limit: int | None = None) -> list[CacheRecord]:
+    """Every record, newest first."""
+    ids = [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM cache_records ORDER BY id DESC LIMIT ?",
+            (-1 if limit is None else limit,),
+        )
+    ]
+    return [load_record(conn, i) for i in ids]
+
+
+_EVIDENCE_TEXTS = (
+    "SELECT e.source_root, e.chunk_count, e.chunk_index, e.leaf, c.text, c.text_z "
+    "FROM cache_records AS r JOIN cache_evidence AS e ON e.record_id = r.id "
+    "JOIN chunks AS c ON c.id = e.chunk_id WHERE r.cache_key = ?"
+)
+
+
+def evidence_holds(conn: sqlite3.Connection, cache_key: str) -> bool:
+    """Whether the answer under ``cache_key`` is in this store and every evidence text it
+    stands on still re-hashes to its leaf: the cheap part of re-checking a record, for
+    views that list many turns (a tree, a search of turns) and print an audit mode."""
+    if (
+        conn.execute("SELECT 1 FROM cache_records WHERE cache_key = ?", (cache_key,)).fetchone()
+        is None
+    ):
+        return False
+    for root, count, index, leaf, text, packed in conn.execute(_EVIDENCE_TEXTS, (cache_key,)):
+        ref = EvidenceRef(root, count, index, leaf)
+        if verify_evidence(ref, text=_chunk_text(text, packed)).text_matches is False:
+            return False
+    return True
+
+
+def counts_by_state(conn: sqlite3.Connection) -> dict[str, int]:
+    """How many records are in each state (states with none are absent)."""
+    return dict(conn.execute("SELECT state, count(*) FROM cache_records GROUP BY state").fetchall())
+
+
+def total_hits(conn: sqlite3.Connection) -> int:
+    """How many times answers were served from the cache, over every record."""
+    return int(conn.execute("SELECT coalesce(sum(hit_count), 0) FROM cache_records").fetchone()[0])
+
+
+# --- what verify reads: the rows as stored, unparsed -----------------------------------------
+
+
+@dataclass(frozen=True)
+class StoredRecord:
+    """A record's row as stored, nothing parsed: what ``arborist verify`` recomputes from.
+
+    Any field may hold what an edit of the file put there (another type included)."""
+
+    id: int
+    cache_key: Any
+    revision: Any
+    question: Any
+    answer_text: Any
+    audit_mode: Any
+    record_hash: Any
+    created_at: Any
+    model_profile_json: Any
+    policy_json: Any
+    response_json: Any
+    state: Any
+    state_reason: Any
+    dimensions: dict[str, Any]
+
+    @property
+    def evidence_root(self) -> Any:
+        """The Merkle root over the evidence, as stored (see :attr:`CacheRecord.evidence_root`)."""
+        return self.dimensions[EVIDENCE_ROOT_DIMENSION]
+
+
+@dataclass(frozen=True)
+class StoredEvidence:
+    """An evidence row as stored, nothing parsed (see :class:`StoredRecord`)."""
+
+    rank: Any
+    chunk_id: Any
+    document_id: Any
+    source_root: Any
+    chunk_count: Any
+    chunk_index: Any
+    leaf: Any
+    proof_json: Any
+    cited: Any
+
+    @property
+    def ref(self) -> EvidenceRef:
+        return EvidenceRef(self.source_root, self.chunk_count, self.chunk_index, self.leaf)
+
+
+def stored_records(conn: sqlite3.Connection) -> list[StoredRecord]:
+    """Every record's row, in the order they were written."""
+    rows = conn.execute(
+        "SELECT id, cache_key, revision, question, answer_text, audit_mode, record_hash, "
+        "created_at, model_profile_json, policy_json, response_json, state, state_reason, "
+        f"{_DIMENSION_COLUMNS} FROM cache_records ORDER BY id"
+    ).fetchall()
+    return [_stored_record(row) for row in rows]
+
+
+def _stored_record(row: Sequence[Any]) -> StoredRecord:
+    (record_id, key, revision, question, answer, mode, digest, created_at, profile_json,
+     policy_json, response_json, state, reason) = row[:13]  # fmt: skip
+    return StoredRecord(
+        record_id, key, revision, question, answer, mode, digest, created_at, profile_json,
+        policy_json, response_json, state, reason,
+        dimensions=dict(zip(CACHE_KEY_DIMENSIONS, row[13:], strict=True)),
+    )  # fmt: skip
+
+
+def stored_evidence(conn: sqlite3.Connection, record_id: int) -> list[StoredEvidence]:
+    """A record's evidence rows, by rank."""
+    return [
+        StoredEvidence(*row)
+        for row in conn.execute(
+            "SELECT rank, chunk_id, document_id, source_root, chunk_count, chunk_index, leaf, "
+            "proof_json, cited FROM cache_evidence WHERE record_id = ? ORDER BY rank",
+            (record_id,),
+        )
+    ]
+
+
+# --- writing -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewEvidence:
+    """One evidence item of a record being written: its chunk, where the chunk sits, the
+    chunk's inclusion proof (hex, leaf-most first) and whether the answer cites it."""
+
+    chunk_id: int
+    document_id: int
+    ref: EvidenceRef
+    proof: Sequence[str]
+    cited: bool
+
+
+@dataclass(frozen=True)
+class RecordDraft:
+    """A fresh answer, everything about it but what the write assigns (revision, time, hash).
+
+    ``response`` is the model's response metadata, already through the admission
+    gate; ``redactions`` what the gate replaced, by field (kind and position only).
+    """
+
+    cache_key: str
+    dimensions: Mapping[str, str]
+    question: str
+    answer_text: str
+    audit_mode: str
+    model_profile: Mapping[str, object]
+    policy: Mapping[str, object]
+    response: Mapping[str, object]
+    evidence: Sequence[NewEvidence]
+    redactions: Mapping[str, list[dict[str, object]]] | None = None
+
+
+def write_event_body(
+    *,
+    cache_key: str,
+    revision: int,
+    record_hash: str,
+    evidence_root: str,
+    answer_text: str,
+    response_json: str,
+    redactions: object = None,
+) -> dict[str, object]:
+    """What a ``cache_write`` event commits to: the record's key, revision and hash, its
+    evidence root, the hashes of its answer and of the response metadata stored with it,
+    and what admission redacted (when it redacted anything). ``arborist verify``
+    rebuilds it from the stored row."""
+    return {
+        "cache_key": cache_key,
+        "revision": revision,
+        "record_hash": record_hash,
+        "evidence_root": evidence_root,
+        "answer_hash": answer_hash(answer_text),
+        "response_hash": sha256_hex(response_json.encode("utf-8")),
+        **({"redactions": redactions} if redactions else {}),
+    }
+
+
+def state_event_body(
+    state: str, reason: str, records: Iterable[tuple[str, int]]
+) -> dict[str, object]:
+    """What a ``cache_state`` event commits to: the new state, why, and the
+    ``(cache_key, revision)`` of every record it moved."""
+    return {
+        "state": state,
+        "reason": reason,
+        "records": [{"cache_key": key, "revision": revision} for key, revision in records],
+    }
+
+
+def write_record(conn: sqlite3.Connection, draft: RecordDraft, *, replace_ok: bool) -> CacheRecord:
+    """Store ``draft`` as its key's ``ok`` record, with its evidence and its ``cache_write``
+    event, in one transaction.
+
+    When the key already has an ``ok`` record, another process answered it meanwhile:
+    that record is returned and nothing is written, unless ``replace_ok`` (an ask with
+    ``--no-cache``), which retires it as ``stale`` in favour of the new revision.
+    """
+    with transaction(conn):
+        current = ok_record_id(conn, draft.cache_key)
+        if current is not None and not replace_ok:
+            return load_record(conn, current)
+        if current is not None:
+            _supersede(conn, current)
+        revision = _next_revision(conn, draft.cache_key)
+        created_at = utc_now()
+        digest = record_hash(
+            cache_key=draft.cache_key,
+            revision=revision,
+            question=draft.question,
+            answer_text=draft.answer_text,
+            audit_mode=draft.audit_mode,
+            evidence=[(item.ref, item.cited) for item in draft.evidence],
+            created_at=created_at,
+        )
+        response_json = json.dumps(draft.response, sort_keys=True, default=str)
+        record_id = _insert_record(conn, draft, revision, digest, response_json, created_at)
+        _insert_evidence(conn, record_id, draft.evidence)
+        body = write_event_body(
+            cache_key=draft.cache_key,
+            revision=revision,
+            record_hash=digest,
+            evidence_root=draft.dimensions[EVIDENCE_ROOT_DIMENSION],
+            answer_text=draft.answer_text,
+            response_json=response_json,
+            redactions=draft.redactions,
+        )
+        append_event(conn, "cache_write", body=body, created_at=created_at)
+        return load_record(conn, record_id)
+
+
+def _supersede(conn: sqlite3.Connection, record_id: int) -> None:
+    """Retire a key's ``ok`` record for a fresh revision. No ``cache_state`` event: the new
+    revision's ``cache_write`` says so, and ``arborist verify`` replays it that way."""
+    conn.execute(
+        "UPDATE cache_records SET state = ?, state_reason = ? WHERE id = ?",
+        (STALE, SUPERSEDED_REASON, record_id),
+    )
+
+
+def _next_revision(conn: sqlite3.Connection, cache_key: str) -> int:
+    """The key's next revision number (1 for a key never answered)."""
+    row = conn.execute(
+        "SELECT coalesce(max(revision), 0) FROM cache_records WHERE cache_key = ?", (cache_key,)
+    ).fetchone()
+    return int(row[0]) + 1
+
+
+def _insert_record(
+    conn: sqlite3.Connection,
+    draft: RecordDraft,
+    revision: int,
+    digest: str,
+    response_json: str,
+    created_at: str,
+) -> int:
+    cursor = conn.execute(
+        f"INSERT INTO cache_records (cache_key, revision, {_DIMENSION_COLUMNS}, question, "
+        "answer_text, audit_mode, model_profile_json, policy_json, response_json, record_hash, "
+        "state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            draft.cache_key,
+            revision,
+            *(draft.dimensions[name] for name in CACHE_KEY_DIMENSIONS),
+            draft.question,
+            draft.answer_text,
+            draft.audit_mode,
+            json.dumps(draft.model_profile, sort_keys=True),
+            json.dumps(draft.policy, sort_keys=True),
+            response_json,
+            digest,
+            OK,
+            created_at,
+        ),
+    )
+    return int(cursor.lastrowid or 0)
+
+
+def _insert_evidence(
+    conn: sqlite3.Connection, record_id: int, evidence: Sequence[NewEvidence]
+) -> None:
+    conn.executemany(
+        "INSERT INTO cache_evidence (record_id, rank, chunk_id, document_id, source_root, "
+        "chunk_count, chunk_index, leaf, proof_json, cited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                record_id,
+                rank,
+                item.chunk_id,
+                item.document_id,
+                item.ref.source_root,
+                item.ref.chunk_count,
+                item.ref.chunk_index,
+                item.ref.leaf,
+                json.dumps(list(item.proof)),
+                int(item.cited),
+            )
+            for rank, item in enumerate(evidence)
+        ],
+    )
+
+
+def count_hit(conn: sqlite3.Connection, record_id: int, when: str) -> None:
+    """Count one hit served from this record (bookkeeping: no hash covers it)."""
+    with transaction(conn):
+        conn.execute(
+            "UPDATE cache_records SET hit_count = hit_count + 1, last_hit_at = ? WHERE id = ?",
+            (when, record_id),
+        )
+
+
+# --- changes of state ----------------------------------------------------------------------------
+
+
+def _set_state(
+    conn: sqlite3.Connection, state: str, reason: str, records: Sequence[tuple[int, str, int]]
+) -> None:
+    """Move ``(id, cache_key, revision)`` records to ``state`` with one ``cache_state`` event;
+    inside the caller's transaction."""
+    conn.executemany(
+        "UPDATE cache_records SET state = ?, state_reason = ? WHERE id = ?",
+        [(state, reason, record_id) for record_id, _key, _revision in records],
+    )
+    body = state_event_body(state, reason, [(key, rev) for _id, key, rev in records])
+    append_event(conn, "cache_state", body=body)
+
+
+def falsify(conn: sqlite3.Connection, ref: str, state: str, reason: str) -> CacheRecord:
+    """Take a key's ``ok`` record out of service; the next ask for it is a miss."""
+    if state not in FALSIFIED_STATES:
+        raise BadInput(f"bad state {state!r}: choose one of {', '.join(FALSIFIED_STATES)}")
+    if not reason.strip():
+        raise BadInput("give a --reason: a falsification records why")
+    record = resolve_key(conn, ref)
+    if record.state != OK:
+        raise BadInput(
+            f"record {record.cache_key[:12]}… revision {record.revision} is already {record.state}"
+        )
+    with transaction(conn):
+        _set_state(conn, state, reason.strip(), [(record.id, record.cache_key, record.revision)])
+    return load_record(conn, record.id)
+
+
+def mark_stale(conn: sqlite3.Connection, document_id: int, reason: str) -> int:
+    """Mark every ``ok`` record citing this document ``stale``; one audit event. Returns the
+    count. Runs inside the caller's transaction (a new version, a refused rehydration)."""
+    rows = conn.execute(
+        f"SELECT id, cache_key, revision FROM cache_records WHERE state = '{OK}' AND id IN "
+        "(SELECT record_id FROM cache_evidence WHERE document_id = ?) ORDER BY id",
+        (document_id,),
+    ).fetchall()
+    if rows:
+        _set_state(conn, STALE, reason, rows)
+    return len(rows)
