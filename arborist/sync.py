@@ -71,7 +71,7 @@ from arborist.forest.reads import (
     turn_count,
 )
 from arborist.forest.shard import FindHit, Node, ancestors, get_session
-from arborist.store.cache import FALSIFIED_STATES, CacheRecord
+from arborist.store.cache import FALSIFIED_STATES, OK, CacheRecord, latest_states
 
 __all__ = [
     "CACHE_KEY_PREFIX",
@@ -215,9 +215,11 @@ def summary(
     label: str | None,
     cache_key: str,
     n_children: int,
+    state: str | None = None,
 ) -> JSON:
-    """What a tree row shows of a node. ``foreign``: minted by a session other than the viewer's."""
-    return {
+    """What a tree row shows of a node. ``foreign``: minted by a session other than the
+    viewer's; ``state``, only when the answer is out of service (falsified, stale...)."""
+    out: JSON = {
         "question": _short(question),
         "audit_mode": audit_mode,
         "label": label,
@@ -227,9 +229,22 @@ def summary(
         "n_children": n_children,
         "cache_key": cache_key[:CACHE_KEY_PREFIX],
     }
+    if state is not None and state != OK:
+        out["state"] = state
+    return out
 
 
-def node_summary(conn: sqlite3.Connection, node: Node, viewer_sid: str) -> JSON:
+def _states(store: sqlite3.Connection | None, rows: Sequence[RowSummary]) -> Mapping[str, str]:
+    """The state of the answer behind each row, from the store (none without one)."""
+    return latest_states(store, [r.cache_key for r in rows if r.cache_key]) if store else {}
+
+
+def node_summary(
+    conn: sqlite3.Connection,
+    node: Node,
+    viewer_sid: str,
+    store: sqlite3.Connection | None = None,
+) -> JSON:
     """:func:`summary` of a loaded node (counts its children)."""
     row = RowSummary(
         bates=node.bates,
@@ -243,10 +258,10 @@ def node_summary(conn: sqlite3.Connection, node: Node, viewer_sid: str) -> JSON:
         cache_key=node.cache_key,
         n_children=child_count(conn, node.bates),
     )
-    return _row_summary(row, viewer_sid)
+    return _row_summary(row, viewer_sid, _states(store, [row]))
 
 
-def _row_summary(row: RowSummary, viewer_sid: str) -> JSON:
+def _row_summary(row: RowSummary, viewer_sid: str, states: Mapping[str, str]) -> JSON:
     """:func:`summary` of a row read by :mod:`arborist.forest.reads`."""
     return summary(
         viewer_sid=viewer_sid,
@@ -257,17 +272,20 @@ def _row_summary(row: RowSummary, viewer_sid: str) -> JSON:
         label=row.label,
         cache_key=row.cache_key,
         n_children=row.n_children,
+        state=states.get(row.cache_key),
     )
 
 
-def _entry(row: RowSummary, viewer_sid: str, known: Mapping[str, str]) -> JSON:
+def _entry(
+    row: RowSummary, viewer_sid: str, known: Mapping[str, str], states: Mapping[str, str]
+) -> JSON:
     """One child as the view receives it: just its bates when the view holds its exact hash."""
     if known.get(row.bates) == row.subtree_hash:
         return {"bates": row.bates}
     return {
         "bates": row.bates,
         "subtree_hash": row.subtree_hash,
-        "summary": _row_summary(row, viewer_sid),
+        "summary": _row_summary(row, viewer_sid, states),
     }
 
 
@@ -276,6 +294,7 @@ def roots(
     sid: str,
     known: Mapping[str, str] | None = None,
     since: int | None = None,
+    store: sqlite3.Connection | None = None,
 ) -> JSON:
     """Where a refresh starts: the root's hash and each graft head (summary unless held).
 
@@ -292,6 +311,7 @@ def roots(
         event_seq = head_seq(conn)
         relabelled = relabelled_since(conn, since) if since is not None else {}
         added = inserted_since(conn, since, MAX_ADDED) if since is not None else None
+    states = _states(store, [*heads, *(added or [])])
     grafts = []
     for head in heads:
         graft: JSON = {
@@ -300,7 +320,7 @@ def roots(
             "subtree_hash": head.subtree_hash,
         }
         if known.get(head.bates) != head.subtree_hash:
-            graft["summary"] = _row_summary(head, state.sid)
+            graft["summary"] = _row_summary(head, state.sid, states)
         grafts.append(graft)
     return {
         "sid": state.sid,
@@ -320,7 +340,7 @@ def roots(
                 "bates": row.bates,
                 "parent_bates": row.parent_bates,
                 "subtree_hash": row.subtree_hash,
-                "summary": _row_summary(row, state.sid),
+                "summary": _row_summary(row, state.sid, states),
             }
             for row in added
         ],
@@ -356,6 +376,7 @@ def expand(
     known: Mapping[str, str],
     bates: Sequence[str],
     budget: int = 0,
+    store: sqlite3.Connection | None = None,
 ) -> JSON:
     """Children of each requested node whose ``subtree_hash`` differs from ``known``,
     then, breadth first, of their descendants, until ``budget`` child rows are sent.
@@ -390,9 +411,10 @@ def expand(
             if name not in asked and sent >= budget:
                 break
             rows = child_rows(conn, name)
+            states = _states(store, [r for r in rows if known.get(r.bates) != r.subtree_hash])
             nodes[name] = {
                 "subtree_hash": digest,
-                "children": [_entry(r, sid, known) for r in rows],
+                "children": [_entry(r, sid, known, states) for r in rows],
             }
             sent += len(rows) if name not in asked else 0
             queue.extend(
@@ -438,13 +460,15 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
     could not be read, and nothing else of the pane is lost).
     """
     node = app.node(_checked_bates(bates, "bates"))
-    out = _node_json(app.sessions_conn, node, viewer_sid)
+    out = _node_json(app.sessions_conn, node, viewer_sid, app.store_conn)
     if not node.is_root:
         _add_answer(app, node, out)
     return out
 
 
-def _node_json(conn: sqlite3.Connection, node: Node, viewer_sid: str) -> JSON:
+def _node_json(
+    conn: sqlite3.Connection, node: Node, viewer_sid: str, store: sqlite3.Connection
+) -> JSON:
     """What a detail pane shows of the turn itself; the answer's parts start empty."""
     path = [n.bates for n in reversed(ancestors(conn, node.bates))]
     return {
@@ -465,7 +489,7 @@ def _node_json(conn: sqlite3.Connection, node: Node, viewer_sid: str) -> JSON:
         "created_at": node.created_at,
         "label": node.label,
         "created_label": node.created_label,
-        "summary": node_summary(conn, node, viewer_sid),
+        "summary": node_summary(conn, node, viewer_sid, store),
         "record": None,
         "record_error": None,
         "served": None,
@@ -728,9 +752,9 @@ class ForestSync:
             not isinstance(since, int) or isinstance(since, bool) or since < 0
         ):
             raise _BadRequest("'since' must be null or an audit event seq (0 or more)")
-        return roots(self.app.sessions_conn, self.sid, _known(message), since) | {
-            "store_seq": self._store_seq()
-        }
+        return roots(
+            self.app.sessions_conn, self.sid, _known(message), since, self.app.store_conn
+        ) | {"store_seq": self._store_seq()}
 
     def _poll(self, message: Mapping[str, Any]) -> JSON:
         grafts = _bates_list(message, "grafts", default=[])
@@ -746,6 +770,7 @@ class ForestSync:
             _known(message),
             _bates_list(message, "bates"),
             budget,
+            self.app.store_conn,
         )
 
     def _body(self, message: Mapping[str, Any]) -> JSON:
@@ -771,7 +796,7 @@ class ForestSync:
         return {
             "bates": node.bates,
             "label": node.label,
-            "summary": node_summary(self.app.sessions_conn, node, self.sid),
+            "summary": node_summary(self.app.sessions_conn, node, self.sid, self.app.store_conn),
         }
 
     def _falsify(self, message: Mapping[str, Any]) -> JSON:

@@ -430,6 +430,18 @@ def test_roots_list_the_turns_added_since_the_head_the_view_saw(
     assert view.request("roots", known={}, since=delta["event_seq"])["added"] is None
 
 
+def test_a_falsified_answer_shows_on_its_row(
+    app: Arborist, widget: ForestWidget, view: View, session: tuple[str, list[str]]
+) -> None:
+    first = session[1][0]
+    view.request("falsify", bates=first, state="stale", reason="the source changed")
+    top = view.request("expand", known={}, bates=[widget.root_bates])
+    rows = {c["bates"]: c["summary"] for c in top["nodes"][widget.root_bates]["children"]}
+    assert rows[first]["state"] == "stale"
+    assert all("state" not in s for b, s in rows.items() if b != first), "ok rows say nothing"
+    assert view.request("body", bates=first)["summary"]["state"] == "stale"
+
+
 def test_a_bad_budget_is_a_one_line_error(view: View, widget: ForestWidget) -> None:
     for budget in (-1, MAX_EXPAND_BUDGET + 1, "10", True):
         reply = view.answer(

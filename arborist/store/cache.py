@@ -45,6 +45,7 @@ __all__ = [
     "counts_by_state",
     "evidence_holds",
     "falsify",
+    "latest_states",
     "list_records",
     "load_record",
     "mark_stale",
@@ -248,6 +249,29 @@ def ok_record_id(conn: sqlite3.Connection, cache_key: str) -> int | None:
         f"SELECT id FROM cache_records WHERE cache_key = ? AND state = '{OK}'", (cache_key,)
     ).fetchone()
     return None if row is None else int(row[0])
+
+
+def latest_states(conn: sqlite3.Connection, keys: Iterable[str]) -> dict[str, str]:
+    """The state of each key's latest revision (what a tree row shows: a falsified answer
+    reads as such); keys with no record here are left out."""
+    wanted = sorted(set(keys))
+    states: dict[str, str] = {}
+    for start in range(0, len(wanted), _KEYS_PER_QUERY):
+        batch = wanted[start : start + _KEYS_PER_QUERY]
+        marks = ", ".join("?" for _ in batch)
+        states.update(
+            conn.execute(
+                f"SELECT cache_key, state FROM cache_records AS r WHERE cache_key IN ({marks}) "
+                "AND revision = (SELECT max(revision) FROM cache_records "
+                "WHERE cache_key = r.cache_key)",
+                batch,
+            ).fetchall()
+        )
+    return states
+
+
+_KEYS_PER_QUERY = 500
+"""Keys per ``IN (...)`` lookup: far below SQLite's bound-parameter limit."""
 
 
 def resolve_key(conn: sqlite3.Connection, ref: str, *, revision: int | None = None) -> CacheRecord:

@@ -409,6 +409,21 @@ export class ForestStore {
     return body;
   }
 
+  /**
+   * Every held row whose answer is `cacheKey` now shows `state` (a falsify changes no
+   * hash, so no walk would bring it).
+   *
+   * @param {string} cacheKey the full key
+   * @param {string} state
+   */
+  restate(cacheKey, state) {
+    for (const node of this.nodes.values()) {
+      if (node.summary && cacheKey.startsWith(node.summary.cache_key ?? "\u0000")) {
+        node.summary = { ...node.summary, state };
+      }
+    }
+  }
+
   /** Forget cached bodies (hit counts, states and labels change outside any hash). */
   invalidateBodies() {
     this.bodies.clear();

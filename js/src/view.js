@@ -985,6 +985,8 @@ export class ForestView {
     try {
       const result = await this.requester.request("falsify", { bates, state, reason });
       this.store.invalidateBodies();
+      this.store.restate(result.cache_key, result.state);
+      this.renderTree();
       const name = shortBates(bates, this.store.nodes.get(bates)?.summary?.foreign ?? false);
       this.setStatus("ok", `the answer of ${name} is now ${result.state}: it will not be served again`);
       this.showDetail(bates, { reveal: false });

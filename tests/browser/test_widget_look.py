@@ -155,7 +155,7 @@ def check_look(forest: Locator, where: str) -> dict[str, Any]:
 
 def test_the_widget_reads_well_in_every_jupyterlab_theme(lab: Lab) -> None:
     lab.open(lab.server.write_notebook("look.ipynb", CELLS))
-    forest, detail, _turns = open_widget(lab)
+    forest, detail, turns = open_widget(lab)
     for theme in THEMES:
         set_theme(lab, theme)
         look = check_look(forest, theme)
@@ -168,6 +168,15 @@ def test_the_widget_reads_well_in_every_jupyterlab_theme(lab: Lab) -> None:
     detail.locator("button.arb-cite").first.click()
     expect(detail.locator("blockquote.arb-cited mark").first).to_be_visible(timeout=RENDER_MS)
     shoot(forest, "lab-citation-open")
+    detail.get_by_label("Falsification reason").fill("the median of an empty list raises")
+    detail.get_by_role("button", name="Falsify answer").click()
+    falsified = forest.locator(f"[role='treeitem'][data-bates='{turns[0]}']")
+    expect(falsified, "the row shows the answer is out of service").to_have_attribute(
+        "data-state", "failed", timeout=RENDER_MS
+    )
+    expect(detail.get_by_role("button", name="Falsify answer")).to_be_disabled(timeout=RENDER_MS)
+    expect(detail.get_by_label("Falsification state")).to_have_text("already failed")
+    shoot(forest, "lab-falsified")
     lab.guard.assert_clean()
 
 
