@@ -37,7 +37,7 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
-from arborist.db import schema_version
+from arborist.migrations import schema_version
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.store import STORE_MIGRATIONS
 from arborist.store.coaccess import compute_edges
