@@ -551,25 +551,13 @@ class Arborist:
     ) -> Turn:
         """Ask under ``parent`` (default: the session's current node) and record the turn.
 
-        With ``sid=None`` the turn opens a new session labelled ``new_session``,
-        created only once the answer is in hand: a failed ask (an unknown
-        model, a server down) writes nothing at all. The new turn becomes the
-        session's current one unless ``make_current`` is false (a fork from
-        the widget leaves the kernel's "you are here" where it was).
-
-        A question that cannot stand on its own (a follow-up: "who created him?")
-        borrows words from the turns above it, their questions and the titles
-        they cited; a question that stands alone retrieves exactly as at the
-        root (see :func:`arborist.store.search.retrieve`). The borrowed words
-        never enter a hash; the evidence they find does. With ``thread``, the earlier turns on the path
-        (up to :data:`MAX_THREADED_TURNS`) go into the prompt, and into the key's
-        conversation_hash. With ``reuse``, asking the same question
-        under the same parent with the same cache key returns the existing
-        turn instead of growing a duplicate branch.
-
-        With co-access on (``ARBORIST_COACCESS=1``) the chunks the answer cited
-        are recorded for the session, ``transcript`` (the notebook's path;
-        without one, the working directory's, shown as ``cli``) stored only redacted.
+        ``sid=None`` opens a session labelled ``new_session`` once the answer is in
+        hand, so a failed ask writes nothing. The turn becomes current unless
+        ``make_current`` is false (a widget fork). A follow-up borrows words from the
+        turns above it, never into a hash (docs/retrieval.md); ``thread`` puts them
+        in the prompt and the key; ``reuse`` returns the turn a re-run cell asked
+        already. With co-access on, the cited chunks are recorded with
+        ``transcript`` (the notebook's path) stored redacted.
         """
         recording = coaccess.enabled()
         for conn in (self.store_conn, self.sessions_conn):  # before the answer is paid for
@@ -578,17 +566,10 @@ class Arborist:
         path = [under, *ancestors(self.sessions_conn, under.bates)] if under else []
         threaded = _threaded(path) if thread else []
         result = self.ask(
-            question,
-            llm=llm,
-            use_cache=use_cache,
-            context=_context(path),
-            sources=_sources(path),
-            on_token=on_token,
-            threaded=threaded,
-            related=related,
-            timeout=timeout,
-            retries=retries,
-        )
+            question, llm=llm, use_cache=use_cache, context=_context(path),
+            sources=_sources(path), on_token=on_token, threaded=threaded, related=related,
+            timeout=timeout, retries=retries,
+        )  # fmt: skip
         session = self.session(sid) if sid is not None else self.new_session(new_session)
         if under is None:  # a new session's root: it exists only now there is a turn to record
             under = get_node(self.sessions_conn, session.current_bates)
@@ -600,17 +581,11 @@ class Arborist:
         # Before the turn is written: a failure here must not leave a turn without its rows.
         transcript_ref = self._transcript_ref(transcript) if recording else None
         node = insert_turn(
-            self.sessions_conn,
-            session.sid,
-            under.bates,
-            question=record.question,
-            answer_text=record.answer_text,
-            cache_key=record.cache_key,
-            audit_mode=record.audit_mode,
+            self.sessions_conn, session.sid, under.bates, question=record.question,
+            answer_text=record.answer_text, cache_key=record.cache_key,
+            audit_mode=record.audit_mode, label=self.admitted(label), make_current=make_current,
             cited_titles=list(dict.fromkeys(e.title for e in record.evidence if e.cited)),
-            label=self.admitted(label),
-            make_current=make_current,
-        )
+        )  # fmt: skip
         if recording:
             self._record_coaccess(session.sid, node.bates, record, transcript_ref)
         return Turn(result, node)

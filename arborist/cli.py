@@ -524,18 +524,11 @@ def session_command(
     as_json: bool,
 ) -> int:
     """The conversation forest: a REPL in a new session (or --sid), or one of the actions below."""
-    modes = [
-        m
-        for m, on in (
-            ("--list", list_),
-            ("--tree", tree),
-            ("--find", query is not None),
-            ("--chain-check", chain),
-            ("--export", export_sid is not None),
-            ("--import", import_file is not None),
-        )
-        if on
-    ]
+    chosen = {
+        "--list": list_, "--tree": tree, "--find": query is not None, "--chain-check": chain,
+        "--export": export_sid is not None, "--import": import_file is not None,
+    }  # fmt: skip
+    modes = [mode for mode, on in chosen.items() if on]
     if len(modes) > 1:
         raise click.UsageError(f"choose one of {', '.join(modes)}")
     if tree and not sid:
@@ -565,20 +558,27 @@ def session_command(
             _echo(views.import_text(app.import_sessions(import_file)))
         else:
             session = app.session(sid) if sid else app.new_session(label)
-            repl = Repl(  # writes inert text itself
-                app,
-                session.sid,
-                read=input,
-                write=click.echo,
-                llm=llm,
-                timeout=timeout,
-                retries=retries,
-                stream=_stream_write if sys.stdout.isatty() else None,
-            )
-            if sys.stdin.isatty():
-                repl.read = interactive_reader(repl, app.home / "repl_history")
-            repl.run()
+            _run_repl(app, session.sid, llm, timeout, retries)
     return 0
+
+
+def _run_repl(
+    app: Arborist, sid: str, llm: str | None, timeout: float | None, retries: int | None
+) -> None:
+    """The REPL on session ``sid``: history and completion when a person types."""
+    repl = Repl(  # writes inert text itself
+        app,
+        sid,
+        read=input,
+        write=click.echo,
+        llm=llm,
+        timeout=timeout,
+        retries=retries,
+        stream=_stream_write if sys.stdout.isatty() else None,
+    )
+    if sys.stdin.isatty():
+        repl.read = interactive_reader(repl, app.home / "repl_history")
+    repl.run()
 
 
 # --- checks and figures --------------------------------------------------------------------------

@@ -37,8 +37,8 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
-from arborist.migrations import schema_version
 from arborist.forest import SESSIONS_MIGRATIONS
+from arborist.migrations import schema_version
 from arborist.store import STORE_MIGRATIONS
 from arborist.store.coaccess import compute_edges
 from tests.crash_writer import OPERATIONS

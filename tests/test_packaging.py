@@ -274,3 +274,19 @@ def test_the_store_never_imports_qa() -> None:
         )
     ]
     assert not wrong, "\n".join(wrong)
+
+
+MAX_FUNCTION_LINES = 60
+
+
+def test_every_function_fits_on_a_screen() -> None:
+    """A function a newcomer can hold: no more than sixty lines, signature and docstring
+    included (the house style; a longer one is split along its steps)."""
+    long = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({size} lines)"
+        for path in [*python_files(CORE), *python_files(ROOT / "arborist_nb")]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and (size := (node.end_lineno or node.lineno) - node.lineno + 1) > MAX_FUNCTION_LINES
+    ]
+    assert not long, "\n".join(long)

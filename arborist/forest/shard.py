@@ -353,22 +353,13 @@ def insert_turn(
     with transaction(conn):
         session = get_session(conn, sid)
         parent = get_node(conn, parent_bates)
-        seq = session.next_seq
-        if seq > MAX_SEQ:
-            raise BadInput(f"session {sid} is full ({MAX_SEQ} turns): start a new one")
-        if label is not None:
-            _check_label_free(conn, sid, label)
+        seq = _next_seq(conn, session, label)
         bates = format_bates(sid, seq)
         created_at = created_at or utc_now()
         digest = node_hash(
-            parent_node_hash=parent.node_hash,
-            bates=bates,
-            question=question,
-            cache_key=cache_key,
-            audit_mode=audit_mode,
-            created_at=created_at,
-            label=label,
-        )
+            parent_node_hash=parent.node_hash, bates=bates, question=question,
+            cache_key=cache_key, audit_mode=audit_mode, created_at=created_at, label=label,
+        )  # fmt: skip
         _insert_node_row(
             conn,
             bates=bates,
@@ -398,6 +389,15 @@ def insert_turn(
             created_at=created_at,
         )
         return get_node(conn, bates)
+
+
+def _next_seq(conn: sqlite3.Connection, session: Session, label: str | None) -> int:
+    """The seq a new turn of ``session`` gets, once the session has room and the label is free."""
+    if session.next_seq > MAX_SEQ:
+        raise BadInput(f"session {session.sid} is full ({MAX_SEQ} turns): start a new one")
+    if label is not None:
+        _check_label_free(conn, session.sid, label)
+    return session.next_seq
 
 
 def _checked_label(label: str) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import sqlite3
 import time
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -141,59 +141,33 @@ def ask(
 
     ``threaded`` (earlier question/answer pairs, oldest first) goes into the
     prompt before the question, and its hash into the key's conversation_hash.
-
-    Admission comes first: secrets pasted into the question are replaced by
-    typed placeholders before anything is retrieved, hashed, sent or stored,
-    and so are secrets in the model's answer before it is stored.
-
-    ``related`` > 0 adds up to that many co-accessed chunks (index
-    ``related_version``) as a second evidence lane; see
-    :func:`arborist.store.search.retrieve`.
+    Admission comes first: secrets in the question become typed placeholders
+    before anything is retrieved, hashed, sent or stored, and so do secrets in
+    the model's answer before it is stored. ``related`` > 0 adds up to that
+    many co-accessed chunks (index ``related_version``) as a second evidence
+    lane; see :func:`arborist.store.search.retrieve`.
     """
     started = time.perf_counter()
     admitted_question = admit(_normalized_question(question), allowlist=allowlist)
     question = admitted_question.text
     evidence = retrieve(
-        conn,
-        question,
-        context=context,
-        sources=sources,
-        limit=limit,
-        related=related,
-        related_version=related_version,
-    )
+        conn, question, context=context, sources=sources, limit=limit,
+        related=related, related_version=related_version,
+    )  # fmt: skip
     if not evidence and not _holds_documents(conn):
         raise NoDocuments()
     _require_intact(evidence)
     policy = retrieval_policy(limit)
     profile = client.profile()
-    dims = cache_dimensions(
-        evidence=[e.ref for e in evidence],
-        question=question,
-        profile=profile,
-        policy=policy,
-        chunking_version=CHUNKING_VERSION,
-        threaded=[{"question": q, "answer": a} for q, a in threaded],
-    )
+    dims = _dimensions(evidence, question, profile, policy, threaded)
     key = cache_key(dims)
     if use_cache:
         served = _serve_hit(conn, key)
         if served is not None:
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
-    request = make_request(
-        question,
-        [EvidenceText(f"E{i + 1}", e.title, e.uri, e.text) for i, e in enumerate(evidence)],
-    )
-    if threaded:
-        history = [
-            message
-            for q, a in threaded
-            for message in (Message("user", q), Message("assistant", a))
-        ]
-        system, user = request.messages[0], request.messages[-1]
-        request = ChatRequest(request.question, request.evidence, (system, *history, user))
-    result = client.complete(request, on_token=on_token)
+    result = client.complete(_request(question, evidence, threaded), on_token=on_token)
     admitted_answer = admit(result.text, allowlist=allowlist)
+    meta = {"model": result.model, "finish_reason": result.finish_reason, **result.raw}
     record = _write_record(
         conn,
         key,
@@ -203,14 +177,47 @@ def ask(
         evidence,
         profile,
         policy,
-        _admitted_json(
-            {"model": result.model, "finish_reason": result.finish_reason, **result.raw},
-            allowlist,
-        ),
+        _admitted_json(meta, allowlist),
         replace_ok=not use_cache,
         redactions=_redaction_log(question=admitted_question, answer=admitted_answer),
     )
     return AskResult(record, False, (time.perf_counter() - started) * 1000)
+
+
+def _dimensions(
+    evidence: Sequence[Evidence],
+    question: str,
+    profile: Mapping[str, object],
+    policy: Mapping[str, object],
+    threaded: Sequence[tuple[str, str]],
+) -> dict[str, str]:
+    """The eight dimensions of this ask (see :mod:`arborist.keys`)."""
+    return cache_dimensions(
+        evidence=[e.ref for e in evidence],
+        question=question,
+        profile=profile,
+        policy=policy,
+        chunking_version=CHUNKING_VERSION,
+        threaded=[{"question": q, "answer": a} for q, a in threaded],
+    )
+
+
+def _request(
+    question: str, evidence: Sequence[Evidence], threaded: Sequence[tuple[str, str]]
+) -> ChatRequest:
+    """The chat request: the evidence labelled ``E1``..., and the threaded turns (oldest
+    first) between the system prompt and the question."""
+    request = make_request(
+        question,
+        [EvidenceText(f"E{i + 1}", e.title, e.uri, e.text) for i, e in enumerate(evidence)],
+    )
+    if not threaded:
+        return request
+    history = [
+        message for q, a in threaded for message in (Message("user", q), Message("assistant", a))
+    ]
+    system, user = request.messages[0], request.messages[-1]
+    return ChatRequest(request.question, request.evidence, (system, *history, user))
 
 
 def _admitted_json(value: Any, allowlist: Sequence[str]) -> Any:

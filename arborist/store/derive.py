@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arborist.audit import append_event
@@ -72,6 +73,35 @@ def cited_spans(answer: str) -> str:
     return "\n\n".join(spans)
 
 
+def _derived_document(kind: str, text: str) -> LoadedDocument:
+    """The core document a derivation saves: its text, named by its hash."""
+    text = text.strip()
+    if not text:
+        raise BadInput("the derived text is empty")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return LoadedDocument(
+        uri=f"core:{kind}:{digest[:16]}",
+        title=f"{kind}: {' '.join(text.split())[:60]}",
+        text=text,
+        media_type="text/plain",
+        content_sha256=digest,
+    )
+
+
+def _insert_sources(
+    conn: sqlite3.Connection, derivation_id: int, sources: Sequence[RecordEvidence]
+) -> None:
+    """The cited chunks a derivation stands on, in order."""
+    conn.executemany(
+        "INSERT INTO derivation_sources (derivation_id, position, document_id, source_root, "
+        "chunk_count, chunk_index, leaf) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (derivation_id, i, s.document_id, s.source_root, s.chunk_count, s.chunk_index, s.leaf)
+            for i, s in enumerate(sources)
+        ],
+    )
+
+
 def derive_from_record(
     conn: sqlite3.Connection, record: CacheRecord, kind: str, text: str | None = None
 ) -> Derivation:
@@ -85,22 +115,9 @@ def derive_from_record(
     sources = [item for item in record.evidence if item.cited]
     if not sources:
         raise BadInput("that answer cites no evidence: there is nothing to derive from")
-    if text is None:
-        if kind != "snippet":
-            raise BadInput(f"a {kind} needs its text (--text)")
-        text = cited_spans(record.answer_text)
-    text = text.strip()
-    if not text:
-        raise BadInput("the derived text is empty")
-    data = text.encode("utf-8")
-    digest = hashlib.sha256(data).hexdigest()
-    loaded = LoadedDocument(
-        uri=f"core:{kind}:{digest[:16]}",
-        title=f"{kind}: {' '.join(text.split())[:60]}",
-        text=text,
-        media_type="text/plain",
-        content_sha256=digest,
-    )
+    if text is None and kind != "snippet":
+        raise BadInput(f"a {kind} needs its text (--text)")
+    loaded = _derived_document(kind, cited_spans(record.answer_text) if text is None else text)
     with transaction(conn):
         core = ingest_document(conn, loaded, kind="core").document
         existing = conn.execute(
@@ -118,22 +135,7 @@ def derive_from_record(
             (core.id, kind, record.cache_key, digest_all, created_at),
         )
         derivation_id = int(cursor.lastrowid or 0)
-        conn.executemany(
-            "INSERT INTO derivation_sources (derivation_id, position, document_id, source_root, "
-            "chunk_count, chunk_index, leaf) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    derivation_id,
-                    i,
-                    s.document_id,
-                    s.source_root,
-                    s.chunk_count,
-                    s.chunk_index,
-                    s.leaf,
-                )
-                for i, s in enumerate(sources)
-            ],
-        )
+        _insert_sources(conn, derivation_id, sources)
         append_event(
             conn,
             "derivation",

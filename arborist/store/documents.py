@@ -490,45 +490,68 @@ def store_document(
             conn.execute("UPDATE documents SET status = 'superseded' WHERE id = ?", (current.id,))
             stale = mark_stale(conn, current.id, f"{prepared.uri} changed (now version {version})")
         created_at = utc_now()
-        cursor = conn.execute(
-            "INSERT INTO documents (uri, version, kind, title, media_type, content_sha256, "
-            "source_root, chunk_count, chunking_version, status, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'current', ?)",
-            (
-                prepared.uri,
-                version,
-                kind,
-                prepared.title,
-                prepared.media_type,
-                prepared.content_sha256,
-                source_root,
-                len(leaves),
-                CHUNKING_VERSION,
-                created_at,
-            ),
-        )
-        document_id = int(cursor.lastrowid or 0)
-        conn.execute(
-            "INSERT INTO documents_fts (rowid, title, uri) VALUES (?, ?, ?)",
-            (document_id, prepared.title, prepared.uri),
+        document_id = _insert_document(
+            conn, prepared, kind, (version, source_root, len(leaves)), created_at
         )
         _insert_chunks(conn, document_id, prepared.title, chunks(), leaves)
         document = get_document(conn, document_id)
-        append_event(
-            conn,
-            "document_add",
-            body=document_event_body(
-                document,
-                redactions=[
-                    {"kind": r.kind, "start": r.start, "end": r.end} for r in prepared.redactions
-                ],
-                metadata_redactions=[
-                    {"field": field, "kind": kind_} for field, kind_ in prepared.metadata_redactions
-                ],
-            ),
-            created_at=created_at,
-        )
+        _document_added(conn, document, prepared, created_at)
     return IngestResult(document, "updated" if current else "added", stale)
+
+
+def _insert_document(
+    conn: sqlite3.Connection,
+    prepared: PreparedDocument,
+    kind: DocumentKind,
+    tree: tuple[int, str, int],
+    created_at: str,
+) -> int:
+    """The document's row (``tree``: its version, Merkle root and chunk count) and its
+    title's row in the title index; returns its id."""
+    version, source_root, chunk_count = tree
+    cursor = conn.execute(
+        "INSERT INTO documents (uri, version, kind, title, media_type, content_sha256, "
+        "source_root, chunk_count, chunking_version, status, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'current', ?)",
+        (
+            prepared.uri,
+            version,
+            kind,
+            prepared.title,
+            prepared.media_type,
+            prepared.content_sha256,
+            source_root,
+            chunk_count,
+            CHUNKING_VERSION,
+            created_at,
+        ),
+    )
+    document_id = int(cursor.lastrowid or 0)
+    conn.execute(
+        "INSERT INTO documents_fts (rowid, title, uri) VALUES (?, ?, ?)",
+        (document_id, prepared.title, prepared.uri),
+    )
+    return document_id
+
+
+def _document_added(
+    conn: sqlite3.Connection, document: Document, prepared: PreparedDocument, created_at: str
+) -> None:
+    """The ``document_add`` event, with where the admission gate redacted the text."""
+    append_event(
+        conn,
+        "document_add",
+        body=document_event_body(
+            document,
+            redactions=[
+                {"kind": r.kind, "start": r.start, "end": r.end} for r in prepared.redactions
+            ],
+            metadata_redactions=[
+                {"field": field, "kind": kind_} for field, kind_ in prepared.metadata_redactions
+            ],
+        ),
+        created_at=created_at,
+    )
 
 
 def restore_chunks(
