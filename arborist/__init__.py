@@ -3,7 +3,6 @@
 from typing import TYPE_CHECKING
 
 from arborist._version import __version__
-from arborist.audit import ChainReport, Checkpoint
 from arborist.errors import (
     ArboristError,
     BadInput,
@@ -16,6 +15,7 @@ from arborist.errors import (
 
 if TYPE_CHECKING:
     from arborist.app import Arborist
+    from arborist.audit import ChainReport, Checkpoint
 
 __all__ = [
     "Arborist",
@@ -33,11 +33,16 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    """``arborist.Arborist``, imported on first use rather than with the package: the
-    facade brings every service with it (the chat clients' HTTP stack among them), and
-    importing one module of the package, ``arborist.store.loaders`` say, needs none of that."""
+    """``arborist.Arborist``, ``ChainReport`` and ``Checkpoint``, imported on first use
+    rather than with the package: the facade brings every service with it (the chat
+    clients' HTTP stack among them), and importing one module of the package,
+    ``arborist._version`` or ``arborist.store.loaders`` say, needs none of that."""
     if name == "Arborist":
         from arborist.app import Arborist  # noqa: PLC0415
 
         return Arborist
+    if name in ("ChainReport", "Checkpoint"):
+        from arborist import audit  # noqa: PLC0415
+
+        return getattr(audit, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
