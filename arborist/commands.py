@@ -32,7 +32,7 @@ from arborist.qa.check import check_record
 from arborist.terminal import inert_json
 from arborist.witness import witness_checkpoints
 
-__all__ = ["COMMANDS", "Command", "CommandUsage", "Desk", "Outcome", "names", "parser"]
+__all__ = ["ALIASES", "COMMANDS", "Command", "CommandUsage", "Desk", "Outcome", "names", "parser"]
 
 T = TypeVar("T")
 Argument = Callable[[argparse.ArgumentParser], object]
@@ -135,7 +135,7 @@ class Desk:
         """The command ``words`` start with, and the words left for its parser."""
         if not words:
             raise CommandUsage(f"no command: try {self.prefix}help")
-        name, rest = words[0], list(words[1:])
+        name, rest = ALIASES.get(words[0], words[0]), list(words[1:])
         actions = [c.split(" ", 1)[1] for c in COMMANDS if c.startswith(name + " ")]
         if actions:
             if not rest or rest[0] not in actions:
@@ -159,6 +159,10 @@ class Desk:
             f"{self.prefix}COMMAND --help shows its flags: the arborist command's, in any order"
         )
         return "\n".join([*lines, *([self.more_help] if self.more_help else [])])
+
+
+ALIASES = {"providence": "record"}
+"""Former names that still work, unlisted (``providence`` is the seed's name for ``record``)."""
 
 
 def names() -> list[str]:
@@ -569,24 +573,24 @@ def _derive(desk: Desk, args: argparse.Namespace) -> Outcome:
 
 
 @_command(
-    "providence list",
-    "cached answers, newest first",
+    "record list",
+    "cached answers (records), newest first",
     _arg("--limit", type=_int_range(1, None), default=None, metavar="N", help="at most N"),
     JSON,
 )
-def _providence_list(desk: Desk, args: argparse.Namespace) -> Outcome:
+def _record_list(desk: Desk, args: argparse.Namespace) -> Outcome:
     records = [(r, bool(check_record(r))) for r in desk.app.records(limit=args.limit)]
     return _either(args, lambda: views.records_text(records), lambda: views.records_json(records))
 
 
 @_command(
-    "providence show",
-    "a cached answer whole, and the mode it can claim now",
+    "record show",
+    "a record whole, and the mode it can claim now",
     _arg("key", metavar="KEY", help=ANSWER),
     _arg("--revision", type=_int_range(1, None), default=None, metavar="N", help="this revision"),
     JSON,
 )
-def _providence_show(desk: Desk, args: argparse.Namespace) -> Outcome:
+def _record_show(desk: Desk, args: argparse.Namespace) -> Outcome:
     record = desk.app.record(_key(desk, args.key), revision=args.revision)
     check = check_record(record)  # the store as it is now: never a label it no longer earns
     return _either(
@@ -600,8 +604,8 @@ def _falsify(desk: Desk, args: argparse.Namespace) -> Outcome:
 
 
 for _name, _summary in (
-    ("providence falsify", "take a cached answer out of service"),
-    ("falsify", "take a turn's answer out of service (providence falsify)"),
+    ("record falsify", "take a record out of service"),
+    ("falsify", "take a turn's answer out of service (record falsify)"),
 ):
     _command(_name, _summary, _arg("key", metavar="REF", help=ANSWER), STATE, REASON)(_falsify)
 

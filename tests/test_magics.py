@@ -338,7 +338,7 @@ def test_help_lists_every_command_and_each_shows_its_flags(shell: InteractiveShe
     assert "%%ask outputs" in _printed(shell, "verify --help")
     for line, says in (
         ("session", "usage: %arborist session new|resume|list"),
-        ("providence frob", "usage: %arborist providence list|show|falsify"),
+        ("record frob", "usage: %arborist record list|show|falsify"),
         ("help nonesuch", "unknown command %arborist nonesuch"),
         ("ingest", "give files, folders or URLs to ingest, or --demo: usage: %arborist ingest"),
         ("search 'unclosed", "cannot parse the arguments"),
@@ -358,8 +358,8 @@ def test_every_json_flag_prints_the_clis_json(
         (f"ingest {tmp_path / 'spider.md'} --json", lambda d: d[0]["status"] == "unchanged"),
         (f"related {first.bates} --json", lambda d: d["kind"] == "turn"),
         ("session list --json", lambda d: d[0]["label"] == "notebook"),
-        ("providence list --limit 1 --json", lambda d: d[0]["holds"] is True),
-        (f"providence show {first.cache_key[:12]} --json", lambda d: d["holds"] is True),
+        ("record list --limit 1 --json", lambda d: d[0]["holds"] is True),
+        (f"record show {first.cache_key[:12]} --json", lambda d: d["holds"] is True),
         ("providence show 1 --json", lambda d: d["cache_key"] == first.cache_key),
         ("find --limit 1 Spider --json", lambda d: d[0]["bates"] == first.bates),
     ]

@@ -151,8 +151,8 @@ def test_the_repl_has_the_notebooks_commands_with_its_parser(app: Arborist, tmp_
             "/chain-check",
             "/llm",
             "/llm stub",
-            "/providence list",
-            "/providence show 1 --json",
+            "/record list",
+            "/record show 1 --json",
             f"/export --out {dump}",
             "/export",
             "/session list --json",
@@ -167,12 +167,12 @@ def test_the_repl_has_the_notebooks_commands_with_its_parser(app: Arborist, tmp_
         ],
     )
     assert shown["/search Kane --limit 1"].startswith("1. [STRICT] Batman")
-    for line in ("/search --json Kane", "/stats --json", "/providence show 1 --json"):
+    for line in ("/search --json Kane", "/stats --json", "/record show 1 --json"):
         assert json.loads(shown[line]), line
     assert shown["/verify"].startswith("store.db     ok")
     assert "\nsessions.db  intact" in shown["/chain-check"]
     assert (shown["/llm"], shown["/llm stub"]) == ("model: default (extractive)", "model: stub")
-    assert "Who created Batman?" in shown["/providence list"]
+    assert "Who created Batman?" in shown["/record list"]
     said = shown[f"/export --out {dump}"]
     assert said == f"exported session {session.sid} (2 node(s)) to {dump}"
     assert shown["/export"] + "\n" == dump.read_text(encoding="utf-8")
