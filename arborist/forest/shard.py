@@ -30,6 +30,7 @@ from arborist.fts import checked_terms, fts_match_all
 from arborist.hashing import node_hash, sha256_hex, subtree_hash
 
 __all__ = [
+    "FIND_POOL",
     "FindHit",
     "Node",
     "ROOT_AUDIT_MODE",
@@ -490,16 +491,33 @@ class FindHit:
     snippet: str
 
 
+FIND_POOL = 2_000
+"""Most matching turns one find ranks: the newest. A word in nearly every turn of a large
+forest is then ranked among these, not across all of them (the cost stays flat)."""
+
+
 def find(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[FindHit]:
-    """Turns of every session whose question, answer or cited titles hold every word of ``query``."""
+    """Turns of every session whose question, answer or cited titles hold every word of
+    ``query``, best first (BM25 over the newest :data:`FIND_POOL` matches).
+
+    Ranked in the index first; only the turns returned are joined and snippeted."""
     if limit < 1:
         raise BadInput("--limit must be at least 1")
     match = fts_match_all(checked_terms(query))
-    rows = conn.execute(
-        f"SELECT {', '.join('n.' + c.strip() for c in _NODE_COLUMNS.split(','))}, "
-        "snippet(nodes_fts, -1, '«', '»', '…', 12) "
-        "FROM nodes_fts JOIN nodes AS n ON n.id = nodes_fts.rowid "
-        "WHERE nodes_fts MATCH ? ORDER BY bm25(nodes_fts), n.id LIMIT ?",
-        (match, limit),
+    ranked = conn.execute(
+        "SELECT rowid FROM (SELECT rowid, bm25(nodes_fts) AS score FROM nodes_fts "
+        "WHERE nodes_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2) ORDER BY score, rowid LIMIT ?3",
+        (match, FIND_POOL, limit),
     ).fetchall()
-    return [FindHit(_node(row[:15]), row[15]) for row in rows]
+    hits = []
+    for (rowid,) in ranked:
+        row = conn.execute(
+            f"SELECT {', '.join('n.' + c.strip() for c in _NODE_COLUMNS.split(','))}, "
+            "snippet(nodes_fts, -1, '«', '»', '…', 12) "
+            "FROM nodes_fts JOIN nodes AS n ON n.id = nodes_fts.rowid "
+            "WHERE nodes_fts MATCH ? AND nodes_fts.rowid = ?",
+            (match, rowid),
+        ).fetchone()
+        if row is not None:
+            hits.append(FindHit(_node(row[:15]), row[15]))
+    return hits
