@@ -196,6 +196,8 @@ export class ForestView {
       this.titleEl.textContent = this.model.get("title") || this.model.get("sid");
     });
     this.disposers.push(this.requester.onEvent((event) => this.onEvent(event)));
+    // The first sync opens the way to the turn opened below, in its one expand.
+    this.store.openFirst = this.model.get("selected_bates") || null;
     this.refresh().then(() => {
       if (this.destroyed) return;
       const target = this.model.get("selected_bates") || this.store.currentBates;
