@@ -8,6 +8,7 @@ browser would receive.
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 from collections.abc import Iterator
@@ -272,6 +273,19 @@ def test_refresh_bumps_revision_and_mirrors_the_new_root_hash(
     assert widget.revision == 1
     assert widget.root_hash == state.root_hash != before
     assert widget.current_bates == turn.node.bates
+
+
+def test_refresh_sends_its_traits_in_one_message(
+    app: Arborist, widget: ForestWidget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A view refreshes once per state message: hashes and revision travel together."""
+    sent: list[Any] = []
+    monkeypatch.setattr(widget.comm, "kernel", object(), raising=False)  # as if a kernel ran
+    monkeypatch.setattr(widget, "send_state", lambda key=None: sent.append(copy.copy(key)))
+    app.ask_turn("Who drew Spider-Man?", sid=widget.sid)
+    widget.refresh()
+    assert len(sent) == 1, sent
+    assert {"root_hash", "current_bates", "revision"} <= set(sent[0])
 
 
 # --- roots and expand ------------------------------------------------------------------------

@@ -1089,6 +1089,27 @@ describe("the view on a fake DOM", () => {
     assert.equal(model.handlers.get("change:revision").size, 0);
   });
 
+  test("the traits one kernel message changes cost one refresh: one roots", async () => {
+    const kernel = new FakeKernel(SID);
+    const first = kernel.add(SID, `${SID}-000000`, "first");
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const model = connect(kernel);
+    const cleanup = widget.render({ model, el });
+    const detail = () => el.byAttr("aria-label", "Node detail")[0];
+    await until(() => detail()?.getAttribute("data-rendered") === first, "the current turn");
+    const second = kernel.add(SID, first, "second");
+    const from = kernel.log.length;
+    // One `update` message: anywidget sets its traits one by one, in one task.
+    model.set("root_hash", "changed");
+    model.set("current_bates", second);
+    model.set("revision", 1);
+    await until(() => el.byAttr("role", "treeitem").some((r) => r.getAttribute("data-bates") === second), "the new turn");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(kernel.log.slice(from).map((e) => e.kind), ["roots"]);
+    cleanup();
+  });
+
   test("a kernel error shows in the status line, in one line", async () => {
     const kernel = new FakeKernel(SID);
     kernel.answer = async () => {
