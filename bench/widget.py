@@ -24,27 +24,30 @@ here are shared and noisy: timings are medians of repeats.
    ``js/src/requests.js`` keeps for every request and reply), the rows from
    the tree's ``data-rows`` (all rows) and ``data-rendered-rows`` (those in
    the DOM: the tree is virtualized above 200 rows). Each run is a reloaded
-   page with a fresh kernel.
+   page with a fresh kernel. The verdicts: the median first frame, the worst
+   run's round trips.
 2. **Refresh after one new turn**, on the last run's page, both ways a turn
-   can arrive: a ``%%ask --parent`` cell in the same notebook under the
-   deepest turn (the kernel bumps the widget's traits and the view asks), and
-   a turn inserted by another process (this one), which the view's poll
+   can arrive, each round one turn deeper than the last: a ``%%ask --parent``
+   cell in the same notebook under the deepest turn (the kernel sends the
+   widget's new traits and the view asks), then a turn inserted under that
+   one by another process (this one), which the view's poll (every 2 s)
    notices. From the view being idle to the new turn's row in the tree (or
    ``data-rows`` grown) with every request answered: the ``data-traffic-*``
-   deltas. A tap on the kernel websocket names each request (its kind) and
-   adds what the counters leave out: the kernel's trait updates (anywidget
-   ``update`` messages) and the bytes of whole frames, Jupyter's envelopes
-   included.
+   deltas, the goal's measure. A tap on the kernel websocket names each
+   request (its kind) and adds what the counters leave out: the kernel's
+   trait updates (anywidget ``update`` messages) and the bytes of whole
+   frames, Jupyter's envelopes included.
 3. **Sync in Python**, through the widget's comm handler
    (``ForestWidget._handle_custom_msg``) with no browser: a view that walks
-   the 10,000-turn session as ``js/src/store.js`` does (``expand`` with its
-   row budget, hashes held sent as ``known``) with every node expanded: the
-   full state, the baseline. Then one turn is added under a deepest node and
-   the view refreshes: one ``roots`` with ``since`` (the chain head it saw),
-   which lists the turns ``added``; and, for a view that missed more than
-   ``MAX_ADDED`` turns, the walk by hashes. Bytes are compact JSON, both ways.
-   Then the same ``roots`` after one new turn at the foot of the 200-deep
-   chain, against one just under the root: bytes that do not grow with depth.
+   the 10,000-turn session (1,000 with ``--quick``) as ``js/src/store.js``
+   does (``expand`` with its row budget, hashes held sent as ``known``) with
+   every node expanded: the full state, the baseline. Then one turn is added
+   under a deepest node and the view refreshes: one ``roots`` with ``since``
+   (the chain head it saw), which lists the turns ``added``; and, for a view
+   that missed more than ``MAX_ADDED`` turns, the walk by hashes. Bytes are
+   compact JSON, both ways. Then the same ``roots`` after one new turn at
+   the foot of the 200-deep chain, against one just under the root: bytes
+   that do not grow with depth.
 """
 
 from __future__ import annotations
@@ -863,6 +866,10 @@ def _kinds(kinds: list[str]) -> str:
     return ", ".join(k if n == 1 else f"{k} x{n}" for k, n in runs) or "none"
 
 
+def _trips(count: int) -> str:
+    return f"{count} round trip{'' if count == 1 else 's'}"
+
+
 def report_sync(synced: SyncResult) -> None:
     s = synced.session
     full_med = statistics.median(w.seconds for w in synced.full)
@@ -955,12 +962,12 @@ def headline(
         print(
             f"  first screen, {what}: data-ready {ready:.0f} ms, frame {paint:.0f} ms "
             f"(median of {len(r.screens)}; goal <= {GOAL_FIRST_SCREEN_MS} ms) "
-            f"{VERDICT[paint <= GOAL_FIRST_SCREEN_MS]}; {trips} round trips "
+            f"{VERDICT[paint <= GOAL_FIRST_SCREEN_MS]}; {_trips(trips)} "
             f"(worst; goal <= {GOAL_ROUND_TRIPS}) {VERDICT[trips <= GOAL_ROUND_TRIPS]}"
         )
         print(
             f"    and with the current (deepest) turn shown: {shown:.0f} ms "
-            f"{VERDICT[shown <= GOAL_FIRST_SCREEN_MS]}, {shown_trips} round trips "
+            f"{VERDICT[shown <= GOAL_FIRST_SCREEN_MS]}, {_trips(shown_trips)} "
             f"{VERDICT[shown_trips <= GOAL_ROUND_TRIPS]}"
         )
         for how in dict.fromkeys(f.how for f in r.refreshes):
@@ -968,9 +975,10 @@ def headline(
             worst = max(ways, key=lambda f: f.traffic.bytes)
             print(
                 f"  refresh after one new turn, {r.name}, by {how}: {worst.traffic.bytes:,} B "
-                f"both ways in {worst.traffic.requests} round trips (worst of {len(ways)}, "
+                f"both ways in {_trips(worst.traffic.requests)} (worst of {len(ways)}, "
                 f"at depth {worst.depth}; goal <= {GOAL_REFRESH_BYTES:,} B) "
-                f"{VERDICT[worst.traffic.bytes <= GOAL_REFRESH_BYTES]}"
+                f"{VERDICT[worst.traffic.bytes <= GOAL_REFRESH_BYTES]}; on the wire, trait "
+                f"updates and Jupyter's envelopes included: {worst.wire_bytes:,} B"
             )
     if synced is not None:
         full = synced.full[-1].bytes
@@ -978,7 +986,8 @@ def headline(
         hashes = max(w.bytes for w in synced.by_hashes)
         print(
             f"  Python, one new turn in {synced.session.turns:,} turns: roots since "
-            f"{worst:,} B both ways in 1 round trip = {worst / full:.4%} of the full walk "
+            f"{worst:,} B both ways in {_trips(max(w.trips for w in synced.since))} = "
+            f"{worst / full:.4%} of the full walk "
             f"({full:,} B); by hashes {hashes:,} B ({hashes / full:.2%})"
         )
         deep, shallow = synced.chain_deep, synced.chain_shallow
