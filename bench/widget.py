@@ -248,7 +248,7 @@ class View:
         self.counter += 1
         message = {**args, "id": f"b-{self.counter}", "kind": kind}
         before = len(self.replies)
-        self.widget.send = self._receive  # type: ignore[method-assign]
+        self.widget.send = self._receive
         self.widget._handle_custom_msg(message, [])
         (reply,) = self.replies[before:]
         assert reply["ok"] is True, reply
@@ -590,7 +590,7 @@ class Tap:
                 header, content = message["header"], message["content"]
                 size = len(payload.encode())
             else:
-                _channel, parts = deserialize_msg_from_ws_v1(payload)
+                _channel, parts = deserialize_msg_from_ws_v1(payload)  # type: ignore[no-untyped-call]
                 header, content = json.loads(parts[0]), json.loads(parts[3])
                 size = len(payload)
         except (ValueError, KeyError, IndexError):
@@ -818,17 +818,11 @@ def _bench_session(
             server.shut_down_kernels()
     # The refreshes, on the last run's page: each round adds two turns, each deeper.
     for i, (_above, depth, new) in enumerate(asks):
-        index = widget_cell + 1 + i
-        refreshes.append(
-            _refresh(
-                page,
-                tap,
-                "%%ask cell",
-                depth,
-                new,
-                lambda index=index: lab.run(index, timeout_ms=CELL_MS),
-            )
-        )
+
+        def ask(index: int = widget_cell + 1 + i) -> None:
+            lab.run(index, timeout_ms=CELL_MS)
+
+        refreshes.append(_refresh(page, tap, "%%ask cell", depth, new, ask))
         outside = format_bates(session.sid, session.turns + 2 * i + 2)
 
         def insert(parent: str = new, i: int = i, outside: str = outside) -> None:
@@ -982,12 +976,12 @@ def headline(
             )
     if synced is not None:
         full = synced.full[-1].bytes
-        worst = max(w.bytes for w in synced.since)
+        since = max(w.bytes for w in synced.since)
         hashes = max(w.bytes for w in synced.by_hashes)
         print(
             f"  Python, one new turn in {synced.session.turns:,} turns: roots since "
-            f"{worst:,} B both ways in {_trips(max(w.trips for w in synced.since))} = "
-            f"{worst / full:.4%} of the full walk "
+            f"{since:,} B both ways in {_trips(max(w.trips for w in synced.since))} = "
+            f"{since / full:.4%} of the full walk "
             f"({full:,} B); by hashes {hashes:,} B ({hashes / full:.2%})"
         )
         deep, shallow = synced.chain_deep, synced.chain_shallow
