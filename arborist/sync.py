@@ -13,11 +13,13 @@ what it has shown and walks down from the roots sending the hashes it
 holds; :func:`expand` answers only for nodes whose ``subtree_hash``
 differs, and leaves out the summary of every child whose hash the view
 already holds, and with a row budget sends a whole subtree (a first screen,
-a deep chain) in one reply. A new turn changes the hashes of its ancestors
-only (the ripple in :mod:`arborist.forest.shard`); the root hash tells a
-view that something changed, and ``roots`` then lists the turns added since
-the chain head the view saw, so a refresh after one new turn costs the same
-few hundred bytes at depth 2 or 200. A view that missed too much walks the
+a deep chain) in one reply, and with ``reveal`` the way down to one turn
+(the current one, on a first screen) in the same reply. A new turn changes
+the hashes of its ancestors only (the ripple in
+:mod:`arborist.forest.shard`); the root hash tells a view that something
+changed, and ``roots`` then lists the turns added since the chain head the
+view saw, so a refresh after one new turn costs the same few hundred bytes
+at depth 2 or 200. A view that missed too much walks the
 tree by hashes again.
 
 Kinds:
@@ -30,7 +32,8 @@ Kinds:
 ``poll``      the root hash, both chain heads and the given graft heads' hashes:
               cheap lookups the view repeats to notice other kernels' writes
 ``expand``    children of the requested nodes whose hash differs from the view's,
-              and of their descendants up to a ``budget`` of rows
+              of their descendants up to a ``budget`` of rows, and of the ancestors
+              of a node to ``reveal``
 ``body``      one node's question, answer, record, evidence, proofs, related sources (on open)
 ``find``      turns of every session matching a query
 ``cd``        move the session's current node
@@ -82,6 +85,7 @@ __all__ = [
     "MAX_BATES_PER_REQUEST",
     "MAX_EXPAND_BUDGET",
     "MAX_FIND_LIMIT",
+    "MAX_REVEAL_DEPTH",
     "QUESTION_WIDTH",
     "REQUEST_KINDS",
     "StartFork",
@@ -93,6 +97,7 @@ __all__ = [
     "one_line",
     "poll",
     "reopen",
+    "reveal_path",
     "roots",
     "run_fork",
     "summary",
@@ -120,6 +125,10 @@ that (an import, a long absence) the view walks by hashes instead."""
 
 MAX_EXPAND_BUDGET = 2_000
 """Most child rows one ``expand`` may return beyond the requested nodes' own children."""
+
+MAX_REVEAL_DEPTH = 500
+"""Deepest turn an ``expand`` opens the way to (``reveal``); a deeper one is revealed by
+the view after its body, in batches."""
 
 MAX_FIND_LIMIT = 200
 """Most hits one ``find`` returns."""
@@ -376,6 +385,7 @@ def expand(
     known: Mapping[str, str],
     bates: Sequence[str],
     budget: int = 0,
+    reveal: str | None = None,
     store: sqlite3.Connection | None = None,
 ) -> JSON:
     """Children of each requested node whose ``subtree_hash`` differs from ``known``,
@@ -390,14 +400,18 @@ def expand(
     subtree nothing at all. Requested nodes that do not exist are listed in
     ``missing``. With a ``budget``, a subtree (a deep chain, a first screen)
     comes in one reply instead of one request per level; a node's children
-    always come whole.
+    always come whole. With ``reveal``, the ancestors of that turn in the
+    view's tree (:func:`reveal_path`) count as requested: a first screen
+    shows the current turn, however deep, without a second round trip.
     """
     wanted = list(dict.fromkeys(bates))
-    asked = set(wanted)
     nodes: dict[str, JSON] = {}
     missing: list[str] = []
     sent = 0
     with snapshot(conn):
+        if reveal is not None:
+            wanted += [b for b in reveal_path(conn, sid, reveal) if b not in wanted]
+        asked = set(wanted)
         current = subtree_hashes(conn, wanted)
         queue: deque[tuple[str, str]] = deque()
         for name in wanted:
@@ -408,6 +422,8 @@ def expand(
                 queue.append((name, digest))
         while queue:
             name, digest = queue.popleft()
+            if name in nodes:  # a requested node met again below another one
+                continue
             if name not in asked and sent >= budget:
                 break
             rows = child_rows(conn, name)
@@ -423,6 +439,29 @@ def expand(
                 if r.n_children and known.get(r.bates) != r.subtree_hash and r.bates not in nodes
             )
     return {"nodes": nodes, "missing": missing}
+
+
+def reveal_path(conn: sqlite3.Connection, sid: str, bates: str) -> list[str]:
+    """The ancestors of ``bates``, top first, from the top of session ``sid``'s tree they
+    hang from (its root, or a graft head: a turn of ``sid`` under another session's).
+
+    Empty when ``bates`` is a top, is not in that tree (a turn of another session
+    never grafted onto), does not exist, or lies deeper than :data:`MAX_REVEAL_DEPTH`:
+    the view then opens the way itself, after the turn's body.
+    """
+    path: list[str] = []
+    row = conn.execute("SELECT parent_bates FROM nodes WHERE bates = ?", (bates,)).fetchone()
+    at = row[0] if row else None
+    while at is not None and len(path) < MAX_REVEAL_DEPTH:
+        row = conn.execute("SELECT sid, parent_bates FROM nodes WHERE bates = ?", (at,)).fetchone()
+        if row is None:
+            return []
+        path.append(at)
+        owner, parent = row
+        if owner == sid and (parent is None or parse_bates(parent)[0] != sid):
+            return path[::-1]  # a top: the session's root or a graft head
+        at = parent
+    return []
 
 
 # --- one node ---------------------------------------------------------------------------------
@@ -764,12 +803,14 @@ class ForestSync:
         budget = _arg(message, "budget", int, default=0)
         if not 0 <= budget <= MAX_EXPAND_BUDGET:
             raise _BadRequest(f"'budget' must be between 0 and {MAX_EXPAND_BUDGET}")
+        reveal = message.get("reveal")
         return expand(
             self.app.sessions_conn,
             self.sid,
             _known(message),
             _bates_list(message, "bates"),
             budget,
+            None if reveal is None else _checked_bates(reveal, "reveal"),
             self.app.store_conn,
         )
 

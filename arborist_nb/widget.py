@@ -140,7 +140,9 @@ class ForestWidget(anywidget.AnyWidget):
         self._turns = state.turns
 
     def _publish(self, state: TreeState) -> None:
-        with self._lock:
+        # One state message for the hashes and the revision: a view refreshes once per
+        # message, so two would cost it two ``roots`` round trips for one new turn.
+        with self._lock, self.hold_sync():
             self._mirror(state)
             self.revision += 1
 

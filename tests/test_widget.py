@@ -8,6 +8,7 @@ browser would receive.
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 from collections.abc import Iterator
@@ -16,11 +17,12 @@ from typing import Any
 
 import pytest
 
+import arborist.sync
 from arborist.app import Arborist
 from arborist.forest.shard import insert_turn
 from arborist.hashing import leaf_hash
 from arborist.merkle import verify_inclusion
-from arborist.sync import MAX_ADDED, MAX_EXPAND_BUDGET
+from arborist.sync import MAX_ADDED, MAX_EXPAND_BUDGET, reveal_path
 from arborist_nb.assets import STATIC
 from arborist_nb.widget import ForestWidget
 
@@ -273,6 +275,19 @@ def test_refresh_bumps_revision_and_mirrors_the_new_root_hash(
     assert widget.current_bates == turn.node.bates
 
 
+def test_refresh_sends_its_traits_in_one_message(
+    app: Arborist, widget: ForestWidget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A view refreshes once per state message: hashes and revision travel together."""
+    sent: list[Any] = []
+    monkeypatch.setattr(widget.comm, "kernel", object(), raising=False)  # as if a kernel ran
+    monkeypatch.setattr(widget, "send_state", lambda key=None: sent.append(copy.copy(key)))
+    app.ask_turn("Who drew Spider-Man?", sid=widget.sid)
+    widget.refresh()
+    assert len(sent) == 1, sent
+    assert {"root_hash", "current_bates", "revision"} <= set(sent[0])
+
+
 # --- roots and expand ------------------------------------------------------------------------
 
 
@@ -409,6 +424,44 @@ def test_expand_with_a_budget_sends_a_deep_chain_in_one_reply(
     held = {bates: whole["nodes"][bates]["subtree_hash"] for bates in chain[:-1]}
     again = view.request("expand", known=held, bates=[chain[0]], budget=200)
     assert again["nodes"] == {}, "an unchanged chain costs nothing"
+
+
+def test_expand_with_reveal_opens_the_way_to_a_deep_turn_in_the_same_reply(
+    app: Arborist, widget: ForestWidget, view: View
+) -> None:
+    """A first screen shows the current turn however deep: roots, expand, body."""
+    chain = _chain(app, widget.sid, 30)
+    root = widget.root_bates
+    plain = view.request("expand", known={}, bates=[root], budget=5)
+    assert chain[-2] not in plain["nodes"], "five rows do not reach the foot"
+    shown = view.request("expand", known={}, bates=[root], budget=5, reveal=chain[-1])
+    assert set(shown["nodes"]) >= {root, *chain[:-1]}
+    assert set(shown["nodes"]) - set(plain["nodes"]) == set(chain[:-1]) - set(plain["nodes"])
+    # A top, a turn outside this session's tree, an unknown turn: no way to open.
+    other = app.new_session("other").sid
+    theirs = app.ask_turn(QUESTIONS[1], sid=other).node.bates
+    for target in (root, theirs, f"{widget.sid}-999999"):
+        again = view.request("expand", known={}, bates=[root], budget=5, reveal=target)
+        assert again["nodes"].keys() == plain["nodes"].keys(), target
+    # Under a graft head, the way starts there; another session's turn under ours, at the root.
+    graft = app.ask_turn(QUESTIONS[2], sid=widget.sid, parent=theirs).node.bates
+    below = app.ask_turn(QUESTIONS[0], sid=widget.sid, parent=graft).node.bates
+    assert reveal_path(app.sessions_conn, widget.sid, below) == [graft]
+    forked = app.ask_turn(QUESTIONS[0], sid=other, parent=chain[2]).node.bates
+    assert reveal_path(app.sessions_conn, widget.sid, forked) == [root, *chain[:3]]
+    bad = view.answer({"id": "r", "kind": "expand", "known": {}, "bates": [root], "reveal": 7})
+    assert bad["ok"] is False and "reveal" in bad["error"], bad
+
+
+def test_reveal_path_gives_up_past_its_depth(
+    app: Arborist, widget: ForestWidget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn deeper than MAX_REVEAL_DEPTH is opened by the view after its body, in batches."""
+    chain = _chain(app, widget.sid, 8)
+    monkeypatch.setattr(arborist.sync, "MAX_REVEAL_DEPTH", 8)
+    assert reveal_path(app.sessions_conn, widget.sid, chain[-1]) == [widget.root_bates, *chain[:-1]]
+    monkeypatch.setattr(arborist.sync, "MAX_REVEAL_DEPTH", 7)
+    assert reveal_path(app.sessions_conn, widget.sid, chain[-1]) == []
 
 
 def test_roots_list_the_turns_added_since_the_head_the_view_saw(

@@ -63,6 +63,8 @@ export class ForestStore {
     this.openRuns = new Set();
     /** @type {Map<string, string>} bates -> parent bates, for the nodes held */
     this.parents = new Map();
+    /** The turn a first sync opens the way to (the view's selection); null: the current turn. */
+    this.openFirst = null;
     this.synced = false;
     this._syncing = null;
     this._again = false;
@@ -117,17 +119,25 @@ export class ForestStore {
     return this._syncing;
   }
 
-  /** One walk: the roots, then every changed, expanded node, level by level. */
+  /**
+   * One walk: the roots, then every changed, expanded node, level by level.
+   * A first walk also opens the way to the current turn (or {@link ForestStore#openFirst})
+   * in its first `expand` (`reveal`), so the view shows it, however deep, without
+   * waiting for its body's path: roots, expand, body is the whole first screen.
+   */
   async syncOnce() {
     const known = {};
     for (const graft of this.grafts) {
       const node = this.nodes.get(graft.bates);
       if (node?.summary && node.hash) known[graft.bates] = node.hash;
     }
+    const first = !this.synced;
     const applied = this.applyRoots(await this.request("roots", { known, since: this.eventSeq }));
     if (!applied) {
       const tops = [this.rootBates, ...this.grafts.map((g) => g.bates)];
-      await this.descend(tops.filter((b) => this.expanded.has(b) && this.stale(b)));
+      const target = first ? (this.openFirst ?? this.currentBates) : null;
+      const reveal = target && !tops.includes(target) ? target : null;
+      await this.descend(tops.filter((b) => this.expanded.has(b) && this.stale(b)), { reveal });
     }
     this.synced = true;
   }
@@ -247,17 +257,22 @@ export class ForestStore {
 
   /**
    * Fetch the children of `frontier` and keep going down into every
-   * expanded child that changed, one request per level.
+   * expanded child that changed, one request per level. With `reveal`, the
+   * first request also asks for the ancestors of that turn (the kernel finds
+   * them): the nodes whose children come open, so the turn shows.
    *
    * @param {string[]} frontier
+   * @param {{reveal?: string|null}} [options]
    */
-  async descend(frontier) {
+  async descend(frontier, { reveal = null } = {}) {
     let level = [...new Set(frontier)];
     while (level.length) {
       const next = [];
       for (let i = 0; i < level.length; i += EXPAND_BATCH) {
         const batch = level.slice(i, i + EXPAND_BATCH);
         const request = { ...this.expandRequest(batch), budget: this.rowBudget };
+        if (reveal) request.reveal = reveal;
+        reveal = null;
         const reply = await this.request("expand", request);
         next.push(...this.applyExpand(reply, request.known));
       }

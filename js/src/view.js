@@ -55,6 +55,7 @@ export class ForestView {
     this.openFolds = new Set();
     this.pollTimer = null;
     this.polling = false;
+    this.refreshQueued = false;
     this.destroyed = false;
     this.disposers = [];
     this.build();
@@ -179,10 +180,10 @@ export class ForestView {
     this.listen("change:revision", () => {
       this.store.invalidateBodies();
       this.rootEl.setAttribute("data-revision", String(this.model.get("revision")));
-      this.refresh();
+      this.refreshSoon();
     });
-    this.listen("change:root_hash", () => this.refresh());
-    this.listen("change:graft_hashes", () => this.refresh());
+    this.listen("change:root_hash", () => this.refreshSoon());
+    this.listen("change:graft_hashes", () => this.refreshSoon());
     this.listen("change:current_bates", () => {
       this.store.currentBates = this.model.get("current_bates");
       this.renderTree();
@@ -196,6 +197,8 @@ export class ForestView {
       this.titleEl.textContent = this.model.get("title") || this.model.get("sid");
     });
     this.disposers.push(this.requester.onEvent((event) => this.onEvent(event)));
+    // The first sync opens the way to the turn opened below, in its one expand.
+    this.store.openFirst = this.model.get("selected_bates") || null;
     this.refresh().then(() => {
       if (this.destroyed) return;
       const target = this.model.get("selected_bates") || this.store.currentBates;
@@ -247,6 +250,20 @@ export class ForestView {
     } catch (error) {
       this.fail(error, "sync");
     }
+  }
+
+  /**
+   * Refresh once for every trait the kernel changed in one message: their
+   * change events fire one by one, and a refresh started by the first would
+   * run a second walk for the next (a sync asked for during a sync runs again).
+   */
+  refreshSoon() {
+    if (this.refreshQueued) return;
+    this.refreshQueued = true;
+    queueMicrotask(() => {
+      this.refreshQueued = false;
+      this.refresh();
+    });
   }
 
   startPolling() {

@@ -175,9 +175,22 @@ class FakeKernel {
         // down changed nodes with children until `budget` child rows are sent.
         const nodes = {};
         const missing = [];
-        const asked = new Set(args.bates);
+        const wanted = [...args.bates];
+        if (args.reveal) {
+          // As reveal_path: the ancestors up to the top of this session's tree they hang from.
+          const path = [];
+          for (let at = this.nodes.get(args.reveal)?.parent; at; at = this.nodes.get(at).parent) {
+            path.unshift(at);
+            const node = this.nodes.get(at);
+            if (node.sid === this.sid && (!node.parent || this.nodes.get(node.parent).sid !== this.sid)) {
+              wanted.push(...path.filter((b) => !wanted.includes(b)));
+              break;
+            }
+          }
+        }
+        const asked = new Set(wanted);
         const queue = [];
-        for (const bates of args.bates) {
+        for (const bates of wanted) {
           const hash = hashes.get(bates);
           if (!hash) missing.push(bates);
           else if (known[bates] !== hash) queue.push(bates);
@@ -185,6 +198,7 @@ class FakeKernel {
         let sent = 0;
         while (queue.length) {
           const bates = queue.shift();
+          if (bates in nodes) continue;
           if (!asked.has(bates) && sent >= (args.budget ?? 0)) break;
           const kids = this.children(bates);
           nodes[bates] = {
@@ -517,8 +531,37 @@ describe("the sync walk", () => {
     assert.equal(store.rows().at(-1).bates, added);
   });
 
+  test("a first sync opens the way to the current turn in its one expand, however deep", async () => {
+    const kernel = new FakeKernel(SID);
+    let parent = `${SID}-000000`;
+    const chain = [];
+    for (let i = 0; i < 200; i++) chain.push((parent = kernel.add(SID, parent, `turn ${i}`)));
+    const store = new ForestStore(kernel.request()); // a budget of 150 rows: not the whole chain
+    await store.sync();
+    assert.deepEqual(kernel.log.map((e) => e.kind), ["roots", "expand"]);
+    assert.equal(kernel.log[1].args.reveal, chain[199]);
+    assert.equal(store.rows().at(-1).bates, chain[199], "the current turn, at the foot, is shown");
+    // The view then opens the current turn: its body, and nothing left to fetch on its path.
+    const body = await store.body(chain[199]);
+    assert.equal(await store.reveal(body.path), true);
+    assert.deepEqual(kernel.log.map((e) => e.kind), ["roots", "expand", "body"]);
+
+    const { kernel: bushy, leaves } = bushyKernel();
+    const target = leaves[50];
+    const other = new ForestStore(bushy.request(), { autoExpandRows: 0 });
+    other.openFirst = target; // the view's selection wins over the current turn
+    await other.sync();
+    assert.deepEqual(bushy.log.map((e) => e.kind), ["roots", "expand"]);
+    assert.ok(other.rows().some((r) => r.bates === target));
+    assert.ok(!other.rows().some((r) => r.bates === leaves.at(-1)));
+    const before = bushy.log.length;
+    await other.sync();
+    assert.deepEqual(bushy.log.slice(before).map((e) => e.kind), ["roots"], "only a first sync reveals");
+  });
+
   test("a changed subtree that is collapsed is not descended until it is opened", async () => {
-    const { kernel, tops, mids } = bushyKernel();
+    const { kernel, root, tops, mids } = bushyKernel();
+    kernel.sessions.get(SID).current = root; // nothing to open the way to
     const store = new ForestStore(kernel.request(), { autoExpandRows: 0 });
     await store.sync();
     assert.deepEqual(store.rows().map((r) => r.expanded), Array(6).fill(false));
@@ -997,6 +1040,7 @@ describe("the view on a fake DOM", () => {
     const detail = el.byAttr("aria-label", "Node detail")[0];
     await until(() => ["pass", "fail", "cold"].includes(detail.getAttribute("data-proofs")), "proofs");
     assert.equal(detail.getAttribute("data-bates"), evil);
+    assert.deepEqual(kernel.log.map((e) => e.kind), ["roots", "expand", "body"], "the first screen");
     assert.equal(rows[1].getAttribute("aria-selected"), "true");
     const answer = el.byAttr("aria-label", "Answer")[0];
     assert.ok(answer.textContent.startsWith('Hi <script>alert("x")</script> '));
@@ -1043,6 +1087,27 @@ describe("the view on a fake DOM", () => {
     cleanup();
     assert.equal(model.handlers.get("msg:custom").size, 0);
     assert.equal(model.handlers.get("change:revision").size, 0);
+  });
+
+  test("the traits one kernel message changes cost one refresh: one roots", async () => {
+    const kernel = new FakeKernel(SID);
+    const first = kernel.add(SID, `${SID}-000000`, "first");
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const model = connect(kernel);
+    const cleanup = widget.render({ model, el });
+    const detail = () => el.byAttr("aria-label", "Node detail")[0];
+    await until(() => detail()?.getAttribute("data-rendered") === first, "the current turn");
+    const second = kernel.add(SID, first, "second");
+    const from = kernel.log.length;
+    // One `update` message: anywidget sets its traits one by one, in one task.
+    model.set("root_hash", "changed");
+    model.set("current_bates", second);
+    model.set("revision", 1);
+    await until(() => el.byAttr("role", "treeitem").some((r) => r.getAttribute("data-bates") === second), "the new turn");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(kernel.log.slice(from).map((e) => e.kind), ["roots"]);
+    cleanup();
   });
 
   test("a kernel error shows in the status line, in one line", async () => {

@@ -130,6 +130,9 @@ def open_widget(lab: Lab) -> tuple[Locator, Locator, list[str]]:
         expect(row(tree, bates)).to_be_visible(timeout=RENDER_MS)
     row(tree, turns[0]).click()
     detail = forest.get_by_role("region", name="Node detail")
+    # The current turn's detail may be up already (the view opens it on its own), with
+    # proofs that pass: wait for the clicked turn's, or its fold would be opened and lost.
+    expect(detail).to_have_attribute("data-rendered", turns[0], timeout=RENDER_MS)
     expect(detail).to_have_attribute("data-proofs", "pass", timeout=RENDER_MS)
     detail.get_by_text("Proof and cache key").click()
     expect(detail.locator(".arb-dims")).to_be_visible(timeout=RENDER_MS)
