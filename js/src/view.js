@@ -309,8 +309,9 @@ export class ForestView {
         this.renderTree();
         if (mine && event.bates) {
           await this.select(event.bates);
-          this.setForkStatus("done", `answered: ${event.bates}`);
-          this.setStatus("ok", `answered: ${event.bates}${event.hit ? " (cache hit)" : ""}`);
+          const name = shortBates(event.bates, this.store.nodes.get(event.bates)?.summary?.foreign);
+          this.setForkStatus("done", `answered: ${name}`);
+          this.setStatus("ok", `answered: ${name}${event.hit ? " (cache hit)" : ""}`);
         }
       },
       (error) => this.fail(error, "sync"),
