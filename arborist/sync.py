@@ -68,6 +68,7 @@ from arborist.forest.reads import (
     graft_heads,
     inserted_since,
     relabelled_since,
+    reveal_path,
     session_head,
     subtree_hash_of,
     subtree_hashes,
@@ -85,7 +86,6 @@ __all__ = [
     "MAX_BATES_PER_REQUEST",
     "MAX_EXPAND_BUDGET",
     "MAX_FIND_LIMIT",
-    "MAX_REVEAL_DEPTH",
     "QUESTION_WIDTH",
     "REQUEST_KINDS",
     "StartFork",
@@ -97,7 +97,6 @@ __all__ = [
     "one_line",
     "poll",
     "reopen",
-    "reveal_path",
     "roots",
     "run_fork",
     "summary",
@@ -125,10 +124,6 @@ that (an import, a long absence) the view walks by hashes instead."""
 
 MAX_EXPAND_BUDGET = 2_000
 """Most child rows one ``expand`` may return beyond the requested nodes' own children."""
-
-MAX_REVEAL_DEPTH = 500
-"""Deepest turn an ``expand`` opens the way to (``reveal``); a deeper one is revealed by
-the view after its body, in batches."""
 
 MAX_FIND_LIMIT = 200
 """Most hits one ``find`` returns."""
@@ -439,29 +434,6 @@ def expand(
                 if r.n_children and known.get(r.bates) != r.subtree_hash and r.bates not in nodes
             )
     return {"nodes": nodes, "missing": missing}
-
-
-def reveal_path(conn: sqlite3.Connection, sid: str, bates: str) -> list[str]:
-    """The ancestors of ``bates``, top first, from the top of session ``sid``'s tree they
-    hang from (its root, or a graft head: a turn of ``sid`` under another session's).
-
-    Empty when ``bates`` is a top, is not in that tree (a turn of another session
-    never grafted onto), does not exist, or lies deeper than :data:`MAX_REVEAL_DEPTH`:
-    the view then opens the way itself, after the turn's body.
-    """
-    path: list[str] = []
-    row = conn.execute("SELECT parent_bates FROM nodes WHERE bates = ?", (bates,)).fetchone()
-    at = row[0] if row else None
-    while at is not None and len(path) < MAX_REVEAL_DEPTH:
-        row = conn.execute("SELECT sid, parent_bates FROM nodes WHERE bates = ?", (at,)).fetchone()
-        if row is None:
-            return []
-        path.append(at)
-        owner, parent = row
-        if owner == sid and (parent is None or parse_bates(parent)[0] != sid):
-            return path[::-1]  # a top: the session's root or a graft head
-        at = parent
-    return []
 
 
 # --- one node ---------------------------------------------------------------------------------

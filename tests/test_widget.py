@@ -17,12 +17,13 @@ from typing import Any
 
 import pytest
 
-import arborist.sync
+import arborist.forest.reads
 from arborist.app import Arborist
+from arborist.forest.reads import reveal_path
 from arborist.forest.shard import insert_turn
 from arborist.hashing import leaf_hash
 from arborist.merkle import verify_inclusion
-from arborist.sync import MAX_ADDED, MAX_EXPAND_BUDGET, reveal_path
+from arborist.sync import MAX_ADDED, MAX_EXPAND_BUDGET
 from arborist_nb.assets import STATIC
 from arborist_nb.widget import ForestWidget
 
@@ -458,9 +459,9 @@ def test_reveal_path_gives_up_past_its_depth(
 ) -> None:
     """A turn deeper than MAX_REVEAL_DEPTH is opened by the view after its body, in batches."""
     chain = _chain(app, widget.sid, 8)
-    monkeypatch.setattr(arborist.sync, "MAX_REVEAL_DEPTH", 8)
+    monkeypatch.setattr(arborist.forest.reads, "MAX_REVEAL_DEPTH", 8)
     assert reveal_path(app.sessions_conn, widget.sid, chain[-1]) == [widget.root_bates, *chain[:-1]]
-    monkeypatch.setattr(arborist.sync, "MAX_REVEAL_DEPTH", 7)
+    monkeypatch.setattr(arborist.forest.reads, "MAX_REVEAL_DEPTH", 7)
     assert reveal_path(app.sessions_conn, widget.sid, chain[-1]) == []
 
 

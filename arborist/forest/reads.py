@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = [
+    "MAX_REVEAL_DEPTH",
     "RowSummary",
     "SUBTREE_HASH_BATCH",
     "child_count",
@@ -24,6 +25,7 @@ __all__ = [
     "label_names",
     "relabelled_since",
     "reusable_turn",
+    "reveal_path",
     "session_bates",
     "session_head",
     "subtree_hash_of",
@@ -190,6 +192,33 @@ def label_names(conn: sqlite3.Connection) -> list[str]:
     """Every label in use, in any session (what a completer offers)."""
     rows = conn.execute("SELECT DISTINCT label FROM nodes WHERE label IS NOT NULL").fetchall()
     return [str(row[0]) for row in rows]
+
+
+MAX_REVEAL_DEPTH = 500
+"""Deepest turn :func:`reveal_path` walks up from (a view opens deeper ones itself)."""
+
+
+def reveal_path(conn: sqlite3.Connection, sid: str, bates: str) -> list[str]:
+    """The ancestors of ``bates``, top first, from the top of session ``sid``'s tree they
+    hang from (its root, or a graft head: a turn of ``sid`` under another session's).
+
+    Empty when ``bates`` is a top, is not in that tree (a turn of another session
+    never grafted onto), does not exist, or lies deeper than :data:`MAX_REVEAL_DEPTH`:
+    the view then opens the way itself, after the turn's body.
+    """
+    path: list[str] = []
+    row = conn.execute("SELECT parent_bates FROM nodes WHERE bates = ?", (bates,)).fetchone()
+    at = row[0] if row else None
+    while at is not None and len(path) < MAX_REVEAL_DEPTH:
+        row = conn.execute("SELECT sid, parent_bates FROM nodes WHERE bates = ?", (at,)).fetchone()
+        if row is None:
+            return []
+        path.append(at)
+        owner, parent = row
+        if owner == sid and (parent is None or not parent.startswith(f"{sid}-")):
+            return path[::-1]  # a top: the session's root or a graft head
+        at = parent
+    return []
 
 
 def session_bates(conn: sqlite3.Connection, sid: str) -> list[str]:
