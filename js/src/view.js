@@ -362,12 +362,27 @@ export class ForestView {
       el.style?.setProperty?.("--arb-rows", String(count));
       return el;
     };
+    this.holdFocus(this.treeEl);
     this.treeEl.replaceChildren();
     append(this.doc, this.treeEl, [spacer(start), elements, spacer(rows.length - end)]);
     this.treeEl.setAttribute("data-rows", String(rows.length));
     this.treeEl.setAttribute("data-rendered-rows", String(end - start));
     this.shown = [start, end];
     if (hadFocus && focus) this.rowEls.get(focus)?.focus?.();
+  }
+
+  /**
+   * Before `container`'s children are replaced: if one of them has the focus, give it to
+   * `container` itself. Removing a focused element makes the browser blur it in the middle
+   * of the removal, and a host's focus handlers must not run inside our re-render.
+   *
+   * @param {HTMLElement} container
+   */
+  holdFocus(container) {
+    const active = this.doc.activeElement;
+    if (!active || active === container || !container.contains?.(active)) return;
+    container.setAttribute("tabindex", container.getAttribute("tabindex") ?? "-1");
+    container.focus?.({ preventScroll: true });
   }
 
   /**
@@ -678,6 +693,7 @@ export class ForestView {
         : [],
     );
     const typed = same ? this.typedValues(detail) : new Map();
+    this.holdFocus(detail);
     // replaceChildren would print null and arrays as text: append() skips and flattens them.
     detail.replaceChildren();
     detail.setAttribute("data-rendered", body.bates);

@@ -117,6 +117,12 @@ def set_theme(lab: Lab, theme: str) -> None:
     lab.page.wait_for_function(
         "(theme) => document.body.dataset.jpThemeName === theme", arg=theme, timeout=THEME_MS
     ).dispose()
+    # A theme change shows JupyterLab's splash screen and removes it 200 ms after it
+    # fades; a second change inside that window makes JupyterLab remove it twice (its
+    # own uncaught NotFoundError). Wait for it to be gone, as a person would.
+    lab.page.wait_for_function(
+        "() => document.getElementById('jupyterlab-splash') === null", timeout=THEME_MS
+    ).dispose()
 
 
 def open_widget(lab: Lab) -> tuple[Locator, Locator, list[str]]:
