@@ -175,7 +175,7 @@ def test_the_repository_explains_itself() -> None:
     assert {"1", "2", "3", "4", "5", "5b", "5c", "6", "7", "8", "9"} <= sections
 
 
-FACES = {"arborist.cli", "arborist.repl", "arborist.sync"}
+FACES = {"arborist.cli", "arborist.cli_commands", "arborist.repl", "arborist.sync"}
 SERVICES = ("arborist/store", "arborist/forest", "arborist/qa")
 FOUNDATIONS = ("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py", "merkle.py",
                "keys.py", "citations.py", "analysis.py", "terminal.py", "admission.py", "fts.py",
@@ -197,7 +197,8 @@ def test_layers_import_downward_only() -> None:
     and the views; services never reach up to them, and no face borrows another's code
     (the CLI starts its REPL; the notebook shows the widget, which speaks the protocol)."""
     allowed_face_imports = {
-        "arborist.cli": {"arborist.repl"},
+        "arborist.cli": {"arborist.cli_commands"},
+        "arborist.cli_commands": {"arborist.cli", "arborist.repl"},
         "arborist_nb.widget": {"arborist.sync"},
         "arborist_nb.magics": {"arborist_nb.widget"},
         "arborist.__main__": {"arborist.cli"},
@@ -242,7 +243,7 @@ def test_loading_documents_leaves_the_pdf_parser_and_the_http_client_unimported(
     assert done.stdout.strip() == "[]"
 
 
-FACES = ["app.py", "cli.py", "repl.py", "commands.py", "views.py", "sync.py"]
+FACES = ["app.py", "cli.py", "cli_commands.py", "repl.py", "commands.py", "views.py", "sync.py"]
 
 
 @pytest.mark.parametrize(
@@ -290,3 +291,21 @@ def test_every_function_fits_on_a_screen() -> None:
         and (size := (node.end_lineno or node.lineno) - node.lineno + 1) > MAX_FUNCTION_LINES
     ]
     assert not long, "\n".join(long)
+
+
+def test_the_version_loads_no_service() -> None:
+    """``arborist --version`` answers from click and the version alone: the facade, the
+    store, the chat clients' HTTP stack and the forest load only when a subcommand runs."""
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from arborist.cli import cli\n"
+        "result = CliRunner().invoke(cli, ['--version'])\n"
+        "assert result.output.startswith('arborist '), result.output\n"
+        "heavy = ('arborist.app', 'arborist.store', 'arborist.forest', 'arborist.qa', 'httpx')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]", done.stdout
