@@ -15,6 +15,7 @@ suffix; a :class:`Checkpoint` ``<seq>:<event_hash>`` taken earlier can
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Collection, Mapping, Sequence
@@ -34,6 +35,7 @@ __all__ = [
     "Checkpoint",
     "ProblemKind",
     "append_event",
+    "bodies_since",
     "check_chain",
     "check_chain_reporting",
     "differing_fields",
@@ -155,6 +157,28 @@ def head_seq(conn: sqlite3.Connection) -> int:
     """The chain head's seq (0 for an empty chain): it moves on every state change."""
     head = head_checkpoint(conn)
     return head.seq if head else 0
+
+
+def bodies_since(
+    conn: sqlite3.Connection, since: int, event_type: str, limit: int
+) -> list[dict[str, Any]] | None:
+    """The bodies of the ``event_type`` events after event ``since``, oldest first; None
+    when there are more than ``limit`` (a reader then starts over instead)."""
+    rows = conn.execute(
+        "SELECT body FROM audit_events WHERE seq > ? AND event_type = ? ORDER BY seq LIMIT ?",
+        (since, event_type, limit + 1),
+    ).fetchall()
+    if len(rows) > limit:
+        return None
+    bodies = []
+    for (body,) in rows:
+        try:
+            parsed = json.loads(body)
+        except (TypeError, ValueError):
+            continue  # a damaged body: verify reports it; a reader skips it
+        if isinstance(parsed, dict):
+            bodies.append(parsed)
+    return bodies
 
 
 def event_count(conn: sqlite3.Connection) -> int:

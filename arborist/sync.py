@@ -27,8 +27,10 @@ Kinds:
 ``roots``     the session's root hash, its grafts (heads it minted under another
               session's node), current node, next seq, audit chain head, the
               nodes renamed and the turns added since the head the view saw
-              last, and the store's chain head (``store_seq``: records
-              falsified, evicted...)
+              last, the store's chain head (``store_seq``: records falsified,
+              evicted...) and, given the store head the view saw
+              (``store_since``), the state now of every answer that changed
+              state since (``restated``, by cache-key prefix)
 ``poll``      the root hash, both chain heads and the given graft heads' hashes:
               cheap lookups the view repeats to notice other kernels' writes
 ``expand``    children of the requested nodes whose hash differs from the view's,
@@ -75,7 +77,13 @@ from arborist.forest.reads import (
     turn_count,
 )
 from arborist.forest.shard import FindHit, Node, ancestors, get_session
-from arborist.store.cache import FALSIFIED_STATES, OK, CacheRecord, latest_states
+from arborist.store.cache import (
+    FALSIFIED_STATES,
+    OK,
+    CacheRecord,
+    latest_states,
+    restated_since,
+)
 
 __all__ = [
     "CACHE_KEY_PREFIX",
@@ -763,9 +771,23 @@ class ForestSync:
             not isinstance(since, int) or isinstance(since, bool) or since < 0
         ):
             raise _BadRequest("'since' must be null or an audit event seq (0 or more)")
-        return roots(
+        store_since = message.get("store_since")
+        if store_since is not None and (
+            not isinstance(store_since, int) or isinstance(store_since, bool) or store_since < 0
+        ):
+            raise _BadRequest("'store_since' must be null or a store event seq (0 or more)")
+        answer = roots(
             self.app.sessions_conn, self.sid, _known(message), since, self.app.store_conn
-        ) | {"store_seq": self._store_seq()}
+        )
+        answer["store_seq"] = self._store_seq()
+        if store_since is not None:
+            restated = restated_since(self.app.store_conn, store_since, MAX_ADDED)
+            answer["restated"] = (
+                None
+                if restated is None
+                else {key[:CACHE_KEY_PREFIX]: state for key, state in restated.items()}
+            )
+        return answer
 
     def _poll(self, message: Mapping[str, Any]) -> JSON:
         grafts = _bates_list(message, "grafts", default=[])

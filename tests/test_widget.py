@@ -496,6 +496,23 @@ def test_a_falsified_answer_shows_on_its_row(
     assert view.request("body", bates=first)["summary"]["state"] == "stale"
 
 
+def test_an_answer_falsified_elsewhere_reaches_the_view_through_roots(
+    app: Arborist, widget: ForestWidget, view: View, session: tuple[str, list[str]]
+) -> None:
+    first = session[1][0]
+    head = view.request("roots", known={}, since=None, store_since=None)
+    assert "restated" not in head, "a first sync asks for nothing of the kind"
+    app.falsify(app.node(first).cache_key, "stale", "another kernel found it wrong")
+    again = view.request("roots", known={}, since=head["event_seq"], store_since=head["store_seq"])
+    assert again["restated"] == {app.node(first).cache_key[:12]: "stale"}
+    unchanged = view.request(
+        "roots", known={}, since=again["event_seq"], store_since=again["store_seq"]
+    )
+    assert unchanged["restated"] == {}
+    bad = view.answer({"id": "s", "kind": "roots", "known": {}, "store_since": -1})
+    assert bad["ok"] is False and "store_since" in bad["error"]
+
+
 def test_a_bad_budget_is_a_one_line_error(view: View, widget: ForestWidget) -> None:
     for budget in (-1, MAX_EXPAND_BUDGET + 1, "10", True):
         reply = view.answer(

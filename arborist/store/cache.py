@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arborist.audit import append_event
+from arborist.audit import append_event, bodies_since
 from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput, NotFound
@@ -51,6 +51,7 @@ __all__ = [
     "mark_stale",
     "ok_record_id",
     "resolve_key",
+    "restated_since",
     "state_event_body",
     "stored_evidence",
     "stored_records",
@@ -268,6 +269,21 @@ def latest_states(conn: sqlite3.Connection, keys: Iterable[str]) -> dict[str, st
             ).fetchall()
         )
     return states
+
+
+def restated_since(conn: sqlite3.Connection, since: int, limit: int) -> dict[str, str] | None:
+    """The state now of every key a ``cache_state`` event after store event ``since``
+    moved (a falsify, a stale mark); None when more than ``limit`` events did."""
+    bodies = bodies_since(conn, since, "cache_state", limit)
+    if bodies is None:
+        return None
+    keys = [
+        record["cache_key"]
+        for body in bodies
+        for record in body.get("records", [])
+        if isinstance(record, dict) and isinstance(record.get("cache_key"), str)
+    ]
+    return latest_states(conn, keys)
 
 
 _KEYS_PER_QUERY = 500

@@ -132,7 +132,7 @@ export class ForestStore {
       if (node?.summary && node.hash) known[graft.bates] = node.hash;
     }
     const first = !this.synced;
-    const applied = this.applyRoots(await this.request("roots", { known, since: this.eventSeq }));
+    const applied = this.applyRoots(await this.request("roots", { known, since: this.eventSeq, store_since: this.storeSeq }));
     if (!applied) {
       const tops = [this.rootBates, ...this.grafts.map((g) => g.bates)];
       const target = first ? (this.openFirst ?? this.currentBates) : null;
@@ -162,6 +162,8 @@ export class ForestStore {
     this.nextSeq = r.next_seq;
     this.turns = r.turns ?? this.turns;
     this.eventSeq = r.event_seq ?? this.eventSeq;
+    // Answers falsified or marked stale since (changing no hash): their rows show it now.
+    for (const [prefix, state] of Object.entries(r.restated ?? {})) this.restate(prefix, state);
     if (r.store_seq !== undefined && r.store_seq !== this.storeSeq) {
       // A record changed state (falsified, evicted, rehydrated): bodies hold records.
       if (this.storeSeq !== null) this.invalidateBodies();
@@ -426,15 +428,16 @@ export class ForestStore {
 
   /**
    * Every held row whose answer is `cacheKey` now shows `state` (a falsify changes no
-   * hash, so no walk would bring it).
+   * hash, so no walk would bring it); `ok` shows nothing.
    *
-   * @param {string} cacheKey the full key
+   * @param {string} cacheKey the full key, or the prefix a summary carries
    * @param {string} state
    */
   restate(cacheKey, state) {
     for (const node of this.nodes.values()) {
       if (node.summary && cacheKey.startsWith(node.summary.cache_key ?? "\u0000")) {
-        node.summary = { ...node.summary, state };
+        const { state: _was, ...rest } = node.summary;
+        node.summary = state === "ok" ? rest : { ...rest, state };
       }
     }
   }

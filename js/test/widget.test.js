@@ -685,6 +685,19 @@ describe("the sync walk", () => {
     assert.equal(store.pollChanged(await kernel.answer("poll", {})), false);
   });
 
+  test("an answer falsified elsewhere reaches its rows through the roots answer", async () => {
+    const { kernel, leaves } = bushyKernel();
+    const store = new ForestStore(kernel.request(), { autoExpandRows: 1000 });
+    await store.sync();
+    const sent = kernel.log.at(-2).args; // the first sync's roots request
+    assert.ok("store_since" in sent, "roots says which store head the view saw");
+    const answer = await kernel.answer("roots", { known: {}, since: store.eventSeq });
+    store.applyRoots({ ...answer, restated: { ["ab".repeat(6)]: "stale" } });
+    assert.equal(store.nodes.get(leaves[0]).summary.state, "stale");
+    store.applyRoots({ ...answer, restated: { ["ab".repeat(6)]: "ok" } });
+    assert.equal("state" in store.nodes.get(leaves[0]).summary, false, "ok shows nothing");
+  });
+
   test("syncs requested during a sync share it and run once more after it", async () => {
     const { kernel } = bushyKernel();
     const store = new ForestStore(kernel.request());
