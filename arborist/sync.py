@@ -217,30 +217,20 @@ def _tree_state(conn: sqlite3.Connection, sid: str) -> tuple[TreeState, list[Row
     return state, heads
 
 
-def summary(
-    *,
-    viewer_sid: str,
-    sid: str,
-    seq: int,
-    question: str,
-    audit_mode: str,
-    label: str | None,
-    cache_key: str,
-    n_children: int,
-    state: str | None = None,
-) -> JSON:
+def summary(row: RowSummary, viewer_sid: str, states: Mapping[str, str]) -> JSON:
     """What a tree row shows of a node. ``foreign``: minted by a session other than the
     viewer's; ``state``, only when the answer is out of service (falsified, stale...)."""
     out: JSON = {
-        "question": _short(question),
-        "audit_mode": audit_mode,
-        "label": label,
-        "sid": sid,
-        "seq": seq,
-        "foreign": sid != viewer_sid,
-        "n_children": n_children,
-        "cache_key": cache_key[:CACHE_KEY_PREFIX],
+        "question": _short(row.question),
+        "audit_mode": row.audit_mode,
+        "label": row.label,
+        "sid": row.sid,
+        "seq": row.seq,
+        "foreign": row.sid != viewer_sid,
+        "n_children": row.n_children,
+        "cache_key": row.cache_key[:CACHE_KEY_PREFIX],
     }
+    state = states.get(row.cache_key)
     if state is not None and state != OK:
         out["state"] = state
     return out
@@ -270,22 +260,7 @@ def node_summary(
         cache_key=node.cache_key,
         n_children=child_count(conn, node.bates),
     )
-    return _row_summary(row, viewer_sid, _states(store, [row]))
-
-
-def _row_summary(row: RowSummary, viewer_sid: str, states: Mapping[str, str]) -> JSON:
-    """:func:`summary` of a row read by :mod:`arborist.forest.reads`."""
-    return summary(
-        viewer_sid=viewer_sid,
-        sid=row.sid,
-        seq=row.seq,
-        question=row.question,
-        audit_mode=row.audit_mode,
-        label=row.label,
-        cache_key=row.cache_key,
-        n_children=row.n_children,
-        state=states.get(row.cache_key),
-    )
+    return summary(row, viewer_sid, _states(store, [row]))
 
 
 def _entry(
@@ -297,7 +272,7 @@ def _entry(
     return {
         "bates": row.bates,
         "subtree_hash": row.subtree_hash,
-        "summary": _row_summary(row, viewer_sid, states),
+        "summary": summary(row, viewer_sid, states),
     }
 
 
@@ -332,7 +307,7 @@ def roots(
             "subtree_hash": head.subtree_hash,
         }
         if known.get(head.bates) != head.subtree_hash:
-            graft["summary"] = _row_summary(head, state.sid, states)
+            graft["summary"] = summary(head, state.sid, states)
         grafts.append(graft)
     return {
         "sid": state.sid,
@@ -352,7 +327,7 @@ def roots(
                 "bates": row.bates,
                 "parent_bates": row.parent_bates,
                 "subtree_hash": row.subtree_hash,
-                "summary": _row_summary(row, state.sid, states),
+                "summary": summary(row, state.sid, states),
             }
             for row in added
         ],

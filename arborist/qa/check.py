@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from arborist.keys import evidence_root, record_hash
-from arborist.store.cache import CacheRecord, RecordEvidence
+from arborist.keys import evidence_root
+from arborist.store.cache import CacheRecord, RecordEvidence, recomputed_hash
 from arborist.store.proofs import verify_evidence
 
 __all__ = ["AnswerCheck", "ProofStatus", "check_proof", "check_record"]
@@ -100,19 +100,7 @@ def check_record(record: CacheRecord) -> AnswerCheck:
     """Re-check ``record`` as loaded: its own hash, its evidence root, every proof and text."""
     refs = [(e.ref, e.cited) for e in record.evidence]
     problems: list[str] = []
-    try:
-        recomputed = record_hash(
-            cache_key=record.cache_key,
-            revision=record.revision,
-            question=record.question,
-            answer_text=record.answer_text,
-            audit_mode=record.audit_mode,
-            evidence=refs,
-            created_at=record.created_at,
-        )
-    except (TypeError, ValueError):
-        recomputed = None
-    if recomputed != record.record_hash:
+    if recomputed_hash(record, refs) != record.record_hash:
         problems.append("answer, question or evidence differ from the record's hash")
     try:
         folded = evidence_root([ref for ref, _cited in refs])

@@ -50,6 +50,7 @@ __all__ = [
     "load_record",
     "mark_stale",
     "ok_record_id",
+    "recomputed_hash",
     "resolve_key",
     "restated_since",
     "state_event_body",
@@ -412,6 +413,25 @@ class StoredEvidence:
     @property
     def ref(self) -> EvidenceRef:
         return EvidenceRef(self.source_root, self.chunk_count, self.chunk_index, self.leaf)
+
+
+def recomputed_hash(
+    record: CacheRecord | StoredRecord, refs: Sequence[tuple[EvidenceRef, bool]]
+) -> str | None:
+    """The record's hash recomputed from its fields and ``refs`` (its evidence, each with
+    whether it is cited); None when a field no longer makes a hash (an edited file)."""
+    try:
+        return record_hash(
+            cache_key=record.cache_key,
+            revision=record.revision,
+            question=record.question,
+            answer_text=record.answer_text,
+            audit_mode=record.audit_mode,
+            evidence=refs,
+            created_at=record.created_at,
+        )
+    except (TypeError, ValueError):
+        return None
 
 
 def stored_records(conn: sqlite3.Connection) -> list[StoredRecord]:

@@ -39,7 +39,6 @@ from arborist.keys import (
     evidence_root,
     policy_hash,
     profile_hash,
-    record_hash,
 )
 from arborist.merkle import merkle_root
 from arborist.store.cache import (
@@ -48,6 +47,7 @@ from arborist.store.cache import (
     SUPERSEDED_REASON,
     StoredEvidence,
     StoredRecord,
+    recomputed_hash,
     stored_evidence,
     stored_records,
     write_event_body,
@@ -225,7 +225,7 @@ def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
                 found.append(f"{where}: its evidence does not fold to its evidence_root")
         except ValueError:
             found.append(f"{where}: its evidence is malformed")
-        recomputed = _record_hash(record, refs)
+        recomputed = recomputed_hash(record, refs)
         if recomputed != record.record_hash:
             found.append(f"{where}: answer, question or evidence differ from its record_hash")
         event = written.pop((record.cache_key, record.revision), None)
@@ -297,22 +297,6 @@ def _check_evidence(
         if proof is None or not verify_evidence(e.ref, proof=proof).proof_verifies:
             problems.append(f"the proof of evidence {label} does not verify")
     return problems
-
-
-def _record_hash(record: StoredRecord, refs: list[tuple[EvidenceRef, bool]]) -> str | None:
-    """The record's hash recomputed from its row and evidence; None when they are malformed."""
-    try:
-        return record_hash(
-            cache_key=record.cache_key,
-            revision=record.revision,
-            question=record.question,
-            answer_text=record.answer_text,
-            audit_mode=record.audit_mode,
-            evidence=refs,
-            created_at=record.created_at,
-        )
-    except (TypeError, ValueError):
-        return None
 
 
 _WRITE_EVENT_WORDING = {
