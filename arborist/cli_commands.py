@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +121,14 @@ def _app(ctx: click.Context, sessions_db: Path | None = None) -> Arborist:
     return Arborist(ctx.obj["home"], sessions_db=sessions_db)
 
 
+def _show(as_json: bool, data: Callable[[], Any], text: Callable[[], str]) -> None:
+    """Print the result as the CLI's JSON with ``--json``, else as inert text."""
+    if as_json:
+        _print_json(data())
+    else:
+        _echo(text())
+
+
 def _print_json(data: Any) -> None:
     _echo_json(json.dumps(data, indent=2, ensure_ascii=False))
 
@@ -164,10 +173,9 @@ def ingest(
         results = app.ingest_demo(track=_tqdm_track) if demo else []
         if sources:
             results += app.ingest(sources, include=include, exclude=exclude, track=_tqdm_track)
-    if as_json:
-        _print_json([views.ingest_json(r) for r in results])
-        return
-    _echo(views.ingest_text(results))
+    _show(
+        as_json, lambda: [views.ingest_json(r) for r in results], lambda: views.ingest_text(results)
+    )
 
 
 @click.command("search")
@@ -183,10 +191,7 @@ def search_command(ctx: click.Context, query: str, limit: int, as_json: bool) ->
     """
     with _app(ctx) as app:
         hits = app.search(query, limit=limit)
-    if as_json:
-        _print_json(views.search_json(hits))
-        return
-    _echo(views.search_text(hits))
+    _show(as_json, lambda: views.search_json(hits), lambda: views.search_text(hits))
 
 
 @click.command("evict")
@@ -357,10 +362,7 @@ def related_command(ctx: click.Context, ref: str, limit: int, as_json: bool) -> 
     """
     with _app(ctx) as app:
         found = app.related(ref, limit=limit)
-    if as_json:
-        _print_json(found.as_json())
-        return
-    _echo(views.related_text(found))
+    _show(as_json, found.as_json, lambda: views.related_text(found))
 
 
 @click.group("record")
@@ -383,10 +385,9 @@ def record_show(ctx: click.Context, key: str, revision: int | None, as_json: boo
     with _app(ctx.find_root()) as app:
         record = app.record(key, revision=revision)
     check = check_record(record)  # the store as it is now: never a label it no longer earns
-    if as_json:
-        _print_json(views.record_json(record, check))
-        return
-    _echo(views.record_text(record, check))
+    _show(
+        as_json, lambda: views.record_json(record, check), lambda: views.record_text(record, check)
+    )
 
 
 @record_group.command("list")
@@ -397,10 +398,7 @@ def record_list(ctx: click.Context, limit: int | None, as_json: bool) -> None:
     """List cached answers, newest first."""
     with _app(ctx.find_root()) as app:
         records = [(r, bool(check_record(r))) for r in app.records(limit=limit)]
-    if as_json:
-        _print_json(views.records_json(records))
-        return
-    _echo(views.records_text(records))
+    _show(as_json, lambda: views.records_json(records), lambda: views.records_text(records))
 
 
 @record_group.command("falsify")
@@ -488,18 +486,20 @@ def session_command(
     with _app(ctx, sessions_db) as app:
         if list_:
             sessions = app.sessions()
-            if as_json:
-                _print_json(views.sessions_json(sessions))
-            else:
-                _echo(views.sessions_text(sessions))
+            _show(
+                as_json,
+                lambda: views.sessions_json(sessions),
+                lambda: views.sessions_text(sessions),
+            )
         elif tree:
             _echo(app.tree(sid or ""))
         elif query is not None:
             hits = app.find(query, limit=limit)
-            if as_json:
-                _print_json(views.find_json(hits, app.audit_now))
-            else:
-                _echo(views.find_text(hits, app.audit_now))
+            _show(
+                as_json,
+                lambda: views.find_json(hits, app.audit_now),
+                lambda: views.find_text(hits, app.audit_now),
+            )
         elif chain:
             result = app.chain_check((), databases=("sessions",))
             _echo(views.chain_check_text(result))
@@ -577,7 +577,4 @@ def stats_command(ctx: click.Context, as_json: bool) -> None:
     """Documents, chunks per tier, cached answers per state, hits, file sizes."""
     with _app(ctx) as app:
         data = app.stats()
-    if as_json:
-        _print_json(data)
-        return
-    _echo(views.stats_text(data))
+    _show(as_json, lambda: data, lambda: views.stats_text(data))
