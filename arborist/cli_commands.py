@@ -67,6 +67,17 @@ def _checkpoint(
         raise click.BadParameter(str(exc)) from exc
 
 
+_checkpoints_option = click.option(
+    "--checkpoint",
+    "checkpoints",
+    multiple=True,
+    callback=_checkpoint,
+    metavar="SEQ:HASH",
+    help="A head printed earlier; the chain must still hold it. Repeatable.",
+)
+"""``--checkpoint``, as ``chain-check`` and ``verify`` both take it."""
+
+
 @click.command("chain-check")
 @click.option(
     "--store-db",
@@ -78,14 +89,7 @@ def _checkpoint(
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Check this forest shard (alone, unless --store-db is also given).",
 )
-@click.option(
-    "--checkpoint",
-    "checkpoints",
-    multiple=True,
-    callback=_checkpoint,
-    metavar="SEQ:HASH",
-    help="A head printed earlier; the chain must still contain it. Repeatable.",
-)
+@_checkpoints_option
 @click.option("--json", "as_json", is_flag=True, help="Print the reports as JSON.")
 @click.pass_context
 def chain_check(
@@ -537,14 +541,7 @@ def _run_repl(
 
 
 @click.command("verify")
-@click.option(
-    "--checkpoint",
-    "checkpoints",
-    multiple=True,
-    callback=_checkpoint,
-    metavar="SEQ:HASH",
-    help="A checkpoint printed earlier; the chain must still hold it. Repeatable.",
-)
+@_checkpoints_option
 @click.option(
     "--witness",
     "witnesses",

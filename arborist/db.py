@@ -37,7 +37,7 @@ import sqlite3
 import tempfile
 import time
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -48,12 +48,17 @@ from arborist.errors import DamagedDatabase, ReadOnlyDatabase, StorageError
 __all__ = [
     "BUSY_TIMEOUT_MS",
     "Connection",
+    "IN_BATCH",
     "connect",
     "is_read_only",
     "require_writable",
+    "rows_in",
     "snapshot",
     "transaction",
 ]
+
+IN_BATCH = 500
+"""Values per ``IN (...)`` list in :func:`rows_in`: far below SQLite's bound-parameter limit."""
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's write lock before giving up."""
@@ -354,6 +359,17 @@ def _wal(conn: sqlite3.Connection) -> str:
                 raise
             time.sleep(pause)
             pause = min(pause * 2, 0.1)
+
+
+def rows_in(conn: sqlite3.Connection, sql: str, values: Sequence[str]) -> list[Any]:
+    """The rows of ``sql`` (whose ``{marks}`` is the ``IN`` list) for every value, asked
+    :data:`IN_BATCH` values at a time so any number of them fits in a statement."""
+    rows: list[Any] = []
+    for start in range(0, len(values), IN_BATCH):
+        batch = values[start : start + IN_BATCH]
+        marks = ", ".join("?" for _ in batch)
+        rows += conn.execute(sql.format(marks=marks), tuple(batch)).fetchall()
+    return rows
 
 
 @contextmanager

@@ -12,10 +12,11 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from arborist.db import rows_in
+
 __all__ = [
     "MAX_REVEAL_DEPTH",
     "RowSummary",
-    "SUBTREE_HASH_BATCH",
     "child_count",
     "child_rows",
     "first_turn",
@@ -32,9 +33,6 @@ __all__ = [
     "subtree_hashes",
     "turn_count",
 ]
-
-SUBTREE_HASH_BATCH = 500
-"""Bates numbers per ``IN (...)`` lookup: far below SQLite's bound-parameter limit."""
 
 _ROW_COLUMNS = (
     "n.bates, n.parent_bates, n.subtree_hash, n.sid, n.seq, n.question, n.audit_mode, "
@@ -101,17 +99,10 @@ def subtree_hash_of(conn: sqlite3.Connection, bates: str) -> str | None:
 
 def subtree_hashes(conn: sqlite3.Connection, bates: Iterable[str]) -> dict[str, str]:
     """``bates -> subtree_hash`` for those of ``bates`` that exist."""
-    wanted = list(bates)
-    found: dict[str, str] = {}
-    for start in range(0, len(wanted), SUBTREE_HASH_BATCH):
-        batch = wanted[start : start + SUBTREE_HASH_BATCH]
-        marks = ", ".join("?" for _ in batch)
-        found.update(
-            conn.execute(
-                f"SELECT bates, subtree_hash FROM nodes WHERE bates IN ({marks})", tuple(batch)
-            ).fetchall()
-        )
-    return found
+    rows = rows_in(
+        conn, "SELECT bates, subtree_hash FROM nodes WHERE bates IN ({marks})", list(bates)
+    )
+    return {str(name): str(digest) for name, digest in rows}
 
 
 def session_head(conn: sqlite3.Connection, sid: str) -> tuple[str, int, str] | None:

@@ -26,8 +26,8 @@ from arborist.analysis import (
     stems,
     words,
 )
+from arborist.citations import defang_citations
 from arborist.errors import BadInput
-from arborist.qa.citations import defang_citations
 from arborist.qa.client import ChatRequest, ChatResult, word_pieces
 
 __all__ = ["EXTRACTIVE_MODEL", "ExtractiveClient", "NO_EVIDENCE_ANSWER"]

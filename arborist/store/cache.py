@@ -21,7 +21,7 @@ from typing import Any
 
 from arborist.audit import append_event, bodies_since
 from arborist.clock import utc_now
-from arborist.db import transaction
+from arborist.db import rows_in, transaction
 from arborist.errors import BadInput, NotFound
 from arborist.hashing import CACHE_KEY_DIMENSIONS, sha256_hex
 from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, answer_hash, record_hash
@@ -256,20 +256,13 @@ def ok_record_id(conn: sqlite3.Connection, cache_key: str) -> int | None:
 def latest_states(conn: sqlite3.Connection, keys: Iterable[str]) -> dict[str, str]:
     """The state of each key's latest revision (what a tree row shows: a falsified answer
     reads as such); keys with no record here are left out."""
-    wanted = sorted(set(keys))
-    states: dict[str, str] = {}
-    for start in range(0, len(wanted), _KEYS_PER_QUERY):
-        batch = wanted[start : start + _KEYS_PER_QUERY]
-        marks = ", ".join("?" for _ in batch)
-        states.update(
-            conn.execute(
-                f"SELECT cache_key, state FROM cache_records AS r WHERE cache_key IN ({marks}) "
-                "AND revision = (SELECT max(revision) FROM cache_records "
-                "WHERE cache_key = r.cache_key)",
-                batch,
-            ).fetchall()
-        )
-    return states
+    rows = rows_in(
+        conn,
+        "SELECT cache_key, state FROM cache_records AS r WHERE cache_key IN ({marks}) "
+        "AND revision = (SELECT max(revision) FROM cache_records WHERE cache_key = r.cache_key)",
+        sorted(set(keys)),
+    )
+    return {str(key): str(state) for key, state in rows}
 
 
 def restated_since(conn: sqlite3.Connection, since: int, limit: int) -> dict[str, str] | None:
@@ -285,10 +278,6 @@ def restated_since(conn: sqlite3.Connection, since: int, limit: int) -> dict[str
         if isinstance(record, dict) and isinstance(record.get("cache_key"), str)
     ]
     return latest_states(conn, keys)
-
-
-_KEYS_PER_QUERY = 500
-"""Keys per ``IN (...)`` lookup: far below SQLite's bound-parameter limit."""
 
 
 def resolve_key(conn: sqlite3.Connection, ref: str, *, revision: int | None = None) -> CacheRecord:
