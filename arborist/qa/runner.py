@@ -1,7 +1,10 @@
 """The cache-first ask: retrieve, key, then serve a hit or pay for a miss.
 
-1. Retrieve evidence (FTS5, cheap) for the question; a follow-up also uses
-   its context (the turns above it), see :func:`arborist.store.search.retrieve`.
+1. Retrieve evidence (FTS5) for the question; a follow-up also uses its
+   context (the turns above it), see :func:`arborist.store.search.retrieve`.
+   A question asked before while the retrievable corpus has not changed
+   reads what retrieval chose then instead of ranking again
+   (:mod:`arborist.store.memo`), so a hit costs the same at any store size.
 2. Compute the eight dimensions and the cache key (:mod:`arborist.keys`).
 3. A record in state ``ok`` under that key is a **hit**: no model call,
    ``hit_count`` + 1 (bookkeeping, not committed to any hash). A hit is
@@ -32,6 +35,7 @@ from typing import Any
 from arborist.admission import Admitted, admit
 from arborist.citations import cited_labels
 from arborist.clock import utc_now
+from arborist.db import snapshot
 from arborist.errors import BadInput, IntegrityError, NoDocuments
 from arborist.keys import cache_dimensions, cache_key
 from arborist.qa.check import check_record
@@ -47,6 +51,7 @@ from arborist.store.cache import (
 )
 from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for
+from arborist.store.memo import generation, memo_key, recall, remember
 from arborist.store.proofs import verify_evidence
 from arborist.store.search import (
     DEFINITION_BONUS,
@@ -57,6 +62,7 @@ from arborist.store.search import (
     SOURCE_BONUS,
     TITLE_WEIGHT,
     Evidence,
+    recalled_evidence,
     retrieve,
     weakest_mode,
 )
@@ -150,20 +156,25 @@ def ask(
     started = time.perf_counter()
     admitted_question = admit(_normalized_question(question), allowlist=allowlist)
     question = admitted_question.text
-    evidence = retrieve(
+    policy = retrieval_policy(limit)
+    profile = client.profile()
+    memo = None
+    if use_cache and related <= 0:  # the co-access lane reads more than the corpus
+        memo = memo_key(question, context=context, sources=sources, limit=limit,
+                        retrieval=RETRIEVAL)  # fmt: skip
+        served = _serve_recalled(conn, memo, question, profile, policy, threaded)
+        if served is not None:
+            return AskResult(served, True, (time.perf_counter() - started) * 1000)
+    at, evidence = _retrieved(
         conn, question, context=context, sources=sources, limit=limit,
         related=related, related_version=related_version,
     )  # fmt: skip
-    if not evidence and not _holds_documents(conn):
-        raise NoDocuments()
-    _require_intact(evidence)
-    policy = retrieval_policy(limit)
-    profile = client.profile()
     dims = _dimensions(evidence, question, profile, policy, threaded)
     key = cache_key(dims)
     if use_cache:
         served = _serve_hit(conn, key)
         if served is not None:
+            _remember(conn, memo, at, evidence)
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
     result = client.complete(_request(question, evidence, threaded), on_token=on_token)
     admitted_answer = admit(result.text, allowlist=allowlist)
@@ -181,6 +192,7 @@ def ask(
         replace_ok=not use_cache,
         redactions=_redaction_log(question=admitted_question, answer=admitted_answer),
     )
+    _remember(conn, memo, at, evidence)
     return AskResult(record, False, (time.perf_counter() - started) * 1000)
 
 
@@ -262,6 +274,45 @@ def _require_intact(evidence: Sequence[Evidence]) -> None:
                 f"store.db: the text of {item.title!r} chunk {item.chunk_index} (E{rank + 1}) "
                 f"no longer matches its committed hash (edited after it was ingested){_TAMPERED}"
             )
+
+
+def _retrieved(conn: sqlite3.Connection, question: str, **how: Any) -> tuple[int, list[Evidence]]:
+    """The evidence for ``question`` (:func:`~arborist.store.search.retrieve` given ``how``),
+    with the corpus generation it was retrieved at; refused when it does not hold."""
+    with snapshot(conn):
+        at = generation(conn)
+        evidence = retrieve(conn, question, **how)
+    if not evidence and not _holds_documents(conn):
+        raise NoDocuments()
+    _require_intact(evidence)
+    return at, evidence
+
+
+def _serve_recalled(
+    conn: sqlite3.Connection,
+    memo: str,
+    question: str,
+    profile: Mapping[str, object],
+    policy: Mapping[str, object],
+    threaded: Sequence[tuple[str, str]],
+) -> CacheRecord | None:
+    """A hit on the evidence the memo says this question retrieves at the current generation
+    (no ranking: see :mod:`arborist.store.memo`); None when there is no such memo, or its
+    evidence leads to no ``ok`` record (the caller then retrieves afresh)."""
+    with snapshot(conn):
+        chosen = recall(conn, memo)
+        evidence = recalled_evidence(conn, chosen) if chosen else None
+    if evidence is None:
+        return None
+    _require_intact(evidence)
+    return _serve_hit(conn, cache_key(_dimensions(evidence, question, profile, policy, threaded)))
+
+
+def _remember(
+    conn: sqlite3.Connection, memo: str | None, at: int, evidence: Sequence[Evidence]
+) -> None:
+    if memo is not None and evidence:
+        remember(conn, memo, at, [(e.chunk_id, e.score) for e in evidence])
 
 
 def _serve_hit(conn: sqlite3.Connection, key: str) -> CacheRecord | None:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from arborist.audit import AUDIT_MIGRATION
 from arborist.migrations import Migration
+from arborist.store.memo import MEMO_MIGRATION_SQL
 
 __all__ = ["COLD", "HOT", "STORE_MIGRATIONS", "TIERS", "WARM", "index_chunks", "unindex_chunks"]
 
@@ -195,6 +196,9 @@ STORE_MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "fielded chunk index", _FIELDED_INDEX),
     # 4: cache_records.source_root is renamed evidence_root, what it holds.
     Migration(4, "cache records name their evidence root", _EVIDENCE_ROOT_COLUMN),
+    # 5: the retrievable corpus's generation (moved by triggers) and the retrieval memo
+    #    that lets a cache hit skip ranking while the generation stands (store/memo.py).
+    Migration(5, "retrieval memo and corpus generation", MEMO_MIGRATION_SQL),
 )
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "Evidence",
     "RETRIEVAL",
     "SearchHit",
+    "recalled_evidence",
     "retrieve",
     "search",
     "weakest_mode",
@@ -257,6 +258,17 @@ def retrieve(
         if related > 0 and evidence:
             evidence += _related_lane(conn, evidence, related, related_version)
     return evidence
+
+
+def recalled_evidence(
+    conn: sqlite3.Connection, chosen: Sequence[tuple[int, float]]
+) -> list[Evidence] | None:
+    """The evidence a retrieval chose, by chunk id and score (best first), read afresh; None
+    when one of them is no longer a hot chunk of a current document."""
+    rows = _rows(conn, [chunk_id for chunk_id, _ in chosen])
+    if len(rows) != len(chosen):
+        return None
+    return [_evidence((*rows[chunk_id], score)) for chunk_id, score in chosen]
 
 
 def _query_terms(own_words: Sequence[str], found: Sequence[str]) -> list[str]:

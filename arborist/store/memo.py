@@ -1,0 +1,123 @@
+"""What retrieval chose, remembered per question until the retrievable corpus changes.
+
+Retrieval is a pure function of the question (with its context and limit)
+and of what the index can return: the hot chunks of current documents, their
+texts and their documents' titles. ``store_generation`` counts changes to
+that corpus: triggers on ``documents`` (a version added, superseded or
+renamed) and ``chunks`` (a tier move, a rehydration, an edit, a deletion)
+move it inside the writing transaction, so no code path can change what
+retrieval would return without moving it. Chunks are only ever inserted with
+their document, whose insert moves it.
+
+A memo row says: at generation G, this question retrieved these chunks (by
+id, with their scores). While the generation is still G, retrieving again
+would return exactly the same list, so the hit path reads the list instead
+of ranking every match in the index, and a hit costs the same at any store
+size. Nothing about the memo is trusted: the rows it names are re-read and
+their texts re-hashed like any retrieval's, and the runner serves a memo's
+evidence only when it leads to an ``ok`` record; otherwise it retrieves afresh.
+
+The memo's key holds everything retrieval reads besides the corpus, and the
+retrieval's name and arborist's version, so a changed rule never reads an
+old list. Rows of past generations are deleted as new ones are written.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+from arborist._version import __version__
+from arborist.db import transaction
+from arborist.hashing import canonical_json, sha256_hex
+
+__all__ = ["MEMO_MIGRATION_SQL", "generation", "memo_key", "recall", "remember"]
+
+MEMO_MIGRATION_SQL = """
+CREATE TABLE store_generation (
+    id         INTEGER PRIMARY KEY CHECK (id = 1),
+    generation INTEGER NOT NULL
+);
+INSERT INTO store_generation (id, generation) VALUES (1, 0);
+
+CREATE TRIGGER documents_insert_moves_generation AFTER INSERT ON documents
+BEGIN UPDATE store_generation SET generation = generation + 1; END;
+CREATE TRIGGER documents_update_moves_generation AFTER UPDATE ON documents
+BEGIN UPDATE store_generation SET generation = generation + 1; END;
+CREATE TRIGGER documents_delete_moves_generation AFTER DELETE ON documents
+BEGIN UPDATE store_generation SET generation = generation + 1; END;
+CREATE TRIGGER chunks_update_moves_generation AFTER UPDATE ON chunks
+BEGIN UPDATE store_generation SET generation = generation + 1; END;
+CREATE TRIGGER chunks_delete_moves_generation AFTER DELETE ON chunks
+BEGIN UPDATE store_generation SET generation = generation + 1; END;
+
+CREATE TABLE retrieval_memo (
+    memo_key   TEXT PRIMARY KEY,
+    generation INTEGER NOT NULL,
+    evidence   TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX retrieval_memo_generation ON retrieval_memo (generation);
+"""
+
+
+def memo_key(
+    question: str,
+    *,
+    context: Sequence[str],
+    sources: Sequence[str],
+    limit: int,
+    retrieval: str,
+) -> str:
+    """The memo's key: every input of retrieval besides the corpus, and the code's identity."""
+    return sha256_hex(
+        canonical_json(
+            {
+                "question": question,
+                "context": list(context),
+                "sources": list(sources),
+                "limit": limit,
+                "retrieval": retrieval,
+                "arborist": __version__,
+            }
+        )
+    )
+
+
+def generation(conn: sqlite3.Connection) -> int:
+    """The retrievable corpus's generation now (moved by every change to it)."""
+    return int(conn.execute("SELECT generation FROM store_generation").fetchone()[0])
+
+
+def recall(conn: sqlite3.Connection, key: str) -> list[tuple[int, float]] | None:
+    """The chunk ids (with scores, best first) the key retrieved at the current generation;
+    None when there is no such row, it is of an older generation, or it does not parse."""
+    row = conn.execute(
+        "SELECT m.evidence FROM retrieval_memo AS m JOIN store_generation AS g "
+        "ON g.generation = m.generation WHERE m.memo_key = ?",
+        (key,),
+    ).fetchone()
+    if row is None:
+        return None
+    try:
+        items = json.loads(row[0])
+        chosen = [(int(chunk_id), float(score)) for chunk_id, score in items]
+    except (TypeError, ValueError):  # an edited row is only a missing one
+        return None
+    return chosen or None
+
+
+def remember(
+    conn: sqlite3.Connection, key: str, at: int, chosen: Sequence[tuple[int, float]]
+) -> None:
+    """Record that ``key`` retrieved ``chosen`` at generation ``at``, dropping rows of older
+    generations. Commits; does nothing when the corpus has moved on since ``at``."""
+    with transaction(conn):
+        if generation(conn) != at:
+            return
+        conn.execute("DELETE FROM retrieval_memo WHERE generation < ?", (at,))
+        conn.execute(
+            "INSERT OR REPLACE INTO retrieval_memo (memo_key, generation, evidence) "
+            "VALUES (?, ?, ?)",
+            (key, at, json.dumps([[chunk_id, score] for chunk_id, score in chosen])),
+        )
