@@ -59,6 +59,8 @@ BOOKKEEPING: dict[tuple[str, str], str] = {
     ("store", "record_session.*"): "co-access rows: a behavioural signal (ARBORIST_COACCESS=1)",
     ("store", "related_hashes.*"): "related-sources index, rebuilt from record_session",
     ("store", "related_builds.*"): "when that index was last rebuilt",
+    ("store", "retrieval_memo.*"): "what retrieval chose per question, for hits (a hint)",
+    ("store", "store_generation.*"): "the count of corpus changes that voids the memo",
     ("sessions", "sessions.current_bates"): 'a session\'s "you are here" pointer',
     ("sessions", "sessions.next_seq"): "the next seq to hand out (UNIQUE bates guards reuse)",
     ("sessions", "sessions.updated_at"): "when a session last changed",

@@ -158,8 +158,8 @@ def ask(
     question = admitted_question.text
     policy = retrieval_policy(limit)
     profile = client.profile()
-    memo = None
-    if use_cache and related <= 0:  # the co-access lane reads more than the corpus
+    memo = None  # the co-access lane reads more than the corpus: no memo with it
+    if use_cache and related <= 0:
         memo = memo_key(question, context=context, sources=sources, limit=limit,
                         retrieval=RETRIEVAL)  # fmt: skip
         served = _serve_recalled(conn, memo, question, profile, policy, threaded)
@@ -180,18 +180,10 @@ def ask(
     admitted_answer = admit(result.text, allowlist=allowlist)
     meta = {"model": result.model, "finish_reason": result.finish_reason, **result.raw}
     record = _write_record(
-        conn,
-        key,
-        dims,
-        question,
-        admitted_answer.text,
-        evidence,
-        profile,
-        policy,
-        _admitted_json(meta, allowlist),
-        replace_ok=not use_cache,
+        conn, key, dims, question, admitted_answer.text, evidence, profile, policy,
+        _admitted_json(meta, allowlist), replace_ok=not use_cache,
         redactions=_redaction_log(question=admitted_question, answer=admitted_answer),
-    )
+    )  # fmt: skip
     _remember(conn, memo, at, evidence)
     return AskResult(record, False, (time.perf_counter() - started) * 1000)
 

@@ -56,7 +56,7 @@ CREATE TABLE retrieval_memo (
     memo_key   TEXT PRIMARY KEY,
     generation INTEGER NOT NULL,
     evidence   TEXT NOT NULL
-) WITHOUT ROWID;
+);
 CREATE INDEX retrieval_memo_generation ON retrieval_memo (generation);
 """
 
