@@ -34,7 +34,7 @@ from arborist.audit import (
     holds_event,
 )
 from arborist.db import connect, require_writable
-from arborist.errors import BadInput, DamagedDatabase, NotFound, StorageError
+from arborist.errors import BadInput, DamagedDatabase, ModelError, NotFound, StorageError
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.bates import is_bates
 from arborist.forest.reads import first_turn, reusable_turn
@@ -60,6 +60,7 @@ from arborist.migrations import Migration, open_database
 from arborist.pathref import load_or_create_key, redact_path
 from arborist.qa.check import AnswerCheck, check_record
 from arborist.qa.client import ChatClient
+from arborist.qa.embeddings import EmbeddingsClient, select_embedder
 from arborist.qa.models import select_client
 from arborist.qa.runner import AskResult, ask
 from arborist.store import STORE_MIGRATIONS, coaccess
@@ -87,6 +88,7 @@ from arborist.store.loaders import LoadedDocument, discover, load_path
 from arborist.store.search import SearchHit, search
 from arborist.store.stats import store_counts
 from arborist.store.tiers import TierChange, evict, rehydrate
+from arborist.store.vectors import EmbedReport, embed_missing
 from arborist.store.verify import StoreVerification, verify_store
 
 if sys.version_info >= (3, 11):
@@ -346,6 +348,41 @@ class Arborist:
         """
         return select_client(name, config=self.config, timeout=timeout, retries=retries)
 
+    def embedder(self) -> EmbeddingsClient | None:
+        """The embedding model configured (``ARBORIST_EMBED_*``, else ``[embeddings]`` or a
+        ``[models.NAME]`` of kind embeddings in config.toml), else None: retrieval is lexical."""
+        return select_embedder(self.config)
+
+    def embedder_profile(self) -> dict[str, object]:
+        """The configured embedding model's profile (empty when there is none)."""
+        embedder = self.embedder()
+        return {} if embedder is None else embedder.profile()
+
+    def embed(self, *, track: Track[Any] = _untracked) -> EmbedReport:
+        """Embed every searchable chunk that has no vector under the configured model
+        (``track`` wraps the batches, one request each)."""
+        embedder = self.embedder()
+        if embedder is None:
+            raise BadInput(
+                "no embedding model is configured: set ARBORIST_EMBED_BASE_URL and "
+                "ARBORIST_EMBED_MODEL, or [embeddings] base_url and model in config.toml"
+            )
+        return embed_missing(self.store_conn, embedder, track=track)
+
+    def _embed_ingested(self, results: Sequence[IngestResult]) -> None:
+        """Ingest embeds as it goes when a model is configured: the new chunks of the
+        documents just stored (an unchanged chunk's vector is already there)."""
+        embedder = self.embedder()
+        if embedder is None or not results:
+            return
+        try:
+            embed_missing(self.store_conn, embedder, documents=[r.document.id for r in results])
+        except ModelError as exc:
+            raise ModelError(
+                f"{exc} (the documents are stored; run `arborist embed` when the embedding "
+                "server answers)"
+            ) from exc
+
     # --- documents --------------------------------------------------------------------------
 
     def ingest(
@@ -373,13 +410,17 @@ class Arborist:
             for doc, name in zip(loaded, names, strict=True)
         ]
         del loaded  # what is stored is the admitted text: the loaded one can go
-        return [store_document(self.store_conn, doc) for doc in prepared]
+        results = [store_document(self.store_conn, doc) for doc in prepared]
+        self._embed_ingested(results)
+        return results
 
     def ingest_demo(self, *, track: Track[Any] = _untracked) -> list[IngestResult]:
         """Ingest the built-in corpus: the standard library's own pydoc text, offline."""
         allowlist = self.allowlist
         prepared = [prepare_document(doc, allowlist=allowlist) for doc in demo_corpus()]
-        return [store_document(self.store_conn, doc) for doc in track(prepared)]
+        results = [store_document(self.store_conn, doc) for doc in track(prepared)]
+        self._embed_ingested(results)
+        return results
 
     def search(self, query: str, *, limit: int = 10) -> list[SearchHit]:
         """Full-text search over hot chunks and core records, each hit with its audit mode."""
@@ -443,6 +484,7 @@ class Arborist:
             allowlist=self.allowlist,
             related=RELATED_LANE if related else 0,
             related_version=version,
+            embedder=self.embedder(),
         )
 
     def record(self, ref: str, *, revision: int | None = None) -> CacheRecord:

@@ -35,6 +35,7 @@ SUBCOMMANDS = {
     "derive": "derive_command",
     "ask": "ask_command",
     "related": "related_command",
+    "embed": "embed_command",
     "session": "session_command",
     "verify": "verify_command",
     "stats": "stats_command",

@@ -30,6 +30,7 @@ __all__ = [
     "ask_command",
     "chain_check",
     "derive_command",
+    "embed_command",
     "evict_command",
     "ingest",
     "providence_group",
@@ -179,6 +180,31 @@ def ingest(
             results += app.ingest(sources, include=include, exclude=exclude, track=_tqdm_track)
     _show(
         as_json, lambda: [views.ingest_json(r) for r in results], lambda: views.ingest_text(results)
+    )
+
+
+def _tqdm_batches(items: Any) -> Any:
+    items = list(items)
+    return tqdm(items, desc="embed", unit="batch", disable=None, file=sys.stderr)
+
+
+@click.command("embed")
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+@click.pass_context
+def embed_command(ctx: click.Context, as_json: bool) -> None:
+    """Embed every searchable chunk that has no vector yet under the configured model.
+
+    The model: ARBORIST_EMBED_BASE_URL and ARBORIST_EMBED_MODEL (key:
+    ARBORIST_EMBED_API_KEY), or [embeddings] in config.toml. One request per
+    batch_size chunks; a chunk already embedded (by its text) costs none.
+    """
+    with _app(ctx) as app:
+        report = app.embed(track=_tqdm_batches)
+        profile = app.embedder_profile()
+    _show(
+        as_json,
+        lambda: views.embed_json(report, profile),
+        lambda: views.embed_text(report, profile),
     )
 
 

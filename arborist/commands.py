@@ -502,6 +502,18 @@ def _ingest(desk: Desk, args: argparse.Namespace) -> Outcome:
     return Outcome(shown.text, shown.json, changed=True)
 
 
+@_command("embed", "embed the chunks that have no vector under the configured model", JSON)
+def _embed(desk: Desk, args: argparse.Namespace) -> Outcome:
+    report = desk.app.embed(track=desk.track)
+    profile = desk.app.embedder_profile()
+    shown = _either(
+        args,
+        lambda: views.embed_text(report, profile),
+        lambda: views.embed_json(report, profile),
+    )
+    return Outcome(shown.text, shown.json, changed=True)
+
+
 @_command(
     "search",
     "search the documents",

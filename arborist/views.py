@@ -27,6 +27,7 @@ from arborist.store.documents import IngestResult
 from arborist.store.schema import TIERS
 from arborist.store.search import SearchHit
 from arborist.store.tiers import TierChange
+from arborist.store.vectors import EmbedReport
 from arborist.terminal import inert
 
 __all__ = [
@@ -35,6 +36,8 @@ __all__ = [
     "chain_check_json",
     "chain_check_text",
     "derived_text",
+    "embed_json",
+    "embed_text",
     "evicted_text",
     "export_jsonl",
     "falsified_text",
@@ -186,6 +189,32 @@ def ingest_text(results: Sequence[IngestResult], *, each: bool = True) -> str:
     return "\n".join(lines)
 
 
+def embed_text(report: EmbedReport, profile: Mapping[str, object]) -> str:
+    """What ``embed`` did: chunks embedded now, requests, vectors held, and the model."""
+    server = f" at {profile['server']}" if profile.get("server") else ""
+    return (
+        f"embedded {report.embedded} chunk(s) in {report.requests} request(s); "
+        f"{report.held} vector(s) held for {field(str(profile.get('model')))}{server}"
+    )
+
+
+def embed_json(report: EmbedReport, profile: Mapping[str, object]) -> dict[str, Any]:
+    return {
+        "embedded": report.embedded,
+        "requests": report.requests,
+        "held": report.held,
+        "profile": dict(profile),
+    }
+
+
+def _lanes(record: CacheRecord) -> list[str]:
+    """Which lane found each evidence item, when the record was retrieved hybrid."""
+    lanes = record.response.get("retrieval_lanes")
+    if isinstance(lanes, list) and len(lanes) == len(record.evidence):
+        return [f"  [{field(lane)}]" if isinstance(lane, str) else "" for lane in lanes]
+    return [""] * len(record.evidence)
+
+
 def ingest_json(result: IngestResult) -> dict[str, Any]:
     d = result.document
     return {
@@ -291,10 +320,11 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
     ]
     if not record.evidence:
         lines.append("  (no evidence retrieved)")
-    for item in record.evidence:
+    for item, lane in zip(record.evidence, _lanes(record), strict=True):
         mark = "*" if item.cited else " "
         lines.append(
-            f"  {item.label}{mark} {field(item.title)}  (chunk {item.chunk_index})  {field(item.uri)}"
+            f"  {item.label}{mark} {field(item.title)}  (chunk {item.chunk_index})  "
+            f"{field(item.uri)}{lane}"
         )
     return "\n".join(lines)
 

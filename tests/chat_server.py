@@ -22,15 +22,24 @@ answers on its own: it quotes the first evidence header of the prompt
 (``[E1 | title | uri]``) in a short answer, streamed if the request asked for
 a stream. Every request, on any path, is recorded in ``received`` and counted
 by ``requests`` (so "a cache hit sends zero requests" is ``requests == 0``).
+
+It also serves ``POST /v1/embeddings``: unscripted, each input text becomes
+:func:`ngram_vector` (hashed character n-grams of its words, normalized: the
+same text always gives the same vector, and texts sharing word pieces are
+near), so a test, or ``bench/quality.py``, has a deterministic embedding model
+on loopback. ``embeddings(...)`` scripts a reply of given vectors, to test what
+the client refuses (too few, wrong dimensions, NaN).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -45,9 +54,11 @@ __all__ = [
     "Reply",
     "chat_server",
     "completion",
+    "embeddings",
     "error_reply",
     "hang_up",
     "json_reply",
+    "ngram_vector",
     "raw_reply",
     "silent",
     "slow",
@@ -56,6 +67,49 @@ __all__ = [
 ]
 
 ROUTE = "/v1/chat/completions"
+EMBED_ROUTE = "/v1/embeddings"
+NGRAM_DIMENSIONS = 384
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
 _HEADER = re.compile(r"\[E[0-9]+ \|[^\[\]\n]*\]")
 
 
@@ -247,6 +301,58 @@ def silent() -> Reply:
     return Reply(delay=3600.0)
 
 
+def ngram_vector(text: str, dimensions: int = NGRAM_DIMENSIONS) -> list[float]:
+    """A deterministic stand-in for an embedding model: each word (lowercased, common
+    function words dropped) adds its character 3- and 4-grams (with the word's edges
+    marked) into ``dimensions`` buckets by CRC-32, with a sign from the same hash; counts
+    are damped (log), and the vector normalized. "inserting" and "insert" share most of
+    their pieces, so they land near each other; a text with no word is a unit vector."""
+    counts: dict[int, float] = {}
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        if word in _STOP:
+            continue
+        padded = f"<{word}>"
+        for size in (3, 4):
+            for start in range(len(padded) - size + 1):
+                code = zlib.crc32(padded[start : start + size].encode("utf-8"))
+                bucket = (code >> 1) % dimensions
+                counts[bucket] = counts.get(bucket, 0.0) + (1.0 if code & 1 else -1.0)
+    vector = [0.0] * dimensions
+    for bucket, count in counts.items():
+        vector[bucket] = math.copysign(math.log1p(abs(count)), count)
+    norm = math.sqrt(sum(v * v for v in vector))
+    if norm == 0:
+        vector[0], norm = 1.0, 1.0
+    return [v / norm for v in vector]
+
+
+def embeddings(vectors: Sequence[Sequence[float]], *, model: str = "test-embed") -> Reply:
+    """An embeddings reply carrying exactly ``vectors`` (NaN is written as JSON's NaN)."""
+    return json_reply(
+        {
+            "object": "list",
+            "model": model,
+            "data": [
+                {"object": "embedding", "index": i, "embedding": list(v)}
+                for i, v in enumerate(vectors)
+            ],
+            "usage": {"prompt_tokens": 1, "total_tokens": 1},
+        }
+    )
+
+
+def _default_embeddings(request: RecordedRequest) -> Reply:
+    """The unscripted embeddings: :func:`ngram_vector` of each input, in order."""
+    body = request.body if isinstance(request.body, dict) else {}
+    texts = body.get("input")
+    if isinstance(texts, str):
+        texts = [texts]
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        return error_reply(400, "input must be a string or a list of strings")
+    model = body.get("model") if isinstance(body.get("model"), str) else "test-embed"
+    return embeddings([ngram_vector(t) for t in texts], model=str(model))
+
+
 def slow(seconds: float, reply: Reply | None = None) -> Reply:
     """``reply`` (default: a plain completion) after ``seconds`` of silence."""
     return replace(reply or completion("late answer"), delay=seconds)
@@ -334,6 +440,8 @@ class ChatServer(ThreadingHTTPServer):
         self.errors: list[str] = []
         self.stopping = threading.Event()
         self._script: deque[ReplySource] = deque()
+        self.embedded = 0
+        """How many texts ``/v1/embeddings`` was asked to embed, over all requests."""
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -347,6 +455,12 @@ class ChatServer(ThreadingHTTPServer):
         """How many requests arrived, on any path."""
         with self._lock:
             return len(self.received)
+
+    @property
+    def embed_requests(self) -> int:
+        """How many requests went to ``/v1/embeddings``."""
+        with self._lock:
+            return sum(1 for r in self.received if r.path == EMBED_ROUTE)
 
     def script(self, *replies: ReplySource) -> None:
         """Queue replies for the next requests, in order (a callable builds one from the request)."""
@@ -363,10 +477,15 @@ class ChatServer(ThreadingHTTPServer):
         """Record ``request`` and choose its reply."""
         with self._lock:
             self.received.append(request)
-            if request.path != ROUTE:
+            if request.path == EMBED_ROUTE and isinstance(request.body, dict):
+                texts = request.body.get("input")
+                self.embedded += len(texts) if isinstance(texts, list) else 1
+            if request.path not in (ROUTE, EMBED_ROUTE):
                 source: ReplySource = error_reply(404, f"no route {request.path}")
             elif self._script:
                 source = self._script.popleft()
+            elif request.path == EMBED_ROUTE:
+                source = _default_embeddings
             else:
                 source = _default_reply
         return source(request) if callable(source) else source

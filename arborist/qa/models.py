@@ -172,7 +172,9 @@ def _from_profile(
     if provider not in _PROFILE_KEYS:
         raise BadInput(f"{where}: provider must be openai, extractive or stub, not {provider!r}")
     assert isinstance(provider, str)
-    unknown = sorted(set(profile) - _PROFILE_KEYS[provider])
+    if profile.get("kind", "chat") != "chat":
+        raise BadInput(f"{where} is of kind {profile.get('kind')!r}: it does not answer questions")
+    unknown = sorted(set(profile) - _PROFILE_KEYS[provider] - {"kind"})
     if unknown:
         raise BadInput(f"{where}: unknown setting {unknown[0]!r} for provider {provider}")
     if provider == "extractive":

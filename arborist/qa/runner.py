@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arborist.admission import Admitted, admit
+from arborist.analysis import stands_alone
 from arborist.citations import cited_labels
 from arborist.clock import utc_now
 from arborist.db import snapshot
@@ -55,36 +56,64 @@ from arborist.store.memo import generation, memo_key, recall, remember
 from arborist.store.proofs import verify_evidence
 from arborist.store.search import (
     DEFINITION_BONUS,
+    HYBRID,
+    LEXICAL_WEIGHT,
     MAX_CONTEXT_WORDS,
     POOL,
     RETRIEVAL,
     RETRIEVAL_LIMIT,
+    RRF_K,
     SOURCE_BONUS,
     TITLE_WEIGHT,
+    VECTOR_POOL,
+    VECTOR_WEIGHT,
     Evidence,
+    VectorQuery,
     recalled_evidence,
     retrieve,
     weakest_mode,
 )
+from arborist.store.vectors import Embedder, profile_key
 
 __all__ = [
     "AskResult",
     "POLICY",
     "ask",
     "retrieval_policy",
+    "vector_query",
 ]
 
 POLICY_VERSION = "p2"
 
 
-def retrieval_policy(limit: int = RETRIEVAL_LIMIT) -> dict[str, object]:
+def retrieval_policy(
+    limit: int = RETRIEVAL_LIMIT, embedding: Mapping[str, object] | None = None
+) -> dict[str, object]:
     """The governance policy of an ask: how evidence is chosen and cited.
 
     Every rule that can change which chunks are retrieved is named here
     (the algorithm, its field weights, pool and bonus), so a changed rule is a
     new ``governance_policy_hash`` and old answers miss instead of being
-    served under rules they were not retrieved by.
+    served under rules they were not retrieved by. With an ``embedding``
+    profile (hybrid retrieval) the policy also holds that profile (model,
+    dimensions, server; never a credential) and the fusion's parameters, so
+    switching the embedding model, or hybrid on or off, is a miss; without
+    one the policy is exactly what it was before hybrid retrieval existed.
     """
+    policy = _lexical_policy(limit)
+    if embedding is not None:
+        policy["hybrid"] = {
+            "fusion": HYBRID,
+            "embedding": dict(embedding),
+            "rrf_k": RRF_K,
+            "vector_pool": VECTOR_POOL,
+            "lexical_weight": str(LEXICAL_WEIGHT),
+            "vector_weight": str(VECTOR_WEIGHT),
+        }
+    return policy
+
+
+def _lexical_policy(limit: int) -> dict[str, object]:
     return {
         "policy_version": POLICY_VERSION,
         "retrieval": RETRIEVAL,
@@ -142,32 +171,34 @@ def ask(
     allowlist: Sequence[str] = (),
     related: int = 0,
     related_version: str = "",
+    embedder: Embedder | None = None,
 ) -> AskResult:
     """Answer ``question`` from the cache if an ``ok`` record matches, else from ``client``.
 
-    ``threaded`` (earlier question/answer pairs, oldest first) goes into the
-    prompt before the question, and its hash into the key's conversation_hash.
-    Admission comes first: secrets in the question become typed placeholders
-    before anything is retrieved, hashed, sent or stored, and so do secrets in
-    the model's answer before it is stored. ``related`` > 0 adds up to that
-    many co-accessed chunks (index ``related_version``) as a second evidence
-    lane; see :func:`arborist.store.search.retrieve`.
-    """
+    ``threaded`` (earlier question/answer pairs, oldest first) goes into the prompt
+    before the question, and its hash into the key's conversation_hash. Admission comes
+    first: secrets in the question become typed placeholders before anything is
+    retrieved, hashed, sent or stored, and so do secrets in the answer before it is
+    stored. ``related`` > 0 adds up to that many co-accessed chunks (index
+    ``related_version``) as a lane; see :func:`arborist.store.search.retrieve`. With an
+    ``embedder`` retrieval is hybrid: the question is embedded (one request, none on a
+    memo hit), a vector lane is fused in, and the profile is in the policy (the key)."""
     started = time.perf_counter()
     admitted_question = admit(_normalized_question(question), allowlist=allowlist)
     question = admitted_question.text
-    policy = retrieval_policy(limit)
-    profile = client.profile()
+    embedding = embedder.profile() if embedder is not None else None
+    policy, profile = retrieval_policy(limit, embedding), client.profile()
     memo = None  # the co-access lane reads more than the corpus: no memo with it
     if use_cache and related <= 0:
         memo = memo_key(question, context=context, sources=sources, limit=limit,
-                        retrieval=RETRIEVAL)  # fmt: skip
+                        retrieval=_retrieval_name(embedding))  # fmt: skip
         served = _serve_recalled(conn, memo, question, profile, policy, threaded)
         if served is not None:
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
     at, evidence = _retrieved(
         conn, question, context=context, sources=sources, limit=limit,
         related=related, related_version=related_version,
+        vectors=vector_query(embedder, question, context, sources),
     )  # fmt: skip
     dims = _dimensions(evidence, question, profile, policy, threaded)
     key = cache_key(dims)
@@ -178,7 +209,7 @@ def ask(
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
     result = client.complete(_request(question, evidence, threaded), on_token=on_token)
     admitted_answer = admit(result.text, allowlist=allowlist)
-    meta = {"model": result.model, "finish_reason": result.finish_reason, **result.raw}
+    meta = _meta(result.model, result.finish_reason, result.raw, evidence, embedder)
     record = _write_record(
         conn, key, dims, question, admitted_answer.text, evidence, profile, policy,
         _admitted_json(meta, allowlist), replace_ok=not use_cache,
@@ -186,6 +217,44 @@ def ask(
     )  # fmt: skip
     _remember(conn, memo, at, evidence)
     return AskResult(record, False, (time.perf_counter() - started) * 1000)
+
+
+def _meta(
+    model: str,
+    finish: str | None,
+    raw: Mapping[str, object],
+    evidence: Sequence[Evidence],
+    embedder: Embedder | None,
+) -> dict[str, object]:
+    """The response metadata stored with a record; a hybrid ask adds which lane found each
+    evidence item (E1 first), a lexical one adds nothing (its bytes are as they were)."""
+    meta = {"model": model, "finish_reason": finish, **raw}
+    if embedder is not None:
+        meta["retrieval_lanes"] = [e.lane for e in evidence]
+    return meta
+
+
+def _retrieval_name(embedding: Mapping[str, object] | None) -> str:
+    """The retrieval's name in the memo's key: the lexical one, or with the fusion and the
+    embedding profile's key (vectors of another model rank otherwise)."""
+    if embedding is None:
+        return RETRIEVAL
+    return f"{RETRIEVAL}+{HYBRID}+{profile_key(dict(embedding))}"
+
+
+def vector_query(
+    embedder: Embedder | None,
+    question: str,
+    context: Sequence[str] = (),
+    sources: Sequence[str] = (),
+) -> VectorQuery | None:
+    """The question's vector (a follow-up's with its nearest turn above), or None."""
+    if embedder is None:
+        return None
+    text = question
+    if (context or sources) and not stands_alone(question) and context:
+        text = f"{question}\n{context[0]}"
+    return VectorQuery(profile_key(embedder.profile()), embedder.embed([text])[0])
 
 
 def _dimensions(

@@ -171,8 +171,17 @@ class CacheRecord:
             "hit_count": self.hit_count,
             "last_hit_at": self.last_hit_at,
             "created_at": self.created_at,
-            "evidence": [item.as_json() for item in self.evidence],
+            "evidence": self._evidence_json(),
         }
+
+    def _evidence_json(self) -> list[dict[str, Any]]:
+        """Each evidence item's JSON; a hybrid record's items also say which lane found them."""
+        items = [item.as_json() for item in self.evidence]
+        lanes = self.response.get("retrieval_lanes")
+        if isinstance(lanes, list) and len(lanes) == len(items):
+            for item, lane in zip(items, lanes, strict=True):
+                item["lane"] = lane
+        return items
 
 
 # --- reading ---------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from arborist.audit import AUDIT_MIGRATION
 from arborist.migrations import Migration
 from arborist.store.memo import MEMO_MIGRATION_SQL
+from arborist.store.vector_schema import VECTORS_MIGRATION_SQL
 
 __all__ = ["COLD", "HOT", "STORE_MIGRATIONS", "TIERS", "WARM", "index_chunks", "unindex_chunks"]
 
@@ -199,6 +200,9 @@ STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 5: the retrievable corpus's generation (moved by triggers) and the retrieval memo
     #    that lets a cache hit skip ranking while the generation stands (store/memo.py).
     Migration(5, "retrieval memo and corpus generation", MEMO_MIGRATION_SQL),
+    # 6: chunk vectors by leaf and embedding profile, for the hybrid lane (store/vectors.py);
+    #    their triggers move the corpus generation as documents and chunks do.
+    Migration(6, "chunk vectors for hybrid retrieval", VECTORS_MIGRATION_SQL),
 )
 
 

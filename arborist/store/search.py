@@ -37,12 +37,15 @@ from arborist.store.coaccess import related_edges
 from arborist.store.documents import proofs_for
 from arborist.store.proofs import verify_evidence
 from arborist.store.schema import HOT
+from arborist.store.vectors import Matrix, nearest
 
 __all__ = [
     "AUDIT_MODES",
     "Evidence",
+    "HYBRID",
     "RETRIEVAL",
     "SearchHit",
+    "VectorQuery",
     "recalled_evidence",
     "retrieve",
     "search",
@@ -75,6 +78,26 @@ MAX_CONTEXT_WORDS = 16
 RETRIEVAL = "fts5-bm25f-any-term-v2"
 """The retrieval algorithm's name in the governance policy: change it with any rule above."""
 
+HYBRID = "rrf-v1"
+"""The fusion's name in the governance policy (with an embedding model configured only)."""
+
+RRF_K = 60
+"""Reciprocal rank fusion: a chunk at rank r of a lane gains weight / (RRF_K + r)."""
+
+VECTOR_POOL = 40
+"""How many nearest chunks the vector lane offers to the fusion."""
+
+LEXICAL_HEAD = 3
+"""The lexical lane's first chunks keep their places at the head of the fused list (BM25 with
+the definition bonus is most often right at its top); the fusion orders the rest."""
+
+LEXICAL_WEIGHT = 1.0
+VECTOR_WEIGHT = 1.0
+"""Each lane's weight in the fusion."""
+
+LANES = ("lexical", "vector", "both", "related")
+"""Where an evidence item came from: the FTS5 lane, the vector lane, both, or co-access."""
+
 SNIPPET_TOKENS = 16
 
 
@@ -101,6 +124,7 @@ class Evidence:
     leaf: str
     text: str
     score: float
+    lane: str = "lexical"
 
     @property
     def ref(self) -> EvidenceRef:
@@ -109,6 +133,15 @@ class Evidence:
     @property
     def audit_mode(self) -> str:
         return "HYBRID" if self.kind == "core" or self.rehydrated else "STRICT"
+
+
+@dataclass(frozen=True)
+class VectorQuery:
+    """The vector lane's half of a hybrid retrieval: the embedding profile's key (vectors
+    are stored under it) and the question's normalized vector under that profile."""
+
+    profile: str
+    vector: Matrix
 
 
 @dataclass(frozen=True)
@@ -207,6 +240,7 @@ def retrieve(
     limit: int = RETRIEVAL_LIMIT,
     related: int = 0,
     related_version: str = "",
+    vectors: VectorQuery | None = None,
 ) -> list[Evidence]:
     """The ``limit`` best hot chunks for ``question``, best first (see :data:`RETRIEVAL`).
 
@@ -230,11 +264,9 @@ def retrieve(
        chunks of the documents the thread cited (``sources``, by title) gain
        :data:`SOURCE_BONUS`.
 
-    Deterministic: equal scores fall back to chunk id. The context enters no
-    hash; different evidence makes a different key anyway. With ``related``
-    > 0, a second lane follows: up to that many hot chunks co-accessed with
-    the first lane's (index ``related_version``, best ``freq_score`` first).
-    """
+    Deterministic: ties fall back to chunk id. ``vectors`` fuses a vector lane in
+    (:func:`_fuse`); ``related`` > 0 then adds up to that many hot chunks co-accessed
+    with those (index ``related_version``, best ``freq_score`` first)."""
     asked = read_question(question)
     own = _query_terms(asked.words, asked.identifiers)
     if not own:
@@ -247,14 +279,15 @@ def retrieve(
         extra = extra[:MAX_CONTEXT_WORDS]
     match = fts_match_any(own + extra[: max(0, MAX_QUERY_TERMS - len(own))])
     with snapshot(conn):  # what was ranked is what is read, whoever writes meanwhile
-        pool = _best_chunks(conn, match, POOL)
         evidence = _rerank(
-            pool,
+            _best_chunks(conn, match, POOL),
             asked,
             set() if follow_up else _context_words(context, asked),
             frozenset(sources) if follow_up else frozenset(),
-            limit,
+            limit if vectors is None else POOL,
         )
+        if vectors is not None:
+            evidence = _fuse(conn, evidence, vectors, limit)
         if related > 0 and evidence:
             evidence += _related_lane(conn, evidence, related, related_version)
     return evidence
@@ -306,6 +339,33 @@ def _rerank(
         ranked.append((-round(score, 9), -ties, item.chunk_id, item))
     ranked.sort(key=lambda entry: entry[:3])
     return [replace(item, score=-key) for key, _, _, item in ranked[:limit]]
+
+
+def _fuse(
+    conn: sqlite3.Connection, lexical: Sequence[Evidence], vectors: VectorQuery, limit: int
+) -> list[Evidence]:
+    """Reciprocal rank fusion of the lexical order (BM25 and bonuses, best first) and the
+    vector lane's (cosine, best first): each chunk scores the sum over the lanes that hold
+    it of ``weight / (RRF_K + rank)``, except that the first :data:`LEXICAL_HEAD` lexical
+    chunks keep the head; ties by lexical rank, then chunk id. Each item keeps the lane it
+    came from (``both`` when the two found it)."""
+    near = nearest(conn, vectors.profile, vectors.vector, VECTOR_POOL)
+    lexical_rank = {e.chunk_id: rank for rank, e in enumerate(lexical, start=1)}
+    vector_rank = {chunk_id: rank for rank, (chunk_id, _) in enumerate(near, start=1)}
+    found = {e.chunk_id: e for e in lexical}
+    rows = _rows(conn, [chunk_id for chunk_id in vector_rank if chunk_id not in found])
+    for chunk_id, row in rows.items():
+        found[chunk_id] = _evidence((*row, 0.0))
+    ranked = []
+    for chunk_id, item in found.items():
+        at_l, at_v = lexical_rank.get(chunk_id), vector_rank.get(chunk_id)
+        score = (LEXICAL_WEIGHT / (RRF_K + at_l) if at_l else 0.0) + (
+            VECTOR_WEIGHT / (RRF_K + at_v) if at_v else 0.0
+        )
+        lane = "both" if at_l and at_v else "lexical" if at_l else "vector"
+        ranked.append((-round(score, 9), at_l or len(found) + 1, chunk_id, lane, item))
+    ranked.sort(key=lambda entry: (entry[1] > LEXICAL_HEAD, *entry[:3]))
+    return [replace(item, score=-key, lane=lane) for key, _, _, lane, item in ranked[:limit]]
 
 
 def _bonus(definition: Definition, strong: bool) -> float:
@@ -360,7 +420,7 @@ def _related_lane(
     for edge in related_edges(conn, leaves, version=version):
         row = conn.execute(_LEAF_QUERY, (edge.related_hash,)).fetchone()
         if row is not None:
-            lane.append(_evidence(row))
+            lane.append(replace(_evidence(row), lane="related"))
             if len(lane) == count:
                 break
     return lane

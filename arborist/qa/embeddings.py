@@ -1,0 +1,301 @@
+"""The embeddings client: ``POST /embeddings`` on any OpenAI-compatible server, and its setup.
+
+Servers: llama.cpp (``llama-server --embedding``), Ollama, vLLM, OpenAI. How the
+server is reached, waited for and retried, and how its failures become one
+line, is :class:`~arborist.qa.http.RemoteModel`'s, as for the chat client; this
+module builds the payload (``input``: a batch of texts) and checks the reply:
+exactly one vector per text, each of the same (configured) dimension, every
+component a finite number, none all zeros. Vectors come back normalized float32.
+
+Which model embeds (:func:`select_embedder`), first match wins:
+
+1. ``ARBORIST_EMBED_BASE_URL`` and ``ARBORIST_EMBED_MODEL`` (key:
+   ``ARBORIST_EMBED_API_KEY``);
+2. ``[embeddings]`` in config.toml with ``base_url`` and ``model`` (or
+   ``profile = "NAME"`` naming a ``[models.NAME]`` with ``kind = "embeddings"``);
+3. the one ``[models.NAME]`` with ``kind = "embeddings"``.
+
+With none of them retrieval stays lexical. The API key is read from the
+environment and sent in the ``Authorization`` header only: it is in no profile,
+no error and no file.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+import httpx
+import numpy as np
+from numpy.typing import NDArray
+
+from arborist.errors import BadInput
+from arborist.qa.http import (
+    DEFAULT_BACKOFF,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_MAX_BACKOFF,
+    DEFAULT_MAX_RETRY_AFTER,
+    DEFAULT_READ_TIMEOUT,
+    DEFAULT_RETRIES,
+    Attempt,
+    RemoteModel,
+    error_text,
+)
+from arborist.qa.models import _overrides, _string, _timeouts, _whole
+
+__all__ = ["DEFAULT_BATCH_SIZE", "EmbeddingsClient", "MAX_BATCH_SIZE", "select_embedder"]
+
+DEFAULT_BATCH_SIZE = 32
+"""Texts per request unless a profile says otherwise (llama.cpp and Ollama take 32 well)."""
+MAX_BATCH_SIZE = 2048
+"""OpenAI's own limit on inputs per request."""
+
+_KEYS = {
+    "kind",
+    "provider",
+    "base_url",
+    "model",
+    "api_key_env",
+    "dimensions",
+    "batch_size",
+    "timeout",
+    "max_retries",
+}
+
+
+class EmbeddingsClient(RemoteModel):
+    """A client of ``POST {base_url}/embeddings``: one request per ``batch_size`` texts.
+
+    ``dimensions``, when set, is the vector size the model must answer (a reply of
+    another size is an error); it is part of the profile either way.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        name: str = "embeddings",
+        dimensions: int | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
+        max_retries: int = DEFAULT_RETRIES,
+        deadline: float | None = None,
+        backoff: float = DEFAULT_BACKOFF,
+        max_backoff: float = DEFAULT_MAX_BACKOFF,
+        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
+        sleep: Callable[[float], None] = time.sleep,
+        rng: random.Random | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        super().__init__(
+            base_url,
+            model,
+            api_key=api_key,
+            name=name,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            max_retries=max_retries,
+            deadline=deadline,
+            backoff=backoff,
+            max_backoff=max_backoff,
+            max_retry_after=max_retry_after,
+            sleep=sleep,
+            rng=rng,
+            transport=transport,
+        )
+        if dimensions is not None and (
+            isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 1
+        ):
+            raise BadInput(f"dimensions must be a whole number of 1 or more, not {dimensions!r}")
+        if (
+            isinstance(batch_size, bool)
+            or not isinstance(batch_size, int)
+            or not 1 <= batch_size <= MAX_BATCH_SIZE
+        ):
+            raise BadInput(
+                f"batch_size must be a whole number from 1 to {MAX_BATCH_SIZE}, not {batch_size!r}"
+            )
+        self.dimensions = dimensions
+        self.batch_size = batch_size
+
+    def profile(self) -> dict[str, object]:
+        """What made a vector: the server (normalised, no credentials), model and dimensions.
+        Not the batch size, timeouts or retries (they change no vector), never the key."""
+        return {
+            "kind": "embeddings",
+            "provider": "openai",
+            "server": self._display,
+            "model": self.model,
+            "dimensions": self.dimensions,
+        }
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """One normalized float32 row per text, in order: ``ceil(len / batch_size)`` requests."""
+        rows = [
+            self._batch(list(texts[start : start + self.batch_size]))
+            for start in range(0, len(texts), self.batch_size)
+        ]
+        if not rows:
+            return np.zeros((0, self.dimensions or 1), dtype=np.float32)
+        return np.concatenate(rows)
+
+    def _batch(self, batch: list[str]) -> NDArray[np.float32]:
+        """One request: a batch of texts, their vectors."""
+        payload = {"model": self.model, "input": batch, "encoding_format": "float"}
+        return self._post(
+            "embeddings",
+            payload,
+            "application/json",
+            lambda response, attempt: self._read(response, attempt, len(batch)),
+        )
+
+    def _read(self, response: httpx.Response, attempt: Attempt, count: int) -> NDArray[np.float32]:
+        """A reply's vectors, checked and normalized, else a one-line ModelError."""
+        self._read_whole(response, attempt.whole_by)
+        body = self._json_object(response)
+        if body.get("error") is not None and "data" not in body:
+            reason = error_text(body) or str(body["error"])
+            raise self._error(f"the server answered an error: {self._quote(reason)}")
+        data = body.get("data")
+        if not isinstance(data, list):
+            raise self._error("the response has no data list")
+        if len(data) != count:
+            raise self._error(f"asked for {count} vectors, the server answered {len(data)}")
+        vectors = [self._vector(item, position) for position, item in enumerate(data)]
+        order = [
+            item.get("index", i) if isinstance(item, dict) else i for i, item in enumerate(data)
+        ]
+        if sorted(order) != list(range(count)):
+            raise self._error("the response's data indexes are not 0 to n-1")
+        sizes = {len(v) for v in vectors}
+        expected = self.dimensions or (sizes.pop() if len(sizes) == 1 else None)
+        for position, vector in enumerate(vectors):
+            if len(vector) != expected:
+                raise self._error(
+                    f"vector {position} has {len(vector)} dimensions, expected "
+                    f"{expected if expected is not None else 'one size for all'}"
+                )
+        matrix = np.zeros((count, len(vectors[0]) if vectors else 1), dtype=np.float64)
+        for index, vector in zip(order, vectors, strict=True):
+            matrix[int(index)] = vector
+        norms = np.linalg.norm(matrix, axis=1)
+        if np.any(norms == 0) or not np.all(np.isfinite(norms)):
+            raise self._error("the server answered a vector of zeros")
+        unit: NDArray[np.float32] = (matrix / norms[:, None]).astype(np.float32)
+        return unit
+
+    def _vector(self, item: object, position: int) -> list[float]:
+        """One item's embedding: a non-empty list of finite numbers."""
+        embedding = item.get("embedding") if isinstance(item, dict) else None
+        if not isinstance(embedding, list) or not embedding:
+            raise self._error(f"data item {position} has no embedding list")
+        numbers: list[float] = []
+        for value in embedding:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise self._error(f"vector {position} holds a value that is not a number")
+            if not math.isfinite(value):
+                raise self._error(f"vector {position} holds {value!r}, not a finite number")
+            numbers.append(float(value))
+        return numbers
+
+
+def _from_settings(
+    name: str, profile: Mapping[str, object], env: Mapping[str, str]
+) -> EmbeddingsClient:
+    """A client built from an ``[embeddings]`` table or a ``[models.NAME]`` of kind embeddings."""
+    where = f"embeddings profile {name!r}"
+    unknown = sorted(set(profile) - _KEYS)
+    if unknown:
+        raise BadInput(f"{where}: unknown setting {unknown[0]!r}")
+    if profile.get("provider", "openai") != "openai":
+        raise BadInput(f"{where}: provider must be openai (any OpenAI-compatible server)")
+    base_url = _string(profile, "base_url", where)
+    model = _string(profile, "model", where)
+    if not base_url:
+        raise BadInput(f"{where}: set base_url (e.g. http://localhost:8080/v1)")
+    if not model:
+        raise BadInput(f"{where}: set model (the name the server knows the model by)")
+    api_key = None
+    key_env = _string(profile, "api_key_env", where)
+    if key_env:
+        api_key = env.get(key_env)
+        if not api_key:
+            raise BadInput(f"{where} reads its API key from ${key_env}, which is not set")
+    connect, read, retries = _overrides(None, None, env).apply(
+        *_timeouts(profile, where), _whole(profile, "max_retries", where, DEFAULT_RETRIES) or 0
+    )
+    return EmbeddingsClient(
+        base_url,
+        model,
+        api_key=api_key,
+        name=name,
+        dimensions=_whole(profile, "dimensions", where, None),
+        batch_size=_whole(profile, "batch_size", where, DEFAULT_BATCH_SIZE) or 0,
+        connect_timeout=connect,
+        read_timeout=read,
+        max_retries=retries,
+    )
+
+
+def _configured(config: Mapping[str, object]) -> tuple[str, Mapping[str, object]] | None:
+    """The embeddings settings of config.toml, by name, if there are any."""
+    models = config.get("models", {})
+    if not isinstance(models, Mapping):
+        raise BadInput("config.toml: [models] must be a table of model profiles")
+    section = config.get("embeddings")
+    if section is not None and not isinstance(section, Mapping):
+        raise BadInput("config.toml: [embeddings] must be a table")
+    if section and "profile" in section:
+        chosen = section["profile"]
+        found = models.get(chosen) if isinstance(chosen, str) else None
+        if not isinstance(found, Mapping) or found.get("kind") != "embeddings":
+            raise BadInput(
+                f"config.toml: [embeddings] profile = {chosen!r} names no [models.NAME] "
+                'with kind = "embeddings"'
+            )
+        return str(chosen), found
+    if section:
+        return "embeddings", section
+    kinds = [
+        n for n, p in models.items() if isinstance(p, Mapping) and p.get("kind") == "embeddings"
+    ]
+    if len(kinds) > 1:
+        raise BadInput(
+            f"config.toml: several embeddings models ({', '.join(sorted(kinds))}); choose one "
+            'with [embeddings] profile = "NAME"'
+        )
+    return (kinds[0], models[kinds[0]]) if kinds else None
+
+
+def select_embedder(
+    config: Mapping[str, object] | None = None, env: Mapping[str, str] | None = None
+) -> EmbeddingsClient | None:
+    """The embedding model configured (see the module's docstring), else None (lexical only).
+    A bad setting is a one-line :class:`BadInput`; nothing is contacted here."""
+    env = os.environ if env is None else env
+    base_url = env.get("ARBORIST_EMBED_BASE_URL", "").strip()
+    model = env.get("ARBORIST_EMBED_MODEL", "").strip()
+    if base_url or model:
+        if not base_url:
+            raise BadInput("ARBORIST_EMBED_MODEL is set: set ARBORIST_EMBED_BASE_URL too")
+        if not model:
+            raise BadInput("ARBORIST_EMBED_BASE_URL is set: set ARBORIST_EMBED_MODEL too")
+        connect, read, retries = _overrides(None, None, env).apply(
+            DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_RETRIES
+        )
+        return EmbeddingsClient(
+            base_url,
+            model,
+            api_key=env.get("ARBORIST_EMBED_API_KEY") or None,
+            connect_timeout=connect,
+            read_timeout=read,
+            max_retries=retries,
+        )
+    found = _configured(config or {})
+    return None if found is None else _from_settings(found[0], found[1], env)

@@ -1,0 +1,281 @@
+"""The vector lane: chunk embeddings in ``store.db`` and exact nearest-neighbour search.
+
+A vector belongs to a chunk's *text*, not its row: it is keyed by the chunk's
+leaf hash and the embedding profile (model, dimensions, server) that made it.
+Re-ingesting unchanged text, or a second document holding the same chunk,
+costs no new request. Vectors are stored normalized, as little-endian float16
+BLOBs (2 bytes a dimension: 768 bytes for 384 dimensions).
+
+Only hot chunks of current documents are searched: the lane joins
+``chunk_vectors`` to ``chunks`` by leaf, so an evicted chunk drops out of it
+exactly as it drops out of the FTS index, and comes back with its vector
+(no request) when it is rehydrated.
+
+Vectors steer what retrieval returns, so adding, changing or dropping one
+moves ``store_generation`` (triggers below, inside the writing transaction),
+and the retrieval memo (:mod:`arborist.store.memo`) stays exact.
+
+The store never calls a model: :func:`embed_missing` is handed an
+:class:`Embedder` (the qa layer's client), and :func:`nearest` a query vector.
+Search is exact: one matrix-vector product over every searchable vector
+(held in memory as float32 per connection, profile and generation, so the
+next search at the same generation reads nothing), then ``argpartition``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import weakref
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from arborist.db import snapshot, transaction
+from arborist.errors import ModelError
+from arborist.hashing import canonical_json, sha256_hex
+from arborist.store.memo import generation
+from arborist.store.schema import HOT
+from arborist.store.vector_schema import VECTORS_MIGRATION_SQL
+
+__all__ = [
+    "EmbedReport",
+    "Embedder",
+    "VECTORS_MIGRATION_SQL",
+    "embed_missing",
+    "missing_chunks",
+    "nearest",
+    "pack",
+    "profile_key",
+    "put_vectors",
+    "unpack",
+    "vector_count",
+]
+
+T = TypeVar("T")
+
+Matrix = NDArray[np.float32]
+
+
+class Embedder(Protocol):
+    """What the store needs of an embedding model (the qa layer's client is one)."""
+
+    batch_size: int
+
+    def profile(self) -> dict[str, object]:
+        """The model's identity: what made a vector (never a credential)."""
+        ...  # pragma: no cover
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """One normalized float32 row per text, in order (one request per batch)."""
+        ...  # pragma: no cover
+
+
+def profile_key(profile: dict[str, object]) -> str:
+    """The key vectors are stored under: the hash of the profile's canonical JSON."""
+    return sha256_hex(canonical_json(profile))
+
+
+def pack(vector: NDArray[Any]) -> bytes:
+    """A vector as stored: normalized, little-endian float16."""
+    return np.asarray(vector, dtype="<f2").tobytes()
+
+
+def unpack(blob: bytes) -> Matrix:
+    """A stored vector back as float32."""
+    return np.frombuffer(blob, dtype="<f2").astype(np.float32)
+
+
+@dataclass(frozen=True)
+class EmbedReport:
+    """What an embedding pass did: chunks embedded now, requests made, vectors held."""
+
+    embedded: int
+    requests: int
+    held: int
+
+
+_MISSING = f"""
+SELECT c.leaf, c.text FROM chunks AS c
+JOIN documents AS d ON d.id = c.document_id
+WHERE c.tier = '{HOT}' AND d.status = 'current' {{only}}
+  AND NOT EXISTS (SELECT 1 FROM chunk_vectors AS v JOIN vector_profiles AS p
+                  ON p.id = v.profile_id WHERE p.profile = ? AND v.leaf = c.leaf)
+ORDER BY c.id
+"""
+
+_SEARCHABLE = f"""
+SELECT c.id, v.vector FROM chunks AS c
+JOIN documents AS d ON d.id = c.document_id
+JOIN chunk_vectors AS v ON v.leaf = c.leaf AND v.profile_id = ?
+WHERE c.tier = '{HOT}' AND d.status = 'current'
+ORDER BY c.id
+"""
+
+
+def missing_chunks(
+    conn: sqlite3.Connection, profile: str, *, documents: Sequence[int] | None = None
+) -> list[tuple[str, str]]:
+    """``(leaf, text)`` of each hot chunk of a current document with no vector under
+    ``profile``, one per leaf, in chunk order (``documents`` limits it to those ids)."""
+    only = ""
+    params: list[object] = [profile]
+    if documents is not None:
+        if not documents:
+            return []
+        only = f"AND d.id IN ({','.join('?' * len(documents))})"
+        params = [*documents, profile]
+    first: dict[str, str] = {}
+    for leaf, text in conn.execute(_MISSING.format(only=only), params):
+        first.setdefault(str(leaf), str(text))
+    return list(first.items())
+
+
+def vector_count(conn: sqlite3.Connection, profile: str) -> int:
+    """How many vectors ``profile`` holds."""
+    row = conn.execute(
+        "SELECT count(*) FROM chunk_vectors AS v JOIN vector_profiles AS p "
+        "ON p.id = v.profile_id WHERE p.profile = ?",
+        (profile,),
+    ).fetchone()
+    return int(row[0])
+
+
+def _profile_id(conn: sqlite3.Connection, profile: dict[str, object], dimensions: int) -> int:
+    """The profile's row (made on its first vectors); its vectors all have one dimension."""
+    key = profile_key(profile)
+    row = conn.execute(
+        "SELECT id, dimensions FROM vector_profiles WHERE profile = ?", (key,)
+    ).fetchone()
+    if row is None:
+        cursor = conn.execute(
+            "INSERT INTO vector_profiles (profile, profile_json, dimensions) VALUES (?, ?, ?)",
+            (key, canonical_json(profile).decode("utf-8"), dimensions),
+        )
+        return int(cursor.lastrowid or 0)
+    if int(row[1]) != dimensions:
+        raise ModelError(
+            f"embedding model {profile.get('model')!r} answered {dimensions} dimensions, "
+            f"but its vectors in store.db have {row[1]}; nothing was written"
+        )
+    return int(row[0])
+
+
+def put_vectors(
+    conn: sqlite3.Connection, profile: dict[str, object], leaves: Sequence[str], vectors: Matrix
+) -> int:
+    """Store one vector per leaf under ``profile`` in one transaction; returns how many
+    were new. Refused whole (nothing written) when the rows do not match the leaves or
+    are not finite unit vectors."""
+    if vectors.ndim != 2 or vectors.shape[0] != len(leaves) or vectors.shape[1] < 1:
+        raise ModelError(
+            f"embedding model {profile.get('model')!r} gave {vectors.shape[0]} vectors "
+            f"for {len(leaves)} texts; nothing was written"
+        )
+    norms = np.linalg.norm(vectors, axis=1)
+    if not np.all(np.isfinite(vectors)) or not np.allclose(norms, 1.0, atol=1e-3):
+        raise ModelError(
+            f"embedding model {profile.get('model')!r} gave vectors that are not finite "
+            "unit vectors; nothing was written"
+        )
+    with transaction(conn):
+        profile_id = _profile_id(conn, profile, int(vectors.shape[1]))
+        cursor = conn.executemany(
+            "INSERT OR IGNORE INTO chunk_vectors (profile_id, leaf, vector) VALUES (?, ?, ?)",
+            [(profile_id, leaf, pack(row)) for leaf, row in zip(leaves, vectors, strict=True)],
+        )
+        return max(cursor.rowcount, 0)
+
+
+def _untracked(items: Iterable[T]) -> Iterable[T]:
+    return items
+
+
+def embed_missing(
+    conn: sqlite3.Connection,
+    embedder: Embedder,
+    *,
+    documents: Sequence[int] | None = None,
+    track: Callable[[Iterable[Any]], Iterable[Any]] = _untracked,
+) -> EmbedReport:
+    """Embed every searchable chunk that has no vector under ``embedder``'s profile (only
+    those of ``documents`` when given): one request per ``batch_size`` texts, each batch
+    written in its own transaction once its vectors are checked (``track`` wraps the
+    batches, for a progress bar). A failing batch writes nothing of itself and stops."""
+    profile = embedder.profile()
+    wanted = missing_chunks(conn, profile_key(profile), documents=documents)
+    size = max(1, int(embedder.batch_size))
+    batches = [wanted[start : start + size] for start in range(0, len(wanted), size)]
+    embedded = 0
+    for batch in track(batches):
+        vectors = embedder.embed([text for _, text in batch])
+        embedded += put_vectors(conn, profile, [leaf for leaf, _ in batch], vectors)
+    return EmbedReport(embedded, len(batches), vector_count(conn, profile_key(profile)))
+
+
+# --------------------------------------------------------------------------- search
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    generation: int
+    ids: NDArray[np.int64]
+    matrix: Matrix
+
+
+_LOADED: weakref.WeakKeyDictionary[sqlite3.Connection, dict[str, _Loaded]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _searchable(conn: sqlite3.Connection, profile: str) -> _Loaded:
+    """The ids and float32 matrix of every searchable vector of ``profile``, read once per
+    connection and generation (call inside a snapshot)."""
+    at = generation(conn)
+    try:
+        held = _LOADED.setdefault(conn, {})
+    except TypeError:  # a plain sqlite3 connection cannot be weakly referenced: no memory
+        held = {}
+    loaded = held.get(profile)
+    if loaded is not None and loaded.generation == at:
+        return loaded
+    row = conn.execute("SELECT id, dimensions FROM vector_profiles WHERE profile = ?", (profile,))
+    found = row.fetchone()
+    if found is None:
+        loaded = _Loaded(at, np.zeros(0, np.int64), np.zeros((0, 1), np.float32))
+    else:
+        rows = conn.execute(_SEARCHABLE, (int(found[0]),)).fetchall()
+        dims = int(found[1])
+        blob = b"".join(bytes(vector) for _, vector in rows if len(bytes(vector)) == 2 * dims)
+        ids = [int(i) for i, vector in rows if len(bytes(vector)) == 2 * dims]
+        matrix = np.frombuffer(blob, dtype="<f2").reshape(len(ids), dims).astype(np.float32)
+        loaded = _Loaded(at, np.asarray(ids, dtype=np.int64), matrix)
+    held.clear()  # one profile at a time: a switch of model frees the old matrix
+    held[profile] = loaded
+    return loaded
+
+
+def nearest(
+    conn: sqlite3.Connection, profile: str, query: Matrix, limit: int
+) -> list[tuple[int, float]]:
+    """The ``limit`` searchable chunks nearest ``query`` (cosine: vectors are unit), as
+    ``(chunk_id, score)`` best first, ties by chunk id. Exact: every vector is scored."""
+    with snapshot(conn):
+        loaded = _searchable(conn, profile)
+    if loaded.ids.size == 0 or limit < 1:
+        return []
+    vector = np.asarray(query, dtype=np.float32).reshape(-1)
+    if vector.shape[0] != loaded.matrix.shape[1] or not np.all(np.isfinite(vector)):
+        raise ModelError(
+            f"the question's vector has {vector.shape[0]} dimensions, the stored ones "
+            f"{loaded.matrix.shape[1]}"
+        )
+    scores = loaded.matrix @ vector
+    count = min(limit, scores.shape[0])
+    top = np.argpartition(-scores, count - 1)[:count] if count < scores.shape[0] else None
+    chosen = np.arange(scores.shape[0]) if top is None else top
+    rounded = np.round(scores[chosen].astype(np.float64), 6)
+    order = np.lexsort((loaded.ids[chosen], -rounded))
+    return [(int(loaded.ids[chosen[i]]), float(rounded[i])) for i in order]
