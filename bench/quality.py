@@ -15,6 +15,9 @@ freshly ingested demo corpus and reports:
                 and the share whose evidence holds the follow-up's phrase (recall@5);
 * ``bm25s``     the peer: ``bm25s`` (PyPI) BM25 over the very same hot chunks, English
                 stop words, top five (only when ``bm25s`` is installed: ``make bench``).
+* ``hybrid``    recall@5 and MRR with the vector lane fused in (docs/retrieval.md): with
+                the deterministic n-gram embedder of tests/chat_server.py on loopback,
+                and with the embeddings server ``ARBORIST_EMBED_BASE_URL`` names, if any.
 
 Phrases and answers are compared lowercased with runs of whitespace collapsed
 (pydoc wraps lines). ``--set holdout`` runs the questions kept apart from tuning.
@@ -40,7 +43,10 @@ sys.path.insert(0, str(ROOT))
 
 from arborist.app import Arborist  # noqa: E402
 from arborist.citations import cited_labels  # noqa: E402
+from arborist.qa.embeddings import EmbeddingsClient, select_embedder  # noqa: E402
+from arborist.qa.runner import vector_query  # noqa: E402
 from arborist.store.search import RETRIEVAL_LIMIT, retrieve  # noqa: E402
+from arborist.store.vectors import embed_missing  # noqa: E402
 
 QUESTIONS = Path(__file__).with_name("quality_questions.json")
 
@@ -167,6 +173,34 @@ def measure_bm25s(app: Arborist, questions: Sequence[dict[str, Any]]) -> dict[st
     return {"recall@5": found / n, "mrr": reciprocal / n}
 
 
+def measure_hybrid(app: Arborist, questions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """recall@5 and MRR with the vector lane, per embedding model: the n-gram one on
+    loopback, and the one the environment names (``ARBORIST_EMBED_*``), if any."""
+    from tests.chat_server import ChatServer  # noqa: PLC0415 - the loopback test server
+
+    server = ChatServer()
+    server.start()
+    try:
+        models = [("ngram-384 (loopback)", EmbeddingsClient(server.url, "ngram-384"))]
+        named = select_embedder({})
+        if named is not None:
+            models.append((f"{named.model} (ARBORIST_EMBED_BASE_URL)", named))
+        figures = []
+        for name, embedder in models:
+            embed_missing(app.store_conn, embedder)
+            found, reciprocal = 0, 0.0
+            for q in questions:
+                vectors = vector_query(embedder, q["question"])
+                evidence = retrieve(app.store_conn, q["question"], vectors=vectors)
+                rank = answering_rank(((e.uri, e.text) for e in evidence), q["module"], q["phrase"])
+                found, reciprocal = found + bool(rank), reciprocal + (1 / rank if rank else 0.0)
+            n = len(questions)
+            figures.append({"model": name, "recall@5": found / n, "mrr": reciprocal / n})
+    finally:
+        server.stop()
+    return figures
+
+
 def run(which: str = "questions", *, peer: bool = True) -> dict[str, Any]:
     questions = load_questions(which)
     with tempfile.TemporaryDirectory(prefix="arborist-quality-") as home, Arborist(home) as app:
@@ -175,6 +209,7 @@ def run(which: str = "questions", *, peer: bool = True) -> dict[str, Any]:
         chained, chained_misses = measure_chained(app, questions)
         followups, followup_recall, unsourced, missing = measure_followups(app, load_followups())
         bm25s_figures = measure_bm25s(app, questions) if peer else None
+        hybrid = measure_hybrid(app, questions) if peer else []
     return {
         "set": which,
         "questions": root.questions,
@@ -185,6 +220,7 @@ def run(which: str = "questions", *, peer: bool = True) -> dict[str, Any]:
         "followups": followups,
         "followup_recall@5": followup_recall,
         "bm25s": bm25s_figures,
+        "hybrid": hybrid,
         "misses": root.misses,
         "weak_answers": root.weak_answers,
         "chained_misses": chained_misses,
@@ -220,6 +256,10 @@ def report(figures: dict[str, Any]) -> str:
         ),
         f"  MRR                {figures['mrr']:.3f}"
         + (f"   bm25s {peer['mrr']:.3f}" if peer else ""),
+        *[
+            f"  hybrid recall@5    {h['recall@5']:.3f}   MRR {h['mrr']:.3f}   {h['model']}"
+            for h in figures.get("hybrid", [])
+        ],
         f"  answer holds phrase {figures['phrase']:.3f}",
         f"  chained recall@5   {figures['chained_recall@5']:.3f}",
         f"  follow-ups answered from the parent's sources {figures['followups']:.3f}",

@@ -61,6 +61,8 @@ BOOKKEEPING: dict[tuple[str, str], str] = {
     ("store", "related_builds.*"): "when that index was last rebuilt",
     ("store", "retrieval_memo.*"): "what retrieval chose per question, for hits (a hint)",
     ("store", "store_generation.*"): "the count of corpus changes that voids the memo",
+    ("store", "vector_profiles.*"): "embedding models that made vectors (hybrid lane)",
+    ("store", "chunk_vectors.*"): "chunk vectors: steer retrieval only (a hint)",
     ("sessions", "sessions.current_bates"): 'a session\'s "you are here" pointer',
     ("sessions", "sessions.next_seq"): "the next seq to hand out (UNIQUE bates guards reuse)",
     ("sessions", "sessions.updated_at"): "when a session last changed",

@@ -364,7 +364,7 @@ def _fuse(
         )
         lane = "both" if at_l and at_v else "lexical" if at_l else "vector"
         ranked.append((-round(score, 9), at_l or len(found) + 1, chunk_id, lane, item))
-    ranked.sort(key=lambda entry: (entry[1] > LEXICAL_HEAD, *entry[:3]))
+    ranked.sort(key=lambda e: (0, e[1], 0, 0) if e[1] <= LEXICAL_HEAD else (1, *e[:3]))
     return [replace(item, score=-key, lane=lane) for key, _, _, lane, item in ranked[:limit]]
 
 
