@@ -362,3 +362,26 @@ def test_ten_thousand_chunks_cost_ten_thousand_over_batch_size_requests(
         assert chat_server.embedded == 10_000
         assert chat_server.embed_requests == 10_000 // 100
         assert app.embed().held == 10_000
+
+
+def test_the_notebook_and_repl_embed_command_tracks_its_batches(
+    embedded: ChatServer, corpus: Path, home: Path
+) -> None:
+    from arborist.commands import Desk
+
+    tracked: list[int] = []
+
+    def track(items: object) -> object:
+        batches = list(items)  # type: ignore[call-overload]
+        tracked.append(len(batches))
+        return batches
+
+    with Arborist(home) as app:
+        app.ingest([str(corpus / "tides.md")])
+        app.store_conn.execute("DELETE FROM chunk_vectors")
+        app.store_conn.commit()
+        outcome = Desk(app, track=track).run(["embed"])  # type: ignore[arg-type]
+        assert outcome.text.startswith("embedded 1 chunk(s) in 1 request(s); 1 vector(s) held")
+        assert tracked == [1] and outcome.changed
+        shown = Desk(app).run(["embed", "--json"])
+        assert shown.json is not None and json.loads(shown.json)["embedded"] == 0
