@@ -369,10 +369,12 @@ class Arborist:
             )
         return embed_missing(self.store_conn, embedder, track=track)
 
-    def _embed_ingested(self, results: Sequence[IngestResult]) -> None:
+    def _embed_ingested(
+        self, results: Sequence[IngestResult], embedder: EmbeddingsClient | None
+    ) -> None:
         """Ingest embeds as it goes when a model is configured: the new chunks of the
-        documents just stored (an unchanged chunk's vector is already there)."""
-        embedder = self.embedder()
+        documents just stored (an unchanged chunk's vector is already there). The model is
+        chosen before anything is stored, so a bad setting writes nothing."""
         if embedder is None or not results:
             return
         try:
@@ -399,6 +401,7 @@ class Arborist:
         A refusal names a file by its path as given or found (``notes/secret.txt``), a
         URL without the secrets it holds.
         """
+        embedder = self.embedder()
         urls = [s for s in sources if s.startswith(("http://", "https://"))]
         paths = discover([s for s in sources if s not in urls], include, exclude)
         loaded: list[LoadedDocument] = [load_path(p) for p in track(paths)]
@@ -411,15 +414,15 @@ class Arborist:
         ]
         del loaded  # what is stored is the admitted text: the loaded one can go
         results = [store_document(self.store_conn, doc) for doc in prepared]
-        self._embed_ingested(results)
+        self._embed_ingested(results, embedder)
         return results
 
     def ingest_demo(self, *, track: Track[Any] = _untracked) -> list[IngestResult]:
         """Ingest the built-in corpus: the standard library's own pydoc text, offline."""
-        allowlist = self.allowlist
+        allowlist, embedder = self.allowlist, self.embedder()
         prepared = [prepare_document(doc, allowlist=allowlist) for doc in demo_corpus()]
         results = [store_document(self.store_conn, doc) for doc in track(prepared)]
-        self._embed_ingested(results)
+        self._embed_ingested(results, embedder)
         return results
 
     def search(self, query: str, *, limit: int = 10) -> list[SearchHit]:

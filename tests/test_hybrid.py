@@ -211,6 +211,16 @@ def test_vectors_are_content_addressed_and_ingest_embeds_as_it_goes(
     assert KEY not in (home / "store.db").read_bytes().decode("latin-1")
 
 
+def test_a_bad_embeddings_setting_refuses_ingest_before_anything_is_written(
+    corpus: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARBORIST_EMBED_MODEL", "ngram")  # no server named
+    with Arborist(home) as app:
+        with pytest.raises(BadInput, match="set ARBORIST_EMBED_BASE_URL too"):
+            app.ingest([str(corpus)])
+        assert app.stats()["documents"]["surface"] == 0
+
+
 def test_pack_is_float16_and_unpacks_close() -> None:
     vector = np.asarray(ngram_vector("insert sorted"), dtype=np.float32)
     assert np.allclose(unpack(pack(vector)), vector, atol=1e-3)
