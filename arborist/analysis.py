@@ -335,6 +335,7 @@ def read_question(question: str) -> QuestionTerms:
 _MARGIN = re.compile(r"[ \t|]*")
 _HEADER = re.compile(
     r"(?:#{1,6}\s+)?(?:\.\.\s+\w+::\s+)?(?:(?:async\s+)?def\s+|class\s+)?`?"
+    r"(?:(?P<alias>[A-Za-z_][A-Za-z0-9_]*) = (?=[A-Za-z_][A-Za-z0-9_.]*\())?"  # pydoc: alias = name(...)
     r"(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
     r"(?P<signature>\(.*\))?`?\s*(?:->\s*[^:]+)?:?"
     r"(?:\s+method of [\w.]+ instance)?\s*"  # pydoc's module-level aliases of bound methods
@@ -397,17 +398,11 @@ def _definitions(text: str) -> tuple[Definition, ...]:
                 break
             body.append(following)
         doc = _own_doc(body)
-        if doc:
-            found.append(
-                Definition(
-                    header.group("name"),
-                    header.group("signature") or "",
-                    index,
-                    depth,
-                    doc,
-                    line[depth:].lstrip().startswith("class "),
-                )
-            )
+        is_class = line[depth:].lstrip().startswith("class ")
+        signature = header.group("signature") or ""
+        for name in filter(None, (header.group("alias"), header.group("name"))):
+            if doc:  # an alias (``insort = insort_right(...)``) is defined by the same text
+                found.append(Definition(name, signature, index, depth, doc, is_class))
     return tuple(found)
 
 

@@ -171,7 +171,7 @@ def test_evidence_that_does_not_answer_says_what_was_searched(app: Arborist) -> 
 
 def test_every_retrieval_rule_is_in_the_policy_so_a_changed_rule_misses() -> None:
     policy = retrieval_policy()
-    assert policy["retrieval"] == "fts5-bm25f-any-term-v2"
+    assert policy["retrieval"] == "fts5-bm25f-any-term-v3"
     params = policy["retrieval_params"]
     assert isinstance(params, dict)
     assert set(params) == {
@@ -273,3 +273,39 @@ def test_a_follow_up_asking_for_the_low_median_opens_with_median_low(app: Arbori
     app.ask_turn("What does statistics.median return?", sid=sid)
     answer = app.ask_turn("What about the low median?", sid=sid).result.answer
     assert answer.startswith("median_low(data): Return the low median of numeric data.")
+
+
+BISECT_API = """# module bisect
+
+## Name
+    bisect - Bisection algorithms.
+
+## Functions
+    bisect = bisect_right(a, x, lo=0, hi=None, *, key=None)
+        Return the index where to insert item x in list a, assuming a is sorted.
+
+    insort = insort_right(a, x, lo=0, hi=None, *, key=None)
+        Insert item x in list a, and keep it sorted assuming a is sorted.
+
+    insort_left(a, x, lo=0, hi=None, *, key=None)
+        Insert item x in list a, keeping it sorted, to the left of any equal item.
+"""
+
+
+def test_an_alias_pydoc_writes_as_name_equals_call_is_defined_by_the_same_text() -> None:
+    found = {d.name: d for d in definitions(BISECT_API)}
+    assert found["insort"].doc == found["insort_right"].doc
+    assert found["insort"].doc.startswith("Insert item x in list a, and keep it sorted")
+    assert found["insort"].signature == "(a, x, lo=0, hi=None, *, key=None)"
+    assert found["bisect"].doc.startswith("Return the index where to insert")
+    assert "insort_left" in found and "insort" not in found["insort_left"].doc.split()[0]
+
+
+def test_asking_what_an_alias_does_opens_with_its_definition(tmp_path: Path) -> None:
+    (tmp_path / "bisect.md").write_text(BISECT_API, encoding="utf-8")
+    with Arborist(tmp_path / "home") as app:
+        app.ingest([str(tmp_path / "bisect.md")])
+        answer = app.ask("What does bisect.insort do?").answer
+    assert answer.startswith("bisect.insort(a, x"), answer
+    assert "Insert item x in list a, and keep it sorted" in answer
+    assert "Bisection algorithms" not in answer
