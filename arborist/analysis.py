@@ -335,7 +335,7 @@ def read_question(question: str) -> QuestionTerms:
 _MARGIN = re.compile(r"[ \t|]*")
 _HEADER = re.compile(
     r"(?:#{1,6}\s+)?(?:\.\.\s+\w+::\s+)?(?:(?:async\s+)?def\s+|class\s+)?`?"
-    r"(?:(?P<alias>[A-Za-z_][A-Za-z0-9_]*) = (?=[A-Za-z_][A-Za-z0-9_.]*\())?"  # pydoc: alias = name(...)
+    r"(?:(?P<alias>[A-Za-z_][A-Za-z0-9_]*) = (?=[A-Za-z_][A-Za-z0-9_]*\())?"  # pydoc: alias = name(...)
     r"(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
     r"(?P<signature>\(.*\))?`?\s*(?:->\s*[^:]+)?:?"
     r"(?:\s+method of [\w.]+ instance)?\s*"  # pydoc's module-level aliases of bound methods
@@ -432,8 +432,10 @@ def is_header(line: str) -> bool:
     """Whether ``line`` (stripped) is a definition's header: ``class groupby(builtins.object)``,
     ``def f(x):``, ``median(data)``."""
     found = _HEADER.fullmatch(line.strip())
-    return found is not None and (
-        found.group("signature") is not None or "def" in line or "class" in line
+    return (
+        found is not None
+        and found.group("alias") is None  # ``x = f(y)`` out of context is code, not a header
+        and (found.group("signature") is not None or "def" in line or "class" in line)
     )
 
 
