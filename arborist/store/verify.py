@@ -209,9 +209,12 @@ def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
     written = {(b.get("cache_key"), b.get("revision")): b for b in _events(conn, "cache_write")}
     states = _expected_states(conn)
     doc_roots = dict(conn.execute("SELECT id, source_root FROM documents"))
-    chunk_homes = {
+    chunk_homes = {  # only the chunks some evidence names: the only ones looked up
         chunk_id: (doc_id, leaf)
-        for chunk_id, doc_id, leaf in conn.execute("SELECT id, document_id, leaf FROM chunks")
+        for chunk_id, doc_id, leaf in conn.execute(
+            "SELECT id, document_id, leaf FROM chunks "
+            "WHERE id IN (SELECT chunk_id FROM cache_evidence)"
+        )
     }
     records = stored_records(conn)
     for record in records:
