@@ -309,3 +309,14 @@ def test_asking_what_an_alias_does_opens_with_its_definition(tmp_path: Path) -> 
     assert answer.startswith("bisect.insort(a, x"), answer
     assert "Insert item x in list a, and keep it sorted" in answer
     assert "Bisection algorithms" not in answer
+
+
+def test_a_named_identifier_no_passage_holds_is_not_answered_with_a_neighbour(
+    app: Arborist,
+) -> None:
+    answer = app.ask("What does statistics.variance return?").answer
+    assert answer.startswith("The documents do not answer this question."), answer
+    assert "No passage mentions statistics.variance" in answer
+    assert "statistics" in answer.split("passages found are from", 1)[1]
+    named = app.ask("What does statistics.median return?").answer
+    assert named.startswith("statistics.median(data): Return the median"), named
