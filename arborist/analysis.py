@@ -252,8 +252,10 @@ def words(text: str) -> list[str]:
 
 def stem(word: str) -> str:
     """A folded word without its plural ``s`` ("elements" → "element", "class" and "status"
-    kept): enough for a sentence to match a question in the other number. The index stems
-    more (FTS5's porter); this is only for choosing sentences."""
+    kept; "dictionaries" → "dictionary"): enough for a sentence to match a question in the
+    other number. The index stems more (FTS5's porter); this is only for choosing sentences."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word

@@ -320,3 +320,33 @@ def test_a_named_identifier_no_passage_holds_is_not_answered_with_a_neighbour(
     assert "statistics" in answer.split("passages found are from", 1)[1]
     named = app.ask("What does statistics.median return?").answer
     assert named.startswith("statistics.median(data): Return the median"), named
+
+
+def test_a_sentence_matches_a_question_in_the_other_number() -> None:
+    from arborist.analysis import stem
+
+    assert stem("dictionaries") == stem("dictionary") == "dictionary"
+    assert stem("entries") == stem("entry")
+    assert stem("elements") == stem("element")
+    assert stem("class") == "class" and stem("status") == "status" and stem("ties") == "tie"
+
+
+def test_the_sentence_that_says_the_plural_answers_before_one_that_only_says_the_word(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "pprint.md").write_text(
+        "# pprint\n\npprint - Support to pretty-print lists, tuples, & dictionaries "
+        "recursively.\n\nPretty-print a Python object to a stream.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "traceback.md").write_text(
+        "# traceback - Print a stack traceback\n\nThe frame keeps a dictionary for "
+        "instance variables.\n",
+        encoding="utf-8",
+    )
+    with Arborist(tmp_path / "home") as app:
+        app.ingest([str(tmp_path / "pprint.md"), str(tmp_path / "traceback.md")])
+        answer = app.ask("How do I pretty-print a dictionary?").answer
+    assert answer.startswith("pprint - Support to pretty-print lists, tuples, & dictionaries"), (
+        answer
+    )
