@@ -341,6 +341,7 @@ _HEADER = re.compile(
     r"(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
     r"(?P<signature>\(.*\))?`?\s*(?:->\s*[^:]+)?:?"
     r"(?:\s+method of [\w.]+ instance)?\s*"  # pydoc's module-level aliases of bound methods
+    r"(?:\s+from [\w.]+)?\s*"  # pydoc's class methods: ``now(tz=None) from builtins.type``
 )
 _SECTION_MARK = re.compile(
     r"Method resolution order:$|(?:Methods|Class methods|Static methods|Data|Readonly properties|Data descriptors|"

@@ -350,3 +350,13 @@ def test_the_sentence_that_says_the_plural_answers_before_one_that_only_says_the
     assert answer.startswith("pprint - Support to pretty-print lists, tuples, & dictionaries"), (
         answer
     )
+
+
+def test_a_class_method_pydoc_marks_as_from_its_metaclass_is_a_definition() -> None:
+    text = (
+        "    now(tz=None) from builtins.type\n"
+        "        Returns new datetime object representing current time local to tz.\n"
+    )
+    found = {d.name: d for d in definitions(text)}
+    assert found["now"].signature == "(tz=None)"
+    assert found["now"].doc == "Returns new datetime object representing current time local to tz."
