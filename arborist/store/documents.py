@@ -233,13 +233,17 @@ def _stored_proof(conn: sqlite3.Connection, document_id: int, index: int) -> lis
     proof = proof_from_levels(tree_levels(block), index - start)
     above = sibling_positions(size, index, NODE_FLOOR)
     if above:
-        terms = " OR ".join(["(level = ? AND position = ?)"] * len(above))
+        # One primary-key lookup per sibling (an OR of them is planned as a scan of the
+        # document's nodes); a node that is not a blob (an edited row) is left out.
+        one = (
+            "SELECT level, position, node FROM merkle_nodes "
+            "WHERE document_id = ? AND level = ? AND position = ? AND typeof(node) = 'blob'"
+        )
         nodes = {
             (level, position): bytes(node)
             for level, position, node in conn.execute(
-                "SELECT level, position, node FROM merkle_nodes "
-                f"WHERE document_id = ? AND typeof(node) = 'blob' AND ({terms})",
-                (document_id, *(n for pair in above for n in pair)),
+                " UNION ALL ".join([one] * len(above)),
+                [n for place in above for n in (document_id, *place)],
             )
         }
         proof += [nodes[place] for place in above if place in nodes]
