@@ -531,12 +531,11 @@ def store_document(
             conn.execute("UPDATE documents SET status = 'superseded' WHERE id = ?", (current.id,))
             stale = mark_stale(conn, current.id, f"{prepared.uri} changed (now version {version})")
         created_at = utc_now()
-        document_id = _insert_document(
+        document = _insert_document(
             conn, prepared, kind, (version, source_root, len(leaves)), created_at
         )
-        _insert_chunks(conn, document_id, prepared.title, chunks(), leaves)
-        store_nodes(conn, document_id, levels)
-        document = get_document(conn, document_id)
+        _insert_chunks(conn, document.id, prepared.title, chunks(), leaves)
+        store_nodes(conn, document.id, levels)
         _document_added(conn, document, prepared, created_at)
     return IngestResult(document, "updated" if current else "added", stale)
 
@@ -547,33 +546,32 @@ def _insert_document(
     kind: DocumentKind,
     tree: tuple[int, str, int],
     created_at: str,
-) -> int:
+) -> Document:
     """The document's row (``tree``: its version, Merkle root and chunk count) and its
-    title's row in the title index; returns its id."""
+    title's row in the title index; returns it as stored, without reading it back."""
     version, source_root, chunk_count = tree
-    cursor = conn.execute(
-        "INSERT INTO documents (uri, version, kind, title, media_type, content_sha256, "
-        "source_root, chunk_count, chunking_version, status, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'current', ?)",
-        (
-            prepared.uri,
-            version,
-            kind,
-            prepared.title,
-            prepared.media_type,
-            prepared.content_sha256,
-            source_root,
-            chunk_count,
-            CHUNKING_VERSION,
-            created_at,
-        ),
+    values = (
+        prepared.uri,
+        version,
+        kind,
+        prepared.title,
+        prepared.media_type,
+        prepared.content_sha256,
+        source_root,
+        chunk_count,
+        CHUNKING_VERSION,
+        "current",
+        created_at,
     )
-    document_id = int(cursor.lastrowid or 0)
+    cursor = conn.execute(
+        f"INSERT INTO documents ({_DOCUMENT_COLUMNS}) VALUES (NULL{', ?' * len(values)})", values
+    )
+    document = Document(int(cursor.lastrowid or 0), *values)
     conn.execute(
         "INSERT INTO documents_fts (rowid, title, uri) VALUES (?, ?, ?)",
-        (document_id, prepared.title, prepared.uri),
+        (document.id, prepared.title, prepared.uri),
     )
-    return document_id
+    return document
 
 
 def _document_added(
