@@ -701,10 +701,16 @@ class Figures:
     ingest_chunks: int = 0
     version: tuple[float, float] = (0.0, 0.0)
     build_s: dict[str, float] = field(default_factory=dict)
+    load_start: str = ""
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages: other work on this machine shows up here."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def run(sizes: Sizes, seed: int, tmp: Path, clock: Clock) -> Figures:
-    figures = Figures(sizes)
+    figures = Figures(sizes, load_start=load_average())
     vocab = make_vocabulary(4_000, seed)
     questions = make_questions(vocab, seed, sizes.questions)
     steps = sorted({*sizes.growth, *sizes.hit_pair, sizes.hit_abs})
@@ -1137,7 +1143,7 @@ def markdown(f: Figures, when: datetime.datetime, elapsed: float) -> str:
         f"- date: {when:%a %b %d %H:%M:%S UTC %Y}",
         f"- machine: {platform.platform()}, {os.cpu_count()} CPUs, Python "
         f"{platform.python_version()}, SQLite {sqlite3.sqlite_version}",
-        f"- load average at the end (1, 5, 15 min): {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
+        f"- load average (1, 5, 15 min) at the start: {f.load_start}; at the end: {load_average()}",
         f"- whole run: {elapsed:.0f} s (building: "
         + ", ".join(f"{name} {secs:.0f} s" for name, secs in f.build_s.items())
         + ")",
