@@ -7,7 +7,13 @@ The discipline (docs/design.md section 5, each pitfall measured):
 * every write goes through :func:`transaction`, which opens ``BEGIN
   IMMEDIATE`` (a deferred read that upgrades to a write cannot wait for a
   second writer and fails) and nests as savepoints;
-* WAL journal, a busy timeout, foreign keys on.
+* WAL journal, a busy timeout, foreign keys on;
+* no checkpoint inside a commit: connections that may write turn SQLite's
+  auto-checkpoint off; a commit that leaves the ``-wal`` past
+  :data:`WAL_CHECKPOINT_BYTES` wakes :data:`CHECKPOINTER`, a daemon thread
+  that checkpoints PASSIVE on a connection of its own; past
+  :data:`WAL_MAX_BYTES` the writer finishes the checkpoint itself, and a
+  connection that wrote empties the ``-wal`` when closed.
 
 Schemas are brought up to date by :mod:`arborist.migrations`, and ``arborist
 verify``'s checks of a whole file are in :mod:`arborist.integrity`.
@@ -39,7 +45,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import quote
@@ -515,7 +521,8 @@ def _after_commit(conn: sqlite3.Connection) -> None:
     except OSError:
         return
     if size >= WAL_MAX_BYTES:
-        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        with suppress(sqlite3.Error, StorageError):  # the commit stands; the next one retries
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     elif size >= WAL_CHECKPOINT_BYTES:
         CHECKPOINTER.request(conn.wal_path[: -len("-wal")])
 
