@@ -522,9 +522,19 @@ def _after_commit(conn: sqlite3.Connection) -> None:
         return
     if size >= WAL_MAX_BYTES:
         with suppress(sqlite3.Error, StorageError):  # the commit stands; the next one retries
-            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            _finish_checkpoint(conn)
     elif size >= WAL_CHECKPOINT_BYTES:
         CHECKPOINTER.request(conn.wal_path[: -len("-wal")])
+
+
+def _finish_checkpoint(conn: sqlite3.Connection) -> None:
+    """PASSIVE, on the writer's own connection; while another checkpoint holds the lock
+    (the background one, mid-copy), wait for it, up to half a second in all."""
+    deadline = time.monotonic() + 0.5
+    while conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[0] and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.002)
 
 
 class Checkpointer:

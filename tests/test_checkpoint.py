@@ -82,7 +82,8 @@ def test_the_wal_stays_bounded_over_5000_turns(tmp_path: Path) -> None:
     for _ in range(50):
         _turns(conn, session, 100, answer="word " * 200)
         largest = max(largest, _size(wal))
-    assert largest <= db.WAL_MAX_BYTES + 2**20  # one turn past the bound at most
+    # past the bound by what commits add while the writer's own checkpoint runs, at most
+    assert largest <= db.WAL_MAX_BYTES + db.WAL_CHECKPOINT_BYTES
     assert db.CHECKPOINTER.runs > runs  # the background thread did checkpoint
     assert not db.CHECKPOINTER.failures
     assert verify_forest(conn).ok
