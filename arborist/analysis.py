@@ -252,8 +252,10 @@ def words(text: str) -> list[str]:
 
 def stem(word: str) -> str:
     """A folded word without its plural ``s`` ("elements" → "element", "class" and "status"
-    kept): enough for a sentence to match a question in the other number. The index stems
-    more (FTS5's porter); this is only for choosing sentences."""
+    kept; "dictionaries" → "dictionary"): enough for a sentence to match a question in the
+    other number. The index stems more (FTS5's porter); this is only for choosing sentences."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
@@ -335,9 +337,11 @@ def read_question(question: str) -> QuestionTerms:
 _MARGIN = re.compile(r"[ \t|]*")
 _HEADER = re.compile(
     r"(?:#{1,6}\s+)?(?:\.\.\s+\w+::\s+)?(?:(?:async\s+)?def\s+|class\s+)?`?"
+    r"(?:(?P<alias>[A-Za-z_][A-Za-z0-9_]*) = (?=[A-Za-z_][A-Za-z0-9_]*\())?"  # pydoc: alias = name(...)
     r"(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
     r"(?P<signature>\(.*\))?`?\s*(?:->\s*[^:]+)?:?"
     r"(?:\s+method of [\w.]+ instance)?\s*"  # pydoc's module-level aliases of bound methods
+    r"(?:\s+from [\w.]+)?\s*"  # pydoc's class methods: ``now(tz=None) from builtins.type``
 )
 _SECTION_MARK = re.compile(
     r"Method resolution order:$|(?:Methods|Class methods|Static methods|Data|Readonly properties|Data descriptors|"
@@ -397,17 +401,11 @@ def _definitions(text: str) -> tuple[Definition, ...]:
                 break
             body.append(following)
         doc = _own_doc(body)
-        if doc:
-            found.append(
-                Definition(
-                    header.group("name"),
-                    header.group("signature") or "",
-                    index,
-                    depth,
-                    doc,
-                    line[depth:].lstrip().startswith("class "),
-                )
-            )
+        is_class = line[depth:].lstrip().startswith("class ")
+        signature = header.group("signature") or ""
+        for name in filter(None, (header.group("alias"), header.group("name"))):
+            if doc:  # an alias (``insort = insort_right(...)``) is defined by the same text
+                found.append(Definition(name, signature, index, depth, doc, is_class))
     return tuple(found)
 
 
@@ -437,8 +435,10 @@ def is_header(line: str) -> bool:
     """Whether ``line`` (stripped) is a definition's header: ``class groupby(builtins.object)``,
     ``def f(x):``, ``median(data)``."""
     found = _HEADER.fullmatch(line.strip())
-    return found is not None and (
-        found.group("signature") is not None or "def" in line or "class" in line
+    return (
+        found is not None
+        and found.group("alias") is None  # ``x = f(y)`` out of context is code, not a header
+        and (found.group("signature") is not None or "def" in line or "class" in line)
     )
 
 

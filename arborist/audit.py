@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from arborist.clock import utc_now
 from arborist.errors import BadReference, CanonicalJSONError, DamagedDatabase, StorageError
-from arborist.hashing import canonical_json, stored_event_hash
+from arborist.hashing import canonical_json, event_row_hash, stored_event_hash
 from arborist.migrations import Migration
 
 __all__ = [
@@ -261,8 +261,9 @@ def differing_fields(
 
 
 def _recomputed(row: tuple[Any, ...]) -> str | None:
-    """The hash a stored row should carry, or None if the row cannot be hashed at all."""
-    _seq, event_type, sid, bates, prev, _digest, body, created_at = row
+    """The hash a stored row (as the walk selects it) should carry, or None if the row
+    cannot be hashed at all."""
+    prev, event_type, sid, bates, body, created_at, _seq, _digest = row
     if not isinstance(body, str) or (prev is not None and not isinstance(prev, str)):
         return None
     try:
@@ -327,22 +328,30 @@ def check_chain_reporting(
     return ChainReport(0, None, ())
 
 
-def _check_chain(conn: sqlite3.Connection, checkpoints: tuple[Checkpoint, ...]) -> ChainReport:
-    problems: list[ChainProblem] = []
-    wanted = {cp.seq: cp for cp in checkpoints}
-    seen_checkpoints: set[int] = set()
-    expected_seq = 1
-    expected_prev: str | None = None
-    previous_modified = False
-    checked = 0
-    last: tuple[int, str] | None = None
-    rows = conn.execute(
-        "SELECT seq, event_type, sid, bates, prev_event_hash, event_hash, body, created_at "
-        "FROM audit_events ORDER BY seq"
-    )
-    for row in rows:
-        checked += 1
-        seq, prev, digest = row[0], row[4], row[5]
+_WALK_SQL = (
+    "SELECT prev_event_hash, event_type, sid, bates, body, created_at, seq, event_hash "
+    "FROM audit_events ORDER BY seq"
+)
+_WALK_BATCH = 2048
+"""Rows fetched at a time: one call into the cursor per batch, not per row."""
+
+
+class _Walk:
+    """What the walk has found so far, for the rows that leave its fast path."""
+
+    def __init__(self, conn: sqlite3.Connection, checkpoints: tuple[Checkpoint, ...]) -> None:
+        self.conn = conn
+        self.wanted = {cp.seq: cp for cp in checkpoints}
+        self.seen_checkpoints: set[int] = set()
+        self.problems: list[ChainProblem] = []
+
+    def step(
+        self, row: tuple[Any, ...], expected_seq: int, expected_prev: str | None, after_bad: bool
+    ) -> tuple[int, str | None, bool]:
+        """One row, every check spelled out; returns the walk's next expected seq and prev
+        and whether this row was modified (the next row's link is then not judged)."""
+        prev, seq, digest = row[0], row[6], row[7]
+        problems = self.problems
         gap = seq != expected_seq
         if seq > expected_seq:
             missing = (
@@ -356,23 +365,58 @@ def _check_chain(conn: sqlite3.Connection, checkpoints: tuple[Checkpoint, ...]) 
         modified = _recomputed(row) != digest
         if modified:
             problems.append(ChainProblem(seq, "modified", "content does not match its event_hash"))
-        if prev != expected_prev and not gap and not previous_modified:
-            problems.append(_link_problem(conn, seq, prev, expected_prev))
-        if seq in wanted:
-            seen_checkpoints.add(seq)
-            if wanted[seq].event_hash != digest:
+        if prev != expected_prev and not gap and not after_bad:
+            problems.append(_link_problem(self.conn, seq, prev, expected_prev))
+        if seq in self.wanted:
+            self.seen_checkpoints.add(seq)
+            if self.wanted[seq].event_hash != digest:
                 problems.append(
                     ChainProblem(
-                        seq, "rewritten", f"event {seq} differs from checkpoint {wanted[seq]}"
+                        seq, "rewritten", f"event {seq} differs from checkpoint {self.wanted[seq]}"
                     )
                 )
-        previous_modified = modified
-        expected_seq = max(seq + 1, expected_seq)
-        expected_prev = digest if isinstance(digest, str) else None
-        last = (seq, digest)
+        return max(seq + 1, expected_seq), digest if isinstance(digest, str) else None, modified
+
+
+def _check_chain(
+    conn: sqlite3.Connection, checkpoints: tuple[Checkpoint, ...], *, fast: bool = True
+) -> ChainReport:
+    """The walk. A row that is where the chain expects it, links to its predecessor, is
+    no checkpoint's and re-hashes to its event_hash by :func:`event_row_hash` passes in
+    a few comparisons; any other row (and every row, with ``fast`` false) goes through
+    :meth:`_Walk.step`, which checks it from scratch with :func:`stored_event_hash`, so
+    a report is the same either way (the tests compare the two)."""
+    walk = _Walk(conn, checkpoints)
+    wanted = walk.wanted if fast else None
+    row_hash = event_row_hash
+    expected_seq, expected_prev, after_bad = 1, None, False
+    checked, last = 0, None
+    cursor = conn.execute(_WALK_SQL)
+    while batch := cursor.fetchmany(_WALK_BATCH):
+        checked += len(batch)
+        last = batch[-1]
+        for row in batch:
+            prev, event_type, sid, bates, body, created_at, seq, digest = row
+            if (
+                wanted is not None
+                and not after_bad
+                and seq == expected_seq
+                and prev == expected_prev
+                and seq not in wanted
+            ):
+                try:
+                    if row_hash(prev, event_type, sid, bates, body, created_at) == digest:
+                        expected_seq, expected_prev = seq + 1, digest
+                        continue
+                except (TypeError, ValueError):
+                    pass  # not all text: the step below hashes it as stored_event_hash does
+            expected_seq, expected_prev, after_bad = walk.step(
+                row, expected_seq, expected_prev, after_bad
+            )
+    problems = walk.problems
     problems += _tail_removed(conn, expected_seq)
-    problems += _missing_checkpoints(checkpoints, seen_checkpoints, last[0] if last else 0)
-    head = Checkpoint(last[0], str(last[1])) if last else None
+    problems += _missing_checkpoints(checkpoints, walk.seen_checkpoints, last[6] if last else 0)
+    head = Checkpoint(last[6], str(last[7])) if last else None
     problems.sort(key=lambda p: p.seq)
     return ChainReport(checked, head, tuple(problems), len(checkpoints))
 

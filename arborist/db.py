@@ -7,7 +7,13 @@ The discipline (docs/design.md section 5, each pitfall measured):
 * every write goes through :func:`transaction`, which opens ``BEGIN
   IMMEDIATE`` (a deferred read that upgrades to a write cannot wait for a
   second writer and fails) and nests as savepoints;
-* WAL journal, a busy timeout, foreign keys on.
+* WAL journal, a busy timeout, foreign keys on;
+* no checkpoint inside a commit: connections that may write turn SQLite's
+  auto-checkpoint off; a commit that leaves the ``-wal`` past
+  :data:`WAL_CHECKPOINT_BYTES` wakes :data:`CHECKPOINTER`, a daemon thread
+  that checkpoints PASSIVE on a connection of its own; past
+  :data:`WAL_MAX_BYTES` the writer finishes the checkpoint itself, and a
+  connection that wrote empties the ``-wal`` when closed.
 
 Schemas are brought up to date by :mod:`arborist.migrations`, and ``arborist
 verify``'s checks of a whole file are in :mod:`arborist.integrity`.
@@ -35,10 +41,11 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import threading
 import time
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import quote
@@ -49,6 +56,9 @@ __all__ = [
     "BUSY_TIMEOUT_MS",
     "Connection",
     "IN_BATCH",
+    "WAL_CHECKPOINT_BYTES",
+    "WAL_MAX_BYTES",
+    "WAL_SIZE_LIMIT",
     "connect",
     "is_read_only",
     "require_writable",
@@ -62,6 +72,21 @@ IN_BATCH = 500
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's write lock before giving up."""
+
+WAL_CHECKPOINT_BYTES = 4 * 2**20
+"""A ``-wal`` file this big after a commit wakes the checkpointer (about SQLite's own
+1,000-page auto-checkpoint, which connections that write turn off: it ran inside a commit)."""
+
+WAL_MAX_BYTES = 4 * WAL_CHECKPOINT_BYTES
+"""A ``-wal`` this big after a commit is checkpointed by the writer itself (PASSIVE, the
+tail the checkpointer has not copied yet). SQLite starts a ``-wal`` over only when a
+writer begins just after a checkpoint copied every frame; back-to-back writes never leave
+the background one that moment, so this bounds the ``-wal`` (quiet writers never reach it)."""
+
+WAL_SIZE_LIMIT = 2**20
+"""``journal_size_limit``: a ``-wal`` whose frames were all checkpointed is cut back to this
+when the next writer starts it over. Below :data:`WAL_CHECKPOINT_BYTES`, so a ``-wal`` that
+big holds that many bytes written since its last reset."""
 
 _savepoint_ids = itertools.count(1)
 
@@ -109,6 +134,8 @@ class Connection(sqlite3.Connection):
         self.immutable = False
         self.damage: str | None = None  # what SQLite said, once it found the file damaged
         self.checked = False  # quick_check passed (run once, before the first write)
+        self.wrote = False  # a write transaction committed through it
+        self.wal_path: str | None = None  # its -wal file, on a connection that may write
         self._scratch: str | None = None  # a private copy's folder, removed on close
 
     def failure(self, exc: BaseException) -> StorageError | None:
@@ -140,6 +167,8 @@ class Connection(sqlite3.Connection):
             _reraise(self, exc)
 
     def close(self) -> None:
+        if self.wrote and self.damage is None:
+            _checkpoint_on_close(self)
         super().close()
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
@@ -259,6 +288,10 @@ def _connect_writable(path: Path, *, must_exist: bool) -> Connection:
         # loss can drop the last commits, never corrupt the file or the chain.
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
+        # Checkpoints run off the commit path (CHECKPOINTER), and a reset -wal is cut back.
+        conn.execute("PRAGMA wal_autocheckpoint = 0")
+        conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
+        conn.wal_path = str(path.absolute()) + "-wal"
     except ReadOnlyDatabase as exc:  # a read-only file not yet in WAL mode
         conn.close()
         raise _CannotWrite(str(exc.__cause__ or exc)) from exc
@@ -411,6 +444,7 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     except sqlite3.Error as exc:
         _rollback(conn)
         raise StorageError(f"commit failed: {exc}") from exc
+    _after_commit(conn)
 
 
 @contextmanager
@@ -473,3 +507,113 @@ def _rollback(conn: sqlite3.Connection) -> None:
     """Roll back if a transaction is still open (SQLite may already have ended it)."""
     if conn.in_transaction:
         conn.execute("ROLLBACK")
+
+
+def _after_commit(conn: sqlite3.Connection) -> None:
+    """Note the write, and wake the checkpointer once the ``-wal`` has grown past
+    :data:`WAL_CHECKPOINT_BYTES` (one ``stat``, a few microseconds); past
+    :data:`WAL_MAX_BYTES`, finish the checkpoint here."""
+    if not isinstance(conn, Connection) or conn.wal_path is None:
+        return
+    conn.wrote = True
+    try:
+        size = os.stat(conn.wal_path).st_size
+    except OSError:
+        return
+    if size >= WAL_MAX_BYTES:
+        with suppress(sqlite3.Error, StorageError):  # the commit stands; the next one retries
+            _finish_checkpoint(conn)
+    elif size >= WAL_CHECKPOINT_BYTES:
+        CHECKPOINTER.request(conn.wal_path[: -len("-wal")])
+
+
+def _finish_checkpoint(conn: sqlite3.Connection) -> None:
+    """PASSIVE, on the writer's own connection; while another checkpoint holds the lock
+    (the background one, mid-copy), wait for it, up to half a second in all."""
+    deadline = time.monotonic() + 0.5
+    while conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[0] and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.002)
+
+
+class Checkpointer:
+    """PASSIVE checkpoints off the commit path: one daemon thread per process, started on
+    the first request, which checkpoints each file asked for on a connection of its own,
+    opened, used and closed in that thread (no connection crosses threads, none stays
+    open to keep a ``-wal`` from being removed when the last writer closes).
+
+    A PASSIVE checkpoint waits for no one: it copies what no reader still needs and
+    leaves the rest to the next run. A checkpoint cut short by the process exiting is
+    a crash in the middle of one, which SQLite recovers from (the ``-wal`` is only reset
+    once every frame is in the database file)."""
+
+    PAUSE = 0.05
+    """Seconds between runs: a ``-wal`` that a long reader keeps from resetting asks after
+    every commit, and is then checkpointed at most this often."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._pending: set[str] = set()
+        self._thread: threading.Thread | None = None
+        self.runs = 0  # checkpoints attempted
+        self.failures: list[str] = []  # the last few errors (a checkpoint is best effort)
+        os.register_at_fork(after_in_child=self._forked)
+
+    def _forked(self) -> None:
+        """A forked child has no checkpointer thread, and perhaps a lock held in the parent."""
+        self._lock, self._wake = threading.Lock(), threading.Event()
+        self._pending, self._thread = set(), None
+
+    def request(self, path: str) -> None:
+        """Checkpoint ``path`` soon, in the background."""
+        with self._lock:
+            self._pending.add(path)
+            if self._thread is None or not self._thread.is_alive():  # none yet, or forked
+                self._thread = threading.Thread(
+                    target=self._serve, name="arborist-checkpointer", daemon=True
+                )
+                self._thread.start()
+        self._wake.set()
+
+    def _serve(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            with self._lock:
+                paths, self._pending = self._pending, set()
+            for path in sorted(paths):
+                self._checkpoint(path)
+            time.sleep(self.PAUSE)
+
+    def _checkpoint(self, path: str) -> None:
+        self.runs += 1
+        try:  # mode=rw: a file removed meanwhile is not created again
+            conn = sqlite3.connect(
+                "file:" + quote(path) + "?mode=rw", uri=True, timeout=1.0, isolation_level=None
+            )
+            try:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            finally:
+                conn.close()
+        except (sqlite3.Error, OSError) as exc:
+            self.failures = [*self.failures[-9:], f"{path}: {exc}"]
+
+
+CHECKPOINTER = Checkpointer()
+"""The process's checkpointer (:func:`transaction` wakes it after a commit)."""
+
+
+def _checkpoint_on_close(conn: Connection) -> None:
+    """Leave an empty ``-wal`` behind a connection that wrote, when it is closed: a
+    TRUNCATE checkpoint that waits at most a tenth of a second for other processes'
+    readers (busy, it does what it can; SQLite itself removes the ``-wal`` when the last
+    connection closes). Never fails the close."""
+    if conn.in_transaction:
+        return
+    try:
+        conn.execute("PRAGMA busy_timeout = 100")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except (sqlite3.Error, StorageError):
+        pass

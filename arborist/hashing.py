@@ -34,9 +34,11 @@ __all__ = [
     "cache_key",
     "canonical_json",
     "event_hash",
+    "event_row_hash",
     "hash_combine",
     "leaf_hash",
     "node_hash",
+    "node_row_hash",
     "normalize_question",
     "question_hash",
     "sha256_hex",
@@ -249,6 +251,88 @@ def stored_event_hash(
         return sha256_hex(prev + payload.encode("utf-8"))
     except UnicodeEncodeError as exc:
         raise CanonicalJSONError("stored event contains a lone surrogate") from exc
+
+
+_sha256 = hashlib.sha256
+_fromhex = bytes.fromhex
+
+
+def event_row_hash(
+    prev_event_hash: str | None,
+    event_type: str,
+    sid: str | None,
+    bates: str | None,
+    body_json: str,
+    created_at: str,
+) -> str:
+    """:func:`stored_event_hash` of a row whose fields are all text (``sid``, ``bates``
+    and ``prev_event_hash`` may be NULL), positional: the chain walk's fast path.
+
+    Wherever it returns, it returns exactly what :func:`stored_event_hash` does (the
+    tests pin that); for anything else it raises instead of hashing: ``TypeError`` for
+    a field of another type, ``ValueError`` for a ``prev_event_hash`` that is not 64
+    hex digits or text holding a lone surrogate. The caller then asks
+    :func:`stored_event_hash`, which hashes or refuses such a row its own way.
+    """
+    if prev_event_hash is None:
+        prev = b""
+    elif len(prev_event_hash) == 2 * DIGEST_SIZE:
+        prev = _fromhex(prev_event_hash)
+    else:
+        raise ValueError("prev_event_hash must be a 64-character hex digest")
+    if type(body_json) is not str:
+        raise TypeError("body_json must be text")
+    payload = (
+        f'{{"bates":{"null" if bates is None else _encode_string(bates)},"body":{body_json},'
+        f'"created_at":{_encode_string(created_at)},"event_type":{_encode_string(event_type)},'
+        f'"sid":{"null" if sid is None else _encode_string(sid)}}}'
+    )
+    return _sha256(prev + payload.encode("utf-8")).hexdigest()
+
+
+def node_row_hash(
+    parent_node_hash: str | None,
+    bates: str,
+    question: str,
+    cache_key: str,
+    audit_mode: str,
+    created_at: str,
+    label: str | None,
+) -> str:
+    """:func:`node_hash` of a stored node's fields, positional, without the general
+    canonical-JSON walk: text fields (``parent_node_hash`` and ``label`` may be NULL)
+    are written by the same string encoder ``canonical_json`` uses, in its key order
+    (audit_mode, bates, cache_key, created_at, label, parent_node_hash, question).
+
+    A field of any other type goes to :func:`node_hash` itself, so the result (or the
+    :class:`CanonicalJSONError`, as for a lone surrogate) is always :func:`node_hash`'s;
+    the tests pin that.
+    """
+    if (
+        type(bates) is not str
+        or type(question) is not str
+        or type(cache_key) is not str
+        or type(audit_mode) is not str
+        or type(created_at) is not str
+        or (parent_node_hash is not None and type(parent_node_hash) is not str)
+        or (label is not None and type(label) is not str)
+    ):
+        return node_hash(
+            parent_node_hash=parent_node_hash, bates=bates, question=question,
+            cache_key=cache_key, audit_mode=audit_mode, created_at=created_at, label=label,
+        )  # fmt: skip
+    text = (
+        f'{{"audit_mode":{_encode_string(audit_mode)},"bates":{_encode_string(bates)},'
+        f'"cache_key":{_encode_string(cache_key)},"created_at":{_encode_string(created_at)},'
+        f'"label":{"null" if label is None else _encode_string(label)},'
+        f'"parent_node_hash":'
+        f"{'null' if parent_node_hash is None else _encode_string(parent_node_hash)},"
+        f'"question":{_encode_string(question)}}}'
+    )
+    try:
+        return _sha256(text.encode("utf-8")).hexdigest()
+    except UnicodeEncodeError as exc:
+        raise CanonicalJSONError("text contains a lone surrogate") from exc
 
 
 def normalize_question(question: str) -> str:

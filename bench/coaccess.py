@@ -1,6 +1,8 @@
 """Co-access: the substrate write and the related-index rebuild over 100,000 rows.
 
-    python bench/coaccess.py [--rows N] [--sessions S] [--seed SEED]
+    python bench/coaccess.py [--quick] [--rows N] [--sessions S] [--seed SEED]
+
+``--quick`` is a smoke run: 3,000 rows over 60 sessions, in a second or two.
 
 Machines here are shared and noisy, so every figure sits next to a baseline
 measured in the same process on the same data:
@@ -87,16 +89,19 @@ def timed(call: object) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=100_000)
-    parser.add_argument("--sessions", type=int, default=2_000)
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    parser.add_argument("--rows", type=int, default=None, help="default 100,000 (quick 3,000)")
+    parser.add_argument("--sessions", type=int, default=None, help="default 2,000 (quick 60)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    work = workload(args.rows, args.sessions, args.seed)
+    rows = args.rows or (3_000 if args.quick else 100_000)
+    sessions = args.sessions or (60 if args.quick else 2_000)
+    work = workload(rows, sessions, args.seed)
     total = sum(len(t) for _s, turns in work for t in turns)
     print(f"co-access bench  {platform.python_version()}  sqlite {sqlite3.sqlite_version}")
     print(f"  {total:,} record_session rows, {len(work):,} sessions, seed {args.seed}")
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(prefix="arborist-bench-coaccess-") as tmp:
         conn = open_database(Path(tmp) / "store.db", STORE_MIGRATIONS)  # co-access joins chunks
         ensure_schema(conn)
         bare = connect(Path(tmp) / "bare.db")

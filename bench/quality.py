@@ -24,7 +24,10 @@ Phrases and answers are compared lowercased with runs of whitespace collapsed
 ``--floor`` exits 1 when a figure falls under :data:`FLOORS` (the smoke test in
 ``tests/test_quality.py`` runs the same check).
 
-    python bench/quality.py [--set questions|holdout] [--floor] [--json]
+    python bench/quality.py [--set questions|holdout] [--floor] [--json] [--write] [--quick]
+
+``--quick`` asks only the first few questions and follow-ups of the set (a smoke
+run of every code path, in seconds) and writes nothing.
 """
 
 from __future__ import annotations
@@ -201,13 +204,20 @@ def measure_hybrid(app: Arborist, questions: Sequence[dict[str, Any]]) -> list[d
     return figures
 
 
-def run(which: str = "questions", *, peer: bool = True) -> dict[str, Any]:
+QUICK_QUESTIONS, QUICK_FOLLOWUPS = 8, 2
+"""How many of the set's questions and follow-up pairs ``--quick`` asks (the first ones)."""
+
+
+def run(which: str = "questions", *, peer: bool = True, quick: bool = False) -> dict[str, Any]:
     questions = load_questions(which)
+    pairs = load_followups()
+    if quick:
+        questions, pairs = questions[:QUICK_QUESTIONS], pairs[:QUICK_FOLLOWUPS]
     with tempfile.TemporaryDirectory(prefix="arborist-quality-") as home, Arborist(home) as app:
         app.ingest_demo()
         root = measure_root(app, questions)
         chained, chained_misses = measure_chained(app, questions)
-        followups, followup_recall, unsourced, missing = measure_followups(app, load_followups())
+        followups, followup_recall, unsourced, missing = measure_followups(app, pairs)
         bm25s_figures = measure_bm25s(app, questions) if peer else None
         hybrid = measure_hybrid(app, questions) if peer else []
     return {
@@ -314,8 +324,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--write", action="store_true", help="also write bench/QUALITY.md (both sets)"
     )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"the first {QUICK_QUESTIONS} questions and {QUICK_FOLLOWUPS} follow-ups only",
+    )
     args = parser.parse_args(argv)
-    figures = run(args.set)
+    if args.quick and args.write:
+        parser.error("--quick measures a few questions: it writes no QUALITY.md")
+    figures = run(args.set, quick=args.quick)
     print(json.dumps(figures, indent=2) if args.json else report(figures))
     if args.write:
         other = run("holdout" if args.set == "questions" else "questions")

@@ -15,7 +15,7 @@ to "in one chunk". Everything is written under a temporary directory.
    SQLite file (``arborist.db.connect``: WAL, same pragmas) with a plain
    table and an external-content FTS5 index, given the same chunks
    (chunked beforehand, untimed), one transaction per document. Target:
-   ours/bare >= 0.5.
+   ours/bare >= 0.6 (issue #14; bench/goals.py checks it over several reruns).
 2. **Ask on a cache hit** over a store of >= 10,000 chunks: each question
    asked once (a miss, extractive client), then hits timed round-robin, each
    next to the bare ``retrieve(conn, question)`` (the FTS5 part of every
@@ -64,7 +64,7 @@ from arborist.store.documents import ingest_document
 from arborist.store.loaders import LoadedDocument
 from arborist.store.search import retrieve
 
-INGEST_TARGET = 0.5
+INGEST_TARGET = 0.6
 ASK_TARGET_MS = 5.0
 
 # --------------------------------------------------------------------------- corpus

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import shutil
 import sqlite3
@@ -14,13 +15,14 @@ import pytest
 from arborist.audit import (
     AUDIT_MIGRATION,
     Checkpoint,
+    _check_chain,
     append_event,
     check_chain,
     head_checkpoint,
 )
 from arborist.db import connect, transaction
 from arborist.errors import BadReference, StorageError
-from arborist.hashing import event_hash
+from arborist.hashing import event_hash, stored_event_hash
 from arborist.migrations import open_database
 from arborist.store import STORE_MIGRATIONS
 from tests.workers import finish, start_workers
@@ -242,8 +244,11 @@ def test_200_random_edits_deletions_and_swaps_are_each_reported(
         conn = sqlite3.connect(path, isolation_level=None)
         what = rnd.choice(TAMPERS)(conn, rnd)
         conn.close()
-        report = check_chain(connect(path))
+        conn = connect(path)
+        report = check_chain(conn)
         assert not report.ok, f"trial {trial} not reported: {what}"
+        assert _check_chain(conn, (), fast=False) == report, f"trial {trial}: {what}"
+        conn.close()
         assert report.first_bad_seq is not None
         for problem in report.problems:
             kinds[problem.kind] = kinds.get(problem.kind, 0) + 1
@@ -425,3 +430,172 @@ def test_two_processes_appending_2000_events_each_make_one_unforked_chain(tmp_pa
 def test_a_copy_made_mid_chain_still_verifies(chain_file: Path, tmp_path: Path) -> None:
     shutil.copy(chain_file, tmp_path / "plain-copy.db")
     assert check_chain(connect(tmp_path / "plain-copy.db")).ok
+
+
+# --- the walk's fast path: hostile rows it must not get wrong -----------------------------------
+
+HOSTILE_BODIES: list[object] = [
+    {"quote": '"', "backslash": "\\", "both": '\\"\\', "slash": "/"},
+    {"separators": "\u2028\u2029", "nul": "\x00", "controls": "\x01\x1f\x7f"},
+    {"astral": "\U0001f600\U00010000", "accents": "é", "combining": "e\u0301"},
+    {"big": 2**53 - 1, "small": -(2**53 - 1), "zero": 0, "one": 1},
+    {"": "", "keys": {"b": 1, "a": 2, "B": 3, "\uffff": 4, "\U00010000": 5}},
+    [],
+    'a bare string with " and \\',
+    None,
+]
+
+
+def hostile_chain(path: Path) -> list[Checkpoint]:
+    """Events whose bodies and fields hold everything JSON escapes, written as usual."""
+    conn = open_database(path, STORE_MIGRATIONS)
+    heads = []
+    for i, body in enumerate(HOSTILE_BODIES * 2):
+        with transaction(conn):
+            event = append_event(
+                conn,
+                ('odd "type" \\', "node_insert", "\u2028")[i % 3],
+                body=body,
+                sid='s"\\\u2028' if i % 2 else None,
+                bates="b\U0001f600" if i % 3 else None,
+                created_at=f"2026-11-29T12:00:{i:02d}Z\u2029",
+            )
+        heads.append(event.checkpoint)
+    conn.close()
+    return heads
+
+
+def test_events_holding_every_character_json_escapes_verify_by_both_walks(tmp_path: Path) -> None:
+    heads = hostile_chain(tmp_path / "store.db")
+    conn = connect(tmp_path / "store.db")
+    report = check_chain(conn, heads[::3])
+    assert report.ok and report.events_checked == 2 * len(HOSTILE_BODIES), report.problems
+    assert _check_chain(conn, tuple(heads[::3]), fast=False) == report
+
+
+# Each turns a stored body into text that parses to an equal value (in Python, 1.0 == 1):
+# a walk that parsed and re-serialized would pass it; the hash covers the bytes stored.
+EQUAL_BUT_NOT_CANONICAL = [
+    ('"big":9007199254740991', '"big":9007199254740991.0'),
+    ('"one":1', '"one":1.0'),
+    ('"one":1', '"one":1e0'),
+    ('"zero":0', '"zero":-0'),
+    ('"accents":"é"', '"accents":"\\u00e9"'),
+    ('"slash":"/"', '"slash":"\\/"'),
+    ("\u2028", "\\u2028"),
+    ('"astral":"\U0001f600', '"astral":"\\ud83d\\ude00'),
+    ('"keys":{"B":3,"a":2', '"keys":{"a":2,"B":3'),
+    ('"zero":0', '"zero" :0'),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), EQUAL_BUT_NOT_CANONICAL)
+def test_a_body_rewritten_to_equal_json_is_a_modification_at_its_seq(
+    tmp_path: Path, old: str, new: str
+) -> None:
+    hostile_chain(tmp_path / "store.db")
+    conn = connect(tmp_path / "store.db")
+    seqs = [
+        seq
+        for seq, body in conn.execute("SELECT seq, body FROM audit_events ORDER BY seq")
+        if old in body
+    ]
+    seq = seqs[0]
+    body = conn.execute("SELECT body FROM audit_events WHERE seq = ?", (seq,)).fetchone()[0]
+    edited = body.replace(old, new, 1)
+    assert edited != body and json.loads(edited) == json.loads(body)
+    conn.execute("UPDATE audit_events SET body = ? WHERE seq = ?", (edited, seq))
+    report = check_chain(conn)
+    assert [(p.seq, p.kind) for p in report.problems] == [(seq, "modified")]
+    assert _check_chain(conn, (), fast=False) == report
+
+
+def _untyped_copy(conn: sqlite3.Connection) -> None:
+    """audit_events without column types: SQLite then keeps integers and blobs as written."""
+    typed = _rebuild_without_unique()
+    untyped = typed.replace(
+        "event_type TEXT, sid TEXT,\n    bates TEXT, prev_event_hash TEXT, event_hash TEXT, "
+        "body TEXT, created_at TEXT",
+        "event_type, sid, bates, prev_event_hash, event_hash, body, created_at",
+    )
+    assert untyped != typed
+    conn.executescript(untyped)
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("sid", 5),
+        ("bates", 7),
+        ("created_at", None),
+        ("event_type", b"node_insert"),
+        ("body", b"{}"),
+        ("body", 1),
+        ("prev_event_hash", "PREV"),  # the predecessor's hash in capitals: the same bytes
+        ("prev_event_hash", "SPACED"),  # ... or with a space in it: the same bytes again
+    ],
+)
+def test_fields_that_are_not_text_are_judged_as_the_row_by_row_walk_judges_them(
+    tmp_path: Path, column: str, value: object
+) -> None:
+    path = tmp_path / "store.db"
+    make_chain(path, 12)
+    conn = sqlite3.connect(path, isolation_level=None)
+    _untyped_copy(conn)
+    prev = conn.execute("SELECT prev_event_hash FROM audit_events WHERE seq = 6").fetchone()[0]
+    value = {"PREV": prev.upper(), "SPACED": prev[:10] + " " + prev[10:]}.get(value, value)  # type: ignore[call-overload]
+    conn.execute(f"UPDATE audit_events SET {column} = ? WHERE seq = 6", (value,))
+    stored = conn.execute(f"SELECT {column} FROM audit_events WHERE seq = 6").fetchone()[0]
+    assert stored == value and type(stored) is type(value)
+    conn.close()
+    conn = connect(path)
+    report = check_chain(conn)
+    assert not report.ok and report.first_bad_seq == 6
+    assert _check_chain(conn, (), fast=False) == report
+
+
+def test_a_row_of_another_type_that_hashes_as_stored_still_verifies(tmp_path: Path) -> None:
+    """An event whose sid is an integer, hashed the way stored_event_hash hashes one, is
+    intact: the fast path hands it to the row-by-row check rather than judging it."""
+    path = tmp_path / "store.db"
+    make_chain(path, 5)
+    conn = sqlite3.connect(path, isolation_level=None)
+    _untyped_copy(conn)
+    prev = conn.execute("SELECT event_hash FROM audit_events WHERE seq = 5").fetchone()[0]
+    digest = stored_event_hash(
+        prev, event_type="t", sid=42, bates=None, body_json="{}", created_at="c"
+    )
+    conn.execute(
+        "INSERT INTO audit_events VALUES (6, 't', 42, NULL, ?, ?, '{}', 'c')", (prev, digest)
+    )
+    conn.close()
+    conn = connect(path)
+    report = check_chain(conn)
+    assert report.ok and report.head == Checkpoint(6, digest)
+    assert _check_chain(conn, (), fast=False) == report
+
+
+def test_random_tampers_with_checkpoints_report_the_same_by_both_walks(
+    chain_file: Path, tmp_path: Path
+) -> None:
+    rnd = random.Random(1129)
+    heads = make_chain(tmp_path / "heads.db", 60)  # same events, other timestamps
+    intact = connect(chain_file)
+    real = [head_checkpoint_at(intact, seq) for seq in range(1, 61)]
+    for trial in range(60):
+        path = copy_of(chain_file, tmp_path, f"c{trial}.db")
+        conn = sqlite3.connect(path, isolation_level=None)
+        what = rnd.choice(TAMPERS)(conn, rnd)
+        conn.close()
+        checkpoints = tuple(rnd.sample(real, 3) + rnd.sample(heads, 1))
+        conn = connect(path)
+        report = check_chain(conn, checkpoints)
+        assert not report.ok, what
+        assert _check_chain(conn, checkpoints, fast=False) == report, what
+        conn.close()
+        path.unlink()
+
+
+def head_checkpoint_at(conn: sqlite3.Connection, seq: int) -> Checkpoint:
+    row = conn.execute("SELECT seq, event_hash FROM audit_events WHERE seq = ?", (seq,)).fetchone()
+    return Checkpoint(row[0], row[1])

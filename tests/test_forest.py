@@ -285,13 +285,42 @@ def populated(tmp_path: Path) -> tuple[Path, Session, list[str]]:
             "does not fold",
         ),
         ("a deleted audit event", "DELETE FROM audit_events WHERE seq = 3", "audit chain"),
+        ("a renumbered turn", "UPDATE nodes SET seq = 7 WHERE seq = 2", "does not match its bates"),
+        ("a negative seq", "UPDATE nodes SET seq = -2 WHERE seq = 2", "does not match its bates"),
+        (
+            "a seq made text",
+            "UPDATE nodes SET seq = 'two' WHERE seq = 2",
+            "does not match its bates",
+        ),
+        (
+            "a turn moved to another session",
+            "UPDATE nodes SET sid = '20000101T000000Z-abcdef' WHERE seq = 2",
+            "does not match its bates",
+        ),
+        (
+            "a bates number with a space",
+            "UPDATE nodes SET bates = bates || ' ' WHERE seq = 4",
+            "does not match its bates",
+        ),
+        (
+            "cited titles edited",
+            "UPDATE nodes SET cited_titles_json = '[]' WHERE seq = 2",
+            "cited titles differ",
+        ),
+        (
+            "a node_insert event naming another parent",
+            "UPDATE audit_events SET body = replace(body, '-000001', '-000000') "
+            "WHERE event_type = 'node_insert' AND bates LIKE '%-000002'",
+            "differs from its node_insert event",
+        ),
+        ("a deleted session", "DELETE FROM sessions", "missing, though turns of it remain"),
     ],
 )
 def test_verify_detects(
     populated: tuple[Path, Session, list[str]], what: str, sql: str, expect: str
 ) -> None:
     path, _, _ = populated
-    if "DELETE FROM nodes" in sql:
+    if "DELETE FROM nodes" in sql or "DELETE FROM sessions" in sql:
         _tamper(path, "PRAGMA foreign_keys = OFF")
     _tamper(path, sql)
     result = verify_forest(open_database(path, SESSIONS_MIGRATIONS))

@@ -18,9 +18,11 @@ from arborist.hashing import (
     cache_key,
     canonical_json,
     event_hash,
+    event_row_hash,
     hash_combine,
     leaf_hash,
     node_hash,
+    node_row_hash,
     normalize_question,
     question_hash,
     sha256_hex,
@@ -253,3 +255,98 @@ def test_cache_key_drifts_with_every_dimension() -> None:
     original = cache_key(dims)
     for name in CACHE_KEY_DIMENSIONS:
         assert cache_key({**dims, name: dims[name] + "x"}) != original, name
+
+
+hostile_text = st.text(
+    st.characters(exclude_categories=("Cs",))
+    | st.sampled_from(['"', "\\", "\u2028", "\u2029", "\x00", "\x1f", "\x7f", "/", "\U0001f600"]),
+    max_size=30,
+)
+digests = st.binary(min_size=32, max_size=32).map(bytes.hex)
+
+
+@given(st.none() | digests, hostile_text, st.none() | hostile_text, st.none() | hostile_text)
+def test_event_row_hash_equals_stored_event_hash_for_any_text_row(
+    prev: str | None, text: str, sid: str | None, bates: str | None
+) -> None:
+    # body_json is hashed as the bytes stored, JSON or not: any text at all.
+    for body_json in (text, canonical_json({"t": text}).decode(), json.dumps({"t": text})):
+        fields = {"event_type": text, "sid": sid, "bates": bates, "created_at": text[::-1]}
+        expected = stored_event_hash(prev, body_json=body_json, **fields)
+        assert event_row_hash(prev, text, sid, bates, body_json, text[::-1]) == expected
+
+
+@pytest.mark.parametrize("case", VECTORS["event_hash"], ids=lambda c: c["event_type"])
+def test_event_row_hash_reproduces_the_event_hash_vectors(case: dict) -> None:
+    fields = [case[name] for name in ("event_type", "sid", "bates")]
+    body_json = canonical_json(case["body"]).decode()
+    got = event_row_hash(case["prev_event_hash"], *fields, body_json, case["created_at"])
+    assert got == case["event_hash"]
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        ("A" * 64 + " ", "t", None, None, "{}", "c"),  # prev of the wrong length
+        ("ab " * 21 + "a", "t", None, None, "{}", "c"),
+        (None, "t", 5, None, "{}", "c"),  # stored_event_hash would hash the int as 5
+        (None, "t", None, 7, "{}", "c"),
+        (None, 3, None, None, "{}", "c"),
+        (None, "t", None, None, "{}", None),  # ... and a NULL created_at as null
+        (None, "t", None, None, b"{}", "c"),
+        (None, "t", None, None, 1, "c"),
+        (None, "t", None, None, None, "c"),
+        (b"\x00" * 32, "t", None, None, "{}", "c"),
+        (None, "t\ud800", None, None, "{}", "c"),  # a lone surrogate
+        (None, "t", None, None, '{"a":"\udfff"}', "c"),
+    ],
+)
+def test_event_row_hash_raises_for_every_row_that_is_not_all_text(row: tuple) -> None:
+    with pytest.raises((TypeError, ValueError)):
+        event_row_hash(*row)
+
+
+@given(
+    st.none() | digests,
+    hostile_text,
+    hostile_text,
+    st.none() | hostile_text,
+    st.sampled_from(["ROOT", "live", "cached", '"']),
+)
+def test_node_row_hash_equals_node_hash_for_any_text_fields(
+    parent: str | None, bates: str, question: str, label: str | None, mode: str
+) -> None:
+    fields = {
+        "parent_node_hash": parent,
+        "bates": bates,
+        "question": question,
+        "cache_key": question[::-1],
+        "audit_mode": mode,
+        "created_at": bates[::-1],
+        "label": label,
+    }
+    assert node_row_hash(*fields.values()) == node_hash(**fields)
+
+
+@pytest.mark.parametrize("case", VECTORS["node_hash"], ids=lambda c: c["fields"]["bates"])
+def test_node_row_hash_reproduces_the_node_hash_vectors(case: dict) -> None:
+    assert node_row_hash(*(case["fields"][name] for name in NODE_FIELDS)) == case["node_hash"]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [{"question": 5}, {"label": 0}, {"parent_node_hash": 12}, {"question": "q\ud800"}],
+)
+def test_node_row_hash_gives_node_hash_s_answer_for_other_fields(changed: dict) -> None:
+    fields = dict(VECTORS["node_hash"][1]["fields"]) | changed
+    try:
+        expected: object = node_hash(**fields)
+    except CanonicalJSONError as exc:
+        expected = type(exc)
+    try:
+        got: object = node_row_hash(*(fields[name] for name in NODE_FIELDS))
+    except CanonicalJSONError as exc:
+        got = type(exc)
+    assert got == expected
+    if changed != {"question": "q\ud800"}:
+        assert isinstance(got, str)  # an int is canonical JSON: node_hash hashes it

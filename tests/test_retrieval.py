@@ -171,7 +171,7 @@ def test_evidence_that_does_not_answer_says_what_was_searched(app: Arborist) -> 
 
 def test_every_retrieval_rule_is_in_the_policy_so_a_changed_rule_misses() -> None:
     policy = retrieval_policy()
-    assert policy["retrieval"] == "fts5-bm25f-any-term-v2"
+    assert policy["retrieval"] == "fts5-bm25f-any-term-v3"
     params = policy["retrieval_params"]
     assert isinstance(params, dict)
     assert set(params) == {
@@ -273,3 +273,90 @@ def test_a_follow_up_asking_for_the_low_median_opens_with_median_low(app: Arbori
     app.ask_turn("What does statistics.median return?", sid=sid)
     answer = app.ask_turn("What about the low median?", sid=sid).result.answer
     assert answer.startswith("median_low(data): Return the low median of numeric data.")
+
+
+BISECT_API = """# module bisect
+
+## Name
+    bisect - Bisection algorithms.
+
+## Functions
+    bisect = bisect_right(a, x, lo=0, hi=None, *, key=None)
+        Return the index where to insert item x in list a, assuming a is sorted.
+
+    insort = insort_right(a, x, lo=0, hi=None, *, key=None)
+        Insert item x in list a, and keep it sorted assuming a is sorted.
+
+    insort_left(a, x, lo=0, hi=None, *, key=None)
+        Insert item x in list a, keeping it sorted, to the left of any equal item.
+"""
+
+
+def test_an_alias_pydoc_writes_as_name_equals_call_is_defined_by_the_same_text() -> None:
+    found = {d.name: d for d in definitions(BISECT_API)}
+    assert found["insort"].doc == found["insort_right"].doc
+    assert found["insort"].doc.startswith("Insert item x in list a, and keep it sorted")
+    assert found["insort"].signature == "(a, x, lo=0, hi=None, *, key=None)"
+    assert found["bisect"].doc.startswith("Return the index where to insert")
+    assert "insort_left" in found and "insort" not in found["insort_left"].doc.split()[0]
+
+
+def test_asking_what_an_alias_does_opens_with_its_definition(tmp_path: Path) -> None:
+    (tmp_path / "bisect.md").write_text(BISECT_API, encoding="utf-8")
+    with Arborist(tmp_path / "home") as app:
+        app.ingest([str(tmp_path / "bisect.md")])
+        answer = app.ask("What does bisect.insort do?").answer
+    assert answer.startswith("bisect.insort(a, x"), answer
+    assert "Insert item x in list a, and keep it sorted" in answer
+    assert "Bisection algorithms" not in answer
+
+
+def test_a_named_identifier_no_passage_holds_is_not_answered_with_a_neighbour(
+    app: Arborist,
+) -> None:
+    answer = app.ask("What does statistics.variance return?").answer
+    assert answer.startswith("The documents do not answer this question."), answer
+    assert "No passage mentions statistics.variance" in answer
+    assert "statistics" in answer.split("passages found are from", 1)[1]
+    named = app.ask("What does statistics.median return?").answer
+    assert named.startswith("statistics.median(data): Return the median"), named
+
+
+def test_a_sentence_matches_a_question_in_the_other_number() -> None:
+    from arborist.analysis import stem
+
+    assert stem("dictionaries") == stem("dictionary") == "dictionary"
+    assert stem("entries") == stem("entry")
+    assert stem("elements") == stem("element")
+    assert stem("class") == "class" and stem("status") == "status" and stem("ties") == "tie"
+
+
+def test_the_sentence_that_says_the_plural_answers_before_one_that_only_says_the_word(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "pprint.md").write_text(
+        "# pprint\n\npprint - Support to pretty-print lists, tuples, & dictionaries "
+        "recursively.\n\nPretty-print a Python object to a stream.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "traceback.md").write_text(
+        "# traceback - Print a stack traceback\n\nThe frame keeps a dictionary for "
+        "instance variables.\n",
+        encoding="utf-8",
+    )
+    with Arborist(tmp_path / "home") as app:
+        app.ingest([str(tmp_path / "pprint.md"), str(tmp_path / "traceback.md")])
+        answer = app.ask("How do I pretty-print a dictionary?").answer
+    assert answer.startswith("pprint - Support to pretty-print lists, tuples, & dictionaries"), (
+        answer
+    )
+
+
+def test_a_class_method_pydoc_marks_as_from_its_metaclass_is_a_definition() -> None:
+    text = (
+        "    now(tz=None) from builtins.type\n"
+        "        Returns new datetime object representing current time local to tz.\n"
+    )
+    found = {d.name: d for d in definitions(text)}
+    assert found["now"].signature == "(tz=None)"
+    assert found["now"].doc == "Returns new datetime object representing current time local to tz."

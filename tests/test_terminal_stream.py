@@ -145,7 +145,7 @@ def test_json_at_a_terminal_and_text_without_one_do_not_stream(loopback: ChatSer
     _, shown, _ = _terminal(["ask", "Who created Spider-Man?", "--llm", "openai", "--json"])
     assert json.loads(shown)["answer"].startswith("The test server read the evidence.")
     result = CliRunner().invoke(cli, ["ask", "Who drew Spider-Man?", "--llm", "openai"])
-    assert result.exit_code == 0
+    assert result.exit_code == 0, result.output
     assert [r.body["stream"] for r in loopback.received] == [False, False]
     assert result.stdout.startswith("The test server read the evidence. [E1 |")
 

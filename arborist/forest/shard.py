@@ -7,9 +7,11 @@ to the node's hash and its answer's hash. The seq is read inside that
 ``BEGIN IMMEDIATE`` transaction, so two processes writing one shard never
 reuse a seq and never lose a turn.
 
-The ripple is iterative and costs O(depth x fan-out): each ancestor's hash
-is refolded from its children's stored subtree hashes. Unrelated subtrees
-keep their hashes, which is what lets the widget fetch only what changed.
+The ripple reads the whole ancestor path, with each ancestor's other
+children's stored subtree hashes, in one statement, refolds it in Python
+and writes what changed in one more: a few microseconds per level, O(depth
++ the path's fan-out) rows. Unrelated subtrees keep their hashes, which is
+what lets the widget fetch only what changed.
 """
 
 from __future__ import annotations
@@ -271,7 +273,7 @@ def _insert_node_row(
     created_at: str,
     label: str | None,
     digest: str,
-) -> None:
+) -> int:
     stored_titles = titles_json(cited_titles)
     leaf = subtree_hash(digest, [])
     cursor = conn.execute(
@@ -300,35 +302,84 @@ def _insert_node_row(
         "INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles) VALUES (?, ?, ?, ?)",
         (cursor.lastrowid, question, answer_text, stored_titles),
     )
+    return int(cursor.lastrowid or 0)
+
+
+_PATH_SQL = """
+WITH RECURSIVE path (depth, bates, below) AS (
+    SELECT 0, ?1, NULL
+    UNION ALL
+    SELECT p.depth + 1, n.parent_bates, n.id FROM path AS p JOIN nodes AS n ON n.bates = p.bates
+    WHERE n.parent_bates IS NOT NULL AND p.depth < (SELECT max(id) FROM nodes)
+)
+SELECT p.depth, n.id, n.node_hash, n.subtree_hash, c.id, c.subtree_hash
+FROM path AS p JOIN nodes AS n ON n.bates = p.bates
+LEFT JOIN nodes AS c ON c.parent_bates = p.bates AND c.id IS NOT p.below
+"""
+"""A node and its ancestors up to a root (crossing sessions), with each one's other children,
+in one statement: (depth, id, node_hash, subtree_hash, child id, child subtree_hash) rows.
+The recursion carries only bates (a wide row per step costs twice as much); no path is
+longer than there are rows (max(id)) unless a tampered file holds a cycle."""
+
+_WRITE_BATCH = 400
+"""Rows per ``UPDATE ... FROM (VALUES ...)``: two parameters each, far below SQLite's limit."""
 
 
 def ripple(conn: sqlite3.Connection, start_bates: str | None) -> int:
     """Refold ``subtree_hash`` from ``start_bates`` up to its root; returns nodes updated.
 
-    Each step reads the node's children's stored hashes (so unchanged
-    siblings are reused, never recomputed) and stops early when a hash comes
-    out unchanged, as everything above it is then unchanged too.
+    Two statements whatever the depth: one reads the path to the root with
+    every path node's other children's stored hashes, one writes the hashes
+    that changed. The fold runs bottom-up in Python: each node's hash is
+    refolded from its children's stored hashes (so unchanged siblings are
+    reused, never recomputed) and its path child's new one, and it stops
+    early when a hash comes out unchanged, as everything above it is then
+    unchanged too.
     """
-    updated = 0
-    current = start_bates
-    while current is not None:
-        row = conn.execute(
-            "SELECT node_hash, subtree_hash, parent_bates FROM nodes WHERE bates = ?", (current,)
-        ).fetchone()
-        digest, old, parent = row
-        kids = [
-            h
-            for (h,) in conn.execute(
-                "SELECT subtree_hash FROM nodes WHERE parent_bates = ?", (current,)
-            )
-        ]
-        new = subtree_hash(digest, kids)
+    changed: list[tuple[int, str]] = []
+    below: str | None = None  # the new hash of the path child just refolded
+    for node_id, digest, old, kids in _ripple_path(conn, start_bates):
+        new = subtree_hash(digest, kids if below is None else [*kids, below])
         if new == old:
             break
-        conn.execute("UPDATE nodes SET subtree_hash = ? WHERE bates = ?", (new, current))
-        updated += 1
-        current = parent
-    return updated
+        changed.append((node_id, new))
+        below = new
+    for start in range(0, len(changed), _WRITE_BATCH):
+        batch = changed[start : start + _WRITE_BATCH]
+        values = ", ".join("(?, ?)" for _ in batch)
+        conn.execute(
+            f"UPDATE nodes SET subtree_hash = v.column2 FROM (VALUES {values}) AS v "
+            "WHERE nodes.id = v.column1",
+            [value for pair in batch for value in pair],
+        )
+    return len(changed)
+
+
+def _ripple_path(
+    conn: sqlite3.Connection, start_bates: str | None
+) -> list[tuple[int, str, str, list[str]]]:
+    """``start_bates`` and its ancestors, nearest first: (id, node_hash, subtree_hash, the
+    stored hashes of its children but the path child) each. A path that comes back on
+    itself (only a tampered file holds a cycle) ends where it does."""
+    if start_bates is None:
+        return []
+    levels: dict[int, tuple[int, str, str, list[str]]] = {}
+    for depth, node_id, digest, old, kid, kid_hash in conn.execute(
+        _PATH_SQL, (start_bates,)
+    ).fetchall():
+        level = levels.get(depth)
+        if level is None:
+            level = levels[depth] = (node_id, digest, old, [])
+        if kid is not None:
+            level[3].append(kid_hash)
+    path: list[tuple[int, str, str, list[str]]] = []
+    seen: set[int] = set()
+    for depth in range(len(levels)):
+        if levels[depth][0] in seen:
+            break
+        seen.add(levels[depth][0])
+        path.append(levels[depth])
+    return path
 
 
 def insert_turn(
@@ -361,21 +412,11 @@ def insert_turn(
             parent_node_hash=parent.node_hash, bates=bates, question=question,
             cache_key=cache_key, audit_mode=audit_mode, created_at=created_at, label=label,
         )  # fmt: skip
-        _insert_node_row(
-            conn,
-            bates=bates,
-            sid=sid,
-            seq=seq,
-            parent=parent.bates,
-            question=question,
-            answer_text=answer_text,
-            cache_key=cache_key,
-            audit_mode=audit_mode,
-            cited_titles=cited_titles,
-            created_at=created_at,
-            label=label,
-            digest=digest,
-        )
+        node_id = _insert_node_row(
+            conn, bates=bates, sid=sid, seq=seq, parent=parent.bates, question=question,
+            answer_text=answer_text, cache_key=cache_key, audit_mode=audit_mode,
+            cited_titles=cited_titles, created_at=created_at, label=label, digest=digest,
+        )  # fmt: skip
         ripple(conn, parent.bates)
         conn.execute(
             "UPDATE sessions SET next_seq = ?, current_bates = ?, updated_at = ? WHERE sid = ?",
@@ -389,7 +430,12 @@ def insert_turn(
             body=node_event_body(digest, parent.bates, answer_text, titles_json(cited_titles)),
             created_at=created_at,
         )
-        return get_node(conn, bates)
+    # The row as written (a leaf: its subtree hash is its leaf fold), not read back.
+    return Node(
+        node_id, bates, sid, seq, parent.bates, question, answer_text, cache_key, audit_mode,
+        tuple(json.loads(titles_json(cited_titles))), created_at, label, label, digest,
+        subtree_hash(digest, []),
+    )  # fmt: skip
 
 
 def _next_seq(conn: sqlite3.Connection, session: Session, label: str | None) -> int:

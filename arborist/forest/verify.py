@@ -32,7 +32,7 @@ from typing import Any
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist.forest.bates import is_bates, parse_bates
 from arborist.forest.shard import node_event_body, session_event_body
-from arborist.hashing import node_hash, subtree_hash
+from arborist.hashing import node_row_hash, subtree_hash
 from arborist.integrity import check_fts, integrity_problems, read_or_report
 
 __all__ = ["ForestVerification", "verify_forest"]
@@ -133,15 +133,8 @@ def _field_problems(row: Any, parent_row: Any, children: list[str]) -> list[str]
     sid, titles, n_cited = row[11:]
     problems = []
     try:
-        expected = node_hash(
-            parent_node_hash=parent_row[8] if parent_row else None,
-            bates=bates,
-            question=question,
-            cache_key=key,
-            audit_mode=mode,
-            created_at=created,
-            label=label,
-        )
+        parent_hash = parent_row[8] if parent_row else None
+        expected = node_row_hash(parent_hash, bates, question, key, mode, created, label)
     except ValueError:
         expected = None
     if expected != digest:
@@ -152,7 +145,7 @@ def _field_problems(row: Any, parent_row: Any, children: list[str]) -> list[str]
         fold = None
     if fold != folded:
         problems.append(f"turn {bates}: subtree_hash does not fold from its children")
-    if not is_bates(bates) or parse_bates(bates) != (sid, seq):
+    if not _names(bates, sid, seq):
         problems.append(f"turn {bates}: its sid or seq does not match its bates number")
     try:
         counted = len(json.loads(titles))
@@ -161,6 +154,18 @@ def _field_problems(row: Any, parent_row: Any, children: list[str]) -> list[str]
     if counted != n_cited:
         problems.append(f"turn {bates}: n_cited_sources does not count its cited titles")
     return problems
+
+
+def _names(bates: object, sid: object, seq: object) -> bool:
+    """Whether ``bates`` is a well-formed bates number naming turn ``seq`` of session
+    ``sid``: ``parse_bates(bates) == (sid, seq)``, without parsing (six digits are one
+    int only as ``f"{seq:06d}"``)."""
+    return (
+        type(seq) is int
+        and isinstance(bates, str)
+        and is_bates(bates)
+        and bates == f"{sid}-{seq:06d}"
+    )
 
 
 _INSERT_EVENT_WORDING = {
@@ -179,6 +184,8 @@ def _event_problems(row: Any, event: dict[str, object]) -> list[str]:
     if not isinstance(answer, str) or not isinstance(titles, str):
         return [f"turn {bates}: its answer or cited titles are no longer text"]
     expected = node_event_body(digest, parent, answer, titles)
+    if event == expected:  # the usual case: differing_fields would find nothing
+        return []
     wording = [
         _INSERT_EVENT_WORDING[name]
         for name in differing_fields(event, expected, optional=("titles_hash",))
@@ -218,6 +225,7 @@ def _check_sessions(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> list[
     for sid in created:
         problems.append(f"session {sid}: recorded by a session_create event but missing")
     known = {row[0] for row in conn.execute("SELECT sid FROM sessions")}
-    orphaned = sorted({parse_bates(b)[0] for b in by_bates if is_bates(b)} - known)
+    # A well-formed bates number is "<sid>-<6 digits>": its sid is all but the last 7.
+    orphaned = sorted({b[:-7] for b in by_bates if is_bates(b)} - known)
     problems += [f"session {sid}: missing, though turns of it remain" for sid in orphaned]
     return problems

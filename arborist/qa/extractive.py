@@ -36,7 +36,7 @@ NO_EVIDENCE_ANSWER = "The documents do not answer this question."
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v2"
+EXTRACTIVE_MODEL = "extractive-v3"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
@@ -342,6 +342,12 @@ class ExtractiveClient:
         if not request.evidence:
             return f"{NO_EVIDENCE_ANSWER} No passage mentions any of: {searched}."
         titles = "; ".join(dict.fromkeys(" ".join(item.title.split()) for item in request.evidence))
+        absent = _absent_names(request)
+        if absent:
+            return (
+                f"{NO_EVIDENCE_ANSWER} No passage mentions {', '.join(absent)}; "
+                f"the {len(request.evidence)} passages found are from {titles}."
+            )
         return (
             f"{NO_EVIDENCE_ANSWER} Searched for: {searched}. "
             f"The {len(request.evidence)} passages found (from {titles}) "
@@ -389,7 +395,17 @@ quoted from it: below it, the evidence is about something else ("Who created Spi
 over the standard library finds "created" alone) and the answer says so."""
 
 
+def _absent_names(request: ChatRequest) -> list[str]:
+    """The identifiers the question names (``os.path.splitext``) whose own name (``splitext``)
+    no passage holds: evidence that never says the name cannot say what it is."""
+    asked = read_question(request.question)
+    texts = [fold(f"{item.title}\n{item.text}") for item in request.evidence]
+    return [i for i in asked.identifiers if not any(fold(i.split(".")[-1]) in t for t in texts)]
+
+
 def _covered(request: ChatRequest) -> bool:
+    if _absent_names(request):
+        return False
     wanted = {stem(w) for w in read_question(request.question).words}
     if not wanted:
         return bool(request.evidence)

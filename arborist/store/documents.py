@@ -34,11 +34,11 @@ from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError, NotFound
 from arborist.hashing import leaf_hash
-from arborist.merkle import inclusion_proofs, merkle_root
+from arborist.merkle import block_span, proof_from_levels, sibling_positions, tree_levels
 from arborist.store.cache import mark_stale
 from arborist.store.chunking import CHUNKING_VERSION, Chunk, iter_chunks
 from arborist.store.loaders import LoadedDocument
-from arborist.store.schema import COLD, HOT, index_chunks
+from arborist.store.schema import COLD, HOT, NODE_FLOOR, index_chunks, store_nodes
 
 __all__ = [
     "Document",
@@ -196,18 +196,58 @@ def proofs_for(
 ) -> dict[tuple[int, int], list[str]]:
     """Inclusion proofs (hex, leaf-most first) for ``(document_id, chunk_index)`` pairs.
 
-    Each document's leaves are read, and its tree hashed, once however many of
-    its chunks are wanted.
+    A proof never refolds its document: it reads the chunk's aligned block of at most
+    ``2**NODE_FLOOR`` leaves (one range of ``chunks``) and folds it, then takes the
+    siblings above from ``merkle_nodes`` (one query): O(log n) at any size. A proof is
+    what the stored rows make it, unchecked: a node edited since ingest gives one that
+    does not verify, and a missing node or leaf leaves its place out, so that one does not
+    verify either. Every caller verifies a proof before it serves or writes one (and
+    ``arborist verify`` names the document).
     """
-    by_document: dict[int, list[int]] = {}
-    for document_id, index in wanted:
-        by_document.setdefault(document_id, []).append(index)
     proofs: dict[tuple[int, int], list[str]] = {}
-    for document_id, indices in by_document.items():
-        paths = inclusion_proofs(document_leaves(conn, document_id), indices)
-        for index, path in zip(indices, paths, strict=True):
-            proofs[(document_id, index)] = [p.hex() for p in path]
+    for document_id, index in wanted:
+        if (document_id, index) not in proofs:
+            proofs[(document_id, index)] = [
+                p.hex() for p in _stored_proof(conn, document_id, index)
+            ]
     return proofs
+
+
+def _stored_proof(conn: sqlite3.Connection, document_id: int, index: int) -> list[bytes]:
+    """One leaf's proof from its block's leaves and the stored nodes above (see :func:`proofs_for`)."""
+    row = conn.execute("SELECT chunk_count FROM documents WHERE id = ?", (document_id,)).fetchone()
+    if row is None or not 0 <= index < row[0]:
+        return []
+    size = int(row[0])
+    start, stop = block_span(size, index, NODE_FLOOR)
+    block = [
+        bytes.fromhex(leaf)
+        for (leaf,) in conn.execute(
+            "SELECT leaf FROM chunks WHERE document_id = ? AND chunk_index >= ? "
+            "AND chunk_index < ? ORDER BY chunk_index",
+            (document_id, start, stop),
+        )
+    ]
+    if len(block) != stop - start:
+        return []
+    proof = proof_from_levels(tree_levels(block), index - start)
+    above = sibling_positions(size, index, NODE_FLOOR)
+    if above:
+        # One primary-key lookup per sibling (an OR of them is planned as a scan of the
+        # document's nodes); a node that is not a blob (an edited row) is left out.
+        one = (
+            "SELECT level, position, node FROM merkle_nodes "
+            "WHERE document_id = ? AND level = ? AND position = ? AND typeof(node) = 'blob'"
+        )
+        nodes = {
+            (level, position): bytes(node)
+            for level, position, node in conn.execute(
+                " UNION ALL ".join([one] * len(above)),
+                [n for place in above for n in (document_id, *place)],
+            )
+        }
+        proof += [nodes[place] for place in above if place in nodes]
+    return proof
 
 
 _CHUNK_BATCH = 512
@@ -463,7 +503,8 @@ def store_document(
     ]
     if not leaves:
         raise BadInput(f"{prepared.uri} has no text to index")
-    source_root = merkle_root(leaves).hex()
+    levels = tree_levels(leaves)  # one fold: the root, and the nodes a proof reads
+    source_root = levels[-1][0].hex()
 
     def chunks() -> Iterable[Chunk]:
         return kept if kept is not None else iter_chunks(text)
@@ -490,11 +531,11 @@ def store_document(
             conn.execute("UPDATE documents SET status = 'superseded' WHERE id = ?", (current.id,))
             stale = mark_stale(conn, current.id, f"{prepared.uri} changed (now version {version})")
         created_at = utc_now()
-        document_id = _insert_document(
+        document = _insert_document(
             conn, prepared, kind, (version, source_root, len(leaves)), created_at
         )
-        _insert_chunks(conn, document_id, prepared.title, chunks(), leaves)
-        document = get_document(conn, document_id)
+        _insert_chunks(conn, document.id, prepared.title, chunks(), leaves)
+        store_nodes(conn, document.id, levels)
         _document_added(conn, document, prepared, created_at)
     return IngestResult(document, "updated" if current else "added", stale)
 
@@ -505,33 +546,32 @@ def _insert_document(
     kind: DocumentKind,
     tree: tuple[int, str, int],
     created_at: str,
-) -> int:
+) -> Document:
     """The document's row (``tree``: its version, Merkle root and chunk count) and its
-    title's row in the title index; returns its id."""
+    title's row in the title index; returns it as stored, without reading it back."""
     version, source_root, chunk_count = tree
-    cursor = conn.execute(
-        "INSERT INTO documents (uri, version, kind, title, media_type, content_sha256, "
-        "source_root, chunk_count, chunking_version, status, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'current', ?)",
-        (
-            prepared.uri,
-            version,
-            kind,
-            prepared.title,
-            prepared.media_type,
-            prepared.content_sha256,
-            source_root,
-            chunk_count,
-            CHUNKING_VERSION,
-            created_at,
-        ),
+    values = (
+        prepared.uri,
+        version,
+        kind,
+        prepared.title,
+        prepared.media_type,
+        prepared.content_sha256,
+        source_root,
+        chunk_count,
+        CHUNKING_VERSION,
+        "current",
+        created_at,
     )
-    document_id = int(cursor.lastrowid or 0)
+    cursor = conn.execute(
+        f"INSERT INTO documents ({_DOCUMENT_COLUMNS}) VALUES (NULL{', ?' * len(values)})", values
+    )
+    document = Document(int(cursor.lastrowid or 0), *values)
     conn.execute(
         "INSERT INTO documents_fts (rowid, title, uri) VALUES (?, ?, ?)",
-        (document_id, prepared.title, prepared.uri),
+        (document.id, prepared.title, prepared.uri),
     )
-    return document_id
+    return document
 
 
 def _document_added(

@@ -11,25 +11,48 @@ Invariants the code keeps (and ``arborist verify`` checks):
 * one ``current`` version per document URI; older versions are
   ``superseded`` and stay for the records that cite them.
 * one ``ok`` cache record per cache key; falsified revisions stay.
+* ``merkle_nodes`` holds, for every document, exactly the nodes of its Merkle tree
+  at levels :data:`NODE_FLOOR` and above, the root's level excepted
+  (:func:`arborist.merkle.upper_nodes` of its leaves): so a proof reads one block of
+  at most ``2**NODE_FLOOR`` leaves and at most ``log2(chunk_count)`` stored nodes,
+  never the whole document.
 """
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Sequence
 
 from arborist.audit import AUDIT_MIGRATION
-from arborist.migrations import Migration
+from arborist.hashing import DIGEST_SIZE
+from arborist.merkle import tree_levels, upper_nodes
+from arborist.migrations import Migration, split_sql
 from arborist.store.memo import MEMO_MIGRATION_SQL
 from arborist.store.vector_schema import VECTORS_MIGRATION_SQL
 
-__all__ = ["COLD", "HOT", "STORE_MIGRATIONS", "TIERS", "WARM", "index_chunks", "unindex_chunks"]
+__all__ = [
+    "COLD",
+    "HOT",
+    "NODE_FLOOR",
+    "STORE_MIGRATIONS",
+    "TIERS",
+    "WARM",
+    "index_chunks",
+    "store_nodes",
+    "unindex_chunks",
+]
 
 HOT, WARM, COLD = "hot", "warm", "cold"
 """Where a chunk's text is kept (``chunks.tier``, whose CHECK lists them; see above). Named
 here, below every module that moves chunks between them (:mod:`arborist.store.tiers`)
 or stores them (:mod:`arborist.store.documents`)."""
 TIERS = (HOT, WARM, COLD)
+
+NODE_FLOOR = 4
+"""The lowest level of a document's Merkle tree kept in ``merkle_nodes``: a proof folds
+the at most ``2**4 = 16`` leaves of its block itself, and the table holds about one row
+per 8 chunks (none for a document of up to 16 chunks)."""
 
 _DOCUMENTS_AND_CACHE = """
 CREATE TABLE documents (
@@ -187,6 +210,54 @@ DROP TABLE migration_4_guard;
 ALTER TABLE cache_records RENAME COLUMN source_root TO evidence_root;
 """
 
+# A document's Merkle nodes from NODE_FLOOR up, so that a proof never refolds its whole
+# tree (docs/design.md section 2). Keyed as a proof asks for them, without a rowid. The
+# same migration drops documents_source_root: the only query on that column is a LIKE
+# prefix match, which a case-insensitive LIKE cannot answer from a binary index, so the
+# index cost every ingest a random page write and served nothing.
+_MERKLE_NODES = """
+CREATE TABLE merkle_nodes (
+    document_id INTEGER NOT NULL REFERENCES documents (id),
+    level       INTEGER NOT NULL,
+    position    INTEGER NOT NULL,
+    node        BLOB NOT NULL,
+    PRIMARY KEY (document_id, level, position)
+) WITHOUT ROWID;
+DROP INDEX documents_source_root;
+"""
+
+
+def store_nodes(conn: sqlite3.Connection, document_id: int, levels: list[list[bytes]]) -> None:
+    """Write the stored part of a document's tree (:func:`~arborist.merkle.tree_levels`)."""
+    rows = [(document_id, *node) for node in upper_nodes(levels, NODE_FLOOR)]
+    if rows:
+        conn.executemany(
+            "INSERT INTO merkle_nodes (document_id, level, position, node) VALUES (?, ?, ?, ?)",
+            rows,
+        )
+
+
+def _merkle_nodes(conn: sqlite3.Connection) -> None:
+    """Migration 6: the table, then every stored document's nodes from its stored leaves,
+    one document in memory at a time. A document whose leaves are not all there or not all
+    hex gets none: its proofs could not hold anyway, and ``arborist verify`` names it."""
+    for statement in split_sql(_MERKLE_NODES):
+        conn.execute(statement)
+    rows = conn.execute(
+        "SELECT c.document_id, d.chunk_count, c.leaf FROM chunks AS c "
+        "JOIN documents AS d ON d.id = c.document_id WHERE d.chunk_count > ? "
+        "ORDER BY c.document_id, c.chunk_index",
+        (1 << NODE_FLOOR,),
+    )
+    for (document_id, count), group in itertools.groupby(rows, key=lambda row: row[:2]):
+        try:
+            leaves = [bytes.fromhex(leaf) for _id, _count, leaf in group]
+        except (TypeError, ValueError):
+            continue
+        if len(leaves) == count and all(len(leaf) == DIGEST_SIZE for leaf in leaves):
+            store_nodes(conn, document_id, tree_levels(leaves))
+
+
 STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 1: the store's own hash-chained audit log (ingest, evict, cache writes, ...).
     AUDIT_MIGRATION,
@@ -200,9 +271,12 @@ STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 5: the retrievable corpus's generation (moved by triggers) and the retrieval memo
     #    that lets a cache hit skip ranking while the generation stands (store/memo.py).
     Migration(5, "retrieval memo and corpus generation", MEMO_MIGRATION_SQL),
-    # 6: chunk vectors by leaf and embedding profile, for the hybrid lane (store/vectors.py);
+    # 6: each document's Merkle nodes from level NODE_FLOOR up, backfilled from the stored
+    #    leaves (O(log n) proofs); the unused documents_source_root index goes.
+    Migration(6, "merkle nodes from level 4 up, backfilled; no source_root index", _merkle_nodes),
+    # 7: chunk vectors by leaf and embedding profile, for the hybrid lane (store/vectors.py);
     #    their triggers move the corpus generation as documents and chunks do.
-    Migration(6, "chunk vectors for hybrid retrieval", VECTORS_MIGRATION_SQL),
+    Migration(7, "chunk vectors for hybrid retrieval", VECTORS_MIGRATION_SQL),
 )
 
 

@@ -75,7 +75,7 @@ follow-up continues its thread on the same sources unless its own words say othe
 MAX_CONTEXT_WORDS = 16
 """How many words a follow-up takes from the turns above it."""
 
-RETRIEVAL = "fts5-bm25f-any-term-v2"
+RETRIEVAL = "fts5-bm25f-any-term-v3"
 """The retrieval algorithm's name in the governance policy: change it with any rule above."""
 
 HYBRID = "rrf-v1"

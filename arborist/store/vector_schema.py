@@ -1,4 +1,4 @@
-"""The vector lane's tables (migration 6 of ``store.db``; see :mod:`arborist.store.vectors`).
+"""The vector lane's tables (migration 7 of ``store.db``; see :mod:`arborist.store.vectors`).
 
 Apart from :mod:`arborist.store.vectors` so that :mod:`arborist.store.schema` can list the
 migration without importing the search code (which imports the schema).

@@ -3,7 +3,9 @@
 Checked, one problem line each:
 
 * every hot chunk re-hashes to its leaf; every warm chunk decompresses and does;
-* every document's leaves fold to its ``source_root`` over exactly ``chunk_count`` chunks;
+* every document's leaves fold to its ``source_root`` over exactly ``chunk_count`` chunks,
+  and (in the same fold) to exactly the Merkle nodes ``merkle_nodes`` keeps for it, which
+  proofs are cut from: a node that differs, is missing or is extra is named by document;
 * every document matches the ``document_add`` event that recorded it (and has one);
 * every cache record recomputes to the ``record_hash`` its ``cache_write`` event holds,
   and every evidence proof verifies against the evidence's own source_root and size,
@@ -40,7 +42,7 @@ from arborist.keys import (
     policy_hash,
     profile_hash,
 )
-from arborist.merkle import merkle_root
+from arborist.merkle import EMPTY_ROOT, tree_levels, upper_nodes
 from arborist.store.cache import (
     OK,
     STALE,
@@ -55,7 +57,7 @@ from arborist.store.cache import (
 from arborist.store.derive import derivation_event_body
 from arborist.store.documents import document_event_body, stored_documents
 from arborist.store.proofs import verify_evidence
-from arborist.store.schema import HOT, WARM
+from arborist.store.schema import HOT, NODE_FLOOR, WARM
 
 __all__ = ["StoreVerification", "verify_store"]
 
@@ -99,11 +101,37 @@ def _events(conn: sqlite3.Connection, event_type: str) -> Iterator[dict[str, obj
 
 
 def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
+    """Every chunk's text against its leaf, then every document's leaves, folded once, against
+    its ``source_root`` and its stored Merkle nodes."""
     problems: list[str] = []
     documents = {
         row[0]: row[1:]
         for row in conn.execute("SELECT id, uri, source_root, chunk_count FROM documents")
     }
+    leaves, chunks = _read_leaves(conn, documents, problems)
+    stored = _stored_nodes(conn)
+    for doc_id, (uri, root, count) in documents.items():
+        got = sorted(leaves.get(doc_id, []))
+        nodes = stored.pop(doc_id, {})
+        if [i for i, _ in got] != list(range(len(got))) or len(got) != count:
+            problems.append(f"document {uri}: has {len(got)} chunks, records chunk_count {count}")
+            continue
+        levels = tree_levels([leaf for _, leaf in got])
+        if (levels[-1][0] if levels[-1] else EMPTY_ROOT).hex() != root:
+            problems.append(f"document {uri}: leaves do not fold to its source_root")
+        problems += _check_nodes(f"document {uri}", levels, nodes)
+    problems += [
+        f"document id {doc_id}: {len(nodes)} stored Merkle node(s) of a document that is missing"
+        for doc_id, nodes in stored.items()
+    ]
+    return problems, len(documents), chunks
+
+
+def _read_leaves(
+    conn: sqlite3.Connection, documents: dict[int, tuple[str, str, int]], problems: list[str]
+) -> tuple[dict[int, list[tuple[int, bytes]]], int]:
+    """Every document's ``(chunk_index, leaf)``, and how many chunks were read; a chunk whose
+    text (hot, or warm once decompressed) does not re-hash to its leaf is a problem."""
     leaves: dict[int, list[tuple[int, bytes]]] = {doc_id: [] for doc_id in documents}
     chunks = 0
     for doc_id, index, leaf, tier, text, text_z in conn.execute(
@@ -132,14 +160,55 @@ def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
         _uri, root, count = documents.get(doc_id, ("?", "", 0))
         if not verify_evidence(EvidenceRef(root, count, index, leaf), text=body).text_matches:
             problems.append(f"{where}: text does not match its leaf")
-    for doc_id, (uri, root, count) in documents.items():
-        got = sorted(leaves.get(doc_id, []))
-        if [i for i, _ in got] != list(range(len(got))) or len(got) != count:
-            problems.append(f"document {uri}: has {len(got)} chunks, records chunk_count {count}")
-            continue
-        if merkle_root([leaf for _, leaf in got]).hex() != root:
-            problems.append(f"document {uri}: leaves do not fold to its source_root")
-    return problems, len(documents), chunks
+    return leaves, chunks
+
+
+def _stored_nodes(conn: sqlite3.Connection) -> dict[object, dict[tuple[object, object], object]]:
+    """Every stored Merkle node, by document, then by ``(level, position)``. A key that is
+    not an integer comes as hex text, and a node that is not a blob as None, so an edited
+    row is read (and reported) however its bytes were typed."""
+    stored: dict[object, dict[tuple[object, object], object]] = {}
+    for doc_id, level, position, node in conn.execute(
+        "SELECT "
+        + ", ".join(
+            f"CASE typeof({key}) WHEN 'integer' THEN {key} ELSE 'x' || hex({key}) END"
+            for key in ("document_id", "level", "position")
+        )
+        + ", CASE typeof(node) WHEN 'blob' THEN node END FROM merkle_nodes"
+    ):
+        stored.setdefault(doc_id, {})[(level, position)] = node
+    return stored
+
+
+def _in_order(place: tuple[object, object]) -> list[tuple[int, str]]:
+    """Numbers first and by value, anything else (an edited row) after, by its repr."""
+    return [(0, f"{v:020d}") if type(v) is int else (1, repr(v)) for v in place]
+
+
+def _check_nodes(
+    where: str, levels: list[list[bytes]], stored: dict[tuple[object, object], object]
+) -> list[str]:
+    """A document's stored Merkle nodes against those its leaves fold to: one line for the
+    nodes that differ, one for those missing, one for those its tree does not have."""
+    expected: dict[tuple[object, object], object] = {
+        (level, position): node for level, position, node in upper_nodes(levels, NODE_FLOOR)
+    }
+    differ = [
+        place for place in expected.keys() & stored.keys() if stored[place] != expected[place]
+    ]
+    found = []
+    for places, what in (
+        (differ, "differ from what its leaves fold to"),
+        (list(expected.keys() - stored.keys()), "are missing"),
+        (list(stored.keys() - expected.keys()), "are not in its tree"),
+    ):
+        if places:
+            level, position = min(places, key=_in_order)
+            found.append(
+                f"{where}: {len(places)} stored Merkle node(s) {what} "
+                f"(first: level {level!r}, position {position!r})"
+            )
+    return found
 
 
 def _check_documents_against_events(conn: sqlite3.Connection) -> list[str]:
@@ -209,9 +278,12 @@ def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
     written = {(b.get("cache_key"), b.get("revision")): b for b in _events(conn, "cache_write")}
     states = _expected_states(conn)
     doc_roots = dict(conn.execute("SELECT id, source_root FROM documents"))
-    chunk_homes = {
+    chunk_homes = {  # only the chunks some evidence names: the only ones looked up
         chunk_id: (doc_id, leaf)
-        for chunk_id, doc_id, leaf in conn.execute("SELECT id, document_id, leaf FROM chunks")
+        for chunk_id, doc_id, leaf in conn.execute(
+            "SELECT id, document_id, leaf FROM chunks "
+            "WHERE id IN (SELECT chunk_id FROM cache_evidence)"
+        )
     }
     records = stored_records(conn)
     for record in records:

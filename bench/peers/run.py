@@ -18,9 +18,10 @@ R. The ratio is ours over the peer's: below 1, ours is faster (or smaller).
    10,000-node forest up to date after one new turn: ipytree's full widget
    state (and its live ``add_node``) against our subtree_hash sync.
 
-A full run writes ``bench/RESULTS.md`` (machine, versions, date, the table
-and what each row compares); ``--quick`` is a smoke run on small sizes that
-writes nothing unless given ``--out``. The peers come from the ``peers``
+A full run writes its section (``peers``) of ``bench/RESULTS.md`` (machine,
+versions, date, the table and what each row compares; the other sections,
+bench/goals.py's, stay as they are: bench/results.py); ``--quick`` is a smoke
+run on small sizes that writes nothing unless given ``--out``. The peers come from the ``peers``
 extra (``pip install -e '.[peers]'``; ``make bench`` installs it).
 """
 
@@ -39,6 +40,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from common import ROOT, Row, make_vocabulary
+
+from bench.results import write_section
 
 PEER_PACKAGES = (
     "llm",
@@ -234,11 +237,11 @@ def write_results(
 ) -> None:
     rows = [r for _, section in rows_by_section for r in section]
     out = [
-        "# arborist beside its peers",
+        "## arborist beside its peers",
         "",
         "Written by `bench/peers/run.py`"
         + (" --quick" if quick else "")
-        + " (`make bench`); do not edit by hand. Ratios are ours over the peer's: "
+        + " (`make bench`). Ratios are ours over the peer's: "
         "below 1, ours is faster (or sends fewer bytes).",
         "",
         f"- date: {date_u(when)}",
@@ -248,22 +251,22 @@ def write_results(
         f"- arborist: {versions()['arborist']}",
         f"- whole run: {elapsed:.0f} s",
         "",
-        "## Table",
+        "### Table",
         "",
         markdown_table(rows),
         "",
-        "## What each row compares",
+        "### What each row compares",
         "",
     ]
     for title, section in rows_by_section:
-        out += [f"### {title}", ""]
+        out += [f"#### {title}", ""]
         for row in section:
             out.append(f"**{row.operation}**, against {row.peer}:")
             out.append("")
             for note in row.notes:
                 out += [note, ""]
-    out += ["## Caveats", "", CAVEATS]
-    path.write_text("\n".join(out).rstrip() + "\n", encoding="utf-8")
+    out += ["### Caveats", "", CAVEATS]
+    write_section(path, "peers", "\n".join(out))
 
 
 def main() -> None:

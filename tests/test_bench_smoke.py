@@ -1,0 +1,158 @@
+"""Every bench script runs with ``--quick``: it exits 0, prints its tables, and writes nothing.
+
+``make bench`` runs the scripts at full size (minutes); here each runs at its
+``--quick`` sizes in a subprocess of this interpreter, so a script broken by a
+change elsewhere (an API it calls, a migration it assumes, the JupyterLab it
+drives) fails ``make test`` rather than the next ``make bench``. Only the
+output's shape is checked (headers, row names), never a timing: machines here
+are shared and noisy. No tracked file may change (``bench/RESULTS.md`` and
+``bench/QUALITY.md`` are written only by full runs) and no new file may appear
+in the checkout.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# (command line after the interpreter, what its output must hold, a timeout in seconds)
+SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
+    "hashing": (
+        ["bench/hashing.py", "--quick"],
+        ["measure", "ours", "hashlib", "merkle_root,", "verify_inclusion,", "chain check,"],
+        120,
+    ),
+    "store": (
+        ["bench/store.py", "--quick", "--no-profile"],
+        ["1. ingest", "2. ask", "3. search", "headline figures", "whole run"],
+        180,
+    ),
+    "quality": (
+        ["bench/quality.py", "--quick"],
+        ["quality on the built-in corpus", "recall@5", "MRR", "bm25s", "follow-ups answered"],
+        180,
+    ),
+    "coaccess": (
+        ["bench/coaccess.py", "--quick"],
+        ["1. write", "record_session", "2. rebuild", "full build", "3. lookup", "related_edges"],
+        120,
+    ),
+    "goals": (
+        ["bench/goals.py", "--quick"],
+        [
+            "goals (ours/baseline against the goal)",
+            "inclusion proof from the store",
+            "inclusion proof in memory",
+            "verify one proof",
+            "record a turn at depth 100",
+            "find a word in every turn",
+            "cache-hit ask",
+            "ingest",
+            "chain-check on real turn events",
+            "`arborist verify`",
+            "`arborist --version`",
+            "growth",
+            "record a turn, by depth",
+        ],
+        240,
+    ),
+    "peers": (
+        ["bench/peers/run.py", "--quick"],
+        [
+            "all rows",
+            "ours/peer time",
+            "llm log_to_db",
+            "llm logs -q",
+            "GPTCache get",
+            "pymerkle prove_inclusion",
+            "pymerkle verify_inclusion",
+            "ipytree full state",
+        ],
+        300,
+    ),
+    "widget": (
+        ["bench/widget.py", "--quick"],
+        [
+            "1. first screen, headless chromium in JupyterLab",
+            "2. refresh after one new turn",
+            "3. sync in Python",
+            "headline figures",
+            "first screen, 200-turn chain",
+            "refresh after one new turn, bushy",
+        ],
+        300,
+    ),
+}
+
+
+def checkout_state() -> dict[str, tuple[int, int]]:
+    """``{path: (size, mtime_ns)}`` of every file git tracks or would show as untracked
+    (ignored files, such as caches and the built bundle, excluded); of every file under
+    bench/ when this is not a git checkout (an sdist)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=False,
+    )
+    if listed.returncode == 0:
+        names = [n for n in listed.stdout.decode().split("\0") if n]
+    else:
+        names = [str(p.relative_to(ROOT)) for p in (ROOT / "bench").rglob("*") if p.is_file()]
+    state = {}
+    for name in names:
+        try:
+            stat = (ROOT / name).stat()
+        except FileNotFoundError:  # tracked but deleted in this work tree
+            continue
+        state[name] = (stat.st_size, stat.st_mtime_ns)
+    return state
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SCRIPTS))
+def test_bench_script_runs_quick(name: str) -> None:
+    args, expected, timeout = SCRIPTS[name]
+    before = checkout_state()
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+    }
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    elapsed = time.perf_counter() - start
+    tail = f"\n--- stdout (end) ---\n{done.stdout[-3000:]}\n--- stderr ---\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"{' '.join(args)} exited {done.returncode}{tail}"
+    missing = [text for text in expected if text not in done.stdout]
+    assert not missing, f"{' '.join(args)} did not print {missing}{tail}"
+    after = checkout_state()
+    changed = sorted(
+        path for path in before.keys() | after.keys() if before.get(path) != after.get(path)
+    )
+    assert not changed, f"{' '.join(args)} changed files in the checkout: {changed}"
+    print(f"{name}: {elapsed:.1f} s")
+
+
+def test_every_bench_script_is_in_the_smoke_run() -> None:
+    scripts = {
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "bench").rglob("*.py")
+        if p.parent.name != "peers" or p.name == "run.py"
+    }
+    helpers = {"bench/results.py", "bench/merkle_paths.py"}
+    assert scripts - helpers == {args[0] for args, _expected, _timeout in SCRIPTS.values()}

@@ -1,0 +1,164 @@
+"""WAL checkpoints off the commit path, and a bounded ``-wal`` (arborist.db).
+
+Connections that may write have SQLite's auto-checkpoint off (it ran inside a commit);
+a commit that leaves the ``-wal`` past WAL_CHECKPOINT_BYTES wakes a daemon thread that
+checkpoints PASSIVE on a connection of its own; a writer finishes the job itself only
+past WAL_MAX_BYTES; a connection that wrote truncates the ``-wal`` when closed.
+All on real files.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from arborist import db
+from arborist.forest import SESSIONS_MIGRATIONS
+from arborist.forest.shard import Session, create_session, insert_turn
+from arborist.forest.verify import verify_forest
+from arborist.migrations import open_database
+
+ROOT = Path(__file__).resolve().parent.parent
+KEY = "ef" * 32
+
+
+def _turns(conn: sqlite3.Connection, session: Session, n: int, answer: str = "a") -> None:
+    parents = [session.root_bates]
+    for i in range(n):  # a shallow bush: fan-out 20 under the root, then chains of them
+        node = insert_turn(
+            conn, session.sid, parents[i % len(parents)], question=f"q{i}",
+            answer_text=f"{answer} {i}", cache_key=KEY, audit_mode="STRICT",
+        )  # fmt: skip
+        parents.append(node.bates)
+        if len(parents) > 20:
+            parents.pop(0)
+
+
+def _size(path: Path) -> int:
+    return path.stat().st_size if path.exists() else 0
+
+
+@pytest.fixture
+def quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No checkpoint at all, whatever the -wal holds: what the commit path does alone."""
+    monkeypatch.setattr(db, "WAL_CHECKPOINT_BYTES", 2**40)
+    monkeypatch.setattr(db, "WAL_MAX_BYTES", 2**40)
+
+
+def test_write_connections_have_autocheckpoint_off_and_a_size_limit(tmp_path: Path) -> None:
+    conn = db.connect(tmp_path / "a.db")
+    assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    assert conn.execute("PRAGMA journal_size_limit").fetchone()[0] == db.WAL_SIZE_LIMIT
+    assert db.WAL_SIZE_LIMIT < db.WAL_CHECKPOINT_BYTES < db.WAL_MAX_BYTES
+    conn.close()
+
+
+def test_commits_never_checkpoint(tmp_path: Path, quiet: None) -> None:
+    """Past SQLite's 1,000-page auto-checkpoint, nothing has reached the database file."""
+    path = tmp_path / "sessions.db"
+    conn = open_database(path, SESSIONS_MIGRATIONS)
+    session = create_session(conn)
+    before = path.read_bytes()
+    _turns(conn, session, 120, answer="word " * 8_000)  # 40 KB answers: > 1,000 pages
+    assert _size(tmp_path / "sessions.db-wal") > 1_000 * 4096
+    assert path.read_bytes() == before
+    conn.close()
+
+
+def test_the_wal_stays_bounded_over_5000_turns(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    wal = tmp_path / "sessions.db-wal"
+    conn = open_database(path, SESSIONS_MIGRATIONS)
+    session = create_session(conn)
+    runs = db.CHECKPOINTER.runs
+    largest = 0
+    for _ in range(50):
+        _turns(conn, session, 100, answer="word " * 200)
+        largest = max(largest, _size(wal))
+    # past the bound by what commits add while the writer's own checkpoint runs, at most
+    assert largest <= db.WAL_MAX_BYTES + db.WAL_CHECKPOINT_BYTES
+    assert db.CHECKPOINTER.runs > runs  # the background thread did checkpoint
+    assert not db.CHECKPOINTER.failures
+    assert verify_forest(conn).ok
+    conn.close()
+    assert not wal.exists()  # the last connection closed: SQLite removed it
+
+
+def test_the_checkpointer_is_a_daemon_thread(tmp_path: Path) -> None:
+    db.CHECKPOINTER.request(str(tmp_path / "missing.db"))  # mode=rw: never created
+    threads = [t for t in threading.enumerate() if t.name == "arborist-checkpointer"]
+    assert len(threads) == 1 and threads[0].daemon
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_closing_a_writer_empties_the_wal_while_another_connection_reads(
+    tmp_path: Path, quiet: None
+) -> None:
+    """SQLite checkpoints on close only as the last connection; a writer closing beside a
+    reader (another kernel, a CLI) leaves no -wal behind it either."""
+    path = tmp_path / "sessions.db"
+    conn = open_database(path, SESSIONS_MIGRATIONS)
+    _turns(conn, create_session(conn), 200, answer="word " * 200)
+    reader = db.connect(path)
+    count = reader.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    assert _size(tmp_path / "sessions.db-wal") > db.WAL_SIZE_LIMIT
+    conn.close()
+    assert _size(tmp_path / "sessions.db-wal") == 0
+    assert reader.execute("SELECT count(*) FROM nodes").fetchone()[0] == count == 201
+    reader.close()
+
+
+def test_a_read_only_open_never_checkpoints(tmp_path: Path, quiet: None) -> None:
+    path = tmp_path / "sessions.db"
+    writer = open_database(path, SESSIONS_MIGRATIONS)
+    _turns(writer, create_session(writer), 100, answer="word " * 200)
+    main, wal = path.read_bytes(), (tmp_path / "sessions.db-wal").read_bytes()
+    reader = db._open_read_only(path, "file:" + str(path) + "?mode=ro")
+    assert db.is_read_only(reader) and reader.wal_path is None
+    assert reader.execute("SELECT count(*) FROM nodes").fetchone()[0] == 101
+    reader.close()
+    assert path.read_bytes() == main
+    assert (tmp_path / "sessions.db-wal").read_bytes() == wal
+    writer.close()
+
+
+def test_a_process_that_writes_then_exits_leaves_a_consistent_file(tmp_path: Path) -> None:
+    """Thousands of turns with the checkpointer busy, then an exit without closing: the
+    daemon thread does not hold the process, and what it left is whole and verifies."""
+    path = tmp_path / "sessions.db"
+    script = textwrap.dedent(
+        f"""
+        from arborist.forest import SESSIONS_MIGRATIONS
+        from arborist.forest.shard import create_session, insert_turn
+        from arborist.migrations import open_database
+        from arborist import db
+        conn = open_database({str(path)!r}, SESSIONS_MIGRATIONS)
+        s = create_session(conn)
+        for i in range(1000):
+            insert_turn(conn, s.sid, s.root_bates, question=f"q{{i}}",
+                        answer_text="word " * 600, cache_key="ab" * 32, audit_mode="STRICT")
+        assert db.CHECKPOINTER.runs > 0
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        check=False,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    conn = db.connect(path)
+    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    assert conn.execute("SELECT count(*) FROM nodes").fetchone()[0] == 1001
+    assert verify_forest(conn).ok
+    conn.close()
