@@ -34,9 +34,9 @@ from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 -
 
 KEY = "sk-embed-secret-0123456789abcdef"
 
-# Computed by arborist before hybrid retrieval existed (branch memo, 05ce62b).
-LEXICAL_POLICY_HASH = "10735d00f6900e48ad68e52a9157c749d4d08ad2f01ded203097af457669f104"
-LEXICAL_TIDES_KEY = "22d4a6a7377a202d30280b5ac2756728c3b1a762325aa9cb31c01e30ac18a332"
+# Computed by arborist before hybrid retrieval existed (main at 286e960: retrieval v3, extractive-v3).
+LEXICAL_POLICY_HASH = "cd6d772cb4e219efd3dd1056fe6b2b3ebea84cb69f9f5a32e70c065ed70662cb"
+LEXICAL_TIDES_KEY = "f7a19059b43ad0492ca184590c33ff8a359229128db64be5b4de32d47d43461b"
 TIDES = "# Tides\n\nTides rise and fall twice a day because the moon pulls the oceans.\n"
 
 DOCS = {
