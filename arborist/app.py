@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from arborist.admission import admit
 from arborist.analysis import stands_alone
@@ -60,7 +60,6 @@ from arborist.migrations import Migration, open_database
 from arborist.pathref import load_or_create_key, redact_path
 from arborist.qa.check import AnswerCheck, check_record
 from arborist.qa.client import ChatClient
-from arborist.qa.embeddings import EmbeddingsClient, select_embedder
 from arborist.qa.models import select_client
 from arborist.qa.runner import AskResult, ask
 from arborist.store import STORE_MIGRATIONS, coaccess
@@ -90,6 +89,9 @@ from arborist.store.stats import store_counts
 from arborist.store.tiers import TierChange, evict, rehydrate
 from arborist.store.vectors import EmbedReport, embed_missing
 from arborist.store.verify import StoreVerification, verify_store
+
+if TYPE_CHECKING:
+    from arborist.qa.embeddings import EmbeddingsClient
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -350,7 +352,12 @@ class Arborist:
 
     def embedder(self) -> EmbeddingsClient | None:
         """The embedding model configured (``ARBORIST_EMBED_*``, else ``[embeddings]`` or a
-        ``[models.NAME]`` of kind embeddings in config.toml), else None: retrieval is lexical."""
+        ``[models.NAME]`` of kind embeddings in config.toml), else None: retrieval is lexical.
+        Without one named, neither the client nor numpy is imported."""
+        if not _names_an_embedder(self.config, os.environ):
+            return None
+        from arborist.qa.embeddings import select_embedder  # noqa: PLC0415 - see above
+
         return select_embedder(self.config)
 
     def embedder_profile(self) -> dict[str, object]:
@@ -937,3 +944,14 @@ def _require_audit_table(conn: sqlite3.Connection, path: Path) -> None:
     if not found:
         conn.close()
         raise StorageError(f"{path} is not an arborist database (no audit_events table)")
+
+
+def _names_an_embedder(config: Mapping[str, Any], env: Mapping[str, str]) -> bool:
+    """Whether anything names an embedding model (a partial setting too, so that
+    :func:`~arborist.qa.embeddings.select_embedder` can refuse it in one line)."""
+    if any(name.startswith("ARBORIST_EMBED_") for name in env) or "embeddings" in config:
+        return True
+    models = config.get("models")
+    return isinstance(models, Mapping) and any(
+        isinstance(m, Mapping) and m.get("kind") == "embeddings" for m in models.values()
+    )

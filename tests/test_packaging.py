@@ -309,3 +309,23 @@ def test_the_version_loads_no_service() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_an_ask_without_an_embedding_model_never_imports_numpy(tmp_path: Path) -> None:
+    """numpy (about 0.1 s) loads with the first vector: a lexical ask, the default, skips it."""
+    code = (
+        "import sys, pathlib, arborist.app\n"
+        "home = pathlib.Path(sys.argv[1])\n"
+        "(home / 'd.md').parent.mkdir(parents=True, exist_ok=True)\n"
+        "(home.parent / 'd.md').write_text('# Tides\\n\\nThe moon pulls the tides.\\n')\n"
+        "with arborist.app.Arborist(home) as app:\n"
+        "    app.ingest([str(home.parent / 'd.md')])\n"
+        "    app.ask('What pulls the tides?')\n"
+        "print('numpy' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARBORIST_EMBED_")}
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "home")],
+        cwd=ROOT, capture_output=True, text=True, check=True, env=env,
+    )  # fmt: skip
+    assert done.stdout.strip() == "False", done.stderr

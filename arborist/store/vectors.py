@@ -28,10 +28,7 @@ import sqlite3
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from arborist.db import snapshot, transaction
 from arborist.errors import ModelError
@@ -56,7 +53,13 @@ __all__ = [
 
 T = TypeVar("T")
 
-Matrix = NDArray[np.float32]
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Matrix = NDArray[np.float32]
+else:  # numpy loads with the first vector, not with this module (a CLI without vectors skips it)
+    Matrix = Any
 
 
 class Embedder(Protocol):
@@ -80,11 +83,15 @@ def profile_key(profile: dict[str, object]) -> str:
 
 def pack(vector: NDArray[Any]) -> bytes:
     """A vector as stored: normalized, little-endian float16."""
+    import numpy as np  # noqa: PLC0415 - numpy loads with the first vector
+
     return np.asarray(vector, dtype="<f2").tobytes()
 
 
 def unpack(blob: bytes) -> Matrix:
     """A stored vector back as float32."""
+    import numpy as np  # noqa: PLC0415 - numpy loads with the first vector
+
     return np.frombuffer(blob, dtype="<f2").astype(np.float32)
 
 
@@ -169,6 +176,8 @@ def put_vectors(
     """Store one vector per leaf under ``profile`` in one transaction; returns how many
     were new. Refused whole (nothing written) when the rows do not match the leaves or
     are not finite unit vectors."""
+    import numpy as np  # noqa: PLC0415 - numpy loads with the first vector
+
     if vectors.ndim != 2 or vectors.shape[0] != len(leaves) or vectors.shape[1] < 1:
         raise ModelError(
             f"embedding model {profile.get('model')!r} gave {vectors.shape[0]} vectors "
@@ -233,6 +242,8 @@ _LOADED: weakref.WeakKeyDictionary[sqlite3.Connection, dict[str, _Loaded]] = (
 def _searchable(conn: sqlite3.Connection, profile: str) -> _Loaded:
     """The ids and float32 matrix of every searchable vector of ``profile``, read once per
     connection and generation (call inside a snapshot)."""
+    import numpy as np  # noqa: PLC0415 - numpy loads with the first vector
+
     at = generation(conn)
     try:
         held = _LOADED.setdefault(conn, {})
@@ -262,6 +273,8 @@ def nearest(
 ) -> list[tuple[int, float]]:
     """The ``limit`` searchable chunks nearest ``query`` (cosine: vectors are unit), as
     ``(chunk_id, score)`` best first, ties by chunk id. Exact: every vector is scored."""
+    import numpy as np  # noqa: PLC0415 - numpy loads with the first vector
+
     with snapshot(conn):
         loaded = _searchable(conn, profile)
     if loaded.ids.size == 0 or limit < 1:
