@@ -116,7 +116,9 @@ def _schema_5_copy(home: Path, to: Path) -> None:
     with raw:
         raw.execute("DROP TABLE merkle_nodes")
         raw.execute("CREATE INDEX documents_source_root ON documents (source_root)")
-        raw.execute("DELETE FROM schema_migrations WHERE version = 6")
+        raw.execute("DROP TABLE chunk_vectors")  # migration 7's, with their triggers
+        raw.execute("DROP TABLE vector_profiles")
+        raw.execute("DELETE FROM schema_migrations WHERE version > 5")
     raw.close()
 
 
