@@ -203,7 +203,11 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
     assignment keys do, so they are looked for with a regex that folds as the
     full pattern does): a
     pattern that opens with a lookbehind cannot use the regex engine's own
-    literal scan, and most text holds no secret at all.
+    literal scan, and most text holds no secret at all. A literal is looked for
+    only after a single character every match needs (``-``, ``_``, ``@``, ``=``,
+    ``:``, ``J``, ``K``, ``S``): one of those is a ``memchr``, about 40 times cheaper
+    than a search for a word, so prose with no ``=`` or ``-`` is read about
+    a dozen times fewer.
     """
     folded = text.casefold()
     yield from _key_candidates(text, folded)
@@ -214,13 +218,13 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
 
 def _key_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     """Provider API keys: OpenAI and Anthropic ``sk-``, AWS access and secret keys."""
-    if "sk-" in text:
+    if "-" in text and "sk-" in text:
         for m in _SK_KEY.finditer(text):
             body = m.group()[3:]
             if _has_digit(body):
                 kind = "anthropic_key" if body.startswith("ant-") else "openai_key"
                 yield kind, m.start(), m.end()
-    if _has(text, "AKIA", "ASIA"):
+    if ("K" in text and "AKIA" in text) or ("S" in text and "ASIA" in text):
         for m in _AWS_ACCESS.finditer(text):
             yield "aws_access_key", m.start(), m.end()
     if "secret" in folded:
@@ -230,12 +234,16 @@ def _key_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
 
 def _url_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     """Credentials in URLs: ``user:password@`` and signing or key query parameters."""
-    if "://" in text and "@" in text:
+    if "@" in text and "://" in text:
         for m in _URL_USERINFO.finditer(text):
             value = m.group(1)
             if not (_is_filler(value, ":", quoted=True) or _URL_FILLER.fullmatch(value)):
                 yield "url_credentials", m.start(1), m.end(1)
-    if _has(folded, "sig", "key") and _has(text, "?", "&", ";"):
+    if (
+        "=" in text
+        and ("?" in text or "&" in text or ";" in text)
+        and ("sig" in folded or "key" in folded)
+    ):
         for m in _QUERY_SECRET.finditer(text):
             value = m.group(1).rstrip(".)]}")
             if (
@@ -248,17 +256,22 @@ def _url_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
 
 def _token_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     """Bearer-style tokens: GitHub, Slack, JWTs, PEM private keys, ``Bearer`` values."""
-    if _has(text, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"):
+    if "_" in text and (
+        ("gh" in text and _has(text, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"))
+        or "github_pat_" in text
+    ):
         for m in _GITHUB.finditer(text):
             yield "github_token", m.start(), m.end()
-    if "xox" in text:
+    dash = "-" in text
+    if dash and "xox" in text:
         for m in _SLACK.finditer(text):
             if _has_digit(m.group()[5:]):
                 yield "slack_token", m.start(), m.end()
-    if "eyJ" in text:
+    if "J" in text and "eyJ" in text:
         for m in _JWT.finditer(text):
             yield "jwt", m.start(), m.end()
-    yield from _private_keys(text)
+    if dash:
+        yield from _private_keys(text)
     if "bearer" in folded:
         for m in _BEARER.finditer(text):
             if _has_digit(m.group(1)):
@@ -267,6 +280,8 @@ def _token_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
 
 def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     """Values assigned to a password, secret, token or API key name."""
+    if "=" not in text and ":" not in text:  # every match has one after its key
+        return
     if text.isascii():
         keyed = _has(folded, "password", "passwd", "pwd", "secret", "api_key", "apikey", "token")
     else:

@@ -634,3 +634,40 @@ def test_bare_null_values_are_not_secrets(text: str) -> None:
 def test_keys_the_regex_folds_are_not_skipped_by_the_literal_prefilter(text: str) -> None:
     # Python's (?i) matches these Unicode look-alikes; the fast literal test must too.
     assert admit(text).redactions and "[REDACTED:" in admit(text).text
+
+
+# The gate looks for a pattern only after cheap single-character tests (``_candidates``):
+# each must hold for every match of its pattern, or a secret would slip through unseen.
+_GATE_FRAGMENTS = [
+    "sk-", "ant-", "AKIA", "ASIA", "aws_secret_access_key", "Secret", "SECRET", "ſecret",
+    "://", "@", "user:", "pass", "?", "&", ";", "=", ":", "sig", "KEY", "x-amz-signature",
+    "ghp_", "gho_", "github_pat_", "xoxb-", "eyJ", ".", "-----BEGIN RSA PRIVATE KEY-----",
+    "\n", "Bearer ", "password", "PASSWD", "pwd", "api_key", "token", "K", "İ", "ı", '"', "'",
+    " ", "abc123XYZ", "0123456789abcdefABCDEF", "A" * 16, "a1" * 12, "é", "_", "MY_",
+    "https://u:p4ssw0rdlong@h/", "eyJhbGciOi", "1234567890",
+]  # fmt: skip
+
+
+def test_every_match_holds_the_characters_its_pattern_is_gated_on() -> None:
+    from arborist import admission as a
+
+    gates = {
+        a._SK_KEY: lambda g: "-" in g and "sk-" in g,
+        a._AWS_ACCESS: lambda g: ("K" in g and "AKIA" in g) or ("S" in g and "ASIA" in g),
+        a._URL_USERINFO: lambda g: "@" in g and "://" in g,
+        a._QUERY_SECRET: lambda g: "=" in g and ("?" in g or "&" in g or ";" in g),
+        a._GITHUB: lambda g: "_" in g and ("gh" in g or "github_pat_" in g),
+        a._SLACK: lambda g: "-" in g and "xox" in g,
+        a._JWT: lambda g: "J" in g and "eyJ" in g,
+        a._PEM_BEGIN: lambda g: "-" in g,
+        a._ASSIGNMENT: lambda g: "=" in g or ":" in g,
+    }
+    rng = random.Random(14)
+    matched = dict.fromkeys(gates, 0)
+    for _ in range(20_000):
+        text = "".join(rng.choice(_GATE_FRAGMENTS) for _ in range(rng.randint(1, 16)))
+        for pattern, gate in gates.items():
+            for m in pattern.finditer(text):
+                assert gate(m.group()), (pattern.pattern, text)
+                matched[pattern] += 1
+    assert all(matched.values()), "every pattern matched somewhere, so every gate was tried"
