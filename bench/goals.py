@@ -77,6 +77,7 @@ from bench.store import (  # noqa: E402
     _BARE_SCHEMA,
     Vocabulary,
     _ingest_bare,
+    _ingest_bare_same,
     _ingest_ours,
     documents,
     make_document,
@@ -660,23 +661,29 @@ def _ancestry(conn: sqlite3.Connection, bates: str) -> list[str]:
 
 def measure_ingest(
     vocab: Vocabulary, seed: int, docs: int, reruns: int, tmp: Path
-) -> tuple[list[float], int, float]:
+) -> tuple[list[float], list[float], int, float]:
     """Per rerun, ours/bare throughput (bare s over ours s) of ``ingest_document`` into a fresh
-    store against the bare insert of the same chunks (bench/store.py's two paths)."""
+    store against bench/store.py's two bare inserts of the same chunks: the same index
+    (text + title per row, porter) and the plain one (text, default tokenizer). Returns
+    ``(same-index ratios, plain ratios, chunks, ours' best seconds)``."""
     corpus = [make_document(vocab, seed, i, (1_000, 7_000)) for i in range(docs)]
     chunked = [[c.text for c in chunk_text(unicodedata.normalize("NFC", d.text))] for d in corpus]
-    ratios = []
+    titled = [(d.title, texts) for d, texts in zip(corpus, chunked, strict=True)]
+    same_ratios, plain_ratios = [], []
     ours_best = float("inf")
-    for run in range(reruns):  # interleaved, each side first every other time
+    for run in range(reruns):  # interleaved, ours first every other time
         if run % 2:
             bare = _ingest_bare(tmp / f"ingest-bare-{run}", chunked)
+            same = _ingest_bare_same(tmp / f"ingest-same-{run}", titled)
             ours = _ingest_ours(tmp / f"ingest-ours-{run}", corpus)
         else:
             ours = _ingest_ours(tmp / f"ingest-ours-{run}", corpus)
+            same = _ingest_bare_same(tmp / f"ingest-same-{run}", titled)
             bare = _ingest_bare(tmp / f"ingest-bare-{run}", chunked)
-        ratios.append(bare / ours)
+        same_ratios.append(same / ours)
+        plain_ratios.append(bare / ours)
         ours_best = min(ours_best, ours)
-    return ratios, sum(len(c) for c in chunked), ours_best
+    return same_ratios, plain_ratios, sum(len(c) for c in chunked), ours_best
 
 
 def measure_version(runs: int) -> tuple[float, float]:
@@ -721,6 +728,9 @@ class Figures:
     proofs: dict[int, ProofFigures] = field(default_factory=dict)
     depths: dict[int, list[float]] = field(default_factory=dict)
     ingest_ratios: list[float] = field(default_factory=list)
+    """Against the same-index bare insert: the goal's verdict."""
+    ingest_plain_ratios: list[float] = field(default_factory=list)
+    """Against the plain bare insert (text only, default tokenizer): shown beside it."""
     ingest_chunks: int = 0
     version: tuple[float, float] = (0.0, 0.0)
     build_s: dict[str, float] = field(default_factory=dict)
@@ -786,7 +796,7 @@ def run(sizes: Sizes, seed: int, tmp: Path, clock: Clock) -> Figures:
         )
     clock.say("turns by depth measured")
 
-    figures.ingest_ratios, figures.ingest_chunks, _ = measure_ingest(
+    figures.ingest_ratios, figures.ingest_plain_ratios, figures.ingest_chunks, _ = measure_ingest(
         vocab, seed, sizes.ingest_docs, sizes.ingest_reruns, tmp
     )
     clock.say("ingest reruns measured")
@@ -935,21 +945,31 @@ def goals(f: Figures) -> list[Goal]:
             ],
         )
     )
-    ratios = f.ingest_ratios
+    ratios, plain = f.ingest_ratios, f.ingest_plain_ratios
     rows.append(
         Goal(
             "ingest",
-            ">= 0.6x a bare FTS5 insert of the same chunks, every rerun",
+            ">= 0.6x a bare FTS5 insert of the same chunks (same index), every rerun",
             f"{min(ratios):.2f} (worst)",
-            "bare = 1",
+            "bare (same index) = 1",
             " / ".join(f"{r:.2f}" for r in ratios),
             min(ratios) >= 0.6,
             [
                 f"{s.ingest_docs} documents ({f.ingest_chunks:,} chunks) through "
-                "`ingest_document` into a fresh store, against bench/store.py's bare table + "
-                f"FTS5 insert of the same pre-chunked texts; {len(ratios)} reruns, interleaved, "
-                "each one's throughput ratio (bare seconds over ours) listed; the goal holds only "
-                "if the worst does."
+                "`ingest_document` into a fresh store, against bench/store.py's bare inserts of "
+                f"the same pre-chunked texts; {len(ratios)} reruns, interleaved, each one's "
+                "throughput ratio (bare seconds over ours) listed; the goal holds only if the "
+                "worst does.",
+                "The verdict's baseline, *bare (same index)*, does the FTS5 job `chunks_fts` "
+                "does: each chunk's text and its document's title (a title row per document, "
+                "the index over a view joining them) with the porter tokenizer. What ours adds "
+                "beyond it (admission, chunking, hashing, the Merkle nodes, the document row and "
+                "its title index, the audit event) is the overhead the goal bounds; indexing "
+                "the title and stemming are a retrieval-quality choice, so a baseline without "
+                "them would count that choice as overhead.",
+                "Against *bare (plain)*, issue #14's first baseline (the text alone, default "
+                f"tokenizer): {' / '.join(f'{r:.2f}' for r in plain)} "
+                f"(worst {min(plain):.2f}, {'at least' if min(plain) >= 0.6 else 'below'} 0.6).",
             ],
         )
     )
