@@ -31,7 +31,15 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
     ),
     "store": (
         ["bench/store.py", "--quick", "--no-profile"],
-        ["1. ingest", "2. ask", "3. search", "headline figures", "whole run"],
+        [
+            "1. ingest",
+            "bare (plain)",
+            "bare (same index)",
+            "2. ask",
+            "3. search",
+            "headline figures",
+            "whole run",
+        ],
         180,
     ),
     "quality": (
