@@ -200,12 +200,14 @@ def subtree_hash_bytes(node_digest: bytes, children_subtree: Iterable[bytes]) ->
     sha = hashlib.sha256
     if type(node_digest) is not bytes or len(node_digest) != DIGEST_SIZE:
         raise CanonicalJSONError("node_hash must be a 32-byte digest")
-    children = list(children_subtree)
+    try:
+        children = sorted(children_subtree)
+    except TypeError as exc:  # bytes mixed with what cannot compare to them
+        raise CanonicalJSONError("child subtree_hash must be a 32-byte digest") from exc
+    acc = sha(LEAF_PREFIX + node_digest).digest()
     for child in children:
         if type(child) is not bytes or len(child) != DIGEST_SIZE:
             raise CanonicalJSONError("child subtree_hash must be a 32-byte digest")
-    acc = sha(LEAF_PREFIX + node_digest).digest()
-    for child in sorted(children):
         acc = sha(INTERIOR_PREFIX + acc + child).digest()
     return acc
 
