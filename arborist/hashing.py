@@ -44,6 +44,7 @@ __all__ = [
     "sha256_hex",
     "stored_event_hash",
     "subtree_hash",
+    "subtree_hash_bytes",
 ]
 
 DIGEST_SIZE = 32
@@ -186,6 +187,29 @@ def subtree_hash(node_hash_hex: str, children_subtree_hex: Iterable[str]) -> str
     for child in sorted(children_subtree_hex):
         acc = hash_combine(acc, _digest(child, "child subtree_hash"))
     return acc.hex()
+
+
+def subtree_hash_bytes(node_digest: bytes, children_subtree: Iterable[bytes]) -> bytes:
+    """:func:`subtree_hash` on raw 32-byte digests: the same fold, the same bytes out.
+
+    ``subtree_hash(n, cs) == subtree_hash_bytes(bytes.fromhex(n), [bytes.fromhex(c) for c
+    in cs]).hex()``: raw digests sort as their lowercase hex does. What the ripple runs,
+    on digests as ``sessions.db`` stores them (``node_links``), with no hex round trip.
+    Refuses anything but 32-byte values, as :func:`subtree_hash` refuses bad hex.
+    """
+    sha = hashlib.sha256
+    if type(node_digest) is not bytes or len(node_digest) != DIGEST_SIZE:
+        raise CanonicalJSONError("node_hash must be a 32-byte digest")
+    try:
+        children = sorted(children_subtree)
+    except TypeError as exc:  # bytes mixed with what cannot compare to them
+        raise CanonicalJSONError("child subtree_hash must be a 32-byte digest") from exc
+    acc = sha(LEAF_PREFIX + node_digest).digest()
+    for child in children:
+        if type(child) is not bytes or len(child) != DIGEST_SIZE:
+            raise CanonicalJSONError("child subtree_hash must be a 32-byte digest")
+        acc = sha(INTERIOR_PREFIX + acc + child).digest()
+    return acc
 
 
 def event_hash(

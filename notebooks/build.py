@@ -167,7 +167,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ),
         (
             "code",
-            'import sqlite3\nhashes = lambda path: dict(sqlite3.connect(path).execute("SELECT bates, subtree_hash FROM nodes"))\nhashes(home / "other.db") == hashes(home / "sessions.db")',
+            'import sqlite3\nhashes = lambda path: dict(sqlite3.connect(path).execute(\n    "SELECT bates, subtree_hash FROM nodes JOIN node_links USING (id)"))\nhashes(home / "other.db") == hashes(home / "sessions.db")',
         ),
         ("code", "%arborist verify"),
         (

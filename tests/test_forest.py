@@ -255,6 +255,9 @@ def populated(tmp_path: Path) -> tuple[Path, Session, list[str]]:
     return path, s, [a.bates, b.bates, c.bates, d.bates]
 
 
+SEQ_2 = "(SELECT id FROM nodes WHERE seq = 2)"
+
+
 @pytest.mark.parametrize(
     ("what", "sql", "expect"),
     [
@@ -281,8 +284,34 @@ def populated(tmp_path: Path) -> tuple[Path, Session, list[str]]:
         ),
         (
             "an altered subtree_hash",
-            "UPDATE nodes SET subtree_hash = '" + "0" * 64 + "' WHERE seq = 2",
+            "UPDATE node_links SET subtree_hash = zeroblob(32) WHERE id = " + SEQ_2,
             "does not fold",
+        ),
+        (
+            "a subtree_hash made hex text",
+            "UPDATE node_links SET subtree_hash = lower(hex(subtree_hash)) WHERE id = " + SEQ_2,
+            "does not fold",
+        ),
+        (
+            "a deleted Merkle link",
+            "DELETE FROM node_links WHERE id = " + SEQ_2,
+            "node_links row (its subtree hash) is missing",
+        ),
+        (
+            "a Merkle link re-pointed to another parent",
+            "UPDATE node_links SET parent_id = 1 WHERE id = " + SEQ_2,
+            "node_links parent differs from its parent_bates",
+        ),
+        (
+            "a Merkle link holding another node hash",
+            "UPDATE node_links SET node_hash = zeroblob(32) WHERE id = " + SEQ_2,
+            "node_links node_hash differs",
+        ),
+        (
+            "a stray Merkle link under a turn",
+            "INSERT INTO node_links SELECT 999, id, node_hash, subtree_hash FROM node_links "
+            "WHERE id = " + SEQ_2,
+            "node_links row 999 is no turn's",
         ),
         ("a deleted audit event", "DELETE FROM audit_events WHERE seq = 3", "audit chain"),
         ("a renumbered turn", "UPDATE nodes SET seq = 7 WHERE seq = 2", "does not match its bates"),
@@ -320,7 +349,8 @@ def test_verify_detects(
     populated: tuple[Path, Session, list[str]], what: str, sql: str, expect: str
 ) -> None:
     path, _, _ = populated
-    if "DELETE FROM nodes" in sql or "DELETE FROM sessions" in sql:
+    if any(f"{verb} {table}" in sql for verb in ("DELETE FROM", "INSERT INTO")
+           for table in ("nodes", "sessions", "node_links")):  # fmt: skip
         _tamper(path, "PRAGMA foreign_keys = OFF")
     _tamper(path, sql)
     result = verify_forest(open_database(path, SESSIONS_MIGRATIONS))
@@ -348,16 +378,17 @@ def test_export_then_import_in_any_order_gives_the_same_hashes(
     path, s, _ = populated
     source = open_database(path, SESSIONS_MIGRATIONS)
     lines = [json.dumps(r) for r in export_session(source, s.sid)]
-    expected = {
-        r[0]: r[1:] for r in source.execute("SELECT bates, node_hash, subtree_hash FROM nodes")
-    }
+    hashes = (
+        "SELECT n.bates, n.node_hash, l.subtree_hash FROM nodes AS n "
+        "JOIN node_links AS l ON l.id = n.id"
+    )
+    expected = {r[0]: r[1:] for r in source.execute(hashes)}
+    assert len(expected) == 5
     for seed in range(3):
         shuffled = [lines[0], *random.Random(seed).sample(lines[1:], len(lines) - 1)]
         target = open_database(tmp_path / f"t{seed}.db", SESSIONS_MIGRATIONS)
         assert import_lines(target, shuffled).added == 5
-        got = {
-            r[0]: r[1:] for r in target.execute("SELECT bates, node_hash, subtree_hash FROM nodes")
-        }
+        got = {r[0]: r[1:] for r in target.execute(hashes)}
         assert got == expected
         assert verify_forest(target).ok
         assert import_lines(target, lines).already_present == 5, "importing twice changes nothing"

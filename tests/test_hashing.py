@@ -28,6 +28,7 @@ from arborist.hashing import (
     sha256_hex,
     stored_event_hash,
     subtree_hash,
+    subtree_hash_bytes,
 )
 from tests.conftest import load_vectors
 
@@ -180,6 +181,33 @@ def test_subtree_hash_refuses_a_malformed_digest(bad: str) -> None:
         subtree_hash(bad, [])
     with pytest.raises(CanonicalJSONError):
         subtree_hash("a" * 64, [bad])
+
+
+@pytest.mark.parametrize(
+    "case", VECTORS["subtree_hash"], ids=lambda c: c.get("desc", c["subtree_hash"][:8])
+)
+def test_subtree_hash_bytes_matches_vectors(case: dict) -> None:
+    kids = [bytes.fromhex(c) for c in case["children_subtree_hashes"]]
+    folded = subtree_hash_bytes(bytes.fromhex(case["node_hash"]), kids)
+    assert folded.hex() == case["subtree_hash"]
+
+
+DIGESTS = st.binary(min_size=32, max_size=32)
+
+
+@given(DIGESTS, st.lists(DIGESTS, max_size=8))
+def test_subtree_hash_bytes_is_subtree_hash_on_raw_digests(node: bytes, kids: list[bytes]) -> None:
+    expected = subtree_hash(node.hex(), [k.hex() for k in kids])
+    assert subtree_hash_bytes(node, kids) == bytes.fromhex(expected)
+    assert subtree_hash_bytes(node, reversed(kids)).hex() == expected  # order is irrelevant
+
+
+@pytest.mark.parametrize("bad", [b"", b"ab", b"a" * 31, b"a" * 33, "a" * 32, "ab" * 32, None])
+def test_subtree_hash_bytes_refuses_anything_but_32_bytes(bad: object) -> None:
+    with pytest.raises(CanonicalJSONError):
+        subtree_hash_bytes(bad, [])  # type: ignore[arg-type]
+    with pytest.raises(CanonicalJSONError):
+        subtree_hash_bytes(b"a" * 32, [b"b" * 32, bad])  # type: ignore[list-item]
 
 
 @pytest.mark.parametrize("case", VECTORS["event_hash"], ids=lambda c: c["event_type"])

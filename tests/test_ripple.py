@@ -47,7 +47,19 @@ def recomputed(conn: sqlite3.Connection) -> dict[str, str]:
 
 
 def stored(conn: sqlite3.Connection) -> dict[str, str]:
-    return dict(conn.execute("SELECT bates, subtree_hash FROM nodes").fetchall())
+    """Every node's stored subtree_hash (its ``node_links`` row), as hex."""
+    rows = conn.execute(
+        "SELECT n.bates, l.subtree_hash FROM nodes AS n JOIN node_links AS l ON l.id = n.id"
+    ).fetchall()
+    assert len(rows) == conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    return {bates: folded.hex() for bates, folded in rows}
+
+
+def set_stored(conn: sqlite3.Connection, bates: str, digest: str) -> None:
+    conn.execute(
+        "UPDATE node_links SET subtree_hash = ? WHERE id = (SELECT id FROM nodes WHERE bates = ?)",
+        (bytes.fromhex(digest), bates),
+    )
 
 
 def add(conn: sqlite3.Connection, session: Session, parent: str, n: int) -> str:
@@ -106,7 +118,7 @@ def test_a_ripple_stops_where_a_hash_comes_out_unchanged(shard: sqlite3.Connecti
     # A stale hash 10 levels down: the ripple from its node's child rewrites it and stops
     # at the first ancestor whose hash comes out as stored (its own, refolded).
     good = get_node(shard, chain[30]).subtree_hash
-    shard.execute("UPDATE nodes SET subtree_hash = ? WHERE bates = ?", ("0" * 64, chain[30]))
+    set_stored(shard, chain[30], "0" * 64)
     assert ripple(shard, chain[30]) == 1
     assert get_node(shard, chain[30]).subtree_hash == good
     assert stored(shard) == recomputed(shard)
@@ -134,6 +146,7 @@ def test_a_tampered_cycle_ends_the_ripple_instead_of_looping(shard: sqlite3.Conn
     a = add(shard, s, s.root_bates, 1)
     b = add(shard, s, a, 2)
     c = add(shard, s, b, 3)
-    shard.execute("UPDATE nodes SET parent_bates = ? WHERE bates = ?", (c, a))  # a -> c -> b -> a
-    shard.execute("UPDATE nodes SET subtree_hash = ? WHERE bates = ?", ("0" * 64, c))
+    ids = {b: get_node(shard, b).id for b in (a, c)}
+    shard.execute("UPDATE node_links SET parent_id = ? WHERE id = ?", (ids[c], ids[a]))  # a-c-b-a
+    set_stored(shard, c, "0" * 64)
     assert ripple(shard, c) == 3

@@ -80,6 +80,7 @@ WHERE = {
     "audit_events": ("audit chain", "event"),
     "schema_migrations": ("migration",),
     "nodes": ("turn", "search index"),
+    "node_links": ("turn",),
     "sessions": ("session", "turn"),
 }
 

@@ -35,9 +35,13 @@ __all__ = [
 ]
 
 _ROW_COLUMNS = (
-    "n.bates, n.parent_bates, n.subtree_hash, n.sid, n.seq, n.question, n.audit_mode, "
-    "n.label, n.cache_key, (SELECT count(*) FROM nodes AS k WHERE k.parent_bates = n.bates)"
+    "n.bates, n.parent_bates, lower(hex(l.subtree_hash)), n.sid, n.seq, n.question, "
+    "n.audit_mode, n.label, n.cache_key, "
+    "(SELECT count(*) FROM nodes AS k WHERE k.parent_bates = n.bates)"
 )
+_NODES = "nodes AS n LEFT JOIN node_links AS l ON l.id = n.id"
+"""A turn with its Merkle link: ``subtree_hash`` lives in ``node_links`` (raw digests, read
+as lowercase hex), the one copy the ripple keeps."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +65,7 @@ def graft_heads(conn: sqlite3.Connection, sid: str) -> list[RowSummary]:
     # A bates number starts with its session's sid, so a parent in another session sorts
     # outside [sid-, sid-~]: two index ranges (nodes_sid_parent), not a scan of the session.
     rows = conn.execute(
-        f"SELECT {_ROW_COLUMNS} FROM nodes AS n WHERE n.id IN "
+        f"SELECT {_ROW_COLUMNS} FROM {_NODES} WHERE n.id IN "
         "(SELECT id FROM nodes WHERE sid = ?1 AND parent_bates < ?2 "
         "UNION ALL SELECT id FROM nodes WHERE sid = ?1 AND parent_bates > ?3) ORDER BY n.seq",
         (sid, sid + "-", sid + "-~"),
@@ -72,8 +76,7 @@ def graft_heads(conn: sqlite3.Connection, sid: str) -> list[RowSummary]:
 def child_rows(conn: sqlite3.Connection, bates: str) -> list[RowSummary]:
     """Children of ``bates`` in creation order (the order of the text tree)."""
     rows = conn.execute(
-        f"SELECT {_ROW_COLUMNS} FROM nodes AS n WHERE n.parent_bates = ? "
-        "ORDER BY n.created_at, n.id",
+        f"SELECT {_ROW_COLUMNS} FROM {_NODES} WHERE n.parent_bates = ? ORDER BY n.created_at, n.id",
         (bates,),
     ).fetchall()
     return [RowSummary(*row) for row in rows]
@@ -93,14 +96,18 @@ def turn_count(conn: sqlite3.Connection, sid: str) -> int:
 
 def subtree_hash_of(conn: sqlite3.Connection, bates: str) -> str | None:
     """The ``subtree_hash`` of one node, None when there is no such node."""
-    row = conn.execute("SELECT subtree_hash FROM nodes WHERE bates = ?", (bates,)).fetchone()
+    row = conn.execute(
+        f"SELECT lower(hex(l.subtree_hash)) FROM {_NODES} WHERE n.bates = ?", (bates,)
+    ).fetchone()
     return str(row[0]) if row else None
 
 
 def subtree_hashes(conn: sqlite3.Connection, bates: Iterable[str]) -> dict[str, str]:
     """``bates -> subtree_hash`` for those of ``bates`` that exist."""
     rows = rows_in(
-        conn, "SELECT bates, subtree_hash FROM nodes WHERE bates IN ({marks})", list(bates)
+        conn,
+        f"SELECT n.bates, lower(hex(l.subtree_hash)) FROM {_NODES} WHERE n.bates IN ({{marks}})",
+        list(bates),
     )
     return {str(name): str(digest) for name, digest in rows}
 
@@ -108,8 +115,9 @@ def subtree_hashes(conn: sqlite3.Connection, bates: Iterable[str]) -> dict[str, 
 def session_head(conn: sqlite3.Connection, sid: str) -> tuple[str, int, str] | None:
     """``(current_bates, next_seq, root subtree_hash)`` of a session in one lookup."""
     row = conn.execute(
-        "SELECT s.current_bates, s.next_seq, n.subtree_hash FROM sessions AS s "
-        "JOIN nodes AS n ON n.bates = s.root_bates WHERE s.sid = ?",
+        "SELECT s.current_bates, s.next_seq, lower(hex(l.subtree_hash)) FROM sessions AS s "
+        "JOIN nodes AS n ON n.bates = s.root_bates LEFT JOIN node_links AS l ON l.id = n.id "
+        "WHERE s.sid = ?",
         (sid,),
     ).fetchone()
     return (str(row[0]), int(row[1]), str(row[2])) if row else None
@@ -119,7 +127,7 @@ def inserted_since(conn: sqlite3.Connection, since: int, limit: int) -> list[Row
     """Turns inserted after audit event ``since``, oldest first; None when there are more
     than ``limit`` (a caller then walks the tree by hashes instead)."""
     rows = conn.execute(
-        f"SELECT {_ROW_COLUMNS} FROM nodes AS n JOIN "
+        f"SELECT {_ROW_COLUMNS} FROM {_NODES} JOIN "
         "(SELECT bates, seq AS event FROM audit_events WHERE seq > ? "
         "AND event_type = 'node_insert' ORDER BY seq LIMIT ?) AS e ON e.bates = n.bates "
         "ORDER BY e.event",

@@ -10,6 +10,8 @@ covers) apart from the current, renameable ``label``.
 
 from __future__ import annotations
 
+import sqlite3
+
 from arborist.audit import AUDIT_MIGRATION
 from arborist.migrations import Migration
 
@@ -56,6 +58,41 @@ CREATE VIRTUAL TABLE nodes_fts USING fts5 (
 );
 """
 
+_NODE_LINKS = """
+CREATE TABLE node_links (
+    id            INTEGER PRIMARY KEY REFERENCES nodes (id),
+    parent_id     INTEGER REFERENCES node_links (id),
+    node_hash     BLOB NOT NULL,
+    subtree_hash  BLOB NOT NULL
+)
+"""
+
+
+def _raw(digest: str | bytes | int | float | None) -> str | bytes | int | float | None:
+    """A stored hex digest as its 32 raw bytes; anything else (only a tampered file holds
+    it) as it was, for ``arborist verify`` to report rather than the migration to refuse."""
+    try:
+        return bytes.fromhex(digest) if isinstance(digest, str) and len(digest) == 64 else digest
+    except ValueError:
+        return digest
+
+
+def _move_subtree_hashes(conn: sqlite3.Connection) -> None:
+    """Migration 4: ``node_links`` takes each node's parent (by id), its node hash and its
+    subtree hash as raw digests; ``nodes.subtree_hash`` is dropped, so the narrow table is
+    the only copy. The ripple then reads and rewrites ~80-byte rows, not the wide turn rows."""
+    conn.execute(_NODE_LINKS)
+    conn.create_function("arborist_raw_digest", 1, _raw, deterministic=True)
+    conn.execute(  # one statement: its foreign keys hold at its end, whatever the row order
+        "INSERT INTO node_links (id, parent_id, node_hash, subtree_hash) "
+        "SELECT n.id, p.id, arborist_raw_digest(n.node_hash), arborist_raw_digest(n.subtree_hash) "
+        "FROM nodes AS n LEFT JOIN nodes AS p ON p.bates = n.parent_bates ORDER BY n.id"
+    )
+    conn.create_function("arborist_raw_digest", 1, None)
+    conn.execute("CREATE INDEX node_links_parent ON node_links (parent_id)")
+    conn.execute("ALTER TABLE nodes DROP COLUMN subtree_hash")
+
+
 SESSIONS_MIGRATIONS: tuple[Migration, ...] = (
     # 1: the one global chain of every state change in the forest.
     AUDIT_MIGRATION,
@@ -67,5 +104,10 @@ SESSIONS_MIGRATIONS: tuple[Migration, ...] = (
         3,
         "nodes by session and parent",
         "CREATE INDEX nodes_sid_parent ON nodes (sid, parent_bates);",
+    ),
+    # 4: the Merkle links in a narrow table of their own (docs/design.md section 5): the
+    #    ripple walks integer ids and rewrites small rows; subtree_hash lives only there.
+    Migration(
+        4, "node_links: subtree hashes by id, nodes.subtree_hash dropped", _move_subtree_hashes
     ),
 )

@@ -1,7 +1,8 @@
 """The conversation forest in ``sessions.db``: sessions, turns, the Merkle ripple, lookups.
 
 Every turn is one transaction (docs/design.md section 5): the node row, its FTS
-row, the ``subtree_hash`` ripple up its ancestors (crossing sessions), the
+row, its Merkle link (``node_links``: parent id, node hash, subtree hash), the
+``subtree_hash`` ripple up its ancestors (crossing sessions), the
 session's counters, and one ``node_insert`` audit event whose body commits
 to the node's hash and its answer's hash. The seq is read inside that
 ``BEGIN IMMEDIATE`` transaction, so two processes writing one shard never
@@ -9,8 +10,9 @@ reuse a seq and never lose a turn.
 
 The ripple reads the whole ancestor path, with each ancestor's other
 children's stored subtree hashes, in one statement, refolds it in Python
-and writes what changed in one more: a few microseconds per level, O(depth
-+ the path's fan-out) rows. Unrelated subtrees keep their hashes, which is
+and writes what changed in one more, all on the narrow ``node_links`` rows
+(integer ids, raw digests), never the wide turn rows: a few microseconds per
+level, O(depth + the path's fan-out) rows. Unrelated subtrees keep their hashes, which is
 what lets the widget fetch only what changed.
 """
 
@@ -29,7 +31,7 @@ from arborist.db import transaction
 from arborist.errors import BadInput, BadReference, NotFound
 from arborist.forest.bates import MAX_SEQ, format_bates, is_bates, new_sid, parse_bates, parse_sid
 from arborist.fts import checked_terms, fts_match_all
-from arborist.hashing import node_hash, sha256_hex, subtree_hash
+from arborist.hashing import node_hash, sha256_hex, subtree_hash_bytes
 
 __all__ = [
     "FIND_POOL",
@@ -57,9 +59,12 @@ __all__ = [
 ROOT_AUDIT_MODE = "ROOT"
 
 _NODE_COLUMNS = (
-    "id, bates, sid, seq, parent_bates, question, answer_text, cache_key, audit_mode, "
-    "cited_titles_json, created_at, created_label, label, node_hash, subtree_hash"
+    "n.id, n.bates, n.sid, n.seq, n.parent_bates, n.question, n.answer_text, n.cache_key, "
+    "n.audit_mode, n.cited_titles_json, n.created_at, n.created_label, n.label, n.node_hash, "
+    "lower(hex(l.subtree_hash))"
 )
+_NODES = "nodes AS n LEFT JOIN node_links AS l ON l.id = n.id"
+"""Where a :class:`Node` is read from: the turn's row and its Merkle link (by id)."""
 _SESSION_COLUMNS = "sid, root_bates, current_bates, next_seq, created_at, updated_at, label"
 
 
@@ -152,7 +157,7 @@ def get_node(conn: sqlite3.Connection, bates: str) -> Node:
     """The node with this bates number."""
     parse_bates(bates)
     row = conn.execute(
-        f"SELECT {_NODE_COLUMNS} FROM nodes WHERE bates = ?", (bates.strip(),)
+        f"SELECT {_NODE_COLUMNS} FROM {_NODES} WHERE n.bates = ?", (bates.strip(),)
     ).fetchone()
     if row is None:
         raise NotFound(f"no turn {bates.strip()}")
@@ -162,7 +167,8 @@ def get_node(conn: sqlite3.Connection, bates: str) -> Node:
 def children(conn: sqlite3.Connection, bates: str) -> list[Node]:
     """The children of a node, in the order they were created."""
     rows = conn.execute(
-        f"SELECT {_NODE_COLUMNS} FROM nodes WHERE parent_bates = ? ORDER BY created_at, id",
+        f"SELECT {_NODE_COLUMNS} FROM {_NODES} WHERE n.parent_bates = ? "
+        "ORDER BY n.created_at, n.id",
         (bates,),
     ).fetchall()
     return [_node(row) for row in rows]
@@ -275,11 +281,11 @@ def _insert_node_row(
     digest: str,
 ) -> int:
     stored_titles = titles_json(cited_titles)
-    leaf = subtree_hash(digest, [])
+    raw = bytes.fromhex(digest)
     cursor = conn.execute(
         "INSERT INTO nodes (bates, sid, seq, parent_bates, question, answer_text, cache_key, "
         "audit_mode, cited_titles_json, n_cited_sources, created_at, created_label, label, "
-        "node_hash, subtree_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "node_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             bates,
             sid,
@@ -295,51 +301,67 @@ def _insert_node_row(
             label,
             label,
             digest,
-            leaf,
         ),
     )
+    node_id = int(cursor.lastrowid or 0)
     conn.execute(
         "INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles) VALUES (?, ?, ?, ?)",
-        (cursor.lastrowid, question, answer_text, stored_titles),
+        (node_id, question, answer_text, stored_titles),
     )
-    return int(cursor.lastrowid or 0)
+    conn.execute(  # its Merkle link: the parent by id, its hash, its fold as a leaf
+        "INSERT INTO node_links (id, parent_id, node_hash, subtree_hash) "
+        "VALUES (?1, (SELECT id FROM nodes WHERE bates = ?2), ?3, ?4)",
+        (node_id, parent, raw, subtree_hash_bytes(raw, [])),
+    )
+    return node_id
 
 
 _PATH_SQL = """
-WITH RECURSIVE path (depth, bates, below) AS (
+WITH RECURSIVE path (depth, id, below) AS (
     SELECT 0, ?1, NULL
     UNION ALL
-    SELECT p.depth + 1, n.parent_bates, n.id FROM path AS p JOIN nodes AS n ON n.bates = p.bates
-    WHERE n.parent_bates IS NOT NULL AND p.depth < (SELECT max(id) FROM nodes)
+    SELECT p.depth + 1, l.parent_id, l.id FROM path AS p JOIN node_links AS l ON l.id = p.id
+    WHERE l.parent_id IS NOT NULL AND p.depth < (SELECT max(id) FROM node_links)
 )
-SELECT p.depth, n.id, n.node_hash, n.subtree_hash, c.id, c.subtree_hash
-FROM path AS p JOIN nodes AS n ON n.bates = p.bates
-LEFT JOIN nodes AS c ON c.parent_bates = p.bates AND c.id IS NOT p.below
+SELECT p.depth, l.id, l.node_hash, l.subtree_hash, c.id, c.subtree_hash
+FROM path AS p JOIN node_links AS l ON l.id = p.id
+LEFT JOIN node_links AS c ON c.parent_id = p.id AND c.id IS NOT p.below
 """
 """A node and its ancestors up to a root (crossing sessions), with each one's other children,
-in one statement: (depth, id, node_hash, subtree_hash, child id, child subtree_hash) rows.
-The recursion carries only bates (a wide row per step costs twice as much); no path is
-longer than there are rows (max(id)) unless a tampered file holds a cycle."""
+in one statement over the narrow ``node_links`` (integer ids, raw digests): (depth, id,
+node_hash, subtree_hash, child id, child subtree_hash) rows. The recursion carries only
+ids (carrying the rows measured slower); no path is longer than there are rows (max(id))
+unless a tampered file holds a cycle."""
 
 _WRITE_BATCH = 400
 """Rows per ``UPDATE ... FROM (VALUES ...)``: two parameters each, far below SQLite's limit."""
 
 
 def ripple(conn: sqlite3.Connection, start_bates: str | None) -> int:
-    """Refold ``subtree_hash`` from ``start_bates`` up to its root; returns nodes updated.
+    """Refold ``subtree_hash`` from ``start_bates`` up to its root; returns nodes updated."""
+    if start_bates is None:
+        return 0
+    row = conn.execute("SELECT id FROM nodes WHERE bates = ?", (start_bates,)).fetchone()
+    return _ripple_from(conn, int(row[0])) if row else 0
 
-    Two statements whatever the depth: one reads the path to the root with
-    every path node's other children's stored hashes, one writes the hashes
-    that changed. The fold runs bottom-up in Python: each node's hash is
-    refolded from its children's stored hashes (so unchanged siblings are
-    reused, never recomputed) and its path child's new one, and it stops
-    early when a hash comes out unchanged, as everything above it is then
-    unchanged too.
+
+def _ripple_from(conn: sqlite3.Connection, start_id: int) -> int:
+    """Refold the subtree hashes of node ``start_id`` and its ancestors; returns rows updated.
+
+    Two statements whatever the depth, both on ``node_links``: one reads the
+    path to the root with every path node's other children's stored hashes,
+    one writes the hashes that changed. The fold runs bottom-up in Python on
+    raw digests: each node's hash is refolded from its children's stored
+    hashes (so unchanged siblings are reused, never recomputed) and its path
+    child's new one, and it stops early when a hash comes out unchanged, as
+    everything above it is then unchanged too.
     """
-    changed: list[tuple[int, str]] = []
-    below: str | None = None  # the new hash of the path child just refolded
-    for node_id, digest, old, kids in _ripple_path(conn, start_bates):
-        new = subtree_hash(digest, kids if below is None else [*kids, below])
+    changed: list[tuple[int, bytes]] = []
+    below: bytes | None = None  # the new hash of the path child just refolded
+    for node_id, digest, old, kids in _ripple_path(conn, start_id):
+        if below is not None:
+            kids.append(below)
+        new = subtree_hash_bytes(digest, kids)
         if new == old:
             break
         changed.append((node_id, new))
@@ -348,31 +370,27 @@ def ripple(conn: sqlite3.Connection, start_bates: str | None) -> int:
         batch = changed[start : start + _WRITE_BATCH]
         values = ", ".join("(?, ?)" for _ in batch)
         conn.execute(
-            f"UPDATE nodes SET subtree_hash = v.column2 FROM (VALUES {values}) AS v "
-            "WHERE nodes.id = v.column1",
+            f"UPDATE node_links SET subtree_hash = v.column2 FROM (VALUES {values}) AS v "
+            "WHERE node_links.id = v.column1",
             [value for pair in batch for value in pair],
         )
     return len(changed)
 
 
 def _ripple_path(
-    conn: sqlite3.Connection, start_bates: str | None
-) -> list[tuple[int, str, str, list[str]]]:
-    """``start_bates`` and its ancestors, nearest first: (id, node_hash, subtree_hash, the
+    conn: sqlite3.Connection, start_id: int
+) -> list[tuple[int, bytes, bytes, list[bytes]]]:
+    """Node ``start_id`` and its ancestors, nearest first: (id, node_hash, subtree_hash, the
     stored hashes of its children but the path child) each. A path that comes back on
     itself (only a tampered file holds a cycle) ends where it does."""
-    if start_bates is None:
-        return []
-    levels: dict[int, tuple[int, str, str, list[str]]] = {}
-    for depth, node_id, digest, old, kid, kid_hash in conn.execute(
-        _PATH_SQL, (start_bates,)
-    ).fetchall():
+    levels: dict[int, tuple[int, bytes, bytes, list[bytes]]] = {}
+    for depth, node_id, digest, old, kid, kid_hash in conn.execute(_PATH_SQL, (start_id,)):
         level = levels.get(depth)
         if level is None:
             level = levels[depth] = (node_id, digest, old, [])
         if kid is not None:
             level[3].append(kid_hash)
-    path: list[tuple[int, str, str, list[str]]] = []
+    path: list[tuple[int, bytes, bytes, list[bytes]]] = []
     seen: set[int] = set()
     for depth in range(len(levels)):
         if levels[depth][0] in seen:
@@ -417,7 +435,7 @@ def insert_turn(
             answer_text=answer_text, cache_key=cache_key, audit_mode=audit_mode,
             cited_titles=cited_titles, created_at=created_at, label=label, digest=digest,
         )  # fmt: skip
-        ripple(conn, parent.bates)
+        _ripple_from(conn, parent.id)
         conn.execute(
             "UPDATE sessions SET next_seq = ?, current_bates = ?, updated_at = ? WHERE sid = ?",
             (seq + 1, bates if make_current else session.current_bates, created_at, sid),
@@ -434,7 +452,7 @@ def insert_turn(
     return Node(
         node_id, bates, sid, seq, parent.bates, question, answer_text, cache_key, audit_mode,
         tuple(json.loads(titles_json(cited_titles))), created_at, label, label, digest,
-        subtree_hash(digest, []),
+        subtree_hash_bytes(bytes.fromhex(digest), []).hex(),
     )  # fmt: skip
 
 
@@ -515,12 +533,13 @@ def resolve_ref(conn: sqlite3.Connection, session: Session, ref: str) -> Node:
     if is_bates(ref):
         return get_node(conn, ref)
     row = conn.execute(
-        f"SELECT {_NODE_COLUMNS} FROM nodes WHERE sid = ? AND label = ?", (session.sid, ref)
+        f"SELECT {_NODE_COLUMNS} FROM {_NODES} WHERE n.sid = ? AND n.label = ?",
+        (session.sid, ref),
     ).fetchone()
     if row:
         return _node(row)
     rows = conn.execute(
-        f"SELECT {_NODE_COLUMNS} FROM nodes WHERE label = ? LIMIT 2", (ref,)
+        f"SELECT {_NODE_COLUMNS} FROM {_NODES} WHERE n.label = ? LIMIT 2", (ref,)
     ).fetchall()
     if len(rows) == 1:
         return _node(rows[0])
@@ -558,9 +577,9 @@ def find(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[FindH
     hits = []
     for (rowid,) in ranked:
         row = conn.execute(
-            f"SELECT {', '.join('n.' + c.strip() for c in _NODE_COLUMNS.split(','))}, "
-            "snippet(nodes_fts, -1, '«', '»', '…', 12) "
+            f"SELECT {_NODE_COLUMNS}, snippet(nodes_fts, -1, '«', '»', '…', 12) "
             "FROM nodes_fts JOIN nodes AS n ON n.id = nodes_fts.rowid "
+            "LEFT JOIN node_links AS l ON l.id = n.id "
             "WHERE nodes_fts MATCH ? AND nodes_fts.rowid = ?",
             (match, rowid),
         ).fetchone()

@@ -30,7 +30,7 @@ from arborist.forest.shard import (
     session_event_body,
     titles_json,
 )
-from arborist.hashing import node_hash, subtree_hash
+from arborist.hashing import node_hash, subtree_hash_bytes
 
 __all__ = ["EXPORT_FORMAT", "ImportResult", "export_session", "import_lines", "refold_all"]
 
@@ -72,9 +72,10 @@ def export_session(conn: sqlite3.Connection, sid: str) -> Iterator[dict[str, Any
         "root_bates": session.root_bates,
     }
     for row in conn.execute(
-        "SELECT bates, parent_bates, question, answer_text, cache_key, audit_mode, "
-        "cited_titles_json, created_at, created_label, label, node_hash, subtree_hash "
-        "FROM nodes WHERE sid = ? ORDER BY seq",
+        "SELECT n.bates, n.parent_bates, n.question, n.answer_text, n.cache_key, n.audit_mode, "
+        "n.cited_titles_json, n.created_at, n.created_label, n.label, n.node_hash, "
+        "lower(hex(l.subtree_hash)) FROM nodes AS n LEFT JOIN node_links AS l ON l.id = n.id "
+        "WHERE n.sid = ? ORDER BY n.seq",
         (session.sid,),
     ):
         record = dict(zip((*_NODE_FIELDS, "subtree_hash"), row, strict=True))
@@ -299,23 +300,25 @@ def _parents_first(by_bates: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def refold_all(conn: sqlite3.Connection) -> int:
-    """Recompute every ``subtree_hash`` bottom-up in one pass; returns how many changed."""
-    rows = conn.execute("SELECT bates, parent_bates, node_hash, subtree_hash FROM nodes").fetchall()
-    kids: dict[str, list[str]] = {}
-    for bates, parent, _, _ in rows:
+    """Recompute every ``subtree_hash`` (in ``node_links``) bottom-up in one pass; returns
+    how many changed."""
+    rows = conn.execute("SELECT id, parent_id, node_hash, subtree_hash FROM node_links").fetchall()
+    kids: dict[int, list[int]] = {}
+    for node_id, parent, _, _ in rows:
         if parent is not None:
-            kids.setdefault(parent, []).append(bates)
-    digest = {bates: h for bates, _, h, _ in rows}
-    stored = {bates: s for bates, _, _, s in rows}
-    folded: dict[str, str] = {}
-    order: list[str] = []
-    stack = [bates for bates, parent, _, _ in rows if parent is None or parent not in digest]
+            kids.setdefault(parent, []).append(node_id)
+    digest = {node_id: h for node_id, _, h, _ in rows}
+    stored = {node_id: s for node_id, _, _, s in rows}
+    folded: dict[int, bytes] = {}
+    order: list[int] = []
+    stack = [node_id for node_id, parent, _, _ in rows if parent is None or parent not in digest]
     while stack:
-        bates = stack.pop()
-        order.append(bates)
-        stack.extend(kids.get(bates, []))
-    for bates in reversed(order):
-        folded[bates] = subtree_hash(digest[bates], [folded[k] for k in kids.get(bates, [])])
-    changed = [(h, b) for b, h in folded.items() if stored[b] != h]
-    conn.executemany("UPDATE nodes SET subtree_hash = ? WHERE bates = ?", changed)
+        node_id = stack.pop()
+        order.append(node_id)
+        stack.extend(kids.get(node_id, []))
+    for node_id in reversed(order):
+        children = [folded[k] for k in kids.get(node_id, [])]
+        folded[node_id] = subtree_hash_bytes(digest[node_id], children)
+    changed = [(h, i) for i, h in folded.items() if stored[i] != h]
+    conn.executemany("UPDATE node_links SET subtree_hash = ? WHERE id = ?", changed)
     return len(changed)

@@ -7,6 +7,9 @@ One problem line each, naming the turn:
   question, timestamp or mode, or a re-pointed parent;
 * ``subtree_hash`` does not fold from the node's hash and its children's
   stored subtree hashes: an altered hash, or a child deleted or moved;
+* its Merkle link (its ``node_links`` row, where the ripple reads and writes
+  subtree hashes) is missing, names another parent than ``parent_bates``, or
+  holds another node hash; a ``node_links`` row no turn has;
 * the row differs from its ``node_insert`` event (node hash, parent, the
   answer's hash): an edited ``answer_text``, or a node rewritten together
   with its hashes; a turn an event records is missing;
@@ -32,7 +35,7 @@ from typing import Any
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist.forest.bates import is_bates, parse_bates
 from arborist.forest.shard import node_event_body, session_event_body
-from arborist.hashing import node_row_hash, subtree_hash
+from arborist.hashing import node_row_hash, subtree_hash_bytes
 from arborist.integrity import check_fts, integrity_problems, read_or_report
 
 __all__ = ["ForestVerification", "verify_forest"]
@@ -97,23 +100,25 @@ def verify_forest(
 def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any]]:
     """Every turn against its fields, its children, its bates number and its event."""
     rows = conn.execute(
-        "SELECT bates, parent_bates, question, answer_text, cache_key, audit_mode, created_at, "
-        "created_label, node_hash, subtree_hash, seq, sid, cited_titles_json, n_cited_sources "
-        "FROM nodes ORDER BY id"
+        "SELECT n.bates, n.parent_bates, n.question, n.answer_text, n.cache_key, n.audit_mode, "
+        "n.created_at, n.created_label, n.node_hash, l.subtree_hash, n.seq, n.sid, "
+        "n.cited_titles_json, n.n_cited_sources, n.id, l.id, l.parent_id, l.node_hash "
+        "FROM nodes AS n LEFT JOIN node_links AS l ON l.id = n.id ORDER BY n.id"
     ).fetchall()
     by_bates = {row[0]: row for row in rows}
-    kids: dict[str, list[str]] = {}
+    kids: dict[str, list[bytes]] = {}
     for row in rows:
         if row[1] is not None:
             kids.setdefault(row[1], []).append(row[9])
     inserts = _events(conn)
-    problems: list[str] = []
+    problems = _stray_links(conn)
     for row in rows:
         bates, parent, seq = row[0], row[1], row[10]
         parent_row = by_bates.get(parent) if parent is not None else None
         if parent is not None and parent_row is None:
             problems.append(f"turn {bates}: its parent {parent} is missing")
         problems += _field_problems(row, parent_row, kids.get(bates, []))
+        problems += _link_problems(row, parent_row)
         if seq == 0:
             continue
         event = inserts.pop(bates, None)
@@ -126,11 +131,11 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any]]:
     return problems, by_bates
 
 
-def _field_problems(row: Any, parent_row: Any, children: list[str]) -> list[str]:
+def _field_problems(row: Any, parent_row: Any, children: list[bytes]) -> list[str]:
     """One turn against what its own row recomputes to: its hash, its fold over its
     children's subtree hashes, its bates number and its count of cited titles."""
     bates, _, question, _, key, mode, created, label, digest, folded, seq = row[:11]
-    sid, titles, n_cited = row[11:]
+    sid, titles, n_cited = row[11:14]
     problems = []
     try:
         parent_hash = parent_row[8] if parent_row else None
@@ -140,10 +145,10 @@ def _field_problems(row: Any, parent_row: Any, children: list[str]) -> list[str]
     if expected != digest:
         problems.append(f"turn {bates}: node_hash does not match its fields")
     try:
-        fold = subtree_hash(digest, children)
-    except ValueError:
+        fold = subtree_hash_bytes(bytes.fromhex(digest), children)
+    except (TypeError, ValueError):
         fold = None
-    if fold != folded:
+    if fold is None or fold != folded:
         problems.append(f"turn {bates}: subtree_hash does not fold from its children")
     if not _names(bates, sid, seq):
         problems.append(f"turn {bates}: its sid or seq does not match its bates number")
@@ -153,6 +158,37 @@ def _field_problems(row: Any, parent_row: Any, children: list[str]) -> list[str]
         counted = -1
     if counted != n_cited:
         problems.append(f"turn {bates}: n_cited_sources does not count its cited titles")
+    return problems
+
+
+def _link_problems(row: Any, parent_row: Any) -> list[str]:
+    """A turn's Merkle link (its ``node_links`` row) against the turn: there, under the
+    parent ``parent_bates`` names (by id), holding the turn's node hash (raw)."""
+    bates, digest, link, link_parent, link_digest = row[0], row[8], row[15], row[16], row[17]
+    if link is None:
+        return [f"turn {bates}: its node_links row (its subtree hash) is missing"]
+    problems = []
+    if link_parent != (parent_row[14] if parent_row is not None else None):
+        problems.append(f"turn {bates}: its node_links parent differs from its parent_bates")
+    try:
+        same = bytes.fromhex(digest) == link_digest
+    except (TypeError, ValueError):
+        same = False
+    if not same:
+        problems.append(f"turn {bates}: its node_links node_hash differs from its node_hash")
+    return problems
+
+
+def _stray_links(conn: sqlite3.Connection) -> list[str]:
+    """``node_links`` rows no turn has, named by the turn they hang under where there is one
+    (the ripple would fold them into that turn's subtree hash)."""
+    problems = []
+    for link, under in conn.execute(
+        "SELECT l.id, p.bates FROM node_links AS l LEFT JOIN nodes AS p ON p.id = l.parent_id "
+        "WHERE NOT EXISTS (SELECT 1 FROM nodes AS n WHERE n.id = l.id) ORDER BY l.id"
+    ):
+        where = f"turn {under}" if under is not None else "a missing turn"
+        problems.append(f"{where}: node_links row {link} is no turn's (no turn has id {link})")
     return problems
 
 
