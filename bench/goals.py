@@ -480,9 +480,10 @@ def verify_floor(home: Path) -> None:
     try:
         rows = sessions.execute(
             "SELECT bates, parent_bates, question, answer_text, cache_key, audit_mode, "
-            "created_at, created_label, node_hash, subtree_hash, seq, sid, cited_titles_json, "
+            "created_at, created_label, node_hash, seq, sid, cited_titles_json, "
             "n_cited_sources FROM nodes ORDER BY id"
         ).fetchall()
+        sessions.execute("SELECT * FROM node_links").fetchall()  # the subtree hashes
         by_bates = {row[0]: row[8] for row in rows}
         dumps = json.dumps
         for bates, parent, question, _a, key, mode, created, label, digest, *_rest in rows:
