@@ -60,7 +60,6 @@ sys.path.insert(0, str(ROOT))
 from arborist.app import Arborist  # noqa: E402
 from arborist.audit import check_chain  # noqa: E402
 from arborist.cli import cli  # noqa: E402
-from arborist.db import connect  # noqa: E402
 from arborist.forest.shard import create_session, find, insert_turn  # noqa: E402
 from arborist.fts import checked_terms, fts_match_all  # noqa: E402
 from arborist.merkle import verify_inclusion  # noqa: E402
@@ -79,6 +78,7 @@ from bench.store import (  # noqa: E402
     _ingest_bare,
     _ingest_bare_same,
     _ingest_ours,
+    bare_connect,
     documents,
     make_document,
     make_questions,
@@ -229,7 +229,7 @@ class BareMirror:
     baseline), one transaction per document, as the store grows."""
 
     def __init__(self, path: Path) -> None:
-        self.conn = connect(path)
+        self.conn = bare_connect(path)
         for statement in _BARE_SCHEMA:
             self.conn.execute(statement)
         self.next_id = 1

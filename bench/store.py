@@ -256,10 +256,21 @@ def _ingest_ours(
         return elapsed
 
 
+def bare_connect(path: Path) -> sqlite3.Connection:
+    """A connection for a bare baseline: arborist's pragmas (WAL, synchronous=NORMAL), with
+    SQLite's own auto-checkpoint (every 1,000 pages, inside a commit) as a plain SQLite
+    application has it. arborist's writers turn that off and checkpoint beside the commit
+    (arborist/db.py); a bare side with no checkpoint at all would let its -wal grow without
+    bound and pay for none, which no real writer can."""
+    conn = connect(path)
+    conn.execute("PRAGMA wal_autocheckpoint = 1000")
+    return conn
+
+
 def _ingest_bare(
     folder: Path, chunked: Sequence[list[str]], profiler: cProfile.Profile | None = None
 ) -> float:
-    conn = connect(folder / "bare.db")
+    conn = bare_connect(folder / "bare.db")
     try:
         for statement in _BARE_SCHEMA:
             conn.execute(statement)
@@ -292,7 +303,7 @@ def _ingest_bare_same(
 ) -> float:
     """The same-index baseline (:data:`_BARE_SAME_SCHEMA`): per document, in one
     transaction, its title row, its chunk rows, and each chunk's text and title indexed."""
-    conn = connect(folder / "bare-same.db")
+    conn = bare_connect(folder / "bare-same.db")
     try:
         for statement in _BARE_SAME_SCHEMA:
             conn.execute(statement)
