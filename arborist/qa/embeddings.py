@@ -44,7 +44,7 @@ from arborist.qa.http import (
     RemoteModel,
     error_text,
 )
-from arborist.qa.models import _overrides, _string, _timeouts, _whole
+from arborist.qa.models import _overrides, _whole, server_settings
 
 __all__ = ["DEFAULT_BATCH_SIZE", "EmbeddingsClient", "MAX_BATCH_SIZE", "select_embedder"]
 
@@ -215,31 +215,17 @@ def _from_settings(
         raise BadInput(f"{where}: unknown setting {unknown[0]!r}")
     if profile.get("provider", "openai") != "openai":
         raise BadInput(f"{where}: provider must be openai (any OpenAI-compatible server)")
-    base_url = _string(profile, "base_url", where)
-    model = _string(profile, "model", where)
-    if not base_url:
-        raise BadInput(f"{where}: set base_url (e.g. http://localhost:8080/v1)")
-    if not model:
-        raise BadInput(f"{where}: set model (the name the server knows the model by)")
-    api_key = None
-    key_env = _string(profile, "api_key_env", where)
-    if key_env:
-        api_key = env.get(key_env)
-        if not api_key:
-            raise BadInput(f"{where} reads its API key from ${key_env}, which is not set")
-    connect, read, retries = _overrides(None, None, env).apply(
-        *_timeouts(profile, where), _whole(profile, "max_retries", where, DEFAULT_RETRIES) or 0
-    )
+    server = server_settings(profile, where, env, None, None, "http://localhost:8080/v1")
     return EmbeddingsClient(
-        base_url,
-        model,
-        api_key=api_key,
+        server.base_url,
+        server.model,
+        api_key=server.api_key,
         name=name,
         dimensions=_whole(profile, "dimensions", where, None),
         batch_size=_whole(profile, "batch_size", where, DEFAULT_BATCH_SIZE) or 0,
-        connect_timeout=connect,
-        read_timeout=read,
-        max_retries=retries,
+        connect_timeout=server.connect,
+        read_timeout=server.read,
+        max_retries=server.retries,
     )
 
 

@@ -30,7 +30,13 @@ from arborist.qa.http import (
 from arborist.qa.openai import OpenAIClient
 from arborist.qa.stub import StubClient
 
-__all__ = ["BUILTIN_CLIENTS", "DEFAULT_CLIENT", "select_client"]
+__all__ = [
+    "BUILTIN_CLIENTS",
+    "DEFAULT_CLIENT",
+    "ServerSettings",
+    "select_client",
+    "server_settings",
+]
 
 DEFAULT_CLIENT = "extractive"
 BUILTIN_CLIENTS = ("extractive", "stub", "openai")
@@ -188,6 +194,47 @@ def _from_profile(
     return _openai_profile(name, profile, where, env, timeout, retries)
 
 
+@dataclass(frozen=True)
+class ServerSettings:
+    """Where a profile's OpenAI-compatible server is, and how long to wait for it."""
+
+    base_url: str
+    model: str
+    api_key: str | None
+    connect: float
+    read: float
+    retries: int
+
+
+def server_settings(
+    profile: Mapping[str, object],
+    where: str,
+    env: Mapping[str, str],
+    timeout: float | None,
+    retries: int | None,
+    example_url: str,
+) -> ServerSettings:
+    """A profile's server, model, API key (read from the variable ``api_key_env`` names,
+    never from the file) and timeouts, each bad or missing one refused in one line; shared by
+    chat and embeddings profiles."""
+    base_url = _string(profile, "base_url", where)
+    model = _string(profile, "model", where)
+    if not base_url:
+        raise BadInput(f"{where}: set base_url (e.g. {example_url})")
+    if not model:
+        raise BadInput(f"{where}: set model (the name the server knows the model by)")
+    api_key = None
+    key_env = _string(profile, "api_key_env", where)
+    if key_env:
+        api_key = env.get(key_env)
+        if not api_key:
+            raise BadInput(f"{where} reads its API key from ${key_env}, which is not set")
+    connect, read, attempts = _overrides(timeout, retries, env).apply(
+        *_timeouts(profile, where), _whole(profile, "max_retries", where, DEFAULT_RETRIES) or 0
+    )
+    return ServerSettings(base_url, model, api_key, connect, read, attempts)
+
+
 def _openai_profile(
     name: str,
     profile: Mapping[str, object],
@@ -197,25 +244,12 @@ def _openai_profile(
     retries: int | None,
 ) -> OpenAIClient:
     """The client of a profile whose provider is ``openai`` (the default provider)."""
-    base_url = _string(profile, "base_url", where)
-    model = _string(profile, "model", where)
-    if not base_url:
-        raise BadInput(f"{where}: set base_url (e.g. http://localhost:8000/v1)")
-    if not model:
-        raise BadInput(f"{where}: set model (the name the server knows the model by)")
-    api_key = None
-    key_env = _string(profile, "api_key_env", where)
-    if key_env:
-        api_key = env.get(key_env)
-        if not api_key:
-            raise BadInput(f"{where} reads its API key from ${key_env}, which is not set")
-    connect, read, max_retries = _overrides(timeout, retries, env).apply(
-        *_timeouts(profile, where), _whole(profile, "max_retries", where, DEFAULT_RETRIES) or 0
-    )
+    server = server_settings(profile, where, env, timeout, retries, "http://localhost:8000/v1")
+    connect, read, max_retries = server.connect, server.read, server.retries
     return OpenAIClient(
-        base_url,
-        model,
-        api_key=api_key,
+        server.base_url,
+        server.model,
+        api_key=server.api_key,
         name=name,
         temperature=_number(profile, "temperature", where),
         max_tokens=_whole(profile, "max_tokens", where, None),
