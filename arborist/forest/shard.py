@@ -384,7 +384,8 @@ def _ripple_path(
     stored hashes of its children but the path child) each. A path that comes back on
     itself (only a tampered file holds a cycle) ends where it does."""
     levels: dict[int, tuple[int, bytes, bytes, list[bytes]]] = {}
-    for depth, node_id, digest, old, kid, kid_hash in conn.execute(_PATH_SQL, (start_id,)):
+    rows = conn.execute(_PATH_SQL, (start_id,)).fetchall()  # in C: no Python step per row
+    for depth, node_id, digest, old, kid, kid_hash in rows:
         level = levels.get(depth)
         if level is None:
             level = levels[depth] = (node_id, digest, old, [])
