@@ -616,4 +616,4 @@ def _checkpoint_on_close(conn: Connection) -> None:
         conn.execute("PRAGMA busy_timeout = 100")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     except (sqlite3.Error, StorageError):
-        pass
+        return  # best effort: a busy or damaged file keeps its -wal; the close goes on
