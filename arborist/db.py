@@ -167,6 +167,8 @@ class Connection(sqlite3.Connection):
             _reraise(self, exc)
 
     def close(self) -> None:
+        if self.wal_path is not None:  # no background checkpoint outlives its writer
+            CHECKPOINTER.settle(self.wal_path[: -len("-wal")])
         if self.wrote and self.damage is None:
             _checkpoint_on_close(self)
         super().close()
@@ -552,10 +554,15 @@ class Checkpointer:
     """Seconds between runs: a ``-wal`` that a long reader keeps from resetting asks after
     every commit, and is then checkpointed at most this often."""
 
+    SETTLE = 5.0
+    """Seconds a closing writer waits at most for a checkpoint of its file already under
+    way (the checkpoint's own busy timeout is one second)."""
+
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._wake = threading.Event()
         self._pending: set[str] = set()
+        self._current: str | None = None  # the file being checkpointed now
         self._thread: threading.Thread | None = None
         self.runs = 0  # checkpoints attempted
         self.failures: list[str] = []  # the last few errors (a checkpoint is best effort)
@@ -563,8 +570,8 @@ class Checkpointer:
 
     def _forked(self) -> None:
         """A forked child has no checkpointer thread, and perhaps a lock held in the parent."""
-        self._lock, self._wake = threading.Lock(), threading.Event()
-        self._pending, self._thread = set(), None
+        self._lock, self._wake = threading.Condition(), threading.Event()
+        self._pending, self._current, self._thread = set(), None, None
 
     def request(self, path: str) -> None:
         """Checkpoint ``path`` soon, in the background."""
@@ -577,14 +584,33 @@ class Checkpointer:
                 self._thread.start()
         self._wake.set()
 
+    def settle(self, path: str) -> None:
+        """Forget a pending request for ``path`` and wait for a checkpoint of it already
+        under way to end: after this, the thread has no connection to ``path`` open and
+        opens none, so a writer that closes leaves no file behind it (a folder removed
+        just after closing is removed whole)."""
+        with self._lock:
+            self._pending.discard(path)
+            self._lock.wait_for(lambda: self._current != path, timeout=self.SETTLE)
+
     def _serve(self) -> None:
         while True:
             self._wake.wait()
             self._wake.clear()
             with self._lock:
-                paths, self._pending = self._pending, set()
-            for path in sorted(paths):
-                self._checkpoint(path)
+                batch = sorted(self._pending)
+            for path in batch:  # what was asked before this run; later asks wait a pause
+                with self._lock:
+                    if path not in self._pending:  # settled by its writer's close meanwhile
+                        continue
+                    self._pending.discard(path)
+                    self._current = path
+                try:
+                    self._checkpoint(path)
+                finally:
+                    with self._lock:
+                        self._current = None
+                        self._lock.notify_all()
             time.sleep(self.PAUSE)
 
     def _checkpoint(self, path: str) -> None:

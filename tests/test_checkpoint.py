@@ -10,11 +10,13 @@ All on real files.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -162,3 +164,71 @@ def test_a_process_that_writes_then_exits_leaves_a_consistent_file(tmp_path: Pat
     assert conn.execute("SELECT count(*) FROM nodes").fetchone()[0] == 1001
     assert verify_forest(conn).ok
     conn.close()
+
+
+def test_closing_a_writer_waits_for_its_files_checkpoint_so_its_folder_can_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background checkpoint holds a connection of its own to the file: a writer
+    closed mid-checkpoint used to return first, and the folder removed just after it
+    came back non-empty (the thread's -wal and -shm, CI's flake in the ripple test)."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    path = folder / "sessions.db"
+    conn = open_database(path, SESSIONS_MIGRATIONS)
+    _turns(conn, create_session(conn), 5)
+    started, release, ended = threading.Event(), threading.Event(), []
+    real = db.CHECKPOINTER._checkpoint
+
+    def slow(name: str) -> None:  # the checkpoint as it runs, held open until released
+        started.set()
+        release.wait(5)
+        real(name)
+        ended.append(name)
+
+    monkeypatch.setattr(db.CHECKPOINTER, "_checkpoint", slow)
+    wal = conn.wal_path
+    assert wal is not None
+    db.CHECKPOINTER.request(wal[: -len("-wal")])
+    assert started.wait(5)
+    threading.Timer(0.3, release.set).start()
+    began = time.monotonic()
+    conn.close()  # the close waits for the checkpoint under way...
+    assert time.monotonic() - began >= 0.25
+    assert ended == [str(path.absolute())]
+    shutil.rmtree(folder)  # ...so nothing is left open to write into the folder after it
+    assert not folder.exists()
+
+
+def test_closing_a_writer_drops_its_files_pending_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkpoint asked for but not yet started is forgotten when its writer closes:
+    the thread never opens the file again (mode=rw would fail on a removed file, but a
+    folder being removed could still see it open a -wal between two unlinks)."""
+    busy, release, seen = threading.Event(), threading.Event(), []
+    real = db.CHECKPOINTER._checkpoint
+
+    def hold(name: str) -> None:
+        seen.append(name)
+        if name.endswith("first.db"):
+            busy.set()
+            release.wait(5)
+        real(name)
+
+    monkeypatch.setattr(db.CHECKPOINTER, "_checkpoint", hold)
+    first = db.connect(tmp_path / "first.db")
+    first.execute("CREATE TABLE t (x)")
+    db.CHECKPOINTER.request(str((tmp_path / "first.db").absolute()))
+    assert busy.wait(5)  # the thread is busy with another file...
+    second = open_database(tmp_path / "second.db", SESSIONS_MIGRATIONS)
+    target = str((tmp_path / "second.db").absolute())
+    db.CHECKPOINTER.request(target)  # ...when this one is asked for
+    second.close()  # and its writer closes before the thread gets to it
+    release.set()
+    first.close()
+    db.CHECKPOINTER.request(str(tmp_path / "missing.db"))  # a run after the one held
+    deadline = time.monotonic() + 5
+    while str(tmp_path / "missing.db") not in seen and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert target not in seen
