@@ -341,8 +341,17 @@ def embeddings(vectors: Sequence[Sequence[float]], *, model: str = "test-embed")
     )
 
 
-def _default_embeddings(request: RecordedRequest) -> Reply:
-    """The unscripted embeddings: :func:`ngram_vector` of each input, in order."""
+Embedder = Callable[[list[str]], Sequence[Sequence[float]]]
+"""What the server embeds unscripted inputs with: texts in, one vector per text out."""
+
+
+def ngram_embedder(texts: list[str]) -> list[list[float]]:
+    """The default :data:`Embedder`: :func:`ngram_vector` of each text."""
+    return [ngram_vector(t) for t in texts]
+
+
+def _default_embeddings(request: RecordedRequest, embed: Embedder = ngram_embedder) -> Reply:
+    """The unscripted embeddings: ``embed`` of the inputs, in order."""
     body = request.body if isinstance(request.body, dict) else {}
     texts = body.get("input")
     if isinstance(texts, str):
@@ -350,7 +359,7 @@ def _default_embeddings(request: RecordedRequest) -> Reply:
     if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
         return error_reply(400, "input must be a string or a list of strings")
     model = body.get("model") if isinstance(body.get("model"), str) else "test-embed"
-    return embeddings([ngram_vector(t) for t in texts], model=str(model))
+    return embeddings(embed(texts), model=str(model))
 
 
 def slow(seconds: float, reply: Reply | None = None) -> Reply:
@@ -434,8 +443,10 @@ class ChatServer(ThreadingHTTPServer):
     daemon_threads = False  # server_close() joins the handlers, so no socket outlives a test
     block_on_close = True
 
-    def __init__(self) -> None:
+    def __init__(self, embed: Embedder = ngram_embedder) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
+        self.embed = embed
+        """What unscripted ``/v1/embeddings`` inputs are embedded with."""
         self.received: list[RecordedRequest] = []
         self.errors: list[str] = []
         self.stopping = threading.Event()
@@ -485,7 +496,8 @@ class ChatServer(ThreadingHTTPServer):
             elif self._script:
                 source = self._script.popleft()
             elif request.path == EMBED_ROUTE:
-                source = _default_embeddings
+                embed = self.embed
+                source = lambda r: _default_embeddings(r, embed)  # noqa: E731
             else:
                 source = _default_reply
         return source(request) if callable(source) else source
