@@ -116,8 +116,9 @@ stats: install
 	$(BIN)/arborist stats $(if $(JSON),--json)
 
 # The peers (llm, GPTCache, pymerkle, ipytree, bm25s) come from the `peers` extra, which
-# `dev` includes. bench/RESULTS.md has two sections, each written by one script
-# (bench/results.py): issue #14's goals by bench/goals.py, the peers by bench/peers/run.py;
+# `dev` includes. bench/RESULTS.md has three sections, each written by one script
+# (bench/results.py): issue #14's goals by bench/goals.py, the peers by bench/peers/run.py,
+# the store's figures (ingest, asks, search, vector search) by bench/store.py;
 # bench/quality.py writes bench/QUALITY.md. Every script has --quick (seconds, writes
 # nothing): tests/test_bench_smoke.py runs them all in `make test`.
 bench: install chromium
