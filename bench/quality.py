@@ -15,9 +15,15 @@ freshly ingested demo corpus and reports:
                 and the share whose evidence holds the follow-up's phrase (recall@5);
 * ``bm25s``     the peer: ``bm25s`` (PyPI) BM25 over the very same hot chunks, English
                 stop words, top five (only when ``bm25s`` is installed: ``make bench``).
-* ``hybrid``    recall@5 and MRR with the vector lane fused in (docs/retrieval.md): with
-                the deterministic n-gram embedder of tests/chat_server.py on loopback,
-                and with the embeddings server ``ARBORIST_EMBED_BASE_URL`` names, if any.
+* ``hybrid``    recall@5 and MRR with the vector lane fused in (docs/retrieval.md), one
+                row per embedding model, each served on loopback by tests/chat_server.py
+                as ``/v1/embeddings``: the deterministic character n-gram embedder (not
+                semantic: near means sharing word pieces); ``wordllama`` (PyPI, the
+                ``peers`` extra), a real semantic model (static token embeddings,
+                l2_supercat, 256 dimensions) loaded offline from its wheel, its row
+                replaced by a line saying so when it is not installed; and the embeddings
+                server ``ARBORIST_EMBED_BASE_URL`` names, if any. Each row lists the ids
+                it misses.
 
 Phrases and answers are compared lowercased with runs of whitespace collapsed
 (pydoc wraps lines). ``--set holdout`` runs the questions kept apart from tuning.
@@ -27,16 +33,18 @@ Phrases and answers are compared lowercased with runs of whitespace collapsed
     python bench/quality.py [--set questions|holdout] [--floor] [--json] [--write] [--quick]
 
 ``--quick`` asks only the first few questions and follow-ups of the set (a smoke
-run of every code path, in seconds) and writes nothing.
+run of every code path, the hybrid rows included, in seconds) and writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import logging
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -176,32 +184,86 @@ def measure_bm25s(app: Arborist, questions: Sequence[dict[str, Any]]) -> dict[st
     return {"recall@5": found / n, "mrr": reciprocal / n}
 
 
-def measure_hybrid(app: Arborist, questions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """recall@5 and MRR with the vector lane, per embedding model: the n-gram one on
-    loopback, and the one the environment names (``ARBORIST_EMBED_*``), if any."""
+WORDLLAMA = "wordllama-l2_supercat-256"
+"""The model name the wordllama row's client sends (the loopback server ignores it)."""
+
+
+@functools.cache
+def wordllama_embedder() -> Callable[[list[str]], list[list[float]]] | None:
+    """wordllama's default model (l2_supercat, 256 dimensions) as an embed function for
+    the loopback server, normalized vectors; None when wordllama is not installed.
+
+    Loaded fully offline: the weights and the tokenizer ship in the wheel, but
+    ``WordLlama.load()`` looks for the tokenizer elsewhere and would try Hugging Face,
+    so the package's own folder is the cache and downloads are off. Importing it calls
+    ``logging.basicConfig(level=INFO)``; the root logger is put back as it was."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        import wordllama  # noqa: PLC0415 - optional peer
+        from wordllama import WordLlama  # noqa: PLC0415
+    except ImportError:
+        return None
+    finally:
+        root.handlers[:], root.level = handlers, level
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # no line per loopback request
+    model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = model.embed(texts, norm=True).tolist()
+        return vectors
+
+    return embed
+
+
+def measure_hybrid(
+    app: Arborist, questions: Sequence[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """recall@5, MRR and misses with the vector lane, per embedding model: the n-gram one
+    and wordllama, each on loopback, and the one the environment names
+    (``ARBORIST_EMBED_*``), if any; with a line for each model skipped."""
     from tests.chat_server import ChatServer  # noqa: PLC0415 - the loopback test server
 
-    server = ChatServer()
-    server.start()
+    servers: list[ChatServer] = []
+
+    def served(embed: Callable[[list[str]], Any] | None = None) -> str:
+        """The URL of a new running loopback server embedding with ``embed``."""
+        server = ChatServer() if embed is None else ChatServer(embed=embed)
+        server.start()
+        servers.append(server)  # stopped below (stopping one never started would hang)
+        return server.url
+
     try:
-        models = [("ngram-384 (loopback)", EmbeddingsClient(server.url, "ngram-384"))]
+        models = [("ngram-384 (loopback)", EmbeddingsClient(served(), "ngram-384"))]
+        skipped = []
+        wordllama = wordllama_embedder()
+        if wordllama is None:
+            skipped.append("wordllama not installed (the peers extra: make install)")
+        else:
+            client = EmbeddingsClient(served(wordllama), WORDLLAMA)
+            models.append(("wordllama l2_supercat-256 (loopback)", client))
         named = select_embedder({})
         if named is not None:
             models.append((f"{named.model} (ARBORIST_EMBED_BASE_URL)", named))
         figures = []
         for name, embedder in models:
             embed_missing(app.store_conn, embedder)
-            found, reciprocal = 0, 0.0
+            found, reciprocal, misses = 0, 0.0, []
             for q in questions:
                 vectors = vector_query(embedder, q["question"])
                 evidence = retrieve(app.store_conn, q["question"], vectors=vectors)
                 rank = answering_rank(((e.uri, e.text) for e in evidence), q["module"], q["phrase"])
                 found, reciprocal = found + bool(rank), reciprocal + (1 / rank if rank else 0.0)
+                if not rank:
+                    misses.append(q["id"])
             n = len(questions)
-            figures.append({"model": name, "recall@5": found / n, "mrr": reciprocal / n})
+            figures.append(
+                {"model": name, "recall@5": found / n, "mrr": reciprocal / n, "misses": misses}
+            )
     finally:
-        server.stop()
-    return figures
+        for server in servers:
+            server.stop()
+    return figures, skipped
 
 
 QUICK_QUESTIONS, QUICK_FOLLOWUPS = 8, 2
@@ -219,7 +281,7 @@ def run(which: str = "questions", *, peer: bool = True, quick: bool = False) -> 
         chained, chained_misses = measure_chained(app, questions)
         followups, followup_recall, unsourced, missing = measure_followups(app, pairs)
         bm25s_figures = measure_bm25s(app, questions) if peer else None
-        hybrid = measure_hybrid(app, questions) if peer else []
+        hybrid, hybrid_skipped = measure_hybrid(app, questions) if peer else ([], [])
     return {
         "set": which,
         "questions": root.questions,
@@ -231,6 +293,7 @@ def run(which: str = "questions", *, peer: bool = True, quick: bool = False) -> 
         "followup_recall@5": followup_recall,
         "bm25s": bm25s_figures,
         "hybrid": hybrid,
+        "hybrid_skipped": hybrid_skipped,
         "misses": root.misses,
         "weak_answers": root.weak_answers,
         "chained_misses": chained_misses,
@@ -268,8 +331,10 @@ def report(figures: dict[str, Any]) -> str:
         + (f"   bm25s {peer['mrr']:.3f}" if peer else ""),
         *[
             f"  hybrid recall@5    {h['recall@5']:.3f}   MRR {h['mrr']:.3f}   {h['model']}"
+            + (f"\n    misses: {', '.join(h['misses'])}" if h.get("misses") else "")
             for h in figures.get("hybrid", [])
         ],
+        *[f"  hybrid skipped: {line}" for line in figures.get("hybrid_skipped", [])],
         f"  answer holds phrase {figures['phrase']:.3f}",
         f"  chained recall@5   {figures['chained_recall@5']:.3f}",
         f"  follow-ups answered from the parent's sources {figures['followups']:.3f}",
@@ -298,6 +363,10 @@ def write_markdown(runs: Sequence[dict[str, Any]]) -> Path:
         peer = f"bm25s {version('bm25s')}"
     except Exception:  # the peer is optional
         peer = "bm25s not installed"
+    try:
+        peer += f", wordllama {version('wordllama')}"
+    except Exception:  # the peer is optional
+        peer += ", wordllama not installed"
     lines = [
         "# Answer quality on the built-in corpus",
         "",
