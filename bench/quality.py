@@ -330,7 +330,7 @@ def report(figures: dict[str, Any]) -> str:
         f"quality on the built-in corpus: {figures['questions']} questions ({figures['set']})",
         f"  recall@5           {figures['recall@5']:.3f}"
         + (
-            f"   bm25s {peer['recall@5']:.3f}  (+{100 * (figures['recall@5'] - peer['recall@5']):.1f} points)"
+            f"   bm25s {peer['recall@5']:.3f}  ({100 * (figures['recall@5'] - peer['recall@5']):+.1f} points)"
             if peer
             else "   bm25s (not installed)"
         ),
