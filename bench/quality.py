@@ -1,7 +1,7 @@
 """Answer quality on the built-in corpus, measured on a question set kept in the repository.
 
-For every question of ``bench/quality_questions.json`` (each names the module that
-answers it and a phrase the answering chunk holds) it asks the real facade over a
+For every question of a set in ``bench/quality_questions.json`` (each names the module
+that answers it and a phrase the answering chunk holds) it asks the real facade over a
 freshly ingested demo corpus and reports:
 
 * ``recall@5``  share of questions whose five evidence chunks include an answering chunk
@@ -15,28 +15,41 @@ freshly ingested demo corpus and reports:
                 and the share whose evidence holds the follow-up's phrase (recall@5);
 * ``bm25s``     the peer: ``bm25s`` (PyPI) BM25 over the very same hot chunks, English
                 stop words, top five (only when ``bm25s`` is installed: ``make bench``).
-* ``hybrid``    recall@5 and MRR with the vector lane fused in (docs/retrieval.md): with
-                the deterministic n-gram embedder of tests/chat_server.py on loopback,
-                and with the embeddings server ``ARBORIST_EMBED_BASE_URL`` names, if any.
+* ``hybrid``    recall@5 and MRR with the vector lane fused in (docs/retrieval.md), one
+                row per embedding model, each served on loopback by tests/chat_server.py
+                as ``/v1/embeddings``: the deterministic character n-gram embedder (not
+                semantic: near means sharing word pieces); ``wordllama`` (PyPI, the
+                ``peers`` extra), a real semantic model (static token embeddings,
+                l2_supercat, 256 dimensions) loaded offline from its wheel, its row
+                replaced by a line saying so when it is not installed; and the embeddings
+                server ``ARBORIST_EMBED_BASE_URL`` names, if any. Each row lists the ids
+                it misses.
 
 Phrases and answers are compared lowercased with runs of whitespace collapsed
-(pydoc wraps lines). ``--set holdout`` runs the questions kept apart from tuning.
-``--floor`` exits 1 when a figure falls under :data:`FLOORS` (the smoke test in
-``tests/test_quality.py`` runs the same check).
+(pydoc wraps lines). The sets (``--set``): ``questions``, the set lexical retrieval
+was tuned on (the default, and the one :data:`FLOORS` apply to); ``holdout``, kept
+apart from tuning; ``paraphrase``, questions asked without the API's name or the
+documentation's wording (the vocabulary mismatch the vector lane is for), written
+and committed before anything was measured on it. ``--floor`` exits 1 when a figure
+of the set falls under :data:`FLOORS` (the smoke test in ``tests/test_quality.py``
+runs the same check on ``questions``).
 
-    python bench/quality.py [--set questions|holdout] [--floor] [--json] [--write] [--quick]
+    python bench/quality.py [--set questions|holdout|paraphrase] [--floor] [--json] [--write] [--quick]
 
-``--quick`` asks only the first few questions and follow-ups of the set (a smoke
-run of every code path, in seconds) and writes nothing.
+``--write`` measures every set and writes bench/QUALITY.md. ``--quick`` asks only
+the first few questions and follow-ups of the set (a smoke run of every code path,
+the hybrid rows included, in seconds) and writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import logging
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +65,8 @@ from arborist.store.search import RETRIEVAL_LIMIT, retrieve  # noqa: E402
 from arborist.store.vectors import embed_missing  # noqa: E402
 
 QUESTIONS = Path(__file__).with_name("quality_questions.json")
+SETS = ("questions", "holdout", "paraphrase")
+"""The question sets of :data:`QUESTIONS`, in the order ``--write`` reports them."""
 
 FLOORS = {"recall@5": 0.90, "phrase": 0.75, "chained_gap": 0.02, "followups": 1.0}
 """What ``--floor`` (and the smoke test) requires on the main question set."""
@@ -176,32 +191,86 @@ def measure_bm25s(app: Arborist, questions: Sequence[dict[str, Any]]) -> dict[st
     return {"recall@5": found / n, "mrr": reciprocal / n}
 
 
-def measure_hybrid(app: Arborist, questions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """recall@5 and MRR with the vector lane, per embedding model: the n-gram one on
-    loopback, and the one the environment names (``ARBORIST_EMBED_*``), if any."""
+WORDLLAMA = "wordllama-l2_supercat-256"
+"""The model name the wordllama row's client sends (the loopback server ignores it)."""
+
+
+@functools.cache
+def wordllama_embedder() -> Callable[[list[str]], list[list[float]]] | None:
+    """wordllama's default model (l2_supercat, 256 dimensions) as an embed function for
+    the loopback server, normalized vectors; None when wordllama is not installed.
+
+    Loaded fully offline: the weights and the tokenizer ship in the wheel, but
+    ``WordLlama.load()`` looks for the tokenizer elsewhere and would try Hugging Face,
+    so the package's own folder is the cache and downloads are off. Importing it calls
+    ``logging.basicConfig(level=INFO)``; the root logger is put back as it was."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        import wordllama  # noqa: PLC0415 - optional peer
+        from wordllama import WordLlama  # noqa: PLC0415
+    except ImportError:
+        return None
+    finally:
+        root.handlers[:], root.level = handlers, level
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # no line per loopback request
+    model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = model.embed(texts, norm=True).tolist()
+        return vectors
+
+    return embed
+
+
+def measure_hybrid(
+    app: Arborist, questions: Sequence[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """recall@5, MRR and misses with the vector lane, per embedding model: the n-gram one
+    and wordllama, each on loopback, and the one the environment names
+    (``ARBORIST_EMBED_*``), if any; with a line for each model skipped."""
     from tests.chat_server import ChatServer  # noqa: PLC0415 - the loopback test server
 
-    server = ChatServer()
-    server.start()
+    servers: list[ChatServer] = []
+
+    def served(embed: Callable[[list[str]], Any] | None = None) -> str:
+        """The URL of a new running loopback server embedding with ``embed``."""
+        server = ChatServer() if embed is None else ChatServer(embed=embed)
+        server.start()
+        servers.append(server)  # stopped below (stopping one never started would hang)
+        return server.url
+
     try:
-        models = [("ngram-384 (loopback)", EmbeddingsClient(server.url, "ngram-384"))]
+        models = [("ngram-384 (loopback)", EmbeddingsClient(served(), "ngram-384"))]
+        skipped = []
+        wordllama = wordllama_embedder()
+        if wordllama is None:
+            skipped.append("wordllama not installed (the peers extra: make install)")
+        else:
+            client = EmbeddingsClient(served(wordllama), WORDLLAMA)
+            models.append(("wordllama l2_supercat-256 (loopback)", client))
         named = select_embedder({})
         if named is not None:
             models.append((f"{named.model} (ARBORIST_EMBED_BASE_URL)", named))
         figures = []
         for name, embedder in models:
             embed_missing(app.store_conn, embedder)
-            found, reciprocal = 0, 0.0
+            found, reciprocal, misses = 0, 0.0, []
             for q in questions:
                 vectors = vector_query(embedder, q["question"])
                 evidence = retrieve(app.store_conn, q["question"], vectors=vectors)
                 rank = answering_rank(((e.uri, e.text) for e in evidence), q["module"], q["phrase"])
                 found, reciprocal = found + bool(rank), reciprocal + (1 / rank if rank else 0.0)
+                if not rank:
+                    misses.append(q["id"])
             n = len(questions)
-            figures.append({"model": name, "recall@5": found / n, "mrr": reciprocal / n})
+            figures.append(
+                {"model": name, "recall@5": found / n, "mrr": reciprocal / n, "misses": misses}
+            )
     finally:
-        server.stop()
-    return figures
+        for server in servers:
+            server.stop()
+    return figures, skipped
 
 
 QUICK_QUESTIONS, QUICK_FOLLOWUPS = 8, 2
@@ -219,7 +288,7 @@ def run(which: str = "questions", *, peer: bool = True, quick: bool = False) -> 
         chained, chained_misses = measure_chained(app, questions)
         followups, followup_recall, unsourced, missing = measure_followups(app, pairs)
         bm25s_figures = measure_bm25s(app, questions) if peer else None
-        hybrid = measure_hybrid(app, questions) if peer else []
+        hybrid, hybrid_skipped = measure_hybrid(app, questions) if peer else ([], [])
     return {
         "set": which,
         "questions": root.questions,
@@ -231,6 +300,7 @@ def run(which: str = "questions", *, peer: bool = True, quick: bool = False) -> 
         "followup_recall@5": followup_recall,
         "bm25s": bm25s_figures,
         "hybrid": hybrid,
+        "hybrid_skipped": hybrid_skipped,
         "misses": root.misses,
         "weak_answers": root.weak_answers,
         "chained_misses": chained_misses,
@@ -260,7 +330,7 @@ def report(figures: dict[str, Any]) -> str:
         f"quality on the built-in corpus: {figures['questions']} questions ({figures['set']})",
         f"  recall@5           {figures['recall@5']:.3f}"
         + (
-            f"   bm25s {peer['recall@5']:.3f}  (+{100 * (figures['recall@5'] - peer['recall@5']):.1f} points)"
+            f"   bm25s {peer['recall@5']:.3f}  ({100 * (figures['recall@5'] - peer['recall@5']):+.1f} points)"
             if peer
             else "   bm25s (not installed)"
         ),
@@ -268,8 +338,10 @@ def report(figures: dict[str, Any]) -> str:
         + (f"   bm25s {peer['mrr']:.3f}" if peer else ""),
         *[
             f"  hybrid recall@5    {h['recall@5']:.3f}   MRR {h['mrr']:.3f}   {h['model']}"
+            + (f"\n    misses: {', '.join(h['misses'])}" if h.get("misses") else "")
             for h in figures.get("hybrid", [])
         ],
+        *[f"  hybrid skipped: {line}" for line in figures.get("hybrid_skipped", [])],
         f"  answer holds phrase {figures['phrase']:.3f}",
         f"  chained recall@5   {figures['chained_recall@5']:.3f}",
         f"  follow-ups answered from the parent's sources {figures['followups']:.3f}",
@@ -287,8 +359,30 @@ def report(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def summary(runs: Sequence[dict[str, Any]]) -> list[str]:
+    """A markdown table: recall@5 / MRR of each retrieval (rows) on each set (columns)."""
+    rows: dict[str, dict[str, str]] = {}
+    for figures in runs:
+        cells = {"lexical (ours)": (figures["recall@5"], figures["mrr"])}
+        if figures["bm25s"]:
+            cells["bm25s"] = (figures["bm25s"]["recall@5"], figures["bm25s"]["mrr"])
+        for h in figures.get("hybrid", []):
+            cells[f"hybrid, {h['model']}"] = (h["recall@5"], h["mrr"])
+        for name, (recall, mrr) in cells.items():
+            rows.setdefault(name, {})[figures["set"]] = f"{recall:.3f} / {mrr:.3f}"
+    sets = [f"{f['set']} ({f['questions']})" for f in runs]
+    lines = [
+        "| recall@5 / MRR | " + " | ".join(sets) + " |",
+        "|---" * (len(sets) + 1) + "|",
+    ]
+    for name, cells in rows.items():
+        lines.append(f"| {name} | " + " | ".join(cells.get(f["set"], "-") for f in runs) + " |")
+    return lines
+
+
 def write_markdown(runs: Sequence[dict[str, Any]]) -> Path:
-    """bench/QUALITY.md: the figures of each set, with the date and versions."""
+    """bench/QUALITY.md: a summary table, then the figures of each set, with the date
+    and versions."""
     import datetime  # noqa: PLC0415
     import platform  # noqa: PLC0415
 
@@ -298,6 +392,10 @@ def write_markdown(runs: Sequence[dict[str, Any]]) -> Path:
         peer = f"bm25s {version('bm25s')}"
     except Exception:  # the peer is optional
         peer = "bm25s not installed"
+    try:
+        peer += f", wordllama {version('wordllama')}"
+    except Exception:  # the peer is optional
+        peer += ", wordllama not installed"
     lines = [
         "# Answer quality on the built-in corpus",
         "",
@@ -307,6 +405,8 @@ def write_markdown(runs: Sequence[dict[str, Any]]) -> Path:
         "",
         f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- Python {platform.python_version()}, SQLite {__import__('sqlite3').sqlite_version}, {peer}",
+        "",
+        *summary(runs),
         "",
     ]
     for figures in runs:
@@ -318,11 +418,11 @@ def write_markdown(runs: Sequence[dict[str, Any]]) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", default="questions", choices=["questions", "holdout"])
+    parser.add_argument("--set", default="questions", choices=SETS)
     parser.add_argument("--floor", action="store_true", help="exit 1 under the floors")
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
-        "--write", action="store_true", help="also write bench/QUALITY.md (both sets)"
+        "--write", action="store_true", help="also write bench/QUALITY.md (every set)"
     )
     parser.add_argument(
         "--quick",
@@ -335,8 +435,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     figures = run(args.set, quick=args.quick)
     print(json.dumps(figures, indent=2) if args.json else report(figures))
     if args.write:
-        other = run("holdout" if args.set == "questions" else "questions")
-        write_markdown([figures, other])
+        write_markdown([figures if which == args.set else run(which) for which in SETS])
     if args.floor and (problems := failures(figures)):
         print("\n".join(problems), file=sys.stderr)
         return 1

@@ -48,7 +48,15 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
     ),
     "quality": (
         ["bench/quality.py", "--quick"],
-        ["quality on the built-in corpus", "recall@5", "MRR", "bm25s", "follow-ups answered"],
+        [
+            "quality on the built-in corpus",
+            "recall@5",
+            "MRR",
+            "bm25s",
+            "ngram-384 (loopback)",
+            "wordllama",  # its hybrid row, or the line saying it is not installed
+            "follow-ups answered",
+        ],
         180,
     ),
     "coaccess": (

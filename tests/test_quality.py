@@ -41,5 +41,20 @@ def test_the_question_set_is_well_formed() -> None:
     assert len(questions) >= 60
     assert len({q["id"] for q in questions}) == len(questions)
     assert len(quality.load_followups()) >= 8
-    for q in [*questions, *quality.load_questions("holdout")]:
+    for q in [
+        *questions,
+        *quality.load_questions("holdout"),
+        *quality.load_questions("paraphrase"),
+    ]:
         assert set(q) == {"id", "question", "module", "phrase"}, q
+
+
+def test_the_paraphrase_set_spreads_over_modules() -> None:
+    quality = load_bench()
+    paraphrase = quality.load_questions("paraphrase")
+    assert len(paraphrase) >= 20
+    assert len({q["id"] for q in paraphrase}) == len(paraphrase)
+    modules = [q["module"] for q in paraphrase]
+    assert max(modules.count(m) for m in modules) <= 2
+    others = {q["question"] for s in ("questions", "holdout") for q in quality.load_questions(s)}
+    assert not others & {q["question"] for q in paraphrase}
