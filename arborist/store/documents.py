@@ -547,8 +547,10 @@ def _insert_document(
     tree: tuple[int, str, int],
     created_at: str,
 ) -> Document:
-    """The document's row (``tree``: its version, Merkle root and chunk count) and its
-    title's row in the title index; returns it as stored, without reading it back."""
+    """The document's row (``tree``: its version, Merkle root and chunk count); returns it
+    as stored, without reading it back. Its title is indexed through its chunks (a document
+    always has one); the title index takes it only once every chunk is evicted (store
+    migration 8's triggers)."""
     version, source_root, chunk_count = tree
     values = (
         prepared.uri,
@@ -566,12 +568,7 @@ def _insert_document(
     cursor = conn.execute(
         f"INSERT INTO documents ({_DOCUMENT_COLUMNS}) VALUES (NULL{', ?' * len(values)})", values
     )
-    document = Document(int(cursor.lastrowid or 0), *values)
-    conn.execute(
-        "INSERT INTO documents_fts (rowid, title, uri) VALUES (?, ?, ?)",
-        (document.id, prepared.title, prepared.uri),
-    )
-    return document
+    return Document(int(cursor.lastrowid or 0), *values)
 
 
 def _document_added(

@@ -258,6 +258,47 @@ def _merkle_nodes(conn: sqlite3.Connection) -> None:
             store_nodes(conn, document_id, tree_levels(leaves))
 
 
+_COLD_TITLES = """
+DROP TABLE documents_fts;
+
+-- The title index holds the documents a search can find by title alone: those with no
+-- hot chunk (every chunk evicted), whose text is in no other index. A document with hot
+-- chunks is found through chunks_fts, whose rows carry its title. The view is the
+-- index's content, so SQLite's FTS integrity check compares the index with exactly the
+-- rows it should hold; the triggers keep the two in step as chunks change tier.
+CREATE VIEW cold_document_titles AS
+    SELECT d.id AS id, d.title AS title, d.uri AS uri FROM documents AS d
+    WHERE NOT EXISTS (SELECT 1 FROM chunks AS c WHERE c.document_id = d.id AND c.tier = 'hot');
+
+CREATE VIRTUAL TABLE documents_fts USING fts5 (
+    title, uri, content = 'cold_document_titles', content_rowid = 'id'
+);
+INSERT INTO documents_fts (documents_fts) VALUES ('rebuild');
+
+CREATE TRIGGER chunks_last_hot_one_leaving_indexes_the_title
+AFTER UPDATE OF tier ON chunks
+WHEN OLD.tier = 'hot' AND NEW.tier <> 'hot' AND NOT EXISTS (
+    SELECT 1 FROM chunks WHERE document_id = NEW.document_id AND tier = 'hot'
+)
+BEGIN
+    INSERT INTO documents_fts (rowid, title, uri)
+    SELECT id, title, uri FROM documents WHERE id = NEW.document_id;
+END;
+
+CREATE TRIGGER chunks_first_hot_one_back_unindexes_the_title
+AFTER UPDATE OF tier ON chunks
+WHEN OLD.tier <> 'hot' AND NEW.tier = 'hot' AND (
+    SELECT count(*) FROM chunks WHERE document_id = NEW.document_id AND tier = 'hot'
+) = 1
+BEGIN
+    INSERT INTO documents_fts (documents_fts, rowid, title, uri)
+    SELECT 'delete', id, title, uri FROM documents WHERE id = NEW.document_id;
+END;
+"""
+"""Only documents with no hot chunk are in the title index (ingest wrote a title row per
+document, about a seventh of the pages an ingest writes, for a row search never used)."""
+
+
 STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 1: the store's own hash-chained audit log (ingest, evict, cache writes, ...).
     AUDIT_MIGRATION,
@@ -277,6 +318,9 @@ STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 7: chunk vectors by leaf and embedding profile, for the hybrid lane (store/vectors.py);
     #    their triggers move the corpus generation as documents and chunks do.
     Migration(7, "chunk vectors for hybrid retrieval", VECTORS_MIGRATION_SQL),
+    # 8: the title index holds only documents with no hot chunk (the rest are found
+    #    through chunks_fts), kept by triggers on chunk tiers; ingest writes no title row.
+    Migration(8, "title index of documents with no hot chunk", _COLD_TITLES),
 )
 
 
