@@ -615,7 +615,7 @@ def test_extractive_quotes_the_best_sentence_and_cites_it() -> None:
     assert result.text == (
         "Spider-Man is a superhero. He was created by Stan Lee and Steve Ditko in 1962. [E1]"
     )
-    assert result.model == "extractive-v3"
+    assert result.model == "extractive-v4"
     assert result.finish_reason == "stop"
     canonical_json(result.raw)
 
@@ -733,6 +733,29 @@ def test_extractive_quotes_no_list_of_names_signature_or_assignment() -> None:
     evidence = [EvidenceText("E1", "tools", "t", text)]
     result = ExtractiveClient().complete(make_request("groupby keys", evidence))
     assert result.text == "Make an iterator that returns consecutive keys and groups. [E1]"
+
+
+def test_extractive_quotes_no_class_tree_listing_nor_a_slots_stock_line() -> None:
+    """pydoc's class tree lists names one to a line ("auto", "member", ...): joined, they
+    read as a four-word sentence with no function word; a slot's docstring is its own code."""
+    tree = (
+        "## Classes\n    builtins.object\n        Enum\n            Flag\n"
+        "        auto\n        member\n        nonmember\n        verify\n\n"
+        "    class auto(builtins.object)\n"
+        "     |  Instances are replaced with an appropriate value in Enum member suites.\n"
+    )
+    evidence = [EvidenceText("E1", "enum", "e", tree)]
+    result = ExtractiveClient().complete(make_request("enum.auto member", evidence))
+    assert result.text == (
+        "enum.auto: Instances are replaced with an appropriate value in Enum member suites. [E1]"
+    )
+    slot = (
+        "    __hash__(self, /)\n        Return hash(self).\n\n"
+        "    Members hash by their value, so equal members collide.\n"
+    )
+    evidence = [EvidenceText("E1", "enum", "e", slot)]
+    result = ExtractiveClient().complete(make_request("what is the hash of a member", evidence))
+    assert result.text == "Members hash by their value, so equal members collide. [E1]"
 
 
 def test_extractive_stays_fast_on_hostile_text() -> None:

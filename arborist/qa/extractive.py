@@ -36,7 +36,7 @@ NO_EVIDENCE_ANSWER = "The documents do not answer this question."
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v3"
+EXTRACTIVE_MODEL = "extractive-v4"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
@@ -69,7 +69,7 @@ def _blocks(text: str) -> Iterator[str]:
             or _RULE.fullmatch(line)
             or (lines and _new_paragraph(lines, indent, depth))
         ):
-            if lines:
+            if lines and not _listing(lines):
                 yield " ".join(lines)
             lines = [line[marker.end() :]] if marker else []
             if (
@@ -84,8 +84,14 @@ def _blocks(text: str) -> Iterator[str]:
             if not lines:
                 depth = indent
             lines.append(line)
-    if lines:
+    if lines and not _listing(lines):
         yield " ".join(lines)
+
+
+def _listing(lines: list[str]) -> bool:
+    """Lines of one word each ("auto", "member", "nonmember" under pydoc's class tree): names
+    listed, which joined would read as a sentence that says nothing."""
+    return len(lines) > 1 and all(len(line.split()) == 1 for line in lines)
 
 
 def _new_paragraph(lines: list[str], indent: int, depth: int) -> bool:
@@ -109,6 +115,10 @@ _CODE_LINE = re.compile(
 _NOT_PROSE = re.compile(r"\s*(?:\||>>>|\.\.\.|https?://|[+=-]{2}|[\w.]+\s*=\s)")
 
 
+SELF_WORDS = 6
+"""A fragment this short that says ``self`` documents a method by its own code (pydoc's
+"Return hash(self)." under ``__hash__``), not what it is for."""
+
 LIST_WORDS = 6
 """From this many words, a fragment without a single function word is a list of names."""
 
@@ -120,6 +130,8 @@ def _is_prose(sentence: str) -> bool:
     found = words(sentence)
     if len(found) < 2 or _NOT_PROSE.match(sentence) or _SIGNATURE.fullmatch(sentence):
         return False
+    if "self" in found and len(found) <= SELF_WORDS:
+        return False  # a slot's stock line: "Return hash(self).", "Return self==value."
     if _CODE_LINE.fullmatch(sentence) and not sentence.rstrip(":").endswith("."):
         return False  # "for row in reader:" opens a block of code
     if is_header(sentence) or (len(found) >= LIST_WORDS and not STOPWORDS.intersection(found)):
