@@ -758,6 +758,16 @@ def test_extractive_quotes_no_class_tree_listing_nor_a_slots_stock_line() -> Non
     assert result.text == "Members hash by their value, so equal members collide. [E1]"
 
 
+def test_extractive_quotes_no_sentence_that_goes_on_from_one_left_out() -> None:
+    text = (
+        "If the text fits, it is returned as is. Otherwise, as many words as possible are "
+        "joined and the placeholder is appended.\n\nWords are joined by single spaces."
+    )
+    evidence = [EvidenceText("E1", "textwrap", "t", text)]
+    result = ExtractiveClient().complete(make_request("how are words joined", evidence))
+    assert result.text == "Words are joined by single spaces. [E1]"
+
+
 def test_extractive_stays_fast_on_hostile_text() -> None:
     hostile = "cats" + "!" * 50_000 + " " * 50_000 + "\n" + "[" * 50_000 + "\n\nCats purr softly."
     evidence = [EvidenceText("E1", "T", "u", hostile)]

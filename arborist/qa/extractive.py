@@ -140,6 +140,19 @@ def _is_prose(sentence: str) -> bool:
     return letters >= 0.6 * len(sentence)
 
 
+_CONTINUES = re.compile(
+    r"(?:otherwise|however|but|also|then|thus|therefore|instead|conversely|likewise|"
+    r"similarly|furthermore|moreover|in that case|in this case)\b",
+    re.IGNORECASE,
+)
+
+
+def _continues(sentence: str) -> bool:
+    """Whether ``sentence`` goes on from the one before it ("Otherwise, as many words as
+    possible are joined ..."): quoted alone it answers a question nobody asked."""
+    return _CONTINUES.match(sentence) is not None
+
+
 def _sentences(text: str) -> list[str]:
     """``text`` split into sentences, each on one line, never across paragraphs or list items."""
     found = []
@@ -314,7 +327,7 @@ class ExtractiveClient:
         picks = []
         for rank, order, sentence, found in table:
             own = found & wanted
-            if own:
+            if own and not _continues(sentence):
                 topic = titles[rank] - own
                 score = sum(weight[w] for w in own) + TITLE_SHARE * sum(
                     weight.get(w, 0.0) for w in topic
