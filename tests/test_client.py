@@ -768,6 +768,26 @@ def test_extractive_quotes_no_sentence_that_goes_on_from_one_left_out() -> None:
     assert result.text == "Words are joined by single spaces. [E1]"
 
 
+def test_a_task_question_is_answered_with_the_name_to_call() -> None:
+    """A question that describes a task without naming the function ("keep a list sorted
+    while inserting") gets the sentence that answers it opened with what to call."""
+    text = (
+        "    insort_left(a, x, lo=0, hi=None, *, key=None)\n"
+        "        Insert item x in list a, and keep it sorted assuming a is sorted.\n\n"
+        "    __sub__(self, other)\n        Keep only sorted counts.\n\n"
+        "    Options:\n        Sorted lists keep their order when inserting.\n"
+    )
+    evidence = [EvidenceText("E1", "bisect — Array bisection algorithm", "pydoc:bisect", text)]
+    result = ExtractiveClient().complete(
+        make_request("How do I keep a list sorted while inserting?", evidence)
+    )
+    assert result.text.startswith(
+        "bisect.insort_left(a, x, lo=0, hi=None, *, …): Insert item x in list a, and keep it "
+        "sorted assuming a is sorted. "
+    )
+    assert "__sub__" not in result.text and "Options:" not in result.text  # no slot, no label
+
+
 def test_extractive_stays_fast_on_hostile_text() -> None:
     hostile = "cats" + "!" * 50_000 + " " * 50_000 + "\n" + "[" * 50_000 + "\n\nCats purr softly."
     evidence = [EvidenceText("E1", "T", "u", hostile)]

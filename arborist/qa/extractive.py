@@ -18,6 +18,7 @@ from arborist.analysis import (
     STOPWORDS,
     Definition,
     QuestionTerms,
+    definitions,
     fold,
     is_header,
     named_definitions,
@@ -224,6 +225,9 @@ class _Pick:
     order: int  # position in its text (sentences of a definition come first, in order)
     text: str
     score: float
+    sentence: str = ""
+    """The quoted sentence alone, when ``text`` opens with the name it describes (what the
+    check for repeats compares: two sentences are not alike for naming one thing)."""
 
 
 class ExtractiveClient:
@@ -324,6 +328,7 @@ class ExtractiveClient:
                 counts[word] = counts.get(word, 0) + 1
         weight = {w: math.log(1 + len(table) / n) for w, n in counts.items()}
         titles = [wanted & stems(item.title) for item in request.evidence]
+        heads = [_headed(item.text, item.title) for item in request.evidence]
         picks = []
         for rank, order, sentence, found in table:
             own = found & wanted
@@ -332,7 +337,8 @@ class ExtractiveClient:
                 score = sum(weight[w] for w in own) + TITLE_SHARE * sum(
                     weight.get(w, 0.0) for w in topic
                 )
-                picks.append(_Pick(rank, order + 1000, sentence, score))
+                text = f"{heads[rank][sentence]}: {sentence}" if sentence in heads[rank] else sentence
+                picks.append(_Pick(rank, order + 1000, text, score, sentence))
         picks.sort(key=lambda p: (-p.score, p.rank, p.order))
         return [p for p in picks if p.score >= RELATIVE_FLOOR * picks[0].score]
 
@@ -349,7 +355,7 @@ class ExtractiveClient:
         for pick in [*opening, *rest]:
             if len(chosen) == self.max_sentences:
                 break
-            found = set(words(pick.text))
+            found = set(words(pick.sentence or pick.text))
             if any(_near_duplicate(found, other) for other in seen):
                 continue
             if chosen and used + len(pick.text) > self.max_chars:
@@ -449,6 +455,29 @@ def _qualified(name: str, title: str) -> str:
     subject = title.split(" — ", 1)[0].strip()
     qualify = _MODULE_TITLE.fullmatch(subject) and subject != name and "." not in name
     return f"{subject}.{name}" if qualify else name
+
+
+def _headed(text: str, title: str) -> dict[str, str]:
+    """The first sentence of each public definition's description in ``text``, with how the
+    answer names it: "Insert item x in list a, and keep it sorted ..." quoted for "How do I
+    keep a list sorted while inserting?" opens with ``bisect.insort(a, x, …)``, what to call.
+    A name the question said is the definition opening's (:meth:`ExtractiveClient._definition`);
+    this is for the questions that describe a task without naming it."""
+    heads: dict[str, str] = {}
+    for definition in definitions(defang_citations(text)):
+        if definition.name.split(".")[-1].startswith("_"):
+            continue  # a private name or a slot (``__sub__``) is not what anyone calls
+        if not (definition.signature or definition.is_class):
+            continue  # a label ("Options:") names a part of the text, nothing to call
+        sentences = _sentences(definition.doc)
+        if not sentences or sentences[0] in heads:
+            continue
+        shown = definition.name if definition.nested else _qualified(definition.name, title)
+        call = _call_signature(definition)
+        if definition.is_class and call == definition.signature:
+            call = ""
+        heads[sentences[0]] = f"{shown}{_short_signature(call)}"
+    return heads
 
 
 def _cut_at_start(text: str, sentence: str) -> bool:
