@@ -337,7 +337,9 @@ class ExtractiveClient:
                 score = sum(weight[w] for w in own) + TITLE_SHARE * sum(
                     weight.get(w, 0.0) for w in topic
                 )
-                text = f"{heads[rank][sentence]}: {sentence}" if sentence in heads[rank] else sentence
+                text = (
+                    f"{heads[rank][sentence]}: {sentence}" if sentence in heads[rank] else sentence
+                )
                 picks.append(_Pick(rank, order + 1000, text, score, sentence))
         picks.sort(key=lambda p: (-p.score, p.rank, p.order))
         return [p for p in picks if p.score >= RELATIVE_FLOOR * picks[0].score]
