@@ -120,8 +120,6 @@ def _schema_5_copy(home: Path, to: Path) -> None:
         raw.execute("DROP TABLE vector_profiles")
         raw.executescript(  # migration 8's title index back to the one of every document
             """
-            DROP TRIGGER chunks_last_hot_one_leaving_indexes_the_title;
-            DROP TRIGGER chunks_first_hot_one_back_unindexes_the_title;
             DROP TABLE documents_fts;
             DROP VIEW cold_document_titles;
             CREATE VIRTUAL TABLE documents_fts USING fts5 (

@@ -38,7 +38,7 @@ from arborist.merkle import block_span, proof_from_levels, sibling_positions, tr
 from arborist.store.cache import mark_stale
 from arborist.store.chunking import CHUNKING_VERSION, Chunk, iter_chunks
 from arborist.store.loaders import LoadedDocument
-from arborist.store.schema import COLD, HOT, NODE_FLOOR, index_chunks, store_nodes
+from arborist.store.schema import COLD, HOT, NODE_FLOOR, index_chunks, index_title, store_nodes
 
 __all__ = [
     "Document",
@@ -626,6 +626,8 @@ def _restore(
                 )
             if tier != HOT:
                 back.append((chunk_id, tier, text))
+        if back and len(back) == len(rows):  # no chunk was hot: the title was indexed
+            index_title(conn, document.id, cold=False)
         for chunk_id, tier, text in back:
             conn.execute(
                 "UPDATE chunks SET tier = ?, text = ?, text_z = NULL, rehydrated = ? WHERE id = ?",

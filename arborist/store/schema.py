@@ -39,6 +39,7 @@ __all__ = [
     "TIERS",
     "WARM",
     "index_chunks",
+    "index_title",
     "store_nodes",
     "unindex_chunks",
 ]
@@ -265,7 +266,7 @@ DROP TABLE documents_fts;
 -- hot chunk (every chunk evicted), whose text is in no other index. A document with hot
 -- chunks is found through chunks_fts, whose rows carry its title. The view is the
 -- index's content, so SQLite's FTS integrity check compares the index with exactly the
--- rows it should hold; the triggers keep the two in step as chunks change tier.
+-- rows it should hold; evict and rehydrate keep the two in step (index_title below).
 CREATE VIEW cold_document_titles AS
     SELECT d.id AS id, d.title AS title, d.uri AS uri FROM documents AS d
     WHERE NOT EXISTS (SELECT 1 FROM chunks AS c WHERE c.document_id = d.id AND c.tier = 'hot');
@@ -274,29 +275,23 @@ CREATE VIRTUAL TABLE documents_fts USING fts5 (
     title, uri, content = 'cold_document_titles', content_rowid = 'id'
 );
 INSERT INTO documents_fts (documents_fts) VALUES ('rebuild');
-
-CREATE TRIGGER chunks_last_hot_one_leaving_indexes_the_title
-AFTER UPDATE OF tier ON chunks
-WHEN OLD.tier = 'hot' AND NEW.tier <> 'hot' AND NOT EXISTS (
-    SELECT 1 FROM chunks WHERE document_id = NEW.document_id AND tier = 'hot'
-)
-BEGIN
-    INSERT INTO documents_fts (rowid, title, uri)
-    SELECT id, title, uri FROM documents WHERE id = NEW.document_id;
-END;
-
-CREATE TRIGGER chunks_first_hot_one_back_unindexes_the_title
-AFTER UPDATE OF tier ON chunks
-WHEN OLD.tier <> 'hot' AND NEW.tier = 'hot' AND (
-    SELECT count(*) FROM chunks WHERE document_id = NEW.document_id AND tier = 'hot'
-) = 1
-BEGIN
-    INSERT INTO documents_fts (documents_fts, rowid, title, uri)
-    SELECT 'delete', id, title, uri FROM documents WHERE id = NEW.document_id;
-END;
 """
 """Only documents with no hot chunk are in the title index (ingest wrote a title row per
 document, about a seventh of the pages an ingest writes, for a row search never used)."""
+
+
+def index_title(conn: sqlite3.Connection, document_id: int, *, cold: bool) -> None:
+    """Put a document's title into the title index (``cold``: its last hot chunk has just
+    been evicted) or take it out (its first chunk is back to hot); once per document, in the
+    transaction that moved its chunks. (Triggers on each chunk's tier cost a scan of the
+    document's chunks per chunk: quadratic in its size.)"""
+    command = "" if cold else "documents_fts, "
+    value = "" if cold else "'delete', "
+    conn.execute(
+        f"INSERT INTO documents_fts ({command}rowid, title, uri) "
+        f"SELECT {value}id, title, uri FROM documents WHERE id = ?",
+        (document_id,),
+    )
 
 
 STORE_MIGRATIONS: tuple[Migration, ...] = (
@@ -319,7 +314,7 @@ STORE_MIGRATIONS: tuple[Migration, ...] = (
     #    their triggers move the corpus generation as documents and chunks do.
     Migration(7, "chunk vectors for hybrid retrieval", VECTORS_MIGRATION_SQL),
     # 8: the title index holds only documents with no hot chunk (the rest are found
-    #    through chunks_fts), kept by triggers on chunk tiers; ingest writes no title row.
+    #    through chunks_fts), kept by evict and rehydrate; ingest writes no title row.
     Migration(8, "title index of documents with no hot chunk", _COLD_TITLES),
 )
 

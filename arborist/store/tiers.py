@@ -25,7 +25,7 @@ from arborist.store.cache import mark_stale
 from arborist.store.chunking import chunk_text
 from arborist.store.documents import Document, restore_chunks
 from arborist.store.loaders import LoadedDocument
-from arborist.store.schema import COLD, HOT, WARM, unindex_chunks
+from arborist.store.schema import COLD, HOT, WARM, index_title, unindex_chunks
 
 __all__ = ["TierChange", "evict", "rehydrate"]
 
@@ -49,6 +49,7 @@ def evict(conn: sqlite3.Connection, document: Document, tier: str) -> TierChange
             (document.id,),
         ).fetchall()
         changed = 0
+        was_hot = any(current == HOT for _, current, _ in rows)
         for chunk_id, current, text in rows:
             if current == tier or (current == COLD and tier == WARM):
                 continue
@@ -66,6 +67,8 @@ def evict(conn: sqlite3.Connection, document: Document, tier: str) -> TierChange
                     (COLD, chunk_id),
                 )
             changed += 1
+        if was_hot:  # every chunk is down now: the title is all a search can find it by
+            index_title(conn, document.id, cold=True)
         if changed:
             append_event(
                 conn,
