@@ -265,13 +265,15 @@ def _searchable(conn: sqlite3.Connection, profile: str) -> _Loaded:
         ids = np.empty(count, dtype=np.int64)
         cursor, filled = conn.execute(_SEARCHABLE, (pid,)), 0
         while rows := cursor.fetchmany(_LOAD_BATCH):
-            good = [(i, bytes(v)) for i, v in rows if len(v) == 2 * dims]  # damaged: skipped
-            block = b"".join(v for _, v in good)
-            end = filled + len(good)
-            matrix[filled:end] = np.frombuffer(block, dtype="<f2").reshape(len(good), dims)
-            ids[filled:end] = [i for i, _ in good]
+            good = [(i, v) for i, v in rows if isinstance(v, bytes) and len(v) == 2 * dims]
+            block = np.frombuffer(b"".join(v for _, v in good), dtype="<f2")
+            block = block.reshape(len(good), dims)
+            finite = np.isfinite(block).all(axis=1)  # damaged rows (not a vector, NaN) skipped
+            end = filled + int(finite.sum())
+            matrix[filled:end] = block[finite]
+            ids[filled:end] = [i for (i, _), ok in zip(good, finite, strict=True) if ok]
             filled = end
-        if filled < count:  # rows of the wrong size were left out
+        if filled < count:  # damaged rows were left out
             matrix, ids = matrix[:filled].copy(), ids[:filled].copy()
         loaded = _Loaded(at, ids, matrix)
     held.clear()  # one profile at a time: a switch of model frees the old matrix
@@ -306,7 +308,41 @@ _MARGIN = 1e-3
 """A bound on how far the float16 product (:func:`simsimd.cdist`, the query rounded to
 float16) can be from the exact score of a unit query and a unit stored vector: each
 coordinate of the query is off by at most 2^-11 of itself, so the dot is off by at most
-2^-11 (Cauchy-Schwarz), plus float32 accumulation, about 5e-4 in all."""
+2^-11 (Cauchy-Schwarz), plus float32 accumulation, about 5e-4 in all. It holds for kernels
+that accumulate in float32; :func:`_fast_scores` turns off the two that accumulate in
+float16 (Sapphire Rapids' AVX512-FP16 and Arm SVE's), and checks the bound on every
+search's leaders besides."""
+
+_F16_ACCUMULATORS = ("sapphire", "sve_f16")
+"""simsimd's kernels whose float16 dot products sum in float16 (2^-11 per step): at 1,536
+dimensions they stray 2e-3 from the exact score, past :data:`_MARGIN`."""
+
+_EXACT_BLOCK = 4096
+"""Rows scored in float64 at a time: a crowd of near-ties is never copied whole."""
+
+
+def _fast_scores(matrix: Matrix, vector: Matrix) -> Matrix:
+    """Every row's dot product with ``vector``, in float16 (simsimd), from kernels that
+    accumulate in float32."""
+    import numpy as np  # noqa: PLC0415
+    import simsimd  # noqa: PLC0415
+
+    enabled = simsimd.get_capabilities()
+    for name in _F16_ACCUMULATORS:
+        if enabled.get(name):
+            simsimd.disable_capability(name)
+    return np.asarray(simsimd.cdist(vector.astype(np.float16)[None, :], matrix, "dot")).reshape(-1)
+
+
+def _exact_scores(matrix: Matrix, rows: Matrix, query: Matrix) -> Matrix:
+    """The float64 dot products of ``rows`` of ``matrix`` with ``query``, a block at a time."""
+    import numpy as np  # noqa: PLC0415
+
+    out = np.empty(rows.shape[0], dtype=np.float64)
+    for start in range(0, rows.shape[0], _EXACT_BLOCK):
+        block = rows[start : start + _EXACT_BLOCK]
+        out[start : start + block.shape[0]] = matrix[block].astype(np.float64) @ query
+    return out
 
 
 def _exact_top(loaded: _Loaded, vector: Matrix, limit: int) -> list[tuple[int, float]]:
@@ -314,23 +350,26 @@ def _exact_top(loaded: _Loaded, vector: Matrix, limit: int) -> list[tuple[int, f
     in float16 (simsimd: numpy has no fast float16 product, and a float32 copy of 100k x 384
     would be 154 MB), then the leaders, and every row whose fast score is within
     :data:`_MARGIN` of the last one kept, are scored again in float64. The answer is the
-    exact one, the same on every machine, whatever its SIMD."""
+    exact one, the same on every machine. Should a kernel stray past the margin on the
+    leaders, every row is scored in float64 (slow, never wrong)."""
     import numpy as np  # noqa: PLC0415
-    import simsimd  # noqa: PLC0415
 
-    fast = np.asarray(simsimd.cdist(vector.astype(np.float16)[None, :], loaded.matrix, "dot"))
-    fast = fast.reshape(-1)
+    fast = _fast_scores(loaded.matrix, vector)
     total = fast.shape[0]
     count = min(limit, total)
     pool = min(total, max(4 * count, count + 64))
     chosen = np.argpartition(-fast, pool - 1)[:pool] if pool < total else np.arange(total)
     query = vector.astype(np.float64)
-    exact = loaded.matrix[chosen].astype(np.float64) @ query
-    last = np.partition(exact, pool - count)[pool - count]  # the count-th best exact score
-    rivals = np.flatnonzero(fast >= last - _MARGIN - 1e-6)  # 1e-6: what rounding can tie
-    if rivals.size > pool:  # near-ties past the pool: score every one of them exactly
-        chosen = rivals
-        exact = loaded.matrix[chosen].astype(np.float64) @ query
+    exact = _exact_scores(loaded.matrix, chosen, query)
+    if np.abs(exact - fast[chosen]).max() > _MARGIN / 2:  # a kernel off its bound: no trust
+        chosen = np.arange(total)
+        exact = _exact_scores(loaded.matrix, chosen, query)
+    else:
+        last = np.partition(exact, pool - count)[pool - count]  # the count-th best exact score
+        rivals = np.flatnonzero(fast >= last - _MARGIN - 1e-6)  # 1e-6: what rounding can tie
+        if rivals.size > pool:  # near-ties past the pool: score every one of them exactly
+            chosen = rivals
+            exact = _exact_scores(loaded.matrix, chosen, query)
     rounded = np.round(exact, 6)
     order = np.lexsort((loaded.ids[chosen], -rounded))[:count]
     return [(int(loaded.ids[chosen[i]]), float(rounded[i])) for i in order]
