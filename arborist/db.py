@@ -40,6 +40,7 @@ import itertools
 import os
 import shutil
 import sqlite3
+import sys
 import tempfile
 import threading
 import time
@@ -167,7 +168,7 @@ class Connection(sqlite3.Connection):
             _reraise(self, exc)
 
     def close(self) -> None:
-        if self.wal_path is not None:  # no background checkpoint outlives its writer
+        if self.wrote and self.wal_path is not None:  # no checkpoint it asked for outlives it
             CHECKPOINTER.settle(self.wal_path[: -len("-wal")])
         if self.wrote and self.damage is None:
             _checkpoint_on_close(self)
@@ -591,6 +592,8 @@ class Checkpointer:
         just after closing is removed whole)."""
         with self._lock:
             self._pending.discard(path)
+            if sys.is_finalizing():  # the thread is frozen mid-run: waiting would only stall
+                return
             self._lock.wait_for(lambda: self._current != path, timeout=self.SETTLE)
 
     def _serve(self) -> None:
