@@ -758,34 +758,38 @@ def test_extractive_quotes_no_class_tree_listing_nor_a_slots_stock_line() -> Non
     assert result.text == "Members hash by their value, so equal members collide. [E1]"
 
 
-def test_extractive_quotes_no_sentence_that_goes_on_from_one_left_out() -> None:
+def test_a_sentence_that_goes_on_from_another_is_quoted_after_it() -> None:
     text = (
-        "If the text fits, it is returned as is. Otherwise, as many words as possible are "
-        "joined and the placeholder is appended.\n\nWords are joined by single spaces."
+        "Sets the timeout on blocking socket operations. However, a negative timeout value "
+        "raises ValueError.\n\nInstead of os.system, use subprocess.run to start a program."
     )
-    evidence = [EvidenceText("E1", "textwrap", "t", text)]
-    result = ExtractiveClient().complete(make_request("how are words joined", evidence))
-    assert result.text == "Words are joined by single spaces. [E1]"
+    evidence = [EvidenceText("E1", "socket", "s", text)]
+    result = ExtractiveClient().complete(make_request("can the timeout be negative", evidence))
+    assert result.text == (
+        "Sets the timeout on blocking socket operations. However, a negative timeout value "
+        "raises ValueError. [E1]"
+    )
+    result = ExtractiveClient().complete(make_request("how do I start a program", evidence))
+    assert result.text == "Instead of os.system, use subprocess.run to start a program. [E1]"
 
 
-def test_a_task_question_is_answered_with_the_name_to_call() -> None:
-    """A question that describes a task without naming the function ("keep a list sorted
-    while inserting") gets the sentence that answers it opened with what to call."""
-    text = (
-        "    insort_left(a, x, lo=0, hi=None, *, key=None)\n"
-        "        Insert item x in list a, and keep it sorted assuming a is sorted.\n\n"
-        "    __sub__(self, other)\n        Keep only sorted counts.\n\n"
-        "    Options:\n        Sorted lists keep their order when inserting.\n"
-    )
-    evidence = [EvidenceText("E1", "bisect — Array bisection algorithm", "pydoc:bisect", text)]
+def test_words_that_look_like_code_markers_in_prose_are_still_quoted() -> None:
+    """ "self-signed" is a word, not ``self``; a sentence wrapped over lines is not a listing
+    of names, whatever its script."""
+    evidence = [
+        EvidenceText("E1", "ssl", "s", "Self-signed certificates are rejected."),
+        EvidenceText(
+            "E2", "zh", "z", "\u81ea\u7b7e\u540d\u8bc1\u4e66\n\u4f1a\u88ab\u62d2\u7edd\u3002"
+        ),
+    ]
     result = ExtractiveClient().complete(
-        make_request("How do I keep a list sorted while inserting?", evidence)
+        make_request("are self-signed certificates accepted", evidence[:1])
     )
-    assert result.text.startswith(
-        "bisect.insort_left(a, x, lo=0, hi=None, *, …): Insert item x in list a, and keep it "
-        "sorted assuming a is sorted. "
+    assert result.text == "Self-signed certificates are rejected. [E1]"
+    result = ExtractiveClient().complete(
+        make_request("\u81ea\u7b7e\u540d\u8bc1\u4e66", evidence[1:])
     )
-    assert "__sub__" not in result.text and "Options:" not in result.text  # no slot, no label
+    assert "\u81ea\u7b7e\u540d\u8bc1\u4e66" in result.text and "[E2]" in result.text
 
 
 def test_extractive_stays_fast_on_hostile_text() -> None:

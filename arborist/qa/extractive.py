@@ -89,10 +89,14 @@ def _blocks(text: str) -> Iterator[str]:
         yield " ".join(lines)
 
 
+_LISTED_NAME = re.compile(r"[A-Za-z_][\w.]*(?:\([\w., ]*\))?")
+"""A line of pydoc's class tree: a name, perhaps with its bases (``IntEnum(builtins.int)``)."""
+
+
 def _listing(lines: list[str]) -> bool:
     """Lines of one word each ("auto", "member", "nonmember" under pydoc's class tree): names
     listed, which joined would read as a sentence that says nothing."""
-    return len(lines) > 1 and all(len(line.split()) == 1 for line in lines)
+    return len(lines) > 1 and all(_LISTED_NAME.fullmatch(line.strip()) for line in lines)
 
 
 def _new_paragraph(lines: list[str], indent: int, depth: int) -> bool:
@@ -116,6 +120,10 @@ _CODE_LINE = re.compile(
 _NOT_PROSE = re.compile(r"\s*(?:\||>>>|\.\.\.|https?://|[+=-]{2}|[\w.]+\s*=\s)")
 
 
+_SELF_CODE = re.compile(r"\(self\b|(?<![\w-])self(?:\.\w|[=!<>+*/%&|^@\[)-](?!\w*-))")
+"""``self`` as code (``hash(self)``, ``self.tzinfo``, ``self==value``), not a word
+(``self-signed``, "a zipapp is self-contained")."""
+
 SELF_WORDS = 6
 """A fragment this short that says ``self`` documents a method by its own code (pydoc's
 "Return hash(self)." under ``__hash__``), not what it is for."""
@@ -131,7 +139,7 @@ def _is_prose(sentence: str) -> bool:
     found = words(sentence)
     if len(found) < 2 or _NOT_PROSE.match(sentence) or _SIGNATURE.fullmatch(sentence):
         return False
-    if "self" in found and len(found) <= SELF_WORDS:
+    if len(found) <= SELF_WORDS and _SELF_CODE.search(sentence):
         return False  # a slot's stock line: "Return hash(self).", "Return self==value."
     if _CODE_LINE.fullmatch(sentence) and not sentence.rstrip(":").endswith("."):
         return False  # "for row in reader:" opens a block of code
@@ -142,15 +150,16 @@ def _is_prose(sentence: str) -> bool:
 
 
 _CONTINUES = re.compile(
-    r"(?:otherwise|however|but|also|then|thus|therefore|instead|conversely|likewise|"
-    r"similarly|furthermore|moreover|in that case|in this case)\b",
+    r"(?:otherwise|however|thus|therefore|conversely|likewise|similarly|furthermore|"
+    r"moreover|in that case|in this case|if not|else),",
     re.IGNORECASE,
 )
 
 
 def _continues(sentence: str) -> bool:
     """Whether ``sentence`` goes on from the one before it ("Otherwise, as many words as
-    possible are joined ..."): quoted alone it answers a question nobody asked."""
+    possible are joined ..."): it is quoted with that one, or it answers a question nobody
+    asked."""
     return _CONTINUES.match(sentence) is not None
 
 
@@ -329,18 +338,26 @@ class ExtractiveClient:
         weight = {w: math.log(1 + len(table) / n) for w, n in counts.items()}
         titles = [wanted & stems(item.title) for item in request.evidence]
         heads = [_headed(item.text, item.title) for item in request.evidence]
+        before = {(rank, order): sentence for rank, order, sentence, _ in table}
         picks = []
         for rank, order, sentence, found in table:
             own = found & wanted
-            if own and not _continues(sentence):
-                topic = titles[rank] - own
-                score = sum(weight[w] for w in own) + TITLE_SHARE * sum(
-                    weight.get(w, 0.0) for w in topic
-                )
-                text = (
-                    f"{heads[rank][sentence]}: {sentence}" if sentence in heads[rank] else sentence
-                )
-                picks.append(_Pick(rank, order + 1000, text, score, sentence))
+            if not own:
+                continue
+            topic = titles[rank] - own
+            score = sum(weight[w] for w in own) + TITLE_SHARE * sum(
+                weight.get(w, 0.0) for w in topic
+            )
+            said = opening = sentence
+            place = order
+            if _continues(sentence):  # "However, ..." is quoted after what it goes on from
+                if (rank, order - 1) not in before:
+                    continue
+                opening = before[(rank, order - 1)]
+                said = f"{opening} {sentence}"
+                place = order - 1
+            text = f"{heads[rank][opening]}: {said}" if opening in heads[rank] else said
+            picks.append(_Pick(rank, place + 1000, text, score, said))
         picks.sort(key=lambda p: (-p.score, p.rank, p.order))
         return [p for p in picks if p.score >= RELATIVE_FLOOR * picks[0].score]
 
