@@ -792,6 +792,31 @@ def test_words_that_look_like_code_markers_in_prose_are_still_quoted() -> None:
     assert "\u81ea\u7b7e\u540d\u8bc1\u4e66" in result.text and "[E2]" in result.text
 
 
+def test_rows_of_a_column_table_or_an_options_list_are_quoted_one_by_one() -> None:
+    """A mode table or a command's options is rows, not one sentence run on over all of them;
+    two spaces inside prose ("methods:  random()") split nothing."""
+    text = (
+        "    'r:*'    open for reading with transparent compression\n"
+        "    'r:gz'   open for reading with gzip compression\n"
+        "    'w:gz'   open for gzip compressed writing\n\n"
+        "  -n/--number N: how many times to execute 'statement'\n"
+        "  -r/--repeat N: how many times to repeat the timer\n\n"
+        "Override the following\nmethods:  random(), seed(), and getstate() for a new generator.\n"
+    )
+    evidence = [EvidenceText("E1", "tarfile", "t", text)]
+    result = ExtractiveClient().complete(make_request("gzip reading", evidence))
+    assert result.text == (
+        "'r:gz' open for reading with gzip compression. 'w:gz' open for gzip compressed "
+        "writing. [E1]"
+    )
+    result = ExtractiveClient().complete(make_request("repeat the timer", evidence))
+    assert result.text == "-r/--repeat N: how many times to repeat the timer. [E1]"
+    result = ExtractiveClient().complete(make_request("override a generator", evidence))
+    assert result.text == (
+        "Override the following methods: random(), seed(), and getstate() for a new generator. [E1]"
+    )
+
+
 def test_extractive_stays_fast_on_hostile_text() -> None:
     hostile = "cats" + "!" * 50_000 + " " * 50_000 + "\n" + "[" * 50_000 + "\n\nCats purr softly."
     evidence = [EvidenceText("E1", "T", "u", hostile)]

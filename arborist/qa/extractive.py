@@ -44,6 +44,10 @@ _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 _HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]|$)")
 _SENTENCE_BREAK = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'’”)\]]))\s+")
 _MARGIN_BAR = re.compile(r"^\s*\|(?: |$)")
+_ROW = re.compile(r"[ \t]*(?:--?[A-Za-z][\w-]*[ ,=:/]|['\"`][^'\"`\s]{1,22}['\"`][ \t]{2,}\S)")
+"""A row of a table written in columns (``'r:gz'   open for reading with gzip``) or of a
+command's options (``-n/--number N: how many times ...``): each row is an item of its own,
+as a list item is, not one run-on sentence with its neighbours."""
 _RULE = re.compile(r"\s*[-=+|_~*]{3,}[-=+|_~* ]*")
 _SIGNATURE = re.compile(r"[A-Za-z_][\w.]*\(.*\)(?:\s*->.*)?")
 
@@ -65,6 +69,7 @@ def _blocks(text: str) -> Iterator[str]:
         indent = len(line) - len(line.lstrip())
         if (
             marker
+            or _ROW.match(line)
             or not line.strip()
             or _HEADING.match(line)
             or _RULE.fullmatch(line)
