@@ -9,11 +9,12 @@ The discipline (docs/design.md section 5, each pitfall measured):
   second writer and fails) and nests as savepoints;
 * WAL journal, a busy timeout, foreign keys on;
 * no checkpoint inside a commit: connections that may write turn SQLite's
-  auto-checkpoint off; a commit that leaves the ``-wal`` past
+  auto-checkpoint off; a commit that leaves the log in the ``-wal`` longer than
   :data:`WAL_CHECKPOINT_BYTES` wakes :data:`CHECKPOINTER`, a daemon thread
   that checkpoints PASSIVE on a connection of its own; past
   :data:`WAL_MAX_BYTES` the writer finishes the checkpoint itself, and a
-  connection that wrote empties the ``-wal`` when closed.
+  connection that wrote empties the ``-wal`` when closed. A log that starts
+  over is written again in place (:data:`WAL_SIZE_LIMIT`).
 
 Schemas are brought up to date by :mod:`arborist.migrations`, and ``arborist
 verify``'s checks of a whole file are in :mod:`arborist.integrity`.
@@ -40,12 +41,13 @@ import itertools
 import os
 import shutil
 import sqlite3
+import struct
 import sys
 import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NoReturn
@@ -75,19 +77,29 @@ BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's write lock before giving up."""
 
 WAL_CHECKPOINT_BYTES = 4 * 2**20
-"""A ``-wal`` file this big after a commit wakes the checkpointer (about SQLite's own
-1,000-page auto-checkpoint, which connections that write turn off: it ran inside a commit)."""
+"""A log this long in the ``-wal`` after a commit (:func:`_wal_bytes`: what was written since
+it last started over) wakes the checkpointer (about SQLite's own 1,000-page auto-checkpoint,
+which connections that write turn off: it ran inside a commit)."""
 
 WAL_MAX_BYTES = 4 * WAL_CHECKPOINT_BYTES
-"""A ``-wal`` this big after a commit is checkpointed by the writer itself (PASSIVE, the
-tail the checkpointer has not copied yet). SQLite starts a ``-wal`` over only when a
+"""A log this long after a commit is checkpointed by the writer itself (PASSIVE, the
+tail the checkpointer has not copied yet). SQLite starts a log over only when a
 writer begins just after a checkpoint copied every frame; back-to-back writes never leave
 the background one that moment, so this bounds the ``-wal`` (quiet writers never reach it)."""
 
-WAL_SIZE_LIMIT = 2**20
-"""``journal_size_limit``: a ``-wal`` whose frames were all checkpointed is cut back to this
-when the next writer starts it over. Below :data:`WAL_CHECKPOINT_BYTES`, so a ``-wal`` that
-big holds that many bytes written since its last reset."""
+WAL_SIZE_LIMIT = WAL_MAX_BYTES + WAL_CHECKPOINT_BYTES
+"""``journal_size_limit``: a ``-wal`` longer than this is cut back to it when its log starts
+over (one a reader in another process kept from starting over for a while). At least the
+length writers keep the log under (:data:`WAL_MAX_BYTES`, plus what commits add while the
+writer's own checkpoint runs), so a log that starts over is written again in place, over
+pages the file already has: cut back to 1 MiB at every start, as it once was, the ``-wal``
+was grown anew each cycle, about a tenth of an ingest's time. So the file's size is no
+measure of the log; :func:`_wal_bytes` reads the log's length from the ``-shm``."""
+
+_WAL_SIZE_LIMIT_BLIND = 2**20
+"""``journal_size_limit`` on a connection that cannot read its ``-shm``: it goes by the
+``-wal``'s size instead, which means the log's length only if the file is cut back at each
+start (below :data:`WAL_CHECKPOINT_BYTES`)."""
 
 _savepoint_ids = itertools.count(1)
 
@@ -138,6 +150,8 @@ class Connection(sqlite3.Connection):
         self.wrote = False  # a write transaction committed through it
         self.wal_path: str | None = None  # its -wal file, on a connection that may write
         self._scratch: str | None = None  # a private copy's folder, removed on close
+        self._shm: int | None = None  # its -shm, opened read-only by _wal_bytes (-1: cannot be)
+        self._shm_closer: Callable[[], object] | None = None  # closes it with the connection
 
     def failure(self, exc: BaseException) -> StorageError | None:
         """The arborist error ``exc`` stands for, or None to let it through as it is."""
@@ -172,6 +186,8 @@ class Connection(sqlite3.Connection):
             CHECKPOINTER.settle(self.wal_path[: -len("-wal")])
         if self.wrote and self.damage is None:
             _checkpoint_on_close(self)
+        if self._shm_closer is not None:
+            self._shm_closer()
         super().close()
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
@@ -513,21 +529,79 @@ def _rollback(conn: sqlite3.Connection) -> None:
 
 
 def _after_commit(conn: sqlite3.Connection) -> None:
-    """Note the write, and wake the checkpointer once the ``-wal`` has grown past
-    :data:`WAL_CHECKPOINT_BYTES` (one ``stat``, a few microseconds); past
+    """Note the write, and wake the checkpointer once the log has grown past
+    :data:`WAL_CHECKPOINT_BYTES` (one read of the ``-shm``, a microsecond or two); past
     :data:`WAL_MAX_BYTES`, finish the checkpoint here."""
     if not isinstance(conn, Connection) or conn.wal_path is None:
         return
     conn.wrote = True
-    try:
-        size = os.stat(conn.wal_path).st_size
-    except OSError:
+    size = _wal_bytes(conn)
+    if size is None:
         return
     if size >= WAL_MAX_BYTES:
         with suppress(sqlite3.Error, StorageError):  # the commit stands; the next one retries
             _finish_checkpoint(conn)
     elif size >= WAL_CHECKPOINT_BYTES:
         CHECKPOINTER.request(conn.wal_path[: -len("-wal")])
+
+
+_WAL_INDEX_HEADER = struct.Struct("=IIIBBHI")
+"""The start of the WAL-index header (native byte order): version, unused, change counter,
+initialised, big-endian checksums, page size (1 for 65536), ``mxFrame``."""
+_WAL_INDEX_VERSION = 3007000
+_pread = getattr(os, "pread", None)
+
+
+def _wal_bytes(conn: Connection) -> int | None:
+    """The length of the log in the ``-wal`` since it last started over: its 32-byte header
+    and ``mxFrame`` frames (a page and a 24-byte frame header each).
+
+    ``mxFrame`` is read from the WAL-index header at the start of the ``-shm``, which every
+    connection to the file reads and writes in place (https://www.sqlite.org/walformat.html:
+    its layout is fixed, since SQLite versions share it). The header is kept twice, written
+    one copy after the other: two copies that differ are a commit writing them (None: the
+    next commit looks again). A connection that cannot read its ``-shm`` (a platform
+    without ``pread``, a file it may not open) goes by the ``-wal``'s size, and has the
+    file cut back at each start so that the size measures the log
+    (:data:`_WAL_SIZE_LIMIT_BLIND`), as every connection did before.
+    """
+    wal = conn.wal_path
+    if wal is None:
+        return None
+    if conn._shm is None:
+        conn._shm = _open_shm(conn, wal)
+    try:
+        if conn._shm >= 0 and _pread is not None:
+            return _log_length(_pread(conn._shm, 96, 0))
+        return os.stat(wal).st_size
+    except OSError:
+        return None
+
+
+def _log_length(header: bytes) -> int | None:
+    """The log's length from the first 96 bytes of a ``-shm`` (see :func:`_wal_bytes`)."""
+    if len(header) != 96 or header[:48] != header[48:]:
+        return None
+    version, _, _, ready, _, page, frames = _WAL_INDEX_HEADER.unpack_from(header)
+    if version != _WAL_INDEX_VERSION or not ready:
+        return None
+    return 32 + int(frames) * ((65536 if page == 1 else int(page)) + 24)
+
+
+def _open_shm(conn: Connection, wal: str) -> int:
+    """A read-only descriptor of the connection's ``-shm``, closed with it; -1 when it
+    cannot be read, after setting the connection's ``journal_size_limit`` to
+    :data:`_WAL_SIZE_LIMIT_BLIND`."""
+    fd = -1
+    if _pread is not None:
+        with suppress(OSError):
+            fd = os.open(wal[: -len("-wal")] + "-shm", os.O_RDONLY)
+    if fd >= 0:
+        conn._shm_closer = weakref.finalize(conn, os.close, fd)
+    else:
+        with suppress(sqlite3.Error, StorageError):
+            conn.execute(f"PRAGMA journal_size_limit = {_WAL_SIZE_LIMIT_BLIND}")
+    return fd
 
 
 def _finish_checkpoint(conn: sqlite3.Connection) -> None:

@@ -1,10 +1,11 @@
 """WAL checkpoints off the commit path, and a bounded ``-wal`` (arborist.db).
 
 Connections that may write have SQLite's auto-checkpoint off (it ran inside a commit);
-a commit that leaves the ``-wal`` past WAL_CHECKPOINT_BYTES wakes a daemon thread that
-checkpoints PASSIVE on a connection of its own; a writer finishes the job itself only
-past WAL_MAX_BYTES; a connection that wrote truncates the ``-wal`` when closed.
-All on real files.
+a commit that leaves the log in the ``-wal`` past WAL_CHECKPOINT_BYTES wakes a daemon
+thread that checkpoints PASSIVE on a connection of its own; a writer finishes the job
+itself only past WAL_MAX_BYTES; a log that starts over is written in place (the file is
+not cut back below WAL_SIZE_LIMIT), so its length is read from the ``-shm``; a connection
+that wrote truncates the ``-wal`` when closed. All on real files.
 """
 
 from __future__ import annotations
@@ -58,7 +59,53 @@ def test_write_connections_have_autocheckpoint_off_and_a_size_limit(tmp_path: Pa
     conn = db.connect(tmp_path / "a.db")
     assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
     assert conn.execute("PRAGMA journal_size_limit").fetchone()[0] == db.WAL_SIZE_LIMIT
-    assert db.WAL_SIZE_LIMIT < db.WAL_CHECKPOINT_BYTES < db.WAL_MAX_BYTES
+    # A log that starts over is written in place: the writers' bound is under the limit.
+    assert db.WAL_CHECKPOINT_BYTES < db.WAL_MAX_BYTES < db.WAL_SIZE_LIMIT
+    assert db.WAL_MAX_BYTES + db.WAL_CHECKPOINT_BYTES <= db.WAL_SIZE_LIMIT
+    conn.close()
+
+
+def test_the_log_length_is_read_from_the_shm(tmp_path: Path, quiet: None) -> None:
+    """Before the log first starts over, it is the whole -wal; after a checkpoint that
+    copied every frame, the next commit starts it over in place: the file keeps its size
+    (no cut back, no regrowth) and the log is that one commit's frames."""
+    path = tmp_path / "sessions.db"
+    conn = open_database(path, SESSIONS_MIGRATIONS)
+    session = create_session(conn)
+    _turns(conn, session, 100, answer="word " * 200)
+    wal = tmp_path / "sessions.db-wal"
+    assert db._wal_bytes(conn) == _size(wal) > 2**20
+    grown = _size(wal)
+    assert conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[0] == 0
+    _turns(conn, session, 1)
+    assert _size(wal) == grown
+    assert 0 < (db._wal_bytes(conn) or 0) < grown // 10
+    conn.close()
+    assert not wal.exists()
+
+
+def test_a_torn_or_unknown_shm_header_gives_no_length() -> None:
+    """Two copies that differ are a commit writing them; the caller looks again next time."""
+    header = db._WAL_INDEX_HEADER.pack(3007000, 0, 7, 1, 0, 4096, 10).ljust(48, b"\0")
+    assert db._log_length(header * 2) == 32 + 10 * (4096 + 24)
+    assert db._log_length(header + header[:-1] + b"\1") is None
+    unknown = db._WAL_INDEX_HEADER.pack(3007001, 0, 7, 1, 0, 4096, 10).ljust(48, b"\0")
+    assert db._log_length(unknown * 2) is None
+    assert db._log_length(header) is None
+
+
+def test_a_connection_that_cannot_read_its_shm_goes_by_the_file_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The -wal is then cut back at each start, so its size measures the log (as before)."""
+    monkeypatch.setattr(db, "_pread", None)
+    conn = db.connect(tmp_path / "a.db")
+    with db.transaction(conn):
+        conn.execute("CREATE TABLE t (x)")
+    assert conn._shm == -1
+    assert db._wal_bytes(conn) == _size(tmp_path / "a.db-wal") > 0
+    limit = conn.execute("PRAGMA journal_size_limit").fetchone()[0]
+    assert limit == db._WAL_SIZE_LIMIT_BLIND < db.WAL_CHECKPOINT_BYTES
     conn.close()
 
 
@@ -110,7 +157,7 @@ def test_closing_a_writer_empties_the_wal_while_another_connection_reads(
     _turns(conn, create_session(conn), 200, answer="word " * 200)
     reader = db.connect(path)
     count = reader.execute("SELECT count(*) FROM nodes").fetchone()[0]
-    assert _size(tmp_path / "sessions.db-wal") > db.WAL_SIZE_LIMIT
+    assert _size(tmp_path / "sessions.db-wal") > 2**20
     conn.close()
     assert _size(tmp_path / "sessions.db-wal") == 0
     assert reader.execute("SELECT count(*) FROM nodes").fetchone()[0] == count == 201
