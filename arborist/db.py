@@ -13,8 +13,9 @@ The discipline (docs/design.md section 5, each pitfall measured):
   :data:`WAL_CHECKPOINT_BYTES` wakes :data:`CHECKPOINTER`, a daemon thread
   that checkpoints PASSIVE on a connection of its own; past
   :data:`WAL_MAX_BYTES` the writer finishes the checkpoint itself, and a
-  connection that wrote empties the ``-wal`` when closed. A log that starts
-  over is written again in place (:data:`WAL_SIZE_LIMIT`).
+  connection that wrote empties the ``-wal`` when closed (the thread copies
+  most of the log first: :data:`WAL_BACKLOG_BYTES`). A log that starts over
+  is written again in place (:data:`WAL_SIZE_LIMIT`).
 
 Schemas are brought up to date by :mod:`arborist.migrations`, and ``arborist
 verify``'s checks of a whole file are in :mod:`arborist.integrity`.
@@ -77,15 +78,27 @@ BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's write lock before giving up."""
 
 WAL_CHECKPOINT_BYTES = 4 * 2**20
-"""A log this long in the ``-wal`` after a commit (:func:`_wal_bytes`: what was written since
+"""A log this long in the ``-wal`` after a commit (:func:`_wal_state`: what was written since
 it last started over) wakes the checkpointer (about SQLite's own 1,000-page auto-checkpoint,
 which connections that write turn off: it ran inside a commit)."""
 
 WAL_MAX_BYTES = 4 * WAL_CHECKPOINT_BYTES
 """A log this long after a commit is checkpointed by the writer itself (PASSIVE, the
-tail the checkpointer has not copied yet). SQLite starts a log over only when a
-writer begins just after a checkpoint copied every frame; back-to-back writes never leave
-the background one that moment, so this bounds the ``-wal`` (quiet writers never reach it)."""
+tail the checkpointer has not copied yet) once that tail is short (:data:`WAL_BACKLOG_BYTES`).
+SQLite starts a log over only when a writer begins just after a checkpoint copied every
+frame; back-to-back writes never leave the background one that moment, so this bounds the
+``-wal`` (quiet writers never reach it)."""
+
+WAL_BACKLOG_BYTES = 2**20
+"""Past :data:`WAL_MAX_BYTES`, the writer checkpoints once the checkpointer has left at most
+this much of the log uncopied; until then it asks the thread to go again without its pause.
+The thread copies while the writer goes on writing; the writer, which used to copy whatever
+the thread had not reached (up to 10 MB, several milliseconds a time), copies a short tail."""
+
+WAL_HARD_BYTES = WAL_MAX_BYTES + WAL_CHECKPOINT_BYTES // 2
+"""A log this long is checkpointed by the writer whatever the thread has left (it waits for
+one under way, as above): the ``-wal`` stays under :data:`WAL_MAX_BYTES` plus
+:data:`WAL_CHECKPOINT_BYTES`, with room for the commits made while the thread hurries."""
 
 WAL_SIZE_LIMIT = WAL_MAX_BYTES + WAL_CHECKPOINT_BYTES
 """``journal_size_limit``: a ``-wal`` longer than this is cut back to it when its log starts
@@ -94,7 +107,7 @@ length writers keep the log under (:data:`WAL_MAX_BYTES`, plus what commits add 
 writer's own checkpoint runs), so a log that starts over is written again in place, over
 pages the file already has: cut back to 1 MiB at every start, as it once was, the ``-wal``
 was grown anew each cycle, about a tenth of an ingest's time. So the file's size is no
-measure of the log; :func:`_wal_bytes` reads the log's length from the ``-shm``."""
+measure of the log; :func:`_wal_state` reads the log's length from the ``-shm``."""
 
 _WAL_SIZE_LIMIT_BLIND = 2**20
 """``journal_size_limit`` on a connection that cannot read its ``-shm``: it goes by the
@@ -150,7 +163,7 @@ class Connection(sqlite3.Connection):
         self.wrote = False  # a write transaction committed through it
         self.wal_path: str | None = None  # its -wal file, on a connection that may write
         self._scratch: str | None = None  # a private copy's folder, removed on close
-        self._shm: int | None = None  # its -shm, opened read-only by _wal_bytes (-1: cannot be)
+        self._shm: int | None = None  # its -shm, opened read-only by _wal_state (-1: cannot be)
         self._shm_closer: Callable[[], object] | None = None  # closes it with the connection
 
     def failure(self, exc: BaseException) -> StorageError | None:
@@ -531,38 +544,43 @@ def _rollback(conn: sqlite3.Connection) -> None:
 def _after_commit(conn: sqlite3.Connection) -> None:
     """Note the write, and wake the checkpointer once the log has grown past
     :data:`WAL_CHECKPOINT_BYTES` (one read of the ``-shm``, a microsecond or two); past
-    :data:`WAL_MAX_BYTES`, finish the checkpoint here."""
+    :data:`WAL_MAX_BYTES`, hurry it, and finish the checkpoint here once the tail it has
+    left is short (:data:`WAL_BACKLOG_BYTES`), or past :data:`WAL_HARD_BYTES` whatever it is."""
     if not isinstance(conn, Connection) or conn.wal_path is None:
         return
     conn.wrote = True
-    size = _wal_bytes(conn)
-    if size is None:
+    state = _wal_state(conn)
+    if state is None:
         return
-    if size >= WAL_MAX_BYTES:
+    size, backlog = state
+    if size >= WAL_HARD_BYTES or (size >= WAL_MAX_BYTES and backlog <= WAL_BACKLOG_BYTES):
         with suppress(sqlite3.Error, StorageError):  # the commit stands; the next one retries
             _finish_checkpoint(conn)
     elif size >= WAL_CHECKPOINT_BYTES:
-        CHECKPOINTER.request(conn.wal_path[: -len("-wal")])
+        CHECKPOINTER.request(conn.wal_path[: -len("-wal")], hurry=size >= WAL_MAX_BYTES)
 
 
 _WAL_INDEX_HEADER = struct.Struct("=IIIBBHI")
 """The start of the WAL-index header (native byte order): version, unused, change counter,
 initialised, big-endian checksums, page size (1 for 65536), ``mxFrame``."""
 _WAL_INDEX_VERSION = 3007000
+_NBACKFILL = struct.Struct("=I")
+"""``nBackfill``, the first field of the checkpoint information after the header's two copies."""
 _pread = getattr(os, "pread", None)
 
 
-def _wal_bytes(conn: Connection) -> int | None:
-    """The length of the log in the ``-wal`` since it last started over: its 32-byte header
-    and ``mxFrame`` frames (a page and a 24-byte frame header each).
+def _wal_state(conn: Connection) -> tuple[int, int] | None:
+    """The log in the ``-wal`` since it last started over: its length in bytes (its 32-byte
+    header and ``mxFrame`` frames of a page and a 24-byte frame header each) and how many of
+    those bytes no checkpoint has copied yet (the frames past ``nBackfill``).
 
-    ``mxFrame`` is read from the WAL-index header at the start of the ``-shm``, which every
-    connection to the file reads and writes in place (https://www.sqlite.org/walformat.html:
-    its layout is fixed, since SQLite versions share it). The header is kept twice, written
-    one copy after the other: two copies that differ are a commit writing them (None: the
-    next commit looks again). A connection that cannot read its ``-shm`` (a platform
-    without ``pread``, a file it may not open) goes by the ``-wal``'s size, and has the
-    file cut back at each start so that the size measures the log
+    Both are read from the start of the ``-shm``, which every connection to the file reads
+    and writes in place (https://www.sqlite.org/walformat.html: its layout is fixed, since
+    SQLite versions share it). The WAL-index header is kept twice, written one copy after
+    the other: two copies that differ are a commit writing them (None: the next commit
+    looks again). A connection that cannot read its ``-shm`` (a platform without
+    ``pread``, a file it may not open) goes by the ``-wal``'s size, all of it uncopied, and
+    has the file cut back at each start so that the size measures the log
     (:data:`_WAL_SIZE_LIMIT_BLIND`), as every connection did before.
     """
     wal = conn.wal_path
@@ -572,20 +590,24 @@ def _wal_bytes(conn: Connection) -> int | None:
         conn._shm = _open_shm(conn, wal)
     try:
         if conn._shm >= 0 and _pread is not None:
-            return _log_length(_pread(conn._shm, 96, 0))
-        return os.stat(wal).st_size
+            return _log_state(_pread(conn._shm, 100, 0))
+        size = os.stat(wal).st_size
     except OSError:
         return None
+    return size, size
 
 
-def _log_length(header: bytes) -> int | None:
-    """The log's length from the first 96 bytes of a ``-shm`` (see :func:`_wal_bytes`)."""
-    if len(header) != 96 or header[:48] != header[48:]:
+def _log_state(start: bytes) -> tuple[int, int] | None:
+    """The log's length and uncopied bytes from the first 100 bytes of a ``-shm``
+    (see :func:`_wal_state`)."""
+    if len(start) != 100 or start[:48] != start[48:96]:
         return None
-    version, _, _, ready, _, page, frames = _WAL_INDEX_HEADER.unpack_from(header)
+    version, _, _, ready, _, page, frames = _WAL_INDEX_HEADER.unpack_from(start)
     if version != _WAL_INDEX_VERSION or not ready:
         return None
-    return 32 + int(frames) * ((65536 if page == 1 else int(page)) + 24)
+    frame = (65536 if page == 1 else int(page)) + 24
+    (copied,) = _NBACKFILL.unpack_from(start, 96)
+    return 32 + int(frames) * frame, max(0, int(frames) - int(copied)) * frame
 
 
 def _open_shm(conn: Connection, wal: str) -> int:
@@ -627,7 +649,8 @@ class Checkpointer:
 
     PAUSE = 0.05
     """Seconds between runs: a ``-wal`` that a long reader keeps from resetting asks after
-    every commit, and is then checkpointed at most this often."""
+    every commit, and is then checkpointed at most this often (a writer past
+    :data:`WAL_MAX_BYTES` and short of :data:`WAL_HARD_BYTES` cuts a pause short)."""
 
     SETTLE = 5.0
     """Seconds a closing writer waits at most for a checkpoint of its file already under
@@ -636,6 +659,7 @@ class Checkpointer:
     def __init__(self) -> None:
         self._lock = threading.Condition()
         self._wake = threading.Event()
+        self._hurry = threading.Event()  # a writer past WAL_MAX_BYTES: skip the next pause
         self._pending: set[str] = set()
         self._current: str | None = None  # the file being checkpointed now
         self._thread: threading.Thread | None = None
@@ -646,10 +670,14 @@ class Checkpointer:
     def _forked(self) -> None:
         """A forked child has no checkpointer thread, and perhaps a lock held in the parent."""
         self._lock, self._wake = threading.Condition(), threading.Event()
+        self._hurry = threading.Event()
         self._pending, self._current, self._thread = set(), None, None
 
-    def request(self, path: str) -> None:
-        """Checkpoint ``path`` soon, in the background."""
+    def request(self, path: str, *, hurry: bool = False) -> None:
+        """Checkpoint ``path`` soon, in the background; with ``hurry``, without the pause
+        that follows the run under way (a writer past :data:`WAL_MAX_BYTES`)."""
+        if hurry:
+            self._hurry.set()
         with self._lock:
             self._pending.add(path)
             if self._thread is None or not self._thread.is_alive():  # none yet, or forked
@@ -674,6 +702,7 @@ class Checkpointer:
         while True:
             self._wake.wait()
             self._wake.clear()
+            self._hurry.clear()  # a hurry asked for from here on cuts the pause below short
             with self._lock:
                 batch = sorted(self._pending)
             for path in batch:  # what was asked before this run; later asks wait a pause
@@ -688,7 +717,7 @@ class Checkpointer:
                     with self._lock:
                         self._current = None
                         self._lock.notify_all()
-            time.sleep(self.PAUSE)
+            self._hurry.wait(self.PAUSE)
 
     def _checkpoint(self, path: str) -> None:
         self.runs += 1

@@ -74,12 +74,15 @@ def test_the_log_length_is_read_from_the_shm(tmp_path: Path, quiet: None) -> Non
     session = create_session(conn)
     _turns(conn, session, 100, answer="word " * 200)
     wal = tmp_path / "sessions.db-wal"
-    assert db._wal_bytes(conn) == _size(wal) > 2**20
+    assert db._wal_state(conn) == (_size(wal), _size(wal) - 32)  # no frame copied yet
     grown = _size(wal)
+    assert grown > 2**20
     assert conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[0] == 0
+    assert db._wal_state(conn) == (grown, 0)  # every frame copied
     _turns(conn, session, 1)
     assert _size(wal) == grown
-    assert 0 < (db._wal_bytes(conn) or 0) < grown // 10
+    length, uncopied = db._wal_state(conn) or (0, 0)
+    assert 0 < length - 32 == uncopied < grown // 10
     conn.close()
     assert not wal.exists()
 
@@ -87,11 +90,12 @@ def test_the_log_length_is_read_from_the_shm(tmp_path: Path, quiet: None) -> Non
 def test_a_torn_or_unknown_shm_header_gives_no_length() -> None:
     """Two copies that differ are a commit writing them; the caller looks again next time."""
     header = db._WAL_INDEX_HEADER.pack(3007000, 0, 7, 1, 0, 4096, 10).ljust(48, b"\0")
-    assert db._log_length(header * 2) == 32 + 10 * (4096 + 24)
-    assert db._log_length(header + header[:-1] + b"\1") is None
+    copied = db._NBACKFILL.pack(4)
+    assert db._log_state(header * 2 + copied) == (32 + 10 * 4120, 6 * 4120)
+    assert db._log_state(header + header[:-1] + b"\1" + copied) is None
     unknown = db._WAL_INDEX_HEADER.pack(3007001, 0, 7, 1, 0, 4096, 10).ljust(48, b"\0")
-    assert db._log_length(unknown * 2) is None
-    assert db._log_length(header) is None
+    assert db._log_state(unknown * 2 + copied) is None
+    assert db._log_state(header * 2) is None
 
 
 def test_a_connection_that_cannot_read_its_shm_goes_by_the_file_size(
@@ -103,7 +107,8 @@ def test_a_connection_that_cannot_read_its_shm_goes_by_the_file_size(
     with db.transaction(conn):
         conn.execute("CREATE TABLE t (x)")
     assert conn._shm == -1
-    assert db._wal_bytes(conn) == _size(tmp_path / "a.db-wal") > 0
+    size = _size(tmp_path / "a.db-wal")
+    assert size > 0 and db._wal_state(conn) == (size, size)
     limit = conn.execute("PRAGMA journal_size_limit").fetchone()[0]
     assert limit == db._WAL_SIZE_LIMIT_BLIND < db.WAL_CHECKPOINT_BYTES
     conn.close()
@@ -138,6 +143,37 @@ def test_the_wal_stays_bounded_over_5000_turns(tmp_path: Path) -> None:
     assert verify_forest(conn).ok
     conn.close()
     assert not wal.exists()  # the last connection closed: SQLite removed it
+
+
+@pytest.mark.parametrize(
+    ("length", "uncopied", "done"),
+    [
+        (db.WAL_CHECKPOINT_BYTES - 1, 0, ""),
+        (db.WAL_CHECKPOINT_BYTES, db.WAL_CHECKPOINT_BYTES, "asked"),
+        (db.WAL_MAX_BYTES, db.WAL_BACKLOG_BYTES + 1, "hurried"),
+        (db.WAL_MAX_BYTES, db.WAL_BACKLOG_BYTES, "finished"),
+        (db.WAL_HARD_BYTES - 1, db.WAL_HARD_BYTES - 1, "hurried"),
+        (db.WAL_HARD_BYTES, db.WAL_HARD_BYTES, "finished"),
+    ],
+)
+def test_past_the_bound_the_writer_copies_only_a_short_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, length: int, uncopied: int, done: str
+) -> None:
+    """Past WAL_MAX_BYTES the thread is hurried while it has much left to copy; the writer
+    checkpoints once the tail is short, or past WAL_HARD_BYTES whatever is left."""
+    conn = db.connect(tmp_path / "a.db")
+    seen: list[str] = []
+    monkeypatch.setattr(db, "_wal_state", lambda _conn: (length, uncopied))
+    monkeypatch.setattr(db, "_finish_checkpoint", lambda _conn: seen.append("finished"))
+    monkeypatch.setattr(
+        db.CHECKPOINTER,
+        "request",
+        lambda _path, hurry=False: seen.append("hurried" if hurry else "asked"),
+    )
+    db._after_commit(conn)
+    assert seen == ([done] if done else [])
+    monkeypatch.undo()
+    conn.close()
 
 
 def test_the_checkpointer_is_a_daemon_thread(tmp_path: Path) -> None:
