@@ -22,5 +22,14 @@ def format_timestamp(moment: datetime) -> str:
 
 
 def utc_now() -> str:
-    """The current time in arborist's stored form."""
-    return format_timestamp(datetime.now(timezone.utc))
+    """The current time in arborist's stored form: :func:`format_timestamp` of
+    ``datetime.now(timezone.utc)``, formatted field by field (``strftime`` costs several
+    times more, once per ingested document and audit event) whenever that gives the same
+    text: a UTC time from year 1000 on."""
+    now = datetime.now(timezone.utc)
+    if now.tzinfo is not timezone.utc or now.year < 1000:  # strftime pads no year below 1000
+        return format_timestamp(now)
+    return (
+        f"{now.year}-{now.month:02d}-{now.day:02d}T{now.hour:02d}:{now.minute:02d}:"
+        f"{now.second:02d}.{now.microsecond:06d}Z"
+    )
