@@ -15,9 +15,10 @@ from arborist.cli import cli
 from arborist.errors import IntegrityError
 from arborist.keys import EvidenceRef
 from arborist.merkle import inclusion_proof, tree_levels, upper_nodes
-from arborist.migrations import open_database
+from arborist.migrations import open_database, split_sql
 from arborist.store import STORE_MIGRATIONS
 from arborist.store.documents import Document, document_leaves, proofs_for
+from arborist.store.memo import MEMO_MIGRATION_SQL
 from arborist.store.proofs import verify_evidence
 from arborist.store.schema import NODE_FLOOR
 
@@ -126,8 +127,14 @@ def _schema_5_copy(home: Path, to: Path) -> None:
                 title, uri, content = 'documents', content_rowid = 'id'
             );
             INSERT INTO documents_fts (documents_fts) VALUES ('rebuild');
+            DROP TRIGGER documents_insert_below_the_last_moves_generation;
+            DROP TRIGGER documents_update_moves_generation;
+            DROP TRIGGER documents_delete_moves_generation;
             """
         )
+        for statement in split_sql(MEMO_MIGRATION_SQL):  # migration 9's triggers: 5's back
+            if statement.startswith("CREATE TRIGGER documents_"):
+                raw.execute(statement)
         raw.execute("DELETE FROM schema_migrations WHERE version > 5")
     raw.close()
 

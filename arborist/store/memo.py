@@ -2,12 +2,31 @@
 
 Retrieval is a pure function of the question (with its context and limit)
 and of what the index can return: the hot chunks of current documents, their
-texts and their documents' titles. ``store_generation`` counts changes to
-that corpus: triggers on ``documents`` (a version added, superseded or
-renamed) and ``chunks`` (a tier move, a rehydration, an edit, a deletion)
-move it inside the writing transaction, so no code path can change what
-retrieval would return without moving it. Chunks are only ever inserted with
-their document, whose insert moves it.
+texts and their documents' titles. The corpus's **generation** moves with
+every change to it, inside the writing transaction, so no code path can
+change what retrieval would return without moving it. It is the sum of two
+numbers (:data:`GENERATION_SQL`): ``store_generation``'s count, moved by
+triggers on ``documents`` (a version superseded or renamed, a row deleted, a
+row inserted below the last id), on ``chunks`` (a tier move, a rehydration,
+an edit, a deletion) and on the vector tables (:mod:`arborist.store.vector_schema`),
+and the last document id, ``max(documents.id)``, which an ingest moves by
+inserting its document (SQLite gives a new row the last id plus one): so an
+ingest writes no counter row, a page fewer per document (store migration 9;
+before it, a trigger counted every insert). Chunks are only ever inserted
+with their document, whose insert moves it.
+
+Why the sum always grows, change by change (each trigger runs per row, after it):
+
+* an insert at a new last id raises the last id and leaves the count;
+* an insert below the last id leaves the last id and adds one to the count;
+* an update or a delete of a document adds ``1 + max(0, OLD.id - last id after it)``
+  to the count: the last id falls by at most ``max(0, OLD.id - last id after it)``
+  (only this row moved), so the sum rises by at least one;
+* any other change (a chunk, a vector, a profile) adds one to the count and leaves
+  the last id.
+
+Document ids are assigned one per version ingested, so the sum stays far inside
+SQLite's 64-bit integers.
 
 A memo row says: at generation G, this question retrieved these chunks (by
 id, with their scores). While the generation is still G, retrieving again
@@ -32,7 +51,15 @@ from arborist._version import __version__
 from arborist.db import transaction
 from arborist.hashing import canonical_json, sha256_hex
 
-__all__ = ["MEMO_MIGRATION_SQL", "generation", "memo_key", "recall", "remember"]
+__all__ = [
+    "GENERATION_MIGRATION_SQL",
+    "GENERATION_SQL",
+    "MEMO_MIGRATION_SQL",
+    "generation",
+    "memo_key",
+    "recall",
+    "remember",
+]
 
 MEMO_MIGRATION_SQL = """
 CREATE TABLE store_generation (
@@ -60,6 +87,34 @@ CREATE TABLE retrieval_memo (
 CREATE INDEX retrieval_memo_generation ON retrieval_memo (generation);
 """
 
+# Store migration 9: the generation becomes the count plus the last document id (see the
+# module docstring), so inserting a document at the end moves it without writing the count.
+# The memo's rows were written under the old reckoning and go (a memo is only a hint: an
+# old row's generation could equal a new one). Run over a store that already has it (its
+# history row deleted), the first DROP finds no trigger and the migration fails whole.
+GENERATION_MIGRATION_SQL = """
+DROP TRIGGER documents_insert_moves_generation;
+DROP TRIGGER documents_update_moves_generation;
+DROP TRIGGER documents_delete_moves_generation;
+CREATE TRIGGER documents_insert_below_the_last_moves_generation AFTER INSERT ON documents
+WHEN NEW.id < (SELECT max(id) FROM documents)
+BEGIN UPDATE store_generation SET generation = generation + 1; END;
+CREATE TRIGGER documents_update_moves_generation AFTER UPDATE ON documents
+BEGIN UPDATE store_generation
+    SET generation = generation + 1 + max(0, OLD.id - (SELECT max(id) FROM documents)); END;
+CREATE TRIGGER documents_delete_moves_generation AFTER DELETE ON documents
+BEGIN UPDATE store_generation
+    SET generation = generation + 1 + max(0, OLD.id - coalesce((SELECT max(id) FROM documents), 0));
+END;
+DELETE FROM retrieval_memo;
+"""
+
+GENERATION_SQL = (
+    "(SELECT g.generation + coalesce((SELECT max(id) FROM documents), 0) "
+    "FROM store_generation AS g)"
+)
+"""The corpus's generation as one SQL value: the count plus the last document id."""
+
 
 def memo_key(
     question: str,
@@ -86,15 +141,14 @@ def memo_key(
 
 def generation(conn: sqlite3.Connection) -> int:
     """The retrievable corpus's generation now (moved by every change to it)."""
-    return int(conn.execute("SELECT generation FROM store_generation").fetchone()[0])
+    return int(conn.execute(f"SELECT {GENERATION_SQL}").fetchone()[0])
 
 
 def recall(conn: sqlite3.Connection, key: str) -> list[tuple[int, float]] | None:
     """The chunk ids (with scores, best first) the key retrieved at the current generation;
     None when there is no such row, it is of an older generation, or it does not parse."""
     row = conn.execute(
-        "SELECT m.evidence FROM retrieval_memo AS m JOIN store_generation AS g "
-        "ON g.generation = m.generation WHERE m.memo_key = ?",
+        f"SELECT evidence FROM retrieval_memo WHERE memo_key = ? AND generation = {GENERATION_SQL}",
         (key,),
     ).fetchone()
     if row is None:

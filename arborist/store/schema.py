@@ -28,7 +28,7 @@ from arborist.audit import AUDIT_MIGRATION
 from arborist.hashing import DIGEST_SIZE
 from arborist.merkle import tree_levels, upper_nodes
 from arborist.migrations import Migration, split_sql
-from arborist.store.memo import MEMO_MIGRATION_SQL
+from arborist.store.memo import GENERATION_MIGRATION_SQL, MEMO_MIGRATION_SQL
 from arborist.store.vector_schema import VECTORS_MIGRATION_SQL
 
 __all__ = [
@@ -316,6 +316,9 @@ STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 8: the title index holds only documents with no hot chunk (the rest are found
     #    through chunks_fts), kept by evict and rehydrate; ingest writes no title row.
     Migration(8, "title index of documents with no hot chunk", _COLD_TITLES),
+    # 9: the corpus's generation is the count plus the last document id, so an ingest
+    #    moves it without writing the count (store/memo.py); the memo's rows go.
+    Migration(9, "generation from the last document id", GENERATION_MIGRATION_SQL),
 )
 
 
