@@ -344,11 +344,14 @@ def _allowed_spans(text: str, allowlist: Sequence[str]) -> list[tuple[int, int]]
 
 def _find(text: str, allowlist: Sequence[str]) -> tuple[Redaction, ...]:
     """The merged, ordered redactions of ``text`` (positions in ``text``)."""
+    candidates = list(_candidates(text))
+    if not candidates:  # most text: nothing to weigh against the allowlist
+        return ()
     allowed = frozenset(allowlist)
     allowed_spans = _allowed_spans(text, allowlist)
     found = [
         (start, -(end - start), _PRIORITY[kind], kind, end)
-        for kind, start, end in _candidates(text)
+        for kind, start, end in candidates
         if end > start
         and text[start:end] not in allowed
         and not any(a <= start and end <= b for a, b in allowed_spans)
@@ -415,6 +418,8 @@ def admit(text: str, *, allowlist: Sequence[str] = ()) -> Admitted:
     nothing more is found; admitting the result changes nothing.
     """
     redactions = _find(text, allowlist)
+    if not redactions:  # the text as it is (what _apply gives for no redaction)
+        return Admitted(text, redactions)
     for _round in range(MAX_ROUNDS):
         admitted, pieces = _apply(text, redactions)
         more = _find(admitted, allowlist) if redactions else ()
