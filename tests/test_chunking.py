@@ -218,6 +218,7 @@ def test_chunks_are_byte_identical_to_k1_on_random_inputs() -> None:
 
 def test_chunks_are_byte_identical_to_k1_at_the_edges() -> None:
     cases = ["", " ", "\n", "x", "a. b", "#", "# ", "# x", "x\n===", "x\n==", "\r\n\r\n"]
+    cases += [" # x", "\t# x", "\u00a0# x", "\u3000## x y", " x", "x # y", "x\n# y"]
     for n in (MAX_CHARS - 1, MAX_CHARS, MAX_CHARS + 1, 2 * MAX_CHARS, 2 * MAX_CHARS + 1):
         cases += [
             "x" * n,

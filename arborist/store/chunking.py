@@ -132,10 +132,17 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
     heading: str | None = None
     text = text.replace("\r\n", "\n")
     for raw in _blocks(text):
-        block = raw.strip("\n").rstrip()
-        if not block or block.isspace():  # not block.strip(), which copies the block
+        block = raw.strip("\n").rstrip()  # all whitespace: nothing left
+        if not block:
             continue
-        opens = _heading_of(block)
+        # A heading is a first line whose first non-space character is "#" (markdown), or a
+        # first line underlined by the second (RST): a one-line block that opens with any
+        # other character is none, and most paragraphs are looked at no further.
+        first = block[0]
+        if first != "#" and not first.isspace() and "\n" not in block:
+            opens = None
+        else:
+            opens = _heading_of(block)
         if opens is not None:
             if current:
                 yield Chunk("\n\n".join(current), heading)
