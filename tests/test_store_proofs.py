@@ -21,6 +21,7 @@ from arborist.store.documents import Document, document_leaves, proofs_for
 from arborist.store.memo import MEMO_MIGRATION_SQL
 from arborist.store.proofs import verify_evidence
 from arborist.store.schema import NODE_FLOOR
+from tests.test_tier_check import undo_tier_check
 
 
 def parts(n: int, word: str = "quokka") -> str:
@@ -137,6 +138,7 @@ def _schema_5_copy(home: Path, to: Path) -> None:
                 raw.execute(statement)
         raw.execute("DELETE FROM schema_migrations WHERE version > 5")
     raw.close()
+    undo_tier_check(to / "store.db")  # migration 10's CHECK back to migration 2's
 
 
 def test_migration_6_backfills_every_document_and_drops_the_unused_index(
