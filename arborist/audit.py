@@ -145,11 +145,12 @@ class ChainReport:
         return min(self.problems, key=lambda p: p.seq, default=None)
 
 
+_HEAD_SQL = "SELECT seq, event_hash FROM audit_events ORDER BY seq DESC LIMIT 1"
+
+
 def head_checkpoint(conn: sqlite3.Connection) -> Checkpoint | None:
     """The last event as a checkpoint, or None for an empty chain."""
-    row = conn.execute(
-        "SELECT seq, event_hash FROM audit_events ORDER BY seq DESC LIMIT 1"
-    ).fetchone()
+    row = conn.execute(_HEAD_SQL).fetchone()
     return Checkpoint(row[0], row[1]) if row else None
 
 
@@ -220,9 +221,9 @@ def append_event(
         raise StorageError("audit events must be appended inside a write transaction")
     body_json = canonical_json(body).decode("utf-8")
     created_at = created_at or utc_now()
-    head = head_checkpoint(conn)
-    seq = head.seq + 1 if head else 1
-    prev = head.event_hash if head else None
+    head = conn.execute(_HEAD_SQL).fetchone()  # head_checkpoint's row, read as one
+    seq = head[0] + 1 if head else 1
+    prev = head[1] if head else None
     digest = stored_event_hash(
         prev,
         event_type=event_type,

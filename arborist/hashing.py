@@ -113,6 +113,11 @@ def _check_canonical(obj: object) -> None:
             raise CanonicalJSONError(f"{type(item).__name__} is not a JSON value")
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""What ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` builds on
+every call (its other settings at their defaults), built once."""
+
+
 def canonical_json(obj: Any) -> bytes:
     """Serialize ``obj`` as canonical JSON: sorted keys, ``,``/``:``, UTF-8, non-ASCII raw.
 
@@ -122,7 +127,7 @@ def canonical_json(obj: Any) -> bytes:
     """
     _check_canonical(obj)
     try:
-        text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        text = _CANONICAL.encode(obj)
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise CanonicalJSONError("text contains a lone surrogate") from exc
