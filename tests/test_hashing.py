@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import unicodedata
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import given
@@ -129,6 +131,18 @@ def test_canonical_json_round_trips_and_is_a_fixed_point(value: object) -> None:
 @pytest.mark.parametrize("case", VECTORS["leaf_hash"], ids=lambda c: c["input_hex"][:16] or "empty")
 def test_leaf_hash_matches_vectors(case: dict) -> None:
     assert leaf_hash(bytes.fromhex(case["input_hex"])).hex() == case["output"]
+
+
+def test_leaf_hash_is_sha256_of_the_prefixed_bytes_at_any_size_and_from_any_thread() -> None:
+    """It hashes from a copy of a shared state: sizes past hashlib's GIL-releasing bound
+    (2047 bytes), and threads hashing at once, give what sha256(0x00 || data) gives."""
+    sizes = [0, 1, 2047, 2048, 4096, 100_000]
+    datas = [bytes(range(256)) * (n // 256) + b"x" * (n % 256) for n in sizes]
+    for data in datas:
+        assert leaf_hash(data) == hashlib.sha256(b"\x00" + data).digest()
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(leaf_hash, datas * 50))
+    assert got == [hashlib.sha256(b"\x00" + d).digest() for d in datas * 50]
 
 
 @pytest.mark.parametrize("case", VECTORS["hash_combine"])
