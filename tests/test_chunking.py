@@ -9,9 +9,11 @@ import time
 from collections.abc import Callable
 from functools import partial
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arborist.store import chunking
 from arborist.store.chunking import CHUNKING_VERSION, MAX_CHARS, Chunk, chunk_text, iter_chunks
 
 
@@ -209,7 +211,12 @@ def _prose(rng: random.Random) -> str:
     return rng.choice(["\n\n", "\n \n", "\r\n\r\n", "\n\n\n"]).join(blocks)
 
 
-def test_chunks_are_byte_identical_to_k1_on_random_inputs() -> None:
+@pytest.mark.parametrize("split_chars", [chunking._SPLIT_CHARS, 0], ids=["split", "walked"])
+def test_chunks_are_byte_identical_to_k1_on_random_inputs(
+    monkeypatch: pytest.MonkeyPatch, split_chars: int
+) -> None:
+    """Texts split into blocks at once and texts walked block by block (past _SPLIT_CHARS)."""
+    monkeypatch.setattr(chunking, "_SPLIT_CHARS", split_chars)
     rng = random.Random(11)
     for _ in range(120):
         _same_as_k1(_runs(rng))

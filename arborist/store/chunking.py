@@ -123,15 +123,16 @@ def _hard_wrap(text: str) -> Iterator[str]:
 def iter_chunks(text: str) -> Iterator[Chunk]:
     """The chunks of ``text`` one at a time, in order (see the module docstring).
 
-    Lazy: the blocks are found one at a time and each chunk is made when it is
-    complete, so a caller that hashes or stores chunks as they come holds one
-    chunk, not the whole list, beside ``text``.
+    Lazy: each chunk is made when it is complete, and the blocks of a text over
+    :data:`_SPLIT_CHARS` are found one at a time, so a caller that hashes or
+    stores chunks as they come holds one chunk (and a short text's blocks), not
+    the whole list, beside ``text``.
     """
     current: list[str] = []
     size = 0
     heading: str | None = None
     text = text.replace("\r\n", "\n")
-    for raw in _blocks(text):
+    for raw in _BLANK_LINES.split(text) if len(text) <= _SPLIT_CHARS else _blocks(text):
         block = raw.strip("\n").rstrip()  # all whitespace: nothing left
         if not block:
             continue
@@ -158,6 +159,11 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
             size += added
     if current:
         yield Chunk("\n\n".join(current), heading)
+
+
+_SPLIT_CHARS = 2**20
+"""A text up to this long is split into its blocks at once (a copy of it, in C); a longer
+one is walked one block at a time (:func:`_blocks`), so only one block is held beside it."""
 
 
 def _blocks(text: str) -> Iterator[str]:
