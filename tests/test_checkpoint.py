@@ -176,6 +176,32 @@ def test_past_the_bound_the_writer_copies_only_a_short_tail(
     conn.close()
 
 
+def test_a_hurried_request_cuts_the_checkpointers_pause_short(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a run the thread pauses (PAUSE) before the next; a writer past WAL_MAX_BYTES
+    asks with hurry, and the next run comes without waiting the pause out."""
+    runs: list[float] = []
+    ran = threading.Event()
+
+    def record(path: str) -> None:
+        runs.append(time.monotonic())
+        ran.set()
+
+    monkeypatch.setattr(db.CHECKPOINTER, "PAUSE", 30.0)
+    monkeypatch.setattr(db.CHECKPOINTER, "_checkpoint", record)
+    path = str(tmp_path / "a.db")
+    db.CHECKPOINTER.request(path)
+    assert ran.wait(5)
+    ran.clear()
+    time.sleep(0.05)  # the thread is in its pause now
+    db.CHECKPOINTER.request(path, hurry=True)
+    assert ran.wait(5), "the hurried run waited for the 30 s pause"
+    assert len(runs) == 2 and runs[1] - runs[0] < 5
+    db.CHECKPOINTER._hurry.set()  # end the pause of the run just made
+    db.CHECKPOINTER.settle(path)
+
+
 def test_the_checkpointer_is_a_daemon_thread(tmp_path: Path) -> None:
     db.CHECKPOINTER.request(str(tmp_path / "missing.db"))  # mode=rw: never created
     threads = [t for t in threading.enumerate() if t.name == "arborist-checkpointer"]
