@@ -231,6 +231,8 @@ DROP INDEX documents_source_root;
 
 def store_nodes(conn: sqlite3.Connection, document_id: int, levels: list[list[bytes]]) -> None:
     """Write the stored part of a document's tree (:func:`~arborist.merkle.tree_levels`)."""
+    if len(levels) <= NODE_FLOOR + 1:  # no level at NODE_FLOOR below the root's: nothing kept
+        return
     rows = [(document_id, *node) for node in upper_nodes(levels, NODE_FLOOR)]
     if rows:
         conn.executemany(
