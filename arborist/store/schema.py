@@ -312,13 +312,13 @@ def _tier_check_by_comparisons(conn: sqlite3.Connection) -> None:
     A CHECK lives only in its table's CREATE text, so that text is edited in place, as
     SQLite documents for changing a table's constraints
     (https://www.sqlite.org/lang_altertable.html, "otheralter"): ``writable_schema``, the
-    table's row of ``sqlite_schema``, ``schema_version`` plus one, all in the migration's
+    table's row of ``sqlite_master``, ``schema_version`` plus one, all in the migration's
     transaction; no row moves, and every row already holds to the rule. The new text is
     parsed on a scratch database first. A table whose text is not migration 2's is refused
     (run twice, the history was edited). Where SQLite refuses to edit its schema (a build in
     defensive mode), the table keeps the list: the same rule, checked more slowly.
     """
-    row = conn.execute("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'chunks'")
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'chunks'")
     (sql,) = row.fetchone()
     if sql.count(_TIER_IN_LIST) != 1:
         raise MigrationError(
@@ -335,16 +335,16 @@ def _tier_check_by_comparisons(conn: sqlite3.Connection) -> None:
     try:
         conn.execute("PRAGMA writable_schema = ON")
         conn.execute(
-            "UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = 'chunks'", (edited,)
+            "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'chunks'", (edited,)
         )
         conn.execute(f"PRAGMA schema_version = {version + 1}")
     except sqlite3.OperationalError as exc:
         if "may not be modified" not in str(exc):
             raise
-        return  # defensive mode: sqlite_schema is read-only; the list stays
+        return  # defensive mode: sqlite_master is read-only; the list stays
     finally:
         conn.execute("PRAGMA writable_schema = OFF")
-    if conn.execute("SELECT sql FROM sqlite_schema WHERE name = 'chunks'").fetchone()[0] != edited:
+    if conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks'").fetchone()[0] != edited:
         raise MigrationError("migration 10 (tier check by comparisons) did not take")
 
 
