@@ -141,6 +141,9 @@ def sha256_hex(data: bytes) -> str:
 _LEAF_STATE = hashlib.sha256(LEAF_PREFIX)
 """SHA-256 having read the leaf prefix: each leaf copies it (never updated itself)."""
 
+_INTERIOR_STATE = hashlib.sha256(INTERIOR_PREFIX)
+"""SHA-256 having read the interior prefix: each fold step of a subtree hash copies it."""
+
 
 def leaf_hash(data: bytes) -> bytes:
     """``sha256(0x00 || data)`` as 32 raw bytes (a copy of the state after the prefix, then
@@ -209,18 +212,22 @@ def subtree_hash_bytes(node_digest: bytes, children_subtree: Iterable[bytes]) ->
     on digests as ``sessions.db`` stores them (``node_links``), with no hex round trip.
     Refuses anything but 32-byte values, as :func:`subtree_hash` refuses bad hex.
     """
-    sha = hashlib.sha256
     if type(node_digest) is not bytes or len(node_digest) != DIGEST_SIZE:
         raise CanonicalJSONError("node_hash must be a 32-byte digest")
     try:
         children = sorted(children_subtree)
     except TypeError as exc:  # bytes mixed with what cannot compare to them
         raise CanonicalJSONError("child subtree_hash must be a 32-byte digest") from exc
-    acc = sha(LEAF_PREFIX + node_digest).digest()
+    state = _LEAF_STATE.copy()  # copies of the prefixed states: no concatenated bytes
+    state.update(node_digest)
+    acc = state.digest()
     for child in children:
         if type(child) is not bytes or len(child) != DIGEST_SIZE:
             raise CanonicalJSONError("child subtree_hash must be a 32-byte digest")
-        acc = sha(INTERIOR_PREFIX + acc + child).digest()
+        state = _INTERIOR_STATE.copy()
+        state.update(acc)
+        state.update(child)
+        acc = state.digest()
     return acc
 
 
