@@ -23,6 +23,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from operator import itemgetter
 from typing import Any
 
 from arborist.audit import append_event
@@ -377,27 +378,31 @@ def _ripple_from(conn: sqlite3.Connection, start_id: int) -> int:
     return len(changed)
 
 
+_DEPTH = itemgetter(0)
+
+
 def _ripple_path(
     conn: sqlite3.Connection, start_id: int
 ) -> list[tuple[int, bytes, bytes, list[bytes]]]:
     """Node ``start_id`` and its ancestors, nearest first: (id, node_hash, subtree_hash, the
     stored hashes of its children but the path child) each. A path that comes back on
     itself (only a tampered file holds a cycle) ends where it does."""
-    levels: dict[int, tuple[int, bytes, bytes, list[bytes]]] = {}
-    rows = conn.execute(_PATH_SQL, (start_id,)).fetchall()  # in C: no Python step per row
-    for depth, node_id, digest, old, kid, kid_hash in rows:
-        level = levels.get(depth)
-        if level is None:
-            level = levels[depth] = (node_id, digest, old, [])
-        if kid is not None:
-            level[3].append(kid_hash)
     path: list[tuple[int, bytes, bytes, list[bytes]]] = []
     seen: set[int] = set()
-    for depth in range(len(levels)):
-        if levels[depth][0] in seen:
-            break
-        seen.add(levels[depth][0])
-        path.append(levels[depth])
+    rows = conn.execute(_PATH_SQL, (start_id,)).fetchall()  # in C: no Python step per row
+    rows.sort(key=_DEPTH)  # a level's rows (one per other child) side by side, nearest first
+    kids: list[bytes] = []
+    last = -1
+    for depth, node_id, digest, old, kid, kid_hash in rows:
+        if depth != last:  # the next level up
+            if node_id in seen:  # a cycle (a tampered file): the path ends where it turns
+                break
+            seen.add(node_id)
+            kids = []
+            path.append((node_id, digest, old, kids))
+            last = depth
+        if kid is not None:
+            kids.append(kid_hash)
     return path
 
 
