@@ -817,6 +817,15 @@ def test_rows_of_a_column_table_or_an_options_list_are_quoted_one_by_one() -> No
     )
 
 
+def test_a_name_is_qualified_by_a_module_reference_title_only() -> None:
+    """pydoc's "bisect — Array bisection algorithm" names a module; a note titled "Evil" does
+    not, and its ``evil_fn`` is not ``Evil.evil_fn``."""
+    text = "    evil_fn(x, y)\n        Clears the screen when called.\n"
+    evidence = [EvidenceText("E1", "Evil", "file:///evil.md", text)]
+    result = ExtractiveClient().complete(make_request("what clears the screen", evidence))
+    assert result.text == "evil_fn(x, y): Clears the screen when called. [E1]"
+
+
 def test_extractive_stays_fast_on_hostile_text() -> None:
     hostile = "cats" + "!" * 50_000 + " " * 50_000 + "\n" + "[" * 50_000 + "\n\nCats purr softly."
     evidence = [EvidenceText("E1", "T", "u", hostile)]

@@ -476,6 +476,8 @@ _MODULE_TITLE = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 def _qualified(name: str, title: str) -> str:
     """``shuffle`` as ``random.shuffle`` when its document is a module's reference (a title
     whose subject, before " — ", is a module name); otherwise the name as defined."""
+    if " — " not in title:  # "Notes", "Evil": a document's title, not a module's reference
+        return name
     subject = title.split(" — ", 1)[0].strip()
     qualify = _MODULE_TITLE.fullmatch(subject) and subject != name and "." not in name
     return f"{subject}.{name}" if qualify else name
