@@ -25,6 +25,7 @@ search at the same generation reads nothing), by a float16 product
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import weakref
 from collections.abc import Callable, Iterable, Sequence
@@ -325,13 +326,22 @@ def _fast_scores(matrix: Matrix, vector: Matrix) -> Matrix:
     """Every row's dot product with ``vector``, in float16 (simsimd), from kernels that
     accumulate in float32."""
     import numpy as np  # noqa: PLC0415
+
+    simsimd = _simsimd()
+    return np.asarray(simsimd.cdist(vector.astype(np.float16)[None, :], matrix, "dot")).reshape(-1)
+
+
+@functools.cache
+def _simsimd() -> Any:
+    """simsimd, imported with the first search, its float16-accumulating kernels turned off
+    (once per process, not on every search)."""
     import simsimd  # noqa: PLC0415
 
     enabled = simsimd.get_capabilities()
     for name in _F16_ACCUMULATORS:
         if enabled.get(name):
             simsimd.disable_capability(name)
-    return np.asarray(simsimd.cdist(vector.astype(np.float16)[None, :], matrix, "dot")).reshape(-1)
+    return simsimd
 
 
 def _exact_scores(matrix: Matrix, rows: Matrix, query: Matrix) -> Matrix:
