@@ -18,6 +18,7 @@ import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -55,7 +56,8 @@ from arborist.forest.shard import (
     set_label,
 )
 from arborist.forest.transfer import ImportResult, export_session, import_lines
-from arborist.forest.verify import ForestVerification, verify_forest
+from arborist.forest.verify import SESSIONS_FTS, ForestVerification, verify_forest
+from arborist.integrity import FileChecks
 from arborist.migrations import Migration, open_database
 from arborist.pathref import load_or_create_key, redact_path
 from arborist.qa.check import AnswerCheck, check_record
@@ -88,7 +90,7 @@ from arborist.store.search import SearchHit, search
 from arborist.store.stats import store_counts
 from arborist.store.tiers import TierChange, evict, rehydrate
 from arborist.store.vectors import EmbedReport, embed_missing
-from arborist.store.verify import StoreVerification, verify_store
+from arborist.store.verify import STORE_FTS, StoreVerification, verify_store
 
 if TYPE_CHECKING:
     from arborist.qa.embeddings import EmbeddingsClient
@@ -396,21 +398,25 @@ class Arborist:
 
     def ingest(
         self,
-        sources: Sequence[str],
+        sources: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
         *,
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         track: Track[Any] = _untracked,
     ) -> list[IngestResult]:
-        """Load and admit every source first, then store each: a source that cannot be read,
-        or that the admission gate refuses, stops the batch before anything is written.
+        """Load and admit every source (a path, a folder or an http(s) URL) first, then store
+        each: a source that cannot be read, or that the admission gate refuses, stops the
+        batch before anything is written.
 
         A refusal names a file by its path as given or found (``notes/secret.txt``), a
         URL without the secrets it holds.
         """
+        if isinstance(sources, (str, os.PathLike)):  # one source, not its characters
+            sources = [sources]
+        named = [os.fspath(s) for s in sources]
         embedder = self.embedder()
-        urls = [s for s in sources if s.startswith(("http://", "https://"))]
-        paths = discover([s for s in sources if s not in urls], include, exclude)
+        urls = [s for s in named if s.startswith(("http://", "https://"))]
+        paths = discover([s for s in named if s not in urls], include, exclude)
         loaded: list[LoadedDocument] = [load_path(p) for p in track(paths)]
         loaded += [fetch_url(url) for url in urls]
         names: list[str | None] = [str(p) for p in paths] + [None] * len(urls)
@@ -550,15 +556,29 @@ class Arborist:
             else:
                 assigned[owner].append(checkpoint)
         unread = ChainReport(0, None, ())
-        return Verification(
-            verify_store(conns["store"], assigned["store"])
-            if "store" in conns
-            else StoreVerification((f"cannot be opened: {unopened['store']}",), unread, 0, 0, 0),
-            verify_forest(conns["sessions"], assigned["sessions"])
-            if "sessions" in conns
-            else ForestVerification((f"cannot be opened: {unopened['sessions']}",), unread, 0, 0),
-            tuple(unmatched),
-        )
+        # SQLite's own checks of both files run on one thread beside this one (SQLite lets
+        # go of the GIL while it checks), so they overlap the hashing below: sessions.db's
+        # first, while this thread checks the turns (the longer work), then store.db's.
+        with ThreadPoolExecutor(1, thread_name_prefix="arborist-verify") as pool:
+            tables = {"sessions": SESSIONS_FTS, "store": STORE_FTS}
+            checks = {
+                name: FileChecks(conns[name], fts, pool)
+                for name, fts in tables.items()
+                if name in conns
+            }
+            forest = (
+                verify_forest(conns["sessions"], assigned["sessions"], checks["sessions"])
+                if "sessions" in conns
+                else ForestVerification(
+                    (f"cannot be opened: {unopened['sessions']}",), unread, 0, 0
+                )
+            )
+            store = (
+                verify_store(conns["store"], assigned["store"], checks["store"])
+                if "store" in conns
+                else StoreVerification((f"cannot be opened: {unopened['store']}",), unread, 0, 0, 0)
+            )
+        return Verification(store, forest, tuple(unmatched))
 
     # --- the forest ---------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ __all__ = [
     "NODE_FIELDS",
     "cache_key",
     "canonical_json",
+    "canonical_text",
     "event_hash",
     "event_row_hash",
     "hash_combine",
@@ -131,6 +132,13 @@ def canonical_json(obj: Any) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise CanonicalJSONError("text contains a lone surrogate") from exc
+
+
+def canonical_text(obj: Any) -> str:
+    """:func:`canonical_json` of ``obj`` as text, without its checks: for comparing a value
+    rebuilt from rows (text, NULLs, small integers) with text ``canonical_json`` wrote.
+    Equal text means ``canonical_json`` would write exactly these bytes."""
+    return _CANONICAL.encode(obj)
 
 
 def sha256_hex(data: bytes) -> str:

@@ -12,14 +12,15 @@ from __future__ import annotations
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from arborist.db import Connection, is_read_only
-from arborist.errors import DamagedDatabase, ReadOnlyDatabase
+from arborist.db import Connection, connect, is_read_only
+from arborist.errors import DamagedDatabase, ReadOnlyDatabase, StorageError
 
-__all__ = ["check_fts", "integrity_problems", "read_or_report", "scratch_copy"]
+__all__ = ["FileChecks", "check_fts", "integrity_problems", "read_or_report", "scratch_copy"]
 
 MAX_INTEGRITY_LINES = 20
 """How many of SQLite's ``integrity_check`` messages ``verify`` reports per file."""
@@ -122,3 +123,85 @@ def _fts_problems(conn: sqlite3.Connection, tables: Sequence[str]) -> list[str]:
         except sqlite3.DatabaseError as exc:
             problems.append(f"search index {table}: {exc}")
     return problems
+
+
+_Outcome = tuple[list[str], str | None, list[str] | BaseException]
+"""What the checks found apart: integrity lines, the damage SQLite named, FTS5's lines or error."""
+
+
+class FileChecks:
+    """SQLite's checks of one file for ``verify``: ``PRAGMA integrity_check`` and FTS5's
+    ``integrity-check`` of its full-text tables, which between them cost more than
+    everything ``verify`` recomputes in Python.
+
+    Given a ``pool``, and a file that another connection can open as ``conn`` did
+    (written to, not read-only or a private copy, not inside a transaction), both
+    run at once on the pool's thread over a connection of their own: SQLite lets
+    go of the GIL while it checks, so they overlap the hashing. Otherwise, or when
+    that connection cannot be opened, each runs on ``conn`` when it is asked for,
+    exactly as :func:`integrity_problems` and :func:`check_fts` do. The answers
+    are the same either way, and so is what a damaged file does to ``conn``.
+    """
+
+    def __init__(
+        self, conn: sqlite3.Connection, tables: Sequence[str], pool: Executor | None = None
+    ) -> None:
+        self._conn, self._tables = conn, tuple(tables)
+        self._apart: Future[_Outcome | None] | None = None
+        if pool is not None and _reopenable(conn):
+            self._apart = pool.submit(_checks_apart, str(conn.path), self._tables)  # type: ignore[attr-defined]
+
+    def _outcome(self) -> _Outcome | None:
+        return self._apart.result() if self._apart is not None else None
+
+    def integrity(self) -> list[str]:
+        """What :func:`integrity_problems` says of the file; marks ``conn`` damaged as it does."""
+        outcome = self._outcome()
+        if outcome is None:
+            return integrity_problems(self._conn)
+        lines, damage, _ = outcome
+        if damage is not None and isinstance(self._conn, Connection):
+            self._conn.damage = self._conn.damage or damage
+        return lines
+
+    def search_indexes(self) -> list[str]:
+        """What :func:`check_fts` says of the tables, or raises what it raises."""
+        outcome = self._outcome()
+        if outcome is None:
+            return check_fts(self._conn, self._tables)
+        fts = outcome[2]
+        if isinstance(fts, BaseException):
+            raise fts
+        return fts
+
+
+def _reopenable(conn: sqlite3.Connection) -> bool:
+    return (
+        isinstance(conn, Connection)
+        and bool(conn.path)
+        and conn.wal_path is not None  # opened for writing, on a file of its own
+        and not conn.read_only
+        and conn._scratch is None
+        and not conn.in_transaction  # another connection would not see what it has not committed
+    )
+
+
+def _checks_apart(path: str, tables: tuple[str, ...]) -> _Outcome | None:
+    """Both checks on a connection of this thread's own; None when it cannot be opened
+    (the caller then runs them on its own connection)."""
+    try:
+        conn = connect(path, must_exist=True)
+    except (StorageError, sqlite3.Error):
+        return None
+    try:
+        if is_read_only(conn):  # the file changed under us: let the caller check it as it is
+            return None
+        lines = integrity_problems(conn)
+        fts: list[str] | BaseException
+        try:
+            fts = check_fts(conn, tables)
+        except (StorageError, sqlite3.Error) as exc:
+            fts = exc
+        return lines, conn.damage, fts
+    finally:
+        conn.close()

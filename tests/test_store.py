@@ -66,6 +66,15 @@ def test_ingest_stores_each_document_with_its_root_and_count(app: Arborist, corp
     assert merkle_root(leaves).hex() == spider.source_root
 
 
+def test_ingest_takes_paths_and_a_single_source_as_well_as_a_list_of_text(
+    app: Arborist, corpus: Path
+) -> None:
+    """A Path (or one source alone, not a list) is a source, not an error or its characters."""
+    assert [r.status for r in app.ingest(corpus / "spider.md")] == ["added"]
+    assert [r.status for r in app.ingest([corpus])] == ["added", "unchanged"]  # by path
+    assert [r.status for r in app.ingest(str(corpus / "batman.md"))] == ["unchanged"]
+
+
 def test_the_same_bytes_twice_are_one_document(app: Arborist, corpus: Path) -> None:
     app.ingest([str(corpus)])
     again = app.ingest([str(corpus / "spider.md")])

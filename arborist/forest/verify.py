@@ -35,10 +35,10 @@ from typing import Any
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist.forest.bates import is_bates, parse_bates
 from arborist.forest.shard import node_event_body, session_event_body
-from arborist.hashing import node_row_hash, subtree_hash_bytes
-from arborist.integrity import check_fts, integrity_problems, read_or_report
+from arborist.hashing import canonical_text, node_row_hash, subtree_hash_bytes
+from arborist.integrity import FileChecks, read_or_report
 
-__all__ = ["ForestVerification", "verify_forest"]
+__all__ = ["SESSIONS_FTS", "ForestVerification", "verify_forest"]
 
 
 @dataclass(frozen=True)
@@ -55,46 +55,51 @@ class ForestVerification:
         return not self.problems and self.chain.ok
 
 
-def _events(conn: sqlite3.Connection) -> dict[str, dict[str, object]]:
-    inserts: dict[str, dict[str, object]] = {}
-    for bates, body in conn.execute(
-        "SELECT bates, body FROM audit_events WHERE event_type = 'node_insert' ORDER BY seq"
-    ):
-        try:
-            parsed = json.loads(body)
-        except (TypeError, ValueError):
-            continue
-        if isinstance(bates, str) and isinstance(parsed, dict):
-            inserts[bates] = parsed
-    return inserts
+def _events(conn: sqlite3.Connection) -> dict[str, object]:
+    """Every ``node_insert`` event's body as stored, by the turn it names (the later one
+    where two name one turn): parsed only if it differs from the body rebuilt from its row."""
+    return {
+        bates: body
+        for bates, body in conn.execute(
+            "SELECT bates, body FROM audit_events WHERE event_type = 'node_insert' ORDER BY seq"
+        )
+        if isinstance(bates, str)
+    }
+
+
+SESSIONS_FTS = ("nodes_fts",)
+"""The full-text table of ``sessions.db``, which FTS5's own check covers."""
 
 
 def verify_forest(
-    conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint] = ()
+    conn: sqlite3.Connection,
+    checkpoints: Sequence[Checkpoint] = (),
+    checks: FileChecks | None = None,
 ) -> ForestVerification:
     """Recompute every node and fold of the shard from its rows and check its chain.
 
     Never raises for a damaged file: what SQLite's integrity check finds, and
-    each section that cannot be read, is a problem line.
+    each section that cannot be read, is a problem line. ``checks`` are SQLite's
+    checks of the file, perhaps already under way (:class:`FileChecks`); their
+    lines come first, as if they had run first.
     """
-    problems = integrity_problems(conn)
+    checks = checks or FileChecks(conn, SESSIONS_FTS)
+    problems: list[str] = []
     found = read_or_report(problems, "turns", lambda: _check_nodes(conn))
     by_bates: dict[str, Any] = {}
     if found is not None:
         node_problems, by_bates = found
         problems += node_problems
-    problems += (
-        read_or_report(problems, "search index", lambda: check_fts(conn, ("nodes_fts",))) or []
-    )
+    after: list[str] = []  # found before SQLite's checks are waited for, reported after them
     if found is not None:  # sessions are checked against their root turns
-        problems += (
-            read_or_report(problems, "sessions", lambda: _check_sessions(conn, by_bates)) or []
-        )
+        after += read_or_report(after, "sessions", lambda: _check_sessions(conn, by_bates)) or []
     sessions = read_or_report(
-        problems, "sessions", lambda: conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+        after, "sessions", lambda: conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
     )
-    chain = check_chain_reporting(conn, checkpoints, problems)
-    return ForestVerification(tuple(problems), chain, sessions or 0, len(by_bates))
+    chain = check_chain_reporting(conn, checkpoints, after)
+    problems += read_or_report(problems, "search index", checks.search_indexes) or []
+    problems[:0] = checks.integrity()
+    return ForestVerification(tuple(problems + after), chain, sessions or 0, len(by_bates))
 
 
 def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any]]:
@@ -212,15 +217,23 @@ _INSERT_EVENT_WORDING = {
 }
 
 
-def _event_problems(row: Any, event: dict[str, object]) -> list[str]:
-    """A turn's row against its ``node_insert`` event, rebuilt from the row by the writer's
-    own :func:`~arborist.forest.shard.node_event_body` (events before ``titles_hash`` was
-    added lack it)."""
+def _event_problems(row: Any, body: object) -> list[str]:
+    """A turn's row against its ``node_insert`` event (``body`` as stored), rebuilt from the
+    row by the writer's own :func:`~arborist.forest.shard.node_event_body` (events before
+    ``titles_hash`` was added lack it)."""
     bates, parent, answer, digest, titles = row[0], row[1], row[3], row[8], row[12]
     if not isinstance(answer, str) or not isinstance(titles, str):
         return [f"turn {bates}: its answer or cited titles are no longer text"]
     expected = node_event_body(digest, parent, answer, titles)
-    if event == expected:  # the usual case: differing_fields would find nothing
+    if type(body) is str and canonical_text(expected) == body:  # the usual case: as written
+        return []
+    try:
+        event = json.loads(body)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        event = None
+    if not isinstance(event, dict):
+        return [f"turn {bates}: its node_insert event is not an object of fields"]
+    if event == expected:  # the same fields, written otherwise
         return []
     wording = [
         _INSERT_EVENT_WORDING[name]

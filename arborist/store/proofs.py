@@ -20,7 +20,7 @@ from arborist.hashing import leaf_hash
 from arborist.keys import EvidenceRef
 from arborist.merkle import verify_inclusion
 
-__all__ = ["EvidenceCheck", "verify_evidence"]
+__all__ = ["EvidenceCheck", "text_matches", "verify_evidence"]
 
 
 @dataclass(frozen=True)
@@ -49,12 +49,13 @@ def verify_evidence(
     Never raises: a malformed leaf, root or proof (an edited file) does not verify.
     """
     return EvidenceCheck(
-        None if text is None else _text_matches(text, ref.leaf),
+        None if text is None else text_matches(text, ref.leaf),
         None if proof is None else _proof_verifies(ref, proof),
     )
 
 
-def _text_matches(text: object, leaf: object) -> bool:
+def text_matches(text: object, leaf: object) -> bool:
+    """Whether ``text`` is text whose leaf hash is ``leaf`` (lowercase hex, as stored)."""
     return isinstance(text, str) and leaf_hash(text.encode("utf-8")).hex() == leaf
 
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist.hashing import cache_key as compute_cache_key
 from arborist.hashing import question_hash
-from arborist.integrity import check_fts, integrity_problems, read_or_report
+from arborist.integrity import FileChecks, read_or_report
 from arborist.keys import (
     EvidenceRef,
     derivation_hash,
@@ -56,10 +56,10 @@ from arborist.store.cache import (
 )
 from arborist.store.derive import derivation_event_body
 from arborist.store.documents import document_event_body, stored_documents
-from arborist.store.proofs import verify_evidence
+from arborist.store.proofs import text_matches, verify_evidence
 from arborist.store.schema import HOT, NODE_FLOOR, WARM
 
-__all__ = ["StoreVerification", "verify_store"]
+__all__ = ["STORE_FTS", "StoreVerification", "verify_store"]
 
 
 @dataclass(frozen=True)
@@ -134,33 +134,43 @@ def _read_leaves(
     text (hot, or warm once decompressed) does not re-hash to its leaf is a problem."""
     leaves: dict[int, list[tuple[int, bytes]]] = {doc_id: [] for doc_id in documents}
     chunks = 0
+    fromhex = bytes.fromhex
     for doc_id, index, leaf, tier, text, text_z in conn.execute(
         "SELECT document_id, chunk_index, leaf, tier, text, text_z FROM chunks "
         "ORDER BY document_id, chunk_index"
     ):
         chunks += 1
-        uri = documents.get(doc_id, ("?",))[0]
-        where = f"chunk {index} of {uri}"
         try:
-            leaf_bytes = bytes.fromhex(leaf)
+            leaf_bytes = fromhex(leaf)
         except (TypeError, ValueError):
-            problems.append(f"{where}: leaf {leaf!r} is not a hex digest")
+            problems.append(
+                f"{_chunk(documents, doc_id, index)}: leaf {leaf!r} is not a hex digest"
+            )
             continue
-        leaves.setdefault(doc_id, []).append((index, leaf_bytes))
+        found = leaves.get(doc_id)
+        if found is None:
+            found = leaves[doc_id] = []
+        found.append((index, leaf_bytes))
         if tier == HOT:
             body = text
         elif tier == WARM:
             try:
                 body = zlib.decompress(text_z).decode("utf-8")
             except (zlib.error, TypeError, UnicodeDecodeError):
-                problems.append(f"{where}: warm text cannot be decompressed")
+                problems.append(
+                    f"{_chunk(documents, doc_id, index)}: warm text cannot be decompressed"
+                )
                 continue
         else:
             continue
-        _uri, root, count = documents.get(doc_id, ("?", "", 0))
-        if not verify_evidence(EvidenceRef(root, count, index, leaf), text=body).text_matches:
-            problems.append(f"{where}: text does not match its leaf")
+        if not text_matches(body, leaf):
+            problems.append(f"{_chunk(documents, doc_id, index)}: text does not match its leaf")
     return leaves, chunks
+
+
+def _chunk(documents: dict[int, tuple[str, str, int]], doc_id: int, index: int) -> str:
+    """How a problem line names a chunk."""
+    return f"chunk {index} of {documents.get(doc_id, ('?',))[0]}"
 
 
 def _stored_nodes(conn: sqlite3.Connection) -> dict[object, dict[tuple[object, object], object]]:
@@ -440,15 +450,24 @@ def _check_derivations(conn: sqlite3.Connection) -> list[str]:
     return problems
 
 
+STORE_FTS = ("chunks_fts", "documents_fts")
+"""The full-text tables of ``store.db``, which FTS5's own check covers."""
+
+
 def verify_store(
-    conn: sqlite3.Connection, checkpoints: Sequence[Checkpoint] = ()
+    conn: sqlite3.Connection,
+    checkpoints: Sequence[Checkpoint] = (),
+    checks: FileChecks | None = None,
 ) -> StoreVerification:
     """Recompute every committed thing in ``store.db`` and check its chain.
 
     Never raises for a damaged file: what SQLite's integrity check finds, and
-    each section that cannot be read, is a problem line.
+    each section that cannot be read, is a problem line. ``checks`` are SQLite's
+    checks of the file, perhaps already under way (:class:`FileChecks`); their
+    lines come first, as if they had run first.
     """
-    problems = integrity_problems(conn)
+    checks = checks or FileChecks(conn, STORE_FTS)
+    problems: list[str] = []
     found = read_or_report(problems, "documents and chunks", lambda: _check_chunks(conn))
     chunk_problems, documents, chunks = found or ([], 0, 0)
     problems += chunk_problems
@@ -460,11 +479,8 @@ def verify_store(
     ) or ([], 0)
     problems += record_problems
     problems += read_or_report(problems, "derivations", lambda: _check_derivations(conn)) or []
-    problems += (
-        read_or_report(
-            problems, "search indexes", lambda: check_fts(conn, ("chunks_fts", "documents_fts"))
-        )
-        or []
-    )
-    chain = check_chain_reporting(conn, checkpoints, problems)
-    return StoreVerification(tuple(problems), chain, documents, chunks, records)
+    after: list[str] = []  # the chain's lines, found before SQLite's checks are waited for
+    chain = check_chain_reporting(conn, checkpoints, after)
+    problems += read_or_report(problems, "search indexes", checks.search_indexes) or []
+    problems[:0] = checks.integrity()
+    return StoreVerification(tuple(problems + after), chain, documents, chunks, records)
