@@ -36,6 +36,7 @@ __all__ = [
     "canonical_text",
     "event_hash",
     "event_row_hash",
+    "fold_one",
     "hash_combine",
     "leaf_hash",
     "node_hash",
@@ -237,6 +238,25 @@ def subtree_hash_bytes(node_digest: bytes, children_subtree: Iterable[bytes]) ->
         state.update(child)
         acc = state.digest()
     return acc
+
+
+def fold_one(node_digest: bytes, child: bytes | None) -> bytes:
+    """``subtree_hash_bytes(node_digest, [child] if child is not None else [])``: the fold of
+    a node with at most one child, the ripple's usual level, without building a list.
+    Refuses what it refuses."""
+    if type(node_digest) is not bytes or len(node_digest) != DIGEST_SIZE:
+        return subtree_hash_bytes(node_digest, [] if child is None else [child])
+    state = _LEAF_STATE.copy()
+    state.update(node_digest)
+    if child is None:
+        return state.digest()
+    if type(child) is not bytes or len(child) != DIGEST_SIZE:
+        return subtree_hash_bytes(node_digest, [child])
+    acc = state.digest()
+    state = _INTERIOR_STATE.copy()
+    state.update(acc)
+    state.update(child)
+    return state.digest()
 
 
 def event_hash(

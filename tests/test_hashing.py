@@ -21,6 +21,7 @@ from arborist.hashing import (
     canonical_json,
     event_hash,
     event_row_hash,
+    fold_one,
     hash_combine,
     leaf_hash,
     node_hash,
@@ -222,6 +223,21 @@ def test_subtree_hash_bytes_refuses_anything_but_32_bytes(bad: object) -> None:
         subtree_hash_bytes(bad, [])  # type: ignore[arg-type]
     with pytest.raises(CanonicalJSONError):
         subtree_hash_bytes(b"a" * 32, [b"b" * 32, bad])  # type: ignore[list-item]
+
+
+@given(DIGESTS, st.one_of(st.none(), DIGESTS))
+def test_fold_one_is_subtree_hash_bytes_of_at_most_one_child(
+    node: bytes, kid: bytes | None
+) -> None:
+    assert fold_one(node, kid) == subtree_hash_bytes(node, [] if kid is None else [kid])
+
+
+@pytest.mark.parametrize("bad", [b"", b"a" * 31, b"a" * 33, "a" * 32, None])
+def test_fold_one_refuses_what_subtree_hash_bytes_refuses(bad: object) -> None:
+    with pytest.raises(CanonicalJSONError):
+        fold_one(bad, None)  # type: ignore[arg-type]
+    with pytest.raises(CanonicalJSONError):
+        fold_one(b"a" * 32, bad if bad is not None else 7)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("case", VECTORS["event_hash"], ids=lambda c: c["event_type"])
