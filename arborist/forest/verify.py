@@ -38,7 +38,7 @@ from arborist.forest.shard import node_event_body, session_event_body
 from arborist.hashing import canonical_text, node_row_hash, subtree_hash_bytes
 from arborist.integrity import FileChecks, read_or_report
 
-__all__ = ["SESSIONS_FTS", "ForestVerification", "verify_forest"]
+__all__ = ["ForestVerification", "SESSIONS_FTS", "verify_forest"]
 
 
 @dataclass(frozen=True)
