@@ -323,7 +323,7 @@ def _connect_writable(path: Path, *, must_exist: bool) -> Connection:
         # Checkpoints run off the commit path (CHECKPOINTER), and a reset -wal is cut back.
         conn.execute("PRAGMA wal_autocheckpoint = 0")
         conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT}")
-        conn.wal_path = str(path.absolute()) + "-wal"
+        conn.wal_path = os.path.realpath(path) + "-wal"  # SQLite keeps it beside the real file
     except ReadOnlyDatabase as exc:  # a read-only file not yet in WAL mode
         conn.close()
         raise _CannotWrite(str(exc.__cause__ or exc)) from exc
@@ -696,7 +696,11 @@ class Checkpointer:
             self._pending.discard(path)
             if sys.is_finalizing():  # the thread is frozen mid-run: waiting would only stall
                 return
-            self._lock.wait_for(lambda: self._current != path, timeout=self.SETTLE)
+            if not self._lock.wait_for(lambda: self._current != path, timeout=self.SETTLE):
+                note = (
+                    f"{path}: a checkpoint still running {self.SETTLE:g} s after its writer closed"
+                )
+                self.failures = [*self.failures[-9:], note]
 
     def _serve(self) -> None:
         while True:

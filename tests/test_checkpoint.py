@@ -87,6 +87,28 @@ def test_the_log_length_is_read_from_the_shm(tmp_path: Path, quiet: None) -> Non
     assert not wal.exists()
 
 
+def test_a_file_reached_through_a_symlink_is_known_by_its_real_path(
+    tmp_path: Path, quiet: None
+) -> None:
+    """SQLite keeps the -wal and -shm beside the real file: the log's length is read from
+    that -shm, and two names of one file are one file to the checkpointer."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real, target_is_directory=True)
+    (real / "file.db").touch()
+    (tmp_path / "alias.db").symlink_to(real / "file.db")
+    conns = [db.connect(tmp_path / "link" / "file.db"), db.connect(tmp_path / "alias.db")]
+    for conn in conns:
+        assert conn.wal_path == str((real / "file.db").resolve()) + "-wal"
+    with db.transaction(conns[1]):
+        conns[1].execute("CREATE TABLE t (x)")
+    wal = real / "file.db-wal"
+    assert db._wal_state(conns[1]) == (_size(wal), _size(wal) - 32)
+    assert conns[1]._shm not in (None, -1), "its -shm was found and read"
+    for conn in conns:
+        conn.close()
+
+
 def test_a_torn_or_unknown_shm_header_gives_no_length() -> None:
     """Two copies that differ are a commit writing them; the caller looks again next time."""
     header = db._WAL_INDEX_HEADER.pack(3007000, 0, 7, 1, 0, 4096, 10).ljust(48, b"\0")
@@ -304,7 +326,7 @@ def test_closing_a_writer_waits_for_its_files_checkpoint_so_its_folder_can_go(
     began = time.monotonic()
     conn.close()  # the close waits for the checkpoint under way...
     assert time.monotonic() - began >= 0.25
-    assert ended == [str(path.absolute())]
+    assert ended == [os.path.realpath(path)]
     shutil.rmtree(folder)  # ...so nothing is left open to write into the folder after it
     assert not folder.exists()
 
@@ -328,10 +350,10 @@ def test_closing_a_writer_drops_its_files_pending_checkpoint(
     monkeypatch.setattr(db.CHECKPOINTER, "_checkpoint", hold)
     first = db.connect(tmp_path / "first.db")
     first.execute("CREATE TABLE t (x)")
-    db.CHECKPOINTER.request(str((tmp_path / "first.db").absolute()))
+    db.CHECKPOINTER.request(os.path.realpath(tmp_path / "first.db"))
     assert busy.wait(5)  # the thread is busy with another file...
     second = open_database(tmp_path / "second.db", SESSIONS_MIGRATIONS)
-    target = str((tmp_path / "second.db").absolute())
+    target = os.path.realpath(tmp_path / "second.db")
     db.CHECKPOINTER.request(target)  # ...when this one is asked for
     second.close()  # and its writer closes before the thread gets to it
     release.set()
@@ -341,3 +363,32 @@ def test_closing_a_writer_drops_its_files_pending_checkpoint(
     while str(tmp_path / "missing.db") not in seen and time.monotonic() < deadline:
         time.sleep(0.01)
     assert target not in seen
+
+
+def test_a_close_that_gives_up_waiting_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkpoint that outlasts the wait (a stalled disk) leaves a note where the
+    checkpointer's failures are kept, instead of a silent return."""
+    started, release = threading.Event(), threading.Event()
+    real = db.CHECKPOINTER._checkpoint
+
+    def stalled(name: str) -> None:
+        started.set()
+        release.wait(5)
+        real(name)
+
+    monkeypatch.setattr(db.CHECKPOINTER, "_checkpoint", stalled)
+    monkeypatch.setattr(db.CHECKPOINTER, "SETTLE", 0.1)
+    monkeypatch.setattr(db.CHECKPOINTER, "failures", [])
+    conn = open_database(tmp_path / "sessions.db", SESSIONS_MIGRATIONS)
+    _turns(conn, create_session(conn), 2)
+    assert conn.wal_path is not None
+    db.CHECKPOINTER.request(conn.wal_path[: -len("-wal")])
+    assert started.wait(5)
+    conn.close()
+    release.set()
+    assert db.CHECKPOINTER.failures == [
+        f"{os.path.realpath(tmp_path / 'sessions.db')}: a checkpoint still running 0.1 s "
+        "after its writer closed"
+    ]
