@@ -529,8 +529,8 @@ class Arborist:
         one found in neither is reported.
 
         A damaged file is a finding, not an error: one that cannot even be
-        opened is one problem line, and in one that opens, SQLite's integrity
-        check runs first and every section still readable is checked.
+        opened is one problem line, and in one that opens, what SQLite's integrity
+        check finds comes first and every section still readable is checked.
         """
         conns: dict[str, sqlite3.Connection] = {}
         unopened: dict[str, str] = {}

@@ -148,8 +148,9 @@ class FileChecks:
     ) -> None:
         self._conn, self._tables = conn, tuple(tables)
         self._apart: Future[_Outcome | None] | None = None
-        if pool is not None and _reopenable(conn):
-            self._apart = pool.submit(_checks_apart, str(conn.path), self._tables)  # type: ignore[attr-defined]
+        path = _reopenable(conn)
+        if pool is not None and path is not None:
+            self._apart = pool.submit(_checks_apart, path, self._tables)
 
     def _outcome(self) -> _Outcome | None:
         return self._apart.result() if self._apart is not None else None
@@ -175,15 +176,19 @@ class FileChecks:
         return fts
 
 
-def _reopenable(conn: sqlite3.Connection) -> bool:
-    return (
+def _reopenable(conn: sqlite3.Connection) -> str | None:
+    """The path another connection can open ``conn``'s file by, as ``conn`` did; None when
+    it cannot be (or would not see what ``conn`` sees)."""
+    if (
         isinstance(conn, Connection)
-        and bool(conn.path)
+        and conn.path
         and conn.wal_path is not None  # opened for writing, on a file of its own
         and not conn.read_only
         and conn._scratch is None
         and not conn.in_transaction  # another connection would not see what it has not committed
-    )
+    ):
+        return conn.path
+    return None
 
 
 def _checks_apart(path: str, tables: tuple[str, ...]) -> _Outcome | None:

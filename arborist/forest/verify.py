@@ -17,8 +17,9 @@ One problem line each, naming the turn:
   the file can only be read);
 * the audit chain is broken or lacks a checkpoint.
 
-A damaged file is reported, never raised: SQLite's ``integrity_check`` runs
-first, then every section that can still be read; one that cannot says so.
+A damaged file is reported, never raised: what SQLite's ``integrity_check``
+finds comes first, then every section that can still be read; one that
+cannot says so.
 
 Labels renamed later and the sessions' "you are here" pointers are
 bookkeeping no hash covers; they are not reported.

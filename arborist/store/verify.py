@@ -15,9 +15,9 @@ Checked, one problem line each:
   when the file can only be read: SQLite runs that check as a write);
 * the audit chain is intact and holds every checkpoint given.
 
-A damaged file is reported, never raised: SQLite's ``integrity_check`` runs
-first and each problem it finds is a line; then every section runs that can
-still be read, and a section that cannot says so in one line.
+A damaged file is reported, never raised: each problem SQLite's
+``integrity_check`` finds is a line, reported first; every section that can
+still be read is checked, and a section that cannot says so in one line.
 
 Bookkeeping that no hash covers (``hit_count``, ``last_hit_at``, tiers) is not
 reported here; it is not evidence of anything.
