@@ -343,6 +343,25 @@ SEQ_2 = "(SELECT id FROM nodes WHERE seq = 2)"
             "differs from its node_insert event",
         ),
         ("a deleted session", "DELETE FROM sessions", "missing, though turns of it remain"),
+        (
+            "a node_insert event that is not an object",
+            "UPDATE audit_events SET body = '[]' "
+            "WHERE event_type = 'node_insert' AND bates LIKE '%-000002'",
+            "its node_insert event is not an object of fields",
+        ),
+        (
+            "a node_insert event that is not JSON",
+            "UPDATE audit_events SET body = x'7b' "
+            "WHERE event_type = 'node_insert' AND bates LIKE '%-000002'",
+            "its node_insert event is not an object of fields",
+        ),
+        (
+            "a node_insert event with its fields in another order and the answer's hash changed",
+            "UPDATE audit_events SET body = json_object('titles_hash', body ->> 'titles_hash', "
+            "'parent_bates', body ->> 'parent_bates', 'node_hash', body ->> 'node_hash', "
+            "'answer_hash', '00') WHERE event_type = 'node_insert' AND bates LIKE '%-000002'",
+            "answer_text differs from the answer its event recorded",
+        ),
     ],
 )
 def test_verify_detects(
