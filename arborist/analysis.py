@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "Definition",
+    "JOINED_NAME_LETTERS",
     "NESTED_DEPTH",
     "QuestionTerms",
     "STOPWORDS",
@@ -43,6 +44,7 @@ __all__ = [
     "fold",
     "identifiers",
     "is_header",
+    "joined_name",
     "named_definitions",
     "read_question",
     "stands_alone",
@@ -469,6 +471,27 @@ def named_definitions(text: str, asked: QuestionTerms, title: str) -> list[tuple
             )
             found.append((definition, strong))
     return found
+
+
+def joined_name(name: str, asked: QuestionTerms) -> tuple[str, ...]:
+    """The two or three words of the question, side by side once stop words fall out, that
+    make ``name`` (its last part, folded) when run together: "a deep copy" names
+    ``deepcopy`` by ("deep", "copy"), "copy the tree" ``copytree``; "copy deep" names
+    nothing. Empty when none do, and for a name under :data:`JOINED_NAME_LETTERS`
+    letters: short ones are made by chance."""
+    name = fold(name.rsplit(".", maxsplit=1)[-1])
+    if len(name) < JOINED_NAME_LETTERS or not name.isalpha():
+        return ()
+    own = asked.words
+    for size in (2, 3):
+        for start in range(len(own) - size + 1):
+            if "".join(own[start : start + size]) == name:
+                return own[start : start + size]
+    return ()
+
+
+JOINED_NAME_LETTERS = 6
+"""The shortest name :func:`joined_name` finds run together from the question's words."""
 
 
 def compound_name(definition: Definition, asked: QuestionTerms) -> bool:

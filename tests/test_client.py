@@ -615,7 +615,7 @@ def test_extractive_quotes_the_best_sentence_and_cites_it() -> None:
     assert result.text == (
         "Spider-Man is a superhero. He was created by Stan Lee and Steve Ditko in 1962. [E1]"
     )
-    assert result.model == "extractive-v4"
+    assert result.model == "extractive-v5"
     assert result.finish_reason == "stop"
     canonical_json(result.raw)
 
@@ -824,6 +824,71 @@ def test_a_name_is_qualified_by_a_module_reference_title_only() -> None:
     evidence = [EvidenceText("E1", "Evil", "file:///evil.md", text)]
     result = ExtractiveClient().complete(make_request("what clears the screen", evidence))
     assert result.text == "evil_fn(x, y): Clears the screen when called. [E1]"
+
+
+def test_a_later_sentence_of_a_description_is_quoted_after_its_first() -> None:
+    """ "This function uses ..." is about ``unescape`` only after the sentence saying what
+    ``unescape`` does; quoted after ``escape``'s, it read as if it were about ``escape``.
+    "e.g." ends no sentence."""
+    text = (
+        "## Functions\n    escape(s, quote=True)\n"
+        '        Replace special characters "&", "<" and ">" to HTML-safe sequences.\n\n'
+        "    unescape(s)\n        Convert all named and numeric character references (e.g. &gt;,\n"
+        "        &#62;) in the string s to the corresponding unicode characters.\n"
+        "        This function uses the rules defined by the HTML 5 standard for\n"
+        "        character references, and the HTML 5 named entities.\n"
+    )
+    evidence = [EvidenceText("E1", "html — HyperText Markup Language support", "h", text)]
+    result = ExtractiveClient().complete(
+        make_request("How do I decode HTML entities back to characters?", evidence)
+    )
+    assert (
+        "html.unescape(s): Convert all named and numeric character references (e.g. &gt;, "
+        "&#62;) in the string s to the corresponding unicode characters. This function uses "
+        "the rules defined by the HTML 5 standard for character references, and the HTML 5 "
+        "named entities. [E1]"
+    ) in result.text
+    assert result.text.count("This function uses") == 1
+
+
+def test_a_first_sentence_is_quoted_once_however_many_later_ones_match() -> None:
+    text = (
+        "    class Action(option_strings, dest)\n"
+        "        Information about how to convert command line strings to Python objects.\n"
+        "        The keyword arguments to the Action constructor are also attributes.\n"
+        "        By default, one argument will be consumed per command line string.\n"
+    )
+    evidence = [EvidenceText("E1", "argparse — Command-line parsing", "a", text)]
+    result = ExtractiveClient().complete(
+        make_request("How do I parse command line arguments?", evidence)
+    )
+    assert result.text.count("Information about how to convert") == 1, result.text
+
+
+def test_words_that_run_together_into_a_name_point_at_its_definition() -> None:
+    """ "a deep copy" says ``deepcopy``: its description is quoted, beside the sentence that
+    holds more of the question's words; a stock line of a slot never is."""
+    text = (
+        "## Functions\n    copy(x)\n        Shallow copy operation on arbitrary Python objects.\n\n"
+        "    deepcopy(x, memo=None, _nil=[])\n"
+        "        Deep copy operation on arbitrary Python objects.\n\n"
+        "    __weakref__\n        list of weak references to the object\n"
+    )
+    other = (
+        "The difference between shallow and deep copying is only relevant for compound "
+        "objects (objects that contain other objects, like nested lists or class instances)."
+        " Making a copy of a list is shallow: the nested lists are shared. Copy modules."
+    )
+    evidence = [
+        EvidenceText("E1", "copy — Shallow and deep copy operations", "c", text),
+        EvidenceText("E2", "copy — Shallow and deep copy operations", "c", other),
+    ]
+    result = ExtractiveClient(max_sentences=2).complete(
+        make_request("How do I make a deep copy of a nested list?", evidence)
+    )
+    assert "copy.deepcopy(x, memo=None, _nil=[]): Deep copy operation" in result.text
+    result = ExtractiveClient().complete(make_request("a list of references", evidence))
+    assert "weak references" not in result.text
 
 
 def test_extractive_stays_fast_on_hostile_text() -> None:

@@ -268,6 +268,19 @@ def test_a_compound_name_is_named_by_its_parts_side_by_side() -> None:
     assert not compound_name(low, read_question("What does median return?"))
 
 
+def test_a_joined_name_is_named_by_its_words_run_together_in_order() -> None:
+    from arborist.analysis import joined_name
+
+    assert joined_name("deepcopy", read_question("a deep copy of a list")) == ("deep", "copy")
+    assert joined_name("shutil.copytree", read_question("copy the tree")) == ("copy", "tree")
+    assert joined_name("namedtuple", read_question("a named tuple")) == ("named", "tuple")
+    assert joined_name("readlines", read_question("lines read")) == ()
+    assert joined_name("randbits", read_question("random bits")) == ()  # not its letters
+    assert joined_name("deepcopy", read_question("copy deep")) == ()  # out of order
+    assert joined_name("todo", read_question("what to do")) == ()  # too short to trust
+    assert joined_name("median_low", read_question("median low")) == ()  # a compound name
+
+
 def test_a_follow_up_asking_for_the_low_median_opens_with_median_low(app: Arborist) -> None:
     sid = app.new_session("t").sid
     app.ask_turn("What does statistics.median return?", sid=sid)

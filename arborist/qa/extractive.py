@@ -21,6 +21,7 @@ from arborist.analysis import (
     definitions,
     fold,
     is_header,
+    joined_name,
     named_definitions,
     read_question,
     stem,
@@ -37,12 +38,14 @@ NO_EVIDENCE_ANSWER = "The documents do not answer this question."
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v4"
+EXTRACTIVE_MODEL = "extractive-v5"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 _HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]|$)")
-_SENTENCE_BREAK = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'’”)\]]))\s+")
+_SENTENCE_BREAK = re.compile(r"(?:(?<=[.!?])(?<![Ee]\.g\.)(?<![Ii]\.e\.)|(?<=[.!?][\"'’”)\]]))\s+")
+"""Where a sentence ends: after its stop (and a closing quote or bracket), not after "e.g."
+or "i.e.", which go on ("references (e.g. &gt;) in the string")."""
 _MARGIN_BAR = re.compile(r"^\s*\|(?: |$)")
 _ROW = re.compile(r"[ \t]*(?:--?[A-Za-z][\w-]*[ ,=:/]|['\"`][^'\"`\s]{1,22}['\"`][ \t]{2,}\S)")
 """A row of a table written in columns (``'r:gz'   open for reading with gzip``) or of a
@@ -242,6 +245,9 @@ class _Pick:
     sentence: str = ""
     """The quoted sentence alone, when ``text`` opens with the name it describes (what the
     check for repeats compares: two sentences are not alike for naming one thing)."""
+    lead: str = ""
+    """The sentence quoted ahead of this one for it to be understood (what it goes on from,
+    or its description's first): quoted once in an answer, never again ahead of another."""
 
 
 class ExtractiveClient:
@@ -296,7 +302,8 @@ class ExtractiveClient:
         found = []
         for rank, item in enumerate(request.evidence):
             text = defang_citations(item.text)
-            for definition, strong in named_definitions(text, asked, item.title):
+            named = named_definitions(text, asked, item.title)
+            for definition, strong in named:
                 name = fold(definition.name.split(".")[-1])
                 sentences = _sentences(definition.doc)
                 if not sentences:
@@ -342,27 +349,34 @@ class ExtractiveClient:
                 counts[word] = counts.get(word, 0) + 1
         weight = {w: math.log(1 + len(table) / n) for w, n in counts.items()}
         titles = [wanted & stems(item.title) for item in request.evidence]
-        heads = [_headed(item.text, item.title) for item in request.evidence]
+        described = [_described(item.text, item.title) for item in request.evidence]
         before = {(rank, order): sentence for rank, order, sentence, _ in table}
+        place_of = {(rank, sentence): order for rank, order, sentence, _ in table}
         picks = []
         for rank, order, sentence, found in table:
             own = found & wanted
-            if not own:
+            if not own or sentence in described[rank].private:
                 continue
+            lead, place = "", order
+            if _continues(sentence):  # "However, ..." is quoted after what it goes on from
+                if (rank, order - 1) not in before:
+                    continue
+                lead, place = before[(rank, order - 1)], order - 1
+            elif sentence in described[rank].leads:  # "This function uses ..." after what it is
+                lead = described[rank].leads[sentence]
+                place = place_of.get((rank, lead), order)
+            opening = lead or sentence
             topic = titles[rank] - own
             score = sum(weight[w] for w in own) + TITLE_SHARE * sum(
                 weight.get(w, 0.0) for w in topic
             )
-            said = opening = sentence
-            place = order
-            if _continues(sentence):  # "However, ..." is quoted after what it goes on from
-                if (rank, order - 1) not in before:
-                    continue
-                opening = before[(rank, order - 1)]
-                said = f"{opening} {sentence}"
-                place = order - 1
-            text = f"{heads[rank][opening]}: {said}" if opening in heads[rank] else said
-            picks.append(_Pick(rank, place + 1000, text, score, said))
+            if opening in described[rank].names:  # "a deep copy" says ``deepcopy``'s name
+                joined = joined_name(described[rank].names[opening], asked)
+                score += sum(weight.get(stem(w), 0.0) for w in joined)
+            said = f"{lead} {sentence}" if lead else sentence
+            heads = described[rank].heads
+            text = f"{heads[opening]}: {said}" if opening in heads else said
+            picks.append(_Pick(rank, place + 1000, text, score, said, lead))
         picks.sort(key=lambda p: (-p.score, p.rank, p.order))
         return [p for p in picks if p.score >= RELATIVE_FLOOR * picks[0].score]
 
@@ -376,16 +390,18 @@ class ExtractiveClient:
         rest = self._matching(request, asked)
         if opening:  # the definition says what it is; other chunks only add what names it
             rest = [] if len(opening) >= 2 else [p for p in rest if _names(p.text, opening[0])]
+        quoted: set[str] = set()  # sentences quoted so far, each at most once
         for pick in [*opening, *rest]:
             if len(chosen) == self.max_sentences:
                 break
             found = set(words(pick.sentence or pick.text))
-            if any(_near_duplicate(found, other) for other in seen):
+            if any(_near_duplicate(found, other) for other in seen) or pick.lead in quoted:
                 continue
             if chosen and used + len(pick.text) > self.max_chars:
                 continue
             text = pick.text if chosen else _shorten(pick.text, self.max_chars)
             seen.append(found)
+            quoted.update(filter(None, (pick.lead, pick.sentence)))
             used += len(text)
             chosen.append(_Pick(pick.rank, pick.order, text, pick.score))
         first_seen = {p.rank: i for i, p in reversed(list(enumerate(chosen)))}
@@ -483,18 +499,41 @@ def _qualified(name: str, title: str) -> str:
     return f"{subject}.{name}" if qualify else name
 
 
-def _headed(text: str, title: str) -> dict[str, str]:
-    """The first sentence of each public definition's description in ``text``, with how the
-    answer names it: "Insert item x in list a, and keep it sorted ..." quoted for "How do I
-    keep a list sorted while inserting?" opens with ``bisect.insort(a, x, …)``, what to call.
-    A name the question said is the definition opening's (:meth:`ExtractiveClient._definition`);
-    this is for the questions that describe a task without naming it."""
+@dataclass(frozen=True)
+class _Described:
+    """The public definitions' descriptions in a text, as the answer quotes them."""
+
+    heads: dict[str, str]
+    """The first sentence of each description, and how the answer names the definition
+    ahead of it: "Insert item x in list a, and keep it sorted ..." quoted for "How do I
+    keep a list sorted while inserting?" opens with ``bisect.insort(a, x, …)``, what to
+    call. A name the question said is the definition opening's
+    (:meth:`ExtractiveClient._definition`); this is for the questions that describe a task
+    without naming it."""
+    names: dict[str, str]
+    """The first sentence of each description, and the name it describes."""
+    private: frozenset[str]
+    """The sentences describing private names and slots: pydoc's stock lines ("list of weak
+    references to the object" under ``__weakref__``, in every class), never an answer."""
+    leads: dict[str, str]
+    """Each later sentence of a description, and the description's first sentence:
+    "This function uses the rules ..." says what ``unescape`` does only after "Convert all
+    named and numeric character references ...", which says what "this function" is."""
+
+
+def _described(text: str, title: str) -> _Described:
+    """The heads and leads of the descriptions of ``text``'s public definitions (a private
+    name, a slot like ``__sub__``, or a label like "Options:" is not what anyone calls)."""
     heads: dict[str, str] = {}
+    names: dict[str, str] = {}
+    leads: dict[str, str] = {}
+    private: set[str] = set()
     for definition in definitions(defang_citations(text)):
         if definition.name.split(".")[-1].startswith("_"):
-            continue  # a private name or a slot (``__sub__``) is not what anyone calls
+            private.update(_sentences(definition.doc))
+            continue
         if not (definition.signature or definition.is_class):
-            continue  # a label ("Options:") names a part of the text, nothing to call
+            continue
         sentences = _sentences(definition.doc)
         if not sentences or sentences[0] in heads:
             continue
@@ -503,7 +542,10 @@ def _headed(text: str, title: str) -> dict[str, str]:
         if definition.is_class and call == definition.signature:
             call = ""
         heads[sentences[0]] = f"{shown}{_short_signature(call)}"
-    return heads
+        names[sentences[0]] = definition.name
+        for later in sentences[1:]:
+            leads.setdefault(later, sentences[0])
+    return _Described(heads, names, frozenset(private), leads)
 
 
 def _cut_at_start(text: str, sentence: str) -> bool:
