@@ -164,8 +164,8 @@ def verify_inclusion(
         return False
     fn, sn = index, size - 1
     acc = leaf
-    for element in proof:
-        if not _is_digest(element) or sn == 0:
+    for element in proof:  # _is_digest, inline: a call per element is a tenth of the loop
+        if not isinstance(element, bytes) or len(element) != DIGEST_SIZE or sn == 0:
             return False
         if fn & 1 or fn == sn:
             acc = interior(element, acc)
