@@ -302,8 +302,7 @@ class ExtractiveClient:
         found = []
         for rank, item in enumerate(request.evidence):
             text = defang_citations(item.text)
-            named = named_definitions(text, asked, item.title)
-            for definition, strong in named:
+            for definition, strong in named_definitions(text, asked, item.title):
                 name = fold(definition.name.split(".")[-1])
                 sentences = _sentences(definition.doc)
                 if not sentences:
