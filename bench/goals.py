@@ -77,6 +77,7 @@ from bench.store import (  # noqa: E402
     _BARE_SCHEMA,
     Vocabulary,
     bare_connect,
+    bare_insert,
     documents,
     make_document,
     make_questions,
@@ -695,8 +696,8 @@ def _ingest_side_by_side(
     titled: Sequence[tuple[str, list[str]]],
 ) -> tuple[float, float, float]:
     """Seconds of ours, of the same-index bare insert and of the plain one, over the same
-    documents, taken in turns of :data:`INGEST_BATCH` (each side exactly as bench/store.py's
-    ``_ingest_ours``, ``_ingest_bare_same`` and ``_ingest_bare`` do it whole)."""
+    documents, taken in turns of :data:`INGEST_BATCH`: ``ingest_document`` for ours, and
+    bench/store.py's ``bare_insert`` for the bare ones, as its own whole-run timings do."""
     folder.mkdir(parents=True)
     same_conn, plain_conn = bare_connect(folder / "bare-same.db"), bare_connect(folder / "bare.db")
     for statement in _BARE_SAME_SCHEMA:
@@ -712,34 +713,14 @@ def _ingest_side_by_side(
                 for doc in corpus[first:last]:
                     ingest_document(conn, doc)
 
+            starts = [1]  # each document's first chunk id, as the bare inserts number them
+            for texts in chunked:
+                starts.append(starts[-1] + len(texts))
+
             def bare(target: sqlite3.Connection, titles: bool, first: int, last: int) -> None:
-                next_id = 1 + sum(len(t) for t in chunked[:first])
                 for document in range(first, last):
-                    texts = chunked[document]
-                    rows = [(next_id + i, document + 1, text) for i, text in enumerate(texts)]
-                    next_id += len(texts)
-                    target.execute("BEGIN IMMEDIATE")
-                    if titles:
-                        target.execute(
-                            "INSERT INTO documents (id, title) VALUES (?, ?)",
-                            (document + 1, titled[document][0]),
-                        )
-                        target.executemany(
-                            "INSERT INTO chunks (id, document, text) VALUES (?, ?, ?)", rows
-                        )
-                        target.executemany(
-                            "INSERT INTO chunks_fts (rowid, text, title) VALUES (?, ?, ?)",
-                            [(i, text, titled[document][0]) for i, _d, text in rows],
-                        )
-                    else:
-                        target.executemany(
-                            "INSERT INTO chunks (id, document, text) VALUES (?, ?, ?)", rows
-                        )
-                        target.executemany(
-                            "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)",
-                            [(i, text) for i, _d, text in rows],
-                        )
-                    target.execute("COMMIT")
+                    title = titled[document][0] if titles else None
+                    bare_insert(target, starts[document], document + 1, chunked[document], title)
 
             sides: list[Callable[[int, int], None]] = [
                 ours,

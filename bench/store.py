@@ -303,6 +303,35 @@ def bare_connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def bare_insert(
+    conn: sqlite3.Connection,
+    next_id: int,
+    document: int,
+    texts: list[str],
+    title: str | None = None,
+) -> int:
+    """One document of a bare baseline, in one transaction: its chunk rows from id ``next_id``
+    and each one's text indexed (:data:`_BARE_SCHEMA`); with a ``title``, its title row too and
+    the title indexed beside each text (:data:`_BARE_SAME_SCHEMA`). Returns the next free id."""
+    rows = [(next_id + i, document, text) for i, text in enumerate(texts)]
+    conn.execute("BEGIN IMMEDIATE")
+    if title is None:
+        conn.executemany("INSERT INTO chunks (id, document, text) VALUES (?, ?, ?)", rows)
+        conn.executemany(
+            "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)",
+            [(chunk_id, text) for chunk_id, _doc, text in rows],
+        )
+    else:
+        conn.execute("INSERT INTO documents (id, title) VALUES (?, ?)", (document, title))
+        conn.executemany("INSERT INTO chunks (id, document, text) VALUES (?, ?, ?)", rows)
+        conn.executemany(
+            "INSERT INTO chunks_fts (rowid, text, title) VALUES (?, ?, ?)",
+            [(chunk_id, text, title) for chunk_id, _doc, text in rows],
+        )
+    conn.execute("COMMIT")
+    return next_id + len(texts)
+
+
 def _ingest_bare(
     folder: Path, chunked: Sequence[list[str]], profiler: cProfile.Profile | None = None
 ) -> float:
@@ -315,15 +344,7 @@ def _ingest_bare(
             profiler.enable()
         start = time.perf_counter()
         for document, texts in enumerate(chunked, start=1):
-            rows = [(next_id + i, document, text) for i, text in enumerate(texts)]
-            next_id += len(texts)
-            conn.execute("BEGIN IMMEDIATE")
-            conn.executemany("INSERT INTO chunks (id, document, text) VALUES (?, ?, ?)", rows)
-            conn.executemany(
-                "INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)",
-                [(chunk_id, text) for chunk_id, _doc, text in rows],
-            )
-            conn.execute("COMMIT")
+            next_id = bare_insert(conn, next_id, document, texts)
         elapsed = time.perf_counter() - start
         if profiler is not None:
             profiler.disable()
@@ -348,16 +369,7 @@ def _ingest_bare_same(
             profiler.enable()
         start = time.perf_counter()
         for document, (title, texts) in enumerate(titled, start=1):
-            rows = [(next_id + i, document, text) for i, text in enumerate(texts)]
-            next_id += len(texts)
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute("INSERT INTO documents (id, title) VALUES (?, ?)", (document, title))
-            conn.executemany("INSERT INTO chunks (id, document, text) VALUES (?, ?, ?)", rows)
-            conn.executemany(
-                "INSERT INTO chunks_fts (rowid, text, title) VALUES (?, ?, ?)",
-                [(chunk_id, text, title) for chunk_id, _doc, text in rows],
-            )
-            conn.execute("COMMIT")
+            next_id = bare_insert(conn, next_id, document, texts, title)
         elapsed = time.perf_counter() - start
         if profiler is not None:
             profiler.disable()
