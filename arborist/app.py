@@ -403,10 +403,12 @@ class Arborist:
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         track: Track[Any] = _untracked,
+        follow_symlinks: bool = False,
     ) -> list[IngestResult]:
         """Load and admit every source (a path, a folder or an http(s) URL) first, then store
         each: a source that cannot be read, or that the admission gate refuses, stops the
-        batch before anything is written.
+        batch before anything is written. A folder walk never leaves the folder through a
+        symbolic link unless ``follow_symlinks`` (see :func:`discover`).
 
         A refusal names a file by its path as given or found (``notes/secret.txt``), a
         URL without the secrets it holds.
@@ -416,7 +418,9 @@ class Arborist:
         named = [os.fspath(s) for s in sources]
         embedder = self.embedder()
         urls = [s for s in named if s.startswith(("http://", "https://"))]
-        paths = discover([s for s in named if s not in urls], include, exclude)
+        paths = discover(
+            [s for s in named if s not in urls], include, exclude, follow_symlinks=follow_symlinks
+        )
         loaded: list[LoadedDocument] = [load_path(p) for p in track(paths)]
         loaded += [fetch_url(url) for url in urls]
         names: list[str | None] = [str(p) for p in paths] + [None] * len(urls)

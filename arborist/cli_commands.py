@@ -156,6 +156,11 @@ def _tqdm_track(items: Any) -> Any:
 @click.option(
     "--demo", is_flag=True, help="Ingest the built-in corpus (the stdlib's pydoc text, offline)."
 )
+@click.option(
+    "--follow-symlinks",
+    is_flag=True,
+    help="Let a folder walk follow symbolic links out of the folder (off: they are skipped).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per document.")
 @click.pass_context
 def ingest(
@@ -164,6 +169,7 @@ def ingest(
     include: tuple[str, ...],
     exclude: tuple[str, ...],
     demo: bool,
+    follow_symlinks: bool,
     as_json: bool,
 ) -> None:
     """Ingest files, folders (recursively) and http(s) URLs into store.db.
@@ -177,7 +183,13 @@ def ingest(
     with _app(ctx) as app:
         results = app.ingest_demo(track=_tqdm_track) if demo else []
         if sources:
-            results += app.ingest(sources, include=include, exclude=exclude, track=_tqdm_track)
+            results += app.ingest(
+                sources,
+                include=include,
+                exclude=exclude,
+                track=_tqdm_track,
+                follow_symlinks=follow_symlinks,
+            )
     _show(
         as_json, lambda: [views.ingest_json(r) for r in results], lambda: views.ingest_text(results)
     )

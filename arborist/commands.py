@@ -483,6 +483,11 @@ def _import(desk: Desk, args: argparse.Namespace) -> Outcome:
         help="skip files matching GLOB (repeatable)",
     ),
     _arg("--demo", action="store_true", help="the built-in corpus (the stdlib's pydoc text)"),
+    _arg(
+        "--follow-symlinks",
+        action="store_true",
+        help="let a folder walk follow symbolic links out of the folder",
+    ),
     JSON,
 )
 def _ingest(desk: Desk, args: argparse.Namespace) -> Outcome:
@@ -492,7 +497,11 @@ def _ingest(desk: Desk, args: argparse.Namespace) -> Outcome:
     results = app.ingest_demo(track=desk.track) if args.demo else []
     if args.sources:
         results += app.ingest(
-            args.sources, include=args.include, exclude=args.exclude, track=desk.track
+            args.sources,
+            include=args.include,
+            exclude=args.exclude,
+            track=desk.track,
+            follow_symlinks=args.follow_symlinks,
         )
     shown = _either(
         args,

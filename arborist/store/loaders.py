@@ -23,9 +23,11 @@ their own lines (markdown ``#`` lines as written, HTML headings rendered as
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import hashlib
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +35,7 @@ from typing import NoReturn
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
-from arborist.errors import BadInput, NotFound, one_line
+from arborist.errors import ArboristError, BadInput, NotFound, one_line
 from arborist.store.html_text import load_html
 from arborist.store.normalize import decode_text, normalize_owned, normalize_text
 from arborist.store.notebook_text import load_notebook
@@ -50,6 +52,7 @@ __all__ = [
     "load_owned",
     "load_path",
     "path_from_file_uri",
+    "read_regular",
 ]
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".rst", ".html", ".htm", ".ipynb", ".pdf", ".py")
@@ -118,16 +121,23 @@ def path_from_file_uri(uri: str) -> str:
 
 
 def discover(
-    paths: Sequence[str | Path], include: Sequence[str] = (), exclude: Sequence[str] = ()
+    paths: Sequence[str | Path],
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    *,
+    follow_symlinks: bool = False,
 ) -> list[Path]:
     """Expand files and folders into the files to load, in a deterministic order.
 
-    Folders are walked recursively and keep only files with a supported suffix,
-    sorted by their path relative to the folder; hidden files and folders,
-    ``node_modules`` and ``__pycache__`` are skipped, and a symlinked folder is
-    entered once (a loop cannot recurse). A file named explicitly must have a
-    supported suffix (else ``BadInput``), hidden or not. A missing path is
-    ``NotFound``.
+    Folders are walked recursively and keep only regular files with a supported
+    suffix, sorted by their path relative to the folder; hidden files and folders,
+    ``node_modules`` and ``__pycache__`` are skipped, and so are FIFOs, sockets,
+    devices and broken links. A walk never leaves the folder through a symbolic
+    link: a link (to a file or a folder) whose target lies outside the folder
+    given is skipped, unless ``follow_symlinks``. Every real folder is entered
+    once, so a link loop cannot recurse. A file named explicitly must have a
+    supported suffix and be a regular file, or a link to one (else ``BadInput``,
+    one line naming what it is), hidden or not. A missing path is ``NotFound``.
 
     ``include`` and ``exclude`` are fnmatch globs, each tried against both the
     file's path relative to the folder given (``docs/api/intro.md``; ``*``
@@ -148,22 +158,66 @@ def discover(
 
     for given in paths:
         root = Path(given)
-        if not root.exists():
-            raise NotFound(f"{given}: no such file or folder")
-        if root.is_dir():
-            candidates = _walk_folder(root, exclude)
+        try:
+            st = root.stat()
+        except OSError as exc:
+            raise _missing(str(given), root, exc) from exc
+        if stat.S_ISDIR(st.st_mode):
+            candidates = _walk_folder(root, exclude, follow_symlinks=follow_symlinks)
         else:
             if root.suffix.lower() not in SUPPORTED_SUFFIXES:
                 raise BadInput(_unsupported(str(given), root.suffix))
+            _require_regular(str(given), st.st_mode)
             candidates = [root] if keep(str(given), root.name) else []
         for path in candidates:
             if path != root and not keep(path.relative_to(root).as_posix(), path.name):
                 continue
-            real = path.resolve()
+            real = Path(os.path.realpath(path))
             if real not in seen:
                 seen.add(real)
                 found.append(path)
     return found
+
+
+def _missing(label: str, path: Path, exc: OSError) -> ArboristError:
+    """A path that cannot be looked at: missing, a broken link or a link loop, or unreadable."""
+    if os.path.lexists(path) and path.is_symlink():
+        what = "a symbolic link loop" if exc.errno == errno.ELOOP else "a broken symbolic link"
+        return NotFound(f"{label}: is {what}")
+    if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+        return NotFound(f"{label}: no such file or folder")
+    return BadInput(f"{label}: cannot read: {exc.strerror or one_line(exc)}")
+
+
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def _special_kind(mode: int) -> str | None:
+    """What a file that is not regular is, in words; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _SPECIAL_KINDS if test(mode)), "a special file")
+
+
+def _require_regular(label: str, mode: int) -> None:
+    """Refuse, in one line, anything but a regular file: reading a FIFO, a device or a
+    socket waits for a writer forever or never ends (``/dev/zero``)."""
+    kind = _special_kind(mode)
+    if kind == "a folder":
+        raise BadInput(f"{label}: is a folder, not a file")
+    if kind is not None:
+        raise BadInput(f"{label}: is {kind}, not a regular file; only regular files are read")
+
+
+def _within(real: str, root_real: str) -> bool:
+    """Whether the resolved path ``real`` is ``root_real`` or inside it."""
+    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
 def _matches(patterns: Sequence[str], rel: str, name: str) -> bool:
@@ -175,10 +229,18 @@ def _unsupported(label: str, suffix: str) -> str:
     return f"{label}: unsupported file type {what}; supported: {' '.join(SUPPORTED_SUFFIXES)}"
 
 
-def _walk_folder(root: Path, exclude: Sequence[str]) -> list[Path]:
-    """Supported files under ``root``, sorted by relative path; each real folder entered once."""
+def _walk_folder(root: Path, exclude: Sequence[str], *, follow_symlinks: bool) -> list[Path]:
+    """Supported regular files under ``root``, sorted by relative path; each real folder
+    entered once; without ``follow_symlinks``, no link whose target is outside ``root``."""
     files: list[Path] = []
     entered: set[tuple[int, int]] = set()
+    root_real = os.path.realpath(root)
+
+    def stays(path: Path) -> bool:
+        """A path that is no link, or a link whose target is inside the folder."""
+        if follow_symlinks or not path.is_symlink():
+            return True
+        return _within(os.path.realpath(path), root_real)
 
     def refuse(exc: OSError) -> NoReturn:
         raise BadInput(f"{exc.filename}: cannot read folder: {exc.strerror}") from exc
@@ -195,7 +257,7 @@ def _walk_folder(root: Path, exclude: Sequence[str]) -> list[Path]:
         entered.add((st.st_dev, st.st_ino))
         kept_dirs = []
         for d in sorted(dirnames):  # a sorted walk decides deterministically which link path wins
-            if d.startswith(".") or d in SKIPPED_DIRS:
+            if d.startswith(".") or d in SKIPPED_DIRS or not stays(here / d):
                 continue
             rel = (here / d).relative_to(root).as_posix()
             if not _matches(exclude, rel, d):
@@ -205,7 +267,7 @@ def _walk_folder(root: Path, exclude: Sequence[str]) -> list[Path]:
             path = here / name
             if name.startswith(".") or path.suffix.lower() not in SUPPORTED_SUFFIXES:
                 continue
-            if path.is_file():  # not a broken symlink, fifo or socket
+            if path.is_file() and stays(path):  # not a broken link, FIFO, socket or device
                 files.append(path)
     files.sort(key=lambda p: p.relative_to(root).parts)
     return files
@@ -214,19 +276,55 @@ def _walk_folder(root: Path, exclude: Sequence[str]) -> list[Path]:
 # --- loading ---------------------------------------------------------------------------------
 
 
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+"""How :func:`read_regular` opens a file: never waiting for a FIFO's writer, never taking a
+terminal as the controlling one."""
+
+
+def read_regular(path: Path, label: str | None = None) -> bytes:
+    """The bytes of the regular file ``path`` (or the one a link names), read without waiting.
+
+    A FIFO, socket or device is refused in one line before it is opened (``stat``), and
+    again after (``fstat`` of what was opened: it may have been swapped in between); the
+    open itself is non-blocking, so a FIFO swapped in never waits for a writer.
+    """
+    label = str(path) if label is None else label
+    try:
+        _require_regular(label, os.stat(path).st_mode)
+        fd = os.open(path, _OPEN_FLAGS)
+    except FileNotFoundError as exc:
+        raise NotFound(f"{label}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise BadInput(f"{label}: is a folder, not a file") from exc
+    except OSError as exc:
+        raise BadInput(f"{label}: cannot read: {exc.strerror or one_line(exc)}") from exc
+    try:
+        st = os.fstat(fd)
+        _require_regular(label, st.st_mode)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)  # a regular file: reads never wait anyway
+        with os.fdopen(fd, "rb", closefd=True) as file:
+            fd = -1
+            return file.read()
+    except OSError as exc:
+        raise BadInput(f"{label}: cannot read: {exc.strerror or one_line(exc)}") from exc
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
 def load_path(path: Path) -> LoadedDocument:
-    """Load one file; its URI is the absolute, resolved ``file://`` URI."""
+    """Load one regular file (:func:`read_regular`); its URI is the absolute, resolved
+    ``file://`` URI."""
     path = Path(path)
     if path.suffix.lower() not in SUPPORTED_SUFFIXES:
         raise BadInput(_unsupported(str(path), path.suffix))
-    try:
-        box = [path.read_bytes()]
-    except FileNotFoundError as exc:
-        raise NotFound(f"{path}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise BadInput(f"{path}: is a folder, not a file") from exc
-    except OSError as exc:
-        raise BadInput(f"{path}: cannot read: {exc.strerror or one_line(exc)}") from exc
+    box = [read_regular(path)]
     return load_owned(box, uri=path.resolve().as_uri(), name=path.name)
 
 

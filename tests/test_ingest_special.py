@@ -1,0 +1,269 @@
+"""Ingest reads only what it was given (issue #22): a folder walk never leaves the folder
+through a symbolic link, survives link loops, and a FIFO, device or socket is refused in
+one line without waiting. Real files, real links, real FIFOs and sockets: nothing mocked."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from IPython.core.interactiveshell import InteractiveShell
+
+from arborist import Arborist
+from arborist.cli import cli
+from arborist.errors import BadInput, NotFound
+from arborist.store.loaders import discover, load_path, read_regular
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX links and FIFOs")
+
+PRIVATE = "The combination of the safe is 31-41-59, written down nowhere else."
+NOTE = "Sourdough wants a long cold proof in the fridge overnight.\n"
+
+
+def _documents(home: Path) -> list[str]:
+    """The URIs of the documents ``store.db`` holds (none when there is no store yet)."""
+    if not (home / "store.db").exists():
+        return []
+    conn = sqlite3.connect(home / "store.db")
+    try:
+        return [uri for (uri,) in conn.execute("SELECT uri FROM documents ORDER BY uri")]
+    finally:
+        conn.close()
+
+
+def _home_bytes(home: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(home.iterdir()) if p.is_file())
+
+
+@pytest.fixture
+def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``notes/bread.txt``, beside a private file ``private.txt`` outside the folder."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "bread.txt").write_text(NOTE, encoding="utf-8")
+    (tmp_path / "private.txt").write_text(PRIVATE + "\n", encoding="utf-8")
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "diary.md").write_text(f"# Diary\n\n{PRIVATE}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return folder
+
+
+# --- links out of the folder ------------------------------------------------------------------
+
+
+def test_a_folder_walk_never_leaves_the_folder_through_a_link(home: Path, notes: Path) -> None:
+    (notes / "leak.txt").symlink_to(notes.parent / "private.txt")
+    (notes / "elsewhere").symlink_to(notes.parent / "private", target_is_directory=True)
+    (notes / "abs.md").symlink_to((notes.parent / "private" / "diary.md").resolve())
+    assert discover([notes]) == [notes / "bread.txt"]
+    with Arborist(home) as app:
+        results = app.ingest([str(notes)])
+    assert [r.status for r in results] == ["added"]
+    assert _documents(home) == [(notes / "bread.txt").resolve().as_uri()]
+    assert PRIVATE.encode() not in _home_bytes(home)
+
+
+def test_a_link_inside_the_folder_is_kept_once(notes: Path) -> None:
+    (notes / "sub").mkdir()
+    (notes / "sub" / "rye.md").write_text("# Rye\n\nRye ferments fast.\n", encoding="utf-8")
+    (notes / "same.txt").symlink_to("bread.txt")  # relative, inside: read once
+    (notes / "alias").symlink_to("sub", target_is_directory=True)
+    found = discover([notes])
+    assert sorted(p.resolve() for p in found) == sorted(
+        [(notes / "bread.txt").resolve(), (notes / "sub" / "rye.md").resolve()]
+    )
+    assert len(found) == 2
+
+
+def test_follow_symlinks_lets_the_walk_out(home: Path, notes: Path) -> None:
+    (notes / "leak.txt").symlink_to(notes.parent / "private.txt")
+    (notes / "elsewhere").symlink_to(notes.parent / "private", target_is_directory=True)
+    found = discover([notes], follow_symlinks=True)
+    assert [p.relative_to(notes).as_posix() for p in found] == [
+        "bread.txt",
+        "elsewhere/diary.md",
+        "leak.txt",
+    ]
+    result = CliRunner().invoke(cli, ["ingest", "--follow-symlinks", "notes"])
+    assert result.exit_code == 0, result.output
+    assert len(_documents(home)) == 3
+
+
+def test_the_cli_walk_skips_a_link_out_of_the_folder(home: Path, notes: Path) -> None:
+    (notes / "leak.txt").symlink_to(notes.parent / "private.txt")
+    result = CliRunner().invoke(cli, ["ingest", "notes"])
+    assert result.exit_code == 0, result.output
+    assert _documents(home) == [(notes / "bread.txt").resolve().as_uri()]
+    assert PRIVATE.encode() not in _home_bytes(home)
+
+
+def test_a_notebook_ingest_takes_follow_symlinks(home: Path, notes: Path) -> None:
+    (notes / "leak.txt").symlink_to(notes.parent / "private.txt")
+    ip = InteractiveShell.instance()
+    try:
+        assert ip.run_cell("%load_ext arborist_nb").success
+        ip.run_line_magic("arborist", f"ingest {notes}")
+        assert len(_documents(home)) == 1
+        ip.run_line_magic("arborist", f"ingest --follow-symlinks {notes}")
+        assert len(_documents(home)) == 2
+    finally:
+        ip.run_line_magic("unload_ext", "arborist_nb")
+        InteractiveShell.clear_instance()
+
+
+@pytest.mark.parametrize("follow", [False, True], ids=["default", "follow"])
+def test_link_loops_end_the_walk(notes: Path, follow: bool) -> None:
+    (notes / "sub").mkdir()
+    (notes / "sub" / "up").symlink_to("..", target_is_directory=True)  # a folder loop
+    (notes / "sub" / "self").symlink_to(".", target_is_directory=True)
+    (notes / "a.txt").symlink_to("b.txt")  # a file loop: a -> b -> a
+    (notes / "b.txt").symlink_to("a.txt")
+    (notes / "gone.md").symlink_to("nowhere.md")  # broken
+    found = discover([notes], follow_symlinks=follow)
+    assert [p.relative_to(notes).as_posix() for p in found] == ["bread.txt"]
+
+
+def test_a_link_loop_named_explicitly_is_one_line(notes: Path) -> None:
+    (notes / "a.txt").symlink_to("b.txt")
+    (notes / "b.txt").symlink_to("a.txt")
+    with pytest.raises(NotFound, match=r"^notes/a\.txt: is a symbolic link loop$"):
+        discover(["notes/a.txt"])
+
+
+# --- FIFOs, devices, sockets ------------------------------------------------------------------
+
+
+@pytest.fixture
+def fifo(notes: Path) -> Iterator[Path]:
+    """``notes/pipe.txt``, a real FIFO nobody writes to. Released at the end if a reader is
+    still stuck on it, so a regression fails the test rather than hanging the run."""
+    path = notes / "pipe.txt"
+    os.mkfifo(path)
+    yield path
+    _release(path)
+
+
+def _release(path: Path) -> None:
+    """Open the FIFO for writing without waiting: unblocks a reader stuck in ``open``."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:  # no reader waiting (ENXIO): nothing to release
+        return
+    os.close(fd)
+
+
+def _in_thread(work: Callable[[], object], path: Path) -> BaseException | None:
+    """Run ``work()`` in a thread; what it raised. A reader still waiting after 20 s (a FIFO
+    opened without O_NONBLOCK) fails the test, and is then released."""
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as exc:  # handed to the test
+            raised.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(20)
+    stuck = thread.is_alive()
+    if stuck:
+        _release(path)
+        thread.join(5)
+    assert not stuck, "reading the FIFO waited for a writer"
+    return raised[0] if raised else None
+
+
+def test_a_fifo_named_explicitly_is_refused_without_waiting(home: Path, fifo: Path) -> None:
+    def ingest() -> None:
+        with Arborist(home) as app:
+            app.store_conn  # noqa: B018  (a store that exists: the refusal writes nothing to it)
+            app.ingest(["notes/pipe.txt"])
+
+    raised = _in_thread(ingest, fifo)
+    assert isinstance(raised, BadInput)
+    assert str(raised) == (
+        "notes/pipe.txt: is a named pipe (FIFO), not a regular file; only regular files are read"
+    )
+    assert _documents(home) == []
+
+
+def test_the_cli_refuses_a_fifo_in_one_line(home: Path, fifo: Path) -> None:
+    result = CliRunner().invoke(cli, ["ingest", "notes/bread.txt", "notes/pipe.txt"])
+    assert result.exit_code != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "notes/pipe.txt: is a named pipe (FIFO), not a regular file" in lines[0]
+    assert "Traceback" not in result.output
+    assert _documents(home) == []  # the batch stops before anything is written
+
+
+def test_load_path_of_a_fifo_does_not_wait(fifo: Path) -> None:
+    """Past discovery (a file swapped for a FIFO after the walk): the read still refuses."""
+    raised = _in_thread(lambda: load_path(fifo), fifo)
+    assert isinstance(raised, BadInput)
+    assert "is a named pipe (FIFO)" in str(raised)
+
+
+def test_a_fifo_in_a_folder_is_skipped(home: Path, fifo: Path, notes: Path) -> None:
+    assert discover([notes]) == [notes / "bread.txt"]
+
+    def ingest() -> None:
+        with Arborist(home) as app:  # opened, used and closed in the one thread
+            app.ingest([str(notes)])
+
+    assert _in_thread(ingest, fifo) is None
+    assert _documents(home) == [(notes / "bread.txt").resolve().as_uri()]
+
+
+def test_a_link_to_a_fifo_is_refused(fifo: Path, notes: Path) -> None:
+    (notes / "tap.md").symlink_to("pipe.txt")
+    with pytest.raises(BadInput, match=r"^notes/tap\.md: is a named pipe \(FIFO\)"):
+        discover(["notes/tap.md"])
+    raised = _in_thread(lambda: read_regular(notes / "tap.md"), fifo)
+    assert isinstance(raised, BadInput)
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_link_to_dev_zero_is_refused_before_a_byte_is_read(home: Path, notes: Path) -> None:
+    (notes / "zero.txt").symlink_to("/dev/zero")
+    with pytest.raises(BadInput) as refused:
+        discover(["notes/zero.txt"])
+    assert str(refused.value) == (
+        "notes/zero.txt: is a character device, not a regular file; only regular files are read"
+    )
+    with pytest.raises(BadInput, match="is a character device"):
+        load_path(notes / "zero.txt")
+    # In a folder walk it is a link out of the folder, and not a regular file either way.
+    assert discover([notes]) == [notes / "bread.txt"]
+    assert discover([notes], follow_symlinks=True) == [notes / "bread.txt"]
+    result = CliRunner().invoke(cli, ["ingest", "notes/zero.txt"])
+    assert result.exit_code != 0
+    assert "notes/zero.txt: is a character device" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_socket_is_refused(notes: Path, tmp_path: Path) -> None:
+    path = notes / "sock.txt"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind(str(path))
+        with pytest.raises(BadInput, match=r"^notes/sock\.txt: is a socket, not a regular file"):
+            discover(["notes/sock.txt"])
+        with pytest.raises(BadInput, match="is a socket"):
+            load_path(path)
+        assert discover([notes]) == [notes / "bread.txt"]
+    finally:
+        server.close()
+
+
+def test_a_regular_file_still_loads(notes: Path) -> None:
+    doc = load_path(notes / "bread.txt")
+    assert doc.text.strip() == NOTE.strip()
+    assert doc.uri == (notes / "bread.txt").resolve().as_uri()
