@@ -4,9 +4,16 @@ costs about twice its size in memory."""
 
 from __future__ import annotations
 
+import http.server
 import json
+import os
 import sqlite3
+import subprocess
+import sys
+import threading
+import time
 import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +23,7 @@ from arborist import Arborist
 from arborist.cli import cli
 from arborist.errors import BadInput
 from arborist.store.documents import admit_uri, ingest_document, redact_uri, resolve_document
+from arborist.store.fetch import fetch_url
 from arborist.store.loaders import LoadedDocument
 
 # Built by concatenation so this file does not itself look like a leaked key.
@@ -268,3 +276,103 @@ def test_redact_uri_leaves_what_is_allowlisted() -> None:
     uri = "https://demo:public@example.org/api?key=public-demo-key-1"
     assert redact_uri(uri, allowlist=["demo:public", "public-demo-key-1"]) == (uri, [])
     assert redact_uri(uri)[0] == "https://example.org/api?key=[REDACTED:secret]"
+
+
+# --- a URL that never finishes (issue #22) -----------------------------------------------------
+
+
+class _Drip(http.server.BaseHTTPRequestHandler):
+    """A server that drips: ``/body`` sends its headers, then a byte every 0.2 s; ``/headers``
+    sends its status line, then a header byte every 0.2 s; ``/redirect`` sends to ``/body``.
+    It stops when the client hangs up (or after a minute: nothing outlives the test)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:
+        if self.path == "/redirect":
+            self.send_response(302)
+            self.send_header("Location", "/body")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if self.path == "/body":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            drip = b"a"
+        else:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            drip = b"X"
+        self.wfile.flush()
+        ends = time.monotonic() + 60
+        try:
+            while time.monotonic() < ends and not _DRIP_STOP.is_set():
+                self.wfile.write(drip)
+                self.wfile.flush()
+                time.sleep(0.2)
+        except OSError:  # the client hung up: what the deadline is for
+            return
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet."""
+
+
+_DRIP_STOP = threading.Event()
+
+
+@pytest.fixture
+def dripping() -> Iterator[str]:
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Drip)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    _DRIP_STOP.clear()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        _DRIP_STOP.set()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+@pytest.mark.parametrize("path", ["/body", "/headers", "/redirect"])
+def test_a_dripping_url_ends_at_the_fetch_deadline_in_one_line(
+    home: Path, dripping: str, path: str
+) -> None:
+    """Each wait for bytes is short (a byte every 0.2 s never meets a read timeout), so only
+    an overall deadline ends it: ``arborist ingest``, a real process, stops at 1 s with one
+    line and stores nothing. Without the deadline it would run until the server's minute."""
+    url = dripping + path
+    env = {**os.environ, "ARBORIST_HOME": str(home), "ARBORIST_FETCH_DEADLINE": "1"}
+    done = subprocess.run(  # the timeout only keeps a regression from hanging the run
+        [sys.executable, "-m", "arborist", "ingest", url],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=50,
+        check=False,
+    )
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert f"cannot fetch URL: {url}: not fetched within the 1 s deadline" in lines[0]
+    assert "ARBORIST_FETCH_DEADLINE" in lines[0]
+    if (home / "store.db").exists():
+        assert _counts(home)[:2] == [0, 0]
+
+
+def test_fetch_url_takes_its_deadline_as_a_parameter(dripping: str) -> None:
+    with pytest.raises(BadInput, match=r"not fetched within the 0\.5 s deadline") as slow:
+        fetch_url(dripping + "/body", deadline=0.5)
+    assert "\n" not in str(slow.value)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon", "1e9", "nan"])
+def test_a_bad_fetch_deadline_is_one_line_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("ARBORIST_FETCH_DEADLINE", value)
+    with pytest.raises(BadInput, match=r"^ARBORIST_FETCH_DEADLINE must be a number of seconds"):
+        fetch_url("http://127.0.0.1:9/x.txt")

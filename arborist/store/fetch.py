@@ -5,14 +5,26 @@ file's (:func:`~arborist.store.loaders.load_bytes`); :func:`refetch` is
 rehydration, which must land on the same text as the first load. httpx is
 imported on the first fetch, not with this module: it is one of the heaviest
 imports arborist has, and most commands never fetch.
+
+A fetch is bounded twice: its body by ``max_bytes`` (checked as it streams, after
+decompression), and the whole of it, redirects included, by one deadline
+(:data:`DEFAULT_FETCH_DEADLINE`, or ``ARBORIST_FETCH_DEADLINE``). httpx's own timeouts
+bound each wait for bytes, so a server dripping a byte at a time would never meet them;
+at the deadline the connection is shut down, even in the middle of a read or of the
+headers, and the fetch is one line naming the URL.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import socket
+import threading
+import time
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from arborist.errors import BadInput, NotFound, one_line
@@ -28,10 +40,26 @@ from arborist.store.loaders import (
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["MAX_FETCH_BYTES", "fetch_url", "refetch"]
+__all__ = [
+    "DEFAULT_FETCH_DEADLINE",
+    "FETCH_DEADLINE_ENV",
+    "MAX_FETCH_BYTES",
+    "fetch_deadline",
+    "fetch_url",
+    "refetch",
+]
 
 MAX_FETCH_BYTES = 50 * 1024 * 1024
 """Largest body :func:`fetch_url` accepts (after decompression, so a gzip bomb stops here too)."""
+
+DEFAULT_FETCH_DEADLINE = 120.0
+"""Seconds a whole fetch may take, from the first connection to the last byte, redirects
+included (a 50 MB page arrives in well under that on any working link)."""
+
+FETCH_DEADLINE_ENV = "ARBORIST_FETCH_DEADLINE"
+"""The environment variable that sets the deadline instead (seconds, above 0, at most a day)."""
+
+_MAX_DEADLINE = 86_400.0
 
 # HTTP Content-Type → media type. Generic types (text/plain, octet-stream, none)
 # defer to the URL's suffix first: raw file hosts serve .md, .ipynb, even .html as text/plain.
@@ -55,12 +83,92 @@ _JSON_CONTENT_TYPES = frozenset({"application/json", "text/json"})
 _CONTENT_TYPE_CHARSET = re.compile(r"""charset\s*=\s*["']?([A-Za-z0-9_.:-]{1,40})""", re.I)
 
 
+def fetch_deadline(seconds: float | None = None) -> float:
+    """The deadline of a fetch: ``seconds`` if given, else ``ARBORIST_FETCH_DEADLINE``, else
+    :data:`DEFAULT_FETCH_DEADLINE`; a bad value is one line naming where it came from."""
+    where = "the fetch deadline"
+    value: object = seconds
+    if seconds is None:
+        raw = os.environ.get(FETCH_DEADLINE_ENV, "").strip()
+        if not raw:
+            return DEFAULT_FETCH_DEADLINE
+        where = FETCH_DEADLINE_ENV
+        try:
+            value = float(raw)
+        except ValueError:
+            value = raw
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not 0 < value <= _MAX_DEADLINE
+    ):
+        raise BadInput(
+            f"{where} must be a number of seconds above 0 and at most {_MAX_DEADLINE:g}, "
+            f"not {value!r}"
+        )
+    return float(value)
+
+
+class _Deadline:
+    """One fetch's deadline: a timer that, when it runs out, shuts down every connection the
+    fetch opened (httpx's ``trace`` extension names each as it is made), so a read blocked
+    on a dripping server returns at once, whether it waits for the headers or the body."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.ends = time.monotonic() + seconds
+        self.fired = False
+        self._streams: list[Any] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    @property
+    def passed(self) -> bool:
+        return self.fired or time.monotonic() >= self.ends
+
+    def left(self) -> float:
+        return max(self.ends - time.monotonic(), 0.001)
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpcore's trace callback: keep each connection (a TLS one too) as it is made."""
+        if event.endswith((".connect_tcp.complete", ".start_tls.complete")):
+            stream = info.get("return_value")
+            if stream is not None:
+                with self._lock:
+                    self._streams.append(stream)
+                    if self.fired:
+                        _shut(stream)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            for stream in self._streams:
+                _shut(stream)
+
+
+def _shut(stream: Any) -> None:
+    """Shut a connection down both ways: a read blocked on it returns."""
+    with suppress(Exception):  # already closed, or a stream of another kind: nothing to cut
+        sock = stream.get_extra_info("socket")
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+
+
 def fetch_url(
     url: str,
     *,
     client: httpx.Client | None = None,
     timeout: float = 30.0,
     max_bytes: int = MAX_FETCH_BYTES,
+    deadline: float | None = None,
 ) -> LoadedDocument:
     """GET an http(s) URL (following redirects) and load its body; ``uri`` is the URL as given.
 
@@ -68,28 +176,46 @@ def fetch_url(
     octet-stream, none) defers to the final URL's suffix, so raw file hosts
     serving ``.md`` or ``.ipynb`` as text/plain still load as what they are.
     404 and 410 are ``NotFound``; every other non-2xx status, a network error,
-    a timeout or a body over ``max_bytes`` is ``BadInput``.
+    a timeout, a body over ``max_bytes`` (declared or streamed) or a fetch still
+    under way at ``deadline`` seconds (:func:`fetch_deadline`) is ``BadInput``.
+    ``timeout`` bounds each wait for bytes, ``deadline`` the whole fetch.
     """
     import httpx  # noqa: PLC0415 - on the first fetch, not with this module: see its docstring
 
+    seconds = fetch_deadline(deadline)
     try:
         parsed = httpx.URL(url)
     except (httpx.InvalidURL, TypeError) as exc:
         raise BadInput(f"{url}: not a valid URL: {one_line(exc)}") from exc
     if parsed.scheme not in ("http", "https") or not parsed.host:
         raise BadInput(f"{url}: only http(s) URLs can be fetched")
-    try:
-        if client is None:
-            with httpx.Client(follow_redirects=True, timeout=timeout) as own:
-                return _fetch(own, url, timeout, max_bytes)
-        return _fetch(client, url, timeout, max_bytes)
-    except httpx.HTTPError as exc:
-        detail = one_line(exc) or type(exc).__name__
-        raise BadInput(f"cannot fetch URL: {url}: {detail}") from exc
+    with _Deadline(seconds) as clock:
+        try:
+            if client is None:
+                with httpx.Client(follow_redirects=True, timeout=timeout) as own:
+                    return _fetch(own, url, timeout, max_bytes, clock)
+            return _fetch(client, url, timeout, max_bytes, clock)
+        except httpx.HTTPError as exc:
+            if clock.passed:
+                raise _too_slow(url, clock) from exc
+            detail = one_line(exc) or type(exc).__name__
+            raise BadInput(f"cannot fetch URL: {url}: {detail}") from exc
 
 
-def _fetch(client: httpx.Client, url: str, timeout: float, max_bytes: int) -> LoadedDocument:
-    with client.stream("GET", url, follow_redirects=True, timeout=timeout) as response:
+def _too_slow(url: str, clock: _Deadline) -> BadInput:
+    return BadInput(
+        f"cannot fetch URL: {url}: not fetched within the {clock.seconds:g} s deadline "
+        f"(set {FETCH_DEADLINE_ENV} to wait longer)"
+    )
+
+
+def _fetch(
+    client: httpx.Client, url: str, timeout: float, max_bytes: int, clock: _Deadline
+) -> LoadedDocument:
+    wait = min(timeout, clock.left())  # no single wait for bytes outlasts the deadline
+    with client.stream(
+        "GET", url, follow_redirects=True, timeout=wait, extensions={"trace": clock.trace}
+    ) as response:
         status = response.status_code
         if not 200 <= status < 300:
             reason = response.reason_phrase
@@ -103,6 +229,10 @@ def _fetch(client: httpx.Client, url: str, timeout: float, max_bytes: int) -> Lo
             body += chunk
             if len(body) > max_bytes:
                 raise BadInput(f"{url}: too large (over {max_bytes} bytes)")
+            if clock.passed:
+                raise _too_slow(url, clock)
+        if clock.passed:  # cut at the deadline, a body without a length can seem to end
+            raise _too_slow(url, clock)
         final_path = unquote(response.url.path)
         content_type = response.headers.get("content-type", "")
     name = final_path.rstrip("/").rsplit("/", 1)[-1] or response.url.host
