@@ -34,7 +34,7 @@ from arborist.audit import (
     head_checkpoint,
     holds_event,
 )
-from arborist.db import connect, require_writable
+from arborist.db import connect, loose_modes, require_writable
 from arborist.errors import BadInput, DamagedDatabase, ModelError, NotFound, StorageError
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.bates import is_bates
@@ -59,7 +59,7 @@ from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.verify import SESSIONS_FTS, ForestVerification, verify_forest
 from arborist.integrity import FileChecks
 from arborist.migrations import Migration, open_database
-from arborist.pathref import load_or_create_key, redact_path
+from arborist.pathref import KEY_FILE, load_or_create_key, redact_path
 from arborist.qa.check import AnswerCheck, check_record
 from arborist.qa.client import ChatClient
 from arborist.qa.models import select_client
@@ -167,10 +167,12 @@ class Verification:
     store: StoreVerification
     forest: ForestVerification
     unmatched: tuple[Checkpoint, ...]
+    modes: tuple[str, ...] = ()  # the home and its files, where other users can read them
 
     @property
     def problems(self) -> list[str]:
-        lines = [f"store.db: {p}" for p in self.store.problems]
+        lines = list(self.modes)
+        lines += [f"store.db: {p}" for p in self.store.problems]
         lines += [f"store.db: audit chain: {p}" for p in self.store.chain.problems]
         lines += [f"sessions.db: {p}" for p in self.forest.problems]
         lines += [f"sessions.db: audit chain: {p}" for p in self.forest.chain.problems]
@@ -582,7 +584,23 @@ class Arborist:
                 if "store" in conns
                 else StoreVerification((f"cannot be opened: {unopened['store']}",), unread, 0, 0, 0)
             )
-        return Verification(store, forest, tuple(unmatched))
+        return Verification(store, forest, tuple(unmatched), self._loose_modes())
+
+    def _loose_modes(self) -> tuple[str, ...]:
+        """The home folder and the files arborist keeps in it (the databases with their
+        ``-wal`` and ``-shm``, the config, the redaction key, the REPL's history) that other
+        users may read: one line each, with the ``chmod`` that makes it private. A home this
+        process cannot write (a read-only mount or snapshot) is not judged: arborist writes
+        nothing there, and its modes are not arborist's to keep."""
+        if not self.home.is_dir() or not os.access(self.home, os.W_OK):
+            return ()
+        files = [
+            Path(f"{db}{suffix}")
+            for db in (self.store_path, self.sessions_path)
+            for suffix in ("", "-wal", "-shm")
+        ]
+        files += [self.home / name for name in (CONFIG_FILE, KEY_FILE, "repl_history")]
+        return tuple(loose_modes(self.home, files))
 
     # --- the forest ---------------------------------------------------------------------------
 

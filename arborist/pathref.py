@@ -6,7 +6,7 @@ into ``<16 hex of HMAC-SHA256(key, path)>:<basename>``: deterministic for one
 key (the same notebook always maps to the same reference, so co-access can
 group by it), unlinkable without the key, and still readable enough to show.
 The key is created on first use in ``$ARBORIST_HOME/redaction.key`` with mode
-0600 and never leaves the home.
+0600 (a home it creates is 0700) and never leaves the home.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import secrets
 import unicodedata
 from pathlib import Path
 
+from arborist.db import PRIVATE_FILE_MODE, make_private_folder
 from arborist.errors import StorageError
 
 __all__ = ["KEY_FILE", "load_or_create_key", "redact_path", "safe_basename"]
@@ -33,8 +34,8 @@ def load_or_create_key(home: Path) -> bytes:
     """The home's redaction key, created (mode 0600, exclusively) if it does not exist yet."""
     path = home / KEY_FILE
     try:
-        home.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        make_private_folder(home)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
     except FileExistsError:
         pass  # created earlier (or just now by another process): read it below
     except OSError as exc:
