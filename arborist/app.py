@@ -64,10 +64,10 @@ from arborist.qa.check import AnswerCheck, check_record
 from arborist.qa.client import ChatClient
 from arborist.qa.models import select_client
 from arborist.qa.runner import AskResult, ask
+from arborist.qa.standing import Standing, standing, standings
 from arborist.store import STORE_MIGRATIONS, coaccess
 from arborist.store.cache import (
     CacheRecord,
-    evidence_holds,
     falsify,
     list_records,
     load_record,
@@ -724,23 +724,19 @@ class Arborist:
 
     def tree(self, sid: str) -> str:
         """A session's tree as text, each turn with the audit mode it can claim now."""
-        seen: dict[str, str] = {}
+        return render_tree(
+            self.sessions_conn, self.session(sid), audit=lambda node: self.audit_now(node).mode
+        )
 
-        def audit(node: Node) -> str:  # one check per answer, however many turns share it
-            if node.cache_key not in seen:
-                seen[node.cache_key] = self.audit_now(node)
-            return seen[node.cache_key]
-
-        return render_tree(self.sessions_conn, self.session(sid), audit=audit)
-
-    def audit_now(self, node: Node) -> str:
-        """The audit mode turn ``node`` can claim now: the one it was answered with while
-        its answer is in store.db and every evidence text it stands on still re-hashes to
-        its leaf; ``NONE`` otherwise (the store was edited since, or the turn was imported
-        from a home whose answers are not here). A session root claims nothing to check."""
+    def audit_now(self, node: Node) -> Standing:
+        """The audit mode turn ``node`` can claim now, and why not (``NONE``): its own while
+        store.db holds the answer it showed under its key and that answer still holds
+        (:mod:`arborist.qa.standing`). A session root claims nothing to check. Each answer
+        is checked once while store.db is unchanged, however many turns and views show it."""
         if node.is_root or not node.cache_key:
-            return node.audit_mode
-        return node.audit_mode if evidence_holds(self.store_conn, node.cache_key) else "NONE"
+            return Standing(node.audit_mode)
+        turn = (node.cache_key, node.answer_text, node.cited_titles, node.audit_mode)
+        return standings(self.store_conn).of(turn)
 
     def branches(self, sid: str) -> list[tuple[Node, int]]:
         """Branch points (two or more children) of a session's tree."""
@@ -774,8 +770,34 @@ class Arborist:
         return list(export_session(self.sessions_conn, sid))
 
     def import_sessions(self, lines: Iterable[str]) -> ImportResult:
-        """Import exported sessions into this shard (every hash re-proved; all or nothing)."""
-        return import_lines(self.sessions_conn, lines, admit_text=self.admitted)
+        """Import exported sessions into this shard (every hash re-proved; all or nothing).
+
+        A turn that contradicts the answer this home's store holds under its cache key
+        (another answer text, other cited titles, another audit mode) refuses the file:
+        its node hash does not cover its answer, so only that record could vouch for it.
+        A turn whose key this store does not hold is imported and claims ``NONE`` here
+        (:meth:`audit_now`)."""
+        return import_lines(
+            self.sessions_conn, lines, admit_text=self.admitted, check_turn=self._import_conflict
+        )
+
+    def _import_conflict(self, item: Mapping[str, Any]) -> str | None:
+        """Why an exported turn may not be imported here, or None (see :meth:`import_sessions`)."""
+        key, answer = item.get("cache_key"), item.get("answer_text")
+        titles, mode = item.get("cited_titles"), item.get("audit_mode")
+        if not (
+            isinstance(key, str) and key and isinstance(answer, str) and isinstance(mode, str)
+            and isinstance(titles, list) and all(isinstance(t, str) for t in titles)
+        ):  # fmt: skip
+            return None  # malformed: the turn's own checks refuse it with their own line
+        now = standing(self.store_conn, cache_key=key, answer_text=answer, cited=titles,
+                       audit_mode=mode)  # fmt: skip
+        if not now.conflict:
+            return None
+        return (
+            f"contradicts the answer this home holds under its cache key {key[:16]} "
+            f"({now.reason}); nothing was imported"
+        )
 
     def first_turn(self, cache_key: str) -> Node | None:
         """The earliest turn that holds this cache key: where a cached answer was first paid for."""

@@ -50,16 +50,17 @@ only wires it to a comm and to threads.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from arborist.app import Arborist
 from arborist.audit import head_seq
-from arborist.db import snapshot
+from arborist.db import rows_in, snapshot
 from arborist.errors import ArboristError, BadInput, NotFound
 from arborist.forest.bates import parse_bates
 from arborist.forest.reads import (
@@ -77,6 +78,7 @@ from arborist.forest.reads import (
     turn_count,
 )
 from arborist.forest.shard import FindHit, Node, ancestors, get_session
+from arborist.qa.standing import NO_CLAIM, standings
 from arborist.store.cache import (
     FALSIFIED_STATES,
     OK,
@@ -217,12 +219,24 @@ def _tree_state(conn: sqlite3.Connection, sid: str) -> tuple[TreeState, list[Row
     return state, heads
 
 
-def summary(row: RowSummary, viewer_sid: str, states: Mapping[str, str]) -> JSON:
+class Labels(NamedTuple):
+    """What the store says of the rows a reply summarises: each key's latest state, and
+    each row's audit mode now (:mod:`arborist.qa.standing`), by bates."""
+
+    states: Mapping[str, str]
+    modes: Mapping[str, str]
+
+
+def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
     """What a tree row shows of a node. ``foreign``: minted by a session other than the
-    viewer's; ``state``, only when the answer is out of service (falsified, stale...)."""
+    viewer's; ``state``, only when the answer is out of service (falsified, stale...);
+    ``audit_mode``, what the turn can claim now (``NONE`` when its answer is not here or
+    does not hold), never merely what it claimed when it was written."""
     out: JSON = {
         "question": _short(row.question),
-        "audit_mode": row.audit_mode,
+        "audit_mode": row.audit_mode
+        if not row.cache_key
+        else labels.modes.get(row.bates, NO_CLAIM),
         "label": row.label,
         "sid": row.sid,
         "seq": row.seq,
@@ -230,15 +244,30 @@ def summary(row: RowSummary, viewer_sid: str, states: Mapping[str, str]) -> JSON
         "n_children": row.n_children,
         "cache_key": row.cache_key[:CACHE_KEY_PREFIX],
     }
-    state = states.get(row.cache_key)
+    state = labels.states.get(row.cache_key)
     if state is not None and state != OK:
         out["state"] = state
     return out
 
 
-def _states(store: sqlite3.Connection | None, rows: Sequence[RowSummary]) -> Mapping[str, str]:
-    """The state of the answer behind each row, from the store (none without one)."""
-    return latest_states(store, [r.cache_key for r in rows if r.cache_key]) if store else {}
+_TURN_FIELDS = "SELECT bates, cache_key, answer_text, cited_titles_json, audit_mode FROM nodes WHERE bates IN ({marks})"
+
+
+def _states(
+    conn: sqlite3.Connection, store: sqlite3.Connection | None, rows: Sequence[RowSummary]
+) -> Labels:
+    """The state of the answer behind each row and the mode each row can claim now, from
+    the store (none without one: every answered row then claims ``NONE``)."""
+    answered = [r for r in rows if r.cache_key]
+    if store is None or not answered:
+        return Labels({}, {})
+    fields = rows_in(conn, _TURN_FIELDS, [r.bates for r in answered])
+    turns = [
+        (key, answer, tuple(json.loads(titles)), mode) for _, key, answer, titles, mode in fields
+    ]
+    now = standings(store).many(turns)
+    modes = {row[0]: found.mode for row, found in zip(fields, now, strict=True)}
+    return Labels(latest_states(store, [r.cache_key for r in answered]), modes)
 
 
 def node_summary(
@@ -260,12 +289,10 @@ def node_summary(
         cache_key=node.cache_key,
         n_children=child_count(conn, node.bates),
     )
-    return summary(row, viewer_sid, _states(store, [row]))
+    return summary(row, viewer_sid, _states(conn, store, [row]))
 
 
-def _entry(
-    row: RowSummary, viewer_sid: str, known: Mapping[str, str], states: Mapping[str, str]
-) -> JSON:
+def _entry(row: RowSummary, viewer_sid: str, known: Mapping[str, str], states: Labels) -> JSON:
     """One child as the view receives it: just its bates when the view holds its exact hash."""
     if known.get(row.bates) == row.subtree_hash:
         return {"bates": row.bates}
@@ -298,7 +325,7 @@ def roots(
         event_seq = head_seq(conn)
         relabelled = relabelled_since(conn, since) if since is not None else {}
         added = inserted_since(conn, since, MAX_ADDED) if since is not None else None
-    states = _states(store, [*heads, *(added or [])])
+    states = _states(conn, store, [*heads, *(added or [])])
     grafts = []
     for head in heads:
         graft: JSON = {
@@ -405,7 +432,7 @@ def expand(
             if name not in asked and sent >= budget:
                 break
             rows = child_rows(conn, name)
-            states = _states(store, [r for r in rows if known.get(r.bates) != r.subtree_hash])
+            states = _states(conn, store, [r for r in rows if known.get(r.bates) != r.subtree_hash])
             nodes[name] = {
                 "subtree_hash": digest,
                 "children": [_entry(r, sid, known, states) for r in rows],
@@ -455,8 +482,11 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
     """
     node = app.node(_checked_bates(bates, "bates"))
     out = _node_json(app.sessions_conn, node, viewer_sid, app.store_conn)
+    now = app.audit_now(node)
+    out["audit_claimed"] = node.audit_mode  # what the turn was written with (in its hash)
+    out["audit_mode"], out["audit_reason"] = now.mode, now.reason
     if not node.is_root:
-        _add_answer(app, node, out)
+        _add_answer(app, node, out, now.revision)
     return out
 
 
@@ -478,6 +508,7 @@ def _node_json(
         "cited_titles": list(node.cited_titles),
         "cache_key": node.cache_key,
         "audit_mode": node.audit_mode,
+        "audit_reason": None,
         "node_hash": node.node_hash,
         "subtree_hash": node.subtree_hash,
         "created_at": node.created_at,
@@ -493,11 +524,12 @@ def _node_json(
     }
 
 
-def _add_answer(app: Arborist, node: Node, out: JSON) -> None:
-    """Fill ``out`` with the cache record behind ``node``, its related sources, and
-    which turn paid for it; a part that cannot be read says why in its ``*_error``."""
+def _add_answer(app: Arborist, node: Node, out: JSON, revision: int | None) -> None:
+    """Fill ``out`` with the cache record behind ``node`` (the revision whose answer it
+    showed, when there is one), its related sources, and which turn paid for it; a part
+    that cannot be read says why in its ``*_error``."""
     try:
-        record = app.record(node.cache_key)
+        record = app.record(node.cache_key, revision=revision)
     except ArboristError as exc:
         out["record_error"] = one_line(exc)
         return
@@ -534,7 +566,7 @@ def find_hits(app: Arborist, query: str, limit: int, viewer_sid: str) -> JSON:
                 "seq": hit.node.seq,
                 "question": _short(hit.node.question),
                 "label": hit.node.label,
-                "audit_mode": hit.node.audit_mode,
+                "audit_mode": app.audit_now(hit.node).mode,
                 "foreign": hit.node.sid != viewer_sid,
                 "session_label": labels[hit.node.sid],
                 "snippet": hit.snippet,

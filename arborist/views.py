@@ -21,6 +21,7 @@ from arborist.forest.shard import FindHit, Node, Session
 from arborist.forest.transfer import ImportResult
 from arborist.qa.check import AnswerCheck
 from arborist.qa.runner import AskResult
+from arborist.qa.standing import Standing
 from arborist.store.cache import CacheRecord
 from arborist.store.derive import Derivation
 from arborist.store.documents import IngestResult
@@ -65,8 +66,8 @@ __all__ = [
     "verification_text",
 ]
 
-Audit = Callable[[Node], str]
-"""The audit mode a turn can claim now (``Arborist.audit_now``)."""
+Audit = Callable[[Node], Standing]
+"""The audit mode a turn can claim now, and why not (``Arborist.audit_now``)."""
 
 
 def field(text: str | None) -> str:
@@ -422,13 +423,25 @@ def find_text(hits: Sequence[FindHit], audit: Audit) -> str:
         return "no matches"
     lines = []
     for h in hits:
-        lines.append(f"{h.node.bates}  [{audit(h.node)}]  {field(h.node.question)[:70]}")
+        lines.append(f"{h.node.bates}  [{audit(h.node).mode}]  {field(h.node.question)[:70]}")
         lines.append(f"   {field(h.snippet)}")
     return "\n".join(lines)
 
 
 def find_json(hits: Sequence[FindHit], audit: Audit) -> list[dict[str, Any]]:
-    return [{**h.node.as_json(), "audit_now": audit(h.node), "snippet": h.snippet} for h in hits]
+    out = []
+    for h in hits:
+        now = audit(h.node)
+        out.append(
+            {**h.node.as_json(), "audit_now": now.mode, "audit_reason": now.reason,
+             "snippet": h.snippet}
+        )  # fmt: skip
+    return out
+
+
+def _standing_text(now: Standing) -> str:
+    """A turn's audit mode now, and why it claims nothing when it does not hold."""
+    return now.mode if now.reason is None else f"{now.mode}: {field(now.reason)}"
 
 
 def node_text(node: Node, audit: Audit) -> str:
@@ -437,7 +450,7 @@ def node_text(node: Node, audit: Audit) -> str:
         f"bates        {node.bates}",
         f"parent       {node.parent_bates or '(none: a session root)'}",
         f"question     {field(node.question)}",
-        f"audit        {audit(node)}",
+        f"audit        {_standing_text(audit(node))}",
         f"cache key    {node.cache_key or '(none)'}",
         f"label        {field(node.label) or '(none)'}",
         f"created      {node.created_at}",
@@ -456,7 +469,8 @@ def branches_text(points: Sequence[tuple[Node, int]], session: Session, audit: A
     if not points:
         return "no branch points"
     return "\n".join(
-        f"{count} children  {format_node(node, session, audit=audit)}" for node, count in points
+        f"{count} children  {format_node(node, session, audit=lambda n: audit(n).mode)}"
+        for node, count in points
     )
 
 

@@ -120,6 +120,7 @@ def _schema_5_copy(home: Path, to: Path) -> None:
         raw.execute("CREATE INDEX documents_source_root ON documents (source_root)")
         raw.execute("DROP TABLE chunk_vectors")  # migration 7's, with their triggers
         raw.execute("DROP TABLE vector_profiles")
+        raw.execute("DROP INDEX audit_document_add")  # migration 11's
         raw.executescript(  # migration 8's title index back to the one of every document
             """
             DROP TABLE documents_fts;

@@ -93,6 +93,8 @@ def _parse(lines: Iterable[str]) -> tuple[dict[str, dict[str, Any]], list[dict[s
             item = json.loads(line)
         except json.JSONDecodeError as exc:
             raise BadInput(f"line {number}: not JSON ({exc.msg})") from exc
+        except RecursionError as exc:
+            raise BadInput(f"line {number}: nested too deep to be an export") from exc
         if not isinstance(item, dict) or item.get("type") not in ("session", "node"):
             raise BadInput(f"line {number}: expected a session or node record")
         if item["type"] == "session":
@@ -150,6 +152,7 @@ def import_lines(
     lines: Iterable[str],
     *,
     admit_text: Callable[[str], str] = lambda text: text,
+    check_turn: Callable[[dict[str, Any]], str | None] = lambda item: None,
 ) -> ImportResult:
     """Import exported sessions into this shard, all or nothing.
 
@@ -158,9 +161,18 @@ def import_lines(
     whose question, answer, label or cited titles the gate would change is refused
     rather than stored with a secret or stored altered; labels holding control
     characters are refused as they are everywhere.
+
+    ``check_turn`` is asked of every turn (not roots) before anything is written: a
+    reason it returns refuses the whole file (the home's check that a turn agrees with
+    the answer its store holds under the turn's cache key).
     """
     sessions, nodes = _parse(lines)
     _admit(sessions, nodes, admit_text)
+    for node in nodes:
+        if node["parent_bates"] is not None:
+            problem = check_turn(node)
+            if problem:
+                raise BadInput(f"line {node['_line']}: turn {node['bates']} {problem}")
     by_bates = {n["bates"]: n for n in nodes}
     added = present = 0
     with transaction(conn):

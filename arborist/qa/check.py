@@ -10,7 +10,10 @@ recomputes, for one record, what ``arborist verify`` recomputes for all:
 * each evidence item's proof binds its leaf to its document's root;
 * each item's stored text (hot or warm) re-hashes to that leaf: the bytes
   shown and cited are the bytes that were committed. A cold item's text is
-  not stored, so only its proof is checked (said so in its detail).
+  not stored, so only its proof is checked (said so in its detail);
+* each item's document still has the title and URI (its whole row) that its
+  ``document_add`` event committed (:mod:`arborist.store.metadata`): the
+  source an answer is shown under is the one it was answered from.
 
 Cost: a few hundred bytes of canonical JSON and, per item, one leaf hash and
 a proof of ``log2(chunks)`` hashes: tens of microseconds for a whole answer,
@@ -81,8 +84,15 @@ class AnswerCheck:
 
 
 def check_proof(item: RecordEvidence) -> ProofStatus:
-    """Re-hash the evidence text (if stored) and verify its inclusion proof."""
+    """Check the document's committed metadata, re-hash the evidence text (if stored) and
+    verify its inclusion proof."""
     check = verify_evidence(item.ref, text=item.text, proof=item.proof)
+    if not item.metadata_holds:
+        return ProofStatus(
+            item.label,
+            False,
+            f"the title or URI of {item.title!r} differs from what its ingest committed",
+        )
     if not check.proof_verifies:
         return ProofStatus(item.label, False, "proof does not verify")
     if check.text_matches is None:

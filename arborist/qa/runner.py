@@ -53,6 +53,7 @@ from arborist.store.cache import (
 from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for
 from arborist.store.memo import generation, memo_key, recall, remember
+from arborist.store.metadata import committed
 from arborist.store.proofs import verify_evidence
 from arborist.store.search import (
     DEFINITION_BONUS,
@@ -327,9 +328,17 @@ def _redaction_log(**texts: Admitted) -> dict[str, list[dict[str, object]]]:
 _TAMPERED = "; nothing was answered. Run `arborist verify` to see every change"
 
 
-def _require_intact(evidence: Sequence[Evidence]) -> None:
-    """Refuse evidence whose text no longer hashes to its committed leaf."""
+def _require_intact(conn: sqlite3.Connection, evidence: Sequence[Evidence]) -> None:
+    """Refuse evidence whose text no longer hashes to its committed leaf, or whose
+    document's title or URI is not what its ingest committed (the model would be told,
+    and the turn would record, a source the bytes never came from)."""
+    holds = committed(conn, {item.document_id for item in evidence})
     for rank, item in enumerate(evidence):
+        if not holds.get(item.document_id, False):
+            raise IntegrityError(
+                f"store.db: the title or URI of {item.title!r} (E{rank + 1}) differs from what "
+                f"its ingest committed (edited after it was ingested){_TAMPERED}"
+            )
         if not verify_evidence(item.ref, text=item.text).text_matches:
             raise IntegrityError(
                 f"store.db: the text of {item.title!r} chunk {item.chunk_index} (E{rank + 1}) "
@@ -345,7 +354,7 @@ def _retrieved(conn: sqlite3.Connection, question: str, **how: Any) -> tuple[int
         evidence = retrieve(conn, question, **how)
     if not evidence and not _holds_documents(conn):
         raise NoDocuments()
-    _require_intact(evidence)
+    _require_intact(conn, evidence)
     return at, evidence
 
 
@@ -365,7 +374,7 @@ def _serve_recalled(
         evidence = recalled_evidence(conn, chosen) if chosen else None
     if evidence is None:
         return None
-    _require_intact(evidence)
+    _require_intact(conn, evidence)
     return _serve_hit(conn, cache_key(_dimensions(evidence, question, profile, policy, threaded)))
 
 

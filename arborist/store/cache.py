@@ -25,7 +25,7 @@ from arborist.db import rows_in, transaction
 from arborist.errors import BadInput, NotFound
 from arborist.hashing import CACHE_KEY_DIMENSIONS, sha256_hex
 from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, answer_hash, record_hash
-from arborist.store.proofs import verify_evidence
+from arborist.store.metadata import committed
 
 __all__ = [
     "CacheRecord",
@@ -43,7 +43,6 @@ __all__ = [
     "StoredRecord",
     "count_hit",
     "counts_by_state",
-    "evidence_holds",
     "falsify",
     "latest_states",
     "list_records",
@@ -101,6 +100,9 @@ class RecordEvidence:
     cited: bool
     tier: str
     text: str | None
+    metadata_holds: bool
+    """Whether the document's title and URI (its whole row) are what its ``document_add``
+    event committed (:func:`arborist.store.metadata.committed`)."""
 
     @property
     def label(self) -> str:
@@ -202,6 +204,7 @@ def _evidence(conn: sqlite3.Connection, record_id: int) -> tuple[RecordEvidence,
         "JOIN chunks AS c ON c.id = e.chunk_id WHERE e.record_id = ? ORDER BY e.rank",
         (record_id,),
     ).fetchall()
+    holds = committed(conn, {row[2] for row in rows})
     return tuple(
         RecordEvidence(
             rank=rank,
@@ -217,6 +220,7 @@ def _evidence(conn: sqlite3.Connection, record_id: int) -> tuple[RecordEvidence,
             cited=bool(cited),
             tier=tier,
             text=_chunk_text(text, packed),
+            metadata_holds=holds.get(document_id, False),
         )
         for (rank, chunk_id, document_id, uri, title, source_root, chunk_count, chunk_index, leaf,
              proof_json, cited, tier, text, packed) in rows
@@ -329,29 +333,6 @@ def list_records(conn: sqlite3.Connection, *, limit: int | None = None) -> list[
         )
     ]
     return [load_record(conn, i) for i in ids]
-
-
-_EVIDENCE_TEXTS = (
-    "SELECT e.source_root, e.chunk_count, e.chunk_index, e.leaf, c.text, c.text_z "
-    "FROM cache_records AS r JOIN cache_evidence AS e ON e.record_id = r.id "
-    "JOIN chunks AS c ON c.id = e.chunk_id WHERE r.cache_key = ?"
-)
-
-
-def evidence_holds(conn: sqlite3.Connection, cache_key: str) -> bool:
-    """Whether the answer under ``cache_key`` is in this store and every evidence text it
-    stands on still re-hashes to its leaf: the cheap part of re-checking a record, for
-    views that list many turns (a tree, a search of turns) and print an audit mode."""
-    if (
-        conn.execute("SELECT 1 FROM cache_records WHERE cache_key = ?", (cache_key,)).fetchone()
-        is None
-    ):
-        return False
-    for root, count, index, leaf, text, packed in conn.execute(_EVIDENCE_TEXTS, (cache_key,)):
-        ref = EvidenceRef(root, count, index, leaf)
-        if verify_evidence(ref, text=_chunk_text(text, packed)).text_matches is False:
-            return False
-    return True
 
 
 def counts_by_state(conn: sqlite3.Connection) -> dict[str, int]:

@@ -38,6 +38,7 @@ from arborist.merkle import block_span, proof_from_levels, sibling_positions, tr
 from arborist.store.cache import mark_stale
 from arborist.store.chunking import CHUNKING_VERSION, Chunk, iter_chunks
 from arborist.store.loaders import LoadedDocument
+from arborist.store.metadata import event_body
 from arborist.store.schema import COLD, HOT, NODE_FLOOR, index_chunks, index_title, store_nodes
 
 __all__ = [
@@ -120,24 +121,11 @@ def stored_documents(conn: sqlite3.Connection) -> list[Document]:
 def document_event_body(
     document: Document, *, redactions: object = None, metadata_redactions: object = None
 ) -> dict[str, object]:
-    """What a ``document_add`` event commits to: the document's identity and metadata, its
-    root over how many chunks, the chunking rules, and what admission took out of its text
-    (kind and position) and metadata (field and kind), never the secret itself. ``arborist
-    verify`` rebuilds it from the row."""
-    return {
-        "document_id": document.id,
-        "uri": document.uri,
-        "version": document.version,
-        "kind": document.kind,
-        "title": document.title,
-        "media_type": document.media_type,
-        "content_sha256": document.content_sha256,
-        "source_root": document.source_root,
-        "chunk_count": document.chunk_count,
-        "chunking_version": document.chunking_version,
-        **({"redactions": redactions} if redactions else {}),
-        **({"metadata_redactions": metadata_redactions} if metadata_redactions else {}),
-    }
+    """What a ``document_add`` event commits to (:func:`arborist.store.metadata.event_body`):
+    the document's identity and metadata, its root over how many chunks, the chunking
+    rules, and what admission took out of it. ``arborist verify`` rebuilds it from the row,
+    and every view of an answer checks its documents against it."""
+    return event_body(document, redactions=redactions, metadata_redactions=metadata_redactions)
 
 
 def resolve_document(conn: sqlite3.Connection, ref: str) -> Document:

@@ -348,6 +348,11 @@ def _tier_check_by_comparisons(conn: sqlite3.Connection) -> None:
         raise MigrationError("migration 10 (tier check by comparisons) did not take")
 
 
+_DOCUMENT_ADD_INDEX = """
+CREATE INDEX audit_document_add ON audit_events (json_extract(body, '$.document_id'))
+    WHERE event_type = 'document_add' AND json_valid(body);
+"""
+
 STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 1: the store's own hash-chained audit log (ingest, evict, cache writes, ...).
     AUDIT_MIGRATION,
@@ -376,6 +381,11 @@ STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 10: chunks' tier CHECK compares three times instead of building an IN list per
     #     statement run (the same rule; the CREATE text edited in place).
     Migration(10, "tier check by comparisons", _tier_check_by_comparisons),
+    # 11: each document's document_add event found by the document's id, so a hit (and every
+    #     view of an answer) can check the title and URI it shows against what that event
+    #     committed (store/metadata.py). Partial and guarded: a body that is not JSON is
+    #     left out of the index rather than failing the migration.
+    Migration(11, "document_add events by document id", _DOCUMENT_ADD_INDEX),
 )
 
 

@@ -27,7 +27,7 @@ export const AUDIT_MODES = Object.freeze({
   STRICT: "STRICT: every cited text re-hashes to its leaf and its proof verifies",
   HYBRID: "HYBRID: the sources are proven, the wording is not a verbatim span",
   VISUAL: "VISUAL: shown only, nothing proven",
-  NONE: "NONE: the evidence this turn stood on no longer holds here",
+  NONE: "NONE: nothing is verified here (the answer is not in this home's store, or no longer holds)",
   ROOT: "the session's root",
 });
 
@@ -126,7 +126,9 @@ export function detailHead(h, body) {
     body.audit_mode && !body.is_root
       ? h("span", {
           class: "arb-badge arb-audit",
-          title: AUDIT_MODES[body.audit_mode] ?? body.audit_mode,
+          title: body.audit_reason
+            ? `${body.audit_mode}: ${body.audit_reason}`
+            : (AUDIT_MODES[body.audit_mode] ?? body.audit_mode),
           dataset: { auditMode: body.audit_mode },
           text: body.audit_mode,
         })
@@ -354,7 +356,7 @@ export function proofSection(h, body, copy) {
     ["turn", hashValue(h, body.bates, copy, "bates number"), "the turn's bates number"],
     ["parent", hashValue(h, body.parent ?? "", copy, "parent's bates number")],
     ["created", body.created_at],
-    ["node hash", hashValue(h, body.node_hash, copy, "node hash"), "commits to the question, answer, key and parent"],
+    ["node hash", hashValue(h, body.node_hash, copy, "node hash"), "commits to the question, cache key, audit mode, time, first label and parent; the answer is bound by the record its cache key names"],
     ["subtree hash", hashValue(h, body.subtree_hash, copy, "subtree hash"), "commits to this turn and every turn under it"],
   ];
   if (record) {

@@ -1,0 +1,187 @@
+"""The audit mode a turn can claim now, and why not: the check behind every face's label.
+
+A turn (a node of sessions.db) keeps its own copy of what it showed: the
+answer text, the titles it cited and the audit mode it was answered with. Its
+``node_hash`` commits none of the answer (the hash rule is the seeds'); what
+binds them is the cache record its ``cache_key`` names in store.db. So a turn
+may claim its audit mode only while all of this holds, rechecked whenever it is
+shown (tree, find, show, the widget, ``--json``):
+
+* store.db holds a record under the turn's key whose answer is the turn's
+  answer (the revision it showed: a key's later revisions answer otherwise);
+* that record holds now (:func:`arborist.qa.check.check_record`): its own hash,
+  its evidence root, every proof and stored text, and every evidence document's
+  title and URI against its ``document_add`` event;
+* the turn's cited titles are the titles of the record's cited documents, in
+  rank order, and its audit mode is the record's.
+
+Otherwise the turn claims ``NONE``, with the reason in one line. A turn
+imported from another home whose record is not here claims ``NONE`` as
+"not verifiable here", never its exported mode.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import weakref
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from arborist.db import rows_in
+from arborist.qa.check import check_record
+from arborist.store.cache import RecordEvidence, load_record
+
+__all__ = [
+    "DIFFERS",
+    "NOT_HERE",
+    "NO_CLAIM",
+    "Standing",
+    "Standings",
+    "TurnFields",
+    "cited_titles",
+    "standing",
+    "standings",
+]
+
+NO_CLAIM = "NONE"
+"""The audit mode of a turn that can prove nothing here."""
+
+NOT_HERE = (
+    "its answer is not in this home's store (imported, or the store was replaced): "
+    "not verifiable here"
+)
+DIFFERS = "its answer differs from every answer stored under its cache key"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What a turn can claim now: ``mode`` (its own, or ``NONE``) and, for ``NONE``, why.
+
+    ``revision`` is the record revision whose answer the turn showed (None when none);
+    ``conflict`` says the turn contradicts what this home holds under its key (another
+    answer, other cited titles or another mode): what an import refuses."""
+
+    mode: str
+    reason: str | None = None
+    revision: int | None = None
+    conflict: bool = False
+
+    @property
+    def holds(self) -> bool:
+        return self.reason is None
+
+
+def cited_titles(record_evidence: Sequence[RecordEvidence]) -> list[str]:
+    """The titles a turn records for a record's answer: each cited document's, once, in rank
+    order (what a fresh ask stores in the node)."""
+    return list(dict.fromkeys(e.title for e in record_evidence if e.cited))
+
+
+def standing(
+    conn: sqlite3.Connection,
+    *,
+    cache_key: str,
+    answer_text: str,
+    cited: Sequence[str],
+    audit_mode: str,
+) -> Standing:
+    """The audit mode a turn with these fields can claim now over store ``conn``."""
+    ids = [
+        int(row[0])
+        for row in conn.execute(
+            "SELECT id FROM cache_records WHERE cache_key = ? ORDER BY revision DESC", (cache_key,)
+        )
+    ]
+    if not ids:
+        return Standing(NO_CLAIM, NOT_HERE)
+    for record_id in ids:
+        record = load_record(conn, record_id)
+        if record.answer_text != answer_text:
+            continue
+        check = check_record(record)
+        if not check:
+            reason = f"its answer does not hold now: {check.summary}"
+            return Standing(NO_CLAIM, reason, record.revision)
+        if cited_titles(record.evidence) != list(cited):
+            reason = "its cited titles differ from its answer's sources"
+            return Standing(NO_CLAIM, reason, record.revision, conflict=True)
+        if record.audit_mode != audit_mode:
+            return Standing(
+                NO_CLAIM,
+                f"it claims {audit_mode} where its answer earned {record.audit_mode}",
+                record.revision,
+                conflict=True,
+            )
+        return Standing(record.audit_mode, None, record.revision)
+    return Standing(NO_CLAIM, DIFFERS, conflict=True)
+
+
+TurnFields = tuple[str, str, tuple[str, ...], str]
+"""What a turn's standing depends on: ``(cache_key, answer_text, cited_titles, audit_mode)``."""
+
+MAX_HELD = 10_000
+"""How many turns' standings one store connection keeps between changes of store.db."""
+
+
+class Standings:
+    """The standings of turns over one store connection, each checked once while store.db
+    is unchanged: a tree, a search and a widget over thousands of turns re-check an answer
+    only after something was written to the store (by this connection, whose change count
+    moves, or by any other, which moves SQLite's ``data_version``; an edit by hand is
+    another connection)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._token: tuple[int, int] | None = None
+        self._held: dict[TurnFields, Standing] = {}
+
+    def _fresh(self) -> None:
+        conn = self._conn
+        token = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
+        if token != self._token or len(self._held) >= MAX_HELD:
+            self._token, self._held = token, {}
+
+    def of(self, turn: TurnFields) -> Standing:
+        """The standing of one turn."""
+        self._fresh()
+        return self._of(turn)
+
+    def _of(self, turn: TurnFields) -> Standing:
+        found = self._held.get(turn)
+        if found is None:
+            key, answer, cited, mode = turn
+            found = standing(self._conn, cache_key=key, answer_text=answer, cited=cited,
+                             audit_mode=mode)  # fmt: skip
+            self._held[turn] = found
+        return found
+
+    def many(self, turns: Iterable[TurnFields]) -> list[Standing]:
+        """The standings of many turns, in order: one query finds the keys the store holds
+        at all, so turns imported from elsewhere cost nothing each."""
+        self._fresh()
+        turns = list(turns)
+        wanted = sorted({t[0] for t in turns if t not in self._held})
+        present = {
+            str(key)
+            for (key,) in rows_in(
+                self._conn, "SELECT DISTINCT cache_key FROM cache_records WHERE cache_key IN ({marks})",
+                wanted,
+            )
+        }  # fmt: skip
+        for turn in turns:
+            if turn[0] in wanted and turn[0] not in present:
+                self._held[turn] = Standing(NO_CLAIM, NOT_HERE)
+        return [self._of(turn) for turn in turns]
+
+
+_BY_CONNECTION: weakref.WeakKeyDictionary[sqlite3.Connection, Standings] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def standings(conn: sqlite3.Connection) -> Standings:
+    """The :class:`Standings` of store connection ``conn`` (one per connection)."""
+    found = _BY_CONNECTION.get(conn)
+    if found is None:
+        found = _BY_CONNECTION[conn] = Standings(conn)
+    return found
