@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -65,6 +64,7 @@ from arborist.qa.client import ChatClient
 from arborist.qa.models import select_client
 from arborist.qa.runner import AskResult, ask
 from arborist.qa.standing import Standing, standing, standings
+from arborist.safejson import decode, loads_toml
 from arborist.store import STORE_MIGRATIONS, coaccess
 from arborist.store.cache import (
     CacheRecord,
@@ -94,11 +94,6 @@ from arborist.store.verify import STORE_FTS, StoreVerification, verify_store
 
 if TYPE_CHECKING:
     from arborist.qa.embeddings import EmbeddingsClient
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 __all__ = [
     "Arborist",
@@ -319,10 +314,8 @@ class Arborist:
             return {}
         stamp = (info.st_mtime_ns, info.st_size)
         if self._config is None or self._config[0] != stamp:
-            try:
-                parsed: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-                raise BadInput(f"{path} is not valid TOML: {exc}") from exc
+            # not UTF-8, not TOML, or nested too deep to parse: one line
+            parsed = loads_toml(decode(path.read_bytes(), str(path)), str(path))
             self._config = (stamp, parsed)
         return self._config[1]
 

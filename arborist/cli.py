@@ -2,7 +2,9 @@
 
 Every failure is one line on stderr: ``arborist: error: <what was wrong>``.
 Exit codes: 0 success, 1 a failed check or an arborist error, 2 bad
-arguments (usage). The subcommands live in :mod:`arborist.cli_commands`,
+arguments (usage): an argument that is not UTF-8 text among them. A foreign
+error that input or the machine can cause (a full disk, an I/O error, input
+nested too deeply) is one line as well (:func:`arborist.errors.foreign`). The subcommands live in :mod:`arborist.cli_commands`,
 imported only when one runs (or ``--help`` lists them): ``arborist
 --version`` loads click and the version, not the services.
 """
@@ -10,6 +12,7 @@ imported only when one runs (or ``--help`` lists them): ``arborist
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,7 +21,8 @@ from typing import Any, NoReturn
 import click
 
 from arborist._version import __version__
-from arborist.errors import ArboristError, BadInput
+from arborist.errors import ArboristError, BadInput, foreign
+from arborist.safejson import check_text
 from arborist.terminal import inert
 
 __all__ = ["EXIT_FAILED", "EXIT_USAGE", "cli", "fail", "main"]
@@ -79,8 +83,11 @@ class ArboristGroup(click.Group):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        words = list(sys.argv[1:] if args is None else args)
         try:
-            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            for number, word in enumerate(words, 1):
+                check_text(word, f"argument {number}")
+            result = super().main(words, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:
             click.echo(exc.ctx.get_help() if exc.ctx else "", err=True)
             sys.exit(EXIT_USAGE)
@@ -94,6 +101,11 @@ class ArboristGroup(click.Group):
             fail(str(exc), EXIT_FAILED)
         except click.Abort:
             fail("aborted", EXIT_FAILED)
+        except Exception as exc:  # a foreign error that input or the machine can cause
+            translated = foreign(exc)
+            if translated is None:
+                raise
+            fail(str(translated), EXIT_USAGE if isinstance(translated, BadInput) else EXIT_FAILED)
         if not standalone_mode:
             return result
         sys.exit(result if isinstance(result, int) else 0)
@@ -120,5 +132,10 @@ def cli(ctx: click.Context, home: Path | None) -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    A file size limit (``ulimit -f``) is met as a write failing with ``EFBIG``, which is
+    one line, rather than as ``SIGXFSZ``, which kills the process without a word."""
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     cli.main(prog_name="arborist")

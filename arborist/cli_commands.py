@@ -7,7 +7,9 @@ so ``arborist --version`` loads none of the services.
 
 from __future__ import annotations
 
+import io
 import json
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,10 +22,11 @@ from arborist import views
 from arborist.app import Arborist
 from arborist.audit import Checkpoint
 from arborist.cli import EXIT_FAILED
+from arborist.commands import import_lines
 from arborist.errors import BadInput
 from arborist.qa.check import check_record
-from arborist.repl import Repl, TokenPrinter, interactive_reader
-from arborist.terminal import inert, inert_json
+from arborist.repl import Repl, TokenPrinter, answer_lines, interactive_reader
+from arborist.terminal import gutter_mark, inert, inert_json
 from arborist.witness import witness_checkpoints
 
 __all__ = [
@@ -377,7 +380,20 @@ def ask_command(
         )
         return
     streamed = printer.text if printer is not None and printer.text else None
-    _echo(views.answer_text(result, bates=turn.node.bates, streamed=streamed))
+    shown = answer_lines(result, streamed, width=_columns(), mark=_mark())
+    footer = views.answer_text(result, bates=turn.node.bates, streamed=result.record.answer_text)
+    _echo("\n".join([*shown, footer]))
+
+
+def _mark() -> str:
+    """The gutter that sets an answer apart, in what standard output can encode."""
+    return gutter_mark(getattr(sys.stdout, "encoding", None))
+
+
+def _columns() -> int | None:
+    """The terminal's width, to wrap an answer at (None when stdout is not a terminal: a
+    pipe or a file has no rows to wrap into)."""
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
 def _stream_write(text: str) -> None:
@@ -388,7 +404,9 @@ def _stream_write(text: str) -> None:
 def _printer(as_json: bool) -> TokenPrinter | None:
     """A printer for an answer's tokens when stdout is a terminal and the output is text;
     None (the whole answer at the end, as scripts read it) otherwise."""
-    return None if as_json or not sys.stdout.isatty() else TokenPrinter(_stream_write)
+    if as_json or not sys.stdout.isatty():
+        return None
+    return TokenPrinter(_stream_write, width=_columns(), mark=_mark())
 
 
 @click.command("related")
@@ -483,7 +501,7 @@ providence_group = click.Group(
 @click.option(
     "--import",
     "import_file",
-    type=click.File("r", encoding="utf-8"),
+    type=click.File("rb"),
     default=None,
     metavar="FILE",
     help="Import sessions exported with --export ('-' for stdin).",
@@ -549,7 +567,7 @@ def session_command(
         elif export_sid is not None:
             _echo_json(views.export_jsonl(app.export_session(export_sid)))
         elif import_file is not None:
-            _echo(views.import_text(app.import_sessions(import_file)))
+            _echo(views.import_text(app.import_sessions(import_lines(import_file))))
         else:
             session = app.session(sid) if sid else app.new_session(label)
             _run_repl(app, session.sid, llm, timeout, retries)
@@ -560,6 +578,9 @@ def _run_repl(
     app: Arborist, sid: str, llm: str | None, timeout: float | None, retries: int | None
 ) -> None:
     """The REPL on session ``sid``: history and completion when a person types."""
+    if isinstance(sys.stdin, io.TextIOWrapper):  # a line that is not UTF-8 is one error line
+        sys.stdin.reconfigure(errors="surrogateescape")
+    tty = sys.stdout.isatty()
     repl = Repl(  # writes inert text itself
         app,
         sid,
@@ -568,7 +589,9 @@ def _run_repl(
         llm=llm,
         timeout=timeout,
         retries=retries,
-        stream=_stream_write if sys.stdout.isatty() else None,
+        stream=_stream_write if tty else None,
+        columns=_columns,
+        mark=_mark(),
     )
     if sys.stdin.isatty():
         repl.read = interactive_reader(repl, app.home / "repl_history")

@@ -22,17 +22,28 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, BinaryIO, NoReturn, TypeVar
 
 from arborist import views
 from arborist.app import Arborist, Track
 from arborist.audit import Checkpoint
-from arborist.errors import BadInput
+from arborist.errors import BadInput, foreign
 from arborist.qa.check import check_record
+from arborist.safejson import MAX_DEPTH, check_text, decode, json_depth
 from arborist.terminal import inert_json
 from arborist.witness import witness_checkpoints
 
-__all__ = ["ALIASES", "COMMANDS", "Command", "CommandUsage", "Desk", "Outcome", "names", "parser"]
+__all__ = [
+    "ALIASES",
+    "COMMANDS",
+    "Command",
+    "CommandUsage",
+    "Desk",
+    "Outcome",
+    "import_lines",
+    "names",
+    "parser",
+]
 
 T = TypeVar("T")
 Argument = Callable[[argparse.ArgumentParser], object]
@@ -124,12 +135,26 @@ class Desk:
         return self.label() if callable(self.label) else self.label
 
     def run(self, words: Sequence[str]) -> Outcome:
-        """Parse ``words`` (the line split like a shell's) and run the command they name."""
+        """Parse ``words`` (the line split like a shell's) and run the command they name.
+
+        A word that is not UTF-8 text (typed bytes, decoded escaped) is refused first; a
+        full disk, an I/O error or input nested too deeply met while it runs is one
+        :class:`~arborist.errors.ArboristError` line too (:func:`~arborist.errors.foreign`).
+        """
+        for number, word in enumerate(words, 1):
+            check_text(word, f"word {number}")
         command, rest = self.command(words)
         found = parser(command, self.prefix)
         if _wants_help(rest):
             return Outcome(found.format_help().rstrip())
-        return command.run(self, found.parse_intermixed_args(rest))
+        args = found.parse_intermixed_args(rest)
+        try:
+            return command.run(self, args)
+        except Exception as exc:
+            translated = foreign(exc)
+            if translated is None:
+                raise
+            raise translated from exc
 
     def command(self, words: Sequence[str]) -> tuple[Command, list[str]]:
         """The command ``words`` start with, and the words left for its parser."""
@@ -453,12 +478,27 @@ def _import(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.file == "-":
         _refuse(desk, "import", "'-' (standard input) is for the arborist command: give a file")
     try:
-        with open(args.file, encoding="utf-8") as lines:  # lines as click.File gives them
-            read = list(lines)
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise BadInput(f"cannot read {args.file}: {reason or exc}") from None
+        with open(args.file, "rb") as file:
+            read = import_lines(file, args.file)
+    except OSError as exc:
+        raise BadInput(f"cannot read {args.file}: {exc.strerror or exc}") from None
     return Outcome(views.import_text(desk.app.import_sessions(read)), changed=True)
+
+
+def import_lines(file: BinaryIO, name: str | None = None) -> list[str]:
+    """The lines of an export file (``--import FILE``, ``import FILE``), read as bytes and
+    checked here: a file that is not UTF-8, or a line nested deeper than
+    :data:`~arborist.safejson.MAX_DEPTH`, is one line naming the file (and the line)
+    before anything is parsed or written."""
+    where = name or getattr(file, "name", None) or "the import file"
+    if where in ("-", "<stdin>"):
+        where = "standard input"
+    text = decode(file.read(), str(where))
+    lines = text.splitlines(keepends=True)
+    for number, line in enumerate(lines, 1):
+        if json_depth(line) > MAX_DEPTH:
+            raise BadInput(f"{where}: line {number} is nested deeper than {MAX_DEPTH} levels")
+    return lines
 
 
 # --- documents -----------------------------------------------------------------------------------

@@ -21,6 +21,9 @@ arborist, with ``raise ... from exc`` so the cause stays in the traceback.
 
 from __future__ import annotations
 
+import errno
+import sys
+
 __all__ = [
     "ArboristError",
     "BadInput",
@@ -34,6 +37,7 @@ __all__ = [
     "NotFound",
     "ReadOnlyDatabase",
     "StorageError",
+    "foreign",
     "one_line",
 ]
 
@@ -111,3 +115,58 @@ def one_line(message: object) -> str:
     """``message`` (often a foreign exception) as one line, whitespace runs collapsed: how
     an arborist error quotes what a parser or the network said."""
     return " ".join(str(message).split())
+
+
+_FULL = (
+    "the disk is full or a file reached its size limit ({reason}): the change under way was "
+    "not stored; `arborist verify` checks what is"
+)
+_IO = (
+    "a file could not be read or written ({reason}): the change under way was not stored; "
+    "`arborist verify` checks what is"
+)
+_FULL_ERRNOS = frozenset({errno.EFBIG, errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)})
+
+
+def foreign(exc: BaseException) -> ArboristError | None:
+    """The one-line arborist error for a foreign one that input or the machine can cause
+    anywhere (None for any other, which is a bug and keeps its traceback).
+
+    * SQLite's ``database or disk is full`` (SQLITE_FULL: ``ENOSPC``, or ``EFBIG`` past
+      a size limit) and ``disk I/O error`` (SQLITE_IOERR: ``EIO``, and ``EFBIG`` met
+      mid-page), and an :class:`OSError` of those kinds, are :class:`StorageError`: SQLite
+      rolls back the transaction it was in, so the stores hold what was committed before.
+    * Any other :class:`OSError` is a one-line :class:`ArboristError` naming its file.
+    * :class:`RecursionError` is input nested beyond what a parser follows (:class:`BadInput`).
+    * A :class:`UnicodeError` is text that is not UTF-8 (:class:`BadInput`).
+    """
+    sqlite3 = sys.modules.get("sqlite3")
+    if sqlite3 is not None and isinstance(exc, sqlite3.OperationalError):
+        return _sqlite_error(exc)
+    if isinstance(exc, OSError):
+        return _os_error(exc)
+    if isinstance(exc, RecursionError):
+        return BadInput("the input is nested too deeply to be read")
+    if isinstance(exc, UnicodeError):
+        return BadInput(f"text that is not valid UTF-8 ({one_line(exc)})")
+    return None
+
+
+def _sqlite_error(exc: Exception) -> ArboristError | None:
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    reason = one_line(exc)
+    if name.startswith("SQLITE_FULL") or "database or disk is full" in reason:
+        return StorageError(_FULL.format(reason=reason))
+    if name.startswith("SQLITE_IOERR") or "disk I/O error" in reason:
+        return StorageError(_IO.format(reason=reason))
+    return None
+
+
+def _os_error(exc: OSError) -> ArboristError:
+    reason = one_line(exc.strerror or exc)
+    where = f"{exc.filename}: " if exc.filename is not None else ""
+    if exc.errno in _FULL_ERRNOS:
+        return StorageError(_FULL.format(reason=f"{where}{reason}"))
+    if exc.errno == errno.EIO:
+        return StorageError(_IO.format(reason=f"{where}{reason}"))
+    return ArboristError(f"{where}{reason}" if where else f"operating system error: {reason}")

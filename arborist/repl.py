@@ -19,11 +19,21 @@ from typing import Any
 
 from arborist import commands, views
 from arborist.app import Arborist
-from arborist.errors import ArboristError, BadInput
+from arborist.errors import ArboristError, BadInput, foreign
 from arborist.forest.reads import label_names, session_bates
-from arborist.terminal import InertStream, inert, inert_json
+from arborist.qa.runner import AskResult
+from arborist.safejson import check_text
+from arborist.terminal import GUTTER, Gutter, InertStream, gutter, inert, inert_json
 
-__all__ = ["COMMANDS", "Repl", "TokenPrinter", "interactive_reader", "scripted_reader"]
+__all__ = [
+    "COMMANDS",
+    "Repl",
+    "TokenPrinter",
+    "answer_block",
+    "answer_lines",
+    "interactive_reader",
+    "scripted_reader",
+]
 
 QUIT = "leave (or Ctrl-D)"
 COMMANDS: dict[str, str] = {
@@ -47,23 +57,30 @@ def scripted_reader(lines: Iterable[str]) -> Callable[[str], str]:
 
 
 class TokenPrinter:
-    """An answer's tokens written to a terminal as the model sends them, each piece inert.
+    """An answer's tokens written to a terminal as the model sends them, each piece inert
+    and every line behind the answer's gutter.
 
     ``write`` writes without a newline and flushes. The pieces pass through
     :class:`~arborist.terminal.InertStream`, so an escape sequence or a ``\\r\\n``
     split between two pieces reaches the terminal exactly as :func:`inert` shows
-    the whole answer, never as a raw control character. ``text`` is what the
-    model sent, to compare with what was stored (:func:`arborist.views.answer_text`).
+    the whole answer, never as a raw control character, then through
+    :class:`~arborist.terminal.Gutter` (``width``: the terminal's columns), so no
+    row of the answer starts where arborist's own lines do: what is written is
+    :func:`answer_block` of the whole answer. ``text`` is what the model sent, to
+    compare with what was stored (:func:`arborist.views.answer_text`).
     """
 
-    def __init__(self, write: Callable[[str], None]) -> None:
+    def __init__(
+        self, write: Callable[[str], None], *, width: int | None = None, mark: str = GUTTER
+    ) -> None:
         self._write = write
         self._inert = InertStream()
+        self._gutter = Gutter(width, mark)
         self._pieces: list[str] = []
 
     def __call__(self, token: str) -> None:
         self._pieces.append(token)
-        shown = self._inert.feed(token)
+        shown = self._gutter.feed(self._inert.feed(token))
         if shown:
             self._write(shown)
 
@@ -75,7 +92,27 @@ class TokenPrinter:
         """End what streamed with a newline, also when the stream failed half-way, so the
         next line (the citations, or the error) starts on a line of its own."""
         if self._pieces:
-            self._write(self._inert.close() + "\n")
+            self._write(self._gutter.feed(self._inert.close()) + self._gutter.close())
+
+
+def answer_block(text: str, *, width: int | None = None, mark: str = GUTTER) -> str:
+    """A model's answer as a terminal shows it: inert, every line (and every row it wraps
+    into at ``width`` columns) behind ``mark``, so no line of it can pass for one of
+    arborist's own (``cache   hit``, ``audit   STRICT``), which start in column 0."""
+    return gutter(inert(text), width, mark)
+
+
+def answer_lines(
+    result: AskResult, streamed: str | None, *, width: int | None = None, mark: str = GUTTER
+) -> list[str]:
+    """The answer's lines before the footer: none when ``streamed`` already showed what
+    was stored; else the stored answer set apart (:func:`answer_block`), said to differ
+    from what streamed when the admission gate changed it."""
+    stored = result.record.answer_text
+    if streamed == stored:
+        return []
+    said = [] if streamed is None else ["stored as (the admission gate changed what streamed):"]
+    return [*said, answer_block(stored, width=width, mark=mark)]
 
 
 class Repl:
@@ -98,6 +135,8 @@ class Repl:
         timeout: float | None = None,
         retries: int | None = None,
         stream: Callable[[str], None] | None = None,
+        columns: Callable[[], int | None] = lambda: None,
+        mark: str = GUTTER,
     ) -> None:
         self.app = app
         self.desk = commands.Desk(
@@ -111,6 +150,8 @@ class Repl:
         self.read = read
         self.write: Callable[[str], None] = lambda text: write(inert(text))
         self.stream = stream
+        self.columns = columns  # the terminal's width now, for wrapping an answer (None: no wrap)
+        self.mark = mark
         self.timeout = timeout
         self.retries = retries
         self.history: list[str] = []
@@ -142,9 +183,15 @@ class Repl:
                     return
             except ArboristError as exc:
                 self.write(f"error: {inert(str(exc), one_line=True)}")
+            except Exception as exc:  # a full disk, an I/O error...: one line, and go on
+                translated = foreign(exc)
+                if translated is None:
+                    raise
+                self.write(f"error: {inert(str(translated), one_line=True)}")
 
     def handle(self, line: str) -> bool:
         """Run one line: a question, or a /command; False means quit."""
+        check_text(line, "the line")  # bytes that were not UTF-8 (stdin decodes them escaped)
         if not line.startswith("/"):
             self.ask(line)
             return True
@@ -169,7 +216,12 @@ class Repl:
     def ask(self, question: str) -> None:
         """Ask under the current turn; the answer streams when the REPL has a terminal
         (a cache hit has nothing to stream: it is written at once)."""
-        printer = TokenPrinter(self.stream) if self.stream is not None else None
+        width = self.columns()
+        printer = (
+            TokenPrinter(self.stream, width=width, mark=self.mark)
+            if self.stream is not None
+            else None
+        )
         try:
             turn = self.app.ask_turn(
                 question,
@@ -183,7 +235,10 @@ class Repl:
             if printer is not None:
                 printer.close()
         streamed = printer.text if printer is not None and printer.text else None
-        self.write(views.turn_line(turn.result, turn.node.bates, streamed=streamed))
+        result = turn.result
+        shown = answer_lines(result, streamed, width=width, mark=self.mark)
+        footer = views.turn_line(result, turn.node.bates, streamed=result.record.answer_text)
+        self.write("\n".join([*shown, footer]))
 
     def completions(self, text: str) -> list[str]:
         """Candidates for tab completion: commands, then labels and bates numbers."""

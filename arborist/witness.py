@@ -8,13 +8,13 @@ tail or a rewritten suffix fails.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from arborist.audit import Checkpoint
 from arborist.errors import BadInput, NotFound
+from arborist.safejson import TooDeep, decode, loads
 
 __all__ = ["CHECKPOINT_PATTERN", "witness_checkpoints"]
 
@@ -43,9 +43,15 @@ def witness_checkpoints(path: str | Path) -> list[Checkpoint]:
     if not path.is_file():
         raise NotFound(f"no notebook at {path}")
     try:
-        notebook = json.loads(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        notebook = loads(decode(data, str(path)))
         cells = notebook["cells"]
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+    except TooDeep as exc:
+        raise BadInput(f"{path} is not a Jupyter notebook: {exc.msg}") from exc
+    except (ValueError, KeyError, TypeError) as exc:
         raise BadInput(f"{path} is not a Jupyter notebook") from exc
     found: dict[Checkpoint, None] = {}
     for cell in cells if isinstance(cells, list) else []:

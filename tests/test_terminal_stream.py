@@ -25,8 +25,8 @@ from click.testing import CliRunner
 
 from arborist.app import Arborist
 from arborist.cli import cli
-from arborist.repl import Repl, scripted_reader
-from arborist.terminal import inert
+from arborist.repl import Repl, answer_block, scripted_reader
+from arborist.terminal import Gutter, inert
 from tests.chat_server import ChatServer, stream_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
@@ -51,7 +51,13 @@ DELTAS = [
 ANSWER = "".join(DELTAS)
 FIRST = 3
 """The gate holds the stream after this many deltas, until the terminal shows them."""
-SHOWN_FIRST = inert("".join(DELTAS[:FIRST]))
+WIDTH = 80
+"""A pseudo-terminal's width as arborist reads it (a new pty says 0 columns: the default)."""
+SHOWN_FIRST = Gutter(WIDTH).feed(inert("".join(DELTAS[:FIRST])))
+"""What the terminal shows of them at once: behind the answer's gutter, the last word
+(which may go on in the next delta) held back."""
+SHOWN = answer_block(ANSWER, width=WIDTH)
+"""The whole answer as a terminal shows it: inert, each line behind the gutter."""
 
 
 @pytest.fixture
@@ -123,9 +129,10 @@ def test_ask_at_a_terminal_streams_the_answer_inert_then_its_citations(
     assert early, "the first pieces reached the terminal while the model was still answering"
     assert loopback.received[0].body["stream"] is True
     assert RAW.search(shown) is None, repr(shown)
-    assert shown.startswith(inert(ANSWER) + "\n\nbates ")
+    assert shown.startswith(SHOWN + "\n\nbates ")
+    assert shown.startswith("│ Stan Lee ")
     assert "\\x1b]0;pwned\\x07" in shown and "\\x1b[2J" in shown and "\\x9b2J" in shown
-    assert "Ditko\nsafe\\rFORGED" in shown  # \r\n split across events is one newline
+    assert "Ditko\n│ safe\\rFORGED" in shown  # \r\n split across events is one newline
     lines = shown.splitlines()
     assert any(line.startswith("cache   miss") for line in lines)
     assert "audit   STRICT" in lines and "sources" in lines
@@ -137,7 +144,7 @@ def test_a_cache_hit_at_a_terminal_prints_at_once(loopback: ChatServer) -> None:
     _, again, _ = _terminal(["ask", "Who created Spider-Man?", "--llm", "openai"])
     assert loopback.requests == 1, "a hit asks no model"
     assert RAW.search(again) is None
-    assert again.startswith(inert(ANSWER) + "\n\nbates ") and "cache   hit" in again
+    assert again.startswith(SHOWN + "\n\nbates ") and "cache   hit" in again
     assert first.split("\nbates ")[0] == again.split("\nbates ")[0]
 
 
@@ -147,7 +154,7 @@ def test_json_at_a_terminal_and_text_without_one_do_not_stream(loopback: ChatSer
     result = CliRunner().invoke(cli, ["ask", "Who drew Spider-Man?", "--llm", "openai"])
     assert result.exit_code == 0, result.output
     assert [r.body["stream"] for r in loopback.received] == [False, False]
-    assert result.stdout.startswith("The test server read the evidence. [E1 |")
+    assert result.stdout.startswith("│ The test server read the evidence. [E1 |")
 
 
 def _drive(app: Arborist, script: list[str]) -> list[tuple[str, str]]:
@@ -173,13 +180,13 @@ def test_the_repl_streams_inert_pieces_and_a_hit_at_once(loopback: ChatServer, h
     assert len(pieces) >= len(DELTAS) - 1, "the answer came piece by piece"
     for piece in pieces:
         assert RAW.search(piece) is None, repr(piece)
-    assert "".join(pieces) == inert(ANSWER) + "\n"
+    assert "".join(pieces) == answer_block(ANSWER) + "\n"
     kinds = [kind for kind, _ in events]
     turn = kinds.index("line", kinds.index("piece"))
     assert re.fullmatch(r"\[\S+-000001  miss  STRICT\]", events[turn][1])
     assert all(kind == "line" for kind in kinds[turn:]), "a hit streams nothing"
     hit = [text for kind, text in events[turn + 1 :] if "  hit  " in text]
-    assert hit and hit[0].startswith(inert(ANSWER) + "\n[")  # written at once, whole
+    assert hit and hit[0].startswith(answer_block(ANSWER) + "\n[")  # written at once, whole
     assert loopback.requests == 1
 
 
@@ -194,4 +201,6 @@ def test_what_admission_redacts_after_the_stream_is_shown_as_stored(
     assert secret not in stored and "[REDACTED:github_token]" in stored
     lines = [text for kind, text in events if kind == "line"]
     turn = next(line for line in lines if "  miss  " in line)
-    assert turn.startswith(f"stored as (the admission gate changed what streamed):\n{stored}\n[")
+    assert turn.startswith(
+        f"stored as (the admission gate changed what streamed):\n{answer_block(stored)}\n["
+    )

@@ -1,0 +1,148 @@
+"""Untrusted bytes, JSON and TOML read with one-line refusals, never a Python error.
+
+A file or argument handed to arborist can be anything: bytes that are not
+UTF-8, or JSON or TOML nested 100,000 deep, which ``json`` and ``tomllib``
+follow by recursion until Python raises :class:`RecursionError`. Here:
+
+* :func:`decode` turns bytes into text or refuses them as not UTF-8, naming
+  the first bad byte and its offset;
+* :func:`check_text` refuses text that came from bytes that were not UTF-8
+  (a command-line argument or a line typed at a terminal, which Python
+  decodes with ``surrogateescape``: ``\\xe9`` arrives as U+DCE9);
+* :func:`loads` is :func:`json.loads` refusing nesting deeper than
+  :data:`MAX_DEPTH` before it parses (a scan in linear time that skips
+  strings), so nothing that reads the value later can recurse that deep
+  either; :func:`loads_toml` is the same for TOML.
+
+Every refusal is a :class:`~arborist.errors.BadInput` whose message is one line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any
+
+from arborist.errors import BadInput
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+__all__ = ["MAX_DEPTH", "TooDeep", "check_text", "decode", "json_depth", "loads", "loads_toml"]
+
+MAX_DEPTH = 100
+"""The deepest nesting of arrays and objects (tables) accepted: an export line, a
+notebook or a config file needs a dozen at most."""
+
+
+class TooDeep(json.JSONDecodeError, BadInput):
+    """JSON nested deeper than :data:`MAX_DEPTH`. A :class:`json.JSONDecodeError` as well
+    as a :class:`BadInput`, so code that refuses malformed JSON refuses this alike."""
+
+
+_JSON_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
+_TOML_TOKENS = re.compile(
+    r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'  # multi-line basic string
+    r"|'''.*?'''"  # multi-line literal string
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'  # basic string
+    r"|'[^'\n]*'"  # literal string
+    r"|#[^\n]*"  # comment
+    r"|[\[\]{}]",
+    re.DOTALL,
+)
+
+
+def _depth(tokens: re.Pattern[str], text: str, limit: int) -> tuple[int, int]:
+    """The deepest nesting in ``text`` (brackets and braces outside strings and comments),
+    stopping at the first position deeper than ``limit``: ``(depth, position)``."""
+    if text.count("[") + text.count("{") <= limit:  # cannot nest deeper: no scan
+        return 0, 0
+    depth = deepest = 0
+    for match in tokens.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if depth > limit:
+                    return depth, match.start()
+        elif token in "]}":
+            depth = max(depth - 1, 0)
+    return deepest, 0
+
+
+def json_depth(text: str) -> int:
+    """How deep arrays and objects nest in JSON ``text`` (0: none, or at most
+    :data:`MAX_DEPTH` openings in all), counted up to one past :data:`MAX_DEPTH`."""
+    return _depth(_JSON_TOKENS, text, MAX_DEPTH)[0]
+
+
+def loads(text: str | bytes) -> Any:
+    """:func:`json.loads`, refusing nesting deeper than :data:`MAX_DEPTH` with
+    :class:`TooDeep` (also a :class:`json.JSONDecodeError` and a :class:`BadInput`).
+
+    Malformed JSON raises :class:`json.JSONDecodeError` as :func:`json.loads` does;
+    bytes that are not UTF-8, :class:`BadInput`.
+    """
+    if isinstance(text, (bytes, bytearray)):
+        text = decode(bytes(text), "the JSON")
+    depth, position = _depth(_JSON_TOKENS, text, MAX_DEPTH)
+    if depth > MAX_DEPTH:
+        raise TooDeep(f"nested deeper than {MAX_DEPTH} levels", text, position)
+    try:
+        return json.loads(text)
+    except RecursionError:  # pragma: no cover - the scan above refuses first
+        raise TooDeep(f"nested deeper than {MAX_DEPTH} levels", text, 0) from None
+
+
+def loads_toml(text: str, what: str) -> dict[str, Any]:
+    """``tomllib.loads(text)``, or a one-line :class:`BadInput` naming ``what`` (a path):
+    not TOML, or nested deeper than :data:`MAX_DEPTH`."""
+    depth, position = _depth(_TOML_TOKENS, text, MAX_DEPTH)
+    if depth > MAX_DEPTH:
+        line = text.count("\n", 0, position) + 1
+        raise BadInput(
+            f"{what} is not valid TOML: nested deeper than {MAX_DEPTH} levels (line {line})"
+        )
+    try:
+        parsed: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise BadInput(f"{what} is not valid TOML: {' '.join(str(exc).split())}") from exc
+    except RecursionError:  # pragma: no cover - the scan above refuses first
+        raise BadInput(f"{what} is not valid TOML: nested too deeply") from None
+    return parsed
+
+
+def decode(data: bytes, what: str) -> str:
+    """``data`` as UTF-8 text, or a one-line :class:`BadInput` naming ``what`` and the
+    first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        byte = data[exc.start]
+        raise BadInput(
+            f"{what}: not UTF-8 text (byte 0x{byte:02x} at offset {exc.start})"
+        ) from None
+
+
+_ESCAPED = re.compile("[\ud800-\udfff]")
+
+
+def check_text(text: str, what: str) -> str:
+    """``text``, or a one-line :class:`BadInput` when it holds a lone surrogate: bytes that
+    were not UTF-8 (an argument, a typed line) decoded with ``surrogateescape``. The
+    message shows them as ``\\xe9`` so the reader can find them."""
+    if _ESCAPED.search(text) is None:
+        return text
+    shown = text.encode("utf-8", "surrogateescape" if _only_escapes(text) else "replace")
+    readable = shown.decode("utf-8", "backslashreplace")
+    if len(readable) > 80:
+        readable = readable[:77] + "..."
+    raise BadInput(f"{what}: not UTF-8 text ({readable})")
+
+
+def _only_escapes(text: str) -> bool:
+    return all(0xDC80 <= ord(char) <= 0xDCFF for char in _ESCAPED.findall(text))
