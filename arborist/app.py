@@ -37,7 +37,7 @@ from arborist.db import connect, loose_modes, require_writable
 from arborist.errors import BadInput, DamagedDatabase, ModelError, NotFound, StorageError
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.bates import is_bates
-from arborist.forest.reads import first_turn, reusable_turn
+from arborist.forest.reads import first_turn, reusable_turn, turn_answers
 from arborist.forest.render import branch_points, render_tree
 from arborist.forest.shard import (
     FindHit,
@@ -63,7 +63,7 @@ from arborist.qa.check import AnswerCheck, check_record
 from arborist.qa.client import ChatClient
 from arborist.qa.models import select_client
 from arborist.qa.runner import AskResult, ask
-from arborist.qa.standing import Standing, standing, standings
+from arborist.qa.standing import Standing, contradictions, standing, standings
 from arborist.safejson import decode, loads_toml
 from arborist.store import STORE_MIGRATIONS, coaccess
 from arborist.store.cache import (
@@ -72,6 +72,7 @@ from arborist.store.cache import (
     list_records,
     load_record,
     resolve_key,
+    stored_answers,
 )
 from arborist.store.coaccess import RebuildReport, RelatedSource
 from arborist.store.demo import demo_corpus
@@ -163,6 +164,7 @@ class Verification:
     forest: ForestVerification
     unmatched: tuple[Checkpoint, ...]
     modes: tuple[str, ...] = ()  # the home and its files, where other users can read them
+    turns: tuple[str, ...] = ()  # turns that show otherwise than the answer their key names
 
     @property
     def problems(self) -> list[str]:
@@ -171,6 +173,7 @@ class Verification:
         lines += [f"store.db: audit chain: {p}" for p in self.store.chain.problems]
         lines += [f"sessions.db: {p}" for p in self.forest.problems]
         lines += [f"sessions.db: audit chain: {p}" for p in self.forest.chain.problems]
+        lines += [f"sessions.db: {p}" for p in self.turns]
         lines += [
             f"checkpoint {cp} is in neither chain: truncated or rewritten" for cp in self.unmatched
         ]
@@ -572,12 +575,26 @@ class Arborist:
                     (f"cannot be opened: {unopened['sessions']}",), unread, 0, 0
                 )
             )
+            across = self._turns_against_answers(conns)  # beside store.db's SQLite checks
             store = (
                 verify_store(conns["store"], assigned["store"], checks["store"])
                 if "store" in conns
                 else StoreVerification((f"cannot be opened: {unopened['store']}",), unread, 0, 0, 0)
             )
-        return Verification(store, forest, tuple(unmatched), self._loose_modes())
+        return Verification(store, forest, tuple(unmatched), self._loose_modes(), across)
+
+    @staticmethod
+    def _turns_against_answers(conns: Mapping[str, sqlite3.Connection]) -> tuple[str, ...]:
+        """Every turn whose key store.db holds, against what those records show (a turn's
+        node hash does not cover its answer: design.md section 3b)."""
+        if len(conns) < 2:
+            return ()
+        try:
+            answers = stored_answers(conns["store"])
+            turns = turn_answers(conns["sessions"])
+        except (DamagedDatabase, sqlite3.DatabaseError) as exc:
+            return (f"turns against store.db's answers: cannot be read ({exc})",)
+        return tuple(contradictions(turns, answers))
 
     def _loose_modes(self) -> tuple[str, ...]:
         """The home folder and the files arborist keeps in it (the databases with their

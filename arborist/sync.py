@@ -50,7 +50,6 @@ only wires it to a comm and to threads.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections import deque
@@ -60,7 +59,7 @@ from typing import Any, NamedTuple
 
 from arborist.app import Arborist
 from arborist.audit import head_seq
-from arborist.db import rows_in, snapshot
+from arborist.db import snapshot
 from arborist.errors import ArboristError, BadInput, NotFound
 from arborist.forest.bates import parse_bates
 from arborist.forest.reads import (
@@ -75,6 +74,7 @@ from arborist.forest.reads import (
     session_head,
     subtree_hash_of,
     subtree_hashes,
+    turn_answers,
     turn_count,
 )
 from arborist.forest.shard import FindHit, Node, ancestors, get_session
@@ -250,9 +250,6 @@ def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
     return out
 
 
-_TURN_FIELDS = "SELECT bates, cache_key, answer_text, cited_titles_json, audit_mode FROM nodes WHERE bates IN ({marks})"
-
-
 def _states(
     conn: sqlite3.Connection, store: sqlite3.Connection | None, rows: Sequence[RowSummary]
 ) -> Labels:
@@ -261,12 +258,9 @@ def _states(
     answered = [r for r in rows if r.cache_key]
     if store is None or not answered:
         return Labels({}, {})
-    fields = rows_in(conn, _TURN_FIELDS, [r.bates for r in answered])
-    turns = [
-        (key, answer, tuple(json.loads(titles)), mode) for _, key, answer, titles, mode in fields
-    ]
-    now = standings(store).many(turns)
-    modes = {row[0]: found.mode for row, found in zip(fields, now, strict=True)}
+    fields = turn_answers(conn, [r.bates for r in answered])
+    now = standings(store).many(turn[1:] for turn in fields)
+    modes = {turn[0]: found.mode for turn, found in zip(fields, now, strict=True)}
     return Labels(latest_states(store, [r.cache_key for r in answered]), modes)
 
 

@@ -473,6 +473,11 @@ def verify_floor(home: Path) -> None:
             close(current, leaves)
         for table in ("cache_records", "cache_evidence", "derivations", "derivation_sources"):
             store.execute(f"SELECT * FROM {table}").fetchall()
+        answers: dict[str, set[tuple[str, str]]] = {}  # what verify holds every turn against
+        for key, answer, mode in store.execute(
+            "SELECT cache_key, answer_text, audit_mode FROM cache_records"
+        ):
+            answers.setdefault(key, set()).add((answer, mode))
         _floor_chain(store)
     finally:
         store.close()
@@ -486,7 +491,10 @@ def verify_floor(home: Path) -> None:
         sessions.execute("SELECT * FROM node_links").fetchall()  # the subtree hashes
         by_bates = {row[0]: row[8] for row in rows}
         dumps = json.dumps
-        for bates, parent, question, _a, key, mode, created, label, digest, *_rest in rows:
+        for bates, parent, question, answer, key, mode, created, label, digest, *_rest in rows:
+            held = answers.get(key)
+            if held is not None and (answer, mode) not in held:
+                raise AssertionError(f"floor: turn {bates} shows another answer than its key's")
             fields = {
                 "parent_node_hash": by_bates[parent] if parent is not None else None,
                 "bates": bates,

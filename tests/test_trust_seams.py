@@ -294,3 +294,5 @@ def test_an_unedited_home_still_claims_strict_everywhere(tmp_path: Path, doc: Pa
         assert body(app, turn.bates, session.sid)["audit_mode"] == "STRICT"
     found = json.loads(_cli(home, "session", "--find", "Spider", "--json").output)
     assert [f["audit_now"] for f in found] == ["STRICT"]
+    with Arborist(home) as app:
+        assert app.verify().ok

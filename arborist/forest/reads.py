@@ -8,9 +8,11 @@ several of them to agree take one :func:`arborist.db.snapshot` around them.
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from arborist.db import rows_in
 
@@ -31,6 +33,7 @@ __all__ = [
     "session_head",
     "subtree_hash_of",
     "subtree_hashes",
+    "turn_answers",
     "turn_count",
 ]
 
@@ -223,3 +226,35 @@ def reveal_path(conn: sqlite3.Connection, sid: str, bates: str) -> list[str]:
 def session_bates(conn: sqlite3.Connection, sid: str) -> list[str]:
     """Bates numbers of every node session ``sid`` minted."""
     return [str(row[0]) for row in conn.execute("SELECT bates FROM nodes WHERE sid = ?", (sid,))]
+
+
+TurnAnswer = tuple[str, str, str, tuple[str, ...], str]
+"""``(bates, cache_key, answer_text, cited_titles, audit_mode)`` of an answered turn."""
+
+_ANSWER_COLUMNS = "bates, cache_key, answer_text, cited_titles_json, audit_mode"
+
+
+def turn_answers(conn: sqlite3.Connection, bates: Sequence[str] | None = None) -> list[TurnAnswer]:
+    """What each answered turn showed (of ``bates``, or of every turn): what its standing
+    is judged on (:mod:`arborist.qa.standing`). A row whose fields an edit made unreadable
+    (cited titles that are not a JSON list of text) is left out: ``arborist verify`` names
+    it against its event."""
+    rows: Iterable[tuple[Any, ...]]
+    if bates is None:
+        rows = conn.execute(
+            f"SELECT {_ANSWER_COLUMNS} FROM nodes WHERE cache_key != '' ORDER BY id"
+        )
+    else:
+        rows = rows_in(
+            conn, f"SELECT {_ANSWER_COLUMNS} FROM nodes WHERE cache_key != '' AND bates IN ({{marks}})",
+            list(bates),
+        )  # fmt: skip
+    out = []
+    for name, key, answer, titles_json, mode in rows:
+        try:
+            titles = json.loads(titles_json)
+        except (TypeError, ValueError, RecursionError):
+            continue
+        if isinstance(titles, list) and all(isinstance(t, str) for t in titles):
+            out.append((name, key, answer, tuple(titles), mode))
+    return out

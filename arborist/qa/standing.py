@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sqlite3
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arborist.db import rows_in
@@ -39,6 +39,7 @@ __all__ = [
     "Standings",
     "TurnFields",
     "cited_titles",
+    "contradictions",
     "standing",
     "standings",
 ]
@@ -185,3 +186,26 @@ def standings(conn: sqlite3.Connection) -> Standings:
     if found is None:
         found = _BY_CONNECTION[conn] = Standings(conn)
     return found
+
+
+def contradictions(
+    turns: Iterable[tuple[str, str, str, tuple[str, ...], str]],
+    answers: Mapping[str, Sequence[tuple[str, str, tuple[str, ...]]]],
+) -> list[str]:
+    """``arborist verify``'s check across the two files: a line for every turn (``(bates,
+    key, answer, cited titles, mode)``) whose key store.db holds but none of whose records
+    shows what the turn shows. A turn whose key is not here is no finding (an imported
+    turn: it claims ``NONE``). Pure."""
+    problems = []
+    for bates, key, answer, cited, mode in turns:
+        held = answers.get(key)
+        if held is None or (answer, mode, cited) in held:
+            continue
+        same = [h for h in held if h[0] == answer]
+        what = (
+            "answer differs from every answer"
+            if not same
+            else "cited titles or audit mode differ from those of the answer"
+        )
+        problems.append(f"turn {bates}: its {what} store.db holds under its cache key")
+    return problems

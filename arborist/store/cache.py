@@ -53,6 +53,7 @@ __all__ = [
     "resolve_key",
     "restated_since",
     "state_event_body",
+    "stored_answers",
     "stored_evidence",
     "stored_records",
     "total_hits",
@@ -333,6 +334,29 @@ def list_records(conn: sqlite3.Connection, *, limit: int | None = None) -> list[
         )
     ]
     return [load_record(conn, i) for i in ids]
+
+
+StoredAnswer = tuple[str, str, tuple[str, ...]]
+"""``(answer_text, audit_mode, cited_titles)`` of one record, as a turn would show it."""
+
+
+def stored_answers(conn: sqlite3.Connection) -> dict[str, list[StoredAnswer]]:
+    """What every record of every key would show a turn: its answer, mode and cited
+    documents' titles (each once, in rank order), by key, every revision included. Read as
+    the rows are: ``arborist verify`` checks the rows themselves apart."""
+    titles: dict[int, list[str]] = {}
+    for record_id, title in conn.execute(
+        "SELECT e.record_id, d.title FROM cache_evidence AS e "
+        "JOIN documents AS d ON d.id = e.document_id WHERE e.cited ORDER BY e.record_id, e.rank"
+    ):
+        titles.setdefault(record_id, []).append(title)
+    out: dict[str, list[StoredAnswer]] = {}
+    for record_id, key, answer, mode in conn.execute(
+        "SELECT id, cache_key, answer_text, audit_mode FROM cache_records"
+    ):
+        cited = tuple(dict.fromkeys(titles.get(record_id, ())))
+        out.setdefault(key, []).append((answer, mode, cited))
+    return out
 
 
 def counts_by_state(conn: sqlite3.Connection) -> dict[str, int]:
