@@ -296,3 +296,23 @@ def test_an_unedited_home_still_claims_strict_everywhere(tmp_path: Path, doc: Pa
     assert [f["audit_now"] for f in found] == ["STRICT"]
     with Arborist(home) as app:
         assert app.verify().ok
+
+
+def test_a_dropped_index_or_an_event_that_is_not_json_is_no_traceback(
+    tmp_path: Path, doc: Path
+) -> None:
+    """The lookup of a document's event works without migration 11's index (a scan), and an
+    event body edited into something that is not JSON makes that document not hold."""
+    home = _home(tmp_path, "h", doc, ask=True)
+    conn = sqlite3.connect(home / "store.db")
+    with conn:
+        conn.execute("DROP INDEX audit_document_add")
+    with Arborist(home) as app:
+        assert app.ask_turn(QUESTION, sid=None).result.hit
+    with conn:
+        conn.execute("UPDATE audit_events SET body = '{not json' WHERE event_type = 'document_add'")
+    conn.close()
+    with Arborist(home) as app:
+        with pytest.raises(IntegrityError, match="differs from what its ingest committed"):
+            app.ask_turn(QUESTION, sid=None)
+        assert not app.verify().ok

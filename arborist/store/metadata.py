@@ -9,9 +9,9 @@ transaction as the document: its body holds the row's identity and metadata
 chain. So a document's metadata *holds* (:func:`committed`) when its row
 rebuilds its event's body exactly, that event's hash recomputes from the body
 as stored, and the event is the document's own (found by the partial index
-``audit_document_add``, store migration 11). A hit, ``Answer.verify()``, the
-audit mode a turn can claim now and a fresh ask all ask this of every
-document their evidence comes from; ``arborist verify`` also walks the chain
+``audit_document_add`` of store migration 11, or by a scan should the index be
+gone). A hit, ``Answer.verify()``, the audit mode a turn can claim now and a
+fresh ask all ask this of every document their evidence comes from; ``arborist verify`` also walks the chain
 the event sits in, which is what shows an event rewritten along with its row.
 
 Cost: one indexed lookup, one JSON parse of a ~400-byte body and one SHA-256
@@ -102,11 +102,13 @@ _DOCUMENTS_SQL = (
     "SELECT id, uri, version, kind, title, media_type, content_sha256, source_root, "
     "chunk_count, chunking_version, created_at FROM documents WHERE id IN ({marks})"
 )
+_DOCUMENT_ID = "json_extract(CASE WHEN json_valid(body) THEN body END, '$.document_id')"
+"""The expression store migration 11 indexes (``audit_document_add``): the lookup must say
+it exactly for SQLite to search the index."""
 _EVENTS_SQL = (
-    "SELECT json_extract(body, '$.document_id'), prev_event_hash, event_type, sid, bates, "
-    "body, created_at, event_hash FROM audit_events INDEXED BY audit_document_add "
-    "WHERE event_type = 'document_add' AND json_valid(body) "
-    "AND json_extract(body, '$.document_id') IN ({marks})"
+    f"SELECT {_DOCUMENT_ID}, prev_event_hash, event_type, sid, bates, body, created_at, "
+    f"event_hash FROM audit_events WHERE event_type = 'document_add' "
+    f"AND {_DOCUMENT_ID} IN ({{marks}})"
 )
 """Two lookups, not a join: SQLite searches the expression index for a list of values,
 but scans it once per document when the value comes from a joined row."""

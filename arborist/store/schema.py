@@ -349,9 +349,13 @@ def _tier_check_by_comparisons(conn: sqlite3.Connection) -> None:
 
 
 _DOCUMENT_ADD_INDEX = """
-CREATE INDEX audit_document_add ON audit_events (json_extract(body, '$.document_id'))
-    WHERE event_type = 'document_add' AND json_valid(body);
+CREATE INDEX audit_document_add
+    ON audit_events (json_extract(CASE WHEN json_valid(body) THEN body END, '$.document_id'))
+    WHERE event_type = 'document_add';
 """
+"""The expression reads a body that is not JSON as NULL instead of failing, so the same
+expression serves the lookup with the index or, if the index were dropped, by a scan
+(store/metadata.py)."""
 
 STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 1: the store's own hash-chained audit log (ingest, evict, cache writes, ...).
@@ -383,8 +387,8 @@ STORE_MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "tier check by comparisons", _tier_check_by_comparisons),
     # 11: each document's document_add event found by the document's id, so a hit (and every
     #     view of an answer) can check the title and URI it shows against what that event
-    #     committed (store/metadata.py). Partial and guarded: a body that is not JSON is
-    #     left out of the index rather than failing the migration.
+    #     committed (store/metadata.py). Guarded: a body that is not JSON indexes as NULL
+    #     rather than failing the migration.
     Migration(11, "document_add events by document id", _DOCUMENT_ADD_INDEX),
 )
 
