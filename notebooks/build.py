@@ -21,8 +21,26 @@ HERE = Path(__file__).resolve().parent
 
 SETUP = """\
 import os, tempfile
-os.environ["ARBORIST_HOME"] = tempfile.mkdtemp(prefix="arborist-nb-")  # a fresh, private home
+scratch = tempfile.TemporaryDirectory(prefix="arborist-nb-")  # a fresh, private home
+os.environ["ARBORIST_HOME"] = scratch.name  # removed by the last cell (or when the kernel exits)
 %load_ext arborist_nb"""
+
+# The quickstart runs in the home `make demo` (and `make lab`) name in ARBORIST_NB_HOME, so
+# that `arborist --home .demo-home verify --witness .demo-home/01-quickstart.ipynb` checks
+# the notebook against the shard it wrote to; run anywhere else, it makes its own.
+QUICKSTART_SETUP = """\
+import os, tempfile
+# `make demo` runs this notebook in its home (.demo-home/); anywhere else it gets a fresh,
+# private home that the last cell (or the kernel's exit) removes.
+scratch = None if os.environ.get("ARBORIST_NB_HOME") else tempfile.TemporaryDirectory(prefix="arborist-nb-")
+os.environ["ARBORIST_HOME"] = os.environ.get("ARBORIST_NB_HOME") or scratch.name
+%load_ext arborist_nb"""
+
+CLEANUP = [("md", "The temporary home goes with the notebook."), ("code", "scratch.cleanup()")]
+QUICKSTART_CLEANUP = [
+    ("md", "A temporary home goes with the notebook (the one `make demo` names stays)."),
+    ("code", "if scratch:\n    scratch.cleanup()"),
+]
 
 NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
     "01-quickstart": [
@@ -30,7 +48,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
             "md",
             "# arborist quickstart\n\nIngest the built-in corpus (the Python standard library's own pydoc text, offline), ask questions that cite their sources, follow up, fork, and look at the forest. Everything here runs offline with the default `extractive` model.",
         ),
-        ("code", SETUP),
+        ("code", QUICKSTART_SETUP),
         ("code", "# NBVAL_IGNORE_OUTPUT (a progress bar)\n%arborist ingest --demo"),
         (
             "md",
@@ -69,6 +87,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ),
         ("code", "%arborist session new"),
         ("code", "%%ask\nWhat does statistics.median return?"),
+        *QUICKSTART_CLEANUP,
     ],
     "02-provenance": [
         (
@@ -97,7 +116,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ),
         (
             "code",
-            'import shutil, sqlite3, subprocess, sys\nhome = Path(os.environ["ARBORIST_HOME"])\ncopy = home.parent / (home.name + "-tampered")\ncopy.mkdir()\nfor name in ("store.db", "sessions.db"):\n    src, dst = sqlite3.connect(home / name), sqlite3.connect(copy / name)\n    src.backup(dst); src.close(); dst.close()\nwith sqlite3.connect(copy / "store.db") as db:\n    db.execute("UPDATE chunks SET text = replace(text, \'Ditko\', \'Kirby\')")\ndone = subprocess.run([sys.executable, "-m", "arborist", "--home", str(copy), "verify"], capture_output=True, text=True)\nprint("exit", done.returncode)\nprint(done.stdout.replace(str(docs), "<docs>"))',
+            'import shutil, sqlite3, subprocess, sys\nhome = Path(os.environ["ARBORIST_HOME"])\ncopy = home / "tampered"  # inside the home, so it goes with it\ncopy.mkdir(mode=0o700)\nfor name in ("store.db", "sessions.db"):\n    (copy / name).touch(mode=0o600)  # private, as arborist makes its own\n    src, dst = sqlite3.connect(home / name), sqlite3.connect(copy / name)\n    src.backup(dst); src.close(); dst.close()\nwith sqlite3.connect(copy / "store.db") as db:\n    db.execute("UPDATE chunks SET text = replace(text, \'Ditko\', \'Kirby\')")\ndone = subprocess.run([sys.executable, "-m", "arborist", "--home", str(copy), "verify"], capture_output=True, text=True)\nprint("exit", done.returncode)\nprint(done.stdout.replace(str(docs), "<docs>"))',
         ),
         ("md", "The real store is untouched:"),
         ("code", "%arborist verify"),
@@ -127,6 +146,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
             "code",
             'import nbformat\noutputs = [nbformat.v4.new_output("execute_result", data={"text/plain": repr(a)}, execution_count=n) for n, a in enumerate([answer, revised, fresh], 1)]\nwitness = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[o]) for o in outputs])\nnbformat.write(witness, home / "witness.ipynb")\n%arborist verify --witness {home}/witness.ipynb',
         ),
+        *CLEANUP,
     ],
     "03-forest": [
         (
@@ -180,6 +200,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ("code", "%arborist session new"),
         ("code", "%%ask\nHow do I shuffle a list randomly?"),
         ("code", "%arborist related {_.bates}"),
+        *CLEANUP,
     ],
 }
 
