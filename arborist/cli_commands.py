@@ -22,7 +22,7 @@ from arborist import views
 from arborist.app import Arborist
 from arborist.audit import Checkpoint
 from arborist.cli import EXIT_FAILED
-from arborist.commands import import_lines
+from arborist.commands import document_ref, import_lines
 from arborist.errors import BadInput
 from arborist.qa.check import check_record
 from arborist.repl import Repl, TokenPrinter, answer_lines, interactive_reader
@@ -251,7 +251,7 @@ def search_command(ctx: click.Context, query: str, limit: int, as_json: bool) ->
 def evict_command(ctx: click.Context, document: str, tier: str) -> None:
     """Move DOCUMENT (id, URI, path or source_root prefix) to a colder tier."""
     with _app(ctx) as app:
-        change = app.evict(document, tier)
+        change = app.evict(document_ref(document), tier)
     _echo(views.evicted_text(change, tier))
 
 
@@ -261,7 +261,7 @@ def evict_command(ctx: click.Context, document: str, tier: str) -> None:
 def rehydrate_command(ctx: click.Context, document: str) -> None:
     """Bring DOCUMENT back to hot; cold chunks are refetched from its URI and must match their leaves."""
     with _app(ctx) as app:
-        change = app.rehydrate(document)
+        change = app.rehydrate(document_ref(document))
     _echo(views.rehydrated_text(change))
 
 

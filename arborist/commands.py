@@ -27,9 +27,10 @@ from typing import Any, BinaryIO, NoReturn, TypeVar
 from arborist import views
 from arborist.app import Arborist, Track
 from arborist.audit import Checkpoint
-from arborist.errors import BadInput, foreign
+from arborist.errors import BadInput, NotFound, foreign
 from arborist.qa.check import check_record
-from arborist.safejson import MAX_DEPTH, check_text, decode, json_depth
+from arborist.safejson import UnreadableJSON, check_text, decode
+from arborist.safejson import loads as safe_loads
 from arborist.terminal import inert_json
 from arborist.witness import witness_checkpoints
 
@@ -40,6 +41,7 @@ __all__ = [
     "CommandUsage",
     "Desk",
     "Outcome",
+    "document_ref",
     "import_lines",
     "names",
     "parser",
@@ -488,16 +490,20 @@ def _import(desk: Desk, args: argparse.Namespace) -> Outcome:
 def import_lines(file: BinaryIO, name: str | None = None) -> list[str]:
     """The lines of an export file (``--import FILE``, ``import FILE``), read as bytes and
     checked here: a file that is not UTF-8, or a line nested deeper than
-    :data:`~arborist.safejson.MAX_DEPTH`, is one line naming the file (and the line)
-    before anything is parsed or written."""
+    :data:`~arborist.safejson.MAX_DEPTH` or holding a number Python will not read, is one
+    line naming the file (and the line) before anything is parsed or written."""
     where = name or getattr(file, "name", None) or "the import file"
     if where in ("-", "<stdin>"):
         where = "standard input"
     text = decode(file.read(), str(where))
     lines = text.splitlines(keepends=True)
     for number, line in enumerate(lines, 1):
-        if json_depth(line) > MAX_DEPTH:
-            raise BadInput(f"{where}: line {number} is nested deeper than {MAX_DEPTH} levels")
+        try:
+            safe_loads(line)
+        except UnreadableJSON as exc:  # too deep, or a number Python will not read
+            raise BadInput(f"{where}: line {number}: {exc.msg}") from None
+        except ValueError:
+            pass  # not JSON: the import says so, naming the line
     return lines
 
 
@@ -600,7 +606,7 @@ def _related(desk: Desk, args: argparse.Namespace) -> Outcome:
     ),
 )
 def _evict(desk: Desk, args: argparse.Namespace) -> Outcome:
-    change = desk.app.evict(args.document, args.tier)
+    change = desk.app.evict(document_ref(args.document), args.tier)
     return Outcome(views.evicted_text(change, args.tier), changed=True)
 
 
@@ -610,7 +616,34 @@ def _evict(desk: Desk, args: argparse.Namespace) -> Outcome:
     _arg("document", metavar="DOCUMENT", help="id, URI, path or source_root prefix"),
 )
 def _rehydrate(desk: Desk, args: argparse.Namespace) -> Outcome:
-    return Outcome(views.rehydrated_text(desk.app.rehydrate(args.document)), changed=True)
+    return Outcome(
+        views.rehydrated_text(desk.app.rehydrate(document_ref(args.document))), changed=True
+    )
+
+
+MAX_ID_DIGITS = 18
+"""A document id is a SQLite integer: 18 digits always fit in one."""
+
+MAX_REF_CHARS = 32_768
+"""The longest DOCUMENT reference looked up: longer than any path, and than any URL a
+server takes; SQLite refuses a prefix pattern of 50,000 characters with an error."""
+
+
+def document_ref(ref: str) -> str:
+    """``ref`` (a DOCUMENT argument), refused with one line when no document can have it: an
+    id of more digits than a SQLite integer holds (Python would not even convert 5,000),
+    or a reference longer than :data:`MAX_REF_CHARS`."""
+    stripped = ref.strip()
+    if stripped.isdigit() and len(stripped) > MAX_ID_DIGITS:
+        raise NotFound(
+            f"no document with id {stripped[:MAX_ID_DIGITS]}... ({len(stripped)} digits)"
+        )
+    if len(stripped) > MAX_REF_CHARS:
+        raise NotFound(
+            f"no document named {stripped[:40]}... ({len(stripped)} characters: "
+            f"a reference is at most {MAX_REF_CHARS})"
+        )
+    return ref
 
 
 @_command(

@@ -136,8 +136,12 @@ def foreign(exc: BaseException) -> ArboristError | None:
       a size limit) and ``disk I/O error`` (SQLITE_IOERR: ``EIO``, and ``EFBIG`` met
       mid-page), and an :class:`OSError` of those kinds, are :class:`StorageError`: SQLite
       rolls back the transaction it was in, so the stores hold what was committed before.
+    * SQLite refusing a value for its size (a LIKE prefix of 50,000 characters, a string
+      beyond its length limit) is :class:`BadInput`.
     * Any other :class:`OSError` is a one-line :class:`ArboristError` naming its file.
-    * :class:`RecursionError` is input nested beyond what a parser follows (:class:`BadInput`).
+    * :class:`RecursionError` is input nested beyond what a parser follows, and the
+      :class:`ValueError` of a number of over 4,300 digits one Python will not convert
+      (:class:`BadInput`).
     * A :class:`UnicodeError` is text that is not UTF-8 (:class:`BadInput`).
     """
     sqlite3 = sys.modules.get("sqlite3")
@@ -145,6 +149,8 @@ def foreign(exc: BaseException) -> ArboristError | None:
         return _sqlite_error(exc)
     if isinstance(exc, OSError):
         return _os_error(exc)
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        return BadInput(f"a number too long to read ({one_line(exc).split(';')[0]})")
     if isinstance(exc, RecursionError):
         return BadInput("the input is nested too deeply to be read")
     if isinstance(exc, UnicodeError):
@@ -159,6 +165,8 @@ def _sqlite_error(exc: Exception) -> ArboristError | None:
         return StorageError(_FULL.format(reason=reason))
     if name.startswith("SQLITE_IOERR") or "disk I/O error" in reason:
         return StorageError(_IO.format(reason=reason))
+    if "pattern too complex" in reason or name == "SQLITE_TOOBIG" or "too big" in reason:
+        return BadInput(f"a value too long to look up or store ({reason})")
     return None
 
 

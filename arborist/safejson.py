@@ -31,16 +31,30 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-__all__ = ["MAX_DEPTH", "TooDeep", "check_text", "decode", "json_depth", "loads", "loads_toml"]
+__all__ = [
+    "MAX_DEPTH",
+    "TooDeep",
+    "UnreadableJSON",
+    "check_text",
+    "decode",
+    "json_depth",
+    "loads",
+    "loads_toml",
+]
 
 MAX_DEPTH = 100
 """The deepest nesting of arrays and objects (tables) accepted: an export line, a
 notebook or a config file needs a dozen at most."""
 
 
-class TooDeep(json.JSONDecodeError, BadInput):
-    """JSON nested deeper than :data:`MAX_DEPTH`. A :class:`json.JSONDecodeError` as well
-    as a :class:`BadInput`, so code that refuses malformed JSON refuses this alike."""
+class UnreadableJSON(json.JSONDecodeError, BadInput):
+    """JSON that :func:`json.loads` would not read without a Python error: a
+    :class:`json.JSONDecodeError` as well as a :class:`BadInput`, so code that refuses
+    malformed JSON refuses this alike."""
+
+
+class TooDeep(UnreadableJSON):
+    """JSON nested deeper than :data:`MAX_DEPTH`."""
 
 
 _JSON_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
@@ -82,7 +96,8 @@ def json_depth(text: str) -> int:
 
 def loads(text: str | bytes) -> Any:
     """:func:`json.loads`, refusing nesting deeper than :data:`MAX_DEPTH` with
-    :class:`TooDeep` (also a :class:`json.JSONDecodeError` and a :class:`BadInput`).
+    :class:`TooDeep` and an integer Python will not convert (over 4,300 digits) with
+    :class:`UnreadableJSON` (each also a :class:`json.JSONDecodeError` and a :class:`BadInput`).
 
     Malformed JSON raises :class:`json.JSONDecodeError` as :func:`json.loads` does;
     bytes that are not UTF-8, :class:`BadInput`.
@@ -96,6 +111,12 @@ def loads(text: str | bytes) -> Any:
         return json.loads(text)
     except RecursionError:  # pragma: no cover - the scan above refuses first
         raise TooDeep(f"nested deeper than {MAX_DEPTH} levels", text, 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise UnreadableJSON(
+            f"a number too long to read ({str(exc).split(';')[0]})", text, 0
+        ) from None
 
 
 def loads_toml(text: str, what: str) -> dict[str, Any]:

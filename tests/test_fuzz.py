@@ -82,6 +82,8 @@ from arborist.qa.client import (
 )
 from arborist.qa.openai import OpenAIClient
 from arborist.qa.sse import iter_sse_data
+from arborist.safejson import MAX_DEPTH as NESTING
+from arborist.safejson import TooDeep, json_depth, loads, loads_toml
 from arborist.store.loaders import (
     MAX_TITLE_CHARS,
     MEDIA_TYPES,
@@ -89,7 +91,7 @@ from arborist.store.loaders import (
     load_bytes,
 )
 from arborist.store.normalize import normalize_text
-from arborist.terminal import InertStream, inert, inert_json
+from arborist.terminal import Gutter, InertStream, gutter, inert, inert_json
 
 # --------------------------------------------------------------------------- helpers
 
@@ -1279,12 +1281,15 @@ def test_admit_never_raises_and_is_idempotent(text: str, allow: list[str]) -> No
 
 _TERMINAL_RAW = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
-    "\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+    "\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+    "\u00ad\u200b-\u200d\u2060-\u2064\ufeff\U000e0001\U000e0020-\U000e007f]"
 )
 _CONTROL_PIECES = st.sampled_from(
     ["\x1b", "\x1b[", "\x1b]0;", "\x07", "\x9b", "\x9d", "\x9c", "\r", "\r\n", "\n", "\t",
      "\x00", "\x7f", "\x08", "\u202e", "\u2066", "\ud800", "\udc9b", "[2J", "\\x1b", "é",
-     "\u2028", "\u2029", "\u200e", "\u200f", "\u061c", "\x85"]
+     "\u2028", "\u2029", "\u200e", "\u200f", "\u061c", "\x85", "\u200b", "\u200d",
+     "\ufeff", "\u00ad", "\u2060", "\U000e0041", "cache   hit", "audit   STRICT", " ", "  ",
+     "中", "x" * 30]
 )  # fmt: skip
 terminal_texts = st.one_of(
     st.text(max_size=200),
@@ -1327,3 +1332,102 @@ def test_inert_json_is_inert_and_decodes_to_the_same_value(value: object) -> Non
     text = inert_json(json.dumps(value, ensure_ascii=False))
     assert _TERMINAL_RAW.search(text) is None
     assert json.loads(text) == json.loads(json.dumps(value))  # the same data JSON means
+
+
+def test_every_format_character_of_this_python_is_shown_escaped() -> None:
+    """Unicode category Cf (zero-width, soft hyphen, BOM, tags, bidi controls): invisible,
+    or acting on the text around them, so each is shown as an escape, in text and JSON."""
+    found = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"]
+    assert len(found) > 150
+    for char in found:
+        shown = inert(f"a{char}b")
+        assert char not in shown and shown.startswith("a\\") and shown.endswith("b"), repr(shown)
+        encoded = inert_json(json.dumps(char, ensure_ascii=False))
+        assert char not in encoded and json.loads(encoded) == char
+
+
+def _terminal_rows(line: str) -> int:
+    """The columns a terminal gives ``line``: two for a wide character, tabs to stops of 8."""
+    column = 0
+    for char in line:
+        if char == "\t":
+            column = (column // 8 + 1) * 8
+        else:
+            column += 2 if unicodedata.east_asian_width(char) in "WF" else 1
+    return column
+
+
+@scaled(300)
+@given(text=terminal_texts, width=st.none() | st.integers(12, 120), data=st.data())
+def test_an_answer_is_set_apart_however_it_streams(
+    text: str, width: int | None, data: st.DataObject
+) -> None:
+    """Every row of an answer starts with the gutter and fits the terminal (so no row wraps
+    into column 0, where arborist's own lines start); streamed in pieces cut anywhere it is
+    shown exactly as the whole, and no word is lost."""
+    shown_text = inert(text)
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(shown_text)), max_size=12)))
+    pieces = [shown_text[a:b] for a, b in zip([0, *cuts], [*cuts, len(shown_text)], strict=True)]
+    stream = Gutter(width)
+    streamed = "".join(stream.feed(piece) for piece in pieces) + stream.close()
+    whole = gutter(shown_text, width)
+    assert streamed.removesuffix("\n") == whole
+    for row in whole.split("\n") if whole else []:
+        assert row.startswith("│"), repr(row)
+        assert not row.endswith((" ", "\t")) or row == "│ ", repr(row)
+        if width is not None:
+            assert _terminal_rows(row) < width, (row, width)
+    words = [w for line in whole.split("\n") for w in line.removeprefix("│").split()]
+    if width is None:
+        assert words == shown_text.split()
+    else:
+        assert "".join(words) == "".join(shown_text.split())  # a long word may be cut
+
+
+def _nested(depth: int, kind: str) -> str:
+    opening, closing = {"list": ("[", "]"), "dict": ('{"k":', "}")}[kind]
+    return opening * depth + "0" + closing * depth
+
+
+@scaled(100)
+@given(
+    depth=st.sampled_from([0, 1, NESTING - 1, NESTING, NESTING + 1, 5_000, 100_000]),
+    kind=st.sampled_from(["list", "dict"]),
+    decoy=st.sampled_from(["", '"[[[[[[[[[["', '"\\"[{"', '"' + "[" * 300 + '"']),
+)
+def test_json_nested_beyond_the_limit_is_one_line_and_strings_do_not_count(
+    depth: int, kind: str, decoy: str
+) -> None:
+    text = _nested(depth, kind)
+    if decoy:
+        text = f"[{decoy}, {text}]"
+        depth += 1
+    assert (json_depth(text) > NESTING) == (depth > NESTING)
+    if depth <= NESTING:
+        assert loads(text) == json.loads(text)
+        return
+    with pytest.raises(TooDeep) as excinfo:
+        loads(text)
+    assert isinstance(excinfo.value, BadInput) and isinstance(excinfo.value, json.JSONDecodeError)
+    one_line(excinfo.value, str(NESTING))
+
+
+@scaled(100)
+@given(
+    depth=st.sampled_from([1, NESTING, NESTING + 1, 100_000]),
+    kind=st.sampled_from(["array", "table"]),
+    decoy=st.sampled_from(
+        ["", 's{} = "[[[["', "s{} = '[[{{{{'", 's{} = """\n[[[\n"""', "# [[[[[[[ {}"]
+    ),
+)
+def test_toml_nested_beyond_the_limit_is_one_line(depth: int, kind: str, decoy: str) -> None:
+    opening, closing = ("[", "]") if kind == "array" else ("{k=", "}")
+    value = opening * depth + "1" + closing * depth
+    decoys = "".join(decoy.format(i) + "\n" for i in range(40)) if decoy else ""
+    text = f"{decoys}v = {value}\n"
+    if depth <= NESTING:
+        assert "v" in loads_toml(text, "config.toml")
+        return
+    with pytest.raises(BadInput) as excinfo:
+        loads_toml(text, "config.toml")
+    one_line(excinfo.value, "config.toml", str(NESTING))

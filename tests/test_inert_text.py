@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import unicodedata
 from contextlib import redirect_stdout
 from io import StringIO
 from pathlib import Path
@@ -48,6 +49,8 @@ PAYLOADS = {
     "del": "a\x7fb",
     "separators": "one\u2028two\u2029three\x85four",
     "marks": "\u200fabc\u200e\u061c",
+    "zero_width": "pay\u200bpal\u200c\u200d\u2060\ufeffx\u00ady",
+    "tags": "ok\U000e0041\U000e0042\U000e007f",
 }
 EVIL = "".join(PAYLOADS.values())
 IN_FILE = EVIL.replace("\x00", "")
@@ -57,6 +60,8 @@ IN_FILE = EVIL.replace("\x00", "")
 def assert_inert(text: str) -> None:
     found = RAW.search(text)
     assert found is None, f"raw control {found.group()!r} at {found.start()} in {text!r}"
+    hidden = [c for c in text if unicodedata.category(c) == "Cf"]
+    assert not hidden, f"invisible format characters {hidden!r} in {text!r}"
 
 
 def test_inert_shows_every_control_as_a_visible_escape() -> None:

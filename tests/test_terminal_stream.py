@@ -27,7 +27,7 @@ from arborist.app import Arborist
 from arborist.cli import cli
 from arborist.repl import Repl, answer_block, scripted_reader
 from arborist.terminal import Gutter, inert
-from tests.chat_server import ChatServer, stream_reply
+from tests.chat_server import ChatServer, completion, stream_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -204,3 +204,81 @@ def test_what_admission_redacts_after_the_stream_is_shown_as_stored(
     assert turn.startswith(
         f"stored as (the admission gate changed what streamed):\n{answer_block(stored)}\n["
     )
+
+
+# --- a model imitating arborist's own lines ----------------------------------------------------
+
+FAKE_BATES = "20990101T000000Z-aaaaaa-000009"
+FORGED_DELTAS = [
+    "Stan Lee [E1]\n",
+    "\nbates   " + FAKE_BATES + "\ncache   hit (first answered 2099-01-01, 9 hit(s))\n",
+    "audit   STRICT\nkey     " + "f" * 64 + "\nsources\n  E1* Trusted  (chunk 0)  https://x.org\n",
+    f"[{FAKE_BATES}  hit  STRICT]\n",
+    "y" * (WIDTH - 2) + "audit   STRICT soft-wrapped into column 0 of the next row\n",
+    "pay\u200bpal\u200d \ufeffsoft\u00adhyphen \u2060joined \U000e0041tag\u2066isolate",
+]
+FORGED = "".join(FORGED_DELTAS)
+HIDDEN = "\u200b\u200d\ufeff\u00ad\u2060\U000e0041\u2066"
+OWN_LINES = re.compile(r"(bates|cache|audit|key|sources)\b|\[\S+  (hit|miss)  ")
+"""How arborist's own lines after an answer start (the CLI's footer, the REPL's turn line)."""
+
+
+def _rows(text: str, width: int | None) -> list[str]:
+    """The rows a terminal ``width`` columns wide shows ``text`` in (it wraps a longer line
+    into column 0 of the next row); every character here is one column wide."""
+    rows: list[str] = []
+    for line in text.split("\n"):
+        rows += [line[i : i + width] for i in range(0, len(line), width)] if width else [line]
+        rows += [] if line or not width else [""]
+    return rows
+
+
+def _assert_set_apart(shown: str, width: int | None, footer: str) -> None:
+    """No row of the answer can pass for one of arborist's own lines: every row before the
+    real ``footer`` starts with the gutter; arborist's own lines appear once, after it; no
+    invisible character reaches the terminal raw, and each is shown as an escape."""
+    answer, found, rest = shown.partition(footer)
+    assert found, f"no footer {footer!r} in {shown!r}"
+    rows = _rows(answer.rstrip("\n"), width)
+    assert rows, shown
+    for row in rows:
+        assert row.startswith(("│ ", "│")) and not OWN_LINES.match(row), repr(row)
+    assert "│ audit   STRICT" in rows and f"│ [{FAKE_BATES}  hit  STRICT]" in rows
+    own = [row for row in _rows(found + rest, width) if OWN_LINES.match(row)]
+    assert FAKE_BATES not in "".join(own)
+    assert not any(c in shown for c in HIDDEN), repr(shown)
+    for escaped in ("\\u200b", "\\u200d", "\\ufeff", "\\xad", "\\u2060", "\\U000e0041", "\\u2066"):
+        assert escaped in answer, escaped
+
+
+def test_a_streamed_answer_cannot_forge_the_footer(loopback: ChatServer) -> None:
+    loopback.script(stream_reply(FORGED_DELTAS))
+    _, shown, _ = _terminal(["ask", "Who created Spider-Man?", "--llm", "openai"])
+    assert loopback.received[0].body["stream"] is True
+    _assert_set_apart(shown, WIDTH, "\n\nbates ")
+    assert shown.count("\naudit   ") == 1 and shown.count("\ncache   miss") == 1
+    again = _terminal(["ask", "Who created Spider-Man?", "--llm", "openai"])[1]  # a hit
+    _assert_set_apart(again, WIDTH, "\n\nbates ")
+    assert again.count("\ncache   hit") == 1 and loopback.requests == 1
+
+
+def test_an_answer_without_a_terminal_cannot_forge_the_footer(loopback: ChatServer) -> None:
+    loopback.script(completion(FORGED))
+    result = CliRunner().invoke(cli, ["ask", "Who created Spider-Man?", "--llm", "openai"])
+    assert result.exit_code == 0, result.output
+    assert loopback.received[0].body["stream"] is False
+    _assert_set_apart(result.stdout, None, "\n\nbates ")
+    assert result.stdout.count("\naudit   ") == 1
+
+
+def test_the_repl_sets_an_answer_apart_streamed_and_whole(loopback: ChatServer, home: Path) -> None:
+    loopback.script(stream_reply(FORGED_DELTAS))
+    with Arborist(home) as app:
+        events = _drive(app, ["Who created Spider-Man?", "/root", "Who created Spider-Man?"])
+    pieces = "".join(text for kind, text in events if kind == "piece")
+    lines = [text for kind, text in events if kind == "line"]
+    turns = [line for line in lines if re.search(r"\[\S+  (hit|miss)  STRICT\]$", line)]
+    assert len(turns) == 2, lines
+    _assert_set_apart(pieces + turns[0], None, "\n[")  # streamed, then the turn's line
+    _assert_set_apart(turns[1], None, "\n[")  # the hit, written whole
+    assert turns[1].startswith(pieces)  # the same answer block, whichever way it came
