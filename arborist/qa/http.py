@@ -11,7 +11,7 @@ reads a good reply; everything between is done here, one way for all of them:
 * retries with exponential backoff and a little jitter, or the server's
   ``Retry-After`` (capped), on 429, 5xx, connection errors and timeouts;
 * a reply that is not streamed read whole within its time and under
-  :data:`MAX_REPLY_BYTES`;
+  :data:`MAX_REPLY_BYTES`, and a streamed one refused past the same size;
 * every failure one line (a :class:`~arborist.errors.ModelError` naming the
   model and its server; a bad setting a :class:`~arborist.errors.BadInput`
   before any request);
@@ -55,6 +55,7 @@ __all__ = [
     "check_endpoint",
     "describe",
     "error_text",
+    "size_text",
 ]
 
 _MAX_ERROR_TEXT = 200
@@ -157,6 +158,11 @@ def _retry_after(response: httpx.Response) -> float | None:
     return max(seconds, 0.0) if math.isfinite(seconds) else None
 
 
+def size_text(limit: int) -> str:
+    """A byte limit as an error names it: ``64 MiB``, or ``1000 bytes`` below a MiB."""
+    return f"{limit // 2**20} MiB" if limit >= 2**20 and limit % 2**20 == 0 else f"{limit} bytes"
+
+
 def _seconds(value: float | None) -> str:
     """A timeout as an error names it: ``0.5``, ``2``, ``119.6``."""
     return f"{round(value or 0.0, 1):g}"
@@ -246,7 +252,12 @@ class RemoteModel:
     A subclass calls :meth:`_post` with its payload and a reader for a good
     reply, and raises :meth:`_error` for what it finds wrong in one; whatever
     the server wrote passes :meth:`_clean` before it is returned.
+
+    Every reply, streamed or read whole, is refused past :attr:`max_reply_bytes`.
     """
+
+    max_reply_bytes: int = MAX_REPLY_BYTES
+    """The largest reply read, whole or streamed (an instance may set its own)."""
 
     def __init__(
         self,
@@ -409,14 +420,14 @@ class RemoteModel:
 
     def _read_whole(self, response: httpx.Response, by: float) -> None:
         """Read a reply that is not streamed, whole by ``by`` (a monotonic time) and at most
-        :data:`MAX_REPLY_BYTES`: httpx's read timeout bounds each wait for bytes, so a
+        :attr:`max_reply_bytes`: httpx's read timeout bounds each wait for bytes, so a
         server trickling a byte at a time would otherwise hold the ask forever."""
         parts: list[bytes] = []
         size = 0
         for part in response.iter_bytes():
             size += len(part)
-            if size > MAX_REPLY_BYTES:
-                raise self._error(f"the reply is larger than {MAX_REPLY_BYTES // 2**20} MiB")
+            if size > self.max_reply_bytes:
+                raise self._error(f"the reply is larger than {size_text(self.max_reply_bytes)}")
             parts.append(part)
             if time.monotonic() > by:
                 raise Retryable("the reply was still arriving when its time ran out")

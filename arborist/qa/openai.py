@@ -16,7 +16,7 @@ import json
 import math
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import httpx
@@ -37,6 +37,7 @@ from arborist.qa.http import (
     describe,
     error_text,
 )
+from arborist.qa.http import size_text as _size
 from arborist.qa.sanitize import StreamText, json_safe
 from arborist.qa.sse import iter_sse_data
 
@@ -66,14 +67,24 @@ def _check_sampling(temperature: float | None, top_p: float | None, max_tokens: 
         raise BadInput(f"max_tokens must be a whole number of 1 or more, not {max_tokens!r}")
 
 
+_JOIN_EVERY = 1024
+"""Shown pieces are joined into one string this many at a time: a list of a million
+four-character tokens held about 60 bytes of bookkeeping for each four of text."""
+
+
 @dataclass
 class _Stream:
-    """What a streamed answer has carried so far, and where its text goes."""
+    """What a streamed answer has carried so far, and where its text goes.
+
+    The text is kept once, as ``on_token`` was handed it (cleaned), in strings of
+    :data:`_JOIN_EVERY` pieces; of the deltas as they came only their number and length."""
 
     cleaner: StreamText
     on_token: Callable[[str], None]
-    parts: list[str] = field(default_factory=list)  # the deltas as they came
-    shown: list[str] = field(default_factory=list)  # what on_token was handed (cleaned)
+    pieces: int = 0  # deltas received
+    received: int = 0  # their characters
+    joined: list[str] = field(default_factory=list)  # what on_token was handed, in long strings
+    recent: list[str] = field(default_factory=list)  # ... and the pieces since
     meta: dict[str, object] = field(default_factory=dict)
     finish: str | None = None
     done: bool = False
@@ -81,19 +92,30 @@ class _Stream:
 
     def take(self, content: str) -> None:
         """A delta: hand on what of the text so far can be shown now."""
-        self.parts.append(content)
+        self.pieces += 1
+        self.received += len(content)
         piece = self.cleaner.feed(content)
         if piece:
-            self.shown.append(piece)
+            self._keep(piece)
             self.on_token(piece)
+
+    def _keep(self, piece: str) -> None:
+        self.recent.append(piece)
+        if len(self.recent) >= _JOIN_EVERY:
+            self.joined.append("".join(self.recent))
+            self.recent.clear()
 
     def close(self) -> str:
         """Hand on what was held back; the whole text, as ``on_token`` was handed it."""
         rest = self.cleaner.close()
         if rest:
-            self.shown.append(rest)
+            self._keep(rest)
             self.on_token(rest)
-        return "".join(self.shown)
+        self.joined += self.recent
+        self.recent = []
+        text = "".join(self.joined)
+        self.joined = []
+        return text
 
 
 class OpenAIClient(RemoteModel):
@@ -302,7 +324,7 @@ class OpenAIClient(RemoteModel):
         """
         stream = _Stream(self._stream_text(), on_token)
         try:
-            for data in iter_sse_data(response.iter_bytes()):
+            for data in iter_sse_data(self._capped(response.iter_bytes())):
                 if data.strip() == "[DONE]":
                     stream.done = True
                     break
@@ -311,12 +333,25 @@ class OpenAIClient(RemoteModel):
             raise self._error("the stream is not valid UTF-8") from exc
         except httpx.TransportError as exc:
             cause = describe(exc, attempt.timeouts)
-            if stream.parts:
+            if stream.pieces:
                 raise self._error(
-                    f"stream cut short after {len(stream.parts)} pieces: {cause}"
+                    f"stream cut short after {stream.pieces} pieces: {cause}"
                 ) from exc
             raise Retryable(cause) from exc
         return self._stream_result(stream, attempt.number)
+
+    def _capped(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        """The stream's bytes, refused in one line once they pass :attr:`max_reply_bytes`
+        (a stream is otherwise bounded per wait only, and its answer kept whole)."""
+        size = 0
+        for chunk in chunks:
+            size += len(chunk)
+            if size > self.max_reply_bytes:
+                raise self._error(
+                    f"the streamed reply is larger than {_size(self.max_reply_bytes)}; "
+                    "nothing was kept"
+                )
+            yield chunk
 
     def _stream_chunk(self, data: str) -> dict[str, object]:
         """One event's chunk, or a ModelError for bad JSON or an error the server reported."""
@@ -350,9 +385,8 @@ class OpenAIClient(RemoteModel):
 
     def _stream_result(self, stream: _Stream, attempt: int) -> ChatResult:
         """The answer a stream carried, once it is known to have ended properly."""
-        received = sum(map(len, stream.parts))
         if not stream.done and stream.finish is None:
-            raise self._error(f"stream cut short after {received} characters (no [DONE])")
+            raise self._error(f"stream cut short after {stream.received} characters (no [DONE])")
         if not stream.saw_choice:
             raise self._error("the stream had no choices")
         text = stream.close()

@@ -28,6 +28,7 @@ class _SSEDecoder:
 
     def __init__(self) -> None:
         self._buffer = b""
+        self._held: list[bytes] = []  # pieces of a line still open, joined once it ends
         self._data: list[str] = []
 
     def _line(self, line: bytes) -> str | None:
@@ -44,7 +45,18 @@ class _SSEDecoder:
         return None
 
     def feed(self, chunk: bytes) -> list[str]:
-        """The events completed by ``chunk``; raises UnicodeDecodeError on bytes that are not UTF-8."""
+        """The events completed by ``chunk``; raises UnicodeDecodeError on bytes that are not UTF-8.
+
+        A piece that ends no line is held, not added to what came before: a line sent in
+        many pieces is joined once, not once per piece (which was quadratic)."""
+        if b"\n" not in chunk and b"\r" not in chunk and not self._buffer.endswith(b"\r"):
+            if chunk:
+                self._held.append(chunk)
+            return []
+        if self._held:
+            self._held.append(chunk)
+            chunk = b"".join(self._held)
+            self._held = []
         buffer = self._buffer + chunk
         events = []
         pos = 0
@@ -60,6 +72,9 @@ class _SSEDecoder:
 
     def close(self) -> list[str]:
         """The events still pending when the stream ends."""
+        if self._held:
+            self._buffer += b"".join(self._held)
+            self._held = []
         events = []
         if self._buffer.endswith(b"\r"):  # a last line ended by a bare CR is complete
             event = self._line(self._buffer[:-1])
