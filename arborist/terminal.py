@@ -287,10 +287,12 @@ def _fit(word: str, start: int, room: int) -> int:
 def gutter(text: str, width: int | None = None, mark: str = GUTTER) -> str:
     """``text`` (inert) with every line behind ``mark``, wrapped to ``width`` (see
     :class:`Gutter`), without the newline that ends its last line."""
-    if width is None:  # no rows to wrap into: each line behind the mark, as Gutter shows it
-        if not text:
-            return ""
-        lines = (line.rstrip(" \t") for line in text.removesuffix("\n").split("\n"))
+    if not text:
+        return ""
+    lines = [line.rstrip(" \t") for line in text.removesuffix("\n").split("\n")]
+    room = None if width is None else Gutter(width, mark).room
+    if room is None or all("\t" not in line and _columns(line) <= room for line in lines):
+        # nothing to wrap: each line behind the mark, as Gutter shows it
         return "\n".join(mark + line if line else mark.rstrip() for line in lines)
     set_apart = Gutter(width, mark)
     shown = set_apart.feed(text) + set_apart.close()
