@@ -45,9 +45,12 @@ can backtrack catastrophically).
 
 from __future__ import annotations
 
+import base64
+import binascii
+import bisect
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from arborist.errors import BadInput
@@ -59,6 +62,7 @@ __all__ = [
     "Redaction",
     "admit",
     "admit_document",
+    "admit_profile",
 ]
 
 PLACEHOLDER = "[REDACTED:{kind}]"
@@ -75,7 +79,12 @@ KINDS = (
     "aws_secret_key",
     "github_token",
     "slack_token",
+    "stripe_key",
+    "google_api_key",
+    "api_token",
+    "webhook_url",
     "bearer_token",
+    "basic_auth",
     "url_credentials",
     "password",
     "secret",
@@ -115,10 +124,22 @@ class Admitted:
 
 # --- patterns -----------------------------------------------------------------
 # Each left boundary excludes every character the body may contain, so a run of
-# repeated prefixes ("sk-sk-sk-...") is scanned once, not once per prefix.
+# repeated prefixes ("sk-sk-sk-...") is scanned once, not once per prefix. A
+# repetition that may cross a line break consumes the break in the same step as
+# the characters after it, so no text can be read two ways.
 
-_SK_KEY = re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}")
-_AWS_ACCESS = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+_WRAP = r"(?:[ \t]*\\?\r?\n[ \t]*)"
+"""A line break inside a token: a terminal, an editor or a mail client wrapped it."""
+
+_INVISIBLE = re.compile("[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
+"""Characters that show as nothing (soft hyphen, zero-width space and joiners, word
+joiner, BOM): a key pasted from a PDF or a chat may carry one. Secrets are looked
+for in the text without them, and each redaction covers them in the original."""
+
+_SK_KEY = re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{20,}")
+_AWS_ACCESS = re.compile(
+    rf"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])(?:{_WRAP}?[A-Z0-9]){{16}}(?![A-Za-z0-9])"
+)
 # ASCII-only case folding ((?a)): the names are ASCII, and the literal prefilter
 # (``"secret" in folded``) then finds every text the pattern can match.
 _AWS_SECRET = re.compile(
@@ -142,32 +163,161 @@ _URL_FILLER = re.compile(
 )
 _QUERY_SECRET_MIN = 16
 """A key or signature query value shorter than this is a name or an example, not a secret."""
+_WEBHOOK = re.compile(
+    r"(?i)(?:hooks\.slack\.com/(?:services|workflows|triggers)/"
+    r"|discord(?:app)?\.com/api/webhooks/|\.webhook\.office\.com/webhookb2/)"
+    r"([A-Za-z0-9/@_-]{8,})"
+)
 _GITHUB = re.compile(
     r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"
 )
-_SLACK = re.compile(r"(?<![A-Za-z0-9-])xox[abpors]-[A-Za-z0-9-]{10,}")
-_JWT = re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}")
-_PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----")
-_PEM_BODY = re.compile(r"(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/=]+[ \t]*(?![^\r\n]))*")
-_BEARER = re.compile(r"(?i)(?<![A-Za-z0-9_])bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})")
-_ASSIGNMENT = re.compile(
-    r"(?i)(?<![A-Za-z0-9_])(?:[A-Za-z0-9_]*_)?"
-    r"(password|passwd|pwd|secret|api_key|apikey|token)"
-    r"[\"']?[ \t]*([=:])[ \t]*"
-    r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|(<[^<>\n]*>|[^\s'\",;&`]+))"
+_SLACK = re.compile(r"(?<![A-Za-z0-9-])(?:xox[abporsce]|xapp)-[A-Za-z0-9-]{10,}")
+# Tokens whose prefix names the vendor: (the literals one of which every match holds,
+# its kind, its pattern). Each runs only when one of its literals is in the text.
+_VENDOR_PATTERNS = (
+    (("_live_", "_test_"), "stripe_key", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}"),
+    (("whsec_",), "stripe_key", r"whsec_[A-Za-z0-9]{24,}"),
+    (("AIza",), "google_api_key", r"AIza[0-9A-Za-z_-]{35}"),
+    (("GOCSPX-", "ya29."), "api_token", r"GOCSPX-[A-Za-z0-9_-]{20,}|ya29\.[0-9A-Za-z_-]{30,}"),
+    (("hf_",), "api_token", r"hf_[A-Za-z]{30,}"),  # Hugging Face
+    (("gl",), "api_token", r"gl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|soat|agent)-[A-Za-z0-9_-]{20,}"),
+    (("npm_",), "api_token", r"npm_[A-Za-z0-9]{36}"),
+    (("pypi-AgE",), "api_token", r"pypi-AgE[A-Za-z0-9_-]{50,}"),
+    (("rubygems_",), "api_token", r"rubygems_[a-f0-9]{48}"),
+    (("SG.",), "api_token", r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),  # SendGrid
+    (("shp",), "api_token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),  # Shopify
+    (("_v1_",), "api_token", r"do[opr]_v1_[a-f0-9]{64}"),  # DigitalOcean
+    (("dapi",), "api_token", r"dapi[a-f0-9]{32}"),  # Databricks
+    (("dckr_pat_",), "api_token", r"dckr_pat_[A-Za-z0-9_-]{20,}"),
+    (("ATATT3",), "api_token", r"ATATT3[A-Za-z0-9_=-]{50,}"),  # Atlassian
+    (("lin_api_", "figd_"), "api_token", r"lin_api_[A-Za-z0-9]{30,}|figd_[A-Za-z0-9_-]{30,}"),
+    (("gsk_", "r8_"), "api_token", r"gsk_[A-Za-z0-9]{40,}|r8_[A-Za-z0-9]{30,}"),
+    (("pplx-", "xai-"), "api_token", r"pplx-[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,}"),
+    (("nvapi-", "tvly-"), "api_token", r"nvapi-[A-Za-z0-9_-]{40,}|tvly-[A-Za-z0-9_-]{20,}"),
+    (("sntry",), "api_token", r"sntry[su]_[A-Za-z0-9+/=_-]{40,}"),  # Sentry
+    (("hvs.",), "api_token", r"hvs\.[A-Za-z0-9_-]{24,}"),  # Vault
+    (("AGE-SECRET-KEY-1",), "api_token", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    (("sq0",), "api_token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}"),  # Square
+    (("key-",), "api_token", r"key-[0-9a-f]{32}"),  # Mailgun
+    (("SK",), "api_token", r"SK[0-9a-f]{32}"),  # Twilio API key
+    (("-us",), "api_token", r"[0-9a-f]{32}-us[0-9]{1,2}"),  # Mailchimp
+    (("PMAK-",), "api_token", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),  # Postman
+    (("sbp_", "ntn_"), "api_token", r"sbp_[a-f0-9]{40}|ntn_[A-Za-z0-9]{40,}"),
+    (("pscale_",), "api_token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{30,}"),
+    (("secret_",), "api_token", r"secret_[A-Za-z0-9]{43}"),  # Notion
+    (("lsv2_",), "api_token", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),  # LangSmith
+    (("_",), "api_token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}"),  # Telegram (checked below)
 )
+_VENDOR = tuple(
+    (literals, kind, re.compile(f"(?<![A-Za-z0-9_.-])(?:{p})(?![A-Za-z0-9_-])"))
+    for literals, kind, p in _VENDOR_PATTERNS[:-1]
+)
+# A Discord bot token: base64 of a user id, a dot, 6 characters, a dot, 27 or more.
+_DISCORD = re.compile(
+    r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"
+)
+_TELEGRAM = re.compile(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}(?![A-Za-z0-9_-])")
+_TWILIO = re.compile(r"AC[a-f0-9]{32}[\"']?[ \t]*,[ \t]*[\"']?([a-f0-9]{32})(?![A-Za-z0-9])")
+_B64U = r"[A-Za-z0-9_-]"
+# A JWT continues over a line break only onto a line that is all token characters: a
+# wrapped token, not the next line's words.
+_JWT_WRAP = rf"(?:{_WRAP}(?=[A-Za-z0-9_.-]+(?![^\r\n])))"
+_SEGMENT = rf"{_B64U}+(?:{_JWT_WRAP}{_B64U}+)*"
+_JWT = re.compile(
+    rf"(?<![A-Za-z0-9_-])eyJ{_SEGMENT}{_JWT_WRAP}?\.{_JWT_WRAP}?{_SEGMENT}{_JWT_WRAP}?\."
+    rf"(?:{_JWT_WRAP}?{_SEGMENT})?"
+)
+_PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----")
+_PEM_BODY = re.compile(
+    r"(?:\r?\n[A-Za-z][A-Za-z-]*: [^\r\n]*)*"  # PGP armor headers ("Version: ...")
+    r"(?:[ \t]*\r?\n(?=[ \t]*\r?\n))?"  # the blank line after them
+    r"(?:(?:[ \t]*\r?\n[ \t]*|\\n)[A-Za-z0-9+/=]+[ \t]*(?![^\r\n\\\"']))*"
+)
+# A PEM block base64-encoded once more (kubeconfig's client-key-data: LS0tLS1CRUdJTi...)
+_PEM_B64 = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/=]*(?:\r?\n[ \t]*[A-Za-z0-9+/=]+(?![^\r\n]))*")
+_BEARER = re.compile(r"(?i)(?<![A-Za-z0-9_])bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})")
+_BASIC = re.compile(r"(?i)basic[ \t]+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])")
+_AUTH_HEADER = re.compile(
+    r"(?i)authorization[\"']?[^\S\r\n]*[:=][^\S\r\n]*[\"']?"
+    r"(?:([A-Za-z][A-Za-z0-9-]*)[^\S\r\n]+)?([^\s\"',;]+)"
+)
+# Names whose value is a secret, matched where a name ends (``DB_PASSWORD``,
+# ``authToken``, ``SECRET_KEY``, ``X-Api-Key``, ``AccountKey``); the longer first.
+_KEY_WORDS = (
+    r"passw(?:or)?d|passphrase|pwd|secret[_-]?key|secret|token|credentials?|api[_-]?key"
+    r"|(?:access|account|private|shared[_-]?access|master|signing|encryption|auth|app|client"
+    r"|session|license|subscription)[_-]?key|auth|pass|pw"
+)
+_KEY_NAME_FOLDED = re.compile(f"(?i){_KEY_WORDS}")  # text whose case-folding moves positions
 
-# The assignment keys alone, folded as the full pattern folds them: a casefold() test
-# would miss what (?i) matches (a Turkish dotted or dotless i in "api_key").
-_ASSIGNMENT_KEY = re.compile(r"(?i)passw(?:or)?d|pwd|secret|api_?key|token")
 
-_PASSWORD_KEYS = frozenset({"password", "passwd", "pwd"})
+def _key_words() -> list[str]:
+    """Every word a secret's name may end with, the longer first."""
+    words = ["password", "passwd", "passphrase", "pwd", "secret", "token", "credential"]
+    words += ["credentials", "auth", "pass", "pw"]
+    seps = ("", "_", "-")
+    for head in ("api", "access", "account", "private", "master", "signing", "encryption"):
+        words += [f"{head}{sep}key" for sep in seps]
+    for head in ("auth", "app", "client", "session", "license", "subscription", "secret"):
+        words += [f"{head}{sep}key" for sep in seps]
+    words += [f"shared{a}access{b}key" for a in seps for b in seps]
+    return sorted(words, key=lambda w: (-len(w), w))
+
+
+_NAME_SUFFIXES = ("_base", "_value", "_string", "_str", "_base64", "_b64", "_hex", "_raw")
+"""What may follow the word at a name's end (Rails' ``secret_key_base``)."""
+# A name's end read backwards: the reversed window is matched from its start, which
+# is one anchored match, where a search for a word before the end would try each place.
+_KEY_END_REVERSED = re.compile(
+    "(?i)(?P<suffix>"
+    + "|".join(re.escape(x[::-1]) for x in _NAME_SUFFIXES)
+    + ")?(?P<word>"
+    + "|".join(re.escape(w[::-1]) for w in _key_words())
+    + ")"
+)
+_WEAK_KEYS = frozenset({"auth", "pass", "pw"})
+"""Names that are words too (``pass``, ``auth``): only a whole name, given with ``=`` or quotes."""
+_MIN_VALUE = 4
+"""A shorter value given to a secret's name is an example (``"y"``), not a secret."""
+_NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]*")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_NAME_LITERALS = ("pass", "pw", "secret", "token", "credential", "key", "auth")
+"""One of these is in every name :data:`_KEY_END` matches, case-folded."""
+_NAME_WINDOW = 64
+"""How far back from a name's end its word is looked for."""
+_BARE = r"<[^<>\r\n]*>|\$\{\{[^{}\r\n]*\}\}|\{\{[^{}\r\n]*\}\}|\$\{[^{}\r\n]*\}|(?:[^\s\"'`,;&]|[,;&](?![^\S\r\n]*[A-Za-z_][A-Za-z0-9_.-]*[^\S\r\n]*=|\s|\Z))+"
+_VALUE = re.compile(
+    r"([\"']?\]?)[^\S\r\n]*(=>|:=|==|=|:|[\u00a0\u2000-\u200a\u202f\u205f\u3000])[^\S\r\n]*"
+    rf"(?:\"([^\"\r\n]*)\"|'([^'\r\n]*)'|`([^`\r\n]*)`|({_BARE}))"
+)
+_CODE_REFERENCE = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z_][A-Za-z0-9_.]*[\[(].*"
+)
+_NETRC = re.compile(r"(?i)(?<!\S)password[ \t]+(\S+)")
+_NETRC_CONTEXT = re.compile(r"(?i)(?<![A-Za-z0-9])(?:machine|login)[ \t]")
+_MYSQL = re.compile(r"(?i)(?<![A-Za-z0-9_-])(?:mysql[a-z]*|mariadb[a-z-]*|sshpass)(?![A-Za-z0-9_])")
+_DASH_P = re.compile(r"(?<!\S)-p([^\s-]\S*)")
+_SSHPASS_P = re.compile(r"(?<!\S)-p[ \t]*(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"]+))")
+_CURL_USER = re.compile(r"-(?:u|-user)(?:[ \t]+|=)[\"']?([^\s:\"'@]+):([^\s\"']+)")
+
+_PASSWORD_KEYS = ("passw", "pwd", "passphrase", "pass", "pw")
 _TYPE_NAMES = frozenset(
     {"str", "string", "int", "bool", "bytes", "none", "null", "true", "false", "optional", "any"}
 )
+_TYPE_HEAD = re.compile(r"[\[|]")
 _NULLS = frozenset({"none", "null", "nil", "undefined", "true", "false"})
 """Bare values that say "no password" (``pwd=None`` in a signature), never a secret."""
-_FILLER = re.compile(r"(?i)\*+|x+|\.\.\.|<[^<>]*>|\$\{[^{}]*\}|\{\{.*\}\}|\$[A-Za-z_][A-Za-z0-9_]*")
+_FILLER = re.compile(
+    r"(?i)\*+|x+|\.\.\.|…|<[^<>]*>|\$\{[^{}]*\}|\$?\{\{.*\}\}|\{[^{}]*\}|%\([^()]*\)s"
+    r"|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
+    r"|(?:your|my|enter|insert|put)[_ -].*|.*[_-]here|replace[_-]?me|placeholder|redacted"
+    r"|.{0,16}(?:\.\.\.|…)|\[REDACTED:.*|(?:.*[_-])?your[_-].*"
+    r"|example|sample|dummy|changeme|hidden|masked|removed|required|secret|password|value"
+)
+
+
+_VENDOR_PREFIX = re.compile(r"^[A-Za-z0-9]{1,8}[_-]")
+_ALNUM = re.compile(r"[^\W_]")
 
 
 def _has_digit(value: str) -> bool:
@@ -178,19 +328,68 @@ def _is_filler(value: str, separator: str, quoted: bool) -> bool:
     """Values that are not secrets: empty, masked, templated, type names, calls."""
     if not value.strip() or _PLACEHOLDER_MARK in value:
         return True
-    if _FILLER.fullmatch(value.strip()):
+    if _FILLER.fullmatch(value.strip()) or _ALNUM.search(value) is None:
         return True
+    if len(set(value)) <= 12:  # few characters: perhaps one over and over
+        rest = _VENDOR_PREFIX.sub("", value, count=1)
+        if len(rest) >= 6 and len(set(rest.lower())) <= 2:  # ghp_XXXX..., sk-00000000...
+            return True
     if not quoted:
         if "(" in value or value.lower() in _NULLS:
             return True
-        head = re.split(r"[\[|]", value, maxsplit=1)[0].lower()
+        head = _TYPE_HEAD.split(value, maxsplit=1)[0].lower()
         if separator == ":" and head in _TYPE_NAMES:
             return True
     return False
 
 
+def _at_each(
+    text: str, folded: str, literal: str, pattern: re.Pattern[str]
+) -> Iterator[re.Match[str]]:
+    """``pattern`` matched where each occurrence of ``literal`` (in ``folded``) starts,
+    not after a letter, digit or ``_``: one ``find`` and one anchored match each, where a
+    search of a pattern opening with a lookbehind would try every character. Text whose
+    case-folding moved positions is searched the slow way."""
+    if len(folded) != len(text):
+        for m in pattern.finditer(text):
+            if not m.start() or not _word_char(text[m.start() - 1]):
+                yield m
+        return
+    at = folded.find(literal)
+    while at != -1:
+        after = at + 1
+        if not at or not _word_char(text[at - 1]):
+            found = pattern.match(text, at)
+            if found is not None:
+                yield found
+                after = max(after, found.end())
+        at = folded.find(literal, after)
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _random_looking(token: str) -> bool:
+    """A digit, or both cases, and not one character over and over (``ghp_XXXX...``)."""
+    mixed = _has_digit(token) or (not token.islower() and not token.isupper())
+    return mixed and len(set(token)) >= 8
+
+
 def _has(text: str, *needles: str) -> bool:
     return any(needle in text for needle in needles)
+
+
+def _b64_text(value: str) -> bytes | None:
+    """``value`` decoded as base64 (padding added), or None when it is not base64."""
+    try:
+        return base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (ValueError, binascii.Error):
+        return None
+
+
+def _printable(data: bytes) -> bool:
+    return data.isascii() and data.decode("ascii").isprintable()
 
 
 def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
@@ -200,40 +399,70 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
     text (case-folded for the case-insensitive ones, whose literals hold no ``i``
     or ``s``/``k`` that Unicode folds differently, or whose pattern folds ASCII
     only (``(?ai)``: the AWS secret's names, the query parameters); the
-    assignment keys do, so they are looked for with a regex that folds as the
-    full pattern does): a
+    assignment names are looked for with a regex that folds as (?i) does): a
     pattern that opens with a lookbehind cannot use the regex engine's own
     literal scan, and most text holds no secret at all. A literal is looked for
     only after a single character every match needs (``-``, ``_``, ``@``, ``=``,
     ``:``, ``J``, ``K``, ``S``): one of those is a ``memchr``, about 40 times cheaper
-    than a search for a word, so prose with no ``=`` or ``-`` is read about
-    a dozen times fewer.
+    than a search for a word.
     """
     folded = text.casefold()
-    yield from _key_candidates(text, folded)
-    yield from _url_candidates(text, folded)
-    yield from _token_candidates(text, folded)
+    longs = " ".join([word for word in text.split() if len(word) >= _LONG_WORD])
+    yield from _key_candidates(text, folded, longs)
+    yield from _url_candidates(text, folded, longs)
+    yield from _token_candidates(text, folded, longs)
+    yield from _header_candidates(text, folded)
     yield from _assignment_candidates(text, folded)
+    yield from _command_candidates(text, folded)
 
 
-def _key_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
-    """Provider API keys: OpenAI and Anthropic ``sk-``, AWS access and secret keys."""
+_LONG_WORD = 20
+"""No vendor token, webhook or wrapped key is shorter: the words this long, joined, are
+where their literals are looked for (a few percent of most text), not the whole text."""
+
+
+def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+    """Provider API keys: OpenAI and Anthropic ``sk-``, AWS keys, vendor-prefixed tokens."""
     if "-" in text and "sk-" in text:
         for m in _SK_KEY.finditer(text):
             body = m.group()[3:]
             if _has_digit(body):
                 kind = "anthropic_key" if body.startswith("ant-") else "openai_key"
                 yield kind, m.start(), m.end()
-    if ("K" in text and "AKIA" in text) or ("S" in text and "ASIA" in text):
+    if (
+        ("K" in text and "AKIA" in text)
+        or ("S" in text and "ASIA" in text)
+        or _has(text, "ABIA", "ACCA", "A3T")
+    ):
         for m in _AWS_ACCESS.finditer(text):
-            yield "aws_access_key", m.start(), m.end()
+            key = m.group()
+            if "\n" not in key or _has_digit(key[4:]):  # a wrapped one: not a word in capitals
+                yield "aws_access_key", m.start(), m.end()
     if "secret" in folded:
         for m in _AWS_SECRET.finditer(text):
-            yield "aws_secret_key", m.start(1), m.end(1)
+            if _random_looking(m.group(1)):
+                yield "aws_secret_key", m.start(1), m.end(1)
+    for literals, kind, pattern in _VENDOR:
+        if _has(longs, *literals):
+            for m in pattern.finditer(text):
+                if _random_looking(m.group()):
+                    yield kind, m.start(), m.end()
+    if "." in longs and _DISCORD.search(longs):
+        for m in _DISCORD.finditer(text):
+            if (not m.start() or text[m.start() - 1] not in _NAME_CHARS) and _random_looking(
+                m.group()
+            ):
+                yield "api_token", m.start(), m.end()
+    if ":AA" in text:
+        for m in _TELEGRAM.finditer(text):
+            yield "api_token", m.start(), m.end()
+    if "AC" in longs and "," in text:
+        for m in _TWILIO.finditer(text):
+            yield "api_token", m.start(1), m.end(1)
 
 
-def _url_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
-    """Credentials in URLs: ``user:password@`` and signing or key query parameters."""
+def _url_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+    """Credentials in URLs: ``user:password@``, signing or key query parameters, webhooks."""
     if "@" in text and "://" in text:
         for m in _URL_USERINFO.finditer(text):
             value = m.group(1)
@@ -252,73 +481,181 @@ def _url_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
                 and not _is_filler(value, "=", quoted=True)
             ):
                 yield "url_credentials", m.start(1), m.start(1) + len(value)
+    if "/" in longs and "hook" in longs.casefold():
+        for m in _WEBHOOK.finditer(text):
+            if _has_digit(m.group(1)):
+                yield "webhook_url", m.start(1), m.end(1)
 
 
-def _token_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
-    """Bearer-style tokens: GitHub, Slack, JWTs, PEM private keys, ``Bearer`` values."""
+def _token_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+    """Bearer-style tokens: GitHub, Slack, JWTs, private keys."""
     if "_" in text and (
         ("gh" in text and _has(text, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"))
         or "github_pat_" in text
     ):
         for m in _GITHUB.finditer(text):
-            yield "github_token", m.start(), m.end()
+            if _random_looking(m.group()[4:]):
+                yield "github_token", m.start(), m.end()
     dash = "-" in text
-    if dash and "xox" in text:
+    if dash and ("xox" in text or "xapp" in text):
         for m in _SLACK.finditer(text):
             if _has_digit(m.group()[5:]):
                 yield "slack_token", m.start(), m.end()
     if "J" in text and "eyJ" in text:
-        for m in _JWT.finditer(text):
-            yield "jwt", m.start(), m.end()
+        yield from _jwts(text)
     if dash:
         yield from _private_keys(text)
+    if "LS0tLS1CRUdJTi" in text:
+        for m in _PEM_B64.finditer(text):
+            head = _b64_text("".join(m.group()[:80].split())[:76])
+            if head is not None and b"PRIVATE KEY" in head.split(b"\n", 1)[0]:
+                yield "private_key", m.start(), m.end()
+
+
+def _jwts(text: str) -> Iterator[tuple[str, int, int]]:
+    """JSON Web Tokens, signed or not (``alg: none``), whole or wrapped over lines."""
+    for m in _JWT.finditer(text):
+        token = m.group()
+        wrapped = "\n" in token
+        parts = re.sub(r"[\s\\]", "", token).split(".")
+        header, payload, signature = parts[0], parts[1], parts[2]
+        if len(header) < 8 or len(payload) < 5:
+            continue
+        claims = payload.startswith("eyJ")
+        if (len(signature) >= 10 and (claims or not wrapped)) or (claims and not signature):
+            yield "jwt", m.start(), m.end()
+
+
+def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+    """HTTP credentials: ``Bearer`` and ``Basic`` values, any ``Authorization`` header's."""
     if "bearer" in folded:
         for m in _BEARER.finditer(text):
             if _has_digit(m.group(1)):
                 yield "bearer_token", m.start(1), m.end(1)
+    if "basic" in folded:
+        for m in _at_each(text, folded, "basic", _BASIC):
+            decoded = _b64_text(m.group(1))
+            if decoded is not None and b":" in decoded and _printable(decoded):
+                yield "basic_auth", m.start(1), m.end(1)
+    if "authorization" in folded:
+        for m in _at_each(text, folded, "authorization", _AUTH_HEADER):
+            scheme, value = (m.group(1) or "").lower(), m.group(2).rstrip(".)]}>")
+            if len(value) < 8 or _is_filler(value, ":", quoted=True):
+                continue
+            kind = {"basic": "basic_auth", "bearer": "bearer_token"}.get(scheme, "secret")
+            yield kind, m.start(2), m.start(2) + len(value)
+
+
+def _name_ends(text: str, folded: str) -> Iterator[int]:
+    """Where each name holding one of :data:`_NAME_LITERALS` ends, in order, each once.
+
+    A literal found is skipped past the end of its name, so a name is read once per
+    literal however many times it repeats one (``passwordpassword...``)."""
+    if len(folded) != len(text):  # case-folding moved positions (a rare text): the slow way
+        for m in _KEY_NAME_FOLDED.finditer(text):
+            yield _NAME_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]
+        return
+    ends: set[int] = set()
+    for literal in _NAME_LITERALS:
+        at = folded.find(literal)
+        while at != -1:
+            end = _NAME_TAIL.match(text, at + len(literal)).end()  # type: ignore[union-attr]
+            ends.add(end)
+            at = folded.find(literal, max(end, at + 1))
+    yield from sorted(ends)
 
 
 def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
-    """Values assigned to a password, secret, token or API key name."""
-    if "=" not in text and ":" not in text:  # every match has one after its key
+    """Values given to a password, secret, token or key name: ``name = value``, ``name:
+    value``, ``name => value``, a name and a no-break space, ``"name": "value"``."""
+    if not _has(folded, *_NAME_LITERALS):
         return
-    if text.isascii():
-        keyed = _has(folded, "password", "passwd", "pwd", "secret", "api_key", "apikey", "token")
-    else:
-        keyed = _ASSIGNMENT_KEY.search(text) is not None
-    if not keyed:
-        return
-    for m in _ASSIGNMENT.finditer(text):
-        group = 3 if m.group(3) is not None else 4 if m.group(4) is not None else 5
-        value = m.group(group)
-        start, end = m.start(group), m.end(group)
-        if _is_filler(value, m.group(2), quoted=group != 5):
+    value_end = last = -1
+    for name_end in _name_ends(text, folded):
+        if name_end < value_end or name_end == last:  # inside the last value, or seen
             continue
-        if group == 5:
+        last = name_end
+        m = _KEY_END_REVERSED.match(text[max(0, name_end - _NAME_WINDOW) : name_end][::-1])
+        if m is None:  # the name does not end in a secret's word (``password_hash``)
+            continue
+        word = m.group("word")[::-1].lower()
+        word_start = name_end - m.end()
+        weak = word in _WEAK_KEYS
+        if weak and (m.group("suffix") or (word_start and text[word_start - 1].isalnum())):
+            continue  # "bypass", "oauth": another word
+        v = _VALUE.match(text, name_end)
+        if v is None:
+            continue
+        value_end = v.end()
+        separator = v.group(2)
+        group = v.lastindex or 6  # the value's group (3 to 6) is the last that matched
+        quoted = group != 6
+        if separator == "==" and not quoted:
+            continue
+        if weak and separator != "=" and not (quoted and v.group(1)):
+            continue
+        value, start, end = v.group(group), v.start(group), v.end(group)
+        said = separator if separator in "=:" else "="
+        if not quoted:
             stripped = value.rstrip(".)]}>")
+            if stripped != value and _is_filler(value, said, quoted=False):
+                continue  # <your-password>: a placeholder whole, before its ">" goes
             end -= len(value) - len(stripped)
             value = stripped
-        if _is_filler(value, m.group(2), quoted=group != 5):
+            if _CODE_REFERENCE.fullmatch(value) or value.lower() == m.group()[::-1].lower():
+                continue  # password=args.password, token=token: a name, not a value
+            if word == "pwd" and value.startswith(("/", "~")):
+                continue  # $PWD, the working directory
+            if value.isdigit() and len(value) < 16 and not word.startswith(_PASSWORD_KEYS[:3]):
+                continue  # SQLITE_IOERR_AUTH = 7178, max_token: 256: a number, not a secret
+        if len(value) < _MIN_VALUE or _is_filler(value, said, quoted=quoted):
             continue
-        kind = "password" if m.group(1).lower() in _PASSWORD_KEYS else "secret"
+        kind = "password" if word.startswith(_PASSWORD_KEYS) else "secret"
         yield kind, start, end
 
 
+def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+    """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
+    ``machine host login user password SECRET``."""
+    if "-p" in text and ("mysql" in folded or "mariadb" in folded or "sshpass" in folded):
+        for tool in _MYSQL.finditer(text):
+            line_end = text.find("\n", tool.end())
+            line_end = len(text) if line_end == -1 else line_end
+            sshpass = tool.group().lower() == "sshpass"
+            for m in (_SSHPASS_P if sshpass else _DASH_P).finditer(text, tool.end(), line_end):
+                group = next(g for g in range(1, (m.lastindex or 1) + 1) if m.group(g) is not None)
+                if not _is_filler(m.group(group), "=", quoted=False):
+                    yield "password", m.start(group), m.end(group)
+    if "-u" in text:
+        for m in _CURL_USER.finditer(text):
+            if m.start() and not text[m.start() - 1].isspace():
+                continue
+            user, password = m.group(1), m.group(2)
+            if (user.isdigit() and password.isdigit()) or _is_filler(password, "=", quoted=True):
+                continue  # docker run -u 1000:1000, a user id and a group id
+            yield "password", m.start(2), m.end(2)
+    if "password" in folded and ("machine" in folded or "login" in folded):
+        for m in _NETRC.finditer(text):
+            near = _NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
+            if near is not None and not _is_filler(m.group(1), "=", quoted=False):
+                yield "password", m.start(1), m.end(1)
+
+
 def _private_keys(text: str) -> Iterator[tuple[str, int, int]]:
-    """PEM private key blocks; a missing END line redacts through the base64 body."""
+    """PEM and PGP private key blocks; a missing END line redacts through the base64 body."""
     missing: set[str] = set()
     pos = 0
     while True:
         m = _PEM_BEGIN.search(text, pos)
         if m is None:
             return
-        label = m.group(1)
+        label, block = m.group(1), m.group(2) or ""
         end = -1
-        if label not in missing:
-            marker = f"-----END {label}PRIVATE KEY-----"
+        if label + block not in missing:
+            marker = f"-----END {label}PRIVATE KEY{block}-----"
             found = text.find(marker, m.end())
             if found == -1:
-                missing.add(label)
+                missing.add(label + block)
             else:
                 end = found + len(marker)
         if end == -1:
@@ -328,6 +665,45 @@ def _private_keys(text: str) -> Iterator[tuple[str, int, int]]:
                 end -= 1
         yield "private_key", m.start(), end
         pos = end
+
+
+def _visible(text: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """``text`` without its invisible characters, and where each piece of it was
+    (``(start in the result, start in text)``); None when it has none."""
+    if text.isascii() or _INVISIBLE.search(text) is None:
+        return None
+    pieces: list[tuple[int, int]] = []
+    parts: list[str] = []
+    pos = out = 0
+    for m in _INVISIBLE.finditer(text):
+        if m.start() > pos:
+            pieces.append((out, pos))
+            parts.append(text[pos : m.start()])
+            out += m.start() - pos
+        pos = m.end()
+    pieces.append((out, pos))
+    parts.append(text[pos:])
+    return "".join(parts), pieces
+
+
+def _from_visible(pieces: Sequence[tuple[int, int]], at: int) -> int:
+    """A position in the visible text as a position in the original."""
+    i = bisect.bisect_right(pieces, (at, 1 << 62)) - 1
+    out, orig = pieces[max(i, 0)]
+    return orig + (at - out)
+
+
+def _raw_candidates(text: str) -> list[tuple[str, int, int]]:
+    """:func:`_candidates`, looked for past invisible characters (positions in ``text``)."""
+    visible = _visible(text)
+    if visible is None:
+        return list(_candidates(text))
+    view, pieces = visible
+    return [
+        (kind, _from_visible(pieces, start), _from_visible(pieces, end - 1) + 1)
+        for kind, start, end in _candidates(view)
+        if end > start
+    ]
 
 
 def _allowed_spans(text: str, allowlist: Sequence[str]) -> list[tuple[int, int]]:
@@ -344,7 +720,7 @@ def _allowed_spans(text: str, allowlist: Sequence[str]) -> list[tuple[int, int]]
 
 def _find(text: str, allowlist: Sequence[str]) -> tuple[Redaction, ...]:
     """The merged, ordered redactions of ``text`` (positions in ``text``)."""
-    candidates = list(_candidates(text))
+    candidates = _raw_candidates(text)
     if not candidates:  # most text: nothing to weigh against the allowlist
         return ()
     allowed = frozenset(allowlist)
@@ -468,3 +844,39 @@ def admit_document(
             "remove the secrets or add false positives to the allowlist"
         )
     return admitted
+
+
+KEY_PLACEHOLDER = "[REDACTED:api_key]"
+"""What replaces a client's own API key in its profile (as a remote client's replies say)."""
+_MIN_KNOWN_SECRET = 8
+"""A known secret shorter than this (``"EMPTY"``, ``"none"``) is not looked for."""
+
+
+def admit_profile(
+    profile: Mapping[str, object], *, secrets: Sequence[str | None] = ()
+) -> dict[str, object]:
+    """``profile`` (a model's or an embedder's) fit to hash, store and print.
+
+    Every string in it, keys included and at any depth (the base URL and its
+    path, the model name, headers), passes :func:`admit`, after each of
+    ``secrets`` (the client's own API key, of whatever shape) of
+    :data:`_MIN_KNOWN_SECRET` characters or more is replaced by
+    :data:`KEY_PLACEHOLDER`: a key pasted into the model name or the URL by a
+    swapped variable never reaches a file. No allowlist: the profile is hashed
+    into cache keys, so its redaction depends on nothing but its own text, and
+    admitting the result changes nothing. Numbers, booleans and None stay.
+    """
+    known = sorted({k for k in secrets if k and len(k) >= _MIN_KNOWN_SECRET}, key=len, reverse=True)
+
+    def clean(value: object) -> object:
+        if isinstance(value, str):
+            for key in known:
+                value = value.replace(key, KEY_PLACEHOLDER)
+            return admit(value).text
+        if isinstance(value, Mapping):
+            return {str(clean(str(k))): clean(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [clean(v) for v in value]
+        return value
+
+    return {str(clean(str(k))): clean(v) for k, v in profile.items()}

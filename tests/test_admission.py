@@ -6,6 +6,7 @@ holds nothing a secret scanner would flag.
 
 from __future__ import annotations
 
+import base64
 import random
 import string
 import time
@@ -403,6 +404,17 @@ def test_idempotent_on_every_kind() -> None:
             "postgres://app:" + fake_token() + "@db:5432/prod",
             '"SecretAccessKey": "' + fake_aws_secret() + '"',
             "https://h/b?sig=" + fake_token(),
+            "sk" + "_live_" + _rand(24),
+            "AI" + "za" + _rand(35, _B64URL),
+            "hf" + "_" + "".join(_RNG.choice(string.ascii_letters) for _ in range(34)),
+            "https://hooks.slack.com/"
+            + "services/T0"
+            + _rand(8)
+            + "/B0"
+            + _rand(8)
+            + "/"
+            + _rand(24),
+            "Authorization: Basic " + base64.b64encode(b"ci:" + fake_token().encode()).decode(),
         ]
     )
     once = admit(text)
@@ -645,6 +657,8 @@ _GATE_FRAGMENTS = [
     "\n", "Bearer ", "password", "PASSWD", "pwd", "api_key", "token", "K", "İ", "ı", '"', "'",
     " ", "abc123XYZ", "0123456789abcdefABCDEF", "A" * 16, "a1" * 12, "é", "_", "MY_",
     "https://u:p4ssw0rdlong@h/", "eyJhbGciOi", "1234567890",
+    "Basic ", "dXNlcjpwYXNz", "Authorization: ", "hooks.slack.com/services/", "-u ", "user:pw",
+    "LS0tLS1CRUdJTi", "ZZZZ",
 ]  # fmt: skip
 
 
@@ -660,7 +674,12 @@ def test_every_match_holds_the_characters_its_pattern_is_gated_on() -> None:
         a._SLACK: lambda g: "-" in g and "xox" in g,
         a._JWT: lambda g: "J" in g and "eyJ" in g,
         a._PEM_BEGIN: lambda g: "-" in g,
-        a._ASSIGNMENT: lambda g: "=" in g or ":" in g,
+        a._KEY_NAME_FOLDED: lambda g: any(w in g.casefold() for w in a._NAME_LITERALS),
+        a._BASIC: lambda g: "basic" in g.casefold(),
+        a._AUTH_HEADER: lambda g: "authorization" in g.casefold(),
+        a._WEBHOOK: lambda g: "/" in g and "hook" in g.casefold(),
+        a._CURL_USER: lambda g: "-u" in g,
+        a._PEM_B64: lambda g: "LS0tLS1CRUdJTi" in g,
     }
     rng = random.Random(14)
     matched = dict.fromkeys(gates, 0)

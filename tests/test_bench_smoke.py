@@ -59,6 +59,18 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         ],
         180,
     ),
+    "secrets": (
+        ["bench/secrets.py", "--quick"],
+        [
+            "dev corpus",
+            "ours (arborist.admission)",
+            "detect-secrets",
+            "the gate alone (admit)",
+            "ingest (prepare + store)",
+            "goals",
+        ],
+        180,
+    ),
     "coaccess": (
         ["bench/coaccess.py", "--quick"],
         ["1. write", "record_session", "2. rebuild", "full build", "3. lookup", "related_edges"],
@@ -174,5 +186,5 @@ def test_every_bench_script_is_in_the_smoke_run() -> None:
         for p in (ROOT / "bench").rglob("*.py")
         if p.parent.name != "peers" or p.name == "run.py"
     }
-    helpers = {"bench/results.py", "bench/merkle_paths.py"}
+    helpers = {"bench/results.py", "bench/merkle_paths.py", "bench/secrets/make_corpus.py"}
     assert scripts - helpers == {args[0] for args, _expected, _timeout in SCRIPTS.values()}
