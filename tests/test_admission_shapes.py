@@ -11,11 +11,16 @@ import base64
 import json
 import random
 import string
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from arborist.admission import admit, admit_profile
+from arborist.cli import cli
+from tests.chat_server import ChatServer, RecordedRequest, Reply
+from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "bench" / "secrets" / "corpus.json"
@@ -222,3 +227,76 @@ def test_a_profile_loses_the_clients_own_key_whatever_its_shape() -> None:
 def test_a_clean_profile_is_unchanged() -> None:
     profile = {"provider": "openai", "server": "http://localhost:8000/v1", "model": "qwen2.5-7b"}
     assert admit_profile(profile) == profile
+
+
+# --- profiles, end to end: real files over a loopback server -----------------------------
+
+
+def _raw_bytes(home: Path) -> bytes:
+    """Every byte of every file in the home (store.db, its -wal, sessions.db...)."""
+    return b"".join(p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file())
+
+
+def _route_past(server: ChatServer, key: str) -> None:
+    """The server answers a base URL whose path holds ``key`` as if it did not."""
+    answer = server.answer
+
+    def rerouted(request: RecordedRequest) -> Reply:
+        return answer(replace(request, path=request.path.replace(f"/{key}", "")))
+
+    server.answer = rerouted  # type: ignore[method-assign]
+
+
+def test_keys_in_the_chat_models_url_and_name_reach_no_file_and_no_output(
+    chat_server: ChatServer, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    in_path = "sk" + "-proj-" + _rand(40)
+    in_model = "sk" + "-" + _rand(48)  # a swapped variable: llama.cpp ignores the name
+    own_key = "Lq" + _rand(30)  # no known shape: the client's own key
+    _route_past(chat_server, in_path)
+    doc = tmp_path / "notes.md"
+    doc.write_text("# Notes\n\nThe median is the middle value of sorted data.\n")
+    monkeypatch.setenv("ARBORIST_LLM", "openai")
+    monkeypatch.setenv("ARBORIST_BASE_URL", f"{chat_server.url}/{in_path}")
+    monkeypatch.setenv("ARBORIST_MODEL", in_model)
+    monkeypatch.setenv("ARBORIST_API_KEY", own_key)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", str(doc)]).exit_code == 0
+    asked = runner.invoke(cli, ["ask", "What is the median?"])
+    assert asked.exit_code == 0, asked.output
+    assert chat_server.requests == 1
+    again = runner.invoke(cli, ["ask", "What is the median?"])  # the same key: a hit
+    assert again.exit_code == 0 and chat_server.requests == 1
+    shown = runner.invoke(cli, ["record", "list", "--json"])
+    raw = _raw_bytes(home)
+    for secret in (in_path, in_model, own_key):
+        assert secret.encode() not in raw
+        for output in (asked.output, again.output, shown.output):
+            assert secret not in output
+    assert b"[REDACTED:openai_key]" in raw
+
+
+def test_keys_in_the_embedders_url_and_name_reach_no_file_and_no_output(
+    chat_server: ChatServer, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    in_path = "sk" + "-proj-" + _rand(40)
+    in_model = "hf" + "_" + "".join(_RNG.choices("abcdefXYZ", k=34))
+    _route_past(chat_server, in_path)
+    doc = tmp_path / "notes.md"
+    doc.write_text("# Notes\n\nThe median is the middle value of sorted data.\n")
+    monkeypatch.setenv("ARBORIST_EMBED_BASE_URL", f"{chat_server.url}/{in_path}")
+    monkeypatch.setenv("ARBORIST_EMBED_MODEL", in_model)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", str(doc)]).exit_code == 0
+    done = runner.invoke(cli, ["embed", "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["held"] >= 1  # ingest embedded them already
+    text = runner.invoke(cli, ["embed"])
+    asked = runner.invoke(cli, ["ask", "What is the median?"])  # the hybrid policy holds it
+    assert asked.exit_code == 0, asked.output
+    raw = _raw_bytes(home)
+    for secret in (in_path, in_model):
+        assert secret.encode() not in raw
+        for output in (done.output, text.output, asked.output):
+            assert secret not in output
+    assert b"[REDACTED:api_token]" in raw

@@ -32,6 +32,7 @@ import httpx
 import numpy as np
 from numpy.typing import NDArray
 
+from arborist.admission import admit_profile
 from arborist.errors import BadInput
 from arborist.qa.http import (
     DEFAULT_BACKOFF,
@@ -126,14 +127,17 @@ class EmbeddingsClient(RemoteModel):
 
     def profile(self) -> dict[str, object]:
         """What made a vector: the server (normalised, no credentials), model and dimensions.
-        Not the batch size, timeouts or retries (they change no vector), never the key."""
-        return {
+        Not the batch size, timeouts or retries (they change no vector), never the key:
+        every string passes the admission gate (a key in the URL's path or the model
+        name is redacted, the client's own key whatever its shape)."""
+        profile: dict[str, object] = {
             "kind": "embeddings",
             "provider": "openai",
             "server": self._display,
             "model": self.model,
             "dimensions": self.dimensions,
         }
+        return admit_profile(profile, secrets=(self._api_key,))
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One normalized float32 row per text, in order: ``ceil(len / batch_size)`` requests."""

@@ -35,6 +35,7 @@ from typing import TypeVar
 import httpx
 
 from arborist._version import __version__
+from arborist.admission import admit
 from arborist.errors import BadInput, ModelError
 from arborist.qa.sanitize import API_KEY_PLACEHOLDER, StreamText, key_pattern, no_lone_surrogates
 
@@ -302,7 +303,8 @@ class RemoteModel:
         self._ssl: ssl.SSLContext | None = None
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r}, model={self.model!r}, base_url={self._display!r})"
+        shown = f"name={self.name!r}, model={self.model!r}, base_url={self._display!r}"
+        return f"{type(self).__name__}({admit(shown).text})"
 
     # -- what the server says, made fit to return
 
@@ -326,7 +328,7 @@ class RemoteModel:
 
     def _error(self, what: str) -> ModelError:
         """A one-line ModelError naming this client, its model and server."""
-        where = f"model {self.name!r} ({self.model} at {self._display})"
+        where = admit(f"model {self.name!r} ({self.model} at {self._display})").text
         return ModelError(self._quote(f"{where}: {what}", 400))
 
     # -- the wire

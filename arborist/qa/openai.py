@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from arborist.admission import admit_profile
 from arborist.errors import BadInput
 from arborist.qa.client import SYSTEM_PROMPT, ChatRequest, ChatResult, Message
 from arborist.qa.http import (
@@ -210,7 +211,9 @@ class OpenAIClient(RemoteModel):
         ``llama3`` may serve other weights, quantisations or chat templates, so
         they must not share cached answers; moving to another server is a cache
         miss, once. The URL's credentials and query are left out, since the
-        profile is stored (in ``store.db``) and hashed into every cache key.
+        profile is stored (in ``store.db``) and hashed into every cache key, and
+        every string passes the admission gate (:func:`~arborist.admission.admit_profile`):
+        a key in the URL's path or in the model name is redacted, deterministically.
         Not timeouts or retries (they do not change answers), never the key.
         """
         profile: dict[str, object] = {
@@ -221,7 +224,7 @@ class OpenAIClient(RemoteModel):
         }
         for option, value in self._options().items():
             profile[option] = str(value) if option == "max_tokens" else _number_text(value)
-        return profile
+        return admit_profile(profile, secrets=(self._api_key,))  # a key pasted in model or URL
 
     def messages_for(self, request: ChatRequest) -> tuple[Message, ...]:
         """The exact messages sent for ``request``: its own, with this client's system prompt."""

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from arborist.admission import admit_profile
 from arborist.db import snapshot, transaction
 from arborist.errors import ModelError
 from arborist.hashing import canonical_json, sha256_hex
@@ -79,8 +80,9 @@ class Embedder(Protocol):
 
 
 def profile_key(profile: dict[str, object]) -> str:
-    """The key vectors are stored under: the hash of the profile's canonical JSON."""
-    return sha256_hex(canonical_json(profile))
+    """The key vectors are stored under: the hash of the profile's canonical JSON, once
+    every string of it has passed the admission gate (what is stored beside it)."""
+    return sha256_hex(canonical_json(admit_profile(profile)))
 
 
 def pack(vector: NDArray[Any]) -> bytes:
@@ -154,6 +156,7 @@ def vector_count(conn: sqlite3.Connection, profile: str) -> int:
 
 def _profile_id(conn: sqlite3.Connection, profile: dict[str, object], dimensions: int) -> int:
     """The profile's row (made on its first vectors); its vectors all have one dimension."""
+    profile = admit_profile(profile)  # stored: no secret from any embedder's profile
     key = profile_key(profile)
     row = conn.execute(
         "SELECT id, dimensions FROM vector_profiles WHERE profile = ?", (key,)
