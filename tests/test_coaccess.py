@@ -27,6 +27,7 @@ from arborist.store.coaccess import (
     record_session,
 )
 from arborist.sync import body
+from arborist.views import answer_text
 
 AWS_KEY = "AKIA" + "IOSFODNN7EXAMPLE"
 
@@ -416,6 +417,14 @@ def test_the_related_lane_changes_the_evidence_and_the_key_but_not_the_rules(
     assert wide.result.record.policy == plain.result.record.policy  # same key rules
     assert again.result.hit and again.result.cache_key == wide.result.cache_key
     assert all(item.proof is not None for item in wide.result.record.evidence)
+    # every face can tell the lanes apart: the record names each item's lane, the JSON and
+    # the text tag the co-accessed ones; a plain lexical ask's metadata stays as it was
+    lanes = wide.result.record.response["retrieval_lanes"]
+    assert lanes == ["lexical"] * len(first) + ["related"] * (len(lane) - len(first))
+    items = wide.result.record.as_json()["evidence"]
+    assert [item["lane"] for item in items] == lanes
+    assert "[related]" in answer_text(wide.result)
+    assert "retrieval_lanes" not in plain.result.record.response
 
 
 def test_the_widget_body_lists_related_sources(home: Path, corpus: Path, on: None) -> None:

@@ -227,10 +227,11 @@ def _meta(
     evidence: Sequence[Evidence],
     embedder: Embedder | None,
 ) -> dict[str, object]:
-    """The response metadata stored with a record; a hybrid ask adds which lane found each
-    evidence item (E1 first), a lexical one adds nothing (its bytes are as they were)."""
+    """The response metadata stored with a record; a hybrid ask, or one whose evidence has a
+    co-access lane (``--related``), adds which lane found each evidence item (E1 first), so
+    every face can tag them; a lexical one adds nothing (its bytes are as they were)."""
     meta = {"model": model, "finish_reason": finish, **raw}
-    if embedder is not None:
+    if embedder is not None or any(e.lane != "lexical" for e in evidence):
         meta["retrieval_lanes"] = [e.lane for e in evidence]
     return meta
 
