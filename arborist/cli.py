@@ -22,7 +22,7 @@ import click
 
 from arborist._version import __version__
 from arborist.errors import ArboristError, BadInput, foreign
-from arborist.safejson import check_text
+from arborist.safejson import check_word
 from arborist.terminal import inert
 
 __all__ = ["EXIT_FAILED", "EXIT_USAGE", "cli", "fail", "main"]
@@ -86,7 +86,7 @@ class ArboristGroup(click.Group):
         words = list(sys.argv[1:] if args is None else args)
         try:
             for number, word in enumerate(words, 1):
-                check_text(word, f"argument {number}")
+                check_word(word, f"argument {number}")
             result = super().main(words, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:
             click.echo(exc.ctx.get_help() if exc.ctx else "", err=True)

@@ -29,7 +29,7 @@ from arborist.app import Arborist, Track
 from arborist.audit import Checkpoint
 from arborist.errors import BadInput, NotFound, foreign
 from arborist.qa.check import check_record
-from arborist.safejson import UnreadableJSON, check_text, decode
+from arborist.safejson import UnreadableJSON, check_word, decode
 from arborist.safejson import loads as safe_loads
 from arborist.terminal import inert_json
 from arborist.witness import witness_checkpoints
@@ -144,7 +144,7 @@ class Desk:
         :class:`~arborist.errors.ArboristError` line too (:func:`~arborist.errors.foreign`).
         """
         for number, word in enumerate(words, 1):
-            check_text(word, f"word {number}")
+            check_word(word, f"word {number}")
         command, rest = self.command(words)
         found = parser(command, self.prefix)
         if _wants_help(rest):

@@ -140,8 +140,8 @@ def foreign(exc: BaseException) -> ArboristError | None:
       beyond its length limit) is :class:`BadInput`.
     * Any other :class:`OSError` is a one-line :class:`ArboristError` naming its file.
     * :class:`RecursionError` is input nested beyond what a parser follows, and the
-      :class:`ValueError` of a number of over 4,300 digits one Python will not convert
-      (:class:`BadInput`).
+      :class:`ValueError` of a number of over 4,300 digits one Python will not convert,
+      or of a path holding a NUL (:class:`BadInput`).
     * A :class:`UnicodeError` is text that is not UTF-8 (:class:`BadInput`).
     """
     sqlite3 = sys.modules.get("sqlite3")
@@ -149,12 +149,21 @@ def foreign(exc: BaseException) -> ArboristError | None:
         return _sqlite_error(exc)
     if isinstance(exc, OSError):
         return _os_error(exc)
-    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
-        return BadInput(f"a number too long to read ({one_line(exc).split(';')[0]})")
     if isinstance(exc, RecursionError):
         return BadInput("the input is nested too deeply to be read")
-    if isinstance(exc, UnicodeError):
+    if isinstance(exc, UnicodeError):  # a ValueError too: first
         return BadInput(f"text that is not valid UTF-8 ({one_line(exc)})")
+    if isinstance(exc, ValueError):
+        return _value_error(exc)
+    return None
+
+
+def _value_error(exc: ValueError) -> ArboristError | None:
+    reason = one_line(exc)
+    if "embedded null" in reason:
+        return BadInput(f"a path or name holding a NUL character ({reason})")
+    if "integer string conversion" in reason:
+        return BadInput(f"a number too long to read ({reason.split(';')[0]})")
     return None
 
 

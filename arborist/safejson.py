@@ -38,6 +38,7 @@ __all__ = [
     "TooDeep",
     "UnreadableJSON",
     "check_text",
+    "check_word",
     "decode",
     "json_depth",
     "loads",
@@ -178,6 +179,15 @@ def check_text(text: str, what: str) -> str:
     if len(readable) > 80:
         readable = readable[:77] + "..."
     raise BadInput(f"{what}: not UTF-8 text ({readable})")
+
+
+def check_word(word: str, what: str) -> str:
+    """A command's word (an argument, a REF, a path): UTF-8 text (:func:`check_text`) without
+    a NUL, which no path, reference or name holds (the operating system refuses it)."""
+    check_text(word, what)
+    if "\x00" in word:
+        raise BadInput(f"{what}: holds a NUL character, which no path or name can")
+    return word
 
 
 def _only_escapes(text: str) -> bool:

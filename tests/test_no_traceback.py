@@ -68,7 +68,7 @@ HUGE = {"digits": ("9", 20_000), "letters": ("a", 200_000), "accents": ("é", 50
         "words": ("x ", 50_000)}  # fmt: skip
 deep = st.sampled_from([f"deep:{opening}" for opening in DEEP_OPENINGS])
 huge = st.sampled_from([f"huge:{name}" for name in HUGE])
-anything = st.text(max_size=30)
+anything = st.text(max_size=30) | st.sampled_from(["\x00", "a\x00b", "/tmp/\x00", "-", "--"])
 hostile = st.one_of(undecodable, deep, huge, anything)
 """A hostile value, or the name of one too big to show in a failure report (:func:`real`)."""
 
@@ -366,6 +366,10 @@ def test_foreign_errors_are_one_line_storage_errors() -> None:
         assert "\n" not in str(translated) and "arborist verify" in str(translated)
     assert isinstance(foreign(OSError(errno.EACCES, "Permission denied", "/x")), ArboristError)
     assert isinstance(foreign(RecursionError()), ArboristError)
+    assert isinstance(foreign(ValueError("embedded null byte")), ArboristError)
+    assert isinstance(foreign(UnicodeEncodeError(
+        "utf-8", "\udce9", 0, 1, "surrogates not allowed")), ArboristError)  # fmt: skip
+    assert foreign(ValueError("a bug")) is None
     assert foreign(sqlite3.OperationalError("database is locked")) is None  # relied upon
     assert foreign(KeyError("a bug")) is None  # keeps its traceback
 
@@ -450,6 +454,7 @@ def test_efbig_during_any_write_is_one_line_and_the_stores_verify(
                 line = _assert_one_error_line(done.stderr)
                 assert done.returncode == 1, line
             _verified(home)
+    print(f"EFBIG: {len(WRITES) * len(limits)} runs, {failures} failed a write")  # the figure
     assert failures >= len(limits), "the size limits made writes fail"
 
 
@@ -467,4 +472,5 @@ def test_eio_during_any_write_is_one_line_and_the_stores_verify(
                 line = _assert_one_error_line(done.stderr)
                 assert done.returncode == 1 and "I/O error" in line, line
             _verified(home)
+    print(f"EIO: {len(WRITES) * len(nths)} runs, {failures} failed a write")  # the figure
     assert failures >= len(nths), "the injected EIO made writes fail"
