@@ -9,8 +9,10 @@ the secret itself.
 Detected kinds:
 
 * ``openai_key`` / ``anthropic_key``: ``sk-...``, ``sk-proj-...``, ``sk-ant-...``
-  with at least 20 characters after ``sk-``;
-* ``aws_access_key``: ``AKIA``/``ASIA`` and 16 uppercase letters or digits;
+  with at least 20 characters after ``sk-`` and a digit, also joined to a word by
+  ``-`` or ``_`` (``creds-sk-proj-....txt``);
+* ``aws_access_key``: ``AKIA``/``ASIA``/``ABIA``/``ACCA``/``A3T.`` and 16 uppercase
+  letters or digits, also wrapped over lines (then with a digit);
 * ``aws_secret_key``: the 40-character value given to an AWS secret key's name:
   ``aws_secret_access_key = ...`` (any case, ``_``/``-``/space between the words, a
   prefix such as ``MY_`` allowed), the JSON ``"SecretAccessKey": "..."`` and
@@ -18,12 +20,27 @@ Detected kinds:
   such as ``aws secret key: ...`` or ``AWS secret access key = ...``;
 * ``github_token``: ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36 characters,
   ``github_pat_...``;
-* ``slack_token``: ``xoxa-``/``xoxb-``/``xoxp-``/``xoxo-``/``xoxr-``/``xoxs-``...;
-* ``jwt``: three base64url segments, the header starting ``eyJ``;
-* ``private_key``: a PEM ``-----BEGIN ... PRIVATE KEY-----`` block through its END
-  line (through the end of the base64 body when END is missing);
+* ``slack_token``: ``xoxa-``/``xoxb-``/``xoxp-``/``xoxe-``/... and ``xapp-`` tokens;
+* ``stripe_key``: ``sk_live_``/``sk_test_``/``rk_live_``..., ``whsec_``;
+* ``google_api_key``: ``AIza`` and 35 characters;
+* ``api_token``: tokens whose prefix names their vendor (Hugging Face ``hf_``,
+  GitLab ``glpat-``..., npm ``npm_``, PyPI ``pypi-AgE``, SendGrid ``SG.``, Shopify,
+  DigitalOcean, Databricks, Docker, Atlassian, Groq, Replicate, xAI, Sentry, Vault,
+  age, Square, Mailgun, Twilio, Mailchimp, Postman, Notion, LangSmith, Telegram and
+  Discord bot tokens, Google OAuth ``ya29.``/``GOCSPX-``...), and a Twilio auth token
+  given beside its account SID;
+* ``jwt``: base64url segments, the header starting ``eyJ``: signed, unsigned
+  (``alg: none``, an empty signature after the payload's ``eyJ``) or wrapped over
+  lines onto lines that are all token;
+* ``private_key``: a PEM or PGP ``-----BEGIN ... PRIVATE KEY[ BLOCK]-----`` block
+  through its END line (through the end of the base64 body, armor headers first,
+  when END is missing); a PEM private key base64-encoded again (kubeconfig's
+  ``client-key-data: LS0tLS1CRUdJTi...``, decoded to tell it from a certificate);
+  a PuTTY key file's private lines;
 * ``bearer_token``: the token after ``Bearer`` (16 characters or more, with a digit);
-  the word Bearer stays;
+  the word Bearer stays; ``basic_auth``: the value after ``Basic`` when it decodes to
+  ``user:password``; the value of any ``Authorization:`` header;
+* ``webhook_url``: the path of a Slack, Discord or Teams webhook URL;
 * ``url_credentials``: the password of a URL's userinfo (``https://user:PASSWORD@host``,
   ``postgres://u:PASSWORD@db/x``; the user name stays; up to the last ``@`` of the
   authority, so a password holding an unescaped ``@`` goes whole), and the value of a
@@ -31,16 +48,32 @@ Detected kinds:
   ``?key=``, ``api-key=``...) of 16 characters or more with a digit. Obvious
   placeholders (``user:password@``, ``user:<pass>@``, ``${PASS}``) are left alone.
   Secret-named parameters that read as assignments (``?api_key=``, ``&token=``,
-  ``access_token=``, ``client_secret=``) are the ``secret`` kind below;
-* ``password`` / ``secret``: the value of a ``password=``, ``passwd=``, ``pwd=``,
-  ``secret=``, ``api_key=`` or ``token=`` assignment (``=`` or ``:``, quoted or
-  bare); the key name stays; empty values and obvious placeholders (``***``,
-  ``<...>``, ``${VAR}``, ``xxx``) are left alone.
+  ``?auth=``, ``&pass=``) are the ``secret``/``password`` kinds below;
+* ``password`` / ``secret``: the value given to a name that ends in a secret's word
+  (``password``, ``passwd``, ``pwd``, ``passphrase``, ``secret``, ``token``,
+  ``credentials``, ``api_key``, ``access_key``, ``account_key``, ``private_key``,
+  ``client_key``...; ``DB_PASSWORD``, ``SECRET_KEY``, ``authToken``, ``X-Api-Key``,
+  ``AccountKey``, ``_authToken``, Rails' ``secret_key_base``; ``pass``, ``auth`` and
+  ``pw`` only as a whole name given with ``=`` or quotes: ``DB_PASS=``, Docker's
+  ``"auth": "..."``) by ``=``, ``:``, ``:=``, ``=>``, ``==`` (quoted), a no-break
+  space, an XML element or a .NET ``<add key=... value=...>``; a bare value runs over
+  ``&``, ``;`` and ``,`` unless a ``name=`` or a space follows. Also ``--password
+  VALUE``-style flags, ``mysql -pVALUE``, ``sshpass -p VALUE``, ``curl -u
+  user:VALUE`` and ``.netrc``'s ``password VALUE``. The name stays; empty values,
+  numbers given to a non-password name, code (``os.environ[...]``, ``args.password``,
+  ``password=password``) and placeholders (``***``, ``<...>``, ``${VAR}``, ``{{
+  ... }}``, ``xxx``, ``YOUR_API_KEY_HERE``, ``ghp_XXXX...``, ``sk-...``) are left
+  alone.
+
+Secrets are looked for past invisible characters (a soft hyphen or zero-width
+space pasted inside a key); a redaction covers them in the original text.
+:func:`admit_profile` admits every string of a model's or an embedder's profile.
 
 Overlapping matches merge into one redaction; the result is deterministic;
 placeholders are never matched again, so admitting twice changes nothing.
 Every pattern is linear in the length of the text (no nested quantifiers that
-can backtrack catastrophically).
+can backtrack catastrophically; a repetition that crosses a line break consumes
+the break and what follows it in one step).
 """
 
 from __future__ import annotations
@@ -298,6 +331,20 @@ _NETRC_CONTEXT = re.compile(r"(?i)(?<![A-Za-z0-9])(?:machine|login)[ \t]")
 _MYSQL = re.compile(r"(?i)(?<![A-Za-z0-9_-])(?:mysql[a-z]*|mariadb[a-z-]*|sshpass)(?![A-Za-z0-9_])")
 _DASH_P = re.compile(r"(?<!\S)-p([^\s-]\S*)")
 _SSHPASS_P = re.compile(r"(?<!\S)-p[ \t]*(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"]+))")
+# ``--password VALUE``, ``--token VALUE``: a flag named for a secret, its value after a space.
+_FLAG = re.compile(
+    r"--(?:[a-z]+-)*(?:password|passwd|passphrase|token|secret|api-key|apikey|auth-token"
+    r"|access-token|access-key|secret-key|client-secret)[ \t]+"
+    r"(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"-][^\s'\"]*))"
+)
+# <password>VALUE</password> (XML, a .NET config's <add key="DbPassword" value="VALUE"/>).
+_XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.-]{0,63})>([^<\r\n]{4,})</\1>")
+_XML_ADD = re.compile(
+    r"(?i)key[ \t]*=[ \t]*\"([^\"\r\n]{1,64})\"[ \t]+value[ \t]*=[ \t]*\"([^\"\r\n]*)\""
+)
+# A PuTTY private key file's body.
+_PUTTY = re.compile(r"Private-Lines: [0-9]+((?:\r?\n[A-Za-z0-9+/=]+(?![^\r\n]))+)")
+_VALUE_ATTRIBUTE = re.compile(r'value[ \t]*=[ \t]*"')  # on the case-folded text
 _CURL_USER = re.compile(r"-(?:u|-user)(?:[ \t]+|=)[\"']?([^\s:\"'@]+):([^\s\"']+)")
 
 _PASSWORD_KEYS = ("passw", "pwd", "passphrase", "pass", "pw")
@@ -614,11 +661,32 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
         yield kind, start, end
 
 
+def _secret_name(name: str) -> bool:
+    """True when the whole of ``name`` ends in a secret's word (not a weak one alone)."""
+    m = _KEY_END_REVERSED.match(name[::-1])
+    if m is None:
+        return False
+    word = m.group("word")[::-1].lower()
+    start = len(name) - m.end()
+    return word not in _WEAK_KEYS or not (
+        m.group("suffix") or (start and name[start - 1].isalnum())
+    )
+
+
+def _name_kind(name: str) -> str:
+    word = _KEY_END_REVERSED.match(name[::-1])
+    spelled = word.group("word")[::-1].lower() if word is not None else ""
+    return "password" if spelled.startswith(_PASSWORD_KEYS) else "secret"
+
+
 def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
     ``machine host login user password SECRET``."""
     if "-p" in text and ("mysql" in folded or "mariadb" in folded or "sshpass" in folded):
+        line_end = -1
         for tool in _MYSQL.finditer(text):
+            if tool.start() < line_end:  # a line is read once, however many tools it names
+                continue
             line_end = text.find("\n", tool.end())
             line_end = len(text) if line_end == -1 else line_end
             sshpass = tool.group().lower() == "sshpass"
@@ -634,6 +702,27 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             if (user.isdigit() and password.isdigit()) or _is_filler(password, "=", quoted=True):
                 continue  # docker run -u 1000:1000, a user id and a group id
             yield "password", m.start(2), m.end(2)
+    if "--" in text:
+        for m in _FLAG.finditer(text):
+            group = m.lastindex or 3
+            if m.start() and not text[m.start() - 1].isspace() and text[m.start() - 1] not in "\"'":
+                continue
+            if not _is_filler(m.group(group), "=", quoted=group != 3) and len(m.group(group)) >= 4:
+                kind = "password" if "pass" in m.group()[:20].lower() else "secret"
+                yield kind, m.start(group), m.end(group)
+    if "</" in text:
+        for m in _XML_ELEMENT.finditer(text):
+            if _secret_name(m.group(1)) and not _is_filler(m.group(2), "=", quoted=True):
+                yield _name_kind(m.group(1)), m.start(2), m.end(2)
+    if "key" in folded and _VALUE_ATTRIBUTE.search(folded) is not None:
+        for m in _XML_ADD.finditer(text):
+            value = m.group(2)
+            secret = _secret_name(m.group(1)) and len(value) >= _MIN_VALUE
+            if secret and not _is_filler(value, "=", quoted=True):
+                yield _name_kind(m.group(1)), m.start(2), m.end(2)
+    if "Private-Lines: " in text:
+        for m in _PUTTY.finditer(text):
+            yield "private_key", m.start(1), m.end(1)
     if "password" in folded and ("machine" in folded or "login" in folded):
         for m in _NETRC.finditer(text):
             near = _NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())

@@ -119,6 +119,17 @@ SHAPES: list[tuple[str, str, str]] = [
     ("curl -u", "curl -u jenkins:" + _PASSWORD + " https://nexus.internal/", _PASSWORD),
     ("?auth= in text", "see https://api.example.com/r?auth=" + _HEX + "&f=csv", _HEX),
     ("?pass= in text", "GET /login?user=bob&pass=" + _PASSWORD + " HTTP/1.1", _PASSWORD),
+    ("XML element", "<db><password>" + _PASSWORD + "</password></db>", _PASSWORD),
+    (".NET appSettings", '<add key="DbPassword" value="' + _PASSWORD + '" />', _PASSWORD),
+    ("--token flag", "tool login --token " + _TOKEN, _TOKEN),
+    ("--password flag", "tool --db-password '" + _PASSWORD + "' run", _PASSWORD),
+    (
+        "PuTTY key file",
+        "PuTTY-User-Key-File-2: ssh-rsa\nPrivate-Lines: 2\n"
+        + _PEM_BODY[:130]
+        + "\nPrivate-MAC: ab",
+        _PEM_BODY[:64],
+    ),
 ]
 
 
@@ -154,6 +165,8 @@ NEAR_MISSES = [
     "SHA1 Fingerprint=8aafb6d91d9b4dfff863b0bf9c1287c9987cca47",
     "commit 1aadb516b363868df74c14caa3b5e34324dfb00a",
     "request_id=e5e20a80-6b70-4999-b37f-1f8b059fcee5",
+    "git log --token-limit 5 --password-file /etc/pw",
+    '<token>{{ t }}</token> <add key="Timeout" value="30" />',
 ]
 
 
