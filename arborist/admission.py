@@ -239,6 +239,24 @@ _VENDOR_PATTERNS = (
     (("pscale_",), "api_token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{30,}"),
     (("secret_",), "api_token", r"secret_[A-Za-z0-9]{43}"),  # Notion
     (("lsv2_",), "api_token", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),  # LangSmith
+    (("glc_", "glsa_"), "api_token", r"gl(?:c|sa)_[A-Za-z0-9_+/=-]{32,}"),  # Grafana
+    (("NRAK-", "NRII-"), "api_token", r"NR(?:AK|II)-[A-Za-z0-9]{27,32}"),  # New Relic
+    (("xkeysib-",), "api_token", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),  # Brevo
+    (("dt0c01.",), "api_token", r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}"),  # Dynatrace
+    (("FLWSECK",), "api_token", r"FLWSECK(?:_TEST)?-[a-h0-9]{32}-X"),  # Flutterwave
+    (("AKCp",), "api_token", r"AKCp[A-Za-z0-9]{60,}"),  # Artifactory
+    (("AAAA",), "api_token", r"AAAA[A-Za-z0-9_-]{7}:[A-Za-z0-9_-]{100,}"),  # Firebase FCM
+    (("sl.",), "api_token", r"sl\.[A-Za-z0-9_-]{130,}"),  # Dropbox
+    (("oy2",), "api_token", r"oy2[a-z0-9]{43}"),  # NuGet
+    (("EZAK", "EZTK"), "api_token", r"EZ[AT]K[A-Za-z0-9]{54}"),  # EasyPost
+    (("dp.",), "api_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),  # Doppler
+    (
+        ("fo1_", "pnu_", "pul-", "rdme_", "tfp_", "HRKU-"),
+        "api_token",
+        r"fo1_[A-Za-z0-9_-]{40,}|pnu_[A-Za-z0-9]{36}|pul-[a-f0-9]{40}|rdme_[a-z0-9]{60,}"
+        r"|tfp_[A-Za-z0-9_.=-]{40,}|HRKU-[A-Za-z0-9_-]{30,}",
+    ),
+    (("sk_",), "api_token", r"sk_[a-f0-9]{48}"),  # ElevenLabs
     (("_",), "api_token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}"),  # Telegram (checked below)
 )
 _VENDOR = tuple(
@@ -328,8 +346,13 @@ _CODE_REFERENCE = re.compile(
 )
 _NETRC = re.compile(r"(?i)(?<!\S)password[ \t]+(\S+)")
 _NETRC_CONTEXT = re.compile(r"(?i)(?<![A-Za-z0-9])(?:machine|login)[ \t]")
-_MYSQL = re.compile(r"(?i)(?<![A-Za-z0-9_-])(?:mysql[a-z]*|mariadb[a-z-]*|sshpass)(?![A-Za-z0-9_])")
+_MYSQL = re.compile(
+    r"(?i)(?<![A-Za-z0-9_-])(?:mysql[a-z]*|mariadb[a-z-]*|sshpass|mongo(?:sh|dump|restore)?"
+    r"|(?:docker|podman|buildah|skopeo|nerdctl|oras|helm[ \t]+registry)[ \t]+login|redis-cli)"
+    r"(?![A-Za-z0-9_])"
+)
 _DASH_P = re.compile(r"(?<!\S)-p([^\s-]\S*)")
+_REDIS_A = re.compile(r"(?<!\S)-a[ \t]+(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"-]\S*))")
 _SSHPASS_P = re.compile(r"(?<!\S)-p[ \t]*(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"]+))")
 # ``--password VALUE``, ``--token VALUE``: a flag named for a secret, its value after a space.
 _FLAG = re.compile(
@@ -612,6 +635,34 @@ def _name_ends(text: str, folded: str) -> Iterator[int]:
     yield from sorted(ends)
 
 
+_ANY_KEY_END = re.compile(r"(?i)yek[_-][a-z0-9]")  # a name ending in _KEY or -key, reversed
+_RANDOM_VALUE = re.compile(r"[A-Za-z0-9+/=_-]{16,}")
+_MIXED = re.compile(r"[A-Za-z][0-9]|[0-9][A-Za-z]")
+_MIN_MIXED = 4
+"""A random key changes between letters and digits often; ``user_12345678`` once."""
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def _random_key_value(text: str, name_end: int) -> Iterator[tuple[str, int, int]]:
+    """The value of a name such as ``MAPS_KEY`` or ``hmac-key``, when it reads as a key:
+    16 or more key characters, random-looking (letters and digits), not a UUID."""
+    v = _VALUE.match(text, name_end)
+    if v is None or v.group(2) not in ("=", ":", ":=", "=>"):
+        return
+    group = v.lastindex or 6
+    value = v.group(group)
+    if (
+        _RANDOM_VALUE.fullmatch(value)
+        and _random_looking(value)
+        and any(c.isalpha() for c in value)
+        and any(c.isdigit() for c in value)
+        and not _UUID.fullmatch(value)
+        and len(_MIXED.findall(value)) >= _MIN_MIXED
+        and not _is_filler(value, "=", quoted=True)
+    ):
+        yield "secret", v.start(group), v.end(group)
+
+
 def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     """Values given to a password, secret, token or key name: ``name = value``, ``name:
     value``, ``name => value``, a name and a no-break space, ``"name": "value"``."""
@@ -622,8 +673,11 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
         if name_end < value_end or name_end == last:  # inside the last value, or seen
             continue
         last = name_end
-        m = _KEY_END_REVERSED.match(text[max(0, name_end - _NAME_WINDOW) : name_end][::-1])
-        if m is None:  # the name does not end in a secret's word (``password_hash``)
+        window = text[max(0, name_end - _NAME_WINDOW) : name_end][::-1]
+        m = _KEY_END_REVERSED.match(window)
+        if m is None:  # not a secret's word; a ``*_KEY`` name's value only if random
+            if _ANY_KEY_END.match(window):
+                yield from _random_key_value(text, name_end)
             continue
         word = m.group("word")[::-1].lower()
         word_start = name_end - m.end()
@@ -682,15 +736,19 @@ def _name_kind(name: str) -> str:
 def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
     ``machine host login user password SECRET``."""
-    if "-p" in text and ("mysql" in folded or "mariadb" in folded or "sshpass" in folded):
+    if ("-p" in text or "-a" in text) and _has(
+        folded, "mysql", "mariadb", "sshpass", "mongo", "login", "redis-cli"
+    ):
         line_end = -1
         for tool in _MYSQL.finditer(text):
             if tool.start() < line_end:  # a line is read once, however many tools it names
                 continue
             line_end = text.find("\n", tool.end())
             line_end = len(text) if line_end == -1 else line_end
-            sshpass = tool.group().lower() == "sshpass"
-            for m in (_SSHPASS_P if sshpass else _DASH_P).finditer(text, tool.end(), line_end):
+            name = tool.group().lower()
+            spaced = _SSHPASS_P if not name.startswith("redis") else _REDIS_A
+            attached = name.startswith(("mysql", "mariadb"))
+            for m in (_DASH_P if attached else spaced).finditer(text, tool.end(), line_end):
                 group = next(g for g in range(1, (m.lastindex or 1) + 1) if m.group(g) is not None)
                 if not _is_filler(m.group(group), "=", quoted=False):
                     yield "password", m.start(group), m.end(group)
