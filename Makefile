@@ -15,7 +15,7 @@ BUNDLE := arborist_nb/static/arborist.js
 JS_DEPS := js/node_modules/.package-lock.json
 DEMO_HOME ?= .demo-home
 
-.PHONY: all install runtime js test test-long lint typecheck test-js test-py demo lab notebooks chromium bench clean \
+.PHONY: all install runtime js test test-long lint typecheck test-js test-py demo lab notebooks chromium strace bench clean \
         session session-list session-tree session-find session-chain-check search stats
 
 all: install
@@ -75,14 +75,23 @@ $(CHROMIUM):
 
 chromium: $(CHROMIUM)
 
-test-py: install chromium
+# tests/test_no_traceback.py injects a real EIO into a write with Debian's strace.
+STRACE := /usr/bin/strace
+
+$(STRACE):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace
+
+strace: $(STRACE)
+
+test-py: install chromium strace
 	$(BIN)/pytest
 	$(BIN)/pytest $(NBVAL) notebooks
 
 test: lint typecheck test-js test-py
 
 # The fault, fuzz and concurrency suites at full size (minutes, not seconds).
-test-long: install chromium
+test-long: install chromium strace
 	$(BIN)/pytest --long
 
 DEMO_Q ?= What does statistics.median return?

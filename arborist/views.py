@@ -29,7 +29,7 @@ from arborist.store.schema import TIERS
 from arborist.store.search import SearchHit
 from arborist.store.tiers import TierChange
 from arborist.store.vectors import EmbedReport
-from arborist.terminal import inert
+from arborist.terminal import gutter, inert
 
 __all__ = [
     "answer_text",
@@ -378,7 +378,7 @@ def record_text(record: CacheRecord, check: AnswerCheck) -> str:
             for e in record.evidence
         ],
         "answer",
-        record.answer_text,
+        gutter(inert(record.answer_text)),  # set apart: no line of it can pass for ours
     ]
     return "\n".join(lines)
 
@@ -460,7 +460,7 @@ def node_text(node: Node, audit: Audit) -> str:
     if node.cited_titles:
         lines.append("cited        " + "; ".join(field(t) for t in node.cited_titles))
     if node.answer_text:
-        lines += ["answer", node.answer_text]
+        lines += ["answer", gutter(inert(node.answer_text))]  # set apart, as an ask shows it
     return "\n".join(lines)
 
 

@@ -55,6 +55,9 @@ PAYLOADS = {
 EVIL = "".join(PAYLOADS.values())
 IN_FILE = EVIL.replace("\x00", "")
 """What a text file can carry (a NUL makes it binary, refused at ingest)."""
+IN_ARGV = IN_FILE
+"""What a command-line argument can carry: no NUL (execve cannot pass one, and the CLI
+refuses one in one line)."""
 
 
 def assert_inert(text: str) -> None:
@@ -111,7 +114,7 @@ def hostile_home(home: Path, tmp_path: Path, chat_server: ChatServer) -> Path:
         "ARBORIST_MODEL": "evil-model",
     }
     assert _run(home, "ingest", str(docs)).exit_code == 0
-    question = f"Who created Spider-Man? {EVIL}"
+    question = f"Who created Spider-Man? {IN_ARGV}"
     miss = _run(home, "ask", question, env=env)
     hit = _run(home, "ask", question, env=env)
     assert miss.exit_code == 0 and hit.exit_code == 0, miss.output + hit.output
@@ -154,7 +157,7 @@ def test_every_cli_face_prints_hostile_text_inert(
     key, sid = _key(home), _sid(home)
     faces = [
         *ASKED.pop(home),  # the answer, and its replay from the cache
-        _run(home, "ask", f"And who drew him? {EVIL}", "--sid", sid, env=env),
+        _run(home, "ask", f"And who drew him? {IN_ARGV}", "--sid", sid, env=env),
         _run(home, "record", "show", key),
         _run(home, "record", "show", key, "--json"),
         _run(home, "record", "list"),
@@ -166,9 +169,9 @@ def test_every_cli_face_prints_hostile_text_inert(
         _run(home, "session", "--tree", "--sid", sid),
         _run(home, "session", "--list"),
         _run(home, "session", "--export", sid),
-        _run(home, "record", "falsify", key, "--state", "failed", "--reason", f"r{EVIL}"),
+        _run(home, "record", "falsify", key, "--state", "failed", "--reason", f"r{IN_ARGV}"),
         _run(home, "record", "show", key),
-        _run(home, "derive", "summary", "--from", key, "--text", f"d{EVIL}"),
+        _run(home, "derive", "summary", "--from", key, "--text", f"d{IN_ARGV}"),
         _run(home, "stats"),
         _run(home, "verify"),
     ]

@@ -31,6 +31,7 @@ from arborist.forest.shard import (
     titles_json,
 )
 from arborist.hashing import node_hash, subtree_hash_bytes
+from arborist.safejson import loads as safe_loads
 
 __all__ = ["EXPORT_FORMAT", "ImportResult", "export_session", "import_lines", "refold_all"]
 
@@ -90,11 +91,9 @@ def _parse(lines: Iterable[str]) -> tuple[dict[str, dict[str, Any]], list[dict[s
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = safe_loads(line)  # too deep or too long a number: a JSONDecodeError
         except json.JSONDecodeError as exc:
             raise BadInput(f"line {number}: not JSON ({exc.msg})") from exc
-        except RecursionError as exc:
-            raise BadInput(f"line {number}: nested too deep to be an export") from exc
         if not isinstance(item, dict) or item.get("type") not in ("session", "node"):
             raise BadInput(f"line {number}: expected a session or node record")
         if item["type"] == "session":
