@@ -512,7 +512,7 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
         for m in _AWS_SECRET.finditer(text):
             if _random_looking(m.group(1)):
                 yield "aws_secret_key", m.start(1), m.end(1)
-    for literals, kind, pattern in _VENDOR:
+    for literals, kind, pattern in _VENDOR if longs else ():
         if _has(longs, *literals):
             for m in pattern.finditer(text):
                 if _random_looking(m.group()):
@@ -531,10 +531,27 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
             yield "api_token", m.start(1), m.end(1)
 
 
+def _userinfos(text: str) -> Iterator[re.Match[str]]:
+    """:data:`_URL_USERINFO` matched from each ``://``'s scheme: a ``find`` per URL, where
+    a search of a pattern opening with a lookbehind tries every character."""
+    at = text.find("://")
+    while at != -1:
+        start = at
+        while start and text[start - 1] in _SCHEME_CHARS:
+            start -= 1
+        m = _URL_USERINFO.match(text, start) if text[start].isalpha() else None
+        if m is not None:
+            yield m
+        at = text.find("://", max(at + 3, m.end() if m is not None else 0))
+
+
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+
+
 def _url_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
     """Credentials in URLs: ``user:password@``, signing or key query parameters, webhooks."""
     if "@" in text and "://" in text:
-        for m in _URL_USERINFO.finditer(text):
+        for m in _userinfos(text):
             value = m.group(1)
             if not (_is_filler(value, ":", quoted=True) or _URL_FILLER.fullmatch(value)):
                 yield "url_credentials", m.start(1), m.end(1)
@@ -616,15 +633,27 @@ def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]
             yield kind, m.start(2), m.start(2) + len(value)
 
 
+_FOLD_IN_PLACE = {
+    **{ord(c): c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
+    ord("\u017f"): "s",  # long s
+    ord("\u212a"): "k",  # Kelvin sign
+    ord("\u0131"): "i",  # dotless i
+    ord("\u0130"): "i",  # dotted capital I
+}
+"""What ``(?i)`` folds onto the names' ASCII letters, one character for one: positions stay."""
+
+
 def _name_ends(text: str, folded: str) -> Iterator[int]:
     """Where each name holding one of :data:`_NAME_LITERALS` ends, in order, each once.
 
     A literal found is skipped past the end of its name, so a name is read once per
     literal however many times it repeats one (``passwordpassword...``)."""
-    if len(folded) != len(text):  # case-folding moved positions (a rare text): the slow way
-        for m in _KEY_NAME_FOLDED.finditer(text):
-            yield _NAME_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]
-        return
+    if len(folded) != len(text):  # case-folding moved positions ("ß"): fold in place
+        folded = text.translate(_FOLD_IN_PLACE)
+        if len(folded) != len(text):  # pragma: no cover - the table maps one to one
+            for m in _KEY_NAME_FOLDED.finditer(text):
+                yield _NAME_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]
+            return
     ends: set[int] = set()
     for literal in _NAME_LITERALS:
         at = folded.find(literal)
@@ -673,6 +702,9 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
         if name_end < value_end or name_end == last:  # inside the last value, or seen
             continue
         last = name_end
+        v = _VALUE.match(text, name_end)  # first: most names in prose are given no value
+        if v is None:
+            continue
         window = text[max(0, name_end - _NAME_WINDOW) : name_end][::-1]
         m = _KEY_END_REVERSED.match(window)
         if m is None:  # not a secret's word; a ``*_KEY`` name's value only if random
@@ -684,9 +716,6 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
         weak = word in _WEAK_KEYS
         if weak and (m.group("suffix") or (word_start and text[word_start - 1].isalnum())):
             continue  # "bypass", "oauth": another word
-        v = _VALUE.match(text, name_end)
-        if v is None:
-            continue
         value_end = v.end()
         separator = v.group(2)
         group = v.lastindex or 6  # the value's group (3 to 6) is the last that matched
