@@ -182,6 +182,8 @@ _AWS_SECRET = re.compile(
     r"[\"']?[ \t]*(?:[=:>]|\n|is\b)\s*[\"']?"  # = : > (XML), "is", or the value on the next line
     r"(?-i:([A-Za-z0-9/+=]{40}))(?![A-Za-z0-9/+=])"
 )
+_AWS_SECRET_AT = re.compile(_AWS_SECRET.pattern.replace("(?<![a-z0-9])", "", 1))
+""":data:`_AWS_SECRET` without its lookbehind, matched where each ``secret`` is found."""
 # scheme://user:PASSWORD@host: the user part holds no ":", "@" or brackets (so it never
 # starts inside a placeholder); the password runs to the authority's last "@".
 _URL_USERINFO = re.compile(
@@ -509,7 +511,7 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
             if "\n" not in key or _has_digit(key[4:]):  # a wrapped one: not a word in capitals
                 yield "aws_access_key", m.start(), m.end()
     if "secret" in folded:
-        for m in _AWS_SECRET.finditer(text):
+        for m in _aws_secrets(text, folded):
             if _random_looking(m.group(1)):
                 yield "aws_secret_key", m.start(1), m.end(1)
     for literals, kind, pattern in _VENDOR if longs else ():
@@ -546,6 +548,29 @@ def _userinfos(text: str) -> Iterator[re.Match[str]]:
 
 
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+
+
+def _aws_secrets(text: str, folded: str) -> Iterator[re.Match[str]]:
+    """:data:`_AWS_SECRET`'s matches, tried where each ``secret`` (``aws_``, ``aws`` or
+    nothing before it) is found, not at every character."""
+    if len(folded) != len(text):
+        yield from _AWS_SECRET.finditer(text)
+        return
+    done = 0
+    at = folded.find("secret")
+    while at != -1:
+        for start in (at - 4, at - 3, at):
+            if start < done or start < 0:
+                continue
+            before = text[start - 1] if start else ""
+            if before.isascii() and before.isalnum():  # the lookbehind: (?a) [a-z0-9]
+                continue
+            m = _AWS_SECRET_AT.match(text, start)
+            if m is not None:
+                yield m
+                done = m.end()
+                break
+        at = folded.find("secret", max(at + 1, done))
 
 
 def _url_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
