@@ -176,7 +176,7 @@ bench: install chromium
 	$(BENCH) bench/quality.py --floor --write
 	$(BENCH) bench/widget.py
 	$(BENCH) bench/coaccess.py
-	$(BENCH) bench/secrets.py --holdout
+	$(BENCH) bench/gate.py --holdout
 	$(BENCH) bench/peers/run.py
 	$(BIN)/python bench/results.py verdict --missed $(BENCH_MISSED)
 

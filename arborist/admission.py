@@ -449,6 +449,13 @@ def _random_looking(token: str) -> bool:
     return mixed and len(set(token)) >= 8
 
 
+def _random_part(value: str) -> bool:
+    """Whether a dotted value holds a part no name looks like (digits among eight or more
+    distinct characters): ``token=n4m3t0k3n5ecr3t77.txt`` is a secret with a suffix, where
+    ``password=args.password`` names one."""
+    return any(_has_digit(part) and len(set(part)) >= 8 for part in value.split("."))
+
+
 def _has(text: str, *needles: str) -> bool:
     return any(needle in text for needle in needles)
 
@@ -480,7 +487,7 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
     than a search for a word.
     """
     folded = text.casefold()
-    longs = " ".join([word for word in text.split() if len(word) >= _LONG_WORD])
+    longs = _long_words(text)
     yield from _key_candidates(text, folded, longs)
     yield from _url_candidates(text, folded, longs)
     yield from _token_candidates(text, folded, longs)
@@ -492,6 +499,24 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
 _LONG_WORD = 20
 """No vendor token, webhook or wrapped key is shorter: the words this long, joined, are
 where their literals are looked for (a few percent of most text), not the whole text."""
+_SPACE = re.compile(r"\s")
+_PIECE = 1 << 16
+
+
+def _long_words(text: str) -> str:
+    """The words of :data:`_LONG_WORD` characters or more, joined by spaces: split a piece
+    of about 64 KiB at a time, each piece ending at a space so no word is cut (a list of
+    every word of a big document at once took ten times its size in memory)."""
+    found: list[str] = []
+    start, size = 0, len(text)
+    while start < size:
+        end = start + _PIECE
+        if end < size:
+            space = _SPACE.search(text, end)
+            end = space.start() if space else size
+        found += [word for word in text[start:end].split() if len(word) >= _LONG_WORD]
+        start = end
+    return " ".join(found)
 
 
 def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
@@ -758,7 +783,9 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
                 continue  # <your-password>: a placeholder whole, before its ">" goes
             end -= len(value) - len(stripped)
             value = stripped
-            if _CODE_REFERENCE.fullmatch(value) or value.lower() == m.group()[::-1].lower():
+            if (
+                _CODE_REFERENCE.fullmatch(value) and not _random_part(value)
+            ) or value.lower() == m.group()[::-1].lower():
                 continue  # password=args.password, token=token: a name, not a value
             if word == "pwd" and value.startswith(("/", "~")):
                 continue  # $PWD, the working directory

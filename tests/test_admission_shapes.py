@@ -23,7 +23,7 @@ from tests.chat_server import ChatServer, RecordedRequest, Reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "bench" / "secrets" / "corpus.json"
+CORPUS = ROOT / "bench" / "secret_corpus" / "corpus.json"
 
 _RNG = random.Random(22)
 _ALNUM = string.ascii_letters + string.digits
@@ -184,7 +184,7 @@ def test_a_redaction_covers_the_invisible_characters_inside_a_key() -> None:
     assert text[r.start : r.end] == _SK[:10] + "\u00ad" + _SK[10:30] + "\u200b" + _SK[30:]
 
 
-# --- the labelled corpus (bench/secrets/corpus.json; bench/secrets.py scores it too) --------
+# --- the labelled corpus (bench/secret_corpus/corpus.json; bench/gate.py scores it too) --------
 
 
 def _corpus() -> dict[str, list[dict[str, str]]]:
@@ -313,3 +313,16 @@ def test_keys_in_the_embedders_url_and_name_reach_no_file_and_no_output(
         for output in (done.output, text.output, asked.output):
             assert secret not in output
     assert b"[REDACTED:api_token]" in raw
+
+
+def test_long_words_are_found_whole_across_the_pieces_a_big_text_is_split_in() -> None:
+    """The gate looks for vendor tokens among the long words of a text, split ~64 KiB at a
+    time: a token straddling a piece's end is still one word, and found (a list of every
+    word at once took ten times a big document's size in memory)."""
+    from arborist.admission import _PIECE, _long_words
+
+    token = "ghp_" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
+    filler = "word " * (_PIECE // 5 - 3)
+    text = "".join(filler + "x" * (1 + n % 7) + " " + token + " tail\n" for n in range(7))
+    assert _long_words(text) == " ".join(w for w in text.split() if len(w) >= 20)
+    assert token not in admit(text).text

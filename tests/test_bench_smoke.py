@@ -59,8 +59,9 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         ],
         180,
     ),
-    "secrets": (
-        ["bench/secrets.py", "--quick"],
+    "natural-questions": (["bench/check_natural_questions.py"], ["clean"], 120),
+    "gate": (
+        ["bench/gate.py", "--quick"],
         [
             "dev corpus",
             "ours (arborist.admission)",
@@ -186,5 +187,5 @@ def test_every_bench_script_is_in_the_smoke_run() -> None:
         for p in (ROOT / "bench").rglob("*.py")
         if p.parent.name != "peers" or p.name == "run.py"
     }
-    helpers = {"bench/results.py", "bench/merkle_paths.py", "bench/secrets/make_corpus.py"}
+    helpers = {"bench/results.py", "bench/merkle_paths.py", "bench/secret_corpus/make_corpus.py"}
     assert scripts - helpers == {args[0] for args, _expected, _timeout in SCRIPTS.values()}

@@ -1,7 +1,7 @@
 """Generate the blind labelled secret-detection corpus (dev + held-out).
 
 Deterministic: every random part comes from one seeded random.Random, so
-`python3 bench/secrets/make_corpus.py` rewrites corpus.json and holdout.json
+`python3 bench/secret_corpus/make_corpus.py` rewrites corpus.json and holdout.json
 byte for byte.  All secrets are FAKE (random characters in the right shapes).
 
 Split: every kind has a list of templates (contexts).  For every kind the

@@ -1,12 +1,12 @@
 """The admission gate against a corpus of secrets and near misses, beside detect-secrets.
 
-    python bench/secrets.py [--quick] [--holdout] [--rounds N]
+    python bench/gate.py [--quick] [--holdout] [--rounds N]
 
 Issue #22's goal: every secret of the corpus caught, no more than 2% of its near
 misses redacted, the built-in demo corpus still admitted with no redaction, and
 ingest throughput within 10% of the gate it replaced. ``--quick`` is a smoke run
 (the dev corpus, one short timing round, no timing goal). ``--holdout`` also
-scores ``bench/secrets/holdout.json``, a corpus written blind beside the dev one
+scores ``bench/secret_corpus/holdout.json``, a corpus written blind beside the dev one
 and never tuned on.
 
 * **Ours**: a secret is caught when its ``secret`` substring is no longer in
@@ -47,8 +47,8 @@ from arborist import admission  # noqa: E402
 from arborist.store import documents  # noqa: E402
 from arborist.store.demo import demo_corpus  # noqa: E402
 
-CORPUS = ROOT / "bench" / "secrets" / "corpus.json"
-HOLDOUT = ROOT / "bench" / "secrets" / "holdout.json"
+CORPUS = ROOT / "bench" / "secret_corpus" / "corpus.json"
+HOLDOUT = ROOT / "bench" / "secret_corpus" / "holdout.json"
 OLD_GATE = "c8136f0"
 """The commit whose arborist/admission.py is the gate before issue #22's changes."""
 MAX_NEAR_MISS_FLAGGED = 0.02
@@ -238,9 +238,9 @@ def main() -> int:
     args = parser.parse_args()
 
     goals: list[tuple[str, bool, str]] = []
-    corpora = [("dev corpus (bench/secrets/corpus.json)", CORPUS)]
+    corpora = [("dev corpus (bench/secret_corpus/corpus.json)", CORPUS)]
     if args.holdout:
-        corpora.append(("holdout (bench/secrets/holdout.json)", HOLDOUT))
+        corpora.append(("holdout (bench/secret_corpus/holdout.json)", HOLDOUT))
     for name, path in corpora:
         ok, lines = score(name, load(path))
         print("\n".join(lines), end="\n\n")
