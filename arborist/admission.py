@@ -161,7 +161,7 @@ class Admitted:
 # repetition that may cross a line break consumes the break in the same step as
 # the characters after it, so no text can be read two ways.
 
-_WRAP = r"(?:[ \t]*\\?\r?\n[ \t]*)"
+_WRAP = r"(?:[ \t]*\\?\r?\n[ \t]*(?:>[ \t]*)*)"
 """A line break inside a token: a terminal, an editor or a mail client wrapped it."""
 
 _INVISIBLE = re.compile("[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
@@ -680,6 +680,12 @@ def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]
             scheme, value = (m.group(1) or "").lower(), m.group(2).rstrip(".)]}>")
             if len(value) < 8 or _is_filler(value, ":", quoted=True):
                 continue
+            if scheme == "basic":  # its value must be what Basic sends: base64 of user:password
+                decoded = _b64_text(value)
+                if decoded is None or b":" not in decoded or not _printable(decoded):
+                    continue  # "Authorization: Basic followed by the base64 of ...": prose
+            elif not (_has_digit(value) or _random_looking(value)):
+                continue  # "Authorization: Bearer followed by the token": a word
             kind = {"basic": "basic_auth", "bearer": "bearer_token"}.get(scheme, "secret")
             yield kind, m.start(2), m.start(2) + len(value)
 

@@ -326,3 +326,26 @@ def test_long_words_are_found_whole_across_the_pieces_a_big_text_is_split_in() -
     text = "".join(filler + "x" * (1 + n % 7) + " " + token + " tail\n" for n in range(7))
     assert _long_words(text) == " ".join(w for w in text.split() if len(w) >= 20)
     assert token not in admit(text).text
+
+
+def test_a_token_wrapped_inside_a_mail_quote_is_caught() -> None:
+    """A JWT a mail client wrapped and quoted (every line opens with ``> ``) is one token."""
+    header = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').decode().rstrip("=")
+    body = base64.urlsafe_b64encode(b'{"sub":"4711","name":"Ada","iat":1700000000}').decode()
+    token = f"{header}.{body.rstrip('=')}.Qm9ndXNTaWduYXR1cmVGb3JUZXN0aW5nT25seQ"
+    quoted = "> Here is the token you asked for:\n> " + "\n> ".join(
+        token[i : i + 30] for i in range(0, len(token), 30)
+    )
+    kept = admit(quoted).text
+    assert all(token[i : i + 30] not in kept for i in range(0, len(token), 30)), kept
+    assert kept.startswith("> Here is the token you asked for:\n> [REDACTED:")
+
+
+def test_an_authorization_header_named_in_prose_is_left_alone() -> None:
+    """The header's value must look like a credential: a word after the scheme is prose."""
+    for prose in (
+        "Send Authorization: Basic followed by the base64 of user and password.",
+        "The Authorization: Bearer header carries the token.",
+    ):
+        assert admit(prose).clean, prose
+    assert not admit("Authorization: Basic YWxpY2U6czNjcjN0LXBhc3M=").clean
