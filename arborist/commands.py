@@ -445,9 +445,13 @@ def _sid(desk: Desk, _args: argparse.Namespace) -> Outcome:
     return Outcome(desk.session())
 
 
-@_command("root", "this session's root bates")
+@_command("root", "this session's root: its bates and its subtree hash (the session_root)")
 def _root(desk: Desk, _args: argparse.Namespace) -> Outcome:
-    return Outcome(desk.app.session(desk.session()).root_bates)
+    """The session's root turn and the hash that commits every turn below it (a checkpoint
+    of the tree as it is: any turn added, edited or removed changes it)."""
+    session = desk.app.session(desk.session())
+    root = desk.app.node(session.root_bates)
+    return Outcome(f"{session.root_bates}\nsession_root {root.subtree_hash}")
 
 
 @_command(

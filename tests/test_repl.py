@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -80,7 +81,9 @@ def test_a_scripted_session_exercises_every_command(app: Arborist) -> None:
     assert out[0] == f"session {session.sid}: ask a question, or /help"
     for name in COMMANDS:
         assert name in text
-    assert session.sid in out and session.root_bates in out
+    assert session.sid in out
+    roots = [o for o in out if o.startswith(f"{session.root_bates}\nsession_root ")]
+    assert len(roots) == 1 and re.fullmatch(r"[0-9a-f]{64}", roots[0].split()[-1])
     assert "Bob Kane" in text and f"[{session.sid}-000001  miss  STRICT]" in text
     assert f"{session.sid}-000001 is now labelled 'bats'" in text
     assert f"now at {session.root_bates}" in text
