@@ -18,7 +18,13 @@ DEMO_HOME ?= .demo-home
 .PHONY: all install runtime js test test-long lint typecheck test-js test-py demo lab notebooks chromium strace bench clean \
         session session-list session-tree session-find session-chain-check search stats
 
+# The seeds' `make all`: bootstrap (install), fetch and ingest (the built-in corpus, the
+# standard library's pydoc text, made offline; `arborist ingest` takes paths and URLs), verify
+# and stats, for the home in $ARBORIST_HOME (default ~/.arborist). Ingesting again is a no-op.
 all: install
+	$(BIN)/arborist ingest --demo | tail -n 1
+	$(BIN)/arborist verify
+	$(BIN)/arborist stats
 
 # The JS toolchain first, so the wheel's build hook finds node_modules ready.
 $(JS_DEPS): js/package.json js/package-lock.json
