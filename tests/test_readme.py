@@ -128,7 +128,11 @@ def checkout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     (work / ".venv").symlink_to(VENV, target_is_directory=True)
     home = tmp_path / "user"
     home.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARBORIST_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("ARBORIST_") and k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")
+    }  # a user's shell, not the sub-make `make test` runs this in
     env.update(HOME=str(home), NO_COLOR="1", TERM="dumb")
     return work, env
 
@@ -255,9 +259,13 @@ def test_every_toml_block_parses_and_is_a_config_arborist_reads(index: int, tmp_
 
 def make_dry_run(*args: str) -> str:
     marks = [arg for stamp in UP_TO_DATE for arg in ("-o", stamp)]
+    # Under `make test` this runs in a sub-make: make would then print "Entering/Leaving
+    # directory" lines around the recipe, and MAKEFLAGS would carry the parent's flags.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     done = subprocess.run(
-        ["make", "-n", *marks, *args], cwd=ROOT, capture_output=True, text=True, check=True
-    )
+        ["make", "--no-print-directory", "-n", *marks, *args],
+        cwd=ROOT, capture_output=True, text=True, check=True, env=env,
+    )  # fmt: skip
     return done.stdout
 
 
