@@ -26,6 +26,7 @@ from arborist.commands import document_ref, import_lines
 from arborist.errors import BadInput
 from arborist.qa.check import check_record
 from arborist.repl import Repl, TokenPrinter, answer_lines, interactive_reader
+from arborist.store.derive import DERIVATION_KINDS
 from arborist.terminal import gutter_mark, inert, inert_json
 from arborist.witness import witness_checkpoints
 
@@ -266,7 +267,7 @@ def rehydrate_command(ctx: click.Context, document: str) -> None:
 
 
 @click.command("derive")
-@click.argument("kind", type=click.Choice(["snippet", "equation", "summary"]))
+@click.argument("kind", type=click.Choice(list(DERIVATION_KINDS)))
 @click.option(
     "--from",
     "source",

@@ -31,6 +31,7 @@ from arborist.errors import BadInput, NotFound, foreign
 from arborist.qa.check import check_record
 from arborist.safejson import UnreadableJSON, check_word, decode
 from arborist.safejson import loads as safe_loads
+from arborist.store.derive import DERIVATION_KINDS
 from arborist.terminal import inert_json
 from arborist.witness import witness_checkpoints
 
@@ -655,9 +656,9 @@ def document_ref(ref: str) -> str:
     "save a core record derived from an answer's cited evidence",
     _arg(
         "kind",
-        choices=["snippet", "equation", "summary"],
+        choices=list(DERIVATION_KINDS),
         metavar="KIND",
-        help="snippet, equation or summary",
+        help="snippet, equation, summary or haiku",
     ),
     _arg("--from", dest="source", required=True, metavar="REF", help=ANSWER),
     _arg("--text", help="the derived text (a snippet defaults to the cited spans)"),

@@ -121,6 +121,12 @@ def _schema_5_copy(home: Path, to: Path) -> None:
         raw.execute("DROP TABLE chunk_vectors")  # migration 7's, with their triggers
         raw.execute("DROP TABLE vector_profiles")
         raw.execute("DROP INDEX audit_document_add")  # migration 11's
+        raw.execute("PRAGMA writable_schema = ON")  # migration 12's haiku kind, undone
+        raw.execute(
+            "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = 'derivations'",
+            (", 'summary', 'haiku')", ", 'summary')"),
+        )
+        raw.execute("PRAGMA writable_schema = OFF")
         raw.executescript(  # migration 8's title index back to the one of every document
             """
             DROP TABLE documents_fts;

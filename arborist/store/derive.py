@@ -31,7 +31,7 @@ __all__ = [
     "derive_from_record",
 ]
 
-DERIVATION_KINDS = ("snippet", "equation", "summary")
+DERIVATION_KINDS = ("snippet", "equation", "summary", "haiku")
 
 
 @dataclass(frozen=True)
@@ -107,8 +107,8 @@ def derive_from_record(
 ) -> Derivation:
     """Save a core record derived from an answer's cited evidence.
 
-    ``snippet`` defaults to the answer's cited spans; ``equation`` and
-    ``summary`` need their text given.
+    ``snippet`` defaults to the answer's cited spans; ``equation``, ``summary`` and
+    ``haiku`` (three lines) need their text given.
     """
     if kind not in DERIVATION_KINDS:
         raise BadInput(f"bad derivation kind {kind!r}: choose {', '.join(DERIVATION_KINDS)}")
@@ -117,6 +117,12 @@ def derive_from_record(
         raise BadInput("that answer cites no evidence: there is nothing to derive from")
     if text is None and kind != "snippet":
         raise BadInput(f"a {kind} needs its text (--text)")
+    if (
+        kind == "haiku"
+        and text is not None
+        and len([x for x in text.splitlines() if x.strip()]) != 3
+    ):
+        raise BadInput("a haiku is three lines: give them in --text, one per line")
     loaded = _derived_document(kind, cited_spans(record.answer_text) if text is None else text)
     with transaction(conn):
         core = ingest_document(conn, loaded, kind="core").document

@@ -348,6 +348,54 @@ def _tier_check_by_comparisons(conn: sqlite3.Connection) -> None:
         raise MigrationError("migration 10 (tier check by comparisons) did not take")
 
 
+_KINDS_BEFORE_HAIKU = "CHECK (kind IN ('snippet', 'equation', 'summary'))"
+_KINDS_WITH_HAIKU = "CHECK (kind IN ('snippet', 'equation', 'summary', 'haiku'))"
+
+
+def _haiku_kind(conn: sqlite3.Connection) -> None:
+    """Migration 12: ``derivations``' kind CHECK admits ``haiku``, the seeds' third core kind
+    (haiku, equation, snippet). The rule lives only in the table's CREATE text, which is
+    edited in place as migration 10 edits ``chunks``' (see :func:`_tier_check_by_comparisons`
+    for the procedure): no row moves, and every row already holds to the wider rule. Where
+    SQLite refuses to edit its schema (defensive mode) the migration fails with one line,
+    rather than leaving a store whose haiku would be refused at the first write."""
+    row = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'derivations'"
+    )
+    (sql,) = row.fetchone()
+    if sql.count(_KINDS_BEFORE_HAIKU) != 1:
+        raise MigrationError(
+            "migration 12 (haiku kind) found derivations without migration 2's kind check: "
+            "its history row was deleted, or the schema edited"
+        )
+    edited = sql.replace(_KINDS_BEFORE_HAIKU, _KINDS_WITH_HAIKU)
+    scratch = sqlite3.connect(":memory:")
+    try:
+        scratch.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY)")
+        scratch.execute(edited)
+    finally:
+        scratch.close()
+    version = int(conn.execute("PRAGMA schema_version").fetchone()[0])
+    try:
+        conn.execute("PRAGMA writable_schema = ON")
+        conn.execute(
+            "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'derivations'",
+            (edited,),
+        )
+        conn.execute(f"PRAGMA schema_version = {version + 1}")
+    except sqlite3.OperationalError as exc:
+        if "may not be modified" not in str(exc):
+            raise
+        raise MigrationError(
+            "migration 12 (haiku kind) cannot edit the schema: this SQLite is in defensive mode"
+        ) from exc
+    finally:
+        conn.execute("PRAGMA writable_schema = OFF")
+    stored = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'derivations'").fetchone()
+    if stored[0] != edited:
+        raise MigrationError("migration 12 (haiku kind) did not take")
+
+
 _DOCUMENT_ADD_INDEX = """
 CREATE INDEX audit_document_add
     ON audit_events (json_extract(CASE WHEN json_valid(body) THEN body END, '$.document_id'))
@@ -390,6 +438,9 @@ STORE_MIGRATIONS: tuple[Migration, ...] = (
     #     committed (store/metadata.py). Guarded: a body that is not JSON indexes as NULL
     #     rather than failing the migration.
     Migration(11, "document_add events by document id", _DOCUMENT_ADD_INDEX),
+    # 12: a derivation may be a haiku, the seeds' third core kind beside equation and
+    #     snippet (derivations' kind CHECK edited in place, as migration 10 edits chunks').
+    Migration(12, "haiku derivations", _haiku_kind),
 )
 
 
