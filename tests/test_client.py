@@ -33,7 +33,7 @@ from arborist.qa.client import (
     make_request,
 )
 from arborist.qa.extractive import NO_EVIDENCE_ANSWER, ExtractiveClient
-from arborist.qa.models import select_client
+from arborist.qa.models import LOCAL_SERVER, select_client
 from arborist.qa.openai import OpenAIClient
 from arborist.qa.sse import iter_sse_data
 from arborist.qa.stub import StubClient
@@ -997,9 +997,26 @@ def test_an_unknown_name_lists_the_choices() -> None:
     with pytest.raises(BadInput) as error:
         select_client("gpt-9", config={"models": {}}, env={})
     assert str(error.value) == (
-        "unknown model 'gpt-9': choose extractive, stub, openai or a [models.gpt-9] "
-        "profile in config.toml"
+        "unknown model 'gpt-9': choose extractive, stub, openai, qwen, hermes or a "
+        "[models.gpt-9] profile in config.toml"
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "model"), [("qwen", "qwen2.5-7b-instruct"), ("hermes", "hermes-3-llama-3.1-8b")]
+)
+def test_the_seeds_local_models_are_named_out_of_the_box(
+    chat_server: ChatServer, name: str, model: str
+) -> None:
+    """``make session LLM=qwen`` (or ``hermes``) needs no profile: an OpenAI-compatible server
+    on this machine at llama.cpp's port; a profile of the same name in config.toml wins."""
+    client = select_client(name, config={}, env={})
+    assert client.profile()["model"] == model
+    assert client.profile()["server"] == LOCAL_SERVER
+    mine = {"models": {name: {"base_url": chat_server.url, "model": "mine"}}}
+    chat_server.script(completion("From the profile [E1]"))
+    answer = select_client(name, config=mine, env={}).complete(make_request("q?", []))
+    assert answer.text == "From the profile [E1]" and chat_server.requests == 1
 
 
 def test_a_profile_from_config_builds_its_client(chat_server: ChatServer) -> None:

@@ -33,6 +33,8 @@ from arborist.qa.stub import StubClient
 __all__ = [
     "BUILTIN_CLIENTS",
     "DEFAULT_CLIENT",
+    "LOCAL_SERVER",
+    "NAMED_PROFILES",
     "ServerSettings",
     "select_client",
     "server_settings",
@@ -330,16 +332,29 @@ def _from_environment(
     )
 
 
+LOCAL_SERVER = "http://127.0.0.1:8080/v1"
+"""Where a llama.cpp server listens unless told otherwise (``llama-server --port 8080``)."""
+
+NAMED_PROFILES: Mapping[str, Mapping[str, object]] = {
+    "qwen": {"provider": "openai", "base_url": LOCAL_SERVER, "model": "qwen2.5-7b-instruct"},
+    "hermes": {"provider": "openai", "base_url": LOCAL_SERVER, "model": "hermes-3-llama-3.1-8b"},
+}
+"""The seeds' two local models (``make session LLM=qwen``, ``LLM=hermes``), named out of the
+box: an OpenAI-compatible server on this machine (a llama.cpp or vLLM serving the model).
+A ``[models.qwen]`` or ``[models.hermes]`` profile in config.toml replaces them whole."""
+
+
 def _profile(chosen: str, config: Mapping[str, object] | None) -> Mapping[str, object]:
-    """The ``[models.NAME]`` table of config.toml for a name that is not a built-in."""
+    """The ``[models.NAME]`` table of config.toml for a name that is not a built-in, else
+    one of :data:`NAMED_PROFILES`."""
     models = (config or {}).get("models", {})
     if not isinstance(models, Mapping):
         raise BadInput("config.toml: [models] must be a table of model profiles")
-    profile = models.get(chosen)
+    profile = models.get(chosen, NAMED_PROFILES.get(chosen))
     if profile is None:
         raise BadInput(
-            f"unknown model {chosen!r}: choose extractive, stub, openai or a [models.{chosen}] "
-            "profile in config.toml"
+            f"unknown model {chosen!r}: choose extractive, stub, openai, qwen, hermes or a "
+            f"[models.{chosen}] profile in config.toml"
         )
     if not isinstance(profile, Mapping):
         raise BadInput(f"config.toml: [models.{chosen}] must be a table")
