@@ -309,6 +309,14 @@ def _model_limits(command: Any) -> Any:
     )(command)
 
 
+RETRIEVAL_KEYWORDS_GONE = (
+    "--retrieval-keywords is retired: ask the follow-up under the turn it follows (--sid, "
+    "--parent) and it borrows the titles that turn and its ancestors cited, for retrieval only, "
+    "never into the cache key"
+)
+"""What the legacy flag says: the forest does its job now (docs/retrieval.md)."""
+
+
 @click.command("ask")
 @click.argument("question")
 @click.option(
@@ -332,6 +340,7 @@ def _model_limits(command: Any) -> Any:
 @_model_limits
 @click.option("--sessions-db", type=click.Path(dir_okay=False, path_type=Path), default=None)
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--retrieval-keywords", "keywords", default=None, hidden=True)
 @click.pass_context
 def ask_command(
     ctx: click.Context,
@@ -345,12 +354,15 @@ def ask_command(
     retries: int | None,
     sessions_db: Path | None,
     as_json: bool,
+    keywords: str | None,
 ) -> None:
     """Answer QUESTION from your documents, citing them; cached when nothing has drifted.
 
     Every ask is a turn of the forest: it prints the turn's bates number. At a
     terminal the answer streams in as the model sends it.
     """
+    if keywords is not None:
+        raise BadInput(RETRIEVAL_KEYWORDS_GONE)
     printer = _printer(as_json)
     with _app(ctx, sessions_db) as app:
         try:

@@ -168,3 +168,14 @@ def test_every_command_is_documented_in_the_readme() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     for name in cli.commands:
         assert f"arborist {name}" in readme, f"README does not document `arborist {name}`"
+
+
+def test_the_legacy_retrieval_keywords_flag_says_what_replaced_it(home: Path) -> None:
+    """The seeds' --retrieval-keywords is gone: using it is one line naming what does its job
+    now (a follow-up under its turn borrows that thread's cited titles), and nothing runs."""
+    result = CliRunner().invoke(
+        cli, ["--home", str(home), "ask", "who created him?", "--retrieval-keywords", "Spider-Man"]
+    )
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and "--retrieval-keywords is retired" in result.output
+    assert "--parent" in result.output and not (home / "store.db").exists()
