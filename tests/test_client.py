@@ -1361,7 +1361,7 @@ def test_a_silent_server_costs_the_timeout_from_the_environment_not_minutes(
     started = time.monotonic()
     with pytest.raises(ModelError) as error:
         client.complete(REQUEST)
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 60  # not the default 120 s read timeout, twice
     message = one_line(error)
     assert message.endswith(
         "gave up after 1 attempt; last error: no answer within 0.5 s (read timeout)"
@@ -1379,9 +1379,9 @@ def test_the_deadline_ends_the_retries_of_a_silent_server(chat_server: ChatServe
         ModelError, match=r"within the 1 s deadline; last error: no answer"
     ) as error:
         client.complete(REQUEST)
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < 60  # not ten 0.4 s waits and backoffs: see the count
     one_line(error)
-    assert 2 <= chat_server.requests <= 3
+    assert 2 <= chat_server.requests <= 3  # the deadline, not max_retries=10, ended them
 
 
 def test_the_deadline_leaves_fast_failures_all_their_retries(

@@ -301,11 +301,17 @@ def test_the_empty_tree_has_one_empty_level_and_no_proof() -> None:
 
 
 def test_a_proof_cut_from_kept_levels_is_logarithmic_in_time() -> None:
-    """Cutting a proof from 100,000 kept leaves takes microseconds (the issue's bound is
-    10 us; asserted loosely here, a shared machine is noisy, and measured in the report)."""
-    levels = tree_levels([leaf_hash(i.to_bytes(4, "big")) for i in range(100_000)])
-    rounds = 2_000
-    start = time.perf_counter()
-    for i in range(rounds):
-        proof_from_levels(levels, (i * 7919) % 100_000)
-    assert (time.perf_counter() - start) / rounds < 100e-6
+    """Cutting a proof from 100,000 kept leaves costs about what it costs from 1,000 (17
+    levels against 10): a hundred times the leaves may not cost ten times the CPU time,
+    which linear work would exceed tenfold. A ratio of CPU times, best of three rounds
+    interleaved: bench/hashing.py measures the microseconds."""
+    sizes = (1_000, 100_000)
+    trees = {n: tree_levels([leaf_hash(i.to_bytes(4, "big")) for i in range(n)]) for n in sizes}
+    rounds, best = 2_000, dict.fromkeys(sizes, float("inf"))
+    for _ in range(3):
+        for n, levels in trees.items():
+            start = time.process_time()
+            for i in range(rounds):
+                proof_from_levels(levels, (i * 7919) % n)
+            best[n] = min(best[n], time.process_time() - start)
+    assert best[100_000] / max(best[1_000], 1e-4) < 10
