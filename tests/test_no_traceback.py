@@ -346,7 +346,8 @@ def test_the_repl_reads_a_non_utf8_line_from_a_pipe_and_goes_on(
     assert done.returncode == 0 and not done.stderr, done.stderr.decode()[-2000:]
     out = done.stdout.decode()
     assert out.count("error: the line: not UTF-8 text") == 2, out
-    assert "-000000" in out.splitlines()[-2], out  # /root answered after both
+    lines = out.splitlines()
+    assert "-000000" in lines[-3] and lines[-2].startswith("session_root "), out  # /root, after
     assert _digest(home) == before
 
 
