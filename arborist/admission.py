@@ -344,6 +344,9 @@ _VALUE = re.compile(
     r"([\"']?\]?)[^\S\r\n]*(=>|:=|==|=|:|[\u00a0\u2000-\u200a\u202f\u205f\u3000])[^\S\r\n]*"
     rf"(?:\"([^\"\r\n]*)\"|'([^'\r\n]*)'|`([^`\r\n]*)`|({_BARE}))"
 )
+_SEPARATOR = re.compile("[=:\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+"""A character every value given to a name needs after it (:data:`_VALUE`'s separators):
+text holding none has no assignment, and is not searched for the names."""
 _CODE_REFERENCE = re.compile(
     r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z_][A-Za-z0-9_.]*[\[(].*"
 )
@@ -752,6 +755,8 @@ def _random_key_value(text: str, name_end: int) -> Iterator[tuple[str, int, int]
 def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     """Values given to a password, secret, token or key name: ``name = value``, ``name:
     value``, ``name => value``, a name and a no-break space, ``"name": "value"``."""
+    if not ("=" in text or ":" in text) and (text.isascii() or _SEPARATOR.search(text) is None):
+        return  # every form names, then separates (what _VALUE opens with)
     if not _has(folded, *_NAME_LITERALS):
         return
     value_end = last = -1
@@ -824,8 +829,11 @@ def _name_kind(name: str) -> str:
 def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
     ``machine host login user password SECRET``."""
-    if ("-p" in text or "-a" in text) and _has(
-        folded, "mysql", "mariadb", "sshpass", "mongo", "login", "redis-cli"
+    dashed = "-" in text  # one scan for a character every flag below needs
+    if (
+        dashed
+        and ("-p" in text or "-a" in text)
+        and _has(folded, "mysql", "mariadb", "sshpass", "mongo", "login", "redis-cli")
     ):
         line_end = -1
         for tool in _MYSQL.finditer(text):
@@ -840,7 +848,7 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
                 group = next(g for g in range(1, (m.lastindex or 1) + 1) if m.group(g) is not None)
                 if not _is_filler(m.group(group), "=", quoted=False):
                     yield "password", m.start(group), m.end(group)
-    if "-u" in text:
+    if dashed and "-u" in text:
         for m in _CURL_USER.finditer(text):
             if m.start() and not text[m.start() - 1].isspace():
                 continue
@@ -848,7 +856,7 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             if (user.isdigit() and password.isdigit()) or _is_filler(password, "=", quoted=True):
                 continue  # docker run -u 1000:1000, a user id and a group id
             yield "password", m.start(2), m.end(2)
-    if "--" in text:
+    if dashed and "--" in text:
         for m in _FLAG.finditer(text):
             group = m.lastindex or 3
             if m.start() and not text[m.start() - 1].isspace() and text[m.start() - 1] not in "\"'":
