@@ -544,7 +544,7 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
             if _random_looking(m.group(1)):
                 yield "aws_secret_key", m.start(1), m.end(1)
     for literals, kind, pattern in _VENDOR if longs else ():
-        if _has(longs, *literals):
+        if literals[0] in longs or (len(literals) > 1 and _has(longs, *literals[1:])):
             for m in pattern.finditer(text):
                 if _random_looking(m.group()):
                     yield kind, m.start(), m.end()
