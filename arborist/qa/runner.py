@@ -329,13 +329,15 @@ def _redaction_log(**texts: Admitted) -> dict[str, list[dict[str, object]]]:
 _TAMPERED = "; nothing was answered. Run `arborist verify` to see every change"
 
 
-def _require_intact(conn: sqlite3.Connection, evidence: Sequence[Evidence]) -> None:
-    """Refuse evidence whose text no longer hashes to its committed leaf, or whose
-    document's title or URI is not what its ingest committed (the model would be told,
-    and the turn would record, a source the bytes never came from)."""
-    holds = committed(conn, {item.document_id for item in evidence})
+def _require_intact(
+    conn: sqlite3.Connection, evidence: Sequence[Evidence], *, metadata: bool = True
+) -> None:
+    """Refuse evidence whose text no longer hashes to its committed leaf, or (``metadata``)
+    whose document's title or URI is not what its ingest committed (the model would be
+    told, and the turn would record, a source the bytes never came from)."""
+    holds = committed(conn, {item.document_id for item in evidence}) if metadata else {}
     for rank, item in enumerate(evidence):
-        if not holds.get(item.document_id, False):
+        if metadata and not holds.get(item.document_id, False):
             raise IntegrityError(
                 f"store.db: the title or URI of {item.title!r} (E{rank + 1}) differs from what "
                 f"its ingest committed (edited after it was ingested){_TAMPERED}"
@@ -375,7 +377,9 @@ def _serve_recalled(
         evidence = recalled_evidence(conn, chosen) if chosen else None
     if evidence is None:
         return None
-    _require_intact(conn, evidence)
+    # A hit's record is checked whole, its documents' metadata included (check_record); a
+    # miss retrieves afresh and checks that: the memo's evidence needs only its texts here.
+    _require_intact(conn, evidence, metadata=False)
     return _serve_hit(conn, cache_key(_dimensions(evidence, question, profile, policy, threaded)))
 
 
