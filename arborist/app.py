@@ -123,7 +123,7 @@ def _untracked(items: Iterable[T]) -> Iterable[T]:
 def default_home() -> Path:
     """``$ARBORIST_HOME`` if set, else ``~/.arborist``."""
     configured = os.environ.get("ARBORIST_HOME")
-    return Path(configured).expanduser() if configured else Path.home() / ".arborist"
+    return Path(os.path.expanduser(configured)) if configured else Path.home() / ".arborist"
 
 
 @dataclass(frozen=True)
@@ -230,7 +230,7 @@ class Arborist:
         sessions_db: str | Path | None = None,
         create: bool = True,
     ) -> None:
-        self.home = Path(home).expanduser() if home is not None else default_home()
+        self.home = Path(os.path.expanduser(home)) if home is not None else default_home()
         self.store_path = Path(store_db) if store_db else self.home / STORE_FILE
         self.sessions_path = Path(sessions_db) if sessions_db else self.home / SESSIONS_FILE
         self.create = create
@@ -833,7 +833,7 @@ class Arborist:
         """``path`` (a notebook or transcript) as stored: keyed hash plus safe basename
         (or ``display`` in its place)."""
         return redact_path(
-            str(Path(path).expanduser().absolute()),
+            str(Path(os.path.expanduser(path)).absolute()),
             load_or_create_key(self.home),
             display=display,
         )

@@ -475,3 +475,13 @@ def test_eio_during_any_write_is_one_line_and_the_stores_verify(
             _verified(home)
     print(f"EIO: {len(WRITES) * len(nths)} runs, {failures} failed a write")  # the figure
     assert failures >= len(nths), "the injected EIO made writes fail"
+
+
+@pytest.mark.parametrize("ref", ["~0", "~no-such-user-here/notes.md"])
+def test_a_tilde_of_no_user_is_a_path_not_a_traceback(home: Path, ref: str) -> None:
+    """``~0`` names no user: pathlib's expanduser raises RuntimeError for it, so every place
+    that expands a typed path expands it as os.path does (left as typed) — found by this
+    file's fuzz test, which drew ``rehydrate ~0``."""
+    result = CliRunner().invoke(cli, ["--home", str(home), "rehydrate", ref])
+    assert result.exit_code == 1, result.output
+    assert result.output.count("\n") == 1 and f"no document {ref!r}" in result.output

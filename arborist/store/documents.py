@@ -19,6 +19,7 @@ once to write) rather than held beside all its chunks.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import unicodedata
@@ -136,7 +137,7 @@ def resolve_document(conn: sqlite3.Connection, ref: str) -> Document:
     if ref.isdigit():
         return get_document(conn, int(ref))
     candidates = [ref]
-    path = Path(ref).expanduser()
+    path = Path(os.path.expanduser(ref))  # ~user of no one stays as typed (no RuntimeError)
     if "://" not in ref and not ref.startswith(("pydoc:", "core:")):
         candidates.append(path.resolve().as_uri())
     # A URI holding a secret is stored redacted (without the home's allowlist, an
