@@ -318,14 +318,32 @@ def _tier_check_by_comparisons(conn: sqlite3.Connection) -> None:
     (run twice, the history was edited). Where SQLite refuses to edit its schema (a build in
     defensive mode), the table keeps the list: the same rule, checked more slowly.
     """
-    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'chunks'")
-    (sql,) = row.fetchone()
-    if sql.count(_TIER_IN_LIST) != 1:
+    _edit_check(conn, "chunks", _TIER_IN_LIST, _TIER_COMPARED, "10 (tier check by comparisons)")
+
+
+def _edit_check(
+    conn: sqlite3.Connection,
+    table: str,
+    old: str,
+    new: str,
+    migration: str,
+    *,
+    required: bool = False,
+) -> None:
+    """Replace the CHECK ``old`` with ``new`` in ``table``'s CREATE text, in place (the
+    procedure of :func:`_tier_check_by_comparisons`): the edited text parsed on a scratch
+    database first, then ``writable_schema``, the table's row of ``sqlite_master`` and
+    ``schema_version`` plus one, in the migration's transaction. A table whose text holds
+    ``old`` other than once is refused. Where SQLite refuses to edit its schema (defensive
+    mode) the table is left as it is, or, when the migration is ``required``, refused."""
+    where = "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?"
+    (sql,) = conn.execute(where, (table,)).fetchone()
+    if sql.count(old) != 1:
         raise MigrationError(
-            "migration 10 (tier check by comparisons) found chunks without migration 2's tier "
-            "check: its history row was deleted, or the schema edited"
+            f"migration {migration} found {table} without the check it edits: its history "
+            "row was deleted, or the schema edited"
         )
-    edited = sql.replace(_TIER_IN_LIST, _TIER_COMPARED)
+    edited = sql.replace(old, new)
     scratch = sqlite3.connect(":memory:")
     try:
         scratch.execute(edited)
@@ -335,17 +353,21 @@ def _tier_check_by_comparisons(conn: sqlite3.Connection) -> None:
     try:
         conn.execute("PRAGMA writable_schema = ON")
         conn.execute(
-            "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'chunks'", (edited,)
+            "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?", (edited, table)
         )
         conn.execute(f"PRAGMA schema_version = {version + 1}")
     except sqlite3.OperationalError as exc:
         if "may not be modified" not in str(exc):
             raise
-        return  # defensive mode: sqlite_master is read-only; the list stays
+        if required:
+            raise MigrationError(
+                f"migration {migration} cannot edit the schema: this SQLite is in defensive mode"
+            ) from exc
+        return  # defensive mode: sqlite_master is read-only; the table stays as it was
     finally:
         conn.execute("PRAGMA writable_schema = OFF")
-    if conn.execute("SELECT sql FROM sqlite_master WHERE name = 'chunks'").fetchone()[0] != edited:
-        raise MigrationError("migration 10 (tier check by comparisons) did not take")
+    if conn.execute(where, (table,)).fetchone()[0] != edited:
+        raise MigrationError(f"migration {migration} did not take")
 
 
 _KINDS_BEFORE_HAIKU = "CHECK (kind IN ('snippet', 'equation', 'summary'))"
@@ -359,41 +381,10 @@ def _haiku_kind(conn: sqlite3.Connection) -> None:
     for the procedure): no row moves, and every row already holds to the wider rule. Where
     SQLite refuses to edit its schema (defensive mode) the migration fails with one line,
     rather than leaving a store whose haiku would be refused at the first write."""
-    row = conn.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'derivations'"
-    )
-    (sql,) = row.fetchone()
-    if sql.count(_KINDS_BEFORE_HAIKU) != 1:
-        raise MigrationError(
-            "migration 12 (haiku kind) found derivations without migration 2's kind check: "
-            "its history row was deleted, or the schema edited"
-        )
-    edited = sql.replace(_KINDS_BEFORE_HAIKU, _KINDS_WITH_HAIKU)
-    scratch = sqlite3.connect(":memory:")
-    try:
-        scratch.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY)")
-        scratch.execute(edited)
-    finally:
-        scratch.close()
-    version = int(conn.execute("PRAGMA schema_version").fetchone()[0])
-    try:
-        conn.execute("PRAGMA writable_schema = ON")
-        conn.execute(
-            "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'derivations'",
-            (edited,),
-        )
-        conn.execute(f"PRAGMA schema_version = {version + 1}")
-    except sqlite3.OperationalError as exc:
-        if "may not be modified" not in str(exc):
-            raise
-        raise MigrationError(
-            "migration 12 (haiku kind) cannot edit the schema: this SQLite is in defensive mode"
-        ) from exc
-    finally:
-        conn.execute("PRAGMA writable_schema = OFF")
-    stored = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'derivations'").fetchone()
-    if stored[0] != edited:
-        raise MigrationError("migration 12 (haiku kind) did not take")
+    _edit_check(
+        conn, "derivations", _KINDS_BEFORE_HAIKU, _KINDS_WITH_HAIKU, "12 (haiku kind)",
+        required=True,
+    )  # fmt: skip
 
 
 _DOCUMENT_ADD_INDEX = """
