@@ -60,6 +60,11 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         180,
     ),
     "natural-questions": (["bench/check_natural_questions.py"], ["clean"], 120),
+    "followup-labels": (
+        ["bench/followup_labels.py", "--quick"],
+        ["agreement", "standalone called follow-up", "follow-up called standalone"],
+        60,
+    ),
     "gate": (
         ["bench/gate.py", "--quick"],
         [
