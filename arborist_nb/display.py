@@ -23,7 +23,7 @@ from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.store.cache import RecordEvidence
 from arborist.terminal import inert
 
-__all__ = ["Answer", "NO_MATH", "ProofStatus", "md_escape", "no_math"]
+__all__ = ["Answer", "Landing", "NO_MATH", "ProofStatus", "md_escape", "no_math"]
 
 _MARKDOWN_PUNCTUATION = str.maketrans(
     {c: "\\" + c for c in string.punctuation if c not in "<>&;\"'"}
@@ -143,6 +143,41 @@ class Answer:
 
     def _repr_html_(self) -> str:
         return _render_html(self)
+
+
+class Landing:
+    """Where a ``%%ask`` cell's turn was filed, and the option that files it elsewhere: one
+    quiet line shown above the answer ("filed under #12 as a follow-up · ``%%ask --parent
+    root`` to ask it alone"). Its parts are arborist's own words and references, escaped
+    all the same in every rendering."""
+
+    def __init__(self, where: str, option: str | None = None, purpose: str = "") -> None:
+        self.where = where
+        """Where the turn is: "filed under #12 as a follow-up"."""
+        self.option = option
+        """The ``%%ask`` line that would file it elsewhere, or None."""
+        self.purpose = purpose
+        """What that line does: "to ask it alone"."""
+
+    def __repr__(self) -> str:
+        if self.option is None:
+            return inert(self.where, one_line=True)
+        return inert(f"{self.where} · {self.option} {self.purpose}", one_line=True)
+
+    def _repr_markdown_(self) -> str:
+        if self.option is None:
+            return no_math(md_escape(self.where))
+        option = inert(self.option, one_line=True).replace("`", chr(39))
+        return no_math(f"{md_escape(self.where)} · `{option}` {md_escape(self.purpose)}")
+
+    def _repr_html_(self) -> str:
+        option = (
+            "" if self.option is None else f" · <code>{_h(self.option)}</code> {_h(self.purpose)}"
+        )
+        return (
+            f'<div class="arborist-landing {NO_MATH}" style="font-size:smaller;opacity:0.7">'
+            f"{_h(self.where)}{option}</div>"
+        )
 
 
 NO_MATH = "tex2jax_ignore mathjax_ignore"

@@ -25,9 +25,10 @@ from arborist.analysis import stands_alone
 from arborist.app import Arborist, Turn
 from arborist.commands import Desk, Outcome
 from arborist.errors import ArboristError, NoDocuments
+from arborist.forest.shard import Node
 from arborist.hashing import normalize_question
 from arborist.terminal import inert, inert_json
-from arborist_nb.display import Answer, md_escape, no_math
+from arborist_nb.display import Answer, Landing, md_escape, no_math
 
 __all__ = ["ArboristMagics", "Lines", "interpolate"]
 
@@ -47,6 +48,17 @@ def interpolate(template: str, namespace: dict[str, Any]) -> str:
         if name is not None and not name.isidentifier():
             raise UsageError(f"{{{name}}} is not a variable name (write {{{{ and }}}} for braces)")
     return template.format_map(_Missing(namespace))
+
+
+def _short(node: Node, sid: str) -> str:
+    """A turn's short name, as the forest widget shows it: ``#12`` in session ``sid``,
+    ``a1b2c3 #12`` in another."""
+    return f"#{node.seq}" if node.sid == sid else f"{node.sid[-6:]} #{node.seq}"
+
+
+def _ref(node: Node, sid: str) -> str:
+    """What ``--parent`` takes for ``node``: its seq in session ``sid``, else its bates."""
+    return str(node.seq) if node.sid == sid else node.bates
 
 
 class _Stream:
@@ -142,7 +154,9 @@ class ArboristMagics(Magics):
     @cell_magic
     def ask(self, line: str, cell: str) -> Answer:
         """Ask the cell's question (with {name} interpolation): a follow-up under the last turn,
-        a question that stands alone under the session's root (see ``_parent_for``)."""
+        a question that stands alone under the session's root (see ``_parent_for``). One line
+        above the answer says where the turn was filed and which ``--parent`` files it
+        elsewhere (``_landing``)."""
         try:
             args = parse_argstring(self.ask, line)
         except UsageError:
@@ -154,7 +168,8 @@ class ArboristMagics(Magics):
             raise UsageError("empty question: write it in the cell under %%ask")
         sid = self._session()
         llm = args.llm or self.llm
-        parent, reuse = self._parent_for(question, args.parent, sid)
+        before = self.app.session(sid).current_bates
+        parent, reuse, why = self._parent_for(question, args.parent, sid)
         stream = _Stream() if self._streams(llm) else None
         try:
             turn: Turn = self._run(
@@ -178,34 +193,63 @@ class ArboristMagics(Magics):
         first = self.app.first_turn(turn.result.cache_key) if turn.result.hit else None
         answer = Answer(turn, app=self.app, checkpoint=self.app.checkpoint(), first_turn=first)
         self._refresh_widgets()
+        display(self._landing(turn, why, before, sid))
         return answer
 
-    def _parent_for(self, question: str, parent: str | None, sid: str) -> tuple[str | None, bool]:
-        """Where a ``%%ask`` cell lands; the turn is reused when the same question was
-        already answered there with the same key (see README, "How a notebook's cells chain").
+    def _parent_for(
+        self, question: str, parent: str | None, sid: str
+    ) -> tuple[str | None, bool, str]:
+        """Where a ``%%ask`` cell lands, and why; the turn is reused when the same question
+        was already answered there with the same key (see README, "How a notebook's cells
+        chain").
 
-        * ``--parent REF``: under REF.
-        * Right after ``%arborist cd``/``back``: under the turn moved to.
+        * ``--parent REF``: under REF (why: ``parent``).
+        * Right after ``%arborist cd``/``back``: under the turn moved to (``moved``).
         * A question that stands alone: under the session's root, so running the
-          notebook again finds its turn there instead of growing the tree.
+          notebook again finds its turn there instead of growing the tree (``alone``).
         * A follow-up ("and what does it return ...?"): under the last turn; re-running
-          that same cell asks under that turn's parent again.
+          that same cell asks under that turn's parent again (``follow-up``).
         """
         if parent is not None:
-            return parent, True
+            return parent, True, "parent"
         if self.moved:
             self.moved = False
-            return None, True
+            return None, True, "moved"
         session = self.app.session(sid)
         if stands_alone(question):
-            return session.root_bates, True
+            return session.root_bates, True, "alone"
         current = self.app.node(session.current_bates)
         rerun = (
             current.sid == sid
             and current.parent_bates is not None
             and normalize_question(current.question) == normalize_question(question)
         )
-        return (current.parent_bates, True) if rerun else (None, True)
+        return (current.parent_bates, True, "follow-up") if rerun else (None, True, "follow-up")
+
+    def _landing(self, turn: Turn, why: str, before: str, sid: str) -> Landing:
+        """The line that says where ``turn`` was filed (``why``: see :meth:`_parent_for`) and
+        the ``%%ask`` option that files it elsewhere; ``before`` was the current turn."""
+        above = self.app.node(turn.node.parent_bates or turn.node.bates)
+        at_root = above.is_root and above.sid == sid
+        where = "the session's root" if at_root else _short(above, sid)
+        if why == "parent":
+            return Landing(f"filed under {where} (--parent)")
+        if why == "moved":
+            return Landing(f"filed under {where}, where %arborist cd moved")
+        if why == "follow-up" and not at_root:
+            return Landing(
+                f"filed under {where} as a follow-up", "%%ask --parent root", "to ask it alone"
+            )
+        if why == "follow-up":
+            return Landing(f"filed under {where}: a follow-up, with no turn above it to follow")
+        last = self.app.node(before)
+        if last.is_root or last.bates in (turn.node.bates, turn.node.parent_bates):
+            return Landing(f"filed under {where}: it stands alone")
+        return Landing(
+            f"filed under {where}: it stands alone",
+            f"%%ask --parent {_ref(last, sid)}",
+            f"to ask it as a follow-up of {_short(last, sid)}",
+        )
 
     def _session_label(self) -> str:
         """What a session this kernel starts is called: its notebook's file name when the

@@ -14,10 +14,11 @@ import pytest
 from click.testing import CliRunner
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
 
 from arborist.cli import cli
 from arborist.commands import COMMANDS
-from arborist_nb.display import Answer, md_escape, no_math
+from arborist_nb.display import Answer, Landing, md_escape, no_math
 from arborist_nb.magics import Lines, interpolate
 from tests.chat_server import ChatServer
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
@@ -104,6 +105,66 @@ def test_running_the_notebook_twice_gives_the_same_turns_and_grows_nothing(
     assert [a.bates for a in second] == [a.bates for a in first]
     assert [a.text for a in second] == [a.text for a in first]
     assert conn.execute("SELECT count(*) FROM nodes").fetchone()[0] == nodes
+
+
+def landed(ip: InteractiveShell, question: str, line: str = "") -> tuple[Answer, dict[str, str]]:
+    """Ask, and the one line the cell showed (every rendering) saying where the turn was filed."""
+    with capture_output() as captured:
+        answer = ask(ip, question, line)
+    (shown,) = captured.outputs
+    return answer, shown.data
+
+
+def test_each_ask_says_where_its_turn_was_filed_and_how_to_file_it_elsewhere(
+    shell: InteractiveShell,
+) -> None:
+    first, shown = landed(shell, "Who created Spider-Man?")
+    assert shown["text/plain"] == "filed under the session's root: it stands alone"
+    follow, shown = landed(shell, "Who drew him?")
+    assert follow.node.parent_bates == first.bates
+    assert shown["text/plain"] == (
+        f"filed under #{first.node.seq} as a follow-up · %%ask --parent root to ask it alone"
+    )
+    assert "`%%ask --parent root`" in shown["text/markdown"]
+    assert "<code>%%ask --parent root</code>" in shown["text/html"]
+    again, shown = landed(shell, "Who drew him?")  # a re-run: the same turn, the same place
+    assert again.bates == follow.bates and "as a follow-up" in shown["text/plain"]
+    alone, shown = landed(shell, "What does the evil document say?")
+    seq = follow.node.seq
+    assert shown["text/plain"] == (
+        "filed under the session's root: it stands alone · "
+        f"%%ask --parent {seq} to ask it as a follow-up of #{seq}"
+    )
+    # the options shown do what they say
+    moved, shown = landed(shell, "What does the evil document say?", f"--parent {seq}")
+    assert moved.node.parent_bates == follow.bates
+    assert shown["text/plain"] == f"filed under #{seq} (--parent)"
+    apart, shown = landed(shell, "Who drew him?", "--parent root")
+    assert apart.node.parent_bates == alone.node.parent_bates
+    assert shown["text/plain"] == "filed under the session's root (--parent)"
+    shell.run_line_magic("arborist", f"cd {first.bates}")
+    _, shown = landed(shell, "What does the evil document say?")
+    assert shown["text/plain"] == f"filed under #{first.node.seq}, where %arborist cd moved"
+
+
+def test_a_follow_up_with_nothing_above_it_says_so(shell: InteractiveShell) -> None:
+    answer, shown = landed(shell, "And who drew him?")
+    root = shell.magics_manager.registry["ArboristMagics"].app.session(answer.node.sid).root_bates
+    assert answer.node.parent_bates == root
+    assert shown["text/plain"] == (
+        "filed under the session's root: a follow-up, with no turn above it to follow"
+    )
+
+
+def test_the_landing_line_is_escaped_in_every_rendering() -> None:
+    line = Landing("filed under <img src=x onerror=alert(1)> *x*", "%%ask `--x` <b>", "to <i>")
+    page = line._repr_html_()
+    assert "<img" not in page and "<b>" not in page and "<i>" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    markdown = line._repr_markdown_()
+    assert "<img" not in markdown and "\\*x\\*" in markdown
+    assert markdown.count("`") == 2, "the option is one code span"
+    assert "\n" not in repr(Landing("filed\nunder"))
 
 
 def test_after_cd_the_next_question_lands_where_the_user_moved(shell: InteractiveShell) -> None:
@@ -235,13 +296,17 @@ def test_an_openai_answer_streams_into_the_output_then_renders(
     monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
     monkeypatch.setenv("ARBORIST_MODEL", "loopback-model")
     shown: list[str] = []
+    landed: list[int] = []
 
     class Handle:
         def update(self, obj: object) -> None:
             shown.append(obj.data)  # type: ignore[attr-defined]
 
     def fake_display(obj: object, display_id: bool = False) -> Handle:
-        shown.append(obj.data)  # type: ignore[attr-defined]
+        if isinstance(obj, Landing):  # the line saying where the turn was filed
+            landed.append(len(shown))
+        else:
+            shown.append(obj.data)  # type: ignore[attr-defined]
         return Handle()
 
     monkeypatch.setattr(magics_module, "display", fake_display)
@@ -258,6 +323,7 @@ def test_an_openai_answer_streams_into_the_output_then_renders(
     assert partial[0] in prefixes and partial[-1] == no_math(md_escape(answer.text))
     assert "\\[E1 \\|" in partial[-1], "streamed tokens are escaped, as the final answer is"
     assert shown[-1] == "", "the streaming output is cleared once the answer renders"
+    assert landed == [len(shown)], "then one line says where the turn was filed"
 
 
 def test_coaccess_from_a_notebook_records_its_path_redacted_and_answers_related(
