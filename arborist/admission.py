@@ -182,7 +182,7 @@ _AWS_SECRET = re.compile(
     r"[\"']?[ \t]*(?:[=:>]|\n|is\b)\s*[\"']?"  # = : > (XML), "is", or the value on the next line
     r"(?-i:([A-Za-z0-9/+=]{40}))(?![A-Za-z0-9/+=])"
 )
-_OTHER_AWS_PREFIX = re.compile("A(?:BIA|CCA|3T)")  # one scan for "A", not three for words
+_AWS_PREFIX = re.compile("A(?:KIA|SIA|BIA|CCA|3T)")  # one scan for "A", not five for words
 _AWS_SECRET_AT = re.compile(_AWS_SECRET.pattern.replace("(?<![a-z0-9])", "", 1))
 """:data:`_AWS_SECRET` without its lookbehind, matched where each ``secret`` is found."""
 # scheme://user:PASSWORD@host: the user part holds no ":", "@" or brackets (so it never
@@ -266,6 +266,22 @@ _VENDOR = tuple(
     (literals, kind, re.compile(f"(?<![A-Za-z0-9_.-])(?:{p})(?![A-Za-z0-9_-])"))
     for literals, kind, p in _VENDOR_PATTERNS[:-1]
 )
+_VENDOR_LITERALS = sorted({lit for literals, _, _ in _VENDOR for lit in literals})
+_VENDOR_LITERAL = re.compile("|".join(map(re.escape, _VENDOR_LITERALS)))
+_SHORT_LONGS = 4096
+
+
+def _holds_vendor_literal(longs: str) -> bool:
+    """Whether one of :data:`_VENDOR`'s literals is among the long words: the vendors are
+    tried one by one only then. A few long words (most prose) are searched once for all
+    the literals (sre skips a branch whose first character differs: half the cost of an
+    ``in`` per literal); many (pydoc's) with an ``in`` per literal, which runs at memory
+    speed where the search tries the branches at most characters."""
+    if len(longs) < _SHORT_LONGS:
+        return bool(longs) and _VENDOR_LITERAL.search(longs) is not None
+    return any(literal in longs for literal in _VENDOR_LITERALS)
+
+
 # A Discord bot token: base64 of a user id, a dot, 6 characters, a dot, 27 or more.
 _DISCORD = re.compile(
     r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"
@@ -500,16 +516,34 @@ def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
 
 
 _LONG_WORD = 20
-"""No vendor token, webhook or wrapped key is shorter: the words this long, joined, are
-where their literals are looked for (a few percent of most text), not the whole text."""
+"""No vendor token, webhook or AWS secret is shorter: the words this long, joined, are
+where their literals are looked for (a few percent of most text), not the whole text,
+and a text with none of them is not searched for those secrets at all."""
+_AWS_SECRET_SIZE = 40
+"""An AWS secret access key's length: a word at least this long holds it."""
 _SPACE = re.compile(r"\s")
-_PIECE = 1 << 16
+_PIECE = 1 << 20
+_MARKS = bytes(32 if c < 128 and chr(c).isspace() else 120 for c in range(256))
+"""A byte table: what ``str.split`` takes for whitespace (ASCII's, with ``\\x1c``-``\\x1f``) to a
+space, every other byte (a UTF-8 sequence's included) to ``x``."""
+_LONG_RUN = b"x" * _LONG_WORD
 
 
 def _long_words(text: str) -> str:
-    """The words of :data:`_LONG_WORD` characters or more, joined by spaces: split a piece
-    of about 64 KiB at a time, each piece ending at a space so no word is cut (a list of
-    every word of a big document at once took ten times its size in memory)."""
+    """The words of :data:`_LONG_WORD` characters or more that could hold a token, joined
+    by spaces: in ASCII, those with a digit or letters of both cases (every token, key
+    or signed value the callers look for is random-looking so; pydoc's rules of dashes
+    and ``__getattribute__(self,`` are not), in other text every long word.
+
+    The text is read a piece of about 1 MiB at a time, each piece ending at a space so
+    no word is cut (a whole big document's copies at once took many times its size in
+    memory). An ASCII piece (most of them) is read through a copy in which every
+    whitespace byte is a space and every other byte an ``x``: each long word is found
+    there with a ``find`` of :data:`_LONG_RUN`, the fast substring search, where
+    splitting into words and measuring each cost five times as much. Another piece is
+    split into words only when its UTF-8 copy holds such a run (a word of 20 characters
+    is at least 20 bytes, none of them a space).
+    """
     found: list[str] = []
     start, size = 0, len(text)
     while start < size:
@@ -517,9 +551,31 @@ def _long_words(text: str) -> str:
         if end < size:
             space = _SPACE.search(text, end)
             end = space.start() if space else size
-        found += [word for word in text[start:end].split() if len(word) >= _LONG_WORD]
+        piece = text[start:end] if start or end < size else text
         start = end
+        if not piece.isascii():
+            if _LONG_RUN in piece.encode("utf-8", "surrogatepass").translate(_MARKS):
+                found += [word for word in piece.split() if len(word) >= _LONG_WORD]
+            continue
+        marks = piece.encode("ascii").translate(_MARKS)
+        at = marks.find(_LONG_RUN)
+        while at != -1:
+            first = marks.rfind(b" ", 0, at) + 1
+            last = marks.find(b" ", at)
+            last = len(marks) if last == -1 else last
+            word = piece[first:last]
+            if _ASCII_DIGIT.search(word) is not None or word.lower() != word != word.upper():
+                found.append(word)
+            at = marks.find(_LONG_RUN, last)
     return " ".join(found)
+
+
+_ASCII_DIGIT = re.compile("[0-9]")
+
+
+def _has_long(longs: str, size: int) -> bool:
+    """Whether one of :func:`_long_words`'s words is ``size`` characters or more."""
+    return len(longs) >= size and any(len(word) >= size for word in longs.split(" "))
 
 
 def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
@@ -530,20 +586,16 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
             if _has_digit(body):
                 kind = "anthropic_key" if body.startswith("ant-") else "openai_key"
                 yield kind, m.start(), m.end()
-    if (
-        ("K" in text and "AKIA" in text)
-        or ("S" in text and "ASIA" in text)
-        or _OTHER_AWS_PREFIX.search(text) is not None
-    ):
+    if _AWS_PREFIX.search(text) is not None:
         for m in _AWS_ACCESS.finditer(text):
             key = m.group()
             if "\n" not in key or _has_digit(key[4:]):  # a wrapped one: not a word in capitals
                 yield "aws_access_key", m.start(), m.end()
-    if "secret" in folded:
+    if _has_long(longs, _AWS_SECRET_SIZE) and "secret" in folded:
         for m in _aws_secrets(text, folded):
             if _random_looking(m.group(1)):
                 yield "aws_secret_key", m.start(1), m.end(1)
-    for literals, kind, pattern in _VENDOR if longs else ():
+    for literals, kind, pattern in _VENDOR if _holds_vendor_literal(longs) else ():
         if literals[0] in longs or (len(literals) > 1 and _has(longs, *literals[1:])):
             for m in pattern.finditer(text):
                 if _random_looking(m.group()):
@@ -554,7 +606,7 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
                 m.group()
             ):
                 yield "api_token", m.start(), m.end()
-    if ":AA" in text:
+    if ":" in text and ":AA" in text:
         for m in _TELEGRAM.finditer(text):
             yield "api_token", m.start(), m.end()
     if "AC" in longs and "," in text:
@@ -609,10 +661,10 @@ def _url_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
             value = m.group(1)
             if not (_is_filler(value, ":", quoted=True) or _URL_FILLER.fullmatch(value)):
                 yield "url_credentials", m.start(1), m.end(1)
-    if (
-        "=" in text
-        and ("?" in text or "&" in text or ";" in text)
-        and ("sig" in folded or "key" in folded)
+    if (  # "?sig=" and 16 characters with a digit: one word, among the long ones
+        "=" in longs
+        and ("?" in longs or "&" in longs or ";" in longs)
+        and _has(longs.casefold(), "sig", "key")
     ):
         for m in _QUERY_SECRET.finditer(text):
             value = m.group(1).rstrip(".)]}")
@@ -678,7 +730,7 @@ def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]
             decoded = _b64_text(m.group(1))
             if decoded is not None and b":" in decoded and _printable(decoded):
                 yield "basic_auth", m.start(1), m.end(1)
-    if "authorization" in folded:
+    if ("=" in text or ":" in text) and "authorization" in folded:
         for m in _at_each(text, folded, "authorization", _AUTH_HEADER):
             scheme, value = (m.group(1) or "").lower(), m.group(2).rstrip(".)]}>")
             if len(value) < 8 or _is_filler(value, ":", quoted=True):
@@ -830,17 +882,9 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
     """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
     ``machine host login user password SECRET``."""
     dashed = "-" in text  # one scan for a character every flag below needs
-    if (
-        dashed
-        and ("-p" in text or "-a" in text)
-        and _has(folded, "mysql", "mariadb", "sshpass", "mongo", "login", "redis-cli")
-    ):
-        line_end = -1
-        for tool in _MYSQL.finditer(text):
-            if tool.start() < line_end:  # a line is read once, however many tools it names
-                continue
-            line_end = text.find("\n", tool.end())
-            line_end = len(text) if line_end == -1 else line_end
+    for line_start, line_end in _lines_holding(text, "-p", "-a") if dashed else ():
+        tool = _MYSQL.search(text, line_start, line_end)  # a line is read for its first tool
+        if tool is not None:
             name = tool.group().lower()
             spaced = _SSHPASS_P if not name.startswith("redis") else _REDIS_A
             attached = name.startswith(("mysql", "mariadb"))
@@ -857,24 +901,24 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
                 continue  # docker run -u 1000:1000, a user id and a group id
             yield "password", m.start(2), m.end(2)
     if dashed and "--" in text:
-        for m in _FLAG.finditer(text):
+        for m in _flags(text):
             group = m.lastindex or 3
             if m.start() and not text[m.start() - 1].isspace() and text[m.start() - 1] not in "\"'":
                 continue
             if not _is_filler(m.group(group), "=", quoted=group != 3) and len(m.group(group)) >= 4:
                 kind = "password" if "pass" in m.group()[:20].lower() else "secret"
                 yield kind, m.start(group), m.end(group)
-    if "</" in text:
+    if "<" in text and "</" in text:
         for m in _XML_ELEMENT.finditer(text):
             if _secret_name(m.group(1)) and not _is_filler(m.group(2), "=", quoted=True):
                 yield _name_kind(m.group(1)), m.start(2), m.end(2)
-    if "key" in folded and _VALUE_ATTRIBUTE.search(folded) is not None:
+    if '"' in text and "=" in text and "key" in folded and _VALUE_ATTRIBUTE.search(folded):
         for m in _XML_ADD.finditer(text):
             value = m.group(2)
             secret = _secret_name(m.group(1)) and len(value) >= _MIN_VALUE
             if secret and not _is_filler(value, "=", quoted=True):
                 yield _name_kind(m.group(1)), m.start(2), m.end(2)
-    if "Private-Lines: " in text:
+    if ":" in text and "Private-Lines: " in text:
         for m in _PUTTY.finditer(text):
             yield "private_key", m.start(1), m.end(1)
     if "password" in folded and ("machine" in folded or "login" in folded):
@@ -882,6 +926,36 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             near = _NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
             if near is not None and not _is_filler(m.group(1), "=", quoted=False):
                 yield "password", m.start(1), m.end(1)
+
+
+def _flags(text: str) -> Iterator[re.Match[str]]:
+    """:data:`_FLAG`'s matches, in order: tried once per run of dashes, at its last two (a
+    flag's name follows ``--``), where a search tried every dash of pydoc's rules."""
+    at = text.find("--")
+    while at != -1:
+        run_end = _DASHES.match(text, at).end()  # type: ignore[union-attr]
+        m = _FLAG.match(text, run_end - 2)
+        if m is not None:
+            yield m
+        at = text.find("--", m.end() if m is not None else run_end)
+
+
+_DASHES = re.compile("-+")
+
+
+def _lines_holding(text: str, *needles: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of each line (up to its ``\\n``) holding one of ``needles``, in
+    order: a ``find`` per needle per line, where a search for the tools' names ran over
+    all of the text."""
+    lines: set[tuple[int, int]] = set()
+    for needle in needles:
+        at = text.find(needle)
+        while at != -1:
+            end = text.find("\n", at)
+            end = len(text) if end == -1 else end
+            lines.add((text.rfind("\n", 0, at) + 1, end))
+            at = text.find(needle, end)
+    return sorted(lines)
 
 
 def _private_keys(text: str) -> Iterator[tuple[str, int, int]]:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arborist.admission import admit, admit_profile
 from arborist.cli import cli
@@ -349,3 +351,38 @@ def test_an_authorization_header_named_in_prose_is_left_alone() -> None:
     ):
         assert admit(prose).clean, prose
     assert not admit("Authorization: Basic YWxpY2U6czNjcjN0LXBhc3M=").clean
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet="ab_-.=:/ \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f", max_size=40),
+            st.text(max_size=40),  # any character: U+00A0, U+2028, U+3000 split words too
+            st.sampled_from(
+                ["x" * 19, "y" * 20, "zZ" * 11, "k" * 20 + "7", "-" * 70, "é" * 20, "\u3000"]
+            ),
+        ),
+        max_size=12,
+    )
+)
+def test_the_long_words_are_the_words_split_finds_of_twenty_characters_or_more(
+    parts: list[str],
+) -> None:
+    """The fast read of the long words (a byte copy searched for a run, for ASCII text)
+    finds exactly what ``str.split`` and a length test find, on any text, less the ASCII
+    words with no digit and letters of one case only: a word it missed would keep a
+    vendor token from being looked for."""
+    from arborist.admission import _long_words
+
+    def may_hold_token(word: str) -> bool:
+        if not word.isascii():
+            return True
+        cases = any(c.islower() for c in word) and any(c.isupper() for c in word)
+        return cases or any(c.isdigit() for c in word)
+
+    text = "".join(parts)
+    words = [w for w in text.split() if len(w) >= 20]
+    if text.isascii():
+        words = [w for w in words if may_hold_token(w)]
+    assert _long_words(text) == " ".join(words)
