@@ -51,9 +51,9 @@ def interpolate(template: str, namespace: dict[str, Any]) -> str:
 
 
 def _short(node: Node, sid: str) -> str:
-    """A turn's short name, as the forest widget shows it: ``#12`` in session ``sid``,
-    ``a1b2c3 #12`` in another."""
-    return f"#{node.seq}" if node.sid == sid else f"{node.sid[-6:]} #{node.seq}"
+    """A turn's short name: ``#12`` in session ``sid`` (as the forest widget shows it),
+    ``#12 of session SID`` in another."""
+    return f"#{node.seq}" if node.sid == sid else f"#{node.seq} of session {node.sid}"
 
 
 def _ref(node: Node, sid: str) -> str:

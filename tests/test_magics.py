@@ -263,8 +263,16 @@ def test_cross_session_cd_and_fork(
     first = ask(shell, "Who created Spider-Man?")
     shell.run_line_magic("arborist", "session new")
     shell.run_line_magic("arborist", f"cd {first.bates}")
-    fork = ask(shell, "Who drew him?")
+    fork, shown = landed(shell, "Who drew him?")
     assert fork.node.parent_bates == first.bates and fork.node.sid != first.node.sid
+    where = f"#{first.node.seq} of session {first.node.sid}"  # another session's turn, in full
+    assert shown["text/plain"] == f"filed under {where}, where %arborist cd moved"
+    _, shown = landed(shell, "Who drew Spider-Man?")  # stands alone: this session's root
+    seq = fork.node.seq  # the fork is a turn of this session, grafted under the other's
+    assert shown["text/plain"] == (
+        "filed under the session's root: it stands alone · "
+        f"%%ask --parent {seq} to ask it as a follow-up of #{seq}"
+    )
     shell.run_line_magic("arborist", "tree")
     assert f"grafted at {first.bates}:" in capsys.readouterr().out
 
