@@ -40,7 +40,7 @@ from arborist.qa.http import (
 )
 from arborist.qa.http import size_text as _size
 from arborist.qa.sanitize import StreamText, json_safe
-from arborist.qa.sse import iter_sse_data
+from arborist.qa.sse import SSEEvent, iter_sse_events
 
 __all__ = ["OpenAIClient"]
 
@@ -140,6 +140,9 @@ class OpenAIClient(RemoteModel):
     * Lone surrogates in what the server sends (``"\\udc9b"`` is valid JSON)
       become U+FFFD in the answer, the tokens and the metadata: the rest of
       the answer is good, and the store (UTF-8) cannot hold them.
+    * An error the server reports inside a stream (``data: {"error": ...}``,
+      ``event: error``, or llama.cpp's ``error: {...}`` line) is one ModelError
+      carrying the server's own message, cleaned like every server text.
     """
 
     def __init__(
@@ -327,11 +330,15 @@ class OpenAIClient(RemoteModel):
         """
         stream = _Stream(self._stream_text(), on_token)
         try:
-            for data in iter_sse_data(self._capped(response.iter_bytes())):
-                if data.strip() == "[DONE]":
+            for event in iter_sse_events(self._capped(response.iter_bytes())):
+                if event.is_error:
+                    raise self._stream_error(event)
+                if event.data is None:
+                    continue
+                if event.data.strip() == "[DONE]":
                     stream.done = True
                     break
-                self._take_chunk(self._stream_chunk(data), stream)
+                self._take_chunk(self._stream_chunk(event.data), stream)
         except UnicodeDecodeError as exc:
             raise self._error("the stream is not valid UTF-8") from exc
         except httpx.TransportError as exc:
@@ -365,9 +372,25 @@ class OpenAIClient(RemoteModel):
         if not isinstance(chunk, dict):
             raise self._error("the stream carried JSON that is not an object")
         if chunk.get("error") is not None:
-            message = error_text(chunk) or str(chunk["error"])
-            raise self._error(f"the stream reported an error: {self._quote(message)}")
+            raise self._reported(chunk, str(chunk["error"]))
         return chunk
+
+    def _stream_error(self, event: SSEEvent) -> Exception:
+        """An error event (``event: error`` or llama.cpp's ``error:`` line) as one ModelError
+        carrying the server's message: its JSON's message, else its text."""
+        text = event.error if event.error is not None else event.data or ""
+        try:
+            body = json.loads(text)
+        except (ValueError, RecursionError):
+            body = None
+        if isinstance(body, dict):
+            return self._reported(body, text)
+        return self._reported({}, text or "(no message)")
+
+    def _reported(self, body: Mapping[str, object], fallback: str) -> Exception:
+        """The error a server reported in its stream, in its own words (cleaned and cut)."""
+        message = error_text(body) or fallback
+        return self._error(f"the stream reported an error: {self._quote(message)}")
 
     def _take_chunk(self, chunk: Mapping[str, object], stream: _Stream) -> None:
         """Keep a chunk's metadata, hand on the delta of its first choice, note its finish."""
