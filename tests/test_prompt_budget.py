@@ -1,5 +1,5 @@
-"""The prompt fits the server (issue #23): a server's error inside a stream is its own
-message, in one line.
+"""The prompt fits the server (issue #23): evidence budgeted to the model's context, weakest
+first, recorded as sent; and a server's error inside a stream is its own message, in one line.
 
 The server is real, on loopback: :class:`ContextServer` is the tests' chat server playing a
 llama.cpp ``llama-server`` with a 4,096-token context. It says so at ``GET /props`` (or, as
@@ -21,9 +21,19 @@ from click.testing import CliRunner
 
 from arborist.app import Arborist
 from arborist.cli import cli
-from arborist.errors import ModelError
-from arborist.qa.client import make_request
-from arborist.qa.openai import OpenAIClient
+from arborist.errors import BadInput, ModelError
+from arborist.keys import evidence_root
+from arborist.qa.budget import (
+    MIN_TRIMMED_CHARS,
+    TRIM_MARK,
+    ContextWindow,
+    estimate_tokens,
+    fit_evidence,
+)
+from arborist.qa.check import check_record
+from arborist.qa.client import EvidenceText, Message, make_request
+from arborist.qa.models import select_client
+from arborist.qa.openai import OpenAIClient, _models_context
 from arborist.qa.sse import SSEEvent, iter_sse_data, iter_sse_events
 from tests.chat_server import (
     ROUTE,
@@ -32,6 +42,7 @@ from tests.chat_server import (
     Reply,
     error_reply,
     json_reply,
+    silent,
     sse_reply,
     stream_reply,
 )
@@ -162,6 +173,234 @@ def _written(app: Arborist) -> tuple[int, int]:
         conn.execute("SELECT count(*) FROM cache_records").fetchone()[0],
         conn.execute("SELECT count(*) FROM audit_events").fetchone()[0],
     )
+
+
+# --------------------------------------------------------------------------- the ask fits
+
+
+def test_unfitted_the_five_chunk_prompt_is_refused_in_the_servers_words(
+    app: Arborist, server: ContextServer
+) -> None:
+    """Today's failure, reproduced: a server that says nothing of its context gets all five
+    chunks and refuses them; the error is one line with its message, and nothing is kept."""
+    server.props = False
+    before = _written(app)
+    with pytest.raises(ModelError) as error:
+        app.ask(QUESTION, llm="local")
+    message = str(error.value)
+    assert "\n" not in message
+    assert message.endswith(f"HTTP 400: {TOO_BIG}"), message
+    assert [len(_headers(chat)) for chat in server.chats] == [5]
+    assert server.probes == ["/props", "/v1/models"]  # asked, found nothing, asked anyway
+    assert _written(app) == before
+
+
+def test_a_4096_token_server_read_from_props_gets_a_prompt_that_fits(
+    app: Arborist, server: ContextServer
+) -> None:
+    """The weakest chunk is dropped, the next cut to the room left: the server accepts, and
+    the record holds exactly the evidence the prompt carried, each item proving."""
+    result = app.ask(QUESTION, llm="local")
+    assert not result.hit and server.probes == ["/props"]
+    (chat,) = server.chats
+    assert server_tokens(chat.body) + MAX_TOKENS <= N_CTX
+    prompt = chat.body["messages"][-1]["content"]
+    record = result.record
+    budget = record.response["prompt_budget"]
+    assert budget["context_tokens"] == N_CTX and budget["context_from"] == "server: GET /props"
+    assert budget["reserved_tokens"] == MAX_TOKENS
+    assert budget["evidence_retrieved"] == 5
+    sent = budget["evidence_sent"]
+    assert 1 <= sent < 5
+    # the record's evidence is the prompt's: the same labels, titles and uris, in order
+    assert [(e.label, e.title, e.uri) for e in record.evidence] == _headers(chat)
+    assert len(record.evidence) == sent
+    # every item sent but the last is whole in the prompt; the last is cut where it says
+    trimmed = budget["trimmed"]
+    assert trimmed is not None and trimmed["label"] == f"E{sent}"
+    *whole, last = record.evidence
+    assert all(item.text is not None and item.text.strip() in prompt for item in whole)
+    assert last.text is not None and last.text.strip() not in prompt
+    shown = last.text[: trimmed["chars_sent"]].strip()
+    assert len(shown) >= MIN_TRIMMED_CHARS and shown + TRIM_MARK in prompt
+    assert trimmed["chars"] == len(last.text)
+    assert record.policy["evidence_trimmed"]["label"] == f"E{sent}"
+    assert record.policy["evidence_trimmed"]["chars"] == trimmed["chars_sent"]
+    # the proofs and the key's evidence root cover what was sent, and nothing else
+    assert check_record(record).ok
+    assert record.dimensions["source_root"] == evidence_root([e.ref for e in record.evidence])
+    assert app.check_answer(record.id)
+
+
+def test_what_was_dropped_is_in_neither_the_prompt_nor_the_record(
+    app: Arborist, server: ContextServer
+) -> None:
+    """The chunks left out are retrieved (a window as large as the prompt sends them all)
+    and yet absent from the fitted prompt and from its record's evidence and proofs."""
+    fitted = app.ask(QUESTION, llm="local").record
+    server.n_ctx = 16384
+    roomy = app.ask(QUESTION, llm="roomy").record
+    assert "prompt_budget" in roomy.response and roomy.response["prompt_budget"]["trimmed"] is None
+    assert len(roomy.evidence) == 5 and "evidence_trimmed" not in roomy.policy
+    first, second = server.chats
+    leaves = {e.leaf for e in fitted.evidence}
+    dropped = [e for e in roomy.evidence if e.leaf not in leaves]
+    assert len(dropped) == 5 - len(fitted.evidence) > 0
+    for item in dropped:
+        assert item.text is not None
+        assert item.text.strip()[:80] not in first.body["messages"][-1]["content"]
+        assert item.text.strip() in second.body["messages"][-1]["content"]
+
+
+def test_a_different_budget_that_sends_other_evidence_is_another_key(
+    app: Arborist, server: ContextServer
+) -> None:
+    """The fitted answer is not served to an ask that sends more (nor the reverse); a
+    window that sends the same prompt shares the answer, wherever it was learned."""
+    fitted = app.ask(QUESTION, llm="local")
+    server.n_ctx = 16384
+    roomy = app.ask(QUESTION, llm="roomy")
+    assert not roomy.hit and roomy.cache_key != fitted.cache_key
+    assert len(server.chats) == 2
+    server.n_ctx = N_CTX
+    again = app.ask(QUESTION, llm="local")  # a new client: asks the server again, then hits
+    assert again.hit and again.cache_key == fitted.cache_key
+    sized = app.ask(QUESTION, llm="sized")  # told 4096 by its profile: the same prompt
+    assert sized.hit and sized.cache_key == fitted.cache_key
+    assert len(server.chats) == 2
+    assert server.probes == ["/props", "/props"]  # never for roomy or sized
+
+
+def test_a_profiles_context_tokens_is_used_without_asking_the_server(
+    app: Arborist, server: ContextServer
+) -> None:
+    result = app.ask(QUESTION, llm="sized")
+    assert server.probes == [] and len(server.chats) == 1
+    budget = result.record.response["prompt_budget"]
+    assert budget["context_from"] == "profile" and budget["context_tokens"] == N_CTX
+    assert budget["evidence_sent"] < 5
+
+
+def test_a_vllm_server_says_its_context_as_max_model_len(
+    app: Arborist, server: ContextServer
+) -> None:
+    server.props, server.models = False, True
+    result = app.ask(QUESTION, llm="local")
+    assert server.probes == ["/props", "/v1/models"]
+    assert result.record.response["prompt_budget"]["context_from"] == "server: GET /models"
+    assert result.record.response["prompt_budget"]["evidence_sent"] < 5
+
+
+def test_a_llama_cpp_training_context_is_not_taken_for_the_servers() -> None:
+    """``meta.n_ctx_train`` is what the model was trained with (32k), not the server's ``-c``."""
+    body: dict[str, object] = {"data": [{"id": "test-model", "meta": {"n_ctx_train": 32768}}]}
+    assert _models_context(body, "test-model") is None
+    body = {"data": [{"id": "other", "max_model_len": 4096}, {"id": "test-model"}]}
+    assert _models_context(body, "test-model") is None
+    body = {"data": [{"id": "other", "max_model_len": 4096}]}
+    assert _models_context(body, "test-model") == 4096
+
+
+def test_a_silent_props_never_fails_the_ask(app: Arborist, server: ContextServer) -> None:
+    """A server that accepts ``GET /props`` and never answers costs the probe's short
+    timeout; the prompt then goes unfitted and, the server taking it, is answered."""
+    server.n_ctx = 16384
+    server.props = False
+    original = server.answer
+
+    def hang_props(request: RecordedRequest) -> Reply:
+        if request.path == "/props":
+            server._keep(request)
+            return silent()
+        return original(request)
+
+    server.answer = hang_props  # type: ignore[method-assign]
+    result = app.ask(QUESTION, llm="local")
+    assert "prompt_budget" not in result.record.response
+    assert len(result.record.evidence) == 5 and server.probes == ["/props", "/v1/models"]
+
+
+def test_a_small_prompt_is_sent_without_asking(app: Arborist, server: ContextServer) -> None:
+    """No probe for a prompt any server takes: the requests are what they always were."""
+    client = select_client("local", config=app.config)
+    assert isinstance(client, OpenAIClient)
+    client.max_tokens = 16
+    small = make_request("Where?", [EvidenceText("E1", "t", "u", "The quokka feeds at dawn.")])
+    assert client.context_window(small) is None
+    assert server.probes == []
+
+
+def test_a_question_too_long_for_the_context_is_refused_before_sending(
+    app: Arborist, server: ContextServer
+) -> None:
+    before = _written(app)
+    with pytest.raises(ModelError) as error:
+        app.ask("quokka " + "why " * 3000, llm="sized")
+    assert "\n" not in str(error.value) and "model 'sized'" in str(error.value)
+    assert "nothing was sent" in str(error.value)
+    assert server.chats == [] and _written(app) == before
+
+
+# --------------------------------------------------------------------------- the fit itself
+
+
+def _items(*sizes: int) -> list[EvidenceText]:
+    text = " ".join(["quokka", "saltbush", "sedge", "wattle", "heath", "thicket"] * 300)
+    return [
+        EvidenceText(f"E{i + 1}", f"doc {i}", f"file:///{i}", text[:size])
+        for i, size in enumerate(sizes)
+    ]
+
+
+def _count(request: Any) -> int:
+    return estimate_tokens(request.messages)
+
+
+def test_the_weakest_evidence_is_dropped_first() -> None:
+    items = _items(1000, 1000, 1000)
+    build = lambda shown: make_request("Where?", shown)  # noqa: E731
+    two = _count(build(items[:2]))
+    fit = fit_evidence(build, items, ContextWindow(two + 200 + 50, 200, "profile"), _count)
+    assert fit.sent == 2 and fit.trimmed_chars is None  # 50 tokens: less than MIN_TRIMMED_CHARS
+    assert [e.label for e in fit.request.evidence] == ["E1", "E2"]
+    everything = _count(build(items))
+    fit = fit_evidence(build, items, ContextWindow(everything + 200, 200, "profile"), _count)
+    assert fit.sent == 3 and not fit.cut
+
+
+def test_the_first_chunk_that_does_not_fit_whole_is_cut_at_a_word() -> None:
+    items = _items(1000, 1000, 1000)
+    build = lambda shown: make_request("Where?", shown)  # noqa: E731
+    room = _count(build(items[:1])) + 250
+    fit = fit_evidence(build, items, ContextWindow(room + 100, 100, "profile"), _count)
+    assert fit.sent == 2 and fit.trimmed_chars is not None
+    assert MIN_TRIMMED_CHARS <= fit.trimmed_chars < 1000 and fit.estimated <= room
+    shown = fit.request.evidence[1].text
+    assert shown.endswith(TRIM_MARK) and items[1].text.startswith(shown[: -len(TRIM_MARK)])
+    assert items[1].text[fit.trimmed_chars] == " "  # the cut fell between two words
+    more = fit_evidence(build, items, ContextWindow(room + 140, 100, "profile"), _count)
+    assert more.trimmed_chars is not None and more.trimmed_chars > fit.trimmed_chars
+
+
+def test_the_estimate_counts_every_digit_and_grows_with_the_text() -> None:
+    words = estimate_tokens([Message("user", "a" * 1000)])
+    digits = estimate_tokens([Message("user", "7" * 1000)])
+    assert digits - words == 1000 - 400
+    assert estimate_tokens([Message("user", "a" * 1001)]) >= words
+
+
+def test_context_tokens_is_checked_in_the_profile(app: Arborist, server: ContextServer) -> None:
+    base = {"provider": "openai", "base_url": server.url, "model": "m"}
+    for bad in ("4096", 0, True, 4.5):
+        with pytest.raises(BadInput, match="context_tokens"):
+            select_client("x", config={"models": {"x": {**base, "context_tokens": bad}}})
+    with pytest.raises(BadInput, match=r"max_tokens \(4096\) must be less than context_tokens"):
+        select_client(
+            "x", config={"models": {"x": {**base, "context_tokens": 4096, "max_tokens": 4096}}}
+        )
+    client = select_client("x", config={"models": {"x": {**base, "context_tokens": 8192}}})
+    assert isinstance(client, OpenAIClient) and client.context_tokens == 8192
+    assert "context_tokens" not in client.profile()  # the key covers what is sent instead
 
 
 # --------------------------------------------------------------------------- errors in a stream

@@ -51,6 +51,8 @@ __all__ = [
     "MAX_REPLY_BYTES",
     "MAX_RETRIES",
     "MAX_TIMEOUT",
+    "PROBE_REPLY_BYTES",
+    "PROBE_TIMEOUT",
     "RemoteModel",
     "Retryable",
     "check_endpoint",
@@ -87,6 +89,12 @@ MAX_RETRIES = 1000
 """The most retries ``retries``/``ARBORIST_RETRIES`` may ask for (the deadline ends them sooner)."""
 MAX_TIMEOUT = 86_400.0
 """The longest timeout accepted: a day (a larger one only overflows the socket layer)."""
+PROBE_TIMEOUT = 2.0
+"""Seconds a best-effort question to the server (its context size) may wait, to connect
+and for each read: a server too slow for that is not asked again, and the ask goes on."""
+PROBE_REPLY_BYTES = 2**20
+"""The largest reply to a best-effort question read (llama.cpp's ``/props``, with its chat
+template, is a few kilobytes)."""
 
 T = TypeVar("T")
 
@@ -419,6 +427,34 @@ class RemoteModel:
             raise Retryable(describe(exc, timeouts)) from exc
         except httpx.HTTPError as exc:
             raise self._error(_describe_http(exc)) from exc
+
+    def _probe_json(self, url: str) -> dict[str, object] | None:
+        """``GET url`` once, for a JSON object, best effort: within :data:`PROBE_TIMEOUT`
+        seconds a wait, at most :data:`PROBE_REPLY_BYTES`, never retried, and None for any
+        failure at all (an error status, a refused connection, a body that is not JSON):
+        what is asked this way only helps, and its absence must never fail an ask."""
+        timeout = httpx.Timeout(PROBE_TIMEOUT)
+        try:
+            with (
+                self._http() as http,
+                http.stream(
+                    "GET", url, headers={"Accept": "application/json"}, timeout=timeout
+                ) as response,
+            ):
+                if response.status_code != 200:
+                    return None
+                parts: list[bytes] = []
+                size = 0
+                by = time.monotonic() + PROBE_TIMEOUT
+                for part in response.iter_bytes():
+                    size += len(part)
+                    if size > PROBE_REPLY_BYTES or time.monotonic() > by:
+                        return None
+                    parts.append(part)
+            body = json.loads(b"".join(parts))
+        except (httpx.HTTPError, ValueError, RecursionError, OSError):
+            return None
+        return body if isinstance(body, dict) else None
 
     def _read_whole(self, response: httpx.Response, by: float) -> None:
         """Read a reply that is not streamed, whole by ``by`` (a monotonic time) and at most

@@ -23,6 +23,13 @@ import httpx
 
 from arborist.admission import admit_profile
 from arborist.errors import BadInput
+from arborist.qa.budget import (
+    DEFAULT_ANSWER_TOKENS,
+    SMALL_PROMPT_TOKENS,
+    ContextWindow,
+    answer_reserve,
+    estimate_tokens,
+)
 from arborist.qa.client import SYSTEM_PROMPT, ChatRequest, ChatResult, Message
 from arborist.qa.http import (
     DEFAULT_BACKOFF,
@@ -66,6 +73,52 @@ def _check_sampling(temperature: float | None, top_p: float | None, max_tokens: 
         isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
     ):
         raise BadInput(f"max_tokens must be a whole number of 1 or more, not {max_tokens!r}")
+
+
+def _check_context(context_tokens: int | None, max_tokens: int | None) -> None:
+    """The context size, if set: a whole number of 1 or more, above max_tokens."""
+    if context_tokens is None:
+        return
+    if (
+        isinstance(context_tokens, bool)
+        or not isinstance(context_tokens, int)
+        or context_tokens < 1
+    ):
+        raise BadInput(
+            f"context_tokens must be a whole number of 1 or more, not {context_tokens!r}"
+        )
+    if max_tokens is not None and max_tokens >= context_tokens:
+        raise BadInput(
+            f"max_tokens ({max_tokens}) must be less than context_tokens ({context_tokens}): "
+            "the answer shares the context with the prompt"
+        )
+
+
+def _whole_number(value: object) -> int | None:
+    """A context size as a server states it: a whole number of 1 or more, else None."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**40:
+        return None
+    return value
+
+
+def _props_context(body: Mapping[str, object] | None) -> int | None:
+    """llama.cpp's ``GET /props``: ``default_generation_settings.n_ctx``, the context of
+    one slot (``-c`` divided among ``--parallel`` slots), which is what one request gets."""
+    settings = body.get("default_generation_settings") if body is not None else None
+    return _whole_number(settings.get("n_ctx")) if isinstance(settings, Mapping) else None
+
+
+def _models_context(body: Mapping[str, object] | None, model: str) -> int | None:
+    """vLLM's ``GET /v1/models``: ``max_model_len`` of this model's entry (or of the only
+    one). llama.cpp's entry has ``meta.n_ctx_train`` instead: the context the model was
+    trained with, not the server's (often 8 or 32 times larger), so it is not read."""
+    data = body.get("data") if body is not None else None
+    if not isinstance(data, list):
+        return None
+    entries = [entry for entry in data if isinstance(entry, Mapping)]
+    mine = [entry for entry in entries if entry.get("id") == model]
+    chosen = mine or (entries if len(entries) == 1 else [])
+    return _whole_number(chosen[0].get("max_model_len")) if chosen else None
 
 
 _JOIN_EVERY = 1024
@@ -143,6 +196,9 @@ class OpenAIClient(RemoteModel):
     * An error the server reports inside a stream (``data: {"error": ...}``,
       ``event: error``, or llama.cpp's ``error: {...}`` line) is one ModelError
       carrying the server's own message, cleaned like every server text.
+    * Its prompts fit its context (:mod:`arborist.qa.budget`): the window is
+      ``context_tokens`` when the profile sets it; else, for a prompt that is not
+      small, the server is asked once (:meth:`context_window`), best effort.
     """
 
     def __init__(
@@ -156,6 +212,7 @@ class OpenAIClient(RemoteModel):
         max_tokens: int | None = None,
         top_p: float | None = None,
         system_prompt: str = SYSTEM_PROMPT,
+        context_tokens: int | None = None,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         read_timeout: float = DEFAULT_READ_TIMEOUT,
         max_retries: int = DEFAULT_RETRIES,
@@ -171,6 +228,7 @@ class OpenAIClient(RemoteModel):
         # that of several bad settings the same one is named first as it always was.
         check_endpoint(base_url, model, max_retries)
         _check_sampling(temperature, top_p, max_tokens)
+        _check_context(context_tokens, max_tokens)
         super().__init__(
             base_url,
             model,
@@ -191,6 +249,10 @@ class OpenAIClient(RemoteModel):
         self.max_tokens = max_tokens
         self.top_p = top_p
         self.system_prompt = system_prompt
+        self.context_tokens = context_tokens
+        self._server_window: int | None = None
+        self._window_source = ""
+        self._asked_server = False
 
     # -- identity
 
@@ -235,6 +297,46 @@ class OpenAIClient(RemoteModel):
         if messages and messages[0].role == "system":
             messages = messages[1:]
         return (Message("system", self.system_prompt), *messages)
+
+    # -- the context window
+
+    def prompt_tokens(self, request: ChatRequest) -> int:
+        """The estimated tokens of the messages sent for ``request``
+        (:func:`~arborist.qa.budget.estimate_tokens`)."""
+        return estimate_tokens(self.messages_for(request))
+
+    def context_window(self, request: ChatRequest) -> ContextWindow | None:
+        """The context ``request`` must fit: ``context_tokens`` when the profile sets it (the
+        server is then never asked); else what the server says. A prompt whose estimate and
+        answer reserve pass :data:`~arborist.qa.budget.SMALL_PROMPT_TOKENS` has the server
+        asked, once for this client: llama.cpp's ``GET /props``, then ``GET
+        {base_url}/models`` (vLLM's ``max_model_len``), each within a short timeout. A
+        server that says nothing leaves the prompt unfitted, as it always was; the asking
+        never fails an ask."""
+        if self.context_tokens is not None:
+            return self._window(self.context_tokens, "profile")
+        if not self._asked_server:
+            reserve = self.max_tokens if self.max_tokens is not None else DEFAULT_ANSWER_TOKENS
+            if self.prompt_tokens(request) + reserve > SMALL_PROMPT_TOKENS:
+                self._asked_server = True
+                self._server_window, self._window_source = self._ask_context()
+        if self._server_window is None:
+            return None
+        return self._window(self._server_window, self._window_source)
+
+    def _window(self, tokens: int, source: str) -> ContextWindow:
+        return ContextWindow(tokens, answer_reserve(tokens, self.max_tokens), source)
+
+    def _ask_context(self) -> tuple[int | None, str]:
+        """The server's context size and the reply that said it, or ``(None, "")``."""
+        root = self.base_url[:-3] if self.base_url.endswith("/v1") else self.base_url
+        tokens = _props_context(self._probe_json(f"{root}/props"))
+        if tokens is not None:
+            return tokens, "server: GET /props"
+        tokens = _models_context(self._probe_json(f"{self.base_url}/models"), self.model)
+        if tokens is not None:
+            return tokens, "server: GET /models"
+        return None, ""
 
     # -- a completion
 

@@ -5,7 +5,10 @@
    A question asked before while the retrievable corpus has not changed
    reads what retrieval chose then instead of ranking again
    (:mod:`arborist.store.memo`), so a hit costs the same at any store size.
-2. Compute the eight dimensions and the cache key (:mod:`arborist.keys`).
+2. Fit the evidence to a remote model's context, weakest dropped first
+   (:mod:`arborist.qa.budget`), then compute the eight dimensions and the cache
+   key (:mod:`arborist.keys`) over the evidence sent: the key, the record's
+   evidence and its proofs cover exactly what the model is shown.
 3. A record in state ``ok`` under that key is a **hit**: no model call,
    ``hit_count`` + 1 (bookkeeping, not committed to any hash). A hit is
    re-checked before it is served (:func:`arborist.qa.check.check_record`:
@@ -37,8 +40,9 @@ from arborist.analysis import stands_alone
 from arborist.citations import cited_labels
 from arborist.clock import utc_now
 from arborist.db import snapshot
-from arborist.errors import BadInput, IntegrityError, NoDocuments
+from arborist.errors import BadInput, IntegrityError, ModelError, NoDocuments
 from arborist.keys import cache_dimensions, cache_key
+from arborist.qa.budget import Budgeted, PromptFit, fit_evidence
 from arborist.qa.check import check_record
 from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
 from arborist.store.cache import (
@@ -193,7 +197,7 @@ def ask(
     if use_cache and related <= 0:
         memo = memo_key(question, context=context, sources=sources, limit=limit,
                         retrieval=_retrieval_name(embedding))  # fmt: skip
-        served = _serve_recalled(conn, memo, question, profile, policy, threaded)
+        served = _serve_recalled(conn, memo, question, profile, policy, threaded, client)
         if served is not None:
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
     at, evidence = _retrieved(
@@ -201,19 +205,23 @@ def ask(
         related=related, related_version=related_version,
         vectors=vector_query(embedder, question, context, sources),
     )  # fmt: skip
-    dims = _dimensions(evidence, question, profile, policy, threaded)
+    sent = _sent(client, question, evidence, threaded)
+    dims = _dimensions(sent.evidence, question, profile, sent.policy(policy), threaded)
     key = cache_key(dims)
     if use_cache:
         served = _serve_hit(conn, key)
         if served is not None:
             _remember(conn, memo, at, evidence)
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
-    result = client.complete(_request(question, evidence, threaded), on_token=on_token)
+    request = sent.request or _request(question, sent.evidence, threaded)
+    result = client.complete(request, on_token=on_token)
     admitted_answer = admit(result.text, allowlist=allowlist)
-    meta = _meta(result.model, result.finish_reason, result.raw, evidence, embedder)
+    meta = _meta(result.model, result.finish_reason, result.raw, sent.evidence, embedder)
+    if sent.fit is not None:
+        meta["prompt_budget"] = sent.fit.meta()
     record = _write_record(
-        conn, key, dims, question, admitted_answer.text, evidence, profile, policy,
-        _admitted_json(meta, allowlist), replace_ok=not use_cache,
+        conn, key, dims, question, admitted_answer.text, sent.evidence, profile,
+        sent.policy(policy), _admitted_json(meta, allowlist), replace_ok=not use_cache,
         redactions=_redaction_log(question=admitted_question, answer=admitted_answer),
     )  # fmt: skip
     _remember(conn, memo, at, evidence)
@@ -282,10 +290,15 @@ def _request(
 ) -> ChatRequest:
     """The chat request: the evidence labelled ``E1``..., and the threaded turns (oldest
     first) between the system prompt and the question."""
-    request = make_request(
-        question,
-        [EvidenceText(f"E{i + 1}", e.title, e.uri, e.text) for i, e in enumerate(evidence)],
-    )
+    shown = [EvidenceText(f"E{i + 1}", e.title, e.uri, e.text) for i, e in enumerate(evidence)]
+    return _request_shown(question, shown, threaded)
+
+
+def _request_shown(
+    question: str, shown: Sequence[EvidenceText], threaded: Sequence[tuple[str, str]]
+) -> ChatRequest:
+    """The chat request of the evidence as shown (labelled, perhaps cut to fit)."""
+    request = make_request(question, shown)
     if not threaded:
         return request
     history = [
@@ -293,6 +306,51 @@ def _request(
     ]
     system, user = request.messages[0], request.messages[-1]
     return ChatRequest(request.question, request.evidence, (system, *history, user))
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """What of the retrieved evidence the prompt carries: the first ``len(evidence)`` items
+    (the last cut short when ``fit`` says so), and the request, when it was fitted."""
+
+    evidence: list[Evidence]
+    request: ChatRequest | None = None
+    fit: PromptFit | None = None
+
+    def policy(self, policy: dict[str, object]) -> dict[str, object]:
+        """The policy the record is keyed and stored under: ``policy``, with the chunk cut
+        short to fit and how much of it was shown, when one was (the evidence root names
+        which chunks were sent; only a cut one needs saying)."""
+        entry = self.fit.policy_entry() if self.fit is not None else None
+        return policy if entry is None else {**policy, "evidence_trimmed": entry}
+
+
+def _sent(
+    client: ChatClient,
+    question: str,
+    evidence: Sequence[Evidence],
+    threaded: Sequence[tuple[str, str]],
+) -> _Sent:
+    """The evidence ``client``'s context window takes, weakest dropped first
+    (:func:`~arborist.qa.budget.fit_evidence`); all of it for a client without a window.
+    Known before the cache is read (the server may be asked, once a client), so the key
+    is always that of the prompt this client would send now."""
+    if not isinstance(client, Budgeted):
+        return _Sent(list(evidence))
+    full = _request(question, evidence, threaded)
+    window = client.context_window(full)
+    if window is None:
+        return _Sent(list(evidence), full)
+    try:
+        fit = fit_evidence(
+            lambda items: _request_shown(question, items, threaded),
+            full.evidence,
+            window,
+            client.prompt_tokens,
+        )
+    except ModelError as exc:
+        raise ModelError(f"model {client.name!r}: {exc}") from exc
+    return _Sent(list(evidence[: fit.sent]), fit.request, fit)
 
 
 def _admitted_json(value: Any, allowlist: Sequence[str]) -> Any:
@@ -366,12 +424,14 @@ def _serve_recalled(
     memo: str,
     question: str,
     profile: Mapping[str, object],
-    policy: Mapping[str, object],
+    policy: dict[str, object],
     threaded: Sequence[tuple[str, str]],
+    client: ChatClient,
 ) -> CacheRecord | None:
     """A hit on the evidence the memo says this question retrieves at the current generation
-    (no ranking: see :mod:`arborist.store.memo`); None when there is no such memo, or its
-    evidence leads to no ``ok`` record (the caller then retrieves afresh)."""
+    (no ranking: see :mod:`arborist.store.memo`), fitted to ``client``'s context as a miss
+    would fit it; None when there is no such memo, or its evidence leads to no ``ok``
+    record (the caller then retrieves afresh)."""
     with snapshot(conn):
         chosen = recall(conn, memo)
         evidence = recalled_evidence(conn, chosen) if chosen else None
@@ -380,7 +440,9 @@ def _serve_recalled(
     # A hit's record is checked whole, its documents' metadata included (check_record); a
     # miss retrieves afresh and checks that: the memo's evidence needs only its texts here.
     _require_intact(conn, evidence, metadata=False)
-    return _serve_hit(conn, cache_key(_dimensions(evidence, question, profile, policy, threaded)))
+    sent = _sent(client, question, evidence, threaded)
+    dims = _dimensions(sent.evidence, question, profile, sent.policy(policy), threaded)
+    return _serve_hit(conn, cache_key(dims))
 
 
 def _remember(
