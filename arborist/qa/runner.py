@@ -205,20 +205,16 @@ def ask(
         related=related, related_version=related_version,
         vectors=vector_query(embedder, question, context, sources),
     )  # fmt: skip
-    sent = _sent(client, question, evidence, threaded)
-    dims = _dimensions(sent.evidence, question, profile, sent.policy(policy), threaded)
+    sent, dims = _keyed(client, question, evidence, profile, policy, threaded)
     key = cache_key(dims)
     if use_cache:
         served = _serve_hit(conn, key)
         if served is not None:
             _remember(conn, memo, at, evidence)
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
-    request = sent.request or _request(question, sent.evidence, threaded)
-    result = client.complete(request, on_token=on_token)
+    result = client.complete(sent.chat(question, threaded), on_token=on_token)
     admitted_answer = admit(result.text, allowlist=allowlist)
-    meta = _meta(result.model, result.finish_reason, result.raw, sent.evidence, embedder)
-    if sent.fit is not None:
-        meta["prompt_budget"] = sent.fit.meta()
+    meta = _meta(result.model, result.finish_reason, result.raw, sent, embedder)
     record = _write_record(
         conn, key, dims, question, admitted_answer.text, sent.evidence, profile,
         sent.policy(policy), _admitted_json(meta, allowlist), replace_ok=not use_cache,
@@ -232,15 +228,19 @@ def _meta(
     model: str,
     finish: str | None,
     raw: Mapping[str, object],
-    evidence: Sequence[Evidence],
+    sent: _Sent,
     embedder: Embedder | None,
 ) -> dict[str, object]:
     """The response metadata stored with a record; a hybrid ask, or one whose evidence has a
-    co-access lane (``--related``), adds which lane found each evidence item (E1 first), so
-    every face can tag them; a lexical one adds nothing (its bytes are as they were)."""
+    co-access lane (``--related``), adds which lane found each evidence item sent (E1
+    first), so every face can tag them; a lexical one adds nothing (its bytes are as they
+    were). A prompt fitted to a context window adds how (``prompt_budget``)."""
     meta = {"model": model, "finish_reason": finish, **raw}
+    evidence = sent.evidence
     if embedder is not None or any(e.lane != "lexical" for e in evidence):
         meta["retrieval_lanes"] = [e.lane for e in evidence]
+    if sent.fit is not None:
+        meta["prompt_budget"] = sent.fit.meta()
     return meta
 
 
@@ -317,12 +317,30 @@ class _Sent:
     request: ChatRequest | None = None
     fit: PromptFit | None = None
 
+    def chat(self, question: str, threaded: Sequence[tuple[str, str]]) -> ChatRequest:
+        """The request to send: the fitted one, else one of the evidence whole."""
+        return self.request or _request(question, self.evidence, threaded)
+
     def policy(self, policy: dict[str, object]) -> dict[str, object]:
         """The policy the record is keyed and stored under: ``policy``, with the chunk cut
         short to fit and how much of it was shown, when one was (the evidence root names
         which chunks were sent; only a cut one needs saying)."""
         entry = self.fit.policy_entry() if self.fit is not None else None
         return policy if entry is None else {**policy, "evidence_trimmed": entry}
+
+
+def _keyed(
+    client: ChatClient,
+    question: str,
+    evidence: Sequence[Evidence],
+    profile: Mapping[str, object],
+    policy: dict[str, object],
+    threaded: Sequence[tuple[str, str]],
+) -> tuple[_Sent, dict[str, str]]:
+    """What of ``evidence`` is sent to ``client`` (:func:`_sent`), and the eight dimensions
+    of the ask over it: its key always names the prompt the model is shown."""
+    sent = _sent(client, question, evidence, threaded)
+    return sent, _dimensions(sent.evidence, question, profile, sent.policy(policy), threaded)
 
 
 def _sent(
@@ -440,8 +458,7 @@ def _serve_recalled(
     # A hit's record is checked whole, its documents' metadata included (check_record); a
     # miss retrieves afresh and checks that: the memo's evidence needs only its texts here.
     _require_intact(conn, evidence, metadata=False)
-    sent = _sent(client, question, evidence, threaded)
-    dims = _dimensions(sent.evidence, question, profile, sent.policy(policy), threaded)
+    _, dims = _keyed(client, question, evidence, profile, policy, threaded)
     return _serve_hit(conn, cache_key(dims))
 
 
