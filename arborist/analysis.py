@@ -265,6 +265,11 @@ _COMPARATIVES = _wordset(
     "bigger larger cheaper clearer nicer"
 )
 """A comparison with nothing to compare to ("faster way?") is against the last answer."""
+_RELATIVE = _COMPARATIVES | _wordset("different similar other")
+"""After "a"/"an", these make a noun phrase relative to one given ("a different way"): it
+brings nothing new."""
+_DEPENDENT = _wordset("example examples alternative alternatives")
+"""Nouns that are of something: "an example" with nothing after it is of the last answer."""
 _ANAPHORIC_MODIFIERS = _wordset(
     "first second third last next previous other same former latter full whole complete "
     "entire rest remaining above opposite"
@@ -369,7 +374,8 @@ class _Said:
                 k
                 for j, kind in enumerate(kinds)
                 for k in ([j] if kind in ("name", "literal") else range(j + 1, j + 4))
-                if (k == j or texts[j] in _INTRODUCERS) and self.content(k)
+                if (k == j or (texts[j] in _INTRODUCERS and not self.relative(j)))
+                and self.content(k)
             ),
             len(texts),
         )
@@ -462,12 +468,23 @@ class _Said:
         to ("copy a file and keep its timestamps too")."""
         return self.first_and_after_new < i
 
+    def relative(self, j: int) -> bool:
+        """The determiner at ``j`` opens a noun phrase that is relative to something given:
+        "a better way", "a different approach", or "an example" with nothing after it."""
+        after = self.texts[j + 1 : j + 2]
+        return bool(set(after) & _RELATIVE) or (
+            bool(set(after) & _DEPENDENT) and self.ends_clause(j + 2)
+        )
+
     def leans(self) -> bool:
         """Without a subject of its own, it leans on the last turn: "what if ...", a comparison
-        with nothing to compare, "the second/full/other ...", "the difference", "also"."""
+        with nothing to compare, "a different way", "the second/full/other ...", "the
+        difference", "also"."""
         plain, texts = self.plain, self.texts
         alternatives = bool(plain & _ALTERNATIVES)
         if self.lowered.startswith("what if ") or plain & _REPEATS:
+            return True
+        if any(texts[j] in _INTRODUCERS and self.relative(j) for j in range(len(texts))):
             return True
         if not alternatives and (
             plain & _COMPARATIVES or ("which" in plain and plain & {"one", "ones"})

@@ -76,6 +76,8 @@ def test_the_bench_reports_both_kinds_of_disagreement(capsys: pytest.CaptureFixt
         "Which is faster, a list or a deque?",
         "timeit vs time.perf_counter, which one should I use?",
         "Is there a faster way to sort a list?",
+        "Is there a different way to merge two dicts?",
+        "Can you show me an example of using a deque?",
         # a search, not a question
         "heapq",
         "decimal rounding half up",
@@ -118,6 +120,9 @@ def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
         "can you show the full code",
         "What is the difference?",
         "Give me another example",
+        "Is there a better way?",  # "a better way": relative to the one given, nothing new
+        "Is there a different way?",
+        "Can you give an example?",  # an example of what the last answer was about
         "thread-safe?",
         # no word of its own
         "Why?",
