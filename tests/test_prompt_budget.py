@@ -159,6 +159,7 @@ def app(home: Path, tmp_path: Path, server: ContextServer) -> Arborist:
         f"[models.roomy]\n{profile}max_tokens = {MAX_TOKENS}\ncontext_tokens = 16384\n",
         encoding="utf-8",
     )
+    (home / "config.toml").chmod(0o600)  # `arborist verify` refuses a config others may read
     return Arborist(home)
 
 
@@ -230,6 +231,8 @@ def test_a_4096_token_server_read_from_props_gets_a_prompt_that_fits(
     assert check_record(record).ok
     assert record.dimensions["source_root"] == evidence_root([e.ref for e in record.evidence])
     assert app.check_answer(record.id)
+    verified = CliRunner().invoke(cli, ["verify"])  # the stored policy re-hashes to its key
+    assert verified.exit_code == 0, verified.output
 
 
 def test_what_was_dropped_is_in_neither_the_prompt_nor_the_record(
