@@ -221,17 +221,20 @@ def _tree_state(conn: sqlite3.Connection, sid: str) -> tuple[TreeState, list[Row
 
 class Labels(NamedTuple):
     """What the store says of the rows a reply summarises: each key's latest state, and
-    each row's audit mode now (:mod:`arborist.qa.standing`), by bates."""
+    each row's audit mode now (:mod:`arborist.qa.standing`) and, where it holds, its support
+    level (:mod:`arborist.qa.support`), by bates."""
 
     states: Mapping[str, str]
     modes: Mapping[str, str]
+    supports: Mapping[str, str] = {}  # a NamedTuple default, never mutated
 
 
 def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
     """What a tree row shows of a node. ``foreign``: minted by a session other than the
     viewer's; ``state``, only when the answer is out of service (falsified, stale...);
     ``audit_mode``, what the turn can claim now (``NONE`` when its answer is not here or
-    does not hold), never merely what it claimed when it was written."""
+    does not hold), never merely what it claimed when it was written; ``support``, how well
+    its cited evidence covers its question, only while it holds."""
     out: JSON = {
         "question": _short(row.question),
         "audit_mode": row.audit_mode
@@ -247,6 +250,9 @@ def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
     state = labels.states.get(row.cache_key)
     if state is not None and state != OK:
         out["state"] = state
+    support = labels.supports.get(row.bates)
+    if support is not None:
+        out["support"] = support
     return out
 
 
@@ -261,7 +267,12 @@ def _states(
     fields = turn_answers(conn, [r.bates for r in answered])
     now = standings(store).many(turn[1:] for turn in fields)
     modes = {turn[0]: found.mode for turn, found in zip(fields, now, strict=True)}
-    return Labels(latest_states(store, [r.cache_key for r in answered]), modes)
+    supports = {
+        turn[0]: found.support.level
+        for turn, found in zip(fields, now, strict=True)
+        if found.support is not None
+    }
+    return Labels(latest_states(store, [r.cache_key for r in answered]), modes, supports)
 
 
 def node_summary(
@@ -479,6 +490,7 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
     now = app.audit_now(node)
     out["audit_claimed"] = node.audit_mode  # what the turn was written with (in its hash)
     out["audit_mode"], out["audit_reason"] = now.mode, now.reason
+    out["support"] = now.support.as_json() if now.support else None
     if not node.is_root:
         _add_answer(app, node, out, now.revision)
     return out
@@ -503,6 +515,7 @@ def _node_json(
         "cache_key": node.cache_key,
         "audit_mode": node.audit_mode,
         "audit_reason": None,
+        "support": None,
         "node_hash": node.node_hash,
         "subtree_hash": node.subtree_hash,
         "created_at": node.created_at,
@@ -551,6 +564,7 @@ def find_hits(app: Arborist, query: str, limit: int, viewer_sid: str) -> JSON:
     its session's label (what a view titles the session's group of hits by)."""
     hits: list[FindHit] = app.find(query, limit=limit)
     labels = {sid: app.session(sid).label for sid in {hit.node.sid for hit in hits}}
+    nows = [app.audit_now(hit.node) for hit in hits]
     return {
         "query": query,
         "hits": [
@@ -560,12 +574,13 @@ def find_hits(app: Arborist, query: str, limit: int, viewer_sid: str) -> JSON:
                 "seq": hit.node.seq,
                 "question": _short(hit.node.question),
                 "label": hit.node.label,
-                "audit_mode": app.audit_now(hit.node).mode,
+                "audit_mode": now.mode,
+                "support": now.support.level if now.support else None,
                 "foreign": hit.node.sid != viewer_sid,
                 "session_label": labels[hit.node.sid],
                 "snippet": hit.snippet,
             }
-            for hit in hits
+            for hit, now in zip(hits, nows, strict=True)
         ],
     }
 

@@ -22,6 +22,7 @@ from arborist.forest.transfer import ImportResult
 from arborist.qa.check import AnswerCheck
 from arborist.qa.runner import AskResult
 from arborist.qa.standing import Standing
+from arborist.qa.support import Support, measure
 from arborist.store.cache import CacheRecord
 from arborist.store.derive import Derivation
 from arborist.store.documents import IngestResult
@@ -316,6 +317,7 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
         *([f"bates   {bates}"] if bates else []),
         f"cache   {cache}",
         f"audit   {record.audit_mode}",
+        *([f"support {field(found.text())}"] if (found := record_support(record)) else []),
         f"key     {record.cache_key}",
         "sources",
     ]
@@ -332,11 +334,18 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
 
 def turn_line(result: AskResult, bates: str, *, streamed: str | None = None) -> str:
     """The REPL's answer: the text (unless ``streamed`` showed it, see :func:`answer_text`),
-    then one line with the turn's bates, hit or miss, and audit mode."""
+    then one line with the turn's bates, hit or miss, audit mode and support."""
     record = result.record
     text = [record.answer_text] if streamed is None else _restated(record, streamed)
     cache = "hit" if result.hit else "miss"
-    return "\n".join([*text, f"[{bates}  {cache}  {record.audit_mode}]"])
+    found = record_support(record)
+    support = f"  {found.level}" if found else ""
+    return "\n".join([*text, f"[{bates}  {cache}  {record.audit_mode}{support}]"])
+
+
+def record_support(record: CacheRecord) -> Support | None:
+    """How well ``record``'s cited evidence covers its question (:mod:`arborist.qa.support`)."""
+    return measure(record.question, record.answer_text, record.evidence)
 
 
 def _restated(record: CacheRecord, streamed: str) -> list[str]:
@@ -369,6 +378,11 @@ def record_text(record: CacheRecord, check: AnswerCheck) -> str:
         + (f" ({field(record.state_reason)})" if record.state_reason else ""),
         f"question   {field(record.question)}",
         f"audit      {field(audit)}   hits {record.hit_count}   created {record.created_at}",
+        *(
+            [f"support    {field(found.text())}"]
+            if check and (found := record_support(record))
+            else []
+        ),
         "dimensions",
         *[f"  {name:<25} {value or '(empty)'}" for name, value in record.dimensions.items()],
         "evidence",
@@ -423,7 +437,7 @@ def find_text(hits: Sequence[FindHit], audit: Audit) -> str:
         return "no matches"
     lines = []
     for h in hits:
-        lines.append(f"{h.node.bates}  [{audit(h.node).mode}]  {field(h.node.question)[:70]}")
+        lines.append(f"{h.node.bates}  [{_badge(audit(h.node))}]  {field(h.node.question)[:70]}")
         lines.append(f"   {field(h.snippet)}")
     return "\n".join(lines)
 
@@ -434,7 +448,7 @@ def find_json(hits: Sequence[FindHit], audit: Audit) -> list[dict[str, Any]]:
         now = audit(h.node)
         out.append(
             {**h.node.as_json(), "audit_now": now.mode, "audit_reason": now.reason,
-             "snippet": h.snippet}
+             "support": now.support.as_json() if now.support else None, "snippet": h.snippet}
         )  # fmt: skip
     return out
 
@@ -444,13 +458,19 @@ def _standing_text(now: Standing) -> str:
     return now.mode if now.reason is None else f"{now.mode}: {field(now.reason)}"
 
 
+def _badge(now: Standing) -> str:
+    """The audit mode a turn claims now and, when it holds, its support level."""
+    return f"{now.mode} {now.support.level}" if now.support else now.mode
+
+
 def node_text(node: Node, audit: Audit) -> str:
     """One turn whole: bates, parent, question, mode now, key, label, hashes, answer."""
     lines = [
         f"bates        {node.bates}",
         f"parent       {node.parent_bates or '(none: a session root)'}",
         f"question     {field(node.question)}",
-        f"audit        {_standing_text(audit(node))}",
+        f"audit        {_standing_text(now := audit(node))}",
+        *([f"support      {field(now.support.text())}"] if now.support else []),
         f"cache key    {node.cache_key or '(none)'}",
         f"label        {field(node.label) or '(none)'}",
         f"created      {node.created_at}",

@@ -84,12 +84,13 @@ def test_a_scripted_session_exercises_every_command(app: Arborist) -> None:
     assert session.sid in out
     roots = [o for o in out if o.startswith(f"{session.root_bates}\nsession_root ")]
     assert len(roots) == 1 and re.fullmatch(r"[0-9a-f]{64}", roots[0].split()[-1])
-    assert "Bob Kane" in text and f"[{session.sid}-000001  miss  STRICT]" in text
+    assert "Bob Kane" in text and f"[{session.sid}-000001  miss  STRICT  answered]" in text
     assert f"{session.sid}-000001 is now labelled 'bats'" in text
     assert f"now at {session.root_bates}" in text
     assert f"grafted at {spider.bates}:" in text
     assert f"[{session.sid}-000002  " in text  # the fork under yesterday's turn
-    assert f"{session.sid}-000004  hit  STRICT]" in text  # same question, same evidence: a hit
+    hit = f"{session.sid}-000004  hit  STRICT  answered]"  # same question, same evidence
+    assert hit in text
     assert "2 children" in text  # the root now has two children
     assert "error: the following arguments are required: REF: usage: /cd REF" in out
     assert "error: the following arguments are required: NAME: usage: /label NAME [NAME ...]" in out

@@ -183,7 +183,7 @@ def test_the_repl_streams_inert_pieces_and_a_hit_at_once(loopback: ChatServer, h
     assert "".join(pieces) == answer_block(ANSWER) + "\n"
     kinds = [kind for kind, _ in events]
     turn = kinds.index("line", kinds.index("piece"))
-    assert re.fullmatch(r"\[\S+-000001  miss  STRICT\]", events[turn][1])
+    assert re.fullmatch(r"\[\S+-000001  miss  STRICT  answered\]", events[turn][1])
     assert all(kind == "line" for kind in kinds[turn:]), "a hit streams nothing"
     hit = [text for kind, text in events[turn + 1 :] if "  hit  " in text]
     assert hit and hit[0].startswith(answer_block(ANSWER) + "\n[")  # written at once, whole
@@ -277,7 +277,7 @@ def test_the_repl_sets_an_answer_apart_streamed_and_whole(loopback: ChatServer, 
         events = _drive(app, ["Who created Spider-Man?", "/root", "Who created Spider-Man?"])
     pieces = "".join(text for kind, text in events if kind == "piece")
     lines = [text for kind, text in events if kind == "line"]
-    turns = [line for line in lines if re.search(r"\[\S+  (hit|miss)  STRICT\]$", line)]
+    turns = [line for line in lines if re.search(r"\[\S+  (hit|miss)  STRICT  answered\]$", line)]
     assert len(turns) == 2, lines
     _assert_set_apart(pieces + turns[0], None, "\n[")  # streamed, then the turn's line
     _assert_set_apart(turns[1], None, "\n[")  # the hit, written whole

@@ -321,6 +321,7 @@ def test_expand_sends_children_only_when_the_hash_differs(
         "foreign": False,
         "n_children": 1,
         "cache_key": app.node(first).cache_key[:12],
+        "support": "answered",  # the cited passage names everything the question does
     }
     held = {root: widget.root_hash} | {c["bates"]: c["subtree_hash"] for c in entry["children"]}
     assert view.request("expand", known=held, bates=[root]) == {"nodes": {}, "missing": []}
@@ -553,6 +554,11 @@ def test_body_carries_the_answer_record_and_proofs_that_verify(
     assert "Spider-Man" in body["cited_titles"] and body["is_root"] is False
     record = body["record"]
     assert (record["state"], record["hit_count"], record["audit_mode"]) == ("ok", 0, "STRICT")
+    assert body["support"] == {
+        "level": "answered",
+        "missing": [],
+        "reason": "the cited passages hold every word of the question",
+    }
     assert set(record["dimensions"]) >= {"source_root", "question_hash", "conversation_hash"}
     assert record["evidence"], "the answer cites evidence"
     for item in record["evidence"]:

@@ -31,10 +31,11 @@ from arborist.analysis import (
 from arborist.citations import defang_citations
 from arborist.errors import BadInput
 from arborist.qa.client import ChatRequest, ChatResult, word_pieces
+from arborist.qa.support import NOT_ANSWERED_OPENING
 
 __all__ = ["EXTRACTIVE_MODEL", "ExtractiveClient", "NO_EVIDENCE_ANSWER"]
 
-NO_EVIDENCE_ANSWER = "The documents do not answer this question."
+NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 

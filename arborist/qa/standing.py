@@ -15,7 +15,11 @@ shown (tree, find, show, the widget, ``--json``):
 * the turn's cited titles are the titles of the record's cited documents, in
   rank order, and its audit mode is the record's.
 
-Otherwise the turn claims ``NONE``, with the reason in one line. A turn
+Otherwise the turn claims ``NONE``, with the reason in one line. A turn that holds
+also carries how well its cited evidence covers its question
+(:mod:`arborist.qa.support`: answered, partly, not answered), measured on the
+record it holds by: the audit mode says the quotes are authentic, the support
+whether they are about what was asked. A turn
 imported from another home whose record is not here claims ``NONE`` as
 "not verifiable here", never its exported mode.
 """
@@ -29,6 +33,7 @@ from dataclasses import dataclass
 
 from arborist.db import rows_in
 from arborist.qa.check import check_record
+from arborist.qa.support import Support, measure
 from arborist.store.cache import RecordEvidence, load_record
 
 __all__ = [
@@ -60,12 +65,15 @@ class Standing:
 
     ``revision`` is the record revision whose answer the turn showed (None when none);
     ``conflict`` says the turn contradicts what this home holds under its key (another
-    answer, other cited titles or another mode): what an import refuses."""
+    answer, other cited titles or another mode): what an import refuses. ``support`` is
+    how well the held record's cited evidence covers its question (None when the turn
+    claims nothing, or a cited passage is cold)."""
 
     mode: str
     reason: str | None = None
     revision: int | None = None
     conflict: bool = False
+    support: Support | None = None
 
     @property
     def holds(self) -> bool:
@@ -113,7 +121,8 @@ def standing(
                 record.revision,
                 conflict=True,
             )
-        return Standing(record.audit_mode, None, record.revision)
+        support = measure(record.question, record.answer_text, record.evidence)
+        return Standing(record.audit_mode, None, record.revision, support=support)
     return Standing(NO_CLAIM, DIFFERS, conflict=True)
 
 

@@ -24,12 +24,45 @@ import {
 
 /** What each audit mode promises, for tooltips and the legend. */
 export const AUDIT_MODES = Object.freeze({
-  STRICT: "STRICT: every cited text re-hashes to its leaf and its proof verifies",
+  STRICT:
+    "STRICT: every cited text re-hashes to its leaf and its proof verifies (the quotes are authentic; whether they answer the question is the support badge)",
   HYBRID: "HYBRID: the sources are proven, the wording is not a verbatim span",
   VISUAL: "VISUAL: shown only, nothing proven",
   NONE: "NONE: nothing is verified here (the answer is not in this home's store, or no longer holds)",
   ROOT: "the session's root",
 });
+
+/** What each support level means, for tooltips: how well the cited passages cover the question. */
+export const SUPPORT = Object.freeze({
+  answered: "answered: the cited passages hold every word of the question (words, not meaning)",
+  partly: "partly: some words of the question are in no cited passage",
+  "not answered": "not answered: the answer says the documents do not answer the question",
+});
+
+/** The short mark a tree row shows for a support level. */
+export const SUPPORT_MARK = Object.freeze({ answered: "●", partly: "◐", "not answered": "○" });
+
+/**
+ * The support badge of a turn: its level, the reason in the tooltip. Null when the
+ * turn claims nothing (no support is measured on evidence that does not hold).
+ *
+ * @param {Function} h
+ * @param {{level: string, reason?: string}|string|null|undefined} support
+ * @param {boolean} short a row's mark rather than the word
+ * @returns {HTMLElement|null}
+ */
+export function supportBadge(h, support, short = false) {
+  const level = typeof support === "string" ? support : support?.level;
+  if (!level || !(level in SUPPORT)) return null;
+  const reason = typeof support === "object" && support?.reason ? `${level}: ${support.reason}` : SUPPORT[level];
+  return h("span", {
+    class: "arb-badge arb-support",
+    title: reason,
+    attrs: { "aria-label": `support: ${level}` },
+    dataset: { support: level },
+    text: short ? SUPPORT_MARK[level] : level,
+  });
+}
 
 /** What `served` means, for tooltips. */
 export const SERVED = Object.freeze({
@@ -133,6 +166,7 @@ export function detailHead(h, body) {
           text: body.audit_mode,
         })
       : null,
+    body.is_root ? null : supportBadge(h, body.support),
     record && record.state !== "ok"
       ? h("span", {
           class: "arb-badge arb-state",

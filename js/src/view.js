@@ -13,7 +13,15 @@ import { proofVerdict, verifyEvidence } from "./proofs.js";
 import { REQUEST_TIMEOUT_MS, Requester } from "./requests.js";
 import { ForestStore } from "./store.js";
 import { markedParts, shortBates, shortSid } from "./text.js";
-import { AUDIT_MODES, answerParts, detailHead, evidenceList, proofSection, relatedList } from "./detail.js";
+import {
+  AUDIT_MODES,
+  answerParts,
+  detailHead,
+  evidenceList,
+  proofSection,
+  relatedList,
+  supportBadge,
+} from "./detail.js";
 
 /** States a record can be falsified to (FALSIFIED_STATES in arborist/store/cache.py). */
 export const FALSIFY_STATES = Object.freeze(["failed", "stale", "quarantined"]);
@@ -541,6 +549,7 @@ export class ForestView {
               text: s.audit_mode[0],
             })
           : null,
+        supportBadge(h, s.support, true),
         r.graftOf ? h("span", { class: "arb-graft", title: `grafted under ${r.graftOf}`, text: "graft" }) : null,
         h("span", {
           class: "arb-name",
@@ -780,7 +789,7 @@ export class ForestView {
         if (token === this.detailToken) {
           li.setAttribute("data-proof", result.status);
           status.setAttribute("data-proof", result.status);
-          status.textContent = result.status === "pass" ? "✓ proof verified" : result.text;
+          status.textContent = result.status === "pass" ? "✓ quote verified" : result.text;
           status.setAttribute("title", result.text);
         }
         return result;

@@ -18,6 +18,7 @@ import {
   toHex,
   utf8,
 } from "../src/index.js";
+import { supportBadge } from "../src/detail.js";
 import { makeH } from "../src/dom.js";
 import { navigate } from "../src/keyboard.js";
 import { proofVerdict, verifyEvidence } from "../src/proofs.js";
@@ -345,6 +346,20 @@ describe("citations and untrusted text", () => {
     assert.equal(el.getAttribute("data-bates"), "b");
     assert.equal(el.getAttribute("data-gone"), null);
     assert.equal(el.textContent, "x1");
+  });
+
+  test("the support badge shows the level, its reason as text, and nothing it cannot name", () => {
+    const h = makeH(new FakeDocument());
+    const partly = supportBadge(h, { level: "partly", reason: "no cited passage mentions <b>fifa</b>" });
+    assert.equal(partly.getAttribute("data-support"), "partly");
+    assert.equal(partly.textContent, "partly");
+    assert.equal(partly.title, "partly: no cited passage mentions <b>fifa</b>");
+    assert.equal(partly.descendants().length, 0, "the reason is text, never markup");
+    assert.equal(supportBadge(h, "answered", true).textContent, "●");
+    assert.equal(supportBadge(h, "not answered", true).getAttribute("aria-label"), "support: not answered");
+    for (const nothing of [null, undefined, "", "verified", { level: "STRICT" }]) {
+      assert.equal(supportBadge(h, nothing), null, `no badge for ${JSON.stringify(nothing)}`);
+    }
   });
 
   test("nodeName shows a seq at home and a bates abroad", () => {

@@ -1,0 +1,156 @@
+"""How well an answer's cited evidence covers its question: the label beside the audit mode.
+
+The audit modes certify bytes: that each quoted passage is, byte for byte, what
+a document committed (a proof) and what the record binds (its hash). They say
+nothing of whether the passages answer the question: "Who won the 1998 FIFA
+World Cup?" answered with two dated quotes from the standard library was
+STRICT. This module measures that second thing, from what a record holds
+alone, so every face shows the same measure and nothing else is stored or can
+be forged apart from the record:
+
+* ``not answered``: the answer says the documents do not answer (it opens with
+  :data:`NOT_ANSWERED_OPENING`, which the extractive answerer writes and the
+  remote models are told to write), or it cites no evidence;
+* ``partly``: it cites evidence, but some word of the question is in no cited
+  passage (text or title); those words are listed ("no cited passage mentions
+  fifa, cup");
+* ``answered``: every word of the question is in a cited passage.
+
+It is a lexical measure, and says so: words, not meaning. "answered" means the
+cited passages name everything the question names, not that the answer is
+right; "partly" with the words it lacks is what a reader should weigh. A word
+counts as present when its root (:func:`root`: "files", "filed" and "filing"
+are "fil", "appeared" is "appear") is, and the words that only shape a request ("way", "easiest", "want")
+are not asked for. A passage whose text is not here (evicted to the cold tier)
+cannot be read: then the measure is ``None``, shown as nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from arborist.analysis import read_question, words
+from arborist.citations import cited_labels
+
+__all__ = [
+    "ANSWERED",
+    "LEVELS",
+    "NOT_ANSWERED",
+    "NOT_ANSWERED_OPENING",
+    "PARTLY",
+    "Support",
+    "measure",
+]
+
+ANSWERED = "answered"
+PARTLY = "partly"
+NOT_ANSWERED = "not answered"
+LEVELS = (ANSWERED, PARTLY, NOT_ANSWERED)
+
+NOT_ANSWERED_OPENING = "The documents do not answer this question."
+"""How an answer that answers nothing opens: the extractive answerer's refusal, and what
+the system prompt tells a remote model to write when the evidence does not answer."""
+
+REQUEST_WORDS = frozenset(
+    {"way", "ways", "easiest", "simplest", "quickest", "best", "possible", "make"}
+    | {"want", "wants", "need", "needs", "help", "python"}
+)
+"""Words that shape a request rather than name what it is about ("the easiest way to ...",
+"in python"): no passage is expected to hold them."""
+
+MAX_LISTED = 6
+"""How many missing words the one-line reason names, at most."""
+
+
+class _Evidence(Protocol):
+    @property
+    def label(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def text(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Support:
+    """``level`` (one of :data:`LEVELS`) and, for ``partly``, the question's words no cited
+    passage holds (in the question's order)."""
+
+    level: str
+    missing: tuple[str, ...] = ()
+
+    @property
+    def reason(self) -> str:
+        """The level's meaning in one line, for a tooltip or a ``support`` line."""
+        if self.level == ANSWERED:
+            return "the cited passages hold every word of the question"
+        if self.level == PARTLY:
+            shown = ", ".join(self.missing[:MAX_LISTED])
+            more = (
+                f" and {len(self.missing) - MAX_LISTED} more"
+                if len(self.missing) > MAX_LISTED
+                else ""
+            )
+            return f"no cited passage mentions {shown}{more}"
+        return "the answer says the documents do not answer the question"
+
+    def text(self) -> str:
+        """``level: reason``, the line every face shows."""
+        return f"{self.level}: {self.reason}"
+
+    def as_json(self) -> dict[str, object]:
+        return {"level": self.level, "missing": list(self.missing), "reason": self.reason}
+
+
+def asked_words(question: str) -> list[str]:
+    """The words of ``question`` a passage should hold: its content words (identifiers
+    give their parts), less :data:`REQUEST_WORDS` and the letters contractions leave
+    ("what's", "I'm"), each once."""
+    asked = read_question(question).words
+    return [w for w in asked if w not in REQUEST_WORDS and (len(w) > 1 or w.isdigit())]
+
+
+def measure(question: str, answer: str, evidence: Sequence[_Evidence]) -> Support | None:
+    """How well the evidence ``answer`` cites covers ``question``; None when a cited
+    passage's text is not here to read. Pure: the same record always measures the same."""
+    if answer.lstrip().startswith(NOT_ANSWERED_OPENING):
+        return Support(NOT_ANSWERED)
+    labels = set(cited_labels(answer))
+    cited = [item for item in evidence if item.label in labels]
+    if not cited:
+        return Support(NOT_ANSWERED)
+    if any(item.text is None for item in cited):
+        return None
+    held = _held(cited)
+    missing = tuple(w for w in asked_words(question) if root(w) not in held)
+    return Support(PARTLY, missing) if missing else Support(ANSWERED)
+
+
+def root(word: str) -> str:
+    """``word`` (folded) less the endings English inflection adds: ``-ing``, ``-ed``, ``-es``
+    after a sibilant, ``-s``, ``-ies`` as ``-y``, then a final ``e`` ("created", "creates"
+    and "create" are all "creat"). Rough, and the same on both sides of a comparison."""
+    if len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 4 and word.endswith("ied"):
+        word = word[:-3] + "y"
+    elif len(word) > 4 and word.endswith("ed"):
+        word = word[:-2]
+    elif len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif len(word) > 4 and word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+def _held(cited: Iterable[_Evidence]) -> set[str]:
+    """The roots the cited passages hold: their texts' words and their titles' (a dotted
+    title, ``xml.etree.ElementTree``, gives each part)."""
+    held: set[str] = set()
+    for item in cited:
+        held.update(map(root, words(f"{item.title}\n{item.text or ''}")))
+    return held

@@ -1,0 +1,126 @@
+"""The support label: how well an answer's cited evidence covers its question, shown beside
+the audit mode (which certifies the quoted bytes, not the answer) in every face."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arborist.app import Arborist
+from arborist.cli import cli
+from arborist.qa.support import ANSWERED, NOT_ANSWERED, PARTLY, measure, root
+
+DOC = (
+    "# Spider-Man\n\n"
+    "Spider-Man was created by writer Stan Lee and artist Steve Ditko.\n\n"
+    "He first appeared in Amazing Fantasy #15 in August 1962.\n"
+)
+
+
+@dataclass(frozen=True)
+class _Item:
+    label: str
+    title: str
+    text: str | None
+
+
+PASSAGE = _Item("E1", "Spider-Man", "Spider-Man was created by Stan Lee and Steve Ditko.")
+OTHER = _Item("E2", "Batman", "Batman was created by Bob Kane and Bill Finger.")
+
+
+def test_every_word_of_the_question_in_a_cited_passage_is_answered() -> None:
+    found = measure("Who created Spider-Man?", "Stan Lee and Steve Ditko. [E1]", [PASSAGE, OTHER])
+    assert found is not None and found.level == ANSWERED and found.missing == ()
+
+
+def test_the_words_no_cited_passage_holds_are_named() -> None:
+    """Only the cited passages count: a word in an uncited one (``batman``) is still missing."""
+    found = measure(
+        "Did Batman and Spider-Man win a FIFA cup?", "Created by Lee. [E1]", [PASSAGE, OTHER]
+    )
+    assert found is not None and found.level == PARTLY
+    assert found.missing == ("batman", "win", "fifa", "cup")
+    assert found.text() == "partly: no cited passage mentions batman, win, fifa, cup"
+
+
+def test_a_refusal_or_an_answer_citing_nothing_is_not_answered() -> None:
+    refusal = "The documents do not answer this question. Searched for: fifa."
+    assert measure("Who won the FIFA cup?", refusal, [PASSAGE]).level == NOT_ANSWERED  # type: ignore[union-attr]
+    uncited = "Stan Lee made him."  # no [E#] at all, or a label no evidence has
+    assert measure("Who created Spider-Man?", uncited, [PASSAGE]).level == NOT_ANSWERED  # type: ignore[union-attr]
+    assert measure("Who created Spider-Man?", "Lee. [E7]", [PASSAGE]).level == NOT_ANSWERED  # type: ignore[union-attr]
+
+
+def test_a_cold_cited_passage_is_not_measured() -> None:
+    """Text evicted to the cold tier cannot be read: no level rather than a guess."""
+    cold = _Item("E1", "Spider-Man", None)
+    assert measure("Who created Spider-Man?", "Lee. [E1]", [cold]) is None
+
+
+def test_inflections_and_the_title_count_request_words_do_not() -> None:
+    item = _Item("E1", "shutil", "Copies the files; copying is done by copyfile.")
+    found = measure("what's the easiest way to copy a file with shutil", "Copies. [E1]", [item])
+    assert found is not None and found.level == ANSWERED, found
+    assert root("appeared") == root("appear") and root("files") == root("filing")
+
+
+@pytest.fixture
+def spider_home(home: Path, tmp_path: Path) -> Path:
+    doc = tmp_path / "spider.md"
+    doc.write_text(DOC, encoding="utf-8")
+    assert CliRunner().invoke(cli, ["--home", str(home), "ingest", str(doc)]).exit_code == 0
+    return home
+
+
+def test_every_face_shows_support_beside_the_audit_mode(spider_home: Path) -> None:
+    """A STRICT answer that leaves out half of what was asked says so in the ask output, the
+    turn view, the search JSON and the record view: STRICT certifies the quote, and the
+    support line says whether it is about what was asked."""
+    runner = CliRunner()
+    base = ["--home", str(spider_home)]
+    asked = runner.invoke(cli, [*base, "ask", "When did Spider-Man first appear in a comic?"])
+    assert asked.exit_code == 0, asked.output
+    assert "audit   STRICT" in asked.output
+    assert "support partly: no cited passage mentions comic" in asked.output
+    whole = runner.invoke(cli, [*base, "ask", "Who created Spider-Man?"])
+    assert "support answered: the cited passages hold every word of the question" in whole.output
+
+    found = runner.invoke(cli, [*base, "session", "--find", "comic", "--json"])
+    (hit,) = json.loads(found.output)
+    assert hit["audit_now"] == "STRICT"
+    assert hit["support"] == {
+        "level": "partly",
+        "missing": ["comic"],
+        "reason": "no cited passage mentions comic",
+    }
+    key = hit["cache_key"]
+    shown = runner.invoke(cli, [*base, "session", "--find", "comic"])
+    assert "[STRICT partly]" in shown.output
+    with Arborist(spider_home) as app:
+        (node,) = [h.node for h in app.find("comic")]
+        assert app.audit_now(node).support == measure(
+            node.question, node.answer_text or "", app.record(key).evidence
+        )
+    record = runner.invoke(cli, [*base, "record", "show", key])
+    assert "support    partly: no cited passage mentions comic" in record.output
+
+
+def test_a_turn_that_claims_nothing_shows_no_support(spider_home: Path) -> None:
+    """Support is measured on the record a turn holds by: once that record is edited by
+    hand the turn claims NONE and no support line is shown for it (nothing is measured on
+    evidence that no longer holds)."""
+    runner = CliRunner()
+    base = ["--home", str(spider_home)]
+    runner.invoke(cli, [*base, "ask", "Who created Spider-Man?"])
+    conn = sqlite3.connect(spider_home / "store.db")
+    with conn:
+        conn.execute("UPDATE chunks SET text = replace(text, 'Steve Ditko', 'Jack Kirby')")
+    conn.close()
+    found = json.loads(runner.invoke(cli, [*base, "session", "--find", "created", "--json"]).output)
+    assert found[0]["audit_now"] == "NONE"
+    assert found[0]["support"] is None
