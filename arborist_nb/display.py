@@ -20,6 +20,7 @@ from arborist.audit import Checkpoint
 from arborist.citations import parse_citations
 from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus
+from arborist.qa.support import measure
 from arborist.store.cache import RecordEvidence
 from arborist.terminal import inert
 
@@ -107,10 +108,13 @@ class Answer:
     def _facts(self, check: AnswerCheck | None = None) -> list[tuple[str, str]]:
         check = self.verify() if check is None else check
         audit = self.audit_mode if check else f"NONE: does not hold now: {check.summary}"
+        record = self.record
+        support = measure(record.question, record.answer_text, record.evidence) if check else None
         return [
             ("bates", self.bates),
             ("cache", self._cache_line()),
             ("audit", audit),
+            *([("support", support.text())] if support else []),
             ("time", f"{self.turn.result.elapsed_ms:.0f} ms"),
             ("key", self.cache_key),
             ("checkpoint", str(self.checkpoint) if self.checkpoint else "(empty chain)"),

@@ -124,3 +124,27 @@ def test_a_turn_that_claims_nothing_shows_no_support(spider_home: Path) -> None:
     found = json.loads(runner.invoke(cli, [*base, "session", "--find", "created", "--json"]).output)
     assert found[0]["audit_now"] == "NONE"
     assert found[0]["support"] is None
+
+
+def test_the_notebook_answer_shows_support_beside_audit_in_every_rendering(
+    spider_home: Path,
+) -> None:
+    """``%%ask``'s answer: the text, markdown and HTML renderings each carry the support line
+    right after the audit line, escaped like every other fact."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from arborist_nb.display import Answer
+
+    ip = InteractiveShell.instance()
+    try:
+        assert ip.run_cell("%load_ext arborist_nb").success
+        answer = ip.run_cell_magic("ask", "", "When did Spider-Man first appear in a comic?")
+        assert isinstance(answer, Answer)
+        line = "partly: no cited passage mentions comic"
+        text = repr(answer)
+        assert f"audit      STRICT\nsupport    {line}" in text
+        assert f"**support** `{line}`" in answer._repr_markdown_()
+        assert f"<tr><th>support</th><td><code>{line}</code></td></tr>" in answer._repr_html_()
+    finally:
+        ip.run_line_magic("unload_ext", "arborist_nb")
+        InteractiveShell.clear_instance()
