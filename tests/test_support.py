@@ -148,3 +148,16 @@ def test_the_notebook_answer_shows_support_beside_audit_in_every_rendering(
     finally:
         ip.run_line_magic("unload_ext", "arborist_nb")
         InteractiveShell.clear_instance()
+
+
+def test_a_name_asked_in_a_module_no_passage_names_is_not_answered(spider_home: Path) -> None:
+    """``subprocess.run`` over passages that say "run" but never "subprocess": the offline
+    answerer says the documents do not answer, naming it, and the label agrees."""
+    runner = CliRunner()
+    base = ["--home", str(spider_home)]
+    asked = runner.invoke(cli, [*base, "ask", "Who is credited by spiderlib.created?"])
+    assert asked.exit_code == 0, asked.output
+    assert "No passage mentions spiderlib.created" in asked.output
+    assert "support not answered" in asked.output
+    plain = runner.invoke(cli, [*base, "ask", "Who is credited as having created Spider-Man?"])
+    assert "Stan Lee" in plain.output  # the same words without the module: answered

@@ -39,7 +39,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v5"
+EXTRACTIVE_MODEL = "extractive-v6"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
@@ -468,10 +468,18 @@ over the standard library finds "created" alone) and the answer says so."""
 
 def _absent_names(request: ChatRequest) -> list[str]:
     """The identifiers the question names (``os.path.splitext``) whose own name (``splitext``)
-    no passage holds: evidence that never says the name cannot say what it is."""
+    no passage holds, or one of whose qualifying parts (``subprocess`` of ``subprocess.run``)
+    is no word of any passage or title: evidence that never says the name, or never names
+    the module it is asked in, cannot say what it is."""
     asked = read_question(request.question)
     texts = [fold(f"{item.title}\n{item.text}") for item in request.evidence]
-    return [i for i in asked.identifiers if not any(fold(i.split(".")[-1]) in t for t in texts)]
+    said = {w for item in request.evidence for w in words(f"{item.title}\n{item.text}")}
+    return [
+        name
+        for name in asked.identifiers
+        if not any(fold(name.split(".")[-1]) in t for t in texts)
+        or any(part and fold(part) not in said for part in name.split(".")[:-1])
+    ]
 
 
 def _covered(request: ChatRequest) -> bool:
