@@ -24,9 +24,11 @@ from arborist.cli import cli
 from arborist.errors import BadInput, ModelError
 from arborist.keys import evidence_root
 from arborist.qa.budget import (
+    DEFAULT_ANSWER_TOKENS,
     MIN_TRIMMED_CHARS,
     TRIM_MARK,
     ContextWindow,
+    answer_reserve,
     estimate_tokens,
     fit_evidence,
 )
@@ -383,6 +385,13 @@ def test_the_first_chunk_that_does_not_fit_whole_is_cut_at_a_word() -> None:
     assert items[1].text[fit.trimmed_chars] == " "  # the cut fell between two words
     more = fit_evidence(build, items, ContextWindow(room + 140, 100, "profile"), _count)
     assert more.trimmed_chars is not None and more.trimmed_chars > fit.trimmed_chars
+
+
+def test_the_answer_keeps_max_tokens_but_never_more_than_half_the_window() -> None:
+    assert answer_reserve(N_CTX, MAX_TOKENS) == MAX_TOKENS
+    assert answer_reserve(N_CTX, 8192) == 2048  # llama.cpp stops it at the window's end
+    assert answer_reserve(N_CTX, None) == DEFAULT_ANSWER_TOKENS
+    assert answer_reserve(2048, None) == 512
 
 
 def test_the_estimate_counts_every_digit_and_grows_with_the_text() -> None:

@@ -7,8 +7,8 @@ size"). Before a prompt is sent, its size is estimated and the evidence cut to
 fit (:func:`fit_evidence`):
 
 1. room = the window's tokens - the answer's reserve (``max_tokens`` if the
-   profile sets it, else :data:`DEFAULT_ANSWER_TOKENS`, at most a quarter of
-   the window);
+   profile sets it, at most half the window; else :data:`DEFAULT_ANSWER_TOKENS`,
+   at most a quarter of it);
 2. evidence comes ranked, so the weakest is last: it is dropped first, then
    the one before it, until the prompt fits;
 3. the first item that did not fit whole is cut to the room left (at a word
@@ -97,10 +97,11 @@ def estimate_tokens(messages: Sequence[Message]) -> int:
 
 
 def answer_reserve(context_tokens: int, max_tokens: int | None) -> int:
-    """Tokens kept for the answer: ``max_tokens``, else :data:`DEFAULT_ANSWER_TOKENS`
-    (at most a quarter of the window)."""
+    """Tokens kept for the answer: ``max_tokens`` (at most half the window: a server that
+    stops the answer at the window's end, as llama.cpp does, took such prompts before),
+    else :data:`DEFAULT_ANSWER_TOKENS` (at most a quarter of the window)."""
     if max_tokens is not None:
-        return max_tokens
+        return min(max_tokens, context_tokens // 2)
     return min(DEFAULT_ANSWER_TOKENS, context_tokens // 4)
 
 
@@ -155,7 +156,7 @@ class PromptFit:
         None when every chunk sent was whole (the prompt is then fixed by the evidence)."""
         if self.trimmed_chars is None:
             return None
-        return {"label": f"E{self.sent}", "chars": self.trimmed_chars, "estimate": ESTIMATE}
+        return {"label": f"E{self.sent}", "chars": self.trimmed_chars}
 
     def meta(self) -> dict[str, object]:
         """What the record's response metadata says of the fit, for a reader."""
