@@ -94,7 +94,7 @@ from arborist.store.vectors import EmbedReport, embed_missing
 from arborist.store.verify import STORE_FTS, StoreVerification, verify_store
 
 if TYPE_CHECKING:
-    from arborist.qa.embeddings import EmbeddingsClient
+    from arborist.store.vectors import Embedder
 
 __all__ = [
     "Arborist",
@@ -350,7 +350,7 @@ class Arborist:
         """
         return select_client(name, config=self.config, timeout=timeout, retries=retries)
 
-    def embedder(self) -> EmbeddingsClient | None:
+    def embedder(self) -> Embedder | None:
         """The embedding model configured (``ARBORIST_EMBED_*``, else ``[embeddings]`` or a
         ``[models.NAME]`` of kind embeddings in config.toml), else None: retrieval is lexical.
         Without one named, neither the client nor numpy is imported."""
@@ -377,7 +377,10 @@ class Arborist:
         return embed_missing(self.store_conn, embedder, track=track)
 
     def _embed_ingested(
-        self, results: Sequence[IngestResult], embedder: EmbeddingsClient | None
+        self,
+        results: Sequence[IngestResult],
+        embedder: Embedder | None,
+        track: Track[Any] = _untracked,
     ) -> None:
         """Ingest embeds as it goes when a model is configured: the new chunks of the
         documents just stored (an unchanged chunk's vector is already there). The model is
@@ -385,7 +388,9 @@ class Arborist:
         if embedder is None or not results:
             return
         try:
-            embed_missing(self.store_conn, embedder, documents=[r.document.id for r in results])
+            embed_missing(
+                self.store_conn, embedder, documents=[r.document.id for r in results], track=track
+            )
         except ModelError as exc:
             raise ModelError(
                 f"{exc} (the documents are stored; run `arborist embed` when the embedding "
@@ -429,7 +434,7 @@ class Arborist:
         ]
         del loaded  # what is stored is the admitted text: the loaded one can go
         results = [store_document(self.store_conn, doc) for doc in prepared]
-        self._embed_ingested(results, embedder)
+        self._embed_ingested(results, embedder, track)
         return results
 
     def ingest_demo(self, *, track: Track[Any] = _untracked) -> list[IngestResult]:
@@ -437,7 +442,7 @@ class Arborist:
         allowlist, embedder = self.allowlist, self.embedder()
         prepared = [prepare_document(doc, allowlist=allowlist) for doc in demo_corpus()]
         results = [store_document(self.store_conn, doc) for doc in track(prepared)]
-        self._embed_ingested(results, embedder)
+        self._embed_ingested(results, embedder, track)
         return results
 
     def search(self, query: str, *, limit: int = 10) -> list[SearchHit]:

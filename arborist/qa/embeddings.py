@@ -15,7 +15,10 @@ Which model embeds (:func:`select_embedder`), first match wins:
    ``profile = "NAME"`` naming a ``[models.NAME]`` with ``kind = "embeddings"``);
 3. the one ``[models.NAME]`` with ``kind = "embeddings"``.
 
-With none of them retrieval stays lexical. The API key is read from the
+A profile with ``provider = "local"`` (or ``ARBORIST_EMBED_PROVIDER=local``) runs
+all-MiniLM-L6-v2 in process instead of calling a server
+(:class:`~arborist.qa.local_embed.LocalEmbedder`: the ``local`` extra; optional
+``path``, ``max_tokens``, ``batch_size``). With none of them retrieval stays lexical. The API key is read from the
 environment and sent in the ``Authorization`` header only: it is in no profile,
 no error and no file.
 """
@@ -46,6 +49,7 @@ from arborist.qa.http import (
     error_text,
 )
 from arborist.qa.models import _overrides, _whole, server_settings
+from arborist.store.vectors import Embedder
 
 __all__ = ["DEFAULT_BATCH_SIZE", "EmbeddingsClient", "MAX_BATCH_SIZE", "select_embedder"]
 
@@ -53,6 +57,9 @@ DEFAULT_BATCH_SIZE = 32
 """Texts per request unless a profile says otherwise (llama.cpp and Ollama take 32 well)."""
 MAX_BATCH_SIZE = 2048
 """OpenAI's own limit on inputs per request."""
+
+_LOCAL_KEYS = {"kind", "provider", "path", "max_tokens", "batch_size"}
+"""The settings of a ``provider = "local"`` profile."""
 
 _KEYS = {
     "kind",
@@ -209,16 +216,38 @@ class EmbeddingsClient(RemoteModel):
         return numbers
 
 
-def _from_settings(
-    name: str, profile: Mapping[str, object], env: Mapping[str, str]
-) -> EmbeddingsClient:
-    """A client built from an ``[embeddings]`` table or a ``[models.NAME]`` of kind embeddings."""
+def _local(profile: Mapping[str, object], where: str) -> Embedder:
+    """The in-process embedder of a ``provider = "local"`` profile."""
+    from arborist.qa.local_embed import (  # noqa: PLC0415 - numpy and the weights, on demand
+        DEFAULT_BATCH,
+        DEFAULT_MAX_TOKENS,
+        LocalEmbedder,
+    )
+
+    unknown = sorted(set(profile) - _LOCAL_KEYS)
+    if unknown:
+        raise BadInput(f'{where}: unknown setting {unknown[0]!r} for provider = "local"')
+    path = profile.get("path")
+    if path is not None and not isinstance(path, str):
+        raise BadInput(f"{where}: path must be a string")
+    return LocalEmbedder(
+        path,
+        max_tokens=_whole(profile, "max_tokens", where, DEFAULT_MAX_TOKENS) or 0,
+        batch_size=_whole(profile, "batch_size", where, DEFAULT_BATCH) or 0,
+    )
+
+
+def _from_settings(name: str, profile: Mapping[str, object], env: Mapping[str, str]) -> Embedder:
+    """An embedder built from an ``[embeddings]`` table or a ``[models.NAME]`` of kind
+    embeddings: a client of a server, or the local model."""
     where = f"embeddings profile {name!r}"
+    if profile.get("provider") == "local":
+        return _local(profile, where)
     unknown = sorted(set(profile) - _KEYS)
     if unknown:
         raise BadInput(f"{where}: unknown setting {unknown[0]!r}")
     if profile.get("provider", "openai") != "openai":
-        raise BadInput(f"{where}: provider must be openai (any OpenAI-compatible server)")
+        raise BadInput(f"{where}: provider must be openai (any OpenAI-compatible server) or local")
     server = server_settings(profile, where, env, None, None, "http://localhost:8080/v1")
     return EmbeddingsClient(
         server.base_url,
@@ -265,10 +294,18 @@ def _configured(config: Mapping[str, object]) -> tuple[str, Mapping[str, object]
 
 def select_embedder(
     config: Mapping[str, object] | None = None, env: Mapping[str, str] | None = None
-) -> EmbeddingsClient | None:
+) -> Embedder | None:
     """The embedding model configured (see the module's docstring), else None (lexical only).
     A bad setting is a one-line :class:`BadInput`; nothing is contacted here."""
     env = os.environ if env is None else env
+    provider = env.get("ARBORIST_EMBED_PROVIDER", "").strip()
+    if provider:
+        if provider != "local":
+            raise BadInput(
+                f"ARBORIST_EMBED_PROVIDER must be local, not {provider!r} (a server is named "
+                "by ARBORIST_EMBED_BASE_URL and ARBORIST_EMBED_MODEL)"
+            )
+        return _local({"provider": "local"}, "ARBORIST_EMBED_PROVIDER=local")
     base_url = env.get("ARBORIST_EMBED_BASE_URL", "").strip()
     model = env.get("ARBORIST_EMBED_MODEL", "").strip()
     if base_url or model:

@@ -37,12 +37,13 @@ from arborist.store.coaccess import related_edges
 from arborist.store.documents import proofs_for
 from arborist.store.proofs import verify_evidence
 from arborist.store.schema import HOT
-from arborist.store.vectors import Matrix, nearest
+from arborist.store.vectors import Matrix, nearest, searches_passages
 
 __all__ = [
     "AUDIT_MODES",
     "Evidence",
     "HYBRID",
+    "PASSAGE_FUSION",
     "RETRIEVAL",
     "SearchHit",
     "VectorQuery",
@@ -80,6 +81,16 @@ RETRIEVAL = "fts5-bm25f-any-term-v3"
 
 HYBRID = "rrf-v1"
 """The fusion's name in the governance policy (with an embedding model configured only)."""
+
+PASSAGE_FUSION = "named-lexical-else-vector-v1"
+"""The fusion of a vector lane over passages (an embedder whose profile names
+:data:`arborist.store.passages.PASSAGES`, which is in the policy with it): see
+:func:`_lead`."""
+
+NAMED_SCORE = 1.0
+"""A lexical score above this had a bonus: the question names a definition the chunk makes
+(or, for a follow-up, the chunk is of its thread's sources), since BM25 alone is at most 1.0
+(relative to the pool's best)."""
 
 RRF_K = 60
 """Reciprocal rank fusion: a chunk at rank r of a lane gains weight / (RRF_K + r)."""
@@ -350,6 +361,8 @@ def _fuse(
     chunks keep the head; ties by lexical rank, then chunk id. Each item keeps the lane it
     came from (``both`` when the two found it)."""
     near = nearest(conn, vectors.profile, vectors.vector, VECTOR_POOL)
+    if searches_passages(conn, vectors.profile):
+        return _lead(conn, lexical, near, limit)
     lexical_rank = {e.chunk_id: rank for rank, e in enumerate(lexical, start=1)}
     vector_rank = {chunk_id: rank for rank, (chunk_id, _) in enumerate(near, start=1)}
     found = {e.chunk_id: e for e in lexical}
@@ -366,6 +379,37 @@ def _fuse(
         ranked.append((-round(score, 9), at_l or len(found) + 1, chunk_id, lane, item))
     ranked.sort(key=lambda e: (0, e[1], 0, 0) if e[1] <= LEXICAL_HEAD else (1, *e[:3]))
     return [replace(item, score=-key, lane=lane) for key, _, _, lane, item in ranked[:limit]]
+
+
+def _lead(
+    conn: sqlite3.Connection,
+    lexical: Sequence[Evidence],
+    near: Sequence[tuple[int, float]],
+    limit: int,
+) -> list[Evidence]:
+    """The fusion of a passage lane (:data:`PASSAGE_FUSION`). When the question names what
+    it asks about (the best lexical chunk has a definition bonus: its score is over
+    :data:`NAMED_SCORE`), the first :data:`LEXICAL_HEAD` lexical chunks lead, then the
+    vector lane's; otherwise the vector lane's order leads (a question in other words than
+    the documents' is answered by meaning), and the lexical lane's fills what it leaves.
+    Each item keeps its lane (``both`` when the two pools hold it); its score is its place,
+    ``1 / (1 + rank)``."""
+    named = bool(lexical) and lexical[0].score > NAMED_SCORE
+    lexical_ids = [e.chunk_id for e in lexical]
+    vector_ids = [chunk_id for chunk_id, _ in near]
+    first = lexical_ids[:LEXICAL_HEAD] if named else []
+    order = list(dict.fromkeys([*first, *vector_ids, *lexical_ids]))[:limit]
+    found = {e.chunk_id: e for e in lexical}
+    rows = _rows(conn, [chunk_id for chunk_id in order if chunk_id not in found])
+    for chunk_id, row in rows.items():
+        found[chunk_id] = _evidence((*row, 0.0))
+    in_lexical, in_vector = set(lexical_ids), set(vector_ids)
+    fused = []
+    for rank, chunk_id in enumerate((c for c in order if c in found), start=1):
+        both = chunk_id in in_lexical and chunk_id in in_vector
+        lane = "both" if both else "lexical" if chunk_id in in_lexical else "vector"
+        fused.append(replace(found[chunk_id], score=round(1.0 / (1 + rank), 9), lane=lane))
+    return fused
 
 
 def _bonus(definition: Definition, strong: bool) -> float:

