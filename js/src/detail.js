@@ -40,7 +40,7 @@ export const SUPPORT = Object.freeze({
 });
 
 /** The short mark a tree row shows for a support level. */
-export const SUPPORT_MARK = Object.freeze({ answered: "●", partly: "◐", "not answered": "○" });
+export const SUPPORT_MARK = Object.freeze({ answered: "■", partly: "◧", "not answered": "□" });
 
 /**
  * The support badge of a turn: its level, the reason in the tooltip. Null when the

@@ -168,7 +168,7 @@ export class ForestView {
       ),
       h("p", {
         class: "arb-legend",
-        text: "S strict: quoted and proved · H hybrid: sources proved · V visual: shown only · ● current turn · #n: turn n (hover anything for more)",
+        text: "S strict: quoted and proved · H hybrid: sources proved · V visual: shown only · ■ ◧ □ the question covered, partly, not answered · ● current turn · #n: turn n (hover anything for more)",
       }),
       this.resultsEl,
       h("div", { class: "arb-main" }, this.treeEl, this.detailEl),

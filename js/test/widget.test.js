@@ -355,7 +355,7 @@ describe("citations and untrusted text", () => {
     assert.equal(partly.textContent, "partly");
     assert.equal(partly.title, "partly: no cited passage mentions <b>fifa</b>");
     assert.equal(partly.descendants().length, 0, "the reason is text, never markup");
-    assert.equal(supportBadge(h, "answered", true).textContent, "●");
+    assert.equal(supportBadge(h, "answered", true).textContent, "■");
     assert.equal(supportBadge(h, "not answered", true).getAttribute("aria-label"), "support: not answered");
     for (const nothing of [null, undefined, "", "verified", { level: "STRICT" }]) {
       assert.equal(supportBadge(h, nothing), null, `no badge for ${JSON.stringify(nothing)}`);
