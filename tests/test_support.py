@@ -161,3 +161,18 @@ def test_a_name_asked_in_a_module_no_passage_names_is_not_answered(spider_home: 
     assert "support not answered" in asked.output
     plain = runner.invoke(cli, [*base, "ask", "Who is credited as having created Spider-Man?"])
     assert "Stan Lee" in plain.output  # the same words without the module: answered
+
+
+def test_a_remote_model_is_told_how_to_say_it_cannot_answer_and_is_labelled_so() -> None:
+    """The system prompt every remote profile sends asks for the same opening sentence the
+    offline answerer refuses with, so a model that follows it is labelled ``not answered``
+    (and one that quotes the evidence without it is measured like any answer)."""
+    from arborist.qa.client import SYSTEM_PROMPT
+    from arborist.qa.support import NOT_ANSWERED_OPENING
+
+    assert f'"{NOT_ANSWERED_OPENING}"' in SYSTEM_PROMPT
+    assert "only from the evidence" in SYSTEM_PROMPT
+    said = f"{NOT_ANSWERED_OPENING} The evidence is about Spider-Man's creators."
+    assert measure("Who won the 1962 World Cup?", said, [PASSAGE]) == measure(
+        "anything", NOT_ANSWERED_OPENING, []
+    )

@@ -35,6 +35,7 @@ from typing import Protocol
 
 from arborist.citations import defang_citations, format_citation
 from arborist.errors import BadInput
+from arborist.qa.support import NOT_ANSWERED_OPENING
 
 __all__ = [
     "ChatClient",
@@ -52,9 +53,14 @@ SYSTEM_PROMPT = (
     "You are a careful research assistant. Answer the question using only the evidence "
     "you are given. After each sentence that relies on the evidence, cite it exactly as "
     "[E# | <title> | <uri>], copying the label, title and uri from the evidence header. "
-    "If the evidence does not answer the question, say so plainly instead of guessing."
+    "Answer only from the evidence: never from what you know otherwise. If the evidence "
+    "does not answer the question, do not guess and do not quote passages about something "
+    f'else: begin your reply with the sentence "{NOT_ANSWERED_OPENING}" and then say in one '
+    "sentence what the evidence is about."
 )
-"""The default system prompt; part of every remote profile, so changing it changes cache keys."""
+"""The default system prompt; part of every remote profile, so changing it changes cache keys.
+A reply that opens with :data:`~arborist.qa.support.NOT_ANSWERED_OPENING` is labelled
+``not answered`` in every face, as the offline answerer's refusal is."""
 
 _CITE_INSTRUCTION = (
     "Answer the question from the evidence above. Cite every claim as [E# | <title> | <uri>] "
