@@ -311,3 +311,35 @@ def test_the_vector_lane_stores_and_searches_passages(tiny_model: Path, tmp_path
         evidence = retrieve(conn, target, vectors=vector_query(embedder, target))
         assert evidence[0].chunk_id == owner
         assert {e.lane for e in evidence} <= {"lexical", "vector", "both"}
+
+
+def test_a_passage_lane_leads_unless_the_question_names_a_definition(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    """The passage fusion: a question that names a definition keeps the lexical head; one
+    in other words starts with the vector lane's first chunk."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(6):
+        body = "\n\n".join(
+            f"    f{i}_{j}(x)\n        Return item {j} of the list." for j in range(3)
+        )
+        (docs / f"m{i}.txt").write_text(f"FUNCTIONS\n{body}\n")
+    (docs / "tinylib.txt").write_text(PYDOC)
+    embedder = LocalEmbedder(tiny_model)
+    with Arborist(tmp_path / "home") as app:
+        app.ingest([docs])
+        conn = app.store_conn
+        embed_missing(conn, embedder)
+        key = profile_key(embedder.profile())
+        named = "What does insort() do?"
+        lexical = retrieve(conn, named)
+        hybrid = retrieve(conn, named, vectors=vector_query(embedder, named))
+        assert lexical[0].score > 1.0  # the definition bonus: the question names insort
+        assert [e.chunk_id for e in hybrid[:1]] == [e.chunk_id for e in lexical[:1]]
+        plain = "keep the list sorted"
+        near = nearest(conn, key, embedder.embed([plain])[0], 40)
+        assert retrieve(conn, plain)[0].score <= 1.0
+        found = retrieve(conn, plain, vectors=vector_query(embedder, plain))
+        assert [e.chunk_id for e in found] == [c for c, _ in near][: len(found)]
+        assert found[0].lane in {"vector", "both"}
