@@ -37,8 +37,8 @@ def test_every_ask_is_a_turn_printed_with_its_bates() -> None:
     assert data["bates"] == f"{session['sid']}-000002" and data["sid"] == session["sid"]
     code, out, _ = run("session", "--tree", "--sid", session["sid"])
     assert out.splitlines()[1:] == [
-        "└── 000001  Who created Spider-Man?  [STRICT]",
-        "    └── * 000002  Who drew Spider-Man?  [STRICT]",
+        "└── 000001  Who created Spider-Man?  [STRICT answered]",
+        "    └── * 000002  Who drew Spider-Man?  [STRICT partly]",
     ]
 
 
@@ -98,7 +98,7 @@ def test_the_repl_runs_from_the_command_line() -> None:
         "session", "--label", "cli-repl", input="Who created Spider-Man?\n/tree\n/quit\n"
     )
     assert code == 0
-    assert "Ditko" in out and "└── * 000001  Who created Spider-Man?  [STRICT]" in out
+    assert "Ditko" in out and "└── * 000001  Who created Spider-Man?  [STRICT answered]" in out
 
 
 def test_derive_from_a_bates_number() -> None:
