@@ -329,7 +329,32 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
             f"  {item.label}{mark} {field(item.title)}  (chunk {item.chunk_index})  "
             f"{field(item.uri)}{lane}"
         )
-    return "\n".join(lines)
+    fitted = fit_text(record)
+    return "\n".join([*lines, *([f"fitted  {fitted}"] if fitted else [])])
+
+
+def fit_text(record: CacheRecord) -> str | None:
+    """What a prompt fitted to the model's context left out (``prompt_budget`` in the record's
+    response: :mod:`arborist.qa.budget`), in one line; None when all that was found was sent."""
+    fit = record.response.get("prompt_budget")
+    if not isinstance(fit, dict):
+        return None
+    retrieved, sent, window = (
+        fit.get("evidence_retrieved"),
+        fit.get("evidence_sent"),
+        fit.get("context_tokens"),
+    )
+    trimmed = fit.get("trimmed")
+    if not (isinstance(retrieved, int) and isinstance(sent, int) and isinstance(window, int)):
+        return None
+    if sent >= retrieved and not isinstance(trimmed, dict):
+        return None
+    said = f"{sent} of the {retrieved} passages found fit the model's {window:,}-token context"
+    if isinstance(trimmed, dict):
+        label, shown, whole = trimmed.get("label"), trimmed.get("chars_sent"), trimmed.get("chars")
+        if isinstance(label, str) and isinstance(shown, int) and isinstance(whole, int):
+            said += f", {field(label)} cut to its first {shown:,} of {whole:,} characters"
+    return said
 
 
 def turn_line(result: AskResult, bates: str, *, streamed: str | None = None) -> str:

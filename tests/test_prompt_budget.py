@@ -37,6 +37,7 @@ from arborist.qa.client import EvidenceText, Message, make_request
 from arborist.qa.models import select_client
 from arborist.qa.openai import OpenAIClient, _models_context
 from arborist.qa.sse import SSEEvent, iter_sse_data, iter_sse_events
+from arborist.views import answer_text
 from tests.chat_server import (
     ROUTE,
     ChatServer,
@@ -235,6 +236,11 @@ def test_a_4096_token_server_read_from_props_gets_a_prompt_that_fits(
     assert app.check_answer(record.id)
     verified = CliRunner().invoke(cli, ["verify"])  # the stored policy re-hashes to its key
     assert verified.exit_code == 0, verified.output
+    # and the answer says so where it is read, not only in record show --json
+    assert answer_text(result).splitlines()[-1] == (
+        f"fitted  {sent} of the 5 passages found fit the model's {N_CTX:,}-token context, "
+        f"E{sent} cut to its first {trimmed['chars_sent']:,} of {trimmed['chars']:,} characters"
+    )
 
 
 def test_what_was_dropped_is_in_neither_the_prompt_nor_the_record(
