@@ -334,27 +334,28 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
 
 
 def fit_text(record: CacheRecord) -> str | None:
-    """What a prompt fitted to the model's context left out (``prompt_budget`` in the record's
-    response: :mod:`arborist.qa.budget`), in one line; None when all that was found was sent."""
+    """What a prompt fitted to the model's context left out, in one line; None when all that
+    was found was sent. What was sent is committed: the record's evidence (its hash) and the
+    cut chunk named in its policy (the key). How many were found and the window's size are
+    the response's metadata (``prompt_budget``: :mod:`arborist.qa.budget`), which no hash
+    covers, so they are said as the record's note."""
     fit = record.response.get("prompt_budget")
     if not isinstance(fit, dict):
         return None
-    retrieved, sent, window = (
-        fit.get("evidence_retrieved"),
-        fit.get("evidence_sent"),
-        fit.get("context_tokens"),
-    )
-    trimmed = fit.get("trimmed")
-    if not (isinstance(retrieved, int) and isinstance(sent, int) and isinstance(window, int)):
+    retrieved, window = fit.get("evidence_retrieved"), fit.get("context_tokens")
+    trimmed = record.policy.get("evidence_trimmed")
+    cut = isinstance(trimmed, dict) and isinstance(trimmed.get("label"), str)
+    sent = len(record.evidence)
+    if not (isinstance(retrieved, int) and isinstance(window, int)) or (
+        sent >= retrieved and not cut
+    ):
         return None
-    if sent >= retrieved and not isinstance(trimmed, dict):
-        return None
-    said = f"{sent} of the {retrieved} passages found fit the model's {window:,}-token context"
-    if isinstance(trimmed, dict):
-        label, shown, whole = trimmed.get("label"), trimmed.get("chars_sent"), trimmed.get("chars")
-        if isinstance(label, str) and isinstance(shown, int) and isinstance(whole, int):
-            said += f", {field(label)} cut to its first {shown:,} of {whole:,} characters"
-    return said
+    said = f"{sent} passage(s) sent"
+    if cut and isinstance(trimmed, dict):
+        chars = trimmed.get("chars")
+        shown = f"its first {chars:,} characters" if isinstance(chars, int) else "a part"
+        said += f", {field(str(trimmed['label']))} cut to {shown}"
+    return said + f" (the record notes {retrieved} found, a {window:,}-token context)"
 
 
 def turn_line(result: AskResult, bates: str, *, streamed: str | None = None) -> str:

@@ -238,8 +238,8 @@ def test_a_4096_token_server_read_from_props_gets_a_prompt_that_fits(
     assert verified.exit_code == 0, verified.output
     # and the answer says so where it is read, not only in record show --json
     assert answer_text(result).splitlines()[-1] == (
-        f"fitted  {sent} of the 5 passages found fit the model's {N_CTX:,}-token context, "
-        f"E{sent} cut to its first {trimmed['chars_sent']:,} of {trimmed['chars']:,} characters"
+        f"fitted  {sent} passage(s) sent, E{sent} cut to its first {trimmed['chars_sent']:,} "
+        f"characters (the record notes 5 found, a {N_CTX:,}-token context)"
     )
 
 
