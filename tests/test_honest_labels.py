@@ -311,7 +311,7 @@ def test_every_view_of_an_edited_answer_claims_no_mode(
         assert result.exit_code == 0, result.output
         return result.stdout
 
-    assert "[STRICT]" in run("session", "--tree", "--sid", sid)
+    assert "[STRICT answered]" in run("session", "--tree", "--sid", sid)
     _edit_cited_chunk(home / "store.db", record_id)
     tree = run("session", "--tree", "--sid", sid)
     found = run("session", "--find", "Spider-Man")

@@ -176,3 +176,25 @@ def test_a_remote_model_is_told_how_to_say_it_cannot_answer_and_is_labelled_so()
     assert measure("Who won the 1962 World Cup?", said, [PASSAGE]) == measure(
         "anything", NOT_ANSWERED_OPENING, []
     )
+
+
+def test_sentences_sharing_one_word_each_with_the_question_are_no_answer(
+    home: Path, tmp_path: Path
+) -> None:
+    """Every word of the question is somewhere in the passage, but each sentence holds one:
+    quoting them would answer nothing, so the offline answerer says the documents do not
+    answer; a sentence holding two of its words is quoted."""
+    doc = tmp_path / "notes.md"
+    doc.write_text(
+        "# Notes\n\nThe archive opened in August.\n\nAmazing Fantasy sold well.\n\n"
+        "Tigers are large cats.\n",
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    base = ["--home", str(home)]
+    assert runner.invoke(cli, [*base, "ingest", str(doc)]).exit_code == 0
+    junk = runner.invoke(cli, [*base, "ask", "Which tigers sold in August?"])
+    assert "The documents do not answer this question." in junk.output, junk.output
+    assert "support not answered" in junk.output
+    real = runner.invoke(cli, [*base, "ask", "Which Amazing Fantasy issue sold?"])
+    assert "Amazing Fantasy sold well. [E1]" in real.output, real.output

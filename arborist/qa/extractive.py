@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from arborist.analysis import (
@@ -39,7 +39,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v6"
+EXTRACTIVE_MODEL = "extractive-v7"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
@@ -430,6 +430,8 @@ class ExtractiveClient:
     ) -> ChatResult:
         """Compose the answer from the evidence; stream it in word pieces when asked."""
         chosen = self._select(request) if _covered(request) else []
+        if not _engages(request, chosen):
+            chosen = []
         parts = []
         for index, pick in enumerate(chosen):
             parts.append(pick.text)
@@ -480,6 +482,28 @@ def _absent_names(request: ChatRequest) -> list[str]:
         if not any(fold(name.split(".")[-1]) in t for t in texts)
         or any(part and fold(part) not in said for part in name.split(".")[:-1])
     ]
+
+
+ENGAGED_WORDS = 2
+"""How many of the question's words the best sentence quoted (with its passage's title) must
+hold when no definition the question names opens the answer and the question has
+:data:`ENGAGING_QUESTION` words or more: one shared word ("population" in ``sample``'s
+parameters for "What is the population of Tokyo?", "1998" in a changelog for a World Cup)
+is a coincidence, not an answer."""
+ENGAGING_QUESTION = 3
+
+
+def _engages(request: ChatRequest, chosen: Sequence[_Pick]) -> bool:
+    """Whether the sentences chosen answer the question rather than share a word with it: a
+    definition the question names always does; otherwise the best-matching sentence must
+    hold :data:`ENGAGED_WORDS` of its words (see there)."""
+    if not chosen or any(p.score == math.inf for p in chosen):
+        return True
+    wanted = {stem(w) for w in read_question(request.question).words}
+    if len(wanted) < ENGAGING_QUESTION:
+        return True
+    held = (len((stems(p.text) | stems(request.evidence[p.rank].title)) & wanted) for p in chosen)
+    return max(held) >= ENGAGED_WORDS
 
 
 def _covered(request: ChatRequest) -> bool:
