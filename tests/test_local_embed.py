@@ -273,6 +273,7 @@ FUNCTIONS
 
 
 def test_a_chunk_is_embedded_as_its_public_definitions() -> None:
+    assert passages(PYDOC, "tinylib — helpers") == [f"tinylib: {p}" for p in passages(PYDOC)]
     found = passages(PYDOC)
     assert "insort(a, x)\nInsert item x in list a, and keep it sorted." in found
     assert "choose(seq)\nChoose a random element from a non-empty sequence." in found
@@ -298,14 +299,15 @@ def test_the_vector_lane_stores_and_searches_passages(tiny_model: Path, tmp_path
         key = profile_key(embedder.profile())
         assert missing_chunks(conn, key, by_passage=True) == []
         assert embed_missing(conn, embedder).embedded == 0  # nothing twice
-        # A passage's own text is nearest its chunk: cosine 1, and each chunk once.
-        target = "choose(seq)\nChoose a random element from a non-empty sequence."
+        # A passage's own text (led by its document's subject) is nearest its chunk: cosine 1,
+        # and each chunk once.
+        owner, text, title = conn.execute(
+            "SELECT c.id, c.text, d.title FROM chunks AS c JOIN documents AS d "
+            "ON d.id = c.document_id WHERE c.text LIKE '%Choose a random element%'"
+        ).fetchone()
+        (target,) = [p for p in passages(text, title) if p.split("\n")[0].endswith("choose(seq)")]
+        assert target.endswith("choose(seq)\nChoose a random element from a non-empty sequence.")
         near = nearest(conn, key, embedder.embed([target])[0], 5)
-        (owner,) = [
-            i
-            for (i, text) in conn.execute("SELECT id, text FROM chunks")
-            if target.split("\n")[1] in text
-        ]
         assert near[0] == (owner, pytest.approx(1.0, abs=1e-3))
         assert len({chunk_id for chunk_id, _ in near}) == len(near) == len(chunks)
         evidence = retrieve(conn, target, vectors=vector_query(embedder, target))

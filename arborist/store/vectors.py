@@ -118,7 +118,7 @@ class EmbedReport:
 
 
 _MISSING = f"""
-SELECT c.leaf, c.text FROM chunks AS c
+SELECT c.leaf, c.text, d.title FROM chunks AS c
 JOIN documents AS d ON d.id = c.document_id
 WHERE c.tier = '{HOT}' AND d.status = 'current' {{only}}
   AND NOT EXISTS (SELECT 1 FROM chunk_vectors AS v JOIN vector_profiles AS p
@@ -166,6 +166,13 @@ def missing_chunks(
     """``(leaf, text)`` of each hot chunk of a current document with no vector under
     ``profile`` (``by_passage``: no vector of its first passage), one per leaf, in chunk
     order (``documents`` limits it to those ids)."""
+    return [(leaf, text) for leaf, text, _ in _missing(conn, profile, documents, by_passage)]
+
+
+def _missing(
+    conn: sqlite3.Connection, profile: str, documents: Sequence[int] | None, by_passage: bool
+) -> list[tuple[str, str, str]]:
+    """:func:`missing_chunks` with the title of the document of each leaf's first chunk."""
     only = ""
     params: list[object] = [profile]
     if documents is not None:
@@ -174,10 +181,10 @@ def missing_chunks(
         only = f"AND d.id IN ({','.join('?' * len(documents))})"
         params = [*documents, profile]
     suffix = f"|| '{PASSAGE_MARK}0'" if by_passage else ""
-    first: dict[str, str] = {}
-    for leaf, text in conn.execute(_MISSING.format(only=only, suffix=suffix), params):
-        first.setdefault(str(leaf), str(text))
-    return list(first.items())
+    first: dict[str, tuple[str, str]] = {}
+    for leaf, text, title in conn.execute(_MISSING.format(only=only, suffix=suffix), params):
+        first.setdefault(str(leaf), (str(text), str(title)))
+    return [(leaf, text, title) for leaf, (text, title) in first.items()]
 
 
 def vector_count(conn: sqlite3.Connection, profile: str) -> int:
@@ -256,12 +263,12 @@ def embed_missing(
     batches, for a progress bar). A failing batch writes nothing of itself and stops."""
     profile = embedder.profile()
     by_passage = embeds_passages(profile)
-    wanted = missing_chunks(conn, profile_key(profile), documents=documents, by_passage=by_passage)
+    wanted = _missing(conn, profile_key(profile), documents, by_passage)
     size = max(1, int(embedder.batch_size))
     if by_passage:  # a chunk's passages stay in one batch: it has all its vectors or none
         items = [
-            [(passage_key(leaf, n), text) for n, text in enumerate(passages(chunk))]
-            for leaf, chunk in wanted
+            [(passage_key(leaf, n), text) for n, text in enumerate(passages(chunk, title))]
+            for leaf, chunk, title in wanted
         ]
         batches: list[list[tuple[str, str]]] = [[]]
         for passage_items in items:
@@ -270,7 +277,8 @@ def embed_missing(
             batches[-1] += passage_items
         batches = [batch for batch in batches if batch]
     else:
-        batches = [wanted[start : start + size] for start in range(0, len(wanted), size)]
+        whole = [(leaf, text) for leaf, text, _ in wanted]
+        batches = [whole[start : start + size] for start in range(0, len(whole), size)]
     embedded = 0
     for batch in track(batches):
         vectors = embedder.embed([text for _, text in batch])
