@@ -1096,9 +1096,11 @@ describe("the view on a fake DOM", () => {
       ["-1", "0"],
     );
     assert.equal(tree.dispatch("keydown", { key: "a" }).stopped, false);
+    detail.scrollTop = 583; // read far down the pane
     tree.dispatch("keydown", { key: "Home" });
     tree.dispatch("keydown", { key: "Enter" });
     await until(() => detail.getAttribute("data-bates") === first && detail.getAttribute("data-loading") === "false", "the first node");
+    assert.equal(detail.scrollTop, 0, "another turn opens at its heading, not at the old scroll");
     assert.equal(model.get("selected_bates"), first);
     assert.equal(el.byAttr("role", "treeitem")[0].getAttribute("tabindex"), "0");
     tree.dispatch("keydown", { key: "ArrowLeft" });
