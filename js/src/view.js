@@ -195,6 +195,9 @@ export class ForestView {
     this.listen("change:current_bates", () => {
       this.store.currentBates = this.model.get("current_bates");
       this.renderTree();
+      // The open detail says whether its turn is the current one: redraw it (from the body
+      // already held) so it never keeps "● current turn" on the turn the kernel left.
+      if (this.selected) this.showDetail(this.selected, { reveal: false });
     });
     this.listen("change:selected_bates", () => {
       const bates = this.model.get("selected_bates");

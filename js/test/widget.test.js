@@ -1101,6 +1101,11 @@ describe("the view on a fake DOM", () => {
     tree.dispatch("keydown", { key: "Enter" });
     await until(() => detail.getAttribute("data-bates") === first && detail.getAttribute("data-loading") === "false", "the first node");
     assert.equal(detail.scrollTop, 0, "another turn opens at its heading, not at the old scroll");
+    assert.ok(!detail.textContent.includes("● current turn"), "the first turn is not current yet");
+    model.set("current_bates", first); // %%ask --parent, or a cd in the kernel
+    await until(() => detail.textContent.includes("● current turn"), "the open detail follows the kernel");
+    model.set("current_bates", evil);
+    await until(() => !detail.textContent.includes("● current turn"), "and lets go of it again");
     assert.equal(model.get("selected_bates"), first);
     assert.equal(el.byAttr("role", "treeitem")[0].getAttribute("tabindex"), "0");
     tree.dispatch("keydown", { key: "ArrowLeft" });
