@@ -654,6 +654,20 @@ def test_falsify_takes_the_answer_out_of_service(
     assert app.record(app.node(first).cache_key).state == "failed"
 
 
+def test_falsify_without_a_reason_says_so_in_the_widgets_words(
+    app: Arborist, view: View, session: tuple[str, list[str]]
+) -> None:
+    """A blank reason is refused in words a GUI user can act on (no CLI flag), and the answer
+    stays in service."""
+    first = session[1][0]
+    reply = view.answer(
+        {"id": 1, "kind": "falsify", "bates": first, "state": "failed", "reason": " "}
+    )
+    assert reply["ok"] is False and "say why the answer is wrong" in reply["error"]
+    assert "--" not in reply["error"]
+    assert app.record(app.node(first).cache_key).state == "ok"
+
+
 # --- forks ------------------------------------------------------------------------------------
 
 

@@ -683,7 +683,7 @@ def falsify(conn: sqlite3.Connection, ref: str, state: str, reason: str) -> Cach
     if state not in FALSIFIED_STATES:
         raise BadInput(f"bad state {state!r}: choose one of {', '.join(FALSIFIED_STATES)}")
     if not reason.strip():
-        raise BadInput("give a --reason: a falsification records why")
+        raise BadInput("say why the answer is wrong: a falsification records its reason")
     record = resolve_key(conn, ref)
     if record.state != OK:
         raise BadInput(
