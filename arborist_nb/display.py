@@ -1,7 +1,10 @@
 """What a ``%%ask`` cell shows and returns: an :class:`Answer`.
 
 Three renderings: ``text/plain`` (stable, what nbval compares), ``text/markdown``
-and ``text/html``. Answer and document text is untrusted: the HTML escapes
+and ``text/html``. Each is the answer, then one status line in plain words (new
+or from the cache, what the quotes prove, how much of the question they cover,
+the turn), then the rest: the turn's facts, its record and evidence, folded in
+markdown and HTML. Answer and document text is untrusted: the HTML escapes
 every byte of it (``html.escape``), and citations become links to
 collapsible, escaped copies of the cited chunks. Every rendering carries the
 forest shard's checkpoint at that moment, so a saved notebook is a witness
@@ -20,7 +23,7 @@ from arborist.audit import Checkpoint
 from arborist.citations import parse_citations
 from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus
-from arborist.qa.support import measure
+from arborist.qa.support import Support, measure
 from arborist.store.cache import RecordEvidence
 from arborist.terminal import inert
 
@@ -105,11 +108,36 @@ class Answer:
         where = f" at {self.first_turn.bates}" if self.first_turn else ""
         return f"hit (first answered{where}, {self.record.created_at})"
 
+    def status(self, check: AnswerCheck | None = None) -> str:
+        """The one line under the answer: "new answer · quotes verified (STRICT) · partly:
+        no cited passage mentions comic · turn #3"."""
+        check = self.verify() if check is None else check
+        if self.turn.reused:
+            cache = "this cell's earlier answer"
+        elif self.hit:
+            first = self.first_turn
+            where = "" if first is None else f" (first asked as #{first.seq}"
+            if first is not None and first.sid != self.node.sid:
+                where += f" of session {first.sid}"
+            cache = "from the cache" + (f"{where})" if where else "")
+        else:
+            cache = "new answer"
+        if not check:
+            return f"{cache} · NONE: does not hold now: {check.summary} · turn #{self.node.seq}"
+        audit = _AUDIT_WORDS.get(self.audit_mode, self.audit_mode)
+        support = self._support(check)
+        said = [] if support is None else [support.text() if support.missing else support.level]
+        parts = [cache, audit, *said, f"turn #{self.node.seq}"]
+        return " · ".join(parts)
+
+    def _support(self, check: AnswerCheck) -> Support | None:
+        record = self.record
+        return measure(record.question, record.answer_text, record.evidence) if check else None
+
     def _facts(self, check: AnswerCheck | None = None) -> list[tuple[str, str]]:
         check = self.verify() if check is None else check
         audit = self.audit_mode if check else f"NONE: does not hold now: {check.summary}"
-        record = self.record
-        support = measure(record.question, record.answer_text, record.evidence) if check else None
+        support = self._support(check)
         return [
             ("bates", self.bates),
             ("cache", self._cache_line()),
@@ -121,8 +149,9 @@ class Answer:
         ]
 
     def __repr__(self) -> str:
-        lines = [self.text, ""]
-        lines += [f"{name:<11}{value}" for name, value in self._facts()]
+        check = self.verify()
+        lines = [self.text, "", self.status(check), ""]
+        lines += [f"{name:<11}{value}" for name, value in self._facts(check)]
         cited = [e for e in self.evidence if e.cited]
         if cited:
             lines.append("sources")
@@ -135,15 +164,18 @@ class Answer:
 
     def _repr_markdown_(self) -> str:
         # The facts are arborist's own (bates, hashes, times): code spans keep them greppable.
+        check = self.verify()
         facts = " · ".join(
-            f"**{name}** `{value.replace('`', chr(39))}`" for name, value in self._facts()
+            f"**{name}** `{value.replace('`', chr(39))}`" for name, value in self._facts(check)
         )
         sources = "\n".join(
             f"- {e.label}{' (cited)' if e.cited else ''}: {md_escape(e.title)} — "
             f"{md_escape(e.uri)} chunk {e.chunk_index}"
             for e in self.evidence
         )
-        return no_math(f"{md_escape(self.text)}\n\n{facts}\n\n{sources}")
+        status = md_escape(self.status(check))
+        folded = f"<details><summary>turn, sources and proofs</summary>\n\n{facts}\n\n{sources}\n\n</details>"
+        return no_math(f"{md_escape(self.text)}\n\n*{status}*\n\n{folded}")
 
     def _repr_html_(self) -> str:
         return _render_html(self)
@@ -183,6 +215,13 @@ class Landing:
             f"{_h(self.where)}{option}</div>"
         )
 
+
+_AUDIT_WORDS = {
+    "STRICT": "quotes verified (STRICT)",
+    "HYBRID": "sources verified, wording not quoted (HYBRID)",
+    "VISUAL": "nothing verified (VISUAL)",
+}
+"""The audit modes in the status line's plain words: what the quoted bytes are proven to be."""
 
 NO_MATH = "tex2jax_ignore mathjax_ignore"
 """Classes that keep JupyterLab's (and classic Notebook's) MathJax off an element:
@@ -238,15 +277,19 @@ def _answer_html(answer: Answer) -> str:
     return "".join(parts)
 
 
+_LEFT = 'style="text-align:left"'
+"""Hosts right-align table cells (JupyterLab does): the facts read from the left."""
+
+
 def _render_html(answer: Answer) -> str:
     check = answer.verify()
     statuses = {s.label: s for s in check}
     facts = "".join(
-        f"<tr><th>{_h(name)}</th><td><code>{_h(value)}</code></td></tr>"
+        f"<tr><th {_LEFT}>{_h(name)}</th><td {_LEFT}><code>{_h(value)}</code></td></tr>"
         for name, value in answer._facts(check)
     )
     dims = "".join(
-        f"<tr><th>{_h(name)}</th><td><code>{_h(value or '(empty)')}</code></td></tr>"
+        f"<tr><th {_LEFT}>{_h(name)}</th><td {_LEFT}><code>{_h(value or '(empty)')}</code></td></tr>"
         for name, value in answer.record.dimensions.items()
     )
     evidence = []
@@ -265,8 +308,10 @@ def _render_html(answer: Answer) -> str:
         f'<div class="arborist-answer {NO_MATH}" '
         f'data-bates="{_h(answer.bates)}">'
         f'<div style="white-space:pre-wrap">{_answer_html(answer)}</div>'
-        f'<table style="font-size:smaller">{facts}</table>'
-        f"<details><summary>record</summary>"
-        f'<table style="font-size:smaller">{dims}</table>{"".join(evidence)}</details>'
+        f'<div class="arborist-status" style="font-size:smaller;opacity:0.8;text-align:left">'
+        f"{_h(answer.status(check))}</div>"
+        f'<details style="font-size:smaller"><summary>turn, sources and proofs</summary>'
+        f'<table style="margin:0">{facts}</table>'
+        f'<table style="margin:0">{dims}</table>{"".join(evidence)}</details>'
         f"</div>"
     )

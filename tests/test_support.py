@@ -133,7 +133,8 @@ def test_the_notebook_answer_shows_support_beside_audit_in_every_rendering(
     right after the audit line, escaped like every other fact."""
     from IPython.core.interactiveshell import InteractiveShell
 
-    from arborist_nb.display import Answer
+    from arborist_nb.display import _LEFT as LEFT
+    from arborist_nb.display import Answer, md_escape
 
     ip = InteractiveShell.instance()
     try:
@@ -141,10 +142,16 @@ def test_the_notebook_answer_shows_support_beside_audit_in_every_rendering(
         answer = ip.run_cell_magic("ask", "", "When did Spider-Man first appear in a comic?")
         assert isinstance(answer, Answer)
         line = "partly: no cited passage mentions comic"
+        status = f"new answer · quotes verified (STRICT) · {line} · turn #1"
         text = repr(answer)
-        assert f"audit      STRICT\nsupport    {line}" in text
-        assert f"**support** `{line}`" in answer._repr_markdown_()
-        assert f"<tr><th>support</th><td><code>{line}</code></td></tr>" in answer._repr_html_()
+        assert text.split("\n\n")[1] == status  # the one line under the answer
+        assert f"audit      STRICT\nsupport    {line}" in text  # then the facts, in full
+        markdown = answer._repr_markdown_()
+        assert f"*{md_escape(status)}*" in markdown
+        assert f"**support** `{line}`" in markdown.split("<details>")[1]  # folded
+        page = answer._repr_html_()
+        assert f">{status}</div><details" in page
+        assert f"<td {LEFT}><code>{line}</code></td>" in page.split("turn, sources and proofs")[1]
     finally:
         ip.run_line_magic("unload_ext", "arborist_nb")
         InteractiveShell.clear_instance()

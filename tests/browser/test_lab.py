@@ -93,6 +93,11 @@ def test_an_answer_citing_a_hostile_document_renders_its_payloads_as_text(lab: L
     expect(answer.locator("details.arborist-cite[data-label='E1']").first).to_be_attached()
     expect(answer.locator("details[data-proof='pass']"), "the evidence verifies").to_have_count(1)
     expect(answer.locator("details[data-proof='fail']")).to_have_count(0)
+    status = answer.locator(".arborist-status")
+    expect(status, "one plain status line under the answer").to_contain_text("quotes verified")
+    facts = answer.locator("details", has_text="turn, sources and proofs").last
+    expect(facts.locator("table").first, "the facts are folded away").to_be_hidden()
+    shoot(lab.cell(2), "lab-answer")
     lab.guard.assert_clean()
 
 

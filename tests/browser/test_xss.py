@@ -319,10 +319,11 @@ ANSWER_STYLES = "^(?:{})$".format(
         )
     )
 )
-# CommonMark from escaped text: paragraphs, the facts' strong/code, the sources list; an
-# indented line is a code block (pre) and two trailing spaces a hard break (br): both inert.
-# The whole sits in display.no_math's <div class="tex2jax_ignore mathjax_ignore">.
-MARKDOWN_TAGS = ("div", "p", "strong", "code", "ul", "li", "pre", "br")
+# CommonMark from escaped text: paragraphs, the status line's em, the facts' strong/code, the
+# sources list, folded in details/summary (display's own); an indented line is a code block
+# (pre) and two trailing spaces a hard break (br): both inert. The whole sits in
+# display.no_math's <div class="tex2jax_ignore mathjax_ignore">.
+MARKDOWN_TAGS = ("div", "p", "em", "strong", "code", "ul", "li", "pre", "br", "details", "summary")
 MARKDOWN_ATTRS = ("class",)
 # The widget's DOM is built in js/src (view.js, detail.js...); the bundle names the same tags
 # when js/ is absent. The hash port (hashing.js, merkle.js) builds no elements.
