@@ -407,6 +407,7 @@ class Arborist:
         exclude: Sequence[str] = (),
         track: Track[Any] = _untracked,
         follow_symlinks: bool = False,
+        embed_track: Track[Any] | None = None,
     ) -> list[IngestResult]:
         """Load and admit every source (a path, a folder or an http(s) URL) first, then store
         each: a source that cannot be read, or that the admission gate refuses, stops the
@@ -414,7 +415,9 @@ class Arborist:
         symbolic link unless ``follow_symlinks`` (see :func:`discover`).
 
         A refusal names a file by its path as given or found (``notes/secret.txt``), a
-        URL without the secrets it holds.
+        URL without the secrets it holds. With an embedding model configured, the new
+        chunks are embedded as they are stored, ``embed_track`` (default ``track``) wrapping
+        the batches.
         """
         if isinstance(sources, (str, os.PathLike)):  # one source, not its characters
             sources = [sources]
@@ -434,15 +437,18 @@ class Arborist:
         ]
         del loaded  # what is stored is the admitted text: the loaded one can go
         results = [store_document(self.store_conn, doc) for doc in prepared]
-        self._embed_ingested(results, embedder, track)
+        self._embed_ingested(results, embedder, track if embed_track is None else embed_track)
         return results
 
-    def ingest_demo(self, *, track: Track[Any] = _untracked) -> list[IngestResult]:
-        """Ingest the built-in corpus: the standard library's own pydoc text, offline."""
+    def ingest_demo(
+        self, *, track: Track[Any] = _untracked, embed_track: Track[Any] | None = None
+    ) -> list[IngestResult]:
+        """Ingest the built-in corpus: the standard library's own pydoc text, offline (and
+        embed it as :meth:`ingest` does)."""
         allowlist, embedder = self.allowlist, self.embedder()
         prepared = [prepare_document(doc, allowlist=allowlist) for doc in demo_corpus()]
         results = [store_document(self.store_conn, doc) for doc in track(prepared)]
-        self._embed_ingested(results, embedder, track)
+        self._embed_ingested(results, embedder, track if embed_track is None else embed_track)
         return results
 
     def search(self, query: str, *, limit: int = 10) -> list[SearchHit]:

@@ -185,7 +185,7 @@ def ingest(
     if not sources and not demo:
         raise click.UsageError("give files, folders or URLs to ingest, or --demo")
     with _app(ctx) as app:
-        results = app.ingest_demo(track=_tqdm_track) if demo else []
+        results = app.ingest_demo(track=_tqdm_track, embed_track=_tqdm_batches) if demo else []
         if sources:
             results += app.ingest(
                 sources,
@@ -193,6 +193,7 @@ def ingest(
                 exclude=exclude,
                 track=_tqdm_track,
                 follow_symlinks=follow_symlinks,
+                embed_track=_tqdm_batches,
             )
     _show(
         as_json, lambda: [views.ingest_json(r) for r in results], lambda: views.ingest_text(results)
