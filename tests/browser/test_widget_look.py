@@ -99,7 +99,15 @@ _MEASURE = """(forest) => {
                 valueTop: value.top, line};
     });
     const pane = tree.clientWidth;
+    const shown = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+    const own = (e) => [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    const texts = [...forest.querySelectorAll('*')].filter((e) => own(e) && shown(e));
+    const worst = texts
+        .map((e) => ({contrast: contrast(e), what: `${e.tagName.toLowerCase()}.${e.className}: ${e.textContent.trim().slice(0, 40)}`}))
+        .sort((a, b) => a.contrast - b.contrast)
+        .slice(0, 8);
     return {
+        worst,
         gridDisplay: getComputedStyle(grid).display,
         cells,
         selected: selected ? contrast(selected.querySelector('.arb-question')) : null,
@@ -157,6 +165,10 @@ def check_look(forest: Locator, where: str) -> dict[str, Any]:
     assert len(lefts) == 1, f"{where}: the values do not share one column: {lefts}"
     assert look["selected"] >= MIN_CONTRAST, f"{where}: selected row contrast {look['selected']}"
     assert look["normal"] >= MIN_CONTRAST, f"{where}: normal row contrast {look['normal']}"
+    low = [
+        f"{w['what']} ({w['contrast']:.2f})" for w in look["worst"] if w["contrast"] < MIN_CONTRAST
+    ]
+    assert not low, f"{where}: text below {MIN_CONTRAST}:1: {low}"
     narrow = min(look["questionShares"])
     assert narrow >= MIN_QUESTION_SHARE, f"{where}: a question is {narrow:.0%} of the pane"
     return look
