@@ -44,6 +44,7 @@ from arborist.forest.shard import (
     Node,
     Session,
     ancestors,
+    clear_label,
     create_session,
     find,
     get_node,
@@ -784,9 +785,11 @@ class Arborist:
         return self.cd(sid, current.parent_bates)
 
     def label(self, sid: str, name: str, ref: str | None = None) -> Node:
-        """Name a turn (default: the current one)."""
+        """Name a turn (default: the current one); an empty name takes its label off."""
         session = self.session(sid)
         node = self.node(ref, sid) if ref else get_node(self.sessions_conn, session.current_bates)
+        if not name.strip():
+            return clear_label(self.sessions_conn, node.bates)
         return set_label(self.sessions_conn, node.bates, self.admitted(name))
 
     def export_session(self, sid: str) -> list[dict[str, Any]]:

@@ -641,6 +641,18 @@ def test_label_renames_and_answers_the_new_summary(
     assert result["label"] == "origin story"
     assert result["summary"]["label"] == "origin story"
     assert app.node(first).label == "origin story"
+    cleared = view.request("label", bates=first, label="  ")  # an empty box takes it off
+    assert cleared["label"] is None and cleared["summary"]["label"] is None
+    assert app.node(first).label is None
+    events = app.sessions_conn.execute(
+        "SELECT body FROM audit_events WHERE event_type = 'label' ORDER BY seq"
+    ).fetchall()
+    assert [json.loads(body) for (body,) in events][-1] == {
+        "label": None,
+        "previous": "origin story",
+    }
+    assert app.verify().ok, "a label taken off is bookkeeping: both stores still verify"
+    assert view.request("label", bates=first, label="")["label"] is None  # nothing to take off
 
 
 def test_falsify_takes_the_answer_out_of_service(

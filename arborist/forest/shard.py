@@ -505,6 +505,24 @@ def set_label(conn: sqlite3.Connection, bates: str, label: str) -> Node:
         return get_node(conn, node.bates)
 
 
+def clear_label(conn: sqlite3.Connection, bates: str) -> Node:
+    """Take a node's label off (its ``node_hash`` keeps the creation label); one audit event,
+    none when it had none."""
+    with transaction(conn):
+        node = get_node(conn, bates)
+        if node.label is None:
+            return node
+        conn.execute("UPDATE nodes SET label = NULL WHERE bates = ?", (node.bates,))
+        append_event(
+            conn,
+            "label",
+            sid=node.sid,
+            bates=node.bates,
+            body={"label": None, "previous": node.label},
+        )
+        return get_node(conn, node.bates)
+
+
 def set_current(conn: sqlite3.Connection, sid: str, bates: str) -> Session:
     """Move a session's "you are here" pointer (bookkeeping; no hash covers it)."""
     get_node(conn, bates)

@@ -88,6 +88,22 @@ export class ForestView {
       dataset: { status: "busy" },
       text: "loading…",
     });
+    // What an action said (labelled, falsified, an error): it stays until dismissed or the
+    // next action speaks, where the status line beside the title is the sync's to rewrite.
+    this.noticeText = h("span", { class: "arb-notice-text" });
+    this.noticeEl = h(
+      "div",
+      { class: "arb-notice", hidden: true, attrs: { role: "status", "aria-live": "polite", "aria-label": "Notice" } },
+      this.noticeText,
+      h("button", {
+        type: "button",
+        class: "arb-button arb-dismiss",
+        text: "×",
+        title: "dismiss",
+        attrs: { "aria-label": "Dismiss notice" },
+        on: { click: () => this.dismiss() },
+      }),
+    );
     this.queryEl = h("input", {
       type: "search",
       class: "arb-query",
@@ -166,6 +182,7 @@ export class ForestView {
           attrs: { "aria-label": "Search" },
         }),
       ),
+      this.noticeEl,
       h("p", {
         class: "arb-legend",
         text: "S strict: quoted and proved · H hybrid: sources proved · V visual: shown only · ■ ◧ □ the question covered, partly, not answered · ● current turn · #n: turn n (hover anything for more)",
@@ -237,6 +254,25 @@ export class ForestView {
   }
 
   /**
+   * Say what an action did (or why it failed) until the reader dismisses it or the next
+   * action speaks: a sync never overwrites it.
+   *
+   * @param {"ok"|"error"} state
+   * @param {string} text
+   */
+  notify(state, text) {
+    this.noticeEl.hidden = false;
+    this.noticeEl.setAttribute("data-notice", state);
+    this.noticeText.textContent = text;
+  }
+
+  dismiss() {
+    this.noticeEl.hidden = true;
+    this.noticeEl.setAttribute("data-notice", "");
+    this.noticeText.textContent = "";
+  }
+
+  /**
    * @param {unknown} error
    * @param {string} [what]
    */
@@ -244,6 +280,7 @@ export class ForestView {
     if (this.destroyed) return;
     const text = error?.message ?? String(error);
     this.setStatus("error", what ? `${what}: ${text}` : text);
+    if (what && what !== "sync") this.notify("error", `${what}: ${text}`);
   }
 
   async refresh() {
@@ -322,7 +359,7 @@ export class ForestView {
           await this.select(event.bates);
           const name = shortBates(event.bates, this.store.nodes.get(event.bates)?.summary?.foreign);
           this.setForkStatus("done", `answered: ${name}`);
-          this.setStatus("ok", `answered: ${name}${event.hit ? " (cache hit)" : ""}`);
+          this.notify("ok", `answered: ${name}${event.hit ? " (cache hit)" : ""}`);
         }
       },
       (error) => this.fail(error, "sync"),
@@ -813,9 +850,9 @@ export class ForestView {
   async copy(text) {
     try {
       await globalThis.navigator.clipboard.writeText(text);
-      this.setStatus("ok", "copied");
+      this.notify("ok", "copied");
     } catch {
-      this.setStatus("error", "copy: the browser refused the clipboard (select the text instead)");
+      this.notify("error", "copy: the browser refused the clipboard (select the text instead)");
     }
   }
 
@@ -977,7 +1014,8 @@ export class ForestView {
       const result = await this.requester.request("cd", { bates });
       this.store.currentBates = result.current_bates;
       this.renderTree();
-      this.setStatus("ok", `current node: ${result.current_bates}`);
+      const foreign = this.store.nodes.get(result.current_bates)?.summary?.foreign ?? false;
+      this.notify("ok", `${shortBates(result.current_bates, foreign)} is now the current turn: the next %%ask follow-up goes under it`);
       if (this.selected === bates) this.showDetail(bates, { reveal: false });
     } catch (error) {
       this.fail(error, "cd");
@@ -1016,7 +1054,9 @@ export class ForestView {
       const result = await this.requester.request("label", { bates, label });
       this.store.updateSummary(result.bates, result.summary);
       this.renderTree();
-      this.setStatus("ok", `labelled ${result.bates} ${result.label}`);
+      const foreign = this.store.nodes.get(result.bates)?.summary?.foreign ?? false;
+      const name = shortBates(result.bates, foreign);
+      this.notify("ok", result.label ? `labelled ${name} “${result.label}”` : `${name}'s label removed`);
       this.showDetail(bates, { reveal: false });
     } catch (error) {
       this.fail(error, "label");
@@ -1035,7 +1075,7 @@ export class ForestView {
       this.store.restate(result.cache_key, result.state);
       this.renderTree();
       const name = shortBates(bates, this.store.nodes.get(bates)?.summary?.foreign ?? false);
-      this.setStatus("ok", `the answer of ${name} is now ${result.state}: it will not be served again`);
+      this.notify("ok", `the answer of ${name} is now ${result.state}: it will not be served again`);
       this.showDetail(bates, { reveal: false });
     } catch (error) {
       this.fail(error, "falsify");

@@ -1161,3 +1161,28 @@ describe("the view on a fake DOM", () => {
     cleanup();
   });
 });
+
+describe("notices", () => {
+  test("an action's notice outlives the next sync until it is dismissed", async () => {
+    const kernel = new FakeKernel(SID);
+    const first = kernel.add(SID, `${SID}-000000`, "first question");
+    kernel.add(SID, first, "second question");
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const view = new ForestView(connect(kernel), el);
+    const cleanup = view.start();
+    await until(() => el.byAttr("data-ready", "true").length, "the tree");
+    const notice = el.byAttr("aria-label", "Notice")[0];
+    assert.equal(notice.hidden, true, "nothing to say yet");
+    await view.cd(first);
+    assert.equal(notice.hidden, false);
+    assert.equal(notice.getAttribute("data-notice"), "ok");
+    assert.match(notice.textContent, /^#1 is now the current turn/);
+    await view.refresh();
+    assert.match(el.byAttr("aria-label", "Status")[0].textContent, /in sync$/);
+    assert.match(notice.textContent, /^#1 is now the current turn/, "a sync does not overwrite it");
+    el.byAttr("aria-label", "Dismiss notice")[0].dispatch("click");
+    assert.equal(notice.hidden, true);
+    cleanup();
+  });
+});
