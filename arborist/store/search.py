@@ -76,8 +76,11 @@ follow-up continues its thread on the same sources unless its own words say othe
 MAX_CONTEXT_WORDS = 16
 """How many words a follow-up takes from the turns above it."""
 
-RETRIEVAL = "fts5-bm25f-any-term-v3"
-"""The retrieval algorithm's name in the governance policy: change it with any rule above."""
+RETRIEVAL = "fts5-bm25f-any-term-v4"
+"""The retrieval algorithm's name in the governance policy: change it with any rule above
+(v4: :func:`arborist.analysis.stands_alone` reads a question's own pronouns, so which
+questions borrow their parent's words changed, and the retrieval memo must not reuse
+evidence chosen under the old reading)."""
 
 HYBRID = "rrf-v1"
 """The fusion's name in the governance policy (with an embedding model configured only)."""
