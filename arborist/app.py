@@ -44,7 +44,6 @@ from arborist.forest.shard import (
     Node,
     Session,
     ancestors,
-    clear_label,
     create_session,
     find,
     get_node,
@@ -788,9 +787,8 @@ class Arborist:
         """Name a turn (default: the current one); an empty name takes its label off."""
         session = self.session(sid)
         node = self.node(ref, sid) if ref else get_node(self.sessions_conn, session.current_bates)
-        if not name.strip():
-            return clear_label(self.sessions_conn, node.bates)
-        return set_label(self.sessions_conn, node.bates, self.admitted(name))
+        label = self.admitted(name) if name.strip() else None
+        return set_label(self.sessions_conn, node.bates, label)
 
     def export_session(self, sid: str) -> list[dict[str, Any]]:
         """A session as JSON-ready records: its header, then every turn it minted."""

@@ -486,14 +486,16 @@ def _check_label_free(conn: sqlite3.Connection, sid: str, label: str) -> None:
         raise BadInput(f"label {label!r} already names {taken[0]} in this session")
 
 
-def set_label(conn: sqlite3.Connection, bates: str, label: str) -> Node:
-    """Rename a node (its ``node_hash`` keeps the creation label); one audit event."""
-    label = _checked_label(label)
+def set_label(conn: sqlite3.Connection, bates: str, label: str | None) -> Node:
+    """Rename a node, or take its label off with ``None`` (its ``node_hash`` keeps the
+    creation label); one audit event, none when nothing changes."""
+    label = None if label is None else _checked_label(label)
     with transaction(conn):
         node = get_node(conn, bates)
         if node.label == label:
             return node
-        _check_label_free(conn, node.sid, label)
+        if label is not None:
+            _check_label_free(conn, node.sid, label)
         conn.execute("UPDATE nodes SET label = ? WHERE bates = ?", (label, node.bates))
         append_event(
             conn,
@@ -501,24 +503,6 @@ def set_label(conn: sqlite3.Connection, bates: str, label: str) -> Node:
             sid=node.sid,
             bates=node.bates,
             body={"label": label, "previous": node.label},
-        )
-        return get_node(conn, node.bates)
-
-
-def clear_label(conn: sqlite3.Connection, bates: str) -> Node:
-    """Take a node's label off (its ``node_hash`` keeps the creation label); one audit event,
-    none when it had none."""
-    with transaction(conn):
-        node = get_node(conn, bates)
-        if node.label is None:
-            return node
-        conn.execute("UPDATE nodes SET label = NULL WHERE bates = ?", (node.bates,))
-        append_event(
-            conn,
-            "label",
-            sid=node.sid,
-            bates=node.bates,
-            body={"label": None, "previous": node.label},
         )
         return get_node(conn, node.bates)
 
