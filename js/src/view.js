@@ -212,9 +212,14 @@ export class ForestView {
     this.listen("change:current_bates", () => {
       this.store.currentBates = this.model.get("current_bates");
       this.renderTree();
-      // The open detail says whether its turn is the current one: redraw it (from the body
-      // already held) so it never keeps "● current turn" on the turn the kernel left.
-      if (this.selected) this.showDetail(this.selected, { reveal: false });
+      // The open detail says whether its turn is the current one: redraw it from the body it
+      // shows (no request: an %%ask moves the current turn and bumps the revision at once,
+      // and the refresh that follows stays small) so it never keeps "● current turn" on the
+      // turn the kernel left.
+      const shown = this.shownDetail;
+      if (shown && shown.body.bates === this.selected) {
+        this.renderDetail(shown.body, ++this.detailToken, shown.inTree);
+      }
     });
     this.listen("change:selected_bates", () => {
       const bates = this.model.get("selected_bates");
@@ -718,6 +723,7 @@ export class ForestView {
    * @param {boolean} inTree
    */
   renderDetail(body, token, inTree) {
+    this.shownDetail = { body, inTree };
     const h = this.h;
     const record = body.record;
     const evidence = record?.evidence ?? [];
