@@ -746,11 +746,9 @@ class Arborist:
     def tree(self, sid: str) -> str:
         """A session's tree as text, each turn with the audit mode it can claim now and, while
         that holds, its support (``[STRICT partly]``)."""
-        return render_tree(self.sessions_conn, self.session(sid), audit=self._badge)
-
-    def _badge(self, node: Node) -> str:
-        now = self.audit_now(node)
-        return f"{now.mode} {now.support.level}" if now.support else now.mode
+        return render_tree(
+            self.sessions_conn, self.session(sid), audit=lambda node: self.audit_now(node).badge
+        )
 
     def audit_now(self, node: Node) -> Standing:
         """The audit mode turn ``node`` can claim now, and why not (``NONE``): its own while

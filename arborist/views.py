@@ -463,7 +463,7 @@ def find_text(hits: Sequence[FindHit], audit: Audit) -> str:
         return "no matches"
     lines = []
     for h in hits:
-        lines.append(f"{h.node.bates}  [{_badge(audit(h.node))}]  {field(h.node.question)[:70]}")
+        lines.append(f"{h.node.bates}  [{audit(h.node).badge}]  {field(h.node.question)[:70]}")
         lines.append(f"   {field(h.snippet)}")
     return "\n".join(lines)
 
@@ -482,11 +482,6 @@ def find_json(hits: Sequence[FindHit], audit: Audit) -> list[dict[str, Any]]:
 def _standing_text(now: Standing) -> str:
     """A turn's audit mode now, and why it claims nothing when it does not hold."""
     return now.mode if now.reason is None else f"{now.mode}: {field(now.reason)}"
-
-
-def _badge(now: Standing) -> str:
-    """The audit mode a turn claims now and, when it holds, its support level."""
-    return f"{now.mode} {now.support.level}" if now.support else now.mode
 
 
 def node_text(node: Node, audit: Audit) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import secrets
 import string
+from functools import cached_property
 from typing import Any
 
 from arborist.app import Arborist, Turn
@@ -131,8 +132,14 @@ class Answer:
         return " · ".join(parts)
 
     def _support(self, check: AnswerCheck) -> Support | None:
+        """The support of this answer's record, while it holds (shown by none otherwise)."""
+        return self._measured if check else None
+
+    @cached_property
+    def _measured(self) -> Support | None:
+        # A pure function of the record this Answer holds: measured once, for every rendering.
         record = self.record
-        return measure(record.question, record.answer_text, record.evidence) if check else None
+        return measure(record.question, record.answer_text, record.evidence)
 
     def _facts(self, check: AnswerCheck | None = None) -> list[tuple[str, str]]:
         check = self.verify() if check is None else check

@@ -79,6 +79,12 @@ class Standing:
     def holds(self) -> bool:
         return self.reason is None
 
+    @property
+    def badge(self) -> str:
+        """The mode and, while it holds, the support level: ``STRICT partly`` (a tree line, a
+        search hit)."""
+        return f"{self.mode} {self.support.level}" if self.support else self.mode
+
 
 def cited_titles(record_evidence: Sequence[RecordEvidence]) -> list[str]:
     """The titles a turn records for a record's answer: each cited document's, once, in rank
