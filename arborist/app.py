@@ -72,6 +72,7 @@ from arborist.store.cache import (
     list_records,
     load_record,
     resolve_key,
+    restore,
     stored_answers,
 )
 from arborist.store.coaccess import RebuildReport, RelatedSource
@@ -529,9 +530,22 @@ class Arborist:
         """Every cache record, newest first."""
         return list_records(self.store_conn, limit=limit)
 
-    def falsify(self, ref: str, state: str, reason: str) -> CacheRecord:
-        """Take a cached answer out of service as ``failed``, ``stale`` or ``quarantined``."""
-        return falsify(self.store_conn, ref, state, self.admitted(reason))
+    def falsify(
+        self, ref: str, state: str, reason: str, *, revision: int | None = None
+    ) -> CacheRecord:
+        """Take a cached answer out of service as ``failed``, ``stale`` or ``quarantined``
+        (with ``revision``: only that revision, which must be the one in service)."""
+        return falsify(self.store_conn, ref, state, self.admitted(reason), revision=revision)
+
+    def restore(self, ref: str, revision: int) -> CacheRecord:
+        """Undo the falsification of revision ``revision`` while no later answer replaced it
+        (:func:`arborist.store.cache.restore`) and its answer still holds: a record whose
+        evidence no longer verifies stays out of service."""
+        record = resolve_key(self.store_conn, ref, revision=revision)
+        check = check_record(record)
+        if not check:
+            raise BadInput(f"its answer does not hold now: {check.summary}")
+        return restore(self.store_conn, ref, revision)
 
     # --- checks and figures -------------------------------------------------------------------
 

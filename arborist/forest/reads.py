@@ -21,6 +21,7 @@ __all__ = [
     "RowSummary",
     "child_count",
     "child_rows",
+    "created_times",
     "first_turn",
     "first_turn_since",
     "graft_heads",
@@ -258,3 +259,12 @@ def turn_answers(conn: sqlite3.Connection, bates: Sequence[str] | None = None) -
         if isinstance(titles, list) and all(isinstance(t, str) for t in titles):
             out.append((name, key, answer, tuple(titles), mode))
     return out
+
+
+def created_times(conn: sqlite3.Connection, bates: Sequence[str]) -> dict[str, str]:
+    """When each of ``bates`` was recorded: which revision of its answer a turn showed is
+    the one its key held then (a view shows that revision's state, not a later one's)."""
+    rows = rows_in(
+        conn, "SELECT bates, created_at FROM nodes WHERE bates IN ({marks})", sorted(set(bates))
+    )
+    return {str(name): str(when) for name, when in rows}

@@ -36,6 +36,7 @@ __all__ = [
     "QUARANTINED",
     "RecordDraft",
     "RecordEvidence",
+    "RevisionState",
     "STALE",
     "STATES",
     "SUPERSEDED_REASON",
@@ -49,9 +50,14 @@ __all__ = [
     "load_record",
     "mark_stale",
     "ok_record_id",
+    "RESTORED_REASON",
     "recomputed_hash",
     "resolve_key",
+    "restore",
     "restated_since",
+    "restated_revisions_since",
+    "revision_states",
+    "shown_revision",
     "state_event_body",
     "stored_answers",
     "stored_evidence",
@@ -279,6 +285,37 @@ def latest_states(conn: sqlite3.Connection, keys: Iterable[str]) -> dict[str, st
     return {str(key): str(state) for key, state in rows}
 
 
+RevisionState = tuple[int, str, str]
+"""One revision of a key: ``(revision, created_at, state)``."""
+
+
+def revision_states(
+    conn: sqlite3.Connection, keys: Iterable[str]
+) -> dict[str, list[RevisionState]]:
+    """Every revision of each key, oldest first: what :func:`shown_revision` picks from."""
+    rows = rows_in(
+        conn,
+        "SELECT cache_key, revision, created_at, state FROM cache_records "
+        "WHERE cache_key IN ({marks}) ORDER BY cache_key, revision",
+        sorted(set(keys)),
+    )
+    out: dict[str, list[RevisionState]] = {}
+    for key, revision, created_at, state in rows:
+        out.setdefault(str(key), []).append((int(revision), str(created_at), str(state)))
+    return out
+
+
+def shown_revision(revisions: Sequence[RevisionState], asked_at: str) -> RevisionState | None:
+    """The revision a turn recorded at ``asked_at`` showed: the latest one written by then
+    (an answer is written before the turn that shows it); None when every revision is
+    later (a turn imported from another home)."""
+    shown = None
+    for revision in revisions:
+        if revision[1] <= asked_at:
+            shown = revision
+    return shown
+
+
 def restated_since(conn: sqlite3.Connection, since: int, limit: int) -> dict[str, str] | None:
     """The state now of every key a ``cache_state`` event after store event ``since``
     moved (a falsify, a stale mark); None when more than ``limit`` events did."""
@@ -292,6 +329,27 @@ def restated_since(conn: sqlite3.Connection, since: int, limit: int) -> dict[str
         if isinstance(record, dict) and isinstance(record.get("cache_key"), str)
     ]
     return latest_states(conn, keys)
+
+
+def restated_revisions_since(
+    conn: sqlite3.Connection, since: int, limit: int
+) -> dict[str, dict[int, str]] | None:
+    """The state now of every revision a ``cache_state`` event after store event ``since``
+    moved (a falsify, its undoing, a stale mark), by key; None when more than ``limit``
+    events did."""
+    bodies = bodies_since(conn, since, "cache_state", limit)
+    if bodies is None:
+        return None
+    keys = {
+        record["cache_key"]
+        for body in bodies
+        for record in body.get("records", [])
+        if isinstance(record, dict) and isinstance(record.get("cache_key"), str)
+    }
+    return {
+        key: {revision: state for revision, _created_at, state in revisions}
+        for key, revisions in revision_states(conn, keys).items()
+    }
 
 
 def resolve_key(conn: sqlite3.Connection, ref: str, *, revision: int | None = None) -> CacheRecord:
@@ -678,19 +736,48 @@ def _set_state(
     append_event(conn, "cache_state", body=body)
 
 
-def falsify(conn: sqlite3.Connection, ref: str, state: str, reason: str) -> CacheRecord:
-    """Take a key's ``ok`` record out of service; the next ask for it is a miss."""
+def falsify(
+    conn: sqlite3.Connection, ref: str, state: str, reason: str, *, revision: int | None = None
+) -> CacheRecord:
+    """Take a key's ``ok`` record out of service; the next ask for it is a miss. With
+    ``revision``, that revision must be the ``ok`` one (a turn falsifies the answer it
+    showed, never a later one)."""
     if state not in FALSIFIED_STATES:
         raise BadInput(f"bad state {state!r}: choose one of {', '.join(FALSIFIED_STATES)}")
     if not reason.strip():
         raise BadInput("say why the answer is wrong: a falsification records its reason")
-    record = resolve_key(conn, ref)
+    record = resolve_key(conn, ref, revision=revision)
     if record.state != OK:
         raise BadInput(
             f"record {record.cache_key[:12]}… revision {record.revision} is already {record.state}"
         )
     with transaction(conn):
         _set_state(conn, state, reason.strip(), [(record.id, record.cache_key, record.revision)])
+    return load_record(conn, record.id)
+
+
+RESTORED_REASON = "falsification undone"
+"""The reason a record put back in service by :func:`restore` carries (with what it was)."""
+
+
+def restore(conn: sqlite3.Connection, ref: str, revision: int) -> CacheRecord:
+    """Undo a falsification: put revision ``revision`` of a key back in service (``ok``),
+    with one more ``cache_state`` event (the chain is append-only: the falsification stays
+    in the record, and so does its undoing). Only while no answer replaced it: the record
+    must be the key's latest revision (so no other one serves the key)."""
+    with transaction(conn):
+        record = resolve_key(conn, ref, revision=revision)
+        name = f"record {record.cache_key[:12]}… revision {record.revision}"
+        if record.state not in FALSIFIED_STATES:
+            raise BadInput(f"{name} is {record.state}: there is no falsification to undo")
+        latest = _next_revision(conn, record.cache_key) - 1
+        if latest != record.revision:
+            raise BadInput(
+                f"{name} cannot be put back: revision {latest} has answered the question since"
+            )
+        was = f"{record.state}: {record.state_reason}" if record.state_reason else record.state
+        reason = f"{RESTORED_REASON} (was {was})"
+        _set_state(conn, OK, reason, [(record.id, record.cache_key, record.revision)])
     return load_record(conn, record.id)
 
 
