@@ -664,7 +664,7 @@ class Arborist:
         question: str,
         *,
         sid: str | None,
-        new_session: str = "cli",
+        new_session: str | None = "cli",
         parent: str | None = None,
         label: str | None = None,
         llm: str | None = None,
