@@ -40,7 +40,8 @@ Kinds:
 ``find``      turns of every session matching a query
 ``cd``        move the session's current node
 ``label``     rename a node
-``falsify``   take a node's cached answer out of service
+``falsify``   take the revision of its answer a node showed out of service
+``restore``   undo that falsification (a new state event), while no later revision replaced it
 ``fork``      ask under a node in the background; answered ``{"pending": true}`` at
               once, then an unsolicited ``{"kind": "turn_done", ...}`` message
 
@@ -66,6 +67,7 @@ from arborist.forest.reads import (
     RowSummary,
     child_count,
     child_rows,
+    created_times,
     first_turn_since,
     graft_heads,
     inserted_since,
@@ -83,8 +85,10 @@ from arborist.store.cache import (
     FALSIFIED_STATES,
     OK,
     CacheRecord,
-    latest_states,
-    restated_since,
+    RevisionState,
+    restated_revisions_since,
+    revision_states,
+    shown_revision,
 )
 
 __all__ = [
@@ -150,6 +154,7 @@ REQUEST_KINDS = (
     "fork",
     "label",
     "poll",
+    "restore",
     "roots",
 )
 
@@ -220,21 +225,24 @@ def _tree_state(conn: sqlite3.Connection, sid: str) -> tuple[TreeState, list[Row
 
 
 class Labels(NamedTuple):
-    """What the store says of the rows a reply summarises: each key's latest state, and
-    each row's audit mode now (:mod:`arborist.qa.standing`) and, where it holds, its support
-    level (:mod:`arborist.qa.support`), by bates."""
+    """What the store says of the rows a reply summarises, by bates: the revision of its
+    answer each row showed and that revision's state (:func:`turn_revisions`), and each
+    row's audit mode now (:mod:`arborist.qa.standing`) and, where it holds, its support
+    level (:mod:`arborist.qa.support`)."""
 
-    states: Mapping[str, str]
+    revisions: Mapping[str, RevisionState]
     modes: Mapping[str, str]
     supports: Mapping[str, str] = {}  # a NamedTuple default, never mutated
 
 
 def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
     """What a tree row shows of a node. ``foreign``: minted by a session other than the
-    viewer's; ``state``, only when the answer is out of service (falsified, stale...);
-    ``audit_mode``, what the turn can claim now (``NONE`` when its answer is not here or
-    does not hold), never merely what it claimed when it was written; ``support``, how well
-    its cited evidence covers its question, only while it holds."""
+    viewer's; ``revision``, the revision of its answer the turn showed; ``state``, only when
+    that revision is out of service (falsified, stale...: a later revision answering the
+    question again changes nothing of it); ``audit_mode``, what the turn can claim now
+    (``NONE`` when its answer is not here or does not hold), never merely what it claimed
+    when it was written; ``support``, how well its cited evidence covers its question,
+    only while it holds."""
     out: JSON = {
         "question": _short(row.question),
         "audit_mode": row.audit_mode
@@ -247,20 +255,50 @@ def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
         "n_children": row.n_children,
         "cache_key": row.cache_key[:CACHE_KEY_PREFIX],
     }
-    state = labels.states.get(row.cache_key)
-    if state is not None and state != OK:
-        out["state"] = state
+    shown = labels.revisions.get(row.bates)
+    if shown is not None:
+        out["revision"] = shown[0]
+        if shown[2] != OK:
+            out["state"] = shown[2]
     support = labels.supports.get(row.bates)
     if support is not None:
         out["support"] = support
     return out
 
 
+def turn_revisions(
+    conn: sqlite3.Connection,
+    store: sqlite3.Connection,
+    turns: Sequence[tuple[str, str]],
+    fallback: Mapping[str, int | None] | None = None,
+) -> dict[str, RevisionState]:
+    """The revision of its answer each ``(bates, cache_key)`` turn showed, with its state
+    now: the latest revision written by the time the turn was (for a turn older than every
+    revision here, an imported one, the revision ``fallback`` names, else the latest).
+    Turns whose key the store does not hold are left out."""
+    turns = [(b, k) for b, k in turns if k]
+    if not turns:
+        return {}
+    times = created_times(conn, [b for b, _k in turns])
+    held = revision_states(store, [k for _b, k in turns])
+    out: dict[str, RevisionState] = {}
+    for bates, key in turns:
+        revisions = held.get(key)
+        if not revisions:
+            continue
+        shown = shown_revision(revisions, times.get(bates, ""))
+        if shown is None:
+            wanted = (fallback or {}).get(bates)
+            shown = next((r for r in revisions if r[0] == wanted), revisions[-1])
+        out[bates] = shown
+    return out
+
+
 def _states(
     conn: sqlite3.Connection, store: sqlite3.Connection | None, rows: Sequence[RowSummary]
 ) -> Labels:
-    """The state of the answer behind each row and the mode each row can claim now, from
-    the store (none without one: every answered row then claims ``NONE``)."""
+    """The revision behind each row and its state, and the mode each row can claim now,
+    from the store (none without one: every answered row then claims ``NONE``)."""
     answered = [r for r in rows if r.cache_key]
     if store is None or not answered:
         return Labels({}, {})
@@ -272,7 +310,9 @@ def _states(
         for turn, found in zip(fields, now, strict=True)
         if found.support is not None
     }
-    return Labels(latest_states(store, [r.cache_key for r in answered]), modes, supports)
+    fallback = {turn[0]: found.revision for turn, found in zip(fields, now, strict=True)}
+    revisions = turn_revisions(conn, store, [(r.bates, r.cache_key) for r in answered], fallback)
+    return Labels(revisions, modes, supports)
 
 
 def node_summary(
@@ -492,7 +532,11 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
     out["audit_mode"], out["audit_reason"] = now.mode, now.reason
     out["support"] = now.support.as_json() if now.support else None
     if not node.is_root:
-        _add_answer(app, node, out, now.revision)
+        shown = turn_revisions(
+            app.sessions_conn, app.store_conn, [(node.bates, node.cache_key)],
+            {node.bates: now.revision},
+        ).get(node.bates)  # fmt: skip
+        _add_answer(app, node, out, shown[0] if shown else now.revision)
     return out
 
 
@@ -528,6 +572,7 @@ def _node_json(
         "first_answered": None,
         "related": [],
         "related_error": None,
+        "latest_revision": None,
     }
 
 
@@ -541,6 +586,9 @@ def _add_answer(app: Arborist, node: Node, out: JSON, revision: int | None) -> N
         out["record_error"] = one_line(exc)
         return
     out["record"] = _record_json(record)
+    latest = revision_states(app.store_conn, [record.cache_key]).get(record.cache_key, [])
+    if latest:
+        out["latest_revision"] = {"revision": latest[-1][0], "state": latest[-1][2]}
     try:  # co-access is optional: its failure must not hide the answer and its proofs
         out["related"] = [item.as_json() for item in app.related_to_record(record)]
     except ArboristError as exc:
@@ -797,11 +845,14 @@ class ForestSync:
         )
         answer["store_seq"] = self._store_seq()
         if store_since is not None:
-            restated = restated_since(self.app.store_conn, store_since, MAX_ADDED)
+            restated = restated_revisions_since(self.app.store_conn, store_since, MAX_ADDED)
             answer["restated"] = (
                 None
                 if restated is None
-                else {key[:CACHE_KEY_PREFIX]: state for key, state in restated.items()}
+                else {
+                    key[:CACHE_KEY_PREFIX]: {str(rev): state for rev, state in states.items()}
+                    for key, states in restated.items()
+                }
             )
         return answer
 
@@ -850,20 +901,48 @@ class ForestSync:
             "summary": node_summary(self.app.sessions_conn, node, self.sid, self.app.store_conn),
         }
 
-    def _falsify(self, message: Mapping[str, Any]) -> JSON:
+    def _shown(self, node: Node) -> RevisionState | None:
+        """The revision of its answer ``node`` showed (see :func:`turn_revisions`)."""
+        return turn_revisions(
+            self.app.sessions_conn, self.app.store_conn, [(node.bates, node.cache_key)],
+            {node.bates: self.app.audit_now(node).revision},
+        ).get(node.bates)  # fmt: skip
+
+    def _answered(self, message: Mapping[str, Any], what: str) -> tuple[Node, RevisionState]:
         node = self.app.node(_checked_bates(message.get("bates"), "bates"))
+        if node.is_root:
+            raise BadInput(f"{node.bates} is a session root: it has no answer to {what}")
+        shown = self._shown(node)
+        if shown is None:
+            raise NotFound(f"no cache record with key {node.cache_key[:12]}… in this home")
+        return node, shown
+
+    def _falsify(self, message: Mapping[str, Any]) -> JSON:
+        """Falsify the revision the turn showed, never a later one: when the question was
+        answered again since, the turn's own revision is what the reader judged."""
         state = _arg(message, "state", str)
         if state not in FALSIFIED_STATES:
             raise _BadRequest(f"bad state {state!r}: choose one of {', '.join(FALSIFIED_STATES)}")
-        if node.is_root:
-            raise BadInput(f"{node.bates} is a session root: it has no answer to falsify")
-        record = self.app.falsify(node.cache_key, state, _arg(message, "reason", str))
+        reason = _arg(message, "reason", str)
+        node, shown = self._answered(message, "falsify")
+        record = self.app.falsify(node.cache_key, state, reason, revision=shown[0])
+        return self._state_answer(node, record)
+
+    def _restore(self, message: Mapping[str, Any]) -> JSON:
+        """Undo the falsification of the revision the turn showed (a new ``cache_state``
+        event: the store's chain is append-only), while no later answer replaced it."""
+        node, shown = self._answered(message, "restore")
+        record = self.app.restore(node.cache_key, shown[0])
+        return self._state_answer(node, record)
+
+    def _state_answer(self, node: Node, record: CacheRecord) -> JSON:
         return {
             "bates": node.bates,
             "cache_key": record.cache_key,
             "revision": record.revision,
             "state": record.state,
             "state_reason": record.state_reason,
+            "summary": node_summary(self.app.sessions_conn, node, self.sid, self.app.store_conn),
         }
 
     def _fork(self, message: Mapping[str, Any]) -> JSON:

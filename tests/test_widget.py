@@ -321,6 +321,7 @@ def test_expand_sends_children_only_when_the_hash_differs(
         "foreign": False,
         "n_children": 1,
         "cache_key": app.node(first).cache_key[:12],
+        "revision": 1,
         "support": "answered",  # the cited passage names everything the question does
     }
     held = {root: widget.root_hash} | {c["bates"]: c["subtree_hash"] for c in entry["children"]}
@@ -505,7 +506,7 @@ def test_an_answer_falsified_elsewhere_reaches_the_view_through_roots(
     assert "restated" not in head, "a first sync asks for nothing of the kind"
     app.falsify(app.node(first).cache_key, "stale", "another kernel found it wrong")
     again = view.request("roots", known={}, since=head["event_seq"], store_since=head["store_seq"])
-    assert again["restated"] == {app.node(first).cache_key[:12]: "stale"}
+    assert again["restated"] == {app.node(first).cache_key[:12]: {"1": "stale"}}
     unchanged = view.request(
         "roots", known={}, since=again["event_seq"], store_since=again["store_seq"]
     )
@@ -678,6 +679,79 @@ def test_falsify_without_a_reason_says_so_in_the_widgets_words(
     assert reply["ok"] is False and "say why the answer is wrong" in reply["error"]
     assert "--" not in reply["error"]
     assert app.record(app.node(first).cache_key).state == "ok"
+
+
+def _rows(view: View, widget: ForestWidget) -> dict[str, dict[str, Any]]:
+    top = view.request("expand", known={}, bates=[widget.root_bates])
+    return {c["bates"]: c["summary"] for c in top["nodes"][widget.root_bates]["children"]}
+
+
+def test_a_turn_keeps_the_state_of_the_revision_it_showed(
+    app: Arborist, view: View, widget: ForestWidget, session: tuple[str, list[str]]
+) -> None:
+    """Issue #25, point 6: a falsified answer asked again is revision 2; the turn that showed
+    revision 1 still shows it falsified (row and detail), and its Falsify acts on revision 1
+    (already failed), never on the new answer; the new turn shows revision 2, in service."""
+    first = session[1][0]
+    key = app.node(first).cache_key
+    view.request("falsify", bates=first, state="failed", reason="wrong artist")
+    again = app.ask_turn(QUESTIONS[0], sid=widget.sid, parent="root")
+    assert not again.result.hit and again.node.bates != first and again.node.cache_key == key
+    assert app.record(key).revision == 2 and app.record(key).state == "ok"
+    rows = _rows(view, widget)
+    assert (rows[first]["revision"], rows[first]["state"]) == (1, "failed")
+    assert rows[again.node.bates]["revision"] == 2 and "state" not in rows[again.node.bates]
+    old = view.request("body", bates=first)
+    assert (old["record"]["revision"], old["record"]["state"]) == (1, "failed")
+    assert old["summary"]["state"] == "failed"
+    assert old["latest_revision"] == {"revision": 2, "state": "ok"}
+    assert view.request("body", bates=again.node.bates)["record"]["revision"] == 2
+    refused = view.answer(
+        {"id": 1, "kind": "falsify", "bates": first, "state": "failed", "reason": "still wrong"}
+    )
+    assert refused["ok"] is False and "revision 1 is already failed" in refused["error"]
+    assert app.record(key).state == "ok", "the old turn's Falsify left revision 2 alone"
+    # The new turn's Falsify takes revision 2, and a roots delta tells each revision apart.
+    head = view.request("roots", known={}, since=None, store_since=None)
+    done = view.request("falsify", bates=again.node.bates, state="stale", reason="moved")
+    assert (done["revision"], done["summary"]["state"]) == (2, "stale")
+    delta = view.request("roots", known={}, since=head["event_seq"], store_since=head["store_seq"])
+    assert delta["restated"] == {key[:12]: {"1": "failed", "2": "stale"}}
+
+
+def test_a_falsification_can_be_undone_while_no_later_answer_replaced_it(
+    app: Arborist, view: View, widget: ForestWidget, session: tuple[str, list[str]]
+) -> None:
+    """Issue #25, point 7: undo is a new ``cache_state`` event putting the revision back in
+    service (the chain is append-only); it keeps both events, verifies, and is refused once
+    the question was answered again."""
+    first, second = session[1][:2]
+    key = app.node(first).cache_key
+    view.request("falsify", bates=first, state="failed", reason="wrong artist")
+    back = view.request("restore", bates=first)
+    assert (back["revision"], back["state"]) == (1, "ok")
+    assert back["state_reason"] == "falsification undone (was failed: wrong artist)"
+    assert "state" not in back["summary"]
+    assert app.record(key).state == "ok"
+    assert app.ask_turn(QUESTIONS[0], sid=widget.sid, parent="root").result.hit, "served again"
+    events = [
+        json.loads(body)["state"]
+        for (body,) in app.store_conn.execute(
+            "SELECT body FROM audit_events WHERE event_type = 'cache_state' ORDER BY seq"
+        )
+    ]
+    assert events == ["failed", "ok"], "the falsification stays in the record, and its undoing"
+    assert app.verify().ok
+    twice = view.answer({"id": 2, "kind": "restore", "bates": first})
+    assert twice["ok"] is False and "no falsification to undo" in twice["error"]
+    # Falsified, then answered again: revision 1 can no longer be put back.
+    key2 = app.node(second).cache_key
+    view.request("falsify", bates=second, state="failed", reason="wrong")
+    app.ask_turn(QUESTIONS[1], sid=widget.sid, parent=first)
+    late = view.answer({"id": 3, "kind": "restore", "bates": second})
+    assert late["ok"] is False and "revision 2 has answered the question since" in late["error"]
+    assert app.record(key2, revision=1).state == "failed"
+    assert app.verify().ok
 
 
 # --- forks ------------------------------------------------------------------------------------

@@ -10,6 +10,13 @@ import { jsonBytes } from "./text.js";
 /** How long a request may wait for the kernel before the UI reports it. */
 export const REQUEST_TIMEOUT_MS = 15_000;
 
+/** How long a probe of the link (after a request timed out on an idle kernel) may wait. */
+export const PROBE_TIMEOUT_MS = 3_000;
+
+/** What a view says once its link to the kernel is gone, and how to get it back. */
+export const LINK_CLOSED =
+  "the link to the kernel closed: re-run the cell that shows this widget (%arborist) to reconnect";
+
 /** A request the kernel refused or never answered; `message` is one line for the UI. */
 export class RequestError extends Error {
   /**
@@ -48,6 +55,17 @@ export class Requester {
     /** What this view's traffic cost: counted both ways (bench/widget.py reads it). */
     this.stats = { requests: 0, requestBytes: 0, replies: 0, replyBytes: 0 };
     this.closed = false;
+    /** Why the link to the kernel is gone (every request then fails at once), or null. */
+    this.linkClosed = null;
+    /**
+     * Asked when a request times out: what the link's state says, `{closed, text}` or null
+     * (the view reads the kernel's status; see {@link ForestView#diagnose}).
+     *
+     * @type {(() => Promise<{closed: boolean, text: string}|null>)|null}
+     */
+    this.diagnose = null;
+    /** @type {(() => void)|null} told once when the link is found closed */
+    this.onLinkClosed = null;
     /** @type {((stats: object) => void)|null} called after every request and reply */
     this.onTraffic = null;
     this.handler = (message) => this.receive(message);
@@ -61,22 +79,25 @@ export class Requester {
    * @param {object} [args]
    * @returns {{id: string, promise: Promise<any>}}
    */
-  send(kind, args = {}) {
+  send(kind, args = {}, { timeoutMs = this.timeoutMs, probe = false } = {}) {
     const id = `${this.prefix}-${++this.counter}`;
     const promise = new Promise((resolve, reject) => {
       if (this.closed) {
         reject(new RequestError("the view is closed", kind));
         return;
       }
+      if (this.linkClosed) {
+        reject(new RequestError(`${kind}: ${this.linkClosed}`, kind));
+        return;
+      }
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(
-          new RequestError(
-            `${kind}: no answer from the kernel after ${Math.round(this.timeoutMs / 1000)} s (is it busy or stopped?)`,
-            kind,
-          ),
-        );
-      }, this.timeoutMs);
+        if (probe) {
+          reject(new RequestError(`${kind}: no answer`, kind));
+          return;
+        }
+        this.timedOut(kind).then((text) => reject(new RequestError(text, kind)));
+      }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer, kind });
       this.stats.requests++;
       try {
@@ -91,6 +112,59 @@ export class Requester {
       }
     });
     return { id, promise };
+  }
+
+  /**
+   * What to say of a request the kernel did not answer in time: a closed link (then every
+   * later request fails at once with the same words), a busy kernel, or not known.
+   *
+   * @param {string} kind
+   * @returns {Promise<string>}
+   */
+  async timedOut(kind) {
+    const waited = `${kind}: no answer from the kernel after ${Math.round(this.timeoutMs / 1000)} s`;
+    let link = null;
+    try {
+      link = this.linkClosed ? { closed: true, text: this.linkClosed } : await this.diagnose?.();
+    } catch {
+      link = null;
+    }
+    if (link?.closed) {
+      this.closeLink(link.text);
+      return `${kind}: ${link.text}`;
+    }
+    return link?.text ? `${waited} (${link.text})` : `${waited} (is it busy or stopped?)`;
+  }
+
+  /**
+   * The link to the kernel is gone: fail every pending and later request with `text`.
+   *
+   * @param {string} text
+   */
+  closeLink(text) {
+    if (this.linkClosed) return;
+    this.linkClosed = text;
+    for (const [id, waiting] of this.pending) {
+      clearTimeout(waiting.timer);
+      waiting.reject(new RequestError(`${waiting.kind}: ${text}`, waiting.kind));
+      this.pending.delete(id);
+    }
+    this.onLinkClosed?.();
+  }
+
+  /**
+   * Whether the kernel answers a cheap request within `ms`.
+   *
+   * @param {number} [ms]
+   * @returns {Promise<boolean>}
+   */
+  async ping(ms = PROBE_TIMEOUT_MS) {
+    try {
+      await this.send("poll", { grafts: [] }, { timeoutMs: ms, probe: true }).promise;
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /**

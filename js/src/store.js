@@ -163,7 +163,7 @@ export class ForestStore {
     this.turns = r.turns ?? this.turns;
     this.eventSeq = r.event_seq ?? this.eventSeq;
     // Answers falsified or marked stale since (changing no hash): their rows show it now.
-    for (const [prefix, state] of Object.entries(r.restated ?? {})) this.restate(prefix, state);
+    for (const [prefix, states] of Object.entries(r.restated ?? {})) this.restate(prefix, states);
     if (r.store_seq !== undefined && r.store_seq !== this.storeSeq) {
       // A record changed state (falsified, evicted, rehydrated): bodies hold records.
       if (this.storeSeq !== null) this.invalidateBodies();
@@ -427,18 +427,21 @@ export class ForestStore {
   }
 
   /**
-   * Every held row whose answer is `cacheKey` now shows `state` (a falsify changes no
-   * hash, so no walk would bring it); `ok` shows nothing.
+   * Every held row whose answer is `cacheKey` shows the state of the revision it showed
+   * (a falsify changes no hash, so no walk would bring it); `ok` shows nothing. A later
+   * revision's state never reaches a row that showed an earlier one.
    *
    * @param {string} cacheKey the full key, or the prefix a summary carries
-   * @param {string} state
+   * @param {Record<string, string>} states revision -> state now
    */
-  restate(cacheKey, state) {
+  restate(cacheKey, states) {
     for (const node of this.nodes.values()) {
-      if (node.summary && cacheKey.startsWith(node.summary.cache_key ?? "\u0000")) {
-        const { state: _was, ...rest } = node.summary;
-        node.summary = state === "ok" ? rest : { ...rest, state };
-      }
+      const summary = node.summary;
+      if (!summary || !cacheKey.startsWith(summary.cache_key ?? "\u0000")) continue;
+      const state = states[String(summary.revision)];
+      if (state === undefined) continue;
+      const { state: _was, ...rest } = summary;
+      node.summary = state === "ok" ? rest : { ...rest, state };
     }
   }
 

@@ -10,7 +10,7 @@
 import { append, makeH, onEnter } from "./dom.js";
 import { navigate } from "./keyboard.js";
 import { proofVerdict, verifyEvidence } from "./proofs.js";
-import { REQUEST_TIMEOUT_MS, Requester } from "./requests.js";
+import { LINK_CLOSED, REQUEST_TIMEOUT_MS, Requester } from "./requests.js";
 import { ForestStore } from "./store.js";
 import { markedParts, shortBates, shortSid } from "./text.js";
 import {
@@ -52,6 +52,8 @@ export class ForestView {
     this.doc = el.ownerDocument ?? globalThis.document;
     this.h = makeH(this.doc);
     this.requester = new Requester(model, { timeoutMs });
+    this.requester.diagnose = () => this.diagnose();
+    this.requester.onLinkClosed = () => this.linkLost();
     this.store = new ForestStore((kind, args) => this.requester.request(kind, args));
     this.selected = null;
     this.focusBates = null;
@@ -91,10 +93,12 @@ export class ForestView {
     // What an action said (labelled, falsified, an error): it stays until dismissed or the
     // next action speaks, where the status line beside the title is the sync's to rewrite.
     this.noticeText = h("span", { class: "arb-notice-text" });
+    this.noticeAction = h("button", { type: "button", class: "arb-button arb-notice-action", hidden: true });
     this.noticeEl = h(
       "div",
       { class: "arb-notice", hidden: true, attrs: { role: "status", "aria-live": "polite", "aria-label": "Notice" } },
       this.noticeText,
+      this.noticeAction,
       h("button", {
         type: "button",
         class: "arb-button arb-dismiss",
@@ -226,6 +230,8 @@ export class ForestView {
       if (bates && bates !== this.selected) this.select(bates);
     });
     this.listen("change:poll_ms", () => this.startPolling());
+    // The widget framework says when the comm closes (the kernel closed the widget or went).
+    this.listen("comm:close", () => this.requester.closeLink(LINK_CLOSED));
     this.listen("change:title", () => {
       this.titleEl.textContent = this.model.get("title") || this.model.get("sid");
     });
@@ -239,6 +245,37 @@ export class ForestView {
     });
     this.startPolling();
     return () => this.destroy();
+  }
+
+  /**
+   * Why a request went unanswered, from the kernel's own state as the page knows it: a
+   * kernel that is gone, one that is busy (a running cell: widget messages wait for it),
+   * or one that is idle yet silent, which is a closed link when a short probe confirms it.
+   *
+   * @returns {Promise<{closed: boolean, text: string}|null>}
+   */
+  async diagnose() {
+    const kernel = this.model.widget_manager?.kernel;
+    if (kernel) {
+      if (kernel.isDisposed || kernel.status === "dead" || kernel.connectionStatus === "disconnected") {
+        return { closed: true, text: "the kernel stopped or is disconnected: start it again, then re-run the cell that shows this widget (%arborist)" };
+      }
+      if (kernel.status === "busy") return { closed: false, text: "the kernel is busy running a cell: the widget is answered once it is done" };
+      if (kernel.status === "restarting" || kernel.status === "autorestarting") {
+        return { closed: true, text: "the kernel restarted: re-run the cell that shows this widget (%arborist)" };
+      }
+    }
+    return (await this.requester.ping()) ? null : { closed: true, text: LINK_CLOSED };
+  }
+
+  /** The link to the kernel is gone: say so where the status is, and stop asking. */
+  linkLost() {
+    if (this.destroyed) return;
+    if (this.pollTimer !== null) clearInterval(this.pollTimer);
+    this.pollTimer = null;
+    this.rootEl.setAttribute("data-link", "closed");
+    this.setStatus("error", this.requester.linkClosed ?? LINK_CLOSED);
+    this.notify("error", this.requester.linkClosed ?? LINK_CLOSED);
   }
 
   destroy() {
@@ -264,17 +301,25 @@ export class ForestView {
    *
    * @param {"ok"|"error"} state
    * @param {string} text
+   * @param {{text: string, label: string, run: () => void}} [action] a button beside the
+   *   text (undo what was just done)
    */
-  notify(state, text) {
+  notify(state, text, action) {
     this.noticeEl.hidden = false;
     this.noticeEl.setAttribute("data-notice", state);
     this.noticeText.textContent = text;
+    this.noticeAction.hidden = !action;
+    this.noticeAction.textContent = action?.text ?? "";
+    this.noticeAction.setAttribute("aria-label", action?.label ?? "");
+    this.noticeAction.onclick = action ? () => action.run() : null;
   }
 
   dismiss() {
     this.noticeEl.hidden = true;
     this.noticeEl.setAttribute("data-notice", "");
     this.noticeText.textContent = "";
+    this.noticeAction.hidden = true;
+    this.noticeAction.onclick = null;
   }
 
   /**
@@ -875,6 +920,18 @@ export class ForestView {
   }
 
   /**
+   * Whether the turn's falsified revision can be put back in service: only while no
+   * later revision answered the question (the kernel checks it again).
+   *
+   * @param {any} body
+   * @returns {boolean}
+   */
+  static canRestore(body) {
+    const record = body.record;
+    return Boolean(record && record.state !== "ok" && body.latest_revision?.revision === record.revision);
+  }
+
+  /**
    * The actions on a turn: ask under it, make it the kernel's current turn,
    * label it, falsify its answer.
    *
@@ -982,34 +1039,79 @@ export class ForestView {
       { class: "arb-input", disabled: Boolean(why), attrs: { "aria-label": "Falsify as" } },
       FALSIFY_STATES.map((state) => h("option", { value: state, text: state })),
     );
+    const row = h("div", { class: "arb-action", dataset: { falsify: why ? "done" : "ready" } });
+    const ask = () => {
+      if (!why) this.confirmFalsify(body, row, stateSelect.value, reasonInput.value);
+    };
     const reasonInput = h("input", {
       type: "text",
       class: "arb-input",
       disabled: Boolean(why),
       placeholder: "why is this answer wrong?",
       attrs: { "aria-label": "Falsification reason" },
-      on: onEnter(() => {
-        if (!why) this.falsify(body.bates, stateSelect.value, reasonInput.value);
-      }),
+      on: onEnter(ask),
     });
-    return h(
-      "div",
-      { class: "arb-action" },
+    const record = body.record;
+    const later = record && body.latest_revision && body.latest_revision.revision !== record.revision
+      ? `revision ${body.latest_revision.revision} has answered the question since (${body.latest_revision.state})`
+      : null;
+    append(this.doc, row, [
       stateSelect,
       reasonInput,
-      this.button("Falsify", "Falsify answer", "falsify", () => this.falsify(body.bates, stateSelect.value, reasonInput.value), {
+      this.button("Falsify", "Falsify answer", "falsify", ask, {
         disabled: Boolean(why),
-        title: why ? `cannot falsify: ${why}` : "take this cached answer out of service",
+        title: why ? `cannot falsify: ${why}` : "take this cached answer out of service (you confirm first)",
       }),
       why
         ? h("span", {
             class: "arb-why arb-state-text",
             attrs: { "aria-label": "Falsification state" },
-            dataset: { state: body.record?.state ?? "none" },
+            dataset: { state: record?.state ?? "none" },
             text: why,
           })
         : null,
+      ForestView.canRestore(body)
+        ? this.button("Undo falsification", "Undo falsification", "restore", () => this.restore(body.bates), {
+            title: "put this revision back in service (recorded as one more event; the falsification stays in the record)",
+          })
+        : null,
+      later ? h("span", { class: "arb-why", attrs: { "aria-label": "Later revision" }, text: later }) : null,
+    ]);
+    return row;
+  }
+
+  /**
+   * Ask before falsifying, in the pane (never a browser dialog): the row becomes a
+   * question with a confirm and a cancel button.
+   *
+   * @param {any} body
+   * @param {HTMLElement} row
+   * @param {string} state
+   * @param {string} reason
+   */
+  confirmFalsify(body, row, state, reason) {
+    const h = this.h;
+    if (!reason.trim()) {
+      this.falsify(body.bates, state, reason); // the kernel says why it cannot, in words
+      return;
+    }
+    const name = shortBates(body.bates, body.foreign);
+    const revision = body.record?.revision;
+    const kept = [...row.childNodes];
+    const cancel = () => {
+      row.replaceChildren(...kept);
+      row.setAttribute("data-falsify", "ready");
+    };
+    row.setAttribute("data-falsify", "confirm");
+    row.replaceChildren(
+      h("span", {
+        class: "arb-confirm-text",
+        text: `Mark the answer of ${name}${revision ? ` (revision ${revision})` : ""} ${state} because “${reason.trim()}”? It will not be served again; you can undo this until the question is answered again.`,
+      }),
+      this.button("Falsify", "Confirm falsify", "confirm-falsify", () => this.falsify(body.bates, state, reason)),
+      this.button("Cancel", "Cancel falsify", "cancel-falsify", cancel),
     );
+    row.querySelector("[data-action=confirm-falsify]")?.focus();
   }
 
   // --- actions -----------------------------------------------------------
@@ -1077,14 +1179,38 @@ export class ForestView {
   async falsify(bates, state, reason) {
     try {
       const result = await this.requester.request("falsify", { bates, state, reason });
-      this.store.invalidateBodies();
-      this.store.restate(result.cache_key, result.state);
+      this.store.updateSummary(result.bates, result.summary);
+      this.store.restate(result.cache_key, { [result.revision]: result.state });
       this.renderTree();
       const name = shortBates(bates, this.store.nodes.get(bates)?.summary?.foreign ?? false);
-      this.notify("ok", `the answer of ${name} is now ${result.state}: it will not be served again`);
+      this.notify("ok", `the answer of ${name} (revision ${result.revision}) is now ${result.state}: it will not be served again`, {
+        text: "Undo",
+        label: "Undo falsification",
+        run: () => this.restore(bates),
+      });
       this.showDetail(bates, { reveal: false });
     } catch (error) {
       this.fail(error, "falsify");
+    }
+  }
+
+  /**
+   * Undo a falsification: the kernel records one more state event (the store's record
+   * is append-only) when no later revision replaced the answer.
+   *
+   * @param {string} bates
+   */
+  async restore(bates) {
+    try {
+      const result = await this.requester.request("restore", { bates });
+      this.store.updateSummary(result.bates, result.summary);
+      this.store.restate(result.cache_key, { [result.revision]: result.state });
+      this.renderTree();
+      const name = shortBates(bates, this.store.nodes.get(bates)?.summary?.foreign ?? false);
+      this.notify("ok", `falsification undone: the answer of ${name} (revision ${result.revision}) is in service again (both events stay in the record)`);
+      this.showDetail(bates, { reveal: false });
+    } catch (error) {
+      this.fail(error, "undo");
     }
   }
 

@@ -22,7 +22,7 @@ import { supportBadge } from "../src/detail.js";
 import { makeH } from "../src/dom.js";
 import { navigate } from "../src/keyboard.js";
 import { proofVerdict, verifyEvidence } from "../src/proofs.js";
-import { RequestError, Requester } from "../src/requests.js";
+import { LINK_CLOSED, RequestError, Requester } from "../src/requests.js";
 import { ForestStore } from "../src/store.js";
 import { jsonBytes, nodeName, splitCitations } from "../src/text.js";
 import { ForestView } from "../src/view.js";
@@ -120,6 +120,7 @@ class FakeKernel {
       foreign: node.sid !== this.sid,
       n_children: this.children(node.bates).length,
       cache_key: "ab".repeat(6),
+      revision: node.revision ?? 1,
     };
   }
 
@@ -433,6 +434,37 @@ describe("Requester", () => {
     requester.close();
   });
 
+  test("a closed link says so and how to recover, and every later request fails at once", async () => {
+    const model = new FakeModel();
+    const requester = new Requester(model, { timeoutMs: 20 });
+    let told = 0;
+    requester.onLinkClosed = () => told++;
+    requester.diagnose = async () => ((await requester.ping(20)) ? null : { closed: true, text: LINK_CLOSED });
+    await assert.rejects(requester.request("roots"), (error) => error.message === `roots: ${LINK_CLOSED}`);
+    assert.match(LINK_CLOSED, /link to the kernel closed: re-run the cell/);
+    const sent = model.sent.length;
+    await assert.rejects(requester.request("poll"), /poll: the link to the kernel closed/);
+    assert.equal(model.sent.length, sent, "nothing more is sent down a closed link");
+    assert.equal(told, 1);
+    requester.close();
+  });
+
+  test("a busy kernel is not a closed link; a kernel that answers the probe neither", async () => {
+    const model = new FakeModel();
+    const requester = new Requester(model, { timeoutMs: 20 });
+    requester.diagnose = async () => ({ closed: false, text: "the kernel is busy running a cell" });
+    await assert.rejects(requester.request("roots"), /no answer from the kernel after 0 s \(the kernel is busy running a cell\)/);
+    requester.diagnose = async () => ((await requester.ping(200)) ? null : { closed: true, text: LINK_CLOSED });
+    const slow = requester.request("expand");
+    setTimeout(() => {
+      const probe = model.sent.find((m) => m.kind === "poll");
+      model.emit("msg:custom", { id: probe.id, ok: true, result: {} });
+    }, 40);
+    await assert.rejects(slow, /is it busy or stopped/);
+    assert.equal(requester.linkClosed, null);
+    requester.close();
+  });
+
   test("events go to listeners; anywidget's own messages are ignored", () => {
     const model = new FakeModel();
     const requester = new Requester(model);
@@ -707,10 +739,14 @@ describe("the sync walk", () => {
     const sent = kernel.log.at(-2).args; // the first sync's roots request
     assert.ok("store_since" in sent, "roots says which store head the view saw");
     const answer = await kernel.answer("roots", { known: {}, since: store.eventSeq });
-    store.applyRoots({ ...answer, restated: { ["ab".repeat(6)]: "stale" } });
+    store.applyRoots({ ...answer, restated: { ["ab".repeat(6)]: { 1: "stale" } } });
     assert.equal(store.nodes.get(leaves[0]).summary.state, "stale");
-    store.applyRoots({ ...answer, restated: { ["ab".repeat(6)]: "ok" } });
+    store.applyRoots({ ...answer, restated: { ["ab".repeat(6)]: { 1: "ok" } } });
     assert.equal("state" in store.nodes.get(leaves[0]).summary, false, "ok shows nothing");
+    // A row that showed revision 1 keeps its state when revision 2 of the key changes.
+    store.applyRoots({ ...answer, restated: { ["ab".repeat(6)]: { 1: "failed" } } });
+    store.applyRoots({ ...answer, restated: { ["ab".repeat(6)]: { 2: "ok" } } });
+    assert.equal(store.nodes.get(leaves[0]).summary.state, "failed", "revision 2 is not this row's");
   });
 
   test("syncs requested during a sync share it and run once more after it", async () => {

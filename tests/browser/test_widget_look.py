@@ -191,6 +191,7 @@ def test_the_widget_reads_well_in_every_jupyterlab_theme(lab: Lab) -> None:
     shoot(forest, "lab-citation-open")
     detail.get_by_label("Falsification reason").fill("the median of an empty list raises")
     detail.get_by_role("button", name="Falsify answer").click()
+    detail.get_by_role("button", name="Confirm falsify").click()
     falsified = forest.locator(f"[role='treeitem'][data-bates='{turns[0]}']")
     expect(falsified, "the row shows the answer is out of service").to_have_attribute(
         "data-state", "failed", timeout=RENDER_MS
