@@ -328,6 +328,12 @@ export class ForestView {
    */
   fail(error, what = "") {
     if (this.destroyed) return;
+    if (this.requester.linkClosed) {
+      // One message for the one cause, said where the status is and in the notice.
+      this.setStatus("error", this.requester.linkClosed);
+      if (what && what !== "sync" && what !== "poll") this.notify("error", `${what}: ${this.requester.linkClosed}`);
+      return;
+    }
     const text = error?.message ?? String(error);
     this.setStatus("error", what ? `${what}: ${text}` : text);
     if (what && what !== "sync") this.notify("error", `${what}: ${text}`);

@@ -1,0 +1,45 @@
+"""The forest widget when its link to the kernel is gone, in a real JupyterLab (issue #25,
+point 9): the kernel forgets the widget's comm without a word (as when the comm is closed
+behind the page's back), the page's next request goes unanswered by an idle kernel, and
+the widget says the link closed and how to recover, not "is it busy or stopped?"."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import Lab, shoot
+from tests.browser.test_lab import forest_in
+
+pytestmark = pytest.mark.browser
+
+# A request waits 15 s, then a 3 s probe: the verdict comes within about 20 s.
+LINK_MS = 40_000
+
+CELLS = [
+    "w = %arborist\nw",
+    # The kernel drops the comm from its manager: the page's messages now go nowhere.
+    "get_ipython().kernel.comm_manager.comms.pop(w.comm.comm_id) is not None",
+]
+
+
+def test_a_closed_link_says_so_and_how_to_recover(lab: Lab) -> None:
+    lab.open(lab.server.write_notebook("link.ipynb", CELLS))
+    lab.run_all(2)
+    forest, _tree = forest_in(lab, 1)
+    lab.run(2)
+    forest.get_by_role("button", name="Refresh tree").click()
+    expect(forest, "the view finds the link closed").to_have_attribute(
+        "data-link", "closed", timeout=LINK_MS
+    )
+    status = forest.get_by_role("status", name="Status")
+    expect(status).to_contain_text("the link to the kernel closed: re-run the cell")
+    expect(status).not_to_contain_text("is it busy or stopped")
+    notice = forest.get_by_role("status", name="Notice")
+    expect(notice).to_contain_text("re-run the cell that shows this widget")
+    shoot(forest, "lab-link-closed")
+    # Re-running the cell gives a live widget again.
+    lab.run(1)
+    fresh, _tree = forest_in(lab, 1)
+    expect(fresh).not_to_have_attribute("data-link", "closed")
+    lab.guard.assert_clean()
