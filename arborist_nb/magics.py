@@ -108,6 +108,12 @@ class ArboristMagics(Magics):
         )
         """This kernel's session and default model, shared with the subcommands."""
         self.widgets: list[Any] = []
+        """The widgets this kernel showed and still holds open (see :meth:`_refresh_widgets`)."""
+        self._widget_cells: dict[str, Any] = {}
+        """The widget each cell showed last, by the front end's cell id: a re-run replaces it."""
+        self._continued = False
+        """Whether this kernel looked for its notebook's session yet (once: after ``%arborist
+        session new`` a kernel starts a new one, as asked)."""
         self.moved = False
         """Set by ``%arborist cd``/``back``: the next ``%%ask`` lands where the user moved."""
 
@@ -124,7 +130,33 @@ class ArboristMagics(Magics):
     # --- helpers -----------------------------------------------------------------------------
 
     def _session(self) -> str:
+        self._continue()
         return self.desk.session()
+
+    def _continue(self) -> None:
+        """On a kernel's first need of a session: continue its notebook's own, the latest
+        session named after the notebook file (what a session this kernel starts is called,
+        :meth:`_session_label`), so Restart & Run All goes on where the notebook left off
+        instead of starting a session each time. Said in one line, with how to start anew.
+        A notebook whose name the front end does not tell starts its own session."""
+        if self._continued or self.desk.sid is not None:
+            return
+        self._continued = True
+        name = self._notebook_name()
+        if name is None:
+            return
+        mine = [(s, n) for s, n in self.app.sessions() if s.label == name]
+        if not mine:
+            return
+        session, turns = max(mine, key=lambda found: (found[0].updated_at, found[0].created_at))
+        self.desk.sid = session.sid
+        print(
+            inert(
+                f"continuing this notebook's session {session.sid} ({name}, {turns} "
+                f"turn{'' if turns == 1 else 's'}); %arborist session new starts a new one",
+                one_line=True,
+            )
+        )
 
     def _run(self, call: Callable[[], Any]) -> Any:
         try:
@@ -135,6 +167,9 @@ class ArboristMagics(Magics):
             raise UsageError(inert(str(exc), one_line=True)) from None
 
     def _refresh_widgets(self) -> None:
+        """Refresh the widgets still open; a closed one (its comm gone: closed by the kernel
+        or the front end, or replaced by a re-run of its cell) is dropped, never refreshed."""
+        self.widgets = [w for w in self.widgets if getattr(w, "comm", None) is not None]
         for widget in self.widgets:
             widget.refresh()
 
@@ -255,8 +290,12 @@ class ArboristMagics(Magics):
         """What a session this kernel starts is called: its notebook's file name when the
         front end tells (the name only: the folders above it may name a person), else
         ``notebook``."""
+        return self._notebook_name() or "notebook"
+
+    def _notebook_name(self) -> str | None:
+        """The notebook's file name when the front end tells it, else None."""
         name = Path(self._notebook_path() or "").name
-        return name if name and name.isprintable() and len(name) <= 200 else "notebook"
+        return name if name and name.isprintable() and len(name) <= 200 else None
 
     def _notebook_path(self) -> str | None:
         """This notebook's path when the frontend tells the kernel (VS Code, Jupyter Server 2);
@@ -288,14 +327,31 @@ class ArboristMagics(Magics):
             raise UsageError(f"cannot parse the arguments: {exc}") from None
         if not words:
             return self._widget()
+        self._continue()
         return self._show(self._run(lambda: self.desk.run(words)))
 
     def _widget(self) -> Any:
         from arborist_nb.widget import ForestWidget  # noqa: PLC0415 - loads the JS bundle
 
         widget = ForestWidget(app=self.app, sid=self._session())
+        cell = self._cell_id()
+        if cell is not None:
+            # The cell's output is replaced: the widget it showed before is shown nowhere.
+            replaced = self._widget_cells.get(cell)
+            if replaced is not None:
+                replaced.close()
+            self._widget_cells[cell] = widget
+        self.widgets = [w for w in self.widgets if getattr(w, "comm", None) is not None]
         self.widgets.append(widget)
         return widget
+
+    def _cell_id(self) -> str | None:
+        """The running cell's id when the front end sends it (JupyterLab, Notebook 7 and VS
+        Code put ``cellId`` in the request's metadata), else None."""
+        header = getattr(self.shell, "parent_header", None)
+        metadata = header.get("metadata") if isinstance(header, dict) else None
+        cell = metadata.get("cellId") if isinstance(metadata, dict) else None
+        return cell if isinstance(cell, str) and cell else None
 
     def _show(self, outcome: Outcome) -> Any:
         """Print what a subcommand shows (inert), apply what it did; a failed check is

@@ -536,3 +536,68 @@ def test_a_kernels_session_is_named_after_its_notebook_file_only(
     assert answer.app is not None
     session = answer.app.session(answer.node.sid)
     assert session.label == "quokka notes.ipynb", "the name, never the folders above it"
+
+
+def _restart(ip: InteractiveShell) -> None:
+    """What a kernel restart does to the magics: a new instance, with no session yet."""
+    ip.run_line_magic("unload_ext", "arborist_nb")
+    assert ip.run_cell("%load_ext arborist_nb").success
+
+
+def test_a_restarted_kernel_continues_its_notebooks_session(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #25, point 8: Restart & Run All goes on in the notebook's own session (the
+    latest named after the notebook file), says so in one line, and ``session new`` still
+    starts a new one; a notebook whose name is unknown starts its own each time."""
+    monkeypatch.setenv("JPY_SESSION_NAME", "/home/ada/work/quokka.ipynb")
+    first = ask(shell, "Who created Spider-Man?").node.sid
+    _restart(shell)
+    with capture_output() as captured:
+        again = ask(shell, "Who created Spider-Man?")
+    assert again.node.sid == first, "the same notebook, the same session"
+    said = captured.stdout.strip()
+    assert said == (
+        f"continuing this notebook's session {first} (quokka.ipynb, 1 turn); "
+        "%arborist session new starts a new one"
+    )
+    with capture_output() as quiet:
+        ask(shell, "Who created Spider-Man?")
+    assert "continuing" not in quiet.stdout, "said once per kernel"
+    shell.run_line_magic("arborist", "session new")
+    fresh = ask(shell, "Who created Spider-Man?").node.sid
+    assert fresh != first, "session new is obeyed, never taken back"
+    _restart(shell)
+    assert ask(shell, "Who created Spider-Man?").node.sid == fresh, "the latest of its sessions"
+    _restart(shell)
+    shell.run_line_magic("arborist", "cd root")  # a command needing a session continues too
+    assert shell.magics_manager.registry["ArboristMagics"].sid == fresh
+    monkeypatch.delenv("JPY_SESSION_NAME")
+    _restart(shell)
+    unnamed = ask(shell, "Who created Spider-Man?").node.sid
+    _restart(shell)
+    assert ask(shell, "Who created Spider-Man?").node.sid not in (unnamed, first, fresh)
+
+
+def test_only_widgets_still_shown_are_refreshed(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #25, point 8: a cell run again replaces the widget it showed (closed, dropped),
+    a widget closed elsewhere is dropped, and an ask refreshes only those left."""
+    magics = shell.magics_manager.registry["ArboristMagics"]
+    monkeypatch.setattr(shell, "parent_header", {"metadata": {"cellId": "cell-a"}}, raising=False)
+    shown = [shell.run_line_magic("arborist", "") for _ in range(3)]
+    assert magics.widgets == [shown[2]], "one cell, one widget: the last it showed"
+    assert shown[0].comm is None and shown[1].comm is None, "the replaced ones are closed"
+    monkeypatch.setattr(shell, "parent_header", {"metadata": {"cellId": "cell-b"}})
+    other = shell.run_line_magic("arborist", "")
+    closed = shell.run_line_magic("arborist", "")  # cell-b again: replaces `other`
+    assert magics.widgets == [shown[2], closed]
+    assert other.comm is None
+    closed.close()  # closed by the front end or the user
+    refreshed: list[object] = []
+    for widget in (*shown, other, closed):
+        monkeypatch.setattr(widget, "refresh", lambda w=widget: refreshed.append(w))
+    ask(shell, "Who created Spider-Man?")
+    assert refreshed == [shown[2]], "only the widget still shown"
+    assert magics.widgets == [shown[2]]
