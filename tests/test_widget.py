@@ -928,3 +928,24 @@ def test_messages_that_are_not_requests_are_ignored(view: View, widget: ForestWi
     for message in ("roots", ["roots"], {"kind": "anywidget-command", "id": 1, "name": "x"}):
         widget._handle_custom_msg(message, [])
     assert view.sent == []
+
+
+def test_a_search_hit_in_the_cited_titles_shows_titles_not_a_json_list(
+    app: Arborist, view: View, widget: ForestWidget, tmp_path: Path
+) -> None:
+    """Issue #25, point 11: the snippet of a turn found by its cited titles reads as the
+    titles (marks kept), never as the stored JSON list."""
+    (tmp_path / "quokka.md").write_text(
+        '# Quokka "almanac" notes\n\nThe quokka smiles at visitors on Rottnest Island.\n',
+        encoding="utf-8",
+    )
+    app.ingest([str(tmp_path / "quokka.md")])
+    turn = app.ask_turn("Who smiles at visitors?", sid=widget.sid)
+    assert 'Quokka "almanac" notes' in turn.node.cited_titles
+    [hit] = view.request("find", query="almanac")["hits"]
+    assert hit["bates"] == turn.node.bates
+    assert "«almanac»" in hit["snippet"]
+    assert not any(c in hit["snippet"] for c in "[]\\"), hit["snippet"]
+    assert hit["snippet"].startswith('Quokka "«almanac»" notes'), hit["snippet"]
+    [answer_hit] = view.request("find", query="visitors")["hits"]
+    assert "«visitors»" in answer_hit["snippet"] and '"' not in answer_hit["snippet"]

@@ -579,12 +579,24 @@ def find(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[FindH
     hits = []
     for (rowid,) in ranked:
         row = conn.execute(
-            f"SELECT {_NODE_COLUMNS}, snippet(nodes_fts, -1, '«', '»', '…', 12) "
+            f"SELECT {_NODE_COLUMNS}, snippet(nodes_fts, -1, '«', '»', '…', 12), "
+            "snippet(nodes_fts, 2, '«', '»', '…', 12) "
             "FROM nodes_fts JOIN nodes AS n ON n.id = nodes_fts.rowid "
             "LEFT JOIN node_links AS l ON l.id = n.id "
             "WHERE nodes_fts MATCH ? AND nodes_fts.rowid = ?",
             (match, rowid),
         ).fetchone()
         if row is not None:
-            hits.append(FindHit(_node(row[:15]), row[15]))
+            best, in_titles = row[15], row[16]
+            hits.append(FindHit(_node(row[:15]), _titles(best) if best == in_titles else best))
     return hits
+
+
+def _titles(snippet: str) -> str:
+    """A snippet cut from the cited titles column (a JSON list) as the titles it lists,
+    ``json — «JSON» encoder and decoder · …``, never the list's brackets and quotes."""
+    lead, trail = snippet.startswith("…"), snippet.endswith("…")
+    core = snippet[1 if lead else 0 : len(snippet) - 1 if trail else len(snippet)].strip()
+    core = core.removeprefix("[").removesuffix("]").strip().removeprefix('"').removesuffix('"')
+    core = core.replace('", "', " · ").replace('\\"', '"').replace("\\\\", "\\")
+    return ("…" if lead else "") + core + ("…" if trail else "")
