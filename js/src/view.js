@@ -825,14 +825,7 @@ export class ForestView {
             heading(`Evidence (${evidence.length})`),
             evidence.length ? list : h("p", { class: "arb-note", text: "No evidence." }),
             related.length ? [heading("Related sources"), relatedList(h, related)] : null,
-            record
-              ? null
-              : h("p", {
-                  class: "arb-note arb-state-text",
-                  attrs: { "aria-label": "Falsification state" },
-                  dataset: { state: "none" },
-                  text: body.record_error ?? "no record",
-                }),
+            // Without a record, the falsify row already says why (once, with its reason).
           ],
       proofSection(h, body, copy),
     ]);

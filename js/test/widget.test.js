@@ -253,6 +253,7 @@ class FakeKernel {
           created_at: "2026-01-01T00:00:00.000000Z",
           label: node.label,
           record: node.record ?? null,
+          record_error: node.recordError ?? null,
           served: node.seq === 0 ? null : "miss",
           first_answered: null,
         };
@@ -1219,6 +1220,25 @@ describe("notices", () => {
     assert.match(notice.textContent, /^#1 is now the current turn/, "a sync does not overwrite it");
     el.byAttr("aria-label", "Dismiss notice")[0].dispatch("click");
     assert.equal(notice.hidden, true);
+    cleanup();
+  });
+});
+
+describe("the detail of an imported turn", () => {
+  test("says once that this home's store does not hold its answer", async () => {
+    const kernel = new FakeKernel(SID);
+    const imported = kernel.add(SID, `${SID}-000000`, "imported question");
+    kernel.nodes.get(imported).recordError = "no cache record with key abababababab";
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const view = new ForestView(connect(kernel), el);
+    const cleanup = view.start();
+    await until(() => el.byAttr("data-ready", "true").length, "the tree");
+    await view.showDetail(imported, { reveal: false });
+    const detail = el.byAttr("aria-label", "Node detail")[0];
+    await until(() => detail.getAttribute("data-rendered") === imported, "the detail");
+    const said = detail.textContent.split("no cache record with key").length - 1;
+    assert.equal(said, 1, "one line says it, where Falsify would be");
     cleanup();
   });
 });
