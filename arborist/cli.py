@@ -1,21 +1,24 @@
-"""The ``arborist`` command: the group, its options, and one-line errors.
+"""The ``arborist`` command: its global options, one-line errors and exit codes.
 
 Every failure is one line on stderr: ``arborist: error: <what was wrong>``.
-Exit codes: 0 success, 1 a failed check or an arborist error, 2 bad
-arguments (usage): an argument that is not UTF-8 text among them. A foreign
-error that input or the machine can cause (a full disk, an I/O error, input
-nested too deeply) is one line as well (:func:`arborist.errors.foreign`). The subcommands live in :mod:`arborist.cli_commands`,
-imported only when one runs (or ``--help`` lists them): ``arborist
---version`` loads click and the version, not the services.
+Exit codes (README, "Command line"): 0 success; 1 a failed check or an arborist
+error, including what the machine or the network did (a full disk, an I/O error, a
+URL that cannot be fetched); 2 bad arguments: a command line that does not parse,
+or input that can never be valid (an argument that is not UTF-8 text among them).
+The commands are :mod:`arborist.commands`' table, the one the REPL and
+``%arborist`` run, loaded by :mod:`arborist.cli_commands` only when one runs:
+``arborist --version`` loads neither the table nor the services. ``cli`` is a click
+command only so that click's test runner can drive it; its words are parsed by the
+table's argparse parsers.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import signal
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, NoReturn
 
 import click
@@ -25,28 +28,16 @@ from arborist.errors import ArboristError, BadInput, foreign
 from arborist.safejson import check_word
 from arborist.terminal import inert
 
-__all__ = ["EXIT_FAILED", "EXIT_USAGE", "cli", "fail", "main"]
+__all__ = ["EXIT_FAILED", "EXIT_USAGE", "cli", "exit_code", "fail", "main"]
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 
-SUBCOMMANDS = {
-    "chain-check": "chain_check",
-    "ingest": "ingest",
-    "search": "search_command",
-    "evict": "evict_command",
-    "rehydrate": "rehydrate_command",
-    "derive": "derive_command",
-    "ask": "ask_command",
-    "related": "related_command",
-    "embed": "embed_command",
-    "session": "session_command",
-    "verify": "verify_command",
-    "stats": "stats_command",
-    "record": "record_group",
-    "providence": "providence_group",
-}
-"""Each subcommand's name and its click command in :mod:`arborist.cli_commands`."""
+USAGE = "usage: arborist [--home PATH] [--version] COMMAND ... (arborist help lists them)"
+
+
+class _GlobalUsage(BadInput):
+    """A global option that does not parse."""
 
 
 def fail(message: str, code: int) -> NoReturn:
@@ -55,25 +46,51 @@ def fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
-def _one_line(message: str) -> str:
-    return " ".join(message.split())
+def exit_code(exc: ArboristError) -> int:
+    """What an error exits with: 2 for bad arguments and input that can never be valid,
+    1 for everything else, a fetch that failed in the network included (the error is a
+    ``BadInput`` of the URL, but the same URL may be fetched a minute later)."""
+    if not isinstance(exc, BadInput):
+        return EXIT_FAILED
+    cause = exc.__cause__
+    while cause is not None:  # what the input was refused for, however often it was restated
+        if isinstance(cause, OSError) or any(
+            (kind.__module__, kind.__name__) in NETWORK for kind in type(cause).__mro__
+        ):
+            return EXIT_FAILED
+        cause = cause.__cause__
+    return EXIT_USAGE
 
 
-class ArboristGroup(click.Group):
-    """A click group whose errors are one line, whoever invokes it (shell or CliRunner),
-    and whose subcommands are imported when one is asked for."""
+NETWORK = {("httpx", "HTTPError"), ("httpcore", "NetworkError"), ("httpcore", "TimeoutException")}
+"""The errors that are the network's (a fetch that failed, not a bad argument); not
+``httpx.InvalidURL``, which is the argument's."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(SUBCOMMANDS)
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        attribute = SUBCOMMANDS.get(cmd_name)
-        if attribute is None:
-            return None
-        command: click.Command = getattr(
-            importlib.import_module("arborist.cli_commands"), attribute
-        )
-        return command
+def _globals(words: list[str]) -> tuple[str | None, list[str], str | None]:
+    """``--home PATH`` (else ``$ARBORIST_HOME``), the command's words, and what a global
+    flag asked for instead of a command (``version`` or ``help``)."""
+    home = os.environ.get("ARBORIST_HOME") or None
+    while words and words[0].startswith("-"):
+        word = words.pop(0)
+        if word in ("--version", "-V"):
+            return home, words, "version"
+        if word in ("-h", "--help"):
+            return home, words, "help"
+        if word == "--home" and words:
+            home = words.pop(0)
+        elif word.startswith("--home="):
+            home = word.split("=", 1)[1]
+        elif word == "--home":
+            raise _GlobalUsage(f"--home needs a PATH: {USAGE}")
+        else:
+            raise _GlobalUsage(f"no such option: {word}: {USAGE}")
+    return home, words, None
+
+
+class ArboristCommand(click.Command):
+    """The whole command line, parsed by the command table; errors are one line, whoever
+    invokes it (a shell or click's test runner)."""
 
     def main(
         self,
@@ -85,21 +102,10 @@ class ArboristGroup(click.Group):
     ) -> Any:
         words = list(sys.argv[1:] if args is None else args)
         try:
-            for number, word in enumerate(words, 1):
-                check_word(word, f"argument {number}")
-            result = super().main(words, prog_name, complete_var, standalone_mode=False, **extra)
-        except click.exceptions.NoArgsIsHelpError as exc:
-            click.echo(exc.ctx.get_help() if exc.ctx else "", err=True)
-            sys.exit(EXIT_USAGE)
-        except click.UsageError as exc:
-            fail(_one_line(exc.format_message()), EXIT_USAGE)
-        except click.ClickException as exc:
-            fail(_one_line(exc.format_message()), EXIT_FAILED)
-        except BadInput as exc:
-            fail(str(exc), EXIT_USAGE)
+            code = _run(words)
         except ArboristError as exc:
-            fail(str(exc), EXIT_FAILED)
-        except click.Abort:
+            fail(str(exc), exit_code(exc))
+        except KeyboardInterrupt:
             fail("aborted", EXIT_FAILED)
         except Exception as exc:  # a foreign error that input or the machine can cause
             translated = foreign(exc)
@@ -107,28 +113,28 @@ class ArboristGroup(click.Group):
                 raise
             fail(str(translated), EXIT_USAGE if isinstance(translated, BadInput) else EXIT_FAILED)
         if not standalone_mode:
-            return result
-        sys.exit(result if isinstance(result, int) else 0)
+            return code
+        sys.exit(code)
 
 
-@click.group(
-    cls=ArboristGroup,
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
+def _run(words: list[str]) -> int:
+    for number, word in enumerate(words, 1):
+        check_word(word, f"argument {number}")
+    home, rest, asked = _globals(words)
+    if asked == "version":
+        click.echo(f"arborist {__version__}")
+        return 0
+    runner = importlib.import_module("arborist.cli_commands")
+    if asked == "help" or not rest:  # no command at all: the help, as a usage error
+        click.echo(runner.group_help(), err=asked is None)
+        return 0 if asked else EXIT_USAGE
+    code: int = runner.run(home, rest)
+    return code
+
+
+cli = ArboristCommand(
+    "arborist", help="arborist: cited answers, a verifiable forest of turns, and their proofs."
 )
-@click.version_option(
-    __version__, "--version", "-V", prog_name="arborist", message="%(prog)s %(version)s"
-)
-@click.option(
-    "--home",
-    type=click.Path(file_okay=False, path_type=Path),
-    envvar="ARBORIST_HOME",
-    help="Home folder holding store.db, sessions.db and config.toml [default: ~/.arborist].",
-)
-@click.pass_context
-def cli(ctx: click.Context, home: Path | None) -> None:
-    """arborist: cited answers, a verifiable forest of turns, and the proofs that bind them."""
-    ctx.obj = {"home": home}
 
 
 def main() -> None:

@@ -1,39 +1,37 @@
-"""The commands ``%arborist`` and the REPL share: one parser each, with the CLI's flags.
+"""The command table every face runs: the ``arborist`` command, the REPL and ``%arborist``.
 
-``%arborist search Ditko --limit 3 --json`` in a notebook and ``/search Ditko
---limit 3 --json`` in the REPL are one command: the same parser (argparse,
-flags in any order, named as the ``arborist`` command names them), the same
-call on the facade, the same rendering from :mod:`arborist.views`. A face
-splits its line into words, hands them to :meth:`Desk.run`, and shows the
-:class:`Outcome` its own way (printed inert, or kept as a cell's value), then
-applies what it says happened (a move, a change a widget should show).
+``arborist search Ditko --limit 3 --json`` at a shell, ``/search Ditko --limit 3
+--json`` in the REPL and ``%arborist search Ditko --limit 3 --json`` in a notebook
+are one command: one parser (argparse, flags in any order), one call on the facade,
+one rendering from :mod:`arborist.views`. A face splits its line into words, hands
+them to :meth:`Desk.run` (the CLI parses first, to open the stores a command names,
+then :meth:`Desk.perform`), and shows the :class:`Outcome` its own way (printed
+inert, or kept as a cell's value), then applies what it says happened (a move, a
+change a widget should show, a REPL to open).
 
-Every complaint is one line (:class:`CommandUsage`, a
+The commands are registered by :mod:`arborist.commands_forest`,
+:mod:`arborist.commands_store` and :mod:`arborist.commands_answers`, imported at
+the end of this module. Every complaint is one line (:class:`CommandUsage`, a
 :class:`~arborist.errors.BadInput`), never an exit: a kernel and a REPL keep
-running after a typo. No face lives here (no Jupyter, no terminal); the only
-files touched besides the stores are the ones a command names
-(``export --out FILE``, ``import FILE``, ``verify --witness NOTEBOOK``).
+running after a typo. No face lives here (no Jupyter, no terminal); the only files
+touched besides the stores are the ones a command names (``export --out FILE``,
+``import FILE``, ``verify --witness NOTEBOOK``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, BinaryIO, NoReturn, TypeVar
 
-from arborist import views
 from arborist.app import Arborist, Track
 from arborist.audit import Checkpoint
 from arborist.errors import BadInput, NotFound, foreign
-from arborist.qa.check import check_record
 from arborist.safejson import UnreadableJSON, check_word, decode
 from arborist.safejson import loads as safe_loads
-from arborist.store.derive import DERIVATION_KINDS
-from arborist.terminal import inert_json
-from arborist.witness import witness_checkpoints
 
 __all__ = [
     "ALIASES",
@@ -43,8 +41,12 @@ __all__ = [
     "Desk",
     "Outcome",
     "document_ref",
+    "flags",
+    "help_text",
     "import_lines",
+    "lookup",
     "names",
+    "parse",
     "parser",
 ]
 
@@ -67,7 +69,9 @@ class Outcome:
     the text. ``moved``: the session's current turn moved (a notebook's next
     ``%%ask`` lands there). ``changed``: the forest or the store changed (a
     widget shows it again). ``keep``: the JSON is a document (an export), which a
-    notebook cell returns as its value instead of only printing it.
+    notebook cell returns as its value instead of only printing it. ``enter``:
+    ``session`` chose the session to work in; the ``arborist`` command opens its
+    REPL there (a REPL or a notebook is in it already).
     """
 
     text: str = ""
@@ -76,6 +80,7 @@ class Outcome:
     moved: bool = False
     changed: bool = False
     keep: bool = False
+    enter: bool = False
 
 
 Handler = Callable[["Desk", argparse.Namespace], Outcome]
@@ -84,12 +89,18 @@ Handler = Callable[["Desk", argparse.Namespace], Outcome]
 @dataclass(frozen=True)
 class Command:
     """One command: its name (two words for ``session new`` and the like), a one-line
-    summary, the arguments its parser takes, and what it does."""
+    summary, the arguments its parser takes, and what it does. ``text``: its last
+    positional is free text, so a word starting with ``-`` that is no flag of it
+    (``search -quokkas``) is a word of that text, not an unknown option. ``check``
+    says what is wrong with arguments that parse but do not go together (None: all
+    is well), before any store is opened."""
 
     name: str
     summary: str
     arguments: tuple[Argument, ...]
     run: Handler
+    text: bool = False
+    check: Callable[[argparse.Namespace], str | None] | None = None
 
 
 HELP_COLUMN = 28
@@ -97,6 +108,13 @@ HELP_COLUMN = 28
 
 COMMANDS: dict[str, Command] = {}
 """Every command by name, in the order ``help`` lists them."""
+
+ALIASES = {"providence": "record"}
+"""Former names that still work, unlisted (``providence`` is the seed's name for ``record``)."""
+
+OPENING_FLAGS = ("store_db", "sessions_db")
+"""Flags that name the databases to open: the ``arborist`` command's, which opens the
+stores for each command; a REPL or a notebook has its stores open already."""
 
 
 def _untracked(items: Iterable[T]) -> Iterable[T]:
@@ -107,13 +125,20 @@ def _untracked(items: Iterable[T]) -> Iterable[T]:
 class Desk:
     """One face's place in the forest: the facade, its session, its default model.
 
-    ``prefix`` is how the face writes a command (``%arborist `` or ``/``), so
-    usage lines and errors name it as the user types it. ``label`` names a
-    session the desk starts itself (or a function that says it then); ``track`` wraps ingest's work in a
-    progress bar; ``each`` says whether ingest prints a line per document
-    (a notebook ingesting the demo's 72 wants the sum). ``also`` lists in
-    ``help`` the commands only this face has (the REPL's ``quit``), and
-    ``more_help`` ends it with what else the face does.
+    ``prefix`` is how the face writes a command (``arborist ``, ``/`` or
+    ``%arborist ``), so usage lines and errors name it as the user types it.
+    ``sid`` is None until the first question starts a session (or a command that
+    needs one, such as ``cd``). ``label`` names a session the desk starts itself
+    (or a function that says it then); ``track`` wraps ingest's (and embed's)
+    work in a progress bar, ``embed_track`` embed's batches when the face has a bar of
+    its own for them; ``each`` says whether ingest prints a line per document
+    (a notebook ingesting the demo's 72 wants the sum). ``also`` lists in ``help``
+    the commands only this face has (the REPL's ``quit``), and ``more_help`` ends it
+    with what else the face does. ``stream`` writes an answer's text as it arrives
+    (a terminal: ``columns`` its width, ``mark`` the gutter); ``stdin`` reads the
+    standard input (``session --import -``), for the face that has one. ``opens``:
+    this face opened the stores for this command, so ``--store-db`` and
+    ``--sessions-db`` are its to honour.
     """
 
     app: Arborist
@@ -122,12 +147,20 @@ class Desk:
     llm: str | None = None
     label: str | Callable[[], str] | None = None
     track: Track[Any] = field(default=_untracked)
+    embed_track: Track[Any] | None = None
     each: bool = True
     also: dict[str, str] = field(default_factory=dict)
     more_help: str = ""
+    timeout: float | None = None
+    retries: int | None = None
+    stream: Callable[[str], None] | None = None
+    columns: Callable[[], int | None] = lambda: None
+    mark: str = "│ "
+    stdin: Callable[[], BinaryIO] | None = None
+    opens: bool = False
 
     def session(self) -> str:
-        """This face's session, started on first use."""
+        """This face's session, started on first use (by a command that needs one)."""
         if self.sid is None:
             self.sid = self.app.new_session(self.session_label()).sid
         return self.sid
@@ -138,19 +171,21 @@ class Desk:
         return self.label() if callable(self.label) else self.label
 
     def run(self, words: Sequence[str]) -> Outcome:
-        """Parse ``words`` (the line split like a shell's) and run the command they name.
+        """Parse ``words`` (the line split like a shell's) and run the command they name."""
+        command, args = parse(words, self.prefix)
+        if args is None:
+            return Outcome(parser(command, self.prefix).format_help().rstrip())
+        return self.perform(command, args)
 
-        A word that is not UTF-8 text (typed bytes, decoded escaped) is refused first; a
-        full disk, an I/O error or input nested too deeply met while it runs is one
-        :class:`~arborist.errors.ArboristError` line too (:func:`~arborist.errors.foreign`).
-        """
-        for number, word in enumerate(words, 1):
-            check_word(word, f"word {number}")
-        command, rest = self.command(words)
-        found = parser(command, self.prefix)
-        if _wants_help(rest):
-            return Outcome(found.format_help().rstrip())
-        args = found.parse_intermixed_args(rest)
+    def perform(self, command: Command, args: argparse.Namespace) -> Outcome:
+        """Run ``command``; a full disk, an I/O error or input nested too deeply met while
+        it runs is one :class:`~arborist.errors.ArboristError` line too
+        (:func:`~arborist.errors.foreign`)."""
+        for name in OPENING_FLAGS:
+            if getattr(args, name, None) is not None and not self.opens:
+                flag = "--" + name.replace("_", "-")
+                refuse(self, command.name, f"{flag} opens other stores: give it to the arborist "
+                       "command (here the stores are open already)")  # fmt: skip
         try:
             return command.run(self, args)
         except Exception as exc:
@@ -161,41 +196,75 @@ class Desk:
 
     def command(self, words: Sequence[str]) -> tuple[Command, list[str]]:
         """The command ``words`` start with, and the words left for its parser."""
-        if not words:
-            raise CommandUsage(f"no command: try {self.prefix}help")
-        name, rest = ALIASES.get(words[0], words[0]), list(words[1:])
-        actions = [c.split(" ", 1)[1] for c in COMMANDS if c.startswith(name + " ")]
-        if actions:
-            if not rest or rest[0] not in actions:
-                raise CommandUsage(f"usage: {self.prefix}{name} {'|'.join(actions)} ...")
-            name, rest = f"{name} {rest[0]}", rest[1:]
-        if name not in COMMANDS:
-            raise CommandUsage(f"unknown command {self.prefix}{name}: try {self.prefix}help")
-        return COMMANDS[name], rest
+        return lookup(words, self.prefix)
 
     def help(self) -> str:
-        """One line per command (a long synopsis gets its own), then how to see its flags."""
-        listed = {_synopsis(c): c.summary for c in COMMANDS.values()} | self.also
-        width = min(max(len(name) for name in listed), HELP_COLUMN)
-        lines = [
-            f"{self.prefix}{name:<{width}}  {summary}"
-            if len(name) <= width
-            else f"{self.prefix}{name}\n{' ' * (len(self.prefix) + width)}  {summary}"
-            for name, summary in listed.items()
-        ]
-        lines.append(
-            f"{self.prefix}COMMAND --help shows its flags: the arborist command's, in any order"
-        )
-        return "\n".join([*lines, *([self.more_help] if self.more_help else [])])
+        """The list of commands, as this face writes them (see :func:`help_text`)."""
+        return help_text(self.prefix, self.also, self.more_help)
 
 
-ALIASES = {"providence": "record"}
-"""Former names that still work, unlisted (``providence`` is the seed's name for ``record``)."""
+def parse(words: Sequence[str], prefix: str) -> tuple[Command, argparse.Namespace | None]:
+    """The command ``words`` name and its arguments (None: ``--help`` was asked for).
+
+    A word that is not UTF-8 text (typed bytes, decoded escaped) is refused first."""
+    for number, word in enumerate(words, 1):
+        check_word(word, f"word {number}")
+    command, rest = lookup(words, prefix)
+    if _wants_help(rest):
+        return command, None
+    built = parser(command, prefix)
+    if command.text:
+        rest = _as_text(built, rest)
+    args = built.parse_intermixed_args(rest)
+    if command.text:
+        _restore_text(args)
+    wrong = command.check(args) if command.check else None
+    if wrong:
+        raise CommandUsage(f"{wrong}: {_usage(built)}")
+    return command, args
+
+
+def lookup(words: Sequence[str], prefix: str) -> tuple[Command, list[str]]:
+    """The command ``words`` start with (``prefix``: how the face writes one), and the
+    words left for its parser."""
+    if not words:
+        raise CommandUsage(f"no command: try {prefix}help")
+    name, rest = ALIASES.get(words[0], words[0]), list(words[1:])
+    actions = [c.split(" ", 1)[1] for c in COMMANDS if c.startswith(name + " ")]
+    if actions and rest and rest[0] in actions:
+        name, rest = f"{name} {rest[0]}", rest[1:]
+    elif actions and name not in COMMANDS:
+        raise CommandUsage(f"usage: {prefix}{name} {'|'.join(actions)} ...")
+    if name not in COMMANDS:
+        raise CommandUsage(f"unknown command {prefix}{name}: try {prefix}help")
+    return COMMANDS[name], rest
+
+
+def help_text(prefix: str, also: dict[str, str] | None = None, more: str = "") -> str:
+    """One line per command (a long synopsis gets its own), then how to see its flags;
+    ``also``: the face's own commands, ``more``: a last line of what else it does."""
+    listed = {_synopsis(c): c.summary for c in COMMANDS.values()} | (also or {})
+    width = min(max(len(name) for name in listed), HELP_COLUMN)
+    lines = [
+        f"{prefix}{name:<{width}}  {summary}"
+        if len(name) <= width
+        else f"{prefix}{name}\n{' ' * (len(prefix) + width)}  {summary}"
+        for name, summary in listed.items()
+    ]
+    lines.append(f"{prefix}COMMAND --help shows its flags: the same in every face, in any order")
+    return "\n".join([*lines, *([more] if more else [])])
 
 
 def names() -> list[str]:
     """The words a command line can start with (``session`` for ``session new``...)."""
     return list(dict.fromkeys(name.split(" ", 1)[0] for name in COMMANDS))
+
+
+def flags(command: Command) -> list[str]:
+    """Every flag ``command`` takes (``--json``, ``--limit``...), as its parser names them
+    (a retired flag, which only says what replaced it, is not among them)."""
+    actions = [a for a in parser(command, "")._actions if a.help != argparse.SUPPRESS]
+    return sorted(o for a in actions for o in a.option_strings)
 
 
 # --- parsing -------------------------------------------------------------------------------------
@@ -221,7 +290,7 @@ def parser(command: Command, prefix: str) -> argparse.ArgumentParser:
         prog=prefix + command.name,
         description=command.summary,
         add_help=False,
-        allow_abbrev=False,  # --lim is not --limit, as at the CLI
+        allow_abbrev=False,  # --lim is not --limit, in any face
         formatter_class=_Formatter,
     )
     for argument in command.arguments:
@@ -257,12 +326,53 @@ def _wants_help(words: Sequence[str]) -> bool:
     return "-h" in flags or "--help" in flags
 
 
-def _refuse(desk: Desk, name: str, message: str) -> NoReturn:
+TEXT_MARK = "\x00"
+"""Put before a word of free text that starts with ``-`` while argparse reads the line
+(argparse would take it for an option), and taken off after: no typed word holds it."""
+
+_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
+
+def _as_text(built: argparse.ArgumentParser, words: list[str]) -> list[str]:
+    """``words`` with every ``-word`` that is no flag of ``built`` marked as text, and
+    every word after ``--`` too (``search -- --json`` searches for "json"). An unknown
+    ``--word`` before ``--`` stays a flag, which the parser refuses: it is a typo far
+    more often than a word."""
+    known = set(built._option_string_actions)
+    out: list[str] = []
+    rest = False
+    for word in words:
+        if rest or (
+            word.startswith("-")
+            and not word.startswith("--")  # an unknown --word is a mistyped flag: refused
+            and word.split("=", 1)[0] not in known
+            and not _NUMBER.match(word)
+        ):
+            out.append(TEXT_MARK + word)
+        elif word == "--":
+            rest = True
+        else:
+            out.append(word)
+    return out
+
+
+def _restore_text(args: argparse.Namespace) -> None:
+    for name, value in vars(args).items():
+        if isinstance(value, list):
+            setattr(args, name, [v.removeprefix(TEXT_MARK) if isinstance(v, str) else v
+                                 for v in value])  # fmt: skip
+        elif isinstance(value, str) and value.startswith(TEXT_MARK):
+            raise CommandUsage(f"{value[1:]!r} is not a flag of this command")
+
+
+def refuse(desk: Desk, name: str, message: str) -> NoReturn:
     """A usage error found after parsing (a combination argparse cannot express)."""
     raise CommandUsage(f"{message}: {_usage(parser(COMMANDS[name], desk.prefix))}")
 
 
-def _int_range(low: int, high: int | None) -> Callable[[str], int]:
+def int_range(low: int, high: int | None) -> Callable[[str], int]:
+    """A whole number from ``low`` to ``high`` (None: no top), as every face takes it."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -276,6 +386,17 @@ def _int_range(low: int, high: int | None) -> Callable[[str], int]:
     return parse
 
 
+def seconds(text: str) -> float:
+    """A number of seconds above 0 and at most a day (``--timeout``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 86_400:
+        raise argparse.ArgumentTypeError("must be above 0 and at most 86400 seconds")
+    return value
+
+
 def _checkpoint(text: str) -> Checkpoint:
     try:
         return Checkpoint.parse(text)
@@ -283,15 +404,16 @@ def _checkpoint(text: str) -> Checkpoint:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _arg(*names: str, **options: Any) -> Argument:
+def arg(*names: str, **options: Any) -> Argument:
+    """One argument, as ``add_argument`` takes it."""
     return lambda built: built.add_argument(*names, **options)
 
 
-JSON = _arg("--json", action="store_true", help="print the JSON the arborist command prints")
-LIMIT = _arg(
-    "--limit", type=_int_range(1, 1000), default=10, metavar="N", help="at most N (default 10)"
+JSON = arg("--json", action="store_true", help="print the result as JSON")
+LIMIT = arg(
+    "--limit", type=int_range(1, 1000), default=None, metavar="N", help="at most N (default 10)"
 )
-CHECKPOINTS = _arg(
+CHECKPOINTS = arg(
     "--checkpoint",
     dest="checkpoints",
     action="append",
@@ -300,196 +422,61 @@ CHECKPOINTS = _arg(
     metavar="SEQ:HASH",
     help="a head printed earlier: the chain must still hold it (repeatable)",
 )
-STATE = _arg(
-    "--state",
-    required=True,
-    choices=["failed", "stale", "quarantined"],
-    metavar="STATE",
-    help="failed, stale or quarantined",
+SESSIONS_DB = arg(
+    "--sessions-db", metavar="PATH", help="use this forest shard (the arborist command's)"
 )
-REASON = _arg("--reason", required=True, metavar="TEXT", help="why: kept with the record")
+MODEL_FLAGS = (
+    arg("--llm", metavar="NAME", help="extractive, stub, openai, qwen, hermes or a profile"),
+    arg("--timeout", type=seconds, metavar="SECONDS", help="wait this long for a remote model"),
+    arg("--retries", type=int_range(0, 1000), metavar="N", help="retries of a failed remote call"),
+)
 TURN = "a turn: bates, seq, label or root"
-WORDS = "the words to find"
-MODELS = "extractive, stub, openai or a profile in config.toml"
+WORDS = "the words to find (a word starting with - is a word too)"
 ANSWER = "an answer: a turn (bates, seq or label) or a cache key (8+ hex digits)"
+DEFAULT_LIMIT = 10
 
 
-def _command(name: str, summary: str, *arguments: Argument) -> Callable[[Handler], Handler]:
+def command(
+    name: str,
+    summary: str,
+    *arguments: Argument,
+    text: bool = False,
+    check: Callable[[argparse.Namespace], str | None] | None = None,
+) -> Callable[[Handler], Handler]:
+    """Register the decorated handler as the command ``name`` (see :class:`Command`)."""
+
     def register(run: Handler) -> Handler:
-        COMMANDS[name] = Command(name, summary, arguments, run)
+        COMMANDS[name] = Command(name, summary, arguments, run, text, check)
         return run
 
     return register
 
 
-def _either(args: argparse.Namespace, text: Callable[[], str], data: Callable[[], Any]) -> Outcome:
-    """The text view, or with ``--json`` the data as the CLI prints it."""
+def either(args: argparse.Namespace, text: Callable[[], str], data: Callable[[], Any]) -> Outcome:
+    """The text view, or with ``--json`` the data as JSON."""
     if args.json:
         return Outcome(json=json.dumps(data(), indent=2, ensure_ascii=False))
     return Outcome(text())
 
 
-def _is_key(ref: str) -> bool:
+def shown(args: argparse.Namespace, text: Callable[[], str], data: Callable[[], Any],
+          **did: Any) -> Outcome:  # fmt: skip
+    """:func:`either`, with what the command did (``changed=True``, ``failed=...``)."""
+    out = either(args, text, data)
+    return Outcome(out.text, out.json, **did)
+
+
+def is_key(ref: str) -> bool:
+    """Whether ``ref`` reads as a cache key or a prefix of one (8+ hex, not all digits)."""
     return len(ref) >= 8 and all(c in "0123456789abcdef" for c in ref.lower()) and not ref.isdigit()
 
 
-def _key(desk: Desk, ref: str) -> str:
+def answer_key(desk: Desk, ref: str) -> str:
     """The cache key (or key prefix) of the answer ``ref`` names (see :data:`ANSWER`)."""
-    if _is_key(ref):
+    if is_key(ref):
         return ref
-    return desk.app.resolve_answer(desk.app.node(ref, desk.session()).bates).cache_key
-
-
-# --- the forest ----------------------------------------------------------------------------------
-
-
-@_command(
-    "help",
-    "the commands, or one command's flags",
-    _arg("topic", nargs="*", metavar="COMMAND", help="show this command's flags"),
-)
-def _help(desk: Desk, args: argparse.Namespace) -> Outcome:
-    if args.topic:
-        command, _ = desk.command(args.topic)
-        return Outcome(parser(command, desk.prefix).format_help().rstrip())
-    return Outcome(desk.help())
-
-
-@_command("session new", "start a session", _arg("--label", help="the new session's label"))
-def _session_new(desk: Desk, args: argparse.Namespace) -> Outcome:
-    desk.sid = desk.app.new_session(args.label or desk.session_label()).sid
-    return Outcome(f"session {desk.sid}", changed=True)
-
-
-@_command(
-    "session resume", "work in an existing session", _arg("sid", metavar="SID", help="its id")
-)
-def _session_resume(desk: Desk, args: argparse.Namespace) -> Outcome:
-    desk.sid = desk.app.session(args.sid).sid
-    return Outcome(f"session {desk.sid}", changed=True)
-
-
-@_command("session list", "every session", JSON)
-def _session_list(desk: Desk, args: argparse.Namespace) -> Outcome:
-    sessions = desk.app.sessions()
-    return _either(
-        args, lambda: views.sessions_text(sessions), lambda: views.sessions_json(sessions)
-    )
-
-
-@_command("tree", "this session's tree", _arg("--sid", help="another session's tree"))
-def _tree(desk: Desk, args: argparse.Namespace) -> Outcome:
-    return Outcome(desk.app.tree(args.sid or desk.session()))
-
-
-@_command("branches", "branch points (two or more children) of this session")
-def _branches(desk: Desk, _args: argparse.Namespace) -> Outcome:
-    session = desk.app.session(desk.session())
-    points = desk.app.branches(session.sid)
-    return Outcome(views.branches_text(points, session, desk.app.audit_now))
-
-
-@_command(
-    "find",
-    "search every session's turns",
-    _arg("query", nargs="+", metavar="QUERY", help=WORDS),
-    LIMIT,
-    JSON,
-)
-def _find(desk: Desk, args: argparse.Namespace) -> Outcome:
-    app = desk.app
-    hits = app.find(" ".join(args.query), limit=args.limit)
-    return _either(
-        args,
-        lambda: views.find_text(hits, app.audit_now),
-        lambda: views.find_json(hits, app.audit_now),
-    )
-
-
-@_command(
-    "cd",
-    "move to a turn (any session): the next question lands under it",
-    _arg("ref", metavar="REF", help=TURN),
-)
-def _cd(desk: Desk, args: argparse.Namespace) -> Outcome:
-    return Outcome(views.moved_text(desk.app.cd(desk.session(), args.ref)), moved=True)
-
-
-@_command("back", "move to the parent of the current turn")
-def _back(desk: Desk, _args: argparse.Namespace) -> Outcome:
-    return Outcome(views.moved_text(desk.app.back(desk.session())), moved=True)
-
-
-@_command(
-    "label",
-    "name the current turn",
-    _arg("name", nargs="+", metavar="NAME", help="the label (words joined)"),
-)
-def _label(desk: Desk, args: argparse.Namespace) -> Outcome:
-    node = desk.app.label(desk.session(), " ".join(args.name))
-    return Outcome(views.labelled_text(node), changed=True)
-
-
-@_command(
-    "show",
-    "a stored turn (default: the current one)",
-    _arg("ref", nargs="?", metavar="REF", help=TURN),
-)
-def _show(desk: Desk, args: argparse.Namespace) -> Outcome:
-    app, sid = desk.app, desk.session()
-    node = app.node(args.ref, sid) if args.ref else app.node(app.session(sid).current_bates)
-    return Outcome(views.node_text(node, app.audit_now))
-
-
-@_command("sid", "this session's id")
-def _sid(desk: Desk, _args: argparse.Namespace) -> Outcome:
-    return Outcome(desk.session())
-
-
-@_command("root", "this session's root: its bates and its subtree hash (the session_root)")
-def _root(desk: Desk, _args: argparse.Namespace) -> Outcome:
-    """The session's root turn and the hash that commits every turn below it (a checkpoint
-    of the tree as it is: any turn added, edited or removed changes it)."""
-    session = desk.app.session(desk.session())
-    root = desk.app.node(session.root_bates)
-    return Outcome(f"{session.root_bates}\nsession_root {root.subtree_hash}")
-
-
-@_command(
-    "export",
-    "a session as JSON Lines (session --export)",
-    _arg("sid", nargs="?", metavar="SID", help="the session (default: this one)"),
-    _arg("--out", metavar="FILE", help="write the lines to FILE instead of showing them"),
-)
-def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
-    sid = args.sid or desk.session()
-    records = desk.app.export_session(sid)
-    text = views.export_jsonl(records)
-    if args.out is None:
-        return Outcome(json=text, keep=True)
-    try:  # the bytes `arborist session --export SID > FILE` writes
-        Path(args.out).write_text(inert_json(text) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"cannot write {args.out}: {exc.strerror or exc}") from None
-    return Outcome(
-        f"exported session {sid} ({len(records) - 1} node(s)) to {views.field(args.out)}"
-    )
-
-
-@_command(
-    "import",
-    "sessions from JSON Lines, hashes re-proved (session --import)",
-    _arg("file", metavar="FILE", help="written by export --out or session --export"),
-)
-def _import(desk: Desk, args: argparse.Namespace) -> Outcome:
-    if args.file == "-":
-        _refuse(desk, "import", "'-' (standard input) is for the arborist command: give a file")
-    try:
-        with open(args.file, "rb") as file:
-            read = import_lines(file, args.file)
-    except OSError as exc:
-        raise BadInput(f"cannot read {args.file}: {exc.strerror or exc}") from None
-    return Outcome(views.import_text(desk.app.import_sessions(read)), changed=True)
+    node = desk.app.node(ref, desk.sid) if desk.sid else desk.app.node(ref)
+    return desk.app.resolve_answer(node.bates).cache_key
 
 
 def import_lines(file: BinaryIO, name: str | None = None) -> list[str]:
@@ -510,120 +497,6 @@ def import_lines(file: BinaryIO, name: str | None = None) -> list[str]:
         except ValueError:
             pass  # not JSON: the import says so, naming the line
     return lines
-
-
-# --- documents -----------------------------------------------------------------------------------
-
-
-@_command(
-    "ingest",
-    "ingest files, folders and http(s) URLs, or --demo",
-    _arg("sources", nargs="*", metavar="SOURCE", help="files, folders and http(s) URLs"),
-    _arg(
-        "--include",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="only files matching GLOB (repeatable)",
-    ),
-    _arg(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="skip files matching GLOB (repeatable)",
-    ),
-    _arg("--demo", action="store_true", help="the built-in corpus (the stdlib's pydoc text)"),
-    _arg(
-        "--follow-symlinks",
-        action="store_true",
-        help="let a folder walk follow symbolic links out of the folder",
-    ),
-    JSON,
-)
-def _ingest(desk: Desk, args: argparse.Namespace) -> Outcome:
-    if not args.sources and not args.demo:
-        _refuse(desk, "ingest", "give files, folders or URLs to ingest, or --demo")
-    app = desk.app
-    results = app.ingest_demo(track=desk.track) if args.demo else []
-    if args.sources:
-        results += app.ingest(
-            args.sources,
-            include=args.include,
-            exclude=args.exclude,
-            track=desk.track,
-            follow_symlinks=args.follow_symlinks,
-        )
-    shown = _either(
-        args,
-        lambda: views.ingest_text(results, each=desk.each),
-        lambda: [views.ingest_json(r) for r in results],
-    )
-    return Outcome(shown.text, shown.json, changed=True)
-
-
-@_command("embed", "embed the chunks that have no vector under the configured model", JSON)
-def _embed(desk: Desk, args: argparse.Namespace) -> Outcome:
-    report = desk.app.embed(track=desk.track)
-    profile = desk.app.embedder_profile()
-    shown = _either(
-        args,
-        lambda: views.embed_text(report, profile),
-        lambda: views.embed_json(report, profile),
-    )
-    return Outcome(shown.text, shown.json, changed=True)
-
-
-@_command(
-    "search",
-    "search the documents",
-    _arg("query", nargs="+", metavar="QUERY", help=WORDS),
-    LIMIT,
-    JSON,
-)
-def _search(desk: Desk, args: argparse.Namespace) -> Outcome:
-    hits = desk.app.search(" ".join(args.query), limit=args.limit)
-    return _either(args, lambda: views.search_text(hits), lambda: views.search_json(hits))
-
-
-@_command(
-    "related",
-    "sources co-accessed with a chunk, a document or a turn",
-    _arg("ref", metavar="REF", help="a chunk's leaf hash, a document, or a turn's bates"),
-    LIMIT,
-    JSON,
-)
-def _related(desk: Desk, args: argparse.Namespace) -> Outcome:
-    found = desk.app.related(args.ref, limit=args.limit)
-    return _either(args, lambda: views.related_text(found), found.as_json)
-
-
-@_command(
-    "evict",
-    "move a document to a colder tier",
-    _arg("document", metavar="DOCUMENT", help="id, URI, path or source_root prefix"),
-    _arg(
-        "--tier",
-        required=True,
-        choices=["warm", "cold"],
-        metavar="TIER",
-        help="warm: compressed, out of the index; cold: only leaf hashes and the URI remain",
-    ),
-)
-def _evict(desk: Desk, args: argparse.Namespace) -> Outcome:
-    change = desk.app.evict(document_ref(args.document), args.tier)
-    return Outcome(views.evicted_text(change, args.tier), changed=True)
-
-
-@_command(
-    "rehydrate",
-    "bring a document back to hot, every leaf re-proved",
-    _arg("document", metavar="DOCUMENT", help="id, URI, path or source_root prefix"),
-)
-def _rehydrate(desk: Desk, args: argparse.Namespace) -> Outcome:
-    return Outcome(
-        views.rehydrated_text(desk.app.rehydrate(document_ref(args.document))), changed=True
-    )
 
 
 MAX_ID_DIGITS = 18
@@ -651,113 +524,5 @@ def document_ref(ref: str) -> str:
     return ref
 
 
-@_command(
-    "derive",
-    "save a core record derived from an answer's cited evidence",
-    _arg(
-        "kind",
-        choices=list(DERIVATION_KINDS),
-        metavar="KIND",
-        help="snippet, equation, summary or haiku",
-    ),
-    _arg("--from", dest="source", required=True, metavar="REF", help=ANSWER),
-    _arg("--text", help="the derived text (a snippet defaults to the cited spans)"),
-)
-def _derive(desk: Desk, args: argparse.Namespace) -> Outcome:
-    derivation = desk.app.derive(args.kind, _key(desk, args.source), args.text)
-    return Outcome(views.derived_text(args.kind, derivation), changed=True)
-
-
-# --- answers -------------------------------------------------------------------------------------
-
-
-@_command(
-    "record list",
-    "cached answers (records), newest first",
-    _arg("--limit", type=_int_range(1, None), default=None, metavar="N", help="at most N"),
-    JSON,
-)
-def _record_list(desk: Desk, args: argparse.Namespace) -> Outcome:
-    records = [(r, bool(check_record(r))) for r in desk.app.records(limit=args.limit)]
-    return _either(args, lambda: views.records_text(records), lambda: views.records_json(records))
-
-
-@_command(
-    "record show",
-    "a record whole, and the mode it can claim now",
-    _arg("key", metavar="KEY", help=ANSWER),
-    _arg("--revision", type=_int_range(1, None), default=None, metavar="N", help="this revision"),
-    JSON,
-)
-def _record_show(desk: Desk, args: argparse.Namespace) -> Outcome:
-    record = desk.app.record(_key(desk, args.key), revision=args.revision)
-    check = check_record(record)  # the store as it is now: never a label it no longer earns
-    return _either(
-        args, lambda: views.record_text(record, check), lambda: views.record_json(record, check)
-    )
-
-
-def _falsify(desk: Desk, args: argparse.Namespace) -> Outcome:
-    record = desk.app.falsify(_key(desk, args.key), args.state, args.reason)
-    return Outcome(views.falsified_text(record), changed=True)
-
-
-for _name, _summary in (
-    ("record falsify", "take a record out of service"),
-    ("falsify", "take a turn's answer out of service (record falsify)"),
-):
-    _command(_name, _summary, _arg("key", metavar="REF", help=ANSWER), STATE, REASON)(_falsify)
-
-
-@_command(
-    "llm", "show or set the default model", _arg("name", nargs="?", metavar="NAME", help=MODELS)
-)
-def _llm(desk: Desk, args: argparse.Namespace) -> Outcome:
-    if args.name is not None:
-        desk.app.client(args.name)  # fail now, with one line, if the name is unknown
-        desk.llm = args.name
-    return Outcome(f"model: {desk.llm or 'default (' + desk.app.client(None).name + ')'}")
-
-
-# --- checks and figures --------------------------------------------------------------------------
-
-
-@_command(
-    "verify",
-    "recompute every hash and proof; check both chains",
-    CHECKPOINTS,
-    _arg(
-        "--witness",
-        dest="witnesses",
-        action="append",
-        default=[],
-        metavar="NOTEBOOK",
-        help="a saved notebook whose %%%%ask outputs recorded checkpoints (repeatable)",
-    ),
-)
-def _verify(desk: Desk, args: argparse.Namespace) -> Outcome:
-    checkpoints = list(args.checkpoints)
-    for notebook in args.witnesses:
-        checkpoints += witness_checkpoints(notebook)
-    result = desk.app.verify(checkpoints)
-    failed = f"verify found {len(result.problems)} problem(s) (see above)"
-    return Outcome(
-        views.verification_text(result, len(checkpoints)),
-        failed=failed if result.problems else None,
-    )
-
-
-@_command("chain-check", "check both audit chains; print each head", CHECKPOINTS, JSON)
-def _chain_check(desk: Desk, args: argparse.Namespace) -> Outcome:
-    result = desk.app.chain_check(args.checkpoints)
-    shown = _either(
-        args, lambda: views.chain_check_text(result), lambda: views.chain_check_json(result)
-    )
-    failed = None if result.ok else "an audit chain is broken (see above)"
-    return Outcome(shown.text, shown.json, failed=failed)
-
-
-@_command("stats", "documents, chunks, cached answers, sizes", JSON)
-def _stats(desk: Desk, args: argparse.Namespace) -> Outcome:
-    data = desk.app.stats()
-    return _either(args, lambda: views.stats_text(data), lambda: data)
+# The commands themselves, each registering into COMMANDS as it is imported, in help's order.
+from arborist import commands_forest, commands_store, commands_answers  # noqa: E402, F401, I001

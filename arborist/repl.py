@@ -1,7 +1,10 @@
 """The session REPL: questions and slash commands over one session of the forest.
 
-The loop reads through an injected ``read`` function and writes through an
-injected ``write`` function, so tests drive it with a script and the CLI
+Every line is a command of the table the ``arborist`` command and ``%arborist``
+run (:mod:`arborist.commands`): ``/NAME ...`` runs ``NAME``, anything else is
+``/ask`` of the line. The session is made by its first question, never by
+starting the REPL. The loop reads through an injected ``read`` function and writes
+through an injected ``write`` function, so tests drive it with a script and the CLI
 gives it ``input`` (with readline history and completion) and ``click.echo``.
 Every command error is one line; the loop keeps going. Everything written
 passes :func:`arborist.terminal.inert` first: answers, questions and labels
@@ -17,13 +20,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from arborist import commands, views
+from arborist import commands
 from arborist.app import Arborist
+from arborist.commands_answers import answer_lines
 from arborist.errors import ArboristError, BadInput, foreign
 from arborist.forest.reads import label_names, session_bates
-from arborist.qa.runner import AskResult
 from arborist.safejson import check_text
-from arborist.terminal import GUTTER, Gutter, InertStream, gutter, inert, inert_json
+from arborist.terminal import GUTTER, TokenPrinter, answer_block, inert, inert_json
 
 __all__ = [
     "COMMANDS",
@@ -56,82 +59,27 @@ def scripted_reader(lines: Iterable[str]) -> Callable[[str], str]:
     return read
 
 
-class TokenPrinter:
-    """An answer's tokens written to a terminal as the model sends them, each piece inert
-    and every line behind the answer's gutter.
-
-    ``write`` writes without a newline and flushes. The pieces pass through
-    :class:`~arborist.terminal.InertStream`, so an escape sequence or a ``\\r\\n``
-    split between two pieces reaches the terminal exactly as :func:`inert` shows
-    the whole answer, never as a raw control character, then through
-    :class:`~arborist.terminal.Gutter` (``width``: the terminal's columns), so no
-    row of the answer starts where arborist's own lines do: what is written is
-    :func:`answer_block` of the whole answer. ``text`` is what the model sent, to
-    compare with what was stored (:func:`arborist.views.answer_text`).
-    """
-
-    def __init__(
-        self, write: Callable[[str], None], *, width: int | None = None, mark: str = GUTTER
-    ) -> None:
-        self._write = write
-        self._inert = InertStream()
-        self._gutter = Gutter(width, mark)
-        self._pieces: list[str] = []
-
-    def __call__(self, token: str) -> None:
-        self._pieces.append(token)
-        shown = self._gutter.feed(self._inert.feed(token))
-        if shown:
-            self._write(shown)
-
-    @property
-    def text(self) -> str:
-        return "".join(self._pieces)
-
-    def close(self) -> None:
-        """End what streamed with a newline, also when the stream failed half-way, so the
-        next line (the citations, or the error) starts on a line of its own."""
-        if self._pieces:
-            self._write(self._gutter.feed(self._inert.close()) + self._gutter.close())
-
-
-def answer_block(text: str, *, width: int | None = None, mark: str = GUTTER) -> str:
-    """A model's answer as a terminal shows it: inert, every line (and every row it wraps
-    into at ``width`` columns) behind ``mark``, so no line of it can pass for one of
-    arborist's own (``cache   hit``, ``audit   STRICT``), which start in column 0."""
-    return gutter(inert(text), width, mark)
-
-
-def answer_lines(
-    result: AskResult, streamed: str | None, *, width: int | None = None, mark: str = GUTTER
-) -> list[str]:
-    """The answer's lines before the footer: none when ``streamed`` already showed what
-    was stored; else the stored answer set apart (:func:`answer_block`), said to differ
-    from what streamed when the admission gate changed it."""
-    stored = result.record.answer_text
-    if streamed == stored:
-        return []
-    said = [] if streamed is None else ["stored as (the admission gate changed what streamed):"]
-    return [*said, answer_block(stored, width=width, mark=mark)]
-
-
 class Repl:
     """One session's REPL. ``run`` returns when the user quits or input ends.
 
+    ``sid`` None: a new session, made by the first question (labelled ``label``).
     ``stream`` (a write without a newline, flushed) shows an answer as it
     streams; without it (not a terminal) the answer is written whole.
     Commands run on a :class:`~arborist.commands.Desk`, the same ones as
-    ``%arborist``'s, so ``/session new`` moves the REPL to a new session.
+    ``%arborist``'s and the ``arborist`` command's, so ``/session new`` moves the
+    REPL to a new session and ``/ask --no-cache QUESTION`` takes the flags of
+    ``arborist ask``.
     """
 
     def __init__(
         self,
         app: Arborist,
-        sid: str,
+        sid: str | None,
         *,
         read: Callable[[str], str],
         write: Callable[[str], None],
         llm: str | None = None,
+        label: str | None = None,
         timeout: float | None = None,
         retries: int | None = None,
         stream: Callable[[str], None] | None = None,
@@ -144,31 +92,37 @@ class Repl:
             prefix="/",
             sid=sid,
             llm=llm,
+            label=label,
             also={"quit": QUIT},
-            more_help="anything else is a question, asked as a child of the current turn",
+            more_help="anything else is a question (/ask), asked as a child of the current turn",
+            timeout=timeout,
+            retries=retries,
+            stream=stream,
+            columns=columns,
+            mark=mark,
         )
         self.read = read
         self.write: Callable[[str], None] = lambda text: write(inert(text))
-        self.stream = stream
-        self.columns = columns  # the terminal's width now, for wrapping an answer (None: no wrap)
-        self.mark = mark
-        self.timeout = timeout
-        self.retries = retries
         self.history: list[str] = []
 
     @property
-    def sid(self) -> str:
-        """The session the REPL is in now."""
-        return self.desk.session()
+    def sid(self) -> str | None:
+        """The session the REPL is in now (None until its first question makes it)."""
+        return self.desk.sid
 
     def prompt(self) -> str:
+        if self.sid is None:
+            return "arborist new> "
         session = self.app.session(self.sid)
         current = session.current_bates
         where = current.rsplit("-", 1)[1] if current.startswith(self.sid) else current
         return f"arborist {self.sid[-6:]}:{where}> "
 
     def run(self) -> None:
-        self.write(f"session {self.sid}: ask a question, or /help")
+        if self.sid is None:
+            self.write("a new session, made by its first question: ask one, or /help")
+        else:
+            self.write(f"session {self.sid}: ask a question, or /help")
         while True:
             try:
                 line = self.read(self.prompt())
@@ -205,7 +159,8 @@ class Repl:
         return True
 
     def show(self, outcome: commands.Outcome) -> None:
-        """What a command shows (JSON as the CLI prints it); a failed check is an error line."""
+        """What a command shows (JSON as every face prints it); a failed check is an
+        error line."""
         if outcome.json is not None:
             self.write(inert_json(outcome.json))
         elif outcome.text:
@@ -214,31 +169,9 @@ class Repl:
             self.write(f"error: {outcome.failed}")
 
     def ask(self, question: str) -> None:
-        """Ask under the current turn; the answer streams when the REPL has a terminal
-        (a cache hit has nothing to stream: it is written at once)."""
-        width = self.columns()
-        printer = (
-            TokenPrinter(self.stream, width=width, mark=self.mark)
-            if self.stream is not None
-            else None
-        )
-        try:
-            turn = self.app.ask_turn(
-                question,
-                sid=self.sid,
-                llm=self.desk.llm,
-                on_token=printer,
-                timeout=self.timeout,
-                retries=self.retries,
-            )
-        finally:
-            if printer is not None:
-                printer.close()
-        streamed = printer.text if printer is not None and printer.text else None
-        result = turn.result
-        shown = answer_lines(result, streamed, width=width, mark=self.mark)
-        footer = views.turn_line(result, turn.node.bates, streamed=result.record.answer_text)
-        self.write("\n".join([*shown, footer]))
+        """``/ask`` the whole line, under the current turn: the answer streams when the
+        REPL has a terminal (a cache hit has nothing to stream: it is written at once)."""
+        self.show(self.desk.run(["ask", "--", question]))
 
     def completions(self, text: str) -> list[str]:
         """Candidates for tab completion: commands, then labels and bates numbers."""
@@ -247,7 +180,7 @@ class Repl:
         words = shlex.split(text) if text.count('"') % 2 == 0 else text.split()
         prefix = words[-1] if words and not text.endswith(" ") else ""
         labels = label_names(self.app.sessions_conn)
-        bates = session_bates(self.app.sessions_conn, self.sid)
+        bates = session_bates(self.app.sessions_conn, self.sid) if self.sid else []
         # readline shows candidates as they are: a label a terminal would act on is not offered.
         return sorted(
             c for c in (*labels, *bates) if c.startswith(prefix) and inert(c, one_line=True) == c

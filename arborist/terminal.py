@@ -35,6 +35,7 @@ characters ``\\x1b``, so the rest (``[2J``) is plain text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from unicodedata import east_asian_width
 
 __all__ = [
@@ -43,6 +44,8 @@ __all__ = [
     "GUTTER",
     "Gutter",
     "InertStream",
+    "TokenPrinter",
+    "answer_block",
     "gutter",
     "gutter_mark",
     "inert",
@@ -306,3 +309,48 @@ def gutter_mark(encoding: str | None) -> str:
     except (LookupError, UnicodeEncodeError):
         return ASCII_GUTTER
     return GUTTER
+
+
+def answer_block(text: str, *, width: int | None = None, mark: str = GUTTER) -> str:
+    """A model's answer as a terminal shows it: inert, every line (and every row it wraps
+    into at ``width`` columns) behind ``mark``, so no line of it can pass for one of
+    arborist's own (``cache   hit``, ``audit   STRICT``), which start in column 0."""
+    return gutter(inert(text), width, mark)
+
+
+class TokenPrinter:
+    """An answer's tokens written to a terminal as the model sends them, each piece inert
+    and every line behind the answer's gutter.
+
+    ``write`` writes without a newline and flushes. The pieces pass through
+    :class:`InertStream`, so an escape sequence or a ``\\r\\n`` split between two
+    pieces reaches the terminal exactly as :func:`inert` shows the whole answer,
+    never as a raw control character, then through :class:`Gutter` (``width``: the
+    terminal's columns), so no row of the answer starts where arborist's own lines
+    do: what is written is :func:`answer_block` of the whole answer. ``text`` is what
+    the model sent, to compare with what was stored.
+    """
+
+    def __init__(
+        self, write: Callable[[str], None], *, width: int | None = None, mark: str = GUTTER
+    ) -> None:
+        self._write = write
+        self._inert = InertStream()
+        self._gutter = Gutter(width, mark)
+        self._pieces: list[str] = []
+
+    def __call__(self, token: str) -> None:
+        self._pieces.append(token)
+        shown = self._gutter.feed(self._inert.feed(token))
+        if shown:
+            self._write(shown)
+
+    @property
+    def text(self) -> str:
+        return "".join(self._pieces)
+
+    def close(self) -> None:
+        """End what streamed with a newline, also when the stream failed half-way, so the
+        next line (the citations, or the error) starts on a line of its own."""
+        if self._pieces:
+            self._write(self._gutter.feed(self._inert.close()) + self._gutter.close())

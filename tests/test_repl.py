@@ -84,16 +84,18 @@ def test_a_scripted_session_exercises_every_command(app: Arborist) -> None:
     assert session.sid in out
     roots = [o for o in out if o.startswith(f"{session.root_bates}\nsession_root ")]
     assert len(roots) == 1 and re.fullmatch(r"[0-9a-f]{64}", roots[0].split()[-1])
-    assert "Bob Kane" in text and f"[{session.sid}-000001  miss  STRICT  answered]" in text
+    assert "Bob Kane" in text  # an answer as every face shows one: its bates, cache, mode...
+    assert f"bates   {session.sid}-000001\ncache   miss" in text and "audit   STRICT" in text
     assert f"{session.sid}-000001 is now labelled 'bats'" in text
     assert f"now at {session.root_bates}" in text
     assert f"grafted at {spider.bates}:" in text
-    assert f"[{session.sid}-000002  " in text  # the fork under yesterday's turn
-    hit = f"{session.sid}-000004  hit  STRICT  answered]"  # same question, same evidence
+    assert f"bates   {session.sid}-000002\n" in text  # the fork under yesterday's turn
+    hit = f"bates   {session.sid}-000004\ncache   hit"  # same question, same evidence
     assert hit in text
     assert "2 children" in text  # the root now has two children
-    assert "error: the following arguments are required: REF: usage: /cd REF" in out
-    assert "error: the following arguments are required: NAME: usage: /label NAME [NAME ...]" in out
+    assert "error: the following arguments are required: REF: usage: /cd [--sid SID] REF" in out
+    label_usage = "usage: /label [--ref REF] [--sid SID] NAME [NAME ...]"
+    assert f"error: the following arguments are required: NAME: {label_usage}" in out
     assert "error: unknown command /frobnicate: try /help" in out
     assert any(line.startswith("error: no turn 'nope'") for line in out)
     assert any(
@@ -164,6 +166,9 @@ def test_the_repl_has_the_notebooks_commands_with_its_parser(app: Arborist, tmp_
             "/help find",
             "/session new --label tomorrow",
             "/sid",
+            "Who is Batman?",
+            "/session list",
+            "/root --json",
             "/search --limit 0 Kane",
             "/session",
             "/show 'unclosed",
@@ -183,13 +188,21 @@ def test_the_repl_has_the_notebooks_commands_with_its_parser(app: Arborist, tmp_
     assert [s["label"] for s in json.loads(shown["/session list --json"])] == ["today"]
     assert shown["/search --help"].startswith("usage: /search [--limit N] [--json] QUERY")
     assert shown["/help find"].startswith("usage: /find [--limit N] [--json] QUERY")
-    moved = shown["/session new --label tomorrow"].removeprefix("session ")
-    assert moved != session.sid and shown["/sid"] == moved
+    # A new session is made by its first question, never empty (issue #26).
+    assert (
+        shown["/session new --label tomorrow"] == "a new session: it starts with the first question"
+    )
+    assert shown["/sid"].startswith("error: no session yet: it starts with the first question")
+    assert "tomorrow" in shown["/session list"] and len(app.sessions()) == 2
+    moved = json.loads(shown["/root --json"])["sid"]
+    assert moved != session.sid and shown["Who is Batman?"].count(f"bates   {moved}-000001") == 1
     assert shown["/search --limit 0 Kane"] == (
         "error: argument --limit: must be between 1 and 1000: "
         "usage: /search [--limit N] [--json] QUERY [QUERY ...]"
     )
-    assert shown["/session"] == "error: usage: /session new|resume|list ..."
+    assert shown["/session"].startswith(
+        "error: usage: /session new|resume|list ..., or /session --list"
+    )
     assert shown["/show 'unclosed"].startswith("error: cannot parse the arguments")
     assert shown["/frobnicate"] == "error: unknown command /frobnicate: try /help"
 

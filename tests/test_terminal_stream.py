@@ -183,10 +183,11 @@ def test_the_repl_streams_inert_pieces_and_a_hit_at_once(loopback: ChatServer, h
     assert "".join(pieces) == answer_block(ANSWER) + "\n"
     kinds = [kind for kind, _ in events]
     turn = kinds.index("line", kinds.index("piece"))
-    assert re.fullmatch(r"\[\S+-000001  miss  STRICT  answered\]", events[turn][1])
+    # The footer every face writes after an answer (the REPL's is arborist ask's).
+    assert re.match(r"\nbates   \S+-000001\ncache   miss .*\naudit   STRICT\n", events[turn][1])
     assert all(kind == "line" for kind in kinds[turn:]), "a hit streams nothing"
-    hit = [text for kind, text in events[turn + 1 :] if "  hit  " in text]
-    assert hit and hit[0].startswith(answer_block(ANSWER) + "\n[")  # written at once, whole
+    hit = [text for kind, text in events[turn + 1 :] if "\ncache   hit" in text]
+    assert hit and hit[0].startswith(answer_block(ANSWER) + "\n\nbates ")  # at once, whole
     assert loopback.requests == 1
 
 
@@ -200,9 +201,9 @@ def test_what_admission_redacts_after_the_stream_is_shown_as_stored(
         stored = app.records()[0].answer_text
     assert secret not in stored and "[REDACTED:github_token]" in stored
     lines = [text for kind, text in events if kind == "line"]
-    turn = next(line for line in lines if "  miss  " in line)
+    turn = next(line for line in lines if "\ncache   miss" in line)
     assert turn.startswith(
-        f"stored as (the admission gate changed what streamed):\n{answer_block(stored)}\n["
+        f"stored as (the admission gate changed what streamed):\n{answer_block(stored)}\n\nbates "
     )
 
 
@@ -222,7 +223,8 @@ FORGED_DELTAS = [
 FORGED = "".join(FORGED_DELTAS)
 HIDDEN = "\u200b\u200d\ufeff\u00ad\u2060\U000e0041\u2066"
 OWN_LINES = re.compile(r"(bates|cache|audit|support|key|sources|fitted)\b|\[\S+  (hit|miss)  ")
-"""How arborist's own lines after an answer start (the CLI's footer, the REPL's turn line)."""
+"""How arborist's own lines after an answer start (the footer every face writes; the REPL's
+one-line turn of before, ``[BATES  hit  MODE]``, which a model could still imitate)."""
 
 
 def _rows(text: str, width: int | None) -> list[str]:
@@ -279,8 +281,8 @@ def test_the_repl_sets_an_answer_apart_streamed_and_whole(loopback: ChatServer, 
         events = _drive(app, ["Who created Spider-Man?", "/root", "Who created Spider-Man?"])
     pieces = "".join(text for kind, text in events if kind == "piece")
     lines = [text for kind, text in events if kind == "line"]
-    turns = [line for line in lines if re.search(r"\[\S+  (hit|miss)  STRICT  answered\]$", line)]
+    turns = [line for line in lines if re.search(r"\ncache   (hit|miss) ", line)]
     assert len(turns) == 2, lines
-    _assert_set_apart(pieces + turns[0], None, "\n[")  # streamed, then the turn's line
-    _assert_set_apart(turns[1], None, "\n[")  # the hit, written whole
+    _assert_set_apart(pieces + turns[0], None, "\n\nbates ")  # streamed, then the footer
+    _assert_set_apart(turns[1], None, "\n\nbates ")  # the hit, written whole
     assert turns[1].startswith(pieces)  # the same answer block, whichever way it came

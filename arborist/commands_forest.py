@@ -1,0 +1,378 @@
+"""The forest's commands: sessions, the tree, moving, labels, export and import.
+
+Registered into :data:`arborist.commands.COMMANDS` (see that module). A session
+is created when its first turn is (an ask), or by ``cd``, which needs a session to
+hold the move: ``session``, ``session new``, ``tree`` and the rest never make an
+empty one.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arborist import views
+from arborist.commands import (
+    JSON,
+    LIMIT,
+    MODEL_FLAGS,
+    SESSIONS_DB,
+    TURN,
+    WORDS,
+    CommandUsage,
+    Desk,
+    Outcome,
+    arg,
+    command,
+    either,
+    import_lines,
+    parser,
+    refuse,
+    shown,
+)
+from arborist.errors import BadInput, NotFound
+from arborist.forest.shard import Node
+from arborist.terminal import inert_json
+
+__all__ = ["SESSION_MODES", "node_json", "this_session"]
+
+
+def this_session(desk: Desk, sid: str | None = None) -> str:
+    """``sid`` if given, else the desk's session; one line when there is none yet."""
+    if sid:
+        return desk.app.session(sid).sid
+    if desk.sid is not None:
+        return desk.sid
+    if desk.opens:
+        raise BadInput("give --sid SID: the arborist command works in no session of its own")
+    raise NotFound("no session yet: it starts with the first question (or session resume SID)")
+
+
+def node_json(desk: Desk, node: Node) -> dict[str, Any]:
+    """A turn as JSON: its fields and the mode it can claim now (as ``find --json``)."""
+    now = desk.app.audit_now(node)
+    return {**node.as_json(), "audit_now": now.mode, "audit_reason": now.reason,
+            "support": now.support.as_json() if now.support else None}  # fmt: skip
+
+
+@command(
+    "help",
+    "the commands, or one command's flags",
+    arg("topic", nargs="*", metavar="COMMAND", help="show this command's flags"),
+)
+def _help(desk: Desk, args: argparse.Namespace) -> Outcome:
+    if args.topic:
+        found, _ = desk.command(args.topic)
+        return Outcome(parser(found, desk.prefix).format_help().rstrip())
+    return Outcome(desk.help())
+
+
+# --- sessions ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Mode:
+    flag: str
+    run: Any
+    takes: tuple[str, ...]
+
+
+def _given(args: argparse.Namespace, name: str) -> bool:
+    value = getattr(args, name)
+    return value not in (None, False, [])
+
+
+def _session_check(args: argparse.Namespace) -> str | None:
+    """What does not go together in ``session``'s flags: two actions, or a flag the chosen
+    one (or starting a session) does not take: none is ever silently ignored."""
+    chosen = [mode for mode in SESSION_MODES if _given(args, mode)]
+    if len(chosen) > 1:
+        return "choose one of " + ", ".join(SESSION_MODES[m].flag for m in chosen)
+    mode = SESSION_MODES[chosen[0]] if chosen else _START
+    extra = [name for name in _SESSION_OPTIONS if name not in mode.takes and _given(args, name)]
+    return f"--{extra[0].replace('_', '-')} does not go with {mode.flag}" if extra else None
+
+
+@command(
+    "session",
+    "work in a new session (or --sid's), or one of the actions --list, --tree, --find, "
+    "--chain-check, --export, --import",
+    arg("--sid", help="resume this session (or the one --tree names)"),
+    arg("--label", help="the new session's label"),
+    *MODEL_FLAGS,
+    arg("--list", dest="list_", action="store_true", help="every session (session list)"),
+    arg("--tree", action="store_true", help="the tree of --sid (tree)"),
+    arg("--find", dest="query", metavar="QUERY", help="search every session's turns (find)"),
+    LIMIT,
+    arg("--chain-check", dest="chain", action="store_true", help="the shard's audit chain"),
+    arg("--export", dest="export_sid", metavar="SID", help="a session as JSON Lines (export)"),
+    arg("--import", dest="import_file", metavar="FILE", help="sessions from JSON Lines (import)"),
+    SESSIONS_DB,
+    JSON,
+    check=_session_check,
+)
+def _session(desk: Desk, args: argparse.Namespace) -> Outcome:
+    chosen = [mode for mode in SESSION_MODES if _given(args, mode)]
+    result: Outcome = (SESSION_MODES[chosen[0]] if chosen else _START).run(desk, args)
+    return result
+
+
+_SESSION_OPTIONS = ("sid", "label", "llm", "timeout", "retries", "limit", "json")
+
+
+def _start(desk: Desk, args: argparse.Namespace) -> Outcome:
+    """``session [--sid SID] [--label NAME] [--llm NAME]``: the session to work in (the
+    CLI opens its REPL there); a new one is made by its first question."""
+    if not desk.opens and not any(_given(args, name) for name in _START.takes):
+        # "open a REPL in a new session" is the shell's: here a session is open already
+        raise CommandUsage(
+            f"usage: {desk.prefix}session new|resume|list ..., or {desk.prefix}session "
+            "--list|--tree|--find|--chain-check|--export|--import|--sid|--label ..."
+        )
+    if args.llm is not None:
+        from arborist.commands_answers import check_model  # noqa: PLC0415 - registered after
+
+        check_model(desk.app, args.llm, timeout=args.timeout, retries=args.retries)
+        desk.llm = args.llm
+    desk.timeout = args.timeout if args.timeout is not None else desk.timeout
+    desk.retries = args.retries if args.retries is not None else desk.retries
+    if args.sid:
+        desk.sid = desk.app.session(args.sid).sid
+        return Outcome(f"session {desk.sid}", changed=True, enter=True)
+    desk.sid = None
+    if args.label is not None:
+        desk.label = args.label
+    return Outcome("a new session: it starts with the first question", enter=True)
+
+
+def _tree_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
+    if not args.sid and desk.opens:
+        refuse(desk, "session", "--tree needs --sid")
+    return _tree(desk, args)
+
+
+def _chain_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
+    result = desk.app.chain_check((), databases=("sessions",))
+    failed = None if result.ok else "the shard's audit chain is broken (see above)"
+    return shown(args, lambda: views.chain_check_text(result),
+                 lambda: views.chain_check_json(result), failed=failed)  # fmt: skip
+
+
+def _export_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
+    return Outcome(json=views.export_jsonl(desk.app.export_session(args.export_sid)), keep=True)
+
+
+def _import_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
+    return _import_from(desk, args.import_file, "session")
+
+
+def _find_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
+    return _found(desk, args, args.query)
+
+
+@command("session new", "start a session (made by its first question)",
+         arg("--label", help="the new session's label"))  # fmt: skip
+def _session_new(desk: Desk, args: argparse.Namespace) -> Outcome:
+    desk.sid = None
+    if args.label is not None:
+        desk.label = args.label
+    return Outcome("a new session: it starts with the first question", changed=True)
+
+
+@command("session resume", "work in an existing session", arg("sid", metavar="SID", help="its id"))
+def _session_resume(desk: Desk, args: argparse.Namespace) -> Outcome:
+    desk.sid = desk.app.session(args.sid).sid
+    return Outcome(f"session {desk.sid}", changed=True)
+
+
+@command("session list", "every session (session --list)", JSON)
+def _session_list(desk: Desk, args: argparse.Namespace) -> Outcome:
+    sessions = desk.app.sessions()
+    return either(
+        args, lambda: views.sessions_text(sessions), lambda: views.sessions_json(sessions)
+    )
+
+
+_START = _Mode("starting a session", _start, ("sid", "label", "llm", "timeout", "retries"))
+SESSION_MODES = {
+    "list_": _Mode("--list", _session_list, ("json",)),
+    "tree": _Mode("--tree", _tree_mode, ("sid", "json")),
+    "query": _Mode("--find", _find_mode, ("limit", "json")),
+    "chain": _Mode("--chain-check", _chain_mode, ("json",)),
+    "export_sid": _Mode("--export", _export_mode, ()),
+    "import_file": _Mode("--import", _import_mode, ()),
+}
+"""``session``'s actions (the seeds' forms), by their flag's name; each also a command."""
+
+
+# --- the tree ------------------------------------------------------------------------------------
+
+
+SID = arg("--sid", help="another session (default: this one)")
+
+
+@command("tree", "this session's tree (session --tree)", SID, JSON)
+def _tree(desk: Desk, args: argparse.Namespace) -> Outcome:
+    sid = this_session(desk, args.sid)
+
+    def data() -> dict[str, Any]:
+        session = desk.app.session(sid)
+        turns = [r["bates"] for r in desk.app.export_session(sid) if r.get("type") == "node"]
+        return {"sid": sid, "label": session.label, "root_bates": session.root_bates,
+                "current_bates": session.current_bates,
+                "turns": [node_json(desk, desk.app.node(bates)) for bates in turns]}  # fmt: skip
+
+    return either(args, lambda: desk.app.tree(sid), data)
+
+
+@command("branches", "branch points (two or more children) of this session", SID, JSON)
+def _branches(desk: Desk, args: argparse.Namespace) -> Outcome:
+    session = desk.app.session(this_session(desk, args.sid))
+    points = desk.app.branches(session.sid)
+    return either(
+        args,
+        lambda: views.branches_text(points, session, desk.app.audit_now),
+        lambda: [{"children": n, **node_json(desk, node)} for node, n in points],
+    )
+
+
+@command(
+    "find",
+    "search every session's turns (session --find)",
+    arg("query", nargs="+", metavar="QUERY", help=WORDS),
+    LIMIT,
+    JSON,
+    text=True,
+)
+def _find(desk: Desk, args: argparse.Namespace) -> Outcome:
+    return _found(desk, args, " ".join(args.query))
+
+
+def _found(desk: Desk, args: argparse.Namespace, query: str) -> Outcome:
+    app = desk.app
+    hits = app.find(query, limit=args.limit or 10)
+    return either(
+        args,
+        lambda: views.find_text(hits, app.audit_now),
+        lambda: views.find_json(hits, app.audit_now),
+    )
+
+
+@command(
+    "cd",
+    "move to a turn (any session): the next question lands under it",
+    arg("ref", metavar="REF", help=TURN),
+    arg("--sid", help="move in this session (default: this one, started if need be)"),
+)
+def _cd(desk: Desk, args: argparse.Namespace) -> Outcome:
+    sid = this_session(desk, args.sid) if args.sid or desk.opens else desk.session()
+    return Outcome(views.moved_text(desk.app.cd(sid, args.ref)), moved=True)
+
+
+@command("back", "move to the parent of the current turn", SID)
+def _back(desk: Desk, args: argparse.Namespace) -> Outcome:
+    return Outcome(views.moved_text(desk.app.back(this_session(desk, args.sid))), moved=True)
+
+
+@command(
+    "label",
+    "name the current turn (or --ref's)",
+    arg("name", nargs="+", metavar="NAME", help="the label (words joined)"),
+    arg("--ref", metavar="REF", help="label this turn instead: " + TURN),
+    SID,
+    text=True,
+)
+def _label(desk: Desk, args: argparse.Namespace) -> Outcome:
+    if args.ref and not args.sid and desk.sid is None:
+        sid = desk.app.node(args.ref).sid  # a bates number names its turn without a session
+    else:
+        sid = this_session(desk, args.sid)
+    node = desk.app.label(sid, " ".join(args.name), args.ref)
+    return Outcome(views.labelled_text(node), changed=True)
+
+
+@command(
+    "show",
+    "a stored turn (default: the current one)",
+    arg("ref", nargs="?", metavar="REF", help=TURN),
+    SID,
+    JSON,
+)
+def _show(desk: Desk, args: argparse.Namespace) -> Outcome:
+    app = desk.app
+    if args.ref and not args.sid and desk.sid is None:
+        node = app.node(args.ref)  # a bates number, from a face with no session
+    else:
+        sid = this_session(desk, args.sid)
+        node = app.node(args.ref, sid) if args.ref else app.node(app.session(sid).current_bates)
+    return either(args, lambda: views.node_text(node, app.audit_now), lambda: node_json(desk, node))
+
+
+@command("sid", "this session's id")
+def _sid(desk: Desk, _args: argparse.Namespace) -> Outcome:
+    return Outcome(this_session(desk))
+
+
+@command("root", "this session's root: its bates and its subtree hash (the session_root)", SID,
+         JSON)  # fmt: skip
+def _root(desk: Desk, args: argparse.Namespace) -> Outcome:
+    """The session's root turn and the hash that commits every turn below it (a checkpoint
+    of the tree as it is: any turn added, edited or removed changes it)."""
+    session = desk.app.session(this_session(desk, args.sid))
+    root = desk.app.node(session.root_bates)
+    return either(
+        args,
+        lambda: f"{session.root_bates}\nsession_root {root.subtree_hash}",
+        lambda: {"sid": session.sid, "root_bates": root.bates, "session_root": root.subtree_hash},
+    )
+
+
+# --- export and import ---------------------------------------------------------------------------
+
+
+@command(
+    "export",
+    "a session as JSON Lines (session --export)",
+    arg("sid", nargs="?", metavar="SID", help="the session (default: this one)"),
+    arg("--out", metavar="FILE", help="write the lines to FILE instead of showing them"),
+)
+def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
+    sid = this_session(desk, args.sid)
+    records = desk.app.export_session(sid)
+    text = views.export_jsonl(records)
+    if args.out is None:
+        return Outcome(json=text, keep=True)
+    try:  # the bytes `arborist session --export SID > FILE` writes
+        Path(args.out).write_text(inert_json(text) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    return Outcome(
+        f"exported session {sid} ({len(records) - 1} node(s)) to {views.field(args.out)}"
+    )
+
+
+@command(
+    "import",
+    "sessions from JSON Lines, hashes re-proved (session --import)",
+    arg("file", metavar="FILE", help="written by export (- : standard input, at a shell)"),
+)
+def _import(desk: Desk, args: argparse.Namespace) -> Outcome:
+    return _import_from(desk, args.file, "import")
+
+
+def _import_from(desk: Desk, name: str, command_name: str) -> Outcome:
+    if name == "-":
+        if desk.stdin is None:
+            refuse(
+                desk, command_name, "'-' (standard input) is for the arborist command: give a file"
+            )
+        read = import_lines(desk.stdin(), "-")
+    else:
+        try:
+            with open(name, "rb") as file:
+                read = import_lines(file, name)
+        except OSError as exc:
+            raise BadInput(f"cannot read {name}: {exc.strerror or exc}") from None
+    return Outcome(views.import_text(desk.app.import_sessions(read)), changed=True)

@@ -1,0 +1,239 @@
+"""The document store's commands, and the checks: ingest, search, tiers, derive, verify.
+
+Registered into :data:`arborist.commands.COMMANDS` (see that module).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from arborist import views
+from arborist.app import Verification
+from arborist.audit import ChainReport
+from arborist.commands import (
+    ANSWER,
+    CHECKPOINTS,
+    DEFAULT_LIMIT,
+    JSON,
+    LIMIT,
+    WORDS,
+    Desk,
+    Outcome,
+    answer_key,
+    arg,
+    command,
+    document_ref,
+    either,
+    shown,
+)
+from arborist.store.derive import DERIVATION_KINDS, Derivation
+from arborist.store.tiers import TierChange
+from arborist.witness import witness_checkpoints
+
+__all__ = ["derivation_json", "tier_json", "verification_json"]
+
+
+@command(
+    "ingest",
+    "ingest files, folders and http(s) URLs, or --demo",
+    arg("sources", nargs="*", metavar="SOURCE", help="files, folders and http(s) URLs"),
+    arg("--include", action="append", default=[], metavar="GLOB",
+        help="only files matching GLOB (repeatable)"),
+    arg("--exclude", action="append", default=[], metavar="GLOB",
+        help="skip files matching GLOB (repeatable)"),
+    arg("--demo", action="store_true", help="the built-in corpus (the stdlib's pydoc text)"),
+    arg("--follow-symlinks", action="store_true",
+        help="let a folder walk follow symbolic links out of the folder"),
+    JSON,
+    check=lambda args: None if args.sources or args.demo else (
+        "give files, folders or URLs to ingest, or --demo"),
+)  # fmt: skip
+def _ingest(desk: Desk, args: argparse.Namespace) -> Outcome:
+    app = desk.app
+    bars: dict[str, Any] = {"track": desk.track}
+    if desk.embed_track is not None:
+        bars["embed_track"] = desk.embed_track
+    results = app.ingest_demo(**bars) if args.demo else []
+    if args.sources:
+        results += app.ingest(
+            args.sources,
+            include=args.include,
+            exclude=args.exclude,
+            follow_symlinks=args.follow_symlinks,
+            **bars,
+        )
+    return shown(
+        args,
+        lambda: views.ingest_text(results, each=desk.each),
+        lambda: [views.ingest_json(r) for r in results],
+        changed=True,
+    )
+
+
+@command("embed", "embed the chunks that have no vector under the configured model", JSON)
+def _embed(desk: Desk, args: argparse.Namespace) -> Outcome:
+    report = desk.app.embed(track=desk.embed_track or desk.track)
+    profile = desk.app.embedder_profile()
+    return shown(
+        args,
+        lambda: views.embed_text(report, profile),
+        lambda: views.embed_json(report, profile),
+        changed=True,
+    )
+
+
+@command(
+    "search",
+    "search the documents",
+    arg("query", nargs="+", metavar="QUERY", help=WORDS),
+    LIMIT,
+    JSON,
+    text=True,
+)
+def _search(desk: Desk, args: argparse.Namespace) -> Outcome:
+    hits = desk.app.search(" ".join(args.query), limit=args.limit or DEFAULT_LIMIT)
+    return either(args, lambda: views.search_text(hits), lambda: views.search_json(hits))
+
+
+@command(
+    "related",
+    "sources co-accessed with a chunk, a document or a turn",
+    arg("ref", metavar="REF", help="a chunk's leaf hash, a document, or a turn's bates"),
+    LIMIT,
+    JSON,
+)
+def _related(desk: Desk, args: argparse.Namespace) -> Outcome:
+    found = desk.app.related(args.ref, limit=args.limit or DEFAULT_LIMIT)
+    return either(args, lambda: views.related_text(found), found.as_json)
+
+
+def tier_json(change: TierChange) -> dict[str, Any]:
+    """What ``evict`` or ``rehydrate`` moved, as JSON."""
+    doc = change.document
+    return {"document_id": doc.id, "uri": doc.uri, "title": doc.title,
+            "source_root": doc.source_root, "tier": change.tier, "changed": change.changed}  # fmt: skip
+
+
+DOCUMENT = arg("document", metavar="DOCUMENT", help="id, URI, path or source_root prefix")
+
+
+@command(
+    "evict",
+    "move a document to a colder tier",
+    DOCUMENT,
+    arg("--tier", required=True, choices=["warm", "cold"], metavar="TIER",
+        help="warm: compressed, out of the index; cold: only leaf hashes and the URI remain"),
+    JSON,
+)  # fmt: skip
+def _evict(desk: Desk, args: argparse.Namespace) -> Outcome:
+    change = desk.app.evict(document_ref(args.document), args.tier)
+    return shown(args, lambda: views.evicted_text(change, args.tier), lambda: tier_json(change),
+                 changed=True)  # fmt: skip
+
+
+@command("rehydrate", "bring a document back to hot, every leaf re-proved", DOCUMENT, JSON)
+def _rehydrate(desk: Desk, args: argparse.Namespace) -> Outcome:
+    change = desk.app.rehydrate(document_ref(args.document))
+    return shown(args, lambda: views.rehydrated_text(change), lambda: tier_json(change),
+                 changed=True)  # fmt: skip
+
+
+def derivation_json(derivation: Derivation) -> dict[str, Any]:
+    """A saved derivation, as JSON: the core record and the evidence it stands on."""
+    core = derivation.core
+    return {"id": derivation.id, "kind": derivation.kind, "uri": core.uri,
+            "source_root": core.source_root, "derived_from": derivation.derived_from,
+            "derivation_hash": derivation.derivation_hash,
+            "sources": [{"uri": s.uri, "chunk_index": s.chunk_index, "leaf": s.leaf,
+                         "source_root": s.source_root} for s in derivation.sources]}  # fmt: skip
+
+
+@command(
+    "derive",
+    "save a core record derived from an answer's cited evidence",
+    arg("kind", choices=list(DERIVATION_KINDS), metavar="KIND",
+        help="snippet, equation, summary or haiku"),
+    arg("--from", dest="source", required=True, metavar="REF", help=ANSWER),
+    arg("--text", help="the derived text (a snippet defaults to the cited spans)"),
+    JSON,
+)  # fmt: skip
+def _derive(desk: Desk, args: argparse.Namespace) -> Outcome:
+    derivation = desk.app.derive(args.kind, answer_key(desk, args.source), args.text)
+    return shown(args, lambda: views.derived_text(args.kind, derivation),
+                 lambda: derivation_json(derivation), changed=True)  # fmt: skip
+
+
+# --- checks and figures --------------------------------------------------------------------------
+
+
+def _head(report: ChainReport) -> str | None:
+    return str(report.head) if report.head else None
+
+
+def verification_json(result: Verification, checkpoints: int) -> dict[str, Any]:
+    """What ``verify`` found, as JSON: ok, every problem, and each database's figures."""
+    store, forest = result.store, result.forest
+    return {"ok": result.ok, "problems": result.problems, "checkpoints": checkpoints,
+            "store": {"documents": store.documents, "chunks": store.chunks,
+                      "records": store.records, "checkpoint": _head(store.chain)},
+            "sessions": {"sessions": forest.sessions, "nodes": forest.nodes,
+                         "checkpoint": _head(forest.chain)}}  # fmt: skip
+
+
+@command(
+    "verify",
+    "recompute every hash and proof; check both chains",
+    CHECKPOINTS,
+    arg("--witness", dest="witnesses", action="append", default=[], metavar="NOTEBOOK",
+        help="a saved notebook whose %%%%ask outputs recorded checkpoints (repeatable)"),
+    JSON,
+)  # fmt: skip
+def _verify(desk: Desk, args: argparse.Namespace) -> Outcome:
+    checkpoints = list(args.checkpoints)
+    for notebook in args.witnesses:
+        checkpoints += witness_checkpoints(notebook)
+    result = desk.app.verify(checkpoints)
+    failed = f"verify found {len(result.problems)} problem(s) (see above)"
+    return shown(
+        args,
+        lambda: views.verification_text(result, len(checkpoints)),
+        lambda: verification_json(result, len(checkpoints)),
+        failed=failed if result.problems else None,
+    )
+
+
+def _existing_file(text: str) -> str:
+    if not Path(text).is_file():
+        raise argparse.ArgumentTypeError(f"{text!r}: no such file")
+    return os.fspath(text)
+
+
+@command(
+    "chain-check",
+    "check both audit chains; print each head",
+    arg("--store-db", type=_existing_file, metavar="PATH",
+        help="check this store database (alone, unless --sessions-db is also given)"),
+    arg("--sessions-db", type=_existing_file, metavar="PATH",
+        help="check this forest shard (alone, unless --store-db is also given)"),
+    CHECKPOINTS,
+    JSON,
+)  # fmt: skip
+def _chain_check(desk: Desk, args: argparse.Namespace) -> Outcome:
+    named = tuple(n for n in ("store", "sessions") if getattr(args, f"{n}_db") is not None)
+    result = desk.app.chain_check(args.checkpoints, databases=named or ("store", "sessions"))
+    failed = None if result.ok else "an audit chain is broken (see above)"
+    return shown(
+        args,
+        lambda: views.chain_check_text(result),
+        lambda: views.chain_check_json(result),
+        failed=failed,
+    )
+
+
+@command("stats", "documents, chunks, cached answers, sizes", JSON)
+def _stats(desk: Desk, args: argparse.Namespace) -> Outcome:
+    data = desk.app.stats()
+    return either(args, lambda: views.stats_text(data), lambda: data)

@@ -1,0 +1,291 @@
+"""One command table, three faces: the ``arborist`` command, the REPL and ``%arborist``
+accept every command with the same flags and print the same text and JSON (issue #26)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from arborist import Arborist
+from arborist.cli import cli
+from arborist.commands import COMMANDS, flags
+from arborist.errors import ArboristError
+from arborist.repl import Repl, scripted_reader
+
+SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
+QUOKKA = "# Quokkas\n\nThe quokka is a small wallaby that lives on Rottnest Island.\n"
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def corpus(home: Path, tmp_path: Path) -> Path:
+    (tmp_path / "spider.md").write_text(SPIDER, encoding="utf-8")
+    (tmp_path / "quokka.md").write_text(QUOKKA, encoding="utf-8")
+    code, _, err = run("ingest", str(tmp_path / "spider.md"), str(tmp_path / "quokka.md"))
+    assert code == 0, err
+    return tmp_path
+
+
+@pytest.fixture
+def shell(home: Path) -> Iterator[InteractiveShell]:
+    ip = InteractiveShell.instance()
+    assert ip.run_cell("%load_ext arborist_nb").success
+    try:
+        yield ip
+    finally:
+        ip.run_line_magic("unload_ext", "arborist_nb")
+        InteractiveShell.clear_instance()
+
+
+def repl_says(home: Path, sid: str | None, line: str) -> str:
+    """What the REPL writes for ``line`` (an error as its one line)."""
+    out: list[str] = []
+    with Arborist(home) as app:
+        repl = Repl(app, sid, read=scripted_reader([]), write=out.append)
+        try:
+            repl.handle(line)
+        except ArboristError as exc:
+            out.append(f"error: {exc}")
+    return "\n".join(out)
+
+
+def notebook_says(shell: InteractiveShell, line: str) -> str:
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        try:
+            shell.run_line_magic("arborist", line)
+        except UsageError as exc:
+            return f"error: {exc}"
+    return buffer.getvalue().rstrip("\n")
+
+
+def _flags_in(help_text: str) -> list[str]:
+    """The flags a --help's usage (its first paragraph) names."""
+    usage = help_text.split("\n\n", 1)[0]
+    return sorted(set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", usage)))
+
+
+def _words(text: str, prefix: str) -> str:
+    """``text`` without the face's prefix, its whitespace (argparse wraps the usage at a
+    width that depends on the prefix) made single spaces."""
+    return " ".join(text.replace(f"usage: {prefix}", "usage: ").split())
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_face_takes_every_command_with_the_same_flags(
+    name: str, home: Path, shell: InteractiveShell
+) -> None:
+    """The table walked: each command's --help, in each face, lists exactly its parser's
+    flags, and each face writes the command its own way and nothing else differs."""
+    expected = flags(COMMANDS[name])
+    code, cli_help, err = run(*name.split(), "--help")
+    assert (code, err) == (0, ""), err
+    faces = {
+        "arborist ": cli_help.rstrip("\n"),
+        "/": repl_says(home, None, f"/{name} --help"),
+        "%arborist ": notebook_says(shell, f"{name} --help"),
+    }
+    for prefix, shown in faces.items():
+        assert shown.startswith(f"usage: {prefix}{name}"), (prefix, shown)
+        assert _flags_in(shown) == expected, (prefix, shown)
+    bodies = {_words(shown, prefix) for prefix, shown in faces.items()}
+    assert len(bodies) == 1, bodies
+
+
+DATA_WITHOUT_JSON = {"help", "session new", "session resume", "cd", "back", "label", "sid",
+                     "export", "import"}  # fmt: skip
+"""Commands that print no data but a message (export prints JSON Lines whatever is asked)."""
+
+
+def test_every_command_that_prints_data_takes_json() -> None:
+    without = {name for name, command in COMMANDS.items() if "--json" not in flags(command)}
+    assert without == DATA_WITHOUT_JSON
+
+
+def _ask_cli(*extra: str) -> dict:
+    code, out, err = run("ask", "Who created Spider-Man?", "--json", *extra)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_the_json_of_every_data_command_is_the_same_in_every_face(
+    corpus: Path, home: Path, shell: InteractiveShell
+) -> None:
+    turn = _ask_cli("--label", "spidey")
+    bates, sid, key = turn["bates"], turn["sid"], turn["cache_key"]
+    lines = [
+        "search Ditko --json", "search --json -- -Ditko", "find created --json",
+        f"tree --sid {sid} --json", f"show {bates} --json", f"branches --sid {sid} --json",
+        "verify --json", "stats --json", "record list --json", f"record show {key} --json",
+        "session list --json", f"session --tree --sid {sid} --json", "session --list --json",
+        "session --find created --json", "session --chain-check --json", "chain-check --json",
+        f"root --sid {sid} --json", "llm --json",
+    ]  # fmt: skip
+    for line in lines:
+        code, out, err = run(*line.split())
+        assert code == 0, (line, err)
+        data = json.loads(out)
+        assert json.loads(repl_says(home, None, "/" + line)) == data, line
+        assert json.loads(notebook_says(shell, line)) == data, line
+    tree = json.loads(run("session", "--tree", "--sid", sid, "--json")[1])
+    assert [t["label"] for t in tree["turns"]] == [None, "spidey"] and tree["sid"] == sid
+    chain = json.loads(run("session", "--chain-check", "--json")[1])
+    assert chain["ok"] and [d["name"] for d in chain["databases"]] == ["sessions"]
+
+
+def test_the_actions_print_json_too(corpus: Path) -> None:
+    bates = _ask_cli()["bates"]
+    code, out, err = run("derive", "snippet", "--from", bates, "--json")
+    assert code == 0, err
+    assert json.loads(out)["kind"] == "snippet"
+    code, out, err = run("evict", str(corpus / "quokka.md"), "--tier", "cold", "--json")
+    assert code == 0 and json.loads(out)["tier"] == "cold", err
+    code, out, err = run("falsify", bates, "--state", "stale", "--reason", "test", "--json")
+    assert code == 0 and json.loads(out)["state"] == "stale", err
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["search -quokkas", "search quokkas -- --rottnest", "find -quokka", "search -q", "search -5"],
+)
+def test_a_word_starting_with_a_dash_is_a_word_of_the_query(
+    line: str, corpus: Path, home: Path
+) -> None:
+    """Query syntax is never interpreted (README, "arborist search"): ``-quokkas`` is the
+    word, as in every face; only the command's own flags are flags."""
+    code, out, err = run(*line.split())
+    assert (code, err) == (0, ""), err
+    assert repl_says(home, None, "/" + line) == out.rstrip("\n")
+    if line.startswith("search -quokka"):
+        assert "Rottnest" in out
+
+
+def test_a_range_is_the_same_in_every_face(home: Path, shell: InteractiveShell) -> None:
+    code, _, err = run("record", "show", "a" * 64, "--revision", "0")
+    message = "argument --revision: must be at least 1"
+    assert code == 2 and message in err and err.count("\n") == 1
+    assert message in repl_says(home, None, f"/record show {'a' * 64} --revision 0")
+    assert message in notebook_says(shell, f"record show {'a' * 64} --revision 0")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["session", "--list", "--limit", "3"], "--limit does not go with --list"),
+        (["session", "--list", "--tree"], "choose one of --list, --tree"),
+        (["session", "--tree", "--label", "x", "--sid", "s"], "--label does not go with --tree"),
+        (["session", "--export", "s", "--json"], "--json does not go with --export"),
+        (["session", "--sid", "s", "--limit", "2"], "--limit does not go with starting a session"),
+        (["ask", "Who?", "--bogus"], "unrecognized arguments: --bogus"),
+        (["search", "x", "--limt", "2"], "unrecognized arguments: --limt"),
+    ],
+)
+def test_no_flag_is_ever_silently_ignored(args: list[str], says: str, home: Path) -> None:
+    code, out, err = run(*args)
+    assert (code, out) == (2, "") and says in err and err.count("\n") == 1, err
+    assert not home.exists(), "refused before anything is opened"
+
+
+def test_the_cli_asks_with_every_flag_of_a_question(corpus: Path, home: Path) -> None:
+    first = _ask_cli("--label", "origin")
+    again = _ask_cli("--sid", first["sid"], "--thread", "--no-cache")
+    assert again["sid"] == first["sid"] and again["hit"] is False
+    code, out, _ = run("show", "origin", "--sid", first["sid"], "--json")
+    assert code == 0 and json.loads(out)["label"] == "origin"
+    code, out, err = run("label", "again", "--ref", again["bates"])
+    assert code == 0 and "is now labelled 'again'" in out, err
+    code, out, _ = run("branches", "--sid", first["sid"])
+    assert code == 0 and out == "no branch points\n"
+
+
+def test_the_repl_takes_a_questions_flags(corpus: Path, home: Path) -> None:
+    out: list[str] = []
+    with Arborist(home) as app:
+        Repl(app, None, read=scripted_reader([
+            "Who created Spider-Man?",
+            "/ask --no-cache --label fresh Who created Spider-Man?",
+            "/ask --thread Who drew him?",
+            "/ask --related Who drew him?",
+            "/show fresh",
+        ]), write=out.append).run()  # fmt: skip
+        sessions = app.sessions()
+    text = "\n".join(out)
+    assert len(sessions) == 1 and sessions[0][1] == 3, sessions  # made by the first question
+    assert text.count("cache   miss") == 3 and "label        fresh" in text
+    assert "error: --related: this store has no co-access index" in text  # taken, not ignored
+
+
+def test_a_session_is_made_by_its_first_turn_never_by_starting(corpus: Path, home: Path) -> None:
+    code, out, err = run("session", input="/sid\n/tree\n/quit\n")
+    assert code == 0, err
+    assert out.startswith("a new session, made by its first question")
+    assert "error: no session yet" in out
+    assert run("session", "--list", "--json")[1] == "[]\n"
+    code, out, _ = run("session", "--label", "kept", input="Where does the quokka live?\n")
+    assert code == 0 and "Rottnest" in out
+    listed = json.loads(run("session", "--list", "--json")[1])
+    assert [(s["label"], s["turns"]) for s in listed] == [("kept", 1)]
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_model_that_cannot_answer_is_refused_when_the_repl_starts(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARBORIST_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
+    monkeypatch.setenv("ARBORIST_MODEL", "m")
+    code, out, err = run("session", "--llm", "openai", input="never read\n")
+    assert (code, out) == (1, "") and err.count("\n") == 1
+    assert "cannot be reached" in err and "choose another --llm" in err
+    code, _, err = run("session", "--llm", "nonesuch")
+    assert code == 2 and "unknown model 'nonesuch'" in err
+
+
+def test_an_unreachable_url_is_a_runtime_failure_not_a_usage_error(home: Path) -> None:
+    """README: exit 2 is for bad arguments; a URL that cannot be fetched now may be fetched
+    later, so it is exit 1 (an error), with one line."""
+    code, _, err = run("ingest", f"http://127.0.0.1:{_closed_port()}/page.html")
+    assert code == 1 and err.count("\n") == 1 and "cannot fetch URL" in err
+    code, _, err = run("evict", "doc", "--tier", "hot")  # a bad argument is still exit 2
+    assert code == 2 and "invalid choice: 'hot'" in err
+
+
+def test_the_seeds_session_forms_and_the_subcommands_agree(corpus: Path, tmp_path: Path) -> None:
+    sid = _ask_cli()["sid"]
+    assert run("session", "--list")[1] == run("session", "list")[1]
+    assert run("session", "--tree", "--sid", sid)[1] == run("tree", "--sid", sid)[1]
+    assert run("session", "--find", "created")[1] == run("find", "created")[1]
+    exported = run("session", "--export", sid)[1]
+    assert exported == run("export", sid)[1]
+    (tmp_path / "s.jsonl").write_text(exported, encoding="utf-8")
+    shard = str(tmp_path / "other.db")
+    code, out, _ = run("session", "--import", str(tmp_path / "s.jsonl"), "--sessions-db", shard)
+    assert code == 0 and out.startswith("imported 2 node(s)")
+    code, out, _ = run("session", "--import", "-", "--sessions-db", shard, input=exported)
+    assert code == 0 and "2 already present" in out
+    assert run("session", "--chain-check")[0] == 0
+
+
+def test_a_flag_for_another_face_is_refused_not_ignored(home: Path, tmp_path: Path) -> None:
+    said = repl_says(home, None, f"/ask Who? --sessions-db {tmp_path / 'x.db'}")
+    assert said.startswith("error: --sessions-db opens other stores: give it to the arborist")
+    said = repl_says(home, None, "/import -")
+    assert said.startswith("error: '-' (standard input) is for the arborist command")
