@@ -6,6 +6,7 @@ import ast
 import importlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -43,25 +44,6 @@ def imported_modules(path: Path) -> set[str]:
 
 def python_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.py") if "static" not in p.parts)
-
-
-@pytest.mark.parametrize("path", python_files(CORE), ids=lambda p: str(p.relative_to(ROOT)))
-def test_the_core_never_imports_jupyter(path: Path) -> None:
-    roots = {name.split(".")[0] for name in imported_modules(path)}
-    assert not roots & JUPYTER_MODULES
-
-
-@pytest.mark.parametrize("name", PURE)
-def test_pure_modules_use_only_the_standard_library_and_pure_arborist_modules(name: str) -> None:
-    allowed_arborist = {"arborist.errors", "arborist.hashing", "arborist.merkle"}
-    for module in imported_modules(CORE / name):
-        root = module.split(".")[0]
-        if root == "arborist":
-            assert module in allowed_arborist, f"{name} imports {module}"
-        else:
-            assert root in sys.stdlib_module_names or root == "__future__", (
-                f"{name} imports {module}"
-            )
 
 
 def all_modules() -> list[str]:
@@ -175,15 +157,13 @@ def test_the_repository_explains_itself() -> None:
     assert {"1", "2", "3", "4", "5", "5b", "5c", "6", "7", "8", "9"} <= sections
 
 
-FACES = {"arborist.cli", "arborist.cli_commands", "arborist.repl", "arborist.sync"}
-SERVICES = ("arborist/store", "arborist/forest", "arborist/qa")
-FOUNDATIONS = ("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py", "merkle.py",
-               "keys.py", "citations.py", "analysis.py", "terminal.py", "admission.py", "fts.py",
-               "clock.py", "pathref.py", "errors.py", "witness.py")  # fmt: skip
+# --- the architecture rules: each a function of a checkout's root, so that a test can build
+# a checkout that breaks it (in tmp_path) and see the rule catch it ---------------------------
 
 
-def _module_name(path: Path) -> str:
-    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+def _module_name(path: Path, root: Path = ROOT) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def _arborist_imports(path: Path) -> set[str]:
@@ -192,42 +172,217 @@ def _arborist_imports(path: Path) -> set[str]:
     }
 
 
-def test_layers_import_downward_only() -> None:
-    """Faces (the CLI with its REPL, the widget protocol, the notebook) sit on the facade
-    and the views; services never reach up to them, and no face borrows another's code
-    (the CLI starts its REPL; the notebook shows the widget, which speaks the protocol)."""
-    allowed_face_imports = {
-        "arborist.cli": {"arborist.cli_commands"},
-        "arborist.cli_commands": {"arborist.cli", "arborist.repl"},
-        "arborist_nb.widget": {"arborist.sync"},
-        "arborist_nb.magics": {"arborist_nb.widget"},
-        "arborist.__main__": {"arborist.cli"},
-    }
+def _sources(root: Path) -> list[Path]:
+    return [*python_files(root / "arborist"), *python_files(root / "arborist_nb")]
+
+
+def jupyter_in_the_core(root: Path) -> list[str]:
+    """Modules of the core that import a Jupyter package."""
+    return [
+        f"{path.relative_to(root)} imports {sorted(found)}"
+        for path in python_files(root / "arborist")
+        if (found := {name.split(".")[0] for name in imported_modules(path)} & JUPYTER_MODULES)
+    ]
+
+
+def impure_imports(root: Path) -> list[str]:
+    """Pure modules importing beyond the standard library and the pure arborist modules."""
+    allowed_arborist = {"arborist.errors", "arborist.hashing", "arborist.merkle"}
+    wrong = []
+    for name in PURE:
+        path = root / "arborist" / name
+        for module in sorted(imported_modules(path)) if path.is_file() else []:
+            top = module.split(".")[0]
+            ours = top == "arborist" and module in allowed_arborist
+            if not ours and top not in sys.stdlib_module_names | {"__future__"}:
+                wrong.append(f"{name} imports {module}")
+    return wrong
+
+
+FACES = {"arborist.cli", "arborist.cli_commands", "arborist.repl", "arborist.sync"}
+"""The faces among the core's modules (arborist_nb's modules are faces too)."""
+SERVICES = ("arborist/store", "arborist/forest", "arborist/qa")
+FOUNDATIONS = ("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py", "merkle.py",
+               "keys.py", "citations.py", "analysis.py", "terminal.py", "admission.py", "fts.py",
+               "clock.py", "pathref.py", "errors.py", "witness.py")  # fmt: skip
+ALLOWED_FACE_IMPORTS = {
+    "arborist.cli": {"arborist.cli_commands"},  # the group loads its runner when a command runs
+    "arborist.cli_commands": {"arborist.repl"},  # the CLI starts its REPL
+    "arborist_nb.widget": {"arborist.sync"},
+    "arborist_nb.magics": {"arborist_nb.widget"},
+    "arborist.__main__": {"arborist.cli"},
+}
+"""The one face each face may import: no other borrowing, and no cycle (cli_commands never
+imports cli back)."""
+
+
+def layer_violations(root: Path) -> list[str]:
+    """A face importing another face's code, or a module below the facade importing up."""
     wrong: list[str] = []
-    for path in [*python_files(CORE), *python_files(ROOT / "arborist_nb")]:
-        name = _module_name(path)
+    for path in _sources(root):
+        name = _module_name(path, root)
         imports = _arborist_imports(path)
         faces = {i for i in imports if i in FACES or i.startswith("arborist_nb")}
-        faces -= allowed_face_imports.get(name, set())
-        faces -= {name}
+        faces -= ALLOWED_FACE_IMPORTS.get(name, set()) | {name}
         if name.startswith("arborist_nb"):
-            faces -= {
-                "arborist_nb",
-                "arborist_nb.display",
-                "arborist_nb.assets",
-                "arborist_nb.magics",
-            }
+            faces -= {"arborist_nb", "arborist_nb.display", "arborist_nb.assets"}
+            faces -= {"arborist_nb.magics"} if name == "arborist_nb" else set()  # it loads them
         if faces:
             wrong.append(f"{name} imports the face(s) {sorted(faces)}")
-        relative = str(path.relative_to(ROOT))
+        relative = path.relative_to(root).as_posix()
         below_facade = relative.startswith(SERVICES) or (
-            path.parent == CORE and path.name in FOUNDATIONS
+            path.parent == root / "arborist" and path.name in FOUNDATIONS
         )
-        if below_facade:
-            upward = imports & {"arborist.app", "arborist.views", "arborist"}
-            if upward:
-                wrong.append(f"{name} (below the facade) imports {sorted(upward)}")
+        table = {i for i in imports if i.split(".")[1:2] and i.split(".")[1].startswith("commands")}
+        if below_facade and (upward := imports & {"arborist.app", "arborist.views", "arborist"}):
+            wrong.append(f"{name} (below the facade) imports {sorted(upward)}")
+        if table and (below_facade or name in ("arborist.app", "arborist.views")):
+            wrong.append(f"{name} imports the command table above it: {sorted(table)}")
+    return wrong
+
+
+SQL_FREE = ["app.py", "cli.py", "cli_commands.py", "repl.py", "commands.py", "commands_forest.py",
+            "commands_store.py", "commands_answers.py", "views.py", "sync.py"]  # fmt: skip
+"""The facade and every face: none of them runs SQL itself."""
+
+
+def sql_in_faces(root: Path) -> list[str]:
+    """Faces and the facade that call ``execute`` themselves, with the lines."""
+    paths = [root / "arborist" / name for name in SQL_FREE]
+    wrong = []
+    for path in [p for p in paths if p.is_file()] + sorted((root / "arborist_nb").glob("*.py")):
+        calls = [
+            node.lineno
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in {"execute", "executemany", "executescript"}
+        ]
+        if calls:
+            wrong.append(f"{path.name} runs SQL itself at lines {calls}")
+    return wrong
+
+
+def store_imports_qa(root: Path) -> list[str]:
+    """Store modules that import qa (which stands on the store)."""
+    return [
+        f"{_module_name(path, root)} imports {sorted(upward)}"
+        for path in python_files(root / "arborist" / "store")
+        if (
+            upward := {i for i in _arborist_imports(path) if i.split(".")[:2] == ["arborist", "qa"]}
+        )
+    ]
+
+
+MAX_FUNCTION_LINES = 60
+
+
+def long_functions(root: Path) -> list[str]:
+    """Functions longer than :data:`MAX_FUNCTION_LINES`, signature and docstring included."""
+    return [
+        f"{path.relative_to(root)}:{node.lineno} {node.name} ({size} lines)"
+        for path in _sources(root)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and (size := (node.end_lineno or node.lineno) - node.lineno + 1) > MAX_FUNCTION_LINES
+    ]
+
+
+MAX_MODULE_LINES = 550
+COMMAND_LAYER = ("cli.py", "cli_*.py", "commands.py", "commands_*.py", "repl.py", "terminal.py")
+"""The command layer's modules (the faces at a terminal and the table every face runs)."""
+
+
+def long_modules(root: Path) -> list[str]:
+    """Command-layer modules over :data:`MAX_MODULE_LINES` lines."""
+    paths = sorted({p for pattern in COMMAND_LAYER for p in (root / "arborist").glob(pattern)})
+    return [
+        f"{path.relative_to(root)} ({lines} lines)"
+        for path in paths
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    ]
+
+
+RULES = {
+    "the core never imports jupyter": jupyter_in_the_core,
+    "pure modules import only the standard library and pure modules": impure_imports,
+    "layers import downward only; no face borrows another's code": layer_violations,
+    "no face writes SQL": sql_in_faces,
+    "the store never imports qa": store_imports_qa,
+    "every function fits on a screen": long_functions,
+    "no command-layer module over 550 lines": long_modules,
+}
+"""Every architecture rule docs/design.md states, by what it says."""
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_the_checkout_keeps_every_architecture_rule(rule: str) -> None:
+    """Faces (the CLI with its REPL, the widget protocol, the notebook) sit on the command
+    table, the facade and the views; services never reach up to them; no face borrows
+    another's code (the CLI starts its REPL; the notebook shows the widget, which speaks
+    the protocol); the store stands below qa; faces name reads instead of writing SQL."""
+    wrong = RULES[rule](ROOT)
     assert not wrong, "\n".join(wrong)
+
+
+_LONG_FUNCTION = "def long():\n" + "    x = 1\n" * 60
+BREAKS = {
+    "the core never imports jupyter": {"arborist/views.py": "import IPython\n"},
+    "pure modules import only the standard library and pure modules": {
+        "arborist/hashing.py": "import httpx\n",
+        "arborist/terminal.py": "from arborist.app import Arborist\n",
+    },
+    "layers import downward only; no face borrows another's code": {
+        "arborist/repl.py": "from arborist.cli import main\n",
+        "arborist/cli_commands.py": "from arborist.cli import fail\n",
+        "arborist/sync.py": "import arborist.repl\n",
+        "arborist_nb/magics.py": "from arborist.cli_commands import run\n",
+        "arborist/store/search.py": "from arborist.app import Arborist\n",
+        "arborist/audit.py": "from arborist import views\n",
+        "arborist/forest/shard.py": "from arborist.commands import Desk\n",
+    },
+    "no face writes SQL": {
+        "arborist/commands_forest.py": "def f(conn):\n    conn.execute('DELETE FROM nodes')\n",
+        "arborist_nb/widget.py": "def f(conn):\n    conn.executescript('')\n",
+    },
+    "the store never imports qa": {"arborist/store/cache.py": "from arborist.qa import check\n"},
+    "every function fits on a screen": {"arborist/commands.py": _LONG_FUNCTION},
+    "no command-layer module over 550 lines": {"arborist/cli_more.py": "x = 1\n" * 551},
+}
+"""For each rule, modules that break it: each alone must make the rule complain."""
+
+
+@pytest.mark.parametrize(
+    ("rule", "path"), [(rule, path) for rule, broken in BREAKS.items() for path in broken]
+)
+def test_each_rule_catches_a_module_that_breaks_it(rule: str, path: str, tmp_path: Path) -> None:
+    """A mutation of the checkout: one module rewritten to break the rule, in a copy (in
+    tmp_path) of the folders the rules read. What the rule says of the copy as it is, it
+    says of the checkout; once the module is written, it names that module too."""
+    for folder in ("arborist", "arborist_nb"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("static"))
+    before = RULES[rule](tmp_path)
+    assert before == RULES[rule](ROOT)
+    broken = tmp_path / path
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_text(BREAKS[rule][path], encoding="utf-8")
+    found = [line for line in RULES[rule](tmp_path) if line not in before]
+    named = Path(path).name if rule == "no face writes SQL" else Path(path).stem
+    assert found and all(named in line for line in found), found
+
+
+def test_every_rule_is_run_and_broken() -> None:
+    """No rule is bound twice or left untested: the table of rules the checkout is held to
+    and the table of mutations name the same rules."""
+    assert set(BREAKS) == set(RULES)
+    body = ast.parse(Path(__file__).read_text(encoding="utf-8")).body
+    names = [node.name for node in body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+    for node in body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        targets += [node.target] if isinstance(node, ast.AnnAssign) else []
+        names += [target.id for target in targets if isinstance(target, ast.Name)]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    assert not twice, f"bound twice at module level: {twice}"
 
 
 def test_loading_documents_leaves_the_pdf_parser_and_the_http_client_unimported() -> None:
@@ -241,56 +396,6 @@ def test_loading_documents_leaves_the_pdf_parser_and_the_http_client_unimported(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
-
-
-FACES = ["app.py", "cli.py", "cli_commands.py", "repl.py", "commands.py", "views.py", "sync.py"]
-
-
-@pytest.mark.parametrize(
-    "path",
-    [CORE / name for name in FACES] + sorted((ROOT / "arborist_nb").glob("*.py")),
-    ids=lambda p: p.name,
-)
-def test_no_face_writes_sql(path: Path) -> None:
-    """The faces and the facade call named reads and writes of the forest and the store,
-    so a change of schema touches those alone."""
-    calls = [
-        node.lineno
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in {"execute", "executemany", "executescript"}
-    ]
-    assert not calls, f"{path.name} runs SQL itself at lines {calls}"
-
-
-def test_the_store_never_imports_qa() -> None:
-    """qa (the ask, the answer checks, the chat clients) stands on the store, never the
-    reverse: a hash rule or a citation both need lives below them (keys, citations)."""
-    wrong = [
-        f"{_module_name(path)} imports {sorted(upward)}"
-        for path in python_files(CORE / "store")
-        if (
-            upward := {i for i in _arborist_imports(path) if i.split(".")[:2] == ["arborist", "qa"]}
-        )
-    ]
-    assert not wrong, "\n".join(wrong)
-
-
-MAX_FUNCTION_LINES = 60
-
-
-def test_every_function_fits_on_a_screen() -> None:
-    """A function a newcomer can hold: no more than sixty lines, signature and docstring
-    included (the house style; a longer one is split along its steps)."""
-    long = [
-        f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({size} lines)"
-        for path in [*python_files(CORE), *python_files(ROOT / "arborist_nb")]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and (size := (node.end_lineno or node.lineno) - node.lineno + 1) > MAX_FUNCTION_LINES
-    ]
-    assert not long, "\n".join(long)
 
 
 def test_the_version_loads_no_service() -> None:
