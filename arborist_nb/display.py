@@ -14,6 +14,7 @@ forest shard's checkpoint at that moment, so a saved notebook is a witness
 from __future__ import annotations
 
 import html
+import re
 import secrets
 import string
 from functools import cached_property
@@ -253,6 +254,15 @@ def _h(text: str) -> str:
     return html.escape(inert(text))
 
 
+_LITERAL = re.compile(r"``([^`\n]+?)``")
+"""A reStructuredText literal (pydoc's ``name``): shown as code, never as its backticks."""
+
+
+def _text_html(text: str) -> str:
+    """Answer text for HTML: escaped, each ``literal`` a ``<code>`` (its text escaped too)."""
+    return _LITERAL.sub(lambda m: f"<code>{m.group(1)}</code>", _h(text))
+
+
 def _answer_html(answer: Answer) -> str:
     """The answer, escaped; each citation a disclosure that opens the cited chunk in place.
 
@@ -264,7 +274,7 @@ def _answer_html(answer: Answer) -> str:
     position = 0
     items = {e.label: e for e in answer.evidence}
     for citation in parse_citations(text):
-        parts.append(_h(text[position : citation.start]))
+        parts.append(_text_html(text[position : citation.start]))
         bracket = _h(text[citation.start : citation.end])
         item = items.get(citation.label)
         if item is None:
@@ -280,7 +290,7 @@ def _answer_html(answer: Answer) -> str:
                 "</details>"
             )
         position = citation.end
-    parts.append(_h(text[position:]))
+    parts.append(_text_html(text[position:]))
     return "".join(parts)
 
 

@@ -601,3 +601,22 @@ def test_only_widgets_still_shown_are_refreshed(
     ask(shell, "Who created Spider-Man?")
     assert refreshed == [shown[2]], "only the widget still shown"
     assert magics.widgets == [shown[2]]
+
+
+def test_a_literal_from_pydoc_shows_as_code_in_the_answer(
+    shell: InteractiveShell, tmp_path: Path
+) -> None:
+    """Issue #25, point 11: ``name`` (reStructuredText, as pydoc writes it) in an answer is
+    shown as code in the HTML output, its text still escaped, never as raw backticks."""
+    doc = tmp_path / "lit" / "median.md"
+    doc.parent.mkdir()
+    doc.write_text(
+        "# Median notes\n\nThe ``median(<data>)`` function returns the middle value of data.\n",
+        encoding="utf-8",
+    )
+    shell.run_line_magic("arborist", f"ingest {doc}")
+    answer = ask(shell, "What does the median function return?")
+    assert "``median(<data>)``" in answer.text
+    shown = answer._repr_html_()
+    assert "<code>median(&lt;data&gt;)</code>" in shown
+    assert "``" not in shown.split('class="arborist-status"')[0].split("arborist-chunk")[0]

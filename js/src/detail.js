@@ -225,7 +225,7 @@ export function answerParts(h, body) {
     "div",
     { class: "arb-answer", attrs: { "aria-label": "Answer" } },
     splitCitations(body.answer_text).map((part) => {
-      if (part.type === "text") return part.text;
+      if (part.type === "text") return literalParts(h, part.text);
       const item = byLabel.get(part.label);
       const title = item ? `${item.title} — ${item.uri}` : [part.title, part.uri].filter(Boolean).join(" — ");
       return h("button", {
@@ -240,6 +240,26 @@ export function answerParts(h, body) {
     }),
   );
   return { answer, cited };
+}
+
+/**
+ * Answer text with each reStructuredText literal (pydoc's ``name``) as code, never as its
+ * backticks; every piece a text node.
+ *
+ * @param {Function} h
+ * @param {string} text
+ * @returns {Array<string|HTMLElement>}
+ */
+export function literalParts(h, text) {
+  const parts = [];
+  let at = 0;
+  for (const match of text.matchAll(/``([^`\n]+?)``/g)) {
+    if (match.index > at) parts.push(text.slice(at, match.index));
+    parts.push(h("code", { class: "arb-literal", text: match[1] }));
+    at = match.index + match[0].length;
+  }
+  if (at < text.length) parts.push(text.slice(at));
+  return parts;
 }
 
 /**

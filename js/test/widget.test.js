@@ -1242,3 +1242,23 @@ describe("the detail of an imported turn", () => {
     cleanup();
   });
 });
+
+describe("literals in an answer", () => {
+  test("pydoc's ``name`` shows as code, never as its backticks", async () => {
+    const kernel = new FakeKernel(SID);
+    const turn = kernel.add(SID, `${SID}-000000`, "what does it return?");
+    kernel.nodes.get(turn).answer = "Use ``median(data)`` or ``mean``; a lone `` stays.";
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const view = new ForestView(connect(kernel), el);
+    const cleanup = view.start();
+    await until(() => el.byAttr("data-ready", "true").length, "the tree");
+    await view.showDetail(turn, { reveal: false });
+    const answer = el.byAttr("aria-label", "Answer")[0];
+    await until(() => answer && answer.textContent.startsWith("Use "), "the answer");
+    const codes = answer.find((n) => n.tagName === "CODE").map((n) => n.textContent);
+    assert.deepEqual(codes, ["median(data)", "mean"]);
+    assert.equal(answer.textContent, "Use median(data) or mean; a lone `` stays.");
+    cleanup();
+  });
+});
