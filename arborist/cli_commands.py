@@ -19,7 +19,7 @@ import click
 from tqdm import tqdm
 
 from arborist.app import Arborist
-from arborist.commands import Command, Desk, Outcome, help_text, parse, parser
+from arborist.commands import Command, Desk, Outcome, help_text, lookup, parse, parser
 from arborist.repl import Repl, interactive_reader
 from arborist.terminal import gutter_mark, inert, inert_json
 
@@ -47,7 +47,7 @@ def run(home: str | None, words: list[str]) -> int:
         return 0
     if command.name == "help":  # needs no store: the home is not created for it
         topic = args.topic
-        click.echo(parser(parse(topic, PREFIX)[0], PREFIX).format_help().rstrip()
+        click.echo(parser(lookup(topic, PREFIX)[0], PREFIX).format_help().rstrip()
                    if topic else group_help())  # fmt: skip
         return 0
     with _open(home, command, args) as app:

@@ -90,6 +90,8 @@ def _session_check(args: argparse.Namespace) -> str | None:
     chosen = [mode for mode in SESSION_MODES if _given(args, mode)]
     if len(chosen) > 1:
         return "choose one of " + ", ".join(SESSION_MODES[m].flag for m in chosen)
+    if not chosen and args.sid and args.label is not None:
+        return "--label names a new session: not with --sid, which resumes one"
     mode = SESSION_MODES[chosen[0]] if chosen else _START
     extra = [name for name in _SESSION_OPTIONS if name not in mode.takes and _given(args, name)]
     return f"--{extra[0].replace('_', '-')} does not go with {mode.flag}" if extra else None

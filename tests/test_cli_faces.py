@@ -106,6 +106,14 @@ def test_every_face_takes_every_command_with_the_same_flags(
     assert len(bodies) == 1, bodies
 
 
+def test_help_needs_no_home_and_shows_a_commands_flags(home: Path) -> None:
+    code, out, _ = run("help", "search")
+    assert code == 0 and out.startswith("usage: arborist search [--limit N] [--json] QUERY")
+    code, out, _ = run("help")
+    assert code == 0 and all(f"arborist {name}" in out for name in COMMANDS)
+    assert not home.exists()
+
+
 DATA_WITHOUT_JSON = {"help", "session new", "session resume", "cd", "back", "label", "sid",
                      "export", "import"}  # fmt: skip
 """Commands that print no data but a message (export prints JSON Lines whatever is asked)."""
@@ -190,6 +198,7 @@ def test_a_range_is_the_same_in_every_face(home: Path, shell: InteractiveShell) 
         (["session", "--tree", "--label", "x", "--sid", "s"], "--label does not go with --tree"),
         (["session", "--export", "s", "--json"], "--json does not go with --export"),
         (["session", "--sid", "s", "--limit", "2"], "--limit does not go with starting a session"),
+        (["session", "--sid", "s", "--label", "x"], "--label names a new session: not with --sid"),
         (["ask", "Who?", "--bogus"], "unrecognized arguments: --bogus"),
         (["search", "x", "--limt", "2"], "unrecognized arguments: --limt"),
     ],
