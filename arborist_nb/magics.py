@@ -9,10 +9,12 @@ here waits for the browser.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import string
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -328,7 +330,10 @@ class ArboristMagics(Magics):
         if not words:
             return self._widget()
         self._continue()
-        return self._show(self._run(lambda: self.desk.run(words)))
+        outcome = self._run(lambda: self.desk.run(words))
+        if _is_tree(words) and outcome.json is None and outcome.text:
+            outcome = replace(outcome, text=short_names(outcome.text))
+        return self._show(outcome)
 
     def _widget(self) -> Any:
         from arborist_nb.widget import ForestWidget  # noqa: PLC0415 - loads the JS bundle
@@ -370,6 +375,20 @@ class ArboristMagics(Magics):
         if outcome.failed:
             raise UsageError(outcome.failed)
         return kept
+
+
+_TREE_SEQ = re.compile(r"^([│├└─ ]*(?:\* )?)0*(\d+)(  )", re.MULTILINE)
+"""A tree line's own turn number, after its branch drawing and current-turn mark."""
+
+
+def _is_tree(words: list[str]) -> bool:
+    return words[0] == "tree" or (words[0] == "session" and "--tree" in words)
+
+
+def short_names(tree: str) -> str:
+    """A tree's turns named as the widget and every notebook message names them (``#1``,
+    not ``000001``); another session's turns keep their bates."""
+    return _TREE_SEQ.sub(lambda m: f"{m.group(1)}#{m.group(2)}{m.group(3)}", tree)
 
 
 class Lines(str):

@@ -620,3 +620,17 @@ def test_a_literal_from_pydoc_shows_as_code_in_the_answer(
     shown = answer._repr_html_()
     assert "<code>median(&lt;data&gt;)</code>" in shown
     assert "``" not in shown.split('class="arborist-status"')[0].split("arborist-chunk")[0]
+
+
+def test_the_tree_names_turns_as_the_widget_does(shell: InteractiveShell) -> None:
+    """Issue #25, point 11: ``%arborist tree`` says ``#1`` where the widget does, not
+    ``000001`` (the CLI keeps its form)."""
+    first = ask(shell, "Who created Spider-Man?")
+    ask(shell, "And who drew him?")
+    for line in ("tree", "session --tree"):
+        shown = _printed(shell, line).splitlines()
+        assert shown[0] == f"session {first.node.sid}  (notebook)"
+        assert shown[1] == "└── #1  Who created Spider-Man?  [STRICT answered]", shown
+        assert shown[2].startswith("    └── * #2  And who drew him?  ["), shown
+        assert "000001" not in "\n".join(shown[1:])
+    assert json.loads(_printed(shell, "tree --json")), "--json is left as it is"
