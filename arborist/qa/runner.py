@@ -78,7 +78,7 @@ from arborist.store.search import (
     retrieve,
     weakest_mode,
 )
-from arborist.store.vectors import Embedder, profile_key
+from arborist.store.vectors import Embedder, passage_nearness, profile_key, searches_passages
 
 __all__ = [
     "AskResult",
@@ -200,10 +200,10 @@ def ask(
         served = _serve_recalled(conn, memo, question, profile, policy, threaded, client)
         if served is not None:
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
+    vectors = vector_query(embedder, question, context, sources)
     at, evidence = _retrieved(
         conn, question, context=context, sources=sources, limit=limit,
-        related=related, related_version=related_version,
-        vectors=vector_query(embedder, question, context, sources),
+        related=related, related_version=related_version, vectors=vectors,
     )  # fmt: skip
     sent, dims = _keyed(client, question, evidence, profile, policy, threaded)
     key = cache_key(dims)
@@ -212,7 +212,7 @@ def ask(
         if served is not None:
             _remember(conn, memo, at, evidence)
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
-    result = client.complete(sent.chat(question, threaded), on_token=on_token)
+    result = client.complete(_near(conn, vectors, sent, question, threaded), on_token=on_token)
     admitted_answer = admit(result.text, allowlist=allowlist)
     meta = _meta(result.model, result.finish_reason, result.raw, sent, embedder)
     record = _write_record(
@@ -242,6 +242,30 @@ def _meta(
     if sent.fit is not None:
         meta["prompt_budget"] = sent.fit.meta()
     return meta
+
+
+def _near(
+    conn: sqlite3.Connection,
+    vectors: VectorQuery | None,
+    sent: _Sent,
+    question: str,
+    threaded: Sequence[tuple[str, str]],
+) -> ChatRequest:
+    """The request to send, with each evidence item's passage nearness
+    (:attr:`EvidenceText.nearness`) when retrieval was hybrid over passages; an item shown
+    cut to fit has none (its passages are not the ones embedded). A function of the
+    question, the evidence and the embedding profile, all in the key: the same ask, the
+    same request."""
+    request = sent.chat(question, threaded)
+    if vectors is None or not searches_passages(conn, vectors.profile):
+        return request
+    shown = tuple(
+        replace(item, nearness=passage_nearness(conn, vectors.profile, vectors.vector, e.leaf))
+        if item.text == e.text
+        else item
+        for item, e in zip(request.evidence, sent.evidence, strict=False)
+    )
+    return replace(request, evidence=shown + request.evidence[len(shown) :])
 
 
 def _retrieval_name(embedding: Mapping[str, object] | None) -> str:

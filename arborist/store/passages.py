@@ -28,9 +28,9 @@ rule's name is in the embedding profile: another rule, other vectors.
 
 from __future__ import annotations
 
-from arborist.analysis import definitions
+from arborist.analysis import Definition, definitions
 
-__all__ = ["COVERED", "PASSAGES", "passages"]
+__all__ = ["COVERED", "PASSAGES", "passage_definitions", "passages"]
 
 PASSAGES = "definitions-v2"
 """The rule's name, in the embedding profile of an embedder that embeds passages."""
@@ -40,17 +40,26 @@ COVERED = 0.5
 itself is a passage too."""
 
 
+def passage_definitions(text: str) -> list[Definition | None]:
+    """What each of the chunk's passages is, in :func:`passages`' order: the public definition
+    it embeds, or None for the chunk whole (when it is a passage)."""
+    found: dict[str, Definition] = {}
+    for d in definitions(text):
+        if not d.name.split(".")[-1].startswith("_"):
+            found.setdefault(f"{d.name}{d.signature}\n{d.doc}", d)  # an alias: the same text
+    held: list[Definition | None] = list(found.values())
+    if sum(len(p) for p in found) < COVERED * len(text.strip()) or not found:
+        held.insert(0, None)
+    return held
+
+
 def passages(text: str, title: str = "") -> list[str]:
     """The texts the vector lane embeds for a chunk of ``text`` in a document titled
     ``title``, in order (never empty; how many, and which, do not depend on ``title``)."""
     subject = title.split(" — ", maxsplit=1)[0].strip()
     lead = f"{subject}: " if subject else ""
-    found = [
-        f"{d.name}{d.signature}\n{d.doc}"
-        for d in definitions(text)
-        if not d.name.split(".")[-1].startswith("_")
+    whole = text.strip() or text
+    return [
+        lead + (whole if d is None else f"{d.name}{d.signature}\n{d.doc}")
+        for d in passage_definitions(text)
     ]
-    found = list(dict.fromkeys(found))  # an alias is defined by the same text
-    if sum(len(p) for p in found) < COVERED * len(text.strip()) or not found:
-        found.insert(0, text.strip() or text)
-    return [lead + p for p in found]

@@ -52,6 +52,7 @@ __all__ = [
     "nearest",
     "pack",
     "passage_key",
+    "passage_nearness",
     "profile_key",
     "put_vectors",
     "searches_passages",
@@ -361,6 +362,33 @@ def searches_passages(conn: sqlite3.Connection, profile: str) -> bool:
     row = conn.execute("SELECT profile_json FROM vector_profiles WHERE profile = ?", (profile,))
     found = row.fetchone()
     return found is not None and _passage_profile(found[0])
+
+
+_PASSAGE_VECTORS = f"""
+SELECT v.leaf, v.vector FROM chunk_vectors AS v JOIN vector_profiles AS p ON p.id = v.profile_id
+WHERE p.profile = ? AND v.leaf > ? || '{PASSAGE_MARK}' AND v.leaf < ? || '{_AFTER_MARK}'
+"""
+
+
+def passage_nearness(
+    conn: sqlite3.Connection, profile: str, query: Matrix, leaf: str
+) -> tuple[float, ...]:
+    """The cosine of ``query`` with each passage vector of the chunk ``leaf`` (in the
+    passages' order, :func:`arborist.store.passages.passages`), each rounded to four places
+    (scored in float64: the same on every machine); empty when the chunk has none under
+    ``profile``, or a key or vector that is not one a passage embedder wrote."""
+    import numpy as np  # noqa: PLC0415 - numpy loads with the first vector
+
+    vector = np.asarray(query, dtype=np.float64).reshape(-1)
+    found: dict[int, float] = {}
+    for key, blob in conn.execute(_PASSAGE_VECTORS, (profile, leaf, leaf)):
+        index = str(key).rpartition(PASSAGE_MARK)[2]
+        if not index.isdigit() or not isinstance(blob, bytes) or len(blob) != 2 * vector.size:
+            return ()
+        found[int(index)] = round(float(unpack(blob).astype(np.float64) @ vector), 4)
+    if sorted(found) != list(range(len(found))):
+        return ()
+    return tuple(found[n] for n in range(len(found)))
 
 
 def nearest(
