@@ -112,6 +112,8 @@ class ForestWidget(anywidget.AnyWidget):
         self._mirror(state)
         self._turns = state.turns
         self.on_msg(self._handle_message)
+        if self.comm is not None:  # the front end may close it (its output cleared, closed)
+            self.comm.on_close(self._closed_by_front_end)
 
     @traitlets.validate("poll_ms")
     def _valid_poll_ms(self, proposal: Any) -> int:
@@ -179,6 +181,11 @@ class ForestWidget(anywidget.AnyWidget):
         if outcome.state is not None:
             self._publish(outcome.state)
         self.send(outcome.message)
+
+    def _closed_by_front_end(self, _message: Any) -> None:
+        """The front end closed this widget's comm: nothing shows it any more, so it is
+        closed here too (``comm`` None: the magics stop refreshing it)."""
+        self.close()
 
     def close(self) -> None:
         """Close the widget and this thread's connections (forks close their own)."""

@@ -634,3 +634,15 @@ def test_the_tree_names_turns_as_the_widget_does(shell: InteractiveShell) -> Non
         assert shown[2].startswith("    └── * #2  And who drew him?  ["), shown
         assert "000001" not in "\n".join(shown[1:])
     assert json.loads(_printed(shell, "tree --json")), "--json is left as it is"
+
+
+def test_a_widget_the_front_end_closed_is_dropped(shell: InteractiveShell) -> None:
+    """A comm closed from the browser (``comm_close``) closes the widget in the kernel,
+    and the next ask no longer refreshes it."""
+    magics = shell.magics_manager.registry["ArboristMagics"]
+    widget = shell.run_line_magic("arborist", "")
+    assert magics.widgets == [widget]
+    widget.comm.handle_close({"content": {"comm_id": widget.comm.comm_id, "data": {}}})
+    assert widget.comm is None
+    ask(shell, "Who created Spider-Man?")
+    assert magics.widgets == []
