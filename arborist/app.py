@@ -43,7 +43,6 @@ from arborist.forest.shard import (
     FindHit,
     Node,
     Session,
-    ancestors,
     create_session,
     find,
     get_node,
@@ -692,7 +691,7 @@ class Arborist:
         for conn in (self.store_conn, self.sessions_conn):  # before the answer is paid for
             require_writable(conn)
         under = self._asked_under(sid, parent)
-        path = [under, *ancestors(self.sessions_conn, under.bates)] if under else []
+        path = _read_above(self.sessions_conn, under, thread) if under else []
         threaded = _threaded(path) if thread else []
         result = self.ask(
             question, llm=llm, use_cache=use_cache, context=_context(path),
@@ -986,6 +985,25 @@ class Arborist:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _read_above(conn: sqlite3.Connection, under: Node, thread: bool) -> list[Node]:
+    """``under`` and the nodes above it, nearest first, as far as an ask reads them: to the
+    nearest root or turn whose question stands alone (where :func:`_context` ends) and, for
+    a threaded ask, until :data:`MAX_THREADED_TURNS` turns are held (:func:`_threaded`;
+    these cross into the session forked from). An ask at depth 1,000 reads a few nodes,
+    not a thousand."""
+    path, seen = [under], {under.bates}
+    context_ends = under.is_root or stands_alone(under.question)
+    while path[-1].parent_bates is not None and path[-1].parent_bates not in seen:
+        turns = sum(not node.is_root for node in path)
+        if context_ends and (not thread or turns >= MAX_THREADED_TURNS):
+            break
+        node = get_node(conn, path[-1].parent_bates)
+        path.append(node)
+        seen.add(node.bates)
+        context_ends = context_ends or node.is_root or stands_alone(node.question)
+    return path
 
 
 def _threaded(path: Sequence[Node]) -> list[tuple[str, str]]:

@@ -275,3 +275,36 @@ def test_threading_puts_earlier_turns_in_the_prompt_and_the_key(
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert messages[1]["content"] == "Who created Spider-Man?"
     assert messages[2]["content"] == first.result.answer
+
+
+def test_an_ask_deep_in_a_thread_reads_only_the_turns_it_uses(
+    app: Arborist, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A follow-up borrows from the turns above it up to the one that stands alone, and a
+    threaded prompt holds the nearest six (here within those): at depth 200 an ask reads those, not the chain,
+    and borrows and threads exactly what reading the whole chain would give."""
+    import arborist.app as facade
+    from arborist.forest.shard import ancestors, insert_turn
+
+    session = app.new_session()
+    parent = app.session(session.sid).current_bates
+    for i in range(200):  # a long thread: every tenth question stands alone
+        question = f"Who created Spider-Man, part {i}?" if i % 10 == 0 else "And him?"
+        node = insert_turn(app.sessions_conn, session.sid, parent, question=question,
+                           answer_text=f"answer {i}", cache_key=f"{i:064x}",
+                           audit_mode="STRICT", cited_titles=["Spider-Man"])  # fmt: skip
+        parent = node.bates
+    deepest = app.node(parent)
+    whole = [deepest, *ancestors(app.sessions_conn, deepest.bates)]
+    for thread in (False, True):
+        read = facade._read_above(app.sessions_conn, deepest, thread)
+        assert facade._context(read) == facade._context(whole)
+        assert facade._sources(read) == facade._sources(whole)
+        assert facade._threaded(read) == facade._threaded(whole)
+        assert len(read) == 10  # back to the nearest question that stands alone
+    calls: list[str] = []
+    real = facade.get_node
+    monkeypatch.setattr(facade, "get_node", lambda conn, b: calls.append(b) or real(conn, b))
+    turn = app.ask_turn("Who drew him?", sid=session.sid, thread=True)
+    assert turn.node.parent_bates == deepest.bates
+    assert len(calls) <= 12  # the ten it reads, and the session's current turn (was 201)
