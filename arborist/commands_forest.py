@@ -1,9 +1,9 @@
 """The forest's commands: sessions, the tree, moving, labels, export and import.
 
 Registered into :data:`arborist.commands.COMMANDS` (see that module). A session
-is created when its first turn is (an ask), or by ``cd``, which needs a session to
-hold the move: ``session``, ``session new``, ``tree`` and the rest never make an
-empty one.
+is created when its first turn is (an ask), by ``cd``, which needs a session to
+hold the move, or by ``session new``, which asks for one by name: starting the
+REPL, ``session`` alone, ``tree`` and the rest never make an empty one.
 """
 
 from __future__ import annotations
@@ -174,13 +174,12 @@ def _find_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
     return _found(desk, args, args.query)
 
 
-@command("session new", "start a session (made by its first question)",
-         arg("--label", help="the new session's label"))  # fmt: skip
+@command("session new", "start a session", arg("--label", help="the new session's label"))
 def _session_new(desk: Desk, args: argparse.Namespace) -> Outcome:
-    desk.sid = None
-    if args.label is not None:
-        desk.label = args.label
-    return Outcome("a new session: it starts with the first question", changed=True)
+    """Asked for by name, so made now (a notebook's next ask must not continue the
+    session it had); starting the REPL or ``session`` alone waits for the first question."""
+    desk.sid = desk.app.new_session(args.label or desk.session_label()).sid
+    return Outcome(f"session {desk.sid}", changed=True)
 
 
 @command("session resume", "work in an existing session", arg("sid", metavar="SID", help="its id"))
