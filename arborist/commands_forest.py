@@ -143,7 +143,10 @@ def _start(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.sid:
         desk.sid = desk.app.session(args.sid).sid
         return Outcome(f"session {desk.sid}", changed=True, enter=True)
-    desk.sid = None
+    if not desk.opens:  # a REPL or a notebook is running: as session new, made now
+        desk.sid = desk.app.new_session(args.label or desk.session_label()).sid
+        return Outcome(f"session {desk.sid}", changed=True, enter=True)
+    desk.sid = None  # the REPL about to open: its first question makes the session
     if args.label is not None:
         desk.label = args.label
     return Outcome("a new session: it starts with the first question", enter=True)

@@ -293,6 +293,17 @@ def test_the_seeds_session_forms_and_the_subcommands_agree(corpus: Path, tmp_pat
     assert run("session", "--chain-check")[0] == 0
 
 
+def test_session_with_flags_in_a_running_face_is_session_new_or_resume(
+    home: Path, shell: InteractiveShell
+) -> None:
+    said = notebook_says(shell, "session --label kept --llm stub")
+    assert said.startswith("session ") and notebook_says(shell, "llm") == "model: stub"
+    with Arborist(home) as app:
+        assert [s.label for s, _ in app.sessions()] == ["kept"]
+        sid = app.sessions()[0][0].sid
+    assert repl_says(home, None, f"/session --sid {sid}") == f"session {sid}"
+
+
 def test_a_flag_for_another_face_is_refused_not_ignored(home: Path, tmp_path: Path) -> None:
     said = repl_says(home, None, f"/ask Who? --sessions-db {tmp_path / 'x.db'}")
     assert said.startswith("error: --sessions-db opens other stores: give it to the arborist")
