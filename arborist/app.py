@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from arborist.admission import admit
 from arborist.analysis import stands_alone
@@ -58,6 +58,7 @@ from arborist.forest.verify import SESSIONS_FTS, ForestVerification, verify_fore
 from arborist.integrity import FileChecks
 from arborist.migrations import Migration, open_database
 from arborist.pathref import KEY_FILE, load_or_create_key, redact_path
+from arborist.progress import Track, untracked
 from arborist.qa.check import AnswerCheck, check_record
 from arborist.qa.client import ChatClient
 from arborist.qa.models import select_client
@@ -107,17 +108,10 @@ __all__ = [
     "default_home",
 ]
 
-T = TypeVar("T")
-Track = Callable[[Iterable[T]], Iterable[T]]
-"""Wraps an iterable to show progress (tqdm in a terminal, tqdm.auto in a notebook)."""
 
 STORE_FILE = "store.db"
 SESSIONS_FILE = "sessions.db"
 CONFIG_FILE = "config.toml"
-
-
-def _untracked(items: Iterable[T]) -> Iterable[T]:
-    return items
 
 
 def default_home() -> Path:
@@ -365,7 +359,7 @@ class Arborist:
         embedder = self.embedder()
         return {} if embedder is None else embedder.profile()
 
-    def embed(self, *, track: Track[Any] = _untracked) -> EmbedReport:
+    def embed(self, *, track: Track[Any] = untracked) -> EmbedReport:
         """Embed every searchable chunk that has no vector under the configured model
         (``track`` wraps the batches, one request each)."""
         embedder = self.embedder()
@@ -380,7 +374,7 @@ class Arborist:
         self,
         results: Sequence[IngestResult],
         embedder: Embedder | None,
-        track: Track[Any] = _untracked,
+        track: Track[Any] = untracked,
     ) -> None:
         """Ingest embeds as it goes when a model is configured: the new chunks of the
         documents just stored (an unchanged chunk's vector is already there). The model is
@@ -405,7 +399,7 @@ class Arborist:
         *,
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
-        track: Track[Any] = _untracked,
+        track: Track[Any] = untracked,
         follow_symlinks: bool = False,
         embed_track: Track[Any] | None = None,
     ) -> list[IngestResult]:
@@ -441,7 +435,7 @@ class Arborist:
         return results
 
     def ingest_demo(
-        self, *, track: Track[Any] = _untracked, embed_track: Track[Any] | None = None
+        self, *, track: Track[Any] = untracked, embed_track: Track[Any] | None = None
     ) -> list[IngestResult]:
         """Ingest the built-in corpus: the standard library's own pydoc text, offline (and
         embed it as :meth:`ingest` does)."""

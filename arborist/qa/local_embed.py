@@ -26,7 +26,7 @@ import hashlib
 import json
 import struct
 import zipfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
@@ -36,6 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from arborist.errors import BadInput, ModelError
+from arborist.progress import Track, untracked
 from arborist.store.passages import PASSAGES
 
 __all__ = ["DEFAULT_MAX_TOKENS", "LOCAL_MODEL", "LocalEmbedder", "default_weights"]
@@ -275,10 +276,6 @@ def _forward(
     return out
 
 
-def _untracked(items: Iterable[Any]) -> Iterable[Any]:
-    return items
-
-
 class LocalEmbedder:
     """The in-process embedder (the store's :class:`~arborist.store.vectors.Embedder`).
 
@@ -337,9 +334,7 @@ class LocalEmbedder:
             profile["passages"] = PASSAGES
         return profile
 
-    def embed(
-        self, texts: Sequence[str], *, track: Callable[[Iterable[Any]], Iterable[Any]] = _untracked
-    ) -> NDArray[np.float32]:
+    def embed(self, texts: Sequence[str], *, track: Track[Any] = untracked) -> NDArray[np.float32]:
         """One normalized float32 row per text, in order."""
         model = self._model
         if not texts:

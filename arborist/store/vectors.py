@@ -29,7 +29,7 @@ import functools
 import json
 import sqlite3
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -37,6 +37,7 @@ from arborist.admission import admit_profile
 from arborist.db import snapshot, transaction
 from arborist.errors import ModelError
 from arborist.hashing import canonical_json, sha256_hex
+from arborist.progress import Track, untracked
 from arborist.store.memo import generation
 from arborist.store.passages import PASSAGES, passages
 from arborist.store.schema import HOT
@@ -247,16 +248,12 @@ def put_vectors(
         return max(cursor.rowcount, 0)
 
 
-def _untracked(items: Iterable[T]) -> Iterable[T]:
-    return items
-
-
 def embed_missing(
     conn: sqlite3.Connection,
     embedder: Embedder,
     *,
     documents: Sequence[int] | None = None,
-    track: Callable[[Iterable[Any]], Iterable[Any]] = _untracked,
+    track: Track[Any] = untracked,
 ) -> EmbedReport:
     """Embed every searchable chunk that has no vector under ``embedder``'s profile (only
     those of ``documents`` when given): one request per ``batch_size`` texts, each batch
