@@ -23,13 +23,14 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, NoReturn, TypeVar
+from typing import Any, BinaryIO, NoReturn
 
-from arborist.app import Arborist, Track
+from arborist.app import Arborist
 from arborist.audit import Checkpoint
 from arborist.errors import BadInput, NotFound, foreign
+from arborist.progress import Track, untracked
 from arborist.safejson import UnreadableJSON, check_word, decode
 from arborist.safejson import loads as safe_loads
 
@@ -50,7 +51,6 @@ __all__ = [
     "parser",
 ]
 
-T = TypeVar("T")
 Argument = Callable[[argparse.ArgumentParser], object]
 """Adds one argument to a command's parser."""
 
@@ -117,10 +117,6 @@ OPENING_FLAGS = ("store_db", "sessions_db")
 stores for each command; a REPL or a notebook has its stores open already."""
 
 
-def _untracked(items: Iterable[T]) -> Iterable[T]:
-    return items
-
-
 @dataclass
 class Desk:
     """One face's place in the forest: the facade, its session, its default model.
@@ -146,7 +142,7 @@ class Desk:
     sid: str | None = None
     llm: str | None = None
     label: str | Callable[[], str] | None = None
-    track: Track[Any] = field(default=_untracked)
+    track: Track[Any] = field(default=untracked)
     embed_track: Track[Any] | None = None
     each: bool = True
     also: dict[str, str] = field(default_factory=dict)
