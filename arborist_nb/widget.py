@@ -189,7 +189,10 @@ class ForestWidget(anywidget.AnyWidget):
 
     def close(self) -> None:
         """Close the widget and this thread's connections (forks close their own)."""
-        super().close()
+        try:
+            super().close()
+        except KeyError:  # the kernel's comm manager had forgotten the comm already
+            self.comm = None
         sync: ForestSync | None = getattr(self, "_sync", None)  # None if __init__ failed early
         if sync is not None:
             sync.close()

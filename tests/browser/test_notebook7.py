@@ -11,6 +11,7 @@ is how a notebook opens: its own page, ``/notebooks/<path>``, opens it (there is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -229,4 +230,38 @@ def test_the_widget_reads_well_in_notebook7(notebook: Notebook7) -> None:
     set_theme(notebook, THEMES[1])
     check_look(forest, "Notebook 7 dark")
     shoot(forest, "notebook7-dark")
+    notebook.assert_clean()
+
+
+LINK_MS = 40_000  # a request waits 15 s, then a 3 s probe
+
+
+def test_a_closed_link_says_so_in_notebook7_with_the_tree_tab_open(notebook: Notebook7) -> None:
+    """Issue #25, point 9, where it was seen: Notebook 7 with its file browser (the tree
+    tab) open beside the notebook. Whatever the tab does to the link, the widget never
+    says "is it busy or stopped?" of an idle kernel; once the kernel forgets its comm, it
+    says the link closed and to re-run the cell."""
+    notebook.open(notebook.server.write_notebook("link7.ipynb", ["w = %arborist\nw"]))
+    notebook.run_all(2)
+    forest, _tree = forest_in(notebook, 1)
+    tree_tab = notebook.page.context.new_page()
+    tree_tab.goto(notebook.server.url + "tree", timeout=LAB_READY_MS)
+    expect(tree_tab.get_by_text("link7.ipynb").first).to_be_visible(timeout=LAB_READY_MS)
+    notebook.page.bring_to_front()
+    status = forest.get_by_role("status", name="Status")
+    forest.get_by_role("button", name="Refresh tree").click()
+    expect(status).to_contain_text(
+        re.compile("in sync|the link to the kernel closed"), timeout=LINK_MS
+    )
+    notebook.page.evaluate(
+        "(path) => window.__arb.panel(path).sessionContext.session.kernel.requestExecute("
+        "{code: 'get_ipython().kernel.comm_manager.comms.pop(w.comm.comm_id)'}).done",
+        notebook.path,
+    )
+    forest.get_by_role("button", name="Refresh tree").click()
+    expect(forest).to_have_attribute("data-link", "closed", timeout=LINK_MS)
+    expect(status).to_contain_text("the link to the kernel closed: re-run the cell")
+    expect(status).not_to_contain_text("is it busy or stopped")
+    shoot(forest, "notebook7-link-closed")
+    tree_tab.close()
     notebook.assert_clean()
