@@ -87,12 +87,19 @@ def test_every_text_of_an_answer_reads_in_every_jupyterlab_theme(lab: Lab) -> No
         answer_bates(lab, index)
         outputs = lab.cell(index).locator(".arborist-answer, .arborist-landing")
         expect(outputs.first).to_be_visible(timeout=RENDER_MS)
-    for index in ASKS:  # every fold open: the facts, each evidence item, each citation
-        lab.cell(index).locator(".arborist-answer").evaluate(
-            "(el) => el.querySelectorAll('details').forEach((d) => { d.open = true; })"
-        )
+
+    def folds(open_: bool) -> None:  # every fold: the facts, each evidence item, citation
+        for index in ASKS:
+            lab.cell(index).locator(".arborist-answer").evaluate(
+                "(el, open) => el.querySelectorAll('details').forEach((d) => { d.open = open; })",
+                open_,
+            )
+
     for theme in THEMES:
         set_theme(lab, theme)
+        folds(False)
+        shoot(lab.cell(ASKS[1]), "ask-" + theme.lower().replace(" ", "-"))
+        folds(True)
         for index in ASKS:
             look = lab.cell(index).evaluate(
                 f"(cell) => ({_MEASURE})("
@@ -106,7 +113,6 @@ def test_every_text_of_an_answer_reads_in_every_jupyterlab_theme(lab: Lab) -> No
                 if w["contrast"] < MIN_CONTRAST
             ]
             assert not low, f"{theme}, cell {index}: text below {MIN_CONTRAST}:1: {low}"
-        shoot(lab.cell(ASKS[1]), "ask-" + theme.lower().replace(" ", "-"))
     # The measure sees a faded text: the status line at a third of its opacity fails.
     faded = lab.cell(ASKS[0]).evaluate(
         "(cell) => { cell.querySelector('.arborist-status').style.opacity = '0.3'; "
