@@ -183,7 +183,7 @@ class Answer:
         )
         status = md_escape(self.status(check))
         folded = f"<details><summary>turn, sources and proofs</summary>\n\n{facts}\n\n{sources}\n\n</details>"
-        return no_math(f"{md_escape(self.text)}\n\n*{status}*\n\n{folded}")
+        return no_math(f"{_md_text(self.text)}\n\n*{status}*\n\n{folded}")
 
     def _repr_html_(self) -> str:
         return _render_html(self)
@@ -261,6 +261,16 @@ _LITERAL = re.compile(r"``([^`\n]+?)``")
 def _text_html(text: str) -> str:
     """Answer text for HTML: escaped, each ``literal`` a ``<code>`` (its text escaped too)."""
     return _LITERAL.sub(lambda m: f"<code>{m.group(1)}</code>", _h(text))
+
+
+_MD_LITERAL = re.compile(r"\\`\\`((?:(?!\\`)[^\n])+?)\\`\\`")
+"""A ``literal`` after :func:`md_escape` (its backticks backslash-escaped)."""
+
+
+def _md_text(text: str) -> str:
+    """Answer text as inert markdown, each ``literal`` a ``<code>`` span (its text escaped:
+    markdown's escapes still apply inside inline HTML)."""
+    return _MD_LITERAL.sub(lambda m: f"<code>{m.group(1)}</code>", md_escape(text))
 
 
 def _answer_html(answer: Answer) -> str:

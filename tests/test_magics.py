@@ -620,6 +620,9 @@ def test_a_literal_from_pydoc_shows_as_code_in_the_answer(
     shown = answer._repr_html_()
     assert "<code>median(&lt;data&gt;)</code>" in shown
     assert "``" not in shown.split('class="arborist-status"')[0].split("arborist-chunk")[0]
+    markdown = answer._repr_markdown_()
+    assert "<code>median\\(&lt;data&gt;\\)</code>" in markdown, "markdown escapes kept inside"
+    assert "\\`\\`" not in markdown.split("*new answer")[0]
 
 
 def test_the_tree_names_turns_as_the_widget_does(shell: InteractiveShell) -> None:
