@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arborist.analysis import (
-    STOPWORDS,
     Definition,
     QuestionTerms,
     definitions,
     fold,
-    is_header,
     joined_name,
     named_definitions,
     read_question,
@@ -31,6 +29,15 @@ from arborist.analysis import (
 from arborist.citations import defang_citations
 from arborist.errors import BadInput
 from arborist.qa.client import ChatRequest, ChatResult, word_pieces
+from arborist.qa.sentences import (
+    MARGIN_BAR,
+    SIGNATURE,
+    continues,
+    near_duplicate,
+    read_sentences,
+    short_signature,
+    shorten,
+)
 from arborist.qa.support import NOT_ANSWERED_OPENING
 from arborist.store.passages import passage_definitions
 
@@ -42,200 +49,6 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 
 EXTRACTIVE_MODEL = "extractive-v8"
 """Version of the extractive algorithm: bump it whenever its output could change."""
-
-_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
-_HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]|$)")
-_SENTENCE_BREAK = re.compile(r"(?:(?<=[.!?])(?<![Ee]\.g\.)(?<![Ii]\.e\.)|(?<=[.!?][\"'’”)\]]))\s+")
-"""Where a sentence ends: after its stop (and a closing quote or bracket), not after "e.g."
-or "i.e.", which go on ("references (e.g. &gt;) in the string")."""
-_MARGIN_BAR = re.compile(r"^\s*\|(?: |$)")
-_ROW = re.compile(r"[ \t]*(?:--?[A-Za-z][\w-]*[ ,=:/]|['\"`][^'\"`\s]{1,22}['\"`][ \t]{2,}\S)")
-"""A row of a table written in columns (``'r:gz'   open for reading with gzip``) or of a
-command's options (``-n/--number N: how many times ...``): each row is an item of its own,
-as a list item is, not one run-on sentence with its neighbours."""
-_RULE = re.compile(r"\s*[-=+|_~*]{3,}[-=+|_~* ]*")
-_SIGNATURE = re.compile(r"[A-Za-z_][\w.]*\(.*\)(?:\s*->.*)?")
-
-
-def _blocks(text: str) -> Iterator[str]:
-    """The paragraphs and list items of ``text`` (markers removed); headings are left out.
-
-    A heading names a topic but states nothing, so it never makes an answer. A
-    change of indentation also ends a paragraph where API texts put a name at one
-    depth and its description deeper ("median(data)" over "Return the median ...",
-    "key" over "A function for computing ..."): the two are not one sentence. A
-    prose line continued deeper is a hanging indent and stays one paragraph.
-    """
-    lines: list[str] = []
-    depth = -1
-    for raw in text.splitlines():
-        line = _MARGIN_BAR.sub("", raw)  # pydoc draws class bodies behind a " |  " margin
-        marker = _LIST_MARKER.match(line)
-        indent = len(line) - len(line.lstrip())
-        if (
-            marker
-            or _ROW.match(line)
-            or not line.strip()
-            or _HEADING.match(line)
-            or _RULE.fullmatch(line)
-            or (lines and _new_paragraph(lines, indent, depth))
-        ):
-            if lines and not _listing(lines):
-                yield " ".join(lines)
-            lines = [line[marker.end() :]] if marker else []
-            if (
-                not marker
-                and line.strip()
-                and not _HEADING.match(line)
-                and not _RULE.fullmatch(line)
-            ):
-                lines = [line]
-            depth = marker.end() if marker else indent
-        else:
-            if not lines:
-                depth = indent
-            lines.append(line)
-    if lines and not _listing(lines):
-        yield " ".join(lines)
-
-
-_LISTED_NAME = re.compile(r"[A-Za-z_][\w.]*(?:\([\w., ]*\))?")
-"""A line of pydoc's class tree: a name, perhaps with its bases (``IntEnum(builtins.int)``)."""
-
-
-def _listing(lines: list[str]) -> bool:
-    """Lines of one word each ("auto", "member", "nonmember" under pydoc's class tree): names
-    listed, which joined would read as a sentence that says nothing."""
-    return len(lines) > 1 and all(_LISTED_NAME.fullmatch(line.strip()) for line in lines)
-
-
-def _new_paragraph(lines: list[str], indent: int, depth: int) -> bool:
-    """Whether a line at ``indent`` starts a new paragraph after ``lines`` (begun at ``depth``)."""
-    if indent == depth:
-        return False
-    if indent < depth:
-        return True
-    joined = " ".join(lines).strip()
-    return is_header(joined) or len(words(joined)) <= LABEL_WORDS
-
-
-LABEL_WORDS = 2
-"""A line of at most this many words over a deeper one is a label (a parameter's name), not
-the start of a sentence."""
-
-_CODE_LINE = re.compile(
-    r"\s*(?:for|if|elif|else|while|with|def|class|try|except|finally|import|from|return|async)\b.*:"
-)
-
-_NOT_PROSE = re.compile(r"\s*(?:\||>>>|\.\.\.|https?://|[+=-]{2}|[\w.]+\s*=\s)")
-
-
-_SELF_CODE = re.compile(r"\(self\b|(?<![\w-])self(?:\.\w|[=!<>+*/%&|^@\[)-](?!\w*-))")
-"""``self`` as code (``hash(self)``, ``self.tzinfo``, ``self==value``), not a word
-(``self-signed``, "a zipapp is self-contained")."""
-
-SELF_WORDS = 6
-"""A fragment this short that says ``self`` documents a method by its own code (pydoc's
-"Return hash(self)." under ``__hash__``), not what it is for."""
-
-LIST_WORDS = 6
-"""From this many words, a fragment without a single function word is a list of names."""
-
-
-def _is_prose(sentence: str) -> bool:
-    """Whether a fragment reads as a statement: two words or more, mostly letters, not a
-    signature, a list of names, a table row, a doctest line or a bare link. Evidence also holds code and
-    tables; quoting those as an answer reads as noise."""
-    found = words(sentence)
-    if len(found) < 2 or _NOT_PROSE.match(sentence) or _SIGNATURE.fullmatch(sentence):
-        return False
-    if len(found) <= SELF_WORDS and _SELF_CODE.search(sentence):
-        return False  # a slot's stock line: "Return hash(self).", "Return self==value."
-    if _CODE_LINE.fullmatch(sentence) and not sentence.rstrip(":").endswith("."):
-        return False  # "for row in reader:" opens a block of code
-    if is_header(sentence) or (len(found) >= LIST_WORDS and not STOPWORDS.intersection(found)):
-        return False  # a header, or a run of names ("accumulate chain compress ..."): no statement
-    letters = sum(ch.isalpha() or ch.isspace() for ch in sentence)
-    return letters >= 0.6 * len(sentence)
-
-
-_CONTINUES = re.compile(
-    r"(?:otherwise|however|thus|therefore|conversely|likewise|similarly|furthermore|"
-    r"moreover|in that case|in this case|if not|else),",
-    re.IGNORECASE,
-)
-
-
-def _continues(sentence: str) -> bool:
-    """Whether ``sentence`` goes on from the one before it ("Otherwise, as many words as
-    possible are joined ..."): it is quoted with that one, or it answers a question nobody
-    asked."""
-    return _CONTINUES.match(sentence) is not None
-
-
-def _sentences(text: str) -> list[str]:
-    """``text`` split into sentences, each on one line, never across paragraphs or list items."""
-    found = []
-    for block in _blocks(text):
-        for piece in _SENTENCE_BREAK.split(block):
-            sentence = " ".join(piece.split())
-            if _is_prose(sentence) and not _leads_into_example(sentence):
-                found.append(_closed(sentence))
-    return found
-
-
-def _leads_into_example(sentence: str) -> bool:
-    """ "For example:", "Example usage:", "This is equivalent to:": says nothing without the
-    code that followed it."""
-    return sentence.endswith(":") and len(words(sentence)) <= EXAMPLE_LEAD_WORDS
-
-
-EXAMPLE_LEAD_WORDS = 4
-"""A sentence this short that ends with a colon only introduces what follows it."""
-
-
-def _closed(sentence: str) -> str:
-    """A sentence ends as a statement: one that introduced an example ("... the two middle
-    values:") or a docstring's unpunctuated summary line gets its full stop."""
-    sentence = sentence.rstrip(":").rstrip() if sentence.endswith(":") else sentence
-    return sentence if sentence.endswith((".", "!", "?", "…", ")", '"', "'")) else sentence + "."
-
-
-def _shorten(sentence: str, limit: int) -> str:
-    """``sentence`` cut at a word boundary to at most ``limit`` characters, marked with an ellipsis."""
-    if len(sentence) <= limit:
-        return sentence
-    cut = sentence[: max(limit - 1, 1)]
-    if " " in cut:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip() + "…"
-
-
-def _short_signature(signature: str, limit: int = 32) -> str:
-    """``(s, *, cls=None, object_hook=None, ...)`` shortened at a parameter boundary: ``(s, *, cls=None, …)``;
-    a method's ``self`` is left out."""
-    signature = re.sub(r"^\((?:self|cls)(?:, *|(?=\)))", "(", signature)
-    if len(signature) <= limit:
-        return signature
-    inner = signature[1:-1]
-    kept = ""
-    for part in inner.split(","):
-        candidate = f"{kept},{part}" if kept else part
-        if len(candidate) + 4 > limit:
-            break
-        kept = candidate
-    return f"({kept}, …)" if kept else "(…)"
-
-
-def _near_duplicate(a: set[str], b: set[str]) -> bool:
-    """Two sentences saying the same: one's words nearly all in the other's."""
-    if not a or not b:
-        return a == b
-    return len(a & b) / min(len(a), len(b)) >= NEAR_DUPLICATE
-
-
-NEAR_DUPLICATE = 0.8
-"""Share of the shorter sentence's words found in the other above which one is left out."""
 
 
 @dataclass(frozen=True)
@@ -317,7 +130,7 @@ class ExtractiveClient:
             text = defang_citations(item.text)
             for definition, strong in named_definitions(text, asked, item.title):
                 name = fold(definition.name.split(".")[-1])
-                sentences = _sentences(definition.doc)
+                sentences = read_sentences(definition.doc)
                 if not sentences or (strong_only and not strong):
                     continue
                 if not strong and not _plain_name_fits(name, asked, definition.doc, item.title):
@@ -333,13 +146,13 @@ class ExtractiveClient:
             (i for i in asked.identifiers if fold(i.split(".")[-1]) == fold(definition.name)),
             definition.name,
         )
-        sentences = _sentences(definition.doc)
+        sentences = read_sentences(definition.doc)
         if shown == definition.name and not definition.nested:
             shown = _qualified(definition.name, request.evidence[rank].title)
         call = _call_signature(definition)
         if definition.is_class and call == definition.signature:
             call = ""  # a class header lists its bases, not how to call it
-        lead = f"{shown}{_short_signature(call)}: {sentences[0]}"
+        lead = f"{shown}{short_signature(call)}: {sentences[0]}"
         picks = [_Pick(rank, 0, lead, math.inf)]
         picks += [
             _Pick(rank, i, s, math.inf) for i, s in enumerate(sentences[1:DEFINITION_SENTENCES], 1)
@@ -359,7 +172,7 @@ class ExtractiveClient:
             for definition, cosine in zip(held, item.nearness, strict=True):
                 if definition is None or cosine < NEAR_FLOOR:
                     continue
-                if sentences := _sentences(definition.doc):
+                if sentences := read_sentences(definition.doc):
                     lower = RANK_SHARE * rank + (MEMBER_SHARE if definition.nested else 0.0)
                     score = round(cosine - lower, 4)
                     near.append((-score, rank, definition.line, definition, sentences[0]))
@@ -376,7 +189,7 @@ class ExtractiveClient:
             call = _call_signature(definition)
             if definition.is_class and call == definition.signature:
                 call = ""
-            head = f"{shown}{_short_signature(call)}: {sentence}"
+            head = f"{shown}{short_signature(call)}: {sentence}"
             picks.append(_Pick(rank, definition.line, head, math.inf, sentence))
         return picks
 
@@ -386,7 +199,7 @@ class ExtractiveClient:
         table = [
             (rank, order, sentence, stems(sentence))
             for rank, item in enumerate(request.evidence)
-            for order, sentence in enumerate(_sentences(defang_citations(item.text)))
+            for order, sentence in enumerate(read_sentences(defang_citations(item.text)))
             if order > 0 or not _cut_at_start(item.text, sentence)
         ]
         counts: dict[str, int] = {}
@@ -404,7 +217,7 @@ class ExtractiveClient:
             if not own or sentence in described[rank].private:
                 continue
             lead, place = "", order
-            if _continues(sentence):  # "However, ..." is quoted after what it goes on from
+            if continues(sentence):  # "However, ..." is quoted after what it goes on from
                 if (rank, order - 1) not in before:
                     continue
                 lead, place = before[(rank, order - 1)], order - 1
@@ -446,11 +259,11 @@ class ExtractiveClient:
             if len(chosen) == self.max_sentences:
                 break
             found = set(words(pick.sentence or pick.text))
-            if any(_near_duplicate(found, other) for other in seen) or pick.lead in quoted:
+            if any(near_duplicate(found, other) for other in seen) or pick.lead in quoted:
                 continue
             if chosen and used + len(pick.text) > self.max_chars:
                 continue
-            text = pick.text if chosen else _shorten(pick.text, self.max_chars)
+            text = pick.text if chosen else shorten(pick.text, self.max_chars)
             seen.append(found)
             quoted.update(filter(None, (pick.lead, pick.sentence)))
             used += len(text)
@@ -649,18 +462,18 @@ def _described(text: str, title: str) -> _Described:
     private: set[str] = set()
     for definition in definitions(defang_citations(text)):
         if definition.name.split(".")[-1].startswith("_"):
-            private.update(_sentences(definition.doc))
+            private.update(read_sentences(definition.doc))
             continue
         if not (definition.signature or definition.is_class):
             continue
-        sentences = _sentences(definition.doc)
+        sentences = read_sentences(definition.doc)
         if not sentences or sentences[0] in heads:
             continue
         shown = definition.name if definition.nested else _qualified(definition.name, title)
         call = _call_signature(definition)
         if definition.is_class and call == definition.signature:
             call = ""
-        heads[sentences[0]] = f"{shown}{_short_signature(call)}"
+        heads[sentences[0]] = f"{shown}{short_signature(call)}"
         names[sentences[0]] = definition.name
         for later in sentences[1:]:
             leads.setdefault(later, sentences[0])
@@ -670,7 +483,7 @@ def _described(text: str, title: str) -> _Described:
 def _cut_at_start(text: str, sentence: str) -> bool:
     """Whether ``sentence`` is the tail of a sentence the chunk was cut from: it opens the
     chunk's text, in lowercase."""
-    head = " ".join(_MARGIN_BAR.sub("", text.lstrip()).split())
+    head = " ".join(MARGIN_BAR.sub("", text.lstrip()).split())
     return sentence[:1].islower() and head.startswith(sentence[:40])
 
 
@@ -684,7 +497,7 @@ def _call_signature(definition: Definition) -> str:
     """How the name is called: a class's constructor line when its description opens with one
     (pydoc's ``groupby(iterable, key=None)`` under ``class groupby(builtins.object)``)."""
     first = definition.doc.split("\n", 1)[0].strip()
-    opened = _SIGNATURE.fullmatch(first)
+    opened = SIGNATURE.fullmatch(first)
     if opened and first.split("(", 1)[0] == definition.name:
         return "(" + first.split("(", 1)[1]
     return definition.signature

@@ -1,0 +1,224 @@
+"""How the offline answerer reads evidence: paragraphs and list items, the prose sentences in
+them (not code, tables, signatures or lists of names), and how a quoted sentence is closed,
+shortened or told apart from one that says the same. Pure; what it quotes of them is
+:mod:`arborist.qa.extractive`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from arborist.analysis import STOPWORDS, is_header, words
+
+__all__ = [
+    "EXAMPLE_LEAD_WORDS",
+    "LABEL_WORDS",
+    "LIST_WORDS",
+    "MARGIN_BAR",
+    "NEAR_DUPLICATE",
+    "SELF_WORDS",
+    "SIGNATURE",
+    "blocks",
+    "closed",
+    "continues",
+    "is_prose",
+    "near_duplicate",
+    "read_sentences",
+    "short_signature",
+    "shorten",
+]
+
+_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
+_HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]|$)")
+_SENTENCE_BREAK = re.compile(r"(?:(?<=[.!?])(?<![Ee]\.g\.)(?<![Ii]\.e\.)|(?<=[.!?][\"'’”)\]]))\s+")
+"""Where a sentence ends: after its stop (and a closing quote or bracket), not after "e.g."
+or "i.e.", which go on ("references (e.g. &gt;) in the string")."""
+MARGIN_BAR = re.compile(r"^\s*\|(?: |$)")
+_ROW = re.compile(r"[ \t]*(?:--?[A-Za-z][\w-]*[ ,=:/]|['\"`][^'\"`\s]{1,22}['\"`][ \t]{2,}\S)")
+"""A row of a table written in columns (``'r:gz'   open for reading with gzip``) or of a
+command's options (``-n/--number N: how many times ...``): each row is an item of its own,
+as a list item is, not one run-on sentence with its neighbours."""
+_RULE = re.compile(r"\s*[-=+|_~*]{3,}[-=+|_~* ]*")
+SIGNATURE = re.compile(r"[A-Za-z_][\w.]*\(.*\)(?:\s*->.*)?")
+
+
+def blocks(text: str) -> Iterator[str]:
+    """The paragraphs and list items of ``text`` (markers removed); headings are left out.
+
+    A heading names a topic but states nothing, so it never makes an answer. A
+    change of indentation also ends a paragraph where API texts put a name at one
+    depth and its description deeper ("median(data)" over "Return the median ...",
+    "key" over "A function for computing ..."): the two are not one sentence. A
+    prose line continued deeper is a hanging indent and stays one paragraph.
+    """
+    lines: list[str] = []
+    depth = -1
+    for raw in text.splitlines():
+        line = MARGIN_BAR.sub("", raw)  # pydoc draws class bodies behind a " |  " margin
+        marker = _LIST_MARKER.match(line)
+        indent = len(line) - len(line.lstrip())
+        if (
+            marker
+            or _ROW.match(line)
+            or not line.strip()
+            or _HEADING.match(line)
+            or _RULE.fullmatch(line)
+            or (lines and _new_paragraph(lines, indent, depth))
+        ):
+            if lines and not _listing(lines):
+                yield " ".join(lines)
+            lines = [line[marker.end() :]] if marker else []
+            if (
+                not marker
+                and line.strip()
+                and not _HEADING.match(line)
+                and not _RULE.fullmatch(line)
+            ):
+                lines = [line]
+            depth = marker.end() if marker else indent
+        else:
+            if not lines:
+                depth = indent
+            lines.append(line)
+    if lines and not _listing(lines):
+        yield " ".join(lines)
+
+
+_LISTED_NAME = re.compile(r"[A-Za-z_][\w.]*(?:\([\w., ]*\))?")
+"""A line of pydoc's class tree: a name, perhaps with its bases (``IntEnum(builtins.int)``)."""
+
+
+def _listing(lines: list[str]) -> bool:
+    """Lines of one word each ("auto", "member", "nonmember" under pydoc's class tree): names
+    listed, which joined would read as a sentence that says nothing."""
+    return len(lines) > 1 and all(_LISTED_NAME.fullmatch(line.strip()) for line in lines)
+
+
+def _new_paragraph(lines: list[str], indent: int, depth: int) -> bool:
+    """Whether a line at ``indent`` starts a new paragraph after ``lines`` (begun at ``depth``)."""
+    if indent == depth:
+        return False
+    if indent < depth:
+        return True
+    joined = " ".join(lines).strip()
+    return is_header(joined) or len(words(joined)) <= LABEL_WORDS
+
+
+LABEL_WORDS = 2
+"""A line of at most this many words over a deeper one is a label (a parameter's name), not
+the start of a sentence."""
+
+_CODE_LINE = re.compile(
+    r"\s*(?:for|if|elif|else|while|with|def|class|try|except|finally|import|from|return|async)\b.*:"
+)
+
+_NOT_PROSE = re.compile(r"\s*(?:\||>>>|\.\.\.|https?://|[+=-]{2}|[\w.]+\s*=\s)")
+
+
+_SELF_CODE = re.compile(r"\(self\b|(?<![\w-])self(?:\.\w|[=!<>+*/%&|^@\[)-](?!\w*-))")
+"""``self`` as code (``hash(self)``, ``self.tzinfo``, ``self==value``), not a word
+(``self-signed``, "a zipapp is self-contained")."""
+
+SELF_WORDS = 6
+"""A fragment this short that says ``self`` documents a method by its own code (pydoc's
+"Return hash(self)." under ``__hash__``), not what it is for."""
+
+LIST_WORDS = 6
+"""From this many words, a fragment without a single function word is a list of names."""
+
+
+def is_prose(sentence: str) -> bool:
+    """Whether a fragment reads as a statement: two words or more, mostly letters, not a
+    signature, a list of names, a table row, a doctest line or a bare link. Evidence also holds code and
+    tables; quoting those as an answer reads as noise."""
+    found = words(sentence)
+    if len(found) < 2 or _NOT_PROSE.match(sentence) or SIGNATURE.fullmatch(sentence):
+        return False
+    if len(found) <= SELF_WORDS and _SELF_CODE.search(sentence):
+        return False  # a slot's stock line: "Return hash(self).", "Return self==value."
+    if _CODE_LINE.fullmatch(sentence) and not sentence.rstrip(":").endswith("."):
+        return False  # "for row in reader:" opens a block of code
+    if is_header(sentence) or (len(found) >= LIST_WORDS and not STOPWORDS.intersection(found)):
+        return False  # a header, or a run of names ("accumulate chain compress ..."): no statement
+    letters = sum(ch.isalpha() or ch.isspace() for ch in sentence)
+    return letters >= 0.6 * len(sentence)
+
+
+_CONTINUES = re.compile(
+    r"(?:otherwise|however|thus|therefore|conversely|likewise|similarly|furthermore|"
+    r"moreover|in that case|in this case|if not|else),",
+    re.IGNORECASE,
+)
+
+
+def continues(sentence: str) -> bool:
+    """Whether ``sentence`` goes on from the one before it ("Otherwise, as many words as
+    possible are joined ..."): it is quoted with that one, or it answers a question nobody
+    asked."""
+    return _CONTINUES.match(sentence) is not None
+
+
+def read_sentences(text: str) -> list[str]:
+    """``text`` split into sentences, each on one line, never across paragraphs or list items."""
+    found = []
+    for block in blocks(text):
+        for piece in _SENTENCE_BREAK.split(block):
+            sentence = " ".join(piece.split())
+            if is_prose(sentence) and not _leads_into_example(sentence):
+                found.append(closed(sentence))
+    return found
+
+
+def _leads_into_example(sentence: str) -> bool:
+    """ "For example:", "Example usage:", "This is equivalent to:": says nothing without the
+    code that followed it."""
+    return sentence.endswith(":") and len(words(sentence)) <= EXAMPLE_LEAD_WORDS
+
+
+EXAMPLE_LEAD_WORDS = 4
+"""A sentence this short that ends with a colon only introduces what follows it."""
+
+
+def closed(sentence: str) -> str:
+    """A sentence ends as a statement: one that introduced an example ("... the two middle
+    values:") or a docstring's unpunctuated summary line gets its full stop."""
+    sentence = sentence.rstrip(":").rstrip() if sentence.endswith(":") else sentence
+    return sentence if sentence.endswith((".", "!", "?", "…", ")", '"', "'")) else sentence + "."
+
+
+def shorten(sentence: str, limit: int) -> str:
+    """``sentence`` cut at a word boundary to at most ``limit`` characters, marked with an ellipsis."""
+    if len(sentence) <= limit:
+        return sentence
+    cut = sentence[: max(limit - 1, 1)]
+    if " " in cut:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip() + "…"
+
+
+def short_signature(signature: str, limit: int = 32) -> str:
+    """``(s, *, cls=None, object_hook=None, ...)`` shortened at a parameter boundary: ``(s, *, cls=None, …)``;
+    a method's ``self`` is left out."""
+    signature = re.sub(r"^\((?:self|cls)(?:, *|(?=\)))", "(", signature)
+    if len(signature) <= limit:
+        return signature
+    inner = signature[1:-1]
+    kept = ""
+    for part in inner.split(","):
+        candidate = f"{kept},{part}" if kept else part
+        if len(candidate) + 4 > limit:
+            break
+        kept = candidate
+    return f"({kept}, …)" if kept else "(…)"
+
+
+def near_duplicate(a: set[str], b: set[str]) -> bool:
+    """Two sentences saying the same: one's words nearly all in the other's."""
+    if not a or not b:
+        return a == b
+    return len(a & b) / min(len(a), len(b)) >= NEAR_DUPLICATE
+
+
+NEAR_DUPLICATE = 0.8
+"""Share of the shorter sentence's words found in the other above which one is left out."""
