@@ -21,7 +21,7 @@ from arborist.app import Arborist
 from arborist.cli import cli
 from arborist.errors import BadInput, ModelError
 from arborist.keys import policy_hash
-from arborist.qa import extractive, runner
+from arborist.qa import extractive, policy, runner
 from arborist.qa.check import check_record
 from arborist.qa.embeddings import EmbeddingsClient, select_embedder
 from arborist.qa.models import select_client
@@ -182,7 +182,8 @@ def test_without_embeddings_policy_keys_and_records_are_as_before(
     # pydoc's listings of names out of its answers), and so has retrieval's name (v4 reads a
     # question's own pronouns); under their old names the key is as before.
     monkeypatch.setattr(extractive, "EXTRACTIVE_MODEL", "extractive-v3")
-    monkeypatch.setattr(runner, "RETRIEVAL", "fts5-bm25f-any-term-v3")
+    monkeypatch.setattr(runner, "RETRIEVAL", "fts5-bm25f-any-term-v3")  # the memo's name
+    monkeypatch.setattr(policy, "RETRIEVAL", "fts5-bm25f-any-term-v3")  # the policy's
     assert policy_hash(retrieval_policy()) == LEXICAL_POLICY_HASH
     (tmp_path / "tides.md").write_text(TIDES, encoding="utf-8")
     with Arborist(home) as app:

@@ -45,6 +45,7 @@ from arborist.keys import cache_dimensions, cache_key
 from arborist.qa.budget import Budgeted, PromptFit, fit_evidence
 from arborist.qa.check import check_record
 from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
+from arborist.qa.policy import POLICY, retrieval_policy
 from arborist.store.cache import (
     CacheRecord,
     NewEvidence,
@@ -60,18 +61,9 @@ from arborist.store.memo import generation, memo_key, recall, remember
 from arborist.store.metadata import committed
 from arborist.store.proofs import verify_evidence
 from arborist.store.search import (
-    DEFINITION_BONUS,
     HYBRID,
-    LEXICAL_WEIGHT,
-    MAX_CONTEXT_WORDS,
-    POOL,
     RETRIEVAL,
     RETRIEVAL_LIMIT,
-    RRF_K,
-    SOURCE_BONUS,
-    TITLE_WEIGHT,
-    VECTOR_POOL,
-    VECTOR_WEIGHT,
     Evidence,
     VectorQuery,
     recalled_evidence,
@@ -87,55 +79,6 @@ __all__ = [
     "retrieval_policy",
     "vector_query",
 ]
-
-POLICY_VERSION = "p2"
-
-
-def retrieval_policy(
-    limit: int = RETRIEVAL_LIMIT, embedding: Mapping[str, object] | None = None
-) -> dict[str, object]:
-    """The governance policy of an ask: how evidence is chosen and cited.
-
-    Every rule that can change which chunks are retrieved is named here
-    (the algorithm, its field weights, pool and bonus), so a changed rule is a
-    new ``governance_policy_hash`` and old answers miss instead of being
-    served under rules they were not retrieved by. With an ``embedding``
-    profile (hybrid retrieval) the policy also holds that profile (model,
-    dimensions, server; never a credential) and the fusion's parameters, so
-    switching the embedding model, or hybrid on or off, is a miss; without
-    one the policy is exactly what it was before hybrid retrieval existed.
-    """
-    policy = _lexical_policy(limit)
-    if embedding is not None:
-        policy["hybrid"] = {
-            "fusion": HYBRID,
-            "embedding": dict(embedding),
-            "rrf_k": RRF_K,
-            "vector_pool": VECTOR_POOL,
-            "lexical_weight": str(LEXICAL_WEIGHT),
-            "vector_weight": str(VECTOR_WEIGHT),
-        }
-    return policy
-
-
-def _lexical_policy(limit: int) -> dict[str, object]:
-    return {
-        "policy_version": POLICY_VERSION,
-        "retrieval": RETRIEVAL,
-        "retrieval_limit": limit,
-        "retrieval_params": {
-            "pool": POOL,
-            "title_weight": str(TITLE_WEIGHT),
-            "tokenizer": "porter unicode61",
-            "definition_bonus": str(DEFINITION_BONUS),
-            "source_bonus": str(SOURCE_BONUS),
-            "context_words": MAX_CONTEXT_WORDS,
-        },
-        "citation_format": "[E#] (short) or [E# | <title> | <uri>]",
-    }
-
-
-POLICY = retrieval_policy()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,74 @@
+"""The governance policy of an ask: every rule that chooses and cites its evidence, named so
+that a changed rule is a new ``governance_policy_hash`` (one of the cache key's dimensions,
+:mod:`arborist.keys`) and old answers miss instead of being served under rules they were
+not retrieved by. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from arborist.store.search import (
+    DEFINITION_BONUS,
+    HYBRID,
+    LEXICAL_WEIGHT,
+    MAX_CONTEXT_WORDS,
+    POOL,
+    RETRIEVAL,
+    RETRIEVAL_LIMIT,
+    RRF_K,
+    SOURCE_BONUS,
+    TITLE_WEIGHT,
+    VECTOR_POOL,
+    VECTOR_WEIGHT,
+)
+
+__all__ = ["POLICY", "POLICY_VERSION", "retrieval_policy"]
+
+POLICY_VERSION = "p2"
+
+
+def retrieval_policy(
+    limit: int = RETRIEVAL_LIMIT, embedding: Mapping[str, object] | None = None
+) -> dict[str, object]:
+    """The governance policy of an ask: how evidence is chosen and cited.
+
+    Every rule that can change which chunks are retrieved is named here
+    (the algorithm, its field weights, pool and bonus), so a changed rule is a
+    new ``governance_policy_hash`` and old answers miss instead of being
+    served under rules they were not retrieved by. With an ``embedding``
+    profile (hybrid retrieval) the policy also holds that profile (model,
+    dimensions, server; never a credential) and the fusion's parameters, so
+    switching the embedding model, or hybrid on or off, is a miss; without
+    one the policy is exactly what it was before hybrid retrieval existed.
+    """
+    policy = _lexical_policy(limit)
+    if embedding is not None:
+        policy["hybrid"] = {
+            "fusion": HYBRID,
+            "embedding": dict(embedding),
+            "rrf_k": RRF_K,
+            "vector_pool": VECTOR_POOL,
+            "lexical_weight": str(LEXICAL_WEIGHT),
+            "vector_weight": str(VECTOR_WEIGHT),
+        }
+    return policy
+
+
+def _lexical_policy(limit: int) -> dict[str, object]:
+    return {
+        "policy_version": POLICY_VERSION,
+        "retrieval": RETRIEVAL,
+        "retrieval_limit": limit,
+        "retrieval_params": {
+            "pool": POOL,
+            "title_weight": str(TITLE_WEIGHT),
+            "tokenizer": "porter unicode61",
+            "definition_bonus": str(DEFINITION_BONUS),
+            "source_bonus": str(SOURCE_BONUS),
+            "context_words": MAX_CONTEXT_WORDS,
+        },
+        "citation_format": "[E#] (short) or [E# | <title> | <uri>]",
+    }
+
+
+POLICY = retrieval_policy()
