@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from arborist import db
+from arborist import db, wal
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.shard import Session, create_session, insert_turn
 from arborist.forest.verify import verify_forest
@@ -51,17 +51,17 @@ def _size(path: Path) -> int:
 @pytest.fixture
 def quiet(monkeypatch: pytest.MonkeyPatch) -> None:
     """No checkpoint at all, whatever the -wal holds: what the commit path does alone."""
-    monkeypatch.setattr(db, "WAL_CHECKPOINT_BYTES", 2**40)
-    monkeypatch.setattr(db, "WAL_MAX_BYTES", 2**40)
+    monkeypatch.setattr(wal, "WAL_CHECKPOINT_BYTES", 2**40)
+    monkeypatch.setattr(wal, "WAL_MAX_BYTES", 2**40)
 
 
 def test_write_connections_have_autocheckpoint_off_and_a_size_limit(tmp_path: Path) -> None:
     conn = db.connect(tmp_path / "a.db")
     assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
-    assert conn.execute("PRAGMA journal_size_limit").fetchone()[0] == db.WAL_SIZE_LIMIT
+    assert conn.execute("PRAGMA journal_size_limit").fetchone()[0] == wal.WAL_SIZE_LIMIT
     # A log that starts over is written in place: the writers' bound is under the limit.
-    assert db.WAL_CHECKPOINT_BYTES < db.WAL_MAX_BYTES < db.WAL_SIZE_LIMIT
-    assert db.WAL_MAX_BYTES + db.WAL_CHECKPOINT_BYTES <= db.WAL_SIZE_LIMIT
+    assert wal.WAL_CHECKPOINT_BYTES < wal.WAL_MAX_BYTES < wal.WAL_SIZE_LIMIT
+    assert wal.WAL_MAX_BYTES + wal.WAL_CHECKPOINT_BYTES <= wal.WAL_SIZE_LIMIT
     conn.close()
 
 
@@ -73,18 +73,18 @@ def test_the_log_length_is_read_from_the_shm(tmp_path: Path, quiet: None) -> Non
     conn = open_database(path, SESSIONS_MIGRATIONS)
     session = create_session(conn)
     _turns(conn, session, 100, answer="word " * 200)
-    wal = tmp_path / "sessions.db-wal"
-    assert db._wal_state(conn) == (_size(wal), _size(wal) - 32)  # no frame copied yet
-    grown = _size(wal)
+    log = tmp_path / "sessions.db-wal"
+    assert wal._wal_state(conn) == (_size(log), _size(log) - 32)  # no frame copied yet
+    grown = _size(log)
     assert grown > 2**20
     assert conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[0] == 0
-    assert db._wal_state(conn) == (grown, 0)  # every frame copied
+    assert wal._wal_state(conn) == (grown, 0)  # every frame copied
     _turns(conn, session, 1)
-    assert _size(wal) == grown
-    length, uncopied = db._wal_state(conn) or (0, 0)
+    assert _size(log) == grown
+    length, uncopied = wal._wal_state(conn) or (0, 0)
     assert 0 < length - 32 == uncopied < grown // 10
     conn.close()
-    assert not wal.exists()
+    assert not log.exists()
 
 
 def test_a_file_reached_through_a_symlink_is_known_by_its_real_path(
@@ -102,8 +102,8 @@ def test_a_file_reached_through_a_symlink_is_known_by_its_real_path(
         assert conn.wal_path == str((real / "file.db").resolve()) + "-wal"
     with db.transaction(conns[1]):
         conns[1].execute("CREATE TABLE t (x)")
-    wal = real / "file.db-wal"
-    assert db._wal_state(conns[1]) == (_size(wal), _size(wal) - 32)
+    log = real / "file.db-wal"
+    assert wal._wal_state(conns[1]) == (_size(log), _size(log) - 32)
     assert conns[1]._shm not in (None, -1), "its -shm was found and read"
     for conn in conns:
         conn.close()
@@ -111,28 +111,28 @@ def test_a_file_reached_through_a_symlink_is_known_by_its_real_path(
 
 def test_a_torn_or_unknown_shm_header_gives_no_length() -> None:
     """Two copies that differ are a commit writing them; the caller looks again next time."""
-    header = db._WAL_INDEX_HEADER.pack(3007000, 0, 7, 1, 0, 4096, 10).ljust(48, b"\0")
-    copied = db._NBACKFILL.pack(4)
-    assert db._log_state(header * 2 + copied) == (32 + 10 * 4120, 6 * 4120)
-    assert db._log_state(header + header[:-1] + b"\1" + copied) is None
-    unknown = db._WAL_INDEX_HEADER.pack(3007001, 0, 7, 1, 0, 4096, 10).ljust(48, b"\0")
-    assert db._log_state(unknown * 2 + copied) is None
-    assert db._log_state(header * 2) is None
+    header = wal._WAL_INDEX_HEADER.pack(3007000, 0, 7, 1, 0, 4096, 10).ljust(48, b"\0")
+    copied = wal._NBACKFILL.pack(4)
+    assert wal._log_state(header * 2 + copied) == (32 + 10 * 4120, 6 * 4120)
+    assert wal._log_state(header + header[:-1] + b"\1" + copied) is None
+    unknown = wal._WAL_INDEX_HEADER.pack(3007001, 0, 7, 1, 0, 4096, 10).ljust(48, b"\0")
+    assert wal._log_state(unknown * 2 + copied) is None
+    assert wal._log_state(header * 2) is None
 
 
 def test_a_connection_that_cannot_read_its_shm_goes_by_the_file_size(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The -wal is then cut back at each start, so its size measures the log (as before)."""
-    monkeypatch.setattr(db, "_pread", None)
+    monkeypatch.setattr(wal, "_pread", None)
     conn = db.connect(tmp_path / "a.db")
     with db.transaction(conn):
         conn.execute("CREATE TABLE t (x)")
     assert conn._shm == -1
     size = _size(tmp_path / "a.db-wal")
-    assert size > 0 and db._wal_state(conn) == (size, size)
+    assert size > 0 and wal._wal_state(conn) == (size, size)
     limit = conn.execute("PRAGMA journal_size_limit").fetchone()[0]
-    assert limit == db._WAL_SIZE_LIMIT_BLIND < db.WAL_CHECKPOINT_BYTES
+    assert limit == wal._WAL_SIZE_LIMIT_BLIND < wal.WAL_CHECKPOINT_BYTES
     conn.close()
 
 
@@ -150,32 +150,32 @@ def test_commits_never_checkpoint(tmp_path: Path, quiet: None) -> None:
 
 def test_the_wal_stays_bounded_over_5000_turns(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
-    wal = tmp_path / "sessions.db-wal"
+    log = tmp_path / "sessions.db-wal"
     conn = open_database(path, SESSIONS_MIGRATIONS)
     session = create_session(conn)
-    runs = db.CHECKPOINTER.runs
+    runs = wal.CHECKPOINTER.runs
     largest = 0
     for _ in range(50):
         _turns(conn, session, 100, answer="word " * 200)
-        largest = max(largest, _size(wal))
+        largest = max(largest, _size(log))
     # past the bound by what commits add while the writer's own checkpoint runs, at most
-    assert largest <= db.WAL_MAX_BYTES + db.WAL_CHECKPOINT_BYTES
-    assert db.CHECKPOINTER.runs > runs  # the background thread did checkpoint
-    assert not db.CHECKPOINTER.failures
+    assert largest <= wal.WAL_MAX_BYTES + wal.WAL_CHECKPOINT_BYTES
+    assert wal.CHECKPOINTER.runs > runs  # the background thread did checkpoint
+    assert not wal.CHECKPOINTER.failures
     assert verify_forest(conn).ok
     conn.close()
-    assert not wal.exists()  # the last connection closed: SQLite removed it
+    assert not log.exists()  # the last connection closed: SQLite removed it
 
 
 @pytest.mark.parametrize(
     ("length", "uncopied", "done"),
     [
-        (db.WAL_CHECKPOINT_BYTES - 1, 0, ""),
-        (db.WAL_CHECKPOINT_BYTES, db.WAL_CHECKPOINT_BYTES, "asked"),
-        (db.WAL_MAX_BYTES, db.WAL_BACKLOG_BYTES + 1, "hurried"),
-        (db.WAL_MAX_BYTES, db.WAL_BACKLOG_BYTES, "finished"),
-        (db.WAL_HARD_BYTES - 1, db.WAL_HARD_BYTES - 1, "hurried"),
-        (db.WAL_HARD_BYTES, db.WAL_HARD_BYTES, "finished"),
+        (wal.WAL_CHECKPOINT_BYTES - 1, 0, ""),
+        (wal.WAL_CHECKPOINT_BYTES, wal.WAL_CHECKPOINT_BYTES, "asked"),
+        (wal.WAL_MAX_BYTES, wal.WAL_BACKLOG_BYTES + 1, "hurried"),
+        (wal.WAL_MAX_BYTES, wal.WAL_BACKLOG_BYTES, "finished"),
+        (wal.WAL_HARD_BYTES - 1, wal.WAL_HARD_BYTES - 1, "hurried"),
+        (wal.WAL_HARD_BYTES, wal.WAL_HARD_BYTES, "finished"),
     ],
 )
 def test_past_the_bound_the_writer_copies_only_a_short_tail(
@@ -185,14 +185,14 @@ def test_past_the_bound_the_writer_copies_only_a_short_tail(
     checkpoints once the tail is short, or past WAL_HARD_BYTES whatever is left."""
     conn = db.connect(tmp_path / "a.db")
     seen: list[str] = []
-    monkeypatch.setattr(db, "_wal_state", lambda _conn: (length, uncopied))
-    monkeypatch.setattr(db, "_finish_checkpoint", lambda _conn: seen.append("finished"))
+    monkeypatch.setattr(wal, "_wal_state", lambda _conn: (length, uncopied))
+    monkeypatch.setattr(wal, "_finish_checkpoint", lambda _conn: seen.append("finished"))
     monkeypatch.setattr(
-        db.CHECKPOINTER,
+        wal.CHECKPOINTER,
         "request",
         lambda _path, hurry=False: seen.append("hurried" if hurry else "asked"),
     )
-    db._after_commit(conn)
+    wal.after_commit(conn)
     assert seen == ([done] if done else [])
     monkeypatch.undo()
     conn.close()
@@ -210,22 +210,22 @@ def test_a_hurried_request_cuts_the_checkpointers_pause_short(
         runs.append(time.monotonic())
         ran.set()
 
-    monkeypatch.setattr(db.CHECKPOINTER, "PAUSE", 30.0)
-    monkeypatch.setattr(db.CHECKPOINTER, "_checkpoint", record)
+    monkeypatch.setattr(wal.CHECKPOINTER, "PAUSE", 30.0)
+    monkeypatch.setattr(wal.CHECKPOINTER, "_checkpoint", record)
     path = str(tmp_path / "a.db")
-    db.CHECKPOINTER.request(path)
+    wal.CHECKPOINTER.request(path)
     assert ran.wait(5)
     ran.clear()
     time.sleep(0.05)  # the thread is in its pause now
-    db.CHECKPOINTER.request(path, hurry=True)
+    wal.CHECKPOINTER.request(path, hurry=True)
     assert ran.wait(5), "the hurried run waited for the 30 s pause"
     assert len(runs) == 2 and runs[1] - runs[0] < 5
-    db.CHECKPOINTER._hurry.set()  # end the pause of the run just made
-    db.CHECKPOINTER.settle(path)
+    wal.CHECKPOINTER._hurry.set()  # end the pause of the run just made
+    wal.CHECKPOINTER.settle(path)
 
 
 def test_the_checkpointer_is_a_daemon_thread(tmp_path: Path) -> None:
-    db.CHECKPOINTER.request(str(tmp_path / "missing.db"))  # mode=rw: never created
+    wal.CHECKPOINTER.request(str(tmp_path / "missing.db"))  # mode=rw: never created
     threads = [t for t in threading.enumerate() if t.name == "arborist-checkpointer"]
     assert len(threads) == 1 and threads[0].daemon
     assert not (tmp_path / "missing.db").exists()
@@ -252,13 +252,13 @@ def test_a_read_only_open_never_checkpoints(tmp_path: Path, quiet: None) -> None
     path = tmp_path / "sessions.db"
     writer = open_database(path, SESSIONS_MIGRATIONS)
     _turns(writer, create_session(writer), 100, answer="word " * 200)
-    main, wal = path.read_bytes(), (tmp_path / "sessions.db-wal").read_bytes()
+    main, log = path.read_bytes(), (tmp_path / "sessions.db-wal").read_bytes()
     reader = db._open_read_only(path, "file:" + str(path) + "?mode=ro")
     assert db.is_read_only(reader) and reader.wal_path is None
     assert reader.execute("SELECT count(*) FROM nodes").fetchone()[0] == 101
     reader.close()
     assert path.read_bytes() == main
-    assert (tmp_path / "sessions.db-wal").read_bytes() == wal
+    assert (tmp_path / "sessions.db-wal").read_bytes() == log
     writer.close()
 
 
@@ -271,13 +271,13 @@ def test_a_process_that_writes_then_exits_leaves_a_consistent_file(tmp_path: Pat
         from arborist.forest import SESSIONS_MIGRATIONS
         from arborist.forest.shard import create_session, insert_turn
         from arborist.migrations import open_database
-        from arborist import db
+        from arborist import wal
         conn = open_database({str(path)!r}, SESSIONS_MIGRATIONS)
         s = create_session(conn)
         for i in range(1000):
             insert_turn(conn, s.sid, s.root_bates, question=f"q{{i}}",
                         answer_text="word " * 600, cache_key="ab" * 32, audit_mode="STRICT")
-        assert db.CHECKPOINTER.runs > 0
+        assert wal.CHECKPOINTER.runs > 0
         """
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -309,7 +309,7 @@ def test_closing_a_writer_waits_for_its_files_checkpoint_so_its_folder_can_go(
     conn = open_database(path, SESSIONS_MIGRATIONS)
     _turns(conn, create_session(conn), 5)
     started, release, ended = threading.Event(), threading.Event(), []
-    real = db.CHECKPOINTER._checkpoint
+    real = wal.CHECKPOINTER._checkpoint
 
     def slow(name: str) -> None:  # the checkpoint as it runs, held open until released
         started.set()
@@ -317,10 +317,10 @@ def test_closing_a_writer_waits_for_its_files_checkpoint_so_its_folder_can_go(
         real(name)
         ended.append(name)
 
-    monkeypatch.setattr(db.CHECKPOINTER, "_checkpoint", slow)
-    wal = conn.wal_path
-    assert wal is not None
-    db.CHECKPOINTER.request(wal[: -len("-wal")])
+    monkeypatch.setattr(wal.CHECKPOINTER, "_checkpoint", slow)
+    log = conn.wal_path
+    assert log is not None
+    wal.CHECKPOINTER.request(log[: -len("-wal")])
     assert started.wait(5)
     threading.Timer(0.3, release.set).start()
     began = time.monotonic()
@@ -338,7 +338,7 @@ def test_closing_a_writer_drops_its_files_pending_checkpoint(
     the thread never opens the file again (mode=rw would fail on a removed file, but a
     folder being removed could still see it open a -wal between two unlinks)."""
     busy, release, seen = threading.Event(), threading.Event(), []
-    real = db.CHECKPOINTER._checkpoint
+    real = wal.CHECKPOINTER._checkpoint
 
     def hold(name: str) -> None:
         seen.append(name)
@@ -347,18 +347,18 @@ def test_closing_a_writer_drops_its_files_pending_checkpoint(
             release.wait(5)
         real(name)
 
-    monkeypatch.setattr(db.CHECKPOINTER, "_checkpoint", hold)
+    monkeypatch.setattr(wal.CHECKPOINTER, "_checkpoint", hold)
     first = db.connect(tmp_path / "first.db")
     first.execute("CREATE TABLE t (x)")
-    db.CHECKPOINTER.request(os.path.realpath(tmp_path / "first.db"))
+    wal.CHECKPOINTER.request(os.path.realpath(tmp_path / "first.db"))
     assert busy.wait(5)  # the thread is busy with another file...
     second = open_database(tmp_path / "second.db", SESSIONS_MIGRATIONS)
     target = os.path.realpath(tmp_path / "second.db")
-    db.CHECKPOINTER.request(target)  # ...when this one is asked for
+    wal.CHECKPOINTER.request(target)  # ...when this one is asked for
     second.close()  # and its writer closes before the thread gets to it
     release.set()
     first.close()
-    db.CHECKPOINTER.request(str(tmp_path / "missing.db"))  # a run after the one held
+    wal.CHECKPOINTER.request(str(tmp_path / "missing.db"))  # a run after the one held
     deadline = time.monotonic() + 5
     while str(tmp_path / "missing.db") not in seen and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -371,24 +371,24 @@ def test_a_close_that_gives_up_waiting_says_so(
     """A checkpoint that outlasts the wait (a stalled disk) leaves a note where the
     checkpointer's failures are kept, instead of a silent return."""
     started, release = threading.Event(), threading.Event()
-    real = db.CHECKPOINTER._checkpoint
+    real = wal.CHECKPOINTER._checkpoint
 
     def stalled(name: str) -> None:
         started.set()
         release.wait(5)
         real(name)
 
-    monkeypatch.setattr(db.CHECKPOINTER, "_checkpoint", stalled)
-    monkeypatch.setattr(db.CHECKPOINTER, "SETTLE", 0.1)
-    monkeypatch.setattr(db.CHECKPOINTER, "failures", [])
+    monkeypatch.setattr(wal.CHECKPOINTER, "_checkpoint", stalled)
+    monkeypatch.setattr(wal.CHECKPOINTER, "SETTLE", 0.1)
+    monkeypatch.setattr(wal.CHECKPOINTER, "failures", [])
     conn = open_database(tmp_path / "sessions.db", SESSIONS_MIGRATIONS)
     _turns(conn, create_session(conn), 2)
     assert conn.wal_path is not None
-    db.CHECKPOINTER.request(conn.wal_path[: -len("-wal")])
+    wal.CHECKPOINTER.request(conn.wal_path[: -len("-wal")])
     assert started.wait(5)
     conn.close()
     release.set()
-    assert db.CHECKPOINTER.failures == [
+    assert wal.CHECKPOINTER.failures == [
         f"{os.path.realpath(tmp_path / 'sessions.db')}: a checkpoint still running 0.1 s "
         "after its writer closed"
     ]

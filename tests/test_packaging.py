@@ -204,7 +204,8 @@ FACES = {"arborist.cli", "arborist.cli_commands", "arborist.repl", "arborist.syn
 SERVICES = ("arborist/store", "arborist/forest", "arborist/qa")
 FOUNDATIONS = ("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py", "merkle.py",
                "keys.py", "citations.py", "analysis.py", "terminal.py", "admission.py", "fts.py",
-               "clock.py", "pathref.py", "errors.py", "witness.py")  # fmt: skip
+               "clock.py", "pathref.py", "errors.py", "witness.py", "wal.py",
+               "private.py")  # fmt: skip
 ALLOWED_FACE_IMPORTS = {
     "arborist.cli": {"arborist.cli_commands"},  # the group loads its runner when a command runs
     "arborist.cli_commands": {"arborist.repl"},  # the CLI starts its REPL
