@@ -677,23 +677,23 @@ _GATE_FRAGMENTS = [
 
 
 def test_every_match_holds_the_characters_its_pattern_is_gated_on() -> None:
-    from arborist import admission as a
+    from arborist import secret_shapes as a
 
     gates = {
-        a._SK_KEY: lambda g: "-" in g and "sk-" in g,
-        a._AWS_ACCESS: lambda g: ("K" in g and "AKIA" in g) or ("S" in g and "ASIA" in g),
-        a._URL_USERINFO: lambda g: "@" in g and "://" in g,
-        a._QUERY_SECRET: lambda g: "=" in g and ("?" in g or "&" in g or ";" in g),
-        a._GITHUB: lambda g: "_" in g and ("gh" in g or "github_pat_" in g),
-        a._SLACK: lambda g: "-" in g and "xox" in g,
-        a._JWT: lambda g: "J" in g and "eyJ" in g,
-        a._PEM_BEGIN: lambda g: "-" in g,
-        a._KEY_NAME_FOLDED: lambda g: any(w in g.casefold() for w in a._NAME_LITERALS),
-        a._BASIC: lambda g: "basic" in g.casefold(),
-        a._AUTH_HEADER: lambda g: "authorization" in g.casefold(),
-        a._WEBHOOK: lambda g: "/" in g and "hook" in g.casefold(),
-        a._CURL_USER: lambda g: "-u" in g,
-        a._PEM_B64: lambda g: "LS0tLS1CRUdJTi" in g,
+        a.SK_KEY: lambda g: "-" in g and "sk-" in g,
+        a.AWS_ACCESS: lambda g: ("K" in g and "AKIA" in g) or ("S" in g and "ASIA" in g),
+        a.URL_USERINFO: lambda g: "@" in g and "://" in g,
+        a.QUERY_SECRET: lambda g: "=" in g and ("?" in g or "&" in g or ";" in g),
+        a.GITHUB: lambda g: "_" in g and ("gh" in g or "github_pat_" in g),
+        a.SLACK: lambda g: "-" in g and "xox" in g,
+        a.JWT: lambda g: "J" in g and "eyJ" in g,
+        a.PEM_BEGIN: lambda g: "-" in g,
+        a.KEY_NAME_FOLDED: lambda g: any(w in g.casefold() for w in a.NAME_LITERALS),
+        a.BASIC: lambda g: "basic" in g.casefold(),
+        a.AUTH_HEADER: lambda g: "authorization" in g.casefold(),
+        a.WEBHOOK: lambda g: "/" in g and "hook" in g.casefold(),
+        a.CURL_USER: lambda g: "-u" in g,
+        a.PEM_B64: lambda g: "LS0tLS1CRUdJTi" in g,
     }
     rng = random.Random(14)
     matched = dict.fromkeys(gates, 0)

@@ -321,12 +321,12 @@ def test_long_words_are_found_whole_across_the_pieces_a_big_text_is_split_in() -
     """The gate looks for vendor tokens among the long words of a text, split ~64 KiB at a
     time: a token straddling a piece's end is still one word, and found (a list of every
     word at once took ten times a big document's size in memory)."""
-    from arborist.admission import _PIECE, _long_words
+    from arborist.secret_prefilters import _PIECE, long_words
 
     token = "ghp_" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
     filler = "word " * (_PIECE // 5 - 3)
     text = "".join(filler + "x" * (1 + n % 7) + " " + token + " tail\n" for n in range(7))
-    assert _long_words(text) == " ".join(w for w in text.split() if len(w) >= 20)
+    assert long_words(text) == " ".join(w for w in text.split() if len(w) >= 20)
     assert token not in admit(text).text
 
 
@@ -373,7 +373,7 @@ def test_the_long_words_are_the_words_split_finds_of_twenty_characters_or_more(
     finds exactly what ``str.split`` and a length test find, on any text, less the ASCII
     words with no digit and letters of one case only: a word it missed would keep a
     vendor token from being looked for."""
-    from arborist.admission import _long_words
+    from arborist.secret_prefilters import long_words
 
     def may_hold_token(word: str) -> bool:
         if not word.isascii():
@@ -385,4 +385,4 @@ def test_the_long_words_are_the_words_split_finds_of_twenty_characters_or_more(
     words = [w for w in text.split() if len(w) >= 20]
     if text.isascii():
         words = [w for w in words if may_hold_token(w)]
-    assert _long_words(text) == " ".join(words)
+    assert long_words(text) == " ".join(words)

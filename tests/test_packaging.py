@@ -24,6 +24,8 @@ PURE = [
     "citations.py",
     "terminal.py",
     "analysis.py",
+    "secret_shapes.py",
+    "secret_prefilters.py",
     "qa/sse.py",
     "qa/sanitize.py",
     "store/normalize.py",
@@ -205,7 +207,7 @@ SERVICES = ("arborist/store", "arborist/forest", "arborist/qa")
 FOUNDATIONS = ("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py", "merkle.py",
                "keys.py", "citations.py", "analysis.py", "terminal.py", "admission.py", "fts.py",
                "clock.py", "pathref.py", "errors.py", "witness.py", "wal.py",
-               "private.py")  # fmt: skip
+               "private.py", "secret_shapes.py", "secret_prefilters.py", "secret_finders.py")  # fmt: skip
 ALLOWED_FACE_IMPORTS = {
     "arborist.cli": {"arborist.cli_commands"},  # the group loads its runner when a command runs
     "arborist.cli_commands": {"arborist.repl"},  # the CLI starts its REPL

@@ -1,0 +1,506 @@
+"""Where secrets are in a text: each shape's cheap prefilter, then its pattern.
+
+Pure: no I/O. :func:`candidates` yields ``(kind, start, end)`` for every match of
+:mod:`arborist.secret_shapes`' patterns, overlapping and unmerged; the gate
+(:mod:`arborist.admission`) weighs them against the allowlist, merges them and
+replaces them. Most text holds no secret, so each family of shapes runs only when a
+literal every match holds is in the text (or its case-folding), and the long-token
+shapes only on a text's long words (:func:`arborist.secret_prefilters.long_words`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from arborist.secret_prefilters import AWS_SECRET_SIZE, has_long, long_words
+from arborist.secret_shapes import (
+    AUTH_HEADER,
+    AWS_ACCESS,
+    AWS_PREFIX,
+    AWS_SECRET,
+    AWS_SECRET_AT,
+    BASIC,
+    BEARER,
+    CODE_REFERENCE,
+    CURL_USER,
+    DASH_P,
+    DISCORD,
+    FLAG,
+    GITHUB,
+    JWT,
+    KEY_END_REVERSED,
+    KEY_NAME_FOLDED,
+    MIN_VALUE,
+    MYSQL,
+    NAME_CHARS,
+    NAME_LITERALS,
+    NAME_TAIL,
+    NAME_WINDOW,
+    NETRC,
+    NETRC_CONTEXT,
+    PASSWORD_KEYS,
+    PEM_B64,
+    PEM_BEGIN,
+    PEM_BODY,
+    PUTTY,
+    QUERY_SECRET,
+    QUERY_SECRET_MIN,
+    REDIS_A,
+    SEPARATOR,
+    SK_KEY,
+    SLACK,
+    SSHPASS_P,
+    TELEGRAM,
+    TWILIO,
+    URL_FILLER,
+    URL_USERINFO,
+    VALUE,
+    VALUE_ATTRIBUTE,
+    VENDOR,
+    WEAK_KEYS,
+    WEBHOOK,
+    XML_ADD,
+    XML_ELEMENT,
+    at_each,
+    b64_text,
+    has,
+    has_digit,
+    holds_vendor_literal,
+    is_filler,
+    printable,
+    random_looking,
+    random_part,
+)
+
+__all__ = [
+    "candidates",
+]
+
+
+def candidates(text: str) -> Iterator[tuple[str, int, int]]:
+    """Every raw match as ``(kind, start, end)``; overlaps are resolved by the caller.
+
+    Each pattern runs only when the literal every match of it contains is in the
+    text (case-folded for the case-insensitive ones, whose literals hold no ``i``
+    or ``s``/``k`` that Unicode folds differently, or whose pattern folds ASCII
+    only (``(?ai)``: the AWS secret's names, the query parameters); the
+    assignment names are looked for with a regex that folds as (?i) does): a
+    pattern that opens with a lookbehind cannot use the regex engine's own
+    literal scan, and most text holds no secret at all. A literal is looked for
+    only after a single character every match needs (``-``, ``_``, ``@``, ``=``,
+    ``:``, ``J``, ``K``, ``S``): one of those is a ``memchr``, about 40 times cheaper
+    than a search for a word.
+    """
+    folded = text.casefold()
+    longs = long_words(text)
+    yield from _key_candidates(text, folded, longs)
+    yield from _url_candidates(text, folded, longs)
+    yield from _token_candidates(text, folded, longs)
+    yield from _header_candidates(text, folded)
+    yield from _assignment_candidates(text, folded)
+    yield from _command_candidates(text, folded)
+
+
+def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+    """Provider API keys: OpenAI and Anthropic ``sk-``, AWS keys, vendor-prefixed tokens."""
+    if "-" in text and "sk-" in text:
+        for m in SK_KEY.finditer(text):
+            body = m.group()[3:]
+            if has_digit(body):
+                kind = "anthropic_key" if body.startswith("ant-") else "openai_key"
+                yield kind, m.start(), m.end()
+    if AWS_PREFIX.search(text) is not None:
+        for m in AWS_ACCESS.finditer(text):
+            key = m.group()
+            if "\n" not in key or has_digit(key[4:]):  # a wrapped one: not a word in capitals
+                yield "aws_access_key", m.start(), m.end()
+    if has_long(longs, AWS_SECRET_SIZE) and "secret" in folded:
+        for m in _aws_secrets(text, folded):
+            if random_looking(m.group(1)):
+                yield "aws_secret_key", m.start(1), m.end(1)
+    for literals, kind, pattern in VENDOR if holds_vendor_literal(longs) else ():
+        if literals[0] in longs or (len(literals) > 1 and has(longs, *literals[1:])):
+            for m in pattern.finditer(text):
+                if random_looking(m.group()):
+                    yield kind, m.start(), m.end()
+    if "." in longs and DISCORD.search(longs):
+        for m in DISCORD.finditer(text):
+            if (not m.start() or text[m.start() - 1] not in NAME_CHARS) and random_looking(
+                m.group()
+            ):
+                yield "api_token", m.start(), m.end()
+    if ":" in text and ":AA" in text:
+        for m in TELEGRAM.finditer(text):
+            yield "api_token", m.start(), m.end()
+    if "AC" in longs and "," in text:
+        for m in TWILIO.finditer(text):
+            yield "api_token", m.start(1), m.end(1)
+
+
+def _userinfos(text: str) -> Iterator[re.Match[str]]:
+    """:data:`URL_USERINFO` matched from each ``://``'s scheme: a ``find`` per URL, where
+    a search of a pattern opening with a lookbehind tries every character."""
+    at = text.find("://")
+    while at != -1:
+        start = at
+        while start and text[start - 1] in _SCHEME_CHARS:
+            start -= 1
+        m = URL_USERINFO.match(text, start) if text[start].isalpha() else None
+        if m is not None:
+            yield m
+        at = text.find("://", max(at + 3, m.end() if m is not None else 0))
+
+
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+
+
+def _aws_secrets(text: str, folded: str) -> Iterator[re.Match[str]]:
+    """:data:`AWS_SECRET`'s matches, tried where each ``secret`` (``aws_``, ``aws`` or
+    nothing before it) is found, not at every character."""
+    if len(folded) != len(text):
+        yield from AWS_SECRET.finditer(text)
+        return
+    done = 0
+    at = folded.find("secret")
+    while at != -1:
+        for start in (at - 4, at - 3, at):
+            if start < done or start < 0:
+                continue
+            before = text[start - 1] if start else ""
+            if before.isascii() and before.isalnum():  # the lookbehind: (?a) [a-z0-9]
+                continue
+            m = AWS_SECRET_AT.match(text, start)
+            if m is not None:
+                yield m
+                done = m.end()
+                break
+        at = folded.find("secret", max(at + 1, done))
+
+
+def _url_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+    """Credentials in URLs: ``user:password@``, signing or key query parameters, webhooks."""
+    if "@" in text and "://" in text:
+        for m in _userinfos(text):
+            value = m.group(1)
+            if not (is_filler(value, ":", quoted=True) or URL_FILLER.fullmatch(value)):
+                yield "url_credentials", m.start(1), m.end(1)
+    if (  # "?sig=" and 16 characters with a digit: one word, among the long ones
+        "=" in longs
+        and ("?" in longs or "&" in longs or ";" in longs)
+        and has(longs.casefold(), "sig", "key")
+    ):
+        for m in QUERY_SECRET.finditer(text):
+            value = m.group(1).rstrip(".)]}")
+            if (
+                len(value) >= QUERY_SECRET_MIN
+                and has_digit(value)
+                and not is_filler(value, "=", quoted=True)
+            ):
+                yield "url_credentials", m.start(1), m.start(1) + len(value)
+    if "/" in longs and "hook" in longs.casefold():
+        for m in WEBHOOK.finditer(text):
+            if has_digit(m.group(1)):
+                yield "webhook_url", m.start(1), m.end(1)
+
+
+def _token_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+    """Bearer-style tokens: GitHub, Slack, JWTs, private keys."""
+    if "_" in text and (
+        ("gh" in text and has(text, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"))
+        or "github_pat_" in text
+    ):
+        for m in GITHUB.finditer(text):
+            if random_looking(m.group()[4:]):
+                yield "github_token", m.start(), m.end()
+    dash = "-" in text
+    if dash and ("xox" in text or "xapp" in text):
+        for m in SLACK.finditer(text):
+            if has_digit(m.group()[5:]):
+                yield "slack_token", m.start(), m.end()
+    if "J" in text and "eyJ" in text:
+        yield from _jwts(text)
+    if dash:
+        yield from _private_keys(text)
+    if "LS0tLS1CRUdJTi" in text:
+        for m in PEM_B64.finditer(text):
+            head = b64_text("".join(m.group()[:80].split())[:76])
+            if head is not None and b"PRIVATE KEY" in head.split(b"\n", 1)[0]:
+                yield "private_key", m.start(), m.end()
+
+
+def _jwts(text: str) -> Iterator[tuple[str, int, int]]:
+    """JSON Web Tokens, signed or not (``alg: none``), whole or wrapped over lines."""
+    for m in JWT.finditer(text):
+        token = m.group()
+        wrapped = "\n" in token
+        parts = re.sub(r"[\s\\]", "", token).split(".")
+        header, payload, signature = parts[0], parts[1], parts[2]
+        if len(header) < 8 or len(payload) < 5:
+            continue
+        claims = payload.startswith("eyJ")
+        if (len(signature) >= 10 and (claims or not wrapped)) or (claims and not signature):
+            yield "jwt", m.start(), m.end()
+
+
+def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+    """HTTP credentials: ``Bearer`` and ``Basic`` values, any ``Authorization`` header's."""
+    if "bearer" in folded:
+        for m in BEARER.finditer(text):
+            if has_digit(m.group(1)):
+                yield "bearer_token", m.start(1), m.end(1)
+    if "basic" in folded:
+        for m in at_each(text, folded, "basic", BASIC):
+            decoded = b64_text(m.group(1))
+            if decoded is not None and b":" in decoded and printable(decoded):
+                yield "basic_auth", m.start(1), m.end(1)
+    if ("=" in text or ":" in text) and "authorization" in folded:
+        for m in at_each(text, folded, "authorization", AUTH_HEADER):
+            scheme, value = (m.group(1) or "").lower(), m.group(2).rstrip(".)]}>")
+            if len(value) < 8 or is_filler(value, ":", quoted=True):
+                continue
+            if scheme == "basic":  # its value must be what Basic sends: base64 of user:password
+                decoded = b64_text(value)
+                if decoded is None or b":" not in decoded or not printable(decoded):
+                    continue  # "Authorization: Basic followed by the base64 of ...": prose
+            elif not (has_digit(value) or random_looking(value)):
+                continue  # "Authorization: Bearer followed by the token": a word
+            kind = {"basic": "basic_auth", "bearer": "bearer_token"}.get(scheme, "secret")
+            yield kind, m.start(2), m.start(2) + len(value)
+
+
+_FOLD_IN_PLACE = {
+    **{ord(c): c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
+    ord("\u017f"): "s",  # long s
+    ord("\u212a"): "k",  # Kelvin sign
+    ord("\u0131"): "i",  # dotless i
+    ord("\u0130"): "i",  # dotted capital I
+}
+"""What ``(?i)`` folds onto the names' ASCII letters, one character for one: positions stay."""
+
+
+def _name_ends(text: str, folded: str) -> Iterator[int]:
+    """Where each name holding one of :data:`NAME_LITERALS` ends, in order, each once.
+
+    A literal found is skipped past the end of its name, so a name is read once per
+    literal however many times it repeats one (``passwordpassword...``)."""
+    if len(folded) != len(text):  # case-folding moved positions ("ß"): fold in place
+        folded = text.translate(_FOLD_IN_PLACE)
+        if len(folded) != len(text):  # pragma: no cover - the table maps one to one
+            for m in KEY_NAME_FOLDED.finditer(text):
+                yield NAME_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]
+            return
+    ends: set[int] = set()
+    for literal in NAME_LITERALS:
+        at = folded.find(literal)
+        while at != -1:
+            end = NAME_TAIL.match(text, at + len(literal)).end()  # type: ignore[union-attr]
+            ends.add(end)
+            at = folded.find(literal, max(end, at + 1))
+    yield from sorted(ends)
+
+
+_ANY_KEY_END = re.compile(r"(?i)yek[_-][a-z0-9]")  # a name ending in _KEY or -key, reversed
+_RANDOM_VALUE = re.compile(r"[A-Za-z0-9+/=_-]{16,}")
+_MIXED = re.compile(r"[A-Za-z][0-9]|[0-9][A-Za-z]")
+_MIN_MIXED = 4
+"""A random key changes between letters and digits often; ``user_12345678`` once."""
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def _random_key_value(text: str, name_end: int) -> Iterator[tuple[str, int, int]]:
+    """The value of a name such as ``MAPS_KEY`` or ``hmac-key``, when it reads as a key:
+    16 or more key characters, random-looking (letters and digits), not a UUID."""
+    v = VALUE.match(text, name_end)
+    if v is None or v.group(2) not in ("=", ":", ":=", "=>"):
+        return
+    group = v.lastindex or 6
+    value = v.group(group)
+    if (
+        _RANDOM_VALUE.fullmatch(value)
+        and random_looking(value)
+        and any(c.isalpha() for c in value)
+        and any(c.isdigit() for c in value)
+        and not _UUID.fullmatch(value)
+        and len(_MIXED.findall(value)) >= _MIN_MIXED
+        and not is_filler(value, "=", quoted=True)
+    ):
+        yield "secret", v.start(group), v.end(group)
+
+
+def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+    """Values given to a password, secret, token or key name: ``name = value``, ``name:
+    value``, ``name => value``, a name and a no-break space, ``"name": "value"``."""
+    if not ("=" in text or ":" in text) and (text.isascii() or SEPARATOR.search(text) is None):
+        return  # every form names, then separates (what VALUE opens with)
+    if not has(folded, *NAME_LITERALS):
+        return
+    value_end = last = -1
+    for name_end in _name_ends(text, folded):
+        if name_end < value_end or name_end == last:  # inside the last value, or seen
+            continue
+        last = name_end
+        v = VALUE.match(text, name_end)  # first: most names in prose are given no value
+        if v is None:
+            continue
+        window = text[max(0, name_end - NAME_WINDOW) : name_end][::-1]
+        m = KEY_END_REVERSED.match(window)
+        if m is None:  # not a secret's word; a ``*_KEY`` name's value only if random
+            if _ANY_KEY_END.match(window):
+                yield from _random_key_value(text, name_end)
+            continue
+        word = m.group("word")[::-1].lower()
+        word_start = name_end - m.end()
+        weak = word in WEAK_KEYS
+        if weak and (m.group("suffix") or (word_start and text[word_start - 1].isalnum())):
+            continue  # "bypass", "oauth": another word
+        value_end = v.end()
+        separator = v.group(2)
+        group = v.lastindex or 6  # the value's group (3 to 6) is the last that matched
+        quoted = group != 6
+        if separator == "==" and not quoted:
+            continue
+        if weak and separator != "=" and not (quoted and v.group(1)):
+            continue
+        value, start, end = v.group(group), v.start(group), v.end(group)
+        said = separator if separator in "=:" else "="
+        if not quoted:
+            stripped = value.rstrip(".)]}>")
+            if stripped != value and is_filler(value, said, quoted=False):
+                continue  # <your-password>: a placeholder whole, before its ">" goes
+            end -= len(value) - len(stripped)
+            value = stripped
+            if (
+                CODE_REFERENCE.fullmatch(value) and not random_part(value)
+            ) or value.lower() == m.group()[::-1].lower():
+                continue  # password=args.password, token=token: a name, not a value
+            if word == "pwd" and value.startswith(("/", "~")):
+                continue  # $PWD, the working directory
+            if value.isdigit() and len(value) < 16 and not word.startswith(PASSWORD_KEYS[:3]):
+                continue  # SQLITE_IOERR_AUTH = 7178, max_token: 256: a number, not a secret
+        if len(value) < MIN_VALUE or is_filler(value, said, quoted=quoted):
+            continue
+        kind = "password" if word.startswith(PASSWORD_KEYS) else "secret"
+        yield kind, start, end
+
+
+def _secret_name(name: str) -> bool:
+    """True when the whole of ``name`` ends in a secret's word (not a weak one alone)."""
+    m = KEY_END_REVERSED.match(name[::-1])
+    if m is None:
+        return False
+    word = m.group("word")[::-1].lower()
+    start = len(name) - m.end()
+    return word not in WEAK_KEYS or not (m.group("suffix") or (start and name[start - 1].isalnum()))
+
+
+def _name_kind(name: str) -> str:
+    word = KEY_END_REVERSED.match(name[::-1])
+    spelled = word.group("word")[::-1].lower() if word is not None else ""
+    return "password" if spelled.startswith(PASSWORD_KEYS) else "secret"
+
+
+def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+    """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
+    ``machine host login user password SECRET``."""
+    dashed = "-" in text  # one scan for a character every flag below needs
+    for line_start, line_end in _lines_holding(text, "-p", "-a") if dashed else ():
+        tool = MYSQL.search(text, line_start, line_end)  # a line is read for its first tool
+        if tool is not None:
+            name = tool.group().lower()
+            spaced = SSHPASS_P if not name.startswith("redis") else REDIS_A
+            attached = name.startswith(("mysql", "mariadb"))
+            for m in (DASH_P if attached else spaced).finditer(text, tool.end(), line_end):
+                group = next(g for g in range(1, (m.lastindex or 1) + 1) if m.group(g) is not None)
+                if not is_filler(m.group(group), "=", quoted=False):
+                    yield "password", m.start(group), m.end(group)
+    if dashed and "-u" in text:
+        for m in CURL_USER.finditer(text):
+            if m.start() and not text[m.start() - 1].isspace():
+                continue
+            user, password = m.group(1), m.group(2)
+            if (user.isdigit() and password.isdigit()) or is_filler(password, "=", quoted=True):
+                continue  # docker run -u 1000:1000, a user id and a group id
+            yield "password", m.start(2), m.end(2)
+    if dashed and "--" in text:
+        for m in _flags(text):
+            group = m.lastindex or 3
+            if m.start() and not text[m.start() - 1].isspace() and text[m.start() - 1] not in "\"'":
+                continue
+            if not is_filler(m.group(group), "=", quoted=group != 3) and len(m.group(group)) >= 4:
+                kind = "password" if "pass" in m.group()[:20].lower() else "secret"
+                yield kind, m.start(group), m.end(group)
+    if "<" in text and "</" in text:
+        for m in XML_ELEMENT.finditer(text):
+            if _secret_name(m.group(1)) and not is_filler(m.group(2), "=", quoted=True):
+                yield _name_kind(m.group(1)), m.start(2), m.end(2)
+    if '"' in text and "=" in text and "key" in folded and VALUE_ATTRIBUTE.search(folded):
+        for m in XML_ADD.finditer(text):
+            value = m.group(2)
+            secret = _secret_name(m.group(1)) and len(value) >= MIN_VALUE
+            if secret and not is_filler(value, "=", quoted=True):
+                yield _name_kind(m.group(1)), m.start(2), m.end(2)
+    if ":" in text and "Private-Lines: " in text:
+        for m in PUTTY.finditer(text):
+            yield "private_key", m.start(1), m.end(1)
+    if "password" in folded and ("machine" in folded or "login" in folded):
+        for m in NETRC.finditer(text):
+            near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
+            if near is not None and not is_filler(m.group(1), "=", quoted=False):
+                yield "password", m.start(1), m.end(1)
+
+
+def _flags(text: str) -> Iterator[re.Match[str]]:
+    """:data:`FLAG`'s matches, in order: tried once per run of dashes, at its last two (a
+    flag's name follows ``--``), where a search tried every dash of pydoc's rules."""
+    at = text.find("--")
+    while at != -1:
+        run_end = _DASHES.match(text, at).end()  # type: ignore[union-attr]
+        m = FLAG.match(text, run_end - 2)
+        if m is not None:
+            yield m
+        at = text.find("--", m.end() if m is not None else run_end)
+
+
+_DASHES = re.compile("-+")
+
+
+def _lines_holding(text: str, *needles: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of each line (up to its ``\\n``) holding one of ``needles``, in
+    order: a ``find`` per needle per line, where a search for the tools' names ran over
+    all of the text."""
+    lines: set[tuple[int, int]] = set()
+    for needle in needles:
+        at = text.find(needle)
+        while at != -1:
+            end = text.find("\n", at)
+            end = len(text) if end == -1 else end
+            lines.add((text.rfind("\n", 0, at) + 1, end))
+            at = text.find(needle, end)
+    return sorted(lines)
+
+
+def _private_keys(text: str) -> Iterator[tuple[str, int, int]]:
+    """PEM and PGP private key blocks; a missing END line redacts through the base64 body."""
+    missing: set[str] = set()
+    pos = 0
+    while True:
+        m = PEM_BEGIN.search(text, pos)
+        if m is None:
+            return
+        label, block = m.group(1), m.group(2) or ""
+        end = -1
+        if label + block not in missing:
+            marker = f"-----END {label}PRIVATE KEY{block}-----"
+            found = text.find(marker, m.end())
+            if found == -1:
+                missing.add(label + block)
+            else:
+                end = found + len(marker)
+        if end == -1:
+            body = PEM_BODY.match(text, m.end())
+            end = body.end() if body is not None else m.end()
+            while end > m.end() and text[end - 1].isspace():
+                end -= 1
+        yield "private_key", m.start(), end
+        pos = end
