@@ -1,7 +1,10 @@
 """What a ``%%ask`` cell shows and returns: an :class:`Answer`.
 
-Three renderings: ``text/plain`` (stable, what nbval compares), ``text/markdown``
-and ``text/html``. Each is the answer, then one status line in plain words (new
+Three renderings, made together by one ``_repr_mimebundle_`` from one check of the
+answer (taken when the Answer is made, taken again only by ``verify()``), so a
+display reads nothing: ``text/plain`` (stable, what nbval compares, and what a
+terminal's ``repr`` and nbconvert show), ``text/markdown`` and ``text/html``. Each is
+the answer, then one status line in plain words (new
 or from the cache, what the quotes prove, how much of the question they cover,
 the turn), then the rest: the turn's facts, its record and evidence, folded in
 markdown and HTML. Answer and document text is untrusted: the HTML escapes
@@ -42,6 +45,9 @@ class Answer:
     ``text`` is the answer, ``evidence`` the retrieved chunks (with ``cited``
     flags and proofs), ``proofs`` the per-item proof data, ``verify()``
     re-reads the answer from the store and re-checks it here and now.
+
+    The answer is checked once when it is made; its renderings show that check (or the
+    latest ``verify()``'s), so displaying it, in any mimetype, reads nothing.
     """
 
     def __init__(
@@ -59,6 +65,10 @@ class Answer:
         self.checkpoint = checkpoint
         self.first_turn = first_turn
         self._id = f"arb-{secrets.token_hex(6)}"  # unique across kernels and reopened notebooks
+        self._check = app.check_answer(self.record.id)
+        """The latest check of this answer: what every rendering shows."""
+        self._bundle: dict[str, str] | None = None
+        """The renderings of :attr:`_check`, made on the first display."""
 
     @property
     def text(self) -> str:
@@ -96,9 +106,12 @@ class Answer:
         The result is truthy only when everything holds (``if answer.verify():``);
         iterate it for one :class:`ProofStatus` per evidence item, and read
         ``.problems`` for what does not hold. A store edited after the ask fails
-        here, whatever the copy taken at ask time says.
+        here, whatever the copy taken at ask time says; the renderings show this check
+        from now on.
         """
-        return self.app.check_answer(self.record.id)
+        self._check = self.app.check_answer(self.record.id)
+        self._bundle = None
+        return self._check
 
     # --- renderings --------------------------------------------------------------------------
 
@@ -113,7 +126,7 @@ class Answer:
     def status(self, check: AnswerCheck | None = None) -> str:
         """The one line under the answer: "new answer · quotes verified (STRICT) · partly:
         no cited passage mentions comic · turn #3"."""
-        check = self.verify() if check is None else check
+        check = self._check if check is None else check
         if self.turn.reused:
             cache = "this cell's earlier answer"
         elif self.hit:
@@ -143,7 +156,7 @@ class Answer:
         return measure(record.question, record.answer_text, record.evidence)
 
     def _facts(self, check: AnswerCheck | None = None) -> list[tuple[str, str]]:
-        check = self.verify() if check is None else check
+        check = self._check if check is None else check
         audit = self.audit_mode if check else f"NONE: does not hold now: {check.summary}"
         support = self._support(check)
         return [
@@ -156,37 +169,26 @@ class Answer:
             ("checkpoint", str(self.checkpoint) if self.checkpoint else "(empty chain)"),
         ]
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """text/plain, text/markdown and text/html of the latest check, made once (IPython
+        filters by ``include`` and ``exclude`` itself)."""
+        if self._bundle is None:
+            check = self._check
+            self._bundle = {
+                "text/plain": _render_text(self, check),
+                "text/markdown": _render_markdown(self, check),
+                "text/html": _render_html(self, check),
+            }
+        return dict(self._bundle)
+
     def __repr__(self) -> str:
-        check = self.verify()
-        lines = [self.text, "", self.status(check), ""]
-        lines += [f"{name:<11}{value}" for name, value in self._facts(check)]
-        cited = [e for e in self.evidence if e.cited]
-        if cited:
-            lines.append("sources")
-            lines += [
-                f"  {e.label} {inert(e.title, one_line=True)}  (chunk {e.chunk_index})  "
-                f"{inert(e.uri, one_line=True)}"
-                for e in cited
-            ]
-        return inert("\n".join(lines))
+        return self._repr_mimebundle_()["text/plain"]
 
     def _repr_markdown_(self) -> str:
-        # The facts are arborist's own (bates, hashes, times): code spans keep them greppable.
-        check = self.verify()
-        facts = " · ".join(
-            f"**{name}** `{value.replace('`', chr(39))}`" for name, value in self._facts(check)
-        )
-        sources = "\n".join(
-            f"- {e.label}{' (cited)' if e.cited else ''}: {md_escape(e.title)} — "
-            f"{md_escape(e.uri)} chunk {e.chunk_index}"
-            for e in self.evidence
-        )
-        status = md_escape(self.status(check))
-        folded = f"<details><summary>turn, sources and proofs</summary>\n\n{facts}\n\n{sources}\n\n</details>"
-        return no_math(f"{_md_text(self.text)}\n\n*{status}*\n\n{folded}")
+        return self._repr_mimebundle_()["text/markdown"]
 
     def _repr_html_(self) -> str:
-        return _render_html(self)
+        return self._repr_mimebundle_()["text/html"]
 
 
 class Landing:
@@ -308,8 +310,36 @@ _LEFT = 'style="text-align:left"'
 """Hosts right-align table cells (JupyterLab does): the facts read from the left."""
 
 
-def _render_html(answer: Answer) -> str:
-    check = answer.verify()
+def _render_text(answer: Answer, check: AnswerCheck) -> str:
+    lines = [answer.text, "", answer.status(check), ""]
+    lines += [f"{name:<11}{value}" for name, value in answer._facts(check)]
+    cited = [e for e in answer.evidence if e.cited]
+    if cited:
+        lines.append("sources")
+        lines += [
+            f"  {e.label} {inert(e.title, one_line=True)}  (chunk {e.chunk_index})  "
+            f"{inert(e.uri, one_line=True)}"
+            for e in cited
+        ]
+    return inert("\n".join(lines))
+
+
+def _render_markdown(answer: Answer, check: AnswerCheck) -> str:
+    # The facts are arborist's own (bates, hashes, times): code spans keep them greppable.
+    facts = " · ".join(
+        f"**{name}** `{value.replace('`', chr(39))}`" for name, value in answer._facts(check)
+    )
+    sources = "\n".join(
+        f"- {e.label}{' (cited)' if e.cited else ''}: {md_escape(e.title)} — "
+        f"{md_escape(e.uri)} chunk {e.chunk_index}"
+        for e in answer.evidence
+    )
+    status = md_escape(answer.status(check))
+    folded = f"<details><summary>turn, sources and proofs</summary>\n\n{facts}\n\n{sources}\n\n</details>"
+    return no_math(f"{_md_text(answer.text)}\n\n*{status}*\n\n{folded}")
+
+
+def _render_html(answer: Answer, check: AnswerCheck) -> str:
     statuses = {s.label: s for s in check}
     facts = "".join(
         f"<tr><th {_LEFT}>{_h(name)}</th><td {_LEFT}><code>{_h(value)}</code></td></tr>"

@@ -64,6 +64,27 @@ def test_ask_returns_an_answer_that_underscore_holds(shell: InteractiveShell) ->
     assert re.search(r"checkpoint \d+:[0-9a-f]{64}", text)
 
 
+def test_an_answer_is_checked_once_and_displays_reading_nothing(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One check when the Answer is made; a display (every mimetype at once, as a notebook
+    and nbconvert take it, or repr at a terminal) reads nothing more; verify() checks anew."""
+    app = shell.magics_manager.registry["ArboristMagics"].app
+    real, calls = app.check_answer, []
+    monkeypatch.setattr(app, "check_answer", lambda rid: calls.append(rid) or real(rid))
+    answer = ask(shell, "Who created Spider-Man?")
+    assert calls == [answer.record.id]
+    for _ in range(2):
+        bundle, _meta = shell.display_formatter.format(answer)
+        assert set(bundle) == {"text/plain", "text/markdown", "text/html"}
+        assert bundle["text/plain"] == repr(answer) and "Ditko" in bundle["text/plain"]
+        assert bundle["text/html"] == answer._repr_html_()
+        assert bundle["text/markdown"] == answer._repr_markdown_()
+    assert len(calls) == 1
+    assert answer.verify() and len(calls) == 2
+    assert shell.display_formatter.format(answer)[0] == bundle and len(calls) == 2
+
+
 def test_interpolation_from_the_namespace(shell: InteractiveShell) -> None:
     shell.user_ns["hero"] = "Spider-Man"
     answer = ask(shell, "Who created {hero}?")
