@@ -8,6 +8,8 @@ here waits for the browser.
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import re
 import shlex
@@ -20,19 +22,34 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import Markdown, display
 
 from arborist.analysis import stands_alone
 from arborist.app import Arborist, Turn
-from arborist.commands import Desk, Outcome
+from arborist.commands import COMMANDS, Desk, Outcome, parse, parser
+from arborist.commands_answers import RETRIEVAL_KEYWORDS_GONE
 from arborist.errors import ArboristError, NoDocuments
 from arborist.forest.shard import Node
 from arborist.hashing import normalize_question
 from arborist.terminal import inert, inert_json
 from arborist_nb.display import Answer, Landing, md_escape, no_math
 
-__all__ = ["ArboristMagics", "Lines", "interpolate"]
+__all__ = ["ASK_HELP", "ArboristMagics", "Lines", "ask_json", "interpolate"]
+
+_CELL = "CELL"
+"""Stands for the cell's text where the table's ``ask`` parser wants its question: the last
+word, after ``--``, so every word the line gave is before it."""
+
+ASK_HELP = parser(COMMANDS["ask"], "%%").format_help().rstrip()
+"""What ``%%ask --help`` shows (and ``%%ask?`` after its docstring): the table's ``ask``,
+written as ``%%ask`` (its QUESTION is the cell's text)."""
+
+
+def ask_json(turn: Turn) -> dict[str, Any]:
+    """What ``ask --json`` prints in every face: the turn, then its record whole."""
+    result = turn.result
+    return {"bates": turn.node.bates, "sid": turn.node.sid, "hit": result.hit,
+            "elapsed_ms": round(result.elapsed_ms, 3), **result.record.as_json()}  # fmt: skip
 
 
 class _Missing(dict[str, Any]):
@@ -177,37 +194,25 @@ class ArboristMagics(Magics):
 
     # --- %%ask ----------------------------------------------------------------------------------
 
-    @magic_arguments()
-    @argument("--parent", default=None, help="Ask under this turn (bates, seq, label or root).")
-    @argument("--llm", default=None, help="Model: extractive, stub, openai or a config profile.")
-    @argument("--label", default=None, help="Label the new turn.")
-    @argument("--thread", action="store_true", help="Thread earlier turns into the prompt.")
-    @argument(
-        "--no-cache", action="store_true", help="Ask the model even if a cached answer matches."
-    )
-    @argument(
-        "--related", action="store_true", help="Add co-accessed chunks as a second evidence lane."
-    )
     @cell_magic
-    def ask(self, line: str, cell: str) -> Answer:
+    def ask(self, line: str, cell: str) -> Answer | None:
         """Ask the cell's question (with {name} interpolation): a follow-up under the last turn,
         a question that stands alone under the session's root (see ``_parent_for``). One line
         above the answer says where the turn was filed and which ``--parent`` files it
-        elsewhere (``_landing``)."""
-        try:
-            args = parse_argstring(self.ask, line)
-        except UsageError:
-            raise
-        except SystemExit:  # pragma: no cover - argparse exits on -h
-            raise UsageError("see %%ask? for the options") from None
+        elsewhere (``_landing``). The line takes the flags of ``%arborist ask`` (one parser:
+        the command table's), ``--json`` prints what every face's ``ask --json`` prints."""
+        args = self._ask_args(line)
+        if args is None:
+            print(ASK_HELP)
+            return None
         question = interpolate(cell, self.shell.user_ns if self.shell else {}).strip()
         if not question:
             raise UsageError("empty question: write it in the cell under %%ask")
-        sid = self._session()
+        sid = self._run(lambda: self.app.session(args.sid).sid) if args.sid else self._session()
         llm = args.llm or self.llm
         before = self.app.session(sid).current_bates
         parent, reuse, why = self._parent_for(question, args.parent, sid)
-        stream = _Stream() if self._streams(llm) else None
+        stream = _Stream() if self._streams(llm) and not args.json else None
         try:
             turn: Turn = self._run(
                 lambda: self.app.ask_turn(
@@ -222,16 +227,55 @@ class ArboristMagics(Magics):
                     thread=args.thread,
                     related=args.related,
                     transcript=self._notebook_path(),
+                    timeout=args.timeout if args.timeout is not None else self.desk.timeout,
+                    retries=args.retries if args.retries is not None else self.desk.retries,
                 )
             )
         finally:
             if stream is not None:
                 stream.close()
+        if args.json:
+            self._refresh_widgets()
+            print(inert_json(json.dumps(ask_json(turn), indent=2, ensure_ascii=False)))
+            return None
         first = self.app.first_turn(turn.result.cache_key) if turn.result.hit else None
         answer = Answer(turn, app=self.app, checkpoint=self.app.checkpoint(), first_turn=first)
         self._refresh_widgets()
         display(self._landing(turn, why, before, sid))
         return answer
+
+    ask.__doc__ = f"{ask.__doc__}\n\n{ASK_HELP}"
+
+    def _ask_args(self, line: str) -> argparse.Namespace | None:
+        """The flags on a ``%%ask`` line, parsed by the command table's ``ask`` parser (the
+        same names, ranges and one-line errors as ``%arborist ask`` and ``arborist ask``);
+        None: ``--help`` was asked for. The cell is the question: a word on the line that is
+        no flag is refused, never joined to it, and so is a flag only the ``arborist``
+        command honours (``--sessions-db``)."""
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            raise UsageError(f"cannot parse the arguments: {exc}") from None
+        try:
+            command, args = parse(["ask", *words, "--", _CELL], "%%")
+        except ArboristError as exc:
+            raise UsageError(inert(str(exc), one_line=True)) from None
+        if args is None:
+            return None
+        usage = " ".join(parser(command, "%%").format_usage().split())
+        extra = args.question[:-1]
+        if extra:
+            raise UsageError(inert(
+                f"{extra[0]!r}: the question is the cell's text, the line takes only flags: "
+                f"{usage}", one_line=True))  # fmt: skip
+        if args.sessions_db is not None:
+            raise UsageError(
+                "--sessions-db opens other stores: give it to the arborist command (here the "
+                f"stores are open already): {usage}"
+            )
+        if args.keywords is not None:
+            raise UsageError(RETRIEVAL_KEYWORDS_GONE)
+        return args
 
     def _parent_for(
         self, question: str, parent: str | None, sid: str

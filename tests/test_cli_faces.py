@@ -73,6 +73,17 @@ def notebook_says(shell: InteractiveShell, line: str) -> str:
     return buffer.getvalue().rstrip("\n")
 
 
+def cell_says(shell: InteractiveShell, magic: str, line: str, cell: str) -> str:
+    """What a cell magic prints for ``line`` (an error as its one line)."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        try:
+            shell.run_cell_magic(magic, line, cell)
+        except UsageError as exc:
+            return f"error: {exc}"
+    return buffer.getvalue().rstrip("\n")
+
+
 def _flags_in(help_text: str) -> list[str]:
     """The flags a --help's usage (its first paragraph) names."""
     usage = help_text.split("\n\n", 1)[0]
@@ -99,6 +110,8 @@ def test_every_face_takes_every_command_with_the_same_flags(
         "/": repl_says(home, None, f"/{name} --help"),
         "%arborist ": notebook_says(shell, f"{name} --help"),
     }
+    if name == "ask":  # a question's own face: its line, with the cell for the question
+        faces["%%"] = cell_says(shell, "ask", "--help", "the cell's text")
     for prefix, shown in faces.items():
         assert shown.startswith(f"usage: {prefix}{name}"), (prefix, shown)
         assert _flags_in(shown) == expected, (prefix, shown)
@@ -309,3 +322,55 @@ def test_a_flag_for_another_face_is_refused_not_ignored(home: Path, tmp_path: Pa
     assert said.startswith("error: --sessions-db opens other stores: give it to the arborist")
     said = repl_says(home, None, "/import -")
     assert said.startswith("error: '-' (standard input) is for the arborist command")
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("--timeout 0", "argument --timeout: must be above 0 and at most 86400 seconds"),
+        ("--retries -1", "argument --retries: must be between 0 and 1000"),
+        ("--retries x", "argument --retries: 'x' is not a whole number"),
+        ("--bogus", "unrecognized arguments: --bogus"),
+        ("--lab x", "unrecognized arguments: --lab"),
+    ],
+)
+def test_a_cells_question_takes_the_flags_of_every_faces_ask(
+    line: str, says: str, home: Path, shell: InteractiveShell
+) -> None:
+    """``%%ask``'s line is parsed by the table's ``ask``: the same ranges and the same
+    one-line errors as ``arborist ask`` and ``%arborist ask``."""
+    code, _, err = run("ask", "Who?", *line.split())
+    assert code == 2 and says in err, err
+    assert says in notebook_says(shell, f"ask Who? {line}")
+    shown = cell_says(shell, "ask", line, "Who?")
+    assert shown.startswith(f"error: {says}: usage: %%ask ") and "\n" not in shown, shown
+
+
+def test_a_cells_question_honours_every_flag_it_takes(
+    corpus: Path, home: Path, shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No flag of ``%%ask`` is ignored: --json prints every face's ``ask --json``, --sid asks
+    in that session, --timeout and --retries reach the model; a word that is no flag, and
+    --sessions-db (the arborist command's), are refused in one line."""
+    first = _ask_cli("--label", "origin")
+    data = json.loads(cell_says(shell, "ask", f"--json --sid {first['sid']}",
+                                "Who created Spider-Man?"))  # fmt: skip
+    assert (data["sid"], data["bates"]) == (first["sid"], first["bates"])  # there: reused
+    moved = ("hit", "elapsed_ms", "hit_count", "last_hit_at")  # this ask was a hit
+    same = {k: v for k, v in first.items() if k not in moved}
+    assert {k: data[k] for k in same} == same and set(data) == set(first)
+    app = shell.magics_manager.registry["ArboristMagics"].app
+    asked: list[dict] = []
+    real = app.ask_turn
+    monkeypatch.setattr(app, "ask_turn", lambda q, **kw: asked.append(kw) or real(q, **kw))
+    cell_says(shell, "ask", "--timeout 2.5 --retries 3 --no-cache", "Who created Spider-Man?")
+    assert (asked[0]["timeout"], asked[0]["retries"], asked[0]["use_cache"]) == (2.5, 3, False)
+    for line, says in (
+        ("stray --label x", "'stray': the question is the cell's text, the line takes only flags"),
+        ("--sessions-db other.db", "--sessions-db opens other stores"),
+        ("--retrieval-keywords x", "--retrieval-keywords is retired"),
+    ):
+        assert cell_says(shell, "ask", line, "Who created Spider-Man?").startswith(
+            f"error: {says}"
+        ), line
+    assert len(asked) == 1, "nothing asked by a refused line"
