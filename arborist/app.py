@@ -750,11 +750,14 @@ class Arborist:
             allowlist=self.allowlist,
         )
 
-    def tree(self, sid: str) -> str:
+    def tree(self, sid: str, *, short: bool = False) -> str:
         """A session's tree as text, each turn with the audit mode it can claim now and, while
-        that holds, its support (``[STRICT partly]``)."""
+        that holds, its support (``[STRICT partly]``); ``short``: its turns named ``#12``."""
         return render_tree(
-            self.sessions_conn, self.session(sid), audit=lambda node: self.audit_now(node).badge
+            self.sessions_conn,
+            self.session(sid),
+            audit=lambda node: self.audit_now(node).badge,
+            short=short,
         )
 
     def audit_now(self, node: Node) -> Standing:

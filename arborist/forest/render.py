@@ -77,14 +77,22 @@ def tree_lines(conn: sqlite3.Connection, session: Session) -> list[TreeLine]:
 
 
 def format_node(
-    node: Node, session: Session, *, current: bool = False, audit: Audit | None = None
+    node: Node,
+    session: Session,
+    *,
+    current: bool = False,
+    audit: Audit | None = None,
+    short: bool = False,
 ) -> str:
     """One node on one line: seq (or bates if foreign), question, mode, label, origin.
 
     ``audit`` gives the mode the turn can claim now (a store edited since, or an
     imported turn whose answer is not in this store, claims none); without it
-    the mode recorded at ask time is shown."""
-    name = f"{node.seq:06d}" if node.sid == session.sid else node.bates
+    the mode recorded at ask time is shown. ``short`` names the session's own turns
+    as the widget and a notebook name them, ``#12``, not ``000012`` (another
+    session's keep their bates)."""
+    own = node.sid == session.sid
+    name = (f"#{node.seq}" if short else f"{node.seq:06d}") if own else node.bates
     mode = audit(node) if audit is not None else node.audit_mode
     parts = [("* " if current else "") + name, _short(node.question), f"[{mode}]"]
     if node.label:
@@ -94,9 +102,11 @@ def format_node(
     return "  ".join(parts)
 
 
-def render_tree(conn: sqlite3.Connection, session: Session, *, audit: Audit | None = None) -> str:
-    """The session's tree as text, the current node marked ``*`` (``audit``: see
-    :func:`format_node`)."""
+def render_tree(
+    conn: sqlite3.Connection, session: Session, *, audit: Audit | None = None, short: bool = False
+) -> str:
+    """The session's tree as text, the current node marked ``*`` (``audit`` and ``short``:
+    see :func:`format_node`)."""
     header = f"session {session.sid}" + (
         f"  ({inert(session.label, one_line=True)})" if session.label else ""
     )
@@ -108,7 +118,8 @@ def render_tree(conn: sqlite3.Connection, session: Session, *, audit: Audit | No
         if line.graft_of:
             out.append(f"grafted at {line.graft_of}:")
         current = line.node.bates == session.current_bates
-        out.append(line.prefix + format_node(line.node, session, current=current, audit=audit))
+        shown = format_node(line.node, session, current=current, audit=audit, short=short)
+        out.append(line.prefix + shown)
     return "\n".join(out)
 
 
