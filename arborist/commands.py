@@ -134,7 +134,8 @@ class Desk:
     (a terminal: ``columns`` its width, ``mark`` the gutter); ``stdin`` reads the
     standard input (``session --import -``), for the face that has one. ``opens``:
     this face opened the stores for this command, so ``--store-db`` and
-    ``--sessions-db`` are its to honour.
+    ``--sessions-db`` are its to honour. ``short``: a tree names its turns ``#12`` (the
+    notebook's names, as its widget shows them), not ``000012``.
     """
 
     app: Arborist
@@ -154,6 +155,7 @@ class Desk:
     mark: str = "│ "
     stdin: Callable[[], BinaryIO] | None = None
     opens: bool = False
+    short: bool = False
 
     def session(self) -> str:
         """This face's session, started on first use (by a command that needs one)."""

@@ -228,7 +228,7 @@ def _tree(desk: Desk, args: argparse.Namespace) -> Outcome:
                 "current_bates": session.current_bates,
                 "turns": [node_json(desk, desk.app.node(bates)) for bates in turns]}  # fmt: skip
 
-    return either(args, lambda: desk.app.tree(sid), data)
+    return either(args, lambda: desk.app.tree(sid, short=desk.short), data)
 
 
 @command("branches", "branch points (two or more children) of this session", SID, JSON)

@@ -11,12 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shlex
 import string
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +121,7 @@ class ArboristMagics(Magics):
             label=self._session_label,
             track=_progress,
             each=False,
+            short=True,
             more_help="%arborist alone shows the forest widget; %%ask? the options of a question",
         )
         """This kernel's session and default model, shared with the subcommands."""
@@ -374,10 +373,7 @@ class ArboristMagics(Magics):
         if not words:
             return self._widget()
         self._continue()
-        outcome = self._run(lambda: self.desk.run(words))
-        if _is_tree(words) and outcome.json is None and outcome.text:
-            outcome = replace(outcome, text=short_names(outcome.text))
-        return self._show(outcome)
+        return self._show(self._run(lambda: self.desk.run(words)))
 
     def _widget(self) -> Any:
         from arborist_nb.widget import ForestWidget  # noqa: PLC0415 - loads the JS bundle
@@ -419,20 +415,6 @@ class ArboristMagics(Magics):
         if outcome.failed:
             raise UsageError(outcome.failed)
         return kept
-
-
-_TREE_SEQ = re.compile(r"^([│├└─ ]*(?:\* )?)0*(\d+)(  )", re.MULTILINE)
-"""A tree line's own turn number, after its branch drawing and current-turn mark."""
-
-
-def _is_tree(words: list[str]) -> bool:
-    return words[0] == "tree" or (words[0] == "session" and "--tree" in words)
-
-
-def short_names(tree: str) -> str:
-    """A tree's turns named as the widget and every notebook message names them (``#1``,
-    not ``000001``); another session's turns keep their bates."""
-    return _TREE_SEQ.sub(lambda m: f"{m.group(1)}#{m.group(2)}{m.group(3)}", tree)
 
 
 class Lines(str):

@@ -14,7 +14,6 @@ from IPython.core.interactiveshell import InteractiveShell
 from arborist import Arborist
 from arborist.errors import ArboristError
 from arborist.repl import COMMANDS, Repl, scripted_reader
-from arborist_nb.magics import short_names
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
 BATMAN = "# Batman\n\nBatman was created by artist Bob Kane and writer Bill Finger.\n"
@@ -222,8 +221,11 @@ def test_a_command_shows_the_same_in_the_repl_and_the_notebook(
             buffer = io.StringIO()
             with contextlib.redirect_stdout(buffer):
                 ip.run_line_magic("arborist", line)
-            # A notebook names a tree's turns #1, as its widget does (arborist_nb.magics)
-            shown = short_names(repl[f"/{line}"]) if line == "tree" else repl[f"/{line}"]
+            # A notebook names a tree's turns #1, as its widget does: the renderer's option
+            shown = repl[f"/{line}"]
+            if line == "tree":
+                assert shown == app.tree(session.sid)
+                shown = app.tree(session.sid, short=True)
             assert buffer.getvalue() == shown + "\n", line
     finally:
         ip.run_line_magic("unload_ext", "arborist_nb")
