@@ -20,16 +20,14 @@ once to write) rather than held beside all its chunks.
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
-from urllib.parse import quote, unquote
 
-from arborist.admission import PLACEHOLDER, Redaction, admit, admit_document
+from arborist.admission import Redaction, admit, admit_document
 from arborist.audit import append_event
 from arborist.clock import utc_now
 from arborist.db import transaction
@@ -41,6 +39,7 @@ from arborist.store.chunking import CHUNKING_VERSION, Chunk, iter_chunks
 from arborist.store.loaders import LoadedDocument
 from arborist.store.metadata import event_body
 from arborist.store.schema import COLD, HOT, NODE_FLOOR, index_chunks, index_title, store_nodes
+from arborist.store.uris import admit_uri, redact_uri, stored_uri
 
 __all__ = [
     "Document",
@@ -142,7 +141,7 @@ def resolve_document(conn: sqlite3.Connection, ref: str) -> Document:
         candidates.append(path.resolve().as_uri())
     # A URI holding a secret is stored redacted (without the home's allowlist, an
     # allowlisted one is stored as given and matched above).
-    candidates += [uri for uri in map(_stored_uri, candidates) if uri not in candidates]
+    candidates += [uri for uri in map(stored_uri, candidates) if uri not in candidates]
     for uri in candidates:
         row = conn.execute(
             f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE uri = ? AND status = 'current'",
@@ -272,136 +271,6 @@ def _insert_chunks(
     if rows:
         conn.executemany(_CHUNK_INSERT, rows)
     conn.execute(_CHUNK_INDEX, (title, document_id))
-
-
-# --- the admission gate on a document's metadata -------------------------------------------
-
-_URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
-_PLACEHOLDER_MARK = PLACEHOLDER.split("{", 1)[0]
-_PASSWORD_PARAMETERS = frozenset({"pass", "passwd", "password", "pwd"})
-_SECRET_PARAMETERS = frozenset(
-    {
-        "apikey", "auth", "authorization", "credential", "credentials", "jsessionid", "key",
-        "secret", "session", "sessionid", "sig", "signature", "token",
-    }
-)  # fmt: skip
-_SECRET_ENDINGS = (
-    "accesskey", "apikey", "password", "privatekey", "secret", "secretkey", "signature", "token",
-)  # fmt: skip
-
-
-def _secret_parameter(name: str) -> str | None:
-    """The placeholder kind for a query parameter secret by its name alone, else None.
-
-    A name is read as words (``api_key``, ``X-Amz-Signature``, ``accessToken``):
-    it names a secret when a word is one of the secret words or ends like one
-    (``clientsecret``, ``accesstoken``); ``monkey`` and ``keyboard`` do not.
-    """
-    words = [w for w in re.split(r"[^a-z0-9]+", unquote(name).lower()) if w]
-    if any(w in _PASSWORD_PARAMETERS or w.endswith("password") for w in words):
-        return "password"
-    if any(w in _SECRET_PARAMETERS or w.endswith(_SECRET_ENDINGS) for w in words):
-        return "secret"
-    return None
-
-
-def _allowed(piece: str, uri: str, allowlist: Sequence[str]) -> bool:
-    """Whether ``piece`` of ``uri`` is a declared false positive: it lies within an
-    allowlist entry that the URI holds."""
-    return any(entry and entry in uri and piece in entry for entry in allowlist)
-
-
-def _redact_parameters(query: str, uri: str, allowlist: Sequence[str]) -> tuple[str, list[str]]:
-    """``name=value`` pairs (``&`` or ``;`` separated) with each secret-named value replaced."""
-    kinds: list[str] = []
-    pairs = re.split(r"([&;])", query)
-    for i in range(0, len(pairs), 2):
-        name, equals, value = pairs[i].partition("=")
-        if not equals or not value or _PLACEHOLDER_MARK in value:
-            continue
-        if _allowed(value, uri, allowlist):
-            continue
-        kind = _secret_parameter(name)
-        if kind is not None:
-            pairs[i] = f"{name}={PLACEHOLDER.format(kind=kind)}"
-            kinds.append(kind)
-    return "".join(pairs), kinds
-
-
-def redact_uri(uri: str, *, allowlist: Sequence[str] = ()) -> tuple[str, list[str]]:
-    """``uri`` without the secrets its structure names, and the kind of each one removed.
-
-    The userinfo of an authority (``https://user:pass@host``) goes whole, ``@``
-    included (``url_credentials``); the value of a query or fragment parameter named like
-    a secret (``api_key``, ``token``, ``sig``, ``X-Amz-Signature``, ``password``,
-    ``auth``...) becomes ``[REDACTED:secret]`` (``[REDACTED:password]`` for a
-    password). Everything else stays byte for byte: no normalization, no
-    re-quoting, so the same source always gives the same URI. A userinfo or
-    value within an ``allowlist`` entry that the URI holds stays. Pattern secrets anywhere in the
-    URI (a key in a file name) are :func:`admit_uri`'s.
-    """
-    kinds: list[str] = []
-    scheme = _URI_SCHEME.match(uri)
-    rest_at = scheme.end() if scheme else 0
-    head, rest = uri[:rest_at], uri[rest_at:]
-    if rest.startswith("//"):
-        authority_end = len(rest)
-        for mark in "/?#":
-            mark_at = rest.find(mark, 2)
-            if mark_at != -1:
-                authority_end = min(authority_end, mark_at)
-        authority = rest[2:authority_end]
-        userinfo, at, host = authority.rpartition("@")
-        if at and not _allowed(userinfo, uri, allowlist):
-            rest = "//" + host + rest[authority_end:]
-            kinds.append("url_credentials")
-    fragment_at = rest.find("#")
-    fragment = "" if fragment_at == -1 else rest[fragment_at:]
-    rest = rest if fragment_at == -1 else rest[:fragment_at]
-    query_at = rest.find("?")
-    if query_at != -1:
-        query, found = _redact_parameters(rest[query_at + 1 :], uri, allowlist)
-        rest = rest[: query_at + 1] + query
-        kinds += found
-    if fragment:
-        redacted, found = _redact_parameters(fragment[1:], uri, allowlist)
-        fragment = "#" + redacted
-        kinds += found
-    return head + rest + fragment, kinds
-
-
-def admit_uri(uri: str, *, allowlist: Sequence[str] = ()) -> tuple[str, list[str]]:
-    """The URI a document is stored under: :func:`redact_uri`, then the admission gate.
-
-    The gate runs on the whole URI and, for each percent-encoded path segment, on
-    its decoded form too (``token%3Dabc...`` in a file name is ``token=abc...``);
-    a segment with a secret is stored decoded, redacted and quoted again. Returns
-    the URI and the kinds redacted (none: the URI as given). Deterministic, so the
-    same source is recognised as the same document on every ingest.
-    """
-    uri, kinds = redact_uri(uri, allowlist=allowlist)
-    if "%" in uri:
-        end = len(uri)
-        for mark in "?#":
-            mark_at = uri.find(mark)
-            if mark_at != -1:
-                end = min(end, mark_at)
-        segments = uri[:end].split("/")
-        for i, segment in enumerate(segments):
-            if "%" not in segment:
-                continue
-            decoded = admit(unquote(segment), allowlist=allowlist)
-            if decoded.redactions:
-                segments[i] = quote(decoded.text, safe="[]:@!$&'()*+,;=-._~")
-                kinds += [r.kind for r in decoded.redactions]
-        uri = "/".join(segments) + uri[end:]
-    admitted = admit(uri, allowlist=allowlist)
-    kinds += [r.kind for r in admitted.redactions]
-    return admitted.text, kinds
-
-
-def _stored_uri(uri: str) -> str:
-    return admit_uri(uri)[0]
 
 
 # --- ingest ---------------------------------------------------------------------------------
