@@ -10,18 +10,13 @@ question or a title can never forge a line of arborist's own output.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arborist.app import ChainCheck, DatabaseReport, Related, Verification
 from arborist.audit import ChainReport
-from arborist.forest.render import format_node
-from arborist.forest.shard import FindHit, Node, Session
-from arborist.forest.transfer import ImportResult
 from arborist.qa.check import AnswerCheck
 from arborist.qa.runner import AskResult
-from arborist.qa.standing import Standing
 from arborist.qa.support import Support, measure
 from arborist.store.cache import CacheRecord
 from arborist.store.derive import Derivation
@@ -31,6 +26,19 @@ from arborist.store.search import SearchHit
 from arborist.store.tiers import TierChange
 from arborist.store.vectors import EmbedReport
 from arborist.terminal import gutter, inert
+from arborist.views_common import field
+from arborist.views_forest import (
+    branches_text,
+    export_jsonl,
+    find_json,
+    find_text,
+    import_text,
+    labelled_text,
+    moved_text,
+    node_text,
+    sessions_json,
+    sessions_text,
+)
 
 __all__ = [
     "answer_text",
@@ -63,19 +71,8 @@ __all__ = [
     "sessions_json",
     "sessions_text",
     "stats_text",
-    "turn_line",
     "verification_text",
 ]
-
-Audit = Callable[[Node], Standing]
-"""The audit mode a turn can claim now, and why not (``Arborist.audit_now``)."""
-
-
-def field(text: str | None) -> str:
-    """A field printed inside a line (a question, title, URI, label, reason): one line,
-    inert, so a newline in it cannot forge a line of arborist's own output."""
-    return inert(text or "", one_line=True)
-
 
 # --- chains and verification ------------------------------------------------------------------
 
@@ -358,17 +355,6 @@ def fit_text(record: CacheRecord) -> str | None:
     return said + f" (the record notes {retrieved} found, a {window:,}-token context)"
 
 
-def turn_line(result: AskResult, bates: str, *, streamed: str | None = None) -> str:
-    """The REPL's answer: the text (unless ``streamed`` showed it, see :func:`answer_text`),
-    then one line with the turn's bates, hit or miss, audit mode and support."""
-    record = result.record
-    text = [record.answer_text] if streamed is None else _restated(record, streamed)
-    cache = "hit" if result.hit else "miss"
-    found = record_support(record)
-    support = f"  {found.level}" if found else ""
-    return "\n".join([*text, f"[{bates}  {cache}  {record.audit_mode}{support}]"])
-
-
 def record_support(record: CacheRecord) -> Support | None:
     """How well ``record``'s cited evidence covers its question (:mod:`arborist.qa.support`)."""
     return measure(record.question, record.answer_text, record.evidence)
@@ -451,112 +437,4 @@ def records_json(records: Sequence[tuple[CacheRecord, bool]]) -> list[dict[str, 
             "created_at": r.created_at,
         }
         for r, holds in records
-    ]
-
-
-# --- the forest ---------------------------------------------------------------------------------
-
-
-def find_text(hits: Sequence[FindHit], audit: Audit) -> str:
-    """One line per turn (bates, the mode it can claim now, question), then its snippet."""
-    if not hits:
-        return "no matches"
-    lines = []
-    for h in hits:
-        lines.append(f"{h.node.bates}  [{audit(h.node).badge}]  {field(h.node.question)[:70]}")
-        lines.append(f"   {field(h.snippet)}")
-    return "\n".join(lines)
-
-
-def find_json(hits: Sequence[FindHit], audit: Audit) -> list[dict[str, Any]]:
-    out = []
-    for h in hits:
-        now = audit(h.node)
-        out.append(
-            {**h.node.as_json(), "audit_now": now.mode, "audit_reason": now.reason,
-             "support": now.support.as_json() if now.support else None, "snippet": h.snippet}
-        )  # fmt: skip
-    return out
-
-
-def _standing_text(now: Standing) -> str:
-    """A turn's audit mode now, and why it claims nothing when it does not hold."""
-    return now.mode if now.reason is None else f"{now.mode}: {field(now.reason)}"
-
-
-def node_text(node: Node, audit: Audit) -> str:
-    """One turn whole: bates, parent, question, mode now, key, label, hashes, answer."""
-    lines = [
-        f"bates        {node.bates}",
-        f"parent       {node.parent_bates or '(none: a session root)'}",
-        f"question     {field(node.question)}",
-        f"audit        {_standing_text(now := audit(node))}",
-        *([f"support      {field(now.support.text())}"] if now.support else []),
-        f"cache key    {node.cache_key or '(none)'}",
-        f"label        {field(node.label) or '(none)'}",
-        f"created      {node.created_at}",
-        f"node_hash    {node.node_hash}",
-        f"subtree_hash {node.subtree_hash}",
-    ]
-    if node.cited_titles:
-        lines.append("cited        " + "; ".join(field(t) for t in node.cited_titles))
-    if node.answer_text:
-        lines += ["answer", gutter(inert(node.answer_text))]  # set apart, as an ask shows it
-    return "\n".join(lines)
-
-
-def branches_text(points: Sequence[tuple[Node, int]], session: Session, audit: Audit) -> str:
-    """One line per branch point: its children, then the turn as the tree shows it."""
-    if not points:
-        return "no branch points"
-    return "\n".join(
-        f"{count} children  {format_node(node, session, audit=lambda n: audit(n).mode)}"
-        for node, count in points
-    )
-
-
-def moved_text(node: Node) -> str:
-    """Where ``cd`` or ``back`` moved the session."""
-    return f"now at {node.bates}"
-
-
-def labelled_text(node: Node) -> str:
-    """The label a turn now carries."""
-    return f"{node.bates} is now labelled {node.label!r}"
-
-
-def export_jsonl(records: Iterable[Mapping[str, Any]]) -> str:
-    """An export as JSON Lines, one record a line, keys sorted (``session --export``)."""
-    return "\n".join(json.dumps(record, ensure_ascii=False, sort_keys=True) for record in records)
-
-
-def import_text(done: ImportResult) -> str:
-    """What an import added, what it found already present, and the sessions it held."""
-    return (
-        f"imported {done.added} node(s), {done.already_present} already present, "
-        f"session(s) {', '.join(done.sessions) or '(none)'}"
-    )
-
-
-def sessions_text(sessions: Sequence[tuple[Session, int]]) -> str:
-    """One line per session: sid, turns, last change, label."""
-    if not sessions:
-        return "no sessions"
-    return "\n".join(
-        f"{s.sid}  {n:>5} turn(s)  {s.updated_at}  {field(s.label)}".rstrip() for s, n in sessions
-    )
-
-
-def sessions_json(sessions: Sequence[tuple[Session, int]]) -> list[dict[str, Any]]:
-    return [
-        {
-            "sid": s.sid,
-            "label": s.label,
-            "turns": n,
-            "root_bates": s.root_bates,
-            "current_bates": s.current_bates,
-            "created_at": s.created_at,
-            "updated_at": s.updated_at,
-        }
-        for s, n in sessions
     ]

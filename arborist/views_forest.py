@@ -1,0 +1,142 @@
+"""What every face shows of the forest: sessions, turns, branch points, moves, export and
+import. Pure: no I/O. Re-exported by :mod:`arborist.views`, where the faces find them;
+the rules of :mod:`arborist.views` hold here (fields inert and on one line).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from arborist.forest.render import format_node
+from arborist.forest.shard import FindHit, Node, Session
+from arborist.forest.transfer import ImportResult
+from arborist.qa.standing import Standing
+from arborist.terminal import gutter, inert
+from arborist.views_common import field
+
+__all__ = [
+    "Audit",
+    "branches_text",
+    "export_jsonl",
+    "find_json",
+    "find_text",
+    "import_text",
+    "labelled_text",
+    "moved_text",
+    "node_text",
+    "sessions_json",
+    "sessions_text",
+]
+
+Audit = Callable[[Node], Standing]
+"""The audit mode a turn can claim now, and why not (``Arborist.audit_now``)."""
+
+
+# --- the forest ---------------------------------------------------------------------------------
+
+
+def find_text(hits: Sequence[FindHit], audit: Audit) -> str:
+    """One line per turn (bates, the mode it can claim now, question), then its snippet."""
+    if not hits:
+        return "no matches"
+    lines = []
+    for h in hits:
+        lines.append(f"{h.node.bates}  [{audit(h.node).badge}]  {field(h.node.question)[:70]}")
+        lines.append(f"   {field(h.snippet)}")
+    return "\n".join(lines)
+
+
+def find_json(hits: Sequence[FindHit], audit: Audit) -> list[dict[str, Any]]:
+    out = []
+    for h in hits:
+        now = audit(h.node)
+        out.append(
+            {**h.node.as_json(), "audit_now": now.mode, "audit_reason": now.reason,
+             "support": now.support.as_json() if now.support else None, "snippet": h.snippet}
+        )  # fmt: skip
+    return out
+
+
+def _standing_text(now: Standing) -> str:
+    """A turn's audit mode now, and why it claims nothing when it does not hold."""
+    return now.mode if now.reason is None else f"{now.mode}: {field(now.reason)}"
+
+
+def node_text(node: Node, audit: Audit) -> str:
+    """One turn whole: bates, parent, question, mode now, key, label, hashes, answer."""
+    lines = [
+        f"bates        {node.bates}",
+        f"parent       {node.parent_bates or '(none: a session root)'}",
+        f"question     {field(node.question)}",
+        f"audit        {_standing_text(now := audit(node))}",
+        *([f"support      {field(now.support.text())}"] if now.support else []),
+        f"cache key    {node.cache_key or '(none)'}",
+        f"label        {field(node.label) or '(none)'}",
+        f"created      {node.created_at}",
+        f"node_hash    {node.node_hash}",
+        f"subtree_hash {node.subtree_hash}",
+    ]
+    if node.cited_titles:
+        lines.append("cited        " + "; ".join(field(t) for t in node.cited_titles))
+    if node.answer_text:
+        lines += ["answer", gutter(inert(node.answer_text))]  # set apart, as an ask shows it
+    return "\n".join(lines)
+
+
+def branches_text(points: Sequence[tuple[Node, int]], session: Session, audit: Audit) -> str:
+    """One line per branch point: its children, then the turn as the tree shows it."""
+    if not points:
+        return "no branch points"
+    return "\n".join(
+        f"{count} children  {format_node(node, session, audit=lambda n: audit(n).mode)}"
+        for node, count in points
+    )
+
+
+def moved_text(node: Node) -> str:
+    """Where ``cd`` or ``back`` moved the session."""
+    return f"now at {node.bates}"
+
+
+def labelled_text(node: Node) -> str:
+    """The label a turn now carries."""
+    return f"{node.bates} is now labelled {node.label!r}"
+
+
+def export_jsonl(records: Iterable[Mapping[str, Any]]) -> str:
+    """An export as JSON Lines, one record a line, keys sorted (``session --export``)."""
+    return "\n".join(json.dumps(record, ensure_ascii=False, sort_keys=True) for record in records)
+
+
+def import_text(done: ImportResult) -> str:
+    """What an import added, what it found already present, and the sessions it held."""
+    return (
+        f"imported {done.added} node(s), {done.already_present} already present, "
+        f"session(s) {', '.join(done.sessions) or '(none)'}"
+    )
+
+
+def sessions_text(sessions: Sequence[tuple[Session, int]]) -> str:
+    """One line per session: sid, turns, last change, label."""
+    if not sessions:
+        return "no sessions"
+    return "\n".join(
+        f"{s.sid}  {n:>5} turn(s)  {s.updated_at}  {field(s.label)}".rstrip() for s, n in sessions
+    )
+
+
+def sessions_json(sessions: Sequence[tuple[Session, int]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "sid": s.sid,
+            "label": s.label,
+            "turns": n,
+            "root_bates": s.root_bates,
+            "current_bates": s.current_bates,
+            "created_at": s.created_at,
+            "updated_at": s.updated_at,
+        }
+        for s, n in sessions
+    ]
