@@ -37,7 +37,13 @@ from arborist.db import connect, loose_modes, require_writable
 from arborist.errors import BadInput, DamagedDatabase, ModelError, NotFound, StorageError
 from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.bates import is_bates
-from arborist.forest.reads import first_turn, reusable_turn, turn_answers
+from arborist.forest.reads import (
+    first_turn,
+    label_names,
+    reusable_turn,
+    session_bates,
+    turn_answers,
+)
 from arborist.forest.render import branch_points, render_tree
 from arborist.forest.shard import (
     FindHit,
@@ -54,6 +60,7 @@ from arborist.forest.shard import (
     set_label,
 )
 from arborist.forest.transfer import ImportResult, export_session, import_lines
+from arborist.forest.tree_sync import ForestView
 from arborist.forest.verify import SESSIONS_FTS, ForestVerification, verify_forest
 from arborist.integrity import FileChecks
 from arborist.migrations import Migration, open_database
@@ -759,6 +766,18 @@ class Arborist:
             audit=lambda node: self.audit_now(node).badge,
             short=short,
         )
+
+    def forest_view(self) -> ForestView:
+        """The forest as the widget's protocol reads it, over this facade's connections."""
+        return ForestView(self.sessions_conn, self.store_conn)
+
+    def label_names(self) -> list[str]:
+        """Every label a turn of the forest has (what the REPL completes)."""
+        return label_names(self.sessions_conn)
+
+    def session_bates(self, sid: str) -> list[str]:
+        """The bates numbers of session ``sid``'s turns (what the REPL completes)."""
+        return session_bates(self.sessions_conn, sid)
 
     def audit_now(self, node: Node) -> Standing:
         """The audit mode turn ``node`` can claim now, and why not (``NONE``): its own while

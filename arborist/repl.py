@@ -24,7 +24,6 @@ from arborist import commands
 from arborist.app import Arborist
 from arborist.commands_answers import answer_lines
 from arborist.errors import ArboristError, BadInput, foreign
-from arborist.forest.reads import label_names, session_bates
 from arborist.safejson import check_text
 from arborist.terminal import GUTTER, TokenPrinter, answer_block, inert, inert_json
 
@@ -179,8 +178,8 @@ class Repl:
             return sorted(f"/{c}" for c in [*commands.names(), "quit"] if f"/{c}".startswith(text))
         words = shlex.split(text) if text.count('"') % 2 == 0 else text.split()
         prefix = words[-1] if words and not text.endswith(" ") else ""
-        labels = label_names(self.app.sessions_conn)
-        bates = session_bates(self.app.sessions_conn, self.sid) if self.sid else []
+        labels = self.app.label_names()
+        bates = self.app.session_bates(self.sid) if self.sid else []
         # readline shows candidates as they are: a label a terminal would act on is not offered.
         return sorted(
             c for c in (*labels, *bates) if c.startswith(prefix) and inert(c, one_line=True) == c

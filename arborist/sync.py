@@ -51,45 +51,31 @@ only wires it to a comm and to threads.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
-from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from arborist.app import Arborist
-from arborist.audit import head_seq
-from arborist.db import snapshot
 from arborist.errors import ArboristError, BadInput, NotFound
 from arborist.forest.bates import parse_bates
-from arborist.forest.reads import (
-    RowSummary,
-    child_count,
-    child_rows,
-    created_times,
-    first_turn_since,
-    graft_heads,
-    inserted_since,
-    relabelled_since,
-    reveal_path,
-    session_head,
-    subtree_hash_of,
-    subtree_hashes,
-    turn_answers,
-    turn_count,
+from arborist.forest.shard import FindHit, Node
+from arborist.forest.tree_sync import (
+    CACHE_KEY_PREFIX,
+    JSON,
+    MAX_ADDED,
+    QUESTION_WIDTH,
+    ForestView,
+    TreeState,
+    expand,
+    node_summary,
+    poll,
+    roots,
+    short_question,
+    summary,
+    tree_state,
 )
-from arborist.forest.shard import FindHit, Node, ancestors, get_session
-from arborist.qa.standing import NO_CLAIM, standings
-from arborist.store.cache import (
-    FALSIFIED_STATES,
-    OK,
-    CacheRecord,
-    RevisionState,
-    restated_revisions_since,
-    revision_states,
-    shown_revision,
-)
+from arborist.store.cache import FALSIFIED_STATES, CacheRecord, RevisionState
 
 __all__ = [
     "CACHE_KEY_PREFIX",
@@ -117,24 +103,11 @@ __all__ = [
     "tree_state",
 ]
 
-JSON = dict[str, Any]
-"""A JSON-ready object: what travels over the widget's comm."""
-
-QUESTION_WIDTH = 100
-"""Characters of a question a tree row shows; the body carries it whole."""
-
-CACHE_KEY_PREFIX = 12
-"""Hex digits of a cache key a tree row carries (enough to tell answers apart)."""
-
 MAX_BATES_PER_REQUEST = 2_000
 """Most nodes one ``expand`` may name: a deep reveal fits, a runaway loop does not."""
 
 MAX_KNOWN_PER_REQUEST = 20_000
 """Most hashes one request may declare as held."""
-
-MAX_ADDED = 50
-"""Most turns a ``roots`` answer lists as added since the view's chain head; beyond
-that (an import, a long absence) the view walks by hashes instead."""
 
 MAX_EXPAND_BUDGET = 2_000
 """Most child rows one ``expand`` may return beyond the requested nodes' own children."""
@@ -175,322 +148,6 @@ def one_line(error: BaseException | str, limit: int = MAX_ERROR_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _short(text: str, width: int = QUESTION_WIDTH) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
-# --- the tree --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TreeState:
-    """What a widget's traits mirror: the session's root hash, grafts, current node, size."""
-
-    sid: str
-    root_bates: str
-    root_hash: str
-    graft_hashes: dict[str, str]
-    current_bates: str
-    next_seq: int
-    label: str | None
-    turns: int
-
-
-def tree_state(conn: sqlite3.Connection, sid: str) -> TreeState:
-    """The state a widget mirrors in its traits, read in one snapshot."""
-    return _tree_state(conn, sid)[0]
-
-
-def _tree_state(conn: sqlite3.Connection, sid: str) -> tuple[TreeState, list[RowSummary]]:
-    """The tree state and the graft heads it was read from."""
-    with snapshot(conn):
-        session = get_session(conn, sid)
-        root_hash = subtree_hash_of(conn, session.root_bates)
-        if root_hash is None:
-            raise NotFound(f"session {session.sid} has no root node")
-        heads = graft_heads(conn, session.sid)
-        turns = turn_count(conn, session.sid)
-    state = TreeState(
-        sid=session.sid,
-        root_bates=session.root_bates,
-        root_hash=root_hash,
-        graft_hashes={head.bates: head.subtree_hash for head in heads},
-        current_bates=session.current_bates,
-        next_seq=session.next_seq,
-        label=session.label,
-        turns=turns,
-    )
-    return state, heads
-
-
-class Labels(NamedTuple):
-    """What the store says of the rows a reply summarises, by bates: the revision of its
-    answer each row showed and that revision's state (:func:`turn_revisions`), and each
-    row's audit mode now (:mod:`arborist.qa.standing`) and, where it holds, its support
-    level (:mod:`arborist.qa.support`)."""
-
-    revisions: Mapping[str, RevisionState]
-    modes: Mapping[str, str]
-    supports: Mapping[str, str] = {}  # a NamedTuple default, never mutated
-
-
-def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
-    """What a tree row shows of a node. ``foreign``: minted by a session other than the
-    viewer's; ``revision``, the revision of its answer the turn showed; ``state``, only when
-    that revision is out of service (falsified, stale...: a later revision answering the
-    question again changes nothing of it); ``audit_mode``, what the turn can claim now
-    (``NONE`` when its answer is not here or does not hold), never merely what it claimed
-    when it was written; ``support``, how well its cited evidence covers its question,
-    only while it holds."""
-    out: JSON = {
-        "question": _short(row.question),
-        "audit_mode": row.audit_mode
-        if not row.cache_key
-        else labels.modes.get(row.bates, NO_CLAIM),
-        "label": row.label,
-        "sid": row.sid,
-        "seq": row.seq,
-        "foreign": row.sid != viewer_sid,
-        "n_children": row.n_children,
-        "cache_key": row.cache_key[:CACHE_KEY_PREFIX],
-    }
-    shown = labels.revisions.get(row.bates)
-    if shown is not None:
-        out["revision"] = shown[0]
-        if shown[2] != OK:
-            out["state"] = shown[2]
-    support = labels.supports.get(row.bates)
-    if support is not None:
-        out["support"] = support
-    return out
-
-
-def turn_revisions(
-    conn: sqlite3.Connection,
-    store: sqlite3.Connection,
-    turns: Sequence[tuple[str, str]],
-    fallback: Mapping[str, int | None] | None = None,
-) -> dict[str, RevisionState]:
-    """The revision of its answer each ``(bates, cache_key)`` turn showed, with its state
-    now: the latest revision written by the time the turn was (for a turn older than every
-    revision here, an imported one, the revision ``fallback`` names, else the latest).
-    Turns whose key the store does not hold are left out."""
-    turns = [(b, k) for b, k in turns if k]
-    if not turns:
-        return {}
-    times = created_times(conn, [b for b, _k in turns])
-    held = revision_states(store, [k for _b, k in turns])
-    out: dict[str, RevisionState] = {}
-    for bates, key in turns:
-        revisions = held.get(key)
-        if not revisions:
-            continue
-        shown = shown_revision(revisions, times.get(bates, ""))
-        if shown is None:
-            wanted = (fallback or {}).get(bates)
-            shown = next((r for r in revisions if r[0] == wanted), revisions[-1])
-        out[bates] = shown
-    return out
-
-
-def _states(
-    conn: sqlite3.Connection, store: sqlite3.Connection | None, rows: Sequence[RowSummary]
-) -> Labels:
-    """The revision behind each row and its state, and the mode each row can claim now,
-    from the store (none without one: every answered row then claims ``NONE``)."""
-    answered = [r for r in rows if r.cache_key]
-    if store is None or not answered:
-        return Labels({}, {})
-    fields = turn_answers(conn, [r.bates for r in answered])
-    now = standings(store).many(turn[1:] for turn in fields)
-    modes = {turn[0]: found.mode for turn, found in zip(fields, now, strict=True)}
-    supports = {
-        turn[0]: found.support.level
-        for turn, found in zip(fields, now, strict=True)
-        if found.support is not None
-    }
-    fallback = {turn[0]: found.revision for turn, found in zip(fields, now, strict=True)}
-    revisions = turn_revisions(conn, store, [(r.bates, r.cache_key) for r in answered], fallback)
-    return Labels(revisions, modes, supports)
-
-
-def node_summary(
-    conn: sqlite3.Connection,
-    node: Node,
-    viewer_sid: str,
-    store: sqlite3.Connection | None = None,
-) -> JSON:
-    """:func:`summary` of a loaded node (counts its children)."""
-    row = RowSummary(
-        bates=node.bates,
-        parent_bates=node.parent_bates,
-        subtree_hash=node.subtree_hash,
-        sid=node.sid,
-        seq=node.seq,
-        question=node.question,
-        audit_mode=node.audit_mode,
-        label=node.label,
-        cache_key=node.cache_key,
-        n_children=child_count(conn, node.bates),
-    )
-    return summary(row, viewer_sid, _states(conn, store, [row]))
-
-
-def _entry(row: RowSummary, viewer_sid: str, known: Mapping[str, str], states: Labels) -> JSON:
-    """One child as the view receives it: just its bates when the view holds its exact hash."""
-    if known.get(row.bates) == row.subtree_hash:
-        return {"bates": row.bates}
-    return {
-        "bates": row.bates,
-        "subtree_hash": row.subtree_hash,
-        "summary": summary(row, viewer_sid, states),
-    }
-
-
-def roots(
-    conn: sqlite3.Connection,
-    sid: str,
-    known: Mapping[str, str] | None = None,
-    since: int | None = None,
-    store: sqlite3.Connection | None = None,
-) -> JSON:
-    """Where a refresh starts: the root's hash and each graft head (summary unless held).
-
-    ``event_seq`` is the audit chain head. Given the head a view saw last
-    (``since``), ``relabelled`` maps every node renamed after it, in any
-    session, to its current label, so renames reach the view too; and
-    ``added`` lists the turns inserted after it (None when there are more than
-    :data:`MAX_ADDED`): the hashes told the view *that* something changed,
-    the chain tells it *what*, in bytes that do not grow with the depth.
-    """
-    known = known or {}
-    with snapshot(conn):
-        state, heads = _tree_state(conn, sid)
-        event_seq = head_seq(conn)
-        relabelled = relabelled_since(conn, since) if since is not None else {}
-        added = inserted_since(conn, since, MAX_ADDED) if since is not None else None
-    states = _states(conn, store, [*heads, *(added or [])])
-    grafts = []
-    for head in heads:
-        graft: JSON = {
-            "bates": head.bates,
-            "parent_bates": head.parent_bates,
-            "subtree_hash": head.subtree_hash,
-        }
-        if known.get(head.bates) != head.subtree_hash:
-            graft["summary"] = summary(head, state.sid, states)
-        grafts.append(graft)
-    return {
-        "sid": state.sid,
-        "label": state.label,
-        "root_bates": state.root_bates,
-        "root_hash": state.root_hash,
-        "current_bates": state.current_bates,
-        "next_seq": state.next_seq,
-        "turns": state.turns,
-        "grafts": grafts,
-        "event_seq": event_seq,
-        "relabelled": relabelled,
-        "added": None
-        if added is None
-        else [
-            {
-                "bates": row.bates,
-                "parent_bates": row.parent_bates,
-                "subtree_hash": row.subtree_hash,
-                "summary": summary(row, state.sid, states),
-            }
-            for row in added
-        ],
-    }
-
-
-def poll(conn: sqlite3.Connection, sid: str, grafts: Sequence[str] = ()) -> JSON:
-    """The root hash, next seq, current node and chain head, plus the named graft heads' hashes.
-
-    Point lookups by primary key and bates only: cheap enough to repeat
-    every few seconds. A new graft shows up as a new ``next_seq``, a rename
-    (which changes no hash) as a new ``event_seq``.
-    """
-    with snapshot(conn):
-        head = session_head(conn, sid)
-        if head is None:
-            raise NotFound(f"no session {sid}")
-        hashes = subtree_hashes(conn, grafts) if grafts else {}
-        event_seq = head_seq(conn)
-    current_bates, next_seq, root_hash = head
-    return {
-        "root_hash": root_hash,
-        "next_seq": next_seq,
-        "current_bates": current_bates,
-        "graft_hashes": hashes,
-        "event_seq": event_seq,
-    }
-
-
-def expand(
-    conn: sqlite3.Connection,
-    sid: str,
-    known: Mapping[str, str],
-    bates: Sequence[str],
-    budget: int = 0,
-    reveal: str | None = None,
-    store: sqlite3.Connection | None = None,
-) -> JSON:
-    """Children of each requested node whose ``subtree_hash`` differs from ``known``,
-    then, breadth first, of their descendants, until ``budget`` child rows are sent.
-
-    ``known`` maps bates to the hash the view holds: for a requested node,
-    the hash its children list was fetched at; for a child, the hash its
-    summary was fetched at. Unchanged requested nodes answer nothing; a
-    child whose hash the view holds comes as ``{"bates"}`` alone (its place
-    in the order), any other child as ``{"bates", "subtree_hash",
-    "summary"}``. So an unchanged sibling costs its bates, and an unchanged
-    subtree nothing at all. Requested nodes that do not exist are listed in
-    ``missing``. With a ``budget``, a subtree (a deep chain, a first screen)
-    comes in one reply instead of one request per level; a node's children
-    always come whole. With ``reveal``, the ancestors of that turn in the
-    view's tree (:func:`reveal_path`) count as requested: a first screen
-    shows the current turn, however deep, without a second round trip.
-    """
-    wanted = list(dict.fromkeys(bates))
-    nodes: dict[str, JSON] = {}
-    missing: list[str] = []
-    sent = 0
-    with snapshot(conn):
-        if reveal is not None:
-            wanted += [b for b in reveal_path(conn, sid, reveal) if b not in wanted]
-        asked = set(wanted)
-        current = subtree_hashes(conn, wanted)
-        queue: deque[tuple[str, str]] = deque()
-        for name in wanted:
-            digest = current.get(name)
-            if digest is None:
-                missing.append(name)
-            elif known.get(name) != digest:
-                queue.append((name, digest))
-        while queue:
-            name, digest = queue.popleft()
-            if name in nodes:  # a requested node met again below another one
-                continue
-            if name not in asked and sent >= budget:
-                break
-            rows = child_rows(conn, name)
-            states = _states(conn, store, [r for r in rows if known.get(r.bates) != r.subtree_hash])
-            nodes[name] = {
-                "subtree_hash": digest,
-                "children": [_entry(r, sid, known, states) for r in rows],
-            }
-            sent += len(rows) if name not in asked else 0
-            queue.extend(
-                (r.bates, r.subtree_hash)
-                for r in rows
-                if r.n_children and known.get(r.bates) != r.subtree_hash and r.bates not in nodes
-            )
-    return {"nodes": nodes, "missing": missing}
-
-
 # --- one node ---------------------------------------------------------------------------------
 
 
@@ -526,25 +183,21 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
     could not be read, and nothing else of the pane is lost).
     """
     node = app.node(_checked_bates(bates, "bates"))
-    out = _node_json(app.sessions_conn, node, viewer_sid, app.store_conn)
+    view = app.forest_view()
+    out = _node_json(view, node, viewer_sid)
     now = app.audit_now(node)
     out["audit_claimed"] = node.audit_mode  # what the turn was written with (in its hash)
     out["audit_mode"], out["audit_reason"] = now.mode, now.reason
     out["support"] = now.support.as_json() if now.support else None
     if not node.is_root:
-        shown = turn_revisions(
-            app.sessions_conn, app.store_conn, [(node.bates, node.cache_key)],
-            {node.bates: now.revision},
-        ).get(node.bates)  # fmt: skip
-        _add_answer(app, node, out, shown[0] if shown else now.revision)
+        shown = view.shown(node, now.revision)
+        _add_answer(app, view, node, out, shown[0] if shown else now.revision)
     return out
 
 
-def _node_json(
-    conn: sqlite3.Connection, node: Node, viewer_sid: str, store: sqlite3.Connection
-) -> JSON:
+def _node_json(view: ForestView, node: Node, viewer_sid: str) -> JSON:
     """What a detail pane shows of the turn itself; the answer's parts start empty."""
-    path = [n.bates for n in reversed(ancestors(conn, node.bates))]
+    path = view.path(node.bates)
     return {
         "bates": node.bates,
         "sid": node.sid,
@@ -565,7 +218,7 @@ def _node_json(
         "created_at": node.created_at,
         "label": node.label,
         "created_label": node.created_label,
-        "summary": node_summary(conn, node, viewer_sid, store),
+        "summary": view.summary(node, viewer_sid),
         "record": None,
         "record_error": None,
         "served": None,
@@ -576,7 +229,9 @@ def _node_json(
     }
 
 
-def _add_answer(app: Arborist, node: Node, out: JSON, revision: int | None) -> None:
+def _add_answer(
+    app: Arborist, view: ForestView, node: Node, out: JSON, revision: int | None
+) -> None:
     """Fill ``out`` with the cache record behind ``node`` (the revision whose answer it
     showed, when there is one), its related sources, and which turn paid for it; a part
     that cannot be read says why in its ``*_error``."""
@@ -586,14 +241,14 @@ def _add_answer(app: Arborist, node: Node, out: JSON, revision: int | None) -> N
         out["record_error"] = one_line(exc)
         return
     out["record"] = _record_json(record)
-    latest = revision_states(app.store_conn, [record.cache_key]).get(record.cache_key, [])
+    latest = view.revisions(record.cache_key)
     if latest:
         out["latest_revision"] = {"revision": latest[-1][0], "state": latest[-1][2]}
     try:  # co-access is optional: its failure must not hide the answer and its proofs
         out["related"] = [item.as_json() for item in app.related_to_record(record)]
     except ArboristError as exc:
         out["related_error"] = one_line(exc)
-    first = first_turn_since(app.sessions_conn, node.cache_key, record.created_at)
+    first = view.first_turn_since(node.cache_key, record.created_at)
     out["first_answered"] = {
         "created_at": record.created_at,
         "revision": record.revision,
@@ -620,7 +275,7 @@ def find_hits(app: Arborist, query: str, limit: int, viewer_sid: str) -> JSON:
                 "bates": hit.node.bates,
                 "sid": hit.node.sid,
                 "seq": hit.node.seq,
-                "question": _short(hit.node.question),
+                "question": short_question(hit.node.question),
                 "label": hit.node.label,
                 "audit_mode": now.mode,
                 "support": now.support.level if now.support else None,
@@ -671,7 +326,7 @@ def run_fork(
         with reopen(template) as app:
             # A fork answers beside the kernel's work: its current turn stays where it is.
             turn = app.ask_turn(question, sid=sid, parent=parent, llm=llm, make_current=False)
-            state = tree_state(app.sessions_conn, sid)
+            state = app.forest_view().state(sid)
     except Exception as exc:  # every failure becomes a message: a thread must not die loudly
         return ForkOutcome(
             {
@@ -773,7 +428,7 @@ class ForestSync:
         if sid is None:
             sessions = self.app.sessions()
             sid = sessions[-1][0].sid if sessions else self.app.new_session().sid
-        self.sid = get_session(self.app.sessions_conn, sid).sid
+        self.sid = self.app.session(sid).sid
 
     @property
     def app(self) -> Arborist:
@@ -793,7 +448,7 @@ class ForestSync:
 
     def state(self) -> TreeState:
         """The session's state now."""
-        return tree_state(self.app.sessions_conn, self.sid)
+        return self.app.forest_view().state(self.sid)
 
     def handle(self, message: object) -> JSON | None:
         """The answer to ``message``, or None for a message that is not a request of ours.
@@ -825,10 +480,6 @@ class ForestSync:
 
     # One method per kind; each validates its own arguments.
 
-    def _store_seq(self) -> int:
-        """The store's chain head: a falsify, evict or rehydrate elsewhere moves it."""
-        return head_seq(self.app.store_conn)
-
     def _roots(self, message: Mapping[str, Any]) -> JSON:
         since = message.get("since")
         if since is not None and (
@@ -840,12 +491,11 @@ class ForestSync:
             not isinstance(store_since, int) or isinstance(store_since, bool) or store_since < 0
         ):
             raise _BadRequest("'store_since' must be null or a store event seq (0 or more)")
-        answer = roots(
-            self.app.sessions_conn, self.sid, _known(message), since, self.app.store_conn
-        )
-        answer["store_seq"] = self._store_seq()
+        view = self.app.forest_view()
+        answer = view.roots(self.sid, _known(message), since)
+        answer["store_seq"] = view.store_head()
         if store_since is not None:
-            restated = restated_revisions_since(self.app.store_conn, store_since, MAX_ADDED)
+            restated = view.restated_since(store_since, MAX_ADDED)
             answer["restated"] = (
                 None
                 if restated is None
@@ -858,21 +508,20 @@ class ForestSync:
 
     def _poll(self, message: Mapping[str, Any]) -> JSON:
         grafts = _bates_list(message, "grafts", default=[])
-        return poll(self.app.sessions_conn, self.sid, grafts) | {"store_seq": self._store_seq()}
+        view = self.app.forest_view()
+        return view.poll(self.sid, grafts) | {"store_seq": view.store_head()}
 
     def _expand(self, message: Mapping[str, Any]) -> JSON:
         budget = _arg(message, "budget", int, default=0)
         if not 0 <= budget <= MAX_EXPAND_BUDGET:
             raise _BadRequest(f"'budget' must be between 0 and {MAX_EXPAND_BUDGET}")
         reveal = message.get("reveal")
-        return expand(
-            self.app.sessions_conn,
+        return self.app.forest_view().expand(
             self.sid,
             _known(message),
             _bates_list(message, "bates"),
             budget,
             None if reveal is None else _checked_bates(reveal, "reveal"),
-            self.app.store_conn,
         )
 
     def _body(self, message: Mapping[str, Any]) -> JSON:
@@ -898,15 +547,12 @@ class ForestSync:
         return {
             "bates": node.bates,
             "label": node.label,
-            "summary": node_summary(self.app.sessions_conn, node, self.sid, self.app.store_conn),
+            "summary": self.app.forest_view().summary(node, self.sid),
         }
 
     def _shown(self, node: Node) -> RevisionState | None:
         """The revision of its answer ``node`` showed (see :func:`turn_revisions`)."""
-        return turn_revisions(
-            self.app.sessions_conn, self.app.store_conn, [(node.bates, node.cache_key)],
-            {node.bates: self.app.audit_now(node).revision},
-        ).get(node.bates)  # fmt: skip
+        return self.app.forest_view().shown(node, self.app.audit_now(node).revision)
 
     def _answered(self, message: Mapping[str, Any], what: str) -> tuple[Node, RevisionState]:
         node = self.app.node(_checked_bates(message.get("bates"), "bates"))
@@ -942,7 +588,7 @@ class ForestSync:
             "revision": record.revision,
             "state": record.state,
             "state_reason": record.state_reason,
-            "summary": node_summary(self.app.sessions_conn, node, self.sid, self.app.store_conn),
+            "summary": self.app.forest_view().summary(node, self.sid),
         }
 
     def _fork(self, message: Mapping[str, Any]) -> JSON:

@@ -8,6 +8,7 @@ browser would receive.
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import threading
@@ -949,3 +950,29 @@ def test_a_search_hit_in_the_cited_titles_shows_titles_not_a_json_list(
     assert hit["snippet"].startswith('Quokka "«almanac»" notes'), hit["snippet"]
     [answer_hit] = view.request("find", query="visitors")["hits"]
     assert "«visitors»" in answer_hit["snippet"] and '"' not in answer_hit["snippet"]
+
+
+_CONNECTIONS = {"sessions_conn", "store_conn"}
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def connections_reached(paths: list[Path]) -> list[str]:
+    """Where a face reads the facade's connections itself, by file and line."""
+    return [
+        f"{path.name}:{node.lineno} .{node.attr}"
+        for path in paths
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr in _CONNECTIONS
+    ]
+
+
+def test_no_face_touches_a_connection(tmp_path: Path) -> None:
+    """The widget's protocol, the REPL, the command table and the notebook ask the facade
+    (``Arborist.forest_view`` and its reads), never its connections (issue #26)."""
+    core = ROOT / "arborist"
+    faces = [core / "sync.py", core / "repl.py", *core.glob("cli*.py"), *core.glob("commands*.py")]
+    faces += sorted((ROOT / "arborist_nb").glob("*.py"))
+    assert len(faces) > 8 and not connections_reached(faces)
+    broken = tmp_path / "sync.py"
+    broken.write_text("def f(app):\n    return app.store_conn\n", encoding="utf-8")
+    assert connections_reached([*faces, broken]) == ["sync.py:2 .store_conn"]
