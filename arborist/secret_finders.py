@@ -365,7 +365,7 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
         value, start, end = v.group(group), v.start(group), v.end(group)
         said = separator if separator in "=:" else "="
         if not quoted:
-            stripped = value.rstrip(".)]}>")
+            stripped = value.rstrip(".,;:)]}>")
             if stripped != value and is_filler(value, said, quoted=False):
                 continue  # <your-password>: a placeholder whole, before its ">" goes
             end -= len(value) - len(stripped)
