@@ -425,16 +425,4 @@ def records_text(records: Sequence[tuple[CacheRecord, bool]]) -> str:
 
 
 def records_json(records: Sequence[tuple[CacheRecord, bool]]) -> list[dict[str, Any]]:
-    return [
-        {
-            "cache_key": r.cache_key,
-            "revision": r.revision,
-            "state": r.state,
-            "audit_mode": r.audit_mode,
-            "holds": holds,
-            "hit_count": r.hit_count,
-            "question": r.question,
-            "created_at": r.created_at,
-        }
-        for r, holds in records
-    ]
+    return [{**r.as_json(), "holds": holds} for r, holds in records]  # one shape per record
