@@ -151,23 +151,6 @@ def one_line(error: BaseException | str, limit: int = MAX_ERROR_CHARS) -> str:
 # --- one node ---------------------------------------------------------------------------------
 
 
-def _record_json(record: CacheRecord) -> JSON:
-    """The parts of a cache record a detail pane shows, evidence with proofs included."""
-    return {
-        "cache_key": record.cache_key,
-        "revision": record.revision,
-        "state": record.state,
-        "state_reason": record.state_reason,
-        "audit_mode": record.audit_mode,
-        "hit_count": record.hit_count,
-        "last_hit_at": record.last_hit_at,
-        "created_at": record.created_at,
-        "dimensions": record.dimensions,
-        "model_profile": record.model_profile,
-        "evidence": [item.as_json() for item in record.evidence],
-    }
-
-
 def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
     """Everything a detail pane shows of one node, fetched when it is opened.
 
@@ -240,7 +223,7 @@ def _add_answer(
     except ArboristError as exc:
         out["record_error"] = one_line(exc)
         return
-    out["record"] = _record_json(record)
+    out["record"] = record.as_json()  # the one shape of a record, in every face
     latest = view.revisions(record.cache_key)
     if latest:
         out["latest_revision"] = {"revision": latest[-1][0], "state": latest[-1][2]}

@@ -374,3 +374,16 @@ def test_a_cells_question_honours_every_flag_it_takes(
             f"error: {says}"
         ), line
     assert len(asked) == 1, "nothing asked by a refused line"
+
+
+def test_a_record_has_one_json_shape_in_every_command(corpus: Path) -> None:
+    """``record list --json`` and ``record show --json`` print a record alike (its
+    ``as_json``, with whether it holds): no command keeps a shape of its own (issue #26)."""
+    key = _ask_cli()["cache_key"]
+    code, out, err = run("record", "list", "--json")
+    assert code == 0, err
+    (row,) = json.loads(out)
+    code, out, err = run("record", "show", key, "--json")
+    assert code == 0, err
+    shown = json.loads(out)
+    assert shown.pop("problems") == [] and row == shown and row["holds"] is True

@@ -594,6 +594,17 @@ def test_a_cache_hit_names_the_turn_that_first_paid_for_the_answer(
     assert body["record"]["hit_count"] == 1
 
 
+def test_the_detail_pane_gets_a_record_in_its_one_json_shape(
+    app: Arborist, view: View, session: tuple[str, list[str]]
+) -> None:
+    """A record travels to the widget as every face prints it (``CacheRecord.as_json``, what
+    ``record show --json`` holds too), not in a shape of the protocol's own (issue #26)."""
+    body = view.request("body", bates=session[1][0])
+    record = app.record(body["cache_key"])
+    assert body["record"] == json.loads(json.dumps(record.as_json()))
+    assert {"question", "answer", "record_hash", "policy", "response"} <= set(body["record"])
+
+
 def test_the_root_has_no_record_and_a_missing_record_says_why(
     app: Arborist, view: View, widget: ForestWidget
 ) -> None:
