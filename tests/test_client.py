@@ -615,7 +615,7 @@ def test_extractive_quotes_the_best_sentence_and_cites_it() -> None:
     assert result.text == (
         "Spider-Man is a superhero. He was created by Stan Lee and Steve Ditko in 1962. [E1]"
     )
-    assert result.model == "extractive-v8"
+    assert result.model == "extractive-v9"
     assert result.finish_reason == "stop"
     canonical_json(result.raw)
 
@@ -695,6 +695,15 @@ def test_extractive_says_when_it_found_nothing(evidence: tuple[EvidenceText, ...
     if evidence:
         assert "1 passages found (from T)" in result.text  # and what was found
     assert not parse_citations(result.text)
+
+
+def test_extractive_names_what_it_searched_for_as_a_person_would() -> None:
+    """Not the "s" of "what's", nor "way": the words the question is about."""
+    batman = EvidenceText("E1", "Batman", "b", "Batman was created by Bob Kane.")
+    question = "what's the easiest way to check if a number is prime"
+    result = ExtractiveClient().complete(make_request(question, [batman]))
+    assert result.text.startswith(NO_EVIDENCE_ANSWER)
+    assert "Searched for: check, number, prime." in result.text
 
 
 def test_extractive_does_not_quote_evidence_about_something_else() -> None:

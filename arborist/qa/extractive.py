@@ -38,7 +38,7 @@ from arborist.qa.sentences import (
     short_signature,
     shorten,
 )
-from arborist.qa.support import NOT_ANSWERED_OPENING
+from arborist.qa.support import NOT_ANSWERED_OPENING, asked_words
 from arborist.store.passages import passage_definitions
 
 __all__ = ["EXTRACTIVE_MODEL", "ExtractiveClient", "NO_EVIDENCE_ANSWER"]
@@ -47,7 +47,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v8"
+EXTRACTIVE_MODEL = "extractive-v9"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -272,8 +272,9 @@ class ExtractiveClient:
         return sorted(chosen, key=lambda p: (first_seen[p.rank], p.order))
 
     def _nothing(self, request: ChatRequest) -> str:
-        asked = read_question(request.question)
-        searched = ", ".join(asked.words) or request.question.strip()
+        """The refusal: what was searched for (the question's content words, as the support
+        label counts them: not "way" or the "s" of "what's") and what was found."""
+        searched = ", ".join(asked_words(request.question)) or request.question.strip()
         if not request.evidence:
             return f"{NO_EVIDENCE_ANSWER} No passage mentions any of: {searched}."
         titles = "; ".join(dict.fromkeys(" ".join(item.title.split()) for item in request.evidence))
