@@ -13,7 +13,7 @@ name, so that ruff does not take its parameters for redefinitions (F811)::
 
     def test_retries(chat_server: ChatServer) -> None:
         chat_server.script(error_reply(503, "busy"), completion("fine"))
-        client = OpenAIClient(chat_server.url, "test-model", sleep=lambda s: None)
+        client = OpenAIClient(chat_server.url, "test-model", http=HttpSettings(sleep=lambda s: None))
         ...
         assert chat_server.requests == 2
 

@@ -8,6 +8,7 @@ in seconds; the timeout tests use timeouts of a fraction of a second.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import socket
 import time
@@ -33,6 +34,7 @@ from arborist.qa.client import (
     make_request,
 )
 from arborist.qa.extractive import NO_EVIDENCE_ANSWER, ExtractiveClient
+from arborist.qa.http import HttpSettings
 from arborist.qa.models import LOCAL_SERVER, select_client
 from arborist.qa.openai import OpenAIClient
 from arborist.qa.sse import iter_sse_data
@@ -71,6 +73,10 @@ EVIDENCE = (SPIDER, BATMAN)
 REQUEST = make_request("Who created Spider-Man?", EVIDENCE)
 
 
+HTTP_FIELDS = frozenset(field.name for field in dataclasses.fields(HttpSettings))
+"""The options of ``connect`` that are HTTP settings (the rest are the client's own)."""
+
+
 @pytest.fixture
 def sleeps() -> list[float]:
     """The backoff delays a client asked for, instead of sleeping them."""
@@ -82,9 +88,14 @@ def connect(chat_server: ChatServer, sleeps: list[float]) -> Callable[..., OpenA
     """An OpenAI client for the test server, with recorded sleeps; options pass through."""
 
     def make(**options: object) -> OpenAIClient:
-        settings: dict[str, object] = {"sleep": sleeps.append, "read_timeout": 5.0}
-        settings.update(options)
-        return OpenAIClient(chat_server.url, "test-model", **settings)  # type: ignore[arg-type]
+        http: dict[str, object] = {"sleep": sleeps.append, "read_timeout": 5.0}
+        http.update({name: options.pop(name) for name in list(options) if name in HTTP_FIELDS})
+        return OpenAIClient(
+            chat_server.url,
+            "test-model",
+            http=HttpSettings(**http),  # type: ignore[arg-type]
+            **options,  # type: ignore[arg-type]
+        )
 
     return make
 
@@ -413,7 +424,9 @@ def test_exhausted_retries_after_timeouts_name_the_timeout(
 
 def test_a_server_that_is_not_there_fails_after_the_retries(sleeps: list[float]) -> None:
     client = OpenAIClient(
-        f"http://127.0.0.1:{closed_port()}/v1", "m", sleep=sleeps.append, max_retries=2
+        f"http://127.0.0.1:{closed_port()}/v1",
+        "m",
+        http=HttpSettings(sleep=sleeps.append, max_retries=2),
     )
     with pytest.raises(ModelError, match=r"after 3 attempts; last error: ConnectError") as error:
         client.complete(REQUEST)
@@ -539,7 +552,7 @@ def test_the_profile_follows_what_shapes_answers_and_ignores_the_key() -> None:
 
     base = profile()
     assert profile(api_key=KEY) == profile(api_key="another-key") == base
-    assert profile(read_timeout=3.0, max_retries=0, deadline=5.0) == base
+    assert profile(http=HttpSettings(read_timeout=3.0, max_retries=0, deadline=5.0)) == base
     assert profile(base_url="HTTP://H:80/v1/") == base  # the same server, spelt otherwise
     variants = [
         profile(base_url="http://elsewhere:9000/v1"),
@@ -565,8 +578,8 @@ def test_the_profile_follows_what_shapes_answers_and_ignores_the_key() -> None:
         ({"temperature": -1}, "temperature"),
         ({"top_p": float("nan")}, "top_p"),
         ({"max_tokens": 0}, "max_tokens"),
-        ({"read_timeout": 0}, "timeout"),
-        ({"max_retries": -1}, "max_retries"),
+        ({"http": HttpSettings(read_timeout=0)}, "timeout"),
+        ({"http": HttpSettings(max_retries=-1)}, "max_retries"),
     ],
 )
 def test_bad_client_settings_are_bad_input(options: dict[str, object], complaint: str) -> None:
@@ -1231,7 +1244,9 @@ def test_a_stream_cut_anywhere_is_cleaned_as_its_whole_text_is(
 ) -> None:
     text = "".join(pieces) + " [E1]"
     chat_server.script(stream_reply([*pieces, " [E1]"]), completion(text))
-    client = OpenAIClient(chat_server.url, "m", api_key=ECHOED_KEY, read_timeout=5.0)
+    client = OpenAIClient(
+        chat_server.url, "m", api_key=ECHOED_KEY, http=HttpSettings(read_timeout=5.0)
+    )
     tokens: list[str] = []
     streamed = client.complete(REQUEST, on_token=tokens.append)
     whole = client.complete(REQUEST)
@@ -1381,7 +1396,9 @@ def test_a_silent_server_costs_the_timeout_from_the_environment_not_minutes(
 def test_the_deadline_ends_the_retries_of_a_silent_server(chat_server: ChatServer) -> None:
     chat_server.script(*[silent()] * 5)
     client = OpenAIClient(
-        chat_server.url, "m", read_timeout=0.4, max_retries=10, deadline=1.0, backoff=0.05
+        chat_server.url,
+        "m",
+        http=HttpSettings(read_timeout=0.4, max_retries=10, deadline=1.0, backoff=0.05),
     )
     started = time.monotonic()
     with pytest.raises(
@@ -1414,7 +1431,7 @@ def test_a_retry_after_beyond_the_deadline_gives_up_at_once(
 def test_the_defaults_bound_a_silent_server_to_about_two_minutes() -> None:
     client = OpenAIClient("http://h/v1", "m")
     assert (client.timeouts.read, client.max_retries, client.deadline) == (120.0, 3, 120.0)
-    assert OpenAIClient("http://h/v1", "m", read_timeout=300.0).deadline == 300.0
+    assert OpenAIClient("http://h/v1", "m", http=HttpSettings(read_timeout=300.0)).deadline == 300.0
 
 
 def _waits(client: ChatClient) -> tuple[float | None, float | None, int]:

@@ -80,6 +80,7 @@ from arborist.qa.client import (
     EvidenceText,
     make_request,
 )
+from arborist.qa.http import HttpSettings
 from arborist.qa.openai import OpenAIClient
 from arborist.qa.sse import iter_sse_data
 from arborist.safejson import MAX_DEPTH as NESTING
@@ -917,9 +918,11 @@ def client_for(
         "http://model.test/v1",
         "m1",
         name=CLIENT_NAME,
-        max_retries=retries,
-        sleep=lambda _seconds: None,
-        transport=httpx.MockTransport(replies),
+        http=HttpSettings(
+            max_retries=retries,
+            sleep=lambda _seconds: None,
+            transport=httpx.MockTransport(replies),
+        ),
     )
 
 

@@ -24,6 +24,7 @@ from arborist.keys import policy_hash
 from arborist.qa import extractive, policy, runner
 from arborist.qa.check import check_record
 from arborist.qa.embeddings import EmbeddingsClient, select_embedder
+from arborist.qa.http import HttpSettings
 from arborist.qa.models import select_client
 from arborist.qa.runner import retrieval_policy, vector_query
 from arborist.store.memo import generation
@@ -74,7 +75,8 @@ def embedded(chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch, home: Pat
 
 
 def client(server: ChatServer, **options: object) -> EmbeddingsClient:
-    return EmbeddingsClient(server.url, "ngram", sleep=lambda s: None, **options)  # type: ignore[arg-type]
+    no_sleep = HttpSettings(sleep=lambda s: None)
+    return EmbeddingsClient(server.url, "ngram", http=no_sleep, **options)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- the client
@@ -134,7 +136,9 @@ def test_a_server_that_is_down_is_one_line_after_its_retries() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    down = EmbeddingsClient(f"http://127.0.0.1:{port}/v1", "ngram", sleep=lambda s: None)
+    down = EmbeddingsClient(
+        f"http://127.0.0.1:{port}/v1", "ngram", http=HttpSettings(sleep=lambda s: None)
+    )
     with pytest.raises(ModelError) as error:
         down.embed(["one"])
     assert "gave up after 4 attempts" in one_line(error)

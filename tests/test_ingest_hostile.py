@@ -23,6 +23,7 @@ from arborist import Arborist
 from arborist.cli import cli
 from arborist.errors import BadInput, ModelError
 from arborist.qa.client import EvidenceText, make_request
+from arborist.qa.http import HttpSettings
 from arborist.qa.openai import OpenAIClient
 from arborist.qa.runner import ask
 from arborist.store.documents import admit_uri, ingest_document, redact_uri, resolve_document
@@ -400,7 +401,7 @@ def test_a_streamed_answer_is_kept_once_in_the_client(chat_server: ChatServer) -
     text is kept once, not as a list of every delta beside a list of every shown piece
     (12.3x here before, 20.5x for 4-character tokens)."""
     expected = _streamed(chat_server, 1_000_000)
-    client = OpenAIClient(chat_server.url, "test-model", max_retries=0)
+    client = OpenAIClient(chat_server.url, "test-model", http=HttpSettings(max_retries=0))
     shown = [0]  # characters handed to on_token (a counter: a list of them would be traced)
 
     def count(piece: str) -> None:
@@ -424,7 +425,7 @@ def test_a_streamed_answer_past_the_cap_is_one_line_and_stores_nothing(
     doc = tmp_path / "zebra.md"
     doc.write_text("# Zebra\n\nThe zebra marker stands for a test.\n", encoding="utf-8")
     _streamed(chat_server, 300_000)
-    client = OpenAIClient(chat_server.url, "test-model", max_retries=0)
+    client = OpenAIClient(chat_server.url, "test-model", http=HttpSettings(max_retries=0))
     client.max_reply_bytes = 100_000
     with Arborist(home) as app:
         app.ingest([str(doc)])

@@ -27,9 +27,7 @@ from __future__ import annotations
 
 import math
 import os
-import random
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import httpx
 import numpy as np
@@ -38,13 +36,11 @@ from numpy.typing import NDArray
 from arborist.admission import admit_profile
 from arborist.errors import BadInput
 from arborist.qa.http import (
-    DEFAULT_BACKOFF,
     DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_MAX_BACKOFF,
-    DEFAULT_MAX_RETRY_AFTER,
     DEFAULT_READ_TIMEOUT,
     DEFAULT_RETRIES,
     Attempt,
+    HttpSettings,
     RemoteModel,
     error_text,
 )
@@ -90,32 +86,15 @@ class EmbeddingsClient(RemoteModel):
         name: str = "embeddings",
         dimensions: int | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
-        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-        read_timeout: float = DEFAULT_READ_TIMEOUT,
-        max_retries: int = DEFAULT_RETRIES,
-        deadline: float | None = None,
-        backoff: float = DEFAULT_BACKOFF,
-        max_backoff: float = DEFAULT_MAX_BACKOFF,
-        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
-        sleep: Callable[[float], None] = time.sleep,
-        rng: random.Random | None = None,
-        transport: httpx.BaseTransport | None = None,
+        http: HttpSettings | None = None,
     ) -> None:
+        http = http or HttpSettings()
         super().__init__(
             base_url,
             model,
             api_key=api_key,
             name=name,
-            connect_timeout=connect_timeout,
-            read_timeout=read_timeout,
-            max_retries=max_retries,
-            deadline=deadline,
-            backoff=backoff,
-            max_backoff=max_backoff,
-            max_retry_after=max_retry_after,
-            sleep=sleep,
-            rng=rng,
-            transport=transport,
+            http=http,
         )
         if dimensions is not None and (
             isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 1
@@ -256,9 +235,7 @@ def _from_settings(name: str, profile: Mapping[str, object], env: Mapping[str, s
         name=name,
         dimensions=_whole(profile, "dimensions", where, None),
         batch_size=_whole(profile, "batch_size", where, DEFAULT_BATCH_SIZE) or 0,
-        connect_timeout=server.connect,
-        read_timeout=server.read,
-        max_retries=server.retries,
+        http=server.http,
     )
 
 
@@ -313,16 +290,11 @@ def select_embedder(
             raise BadInput("ARBORIST_EMBED_MODEL is set: set ARBORIST_EMBED_BASE_URL too")
         if not model:
             raise BadInput("ARBORIST_EMBED_BASE_URL is set: set ARBORIST_EMBED_MODEL too")
-        connect, read, retries = _overrides(None, None, env).apply(
+        http = _overrides(None, None, env).apply(
             DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_RETRIES
         )
         return EmbeddingsClient(
-            base_url,
-            model,
-            api_key=env.get("ARBORIST_EMBED_API_KEY") or None,
-            connect_timeout=connect,
-            read_timeout=read,
-            max_retries=retries,
+            base_url, model, api_key=env.get("ARBORIST_EMBED_API_KEY") or None, http=http
         )
     found = _configured(config or {})
     return None if found is None else _from_settings(found[0], found[1], env)

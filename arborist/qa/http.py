@@ -48,6 +48,7 @@ __all__ = [
     "DEFAULT_MAX_RETRY_AFTER",
     "DEFAULT_READ_TIMEOUT",
     "DEFAULT_RETRIES",
+    "HttpSettings",
     "MAX_REPLY_BYTES",
     "MAX_RETRIES",
     "MAX_TIMEOUT",
@@ -115,6 +116,32 @@ class Attempt:
     number: int  # from 1; a client may keep it with the answer
     timeouts: httpx.Timeout  # this try's, cut to the time left before the deadline
     whole_by: float  # the monotonic time by which a reply read whole must have arrived
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    """How a remote model is reached, waited for and asked again: one value, passed once
+    to every client of an OpenAI-compatible server (:class:`RemoteModel`). Checked by the
+    client it is given to, with the rest of its settings, before any request.
+
+    ``connect_timeout`` and ``read_timeout`` bound each connect and each wait for bytes;
+    ``max_retries`` retries (after 429, 5xx, connection errors and timeouts) happen
+    within ``deadline`` seconds of the first attempt (None: :data:`DEFAULT_DEADLINE`, or
+    the read timeout when that is longer), ``backoff`` seconds before the first and
+    twice as long each time after, at most ``max_backoff``, or the server's
+    ``Retry-After`` up to ``max_retry_after``. ``sleep``, ``rng`` and ``transport`` let
+    tests record the backoff and bring their own server."""
+
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    read_timeout: float = DEFAULT_READ_TIMEOUT
+    max_retries: int = DEFAULT_RETRIES
+    deadline: float | None = None
+    backoff: float = DEFAULT_BACKOFF
+    max_backoff: float = DEFAULT_MAX_BACKOFF
+    max_retry_after: float = DEFAULT_MAX_RETRY_AFTER
+    sleep: Callable[[float], None] = time.sleep
+    rng: random.Random | None = None
+    transport: httpx.BaseTransport | None = None
 
 
 # --------------------------------------------------------------------------- one-line errors
@@ -255,8 +282,7 @@ class RemoteModel:
     connection errors and timeouts) happen within ``deadline`` seconds of the
     first attempt (default: :data:`DEFAULT_DEADLINE`, or the read timeout when
     that is longer): no retry starts past it and each attempt's timeouts are
-    cut to the time left. ``sleep``, ``rng`` and ``transport`` let tests record
-    the backoff and bring their own server.
+    cut to the time left. All of it is one :class:`HttpSettings`.
 
     A subclass calls :meth:`_post` with its payload and a reader for a good
     reply, and raises :meth:`_error` for what it finds wrong in one; whatever
@@ -275,19 +301,10 @@ class RemoteModel:
         *,
         api_key: str | None,
         name: str,
-        connect_timeout: float,
-        read_timeout: float,
-        max_retries: int,
-        deadline: float | None,
-        backoff: float,
-        max_backoff: float,
-        max_retry_after: float,
-        sleep: Callable[[float], None],
-        rng: random.Random | None,
-        transport: httpx.BaseTransport | None,
+        http: HttpSettings,
     ) -> None:
-        check_endpoint(base_url, model, max_retries)
-        _check_seconds(connect_timeout, read_timeout, deadline)
+        check_endpoint(base_url, model, http.max_retries)
+        _check_seconds(http.connect_timeout, http.read_timeout, http.deadline)
         try:
             self._display = _server_url(base_url)
         except (httpx.InvalidURL, UnicodeError) as exc:
@@ -295,19 +312,19 @@ class RemoteModel:
         self.name = name
         self.base_url = base_url.rstrip("/")
         self.model = model
-        self.timeouts = httpx.Timeout(
-            connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
-        )
-        self.max_retries = max_retries
-        self.deadline = float(max(DEFAULT_DEADLINE, read_timeout) if deadline is None else deadline)
-        self.backoff = backoff
-        self.max_backoff = max_backoff
-        self.max_retry_after = max_retry_after
+        connect, read = http.connect_timeout, http.read_timeout
+        self.timeouts = httpx.Timeout(connect=connect, read=read, write=read, pool=connect)
+        self.max_retries = http.max_retries
+        deadline = http.deadline
+        self.deadline = float(max(DEFAULT_DEADLINE, read) if deadline is None else deadline)
+        self.backoff = http.backoff
+        self.max_backoff = http.max_backoff
+        self.max_retry_after = http.max_retry_after
         self._api_key = api_key or None
         self._key_pattern = key_pattern(self._api_key)
-        self._sleep = sleep
-        self._rng = rng or random.Random()
-        self._transport = transport
+        self._sleep = http.sleep
+        self._rng = http.rng or random.Random()
+        self._transport = http.transport
         self._ssl: ssl.SSLContext | None = None
 
     def __repr__(self) -> str:

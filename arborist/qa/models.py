@@ -26,6 +26,7 @@ from arborist.qa.http import (
     DEFAULT_RETRIES,
     MAX_RETRIES,
     MAX_TIMEOUT,
+    HttpSettings,
 )
 from arborist.qa.openai import OpenAIClient
 from arborist.qa.stub import StubClient
@@ -113,12 +114,13 @@ class _Overrides:
     timeout: float | None
     retries: int | None
 
-    def apply(self, connect: float, read: float, retries: int) -> tuple[float, float, int]:
-        """``(connect, read, retries)`` with the overrides in place; an overriding timeout
-        is the read timeout and caps the connect timeout too."""
+    def apply(self, connect: float, read: float, retries: int) -> HttpSettings:
+        """The client's settings: ``connect``, ``read`` and ``retries`` with the overrides in
+        place; an overriding timeout is the read timeout and caps the connect timeout too."""
         if self.timeout is not None:
             connect, read = min(connect, self.timeout), self.timeout
-        return connect, read, retries if self.retries is None else self.retries
+        retries = retries if self.retries is None else self.retries
+        return HttpSettings(connect_timeout=connect, read_timeout=read, max_retries=retries)
 
 
 def _checked_timeout(value: object, what: str) -> float:
@@ -204,9 +206,7 @@ class ServerSettings:
     base_url: str
     model: str
     api_key: str | None
-    connect: float
-    read: float
-    retries: int
+    http: HttpSettings
 
 
 def server_settings(
@@ -232,10 +232,10 @@ def server_settings(
         api_key = env.get(key_env)
         if not api_key:
             raise BadInput(f"{where} reads its API key from ${key_env}, which is not set")
-    connect, read, attempts = _overrides(timeout, retries, env).apply(
+    http = _overrides(timeout, retries, env).apply(
         *_timeouts(profile, where), _whole(profile, "max_retries", where, DEFAULT_RETRIES) or 0
     )
-    return ServerSettings(base_url, model, api_key, connect, read, attempts)
+    return ServerSettings(base_url, model, api_key, http)
 
 
 def _openai_profile(
@@ -248,7 +248,6 @@ def _openai_profile(
 ) -> OpenAIClient:
     """The client of a profile whose provider is ``openai`` (the default provider)."""
     server = server_settings(profile, where, env, timeout, retries, "http://localhost:8000/v1")
-    connect, read, max_retries = server.connect, server.read, server.retries
     return OpenAIClient(
         server.base_url,
         server.model,
@@ -259,9 +258,7 @@ def _openai_profile(
         top_p=_number(profile, "top_p", where),
         system_prompt=_string(profile, "system_prompt", where) or SYSTEM_PROMPT,
         context_tokens=_whole(profile, "context_tokens", where, None),
-        connect_timeout=connect,
-        read_timeout=read,
-        max_retries=max_retries,
+        http=server.http,
     )
 
 
@@ -321,17 +318,10 @@ def _from_environment(
         )
     if not model:
         raise BadInput("the openai model needs a model name: set ARBORIST_MODEL")
-    connect, read, max_retries = _overrides(timeout, retries, env).apply(
+    http = _overrides(timeout, retries, env).apply(
         DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_RETRIES
     )
-    return OpenAIClient(
-        base_url,
-        model,
-        api_key=env.get("ARBORIST_API_KEY") or None,
-        connect_timeout=connect,
-        read_timeout=read,
-        max_retries=max_retries,
-    )
+    return OpenAIClient(base_url, model, api_key=env.get("ARBORIST_API_KEY") or None, http=http)
 
 
 LOCAL_SERVER = "http://127.0.0.1:8080/v1"

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import random
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -32,13 +30,8 @@ from arborist.qa.budget import (
 )
 from arborist.qa.client import SYSTEM_PROMPT, ChatRequest, ChatResult, Message
 from arborist.qa.http import (
-    DEFAULT_BACKOFF,
-    DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_MAX_BACKOFF,
-    DEFAULT_MAX_RETRY_AFTER,
-    DEFAULT_READ_TIMEOUT,
-    DEFAULT_RETRIES,
     Attempt,
+    HttpSettings,
     RemoteModel,
     Retryable,
     check_endpoint,
@@ -213,20 +206,12 @@ class OpenAIClient(RemoteModel):
         top_p: float | None = None,
         system_prompt: str = SYSTEM_PROMPT,
         context_tokens: int | None = None,
-        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-        read_timeout: float = DEFAULT_READ_TIMEOUT,
-        max_retries: int = DEFAULT_RETRIES,
-        deadline: float | None = None,
-        backoff: float = DEFAULT_BACKOFF,
-        max_backoff: float = DEFAULT_MAX_BACKOFF,
-        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
-        sleep: Callable[[float], None] = time.sleep,
-        rng: random.Random | None = None,
-        transport: httpx.BaseTransport | None = None,
+        http: HttpSettings | None = None,
     ) -> None:
+        http = http or HttpSettings()
         # The sampling options are checked between the endpoint and the timeouts, so
         # that of several bad settings the same one is named first as it always was.
-        check_endpoint(base_url, model, max_retries)
+        check_endpoint(base_url, model, http.max_retries)
         _check_sampling(temperature, top_p, max_tokens)
         _check_context(context_tokens, max_tokens)
         super().__init__(
@@ -234,16 +219,7 @@ class OpenAIClient(RemoteModel):
             model,
             api_key=api_key,
             name=name,
-            connect_timeout=connect_timeout,
-            read_timeout=read_timeout,
-            max_retries=max_retries,
-            deadline=deadline,
-            backoff=backoff,
-            max_backoff=max_backoff,
-            max_retry_after=max_retry_after,
-            sleep=sleep,
-            rng=rng,
-            transport=transport,
+            http=http,
         )
         self.temperature = temperature
         self.max_tokens = max_tokens
