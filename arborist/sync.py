@@ -46,7 +46,9 @@ Kinds:
               once, then an unsolicited ``{"kind": "turn_done", ...}`` message
 
 This module imports nothing from Jupyter: the widget (``arborist_nb.widget``)
-only wires it to a comm and to threads.
+only wires it to a comm and to threads. It answers the requests; what it reads of the
+forest, diffed by hash, is :mod:`arborist.forest.tree_sync` (through the facade's
+``forest_view``), and what a request may hold, :mod:`arborist.sync_args`.
 """
 
 from __future__ import annotations
@@ -58,7 +60,6 @@ from typing import Any
 
 from arborist.app import Arborist
 from arborist.errors import ArboristError, BadInput, NotFound
-from arborist.forest.bates import parse_bates
 from arborist.forest.shard import FindHit, Node
 from arborist.forest.tree_sync import (
     CACHE_KEY_PREFIX,
@@ -76,6 +77,15 @@ from arborist.forest.tree_sync import (
     tree_state,
 )
 from arborist.store.cache import FALSIFIED_STATES, CacheRecord, RevisionState
+from arborist.sync_args import (
+    MAX_BATES_PER_REQUEST,
+    BadRequest,
+    arg,
+    bates_list,
+    checked_bates,
+    known_hashes,
+    one_line,
+)
 
 __all__ = [
     "CACHE_KEY_PREFIX",
@@ -103,20 +113,11 @@ __all__ = [
     "tree_state",
 ]
 
-MAX_BATES_PER_REQUEST = 2_000
-"""Most nodes one ``expand`` may name: a deep reveal fits, a runaway loop does not."""
-
-MAX_KNOWN_PER_REQUEST = 20_000
-"""Most hashes one request may declare as held."""
-
 MAX_EXPAND_BUDGET = 2_000
 """Most child rows one ``expand`` may return beyond the requested nodes' own children."""
 
 MAX_FIND_LIMIT = 200
 """Most hits one ``find`` returns."""
-
-MAX_ERROR_CHARS = 300
-"""An error answer is one line of at most this many characters."""
 
 REQUEST_KINDS = (
     "body",
@@ -133,19 +134,6 @@ REQUEST_KINDS = (
 
 _IGNORED_KINDS = ("anywidget-command", "anywidget-command-response")
 """Messages of anywidget's own command protocol share the comm; they are not ours."""
-
-
-class _BadRequest(BadInput):
-    """A request whose shape is wrong (missing id, unknown kind, bad argument)."""
-
-
-def one_line(error: BaseException | str, limit: int = MAX_ERROR_CHARS) -> str:
-    """``error`` as one line of at most ``limit`` characters, fit for a status bar."""
-    text = error if isinstance(error, str) else str(error) or type(error).__name__
-    if isinstance(error, BaseException) and not isinstance(error, ArboristError):
-        text = f"{type(error).__name__}: {text}"
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 # --- one node ---------------------------------------------------------------------------------
@@ -165,7 +153,7 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
     unless the store records co-access; ``related_error`` says why when they
     could not be read, and nothing else of the pane is lost).
     """
-    node = app.node(_checked_bates(bates, "bates"))
+    node = app.node(checked_bates(bates, "bates"))
     view = app.forest_view()
     out = _node_json(view, node, viewer_sid)
     now = app.audit_now(node)
@@ -333,50 +321,6 @@ def run_fork(
     )
 
 
-# --- requests -----------------------------------------------------------------------------------
-
-
-def _checked_bates(value: object, name: str) -> str:
-    if not isinstance(value, str):
-        raise _BadRequest(f"{name} must be a bates number string")
-    parse_bates(value)
-    return value.strip()
-
-
-_TYPE_NAMES = {int: "an integer", str: "a string", list: "a list", dict: "an object"}
-
-
-def _arg(message: Mapping[str, Any], name: str, kind: type, *, default: object = ...) -> Any:
-    if name not in message:
-        if default is ...:
-            raise _BadRequest(f"missing {name!r}")
-        return default
-    value = message[name]
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise _BadRequest(f"{name!r} must be {_TYPE_NAMES.get(kind, kind.__name__)}")
-    return value
-
-
-def _known(message: Mapping[str, Any]) -> dict[str, str]:
-    known = _arg(message, "known", dict, default={})
-    if len(known) > MAX_KNOWN_PER_REQUEST:
-        raise _BadRequest(
-            f"'known' holds {len(known)} hashes; the limit is {MAX_KNOWN_PER_REQUEST}"
-        )
-    if not all(isinstance(k, str) and isinstance(v, str) for k, v in known.items()):
-        raise _BadRequest("'known' must map bates numbers to subtree hashes (strings)")
-    return dict(known)
-
-
-def _bates_list(message: Mapping[str, Any], name: str, *, default: object = ...) -> list[str]:
-    values = _arg(message, name, list, default=default)
-    if len(values) > MAX_BATES_PER_REQUEST:
-        raise _BadRequest(
-            f"{name!r} names {len(values)} nodes; the limit is {MAX_BATES_PER_REQUEST}"
-        )
-    return [_checked_bates(v, name) for v in values]
-
-
 StartFork = Callable[[str, str, object], None]
 """Starts a fork ``(parent_bates, question, request_id)`` without waiting for it."""
 
@@ -453,7 +397,7 @@ class ForestSync:
             }
         try:
             if not isinstance(kind, str) or kind not in REQUEST_KINDS:
-                raise _BadRequest(
+                raise BadRequest(
                     f"unknown request kind {kind!r}: expected one of {', '.join(REQUEST_KINDS)}"
                 )
             result = getattr(self, f"_{kind}")(message)
@@ -468,14 +412,14 @@ class ForestSync:
         if since is not None and (
             not isinstance(since, int) or isinstance(since, bool) or since < 0
         ):
-            raise _BadRequest("'since' must be null or an audit event seq (0 or more)")
+            raise BadRequest("'since' must be null or an audit event seq (0 or more)")
         store_since = message.get("store_since")
         if store_since is not None and (
             not isinstance(store_since, int) or isinstance(store_since, bool) or store_since < 0
         ):
-            raise _BadRequest("'store_since' must be null or a store event seq (0 or more)")
+            raise BadRequest("'store_since' must be null or a store event seq (0 or more)")
         view = self.app.forest_view()
-        answer = view.roots(self.sid, _known(message), since)
+        answer = view.roots(self.sid, known_hashes(message), since)
         answer["store_seq"] = view.store_head()
         if store_since is not None:
             restated = view.restated_since(store_since, MAX_ADDED)
@@ -490,43 +434,43 @@ class ForestSync:
         return answer
 
     def _poll(self, message: Mapping[str, Any]) -> JSON:
-        grafts = _bates_list(message, "grafts", default=[])
+        grafts = bates_list(message, "grafts", default=[])
         view = self.app.forest_view()
         return view.poll(self.sid, grafts) | {"store_seq": view.store_head()}
 
     def _expand(self, message: Mapping[str, Any]) -> JSON:
-        budget = _arg(message, "budget", int, default=0)
+        budget = arg(message, "budget", int, default=0)
         if not 0 <= budget <= MAX_EXPAND_BUDGET:
-            raise _BadRequest(f"'budget' must be between 0 and {MAX_EXPAND_BUDGET}")
+            raise BadRequest(f"'budget' must be between 0 and {MAX_EXPAND_BUDGET}")
         reveal = message.get("reveal")
         return self.app.forest_view().expand(
             self.sid,
-            _known(message),
-            _bates_list(message, "bates"),
+            known_hashes(message),
+            bates_list(message, "bates"),
             budget,
-            None if reveal is None else _checked_bates(reveal, "reveal"),
+            None if reveal is None else checked_bates(reveal, "reveal"),
         )
 
     def _body(self, message: Mapping[str, Any]) -> JSON:
-        return body(self.app, _checked_bates(message.get("bates"), "bates"), self.sid)
+        return body(self.app, checked_bates(message.get("bates"), "bates"), self.sid)
 
     def _find(self, message: Mapping[str, Any]) -> JSON:
-        query = _arg(message, "query", str)
-        limit = _arg(message, "limit", int, default=20)
+        query = arg(message, "query", str)
+        limit = arg(message, "limit", int, default=20)
         if not 1 <= limit <= MAX_FIND_LIMIT:
-            raise _BadRequest(f"'limit' must be between 1 and {MAX_FIND_LIMIT}")
+            raise BadRequest(f"'limit' must be between 1 and {MAX_FIND_LIMIT}")
         return find_hits(self.app, query, limit, self.sid)
 
     def _cd(self, message: Mapping[str, Any]) -> JSON:
-        node = self.app.cd(self.sid, _checked_bates(message.get("bates"), "bates"))
+        node = self.app.cd(self.sid, checked_bates(message.get("bates"), "bates"))
         state = self.state()
         if self._on_change is not None:
             self._on_change(state)
         return {"current_bates": node.bates}
 
     def _label(self, message: Mapping[str, Any]) -> JSON:
-        bates = _checked_bates(message.get("bates"), "bates")
-        node = self.app.label(self.sid, _arg(message, "label", str), bates)
+        bates = checked_bates(message.get("bates"), "bates")
+        node = self.app.label(self.sid, arg(message, "label", str), bates)
         return {
             "bates": node.bates,
             "label": node.label,
@@ -538,7 +482,7 @@ class ForestSync:
         return self.app.forest_view().shown(node, self.app.audit_now(node).revision)
 
     def _answered(self, message: Mapping[str, Any], what: str) -> tuple[Node, RevisionState]:
-        node = self.app.node(_checked_bates(message.get("bates"), "bates"))
+        node = self.app.node(checked_bates(message.get("bates"), "bates"))
         if node.is_root:
             raise BadInput(f"{node.bates} is a session root: it has no answer to {what}")
         shown = self._shown(node)
@@ -549,10 +493,10 @@ class ForestSync:
     def _falsify(self, message: Mapping[str, Any]) -> JSON:
         """Falsify the revision the turn showed, never a later one: when the question was
         answered again since, the turn's own revision is what the reader judged."""
-        state = _arg(message, "state", str)
+        state = arg(message, "state", str)
         if state not in FALSIFIED_STATES:
-            raise _BadRequest(f"bad state {state!r}: choose one of {', '.join(FALSIFIED_STATES)}")
-        reason = _arg(message, "reason", str)
+            raise BadRequest(f"bad state {state!r}: choose one of {', '.join(FALSIFIED_STATES)}")
+        reason = arg(message, "reason", str)
         node, shown = self._answered(message, "falsify")
         record = self.app.falsify(node.cache_key, state, reason, revision=shown[0])
         return self._state_answer(node, record)
@@ -575,8 +519,8 @@ class ForestSync:
         }
 
     def _fork(self, message: Mapping[str, Any]) -> JSON:
-        parent = self.app.node(_checked_bates(message.get("bates"), "bates"))
-        question = _arg(message, "question", str)
+        parent = self.app.node(checked_bates(message.get("bates"), "bates"))
+        question = arg(message, "question", str)
         if not question.strip():
             raise BadInput("empty question: type what to ask under this turn")
         if self._start_fork is None:
