@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from arborist.hashing import cache_key as _cache_key
 from arborist.hashing import (
+    cache_key,
     canonical_json,
     leaf_hash,
     question_hash,
@@ -124,11 +124,6 @@ def cache_dimensions(
         "canonicalization_version": CANONICALIZATION_VERSION,
         "chunking_version": chunking_version,
     }
-
-
-def cache_key(dimensions: Mapping[str, str]) -> str:
-    """The cache key of eight dimensions (:func:`arborist.hashing.cache_key`)."""
-    return _cache_key(dimensions)
 
 
 def answer_hash(answer_text: str) -> str:
