@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import quote
 
-from arborist.errors import DamagedDatabase, ReadOnlyDatabase, StorageError
+from arborist.errors import DamagedDatabase, ReadOnlyDatabase, StorageError, one_line
 from arborist.private import (
     PRIVATE_FILE_MODE,
     PRIVATE_FOLDER_MODE,
@@ -499,7 +499,7 @@ def require_writable(conn: sqlite3.Connection) -> None:
             conn.checked = True
         else:
             said = " ".join(found).replace("*** in database main ***", "")
-            conn.damage = " ".join(said.split()) or "quick_check found a problem"
+            conn.damage = one_line(said) or "quick_check found a problem"
     if conn.damage is not None:
         raise DamagedDatabase(conn.path, conn.damage)
 

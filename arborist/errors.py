@@ -91,7 +91,7 @@ class DamagedDatabase(StorageError):
 
     def __init__(self, path: object, reason: str) -> None:
         self.path = str(path)
-        self.reason = " ".join(reason.split())
+        self.reason = one_line(reason)
         super().__init__(
             f"{self.path} is damaged ({self.reason}): restore it from a backup, "
             "or run `arborist verify` for details"
@@ -111,10 +111,12 @@ class ModelError(ArboristError):
     """A chat model that timed out, failed or answered with something unusable."""
 
 
-def one_line(message: object) -> str:
-    """``message`` (often a foreign exception) as one line, whitespace runs collapsed: how
-    an arborist error quotes what a parser or the network said."""
-    return " ".join(str(message).split())
+def one_line(message: object, limit: int | None = None) -> str:
+    """``message`` (often a foreign exception) as one line, whitespace runs collapsed, and
+    with ``limit`` cut to that many characters (the last one ``…``): how an arborist error
+    quotes what a parser, a file, the network or a server said."""
+    text = " ".join(str(message).split())
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
 
 
 _FULL = (

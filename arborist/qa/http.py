@@ -36,7 +36,7 @@ import httpx
 
 from arborist._version import __version__
 from arborist.admission import admit
-from arborist.errors import BadInput, ModelError
+from arborist.errors import BadInput, ModelError, one_line
 from arborist.qa.sanitize import API_KEY_PLACEHOLDER, StreamText, key_pattern, no_lone_surrogates
 
 __all__ = [
@@ -147,12 +147,6 @@ class HttpSettings:
 # --------------------------------------------------------------------------- one-line errors
 
 
-def _one_line(text: str, limit: int = _MAX_ERROR_TEXT) -> str:
-    """Whitespace collapsed and cut to ``limit`` characters, so an error stays one line."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def error_text(body: Mapping[str, object]) -> str | None:
     """The message in an error body, in the shapes servers use.
 
@@ -210,13 +204,13 @@ def describe(exc: httpx.TransportError, timeouts: httpx.Timeout) -> str:
         return f"could not connect within {_seconds(timeouts.connect)} s (connect timeout)"
     if isinstance(exc, httpx.ReadTimeout):
         return f"no answer within {_seconds(timeouts.read)} s (read timeout)"
-    detail = _one_line(str(exc)) or "no detail"
+    detail = one_line(exc, _MAX_ERROR_TEXT) or "no detail"
     return f"{type(exc).__name__}: {detail}"
 
 
 def _describe_http(exc: httpx.HTTPError) -> str:
     """Any other httpx failure (a bad URL, a decoding error) in one line."""
-    return f"{type(exc).__name__}: {_one_line(str(exc)) or 'no detail'}"
+    return f"{type(exc).__name__}: {one_line(exc, _MAX_ERROR_TEXT) or 'no detail'}"
 
 
 # --------------------------------------------------------------------------- settings
@@ -349,7 +343,7 @@ class RemoteModel:
 
     def _quote(self, text: str, limit: int = _MAX_ERROR_TEXT) -> str:
         """Server text for an error message: cleaned first, then cut (never mid-key)."""
-        return _one_line(self._clean(text), limit)
+        return one_line(self._clean(text), limit)
 
     def _error(self, what: str) -> ModelError:
         """A one-line ModelError naming this client, its model and server."""
