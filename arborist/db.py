@@ -174,7 +174,8 @@ class Connection(sqlite3.Connection):
             self._scratch = None
 
 
-# The base class's methods, called directly: a super() per row would cost a fifth more.
+# The base class's methods, called directly: a super() on every row fetched is the hot path's
+# own cost (docs/design.md section 5).
 _execute = sqlite3.Cursor.execute
 _executemany = sqlite3.Cursor.executemany
 _fetchone = sqlite3.Cursor.fetchone
@@ -192,7 +193,7 @@ def _reraise(conn: object, exc: sqlite3.DatabaseError) -> NoReturn:
 
 class Cursor(sqlite3.Cursor):
     """A cursor whose statements and fetches translate errors as its :class:`Connection`
-    does (about 0.1 µs more per row fetched, 1 µs per statement)."""
+    does (its cost per row and per statement: docs/design.md section 5)."""
 
     def execute(self, sql: str, parameters: Any = (), /) -> Cursor:
         try:

@@ -37,11 +37,11 @@ def long_words(text: str) -> str:
     and ``__getattribute__(self,`` are not), in other text every long word.
 
     The text is read a piece of about 1 MiB at a time, each piece ending at a space so
-    no word is cut (a whole big document's copies at once took many times its size in
-    memory). An ASCII piece (most of them) is read through a copy in which every
-    whitespace byte is a space and every other byte an ``x``: each long word is found
-    there with a ``find`` of :data:`_LONG_RUN`, the fast substring search, where
-    splitting into words and measuring each cost five times as much. Another piece is
+    no word is cut and a big document is never copied whole. An ASCII piece (most of
+    them) is read through a copy in which every whitespace byte is a space and every
+    other byte an ``x``: each long word is found there with a ``find`` of
+    :data:`_LONG_RUN`, the fast substring search, rather than by splitting the piece
+    into words and measuring each (docs/design.md section 8). Another piece is
     split into words only when its UTF-8 copy holds such a run (a word of 20 characters
     is at least 20 bytes, none of them a space).
     """

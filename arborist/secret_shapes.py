@@ -192,7 +192,7 @@ _SHORT_LONGS = 4096
 def holds_vendor_literal(longs: str) -> bool:
     """Whether one of :data:`VENDOR`'s literals is among the long words: the vendors are
     tried one by one only then. A few long words (most prose) are searched once for all
-    the literals (sre skips a branch whose first character differs: half the cost of an
+    the literals (sre skips a branch whose first character differs, so one search beats an
     ``in`` per literal); many (pydoc's) with an ``in`` per literal, which runs at memory
     speed where the search tries the branches at most characters."""
     if len(longs) < _SHORT_LONGS:

@@ -55,8 +55,8 @@ frame; back-to-back writes never leave the background one that moment, so this b
 WAL_BACKLOG_BYTES = 2**20
 """Past :data:`WAL_MAX_BYTES`, the writer checkpoints once the checkpointer has left at most
 this much of the log uncopied; until then it asks the thread to go again without its pause.
-The thread copies while the writer goes on writing; the writer, which used to copy whatever
-the thread had not reached (up to 10 MB, several milliseconds a time), copies a short tail."""
+The thread copies while the writer goes on writing, so the writer copies a short tail, not
+whatever the thread has not reached yet."""
 
 WAL_HARD_BYTES = WAL_MAX_BYTES + WAL_CHECKPOINT_BYTES // 2
 """A log this long is checkpointed by the writer whatever the thread has left (it waits for
@@ -68,9 +68,9 @@ WAL_SIZE_LIMIT = WAL_MAX_BYTES + WAL_CHECKPOINT_BYTES
 over (one a reader in another process kept from starting over for a while). At least the
 length writers keep the log under (:data:`WAL_MAX_BYTES`, plus what commits add while the
 writer's own checkpoint runs), so a log that starts over is written again in place, over
-pages the file already has: cut back to 1 MiB at every start, as it once was, the ``-wal``
-was grown anew each cycle, about a tenth of an ingest's time. So the file's size is no
-measure of the log; :func:`_wal_state` reads the log's length from the ``-shm``."""
+pages the file already has, not grown anew each cycle (docs/design.md section 5). So the
+file's size is no measure of the log; :func:`_wal_state` reads the log's length from the
+``-shm``."""
 
 _WAL_SIZE_LIMIT_BLIND = 2**20
 """``journal_size_limit`` on a connection that cannot read its ``-shm``: it goes by the
