@@ -1,10 +1,10 @@
 """What a ``%%ask`` cell shows and returns: an :class:`Answer`.
 
 Three renderings, made together by one ``_repr_mimebundle_`` from one check of the
-answer (taken when the Answer is made, taken again only by ``verify()``), so a
-display reads nothing: ``text/plain`` (stable, what nbval compares, and what a
-terminal's ``repr`` and nbconvert show), ``text/markdown`` and ``text/html``. Each is
-the answer, then one status line in plain words (new
+answer, so a display re-reads the store once (an answer shown again after its store was
+edited shows the failure) and rendering reads nothing: ``text/plain`` (stable, what nbval
+compares, and what a terminal's ``repr`` and nbconvert show), ``text/markdown`` and
+``text/html``. Each is the answer, then one status line in plain words (new
 or from the cache, what the quotes prove, how much of the question they cover,
 the turn), then the rest: the turn's facts, its record and evidence, folded in
 markdown and HTML. Answer and document text is untrusted: the HTML escapes
@@ -46,8 +46,7 @@ class Answer:
     flags and proofs), ``proofs`` the per-item proof data, ``verify()``
     re-reads the answer from the store and re-checks it here and now.
 
-    The answer is checked once when it is made; its renderings show that check (or the
-    latest ``verify()``'s), so displaying it, in any mimetype, reads nothing.
+    A display checks it once (``verify()``) and renders every mimetype from that check.
     """
 
     def __init__(
@@ -65,10 +64,6 @@ class Answer:
         self.checkpoint = checkpoint
         self.first_turn = first_turn
         self._id = f"arb-{secrets.token_hex(6)}"  # unique across kernels and reopened notebooks
-        self._check = app.check_answer(self.record.id)
-        """The latest check of this answer: what every rendering shows."""
-        self._bundle: dict[str, str] | None = None
-        """The renderings of :attr:`_check`, made on the first display."""
 
     @property
     def text(self) -> str:
@@ -106,12 +101,9 @@ class Answer:
         The result is truthy only when everything holds (``if answer.verify():``);
         iterate it for one :class:`ProofStatus` per evidence item, and read
         ``.problems`` for what does not hold. A store edited after the ask fails
-        here, whatever the copy taken at ask time says; the renderings show this check
-        from now on.
+        here, whatever the copy taken at ask time says.
         """
-        self._check = self.app.check_answer(self.record.id)
-        self._bundle = None
-        return self._check
+        return self.app.check_answer(self.record.id)
 
     # --- renderings --------------------------------------------------------------------------
 
@@ -126,7 +118,7 @@ class Answer:
     def status(self, check: AnswerCheck | None = None) -> str:
         """The one line under the answer: "new answer · quotes verified (STRICT) · partly:
         no cited passage mentions comic · turn #3"."""
-        check = self._check if check is None else check
+        check = self.verify() if check is None else check
         if self.turn.reused:
             cache = "this cell's earlier answer"
         elif self.hit:
@@ -156,7 +148,7 @@ class Answer:
         return measure(record.question, record.answer_text, record.evidence)
 
     def _facts(self, check: AnswerCheck | None = None) -> list[tuple[str, str]]:
-        check = self._check if check is None else check
+        check = self.verify() if check is None else check
         audit = self.audit_mode if check else f"NONE: does not hold now: {check.summary}"
         support = self._support(check)
         return [
@@ -170,25 +162,23 @@ class Answer:
         ]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        """text/plain, text/markdown and text/html of the latest check, made once (IPython
+        """text/plain, text/markdown and text/html, all from one check made now (IPython
         filters by ``include`` and ``exclude`` itself)."""
-        if self._bundle is None:
-            check = self._check
-            self._bundle = {
-                "text/plain": _render_text(self, check),
-                "text/markdown": _render_markdown(self, check),
-                "text/html": _render_html(self, check),
-            }
-        return dict(self._bundle)
+        check = self.verify()
+        return {
+            "text/plain": _render_text(self, check),
+            "text/markdown": _render_markdown(self, check),
+            "text/html": _render_html(self, check),
+        }
 
     def __repr__(self) -> str:
-        return self._repr_mimebundle_()["text/plain"]
+        return _render_text(self, self.verify())
 
     def _repr_markdown_(self) -> str:
-        return self._repr_mimebundle_()["text/markdown"]
+        return _render_markdown(self, self.verify())
 
     def _repr_html_(self) -> str:
-        return self._repr_mimebundle_()["text/html"]
+        return _render_html(self, self.verify())
 
 
 class Landing:

@@ -7,6 +7,7 @@ import html
 import io
 import json
 import re
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -64,25 +65,29 @@ def test_ask_returns_an_answer_that_underscore_holds(shell: InteractiveShell) ->
     assert re.search(r"checkpoint \d+:[0-9a-f]{64}", text)
 
 
-def test_an_answer_is_checked_once_and_displays_reading_nothing(
-    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+def test_a_display_checks_the_answer_once_for_every_mimetype(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch, home: Path
 ) -> None:
-    """One check when the Answer is made; a display (every mimetype at once, as a notebook
-    and nbconvert take it, or repr at a terminal) reads nothing more; verify() checks anew."""
+    """One check per display, however many mimetypes it carries (it was one per mimetype:
+    three reloads and checks a cell), and none when the Answer is made; shown again after
+    the store was edited, it shows the failure."""
     app = shell.magics_manager.registry["ArboristMagics"].app
     real, calls = app.check_answer, []
     monkeypatch.setattr(app, "check_answer", lambda rid: calls.append(rid) or real(rid))
     answer = ask(shell, "Who created Spider-Man?")
+    assert calls == []
+    bundle, _meta = shell.display_formatter.format(answer)
+    assert set(bundle) == {"text/plain", "text/markdown", "text/html"}
     assert calls == [answer.record.id]
-    for _ in range(2):
-        bundle, _meta = shell.display_formatter.format(answer)
-        assert set(bundle) == {"text/plain", "text/markdown", "text/html"}
-        assert bundle["text/plain"] == repr(answer) and "Ditko" in bundle["text/plain"]
-        assert bundle["text/html"] == answer._repr_html_()
-        assert bundle["text/markdown"] == answer._repr_markdown_()
-    assert len(calls) == 1
-    assert answer.verify() and len(calls) == 2
-    assert shell.display_formatter.format(answer)[0] == bundle and len(calls) == 2
+    assert bundle["text/plain"] == repr(answer) and "Ditko" in bundle["text/plain"]
+    assert bundle["text/html"] == answer._repr_html_() and "STRICT" in bundle["text/plain"]
+    assert bundle["text/markdown"] == answer._repr_markdown_()
+    assert len(calls) == 4, "repr, _repr_html_ and _repr_markdown_: one check each"
+    with sqlite3.connect(home / "store.db") as conn:
+        conn.execute("UPDATE chunks SET text = 'tampered' WHERE text LIKE '%Ditko%'")
+    again, _meta = shell.display_formatter.format(answer)
+    assert len(calls) == 5 and "STRICT" not in again["text/plain"]
+    assert 'data-proof="fail"' in again["text/html"]
 
 
 def test_interpolation_from_the_namespace(shell: InteractiveShell) -> None:
