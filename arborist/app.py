@@ -10,69 +10,40 @@ Home layout (docs/design.md section 1)::
         sessions.db          the conversation forest shard
         config.toml          model profiles and options
         redaction.key        keys transcript-path redaction (0600; co-access only)
+
+:class:`Arborist` is three layers, each a module: the home, its databases, its
+config.toml and the checks of its files (:mod:`arborist.app_home`); the forest's
+sessions and turns (:mod:`arborist.app_forest`); and here, what asks, answers and
+documents take, each a call into the service that owns the rule.
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
-from arborist.admission import admit
-from arborist.analysis import stands_alone
-from arborist.audit import (
-    ChainReport,
-    Checkpoint,
-    check_chain,
-    has_audit_table,
-    head_checkpoint,
-    holds_event,
-)
-from arborist.db import connect, loose_modes, require_writable
-from arborist.errors import BadInput, DamagedDatabase, ModelError, NotFound, StorageError
-from arborist.forest import SESSIONS_MIGRATIONS
+from arborist.app_forest import HomeForest
+from arborist.app_home import default_home
+from arborist.checks import ChainCheck, DatabaseReport, Verification
+from arborist.config import coaccess_params, names_an_embedder
+from arborist.db import require_writable
+from arborist.errors import BadInput, ModelError
 from arborist.forest.bates import is_bates
-from arborist.forest.reads import (
-    first_turn,
-    label_names,
-    reusable_turn,
-    session_bates,
-    turn_answers,
-)
-from arborist.forest.render import branch_points, render_tree
-from arborist.forest.shard import (
-    FindHit,
-    Node,
-    Session,
-    create_session,
-    find,
-    get_node,
-    get_session,
-    insert_turn,
-    list_sessions,
-    resolve_ref,
-    set_current,
-    set_label,
-)
-from arborist.forest.transfer import ImportResult, export_session, import_lines
-from arborist.forest.tree_sync import ForestView
-from arborist.forest.verify import SESSIONS_FTS, ForestVerification, verify_forest
-from arborist.integrity import FileChecks
-from arborist.migrations import Migration, open_database
-from arborist.pathref import KEY_FILE, load_or_create_key, redact_path
+from arborist.forest.reads import reusable_turn
+from arborist.forest.shard import Node, get_node, insert_turn, set_current, set_label
+from arborist.pathref import load_or_create_key, redact_path
 from arborist.progress import Track, untracked
+from arborist.qa import followups
 from arborist.qa.check import AnswerCheck, check_record
 from arborist.qa.client import ChatClient
 from arborist.qa.models import select_client
 from arborist.qa.runner import AskResult, ask
-from arborist.qa.standing import Standing, contradictions, standing, standings
-from arborist.safejson import decode, loads_toml
-from arborist.store import STORE_MIGRATIONS, coaccess
+from arborist.store import coaccess
 from arborist.store.cache import (
     CacheRecord,
     falsify,
@@ -80,26 +51,31 @@ from arborist.store.cache import (
     load_record,
     resolve_key,
     restore,
-    stored_answers,
 )
 from arborist.store.coaccess import RebuildReport, RelatedSource
 from arborist.store.demo import demo_corpus
 from arborist.store.derive import Derivation, derive_from_record
 from arborist.store.documents import (
     IngestResult,
-    document_leaves,
-    holds_chunk,
     prepare_document,
     resolve_document,
     store_document,
 )
 from arborist.store.fetch import fetch_url, refetch
 from arborist.store.loaders import LoadedDocument, discover, load_path
+from arborist.store.related import (
+    RELATED_LANE,
+    RELATED_SLACK,
+    Related,
+    cited_related,
+    fresh_index,
+    related_sources,
+    turn_leaves,
+)
 from arborist.store.search import SearchHit, search
 from arborist.store.stats import store_counts
 from arborist.store.tiers import TierChange, evict, rehydrate
 from arborist.store.vectors import EmbedReport, embed_missing
-from arborist.store.verify import STORE_FTS, StoreVerification, verify_store
 
 if TYPE_CHECKING:
     from arborist.store.vectors import Embedder
@@ -116,38 +92,6 @@ __all__ = [
 ]
 
 
-STORE_FILE = "store.db"
-SESSIONS_FILE = "sessions.db"
-CONFIG_FILE = "config.toml"
-
-
-def default_home() -> Path:
-    """``$ARBORIST_HOME`` if set, else ``~/.arborist``."""
-    configured = os.environ.get("ARBORIST_HOME")
-    return Path(os.path.expanduser(configured)) if configured else Path.home() / ".arborist"
-
-
-@dataclass(frozen=True)
-class DatabaseReport:
-    """The chain report of one database file."""
-
-    name: str
-    path: Path
-    report: ChainReport
-
-
-@dataclass(frozen=True)
-class ChainCheck:
-    """Chain reports of the databases checked, plus checkpoints that matched none of them."""
-
-    databases: tuple[DatabaseReport, ...]
-    unmatched: tuple[Checkpoint, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.unmatched and all(db.report.ok for db in self.databases)
-
-
 @dataclass(frozen=True)
 class Turn:
     """One recorded turn: the answer (hit or miss) and the forest node that holds it."""
@@ -157,189 +101,17 @@ class Turn:
     reused: bool = False
 
 
-@dataclass(frozen=True)
-class Verification:
-    """``arborist verify`` over both stores; checkpoints that matched neither chain."""
-
-    store: StoreVerification
-    forest: ForestVerification
-    unmatched: tuple[Checkpoint, ...]
-    modes: tuple[str, ...] = ()  # the home and its files, where other users can read them
-    turns: tuple[str, ...] = ()  # turns that show otherwise than the answer their key names
-
-    @property
-    def problems(self) -> list[str]:
-        lines = list(self.modes)
-        lines += [f"store.db: {p}" for p in self.store.problems]
-        lines += [f"store.db: audit chain: {p}" for p in self.store.chain.problems]
-        lines += [f"sessions.db: {p}" for p in self.forest.problems]
-        lines += [f"sessions.db: audit chain: {p}" for p in self.forest.chain.problems]
-        lines += [f"sessions.db: {p}" for p in self.turns]
-        lines += [
-            f"checkpoint {cp} is in neither chain: truncated or rewritten" for cp in self.unmatched
-        ]
-        return lines
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-MAX_THREADED_TURNS = 6
-"""How many earlier turns ``thread=True`` puts into the prompt."""
-
-MAX_KEYWORD_TITLES = 12
-"""How many cited titles of each turn above a follow-up it may borrow words from."""
-
-RELATED_LANE = 3
-"""How many co-accessed chunks ``--related`` adds to an ask's evidence."""
-
-RELATED_SLACK = 0.1
-"""How far (a fraction of its rows) the co-access index may lag before an ask's
-``--related`` lane or the widget rebuilds it; ``arborist related`` never lets it lag."""
-
-
-@dataclass(frozen=True)
-class Related:
-    """What ``related REF`` found: the leaves REF stands for, and their co-accessed chunks."""
-
-    kind: str
-    sources: tuple[str, ...]
-    items: tuple[RelatedSource, ...]
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "sources": list(self.sources),
-            "related": [item.as_json() for item in self.items],
-        }
-
-
-class Arborist:
+class Arborist(HomeForest):
     """An arborist home: its two databases, opened (and migrated) on first use.
 
     ``store_db`` and ``sessions_db`` override the files' locations. With
     ``create=False`` a missing database is an error instead of a new file,
-    and existing files are read as they are, without migrating them.
+    and existing files are read as they are, without migrating them
+    (:class:`~arborist.app_home.Home`). Its forest is
+    :class:`~arborist.app_forest.HomeForest`'s.
     """
 
-    def __init__(
-        self,
-        home: str | Path | None = None,
-        *,
-        store_db: str | Path | None = None,
-        sessions_db: str | Path | None = None,
-        create: bool = True,
-    ) -> None:
-        self.home = Path(os.path.expanduser(home)) if home is not None else default_home()
-        self.store_path = Path(store_db) if store_db else self.home / STORE_FILE
-        self.sessions_path = Path(sessions_db) if sessions_db else self.home / SESSIONS_FILE
-        self.create = create
-        self._connections: dict[str, sqlite3.Connection] = {}
-        self._config: tuple[tuple[int, int], dict[str, Any]] | None = None
-
-    def __repr__(self) -> str:
-        return f"Arborist(home={str(self.home)!r})"
-
-    def _open(self, name: str, path: Path, migrations: tuple[Migration, ...]) -> sqlite3.Connection:
-        conn = self._connections.get(name)
-        if conn is None:
-            if self.create:
-                conn = open_database(path, migrations)
-            else:
-                conn = connect(path, must_exist=True)
-                _require_audit_table(conn, path)
-            self._connections[name] = conn
-        return conn
-
-    @property
-    def store_conn(self) -> sqlite3.Connection:
-        """Connection to ``store.db``."""
-        return self._open("store", self.store_path, STORE_MIGRATIONS)
-
-    @property
-    def sessions_conn(self) -> sqlite3.Connection:
-        """Connection to ``sessions.db``."""
-        return self._open("sessions", self.sessions_path, SESSIONS_MIGRATIONS)
-
-    def chain_check(
-        self,
-        checkpoints: tuple[Checkpoint, ...] | list[Checkpoint] = (),
-        *,
-        databases: tuple[str, ...] = ("store", "sessions"),
-    ) -> ChainCheck:
-        """Check the audit chain of each named database against the checkpoints.
-
-        A checkpoint belongs to the database whose chain holds its event hash.
-        When only one database is checked, every checkpoint is checked there
-        (so a truncated tail is named as such); otherwise a checkpoint found in
-        no chain is returned in ``unmatched``: that history is gone from both.
-        """
-        conns = {name: self._conn(name) for name in databases}
-        assigned: dict[str, list[Checkpoint]] = {name: [] for name in databases}
-        unmatched: list[Checkpoint] = []
-        for checkpoint in checkpoints:
-            owner = _owner(conns, checkpoint)
-            if owner is None and len(databases) == 1:
-                owner = databases[0]
-            if owner is None:
-                unmatched.append(checkpoint)
-            else:
-                assigned[owner].append(checkpoint)
-        reports = tuple(
-            DatabaseReport(name, self._path(name), check_chain(conn, assigned[name]))
-            for name, conn in conns.items()
-        )
-        return ChainCheck(reports, tuple(unmatched))
-
-    def _conn(self, name: str) -> sqlite3.Connection:
-        if name == "store":
-            return self.store_conn
-        if name == "sessions":
-            return self.sessions_conn
-        raise ValueError(f"unknown database {name!r}")
-
-    def _path(self, name: str) -> Path:
-        return self.store_path if name == "store" else self.sessions_path
-
     # --- configuration and models -----------------------------------------------------
-
-    @property
-    def config(self) -> dict[str, Any]:
-        """``config.toml`` of the home, parsed (empty when there is none).
-
-        Every ask reads it (model profiles, the admission allowlist), so the
-        parse is kept until the file's size or mtime changes: one stat per use.
-        """
-        path = self.home / CONFIG_FILE
-        try:
-            info = path.stat()
-        except FileNotFoundError:
-            return {}
-        stamp = (info.st_mtime_ns, info.st_size)
-        if self._config is None or self._config[0] != stamp:
-            # not UTF-8, not TOML, or nested too deep to parse: one line
-            parsed = loads_toml(decode(path.read_bytes(), str(path)), str(path))
-            self._config = (stamp, parsed)
-        return self._config[1]
-
-    @property
-    def allowlist(self) -> list[str]:
-        """Exact strings the admission gate must never redact (``[admission] allowlist``)."""
-        section = self.config.get("admission", {})
-        values = section.get("allowlist", []) if isinstance(section, dict) else None
-        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-            raise BadInput("config.toml: [admission] allowlist must be a list of strings")
-        return list(values)
-
-    @overload
-    def admitted(self, text: str) -> str: ...
-    @overload
-    def admitted(self, text: None) -> None: ...
-    def admitted(self, text: str | None) -> str | None:
-        """A short text a user sets (a label, a reason, a derived text) through the
-        admission gate, as every document and answer is: secrets never reach a file."""
-        return None if text is None else admit(text, allowlist=self.allowlist).text
 
     def client(
         self, name: str | None = None, *, timeout: float | None = None, retries: int | None = None
@@ -355,7 +127,7 @@ class Arborist:
         """The embedding model configured (``ARBORIST_EMBED_*``, else ``[embeddings]`` or a
         ``[models.NAME]`` of kind embeddings in config.toml), else None: retrieval is lexical.
         Without one named, neither the client nor numpy is imported."""
-        if not _names_an_embedder(self.config, os.environ):
+        if not names_an_embedder(self.config, os.environ):
             return None
         from arborist.qa.embeddings import select_embedder  # noqa: PLC0415 - see above
 
@@ -547,117 +319,7 @@ class Arborist:
             raise BadInput(f"its answer does not hold now: {check.summary}")
         return restore(self.store_conn, ref, revision)
 
-    # --- checks and figures -------------------------------------------------------------------
-
-    def verify(self, checkpoints: Sequence[Checkpoint] = ()) -> Verification:
-        """Recompute everything committed in both stores and check both chains.
-
-        Each checkpoint is checked against the chain that holds its event hash;
-        one found in neither is reported.
-
-        A damaged file is a finding, not an error: one that cannot even be
-        opened is one problem line, and in one that opens, what SQLite's integrity
-        check finds comes first and every section still readable is checked.
-        """
-        conns: dict[str, sqlite3.Connection] = {}
-        unopened: dict[str, str] = {}
-        for name in ("store", "sessions"):
-            try:
-                conns[name] = self._conn(name)
-            except DamagedDatabase as exc:
-                unopened[name] = exc.reason
-        assigned: dict[str, list[Checkpoint]] = {"store": [], "sessions": []}
-        unmatched = []
-        for checkpoint in checkpoints:
-            owner, unreadable = None, list(unopened)
-            for name, conn in conns.items():
-                try:
-                    if owner is None and _owner({name: conn}, checkpoint):
-                        owner = name
-                except DamagedDatabase:
-                    unreadable.append(name)
-            if owner is None and unreadable:  # perhaps in a chain that cannot be read: it says so
-                owner = unreadable[0]
-            if owner is None:
-                unmatched.append(checkpoint)
-            else:
-                assigned[owner].append(checkpoint)
-        unread = ChainReport(0, None, ())
-        # SQLite's own checks of both files run on one thread beside this one (SQLite lets
-        # go of the GIL while it checks), so they overlap the hashing below: sessions.db's
-        # first, while this thread checks the turns (the longer work), then store.db's.
-        with ThreadPoolExecutor(1, thread_name_prefix="arborist-verify") as pool:
-            tables = {"sessions": SESSIONS_FTS, "store": STORE_FTS}
-            checks = {
-                name: FileChecks(conns[name], fts, pool)
-                for name, fts in tables.items()
-                if name in conns
-            }
-            forest = (
-                verify_forest(conns["sessions"], assigned["sessions"], checks["sessions"])
-                if "sessions" in conns
-                else ForestVerification(
-                    (f"cannot be opened: {unopened['sessions']}",), unread, 0, 0
-                )
-            )
-            across = self._turns_against_answers(conns)  # beside store.db's SQLite checks
-            store = (
-                verify_store(conns["store"], assigned["store"], checks["store"])
-                if "store" in conns
-                else StoreVerification((f"cannot be opened: {unopened['store']}",), unread, 0, 0, 0)
-            )
-        return Verification(store, forest, tuple(unmatched), self._loose_modes(), across)
-
-    @staticmethod
-    def _turns_against_answers(conns: Mapping[str, sqlite3.Connection]) -> tuple[str, ...]:
-        """Every turn whose key store.db holds, against what those records show (a turn's
-        node hash does not cover its answer: design.md section 3b)."""
-        if len(conns) < 2:
-            return ()
-        try:
-            answers = stored_answers(conns["store"])
-            turns = turn_answers(conns["sessions"])
-        except (DamagedDatabase, sqlite3.DatabaseError) as exc:
-            return (f"turns against store.db's answers: cannot be read ({exc})",)
-        return tuple(contradictions(turns, answers))
-
-    def _loose_modes(self) -> tuple[str, ...]:
-        """The home folder and the files arborist keeps in it (the databases with their
-        ``-wal`` and ``-shm``, the config, the redaction key, the REPL's history) that other
-        users may read: one line each, with the ``chmod`` that makes it private. A home this
-        process cannot write (a read-only mount or snapshot) is not judged: arborist writes
-        nothing there, and its modes are not arborist's to keep."""
-        if not self.home.is_dir() or not os.access(self.home, os.W_OK):
-            return ()
-        files = [
-            Path(f"{db}{suffix}")
-            for db in (self.store_path, self.sessions_path)
-            for suffix in ("", "-wal", "-shm")
-        ]
-        files += [self.home / name for name in (CONFIG_FILE, KEY_FILE, "repl_history")]
-        return tuple(loose_modes(self.home, files))
-
-    # --- the forest ---------------------------------------------------------------------------
-
-    def new_session(self, label: str | None = None) -> Session:
-        """Start a session (a new root in the forest)."""
-        return create_session(self.sessions_conn, label=self.admitted(label))
-
-    def session(self, sid: str) -> Session:
-        """An existing session."""
-        return get_session(self.sessions_conn, sid)
-
-    def sessions(self) -> list[tuple[Session, int]]:
-        """Every session with its number of turns."""
-        return list_sessions(self.sessions_conn)
-
-    def node(self, ref: str, sid: str | None = None) -> Node:
-        """A turn by bates number, or by seq, label or ``root`` within session ``sid``."""
-        if sid is None:
-            if not is_bates(ref.strip()):
-                raise BadInput(f"{ref!r} is not a bates number (a seq or label needs a session)")
-            return get_node(self.sessions_conn, ref.strip())
-        return resolve_ref(self.sessions_conn, self.session(sid), ref)
+    # --- turns: an answer recorded in the forest ---------------------------------------------
 
     def ask_turn(
         self,
@@ -692,11 +354,12 @@ class Arborist:
         for conn in (self.store_conn, self.sessions_conn):  # before the answer is paid for
             require_writable(conn)
         under = self._asked_under(sid, parent)
-        path = _read_above(self.sessions_conn, under, thread) if under else []
-        threaded = _threaded(path) if thread else []
+        above = partial(get_node, self.sessions_conn)
+        path = followups.read_above(under, thread, above) if under else []
+        threaded = followups.threaded(path) if thread else []
         result = self.ask(
-            question, llm=llm, use_cache=use_cache, context=_context(path),
-            sources=_sources(path), on_token=on_token, threaded=threaded, related=related,
+            question, llm=llm, use_cache=use_cache, context=followups.context(path),
+            sources=followups.sources(path), on_token=on_token, threaded=threaded, related=related,
             timeout=timeout, retries=retries,
         )  # fmt: skip
         session = self.session(sid) if sid is not None else self.new_session(new_session)
@@ -757,109 +420,6 @@ class Arborist:
             allowlist=self.allowlist,
         )
 
-    def tree(self, sid: str, *, short: bool = False) -> str:
-        """A session's tree as text, each turn with the audit mode it can claim now and, while
-        that holds, its support (``[STRICT partly]``); ``short``: its turns named ``#12``."""
-        return render_tree(
-            self.sessions_conn,
-            self.session(sid),
-            audit=lambda node: self.audit_now(node).badge,
-            short=short,
-        )
-
-    def forest_view(self) -> ForestView:
-        """The forest as the widget's protocol reads it, over this facade's connections."""
-        return ForestView(self.sessions_conn, self.store_conn)
-
-    def label_names(self) -> list[str]:
-        """Every label a turn of the forest has (what the REPL completes)."""
-        return label_names(self.sessions_conn)
-
-    def session_bates(self, sid: str) -> list[str]:
-        """The bates numbers of session ``sid``'s turns (what the REPL completes)."""
-        return session_bates(self.sessions_conn, sid)
-
-    def audit_now(self, node: Node) -> Standing:
-        """The audit mode turn ``node`` can claim now, and why not (``NONE``): its own while
-        store.db holds the answer it showed under its key and that answer still holds
-        (:mod:`arborist.qa.standing`). A session root claims nothing to check. Each answer
-        is checked once while store.db is unchanged, however many turns and views show it."""
-        if node.is_root or not node.cache_key:
-            return Standing(node.audit_mode)
-        turn = (node.cache_key, node.answer_text, node.cited_titles, node.audit_mode)
-        return standings(self.store_conn).of(turn)
-
-    def branches(self, sid: str) -> list[tuple[Node, int]]:
-        """Branch points (two or more children) of a session's tree."""
-        return branch_points(self.sessions_conn, self.session(sid))
-
-    def find(self, query: str, *, limit: int = 10) -> list[FindHit]:
-        """Turns of every session matching every word of ``query``."""
-        return find(self.sessions_conn, query, limit=limit)
-
-    def cd(self, sid: str, ref: str) -> Node:
-        """Make ``ref`` (any session's turn) the session's current node."""
-        node = self.node(ref, sid)
-        set_current(self.sessions_conn, sid, node.bates)
-        return node
-
-    def back(self, sid: str) -> Node:
-        """Move the session's current node to its parent."""
-        current = get_node(self.sessions_conn, self.session(sid).current_bates)
-        if current.parent_bates is None:
-            raise BadInput("already at the root")
-        return self.cd(sid, current.parent_bates)
-
-    def label(self, sid: str, name: str, ref: str | None = None) -> Node:
-        """Name a turn (default: the current one); an empty name takes its label off."""
-        session = self.session(sid)
-        node = self.node(ref, sid) if ref else get_node(self.sessions_conn, session.current_bates)
-        label = self.admitted(name) if name.strip() else None
-        return set_label(self.sessions_conn, node.bates, label)
-
-    def export_session(self, sid: str) -> list[dict[str, Any]]:
-        """A session as JSON-ready records: its header, then every turn it minted."""
-        return list(export_session(self.sessions_conn, sid))
-
-    def import_sessions(self, lines: Iterable[str]) -> ImportResult:
-        """Import exported sessions into this shard (every hash re-proved; all or nothing).
-
-        A turn that contradicts the answer this home's store holds under its cache key
-        (another answer text, other cited titles, another audit mode) refuses the file:
-        its node hash does not cover its answer, so only that record could vouch for it.
-        A turn whose key this store does not hold is imported and claims ``NONE`` here
-        (:meth:`audit_now`)."""
-        return import_lines(
-            self.sessions_conn, lines, admit_text=self.admitted, check_turn=self._import_conflict
-        )
-
-    def _import_conflict(self, item: Mapping[str, Any]) -> str | None:
-        """Why an exported turn may not be imported here, or None (see :meth:`import_sessions`)."""
-        key, answer = item.get("cache_key"), item.get("answer_text")
-        titles, mode = item.get("cited_titles"), item.get("audit_mode")
-        if not (
-            isinstance(key, str) and key and isinstance(answer, str) and isinstance(mode, str)
-            and isinstance(titles, list) and all(isinstance(t, str) for t in titles)
-        ):  # fmt: skip
-            return None  # malformed: the turn's own checks refuse it with their own line
-        now = standing(self.store_conn, cache_key=key, answer_text=answer, cited=titles,
-                       audit_mode=mode)  # fmt: skip
-        if not now.conflict:
-            return None
-        return (
-            f"contradicts the answer this home holds under its cache key {key[:16]} "
-            f"({now.reason}); nothing was imported"
-        )
-
-    def first_turn(self, cache_key: str) -> Node | None:
-        """The earliest turn that holds this cache key: where a cached answer was first paid for."""
-        bates = first_turn(self.sessions_conn, cache_key)
-        return get_node(self.sessions_conn, bates) if bates else None
-
-    def checkpoint(self) -> Checkpoint | None:
-        """The forest shard's head checkpoint now (what a notebook output witnesses)."""
-        return head_checkpoint(self.sessions_conn)
-
     def resolve_answer(self, ref: str) -> CacheRecord:
         """The cache record behind a bates number or a cache key."""
         if is_bates(ref.strip()):
@@ -891,47 +451,30 @@ class Arborist:
             return None
         return self.transcript_ref(cwd, display="cli")
 
-    def _coaccess_params(self) -> tuple[int, int]:
-        """``(window, fanout)`` from ``[coaccess]`` in config.toml, else the defaults."""
-        section = self.config.get("coaccess", {})
-        if not isinstance(section, dict):
-            raise BadInput("config.toml: [coaccess] must be a table")
-        window = section.get("window", coaccess.DEFAULT_WINDOW)
-        fanout = section.get("fanout", coaccess.DEFAULT_FANOUT)
-        for name, value in (("window", window), ("fanout", fanout)):
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise BadInput(f"config.toml: [coaccess] {name} must be an integer")
-        return window, fanout
-
     @property
     def related_version(self) -> str:
         """The co-access index version the home's ``[coaccess] window/fanout`` select."""
-        return coaccess.index_version(*self._coaccess_params())
+        return coaccess.index_version(*coaccess_params(self.config))
 
     def rebuild_related(self, *, on_batch: Callable[[int], None] | None = None) -> RebuildReport:
         """Rebuild the related-sources index from the recorded co-access rows."""
         if not coaccess.enabled():
             raise BadInput(f"co-access is off: set {coaccess.FLAG}=1 to record and index it")
-        window, fanout = self._coaccess_params()
+        window, fanout = coaccess_params(self.config)
         return coaccess.rebuild_related(
             self.store_conn, window=window, fanout=fanout, on_batch=on_batch
         )
 
     def _related_index(self, *, purpose: str, slack: float = 0.0) -> str:
-        """The index version to read, rebuilt first (flag on) when it lags the rows by
-        more than ``slack`` (a fraction): 0 for an explicit ``related``; the ask's
-        ``--related`` lane and the widget pass :data:`RELATED_SLACK`, so their cost
-        of keeping it fresh is spread over many turns instead of paid on each."""
-        conn = self.store_conn
-        if not coaccess.has_schema(conn):
-            raise BadInput(
-                f"{purpose}: this store has no co-access index; set {coaccess.FLAG}=1 "
-                "and ask some questions first"
-            )
-        version = self.related_version
-        if coaccess.enabled() and coaccess.is_stale(conn, version, slack=slack):
-            self.rebuild_related()
-        return version
+        """The index version to read, rebuilt first when it lags (see
+        :func:`arborist.store.related.fresh_index`)."""
+        return fresh_index(
+            self.store_conn,
+            self.related_version,
+            self.rebuild_related,
+            purpose=purpose,
+            slack=slack,
+        )
 
     def related(self, ref: str, *, limit: int = 10) -> Related:
         """Chunks co-accessed with ``ref``: a chunk leaf, a document, or a bates number
@@ -949,33 +492,12 @@ class Arborist:
         if not coaccess.has_schema(conn):
             return []
         version = self._related_index(purpose="related", slack=RELATED_SLACK)
-        cited = list(dict.fromkeys(e.leaf for e in record.evidence if e.cited))
-        return coaccess.describe(
-            conn, coaccess.related_edges(conn, cited, version=version, limit=limit)
-        )
+        return cited_related(conn, record, version, limit=limit)
 
     def _related_sources(self, ref: str) -> tuple[str, list[str]]:
-        conn = self.store_conn
-        if not ref:
-            raise BadInput("related: give a chunk hash, a document or a bates number")
-        if is_bates(ref):
-            record = self.resolve_answer(ref)
-            leaves = [e.leaf for e in record.evidence if e.cited] or [
-                e.leaf for e in record.evidence
-            ]
-            return "turn", list(dict.fromkeys(leaves))
-        is_leaf = len(ref) == 64 and all(c in "0123456789abcdef" for c in ref)
-        if is_leaf and holds_chunk(conn, ref):
-            return "chunk", [ref]
-        try:
-            document = resolve_document(conn, ref)
-        except NotFound:
-            raise NotFound(
-                f"no chunk, document or turn {ref!r} (give a chunk hash, a document id, URI "
-                "or source_root, or a bates number)"
-            ) from None
-        leaves = [leaf.hex() for leaf in document_leaves(conn, document.id)]
-        return "document", list(dict.fromkeys(leaves))
+        if ref and is_bates(ref):
+            return "turn", turn_leaves(self.resolve_answer(ref))
+        return related_sources(self.store_conn, ref)
 
     def stats(self) -> dict[str, Any]:
         """Counts of documents, chunks per tier, records per state, hits, and file sizes."""
@@ -984,12 +506,6 @@ class Arborist:
             path.name: _file_bytes(path) for path in (self.store_path, self.sessions_path)
         }
         return out
-
-    def close(self) -> None:
-        """Close every open connection."""
-        for conn in self._connections.values():
-            conn.close()
-        self._connections.clear()
 
     def __enter__(self) -> Arborist:
         return self
@@ -1003,90 +519,6 @@ class Arborist:
         self.close()
 
 
-def _read_above(conn: sqlite3.Connection, under: Node, thread: bool) -> list[Node]:
-    """``under`` and the nodes above it, nearest first, as far as an ask reads them: to the
-    nearest root or turn whose question stands alone (where :func:`_context` ends) and, for
-    a threaded ask, until :data:`MAX_THREADED_TURNS` turns are held (:func:`_threaded`;
-    these cross into the session forked from). An ask at depth 1,000 reads a few nodes,
-    not a thousand."""
-    path, seen = [under], {under.bates}
-    context_ends = under.is_root or stands_alone(under.question)
-    while path[-1].parent_bates is not None and path[-1].parent_bates not in seen:
-        turns = sum(not node.is_root for node in path)
-        if context_ends and (not thread or turns >= MAX_THREADED_TURNS):
-            break
-        node = get_node(conn, path[-1].parent_bates)
-        path.append(node)
-        seen.add(node.bates)
-        context_ends = context_ends or node.is_root or stands_alone(node.question)
-    return path
-
-
-def _threaded(path: Sequence[Node]) -> list[tuple[str, str]]:
-    """The earlier turns on ``path`` a threaded ask puts into its prompt, oldest first."""
-    turns = [(n.question, n.answer_text) for n in reversed(path) if not n.is_root]
-    return turns[-MAX_THREADED_TURNS:]
-
-
-def _context(path: Sequence[Node]) -> list[str]:
-    """What a follow-up may borrow from the turns above it (nearest first): each turn's
-    question and the subjects of the titles it cited, up to and including the nearest
-    turn whose question stands alone (the start of the thread)."""
-    texts: list[str] = []
-    for node in path:
-        if node.is_root:
-            break
-        texts.append(node.question)
-        texts += [title.split(" — ")[0] for title in node.cited_titles[:MAX_KEYWORD_TITLES]]
-        if stands_alone(node.question):
-            break
-    return texts
-
-
-def _sources(path: Sequence[Node]) -> list[str]:
-    """The titles the turns of a follow-up's thread cited (see :func:`_context`)."""
-    titles: list[str] = []
-    for node in path:
-        if node.is_root:
-            break
-        titles += [t for t in node.cited_titles[:MAX_KEYWORD_TITLES] if t not in titles]
-        if stands_alone(node.question):
-            break
-    return titles
-
-
 def _file_bytes(path: Path) -> int:
     """A database's size on disk, its write-ahead log included."""
     return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.is_file())
-
-
-def _owner(conns: dict[str, sqlite3.Connection], checkpoint: Checkpoint) -> str | None:
-    for name, conn in conns.items():
-        if holds_event(conn, checkpoint.event_hash):
-            return name
-    return None
-
-
-def _require_audit_table(conn: sqlite3.Connection, path: Path) -> None:
-    try:
-        found = has_audit_table(conn)
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        raise StorageError(f"{path} is not a SQLite database: {exc}") from exc
-    except StorageError:  # damaged: the error names the file
-        conn.close()
-        raise
-    if not found:
-        conn.close()
-        raise StorageError(f"{path} is not an arborist database (no audit_events table)")
-
-
-def _names_an_embedder(config: Mapping[str, Any], env: Mapping[str, str]) -> bool:
-    """Whether anything names an embedding model (a partial setting too, so that
-    :func:`~arborist.qa.embeddings.select_embedder` can refuse it in one line)."""
-    if any(name.startswith("ARBORIST_EMBED_") for name in env) or "embeddings" in config:
-        return True
-    models = config.get("models")
-    return isinstance(models, Mapping) and any(
-        isinstance(m, Mapping) and m.get("kind") == "embeddings" for m in models.values()
-    )

@@ -284,7 +284,8 @@ def test_an_ask_deep_in_a_thread_reads_only_the_turns_it_uses(
     threaded prompt holds the nearest six (here within those): at depth 200 an ask reads those, not the chain,
     and borrows and threads exactly what reading the whole chain would give."""
     import arborist.app as facade
-    from arborist.forest.shard import ancestors, insert_turn
+    from arborist.forest.shard import ancestors, get_node, insert_turn
+    from arborist.qa import followups
 
     session = app.new_session()
     parent = app.session(session.sid).current_bates
@@ -297,10 +298,10 @@ def test_an_ask_deep_in_a_thread_reads_only_the_turns_it_uses(
     deepest = app.node(parent)
     whole = [deepest, *ancestors(app.sessions_conn, deepest.bates)]
     for thread in (False, True):
-        read = facade._read_above(app.sessions_conn, deepest, thread)
-        assert facade._context(read) == facade._context(whole)
-        assert facade._sources(read) == facade._sources(whole)
-        assert facade._threaded(read) == facade._threaded(whole)
+        read = followups.read_above(deepest, thread, lambda b: get_node(app.sessions_conn, b))
+        assert followups.context(read) == followups.context(whole)
+        assert followups.sources(read) == followups.sources(whole)
+        assert followups.threaded(read) == followups.threaded(whole)
         assert len(read) == 10  # back to the nearest question that stands alone
     calls: list[str] = []
     real = facade.get_node

@@ -1,0 +1,147 @@
+"""The facade's forest: sessions, turns and moves in ``sessions.db``, the mode each turn
+can claim now, export and import. :class:`arborist.app.Arborist` is a :class:`HomeForest`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from arborist.app_home import Home
+from arborist.audit import Checkpoint, head_checkpoint
+from arborist.checks import import_conflict
+from arborist.errors import BadInput
+from arborist.forest.bates import is_bates
+from arborist.forest.reads import first_turn, label_names, session_bates
+from arborist.forest.render import branch_points, render_tree
+from arborist.forest.shard import (
+    FindHit,
+    Node,
+    Session,
+    create_session,
+    find,
+    get_node,
+    get_session,
+    list_sessions,
+    resolve_ref,
+    set_current,
+    set_label,
+)
+from arborist.forest.transfer import ImportResult, export_session, import_lines
+from arborist.forest.tree_sync import ForestView
+from arborist.qa.standing import Standing, standings
+
+__all__ = ["HomeForest"]
+
+
+class HomeForest(Home):
+    """A home's forest: every session and turn, read and moved through the facade."""
+
+    def new_session(self, label: str | None = None) -> Session:
+        """Start a session (a new root in the forest)."""
+        return create_session(self.sessions_conn, label=self.admitted(label))
+
+    def session(self, sid: str) -> Session:
+        """An existing session."""
+        return get_session(self.sessions_conn, sid)
+
+    def sessions(self) -> list[tuple[Session, int]]:
+        """Every session with its number of turns."""
+        return list_sessions(self.sessions_conn)
+
+    def node(self, ref: str, sid: str | None = None) -> Node:
+        """A turn by bates number, or by seq, label or ``root`` within session ``sid``."""
+        if sid is None:
+            if not is_bates(ref.strip()):
+                raise BadInput(f"{ref!r} is not a bates number (a seq or label needs a session)")
+            return get_node(self.sessions_conn, ref.strip())
+        return resolve_ref(self.sessions_conn, self.session(sid), ref)
+
+    def tree(self, sid: str, *, short: bool = False) -> str:
+        """A session's tree as text, each turn with the audit mode it can claim now and, while
+        that holds, its support (``[STRICT partly]``); ``short``: its turns named ``#12``."""
+        return render_tree(
+            self.sessions_conn,
+            self.session(sid),
+            audit=lambda node: self.audit_now(node).badge,
+            short=short,
+        )
+
+    def forest_view(self) -> ForestView:
+        """The forest as the widget's protocol reads it, over this facade's connections."""
+        return ForestView(self.sessions_conn, self.store_conn)
+
+    def label_names(self) -> list[str]:
+        """Every label a turn of the forest has (what the REPL completes)."""
+        return label_names(self.sessions_conn)
+
+    def session_bates(self, sid: str) -> list[str]:
+        """The bates numbers of session ``sid``'s turns (what the REPL completes)."""
+        return session_bates(self.sessions_conn, sid)
+
+    def audit_now(self, node: Node) -> Standing:
+        """The audit mode turn ``node`` can claim now, and why not (``NONE``): its own while
+        store.db holds the answer it showed under its key and that answer still holds
+        (:mod:`arborist.qa.standing`). A session root claims nothing to check. Each answer
+        is checked once while store.db is unchanged, however many turns and views show it."""
+        if node.is_root or not node.cache_key:
+            return Standing(node.audit_mode)
+        turn = (node.cache_key, node.answer_text, node.cited_titles, node.audit_mode)
+        return standings(self.store_conn).of(turn)
+
+    def branches(self, sid: str) -> list[tuple[Node, int]]:
+        """Branch points (two or more children) of a session's tree."""
+        return branch_points(self.sessions_conn, self.session(sid))
+
+    def find(self, query: str, *, limit: int = 10) -> list[FindHit]:
+        """Turns of every session matching every word of ``query``."""
+        return find(self.sessions_conn, query, limit=limit)
+
+    def cd(self, sid: str, ref: str) -> Node:
+        """Make ``ref`` (any session's turn) the session's current node."""
+        node = self.node(ref, sid)
+        set_current(self.sessions_conn, sid, node.bates)
+        return node
+
+    def back(self, sid: str) -> Node:
+        """Move the session's current node to its parent."""
+        current = get_node(self.sessions_conn, self.session(sid).current_bates)
+        if current.parent_bates is None:
+            raise BadInput("already at the root")
+        return self.cd(sid, current.parent_bates)
+
+    def label(self, sid: str, name: str, ref: str | None = None) -> Node:
+        """Name a turn (default: the current one); an empty name takes its label off."""
+        session = self.session(sid)
+        node = self.node(ref, sid) if ref else get_node(self.sessions_conn, session.current_bates)
+        label = self.admitted(name) if name.strip() else None
+        return set_label(self.sessions_conn, node.bates, label)
+
+    def export_session(self, sid: str) -> list[dict[str, Any]]:
+        """A session as JSON-ready records: its header, then every turn it minted."""
+        return list(export_session(self.sessions_conn, sid))
+
+    def import_sessions(self, lines: Iterable[str]) -> ImportResult:
+        """Import exported sessions into this shard (every hash re-proved; all or nothing).
+
+        A turn that contradicts the answer this home's store holds under its cache key
+        (another answer text, other cited titles, another audit mode) refuses the file:
+        its node hash does not cover its answer, so only that record could vouch for it.
+        A turn whose key this store does not hold is imported and claims ``NONE`` here
+        (:meth:`audit_now`)."""
+        return import_lines(
+            self.sessions_conn, lines, admit_text=self.admitted, check_turn=self._import_conflict
+        )
+
+    def _import_conflict(self, item: Mapping[str, Any]) -> str | None:
+        """Why an exported turn may not be imported here, or None (see :meth:`import_sessions`)."""
+        return import_conflict(self.store_conn, item)
+
+    def first_turn(self, cache_key: str) -> Node | None:
+        """The earliest turn that holds this cache key: where a cached answer was first paid for."""
+        bates = first_turn(self.sessions_conn, cache_key)
+        return get_node(self.sessions_conn, bates) if bates else None
+
+    def checkpoint(self) -> Checkpoint | None:
+        """The forest shard's head checkpoint now (what a notebook output witnesses)."""
+        return head_checkpoint(self.sessions_conn)
