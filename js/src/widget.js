@@ -22,8 +22,9 @@
  * Modules: `text.js` and `dom.js` (text-only building), `requests.js` (the
  * request layer), `store.js` (the sync walk), `keyboard.js`, `proofs.js`
  * (re-verification in the browser), all pure and tested in Node
- * (`js/test/widget.test.js`); `view.js` and `detail.js` (the DOM), exercised
- * by the browser tests.
+ * (`js/test/widget.test.js`); `view.js` (its tree in `view_tree.js`, its detail pane
+ * in `view_detail.js`, its actions in `view_actions.js`) and `detail.js` (the DOM),
+ * exercised by the browser tests.
  *
  * @module widget
  */
