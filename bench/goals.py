@@ -24,6 +24,11 @@ levels, indexes, audit events) is there when the operations are timed:
   sizes (4k, 40k, 50k chunks) are steps too;
 * **proof documents** of 1k, 10k and 100k chunks (one short section each, so
   one chunk each), ingested into a store of their own;
+* **ask chains** for asking at depth: two sessions, each a chain of turns (``insert_turn``)
+  of D-1 under its root, the last one's question the question asked, which stands alone,
+  so a follow-up reads nothing above it; ``Arborist.ask_turn`` then asks it under each tip
+  in turn (one miss first, then cache hits), each turn landing at depth D, D = 10 and
+  1,000, over a store of a few documents;
 * **depth trees** for recording a turn: under a session's root, a chain, then
   a complete tree of fan-out F and L levels whose F^L leaves all sit at depth
   D-1; a turn under each leaf lands at depth D, and its ripple climbs D
@@ -102,6 +107,9 @@ class Sizes:
     verify_at: int
     """Chunks and turns of the ``arborist verify`` goal (one of ``growth``)."""
     depths: tuple[int, int]
+    ask_depths: tuple[int, int]
+    """Depths of the turn ``Arborist.ask_turn`` records on a cache hit: baseline, goal's."""
+    ask_rounds: int
     fan: int
     levels: int
     questions: int
@@ -120,6 +128,8 @@ FULL = Sizes(
     hit_abs=50_000,
     verify_at=10_000,
     depths=(10, 100),
+    ask_depths=(10, 1_000),
+    ask_rounds=100,
     fan=4,
     levels=5,  # 4^5 = 1,024 turns at each depth: 2,048 timed
     questions=10,
@@ -137,6 +147,8 @@ QUICK = Sizes(
     hit_abs=1_000,
     verify_at=300,
     depths=(10, 100),
+    ask_depths=(10, 200),
+    ask_rounds=10,
     fan=2,
     levels=3,
     questions=3,
@@ -661,6 +673,46 @@ def measure_depths(
     return samples
 
 
+def measure_ask_depths(
+    home: Path, vocab: Vocabulary, seed: int, depths: Sequence[int], rounds: int
+) -> dict[int, list[float]]:
+    """``Arborist.ask_turn`` latencies of one question's cache hits under a chain of each
+    depth, the depths alternating (see the module docstring). Every ask records its turn,
+    so the Merkle ripple of ``insert_turn`` (which climbs the chain to rehash each
+    ancestor's ``subtree_hash``) is in every sample; the tips' fan-out grows alike."""
+    rng = random.Random(f"ask-depths:{seed}")
+    question = make_questions(vocab, seed, 1)[0]
+    samples: dict[int, list[float]] = {d: [] for d in depths}
+    with Arborist(home) as app:
+        corpus = documents(vocab, seed, (1_000, 7_000))
+        for _ in range(3):
+            ingest_document(app.store_conn, next(corpus))
+        conn = app.sessions_conn
+        tips: dict[int, tuple[str, str]] = {}
+        for depth in depths:
+            session = app.new_session()
+            parent = session.root_bates
+            for i in range(depth - 1):
+                fields = turn_fields(vocab, rng)
+                if i == depth - 2:  # the tip: the question asked, which stands alone
+                    fields["question"] = question
+                parent = insert_turn(conn, session.sid, parent, **fields).bates  # type: ignore[arg-type]
+            tips[depth] = (session.sid, parent)
+        sid, tip = tips[depths[0]]
+        assert not app.ask_turn(question, sid=sid, parent=tip).result.hit  # writes the record
+        for i in range(rounds):
+            order = list(depths) if i % 2 == 0 else list(reversed(depths))
+            for depth in order:
+                sid, tip = tips[depth]
+                start = time.perf_counter()
+                turn = app.ask_turn(question, sid=sid, parent=tip)
+                samples[depth].append(time.perf_counter() - start)
+                assert turn.result.hit, (depth, i)
+                if i == 0:
+                    assert len(_ancestry(conn, turn.node.bates)) == depth, depth
+    return samples
+
+
 def _ancestry(conn: sqlite3.Connection, bates: str) -> list[str]:
     chain = []
     parent = conn.execute("SELECT parent_bates FROM nodes WHERE bates = ?", (bates,)).fetchone()[0]
@@ -795,6 +847,7 @@ class Figures:
     record_window: dict[int, list[float]] = field(default_factory=dict)
     proofs: dict[int, ProofFigures] = field(default_factory=dict)
     depths: dict[int, list[float]] = field(default_factory=dict)
+    ask_depths: dict[int, list[float]] = field(default_factory=dict)
     ingest_ratios: list[float] = field(default_factory=list)
     """Against the same-index bare insert: the goal's verdict."""
     ingest_plain_ratios: list[float] = field(default_factory=list)
@@ -863,6 +916,10 @@ def run(sizes: Sizes, seed: int, tmp: Path, clock: Clock) -> Figures:
             app.sessions_conn, vocab, seed, sizes.depths, sizes.fan, sizes.levels
         )
     clock.say("turns by depth measured")
+    figures.ask_depths = measure_ask_depths(
+        tmp / "ask-depths", vocab, seed, sizes.ask_depths, sizes.ask_rounds
+    )
+    clock.say("asks by depth measured")
 
     figures.ingest_ratios, figures.ingest_plain_ratios, figures.ingest_chunks, _ = measure_ingest(
         vocab, seed, sizes.ingest_docs, sizes.ingest_reruns, tmp
@@ -962,6 +1019,7 @@ def goals(f: Figures) -> list[Goal]:
             ],
         )
     )
+    rows.append(ask_depth_goal(f))
     ours, bare = f.find[big]
     rows.append(
         Goal(
@@ -1239,6 +1297,30 @@ def growth(f: Figures) -> list[Growth]:
         ),
     ]
     return rows
+
+
+def ask_depth_goal(f: Figures) -> Goal:
+    """The ask at depth: the same cache hit recorded at the deep chain's tip and the
+    shallow one's (issue #26's goal)."""
+    shallow, deep = f.sizes.ask_depths
+    small, big = f.ask_depths[shallow], f.ask_depths[deep]
+    ratio = statistics.median(big) / statistics.median(small)
+    return Goal(
+        f"ask a turn at depth {deep:,}",
+        f"median <= 1.3x at depth {shallow}",
+        fmt_time(statistics.median(big)),
+        fmt_time(statistics.median(small)),
+        f"{ratio:.2f}",
+        ratio <= 1.3,
+        [
+            f"`Arborist.ask_turn(q, sid=..., parent=tip)`: one question, asked once (a miss), "
+            f"then {len(big)} cache hits under the tip of a chain of depth {deep - 1:,} and "
+            f"{len(small)} under one of depth {shallow - 1}, alternating; each records its "
+            "turn, whose `insert_turn` rehashes every ancestor's `subtree_hash` (the Merkle "
+            "ripple, O(depth)); medians. The follow-up reads stop at the tip (its question "
+            "stands alone)."
+        ],
+    )
 
 
 def depth_rows(f: Figures) -> list[tuple[int, int, float, float]]:
