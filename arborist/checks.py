@@ -4,9 +4,9 @@ Each checkpoint belongs to the database whose audit chain holds its event hash
 (:func:`assign_checkpoints`, the one rule both commands use). :func:`verify_home`
 recomputes everything committed in both stores and checks both chains, SQLite's own
 checks of each file overlapping the hashing, and holds every turn against the answer
-store.db keeps under its key (a turn's node hash does not cover its answer:
-docs/design.md section 3b), as an import does for each turn it brings
-(:func:`import_conflict`).
+store.db keeps under its key: a turn's node hash does not cover its answer
+(docs/design.md section 3, "What commits what a face shows"), so an import checks each
+turn it brings the same way (:func:`import_conflict`).
 """
 
 from __future__ import annotations
