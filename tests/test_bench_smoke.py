@@ -90,7 +90,7 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
             "inclusion proof in memory",
             "verify one proof",
             "record a turn at depth 100",
-            "ask a turn at depth 200",
+            "ask a turn at depth 200, less its ripple",
             "find a word in every turn",
             "cache-hit ask",
             "ingest",
