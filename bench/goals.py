@@ -1364,7 +1364,7 @@ def ask_depth_goal(f: Figures) -> Goal:
             f"{fmt_time(whole_small)}, {whole_big / whole_small:.2f}x. Issue #26 asks 1.3x for "
             "it and that is not met: `insert_turn` rehashes every ancestor's `subtree_hash` "
             "(the Merkle ripple, O(depth) by design; its own goal is the row 'record a turn "
-            "at depth 100'). Meeting it needs a deferred ripple (docs/design.md section 4).",
+            "at depth 100'). Meeting it needs a deferred ripple (docs/design.md section 5).",
         ],
     )
 

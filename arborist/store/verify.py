@@ -32,8 +32,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
-from arborist.hashing import cache_key as compute_cache_key
-from arborist.hashing import question_hash
+from arborist.hashing import cache_key, question_hash
 from arborist.integrity import FileChecks, read_or_report
 from arborist.keys import (
     EvidenceRef,
@@ -336,7 +335,7 @@ def _check_dimensions(record: StoredRecord) -> list[str]:
     profile and policy."""
     problems = []
     try:
-        if compute_cache_key(record.dimensions) != record.cache_key:
+        if cache_key(record.dimensions) != record.cache_key:
             problems.append("its dimensions do not hash to its key")
     except ValueError:
         problems.append("its dimensions are malformed")
