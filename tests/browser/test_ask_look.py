@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Lab, shoot
+from tests.browser.contrast import CONTRAST_JS
 from tests.browser.test_lab import RENDER_MS, answer_bates
 from tests.browser.test_widget_look import MIN_CONTRAST, THEMES, set_theme
 
@@ -23,49 +24,11 @@ CELLS = [
 ]
 ASKS = (2, 3)  # cell 0 is the conftest's setup cell
 
-_MEASURE = """(outputs) => {
-    const parse = (text) => {
-        let m = /^rgba?\\(([^)]*)\\)$/.exec(text);
-        if (m) {
-            const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
-            return [p[0] / 255, p[1] / 255, p[2] / 255, p.length > 3 ? p[3] : 1];
-        }
-        m = /^color\\(srgb ([^)]*)\\)$/.exec(text);
-        if (m) {
-            const p = m[1].split(/[ \\/]+/).filter(Boolean).map(Number);
-            return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
-        }
-        throw new Error('unparsed colour ' + text);
-    };
-    // Alpha compositing that keeps the result's alpha: `top` drawn over `below`.
-    const over = (top, below) => {
-        const a = top[3] + below[3] * (1 - top[3]);
-        if (a === 0) return [0, 0, 0, 0];
-        return [0, 1, 2].map((i) => (top[i] * top[3] + below[i] * below[3] * (1 - top[3])) / a).concat([a]);
-    };
-    const luminance = (c) => {
-        const lin = (v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-        return 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
-    };
-    // The pixel of a glyph and the pixel beside it, as the page composites them: each
-    // element's background under what it holds, then its opacity over both, up the tree.
-    const contrast = (el) => {
-        let text = parse(getComputedStyle(el).color);
-        let beside = [0, 0, 0, 0];
-        for (let e = el; e; e = e.parentElement) {
-            const style = getComputedStyle(e);
-            const layer = parse(style.backgroundColor);
-            text = over(text, layer);
-            beside = over(beside, layer);
-            const o = parseFloat(style.opacity);
-            text[3] *= o;
-            beside[3] *= o;
-        }
-        const page = [1, 1, 1, 1];
-        const [a, b] = [luminance(over(text, page)), luminance(over(beside, page))].sort((x, y) => y - x);
-        return (a + 0.05) / (b + 0.05);
-    };
-    const shown = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+_MEASURE = (
+    """(outputs) => {
+"""
+    + CONTRAST_JS
+    + """    const shown = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
     const own = (e) => [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
     const texts = outputs.flatMap((o) => [o, ...o.querySelectorAll('*')]).filter((e) => own(e) && shown(e));
     return {
@@ -77,6 +40,7 @@ _MEASURE = """(outputs) => {
             .slice(0, 8),
     };
 }"""
+)
 
 
 def test_every_text_of_an_answer_reads_in_every_jupyterlab_theme(lab: Lab) -> None:

@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import Locator, expect
 
 from tests.browser.conftest import Lab, shoot
+from tests.browser.contrast import CONTRAST_JS
 from tests.browser.test_lab import RENDER_MS, answer_bates, forest_in, row
 
 pytestmark = pytest.mark.browser
@@ -44,48 +45,13 @@ CELLS = [
 ]
 WIDGET_CELL = len(CELLS)  # cell 0 is the conftest's setup cell
 
-# Measured in the page: colours parsed from computed styles (rgb(), rgba() and the
-# color(srgb ...) that color-mix() computes to), backgrounds composited up the tree.
-_MEASURE = """(forest) => {
-    const parse = (text) => {
-        let m = /^rgba?\\(([^)]*)\\)$/.exec(text);
-        if (m) {
-            const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
-            return [p[0] / 255, p[1] / 255, p[2] / 255, p.length > 3 ? p[3] : 1];
-        }
-        m = /^color\\(srgb ([^)]*)\\)$/.exec(text);
-        if (m) {
-            const p = m[1].split(/[ \\/]+/).filter(Boolean).map(Number);
-            return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
-        }
-        throw new Error('unparsed colour ' + text);
-    };
-    const over = (top, below) => {
-        const a = top[3];
-        return [0, 1, 2].map((i) => top[i] * a + below[i] * (1 - a)).concat([1]);
-    };
-    const background = (el) => {
-        const layers = [];
-        for (let e = el; e; e = e.parentElement) {
-            const c = parse(getComputedStyle(e).backgroundColor);
-            if (c[3] > 0) layers.push(c);
-            if (c[3] >= 1) break;
-        }
-        let colour = [1, 1, 1, 1];
-        for (const layer of layers.reverse()) colour = over(layer, colour);
-        return colour;
-    };
-    const luminance = (c) => {
-        const lin = (v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-        return 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
-    };
-    const contrast = (el) => {
-        const bg = background(el);
-        const fg = over(parse(getComputedStyle(el).color), bg);
-        const [a, b] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
-        return (a + 0.05) / (b + 0.05);
-    };
-    const tree = forest.querySelector('[role=tree]');
+# Measured in the page (tests/browser/contrast.py: backgrounds and opacity composited up
+# the tree), with the grid's geometry.
+_MEASURE = (
+    """(forest) => {
+"""
+    + CONTRAST_JS
+    + """    const tree = forest.querySelector('[role=tree]');
     const rows = [...forest.querySelectorAll('[role=treeitem]')];
     const selected = rows.find((r) => r.getAttribute('aria-selected') === 'true');
     const normal = rows.find((r) => r.getAttribute('aria-selected') !== 'true');
@@ -116,6 +82,7 @@ _MEASURE = """(forest) => {
         theme: document.body.dataset.jpThemeName || '',
     };
 }"""
+)
 
 
 def set_theme(lab: Lab, theme: str) -> None:
