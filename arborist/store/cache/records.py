@@ -1,27 +1,18 @@
-"""The answer cache in ``store.db``: cache records and their evidence. Every statement on
-``cache_records`` and ``cache_evidence`` is here, so the rules they keep are in one place.
-
-A record is one revision of the answer to one cache key. Only a record in
-state ``ok`` serves hits, and a key has at most one (the index
-``cache_one_ok``); falsifying it (``failed``, ``stale``, ``quarantined``)
-keeps it for the record and makes the next ask a miss that writes a new
-revision. Each write is one transaction with its ``cache_write`` audit
-event, and each change of state with its ``cache_state`` event;
-``hit_count`` and ``last_hit_at`` are bookkeeping no hash covers.
-"""
+"""Cache records: their states, reading one, and writing one with its ``cache_write`` event
+(see :mod:`arborist.store.cache`)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arborist.audit import append_event, bodies_since
+from arborist.audit import append_event
 from arborist.clock import utc_now
-from arborist.db import rows_in, transaction
+from arborist.db import transaction
 from arborist.errors import BadInput, NotFound
 from arborist.hashing import CACHE_KEY_DIMENSIONS, sha256_hex
 from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, answer_hash, record_hash
@@ -29,39 +20,24 @@ from arborist.store.metadata import committed
 
 __all__ = [
     "CacheRecord",
+    "DIMENSION_COLUMNS",
     "FAILED",
     "FALSIFIED_STATES",
     "NewEvidence",
     "OK",
     "QUARANTINED",
-    "RESTORED_REASON",
     "RecordDraft",
     "RecordEvidence",
-    "RevisionState",
     "STALE",
     "STATES",
     "SUPERSEDED_REASON",
-    "StoredEvidence",
-    "StoredRecord",
     "count_hit",
     "counts_by_state",
-    "falsify",
-    "latest_states",
     "list_records",
     "load_record",
-    "mark_stale",
     "ok_record_id",
-    "recomputed_hash",
     "resolve_key",
-    "restated_revisions_since",
-    "restated_since",
-    "restore",
-    "revision_states",
-    "shown_revision",
-    "state_event_body",
     "stored_answers",
-    "stored_evidence",
-    "stored_records",
     "total_hits",
     "write_event_body",
     "write_record",
@@ -77,14 +53,14 @@ SUPERSEDED_REASON = "superseded by a fresh answer (--no-cache)"
 """Why a key's ``ok`` record became ``stale`` when an ask with ``--no-cache`` answered it
 afresh: no ``cache_state`` event says so, the ``cache_write`` of the new revision does."""
 
-_DIMENSION_COLUMNS = ", ".join(
+DIMENSION_COLUMNS = ", ".join(
     "evidence_root" if name == EVIDENCE_ROOT_DIMENSION else name for name in CACHE_KEY_DIMENSIONS
 )
 """The columns of the eight dimensions, in :data:`CACHE_KEY_DIMENSIONS` order: each is named
 as it is hashed, but the evidence root's (see :data:`~arborist.keys.EVIDENCE_ROOT_DIMENSION`)."""
 
 _RECORD_COLUMNS = (
-    f"id, cache_key, revision, {_DIMENSION_COLUMNS}, question, answer_text, "
+    f"id, cache_key, revision, {DIMENSION_COLUMNS}, question, answer_text, "
     "audit_mode, model_profile_json, policy_json, response_json, record_hash, state, "
     "state_reason, hit_count, last_hit_at, created_at"
 )
@@ -273,85 +249,6 @@ def ok_record_id(conn: sqlite3.Connection, cache_key: str) -> int | None:
     return None if row is None else int(row[0])
 
 
-def latest_states(conn: sqlite3.Connection, keys: Iterable[str]) -> dict[str, str]:
-    """The state of each key's latest revision (what a tree row shows: a falsified answer
-    reads as such); keys with no record here are left out."""
-    rows = rows_in(
-        conn,
-        "SELECT cache_key, state FROM cache_records AS r WHERE cache_key IN ({marks}) "
-        "AND revision = (SELECT max(revision) FROM cache_records WHERE cache_key = r.cache_key)",
-        sorted(set(keys)),
-    )
-    return {str(key): str(state) for key, state in rows}
-
-
-RevisionState = tuple[int, str, str]
-"""One revision of a key: ``(revision, created_at, state)``."""
-
-
-def revision_states(
-    conn: sqlite3.Connection, keys: Iterable[str]
-) -> dict[str, list[RevisionState]]:
-    """Every revision of each key, oldest first: what :func:`shown_revision` picks from."""
-    rows = rows_in(
-        conn,
-        "SELECT cache_key, revision, created_at, state FROM cache_records "
-        "WHERE cache_key IN ({marks}) ORDER BY cache_key, revision",
-        sorted(set(keys)),
-    )
-    out: dict[str, list[RevisionState]] = {}
-    for key, revision, created_at, state in rows:
-        out.setdefault(str(key), []).append((int(revision), str(created_at), str(state)))
-    return out
-
-
-def shown_revision(revisions: Sequence[RevisionState], asked_at: str) -> RevisionState | None:
-    """The revision a turn recorded at ``asked_at`` showed: the latest one written by then
-    (an answer is written before the turn that shows it); None when every revision is
-    later (a turn imported from another home)."""
-    shown = None
-    for revision in revisions:
-        if revision[1] <= asked_at:
-            shown = revision
-    return shown
-
-
-def restated_since(conn: sqlite3.Connection, since: int, limit: int) -> dict[str, str] | None:
-    """The state now of every key a ``cache_state`` event after store event ``since``
-    moved (a falsify, a stale mark); None when more than ``limit`` events did."""
-    bodies = bodies_since(conn, since, "cache_state", limit)
-    if bodies is None:
-        return None
-    keys = [
-        record["cache_key"]
-        for body in bodies
-        for record in body.get("records", [])
-        if isinstance(record, dict) and isinstance(record.get("cache_key"), str)
-    ]
-    return latest_states(conn, keys)
-
-
-def restated_revisions_since(
-    conn: sqlite3.Connection, since: int, limit: int
-) -> dict[str, dict[int, str]] | None:
-    """The state now of every revision a ``cache_state`` event after store event ``since``
-    moved (a falsify, its undoing, a stale mark), by key; None when more than ``limit``
-    events did."""
-    bodies = bodies_since(conn, since, "cache_state", limit)
-    if bodies is None:
-        return None
-    keys = {
-        record["cache_key"]
-        for body in bodies
-        for record in body.get("records", [])
-        if isinstance(record, dict) and isinstance(record.get("cache_key"), str)
-    }
-    return {
-        key: {revision: state for revision, _created_at, state in revisions}
-        for key, revisions in revision_states(conn, keys).items()
-    }
-
-
 def resolve_key(conn: sqlite3.Connection, ref: str, *, revision: int | None = None) -> CacheRecord:
     """The record for a cache key (or a unique prefix of at least 8 hex digits).
 
@@ -427,106 +324,6 @@ def total_hits(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT coalesce(sum(hit_count), 0) FROM cache_records").fetchone()[0])
 
 
-# --- what verify reads: the rows as stored, unparsed -----------------------------------------
-
-
-@dataclass(frozen=True)
-class StoredRecord:
-    """A record's row as stored, nothing parsed: what ``arborist verify`` recomputes from.
-
-    Any field may hold what an edit of the file put there (another type included)."""
-
-    id: int
-    cache_key: Any
-    revision: Any
-    question: Any
-    answer_text: Any
-    audit_mode: Any
-    record_hash: Any
-    created_at: Any
-    model_profile_json: Any
-    policy_json: Any
-    response_json: Any
-    state: Any
-    state_reason: Any
-    dimensions: dict[str, Any]
-
-    @property
-    def evidence_root(self) -> Any:
-        """The Merkle root over the evidence, as stored (see :attr:`CacheRecord.evidence_root`)."""
-        return self.dimensions[EVIDENCE_ROOT_DIMENSION]
-
-
-@dataclass(frozen=True)
-class StoredEvidence:
-    """An evidence row as stored, nothing parsed (see :class:`StoredRecord`)."""
-
-    rank: Any
-    chunk_id: Any
-    document_id: Any
-    source_root: Any
-    chunk_count: Any
-    chunk_index: Any
-    leaf: Any
-    proof_json: Any
-    cited: Any
-
-    @property
-    def ref(self) -> EvidenceRef:
-        return EvidenceRef(self.source_root, self.chunk_count, self.chunk_index, self.leaf)
-
-
-def recomputed_hash(
-    record: CacheRecord | StoredRecord, refs: Sequence[tuple[EvidenceRef, bool]]
-) -> str | None:
-    """The record's hash recomputed from its fields and ``refs`` (its evidence, each with
-    whether it is cited); None when a field no longer makes a hash (an edited file)."""
-    try:
-        return record_hash(
-            cache_key=record.cache_key,
-            revision=record.revision,
-            question=record.question,
-            answer_text=record.answer_text,
-            audit_mode=record.audit_mode,
-            evidence=refs,
-            created_at=record.created_at,
-        )
-    except (TypeError, ValueError):
-        return None
-
-
-def stored_records(conn: sqlite3.Connection) -> list[StoredRecord]:
-    """Every record's row, in the order they were written."""
-    rows = conn.execute(
-        "SELECT id, cache_key, revision, question, answer_text, audit_mode, record_hash, "
-        "created_at, model_profile_json, policy_json, response_json, state, state_reason, "
-        f"{_DIMENSION_COLUMNS} FROM cache_records ORDER BY id"
-    ).fetchall()
-    return [_stored_record(row) for row in rows]
-
-
-def _stored_record(row: Sequence[Any]) -> StoredRecord:
-    (record_id, key, revision, question, answer, mode, digest, created_at, profile_json,
-     policy_json, response_json, state, reason) = row[:13]  # fmt: skip
-    return StoredRecord(
-        record_id, key, revision, question, answer, mode, digest, created_at, profile_json,
-        policy_json, response_json, state, reason,
-        dimensions=dict(zip(CACHE_KEY_DIMENSIONS, row[13:], strict=True)),
-    )  # fmt: skip
-
-
-def stored_evidence(conn: sqlite3.Connection, record_id: int) -> list[StoredEvidence]:
-    """A record's evidence rows, by rank."""
-    return [
-        StoredEvidence(*row)
-        for row in conn.execute(
-            "SELECT rank, chunk_id, document_id, source_root, chunk_count, chunk_index, leaf, "
-            "proof_json, cited FROM cache_evidence WHERE record_id = ? ORDER BY rank",
-            (record_id,),
-        )
-    ]
-
-
 # --- writing -----------------------------------------------------------------------------------
 
 
@@ -584,18 +381,6 @@ def write_event_body(
         "answer_hash": answer_hash(answer_text),
         "response_hash": sha256_hex(response_json.encode("utf-8")),
         **({"redactions": redactions} if redactions else {}),
-    }
-
-
-def state_event_body(
-    state: str, reason: str, records: Iterable[tuple[str, int]]
-) -> dict[str, object]:
-    """What a ``cache_state`` event commits to: the new state, why, and the
-    ``(cache_key, revision)`` of every record it moved."""
-    return {
-        "state": state,
-        "reason": reason,
-        "records": [{"cache_key": key, "revision": revision} for key, revision in records],
     }
 
 
@@ -666,7 +451,7 @@ def _insert_record(
     created_at: str,
 ) -> int:
     cursor = conn.execute(
-        f"INSERT INTO cache_records (cache_key, revision, {_DIMENSION_COLUMNS}, question, "
+        f"INSERT INTO cache_records (cache_key, revision, {DIMENSION_COLUMNS}, question, "
         "answer_text, audit_mode, model_profile_json, policy_json, response_json, record_hash, "
         "state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
@@ -718,77 +503,3 @@ def count_hit(conn: sqlite3.Connection, record_id: int, when: str) -> None:
             "UPDATE cache_records SET hit_count = hit_count + 1, last_hit_at = ? WHERE id = ?",
             (when, record_id),
         )
-
-
-# --- changes of state ----------------------------------------------------------------------------
-
-
-def _set_state(
-    conn: sqlite3.Connection, state: str, reason: str, records: Sequence[tuple[int, str, int]]
-) -> None:
-    """Move ``(id, cache_key, revision)`` records to ``state`` with one ``cache_state`` event;
-    inside the caller's transaction."""
-    conn.executemany(
-        "UPDATE cache_records SET state = ?, state_reason = ? WHERE id = ?",
-        [(state, reason, record_id) for record_id, _key, _revision in records],
-    )
-    body = state_event_body(state, reason, [(key, rev) for _id, key, rev in records])
-    append_event(conn, "cache_state", body=body)
-
-
-def falsify(
-    conn: sqlite3.Connection, ref: str, state: str, reason: str, *, revision: int | None = None
-) -> CacheRecord:
-    """Take a key's ``ok`` record out of service; the next ask for it is a miss. With
-    ``revision``, that revision must be the ``ok`` one (a turn falsifies the answer it
-    showed, never a later one)."""
-    if state not in FALSIFIED_STATES:
-        raise BadInput(f"bad state {state!r}: choose one of {', '.join(FALSIFIED_STATES)}")
-    if not reason.strip():
-        raise BadInput("say why the answer is wrong: a falsification records its reason")
-    record = resolve_key(conn, ref, revision=revision)
-    if record.state != OK:
-        raise BadInput(
-            f"record {record.cache_key[:12]}… revision {record.revision} is already {record.state}"
-        )
-    with transaction(conn):
-        _set_state(conn, state, reason.strip(), [(record.id, record.cache_key, record.revision)])
-    return load_record(conn, record.id)
-
-
-RESTORED_REASON = "falsification undone"
-"""The reason a record put back in service by :func:`restore` carries (with what it was)."""
-
-
-def restore(conn: sqlite3.Connection, ref: str, revision: int) -> CacheRecord:
-    """Undo a falsification: put revision ``revision`` of a key back in service (``ok``),
-    with one more ``cache_state`` event (the chain is append-only: the falsification stays
-    in the record, and so does its undoing). Only while no answer replaced it: the record
-    must be the key's latest revision (so no other one serves the key)."""
-    with transaction(conn):
-        record = resolve_key(conn, ref, revision=revision)
-        name = f"record {record.cache_key[:12]}… revision {record.revision}"
-        if record.state not in FALSIFIED_STATES:
-            raise BadInput(f"{name} is {record.state}: there is no falsification to undo")
-        latest = _next_revision(conn, record.cache_key) - 1
-        if latest != record.revision:
-            raise BadInput(
-                f"{name} cannot be put back: revision {latest} has answered the question since"
-            )
-        was = f"{record.state}: {record.state_reason}" if record.state_reason else record.state
-        reason = f"{RESTORED_REASON} (was {was})"
-        _set_state(conn, OK, reason, [(record.id, record.cache_key, record.revision)])
-    return load_record(conn, record.id)
-
-
-def mark_stale(conn: sqlite3.Connection, document_id: int, reason: str) -> int:
-    """Mark every ``ok`` record citing this document ``stale``; one audit event. Returns the
-    count. Runs inside the caller's transaction (a new version, a refused rehydration)."""
-    rows = conn.execute(
-        f"SELECT id, cache_key, revision FROM cache_records WHERE state = '{OK}' AND id IN "
-        "(SELECT record_id FROM cache_evidence WHERE document_id = ?) ORDER BY id",
-        (document_id,),
-    ).fetchall()
-    if rows:
-        _set_state(conn, STALE, reason, rows)
-    return len(rows)
