@@ -360,7 +360,7 @@ BREAKS = {
         "arborist/commands_forest.py": "def f(conn):\n    conn.execute('DELETE FROM nodes')\n",
         "arborist_nb/widget.py": "def f(conn):\n    conn.executescript('')\n",
     },
-    "the store never imports qa": {"arborist/store/cache.py": "from arborist.qa import check\n"},
+    "the store never imports qa": {"arborist/store/cache/records.py": "from arborist.qa import check\n"},
     "every function fits on a screen": {"arborist/commands.py": _LONG_FUNCTION},
     "no command-layer module over 550 lines": {"arborist/cli_more.py": "x = 1\n" * 551},
 }
