@@ -24,13 +24,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from operator import itemgetter
-from typing import Any
 
 from arborist.audit import append_event
 from arborist.clock import format_timestamp, utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput, BadReference, NotFound
-from arborist.forest.bates import MAX_SEQ, format_bates, is_bates, new_sid, parse_bates, parse_sid
+from arborist.forest.bates import MAX_SEQ, format_bates, is_bates, new_sid, parse_sid
+from arborist.forest.nodes import (
+    NODE_COLUMNS,
+    NODES,
+    ROOT_AUDIT_MODE,
+    Node,
+    Session,
+    ancestors,
+    children,
+    get_node,
+    get_session,
+    list_sessions,
+    node_of,
+)
 from arborist.fts import checked_terms, fts_match_all
 from arborist.hashing import fold_one, node_hash, sha256_hex, subtree_hash_bytes
 
@@ -56,136 +68,6 @@ __all__ = [
     "set_label",
     "titles_json",
 ]
-
-ROOT_AUDIT_MODE = "ROOT"
-
-_NODE_COLUMNS = (
-    "n.id, n.bates, n.sid, n.seq, n.parent_bates, n.question, n.answer_text, n.cache_key, "
-    "n.audit_mode, n.cited_titles_json, n.created_at, n.created_label, n.label, n.node_hash, "
-    "lower(hex(l.subtree_hash))"
-)
-_NODES = "nodes AS n LEFT JOIN node_links AS l ON l.id = n.id"
-"""Where a :class:`Node` is read from: the turn's row and its Merkle link (by id)."""
-_SESSION_COLUMNS = "sid, root_bates, current_bates, next_seq, created_at, updated_at, label"
-
-
-@dataclass(frozen=True)
-class Session:
-    """A session: a viewport onto the forest with its own root and "you are here"."""
-
-    sid: str
-    root_bates: str
-    current_bates: str
-    next_seq: int
-    created_at: str
-    updated_at: str
-    label: str | None
-
-
-@dataclass(frozen=True)
-class Node:
-    """One turn (or a session's synthetic root, seq 0)."""
-
-    id: int
-    bates: str
-    sid: str
-    seq: int
-    parent_bates: str | None
-    question: str
-    answer_text: str
-    cache_key: str
-    audit_mode: str
-    cited_titles: tuple[str, ...]
-    created_at: str
-    created_label: str | None
-    label: str | None
-    node_hash: str
-    subtree_hash: str
-
-    @property
-    def is_root(self) -> bool:
-        return self.seq == 0
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "bates": self.bates,
-            "sid": self.sid,
-            "seq": self.seq,
-            "parent_bates": self.parent_bates,
-            "question": self.question,
-            "answer_text": self.answer_text,
-            "cache_key": self.cache_key,
-            "audit_mode": self.audit_mode,
-            "cited_titles": list(self.cited_titles),
-            "created_at": self.created_at,
-            "created_label": self.created_label,
-            "label": self.label,
-            "node_hash": self.node_hash,
-            "subtree_hash": self.subtree_hash,
-        }
-
-
-def _node(row: Any) -> Node:
-    values = list(row)
-    values[9] = tuple(json.loads(values[9]))
-    return Node(*values)
-
-
-def _session(row: Any) -> Session:
-    return Session(*row)
-
-
-def get_session(conn: sqlite3.Connection, sid: str) -> Session:
-    """The session ``sid``; BadReference if malformed, NotFound if absent."""
-    sid = parse_sid(sid)
-    row = conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE sid = ?", (sid,)).fetchone()
-    if row is None:
-        raise NotFound(f"no session {sid}")
-    return _session(row)
-
-
-def list_sessions(conn: sqlite3.Connection) -> list[tuple[Session, int]]:
-    """Every session, oldest first, with its number of turns (root excluded)."""
-    rows = conn.execute(
-        f"SELECT {', '.join('s.' + c.strip() for c in _SESSION_COLUMNS.split(','))}, "
-        "(SELECT count(*) FROM nodes AS n WHERE n.sid = s.sid AND n.seq > 0) "
-        "FROM sessions AS s ORDER BY s.created_at, s.sid"
-    ).fetchall()
-    return [(_session(row[:7]), row[7]) for row in rows]
-
-
-def get_node(conn: sqlite3.Connection, bates: str) -> Node:
-    """The node with this bates number."""
-    parse_bates(bates)
-    row = conn.execute(
-        f"SELECT {_NODE_COLUMNS} FROM {_NODES} WHERE n.bates = ?", (bates.strip(),)
-    ).fetchone()
-    if row is None:
-        raise NotFound(f"no turn {bates.strip()}")
-    return _node(row)
-
-
-def children(conn: sqlite3.Connection, bates: str) -> list[Node]:
-    """The children of a node, in the order they were created."""
-    rows = conn.execute(
-        f"SELECT {_NODE_COLUMNS} FROM {_NODES} WHERE n.parent_bates = ? "
-        "ORDER BY n.created_at, n.id",
-        (bates,),
-    ).fetchall()
-    return [_node(row) for row in rows]
-
-
-def ancestors(conn: sqlite3.Connection, bates: str) -> list[Node]:
-    """The parent of a node, its parent, ... up to a root (crossing sessions). Iterative."""
-    chain: list[Node] = []
-    current = get_node(conn, bates).parent_bates
-    seen: set[str] = set()
-    while current is not None and current not in seen:
-        seen.add(current)
-        node = get_node(conn, current)
-        chain.append(node)
-        current = node.parent_bates
-    return chain
 
 
 def create_session(
@@ -535,16 +417,16 @@ def resolve_ref(conn: sqlite3.Connection, session: Session, ref: str) -> Node:
     if is_bates(ref):
         return get_node(conn, ref)
     row = conn.execute(
-        f"SELECT {_NODE_COLUMNS} FROM {_NODES} WHERE n.sid = ? AND n.label = ?",
+        f"SELECT {NODE_COLUMNS} FROM {NODES} WHERE n.sid = ? AND n.label = ?",
         (session.sid, ref),
     ).fetchone()
     if row:
-        return _node(row)
+        return node_of(row)
     rows = conn.execute(
-        f"SELECT {_NODE_COLUMNS} FROM {_NODES} WHERE n.label = ? LIMIT 2", (ref,)
+        f"SELECT {NODE_COLUMNS} FROM {NODES} WHERE n.label = ? LIMIT 2", (ref,)
     ).fetchall()
     if len(rows) == 1:
-        return _node(rows[0])
+        return node_of(rows[0])
     if len(rows) > 1:
         raise BadReference(f"label {ref!r} names turns in several sessions: use the bates number")
     raise NotFound(f"no turn {ref!r}: give a bates number, a seq of this session, or a label")
@@ -579,7 +461,7 @@ def find(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[FindH
     hits = []
     for (rowid,) in ranked:
         row = conn.execute(
-            f"SELECT {_NODE_COLUMNS}, snippet(nodes_fts, -1, '«', '»', '…', 12), "
+            f"SELECT {NODE_COLUMNS}, snippet(nodes_fts, -1, '«', '»', '…', 12), "
             "snippet(nodes_fts, 2, '«', '»', '…', 12) "
             "FROM nodes_fts JOIN nodes AS n ON n.id = nodes_fts.rowid "
             "LEFT JOIN node_links AS l ON l.id = n.id "
@@ -588,7 +470,7 @@ def find(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[FindH
         ).fetchone()
         if row is not None:
             best, in_titles = row[15], row[16]
-            hits.append(FindHit(_node(row[:15]), _titles(best) if best == in_titles else best))
+            hits.append(FindHit(node_of(row[:15]), _titles(best) if best == in_titles else best))
     return hits
 
 
