@@ -206,9 +206,9 @@ def _near(
         replace(item, nearness=passage_nearness(conn, vectors.profile, vectors.vector, e.leaf))
         if item.text == e.text
         else item
-        for item, e in zip(request.evidence, sent.evidence, strict=False)
+        for item, e in zip(request.evidence, sent.evidence, strict=True)
     )
-    return replace(request, evidence=shown + request.evidence[len(shown) :])
+    return replace(request, evidence=shown)
 
 
 def _retrieval_name(embedding: Mapping[str, object] | None) -> str:
