@@ -111,11 +111,19 @@ class ModelError(ArboristError):
     """A chat model that timed out, failed or answered with something unusable."""
 
 
-def one_line(message: object, limit: int | None = None) -> str:
+def one_line(message: object, limit: int | None = None, *, named: bool = False) -> str:
     """``message`` (often a foreign exception) as one line, whitespace runs collapsed, and
     with ``limit`` cut to that many characters (the last one ``…``): how an arborist error
-    quotes what a parser, a file, the network or a server said."""
-    text = " ".join(str(message).split())
+    quotes what a parser, a file, the network or a server said. ``named``: an exception
+    that is no :class:`ArboristError` is said with its type first (``KeyError: 'x'``, a
+    bug said as one), and one with no message by its type alone (what the widget's
+    status line shows of a failed request)."""
+    text = str(message)
+    if named and isinstance(message, BaseException):
+        kind = type(message).__name__
+        text = text or kind
+        text = text if isinstance(message, ArboristError) else f"{kind}: {text}"
+    text = " ".join(text.split())
     return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arborist.app import Arborist
-from arborist.errors import ArboristError, BadInput, NotFound
+from arborist.errors import ArboristError, BadInput, NotFound, one_line
 from arborist.forest.shard import FindHit, Node
 from arborist.forest.tree_sync import (
     CACHE_KEY_PREFIX,
@@ -72,7 +72,6 @@ from arborist.forest.tree_sync import (
     node_summary,
     poll,
     roots,
-    short_question,
     summary,
     tree_state,
 )
@@ -83,8 +82,8 @@ from arborist.sync_args import (
     arg,
     bates_list,
     checked_bates,
+    error_line,
     known_hashes,
-    one_line,
 )
 
 __all__ = [
@@ -104,7 +103,6 @@ __all__ = [
     "expand",
     "find_hits",
     "node_summary",
-    "one_line",
     "poll",
     "reopen",
     "roots",
@@ -209,7 +207,7 @@ def _add_answer(
     try:
         record = app.record(node.cache_key, revision=revision)
     except ArboristError as exc:
-        out["record_error"] = one_line(exc)
+        out["record_error"] = error_line(exc)
         return
     out["record"] = record.as_json()  # the one shape of a record, in every face
     latest = view.revisions(record.cache_key)
@@ -218,7 +216,7 @@ def _add_answer(
     try:  # co-access is optional: its failure must not hide the answer and its proofs
         out["related"] = [item.as_json() for item in app.related_to_record(record)]
     except ArboristError as exc:
-        out["related_error"] = one_line(exc)
+        out["related_error"] = error_line(exc)
     first = view.first_turn_since(node.cache_key, record.created_at)
     out["first_answered"] = {
         "created_at": record.created_at,
@@ -246,7 +244,7 @@ def find_hits(app: Arborist, query: str, limit: int, viewer_sid: str) -> JSON:
                 "bates": hit.node.bates,
                 "sid": hit.node.sid,
                 "seq": hit.node.seq,
-                "question": short_question(hit.node.question),
+                "question": one_line(hit.node.question, QUESTION_WIDTH),
                 "label": hit.node.label,
                 "audit_mode": now.mode,
                 "support": now.support.level if now.support else None,
@@ -305,7 +303,7 @@ def run_fork(
                 "ok": False,
                 "request": request_id,
                 "parent": parent,
-                "error": one_line(exc),
+                "error": error_line(exc),
             }
         )
     return ForkOutcome(
@@ -402,7 +400,7 @@ class ForestSync:
                 )
             result = getattr(self, f"_{kind}")(message)
         except Exception as exc:  # the handler must answer, whatever went wrong
-            return {"id": request_id, "ok": False, "error": one_line(exc)}
+            return {"id": request_id, "ok": False, "error": error_line(exc)}
         return {"id": request_id, "ok": True, "result": result}
 
     # One method per kind; each validates its own arguments.

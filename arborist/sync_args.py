@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arborist.errors import ArboristError, BadInput
+from arborist.errors import BadInput, one_line
 from arborist.forest.bates import parse_bates
 
 __all__ = [
@@ -23,8 +23,8 @@ __all__ = [
     "arg",
     "bates_list",
     "checked_bates",
+    "error_line",
     "known_hashes",
-    "one_line",
 ]
 
 MAX_BATES_PER_REQUEST = 2_000
@@ -41,13 +41,11 @@ class BadRequest(BadInput):
     """A request whose shape is wrong (missing id, unknown kind, bad argument)."""
 
 
-def one_line(error: BaseException | str, limit: int = MAX_ERROR_CHARS) -> str:
-    """``error`` as one line of at most ``limit`` characters, fit for a status bar."""
-    text = error if isinstance(error, str) else str(error) or type(error).__name__
-    if isinstance(error, BaseException) and not isinstance(error, ArboristError):
-        text = f"{type(error).__name__}: {text}"
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+def error_line(error: BaseException) -> str:
+    """What the widget is told of a failed request: ``error`` as one line of at most
+    :data:`MAX_ERROR_CHARS`, a foreign exception named by its type
+    (:func:`arborist.errors.one_line`)."""
+    return one_line(error, MAX_ERROR_CHARS, named=True)
 
 
 def checked_bates(value: object, name: str) -> str:

@@ -20,8 +20,10 @@ import pytest
 
 import arborist.forest.reads
 from arborist.app import Arborist
+from arborist.errors import ArboristError
 from arborist.forest.reads import reveal_path
 from arborist.forest.shard import insert_turn
+from arborist.forest.tree_sync import ForestView
 from arborist.hashing import leaf_hash
 from arborist.merkle import verify_inclusion
 from arborist.sync import MAX_ADDED, MAX_EXPAND_BUDGET
@@ -934,6 +936,27 @@ def test_bad_requests_get_a_one_line_error_and_never_raise(
     assert reply["id"] == (1 if message.get("id") == 1 and message.get("id") is not True else None)
     assert error in reply["error"]
     assert "\n" not in reply["error"] and len(reply["error"]) <= 300
+
+
+def test_a_request_that_hits_a_bug_names_it_by_its_type_on_one_line_of_300(
+    view: View, widget: ForestWidget, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The status line says a bug is one (its type first), a silent one by its type alone,
+    an arborist error as it is; one line, cut to 300 with an ellipsis (errors.one_line)."""
+    for raised, said in (
+        (KeyError("x\n" * 400), "KeyError: 'x\\n"),
+        (RuntimeError(), "RuntimeError: RuntimeError"),
+        (ArboristError("no  such\nturn"), "no such turn"),
+    ):
+
+        def poll(*_args: object, error: Exception = raised) -> None:
+            raise error
+
+        monkeypatch.setattr(ForestView, "poll", poll)
+        error = view.answer({"id": 1, "kind": "poll"})["error"]
+        assert error.startswith(said) and "\n" not in error and len(error) <= 300, error
+        assert len(error) < 300 or error.endswith("…"), error
+    assert error == "no such turn"
 
 
 def test_messages_that_are_not_requests_are_ignored(view: View, widget: ForestWidget) -> None:

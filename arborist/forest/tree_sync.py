@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from arborist.audit import head_seq
 from arborist.db import snapshot
-from arborist.errors import NotFound
+from arborist.errors import NotFound, one_line
 from arborist.forest.reads import (
     RowSummary,
     child_count,
@@ -58,7 +58,6 @@ __all__ = [
     "node_summary",
     "poll",
     "roots",
-    "short_question",
     "summary",
     "tree_state",
     "turn_revisions",
@@ -76,12 +75,6 @@ CACHE_KEY_PREFIX = 12
 MAX_ADDED = 50
 """Most turns a ``roots`` answer lists as added since the view's chain head; beyond
 that (an import, a long absence) the view walks by hashes instead."""
-
-
-def short_question(text: str, width: int = QUESTION_WIDTH) -> str:
-    """``text`` on one line, cut to ``width`` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 # --- the tree --------------------------------------------------------------------------------
@@ -148,7 +141,7 @@ def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
     when it was written; ``support``, how well its cited evidence covers its question,
     only while it holds."""
     out: JSON = {
-        "question": short_question(row.question),
+        "question": one_line(row.question, QUESTION_WIDTH),
         "audit_mode": row.audit_mode
         if not row.cache_key
         else labels.modes.get(row.bates, NO_CLAIM),
