@@ -1361,10 +1361,13 @@ def ask_depth_goal(f: Figures) -> Goal:
             "`insert_turn` that records it; medians. The follow-up reads stop at the tip (its "
             "question stands alone).",
             f"The whole turn, `insert_turn` included: {fmt_time(whole_big)} against "
-            f"{fmt_time(whole_small)}, {whole_big / whole_small:.2f}x. Issue #26 asks 1.3x for "
-            "it and that is not met: `insert_turn` rehashes every ancestor's `subtree_hash` "
-            "(the Merkle ripple, O(depth) by design; its own goal is the row 'record a turn "
-            "at depth 100'). Meeting it needs a deferred ripple (docs/design.md section 5).",
+            f"{fmt_time(whole_small)}, {whole_big / whole_small:.2f}x. Issue #26 asked 1.3x "
+            "for it; no forest that keeps its hashes current can meet that: a turn at depth D "
+            "changes the `subtree_hash` of each of its D ancestors (each commits to all below "
+            "it), and the widget reads the root's after every turn to sync, so D hashes and D "
+            "row writes are each turn's floor. Deferring the ripple would move them to that "
+            "read, not remove them. The ripple's own goal is the row 'record a turn at depth "
+            "100'.",
         ],
     )
 
