@@ -29,20 +29,30 @@ from typing import TYPE_CHECKING, Any
 
 from arborist.app_forest import HomeForest
 from arborist.app_home import default_home
+from arborist.asks import Ask
 from arborist.checks import ChainCheck, DatabaseReport, Verification
 from arborist.config import coaccess_params, names_an_embedder
-from arborist.db import require_writable
+from arborist.db import require_writable, transaction
 from arborist.errors import BadInput, ModelError
 from arborist.forest.bates import is_bates
 from arborist.forest.reads import reusable_turn
-from arborist.forest.shard import Node, get_node, insert_turn, set_current, set_label
+from arborist.forest.shard import (
+    Node,
+    Session,
+    get_node,
+    insert_turn,
+    resolve_ref,
+    set_current,
+    set_label,
+)
 from arborist.pathref import load_or_create_key, redact_path
 from arborist.progress import Track, untracked
 from arborist.qa import followups
 from arborist.qa.check import AnswerCheck, check_record
 from arborist.qa.client import ChatClient
 from arborist.qa.models import select_client
-from arborist.qa.runner import AskResult, ask
+from arborist.qa.runner import AskResult
+from arborist.qa.runner import ask as run_ask
 from arborist.store import coaccess
 from arborist.store.cache import (
     CacheRecord,
@@ -264,30 +274,44 @@ class Arborist(HomeForest):
         timeout: float | None = None,
         retries: int | None = None,
     ) -> AskResult:
-        """Answer from the cache when every dimension matches, else from the model.
+        """Answer from the cache when every dimension matches, else from the model: an
+        answer with no turn (:meth:`ask_turn` records one).
 
         With ``related``, co-accessed chunks join the evidence as a second lane
         (the co-access index is brought up to date first). ``timeout`` and
-        ``retries`` bound the wait for a remote model (see :meth:`client`).
+        ``retries`` bound the wait for a remote model (see :meth:`client`);
+        ``context``, ``sources`` and ``threaded`` are what a follow-up borrows.
         """
         require_writable(self.store_conn)  # refuse now, not after paying for a model call
+        asked = Ask(question, llm=llm, timeout=timeout, retries=retries, use_cache=use_cache,
+                    related=related)  # fmt: skip
+        return self._answer(asked, self.client_for(asked), on_token, context, sources, threaded)
+
+    def client_for(self, asked: Ask) -> ChatClient:
+        """The chat client ``asked`` names, with its limits (see :meth:`client`): a face
+        that must know it before asking (does it stream?) hands it to :meth:`ask_turn`."""
+        return self.client(asked.llm, timeout=asked.timeout, retries=asked.retries)
+
+    def _answer(
+        self,
+        asked: Ask,
+        client: ChatClient,
+        on_token: Callable[[str], None] | None,
+        context: Sequence[str] = (),
+        sources: Sequence[str] = (),
+        threaded: Sequence[tuple[str, str]] = (),
+    ) -> AskResult:
+        """The cache-first ask (:func:`arborist.qa.runner.ask`) of ``asked``, by
+        ``client``, with the home's allowlist, embedder and co-access index."""
         version = ""
-        if related:
+        if asked.related:
             version = self._related_index(purpose="--related", slack=RELATED_SLACK)
-        return ask(
-            self.store_conn,
-            self.client(llm, timeout=timeout, retries=retries),
-            question,
-            context=context,
-            sources=sources,
-            use_cache=use_cache,
-            on_token=on_token,
-            threaded=threaded,
-            allowlist=self.allowlist,
-            related=RELATED_LANE if related else 0,
-            related_version=version,
-            embedder=self.embedder(),
-        )
+        return run_ask(
+            self.store_conn, client, asked.question, context=context, sources=sources,
+            use_cache=asked.use_cache, on_token=on_token, threaded=threaded,
+            allowlist=self.allowlist, related=RELATED_LANE if asked.related else 0,
+            related_version=version, embedder=self.embedder(),
+        )  # fmt: skip
 
     def record(self, ref: str, *, revision: int | None = None) -> CacheRecord:
         """The cache record under a key (or unique prefix)."""
@@ -323,74 +347,70 @@ class Arborist(HomeForest):
 
     def ask_turn(
         self,
-        question: str,
+        asked: Ask | str,
+        /,
         *,
-        sid: str | None,
-        new_session: str | None = "cli",
-        parent: str | None = None,
-        label: str | None = None,
-        llm: str | None = None,
-        use_cache: bool = True,
         on_token: Callable[[str], None] | None = None,
-        reuse: bool = False,
-        thread: bool = False,
-        related: bool = False,
-        transcript: str | Path | None = None,
-        timeout: float | None = None,
-        retries: int | None = None,
-        make_current: bool = True,
+        client: ChatClient | None = None,
+        **fields: Any,
     ) -> Turn:
-        """Ask under ``parent`` (default: the session's current node) and record the turn.
+        """Ask ``asked`` (an :class:`~arborist.asks.Ask`) under its parent (default: its
+        session's current turn) and record the turn. A question with ``Ask``'s fields as
+        keywords (``ask_turn(q, sid=sid, parent=tip)``) is that ``Ask``, for a script.
 
-        ``sid=None`` opens a session labelled ``new_session`` once the answer is in
-        hand, so a failed ask writes nothing. The turn becomes current unless
-        ``make_current`` is false (a widget fork). A follow-up borrows words from the
-        turns above it, never into a hash (docs/retrieval.md); ``thread`` puts them
-        in the prompt and the key; ``reuse`` returns the turn a re-run cell asked
-        already. With co-access on, the cited chunks are recorded with
-        ``transcript`` (the notebook's path) stored redacted.
+        The session is read once, the client (``client``, when the face resolved it
+        already) resolved once. With no session (``sid`` None) one labelled
+        ``session_label`` is made with the turn, in one transaction, once the answer is
+        in hand: a failed ask writes nothing, and no session is ever without a turn. A
+        follow-up borrows words from the turns above it, never into a hash
+        (docs/retrieval.md). With co-access on, the cited chunks are recorded with the
+        ``transcript`` stored redacted.
         """
+        if isinstance(asked, str):
+            asked = Ask(asked, **fields)
+        elif fields:
+            raise TypeError(f"an Ask takes no keywords beside it: {sorted(fields)}")
         recording = coaccess.enabled()
         for conn in (self.store_conn, self.sessions_conn):  # before the answer is paid for
             require_writable(conn)
-        under = self._asked_under(sid, parent)
+        session = self.session(asked.sid) if asked.sid is not None else None
+        under = self._asked_under(session, asked.parent)
         above = partial(get_node, self.sessions_conn)
-        path = followups.read_above(under, thread, above) if under else []
-        threaded = followups.threaded(path) if thread else []
-        result = self.ask(
-            question, llm=llm, use_cache=use_cache, context=followups.context(path),
-            sources=followups.sources(path), on_token=on_token, threaded=threaded, related=related,
-            timeout=timeout, retries=retries,
+        path = followups.read_above(under, asked.thread, above) if under else []
+        result = self._answer(
+            asked, client or self.client_for(asked), on_token, followups.context(path),
+            followups.sources(path), followups.threaded(path) if asked.thread else [],
         )  # fmt: skip
-        session = self.session(sid) if sid is not None else self.new_session(new_session)
-        if under is None:  # a new session's root: it exists only now there is a turn to record
-            under = get_node(self.sessions_conn, session.current_bates)
-        if reuse and result.hit:  # a fresh answer (a miss) is a new turn, never a reuse
-            reused = self._reuse(session.sid, under.bates, result, label)
+        if asked.reuse and result.hit and session and under:  # a miss is never a reuse
+            reused = self._reuse(session.sid, under.bates, result, asked.label)
             if reused is not None:
                 return Turn(result, reused, reused=True)
         record = result.record
         # Before the turn is written: a failure here must not leave a turn without its rows.
-        transcript_ref = self._transcript_ref(transcript) if recording else None
-        node = insert_turn(
-            self.sessions_conn, session.sid, under.bates, question=record.question,
-            answer_text=record.answer_text, cache_key=record.cache_key,
-            audit_mode=record.audit_mode, label=self.admitted(label), make_current=make_current,
-            cited_titles=list(dict.fromkeys(e.title for e in record.evidence if e.cited)),
-        )  # fmt: skip
+        transcript_ref = self._transcript_ref(asked.transcript) if recording else None
+        with transaction(self.sessions_conn):  # a new session and its first turn, or neither
+            if session is None:
+                session = self.new_session(asked.session_label)
+            node = insert_turn(
+                self.sessions_conn, session.sid, under.bates if under else session.root_bates,
+                question=record.question, answer_text=record.answer_text,
+                cache_key=record.cache_key, audit_mode=record.audit_mode,
+                label=self.admitted(asked.label), make_current=asked.make_current,
+                cited_titles=list(dict.fromkeys(e.title for e in record.evidence if e.cited)),
+            )  # fmt: skip
         if recording:
             self._record_coaccess(session.sid, node.bates, record, transcript_ref)
         return Turn(result, node)
 
-    def _asked_under(self, sid: str | None, parent: str | None) -> Node | None:
+    def _asked_under(self, session: Session | None, parent: str | None) -> Node | None:
         """The node a question is asked under: ``parent`` (a bates number anywhere, or a
-        seq or label of session ``sid``), else the session's current node; None for the
+        seq or label of ``session``), else the session's current node; None for the
         root of a session not created yet."""
-        if sid is None:  # a new session's root, or a bates number anywhere (a fork)
+        if session is None:  # a new session's root, or a bates number anywhere (a fork)
             return self.node(parent) if parent else None
         if parent:
-            return self.node(parent, sid)
-        return get_node(self.sessions_conn, self.session(sid).current_bates)
+            return resolve_ref(self.sessions_conn, session, parent)
+        return get_node(self.sessions_conn, session.current_bates)
 
     def _reuse(self, sid: str, parent: str, result: AskResult, label: str | None) -> Node | None:
         """The turn a re-run asks again (same question, key and parent), made current and

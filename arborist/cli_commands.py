@@ -138,7 +138,7 @@ def _run_repl(desk: Desk) -> None:
         read=input,
         write=click.echo,
         llm=desk.llm,
-        label=desk.session_label() if desk.label != "cli" else None,
+        label=desk.new_label,  # session --label's (or session new's); else none
         timeout=desk.timeout,
         retries=desk.retries,
         stream=desk.stream,

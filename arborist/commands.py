@@ -123,8 +123,10 @@ class Desk:
 
     ``prefix`` is how the face writes a command (``arborist ``, ``/`` or
     ``%arborist ``), so usage lines and errors name it as the user types it.
-    ``sid`` is None until the first question starts a session (or a command that
-    needs one, such as ``cd``). ``label`` names a session the desk starts itself
+    ``sid`` is None until the first question makes the session (sessions.db never holds
+    one without a turn): until then the new session is the desk's alone, ``new_label``
+    the label ``session new --label`` gave it and ``under`` the turn ``cd`` chose for its
+    first question (a bates number). ``label`` names a session the desk starts itself
     (or a function that says it then); ``track`` wraps ingest's (and embed's)
     work in a progress bar, ``embed_track`` embed's batches when the face has a bar of
     its own for them; ``each`` says whether ingest prints a line per document
@@ -156,17 +158,36 @@ class Desk:
     stdin: Callable[[], BinaryIO] | None = None
     opens: bool = False
     short: bool = False
+    new_label: str | None = None
+    under: str | None = None
 
     def session(self) -> str:
-        """This face's session, started on first use (by a command that needs one)."""
-        if self.sid is None:
-            self.sid = self.app.new_session(self.session_label()).sid
-        return self.sid
+        """This face's session, made now if it waits for its first question: what the
+        forest widget shows needs a root. It is labelled as that question would label it,
+        its current turn the one ``cd`` chose."""
+        if self.sid is not None:
+            return self.sid
+        sid = self.app.new_session(self.session_label()).sid
+        if self.under is not None:
+            self.app.cd(sid, self.under)
+        self.landed(sid)
+        return sid
 
     def session_label(self) -> str | None:
-        """The label a session this desk starts gets (a face may work it out late: a
-        notebook's name is known only once its kernel runs)."""
+        """The label a session this desk starts gets: ``session new --label``'s, else the desk's
+        (a notebook's name, known only once its kernel runs)."""
+        if self.new_label is not None:
+            return self.new_label
         return self.label() if callable(self.label) else self.label
+
+    def start_new(self, label: str | None = None) -> None:
+        """Work in a new session from now on, labelled ``label`` (default: the desk's
+        own): it is made by its first question, with that question's turn."""
+        self.sid, self.new_label, self.under = None, label, None
+
+    def landed(self, sid: str) -> None:
+        """The desk's first question made its session ``sid``: the desk works there now."""
+        self.sid, self.new_label, self.under = sid, None, None
 
     def run(self, words: Sequence[str]) -> Outcome:
         """Parse ``words`` (the line split like a shell's) and run the command they name."""

@@ -15,7 +15,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from arborist import views
-from arborist.app import Arborist
+from arborist.app import Arborist, Turn
+from arborist.asks import Ask
 from arborist.commands import (
     ANSWER,
     JSON,
@@ -36,7 +37,14 @@ from arborist.qa.runner import AskResult
 from arborist.store.cache import CacheRecord
 from arborist.terminal import TokenPrinter, answer_block
 
-__all__ = ["RETRIEVAL_KEYWORDS_GONE", "answer_lines", "check_model", "falsified_json"]
+__all__ = [
+    "RETRIEVAL_KEYWORDS_GONE",
+    "answer_lines",
+    "ask_json",
+    "ask_of",
+    "check_model",
+    "falsified_json",
+]
 
 RETRIEVAL_KEYWORDS_GONE = (
     "--retrieval-keywords is retired: ask the follow-up under the turn it follows (--sid, "
@@ -101,40 +109,50 @@ def answer_lines(
 def _ask(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.keywords is not None:
         raise BadInput(RETRIEVAL_KEYWORDS_GONE)
-    app = desk.app
-    sid = app.session(args.sid).sid if args.sid else desk.sid
+    asked = ask_of(desk, args, " ".join(args.question))
     width = desk.columns()
     stream = desk.stream if not args.json else None
     printer = TokenPrinter(stream, width=width, mark=desk.mark) if stream else None
     try:
-        turn = app.ask_turn(
-            " ".join(args.question),
-            sid=sid,
-            new_session=desk.session_label(),
-            parent=args.parent,
-            label=args.label,
-            llm=args.llm or desk.llm,
-            use_cache=not args.no_cache,
-            related=args.related,
-            thread=args.thread,
-            timeout=args.timeout if args.timeout is not None else desk.timeout,
-            retries=args.retries if args.retries is not None else desk.retries,
-            on_token=printer,
-        )
+        turn = desk.app.ask_turn(asked, on_token=printer)
     finally:
         if printer is not None:
             printer.close()
     if not args.sid:
-        desk.sid = turn.node.sid  # the session its first question made, or the one it was in
+        desk.landed(turn.node.sid)  # the session its first question made, or the one it was in
     result = turn.result
     if args.json:
-        data = {"bates": turn.node.bates, "sid": turn.node.sid, "hit": result.hit,
-                "elapsed_ms": round(result.elapsed_ms, 3), **result.record.as_json()}  # fmt: skip
-        return Outcome(json=json.dumps(data, indent=2, ensure_ascii=False), changed=True)
+        return Outcome(json=json.dumps(ask_json(turn), indent=2, ensure_ascii=False), changed=True)
     streamed = printer.text if printer is not None and printer.text else None
     shown_lines = answer_lines(result, streamed, width=width, mark=desk.mark)
     footer = views.answer_text(result, bates=turn.node.bates, streamed=result.record.answer_text)
     return Outcome("\n".join([*shown_lines, footer]), changed=True)
+
+
+def ask_of(desk: Desk, args: argparse.Namespace, question: str) -> Ask:
+    """The :class:`~arborist.asks.Ask` an ``ask`` line makes at ``desk`` (the ``arborist``
+    command's, the REPL's, ``%%ask``'s): its flags, else the desk's session (or the new
+    one its first question makes, under the turn ``cd`` chose), model and limits."""
+    return Ask(
+        question,
+        sid=args.sid or desk.sid,
+        session_label=desk.session_label(),
+        parent=args.parent or (None if args.sid else desk.under),
+        label=args.label,
+        llm=args.llm or desk.llm,
+        timeout=args.timeout if args.timeout is not None else desk.timeout,
+        retries=args.retries if args.retries is not None else desk.retries,
+        use_cache=not args.no_cache,
+        thread=args.thread,
+        related=args.related,
+    )
+
+
+def ask_json(turn: Turn) -> dict[str, Any]:
+    """What ``ask --json`` prints in every face: the turn, then its record whole."""
+    result = turn.result
+    return {"bates": turn.node.bates, "sid": turn.node.sid, "hit": result.hit,
+            "elapsed_ms": round(result.elapsed_ms, 3), **result.record.as_json()}  # fmt: skip
 
 
 @command(

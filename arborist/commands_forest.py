@@ -1,9 +1,12 @@
 """The forest's commands: sessions, the tree, moving, labels, export and import.
 
 Registered into :data:`arborist.commands.COMMANDS` (see that module). A session
-is created when its first turn is (an ask), by ``cd``, which needs a session to
-hold the move, or by ``session new``, which asks for one by name: starting the
-REPL, ``session`` alone, ``tree`` and the rest never make an empty one.
+is created when its first turn is (an ask), never before: ``session new`` (and
+``session --label`` in a running face) makes the face wait for a new one, ``cd``
+before it exists chooses the turn its first question is asked under, and until
+then the new session is the face's alone (``session list`` shows it on a line of
+its own, ``(new, no turns yet)``; sessions.db holds nothing of it). Only showing
+the forest widget, whose tree needs a root, makes one without a turn.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from arborist.commands import (
     shown,
 )
 from arborist.errors import BadInput, NotFound
-from arborist.forest.shard import Node
+from arborist.forest.shard import Node, Session
 from arborist.terminal import inert_json
 
 __all__ = ["SESSION_MODES", "node_json", "this_session"]
@@ -143,13 +146,20 @@ def _start(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.sid:
         desk.sid = desk.app.session(args.sid).sid
         return Outcome(f"session {desk.sid}", changed=True, enter=True)
-    if not desk.opens:  # a REPL or a notebook is running: as session new, made now
-        desk.sid = desk.app.new_session(args.label or desk.session_label()).sid
-        return Outcome(f"session {desk.sid}", changed=True, enter=True)
-    desk.sid = None  # the REPL about to open: its first question makes the session
-    if args.label is not None:
-        desk.label = args.label
-    return Outcome("a new session: it starts with the first question", enter=True)
+    return _new(desk, args.label)  # the REPL opens (or goes on) in it
+
+
+def _new(desk: Desk, label: str | None) -> Outcome:
+    """A new session, made by its first question: the REPL the ``arborist`` command opens
+    starts in it; a running face works in it from now on."""
+    desk.start_new(label)
+    return Outcome(_waiting(desk), enter=True)
+
+
+def _waiting(desk: Desk) -> str:
+    """What a face says of the new session it waits to make."""
+    label = desk.session_label()
+    return f"a new session{f' {label!r}' if label else ''}: it starts with the first question"
 
 
 def _tree_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
@@ -177,12 +187,15 @@ def _find_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
     return _found(desk, args, args.query)
 
 
-@command("session new", "start a session", arg("--label", help="the new session's label"))
+@command(
+    "session new",
+    "work in a new session, made by its first question",
+    arg("--label", help="the new session's label"),
+)
 def _session_new(desk: Desk, args: argparse.Namespace) -> Outcome:
-    """Asked for by name, so made now (a notebook's next ask must not continue the
-    session it had); starting the REPL or ``session`` alone waits for the first question."""
-    desk.sid = desk.app.new_session(args.label or desk.session_label()).sid
-    return Outcome(f"session {desk.sid}", changed=True)
+    """The face's next ask starts a session (a notebook's next ask does not continue the
+    one it had); at a shell, the REPL opens in it (``session --label``)."""
+    return _new(desk, args.label)
 
 
 @command("session resume", "work in an existing session", arg("sid", metavar="SID", help="its id"))
@@ -195,8 +208,18 @@ def _session_resume(desk: Desk, args: argparse.Namespace) -> Outcome:
 def _session_list(desk: Desk, args: argparse.Namespace) -> Outcome:
     sessions = desk.app.sessions()
     return either(
-        args, lambda: views.sessions_text(sessions), lambda: views.sessions_json(sessions)
+        args, lambda: _sessions_text(desk, sessions), lambda: views.sessions_json(sessions)
     )
+
+
+def _sessions_text(desk: Desk, sessions: list[tuple[Session, int]]) -> str:
+    """Every session of the forest, then the one this face waits to make, if it does (the
+    JSON is the forest's alone: a session without a sid is not one of its rows)."""
+    listed = views.sessions_text(sessions)
+    if desk.sid is not None or desk.opens:
+        return listed
+    label = desk.session_label()
+    return f"{listed}\n(new, no turns yet)  {views.field(label) if label else ''}".rstrip()
 
 
 _START = _Mode("starting a session", _start, ("sid", "label", "llm", "timeout", "retries"))
@@ -271,13 +294,32 @@ def _found(desk: Desk, args: argparse.Namespace, query: str) -> Outcome:
     arg("--sid", help="move in this session (default: this one, started if need be)"),
 )
 def _cd(desk: Desk, args: argparse.Namespace) -> Outcome:
-    sid = this_session(desk, args.sid) if args.sid or desk.opens else desk.session()
-    return Outcome(views.moved_text(desk.app.cd(sid, args.ref)), moved=True)
+    if args.sid or desk.opens or desk.sid is not None:
+        sid = this_session(desk, args.sid)
+        return Outcome(views.moved_text(desk.app.cd(sid, args.ref)), moved=True)
+    return _moved_before(desk, None if args.ref.strip() in ("root", "0") else args.ref)
+
+
+def _moved_before(desk: Desk, ref: str | None) -> Outcome:
+    """``cd`` (or ``back``) before the face's new session exists: the turn its first
+    question will be asked under (a bates number: a seq or label names a turn of a
+    session), or its own root (None)."""
+    if ref is None:
+        desk.under = None
+        return Outcome(f"now at the root of {_waiting(desk)}", moved=True)
+    node = desk.app.node(ref)
+    desk.under = node.bates
+    return Outcome(views.moved_text(node), moved=True)
 
 
 @command("back", "move to the parent of the current turn", SID)
 def _back(desk: Desk, args: argparse.Namespace) -> Outcome:
-    return Outcome(views.moved_text(desk.app.back(this_session(desk, args.sid))), moved=True)
+    if args.sid or desk.opens or desk.sid is not None:
+        return Outcome(views.moved_text(desk.app.back(this_session(desk, args.sid))), moved=True)
+    parent = desk.app.node(desk.under).parent_bates if desk.under else None
+    if parent is None:  # the new session's root, or a root it was to fork from
+        raise BadInput("already at the root")
+    return _moved_before(desk, parent)
 
 
 @command(

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arborist.app import Arborist
+from arborist.asks import Ask
 from arborist.errors import ArboristError, BadInput, NotFound, one_line
 from arborist.forest.shard import FindHit, Node
 from arborist.forest.tree_sync import (
@@ -294,7 +295,7 @@ def run_fork(
     try:
         with reopen(template) as app:
             # A fork answers beside the kernel's work: its current turn stays where it is.
-            turn = app.ask_turn(question, sid=sid, parent=parent, llm=llm, make_current=False)
+            turn = app.ask_turn(Ask(question, sid=sid, parent=parent, llm=llm, make_current=False))
             state = app.forest_view().state(sid)
     except Exception as exc:  # every failure becomes a message: a thread must not die loudly
         return ForkOutcome(

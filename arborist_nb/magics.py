@@ -15,6 +15,7 @@ import shlex
 import string
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +26,14 @@ from IPython.display import Markdown, display
 from arborist.analysis import stands_alone
 from arborist.app import Arborist, Turn
 from arborist.commands import COMMANDS, Desk, Outcome, parse, parser
-from arborist.commands_answers import RETRIEVAL_KEYWORDS_GONE
+from arborist.commands_answers import RETRIEVAL_KEYWORDS_GONE, ask_json, ask_of
 from arborist.errors import ArboristError, NoDocuments
-from arborist.forest.shard import Node
+from arborist.forest.shard import Node, Session
 from arborist.hashing import normalize_question
 from arborist.terminal import inert, inert_json
 from arborist_nb.display import Answer, Landing, md_escape, no_math
 
-__all__ = ["ASK_HELP", "ArboristMagics", "Lines", "ask_json", "interpolate"]
+__all__ = ["ASK_HELP", "ArboristMagics", "Lines", "interpolate"]
 
 _CELL = "CELL"
 """Stands for the cell's text where the table's ``ask`` parser wants its question: the last
@@ -41,13 +42,6 @@ word, after ``--``, so every word the line gave is before it."""
 ASK_HELP = parser(COMMANDS["ask"], "%%").format_help().rstrip()
 """What ``%%ask --help`` shows (and ``%%ask?`` after its docstring): the table's ``ask``,
 written as ``%%ask`` (its QUESTION is the cell's text)."""
-
-
-def ask_json(turn: Turn) -> dict[str, Any]:
-    """What ``ask --json`` prints in every face: the turn, then its record whole."""
-    result = turn.result
-    return {"bates": turn.node.bates, "sid": turn.node.sid, "hit": result.hit,
-            "elapsed_ms": round(result.elapsed_ms, 3), **result.record.as_json()}  # fmt: skip
 
 
 class _Missing(dict[str, Any]):
@@ -207,32 +201,24 @@ class ArboristMagics(Magics):
         question = interpolate(cell, self.shell.user_ns if self.shell else {}).strip()
         if not question:
             raise UsageError("empty question: write it in the cell under %%ask")
-        sid = self._run(lambda: self.app.session(args.sid).sid) if args.sid else self._session()
-        llm = args.llm or self.llm
-        before = self.app.session(sid).current_bates
-        parent, reuse, why = self._parent_for(question, args.parent, sid)
-        stream = _Stream() if self._streams(llm) and not args.json else None
+        if not args.sid:
+            self._continue()  # the notebook's own session, when this kernel has none yet
+        sid = args.sid or self.sid
+        session = self._run(lambda: self.app.session(sid)) if sid else None  # read once
+        parent, reuse, why = self._parent_for(question, args.parent, session)
+        asked = ask_of(self.desk, args, question)
+        asked = replace(asked, sid=session.sid if session else None, parent=parent or asked.parent,
+                        reuse=reuse, transcript=self._notebook_path())  # fmt: skip
+        client = self._run(lambda: self.app.client_for(asked))  # once: it says if it streams
+        streams = client.profile().get("provider") == "openai"
+        stream = _Stream() if streams and not args.json else None
         try:
-            turn: Turn = self._run(
-                lambda: self.app.ask_turn(
-                    question,
-                    sid=sid,
-                    parent=parent,
-                    label=args.label,
-                    llm=llm,
-                    use_cache=not args.no_cache,
-                    on_token=stream,
-                    reuse=reuse,
-                    thread=args.thread,
-                    related=args.related,
-                    transcript=self._notebook_path(),
-                    timeout=args.timeout if args.timeout is not None else self.desk.timeout,
-                    retries=args.retries if args.retries is not None else self.desk.retries,
-                )
-            )
+            turn: Turn = self._run(lambda: self.app.ask_turn(asked, on_token=stream, client=client))
         finally:
             if stream is not None:
                 stream.close()
+        if session is None:
+            self.desk.landed(turn.node.sid)  # the session its first question made
         if args.json:
             self._refresh_widgets()
             print(inert_json(json.dumps(ask_json(turn), indent=2, ensure_ascii=False)))
@@ -240,7 +226,8 @@ class ArboristMagics(Magics):
         first = self.app.first_turn(turn.result.cache_key) if turn.result.hit else None
         answer = Answer(turn, app=self.app, checkpoint=self.app.checkpoint(), first_turn=first)
         self._refresh_widgets()
-        display(self._landing(turn, why, before, sid))
+        before = session.current_bates if session else None
+        display(self._landing(turn, why, before, session.sid if session else turn.node.sid))
         return answer
 
     ask.__doc__ = f"{ask.__doc__}\n\n{ASK_HELP}"
@@ -277,7 +264,7 @@ class ArboristMagics(Magics):
         return args
 
     def _parent_for(
-        self, question: str, parent: str | None, sid: str
+        self, question: str, parent: str | None, session: Session | None
     ) -> tuple[str | None, bool, str]:
         """Where a ``%%ask`` cell lands, and why; the turn is reused when the same question
         was already answered there with the same key (see README, "How a notebook's cells
@@ -289,16 +276,22 @@ class ArboristMagics(Magics):
           notebook again finds its turn there instead of growing the tree (``alone``).
         * A follow-up ("and what does it return ...?"): under the last turn; re-running
           that same cell asks under that turn's parent again (``follow-up``).
+
+        With no ``session`` yet (its first question makes it) there is no turn above but
+        its root, or the one ``cd`` chose (None: the desk's ``under``).
         """
         if parent is not None:
             return parent, True, "parent"
         if self.moved:
             self.moved = False
-            return None, True, "moved"
-        session = self.app.session(sid)
+            if session is not None or self.desk.under is not None:
+                return None, True, "moved"
+        if session is None:
+            return None, True, "alone" if stands_alone(question) else "follow-up"
         if stands_alone(question):
             return session.root_bates, True, "alone"
         current = self.app.node(session.current_bates)
+        sid = session.sid
         rerun = (
             current.sid == sid
             and current.parent_bates is not None
@@ -306,9 +299,10 @@ class ArboristMagics(Magics):
         )
         return (current.parent_bates, True, "follow-up") if rerun else (None, True, "follow-up")
 
-    def _landing(self, turn: Turn, why: str, before: str, sid: str) -> Landing:
+    def _landing(self, turn: Turn, why: str, before: str | None, sid: str) -> Landing:
         """The line that says where ``turn`` was filed (``why``: see :meth:`_parent_for`) and
-        the ``%%ask`` option that files it elsewhere; ``before`` was the current turn."""
+        the ``%%ask`` option that files it elsewhere; ``before`` was the current turn (None:
+        the session is new, made by this turn)."""
         above = self.app.node(turn.node.parent_bates or turn.node.bates)
         at_root = above.is_root and above.sid == sid
         where = "the session's root" if at_root else _short(above, sid)
@@ -322,8 +316,12 @@ class ArboristMagics(Magics):
             )
         if why == "follow-up":
             return Landing(f"filed under {where}: a follow-up, with no turn above it to follow")
-        last = self.app.node(before)
-        if last.is_root or last.bates in (turn.node.bates, turn.node.parent_bates):
+        last = self.app.node(before or turn.node.parent_bates or turn.node.bates)
+        if (
+            before is None
+            or last.is_root
+            or last.bates in (turn.node.bates, turn.node.parent_bates)
+        ):
             return Landing(f"filed under {where}: it stands alone")
         return Landing(
             f"filed under {where}: it stands alone",
@@ -354,12 +352,6 @@ class ArboristMagics(Magics):
             if isinstance(value, str) and value.strip():
                 return value
         return None
-
-    def _streams(self, llm: str | None) -> bool:
-        try:
-            return self.app.client(llm).profile().get("provider") == "openai"
-        except ArboristError:
-            return False
 
     # --- %arborist ------------------------------------------------------------------------------
 

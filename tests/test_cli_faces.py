@@ -17,6 +17,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
+from arborist.asks import Ask
 from arborist.cli import cli
 from arborist.commands import COMMANDS, flags
 from arborist.errors import ArboristError
@@ -307,12 +308,16 @@ def test_the_seeds_session_forms_and_the_subcommands_agree(corpus: Path, tmp_pat
 
 
 def test_session_with_flags_in_a_running_face_is_session_new_or_resume(
-    home: Path, shell: InteractiveShell
+    corpus: Path, home: Path, shell: InteractiveShell
 ) -> None:
     said = notebook_says(shell, "session --label kept --llm stub")
-    assert said.startswith("session ") and notebook_says(shell, "llm") == "model: stub"
+    assert said == "a new session 'kept': it starts with the first question"
+    assert notebook_says(shell, "llm") == "model: stub"
     with Arborist(home) as app:
-        assert [s.label for s, _ in app.sessions()] == ["kept"]
+        assert app.sessions() == [], "made by its first question, not before"
+    notebook_says(shell, "ask Who created Spider-Man?")
+    with Arborist(home) as app:
+        assert [(s.label, turns) for s, turns in app.sessions()] == [("kept", 1)]
         sid = app.sessions()[0][0].sid
     assert repl_says(home, None, f"/session --sid {sid}") == f"session {sid}"
 
@@ -360,11 +365,11 @@ def test_a_cells_question_honours_every_flag_it_takes(
     same = {k: v for k, v in first.items() if k not in moved}
     assert {k: data[k] for k in same} == same and set(data) == set(first)
     app = shell.magics_manager.registry["ArboristMagics"].app
-    asked: list[dict] = []
+    asked: list[Ask] = []
     real = app.ask_turn
-    monkeypatch.setattr(app, "ask_turn", lambda q, **kw: asked.append(kw) or real(q, **kw))
+    monkeypatch.setattr(app, "ask_turn", lambda a, **kw: asked.append(a) or real(a, **kw))
     cell_says(shell, "ask", "--timeout 2.5 --retries 3 --no-cache", "Who created Spider-Man?")
-    assert (asked[0]["timeout"], asked[0]["retries"], asked[0]["use_cache"]) == (2.5, 3, False)
+    assert (asked[0].timeout, asked[0].retries, asked[0].use_cache) == (2.5, 3, False)
     for line, says in (
         ("stray --label x", "'stray': the question is the cell's text, the line takes only flags"),
         ("--sessions-db other.db", "--sessions-db opens other stores"),

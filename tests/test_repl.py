@@ -166,6 +166,7 @@ def test_the_repl_has_the_notebooks_commands_with_its_parser(app: Arborist, tmp_
             "/help find",
             "/session new --label tomorrow",
             "/sid",
+            "/session --list",
             "Who is Batman?",
             "/session list",
             "/root --json",
@@ -188,10 +189,16 @@ def test_the_repl_has_the_notebooks_commands_with_its_parser(app: Arborist, tmp_
     assert [s["label"] for s in json.loads(shown["/session list --json"])] == ["today"]
     assert shown["/search --help"].startswith("usage: /search [--limit N] [--json] QUERY")
     assert shown["/help find"].startswith("usage: /find [--limit N] [--json] QUERY")
-    moved = shown["/session new --label tomorrow"].removeprefix("session ")
-    assert moved != session.sid and shown["/sid"] == moved
-    assert "tomorrow" in shown["/session list"] and len(app.sessions()) == 2
-    assert json.loads(shown["/root --json"])["sid"] == moved
+    said = shown["/session new --label tomorrow"]
+    assert said == "a new session 'tomorrow': it starts with the first question"
+    assert shown["/sid"] == (
+        "error: no session yet: it starts with the first question (or session resume SID)"
+    )
+    waiting = shown["/session --list"].splitlines()
+    assert waiting[1:] == ["(new, no turns yet)  tomorrow"] and waiting[0].endswith("today")
+    moved = json.loads(shown["/root --json"])["sid"]
+    assert moved != session.sid and [s.label for s, _ in app.sessions()] == ["today", "tomorrow"]
+    assert "tomorrow" in shown["/session list"] and "no turns yet" not in shown["/session list"]
     assert shown["Who is Batman?"].count(f"bates   {moved}-000001") == 1
     assert shown["/search --limit 0 Kane"] == (
         "error: argument --limit: must be between 1 and 1000: "
