@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from arborist.app_forest import HomeForest
 from arborist.app_home import default_home
 from arborist.asks import Ask
-from arborist.checks import ChainCheck, DatabaseReport, Verification
+from arborist.checks import ChainCheck, DatabaseReport, Verification, check_derivable
 from arborist.config import coaccess_params, names_an_embedder
 from arborist.db import require_writable, transaction
 from arborist.errors import BadInput, ModelError
@@ -253,10 +253,12 @@ class Arborist(HomeForest):
 
     def derive(self, kind: str, ref: str, text: str | None = None) -> Derivation:
         """Save a core record derived from the cited evidence of the answer under ``ref``
-        (a bates number or a cache key)."""
-        return derive_from_record(
-            self.store_conn, self.resolve_answer(ref), kind, self.admitted(text)
-        )
+        (a bates number or a cache key). Only from an answer that serves (``ok``) and holds
+        now: a core record is searchable under HYBRID, so it must not carry a falsified or
+        edited answer's words."""
+        record = self.resolve_answer(ref)
+        check_derivable(record)
+        return derive_from_record(self.store_conn, record, kind, self.admitted(text))
 
     # --- answers ------------------------------------------------------------------------------
 

@@ -86,7 +86,7 @@ class HomeForest(Home):
         is checked once while store.db is unchanged, however many turns and views show it."""
         if node.is_root or not node.cache_key:
             return Standing(node.audit_mode)
-        turn = (node.cache_key, node.answer_text, node.cited_titles, node.audit_mode)
+        turn = (node.cache_key, node.answer_text, node.cited_titles, node.audit_mode, node.question)
         return standings(self.store_conn).of(turn)
 
     def branches(self, sid: str) -> list[tuple[Node, int]]:

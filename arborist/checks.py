@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from arborist.audit import ChainReport, Checkpoint, check_chain, holds_event
-from arborist.errors import DamagedDatabase
+from arborist.errors import BadInput, DamagedDatabase, IntegrityError
 from arborist.forest.reads import turn_answers
 from arborist.forest.verify import SESSIONS_FTS, ForestVerification, verify_forest
 from arborist.integrity import FileChecks
+from arborist.qa.check import check_record
 from arborist.qa.standing import contradictions, standing
-from arborist.store.cache import stored_answers
+from arborist.store.cache import OK, CacheRecord, stored_answers
 from arborist.store.verify import STORE_FTS, StoreVerification, verify_store
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "Verification",
     "assign_checkpoints",
     "chain_check",
+    "check_derivable",
     "import_conflict",
     "verify_home",
 ]
@@ -185,19 +187,39 @@ def turns_against_answers(conns: Mapping[str, sqlite3.Connection]) -> tuple[str,
 
 def import_conflict(store: sqlite3.Connection, item: Mapping[str, Any]) -> str | None:
     """Why an exported turn may not be imported beside ``store``, or None: it contradicts
-    the answer the store holds under its cache key (another answer text, other cited
-    titles, another audit mode)."""
+    the answer the store holds under its cache key (another question, answer text, cited
+    titles or audit mode)."""
     key, answer = item.get("cache_key"), item.get("answer_text")
-    titles, mode = item.get("cited_titles"), item.get("audit_mode")
+    titles, mode, question = item.get("cited_titles"), item.get("audit_mode"), item.get("question")
     if not (
         isinstance(key, str) and key and isinstance(answer, str) and isinstance(mode, str)
         and isinstance(titles, list) and all(isinstance(t, str) for t in titles)
+        and isinstance(question, str)
     ):  # fmt: skip
         return None  # malformed: the turn's own checks refuse it with their own line
-    now = standing(store, cache_key=key, answer_text=answer, cited=titles, audit_mode=mode)
+    now = standing(
+        store, cache_key=key, question=question, answer_text=answer, cited=titles,
+        audit_mode=mode,
+    )  # fmt: skip
     if not now.conflict:
         return None
     return (
         f"contradicts the answer this home holds under its cache key {key[:16]} "
         f"({now.reason}); nothing was imported"
     )
+
+
+def check_derivable(record: CacheRecord) -> None:
+    """Refuse to derive from ``record`` unless it serves (``ok``) and holds now: a core record
+    is searchable under HYBRID, so it must not carry a falsified or edited answer's words."""
+    if record.state != OK:
+        raise BadInput(
+            f"that answer is {record.state} ({record.state_reason or 'no reason given'}): "
+            "derive from an answer that serves"
+        )
+    check = check_record(record)
+    if not check:
+        raise IntegrityError(
+            f"store.db: the answer {record.cache_key[:16]} does not hold now: "
+            f"{check.summary}; nothing was derived. Run `arborist verify` to see every change"
+        )

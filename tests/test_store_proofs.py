@@ -121,6 +121,8 @@ def _schema_5_copy(home: Path, to: Path) -> None:
         raw.execute("DROP TABLE chunk_vectors")  # migration 7's, with their triggers
         raw.execute("DROP TABLE vector_profiles")
         raw.execute("DROP INDEX audit_document_add")  # migration 11's
+        raw.execute("DROP INDEX audit_cache_write")  # migration 13's
+        raw.execute("DROP INDEX audit_cache_state")
         raw.execute("PRAGMA writable_schema = ON")  # migration 12's haiku kind, undone
         raw.execute(
             "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = 'derivations'",

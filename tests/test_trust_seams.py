@@ -93,6 +93,7 @@ FORGERIES = {
     "answer_text": lambda t: t.update(answer_text="Spider-Man was created by Jack Kirby [E1]."),
     "cited_titles": lambda t: t.update(cited_titles=["The Official Marvel Encyclopaedia"]),
     "audit_mode": lambda t: t.update(audit_mode="HYBRID"),
+    "question": lambda t: t.update(question="Did Steve Ditko alone create Spider-Man?"),
 }
 
 

@@ -229,10 +229,11 @@ def session_bates(conn: sqlite3.Connection, sid: str) -> list[str]:
     return [str(row[0]) for row in conn.execute("SELECT bates FROM nodes WHERE sid = ?", (sid,))]
 
 
-TurnAnswer = tuple[str, str, str, tuple[str, ...], str]
-"""``(bates, cache_key, answer_text, cited_titles, audit_mode)`` of an answered turn."""
+TurnAnswer = tuple[str, str, str, tuple[str, ...], str, str]
+"""``(bates, cache_key, answer_text, cited_titles, audit_mode, question)`` of an answered
+turn."""
 
-_ANSWER_COLUMNS = "bates, cache_key, answer_text, cited_titles_json, audit_mode"
+_ANSWER_COLUMNS = "bates, cache_key, answer_text, cited_titles_json, audit_mode, question"
 
 
 def turn_answers(conn: sqlite3.Connection, bates: Sequence[str] | None = None) -> list[TurnAnswer]:
@@ -251,13 +252,13 @@ def turn_answers(conn: sqlite3.Connection, bates: Sequence[str] | None = None) -
             list(bates),
         )  # fmt: skip
     out = []
-    for name, key, answer, titles_json, mode in rows:
+    for name, key, answer, titles_json, mode, question in rows:
         try:
             titles = json.loads(titles_json)
         except (TypeError, ValueError, RecursionError):
             continue
         if isinstance(titles, list) and all(isinstance(t, str) for t in titles):
-            out.append((name, key, answer, tuple(titles), mode))
+            out.append((name, key, answer, tuple(titles), mode, question))
     return out
 
 

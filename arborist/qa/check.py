@@ -25,11 +25,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from arborist.keys import evidence_root
+from arborist.hashing import cache_key, question_hash
+from arborist.keys import evidence_root, policy_hash, profile_hash
 from arborist.store.cache import CacheRecord, RecordEvidence, recomputed_hash
 from arborist.store.proofs import verify_evidence
 
-__all__ = ["AnswerCheck", "ProofStatus", "check_proof", "check_record"]
+__all__ = ["AnswerCheck", "ProofStatus", "check_proof", "check_record", "dimension_problems"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,12 @@ def check_proof(item: RecordEvidence) -> ProofStatus:
     """Check the document's committed metadata, re-hash the evidence text (if stored) and
     verify its inclusion proof."""
     check = verify_evidence(item.ref, text=item.text, proof=item.proof)
+    if not item.home_holds:
+        return ProofStatus(
+            item.label,
+            False,
+            f"it names a root or chunk of {item.title!r} that the document does not have",
+        )
     if not item.metadata_holds:
         return ProofStatus(
             item.label,
@@ -109,7 +116,7 @@ def check_proof(item: RecordEvidence) -> ProofStatus:
 def check_record(record: CacheRecord) -> AnswerCheck:
     """Re-check ``record`` as loaded: its own hash, its evidence root, every proof and text."""
     refs = [(e.ref, e.cited) for e in record.evidence]
-    problems: list[str] = []
+    problems = [*dimension_problems(record), *record.event_problems]
     if recomputed_hash(record, refs) != record.record_hash:
         problems.append("answer, question or evidence differ from the record's hash")
     try:
@@ -119,3 +126,26 @@ def check_record(record: CacheRecord) -> AnswerCheck:
     if folded != record.evidence_root:
         problems.append("the evidence does not fold to the key's evidence root")
     return AnswerCheck(tuple(check_proof(item) for item in record.evidence), tuple(problems))
+
+
+def dimension_problems(record: CacheRecord) -> list[str]:
+    """What is wrong with the record's key: its dimensions must hash to it and describe the
+    record's own question, model profile and policy (as ``arborist verify`` checks), or
+    the key a hit is found under says nothing about what it serves."""
+    problems = []
+    try:
+        if cache_key(record.dimensions) != record.cache_key:
+            problems.append("its dimensions do not hash to its cache key")
+        described = {
+            "question_hash": question_hash(record.question),
+            "model_profile_hash": profile_hash(record.model_profile),
+            "governance_policy_hash": policy_hash(record.policy),
+        }
+    except (TypeError, ValueError):
+        return [*problems, "its dimensions are malformed"]
+    problems += [
+        f"its {name} does not describe its own fields"
+        for name, value in described.items()
+        if record.dimensions.get(name) != value
+    ]
+    return problems

@@ -12,8 +12,10 @@ shown (tree, find, show, the widget, ``--json``):
 * that record holds now (:func:`arborist.qa.check.check_record`): its own hash,
   its evidence root, every proof and stored text, and every evidence document's
   title and URI against its ``document_add`` event;
-* the turn's cited titles are the titles of the record's cited documents, in
-  rank order, and its audit mode is the record's.
+* the turn's question is the record's (its normalized hash is the key's
+  ``question_hash``: the label and the support are never shown beside a question
+  the answer was not given to), its cited titles are the titles of the record's
+  cited documents, in rank order, and its audit mode is the record's.
 
 Otherwise the turn claims ``NONE``, with the reason in one line. A turn that holds
 also carries how well its cited evidence covers its question
@@ -32,9 +34,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arborist.db import rows_in
+from arborist.hashing import question_hash
 from arborist.qa.check import check_record
 from arborist.qa.support import Support, measure
-from arborist.store.cache import RecordEvidence, load_record
+from arborist.store.cache import CacheRecord, RecordEvidence, load_record
 
 __all__ = [
     "DIFFERS",
@@ -96,6 +99,7 @@ def standing(
     conn: sqlite3.Connection,
     *,
     cache_key: str,
+    question: str,
     answer_text: str,
     cited: Sequence[str],
     audit_mode: str,
@@ -117,23 +121,38 @@ def standing(
         if not check:
             reason = f"its answer does not hold now: {check.summary}"
             return Standing(NO_CLAIM, reason, record.revision)
-        if cited_titles(record.evidence) != list(cited):
-            reason = "its cited titles differ from its answer's sources"
-            return Standing(NO_CLAIM, reason, record.revision, conflict=True)
-        if record.audit_mode != audit_mode:
-            return Standing(
-                NO_CLAIM,
-                f"it claims {audit_mode} where its answer earned {record.audit_mode}",
-                record.revision,
-                conflict=True,
-            )
+        clash = _contradiction(record, question, cited, audit_mode)
+        if clash is not None:
+            return Standing(NO_CLAIM, clash, record.revision, conflict=True)
         support = measure(record.question, record.answer_text, record.evidence)
         return Standing(record.audit_mode, None, record.revision, support=support)
     return Standing(NO_CLAIM, DIFFERS, conflict=True)
 
 
-TurnFields = tuple[str, str, tuple[str, ...], str]
-"""What a turn's standing depends on: ``(cache_key, answer_text, cited_titles, audit_mode)``."""
+def _contradiction(
+    record: CacheRecord, question: str, cited: Sequence[str], audit_mode: str
+) -> str | None:
+    """How a turn showing ``record``'s answer contradicts the record, or None."""
+    if not _asked(question, record.dimensions["question_hash"]):
+        return "its question is not the one its answer was given to"
+    if cited_titles(record.evidence) != list(cited):
+        return "its cited titles differ from its answer's sources"
+    if record.audit_mode != audit_mode:
+        return f"it claims {audit_mode} where its answer earned {record.audit_mode}"
+    return None
+
+
+def _asked(question: str, wanted: str) -> bool:
+    """Whether ``question`` normalizes to the question hash ``wanted``."""
+    try:
+        return question_hash(question) == wanted
+    except ValueError:  # a lone surrogate: no question a record was written for
+        return False
+
+
+TurnFields = tuple[str, str, tuple[str, ...], str, str]
+"""What a turn's standing depends on: ``(cache_key, answer_text, cited_titles, audit_mode,
+question)``."""
 
 MAX_HELD = 10_000
 """How many turns' standings one store connection keeps between changes of store.db."""
@@ -165,9 +184,9 @@ class Standings:
     def _of(self, turn: TurnFields) -> Standing:
         found = self._held.get(turn)
         if found is None:
-            key, answer, cited, mode = turn
-            found = standing(self._conn, cache_key=key, answer_text=answer, cited=cited,
-                             audit_mode=mode)  # fmt: skip
+            key, answer, cited, mode, question = turn
+            found = standing(self._conn, cache_key=key, question=question, answer_text=answer,
+                             cited=cited, audit_mode=mode)  # fmt: skip
             self._held[turn] = found
         return found
 
@@ -204,23 +223,27 @@ def standings(conn: sqlite3.Connection) -> Standings:
 
 
 def contradictions(
-    turns: Iterable[tuple[str, str, str, tuple[str, ...], str]],
-    answers: Mapping[str, Sequence[tuple[str, str, tuple[str, ...]]]],
+    turns: Iterable[tuple[str, str, str, tuple[str, ...], str, str]],
+    answers: Mapping[str, Sequence[tuple[str, str, tuple[str, ...], str]]],
 ) -> list[str]:
     """``arborist verify``'s check across the two files: a line for every turn (``(bates,
-    key, answer, cited titles, mode)``) whose key store.db holds but none of whose records
-    shows what the turn shows. A turn whose key is not here is no finding (an imported
-    turn: it claims ``NONE``). Pure."""
+    key, answer, cited titles, mode, question)``) whose key store.db holds but none of
+    whose records (``(answer, mode, cited titles, question hash)``) shows what the turn
+    shows, to the question it shows. A turn whose key is not here is no finding (an
+    imported turn: it claims ``NONE``). Pure."""
     problems = []
-    for bates, key, answer, cited, mode in turns:
+    for bates, key, answer, cited, mode, question in turns:
         held = answers.get(key)
-        if held is None or (answer, mode, cited) in held:
+        if held is None or any(
+            h[:3] == (answer, mode, cited) and _asked(question, h[3]) for h in held
+        ):
             continue
         same = [h for h in held if h[0] == answer]
-        what = (
-            "answer differs from every answer"
-            if not same
-            else "cited titles or audit mode differ from those of the answer"
-        )
+        if not same:
+            what = "answer differs from every answer"
+        elif not any(_asked(question, h[3]) for h in same):
+            what = "question is not the one the answer"
+        else:
+            what = "cited titles or audit mode differ from those of the answer"
         problems.append(f"turn {bates}: its {what} store.db holds under its cache key")
     return problems

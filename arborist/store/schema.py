@@ -396,6 +396,16 @@ CREATE INDEX audit_document_add
 expression serves the lookup with the index or, if the index were dropped, by a scan
 (store/metadata.py)."""
 
+_RECORD_EVENT_INDEXES = """
+CREATE INDEX audit_cache_write
+    ON audit_events (json_extract(CASE WHEN json_valid(body) THEN body END, '$.cache_key'))
+    WHERE event_type = 'cache_write';
+CREATE INDEX audit_cache_state ON audit_events (seq) WHERE event_type = 'cache_state';
+"""
+"""A record's ``cache_write`` event by its key, and the ``cache_state`` events in order, so
+every check of an answer can hold it to its events (store/cache/events.py); the same
+expressions serve a scan should the indexes be dropped."""
+
 STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 1: the store's own hash-chained audit log (ingest, evict, cache writes, ...).
     AUDIT_MIGRATION,
@@ -432,6 +442,10 @@ STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 12: a derivation may be a haiku, the seeds' third core kind beside equation and
     #     snippet (derivations' kind CHECK edited in place, as migration 10 edits chunks').
     Migration(12, "haiku derivations", _haiku_kind),
+    # 13: each record's cache_write event found by its key, and the cache_state events by
+    #     their order, so a hit (and every view of an answer) holds the record to the hash
+    #     and the state its events recorded (store/cache/events.py).
+    Migration(13, "cache_write events by key, cache_state events in order", _RECORD_EVENT_INDEXES),
 )
 
 

@@ -16,6 +16,7 @@ from arborist.db import transaction
 from arborist.errors import BadInput, NotFound
 from arborist.hashing import CACHE_KEY_DIMENSIONS, sha256_hex
 from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, answer_hash, record_hash
+from arborist.store.cache.events import event_problems
 from arborist.store.metadata import committed
 
 __all__ = [
@@ -86,6 +87,10 @@ class RecordEvidence:
     metadata_holds: bool
     """Whether the document's title and URI (its whole row) are what its ``document_add``
     event committed (:func:`arborist.store.metadata.committed`)."""
+    home_holds: bool
+    """Whether the item names its document's own root and chunk count, and its chunk's own
+    document and leaf: a proof checked against a root the document does not have proves
+    nothing about the document."""
 
     @property
     def label(self) -> str:
@@ -133,6 +138,9 @@ class CacheRecord:
     last_hit_at: str | None
     created_at: str
     evidence: tuple[RecordEvidence, ...]
+    event_problems: tuple[str, ...]
+    """What its audit events contradict of it (:mod:`arborist.store.cache.events`): empty
+    when its ``cache_write`` event holds its hash and its events leave it in its state."""
 
     @property
     def evidence_root(self) -> str:
@@ -182,7 +190,9 @@ def _chunk_text(text: str | None, packed: bytes | None) -> str | None:
 def _evidence(conn: sqlite3.Connection, record_id: int) -> tuple[RecordEvidence, ...]:
     rows = conn.execute(
         "SELECT e.rank, e.chunk_id, e.document_id, d.uri, d.title, e.source_root, e.chunk_count, "
-        "e.chunk_index, e.leaf, e.proof_json, e.cited, c.tier, c.text, c.text_z "
+        "e.chunk_index, e.leaf, e.proof_json, e.cited, c.tier, c.text, c.text_z, "
+        "d.source_root IS e.source_root AND d.chunk_count IS e.chunk_count "
+        "AND c.document_id IS e.document_id AND c.leaf IS e.leaf "
         "FROM cache_evidence AS e JOIN documents AS d ON d.id = e.document_id "
         "JOIN chunks AS c ON c.id = e.chunk_id WHERE e.record_id = ? ORDER BY e.rank",
         (record_id,),
@@ -204,9 +214,10 @@ def _evidence(conn: sqlite3.Connection, record_id: int) -> tuple[RecordEvidence,
             tier=tier,
             text=_chunk_text(text, packed),
             metadata_holds=holds.get(document_id, False),
+            home_holds=bool(home),
         )
         for (rank, chunk_id, document_id, uri, title, source_root, chunk_count, chunk_index, leaf,
-             proof_json, cited, tier, text, packed) in rows
+             proof_json, cited, tier, text, packed, home) in rows
     )  # fmt: skip
 
 
@@ -238,7 +249,11 @@ def load_record(conn: sqlite3.Connection, record_id: int) -> CacheRecord:
         last_hit_at=rest[10],
         created_at=rest[11],
         evidence=_evidence(conn, row[0]),
-    )
+        event_problems=event_problems(
+            conn, cache_key=row[1], revision=row[2], record_hash=rest[6], state=rest[7],
+            state_reason=rest[8], superseded_reason=SUPERSEDED_REASON,
+        ),
+    )  # fmt: skip
 
 
 def ok_record_id(conn: sqlite3.Connection, cache_key: str) -> int | None:
@@ -291,13 +306,14 @@ def list_records(conn: sqlite3.Connection, *, limit: int | None = None) -> list[
     return [load_record(conn, i) for i in ids]
 
 
-StoredAnswer = tuple[str, str, tuple[str, ...]]
-"""``(answer_text, audit_mode, cited_titles)`` of one record, as a turn would show it."""
+StoredAnswer = tuple[str, str, tuple[str, ...], str]
+"""``(answer_text, audit_mode, cited_titles, question_hash)`` of one record, as a turn would
+show it and the question it answers."""
 
 
 def stored_answers(conn: sqlite3.Connection) -> dict[str, list[StoredAnswer]]:
     """What every record of every key would show a turn: its answer, mode and cited
-    documents' titles (each once, in rank order), by key, every revision included. Read as
+    documents' titles (each once, in rank order) and its question's hash, by key, every revision included. Read as
     the rows are: ``arborist verify`` checks the rows themselves apart."""
     titles: dict[int, list[str]] = {}
     for record_id, title in conn.execute(
@@ -306,11 +322,11 @@ def stored_answers(conn: sqlite3.Connection) -> dict[str, list[StoredAnswer]]:
     ):
         titles.setdefault(record_id, []).append(title)
     out: dict[str, list[StoredAnswer]] = {}
-    for record_id, key, answer, mode in conn.execute(
-        "SELECT id, cache_key, answer_text, audit_mode FROM cache_records"
+    for record_id, key, answer, mode, asked in conn.execute(
+        "SELECT id, cache_key, answer_text, audit_mode, question_hash FROM cache_records"
     ):
         cited = tuple(dict.fromkeys(titles.get(record_id, ())))
-        out.setdefault(key, []).append((answer, mode, cited))
+        out.setdefault(key, []).append((answer, mode, cited, asked))
     return out
 
 
