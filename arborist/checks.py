@@ -25,7 +25,7 @@ from arborist.forest.verify import SESSIONS_FTS, ForestVerification, verify_fore
 from arborist.integrity import FileChecks
 from arborist.qa.check import check_record
 from arborist.qa.standing import contradictions, standing
-from arborist.store.cache import OK, CacheRecord, stored_answers
+from arborist.store.cache import FAILED, QUARANTINED, CacheRecord, stored_answers
 from arborist.store.verify import STORE_FTS, StoreVerification, verify_store
 
 __all__ = [
@@ -210,12 +210,14 @@ def import_conflict(store: sqlite3.Connection, item: Mapping[str, Any]) -> str |
 
 
 def check_derivable(record: CacheRecord) -> None:
-    """Refuse to derive from ``record`` unless it serves (``ok``) and holds now: a core record
-    is searchable under HYBRID, so it must not carry a falsified or edited answer's words."""
-    if record.state != OK:
+    """Refuse to derive from ``record`` when it was judged wrong (``failed``, ``quarantined``)
+    or does not hold now: a core record is searchable under HYBRID, so it must not carry
+    such an answer's words. A ``stale`` one (its document changed since, or a fresh answer
+    replaced it) still cites bytes that verify, and may be derived from."""
+    if record.state in (FAILED, QUARANTINED):
         raise BadInput(
             f"that answer is {record.state} ({record.state_reason or 'no reason given'}): "
-            "derive from an answer that serves"
+            "derive from an answer that was not judged wrong"
         )
     check = check_record(record)
     if not check:
