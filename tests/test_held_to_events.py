@@ -31,8 +31,8 @@ QUESTION = "Who created Spider-Man?"
 LIE = "Spider-Man was created by Jack Kirby alone. [E1]"
 
 
-def _home(tmp_path: Path) -> tuple[Path, int]:
-    """A home with one answered turn; the id of its record."""
+def _home(tmp_path: Path) -> tuple[Path, int, str]:
+    """A home with one answered turn; the id and key of its record."""
     doc = tmp_path / "spider.md"
     doc.write_text(DOC, encoding="utf-8")
     home = tmp_path / "home"
@@ -40,7 +40,7 @@ def _home(tmp_path: Path) -> tuple[Path, int]:
         app.ingest([str(doc)])
         turn = app.ask_turn(QUESTION, sid=None)
         assert turn.result.record.audit_mode == "STRICT"
-        return home, turn.result.record.id
+        return home, turn.result.record.id, turn.result.record.cache_key
 
 
 def _files(home: Path) -> dict[str, bytes]:
@@ -85,7 +85,7 @@ EDITS: dict[str, Callable[[sqlite3.Connection, int], None]] = {
 def test_a_record_edited_with_its_hash_recomputed_is_held_to_its_cache_write_event(
     tmp_path: Path, edit: str
 ) -> None:
-    home, record_id = _home(tmp_path)
+    home, record_id, _key = _home(tmp_path)
     conn = sqlite3.connect(home / "store.db")
     EDITS[edit](conn, record_id)
     conn.close()
@@ -93,11 +93,8 @@ def test_a_record_edited_with_its_hash_recomputed_is_held_to_its_cache_write_eve
 
 
 def test_a_quarantined_answer_flipped_back_to_ok_by_hand_is_not_served(tmp_path: Path) -> None:
-    home, record_id = _home(tmp_path)
+    home, record_id, key = _home(tmp_path)
     with Arborist(home) as app:
-        key = app.store_conn.execute(
-            "SELECT cache_key FROM cache_records WHERE id = ?", (record_id,)
-        ).fetchone()[0]
         app.falsify(key, "quarantined", "a reader showed it wrong")
     conn = sqlite3.connect(home / "store.db")
     with conn:  # no hash covers the state column: the events do
@@ -110,7 +107,7 @@ def test_forged_cited_bytes_with_every_row_hash_recomputed_are_refused(tmp_path:
     """The chunk's text and leaf, the record's evidence (a one-leaf tree of the forged leaf,
     so its proof verifies against its own row), the key retrieval would compute and the
     record hash: all rewritten. The document's root, which its event commits, is not."""
-    home, record_id = _home(tmp_path)
+    home, record_id, key = _home(tmp_path)
     conn = sqlite3.connect(home / "store.db")
     record = load_record(conn, record_id)
     first = record.evidence[0]
@@ -146,7 +143,7 @@ def test_forged_cited_bytes_with_every_row_hash_recomputed_are_refused(tmp_path:
 
 
 def test_a_key_whose_dimensions_do_not_hash_to_it_serves_nothing(tmp_path: Path) -> None:
-    home, record_id = _home(tmp_path)
+    home, record_id, _key = _home(tmp_path)
     conn = sqlite3.connect(home / "store.db")
     with conn:  # the question's hash of another question: the key no longer says what it holds
         conn.execute("UPDATE cache_records SET question_hash = ?", ("0" * 64,))
@@ -156,7 +153,7 @@ def test_a_key_whose_dimensions_do_not_hash_to_it_serves_nothing(tmp_path: Path)
 
 def test_a_turn_whose_question_was_edited_claims_nothing(tmp_path: Path) -> None:
     """sessions.db's question is shown beside the label: the key's question hash binds it."""
-    home, _record_id = _home(tmp_path)
+    home, _record_id, _key = _home(tmp_path)
     conn = sqlite3.connect(home / "sessions.db")
     with conn:
         conn.execute(
@@ -187,11 +184,8 @@ def _derived(home: Path) -> tuple[int, int]:
 
 
 def test_derive_refuses_a_falsified_or_edited_answer_and_writes_nothing(tmp_path: Path) -> None:
-    home, record_id = _home(tmp_path)
+    home, record_id, key = _home(tmp_path)
     with Arborist(home) as app:
-        key = app.store_conn.execute(
-            "SELECT cache_key FROM cache_records WHERE id = ?", (record_id,)
-        ).fetchone()[0]
         app.falsify(key, "failed", "wrong")
         with pytest.raises(BadInput, match="that answer is failed"):
             app.derive("snippet", key)
@@ -207,16 +201,13 @@ def test_derive_refuses_a_falsified_or_edited_answer_and_writes_nothing(tmp_path
 
 def test_the_control_an_honest_home_serves_and_derives(tmp_path: Path) -> None:
     """The same steps on an unedited home hold: each test above can fail."""
-    home, record_id = _home(tmp_path)
+    home, record_id, key = _home(tmp_path)
     with Arborist(home) as app:
         assert app.check_answer(record_id)
         ((session, _),) = app.sessions()
         assert app.ask_turn(QUESTION, sid=session.sid).result.hit
         turn = app.node(app.session(session.sid).current_bates)
         assert app.audit_now(turn).mode == "STRICT"
-        key = app.store_conn.execute(
-            "SELECT cache_key FROM cache_records WHERE id = ?", (record_id,)
-        ).fetchone()[0]
         app.falsify(key, "quarantined", "checking")
         app.restore(key, 1)  # undone through the library: its events say ok again
         assert app.ask_turn(QUESTION, sid=session.sid).result.hit
