@@ -44,6 +44,12 @@ Kinds:
 ``restore``   undo that falsification (a new state event), while no later revision replaced it
 ``fork``      ask under a node in the background; answered ``{"pending": true}`` at
               once, then an unsolicited ``{"kind": "turn_done", ...}`` message
+``ask``       the first question of a view with no session yet, as ``fork`` is answered:
+              its turn makes the session (issue #26), which the view shows from then on
+
+A view with no session yet (an empty home, a kernel before its first question) writes
+nothing: ``roots``, ``poll``, ``expand``, ``cd`` and ``label`` answer that there is none,
+until :meth:`ForestSync.adopt` names the session the first turn made.
 
 This module imports nothing from Jupyter: the widget (``arborist_nb.widget``)
 only wires it to a comm and to threads. It answers the requests; what it reads of the
@@ -118,10 +124,13 @@ MAX_EXPAND_BUDGET = 2_000
 MAX_FIND_LIMIT = 200
 """Most hits one ``find`` returns."""
 
+NO_SESSION = "no session yet: its first question (a %%ask cell, or the widget's ask) makes it"
+
 REQUEST_KINDS = (
     "body",
     "cd",
     "expand",
+    "ask",
     "falsify",
     "find",
     "fork",
@@ -276,52 +285,28 @@ class ForkOutcome:
     state: TreeState | None = field(default=None)
 
 
-def run_fork(
-    template: Arborist,
-    sid: str,
-    parent: str,
-    question: str,
-    *,
-    llm: str | None = None,
-    request_id: object = None,
-) -> ForkOutcome:
-    """Ask ``question`` under ``parent`` on this thread's own connections; never raises.
+def run_fork(template: Arborist, asked: Ask, *, request_id: object = None) -> ForkOutcome:
+    """Ask ``asked`` on this thread's own connections; never raises.
 
     Meant to run on a worker thread: the notebook stays usable while the
     model answers, and the caller sends the returned ``turn_done`` message
-    when it is done. ``request`` in the message is the id of the ``fork``
-    request it completes.
+    when it is done. ``request`` in the message is the id of the ``fork`` (or
+    ``ask``) request it completes; the state is that of the turn's session (a new
+    one when ``asked.sid`` is None: the session its first turn made).
     """
+    done: JSON = {"kind": "turn_done", "request": request_id, "parent": asked.parent}
     try:
         with reopen(template) as app:
-            # A fork answers beside the kernel's work: its current turn stays where it is.
-            turn = app.ask_turn(Ask(question, sid=sid, parent=parent, llm=llm, make_current=False))
-            state = app.forest_view().state(sid)
+            turn = app.ask_turn(asked)
+            state = app.forest_view().state(turn.node.sid)
     except Exception as exc:  # every failure becomes a message: a thread must not die loudly
-        return ForkOutcome(
-            {
-                "kind": "turn_done",
-                "ok": False,
-                "request": request_id,
-                "parent": parent,
-                "error": error_line(exc),
-            }
-        )
-    return ForkOutcome(
-        {
-            "kind": "turn_done",
-            "ok": True,
-            "request": request_id,
-            "parent": parent,
-            "bates": turn.node.bates,
-            "hit": turn.result.hit,
-        },
-        state,
-    )
+        return ForkOutcome(done | {"ok": False, "error": error_line(exc)})
+    return ForkOutcome(done | {"ok": True, "bates": turn.node.bates, "hit": turn.result.hit}, state)
 
 
-StartFork = Callable[[str, str, object], None]
-"""Starts a fork ``(parent_bates, question, request_id)`` without waiting for it."""
+StartFork = Callable[[str | None, str, object], None]
+"""Starts a fork ``(parent_bates, question, request_id)`` without waiting for it (parent
+None: the ``ask`` of a view with no session yet)."""
 
 
 class ForestSync:
@@ -331,8 +316,8 @@ class ForestSync:
     facade on the same files (sqlite connections belong to the thread that
     opened them, and a kernel may run comm handlers, cells and forks on
     different threads), so this class never touches ``app``'s connections.
-    Without ``sid`` it shows the most recently created session, or starts
-    one in an empty home.
+    Without ``sid`` it shows the most recently created session (``latest``; else none)
+    and, in an empty home, none: it writes nothing, and waits for the first turn.
 
     ``start_fork`` runs a fork in the background (the widget gives it a
     thread); ``on_change`` is told the new :class:`TreeState` after a
@@ -346,15 +331,16 @@ class ForestSync:
         *,
         start_fork: StartFork | None = None,
         on_change: Callable[[TreeState], None] | None = None,
+        latest: bool = True,
     ) -> None:
         self.template = app
         self._local = threading.local()
         self._start_fork = start_fork
         self._on_change = on_change
-        if sid is None:
+        if sid is None and latest:
             sessions = self.app.sessions()
-            sid = sessions[-1][0].sid if sessions else self.app.new_session().sid
-        self.sid = self.app.session(sid).sid
+            sid = sessions[-1][0].sid if sessions else None
+        self.sid: str | None = None if sid is None else self.app.session(sid).sid
 
     @property
     def app(self) -> Arborist:
@@ -372,9 +358,21 @@ class ForestSync:
             facade.close()
             self._local.app = None
 
-    def state(self) -> TreeState:
-        """The session's state now."""
-        return self.app.forest_view().state(self.sid)
+    def state(self) -> TreeState | None:
+        """The session's state now (None: no session yet)."""
+        return None if self.sid is None else self.app.forest_view().state(self.sid)
+
+    def adopt(self, sid: str) -> TreeState:
+        """Show session ``sid`` from now on (the one a waiting view's first turn made)."""
+        state = self.app.forest_view().state(sid)
+        self.sid = state.sid
+        return state
+
+    def _sid(self) -> str:
+        """The session shown, for a request that needs one."""
+        if self.sid is None:
+            raise BadInput(NO_SESSION)
+        return self.sid
 
     def handle(self, message: object) -> JSON | None:
         """The answer to ``message``, or None for a message that is not a request of ours.
@@ -418,7 +416,7 @@ class ForestSync:
         ):
             raise BadRequest("'store_since' must be null or a store event seq (0 or more)")
         view = self.app.forest_view()
-        answer = view.roots(self.sid, known_hashes(message), since)
+        answer = view.roots(self._sid(), known_hashes(message), since)
         answer["store_seq"] = view.store_head()
         if store_since is not None:
             restated = view.restated_since(store_since, MAX_ADDED)
@@ -435,7 +433,7 @@ class ForestSync:
     def _poll(self, message: Mapping[str, Any]) -> JSON:
         grafts = bates_list(message, "grafts", default=[])
         view = self.app.forest_view()
-        return view.poll(self.sid, grafts) | {"store_seq": view.store_head()}
+        return view.poll(self._sid(), grafts) | {"store_seq": view.store_head()}
 
     def _expand(self, message: Mapping[str, Any]) -> JSON:
         budget = arg(message, "budget", int, default=0)
@@ -443,7 +441,7 @@ class ForestSync:
             raise BadRequest(f"'budget' must be between 0 and {MAX_EXPAND_BUDGET}")
         reveal = message.get("reveal")
         return self.app.forest_view().expand(
-            self.sid,
+            self._sid(),
             known_hashes(message),
             bates_list(message, "bates"),
             budget,
@@ -451,29 +449,30 @@ class ForestSync:
         )
 
     def _body(self, message: Mapping[str, Any]) -> JSON:
-        return body(self.app, checked_bates(message.get("bates"), "bates"), self.sid)
+        return body(self.app, checked_bates(message.get("bates"), "bates"), self.sid or "")
 
     def _find(self, message: Mapping[str, Any]) -> JSON:
         query = arg(message, "query", str)
         limit = arg(message, "limit", int, default=20)
         if not 1 <= limit <= MAX_FIND_LIMIT:
             raise BadRequest(f"'limit' must be between 1 and {MAX_FIND_LIMIT}")
-        return find_hits(self.app, query, limit, self.sid)
+        return find_hits(self.app, query, limit, self.sid or "")
 
     def _cd(self, message: Mapping[str, Any]) -> JSON:
-        node = self.app.cd(self.sid, checked_bates(message.get("bates"), "bates"))
-        state = self.state()
+        sid = self._sid()
+        node = self.app.cd(sid, checked_bates(message.get("bates"), "bates"))
+        state = self.app.forest_view().state(sid)
         if self._on_change is not None:
             self._on_change(state)
         return {"current_bates": node.bates}
 
     def _label(self, message: Mapping[str, Any]) -> JSON:
         bates = checked_bates(message.get("bates"), "bates")
-        node = self.app.label(self.sid, arg(message, "label", str), bates)
+        node = self.app.label(self._sid(), arg(message, "label", str), bates)
         return {
             "bates": node.bates,
             "label": node.label,
-            "summary": self.app.forest_view().summary(node, self.sid),
+            "summary": self.app.forest_view().summary(node, self.sid or ""),
         }
 
     def _shown(self, node: Node) -> RevisionState | None:
@@ -514,15 +513,23 @@ class ForestSync:
             "revision": record.revision,
             "state": record.state,
             "state_reason": record.state_reason,
-            "summary": self.app.forest_view().summary(node, self.sid),
+            "summary": self.app.forest_view().summary(node, self.sid or ""),
         }
 
     def _fork(self, message: Mapping[str, Any]) -> JSON:
         parent = self.app.node(checked_bates(message.get("bates"), "bates"))
-        question = arg(message, "question", str)
+        return self._begin(parent.bates, arg(message, "question", str), message.get("id"))
+
+    def _ask(self, message: Mapping[str, Any]) -> JSON:
+        if self.sid is not None:
+            raise BadInput("this view's session has turns: ask under one of them (fork)")
+        return self._begin(None, arg(message, "question", str), message.get("id"))
+
+    def _begin(self, parent: str | None, question: str, request_id: object) -> JSON:
         if not question.strip():
-            raise BadInput("empty question: type what to ask under this turn")
+            where = " under this turn" if parent else ""
+            raise BadInput(f"empty question: type what to ask{where}")
         if self._start_fork is None:
             raise BadInput("this view cannot fork: no background runner")
-        self._start_fork(parent.bates, question, message.get("id"))
-        return {"pending": True, "parent": parent.bates}
+        self._start_fork(parent, question, request_id)
+        return {"pending": True, "parent": parent}

@@ -141,10 +141,6 @@ class ArboristMagics(Magics):
 
     # --- helpers -----------------------------------------------------------------------------
 
-    def _session(self) -> str:
-        self._continue()
-        return self.desk.session()
-
     def _continue(self) -> None:
         """On a kernel's first need of a session: continue its notebook's own, the latest
         session named after the notebook file (what a session this kernel starts is called,
@@ -370,7 +366,9 @@ class ArboristMagics(Magics):
     def _widget(self) -> Any:
         from arborist_nb.widget import ForestWidget  # noqa: PLC0415 - loads the JS bundle
 
-        widget = ForestWidget(app=self.app, sid=self._session())
+        self._continue()  # the notebook's own session, when this kernel has none yet
+        # With none, the widget waits for the kernel's first question: nothing is written.
+        widget = ForestWidget(app=self.app, desk=self.desk)
         cell = self._cell_id()
         if cell is not None:
             # The cell's output is replaced: the widget it showed before is shown nowhere.

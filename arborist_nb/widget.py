@@ -9,6 +9,9 @@ where it is tested without Jupyter. The browser asks and the kernel answers
 * mirrors the session's :class:`~arborist.sync.TreeState` in traits
   and bumps ``revision`` on :meth:`refresh` (the magics call it after each
   ``%%ask``) so every open view walks down the changed hashes;
+* with no session yet (an empty home, a kernel before its first question) writes
+  nothing and waits: its ``sid`` is empty until the first turn, a ``%%ask`` or its own
+  ``ask``, makes the session, which it shows from then on (issue #26);
 * hands each custom message to :class:`~arborist.sync.ForestSync`
   and sends back its answer;
 * runs ``fork`` requests on a worker thread with its own connections, so a
@@ -28,6 +31,8 @@ import anywidget
 import traitlets
 
 from arborist.app import Arborist
+from arborist.asks import Ask
+from arborist.commands import Desk
 from arborist.errors import BadInput
 from arborist.sync import ForestSync, ForkOutcome, TreeState, run_fork
 from arborist_nb.assets import STATIC
@@ -62,10 +67,14 @@ def _asset(name: str, fallback: str) -> Path | str:
 class ForestWidget(anywidget.AnyWidget):
     """A collapsible, verifiable view of session ``sid`` of the home at ``home`` (or ``app``).
 
-    Without ``sid`` the most recently created session is shown (a new one is
-    started in an empty home). Only the home's paths are taken from ``app``;
-    the widget opens its own connections on each thread that needs them. ``llm`` names the model forks from the
-    widget ask (default: the home's default, as ``%%ask``).
+    Without ``sid`` the most recently created session is shown; in an empty home none
+    is, and nothing is written: the widget waits for the first turn (asked in it, under
+    the root). With ``desk`` (a notebook's: the magics give theirs) it shows the desk's
+    session, or waits for the one the desk's first question makes, whichever face asks
+    it; its own first question is asked as the desk's would be (its label, the turn
+    ``cd`` chose, its model). Only the home's paths are taken from ``app``; the widget
+    opens its own connections on each thread that needs them. ``llm`` names the model
+    forks from the widget ask (default: the home's default, as ``%%ask``).
     """
 
     _esm = _asset("widget.js", _MISSING_BUNDLE_ESM)
@@ -90,10 +99,13 @@ class ForestWidget(anywidget.AnyWidget):
         *,
         app: Arborist | None = None,
         llm: str | None = None,
+        desk: Desk | None = None,
         **kwargs: Any,
     ) -> None:
         if app is not None and home is not None:
             raise BadInput("give either a home or an app, not both")
+        if desk is not None and sid is not None:
+            raise BadInput("give either a sid or a desk, not both")
         # Only the home's paths are taken from ``app``: its connections belong to
         # the thread that opened them, so every thread here opens its own.
         self.app = app if app is not None else Arborist(home)
@@ -101,16 +113,27 @@ class ForestWidget(anywidget.AnyWidget):
         self._lock = threading.Lock()
         self._forks: list[threading.Thread] = []
         self._queued: list[threading.Thread] = []
-        self._sync = ForestSync(self.app, sid, start_fork=self._start_fork, on_change=self._mirror)
+        self._desk = desk
+        self._first: str | None = None  # the question making the session, while it is asked
+        self._sync = ForestSync(
+            self.app,
+            desk.sid if desk is not None else sid,
+            start_fork=self._start_fork,
+            on_change=self._mirror,
+            latest=desk is None,
+        )
         state = self._sync.state()
+        self._title: str | None = kwargs.pop("title", None)
+        waiting = (desk.session_label() if desk is not None else None) or "new session"
         super().__init__(
-            sid=state.sid,
-            root_bates=state.root_bates,
-            title=kwargs.pop("title", None) or state.label or f"session {state.sid}",
+            sid=state.sid if state else "",
+            root_bates=state.root_bates if state else "",
+            title=self._title or (self._titled(state) if state else waiting),
             **kwargs,
         )
-        self._mirror(state)
-        self._turns = state.turns
+        self._turns = 0
+        if state is not None:
+            self._mirror(state)
         self.on_msg(self._handle_message)
         if self.comm is not None:  # the front end may close it (its output cleared, closed)
             self.comm.on_close(self._closed_by_front_end)
@@ -123,14 +146,23 @@ class ForestWidget(anywidget.AnyWidget):
         return value
 
     def __repr__(self) -> str:
-        return f"ForestWidget(sid={self.sid!r}, turns={self._turns})"
+        return f"ForestWidget(sid={self.sid or None!r}, turns={self._turns})"
+
+    @staticmethod
+    def _titled(state: TreeState) -> str:
+        return state.label or f"session {state.sid}"
 
     # --- kernel -> views ------------------------------------------------------------------
 
-    def refresh(self) -> TreeState:
-        """Re-read the session and bump ``revision``: every open view re-walks what changed."""
+    def refresh(self) -> TreeState | None:
+        """Re-read the session and bump ``revision``: every open view re-walks what changed.
+        A widget with no session yet shows its desk's once the desk has one (its first
+        question made it); until then nothing changes (None)."""
         state = self._sync.state()
-        self._publish(state)
+        if state is None and self._desk is not None and self._desk.sid is not None:
+            state = self._sync.adopt(self._desk.sid)
+        if state is not None:
+            self._publish(state)
         return state
 
     def _mirror(self, state: TreeState) -> None:
@@ -145,6 +177,9 @@ class ForestWidget(anywidget.AnyWidget):
         # One state message for the hashes and the revision: a view refreshes once per
         # message, so two would cost it two ``roots`` round trips for one new turn.
         with self._lock, self.hold_sync():
+            if self.sid != state.sid:  # the first turn made the session this view waited for
+                self.sid, self.root_bates = state.sid, state.root_bates
+                self.title = self._title or self._titled(state)
             self._mirror(state)
             self.revision += 1
 
@@ -161,11 +196,12 @@ class ForestWidget(anywidget.AnyWidget):
         for thread in queued:
             thread.start()
 
-    def _start_fork(self, parent: str, question: str, request_id: object) -> None:
+    def _start_fork(self, parent: str | None, question: str, request_id: object) -> None:
+        asked = self._asked(parent, question)
         thread = threading.Thread(
             target=self._fork,
-            args=(parent, question, request_id),
-            name=f"arborist-fork-{parent}",
+            args=(asked, request_id),
+            name=f"arborist-fork-{parent or 'first'}",
             daemon=True,
         )
         with self._lock:
@@ -173,13 +209,38 @@ class ForestWidget(anywidget.AnyWidget):
             self._forks.append(thread)
             self._queued.append(thread)
 
-    def _fork(self, parent: str, question: str, request_id: object) -> None:
-        """Worker thread: ask on fresh connections, then tell the views and bump revision."""
-        outcome: ForkOutcome = run_fork(
-            self.app, self.sid, parent, question, llm=self.llm, request_id=request_id
+    def _asked(self, parent: str | None, question: str) -> Ask:
+        """The :class:`Ask` of a fork, or of the first question of a view with no session
+        yet: asked as its desk's first question would be, and one at a time (a second
+        would make a second session)."""
+        sid = self._sync.sid
+        if sid is not None:  # a fork answers beside the kernel's work: its current turn stays
+            return Ask(question, sid=sid, parent=parent, llm=self.llm, make_current=False)
+        with self._lock:
+            if self._first is not None:
+                raise BadInput(f"the first question ({self._first!r}) is being answered: wait")
+            self._first = question
+        desk = self._desk
+        return Ask(
+            question,
+            sid=None,
+            session_label=desk.session_label() if desk is not None else None,
+            parent=parent or (desk.under if desk is not None else None),
+            llm=self.llm or (desk.llm if desk is not None else None),
         )
+
+    def _fork(self, asked: Ask, request_id: object) -> None:
+        """Worker thread: ask on fresh connections, then tell the views and bump revision."""
+        outcome: ForkOutcome = run_fork(self.app, asked, request_id=request_id)
+        if outcome.state is not None and asked.sid is None:  # it made the session
+            self._sync.sid = outcome.state.sid  # read already: no connection on this thread
+            if self._desk is not None and self._desk.sid is None:
+                self._desk.landed(outcome.state.sid)  # the kernel's next %%ask follows it
         if outcome.state is not None:
             self._publish(outcome.state)
+        if asked.sid is None:
+            with self._lock:
+                self._first = None
         self.send(outcome.message)
 
     def _closed_by_front_end(self, _message: Any) -> None:

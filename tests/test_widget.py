@@ -252,17 +252,18 @@ def test_poll_ms_is_zero_or_positive(widget: ForestWidget) -> None:
         widget.poll_ms = -1
 
 
-def test_without_a_sid_the_latest_session_is_shown_or_one_is_started(tmp_path: Path) -> None:
-    with Arborist(tmp_path / "empty") as empty:
-        made = ForestWidget(app=empty)
-        assert [s.sid for s, _ in empty.sessions()] == [made.sid]
-        made.close()
-        newer = empty.new_session("newer")
-        again = ForestWidget(app=empty)
-        assert again.sid == newer.sid
-        again.close()
-    by_home = ForestWidget(tmp_path / "empty")
-    assert by_home.sid == newer.sid
+def test_without_a_sid_the_latest_session_is_shown_and_none_is_started(app: Arborist) -> None:
+    """Issue #26: an empty home gets no session from a widget (tests/test_widget_first.py)."""
+    made = ForestWidget(app=app)
+    assert (app.sessions(), made.sid) == ([], "")
+    made.close()
+    older = app.ask_turn(QUESTIONS[0], session_label="older").node.sid
+    newer = app.ask_turn(QUESTIONS[1], session_label="newer").node.sid
+    again = ForestWidget(app=app)
+    assert again.sid == newer != older
+    again.close()
+    by_home = ForestWidget(app.home)
+    assert by_home.sid == newer
     by_home.close()
     by_home.app.close()
 

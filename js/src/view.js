@@ -120,6 +120,7 @@ export class ForestView {
       attrs: { "aria-label": "Node detail" },
       dataset: { bates: "", loading: "false" },
     });
+    this.firstEl = this.renderFirst();
     this.rootEl = h(
       "div",
       {
@@ -130,6 +131,7 @@ export class ForestView {
           arboristForest: "",
           ready: "false",
           sid,
+          waiting: String(!sid),
           revision: this.model.get("revision"),
           lmSuppressShortcuts: "true",
         },
@@ -138,7 +140,7 @@ export class ForestView {
         "div",
         { class: "arb-header" },
         this.titleEl,
-        h("code", { class: "arb-sid", text: sid }),
+        (this.sidEl = h("code", { class: "arb-sid", text: sid })),
         h("button", {
           type: "button",
           class: "arb-button",
@@ -174,7 +176,7 @@ export class ForestView {
         text: "S strict: quoted and proved · H hybrid: sources proved · V visual: shown only · ■ ◧ □ the question covered, partly, not answered · ● current turn · #n: turn n (hover anything for more)",
       }),
       this.resultsEl,
-      h("div", { class: "arb-main" }, this.treeEl, this.detailEl),
+      h("div", { class: "arb-main" }, this.firstEl, this.treeEl, this.detailEl),
     );
     this.el.appendChild(this.rootEl);
     // The traffic so far, on the element: what bench/widget.py counts, both directions.
@@ -212,6 +214,14 @@ export class ForestView {
       if (bates && bates !== this.selected) this.select(bates);
     });
     this.listen("change:poll_ms", () => this.startPolling());
+    // A view with no session yet: the first turn made one (a %%ask cell or this view's ask).
+    this.listen("change:sid", () => {
+      const sid = this.model.get("sid");
+      this.sidEl.textContent = sid;
+      this.rootEl.setAttribute("data-sid", sid);
+      this.rootEl.setAttribute("data-waiting", String(!sid));
+      this.refreshSoon();
+    });
     // The widget framework says when the comm closes (the kernel closed the widget or went).
     this.listen("comm:close", () => this.requester.closeLink(LINK_CLOSED));
     this.listen("change:title", () => {
@@ -321,8 +331,20 @@ export class ForestView {
     if (what && what !== "sync") this.notify("error", `${what}: ${text}`);
   }
 
+  /** Whether this view waits for its session (none yet: its first turn makes it). */
+  get waiting() {
+    return !this.model.get("sid");
+  }
+
   async refresh() {
     if (this.destroyed) return;
+    if (this.waiting) {
+      // Nothing to sync: the kernel writes no session before its first turn, and says
+      // (`sid`) when one is made.
+      this.rootEl.setAttribute("data-ready", "true");
+      this.setStatus("ok", "no turns yet");
+      return;
+    }
     this.setStatus("busy", "syncing…");
     try {
       await this.store.sync();
@@ -381,11 +403,12 @@ export class ForestView {
   onEvent(event) {
     if (event.kind !== "turn_done" || this.destroyed) return;
     const mine = typeof event.request === "string" && this.forks.has(event.request);
+    const what = mine && this.forks.get(event.request) === null ? "ask" : "fork"; // null: the first
     if (mine) this.forks.delete(event.request);
     if (!event.ok) {
       if (mine) {
-        this.setForkStatus("error", `fork failed: ${event.error ?? "unknown error"}`);
-        this.fail(event.error ?? "unknown error", "fork");
+        this.setForkStatus("error", `${what} failed: ${event.error ?? "unknown error"}`);
+        this.fail(event.error ?? "unknown error", what);
       }
       return;
     }

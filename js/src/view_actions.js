@@ -40,6 +40,81 @@ export function canRestore(body) {
 /** The actions' methods of {@link ForestView}. */
 export const actionMethods = {
   /**
+   * What a view with no session yet shows in its tree's place: that there are no turns,
+   * and a box to ask the first question (the `ask` request; the kernel makes the session
+   * with its turn). Hidden by the stylesheet once the view has a session.
+   *
+   * @returns {HTMLElement}
+   */
+  renderFirst() {
+    const h = this.h;
+    const status = h("span", {
+      class: "arb-fork-status",
+      attrs: { role: "status", "aria-label": "First question status" },
+      dataset: { fork: "idle" },
+    });
+    const input = h("input", {
+      type: "text",
+      class: "arb-input",
+      placeholder: "ask the first question…",
+      attrs: { "aria-label": "First question" },
+      on: onEnter(() => this.askFirst(input.value, input, status)),
+    });
+    return h(
+      "section",
+      { class: "arb-first", attrs: { "aria-label": "No turns yet" } },
+      h("p", { class: "arb-first-text", text: "No turns yet: ask a question with %%ask in a cell, or in the box below. The session is made with its first turn, and its tree shows here." }),
+      h(
+        "form",
+        {
+          class: "arb-action",
+          attrs: { "aria-label": "Ask the first question" },
+          on: {
+            submit: (event) => {
+              event.preventDefault();
+              this.askFirst(input.value, input, status);
+            },
+          },
+        },
+        input,
+        h("button", {
+          type: "submit",
+          class: "arb-button arb-primary",
+          text: "Ask",
+          title: "Answer in the background; its turn makes this kernel's session",
+          attrs: { "aria-label": "Ask" },
+          dataset: { action: "ask" },
+        }),
+        status,
+      ),
+    );
+  },
+
+  /**
+   * @param {string} question
+   * @param {HTMLInputElement} input
+   * @param {HTMLElement} status
+   */
+  async askFirst(question, input, status) {
+    this.forkStatusEl = status; // turn_done reports here (no detail pane is open)
+    if (!question.trim()) {
+      this.setForkStatus("error", "type a question first");
+      return;
+    }
+    const { id, promise } = this.requester.send("ask", { question });
+    this.forks.set(id, null);
+    this.setForkStatus("pending", "answering…");
+    try {
+      await promise;
+      input.value = "";
+    } catch (error) {
+      this.forks.delete(id);
+      this.setForkStatus("error", error.message);
+      this.fail(error, "ask");
+    }
+  },
+
+  /**
    * The actions on a turn: ask under it, make it the kernel's current turn,
    * label it, falsify its answer.
    *

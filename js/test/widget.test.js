@@ -1262,3 +1262,54 @@ describe("literals in an answer", () => {
     cleanup();
   });
 });
+
+describe("a view with no session yet (issue #26)", () => {
+  test("asks nothing, offers the first question, and shows the session its first turn makes", async () => {
+    const kernel = new FakeKernel(SID);
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const model = connect(kernel);
+    model.set("sid", ""); // the kernel has no session: it wrote none
+    model.set("current_bates", "");
+    const asked = [];
+    const answer = kernel.answer.bind(kernel);
+    kernel.answer = async (kind, args) => {
+      if (kind !== "ask") return answer(kind, args);
+      asked.push(args.question);
+      return { pending: true, parent: null };
+    };
+    const view = new ForestView(model, el);
+    const cleanup = view.start();
+    const forest = el.byAttr("data-arborist-forest")[0];
+    await until(() => forest.getAttribute("data-ready") === "true", "the empty state");
+    assert.equal(forest.getAttribute("data-waiting"), "true");
+    assert.equal(el.byAttr("aria-label", "Status")[0].textContent, "no turns yet");
+    assert.match(el.byAttr("aria-label", "No turns yet")[0].textContent, /^No turns yet: ask a question with %%ask/);
+    await settle();
+    assert.deepEqual(kernel.log, [], "no request: there is nothing to sync");
+
+    // The first question, asked in the view: the kernel answers it in the background.
+    const input = el.byAttr("aria-label", "First question")[0];
+    input.value = "<b>Who created Spider-Man?</b>";
+    input.dispatch("keydown", { key: "Enter" });
+    await until(() => asked.length === 1, "the ask request");
+    assert.deepEqual(asked, ["<b>Who created Spider-Man?</b>"]);
+    const status = el.byAttr("aria-label", "First question status")[0];
+    assert.equal(status.getAttribute("data-fork"), "pending");
+
+    // Its turn made the session: the kernel names it in the traits, then says turn_done.
+    const first = kernel.add(SID, `${SID}-000000`, "<b>Who created Spider-Man?</b>");
+    model.set("sid", SID);
+    model.set("current_bates", first);
+    model.set("revision", 1);
+    await until(() => forest.getAttribute("data-waiting") === "false", "the session");
+    const [request] = [...view.forks.keys()];
+    model.emit("msg:custom", { kind: "turn_done", ok: true, request, parent: null, bates: first, hit: false });
+    await until(() => el.byAttr("role", "treeitem").some((r) => r.getAttribute("data-bates") === first), "the first turn");
+    assert.equal(forest.getAttribute("data-sid"), SID);
+    assert.equal(el.byAttr("role", "treeitem")[0].textContent.includes("<b>Who created Spider-Man?</b>"), true);
+    assert.equal(el.find((n) => n.tagName === "B").length, 0, "the question is text");
+    await until(() => el.byAttr("aria-label", "Node detail")[0].getAttribute("data-bates") === first, "its detail");
+    cleanup();
+  });
+});
