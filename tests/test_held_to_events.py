@@ -92,6 +92,17 @@ def test_a_record_edited_with_its_hash_recomputed_is_held_to_its_cache_write_eve
     _refused_everywhere(home, record_id, "the record_hash its cache_write event holds")
 
 
+def test_a_rewritten_provider_response_is_held_to_its_event(tmp_path: Path) -> None:
+    """The raw response ``record show --json`` prints beside ``holds`` is in no record hash;
+    its event holds its hash."""
+    home, record_id, _key = _home(tmp_path)
+    conn = sqlite3.connect(home / "store.db")
+    with conn:
+        conn.execute('UPDATE cache_records SET response_json = \'{"model": "gpt-9"}\'')
+    conn.close()
+    _refused_everywhere(home, record_id, "response_hash differs from its cache_write event")
+
+
 def test_a_quarantined_answer_flipped_back_to_ok_by_hand_is_not_served(tmp_path: Path) -> None:
     home, record_id, key = _home(tmp_path)
     with Arborist(home) as app:

@@ -114,9 +114,10 @@ def check_proof(item: RecordEvidence) -> ProofStatus:
 
 
 def check_record(record: CacheRecord) -> AnswerCheck:
-    """Re-check ``record`` as loaded: its own hash, its evidence root, every proof and text."""
+    """Re-check ``record`` as loaded: its own hash, its evidence root, its key, its events,
+    every proof and text (the nearest cause first)."""
     refs = [(e.ref, e.cited) for e in record.evidence]
-    problems = [*dimension_problems(record), *record.event_problems]
+    problems = []
     if recomputed_hash(record, refs) != record.record_hash:
         problems.append("answer, question or evidence differ from the record's hash")
     try:
@@ -125,6 +126,7 @@ def check_record(record: CacheRecord) -> AnswerCheck:
         folded = None
     if folded != record.evidence_root:
         problems.append("the evidence does not fold to the key's evidence root")
+    problems += [*dimension_problems(record), *record.event_problems]
     return AnswerCheck(tuple(check_proof(item) for item in record.evidence), tuple(problems))
 
 

@@ -8,7 +8,9 @@ alone is its ``cache_write`` event, whose hash sits in the store's chain (as a d
 record *holds to its events* (:func:`event_problems`) when:
 
 * exactly one ``cache_write`` event records its key and revision, that event's hash
-  recomputes from its body as stored, and the ``record_hash`` it holds is the row's;
+  recomputes from its body as stored, and that body is the one the row rebuilds
+  (:func:`write_event_body`: its record hash, evidence root, answer hash and the hash of
+  the raw response stored with it);
 * its state and reason are what its events leave them: ``ok`` when written, ``stale``
   once a later revision of its key is written while it is ``ok``, then whatever each
   ``cache_state`` event naming it set, in order (the replay ``arborist verify`` makes
@@ -30,9 +32,11 @@ import json
 import sqlite3
 from typing import Any
 
-from arborist.hashing import stored_event_hash
+from arborist.audit import differing_fields
+from arborist.hashing import sha256_hex, stored_event_hash
+from arborist.keys import answer_hash
 
-__all__ = ["event_problems"]
+__all__ = ["event_problems", "write_event_body"]
 
 WRITE_KEY = "json_extract(CASE WHEN json_valid(body) THEN body END, '$.cache_key')"
 """The expression store migration 13 indexes (``audit_cache_write``): a lookup must say it
@@ -53,19 +57,44 @@ _STATES_SQL = (
 OK, STALE = "ok", "stale"
 
 
-def event_problems(
-    conn: sqlite3.Connection,
+def write_event_body(
     *,
     cache_key: str,
     revision: int,
     record_hash: str,
+    evidence_root: str,
+    answer_text: str,
+    response_json: str,
+    redactions: object = None,
+) -> dict[str, object]:
+    """What a ``cache_write`` event commits to: the record's key, revision and hash, its
+    evidence root, the hashes of its answer and of the response metadata stored with it,
+    and what admission redacted (when it redacted anything). ``arborist verify``
+    rebuilds it from the stored row."""
+    return {
+        "cache_key": cache_key,
+        "revision": revision,
+        "record_hash": record_hash,
+        "evidence_root": evidence_root,
+        "answer_hash": answer_hash(answer_text),
+        "response_hash": sha256_hex(response_json.encode("utf-8")),
+        **({"redactions": redactions} if redactions else {}),
+    }
+
+
+def event_problems(
+    conn: sqlite3.Connection,
+    written: dict[str, object],
+    *,
     state: str,
     state_reason: str | None,
     superseded_reason: str,
 ) -> tuple[str, ...]:
-    """What about this record its audit events contradict (empty when nothing); see the
-    module's docstring. ``superseded_reason`` is the reason a later revision retires it
-    with."""
+    """What about a record its audit events contradict (empty when nothing); see the
+    module's docstring. ``written`` is the ``cache_write`` body its row rebuilds
+    (:func:`write_event_body`); ``superseded_reason`` is the reason a later revision
+    retires it with."""
+    cache_key, revision = written["cache_key"], written["revision"]
     writes = [(row[0], _body(row[5]), row) for row in conn.execute(_WRITES_SQL, (cache_key,))]
     mine = [(seq, body, row) for seq, body, row in writes if body.get("revision") == revision]
     if len(mine) != 1:
@@ -81,15 +110,20 @@ def event_problems(
         recomputed = None
     if recomputed != digest:
         return ("its cache_write event does not hash to its own event_hash",)
-    problems = []
-    if body.get("record_hash") != record_hash:
-        problems.append("it differs from the record_hash its cache_write event holds")
-    if _replayed(conn, seq, cache_key, revision, writes, superseded_reason) != (
+    expected = {**written, **({"redactions": body["redactions"]} if "redactions" in body else {})}
+    problems = [
+        _WORDING.get(name, f"its {name} differs from its cache_write event")
+        for name in differing_fields(body, expected, optional=("response_hash",))
+    ]
+    if _replayed(conn, seq, str(cache_key), int(str(revision)), writes, superseded_reason) != (
         state,
         state_reason,
     ):
         problems.append(f"its state {state!r} is not what its audit events recorded")
     return tuple(problems)
+
+
+_WORDING = {"record_hash": "it differs from the record_hash its cache_write event holds"}
 
 
 def _replayed(

@@ -14,9 +14,9 @@ from arborist.audit import append_event
 from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput, NotFound
-from arborist.hashing import CACHE_KEY_DIMENSIONS, sha256_hex
-from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, answer_hash, record_hash
-from arborist.store.cache.events import event_problems
+from arborist.hashing import CACHE_KEY_DIMENSIONS
+from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, record_hash
+from arborist.store.cache.events import event_problems, write_event_body
 from arborist.store.metadata import committed
 
 __all__ = [
@@ -250,8 +250,13 @@ def load_record(conn: sqlite3.Connection, record_id: int) -> CacheRecord:
         created_at=rest[11],
         evidence=_evidence(conn, row[0]),
         event_problems=event_problems(
-            conn, cache_key=row[1], revision=row[2], record_hash=rest[6], state=rest[7],
-            state_reason=rest[8], superseded_reason=SUPERSEDED_REASON,
+            conn,
+            write_event_body(
+                cache_key=row[1], revision=row[2], record_hash=rest[6],
+                evidence_root=dims[EVIDENCE_ROOT_DIMENSION], answer_text=rest[1],
+                response_json=rest[5],
+            ),
+            state=rest[7], state_reason=rest[8], superseded_reason=SUPERSEDED_REASON,
         ),
     )  # fmt: skip
 
@@ -373,31 +378,6 @@ class RecordDraft:
     response: Mapping[str, object]
     evidence: Sequence[NewEvidence]
     redactions: Mapping[str, list[dict[str, object]]] | None = None
-
-
-def write_event_body(
-    *,
-    cache_key: str,
-    revision: int,
-    record_hash: str,
-    evidence_root: str,
-    answer_text: str,
-    response_json: str,
-    redactions: object = None,
-) -> dict[str, object]:
-    """What a ``cache_write`` event commits to: the record's key, revision and hash, its
-    evidence root, the hashes of its answer and of the response metadata stored with it,
-    and what admission redacted (when it redacted anything). ``arborist verify``
-    rebuilds it from the stored row."""
-    return {
-        "cache_key": cache_key,
-        "revision": revision,
-        "record_hash": record_hash,
-        "evidence_root": evidence_root,
-        "answer_hash": answer_hash(answer_text),
-        "response_hash": sha256_hex(response_json.encode("utf-8")),
-        **({"redactions": redactions} if redactions else {}),
-    }
 
 
 def write_record(conn: sqlite3.Connection, draft: RecordDraft, *, replace_ok: bool) -> CacheRecord:
