@@ -323,11 +323,15 @@ def test_a_chunk_changed_after_the_answer_fails_its_proof(lab: Lab) -> None:
     )
     lab.open(path)
     lab.run_all(3)
-    # The view has synced before the ask: it would otherwise open the new current turn on
-    # its first sync, and a body it holds is shown from its cache (fetched before the tamper).
-    forest, tree = forest_in(lab, 2)
+    # The view is up before the ask (waiting for the session its first turn makes, issue
+    # #26): it would otherwise open the new current turn on its first screen, and a body it
+    # holds is shown from its cache (fetched before the tamper).
+    expect(lab.cell(2).locator("[data-arborist-forest]")).to_have_attribute(
+        "data-waiting", "true", timeout=RENDER_MS
+    )
     lab.run(3)
     turn = answer_bates(lab, 3)
+    forest, tree = forest_in(lab, 2)
     expect(lab.cell(3).locator("details[data-proof='pass']")).to_have_count(1)
     expect(row(tree, turn)).to_be_visible(timeout=RENDER_MS)
 
