@@ -92,7 +92,7 @@ def check_proof(item: RecordEvidence) -> ProofStatus:
         return ProofStatus(
             item.label,
             False,
-            f"it names a root or chunk of {item.title!r} that the document does not have",
+            f"its evidence row does not match the chunk of {item.title!r} it names",
         )
     if not item.metadata_holds:
         return ProofStatus(
@@ -126,6 +126,8 @@ def check_record(record: CacheRecord) -> AnswerCheck:
         folded = None
     if folded != record.evidence_root:
         problems.append("the evidence does not fold to the key's evidence root")
+    if [e.rank for e in record.evidence] != list(range(len(record.evidence))):
+        problems.append("its evidence ranks are malformed")
     problems += [*dimension_problems(record), *record.event_problems]
     return AnswerCheck(tuple(check_proof(item) for item in record.evidence), tuple(problems))
 

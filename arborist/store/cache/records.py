@@ -88,8 +88,8 @@ class RecordEvidence:
     """Whether the document's title and URI (its whole row) are what its ``document_add``
     event committed (:func:`arborist.store.metadata.committed`)."""
     home_holds: bool
-    """Whether the item names its document's own root and chunk count, and its chunk's own
-    document and leaf: a proof checked against a root the document does not have proves
+    """Whether the item's row is readable (its proof a list of digests) and names its
+    document's own root and chunk count, and its chunk's own document, place and leaf: a proof checked against a root the document does not have proves
     nothing about the document."""
 
     @property
@@ -180,10 +180,17 @@ class CacheRecord:
 # --- reading ---------------------------------------------------------------------------------
 
 
+UNREADABLE = "\ufffd"
+"""The text of a warm chunk whose stored bytes do not decompress to UTF-8 (an edit)."""
+
+
 def _chunk_text(text: str | None, packed: bytes | None) -> str | None:
     """A chunk's text as stored: hot as it is, warm decompressed, cold absent."""
     if text is None and packed is not None:
-        return zlib.decompress(packed).decode("utf-8")
+        try:
+            return zlib.decompress(packed).decode("utf-8")
+        except (zlib.error, UnicodeDecodeError, TypeError):
+            return UNREADABLE  # hashes to no leaf: the item does not hold, and says so
     return text
 
 
@@ -192,7 +199,8 @@ def _evidence(conn: sqlite3.Connection, record_id: int) -> tuple[RecordEvidence,
         "SELECT e.rank, e.chunk_id, e.document_id, d.uri, d.title, e.source_root, e.chunk_count, "
         "e.chunk_index, e.leaf, e.proof_json, e.cited, c.tier, c.text, c.text_z, "
         "d.source_root IS e.source_root AND d.chunk_count IS e.chunk_count "
-        "AND c.document_id IS e.document_id AND c.leaf IS e.leaf "
+        "AND c.document_id IS e.document_id AND c.chunk_index IS e.chunk_index "
+        "AND c.leaf IS e.leaf AND e.cited IN (0, 1) "
         "FROM cache_evidence AS e JOIN documents AS d ON d.id = e.document_id "
         "JOIN chunks AS c ON c.id = e.chunk_id WHERE e.record_id = ? ORDER BY e.rank",
         (record_id,),
@@ -209,16 +217,36 @@ def _evidence(conn: sqlite3.Connection, record_id: int) -> tuple[RecordEvidence,
             chunk_count=chunk_count,
             chunk_index=chunk_index,
             leaf=leaf,
-            proof=json.loads(proof_json),
+            proof=_proof(proof_json) or [],
             cited=bool(cited),
             tier=tier,
             text=_chunk_text(text, packed),
             metadata_holds=holds.get(document_id, False),
-            home_holds=bool(home),
+            home_holds=bool(home) and _proof(proof_json) is not None,
         )
         for (rank, chunk_id, document_id, uri, title, source_root, chunk_count, chunk_index, leaf,
              proof_json, cited, tier, text, packed, home) in rows
     )  # fmt: skip
+
+
+def _proof(text: object) -> list[str] | None:
+    """A stored proof (a JSON list of hex digests), or None when an edit left something else."""
+    try:
+        found = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        return None
+    return found if isinstance(found, list) and all(isinstance(h, str) for h in found) else None
+
+
+def _object(text: object) -> dict[str, Any]:
+    """A stored JSON object; an empty one when an edit left something else (the hashes of
+    the key and of the record's ``cache_write`` event, rebuilt from the stored text, then
+    say the record does not hold, rather than every view of it failing)."""
+    try:
+        found = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def load_record(conn: sqlite3.Connection, record_id: int) -> CacheRecord:
@@ -239,9 +267,9 @@ def load_record(conn: sqlite3.Connection, record_id: int) -> CacheRecord:
         question=rest[0],
         answer_text=rest[1],
         audit_mode=rest[2],
-        model_profile=json.loads(rest[3]),
-        policy=json.loads(rest[4]),
-        response=json.loads(rest[5]),
+        model_profile=_object(rest[3]),
+        policy=_object(rest[4]),
+        response=_object(rest[5]),
         record_hash=rest[6],
         state=rest[7],
         state_reason=rest[8],
