@@ -161,18 +161,6 @@ class Desk:
     new_label: str | None = None
     under: str | None = None
 
-    def session(self) -> str:
-        """This face's session, made now if it waits for its first question: what the
-        forest widget shows needs a root. It is labelled as that question would label it,
-        its current turn the one ``cd`` chose."""
-        if self.sid is not None:
-            return self.sid
-        sid = self.app.new_session(self.session_label()).sid
-        if self.under is not None:
-            self.app.cd(sid, self.under)
-        self.landed(sid)
-        return sid
-
     def session_label(self) -> str | None:
         """The label a session this desk starts gets: ``session new --label``'s, else the desk's
         (a notebook's name, known only once its kernel runs)."""

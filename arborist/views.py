@@ -17,7 +17,7 @@ from arborist.app import ChainCheck, DatabaseReport, Related, Verification
 from arborist.audit import ChainReport
 from arborist.qa.check import AnswerCheck
 from arborist.qa.runner import AskResult
-from arborist.qa.support import Support, measure
+from arborist.qa.support import Support, measure_record
 from arborist.store.cache import CacheRecord
 from arborist.store.derive import Derivation
 from arborist.store.documents import IngestResult
@@ -357,7 +357,7 @@ def fit_text(record: CacheRecord) -> str | None:
 
 def record_support(record: CacheRecord) -> Support | None:
     """How well ``record``'s cited evidence covers its question (:mod:`arborist.qa.support`)."""
-    return measure(record.question, record.answer_text, record.evidence)
+    return measure_record(record)
 
 
 def _restated(record: CacheRecord, streamed: str) -> list[str]:

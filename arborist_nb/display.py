@@ -28,7 +28,7 @@ from arborist.audit import Checkpoint
 from arborist.citations import parse_citations
 from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus
-from arborist.qa.support import Support, measure
+from arborist.qa.support import Support, measure_record
 from arborist.store.cache import RecordEvidence
 from arborist.terminal import inert
 
@@ -145,7 +145,7 @@ class Answer:
     def _measured(self) -> Support | None:
         # A pure function of the record this Answer holds: measured once, for every rendering.
         record = self.record
-        return measure(record.question, record.answer_text, record.evidence)
+        return measure_record(record)
 
     def _facts(self, check: AnswerCheck | None = None) -> list[tuple[str, str]]:
         check = self.verify() if check is None else check

@@ -32,10 +32,13 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from arborist.app import Arborist
 from arborist.cli import cli
+from arborist.qa.budget import TRIM_MARK
+from arborist.qa.support import ANSWERED, PARTLY, Support
 from arborist.repl import Repl, scripted_reader
+from arborist.views import answer_text, record_support
 from arborist.witness import witness_checkpoints
 from arborist_nb.display import Answer
-from tests.chat_server import ChatServer
+from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
 QUOKKA = (
@@ -351,3 +354,60 @@ def test_a_witness_catches_a_turn_deleted_by_hand_after_the_notebook_ran(
     assert (out + err).splitlines() == [said], out + err  # that one line, and nothing else
     code, out, _ = run("verify", "--witness", str(notebook), "--json")
     assert code == 1 and json.loads(out)["ok"] is False
+
+
+# ------------------------------------------------- support measures what the model saw
+
+SHELTER = (
+    "The quokka shelters under saltbush on Rottnest Island, where it rests through the heat "
+    "of the day in the shade of low thickets and dense scrub."
+)
+SEEPAGE = (
+    "Late in the evening it walks down to the swamp edge and drinks at the seepage below "
+    "the dunes, where the water stays fresh all summer."
+)
+
+
+@pytest.fixture
+def fitted(home: Path, tmp_path: Path, chat_server: ChatServer) -> Path:
+    """One chunk: three sentences on shelter, then three on seepage (the only place the word
+    is); ``tiny`` a model on the chat server with a 600-token context (about 440 characters
+    of evidence fit), ``roomy`` the same with 16,384."""
+    text = " ".join([SHELTER] * 3 + [SEEPAGE] * 3)
+    (tmp_path / "notes.md").write_text(f"# Quokka field notes\n\n{text}\n", encoding="utf-8")
+    assert run("ingest", str(tmp_path / "notes.md"))[0] == 0
+    profile = f'provider = "openai"\nbase_url = "{chat_server.url}"\nmodel = "m"\nmax_tokens = 64\n'
+    (home / "config.toml").write_text(
+        f"[models.tiny]\n{profile}context_tokens = 600\n\n"
+        f"[models.roomy]\n{profile}context_tokens = 16384\n",
+        encoding="utf-8",
+    )
+    (home / "config.toml").chmod(0o600)
+    return home
+
+
+def test_support_measures_the_evidence_as_the_model_was_shown_it(
+    fitted: Path, chat_server: ChatServer
+) -> None:
+    """A chunk cut to fit the context is recorded with how many of its characters were
+    shown (its policy, in the key). The support label measures that much of it: a question
+    word only past the cut was never in front of the model, so the answer is not
+    "answered" on it."""
+    question = "Where does the quokka shelter, and where is the seepage?"
+    reply = completion("The quokka shelters under saltbush on Rottnest Island [E1].")
+    chat_server.script(reply, reply)
+    with Arborist(fitted) as app:
+        asked = app.ask(question, llm="tiny")
+        prompt = chat_server.received[-1].body["messages"][-1]["content"]
+        whole = app.ask(question, llm="roomy").record
+    cut = asked.record
+    [item] = cut.evidence
+    assert item.cited and item.text is not None and "seepage" in item.text
+    shown = cut.policy["evidence_trimmed"]
+    assert shown == {"label": "E1", "chars": cut.response["prompt_budget"]["trimmed"]["chars_sent"]}
+    sent = item.text[: shown["chars"]].strip()
+    evidence = prompt.split("\n\nEvidence:\n\n", 1)[1]
+    assert sent + TRIM_MARK in evidence and "seepage" not in evidence  # the model never saw it
+    assert record_support(whole) == Support(ANSWERED)  # the roomy model saw all of it
+    assert record_support(cut) == Support(PARTLY, ("seepage",)), record_support(cut)
+    assert "support partly: no cited passage mentions seepage" in answer_text(asked).splitlines()

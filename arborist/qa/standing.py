@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from arborist.db import rows_in
 from arborist.hashing import question_hash
 from arborist.qa.check import check_record
-from arborist.qa.support import Support, measure
+from arborist.qa.support import Support, measure_record
 from arborist.store.cache import CacheRecord, RecordEvidence, load_record
 
 __all__ = [
@@ -124,7 +124,7 @@ def standing(
         clash = _contradiction(record, question, cited, audit_mode)
         if clash is not None:
             return Standing(NO_CLAIM, clash, record.revision, conflict=True)
-        support = measure(record.question, record.answer_text, record.evidence)
+        support = measure_record(record)
         return Standing(record.audit_mode, None, record.revision, support=support)
     return Standing(NO_CLAIM, DIFFERS, conflict=True)
 

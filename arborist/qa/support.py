@@ -16,6 +16,9 @@ be forged apart from the record:
   fifa, cup");
 * ``answered``: every word of the question is in a cited passage.
 
+A passage cut short to fit the model's context (the record's policy names it and how
+many of its characters were shown) counts only as far as it was shown.
+
 It is a lexical measure, and says so: words, not meaning. "answered" means the
 cited passages name everything the question names, not that the answer is
 right; "partly" with the words it lacks is what a reader should weigh. A word
@@ -29,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from arborist.analysis import read_question, words
 from arborist.citations import cited_labels
@@ -42,6 +45,7 @@ __all__ = [
     "PARTLY",
     "Support",
     "measure",
+    "measure_record",
 ]
 
 ANSWERED = "answered"
@@ -112,13 +116,18 @@ def asked_words(question: str) -> list[str]:
     return [w for w in asked if w not in REQUEST_WORDS and (len(w) > 1 or w.isdigit())]
 
 
-def measure(question: str, answer: str, evidence: Sequence[_Evidence]) -> Support | None:
+def measure(
+    question: str, answer: str, evidence: Sequence[_Evidence], trimmed: object = None
+) -> Support | None:
     """How well the evidence ``answer`` cites covers ``question``; None when a cited
-    passage's text is not here to read. Pure: the same record always measures the same."""
+    passage's text is not here to read. ``trimmed`` is the record's policy entry for a
+    passage cut short to fit the model's context (``{"label": "E3", "chars": 440}``): that
+    passage counts only as far as the model was shown it. Pure: the same record always
+    measures the same."""
     if answer.lstrip().startswith(NOT_ANSWERED_OPENING):
         return Support(NOT_ANSWERED)
     labels = set(cited_labels(answer))
-    cited = [item for item in evidence if item.label in labels]
+    cited = [_as_shown(item, trimmed) for item in evidence if item.label in labels]
     if not cited:
         return Support(NOT_ANSWERED)
     if any(item.text is None for item in cited):
@@ -126,6 +135,42 @@ def measure(question: str, answer: str, evidence: Sequence[_Evidence]) -> Suppor
     held = _held(cited)
     missing = tuple(w for w in asked_words(question) if root(w) not in held)
     return Support(PARTLY, missing) if missing else Support(ANSWERED)
+
+
+class _Record(Protocol):
+    @property
+    def question(self) -> str: ...
+    @property
+    def answer_text(self) -> str: ...
+    @property
+    def evidence(self) -> Sequence[_Evidence]: ...
+    @property
+    def policy(self) -> dict[str, Any]: ...
+
+
+def measure_record(record: _Record) -> Support | None:
+    """:func:`measure` of a cache record: its question, its answer, and its evidence as the
+    model was shown it (the policy names a passage cut short to fit)."""
+    trimmed = record.policy.get("evidence_trimmed")
+    return measure(record.question, record.answer_text, record.evidence, trimmed)
+
+
+@dataclass(frozen=True)
+class _Shown:
+    label: str
+    title: str
+    text: str | None
+
+
+def _as_shown(item: _Evidence, trimmed: object) -> _Evidence:
+    """``item`` as the prompt showed it: cut to its first ``chars`` characters when
+    ``trimmed`` names it."""
+    if not (isinstance(trimmed, dict) and trimmed.get("label") == item.label):
+        return item
+    chars = trimmed.get("chars")
+    if item.text is None or not isinstance(chars, int) or isinstance(chars, bool):
+        return item
+    return _Shown(item.label, item.title, item.text[: max(chars, 0)])
 
 
 def root(word: str) -> str:
