@@ -241,14 +241,17 @@ def test_a_closed_link_says_so_in_notebook7_with_the_tree_tab_open(notebook: Not
     tab) open beside the notebook. Whatever the tab does to the link, the widget never
     says "is it busy or stopped?" of an idle kernel; once the kernel forgets its comm, it
     says the link closed and to re-run the cell."""
-    notebook.open(notebook.server.write_notebook("link7.ipynb", ["w = %arborist\nw"]))
-    notebook.run_all(2)
-    forest, _tree = forest_in(notebook, 1)
+    write_documents(notebook)  # a turn first: the widget shows its tree
+    notebook.open(
+        notebook.server.write_notebook("link7.ipynb", [*ANSWER_CELLS, "w = %arborist\nw"])
+    )
+    notebook.run_all(4)  # the notebook's setup cell, then these three
+    forest, _tree = forest_in(notebook, 3)
     tree_tab = notebook.page.context.new_page()
     tree_tab.goto(notebook.server.url + "tree", timeout=LAB_READY_MS)
     expect(tree_tab.get_by_text("link7.ipynb").first).to_be_visible(timeout=LAB_READY_MS)
     notebook.page.bring_to_front()
-    status = forest.get_by_role("status", name="Status")
+    status = forest.get_by_role("status", name="Status", exact=True)
     forest.get_by_role("button", name="Refresh tree").click()
     expect(status).to_contain_text(
         re.compile("in sync|the link to the kernel closed"), timeout=LINK_MS
