@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Lab, shoot
-from tests.browser.test_lab import forest_in
+from tests.browser.test_lab import ANSWER_CELLS, forest_in, write_documents
 
 pytestmark = pytest.mark.browser
 
@@ -17,6 +17,7 @@ pytestmark = pytest.mark.browser
 LINK_MS = 40_000
 
 CELLS = [
+    *ANSWER_CELLS,  # a turn first: in an empty home the widget waits, with no tree
     "w = %arborist\nw",
     # The kernel drops the comm from its manager: the page's messages now go nowhere.
     "get_ipython().kernel.comm_manager.comms.pop(w.comm.comm_id) is not None",
@@ -24,22 +25,23 @@ CELLS = [
 
 
 def test_a_closed_link_says_so_and_how_to_recover(lab: Lab) -> None:
+    write_documents(lab)
     lab.open(lab.server.write_notebook("link.ipynb", CELLS))
-    lab.run_all(2)
-    forest, _tree = forest_in(lab, 1)
-    lab.run(2)
+    lab.run_all(4)  # the notebook's setup cell, the question, the widget
+    forest, _tree = forest_in(lab, 3)
+    lab.run(4)
     forest.get_by_role("button", name="Refresh tree").click()
     expect(forest, "the view finds the link closed").to_have_attribute(
         "data-link", "closed", timeout=LINK_MS
     )
-    status = forest.get_by_role("status", name="Status")
+    status = forest.get_by_role("status", name="Status", exact=True)
     expect(status).to_contain_text("the link to the kernel closed: re-run the cell")
     expect(status).not_to_contain_text("is it busy or stopped")
     notice = forest.get_by_role("status", name="Notice")
     expect(notice).to_contain_text("re-run the cell that shows this widget")
     shoot(forest, "lab-link-closed")
     # Re-running the cell gives a live widget again.
-    lab.run(1)
-    fresh, _tree = forest_in(lab, 1)
+    lab.run(3)
+    fresh, _tree = forest_in(lab, 3)
     expect(fresh).not_to_have_attribute("data-link", "closed")
     lab.guard.assert_clean()
