@@ -245,21 +245,32 @@ def turn_answers(conn: sqlite3.Connection, bates: Sequence[str] | None = None) -
     if bates is None:
         rows = conn.execute(
             f"SELECT {_ANSWER_COLUMNS} FROM nodes WHERE cache_key != '' ORDER BY id"
-        )
+        ).fetchall()  # in C: a whole forest's rows, not a Python step each
     else:
         rows = rows_in(
             conn, f"SELECT {_ANSWER_COLUMNS} FROM nodes WHERE cache_key != '' AND bates IN ({{marks}})",
             list(bates),
         )  # fmt: skip
     out = []
+    read: dict[object, tuple[str, ...] | None] = {}  # turns share their cited titles' text
     for name, key, answer, titles_json, mode, question in rows:
-        try:
-            titles = json.loads(titles_json)
-        except (TypeError, ValueError, RecursionError):
-            continue
-        if isinstance(titles, list) and all(isinstance(t, str) for t in titles):
-            out.append((name, key, answer, tuple(titles), mode, question))
+        if titles_json not in read:
+            read[titles_json] = _titles(titles_json)
+        titles = read[titles_json]
+        if titles is not None:
+            out.append((name, key, answer, titles, mode, question))
     return out
+
+
+def _titles(titles_json: object) -> tuple[str, ...] | None:
+    """Cited titles as stored (a JSON list of text), or None when an edit left otherwise."""
+    try:
+        titles = json.loads(titles_json) if isinstance(titles_json, str) else None
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(titles, list) and all(isinstance(t, str) for t in titles):
+        return tuple(titles)
+    return None
 
 
 def created_times(conn: sqlite3.Connection, bates: Sequence[str]) -> dict[str, str]:
