@@ -214,19 +214,20 @@ class ForestWidget(anywidget.AnyWidget):
         yet: asked as its desk's first question would be, and one at a time (a second
         would make a second session)."""
         sid = self._sync.sid
+        desk = self._desk
+        llm = self.llm or (desk.llm if desk is not None else None)  # the kernel's model
         if sid is not None:  # a fork answers beside the kernel's work: its current turn stays
-            return Ask(question, sid=sid, parent=parent, llm=self.llm, make_current=False)
+            return Ask(question, sid=sid, parent=parent, llm=llm, make_current=False)
         with self._lock:
             if self._first is not None:
                 raise BadInput(f"the first question ({self._first!r}) is being answered: wait")
             self._first = question
-        desk = self._desk
         return Ask(
             question,
             sid=None,
             session_label=desk.session_label() if desk is not None else None,
             parent=parent or (desk.under if desk is not None else None),
-            llm=self.llm or (desk.llm if desk is not None else None),
+            llm=llm,
         )
 
     def _fork(self, asked: Ask, request_id: object) -> None:

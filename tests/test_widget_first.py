@@ -17,6 +17,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist.app import Arborist
+from arborist.forest.nodes import children
 from arborist.sync import NO_SESSION, ForestSync
 from arborist_nb.widget import ForestWidget
 from tests.test_widget import BATMAN, SPIDER, View
@@ -176,3 +177,26 @@ def test_the_first_question_asked_in_the_widget_is_the_kernels(
     # A second widget shows the kernel's session at once.
     other = shell.run_line_magic("arborist", "")
     assert other.sid == sid
+
+
+def test_a_fork_in_the_widget_is_answered_by_the_kernels_model(
+    shell: InteractiveShell, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``%arborist llm NAME`` in the kernel: a fork asked in the widget is answered by that
+    model, as the kernel's next ``%%ask`` would be, not by the home's default."""
+    assert shell.run_cell(f"%%ask\n{FIRST}").success  # by the default, extractive
+    shell.run_line_magic("arborist", "llm stub")
+    widget = shell.run_line_magic("arborist", "")
+    view = View(widget, monkeypatch)
+    magics = shell.magics_manager.registry["ArboristMagics"]
+    first = magics.app.node(magics.app.session(widget.sid).current_bates)
+    view.request("fork", bates=first.bates, question="And who drew him?")
+    assert widget.wait(30)
+    forked = [
+        n
+        for n in children(magics.app.sessions_conn, first.bates)
+        if n.question == "And who drew him?"
+    ]
+    assert len(forked) == 1
+    record = magics.app.record(forked[0].cache_key)
+    assert record.model_profile["provider"] == "stub"
