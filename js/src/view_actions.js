@@ -97,12 +97,25 @@ export const actionMethods = {
    */
   async askFirst(question, input, status) {
     this.forkStatusEl = status; // turn_done reports here (no detail pane is open)
-    if (!question.trim()) {
+    await this.sendQuestion("ask", { question }, null, input);
+  },
+
+  /**
+   * Send a question (``kind`` "ask": the first one; "fork": under turn ``parent``) and
+   * wait for its ``pending`` answer: the turn itself comes later, as ``turn_done``.
+   *
+   * @param {string} kind
+   * @param {{question: string, bates?: string}} args
+   * @param {string | null} parent
+   * @param {HTMLInputElement} input
+   */
+  async sendQuestion(kind, args, parent, input) {
+    if (!args.question.trim()) {
       this.setForkStatus("error", "type a question first");
       return;
     }
-    const { id, promise } = this.requester.send("ask", { question });
-    this.forks.set(id, null);
+    const { id, promise } = this.requester.send(kind, args);
+    this.forks.set(id, parent);
     this.setForkStatus("pending", "answering…");
     try {
       await promise;
@@ -110,7 +123,7 @@ export const actionMethods = {
     } catch (error) {
       this.forks.delete(id);
       this.setForkStatus("error", error.message);
-      this.fail(error, "ask");
+      this.fail(error, kind);
     }
   },
 
@@ -319,21 +332,7 @@ export const actionMethods = {
    * @param {HTMLInputElement} input
    */
   async fork(bates, question, input) {
-    if (!question.trim()) {
-      this.setForkStatus("error", "type a question first");
-      return;
-    }
-    const { id, promise } = this.requester.send("fork", { bates, question });
-    this.forks.set(id, bates);
-    this.setForkStatus("pending", "answering…");
-    try {
-      await promise;
-      input.value = "";
-    } catch (error) {
-      this.forks.delete(id);
-      this.setForkStatus("error", error.message);
-      this.fail(error, "fork");
-    }
+    await this.sendQuestion("fork", { bates, question }, bates, input);
   },
 
   /**
