@@ -26,6 +26,7 @@ import random
 import shutil
 import sqlite3
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -234,6 +235,39 @@ def tamper(path: Path, db: str, rng: random.Random) -> Edit | None:  # noqa: PLR
         conn.close()
 
 
+def tamper_seed(suite: str, count: int) -> int:
+    """The run's seed (``ARBORIST_TAMPER_SEED`` replays one), printed with what it drives."""
+    seed = int(os.environ.get("ARBORIST_TAMPER_SEED", random.randrange(2**32)))
+    print(f"{suite}: {count} edits, seed {seed} (ARBORIST_TAMPER_SEED={seed} replays)")
+    return seed
+
+
+def edited_copies(
+    pristine: Path,
+    tmp_path: Path,
+    seed: int,
+    count: int,
+    dbs: tuple[str, ...],
+    tally: Counter[str],
+) -> Iterator[tuple[Path, Edit]]:
+    """``count`` fresh copies of ``pristine`` (one at a time, in ``tmp_path``), each with one
+    random edit to one of ``dbs``; an edit SQLite refuses is drawn again (counted in
+    ``tally``)."""
+    rng = random.Random(seed)
+    done = 0
+    while done < count:
+        work = tmp_path / "work"
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(pristine, work)
+        db = rng.choice(dbs)
+        edit = tamper(work / f"{db}.db", db, rng)
+        if edit is None:
+            tally["refused by SQLite"] += 1
+            continue
+        done += 1
+        yield work, edit
+
+
 def _verify(home: Path) -> list[str]:
     try:
         with Arborist(home) as app:
@@ -246,22 +280,10 @@ def test_verify_flags_every_committed_edit_and_no_bookkeeping_edit(
     pristine: Path, tmp_path: Path, long_run: bool
 ) -> None:
     count = 10_000 if long_run else 1000
-    seed = int(os.environ.get("ARBORIST_TAMPER_SEED", random.randrange(2**32)))
-    print(f"tamper suite: {count} edits, seed {seed} (ARBORIST_TAMPER_SEED={seed} replays)")
-    rng = random.Random(seed)
+    seed = tamper_seed("tamper suite", count)
     tally: Counter[str] = Counter()
     failures: list[str] = []
-    done = 0
-    while done < count:
-        work = tmp_path / "work"
-        shutil.rmtree(work, ignore_errors=True)
-        shutil.copytree(pristine, work)
-        db = rng.choice(("store", "sessions"))
-        edit = tamper(work / f"{db}.db", db, rng)
-        if edit is None:
-            tally["refused by SQLite"] += 1
-            continue
-        done += 1
+    for work, edit in edited_copies(pristine, tmp_path, seed, count, ("store", "sessions"), tally):
         problems = _verify(work)
         if edit.bookkeeping:
             tally["bookkeeping"] += 1
@@ -270,7 +292,7 @@ def test_verify_flags_every_committed_edit_and_no_bookkeeping_edit(
             continue
         tally[f"committed {edit.table}"] += 1
         if not problems:
-            failures.append(f"NOT DETECTED: {edit.description} ({db}.db)")
+            failures.append(f"NOT DETECTED: {edit.description} ({edit.db}.db)")
         elif not any(w in p for p in problems for w in WHERE[edit.table]):
             failures.append(f"{edit.description}: reported without naming it: {problems[0]}")
     print("\n".join(f"  {n:5d}  {what}" for what, n in sorted(tally.items())))

@@ -13,16 +13,13 @@ implicate no one record and are not matched.
 
 from __future__ import annotations
 
-import os
-import random
-import shutil
 from collections import Counter
 from pathlib import Path
 
 from arborist import Arborist
 from arborist.errors import ArboristError
 from arborist.forest.reads import turn_answers
-from tests.test_tamper import pristine, tamper
+from tests.test_tamper import edited_copies, pristine, tamper_seed
 
 __all__ = ["pristine"]  # the tamper suite's home, shared
 
@@ -63,20 +60,10 @@ def test_no_turn_claims_a_mode_verify_finds_broken(
     pristine: Path, tmp_path: Path, long_run: bool
 ) -> None:
     count = 2000 if long_run else 200
-    seed = int(os.environ.get("ARBORIST_TAMPER_SEED", random.randrange(2**32)))
-    print(f"tamper labels: {count} edits, seed {seed} (ARBORIST_TAMPER_SEED={seed} replays)")
-    rng = random.Random(seed)
+    seed = tamper_seed("tamper labels", count)
     tally: Counter[str] = Counter()
     failures: list[str] = []
-    done = 0
-    while done < count:
-        work = tmp_path / "work"
-        shutil.rmtree(work, ignore_errors=True)
-        shutil.copytree(pristine, work)
-        edit = tamper(work / "store.db", "store", rng)
-        if edit is None:
-            continue
-        done += 1
+    for work, edit in edited_copies(pristine, tmp_path, seed, count, ("store",), tally):
         try:
             with Arborist(work) as app:
                 problems = app.verify().problems
