@@ -20,7 +20,7 @@ from typing import Any
 
 from arborist.audit import ChainReport, Checkpoint, check_chain, holds_event
 from arborist.errors import BadInput, DamagedDatabase, IntegrityError
-from arborist.forest.reads import turn_answers
+from arborist.forest.reads import TurnAnswer
 from arborist.forest.verify import SESSIONS_FTS, ForestVerification, verify_forest
 from arborist.integrity import FileChecks
 from arborist.qa.check import check_record
@@ -164,7 +164,7 @@ def verify_home(
             if "sessions" in conns
             else ForestVerification((f"cannot be opened: {unopened['sessions']}",), unread, 0, 0)
         )
-        across = turns_against_answers(conns)  # beside store.db's SQLite checks
+        across = turns_against_answers(conns, forest.answers)  # beside store.db's checks
         store = (
             verify_store(conns["store"], assigned["store"], checks["store"])
             if "store" in conns
@@ -173,13 +173,16 @@ def verify_home(
     return Verification(store, forest, tuple(unmatched), tuple(modes), across)
 
 
-def turns_against_answers(conns: Mapping[str, sqlite3.Connection]) -> tuple[str, ...]:
-    """Every turn whose key store.db holds, against what those records show."""
+def turns_against_answers(
+    conns: Mapping[str, sqlite3.Connection], turns: Sequence[TurnAnswer]
+) -> tuple[str, ...]:
+    """Every turn of ``turns`` (what each answered turn showed, as
+    :func:`~arborist.forest.reads.turn_answers` reads them) whose key store.db holds,
+    against what those records show."""
     if len(conns) < 2:
         return ()
     try:
         answers = stored_answers(conns["store"])
-        turns = turn_answers(conns["sessions"])
     except (DamagedDatabase, sqlite3.DatabaseError) as exc:
         return (f"turns against store.db's answers: cannot be read ({exc})",)
     return tuple(contradictions(turns, answers))

@@ -34,6 +34,7 @@ __all__ = [
     "cache_key",
     "canonical_json",
     "canonical_text",
+    "encode_text",
     "event_hash",
     "event_row_hash",
     "fold_one",
@@ -284,6 +285,12 @@ def event_hash(
 
 # json.dumps(s, ensure_ascii=False) without its per-call overhead (the C encoder).
 _encode_string = json.encoder.encode_basestring
+
+
+def encode_text(text: str) -> str:
+    """``text`` as :func:`canonical_text` writes a string (quoted, escaped, non-ASCII raw):
+    for building canonical text of a known shape field by field."""
+    return _encode_string(text)
 
 
 def _json_scalar(value: object) -> str:

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arborist.errors import CanonicalJSONError
+from arborist.forest.shard import node_event_body, node_event_text
 from arborist.hashing import (
     CACHE_KEY_DIMENSIONS,
     EVENT_FIELDS,
@@ -19,6 +20,7 @@ from arborist.hashing import (
     NODE_FIELDS,
     cache_key,
     canonical_json,
+    canonical_text,
     event_hash,
     event_row_hash,
     fold_one,
@@ -408,3 +410,19 @@ def test_node_row_hash_gives_node_hash_s_answer_for_other_fields(changed: dict) 
     assert got == expected
     if changed != {"question": "q\ud800"}:
         assert isinstance(got, str)  # an int is canonical JSON: node_hash hashes it
+
+
+@given(
+    st.none() | st.integers() | digests | hostile_text,
+    st.none() | st.integers() | hostile_text,
+    hostile_text,
+    hostile_text,
+)
+def test_node_event_text_is_the_canonical_text_of_node_event_body(
+    digest: object, parent: object, answer: str, titles: str
+) -> None:
+    """verify compares each turn's stored event with the body rebuilt field by field: it must
+    be the very text the writer stores (canonical JSON of the body), for any row, an edited
+    one with a NULL or number where text belongs included."""
+    body = node_event_body(digest, parent, answer, titles)  # type: ignore[arg-type]
+    assert node_event_text(digest, parent, answer, titles) == canonical_text(body)  # type: ignore[arg-type]

@@ -44,7 +44,14 @@ from arborist.forest.nodes import (
     node_of,
 )
 from arborist.fts import checked_terms, fts_match_all
-from arborist.hashing import fold_one, node_hash, sha256_hex, subtree_hash_bytes
+from arborist.hashing import (
+    canonical_text,
+    encode_text,
+    fold_one,
+    node_hash,
+    sha256_hex,
+    subtree_hash_bytes,
+)
 
 __all__ = [
     "FIND_POOL",
@@ -139,6 +146,22 @@ def node_event_body(
         "answer_hash": sha256_hex(answer_text.encode("utf-8")),
         "titles_hash": sha256_hex(stored_titles.encode("utf-8")),
     }
+
+
+def node_event_text(
+    digest: str, parent_bates: str | None, answer_text: str, stored_titles: str
+) -> str:
+    """:func:`~arborist.hashing.canonical_text` of :func:`node_event_body`: the body as the
+    writer stores it, built without the general encoder (what ``arborist verify`` compares
+    every turn's event with; the tests pin that it is the same text)."""
+    if type(digest) is not str or not (parent_bates is None or type(parent_bates) is str):
+        return canonical_text(node_event_body(digest, parent_bates, answer_text, stored_titles))
+    parent = "null" if parent_bates is None else encode_text(parent_bates)
+    return (
+        f'{{"answer_hash":"{sha256_hex(answer_text.encode("utf-8"))}",'
+        f'"node_hash":{encode_text(digest)},"parent_bates":{parent},'
+        f'"titles_hash":"{sha256_hex(stored_titles.encode("utf-8"))}"}}'
+    )
 
 
 def session_event_body(label: str | None, root_node_hash: str) -> dict[str, object]:

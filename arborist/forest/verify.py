@@ -35,8 +35,9 @@ from typing import Any
 
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist.forest.bates import is_bates, parse_bates
-from arborist.forest.shard import node_event_body, session_event_body
-from arborist.hashing import canonical_text, node_row_hash, subtree_hash_bytes
+from arborist.forest.reads import TurnAnswer
+from arborist.forest.shard import node_event_body, node_event_text, session_event_body
+from arborist.hashing import node_row_hash, subtree_hash_bytes
 from arborist.integrity import FileChecks, read_or_report
 
 __all__ = ["ForestVerification", "SESSIONS_FTS", "verify_forest"]
@@ -50,6 +51,10 @@ class ForestVerification:
     chain: ChainReport
     sessions: int
     nodes: int
+    answers: tuple[TurnAnswer, ...] = ()
+    """What each answered turn showed, read with the turns: the rows
+    :func:`arborist.forest.reads.turn_answers` gives, which verify holds against store.db's
+    records (:func:`arborist.checks.turns_against_answers`) without reading them twice."""
 
     @property
     def ok(self) -> bool:
@@ -63,7 +68,7 @@ def _events(conn: sqlite3.Connection) -> dict[str, object]:
         bates: body
         for bates, body in conn.execute(
             "SELECT bates, body FROM audit_events WHERE event_type = 'node_insert' ORDER BY seq"
-        )
+        ).fetchall()  # in C: a forest's events, not a Python step each
         if isinstance(bates, str)
     }
 
@@ -88,8 +93,9 @@ def verify_forest(
     problems: list[str] = []
     found = read_or_report(problems, "turns", lambda: _check_nodes(conn))
     by_bates: dict[str, Any] = {}
+    answers: list[TurnAnswer] = []
     if found is not None:
-        node_problems, by_bates = found
+        node_problems, by_bates, answers = found
         problems += node_problems
     after: list[str] = []  # found before SQLite's checks are waited for, reported after them
     if found is not None:  # sessions are checked against their root turns
@@ -100,11 +106,28 @@ def verify_forest(
     chain = check_chain_reporting(conn, checkpoints, after)
     problems += read_or_report(problems, "search index", checks.search_indexes) or []
     problems[:0] = checks.integrity()
-    return ForestVerification(tuple(problems + after), chain, sessions or 0, len(by_bates))
+    return ForestVerification(
+        tuple(problems + after), chain, sessions or 0, len(by_bates), tuple(answers)
+    )
 
 
-def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any]]:
-    """Every turn against its fields, its children, its bates number and its event."""
+_UNREAD = object()
+"""Cited titles that are not JSON (an edit): counted as none, and the turn's answer is not
+held against store.db (its event names it)."""
+
+
+def _read_titles(stored: object) -> object:
+    try:
+        return json.loads(stored)  # type: ignore[arg-type]
+    except (TypeError, ValueError, RecursionError):
+        return _UNREAD
+
+
+def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any], list[TurnAnswer]]:
+    """Every turn against its fields, its children, its bates number and its event; and what
+    each answered turn showed (:data:`~arborist.forest.reads.TurnAnswer`, as
+    :func:`~arborist.forest.reads.turn_answers` reads it: a key, and cited titles that are a
+    JSON list of text)."""
     rows = conn.execute(
         "SELECT n.bates, n.parent_bates, n.question, n.answer_text, n.cache_key, n.audit_mode, "
         "n.created_at, n.created_label, n.node_hash, l.subtree_hash, n.seq, n.sid, "
@@ -118,12 +141,17 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any]]:
             kids.setdefault(row[1], []).append(row[9])
     inserts = _events(conn)
     problems = _stray_links(conn)
+    answers: list[TurnAnswer] = []
     for row in rows:
         bates, parent, seq = row[0], row[1], row[10]
         parent_row = by_bates.get(parent) if parent is not None else None
         if parent is not None and parent_row is None:
             problems.append(f"turn {bates}: its parent {parent} is missing")
-        problems += _field_problems(row, parent_row, kids.get(bates, []))
+        titles = _read_titles(row[12])
+        key = row[4]
+        if key is not None and key != "" and type(titles) is list and all(type(t) is str for t in titles):  # fmt: skip
+            answers.append((bates, key, row[3], tuple(titles), row[5], row[2]))
+        problems += _field_problems(row, parent_row, kids.get(bates, []), titles)
         problems += _link_problems(row, parent_row)
         if seq == 0:
             continue
@@ -134,14 +162,15 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any]]:
         problems += _event_problems(row, event)
     for bates in inserts:
         problems.append(f"turn {bates}: recorded by an event but missing")
-    return problems, by_bates
+    return problems, by_bates, answers
 
 
-def _field_problems(row: Any, parent_row: Any, children: list[bytes]) -> list[str]:
+def _field_problems(row: Any, parent_row: Any, children: list[bytes], titles: object) -> list[str]:
     """One turn against what its own row recomputes to: its hash, its fold over its
-    children's subtree hashes, its bates number and its count of cited titles."""
+    children's subtree hashes, its bates number and its count of cited titles (``titles``,
+    as :func:`_read_titles` read them)."""
     bates, _, question, _, key, mode, created, label, digest, folded, seq = row[:11]
-    sid, titles, n_cited = row[11:14]
+    sid, n_cited = row[11], row[13]
     problems = []
     try:
         parent_hash = parent_row[8] if parent_row else None
@@ -159,8 +188,8 @@ def _field_problems(row: Any, parent_row: Any, children: list[bytes]) -> list[st
     if not _names(bates, sid, seq):
         problems.append(f"turn {bates}: its sid or seq does not match its bates number")
     try:
-        counted = len(json.loads(titles))
-    except (TypeError, ValueError):
+        counted = -1 if titles is _UNREAD else len(titles)  # type: ignore[arg-type]
+    except TypeError:
         counted = -1
     if counted != n_cited:
         problems.append(f"turn {bates}: n_cited_sources does not count its cited titles")
@@ -225,9 +254,9 @@ def _event_problems(row: Any, body: object) -> list[str]:
     bates, parent, answer, digest, titles = row[0], row[1], row[3], row[8], row[12]
     if not isinstance(answer, str) or not isinstance(titles, str):
         return [f"turn {bates}: its answer or cited titles are no longer text"]
+    if type(body) is str and node_event_text(digest, parent, answer, titles) == body:
+        return []  # the usual case: as written
     expected = node_event_body(digest, parent, answer, titles)
-    if type(body) is str and canonical_text(expected) == body:  # the usual case: as written
-        return []
     try:
         event = json.loads(body)  # type: ignore[arg-type]
     except (TypeError, ValueError):

@@ -126,6 +126,11 @@ def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
     return problems, len(documents), chunks
 
 
+_READ_BATCH = 1_000
+"""Chunks read at a time: a batch is one fetch (rows made in C), and a large corpus's texts
+are never all in memory at once."""
+
+
 def _read_leaves(
     conn: sqlite3.Connection, documents: dict[int, tuple[str, str, int]], problems: list[str]
 ) -> tuple[dict[int, list[tuple[int, bytes]]], int]:
@@ -134,10 +139,12 @@ def _read_leaves(
     leaves: dict[int, list[tuple[int, bytes]]] = {doc_id: [] for doc_id in documents}
     chunks = 0
     fromhex = bytes.fromhex
-    for doc_id, index, leaf, tier, text, text_z in conn.execute(
+    cursor = conn.execute(
         "SELECT document_id, chunk_index, leaf, tier, text, text_z FROM chunks "
         "ORDER BY document_id, chunk_index"
-    ):
+    )
+    rows = (row for batch in iter(lambda: cursor.fetchmany(_READ_BATCH), []) for row in batch)
+    for doc_id, index, leaf, tier, text, text_z in rows:  # fetched in C, a batch at a time
         chunks += 1
         try:
             leaf_bytes = fromhex(leaf)
