@@ -628,7 +628,7 @@ def test_extractive_quotes_the_best_sentence_and_cites_it() -> None:
     assert result.text == (
         "Spider-Man is a superhero. He was created by Stan Lee and Steve Ditko in 1962. [E1]"
     )
-    assert result.model == "extractive-v9"
+    assert result.model == "extractive-v10"
     assert result.finish_reason == "stop"
     canonical_json(result.raw)
 
@@ -753,7 +753,7 @@ def test_extractive_quotes_no_list_of_names_signature_or_assignment() -> None:
         "    Make an iterator that returns consecutive keys and groups.\n"
     )
     evidence = [EvidenceText("E1", "tools", "t", text)]
-    result = ExtractiveClient().complete(make_request("groupby keys", evidence))
+    result = ExtractiveClient().complete(make_request("groupby consecutive keys", evidence))
     assert result.text == "Make an iterator that returns consecutive keys and groups. [E1]"
 
 

@@ -373,3 +373,25 @@ def test_a_class_method_pydoc_marks_as_from_its_metaclass_is_a_definition() -> N
     found = {d.name: d for d in definitions(text)}
     assert found["now"].signature == "(tz=None)"
     assert found["now"].doc == "Returns new datetime object representing current time local to tz."
+
+
+def test_a_two_word_question_sharing_one_word_with_a_sentence_is_not_answered_by_it(
+    tmp_path: Path,
+) -> None:
+    """One shared word is a coincidence at any length of question: "population" in
+    ``sample``'s parameters does not say how many people live in Tokyo."""
+    (tmp_path / "random.md").write_text(
+        "# random\n\nsample(population, k)\n    Chooses k unique random elements from a "
+        "population sequence.\n\nThe member that writes a file: it will make a file called "
+        "targetpath.\n",
+        encoding="utf-8",
+    )
+    with Arborist(tmp_path / "home") as app:
+        app.ingest([str(tmp_path / "random.md")])
+        refused = app.ask("What is the population of Tokyo?").answer
+        answered = app.ask("How do I sample a population?").answer
+        made = app.ask("how do I make a temporary file").answer  # "make" asks, it names nothing
+    assert refused.startswith("The documents do not answer this question."), refused
+    assert "population, tokyo" in refused
+    assert "Chooses k unique random elements" in answered, answered
+    assert made.startswith("The documents do not answer this question."), made

@@ -47,7 +47,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v9"
+EXTRACTIVE_MODEL = "extractive-v10"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -366,24 +366,25 @@ def _absent_names(request: ChatRequest) -> list[str]:
 
 ENGAGED_WORDS = 2
 """How many of the question's words the best sentence quoted (with its passage's title) must
-hold when no definition the question names opens the answer and the question has
-:data:`ENGAGING_QUESTION` words or more: one shared word ("population" in ``sample``'s
-parameters for "What is the population of Tokyo?", "1998" in a changelog for a World Cup)
-is a coincidence, not an answer."""
-ENGAGING_QUESTION = 3
+hold when no definition the question names opens the answer (all of them, for a question of
+fewer): one shared word ("population" in ``sample``'s parameters for "What is the population
+of Tokyo?", "1998" in a changelog for a World Cup, "list" in ``traceback.format_list`` for
+"flaten a list of lists") is a coincidence, not an answer. The words counted are those the
+support label asks for (:func:`arborist.qa.support.asked_words`: not "make", "best" or
+"python", which shape a request), so "Make a file called targetpath" does not answer "how
+do I make a temporary file". Before ``extractive-v10`` a question of under three words was
+exempt and every content word counted, so the Tokyo question this names was answered."""
 
 
 def _engages(request: ChatRequest, chosen: Sequence[_Pick]) -> bool:
     """Whether the sentences chosen answer the question rather than share a word with it: a
     definition the question names always does; otherwise the best-matching sentence must
-    hold :data:`ENGAGED_WORDS` of its words (see there)."""
+    hold :data:`ENGAGED_WORDS` of its words, or all of a shorter question's (see there)."""
     if not chosen or any(p.score == math.inf for p in chosen):
         return True
-    wanted = {stem(w) for w in read_question(request.question).words}
-    if len(wanted) < ENGAGING_QUESTION:
-        return True
+    wanted = {stem(w) for w in asked_words(request.question)}
     held = (len((stems(p.text) | stems(request.evidence[p.rank].title)) & wanted) for p in chosen)
-    return max(held) >= ENGAGED_WORDS
+    return max(held) >= min(ENGAGED_WORDS, len(wanted))
 
 
 NEAR_FLOOR = 0.4
