@@ -8,6 +8,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from arborist.errors import BadInput, BadReference, NotFound
 from arborist.forest import SESSIONS_MIGRATIONS
@@ -25,7 +27,7 @@ from arborist.forest.shard import (
     set_label,
 )
 from arborist.forest.transfer import export_session, import_lines
-from arborist.forest.verify import verify_forest
+from arborist.forest.verify import _names, verify_forest
 from arborist.hashing import node_hash, subtree_hash
 from arborist.migrations import open_database
 from tests.workers import finish, start_workers
@@ -446,3 +448,39 @@ def test_two_processes_500_turns_each_lose_nothing_and_reuse_no_seq(tmp_path: Pa
     )
     assert counts == {"a": 500, "b": 500}
     assert verify_forest(conn).ok
+
+
+_SIDS = st.sampled_from(
+    ["20261202T160000Z-abc123", "20261202T160000Z-ABC123", "2026120T160000Z-abc123", "x", ""]
+)
+
+
+_SID = "20261202T160000Z-abc123"
+
+
+@example(_SID, 1_000_000, True, "")  # seven digits: no bates number
+@example(_SID, -1, True, "")
+@example(_SID, 999_999, True, "")
+@example(_SID, 0, True, "")
+@example("2026120T160000Z-abc123", 5, True, "")  # a malformed sid
+@example(_SID, True, True, "")  # a bool is no seq
+@given(
+    _SIDS | st.none() | st.integers(),
+    st.sampled_from([-1, 0, 1, 999_999, 1_000_000])
+    | st.integers(min_value=-2, max_value=1_000_001)
+    | st.none()
+    | st.text(max_size=3),
+    st.booleans(),
+    st.text(max_size=4),
+)
+def test_a_turn_is_named_by_its_bates_exactly_when_parse_bates_says_so(
+    sid: object, seq: object, formatted: bool, noise: str
+) -> None:
+    """verify checks a turn's bates number against its sid and seq without parsing it; that
+    must agree with parsing for every row an edit can leave, malformed ones included."""
+    bates: object = f"{sid}-{seq:06d}" if formatted and isinstance(seq, int) else f"{sid}{noise}"
+    try:
+        expected = parse_bates(str(bates)) == (sid, seq) and str(bates) == bates.strip()  # type: ignore[union-attr]
+    except BadReference:
+        expected = False
+    assert _names(bates, sid, seq) == (expected and type(seq) is int)

@@ -27,6 +27,7 @@ bookkeeping no hash covers; they are not reported.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
-from arborist.forest.bates import is_bates, parse_bates
+from arborist.forest.bates import MAX_SEQ, is_bates, is_sid, parse_bates
 from arborist.forest.reads import TurnAnswer
 from arborist.forest.shard import node_event_body, node_event_text, session_event_body
 from arborist.hashing import node_row_hash, subtree_hash_bytes
@@ -230,13 +231,20 @@ def _stray_links(conn: sqlite3.Connection) -> list[str]:
 def _names(bates: object, sid: object, seq: object) -> bool:
     """Whether ``bates`` is a well-formed bates number naming turn ``seq`` of session
     ``sid``: ``parse_bates(bates) == (sid, seq)``, without parsing (six digits are one
-    int only as ``f"{seq:06d}"``)."""
+    int only as ``f"{seq:06d}"``, and a well-formed sid with them is a well-formed bates
+    number: the sid is checked once per session, not once per turn)."""
     return (
         type(seq) is int
-        and isinstance(bates, str)
-        and is_bates(bates)
+        and 0 <= seq <= MAX_SEQ
+        and type(sid) is str
+        and _is_sid(sid)
         and bates == f"{sid}-{seq:06d}"
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_sid(sid: str) -> bool:
+    return is_sid(sid)
 
 
 _INSERT_EVENT_WORDING = {
