@@ -157,3 +157,22 @@ def test_the_checks_run_on_another_thread_unless_the_file_cannot_be_reopened(
         conn.execute("ROLLBACK")
         assert seen[-1] == threading.current_thread().name, seen
     conn.close()
+
+
+def test_cited_titles_nested_past_the_parser_name_the_turn_and_verify_goes_on(home: Path) -> None:
+    """An edit that nests a turn's cited titles deeper than JSON's parser goes is one turn's
+    problem: verify names it and still checks everything else (it used to stop there, with
+    one line for the whole home)."""
+    deep = "[" * 200_000 + "]" * 200_000
+    conn = sqlite3.connect(home / "sessions.db", isolation_level=None)
+    (bates,) = conn.execute("SELECT bates FROM nodes WHERE seq = 1 LIMIT 1").fetchone()
+    conn.execute("UPDATE nodes SET cited_titles_json = ? WHERE bates = ?", (deep, bates))
+    conn.close()
+    edit(home / "store.db", "UPDATE chunks SET text = text || '!' WHERE id = (SELECT min(id) FROM chunks)")  # fmt: skip
+    with Arborist(home) as app:
+        report = app.verify()
+    lines = [*report.forest.problems, *report.store.problems]
+    assert f"turn {bates}: n_cited_sources does not count its cited titles" in lines, lines
+    assert any(line.startswith("chunk ") and "leaf" in line for line in report.store.problems), (
+        lines
+    )
