@@ -383,7 +383,8 @@ def test_a_two_word_question_sharing_one_word_with_a_sentence_is_not_answered_by
     (tmp_path / "random.md").write_text(
         "# random\n\nsample(population, k)\n    Chooses k unique random elements from a "
         "population sequence.\n\nThe member that writes a file: it will make a file called "
-        "targetpath.\n",
+        "targetpath.\n\nchoices(seq, k)\n    Return a list of k items.\n\nIf the sequence is empty, "
+        "IndexError is raised.\n",
         encoding="utf-8",
     )
     with Arborist(tmp_path / "home") as app:
@@ -391,7 +392,9 @@ def test_a_two_word_question_sharing_one_word_with_a_sentence_is_not_answered_by
         refused = app.ask("What is the population of Tokyo?").answer
         answered = app.ask("How do I sample a population?").answer
         made = app.ask("how do I make a temporary file").answer  # "make" asks, it names nothing
+        raised = app.ask("What does it raise on an empty list?").answer  # "raised" says "raise"
     assert refused.startswith("The documents do not answer this question."), refused
     assert "population, tokyo" in refused
     assert "Chooses k unique random elements" in answered, answered
     assert made.startswith("The documents do not answer this question."), made
+    assert "If the sequence is empty, IndexError is raised." in raised, raised

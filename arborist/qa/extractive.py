@@ -38,7 +38,7 @@ from arborist.qa.sentences import (
     short_signature,
     shorten,
 )
-from arborist.qa.support import NOT_ANSWERED_OPENING, asked_words
+from arborist.qa.support import NOT_ANSWERED_OPENING, asked_words, root
 from arborist.store.passages import passage_definitions
 
 __all__ = ["EXTRACTIVE_MODEL", "ExtractiveClient", "NO_EVIDENCE_ANSWER"]
@@ -47,7 +47,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v10"
+EXTRACTIVE_MODEL = "extractive-v11"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -372,8 +372,12 @@ of Tokyo?", "1998" in a changelog for a World Cup, "list" in ``traceback.format_
 "flaten a list of lists") is a coincidence, not an answer. The words counted are those the
 support label asks for (:func:`arborist.qa.support.asked_words`: not "make", "best" or
 "python", which shape a request), so "Make a file called targetpath" does not answer "how
-do I make a temporary file". Before ``extractive-v10`` a question of under three words was
-exempt and every content word counted, so the Tokyo question this names was answered."""
+do I make a temporary file". A word counts in any inflection, by the support label's
+:func:`~arborist.qa.support.root` ("raised" holds "raise": ``extractive-v11``; before, only
+the plural folded, and "If data is empty, StatisticsError will be raised." did not answer
+"What does it raise on an empty list?"). Before ``extractive-v10`` a question of under three
+words was exempt and every content word counted, so the Tokyo question this names was
+answered."""
 
 
 def _engages(request: ChatRequest, chosen: Sequence[_Pick]) -> bool:
@@ -382,8 +386,11 @@ def _engages(request: ChatRequest, chosen: Sequence[_Pick]) -> bool:
     hold :data:`ENGAGED_WORDS` of its words, or all of a shorter question's (see there)."""
     if not chosen or any(p.score == math.inf for p in chosen):
         return True
-    wanted = {stem(w) for w in asked_words(request.question)}
-    held = (len((stems(p.text) | stems(request.evidence[p.rank].title)) & wanted) for p in chosen)
+    wanted = {root(w) for w in asked_words(request.question)}
+    held = (
+        len({root(w) for w in words(f"{p.text}\n{request.evidence[p.rank].title}")} & wanted)
+        for p in chosen
+    )
     return max(held) >= min(ENGAGED_WORDS, len(wanted))
 
 
