@@ -1534,3 +1534,19 @@ def test_the_server_in_the_profile_is_normalised_and_holds_no_secret(
     stored = canonical_json(client.profile()).decode() + repr(client)
     for secret in ("user", "hunter2", "abc123", "frag"):
         assert secret not in stored
+
+
+def test_a_sentence_says_a_word_in_any_inflection_and_a_title_lends_only_what_it_names() -> None:
+    """The extractive answer quotes a sentence sharing one word with the question only when
+    it shares a second: "raised" says "raise", but a title's "creating" is its topic, no
+    "create" a sentence says ("start defaults to zero" does not make numpy arrays)."""
+    raised = [EvidenceText("E1", "statistics — Mathematical statistics functions", "s",
+                           "Return a list of modes.\n\nIf data is empty, StatisticsError will be raised.\n")]  # fmt: skip
+    answer = ExtractiveClient().complete(
+        make_request("What does it raise on an empty list?", raised)
+    )
+    assert "If data is empty, StatisticsError will be raised." in answer.text, answer.text
+    zeros = [EvidenceText("E1", "itertools — Functions creating iterators", "i",
+                          "An array is not an iterator.\n\nIf stop is given, start defaults to zero.\n")]  # fmt: skip
+    answer = ExtractiveClient().complete(make_request("create a numpy array of zeros", zeros))
+    assert answer.text.startswith(NO_EVIDENCE_ANSWER), answer.text

@@ -372,10 +372,13 @@ of Tokyo?", "1998" in a changelog for a World Cup, "list" in ``traceback.format_
 "flaten a list of lists") is a coincidence, not an answer. The words counted are those the
 support label asks for (:func:`arborist.qa.support.asked_words`: not "make", "best" or
 "python", which shape a request), so "Make a file called targetpath" does not answer "how
-do I make a temporary file". A word counts in any inflection, by the support label's
-:func:`~arborist.qa.support.root` ("raised" holds "raise": ``extractive-v11``; before, only
-the plural folded, and "If data is empty, StatisticsError will be raised." did not answer
-"What does it raise on an empty list?"). Before ``extractive-v10`` a question of under three
+do I make a temporary file". The sentence holds a word in any inflection, by the support
+label's :func:`~arborist.qa.support.root` ("raised" holds "raise": ``extractive-v11``; before,
+only the plural folded, and "If data is empty, StatisticsError will be raised." did not
+answer "What does it raise on an empty list?"); its passage's title lends only the words it
+names, in either number (a title is a topic: the "creating" of "Functions creating
+iterators" is no "create" a sentence says, and read as one it let ``islice`` answer "How do
+I create a 3x3 numpy array of zeros?"). Before ``extractive-v10`` a question of under three
 words was exempt and every content word counted, so the Tokyo question this names was
 answered."""
 
@@ -386,12 +389,14 @@ def _engages(request: ChatRequest, chosen: Sequence[_Pick]) -> bool:
     hold :data:`ENGAGED_WORDS` of its words, or all of a shorter question's (see there)."""
     if not chosen or any(p.score == math.inf for p in chosen):
         return True
-    wanted = {root(w) for w in asked_words(request.question)}
-    held = (
-        len({root(w) for w in words(f"{p.text}\n{request.evidence[p.rank].title}")} & wanted)
-        for p in chosen
-    )
-    return max(held) >= min(ENGAGED_WORDS, len(wanted))
+    wanted = {root(w): stem(w) for w in asked_words(request.question)}
+
+    def held(pick: _Pick) -> int:  # the sentence says a word in any inflection; a title, named
+        said = {root(w) for w in words(pick.text)}
+        topic = stems(request.evidence[pick.rank].title)
+        return sum(1 for r, s in wanted.items() if r in said or s in topic)
+
+    return max(map(held, chosen)) >= min(ENGAGED_WORDS, len(wanted))
 
 
 NEAR_FLOOR = 0.4
