@@ -268,8 +268,15 @@ def _titles(titles_json: object) -> tuple[str, ...] | None:
         titles = json.loads(titles_json) if isinstance(titles_json, str) else None
     except (ValueError, RecursionError):
         return None
-    if isinstance(titles, list) and all(isinstance(t, str) for t in titles):
-        return tuple(titles)
+    return cited_titles(titles)
+
+
+def cited_titles(parsed: object) -> tuple[str, ...] | None:
+    """Cited titles read from their stored JSON (``parsed``): a list of text, or None when
+    an edit left something else (what a turn's answer is judged with, and what verify
+    holds against store.db)."""
+    if isinstance(parsed, list) and all(isinstance(t, str) for t in parsed):
+        return tuple(parsed)
     return None
 
 

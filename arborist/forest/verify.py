@@ -36,7 +36,7 @@ from typing import Any
 
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist.forest.bates import MAX_SEQ, is_bates, is_sid, parse_bates
-from arborist.forest.reads import TurnAnswer
+from arborist.forest.reads import TurnAnswer, cited_titles
 from arborist.forest.shard import node_event_body, node_event_text, session_event_body
 from arborist.hashing import node_row_hash, subtree_hash_bytes
 from arborist.integrity import FileChecks, read_or_report
@@ -149,9 +149,9 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any], l
         if parent is not None and parent_row is None:
             problems.append(f"turn {bates}: its parent {parent} is missing")
         titles = _read_titles(row[12])
-        key = row[4]
-        if key is not None and key != "" and type(titles) is list and all(type(t) is str for t in titles):  # fmt: skip
-            answers.append((bates, key, row[3], tuple(titles), row[5], row[2]))
+        shown = cited_titles(titles)
+        if row[4] is not None and row[4] != "" and shown is not None:  # as turn_answers reads
+            answers.append((bates, row[4], row[3], shown, row[5], row[2]))
         problems += _field_problems(row, parent_row, kids.get(bates, []), titles)
         problems += _link_problems(row, parent_row)
         if seq == 0:
