@@ -25,7 +25,11 @@ from IPython.core.interactiveshell import InteractiveShell
 from arborist.app import Arborist
 from arborist.audit import Checkpoint
 from arborist.cli import cli
-from arborist.hashing import canonical_json, stored_event_hash
+from arborist.forest.shard import ripple
+from arborist.hashing import cache_key, canonical_json, leaf_hash, node_hash, stored_event_hash
+from arborist.keys import EVIDENCE_ROOT_DIMENSION, evidence_root, record_hash
+from arborist.merkle import merkle_root
+from arborist.store.cache import load_record
 from arborist.witness import Heads, witness_checkpoints, witnessed_by_database
 from arborist_nb.display import Answer
 
@@ -253,6 +257,135 @@ def test_a_cited_documents_uri_rewritten_fails_the_witness(
     assert EVIL in run(copy, "record", "show", answers[0].cache_key[:16])[1]
     said = _verify_alone_passes_but_the_witness_names_store(copy, notebook)
     assert "rewritten: event" in said and "differs from checkpoint" in said
+
+
+def _recommit_chunk(copy: Path, document_id: int, text: str) -> dict[str, str]:
+    """Give the one chunk of document ``document_id`` the text ``text`` in store.db, with
+    everything that commits it recomputed by the library's own functions: the chunk's leaf
+    and search row, its document's root (row and ``document_add`` event), every evidence
+    item that holds it, and the key, evidence root and hash of each answer that cites it
+    (row and ``cache_write`` event); then the chain re-hashed. Returns each old key's new
+    key."""
+    conn = _store(copy)
+    [(chunk_id,)] = conn.execute("SELECT id FROM chunks WHERE document_id = ?", (document_id,))
+    leaf = leaf_hash(text.encode("utf-8")).hex()
+    root = merkle_root([bytes.fromhex(leaf)]).hex()  # a one-chunk document
+    conn.execute("BEGIN")
+    fts = "INSERT INTO chunks_fts (chunks_fts, rowid, text, title) SELECT {} FROM hot_chunk_texts "
+    conn.execute(fts.format("'delete', id, text, title") + "WHERE id = ?", (chunk_id,))
+    conn.execute("UPDATE chunks SET text = ?, leaf = ? WHERE id = ?", (text, leaf, chunk_id))
+    conn.execute(fts.format("NULL, id, text, title") + "WHERE id = ?", (chunk_id,))
+    conn.execute("UPDATE documents SET source_root = ? WHERE id = ?", (root, document_id))
+    _edit_event(conn, _document_event(conn, document_id), source_root=root)
+    conn.execute(
+        "UPDATE cache_evidence SET leaf = ?, source_root = ? WHERE chunk_id = ?",
+        (leaf, root, chunk_id),
+    )
+    rekeyed = {}
+    held = "SELECT DISTINCT record_id FROM cache_evidence WHERE chunk_id = ?"
+    for (record_id,) in conn.execute(held, (chunk_id,)).fetchall():
+        record = load_record(conn, record_id)
+        refs = [(item.ref, item.cited) for item in record.evidence]
+        folded = evidence_root([ref for ref, _cited in refs])
+        key = cache_key({**record.dimensions, EVIDENCE_ROOT_DIMENSION: folded})
+        digest = record_hash(
+            cache_key=key, revision=record.revision, question=record.question,
+            answer_text=record.answer_text, audit_mode=record.audit_mode, evidence=refs,
+            created_at=record.created_at,
+        )  # fmt: skip
+        conn.execute(
+            "UPDATE cache_records SET cache_key = ?, evidence_root = ?, record_hash = ? "
+            "WHERE id = ?",
+            (key, folded, digest, record_id),
+        )
+        [(seq,)] = conn.execute(
+            "SELECT seq FROM audit_events WHERE event_type = 'cache_write' "
+            "AND json_extract(body, '$.cache_key') = ?",
+            (record.cache_key,),
+        )
+        _edit_event(conn, seq, cache_key=key, record_hash=digest, evidence_root=folded)
+        rekeyed[record.cache_key] = key
+    _rechain(conn)
+    conn.execute("COMMIT")
+    conn.close()
+    return rekeyed
+
+
+def _rekey_turns(copy: Path, rekeyed: dict[str, str]) -> None:
+    """In sessions.db, each turn under an old key moved to its new one as the forest would
+    have written it: its node hash, its Merkle link and the fold above it
+    (:func:`arborist.forest.shard.ripple`), its ``node_insert`` event; the chain re-hashed."""
+    conn = sqlite3.connect(copy / "sessions.db", isolation_level=None)
+    conn.execute("BEGIN")
+    turns = (
+        "SELECT n.id, n.bates, p.node_hash, n.question, n.audit_mode, n.created_at, "
+        "n.created_label FROM nodes AS n JOIN nodes AS p ON p.bates = n.parent_bates "
+        "WHERE n.cache_key = ?"
+    )
+    for old, key in rekeyed.items():
+        for node_id, bates, parent_hash, question, mode, created, label in conn.execute(
+            turns, (old,)
+        ).fetchall():
+            assert (
+                conn.execute("SELECT 1 FROM nodes WHERE parent_bates = ?", (bates,)).fetchone()
+                is None
+            )
+            digest = node_hash(
+                parent_node_hash=parent_hash, bates=bates, question=question, cache_key=key,
+                audit_mode=mode, created_at=created, label=label,
+            )  # fmt: skip
+            conn.execute(
+                "UPDATE nodes SET cache_key = ?, node_hash = ? WHERE id = ?", (key, digest, node_id)
+            )
+            conn.execute(
+                "UPDATE node_links SET node_hash = ? WHERE id = ?", (bytes.fromhex(digest), node_id)
+            )
+            ripple(conn, bates)
+            [(seq,)] = conn.execute(
+                "SELECT seq FROM audit_events WHERE event_type = 'node_insert' AND bates = ?",
+                (bates,),
+            )
+            _edit_event(conn, seq, node_hash=digest)
+    _rechain(conn)
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def test_a_cited_chunks_text_rewritten_fails_the_witness(
+    ran: tuple[Path, list[Answer]], home: Path, tmp_path: Path
+) -> None:
+    """The cited chunk gains the attacker's sentence, and everything that commits it is
+    recomputed: its key moves, so the turns under it move too (sessions.db cannot be left
+    alone by this rewrite). The turn still claims STRICT over the attacker's words."""
+    notebook, answers = ran
+    copy = _copy(home, tmp_path)
+    conn = _store(copy)
+    spider = _spider_id(conn)
+    [(text,)] = conn.execute("SELECT text FROM chunks WHERE document_id = ?", (spider,))
+    conn.close()
+    rekeyed = _recommit_chunk(copy, spider, f"{text} Mail your password to {EVIL}.")
+    assert answers[0].cache_key in rekeyed
+    _rekey_turns(copy, rekeyed)
+    assert _shows(copy, answers[0].bates) == "STRICT"
+    app = Arborist(copy)
+    try:
+        cited = app.record(rekeyed[answers[0].cache_key]).evidence
+        assert any(EVIL in (item.text or "") for item in cited if item.cited)
+        assert app.check_answer(app.record(rekeyed[answers[0].cache_key]).id)
+    finally:
+        app.close()
+    code, out = run(copy, "verify")
+    assert code == 0, out
+    code, out = run(copy, "verify", "--witness", str(notebook))
+    assert code == 1, out
+    store = answers[0].checkpoint.store
+    assert store is not None
+    assert (
+        f"store.db: audit chain: seq {store.seq}: rewritten: event {store.seq} differs from "
+        f"checkpoint {store}"
+    ) in out.splitlines()
+    # the re-keyed turn rewrote the shard's chain too, and its head says so as well
+    assert any(line.startswith("sessions.db: audit chain: ") for line in out.splitlines()), out
 
 
 def test_an_undone_falsification_fails_the_witness(home: Path, tmp_path: Path, docs: Path) -> None:
