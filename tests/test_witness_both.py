@@ -499,15 +499,13 @@ def test_two_heads_at_one_seq_are_each_held_to_the_event_there(
 
 
 def _old_format(notebook: Path, tmp_path: Path) -> Path:
-    """The notebook as an older arborist saved it: each output's one checkpoint line, the
-    shard's head, in place of the witness line."""
-    old = re.sub(
-        r"witness    sessions\.db (\d+:[0-9a-f]{64}), store\.db \d+:[0-9a-f]{64}",
-        r"checkpoint \1",
-        notebook.read_text(encoding="utf-8"),
-    )
-    old = re.sub(r"\*\*witness\*\* `[^`]*`", "", old)
-    old = re.sub(r"<th[^>]*>witness</th><td[^>]*><code>[^<]*</code></td>", "", old)
+    """The notebook as an older arborist rendered and saved it: in each rendering, the one
+    ``checkpoint`` fact holding the shard's head where the witness now names both."""
+    heads = r"sessions\.db (\d+:[0-9a-f]{64}), store\.db \d+:[0-9a-f]{64}"
+    old = notebook.read_text(encoding="utf-8")
+    old = re.sub(rf"witness    {heads}", r"checkpoint \1", old)  # text/plain
+    old = re.sub(rf"\*\*witness\*\* `{heads}`", r"**checkpoint** `\1`", old)  # markdown
+    old = re.sub(rf">witness</th>(<td[^>]*><code>){heads}<", r">checkpoint</th>\1\2<", old)
     path = tmp_path / "old.ipynb"
     path.write_text(old, encoding="utf-8")
     return path
@@ -518,7 +516,12 @@ def test_a_notebook_saved_before_still_verifies_its_lines_as_the_shards(
 ) -> None:
     notebook, answers = ran
     old = _old_format(notebook, tmp_path)
-    assert "store.db" not in old.read_text(encoding="utf-8")
+    saved = old.read_text(encoding="utf-8")
+    assert "store.db" not in saved and "witness" not in saved
+    first = answers[0].checkpoint.sessions
+    assert saved.count(f"checkpoint {first}") == 1  # text/plain
+    assert saved.count(f"**checkpoint** `{first}`") == 1  # markdown
+    assert saved.count(f'>checkpoint</th><td style=\\"text-align:left\\"><code>{first}<') == 1
     heads = witness_checkpoints(old)
     assert heads == [Heads(a.checkpoint.sessions, None) for a in answers]
     code, out = run(home, "verify", "--witness", str(old))
