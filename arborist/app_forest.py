@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from arborist.app_home import Home
-from arborist.audit import Checkpoint, head_checkpoint
+from arborist.audit import head_checkpoint
 from arborist.checks import import_conflict
 from arborist.errors import BadInput
 from arborist.forest.bates import is_bates
@@ -30,6 +30,7 @@ from arborist.forest.shard import (
 from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.tree_sync import ForestView
 from arborist.qa.standing import Standing, standings
+from arborist.witness import Heads
 
 __all__ = ["HomeForest"]
 
@@ -142,6 +143,9 @@ class HomeForest(Home):
         bates = first_turn(self.sessions_conn, cache_key)
         return get_node(self.sessions_conn, bates) if bates else None
 
-    def checkpoint(self) -> Checkpoint | None:
-        """The forest shard's head checkpoint now (what a notebook output witnesses)."""
-        return head_checkpoint(self.sessions_conn)
+    def checkpoint(self) -> Heads:
+        """Both stores' chain heads now: what a notebook output witnesses (docs/design.md
+        section 5b). A turn lives in sessions.db, but the answer it shows, its evidence,
+        the documents it cites and the answer's state live in store.db; a witness of the
+        shard alone would let store.db be rewritten under a saved notebook unseen."""
+        return Heads(head_checkpoint(self.sessions_conn), head_checkpoint(self.store_conn))

@@ -126,8 +126,12 @@ def chain_check_json(result: ChainCheck) -> dict[str, Any]:
     }
 
 
-def verification_text(result: Verification, checkpoints: int = 0) -> str:
-    """One line per problem; or, when all holds, one line per database and the checkpoints."""
+def verification_text(
+    result: Verification, checkpoints: int = 0, witnessed: Mapping[str, int] | None = None
+) -> str:
+    """One line per problem; or, when all holds, one line per database and the checkpoints,
+    with how many of them notebooks witnessed as each store's (``witnessed``): a notebook
+    that recorded no store.db head (written before outputs named both) says so here."""
     if result.problems:
         return "\n".join(result.problems)
     store, forest = result.store, result.forest
@@ -142,6 +146,11 @@ def verification_text(result: Verification, checkpoints: int = 0) -> str:
     ]
     if checkpoints:
         lines.append(f"every checkpoint holds ({checkpoints})")
+    if witnessed is not None:
+        lines.append(
+            "witnessed: "
+            + ", ".join(f"{witnessed.get(name, 0)} of {name}.db" for name in ("sessions", "store"))
+        )
     return "\n".join(lines)
 
 

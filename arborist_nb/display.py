@@ -9,8 +9,8 @@ or from the cache, what the quotes prove, how much of the question they cover,
 the turn), then the rest: the turn's facts, its record and evidence, folded in
 markdown and HTML. Answer and document text is untrusted: the HTML escapes
 every byte of it (``html.escape``), and citations become links to
-collapsible, escaped copies of the cited chunks. Every rendering carries the
-forest shard's checkpoint at that moment, so a saved notebook is a witness
+collapsible, escaped copies of the cited chunks. Every rendering carries both
+stores' chain heads at the ask (its witness line), so a saved notebook is a witness
 (``arborist verify --witness``).
 """
 
@@ -24,13 +24,13 @@ from functools import cached_property
 from typing import Any
 
 from arborist.app import Arborist, Turn
-from arborist.audit import Checkpoint
 from arborist.citations import parse_citations
 from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.support import Support, measure_record
 from arborist.store.cache import RecordEvidence
 from arborist.terminal import inert
+from arborist.witness import Heads
 
 __all__ = ["Answer", "Landing", "NO_MATH", "ProofStatus", "md_escape", "no_math"]
 
@@ -54,7 +54,7 @@ class Answer:
         turn: Turn,
         *,
         app: Arborist,
-        checkpoint: Checkpoint | None,
+        checkpoint: Heads,
         first_turn: Node | None = None,
     ) -> None:
         self.app = app
@@ -158,7 +158,7 @@ class Answer:
             *([("support", support.text())] if support else []),
             ("time", f"{self.turn.result.elapsed_ms:.0f} ms"),
             ("key", self.cache_key),
-            ("checkpoint", str(self.checkpoint) if self.checkpoint else "(empty chain)"),
+            ("witness", str(self.checkpoint)),  # both stores' heads: arborist.witness
         ]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
