@@ -37,7 +37,7 @@ from arborist.forest.reads import (
     turn_count,
 )
 from arborist.forest.shard import Node, ancestors, get_session
-from arborist.qa.standing import NO_CLAIM, standings
+from arborist.qa.standing import NO_CLAIM, Standing, standings, unchecked
 from arborist.store.cache import (
     OK,
     RevisionState,
@@ -68,6 +68,12 @@ JSON = dict[str, Any]
 
 QUESTION_WIDTH = 100
 """Characters of a question a tree row shows; the body carries it whole."""
+
+UNREADABLE = "its cited titles are not a list of text: nothing can be checked"
+"""Why a row whose stored fields an edit made unreadable claims ``NONE``."""
+
+NO_STORE = "no store.db to check its answer against"
+"""Why a row read without a store claims ``NONE``."""
 
 CACHE_KEY_PREFIX = 12
 """Hex digits of a cache key a tree row carries (enough to tell answers apart)."""
@@ -124,42 +130,49 @@ def _tree_state(conn: sqlite3.Connection, sid: str) -> tuple[TreeState, list[Row
 class Labels(NamedTuple):
     """What the store says of the rows a reply summarises, by bates: the revision of its
     answer each row showed and that revision's state (:func:`turn_revisions`), and each
-    row's audit mode now (:mod:`arborist.qa.standing`) and, where it holds, its support
-    level (:mod:`arborist.qa.support`)."""
+    row's standing now (:mod:`arborist.qa.standing`): its audit mode, why it is ``NONE``,
+    its support level where it holds, and the state and reason of a withdrawn answer."""
 
     revisions: Mapping[str, RevisionState]
-    modes: Mapping[str, str]
-    supports: Mapping[str, str] = {}  # a NamedTuple default, never mutated
+    standings: Mapping[str, Standing]
 
 
 def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
     """What a tree row shows of a node. ``foreign``: minted by a session other than the
-    viewer's; ``revision``, the revision of its answer the turn showed; ``state``, only when
-    that revision is out of service (falsified, stale...: a later revision answering the
-    question again changes nothing of it); ``audit_mode``, what the turn can claim now
-    (``NONE`` when its answer is not here or does not hold), never merely what it claimed
+    viewer's; ``revision``, the revision of its answer the turn showed; ``state`` and
+    ``state_reason``, only when that revision is out of service (falsified, stale...: a
+    later revision answering the question again changes nothing of it); ``audit_mode``,
+    what the turn can claim now (``NONE`` when its key is empty or malformed, or its answer
+    is not here or does not hold, with ``audit_reason``), never merely what it claimed
     when it was written; ``support``, how well its cited evidence covers its question,
     only while it holds."""
+    now = unchecked(row.parent_bates is None, row.cache_key) or labels.standings.get(
+        row.bates, Standing(NO_CLAIM, NO_STORE)
+    )
     out: JSON = {
         "question": one_line(row.question, QUESTION_WIDTH),
-        "audit_mode": row.audit_mode
-        if not row.cache_key
-        else labels.modes.get(row.bates, NO_CLAIM),
+        "audit_mode": now.mode,
         "label": row.label,
         "sid": row.sid,
         "seq": row.seq,
         "foreign": row.sid != viewer_sid,
         "n_children": row.n_children,
-        "cache_key": row.cache_key[:CACHE_KEY_PREFIX],
+        "cache_key": row.cache_key[:CACHE_KEY_PREFIX] if isinstance(row.cache_key, str) else "",
     }
+    if now.reason is not None:
+        out["audit_reason"] = now.reason
     shown = labels.revisions.get(row.bates)
-    if shown is not None:
+    if now.revision is not None:
+        out["revision"] = now.revision
+    elif shown is not None:
         out["revision"] = shown[0]
-        if shown[2] != OK:
-            out["state"] = shown[2]
-    support = labels.supports.get(row.bates)
-    if support is not None:
-        out["support"] = support
+    state = now.state if now.state is not None else (shown[2] if shown is not None else OK)
+    if state != OK:
+        out["state"] = state
+        if now.withdrawn and now.state_reason:
+            out["state_reason"] = now.state_reason
+    if now.support is not None:
+        out["support"] = now.support.level
     return out
 
 
@@ -194,22 +207,19 @@ def turn_revisions(
 def _states(
     conn: sqlite3.Connection, store: sqlite3.Connection | None, rows: Sequence[RowSummary]
 ) -> Labels:
-    """The revision behind each row and its state, and the mode each row can claim now,
-    from the store (none without one: every answered row then claims ``NONE``)."""
-    answered = [r for r in rows if r.cache_key]
+    """The revision behind each row and its state, and each row's standing now, from the
+    store (none without one: every answered row then claims ``NONE``)."""
+    answered = [r for r in rows if unchecked(r.parent_bates is None, r.cache_key) is None]
     if store is None or not answered:
-        return Labels({}, {})
+        return Labels({}, {r.bates: Standing(NO_CLAIM, NO_STORE) for r in answered})
     fields = turn_answers(conn, [r.bates for r in answered])
-    now = standings(store).many(turn[1:] for turn in fields)
-    modes = {turn[0]: found.mode for turn, found in zip(fields, now, strict=True)}
-    supports = {
-        turn[0]: found.support.level
-        for turn, found in zip(fields, now, strict=True)
-        if found.support is not None
-    }
-    fallback = {turn[0]: found.revision for turn, found in zip(fields, now, strict=True)}
+    times = created_times(conn, [turn[0] for turn in fields])
+    now = standings(store).many((*turn[1:], times.get(turn[0])) for turn in fields)
+    found = {r.bates: Standing(NO_CLAIM, UNREADABLE) for r in answered}  # unless read below
+    found.update((turn[0], standing) for turn, standing in zip(fields, now, strict=True))
+    fallback = {bates: standing.revision for bates, standing in found.items()}
     revisions = turn_revisions(conn, store, [(r.bates, r.cache_key) for r in answered], fallback)
-    return Labels(revisions, modes, supports)
+    return Labels(revisions, found)
 
 
 def node_summary(
