@@ -440,7 +440,9 @@ export class ForestStore {
       if (!summary || !cacheKey.startsWith(summary.cache_key ?? "\u0000")) continue;
       const state = states[String(summary.revision)];
       if (state === undefined) continue;
-      const { state: _was, ...rest } = summary;
+      if (state === summary.state || (state === "ok" && !summary.state)) continue;
+      // The reason is not in the sync: a reason held for another state must not stay.
+      const { state: _was, state_reason: _why, ...rest } = summary;
       node.summary = state === "ok" ? rest : { ...rest, state };
     }
   }
