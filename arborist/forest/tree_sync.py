@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from arborist.audit import head_seq
-from arborist.db import snapshot
+from arborist.db import rows_in, snapshot
 from arborist.errors import NotFound, one_line
 from arborist.forest.reads import (
     RowSummary,
@@ -448,6 +448,21 @@ class ForestView:
     def restated_since(self, seq: int, limit: int) -> dict[str, dict[int, str]] | None:
         """Answers whose state changed after store event ``seq`` (None: more than ``limit``)."""
         return restated_revisions_since(self.store, seq, limit)
+
+    def state_reasons(self, keys: Iterable[str]) -> dict[str, dict[int, str]]:
+        """Why each revision of ``keys`` out of service was taken out (a falsification's
+        reason, a stale mark's), by key and revision: what a row restated by a sync shows
+        beside its state. Revisions in service, or with no reason, are left out."""
+        rows = rows_in(
+            self.store,
+            "SELECT cache_key, revision, state_reason FROM cache_records "
+            f"WHERE cache_key IN ({{marks}}) AND state != '{OK}' AND state_reason IS NOT NULL",
+            sorted(set(keys)),
+        )
+        out: dict[str, dict[int, str]] = {}
+        for key, revision, reason in rows:
+            out.setdefault(str(key), {})[int(revision)] = str(reason)
+        return out
 
     def store_head(self) -> int:
         """The store's chain head: a falsify, evict or rehydrate anywhere moves it."""

@@ -764,6 +764,12 @@ describe("the sync walk", () => {
     assert.equal(node.summary.state, "failed");
     assert.equal("state_reason" in node.summary, false, "never another state's reason");
     assert.equal(stateTitle(node.summary), "answer failed (open the turn for why)");
+    store.applyRoots({
+      ...answer,
+      restated: { ["ab".repeat(6)]: { 1: "quarantined" } },
+      restated_reasons: { ["ab".repeat(6)]: { 1: "its source is distrusted" } },
+    });
+    assert.equal(stateTitle(node.summary), "answer quarantined: its source is distrusted");
     assert.equal(stateTitle({ state: "failed", state_reason: "<b>x</b>" }), "answer failed: <b>x</b>");
   });
 
