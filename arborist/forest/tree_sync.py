@@ -143,9 +143,9 @@ def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
     ``state_reason``, only when that revision is out of service (falsified, stale...: a
     later revision answering the question again changes nothing of it); ``audit_mode``,
     what the turn can claim now (``NONE`` when its key is empty or malformed, or its answer
-    is not here or does not hold, with ``audit_reason``), never merely what it claimed
-    when it was written; ``support``, how well its cited evidence covers its question,
-    only while it holds."""
+    is not here or does not hold: why is the detail's ``audit_reason``, not every row's
+    bytes), never merely what it claimed when it was written; ``support``, how well its
+    cited evidence covers its question, only while it holds."""
     now = unchecked(row.parent_bates is None, row.cache_key) or labels.standings.get(
         row.bates, Standing(NO_CLAIM, NO_STORE)
     )
@@ -159,8 +159,6 @@ def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
         "n_children": row.n_children,
         "cache_key": row.cache_key[:CACHE_KEY_PREFIX] if isinstance(row.cache_key, str) else "",
     }
-    if now.reason is not None:
-        out["audit_reason"] = now.reason
     shown = labels.revisions.get(row.bates)
     if now.revision is not None:
         out["revision"] = now.revision
@@ -181,15 +179,18 @@ def turn_revisions(
     store: sqlite3.Connection,
     turns: Sequence[tuple[str, str]],
     fallback: Mapping[str, int | None] | None = None,
+    times: Mapping[str, str] | None = None,
 ) -> dict[str, RevisionState]:
     """The revision of its answer each ``(bates, cache_key)`` turn showed, with its state
     now: the latest revision written by the time the turn was (for a turn older than every
     revision here, an imported one, the revision ``fallback`` names, else the latest).
-    Turns whose key the store does not hold are left out."""
+    Turns whose key the store does not hold are left out. ``times``: when each turn was
+    recorded, when the caller has read it already."""
     turns = [(b, k) for b, k in turns if k]
     if not turns:
         return {}
-    times = created_times(conn, [b for b, _k in turns])
+    if times is None:
+        times = created_times(conn, [b for b, _k in turns])
     held = revision_states(store, [k for _b, k in turns])
     out: dict[str, RevisionState] = {}
     for bates, key in turns:
@@ -213,12 +214,13 @@ def _states(
     if store is None or not answered:
         return Labels({}, {r.bates: Standing(NO_CLAIM, NO_STORE) for r in answered})
     fields = turn_answers(conn, [r.bates for r in answered])
-    times = created_times(conn, [turn[0] for turn in fields])
+    times = created_times(conn, [r.bates for r in answered])  # read once, for both below
     now = standings(store).many((*turn[1:], times.get(turn[0])) for turn in fields)
     found = {r.bates: Standing(NO_CLAIM, UNREADABLE) for r in answered}  # unless read below
     found.update((turn[0], standing) for turn, standing in zip(fields, now, strict=True))
     fallback = {bates: standing.revision for bates, standing in found.items()}
-    revisions = turn_revisions(conn, store, [(r.bates, r.cache_key) for r in answered], fallback)
+    turns = [(r.bates, r.cache_key) for r in answered]
+    revisions = turn_revisions(conn, store, turns, fallback, times)
     return Labels(revisions, found)
 
 
