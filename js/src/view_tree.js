@@ -248,7 +248,7 @@ export const treeMethods = {
         s.audit_mode
           ? h("span", {
               class: "arb-badge arb-audit",
-              title: s.audit_reason ? `${s.audit_mode}: ${s.audit_reason}` : (AUDIT_MODES[s.audit_mode] ?? s.audit_mode),
+              title: AUDIT_MODES[s.audit_mode] ?? s.audit_mode,
               dataset: { auditMode: s.audit_mode },
               text: s.audit_mode[0],
             })
