@@ -299,6 +299,13 @@ class RemoteModel:
     ) -> None:
         check_endpoint(base_url, model, http.max_retries)
         _check_seconds(http.connect_timeout, http.read_timeout, http.deadline)
+        if api_key and (api_key != api_key.strip() or not api_key.isprintable()):
+            # No header may carry it (httpx's refusal would quote it whole, escaped past
+            # the redaction of the key as given): refused here, naming no character of it.
+            raise BadInput(
+                "the API key holds a line end, a control character or a space at an end "
+                "(pasted with it?); strip it from the variable or file that sets the key"
+            )
         try:
             self._display = _server_url(base_url)
         except (httpx.InvalidURL, UnicodeError) as exc:
