@@ -84,6 +84,7 @@ pattern run over a text); this one weighs, merges and replaces what they find.
 from __future__ import annotations
 
 import bisect
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -183,17 +184,61 @@ def _from_visible(pieces: Sequence[tuple[int, int]], at: int) -> int:
     return orig + (at - out)
 
 
+_ESCAPE = re.compile("%[2-7][0-9A-Fa-f]")
+"""A percent-escape of a printable ASCII character (``%20``, ``%3D``, ``%2B``)."""
+
+
+def _decoded(text: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """``text`` with each :data:`_ESCAPE` decoded, and where each piece of it was (as
+    :func:`_visible` gives it); None when it has none. A URL's query or a file's URI
+    carries ``token%20ghp_...`` or ``password%3D...``: their secrets are looked for here too.
+    """
+    if "%" not in text or _ESCAPE.search(text) is None:
+        return None
+    pieces: list[tuple[int, int]] = []
+    parts: list[str] = []
+    pos = out = 0
+    for m in _ESCAPE.finditer(text):
+        if m.start() > pos:
+            pieces.append((out, pos))
+            parts.append(text[pos : m.start()])
+            out += m.start() - pos
+        pieces.append((out, m.start()))
+        parts.append(chr(int(m.group()[1:], 16)))
+        out += 1
+        pos = m.end()
+    pieces.append((out, pos))
+    parts.append(text[pos:])
+    return "".join(parts), pieces
+
+
 def _raw_candidates(text: str) -> list[tuple[str, int, int]]:
-    """:func:`candidates`, looked for past invisible characters (positions in ``text``)."""
+    """:func:`candidates`, looked for past invisible characters and in the text with its
+    percent-escapes decoded (positions in ``text``)."""
     visible = _visible(text)
     if visible is None:
-        return list(candidates(text))
-    view, pieces = visible
-    return [
-        (kind, _from_visible(pieces, start), _from_visible(pieces, end - 1) + 1)
-        for kind, start, end in candidates(view)
-        if end > start
-    ]
+        found = list(candidates(text))
+    else:
+        view, pieces = visible
+        found = [
+            (kind, _from_visible(pieces, start), _from_visible(pieces, end - 1) + 1)
+            for kind, start, end in candidates(view)
+            if end > start
+        ]
+    decoded = _decoded(text)
+    if decoded is not None:
+        view, pieces = decoded
+        size = len(view)
+        found += [  # an end is where the next character starts: an escape is covered whole
+            (
+                kind,
+                _from_visible(pieces, start),
+                _from_visible(pieces, end) if end < size else len(text),
+            )
+            for kind, start, end in candidates(view)
+            if end > start
+        ]
+    return found
 
 
 def _allowed_spans(text: str, allowlist: Sequence[str]) -> list[tuple[int, int]]:

@@ -33,16 +33,18 @@ from arborist.secret_shapes import (
     KEY_NAME_FOLDED,
     MIN_VALUE,
     MYSQL,
-    NAME_CHARS,
     NAME_LITERALS,
     NAME_TAIL,
     NAME_WINDOW,
     NETRC,
     NETRC_CONTEXT,
     PASSWORD_KEYS,
+    PAT_WORD,
     PEM_B64,
     PEM_BEGIN,
     PEM_BODY,
+    PGPASS,
+    PGPASS_PORT,
     PUTTY,
     QUERY_SECRET,
     QUERY_SECRET_MIN,
@@ -126,9 +128,7 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
                     yield kind, m.start(), m.end()
     if "." in longs and DISCORD.search(longs):
         for m in DISCORD.finditer(text):
-            if (not m.start() or text[m.start() - 1] not in NAME_CHARS) and random_looking(
-                m.group()
-            ):
+            if (not m.start() or not text[m.start() - 1].isalnum()) and random_looking(m.group()):
                 yield "api_token", m.start(), m.end()
     if ":" in text and ":AA" in text:
         for m in TELEGRAM.finditer(text):
@@ -229,9 +229,30 @@ def _token_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str,
                 yield "private_key", m.start(), m.end()
 
 
+def _jwt_matches(text: str) -> Iterator[re.Match[str]]:
+    """:data:`JWT` matched at each ``eyJ`` not after a letter or digit (joined to a word by
+    ``-`` or ``_`` too: ``notes-eyJ....txt``). An attempt that fails fails from every
+    ``eyJ`` of the same run of segment characters (they lead to the same first dot), so
+    those are skipped: the text is read once however many times ``eyJ_`` repeats."""
+    at = text.find("eyJ")
+    while at != -1:
+        after = at + 1
+        if not at or not text[at - 1].isalnum():
+            m = JWT.match(text, at)
+            if m is not None:
+                yield m
+                after = m.end()
+            else:
+                after = _SEGMENT_RUN.match(text, at).end()  # type: ignore[union-attr]
+        at = text.find("eyJ", max(after, at + 1))
+
+
+_SEGMENT_RUN = re.compile("[A-Za-z0-9_-]*")
+
+
 def _jwts(text: str) -> Iterator[tuple[str, int, int]]:
     """JSON Web Tokens, signed or not (``alg: none``), whole or wrapped over lines."""
-    for m in JWT.finditer(text):
+    for m in _jwt_matches(text):
         token = m.group()
         wrapped = "\n" in token
         parts = re.sub(r"[\s\\]", "", token).split(".")
@@ -354,6 +375,10 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
         weak = word in WEAK_KEYS
         if weak and (m.group("suffix") or (word_start and text[word_start - 1].isalnum())):
             continue  # "bypass", "oauth": another word
+        if word == PAT_WORD and (
+            m.group("suffix") or text[word_start - 1 : word_start] not in "_-"
+        ):
+            continue  # "compat", "pat": another word
         value_end = v.end()
         separator = v.group(2)
         group = v.lastindex or 6  # the value's group (3 to 6) is the last that matched
@@ -370,6 +395,9 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
                 continue  # <your-password>: a placeholder whole, before its ">" goes
             end -= len(value) - len(stripped)
             value = stripped
+            value_end = end  # a name at a bare value's end is read next: secret: password: X
+            if stripped != v.group(group) and _secret_name(value) and SEPARATOR.match(text, end):
+                continue  # "password: secret_key: X": a name, whose value comes next
             if (
                 CODE_REFERENCE.fullmatch(value) and not random_part(value)
             ) or value.lower() == m.group()[::-1].lower():
@@ -380,7 +408,10 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
                 continue  # SQLITE_IOERR_AUTH = 7178, max_token: 256: a number, not a secret
         if len(value) < MIN_VALUE or is_filler(value, said, quoted=quoted):
             continue
+        if word == PAT_WORD and not random_looking(value):
+            continue
         kind = "password" if word.startswith(PASSWORD_KEYS) else "secret"
+        value_end = v.end()  # a value taken is skipped whole
         yield kind, start, end
 
 
@@ -440,6 +471,13 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             secret = _secret_name(m.group(1)) and len(value) >= MIN_VALUE
             if secret and not is_filler(value, "=", quoted=True):
                 yield _name_kind(m.group(1)), m.start(2), m.end(2)
+    if text.count(":") >= 4 and PGPASS_PORT.search(text) is not None:
+        for m in PGPASS.finditer(text):
+            host, password = m.group(1), m.group(2)
+            if host.isdigit() or host.isupper() or host.lower() in ("http", "https"):
+                continue  # 00:11:22:33:44:55, a MAC address; TIME:12:30:...
+            if len(password) >= MIN_VALUE and not is_filler(password, "=", quoted=True):
+                yield "password", m.start(2), m.end(2)
     if ":" in text and "Private-Lines: " in text:
         for m in PUTTY.finditer(text):
             yield "private_key", m.start(1), m.end(1)

@@ -32,14 +32,16 @@ __all__ = [
     "KEY_NAME_FOLDED",
     "MIN_VALUE",
     "MYSQL",
-    "NAME_CHARS",
     "NAME_LITERALS",
     "NAME_TAIL",
     "NAME_WINDOW",
     "NETRC",
     "NETRC_CONTEXT",
+    "PAT_WORD",
     "PASSWORD_KEYS",
     "PEM_B64",
+    "PGPASS",
+    "PGPASS_PORT",
     "PEM_BEGIN",
     "PEM_BODY",
     "PLACEHOLDER_MARK",
@@ -108,7 +110,7 @@ AWS_SECRET_AT = re.compile(AWS_SECRET.pattern.replace("(?<![a-z0-9])", "", 1))
 # scheme://user:PASSWORD@host: the user part holds no ":", "@" or brackets (so it never
 # starts inside a placeholder); the password runs to the authority's last "@".
 URL_USERINFO = re.compile(
-    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\[\]]*:([^\s/?#]+)@"
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\[\]]*:([^\s/?]+)@"
 )
 QUERY_SECRET = re.compile(
     r"(?ai)[?&;](?:sig|signature|x-amz-signature|x-goog-signature|key|api-key|x-api-key"
@@ -124,8 +126,8 @@ WEBHOOK = re.compile(
     r"|discord(?:app)?\.com/api/webhooks/|\.webhook\.office\.com/webhookb2/)"
     r"([A-Za-z0-9/@_-]{8,})"
 )
-GITHUB = re.compile(r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")
-SLACK = re.compile(r"(?<![A-Za-z0-9-])(?:xox[abporsce]|xapp)-[A-Za-z0-9-]{10,}")
+GITHUB = re.compile(r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")
+SLACK = re.compile(r"(?<![A-Za-z0-9])(?:xox[abporsce]|xapp)-[A-Za-z0-9-]{10,}")
 # Tokens whose prefix names the vendor: (the literals one of which every match holds,
 # its kind, its pattern). Each runs only when one of its literals is in the text.
 _VENDOR_PATTERNS = (
@@ -178,10 +180,19 @@ _VENDOR_PATTERNS = (
         r"|tfp_[A-Za-z0-9_.=-]{40,}|HRKU-[A-Za-z0-9_-]{30,}",
     ),
     (("sk_",), "api_token", r"sk_[a-f0-9]{48}"),  # ElevenLabs
+    (("Q~",), "api_token", r"[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}"),  # Azure AD
+    (("GR1348941",), "api_token", r"GR1348941[A-Za-z0-9_-]{20,}"),  # GitLab runner
+    (("EAAA",), "api_token", r"EAAA[A-Za-z0-9_-]{60,}"),  # Square (bare), Meta
+    (("atlasv1",), "api_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),  # Terraform
+    (("sk.eyJ", "tk.eyJ"), "api_token", r"[st]k\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
     (("_",), "api_token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}"),  # Telegram (checked below)
 )
+# A token joined to a word by ``-``, ``_`` or ``.`` (``notes-<token>.txt``,
+# ``backup_<token>.env``) stands after a character no body opens with a run of: each
+# body either excludes the joining characters or matches at its first try, so
+# allowing them before a prefix costs no second scan.
 VENDOR = tuple(
-    (literals, kind, re.compile(f"(?<![A-Za-z0-9_.-])(?:{p})(?![A-Za-z0-9_-])"))
+    (literals, kind, re.compile(f"(?<![A-Za-z0-9])(?:{p})(?![A-Za-z0-9])"))
     for literals, kind, p in _VENDOR_PATTERNS[:-1]
 )
 _VENDOR_LITERALS = sorted({lit for literals, _, _ in VENDOR for lit in literals})
@@ -201,9 +212,7 @@ def holds_vendor_literal(longs: str) -> bool:
 
 
 # A Discord bot token: base64 of a user id, a dot, 6 characters, a dot, 27 or more.
-DISCORD = re.compile(
-    r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"
-)
+DISCORD = re.compile(r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}")
 TELEGRAM = re.compile(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}(?![A-Za-z0-9_-])")
 TWILIO = re.compile(r"AC[a-f0-9]{32}[\"']?[ \t]*,[ \t]*[\"']?([a-f0-9]{32})(?![A-Za-z0-9])")
 _B64U = r"[A-Za-z0-9_-]"
@@ -211,8 +220,8 @@ _B64U = r"[A-Za-z0-9_-]"
 # wrapped token, not the next line's words.
 _JWT_WRAP = rf"(?:{_WRAP}(?=[A-Za-z0-9_.-]+(?![^\r\n])))"
 _SEGMENT = rf"{_B64U}+(?:{_JWT_WRAP}{_B64U}+)*"
-JWT = re.compile(
-    rf"(?<![A-Za-z0-9_-])eyJ{_SEGMENT}{_JWT_WRAP}?\.{_JWT_WRAP}?{_SEGMENT}{_JWT_WRAP}?\."
+JWT = re.compile(  # matched where each "eyJ" is found, not after a letter or digit
+    rf"eyJ{_SEGMENT}{_JWT_WRAP}?\.{_JWT_WRAP}?{_SEGMENT}{_JWT_WRAP}?\."
     rf"(?:{_JWT_WRAP}?{_SEGMENT})?"
 )
 PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----")
@@ -242,7 +251,7 @@ KEY_NAME_FOLDED = re.compile(f"(?i){_KEY_WORDS}")  # text whose case-folding mov
 def _key_words() -> list[str]:
     """Every word a secret's name may end with, the longer first."""
     words = ["password", "passwd", "passphrase", "pwd", "secret", "token", "credential"]
-    words += ["credentials", "auth", "pass", "pw"]
+    words += ["credentials", "auth", "pass", "pw", PAT_WORD]
     seps = ("", "_", "-")
     for head in ("api", "access", "account", "private", "master", "signing", "encryption"):
         words += [f"{head}{sep}key" for sep in seps]
@@ -252,6 +261,9 @@ def _key_words() -> list[str]:
     return sorted(words, key=lambda w: (-len(w), w))
 
 
+PAT_WORD = "pat"
+"""A personal access token's name (``AZURE_DEVOPS_PAT``, ``GITLAB_PAT``): only after ``_``
+or ``-``, and only for a random-looking value (``compat``, ``FILE_PAT=*.txt`` are not)."""
 _NAME_SUFFIXES = ("_base", "_value", "_string", "_str", "_base64", "_b64", "_hex", "_raw")
 """What may follow the word at a name's end (Rails' ``secret_key_base``)."""
 # A name's end read backwards: the reversed window is matched from its start, which
@@ -268,8 +280,7 @@ WEAK_KEYS = frozenset({"auth", "pass", "pw"})
 MIN_VALUE = 4
 """A shorter value given to a secret's name is an example (``"y"``), not a secret."""
 NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]*")
-NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-NAME_LITERALS = ("pass", "pw", "secret", "token", "credential", "key", "auth")
+NAME_LITERALS = ("pass", "pw", "secret", "token", "credential", "key", "auth", "_pat", "-pat")
 """One of these is in every name :data:`_KEY_END` matches, case-folded."""
 NAME_WINDOW = 64
 """How far back from a name's end its word is looked for."""
@@ -308,6 +319,12 @@ XML_ADD = re.compile(
 # A PuTTY private key file's body.
 PUTTY = re.compile(r"Private-Lines: [0-9]+((?:\r?\n[A-Za-z0-9+/=]+(?![^\r\n]))+)")
 VALUE_ATTRIBUTE = re.compile(r'value[ \t]*=[ \t]*"')  # on the case-folded text
+# A .pgpass line, host:port:database:user:password (``*`` for any of the first four).
+PGPASS = re.compile(
+    r"(?<![^\s\"'`(])([A-Za-z0-9._-]+|\*):(?:[0-9]{1,5}|\*)"
+    r":[^:\s]+:[^:\s]+:(\S+)"
+)
+PGPASS_PORT = re.compile(r":(?:[0-9]{1,5}|\*):")
 CURL_USER = re.compile(r"-(?:u|-user)(?:[ \t]+|=)[\"']?([^\s:\"'@]+):([^\s\"']+)")
 
 PASSWORD_KEYS = ("passw", "pwd", "passphrase", "pass", "pw")
