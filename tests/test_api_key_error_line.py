@@ -14,7 +14,7 @@ from arborist.qa.client import ChatRequest, Message
 from arborist.qa.embeddings import EmbeddingsClient
 from arborist.qa.http import HttpSettings
 from arborist.qa.openai import OpenAIClient
-from tests.chat_server import ChatServer
+from tests.chat_server import ChatServer, error_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
 CORE = "sk-proj-Zq8vT4mN2pL7xR9wK3bY6cF1hJ5dG0sA"
@@ -58,3 +58,30 @@ def test_a_clean_key_still_reaches_the_server_in_its_header(chat_server: ChatSer
     client.complete(ChatRequest("q", (), (Message("user", "q"),)))
     assert chat_server.requests == 1
     assert chat_server.received[0].headers.get("authorization") == f"Bearer {CORE}"
+
+
+def test_a_credential_quoted_in_a_servers_error_is_redacted_in_the_error_line(
+    chat_server: ChatServer,
+) -> None:
+    other = "gh" + "p_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    chat_server.script(error_reply(401, f"invalid api key '{other}'\r"))
+    client = OpenAIClient(chat_server.url, "test-model", http=HttpSettings(max_retries=0))
+    with pytest.raises(ArboristError) as caught:
+        client.complete(ChatRequest("q", (), (Message("user", "q"),)))
+    message = str(caught.value)
+    assert other not in message and "[REDACTED:github_token]" in message
+    assert "\r" not in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://user:" + CORE + "@[::1/v1",
+        "http://user:DB_PASSWORD=" + CORE + "?x@127.0.0.1:8080/v1",
+        "ftp://admin:" + CORE + "@127.0.0.1/v1",
+    ],
+)
+def test_a_base_url_refused_never_echoes_its_password(url: str) -> None:
+    with pytest.raises(ArboristError) as caught:
+        OpenAIClient(url, "test-model")
+    assert CORE not in str(caught.value) and CORE[8:20] not in str(caught.value)
