@@ -15,11 +15,14 @@ from collections.abc import Iterator
 
 from arborist.secret_prefilters import AWS_SECRET_SIZE, has_long, long_words
 from arborist.secret_shapes import (
+    ADO_PAT,
     AUTH_HEADER,
     AWS_ACCESS,
     AWS_PREFIX,
     AWS_SECRET,
     AWS_SECRET_AT,
+    B64_64,
+    B64_64_NAMED,
     BASIC,
     BEARER,
     CODE_REFERENCE,
@@ -50,6 +53,7 @@ from arborist.secret_shapes import (
     QUERY_SECRET_MIN,
     REDIS_A,
     SEPARATOR,
+    SK_HEX,
     SK_KEY,
     SLACK,
     SSHPASS_P,
@@ -109,7 +113,7 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
     if "-" in text and "sk-" in text:
         for m in SK_KEY.finditer(text):
             body = m.group()[3:]
-            if has_digit(body):
+            if has_digit(body) and (body.lower() != body != body.upper() or SK_HEX.search(body)):
                 kind = "anthropic_key" if body.startswith("ant-") else "openai_key"
                 yield kind, m.start(), m.end()
     if AWS_PREFIX.search(text) is not None:
@@ -130,12 +134,36 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
         for m in DISCORD.finditer(text):
             if (not m.start() or not text[m.start() - 1].isalnum()) and random_looking(m.group()):
                 yield "api_token", m.start(), m.end()
+    if has_long(longs, 88) and "==" in longs:
+        for m in B64_64.finditer(text):
+            if (
+                random_looking(m.group())
+                and not B64_64_NAMED.search(text, max(0, m.start() - 12), m.start())
+                and not _b64_of_text(m.group())
+            ):
+                yield "api_token", m.start(), m.end()
+    if has_long(longs, 52) and ADO_PAT.search(longs) is not None:
+        for m in ADO_PAT.finditer(text):
+            pat = m.group()
+            if sum(c.isdigit() for c in pat) >= 4 and len(_MIXED.findall(pat)) >= 6:
+                yield "api_token", m.start(), m.end()
     if ":" in text and ":AA" in text:
         for m in TELEGRAM.finditer(text):
             yield "api_token", m.start(), m.end()
     if "AC" in longs and "," in text:
         for m in TWILIO.finditer(text):
             yield "api_token", m.start(1), m.end(1)
+
+
+def _b64_of_text(value: str) -> bool:
+    """Whether ``value``, or its tail after one of its ``/`` (a URL path before it), is the
+    base64 of printable text: a key is random bytes."""
+    for at in (-1, *(i for i, c in enumerate(value) if c == "/")):
+        tail = value[at + 1 :]
+        decoded = b64_text(tail) if len(tail) % 4 == 0 and len(tail) >= 16 else None
+        if decoded is not None and printable(decoded):
+            return True
+    return False
 
 
 def _userinfos(text: str) -> Iterator[re.Match[str]]:
@@ -406,6 +434,9 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
                 continue  # $PWD, the working directory
             if value.isdigit() and len(value) < 16 and not word.startswith(PASSWORD_KEYS[:3]):
                 continue  # SQLITE_IOERR_AUTH = 7178, max_token: 256: a number, not a secret
+        if quoted and _NAMES_NEXT.match(text, v.end()) and _secret_name(value):
+            value_end = start  # '"token": "token": "X"': a quoted name, its value next
+            continue
         if len(value) < MIN_VALUE or is_filler(value, said, quoted=quoted):
             continue
         if word == PAT_WORD and not random_looking(value):
@@ -413,6 +444,9 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
         kind = "password" if word.startswith(PASSWORD_KEYS) else "secret"
         value_end = v.end()  # a value taken is skipped whole
         yield kind, start, end
+
+
+_NAMES_NEXT = re.compile(r"[ \t]*[=:]")
 
 
 def _secret_name(name: str) -> bool:

@@ -13,11 +13,14 @@ import re
 from collections.abc import Iterator
 
 __all__ = [
+    "ADO_PAT",
     "AUTH_HEADER",
     "AWS_ACCESS",
     "AWS_PREFIX",
     "AWS_SECRET",
     "AWS_SECRET_AT",
+    "B64_64",
+    "B64_64_NAMED",
     "BASIC",
     "BEARER",
     "CODE_REFERENCE",
@@ -51,6 +54,7 @@ __all__ = [
     "REDIS_A",
     "SEPARATOR",
     "SK_KEY",
+    "SK_HEX",
     "SLACK",
     "SSHPASS_P",
     "TELEGRAM",
@@ -92,6 +96,9 @@ joiner, BOM): a key pasted from a PDF or a chat may carry one. Secrets are looke
 for in the text without them, and each redaction covers them in the original."""
 
 SK_KEY = re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{20,}")
+SK_HEX = re.compile("[0-9a-f]{32}")
+"""An OpenAI or Anthropic key's body is base62, both cases; OpenRouter's ``sk-or-v1-`` is
+hex: either, where ``sk-learn-tutorial-part-2`` is a slug."""
 AWS_ACCESS = re.compile(
     rf"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])(?:{_WRAP}?[A-Z0-9]){{16}}(?![A-Za-z0-9])"
 )
@@ -172,7 +179,11 @@ _VENDOR_PATTERNS = (
     (("sl.",), "api_token", r"sl\.[A-Za-z0-9_-]{130,}"),  # Dropbox
     (("oy2",), "api_token", r"oy2[a-z0-9]{43}"),  # NuGet
     (("EZAK", "EZTK"), "api_token", r"EZ[AT]K[A-Za-z0-9]{54}"),  # EasyPost
-    (("dp.",), "api_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),  # Doppler
+    (
+        ("dp.",),
+        "api_token",
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,}",
+    ),  # Doppler
     (
         ("fo1_", "pnu_", "pul-", "rdme_", "tfp_", "HRKU-"),
         "api_token",
@@ -180,6 +191,8 @@ _VENDOR_PATTERNS = (
         r"|tfp_[A-Za-z0-9_.=-]{40,}|HRKU-[A-Za-z0-9_-]{30,}",
     ),
     (("sk_",), "api_token", r"sk_[a-f0-9]{48}"),  # ElevenLabs
+    (("AC",), "api_token", r"AC[a-f0-9]{32}"),  # Twilio account SID
+    (("ops_eyJ",), "api_token", r"ops_eyJ[A-Za-z0-9+/=_-]{50,}"),  # 1Password service account
     (("Q~",), "api_token", r"[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}"),  # Azure AD
     (("GR1348941",), "api_token", r"GR1348941[A-Za-z0-9_-]{20,}"),  # GitLab runner
     (("EAAA",), "api_token", r"EAAA[A-Za-z0-9_-]{60,}"),  # Square (bare), Meta
@@ -211,6 +224,12 @@ def holds_vendor_literal(longs: str) -> bool:
     return any(literal in longs for literal in _VENDOR_LITERALS)
 
 
+# An Azure DevOps personal access token, bare: 52 characters of lower-case base32.
+ADO_PAT = re.compile(r"(?<![A-Za-z0-9])[a-z2-7]{52}(?![A-Za-z0-9])")
+# 64 bytes in base64 standing alone: an Azure storage account key (not a digest: those
+# say their algorithm, ``sha512-...``).
+B64_64 = re.compile(r"(?<![A-Za-z0-9+])[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+=])")
+B64_64_NAMED = re.compile(r"(?i)(?:sha[0-9-]*|base64|blake2b?|digest|hash|sig(?:nature)?)[-:=,]$")
 # A Discord bot token: base64 of a user id, a dot, 6 characters, a dot, 27 or more.
 DISCORD = re.compile(r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}")
 TELEGRAM = re.compile(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}(?![A-Za-z0-9_-])")
@@ -321,7 +340,7 @@ PUTTY = re.compile(r"Private-Lines: [0-9]+((?:\r?\n[A-Za-z0-9+/=]+(?![^\r\n]))+)
 VALUE_ATTRIBUTE = re.compile(r'value[ \t]*=[ \t]*"')  # on the case-folded text
 # A .pgpass line, host:port:database:user:password (``*`` for any of the first four).
 PGPASS = re.compile(
-    r"(?<![^\s\"'`(])([A-Za-z0-9._-]+|\*):(?:[0-9]{1,5}|\*)"
+    r"(?<![^\s\"'`(/=])([A-Za-z0-9._-]+|\*):(?:[0-9]{1,5}|\*)"
     r":[^:\s]+:[^:\s]+:(\S+)"
 )
 PGPASS_PORT = re.compile(r":(?:[0-9]{1,5}|\*):")
@@ -335,12 +354,14 @@ _TYPE_HEAD = re.compile(r"[\[|]")
 _NULLS = frozenset({"none", "null", "nil", "undefined", "true", "false"})
 """Bare values that say "no password" (``pwd=None`` in a signature), never a secret."""
 _FILLER = re.compile(
-    r"(?i)\*+|x+|\.\.\.|…|<[^<>]*>|\$\{[^{}]*\}|\$?\{\{.*\}\}|\{[^{}]*\}|%\([^()]*\)s"
+    r"(?i)\*+(?:[^\s*A-Za-z0-9]\S*)?|x+|\.\.\.|…|<[^<>]*>|\$\{[^{}]*\}|\$?\{\{.*\}\}|\{[^{}]*\}|%\([^()]*\)s"
     r"|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
     r"|(?:your|my|enter|insert|put)[_ -].*|.*[_-]here|replace[_-]?me|placeholder|redacted"
     r"|.{0,16}(?:\.\.\.|…)|\[REDACTED:.*|(?:.*[_-])?your[_-].*"
     r"|example|sample|dummy|changeme|hidden|masked|removed|required|secret|password|value"
 )
+_CALL = re.compile(r"\$?\(|[A-Za-z_][A-Za-z0-9_.]*\(")
+"""A value that opens a call, a parenthesis or a shell's ``$(...)``: code."""
 
 
 _VENDOR_PREFIX = re.compile(r"^[A-Za-z0-9]{1,8}[_-]")
@@ -362,7 +383,7 @@ def is_filler(value: str, separator: str, quoted: bool) -> bool:
         if len(rest) >= 6 and len(set(rest.lower())) <= 2:  # ghp_XXXX..., sk-00000000...
             return True
     if not quoted:
-        if "(" in value or value.lower() in _NULLS:
+        if _CALL.match(value) or value.lower() in _NULLS:
             return True
         head = _TYPE_HEAD.split(value, maxsplit=1)[0].lower()
         if separator == ":" and head in _TYPE_NAMES:

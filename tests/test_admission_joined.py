@@ -48,6 +48,12 @@ SHAPES = {
     "JWT": _JWT,
     "GitLab PAT": _GLPAT,
     "Vault token": _HVS,
+    "Twilio account SID": "AC" + _rand(32, "0123456789abcdef"),
+    "1Password service account token": "ops_" + "eyJ" + _rand(120, _ALNUM + "_-"),
+    "Doppler service token": "dp" + ".st.dev." + _rand(43),
+    "Azure DevOps PAT (bare)": "k3" + _rand(50, string.ascii_lowercase + "234567"),
+    "Azure storage account key (bare)": _rand(86, _ALNUM + "+/") + "==",
+    "OpenRouter key": "sk-" + "or-v1-" + _rand(64, "0123456789abcdef"),
 }
 
 # Where a token stands: file and folder names, URL paths and queries, model names.
@@ -89,6 +95,9 @@ def test_a_token_is_caught_wherever_it_stands(shape: str, placement: str) -> Non
         ("postgres://alice:Zq8v#T4mN2pL7@db.example.com/x", "T4mN2pL7"),
         ("https://example.org/a?q=password%3DZq8vT4mN2pL7xR9w", "Zq8vT4mN2pL7xR9w"),
         ("https://example.org/a?q=DB_PASSWORD%3AZq8vT4mN2pL7xR9w%26x%3D1", "Zq8vT4mN2pL7xR9w"),
+        ('API_TOKEN: "token": "Vz292LbcVSeTA3zjQqpc"', "Vz292LbcVSeTA3zjQqpc"),
+        ("SECRET_KEY = )qx1ivyney)^-r$5h=d09z%c)(-ls-wo7rd", ")qx1ivyney)^-r$5h=d09z%c)(-ls-wo7rd"),
+        ("https://example.org/keys/db.example.net:5432:app:rw:Fn!sTifsZ6sL/x", "Fn!sTifsZ6sL"),
     ],
 )
 def test_a_named_or_structured_secret_is_caught(text: str, secret: str | None) -> None:
@@ -116,6 +125,12 @@ def test_a_percent_encoded_redaction_covers_the_escape_whole() -> None:
         "the secret: password managers keep it",
         "See https://host:8080/#section@top for details.",
         "EAAA is how the fourth row begins.",
+        "sk-learn-tutorial-part-2",
+        "AWS_SECRET_ACCESS_KEY=$(aws configure get aws_secret_access_key)",
+        "notes-password: ********-archive",
+        "password: ********/rotate",
+        "integrity sha512-" + _rand(86, _ALNUM + "+/") + "==",
+        "token=get_token(config)",
     ],
 )
 def test_near_misses_of_the_new_shapes_are_left_alone(text: str) -> None:
