@@ -126,7 +126,9 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
             if random_looking(m.group(1)):
                 yield "aws_secret_key", m.start(1), m.end(1)
     for literals, kind, pattern in VENDOR if holds_vendor_literal(longs) else ():
-        if literals[0] in longs or (len(literals) > 1 and has(longs, *literals[1:])):
+        if (
+            literals[0] in longs or (len(literals) > 1 and has(longs, *literals[1:]))
+        ) and pattern.search(longs) is not None:  # every token is among the long words
             for m in pattern.finditer(text):
                 if random_looking(m.group()):
                     yield kind, m.start(), m.end()
@@ -134,7 +136,7 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
         for m in DISCORD.finditer(text):
             if (not m.start() or not text[m.start() - 1].isalnum()) and random_looking(m.group()):
                 yield "api_token", m.start(), m.end()
-    if has_long(longs, 88) and "==" in longs:
+    if "==" in longs and has_long(longs, 88):
         for m in B64_64.finditer(text):
             if (
                 random_looking(m.group())
@@ -142,7 +144,7 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
                 and not _b64_of_text(m.group())
             ):
                 yield "api_token", m.start(), m.end()
-    if has_long(longs, 52) and ADO_PAT.search(longs) is not None:
+    if len(longs) >= 52 and ADO_PAT.search(longs) is not None:
         for m in ADO_PAT.finditer(text):
             pat = m.group()
             if sum(c.isdigit() for c in pat) >= 4 and len(_MIXED.findall(pat)) >= 6:
@@ -344,7 +346,10 @@ def _name_ends(text: str, folded: str) -> Iterator[int]:
         at = folded.find(literal)
         while at != -1:
             end = NAME_TAIL.match(text, at + len(literal)).end()  # type: ignore[union-attr]
-            ends.add(end)
+            if literal[0] not in "_-" or end == at + len(
+                literal
+            ):  # "_pat" ends a name, "_path" not
+                ends.add(end)
             at = folded.find(literal, max(end, at + 1))
     yield from sorted(ends)
 
@@ -505,8 +510,8 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             secret = _secret_name(m.group(1)) and len(value) >= MIN_VALUE
             if secret and not is_filler(value, "=", quoted=True):
                 yield _name_kind(m.group(1)), m.start(2), m.end(2)
-    if text.count(":") >= 4 and PGPASS_PORT.search(text) is not None:
-        for m in PGPASS.finditer(text):
+    if text.count(":") >= 4:
+        for m in _pgpass_lines(text):
             host, password = m.group(1), m.group(2)
             if host.isdigit() or host.isupper() or host.lower() in ("http", "https"):
                 continue  # 00:11:22:33:44:55, a MAC address; TIME:12:30:...
@@ -520,6 +525,25 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
             if near is not None and not is_filler(m.group(1), "=", quoted=False):
                 yield "password", m.start(1), m.end(1)
+
+
+def _pgpass_lines(text: str) -> Iterator[re.Match[str]]:
+    """:data:`PGPASS` matched from the host before each ``:port:`` found (a host is one
+    name, at most 253 characters), where a search would try every character."""
+    done = 0
+    for port in PGPASS_PORT.finditer(text):
+        if port.start() < done:
+            continue
+        start = port.start()
+        while start > max(done, port.start() - 253) and text[start - 1] in _HOST_CHARS:
+            start -= 1
+        m = PGPASS.match(text, start) if start < port.start() else None
+        if m is not None:
+            yield m
+            done = m.end()
+
+
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-*")
 
 
 def _flags(text: str) -> Iterator[re.Match[str]]:

@@ -300,7 +300,8 @@ MIN_VALUE = 4
 """A shorter value given to a secret's name is an example (``"y"``), not a secret."""
 NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]*")
 NAME_LITERALS = ("pass", "pw", "secret", "token", "credential", "key", "auth", "_pat", "-pat")
-"""One of these is in every name :data:`_KEY_END` matches, case-folded."""
+"""One of these is in every name :data:`_KEY_END` matches, case-folded (``_pat`` and
+``-pat`` only where they end a name, :data:`PAT_WORD`'s, not in ``_path``)."""
 NAME_WINDOW = 64
 """How far back from a name's end its word is looked for."""
 _BARE = r"<[^<>\r\n]*>|\$\{\{[^{}\r\n]*\}\}|\{\{[^{}\r\n]*\}\}|\$\{[^{}\r\n]*\}|(?:[^\s\"'`,;&]|[,;&](?![^\S\r\n]*[A-Za-z_][A-Za-z0-9_.-]*[^\S\r\n]*=|\s|\Z))+"
