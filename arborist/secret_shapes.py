@@ -195,7 +195,23 @@ _VENDOR_PATTERNS = (
     (("ops_eyJ",), "api_token", r"ops_eyJ[A-Za-z0-9+/=_-]{50,}"),  # 1Password service account
     (("Q~",), "api_token", r"[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}"),  # Azure AD
     (("GR1348941",), "api_token", r"GR1348941[A-Za-z0-9_-]{20,}"),  # GitLab runner
-    (("EAAA",), "api_token", r"EAAA[A-Za-z0-9_-]{60,}"),  # Square (bare), Meta
+    (("EAA",), "api_token", r"EAA[A-Z][A-Za-z0-9_-]{60,}"),  # Square (bare), Meta
+    (("1//0",), "api_token", r"1//0[A-Za-z0-9_-]{40,}"),  # Google OAuth refresh token
+    (("access-",), "api_token", r"access-(?:sandbox|development|production)-[0-9a-f-]{36}"),
+    (
+        ("shippo_", "CFPAT-"),
+        "api_token",
+        r"shippo_(?:live|test)_[a-f0-9]{40}|CFPAT-[A-Za-z0-9_-]{43}",
+    ),
+    (("ATBB", "ATCTT3"), "api_token", r"ATBB[A-Za-z0-9_=.-]{32,}|ATCTT3[A-Za-z0-9_=-]{50,}"),
+    (
+        ("pcsk_", "nfp_"),
+        "api_token",
+        r"pcsk_[A-Za-z0-9_-]{40,}|nfp_[A-Za-z0-9]{36,}",
+    ),  # Pinecone, Netlify
+    (("sb_secret_", "hvb."), "api_token", r"sb_secret_[A-Za-z0-9_-]{20,}|hvb\.[A-Za-z0-9_-]{100,}"),
+    (("lin_oauth_", "LTAI"), "api_token", r"lin_oauth_[A-Za-z0-9]{40,}|LTAI[A-Za-z0-9]{12,20}"),
+    (("sess-",), "api_token", r"sess-[A-Za-z0-9]{40}"),  # OpenAI session
     (("atlasv1",), "api_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),  # Terraform
     (("sk.eyJ", "tk.eyJ"), "api_token", r"[st]k\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
     (("_",), "api_token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}"),  # Telegram (checked below)

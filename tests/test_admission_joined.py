@@ -54,6 +54,16 @@ SHAPES = {
     "Azure DevOps PAT (bare)": "k3" + _rand(50, string.ascii_lowercase + "234567"),
     "Azure storage account key (bare)": _rand(86, _ALNUM + "+/") + "==",
     "OpenRouter key": "sk-" + "or-v1-" + _rand(64, "0123456789abcdef"),
+    "Meta access token": "EA" + "AB" + _rand(80, _ALNUM),
+    "Google OAuth refresh token": "1//" + "0g" + _rand(60, _ALNUM + "_-"),
+    "Plaid access token": "access-" + "sandbox-" + "8c4f2a1e-6b3d-4e5f-9a7b-1c2d3e4f5a6b",
+    "Shippo token": "shippo_" + "live_" + _rand(40, "0123456789abcdef"),
+    "Contentful PAT": "CFPAT" + "-" + _rand(43),
+    "Bitbucket app password": "ATBB" + _rand(32),
+    "Pinecone key": "pcsk" + "_" + _rand(50, _ALNUM + "_"),
+    "Netlify token": "nfp" + "_" + _rand(40),
+    "Supabase secret key": "sb_" + "secret_" + _rand(30),
+    "Alibaba access key id": "LT" + "AI" + _rand(20),
 }
 
 # Where a token stands: file and folder names, URL paths and queries, model names.
