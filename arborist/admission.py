@@ -65,8 +65,19 @@ Detected kinds:
   ... }}``, ``xxx``, ``YOUR_API_KEY_HERE``, ``ghp_XXXX...``, ``sk-...``) are left
   alone.
 
+Wherever it stands: a token joined to a word by ``-``, ``_`` or ``.``
+(``notes-<token>.txt``; every prefix is matched after any character but a letter or
+digit), a value given to a name that was itself given as another name's value
+(``secret: password: X``), and text with percent-escapes (``token%20ghp_...``,
+``password%3D...``), which is searched decoded too; also Azure AD client secrets
+(``...8Q~...``), GitLab runner tokens, Square/Meta ``EAA...``, Terraform
+``.atlasv1.``, Mapbox ``sk.eyJ``, 1Password ``ops_eyJ``, ``.pgpass`` lines, ``*_PAT``
+names, and bare Azure DevOps PATs and Azure storage keys (see
+:mod:`arborist.secret_shapes`).
+
 Secrets are looked for past invisible characters (a soft hyphen or zero-width
-space pasted inside a key); a redaction covers them in the original text.
+space pasted inside a key) and percent-escapes; a redaction covers them in the
+original text.
 :func:`admit_profile` admits every string of a model's or an embedder's profile.
 
 Overlapping matches merge into one redaction; the result is deterministic;
