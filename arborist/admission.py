@@ -65,8 +65,19 @@ Detected kinds:
   ... }}``, ``xxx``, ``YOUR_API_KEY_HERE``, ``ghp_XXXX...``, ``sk-...``) are left
   alone.
 
+Wherever it stands: a token joined to a word by ``-``, ``_`` or ``.``
+(``notes-<token>.txt``; every prefix is matched after any character but a letter or
+digit), a value given to a name that was itself given as another name's value
+(``secret: password: X``), and text with percent-escapes (``token%20ghp_...``,
+``password%3D...``), which is searched decoded too; also Azure AD client secrets
+(``...8Q~...``), GitLab runner tokens, Square/Meta ``EAA...``, Terraform
+``.atlasv1.``, Mapbox ``sk.eyJ``, 1Password ``ops_eyJ``, ``.pgpass`` lines, ``*_PAT``
+names, and bare Azure DevOps PATs and Azure storage keys (see
+:mod:`arborist.secret_shapes`).
+
 Secrets are looked for past invisible characters (a soft hyphen or zero-width
-space pasted inside a key); a redaction covers them in the original text.
+space pasted inside a key) and percent-escapes; a redaction covers them in the
+original text.
 :func:`admit_profile` admits every string of a model's or an embedder's profile.
 
 Overlapping matches merge into one redaction; the result is deterministic;
@@ -84,6 +95,7 @@ pattern run over a text); this one weighs, merges and replaces what they find.
 from __future__ import annotations
 
 import bisect
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -183,17 +195,61 @@ def _from_visible(pieces: Sequence[tuple[int, int]], at: int) -> int:
     return orig + (at - out)
 
 
+_ESCAPE = re.compile("%[2-7][0-9A-Fa-f]")
+"""A percent-escape of a printable ASCII character (``%20``, ``%3D``, ``%2B``)."""
+
+
+def _decoded(text: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """``text`` with each :data:`_ESCAPE` decoded, and where each piece of it was (as
+    :func:`_visible` gives it); None when it has none. A URL's query or a file's URI
+    carries ``token%20ghp_...`` or ``password%3D...``: their secrets are looked for here too.
+    """
+    if "%" not in text or _ESCAPE.search(text) is None:
+        return None
+    pieces: list[tuple[int, int]] = []
+    parts: list[str] = []
+    pos = out = 0
+    for m in _ESCAPE.finditer(text):
+        if m.start() > pos:
+            pieces.append((out, pos))
+            parts.append(text[pos : m.start()])
+            out += m.start() - pos
+        pieces.append((out, m.start()))
+        parts.append(chr(int(m.group()[1:], 16)))
+        out += 1
+        pos = m.end()
+    pieces.append((out, pos))
+    parts.append(text[pos:])
+    return "".join(parts), pieces
+
+
 def _raw_candidates(text: str) -> list[tuple[str, int, int]]:
-    """:func:`candidates`, looked for past invisible characters (positions in ``text``)."""
+    """:func:`candidates`, looked for past invisible characters and in the text with its
+    percent-escapes decoded (positions in ``text``)."""
     visible = _visible(text)
     if visible is None:
-        return list(candidates(text))
-    view, pieces = visible
-    return [
-        (kind, _from_visible(pieces, start), _from_visible(pieces, end - 1) + 1)
-        for kind, start, end in candidates(view)
-        if end > start
-    ]
+        found = list(candidates(text))
+    else:
+        view, pieces = visible
+        found = [
+            (kind, _from_visible(pieces, start), _from_visible(pieces, end - 1) + 1)
+            for kind, start, end in candidates(view)
+            if end > start
+        ]
+    decoded = _decoded(text)
+    if decoded is not None:
+        view, pieces = decoded
+        size = len(view)
+        found += [  # an end is where the next character starts: an escape is covered whole
+            (
+                kind,
+                _from_visible(pieces, start),
+                _from_visible(pieces, end) if end < size else len(text),
+            )
+            for kind, start, end in candidates(view)
+            if end > start
+        ]
+    return found
 
 
 def _allowed_spans(text: str, allowlist: Sequence[str]) -> list[tuple[int, int]]:

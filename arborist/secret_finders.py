@@ -15,11 +15,14 @@ from collections.abc import Iterator
 
 from arborist.secret_prefilters import AWS_SECRET_SIZE, has_long, long_words
 from arborist.secret_shapes import (
+    ADO_PAT,
     AUTH_HEADER,
     AWS_ACCESS,
     AWS_PREFIX,
     AWS_SECRET,
     AWS_SECRET_AT,
+    B64_64,
+    B64_64_NAMED,
     BASIC,
     BEARER,
     CODE_REFERENCE,
@@ -33,21 +36,24 @@ from arborist.secret_shapes import (
     KEY_NAME_FOLDED,
     MIN_VALUE,
     MYSQL,
-    NAME_CHARS,
     NAME_LITERALS,
     NAME_TAIL,
     NAME_WINDOW,
     NETRC,
     NETRC_CONTEXT,
     PASSWORD_KEYS,
+    PAT_WORD,
     PEM_B64,
     PEM_BEGIN,
     PEM_BODY,
+    PGPASS,
+    PGPASS_PORT,
     PUTTY,
     QUERY_SECRET,
     QUERY_SECRET_MIN,
     REDIS_A,
     SEPARATOR,
+    SK_HEX,
     SK_KEY,
     SLACK,
     SSHPASS_P,
@@ -107,7 +113,7 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
     if "-" in text and "sk-" in text:
         for m in SK_KEY.finditer(text):
             body = m.group()[3:]
-            if has_digit(body):
+            if has_digit(body) and (body.lower() != body != body.upper() or SK_HEX.search(body)):
                 kind = "anthropic_key" if body.startswith("ant-") else "openai_key"
                 yield kind, m.start(), m.end()
     if AWS_PREFIX.search(text) is not None:
@@ -120,15 +126,28 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
             if random_looking(m.group(1)):
                 yield "aws_secret_key", m.start(1), m.end(1)
     for literals, kind, pattern in VENDOR if holds_vendor_literal(longs) else ():
-        if literals[0] in longs or (len(literals) > 1 and has(longs, *literals[1:])):
+        if (
+            literals[0] in longs or (len(literals) > 1 and has(longs, *literals[1:]))
+        ) and pattern.search(longs) is not None:  # every token is among the long words
             for m in pattern.finditer(text):
                 if random_looking(m.group()):
                     yield kind, m.start(), m.end()
     if "." in longs and DISCORD.search(longs):
         for m in DISCORD.finditer(text):
-            if (not m.start() or text[m.start() - 1] not in NAME_CHARS) and random_looking(
-                m.group()
+            if (not m.start() or not text[m.start() - 1].isalnum()) and random_looking(m.group()):
+                yield "api_token", m.start(), m.end()
+    if "==" in longs and has_long(longs, 88):
+        for m in B64_64.finditer(text):
+            if (
+                random_looking(m.group())
+                and not B64_64_NAMED.search(text, max(0, m.start() - 12), m.start())
+                and not _b64_of_text(m.group())
             ):
+                yield "api_token", m.start(), m.end()
+    if len(longs) >= 52 and ADO_PAT.search(longs) is not None:
+        for m in ADO_PAT.finditer(text):
+            pat = m.group()
+            if sum(c.isdigit() for c in pat) >= 4 and len(_MIXED.findall(pat)) >= 6:
                 yield "api_token", m.start(), m.end()
     if ":" in text and ":AA" in text:
         for m in TELEGRAM.finditer(text):
@@ -136,6 +155,17 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
     if "AC" in longs and "," in text:
         for m in TWILIO.finditer(text):
             yield "api_token", m.start(1), m.end(1)
+
+
+def _b64_of_text(value: str) -> bool:
+    """Whether ``value``, or its tail after one of its ``/`` (a URL path before it), is the
+    base64 of printable text: a key is random bytes."""
+    for at in (-1, *(i for i, c in enumerate(value) if c == "/")):
+        tail = value[at + 1 :]
+        decoded = b64_text(tail) if len(tail) % 4 == 0 and len(tail) >= 16 else None
+        if decoded is not None and printable(decoded):
+            return True
+    return False
 
 
 def _userinfos(text: str) -> Iterator[re.Match[str]]:
@@ -229,9 +259,30 @@ def _token_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str,
                 yield "private_key", m.start(), m.end()
 
 
+def _jwt_matches(text: str) -> Iterator[re.Match[str]]:
+    """:data:`JWT` matched at each ``eyJ`` not after a letter or digit (joined to a word by
+    ``-`` or ``_`` too: ``notes-eyJ....txt``). An attempt that fails fails from every
+    ``eyJ`` of the same run of segment characters (they lead to the same first dot), so
+    those are skipped: the text is read once however many times ``eyJ_`` repeats."""
+    at = text.find("eyJ")
+    while at != -1:
+        after = at + 1
+        if not at or not text[at - 1].isalnum():
+            m = JWT.match(text, at)
+            if m is not None:
+                yield m
+                after = m.end()
+            else:
+                after = _SEGMENT_RUN.match(text, at).end()  # type: ignore[union-attr]
+        at = text.find("eyJ", max(after, at + 1))
+
+
+_SEGMENT_RUN = re.compile("[A-Za-z0-9_-]*")
+
+
 def _jwts(text: str) -> Iterator[tuple[str, int, int]]:
     """JSON Web Tokens, signed or not (``alg: none``), whole or wrapped over lines."""
-    for m in JWT.finditer(text):
+    for m in _jwt_matches(text):
         token = m.group()
         wrapped = "\n" in token
         parts = re.sub(r"[\s\\]", "", token).split(".")
@@ -295,7 +346,10 @@ def _name_ends(text: str, folded: str) -> Iterator[int]:
         at = folded.find(literal)
         while at != -1:
             end = NAME_TAIL.match(text, at + len(literal)).end()  # type: ignore[union-attr]
-            ends.add(end)
+            if literal[0] not in "_-" or end == at + len(
+                literal
+            ):  # "_pat" ends a name, "_path" not
+                ends.add(end)
             at = folded.find(literal, max(end, at + 1))
     yield from sorted(ends)
 
@@ -354,6 +408,10 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
         weak = word in WEAK_KEYS
         if weak and (m.group("suffix") or (word_start and text[word_start - 1].isalnum())):
             continue  # "bypass", "oauth": another word
+        if word == PAT_WORD and (
+            m.group("suffix") or text[word_start - 1 : word_start] not in "_-"
+        ):
+            continue  # "compat", "pat": another word
         value_end = v.end()
         separator = v.group(2)
         group = v.lastindex or 6  # the value's group (3 to 6) is the last that matched
@@ -370,6 +428,9 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
                 continue  # <your-password>: a placeholder whole, before its ">" goes
             end -= len(value) - len(stripped)
             value = stripped
+            value_end = end  # a name at a bare value's end is read next: secret: password: X
+            if stripped != v.group(group) and _secret_name(value) and SEPARATOR.match(text, end):
+                continue  # "password: secret_key: X": a name, whose value comes next
             if (
                 CODE_REFERENCE.fullmatch(value) and not random_part(value)
             ) or value.lower() == m.group()[::-1].lower():
@@ -378,10 +439,19 @@ def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, i
                 continue  # $PWD, the working directory
             if value.isdigit() and len(value) < 16 and not word.startswith(PASSWORD_KEYS[:3]):
                 continue  # SQLITE_IOERR_AUTH = 7178, max_token: 256: a number, not a secret
+        if quoted and _NAMES_NEXT.match(text, v.end()) and _secret_name(value):
+            value_end = start  # '"token": "token": "X"': a quoted name, its value next
+            continue
         if len(value) < MIN_VALUE or is_filler(value, said, quoted=quoted):
             continue
+        if word == PAT_WORD and not random_looking(value):
+            continue
         kind = "password" if word.startswith(PASSWORD_KEYS) else "secret"
+        value_end = v.end()  # a value taken is skipped whole
         yield kind, start, end
+
+
+_NAMES_NEXT = re.compile(r"[ \t]*[=:]")
 
 
 def _secret_name(name: str) -> bool:
@@ -440,6 +510,13 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             secret = _secret_name(m.group(1)) and len(value) >= MIN_VALUE
             if secret and not is_filler(value, "=", quoted=True):
                 yield _name_kind(m.group(1)), m.start(2), m.end(2)
+    if text.count(":") >= 4:
+        for m in _pgpass_lines(text):
+            host, password = m.group(1), m.group(2)
+            if host.isdigit() or host.isupper() or host.lower() in ("http", "https"):
+                continue  # 00:11:22:33:44:55, a MAC address; TIME:12:30:...
+            if len(password) >= MIN_VALUE and not is_filler(password, "=", quoted=True):
+                yield "password", m.start(2), m.end(2)
     if ":" in text and "Private-Lines: " in text:
         for m in PUTTY.finditer(text):
             yield "private_key", m.start(1), m.end(1)
@@ -448,6 +525,25 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
             if near is not None and not is_filler(m.group(1), "=", quoted=False):
                 yield "password", m.start(1), m.end(1)
+
+
+def _pgpass_lines(text: str) -> Iterator[re.Match[str]]:
+    """:data:`PGPASS` matched from the host before each ``:port:`` found (a host is one
+    name, at most 253 characters), where a search would try every character."""
+    done = 0
+    for port in PGPASS_PORT.finditer(text):
+        if port.start() < done:
+            continue
+        start = port.start()
+        while start > max(done, port.start() - 253) and text[start - 1] in _HOST_CHARS:
+            start -= 1
+        m = PGPASS.match(text, start) if start < port.start() else None
+        if m is not None:
+            yield m
+            done = m.end()
+
+
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-*")
 
 
 def _flags(text: str) -> Iterator[re.Match[str]]:

@@ -13,11 +13,14 @@ import re
 from collections.abc import Iterator
 
 __all__ = [
+    "ADO_PAT",
     "AUTH_HEADER",
     "AWS_ACCESS",
     "AWS_PREFIX",
     "AWS_SECRET",
     "AWS_SECRET_AT",
+    "B64_64",
+    "B64_64_NAMED",
     "BASIC",
     "BEARER",
     "CODE_REFERENCE",
@@ -32,14 +35,16 @@ __all__ = [
     "KEY_NAME_FOLDED",
     "MIN_VALUE",
     "MYSQL",
-    "NAME_CHARS",
     "NAME_LITERALS",
     "NAME_TAIL",
     "NAME_WINDOW",
     "NETRC",
     "NETRC_CONTEXT",
+    "PAT_WORD",
     "PASSWORD_KEYS",
     "PEM_B64",
+    "PGPASS",
+    "PGPASS_PORT",
     "PEM_BEGIN",
     "PEM_BODY",
     "PLACEHOLDER_MARK",
@@ -49,6 +54,7 @@ __all__ = [
     "REDIS_A",
     "SEPARATOR",
     "SK_KEY",
+    "SK_HEX",
     "SLACK",
     "SSHPASS_P",
     "TELEGRAM",
@@ -90,6 +96,9 @@ joiner, BOM): a key pasted from a PDF or a chat may carry one. Secrets are looke
 for in the text without them, and each redaction covers them in the original."""
 
 SK_KEY = re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{20,}")
+SK_HEX = re.compile("[0-9a-f]{32}")
+"""An OpenAI or Anthropic key's body is base62, both cases; OpenRouter's ``sk-or-v1-`` is
+hex: either, where ``sk-learn-tutorial-part-2`` is a slug."""
 AWS_ACCESS = re.compile(
     rf"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])(?:{_WRAP}?[A-Z0-9]){{16}}(?![A-Za-z0-9])"
 )
@@ -108,7 +117,7 @@ AWS_SECRET_AT = re.compile(AWS_SECRET.pattern.replace("(?<![a-z0-9])", "", 1))
 # scheme://user:PASSWORD@host: the user part holds no ":", "@" or brackets (so it never
 # starts inside a placeholder); the password runs to the authority's last "@".
 URL_USERINFO = re.compile(
-    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\[\]]*:([^\s/?#]+)@"
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\[\]]*:([^\s/?]+)@"
 )
 QUERY_SECRET = re.compile(
     r"(?ai)[?&;](?:sig|signature|x-amz-signature|x-goog-signature|key|api-key|x-api-key"
@@ -124,8 +133,8 @@ WEBHOOK = re.compile(
     r"|discord(?:app)?\.com/api/webhooks/|\.webhook\.office\.com/webhookb2/)"
     r"([A-Za-z0-9/@_-]{8,})"
 )
-GITHUB = re.compile(r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")
-SLACK = re.compile(r"(?<![A-Za-z0-9-])(?:xox[abporsce]|xapp)-[A-Za-z0-9-]{10,}")
+GITHUB = re.compile(r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")
+SLACK = re.compile(r"(?<![A-Za-z0-9])(?:xox[abporsce]|xapp)-[A-Za-z0-9-]{10,}")
 # Tokens whose prefix names the vendor: (the literals one of which every match holds,
 # its kind, its pattern). Each runs only when one of its literals is in the text.
 _VENDOR_PATTERNS = (
@@ -170,7 +179,11 @@ _VENDOR_PATTERNS = (
     (("sl.",), "api_token", r"sl\.[A-Za-z0-9_-]{130,}"),  # Dropbox
     (("oy2",), "api_token", r"oy2[a-z0-9]{43}"),  # NuGet
     (("EZAK", "EZTK"), "api_token", r"EZ[AT]K[A-Za-z0-9]{54}"),  # EasyPost
-    (("dp.",), "api_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),  # Doppler
+    (
+        ("dp.",),
+        "api_token",
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,}",
+    ),  # Doppler
     (
         ("fo1_", "pnu_", "pul-", "rdme_", "tfp_", "HRKU-"),
         "api_token",
@@ -178,10 +191,37 @@ _VENDOR_PATTERNS = (
         r"|tfp_[A-Za-z0-9_.=-]{40,}|HRKU-[A-Za-z0-9_-]{30,}",
     ),
     (("sk_",), "api_token", r"sk_[a-f0-9]{48}"),  # ElevenLabs
+    (("AC",), "api_token", r"AC[a-f0-9]{32}"),  # Twilio account SID
+    (("ops_eyJ",), "api_token", r"ops_eyJ[A-Za-z0-9+/=_-]{50,}"),  # 1Password service account
+    (("Q~",), "api_token", r"[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}"),  # Azure AD
+    (("GR1348941",), "api_token", r"GR1348941[A-Za-z0-9_-]{20,}"),  # GitLab runner
+    (("EAA",), "api_token", r"EAA[A-Z][A-Za-z0-9_-]{60,}"),  # Square (bare), Meta
+    (("1//0",), "api_token", r"1//0[A-Za-z0-9_-]{40,}"),  # Google OAuth refresh token
+    (("access-",), "api_token", r"access-(?:sandbox|development|production)-[0-9a-f-]{36}"),
+    (
+        ("shippo_", "CFPAT-"),
+        "api_token",
+        r"shippo_(?:live|test)_[a-f0-9]{40}|CFPAT-[A-Za-z0-9_-]{43}",
+    ),
+    (("ATBB", "ATCTT3"), "api_token", r"ATBB[A-Za-z0-9_=.-]{32,}|ATCTT3[A-Za-z0-9_=-]{50,}"),
+    (
+        ("pcsk_", "nfp_"),
+        "api_token",
+        r"pcsk_[A-Za-z0-9_-]{40,}|nfp_[A-Za-z0-9]{36,}",
+    ),  # Pinecone, Netlify
+    (("sb_secret_", "hvb."), "api_token", r"sb_secret_[A-Za-z0-9_-]{20,}|hvb\.[A-Za-z0-9_-]{100,}"),
+    (("lin_oauth_", "LTAI"), "api_token", r"lin_oauth_[A-Za-z0-9]{40,}|LTAI[A-Za-z0-9]{12,20}"),
+    (("sess-",), "api_token", r"sess-[A-Za-z0-9]{40}"),  # OpenAI session
+    (("atlasv1",), "api_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),  # Terraform
+    (("sk.eyJ", "tk.eyJ"), "api_token", r"[st]k\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
     (("_",), "api_token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}"),  # Telegram (checked below)
 )
+# A token joined to a word by ``-``, ``_`` or ``.`` (``notes-<token>.txt``,
+# ``backup_<token>.env``) stands after a character no body opens with a run of: each
+# body either excludes the joining characters or matches at its first try, so
+# allowing them before a prefix costs no second scan.
 VENDOR = tuple(
-    (literals, kind, re.compile(f"(?<![A-Za-z0-9_.-])(?:{p})(?![A-Za-z0-9_-])"))
+    (literals, kind, re.compile(f"(?<![A-Za-z0-9])(?:{p})(?![A-Za-z0-9])"))
     for literals, kind, p in _VENDOR_PATTERNS[:-1]
 )
 _VENDOR_LITERALS = sorted({lit for literals, _, _ in VENDOR for lit in literals})
@@ -200,10 +240,14 @@ def holds_vendor_literal(longs: str) -> bool:
     return any(literal in longs for literal in _VENDOR_LITERALS)
 
 
+# An Azure DevOps personal access token, bare: 52 characters of lower-case base32.
+ADO_PAT = re.compile(r"(?<![A-Za-z0-9])[a-z2-7]{52}(?![A-Za-z0-9])")
+# 64 bytes in base64 standing alone: an Azure storage account key (not a digest: those
+# say their algorithm, ``sha512-...``).
+B64_64 = re.compile(r"(?<![A-Za-z0-9+])[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+=])")
+B64_64_NAMED = re.compile(r"(?i)(?:sha[0-9-]*|base64|blake2b?|digest|hash|sig(?:nature)?)[-:=,]$")
 # A Discord bot token: base64 of a user id, a dot, 6 characters, a dot, 27 or more.
-DISCORD = re.compile(
-    r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"
-)
+DISCORD = re.compile(r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}")
 TELEGRAM = re.compile(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}(?![A-Za-z0-9_-])")
 TWILIO = re.compile(r"AC[a-f0-9]{32}[\"']?[ \t]*,[ \t]*[\"']?([a-f0-9]{32})(?![A-Za-z0-9])")
 _B64U = r"[A-Za-z0-9_-]"
@@ -211,8 +255,8 @@ _B64U = r"[A-Za-z0-9_-]"
 # wrapped token, not the next line's words.
 _JWT_WRAP = rf"(?:{_WRAP}(?=[A-Za-z0-9_.-]+(?![^\r\n])))"
 _SEGMENT = rf"{_B64U}+(?:{_JWT_WRAP}{_B64U}+)*"
-JWT = re.compile(
-    rf"(?<![A-Za-z0-9_-])eyJ{_SEGMENT}{_JWT_WRAP}?\.{_JWT_WRAP}?{_SEGMENT}{_JWT_WRAP}?\."
+JWT = re.compile(  # matched where each "eyJ" is found, not after a letter or digit
+    rf"eyJ{_SEGMENT}{_JWT_WRAP}?\.{_JWT_WRAP}?{_SEGMENT}{_JWT_WRAP}?\."
     rf"(?:{_JWT_WRAP}?{_SEGMENT})?"
 )
 PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----")
@@ -242,7 +286,7 @@ KEY_NAME_FOLDED = re.compile(f"(?i){_KEY_WORDS}")  # text whose case-folding mov
 def _key_words() -> list[str]:
     """Every word a secret's name may end with, the longer first."""
     words = ["password", "passwd", "passphrase", "pwd", "secret", "token", "credential"]
-    words += ["credentials", "auth", "pass", "pw"]
+    words += ["credentials", "auth", "pass", "pw", PAT_WORD]
     seps = ("", "_", "-")
     for head in ("api", "access", "account", "private", "master", "signing", "encryption"):
         words += [f"{head}{sep}key" for sep in seps]
@@ -252,6 +296,9 @@ def _key_words() -> list[str]:
     return sorted(words, key=lambda w: (-len(w), w))
 
 
+PAT_WORD = "pat"
+"""A personal access token's name (``AZURE_DEVOPS_PAT``, ``GITLAB_PAT``): only after ``_``
+or ``-``, and only for a random-looking value (``compat``, ``FILE_PAT=*.txt`` are not)."""
 _NAME_SUFFIXES = ("_base", "_value", "_string", "_str", "_base64", "_b64", "_hex", "_raw")
 """What may follow the word at a name's end (Rails' ``secret_key_base``)."""
 # A name's end read backwards: the reversed window is matched from its start, which
@@ -268,9 +315,9 @@ WEAK_KEYS = frozenset({"auth", "pass", "pw"})
 MIN_VALUE = 4
 """A shorter value given to a secret's name is an example (``"y"``), not a secret."""
 NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]*")
-NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-NAME_LITERALS = ("pass", "pw", "secret", "token", "credential", "key", "auth")
-"""One of these is in every name :data:`_KEY_END` matches, case-folded."""
+NAME_LITERALS = ("pass", "pw", "secret", "token", "credential", "key", "auth", "_pat", "-pat")
+"""One of these is in every name :data:`_KEY_END` matches, case-folded (``_pat`` and
+``-pat`` only where they end a name, :data:`PAT_WORD`'s, not in ``_path``)."""
 NAME_WINDOW = 64
 """How far back from a name's end its word is looked for."""
 _BARE = r"<[^<>\r\n]*>|\$\{\{[^{}\r\n]*\}\}|\{\{[^{}\r\n]*\}\}|\$\{[^{}\r\n]*\}|(?:[^\s\"'`,;&]|[,;&](?![^\S\r\n]*[A-Za-z_][A-Za-z0-9_.-]*[^\S\r\n]*=|\s|\Z))+"
@@ -308,6 +355,12 @@ XML_ADD = re.compile(
 # A PuTTY private key file's body.
 PUTTY = re.compile(r"Private-Lines: [0-9]+((?:\r?\n[A-Za-z0-9+/=]+(?![^\r\n]))+)")
 VALUE_ATTRIBUTE = re.compile(r'value[ \t]*=[ \t]*"')  # on the case-folded text
+# A .pgpass line, host:port:database:user:password (``*`` for any of the first four).
+PGPASS = re.compile(
+    r"(?<![^\s\"'`(/=])([A-Za-z0-9._-]+|\*):(?:[0-9]{1,5}|\*)"
+    r":[^:\s]+:[^:\s]+:(\S+)"
+)
+PGPASS_PORT = re.compile(r":(?:[0-9]{1,5}|\*):")
 CURL_USER = re.compile(r"-(?:u|-user)(?:[ \t]+|=)[\"']?([^\s:\"'@]+):([^\s\"']+)")
 
 PASSWORD_KEYS = ("passw", "pwd", "passphrase", "pass", "pw")
@@ -318,12 +371,14 @@ _TYPE_HEAD = re.compile(r"[\[|]")
 _NULLS = frozenset({"none", "null", "nil", "undefined", "true", "false"})
 """Bare values that say "no password" (``pwd=None`` in a signature), never a secret."""
 _FILLER = re.compile(
-    r"(?i)\*+|x+|\.\.\.|…|<[^<>]*>|\$\{[^{}]*\}|\$?\{\{.*\}\}|\{[^{}]*\}|%\([^()]*\)s"
+    r"(?i)\*+(?:[^\s*A-Za-z0-9]\S*)?|x+|\.\.\.|…|<[^<>]*>|\$\{[^{}]*\}|\$?\{\{.*\}\}|\{[^{}]*\}|%\([^()]*\)s"
     r"|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
     r"|(?:your|my|enter|insert|put)[_ -].*|.*[_-]here|replace[_-]?me|placeholder|redacted"
     r"|.{0,16}(?:\.\.\.|…)|\[REDACTED:.*|(?:.*[_-])?your[_-].*"
     r"|example|sample|dummy|changeme|hidden|masked|removed|required|secret|password|value"
 )
+_CALL = re.compile(r"\$?\(|[A-Za-z_][A-Za-z0-9_.]*\(")
+"""A value that opens a call, a parenthesis or a shell's ``$(...)``: code."""
 
 
 _VENDOR_PREFIX = re.compile(r"^[A-Za-z0-9]{1,8}[_-]")
@@ -345,7 +400,7 @@ def is_filler(value: str, separator: str, quoted: bool) -> bool:
         if len(rest) >= 6 and len(set(rest.lower())) <= 2:  # ghp_XXXX..., sk-00000000...
             return True
     if not quoted:
-        if "(" in value or value.lower() in _NULLS:
+        if _CALL.match(value) or value.lower() in _NULLS:
             return True
         head = _TYPE_HEAD.split(value, maxsplit=1)[0].lower()
         if separator == ":" and head in _TYPE_NAMES:

@@ -1,21 +1,54 @@
-"""The admission gate against a corpus of secrets and near misses, beside detect-secrets.
+"""The admission gate against corpora of secrets and near misses, beside detect-secrets.
 
-    python bench/gate.py [--quick] [--holdout] [--rounds N]
+    python bench/gate.py [--quick] [--holdout] [--rounds N] [--channels-only]
 
-Issue #22's goal: every secret of the corpus caught, no more than 2% of its near
-misses redacted, the built-in demo corpus still admitted with no redaction, and
-ingest throughput within 10% of the gate it replaced. ``--quick`` is a smoke run
-(the dev corpus, one short timing round, no timing goal). ``--holdout`` also
-scores ``bench/secret_corpus/holdout.json``, a corpus written blind beside the dev one
-and never tuned on.
+Goals (issues #22 and #33): every secret of the dev corpus caught; at least 99% of the
+channel corpus's placements caught; no more than 2% of either's near misses redacted;
+the built-in demo corpus still admitted with no redaction; ingest throughput within 10%
+of the gate issue #22 replaced. ``--quick`` is a smoke run (no detect-secrets on the
+channels, one short timing round, no timing goal). ``--holdout`` also scores the
+held-out corpora (``holdout.json``, ``channels_holdout.json``), written blind beside the
+dev ones and never tuned on. ``--channels-only`` stops after the corpora.
 
-* **Ours**: a secret is caught when its ``secret`` substring is no longer in
-  :func:`arborist.admission.admit`'s output; a near miss is flagged when the
-  output has any redaction.
+* **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
+  is no longer in :func:`arborist.admission.admit`'s output; a near miss is flagged
+  when the output has any redaction.
+* **Ours, channels** (``channels.json``): each secret (with the name or suffix its
+  entry gives around it; percent-encoded where the placement says so) is put into
+  each placement template of each channel, and the text goes through the path that
+  channel takes into the stores or onto the screen:
+
+  - document text, file names, folder names: ``load_bytes``/``load_path`` (a real
+    file in a scratch folder) and ``prepare_document``: the URI, the title and the
+    text it stores; a refused document stores nothing and its one-line refusal
+    is the output;
+  - URL path and query: ``load_bytes`` as ``fetch_url`` calls it (the name from the
+    URL's last path segment), then ``prepare_document``; nothing is fetched;
+  - titles: an HTML page's ``<title>``, loaded and prepared;
+  - questions: what ``runner.ask`` admits; labels: ``Arborist.new_session``'s stored
+    label; falsify reasons: ``Arborist.admitted``, what ``Arborist.falsify`` stores;
+  - profile fields: ``OpenAIClient(base_url, model)``'s ``profile()`` (through
+    ``admit_profile``) and ``repr``, or its one-line refusal;
+  - error lines: a loopback chat server answers 401 with the text as its error
+    message, and the output is the client's one-line ``ModelError``.
+
+  A placement is caught when neither the secret nor its percent-encoded form is in
+  the output. Each near miss goes into each placement that does not name its value
+  (a near miss is flagged when its output has any redaction); a placement names its
+  value when it redacts a plain word (``Orchard``, ``Orchard7Harbor9Lantern3``) put in
+  it (``token={secret}``, ``?key={secret}``, ``secret_key: {secret}``) or stands in
+  a URL's password slot (``://user:{secret}@``, a password by where it stands, which
+  the client drops whole): those placements are listed in the report.
+
+  Counted out, each one named in the report, never dropped: a secret (with its name)
+  holding ``/`` in a file or folder name, which no name can hold, and one longer than
+  a file name may be (255 bytes). A name without a suffix ingest reads
+  (``{secret}`` alone) is given ``.txt``, since a walk skips it otherwise.
 * **detect-secrets** (PyPI, its default plugins and filters, as ``detect-secrets
   scan`` runs them on a file): a secret is caught when a line holding part of
   it is flagged; a near miss is flagged when any of its lines is. It reports
-  lines, it does not rewrite them, so this is the more lenient count.
+  lines, it does not rewrite them, so this is the more lenient count. On the
+  channels it reads the placed text itself (not what a path stores of it).
 * **Throughput**: the gate alone on the demo corpus's text, and a whole ingest
   (``prepare_document`` + ``store_document`` into a fresh store) with the gate
   as it is and with the gate at the commit before issue #22's changes
@@ -28,8 +61,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import html
 import importlib.util
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -39,19 +74,24 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arborist import admission  # noqa: E402
+from arborist.secret_shapes import PLACEHOLDER_MARK  # noqa: E402
 from arborist.store import documents  # noqa: E402
 from arborist.store.demo import demo_corpus  # noqa: E402
 
 CORPUS = ROOT / "bench" / "secret_corpus" / "corpus.json"
 HOLDOUT = ROOT / "bench" / "secret_corpus" / "holdout.json"
+CHANNELS = ROOT / "bench" / "secret_corpus" / "channels.json"
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout.json"
 OLD_GATE = "c8136f0"
 """The commit whose arborist/admission.py is the gate before issue #22's changes."""
 MAX_NEAR_MISS_FLAGGED = 0.02
+MIN_PLACEMENTS_CAUGHT = 0.99
 MIN_THROUGHPUT_RATIO = 0.90
 
 
@@ -110,6 +150,288 @@ def detect_secrets(corpus: dict[str, list[dict[str, str]]]) -> tuple[list[str], 
             if _flagged_lines(n["text"], scratch):
                 flagged.append(n["id"])
     return missed, flagged
+
+
+# --- channels --------------------------------------------------------------------------
+#
+# Every input channel, each through the path it takes into the stores. A runner takes the
+# placed text and returns what the stores (or the screen) get of it.
+
+
+class _Channels:
+    """The real path of each channel, set up once: a scratch folder for files and folders,
+    a home for session labels, a loopback chat server for error lines."""
+
+    def __init__(self, scratch: Path) -> None:
+        from arborist.app import Arborist  # noqa: PLC0415
+        from tests.chat_server import ChatServer  # noqa: PLC0415 - the loopback test server
+
+        self.scratch = scratch
+        self.app = Arborist(scratch / "home")
+        self.server = ChatServer()
+        self.server.start()
+        self.made = 0
+
+    def close(self) -> None:
+        self.server.stop()
+        self.app.close()
+
+    def run(self, channel: str, text: str) -> str:
+        return getattr(self, f"_{channel}")(text)
+
+    # documents: the text, its title and its URI, as prepare_document admits them
+    @staticmethod
+    def _prepared(loaded: Any) -> str:
+        """The URI, title and text a document is stored with; a refused one stores
+        nothing, and its one-line refusal is what the user sees."""
+        from arborist.errors import BadInput  # noqa: PLC0415
+
+        try:
+            doc = documents.prepare_document(loaded)
+        except BadInput as exc:
+            return str(exc)
+        return "\n".join((doc.uri, doc.title, doc.text))
+
+    def _document_text(self, text: str) -> str:
+        from arborist.store.loaders import load_bytes  # noqa: PLC0415
+
+        data = text.encode("utf-8")
+        return self._prepared(load_bytes(data, uri="file:///srv/notes/notes.md", name="notes.md"))
+
+    def _fresh(self) -> Path:
+        self.made += 1
+        folder = self.scratch / f"p{self.made}"
+        folder.mkdir()
+        return folder
+
+    def _file_name(self, name: str) -> str:
+        from arborist.store.loaders import SUPPORTED_SUFFIXES, load_path  # noqa: PLC0415
+
+        if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
+            name += ".txt"  # a name no ingest reads (no suffix it knows) is given one
+        path = self._fresh() / name
+        path.write_text("Meeting notes: the rollout moves to Tuesday.\n", encoding="utf-8")
+        return self._prepared(load_path(path))
+
+    def _folder_name(self, name: str) -> str:
+        from arborist.store.loaders import load_path  # noqa: PLC0415
+
+        folder = self._fresh() / name
+        folder.mkdir()
+        path = folder / "notes.txt"
+        path.write_text("Meeting notes: the rollout moves to Tuesday.\n", encoding="utf-8")
+        return self._prepared(load_path(path))
+
+    def _url(self, url: str) -> str:
+        """What a fetched page stores: load_bytes as fetch_url calls it (the name from the
+        URL's last path segment), never a connection."""
+        from urllib.parse import unquote, urlsplit  # noqa: PLC0415
+
+        from arborist.store.loaders import load_bytes  # noqa: PLC0415
+
+        parts = urlsplit(url)
+        name = unquote(parts.path).rstrip("/").rsplit("/", 1)[-1] or parts.hostname or ""
+        data = b"<html><body><p>Meeting notes: the rollout moves to Tuesday.</p></body></html>"
+        return self._prepared(load_bytes(data, uri=url, name=name, media_type="text/html"))
+
+    _url_path = _url
+    _url_query = _url
+
+    def _title(self, title: str) -> str:
+        from arborist.store.loaders import load_bytes  # noqa: PLC0415
+
+        page = f"<html><head><title>{html.escape(title)}</title></head><body><p>notes</p></body>"
+        loaded = load_bytes(page.encode("utf-8"), uri="https://example.org/a.html", name="a.html")
+        return self._prepared(loaded)
+
+    @staticmethod
+    def _question(question: str) -> str:
+        from arborist.qa.runner import _normalized_question  # noqa: PLC0415
+
+        return admission.admit(_normalized_question(question)).text  # as runner.ask does
+
+    def _label(self, label: str) -> str:
+        return self.app.new_session(label).label or ""  # the label as sessions.db holds it
+
+    def _reason(self, reason: str) -> str:
+        return self.app.admitted(reason)  # what Arborist.falsify stores
+
+    @staticmethod
+    def _profile(base_url: str, model: str) -> str:
+        from arborist.errors import ArboristError  # noqa: PLC0415
+        from arborist.qa.openai import OpenAIClient  # noqa: PLC0415
+
+        try:
+            client = OpenAIClient(base_url, model)
+        except ArboristError as exc:  # what the user sees instead
+            return str(exc)
+        return json.dumps([client.profile(), repr(client)])
+
+    def _profile_url(self, url: str) -> str:
+        return self._profile(url, "test-model")
+
+    def _profile_model(self, model: str) -> str:
+        return self._profile("http://127.0.0.1:9/v1", model)
+
+    def _error_line(self, line: str) -> str:
+        """A server's error body, as the client renders it in its one-line error."""
+        from arborist.errors import ModelError  # noqa: PLC0415
+        from arborist.qa.client import ChatRequest, Message  # noqa: PLC0415
+        from arborist.qa.http import HttpSettings  # noqa: PLC0415
+        from arborist.qa.openai import OpenAIClient  # noqa: PLC0415
+        from tests.chat_server import error_reply  # noqa: PLC0415
+
+        self.server.script(error_reply(401, line))
+        client = OpenAIClient(self.server.url, "test-model", http=HttpSettings(max_retries=0))
+        try:
+            client.complete(ChatRequest("q", (), (Message("user", "q"),)))
+        except ModelError as exc:
+            return str(exc)
+        raise AssertionError("the server was scripted to refuse")
+
+
+def _placed(secret: dict[str, Any], placement: dict[str, Any]) -> tuple[str, list[str]]:
+    """The placement's text with the secret (its name and suffix around it) in it, and the
+    forms of the secret whose presence in an output is a leak."""
+    value = secret.get("prefix", "") + secret["secret"] + secret.get("suffix", "")
+    forms = [secret["secret"]]
+    if placement.get("percent_encode"):
+        value = quote(value, safe="")
+        forms.append(quote(secret["secret"], safe=""))
+    return placement["template"].replace("{secret}", value), forms
+
+
+_NAME_CHANNELS = ("file_name", "folder_name")
+_NEUTRAL = ("Orchard", "Orchard7Harbor9Lantern3")
+"""A plain word and a plain name with digits: a placement that redacts either gives its
+value to a secret's name (``token=``, ``?key=``)."""
+_USERINFO_SLOT = re.compile(r"://[^/@\s]*:\{secret\}@")
+"""A placement in a URL's password slot: a password by where it stands, and a client
+drops the userinfo whole, so a plain word there shows no redaction."""
+
+
+def counted_out(channel: str, text: str) -> str | None:
+    """Why a placement cannot be measured, or None. Named in the report, never dropped."""
+    if channel in _NAME_CHANNELS:
+        name = text
+        if "/" in name or "\x00" in name:
+            return "a file or folder name cannot hold '/'"
+        if len(name.encode("utf-8")) > 250:
+            return "longer than a file name may be (255 bytes)"
+    return None
+
+
+def channel_scores(corpus: dict[str, Any], channels: _Channels) -> dict[str, Any]:
+    """Every secret in every placement of every channel, and every near miss in every
+    placement that does not name its value (:data:`_NEUTRAL`), through the real path."""
+    result: dict[str, Any] = {"placed": [], "out": [], "near": [], "naming": []}
+    naming = set()
+    for placement in corpus["placements"]:
+        if _USERINFO_SLOT.search(placement["template"]):
+            naming.add(placement["id"])
+        for word in _NEUTRAL:
+            neutral = placement["template"].replace("{secret}", word)
+            if PLACEHOLDER_MARK in channels.run(placement["channel"], neutral):
+                naming.add(placement["id"])
+    result["naming"] = sorted(naming)
+    for placement in corpus["placements"]:
+        channel = placement["channel"]
+        for secret in corpus["secrets"]:
+            text, forms = _placed(secret, placement)
+            why = counted_out(channel, text)
+            if why is not None:
+                result["out"].append((secret["id"], placement["id"], why))
+                continue
+            output = channels.run(channel, text)
+            leaked = any(form in output for form in forms)
+            result["placed"].append((secret, placement, text, leaked))
+        if placement["id"] in naming:
+            continue
+        for near in corpus["near_misses"]:
+            text = placement["template"].replace("{secret}", near["text"])
+            if counted_out(channel, text) is not None:
+                result["out"].append((near["id"], placement["id"], "near miss: name with '/'"))
+                continue
+            flagged = PLACEHOLDER_MARK in channels.run(channel, text)
+            result["near"].append((near, placement, text, flagged))
+    return result
+
+
+def detect_secrets_channels(result: dict[str, Any]) -> tuple[int, int] | None:
+    """detect-secrets on the same placed texts: (placements caught, near misses flagged)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp)
+        caught = flagged = 0
+        for secret, _placement, text, _leaked in result["placed"]:
+            lines = _flagged_lines(text, scratch)
+            if lines is None:
+                return None
+            at = text.find(secret["secret"])
+            first = text.count("\n", 0, max(at, 0)) + 1
+            caught += bool(lines & {first}) if at != -1 else bool(lines)
+        for _near, _placement, text, _flagged in result["near"]:
+            flagged += bool(_flagged_lines(text, scratch))
+    return caught, flagged
+
+
+def score_channels(name: str, path: Path, *, with_detect_secrets: bool) -> tuple[bool, list[str]]:
+    """Print one channel corpus's table; True when ours meets both goals on it."""
+    corpus = json.loads(path.read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as tmp:
+        channels = _Channels(Path(tmp))
+        try:
+            result = channel_scores(corpus, channels)
+        finally:
+            channels.close()
+    placed, near = result["placed"], result["near"]
+    leaks = [(s, p) for s, p, _text, leaked in placed if leaked]
+    flags = [(n, p) for n, p, _text, flagged in near if flagged]
+    caught = len(placed) - len(leaks)
+    lines = [
+        f"{name}: {len(corpus['secrets'])} secrets x {len(corpus['placements'])} placements, "
+        f"{len(corpus['near_misses'])} near misses",
+        _row(("detector", "placements caught", "near misses flagged"), (28, 22, 26)),
+        _row(
+            (
+                "ours (every channel's path)",
+                f"{caught}/{len(placed)} ({caught / len(placed):.1%})",
+                f"{len(flags)}/{len(near)} ({len(flags) / max(len(near), 1):.1%})",
+            ),
+            (28, 22, 26),
+        ),
+    ]
+    theirs = detect_secrets_channels(result) if with_detect_secrets else None
+    if theirs is not None:
+        lines.append(
+            _row(
+                (
+                    "detect-secrets",
+                    f"{theirs[0]}/{len(placed)} ({theirs[0] / len(placed):.1%})",
+                    f"{theirs[1]}/{len(near)} ({theirs[1] / max(len(near), 1):.1%})",
+                ),
+                (28, 22, 26),
+            )
+        )
+    by_channel: dict[str, list[int]] = {}
+    for _s, p, _text, leaked in placed:
+        counts = by_channel.setdefault(p["channel"], [0, 0])
+        counts[0] += not leaked
+        counts[1] += 1
+    lines.append("  by channel: " + ", ".join(f"{c} {a}/{b}" for c, (a, b) in by_channel.items()))
+    lines.append(
+        f"  near misses not placed where the template names its value ({len(result['naming'])} "
+        f"placements): {', '.join(result['naming'])}"
+    )
+    for secret, placement in leaks:
+        lines.append(f"  leaked: {secret['id']} in {placement['id']}")
+    for near_miss, placement in flags:
+        lines.append(f"  flagged: {near_miss['id']} in {placement['id']}")
+    for what, where, why in result["out"]:
+        lines.append(f"  counted out: {what} in {where}: {why}")
+    ok = caught >= MIN_PLACEMENTS_CAUGHT * len(placed) and len(flags) <= (
+        MAX_NEAR_MISS_FLAGGED * len(near)
+    )
+    return ok, lines
 
 
 # --- throughput ------------------------------------------------------------------------
@@ -235,6 +557,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="a smoke run: no timing goal")
     parser.add_argument("--holdout", action="store_true", help="also score the held-out corpus")
     parser.add_argument("--rounds", type=int, default=9, help="timing rounds")
+    parser.add_argument(
+        "--channels-only", action="store_true", help="the corpora alone: no demo corpus, no timing"
+    )
     args = parser.parse_args()
 
     goals: list[tuple[str, bool, str]] = []
@@ -245,6 +570,18 @@ def main() -> int:
         ok, lines = score(name, load(path))
         print("\n".join(lines), end="\n\n")
         goals.append((f"{path.name}: every secret caught, <= 2% near misses", ok, ""))
+
+    channel_corpora = [("dev channel corpus (bench/secret_corpus/channels.json)", CHANNELS)]
+    if args.holdout:
+        channel_corpora.append(
+            ("holdout channel corpus (bench/secret_corpus/channels_holdout.json)", CHANNELS_HOLDOUT)
+        )
+    for name, path in channel_corpora:
+        ok, lines = score_channels(name, path, with_detect_secrets=not args.quick)
+        print("\n".join(lines), end="\n\n")
+        goals.append((f"{path.name}: >= 99% of placements caught, <= 2% near misses", ok, ""))
+    if args.channels_only:
+        return 0 if all(ok for _label, ok, _detail in goals) else 1
 
     docs = list(demo_corpus())
     redactions = sum(len(admission.admit(doc.text).redactions) for doc in docs)

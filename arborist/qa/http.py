@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import ssl
 import time
 from collections.abc import Callable, Mapping
@@ -235,12 +236,23 @@ def _server_url(base_url: str) -> str:
     return f"{scheme}://{host}{port}{path}"
 
 
+_USERINFO = re.compile(r"://[^@]*@")
+
+
+def _shown_url(base_url: str) -> str:
+    """A base URL as an error names it: any userinfo (to the last ``@``) cut whatever it
+    holds, the rest through the admission gate (a URL that does not parse is echoed)."""
+    return admit(_USERINFO.sub("://[REDACTED:url_credentials]@", base_url)).text
+
+
 def check_endpoint(base_url: str, model: str, max_retries: int) -> None:
     """The settings every remote client checks first, in this order, so that the first
     bad one is named (a subclass checks its own options next, then :class:`RemoteModel`
     the timeouts and the URL as a whole)."""
     if not base_url[:8].lower().startswith(("http://", "https://")):
-        raise BadInput(f"model base URL must start with http:// or https://, not {base_url!r}")
+        raise BadInput(
+            f"model base URL must start with http:// or https://, not {_shown_url(base_url)!r}"
+        )
     if not model:
         raise BadInput("the model name is empty")
     if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
@@ -299,10 +311,17 @@ class RemoteModel:
     ) -> None:
         check_endpoint(base_url, model, http.max_retries)
         _check_seconds(http.connect_timeout, http.read_timeout, http.deadline)
+        if api_key and (api_key != api_key.strip() or not api_key.isprintable()):
+            # No header may carry it (httpx's refusal would quote it whole, escaped past
+            # the redaction of the key as given): refused here, naming no character of it.
+            raise BadInput(
+                "the API key holds a line end, a control character or a space at an end "
+                "(pasted with it?); strip it from the variable or file that sets the key"
+            )
         try:
             self._display = _server_url(base_url)
         except (httpx.InvalidURL, UnicodeError) as exc:
-            raise BadInput(f"model base URL {base_url!r} is not a valid URL") from exc
+            raise BadInput(f"model base URL {_shown_url(base_url)!r} is not a valid URL") from exc
         self.name = name
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -342,8 +361,9 @@ class RemoteModel:
         return StreamText(self._api_key)
 
     def _quote(self, text: str, limit: int = _MAX_ERROR_TEXT) -> str:
-        """Server text for an error message: cleaned first, then cut (never mid-key)."""
-        return one_line(self._clean(text), limit)
+        """Server text for an error message: cleaned and through the admission gate
+        (a server's error may quote any credential), then cut (never mid-key)."""
+        return one_line(admit(self._clean(text)).text, limit)
 
     def _error(self, what: str) -> ModelError:
         """A one-line ModelError naming this client, its model and server."""
