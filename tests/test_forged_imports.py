@@ -1,0 +1,259 @@
+"""An import accepts nothing that ``arborist verify`` would then reject, and verify skips no
+turn in silence.
+
+Each test makes real homes (real SQLite files, the offline extractive model), exports a
+session, forges the export as an attacker would (recomputing the node hash with the
+library's own function) and imports it. The contract: refused with one line and not a
+byte written to either store, or imported and then shown as it can be proved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from arborist.app import Arborist
+from arborist.cli import cli
+from arborist.errors import BadInput
+from arborist.hashing import node_hash
+
+DOC = (
+    "# Spider-Man\n\n"
+    "Spider-Man was created by writer Stan Lee and artist Steve Ditko.\n\n"
+    "He first appeared in Amazing Fantasy #15 in August 1962.\n"
+)
+QUESTION = "Who created Spider-Man?"
+FORGED_ANSWER = "Spider-Man was created by Jack Kirby alone. [E1]"
+
+
+@pytest.fixture
+def doc(tmp_path: Path) -> Path:
+    path = tmp_path / "spider.md"
+    path.write_text(DOC, encoding="utf-8")
+    return path
+
+
+def _home(root: Path, name: str, doc: Path, *, ask: bool) -> Path:
+    home = root / name
+    with Arborist(home) as app:
+        app.ingest([str(doc)])
+        if ask:
+            app.ask_turn(QUESTION, sid=None)
+        app.sessions()  # sessions.db made and migrated: what an import leaves is its own
+    return home
+
+
+def _export(home: Path) -> list[dict[str, Any]]:
+    with Arborist(home) as app:
+        ((session, _),) = app.sessions()
+        return app.export_session(session.sid)
+
+
+def _lines(records: list[dict[str, Any]]) -> list[str]:
+    return [json.dumps(r, ensure_ascii=False) for r in records]
+
+
+def _turn(records: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(r for r in records if r["type"] == "node" and r["parent_bates"] is not None)
+
+
+def _rehash(records: list[dict[str, Any]]) -> None:
+    """What a careful forger does: recompute every node hash, parents first, with the
+    library's own function (a field it cannot hash is left as it was)."""
+    hashes: dict[str, str] = {}
+    for record in records:
+        if record.get("type") != "node":
+            continue
+        with contextlib.suppress(ValueError, TypeError, KeyError):
+            record["node_hash"] = node_hash(
+                parent_node_hash=hashes.get(record["parent_bates"]),
+                bates=record["bates"], question=record["question"],
+                cache_key=record["cache_key"], audit_mode=record["audit_mode"],
+                created_at=record["created_at"], label=record["created_label"],
+            )  # fmt: skip
+        if isinstance(record.get("bates"), str):
+            hashes[record["bates"]] = record["node_hash"]
+
+
+def _file_bytes(home: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(home.iterdir()) if ".db" in p.name}
+
+
+def _cli(home: Path, *args: str) -> Any:
+    return CliRunner().invoke(cli, ["--home", str(home), *args])
+
+
+def _refused_whole(target: Path, records: list[dict[str, Any]], says: str) -> str:
+    """Import ``records`` into ``target``: one line naming ``says``, nothing written."""
+    before = _file_bytes(target)
+    with Arborist(target) as app, pytest.raises(BadInput) as caught:
+        app.import_sessions(_lines(records))
+    message = str(caught.value)
+    assert "\n" not in message and says in message, message
+    assert _file_bytes(target) == before
+    return message
+
+
+# --- fields an honest export never holds --------------------------------------------------------
+
+
+def _root_alike(records: list[dict[str, Any]]) -> None:
+    """A parentless turn claiming ROOT with a forged answer: its agreement check was skipped."""
+    turn = _turn(records)
+    turn.update(parent_bates=None, audit_mode="ROOT", answer_text=FORGED_ANSWER)
+
+
+FORGED_FIELDS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "titles as integers": (lambda t: t.update(cited_titles=[1, 2]), "cited_titles is not"),
+    "titles as one string": (lambda t: t.update(cited_titles="Spider-Man"), "cited_titles is not"),
+    "titles null": (lambda t: t.update(cited_titles=None), "cited_titles is not"),
+    "question a number": (lambda t: t.update(question=7), "its question is not text"),
+    "question a list": (lambda t: t.update(question=[QUESTION]), "its question is not text"),
+    "mode a number": (lambda t: t.update(audit_mode=1), "its audit_mode is not text"),
+    "mode unknown": (lambda t: t.update(audit_mode="PROVEN"), "audit mode is none"),
+    "time a number": (lambda t: t.update(created_at=1733400000), "its created_at is not text"),
+    "time not a time": (lambda t: t.update(created_at="yesterday"), "created_at is not a time"),
+    "key a number": (lambda t: t.update(cache_key=12), "its cache_key is not text"),
+    "key empty": (
+        lambda t: t.update(cache_key="", answer_text=FORGED_ANSWER),
+        "its cache key is empty",
+    ),
+    "key malformed": (
+        lambda t: t.update(cache_key="c705a66e", answer_text=FORGED_ANSWER),
+        "its cache key is not a cache key",
+    ),
+    "key in upper case": (
+        lambda t: t.update(cache_key=t["cache_key"].upper()),
+        "its cache key is not a cache key",
+    ),
+    "answer a number": (lambda t: t.update(answer_text=42), "its answer_text is not text"),
+    "answer an object": (lambda t: t.update(answer_text={"a": 1}), "answer_text is not text"),
+    "answer a lone surrogate": (lambda t: t.update(answer_text="Lee \udc9b"), "not UTF-8"),
+    "title a lone surrogate": (lambda t: t.update(cited_titles=["\ud800"]), "not UTF-8"),
+    "label a bates number": (
+        lambda t: t.update(created_label=t["bates"], label=t["bates"]),
+        "created_label is none",
+    ),
+    "bates padded": (lambda t: t.update(bates=f" {t['bates']}"), "its bates is not"),
+    "question empty": (lambda t: t.update(question=" "), "its question is empty"),
+}
+
+
+@pytest.mark.parametrize("forgery", sorted(FORGED_FIELDS))
+def test_a_turn_field_no_honest_export_holds_is_refused_in_one_line_writing_nothing(
+    tmp_path: Path, doc: Path, forgery: str
+) -> None:
+    records = _export(_home(tmp_path, "a", doc, ask=True))
+    forge, says = FORGED_FIELDS[forgery]
+    forge(_turn(records))
+    _rehash(records)
+    target = _home(tmp_path, "b", doc, ask=False)
+    _refused_whole(target, records, says)
+
+
+def test_a_parentless_turn_claiming_root_is_refused_though_its_answer_was_never_checked(
+    tmp_path: Path, doc: Path
+) -> None:
+    records = _export(_home(tmp_path, "a", doc, ask=True))
+    _root_alike(records)
+    _rehash(records)
+    target = _home(tmp_path, "b", doc, ask=True)  # a record here it would contradict
+    _refused_whole(target, records, "it is not its session's root (seq 0), yet it has no parent")
+
+
+def test_a_root_holding_an_answer_is_refused(tmp_path: Path, doc: Path) -> None:
+    records = _export(_home(tmp_path, "a", doc, ask=True))
+    root = next(r for r in records if r["type"] == "node" and r["parent_bates"] is None)
+    root.update(answer_text=FORGED_ANSWER, cited_titles=["Spider-Man"])
+    _rehash(records)
+    target = _home(tmp_path, "b", doc, ask=False)
+    _refused_whole(target, records, "a session's root holds no question, answer")
+
+
+def test_a_session_header_whose_time_is_not_its_roots_is_refused(tmp_path: Path, doc: Path) -> None:
+    records = _export(_home(tmp_path, "a", doc, ask=True))
+    records[0]["created_at"] = "2001-01-01T00:00:00.000000Z"
+    target = _home(tmp_path, "b", doc, ask=False)
+    _refused_whole(target, records, "its created_at is not its root turn's")
+
+
+def test_a_turn_twice_in_one_file_is_refused(tmp_path: Path, doc: Path) -> None:
+    records = _export(_home(tmp_path, "a", doc, ask=True))
+    records.append(dict(_turn(records)))
+    target = _home(tmp_path, "b", doc, ask=False)
+    _refused_whole(target, records, "is in the file twice")
+
+
+def test_a_refused_import_is_one_cli_line_with_no_traceback(tmp_path: Path, doc: Path) -> None:
+    records = _export(_home(tmp_path, "a", doc, ask=True))
+    _turn(records)["answer_text"] = 42  # a traceback before: answer_text.encode
+    export = tmp_path / "forged.jsonl"
+    export.write_text("\n".join(_lines(records)) + "\n", encoding="utf-8")
+    target = _home(tmp_path, "b", doc, ask=False)
+    before = _file_bytes(target)
+    result = _cli(target, "session", "--import", str(export))
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert "its answer_text is not text" in lines[0] and "Traceback" not in result.output
+    assert _file_bytes(target) == before
+
+
+# --- numbering: a turn is imported only with every turn before it -----------------------------
+
+
+def _far_turn(records: list[dict[str, Any]], seq: int) -> list[dict[str, Any]]:
+    """The session's header and a copy of its turn renumbered ``seq``, under that turn:
+    hashes recomputed, the answer the store holds (so nothing contradicts it)."""
+    turn = _turn(records)
+    far = {**turn, "bates": f"{turn['bates'][:-7]}-{seq:06d}", "parent_bates": turn["bates"]}
+    forged = [records[0], *(r for r in records if r["type"] == "node"), far]
+    _rehash(forged)
+    return [records[0], far]
+
+
+def test_a_turn_numbered_999999_does_not_fill_its_owners_session(tmp_path: Path, doc: Path) -> None:
+    owner = _home(tmp_path, "owner", doc, ask=True)
+    records = _export(owner)  # what an attacker reads: the owner's session and its hashes
+    sid = records[0]["sid"]
+    message = _refused_whole(owner, _far_turn(records, 999_999), f"{sid}-999999 would leave")
+    assert "without its turn 000002" in message
+    with Arborist(owner) as app:  # the owner goes on asking in the session
+        turn = app.ask_turn("When did Spider-Man first appear?", sid=sid)
+        assert turn.node.bates == f"{sid}-000002" and turn.node.audit_mode == "STRICT"
+        assert app.verify().ok
+
+
+def test_a_session_imported_with_a_gap_is_refused_even_into_a_fresh_home(
+    tmp_path: Path, doc: Path
+) -> None:
+    records = _export(_home(tmp_path, "a", doc, ask=True))
+    header, far = _far_turn(records, 5)
+    forged = [header, *(r for r in records if r["type"] == "node"), far]
+    target = _home(tmp_path, "b", doc, ask=False)
+    _refused_whole(target, forged, "without its turn 000002")
+
+
+def test_the_next_turns_of_a_session_import_after_those_already_here(
+    tmp_path: Path, doc: Path
+) -> None:
+    source = _home(tmp_path, "a", doc, ask=True)
+    target = _home(tmp_path, "b", doc, ask=False)
+    first = _export(source)
+    with Arborist(target) as app:
+        app.import_sessions(_lines(first))
+    with Arborist(source) as app:
+        app.ask_turn("When did Spider-Man first appear?", sid=first[0]["sid"])
+    grown = _export(source)
+    later = [grown[0], grown[-1]]  # the new turn alone: its parent and elder are here
+    with Arborist(target) as app:
+        done = app.import_sessions(_lines(later))
+        assert (done.added, done.already_present) == (1, 0)
+        asked = app.ask_turn(QUESTION, sid=first[0]["sid"])
+        assert asked.node.seq == 3
+        assert app.verify().ok
