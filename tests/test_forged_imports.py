@@ -257,3 +257,84 @@ def test_the_next_turns_of_a_session_import_after_those_already_here(
         asked = app.ask_turn(QUESTION, sid=first[0]["sid"])
         assert asked.node.seq == 3
         assert app.verify().ok
+
+
+# --- verify: every turn it cannot check is named, never skipped --------------------------------
+
+
+def _written_by_hand(home: Path, **fields: Any) -> str:
+    """A turn written with the library's own writer (node row, Merkle link, ripple and
+    ``node_insert`` event, all consistent) under the session's first turn, with ``fields``
+    as a forger chooses them: what an older import accepted."""
+    from arborist.forest.shard import insert_turn
+
+    with Arborist(home) as app:
+        ((session, _),) = app.sessions()
+        first = app.node("1", session.sid)
+        turn = {
+            "question": first.question,
+            "answer_text": FORGED_ANSWER,
+            "cache_key": first.cache_key,
+            "audit_mode": "STRICT",
+            "cited_titles": list(first.cited_titles),
+            **fields,
+        }
+        return insert_turn(app.sessions_conn, session.sid, first.bates, **turn).bates
+
+
+@pytest.mark.parametrize(
+    ("key", "says"),
+    [("", "its cache key is empty"), ("c705a66e", "its cache key is not a cache key")],
+)
+def test_verify_names_a_turn_whose_key_is_empty_or_malformed_however_well_hashed(
+    tmp_path: Path, doc: Path, key: str, says: str
+) -> None:
+    home = _home(tmp_path, "a", doc, ask=True)
+    bates = _written_by_hand(home, cache_key=key)
+    for args in (("verify",), ("verify", "--witness", str(_notebook(tmp_path, home)))):
+        result = _cli(home, *args)
+        assert result.exit_code == 1, result.output
+        assert f"sessions.db: turn {bates}: {says}" in result.output
+    found = json.loads(_cli(home, "verify", "--json").output)
+    assert not found["ok"] and any(bates in p and says in p for p in found["problems"])
+
+
+def test_verify_names_a_turn_whose_mode_no_answer_is_given_in(tmp_path: Path, doc: Path) -> None:
+    home = _home(tmp_path, "a", doc, ask=True)
+    bates = _written_by_hand(home, audit_mode="PROVEN", answer_text="")
+    result = _cli(home, "verify")
+    assert f"turn {bates}: its audit mode is none an answer is given in" in result.output
+
+
+def _notebook(tmp_path: Path, home: Path) -> Path:
+    """A saved notebook whose one output witnesses the home's sessions.db chain head now."""
+    with Arborist(home) as app:
+        checkpoint = app.checkpoint()
+    text = f"checkpoint {checkpoint}" if checkpoint else ""
+    cell = {"cell_type": "code", "source": "%%ask\nq", "metadata": {}, "execution_count": 1,
+            "outputs": [{"output_type": "stream", "name": "stdout", "text": [text]}]}  # fmt: skip
+    path = tmp_path / "witness.ipynb"
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    return path
+
+
+def test_verify_counts_and_names_an_imported_turn_it_cannot_check_here(
+    tmp_path: Path, doc: Path
+) -> None:
+    records = _export(_home(tmp_path, "a", doc, ask=True))
+    target = _home(tmp_path, "b", doc, ask=False)  # the corpus, but not the answer
+    with Arborist(target) as app:
+        app.import_sessions(_lines(records))
+    bates = _turn(records)["bates"]
+    result = _cli(target, "verify")
+    assert result.exit_code == 0, result.output  # no failure: the turn claims NONE here
+    assert "sessions.db: 1 turn not checkable here: store.db holds no answer" in result.output
+    assert f"sessions.db: turn {bates}: not checkable here" in result.output
+    found = json.loads(_cli(target, "verify", "--json").output)
+    assert found["ok"] and found["not_checkable_here"] == [bates]
+    with Arborist(target) as app:  # once the answer is asked here, the turn is checked
+        app.ask_turn(QUESTION, sid=None)
+    found = json.loads(_cli(target, "verify", "--json").output)
+    assert found["ok"] and found["not_checkable_here"] == []
+    assert "not checkable" not in _cli(target, "verify").output

@@ -13,6 +13,10 @@ One problem line each, naming the turn:
 * the row differs from its ``node_insert`` event (node hash, parent, the
   answer's hash): an edited ``answer_text``, or a node rewritten together
   with its hashes; a turn an event records is missing;
+* it is none an honest writer makes (:mod:`arborist.forest.shape`): a turn other than
+  its session's root without a parent, a root holding a question, answer, key or cited
+  titles, a turn whose cache key is empty or not a key's shape (no record can vouch for
+  it, so it is never skipped as if it were checked), or whose mode no answer is given in;
 * the FTS index fails SQLite's integrity check (run on a private copy when
   the file can only be read);
 * the audit chain is broken or lacks a checkpoint.
@@ -37,6 +41,7 @@ from typing import Any
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist.forest.bates import MAX_SEQ, is_bates, is_sid, parse_bates
 from arborist.forest.reads import TurnAnswer, cited_titles
+from arborist.forest.shape import is_cache_key, shape_problem
 from arborist.forest.shard import node_event_body, node_event_text, session_event_body
 from arborist.hashing import node_row_hash, subtree_hash_bytes
 from arborist.integrity import FileChecks, read_or_report
@@ -150,8 +155,14 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any], l
             problems.append(f"turn {bates}: its parent {parent} is missing")
         titles = _read_titles(row[12])
         shown = cited_titles(titles)
-        if row[4] is not None and row[4] != "" and shown is not None:  # as turn_answers reads
+        if seq != 0 and is_cache_key(row[4]) and shown is not None:  # as turn_answers reads
             answers.append((bates, row[4], row[3], shown, row[5], row[2]))
+        shape = shape_problem(
+            seq=seq, parent=parent, question=row[2], answer=row[3], key=row[4], mode=row[5],
+            titles=row[12], created_label=row[7],
+        )  # fmt: skip
+        if shape is not None:
+            problems.append(f"turn {bates}: {shape}")
         problems += _field_problems(row, parent_row, kids.get(bates, []), titles)
         problems += _link_problems(row, parent_row)
         if seq == 0:
