@@ -180,7 +180,8 @@ def verification_json(result: Verification, checkpoints: int) -> dict[str, Any]:
             "store": {"documents": store.documents, "chunks": store.chunks,
                       "records": store.records, "checkpoint": _head(store.chain)},
             "sessions": {"sessions": forest.sessions, "nodes": forest.nodes,
-                         "checkpoint": _head(forest.chain)}}  # fmt: skip
+                         "checkpoint": _head(forest.chain)},
+            "not_checkable_here": list(result.unchecked)}  # fmt: skip
 
 
 @command(
@@ -199,7 +200,9 @@ def _verify(desk: Desk, args: argparse.Namespace) -> Outcome:
     failed = f"verify found {len(result.problems)} problem(s) (see above)"
     return shown(
         args,
-        lambda: views.verification_text(result, len(checkpoints)),
+        lambda: "\n".join(
+            [views.verification_text(result, len(checkpoints)), *result.unchecked_lines]
+        ),
         lambda: verification_json(result, len(checkpoints)),
         failed=failed if result.problems else None,
     )
