@@ -19,7 +19,7 @@ import re
 from arborist.forest.nodes import ROOT_AUDIT_MODE
 from arborist.store.search import AUDIT_MODES
 
-__all__ = ["TURN_MODES", "is_cache_key", "shape_problem"]
+__all__ = ["TURN_MODES", "is_cache_key", "is_honest_turn", "shape_problem"]
 
 TURN_MODES = AUDIT_MODES
 """The audit modes an answer is given in, and so the only ones a turn (not a root) holds."""
@@ -31,6 +31,28 @@ def is_cache_key(value: object) -> bool:
     """Whether ``value`` has a cache key's shape: 64 lowercase hex digits, as
     :func:`~arborist.hashing.cache_key` writes them."""
     return type(value) is str and _KEY.fullmatch(value) is not None
+
+
+_MODES = frozenset(TURN_MODES)
+
+
+def is_honest_turn(
+    seq: object, parent: object, question: object, key: object, mode: object
+) -> bool:
+    """Whether a turn (not a root) has an honest writer's shape: the quick test
+    ``arborist verify`` makes of every turn before it asks :func:`shape_problem` why not
+    (the same rule: a parent, a key's shape, an answer's mode, a question)."""
+    return (
+        seq != 0
+        and parent is not None
+        and type(key) is str
+        and len(key) == 64
+        and mode in _MODES
+        and type(question) is str
+        and not question.isspace()
+        and question != ""
+        and _KEY.fullmatch(key) is not None
+    )
 
 
 def shape_problem(

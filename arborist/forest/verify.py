@@ -41,7 +41,7 @@ from typing import Any
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist.forest.bates import MAX_SEQ, is_bates, is_sid, parse_bates
 from arborist.forest.reads import TurnAnswer, cited_titles
-from arborist.forest.shape import is_cache_key, shape_problem
+from arborist.forest.shape import is_honest_turn, shape_problem
 from arborist.forest.shard import node_event_body, node_event_text, session_event_body
 from arborist.hashing import node_row_hash, subtree_hash_bytes
 from arborist.integrity import FileChecks, read_or_report
@@ -155,14 +155,11 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any], l
             problems.append(f"turn {bates}: its parent {parent} is missing")
         titles = _read_titles(row[12])
         shown = cited_titles(titles)
-        if seq != 0 and is_cache_key(row[4]) and shown is not None:  # as turn_answers reads
-            answers.append((bates, row[4], row[3], shown, row[5], row[2]))
-        shape = shape_problem(
-            seq=seq, parent=parent, question=row[2], answer=row[3], key=row[4], mode=row[5],
-            titles=row[12], created_label=row[7],
-        )  # fmt: skip
-        if shape is not None:
-            problems.append(f"turn {bates}: {shape}")
+        if is_honest_turn(seq, parent, row[2], row[4], row[5]):  # the usual case, quickly
+            if shown is not None:  # as turn_answers reads
+                answers.append((bates, row[4], row[3], shown, row[5], row[2]))
+        else:
+            problems += _shape_problems(row)
         problems += _field_problems(row, parent_row, kids.get(bates, []), titles)
         problems += _link_problems(row, parent_row)
         if seq == 0:
@@ -175,6 +172,17 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any], l
     for bates in inserts:
         problems.append(f"turn {bates}: recorded by an event but missing")
     return problems, by_bates, answers
+
+
+def _shape_problems(row: Any) -> list[str]:
+    """A root, or a turn of a shape no honest writer makes (:func:`shape_problem`): a line
+    when it is the second, none when the first."""
+    bates, parent, question, answer, key, mode, _, label = row[:8]
+    shape = shape_problem(
+        seq=row[10], parent=parent, question=question, answer=answer, key=key, mode=mode,
+        titles=row[12], created_label=label,
+    )  # fmt: skip
+    return [] if shape is None else [f"turn {bates}: {shape}"]
 
 
 def _field_problems(row: Any, parent_row: Any, children: list[bytes], titles: object) -> list[str]:
