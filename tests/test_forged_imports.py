@@ -11,17 +11,23 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import strategies as st
 
 from arborist.app import Arborist
 from arborist.cli import cli
-from arborist.errors import BadInput
-from arborist.hashing import node_hash
+from arborist.errors import ArboristError, BadInput
+from arborist.forest.reads import session_bates
+from arborist.hashing import node_hash, question_hash
 
 DOC = (
     "# Spider-Man\n\n"
@@ -338,3 +344,174 @@ def test_verify_counts_and_names_an_imported_turn_it_cannot_check_here(
     found = json.loads(_cli(target, "verify", "--json").output)
     assert found["ok"] and found["not_checkable_here"] == []
     assert "not checkable" not in _cli(target, "verify").output
+
+
+# --- the property: refused whole, or shown as it can be proved, and verify agrees --------------
+
+HONEST_QUESTIONS = (QUESTION, "When did Spider-Man first appear?")
+BATES_IN_LINE = re.compile(r"([0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}-[0-9]{6})")
+
+
+def scaled(examples: int) -> settings:
+    """``examples`` in a normal run, ten times as many under ``pytest --long``."""
+    return settings(
+        max_examples=max(1, examples * settings().max_examples // 100),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+FACES = ("audit_now", "tree --json", "show --json", "find --json")
+
+
+@pytest.fixture(scope="module")
+def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The source home (a session of a root and two turns, the second labelled) and three
+    targets: the corpus alone (no answer held: the turns are not checkable there), the
+    corpus with the first answer asked (a forged turn contradicts it) and the source itself
+    (the session is there: a forged turn joins it)."""
+    root = tmp_path_factory.mktemp("forged")
+    doc = root / "spider.md"
+    doc.write_text(DOC, encoding="utf-8")
+    source = _home(root, "source", doc, ask=True)
+    with Arborist(source) as app:
+        ((session, _),) = app.sessions()
+        app.ask_turn(HONEST_QUESTIONS[1], sid=session.sid, label="first-issue")
+    held = _home(root, "held", doc, ask=True)
+    return {
+        "records": _export(source),
+        "targets": {"fresh": _home(root, "fresh", doc, ask=False), "held": held, "owner": source},
+    }
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _near_misses(records: list[dict[str, Any]]) -> list[Any]:
+    """Values an attacker would try first: the export's own values moved to other fields,
+    every mode, the empty text, a huge one, lone surrogates, other seqs of the session."""
+    sid = records[0]["sid"]
+    values: list[Any] = ["", " ", "x" * 200_000, "\ud800", "Lee \udc9b", "ROOT", "NONE"]
+    values += ["STRICT", "HYBRID", "VISUAL", "strict", [], [""], ["Spider-Man", "Spider-Man"]]
+    values += [f"{sid}-{seq:06d}" for seq in (0, 1, 2, 3, 999_999)]
+    values += ["2026-12-05T15:23:11.088846Z", "0" * 64, "F" * 64]
+    values += [v for r in records for v in r.values() if v is not None]
+    return values
+
+
+@st.composite
+def forgeries(draw: st.DrawFn, records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    """An honest export with one to three fields changed (to any JSON value or a near miss),
+    dropped or added, its hashes recomputed by a careful forger unless it draws not to."""
+    forged = json.loads(json.dumps(records))
+    steps = []
+    for _ in range(draw(st.integers(1, 3))):
+        record = draw(st.sampled_from(forged))
+        op = draw(st.sampled_from(("set", "set", "set", "drop", "add")))
+        if op == "add":
+            name = draw(st.text(min_size=1, max_size=12))
+        else:
+            name = draw(st.sampled_from(sorted(record)))
+        if op == "drop":
+            record.pop(name, None)
+        else:
+            record[name] = draw(json_values | st.sampled_from(_near_misses(records)))
+        steps.append(f"{op} {record.get('bates', 'header')}.{name}")
+    if draw(st.booleans()) or draw(st.booleans()):  # three times in four
+        _rehash(forged)
+    return forged, "; ".join(steps)
+
+
+def _state(home: Path) -> dict[str, bytes]:
+    return _file_bytes(home)
+
+
+def _faces(home: Path, bates: list[str], sids: set[str]) -> dict[str, dict[str, tuple[Any, Any]]]:
+    """What each face shows of each turn: ``(mode, reason)`` by face and bates."""
+    shown: dict[str, dict[str, tuple[Any, Any]]] = {face: {} for face in FACES}
+    with Arborist(home) as app:
+        for name in bates:
+            now = app.audit_now(app.node(name))
+            shown["audit_now"][name] = (now.mode, now.reason)
+    for sid in sids:
+        tree = json.loads(_cli(home, "tree", "--sid", sid, "--json").output)
+        for turn in tree["turns"]:
+            shown["tree --json"][turn["bates"]] = (turn["audit_now"], turn["audit_reason"])
+    for name in bates:
+        node = json.loads(_cli(home, "show", name, "--json").output)
+        shown["show --json"][name] = (node["audit_now"], node["audit_reason"])
+    hits = json.loads(_cli(home, "find", "Spider", "--limit", "50", "--json").output)
+    for hit in hits:
+        shown["find --json"][hit["bates"]] = (hit["audit_now"], hit["audit_reason"])
+    return shown
+
+
+def _earned(turn: Any, target: str, records: list[dict[str, Any]]) -> bool:
+    """Whether a turn shows what an answer this home holds vouches for: the honest turn's
+    key, answer, cited titles, mode and question, where that answer was asked."""
+    honest = [r for r in records if r["type"] == "node" and r["parent_bates"] is not None]
+    held = honest if target == "owner" else honest[:1] if target == "held" else []
+    fields = (turn.cache_key, turn.answer_text, list(turn.cited_titles), turn.audit_mode)
+    return any(
+        fields == (h["cache_key"], h["answer_text"], h["cited_titles"], h["audit_mode"])
+        and question_hash(turn.question) == question_hash(h["question"])
+        for h in held
+    )
+
+
+def _named(lines: list[str]) -> set[str]:
+    return {m.group(1) for line in lines for m in BATES_IN_LINE.finditer(line)}
+
+
+@scaled(40)
+@given(data=st.data(), target=st.sampled_from(("fresh", "held", "owner")))
+def test_a_forged_import_is_refused_whole_or_shown_as_proved_and_verify_agrees_with_every_face(
+    homes: dict[str, Any], data: st.DataObject, target: str
+) -> None:
+    records = homes["records"]
+    forged, steps = data.draw(forgeries(records))
+    note(steps)
+    with tempfile.TemporaryDirectory() as scratch:
+        home = Path(scratch) / "home"
+        shutil.copytree(homes["targets"][target], home)
+        before = _state(home)
+        try:
+            with Arborist(home) as app:
+                app.import_sessions(_lines(forged))
+        except ArboristError as exc:
+            event(f"refused: {re.sub(BATES_IN_LINE, 'B', str(exc))[:60]}")
+            assert str(exc) and "\n" not in str(exc), str(exc)
+            assert _state(home) == before, f"refused ({exc}) yet written"
+            return
+        with Arborist(home) as app:
+            turns = [
+                node
+                for (session, _) in app.sessions()
+                for node in (app.node(b) for b in session_bates(app.sessions_conn, session.sid))
+                if not node.is_root
+            ]
+            verification = app.verify()
+        # What import accepts, verify passes: nothing it would reject gets in.
+        assert verification.problems == list(verification.modes), verification.problems
+        event(f"imported into {target}")
+        names = [t.bates for t in turns]
+        faces = _faces(home, names, {t.sid for t in turns})
+        failed = _named(verification.problems)
+        unchecked = set(verification.unchecked)
+        for turn in turns:
+            seen = {face: shown[turn.bates] for face, shown in faces.items() if turn.bates in shown}
+            assert len(set(seen.values())) == 1, f"{turn.bates}: the faces disagree: {seen}"
+            ((mode, reason),) = set(seen.values())
+            if mode != "NONE":  # a claim: earned, unreported, with no reason to doubt it
+                assert reason is None and _earned(turn, target, records), (turn.bates, mode)
+                assert turn.bates not in failed | unchecked, (turn.bates, mode)
+            else:
+                assert reason, f"{turn.bates} shows NONE without a reason"
+            if turn.bates in failed | unchecked:
+                assert mode == "NONE", f"verify names {turn.bates}, yet it claims {mode}"

@@ -106,7 +106,9 @@ def _parse(lines: Iterable[str]) -> tuple[dict[str, dict[str, Any]], list[dict[s
             raise BadInput(f"line {number}: expected a session or node record")
         if item["type"] == "session":
             if item.get("format") != EXPORT_FORMAT:
-                raise BadInput(f"line {number}: unknown export format {item.get('format')!r}")
+                named = repr(item.get("format"))
+                named = named if len(named) <= 60 else f"{named[:57]}..."
+                raise BadInput(f"line {number}: unknown export format {named}")
             sid = item.get("sid")
             if not isinstance(sid, str) or not is_sid(sid):
                 raise BadInput(f"line {number}: its sid is not YYYYMMDDTHHMMSSZ-xxxxxx")
