@@ -469,7 +469,7 @@ def _named(lines: list[str]) -> set[str]:
     return {m.group(1) for line in lines for m in BATES_IN_LINE.finditer(line)}
 
 
-@scaled(40)
+@scaled(150)
 @given(data=st.data(), target=st.sampled_from(("fresh", "held", "owner")))
 def test_a_forged_import_is_refused_whole_or_shown_as_proved_and_verify_agrees_with_every_face(
     homes: dict[str, Any], data: st.DataObject, target: str
@@ -528,7 +528,7 @@ def _turns(app: Arborist) -> list[Any]:
     ]
 
 
-@scaled(20)
+@scaled(50)
 @given(
     key=st.sampled_from(("", "c705a66e", "HONEST", "HONEST-UPPER", "0" * 64, " HONEST")),
     mode=st.sampled_from(("STRICT", "HYBRID", "VISUAL", "ROOT", "NONE", "strict", "")),
