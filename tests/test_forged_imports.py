@@ -558,3 +558,19 @@ def test_a_turn_written_whole_with_any_key_and_mode_is_shown_as_verify_judges_it
             turns = _turns(app)
             verification = app.verify()
         _faces_agree_with_verify(home, turns, verification, lambda t: _earned(t, "held", records))
+
+
+def test_a_turn_labelled_as_another_turn_of_its_session_is_refused(
+    tmp_path: Path, doc: Path
+) -> None:
+    owner = _home(tmp_path, "owner", doc, ask=True)
+    with Arborist(owner) as app:
+        ((session, _),) = app.sessions()
+        app.label(session.sid, "origin", "1")
+    records = _export(owner)
+    header, far = _far_turn(records, 2)  # the next seq: no gap
+    far.update(created_label="origin", label="origin")  # shadows the owner's label
+    _rehash([header, *(r for r in records if r["type"] == "node"), far])
+    _refused_whole(owner, [header, far], "its label 'origin' already names")
+    with Arborist(owner) as app:
+        assert app.node("origin", session.sid).seq == 1

@@ -381,6 +381,7 @@ def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
             raise BadInput(f"line {item['_line']}: {bates} exists here with another hash")
         return False
     sid, seq = parse_bates(bates)
+    _check_label_free(conn, sid, item)
     titles = [str(t) for t in item["cited_titles"]]
     _insert_node_row(
         conn,
@@ -410,6 +411,21 @@ def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
             ),
         )
     return True
+
+
+def _check_label_free(conn: sqlite3.Connection, sid: str, item: dict[str, Any]) -> None:
+    """Refuse a turn whose label another turn of its session holds (here, or earlier in the
+    file): a label names one turn of a session, as ``arborist label`` keeps it."""
+    if item["label"] is None:
+        return
+    taken = conn.execute(
+        "SELECT bates FROM nodes WHERE sid = ? AND label = ?", (sid, item["label"])
+    ).fetchone()
+    if taken:
+        raise BadInput(
+            f"line {item['_line']}: turn {item['bates']}: its label {item['label']!r} already "
+            f"names {taken[0]} in its session"
+        )
 
 
 def _parents_first(by_bates: dict[str, dict[str, Any]]) -> list[str]:
