@@ -228,7 +228,10 @@ def test_a_turn_numbered_999999_does_not_fill_its_owners_session(tmp_path: Path,
     records = _export(owner)  # what an attacker reads: the owner's session and its hashes
     sid = records[0]["sid"]
     message = _refused_whole(owner, _far_turn(records, 999_999), f"{sid}-999999 would leave")
-    assert "without its turn 000002" in message
+    assert message.endswith(
+        "without its turn 000002: a session's turns are imported only with every turn "
+        "before them, here or in the file"
+    )
     with Arborist(owner) as app:  # the owner goes on asking in the session
         turn = app.ask_turn("When did Spider-Man first appear?", sid=sid)
         assert turn.node.bates == f"{sid}-000002" and turn.node.audit_mode == "STRICT"

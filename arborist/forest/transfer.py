@@ -331,7 +331,6 @@ def _check_numbering(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> None
                 f"line {by_bates[numbered[last]]['_line']}: turn {numbered[last]} would leave "
                 f"session {sid} without its turn {first:06d}: a session's turns are imported "
                 "only with every turn before them, here or in the file"
-                "every turn before them, here or in the file"
             )
 
 
