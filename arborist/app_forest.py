@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from arborist.app_home import Home
-from arborist.audit import Checkpoint, head_checkpoint
+from arborist.audit import head_checkpoint
 from arborist.checks import import_conflict
 from arborist.errors import BadInput
 from arborist.forest.bates import is_bates
@@ -29,7 +29,8 @@ from arborist.forest.shard import (
 )
 from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.tree_sync import ForestView
-from arborist.qa.standing import Standing, standings
+from arborist.qa.standing import Standing, standings, unchecked
+from arborist.witness import Heads
 
 __all__ = ["HomeForest"]
 
@@ -82,11 +83,15 @@ class HomeForest(Home):
     def audit_now(self, node: Node) -> Standing:
         """The audit mode turn ``node`` can claim now, and why not (``NONE``): its own while
         store.db holds the answer it showed under its key and that answer still holds
-        (:mod:`arborist.qa.standing`). A session root claims nothing to check. Each answer
-        is checked once while store.db is unchanged, however many turns and views show it."""
-        if node.is_root or not node.cache_key:
-            return Standing(node.audit_mode)
-        turn = (node.cache_key, node.answer_text, node.cited_titles, node.audit_mode, node.question)
+        (:mod:`arborist.qa.standing`), with the state of the revision it showed. A session
+        root claims nothing to check; a turn whose key is empty or malformed claims ``NONE``
+        (:func:`~arborist.qa.standing.unchecked`, whatever mode it stored). Each answer is
+        checked once while store.db is unchanged, however many turns and views show it."""
+        found = unchecked(node.is_root, node.cache_key)
+        if found is not None:
+            return found
+        turn = (node.cache_key, node.answer_text, node.cited_titles, node.audit_mode,
+                node.question, node.created_at)  # fmt: skip
         return standings(self.store_conn).of(turn)
 
     def branches(self, sid: str) -> list[tuple[Node, int]]:
@@ -142,6 +147,9 @@ class HomeForest(Home):
         bates = first_turn(self.sessions_conn, cache_key)
         return get_node(self.sessions_conn, bates) if bates else None
 
-    def checkpoint(self) -> Checkpoint | None:
-        """The forest shard's head checkpoint now (what a notebook output witnesses)."""
-        return head_checkpoint(self.sessions_conn)
+    def checkpoint(self) -> Heads:
+        """Both stores' chain heads now: what a notebook output witnesses (docs/design.md
+        section 5b). A turn lives in sessions.db, but the answer it shows, its evidence,
+        the documents it cites and the answer's state live in store.db; a witness of the
+        shard alone would let store.db be rewritten under a saved notebook unseen."""
+        return Heads(head_checkpoint(self.sessions_conn), head_checkpoint(self.store_conn))

@@ -23,6 +23,7 @@ from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.migrations import Migration, open_database
 from arborist.pathref import KEY_FILE
 from arborist.store import STORE_MIGRATIONS
+from arborist.witness import Heads, witnessed_by_database
 
 __all__ = ["Home", "SESSIONS_FILE", "STORE_FILE", "default_home"]
 
@@ -133,11 +134,14 @@ class Home:
         admission gate, as every document and answer is: secrets never reach a file."""
         return None if text is None else admit(text, allowlist=self.allowlist).text
 
-    def verify(self, checkpoints: Sequence[Checkpoint] = ()) -> Verification:
+    def verify(self, checkpoints: Sequence[Checkpoint | Heads] = ()) -> Verification:
         """Recompute everything committed in both stores and check both chains.
 
-        Each checkpoint is checked against the chain that holds its event hash;
-        one found in neither is reported.
+        Each :class:`Checkpoint` is checked against the chain that holds its event
+        hash; one found in neither is reported. Each head of a :class:`Heads` (what
+        :meth:`checkpoint` returns and a notebook's witness line records) is checked
+        against its own store's chain: a store.db head that store.db no longer holds
+        is store.db's problem, whichever chain holds its hash.
 
         A damaged file is a finding, not an error: one that cannot even be
         opened is one problem line, and in one that opens, what SQLite's integrity
@@ -150,7 +154,9 @@ class Home:
                 conns[name] = self._conn(name)
             except DamagedDatabase as exc:
                 unopened[name] = exc.reason
-        return verify_home(conns, unopened, checkpoints, self._loose_modes())
+        loose = [cp for cp in checkpoints if isinstance(cp, Checkpoint)]
+        pinned = witnessed_by_database([h for h in checkpoints if isinstance(h, Heads)])
+        return verify_home(conns, unopened, loose, self._loose_modes(), pinned)
 
     def _loose_modes(self) -> tuple[str, ...]:
         """The home folder and the files arborist keeps in it (the databases with their

@@ -342,7 +342,11 @@ class _Walk:
 
     def __init__(self, conn: sqlite3.Connection, checkpoints: tuple[Checkpoint, ...]) -> None:
         self.conn = conn
-        self.wanted = {cp.seq: cp for cp in checkpoints}
+        # Several checkpoints may name one seq (two notebooks, or a forged one beside the
+        # true one): each is held to the event there, none shadows another.
+        self.wanted: dict[int, list[Checkpoint]] = {}
+        for cp in checkpoints:
+            self.wanted.setdefault(cp.seq, []).append(cp)
         self.seen_checkpoints: set[int] = set()
         self.problems: list[ChainProblem] = []
 
@@ -370,12 +374,11 @@ class _Walk:
             problems.append(_link_problem(self.conn, seq, prev, expected_prev))
         if seq in self.wanted:
             self.seen_checkpoints.add(seq)
-            if self.wanted[seq].event_hash != digest:
-                problems.append(
-                    ChainProblem(
-                        seq, "rewritten", f"event {seq} differs from checkpoint {self.wanted[seq]}"
-                    )
-                )
+            problems += [
+                ChainProblem(seq, "rewritten", f"event {seq} differs from checkpoint {cp}")
+                for cp in dict.fromkeys(self.wanted[seq])
+                if cp.event_hash != digest
+            ]
         return max(seq + 1, expected_seq), digest if isinstance(digest, str) else None, modified
 
 
@@ -443,7 +446,7 @@ def _missing_checkpoints(
 ) -> list[ChainProblem]:
     """A problem for each checkpoint whose event the walk never met."""
     problems = []
-    for cp in checkpoints:
+    for cp in dict.fromkeys(checkpoints):
         if cp.seq in seen:
             continue
         if cp.seq > head_at:

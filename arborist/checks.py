@@ -170,11 +170,16 @@ def verify_home(
     unopened: Mapping[str, str],
     checkpoints: Sequence[Checkpoint],
     modes: Sequence[str] = (),
+    pinned: Mapping[str, Sequence[Checkpoint]] | None = None,
 ) -> Verification:
     """Both stores verified: ``conns`` the databases open (``"store"``, ``"sessions"``),
     ``unopened`` why the others could not be opened (one problem line each), ``modes`` the
-    home's files open to other users."""
+    home's files open to other users. ``pinned`` are checkpoints already known to be one
+    database's (a notebook's witness names each head's store): each is held to that
+    database's chain alone, never matched to whichever chain holds its hash."""
     assigned, unmatched = assign_checkpoints(conns, checkpoints, unopened=list(unopened))
+    for name, held in (pinned or {}).items():
+        assigned.setdefault(name, []).extend(held)
     unread = ChainReport(0, None, ())
     # SQLite's own checks of both files run on one thread beside this one (SQLite lets
     # go of the GIL while it checks), so they overlap the hashing below: sessions.db's

@@ -55,9 +55,7 @@ def this_session(desk: Desk, sid: str | None = None) -> str:
 
 def node_json(desk: Desk, node: Node) -> dict[str, Any]:
     """A turn as JSON: its fields and the mode it can claim now (as ``find --json``)."""
-    now = desk.app.audit_now(node)
-    return {**node.as_json(), "audit_now": now.mode, "audit_reason": now.reason,
-            "support": now.support.as_json() if now.support else None}  # fmt: skip
+    return views.turn_json(node, desk.app.audit_now(node))
 
 
 @command(

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from arborist import views
 from arborist.app import Verification
-from arborist.audit import ChainReport
+from arborist.audit import ChainReport, Checkpoint
 from arborist.commands import (
     ANSWER,
     CHECKPOINTS,
@@ -31,7 +32,7 @@ from arborist.commands import (
 )
 from arborist.store.derive import DERIVATION_KINDS, Derivation
 from arborist.store.tiers import TierChange
-from arborist.witness import witness_checkpoints
+from arborist.witness import DATABASES, Heads, witness_checkpoints, witnessed_by_database
 
 __all__ = ["derivation_json", "tier_json", "verification_json"]
 
@@ -173,10 +174,14 @@ def _head(report: ChainReport) -> str | None:
     return str(report.head) if report.head else None
 
 
-def verification_json(result: Verification, checkpoints: int) -> dict[str, Any]:
-    """What ``verify`` found, as JSON: ok, every problem, and each database's figures."""
+def verification_json(
+    result: Verification, checkpoints: int, witnessed: Mapping[str, int] | None = None
+) -> dict[str, Any]:
+    """What ``verify`` found, as JSON: ok, every problem, and each database's figures;
+    ``witnessed``, how many of the checkpoints the notebooks named as each store's."""
     store, forest = result.store, result.forest
     return {"ok": result.ok, "problems": result.problems, "checkpoints": checkpoints,
+            "witnessed": {name: (witnessed or {}).get(name, 0) for name in DATABASES},
             "store": {"documents": store.documents, "chunks": store.chunks,
                       "records": store.records, "checkpoint": _head(store.chain)},
             "sessions": {"sessions": forest.sessions, "nodes": forest.nodes,
@@ -189,21 +194,28 @@ def verification_json(result: Verification, checkpoints: int) -> dict[str, Any]:
     "recompute every hash and proof; check both chains",
     CHECKPOINTS,
     arg("--witness", dest="witnesses", action="append", default=[], metavar="NOTEBOOK",
-        help="a saved notebook whose %%%%ask outputs recorded checkpoints (repeatable)"),
+        help="a saved notebook whose %%%%ask outputs recorded both stores' chain heads; "
+             "each is checked against its own store's chain (repeatable)"),
     JSON,
 )  # fmt: skip
 def _verify(desk: Desk, args: argparse.Namespace) -> Outcome:
-    checkpoints = list(args.checkpoints)
+    given: list[Checkpoint] = list(dict.fromkeys(args.checkpoints))
+    witnesses: list[Heads] = []
     for notebook in args.witnesses:
-        checkpoints += witness_checkpoints(notebook)
-    result = desk.app.verify(checkpoints)
+        witnesses += witness_checkpoints(notebook)
+    witnessed = {name: len(cps) for name, cps in witnessed_by_database(witnesses).items()}
+    total = len(given) + sum(witnessed.values())
+    result = desk.app.verify([*given, *witnesses])
     failed = f"verify found {len(result.problems)} problem(s) (see above)"
     return shown(
         args,
         lambda: "\n".join(
-            [views.verification_text(result, len(checkpoints)), *result.unchecked_lines]
+            [
+                views.verification_text(result, total, witnessed if witnesses else None),
+                *result.unchecked_lines,
+            ]
         ),
-        lambda: verification_json(result, len(checkpoints)),
+        lambda: verification_json(result, total, witnessed),
         failed=failed if result.problems else None,
     )
 

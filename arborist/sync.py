@@ -428,6 +428,11 @@ class ForestSync:
                     for key, states in restated.items()
                 }
             )
+            if restated:  # why each is out of service, beside its state (a row shows both)
+                answer["restated_reasons"] = {
+                    key[:CACHE_KEY_PREFIX]: {str(rev): why for rev, why in reasons.items()}
+                    for key, reasons in view.state_reasons(restated).items()
+                }
         return answer
 
     def _poll(self, message: Mapping[str, Any]) -> JSON:

@@ -18,7 +18,7 @@ from arborist.audit import ChainReport
 from arborist.qa.check import AnswerCheck
 from arborist.qa.runner import AskResult
 from arborist.qa.support import Support, measure_record
-from arborist.store.cache import CacheRecord
+from arborist.store.cache import OK, CacheRecord
 from arborist.store.derive import Derivation
 from arborist.store.documents import IngestResult
 from arborist.store.schema import TIERS
@@ -38,6 +38,7 @@ from arborist.views_forest import (
     node_text,
     sessions_json,
     sessions_text,
+    turn_json,
 )
 
 __all__ = [
@@ -68,6 +69,7 @@ __all__ = [
     "related_text",
     "search_json",
     "search_text",
+    "turn_json",
     "sessions_json",
     "sessions_text",
     "stats_text",
@@ -126,8 +128,12 @@ def chain_check_json(result: ChainCheck) -> dict[str, Any]:
     }
 
 
-def verification_text(result: Verification, checkpoints: int = 0) -> str:
-    """One line per problem; or, when all holds, one line per database and the checkpoints."""
+def verification_text(
+    result: Verification, checkpoints: int = 0, witnessed: Mapping[str, int] | None = None
+) -> str:
+    """One line per problem; or, when all holds, one line per database and the checkpoints,
+    with how many of them notebooks witnessed as each store's (``witnessed``): a notebook
+    that recorded no store.db head (written before outputs named both) says so here."""
     if result.problems:
         return "\n".join(result.problems)
     store, forest = result.store, result.forest
@@ -142,6 +148,11 @@ def verification_text(result: Verification, checkpoints: int = 0) -> str:
     ]
     if checkpoints:
         lines.append(f"every checkpoint holds ({checkpoints})")
+    if witnessed is not None:
+        lines.append(
+            "witnessed: "
+            + ", ".join(f"{witnessed.get(name, 0)} of {name}.db" for name in ("sessions", "store"))
+        )
     return "\n".join(lines)
 
 
@@ -313,7 +324,7 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
         "",
         *([f"bates   {bates}"] if bates else []),
         f"cache   {cache}",
-        f"audit   {record.audit_mode}",
+        f"audit   {record.audit_mode}{_withdrawn(record)}",
         *([f"support {field(found.text())}"] if (found := record_support(record)) else []),
         f"key     {record.cache_key}",
         "sources",
@@ -372,6 +383,15 @@ def _restated(record: CacheRecord, streamed: str) -> list[str]:
     return ["stored as (the admission gate changed what streamed):", record.answer_text]
 
 
+def _withdrawn(record: CacheRecord) -> str:
+    """``, answer failed: REASON`` after the mode of a record out of service (its quotes
+    may still verify: the state says the answer is withdrawn); nothing for an ``ok`` one."""
+    if record.state == OK:
+        return ""
+    reason = f": {field(record.state_reason)}" if record.state_reason else ""
+    return f", answer {record.state}{reason}"
+
+
 def falsified_text(record: CacheRecord) -> str:
     """A cached answer taken out of service: key, revision, state and why."""
     return (
@@ -384,12 +404,13 @@ def record_text(record: CacheRecord, check: AnswerCheck) -> str:
     """A cached answer whole: key, state, question, the audit mode it can claim now,
     dimensions, evidence, answer."""
     audit = record.audit_mode if check else f"NONE: does not hold now: {check.summary}"
+    audit = field(audit) + _withdrawn(record)
     lines = [
         f"key        {record.cache_key}",
         f"revision   {record.revision}  state {record.state}"
         + (f" ({field(record.state_reason)})" if record.state_reason else ""),
         f"question   {field(record.question)}",
-        f"audit      {field(audit)}   hits {record.hit_count}   created {record.created_at}",
+        f"audit      {audit}   hits {record.hit_count}   created {record.created_at}",
         *(
             [f"support    {field(found.text())}"]
             if check and (found := record_support(record))
@@ -420,6 +441,7 @@ def records_text(records: Sequence[tuple[CacheRecord, bool]]) -> str:
     return "\n".join(
         f"{r.cache_key[:16]}  r{r.revision}  {r.state:<11} "
         f"{r.audit_mode if holds else 'NONE':<6} {r.hit_count:>4} hits  {field(r.question)[:70]}"
+        + (f"  ({field(r.state_reason)})" if r.state != OK and r.state_reason else "")
         for r, holds in records
     )
 

@@ -28,6 +28,7 @@ __all__ = [
     "node_text",
     "sessions_json",
     "sessions_text",
+    "turn_json",
 ]
 
 Audit = Callable[[Node], Standing]
@@ -49,19 +50,13 @@ def find_text(hits: Sequence[FindHit], audit: Audit) -> str:
 
 
 def find_json(hits: Sequence[FindHit], audit: Audit) -> list[dict[str, Any]]:
-    out = []
-    for h in hits:
-        now = audit(h.node)
-        out.append(
-            {**h.node.as_json(), "audit_now": now.mode, "audit_reason": now.reason,
-             "support": now.support.as_json() if now.support else None, "snippet": h.snippet}
-        )  # fmt: skip
-    return out
+    return [{**turn_json(h.node, audit(h.node)), "snippet": h.snippet} for h in hits]
 
 
-def _standing_text(now: Standing) -> str:
-    """A turn's audit mode now, and why it claims nothing when it does not hold."""
-    return now.mode if now.reason is None else f"{now.mode}: {field(now.reason)}"
+def turn_json(node: Node, now: Standing) -> dict[str, Any]:
+    """A turn as every ``--json`` face shows it: its fields, then its standing now (the
+    mode it can claim, why not, its support, and a withdrawn answer's state and reason)."""
+    return {**node.as_json(), **now.as_json()}
 
 
 def node_text(node: Node, audit: Audit) -> str:
@@ -70,7 +65,7 @@ def node_text(node: Node, audit: Audit) -> str:
         f"bates        {node.bates}",
         f"parent       {node.parent_bates or '(none: a session root)'}",
         f"question     {field(node.question)}",
-        f"audit        {_standing_text(now := audit(node))}",
+        f"audit        {(now := audit(node)).text}",
         *([f"support      {field(now.support.text())}"] if now.support else []),
         f"cache key    {node.cache_key or '(none)'}",
         f"label        {field(node.label) or '(none)'}",
@@ -90,7 +85,7 @@ def branches_text(points: Sequence[tuple[Node, int]], session: Session, audit: A
     if not points:
         return "no branch points"
     return "\n".join(
-        f"{count} children  {format_node(node, session, audit=lambda n: audit(n).mode)}"
+        f"{count} children  {format_node(node, session, audit=lambda n: audit(n).badge)}"
         for node, count in points
     )
 

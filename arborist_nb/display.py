@@ -9,8 +9,8 @@ or from the cache, what the quotes prove, how much of the question they cover,
 the turn), then the rest: the turn's facts, its record and evidence, folded in
 markdown and HTML. Answer and document text is untrusted: the HTML escapes
 every byte of it (``html.escape``), and citations become links to
-collapsible, escaped copies of the cited chunks. Every rendering carries the
-forest shard's checkpoint at that moment, so a saved notebook is a witness
+collapsible, escaped copies of the cited chunks. Every rendering carries both
+stores' chain heads at the ask (its witness line), so a saved notebook is a witness
 (``arborist verify --witness``).
 """
 
@@ -24,13 +24,14 @@ from functools import cached_property
 from typing import Any
 
 from arborist.app import Arborist, Turn
-from arborist.audit import Checkpoint
 from arborist.citations import parse_citations
 from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus
+from arborist.qa.standing import Standing
 from arborist.qa.support import Support, measure_record
 from arborist.store.cache import RecordEvidence
 from arborist.terminal import inert
+from arborist.witness import Heads
 
 __all__ = ["Answer", "Landing", "NO_MATH", "ProofStatus", "md_escape", "no_math"]
 
@@ -54,7 +55,7 @@ class Answer:
         turn: Turn,
         *,
         app: Arborist,
-        checkpoint: Checkpoint | None,
+        checkpoint: Heads,
         first_turn: Node | None = None,
     ) -> None:
         self.app = app
@@ -115,10 +116,19 @@ class Answer:
         where = f" at {self.first_turn.bates}" if self.first_turn else ""
         return f"hit (first answered{where}, {self.record.created_at})"
 
-    def status(self, check: AnswerCheck | None = None) -> str:
+    def standing(self) -> Standing:
+        """What this answer's turn can claim now (:meth:`arborist.app.Arborist.audit_now`),
+        with the state of its answer: a falsified, stale or quarantined one says so, and
+        why, in every rendering."""
+        return self.app.audit_now(self.node)
+
+    def status(self, check: AnswerCheck | None = None, now: Standing | None = None) -> str:
         """The one line under the answer: "new answer · quotes verified (STRICT) · partly:
-        no cited passage mentions comic · turn #3"."""
+        no cited passage mentions comic · turn #3"; for an answer taken out of service its
+        state and reason instead of the support: "· answer failed: the year is wrong"."""
         check = self.verify() if check is None else check
+        now = self.standing() if now is None else now
+        withdrawn = [f"answer {now.state_text}"] if now.withdrawn else []
         if self.turn.reused:
             cache = "this cell's earlier answer"
         elif self.hit:
@@ -130,11 +140,12 @@ class Answer:
         else:
             cache = "new answer"
         if not check:
-            return f"{cache} · NONE: does not hold now: {check.summary} · turn #{self.node.seq}"
+            none = f"NONE: does not hold now: {check.summary}"
+            return " · ".join([cache, none, *withdrawn, f"turn #{self.node.seq}"])
         audit = _AUDIT_WORDS.get(self.audit_mode, self.audit_mode)
         support = self._support(check)
         said = [] if support is None else [support.text() if support.missing else support.level]
-        parts = [cache, audit, *said, f"turn #{self.node.seq}"]
+        parts = [cache, audit, *(withdrawn or said), f"turn #{self.node.seq}"]
         return " · ".join(parts)
 
     def _support(self, check: AnswerCheck) -> Support | None:
@@ -147,9 +158,14 @@ class Answer:
         record = self.record
         return measure_record(record)
 
-    def _facts(self, check: AnswerCheck | None = None) -> list[tuple[str, str]]:
+    def _facts(
+        self, check: AnswerCheck | None = None, now: Standing | None = None
+    ) -> list[tuple[str, str]]:
         check = self.verify() if check is None else check
+        now = self.standing() if now is None else now
         audit = self.audit_mode if check else f"NONE: does not hold now: {check.summary}"
+        if now.withdrawn:
+            audit += f", answer {now.state_text}"
         support = self._support(check)
         return [
             ("bates", self.bates),
@@ -158,27 +174,27 @@ class Answer:
             *([("support", support.text())] if support else []),
             ("time", f"{self.turn.result.elapsed_ms:.0f} ms"),
             ("key", self.cache_key),
-            ("checkpoint", str(self.checkpoint) if self.checkpoint else "(empty chain)"),
+            ("witness", str(self.checkpoint)),  # both stores' heads: arborist.witness
         ]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         """text/plain, text/markdown and text/html, all from one check made now (IPython
         filters by ``include`` and ``exclude`` itself)."""
-        check = self.verify()
+        check, now = self.verify(), self.standing()
         return {
-            "text/plain": _render_text(self, check),
-            "text/markdown": _render_markdown(self, check),
-            "text/html": _render_html(self, check),
+            "text/plain": _render_text(self, check, now),
+            "text/markdown": _render_markdown(self, check, now),
+            "text/html": _render_html(self, check, now),
         }
 
     def __repr__(self) -> str:
-        return _render_text(self, self.verify())
+        return _render_text(self, self.verify(), self.standing())
 
     def _repr_markdown_(self) -> str:
-        return _render_markdown(self, self.verify())
+        return _render_markdown(self, self.verify(), self.standing())
 
     def _repr_html_(self) -> str:
-        return _render_html(self, self.verify())
+        return _render_html(self, self.verify(), self.standing())
 
 
 class Landing:
@@ -241,6 +257,12 @@ def md_escape(text: str) -> str:
     return html.escape(inert(text), quote=False).translate(_MARKDOWN_PUNCTUATION)
 
 
+def _md_code(text: str) -> str:
+    """A fact inside a markdown code span: one inert line, no backtick to close the span
+    (markdown shows a code span's text as it is: no HTML or link forms inside it)."""
+    return inert(text, one_line=True).replace("`", chr(39))
+
+
 def _h(text: str) -> str:
     """Untrusted text for HTML: control characters shown as escapes, then HTML-escaped."""
     return html.escape(inert(text))
@@ -300,9 +322,9 @@ _LEFT = 'style="text-align:left"'
 """Hosts right-align table cells (JupyterLab does): the facts read from the left."""
 
 
-def _render_text(answer: Answer, check: AnswerCheck) -> str:
-    lines = [answer.text, "", answer.status(check), ""]
-    lines += [f"{name:<11}{value}" for name, value in answer._facts(check)]
+def _render_text(answer: Answer, check: AnswerCheck, now: Standing) -> str:
+    lines = [answer.text, "", answer.status(check, now), ""]
+    lines += [f"{name:<11}{value}" for name, value in answer._facts(check, now)]
     cited = [e for e in answer.evidence if e.cited]
     if cited:
         lines.append("sources")
@@ -314,26 +336,27 @@ def _render_text(answer: Answer, check: AnswerCheck) -> str:
     return inert("\n".join(lines))
 
 
-def _render_markdown(answer: Answer, check: AnswerCheck) -> str:
-    # The facts are arborist's own (bates, hashes, times): code spans keep them greppable.
+def _render_markdown(answer: Answer, check: AnswerCheck, now: Standing) -> str:
+    # The facts are arborist's own (bates, hashes, times): code spans keep them greppable;
+    # a withdrawn answer's reason is not, so every fact is escaped as markdown code.
     facts = " · ".join(
-        f"**{name}** `{value.replace('`', chr(39))}`" for name, value in answer._facts(check)
+        f"**{name}** `{_md_code(value)}`" for name, value in answer._facts(check, now)
     )
     sources = "\n".join(
         f"- {e.label}{' (cited)' if e.cited else ''}: {md_escape(e.title)} — "
         f"{md_escape(e.uri)} chunk {e.chunk_index}"
         for e in answer.evidence
     )
-    status = md_escape(answer.status(check))
+    status = md_escape(answer.status(check, now))
     folded = f"<details><summary>turn, sources and proofs</summary>\n\n{facts}\n\n{sources}\n\n</details>"
     return no_math(f"{_md_text(answer.text)}\n\n*{status}*\n\n{folded}")
 
 
-def _render_html(answer: Answer, check: AnswerCheck) -> str:
+def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
     statuses = {s.label: s for s in check}
     facts = "".join(
         f"<tr><th {_LEFT}>{_h(name)}</th><td {_LEFT}><code>{_h(value)}</code></td></tr>"
-        for name, value in answer._facts(check)
+        for name, value in answer._facts(check, now)
     )
     dims = "".join(
         f"<tr><th {_LEFT}>{_h(name)}</th><td {_LEFT}><code>{_h(value or '(empty)')}</code></td></tr>"
@@ -356,7 +379,7 @@ def _render_html(answer: Answer, check: AnswerCheck) -> str:
         f'data-bates="{_h(answer.bates)}">'
         f'<div style="white-space:pre-wrap">{_answer_html(answer)}</div>'
         f'<div class="arborist-status" style="font-size:smaller;opacity:0.8;text-align:left">'
-        f"{_h(answer.status(check))}</div>"
+        f"{_h(answer.status(check, now))}</div>"
         f'<details style="font-size:smaller"><summary>turn, sources and proofs</summary>'
         f'<table style="margin:0">{facts}</table>'
         f'<table style="margin:0">{dims}</table>{"".join(evidence)}</details>'

@@ -52,7 +52,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ("code", "# NBVAL_IGNORE_OUTPUT (a progress bar)\n%arborist ingest --demo"),
         (
             "md",
-            "Ask in a `%%ask` cell. The answer opens with the definition of what you asked about and cites its evidence with short labels (`[E1]`; click one to read the chunk, and the provenance section lists each label's title and URI). The output says whether it came from the cache, how strong its proof is (`STRICT`: the cited text re-hashes to a leaf whose Merkle proof verifies), and shows the forest shard's checkpoint: a saved notebook is a witness of the history it saw.",
+            "Ask in a `%%ask` cell. The answer opens with the definition of what you asked about and cites its evidence with short labels (`[E1]`; click one to read the chunk, and the provenance section lists each label's title and URI). The output says whether it came from the cache, how strong its proof is (`STRICT`: the cited text re-hashes to a leaf whose Merkle proof verifies), and shows both stores' chain heads (its witness line): a saved notebook is a witness of the history it saw.",
         ),
         ("code", "%%ask\nWhat does statistics.median return?"),
         ("code", "median = _\n[status.verified for status in median.verify()]"),
@@ -140,7 +140,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ("code", "fresh = _"),
         (
             "md",
-            "This notebook is a witness: every answer above printed the shard's checkpoint. Saved as a notebook, those outputs are checked against the shard by `arborist verify --witness`.",
+            "This notebook is a witness: every answer above printed both stores' chain heads. Saved as a notebook, those outputs are checked against each store's chain by `arborist verify --witness`.",
         ),
         (
             "code",

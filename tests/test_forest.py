@@ -16,6 +16,7 @@ from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.bates import format_bates, new_sid, parse_bates
 from arborist.forest.render import branch_points, render_tree
 from arborist.forest.shard import (
+    Node,
     Session,
     ancestors,
     create_session,
@@ -52,6 +53,12 @@ def turn(conn: sqlite3.Connection, session: Session, parent: str, question: str,
         cited_titles=["A Title"],
         **kw,  # type: ignore[arg-type]
     )
+
+
+def stored_mode(node: Node) -> str:
+    """The mode a turn stored: what these store-less shard tests render (a face never does:
+    it renders what the turn can claim now)."""
+    return node.audit_mode
 
 
 def test_sid_and_bates_formats() -> None:
@@ -127,13 +134,13 @@ def test_tree_rendering_tags_foreign_children_and_shows_grafts(shard: sqlite3.Co
     turn(shard, today, today.root_bates, "A fresh question")
     fork = turn(shard, today, a.bates, "Who else worked on him?")
     turn(shard, today, fork.bates, "And the inker?")
-    theirs = render_tree(shard, get_session(shard, yesterday.sid)).splitlines()
+    theirs = render_tree(shard, get_session(shard, yesterday.sid), audit=stored_mode).splitlines()
     assert theirs[0] == f"session {yesterday.sid}  (comics)"
     assert theirs[1] == "└── * 000001  Who created Spider-Man?  [STRICT]"  # its current turn
     assert (
         theirs[2] == f"    └── {fork.bates}  Who else worked on him?  [STRICT]  [from {today.sid}]"
     )
-    ours = render_tree(shard, get_session(shard, today.sid)).splitlines()
+    ours = render_tree(shard, get_session(shard, today.sid), audit=stored_mode).splitlines()
     assert ours[1] == "└── 000001  A fresh question  [STRICT]"
     assert ours[2] == f"grafted at {a.bates}:"
     assert ours[3] == "└── 000002  Who else worked on him?  [STRICT]"
@@ -233,7 +240,7 @@ def test_a_10000_turn_chain_inserts_verifies_and_renders_without_recursion(
     assert tip.seq == 10_000
     assert len(ancestors(shard, tip.bates)) == 10_000
     assert verify_forest(shard).ok
-    assert render_tree(shard, get_session(shard, s.sid)).count("\n") == 10_000
+    assert render_tree(shard, get_session(shard, s.sid), audit=stored_mode).count("\n") == 10_000
     assert sum(1 for _ in export_session(shard, s.sid)) == 10_002
 
 

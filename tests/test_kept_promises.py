@@ -348,9 +348,13 @@ def test_a_witness_catches_a_turn_deleted_by_hand_after_the_notebook_ran(
 
     code, out, err = run("verify", "--witness", str(notebook))
     assert code == 1, out + err
-    kept, lost = witness_checkpoints(notebook)
+    kept, lost = (heads.sessions for heads in witness_checkpoints(notebook))
+    assert kept is not None and lost is not None
     assert (kept.seq, lost.seq) == (seq - 1, seq)  # the first cell's, and the deleted turn's
-    said = f"checkpoint {lost} is in neither chain: truncated or rewritten"
+    said = (
+        f"sessions.db: audit chain: seq {seq}: truncated: checkpoint {lost} is beyond the "
+        f"chain head (seq {seq - 1})"
+    )
     assert (out + err).splitlines() == [said], out + err  # that one line, and nothing else
     code, out, _ = run("verify", "--witness", str(notebook), "--json")
     assert code == 1 and json.loads(out)["ok"] is False

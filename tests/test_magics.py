@@ -62,7 +62,9 @@ def test_ask_returns_an_answer_that_underscore_holds(shell: InteractiveShell) ->
     )
     text = repr(answer)
     assert f"bates      {answer.bates}" in text
-    assert re.search(r"checkpoint \d+:[0-9a-f]{64}", text)
+    assert re.search(
+        r"^witness +sessions\.db \d+:[0-9a-f]{64}, store\.db \d+:[0-9a-f]{64}$", text, re.M
+    )
 
 
 def test_a_display_checks_the_answer_once_for_every_mimetype(
@@ -472,7 +474,8 @@ def test_every_json_flag_prints_the_clis_json(
 
 def test_checkpoints_given_to_chain_check_and_verify(shell: InteractiveShell) -> None:
     ask(shell, "Who created Spider-Man?")
-    head = shell.magics_manager.registry["ArboristMagics"].app.checkpoint()
+    head = shell.magics_manager.registry["ArboristMagics"].app.checkpoint().sessions
+    assert head is not None
     assert "holds 1 checkpoint(s)" in _printed(shell, f"chain-check --checkpoint {head}")
     assert "every checkpoint holds (1)" in _printed(shell, f"verify --checkpoint {head}")
     forged = f"{head.seq}:{'0' * 64}"

@@ -326,4 +326,4 @@ def test_the_quickstart_leaves_nothing_outside_its_home(tmp_path: Path, named: b
         assert "every checkpoint holds" in verify.stdout
     else:  # the shard it saw is gone: an empty home holds none of its checkpoints
         assert verify.returncode == 1
-        assert "truncated or rewritten" in verify.stdout + verify.stderr
+        assert ": truncated: checkpoint" in verify.stdout + verify.stderr

@@ -497,7 +497,7 @@ def test_a_falsified_answer_shows_on_its_row(
     view.request("falsify", bates=first, state="stale", reason="the source changed")
     top = view.request("expand", known={}, bates=[widget.root_bates])
     rows = {c["bates"]: c["summary"] for c in top["nodes"][widget.root_bates]["children"]}
-    assert rows[first]["state"] == "stale"
+    assert (rows[first]["state"], rows[first]["state_reason"]) == ("stale", "the source changed")
     assert all("state" not in s for b, s in rows.items() if b != first), "ok rows say nothing"
     assert view.request("body", bates=first)["summary"]["state"] == "stale"
 
@@ -511,6 +511,9 @@ def test_an_answer_falsified_elsewhere_reaches_the_view_through_roots(
     app.falsify(app.node(first).cache_key, "stale", "another kernel found it wrong")
     again = view.request("roots", known={}, since=head["event_seq"], store_since=head["store_seq"])
     assert again["restated"] == {app.node(first).cache_key[:12]: {"1": "stale"}}
+    assert again["restated_reasons"] == {
+        app.node(first).cache_key[:12]: {"1": "another kernel found it wrong"}
+    }, "a row restated by a sync shows why beside its state"
     unchanged = view.request(
         "roots", known={}, since=again["event_seq"], store_since=again["store_seq"]
     )

@@ -81,19 +81,19 @@ def format_node(
     session: Session,
     *,
     current: bool = False,
-    audit: Audit | None = None,
+    audit: Audit,
     short: bool = False,
 ) -> str:
     """One node on one line: seq (or bates if foreign), question, mode, label, origin.
 
-    ``audit`` gives the mode the turn can claim now (a store edited since, or an
-    imported turn whose answer is not in this store, claims none); without it
-    the mode recorded at ask time is shown. ``short`` names the session's own turns
+    ``audit`` gives what the turn can claim now (a store edited since, or an imported
+    turn whose answer is not in this store, claims none; a withdrawn answer says its
+    state): never the mode the turn stored, which proves nothing. ``short`` names the session's own turns
     as the widget and a notebook name them, ``#12``, not ``000012`` (another
     session's keep their bates)."""
     own = node.sid == session.sid
     name = (f"#{node.seq}" if short else f"{node.seq:06d}") if own else node.bates
-    mode = audit(node) if audit is not None else node.audit_mode
+    mode = audit(node)
     parts = [("* " if current else "") + name, _short(node.question), f"[{mode}]"]
     if node.label:
         parts.append(f"({inert(node.label, one_line=True)})")
@@ -103,7 +103,7 @@ def format_node(
 
 
 def render_tree(
-    conn: sqlite3.Connection, session: Session, *, audit: Audit | None = None, short: bool = False
+    conn: sqlite3.Connection, session: Session, *, audit: Audit, short: bool = False
 ) -> str:
     """The session's tree as text, the current node marked ``*`` (``audit`` and ``short``:
     see :func:`format_node`)."""

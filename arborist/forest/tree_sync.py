@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from arborist.audit import head_seq
-from arborist.db import snapshot
+from arborist.db import rows_in, snapshot
 from arborist.errors import NotFound, one_line
 from arborist.forest.reads import (
     RowSummary,
@@ -37,7 +37,7 @@ from arborist.forest.reads import (
     turn_count,
 )
 from arborist.forest.shard import Node, ancestors, get_session
-from arborist.qa.standing import NO_CLAIM, standings
+from arborist.qa.standing import NO_CLAIM, Standing, standings, unchecked
 from arborist.store.cache import (
     OK,
     RevisionState,
@@ -68,6 +68,12 @@ JSON = dict[str, Any]
 
 QUESTION_WIDTH = 100
 """Characters of a question a tree row shows; the body carries it whole."""
+
+UNREADABLE = "its cited titles are not a list of text: nothing can be checked"
+"""Why a row whose stored fields an edit made unreadable claims ``NONE``."""
+
+NO_STORE = "no store.db to check its answer against"
+"""Why a row read without a store claims ``NONE``."""
 
 CACHE_KEY_PREFIX = 12
 """Hex digits of a cache key a tree row carries (enough to tell answers apart)."""
@@ -124,42 +130,47 @@ def _tree_state(conn: sqlite3.Connection, sid: str) -> tuple[TreeState, list[Row
 class Labels(NamedTuple):
     """What the store says of the rows a reply summarises, by bates: the revision of its
     answer each row showed and that revision's state (:func:`turn_revisions`), and each
-    row's audit mode now (:mod:`arborist.qa.standing`) and, where it holds, its support
-    level (:mod:`arborist.qa.support`)."""
+    row's standing now (:mod:`arborist.qa.standing`): its audit mode, why it is ``NONE``,
+    its support level where it holds, and the state and reason of a withdrawn answer."""
 
     revisions: Mapping[str, RevisionState]
-    modes: Mapping[str, str]
-    supports: Mapping[str, str] = {}  # a NamedTuple default, never mutated
+    standings: Mapping[str, Standing]
 
 
 def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
     """What a tree row shows of a node. ``foreign``: minted by a session other than the
-    viewer's; ``revision``, the revision of its answer the turn showed; ``state``, only when
-    that revision is out of service (falsified, stale...: a later revision answering the
-    question again changes nothing of it); ``audit_mode``, what the turn can claim now
-    (``NONE`` when its answer is not here or does not hold), never merely what it claimed
-    when it was written; ``support``, how well its cited evidence covers its question,
-    only while it holds."""
+    viewer's; ``revision``, the revision of its answer the turn showed; ``state`` and
+    ``state_reason``, only when that revision is out of service (falsified, stale...: a
+    later revision answering the question again changes nothing of it); ``audit_mode``,
+    what the turn can claim now (``NONE`` when its key is empty or malformed, or its answer
+    is not here or does not hold: why is the detail's ``audit_reason``, not every row's
+    bytes), never merely what it claimed when it was written; ``support``, how well its
+    cited evidence covers its question, only while it holds."""
+    now = unchecked(row.parent_bates is None, row.cache_key) or labels.standings.get(
+        row.bates, Standing(NO_CLAIM, NO_STORE)
+    )
     out: JSON = {
         "question": one_line(row.question, QUESTION_WIDTH),
-        "audit_mode": row.audit_mode
-        if not row.cache_key
-        else labels.modes.get(row.bates, NO_CLAIM),
+        "audit_mode": now.mode,
         "label": row.label,
         "sid": row.sid,
         "seq": row.seq,
         "foreign": row.sid != viewer_sid,
         "n_children": row.n_children,
-        "cache_key": row.cache_key[:CACHE_KEY_PREFIX],
+        "cache_key": row.cache_key[:CACHE_KEY_PREFIX] if isinstance(row.cache_key, str) else "",
     }
     shown = labels.revisions.get(row.bates)
-    if shown is not None:
+    if now.revision is not None:
+        out["revision"] = now.revision
+    elif shown is not None:
         out["revision"] = shown[0]
-        if shown[2] != OK:
-            out["state"] = shown[2]
-    support = labels.supports.get(row.bates)
-    if support is not None:
-        out["support"] = support
+    state = now.state if now.state is not None else (shown[2] if shown is not None else OK)
+    if state != OK:
+        out["state"] = state
+        if now.withdrawn and now.state_reason:
+            out["state_reason"] = now.state_reason
+    if now.support is not None:
+        out["support"] = now.support.level
     return out
 
 
@@ -168,15 +179,18 @@ def turn_revisions(
     store: sqlite3.Connection,
     turns: Sequence[tuple[str, str]],
     fallback: Mapping[str, int | None] | None = None,
+    times: Mapping[str, str] | None = None,
 ) -> dict[str, RevisionState]:
     """The revision of its answer each ``(bates, cache_key)`` turn showed, with its state
     now: the latest revision written by the time the turn was (for a turn older than every
     revision here, an imported one, the revision ``fallback`` names, else the latest).
-    Turns whose key the store does not hold are left out."""
+    Turns whose key the store does not hold are left out. ``times``: when each turn was
+    recorded, when the caller has read it already."""
     turns = [(b, k) for b, k in turns if k]
     if not turns:
         return {}
-    times = created_times(conn, [b for b, _k in turns])
+    if times is None:
+        times = created_times(conn, [b for b, _k in turns])
     held = revision_states(store, [k for _b, k in turns])
     out: dict[str, RevisionState] = {}
     for bates, key in turns:
@@ -194,22 +208,20 @@ def turn_revisions(
 def _states(
     conn: sqlite3.Connection, store: sqlite3.Connection | None, rows: Sequence[RowSummary]
 ) -> Labels:
-    """The revision behind each row and its state, and the mode each row can claim now,
-    from the store (none without one: every answered row then claims ``NONE``)."""
-    answered = [r for r in rows if r.cache_key]
+    """The revision behind each row and its state, and each row's standing now, from the
+    store (none without one: every answered row then claims ``NONE``)."""
+    answered = [r for r in rows if unchecked(r.parent_bates is None, r.cache_key) is None]
     if store is None or not answered:
-        return Labels({}, {})
+        return Labels({}, {r.bates: Standing(NO_CLAIM, NO_STORE) for r in answered})
     fields = turn_answers(conn, [r.bates for r in answered])
-    now = standings(store).many(turn[1:] for turn in fields)
-    modes = {turn[0]: found.mode for turn, found in zip(fields, now, strict=True)}
-    supports = {
-        turn[0]: found.support.level
-        for turn, found in zip(fields, now, strict=True)
-        if found.support is not None
-    }
-    fallback = {turn[0]: found.revision for turn, found in zip(fields, now, strict=True)}
-    revisions = turn_revisions(conn, store, [(r.bates, r.cache_key) for r in answered], fallback)
-    return Labels(revisions, modes, supports)
+    times = created_times(conn, [r.bates for r in answered])  # read once, for both below
+    now = standings(store).many((*turn[1:], times.get(turn[0])) for turn in fields)
+    found = {r.bates: Standing(NO_CLAIM, UNREADABLE) for r in answered}  # unless read below
+    found.update((turn[0], standing) for turn, standing in zip(fields, now, strict=True))
+    fallback = {bates: standing.revision for bates, standing in found.items()}
+    turns = [(r.bates, r.cache_key) for r in answered]
+    revisions = turn_revisions(conn, store, turns, fallback, times)
+    return Labels(revisions, found)
 
 
 def node_summary(
@@ -438,6 +450,21 @@ class ForestView:
     def restated_since(self, seq: int, limit: int) -> dict[str, dict[int, str]] | None:
         """Answers whose state changed after store event ``seq`` (None: more than ``limit``)."""
         return restated_revisions_since(self.store, seq, limit)
+
+    def state_reasons(self, keys: Iterable[str]) -> dict[str, dict[int, str]]:
+        """Why each revision of ``keys`` out of service was taken out (a falsification's
+        reason, a stale mark's), by key and revision: what a row restated by a sync shows
+        beside its state. Revisions in service, or with no reason, are left out."""
+        rows = rows_in(
+            self.store,
+            "SELECT cache_key, revision, state_reason FROM cache_records "
+            f"WHERE cache_key IN ({{marks}}) AND state != '{OK}' AND state_reason IS NOT NULL",
+            sorted(set(keys)),
+        )
+        out: dict[str, dict[int, str]] = {}
+        for key, revision, reason in rows:
+            out.setdefault(str(key), {})[int(revision)] = str(reason)
+        return out
 
     def store_head(self) -> int:
         """The store's chain head: a falsify, evict or rehydrate anywhere moves it."""

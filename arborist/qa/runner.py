@@ -58,14 +58,16 @@ from arborist.store.cache import (
 from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for
 from arborist.store.memo import generation, memo_key, recall, remember
-from arborist.store.metadata import committed
 from arborist.store.proofs import verify_evidence
 from arborist.store.search import (
+    EDITED_METADATA,
+    EDITED_TEXT,
     HYBRID,
     RETRIEVAL,
     RETRIEVAL_LIMIT,
     Evidence,
     VectorQuery,
+    evidence_faults,
     recalled_evidence,
     retrieve,
     weakest_mode,
@@ -378,14 +380,14 @@ def _require_intact(
     """Refuse evidence whose text no longer hashes to its committed leaf, or (``metadata``)
     whose document's title or URI is not what its ingest committed (the model would be
     told, and the turn would record, a source the bytes never came from)."""
-    holds = committed(conn, {item.document_id for item in evidence}) if metadata else {}
-    for rank, item in enumerate(evidence):
-        if metadata and not holds.get(item.document_id, False):
+    faults = evidence_faults(conn, evidence, metadata=metadata)  # what search labels by
+    for rank, (item, fault) in enumerate(zip(evidence, faults, strict=True)):
+        if fault == EDITED_METADATA:
             raise IntegrityError(
                 f"store.db: the title or URI of {item.title!r} (E{rank + 1}) differs from what "
                 f"its ingest committed (edited after it was ingested){_TAMPERED}"
             )
-        if not verify_evidence(item.ref, text=item.text).text_matches:
+        if fault == EDITED_TEXT:
             raise IntegrityError(
                 f"store.db: the text of {item.title!r} chunk {item.chunk_index} (E{rank + 1}) "
                 f"no longer matches its committed hash (edited after it was ingested){_TAMPERED}"

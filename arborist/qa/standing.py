@@ -17,39 +17,54 @@ shown (tree, find, show, the widget, ``--json``):
   the answer was not given to), its cited titles are the titles of the record's
   cited documents, in rank order, and its audit mode is the record's.
 
-Otherwise the turn claims ``NONE``, with the reason in one line. A turn that holds
+Otherwise the turn claims ``NONE``, with the reason in one line. A turn whose key is
+empty, missing or not a key arborist makes (64 lowercase hex digits) names no record at
+all: it claims ``NONE`` by :func:`unchecked`, whatever mode it stored; only a session's
+root claims nothing to check (``ROOT``). A turn that holds
 also carries how well its cited evidence covers its question
 (:mod:`arborist.qa.support`: answered, partly, not answered), measured on the
 record it holds by: the audit mode says the quotes are authentic, the support
 whether they are about what was asked. A turn
 imported from another home whose record is not here claims ``NONE`` as
 "not verifiable here", never its exported mode.
+
+A turn also carries the state now of the record revision it showed (:attr:`Standing.state`)
+and why it is out of service: an answer falsified (``failed``), made ``stale`` or
+``quarantined`` keeps its audit mode (its quoted bytes may still verify), but every face
+shows the state and its reason beside that mode, never the mode alone.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arborist.db import rows_in
+from arborist.forest.nodes import ROOT_AUDIT_MODE
 from arborist.hashing import question_hash
 from arborist.qa.check import check_record
 from arborist.qa.support import Support, measure_record
-from arborist.store.cache import CacheRecord, RecordEvidence, load_record
+from arborist.store.cache import OK, CacheRecord, RecordEvidence, load_record
+from arborist.terminal import inert
 
 __all__ = [
+    "BAD_KEY",
     "DIFFERS",
     "NOT_HERE",
     "NO_CLAIM",
+    "NO_KEY",
     "Standing",
     "Standings",
     "TurnFields",
     "cited_titles",
     "contradictions",
+    "is_cache_key",
     "standing",
     "standings",
+    "unchecked",
 ]
 
 NO_CLAIM = "NONE"
@@ -60,6 +75,16 @@ NOT_HERE = (
     "not verifiable here"
 )
 DIFFERS = "its answer differs from every answer stored under its cache key"
+NO_KEY = "it has no cache key: no answer in this home's store vouches for it"
+BAD_KEY = "its cache key is not one arborist makes: no answer in this home's store vouches for it"
+
+_KEY_SHAPE = re.compile(r"[0-9a-f]{64}")
+"""A cache key as :func:`arborist.hashing.cache_key` makes it: a lowercase SHA-256 hex digest."""
+
+
+def is_cache_key(value: object) -> bool:
+    """Whether ``value`` has the shape of a key arborist makes (64 lowercase hex digits)."""
+    return isinstance(value, str) and _KEY_SHAPE.fullmatch(value) is not None
 
 
 @dataclass(frozen=True)
@@ -70,29 +95,83 @@ class Standing:
     ``conflict`` says the turn contradicts what this home holds under its key (another
     answer, other cited titles or another mode): what an import refuses. ``support`` is
     how well the held record's cited evidence covers its question (None when the turn
-    claims nothing, or a cited passage is cold)."""
+    claims nothing, or a cited passage is cold). ``state`` is that revision's state now
+    (``ok``, ``failed``, ``stale``, ``quarantined``; None when no revision is found) and
+    ``state_reason`` why it was taken out of service (untrusted text: faces escape it)."""
 
     mode: str
     reason: str | None = None
     revision: int | None = None
     conflict: bool = False
     support: Support | None = None
+    state: str | None = None
+    state_reason: str | None = None
 
     @property
     def holds(self) -> bool:
         return self.reason is None
 
     @property
+    def withdrawn(self) -> bool:
+        """Whether the answer the turn showed is out of service (falsified, stale,
+        quarantined): what every face says beside its mode."""
+        return self.state is not None and self.state != OK
+
+    @property
+    def state_text(self) -> str | None:
+        """``failed: REASON`` for a withdrawn answer, one line and inert; None otherwise."""
+        if not self.withdrawn:
+            return None
+        said = f"{self.state}: {self.state_reason}" if self.state_reason else str(self.state)
+        return inert(said, one_line=True)
+
+    @property
+    def text(self) -> str:
+        """The mode, why it is ``NONE``, and a withdrawn answer's state and reason, in one
+        inert line: ``STRICT, answer failed: the year is wrong`` (``show``, ``%%ask``)."""
+        said = self.mode if self.reason is None else f"{self.mode}: {self.reason}"
+        if self.withdrawn:
+            said += f", answer {self.state_text}"
+        return inert(said, one_line=True)
+
+    @property
     def badge(self) -> str:
         """The mode and, while it holds, the support level: ``STRICT partly`` (a tree line, a
-        search hit)."""
+        search hit); for a withdrawn answer its state and reason instead of the support:
+        ``STRICT failed: the year is wrong``. One inert line."""
+        if self.withdrawn:
+            return f"{inert(self.mode, one_line=True)} {self.state_text}"
         return f"{self.mode} {self.support.level}" if self.support else self.mode
+
+    def as_json(self) -> dict[str, object]:
+        """What every ``--json`` face says of a turn's standing, beside the turn's fields."""
+        return {
+            "audit_now": self.mode,
+            "audit_reason": self.reason,
+            "support": self.support.as_json() if self.support else None,
+            "state": self.state,
+            "state_reason": self.state_reason if self.withdrawn else None,
+        }
 
 
 def cited_titles(record_evidence: Sequence[RecordEvidence]) -> list[str]:
     """The titles a turn records for a record's answer: each cited document's, once, in rank
     order (what a fresh ask stores in the node)."""
     return list(dict.fromkeys(e.title for e in record_evidence if e.cited))
+
+
+def unchecked(is_root: bool, cache_key: object) -> Standing | None:
+    """The standing of a turn no record decides, or None for every other turn: a session's
+    root claims nothing to check (``ROOT``, whatever it stored), and a turn whose key is
+    empty, missing or not a key arborist makes claims ``NONE``, whatever mode it stored
+    (no record vouches for it). The one rule every face reads before the store."""
+    if is_root:
+        return Standing(ROOT_AUDIT_MODE)
+    if cache_key is None or cache_key == "":
+        return Standing(NO_CLAIM, NO_KEY)
+    if not is_cache_key(cache_key):
+        return Standing(NO_CLAIM, BAD_KEY)
+    return None
 
 
 def standing(
@@ -103,30 +182,53 @@ def standing(
     answer_text: str,
     cited: Sequence[str],
     audit_mode: str,
+    asked_at: str | None = None,
 ) -> Standing:
-    """The audit mode a turn with these fields can claim now over store ``conn``."""
-    ids = [
-        int(row[0])
-        for row in conn.execute(
-            "SELECT id FROM cache_records WHERE cache_key = ? ORDER BY revision DESC", (cache_key,)
-        )
-    ]
-    if not ids:
+    """The audit mode a turn with these fields can claim now over store ``conn``, with the
+    state of the revision it showed. ``asked_at`` (when the turn was recorded) picks that
+    revision among those with its answer: the latest written by then (a key answered
+    again with the same words after a falsification keeps the turn that showed the
+    falsified one failed); without it, or for a turn older than every revision (imported),
+    the latest."""
+    unkeyed = unchecked(False, cache_key)
+    if unkeyed is not None:
+        return unkeyed
+    record = _shown_record(conn, cache_key, answer_text, asked_at)
+    if not isinstance(record, CacheRecord):
+        return record
+    state = replace(Standing(NO_CLAIM), state=record.state, state_reason=record.state_reason)
+    check = check_record(record)
+    if not check:
+        reason = f"its answer does not hold now: {check.summary}"
+        return replace(state, reason=reason, revision=record.revision)
+    clash = _contradiction(record, question, cited, audit_mode)
+    if clash is not None:
+        return replace(state, reason=clash, revision=record.revision, conflict=True)
+    return replace(
+        state, mode=record.audit_mode, revision=record.revision, support=measure_record(record)
+    )
+
+
+def _shown_record(
+    conn: sqlite3.Connection, cache_key: str, answer_text: str, asked_at: str | None
+) -> CacheRecord | Standing:
+    """The record revision a turn showing ``answer_text`` under ``cache_key`` showed (see
+    :func:`standing`), or the standing of a turn no record here shows."""
+    rows = conn.execute(
+        "SELECT id, created_at, answer_text = ? FROM cache_records WHERE cache_key = ? "
+        "ORDER BY revision DESC",
+        (answer_text, cache_key),
+    ).fetchall()
+    if not rows:
         return Standing(NO_CLAIM, NOT_HERE)
-    for record_id in ids:
-        record = load_record(conn, record_id)
-        if record.answer_text != answer_text:
-            continue
-        check = check_record(record)
-        if not check:
-            reason = f"its answer does not hold now: {check.summary}"
-            return Standing(NO_CLAIM, reason, record.revision)
-        clash = _contradiction(record, question, cited, audit_mode)
-        if clash is not None:
-            return Standing(NO_CLAIM, clash, record.revision, conflict=True)
-        support = measure_record(record)
-        return Standing(record.audit_mode, None, record.revision, support=support)
-    return Standing(NO_CLAIM, DIFFERS, conflict=True)
+    same = [(int(row[0]), str(row[1])) for row in rows if row[2]]
+    if not same:
+        return Standing(NO_CLAIM, DIFFERS, conflict=True)
+    shown = next((i for i, at in same if asked_at is not None and at <= asked_at), same[0][0])
+    record = load_record(conn, shown)
+    if record.answer_text != answer_text:  # SQLite's = and Python's == part on no text: a guard
+        return Standing(NO_CLAIM, DIFFERS, conflict=True)
+    return record
 
 
 def _contradiction(
@@ -150,9 +252,9 @@ def _asked(question: str, wanted: str) -> bool:
         return False
 
 
-TurnFields = tuple[str, str, tuple[str, ...], str, str]
+TurnFields = tuple[str, str, tuple[str, ...], str, str, str | None]
 """What a turn's standing depends on: ``(cache_key, answer_text, cited_titles, audit_mode,
-question)``."""
+question, asked_at)`` (``asked_at``: when the turn was recorded, see :func:`standing`)."""
 
 MAX_HELD = 10_000
 """How many turns' standings one store connection keeps between changes of store.db."""
@@ -184,9 +286,9 @@ class Standings:
     def _of(self, turn: TurnFields) -> Standing:
         found = self._held.get(turn)
         if found is None:
-            key, answer, cited, mode, question = turn
+            key, answer, cited, mode, question, asked_at = turn
             found = standing(self._conn, cache_key=key, question=question, answer_text=answer,
-                             cited=cited, audit_mode=mode)  # fmt: skip
+                             cited=cited, audit_mode=mode, asked_at=asked_at)  # fmt: skip
             self._held[turn] = found
         return found
 
@@ -195,7 +297,7 @@ class Standings:
         at all, so turns imported from elsewhere cost nothing each."""
         self._fresh()
         turns = list(turns)
-        wanted = sorted({t[0] for t in turns if t not in self._held})
+        wanted = sorted({t[0] for t in turns if t not in self._held and is_cache_key(t[0])})
         present = {
             str(key)
             for (key,) in rows_in(

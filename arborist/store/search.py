@@ -35,18 +35,22 @@ from arborist.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_matc
 from arborist.keys import EvidenceRef
 from arborist.store.coaccess import related_edges
 from arborist.store.documents import proofs_for
+from arborist.store.metadata import committed
 from arborist.store.proofs import verify_evidence
 from arborist.store.schema import HOT
 from arborist.store.vectors import Matrix, nearest, searches_passages
 
 __all__ = [
     "AUDIT_MODES",
+    "EDITED_METADATA",
+    "EDITED_TEXT",
     "Evidence",
     "HYBRID",
     "PASSAGE_FUSION",
     "RETRIEVAL",
     "SearchHit",
     "VectorQuery",
+    "evidence_faults",
     "recalled_evidence",
     "retrieve",
     "search",
@@ -473,9 +477,39 @@ def _related_lane(
     return lane
 
 
+EDITED_METADATA = "metadata"
+"""A fault of :func:`evidence_faults`: the document's row (title, URI, root, chunk count)
+is not what its ``document_add`` event committed."""
+EDITED_TEXT = "text"
+"""A fault of :func:`evidence_faults`: the chunk's text no longer hashes to its leaf."""
+
+
+def evidence_faults(
+    conn: sqlite3.Connection, evidence: Sequence[Evidence], *, metadata: bool = True
+) -> list[str | None]:
+    """Why each retrieved item may not be served, or None: its document's row is not what
+    its ingest committed (:data:`EDITED_METADATA`: a chunk whose text, leaf, root and tree
+    were all recomputed still names a root its ``document_add`` event does not), or its
+    text no longer hashes to its leaf (:data:`EDITED_TEXT`). The one check an ask makes of
+    what it retrieved before a model reads it, and what labels a search hit: ``search``
+    never calls STRICT a chunk ``ask`` would refuse."""
+    holds = committed(conn, {item.document_id for item in evidence}) if metadata else {}
+    faults: list[str | None] = []
+    for item in evidence:
+        if metadata and not holds.get(item.document_id, False):
+            faults.append(EDITED_METADATA)
+        elif not verify_evidence(item.ref, text=item.text).text_matches:
+            faults.append(EDITED_TEXT)
+        else:
+            faults.append(None)
+    return faults
+
+
 def search(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[SearchHit]:
     """Chunks (and core records) containing every word of ``query``, best first, then
-    title matches of evicted documents; each hit verified and given its audit mode."""
+    title matches of evicted documents; each hit verified by the check an ask makes of its
+    evidence (:func:`evidence_faults`) and its proof, and given its audit mode (``VISUAL``
+    when either fails)."""
     if limit < 1:
         raise BadInput("--limit must be at least 1")
     match = fts_match_all(checked_terms(query))
@@ -483,10 +517,11 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[Sea
         evidence = _best_chunks(conn, match, limit)
         proofs = proofs_for(conn, [(e.document_id, e.chunk_index) for e in evidence])
         snippets = [str(_run(conn, _SNIPPET, (match, e.chunk_id))[0][0]) for e in evidence]
+        faults = evidence_faults(conn, evidence)
     hits = []
-    for item, snippet in zip(evidence, snippets, strict=True):
+    for item, snippet, fault in zip(evidence, snippets, faults, strict=True):
         proof = proofs[(item.document_id, item.chunk_index)]
-        verified = verify_evidence(item.ref, text=item.text, proof=proof).holds
+        verified = fault is None and verify_evidence(item.ref, text=item.text, proof=proof).holds
         hits.append(
             SearchHit(
                 item.document_id,

@@ -163,7 +163,9 @@ export class ForestStore {
     this.turns = r.turns ?? this.turns;
     this.eventSeq = r.event_seq ?? this.eventSeq;
     // Answers falsified or marked stale since (changing no hash): their rows show it now.
-    for (const [prefix, states] of Object.entries(r.restated ?? {})) this.restate(prefix, states);
+    for (const [prefix, states] of Object.entries(r.restated ?? {})) {
+      this.restate(prefix, states, r.restated_reasons?.[prefix] ?? {});
+    }
     if (r.store_seq !== undefined && r.store_seq !== this.storeSeq) {
       // A record changed state (falsified, evicted, rehydrated): bodies hold records.
       if (this.storeSeq !== null) this.invalidateBodies();
@@ -433,15 +435,20 @@ export class ForestStore {
    *
    * @param {string} cacheKey the full key, or the prefix a summary carries
    * @param {Record<string, string>} states revision -> state now
+   * @param {Record<string, string>} [reasons] revision -> why it is out of service
    */
-  restate(cacheKey, states) {
+  restate(cacheKey, states, reasons = {}) {
     for (const node of this.nodes.values()) {
       const summary = node.summary;
       if (!summary || !cacheKey.startsWith(summary.cache_key ?? "\u0000")) continue;
       const state = states[String(summary.revision)];
       if (state === undefined) continue;
-      const { state: _was, ...rest } = summary;
-      node.summary = state === "ok" ? rest : { ...rest, state };
+      const reason = reasons[String(summary.revision)];
+      if (state === "ok" && !summary.state) continue;
+      if (state === summary.state && (reason === undefined || reason === summary.state_reason)) continue;
+      // A reason held for another state must never stay beside this one.
+      const { state: _was, state_reason: _why, ...rest } = summary;
+      node.summary = state === "ok" ? rest : { ...rest, state, ...(reason ? { state_reason: reason } : {}) };
     }
   }
 

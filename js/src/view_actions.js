@@ -362,7 +362,8 @@ export const actionMethods = {
     try {
       const result = await this.requester.request("falsify", { bates, state, reason });
       this.store.updateSummary(result.bates, result.summary);
-      this.store.restate(result.cache_key, { [result.revision]: result.state });
+      const why = result.state_reason ? { [result.revision]: result.state_reason } : {};
+      this.store.restate(result.cache_key, { [result.revision]: result.state }, why);
       this.renderTree();
       const name = shortBates(bates, this.store.nodes.get(bates)?.summary?.foreign ?? false);
       this.notify("ok", `the answer of ${name} (revision ${result.revision}) is now ${result.state}: it will not be served again`, {

@@ -12,6 +12,18 @@ import { navigate } from "./keyboard.js";
 import { shortBates } from "./text.js";
 import { AUDIT_MODES, supportBadge } from "./detail.js";
 
+/**
+ * What a row's state badge says of an answer out of service: its state and why
+ * (the reason is text, set as an attribute: never markup). A state the view
+ * learned from a later sync without its reason says where the reason is.
+ *
+ * @param {{state: string, state_reason?: string}} s
+ * @returns {string}
+ */
+export function stateTitle(s) {
+  return s.state_reason ? `answer ${s.state}: ${s.state_reason}` : `answer ${s.state} (open the turn for why)`;
+}
+
 /** A row's height in pixels (the stylesheet's `--arb-row-height`): virtual scrolling
  * places rows by it. */
 export const ROW_HEIGHT_PX = 24;
@@ -225,7 +237,13 @@ export const treeMethods = {
         { class: "arb-marks" },
         s.label ? h("span", { class: "arb-label", title: `label: ${s.label}`, text: s.label }) : null,
         s.state && s.state !== "ok"
-          ? h("span", { class: "arb-badge arb-state", title: `answer ${s.state}`, dataset: { state: s.state }, text: s.state })
+          ? h("span", {
+              class: "arb-badge arb-state",
+              title: stateTitle(s),
+              attrs: { "aria-label": stateTitle(s) },
+              dataset: { state: s.state },
+              text: s.state,
+            })
           : null,
         s.audit_mode
           ? h("span", {

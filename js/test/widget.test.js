@@ -26,6 +26,7 @@ import { LINK_CLOSED, RequestError, Requester } from "../src/requests.js";
 import { ForestStore } from "../src/store.js";
 import { jsonBytes, nodeName, splitCitations } from "../src/text.js";
 import { ForestView } from "../src/view.js";
+import { stateTitle } from "../src/view_tree.js";
 import widget from "../src/widget.js";
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -748,6 +749,28 @@ describe("the sync walk", () => {
     store.applyRoots({ ...answer, restated: { ["ab".repeat(6)]: { 1: "failed" } } });
     store.applyRoots({ ...answer, restated: { ["ab".repeat(6)]: { 2: "ok" } } });
     assert.equal(store.nodes.get(leaves[0]).summary.state, "failed", "revision 2 is not this row's");
+  });
+
+  test("a state learned from the sync drops a reason held for another state", async () => {
+    const { kernel, leaves } = bushyKernel();
+    const store = new ForestStore(kernel.request(), { autoExpandRows: 1000 });
+    await store.sync();
+    const answer = await kernel.answer("roots", { known: {}, since: store.eventSeq });
+    const node = store.nodes.get(leaves[0]);
+    node.summary = { ...node.summary, state: "stale", state_reason: "its document changed" };
+    store.applyRoots({ ...answer, restated: { ["ab".repeat(6)]: { 1: "stale" } } });
+    assert.equal(node.summary.state_reason, "its document changed", "the same state keeps its reason");
+    store.applyRoots({ ...answer, restated: { ["ab".repeat(6)]: { 1: "failed" } } });
+    assert.equal(node.summary.state, "failed");
+    assert.equal("state_reason" in node.summary, false, "never another state's reason");
+    assert.equal(stateTitle(node.summary), "answer failed (open the turn for why)");
+    store.applyRoots({
+      ...answer,
+      restated: { ["ab".repeat(6)]: { 1: "quarantined" } },
+      restated_reasons: { ["ab".repeat(6)]: { 1: "its source is distrusted" } },
+    });
+    assert.equal(stateTitle(node.summary), "answer quarantined: its source is distrusted");
+    assert.equal(stateTitle({ state: "failed", state_reason: "<b>x</b>" }), "answer failed: <b>x</b>");
   });
 
   test("syncs requested during a sync share it and run once more after it", async () => {

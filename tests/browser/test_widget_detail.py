@@ -85,6 +85,9 @@ def test_falsify_asks_first_can_be_undone_and_stays_with_its_revision(lab: Lab) 
     detail.get_by_role("button", name="Falsify answer").click()
     detail.get_by_role("button", name="Confirm falsify").click()
     expect(row(tree, first)).to_have_attribute("data-state", "failed", timeout=RENDER_MS)
+    expect(row(tree, first).locator(".arb-state"), "the row says why").to_have_attribute(
+        "title", "answer failed: the median of an empty list raises"
+    )
     expect(notice).to_contain_text("(revision 1) is now failed")
     shoot(forest, "lab-falsified-notice")
     notice.get_by_role("button", name="Undo falsification").click()
