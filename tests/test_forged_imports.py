@@ -84,7 +84,7 @@ def _rehash(records: list[dict[str, Any]]) -> None:
                 created_at=record["created_at"], label=record["created_label"],
             )  # fmt: skip
         if isinstance(record.get("bates"), str):
-            hashes[record["bates"]] = record["node_hash"]
+            hashes[record["bates"]] = record.get("node_hash")
 
 
 def _file_bytes(home: Path) -> dict[str, bytes]:
@@ -316,10 +316,10 @@ def test_verify_names_a_turn_whose_mode_no_answer_is_given_in(tmp_path: Path, do
 
 
 def _notebook(tmp_path: Path, home: Path) -> Path:
-    """A saved notebook whose one output witnesses the home's sessions.db chain head now."""
+    """A saved notebook whose one output witnesses the home's chain heads now, as a
+    ``%%ask`` output prints them."""
     with Arborist(home) as app:
-        checkpoint = app.checkpoint()
-    text = f"checkpoint {checkpoint}" if checkpoint else ""
+        text = f"witness    {app.checkpoint()}\n"
     cell = {"cell_type": "code", "source": "%%ask\nq", "metadata": {}, "execution_count": 1,
             "outputs": [{"output_type": "stream", "name": "stdout", "text": [text]}]}  # fmt: skip
     path = tmp_path / "witness.ipynb"
