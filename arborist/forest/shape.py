@@ -14,24 +14,14 @@ a mode.
 
 from __future__ import annotations
 
-import re
-
 from arborist.forest.nodes import ROOT_AUDIT_MODE
+from arborist.qa.standing import is_cache_key  # the faces' rule: one key shape for all
 from arborist.store.search import AUDIT_MODES
 
 __all__ = ["TURN_MODES", "is_cache_key", "is_honest_turn", "shape_problem"]
 
 TURN_MODES = AUDIT_MODES
 """The audit modes an answer is given in, and so the only ones a turn (not a root) holds."""
-
-_KEY = re.compile(r"[0-9a-f]{64}")
-
-
-def is_cache_key(value: object) -> bool:
-    """Whether ``value`` has a cache key's shape: 64 lowercase hex digits, as
-    :func:`~arborist.hashing.cache_key` writes them."""
-    return type(value) is str and _KEY.fullmatch(value) is not None
-
 
 _MODES = frozenset(TURN_MODES)
 
@@ -45,13 +35,11 @@ def is_honest_turn(
     return (
         seq != 0
         and parent is not None
-        and type(key) is str
-        and len(key) == 64
         and mode in _MODES
         and type(question) is str
         and not question.isspace()
         and question != ""
-        and _KEY.fullmatch(key) is not None
+        and is_cache_key(key)
     )
 
 
