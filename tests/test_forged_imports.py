@@ -28,6 +28,7 @@ from arborist.cli import cli
 from arborist.errors import ArboristError, BadInput
 from arborist.forest.reads import session_bates
 from arborist.hashing import node_hash, question_hash
+from arborist.qa.standing import BAD_KEY, DIFFERS, NO_KEY, NOT_HERE
 
 DOC = (
     "# Spider-Man\n\n"
@@ -508,13 +509,21 @@ def _faces_agree_with_verify(
     verify names it nowhere; a turn shown as NONE says why; a turn verify names (a finding,
     or not checkable here) claims nothing."""
     faces = _faces(home, [t.bates for t in turns], {t.sid for t in turns})
-    named = _named(verification.problems) | set(verification.unchecked)
+    failed, unchecked = _named(verification.problems), set(verification.unchecked)
+    named = failed | unchecked
     for turn in turns:
         seen = {face: shown[turn.bates] for face, shown in faces.items() if turn.bates in shown}
         assert len(set(seen.values())) == 1, f"{turn.bates}: the faces disagree: {seen}"
         ((mode, reason),) = set(seen.values())
         if turn.bates in named:
             assert mode == "NONE", f"verify names {turn.bates}, yet it claims {mode} in {seen}"
+        # Turn for turn, the faces' reason and verify's line say the same thing.
+        if reason in (NO_KEY, BAD_KEY, DIFFERS):  # no answer here can vouch for it: forged
+            assert turn.bates in failed, f"{turn.bates}: {reason}, yet verify passes it"
+        if reason == NOT_HERE:  # its answer is not here: verify says so (or names worse)
+            assert turn.bates in named, f"{turn.bates}: not here, yet verify is silent on it"
+        if turn.bates in unchecked:
+            assert reason == NOT_HERE, f"{turn.bates}: not checkable here, yet faces say {reason}"
         if mode != "NONE":  # a claim: earned, unreported, with no reason to doubt it
             assert reason is None and earned(turn), (turn.bates, mode)
         else:
