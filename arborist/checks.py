@@ -70,6 +70,11 @@ class Verification:
     unmatched: tuple[Checkpoint, ...]
     modes: tuple[str, ...] = ()  # the home and its files, where other users can read them
     turns: tuple[str, ...] = ()  # turns that show otherwise than the answer their key names
+    unchecked: tuple[str, ...] = ()
+    """Turns (bates numbers) whose key store.db does not hold (imported from another home, or
+    the store replaced): no failure, since they claim ``NONE`` here, but not checked against
+    an answer either, so verify counts and names them (:attr:`unchecked_lines`) rather than
+    pass over them in silence."""
 
     @property
     def problems(self) -> list[str]:
@@ -87,6 +92,28 @@ class Verification:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def unchecked_lines(self) -> list[str]:
+        """What verify could not check, one line each after a count: every turn whose answer
+        this store.db does not hold (it claims ``NONE`` here; its node hash and event were
+        checked, its answer could not be)."""
+        if not self.unchecked:
+            return []
+        count = len(self.unchecked)
+        lines = [
+            f"sessions.db: {count} turn{'s' if count != 1 else ''} not checkable here: "
+            f"{NOT_HERE_WHY}"
+        ]
+        return lines + [
+            f"sessions.db: turn {bates}: not checkable here" for bates in self.unchecked
+        ]
+
+
+NOT_HERE_WHY = (
+    "store.db holds no answer under their cache keys (imported from another home, or the "
+    "store replaced), so they claim NONE"
+)
 
 
 def assign_checkpoints(
@@ -169,28 +196,31 @@ def verify_home(
             if "sessions" in conns
             else ForestVerification((f"cannot be opened: {unopened['sessions']}",), unread, 0, 0)
         )
-        across = turns_against_answers(conns, forest.answers)  # beside store.db's checks
+        across, unchecked = turns_against_answers(conns, forest.answers)  # beside store.db's
         store = (
             verify_store(conns["store"], assigned["store"], checks["store"])
             if "store" in conns
             else StoreVerification((f"cannot be opened: {unopened['store']}",), unread, 0, 0, 0)
         )
-    return Verification(store, forest, tuple(unmatched), tuple(modes), across)
+    return Verification(store, forest, tuple(unmatched), tuple(modes), across, unchecked)
 
 
 def turns_against_answers(
     conns: Mapping[str, sqlite3.Connection], turns: Sequence[TurnAnswer]
-) -> tuple[str, ...]:
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Every turn of ``turns`` (what each answered turn showed, as
     :func:`~arborist.forest.reads.turn_answers` reads them) whose key store.db holds,
-    against what those records show."""
+    against what those records show: the problem lines; and the bates numbers of the
+    turns whose key it does not hold (not checkable here). Both empty when either file is
+    not open (its own line says so)."""
     if len(conns) < 2:
-        return ()
+        return (), ()
     try:
         answers = stored_answers(conns["store"])
     except (DamagedDatabase, sqlite3.DatabaseError) as exc:
-        return (f"turns against store.db's answers: cannot be read ({exc})",)
-    return tuple(contradictions(turns, answers))
+        return (f"turns against store.db's answers: cannot be read ({exc})",), ()
+    unchecked = tuple(turn[0] for turn in turns if turn[1] not in answers)
+    return tuple(contradictions(turns, answers)), unchecked
 
 
 def import_conflict(store: sqlite3.Connection, item: Mapping[str, Any]) -> str | None:

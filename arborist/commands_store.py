@@ -185,7 +185,8 @@ def verification_json(
             "store": {"documents": store.documents, "chunks": store.chunks,
                       "records": store.records, "checkpoint": _head(store.chain)},
             "sessions": {"sessions": forest.sessions, "nodes": forest.nodes,
-                         "checkpoint": _head(forest.chain)}}  # fmt: skip
+                         "checkpoint": _head(forest.chain)},
+            "not_checkable_here": list(result.unchecked)}  # fmt: skip
 
 
 @command(
@@ -208,7 +209,12 @@ def _verify(desk: Desk, args: argparse.Namespace) -> Outcome:
     failed = f"verify found {len(result.problems)} problem(s) (see above)"
     return shown(
         args,
-        lambda: views.verification_text(result, total, witnessed if witnesses else None),
+        lambda: "\n".join(
+            [
+                views.verification_text(result, total, witnessed if witnesses else None),
+                *result.unchecked_lines,
+            ]
+        ),
         lambda: verification_json(result, total, witnessed),
         failed=failed if result.problems else None,
     )

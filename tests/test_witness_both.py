@@ -163,7 +163,12 @@ def _verify_alone_passes_but_the_witness_names_store(copy: Path, notebook: Path)
     assert code == 0, out  # the rewrite is consistent: nothing within the files shows it
     code, out = run(copy, "verify", "--witness", str(notebook))
     assert code == 1, out
-    problems = [line for line in out.splitlines() if not line.startswith("arborist: error")]
+    problems = [  # a turn whose answer went is named as not checkable here: no failure
+        line
+        for line in out.splitlines()
+        if not line.startswith("arborist: error") and not line.endswith("not checkable here")
+        and "not checkable here:" not in line
+    ]  # fmt: skip
     assert problems and all(line.startswith("store.db: audit chain: ") for line in problems), out
     code, out = run(copy, "verify", "--witness", str(notebook), "--json")
     data = json.loads(out)

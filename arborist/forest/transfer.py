@@ -2,17 +2,23 @@
 
 An export is one ``session`` line then one ``node`` line per turn the
 session minted (its root included), in seq order, each with its hashes.
-Import recomputes every ``node_hash`` from the fields and refuses a line
-that does not match (nothing is written), skips turns already present with
-the same hash, refuses a bates that exists with a different one, inserts
-parents before children whatever order the lines arrive in, then refolds
-``subtree_hash`` bottom-up once. The same nodes give the same hashes in
-any shard, in any arrival order.
+Import refuses, with one line and nothing written, every turn ``arborist verify`` would
+then report: a field of the wrong JSON type or holding text that is not UTF-8 (a lone
+surrogate), a turn of a shape no honest writer makes (:mod:`arborist.forest.shape`: a
+parentless turn that is not its session's root, an empty or malformed cache key, a mode no
+answer is given in), a label ``arborist label`` would refuse, a time not in the stored form,
+and a seq that would leave its session a gap (a turn numbered 999999 would make the session
+"full" for its owner; renumbering it would change its hash). It recomputes every
+``node_hash`` from the fields and refuses a line that does not match, skips turns already
+present with the same hash, refuses a bates that exists with a different one, inserts
+parents before children whatever order the lines arrive in, then refolds ``subtree_hash``
+bottom-up once. The same nodes give the same hashes in any shard, in any arrival order.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -21,9 +27,10 @@ from typing import Any
 from arborist.audit import append_event
 from arborist.db import transaction
 from arborist.errors import BadInput
-from arborist.forest.bates import format_bates, parse_bates, parse_sid
+from arborist.forest.bates import format_bates, is_bates, is_sid, parse_bates
+from arborist.forest.shape import shape_problem
 from arborist.forest.shard import (
-    ROOT_AUDIT_MODE,
+    _checked_label,
     _insert_node_row,
     get_session,
     node_event_body,
@@ -87,6 +94,7 @@ def export_session(conn: sqlite3.Connection, sid: str) -> Iterator[dict[str, Any
 def _parse(lines: Iterable[str]) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     sessions: dict[str, dict[str, Any]] = {}
     nodes: list[dict[str, Any]] = []
+    seen: set[str] = set()
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -98,17 +106,98 @@ def _parse(lines: Iterable[str]) -> tuple[dict[str, dict[str, Any]], list[dict[s
             raise BadInput(f"line {number}: expected a session or node record")
         if item["type"] == "session":
             if item.get("format") != EXPORT_FORMAT:
-                raise BadInput(f"line {number}: unknown export format {item.get('format')!r}")
-            sid = parse_sid(str(item.get("sid", "")))
+                named = repr(item.get("format"))
+                named = named if len(named) <= 60 else f"{named[:57]}..."
+                raise BadInput(f"line {number}: unknown export format {named}")
+            sid = item.get("sid")
+            if not isinstance(sid, str) or not is_sid(sid):
+                raise BadInput(f"line {number}: its sid is not YYYYMMDDTHHMMSSZ-xxxxxx")
             sessions[sid] = item
         else:
             missing = [f for f in _NODE_FIELDS if f not in item]
             if missing:
                 raise BadInput(f"line {number}: node lacks {', '.join(missing)}")
-            parse_bates(str(item["bates"]))
             item["_line"] = number
+            problem = _field_problem(item)
+            if problem:
+                raise BadInput(f"line {number}: {problem}")
+            if item["bates"] in seen:
+                raise BadInput(f"line {number}: turn {item['bates']} is in the file twice")
+            seen.add(item["bates"])
             nodes.append(item)
     return sessions, nodes
+
+
+_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
+"""A time as arborist stores and hashes it (:mod:`arborist.clock`)."""
+
+_TEXTS = ("question", "answer_text", "cache_key", "audit_mode", "created_at", "node_hash")
+
+
+def _field_problem(item: dict[str, Any]) -> str | None:
+    """Why a node record is none an export of an honest turn holds, in a phrase, or None:
+    each field of its JSON type, text that is UTF-8, a bates number and a time in the
+    stored form, labels ``arborist label`` accepts, and the shape of an honest turn."""
+    bates = item["bates"]
+    if not isinstance(bates, str) or not is_bates(bates):
+        return "its bates is not <sid>-<6 digits>"
+    problem = _type_problem(item) or _text_problem(item)
+    if problem is None:
+        titles = item["cited_titles"]
+        problem = shape_problem(
+            seq=parse_bates(bates)[1], parent=item["parent_bates"], question=item["question"],
+            answer=item["answer_text"], key=item["cache_key"], mode=item["audit_mode"],
+            titles=titles_json(titles), created_label=item["created_label"],
+        )  # fmt: skip
+    return f"turn {bates}: {problem}" if problem else None
+
+
+def _type_problem(item: dict[str, Any]) -> str | None:
+    """The first field of a node record that is not of its JSON type, in a phrase."""
+    parent = item["parent_bates"]
+    if parent is not None and (not isinstance(parent, str) or not is_bates(parent)):
+        return "its parent_bates is neither null nor <sid>-<6 digits>"
+    for name in _TEXTS:
+        if not isinstance(item[name], str):
+            return f"its {name} is not text"
+    titles = item["cited_titles"]
+    if not isinstance(titles, list) or not all(isinstance(t, str) for t in titles):
+        return "its cited_titles is not a list of text"
+    for name in ("created_label", "label"):
+        value = item[name]
+        if isinstance(value, str) and not value.isprintable():
+            return f"its {name} holds control characters"
+        if value is not None and (not isinstance(value, str) or not _typed_label(value)):
+            return f"its {name} is none `arborist label` would give"
+    return None
+
+
+def _text_problem(item: dict[str, Any]) -> str | None:
+    """Text that is not UTF-8 (a lone surrogate), or a time not in the stored form."""
+    if not all(_utf8(item[name]) for name in _TEXTS) or not all(
+        _utf8(title) for title in item["cited_titles"]
+    ):
+        return "it holds text that is not UTF-8 (a lone surrogate)"
+    if not _TIMESTAMP.fullmatch(item["created_at"]):
+        return "its created_at is not a time YYYY-MM-DDTHH:MM:SS.ffffffZ"
+    return None
+
+
+def _typed_label(label: str) -> bool:
+    """Whether ``label`` is one a user could have given (``arborist label`` keeps it as
+    it is): printable, not a seq, a bates number or ``root``, at most 80 characters."""
+    try:
+        return _checked_label(label) == label
+    except BadInput:
+        return False
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _screen(item: dict[str, Any], admit_text: Callable[[str], str]) -> None:
@@ -175,6 +264,7 @@ def import_lines(
     by_bates = {n["bates"]: n for n in nodes}
     added = present = 0
     with transaction(conn):
+        _check_numbering(conn, by_bates)
         for sid, header in sessions.items():
             _import_session(conn, sid, header, by_bates)
         for bates in _parents_first(by_bates):
@@ -207,9 +297,41 @@ def _admit(
             header["label"] = admit_text(label)
     for node in nodes:
         _screen(node, admit_text)
-        sid, _ = parse_bates(node["bates"])
+        sid, seq = parse_bates(node["bates"])
         if sid not in sessions:
             raise BadInput(f"line {node['_line']}: no session record for {sid}")
+        if seq == 0 and sessions[sid].get("created_at") != node["created_at"]:
+            raise BadInput(
+                f"session {sid}: its created_at is not its root turn's (the session_import "
+                "event and the root must agree)"
+            )
+
+
+def _check_numbering(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> None:
+    """Refuse a file that would leave a session's turns numbered with a gap.
+
+    A session hands out seqs one after another (``next_seq``), so every session an honest
+    writer made holds 0..n without a gap, and the next turn its owner asks is n + 1. A
+    turn numbered beyond that (999999, say) would make the session full for its owner, and
+    renumbering it would change its node hash (the bates is hashed), so it is refused:
+    a turn is imported only with every turn before it in its session, here or in the file.
+    """
+    wanted: dict[str, dict[int, str]] = {}
+    for bates in by_bates:
+        sid, seq = parse_bates(bates)
+        wanted.setdefault(sid, {})[seq] = bates
+    for sid, numbered in wanted.items():
+        held = {seq for (seq,) in conn.execute("SELECT seq FROM nodes WHERE sid = ?", (sid,))}
+        new = set(numbered) - held
+        seqs = held | new
+        if new and len(seqs) != max(seqs) + 1:
+            first = min(set(range(max(seqs) + 1)) - seqs)
+            last = max(new)
+            raise BadInput(
+                f"line {by_bates[numbered[last]]['_line']}: turn {numbered[last]} would leave "
+                f"session {sid} without its turn {first:06d}: a session's turns are imported "
+                "only with every turn before them, here or in the file"
+            )
 
 
 def _import_session(
@@ -251,8 +373,6 @@ def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
         raise BadInput(
             f"line {item['_line']}: parent {parent} is neither in this shard nor in the file"
         )
-    if (item["audit_mode"] == ROOT_AUDIT_MODE) != (parent is None):
-        raise BadInput(f"line {item['_line']}: only a session root may lack a parent")
     _check_node(item, parent_hash)
     stored = _stored_hash(conn, bates)
     if stored is not None:
@@ -260,6 +380,7 @@ def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
             raise BadInput(f"line {item['_line']}: {bates} exists here with another hash")
         return False
     sid, seq = parse_bates(bates)
+    _check_label_free(conn, sid, item)
     titles = [str(t) for t in item["cited_titles"]]
     _insert_node_row(
         conn,
@@ -289,6 +410,21 @@ def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
             ),
         )
     return True
+
+
+def _check_label_free(conn: sqlite3.Connection, sid: str, item: dict[str, Any]) -> None:
+    """Refuse a turn whose label another turn of its session holds (here, or earlier in the
+    file): a label names one turn of a session, as ``arborist label`` keeps it."""
+    if item["label"] is None:
+        return
+    taken = conn.execute(
+        "SELECT bates FROM nodes WHERE sid = ? AND label = ?", (sid, item["label"])
+    ).fetchone()
+    if taken:
+        raise BadInput(
+            f"line {item['_line']}: turn {item['bates']}: its label {item['label']!r} already "
+            f"names {taken[0]} in its session"
+        )
 
 
 def _parents_first(by_bates: dict[str, dict[str, Any]]) -> list[str]:

@@ -13,6 +13,10 @@ One problem line each, naming the turn:
 * the row differs from its ``node_insert`` event (node hash, parent, the
   answer's hash): an edited ``answer_text``, or a node rewritten together
   with its hashes; a turn an event records is missing;
+* it is none an honest writer makes (:mod:`arborist.forest.shape`): a turn other than
+  its session's root without a parent, a root holding a question, answer, key or cited
+  titles, a turn whose cache key is empty or not a key's shape (no record can vouch for
+  it, so it is never skipped as if it were checked), or whose mode no answer is given in;
 * the FTS index fails SQLite's integrity check (run on a private copy when
   the file can only be read);
 * the audit chain is broken or lacks a checkpoint.
@@ -37,6 +41,7 @@ from typing import Any
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist.forest.bates import MAX_SEQ, is_bates, is_sid, parse_bates
 from arborist.forest.reads import TurnAnswer, cited_titles
+from arborist.forest.shape import is_honest_turn, shape_problem
 from arborist.forest.shard import node_event_body, node_event_text, session_event_body
 from arborist.hashing import node_row_hash, subtree_hash_bytes
 from arborist.integrity import FileChecks, read_or_report
@@ -150,8 +155,11 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any], l
             problems.append(f"turn {bates}: its parent {parent} is missing")
         titles = _read_titles(row[12])
         shown = cited_titles(titles)
-        if row[4] is not None and row[4] != "" and shown is not None:  # as turn_answers reads
-            answers.append((bates, row[4], row[3], shown, row[5], row[2]))
+        if is_honest_turn(seq, parent, row[2], row[4], row[5]):  # the usual case, quickly
+            if shown is not None:  # as turn_answers reads
+                answers.append((bates, row[4], row[3], shown, row[5], row[2]))
+        else:
+            problems += _shape_problems(row)
         problems += _field_problems(row, parent_row, kids.get(bates, []), titles)
         problems += _link_problems(row, parent_row)
         if seq == 0:
@@ -164,6 +172,17 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any], l
     for bates in inserts:
         problems.append(f"turn {bates}: recorded by an event but missing")
     return problems, by_bates, answers
+
+
+def _shape_problems(row: Any) -> list[str]:
+    """A root, or a turn of a shape no honest writer makes (:func:`shape_problem`): a line
+    when it is the second, none when the first."""
+    bates, parent, question, answer, key, mode, _, label = row[:8]
+    shape = shape_problem(
+        seq=row[10], parent=parent, question=question, answer=answer, key=key, mode=mode,
+        titles=row[12], created_label=label,
+    )  # fmt: skip
+    return [] if shape is None else [f"turn {bates}: {shape}"]
 
 
 def _field_problems(row: Any, parent_row: Any, children: list[bytes], titles: object) -> list[str]:

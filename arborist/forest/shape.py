@@ -1,0 +1,81 @@
+"""What a turn an honest writer made looks like: the one rule import refuses by and verify
+reports by. Pure.
+
+Two paths write turns, and only two. :func:`~arborist.forest.shard.create_session` writes a
+session's synthetic root: seq 0, no parent, no question, answer, cache key, cited titles or
+creation label, audit mode ``ROOT``. :func:`~arborist.forest.shard.insert_turn`, called by
+the ask alone, writes every other turn from the cache record it answered with: under a
+parent, with the record's question (never empty), its cache key (a SHA-256, 64 lowercase
+hex digits) and its audit mode (``STRICT``, ``HYBRID`` or ``VISUAL``). A turn of any other
+shape was forged or edited: an import refuses it, ``arborist verify`` names it, and since
+no record can vouch for it (an empty or malformed key names none) no face may let it claim
+a mode.
+"""
+
+from __future__ import annotations
+
+from arborist.forest.nodes import ROOT_AUDIT_MODE
+from arborist.qa.standing import is_cache_key  # the faces' rule: one key shape for all
+from arborist.store.search import AUDIT_MODES
+
+__all__ = ["TURN_MODES", "is_cache_key", "is_honest_turn", "shape_problem"]
+
+TURN_MODES = AUDIT_MODES
+"""The audit modes an answer is given in, and so the only ones a turn (not a root) holds."""
+
+_MODES = frozenset(TURN_MODES)
+
+
+def is_honest_turn(
+    seq: object, parent: object, question: object, key: object, mode: object
+) -> bool:
+    """Whether a turn (not a root) has an honest writer's shape: the quick test
+    ``arborist verify`` makes of every turn before it asks :func:`shape_problem` why not
+    (the same rule: a parent, a key's shape, an answer's mode, a question)."""
+    return (
+        seq != 0
+        and parent is not None
+        and mode in _MODES
+        and type(question) is str
+        and not question.isspace()
+        and question != ""
+        and is_cache_key(key)
+    )
+
+
+def shape_problem(
+    *,
+    seq: object,
+    parent: object,
+    question: object,
+    answer: object,
+    key: object,
+    mode: object,
+    titles: object,
+    created_label: object,
+) -> str | None:
+    """Why a turn with these fields is none an honest writer makes (a phrase to follow
+    ``turn <bates>:``), or None. ``titles`` as stored: the JSON text of a list (``"[]"``
+    for none)."""
+    if seq == 0 or parent is None:
+        held = (question, answer, key, titles, created_label)
+        return _first(
+            (seq != 0, "it is not its session's root (seq 0), yet it has no parent"),
+            (parent is not None, "a session's root (seq 0) has no parent, yet it names one"),
+            (held != ("", "", "", "[]", None),
+             "a session's root holds no question, answer, cache key, cited title or label"),
+            (mode != ROOT_AUDIT_MODE,
+             f"a session's root has the audit mode {ROOT_AUDIT_MODE}, and it has another"),
+        )  # fmt: skip
+    what = "empty" if key == "" else "not a cache key (64 lowercase hex digits)"
+    return _first(
+        (not is_cache_key(key), f"its cache key is {what}: no answer can vouch for it"),
+        (mode not in TURN_MODES,
+         f"its audit mode is none an answer is given in ({', '.join(TURN_MODES)})"),
+        (not isinstance(question, str) or not question.strip(), "its question is empty"),
+    )  # fmt: skip
+
+
+def _first(*checks: tuple[bool, str]) -> str | None:
+    """The reason of the first check that fails, or None."""
+    return next((reason for failed, reason in checks if failed), None)
