@@ -103,6 +103,7 @@ from dataclasses import dataclass
 from arborist.errors import BadInput
 from arborist.secret_finders import candidates
 from arborist.secret_shapes import INVISIBLE
+from arborist.terminal import inert
 
 __all__ = [
     "Admitted",
@@ -111,6 +112,7 @@ __all__ = [
     "Redaction",
     "admit",
     "admit_document",
+    "admit_error_line",
     "admit_profile",
 ]
 
@@ -426,3 +428,21 @@ def admit_profile(
         return value
 
     return {str(clean(str(k))): clean(v) for k, v in profile.items()}
+
+
+def admit_error_line(message: str) -> str:
+    """An error line as a person is shown it: one line, no credential, nothing a terminal
+    acts on.
+
+    Every face prints its error lines through this one function (the ``arborist``
+    command's printer, the REPL's, the magics' ``UsageError``), whatever raised them: an
+    ingest refusal names a path as typed (``notes-ghp_....xyz: unsupported file type``),
+    a fetch that failed its URL (``?token=...``), a parser the word it refused, and a
+    notebook saves what a cell printed into the ``.ipynb``. The gate reads the line as it
+    came (a key that ends in ``\\r`` ends at the ``\\r``), then again once its whitespace
+    runs are one space (``Bearer`` and a token that a line break had parted), and
+    :func:`arborist.terminal.inert` then shows every control character left as an escape.
+    No allowlist: an error line is never stored, so erring safe costs nothing.
+    """
+    line = inert(admit(message).text, one_line=True)
+    return inert(admit(line).text, one_line=True)
