@@ -71,9 +71,13 @@ digit), a value given to a name that was itself given as another name's value
 (``secret: password: X``), and text with percent-escapes (``token%20ghp_...``,
 ``password%3D...``), which is searched decoded too; also Azure AD client secrets
 (``...8Q~...``), GitLab runner tokens, Square/Meta ``EAA...``, Terraform
-``.atlasv1.``, Mapbox ``sk.eyJ``, 1Password ``ops_eyJ``, ``.pgpass`` lines, ``*_PAT``
-names, and bare Azure DevOps PATs and Azure storage keys (see
-:mod:`arborist.secret_shapes`).
+``.atlasv1.``, Mapbox ``sk.eyJ``, 1Password ``ops_eyJ``, Cloudflare Origin CA keys
+(``v1.0-<hex>-<hex>``), Fly.io tokens (``fm1a_``, ``fm1r_``, ``fm2_``, ``fo1_``),
+``.pgpass`` lines (after any character no host name holds), ``*_PAT`` names, and bare
+Azure DevOps PATs and Azure storage keys (see :mod:`arborist.secret_shapes`). An AWS key
+id whose 16 characters are one filler over and over (``AKIAXXXXXXXXXXXXXXXX``) is a mask.
+
+:func:`admit_error_line` is the one boundary every face prints an error line through.
 
 Secrets are looked for past invisible characters (a soft hyphen or zero-width
 space pasted inside a key) and percent-escapes; a redaction covers them in the

@@ -527,6 +527,8 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             host, password = m.group(1), m.group(2)
             if host.isdigit() or host.isupper() or host.lower() in ("http", "https"):
                 continue  # 00:11:22:33:44:55, a MAC address; TIME:12:30:...
+            if _IPV6_GROUPS.match(m.group()):
+                continue  # 2001:db8:0000:0000:0000:...: an IPv6 address, group after group
             if len(password) >= MIN_VALUE and not is_filler(password, "=", quoted=True):
                 yield "password", m.start(2), m.end(2)
     if ":" in text and "Private-Lines: " in text:
@@ -555,6 +557,9 @@ def _pgpass_lines(text: str) -> Iterator[re.Match[str]]:
             done = m.end()
 
 
+_IPV6_GROUPS = re.compile(r"(?:[0-9A-Fa-f]{1,4}:){4}(?:[0-9A-Fa-f]{0,4}:|[0-9A-Fa-f]{1,4}(?!\S))")
+"""Four groups of at most four hex digits, and a fifth (or an empty one, ``::``) where a
+password would start: an IPv6 address read as ``host:port:db:user:password``."""
 _HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-*")
 
 
