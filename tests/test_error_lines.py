@@ -25,6 +25,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from arborist import Arborist
 from arborist.admission import admit_error_line
 from arborist.repl import Repl, scripted_reader
+from arborist.sync import ForestSync
 from tests.chat_server import ChatServer
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
@@ -208,3 +209,15 @@ def test_the_boundary_redacts_then_makes_the_line_inert(message: str, kept: str)
     line = admit_error_line(message)
     _assert_clean(line)
     assert line.startswith(kept), line
+
+
+# --- the widget ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["body", "fork", "label", "restore"])
+def test_the_widgets_error_line_never_echoes_a_token_it_was_given(home: Path, kind: str) -> None:
+    with Arborist(home) as app:
+        reply = ForestSync(app).handle({"id": 1, "kind": kind, "bates": TOKEN, "label": "x"})
+    assert reply is not None and reply["ok"] is False
+    _assert_clean(reply["error"])
+    assert "[REDACTED:github_token]" in reply["error"]
