@@ -71,9 +71,13 @@ digit), a value given to a name that was itself given as another name's value
 (``secret: password: X``), and text with percent-escapes (``token%20ghp_...``,
 ``password%3D...``), which is searched decoded too; also Azure AD client secrets
 (``...8Q~...``), GitLab runner tokens, Square/Meta ``EAA...``, Terraform
-``.atlasv1.``, Mapbox ``sk.eyJ``, 1Password ``ops_eyJ``, ``.pgpass`` lines, ``*_PAT``
-names, and bare Azure DevOps PATs and Azure storage keys (see
-:mod:`arborist.secret_shapes`).
+``.atlasv1.``, Mapbox ``sk.eyJ``, 1Password ``ops_eyJ``, Cloudflare Origin CA keys
+(``v1.0-<hex>-<hex>``), Fly.io tokens (``fm1a_``, ``fm1r_``, ``fm2_``, ``fo1_``),
+``.pgpass`` lines (after any character no host name holds), ``*_PAT`` names, and bare
+Azure DevOps PATs and Azure storage keys (see :mod:`arborist.secret_shapes`). An AWS key
+id whose 16 characters are one filler over and over (``AKIAXXXXXXXXXXXXXXXX``) is a mask.
+
+:func:`admit_error_line` is the one boundary every face prints an error line through.
 
 Secrets are looked for past invisible characters (a soft hyphen or zero-width
 space pasted inside a key) and percent-escapes; a redaction covers them in the
@@ -103,6 +107,7 @@ from dataclasses import dataclass
 from arborist.errors import BadInput
 from arborist.secret_finders import candidates
 from arborist.secret_shapes import INVISIBLE
+from arborist.terminal import inert
 
 __all__ = [
     "Admitted",
@@ -111,6 +116,7 @@ __all__ = [
     "Redaction",
     "admit",
     "admit_document",
+    "admit_error_line",
     "admit_profile",
 ]
 
@@ -426,3 +432,21 @@ def admit_profile(
         return value
 
     return {str(clean(str(k))): clean(v) for k, v in profile.items()}
+
+
+def admit_error_line(message: str) -> str:
+    """An error line as a person is shown it: one line, no credential, nothing a terminal
+    acts on.
+
+    Every face prints its error lines through this one function (the ``arborist``
+    command's printer, the REPL's, the magics' ``UsageError``), whatever raised them: an
+    ingest refusal names a path as typed (``notes-ghp_....xyz: unsupported file type``),
+    a fetch that failed its URL (``?token=...``), a parser the word it refused, and a
+    notebook saves what a cell printed into the ``.ipynb``. The gate reads the line as it
+    came (a key that ends in ``\\r`` ends at the ``\\r``), then again once its whitespace
+    runs are one space (``Bearer`` and a token that a line break had parted), and
+    :func:`arborist.terminal.inert` then shows every control character left as an escape.
+    No allowlist: an error line is never stored, so erring safe costs nothing.
+    """
+    line = inert(admit(message).text, one_line=True)
+    return inert(admit(line).text, one_line=True)

@@ -26,7 +26,6 @@ import click
 from arborist._version import __version__
 from arborist.errors import ArboristError, BadInput, foreign
 from arborist.safejson import check_word
-from arborist.terminal import inert
 
 __all__ = ["EXIT_FAILED", "EXIT_USAGE", "cli", "exit_code", "fail", "main"]
 
@@ -41,8 +40,12 @@ class _GlobalUsage(BadInput):
 
 
 def fail(message: str, code: int) -> NoReturn:
-    """Print one inert error line and exit with ``code``."""
-    click.echo(f"arborist: error: {inert(message, one_line=True)}", err=True)
+    """Print one error line and exit with ``code``: through the admission gate, inert
+    (:func:`arborist.admission.admit_error_line`), since it may quote a path, a URL or a
+    word as typed, a token in it included."""
+    from arborist.admission import admit_error_line  # noqa: PLC0415 - only when one fails
+
+    click.echo(f"arborist: error: {admit_error_line(message)}", err=True)
     sys.exit(code)
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arborist import commands
+from arborist.admission import admit_error_line
 from arborist.app import Arborist
 from arborist.commands_answers import answer_lines
 from arborist.errors import ArboristError, BadInput, foreign
@@ -135,12 +136,18 @@ class Repl:
                 if not self.handle(line.strip()):
                     return
             except ArboristError as exc:
-                self.write(f"error: {inert(str(exc), one_line=True)}")
+                self.error(str(exc))
             except Exception as exc:  # a full disk, an I/O error...: one line, and go on
                 translated = foreign(exc)
                 if translated is None:
                     raise
-                self.write(f"error: {inert(str(translated), one_line=True)}")
+                self.error(str(translated))
+
+    def error(self, message: str) -> None:
+        """Write one error line, through the admission gate and inert
+        (:func:`arborist.admission.admit_error_line`): it may quote a path, a URL or a word
+        as typed, a token in it included."""
+        self.write(f"error: {admit_error_line(message)}")
 
     def handle(self, line: str) -> bool:
         """Run one line: a question, or a /command; False means quit."""
@@ -165,7 +172,7 @@ class Repl:
         elif outcome.text:
             self.write(outcome.text)
         if outcome.failed:
-            self.write(f"error: {outcome.failed}")
+            self.error(outcome.failed)
 
     def ask(self, question: str) -> None:
         """``/ask`` the whole line, under the current turn: the answer streams when the

@@ -119,8 +119,8 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
     if AWS_PREFIX.search(text) is not None:
         for m in AWS_ACCESS.finditer(text):
             key = m.group()
-            if "\n" not in key or has_digit(key[4:]):  # a wrapped one: not a word in capitals
-                yield "aws_access_key", m.start(), m.end()
+            if ("\n" not in key or has_digit(key[4:])) and not _masked_key_id(key):
+                yield "aws_access_key", m.start(), m.end()  # wrapped: not a word in capitals
     if has_long(longs, AWS_SECRET_SIZE) and "secret" in folded:
         for m in _aws_secrets(text, folded):
             if random_looking(m.group(1)):
@@ -155,6 +155,18 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
     if "AC" in longs and "," in text:
         for m in TWILIO.finditer(text):
             yield "api_token", m.start(1), m.end(1)
+
+
+_MASK_CHARACTERS = 3
+"""At most this many distinct characters in an AWS key id's 16: a mask (``AKIAXXXX...``,
+``AKIA0000...``). Sixteen random characters of base32 are never so few."""
+
+
+def _masked_key_id(key: str) -> bool:
+    """Whether an AWS key id's body is one filler character over and over (or nearly):
+    a placeholder in documentation, not a key."""
+    body = "".join(key[4:].split()).replace("\\", "").replace(">", "")
+    return len(set(body)) <= _MASK_CHARACTERS
 
 
 def _b64_of_text(value: str) -> bool:
@@ -515,6 +527,8 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             host, password = m.group(1), m.group(2)
             if host.isdigit() or host.isupper() or host.lower() in ("http", "https"):
                 continue  # 00:11:22:33:44:55, a MAC address; TIME:12:30:...
+            if _IPV6_GROUPS.match(m.group()):
+                continue  # 2001:db8:0000:0000:0000:...: an IPv6 address, group after group
             if len(password) >= MIN_VALUE and not is_filler(password, "=", quoted=True):
                 yield "password", m.start(2), m.end(2)
     if ":" in text and "Private-Lines: " in text:
@@ -543,6 +557,9 @@ def _pgpass_lines(text: str) -> Iterator[re.Match[str]]:
             done = m.end()
 
 
+_IPV6_GROUPS = re.compile(r"(?:[0-9A-Fa-f]{1,4}:){4}(?:[0-9A-Fa-f]{0,4}:|[0-9A-Fa-f]{1,4}(?!\S))")
+"""Four groups of at most four hex digits, and a fifth (or an empty one, ``::``) where a
+password would start: an IPv6 address read as ``host:port:db:user:password``."""
 _HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-*")
 
 

@@ -190,6 +190,8 @@ _VENDOR_PATTERNS = (
         r"fo1_[A-Za-z0-9_-]{40,}|pnu_[A-Za-z0-9]{36}|pul-[a-f0-9]{40}|rdme_[a-z0-9]{60,}"
         r"|tfp_[A-Za-z0-9_.=-]{40,}|HRKU-[A-Za-z0-9_-]{30,}",
     ),
+    (("fm1", "fm2_"), "api_token", r"fm(?:1[ar]?|2)_[A-Za-z0-9+/]{60,}={0,3}"),  # Fly.io macaroon
+    (("v1.0-",), "api_token", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{100,}"),  # Cloudflare Origin CA key
     (("sk_",), "api_token", r"sk_[a-f0-9]{48}"),  # ElevenLabs
     (("AC",), "api_token", r"AC[a-f0-9]{32}"),  # Twilio account SID
     (("ops_eyJ",), "api_token", r"ops_eyJ[A-Za-z0-9+/=_-]{50,}"),  # 1Password service account
@@ -357,7 +359,7 @@ PUTTY = re.compile(r"Private-Lines: [0-9]+((?:\r?\n[A-Za-z0-9+/=]+(?![^\r\n]))+)
 VALUE_ATTRIBUTE = re.compile(r'value[ \t]*=[ \t]*"')  # on the case-folded text
 # A .pgpass line, host:port:database:user:password (``*`` for any of the first four).
 PGPASS = re.compile(
-    r"(?<![^\s\"'`(/=])([A-Za-z0-9._-]+|\*):(?:[0-9]{1,5}|\*)"
+    r"(?<![A-Za-z0-9._*-])([A-Za-z0-9._-]+|\*):(?:[0-9]{1,5}|\*)"
     r":[^:\s]+:[^:\s]+:(\S+)"
 )
 PGPASS_PORT = re.compile(r":(?:[0-9]{1,5}|\*):")

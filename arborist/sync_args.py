@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from arborist.admission import admit_error_line
 from arborist.errors import BadInput, one_line
 from arborist.forest.bates import parse_bates
 
@@ -44,8 +45,10 @@ class BadRequest(BadInput):
 def error_line(error: BaseException) -> str:
     """What the widget is told of a failed request: ``error`` as one line of at most
     :data:`MAX_ERROR_CHARS`, a foreign exception named by its type
-    (:func:`arborist.errors.one_line`)."""
-    return one_line(error, MAX_ERROR_CHARS, named=True)
+    (:func:`arborist.errors.one_line`), through the boundary every face's error line
+    passes (:func:`arborist.admission.admit_error_line`): it may quote a bates number or
+    a label as typed, a token in it included."""
+    return one_line(admit_error_line(one_line(error, named=True)), MAX_ERROR_CHARS)
 
 
 def checked_bates(value: object, name: str) -> str:

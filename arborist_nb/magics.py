@@ -23,6 +23,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.display import Markdown, display
 
+from arborist.admission import admit_error_line
 from arborist.analysis import stands_alone
 from arborist.app import Arborist, Turn
 from arborist.commands import COMMANDS, Desk, Outcome, parse, parser
@@ -44,9 +45,16 @@ ASK_HELP = parser(COMMANDS["ask"], "%%").format_help().rstrip()
 written as ``%%ask`` (its QUESTION is the cell's text)."""
 
 
+def _usage(message: str) -> UsageError:
+    """The one-line ``UsageError`` a cell shows (and a notebook saves): through the
+    admission gate and inert (:func:`arborist.admission.admit_error_line`), since it may
+    quote a path, a URL or a word as typed, a token in it included."""
+    return UsageError(admit_error_line(message))
+
+
 class _Missing(dict[str, Any]):
     def __missing__(self, key: str) -> Any:
-        raise UsageError(f"{{{key}}} is not defined in the notebook")
+        raise _usage(f"{{{key}}} is not defined in the notebook")
 
 
 def interpolate(template: str, namespace: dict[str, Any]) -> str:
@@ -54,10 +62,10 @@ def interpolate(template: str, namespace: dict[str, Any]) -> str:
     try:
         fields = list(string.Formatter().parse(template))
     except ValueError as exc:
-        raise UsageError(inert(f"bad {{...}} in the question: {exc}", one_line=True)) from exc
+        raise _usage(f"bad {{...}} in the question: {exc}") from exc
     for _text, name, _spec, _conv in fields:
         if name is not None and not name.isidentifier():
-            raise UsageError(f"{{{name}}} is not a variable name (write {{{{ and }}}} for braces)")
+            raise _usage(f"{{{name}}} is not a variable name (write {{{{ and }}}} for braces)")
     return template.format_map(_Missing(namespace))
 
 
@@ -170,9 +178,9 @@ class ArboristMagics(Magics):
         try:
             return call()
         except NoDocuments:
-            raise UsageError(str(NoDocuments("%arborist ingest --demo"))) from None
+            raise _usage(str(NoDocuments("%arborist ingest --demo"))) from None
         except ArboristError as exc:
-            raise UsageError(inert(str(exc), one_line=True)) from None
+            raise _usage(str(exc)) from None
 
     def _refresh_widgets(self) -> None:
         """Refresh the widgets still open; a closed one (its comm gone: closed by the kernel
@@ -196,7 +204,7 @@ class ArboristMagics(Magics):
             return None
         question = interpolate(cell, self.shell.user_ns if self.shell else {}).strip()
         if not question:
-            raise UsageError("empty question: write it in the cell under %%ask")
+            raise _usage("empty question: write it in the cell under %%ask")
         if not args.sid:
             self._continue()  # the notebook's own session, when this kernel has none yet
         sid = args.sid or self.sid
@@ -237,26 +245,25 @@ class ArboristMagics(Magics):
         try:
             words = shlex.split(line)
         except ValueError as exc:
-            raise UsageError(f"cannot parse the arguments: {exc}") from None
+            raise _usage(f"cannot parse the arguments: {exc}") from None
         try:
             command, args = parse(["ask", *words, "--", _CELL], "%%")
         except ArboristError as exc:
-            raise UsageError(inert(str(exc), one_line=True)) from None
+            raise _usage(str(exc)) from None
         if args is None:
             return None
         usage = " ".join(parser(command, "%%").format_usage().split())
         extra = args.question[:-1]
         if extra:
-            raise UsageError(inert(
-                f"{extra[0]!r}: the question is the cell's text, the line takes only flags: "
-                f"{usage}", one_line=True))  # fmt: skip
+            raise _usage(f"{extra[0]!r}: the question is the cell's text, the line takes only "
+                         f"flags: {usage}")  # fmt: skip
         if args.sessions_db is not None:
-            raise UsageError(
+            raise _usage(
                 "--sessions-db opens other stores: give it to the arborist command (here the "
                 f"stores are open already): {usage}"
             )
         if args.keywords is not None:
-            raise UsageError(RETRIEVAL_KEYWORDS_GONE)
+            raise _usage(RETRIEVAL_KEYWORDS_GONE)
         return args
 
     def _parent_for(
@@ -357,7 +364,7 @@ class ArboristMagics(Magics):
         try:
             words = shlex.split(line)
         except ValueError as exc:
-            raise UsageError(f"cannot parse the arguments: {exc}") from None
+            raise _usage(f"cannot parse the arguments: {exc}") from None
         if not words:
             return self._widget()
         self._continue()
@@ -403,7 +410,7 @@ class ArboristMagics(Magics):
         elif outcome.text:
             print(inert(outcome.text))
         if outcome.failed:
-            raise UsageError(outcome.failed)
+            raise _usage(outcome.failed)
         return kept
 
 

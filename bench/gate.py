@@ -7,8 +7,15 @@ channel corpus's placements caught; no more than 2% of either's near misses reda
 the built-in demo corpus still admitted with no redaction; ingest throughput within 10%
 of the gate issue #22 replaced. ``--quick`` is a smoke run (no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, ``channels_holdout.json``), written blind beside the
+held-out corpora (``holdout.json``, ``channels_holdout2.json``), written blind beside the
 dev ones and never tuned on. ``--channels-only`` stops after the corpora.
+
+``channels_holdout.json`` was the first blind channel holdout; its figures were seen (at
+55d384f: 97.7% caught, 2.8% of near misses flagged) and its leaks fixed, so it is a dev
+corpus now, scored on every run. ``holdout.json`` was likewise seen and fixed before; it
+is kept under ``--holdout`` for completeness, measuring nothing blind.
+``channels_holdout2.json`` is the blind one: written by someone who had not read the gate,
+run once after the fixes were committed, and not tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
   is no longer in :func:`arborist.admission.admit`'s output; a near miss is flagged
@@ -30,7 +37,9 @@ dev ones and never tuned on. ``--channels-only`` stops after the corpora.
   - profile fields: ``OpenAIClient(base_url, model)``'s ``profile()`` (through
     ``admit_profile``) and ``repr``, or its one-line refusal;
   - error lines: a loopback chat server answers 401 with the text as its error
-    message, and the output is the client's one-line ``ModelError``.
+    message, and the output is the client's one-line ``ModelError`` as every face
+    prints an error line: through :func:`arborist.admission.admit_error_line`, the one
+    boundary of the CLI's, the REPL's and the magics' error lines.
 
   A placement is caught when neither the secret nor its percent-encoded form is in
   the output. Each near miss goes into each placement that does not name its value
@@ -87,7 +96,9 @@ from arborist.store.demo import demo_corpus  # noqa: E402
 CORPUS = ROOT / "bench" / "secret_corpus" / "corpus.json"
 HOLDOUT = ROOT / "bench" / "secret_corpus" / "holdout.json"
 CHANNELS = ROOT / "bench" / "secret_corpus" / "channels.json"
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout.json"
+CHANNELS_SEEN = ROOT / "bench" / "secret_corpus" / "channels_holdout.json"
+"""The first blind channel holdout: seen at 55d384f and fixed since, a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout2.json"
 OLD_GATE = "c8136f0"
 """The commit whose arborist/admission.py is the gate before issue #22's changes."""
 MAX_NEAR_MISS_FLAGGED = 0.02
@@ -274,7 +285,8 @@ class _Channels:
         return self._profile("http://127.0.0.1:9/v1", model)
 
     def _error_line(self, line: str) -> str:
-        """A server's error body, as the client renders it in its one-line error."""
+        """A server's error body, as the client renders it in its one-line error and a
+        face prints that (:func:`arborist.admission.admit_error_line`)."""
         from arborist.errors import ModelError  # noqa: PLC0415
         from arborist.qa.client import ChatRequest, Message  # noqa: PLC0415
         from arborist.qa.http import HttpSettings  # noqa: PLC0415
@@ -286,7 +298,7 @@ class _Channels:
         try:
             client.complete(ChatRequest("q", (), (Message("user", "q"),)))
         except ModelError as exc:
-            return str(exc)
+            return admission.admit_error_line(str(exc))
         raise AssertionError("the server was scripted to refuse")
 
 
@@ -305,9 +317,11 @@ _NAME_CHANNELS = ("file_name", "folder_name")
 _NEUTRAL = ("Orchard", "Orchard7Harbor9Lantern3")
 """A plain word and a plain name with digits: a placement that redacts either gives its
 value to a secret's name (``token=``, ``?key=``)."""
-_USERINFO_SLOT = re.compile(r"://[^/@\s]*:\{secret\}@")
-"""A placement in a URL's password slot: a password by where it stands, and a client
-drops the userinfo whole, so a plain word there shows no redaction."""
+_USERINFO_SLOT = re.compile(r"://(?:[^/@\s]*:)?\{secret\}@")
+"""A placement in a URL's userinfo, its password slot (``://user:{secret}@``) or all of it
+(``://{secret}@``, a token given as the user name, as git's ``https://TOKEN@github.com``):
+a credential by where it stands, and a URI and a client's profile drop the userinfo
+whole, so a plain word there shows no redaction."""
 
 
 def counted_out(channel: str, text: str) -> str | None:
@@ -571,10 +585,16 @@ def main() -> int:
         print("\n".join(lines), end="\n\n")
         goals.append((f"{path.name}: every secret caught, <= 2% near misses", ok, ""))
 
-    channel_corpora = [("dev channel corpus (bench/secret_corpus/channels.json)", CHANNELS)]
+    channel_corpora = [
+        ("dev channel corpus (bench/secret_corpus/channels.json)", CHANNELS),
+        ("dev channel corpus, the first holdout, seen (channels_holdout.json)", CHANNELS_SEEN),
+    ]
     if args.holdout:
         channel_corpora.append(
-            ("holdout channel corpus (bench/secret_corpus/channels_holdout.json)", CHANNELS_HOLDOUT)
+            (
+                "holdout channel corpus (bench/secret_corpus/channels_holdout2.json)",
+                CHANNELS_HOLDOUT,
+            )
         )
     for name, path in channel_corpora:
         ok, lines = score_channels(name, path, with_detect_secrets=not args.quick)
