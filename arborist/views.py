@@ -69,10 +69,10 @@ __all__ = [
     "related_text",
     "search_json",
     "search_text",
-    "turn_json",
     "sessions_json",
     "sessions_text",
     "stats_text",
+    "turn_json",
     "verification_text",
 ]
 

@@ -57,17 +57,15 @@ from arborist.store.cache import (
 )
 from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for
+from arborist.store.faults import EDITED_METADATA, EDITED_TEXT, evidence_faults
 from arborist.store.memo import generation, memo_key, recall, remember
 from arborist.store.proofs import verify_evidence
 from arborist.store.search import (
-    EDITED_METADATA,
-    EDITED_TEXT,
     HYBRID,
     RETRIEVAL,
     RETRIEVAL_LIMIT,
     Evidence,
     VectorQuery,
-    evidence_faults,
     recalled_evidence,
     retrieve,
     weakest_mode,

@@ -35,22 +35,19 @@ from arborist.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_matc
 from arborist.keys import EvidenceRef
 from arborist.store.coaccess import related_edges
 from arborist.store.documents import proofs_for
-from arborist.store.metadata import committed
+from arborist.store.faults import evidence_faults
 from arborist.store.proofs import verify_evidence
 from arborist.store.schema import HOT
 from arborist.store.vectors import Matrix, nearest, searches_passages
 
 __all__ = [
     "AUDIT_MODES",
-    "EDITED_METADATA",
-    "EDITED_TEXT",
     "Evidence",
     "HYBRID",
     "PASSAGE_FUSION",
     "RETRIEVAL",
     "SearchHit",
     "VectorQuery",
-    "evidence_faults",
     "recalled_evidence",
     "retrieve",
     "search",
@@ -475,34 +472,6 @@ def _related_lane(
             if len(lane) == count:
                 break
     return lane
-
-
-EDITED_METADATA = "metadata"
-"""A fault of :func:`evidence_faults`: the document's row (title, URI, root, chunk count)
-is not what its ``document_add`` event committed."""
-EDITED_TEXT = "text"
-"""A fault of :func:`evidence_faults`: the chunk's text no longer hashes to its leaf."""
-
-
-def evidence_faults(
-    conn: sqlite3.Connection, evidence: Sequence[Evidence], *, metadata: bool = True
-) -> list[str | None]:
-    """Why each retrieved item may not be served, or None: its document's row is not what
-    its ingest committed (:data:`EDITED_METADATA`: a chunk whose text, leaf, root and tree
-    were all recomputed still names a root its ``document_add`` event does not), or its
-    text no longer hashes to its leaf (:data:`EDITED_TEXT`). The one check an ask makes of
-    what it retrieved before a model reads it, and what labels a search hit: ``search``
-    never calls STRICT a chunk ``ask`` would refuse."""
-    holds = committed(conn, {item.document_id for item in evidence}) if metadata else {}
-    faults: list[str | None] = []
-    for item in evidence:
-        if metadata and not holds.get(item.document_id, False):
-            faults.append(EDITED_METADATA)
-        elif not verify_evidence(item.ref, text=item.text).text_matches:
-            faults.append(EDITED_TEXT)
-        else:
-            faults.append(None)
-    return faults
 
 
 def search(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[SearchHit]:
