@@ -34,7 +34,7 @@ from arborist.store.loaders import (
     LoadedDocument,
     load_owned,
     load_path,
-    path_from_file_uri,
+    local_path,
 )
 
 if TYPE_CHECKING:
@@ -273,7 +273,7 @@ def refetch(uri: str) -> LoadedDocument:
     """
     scheme = uri.split(":", 1)[0].lower() if ":" in uri else ""
     if scheme == "file":
-        doc = load_path(Path(path_from_file_uri(uri)))
+        doc = load_path(local_path(uri))
     elif scheme in ("http", "https"):
         doc = fetch_url(uri)
     elif scheme == "pydoc":

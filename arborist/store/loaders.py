@@ -32,10 +32,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
-from urllib.parse import urlsplit
+from urllib.parse import quote_from_bytes, urlsplit
 from urllib.request import url2pathname
 
 from arborist.errors import ArboristError, BadInput, NotFound, one_line
+from arborist.pathref import expand_home, home_relative
 from arborist.store.html_text import load_html
 from arborist.store.normalize import decode_text, normalize_owned, normalize_text
 from arborist.store.notebook_text import load_notebook
@@ -48,9 +49,11 @@ __all__ = [
     "MEDIA_TYPES",
     "SUPPORTED_SUFFIXES",
     "discover",
+    "file_uri",
     "load_bytes",
     "load_owned",
     "load_path",
+    "local_path",
     "path_from_file_uri",
     "read_regular",
 ]
@@ -80,7 +83,8 @@ SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
 class LoadedDocument:
     """One loaded source: what the store chunks, hashes and cites.
 
-    ``uri`` is ``file:///abs/path``, the http(s) URL as given, or ``pydoc:<module>``;
+    ``uri`` is :func:`file_uri` of a file (``file:~/papers/notes.md`` under the home,
+    ``file:///abs/path`` elsewhere), the http(s) URL as given, or ``pydoc:<module>``;
     ``content_sha256`` is the hash of the raw bytes loaded (the same bytes twice
     are one document), ``text`` the normalized text the chunk leaves come from.
     """
@@ -109,12 +113,31 @@ def _label(uri: str) -> str:
     return uri
 
 
+def file_uri(path: Path) -> str:
+    """The URI a local file is stored under: its resolved path by the one rule of
+    :func:`~arborist.pathref.home_relative`, so a file under the home is
+    ``file:~/papers/notes.md`` (no home path in any field made from it) and any other
+    ``file:///abs/path``. The same file gives the same URI on every ingest while
+    ``$HOME`` names the same folder."""
+    resolved = os.path.realpath(path)
+    shown = home_relative(resolved)
+    if shown == resolved:
+        return Path(resolved).as_uri()
+    return "file:" + quote_from_bytes(os.fsencode(shown))
+
+
 def path_from_file_uri(uri: str) -> str:
-    """The local path a ``file:`` URI names; ``BadInput`` for one on another host."""
+    """The path a ``file:`` URI names as stored (``~/…`` for one under the home: how
+    messages name it); ``BadInput`` for one on another host."""
     parts = urlsplit(uri)
     if parts.netloc not in ("", "localhost"):
         raise BadInput(f"{uri}: file URI on another host ({parts.netloc})")
     return url2pathname(parts.path)
+
+
+def local_path(uri: str) -> Path:
+    """The file to read for a ``file:`` URI: :func:`path_from_file_uri` with ``~`` expanded."""
+    return Path(expand_home(path_from_file_uri(uri)))
 
 
 # --- discovery -------------------------------------------------------------------------------
@@ -319,13 +342,12 @@ def read_regular(path: Path, label: str | None = None) -> bytes:
 
 
 def load_path(path: Path) -> LoadedDocument:
-    """Load one regular file (:func:`read_regular`); its URI is the absolute, resolved
-    ``file://`` URI."""
+    """Load one regular file (:func:`read_regular`); its URI is :func:`file_uri`."""
     path = Path(path)
     if path.suffix.lower() not in SUPPORTED_SUFFIXES:
         raise BadInput(_unsupported(str(path), path.suffix))
     box = [read_regular(path)]
-    return load_owned(box, uri=path.resolve().as_uri(), name=path.name)
+    return load_owned(box, uri=file_uri(path), name=path.name)
 
 
 def load_bytes(
