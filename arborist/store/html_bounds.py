@@ -94,12 +94,12 @@ _ROWS_AND_CELLS = frozenset({"tr", "td", "th"})
 _FOREIGN = frozenset({"svg", "math"})
 
 _TOKEN = re.compile(
-    r"<(?:(/?)([A-Za-z][^\t\n\f\r />]*)(?:([\t\n\f\r /][^<>\"']*)?(>))?|(!--)|[!?/])"
+    r"<(?:(/?)([A-Za-z][^\t\n\f\r />]*)(?:([\t\n\f\r /][^<>]*)?(>))?|(!--)|[!?/])"
 )
-"""A tag's start: its name, and when it holds no quote and no ``<``, its attributes and
-``>`` (the common tag, read whole by this one match); or a comment's, or a bogus
-comment's. The attributes open with a separator, so no character of a long name is
-ever tried twice."""
+"""A tag's start: its name, and its attributes up to the first ``>`` when no ``<`` comes
+first (the common tag, read whole by this one match unless a quote in it needs a closer
+look); or a comment's, or a bogus comment's. The attributes open with a separator, so
+no character of a long name is ever tried twice."""
 _ATTRIBUTE = re.compile(
     r"[\t\n\f\r /]*([^\t\n\f\r />][^\t\n\f\r /=>]*)[\t\n\f\r ]*(=[\t\n\f\r ]*)?"
 )
@@ -235,9 +235,9 @@ def _scan(text: str, rewrite: bool) -> str | None:
         match = search(text, at)
         if match is None:
             break
-        name = match.group(2)
+        slash, name, attributes_text, closed_tag, comment = match.groups()
         if name is None:
-            if match.group(5):  # <!-- comment -->
+            if comment:  # <!-- comment -->
                 body = match.end()
                 if text.startswith((">", "->"), body):
                     at = text.find(">", body) + 1
@@ -249,29 +249,40 @@ def _scan(text: str, rewrite: bool) -> str | None:
                 at = size if close == -1 else close + 1
             continue
         start = match.start()
-        if match.group(4):  # the whole tag matched: no quoted value
-            end = match.end()
-            attributes, cut = 0, end - 1
-            if match.end(3) - match.start(3) > 2 * MAX_ATTRIBUTES:
-                attributes, cut = _count(text, match.start(3), match.end(3))
-        else:
-            ended = _tag_end(text, match.end())
+        end = match.end()
+        attributes, cut = 0, end - 1
+        if closed_tag and attributes_text and len(attributes_text) > 2 * MAX_ATTRIBUTES:
+            closed_tag = None  # long enough to hold more than the bound: count them
+        if closed_tag and attributes_text and ('"' in attributes_text or "'" in attributes_text):
+            doubles, singles = attributes_text.count('"'), attributes_text.count("'")
+            if (singles or doubles % 2) and (doubles or singles % 2):
+                closed_tag = None  # not quotes of one kind, paired: read it as the parser does
+        if not closed_tag:
+            ended = _tag_end(text, match.end(2))
             if ended is None:  # the page ends inside the tag: the parser drops it
                 break
             end, attributes, cut = ended
         at = end
         name = name.lower()
-        if match.group(1):  # an end tag
+        if slash:  # an end tag
             if rewrite and left_out.get(name):
                 left_out[name] -= 1
                 pieces.append(text[copied:start])
                 copied = end
                 continue
             if name in _FORMATTING:
-                deactivate(name)
+                if active and active[-1] == name:  # the usual case, without a call
+                    active.pop()
+                    formatting[-1] -= 1
+                else:
+                    deactivate(name)
             places = where.get(name)
             if places:
-                pop_to(places[-1])
+                if places[-1] == len(stack) - 1 and name not in _BOUNDARIES:
+                    stack.pop()  # closing the current element: the usual case
+                    places.pop()
+                else:
+                    pop_to(places[-1])
             continue
         if attributes > MAX_ATTRIBUTES and not rewrite:
             return ""
@@ -309,7 +320,11 @@ def _scan(text: str, rewrite: bool) -> str | None:
                 if open_at > stop:
                     pop_to(open_at)
             if name in _FORMATTING:  # a new <a> or <nobr> ends the one still active
-                deactivate(name)
+                if active and active[-1] == name:
+                    active.pop()
+                    formatting[-1] -= 1
+                else:
+                    deactivate(name)
         elif stack:
             top = stack[-1]
             if (name in _HEADINGS and top in _HEADINGS) or (
