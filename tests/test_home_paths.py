@@ -85,6 +85,9 @@ def test_ingest_stores_no_home_path_in_any_field_and_finds_the_same_document_aga
         app.evict(str(notes), "cold")  # found by the path as typed
         assert app.rehydrate("~/papers/notes.md").changed == 1
         assert app.verify().ok
+        assert (home / "store.db-wal").exists() and (home / "sessions.db-wal").exists()
+        while_open = _every_byte(home)
+    assert str(user_home).encode() not in while_open, "nor while open, -wal files included"
     blob = _every_byte(home)
     assert str(user_home).encode() not in blob, "no byte of either store holds the home path"
     assert b"file:~/papers/notes.md" in blob
