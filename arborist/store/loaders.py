@@ -413,6 +413,7 @@ def read_regular(path: Path, label: str | None = None, *, max_bytes: int | None 
     """
     label = str(path) if label is None else label
     cap = env_max_file_bytes() if max_bytes is None else max_bytes
+    opening = False  # a link met while opening (O_NOFOLLOW) is a swap, not a loop
     try:
         seen = getattr(path, "seen", None)
         if seen is None:
@@ -423,6 +424,7 @@ def read_regular(path: Path, label: str | None = None, *, max_bytes: int | None 
         else:
             _require_regular(label, os.stat(seen[0]).st_mode)
         real, file_id, folder_id = seen
+        opening = True
         folder = os.open(os.path.dirname(real), _FOLDER_FLAGS)
         try:
             if _identity(os.fstat(folder)) != folder_id:
@@ -435,7 +437,7 @@ def read_regular(path: Path, label: str | None = None, *, max_bytes: int | None 
     except IsADirectoryError as exc:
         raise BadInput(f"{label}: is a folder, not a file") from exc
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR):  # O_NOFOLLOW met a link
+        if opening and exc.errno in (errno.ELOOP, errno.ENOTDIR):  # O_NOFOLLOW met a link
             raise _changed(label, "became a symbolic link") from exc
         raise BadInput(f"{label}: cannot read: {exc.strerror or one_line(exc)}") from exc
     try:
