@@ -93,9 +93,7 @@ _SECTIONS = frozenset({"tbody", "thead", "tfoot"})
 _ROWS_AND_CELLS = frozenset({"tr", "td", "th"})
 _FOREIGN = frozenset({"svg", "math"})
 
-_TOKEN = re.compile(
-    r"<(?:(/?)([A-Za-z][^\t\n\f\r />]*)(?:([\t\n\f\r /][^<>]*)?(>))?|(!--)|[!?/])"
-)
+_TOKEN = re.compile(r"<(?:(/?)([A-Za-z][^\t\n\f\r />]*)(?:([\t\n\f\r /][^<>]*)?(>))?|(!--)|[!?/])")
 """A tag's start: its name, and its attributes up to the first ``>`` when no ``<`` comes
 first (the common tag, read whole by this one match unless a quote in it needs a closer
 look); or a comment's, or a bogus comment's. The attributes open with a separator, so
