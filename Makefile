@@ -187,6 +187,7 @@ bench: install chromium
 	$(BENCH) bench/widget.py
 	$(BENCH) bench/coaccess.py
 	$(BENCH) bench/gate.py --holdout
+	$(BENCH) bench/html_parse.py
 	$(BENCH) bench/peers/run.py
 	$(BIN)/python bench/results.py verdict --missed $(BENCH_MISSED)
 

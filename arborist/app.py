@@ -31,7 +31,7 @@ from arborist.app_forest import HomeForest
 from arborist.app_home import default_home
 from arborist.asks import Ask
 from arborist.checks import ChainCheck, DatabaseReport, Verification, check_derivable
-from arborist.config import coaccess_params, names_an_embedder
+from arborist.config import coaccess_params, max_file_bytes, names_an_embedder
 from arborist.db import require_writable, transaction
 from arborist.errors import BadInput, ModelError
 from arborist.forest.bates import is_bates
@@ -210,7 +210,8 @@ class Arborist(HomeForest):
         paths = discover(
             [s for s in named if s not in urls], include, exclude, follow_symlinks=follow_symlinks
         )
-        loaded: list[LoadedDocument] = [load_path(p) for p in track(paths)]
+        cap = max_file_bytes(self.config, os.environ)
+        loaded: list[LoadedDocument] = [load_path(p, max_bytes=cap) for p in track(paths)]
         loaded += [fetch_url(url) for url in urls]
         names: list[str | None] = [str(p) for p in paths] + [None] * len(urls)
         allowlist = self.allowlist

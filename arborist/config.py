@@ -14,12 +14,18 @@ from typing import Any
 from arborist.errors import BadInput
 from arborist.safejson import decode, loads_toml
 from arborist.store import coaccess
+from arborist.store.loaders import (
+    DEFAULT_MAX_FILE_BYTES,
+    MAX_FILE_BYTES_ENV,
+    parse_max_file_bytes,
+)
 
 __all__ = [
     "CONFIG_FILE",
     "ConfigFile",
     "allowlist",
     "coaccess_params",
+    "max_file_bytes",
     "names_an_embedder",
 ]
 
@@ -67,6 +73,24 @@ def coaccess_params(config: Mapping[str, Any]) -> tuple[int, int]:
         if not isinstance(value, int) or isinstance(value, bool):
             raise BadInput(f"config.toml: [coaccess] {name} must be an integer")
     return window, fanout
+
+
+def max_file_bytes(config: Mapping[str, Any], env: Mapping[str, str]) -> int:
+    """The largest file ingest reads: ``ARBORIST_MAX_FILE_BYTES``, else ``[ingest]
+    max_file_bytes``, else :data:`~arborist.store.loaders.DEFAULT_MAX_FILE_BYTES` (64 MiB)."""
+    raw = env.get(MAX_FILE_BYTES_ENV, "").strip()
+    if raw:
+        return parse_max_file_bytes(raw, MAX_FILE_BYTES_ENV)
+    section = config.get("ingest", {})
+    if not isinstance(section, dict):
+        raise BadInput("config.toml: [ingest] must be a table")
+    if "max_file_bytes" not in section:
+        return DEFAULT_MAX_FILE_BYTES
+    value = section["max_file_bytes"]
+    where = "config.toml: [ingest] max_file_bytes"
+    if isinstance(value, str):  # TOML has integers: a string is a mistake, not a number
+        raise BadInput(f"{where} must be a whole number of bytes above 0, not {value!r}")
+    return parse_max_file_bytes(value, where)
 
 
 def names_an_embedder(config: Mapping[str, Any], env: Mapping[str, str]) -> bool:

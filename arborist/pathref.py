@@ -1,4 +1,10 @@
-"""Transcript and notebook paths, redacted: a keyed hash plus a display-safe basename.
+"""Paths as stored: a document's path under the home as ``~/…``; transcript and notebook
+paths redacted to a keyed hash plus a display-safe basename.
+
+:func:`home_relative` is the one rule for a document's local path: every field that
+records one (its URI, a title made from it, the events and indexes copied from those)
+is made from the path it gives, so ``/home/alice/papers/notes.md`` is stored as
+``~/papers/notes.md`` and :func:`expand_home` turns it back into the file to read.
 
 A raw path such as ``/home/alice/projects/thesis.ipynb`` names a person and
 their disk layout; arborist never stores one. :func:`redact_path` turns it
@@ -22,12 +28,52 @@ from pathlib import Path
 from arborist.db import PRIVATE_FILE_MODE, make_private_folder
 from arborist.errors import StorageError
 
-__all__ = ["KEY_FILE", "load_or_create_key", "redact_path", "safe_basename"]
+__all__ = [
+    "KEY_FILE",
+    "expand_home",
+    "home_relative",
+    "load_or_create_key",
+    "redact_path",
+    "safe_basename",
+]
 
 KEY_FILE = "redaction.key"
 _KEY_BYTES = 32
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_BASENAME = 64
+
+
+def _homes() -> list[str]:
+    """The user's home folder as ``$HOME`` names it and as it resolves (they differ when
+    a link leads to it), longest first; none when there is no usable home."""
+    home = os.path.expanduser("~")
+    if not os.path.isabs(home) or os.path.normpath(home) == os.sep:
+        return []
+    homes = {os.path.normpath(home), os.path.realpath(home)}
+    return sorted(homes, key=len, reverse=True)
+
+
+def home_relative(path: str) -> str:
+    """``path`` (absolute) as it is stored: ``~/rest`` when it lies under the user's home
+    (``~`` for the home itself), else unchanged.
+
+    The home is ``$HOME`` (as given or resolved); a path merely starting with the same
+    characters (``/home/alice2`` beside ``/home/alice``) is not under it.
+    """
+    for home in _homes():
+        if path == home:
+            return "~"
+        if path.startswith(home.rstrip(os.sep) + os.sep):
+            return "~" + os.sep + path[len(home.rstrip(os.sep)) + 1 :]
+    return path
+
+
+def expand_home(path: str) -> str:
+    """The path to read for a stored one: a leading ``~`` or ``~/`` is the user's home
+    (``~user`` forms are not made by :func:`home_relative` and stay as they are)."""
+    if path == "~" or path.startswith("~" + os.sep):
+        return os.path.expanduser(path)
+    return path
 
 
 def load_or_create_key(home: Path) -> bytes:

@@ -77,6 +77,11 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         ],
         180,
     ),
+    "html-parse": (
+        ["bench/html_parse.py", "--quick"],
+        ["HTML to text", "flat prose (baseline)", "nested <div>, closed", "goals"],
+        120,
+    ),
     "coaccess": (
         ["bench/coaccess.py", "--quick"],
         ["1. write", "record_session", "2. rebuild", "full build", "3. lookup", "related_edges"],

@@ -36,7 +36,7 @@ from arborist.hashing import leaf_hash
 from arborist.merkle import block_span, proof_from_levels, sibling_positions, tree_levels
 from arborist.store.cache import mark_stale
 from arborist.store.chunking import CHUNKING_VERSION, Chunk, iter_chunks
-from arborist.store.loaders import LoadedDocument
+from arborist.store.loaders import LoadedDocument, file_uri
 from arborist.store.metadata import event_body
 from arborist.store.schema import COLD, HOT, NODE_FLOOR, index_chunks, index_title, store_nodes
 from arborist.store.uris import admit_uri, redact_uri, stored_uri
@@ -137,8 +137,10 @@ def resolve_document(conn: sqlite3.Connection, ref: str) -> Document:
         return get_document(conn, int(ref))
     candidates = [ref]
     path = Path(os.path.expanduser(ref))  # ~user of no one stays as typed (no RuntimeError)
-    if "://" not in ref and not ref.startswith(("pydoc:", "core:")):
-        candidates.append(path.resolve().as_uri())
+    if "://" not in ref and not ref.startswith(("pydoc:", "core:", "file:")):
+        # how ingest names a file (~/… under the home), and how a store filled before
+        # that rule named it
+        candidates += dict.fromkeys((file_uri(path), path.resolve().as_uri()))
     # A URI holding a secret is stored redacted (without the home's allowlist, an
     # allowlisted one is stored as given and matched above).
     candidates += [uri for uri in map(stored_uri, candidates) if uri not in candidates]

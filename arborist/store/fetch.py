@@ -34,8 +34,9 @@ from arborist.store.loaders import (
     LoadedDocument,
     load_owned,
     load_path,
-    path_from_file_uri,
+    local_path,
 )
+from arborist.store.redirects import MAX_REDIRECTS, Resolver, is_public, refusal, resolve
 
 if TYPE_CHECKING:
     import httpx
@@ -169,8 +170,14 @@ def fetch_url(
     timeout: float = 30.0,
     max_bytes: int = MAX_FETCH_BYTES,
     deadline: float | None = None,
+    resolver: Resolver = resolve,
 ) -> LoadedDocument:
     """GET an http(s) URL (following redirects) and load its body; ``uri`` is the URL as given.
+
+    Each hop's host is resolved (``resolver``) and connected to at the address checked:
+    a redirect from a public first URL to a host with any address that is not public
+    (loopback, link-local, private...: :mod:`arborist.store.redirects`), or to a scheme
+    other than http(s), is refused in one line before it is connected to.
 
     The media type comes from ``Content-Type``; a generic one (text/plain,
     octet-stream, none) defers to the final URL's suffix, so raw file hosts
@@ -192,9 +199,9 @@ def fetch_url(
     with _Deadline(seconds) as clock:
         try:
             if client is None:
-                with httpx.Client(follow_redirects=True, timeout=timeout) as own:
-                    return _fetch(own, url, timeout, max_bytes, clock)
-            return _fetch(client, url, timeout, max_bytes, clock)
+                with httpx.Client(follow_redirects=False, timeout=timeout) as own:
+                    return _fetch(own, url, timeout, max_bytes, clock, resolver)
+            return _fetch(client, url, timeout, max_bytes, clock, resolver)
         except httpx.HTTPError as exc:
             if clock.passed:
                 raise _too_slow(url, clock) from exc
@@ -209,33 +216,89 @@ def _too_slow(url: str, clock: _Deadline) -> BadInput:
     )
 
 
+_REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+def _pinned(hop: httpx.URL, address: str) -> tuple[httpx.URL, dict[str, str], dict[str, Any]]:
+    """The request for ``hop`` sent to ``address``: the URL with the address for its host,
+    the name in ``Host`` and, for https, as the TLS server name (the certificate is
+    checked against it)."""
+    host_header = hop.host if hop.port is None else f"{hop.host}:{hop.port}"
+    extensions: dict[str, Any] = {"sni_hostname": hop.host} if hop.scheme == "https" else {}
+    return hop.copy_with(host=address), {"Host": host_header}, extensions
+
+
 def _fetch(
-    client: httpx.Client, url: str, timeout: float, max_bytes: int, clock: _Deadline
+    client: httpx.Client,
+    url: str,
+    timeout: float,
+    max_bytes: int,
+    clock: _Deadline,
+    resolver: Resolver,
 ) -> LoadedDocument:
-    wait = min(timeout, clock.left())  # no single wait for bytes outlasts the deadline
-    with client.stream(
-        "GET", url, follow_redirects=True, timeout=wait, extensions={"trace": clock.trace}
-    ) as response:
-        status = response.status_code
-        if not 200 <= status < 300:
-            reason = response.reason_phrase
-            message = f"{url}: HTTP {status}{' ' + reason if reason else ''}"
-            raise NotFound(message) if status in (404, 410) else BadInput(message)
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > max_bytes:
-            raise BadInput(f"{url}: too large ({int(declared)} bytes; the limit is {max_bytes})")
-        body = bytearray()
-        for chunk in response.iter_bytes():
-            body += chunk
-            if len(body) > max_bytes:
-                raise BadInput(f"{url}: too large (over {max_bytes} bytes)")
-            if clock.passed:
-                raise _too_slow(url, clock)
-        if clock.passed:  # cut at the deadline, a body without a length can seem to end
+    import httpx  # noqa: PLC0415 - see fetch_url
+
+    hop = httpx.URL(url)
+    first_local: bool | None = None
+    for _ in range(MAX_REDIRECTS + 1):
+        if hop.scheme not in ("http", "https") or not hop.host:
+            raise BadInput(f"{url}: a redirect to {hop} was refused: only http(s) URLs are fetched")
+        try:
+            addresses = resolver(hop.host, hop.port or (443 if hop.scheme == "https" else 80))
+        except BadInput as exc:
+            raise BadInput(f"cannot fetch URL: {url}: {exc}") from exc
+        if first_local is None:
+            first_local = not is_public(addresses[0])
+        else:
+            why = refusal(first_local, str(hop), addresses)
+            if why is not None:
+                raise BadInput(f"{url}: {why}; nothing was fetched from it")
+        target, headers, extensions = _pinned(hop, addresses[0])
+        wait = min(timeout, clock.left())  # no single wait for bytes outlasts the deadline
+        with client.stream(
+            "GET",
+            target,
+            headers=headers,
+            follow_redirects=False,
+            timeout=wait,
+            extensions={**extensions, "trace": clock.trace},
+        ) as response:
+            status = response.status_code
+            location = response.headers.get("location")
+            if status in _REDIRECT_STATUSES and location:
+                try:
+                    hop = hop.join(location)
+                except (httpx.InvalidURL, ValueError) as exc:
+                    raise BadInput(f"{url}: a redirect to an invalid URL: {one_line(exc)}") from exc
+                continue
+            return _body(response, url, hop, max_bytes, clock)
+    raise BadInput(f"{url}: more than {MAX_REDIRECTS} redirects")
+
+
+def _body(
+    response: httpx.Response, url: str, final: httpx.URL, max_bytes: int, clock: _Deadline
+) -> LoadedDocument:
+    """The document in a final (not redirecting) response; ``final`` is the URL it came
+    from, by name (the request itself went to an address)."""
+    status = response.status_code
+    if not 200 <= status < 300:
+        reason = response.reason_phrase
+        message = f"{url}: HTTP {status}{' ' + reason if reason else ''}"
+        raise NotFound(message) if status in (404, 410) else BadInput(message)
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise BadInput(f"{url}: too large ({int(declared)} bytes; the limit is {max_bytes})")
+    body = bytearray()
+    for chunk in response.iter_bytes():
+        body += chunk
+        if len(body) > max_bytes:
+            raise BadInput(f"{url}: too large (over {max_bytes} bytes)")
+        if clock.passed:
             raise _too_slow(url, clock)
-        final_path = unquote(response.url.path)
-        content_type = response.headers.get("content-type", "")
-    name = final_path.rstrip("/").rsplit("/", 1)[-1] or response.url.host
+    if clock.passed:  # cut at the deadline, a body without a length can seem to end
+        raise _too_slow(url, clock)
+    content_type = response.headers.get("content-type", "")
+    name = unquote(final.path).rstrip("/").rsplit("/", 1)[-1] or final.host
     media_type = _media_type_of(content_type, name, url)
     charset_match = _CONTENT_TYPE_CHARSET.search(content_type)
     box = [bytes(body)]
@@ -273,7 +336,7 @@ def refetch(uri: str) -> LoadedDocument:
     """
     scheme = uri.split(":", 1)[0].lower() if ":" in uri else ""
     if scheme == "file":
-        doc = load_path(Path(path_from_file_uri(uri)))
+        doc = load_path(local_path(uri))
     elif scheme in ("http", "https"):
         doc = fetch_url(uri)
     elif scheme == "pydoc":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from arborist.store.html_bounds import bounded_html
 from arborist.store.normalize import decode_html, normalize_text, replace_surrogates
 
 __all__ = ["load_html"]
@@ -32,7 +33,9 @@ def load_html(data: bytes, label: str, declared: str | None) -> tuple[str, str]:
     ``declared`` is the charset the HTTP response named, if any."""
     text = decode_html(data, label, declared)
     # NUL is a parse error in HTML, never text (WHATWG drops or replaces it); so are surrogates.
-    tree = LexborHTMLParser(replace_surrogates(text.replace("\x00", "")))
+    # A page past the parser's bounds is rewritten within them first: parse time stays
+    # linear in the page (arborist/store/html_bounds.py).
+    tree = LexborHTMLParser(bounded_html(replace_surrogates(text.replace("\x00", ""))))
     title = ""
     head = tree.head
     node = head.css_first("title") if head is not None else None
@@ -57,19 +60,21 @@ class _HtmlText:
         self.list_item = False
 
     def render(self, root: LexborNode) -> str:
-        stack: list[tuple[LexborNode, bool]] = [(root, False)]
+        # The stack holds a node to enter, or the tag (a str) of one to leave.
+        stack: list[LexborNode | str] = [root]
+        pop, push, extend, buffer = stack.pop, stack.append, stack.extend, self.buffer
         while stack:
-            node, leaving = stack.pop()
+            node = pop()
+            if isinstance(node, str):
+                self._leave(node)
+                continue
             tag = node.tag or ""
-            if leaving:
-                self._leave(tag)
-            elif node.is_text_node:
-                self.buffer.append(node.text_content or "")
+            if tag == "-text":
+                buffer.append(node.text_content or "")
             elif node.is_element_node and tag not in _DROPPED_TAGS:
                 self._enter(tag)
-                stack.append((node, True))
-                children = list(node.iter(include_text=True))
-                stack.extend((child, False) for child in reversed(children))
+                push(tag)
+                extend(reversed(list(node.iter(include_text=True))))
         self._flush()
         return "\n\n".join(self.blocks)
 
@@ -115,6 +120,8 @@ class _HtmlText:
                 self.list_item = False  # an empty item must not mark the next paragraph
 
     def _flush(self, *, pre: bool = False) -> None:
+        if not self.buffer:  # nothing to flush: every block boundary calls this, most with none
+            return
         raw = "".join(self.buffer)
         self.buffer.clear()
         if self.heading:
@@ -124,6 +131,8 @@ class _HtmlText:
             return
         if pre:
             text = normalize_text(raw)
+        elif "\n" not in raw:  # the common paragraph: one line
+            text = " ".join(raw.split())
         else:
             lines = (" ".join(line.split()) for line in raw.split("\n"))
             text = "\n".join(line for line in lines if line)

@@ -31,11 +31,12 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, NoReturn
+from urllib.parse import quote_from_bytes, urlsplit
 from urllib.request import url2pathname
 
 from arborist.errors import ArboristError, BadInput, NotFound, one_line
+from arborist.pathref import expand_home, home_relative
 from arborist.store.html_text import load_html
 from arborist.store.normalize import decode_text, normalize_owned, normalize_text
 from arborist.store.notebook_text import load_notebook
@@ -43,14 +44,21 @@ from arborist.store.pdf_text import load_pdf
 from arborist.store.text_titles import text_title
 
 __all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "MAX_FILE_BYTES_ENV",
+    "Found",
     "LoadedDocument",
     "MAX_TITLE_CHARS",
     "MEDIA_TYPES",
     "SUPPORTED_SUFFIXES",
     "discover",
+    "env_max_file_bytes",
+    "file_uri",
     "load_bytes",
     "load_owned",
     "load_path",
+    "local_path",
+    "parse_max_file_bytes",
     "path_from_file_uri",
     "read_regular",
 ]
@@ -80,7 +88,8 @@ SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
 class LoadedDocument:
     """One loaded source: what the store chunks, hashes and cites.
 
-    ``uri`` is ``file:///abs/path``, the http(s) URL as given, or ``pydoc:<module>``;
+    ``uri`` is :func:`file_uri` of a file (``file:~/papers/notes.md`` under the home,
+    ``file:///abs/path`` elsewhere), the http(s) URL as given, or ``pydoc:<module>``;
     ``content_sha256`` is the hash of the raw bytes loaded (the same bytes twice
     are one document), ``text`` the normalized text the chunk leaves come from.
     """
@@ -109,12 +118,31 @@ def _label(uri: str) -> str:
     return uri
 
 
+def file_uri(path: Path) -> str:
+    """The URI a local file is stored under: its resolved path by the one rule of
+    :func:`~arborist.pathref.home_relative`, so a file under the home is
+    ``file:~/papers/notes.md`` (no home path in any field made from it) and any other
+    ``file:///abs/path``. The same file gives the same URI on every ingest while
+    ``$HOME`` names the same folder."""
+    resolved = os.path.realpath(path)
+    shown = home_relative(resolved)
+    if shown == resolved:
+        return Path(resolved).as_uri()
+    return "file:" + quote_from_bytes(os.fsencode(shown))
+
+
 def path_from_file_uri(uri: str) -> str:
-    """The local path a ``file:`` URI names; ``BadInput`` for one on another host."""
+    """The path a ``file:`` URI names as stored (``~/…`` for one under the home: how
+    messages name it); ``BadInput`` for one on another host."""
     parts = urlsplit(uri)
     if parts.netloc not in ("", "localhost"):
         raise BadInput(f"{uri}: file URI on another host ({parts.netloc})")
     return url2pathname(parts.path)
+
+
+def local_path(uri: str) -> Path:
+    """The file to read for a ``file:`` URI: :func:`path_from_file_uri` with ``~`` expanded."""
+    return Path(expand_home(path_from_file_uri(uri)))
 
 
 # --- discovery -------------------------------------------------------------------------------
@@ -175,7 +203,45 @@ def discover(
             real = Path(os.path.realpath(path))
             if real not in seen:
                 seen.add(real)
-                found.append(path)
+                found.append(_found(path, str(real)))
+    return found
+
+
+_Identity = tuple[int, int]
+"""A file's or folder's ``(st_dev, st_ino)``: what it is, whatever it is called."""
+
+
+if TYPE_CHECKING:
+    _ConcretePath = Path
+else:
+    _ConcretePath = type(
+        Path()
+    )  # PosixPath or WindowsPath: Path itself cannot be subclassed before 3.12
+
+
+class Found(_ConcretePath):
+    """A path :func:`discover` found, with what it was then: the real path it resolved to,
+    and the identity of that file and of its folder. :func:`read_regular` opens exactly
+    that file or refuses: a file or folder swapped (for a link, say) after the walk is
+    not read."""
+
+    seen: tuple[str, _Identity, _Identity] | None = None
+
+
+def _identity(st: os.stat_result) -> _Identity:
+    return (st.st_dev, st.st_ino)
+
+
+def _found(path: Path, real: str) -> Path:
+    """``path`` as a :class:`Found`, with its identity now; as it is if it has vanished
+    (the read then names what is missing)."""
+    try:
+        file_st = os.stat(real)
+        folder_st = os.stat(os.path.dirname(real))
+    except OSError:
+        return path
+    found = Found(path)
+    found.seen = (real, _identity(file_st), _identity(folder_st))
     return found
 
 
@@ -281,36 +347,119 @@ _OPEN_FLAGS = (
     | getattr(os, "O_NONBLOCK", 0)
     | getattr(os, "O_NOCTTY", 0)
     | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
 )
-"""How :func:`read_regular` opens a file: never waiting for a FIFO's writer, never taking a
-terminal as the controlling one."""
+"""How :func:`read_regular` opens a file: never through a link (its final component),
+never waiting for a FIFO's writer, never taking a terminal as the controlling one."""
+
+_FOLDER_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_DIRECTORY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
+"""Largest file ingest reads (64 MiB): several times the biggest honest text a store
+holds (a whole book is a few MB of text; a 64 MiB plain text is about 40,000 pages),
+under which an ingest peaks at about twice the file. ``ARBORIST_MAX_FILE_BYTES`` or
+``[ingest] max_file_bytes`` in config.toml changes it (:func:`arborist.config.max_file_bytes`)."""
+
+MAX_FILE_BYTES_ENV = "ARBORIST_MAX_FILE_BYTES"
+
+_READ_PIECE = 1024 * 1024
 
 
-def read_regular(path: Path, label: str | None = None) -> bytes:
-    """The bytes of the regular file ``path`` (or the one a link names), read without waiting.
+def parse_max_file_bytes(value: object, where: str) -> int:
+    """A size cap from ``where``: a whole number of bytes above 0 (digits in a string
+    too), else one line naming where it came from."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise BadInput(f"{where} must be a whole number of bytes above 0, not {value!r}")
+    return value
 
-    A FIFO, socket or device is refused in one line before it is opened (``stat``), and
-    again after (``fstat`` of what was opened: it may have been swapped in between); the
-    open itself is non-blocking, so a FIFO swapped in never waits for a writer.
+
+def env_max_file_bytes() -> int:
+    """The size cap from ``ARBORIST_MAX_FILE_BYTES``, else :data:`DEFAULT_MAX_FILE_BYTES`."""
+    raw = os.environ.get(MAX_FILE_BYTES_ENV, "").strip()
+    return parse_max_file_bytes(raw, MAX_FILE_BYTES_ENV) if raw else DEFAULT_MAX_FILE_BYTES
+
+
+def _too_large(label: str, size: int, max_bytes: int) -> BadInput:
+    return BadInput(
+        f"{label}: too large ({size} bytes; the limit is {max_bytes}: set "
+        f"{MAX_FILE_BYTES_ENV} or [ingest] max_file_bytes to read more)"
+    )
+
+
+def _changed(label: str, what: str) -> BadInput:
+    return BadInput(f"{label}: {what} since it was found; not read")
+
+
+def read_regular(path: Path, label: str | None = None, *, max_bytes: int | None = None) -> bytes:
+    """The bytes of the regular file ``path`` (or the one a link names), read without
+    following a link, without waiting, and at most ``max_bytes`` of them.
+
+    The file is the one :func:`discover` saw (a :class:`Found` path) or, for any other
+    path, the one it resolves to now. Its folder is opened without following a link and
+    must be the folder seen (``fstat``); the file is opened in it with ``O_NOFOLLOW``
+    and must be the file seen: a file or folder swapped after the walk (for a link to a
+    file outside, say) is refused in one line, not read. A FIFO, socket or device is
+    refused before it is opened (``stat``) and again after (``fstat``); the open is
+    non-blocking, so a FIFO swapped in never waits for a writer. A file over
+    ``max_bytes`` (default :func:`env_max_file_bytes`) is refused by its ``fstat`` size
+    before a byte is read, and one that grows past it while read is refused too.
     """
     label = str(path) if label is None else label
+    cap = env_max_file_bytes() if max_bytes is None else max_bytes
+    opening = False  # a link met while opening (O_NOFOLLOW) is a swap, not a loop
     try:
-        _require_regular(label, os.stat(path).st_mode)
-        fd = os.open(path, _OPEN_FLAGS)
+        seen = getattr(path, "seen", None)
+        if seen is None:
+            real = os.path.realpath(path)
+            file_st = os.stat(real)
+            _require_regular(label, file_st.st_mode)
+            seen = (real, _identity(file_st), _identity(os.stat(os.path.dirname(real))))
+        else:
+            _require_regular(label, os.stat(seen[0]).st_mode)
+        real, file_id, folder_id = seen
+        opening = True
+        folder = os.open(os.path.dirname(real), _FOLDER_FLAGS)
+        try:
+            if _identity(os.fstat(folder)) != folder_id:
+                raise _changed(label, "its folder changed")
+            fd = os.open(os.path.basename(real), _OPEN_FLAGS, dir_fd=folder)
+        finally:
+            os.close(folder)
     except FileNotFoundError as exc:
         raise NotFound(f"{label}: no such file") from exc
     except IsADirectoryError as exc:
         raise BadInput(f"{label}: is a folder, not a file") from exc
     except OSError as exc:
+        if opening and exc.errno in (errno.ELOOP, errno.ENOTDIR):  # O_NOFOLLOW met a link
+            raise _changed(label, "became a symbolic link") from exc
         raise BadInput(f"{label}: cannot read: {exc.strerror or one_line(exc)}") from exc
     try:
         st = os.fstat(fd)
         _require_regular(label, st.st_mode)
+        if _identity(st) != file_id:
+            raise _changed(label, "was replaced")
+        if st.st_size > cap:
+            raise _too_large(label, st.st_size, cap)
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)  # a regular file: reads never wait anyway
         with os.fdopen(fd, "rb", closefd=True) as file:
             fd = -1
-            return file.read()
+            data = file.read(st.st_size + 1)  # one piece, unless it grew since fstat
+            if len(data) <= st.st_size:
+                return data
+            pieces = bytearray(data)
+            while piece := file.read(_READ_PIECE):
+                pieces += piece
+                if len(pieces) > cap:
+                    raise _too_large(label, len(pieces), cap)
+            return bytes(pieces)
     except OSError as exc:
         raise BadInput(f"{label}: cannot read: {exc.strerror or one_line(exc)}") from exc
     finally:
@@ -318,14 +467,19 @@ def read_regular(path: Path, label: str | None = None) -> bytes:
             os.close(fd)
 
 
-def load_path(path: Path) -> LoadedDocument:
-    """Load one regular file (:func:`read_regular`); its URI is the absolute, resolved
-    ``file://`` URI."""
-    path = Path(path)
+def load_path(path: Path | str, *, max_bytes: int | None = None) -> LoadedDocument:
+    """Load one regular file of at most ``max_bytes`` (:func:`read_regular`); its URI is
+    :func:`file_uri`."""
+    if not isinstance(path, Path):
+        path = Path(path)
     if path.suffix.lower() not in SUPPORTED_SUFFIXES:
         raise BadInput(_unsupported(str(path), path.suffix))
-    box = [read_regular(path)]
-    return load_owned(box, uri=path.resolve().as_uri(), name=path.name)
+    if getattr(path, "seen", None) is None:
+        path = _found(path, os.path.realpath(path))
+    box = [read_regular(path, max_bytes=max_bytes)]
+    seen = getattr(path, "seen", None)
+    real = Path(seen[0]) if seen is not None else path
+    return load_owned(box, uri=file_uri(real), name=path.name)  # the file read, not a later one
 
 
 def load_bytes(

@@ -1,0 +1,195 @@
+"""A redirect from a public page never reaches a private address: the refusal is decided
+before any connection, and the fetch connects to the address it checked.
+
+No test here connects off loopback. The "internet" is a loopback HTTP proxy that answers
+every request itself and never forwards one: a client whose only way out is that proxy
+asks for public addresses, and the proxy's log shows which requests were ever sent.
+"""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from arborist.errors import BadInput
+from arborist.store.fetch import fetch_url
+from arborist.store.redirects import is_public, refusal, resolve
+
+PUBLIC = "93.184.216.34"
+OTHER_PUBLIC = "93.184.216.35"
+PAGE = b"<html><head><title>Public page</title></head><body><p>Rowan berries.</p></body></html>"
+
+
+class Internet(http.server.ThreadingHTTPServer):
+    """A loopback proxy playing the internet: ``routes`` maps an absolute URL to a
+    redirect target (str) or a page (bytes); ``asked`` logs each request it got."""
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Answer)
+        self.routes: dict[str, str | bytes] = {}
+        self.asked: list[tuple[str, str]] = []
+
+    @property
+    def proxy(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _Answer(http.server.BaseHTTPRequestHandler):
+    server: Internet
+
+    def do_GET(self) -> None:
+        self.server.asked.append((self.path, self.headers.get("Host", "")))
+        route = self.server.routes.get(self.path)
+        if isinstance(route, str):
+            self.send_response(302)
+            self.send_header("Location", route)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = route if isinstance(route, bytes) else b"not here"
+        self.send_response(200 if route is not None else 404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the tests read ``asked``."""
+
+
+@pytest.fixture
+def internet() -> Iterator[Internet]:
+    server = Internet()
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def _through(internet: Internet) -> httpx.Client:
+    """A client whose every connection goes to the loopback proxy, whatever the URL."""
+    return httpx.Client(proxy=internet.proxy, trust_env=False)
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["127.0.0.1", "127.8.9.10", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254",
+     "100.64.0.1", "0.0.0.0", "224.0.0.1", "255.255.255.255", "192.0.2.7", "::1", "::",
+     "fe80::1", "fe80::1%eth0", "fc00::1", "fd12:3456::1", "::ffff:10.0.0.1",
+     "::ffff:169.254.169.254", "2002:a00:1::", "ff02::1", "not an address"],
+)  # fmt: skip
+def test_loopback_link_local_private_and_reserved_addresses_are_not_public(address: str) -> None:
+    assert not is_public(address)
+
+
+@pytest.mark.parametrize("address", [PUBLIC, "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8"])
+def test_global_unicast_addresses_are_public(address: str) -> None:
+    assert is_public(address)
+
+
+def test_the_rule_refuses_any_private_address_after_a_public_first_url() -> None:
+    assert refusal(False, "http://a.example/", [PUBLIC, OTHER_PUBLIC]) is None
+    assert refusal(False, "http://a.example/", [PUBLIC, "10.0.0.1"]) == (
+        "a redirect to http://a.example/ was refused: 10.0.0.1 is not a public address"
+    )
+    assert refusal(True, "http://169.254.169.254/", ["169.254.169.254"]) is None
+
+
+def test_resolve_gives_a_literal_as_itself_and_a_name_its_addresses() -> None:
+    assert resolve("10.0.0.1", 80) == ["10.0.0.1"]
+    assert resolve("[::1]", 80) == ["::1"]
+    assert set(resolve("localhost", 80)) <= {"127.0.0.1", "::1"}
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://10.0.0.1/admin",
+        "http://[::1]:8080/",
+        "http://localhost:9/",  # a name that resolves to loopback
+        "http://[::ffff:192.168.0.1]/",
+        "file:///etc/passwd",
+        "ftp://files.example/x",
+    ],
+)
+def test_a_redirect_from_a_public_page_to_a_private_address_is_refused_before_connecting(
+    internet: Internet, target: str
+) -> None:
+    start = f"http://{PUBLIC}/start"
+    internet.routes[start] = target
+    with _through(internet) as client, pytest.raises(BadInput) as caught:
+        fetch_url(start, client=client)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{start}: a redirect to ")
+    assert "was refused" in message
+    assert internet.asked == [(start, PUBLIC)], "nothing but the first URL was ever requested"
+
+
+def test_a_name_resolving_to_a_private_address_among_public_ones_is_refused(
+    internet: Internet,
+) -> None:
+    start = f"http://{PUBLIC}/start"
+    internet.routes[start] = "http://mixed.example/page"
+    answers = {"mixed.example": [OTHER_PUBLIC, "192.168.1.20"]}
+
+    def resolver(host: str, port: int) -> list[str]:
+        return answers.get(host) or resolve(host, port)
+
+    with (
+        _through(internet) as client,
+        pytest.raises(BadInput, match=r"192\.168\.1\.20 is not a public"),
+    ):
+        fetch_url(start, client=client, resolver=resolver)
+    assert len(internet.asked) == 1
+
+
+def test_redirects_between_public_pages_are_followed_at_the_addresses_checked(
+    internet: Internet,
+) -> None:
+    """Each hop is resolved once, checked, and connected to at that address with its name
+    in ``Host``: a DNS answer that turns private after the check is never used."""
+    calls: list[str] = []
+
+    def rebinding(host: str, port: int) -> list[str]:
+        calls.append(host)
+        if host == "docs.example":
+            return [PUBLIC] if calls.count(host) == 1 else ["169.254.169.254"]
+        return [OTHER_PUBLIC] if host == "mirror.example" else resolve(host, port)
+
+    internet.routes[f"http://{PUBLIC}/start"] = "http://mirror.example/page.html"
+    internet.routes[f"http://{OTHER_PUBLIC}/page.html"] = PAGE
+    with _through(internet) as client:
+        doc = fetch_url("http://docs.example/start", client=client, resolver=rebinding)
+    assert doc.uri == "http://docs.example/start" and doc.title == "Public page"
+    assert internet.asked == [
+        (f"http://{PUBLIC}/start", "docs.example"),
+        (f"http://{OTHER_PUBLIC}/page.html", "mirror.example"),
+    ]
+    assert calls == ["docs.example", "mirror.example"]
+
+
+def test_a_local_first_url_may_redirect_to_a_local_address(internet: Internet) -> None:
+    """The user asked for a local page: its redirects may stay local (a loopback server
+    that redirects to itself, the loopback proxy serving both)."""
+    start, target = "http://127.0.0.2/start", "http://10.0.0.1/page.html"
+    internet.routes[start] = target
+    internet.routes[target] = PAGE
+    with _through(internet) as client:
+        doc = fetch_url(start, client=client)
+    assert doc.title == "Public page"
+    assert [path for path, _ in internet.asked] == [start, target]
+
+
+def test_a_redirect_loop_ends_in_one_line(internet: Internet) -> None:
+    internet.routes[f"http://{PUBLIC}/loop"] = f"http://{PUBLIC}/loop"
+    with _through(internet) as client, pytest.raises(BadInput, match=r"more than 20 redirects$"):
+        fetch_url(f"http://{PUBLIC}/loop", client=client)
