@@ -178,3 +178,34 @@ def test_the_detail_pane_names_the_revision_with_the_turns_answer_not_a_later_on
         assert (now.revision, now.state) == (1, "failed")
         shown = app.forest_view().shown(imported, now.revision)
         assert shown is not None and shown[0] == 1 and shown[2] == "failed"
+
+
+def test_a_turn_asked_under_a_parent_from_a_clock_ahead_is_not_older_than_it(
+    tmp_path: Path, doc: Path
+) -> None:
+    """A session imported from a home whose clock runs ahead (every time in it later than
+    now here): a turn asked under it here takes its parent's time, so an honest home never
+    holds a turn verify would call older than its parent."""
+    ahead = "2099-01-01T00:00:00.000000Z"
+    records = _export(_home(tmp_path / "ahead", doc))
+    records[0]["created_at"] = ahead
+    root = next(r for r in records if r["type"] == "node" and r["parent_bates"] is None)
+    root["created_at"] = ahead
+    root["node_hash"] = node_hash(
+        parent_node_hash=None, bates=root["bates"], question="", cache_key="",
+        audit_mode=root["audit_mode"], created_at=ahead, label=None,
+    )  # fmt: skip
+    turn = _turn(records)
+    turn["created_at"] = ahead
+    turn["node_hash"] = node_hash(
+        parent_node_hash=root["node_hash"], bates=turn["bates"], question=turn["question"],
+        cache_key=turn["cache_key"], audit_mode=turn["audit_mode"], created_at=ahead,
+        label=turn["created_label"],
+    )  # fmt: skip
+    here = _home(tmp_path / "here", doc, ask=False)
+    with Arborist(here) as app:
+        app.import_sessions(_lines(records))
+        session = app.new_session()
+        asked = app.ask_turn(QUESTION, sid=session.sid, parent=turn["bates"])
+        assert asked.node.created_at == ahead
+        assert app.verify().problems == []
