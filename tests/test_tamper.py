@@ -67,7 +67,6 @@ BOOKKEEPING: dict[tuple[str, str], str] = {
     ("sessions", "sessions.current_bates"): 'a session\'s "you are here" pointer',
     ("sessions", "sessions.next_seq"): "the next seq to hand out (UNIQUE bates guards reuse)",
     ("sessions", "sessions.updated_at"): "when a session last changed",
-    ("sessions", "nodes.label"): "a turn's current label (renames are audit events)",
 }
 
 # What a problem line must mention for an edit of each table.

@@ -93,6 +93,14 @@ def _move_subtree_hashes(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE nodes DROP COLUMN subtree_hash")
 
 
+_LABEL_EVENT_INDEX = """
+CREATE INDEX audit_label ON audit_events (seq) WHERE event_type = 'label';
+"""
+"""The ``label`` events (renames) in order, so ``arborist verify`` holds every turn's
+current label to its last rename without a scan of the chain (forest/verify.py); the same
+query serves a scan should the index be dropped."""
+
+
 SESSIONS_MIGRATIONS: tuple[Migration, ...] = (
     # 1: the one global chain of every state change in the forest.
     AUDIT_MIGRATION,
@@ -110,4 +118,7 @@ SESSIONS_MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         4, "node_links: subtree hashes by id, nodes.subtree_hash dropped", _move_subtree_hashes
     ),
+    # 5: the renames in order: a turn's current label is a claim verify checks (its last
+    #    ``label`` event, else the label it was created with), read in one indexed query.
+    Migration(5, "label events by seq", _LABEL_EVENT_INDEX),
 )

@@ -18,7 +18,7 @@ from arborist.forest.nodes import ROOT_AUDIT_MODE
 from arborist.qa.standing import is_cache_key  # the faces' rule: one key shape for all
 from arborist.store.search import AUDIT_MODES
 
-__all__ = ["TURN_MODES", "is_cache_key", "is_honest_turn", "shape_problem"]
+__all__ = ["TURN_MODES", "is_cache_key", "is_honest_turn", "older_than_parent", "shape_problem"]
 
 TURN_MODES = AUDIT_MODES
 """The audit modes an answer is given in, and so the only ones a turn (not a root) holds."""
@@ -74,6 +74,21 @@ def shape_problem(
          f"its audit mode is none an answer is given in ({', '.join(TURN_MODES)})"),
         (not isinstance(question, str) or not question.strip(), "its question is empty"),
     )  # fmt: skip
+
+
+def older_than_parent(created_at: object, parent_created_at: object) -> str | None:
+    """Why a turn created at ``created_at`` under a parent created at ``parent_created_at``
+    is none an honest writer makes (a phrase to follow ``turn <bates>:``), or None.
+
+    A turn is asked under a turn that exists, and its hash commits its parent's, so it is
+    never older than its parent (times in the stored form compare as text). A backdated
+    turn would read as having shown an answer's revision older than any it could have:
+    import refuses it and ``arborist verify`` names it. Times not both text are left to
+    the other checks (their hash names an edit)."""
+    text = type(created_at) is str and type(parent_created_at) is str
+    if text and created_at < parent_created_at:  # type: ignore[operator]
+        return "it is older than its parent (its created_at is before its parent's)"
+    return None
 
 
 def _first(*checks: tuple[bool, str]) -> str | None:

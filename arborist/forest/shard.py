@@ -330,7 +330,10 @@ def insert_turn(
         parent = get_node(conn, parent_bates)
         seq = _next_seq(conn, session, label)
         bates = format_bates(sid, seq)
-        created_at = created_at or utc_now()
+        if created_at is None:  # a clock behind its parent's (stepped back, or another
+            created_at = utc_now()  # machine's) never makes a turn older than its parent
+            if isinstance(parent.created_at, str):
+                created_at = max(created_at, parent.created_at)
         digest = node_hash(
             parent_node_hash=parent.node_hash, bates=bates, question=question,
             cache_key=cache_key, audit_mode=audit_mode, created_at=created_at, label=label,

@@ -7,12 +7,15 @@ then report: a field of the wrong JSON type or holding text that is not UTF-8 (a
 surrogate), a turn of a shape no honest writer makes (:mod:`arborist.forest.shape`: a
 parentless turn that is not its session's root, an empty or malformed cache key, a mode no
 answer is given in), a label ``arborist label`` would refuse, a time not in the stored form,
-and a seq that would leave its session a gap (a turn numbered 999999 would make the session
+a turn older than its parent (backdated: it would read as having shown an earlier revision
+of its answer than any it could have), and a seq that would leave its session a gap (a turn numbered 999999 would make the session
 "full" for its owner; renumbering it would change its hash). It recomputes every
 ``node_hash`` from the fields and refuses a line that does not match, skips turns already
 present with the same hash, refuses a bates that exists with a different one, inserts
 parents before children whatever order the lines arrive in, then refolds ``subtree_hash``
 bottom-up once. The same nodes give the same hashes in any shard, in any arrival order.
+A turn renamed where it came from is renamed here by a ``label`` event, as ``arborist
+label`` renames one: ``arborist verify`` holds every turn's label to its events.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from arborist.audit import append_event
 from arborist.db import transaction
 from arborist.errors import BadInput
 from arborist.forest.bates import format_bates, is_bates, is_sid, parse_bates
-from arborist.forest.shape import shape_problem
+from arborist.forest.shape import older_than_parent, shape_problem
 from arborist.forest.shard import (
     _checked_label,
     _insert_node_row,
@@ -364,6 +367,11 @@ def _stored_hash(conn: sqlite3.Connection, bates: str | None) -> str | None:
     return str(row[0]) if row else None
 
 
+def _stored_time(conn: sqlite3.Connection, bates: str) -> object:
+    row = conn.execute("SELECT created_at FROM nodes WHERE bates = ?", (bates,)).fetchone()
+    return row[0] if row else None
+
+
 def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
     """Insert one turn after re-proving its hash against its parent's; False when this
     shard holds it already (with the same hash: another hash is refused)."""
@@ -374,6 +382,10 @@ def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
             f"line {item['_line']}: parent {parent} is neither in this shard nor in the file"
         )
     _check_node(item, parent_hash)
+    if parent is not None:
+        older = older_than_parent(item["created_at"], _stored_time(conn, parent))
+        if older is not None:
+            raise BadInput(f"line {item['_line']}: turn {bates}: {older}")
     stored = _stored_hash(conn, bates)
     if stored is not None:
         if stored != item["node_hash"]:
@@ -397,8 +409,6 @@ def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
         label=item["created_label"],
         digest=item["node_hash"],
     )
-    if item["label"] != item["created_label"]:
-        conn.execute("UPDATE nodes SET label = ? WHERE bates = ?", (item["label"], bates))
     if seq > 0:
         append_event(
             conn,
@@ -408,6 +418,15 @@ def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
             body=node_event_body(
                 item["node_hash"], parent, item["answer_text"], titles_json(titles)
             ),
+        )
+    if item["label"] != item["created_label"]:  # renamed where it came from: a rename here
+        conn.execute("UPDATE nodes SET label = ? WHERE bates = ?", (item["label"], bates))
+        append_event(
+            conn,
+            "label",
+            sid=sid,
+            bates=bates,
+            body={"label": item["label"], "previous": item["created_label"]},
         )
     return True
 

@@ -182,10 +182,13 @@ def turn_revisions(
     times: Mapping[str, str] | None = None,
 ) -> dict[str, RevisionState]:
     """The revision of its answer each ``(bates, cache_key)`` turn showed, with its state
-    now: the latest revision written by the time the turn was (for a turn older than every
-    revision here, an imported one, the revision ``fallback`` names, else the latest).
-    Turns whose key the store does not hold are left out. ``times``: when each turn was
-    recorded, when the caller has read it already."""
+    now: the one ``fallback`` names (its standing's, :func:`~arborist.qa.standing.standing`:
+    among the revisions with the turn's answer, the latest written by the turn's time, else
+    the earliest), so the detail pane names the revision every face reads; without one, the
+    latest written by the time the turn was, else the latest. A later revision in service
+    never stands for a turn whose answer an earlier one gave. Turns whose key the store does
+    not hold are left out. ``times``: when each turn was recorded, when the caller has read
+    it already."""
     turns = [(b, k) for b, k in turns if k]
     if not turns:
         return {}
@@ -197,10 +200,10 @@ def turn_revisions(
         revisions = held.get(key)
         if not revisions:
             continue
-        shown = shown_revision(revisions, times.get(bates, ""))
+        wanted = (fallback or {}).get(bates)
+        shown = next((r for r in revisions if r[0] == wanted), None)
         if shown is None:
-            wanted = (fallback or {}).get(bates)
-            shown = next((r for r in revisions if r[0] == wanted), revisions[-1])
+            shown = shown_revision(revisions, times.get(bates, "")) or revisions[-1]
         out[bates] = shown
     return out
 

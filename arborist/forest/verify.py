@@ -25,8 +25,13 @@ A damaged file is reported, never raised: what SQLite's ``integrity_check``
 finds comes first, then every section that can still be read; one that
 cannot says so.
 
-Labels renamed later and the sessions' "you are here" pointers are
-bookkeeping no hash covers; they are not reported.
+* its current ``label`` is not what its events leave it: the label of its last ``label``
+  event (a rename), else the label it was created with (an edit by hand of a label);
+* it is older than its parent (:func:`~arborist.forest.shape.older_than_parent`): a
+  backdated turn, which would read as having shown an earlier revision of its answer;
+
+The sessions' "you are here" pointers are bookkeeping no hash covers; they are not
+reported.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from typing import Any
 from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist.forest.bates import MAX_SEQ, is_bates, is_sid, parse_bates
 from arborist.forest.reads import TurnAnswer, cited_titles
-from arborist.forest.shape import is_honest_turn, shape_problem
+from arborist.forest.shape import is_honest_turn, older_than_parent, shape_problem
 from arborist.forest.shard import node_event_body, node_event_text, session_event_body
 from arborist.hashing import node_row_hash, subtree_hash_bytes
 from arborist.integrity import FileChecks, read_or_report
@@ -65,6 +70,50 @@ class ForestVerification:
     @property
     def ok(self) -> bool:
         return not self.problems and self.chain.ok
+
+
+def _renames(conn: sqlite3.Connection) -> dict[str, object]:
+    """Every renamed turn's last ``label`` event body as stored, by the turn it names: one
+    query over the events' own index (migration 5), parsed only for the turn it checks."""
+    return {
+        bates: body
+        for bates, body in conn.execute(
+            "SELECT bates, body FROM audit_events WHERE event_type = 'label' ORDER BY seq"
+        ).fetchall()
+        if isinstance(bates, str)
+    }
+
+
+_NO_LABEL = object()
+"""A ``label`` event that names no label (not an object with ``label`` as text or null)."""
+
+
+def _renamed_to(body: object) -> object:
+    """The label a ``label`` event leaves its turn (``None``: taken off), or
+    :data:`_NO_LABEL` for a body that says none."""
+    try:
+        event = json.loads(body)  # type: ignore[arg-type]
+    except (TypeError, ValueError, RecursionError):
+        return _NO_LABEL
+    if not isinstance(event, dict) or "label" not in event:
+        return _NO_LABEL
+    label = event["label"]
+    return label if label is None or isinstance(label, str) else _NO_LABEL
+
+
+def _label_problems(row: Any, renames: dict[str, object]) -> list[str]:
+    """A turn's current label against its events: its last rename's, else the label it was
+    created with (committed in its hash)."""
+    bates, created, current = row[0], row[7], row[18]
+    body = renames.get(bates, _NO_LABEL)
+    if body is _NO_LABEL:
+        if current == created:
+            return []  # the usual case: never renamed
+        return [f"turn {bates}: its label differs from the one it was created with, and no "
+                "label event renamed it"]  # fmt: skip
+    if current == _renamed_to(body):
+        return []
+    return [f"turn {bates}: its label differs from the one its last label event gave it"]
 
 
 def _events(conn: sqlite3.Connection) -> dict[str, object]:
@@ -137,7 +186,7 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any], l
     rows = conn.execute(
         "SELECT n.bates, n.parent_bates, n.question, n.answer_text, n.cache_key, n.audit_mode, "
         "n.created_at, n.created_label, n.node_hash, l.subtree_hash, n.seq, n.sid, "
-        "n.cited_titles_json, n.n_cited_sources, n.id, l.id, l.parent_id, l.node_hash "
+        "n.cited_titles_json, n.n_cited_sources, n.id, l.id, l.parent_id, l.node_hash, n.label "
         "FROM nodes AS n LEFT JOIN node_links AS l ON l.id = n.id ORDER BY n.id"
     ).fetchall()
     by_bates = {row[0]: row for row in rows}
@@ -146,6 +195,7 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any], l
         if row[1] is not None:
             kids.setdefault(row[1], []).append(row[9])
     inserts = _events(conn)
+    renames = _renames(conn)
     problems = _stray_links(conn)
     answers: list[TurnAnswer] = []
     for row in rows:
@@ -162,6 +212,15 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any], l
             problems += _shape_problems(row)
         problems += _field_problems(row, parent_row, kids.get(bates, []), titles)
         problems += _link_problems(row, parent_row)
+        if row[18] != row[7] or bates in renames:  # else never renamed: as created
+            problems += _label_problems(row, renames)
+        try:  # the usual case compared in place, the rule (and its words) asked when it fails
+            older = parent_row is not None and row[6] < parent_row[6]
+            older = older and older_than_parent(row[6], parent_row[6])  # type: ignore[index]
+        except TypeError:  # a time that is not text: its node hash names the edit
+            older = None
+        if older:
+            problems.append(f"turn {bates}: {older}")
         if seq == 0:
             continue
         event = inserts.pop(bates, None)

@@ -188,8 +188,9 @@ def standing(
     state of the revision it showed. ``asked_at`` (when the turn was recorded) picks that
     revision among those with its answer: the latest written by then (a key answered
     again with the same words after a falsification keeps the turn that showed the
-    falsified one failed); without it, or for a turn older than every revision (imported),
-    the latest."""
+    falsified one failed); without it, or for a turn older than every revision (imported:
+    answered elsewhere first), the earliest, so that a later revision in service never
+    vouches for a turn whose answer an earlier one, taken out of service, gave first."""
     unkeyed = unchecked(False, cache_key)
     if unkeyed is not None:
         return unkeyed
@@ -224,7 +225,8 @@ def _shown_record(
     same = [(int(row[0]), str(row[1])) for row in rows if row[2]]
     if not same:
         return Standing(NO_CLAIM, DIFFERS, conflict=True)
-    shown = next((i for i, at in same if asked_at is not None and at <= asked_at), same[0][0])
+    # Newest first: the latest written by the turn's time, else the earliest (see standing).
+    shown = next((i for i, at in same if asked_at is not None and at <= asked_at), same[-1][0])
     record = load_record(conn, shown)
     if record.answer_text != answer_text:  # SQLite's = and Python's == part on no text: a guard
         return Standing(NO_CLAIM, DIFFERS, conflict=True)

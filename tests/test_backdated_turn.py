@@ -1,0 +1,211 @@
+"""A turn is never older than its parent, and no later revision in service stands for a turn
+whose answer an earlier revision, taken out of service, gave.
+
+A turn backdated to 2001 under a parent of today used to import, and read ``[STRICT
+answered]`` after its key's answer was falsified and asked again (revision 2, the same
+words), because a turn older than every revision read as having shown the latest one.
+Real homes (real SQLite files; the offline extractive model, or a chat server on loopback
+where two revisions must say different words).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from arborist.app import Arborist
+from arborist.cli import cli
+from arborist.errors import BadInput
+from arborist.hashing import node_hash
+from tests.chat_server import ChatServer, completion
+from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
+
+DOC = (
+    "# Spider-Man\n\n"
+    "Spider-Man was created by writer Stan Lee and artist Steve Ditko.\n\n"
+    "He first appeared in Amazing Fantasy #15 in August 1962.\n"
+)
+QUESTION = "Who created Spider-Man?"
+REASON = "Ditko disputed it"
+BACKDATED = "2001-01-01T00:00:00.000000Z"
+
+
+@pytest.fixture
+def doc(tmp_path: Path) -> Path:
+    path = tmp_path / "spider.md"
+    path.write_text(DOC, encoding="utf-8")
+    return path
+
+
+def _home(home: Path, doc: Path, *, ask: bool = True, **fields: Any) -> Path:
+    with Arborist(home) as app:
+        app.ingest([str(doc)])
+        if ask:
+            app.ask_turn(QUESTION, sid=None, **fields)
+        app.sessions()  # sessions.db made and migrated: what an import leaves is its own
+    return home
+
+
+def _export(home: Path) -> list[dict[str, Any]]:
+    with Arborist(home) as app:
+        ((session, _),) = app.sessions()
+        return app.export_session(session.sid)
+
+
+def _turn(records: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(r for r in records if r["type"] == "node" and r["parent_bates"] is not None)
+
+
+def _backdate(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The turn backdated to 2001, its node hash recomputed as a forger would."""
+    root = next(r for r in records if r["type"] == "node" and r["parent_bates"] is None)
+    turn = _turn(records)
+    turn["created_at"] = BACKDATED
+    turn["node_hash"] = node_hash(
+        parent_node_hash=root["node_hash"], bates=turn["bates"], question=turn["question"],
+        cache_key=turn["cache_key"], audit_mode=turn["audit_mode"],
+        created_at=turn["created_at"], label=turn["created_label"],
+    )  # fmt: skip
+    return turn
+
+
+def _lines(records: list[dict[str, Any]]) -> list[str]:
+    return [json.dumps(r) for r in records]
+
+
+def _file_bytes(home: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(home.iterdir()) if ".db" in p.name}
+
+
+def _cli(home: Path, *args: str) -> str:
+    return CliRunner().invoke(cli, ["--home", str(home), *args]).output
+
+
+def test_an_import_refuses_a_turn_older_than_its_parent_in_one_line_writing_nothing(
+    tmp_path: Path, doc: Path
+) -> None:
+    records = _export(_home(tmp_path / "a", doc))
+    turn = _backdate(records)
+    target = _home(tmp_path / "b", doc)
+    before = _file_bytes(target)
+    with Arborist(target) as app, pytest.raises(BadInput) as caught:
+        app.import_sessions(_lines(records))
+    assert str(caught.value) == (
+        f"line {records.index(turn) + 1}: turn {turn['bates']}: it is older than its parent "
+        "(its created_at is before its parent's)"
+    )
+    assert _file_bytes(target) == before
+
+
+def test_verify_names_a_turn_older_than_its_parent(
+    tmp_path: Path, doc: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Written as an import that did not look (the library's own writer, every hash, event
+    and fold as it makes them): only the times tell."""
+    records = _export(_home(tmp_path / "a", doc))
+    turn = _backdate(records)
+    target = _home(tmp_path / "b", doc, ask=False)
+    monkeypatch.setattr("arborist.forest.transfer.older_than_parent", lambda *_: None)
+    with Arborist(target) as app:
+        app.import_sessions(_lines(records))
+        assert app.verify().problems == [
+            f"sessions.db: turn {turn['bates']}: it is older than its parent (its created_at "
+            "is before its parent's)"
+        ]
+
+
+def test_a_turn_answered_elsewhere_first_reads_the_earliest_revision_with_its_answer(
+    tmp_path: Path, doc: Path
+) -> None:
+    """An honest import older than every revision here: its answer was given here first by
+    revision 1, since falsified; revision 2 says the same words and is in service. The turn
+    reads failed, with revision 1's reason, in every face, never revision 2's ok."""
+    elsewhere = _export(_home(tmp_path / "elsewhere", doc))
+    here = _home(tmp_path / "here", doc)
+    with Arborist(here) as app:
+        key = _turn(elsewhere)["cache_key"]
+        app.falsify(key, "failed", REASON)
+        ((session, _),) = app.sessions()
+        again = app.ask_turn(QUESTION, sid=session.sid)
+        assert (again.result.record.revision, again.result.record.cache_key) == (2, key)
+        assert again.result.record.answer_text == _turn(elsewhere)["answer_text"]
+        app.import_sessions(_lines(elsewhere))
+        imported = app.node(_turn(elsewhere)["bates"])
+        now = app.audit_now(imported)
+        assert (now.revision, now.state, now.state_reason) == (1, "failed", REASON)
+        shown = app.forest_view().shown(imported, now.revision)
+        assert shown is not None and shown[0] == 1
+        assert app.verify().problems == []
+    assert f"[STRICT failed: {REASON}]" in _cli(here, "tree", "--sid", imported.sid)
+    assert f"STRICT, answer failed: {REASON}" in _cli(here, "show", imported.bates)
+
+
+@pytest.fixture
+def loopback(chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch) -> ChatServer:
+    monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
+    monkeypatch.setenv("ARBORIST_MODEL", "loopback-model")
+    monkeypatch.setenv("ARBORIST_API_KEY", "sk-test-not-a-real-key-000000")
+    return chat_server
+
+
+def test_the_detail_pane_names_the_revision_with_the_turns_answer_not_a_later_one(
+    tmp_path: Path, doc: Path, loopback: ChatServer
+) -> None:
+    """Revision 1 (falsified) and revision 2 (in service) say different words; a turn asked
+    elsewhere after both, with revision 1's words, showed revision 1: the row and the detail
+    pane both say so, not the latest revision written by the turn's time."""
+    first, second = "Stan Lee and Steve Ditko created him. [E1]", "Steve Ditko drew him. [E1]"
+    loopback.script(completion(first))
+    here = _home(tmp_path / "here", doc, llm="openai")
+    with Arborist(here) as app:
+        ((session, _),) = app.sessions()
+        key = _turn(app.export_session(session.sid))["cache_key"]
+        app.falsify(key, "failed", REASON)
+        loopback.script(completion(second))
+        again = app.ask_turn(QUESTION, sid=session.sid, llm="openai")
+        assert (again.result.record.revision, again.result.record.answer_text) == (2, second)
+    loopback.script(completion(first))
+    elsewhere = _export(_home(tmp_path / "elsewhere", doc, llm="openai"))
+    assert _turn(elsewhere)["cache_key"] == key
+    with Arborist(here) as app:
+        app.import_sessions(_lines(elsewhere))
+        imported = app.node(_turn(elsewhere)["bates"])
+        now = app.audit_now(imported)
+        assert (now.revision, now.state) == (1, "failed")
+        shown = app.forest_view().shown(imported, now.revision)
+        assert shown is not None and shown[0] == 1 and shown[2] == "failed"
+
+
+def test_a_turn_asked_under_a_parent_from_a_clock_ahead_is_not_older_than_it(
+    tmp_path: Path, doc: Path
+) -> None:
+    """A session imported from a home whose clock runs ahead (every time in it later than
+    now here): a turn asked under it here takes its parent's time, so an honest home never
+    holds a turn verify would call older than its parent."""
+    ahead = "2099-01-01T00:00:00.000000Z"
+    records = _export(_home(tmp_path / "ahead", doc))
+    records[0]["created_at"] = ahead
+    root = next(r for r in records if r["type"] == "node" and r["parent_bates"] is None)
+    root["created_at"] = ahead
+    root["node_hash"] = node_hash(
+        parent_node_hash=None, bates=root["bates"], question="", cache_key="",
+        audit_mode=root["audit_mode"], created_at=ahead, label=None,
+    )  # fmt: skip
+    turn = _turn(records)
+    turn["created_at"] = ahead
+    turn["node_hash"] = node_hash(
+        parent_node_hash=root["node_hash"], bates=turn["bates"], question=turn["question"],
+        cache_key=turn["cache_key"], audit_mode=turn["audit_mode"], created_at=ahead,
+        label=turn["created_label"],
+    )  # fmt: skip
+    here = _home(tmp_path / "here", doc, ask=False)
+    with Arborist(here) as app:
+        app.import_sessions(_lines(records))
+        session = app.new_session()
+        asked = app.ask_turn(QUESTION, sid=session.sid, parent=turn["bates"])
+        assert asked.node.created_at == ahead
+        assert app.verify().problems == []
