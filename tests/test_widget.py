@@ -670,7 +670,7 @@ def test_label_renames_and_answers_the_new_summary(
         "label": None,
         "previous": "origin story",
     }
-    assert app.verify().ok, "a label taken off is bookkeeping: both stores still verify"
+    assert app.verify().ok, "a label taken off is recorded by its event: both stores still verify"
     assert view.request("label", bates=first, label="")["label"] is None  # nothing to take off
 
 
