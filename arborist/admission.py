@@ -105,6 +105,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from arborist.errors import BadInput
+from arborist.pathref import home_as_tilde
 from arborist.secret_finders import candidates
 from arborist.secret_shapes import INVISIBLE
 from arborist.terminal import inert
@@ -344,7 +345,11 @@ def admit(text: str, *, allowlist: Sequence[str] = ()) -> Admitted:
     newly recognisable (``-----BEGIN ... KEY-----sk-...``: the ``sk-`` key only
     stands alone once the BEGIN line is gone), so the gate looks again until
     nothing more is found; admitting the result changes nothing.
+
+    The user's home is written ``~`` first (:func:`arborist.pathref.home_as_tilde`, the one
+    home rule): a redaction's position is in that text.
     """
+    text = home_as_tilde(text)
     redactions = _find(text, allowlist)
     if not redactions:  # the text as it is (what _apply gives for no redaction)
         return Admitted(text, redactions)

@@ -245,10 +245,11 @@ class Arborist(HomeForest):
 
     def rehydrate(self, ref: str) -> TierChange:
         """Bring a document back to hot, refetching its URI if cold and proving every chunk."""
+        cap = max_file_bytes(self.config, os.environ)
         return rehydrate(
             self.store_conn,
             resolve_document(self.store_conn, ref),
-            refetch,
+            lambda uri: refetch(uri, max_bytes=cap),
             allowlist=self.allowlist,
         )
 

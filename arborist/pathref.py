@@ -5,6 +5,9 @@ paths redacted to a keyed hash plus a display-safe basename.
 records one (its URI, a title made from it, the events and indexes copied from those)
 is made from the path it gives, so ``/home/alice/papers/notes.md`` is stored as
 ``~/papers/notes.md`` and :func:`expand_home` turns it back into the file to read.
+:func:`home_as_tilde` is the same rule for a path anywhere in a text (a question, a
+label, a reason, a document's words, an error line): the admission gate applies it to
+every text it admits. Both read the home from :func:`user_homes`.
 
 A raw path such as ``/home/alice/projects/thesis.ipynb`` names a person and
 their disk layout; arborist never stores one. :func:`redact_path` turns it
@@ -17,6 +20,7 @@ The key is created on first use in ``$ARBORIST_HOME/redaction.key`` with mode
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -31,10 +35,12 @@ from arborist.errors import StorageError
 __all__ = [
     "KEY_FILE",
     "expand_home",
+    "home_as_tilde",
     "home_relative",
     "load_or_create_key",
     "redact_path",
     "safe_basename",
+    "user_homes",
 ]
 
 KEY_FILE = "redaction.key"
@@ -43,29 +49,86 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_BASENAME = 64
 
 
-def _homes() -> list[str]:
-    """The user's home folder as ``$HOME`` names it and as it resolves (they differ when
-    a link leads to it), longest first; none when there is no usable home."""
-    home = os.path.expanduser("~")
-    if not os.path.isabs(home) or os.path.normpath(home) == os.sep:
-        return []
-    homes = {os.path.normpath(home), os.path.realpath(home)}
-    return sorted(homes, key=len, reverse=True)
+def user_homes() -> tuple[str, ...]:
+    """The user's home folder as ``$HOME`` names it (as written, and normalized) and as it
+    resolves (they differ when a link leads to it), longest first: the one definition of
+    the home that :func:`home_relative` (paths) and :func:`home_as_tilde` (text) share.
+
+    Empty when ``$HOME`` is unset, empty, relative or ``/`` (no usable home: nothing is
+    rewritten, rather than every path being under ``/``); a home that resolves to ``/``
+    keeps only its written form. Resolved once per value of ``$HOME`` in a process.
+    """
+    return _homes_of(os.environ.get("HOME", ""))
+
+
+@functools.lru_cache(maxsize=8)
+def _homes_of(home: str) -> tuple[str, ...]:
+    written = home.rstrip(os.sep)
+    if not os.path.isabs(home) or not written or os.path.normpath(home) == os.sep:
+        return ()
+    homes = {written, os.path.normpath(home), os.path.realpath(home)} - {os.sep, "//"}
+    return tuple(sorted(homes, key=lambda h: (-len(h), h)))
 
 
 def home_relative(path: str) -> str:
     """``path`` (absolute) as it is stored: ``~/rest`` when it lies under the user's home
     (``~`` for the home itself), else unchanged.
 
-    The home is ``$HOME`` (as given or resolved); a path merely starting with the same
-    characters (``/home/alice2`` beside ``/home/alice``) is not under it.
+    The home is ``$HOME`` (as given or resolved: :func:`user_homes`); a path merely
+    starting with the same characters (``/home/alice2`` beside ``/home/alice``) is not
+    under it.
     """
-    for home in _homes():
+    for home in user_homes():
         if path == home:
             return "~"
-        if path.startswith(home.rstrip(os.sep) + os.sep):
-            return "~" + os.sep + path[len(home.rstrip(os.sep)) + 1 :]
+        if path.startswith(home + os.sep):
+            return "~" + os.sep + path[len(home) + 1 :]
     return path
+
+
+_INSIDE_A_PATH = r"(?<![^\W_])(?<![.~])"
+"""Not after a letter, a digit, ``.`` or ``~``, which would make it part of another path
+(``/srv/home/alice``, ``./home/alice``); after ``-`` or ``_`` (``from-/home/alice``) it is
+the home, erring on the side of the person the path names."""
+_NAME_GOES_ON = r"[\w~+-]|\.[\w~+-]"
+"""What after a path says the name goes on (a full stop then a space ends a sentence)."""
+
+
+@functools.lru_cache(maxsize=8)
+def _home_in_text(homes: tuple[str, ...]) -> re.Pattern[str]:
+    """Each home as a path in text: not inside a longer name or path (``/srv/home/alice``,
+    ``/home/alice2``; after ``//``, as in ``file:///home/alice``, it is a path), followed
+    by ``/`` or by what ends a path (a space, a quote, the end, a sentence's full stop);
+    ``file://`` before it is taken along, so the text says ``file:~/…`` as a stored URI
+    does."""
+    alternatives = "|".join(re.escape(home) for home in homes)
+    return re.compile(
+        rf"{_INSIDE_A_PATH}(?P<file>file://)?(?:(?<=//)|(?<!/))(?:{alternatives})"
+        rf"(?!{_NAME_GOES_ON})"
+    )
+
+
+def home_as_tilde(text: str) -> str:
+    """``text`` with each occurrence of the user's home folder as a path written ``~``:
+    ``/home/alice/papers/notes.md`` is ``~/papers/notes.md``, ``/home/alice`` alone is
+    ``~``, ``file:///home/alice/x`` is ``file:~/x`` (:func:`home_relative`'s rule, for
+    paths anywhere in a text). Every text the admission gate admits passes it first
+    (:func:`arborist.admission.admit`), so a question, label or reason typed with a home
+    path is stored as ``~/…``. Text without the home's characters is returned as it is,
+    at the cost of a substring test or three (a text without ``/`` holds no home, and is
+    not even looked at further: most questions and labels).
+    """
+    if os.sep not in text:
+        return text
+    homes = user_homes()
+    for home in homes:
+        if home in text:
+            return _home_in_text(homes).sub(_tilde, text)
+    return text
+
+
+def _tilde(found: re.Match[str]) -> str:
+    return "file:~" if found.group("file") else "~"
 
 
 def expand_home(path: str) -> str:

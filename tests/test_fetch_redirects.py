@@ -193,3 +193,60 @@ def test_a_redirect_loop_ends_in_one_line(internet: Internet) -> None:
     internet.routes[f"http://{PUBLIC}/loop"] = f"http://{PUBLIC}/loop"
     with _through(internet) as client, pytest.raises(BadInput, match=r"more than 20 redirects$"):
         fetch_url(f"http://{PUBLIC}/loop", client=client)
+
+
+@pytest.mark.parametrize(
+    ("address", "public"),
+    [
+        ("64:ff9b::a9fe:a9fe", False),  # NAT64's well-known prefix carrying 169.254.169.254
+        ("64:ff9b::a00:1", False),  # ... carrying 10.0.0.1
+        ("64:ff9b::5db8:d822", True),  # ... carrying a public address
+        ("64:ff9b:1::5db8:d822", False),  # NAT64 local use: a network's own space
+        ("::a9fe:a9fe", False),  # IPv4-compatible 169.254.169.254
+        ("::7f00:1", False),  # IPv4-compatible 127.0.0.1
+        ("::5db8:d822", True),
+        ("fec0::1", False),  # site-local (deprecated)
+        ("fec0:0:0:1::5", False),
+        ("2002:a9fe:a9fe::1", False),  # 6to4 carrying 169.254.169.254
+        ("2002:c0a8:101::", False),  # 6to4 carrying 192.168.1.1
+        ("2002:5db8:d822::1", True),
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", False),  # Teredo, client 192.0.2.45
+        ("2001:0:a00:1:8000:63bf:a247:27dd", False),  # Teredo, server 10.0.0.1
+        ("2001:0:4136:e378:8000:63bf:a247:27dd", True),  # Teredo, both public
+        ("3fff::1", False),  # documentation
+        ("5f00::1", False),  # segment routing
+        ("192.0.0.8", False),  # IETF protocol assignments
+    ],
+)
+def test_an_ipv6_address_carrying_ipv4_is_judged_as_the_ipv4_it_carries(
+    address: str, public: bool
+) -> None:
+    assert is_public(address) is public
+
+
+@pytest.mark.parametrize(
+    ("target", "answers"),
+    [
+        ("http://[64:ff9b::a9fe:a9fe]/latest/meta-data/", {}),
+        ("http://[::a9fe:a9fe]/latest/meta-data/", {}),
+        ("http://[fec0::1]/", {}),
+        ("http://[2002:a9fe:a9fe::]/", {}),
+        ("http://nat64.example/", {"nat64.example": ["64:ff9b::a9fe:a9fe"]}),
+        ("http://compat.example/", {"compat.example": ["::a9fe:a9fe"]}),
+        ("http://sitelocal.example/", {"sitelocal.example": [OTHER_PUBLIC, "fec0::1"]}),
+    ],
+)
+def test_a_redirect_to_an_ipv6_form_of_a_private_address_is_refused_before_connecting(
+    internet: Internet, target: str, answers: dict[str, list[str]]
+) -> None:
+    start = f"http://{PUBLIC}/start"
+    internet.routes[start] = target
+
+    def resolver(host: str, port: int) -> list[str]:
+        return answers.get(host) or resolve(host, port)
+
+    with _through(internet) as client, pytest.raises(BadInput) as caught:
+        fetch_url(start, client=client, resolver=resolver)
+    message = str(caught.value)
+    assert "\n" not in message and "was refused" in message and "not a public address" in message
+    assert internet.asked == [(start, PUBLIC)], "nothing but the first URL was ever requested"

@@ -221,3 +221,46 @@ def test_a_two_gigabyte_sparse_file_is_refused_without_a_big_allocation(
     assert cli.returncode != 0
     assert cli.stderr.count("\n") == 1 and "too large" in cli.stderr
     assert not (home / "store.db").exists() or b"huge.txt" not in _store_bytes(home)
+
+
+@pytest.mark.parametrize("typed", ["\u00b2", "\uff11\uff12\uff13", "\u0663", "9" * 5000, "1e6"])
+def test_a_cap_of_anything_but_ascii_digits_is_refused_in_one_line(typed: str) -> None:
+    """``str.isdigit`` calls ``²`` and full-width ``１２３`` digits (``int`` takes the one
+    and chokes on the other); a cap is ASCII digits only, and no longer than a size is."""
+    with pytest.raises(BadInput, match=r"^ARBORIST_MAX_FILE_BYTES must be a whole number"):
+        max_file_bytes({}, {"ARBORIST_MAX_FILE_BYTES": typed})
+    assert max_file_bytes({}, {"ARBORIST_MAX_FILE_BYTES": " 123 "}) == 123
+
+
+def test_the_cli_refuses_a_superscript_cap_in_one_line_and_writes_nothing(
+    home: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "doc.md").write_text("Hazel coppices well.\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ARBORIST_MAX_FILE_BYTES": "\u00b2"}
+    run = subprocess.run(
+        [sys.executable, "-m", "arborist", "--home", str(home), "ingest", str(tmp_path / "doc.md")],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert run.stderr.count("\n") == 1 and "ARBORIST_MAX_FILE_BYTES must be" in run.stderr
+    assert _documents(home) == 0
+
+
+def test_rehydration_reads_a_file_under_the_home_config_cap_as_ingest_does(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text("Hazel coppices well. " * 20, encoding="utf-8")
+    monkeypatch.delenv("ARBORIST_MAX_FILE_BYTES", raising=False)
+    with Arborist(home) as app:
+        app.ingest([str(doc)])
+        app.evict(str(doc), "cold")
+    (home / "config.toml").write_text("[ingest]\nmax_file_bytes = 100\n", encoding="utf-8")
+    with (
+        Arborist(home) as app,
+        pytest.raises(BadInput, match=r"too large \(420 bytes; the limit is 100"),
+    ):
+        app.rehydrate(str(doc))
+    (home / "config.toml").write_text("[ingest]\nmax_file_bytes = 420\n", encoding="utf-8")
+    with Arborist(home) as app:
+        assert app.rehydrate(str(doc)).changed > 0

@@ -327,16 +327,17 @@ def _media_type_of(content_type: str, name: str, url: str) -> str:
     raise BadInput(f"{url}: unsupported content type {essence or '(none)'!r}")
 
 
-def refetch(uri: str) -> LoadedDocument:
+def refetch(uri: str, *, max_bytes: int | None = None) -> LoadedDocument:
     """Load a document again from the URI it was stored under (rehydration).
 
-    ``file:`` reads the file, ``http(s):`` fetches the URL, ``pydoc:`` renders
-    the demo module again. The result carries ``uri`` unchanged, so the caller
+    ``file:`` reads the file (at most ``max_bytes``: the home's cap, as ingest reads it,
+    :func:`arborist.config.max_file_bytes`), ``http(s):`` fetches the URL, ``pydoc:``
+    renders the demo module again. The result carries ``uri`` unchanged, so the caller
     compares like with like.
     """
     scheme = uri.split(":", 1)[0].lower() if ":" in uri else ""
     if scheme == "file":
-        doc = load_path(local_path(uri))
+        doc = load_path(local_path(uri), max_bytes=max_bytes)
     elif scheme in ("http", "https"):
         doc = fetch_url(uri)
     elif scheme == "pydoc":

@@ -370,11 +370,18 @@ MAX_FILE_BYTES_ENV = "ARBORIST_MAX_FILE_BYTES"
 _READ_PIECE = 1024 * 1024
 
 
+_MAX_CAP_DIGITS = 19
+"""Digits a cap may have: 19 hold every size a file system reports (under 2**63)."""
+
+
 def parse_max_file_bytes(value: object, where: str) -> int:
-    """A size cap from ``where``: a whole number of bytes above 0 (digits in a string
-    too), else one line naming where it came from."""
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
+    """A size cap from ``where``: a whole number of bytes above 0 (ASCII digits in a
+    string, at most :data:`_MAX_CAP_DIGITS`: not ``"²"`` nor full-width ``"１２３"``, which
+    :meth:`str.isdigit` calls digits), else one line naming where it came from."""
+    if isinstance(value, str):
+        digits = value.strip()
+        if digits.isascii() and digits.isdigit() and len(digits) <= _MAX_CAP_DIGITS:
+            value = int(digits)
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise BadInput(f"{where} must be a whole number of bytes above 0, not {value!r}")
     return value

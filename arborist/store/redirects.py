@@ -31,18 +31,55 @@ Resolver = Callable[[str, int], list[str]]
 """``(host, port) -> addresses``: how a host name becomes the addresses to connect to."""
 
 
+_NOT_PUBLIC_V6 = tuple(
+    ipaddress.ip_network(net)
+    for net in (
+        "fec0::/10",  # site-local: deprecated, yet routed inside some networks
+        "64:ff9b:1::/48",  # NAT64 local use: translated to a network's own IPv4 space
+        "3fff::/20",  # documentation
+        "5f00::/16",  # segment routing identifiers
+    )
+)
+"""IPv6 space no public page lives in that :mod:`ipaddress` (3.11) calls global."""
+
+_NOT_PUBLIC_V4 = (ipaddress.ip_network("192.0.0.0/24"),)  # IETF protocol assignments
+"""IPv4 space no public page lives in that :mod:`ipaddress` (3.11) calls global."""
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_V4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _embedded(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries, which a connection to it reaches: mapped
+    (``::ffff:a.b.c.d``), IPv4-compatible (``::a.b.c.d``), NAT64's well-known prefix
+    (``64:ff9b::a.b.c.d``), 6to4 (``2002:AABB:CCDD::``) and Teredo (server and client)."""
+    if ip.ipv4_mapped is not None:
+        return [ip.ipv4_mapped]
+    if ip in _V4_COMPATIBLE or ip in _NAT64:
+        return [ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)]
+    if ip.sixtofour is not None:
+        return [ip.sixtofour]
+    return list(ip.teredo) if ip.teredo is not None else []
+
+
 def is_public(address: str) -> bool:
     """Whether ``address`` is a global unicast address: not loopback, link-local, private,
-    shared (100.64/10), reserved, documentation, unspecified or multicast; an IPv4 address
-    mapped or embedded in IPv6 is judged as the IPv4 address it carries."""
+    site-local, shared (100.64/10), reserved, documentation, unspecified or multicast. An
+    IPv6 address that carries IPv4 (mapped, IPv4-compatible, NAT64, 6to4, Teredo) is
+    judged as the IPv4 it carries (every one of them, for Teredo), so
+    ``[64:ff9b::a9fe:a9fe]`` is 169.254.169.254."""
     try:
         ip = ipaddress.ip_address(address.split("%", 1)[0])  # fe80::1%eth0: a zone
     except ValueError:
         return False
     if isinstance(ip, ipaddress.IPv6Address):
-        embedded = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
-        if embedded is not None:
-            return is_public(str(embedded))
+        embedded = _embedded(ip)
+        if embedded:
+            return all(is_public(str(v4)) for v4 in embedded)
+        if any(ip in net for net in _NOT_PUBLIC_V6):
+            return False
+    elif any(ip in net for net in _NOT_PUBLIC_V4):
+        return False
     return ip.is_global and not ip.is_multicast
 
 
