@@ -138,10 +138,14 @@ class Session:
     build_s: float
 
 
-def _node_lines(sid: str, root_hash: str, fan: int, turns: int) -> Iterator[dict[str, Any]]:
+def _node_lines(
+    sid: str, root_hash: str, root_time: str, fan: int, turns: int
+) -> Iterator[dict[str, Any]]:
     """Export records of ``turns`` turns under the root, ``fan`` under each node, breadth
-    first (fan 1 is a chain), every node hash real; ``_depth`` is for the caller to drop."""
-    base = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
+    first (fan 1 is a chain), every node hash real, each a millisecond after the one before
+    (from the root's time: no turn is older than its parent); ``_depth`` is for the caller
+    to drop."""
+    base = datetime.datetime.fromisoformat(root_time)
     level = [(format_bates(sid, 0), root_hash)]
     seq = depth = 0
     while seq < turns:
@@ -196,7 +200,7 @@ def build_session(home: Path, fan: int, turns: int) -> Session:
         sid = app.new_session("bench").sid
         header, root = app.export_session(sid)[:2]
         header["format"] = EXPORT_FORMAT
-        records = list(_node_lines(sid, root["node_hash"], fan, turns))
+        records = list(_node_lines(sid, root["node_hash"], root["created_at"], fan, turns))
         depth = records[-1]["_depth"]
         deepest = [r["bates"] for r in records if r["_depth"] == depth]
         for r in records:
