@@ -53,17 +53,16 @@ from arborist.secret_shapes import (
     TWILIO,
     URL_FILLER,
     URL_USERINFO,
-    VENDOR,
     WEBHOOK,
     at_each,
     b64_text,
     has,
     has_digit,
-    holds_vendor_literal,
     is_filler,
     printable,
     random_looking,
 )
+from arborist.secret_vendors import VENDOR, holds_vendor_literal
 
 __all__ = [
     "candidates",
@@ -183,6 +182,21 @@ def _userinfos(text: str) -> Iterator[re.Match[str]]:
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 
 
+def _random_key(value: str) -> bool:
+    """Whether ``value`` reads as a random key: letters and digits changing often (a
+    Sentry DSN's 32 hex digits), where a user name (``deploy-bot``, ``user_2024``) does not."""
+    return (
+        random_looking(value)
+        and has_digit(value)
+        and any(c.isalpha() for c in value)
+        and len(MIXED.findall(value)) >= _MIN_MIXED_KEY
+        and not is_filler(value, "=", quoted=True)
+    )
+
+
+_MIN_MIXED_KEY = 4
+
+
 def _aws_secrets(text: str, folded: str) -> Iterator[re.Match[str]]:
     """:data:`AWS_SECRET`'s matches, tried where each ``secret`` (``aws_``, ``aws`` or
     nothing before it) is found, not at every character."""
@@ -211,7 +225,10 @@ def _url_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
     if "@" in text and "://" in text:
         for m in _userinfos(text):
             value = m.group(1)
-            if not (is_filler(value, ":", quoted=True) or URL_FILLER.fullmatch(value)):
+            if value is None:  # a user name alone: a key when it reads as one
+                if _random_key(m.group(2)):
+                    yield "url_credentials", m.start(2), m.end(2)
+            elif not (is_filler(value, ":", quoted=True) or URL_FILLER.fullmatch(value)):
                 yield "url_credentials", m.start(1), m.end(1)
     if (  # "?sig=" and 16 characters with a digit: one word, among the long ones
         "=" in longs
@@ -343,8 +360,6 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
     if dashed and "--" in text:
         for m in _flags(text):
             group = m.lastindex or 3
-            if m.start() and not text[m.start() - 1].isspace() and text[m.start() - 1] not in "\"'":
-                continue
             if not is_filler(m.group(group), "=", quoted=group != 3) and len(m.group(group)) >= 4:
                 kind = "password" if "pass" in m.group()[:20].lower() else "secret"
                 yield kind, m.start(group), m.end(group)
@@ -391,12 +406,15 @@ _HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 def _flags(text: str) -> Iterator[re.Match[str]]:
     """:data:`FLAG`'s matches, in order: tried once per run of dashes, at its last two (a
-    flag's name follows ``--``), where a search tried every dash of pydoc's rules."""
+    flag's name follows ``--``), where a search tried every dash of pydoc's rules. A flag
+    stands after anything but a letter or digit (a space, a quote, ``/``, ``=``, ``_``: a
+    command line pasted into a path, a query or a file name), or joined to a word by one
+    more dash (``llama3---password X``)."""
     at = text.find("--")
     while at != -1:
         run_end = _DASHES.match(text, at).end()  # type: ignore[union-attr]
         m = FLAG.match(text, run_end - 2)
-        if m is not None:
+        if m is not None and (run_end - at > 2 or not at or not text[at - 1].isalnum()):
             yield m
         at = text.find("--", m.end() if m is not None else run_end)
 

@@ -31,8 +31,10 @@ from arborist.secret_shapes import (
     WEAK_KEYS,
     XML_ADD,
     XML_ELEMENT,
+    b64_text,
     has,
     is_filler,
+    printable,
     random_looking,
     random_part,
 )
@@ -95,12 +97,11 @@ _MIN_MIXED = 4
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
-def _random_key_value(text: str, name_end: int) -> Iterator[Candidate]:
+def _random_key_value(v: re.Match[str]) -> Iterator[Candidate]:
     """The value of a name such as ``MAPS_KEY``, ``hmac-key``, ``"key"`` or ``private_key_id``,
     when it reads as a key: a run of 16 or more key characters opening it (a file name's
     suffix may follow), random-looking (letters and digits), not a UUID."""
-    v = VALUE.match(text, name_end)
-    if v is None or v.group(2) not in ("=", ":", ":=", "=>"):
+    if v.group(2) not in ("=", ":", ":=", "=>"):
         return
     group = v.lastindex or 6
     run = _RANDOM_VALUE.match(v.group(group))
@@ -113,8 +114,15 @@ def _random_key_value(text: str, name_end: int) -> Iterator[Candidate]:
         and not _UUID.fullmatch(value)
         and len(MIXED.findall(value)) >= _MIN_MIXED
         and not is_filler(value, "=", quoted=True)
+        and not _b64_of_text(value)
     ):
         yield "secret", v.start(group), v.start(group) + len(value)
+
+
+def _b64_of_text(value: str) -> bool:
+    """Whether ``value`` is the base64 of printable text: a key is random bytes."""
+    decoded = b64_text(value) if len(value) % 4 == 0 else None
+    return decoded is not None and printable(decoded)
 
 
 def _assignments(text: str, folded: str) -> Iterator[Candidate]:
@@ -134,12 +142,11 @@ def _assignments(text: str, folded: str) -> Iterator[Candidate]:
             continue
         window = text[max(0, name_end - NAME_WINDOW) : name_end][::-1]
         m = KEY_END_REVERSED.match(window)
-        if m is None:  # not a secret's word; a ``*_KEY`` name's value only if random
-            if _ANY_KEY_END.match(window):
-                yield from _random_key_value(text, name_end)
-            continue
-        word = _secret_word(text, m, name_end)
-        if word is None:
+        word = _secret_word(text, m, name_end) if m is not None else None
+        if m is None or word is None:  # not a secret's word: a ``*_KEY`` name's value if random
+            if m is None and _ANY_KEY_END.match(window):
+                yield from _random_key_value(v)
+            value_end = v.end()  # a name inside this value is read once, not once per name
             continue
         found, value_end = _given(text, v, m, word, value_end)
         if found is not None:
