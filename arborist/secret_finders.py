@@ -28,6 +28,7 @@ from arborist.secret_shapes import (
     BEARER,
     CURL_USER,
     DASH_P,
+    DASH_PASS,
     DISCORD,
     FLAG,
     GITHUB,
@@ -339,6 +340,8 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
     """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
     ``machine host login user password SECRET``."""
     dashed = "-" in text  # one scan for a character every flag below needs
+    if dashed and "pass" in folded:
+        yield from _dash_pass_flags(text, folded)
     for line_start, line_end in _lines_holding(text, "-p", "-a") if dashed else ():
         tool = MYSQL.search(text, line_start, line_end)  # a line is read for its first tool
         if tool is not None:
@@ -380,6 +383,29 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
             if near is not None and not is_filler(m.group(1), "=", quoted=False):
                 yield "password", m.start(1), m.end(1)
+
+
+def _dash_pass_flags(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+    """:data:`DASH_PASS` matched at the dash before each ``pass`` found (at most 12 letters
+    back, so ``passpass...`` is read once), where that dash stands alone: after a space, a
+    quote or nothing (``--password`` is :data:`FLAG`'s)."""
+    at = folded.find("pass") if len(folded) == len(text) else -1
+    while at != -1:
+        start = at
+        while start > max(0, at - 12) and "a" <= folded[start - 1] <= "z":
+            start -= 1
+        dash = start - 1
+        if dash >= 0 and text[dash] == "-" and (not dash or text[dash - 1] in _FLAG_BEFORE):
+            m = DASH_PASS.match(text, dash)
+            if m is not None:
+                group, value = m.lastindex or 3, m.group(m.lastindex or 3)
+                word = group == 3 and value.isalpha() and value.islower()  # "the -password flag"
+                if not word and not is_filler(value, "=", quoted=group != 3):
+                    yield "password", m.start(group), m.end(group)
+        at = folded.find("pass", at + 4)
+
+
+_FLAG_BEFORE = frozenset(" \t\n\r\"'")
 
 
 def _pgpass_lines(text: str) -> Iterator[re.Match[str]]:

@@ -115,8 +115,16 @@ def _random_key_value(v: re.Match[str]) -> Iterator[Candidate]:
         and len(MIXED.findall(value)) >= _MIN_MIXED
         and not is_filler(value, "=", quoted=True)
         and not _b64_of_text(value)
+        and not _path(value)
     ):
         yield "secret", v.start(group), v.start(group) + len(value)
+
+
+def _path(value: str) -> bool:
+    """Whether ``value`` is a path: it opens with a folder named by a plain word
+    (``uploads/37b0…/avatar``), where base64's ``/`` stands between random characters."""
+    head = value.lstrip("/").split("/", 1)
+    return len(head) == 2 and len(head[0]) >= 3 and head[0].isalpha() and head[0].islower()
 
 
 def _b64_of_text(value: str) -> bool:
@@ -132,25 +140,38 @@ def _assignments(text: str, folded: str) -> Iterator[Candidate]:
         return  # every form names, then separates (what VALUE opens with)
     if not has(folded, *NAME_LITERALS):
         return
-    value_end = last = -1
+    value_end = plain_end = last = -1
     for name_end in _name_ends(text, folded):
         if name_end < value_end or name_end == last:  # inside the last value, or seen
             continue
         last = name_end
+        m = word = None
+        if name_end < plain_end:  # inside another name's value: read only a secret's name
+            m, word = _word_at(text, name_end)
+            if word is None:
+                continue
         v = VALUE.match(text, name_end)  # first: most names in prose are given no value
         if v is None:
             continue
-        window = text[max(0, name_end - NAME_WINDOW) : name_end][::-1]
-        m = KEY_END_REVERSED.match(window)
-        word = _secret_word(text, m, name_end) if m is not None else None
-        if m is None or word is None:  # not a secret's word: a ``*_KEY`` name's value if random
-            if m is None and _ANY_KEY_END.match(window):
+        if m is None:
+            m, word = _word_at(text, name_end)
+        if word is None:  # not a secret's word: a ``*_KEY`` name's value if random
+            if m is None and _ANY_KEY_END.match(
+                text[max(0, name_end - NAME_WINDOW) : name_end][::-1]
+            ):
                 yield from _random_key_value(v)
-            value_end = v.end()  # a name inside this value is read once, not once per name
+            plain_end = v.end()  # names inside this value: only a secret's is read, once
             continue
-        found, value_end = _given(text, v, m, word, value_end)
+        found, value_end = _given(text, v, m, word, value_end)  # type: ignore[arg-type]
         if found is not None:
             yield found
+
+
+def _word_at(text: str, name_end: int) -> tuple[re.Match[str] | None, str | None]:
+    """The name ending at ``name_end`` read backwards, and its secret's word (None when
+    the name is not a secret's)."""
+    m = KEY_END_REVERSED.match(text[max(0, name_end - NAME_WINDOW) : name_end][::-1])
+    return m, (_secret_word(text, m, name_end) if m is not None else None)
 
 
 def _secret_word(text: str, m: re.Match[str], name_end: int) -> str | None:

@@ -26,6 +26,7 @@ __all__ = [
     "CODE_REFERENCE",
     "CURL_USER",
     "DASH_P",
+    "DASH_PASS",
     "DISCORD",
     "FLAG",
     "GITHUB",
@@ -242,6 +243,12 @@ FLAG = re.compile(
     r"--(?:[a-z]+-)*(?:password|passwd|passphrase|token|secret|api-key|apikey|auth-token"
     r"|access-token|access-key|secret-key|client-secret)[ \t]+"
     r"(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"-][^\s'\"]*))"
+)
+# ``-storepass VALUE``, ``-password VALUE``, ``-passin pass:VALUE``: a one-dash flag named
+# for a password (keytool, openssl, Java and .NET tools), matched at its dash.
+DASH_PASS = re.compile(
+    r"-[a-z]{0,12}pass(?:word|wd|phrase|in|out)?[ \t]+(?:pass:)?"
+    r"(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|(?!(?:env|file|fd|stdin)(?:[:\s]|$))([^\s'\"-][^\s'\"]*))"
 )
 # <password>VALUE</password> (XML, a .NET config's <add key="DbPassword" value="VALUE"/>).
 XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.-]{0,63})>([^<\r\n]{4,})</\1>")

@@ -200,6 +200,9 @@ def test_a_flag_name_inside_a_word_is_left_alone() -> None:
         lambda n: "https://" + "a1" * n + "@",
         lambda n: "s://a1b2c3d4e5f6g7h8i9@" * (n // 10),
         lambda n: "key=" * n,
+        lambda n: "keyx=" * n,  # a name that is no secret's, its value read once
+        lambda n: "keyx=pwx=" * n,
+        lambda n: "bypass=" * n,
         lambda n: '"private_key_id": "' * n,
         lambda n: "CCIPAT_" * n,
         lambda n: "cio" * n,
@@ -210,3 +213,58 @@ def test_a_flag_name_inside_a_word_is_left_alone() -> None:
 )
 def test_the_new_rules_stay_linear(build: object) -> None:
     assert _cpu_growth(build, 12_500) < 24  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"keytool -importkeystore -srcstorepass {_FLAG_VALUE} -deststorepass {_FLAG_VALUE}",
+        f"java -jar tool.jar -password {_FLAG_VALUE}",
+        f"openssl enc -aes256 -pass pass:{_FLAG_VALUE} -in a -out b",
+        f"openssl rsa -passin 'pass:{_FLAG_VALUE}'",
+        f'run it with -passphrase "{_FLAG_VALUE}"',
+    ],
+)
+def test_a_password_given_to_a_one_dash_flag_is_caught(text: str) -> None:
+    out = admit(text).text
+    assert _FLAG_VALUE not in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "use the -password flag",
+        "openssl rsa -passin env:KEY_PASSPHRASE",
+        "openssl rsa -passin file:/run/secrets/pp",
+        "a non-password field",
+    ],
+)
+def test_a_one_dash_flag_in_prose_or_naming_where_the_password_is_is_left_alone(
+    text: str,
+) -> None:
+    assert admit(text).clean, admit(text).redactions
+
+
+def test_a_path_given_to_a_key_is_left_alone() -> None:
+    assert admit("Key: uploads/37b0bbbcbc3cead13ae9233c10a13dbb/avatar.png").clean
+
+
+@pytest.mark.parametrize(
+    "build",
+    [lambda n: "pass" * n, lambda n: "-pass " * n, lambda n: " -" + "a" * n + "pass"],
+)
+def test_the_one_dash_flags_stay_linear(build: object) -> None:
+    assert _cpu_growth(build, 12_500) < 24  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"https://api.example.com/v1/items?key=password: {_PASSWORD}",
+        f'gpt-4o?key="token": "{_PASSWORD}"',
+        f"notes=keyboard:password={_PASSWORD}",
+    ],
+)
+def test_a_secrets_name_inside_another_names_value_is_still_read(text: str) -> None:
+    out = admit(text).text
+    assert _PASSWORD not in out, out
