@@ -63,7 +63,7 @@ from arborist.secret_shapes import (
     printable,
     random_looking,
 )
-from arborist.secret_vendors import VENDOR, holds_vendor_literal
+from arborist.secret_vendors import vendor_rows
 
 __all__ = [
     "candidates",
@@ -111,10 +111,8 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
         for m in _aws_secrets(text, folded):
             if random_looking(m.group(1)):
                 yield "aws_secret_key", m.start(1), m.end(1)
-    for literals, kind, pattern in VENDOR if holds_vendor_literal(longs) else ():
-        if (
-            literals[0] in longs or (len(literals) > 1 and has(longs, *literals[1:]))
-        ) and pattern.search(longs) is not None:  # every token is among the long words
+    for _literals, kind, pattern in vendor_rows(longs):
+        if pattern.search(longs) is not None:  # every token is among the long words
             for m in pattern.finditer(text):
                 if random_looking(m.group()):
                     yield kind, m.start(), m.end()

@@ -15,7 +15,7 @@ import re
 
 __all__ = [
     "VENDOR",
-    "holds_vendor_literal",
+    "vendor_rows",
 ]
 
 # Tokens whose prefix names the vendor: (the literals one of which every match holds,
@@ -176,16 +176,39 @@ VENDOR = tuple(
     for literals, kind, p in _VENDOR_PATTERNS[:-1]
 )
 _VENDOR_LITERALS = sorted({lit for literals, _, _ in VENDOR for lit in literals})
-_VENDOR_LITERAL = re.compile("|".join(map(re.escape, _VENDOR_LITERALS)))
+
+
+def _trie(words: list[str]) -> str:
+    """``words`` as one regex that branches a character at a time (``p(?:at(?:[-.])?|...)``),
+    the longest word matching where several do: sre tries an alternation branch by branch,
+    so a flat list of a hundred literals costs a hundred tries at each character, a trie
+    a few."""
+    heads: dict[str, list[str]] = {}
+    for word in words:
+        heads.setdefault(word[0], []).append(word[1:])
+    branches = []
+    for head, tails in sorted(heads.items()):
+        rest = [t for t in tails if t]
+        inner = _trie(rest) if rest else ""
+        if rest and len(rest) < len(tails):
+            inner = f"(?:{inner})?"  # a word ends here, a longer one may go on
+        branches.append(re.escape(head) + inner)
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+
+_VENDOR_LITERAL = re.compile(_trie(_VENDOR_LITERALS))
 _SHORT_LONGS = 4096
 
 
-def holds_vendor_literal(longs: str) -> bool:
-    """Whether one of :data:`VENDOR`'s literals is among the long words: the vendors are
-    tried one by one only then. A few long words (most prose) are searched once for all
-    the literals (sre skips a branch whose first character differs, so one search beats an
-    ``in`` per literal); many (pydoc's) with an ``in`` per literal, which runs at memory
-    speed where the search tries the branches at most characters."""
+def vendor_rows(longs: str) -> list[tuple[tuple[str, ...], str, re.Pattern[str]]]:
+    """The rows of :data:`VENDOR` one of whose literals is among the long words: only those
+    are tried. Whether any is there is asked first: of a few long words (most prose) by one
+    search for all the literals, a trie (:func:`_trie`), of many (pydoc's) with an ``in``
+    per literal, which runs at memory speed where the search tries the branches at most
+    characters; then each row's literals, with an ``in`` each."""
     if len(longs) < _SHORT_LONGS:
-        return bool(longs) and _VENDOR_LITERAL.search(longs) is not None
-    return any(literal in longs for literal in _VENDOR_LITERALS)
+        if not longs or _VENDOR_LITERAL.search(longs) is None:
+            return []
+    elif not any(literal in longs for literal in _VENDOR_LITERALS):
+        return []
+    return [row for row in VENDOR if any(literal in longs for literal in row[0])]
