@@ -90,10 +90,12 @@ Every pattern is linear in the length of the text (no nested quantifiers that
 can backtrack catastrophically; a repetition that crosses a line break consumes
 the break and what follows it in one step).
 
-The gate is three modules under this one: :mod:`arborist.secret_shapes` (the patterns
-and the tests of a value), :mod:`arborist.secret_prefilters` (the long words a text's
-tokens can be in) and :mod:`arborist.secret_finders` (each shape's prefilter and
-pattern run over a text); this one weighs, merges and replaces what they find.
+The gate is five modules under this one: :mod:`arborist.secret_shapes` (the patterns
+and the tests of a value), :mod:`arborist.secret_vendors` (the tokens whose prefix names
+their vendor, by family), :mod:`arborist.secret_prefilters` (the long words a text's
+tokens can be in), :mod:`arborist.secret_finders` (each shape's prefilter and pattern
+run over a text) and :mod:`arborist.secret_names` (values given to a secret's name, in
+any syntax); this one weighs, merges and replaces what they find.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from arborist.secret_names import MIXED, named_candidates
 from arborist.secret_prefilters import AWS_SECRET_SIZE, has_long, long_words
 from arborist.secret_shapes import (
     ADO_PAT,
@@ -25,24 +26,17 @@ from arborist.secret_shapes import (
     B64_64_NAMED,
     BASIC,
     BEARER,
-    CODE_REFERENCE,
     CURL_USER,
     DASH_P,
+    DASH_PASS,
     DISCORD,
     FLAG,
     GITHUB,
     JWT,
-    KEY_END_REVERSED,
-    KEY_NAME_FOLDED,
     MIN_VALUE,
     MYSQL,
-    NAME_LITERALS,
-    NAME_TAIL,
-    NAME_WINDOW,
     NETRC,
     NETRC_CONTEXT,
-    PASSWORD_KEYS,
-    PAT_WORD,
     PEM_B64,
     PEM_BEGIN,
     PEM_BODY,
@@ -52,7 +46,6 @@ from arborist.secret_shapes import (
     QUERY_SECRET,
     QUERY_SECRET_MIN,
     REDIS_A,
-    SEPARATOR,
     SK_HEX,
     SK_KEY,
     SLACK,
@@ -61,23 +54,16 @@ from arborist.secret_shapes import (
     TWILIO,
     URL_FILLER,
     URL_USERINFO,
-    VALUE,
-    VALUE_ATTRIBUTE,
-    VENDOR,
-    WEAK_KEYS,
     WEBHOOK,
-    XML_ADD,
-    XML_ELEMENT,
     at_each,
     b64_text,
     has,
     has_digit,
-    holds_vendor_literal,
     is_filler,
     printable,
     random_looking,
-    random_part,
 )
+from arborist.secret_vendors import vendor_rows
 
 __all__ = [
     "candidates",
@@ -104,7 +90,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from _url_candidates(text, folded, longs)
     yield from _token_candidates(text, folded, longs)
     yield from _header_candidates(text, folded)
-    yield from _assignment_candidates(text, folded)
+    yield from named_candidates(text, folded)
     yield from _command_candidates(text, folded)
 
 
@@ -125,10 +111,8 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
         for m in _aws_secrets(text, folded):
             if random_looking(m.group(1)):
                 yield "aws_secret_key", m.start(1), m.end(1)
-    for literals, kind, pattern in VENDOR if holds_vendor_literal(longs) else ():
-        if (
-            literals[0] in longs or (len(literals) > 1 and has(longs, *literals[1:]))
-        ) and pattern.search(longs) is not None:  # every token is among the long words
+    for _literals, kind, pattern in vendor_rows(longs):
+        if pattern.search(longs) is not None:  # every token is among the long words
             for m in pattern.finditer(text):
                 if random_looking(m.group()):
                     yield kind, m.start(), m.end()
@@ -147,7 +131,7 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
     if len(longs) >= 52 and ADO_PAT.search(longs) is not None:
         for m in ADO_PAT.finditer(text):
             pat = m.group()
-            if sum(c.isdigit() for c in pat) >= 4 and len(_MIXED.findall(pat)) >= 6:
+            if sum(c.isdigit() for c in pat) >= 4 and len(MIXED.findall(pat)) >= 6:
                 yield "api_token", m.start(), m.end()
     if ":" in text and ":AA" in text:
         for m in TELEGRAM.finditer(text):
@@ -197,6 +181,21 @@ def _userinfos(text: str) -> Iterator[re.Match[str]]:
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 
 
+def _random_key(value: str) -> bool:
+    """Whether ``value`` reads as a random key: letters and digits changing often (a
+    Sentry DSN's 32 hex digits), where a user name (``deploy-bot``, ``user_2024``) does not."""
+    return (
+        random_looking(value)
+        and has_digit(value)
+        and any(c.isalpha() for c in value)
+        and len(MIXED.findall(value)) >= _MIN_MIXED_KEY
+        and not is_filler(value, "=", quoted=True)
+    )
+
+
+_MIN_MIXED_KEY = 4
+
+
 def _aws_secrets(text: str, folded: str) -> Iterator[re.Match[str]]:
     """:data:`AWS_SECRET`'s matches, tried where each ``secret`` (``aws_``, ``aws`` or
     nothing before it) is found, not at every character."""
@@ -225,7 +224,10 @@ def _url_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
     if "@" in text and "://" in text:
         for m in _userinfos(text):
             value = m.group(1)
-            if not (is_filler(value, ":", quoted=True) or URL_FILLER.fullmatch(value)):
+            if value is None:  # a user name alone: a key when it reads as one
+                if _random_key(m.group(2)):
+                    yield "url_credentials", m.start(2), m.end(2)
+            elif not (is_filler(value, ":", quoted=True) or URL_FILLER.fullmatch(value)):
                 yield "url_credentials", m.start(1), m.end(1)
     if (  # "?sig=" and 16 characters with a digit: one word, among the long ones
         "=" in longs
@@ -332,160 +334,12 @@ def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]
             yield kind, m.start(2), m.start(2) + len(value)
 
 
-_FOLD_IN_PLACE = {
-    **{ord(c): c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
-    ord("\u017f"): "s",  # long s
-    ord("\u212a"): "k",  # Kelvin sign
-    ord("\u0131"): "i",  # dotless i
-    ord("\u0130"): "i",  # dotted capital I
-}
-"""What ``(?i)`` folds onto the names' ASCII letters, one character for one: positions stay."""
-
-
-def _name_ends(text: str, folded: str) -> Iterator[int]:
-    """Where each name holding one of :data:`NAME_LITERALS` ends, in order, each once.
-
-    A literal found is skipped past the end of its name, so a name is read once per
-    literal however many times it repeats one (``passwordpassword...``)."""
-    if len(folded) != len(text):  # case-folding moved positions ("ß"): fold in place
-        folded = text.translate(_FOLD_IN_PLACE)
-        if len(folded) != len(text):  # pragma: no cover - the table maps one to one
-            for m in KEY_NAME_FOLDED.finditer(text):
-                yield NAME_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]
-            return
-    ends: set[int] = set()
-    for literal in NAME_LITERALS:
-        at = folded.find(literal)
-        while at != -1:
-            end = NAME_TAIL.match(text, at + len(literal)).end()  # type: ignore[union-attr]
-            if literal[0] not in "_-" or end == at + len(
-                literal
-            ):  # "_pat" ends a name, "_path" not
-                ends.add(end)
-            at = folded.find(literal, max(end, at + 1))
-    yield from sorted(ends)
-
-
-_ANY_KEY_END = re.compile(r"(?i)yek[_-][a-z0-9]")  # a name ending in _KEY or -key, reversed
-_RANDOM_VALUE = re.compile(r"[A-Za-z0-9+/=_-]{16,}")
-_MIXED = re.compile(r"[A-Za-z][0-9]|[0-9][A-Za-z]")
-_MIN_MIXED = 4
-"""A random key changes between letters and digits often; ``user_12345678`` once."""
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-
-
-def _random_key_value(text: str, name_end: int) -> Iterator[tuple[str, int, int]]:
-    """The value of a name such as ``MAPS_KEY`` or ``hmac-key``, when it reads as a key:
-    16 or more key characters, random-looking (letters and digits), not a UUID."""
-    v = VALUE.match(text, name_end)
-    if v is None or v.group(2) not in ("=", ":", ":=", "=>"):
-        return
-    group = v.lastindex or 6
-    value = v.group(group)
-    if (
-        _RANDOM_VALUE.fullmatch(value)
-        and random_looking(value)
-        and any(c.isalpha() for c in value)
-        and any(c.isdigit() for c in value)
-        and not _UUID.fullmatch(value)
-        and len(_MIXED.findall(value)) >= _MIN_MIXED
-        and not is_filler(value, "=", quoted=True)
-    ):
-        yield "secret", v.start(group), v.end(group)
-
-
-def _assignment_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
-    """Values given to a password, secret, token or key name: ``name = value``, ``name:
-    value``, ``name => value``, a name and a no-break space, ``"name": "value"``."""
-    if not ("=" in text or ":" in text) and (text.isascii() or SEPARATOR.search(text) is None):
-        return  # every form names, then separates (what VALUE opens with)
-    if not has(folded, *NAME_LITERALS):
-        return
-    value_end = last = -1
-    for name_end in _name_ends(text, folded):
-        if name_end < value_end or name_end == last:  # inside the last value, or seen
-            continue
-        last = name_end
-        v = VALUE.match(text, name_end)  # first: most names in prose are given no value
-        if v is None:
-            continue
-        window = text[max(0, name_end - NAME_WINDOW) : name_end][::-1]
-        m = KEY_END_REVERSED.match(window)
-        if m is None:  # not a secret's word; a ``*_KEY`` name's value only if random
-            if _ANY_KEY_END.match(window):
-                yield from _random_key_value(text, name_end)
-            continue
-        word = m.group("word")[::-1].lower()
-        word_start = name_end - m.end()
-        weak = word in WEAK_KEYS
-        if weak and (m.group("suffix") or (word_start and text[word_start - 1].isalnum())):
-            continue  # "bypass", "oauth": another word
-        if word == PAT_WORD and (
-            m.group("suffix") or text[word_start - 1 : word_start] not in "_-"
-        ):
-            continue  # "compat", "pat": another word
-        value_end = v.end()
-        separator = v.group(2)
-        group = v.lastindex or 6  # the value's group (3 to 6) is the last that matched
-        quoted = group != 6
-        if separator == "==" and not quoted:
-            continue
-        if weak and separator != "=" and not (quoted and v.group(1)):
-            continue
-        value, start, end = v.group(group), v.start(group), v.end(group)
-        said = separator if separator in "=:" else "="
-        if not quoted:
-            stripped = value.rstrip(".,;:)]}>")
-            if stripped != value and is_filler(value, said, quoted=False):
-                continue  # <your-password>: a placeholder whole, before its ">" goes
-            end -= len(value) - len(stripped)
-            value = stripped
-            value_end = end  # a name at a bare value's end is read next: secret: password: X
-            if stripped != v.group(group) and _secret_name(value) and SEPARATOR.match(text, end):
-                continue  # "password: secret_key: X": a name, whose value comes next
-            if (
-                CODE_REFERENCE.fullmatch(value) and not random_part(value)
-            ) or value.lower() == m.group()[::-1].lower():
-                continue  # password=args.password, token=token: a name, not a value
-            if word == "pwd" and value.startswith(("/", "~")):
-                continue  # $PWD, the working directory
-            if value.isdigit() and len(value) < 16 and not word.startswith(PASSWORD_KEYS[:3]):
-                continue  # SQLITE_IOERR_AUTH = 7178, max_token: 256: a number, not a secret
-        if quoted and _NAMES_NEXT.match(text, v.end()) and _secret_name(value):
-            value_end = start  # '"token": "token": "X"': a quoted name, its value next
-            continue
-        if len(value) < MIN_VALUE or is_filler(value, said, quoted=quoted):
-            continue
-        if word == PAT_WORD and not random_looking(value):
-            continue
-        kind = "password" if word.startswith(PASSWORD_KEYS) else "secret"
-        value_end = v.end()  # a value taken is skipped whole
-        yield kind, start, end
-
-
-_NAMES_NEXT = re.compile(r"[ \t]*[=:]")
-
-
-def _secret_name(name: str) -> bool:
-    """True when the whole of ``name`` ends in a secret's word (not a weak one alone)."""
-    m = KEY_END_REVERSED.match(name[::-1])
-    if m is None:
-        return False
-    word = m.group("word")[::-1].lower()
-    start = len(name) - m.end()
-    return word not in WEAK_KEYS or not (m.group("suffix") or (start and name[start - 1].isalnum()))
-
-
-def _name_kind(name: str) -> str:
-    word = KEY_END_REVERSED.match(name[::-1])
-    spelled = word.group("word")[::-1].lower() if word is not None else ""
-    return "password" if spelled.startswith(PASSWORD_KEYS) else "secret"
-
-
 def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
     ``machine host login user password SECRET``."""
     dashed = "-" in text  # one scan for a character every flag below needs
+    if dashed and "pass" in folded:
+        yield from _dash_pass_flags(text, folded)
     for line_start, line_end in _lines_holding(text, "-p", "-a") if dashed else ():
         tool = MYSQL.search(text, line_start, line_end)  # a line is read for its first tool
         if tool is not None:
@@ -507,21 +361,9 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
     if dashed and "--" in text:
         for m in _flags(text):
             group = m.lastindex or 3
-            if m.start() and not text[m.start() - 1].isspace() and text[m.start() - 1] not in "\"'":
-                continue
             if not is_filler(m.group(group), "=", quoted=group != 3) and len(m.group(group)) >= 4:
                 kind = "password" if "pass" in m.group()[:20].lower() else "secret"
                 yield kind, m.start(group), m.end(group)
-    if "<" in text and "</" in text:
-        for m in XML_ELEMENT.finditer(text):
-            if _secret_name(m.group(1)) and not is_filler(m.group(2), "=", quoted=True):
-                yield _name_kind(m.group(1)), m.start(2), m.end(2)
-    if '"' in text and "=" in text and "key" in folded and VALUE_ATTRIBUTE.search(folded):
-        for m in XML_ADD.finditer(text):
-            value = m.group(2)
-            secret = _secret_name(m.group(1)) and len(value) >= MIN_VALUE
-            if secret and not is_filler(value, "=", quoted=True):
-                yield _name_kind(m.group(1)), m.start(2), m.end(2)
     if text.count(":") >= 4:
         for m in _pgpass_lines(text):
             host, password = m.group(1), m.group(2)
@@ -539,6 +381,29 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
             if near is not None and not is_filler(m.group(1), "=", quoted=False):
                 yield "password", m.start(1), m.end(1)
+
+
+def _dash_pass_flags(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+    """:data:`DASH_PASS` matched at the dash before each ``pass`` found (at most 12 letters
+    back, so ``passpass...`` is read once), where that dash stands alone: after a space, a
+    quote or nothing (``--password`` is :data:`FLAG`'s)."""
+    at = folded.find("pass") if len(folded) == len(text) else -1
+    while at != -1:
+        start = at
+        while start > max(0, at - 12) and "a" <= folded[start - 1] <= "z":
+            start -= 1
+        dash = start - 1
+        if dash >= 0 and text[dash] == "-" and (not dash or text[dash - 1] in _FLAG_BEFORE):
+            m = DASH_PASS.match(text, dash)
+            if m is not None:
+                group, value = m.lastindex or 3, m.group(m.lastindex or 3)
+                word = group == 3 and value.isalpha() and value.islower()  # "the -password flag"
+                if not word and not is_filler(value, "=", quoted=group != 3):
+                    yield "password", m.start(group), m.end(group)
+        at = folded.find("pass", at + 4)
+
+
+_FLAG_BEFORE = frozenset(" \t\n\r\"'")
 
 
 def _pgpass_lines(text: str) -> Iterator[re.Match[str]]:
@@ -565,12 +430,15 @@ _HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 def _flags(text: str) -> Iterator[re.Match[str]]:
     """:data:`FLAG`'s matches, in order: tried once per run of dashes, at its last two (a
-    flag's name follows ``--``), where a search tried every dash of pydoc's rules."""
+    flag's name follows ``--``), where a search tried every dash of pydoc's rules. A flag
+    stands after anything but a letter or digit (a space, a quote, ``/``, ``=``, ``_``: a
+    command line pasted into a path, a query or a file name), or joined to a word by one
+    more dash (``llama3---password X``)."""
     at = text.find("--")
     while at != -1:
         run_end = _DASHES.match(text, at).end()  # type: ignore[union-attr]
         m = FLAG.match(text, run_end - 2)
-        if m is not None:
+        if m is not None and (run_end - at > 2 or not at or not text[at - 1].isalnum()):
             yield m
         at = text.find("--", m.end() if m is not None else run_end)
 

@@ -26,6 +26,7 @@ __all__ = [
     "CODE_REFERENCE",
     "CURL_USER",
     "DASH_P",
+    "DASH_PASS",
     "DISCORD",
     "FLAG",
     "GITHUB",
@@ -40,21 +41,21 @@ __all__ = [
     "NAME_WINDOW",
     "NETRC",
     "NETRC_CONTEXT",
-    "PAT_WORD",
     "PASSWORD_KEYS",
+    "PAT_WORD",
     "PEM_B64",
-    "PGPASS",
-    "PGPASS_PORT",
     "PEM_BEGIN",
     "PEM_BODY",
+    "PGPASS",
+    "PGPASS_PORT",
     "PLACEHOLDER_MARK",
     "PUTTY",
     "QUERY_SECRET",
     "QUERY_SECRET_MIN",
     "REDIS_A",
     "SEPARATOR",
-    "SK_KEY",
     "SK_HEX",
+    "SK_KEY",
     "SLACK",
     "SSHPASS_P",
     "TELEGRAM",
@@ -63,7 +64,6 @@ __all__ = [
     "URL_USERINFO",
     "VALUE",
     "VALUE_ATTRIBUTE",
-    "VENDOR",
     "WEAK_KEYS",
     "WEBHOOK",
     "XML_ADD",
@@ -72,7 +72,6 @@ __all__ = [
     "b64_text",
     "has",
     "has_digit",
-    "holds_vendor_literal",
     "is_filler",
     "printable",
     "random_looking",
@@ -115,9 +114,12 @@ AWS_PREFIX = re.compile("A(?:KIA|SIA|BIA|CCA|3T)")  # one scan for "A", not five
 AWS_SECRET_AT = re.compile(AWS_SECRET.pattern.replace("(?<![a-z0-9])", "", 1))
 """:data:`AWS_SECRET` without its lookbehind, matched where each ``secret`` is found."""
 # scheme://user:PASSWORD@host: the user part holds no ":", "@" or brackets (so it never
-# starts inside a placeholder); the password runs to the authority's last "@".
+# starts inside a placeholder); the password runs to the authority's last "@". Or
+# scheme://TOKEN@host, a key given as the user name (a Sentry DSN's, git's
+# https://TOKEN@github.com), in group 2: a secret only when it reads as a random key.
 URL_USERINFO = re.compile(
-    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\[\]]*:([^\s/?]+)@"
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://"
+    r"(?:[^\s:/?#@\[\]]*:([^\s/?]+)|([A-Za-z0-9_~.-]{16,}))@"
 )
 QUERY_SECRET = re.compile(
     r"(?ai)[?&;](?:sig|signature|x-amz-signature|x-goog-signature|key|api-key|x-api-key"
@@ -135,113 +137,6 @@ WEBHOOK = re.compile(
 )
 GITHUB = re.compile(r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")
 SLACK = re.compile(r"(?<![A-Za-z0-9])(?:xox[abporsce]|xapp)-[A-Za-z0-9-]{10,}")
-# Tokens whose prefix names the vendor: (the literals one of which every match holds,
-# its kind, its pattern). Each runs only when one of its literals is in the text.
-_VENDOR_PATTERNS = (
-    (("_live_", "_test_"), "stripe_key", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}"),
-    (("whsec_",), "stripe_key", r"whsec_[A-Za-z0-9]{24,}"),
-    (("AIza",), "google_api_key", r"AIza[0-9A-Za-z_-]{35}"),
-    (("GOCSPX-", "ya29."), "api_token", r"GOCSPX-[A-Za-z0-9_-]{20,}|ya29\.[0-9A-Za-z_-]{30,}"),
-    (("hf_",), "api_token", r"hf_[A-Za-z]{30,}"),  # Hugging Face
-    (("gl",), "api_token", r"gl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|soat|agent)-[A-Za-z0-9_-]{20,}"),
-    (("npm_",), "api_token", r"npm_[A-Za-z0-9]{36}"),
-    (("pypi-AgE",), "api_token", r"pypi-AgE[A-Za-z0-9_-]{50,}"),
-    (("rubygems_",), "api_token", r"rubygems_[a-f0-9]{48}"),
-    (("SG.",), "api_token", r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),  # SendGrid
-    (("shp",), "api_token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"),  # Shopify
-    (("_v1_",), "api_token", r"do[opr]_v1_[a-f0-9]{64}"),  # DigitalOcean
-    (("dapi",), "api_token", r"dapi[a-f0-9]{32}"),  # Databricks
-    (("dckr_pat_",), "api_token", r"dckr_pat_[A-Za-z0-9_-]{20,}"),
-    (("ATATT3",), "api_token", r"ATATT3[A-Za-z0-9_=-]{50,}"),  # Atlassian
-    (("lin_api_", "figd_"), "api_token", r"lin_api_[A-Za-z0-9]{30,}|figd_[A-Za-z0-9_-]{30,}"),
-    (("gsk_", "r8_"), "api_token", r"gsk_[A-Za-z0-9]{40,}|r8_[A-Za-z0-9]{30,}"),
-    (("pplx-", "xai-"), "api_token", r"pplx-[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,}"),
-    (("nvapi-", "tvly-"), "api_token", r"nvapi-[A-Za-z0-9_-]{40,}|tvly-[A-Za-z0-9_-]{20,}"),
-    (("sntry",), "api_token", r"sntry[su]_[A-Za-z0-9+/=_-]{40,}"),  # Sentry
-    (("hvs.",), "api_token", r"hvs\.[A-Za-z0-9_-]{24,}"),  # Vault
-    (("AGE-SECRET-KEY-1",), "api_token", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
-    (("sq0",), "api_token", r"sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}"),  # Square
-    (("key-",), "api_token", r"key-[0-9a-f]{32}"),  # Mailgun
-    (("SK",), "api_token", r"SK[0-9a-f]{32}"),  # Twilio API key
-    (("-us",), "api_token", r"[0-9a-f]{32}-us[0-9]{1,2}"),  # Mailchimp
-    (("PMAK-",), "api_token", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),  # Postman
-    (("sbp_", "ntn_"), "api_token", r"sbp_[a-f0-9]{40}|ntn_[A-Za-z0-9]{40,}"),
-    (("pscale_",), "api_token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{30,}"),
-    (("secret_",), "api_token", r"secret_[A-Za-z0-9]{43}"),  # Notion
-    (("lsv2_",), "api_token", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),  # LangSmith
-    (("glc_", "glsa_"), "api_token", r"gl(?:c|sa)_[A-Za-z0-9_+/=-]{32,}"),  # Grafana
-    (("NRAK-", "NRII-"), "api_token", r"NR(?:AK|II)-[A-Za-z0-9]{27,32}"),  # New Relic
-    (("xkeysib-",), "api_token", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),  # Brevo
-    (("dt0c01.",), "api_token", r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}"),  # Dynatrace
-    (("FLWSECK",), "api_token", r"FLWSECK(?:_TEST)?-[a-h0-9]{32}-X"),  # Flutterwave
-    (("AKCp",), "api_token", r"AKCp[A-Za-z0-9]{60,}"),  # Artifactory
-    (("AAAA",), "api_token", r"AAAA[A-Za-z0-9_-]{7}:[A-Za-z0-9_-]{100,}"),  # Firebase FCM
-    (("sl.",), "api_token", r"sl\.[A-Za-z0-9_-]{130,}"),  # Dropbox
-    (("oy2",), "api_token", r"oy2[a-z0-9]{43}"),  # NuGet
-    (("EZAK", "EZTK"), "api_token", r"EZ[AT]K[A-Za-z0-9]{54}"),  # EasyPost
-    (
-        ("dp.",),
-        "api_token",
-        r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,}",
-    ),  # Doppler
-    (
-        ("fo1_", "pnu_", "pul-", "rdme_", "tfp_", "HRKU-"),
-        "api_token",
-        r"fo1_[A-Za-z0-9_-]{40,}|pnu_[A-Za-z0-9]{36}|pul-[a-f0-9]{40}|rdme_[a-z0-9]{60,}"
-        r"|tfp_[A-Za-z0-9_.=-]{40,}|HRKU-[A-Za-z0-9_-]{30,}",
-    ),
-    (("fm1", "fm2_"), "api_token", r"fm(?:1[ar]?|2)_[A-Za-z0-9+/]{60,}={0,3}"),  # Fly.io macaroon
-    (("v1.0-",), "api_token", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{100,}"),  # Cloudflare Origin CA key
-    (("sk_",), "api_token", r"sk_[a-f0-9]{48}"),  # ElevenLabs
-    (("AC",), "api_token", r"AC[a-f0-9]{32}"),  # Twilio account SID
-    (("ops_eyJ",), "api_token", r"ops_eyJ[A-Za-z0-9+/=_-]{50,}"),  # 1Password service account
-    (("Q~",), "api_token", r"[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}"),  # Azure AD
-    (("GR1348941",), "api_token", r"GR1348941[A-Za-z0-9_-]{20,}"),  # GitLab runner
-    (("EAA",), "api_token", r"EAA[A-Z][A-Za-z0-9_-]{60,}"),  # Square (bare), Meta
-    (("1//0",), "api_token", r"1//0[A-Za-z0-9_-]{40,}"),  # Google OAuth refresh token
-    (("access-",), "api_token", r"access-(?:sandbox|development|production)-[0-9a-f-]{36}"),
-    (
-        ("shippo_", "CFPAT-"),
-        "api_token",
-        r"shippo_(?:live|test)_[a-f0-9]{40}|CFPAT-[A-Za-z0-9_-]{43}",
-    ),
-    (("ATBB", "ATCTT3"), "api_token", r"ATBB[A-Za-z0-9_=.-]{32,}|ATCTT3[A-Za-z0-9_=-]{50,}"),
-    (
-        ("pcsk_", "nfp_"),
-        "api_token",
-        r"pcsk_[A-Za-z0-9_-]{40,}|nfp_[A-Za-z0-9]{36,}",
-    ),  # Pinecone, Netlify
-    (("sb_secret_", "hvb."), "api_token", r"sb_secret_[A-Za-z0-9_-]{20,}|hvb\.[A-Za-z0-9_-]{100,}"),
-    (("lin_oauth_", "LTAI"), "api_token", r"lin_oauth_[A-Za-z0-9]{40,}|LTAI[A-Za-z0-9]{12,20}"),
-    (("sess-",), "api_token", r"sess-[A-Za-z0-9]{40}"),  # OpenAI session
-    (("atlasv1",), "api_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),  # Terraform
-    (("sk.eyJ", "tk.eyJ"), "api_token", r"[st]k\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
-    (("_",), "api_token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}"),  # Telegram (checked below)
-)
-# A token joined to a word by ``-``, ``_`` or ``.`` (``notes-<token>.txt``,
-# ``backup_<token>.env``) stands after a character no body opens with a run of: each
-# body either excludes the joining characters or matches at its first try, so
-# allowing them before a prefix costs no second scan.
-VENDOR = tuple(
-    (literals, kind, re.compile(f"(?<![A-Za-z0-9])(?:{p})(?![A-Za-z0-9])"))
-    for literals, kind, p in _VENDOR_PATTERNS[:-1]
-)
-_VENDOR_LITERALS = sorted({lit for literals, _, _ in VENDOR for lit in literals})
-_VENDOR_LITERAL = re.compile("|".join(map(re.escape, _VENDOR_LITERALS)))
-_SHORT_LONGS = 4096
-
-
-def holds_vendor_literal(longs: str) -> bool:
-    """Whether one of :data:`VENDOR`'s literals is among the long words: the vendors are
-    tried one by one only then. A few long words (most prose) are searched once for all
-    the literals (sre skips a branch whose first character differs, so one search beats an
-    ``in`` per literal); many (pydoc's) with an ``in`` per literal, which runs at memory
-    speed where the search tries the branches at most characters."""
-    if len(longs) < _SHORT_LONGS:
-        return bool(longs) and _VENDOR_LITERAL.search(longs) is not None
-    return any(literal in longs for literal in _VENDOR_LITERALS)
-
-
 # An Azure DevOps personal access token, bare: 52 characters of lower-case base32.
 ADO_PAT = re.compile(r"(?<![A-Za-z0-9])[a-z2-7]{52}(?![A-Za-z0-9])")
 # 64 bytes in base64 standing alone: an Azure storage account key (not a digest: those
@@ -324,8 +219,8 @@ NAME_WINDOW = 64
 """How far back from a name's end its word is looked for."""
 _BARE = r"<[^<>\r\n]*>|\$\{\{[^{}\r\n]*\}\}|\{\{[^{}\r\n]*\}\}|\$\{[^{}\r\n]*\}|(?:[^\s\"'`,;&]|[,;&](?![^\S\r\n]*[A-Za-z_][A-Za-z0-9_.-]*[^\S\r\n]*=|\s|\Z))+"
 VALUE = re.compile(
-    r"([\"']?\]?)[^\S\r\n]*(=>|:=|==|=|:|[\u00a0\u2000-\u200a\u202f\u205f\u3000])[^\S\r\n]*"
-    rf"(?:\"([^\"\r\n]*)\"|'([^'\r\n]*)'|`([^`\r\n]*)`|({_BARE}))"
+    r"([\"'`]?\]?)[^\S\r\n]*(=>|:=|==|=|:|[\u00a0\u2000-\u200a\u202f\u205f\u3000])[^\S\r\n]*"
+    rf"(?:\"([^\"\r\n]*)\"|'([^'\r\n]*)'|`([^`\r\n]*)`|[\"'`]?({_BARE}))"
 )
 SEPARATOR = re.compile("[=:\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 """A character every value given to a name needs after it (:data:`VALUE`'s separators):
@@ -348,6 +243,12 @@ FLAG = re.compile(
     r"--(?:[a-z]+-)*(?:password|passwd|passphrase|token|secret|api-key|apikey|auth-token"
     r"|access-token|access-key|secret-key|client-secret)[ \t]+"
     r"(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"-][^\s'\"]*))"
+)
+# ``-storepass VALUE``, ``-password VALUE``, ``-passin pass:VALUE``: a one-dash flag named
+# for a password (keytool, openssl, Java and .NET tools), matched at its dash.
+DASH_PASS = re.compile(
+    r"-[a-z]{0,12}pass(?:word|wd|phrase|in|out)?[ \t]+(?:pass:)?"
+    r"(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|(?!(?:env|file|fd|stdin)(?:[:\s]|$))([^\s'\"-][^\s'\"]*))"
 )
 # <password>VALUE</password> (XML, a .NET config's <add key="DbPassword" value="VALUE"/>).
 XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.-]{0,63})>([^<\r\n]{4,})</\1>")
