@@ -7,7 +7,7 @@ channel corpus's placements caught; no more than 2% of either's near misses reda
 the built-in demo corpus still admitted with no redaction; ingest throughput within 10%
 of the gate issue #22 replaced. ``--quick`` is a smoke run (no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, ``channels_holdout3.json``), written blind beside the
+held-out corpora (``holdout.json``, ``channels_holdout4.json``), written blind beside the
 dev ones and never tuned on. ``--channels-only`` stops after the corpora.
 
 ``channels_holdout.json`` was the first blind channel holdout; its figures were seen (at
@@ -16,10 +16,12 @@ corpus now, scored on every run. ``channels_holdout2.json`` was the second (seen
 bf83f31: 92.1% caught, 0 of 1014 near misses flagged); its leaks were closed by general
 rules, and it too is a dev corpus now, scored on every run. ``holdout.json`` was likewise
 seen and fixed before; it is kept under ``--holdout`` for completeness, measuring nothing
-blind. ``channels_holdout3.json`` is the blind one: written by someone who had not read
-the gate, run once after the fixes were committed (at 63f69a8, the gate of 5aec19b:
+blind. ``channels_holdout3.json`` was the third (seen at 63f69a8, the gate of 5aec19b:
 1989/2068 placements caught, 96.2%, MISSED; 6/856 near misses flagged, 0.7%, MET;
-detect-secrets 806/2068 and 54/856), and not tuned on after.
+detect-secrets 806/2068 and 54/856); its leaks were closed by general rules, and it is a
+dev corpus now, scored on every run. ``channels_holdout4.json`` is the blind one: written
+by someone who had not read the gate, run once after the fixes were committed, and not
+tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
   is no longer in :func:`arborist.admission.admit`'s output; a near miss is flagged
@@ -104,7 +106,9 @@ CHANNELS_SEEN = ROOT / "bench" / "secret_corpus" / "channels_holdout.json"
 """The first blind channel holdout: seen at 55d384f and fixed since, a dev corpus now."""
 CHANNELS_SEEN2 = ROOT / "bench" / "secret_corpus" / "channels_holdout2.json"
 """The second blind channel holdout: seen at bf83f31 and fixed since, a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout3.json"
+CHANNELS_SEEN3 = ROOT / "bench" / "secret_corpus" / "channels_holdout3.json"
+"""The third blind channel holdout: seen at 63f69a8 and fixed since, a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout4.json"
 OLD_GATE = "c8136f0"
 """The commit whose arborist/admission.py is the gate before issue #22's changes."""
 MAX_NEAR_MISS_FLAGGED = 0.02
@@ -595,11 +599,12 @@ def main() -> int:
         ("dev channel corpus (bench/secret_corpus/channels.json)", CHANNELS),
         ("dev channel corpus, the first holdout, seen (channels_holdout.json)", CHANNELS_SEEN),
         ("dev channel corpus, the second holdout, seen (channels_holdout2.json)", CHANNELS_SEEN2),
+        ("dev channel corpus, the third holdout, seen (channels_holdout3.json)", CHANNELS_SEEN3),
     ]
     if args.holdout:
         channel_corpora.append(
             (
-                "holdout channel corpus (bench/secret_corpus/channels_holdout3.json)",
+                "holdout channel corpus (bench/secret_corpus/channels_holdout4.json)",
                 CHANNELS_HOLDOUT,
             )
         )
