@@ -233,8 +233,10 @@ def _decoded(text: str) -> tuple[str, list[tuple[int, int]]] | None:
 
 
 def _raw_candidates(text: str) -> list[tuple[str, int, int]]:
-    """:func:`candidates`, looked for past invisible characters and in the text with its
-    percent-escapes decoded (positions in ``text``)."""
+    """:func:`candidates`, looked for past invisible characters (dropped, as inside a
+    token, and as a space, as before one: ``notes\u200bAKIA...``) and in the text with
+    its percent-escapes decoded, round after round until none is left or
+    :data:`DECODE_ROUNDS` (``%255F`` is ``%5F`` is ``_``); positions in ``text``."""
     visible = _visible(text)
     if visible is None:
         found = list(candidates(text))
@@ -245,20 +247,44 @@ def _raw_candidates(text: str) -> list[tuple[str, int, int]]:
             for kind, start, end in candidates(view)
             if end > start
         ]
-    decoded = _decoded(text)
-    if decoded is not None:
-        view, pieces = decoded
-        size = len(view)
-        found += [  # an end is where the next character starts: an escape is covered whole
-            (
-                kind,
-                _from_visible(pieces, start),
-                _from_visible(pieces, end) if end < size else len(text),
-            )
+        found += candidates(INVISIBLE.sub(_spaces, text))  # one for one: positions stay
+    layers: list[tuple[int, list[tuple[int, int]]]] = []  # each round's (size, pieces)
+    view = text
+    for _round in range(DECODE_ROUNDS):
+        decoded = _decoded(view)
+        if decoded is None:
+            break
+        layers.append((len(view), decoded[1]))
+        view = decoded[0]
+        found += [
+            (kind, *_through(layers, start, end, len(view)))
             for kind, start, end in candidates(view)
             if end > start
         ]
     return found
+
+
+DECODE_ROUNDS = 3
+"""How many times percent-escapes are decoded at most: twice-encoded (``%255F``) and
+thrice, each round linear in the text."""
+
+
+def _spaces(m: re.Match[str]) -> str:
+    return " " * len(m.group())
+
+
+def _through(
+    layers: Sequence[tuple[int, list[tuple[int, int]]]], start: int, end: int, size: int
+) -> tuple[int, int]:
+    """A span of the last decoded view as a span of the original text, back through each
+    round: an end is where the next character starts, so an escape is covered whole."""
+    for before, pieces in reversed(layers):
+        start, end = (
+            _from_visible(pieces, start),
+            (_from_visible(pieces, end) if end < size else before),
+        )
+        size = before
+    return start, end
 
 
 def _allowed_spans(text: str, allowlist: Sequence[str]) -> list[tuple[int, int]]:

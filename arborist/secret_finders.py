@@ -30,9 +30,12 @@ from arborist.secret_shapes import (
     DASH_P,
     DASH_PASS,
     DISCORD,
+    ECHO_SUDO,
     FLAG,
     GITHUB,
+    HTPASSWD,
     JWT,
+    LDAP_W,
     MIN_VALUE,
     MYSQL,
     NETRC,
@@ -46,10 +49,13 @@ from arborist.secret_shapes import (
     QUERY_SECRET,
     QUERY_SECRET_MIN,
     REDIS_A,
+    SK_GLUED,
     SK_HEX,
     SK_KEY,
     SLACK,
+    SMB_U,
     SSHPASS_P,
+    SSWS,
     TELEGRAM,
     TWILIO,
     URL_FILLER,
@@ -101,6 +107,11 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
             body = m.group()[3:]
             if has_digit(body) and (body.lower() != body != body.upper() or SK_HEX.search(body)):
                 kind = "anthropic_key" if body.startswith("ant-") else "openai_key"
+                yield kind, m.start(), m.end()
+    if "-" in text and has(text, "sk-proj-", "sk-ant-", "sk-svcacct-", "sk-admin-"):
+        for m in SK_GLUED.finditer(text):  # glued to a word: sk-proj-, sk-ant-...
+            if has_digit(m.group()):
+                kind = "anthropic_key" if m.group().startswith("sk-ant-") else "openai_key"
                 yield kind, m.start(), m.end()
     if AWS_PREFIX.search(text) is not None:
         for m in AWS_ACCESS.finditer(text):
@@ -310,6 +321,10 @@ def _jwts(text: str) -> Iterator[tuple[str, int, int]]:
 
 def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     """HTTP credentials: ``Bearer`` and ``Basic`` values, any ``Authorization`` header's."""
+    if "SSWS" in text:
+        for m in SSWS.finditer(text):  # Okta's scheme, wherever its header stands
+            if random_looking(m.group(1)):
+                yield "api_token", m.start(1), m.end(1)
     if "bearer" in folded:
         for m in BEARER.finditer(text):
             if has_digit(m.group(1)):
@@ -340,13 +355,10 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
     dashed = "-" in text  # one scan for a character every flag below needs
     if dashed and "pass" in folded:
         yield from _dash_pass_flags(text, folded)
-    for line_start, line_end in _lines_holding(text, "-p", "-a") if dashed else ():
+    for line_start, line_end in _lines_holding(text, "-p", "-a", "-w", "-U") if dashed else ():
         tool = MYSQL.search(text, line_start, line_end)  # a line is read for its first tool
         if tool is not None:
-            name = tool.group().lower()
-            spaced = SSHPASS_P if not name.startswith("redis") else REDIS_A
-            attached = name.startswith(("mysql", "mariadb"))
-            for m in (DASH_P if attached else spaced).finditer(text, tool.end(), line_end):
+            for m in _tool_flag(tool.group()).finditer(text, tool.end(), line_end):
                 group = next(g for g in range(1, (m.lastindex or 1) + 1) if m.group(g) is not None)
                 if not is_filler(m.group(group), "=", quoted=False):
                     yield "password", m.start(group), m.end(group)
@@ -373,6 +385,13 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
                 continue  # 2001:db8:0000:0000:0000:...: an IPv6 address, group after group
             if len(password) >= MIN_VALUE and not is_filler(password, "=", quoted=True):
                 yield "password", m.start(2), m.end(2)
+    if ":$" in text or ":{SHA}" in text:
+        yield from _htpasswd(text)
+    if dashed and "sudo" in text and "|" in text and "echo" in text:
+        for m in ECHO_SUDO.finditer(text):
+            group = m.lastindex or 3
+            if not is_filler(m.group(group), "=", quoted=group != 3):
+                yield "password", m.start(group), m.end(group)
     if ":" in text and "Private-Lines: " in text:
         for m in PUTTY.finditer(text):
             yield "private_key", m.start(1), m.end(1)
@@ -381,6 +400,39 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
             if near is not None and not is_filler(m.group(1), "=", quoted=False):
                 yield "password", m.start(1), m.end(1)
+
+
+def _tool_flag(tool: str) -> re.Pattern[str]:
+    """The flag a tool takes its password by: ``mysql -pX``, ``redis-cli -a X``,
+    ``ldapsearch -w X``, ``smbclient -U user%X``, ``sshpass -p X``."""
+    name = tool.lower()
+    if name.startswith(("mysql", "mariadb")):
+        return DASH_P
+    if name.startswith("redis"):
+        return REDIS_A
+    if name.startswith("ldap"):
+        return LDAP_W
+    return SMB_U if name.startswith(("smb", "rpc")) else SSHPASS_P
+
+
+def _htpasswd(text: str) -> Iterator[tuple[str, int, int]]:
+    """An htpasswd line's hash (``user:$apr1$...``, ``user:$2y$...``, ``user:{SHA}...``),
+    matched after each ``:`` that follows a user name's character."""
+    done = 0
+    for colon in _HASH_COLON.finditer(text):
+        at = colon.start()
+        if at < done or not at or text[at - 1] not in _USER_CHARS:
+            continue
+        m = HTPASSWD.match(text, at + 1)
+        if m is not None:
+            yield "password", m.start(), m.end()
+            done = m.end()
+
+
+_HASH_COLON = re.compile(r":(?=\$|\{SHA\})")
+
+
+_USER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@")
 
 
 def _dash_pass_flags(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
