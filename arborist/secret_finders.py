@@ -35,6 +35,7 @@ from arborist.secret_shapes import (
     GITHUB,
     HTPASSWD,
     JWT,
+    LDAP_SMB,
     LDAP_W,
     MIN_VALUE,
     MYSQL,
@@ -97,7 +98,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from _token_candidates(text, folded, longs)
     yield from _header_candidates(text, folded)
     yield from named_candidates(text, folded)
-    yield from _command_candidates(text, folded)
+    yield from _command_candidates(text, folded, longs)
 
 
 def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
@@ -108,7 +109,6 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
             if has_digit(body) and (body.lower() != body != body.upper() or SK_HEX.search(body)):
                 kind = "anthropic_key" if body.startswith("ant-") else "openai_key"
                 yield kind, m.start(), m.end()
-    if "-" in text and has(text, "sk-proj-", "sk-ant-", "sk-svcacct-", "sk-admin-"):
         for m in SK_GLUED.finditer(text):  # glued to a word: sk-proj-, sk-ant-...
             if has_digit(m.group()):
                 kind = "anthropic_key" if m.group().startswith("sk-ant-") else "openai_key"
@@ -321,10 +321,6 @@ def _jwts(text: str) -> Iterator[tuple[str, int, int]]:
 
 def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     """HTTP credentials: ``Bearer`` and ``Basic`` values, any ``Authorization`` header's."""
-    if "SSWS" in text:
-        for m in SSWS.finditer(text):  # Okta's scheme, wherever its header stands
-            if random_looking(m.group(1)):
-                yield "api_token", m.start(1), m.end(1)
     if "bearer" in folded:
         for m in BEARER.finditer(text):
             if has_digit(m.group(1)):
@@ -335,6 +331,10 @@ def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]
             if decoded is not None and b":" in decoded and printable(decoded):
                 yield "basic_auth", m.start(1), m.end(1)
     if ("=" in text or ":" in text) and "authorization" in folded:
+        if "SSWS" in text:
+            for m in SSWS.finditer(text):  # Okta's scheme, wherever its header stands
+                if random_looking(m.group(1)):
+                    yield "api_token", m.start(1), m.end(1)
         for m in at_each(text, folded, "authorization", AUTH_HEADER):
             scheme, value = (m.group(1) or "").lower(), m.group(2).rstrip(".)]}>")
             if len(value) < 8 or is_filler(value, ":", quoted=True):
@@ -349,15 +349,17 @@ def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]
             yield kind, m.start(2), m.start(2) + len(value)
 
 
-def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+def _command_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
     """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
     ``machine host login user password SECRET``."""
     dashed = "-" in text  # one scan for a character every flag below needs
     if dashed and "pass" in folded:
         yield from _dash_pass_flags(text, folded)
-    for line_start, line_end in _lines_holding(text, "-p", "-a", "-w", "-U") if dashed else ():
-        tool = MYSQL.search(text, line_start, line_end)  # a line is read for its first tool
-        if tool is not None:
+    for needles, tools in _tool_flags(folded) if dashed else ():
+        for line_start, line_end in _lines_holding(text, *needles):
+            tool = tools.search(text, line_start, line_end)  # a line is read for its first tool
+            if tool is None:
+                continue
             for m in _tool_flag(tool.group()).finditer(text, tool.end(), line_end):
                 group = next(g for g in range(1, (m.lastindex or 1) + 1) if m.group(g) is not None)
                 if not is_filler(m.group(group), "=", quoted=False):
@@ -385,9 +387,9 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
                 continue  # 2001:db8:0000:0000:0000:...: an IPv6 address, group after group
             if len(password) >= MIN_VALUE and not is_filler(password, "=", quoted=True):
                 yield "password", m.start(2), m.end(2)
-    if ":$" in text or ":{SHA}" in text:
-        yield from _htpasswd(text)
-    if dashed and "sudo" in text and "|" in text and "echo" in text:
+    if ("$" in text or "{" in text) and (":$" in longs or ":{SHA}" in longs):
+        yield from _htpasswd(text)  # a user name and its hash: one long word
+    if dashed and "|" in text and "sudo" in text and "echo" in text:
         for m in ECHO_SUDO.finditer(text):
             group = m.lastindex or 3
             if not is_filler(m.group(group), "=", quoted=group != 3):
@@ -400,6 +402,15 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
             if near is not None and not is_filler(m.group(1), "=", quoted=False):
                 yield "password", m.start(1), m.end(1)
+
+
+def _tool_flags(folded: str) -> list[tuple[tuple[str, ...], re.Pattern[str]]]:
+    """The flags whose lines are read, and the tools looked for there: LDAP's ``-w`` and SMB's
+    ``-U`` only where such a tool is named (``grep -w`` is common), by a pattern of their own."""
+    table: list[tuple[tuple[str, ...], re.Pattern[str]]] = [(("-p", "-a"), MYSQL)]
+    if "ldap" in folded or "client" in folded:  # smbclient, rpcclient
+        table.append((("-w", "-U"), LDAP_SMB))
+    return table
 
 
 def _tool_flag(tool: str) -> re.Pattern[str]:

@@ -37,6 +37,7 @@ __all__ = [
     "JWT",
     "KEY_END_REVERSED",
     "KEY_NAME_FOLDED",
+    "LDAP_SMB",
     "LDAP_W",
     "MIN_VALUE",
     "MYSQL",
@@ -244,10 +245,14 @@ NETRC = re.compile(r"(?i)(?<!\S)password[ \t]+(\S+)")
 NETRC_CONTEXT = re.compile(r"(?i)(?<![A-Za-z0-9])(?:machine|login)[ \t]")
 MYSQL = re.compile(
     r"(?i)(?<![A-Za-z0-9])(?:mysql[a-z]*|mariadb[a-z-]*|sshpass|mongo(?:sh|dump|restore)?"
-    r"|ldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop)|smbclient|rpcclient"
     r"|(?:docker|podman|buildah|skopeo|nerdctl|oras|helm[ \t]+registry)[ \t]+login|redis-cli)"
     r"(?![A-Za-z0-9_])"
 )
+LDAP_SMB = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(?:ldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop)"
+    r"|smbclient|rpcclient)(?![A-Za-z0-9_])"
+)
+"""The LDAP and SMB tools, whose lines are read only where one is named."""
 DASH_P = re.compile(r"(?<!\S)-p([^\s-]\S*)")
 REDIS_A = re.compile(r"(?<!\S)-a[ \t]+(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"-]\S*))")
 SSHPASS_P = re.compile(r"(?<!\S)-p[ \t]*(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"]+))")
