@@ -79,9 +79,14 @@ id whose 16 characters are one filler over and over (``AKIAXXXXXXXXXXXXXXXX``) i
 
 :func:`admit_error_line` is the one boundary every face prints an error line through.
 
-Secrets are looked for past invisible characters (a soft hyphen or zero-width
-space pasted inside a key) and percent-escapes; a redaction covers them in the
-original text.
+Secrets are looked for past invisible characters (a soft hyphen or zero-width space
+pasted inside a key, dropped; one just before a token, read as a space too) and
+percent-escapes (decoded until none is left, at most :data:`DECODE_ROUNDS` times); a
+redaction covers them in the original text. A token whose prefix and length no word
+holds (``ghp_``, ``glpat-``, ``sk-proj-``, ``hf_``...) is found glued to a word with no
+separator (``mytokenghp_...``); htpasswd hashes, an unclosed ``<password>X``, YAML's
+``pass: X`` with a password-like value, ``ldapsearch -w``, ``smbclient -U user%X`` and
+``echo X | sudo -S`` are read too.
 :func:`admit_profile` admits every string of a model's or an embedder's profile.
 
 Overlapping matches merge into one redaction; the result is deterministic;
