@@ -198,7 +198,15 @@ class _Channels:
         self.app.close()
 
     def run(self, channel: str, text: str) -> str:
-        return getattr(self, f"_{channel}")(text)
+        """What ``channel`` stores or shows of ``text``; a refused text (a label holding a
+        control character) stores nothing, and its one-line refusal, as every face prints
+        it, is the output."""
+        from arborist.errors import BadInput  # noqa: PLC0415
+
+        try:
+            return str(getattr(self, f"_{channel}")(text))
+        except BadInput as exc:
+            return admission.admit_error_line(str(exc))
 
     # documents: the text, its title and its URI, as prepare_document admits them
     @staticmethod
