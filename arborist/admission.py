@@ -79,9 +79,14 @@ id whose 16 characters are one filler over and over (``AKIAXXXXXXXXXXXXXXXX``) i
 
 :func:`admit_error_line` is the one boundary every face prints an error line through.
 
-Secrets are looked for past invisible characters (a soft hyphen or zero-width
-space pasted inside a key) and percent-escapes; a redaction covers them in the
-original text.
+Secrets are looked for past invisible characters (a soft hyphen or zero-width space
+pasted inside a key, dropped; one just before a token, read as a space too) and
+percent-escapes (decoded until none is left, at most :data:`DECODE_ROUNDS` times); a
+redaction covers them in the original text. A token whose prefix and length no word
+holds (``ghp_``, ``glpat-``, ``sk-proj-``, ``hf_``...) is found glued to a word with no
+separator (``mytokenghp_...``); htpasswd hashes, an unclosed ``<password>X``, YAML's
+``pass: X`` with a password-like value, ``ldapsearch -w``, ``smbclient -U user%X`` and
+``echo X | sudo -S`` are read too.
 :func:`admit_profile` admits every string of a model's or an embedder's profile.
 
 Overlapping matches merge into one redaction; the result is deterministic;
@@ -233,8 +238,10 @@ def _decoded(text: str) -> tuple[str, list[tuple[int, int]]] | None:
 
 
 def _raw_candidates(text: str) -> list[tuple[str, int, int]]:
-    """:func:`candidates`, looked for past invisible characters and in the text with its
-    percent-escapes decoded (positions in ``text``)."""
+    """:func:`candidates`, looked for past invisible characters (dropped, as inside a
+    token, and as a space, as before one: ``notes\u200bAKIA...``) and in the text with
+    its percent-escapes decoded, round after round until none is left or
+    :data:`DECODE_ROUNDS` (``%255F`` is ``%5F`` is ``_``); positions in ``text``."""
     visible = _visible(text)
     if visible is None:
         found = list(candidates(text))
@@ -245,20 +252,44 @@ def _raw_candidates(text: str) -> list[tuple[str, int, int]]:
             for kind, start, end in candidates(view)
             if end > start
         ]
-    decoded = _decoded(text)
-    if decoded is not None:
-        view, pieces = decoded
-        size = len(view)
-        found += [  # an end is where the next character starts: an escape is covered whole
-            (
-                kind,
-                _from_visible(pieces, start),
-                _from_visible(pieces, end) if end < size else len(text),
-            )
+        found += candidates(INVISIBLE.sub(_spaces, text))  # one for one: positions stay
+    layers: list[tuple[int, list[tuple[int, int]]]] = []  # each round's (size, pieces)
+    view = text
+    for _round in range(DECODE_ROUNDS):
+        decoded = _decoded(view)
+        if decoded is None:
+            break
+        layers.append((len(view), decoded[1]))
+        view = decoded[0]
+        found += [
+            (kind, *_through(layers, start, end, len(view)))
             for kind, start, end in candidates(view)
             if end > start
         ]
     return found
+
+
+DECODE_ROUNDS = 3
+"""How many times percent-escapes are decoded at most: twice-encoded (``%255F``) and
+thrice, each round linear in the text."""
+
+
+def _spaces(m: re.Match[str]) -> str:
+    return " " * len(m.group())
+
+
+def _through(
+    layers: Sequence[tuple[int, list[tuple[int, int]]]], start: int, end: int, size: int
+) -> tuple[int, int]:
+    """A span of the last decoded view as a span of the original text, back through each
+    round: an end is where the next character starts, so an escape is covered whole."""
+    for before, pieces in reversed(layers):
+        start, end = (
+            _from_visible(pieces, start),
+            (_from_visible(pieces, end) if end < size else before),
+        )
+        size = before
+    return start, end
 
 
 def _allowed_spans(text: str, allowlist: Sequence[str]) -> list[tuple[int, int]]:

@@ -30,9 +30,13 @@ from arborist.secret_shapes import (
     DASH_P,
     DASH_PASS,
     DISCORD,
+    ECHO_SUDO,
     FLAG,
     GITHUB,
+    HTPASSWD,
     JWT,
+    LDAP_SMB,
+    LDAP_W,
     MIN_VALUE,
     MYSQL,
     NETRC,
@@ -46,10 +50,13 @@ from arborist.secret_shapes import (
     QUERY_SECRET,
     QUERY_SECRET_MIN,
     REDIS_A,
+    SK_GLUED,
     SK_HEX,
     SK_KEY,
     SLACK,
+    SMB_U,
     SSHPASS_P,
+    SSWS,
     TELEGRAM,
     TWILIO,
     URL_FILLER,
@@ -91,7 +98,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from _token_candidates(text, folded, longs)
     yield from _header_candidates(text, folded)
     yield from named_candidates(text, folded)
-    yield from _command_candidates(text, folded)
+    yield from _command_candidates(text, folded, longs)
 
 
 def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
@@ -101,6 +108,10 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
             body = m.group()[3:]
             if has_digit(body) and (body.lower() != body != body.upper() or SK_HEX.search(body)):
                 kind = "anthropic_key" if body.startswith("ant-") else "openai_key"
+                yield kind, m.start(), m.end()
+        for m in SK_GLUED.finditer(text):  # glued to a word: sk-proj-, sk-ant-...
+            if has_digit(m.group()):
+                kind = "anthropic_key" if m.group().startswith("sk-ant-") else "openai_key"
                 yield kind, m.start(), m.end()
     if AWS_PREFIX.search(text) is not None:
         for m in AWS_ACCESS.finditer(text):
@@ -320,6 +331,10 @@ def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]
             if decoded is not None and b":" in decoded and printable(decoded):
                 yield "basic_auth", m.start(1), m.end(1)
     if ("=" in text or ":" in text) and "authorization" in folded:
+        if "SSWS" in text:
+            for m in SSWS.finditer(text):  # Okta's scheme, wherever its header stands
+                if random_looking(m.group(1)):
+                    yield "api_token", m.start(1), m.end(1)
         for m in at_each(text, folded, "authorization", AUTH_HEADER):
             scheme, value = (m.group(1) or "").lower(), m.group(2).rstrip(".)]}>")
             if len(value) < 8 or is_filler(value, ":", quoted=True):
@@ -334,19 +349,18 @@ def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]
             yield kind, m.start(2), m.start(2) + len(value)
 
 
-def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+def _command_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
     """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
     ``machine host login user password SECRET``."""
     dashed = "-" in text  # one scan for a character every flag below needs
     if dashed and "pass" in folded:
         yield from _dash_pass_flags(text, folded)
-    for line_start, line_end in _lines_holding(text, "-p", "-a") if dashed else ():
-        tool = MYSQL.search(text, line_start, line_end)  # a line is read for its first tool
-        if tool is not None:
-            name = tool.group().lower()
-            spaced = SSHPASS_P if not name.startswith("redis") else REDIS_A
-            attached = name.startswith(("mysql", "mariadb"))
-            for m in (DASH_P if attached else spaced).finditer(text, tool.end(), line_end):
+    for needles, tools in _tool_flags(folded) if dashed else ():
+        for line_start, line_end in _lines_holding(text, *needles):
+            tool = tools.search(text, line_start, line_end)  # a line is read for its first tool
+            if tool is None:
+                continue
+            for m in _tool_flag(tool.group()).finditer(text, tool.end(), line_end):
                 group = next(g for g in range(1, (m.lastindex or 1) + 1) if m.group(g) is not None)
                 if not is_filler(m.group(group), "=", quoted=False):
                     yield "password", m.start(group), m.end(group)
@@ -373,6 +387,13 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
                 continue  # 2001:db8:0000:0000:0000:...: an IPv6 address, group after group
             if len(password) >= MIN_VALUE and not is_filler(password, "=", quoted=True):
                 yield "password", m.start(2), m.end(2)
+    if ("$" in text or "{" in text) and (":$" in longs or ":{SHA}" in longs):
+        yield from _htpasswd(text)  # a user name and its hash: one long word
+    if dashed and "|" in text and "sudo" in text and "echo" in text:
+        for m in ECHO_SUDO.finditer(text):
+            group = m.lastindex or 3
+            if not is_filler(m.group(group), "=", quoted=group != 3):
+                yield "password", m.start(group), m.end(group)
     if ":" in text and "Private-Lines: " in text:
         for m in PUTTY.finditer(text):
             yield "private_key", m.start(1), m.end(1)
@@ -381,6 +402,48 @@ def _command_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]
             near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
             if near is not None and not is_filler(m.group(1), "=", quoted=False):
                 yield "password", m.start(1), m.end(1)
+
+
+def _tool_flags(folded: str) -> list[tuple[tuple[str, ...], re.Pattern[str]]]:
+    """The flags whose lines are read, and the tools looked for there: LDAP's ``-w`` and SMB's
+    ``-U`` only where such a tool is named (``grep -w`` is common), by a pattern of their own."""
+    table: list[tuple[tuple[str, ...], re.Pattern[str]]] = [(("-p", "-a"), MYSQL)]
+    if "ldap" in folded or "client" in folded:  # smbclient, rpcclient
+        table.append((("-w", "-U"), LDAP_SMB))
+    return table
+
+
+def _tool_flag(tool: str) -> re.Pattern[str]:
+    """The flag a tool takes its password by: ``mysql -pX``, ``redis-cli -a X``,
+    ``ldapsearch -w X``, ``smbclient -U user%X``, ``sshpass -p X``."""
+    name = tool.lower()
+    if name.startswith(("mysql", "mariadb")):
+        return DASH_P
+    if name.startswith("redis"):
+        return REDIS_A
+    if name.startswith("ldap"):
+        return LDAP_W
+    return SMB_U if name.startswith(("smb", "rpc")) else SSHPASS_P
+
+
+def _htpasswd(text: str) -> Iterator[tuple[str, int, int]]:
+    """An htpasswd line's hash (``user:$apr1$...``, ``user:$2y$...``, ``user:{SHA}...``),
+    matched after each ``:`` that follows a user name's character."""
+    done = 0
+    for colon in _HASH_COLON.finditer(text):
+        at = colon.start()
+        if at < done or not at or text[at - 1] not in _USER_CHARS:
+            continue
+        m = HTPASSWD.match(text, at + 1)
+        if m is not None:
+            yield "password", m.start(), m.end()
+            done = m.end()
+
+
+_HASH_COLON = re.compile(r":(?=\$|\{SHA\})")
+
+
+_USER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@")
 
 
 def _dash_pass_flags(text: str, folded: str) -> Iterator[tuple[str, int, int]]:

@@ -31,12 +31,14 @@ from arborist.secret_shapes import (
     WEAK_KEYS,
     XML_ADD,
     XML_ELEMENT,
+    XML_OPEN,
     b64_text,
     has,
     is_filler,
     printable,
     random_looking,
     random_part,
+    reads_as_password,
 )
 
 __all__ = [
@@ -195,10 +197,11 @@ def _given(
     separator = v.group(2)
     group = v.lastindex or 6  # the value's group (3 to 6) is the last that matched
     quoted = group != 6
+    weak_colon = word in WEAK_KEYS and separator == ":" and not quoted
     if (separator == "==" and not quoted) or (
-        word in WEAK_KEYS and separator != "=" and not (quoted and v.group(1))
+        word in WEAK_KEYS and separator != "=" and not (quoted and v.group(1)) and not weak_colon
     ):
-        return None, value_end  # a comparison; "pass: X" in prose
+        return None, value_end  # a comparison; "pass => X" in prose
     value, start, end = v.group(group), v.start(group), v.end(group)
     said = separator if separator in "=:" else "="
     if not quoted:
@@ -209,12 +212,13 @@ def _given(
         if _bare_not_secret(text, m, word, stripped, stripped != value, end):
             return None, end  # a name at a bare value's end is read next: secret: password: X
         value, value_end = stripped, end
-    if quoted and _NAMES_NEXT.match(text, v.end()) and secret_name(value):
+    if quoted and _NAMES_NEXT.match(text, v.end()) and _a_name(value):
         return None, start  # '"token": "token": "X"': a quoted name, its value next
     if (
         len(value) < MIN_VALUE
         or is_filler(value, said, quoted=quoted)
         or (word == PAT_WORD and not random_looking(value))
+        or (weak_colon and not reads_as_password(value))  # "pass: the tests"; YAML's pass: Zq8v.4
     ):
         return None, value_end
     kind = "password" if word.startswith(PASSWORD_KEYS) else "secret"
@@ -240,6 +244,14 @@ def _bare_not_secret(
 _NAMES_NEXT = re.compile(r"[ \t]*[=:]")
 
 
+def _a_name(value: str) -> bool:
+    """Whether a quoted value followed by ``:`` is a name whose value comes next: a secret's
+    (``"token": "password": X``) or a key's id (``TOKEN="private_key_id": "2b03...``)."""
+    if secret_name(value):
+        return True
+    return value.replace("-", "_").isidentifier() and _ANY_KEY_END.match(value[::-1]) is not None
+
+
 def secret_name(name: str) -> bool:
     """True when the whole of ``name`` ends in a secret's word (not a weak one alone)."""
     m = KEY_END_REVERSED.match(name[::-1])
@@ -262,6 +274,12 @@ def _xml_values(text: str, folded: str) -> Iterator[Candidate]:
     if "<" in text and "</" in text:
         for m in XML_ELEMENT.finditer(text):
             if secret_name(m.group(1)) and not is_filler(m.group(2), "=", quoted=True):
+                yield _name_kind(m.group(1)), m.start(2), m.end(2)
+    if "<" in text and ">" in text:  # an element whose closing tag is missing
+        for m in XML_OPEN.finditer(text):
+            value = m.group(2)
+            named = secret_name(m.group(1)) and reads_as_password(value)
+            if named and not is_filler(value, "=", quoted=True):
                 yield _name_kind(m.group(1)), m.start(2), m.end(2)
     if '"' in text and "=" in text and "key" in folded and VALUE_ATTRIBUTE.search(folded):
         for m in XML_ADD.finditer(text):

@@ -11,6 +11,7 @@ import base64
 import binascii
 import re
 from collections.abc import Iterator
+from urllib.parse import unquote
 
 __all__ = [
     "ADO_PAT",
@@ -28,12 +29,16 @@ __all__ = [
     "DASH_P",
     "DASH_PASS",
     "DISCORD",
+    "ECHO_SUDO",
     "FLAG",
     "GITHUB",
+    "HTPASSWD",
     "INVISIBLE",
     "JWT",
     "KEY_END_REVERSED",
     "KEY_NAME_FOLDED",
+    "LDAP_SMB",
+    "LDAP_W",
     "MIN_VALUE",
     "MYSQL",
     "NAME_LITERALS",
@@ -54,10 +59,13 @@ __all__ = [
     "QUERY_SECRET_MIN",
     "REDIS_A",
     "SEPARATOR",
+    "SK_GLUED",
     "SK_HEX",
     "SK_KEY",
     "SLACK",
+    "SMB_U",
     "SSHPASS_P",
+    "SSWS",
     "TELEGRAM",
     "TWILIO",
     "URL_FILLER",
@@ -68,6 +76,7 @@ __all__ = [
     "WEBHOOK",
     "XML_ADD",
     "XML_ELEMENT",
+    "XML_OPEN",
     "at_each",
     "b64_text",
     "has",
@@ -76,6 +85,7 @@ __all__ = [
     "printable",
     "random_looking",
     "random_part",
+    "reads_as_password",
 ]
 
 PLACEHOLDER_MARK = "[REDACTED:"
@@ -135,8 +145,11 @@ WEBHOOK = re.compile(
     r"|discord(?:app)?\.com/api/webhooks/|\.webhook\.office\.com/webhookb2/)"
     r"([A-Za-z0-9/@_-]{8,})"
 )
-GITHUB = re.compile(r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")
-SLACK = re.compile(r"(?<![A-Za-z0-9])(?:xox[abporsce]|xapp)-[A-Za-z0-9-]{10,}")
+# A prefix and length no word holds: found glued to a word with no separator too
+# (``mytokenghp_...``, ``backupxoxb-...``), and past an invisible character before it.
+GITHUB = re.compile(r"gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}")
+SLACK = re.compile(r"(?:xox[abporsce]|xapp)-[A-Za-z0-9-]{10,}")
+SK_GLUED = re.compile(r"sk-(?:proj|ant|svcacct|admin)-[A-Za-z0-9_-]{20,}")
 # An Azure DevOps personal access token, bare: 52 characters of lower-case base32.
 ADO_PAT = re.compile(r"(?<![A-Za-z0-9])[a-z2-7]{52}(?![A-Za-z0-9])")
 # 64 bytes in base64 standing alone: an Azure storage account key (not a digest: those
@@ -231,13 +244,31 @@ CODE_REFERENCE = re.compile(
 NETRC = re.compile(r"(?i)(?<!\S)password[ \t]+(\S+)")
 NETRC_CONTEXT = re.compile(r"(?i)(?<![A-Za-z0-9])(?:machine|login)[ \t]")
 MYSQL = re.compile(
-    r"(?i)(?<![A-Za-z0-9_-])(?:mysql[a-z]*|mariadb[a-z-]*|sshpass|mongo(?:sh|dump|restore)?"
+    r"(?i)(?<![A-Za-z0-9])(?:mysql[a-z]*|mariadb[a-z-]*|sshpass|mongo(?:sh|dump|restore)?"
     r"|(?:docker|podman|buildah|skopeo|nerdctl|oras|helm[ \t]+registry)[ \t]+login|redis-cli)"
     r"(?![A-Za-z0-9_])"
 )
+LDAP_SMB = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(?:ldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop)"
+    r"|smbclient|rpcclient)(?![A-Za-z0-9_])"
+)
+"""The LDAP and SMB tools, whose lines are read only where one is named."""
 DASH_P = re.compile(r"(?<!\S)-p([^\s-]\S*)")
 REDIS_A = re.compile(r"(?<!\S)-a[ \t]+(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"-]\S*))")
 SSHPASS_P = re.compile(r"(?<!\S)-p[ \t]*(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"]+))")
+LDAP_W = re.compile(r"(?<!\S)-w[ \t]*(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"-][^\s'\"]*))")
+"""``ldapsearch -w PASSWORD`` (``-W`` asks for it)."""
+SMB_U = re.compile(r"(?<!\S)-U[ \t]*['\"]?[^\s%'\"]+%([^\s'\"]+)")
+"""``smbclient -U user%PASSWORD``."""
+ECHO_SUDO = re.compile(
+    r"echo[ \t]+(?:-[ne][ \t]+)?(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s|'\"]+))"
+    r"[ \t]*\|[ \t]*sudo[ \t]+(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*S"
+)
+"""``echo PASSWORD | sudo -S ...``: a password fed to sudo on its standard input."""
+HTPASSWD = re.compile(r"\$(?:apr1|2[abxy]|1|5|6|y)\$[./0-9A-Za-z$]{16,}|\{SHA\}[A-Za-z0-9+/]{27}=")
+"""An htpasswd line's hash after its user name and ``:`` (Apache MD5, bcrypt, crypt, SHA-1)."""
+SSWS = re.compile(r"SSWS[ \t]+([A-Za-z0-9_-]{20,})")
+"""Okta's ``Authorization: SSWS <token>`` scheme."""
 # ``--password VALUE``, ``--token VALUE``: a flag named for a secret, its value after a space.
 FLAG = re.compile(
     r"--(?:[a-z]+-)*(?:password|passwd|passphrase|token|secret|api-key|apikey|auth-token"
@@ -252,6 +283,8 @@ DASH_PASS = re.compile(
 )
 # <password>VALUE</password> (XML, a .NET config's <add key="DbPassword" value="VALUE"/>).
 XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.-]{0,63})>([^<\r\n]{4,})</\1>")
+XML_OPEN = re.compile(r"<([A-Za-z_][\w:.-]{0,63})>([^\s<>]{8,})")
+"""An element whose closing tag is missing (``<password>VALUE``): its value up to a space."""
 XML_ADD = re.compile(
     r"(?i)key[ \t]*=[ \t]*\"([^\"\r\n]{1,64})\"[ \t]+value[ \t]*=[ \t]*\"([^\"\r\n]*)\""
 )
@@ -288,12 +321,30 @@ _VENDOR_PREFIX = re.compile(r"^[A-Za-z0-9]{1,8}[_-]")
 _ALNUM = re.compile(r"[^\W_]")
 
 
+_PERCENT_ESCAPE = re.compile("%[0-9A-Fa-f]{2}")
+_QUOTED_OPENINGS = frozenset({"%20", "%22", "%27", "%09"})
+"""A value opening with an escaped space or quote belongs to the text decoded, which the
+gate reads too (:func:`arborist.admission.admit` decodes percent-escapes)."""
+
+
 def has_digit(value: str) -> bool:
     return any(c.isdigit() for c in value)
 
 
 def is_filler(value: str, separator: str, quoted: bool) -> bool:
-    """Values that are not secrets: empty, masked, templated, type names, calls."""
+    """Values that are not secrets: empty, masked, templated, type names, calls; also
+    once percent-decoded (a URL's path quotes ``<YOUR_API_KEY>`` as ``%3CYOUR_API_KEY%3E``)."""
+    if _filler(value, separator, quoted):
+        return True
+    if "%" not in value or _PERCENT_ESCAPE.search(value) is None:
+        return False
+    if value[:3].upper() in _QUOTED_OPENINGS:
+        return True  # api_key:%20%22...: the separator's space or quote, read decoded
+    decoded = unquote(value)
+    return decoded != value and _filler(decoded, separator, quoted)
+
+
+def _filler(value: str, separator: str, quoted: bool) -> bool:
     if not value.strip() or PLACEHOLDER_MARK in value:
         return True
     if _FILLER.fullmatch(value.strip()) or _ALNUM.search(value) is None:
@@ -336,6 +387,17 @@ def at_each(
 
 def _word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
+
+
+def reads_as_password(value: str) -> bool:
+    """Whether ``value`` reads as a password, not a plain word: eight characters or more,
+    letters and digits, and both cases or a mark (``zDYXuPw.4OCRkmv.w``)."""
+    return (
+        len(value) >= 8
+        and has_digit(value)
+        and any(c.isalpha() for c in value)
+        and ((not value.islower() and not value.isupper()) or not value.isalnum())
+    )
 
 
 def random_looking(token: str) -> bool:

@@ -171,8 +171,30 @@ _VENDOR_PATTERNS = (
 # ``backup_<token>.env``) stands after a character no body opens with a run of: each
 # body either excludes the joining characters or matches at its first try, so
 # allowing them before a prefix costs no second scan.
+# A prefix whose literal and length no word holds (``hf_``, ``glpat-``, ``npm_``,
+# ``pypi-AgE``...) is found glued to a word with no separator too (``datahf_...``,
+# ``backupnpm_....md``): those rows have no lookbehind. Each body opens with the
+# literal itself, so a run of them is read at its first try (``hf_hf_hf_...`` fails at
+# the second ``_``, ``glpat-glpat-...`` is one match).
+GLUED = frozenset(
+    {
+        "whsec_", "GOCSPX-", "ya29.", "hf_", "gl", "npm_", "pypi-AgE",
+        "rubygems_", "shp", "_v1_", "dckr_pat_", "ATATT3", "lin_api_", "figd_", "gsk_",
+        "pplx-", "xai-", "nvapi-", "tvly-", "sntry", "hvs.", "AGE-SECRET-KEY-1", "sq0",
+        "PMAK-", "sbp_", "ntn_", "pscale_", "lsv2_", "glc_", "glsa_", "NRAK-", "xkeysib-",
+        "dt0c01.", "FLWSECK",
+    }
+)  # fmt: skip
 VENDOR = tuple(
-    (literals, kind, re.compile(f"(?<![A-Za-z0-9])(?:{p})(?![A-Za-z0-9])"))
+    (
+        literals,
+        kind,
+        re.compile(
+            f"(?:{p})(?![A-Za-z0-9])"
+            if GLUED.intersection(literals)
+            else f"(?<![A-Za-z0-9])(?:{p})(?![A-Za-z0-9])"
+        ),
+    )
     for literals, kind, p in _VENDOR_PATTERNS[:-1]
 )
 _VENDOR_LITERALS = sorted({lit for literals, _, _ in VENDOR for lit in literals})

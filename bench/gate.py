@@ -7,7 +7,7 @@ channel corpus's placements caught; no more than 2% of either's near misses reda
 the built-in demo corpus still admitted with no redaction; ingest throughput within 10%
 of the gate issue #22 replaced. ``--quick`` is a smoke run (no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, ``channels_holdout3.json``), written blind beside the
+held-out corpora (``holdout.json``, ``channels_holdout4.json``), written blind beside the
 dev ones and never tuned on. ``--channels-only`` stops after the corpora.
 
 ``channels_holdout.json`` was the first blind channel holdout; its figures were seen (at
@@ -16,10 +16,14 @@ corpus now, scored on every run. ``channels_holdout2.json`` was the second (seen
 bf83f31: 92.1% caught, 0 of 1014 near misses flagged); its leaks were closed by general
 rules, and it too is a dev corpus now, scored on every run. ``holdout.json`` was likewise
 seen and fixed before; it is kept under ``--holdout`` for completeness, measuring nothing
-blind. ``channels_holdout3.json`` is the blind one: written by someone who had not read
-the gate, run once after the fixes were committed (at 63f69a8, the gate of 5aec19b:
+blind. ``channels_holdout3.json`` was the third (seen at 63f69a8, the gate of 5aec19b:
 1989/2068 placements caught, 96.2%, MISSED; 6/856 near misses flagged, 0.7%, MET;
-detect-secrets 806/2068 and 54/856), and not tuned on after.
+detect-secrets 806/2068 and 54/856); its leaks were closed by general rules, and it is a
+dev corpus now, scored on every run. ``channels_holdout4.json`` is the blind one: written
+by someone who had not read the gate, run once after the fixes were committed (at
+3fd2cce, the gate of 714f421: 1682/1705 placements caught, 98.7%, MISSED; 64/1041 near
+misses flagged, 6.1%, MISSED; detect-secrets 643/1705 and 79/1041), and not tuned on
+after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
   is no longer in :func:`arborist.admission.admit`'s output; a near miss is flagged
@@ -104,7 +108,9 @@ CHANNELS_SEEN = ROOT / "bench" / "secret_corpus" / "channels_holdout.json"
 """The first blind channel holdout: seen at 55d384f and fixed since, a dev corpus now."""
 CHANNELS_SEEN2 = ROOT / "bench" / "secret_corpus" / "channels_holdout2.json"
 """The second blind channel holdout: seen at bf83f31 and fixed since, a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout3.json"
+CHANNELS_SEEN3 = ROOT / "bench" / "secret_corpus" / "channels_holdout3.json"
+"""The third blind channel holdout: seen at 63f69a8 and fixed since, a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout4.json"
 OLD_GATE = "c8136f0"
 """The commit whose arborist/admission.py is the gate before issue #22's changes."""
 MAX_NEAR_MISS_FLAGGED = 0.02
@@ -194,7 +200,15 @@ class _Channels:
         self.app.close()
 
     def run(self, channel: str, text: str) -> str:
-        return getattr(self, f"_{channel}")(text)
+        """What ``channel`` stores or shows of ``text``; a refused text (a label holding a
+        control character) stores nothing, and its one-line refusal, as every face prints
+        it, is the output."""
+        from arborist.errors import BadInput  # noqa: PLC0415
+
+        try:
+            return str(getattr(self, f"_{channel}")(text))
+        except BadInput as exc:
+            return admission.admit_error_line(str(exc))
 
     # documents: the text, its title and its URI, as prepare_document admits them
     @staticmethod
@@ -595,11 +609,12 @@ def main() -> int:
         ("dev channel corpus (bench/secret_corpus/channels.json)", CHANNELS),
         ("dev channel corpus, the first holdout, seen (channels_holdout.json)", CHANNELS_SEEN),
         ("dev channel corpus, the second holdout, seen (channels_holdout2.json)", CHANNELS_SEEN2),
+        ("dev channel corpus, the third holdout, seen (channels_holdout3.json)", CHANNELS_SEEN3),
     ]
     if args.holdout:
         channel_corpora.append(
             (
-                "holdout channel corpus (bench/secret_corpus/channels_holdout3.json)",
+                "holdout channel corpus (bench/secret_corpus/channels_holdout4.json)",
                 CHANNELS_HOLDOUT,
             )
         )
