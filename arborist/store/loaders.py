@@ -45,9 +45,9 @@ from arborist.store.text_titles import text_title
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
-    "MAX_FILE_BYTES_ENV",
     "Found",
     "LoadedDocument",
+    "MAX_FILE_BYTES_ENV",
     "MAX_TITLE_CHARS",
     "MEDIA_TYPES",
     "SUPPORTED_SUFFIXES",
