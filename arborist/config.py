@@ -14,7 +14,7 @@ from typing import Any
 from arborist.errors import BadInput
 from arborist.safejson import decode, loads_toml
 from arborist.store import coaccess
-from arborist.store.loaders import (
+from arborist.store.reading import (
     DEFAULT_MAX_FILE_BYTES,
     MAX_FILE_BYTES_ENV,
     parse_max_file_bytes,
@@ -77,7 +77,7 @@ def coaccess_params(config: Mapping[str, Any]) -> tuple[int, int]:
 
 def max_file_bytes(config: Mapping[str, Any], env: Mapping[str, str]) -> int:
     """The largest file ingest reads: ``ARBORIST_MAX_FILE_BYTES``, else ``[ingest]
-    max_file_bytes``, else :data:`~arborist.store.loaders.DEFAULT_MAX_FILE_BYTES` (64 MiB)."""
+    max_file_bytes``, else :data:`~arborist.store.reading.DEFAULT_MAX_FILE_BYTES` (64 MiB)."""
     raw = env.get(MAX_FILE_BYTES_ENV, "").strip()
     if raw:
         return parse_max_file_bytes(raw, MAX_FILE_BYTES_ENV)

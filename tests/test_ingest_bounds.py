@@ -16,12 +16,8 @@ import pytest
 from arborist import Arborist
 from arborist.config import max_file_bytes
 from arborist.errors import BadInput
-from arborist.store.loaders import (
-    DEFAULT_MAX_FILE_BYTES,
-    discover,
-    load_path,
-    read_regular,
-)
+from arborist.store.loaders import discover, load_path
+from arborist.store.reading import DEFAULT_MAX_FILE_BYTES, read_regular
 
 ROOT = Path(__file__).resolve().parent.parent
 PRIVATE = "The vault combination is forty-two left, seven right."

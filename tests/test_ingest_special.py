@@ -18,7 +18,8 @@ from IPython.core.interactiveshell import InteractiveShell
 from arborist import Arborist
 from arborist.cli import cli
 from arborist.errors import BadInput, NotFound
-from arborist.store.loaders import discover, load_path, read_regular
+from arborist.store.loaders import discover, load_path
+from arborist.store.reading import read_regular
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX links and FIFOs")
 

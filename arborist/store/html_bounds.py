@@ -85,13 +85,18 @@ _SIBLING_RULES = {
     "button": ({"button"}, set(), "scope"),
     "select": ({"select"}, set(), "scope"),
 }
-_SIBLINGS = {
+_Sibling = tuple[tuple[str, ...], frozenset[str], tuple[str, ...], str]
+"""A sibling rule as the scan reads it: the names closed (in order and as a set), the
+ones that stop it, and its ``within``."""
+_SIBLINGS: dict[str, _Sibling] = {
     name: (tuple(closed), frozenset(closed), tuple(also), within)
     for name, (closed, also, within) in _SIBLING_RULES.items()
 }
 _SECTIONS = frozenset({"tbody", "thead", "tfoot"})
 _ROWS_AND_CELLS = frozenset({"tr", "td", "th"})
 _FOREIGN = frozenset({"svg", "math"})
+_OPTIONS = frozenset({"option", "optgroup"})
+_TABLE_PARENTS = _SECTIONS | frozenset({"table"})
 
 _TOKEN = re.compile(r"<(?:(/?)([A-Za-z][^\t\n\f\r />]*)(?:([\t\n\f\r /][^<>]*)?(>))?|(!--)|[!?/])")
 """A tag's start: its name, and its attributes up to the first ``>`` when no ``<`` comes
@@ -171,219 +176,273 @@ def _quoted_tag_end(text: str, pos: int) -> tuple[int, int, int] | None:
             cut = at
 
 
-def _scan(text: str, rewrite: bool) -> str | None:
-    """One pass of the tokenizer and the model over ``text``, linear in it.
+def _past_comment(text: str, at: int, comment: str | None) -> int:
+    """Where a comment (``<!--``, when ``comment``) or a bogus comment (``<!doctype>``,
+    ``<?...>``, ``</3>``: up to ``>``) whose opening ends at ``at`` ends."""
+    if comment:
+        if text.startswith((">", "->"), at):
+            return text.find(">", at) + 1
+        close = text.find("-->", at)
+        return len(text) if close == -1 else close + 3
+    close = text.find(">", at)
+    return len(text) if close == -1 else close + 1
 
-    The model is the tree builder's state as far as its cost goes: the stack of open
-    elements (with the implied ends most pages rely on), the active formatting elements
-    since the last marker, and the options of the innermost open select; what it looks
-    for is indexed as it is pushed, so each step is O(1) amortized. One function with
-    its state in locals, since it runs for every tag of every page.
 
-    Without ``rewrite``: None when the page stays within every bound, else ``""`` at the
-    first tag past one. With ``rewrite``: the page with the tags past a bound left out
-    (with their end tags) and attributes past :data:`MAX_ATTRIBUTES` cut.
-    """
-    stack: list[str] = []
-    where: dict[str, list[int]] = {}  # name -> its indices in the stack, innermost last
-    bounds: list[int] = []  # indices of the scope boundaries in the stack
-    active: list[str] = []  # active formatting names, "" for each marker
-    formatting = [0]  # active formatting elements after each marker (the last: now)
-    options: list[int] = []  # per open select, its options so far
-    marks: list[int] = []  # indices of the markers in the stack
-    left_out: dict[str, int] = {}
-    pieces: list[str] = []
-    copied = 0
-    foreign = 0  # open svg and math elements
+_KEPT, _LEFT_OUT, _PAST = 0, 1, 2
+"""What :meth:`_Model.start` did with a start tag: took it (or it opens no element), left
+it out (the rewrite drops it and its end tag), or opened an element past a bound."""
 
-    def pop_to(index: int) -> None:
-        nonlocal foreign
+
+class _Model:
+    """The tree builder's state as far as its cost goes: the stack of open elements (with
+    the implied ends most pages rely on), the active formatting elements since the last
+    marker, and the options of the innermost open select. What it looks for is indexed as
+    it is pushed, so each step is O(1) amortized. A tag's usual step is made in
+    :meth:`start` or :meth:`end` without a further call: they run for every tag of every
+    page."""
+
+    __slots__ = ("active", "bounds", "foreign", "formatting", "marks", "options", "stack", "where")
+
+    def __init__(self) -> None:
+        self.stack: list[str] = []
+        self.where: dict[str, list[int]] = {}  # name -> its indices in the stack, innermost last
+        self.bounds: list[int] = []  # indices of the scope boundaries in the stack
+        self.active: list[str] = []  # active formatting names, "" for each marker
+        self.formatting = [0]  # active formatting elements after each marker (the last: now)
+        self.options: list[int] = []  # per open select, its options so far
+        self.marks: list[int] = []  # indices of the markers in the stack
+        self.foreign = 0  # open svg and math elements
+
+    def start(self, name: str, self_closing: bool, leave_out: bool) -> int:
+        """A start tag: the ends it implies (the svg or math it breaks out of, an open
+        ``<p>``, a sibling, a heading in a heading, an option in an option), then the
+        element it opens, if any. With ``leave_out``, an element past a bound is not opened
+        (:data:`_LEFT_OUT`); else :data:`_PAST` once one is."""
+        stack = self.stack
+        if self.foreign and name in _BREAKOUT:
+            self.pop_to(max(self.last("svg"), self.last("math")))
+        if (
+            name in _CLOSES_P
+            and (places := self.where.get("p"))
+            and (not self.bounds or places[-1] > self.bounds[-1])
+        ):
+            self.pop_to(places[-1])
+        if name in _SIBLINGS:
+            self.close_sibling(name)
+        elif stack and (
+            (name in _HEADINGS and stack[-1] in _HEADINGS)
+            or (stack[-1] == "option" and name in _OPTIONS)
+        ):
+            self.pop_to(len(stack) - 1)
+        if name == "optgroup" and stack and stack[-1] == "optgroup":
+            self.pop_to(len(stack) - 1)
+        foreign = self.foreign
+        if name in _VOID or (foreign and self_closing) or (not foreign and name in _RAW):
+            return _KEPT  # no element, or one whose content is text up to its end tag
+        formatting, options = self.formatting, self.options
+        if leave_out and (
+            len(stack) >= MAX_DEPTH
+            or (name in _FORMATTING and formatting[-1] >= MAX_FORMATTING)
+            or (name in _OPTIONS and options and options[-1] >= MAX_OPTIONS)
+        ):
+            return _LEFT_OUT
+        if name in _ROWS_AND_CELLS and stack and stack[-1] in _TABLE_PARENTS:
+            self.imply_table(name)
+        self.where.setdefault(name, []).append(len(stack))
+        stack.append(name)
+        if name in _BOUNDARIES:
+            self.open_boundary(name)
+        elif name in _FORMATTING:
+            self.active.append(name)
+            formatting[-1] += 1
+        elif options and name in _OPTIONS:
+            options[-1] += 1
+        if (
+            len(stack) > MAX_DEPTH
+            or formatting[-1] > MAX_FORMATTING
+            or (options and options[-1] > MAX_OPTIONS)
+        ):
+            return _PAST
+        return _KEPT
+
+    def end(self, name: str) -> None:
+        """An end tag: its formatting entry goes, and the innermost open ``name`` closes
+        with everything inside it."""
+        if name in _FORMATTING:
+            active = self.active
+            if active and active[-1] == name:  # the usual case, without a call
+                active.pop()
+                self.formatting[-1] -= 1
+            else:
+                self.deactivate(name)
+        places = self.where.get(name)
+        if places:
+            stack = self.stack
+            if places[-1] == len(stack) - 1 and name not in _BOUNDARIES:
+                stack.pop()  # closing the current element: the usual case
+                places.pop()
+            else:
+                self.pop_to(places[-1])
+
+    def close_sibling(self, name: str) -> None:
+        """The end a start tag of ``name`` implies by its rule (:data:`_SIBLING_RULES`: an
+        ``<li>``, a cell, an ``<a>``...): the innermost open one of its names closes, unless
+        one of its ``also`` or a boundary of its ``within`` is open inside it; a new ``<a>``
+        or ``<nobr>`` also ends the one still active."""
+        where, stack = self.where, self.stack
+        names, closed, also, within = _SIBLINGS[name]
+        open_at = stop = -1
+        for other in names:
+            places = where.get(other)
+            if places and places[-1] > open_at:
+                open_at = places[-1]
+        if open_at >= 0:
+            for other in also:
+                places = where.get(other)
+                if places and places[-1] > stop:
+                    stop = places[-1]
+            if within == "markers":
+                if self.marks and self.marks[-1] > stop:
+                    stop = self.marks[-1]
+            elif within == "scope":
+                for index in reversed(self.bounds):  # the innermost boundary not itself closed
+                    if index <= stop:
+                        break
+                    if stack[index] not in closed:
+                        stop = index
+                        break
+            if open_at > stop:
+                self.pop_to(open_at)
+        if name in _FORMATTING:
+            active = self.active
+            if active and active[-1] == name:  # the usual case, without a call
+                active.pop()
+                self.formatting[-1] -= 1
+            else:
+                self.deactivate(name)
+
+    def imply_table(self, name: str) -> None:
+        """A row or cell right in a table, or a cell right in a section, opens what the
+        parser implies: a ``<tbody>``, a ``<tr>``."""
+        stack, top = self.stack, self.stack[-1]
+        implied: tuple[str, ...] = ()
+        if top == "table":
+            implied = ("tbody",) if name == "tr" else ("tbody", "tr")
+        elif top in _SECTIONS and name != "tr":
+            implied = ("tr",)
+        for filler in implied:
+            self.where.setdefault(filler, []).append(len(stack))
+            stack.append(filler)
+
+    def open_boundary(self, name: str) -> None:
+        """Index the scope boundary ``name`` just pushed: svg and math count as foreign,
+        a marker starts a new list of active formatting elements, a select its options."""
+        index = len(self.stack) - 1
+        self.bounds.append(index)
+        if name in _FOREIGN:
+            self.foreign += 1
+        if name in _MARKERS:
+            self.active.append("")
+            self.formatting.append(0)
+            self.marks.append(index)
+        elif name == "select":
+            self.options.append(0)
+
+    def pop_to(self, index: int) -> None:
+        """Close every open element from ``index`` up."""
+        stack, where = self.stack, self.where
         while len(stack) > index:
             name = stack.pop()
             where[name].pop()
             if name in _BOUNDARIES:
-                bounds.pop()
+                self.bounds.pop()
                 if name in _FOREIGN:
-                    foreign -= 1
+                    self.foreign -= 1
                 if name in _MARKERS:
+                    active = self.active
                     while active and active.pop():
                         pass
-                    formatting.pop()
-                    marks.pop()
-                elif name == "select" and options:
-                    options.pop()
+                    self.formatting.pop()
+                    self.marks.pop()
+                elif name == "select" and self.options:
+                    self.options.pop()
 
-    def last(name: str) -> int:
-        places = where.get(name)
+    def last(self, name: str) -> int:
+        """The index of the innermost open ``name``, else -1."""
+        places = self.where.get(name)
         return places[-1] if places else -1
 
-    def deactivate(name: str) -> None:
+    def deactivate(self, name: str) -> None:
         """Take the innermost ``name`` after the last marker off the active list."""
+        active = self.active
+        if active and active[-1] == name:  # the usual case, without a loop
+            active.pop()
+            self.formatting[-1] -= 1
+            return
         for index in range(len(active) - 1, -1, -1):
             if active[index] == name:
                 del active[index]
-                formatting[-1] -= 1
+                self.formatting[-1] -= 1
                 return
             if not active[index]:
                 return
 
-    at, size = 0, len(text)
-    search = _TOKEN.search
-    while at < size:
-        match = search(text, at)
-        if match is None:
-            break
+
+def _scan(text: str, rewrite: bool) -> str | None:
+    """One pass of the tokenizer (this loop, and :func:`_tag_end` for a tag one match cannot
+    read) and the model (:class:`_Model`) over ``text``, linear in it. Without ``rewrite``:
+    None when the page stays within every bound, else ``""`` at the first tag past one. With
+    ``rewrite``: the page with the tags past a bound left out (with their end tags) and
+    attributes past :data:`MAX_ATTRIBUTES` cut."""
+    model = _Model()
+    left_out: dict[str, int] = {}  # name -> its start tags left out and not yet ended
+    pieces: list[str] = []  # the rewritten page, up to ``copied``
+    copied = at = 0
+    size, search = len(text), _TOKEN.search
+    while at < size and (match := search(text, at)) is not None:
         slash, name, attributes_text, closed_tag, comment = match.groups()
         if name is None:
-            if comment:  # <!-- comment -->
-                body = match.end()
-                if text.startswith((">", "->"), body):
-                    at = text.find(">", body) + 1
-                    continue
-                close = text.find("-->", body)
-                at = size if close == -1 else close + 3
-            else:  # <!doctype>, <?...>, </3>: a bogus comment up to ">"
-                close = text.find(">", match.end())
-                at = size if close == -1 else close + 1
+            at = _past_comment(text, match.end(), comment)
             continue
-        start = match.start()
-        end = match.end()
+        start, end = match.span()
         attributes, cut = 0, end - 1
-        if closed_tag and attributes_text and len(attributes_text) > 2 * MAX_ATTRIBUTES:
-            closed_tag = None  # long enough to hold more than the bound: count them
-        if closed_tag and attributes_text and ('"' in attributes_text or "'" in attributes_text):
+        if closed_tag and attributes_text:  # read whole by the match, unless
             doubles, singles = attributes_text.count('"'), attributes_text.count("'")
-            if (singles or doubles % 2) and (doubles or singles % 2):
-                closed_tag = None  # not quotes of one kind, paired: read it as the parser does
+            if len(attributes_text) > 2 * MAX_ATTRIBUTES or (
+                (singles or doubles % 2) and (doubles or singles % 2)
+            ):  # long enough to hold more than the bound, or not quotes of one kind, paired
+                closed_tag = None
         if not closed_tag:
             ended = _tag_end(text, match.end(2))
             if ended is None:  # the page ends inside the tag: the parser drops it
                 break
             end, attributes, cut = ended
-        at = end
-        name = name.lower()
+        at, name = end, name.lower()
         if slash:  # an end tag
             if rewrite and left_out.get(name):
                 left_out[name] -= 1
                 pieces.append(text[copied:start])
                 copied = end
-                continue
-            if name in _FORMATTING:
-                if active and active[-1] == name:  # the usual case, without a call
-                    active.pop()
-                    formatting[-1] -= 1
-                else:
-                    deactivate(name)
-            places = where.get(name)
-            if places:
-                if places[-1] == len(stack) - 1 and name not in _BOUNDARIES:
-                    stack.pop()  # closing the current element: the usual case
-                    places.pop()
-                else:
-                    pop_to(places[-1])
+            else:
+                model.end(name)
             continue
         if attributes > MAX_ATTRIBUTES and not rewrite:
             return ""
-        # the ends a start tag implies
-        if foreign and name in _BREAKOUT:
-            pop_to(max(last("svg"), last("math")))
-        if name in _CLOSES_P:
-            places = where.get("p")
-            if places and (not bounds or places[-1] > bounds[-1]):
-                pop_to(places[-1])
-        sibling = _SIBLINGS.get(name)
-        if sibling is not None:
-            names, closed, also, within = sibling
-            open_at = -1
-            for other in names:
-                places = where.get(other)
-                if places and places[-1] > open_at:
-                    open_at = places[-1]
-            if open_at >= 0:
-                stop = -1
-                for other in also:
-                    places = where.get(other)
-                    if places and places[-1] > stop:
-                        stop = places[-1]
-                if within == "markers":
-                    if marks and marks[-1] > stop:
-                        stop = marks[-1]
-                elif within == "scope":
-                    for index in reversed(bounds):  # the innermost boundary not itself closed
-                        if index <= stop:
-                            break
-                        if stack[index] not in closed:
-                            stop = index
-                            break
-                if open_at > stop:
-                    pop_to(open_at)
-            if name in _FORMATTING:  # a new <a> or <nobr> ends the one still active
-                if active and active[-1] == name:
-                    active.pop()
-                    formatting[-1] -= 1
-                else:
-                    deactivate(name)
-        elif stack:
-            top = stack[-1]
-            if (name in _HEADINGS and top in _HEADINGS) or (
-                top == "option" and name in ("option", "optgroup")
-            ):
-                pop_to(len(stack) - 1)
-        if name == "optgroup" and stack and stack[-1] == "optgroup":
-            pop_to(len(stack) - 1)
-        raw = name in _RAW and not foreign
-        self_closing = text[end - 2] == "/"
-        if not (raw or name in _VOID or (foreign and self_closing)):
-            if rewrite and (
-                len(stack) >= MAX_DEPTH
-                or (name in _FORMATTING and formatting[-1] >= MAX_FORMATTING)
-                or (name in ("option", "optgroup") and options and options[-1] >= MAX_OPTIONS)
-            ):
-                left_out[name] = left_out.get(name, 0) + 1
-                pieces.append(text[copied:start])
-                copied = end
-                continue
-            if name in _ROWS_AND_CELLS and stack:  # a row or cell right in a table, or a
-                top = stack[-1]  # cell right in a section, opens what the parser implies
-                implied: tuple[str, ...] = ()
-                if top == "table":
-                    implied = ("tbody",) if name == "tr" else ("tbody", "tr")
-                elif top in _SECTIONS and name != "tr":
-                    implied = ("tr",)
-                for filler in implied:
-                    where.setdefault(filler, []).append(len(stack))
-                    stack.append(filler)
-            where.setdefault(name, []).append(len(stack))
-            stack.append(name)
-            if name in _BOUNDARIES:
-                bounds.append(len(stack) - 1)
-                if name in _FOREIGN:
-                    foreign += 1
-                if name in _MARKERS:
-                    active.append("")
-                    formatting.append(0)
-                    marks.append(len(stack) - 1)
-                elif name == "select":
-                    options.append(0)
-            elif name in _FORMATTING:
-                active.append(name)
-                formatting[-1] += 1
-            elif options and name in ("option", "optgroup"):
-                options[-1] += 1
-            if not rewrite and (
-                len(stack) > MAX_DEPTH
-                or formatting[-1] > MAX_FORMATTING
-                or (options and options[-1] > MAX_OPTIONS)
-            ):
-                return ""
-        if rewrite and attributes > MAX_ATTRIBUTES:
-            pieces.append(text[copied:cut])
-            pieces.append("/>" if self_closing else ">")
+        done = model.start(name, text[end - 2] == "/", rewrite)
+        if done == _LEFT_OUT:
+            left_out[name] = left_out.get(name, 0) + 1
+            pieces.append(text[copied:start])
             copied = end
-        if raw:  # its content is text up to its end tag
+            continue
+        if done == _PAST and not rewrite:
+            return ""
+        if rewrite and attributes > MAX_ATTRIBUTES:
+            pieces += (text[copied:cut], "/>" if text[end - 2] == "/" else ">")
+            copied = end
+        if name in _RAW and not model.foreign:  # its content is text up to its end tag
             close_match = _RAW_END[name].search(text, end)
             at = size if close_match is None else close_match.start()
-        elif name == "plaintext" and not foreign:
+        elif name == "plaintext" and not model.foreign:
             break
     if not rewrite:
         return None

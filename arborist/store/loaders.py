@@ -1,7 +1,9 @@
 """Turn files and folders into :class:`LoadedDocument`: text, title and the bytes' hash.
 
 Files, bytes and fetched pages (:func:`~arborist.store.fetch.fetch_url`) all go
-through one dispatcher, :func:`load_owned`, which picks a parser by media type:
+through one dispatcher, :func:`load_owned`, which picks a parser by media type (a
+file's bytes come from :func:`~arborist.store.reading.read_regular`, which reads it only
+as :func:`discover` found it and under the size cap):
 :mod:`~arborist.store.html_text`, :mod:`~arborist.store.notebook_text`,
 :mod:`~arborist.store.pdf_text`, and for plain text, markdown, reStructuredText
 and Python the decoding of :mod:`~arborist.store.normalize` with a title from
@@ -31,7 +33,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 from urllib.parse import quote_from_bytes, urlsplit
 from urllib.request import url2pathname
 
@@ -41,26 +43,21 @@ from arborist.store.html_text import load_html
 from arborist.store.normalize import decode_text, normalize_owned, normalize_text
 from arborist.store.notebook_text import load_notebook
 from arborist.store.pdf_text import load_pdf
+from arborist.store.reading import as_found, read_regular, require_regular
 from arborist.store.text_titles import text_title
 
 __all__ = [
-    "DEFAULT_MAX_FILE_BYTES",
-    "MAX_FILE_BYTES_ENV",
-    "Found",
     "LoadedDocument",
     "MAX_TITLE_CHARS",
     "MEDIA_TYPES",
     "SUPPORTED_SUFFIXES",
     "discover",
-    "env_max_file_bytes",
     "file_uri",
     "load_bytes",
     "load_owned",
     "load_path",
     "local_path",
-    "parse_max_file_bytes",
     "path_from_file_uri",
-    "read_regular",
 ]
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".rst", ".html", ".htm", ".ipynb", ".pdf", ".py")
@@ -195,7 +192,7 @@ def discover(
         else:
             if root.suffix.lower() not in SUPPORTED_SUFFIXES:
                 raise BadInput(_unsupported(str(given), root.suffix))
-            _require_regular(str(given), st.st_mode)
+            require_regular(str(given), st.st_mode)
             candidates = [root] if keep(str(given), root.name) else []
         for path in candidates:
             if path != root and not keep(path.relative_to(root).as_posix(), path.name):
@@ -203,45 +200,7 @@ def discover(
             real = Path(os.path.realpath(path))
             if real not in seen:
                 seen.add(real)
-                found.append(_found(path, str(real)))
-    return found
-
-
-_Identity = tuple[int, int]
-"""A file's or folder's ``(st_dev, st_ino)``: what it is, whatever it is called."""
-
-
-if TYPE_CHECKING:
-    _ConcretePath = Path
-else:
-    _ConcretePath = type(
-        Path()
-    )  # PosixPath or WindowsPath: Path itself cannot be subclassed before 3.12
-
-
-class Found(_ConcretePath):
-    """A path :func:`discover` found, with what it was then: the real path it resolved to,
-    and the identity of that file and of its folder. :func:`read_regular` opens exactly
-    that file or refuses: a file or folder swapped (for a link, say) after the walk is
-    not read."""
-
-    seen: tuple[str, _Identity, _Identity] | None = None
-
-
-def _identity(st: os.stat_result) -> _Identity:
-    return (st.st_dev, st.st_ino)
-
-
-def _found(path: Path, real: str) -> Path:
-    """``path`` as a :class:`Found`, with its identity now; as it is if it has vanished
-    (the read then names what is missing)."""
-    try:
-        file_st = os.stat(real)
-        folder_st = os.stat(os.path.dirname(real))
-    except OSError:
-        return path
-    found = Found(path)
-    found.seen = (real, _identity(file_st), _identity(folder_st))
+                found.append(as_found(path, str(real)))
     return found
 
 
@@ -253,32 +212,6 @@ def _missing(label: str, path: Path, exc: OSError) -> ArboristError:
     if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
         return NotFound(f"{label}: no such file or folder")
     return BadInput(f"{label}: cannot read: {exc.strerror or one_line(exc)}")
-
-
-_SPECIAL_KINDS = (
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISDIR, "a folder"),
-)
-
-
-def _special_kind(mode: int) -> str | None:
-    """What a file that is not regular is, in words; None for a regular file."""
-    if stat.S_ISREG(mode):
-        return None
-    return next((kind for test, kind in _SPECIAL_KINDS if test(mode)), "a special file")
-
-
-def _require_regular(label: str, mode: int) -> None:
-    """Refuse, in one line, anything but a regular file: reading a FIFO, a device or a
-    socket waits for a writer forever or never ends (``/dev/zero``)."""
-    kind = _special_kind(mode)
-    if kind == "a folder":
-        raise BadInput(f"{label}: is a folder, not a file")
-    if kind is not None:
-        raise BadInput(f"{label}: is {kind}, not a regular file; only regular files are read")
 
 
 def _within(real: str, root_real: str) -> bool:
@@ -342,147 +275,15 @@ def _walk_folder(root: Path, exclude: Sequence[str], *, follow_symlinks: bool) -
 # --- loading ---------------------------------------------------------------------------------
 
 
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_NOCTTY", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_NOFOLLOW", 0)
-)
-"""How :func:`read_regular` opens a file: never through a link (its final component),
-never waiting for a FIFO's writer, never taking a terminal as the controlling one."""
-
-_FOLDER_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_DIRECTORY", 0)
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
-
-DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
-"""Largest file ingest reads (64 MiB): several times the biggest honest text a store
-holds (a whole book is a few MB of text; a 64 MiB plain text is about 40,000 pages),
-under which an ingest peaks at about twice the file. ``ARBORIST_MAX_FILE_BYTES`` or
-``[ingest] max_file_bytes`` in config.toml changes it (:func:`arborist.config.max_file_bytes`)."""
-
-MAX_FILE_BYTES_ENV = "ARBORIST_MAX_FILE_BYTES"
-
-_READ_PIECE = 1024 * 1024
-
-
-_MAX_CAP_DIGITS = 19
-"""Digits a cap may have: 19 hold every size a file system reports (under 2**63)."""
-
-
-def parse_max_file_bytes(value: object, where: str) -> int:
-    """A size cap from ``where``: a whole number of bytes above 0 (ASCII digits in a
-    string, at most :data:`_MAX_CAP_DIGITS`: not ``"²"`` nor full-width ``"１２３"``, which
-    :meth:`str.isdigit` calls digits), else one line naming where it came from."""
-    if isinstance(value, str):
-        digits = value.strip()
-        if digits.isascii() and digits.isdigit() and len(digits) <= _MAX_CAP_DIGITS:
-            value = int(digits)
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise BadInput(f"{where} must be a whole number of bytes above 0, not {value!r}")
-    return value
-
-
-def env_max_file_bytes() -> int:
-    """The size cap from ``ARBORIST_MAX_FILE_BYTES``, else :data:`DEFAULT_MAX_FILE_BYTES`."""
-    raw = os.environ.get(MAX_FILE_BYTES_ENV, "").strip()
-    return parse_max_file_bytes(raw, MAX_FILE_BYTES_ENV) if raw else DEFAULT_MAX_FILE_BYTES
-
-
-def _too_large(label: str, size: int, max_bytes: int) -> BadInput:
-    return BadInput(
-        f"{label}: too large ({size} bytes; the limit is {max_bytes}: set "
-        f"{MAX_FILE_BYTES_ENV} or [ingest] max_file_bytes to read more)"
-    )
-
-
-def _changed(label: str, what: str) -> BadInput:
-    return BadInput(f"{label}: {what} since it was found; not read")
-
-
-def read_regular(path: Path, label: str | None = None, *, max_bytes: int | None = None) -> bytes:
-    """The bytes of the regular file ``path`` (or the one a link names), read without
-    following a link, without waiting, and at most ``max_bytes`` of them.
-
-    The file is the one :func:`discover` saw (a :class:`Found` path) or, for any other
-    path, the one it resolves to now. Its folder is opened without following a link and
-    must be the folder seen (``fstat``); the file is opened in it with ``O_NOFOLLOW``
-    and must be the file seen: a file or folder swapped after the walk (for a link to a
-    file outside, say) is refused in one line, not read. A FIFO, socket or device is
-    refused before it is opened (``stat``) and again after (``fstat``); the open is
-    non-blocking, so a FIFO swapped in never waits for a writer. A file over
-    ``max_bytes`` (default :func:`env_max_file_bytes`) is refused by its ``fstat`` size
-    before a byte is read, and one that grows past it while read is refused too.
-    """
-    label = str(path) if label is None else label
-    cap = env_max_file_bytes() if max_bytes is None else max_bytes
-    opening = False  # a link met while opening (O_NOFOLLOW) is a swap, not a loop
-    try:
-        seen = getattr(path, "seen", None)
-        if seen is None:
-            real = os.path.realpath(path)
-            file_st = os.stat(real)
-            _require_regular(label, file_st.st_mode)
-            seen = (real, _identity(file_st), _identity(os.stat(os.path.dirname(real))))
-        else:
-            _require_regular(label, os.stat(seen[0]).st_mode)
-        real, file_id, folder_id = seen
-        opening = True
-        folder = os.open(os.path.dirname(real), _FOLDER_FLAGS)
-        try:
-            if _identity(os.fstat(folder)) != folder_id:
-                raise _changed(label, "its folder changed")
-            fd = os.open(os.path.basename(real), _OPEN_FLAGS, dir_fd=folder)
-        finally:
-            os.close(folder)
-    except FileNotFoundError as exc:
-        raise NotFound(f"{label}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise BadInput(f"{label}: is a folder, not a file") from exc
-    except OSError as exc:
-        if opening and exc.errno in (errno.ELOOP, errno.ENOTDIR):  # O_NOFOLLOW met a link
-            raise _changed(label, "became a symbolic link") from exc
-        raise BadInput(f"{label}: cannot read: {exc.strerror or one_line(exc)}") from exc
-    try:
-        st = os.fstat(fd)
-        _require_regular(label, st.st_mode)
-        if _identity(st) != file_id:
-            raise _changed(label, "was replaced")
-        if st.st_size > cap:
-            raise _too_large(label, st.st_size, cap)
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)  # a regular file: reads never wait anyway
-        with os.fdopen(fd, "rb", closefd=True) as file:
-            fd = -1
-            data = file.read(st.st_size + 1)  # one piece, unless it grew since fstat
-            if len(data) <= st.st_size:
-                return data
-            pieces = bytearray(data)
-            while piece := file.read(_READ_PIECE):
-                pieces += piece
-                if len(pieces) > cap:
-                    raise _too_large(label, len(pieces), cap)
-            return bytes(pieces)
-    except OSError as exc:
-        raise BadInput(f"{label}: cannot read: {exc.strerror or one_line(exc)}") from exc
-    finally:
-        if fd >= 0:
-            os.close(fd)
-
-
 def load_path(path: Path | str, *, max_bytes: int | None = None) -> LoadedDocument:
-    """Load one regular file of at most ``max_bytes`` (:func:`read_regular`); its URI is
+    """Load one regular file of at most ``max_bytes`` (:func:`~arborist.store.reading.read_regular`); its URI is
     :func:`file_uri`."""
     if not isinstance(path, Path):
         path = Path(path)
     if path.suffix.lower() not in SUPPORTED_SUFFIXES:
         raise BadInput(_unsupported(str(path), path.suffix))
     if getattr(path, "seen", None) is None:
-        path = _found(path, os.path.realpath(path))
+        path = as_found(path, os.path.realpath(path))
     box = [read_regular(path, max_bytes=max_bytes)]
     seen = getattr(path, "seen", None)
     real = Path(seen[0]) if seen is not None else path
