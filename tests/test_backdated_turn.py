@@ -10,7 +10,6 @@ where two revisions must say different words).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -23,22 +22,11 @@ from arborist.errors import BadInput
 from arborist.hashing import node_hash
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
+from tests.exports import QUESTION, answered_turn, export_records, jsonl
+from tests.exports import doc as doc_fixture  # noqa: F401
 
-DOC = (
-    "# Spider-Man\n\n"
-    "Spider-Man was created by writer Stan Lee and artist Steve Ditko.\n\n"
-    "He first appeared in Amazing Fantasy #15 in August 1962.\n"
-)
-QUESTION = "Who created Spider-Man?"
 REASON = "Ditko disputed it"
 BACKDATED = "2001-01-01T00:00:00.000000Z"
-
-
-@pytest.fixture
-def doc(tmp_path: Path) -> Path:
-    path = tmp_path / "spider.md"
-    path.write_text(DOC, encoding="utf-8")
-    return path
 
 
 def _home(home: Path, doc: Path, *, ask: bool = True, **fields: Any) -> Path:
@@ -50,20 +38,10 @@ def _home(home: Path, doc: Path, *, ask: bool = True, **fields: Any) -> Path:
     return home
 
 
-def _export(home: Path) -> list[dict[str, Any]]:
-    with Arborist(home) as app:
-        ((session, _),) = app.sessions()
-        return app.export_session(session.sid)
-
-
-def _turn(records: list[dict[str, Any]]) -> dict[str, Any]:
-    return next(r for r in records if r["type"] == "node" and r["parent_bates"] is not None)
-
-
 def _backdate(records: list[dict[str, Any]]) -> dict[str, Any]:
     """The turn backdated to 2001, its node hash recomputed as a forger would."""
     root = next(r for r in records if r["type"] == "node" and r["parent_bates"] is None)
-    turn = _turn(records)
+    turn = answered_turn(records)
     turn["created_at"] = BACKDATED
     turn["node_hash"] = node_hash(
         parent_node_hash=root["node_hash"], bates=turn["bates"], question=turn["question"],
@@ -71,10 +49,6 @@ def _backdate(records: list[dict[str, Any]]) -> dict[str, Any]:
         created_at=turn["created_at"], label=turn["created_label"],
     )  # fmt: skip
     return turn
-
-
-def _lines(records: list[dict[str, Any]]) -> list[str]:
-    return [json.dumps(r) for r in records]
 
 
 def _file_bytes(home: Path) -> dict[str, bytes]:
@@ -88,12 +62,12 @@ def _cli(home: Path, *args: str) -> str:
 def test_an_import_refuses_a_turn_older_than_its_parent_in_one_line_writing_nothing(
     tmp_path: Path, doc: Path
 ) -> None:
-    records = _export(_home(tmp_path / "a", doc))
+    records = export_records(_home(tmp_path / "a", doc))
     turn = _backdate(records)
     target = _home(tmp_path / "b", doc)
     before = _file_bytes(target)
     with Arborist(target) as app, pytest.raises(BadInput) as caught:
-        app.import_sessions(_lines(records))
+        app.import_sessions(jsonl(records))
     assert str(caught.value) == (
         f"line {records.index(turn) + 1}: turn {turn['bates']}: it is older than its parent "
         "(its created_at is before its parent's)"
@@ -106,12 +80,12 @@ def test_verify_names_a_turn_older_than_its_parent(
 ) -> None:
     """Written as an import that did not look (the library's own writer, every hash, event
     and fold as it makes them): only the times tell."""
-    records = _export(_home(tmp_path / "a", doc))
+    records = export_records(_home(tmp_path / "a", doc))
     turn = _backdate(records)
     target = _home(tmp_path / "b", doc, ask=False)
     monkeypatch.setattr("arborist.forest.transfer.older_than_parent", lambda *_: None)
     with Arborist(target) as app:
-        app.import_sessions(_lines(records))
+        app.import_sessions(jsonl(records))
         assert app.verify().problems == [
             f"sessions.db: turn {turn['bates']}: it is older than its parent (its created_at "
             "is before its parent's)"
@@ -124,17 +98,17 @@ def test_a_turn_answered_elsewhere_first_reads_the_earliest_revision_with_its_an
     """An honest import older than every revision here: its answer was given here first by
     revision 1, since falsified; revision 2 says the same words and is in service. The turn
     reads failed, with revision 1's reason, in every face, never revision 2's ok."""
-    elsewhere = _export(_home(tmp_path / "elsewhere", doc))
+    elsewhere = export_records(_home(tmp_path / "elsewhere", doc))
     here = _home(tmp_path / "here", doc)
     with Arborist(here) as app:
-        key = _turn(elsewhere)["cache_key"]
+        key = answered_turn(elsewhere)["cache_key"]
         app.falsify(key, "failed", REASON)
         ((session, _),) = app.sessions()
         again = app.ask_turn(QUESTION, sid=session.sid)
         assert (again.result.record.revision, again.result.record.cache_key) == (2, key)
-        assert again.result.record.answer_text == _turn(elsewhere)["answer_text"]
-        app.import_sessions(_lines(elsewhere))
-        imported = app.node(_turn(elsewhere)["bates"])
+        assert again.result.record.answer_text == answered_turn(elsewhere)["answer_text"]
+        app.import_sessions(jsonl(elsewhere))
+        imported = app.node(answered_turn(elsewhere)["bates"])
         now = app.audit_now(imported)
         assert (now.revision, now.state, now.state_reason) == (1, "failed", REASON)
         shown = app.forest_view().shown(imported, now.revision)
@@ -163,17 +137,17 @@ def test_the_detail_pane_names_the_revision_with_the_turns_answer_not_a_later_on
     here = _home(tmp_path / "here", doc, llm="openai")
     with Arborist(here) as app:
         ((session, _),) = app.sessions()
-        key = _turn(app.export_session(session.sid))["cache_key"]
+        key = answered_turn(app.export_session(session.sid))["cache_key"]
         app.falsify(key, "failed", REASON)
         loopback.script(completion(second))
         again = app.ask_turn(QUESTION, sid=session.sid, llm="openai")
         assert (again.result.record.revision, again.result.record.answer_text) == (2, second)
     loopback.script(completion(first))
-    elsewhere = _export(_home(tmp_path / "elsewhere", doc, llm="openai"))
-    assert _turn(elsewhere)["cache_key"] == key
+    elsewhere = export_records(_home(tmp_path / "elsewhere", doc, llm="openai"))
+    assert answered_turn(elsewhere)["cache_key"] == key
     with Arborist(here) as app:
-        app.import_sessions(_lines(elsewhere))
-        imported = app.node(_turn(elsewhere)["bates"])
+        app.import_sessions(jsonl(elsewhere))
+        imported = app.node(answered_turn(elsewhere)["bates"])
         now = app.audit_now(imported)
         assert (now.revision, now.state) == (1, "failed")
         shown = app.forest_view().shown(imported, now.revision)
@@ -187,7 +161,7 @@ def test_a_turn_asked_under_a_parent_from_a_clock_ahead_is_not_older_than_it(
     now here): a turn asked under it here takes its parent's time, so an honest home never
     holds a turn verify would call older than its parent."""
     ahead = "2099-01-01T00:00:00.000000Z"
-    records = _export(_home(tmp_path / "ahead", doc))
+    records = export_records(_home(tmp_path / "ahead", doc))
     records[0]["created_at"] = ahead
     root = next(r for r in records if r["type"] == "node" and r["parent_bates"] is None)
     root["created_at"] = ahead
@@ -195,7 +169,7 @@ def test_a_turn_asked_under_a_parent_from_a_clock_ahead_is_not_older_than_it(
         parent_node_hash=None, bates=root["bates"], question="", cache_key="",
         audit_mode=root["audit_mode"], created_at=ahead, label=None,
     )  # fmt: skip
-    turn = _turn(records)
+    turn = answered_turn(records)
     turn["created_at"] = ahead
     turn["node_hash"] = node_hash(
         parent_node_hash=root["node_hash"], bates=turn["bates"], question=turn["question"],
@@ -204,7 +178,7 @@ def test_a_turn_asked_under_a_parent_from_a_clock_ahead_is_not_older_than_it(
     )  # fmt: skip
     here = _home(tmp_path / "here", doc, ask=False)
     with Arborist(here) as app:
-        app.import_sessions(_lines(records))
+        app.import_sessions(jsonl(records))
         session = app.new_session()
         asked = app.ask_turn(QUESTION, sid=session.sid, parent=turn["bates"])
         assert asked.node.created_at == ahead

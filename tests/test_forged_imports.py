@@ -29,21 +29,10 @@ from arborist.errors import ArboristError, BadInput
 from arborist.forest.reads import session_bates
 from arborist.hashing import node_hash, question_hash
 from arborist.qa.standing import BAD_KEY, DIFFERS, NO_KEY, NOT_HERE
+from tests.exports import DOC, QUESTION, answered_turn, export_records, jsonl
+from tests.exports import doc as doc_fixture  # noqa: F401
 
-DOC = (
-    "# Spider-Man\n\n"
-    "Spider-Man was created by writer Stan Lee and artist Steve Ditko.\n\n"
-    "He first appeared in Amazing Fantasy #15 in August 1962.\n"
-)
-QUESTION = "Who created Spider-Man?"
 FORGED_ANSWER = "Spider-Man was created by Jack Kirby alone. [E1]"
-
-
-@pytest.fixture
-def doc(tmp_path: Path) -> Path:
-    path = tmp_path / "spider.md"
-    path.write_text(DOC, encoding="utf-8")
-    return path
 
 
 def _home(root: Path, name: str, doc: Path, *, ask: bool) -> Path:
@@ -54,20 +43,6 @@ def _home(root: Path, name: str, doc: Path, *, ask: bool) -> Path:
             app.ask_turn(QUESTION, sid=None)
         app.sessions()  # sessions.db made and migrated: what an import leaves is its own
     return home
-
-
-def _export(home: Path) -> list[dict[str, Any]]:
-    with Arborist(home) as app:
-        ((session, _),) = app.sessions()
-        return app.export_session(session.sid)
-
-
-def _lines(records: list[dict[str, Any]]) -> list[str]:
-    return [json.dumps(r, ensure_ascii=False) for r in records]
-
-
-def _turn(records: list[dict[str, Any]]) -> dict[str, Any]:
-    return next(r for r in records if r["type"] == "node" and r["parent_bates"] is not None)
 
 
 def _rehash(records: list[dict[str, Any]]) -> None:
@@ -100,7 +75,7 @@ def _refused_whole(target: Path, records: list[dict[str, Any]], says: str) -> st
     """Import ``records`` into ``target``: one line naming ``says``, nothing written."""
     before = _file_bytes(target)
     with Arborist(target) as app, pytest.raises(BadInput) as caught:
-        app.import_sessions(_lines(records))
+        app.import_sessions(jsonl(records))
     message = str(caught.value)
     assert "\n" not in message and says in message, message
     assert _file_bytes(target) == before
@@ -112,7 +87,7 @@ def _refused_whole(target: Path, records: list[dict[str, Any]], says: str) -> st
 
 def _root_alike(records: list[dict[str, Any]]) -> None:
     """A parentless turn claiming ROOT with a forged answer: its agreement check was skipped."""
-    turn = _turn(records)
+    turn = answered_turn(records)
     turn.update(parent_bates=None, audit_mode="ROOT", answer_text=FORGED_ANSWER)
 
 
@@ -156,9 +131,9 @@ FORGED_FIELDS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
 def test_a_turn_field_no_honest_export_holds_is_refused_in_one_line_writing_nothing(
     tmp_path: Path, doc: Path, forgery: str
 ) -> None:
-    records = _export(_home(tmp_path, "a", doc, ask=True))
+    records = export_records(_home(tmp_path, "a", doc, ask=True))
     forge, says = FORGED_FIELDS[forgery]
-    forge(_turn(records))
+    forge(answered_turn(records))
     _rehash(records)
     target = _home(tmp_path, "b", doc, ask=False)
     _refused_whole(target, records, says)
@@ -167,7 +142,7 @@ def test_a_turn_field_no_honest_export_holds_is_refused_in_one_line_writing_noth
 def test_a_parentless_turn_claiming_root_is_refused_though_its_answer_was_never_checked(
     tmp_path: Path, doc: Path
 ) -> None:
-    records = _export(_home(tmp_path, "a", doc, ask=True))
+    records = export_records(_home(tmp_path, "a", doc, ask=True))
     _root_alike(records)
     _rehash(records)
     target = _home(tmp_path, "b", doc, ask=True)  # a record here it would contradict
@@ -175,7 +150,7 @@ def test_a_parentless_turn_claiming_root_is_refused_though_its_answer_was_never_
 
 
 def test_a_root_holding_an_answer_is_refused(tmp_path: Path, doc: Path) -> None:
-    records = _export(_home(tmp_path, "a", doc, ask=True))
+    records = export_records(_home(tmp_path, "a", doc, ask=True))
     root = next(r for r in records if r["type"] == "node" and r["parent_bates"] is None)
     root.update(answer_text=FORGED_ANSWER, cited_titles=["Spider-Man"])
     _rehash(records)
@@ -184,24 +159,24 @@ def test_a_root_holding_an_answer_is_refused(tmp_path: Path, doc: Path) -> None:
 
 
 def test_a_session_header_whose_time_is_not_its_roots_is_refused(tmp_path: Path, doc: Path) -> None:
-    records = _export(_home(tmp_path, "a", doc, ask=True))
+    records = export_records(_home(tmp_path, "a", doc, ask=True))
     records[0]["created_at"] = "2001-01-01T00:00:00.000000Z"
     target = _home(tmp_path, "b", doc, ask=False)
     _refused_whole(target, records, "its created_at is not its root turn's")
 
 
 def test_a_turn_twice_in_one_file_is_refused(tmp_path: Path, doc: Path) -> None:
-    records = _export(_home(tmp_path, "a", doc, ask=True))
-    records.append(dict(_turn(records)))
+    records = export_records(_home(tmp_path, "a", doc, ask=True))
+    records.append(dict(answered_turn(records)))
     target = _home(tmp_path, "b", doc, ask=False)
     _refused_whole(target, records, "is in the file twice")
 
 
 def test_a_refused_import_is_one_cli_line_with_no_traceback(tmp_path: Path, doc: Path) -> None:
-    records = _export(_home(tmp_path, "a", doc, ask=True))
-    _turn(records)["answer_text"] = 42  # a traceback before: answer_text.encode
+    records = export_records(_home(tmp_path, "a", doc, ask=True))
+    answered_turn(records)["answer_text"] = 42  # a traceback before: answer_text.encode
     export = tmp_path / "forged.jsonl"
-    export.write_text("\n".join(_lines(records)) + "\n", encoding="utf-8")
+    export.write_text("\n".join(jsonl(records)) + "\n", encoding="utf-8")
     target = _home(tmp_path, "b", doc, ask=False)
     before = _file_bytes(target)
     result = _cli(target, "session", "--import", str(export))
@@ -217,7 +192,7 @@ def test_a_refused_import_is_one_cli_line_with_no_traceback(tmp_path: Path, doc:
 def _far_turn(records: list[dict[str, Any]], seq: int) -> list[dict[str, Any]]:
     """The session's header and a copy of its turn renumbered ``seq``, under that turn:
     hashes recomputed, the answer the store holds (so nothing contradicts it)."""
-    turn = _turn(records)
+    turn = answered_turn(records)
     far = {**turn, "bates": f"{turn['bates'][:-7]}-{seq:06d}", "parent_bates": turn["bates"]}
     forged = [records[0], *(r for r in records if r["type"] == "node"), far]
     _rehash(forged)
@@ -226,7 +201,7 @@ def _far_turn(records: list[dict[str, Any]], seq: int) -> list[dict[str, Any]]:
 
 def test_a_turn_numbered_999999_does_not_fill_its_owners_session(tmp_path: Path, doc: Path) -> None:
     owner = _home(tmp_path, "owner", doc, ask=True)
-    records = _export(owner)  # what an attacker reads: the owner's session and its hashes
+    records = export_records(owner)  # what an attacker reads: the owner's session and its hashes
     sid = records[0]["sid"]
     message = _refused_whole(owner, _far_turn(records, 999_999), f"{sid}-999999 would leave")
     assert message.endswith(
@@ -242,7 +217,7 @@ def test_a_turn_numbered_999999_does_not_fill_its_owners_session(tmp_path: Path,
 def test_a_session_imported_with_a_gap_is_refused_even_into_a_fresh_home(
     tmp_path: Path, doc: Path
 ) -> None:
-    records = _export(_home(tmp_path, "a", doc, ask=True))
+    records = export_records(_home(tmp_path, "a", doc, ask=True))
     header, far = _far_turn(records, 5)
     forged = [header, *(r for r in records if r["type"] == "node"), far]
     target = _home(tmp_path, "b", doc, ask=False)
@@ -254,15 +229,15 @@ def test_the_next_turns_of_a_session_import_after_those_already_here(
 ) -> None:
     source = _home(tmp_path, "a", doc, ask=True)
     target = _home(tmp_path, "b", doc, ask=False)
-    first = _export(source)
+    first = export_records(source)
     with Arborist(target) as app:
-        app.import_sessions(_lines(first))
+        app.import_sessions(jsonl(first))
     with Arborist(source) as app:
         app.ask_turn("When did Spider-Man first appear?", sid=first[0]["sid"])
-    grown = _export(source)
+    grown = export_records(source)
     later = [grown[0], grown[-1]]  # the new turn alone: its parent and elder are here
     with Arborist(target) as app:
-        done = app.import_sessions(_lines(later))
+        done = app.import_sessions(jsonl(later))
         assert (done.added, done.already_present) == (1, 0)
         asked = app.ask_turn(QUESTION, sid=first[0]["sid"])
         assert asked.node.seq == 3
@@ -332,11 +307,11 @@ def _notebook(tmp_path: Path, home: Path) -> Path:
 def test_verify_counts_and_names_an_imported_turn_it_cannot_check_here(
     tmp_path: Path, doc: Path
 ) -> None:
-    records = _export(_home(tmp_path, "a", doc, ask=True))
+    records = export_records(_home(tmp_path, "a", doc, ask=True))
     target = _home(tmp_path, "b", doc, ask=False)  # the corpus, but not the answer
     with Arborist(target) as app:
-        app.import_sessions(_lines(records))
-    bates = _turn(records)["bates"]
+        app.import_sessions(jsonl(records))
+    bates = answered_turn(records)["bates"]
     result = _cli(target, "verify")
     assert result.exit_code == 0, result.output  # no failure: the turn claims NONE here
     assert "sessions.db: 1 turn not checkable here: store.db holds no answer" in result.output
@@ -383,7 +358,7 @@ def homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         app.ask_turn(HONEST_QUESTIONS[1], sid=session.sid, label="first-issue")
     held = _home(root, "held", doc, ask=True)
     return {
-        "records": _export(source),
+        "records": export_records(source),
         "targets": {"fresh": _home(root, "fresh", doc, ask=False), "held": held, "owner": source},
     }
 
@@ -487,7 +462,7 @@ def test_a_forged_import_is_refused_whole_or_shown_as_proved_and_verify_agrees_w
         before = _state(home)
         try:
             with Arborist(home) as app:
-                app.import_sessions(_lines(forged))
+                app.import_sessions(jsonl(forged))
         except ArboristError as exc:
             event(f"refused: {re.sub(BATES_IN_LINE, 'B', str(exc))[:60]}")
             assert str(exc) and "\n" not in str(exc), str(exc)
@@ -554,7 +529,7 @@ def test_a_turn_written_whole_with_any_key_and_mode_is_shown_as_verify_judges_it
     """What an older import let in, or a forger writes with the library's own writer (row,
     link, ripple and event all consistent): verify and every face agree on it."""
     records = homes["records"]
-    honest = _turn(records)
+    honest = answered_turn(records)
     key = key.replace("HONEST-UPPER", honest["cache_key"].upper())
     key = key.replace("HONEST", honest["cache_key"])
     fields = {
@@ -579,7 +554,7 @@ def test_a_turn_labelled_as_another_turn_of_its_session_is_refused(
     with Arborist(owner) as app:
         ((session, _),) = app.sessions()
         app.label(session.sid, "origin", "1")
-    records = _export(owner)
+    records = export_records(owner)
     header, far = _far_turn(records, 2)  # the next seq: no gap
     far.update(created_label="origin", label="origin")  # shadows the owner's label
     _rehash([header, *(r for r in records if r["type"] == "node"), far])

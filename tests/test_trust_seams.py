@@ -25,13 +25,8 @@ from arborist.hashing import node_hash
 from arborist.qa.standing import DIFFERS, NOT_HERE
 from arborist.repl import Repl, scripted_reader
 from arborist.sync import body, node_summary
-
-DOC = (
-    "# Spider-Man\n\n"
-    "Spider-Man was created by writer Stan Lee and artist Steve Ditko.\n\n"
-    "He first appeared in Amazing Fantasy #15 in August 1962.\n"
-)
-QUESTION = "Who created Spider-Man?"
+from tests.exports import QUESTION, answered_turn, export_records, jsonl
+from tests.exports import doc as doc_fixture  # noqa: F401
 
 
 def _home(root: Path, name: str, doc: Path, *, ask: bool) -> Path:
@@ -41,27 +36,6 @@ def _home(root: Path, name: str, doc: Path, *, ask: bool) -> Path:
         if ask:
             app.ask_turn(QUESTION, sid=None)
     return home
-
-
-@pytest.fixture
-def doc(tmp_path: Path) -> Path:
-    path = tmp_path / "spider.md"
-    path.write_text(DOC, encoding="utf-8")
-    return path
-
-
-def _export(home: Path) -> list[dict[str, Any]]:
-    with Arborist(home) as app:
-        ((session, _),) = app.sessions()
-        return app.export_session(session.sid)
-
-
-def _lines(records: list[dict[str, Any]]) -> list[str]:
-    return [json.dumps(r, ensure_ascii=False) for r in records]
-
-
-def _turn(records: list[dict[str, Any]]) -> dict[str, Any]:
-    return next(r for r in records if r["type"] == "node" and r["parent_bates"] is not None)
 
 
 def _rehash(records: list[dict[str, Any]], turn: dict[str, Any]) -> None:
@@ -103,13 +77,13 @@ def test_an_export_forged_against_a_record_here_is_refused_whole(
 ) -> None:
     source = _home(tmp_path, "a", doc, ask=True)
     target = _home(tmp_path, "b", doc, ask=True)  # the same corpus and model: the same key
-    records = _export(source)
-    turn = _turn(records)
+    records = export_records(source)
+    turn = answered_turn(records)
     FORGERIES[field](turn)
     _rehash(records, turn)  # the node hash does not cover the answer; a forger fixes the rest
     before = _file_bytes(target)
     with Arborist(target) as app, pytest.raises(BadInput) as caught:
-        app.import_sessions(_lines(records))
+        app.import_sessions(jsonl(records))
     message = str(caught.value)
     assert "\n" not in message and "contradicts the answer this home holds" in message
     assert f"turn {turn['bates']}" in message and "nothing was imported" in message
@@ -119,10 +93,10 @@ def test_an_export_forged_against_a_record_here_is_refused_whole(
 def test_a_forged_export_fails_through_the_cli_with_one_line(tmp_path: Path, doc: Path) -> None:
     source = _home(tmp_path, "a", doc, ask=True)
     target = _home(tmp_path, "b", doc, ask=True)
-    records = _export(source)
-    FORGERIES["answer_text"](_turn(records))
+    records = export_records(source)
+    FORGERIES["answer_text"](answered_turn(records))
     export = tmp_path / "forged.jsonl"
-    export.write_text("\n".join(_lines(records)) + "\n", encoding="utf-8")
+    export.write_text("\n".join(jsonl(records)) + "\n", encoding="utf-8")
     before = _file_bytes(target)
     result = _cli(target, "session", "--import", str(export))
     assert result.exit_code == 2, result.output  # bad input
@@ -133,8 +107,8 @@ def test_a_forged_export_fails_through_the_cli_with_one_line(tmp_path: Path, doc
 
 def test_an_invented_turn_with_recomputed_hashes_is_refused(tmp_path: Path, doc: Path) -> None:
     target = _home(tmp_path, "b", doc, ask=True)
-    records = _export(target)
-    turn = _turn(records)
+    records = export_records(target)
+    turn = answered_turn(records)
     # A turn no one asked: another bates in an invented session, the real key, a lie.
     sid = "20990101T000000Z-abcdef"
     root = next(r for r in records if r["type"] == "node" and r["parent_bates"] is None)
@@ -154,7 +128,7 @@ def test_an_invented_turn_with_recomputed_hashes_is_refused(tmp_path: Path, doc:
     _rehash(forged, invented)
     before = _file_bytes(target)
     with Arborist(target) as app, pytest.raises(BadInput, match="contradicts"):
-        app.import_sessions(_lines(forged))
+        app.import_sessions(jsonl(forged))
     assert _file_bytes(target) == before
 
 
@@ -163,13 +137,13 @@ def test_a_turn_whose_record_is_not_here_claims_nothing_until_one_agrees(
 ) -> None:
     source = _home(tmp_path, "a", doc, ask=True)
     target = _home(tmp_path, "c", doc, ask=False)  # the corpus, but no answer yet
-    honest = _export(source)
+    honest = export_records(source)
     forged = json.loads(json.dumps(honest))
     for record in forged:  # a second session: its own sid, the same question and key
         for name in ("sid", "bates", "parent_bates", "root_bates"):
             if isinstance(record.get(name), str):
                 record[name] = record[name].replace(record[name][:23], "20990101T000000Z-abcdef")
-    forged_turn = _turn(forged)
+    forged_turn = answered_turn(forged)
     forged_turn["answer_text"] = "Spider-Man was created by Jack Kirby [E1]."
     for record in forged:
         if record["type"] == "node":
@@ -184,9 +158,9 @@ def test_a_turn_whose_record_is_not_here_claims_nothing_until_one_agrees(
                 created_at=record["created_at"], label=record["created_label"],
             )  # fmt: skip
     with Arborist(target) as app:
-        app.import_sessions(_lines(honest))
-        app.import_sessions(_lines(forged))  # no record here to contradict: imported
-        honest_node, forged_node = (app.node(_turn(r)["bates"]) for r in (honest, forged))
+        app.import_sessions(jsonl(honest))
+        app.import_sessions(jsonl(forged))  # no record here to contradict: imported
+        honest_node, forged_node = (app.node(answered_turn(r)["bates"]) for r in (honest, forged))
         for node in (honest_node, forged_node):
             now = app.audit_now(node)
             assert (now.mode, now.reason) == ("NONE", NOT_HERE)
@@ -227,13 +201,13 @@ def test_an_edited_title_or_uri_is_never_served_or_committed(
         conn.execute(f"UPDATE documents SET {column} = ?", (value,))
     with Arborist(home) as app:
         ((session, _),) = app.sessions()
-        turn = app.node(_turn(_export(home))["bates"])
-        turns_before = len(_export(home))
+        turn = app.node(answered_turn(export_records(home))["bates"])
+        turns_before = len(export_records(home))
         with pytest.raises(IntegrityError, match="differs from what its ingest committed"):
             app.ask_turn(QUESTION, sid=session.sid)  # a hit: refused, not served as STRICT
         with pytest.raises(IntegrityError):
             app.ask_turn(QUESTION, sid=session.sid, use_cache=False)  # a miss: not committed
-        assert len(_export(home)) == turns_before
+        assert len(export_records(home)) == turns_before
         check = app.check_answer(app.record(turn.cache_key).id)  # Answer.verify()
         assert not check and "differs from what its ingest committed" in check.summary
         assert app.audit_now(turn).mode == "NONE"
@@ -270,7 +244,7 @@ def test_an_edited_record_takes_the_label_off_every_turn_view(
     conn.close()
     with Arborist(home) as app:
         ((session, _),) = app.sessions()
-        turn = app.node(_turn(_export(home))["bates"])
+        turn = app.node(answered_turn(export_records(home))["bates"])
         assert app.audit_now(turn).mode == "NONE"
         assert "STRICT" not in app.tree(session.sid)
         summary = node_summary(app.sessions_conn, turn, session.sid, app.store_conn)
@@ -287,7 +261,7 @@ def test_an_unedited_home_still_claims_strict_everywhere(tmp_path: Path, doc: Pa
     home = _home(tmp_path, "h", doc, ask=True)
     with Arborist(home) as app:
         ((session, _),) = app.sessions()
-        turn = app.node(_turn(_export(home))["bates"])
+        turn = app.node(answered_turn(export_records(home))["bates"])
         assert app.audit_now(turn).mode == "STRICT" and app.audit_now(turn).reason is None
         assert "STRICT" in app.tree(session.sid)
         summary = node_summary(app.sessions_conn, turn, session.sid, app.store_conn)
