@@ -191,10 +191,11 @@ class Arborist(HomeForest):
         track: Track[Any] = untracked,
         follow_symlinks: bool = False,
         embed_track: Track[Any] | None = None,
+        demo: bool = False,
     ) -> list[IngestResult]:
-        """Load and admit every source (a path, a folder or an http(s) URL) first, then store
-        each: a source that cannot be read, or that the admission gate refuses, stops the
-        batch before anything is written. A folder walk never leaves the folder through a
+        """Load and admit every source (a path, a folder or an http(s) URL; with ``demo``, the
+        built-in corpus first) before storing any: a source that cannot be read, or that the
+        admission gate refuses, stops the batch before anything is written. A folder walk never leaves the folder through a
         symbolic link unless ``follow_symlinks`` (see :func:`discover`).
 
         A refusal names a file by its path as given or found (``notes/secret.txt``), a
@@ -211,16 +212,23 @@ class Arborist(HomeForest):
             [s for s in named if s not in urls], include, exclude, follow_symlinks=follow_symlinks
         )
         cap = max_file_bytes(self.config, os.environ)
-        loaded: list[LoadedDocument] = [load_path(p, max_bytes=cap) for p in track(paths)]
+        loaded: list[LoadedDocument] = [
+            load_path(p, max_bytes=cap) for p in (paths if demo else track(paths))
+        ]
         loaded += [fetch_url(url) for url in urls]
         names: list[str | None] = [str(p) for p in paths] + [None] * len(urls)
         allowlist = self.allowlist
-        prepared = [
+        prepared = (
+            [prepare_document(doc, allowlist=allowlist) for doc in demo_corpus()] if demo else []
+        )
+        prepared += [
             prepare_document(doc, allowlist=allowlist, name=name)
             for doc, name in zip(loaded, names, strict=True)
         ]
         del loaded  # what is stored is the admitted text: the loaded one can go
-        results = [store_document(self.store_conn, doc) for doc in prepared]
+        results = [
+            store_document(self.store_conn, doc) for doc in (track(prepared) if demo else prepared)
+        ]
         self._embed_ingested(results, embedder, track if embed_track is None else embed_track)
         return results
 
@@ -229,11 +237,7 @@ class Arborist(HomeForest):
     ) -> list[IngestResult]:
         """Ingest the built-in corpus: the standard library's own pydoc text, offline (and
         embed it as :meth:`ingest` does)."""
-        allowlist, embedder = self.allowlist, self.embedder()
-        prepared = [prepare_document(doc, allowlist=allowlist) for doc in demo_corpus()]
-        results = [store_document(self.store_conn, doc) for doc in track(prepared)]
-        self._embed_ingested(results, embedder, track if embed_track is None else embed_track)
-        return results
+        return self.ingest([], track=track, embed_track=embed_track, demo=True)
 
     def search(self, query: str, *, limit: int = 10) -> list[SearchHit]:
         """Full-text search over hot chunks and core records, each hit with its audit mode."""

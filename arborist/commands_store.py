@@ -57,15 +57,15 @@ def _ingest(desk: Desk, args: argparse.Namespace) -> Outcome:
     bars: dict[str, Any] = {"track": desk.track}
     if desk.embed_track is not None:
         bars["embed_track"] = desk.embed_track
-    results = app.ingest_demo(**bars) if args.demo else []
-    if args.sources:
-        results += app.ingest(
-            args.sources,
-            include=args.include,
-            exclude=args.exclude,
-            follow_symlinks=args.follow_symlinks,
-            **bars,
-        )
+    # One batch: a source that fails stops the demo corpus from being stored too.
+    results = app.ingest(
+        args.sources,
+        include=args.include,
+        exclude=args.exclude,
+        follow_symlinks=args.follow_symlinks,
+        demo=args.demo,
+        **bars,
+    )
     return shown(
         args,
         lambda: views.ingest_text(results, each=desk.each),

@@ -68,6 +68,19 @@ def test_ingest_errors_are_one_line_and_write_nothing(tmp_path: Path, home: Path
     assert not (home / "store.db").exists(), "a refused ingest does not even create the store"
 
 
+def test_demo_and_a_bad_source_are_one_batch(tmp_path: Path, home: Path) -> None:
+    # README's notebook block once read `ingest --demo  # or paths`: the '#' became a source,
+    # and the demo corpus was stored before the missing '#' failed the command.
+    code, _, err = run("ingest", "--demo", "#")
+    assert code == 1 and err.count("\n") == 1 and "#" in err
+    assert not (home / "store.db").exists(), "the demo corpus is not stored when a source fails"
+    (tmp_path / "extra.md").write_text(SPIDER, encoding="utf-8")
+    code, out, err = run("ingest", "--demo", str(tmp_path / "extra.md"), "--json")
+    assert (code, err) == (0, "")
+    titles = [d["title"] for d in json.loads(out)]
+    assert titles[-1] == "Spider-Man" and len(titles) > 50
+
+
 @pytest.fixture
 def web(tmp_path: Path) -> Iterator[str]:
     site = tmp_path / "site"
