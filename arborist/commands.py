@@ -267,10 +267,11 @@ def names() -> list[str]:
     return list(dict.fromkeys(name.split(" ", 1)[0] for name in COMMANDS))
 
 
-def flags(command: Command) -> list[str]:
-    """Every flag ``command`` takes (``--json``, ``--limit``...), as its parser names them
-    (a retired flag, which only says what replaced it, is not among them)."""
-    actions = [a for a in parser(command, "")._actions if a.help != argparse.SUPPRESS]
+def flags(command: Command, prefix: str = "arborist ") -> list[str]:
+    """Every flag ``command`` takes (``--json``, ``--limit``...) in the face writing commands
+    with ``prefix``, as its parser names them (a retired flag, which only says what replaced
+    it, is not among them, nor, in a face whose stores are open, a flag that opens others)."""
+    actions = [a for a in parser(command, prefix)._actions if a.help != argparse.SUPPRESS]
     return sorted(o for a in actions for o in a.option_strings)
 
 
@@ -302,6 +303,10 @@ def parser(command: Command, prefix: str) -> argparse.ArgumentParser:
     )
     for argument in command.arguments:
         argument(built)
+    if prefix != "arborist ":  # a face with its stores open never offers the flags that open them
+        for action in built._actions:
+            if action.dest in OPENING_FLAGS:
+                action.help = argparse.SUPPRESS
     # Fixed now: argparse %-formats a usage it is given (and parse_intermixed_args gives
     # itself one), and the % of %arborist must then stay a %.
     built.usage = built.format_usage().removeprefix("usage: ").strip().replace("%", "%%")
