@@ -24,4 +24,5 @@ def unload_ipython_extension(ipython: Any) -> None:
     """Close the magics' databases."""
     magics = _loaded.pop(id(ipython), None)
     if magics is not None:
+        ipython.events.unregister("post_run_cell", magics.cell_errors.record)
         magics.app.close()

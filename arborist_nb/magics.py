@@ -12,7 +12,6 @@ import argparse
 import json
 import os
 import shlex
-import string
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -32,6 +31,7 @@ from arborist.errors import ArboristError, NoDocuments
 from arborist.forest.shard import Node, Session
 from arborist.hashing import normalize_question
 from arborist.terminal import inert, inert_json
+from arborist_nb.cells import CellErrors, Unfilled, fill
 from arborist_nb.display import Answer, Landing, md_escape, no_math
 
 __all__ = ["ASK_HELP", "ArboristMagics", "Lines", "interpolate"]
@@ -52,21 +52,25 @@ def _usage(message: str) -> UsageError:
     return UsageError(admit_error_line(message))
 
 
-class _Missing(dict[str, Any]):
-    def __missing__(self, key: str) -> Any:
-        raise _usage(f"{{{key}}} is not defined in the notebook")
-
-
-def interpolate(template: str, namespace: dict[str, Any]) -> str:
-    """``{name}`` replaced from ``namespace`` (as jupyter-ai does); ``{{``/``}}`` for braces."""
+def interpolate(
+    template: str,
+    namespace: dict[str, Any],
+    errors: CellErrors | None = None,
+    count: int = 1 << 30,
+) -> str:
+    """``{name}``, ``{In[n]}``, ``{Out[n]}`` and ``{Err[n]}`` replaced (as jupyter-ai's
+    ``%%ai`` does: :mod:`arborist_nb.cells`); ``{{``/``}}`` for braces; one line if not."""
     try:
-        fields = list(string.Formatter().parse(template))
-    except ValueError as exc:
-        raise _usage(f"bad {{...}} in the question: {exc}") from exc
-    for _text, name, _spec, _conv in fields:
-        if name is not None and not name.isidentifier():
-            raise _usage(f"{{{name}}} is not a variable name (write {{{{ and }}}} for braces)")
-    return template.format_map(_Missing(namespace))
+        return fill(template, namespace, errors or CellErrors(), count)
+    except Unfilled as exc:
+        raise _usage(str(exc)) from None
+
+
+def _this_cell(namespace: dict[str, Any]) -> int:
+    """The asking cell's number: IPython's ``In`` holds it last while it runs (``In[0]`` is
+    empty); a cell run without history (a test's) counts as the one after the last."""
+    cells = namespace.get("In")
+    return len(cells) - 1 if isinstance(cells, list) and cells else 1 << 30
 
 
 def _short(node: Node, sid: str) -> str:
@@ -127,6 +131,10 @@ class ArboristMagics(Magics):
             more_help="%arborist alone shows the forest widget; %%ask? the options of a question",
         )
         """This kernel's session and default model, shared with the subcommands."""
+        self.cell_errors = CellErrors()
+        """What ``{Err[n]}`` reads: the error each cell of this kernel raised."""
+        if shell is not None:
+            shell.events.register("post_run_cell", self.cell_errors.record)
         self.widgets: list[Any] = []
         """The widgets this kernel showed and still holds open (see :meth:`_refresh_widgets`)."""
         self._widget_cells: dict[str, Any] = {}
@@ -202,7 +210,8 @@ class ArboristMagics(Magics):
         if args is None:
             print(ASK_HELP)
             return None
-        question = interpolate(cell, self.shell.user_ns if self.shell else {}).strip()
+        namespace = self.shell.user_ns if self.shell else {}
+        question = interpolate(cell, namespace, self.cell_errors, _this_cell(namespace)).strip()
         if not question:
             raise _usage("empty question: write it in the cell under %%ask")
         if not args.sid:

@@ -103,6 +103,29 @@ def test_interpolation_from_the_namespace(shell: InteractiveShell) -> None:
         interpolate("{a.b!r", {})
 
 
+def test_a_cell_asks_about_another_cells_input_output_and_error(shell: InteractiveShell) -> None:
+    """``{In[n]}``, ``{Out[n]}``, ``{Err[n]}`` as jupyter-ai takes them, by number or counted
+    back from the asking cell; a cell that has none is one line, and nothing is asked."""
+    n = shell.execution_count  # cells are numbered as a kernel numbers them (stored history)
+    assert shell.run_cell("6 * 7", store_history=True).success  # cell n: Out[n] = 42
+    assert not shell.run_cell("raise KeyError('spider_ratio')", store_history=True).success
+    ask_cell = f"%%ask\nWhy {{In[{n}]}} gives {{Out[{n}]}} and {{Err[-1]}}?"
+    outcome = shell.run_cell(ask_cell, store_history=True)
+    assert outcome.success, outcome.error_in_exec
+    question = shell.user_ns["_"].record.question
+    assert question.startswith("Why 6 * 7 gives 42 and Traceback (most recent call last):")
+    assert question.rstrip("?").endswith("KeyError: 'spider_ratio'")
+    for field, says in (
+        (f"{{Err[{n}]}}", f"{{Err[{n}]}}: no cell {n} that raised an error before this one"),
+        (f"{{Out[{n + 1}]}}", f"{{Out[{n + 1}]}}: no cell {n + 1} with an output before this one"),
+        ("{In[999]}", "{In[999]}: no cell 999 before this one"),
+        ("{In[-100]}", "no cell"),
+        ("{Args[1]}", "is not a variable name or a cell (In[n], Out[n], Err[n])"),
+    ):
+        with pytest.raises(UsageError, match=re.escape(says)):
+            shell.run_cell_magic("ask", "", f"What about {field}?")
+
+
 def test_rerunning_a_cell_reuses_its_turn_and_a_follow_up_nests(shell: InteractiveShell) -> None:
     first = ask(shell, "Who created Spider-Man?")
     again = ask(shell, "Who created Spider-Man?")

@@ -240,7 +240,12 @@ def layer_violations(root: Path) -> list[str]:
         faces = {i for i in imports if i in FACES or i.startswith("arborist_nb")}
         faces -= ALLOWED_FACE_IMPORTS.get(name, set()) | {name}
         if name.startswith("arborist_nb"):
-            faces -= {"arborist_nb", "arborist_nb.display", "arborist_nb.assets"}
+            faces -= {
+                "arborist_nb",
+                "arborist_nb.display",
+                "arborist_nb.assets",
+                "arborist_nb.cells",
+            }
             faces -= {"arborist_nb.magics"} if name == "arborist_nb" else set()  # it loads them
         if faces:
             wrong.append(f"{name} imports the face(s) {sorted(faces)}")

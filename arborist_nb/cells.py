@@ -1,0 +1,101 @@
+"""A ``%%ask`` cell's ``{...}`` fields: a notebook variable, or another cell's input, output or
+error, as jupyter-ai's ``%%ai`` takes them.
+
+``{name}`` is the variable ``name``; ``{In[3]}``, ``{Out[3]}`` and ``{Err[3]}`` are cell 3's
+source, its output (the value it returned, as text) and the error it raised (its
+traceback, as text); a negative number counts back from the asking cell, so ``{Err[-1]}``
+is the error of the cell run just before it. ``{{`` and ``}}`` are braces. A field that
+names nothing the notebook has is a one-line refusal, never an empty string sent to a
+model. The question made is admitted like any other (the secret gate sees what a cell
+brought in).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import traceback
+from typing import Any
+
+__all__ = ["CellErrors", "Unfilled", "fill"]
+
+_CELL_FIELD = re.compile(r"(In|Out|Err)\[(-?\d{1,9})\]")
+
+
+class Unfilled(ValueError):
+    """A field the notebook cannot fill; its message is the one line a cell shows."""
+
+
+class CellErrors:
+    """The error each cell raised, by execution count: IPython's ``post_run_cell`` event
+    feeds :meth:`record` (jupyter-ai keeps the same table as ``Err``)."""
+
+    def __init__(self) -> None:
+        self.by_count: dict[int, str] = {}
+
+    def record(self, result: Any) -> None:
+        error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
+        count = getattr(result, "execution_count", None)
+        if error is not None and isinstance(count, int):
+            self.by_count[count] = "".join(traceback.format_exception(error)).rstrip()
+
+
+def fill(template: str, namespace: dict[str, Any], errors: CellErrors, count: int) -> str:
+    """``template`` with each field replaced (see the module's docstring); ``count`` is the
+    asking cell's execution count, which negative cell numbers count back from."""
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise Unfilled(f"bad {{...}} in the question: {exc}") from None
+    out = []
+    for text, name, spec, conversion in fields:
+        out.append(text)
+        if name is None:
+            continue
+        value = _value(name, namespace, errors, count)
+        if conversion == "r":
+            value = repr(value)
+        elif conversion == "a":
+            value = ascii(value)
+        try:
+            out.append(format(value, spec or ""))
+        except (TypeError, ValueError) as exc:
+            raise Unfilled(f"{{{name}:{spec}}}: {exc}") from None
+    return "".join(out)
+
+
+def _value(name: str, namespace: dict[str, Any], errors: CellErrors, count: int) -> Any:
+    if name.isidentifier():
+        if name not in namespace:
+            raise Unfilled(f"{{{name}}} is not defined in the notebook")
+        return namespace[name]
+    cell = _CELL_FIELD.fullmatch(name)
+    if cell is None:
+        raise Unfilled(
+            f"{{{name}}} is not a variable name or a cell (In[n], Out[n], Err[n]); "
+            "write {{ and }} for braces"
+        )
+    kind, number = cell.group(1), int(cell.group(2))
+    n = count + number if number < 0 else number
+    table: Any = {"In": namespace.get("In"), "Out": namespace.get("Out"), "Err": errors.by_count}
+    found = _cell(table[kind], n)
+    if found is None or n >= count:
+        what = {"In": "", "Out": " with an output", "Err": " that raised an error"}[kind]
+        raise Unfilled(f"{{{name}}}: no cell {n}{what} before this one")
+    return found if kind != "Out" else _text(found)
+
+
+def _cell(table: Any, n: int) -> Any:
+    """Entry ``n`` of IPython's ``In`` list or ``Out`` dict (or the errors' dict), if any."""
+    if n < 1:
+        return None
+    if isinstance(table, list):
+        return table[n] if n < len(table) and table[n] else None
+    if isinstance(table, dict):
+        return table.get(n)
+    return None
+
+
+def _text(value: Any) -> str:
+    """An output as the notebook shows it as text (its repr, as ``Out`` prints)."""
+    return value if isinstance(value, str) else repr(value)
