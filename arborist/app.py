@@ -72,7 +72,7 @@ from arborist.store.documents import (
     store_document,
 )
 from arborist.store.fetch import fetch_url, refetch
-from arborist.store.loaders import LoadedDocument, discover, load_path
+from arborist.store.loaders import discover, load_path
 from arborist.store.related import (
     RELATED_LANE,
     RELATED_SLACK,
@@ -211,24 +211,18 @@ class Arborist(HomeForest):
         paths = discover(
             [s for s in named if s not in urls], include, exclude, follow_symlinks=follow_symlinks
         )
-        cap = max_file_bytes(self.config, os.environ)
-        loaded: list[LoadedDocument] = [
-            load_path(p, max_bytes=cap) for p in (paths if demo else track(paths))
-        ]
+        cap, allowlist = max_file_bytes(self.config, os.environ), self.allowlist
+        loaded = [load_path(p, max_bytes=cap) for p in (paths if demo else track(paths))]
         loaded += [fetch_url(url) for url in urls]
         names: list[str | None] = [str(p) for p in paths] + [None] * len(urls)
-        allowlist = self.allowlist
-        prepared = (
-            [prepare_document(doc, allowlist=allowlist) for doc in demo_corpus()] if demo else []
-        )
+        prepared = [prepare_document(d, allowlist=allowlist) for d in demo_corpus()] if demo else []
         prepared += [
             prepare_document(doc, allowlist=allowlist, name=name)
             for doc, name in zip(loaded, names, strict=True)
         ]
         del loaded  # what is stored is the admitted text: the loaded one can go
-        results = [
-            store_document(self.store_conn, doc) for doc in (track(prepared) if demo else prepared)
-        ]
+        stored = track(prepared) if demo else prepared  # the demo's bar: its 72 documents
+        results = [store_document(self.store_conn, doc) for doc in stored]
         self._embed_ingested(results, embedder, track if embed_track is None else embed_track)
         return results
 
