@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import shlex
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -87,31 +88,71 @@ def _ref(node: Node, sid: str) -> str:
 class _Stream:
     """Tokens of a streaming answer, shown in one updating output, at most every 50 ms.
 
-    The tokens are the model's untrusted text: shown escaped (as the final answer
-    is), never as markdown a frontend would render HTML from.
+    Until the first token (or the answer) comes, the same output says which model is
+    waited for and for how long, of at most its deadline (``waiting``), from half a
+    second after the ask and then every second: a server that never answers is never a
+    silent ``[*]``. The tokens are the model's untrusted text: shown escaped (as the
+    final answer is), never as markdown a frontend would render HTML from.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, waiting: str = "", deadline: float = 0.0) -> None:
         self.text = ""
         self.handle: Any = None
         self.shown_at = 0.0
+        self.waiting, self.deadline = waiting, deadline
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.started = time.monotonic()
+        self.ticker = threading.Thread(target=self._tick, name="arborist-waiting", daemon=True)
+        if waiting:
+            self.ticker.start()
+
+    def _tick(self) -> None:
+        wait = 0.5
+        while not self.done.wait(wait):
+            with self.lock:
+                if self.text or self.done.is_set():
+                    return
+                line = Markdown(md_escape(self._waited()))
+                if self.handle is None:
+                    self.handle = display(line, display_id=True)
+                else:
+                    self.handle.update(line)
+            wait = 1.0
+
+    def _waited(self) -> str:
+        waited = int(time.monotonic() - self.started)
+        return f"{self.waiting}: {waited} s of at most {self.deadline:g} s (interrupt to stop)"
 
     def __call__(self, token: str) -> None:
-        self.text += token
-        now = time.monotonic()
-        if self.handle is None:
-            self.handle = display(self._shown(), display_id=True)
-            self.shown_at = now
-        elif now - self.shown_at > 0.05:
-            self.handle.update(self._shown())
-            self.shown_at = now
+        with self.lock:
+            self.text += token
+            now = time.monotonic()
+            if self.handle is None:
+                self.handle = display(self._shown(), display_id=True)
+                self.shown_at = now
+            elif now - self.shown_at > 0.05:
+                self.handle.update(self._shown())
+                self.shown_at = now
 
     def _shown(self) -> Markdown:
         return Markdown(no_math(md_escape(self.text)))
 
     def close(self) -> None:
-        if self.handle is not None:
-            self.handle.update(Markdown(""))
+        with self.lock:
+            self.done.set()
+            if self.handle is not None:
+                self.handle.update(Markdown(""))
+
+
+def _waiting_for(client: Any) -> tuple[str, float]:
+    """What a remote client's waiting line names (its model and server, as its profile
+    says them, through the gate) and its deadline; ("", 0) for a local answerer."""
+    deadline = getattr(client, "deadline", None)
+    if not isinstance(deadline, (int, float)):
+        return "", 0.0
+    profile = client.profile()
+    return f"waiting for {profile.get('model')} at {profile.get('server')}", float(deadline)
 
 
 @magics_class
@@ -224,9 +265,12 @@ class ArboristMagics(Magics):
                         reuse=reuse, transcript=self._notebook_path())  # fmt: skip
         client = self._run(lambda: self.app.client_for(asked))  # once: it says if it streams
         streams = client.profile().get("provider") == "openai"
-        stream = _Stream() if streams and not args.json else None
+        stream = _Stream(*_waiting_for(client)) if streams and not args.json else None
         try:
             turn: Turn = self._run(lambda: self.app.ask_turn(asked, on_token=stream, client=client))
+        except KeyboardInterrupt:
+            waited = f" for {client.profile().get('model')}" if stream and stream.waiting else ""
+            raise _usage(f"interrupted while waiting{waited}: no turn was written") from None
         finally:
             if stream is not None:
                 stream.close()

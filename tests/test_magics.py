@@ -6,8 +6,12 @@ import contextlib
 import html
 import io
 import json
+import os
 import re
+import signal
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +25,7 @@ from arborist.cli import cli
 from arborist.commands import COMMANDS
 from arborist_nb.display import Answer, Landing, md_escape, no_math
 from arborist_nb.magics import Lines, interpolate
-from tests.chat_server import ChatServer
+from tests.chat_server import ChatServer, silent
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
@@ -383,6 +387,51 @@ def test_an_openai_answer_streams_into_the_output_then_renders(
     assert "\\[E1 \\|" in partial[-1], "streamed tokens are escaped, as the final answer is"
     assert shown[-1] == "", "the streaming output is cleared once the answer renders"
     assert landed == [len(shown)], "then one line says where the turn was filed"
+
+
+def test_a_model_that_never_answers_is_named_while_waited_for_and_an_interrupt_is_one_line(
+    shell: InteractiveShell, chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A loopback server that accepts and says nothing: within a second the cell's output
+    names the model, the server and the deadline, counting up; the user's interrupt (a
+    real SIGINT) ends the cell in one line and writes no turn."""
+    import arborist_nb.magics as magics_module
+
+    monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
+    monkeypatch.setenv("ARBORIST_MODEL", "loopback-model")
+    chat_server.script(silent())
+    shown: list[tuple[float, str]] = []
+    interrupt = threading.Event()
+
+    class Handle:
+        def update(self, obj: object) -> None:
+            shown.append((time.monotonic(), obj.data))  # type: ignore[attr-defined]
+            if len(shown) >= 3:  # the line, then two updates: now the user presses Ctrl-C
+                interrupt.set()
+
+    def fake_display(obj: object, display_id: bool = False) -> Handle:
+        shown.append((time.monotonic(), obj.data))  # type: ignore[attr-defined]
+        return Handle()
+
+    monkeypatch.setattr(magics_module, "display", fake_display)
+    threading.Thread(
+        target=lambda: interrupt.wait(30) and os.kill(os.getpid(), signal.SIGINT), daemon=True
+    ).start()
+    started = time.monotonic()
+    with pytest.raises(UsageError) as caught:
+        shell.run_cell_magic("ask", "--llm openai", "Who created Spider-Man?")
+    assert str(caught.value) == "interrupted while waiting for loopback-model: no turn was written"
+    first_at, first = shown[0]
+    assert first_at - started < 1.0, "the waiting line shows within a second"
+    server = chat_server.url.rstrip("/")
+    assert re.fullmatch(
+        rf"waiting for loopback-model at {re.escape(server)}[^:]*: 0 s of at most 120 s "
+        r"\(interrupt to stop\)",
+        first.replace("\\", ""),
+    ), first
+    assert "1 s of at most" in shown[1][1] and shown[-1][1] == "", "counted up, then cleared"
+    app = shell.magics_manager.registry["ArboristMagics"].app
+    assert app.sessions() == [], "no turn (and so no session) was written"
 
 
 def test_coaccess_from_a_notebook_records_its_path_redacted_and_answers_related(
