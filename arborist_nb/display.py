@@ -142,8 +142,10 @@ class Answer:
         if not check:
             none = f"NONE: does not hold now: {check.summary}"
             return " · ".join([cache, none, *withdrawn, f"turn #{self.node.seq}"])
-        audit = _AUDIT_WORDS.get(self.audit_mode, self.audit_mode)
         support = self._support(check)
+        audit = _AUDIT_WORDS.get(self.audit_mode, self.audit_mode)
+        if self.audit_mode == "STRICT" and not (support and support.quoted):
+            audit = _UNQUOTED_STRICT
         said = [] if support is None else [support.text() if support.missing else support.level]
         parts = [cache, audit, *(withdrawn or said), f"turn #{self.node.seq}"]
         return " · ".join(parts)
@@ -238,6 +240,11 @@ _AUDIT_WORDS = {
     "VISUAL": "nothing verified (VISUAL)",
 }
 """The audit modes in the status line's plain words: what the quoted bytes are proven to be."""
+
+_UNQUOTED_STRICT = "sources verified, wording not quoted (STRICT)"
+"""STRICT's words under an answer that does not quote what it cites (a model's paraphrase:
+:func:`arborist.qa.support.quotes_cited`): the cited bytes are proven, the sentences are
+the model's. The mode is the same; the words say what was checked."""
 
 NO_MATH = "tex2jax_ignore mathjax_ignore"
 """Classes that keep JupyterLab's (and classic Notebook's) MathJax off an element:

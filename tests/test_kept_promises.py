@@ -412,6 +412,7 @@ def test_support_measures_the_evidence_as_the_model_was_shown_it(
     sent = item.text[: shown["chars"]].strip()
     evidence = prompt.split("\n\nEvidence:\n\n", 1)[1]
     assert sent + TRIM_MARK in evidence and "seepage" not in evidence  # the model never saw it
-    assert record_support(whole) == Support(ANSWERED)  # the roomy model saw all of it
-    assert record_support(cut) == Support(PARTLY, ("seepage",)), record_support(cut)
+    # The roomy model saw all of it; the reply is the passage's own words, so quoted.
+    assert record_support(whole) == Support(ANSWERED, quoted=True)
+    assert record_support(cut) == Support(PARTLY, ("seepage",), quoted=True), record_support(cut)
     assert "support partly: no cited passage mentions seepage" in answer_text(asked).splitlines()

@@ -25,7 +25,7 @@ from arborist.cli import cli
 from arborist.commands import COMMANDS
 from arborist_nb.display import Answer, Landing, md_escape, no_math
 from arborist_nb.magics import Lines, interpolate
-from tests.chat_server import ChatServer, silent
+from tests.chat_server import ChatServer, completion, silent
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
@@ -387,6 +387,22 @@ def test_an_openai_answer_streams_into_the_output_then_renders(
     assert "\\[E1 \\|" in partial[-1], "streamed tokens are escaped, as the final answer is"
     assert shown[-1] == "", "the streaming output is cleared once the answer renders"
     assert landed == [len(shown)], "then one line says where the turn was filed"
+
+
+def test_a_models_paraphrase_is_sources_verified_not_quotes_verified(
+    shell: InteractiveShell, chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The status line says what was checked: a model's own sentences over proven sources
+    are "sources verified, wording not quoted"; the mode (STRICT) is unchanged."""
+    monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
+    monkeypatch.setenv("ARBORIST_MODEL", "loopback-model")
+    chat_server.script(completion("Two men, Lee and Ditko, dreamed up Spider-Man. [E1]"))
+    answer = ask(shell, "Who created Spider-Man?", "--llm openai --no-cache")
+    assert answer.audit_mode == "STRICT"
+    status = repr(answer).split("\n\n")[1]
+    assert status.startswith("new answer · sources verified, wording not quoted (STRICT) · ")
+    quoted = ask(shell, "Who created Spider-Man?")  # the extractive answerer quotes
+    assert " · quotes verified (STRICT) · " in repr(quoted).split("\n\n")[1]
 
 
 def test_a_model_that_never_answers_is_named_while_waited_for_and_an_interrupt_is_one_line(

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from arborist.app import Arborist
 from arborist.cli import cli
-from arborist.qa.support import ANSWERED, NOT_ANSWERED, PARTLY, measure, root
+from arborist.qa.support import ANSWERED, NOT_ANSWERED, PARTLY, measure, quotes_cited, root
 
 DOC = (
     "# Spider-Man\n\n"
@@ -36,6 +36,33 @@ OTHER = _Item("E2", "Batman", "Batman was created by Bob Kane and Bill Finger.")
 def test_every_word_of_the_question_in_a_cited_passage_is_answered() -> None:
     found = measure("Who created Spider-Man?", "Stan Lee and Steve Ditko. [E1]", [PASSAGE, OTHER])
     assert found is not None and found.level == ANSWERED and found.missing == ()
+
+
+def test_an_answer_quotes_what_it_cites_only_word_for_word() -> None:
+    """ "quotes verified" rests on this: each sentence a span of one cited passage, whatever
+    the layout between its words; a paraphrase, a sentence stitched from two passages, or a
+    sentence with one word changed is not a quote; a name before a quote is a label."""
+    passages = [
+        "copy(x)\n    Shallow copy operation on\n  |  arbitrary Python objects.\n\nSee the doc.",
+        "Batman was created by Bob Kane.",
+    ]
+    assert quotes_cited(
+        "copy.copy(x): Shallow copy operation on arbitrary Python objects. [E1]", passages
+    )
+    assert quotes_cited(
+        "Shallow copy operation [E1]. See the doc [E1]. Batman was created [E2]", passages
+    )
+    assert not quotes_cited("It makes a shallow copy of any object. [E1]", passages)
+    assert not quotes_cited("Shallow copy operation on arbitrary Batman objects. [E1]", passages)
+    assert not quotes_cited(
+        "Shallow copy operation on arbitrary Python objects by Bob Kane.", passages
+    )
+    assert not quotes_cited("[E1] [E2]", passages), "nothing said is nothing quoted"
+    assert not quotes_cited("The doc. See the doc. [E1]", passages[1:]), "only the passages given"
+    found = measure("Who created Spider-Man?", "Stan Lee and Steve Ditko. [E1]", [PASSAGE])
+    assert found is not None and found.quoted and found.as_json()["quoted"] is True
+    said = measure("Who created Spider-Man?", "Lee and Ditko made Spider-Man. [E1]", [PASSAGE])
+    assert said is not None and said.level == ANSWERED and not said.quoted
 
 
 def test_the_words_no_cited_passage_holds_are_named() -> None:
@@ -97,6 +124,7 @@ def test_every_face_shows_support_beside_the_audit_mode(spider_home: Path) -> No
         "level": "partly",
         "missing": ["comic"],
         "reason": "no cited passage mentions comic",
+        "quoted": True,  # the offline answerer's sentences are the passage's own
     }
     key = hit["cache_key"]
     shown = runner.invoke(cli, [*base, "session", "--find", "comic"])

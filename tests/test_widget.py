@@ -566,6 +566,7 @@ def test_body_carries_the_answer_record_and_proofs_that_verify(
         "level": "answered",
         "missing": [],
         "reason": "the cited passages hold every word of the question",
+        "quoted": True,
     }
     assert set(record["dimensions"]) >= {"source_root", "question_hash", "conversation_hash"}
     assert record["evidence"], "the answer cites evidence"

@@ -30,12 +30,13 @@ cannot be read: then the measure is ``None``, shown as nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arborist.analysis import read_question, words
-from arborist.citations import cited_labels
+from arborist.citations import cited_labels, parse_citations
 
 __all__ = [
     "ANSWERED",
@@ -46,6 +47,7 @@ __all__ = [
     "Support",
     "measure",
     "measure_record",
+    "quotes_cited",
 ]
 
 ANSWERED = "answered"
@@ -84,6 +86,10 @@ class Support:
 
     level: str
     missing: tuple[str, ...] = ()
+    quoted: bool = False
+    """Every sentence of the answer is, whitespace aside, a span of a passage it cites
+    (:func:`quotes_cited`): what lets a face say "quotes verified" rather than "sources
+    verified" under an audit mode that proves the cited bytes."""
 
     @property
     def reason(self) -> str:
@@ -105,7 +111,12 @@ class Support:
         return f"{self.level}: {self.reason}"
 
     def as_json(self) -> dict[str, object]:
-        return {"level": self.level, "missing": list(self.missing), "reason": self.reason}
+        return {
+            "level": self.level,
+            "missing": list(self.missing),
+            "reason": self.reason,
+            "quoted": self.quoted,
+        }
 
 
 def asked_words(question: str) -> list[str]:
@@ -134,7 +145,43 @@ def measure(
         return None
     held = _held(cited)
     missing = tuple(w for w in asked_words(question) if root(w) not in held)
-    return Support(PARTLY, missing) if missing else Support(ANSWERED)
+    quoted = quotes_cited(answer, [item.text or "" for item in cited])
+    return Support(PARTLY if missing else ANSWERED, missing, quoted)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
+_WORD = re.compile(r"\w+")
+_LABEL = re.compile(r"[\w.]+(?:\(.*\))?")
+"""What an answer may put before a quote to say what it is about (``copy.deepcopy(x, …)``):
+a name or a signature, the answerer's words, not a quote."""
+
+
+def quotes_cited(answer: str, passages: Sequence[str]) -> bool:
+    """Whether ``answer`` quotes what it cites: with its citations taken out, each of its
+    sentences of two words or more is, word for word, a span of one of ``passages``
+    (and there is at least one); a name or signature standing before a quote
+    (:data:`_LABEL`) says what it is about and is not a sentence. A model's paraphrase is not; the extractive answer's
+    sentences, copied from the passages, are. Pure."""
+    pieces, last = [], 0
+    for citation in parse_citations(answer):
+        pieces.append(answer[last : citation.start])
+        last = citation.end
+    pieces.append(answer[last:])
+    sentences = [
+        " ".join(part.split()).strip(" .,;:!?")
+        for piece in pieces
+        for part in _SENTENCE_END.split(piece)
+    ]
+    said = [_words_of(s) for s in sentences if len(s.split()) >= 2 and not _LABEL.fullmatch(s)]
+    shown = [_words_of(p) for p in passages]
+    return bool(said) and all(any(s in p for p in shown) for s in said)
+
+
+def _words_of(text: str) -> str:
+    """``text``'s words in order, one space apart and between spaces: a quote compares
+    word for word, whatever the layout between them (a wrapped line, pydoc's ``|``
+    gutter, markdown's ``*``)."""
+    return f" {' '.join(_WORD.findall(text))} "
 
 
 class _Record(Protocol):
