@@ -334,8 +334,8 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
     for item, lane in zip(record.evidence, _lanes(record), strict=True):
         mark = "*" if item.cited else " "
         lines.append(
-            f"  {item.label}{mark} {field(item.title)}  (chunk {item.chunk_index})  "
-            f"{field(item.uri)}{lane}"
+            f"  {item.label}{mark} {field(item.placed_title)}  (chunk {item.chunk_index})  "
+            f"{field(item.link)}{lane}"
         )
     fitted = fit_text(record)
     return "\n".join([*lines, *([f"fitted  {fitted}"] if fitted else [])])
@@ -421,7 +421,8 @@ def record_text(record: CacheRecord, check: AnswerCheck) -> str:
         "evidence",
         *[
             f"  {e.label}{'*' if e.cited else ' '} chunk {e.chunk_index}/{e.chunk_count} of "
-            f"{field(e.uri)}  leaf {e.leaf[:12]}…  [{e.tier}]"
+            f"{field(e.link)}  leaf {e.leaf[:12]}…  [{e.tier}]"
+            + (f"  {field(e.place.text(e.title))}" if e.place else "")
             for e in record.evidence
         ],
         "answer",
