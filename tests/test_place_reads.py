@@ -204,3 +204,25 @@ def test_a_document_link_in_html_is_escaped_and_never_a_script() -> None:
     )
     assert _link_html("javascript:alert(1)") == "<code>javascript:alert(1)</code>"
     assert _link_html(" JavaScript:alert(1)") == "<code> JavaScript:alert(1)</code>"
+
+
+def test_one_connection_keeps_places_only_while_the_store_is_unchanged(guide_home: Path) -> None:
+    """A connection reads a document's places once; an edit by any other connection, or
+    this one moving the chunks down, is seen at the next read."""
+    question = "Where does the logger write each request?"
+    key = ask_json(guide_home, question)["cache_key"]
+
+    def place(app: Arborist) -> object:
+        (item,) = [e for e in app.record(key).evidence if e.chunk_index == 2]
+        return item.place
+
+    with Arborist(guide_home) as app:
+        assert place(app) is not None
+        assert app.ask(question, llm="extractive").hit  # a hit writes: the places stay read
+        assert place(app) is not None
+        app.evict("1", "cold")
+        assert place(app) is None
+        app.rehydrate("1")
+        assert place(app) is not None
+        _edit(guide_home, "UPDATE chunks SET text = '# Elsewhere' WHERE chunk_index = 0")
+        assert place(app) is None

@@ -8,19 +8,38 @@ and re-hashes to its leaf. Otherwise the chunk has no place: a cold chunk (no te
 or one whose text or leaf was edited, anywhere before it, leaves every place from
 there on unknown, never shown as verified. Whether the document's root, media type
 and chunking are its committed ones is the caller's (:mod:`arborist.store.metadata`).
+
+Reading a document's places costs a pass over its chunks (about 20 µs a chunk here), so
+a store connection keeps each document's places, read once, while store.db is
+unchanged by any other connection (SQLite's ``data_version``) and until this one
+moves the document's chunks between tiers (:func:`forget_places`, which the store's
+only writers of chunk texts, :mod:`arborist.store.tiers` and
+:func:`arborist.store.documents.restore_chunks`, call). A write through this
+connection around those functions (an edit by hand is another connection) is not seen.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import zlib
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
+from arborist.hashing import leaf_hash
 from arborist.merkle import merkle_root
 from arborist.store.places import Place, chunk_places
-from arborist.store.proofs import text_matches
 
-__all__ = ["document_places", "evidence_places"]
+__all__ = ["MAX_HELD", "document_places", "evidence_places", "forget_places"]
+
+MAX_HELD = 256
+"""How many documents' places one connection keeps between changes of store.db."""
+
+_MEMO = "_arborist_places"
+"""The attribute of a store connection that holds its documents' places (an
+:class:`arborist.db.Connection` takes attributes; a bare sqlite3 connection keeps none)."""
+
+Held = tuple[tuple[object, ...], tuple[Place, ...]]
+"""A document's places as read: what they were read under, and one place per chunk of the
+prefix that holds."""
 
 
 def evidence_places(
@@ -28,45 +47,62 @@ def evidence_places(
 ) -> dict[tuple[int, int], Place]:
     """``{(document_id, chunk_index): place}`` for each chunk of ``wanted`` whose place
     holds (one read of each document); a chunk whose place does not is left out."""
-    by_document: dict[int, set[int]] = {}
-    for document_id, index in wanted:
-        by_document.setdefault(document_id, set()).add(index)
     found: dict[tuple[int, int], Place] = {}
-    for document_id, indices in by_document.items():
-        for index, place in document_places(conn, document_id, indices).items():
-            found[document_id, index] = place
+    for document_id, index in wanted:
+        places = document_places(conn, document_id)
+        if 0 <= index < len(places):
+            found[document_id, index] = places[index]
     return found
 
 
-def document_places(
-    conn: sqlite3.Connection, document_id: int, indices: Collection[int]
-) -> dict[int, Place]:
-    """The places of chunks ``indices`` of one document that hold (see the module docstring)."""
-    if not indices:
-        return {}
+def document_places(conn: sqlite3.Connection, document_id: int) -> tuple[Place, ...]:
+    """The places of the document's chunks ``0..k-1``, for the longest prefix that holds
+    (see the module docstring): empty when even its first chunk's does not."""
     row = conn.execute(
         "SELECT media_type, source_root, chunk_count, chunking_version FROM documents WHERE id = ?",
         (document_id,),
     ).fetchone()
     if row is None:
-        return {}
-    media_type, source_root, chunk_count, chunking_version = row
-    last = max(indices)
+        return ()
+    version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+    token = (version, *row)
+    memo: dict[int, Held] | None = getattr(conn, _MEMO, None)
+    held = memo.get(document_id) if memo is not None else None
+    if held is not None and held[0] == token:
+        return held[1]
+    places = _read_places(conn, document_id, *row)
+    if memo is None or len(memo) >= MAX_HELD:
+        memo = {}
+        try:
+            setattr(conn, _MEMO, memo)
+        except AttributeError:  # a bare sqlite3 connection: nothing is kept
+            return places
+    memo[document_id] = (token, places)
+    return places
+
+
+def forget_places(conn: sqlite3.Connection) -> None:
+    """Drop the places ``conn`` keeps: its writers call this after moving chunks."""
+    if getattr(conn, _MEMO, None):
+        setattr(conn, _MEMO, {})
+
+
+def _read_places(
+    conn: sqlite3.Connection,
+    document_id: int,
+    media_type: object,
+    source_root: object,
+    chunk_count: object,
+    chunking_version: object,
+) -> tuple[Place, ...]:
     rows = conn.execute(
-        "SELECT chunk_index, leaf, CASE WHEN chunk_index <= ? THEN text END, "
-        "CASE WHEN chunk_index <= ? THEN text_z END "
-        "FROM chunks WHERE document_id = ? ORDER BY chunk_index",
-        (last, last, document_id),
+        "SELECT chunk_index, leaf, text, text_z FROM chunks WHERE document_id = ? "
+        "ORDER BY chunk_index",
+        (document_id,),
     ).fetchall()
     if not _leaves_fold(rows, source_root, chunk_count):
-        return {}
-    texts = _held_texts(rows[: last + 1])
-    wanted = set(indices)
-    return {
-        index: place
-        for index, place in enumerate(chunk_places(texts, str(media_type), str(chunking_version)))
-        if index in wanted
-    }
+        return ()
+    return tuple(chunk_places(_held_texts(rows), str(media_type), str(chunking_version)))
 
 
 def _leaves_fold(rows: list[tuple[object, ...]], source_root: object, chunk_count: object) -> bool:
@@ -90,6 +126,12 @@ def _held_texts(rows: list[tuple[object, ...]]) -> Iterator[str]:
                 text = zlib.decompress(packed).decode("utf-8")
             except (zlib.error, UnicodeDecodeError):
                 return
-        if not isinstance(text, str) or not text_matches(text, leaf):
+        if not isinstance(text, str):
+            return
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            return
+        if leaf_hash(data).hex() != leaf:
             return
         yield text

@@ -153,9 +153,10 @@ def _opening_heading(text: str, underlines: list[str]) -> tuple[int, str] | None
     heading's level is its character's rank among them (reStructuredText's rule)."""
     first_end = text.find("\n")
     first = (text if first_end == -1 else text[:first_end]).strip()
-    atx = _ATX.fullmatch(first)
-    if atx:
-        return len(atx.group(1)), _ATX_CLOSING.sub("", atx.group(2)).strip()
+    if first[:1] == "#":
+        atx = _ATX.fullmatch(first)
+        if atx:
+            return len(atx.group(1)), _ATX_CLOSING.sub("", atx.group(2)).strip()
     if first_end == -1 or not first:
         return None
     second_end = text.find("\n", first_end + 1)
@@ -179,8 +180,8 @@ def chunk_places(
     feeds = 0
     open_headings: list[tuple[int, str, str | None]] = []
     used: dict[str, int] = {}
+    place = Place(page=1 if paged else None)
     for text in texts:
-        feeds += text.count("\f") if paged else 0
         opened = _opening_heading(text, underlines)
         if opened is not None:
             level, line = opened
@@ -192,11 +193,15 @@ def chunk_places(
             while open_headings and open_headings[-1][0] >= level:
                 open_headings.pop()
             open_headings.append((level, heading, anchor))
-        yield Place(
-            page=1 + feeds if paged else None,
-            path=tuple(heading for _, heading, _ in open_headings),
-            anchor=open_headings[-1][2] if open_headings else None,
-        )
+        fed = text.count("\f") if paged else 0
+        if opened is not None or fed:  # else the chunk is where the one before it is
+            feeds += fed
+            place = Place(
+                page=1 + feeds if paged else None,
+                path=tuple(heading for _, heading, _ in open_headings),
+                anchor=open_headings[-1][2] if open_headings else None,
+            )
+        yield place
 
 
 def _unique(slug: str, used: dict[str, int]) -> str | None:
