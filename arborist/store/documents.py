@@ -396,6 +396,7 @@ def store_document(
         _insert_chunks(conn, document.id, prepared.title, chunks(), leaves)
         store_nodes(conn, document.id, levels)
         _document_added(conn, document, prepared, created_at)
+    forget_places(conn)  # none is kept of a document id a rolled-back write had used
     return IngestResult(document, "updated" if current else "added", stale)
 
 

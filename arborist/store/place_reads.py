@@ -12,10 +12,10 @@ and chunking are its committed ones is the caller's (:mod:`arborist.store.metada
 Reading a document's places costs a pass over its chunks (about 20 µs a chunk here), so
 a store connection keeps each document's places, read once, while store.db is
 unchanged by any other connection (SQLite's ``data_version``) and until this one
-moves the document's chunks between tiers (:func:`forget_places`, which the store's
-only writers of chunk texts, :mod:`arborist.store.tiers` and
-:func:`arborist.store.documents.restore_chunks`, call). A write through this
-connection around those functions (an edit by hand is another connection) is not seen.
+writes chunks (:func:`forget_places`, which the store's only writers of chunks call:
+:mod:`arborist.store.tiers`, and :mod:`arborist.store.documents` when it stores a
+document or restores its texts). A write through this connection around those
+functions (an edit by hand is another connection) is not seen.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ _MEMO = "_arborist_places"
 """The attribute of a store connection that holds its documents' places (an
 :class:`arborist.db.Connection` takes attributes; a bare sqlite3 connection keeps none)."""
 
-Held = tuple[tuple[object, ...], tuple[Place, ...]]
-"""A document's places as read: what they were read under, and one place per chunk of the
-prefix that holds."""
+Held = tuple[int, tuple[Place, ...]]
+"""A document's places as read: the ``data_version`` they were read under, and one place
+per chunk of the prefix that holds."""
 
 
 def evidence_places(
@@ -47,9 +47,10 @@ def evidence_places(
 ) -> dict[tuple[int, int], Place]:
     """``{(document_id, chunk_index): place}`` for each chunk of ``wanted`` whose place
     holds (one read of each document); a chunk whose place does not is left out."""
+    version = _data_version(conn)
     found: dict[tuple[int, int], Place] = {}
     for document_id, index in wanted:
-        places = document_places(conn, document_id)
+        places = _places_of(conn, document_id, version)
         if 0 <= index < len(places):
             found[document_id, index] = places[index]
     return found
@@ -58,26 +59,31 @@ def evidence_places(
 def document_places(conn: sqlite3.Connection, document_id: int) -> tuple[Place, ...]:
     """The places of the document's chunks ``0..k-1``, for the longest prefix that holds
     (see the module docstring): empty when even its first chunk's does not."""
+    return _places_of(conn, document_id, _data_version(conn))
+
+
+def _data_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+def _places_of(conn: sqlite3.Connection, document_id: int, version: int) -> tuple[Place, ...]:
+    """:func:`document_places`, kept on ``conn`` while ``data_version`` is ``version``."""
+    memo: dict[int, Held] | None = getattr(conn, _MEMO, None)
+    held = memo.get(document_id) if memo is not None else None
+    if held is not None and held[0] == version:
+        return held[1]
     row = conn.execute(
         "SELECT media_type, source_root, chunk_count, chunking_version FROM documents WHERE id = ?",
         (document_id,),
     ).fetchone()
-    if row is None:
-        return ()
-    version = int(conn.execute("PRAGMA data_version").fetchone()[0])
-    token = (version, *row)
-    memo: dict[int, Held] | None = getattr(conn, _MEMO, None)
-    held = memo.get(document_id) if memo is not None else None
-    if held is not None and held[0] == token:
-        return held[1]
-    places = _read_places(conn, document_id, *row)
+    places = () if row is None else _read_places(conn, document_id, *row)
     if memo is None or len(memo) >= MAX_HELD:
         memo = {}
         try:
             setattr(conn, _MEMO, memo)
         except AttributeError:  # a bare sqlite3 connection: nothing is kept
             return places
-    memo[document_id] = (token, places)
+    memo[document_id] = (version, places)
     return places
 
 
