@@ -93,6 +93,20 @@ def test_rst_underlines_rank_by_first_use() -> None:
     ]  # fmt: skip
 
 
+def test_underlined_headings_nest_inside_hash_headings_outside_markdown() -> None:
+    """pydoc's text: "## Description", then a docstring's own underlined sections, then
+    "## Classes", which closes them."""
+    texts = ["# module statistics", "## Description\n    Stats.", "    Averages\n    --------",
+             "    Exceptions\n    ----------", "## Classes\n    class X"]  # fmt: skip
+    assert [p.path for p in places(texts, "text/plain")] == [
+        ("module statistics",),
+        ("module statistics", "Description"),
+        ("module statistics", "Description", "Averages"),
+        ("module statistics", "Description", "Exceptions"),
+        ("module statistics", "Classes"),
+    ]
+
+
 def test_markdown_setext_equals_is_over_dash_whatever_comes_first() -> None:
     texts = ["Section\n-------", "Chapter\n=======", "Part\n----"]
     assert [p.path for p in places(texts, MD)] == [("Section",), ("Chapter",), ("Chapter", "Part")]

@@ -13,7 +13,10 @@ docs/design.md section 2) and needs nothing else stored:
   heading): a markdown line ``#`` to ``######`` (HTML and PDF outlines are rendered
   so), or a line underlined by a run of one punctuation character (reStructuredText,
   markdown's setext). A heading of level ``L`` closes every open heading of level
-  ``L`` or deeper; the path is the open headings, outermost first.
+  ``L`` or deeper; the path is the open headings, outermost first. Underlines rank
+  as markdown says (``=`` is level 1, ``-`` level 2) in markdown and notebooks, and
+  elsewhere by first use, below every ``#`` level (reStructuredText's rule, nested
+  inside a ``#`` section where a text has both).
 * **anchor**: the section's fragment. A heading line may end with an attribute
   ``{#id}`` (HTML's element ids are kept so by :mod:`arborist.store.html_text`;
   pandoc and kramdown write them in markdown) whose id is of :data:`ANCHOR_CHARS`;
@@ -146,11 +149,14 @@ def github_slug(text: str) -> str:
     return _NOT_SLUG.sub("", _LINK.sub(r"\1", text).lower()).replace(" ", "-")
 
 
-def _opening_heading(text: str, underlines: list[str]) -> tuple[int, str] | None:
+def _opening_heading(
+    text: str, underlines: list[str], underline_base: int
+) -> tuple[int, str] | None:
     """``(level, heading line)`` of the heading ``text`` opens with, as the chunker sees one
     (its first line stripped; a markdown ``#`` line or an underlined line), else None.
     ``underlines`` are the underline characters met so far, outermost first: an underlined
-    heading's level is its character's rank among them (reStructuredText's rule)."""
+    heading's level is ``underline_base`` plus its character's rank among them
+    (reStructuredText's rule)."""
     first_end = text.find("\n")
     first = (text if first_end == -1 else text[:first_end]).strip()
     if first[:1] == "#":
@@ -165,7 +171,7 @@ def _opening_heading(text: str, underlines: list[str]) -> tuple[int, str] | None
         return None
     if underline[0] not in underlines:
         underlines.append(underline[0])
-    return underlines.index(underline[0]) + 1, first
+    return underline_base + underlines.index(underline[0]) + 1, first
 
 
 def chunk_places(
@@ -175,14 +181,17 @@ def chunk_places(
     module docstring); one place per text, as they come."""
     paged = media_type == PDF and chunking_version not in PAGELESS_CHUNKING
     slugged = media_type in _SLUGGED
-    # Setext underlines rank as markdown says (= over -); reStructuredText's by first use.
+    # Markdown's setext underlines are its levels 1 and 2 (= over -). Elsewhere underlines
+    # rank by first use, below every "#" level: a text that has both (pydoc's, a docstring's
+    # "Exceptions\n------" under "## Description") nests the underlined ones inside.
     underlines: list[str] = ["=", "-"] if slugged else []
+    underline_base = 0 if slugged else 6
     feeds = 0
     open_headings: list[tuple[int, str, str | None]] = []
     used: dict[str, int] = {}
     place = Place(page=1 if paged else None)
     for text in texts:
-        opened = _opening_heading(text, underlines)
+        opened = _opening_heading(text, underlines, underline_base)
         if opened is not None:
             level, line = opened
             heading, anchor = split_anchor(line)
