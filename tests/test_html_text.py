@@ -25,6 +25,10 @@ def text_of(page: str) -> str:
         ),
         ('<div class="section" id="s-1"><h3>Old Sphinx</h3></div>', "### Old Sphinx {#s-1}"),
         ('<a name="pre"></a>\n<h2>Docbook</h2>', "## Docbook {#pre}"),
+        (
+            '<span id="What-is-libffi_003f"></span><h2>1 What is libffi?</h2>',
+            "## 1 What is libffi? {#What-is-libffi_003f}",
+        ),
         ('<section id="s"><h2><a id="in"></a>Inner wins</h2></section>', "## Inner wins {#in}"),
         ('<a name="far">words between</a><h2>Plain</h2>', "words between\n\n## Plain"),
         ('<div id="a"><p>Text</p><h2>After text</h2></div>', "Text\n\n## After text"),
@@ -58,3 +62,14 @@ def test_an_html_page_chunks_into_places_with_anchors() -> None:
     assert places[-1].path == ("git-config", "Configuration", "Logging")
     assert places[-1].anchor == "_logging"
     assert places[-1].text("git-config") == "Configuration › Logging"
+
+
+def test_a_sphinx_section_is_named_without_its_link_glyph() -> None:
+    page = (
+        '<section id="logging"><h2>Logging<a class="headerlink" href="#logging">¶</a></h2>'
+        "<p>Where logs go.</p></section>"
+    )
+    text = text_of(page)
+    assert text == "## Logging¶ {#logging}\n\nWhere logs go."
+    (place,) = chunk_places([c.text for c in chunk_text(text)], "text/html")
+    assert (place.path, place.anchor) == (("Logging",), "logging")

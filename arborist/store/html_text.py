@@ -5,9 +5,9 @@ table cells are separated by spaces, and ``<pre>`` keeps its lines as written.
 
 A heading keeps the id a link can open it at as a trailing ``{#id}`` on its line
 (:func:`arborist.store.places.anchor_attribute`): the heading's own ``id``, else that
-of an ``<a>`` inside it (``id`` or ``name``), else that of an element met since the
-last text before it (an empty ``<a name>``, or the ``<section>``, ``<div>`` or
-``<article>`` it opens). An id outside the safe charset is dropped, never escaped.
+of an element inside it (``<a name>`` too), else that of an element met since the
+last text before it (an empty ``<a name>`` or ``<span id>``, or the ``<section>`` or
+``<div>`` it opens). An id outside the safe charset is dropped, never escaped.
 """
 
 from __future__ import annotations
@@ -33,8 +33,6 @@ _BLOCK_TAGS = frozenset(
 )  # fmt: skip
 _HEADING_TAGS = {f"h{n}": n for n in range(1, 7)}
 _CELL_TAGS = frozenset({"td", "th"})
-_ID_TAGS = frozenset({"a", "section", "div", "article", *_HEADING_TAGS})
-"""Elements whose id a heading may be opened at (see the module docstring)."""
 
 
 def load_html(data: bytes, label: str, declared: str | None) -> tuple[str, str]:
@@ -87,8 +85,7 @@ class _HtmlText:
                     self.pending_id = None  # text came between the id and any heading
             elif node.is_element_node and tag not in _DROPPED_TAGS:
                 self._enter(tag)
-                if tag in _ID_TAGS:
-                    self._note_id(node, tag)
+                self._note_id(node, tag)
                 push(tag)
                 extend(reversed(list(node.iter(include_text=True))))
         self._flush()

@@ -73,6 +73,9 @@ _UNDERLINE = re.compile(r"([=\-~^\"'`#*+<>:._])\1{2,}")
 _ATTRIBUTE = re.compile(r"\s+\{#([A-Za-z0-9_.:-]{1,128})\}$")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _NOT_SLUG = re.compile(r"[^\w\- ]")
+_LINK_GLYPHS = " ¶§\uf0c1"
+"""What a heading's own link leaves at its end (Sphinx's ``¶``, a theme's link icon): not
+part of the section's name."""
 
 
 @dataclass(frozen=True)
@@ -195,6 +198,7 @@ def chunk_places(
         if opened is not None:
             level, line = opened
             heading, anchor = split_anchor(line)
+            heading = heading.rstrip(_LINK_GLYPHS) or heading
             if anchor is None and slugged:
                 anchor = _unique(github_slug(heading), used)
             elif anchor is not None:
