@@ -149,10 +149,13 @@ def ask_of(desk: Desk, args: argparse.Namespace, question: str) -> Ask:
 
 
 def ask_json(turn: Turn) -> dict[str, Any]:
-    """What ``ask --json`` prints in every face: the turn, then its record whole."""
+    """What ``ask --json`` prints in every face: the turn, its record whole, and every fact
+    the text shows beside them (the support of its cited passages)."""
     result = turn.result
+    support = views.record_support(result.record)
     return {"bates": turn.node.bates, "sid": turn.node.sid, "hit": result.hit,
-            "elapsed_ms": round(result.elapsed_ms, 3), **result.record.as_json()}  # fmt: skip
+            "elapsed_ms": round(result.elapsed_ms, 3), **result.record.as_json(),
+            "support": support.as_json() if support else None}  # fmt: skip
 
 
 @command(

@@ -178,7 +178,7 @@ def _export_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
 
 
 def _import_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
-    return _import_from(desk, args.import_file, "session")
+    return _import_from(desk, args.import_file, "session", args)
 
 
 def _find_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
@@ -227,7 +227,7 @@ SESSION_MODES = {
     "query": _Mode("--find", _find_mode, ("limit", "json")),
     "chain": _Mode("--chain-check", _chain_mode, ("json",)),
     "export_sid": _Mode("--export", _export_mode, ()),
-    "import_file": _Mode("--import", _import_mode, ()),
+    "import_file": _Mode("--import", _import_mode, ("json",)),
 }
 """``session``'s actions (the seeds' forms), by their flag's name; each also a command."""
 
@@ -326,6 +326,7 @@ def _back(desk: Desk, args: argparse.Namespace) -> Outcome:
     arg("name", nargs="+", metavar="NAME", help="the label (words joined)"),
     arg("--ref", metavar="REF", help="label this turn instead: " + TURN),
     SID,
+    JSON,
     text=True,
 )
 def _label(desk: Desk, args: argparse.Namespace) -> Outcome:
@@ -334,7 +335,8 @@ def _label(desk: Desk, args: argparse.Namespace) -> Outcome:
     else:
         sid = this_session(desk, args.sid)
     node = desk.app.label(sid, " ".join(args.name), args.ref)
-    return Outcome(views.labelled_text(node), changed=True)
+    return shown(args, lambda: views.labelled_text(node), lambda: node_json(desk, node),
+                 changed=True)  # fmt: skip
 
 
 @command(
@@ -401,12 +403,13 @@ def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
     "import",
     "sessions from JSON Lines, hashes re-proved (session --import)",
     arg("file", metavar="FILE", help="written by export (- : standard input, at a shell)"),
+    JSON,
 )
 def _import(desk: Desk, args: argparse.Namespace) -> Outcome:
-    return _import_from(desk, args.file, "import")
+    return _import_from(desk, args.file, "import", args)
 
 
-def _import_from(desk: Desk, name: str, command_name: str) -> Outcome:
+def _import_from(desk: Desk, name: str, command_name: str, args: argparse.Namespace) -> Outcome:
     if name == "-":
         if desk.stdin is None:
             refuse(
@@ -419,4 +422,6 @@ def _import_from(desk: Desk, name: str, command_name: str) -> Outcome:
                 read = import_lines(file, name)
         except OSError as exc:
             raise BadInput(f"cannot read {name}: {exc.strerror or exc}") from None
-    return Outcome(views.import_text(desk.app.import_sessions(read)), changed=True)
+    done = desk.app.import_sessions(read)
+    return shown(args, lambda: views.import_text(done), lambda: views.import_json(done),
+                 changed=True)  # fmt: skip

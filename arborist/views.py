@@ -32,6 +32,7 @@ from arborist.views_forest import (
     export_jsonl,
     find_json,
     find_text,
+    import_json,
     import_text,
     labelled_text,
     moved_text,
@@ -55,6 +56,7 @@ __all__ = [
     "field",
     "find_json",
     "find_text",
+    "import_json",
     "import_text",
     "ingest_json",
     "ingest_text",
@@ -334,8 +336,8 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
     for item, lane in zip(record.evidence, _lanes(record), strict=True):
         mark = "*" if item.cited else " "
         lines.append(
-            f"  {item.label}{mark} {field(item.title)}  (chunk {item.chunk_index})  "
-            f"{field(item.uri)}{lane}"
+            f"  {item.label}{mark} {field(item.placed_title)}  (chunk {item.chunk_index})  "
+            f"{field(item.link)}{lane}"
         )
     fitted = fit_text(record)
     return "\n".join([*lines, *([f"fitted  {fitted}"] if fitted else [])])
@@ -421,7 +423,8 @@ def record_text(record: CacheRecord, check: AnswerCheck) -> str:
         "evidence",
         *[
             f"  {e.label}{'*' if e.cited else ' '} chunk {e.chunk_index}/{e.chunk_count} of "
-            f"{field(e.uri)}  leaf {e.leaf[:12]}…  [{e.tier}]"
+            f"{field(e.link)}  leaf {e.leaf[:12]}…  [{e.tier}]"
+            + (f"  {field(e.place.text(e.title))}" if e.place else "")
             for e in record.evidence
         ],
         "answer",
@@ -431,7 +434,17 @@ def record_text(record: CacheRecord, check: AnswerCheck) -> str:
 
 
 def record_json(record: CacheRecord, check: AnswerCheck) -> dict[str, Any]:
-    return {**record.as_json(), "holds": check.ok, "problems": check.problems}
+    """The record whole, whether it holds now and why not, the mode it can claim now and
+    (while it holds) its support: what :func:`record_text` shows."""
+    return {**_record_now(record, check.ok), "problems": check.problems}
+
+
+def _record_now(record: CacheRecord, holds: bool) -> dict[str, Any]:
+    """A record's one JSON shape in every command: it whole, whether it holds, the mode it
+    can claim now and, while it holds, its support."""
+    support = record_support(record) if holds else None
+    return {**record.as_json(), "holds": holds, "audit_now": record.audit_mode if holds else
+            "NONE", "support": support.as_json() if support else None}  # fmt: skip
 
 
 def records_text(records: Sequence[tuple[CacheRecord, bool]]) -> str:
@@ -447,4 +460,4 @@ def records_text(records: Sequence[tuple[CacheRecord, bool]]) -> str:
 
 
 def records_json(records: Sequence[tuple[CacheRecord, bool]]) -> list[dict[str, Any]]:
-    return [{**r.as_json(), "holds": holds} for r, holds in records]  # one shape per record
+    return [_record_now(r, holds) for r, holds in records]  # one shape per record

@@ -22,6 +22,7 @@ __all__ = [
     "export_jsonl",
     "find_json",
     "find_text",
+    "import_json",
     "import_text",
     "labelled_text",
     "moved_text",
@@ -111,6 +112,11 @@ def import_text(done: ImportResult) -> str:
         f"imported {done.added} node(s), {done.already_present} already present, "
         f"session(s) {', '.join(done.sessions) or '(none)'}"
     )
+
+
+def import_json(done: ImportResult) -> dict[str, Any]:
+    return {"added": done.added, "already_present": done.already_present,
+            "sessions": list(done.sessions)}  # fmt: skip
 
 
 def sessions_text(sessions: Sequence[tuple[Session, int]]) -> str:

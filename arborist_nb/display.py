@@ -30,6 +30,7 @@ from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing
 from arborist.qa.support import Support, measure_record
 from arborist.store.cache import RecordEvidence
+from arborist.store.places import LINKED_SCHEMES, uri_scheme
 from arborist.terminal import inert
 from arborist.witness import Heads
 
@@ -325,6 +326,15 @@ def _answer_html(answer: Answer) -> str:
     return "".join(parts)
 
 
+def _link_html(link: str) -> str:
+    """A document's link, escaped: an anchor only for a ``file``, ``http`` or ``https`` URI
+    (never ``javascript:``), opened apart from the notebook; code text otherwise."""
+    code = f"<code>{_h(link)}</code>"
+    if uri_scheme(link) not in LINKED_SCHEMES:
+        return code
+    return f'<a href="{_h(link)}" target="_blank" rel="noopener noreferrer">{code}</a>'
+
+
 _LEFT = 'style="text-align:left"'
 """Hosts right-align table cells (JupyterLab does): the facts read from the left."""
 
@@ -336,8 +346,8 @@ def _render_text(answer: Answer, check: AnswerCheck, now: Standing) -> str:
     if cited:
         lines.append("sources")
         lines += [
-            f"  {e.label} {inert(e.title, one_line=True)}  (chunk {e.chunk_index})  "
-            f"{inert(e.uri, one_line=True)}"
+            f"  {e.label} {inert(e.placed_title, one_line=True)}  (chunk {e.chunk_index})  "
+            f"{inert(e.link, one_line=True)}"
             for e in cited
         ]
     return inert("\n".join(lines))
@@ -350,8 +360,8 @@ def _render_markdown(answer: Answer, check: AnswerCheck, now: Standing) -> str:
         f"**{name}** `{_md_code(value)}`" for name, value in answer._facts(check, now)
     )
     sources = "\n".join(
-        f"- {e.label}{' (cited)' if e.cited else ''}: {md_escape(e.title)} — "
-        f"{md_escape(e.uri)} chunk {e.chunk_index}"
+        f"- {e.label}{' (cited)' if e.cited else ''}: {md_escape(e.placed_title)} — "
+        f"{md_escape(e.link)} chunk {e.chunk_index}"
         for e in answer.evidence
     )
     status = md_escape(answer.status(check, now))
@@ -376,9 +386,9 @@ def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
         evidence.append(
             f'<details id="{answer._id}-{item.label}" data-proof="{"pass" if status.verified else "fail"}">'
             f"<summary>{_h(item.label)}{' (cited)' if item.cited else ''}: "
-            f"{_h(item.title)} — chunk {item.chunk_index} of {item.chunk_count} — "
+            f"{_h(item.placed_title)} — chunk {item.chunk_index} of {item.chunk_count} — "
             f"{'✔' if status.verified else '✘'} {_h(status.detail)}</summary>"
-            f"<div><code>{_h(item.uri)}</code></div>"
+            f"<div>{_link_html(item.link)}</div>"
             f'<pre style="white-space:pre-wrap">{body}</pre></details>'
         )
     return (

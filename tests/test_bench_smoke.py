@@ -82,6 +82,18 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         ["HTML to text", "flat prose (baseline)", "nested <div>, closed", "goals"],
         120,
     ),
+    "places": (
+        ["bench/places.py", "--quick"],
+        [
+            "1. first read of the places",
+            "bare (fetch, re-hash)",
+            "2. cache-hit ask",
+            "places kept by the connection",
+            "goals: kept/none",
+            "whole run done",
+        ],
+        180,
+    ),
     "coaccess": (
         ["bench/coaccess.py", "--quick"],
         ["1. write", "record_session", "2. rebuild", "full build", "3. lookup", "related_edges"],

@@ -142,9 +142,9 @@ def test_help_needs_no_home_and_shows_a_commands_flags(home: Path) -> None:
     assert not home.exists()
 
 
-DATA_WITHOUT_JSON = {"help", "session new", "session resume", "cd", "back", "label", "sid",
-                     "export", "import"}  # fmt: skip
-"""Commands that print no data but a message (export prints JSON Lines whatever is asked)."""
+DATA_WITHOUT_JSON = {"help", "session new", "session resume", "cd", "back", "sid", "export"}
+"""Commands that print no data but a message (export prints JSON Lines whatever is asked);
+``label`` and ``import`` print the turn and the counts they made (tests/test_json_facts.py)."""
 
 
 def test_every_command_that_prints_data_takes_json() -> None:

@@ -34,6 +34,7 @@ PURE = [
     "qa/sse.py",
     "qa/sanitize.py",
     "store/normalize.py",
+    "store/places.py",
     "store/text_titles.py",
 ]
 

@@ -38,6 +38,7 @@ from arborist.store.cache import mark_stale
 from arborist.store.chunking import CHUNKING_VERSION, Chunk, iter_chunks
 from arborist.store.loaders import LoadedDocument, file_uri
 from arborist.store.metadata import event_body
+from arborist.store.place_reads import forget_places
 from arborist.store.schema import COLD, HOT, NODE_FLOOR, index_chunks, index_title, store_nodes
 from arborist.store.uris import admit_uri, redact_uri, stored_uri
 
@@ -395,6 +396,7 @@ def store_document(
         _insert_chunks(conn, document.id, prepared.title, chunks(), leaves)
         store_nodes(conn, document.id, levels)
         _document_added(conn, document, prepared, created_at)
+    forget_places(conn)  # none is kept of a document id a rolled-back write had used
     return IngestResult(document, "updated" if current else "added", stale)
 
 
@@ -505,4 +507,5 @@ def _restore(
                     "how": how,
                 },
             )
+    forget_places(conn)  # the places read while these chunks were down are out of date
     return len(back)

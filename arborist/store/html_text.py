@@ -2,6 +2,12 @@
 
 Scripts, styles and embedded objects are dropped; list items become ``- `` lines,
 table cells are separated by spaces, and ``<pre>`` keeps its lines as written.
+
+A heading keeps the id a link can open it at as a trailing ``{#id}`` on its line
+(:func:`arborist.store.places.anchor_attribute`): the heading's own ``id``, else that
+of an element inside it (``<a name>`` too), else that of an element met since the
+last text before it (an empty ``<a name>`` or ``<span id>``, or the ``<section>`` or
+``<div>`` it opens). An id outside the safe charset is dropped, never escaped.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from arborist.store.html_bounds import bounded_html
 from arborist.store.normalize import decode_html, normalize_text, replace_surrogates
+from arborist.store.places import ANCHOR_CHARS, anchor_attribute
 
 __all__ = ["load_html"]
 
@@ -58,6 +65,8 @@ class _HtmlText:
         self.pre_depth = 0
         self.heading = 0
         self.list_item = False
+        self.heading_id: str | None = None  # the heading's own id, or an <a>'s inside it
+        self.pending_id: str | None = None  # an id met since the last text (else)
 
     def render(self, root: LexborNode) -> str:
         # The stack holds a node to enter, or the tag (a str) of one to leave.
@@ -70,9 +79,13 @@ class _HtmlText:
                 continue
             tag = node.tag or ""
             if tag == "-text":
-                buffer.append(node.text_content or "")
+                text = node.text_content or ""
+                buffer.append(text)
+                if self.pending_id is not None and not self.heading and text.strip():
+                    self.pending_id = None  # text came between the id and any heading
             elif node.is_element_node and tag not in _DROPPED_TAGS:
                 self._enter(tag)
+                self._note_id(node, tag)
                 push(tag)
                 extend(reversed(list(node.iter(include_text=True))))
         self._flush()
@@ -99,12 +112,26 @@ class _HtmlText:
         elif tag == "br":
             self.buffer.append("\n")
 
+    def _note_id(self, node: LexborNode, tag: str) -> None:
+        """Keep the id ``node`` gives the heading being read or the next one."""
+        found = node.id
+        if not found and tag == "a":
+            found = node.attributes.get("name")
+        if found is None or ANCHOR_CHARS.fullmatch(found) is None:
+            return
+        if tag in _HEADING_TAGS and self.heading == _HEADING_TAGS[tag]:
+            self.heading_id = found  # its own id: met before anything inside it
+        elif self.heading:
+            self.heading_id = self.heading_id or found  # else the first <a> inside it
+        else:
+            self.pending_id = found
+
     def _leave(self, tag: str) -> None:
         if self.pre_depth and tag != "pre":
             return
         if tag in _HEADING_TAGS and self.heading == _HEADING_TAGS[tag]:
             self._flush()
-            self.heading = 0
+            self.heading, self.heading_id, self.pending_id = 0, None, None
         elif self.heading:
             if tag in _CELL_TAGS or tag in _BLOCK_TAGS:
                 self.buffer.append(" ")
@@ -127,7 +154,12 @@ class _HtmlText:
         if self.heading:
             text = " ".join(raw.split())
             if text:
-                self.blocks.append("#" * self.heading + " " + text)
+                self.blocks.append(
+                    "#" * self.heading
+                    + " "
+                    + text
+                    + anchor_attribute(self.heading_id or self.pending_id)
+                )
             return
         if pre:
             text = normalize_text(raw)

@@ -25,6 +25,7 @@ from arborist.store.cache import mark_stale
 from arborist.store.chunking import chunk_text
 from arborist.store.documents import Document, restore_chunks
 from arborist.store.loaders import LoadedDocument
+from arborist.store.place_reads import forget_places
 from arborist.store.schema import COLD, HOT, WARM, index_title, unindex_chunks
 
 __all__ = ["TierChange", "evict", "rehydrate"]
@@ -81,6 +82,7 @@ def evict(conn: sqlite3.Connection, document: Document, tier: str) -> TierChange
                     "chunks": changed,
                 },
             )
+    forget_places(conn)  # a cold chunk's place is no longer given (store/place_reads.py)
     return TierChange(document, tier, changed)
 
 

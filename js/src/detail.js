@@ -216,7 +216,7 @@ export function answerParts(h, body) {
         { class: "arb-cited-head" },
         h("span", { class: "arb-chip", text: label }),
         " ",
-        item ? `${item.title} · ${chunkName(item)}` : `${label} is not in this answer's evidence`,
+        item ? `${placedTitle(item)} · ${chunkName(item)}` : `${label} is not in this answer's evidence`,
       ),
       item ? chunkText(h, item, claimsFor(body.answer_text, label)) : null,
     );
@@ -227,7 +227,7 @@ export function answerParts(h, body) {
     splitCitations(body.answer_text).map((part) => {
       if (part.type === "text") return literalParts(h, part.text);
       const item = byLabel.get(part.label);
-      const title = item ? `${item.title} — ${item.uri}` : [part.title, part.uri].filter(Boolean).join(" — ");
+      const title = item ? `${placedTitle(item)} — ${item.link ?? item.uri}` : [part.title, part.uri].filter(Boolean).join(" — ");
       return h("button", {
         type: "button",
         class: "arb-cite",
@@ -260,6 +260,42 @@ export function literalParts(h, text) {
   }
   if (at < text.length) parts.push(text.slice(at));
   return parts;
+}
+
+/**
+ * The title with the place the kernel found for the chunk (`Libtasn1 · p. 12`,
+ * `Guide · Configuration › Logging`): given only when every chunk it depends on
+ * re-hashed to its committed leaf there; the title alone otherwise.
+ *
+ * @param {{title: string, placed_title?: string}} item
+ * @returns {string}
+ */
+export function placedTitle(item) {
+  return typeof item.placed_title === "string" && item.placed_title ? item.placed_title : item.title;
+}
+
+/** Schemes a document's link may open; any other URI is shown as text, never followed. */
+const LINKED_SCHEMES = new Set(["file:", "http:", "https:"]);
+
+/**
+ * The document's URI opening at the chunk's place (`#page=12`, `#logging`): a link for
+ * a `file`, `http` or `https` URI, plain text for any other (a `javascript:` URI is
+ * never a link).
+ *
+ * @param {Function} h
+ * @param {{uri: string, link?: string}} item
+ * @returns {HTMLElement|string}
+ */
+export function documentLink(h, item) {
+  const link = typeof item.link === "string" && item.link ? item.link : item.uri;
+  let scheme = "";
+  try {
+    scheme = new URL(link).protocol;
+  } catch {
+    scheme = "";
+  }
+  if (!LINKED_SCHEMES.has(scheme)) return link;
+  return h("a", { class: "arb-ev-link", attrs: { href: link, target: "_blank", rel: "noopener noreferrer" }, text: link });
 }
 
 /**
@@ -330,11 +366,11 @@ export function evidenceList(h, body, copy) {
         "div",
         { class: "arb-ev-line" },
         h("span", { class: "arb-chip", title: item.cited ? "cited by the answer" : "retrieved, not cited", text: item.label }),
-        h("span", { class: "arb-ev-title", title: item.uri, text: item.title }),
+        h("span", { class: "arb-ev-title", title: item.uri, text: placedTitle(item) }),
         h("span", { class: "arb-ev-chunk", title: "numbered from 0, as the proof numbers leaves", text: chunkName(item) }),
         status,
       ),
-      h("div", { class: "arb-ev-uri", title: item.uri, text: item.uri }),
+      h("div", { class: "arb-ev-uri", title: item.uri }, documentLink(h, item)),
       h(
         "details",
         { class: "arb-ev-more", dataset: { fold: `evidence-${item.label}` } },

@@ -18,7 +18,7 @@ import {
   toHex,
   utf8,
 } from "../src/index.js";
-import { supportBadge } from "../src/detail.js";
+import { documentLink, evidenceList, placedTitle, supportBadge } from "../src/detail.js";
 import { makeH } from "../src/dom.js";
 import { navigate } from "../src/keyboard.js";
 import { proofVerdict, verifyEvidence } from "../src/proofs.js";
@@ -852,6 +852,28 @@ describe("keyboard navigation", () => {
     assert.deepEqual(navigate(rows, "b", " "), { focus: "b", action: "select" });
     assert.equal(navigate(rows, "b", "x"), null);
     assert.equal(navigate(rows, "b", "Tab"), null);
+  });
+
+  test("an evidence item shows its place and links its document there, on safe schemes only", () => {
+    const h = makeH(new FakeDocument());
+    const item = {
+      label: "E1", title: "Libtasn1", placed_title: "Libtasn1 · p. 12", uri: "file:///m/libtasn1.pdf",
+      link: "file:///m/libtasn1.pdf#page=12", place: { page: 12, path: [], anchor: null },
+      chunk_index: 37, chunk_count: 90, cited: true, tier: "hot", text: "x", proof: [], leaf: "", source_root: "",
+    };
+    assert.equal(placedTitle(item), "Libtasn1 · p. 12");
+    assert.equal(placedTitle({ title: "Doc", placed_title: null }), "Doc");
+    const link = documentLink(h, item);
+    assert.equal(link.tagName, "A");
+    assert.equal(link.getAttribute("href"), "file:///m/libtasn1.pdf#page=12");
+    assert.equal(link.getAttribute("rel"), "noopener noreferrer");
+    for (const uri of ["javascript:alert(1)", "data:text/html,<b>x</b>", "not a uri"]) {
+      assert.equal(documentLink(h, { uri, link: uri }), uri, `${uri} stays text`);
+    }
+    const { list } = evidenceList(h, { answer_text: "[E1]", record: { evidence: [item] } }, () => {});
+    assert.match(list.textContent, /Libtasn1 · p\. 12/);
+    const anchors = list.descendants().filter((n) => n.tagName === "A");
+    assert.deepEqual(anchors.map((a) => a.getAttribute("href")), ["file:///m/libtasn1.pdf#page=12"]);
   });
 
   test("with no focus yet, any move starts at the first row", () => {

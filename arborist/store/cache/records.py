@@ -18,6 +18,8 @@ from arborist.hashing import CACHE_KEY_DIMENSIONS
 from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, record_hash
 from arborist.store.cache.events import event_problems, write_event_body
 from arborist.store.metadata import committed
+from arborist.store.place_reads import evidence_places
+from arborist.store.places import Place, place_uri, placed_title
 
 __all__ = [
     "CacheRecord",
@@ -91,10 +93,23 @@ class RecordEvidence:
     """Whether the item's row is readable (its proof a list of digests) and names its
     document's own root and chunk count, and its chunk's own document, place and leaf: a proof checked against a root the document does not have proves
     nothing about the document."""
+    place: Place | None = None
+    """Where the chunk sits (page, heading path, anchor), given only when every chunk it
+    depends on holds and the document's metadata does (:mod:`arborist.store.place_reads`)."""
 
     @property
     def label(self) -> str:
         return f"E{self.rank + 1}"
+
+    @property
+    def placed_title(self) -> str:
+        """The title with the place: ``Libtasn1 · p. 12``, ``Guide · Configuration › Logging``."""
+        return placed_title(self.title, self.place)
+
+    @property
+    def link(self) -> str:
+        """The URI opening at the place (``#page=12``, ``#logging``) where its scheme allows."""
+        return place_uri(self.uri, self.place)
 
     @property
     def ref(self) -> EvidenceRef:
@@ -114,6 +129,9 @@ class RecordEvidence:
             "proof": self.proof,
             "tier": self.tier,
             "text": self.text,
+            "place": self.place.as_json() if self.place else None,
+            "placed_title": self.placed_title,
+            "link": self.link,
         }
 
 
@@ -206,6 +224,8 @@ def _evidence(conn: sqlite3.Connection, record_id: int) -> tuple[RecordEvidence,
         (record_id,),
     ).fetchall()
     holds = committed(conn, {row[2] for row in rows})
+    # A place only for an item whose row and whose document's metadata hold.
+    places = evidence_places(conn, {(r[2], r[7]) for r in rows if holds.get(r[2]) and r[14]})
     return tuple(
         RecordEvidence(
             rank=rank,
@@ -223,6 +243,7 @@ def _evidence(conn: sqlite3.Connection, record_id: int) -> tuple[RecordEvidence,
             text=_chunk_text(text, packed),
             metadata_holds=holds.get(document_id, False),
             home_holds=bool(home) and _proof(proof_json) is not None,
+            place=places.get((document_id, chunk_index)) or None,
         )
         for (rank, chunk_id, document_id, uri, title, source_root, chunk_count, chunk_index, leaf,
              proof_json, cited, tier, text, packed, home) in rows

@@ -1,0 +1,75 @@
+"""HTML headings keep the id a link can open them at, and only a safe one."""
+
+from __future__ import annotations
+
+import pytest
+
+from arborist.store.chunking import chunk_text
+from arborist.store.html_text import load_html
+from arborist.store.places import chunk_places
+
+
+def text_of(page: str) -> str:
+    return load_html(page.encode("utf-8"), "page.html", None)[1]
+
+
+@pytest.mark.parametrize(
+    ("page", "text"),
+    [
+        ('<h2 id="own">Logging<a id="inner"></a></h2>', "## Logging {#own}"),
+        ('<h2><a name="n1"></a>Logging</h2>', "## Logging {#n1}"),
+        ('<h2>Logging<a class="headerlink" href="#x">¶</a></h2>', "## Logging¶"),
+        (
+            '<section id="logging"><h2>Logging</h2><p>Body.</p></section>',
+            "## Logging {#logging}\n\nBody.",
+        ),
+        ('<div class="section" id="s-1"><h3>Old Sphinx</h3></div>', "### Old Sphinx {#s-1}"),
+        ('<a name="pre"></a>\n<h2>Docbook</h2>', "## Docbook {#pre}"),
+        (
+            '<span id="What-is-libffi_003f"></span><h2>1 What is libffi?</h2>',
+            "## 1 What is libffi? {#What-is-libffi_003f}",
+        ),
+        ('<section id="s"><h2><a id="in"></a>Inner wins</h2></section>', "## Inner wins {#in}"),
+        ('<a name="far">words between</a><h2>Plain</h2>', "words between\n\n## Plain"),
+        ('<div id="a"><p>Text</p><h2>After text</h2></div>', "Text\n\n## After text"),
+    ],
+)
+def test_a_heading_keeps_its_id(page: str, text: str) -> None:
+    assert text_of(page) == text
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ["a b", "x}{#y", 'x"><script>alert(1)</script>', "é", "x" * 129, "", "a#b", "a/b"],
+)
+def test_an_id_outside_the_safe_charset_is_dropped(hostile: str) -> None:
+    page = f'<h2 id="{hostile.replace(chr(34), "&quot;")}">Title</h2><p>x</p>'
+    assert text_of(page) == "## Title\n\nx"
+
+
+def test_an_id_of_one_heading_never_reaches_the_next() -> None:
+    assert text_of('<h2 id="one">One</h2><p>x</p><h2>Two</h2>') == "## One {#one}\n\nx\n\n## Two"
+
+
+def test_an_html_page_chunks_into_places_with_anchors() -> None:
+    page = (
+        "<title>git-config</title><h1 id='top'>git-config</h1><p>Intro.</p>"
+        "<h2 id='_configuration'>Configuration</h2><p>Files.</p>"
+        "<h3 id='_logging'>Logging</h3><p>Where logs go.</p>"
+    )
+    chunks = chunk_text(text_of(page))
+    places = list(chunk_places([c.text for c in chunks], "text/html"))
+    assert places[-1].path == ("git-config", "Configuration", "Logging")
+    assert places[-1].anchor == "_logging"
+    assert places[-1].text("git-config") == "Configuration › Logging"
+
+
+def test_a_sphinx_section_is_named_without_its_link_glyph() -> None:
+    page = (
+        '<section id="logging"><h2>Logging<a class="headerlink" href="#logging">¶</a></h2>'
+        "<p>Where logs go.</p></section>"
+    )
+    text = text_of(page)
+    assert text == "## Logging¶ {#logging}\n\nWhere logs go."
+    (place,) = chunk_places([c.text for c in chunk_text(text)], "text/html")
+    assert (place.path, place.anchor) == (("Logging",), "logging")
