@@ -282,16 +282,20 @@ def measure_lane(
     return Lane(name, answerable, unanswerable, time.perf_counter() - started)
 
 
+_PEER_ROWS = (
+    "SELECT c.id FROM chunks AS c JOIN documents AS d ON d.id = c.document_id "
+    "WHERE c.tier = 'hot' AND d.status = 'current' ORDER BY c.id"
+)
+"""The chunk ids of ``quality.Bm25sPeer.rows``: the same rows, in the same order."""
+
+
 def measure_peer(app: Arborist, judge: Judge, qset: QuestionSet) -> Lane | None:
     """bm25s over the same hot chunks (retrieval only); None when it is not installed."""
     started = time.perf_counter()
     peer = quality.Bm25sPeer.of(app)
     if peer is None:
         return None
-    ids = [row[0] for row in app.store_conn.execute(
-        "SELECT c.id FROM chunks AS c JOIN documents AS d ON d.id = c.document_id "
-        "WHERE c.tier = 'hot' AND d.status = 'current' ORDER BY c.id"
-    )]  # fmt: skip  (the order and rows of Bm25sPeer.rows)
+    ids = [row[0] for row in app.store_conn.execute(_PEER_ROWS)]
     assert len(ids) == len(peer.rows), "bm25s rows and chunk ids disagree"
     k = min(RETRIEVAL_LIMIT, len(ids))
     outcomes = []

@@ -41,8 +41,14 @@ reporting = sys.modules["foreign_report"]
 HTML, PDF = "text/html", "application/pdf"
 
 
-def ask(page: str, phrase: str) -> dict[str, Any]:
-    return {"id": "q", "question": "?", "page": page, "phrase": phrase, "holdout": False}
+def ask(page: str, phrase: str, qid: str = "q", question: str = "?", **more: Any) -> dict[str, Any]:
+    return {
+        "id": qid,
+        "question": question,
+        "page": page,
+        "phrase": phrase,
+        "holdout": False,
+    } | more
 
 
 def test_a_chunk_starts_after_the_page_marks_before_it_and_ends_after_its_own() -> None:
@@ -100,7 +106,7 @@ def write_set(path: Path, **changes: Any) -> Path:
     data = {
         "corpus": "tiny",
         "about": "a test",
-        "answerable": [ask("a.html", "x") | {"id": "a1"}, ask("b.html", "y") | {"id": "a2", "holdout": True}],  # fmt: skip
+        "answerable": [ask("a.html", "x", "a1"), ask("b.html", "y", "a2", holdout=True)],
         "unanswerable": [{"id": "u1", "question": "?", "holdout": False}],
     } | changes
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -118,7 +124,7 @@ def test_a_question_set_splits_into_its_dev_and_held_out_parts(tmp_path: Path) -
 def test_a_missing_or_malformed_question_set_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match=r"nope\.json: no question set$"):
         foreign.load_set(tmp_path / "nope.json")
-    bad = write_set(tmp_path / "bad.json", answerable=[ask("", "x") | {"id": "b1"}])
+    bad = write_set(tmp_path / "bad.json", answerable=[ask("", "x", "b1")])
     with pytest.raises(SystemExit, match=r"bad\.json: not a question set \(ValueError: .*'b1'"):
         foreign.load_set(bad)
     (tmp_path / "junk.json").write_text("{", encoding="utf-8")
@@ -154,12 +160,14 @@ TINY_SET = {
     "corpus": "tiny",
     "about": "this test",
     "answerable": [
-        ask("backup.html", "quarry backup --to DIR") | {"id": "t-backup", "question": "how do I back up my quarry vaults every night"},  # fmt: skip
-        ask("2", "quarry compact --level 3") | {"id": "t-compact", "question": "quarry compaction: shrink sealed vault files"},  # fmt: skip
+        ask("backup.html", "quarry backup --to DIR", "t-backup", "back up quarry vaults nightly"),
+        ask("2", "quarry compact --level 3", "t-compact", "quarry compaction of vault files"),
         # The phrase is on vaults.html, not keys.html: retrieved, never an answering chunk.
-        ask("keys.html", "quarry vault new NAME") | {"id": "t-wrong-page", "question": "how is a quarry vault created"},  # fmt: skip
+        ask("keys.html", "quarry vault new NAME", "t-wrong-page", "how is a quarry vault created"),
     ],
-    "unanswerable": [{"id": "t-off", "question": "What year did the Berlin Wall fall?", "holdout": False}],  # fmt: skip
+    "unanswerable": [
+        {"id": "t-off", "question": "When did the Berlin Wall fall?", "holdout": False}
+    ],
 }
 
 
