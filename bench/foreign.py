@@ -17,6 +17,9 @@ default (words alone) and the semantic lane (the in-process all-MiniLM-L6-v2 of 
                 it) holding the phrase. A PDF chunk's pages come from the form feeds of
                 the document's text (:func:`page_spans`); while a PDF's chunks hold none,
                 any chunk of it counts, and the report says so;
+* ``page@5``    share whose five include a chunk of the named page, phrase or not (what
+                tells a wrong page from the right page's wrong chunk; not shown for a
+                PDF without page marks, where any chunk is on the page);
 * ``MRR``       mean reciprocal rank of the first answering chunk (0 when none of five);
 * ``phrase``    share of answers holding the phrase;
 * ``refused``   share of unanswerable questions answered "The documents do not answer";
@@ -163,10 +166,14 @@ class Judge:
         return cls(app.store_conn.execute(_CHUNKS).fetchall())
 
     def answers(self, chunk_id: int, text: str, question: dict[str, Any]) -> bool:
-        """Whether the chunk is from the question's page and holds its phrase. A page of
-        digits is a PDF's 1-based physical page index; any other is an HTML file's name."""
+        """Whether the chunk is from the question's page and holds its phrase."""
+        return normalized(question["phrase"]) in normalized(text) and self.on_page(chunk_id, question)  # fmt: skip
+
+    def on_page(self, chunk_id: int, question: dict[str, Any]) -> bool:
+        """Whether the chunk is from the question's page. A page of digits is a PDF's 1-based
+        physical page index; any other is an HTML file's name."""
         place = self.places.get(chunk_id)
-        if place is None or normalized(question["phrase"]) not in normalized(text):
+        if place is None:
             return False
         page = question["page"].strip()
         if not page.isdigit():
@@ -207,6 +214,8 @@ class Outcome:
     want: str = ""
     """What answers it: ``page: "phrase"``."""
     rank: int | None = None
+    on_page: bool = False
+    """Whether a chunk of the named page is among the five, holding the phrase or not."""
     holds: bool = False
     refused: bool = False
     retrieved: list[str] = field(default_factory=list)
@@ -229,6 +238,7 @@ class Lane:
         found = [o.rank for o in self.answerable if o.rank]
         return {
             "recall@5": len(found) / n if n else None,
+            "page@5": sum(o.on_page for o in self.answerable) / n if n else None,
             "mrr": sum(1 / r for r in found) / n if n else None,
             "phrase": sum(o.holds for o in self.answerable) / n if n else None,
             "refused": sum(o.refused for o in self.unanswerable) / m if m else None,
@@ -269,6 +279,7 @@ def measure_lane(
                     q["question"],
                     _want(q),
                     judge.rank(((e.chunk_id, e.text) for e in evidence), q),
+                    any(judge.on_page(e.chunk_id, q) for e in evidence),
                     normalized(q["phrase"]) in normalized(answer),
                     REFUSAL in normalized(answer),
                     [f"{judge.label(e.chunk_id)}: {_head(e.text)}" for e in evidence],
@@ -304,8 +315,8 @@ def measure_peer(app: Arborist, judge: Judge, qset: QuestionSet) -> Lane | None:
         top, _ = peer.retriever.retrieve(tokens, k=k, show_progress=False)
         items = [(ids[int(i)], peer.rows[int(i)][1]) for i in top[0]]
         retrieved = [f"{judge.label(c)}: {_head(t)}" for c, t in items]
-        rank = judge.rank(items, q)
-        outcomes.append(Outcome(q["id"], q["question"], _want(q), rank, retrieved=retrieved))
+        rank, on_page = judge.rank(items, q), any(judge.on_page(c, q) for c, _ in items)
+        outcomes.append(Outcome(q["id"], q["question"], _want(q), rank, on_page, retrieved=retrieved))  # fmt: skip
     return Lane("bm25s (same chunks)", outcomes, [], time.perf_counter() - started)
 
 

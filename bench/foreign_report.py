@@ -58,6 +58,17 @@ def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _figures(run: Any, lane: Any) -> dict[str, float | None]:
+    """A lane's figures as reported: the peer's retrieval only; no page@5 where a PDF has
+    no page marks (any of its chunks is on every page)."""
+    figures: dict[str, float | None] = lane.figures()
+    if lane is run.peer:
+        figures["phrase"] = figures["refused"] = figures["wrongly_refused"] = None
+    if run.unpaged:
+        figures["page@5"] = None
+    return figures
+
+
 def corpus_report(run: Any) -> str:
     """One corpus: what was ingested, a row per lane (bm25s beside them), notes."""
     default = run.lanes[0]
@@ -66,15 +77,13 @@ def corpus_report(run: Any) -> str:
         f"{run.chunks} chunks, ingested in {run.ingest_seconds:.1f} s",
         f"  {len(default.answerable)} answerable questions, {len(default.unanswerable)} "
         f"off-corpus ({run.part} part)",
-        f"  {'lane':38} {'recall@5':>8} {'MRR':>6} {'phrase':>6} {'refused':>7} "
+        f"  {'lane':38} {'recall@5':>8} {'page@5':>6} {'MRR':>6} {'phrase':>6} {'refused':>7} "
         f"{'wrongly refused':>15} {'seconds':>7}",
     ]
     for lane in [*run.lanes, *([run.peer] if run.peer else [])]:
-        f = lane.figures()
-        if lane is run.peer:
-            f["phrase"] = f["refused"] = f["wrongly_refused"] = None  # retrieval only
+        f = _figures(run, lane)
         lines.append(
-            f"  {lane.name:38} {_cell(f['recall@5']):>8} {_cell(f['mrr']):>6} "
+            f"  {lane.name:38} {_cell(f['recall@5']):>8} {_cell(f['page@5']):>6} {_cell(f['mrr']):>6} "
             f"{_cell(f['phrase']):>6} {_cell(f['refused']):>7} "
             f"{_cell(f['wrongly_refused']):>15} {lane.seconds:>7.1f}"
         )
@@ -182,15 +191,15 @@ def _more_with_meaning(run: Any, lexical_only: bool) -> str:
 def summary(runs: Sequence[Any]) -> list[str]:
     """A markdown table: a row per corpus and lane (bm25s beside ours)."""
     lines = [
-        "| corpus | lane | recall@5 | MRR | answer holds phrase | off-corpus refused "
+        "| corpus | lane | recall@5 | page@5 | MRR | answer holds phrase | off-corpus refused "
         "| answerable refused |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
+    keys = ("recall@5", "page@5", "mrr", "phrase", "refused", "wrongly_refused")
     for run in runs:
         for lane in [*run.lanes, *([run.peer] if run.peer else [])]:
-            f = lane.figures()
-            cells = [f["recall@5"], f["mrr"]]
-            cells += [None] * 3 if lane is run.peer else [f["phrase"], f["refused"], f["wrongly_refused"]]  # fmt: skip
+            f = _figures(run, lane)
+            cells = [f[key] for key in keys]
             lines.append(f"| {run.corpus} | {lane.name} | " + " | ".join(map(_cell, cells)) + " |")
     return lines
 

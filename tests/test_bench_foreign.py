@@ -69,6 +69,7 @@ def test_an_html_chunk_answers_when_its_file_is_the_page_and_it_holds_the_phrase
     texts = {1: "Use git add -A\n  to  stage ALL changes.", 2: "Nothing relevant here."}
     texts |= {3: "Use git add -A to stage all changes.", 4: "git add -a to stage all changes"}
     assert [judge.answers(i, texts[i], q) for i in (1, 2, 3, 4)] == [True, False, False, False]
+    assert [judge.on_page(i, q) for i in (1, 2, 3, 4)] == [True, True, False, False]
     assert judge.rank([(2, texts[2]), (4, texts[4]), (1, texts[1])], q) == 3
     assert judge.rank([(2, texts[2]), (3, texts[3])], q) is None
     assert judge.unpaged == []
@@ -83,6 +84,7 @@ def test_a_pdf_chunk_answers_within_one_page_of_the_page_named() -> None:
     for page, answering in {"1": [11, 12], "2": [11, 12, 14], "3": [11, 12, 14], "5": [14], "6": []}.items():  # fmt: skip
         q = ask(page, "The  Phrase")
         assert [c for c in (10, 11, 12, 13, 14, 99) if judge.answers(c, judge_text(rows, c), q)] == answering, page  # fmt: skip
+    assert [c for c in (10, 11, 12, 13, 14, 99) if judge.on_page(c, ask("4", "-"))] == [13, 14]
     assert not judge.answers(99, "the phrase", ask("other.pdf", "the phrase"))
     assert not judge.answers(12, texts[2], ask("manual.pdf", "the phrase"))  # a name, not a page
     assert judge.unpaged == []
