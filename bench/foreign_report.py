@@ -7,6 +7,7 @@ Reads the runs bench/foreign.py measures (``CorpusRun``, its ``Lane``s and their
 from __future__ import annotations
 
 import datetime
+import os
 import platform
 import sqlite3
 from collections.abc import Sequence
@@ -214,9 +215,25 @@ def _versions() -> str:
     return ", ".join(found)
 
 
-def write_markdown(runs: Sequence[Any], *, holdout: bool = False, lexical_only: bool = False) -> Path:  # fmt: skip
-    """bench/FOREIGN.md (bench/FOREIGN_HOLDOUT.md for the held-out parts): the table, the
-    goals, each corpus's report and its misses diagnosed."""
+THREAD_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+"""The environment variables that set numpy's BLAS threads (the semantic lane's speed on a
+busy machine turns on them)."""
+
+
+def _threads() -> str:
+    named = [f"{name}={os.environ[name]}" for name in THREAD_SETTINGS if name in os.environ]
+    return f"{os.cpu_count()} cores; " + (", ".join(named) if named else "BLAS threads as numpy sets them")  # fmt: skip
+
+
+def write_markdown(
+    runs: Sequence[Any],
+    *,
+    holdout: bool = False,
+    lexical_only: bool = False,
+    path: Path | None = None,
+) -> Path:
+    """``path``, by default bench/FOREIGN.md (bench/FOREIGN_HOLDOUT.md for the held-out
+    parts): the table, the goals, each corpus's report and its misses diagnosed."""
     part = "held-out" if holdout else "dev"
     lines = [
         "# Answer quality on foreign corpora" + (" (held-out parts)" if holdout else ""),
@@ -227,6 +244,7 @@ def write_markdown(runs: Sequence[Any], *, holdout: bool = False, lexical_only: 
         "",
         f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, {_versions()}",
+        f"- threads: {_threads()}",
         "- corpora: " + ", ".join(f"{run.corpus} ({run.version})" for run in runs),
         "",
         *summary(runs),
@@ -238,6 +256,6 @@ def write_markdown(runs: Sequence[Any], *, holdout: bool = False, lexical_only: 
     for run in runs:
         lines += ["", f"## {run.corpus}", "", "```", corpus_report(run), "```"]
         lines += ["", "```", *diagnosis(run), "```"]
-    path = BENCH / ("FOREIGN_HOLDOUT.md" if holdout else "FOREIGN.md")
+    path = path or BENCH / ("FOREIGN_HOLDOUT.md" if holdout else "FOREIGN.md")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

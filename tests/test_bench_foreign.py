@@ -202,6 +202,11 @@ def test_a_whole_run_scores_each_lane_on_the_pages_the_questions_name(
     misses = "\n".join(reporting.diagnosis(run))
     assert "t-wrong-page: not found" in misses
     assert 'wants: keys.html: "quarry vault new NAME"' in misses
+    written = reporting.write_markdown([run], path=tmp_path / "FOREIGN.md").read_text("utf-8")
+    assert "| tiny | bm25s (same chunks) | 0.667 |" in written
+    assert "MISSED tiny: PDF found, words alone (#40) >= 0.85 (0.667)" in written
+    assert "- corpora: tiny (test 1)" in written
+    assert misses in written
 
 
 def lane(name: str, found: int, holds: int, answerable: int, refused: int, off: int) -> Any:
