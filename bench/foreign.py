@@ -29,7 +29,8 @@ default (words alone) and the semantic lane (the in-process all-MiniLM-L6-v2 of 
 beside them. Phrases and texts are compared lowercased, whitespace runs collapsed.
 Every goal of issue #34 item 2 (and #40 item 3 on the PDFs) is printed ``MET`` or
 ``MISSED`` per corpus; the script exits 0 either way (``make bench`` collects the
-``MISSED`` lines, bench/results.py) and 2 on bad input. Each miss is diagnosed: what
+``MISSED`` lines, bench/results.py), 1 with one line when a corpus is not fetched or its
+question set is missing or malformed, 2 on bad arguments. Each miss is diagnosed: what
 was retrieved (page, first words) and what the answer quoted.
 
     python bench/foreign.py [--corpus NAME ...] [--lexical-only] [--diagnose] [--json]
