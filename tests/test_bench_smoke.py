@@ -59,6 +59,18 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         ],
         180,
     ),
+    "foreign": (
+        ["bench/foreign.py", "--quick"],
+        [
+            "foreign corpus sample",
+            "default (words alone)",
+            "semantic",  # its row, or the line saying why it was not measured
+            "bm25s (same chunks)",
+            "misses on sample",
+            "quick run: a sample corpus, no goal",
+        ],
+        180,
+    ),
     "natural-questions": (["bench/check_natural_questions.py"], ["clean"], 120),
     "followup-labels": (
         ["bench/followup_labels.py", "--quick"],
@@ -210,5 +222,11 @@ def test_every_bench_script_is_in_the_smoke_run() -> None:
         for p in (ROOT / "bench").rglob("*.py")
         if p.parent.name != "peers" or p.name == "run.py"
     }
-    helpers = {"bench/results.py", "bench/merkle_paths.py", "bench/secret_corpus/make_corpus.py"}
+    helpers = {
+        "bench/results.py",
+        "bench/merkle_paths.py",
+        "bench/secret_corpus/make_corpus.py",
+        "bench/foreign_corpora.py",  # fetches bench/foreign.py's corpora (make foreign-corpora)
+        "bench/foreign_report.py",  # bench/foreign.py's reports
+    }
     assert scripts - helpers == {args[0] for args, _expected, _timeout in SCRIPTS.values()}
