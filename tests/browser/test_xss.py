@@ -309,8 +309,9 @@ ANSWER_TAGS = (
     "summary",
     "span",
     "pre",
+    "a",
 )
-ANSWER_ATTRS = ("class", "style", "id")
+ANSWER_ATTRS = ("class", "style", "id", "href", "target", "rel")
 ANSWER_STYLES = "^(?:{})$".format(
     "|".join(
         re.escape(style)
@@ -323,8 +324,21 @@ ANSWER_STYLES = "^(?:{})$".format(
 # sources list, folded in details/summary (display's own); an indented line is a code block
 # (pre) and two trailing spaces a hard break (br): both inert. The whole sits in
 # display.no_math's <div class="tex2jax_ignore mathjax_ignore">.
-MARKDOWN_TAGS = ("div", "p", "em", "strong", "code", "ul", "li", "pre", "br", "details", "summary")
-MARKDOWN_ATTRS = ("class",)
+MARKDOWN_TAGS = (
+    "div",
+    "p",
+    "em",
+    "strong",
+    "code",
+    "ul",
+    "li",
+    "pre",
+    "br",
+    "details",
+    "summary",
+    "a",
+)
+MARKDOWN_ATTRS = ("class", "href")
 # The widget's DOM is built in js/src (view.js, detail.js...); the bundle names the same tags
 # when js/ is absent. The hash port (hashing.js, merkle.js) builds no elements.
 _WIDGET_SOURCES = (
@@ -343,8 +357,11 @@ WIDGET_TAGS = tuple(
 )
 WIDGET_ATTRS = (
     "class", "style", "role", "tabindex", "type", "placeholder", "hidden", "disabled", "title",
-    "value", "name", "open",
+    "value", "name", "open", "href", "target", "rel",
 )  # fmt: skip
+# The only links arborist writes (the widget, %%ask's HTML and markdown): an evidence item's
+# place in its document (file or http(s), never another scheme: js/src checks it again).
+WIDGET_HREFS = "^(https?|file):"
 # The widget sets only its own custom properties: a row's indent, a spacer's row count.
 WIDGET_STYLES = r"^--arb-(indent|rows): [0-9]{1,6};$"
 
@@ -690,7 +707,7 @@ def test_the_corpus_renders_inert_in_the_html_the_markdown_and_the_widget(
         ]
         for n, a in answers
     }
-    widget_rules = policy(WIDGET_TAGS, WIDGET_ATTRS, WIDGET_STYLES)
+    widget_rules = policy(WIDGET_TAGS, WIDGET_ATTRS, WIDGET_STYLES, hrefs=WIDGET_HREFS)
 
     sync = ForestSync(hostile.app, hostile.sid)
     state = sync.state()
@@ -763,8 +780,8 @@ def test_the_corpus_renders_inert_in_the_html_the_markdown_and_the_widget(
                         return { surface: out.dataset.surface, n: out.dataset.n, problems, missing };
                     })""",
                 {
-                    "html": policy(ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES),
-                    "markdown": policy(MARKDOWN_TAGS, MARKDOWN_ATTRS),
+                    "html": policy(ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES, hrefs=WIDGET_HREFS),
+                    "markdown": policy(MARKDOWN_TAGS, MARKDOWN_ATTRS, hrefs=WIDGET_HREFS),
                     "needles": output_needles,
                 },
             )
@@ -875,12 +892,16 @@ def test_the_corpus_runs_nothing_in_jupyterlab(lab: Lab) -> None:
         bates = str(answer.get_attribute("data-bates"))
         # NUL: the parser's U+FFFD; TeX is checked on its own below.
         payloads = [inert(p) for p in CORPUS.values() if "\x00" not in p and not TEX.search(p)]
-        html_rules = policy(ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES, foreign=MATHJAX)
+        html_rules = policy(
+            ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES, hrefs=WIDGET_HREFS, foreign=MATHJAX
+        )
         problems = audit(lab, ".arborist-answer", html_rules, payloads)
         markdown = lab.cell(3).locator("[data-mime-type='text/markdown']")
         expect(markdown, "the markdown renders").to_contain_text("bates", timeout=RENDER_MS)
         # MathJax (processEscapes) also writes a bare <span>\\</span> for an escaped backslash.
-        markdown_rules = policy((*MARKDOWN_TAGS, "span"), MARKDOWN_ATTRS, foreign=MATHJAX)
+        markdown_rules = policy(
+            (*MARKDOWN_TAGS, "span"), MARKDOWN_ATTRS, hrefs=WIDGET_HREFS, foreign=MATHJAX
+        )
         problems += audit(lab, "[data-mime-type='text/markdown']", markdown_rules, [])
         for index in (4, 5, 6):
             expect(lab.cell(index).locator(".jp-OutputArea-output").first).to_be_attached()
@@ -904,7 +925,7 @@ def test_the_corpus_runs_nothing_in_jupyterlab(lab: Lab) -> None:
             expect(detail.locator("blockquote.arb-cited")).to_be_visible()
         for disclosure in detail.locator("details").all():
             disclosure.locator("summary").first.click()
-        widget_rules = policy(WIDGET_TAGS, WIDGET_ATTRS, WIDGET_STYLES)
+        widget_rules = policy(WIDGET_TAGS, WIDGET_ATTRS, WIDGET_STYLES, hrefs=WIDGET_HREFS)
         widget_needles = [p for p in CORPUS.values() if "\x00" not in p]  # TeX stays text here
         problems += audit(lab, "[data-arborist-forest]", widget_rules, widget_needles)
         search = forest.get_by_role("searchbox", name="Search all sessions")
@@ -964,10 +985,16 @@ def test_tex_in_an_answer_shows_as_text_not_typeset(lab: Lab) -> None:
         "bates", timeout=RENDER_MS
     )
     problems = audit(
-        lab, ".arborist-answer", policy(ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES), MATH_PAYLOADS
+        lab,
+        ".arborist-answer",
+        policy(ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES, hrefs=WIDGET_HREFS),
+        MATH_PAYLOADS,
     )
     problems += audit(
-        lab, "[data-mime-type='text/markdown']", policy(MARKDOWN_TAGS, MARKDOWN_ATTRS), []
+        lab,
+        "[data-mime-type='text/markdown']",
+        policy(MARKDOWN_TAGS, MARKDOWN_ATTRS, hrefs=WIDGET_HREFS),
+        [],
     )
     assert sink_hits(lab.page) == []
     lab.guard.assert_clean()
