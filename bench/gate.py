@@ -7,8 +7,9 @@ channel corpus's placements caught; no more than 2% of either's near misses reda
 the built-in demo corpus still admitted with no redaction; ingest throughput within 10%
 of the gate issue #22 replaced. ``--quick`` is a smoke run (no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, ``channels_holdout4.json``), written blind beside the
-dev ones and never tuned on. ``--channels-only`` stops after the corpora.
+held-out corpora (``holdout.json``, and ``channels_holdout5.json`` when it is there),
+written blind beside the dev ones and never tuned on. ``--channels-only`` stops after the
+corpora.
 
 ``channels_holdout.json`` was the first blind channel holdout; its figures were seen (at
 55d384f: 97.7% caught, 2.8% of near misses flagged) and its leaks fixed, so it is a dev
@@ -19,11 +20,13 @@ seen and fixed before; it is kept under ``--holdout`` for completeness, measurin
 blind. ``channels_holdout3.json`` was the third (seen at 63f69a8, the gate of 5aec19b:
 1989/2068 placements caught, 96.2%, MISSED; 6/856 near misses flagged, 0.7%, MET;
 detect-secrets 806/2068 and 54/856); its leaks were closed by general rules, and it is a
-dev corpus now, scored on every run. ``channels_holdout4.json`` is the blind one: written
-by someone who had not read the gate, run once after the fixes were committed (at
+dev corpus now, scored on every run. ``channels_holdout4.json`` was the fourth (seen at
 3fd2cce, the gate of 714f421: 1682/1705 placements caught, 98.7%, MISSED; 64/1041 near
-misses flagged, 6.1%, MISSED; detect-secrets 643/1705 and 79/1041), and not tuned on
-after.
+misses flagged, 6.1%, MISSED; detect-secrets 643/1705 and 79/1041); its leaks and false
+alarms were closed by general rules, and it is a dev corpus now, scored on every run.
+``channels_holdout5.json`` is the next blind one: written by someone who has not read the
+gate, committed by the lead, scored by ``--holdout`` once it is there (the run says so
+when it is not), and not tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
   is no longer in :func:`arborist.admission.admit`'s output; a near miss is flagged
@@ -110,7 +113,10 @@ CHANNELS_SEEN2 = ROOT / "bench" / "secret_corpus" / "channels_holdout2.json"
 """The second blind channel holdout: seen at bf83f31 and fixed since, a dev corpus now."""
 CHANNELS_SEEN3 = ROOT / "bench" / "secret_corpus" / "channels_holdout3.json"
 """The third blind channel holdout: seen at 63f69a8 and fixed since, a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout4.json"
+CHANNELS_SEEN4 = ROOT / "bench" / "secret_corpus" / "channels_holdout4.json"
+"""The fourth blind channel holdout: seen at 3fd2cce and fixed since, a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout5.json"
+"""The blind channel holdout ``--holdout`` scores when it is there (the lead commits it)."""
 OLD_GATE = "c8136f0"
 """The commit whose arborist/admission.py is the gate before issue #22's changes."""
 MAX_NEAR_MISS_FLAGGED = 0.02
@@ -610,14 +616,17 @@ def main() -> int:
         ("dev channel corpus, the first holdout, seen (channels_holdout.json)", CHANNELS_SEEN),
         ("dev channel corpus, the second holdout, seen (channels_holdout2.json)", CHANNELS_SEEN2),
         ("dev channel corpus, the third holdout, seen (channels_holdout3.json)", CHANNELS_SEEN3),
+        ("dev channel corpus, the fourth holdout, seen (channels_holdout4.json)", CHANNELS_SEEN4),
     ]
-    if args.holdout:
+    if args.holdout and CHANNELS_HOLDOUT.is_file():
         channel_corpora.append(
             (
-                "holdout channel corpus (bench/secret_corpus/channels_holdout4.json)",
+                f"holdout channel corpus (bench/secret_corpus/{CHANNELS_HOLDOUT.name})",
                 CHANNELS_HOLDOUT,
             )
         )
+    elif args.holdout:
+        print(f"holdout channel corpus: bench/secret_corpus/{CHANNELS_HOLDOUT.name} is not there\n")
     for name, path in channel_corpora:
         ok, lines = score_channels(name, path, with_detect_secrets=not args.quick)
         print("\n".join(lines), end="\n\n")
