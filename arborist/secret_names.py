@@ -78,20 +78,24 @@ def _name_ends(text: str, folded: str) -> Iterator[int]:
                 yield NAME_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]
             return
     ends: set[int] = set()
-    for literal, finder in _LITERAL_FINDERS:
+    for finder in _LITERAL_FINDERS:
         found = finder.search(folded)
         while found is not None:
-            at = found.start()
-            end = NAME_TAIL.match(text, at + len(literal)).end()  # type: ignore[union-attr]
-            if literal[0] not in "_-" or end == at + len(literal):  # "_pat" ends a name
+            at, after = found.start(), found.end()
+            end = NAME_TAIL.match(text, after).end()  # type: ignore[union-attr]
+            if folded[at] not in "_-" or end == after:  # "_pat" ends a name
                 ends.add(end)
             found = finder.search(folded, max(end, at + 1))
     yield from sorted(ends)
 
 
-_LITERAL_FINDERS = tuple((literal, re.compile(re.escape(literal))) for literal in NAME_LITERALS)
-"""Each literal as a regex: its search runs at about memory speed, where ``str.find`` for a
-short needle whose first character is common (``pw``, ``-pat``) stops at each one."""
+_LITERAL_FINDERS = (
+    re.compile("p(?:ass|w)"),
+    *(re.compile(re.escape(literal)) for literal in NAME_LITERALS if literal[0] != "p"),
+)
+""":data:`NAME_LITERALS` as regexes (``pass`` and ``pw`` as one): a regex's search for a
+literal runs at about memory speed, where ``str.find`` for a short needle whose first
+character is common (``pw``, ``-pat``) stops at each one."""
 
 
 _ANY_KEY_END = re.compile(r"(?i)(?:di[_-])?yek(?:[_-][a-z0-9]|(?![a-z0-9_.-]))")
