@@ -62,8 +62,11 @@ when it is not), and not tuned on after.
 
   Counted out, each one named in the report, never dropped: a secret (with its name)
   holding ``/`` in a file or folder name, which no name can hold, and one longer than
-  a file name may be (255 bytes). A name without a suffix ingest reads
-  (``{secret}`` alone) is given ``.txt``, since a walk skips it otherwise.
+  a file name may be (255 bytes), and a placement in a channel the bench has no path for.
+  A name without a suffix ingest reads (``{secret}`` alone) is given ``.txt``, since a
+  walk skips it otherwise. A path that raises (what no face should) counts its secret as
+  leaked and its near miss as flagged, each error named: a blind corpus is run once, and
+  one traceback must not stop the rest.
 * **detect-secrets** (PyPI, its default plugins and filters, as ``detect-secrets
   scan`` runs them on a file): a secret is caught when a line holding part of
   it is flagged; a near miss is flagged when any of its lines is. It reports
@@ -361,20 +364,46 @@ def counted_out(channel: str, text: str) -> str | None:
     return None
 
 
+def _run(
+    channels: _Channels, channel: str, text: str, errors: list[tuple[str, str]], where: str
+) -> str | None:
+    """:meth:`_Channels.run`, or None when the path raised what no face should (named in
+    the report: a blind corpus is run once, so one traceback must not stop the rest)."""
+    try:
+        return channels.run(channel, text)
+    except Exception as exc:  # any failure of the path is reported, never hidden
+        first = (str(exc).splitlines() or [""])[0][:120]
+        errors.append((where, f"{type(exc).__name__}: {first}"))
+        return None
+
+
 def channel_scores(corpus: dict[str, Any], channels: _Channels) -> dict[str, Any]:
     """Every secret in every placement of every channel, and every near miss in every
-    placement that does not name its value (:data:`_NEUTRAL`), through the real path."""
-    result: dict[str, Any] = {"placed": [], "out": [], "near": [], "naming": []}
-    naming = set()
+    placement that does not name its value (:data:`_NEUTRAL`), through the real path.
+
+    A placement in a channel the bench has no path for is counted out, each named; a path
+    that raises counts its secret as leaked and its near miss as flagged, each error named
+    in ``errors`` (the worse reading: a traceback shows what it was given)."""
+    result: dict[str, Any] = {"placed": [], "out": [], "near": [], "naming": [], "errors": []}
+    errors: list[tuple[str, str]] = result["errors"]
+    placements = []
     for placement in corpus["placements"]:
+        if not hasattr(channels, f"_{placement['channel']}"):
+            result["out"].append(("every entry", placement["id"], "no such channel"))
+        else:
+            placements.append(placement)
+    naming = set()
+    for placement in placements:
         if _USERINFO_SLOT.search(placement["template"]):
             naming.add(placement["id"])
         for word in _NEUTRAL:
             neutral = placement["template"].replace("{secret}", word)
-            if PLACEHOLDER_MARK in channels.run(placement["channel"], neutral):
+            where = f"the probe of {placement['id']} (not counted)"
+            output = _run(channels, placement["channel"], neutral, errors, where)
+            if output is not None and PLACEHOLDER_MARK in output:
                 naming.add(placement["id"])
     result["naming"] = sorted(naming)
-    for placement in corpus["placements"]:
+    for placement in placements:
         channel = placement["channel"]
         for secret in corpus["secrets"]:
             text, forms = _placed(secret, placement)
@@ -382,8 +411,9 @@ def channel_scores(corpus: dict[str, Any], channels: _Channels) -> dict[str, Any
             if why is not None:
                 result["out"].append((secret["id"], placement["id"], why))
                 continue
-            output = channels.run(channel, text)
-            leaked = any(form in output for form in forms)
+            where = f"{secret['id']} in {placement['id']}"
+            output = _run(channels, channel, text, errors, where)
+            leaked = output is None or any(form in output for form in forms)
             result["placed"].append((secret, placement, text, leaked))
         if placement["id"] in naming:
             continue
@@ -392,7 +422,8 @@ def channel_scores(corpus: dict[str, Any], channels: _Channels) -> dict[str, Any
             if counted_out(channel, text) is not None:
                 result["out"].append((near["id"], placement["id"], "near miss: name with '/'"))
                 continue
-            flagged = PLACEHOLDER_MARK in channels.run(channel, text)
+            output = _run(channels, channel, text, errors, f"{near['id']} in {placement['id']}")
+            flagged = output is None or PLACEHOLDER_MARK in output
             result["near"].append((near, placement, text, flagged))
     return result
 
@@ -468,6 +499,8 @@ def score_channels(name: str, path: Path, *, with_detect_secrets: bool) -> tuple
         lines.append(f"  flagged: {near_miss['id']} in {placement['id']}")
     for what, where, why in result["out"]:
         lines.append(f"  counted out: {what} in {where}: {why}")
+    for where, error in result["errors"]:
+        lines.append(f"  error: {where}: {error}")
     ok = caught >= MIN_PLACEMENTS_CAUGHT * len(placed) and len(flags) <= (
         MAX_NEAR_MISS_FLAGGED * len(near)
     )
@@ -592,6 +625,16 @@ def score(name: str, corpus: dict[str, list[dict[str, str]]]) -> tuple[bool, lis
     return ok, lines
 
 
+def blind_channels() -> list[tuple[str, Path]]:
+    """The blind channel corpus to score, when it is there (:data:`CHANNELS_HOLDOUT`); when
+    it is not, a line says so and there is none."""
+    name = f"bench/secret_corpus/{CHANNELS_HOLDOUT.name}"
+    if CHANNELS_HOLDOUT.is_file():
+        return [(f"holdout channel corpus ({name}), blind", CHANNELS_HOLDOUT)]
+    print(f"holdout channel corpus: {name} is not there\n")
+    return []
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run: no timing goal")
@@ -618,15 +661,8 @@ def main() -> int:
         ("dev channel corpus, the third holdout, seen (channels_holdout3.json)", CHANNELS_SEEN3),
         ("dev channel corpus, the fourth holdout, seen (channels_holdout4.json)", CHANNELS_SEEN4),
     ]
-    if args.holdout and CHANNELS_HOLDOUT.is_file():
-        channel_corpora.append(
-            (
-                f"holdout channel corpus (bench/secret_corpus/{CHANNELS_HOLDOUT.name})",
-                CHANNELS_HOLDOUT,
-            )
-        )
-    elif args.holdout:
-        print(f"holdout channel corpus: bench/secret_corpus/{CHANNELS_HOLDOUT.name} is not there\n")
+    if args.holdout:
+        channel_corpora += blind_channels()
     for name, path in channel_corpora:
         ok, lines = score_channels(name, path, with_detect_secrets=not args.quick)
         print("\n".join(lines), end="\n\n")
