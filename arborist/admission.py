@@ -95,12 +95,24 @@ Every pattern is linear in the length of the text (no nested quantifiers that
 can backtrack catastrophically; a repetition that crosses a line break consumes
 the break and what follows it in one step).
 
-The gate is five modules under this one: :mod:`arborist.secret_shapes` (the patterns
+Kept, though shaped like secrets: AWS's documented example keys, exactly
+(:data:`DOCUMENTED_EXAMPLES`: AWS publishes them as examples that open nothing, and
+gitleaks and other scanners allowlist them exactly); a token's prefix and a mask
+(``sk_live_XXXX...``: the rest one character over and over, or nearly); a name given
+nothing on its line whose line break was lost (``password= username=admin``, a value
+opening with ``%0A`` or a written ``\\n``: the next line's name, not a value); a
+placeholder joined to a suffix (``Bearer <token>-q4_K_M``, ``${DB_PASSWORD}/api``, the
+suffix holding no key). Read too: a .NET ``<add key=... value="X`` whose closing quote
+never comes (to the next space), and a ``Basic`` credential a URL path goes on after
+(``Basic <base64>=/status``: the base64 ends at its padding).
+
+The gate is six modules under this one: :mod:`arborist.secret_shapes` (the patterns
 and the tests of a value), :mod:`arborist.secret_vendors` (the tokens whose prefix names
 their vendor, by family), :mod:`arborist.secret_prefilters` (the long words a text's
 tokens can be in), :mod:`arborist.secret_finders` (each shape's prefilter and pattern
-run over a text) and :mod:`arborist.secret_names` (values given to a secret's name, in
-any syntax); this one weighs, merges and replaces what they find.
+run over a text), :mod:`arborist.secret_names` (values given to a secret's name, in
+any syntax) and :mod:`arborist.secret_commands` (passwords given to a tool's flag or kept
+in a tool's file); this one weighs, merges and replaces what they find.
 """
 
 from __future__ import annotations
@@ -119,6 +131,7 @@ from arborist.terminal import inert
 
 __all__ = [
     "Admitted",
+    "DOCUMENTED_EXAMPLES",
     "KINDS",
     "PLACEHOLDER",
     "Redaction",
@@ -304,11 +317,30 @@ def _allowed_spans(text: str, allowlist: Sequence[str]) -> list[tuple[int, int]]
     return spans
 
 
+DOCUMENTED_EXAMPLES = (
+    "AKIA" + "IOSFODNN7EXAMPLE",
+    "AKIA" + "I44QH8DHBEXAMPLE",
+    "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY",
+    "je7MtGbClwBF/2Zp9Utk/" + "h3yCo8nvbEXAMPLEKEY",
+)
+"""AWS's documented example credentials, exactly: the two key ids and two secret keys its
+documentation and SDKs print (``aws configure``'s walk-through, the IAM guide). AWS
+publishes them as examples that open nothing, gitleaks and other scanners allowlist them
+exactly, and a reader of AWS's documentation pastes them often: they are kept, as if
+every allowlist held them. Only these exact strings (a match equal to one, or inside an
+occurrence of one): any other key, one character changed, is redacted. Built by
+concatenation so this file does not itself hold them whole."""
+_EXAMPLE_MARK = "EXAMPLE"
+"""Every one of :data:`DOCUMENTED_EXAMPLES` holds this: a text without it is not searched."""
+
+
 def _find(text: str, allowlist: Sequence[str]) -> tuple[Redaction, ...]:
     """The merged, ordered redactions of ``text`` (positions in ``text``)."""
     candidates = _raw_candidates(text)
     if not candidates:  # most text: nothing to weigh against the allowlist
         return ()
+    if _EXAMPLE_MARK in text:
+        allowlist = (*allowlist, *DOCUMENTED_EXAMPLES)
     allowed = frozenset(allowlist)
     allowed_spans = _allowed_spans(text, allowlist)
     found = [

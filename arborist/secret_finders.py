@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from arborist.secret_commands import command_candidates
 from arborist.secret_names import MIXED, named_candidates
 from arborist.secret_prefilters import AWS_SECRET_SIZE, has_long, long_words
 from arborist.secret_shapes import (
@@ -26,36 +27,18 @@ from arborist.secret_shapes import (
     B64_64_NAMED,
     BASIC,
     BEARER,
-    CURL_USER,
-    DASH_P,
-    DASH_PASS,
     DISCORD,
-    ECHO_SUDO,
-    FLAG,
     GITHUB,
-    HTPASSWD,
     JWT,
-    LDAP_SMB,
-    LDAP_W,
-    MIN_VALUE,
-    MYSQL,
-    NETRC,
-    NETRC_CONTEXT,
     PEM_B64,
     PEM_BEGIN,
     PEM_BODY,
-    PGPASS,
-    PGPASS_PORT,
-    PUTTY,
     QUERY_SECRET,
     QUERY_SECRET_MIN,
-    REDIS_A,
     SK_GLUED,
     SK_HEX,
     SK_KEY,
     SLACK,
-    SMB_U,
-    SSHPASS_P,
     SSWS,
     TELEGRAM,
     TWILIO,
@@ -67,6 +50,7 @@ from arborist.secret_shapes import (
     has,
     has_digit,
     is_filler,
+    masked_token,
     printable,
     random_looking,
 )
@@ -98,12 +82,12 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from _token_candidates(text, folded, longs)
     yield from _header_candidates(text, folded)
     yield from named_candidates(text, folded)
-    yield from _command_candidates(text, folded, longs)
+    yield from command_candidates(text, folded, longs)
 
 
 def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
     """Provider API keys: OpenAI and Anthropic ``sk-``, AWS keys, vendor-prefixed tokens."""
-    if "-" in text and "sk-" in text:
+    if "sk-" in longs:  # a key's 23 characters or more, with a digit: a long word
         for m in SK_KEY.finditer(text):
             body = m.group()[3:]
             if has_digit(body) and (body.lower() != body != body.upper() or SK_HEX.search(body)):
@@ -125,8 +109,8 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
     for _literals, kind, pattern in vendor_rows(longs):
         if pattern.search(longs) is not None:  # every token is among the long words
             for m in pattern.finditer(text):
-                if random_looking(m.group()):
-                    yield kind, m.start(), m.end()
+                if random_looking(m.group()) and not masked_token(m.group()):
+                    yield kind, m.start(), m.end()  # sk_live_XXXX...: a prefix and a mask
     if "." in longs and DISCORD.search(longs):
         for m in DISCORD.finditer(text):
             if (not m.start() or not text[m.start() - 1].isalnum()) and random_looking(m.group()):
@@ -139,12 +123,12 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
                 and not _b64_of_text(m.group())
             ):
                 yield "api_token", m.start(), m.end()
-    if len(longs) >= 52 and ADO_PAT.search(longs) is not None:
+    if has_long(longs, 52) and ADO_PAT.search(longs) is not None:
         for m in ADO_PAT.finditer(text):
             pat = m.group()
             if sum(c.isdigit() for c in pat) >= 4 and len(MIXED.findall(pat)) >= 6:
                 yield "api_token", m.start(), m.end()
-    if ":" in text and ":AA" in text:
+    if ":AA" in longs:  # 41 characters or more, digits among them: a long word
         for m in TELEGRAM.finditer(text):
             yield "api_token", m.start(), m.end()
     if "AC" in longs and "," in text:
@@ -261,15 +245,15 @@ def _url_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
 
 def _token_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
     """Bearer-style tokens: GitHub, Slack, JWTs, private keys."""
-    if "_" in text and (
-        ("gh" in text and has(text, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"))
-        or "github_pat_" in text
+    if "_" in longs and (  # 33 characters or more, random-looking: among the long words
+        ("gh" in longs and has(longs, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"))
+        or "github_pat_" in longs
     ):
         for m in GITHUB.finditer(text):
             if random_looking(m.group()[4:]):
                 yield "github_token", m.start(), m.end()
     dash = "-" in text
-    if dash and ("xox" in text or "xapp" in text):
+    if dash and _SLACK_HEAD.search(text) is not None:
         for m in SLACK.finditer(text):
             if has_digit(m.group()[5:]):
                 yield "slack_token", m.start(), m.end()
@@ -282,6 +266,10 @@ def _token_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str,
             head = b64_text("".join(m.group()[:80].split())[:76])
             if head is not None and b"PRIVATE KEY" in head.split(b"\n", 1)[0]:
                 yield "private_key", m.start(), m.end()
+
+
+_SLACK_HEAD = re.compile("x(?:ox[abporsce]|app)-")
+"""What every Slack token opens with: one search, led by its literal ``x``."""
 
 
 def _jwt_matches(text: str) -> Iterator[re.Match[str]]:
@@ -327,9 +315,9 @@ def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]
                 yield "bearer_token", m.start(1), m.end(1)
     if "basic" in folded:
         for m in at_each(text, folded, "basic", BASIC):
-            decoded = b64_text(m.group(1))
-            if decoded is not None and b":" in decoded and printable(decoded):
-                yield "basic_auth", m.start(1), m.end(1)
+            value = _basic_value(m.group(1))
+            if value is not None:
+                yield "basic_auth", m.start(1), m.start(1) + len(value)
     if ("=" in text or ":" in text) and "authorization" in folded:
         if "SSWS" in text:
             for m in SSWS.finditer(text):  # Okta's scheme, wherever its header stands
@@ -340,188 +328,41 @@ def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]
             if len(value) < 8 or is_filler(value, ":", quoted=True):
                 continue
             if scheme == "basic":  # its value must be what Basic sends: base64 of user:password
-                decoded = b64_text(value)
-                if decoded is None or b":" not in decoded or not printable(decoded):
+                sent = _basic_value(value)
+                if sent is None:
                     continue  # "Authorization: Basic followed by the base64 of ...": prose
+                value = sent
             elif not (has_digit(value) or random_looking(value)):
                 continue  # "Authorization: Bearer followed by the token": a word
             kind = {"basic": "basic_auth", "bearer": "bearer_token"}.get(scheme, "secret")
             yield kind, m.start(2), m.start(2) + len(value)
 
 
-def _command_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
-    """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
-    ``machine host login user password SECRET``."""
-    dashed = "-" in text  # one scan for a character every flag below needs
-    if dashed and "pass" in folded:
-        yield from _dash_pass_flags(text, folded)
-    for needles, tools in _tool_flags(folded) if dashed else ():
-        for line_start, line_end in _lines_holding(text, *needles):
-            tool = tools.search(text, line_start, line_end)  # a line is read for its first tool
-            if tool is None:
-                continue
-            for m in _tool_flag(tool.group()).finditer(text, tool.end(), line_end):
-                group = next(g for g in range(1, (m.lastindex or 1) + 1) if m.group(g) is not None)
-                if not is_filler(m.group(group), "=", quoted=False):
-                    yield "password", m.start(group), m.end(group)
-    if dashed and "-u" in text:
-        for m in CURL_USER.finditer(text):
-            if m.start() and not text[m.start() - 1].isspace():
-                continue
-            user, password = m.group(1), m.group(2)
-            if (user.isdigit() and password.isdigit()) or is_filler(password, "=", quoted=True):
-                continue  # docker run -u 1000:1000, a user id and a group id
-            yield "password", m.start(2), m.end(2)
-    if dashed and "--" in text:
-        for m in _flags(text):
-            group = m.lastindex or 3
-            if not is_filler(m.group(group), "=", quoted=group != 3) and len(m.group(group)) >= 4:
-                kind = "password" if "pass" in m.group()[:20].lower() else "secret"
-                yield kind, m.start(group), m.end(group)
-    if text.count(":") >= 4:
-        for m in _pgpass_lines(text):
-            host, password = m.group(1), m.group(2)
-            if host.isdigit() or host.isupper() or host.lower() in ("http", "https"):
-                continue  # 00:11:22:33:44:55, a MAC address; TIME:12:30:...
-            if _IPV6_GROUPS.match(m.group()):
-                continue  # 2001:db8:0000:0000:0000:...: an IPv6 address, group after group
-            if len(password) >= MIN_VALUE and not is_filler(password, "=", quoted=True):
-                yield "password", m.start(2), m.end(2)
-    if ("$" in text or "{" in text) and (":$" in longs or ":{SHA}" in longs):
-        yield from _htpasswd(text)  # a user name and its hash: one long word
-    if dashed and "|" in text and "sudo" in text and "echo" in text:
-        for m in ECHO_SUDO.finditer(text):
-            group = m.lastindex or 3
-            if not is_filler(m.group(group), "=", quoted=group != 3):
-                yield "password", m.start(group), m.end(group)
-    if ":" in text and "Private-Lines: " in text:
-        for m in PUTTY.finditer(text):
-            yield "private_key", m.start(1), m.end(1)
-    if "password" in folded and ("machine" in folded or "login" in folded):
-        for m in NETRC.finditer(text):
-            near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
-            if near is not None and not is_filler(m.group(1), "=", quoted=False):
-                yield "password", m.start(1), m.end(1)
+def _basic_value(value: str) -> str | None:
+    """What of a ``Basic`` value is the base64 of ``user:password``: all of it, or up to its
+    padding (``...NHc=/status``: a URL path goes on after the credential), or, unpadded, up
+    to one of its last :data:`_BASIC_CUTS` ``/``; None when no part of it is."""
+    pad = value.find("=")
+    if pad != -1:
+        cuts = [value[: pad + 2 if value[pad + 1 : pad + 2] == "=" else pad + 1]]
+    else:
+        cuts = [value]
+        at = len(value)
+        for _cut in range(_BASIC_CUTS):
+            at = value.rfind("/", 0, at)
+            if at <= 0:
+                break
+            cuts.append(value[:at])
+    for cut in cuts:
+        decoded = b64_text(cut)
+        if decoded is not None and b":" in decoded and printable(decoded):
+            return cut
+    return None
 
 
-def _tool_flags(folded: str) -> list[tuple[tuple[str, ...], re.Pattern[str]]]:
-    """The flags whose lines are read, and the tools looked for there: LDAP's ``-w`` and SMB's
-    ``-U`` only where such a tool is named (``grep -w`` is common), by a pattern of their own."""
-    table: list[tuple[tuple[str, ...], re.Pattern[str]]] = [(("-p", "-a"), MYSQL)]
-    if "ldap" in folded or "client" in folded:  # smbclient, rpcclient
-        table.append((("-w", "-U"), LDAP_SMB))
-    return table
-
-
-def _tool_flag(tool: str) -> re.Pattern[str]:
-    """The flag a tool takes its password by: ``mysql -pX``, ``redis-cli -a X``,
-    ``ldapsearch -w X``, ``smbclient -U user%X``, ``sshpass -p X``."""
-    name = tool.lower()
-    if name.startswith(("mysql", "mariadb")):
-        return DASH_P
-    if name.startswith("redis"):
-        return REDIS_A
-    if name.startswith("ldap"):
-        return LDAP_W
-    return SMB_U if name.startswith(("smb", "rpc")) else SSHPASS_P
-
-
-def _htpasswd(text: str) -> Iterator[tuple[str, int, int]]:
-    """An htpasswd line's hash (``user:$apr1$...``, ``user:$2y$...``, ``user:{SHA}...``),
-    matched after each ``:`` that follows a user name's character."""
-    done = 0
-    for colon in _HASH_COLON.finditer(text):
-        at = colon.start()
-        if at < done or not at or text[at - 1] not in _USER_CHARS:
-            continue
-        m = HTPASSWD.match(text, at + 1)
-        if m is not None:
-            yield "password", m.start(), m.end()
-            done = m.end()
-
-
-_HASH_COLON = re.compile(r":(?=\$|\{SHA\})")
-
-
-_USER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@")
-
-
-def _dash_pass_flags(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
-    """:data:`DASH_PASS` matched at the dash before each ``pass`` found (at most 12 letters
-    back, so ``passpass...`` is read once), where that dash stands alone: after a space, a
-    quote or nothing (``--password`` is :data:`FLAG`'s)."""
-    at = folded.find("pass") if len(folded) == len(text) else -1
-    while at != -1:
-        start = at
-        while start > max(0, at - 12) and "a" <= folded[start - 1] <= "z":
-            start -= 1
-        dash = start - 1
-        if dash >= 0 and text[dash] == "-" and (not dash or text[dash - 1] in _FLAG_BEFORE):
-            m = DASH_PASS.match(text, dash)
-            if m is not None:
-                group, value = m.lastindex or 3, m.group(m.lastindex or 3)
-                word = group == 3 and value.isalpha() and value.islower()  # "the -password flag"
-                if not word and not is_filler(value, "=", quoted=group != 3):
-                    yield "password", m.start(group), m.end(group)
-        at = folded.find("pass", at + 4)
-
-
-_FLAG_BEFORE = frozenset(" \t\n\r\"'")
-
-
-def _pgpass_lines(text: str) -> Iterator[re.Match[str]]:
-    """:data:`PGPASS` matched from the host before each ``:port:`` found (a host is one
-    name, at most 253 characters), where a search would try every character."""
-    done = 0
-    for port in PGPASS_PORT.finditer(text):
-        if port.start() < done:
-            continue
-        start = port.start()
-        while start > max(done, port.start() - 253) and text[start - 1] in _HOST_CHARS:
-            start -= 1
-        m = PGPASS.match(text, start) if start < port.start() else None
-        if m is not None:
-            yield m
-            done = m.end()
-
-
-_IPV6_GROUPS = re.compile(r"(?:[0-9A-Fa-f]{1,4}:){4}(?:[0-9A-Fa-f]{0,4}:|[0-9A-Fa-f]{1,4}(?!\S))")
-"""Four groups of at most four hex digits, and a fifth (or an empty one, ``::``) where a
-password would start: an IPv6 address read as ``host:port:db:user:password``."""
-_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-*")
-
-
-def _flags(text: str) -> Iterator[re.Match[str]]:
-    """:data:`FLAG`'s matches, in order: tried once per run of dashes, at its last two (a
-    flag's name follows ``--``), where a search tried every dash of pydoc's rules. A flag
-    stands after anything but a letter or digit (a space, a quote, ``/``, ``=``, ``_``: a
-    command line pasted into a path, a query or a file name), or joined to a word by one
-    more dash (``llama3---password X``)."""
-    at = text.find("--")
-    while at != -1:
-        run_end = _DASHES.match(text, at).end()  # type: ignore[union-attr]
-        m = FLAG.match(text, run_end - 2)
-        if m is not None and (run_end - at > 2 or not at or not text[at - 1].isalnum()):
-            yield m
-        at = text.find("--", m.end() if m is not None else run_end)
-
-
-_DASHES = re.compile("-+")
-
-
-def _lines_holding(text: str, *needles: str) -> list[tuple[int, int]]:
-    """The ``(start, end)`` of each line (up to its ``\\n``) holding one of ``needles``, in
-    order: a ``find`` per needle per line, where a search for the tools' names ran over
-    all of the text."""
-    lines: set[tuple[int, int]] = set()
-    for needle in needles:
-        at = text.find(needle)
-        while at != -1:
-            end = text.find("\n", at)
-            end = len(text) if end == -1 else end
-            lines.add((text.rfind("\n", 0, at) + 1, end))
-            at = text.find(needle, end)
-    return sorted(lines)
+_BASIC_CUTS = 4
+"""How many of an unpadded ``Basic`` value's last ``/`` it is tried before: a path's few
+segments, a bounded number of decodes however many ``/`` a text holds."""
 
 
 def _private_keys(text: str) -> Iterator[tuple[str, int, int]]:

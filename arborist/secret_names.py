@@ -78,14 +78,24 @@ def _name_ends(text: str, folded: str) -> Iterator[int]:
                 yield NAME_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]
             return
     ends: set[int] = set()
-    for literal in NAME_LITERALS:
-        at = folded.find(literal)
-        while at != -1:
-            end = NAME_TAIL.match(text, at + len(literal)).end()  # type: ignore[union-attr]
-            if literal[0] not in "_-" or end == at + len(literal):  # "_pat" ends a name
+    for finder in _LITERAL_FINDERS:
+        found = finder.search(folded)
+        while found is not None:
+            at, after = found.start(), found.end()
+            end = NAME_TAIL.match(text, after).end()  # type: ignore[union-attr]
+            if folded[at] not in "_-" or end == after:  # "_pat" ends a name
                 ends.add(end)
-            at = folded.find(literal, max(end, at + 1))
+            found = finder.search(folded, max(end, at + 1))
     yield from sorted(ends)
+
+
+_LITERAL_FINDERS = (
+    re.compile("p(?:ass|w)"),
+    *(re.compile(re.escape(literal)) for literal in NAME_LITERALS if literal[0] != "p"),
+)
+""":data:`NAME_LITERALS` as regexes (``pass`` and ``pw`` as one): a regex's search for a
+literal runs at about memory speed, where ``str.find`` for a short needle whose first
+character is common (``pw``, ``-pat``) stops at each one."""
 
 
 _ANY_KEY_END = re.compile(r"(?i)(?:di[_-])?yek(?:[_-][a-z0-9]|(?![a-z0-9_.-]))")
@@ -204,6 +214,10 @@ def _given(
         return None, value_end  # a comparison; "pass => X" in prose
     value, start, end = v.group(group), v.start(group), v.end(group)
     said = separator if separator in "=:" else "="
+    if (quoted and _NAMES_NEXT.match(text, v.end()) and _a_name(value)) or (
+        not quoted and start > v.end(2) and _NEXT_ASSIGNMENT.match(value) is not None
+    ):
+        return None, start  # '"token": "token": "X"', "password= username=admin": a name next
     if not quoted:
         stripped = value.rstrip(".,;:)]}>")
         if stripped != value and is_filler(value, said, quoted=False):
@@ -212,8 +226,6 @@ def _given(
         if _bare_not_secret(text, m, word, stripped, stripped != value, end):
             return None, end  # a name at a bare value's end is read next: secret: password: X
         value, value_end = stripped, end
-    if quoted and _NAMES_NEXT.match(text, v.end()) and _a_name(value):
-        return None, start  # '"token": "token": "X"': a quoted name, its value next
     if (
         len(value) < MIN_VALUE
         or is_filler(value, said, quoted=quoted)
@@ -242,6 +254,12 @@ def _bare_not_secret(
 
 
 _NAMES_NEXT = re.compile(r"[ \t]*[=:]")
+_NEXT_ASSIGNMENT = re.compile(
+    r"(?:[a-z][a-z_.-]{2,}|[a-z]+(?:[A-Z][a-z]+)+|[A-Z][A-Z_]{2,})=[^=\s]"
+)
+"""A bare value, after a space, that is a name given a value (``username=admin``): the name
+before it was given nothing on its line, whose break a title or an error line made a space.
+A name, not a password: letters and ``_`` in one case (or camelCase), then ``=`` and more."""
 
 
 def _a_name(value: str) -> bool:
@@ -279,11 +297,17 @@ def _xml_values(text: str, folded: str) -> Iterator[Candidate]:
         for m in XML_OPEN.finditer(text):
             value = m.group(2)
             named = secret_name(m.group(1)) and reads_as_password(value)
-            if named and not is_filler(value, "=", quoted=True):
+            if (
+                named
+                and not is_filler(value, "=", quoted=True)
+                and not is_filler(m.group(), "=", quoted=True)
+            ):
+                # "Bearer <token>_2024-06-11": a placeholder joined to a suffix, no element
                 yield _name_kind(m.group(1)), m.start(2), m.end(2)
     if '"' in text and "=" in text and "key" in folded and VALUE_ATTRIBUTE.search(folded):
         for m in XML_ADD.finditer(text):
-            value = m.group(2)
+            group = m.lastindex or 2  # 3: the closing quote never comes
+            value = m.group(group)
             secret = secret_name(m.group(1)) and len(value) >= MIN_VALUE
             if secret and not is_filler(value, "=", quoted=True):
-                yield _name_kind(m.group(1)), m.start(2), m.end(2)
+                yield _name_kind(m.group(1)), m.start(group), m.end(group)

@@ -41,9 +41,10 @@ def long_words(text: str) -> str:
     them) is read through a copy in which every whitespace byte is a space and every
     other byte an ``x``: each long word is found there with a ``find`` of
     :data:`_LONG_RUN`, the fast substring search, rather than by splitting the piece
-    into words and measuring each (docs/design.md section 8). Another piece is
-    split into words only when its UTF-8 copy holds such a run (a word of 20 characters
-    is at least 20 bytes, none of them a space).
+    into words and measuring each (docs/design.md section 8). Another piece is read the
+    same way through its UTF-8 copy (a UTF-8 sequence holds no ASCII byte, so a run is
+    whole characters, and a word of 20 characters is at least 20 bytes), and only its
+    long runs are split into words, where the whole piece was before.
     """
     found: list[str] = []
     start, size = 0, len(text)
@@ -54,21 +55,40 @@ def long_words(text: str) -> str:
             end = space.start() if space else size
         piece = text[start:end] if start or end < size else text
         start = end
-        if not piece.isascii():
-            if _LONG_RUN in piece.encode("utf-8", "surrogatepass").translate(_MARKS):
-                found += [word for word in piece.split() if len(word) >= _LONG_WORD]
-            continue
-        marks = piece.encode("ascii").translate(_MARKS)
-        at = marks.find(_LONG_RUN)
-        while at != -1:
-            first = marks.rfind(b" ", 0, at) + 1
-            last = marks.find(b" ", at)
-            last = len(marks) if last == -1 else last
-            word = piece[first:last]
-            if _ASCII_DIGIT.search(word) is not None or word.lower() != word != word.upper():
-                found.append(word)
-            at = marks.find(_LONG_RUN, last)
+        if piece.isascii():
+            found += _long_ascii_words(piece)
+        else:
+            for run in _long_runs(piece.encode("utf-8", "surrogatepass")):
+                words = run.decode("utf-8", "surrogatepass").split()  # U+3000, U+00A0 part too
+                found += [word for word in words if len(word) >= _LONG_WORD]
     return " ".join(found)
+
+
+def _long_runs(data: bytes) -> list[bytes]:
+    """The runs of :data:`_LONG_WORD` bytes or more between whitespace bytes of ``data``
+    (ASCII's; a UTF-8 sequence holds none, so a run is whole characters): found with a
+    ``find`` of :data:`_LONG_RUN` in a copy marked by :data:`_MARKS`."""
+    marks = data.translate(_MARKS)
+    runs = []
+    at = marks.find(_LONG_RUN)
+    while at != -1:
+        first = marks.rfind(b" ", 0, at) + 1
+        last = marks.find(b" ", at)
+        last = len(marks) if last == -1 else last
+        runs.append(data[first:last])
+        at = marks.find(_LONG_RUN, last)
+    return runs
+
+
+def _long_ascii_words(piece: str) -> list[str]:
+    """:func:`_long_runs` of an ASCII piece that could hold a token: a digit in it, or both
+    cases."""
+    words = []
+    for run in _long_runs(piece.encode("ascii")):
+        word = run.decode("ascii")
+        if _ASCII_DIGIT.search(word) is not None or word.lower() != word != word.upper():
+            words.append(word)
+    return words
 
 
 _ASCII_DIGIT = re.compile("[0-9]")

@@ -81,7 +81,9 @@ __all__ = [
     "b64_text",
     "has",
     "has_digit",
+    "holds_key",
     "is_filler",
+    "masked_token",
     "printable",
     "random_looking",
     "random_part",
@@ -178,7 +180,9 @@ PEM_BODY = re.compile(
 # A PEM block base64-encoded once more (kubeconfig's client-key-data: LS0tLS1CRUdJTi...)
 PEM_B64 = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/=]*(?:\r?\n[ \t]*[A-Za-z0-9+/=]+(?![^\r\n]))*")
 BEARER = re.compile(r"(?i)(?<![A-Za-z0-9_])bearer[ \t]+([A-Za-z0-9._~+/=-]{16,})")
-BASIC = re.compile(r"(?i)basic[ \t]+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])")
+BASIC = re.compile(r"(?i)basic[ \t]+([A-Za-z0-9+/=]{6,})")
+"""``Basic`` and its value, to the end of the base64 characters (a URL path's ``/`` among
+them: the finder cuts the value where it decodes)."""
 AUTH_HEADER = re.compile(
     r"(?i)authorization[\"']?[^\S\r\n]*[:=][^\S\r\n]*[\"']?"
     r"(?:([A-Za-z][A-Za-z0-9-]*)[^\S\r\n]+)?([^\s\"',;]+)"
@@ -286,8 +290,11 @@ XML_ELEMENT = re.compile(r"<([A-Za-z_][\w:.-]{0,63})>([^<\r\n]{4,})</\1>")
 XML_OPEN = re.compile(r"<([A-Za-z_][\w:.-]{0,63})>([^\s<>]{8,})")
 """An element whose closing tag is missing (``<password>VALUE``): its value up to a space."""
 XML_ADD = re.compile(
-    r"(?i)key[ \t]*=[ \t]*\"([^\"\r\n]{1,64})\"[ \t]+value[ \t]*=[ \t]*\"([^\"\r\n]*)\""
+    r"(?i)key[ \t]*=[ \t]*\"([^\"\r\n]{1,64})\"[ \t]+value[ \t]*=[ \t]*\""
+    r"(?:([^\"\r\n]*)\"|([^\"\s]+))"
 )
+"""A .NET config's ``<add key="DbPassword" value="VALUE"/>``; a value whose closing quote
+never comes (``value="VALUE`` and the line goes on) runs to the next space."""
 # A PuTTY private key file's body.
 PUTTY = re.compile(r"Private-Lines: [0-9]+((?:\r?\n[A-Za-z0-9+/=]+(?![^\r\n]))+)")
 VALUE_ATTRIBUTE = re.compile(r'value[ \t]*=[ \t]*"')  # on the case-folded text
@@ -317,7 +324,9 @@ _CALL = re.compile(r"\$?\(|[A-Za-z_][A-Za-z0-9_.]*\(")
 """A value that opens a call, a parenthesis or a shell's ``$(...)``: code."""
 
 
-_VENDOR_PREFIX = re.compile(r"^[A-Za-z0-9]{1,8}[_-]")
+_VENDOR_PREFIX = re.compile(r"^(?:[A-Za-z0-9]{1,8}[_-]){1,3}")
+"""A token's prefix, one to three parts (``ghp_``, ``sk_live_``, ``xoxb-``): what a mask
+keeps before its filler."""
 _ALNUM = re.compile(r"[^\W_]")
 
 
@@ -325,6 +334,16 @@ _PERCENT_ESCAPE = re.compile("%[0-9A-Fa-f]{2}")
 _QUOTED_OPENINGS = frozenset({"%20", "%22", "%27", "%09"})
 """A value opening with an escaped space or quote belongs to the text decoded, which the
 gate reads too (:func:`arborist.admission.admit` decodes percent-escapes)."""
+_NEXT_LINE = ("%0A", "%0D", "\\N", "\\R")
+"""A value opening with a line break written as an escape (a URL's ``%0A``, a repr's or
+JSON's ``\\n``) is on the next line: the name was given nothing, as ``password=`` at a
+line's end is in the raw text (``password=\\nusername=admin`` is two lines)."""
+_PLACEHOLDER_JOINED = re.compile(
+    r"(?:<[^<>\s]+>|\$\{[^{}]*\}|\$?\{\{[^{}]*\}\})[-_./](.*)", re.DOTALL
+)
+"""A placeholder joined to what follows it (``<token>-q4_K_M``, ``${DB_PASSWORD}/api``,
+``<your-key>_2024-06-11``): the value is the placeholder, the rest is the text's."""
+_KEY_PIECE = re.compile("[A-Za-z0-9]{12,}")
 
 
 def has_digit(value: str) -> bool:
@@ -349,10 +368,8 @@ def _filler(value: str, separator: str, quoted: bool) -> bool:
         return True
     if _FILLER.fullmatch(value.strip()) or _ALNUM.search(value) is None:
         return True
-    if len(set(value)) <= 12:  # few characters: perhaps one over and over
-        rest = _VENDOR_PREFIX.sub("", value, count=1)
-        if len(rest) >= 6 and len(set(rest.lower())) <= 2:  # ghp_XXXX..., sk-00000000...
-            return True
+    if _stands_for_nothing(value):
+        return True
     if not quoted:
         if _CALL.match(value) or value.lower() in _NULLS:
             return True
@@ -360,6 +377,43 @@ def _filler(value: str, separator: str, quoted: bool) -> bool:
         if separator == ":" and head in _TYPE_NAMES:
             return True
     return False
+
+
+def _stands_for_nothing(value: str) -> bool:
+    """A value on the next line (:data:`_NEXT_LINE`), a token's mask
+    (:func:`masked_token`) or a placeholder joined to a suffix (:data:`_PLACEHOLDER_JOINED`,
+    the suffix holding no key)."""
+    if value.upper().startswith(_NEXT_LINE) or masked_token(value):
+        return True
+    joined = _PLACEHOLDER_JOINED.fullmatch(value)
+    return joined is not None and not holds_key(joined.group(1))
+
+
+def masked_token(token: str) -> bool:
+    """Whether a token is its prefix and a mask: the rest (six characters or more) is one
+    or two characters over and over (``ghp_XXXX...``, ``sk_live_XXXX...``,
+    ``sk-00000000...``), or one of them fills three quarters of it (the mask and a file's
+    suffix, ``pscale_tkn_XXXX....env``). Random characters are never so few."""
+    if len(set(token)) > _MASK_MOST:
+        return False
+    rest = _VENDOR_PREFIX.sub("", token, count=1).lower()
+    if len(rest) < _MASK_LEAST:
+        return False
+    kinds = set(rest)
+    return len(kinds) <= 2 or 4 * max(rest.count(c) for c in kinds) >= 3 * len(rest)
+
+
+_MASK_MOST = 32
+"""More distinct characters than this: no mask (a prefix has a few, a mask one or two)."""
+_MASK_LEAST = 6
+
+
+def holds_key(text: str) -> bool:
+    """Whether ``text`` holds a run of twelve letters and digits or more with both in it:
+    what a key would leave in a suffix, where a date, a path or a model's tag does not."""
+    return any(
+        has_digit(piece) and any(c.isalpha() for c in piece) for piece in _KEY_PIECE.findall(text)
+    )
 
 
 def at_each(

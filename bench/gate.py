@@ -7,8 +7,9 @@ channel corpus's placements caught; no more than 2% of either's near misses reda
 the built-in demo corpus still admitted with no redaction; ingest throughput within 10%
 of the gate issue #22 replaced. ``--quick`` is a smoke run (no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, ``channels_holdout4.json``), written blind beside the
-dev ones and never tuned on. ``--channels-only`` stops after the corpora.
+held-out corpora (``holdout.json``, and ``channels_holdout5.json`` when it is there),
+written blind beside the dev ones and never tuned on. ``--channels-only`` stops after the
+corpora.
 
 ``channels_holdout.json`` was the first blind channel holdout; its figures were seen (at
 55d384f: 97.7% caught, 2.8% of near misses flagged) and its leaks fixed, so it is a dev
@@ -19,11 +20,13 @@ seen and fixed before; it is kept under ``--holdout`` for completeness, measurin
 blind. ``channels_holdout3.json`` was the third (seen at 63f69a8, the gate of 5aec19b:
 1989/2068 placements caught, 96.2%, MISSED; 6/856 near misses flagged, 0.7%, MET;
 detect-secrets 806/2068 and 54/856); its leaks were closed by general rules, and it is a
-dev corpus now, scored on every run. ``channels_holdout4.json`` is the blind one: written
-by someone who had not read the gate, run once after the fixes were committed (at
+dev corpus now, scored on every run. ``channels_holdout4.json`` was the fourth (seen at
 3fd2cce, the gate of 714f421: 1682/1705 placements caught, 98.7%, MISSED; 64/1041 near
-misses flagged, 6.1%, MISSED; detect-secrets 643/1705 and 79/1041), and not tuned on
-after.
+misses flagged, 6.1%, MISSED; detect-secrets 643/1705 and 79/1041); its leaks and false
+alarms were closed by general rules, and it is a dev corpus now, scored on every run.
+``channels_holdout5.json`` is the next blind one: written by someone who has not read the
+gate, committed by the lead, scored by ``--holdout`` once it is there (the run says so
+when it is not), and not tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
   is no longer in :func:`arborist.admission.admit`'s output; a near miss is flagged
@@ -59,8 +62,11 @@ after.
 
   Counted out, each one named in the report, never dropped: a secret (with its name)
   holding ``/`` in a file or folder name, which no name can hold, and one longer than
-  a file name may be (255 bytes). A name without a suffix ingest reads
-  (``{secret}`` alone) is given ``.txt``, since a walk skips it otherwise.
+  a file name may be (255 bytes), and a placement in a channel the bench has no path for.
+  A name without a suffix ingest reads (``{secret}`` alone) is given ``.txt``, since a
+  walk skips it otherwise. A path that raises (what no face should) counts its secret as
+  leaked and its near miss as flagged, each error named: a blind corpus is run once, and
+  one traceback must not stop the rest.
 * **detect-secrets** (PyPI, its default plugins and filters, as ``detect-secrets
   scan`` runs them on a file): a secret is caught when a line holding part of
   it is flagged; a near miss is flagged when any of its lines is. It reports
@@ -110,7 +116,10 @@ CHANNELS_SEEN2 = ROOT / "bench" / "secret_corpus" / "channels_holdout2.json"
 """The second blind channel holdout: seen at bf83f31 and fixed since, a dev corpus now."""
 CHANNELS_SEEN3 = ROOT / "bench" / "secret_corpus" / "channels_holdout3.json"
 """The third blind channel holdout: seen at 63f69a8 and fixed since, a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout4.json"
+CHANNELS_SEEN4 = ROOT / "bench" / "secret_corpus" / "channels_holdout4.json"
+"""The fourth blind channel holdout: seen at 3fd2cce and fixed since, a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout5.json"
+"""The blind channel holdout ``--holdout`` scores when it is there (the lead commits it)."""
 OLD_GATE = "c8136f0"
 """The commit whose arborist/admission.py is the gate before issue #22's changes."""
 MAX_NEAR_MISS_FLAGGED = 0.02
@@ -355,20 +364,46 @@ def counted_out(channel: str, text: str) -> str | None:
     return None
 
 
+def _run(
+    channels: _Channels, channel: str, text: str, errors: list[tuple[str, str]], where: str
+) -> str | None:
+    """:meth:`_Channels.run`, or None when the path raised what no face should (named in
+    the report: a blind corpus is run once, so one traceback must not stop the rest)."""
+    try:
+        return channels.run(channel, text)
+    except Exception as exc:  # any failure of the path is reported, never hidden
+        first = (str(exc).splitlines() or [""])[0][:120]
+        errors.append((where, f"{type(exc).__name__}: {first}"))
+        return None
+
+
 def channel_scores(corpus: dict[str, Any], channels: _Channels) -> dict[str, Any]:
     """Every secret in every placement of every channel, and every near miss in every
-    placement that does not name its value (:data:`_NEUTRAL`), through the real path."""
-    result: dict[str, Any] = {"placed": [], "out": [], "near": [], "naming": []}
-    naming = set()
+    placement that does not name its value (:data:`_NEUTRAL`), through the real path.
+
+    A placement in a channel the bench has no path for is counted out, each named; a path
+    that raises counts its secret as leaked and its near miss as flagged, each error named
+    in ``errors`` (the worse reading: a traceback shows what it was given)."""
+    result: dict[str, Any] = {"placed": [], "out": [], "near": [], "naming": [], "errors": []}
+    errors: list[tuple[str, str]] = result["errors"]
+    placements = []
     for placement in corpus["placements"]:
+        if not hasattr(channels, f"_{placement['channel']}"):
+            result["out"].append(("every entry", placement["id"], "no such channel"))
+        else:
+            placements.append(placement)
+    naming = set()
+    for placement in placements:
         if _USERINFO_SLOT.search(placement["template"]):
             naming.add(placement["id"])
         for word in _NEUTRAL:
             neutral = placement["template"].replace("{secret}", word)
-            if PLACEHOLDER_MARK in channels.run(placement["channel"], neutral):
+            where = f"the probe of {placement['id']} (not counted)"
+            output = _run(channels, placement["channel"], neutral, errors, where)
+            if output is not None and PLACEHOLDER_MARK in output:
                 naming.add(placement["id"])
     result["naming"] = sorted(naming)
-    for placement in corpus["placements"]:
+    for placement in placements:
         channel = placement["channel"]
         for secret in corpus["secrets"]:
             text, forms = _placed(secret, placement)
@@ -376,8 +411,9 @@ def channel_scores(corpus: dict[str, Any], channels: _Channels) -> dict[str, Any
             if why is not None:
                 result["out"].append((secret["id"], placement["id"], why))
                 continue
-            output = channels.run(channel, text)
-            leaked = any(form in output for form in forms)
+            where = f"{secret['id']} in {placement['id']}"
+            output = _run(channels, channel, text, errors, where)
+            leaked = output is None or any(form in output for form in forms)
             result["placed"].append((secret, placement, text, leaked))
         if placement["id"] in naming:
             continue
@@ -386,7 +422,8 @@ def channel_scores(corpus: dict[str, Any], channels: _Channels) -> dict[str, Any
             if counted_out(channel, text) is not None:
                 result["out"].append((near["id"], placement["id"], "near miss: name with '/'"))
                 continue
-            flagged = PLACEHOLDER_MARK in channels.run(channel, text)
+            output = _run(channels, channel, text, errors, f"{near['id']} in {placement['id']}")
+            flagged = output is None or PLACEHOLDER_MARK in output
             result["near"].append((near, placement, text, flagged))
     return result
 
@@ -462,6 +499,8 @@ def score_channels(name: str, path: Path, *, with_detect_secrets: bool) -> tuple
         lines.append(f"  flagged: {near_miss['id']} in {placement['id']}")
     for what, where, why in result["out"]:
         lines.append(f"  counted out: {what} in {where}: {why}")
+    for where, error in result["errors"]:
+        lines.append(f"  error: {where}: {error}")
     ok = caught >= MIN_PLACEMENTS_CAUGHT * len(placed) and len(flags) <= (
         MAX_NEAR_MISS_FLAGGED * len(near)
     )
@@ -586,6 +625,16 @@ def score(name: str, corpus: dict[str, list[dict[str, str]]]) -> tuple[bool, lis
     return ok, lines
 
 
+def blind_channels() -> list[tuple[str, Path]]:
+    """The blind channel corpus to score, when it is there (:data:`CHANNELS_HOLDOUT`); when
+    it is not, a line says so and there is none."""
+    name = f"bench/secret_corpus/{CHANNELS_HOLDOUT.name}"
+    if CHANNELS_HOLDOUT.is_file():
+        return [(f"holdout channel corpus ({name}), blind", CHANNELS_HOLDOUT)]
+    print(f"holdout channel corpus: {name} is not there\n")
+    return []
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run: no timing goal")
@@ -610,14 +659,10 @@ def main() -> int:
         ("dev channel corpus, the first holdout, seen (channels_holdout.json)", CHANNELS_SEEN),
         ("dev channel corpus, the second holdout, seen (channels_holdout2.json)", CHANNELS_SEEN2),
         ("dev channel corpus, the third holdout, seen (channels_holdout3.json)", CHANNELS_SEEN3),
+        ("dev channel corpus, the fourth holdout, seen (channels_holdout4.json)", CHANNELS_SEEN4),
     ]
     if args.holdout:
-        channel_corpora.append(
-            (
-                "holdout channel corpus (bench/secret_corpus/channels_holdout4.json)",
-                CHANNELS_HOLDOUT,
-            )
-        )
+        channel_corpora += blind_channels()
     for name, path in channel_corpora:
         ok, lines = score_channels(name, path, with_detect_secrets=not args.quick)
         print("\n".join(lines), end="\n\n")

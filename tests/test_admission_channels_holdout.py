@@ -99,7 +99,7 @@ def test_an_aws_key_id_masked_with_one_filler_character_is_left_alone(text: str)
     "key",
     [
         "AKIA" + "K2F2JN36GCRRTI52",
-        "AKIA" + "IOSFODNN7EXAMPLE",  # AWS's documentation key: redacted on purpose (erring safe)
+        "AKIA" + "IOSFODNN7EXAMPLF",  # one character from AWS's documented example: a key
     ],
 )
 def test_an_aws_key_id_that_is_not_one_character_over_and_over_is_still_caught(key: str) -> None:

@@ -15,7 +15,7 @@ from arborist.errors import BadInput
 
 # Built by concatenation so this file does not itself look like a leaked key.
 API_KEY = "sk-" + "proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
-AWS_KEY = "AKIA" + "IOSFODNN7EXAMPLE"
+AWS_KEY = "AKIA" + "Q3ZLN7V2RKD4WX6M"
 DOC = "# Deploy notes\n\nThe deploy script reads the token from the vault before it runs.\n"
 
 

@@ -29,7 +29,7 @@ from arborist.store.coaccess import (
 from arborist.sync import body
 from arborist.views import answer_text
 
-AWS_KEY = "AKIA" + "IOSFODNN7EXAMPLE"
+AWS_KEY = "AKIA" + "Q3ZLN7V2RKD4WX6M"
 
 TOPICS = {
     "tides.md": "# Tides\n\nTides rise and fall twice a day because the moon pulls the oceans.\n\n"

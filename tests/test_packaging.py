@@ -31,6 +31,7 @@ PURE = [
     "secret_prefilters.py",
     "secret_names.py",
     "secret_vendors.py",
+    "secret_commands.py",
     "qa/sse.py",
     "qa/sanitize.py",
     "store/normalize.py",
@@ -215,7 +216,8 @@ FOUNDATIONS = ("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py
                "keys.py", "citations.py", "analysis.py", "terminal.py", "admission.py", "fts.py",
                "clock.py", "pathref.py", "errors.py", "witness.py", "wal.py",
                "private.py", "secret_shapes.py", "secret_prefilters.py", "secret_finders.py",
-               "secret_names.py", "secret_vendors.py", "text_words.py", "definitions.py")  # fmt: skip
+               "secret_names.py", "secret_vendors.py", "secret_commands.py", "text_words.py",
+               "definitions.py")  # fmt: skip
 ALLOWED_FACE_IMPORTS = {
     "arborist.cli": {"arborist.cli_commands"},  # the group loads its runner when a command runs
     "arborist.cli_commands": {"arborist.repl"},  # the CLI starts its REPL

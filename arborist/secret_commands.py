@@ -1,0 +1,214 @@
+"""Passwords on command lines and in the files tools read them from.
+
+Pure: no I/O. :func:`command_candidates` yields ``(kind, start, end)`` for a password
+given to a tool (``mysql -pX``, ``sshpass -p X``, ``redis-cli -a X``, ``ldapsearch -w
+X``, ``smbclient -U user%X``, ``curl -u user:X``, ``--password X``, ``-storepass X``,
+``echo X | sudo -S``) or kept in a tool's file (``.netrc``'s ``password X``, a
+``.pgpass`` line, an htpasswd hash, a PuTTY key's private lines);
+:mod:`arborist.secret_finders` runs it beside the other shapes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from arborist.secret_shapes import (
+    CURL_USER,
+    DASH_P,
+    DASH_PASS,
+    ECHO_SUDO,
+    FLAG,
+    HTPASSWD,
+    LDAP_SMB,
+    LDAP_W,
+    MIN_VALUE,
+    MYSQL,
+    NETRC,
+    NETRC_CONTEXT,
+    PGPASS,
+    PGPASS_PORT,
+    PUTTY,
+    REDIS_A,
+    SMB_U,
+    SSHPASS_P,
+    is_filler,
+)
+
+__all__ = [
+    "command_candidates",
+]
+
+
+def command_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+    """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
+    ``machine host login user password SECRET``."""
+    dashed = "-" in text  # one scan for a character every flag below needs
+    if dashed and "pass" in folded:
+        yield from _dash_pass_flags(text, folded)
+    for line_start, line_end, tools in _flag_lines(text, folded) if dashed else ():
+        tool = tools.search(text, line_start, line_end)  # a line is read for its first tool
+        if tool is not None:
+            for m in _tool_flag(tool.group()).finditer(text, tool.end(), line_end):
+                group = next(g for g in range(1, (m.lastindex or 1) + 1) if m.group(g) is not None)
+                if not is_filler(m.group(group), "=", quoted=False):
+                    yield "password", m.start(group), m.end(group)
+    if dashed:
+        for m in CURL_USER.finditer(text):  # its own scan for "-u": no "in" before it
+            if m.start() and not text[m.start() - 1].isspace():
+                continue
+            user, password = m.group(1), m.group(2)
+            if (user.isdigit() and password.isdigit()) or is_filler(password, "=", quoted=True):
+                continue  # docker run -u 1000:1000, a user id and a group id
+            yield "password", m.start(2), m.end(2)
+    if dashed and "--" in text:
+        for m in _flags(text):
+            group = m.lastindex or 3
+            if not is_filler(m.group(group), "=", quoted=group != 3) and len(m.group(group)) >= 4:
+                kind = "password" if "pass" in m.group()[:20].lower() else "secret"
+                yield kind, m.start(group), m.end(group)
+    if text.count(":") >= 4:
+        for m in _pgpass_lines(text):
+            host, password = m.group(1), m.group(2)
+            if host.isdigit() or host.isupper() or host.lower() in ("http", "https"):
+                continue  # 00:11:22:33:44:55, a MAC address; TIME:12:30:...
+            if _IPV6_GROUPS.match(m.group()):
+                continue  # 2001:db8:0000:0000:0000:...: an IPv6 address, group after group
+            if len(password) >= MIN_VALUE and not is_filler(password, "=", quoted=True):
+                yield "password", m.start(2), m.end(2)
+    if ("$" in text or "{" in text) and (":$" in longs or ":{SHA}" in longs):
+        yield from _htpasswd(text)  # a user name and its hash: one long word
+    if dashed and "|" in text:
+        for m in ECHO_SUDO.finditer(text):  # its own scan for "echo"
+            group = m.lastindex or 3
+            if not is_filler(m.group(group), "=", quoted=group != 3):
+                yield "password", m.start(group), m.end(group)
+    if ":" in text and "Private-Lines: " in text:
+        for m in PUTTY.finditer(text):
+            yield "private_key", m.start(1), m.end(1)
+    if "password" in folded and ("machine" in folded or "login" in folded):
+        for m in NETRC.finditer(text):
+            near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
+            if near is not None and not is_filler(m.group(1), "=", quoted=False):
+                yield "password", m.start(1), m.end(1)
+
+
+def _flag_lines(text: str, folded: str) -> list[tuple[int, int, re.Pattern[str]]]:
+    """Each line holding a tool's password flag, in order, and the tools looked for there:
+    MYSQL's on a line with ``-p`` or ``-a``; LDAP's ``-w`` and SMB's ``-U`` only where such
+    a tool is named (``grep -w`` is common), by a pattern of their own. The first flag of a
+    line is found by one search for all four (:data:`_TOOL_FLAG`), the rest within it."""
+    ldap = "ldap" in folded or "client" in folded  # smbclient, rpcclient
+    lines: list[tuple[int, int, re.Pattern[str]]] = []
+    at = _TOOL_FLAG.search(text)
+    while at is not None:
+        start = text.rfind("\n", 0, at.start()) + 1
+        end = text.find("\n", at.start())
+        end = len(text) if end == -1 else end
+        if text.find("-p", start, end) != -1 or text.find("-a", start, end) != -1:
+            lines.append((start, end, MYSQL))
+        if ldap and (text.find("-w", start, end) != -1 or text.find("-U", start, end) != -1):
+            lines.append((start, end, LDAP_SMB))
+        at = _TOOL_FLAG.search(text, end)
+    return lines
+
+
+_TOOL_FLAG = re.compile("-[apwU]")
+"""A tool's password flag's dash and letter: a regex's search for a literal ``-`` runs at
+memory speed, where ``str.find`` for a two-character needle stops at every dash."""
+
+
+def _tool_flag(tool: str) -> re.Pattern[str]:
+    """The flag a tool takes its password by: ``mysql -pX``, ``redis-cli -a X``,
+    ``ldapsearch -w X``, ``smbclient -U user%X``, ``sshpass -p X``."""
+    name = tool.lower()
+    if name.startswith(("mysql", "mariadb")):
+        return DASH_P
+    if name.startswith("redis"):
+        return REDIS_A
+    if name.startswith("ldap"):
+        return LDAP_W
+    return SMB_U if name.startswith(("smb", "rpc")) else SSHPASS_P
+
+
+def _htpasswd(text: str) -> Iterator[tuple[str, int, int]]:
+    """An htpasswd line's hash (``user:$apr1$...``, ``user:$2y$...``, ``user:{SHA}...``),
+    matched after each ``:`` that follows a user name's character."""
+    done = 0
+    for colon in _HASH_COLON.finditer(text):
+        at = colon.start()
+        if at < done or not at or text[at - 1] not in _USER_CHARS:
+            continue
+        m = HTPASSWD.match(text, at + 1)
+        if m is not None:
+            yield "password", m.start(), m.end()
+            done = m.end()
+
+
+_HASH_COLON = re.compile(r":(?=\$|\{SHA\})")
+
+
+_USER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@")
+
+
+def _dash_pass_flags(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+    """:data:`DASH_PASS` matched at the dash before each ``pass`` found (at most 12 letters
+    back, so ``passpass...`` is read once), where that dash stands alone: after a space, a
+    quote or nothing (``--password`` is :data:`FLAG`'s)."""
+    at = folded.find("pass") if len(folded) == len(text) else -1
+    while at != -1:
+        start = at
+        while start > max(0, at - 12) and "a" <= folded[start - 1] <= "z":
+            start -= 1
+        dash = start - 1
+        if dash >= 0 and text[dash] == "-" and (not dash or text[dash - 1] in _FLAG_BEFORE):
+            m = DASH_PASS.match(text, dash)
+            if m is not None:
+                group, value = m.lastindex or 3, m.group(m.lastindex or 3)
+                word = group == 3 and value.isalpha() and value.islower()  # "the -password flag"
+                if not word and not is_filler(value, "=", quoted=group != 3):
+                    yield "password", m.start(group), m.end(group)
+        at = folded.find("pass", at + 4)
+
+
+_FLAG_BEFORE = frozenset(" \t\n\r\"'")
+
+
+def _pgpass_lines(text: str) -> Iterator[re.Match[str]]:
+    """:data:`PGPASS` matched from the host before each ``:port:`` found (a host is one
+    name, at most 253 characters), where a search would try every character."""
+    done = 0
+    for port in PGPASS_PORT.finditer(text):
+        if port.start() < done:
+            continue
+        start = port.start()
+        while start > max(done, port.start() - 253) and text[start - 1] in _HOST_CHARS:
+            start -= 1
+        m = PGPASS.match(text, start) if start < port.start() else None
+        if m is not None:
+            yield m
+            done = m.end()
+
+
+_IPV6_GROUPS = re.compile(r"(?:[0-9A-Fa-f]{1,4}:){4}(?:[0-9A-Fa-f]{0,4}:|[0-9A-Fa-f]{1,4}(?!\S))")
+"""Four groups of at most four hex digits, and a fifth (or an empty one, ``::``) where a
+password would start: an IPv6 address read as ``host:port:db:user:password``."""
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-*")
+
+
+def _flags(text: str) -> Iterator[re.Match[str]]:
+    """:data:`FLAG`'s matches, in order: tried once per run of dashes, at its last two (a
+    flag's name follows ``--``), where a search tried every dash of pydoc's rules. A flag
+    stands after anything but a letter or digit (a space, a quote, ``/``, ``=``, ``_``: a
+    command line pasted into a path, a query or a file name), or joined to a word by one
+    more dash (``llama3---password X``)."""
+    at = text.find("--")
+    while at != -1:
+        run_end = _DASHES.match(text, at).end()  # type: ignore[union-attr]
+        m = FLAG.match(text, run_end - 2)
+        if m is not None and (run_end - at > 2 or not at or not text[at - 1].isalnum()):
+            yield m
+        at = text.find("--", m.end() if m is not None else run_end)
+
+
+_DASHES = re.compile("-+")
