@@ -29,7 +29,7 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 __all__ = [
     "CHAR_WIDTH",
@@ -59,7 +59,7 @@ NUMBERS = re.compile(r"[-+−–]?(?:\d+(?:[.,:]\d+)*|\.\d+)(?:[eE][-+]?\d+)?%?"
 """One tick value: ``3``, ``-0.5``, ``1,000``, ``20:00``, ``1e-3``, ``40%``."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Line:
     """One line of a page: its text and where it starts, in reading order.
 
@@ -84,10 +84,13 @@ def _raw_lines(fragments: Sequence[Fragment]) -> list[list[Fragment]]:
     current: list[Fragment] = []
     for fragment in fragments:
         text = fragment[3]
+        if text[-1] != "\n":
+            current.append(fragment)
+            continue
         body = text.rstrip("\n")
         if body:
-            current.append((*fragment[:3], body, fragment[4]))
-        if text.endswith("\n") and current:
+            current.append((fragment[0], fragment[1], fragment[2], body, fragment[4]))
+        if current:
             lines.append(current)
             current = []
     if current:
@@ -96,11 +99,15 @@ def _raw_lines(fragments: Sequence[Fragment]) -> list[list[Fragment]]:
 
 
 def _line(fragments: Sequence[Fragment], column: int = 0) -> Line | None:
-    text = "".join(f[3] for f in fragments).strip()
+    if len(fragments) == 1:  # most lines
+        x, y, size, text, form = fragments[0]
+        text = text.strip()
+        return Line(text, x, y, size, form, column=column) if text else None
+    text = "".join([f[3] for f in fragments]).strip()
     if not text:
         return None
     first = next(f for f in fragments if f[3].strip())
-    size = max(f[2] for f in fragments)
+    size = max([f[2] for f in fragments])
     return Line(text, first[0], first[1], size, all(f[4] for f in fragments), column=column)
 
 
@@ -153,7 +160,12 @@ def _words(text: str) -> int:
 
 
 def _numeric(text: str) -> bool:
+    if text[0] not in _NUMBER_STARTS:  # most lines: no need to look further
+        return False
     return all(NUMBERS.fullmatch(token) for token in text.split())
+
+
+_NUMBER_STARTS = frozenset("-+−–.0123456789")
 
 
 def _figure_free(lines: list[Line]) -> list[Line]:
@@ -193,22 +205,18 @@ def _spacing(lines: Sequence[Line]) -> float:
 
 
 def _paragraphs(lines: list[Line]) -> list[Line]:
-    """``lines`` with ``gap`` set where a paragraph starts (see the module docstring)."""
+    """``lines``, each with ``gap`` set where a paragraph starts (see the module docstring)."""
     spacing = _spacing(lines) or 1.2 * max((line.size for line in lines), default=0.0)
-    marked: list[Line] = []
-    for i, line in enumerate(lines):
-        gap = False
-        if i:
-            above = lines[i - 1]
-            step = above.y - line.y
-            gap = (
-                above.column != line.column
-                or step < -line.size
-                or abs(above.size - line.size) > 0.15 * line.size
-                or (spacing > 0 and step > spacing * PARAGRAPH_GAP + 0.5)
-            ) and not line.text.startswith("#")  # never a block that reads as a heading
-        marked.append(replace(line, gap=gap) if gap else line)
-    return marked
+    wide = spacing * PARAGRAPH_GAP + 0.5
+    for above, line in itertools.pairwise(lines):
+        step = above.y - line.y
+        line.gap = (
+            above.column != line.column
+            or step < -line.size
+            or step > wide
+            or abs(above.size - line.size) > 0.15 * line.size
+        ) and not line.text.startswith("#")  # never a block that reads as a heading
+    return lines
 
 
 def page_lines(fragments: Sequence[Fragment], width: float) -> list[Line]:

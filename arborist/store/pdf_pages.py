@@ -58,6 +58,7 @@ _DIGITS = re.compile(r"\d+")
 _ROMAN = re.compile(r"^[ivxlcdm]+\b|\b[ivxlcdm]+$")
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _CUT = re.compile(r"(-?)([^\W\d_]+)-$")
+_LONGEST_CUT = 64  # the first part of a word cut at a line's end is looked for this far back
 _REST = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:-[^\W\d_]+)*")
 
 
@@ -131,6 +132,8 @@ def _running(pages: Sequence[Sequence[Line]]) -> list[set[int]]:
 
 
 def _refers(text: str) -> bool:
+    if not (text[-1].isdigit() or text[-1] in "ivxlcdm"):  # most lines: no need to look further
+        return False
     end = REFERENCE_LINE.search(text)
     return end is not None and any(c.isalpha() for c in text[: end.start()])
 
@@ -176,16 +179,18 @@ def _join_hyphens(pages: list[list[Line]]) -> list[list[Line]]:
         if (p, i) in gone:
             continue
         line, after = pages[p][i], pages[q][j]
-        cut = _CUT.search(line.text)
+        if not line.text.endswith("-"):
+            continue
+        cut = _CUT.search(line.text, max(0, len(line.text) - _LONGEST_CUT))
         rest = _REST.match(after.text) if cut else None
         if cut is None or rest is None or line.heading or after.heading:
             continue
         word = rest.group(0)
         joined = line.text if _keeps_hyphen(cut, word, vocabulary) else line.text[:-1]
-        pages[p][i] = replace(line, text=joined + word)
+        line.text = joined + word
         remainder = after.text[rest.end() :].lstrip()
         if remainder:
-            pages[q][j] = replace(after, text=remainder)
+            after.text = remainder
         else:
             gone.add((q, j))
     return [

@@ -110,7 +110,9 @@ class _Fragments:
         self._inside = 0
 
     def before(self, operator: bytes, operands: list[object], cm: object, tm: object) -> None:
-        self.budget -= 1 + sum(len(o) if isinstance(o, list) else 1 for o in operands)
+        self.budget -= 1 + len(operands)
+        if operator == b"TJ" and operands and isinstance(operands[0], list):
+            self.budget -= len(operands[0])
         if self.budget < 0:
             raise _TooMuchWork
         if self._open and not self._open[-1]:
