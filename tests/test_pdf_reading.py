@@ -119,7 +119,8 @@ def test_words_cut_at_a_line_end_are_joined_as_the_document_writes_them() -> Non
         "actions with fungi matter. See the North-",
         "West region for case-by-",
         "case notes and a well-",
-        "known stand.",
+        "known stand. The operator [n]<&digit-",
+        "moves a descriptor.",
     )
     assert load(make_pages([page])) == (
         "The components of a well-kept tree are many; its components\n"
@@ -128,7 +129,8 @@ def test_words_cut_at_a_line_end_are_joined_as_the_document_writes_them() -> Non
         "with fungi matter. See the North-West\n"
         "region for case-by-case\n"
         "notes and a well-known\n"
-        "stand."
+        "stand. The operator [n]<&digit-\n"
+        "moves a descriptor."
     )
 
 
@@ -260,6 +262,7 @@ CONTENTS = lines(
 )
 INDEX = lines(
     "Index",
+    "!= . . . . . . . 3",
     "alder . . . . . . 2",
     "bark 2, 3",
     "birch . . . . . . 2",
@@ -284,7 +287,7 @@ def test_contents_and_index_pages_are_left_out_and_keep_their_place() -> None:
 
 
 def test_a_document_that_is_all_index_is_kept() -> None:
-    assert load(make_pages([INDEX])).startswith("Index\nalder . . . . . . 2\nbark 2, 3")
+    assert load(make_pages([INDEX])).startswith("Index\n!= . . . . . . . 3\nalder . . . . . . 2")
 
 
 # --- the outline ---------------------------------------------------------------------------
@@ -316,6 +319,21 @@ def test_outline_entries_become_headings_where_their_sections_begin() -> None:
         "More about alder.",
         "Rowan has red berries.",
     ]
+
+
+def test_bookmarks_that_all_point_at_the_top_of_their_page_find_their_headings() -> None:
+    page = lines(
+        "3.6.6 Here Strings",
+        "A variant of here documents.",
+        "3.6.7 Duplicating",
+        "Copies a descriptor.",
+        step=20,
+    )
+    data = make_pages([page], outline=[("Here Strings", 0, 1, 720), ("Duplicating", 0, 1, 720)])
+    assert load(data) == (
+        "# 3.6.6 Here Strings\n\nA variant of here documents.\n\n"
+        "# 3.6.7 Duplicating\n\nCopies a descriptor."
+    )
 
 
 def test_a_code_comment_opening_a_page_is_escaped_and_never_a_heading() -> None:

@@ -22,9 +22,9 @@ order; what only shows across pages is decided here, from the document itself
   hyphen elsewhere (``self-``, ``zero-``), when either part already holds one, or
   when the second part does not start in lower case; otherwise it goes.
 - **Headings**: each outline entry (bookmark) becomes a markdown heading line
-  (``#`` by depth) on its page, before the first line at or below its target's top;
-  the visible heading line it points at (``3.1 Shell Syntax`` for the bookmark
-  "Shell Syntax") is taken as the heading's text instead of being repeated.
+  (``#`` by depth) on its page, before the first line at or below its target's top,
+  or in place of the visible heading line it names, found from there down the page
+  (``3.1 Shell Syntax`` for the bookmark "Shell Syntax"), whose text it takes.
 
 :func:`page_texts` gives each page's text: lines joined by ``\\n``, paragraphs and
 headings separated by a blank line, in the form :mod:`arborist.store.normalize`
@@ -52,12 +52,16 @@ MAX_HEADING_CHARS = 200
 
 REFERENCE_LINE = re.compile(r"[\s.](?:\d+|[ivxlcdm]+)(?:\s*[,–-]\s*\d+)*\Z")
 """How a contents or index line ends: after a space or dot leaders, its page numbers
-(``Shell Syntax . . . 12``, ``LANG 8, 86``); the words before it hold a letter."""
+(``Shell Syntax . . . 12``, ``LANG 8, 86``); before it, dot leaders after anything
+(``!= . . . 164, 165``), or a word (not ``x = 1 + 2``)."""
 
 _DIGITS = re.compile(r"\d+")
+_LEADERS = re.compile(r"\S ?(?:\. ?){3,}$")
 _ROMAN = re.compile(r"^[ivxlcdm]+\b|\b[ivxlcdm]+$")
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
-_CUT = re.compile(r"(-?)([^\W\d_]+)-$")
+_CUT = re.compile(r"(?:(-)|(?<![^\s(\[\"'‘“]))([^\W\d_]+)-$")
+"""A word cut at a line's end: its first part after a space, an opening mark or a hyphen
+(``case-by-``), never after other characters (``[n]<&digit-`` is syntax, not a cut word)."""
 _LONGEST_CUT = 64  # the first part of a word cut at a line's end is looked for this far back
 _REST = re.compile(r"[^\W\d_][^\W\d_'’-]*(?:-[^\W\d_]+)*")
 
@@ -135,7 +139,12 @@ def _refers(text: str) -> bool:
     if not (text[-1].isdigit() or text[-1] in "ivxlcdm"):  # most lines: no need to look further
         return False
     end = REFERENCE_LINE.search(text)
-    return end is not None and any(c.isalpha() for c in text[: end.start()])
+    if end is None:
+        return False
+    words = text[: end.start()].rstrip()
+    if _LEADERS.search(words) is not None:
+        return True
+    return bool(words) and (words[-1].isalpha() or words[-1] in ")]’'\"")
 
 
 def _reference_page(lines: Sequence[Line]) -> bool:
@@ -203,8 +212,21 @@ def _folded(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+def _shows(line: Line, title: str) -> bool:
+    """Whether ``line`` is the visible heading of the outline entry ``title`` (``3.1 Shell
+    Syntax`` for "Shell Syntax")."""
+    return (
+        not line.heading
+        and len(line.text) <= len(title) + 16
+        and _folded(line.text).endswith(_folded(title))
+    )
+
+
 def _place_headings(lines: list[Line], marks: Sequence[Mark]) -> list[Line]:
-    """``lines`` with a heading line before each mark's first line (module docstring)."""
+    """``lines`` with a heading line before each mark's first line (module docstring).
+
+    The visible heading line is looked for from the mark's top down the page: producers
+    often point every bookmark of a page at the page's top."""
     placed = list(lines)
     start = 0
     for mark in marks:
@@ -217,15 +239,11 @@ def _place_headings(lines: list[Line], marks: Sequence[Mark]) -> list[Line]:
                 at += 1
             if at == len(placed):
                 at = start
-        shown = placed[at] if at < len(placed) and not placed[at].heading else None
-        if (
-            shown is not None
-            and _folded(shown.text).endswith(_folded(title))
-            and (len(shown.text) <= len(title) + 16)
-        ):
-            title = " ".join(shown.text.split())
-            del placed[at]
-        y = shown.y if shown is not None else 0.0
+        shown = next((k for k in range(at, len(placed)) if _shows(placed[k], title)), None)
+        y = 0.0
+        if shown is not None:
+            at, title, y = shown, " ".join(placed[shown].text.split()), placed[shown].y
+            del placed[shown]
         placed.insert(at, Line("#" * min(mark.depth, 6) + " " + title, 0.0, y, 0.0, heading=True))
         start = at + 1
     return placed
