@@ -267,7 +267,8 @@ INDEX = lines(
     "bark 2, 3",
     "birch . . . . . . 2",
     "cones . . . . . . 2",
-    "rowan 3",
+    "rowan, 3",
+    "+, 3",
     "hazel . . . . . . 3",
 )
 
@@ -284,6 +285,18 @@ def test_contents_and_index_pages_are_left_out_and_keep_their_place() -> None:
     text = load(data)
     assert text == "\fAlder grows by water; its bark is dark.\n\n\fRowan has red berries."
     assert chunk_pages(chunk_text(text)) == [2, 3]
+
+
+def test_an_index_in_comma_style_is_left_out_and_code_is_not_taken_for_one() -> None:
+    index = lines(
+        "Index", "+, 114", "abs, 37", "acos, 37", "angles, 130, 193", "arg, 37", "ARGV, 88"
+    )
+    code = lines("x = 1 + 2", "y = x * 3", "z = y - 4", "w = z / 5", "print w", "v = w + 6")
+    text = load(make_pages([lines("Alder grows by water."), code, index]))
+    assert (
+        text
+        == "Alder grows by water.\n\n\fx = 1 + 2\ny = x * 3\nz = y - 4\nw = z / 5\nprint w\nv = w + 6"
+    )
 
 
 def test_a_document_that_is_all_index_is_kept() -> None:

@@ -53,7 +53,7 @@ MAX_HEADING_CHARS = 200
 REFERENCE_LINE = re.compile(r"[\s.](?:\d+|[ivxlcdm]+)(?:\s*[,–-]\s*\d+)*\Z")
 """How a contents or index line ends: after a space or dot leaders, its page numbers
 (``Shell Syntax . . . 12``, ``LANG 8, 86``); before it, dot leaders after anything
-(``!= . . . 164, 165``), or a word (not ``x = 1 + 2``)."""
+(``!= . . . 164, 165``), or a word or a comma (``abs, 37``; not ``x = 1 + 2``)."""
 
 _DIGITS = re.compile(r"\d+")
 _LEADERS = re.compile(r"\S ?(?:\. ?){3,}$")
@@ -144,7 +144,7 @@ def _refers(text: str) -> bool:
     words = text[: end.start()].rstrip()
     if _LEADERS.search(words) is not None:
         return True
-    return bool(words) and (words[-1].isalpha() or words[-1] in ")]’'\"")
+    return bool(words) and (words[-1].isalpha() or words[-1] in ",)]’'\"")
 
 
 def _reference_page(lines: Sequence[Line]) -> bool:
