@@ -85,6 +85,19 @@ def test_running_heads_and_page_numbers_are_found_by_repetition_and_left_out() -
     )
 
 
+def test_a_running_head_is_found_by_its_shape_alone_and_a_numbered_line_once_is_kept() -> None:
+    def draw(pdf: canvas.Canvas, number: int) -> None:
+        pdf.setFont("Helvetica", 9)
+        pdf.drawString(400, 760, f"Field Guide, page {number + 10}")
+        lines(f"Body of page {['one', 'two', 'three', 'four', 'five'][number - 1]}.")(pdf, number)
+
+    text = load(make_pages([draw] * 5 + [lines("Version 5 of the guide", "ends here.")]))
+    assert text == (
+        "Body of page one.\n\n\fBody of page two.\n\n\fBody of page three.\n\n"
+        "\fBody of page four.\n\n\fBody of page five.\n\n\fVersion 5 of the guide\nends here."
+    )
+
+
 def test_a_line_at_the_top_of_pages_without_digits_is_kept_when_it_is_rare() -> None:
     pages = [lines("Examples", f"Page text number {n}.") for n in ("one", "two", "three")]
     trees = [
@@ -313,6 +326,8 @@ def test_outline_entries_become_headings_where_their_sections_begin() -> None:
         [first, second],
         outline=[("Trees", 0, 1, 712), ("Alder", 1, 1, 672), ("Rowan", 1, 2, 670)],
     )
+    loaded = load_bytes(data, uri="mem:test.pdf", name="test.pdf")
+    assert loaded.title == "1 Trees"  # no /Title: the first line, without its heading marks
     text = load(data)
     assert text == (
         "# 1 Trees\n\nTrees are tall.\n\n## 1.1 Alder\n\nAlder grows by water."

@@ -183,7 +183,8 @@ def load_pdf(data: bytes, label: str) -> tuple[str, str]:
     text = pages_text(page_texts(pages, marks))
     if not text.strip():
         raise BadInput(f"{label}: PDF has no extractable text (scanned?)")
-    title = meta_title or next((line.strip() for line in text.split("\n") if line.strip()), "")
+    first = next((line for line in text.split("\n") if line.strip(" \f#")), "")
+    title = meta_title or first.strip().lstrip("#").strip()
     return title, text
 
 
