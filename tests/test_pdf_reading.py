@@ -248,6 +248,33 @@ def test_tick_numbers_drawn_up_the_page_are_left_out_but_a_table_of_numbers_is_k
     assert load(make_pages([draw])) == "Yearly counts:\n1 10\n2 20\n3 30\n\nThe counts rise."
 
 
+def test_a_plot_drawn_on_the_page_itself_loses_its_ticks_and_axis_labels() -> None:
+    def draw(pdf: canvas.Canvas, number: int) -> None:
+        pdf.setFont("Helvetica", 10)
+        pdf.drawString(72, 720, "The histogram shows how often each value occurs.")
+        for k, tick in enumerate(["0.3", "0.2", "0.1"]):  # the y axis, drawn top down
+            pdf.drawString(60, 600 - 50 * k, tick)
+        pdf.drawString(20, 550, "Relative Frequency")
+        for k, tick in enumerate(["1.5", "2.0", "2.5", "3.0"]):  # the x axis
+            pdf.drawString(100 + 80 * k, 420, tick)
+        pdf.drawString(200, 400, "Value")
+        pdf.drawString(72, 360, "Values near 2 are the most common.")
+        pdf.drawString(72, 330, "Counts by year:")
+        for k, row in enumerate(["1 10", "2 20", "3 30"]):  # a table as text: kept
+            pdf.drawString(90, 318 - 12 * k, row)
+        cells = pdf.beginText(90, 282)  # a table's row of cells in one text object: kept
+        for cell in ("4", "5", "6"):
+            cells.textOut(cell)
+            cells.moveCursor(40, 0)
+        pdf.drawText(cells)
+
+    assert load(make_pages([draw])) == (
+        "The histogram shows how often each value occurs.\n\n"
+        "Values near 2 are the most common.\n\n"
+        "Counts by year:\n1 10\n2 20\n3 30\n4 5 6"
+    )
+
+
 def test_a_form_holding_prose_is_kept() -> None:
     def draw(pdf: canvas.Canvas, number: int) -> None:
         pdf.beginForm("body")

@@ -12,9 +12,12 @@ with. From them this module builds a page's :class:`Line` s:
   read left column first, then right, even where the PDF draws the two
   columns' lines in turn (pypdf then joins a left and a right line into one).
 - **Figure text**: text drawn inside a form whose lines are mostly short
-  (axis labels, tick values, legends) is a figure's, not prose, and is left out;
-  so is a run of three or more lines of bare numbers drawn upwards (the tick
-  labels of an axis drawn on the page itself). A form of prose is kept.
+  (axis labels, tick values, legends) is a figure's, not prose, and is left out.
+  On the page itself, an axis's ticks are left out with the short labels next to
+  them: three numbers or more, each drawn as a line of its own, in a progression
+  side by side or one above another spaced wider than lines of text, or drawn
+  upwards. A row of numbers pypdf reads as one line (``1 2 3``) is a table's. A form of prose is kept, and so is a table of
+  numbers written as text (``1 10`` / ``2 20``).
 - **Paragraphs**: a line is a new paragraph when the space above it is wider
   than the page's usual line spacing, when it jumps up, or when its font size
   changes (a heading).
@@ -168,6 +171,59 @@ def _numeric(text: str) -> bool:
 _NUMBER_STARTS = frozenset("-+−–.0123456789")
 
 
+def _values(text: str) -> list[float] | None:
+    """The numbers of a line of numbers, or None (a time such as ``20:00`` is no number here)."""
+    try:
+        return [float(token.replace("−", "-").rstrip("%")) for token in text.split()]
+    except ValueError:
+        return None
+
+
+def _progression(values: Sequence[float] | None) -> bool:
+    """Three values or more, each the last plus one same step: how an axis counts."""
+    if values is None or len(values) < 3:
+        return False
+    step = values[1] - values[0]
+    return step != 0 and all(
+        abs(b - a - step) <= 1e-9 * max(1.0, abs(step)) for a, b in itertools.pairwise(values)
+    )
+
+
+def _ticks(lines: Sequence[Line], i: int) -> int:
+    """How many lines from ``lines[i]`` are an axis's ticks, one number each (0 if fewer than
+    three): drawn upwards, or in a progression either side by side (one row) or one above
+    another spaced wider than lines of text."""
+    j = i
+    while (
+        j < len(lines)
+        and not lines[j].form
+        and len(lines[j].text.split()) == 1
+        and _numeric(lines[j].text)
+    ):
+        j += 1
+    run = lines[i:j]
+    if len(run) < 3:
+        return 0
+    steps = [a.y - b.y for a, b in itertools.pairwise(run)]
+    if all(step < 0 for step in steps):
+        return len(run)
+    row = all(abs(step) <= 1 for step in steps)
+    spaced = all(abs(step - steps[0]) <= 1 and abs(step) > 1.5 * run[0].size for step in steps)
+    return (
+        len(run) if (row or spaced) and _progression(_values(" ".join(x.text for x in run))) else 0
+    )
+
+
+def _label(line: Line) -> bool:
+    """A short line that is no sentence: what names an axis next to its ticks."""
+    return (
+        len(line.text.split()) <= 3
+        and line.text[-1] not in ".:;?!"
+        and not line.heading
+        and not _numeric(line.text)
+    )
+
+
 def _figure_free(lines: list[Line]) -> list[Line]:
     """``lines`` without a figure's text (see the module docstring)."""
     kept: list[Line] = []
@@ -183,11 +239,12 @@ def _figure_free(lines: list[Line]) -> list[Line]:
                 numeric * 10 < len(run) * 3
             ):
                 kept.extend(run)
-        elif _numeric(lines[i].text):  # a run of numbers drawn upwards: an axis's ticks
-            while j < len(lines) and _numeric(lines[j].text) and lines[j].y > lines[j - 1].y:
+        elif ticks := _ticks(lines, i):
+            j = i + ticks
+            while j < len(lines) and _label(lines[j]):
                 j += 1
-            if j - i < 3:
-                kept.extend(lines[i:j])
+            if kept and _label(kept[-1]):
+                kept.pop()
         else:
             kept.append(lines[i])
         i = j
