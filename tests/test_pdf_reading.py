@@ -3,9 +3,12 @@ a reader handles, loaded and chunked, and the stored text checked byte for byte.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
+from arborist.app import Arborist
 from arborist.errors import BadInput
 from arborist.qa.sentences import read_sentences
 from arborist.store.chunking import chunk_text
@@ -402,6 +405,32 @@ def test_sentences_never_quote_a_form_feed_or_a_heading() -> None:
         "\f## 3.1 Shell Syntax\n\nThe shell reads its input.\n\n\fIt then splits words."
     )
     assert quoted == ["The shell reads its input.", "It then splits words."]
+
+
+# --- stored, evicted, rehydrated ----------------------------------------------------------
+
+
+def test_a_pdfs_pages_and_headings_are_stored_in_its_chunks_and_survive_rehydration(
+    home: Path, tmp_path: Path
+) -> None:
+    body = "Alder grows by water and keeps its cones through the winter months."
+    pages = [with_heads(lines("1 Trees", body, step=20))]
+    pages += [with_heads(lines(*[body] * 30, step=14))] * 3
+    path = tmp_path / "guide.pdf"
+    path.write_bytes(make_pages(pages, outline=[("Trees", 0, 1, 712)]))
+    with Arborist(home) as app:
+        app.ingest([str(path)])
+        rows = app.store_conn.execute(
+            "SELECT text, heading FROM chunks ORDER BY chunk_index"
+        ).fetchall()
+        texts = [text for text, _ in rows]
+        assert texts[0] == f"# 1 Trees\n\n{body}"
+        assert texts[1].startswith("\f" + body) and "Chapter" not in "".join(texts)
+        assert {heading for _, heading in rows} == {"1 Trees"}
+        assert chunk_pages(chunk_text("\n\n".join(texts))) == [1, 2, 2, 3, 3, 4, 4]
+        app.evict(str(path), "cold")
+        assert app.rehydrate(str(path)).changed == len(rows)
+        assert app.verify().ok
 
 
 # --- hostile PDFs ----------------------------------------------------------------------------

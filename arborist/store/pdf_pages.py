@@ -6,11 +6,13 @@ order; what only shows across pages is decided here, from the document itself
 
 - **Running heads and feet**: the two lines nearest the top and the two nearest
   the bottom of each page are candidates. One is a running head when it is a bare
-  page number, when its shape (digits read as ``#``: ``Chapter # : Basic Shell
-  Features #``) recurs at that place on three pages or more, or when, without
-  digits, on a third of the pages; and a candidate whose first or last number is
-  its page's number (the page's index plus the offset the recurring heads show)
-  is one too. The second line from an edge is a candidate only under a head.
+  page number, or when its shape (digits read as ``#``: ``Chapter # : Basic Shell
+  Features #``) recurs at that place on three pages or more. The outermost line is
+  one too when, without digits, it recurs on a third of the pages, or when its
+  first or last number is its page's number (the page's index plus the offset the
+  recurring heads show). The second line from an edge is a candidate only under a
+  head, and never by a shape without digits or by its number alone: it is most
+  often the page's first or last line of text.
 - **Contents and index pages**: a page where half the lines or more end in a page
   reference (``Shell Syntax . . . . 12``, ``LANG 8, 86``) is a table of contents
   or an index: its text is left out (the page keeps its place), unless that would
@@ -109,7 +111,8 @@ def _running(pages: Sequence[Sequence[Line]]) -> list[set[int]]:
     def recurs(edge: str, rank: int, text: str) -> bool:
         shape = _shape(text)
         count = seen[edge, rank, shape]
-        return shape == "#" or (count >= HEAD_PAGES and "#" in shape) or count >= common
+        digits = "#" in shape
+        return shape == "#" or (digits and count >= HEAD_PAGES) or (not rank and count >= common)
 
     offsets: Counter[int] = Counter()
     for number, (lines, found) in enumerate(zip(pages, edges, strict=True)):
@@ -123,7 +126,7 @@ def _running(pages: Sequence[Sequence[Line]]) -> list[set[int]]:
         outer: dict[str, bool] = {}
         for edge, rank, i in found:
             text = lines[i].text
-            folio = offset is not None and number + offset in _page_numbers(text)
+            folio = not rank and offset is not None and number + offset in _page_numbers(text)
             head = (rank == 0 or outer.get(edge, False)) and (
                 recurs(edge, rank, text) or (folio and len(text.split()) <= 12)
             )
