@@ -35,6 +35,7 @@ defines.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections import Counter
@@ -79,6 +80,7 @@ class Mark:
     top: float | None = None
 
 
+@functools.lru_cache(maxsize=4096)
 def _shape(text: str) -> str:
     return _ROMAN.sub("#", _DIGITS.sub("#", " ".join(text.casefold().split())))
 
@@ -161,8 +163,7 @@ def _vocabulary(pages: Sequence[Sequence[Line]]) -> tuple[set[str], set[str], se
     """The document's words, its hyphenated words, and the first parts of those."""
     words: set[str] = set()
     for lines in pages:
-        for line in lines:
-            words.update(_WORD.findall(line.text.casefold()))
+        words.update(_WORD.findall("\n".join([line.text for line in lines]).casefold()))
     hyphenated = {word for word in words if "-" in word}
     return words, hyphenated, {word.split("-", 1)[0] for word in hyphenated}
 
