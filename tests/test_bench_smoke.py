@@ -106,6 +106,11 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         ],
         180,
     ),
+    "pdf-ingest": (
+        ["bench/pdf_ingest.py", "--quick"],
+        ["PDF to text", "manual, 12 pages", "two columns", "hostile", "PDF too costly", "goals"],
+        120,
+    ),
     "coaccess": (
         ["bench/coaccess.py", "--quick"],
         ["1. write", "record_session", "2. rebuild", "full build", "3. lookup", "related_edges"],

@@ -55,7 +55,7 @@ def test_empty_and_blank_text_give_no_chunks() -> None:
 
 
 def test_the_version_names_the_rules() -> None:
-    assert CHUNKING_VERSION == "k1"
+    assert CHUNKING_VERSION == "k2"
 
 
 texts = st.lists(
@@ -78,7 +78,9 @@ def test_chunking_is_deterministic_bounded_and_loses_no_words(text: str) -> None
 # --- the k1 rules as first written: every input must chunk byte-identically -------------------
 # A verbatim copy of chunking.py before issue #11 made it linear (it copied the remainder
 # of a paragraph on every hard cut). Chunk leaves are committed, so the rewrite may change
-# how long chunking takes, never what it gives.
+# how long chunking takes, never what it gives. k2 (issue #40) is k1 but for form feeds,
+# which start a chunk (a PDF's pages); no other text holds one (normalization removes them),
+# so every text without one must still chunk as k1 did.
 
 _K1_BLANK_LINES = re.compile(r"\n[ \t]*\n+")
 _K1_MARKDOWN_HEADING = re.compile(r"#{1,6} \S")
@@ -158,6 +160,7 @@ def k1_chunk_text(text: str) -> list[Chunk]:
 
 
 def _same_as_k1(text: str) -> None:
+    text = text.replace("\f", "")  # k2 differs from k1 on form feeds alone (see above)
     expected = k1_chunk_text(text)
     assert chunk_text(text) == expected
     assert list(iter_chunks(text)) == expected
@@ -295,3 +298,39 @@ def test_a_long_paragraph_without_sentence_ends_chunks_in_linear_time() -> None:
             partial(chunk_text, text), 5
         )
         assert ratio < 20, f"8x the text took {ratio:.0f}x the time"
+
+
+# --- k2: a form feed starts a chunk and stays its first character -----------------------------
+
+_paged = st.lists(
+    st.one_of(
+        st.text(st.sampled_from(_EDGY), max_size=40),
+        st.text(st.characters(exclude_categories=("Cs",)), max_size=60),
+        st.sampled_from(["\f", "\n\n\f", "\n\n\f\f", "# H", "\n\n\f# Page\n\n"]),
+        st.builds(lambda n: "word " * n, st.integers(0, 400)),
+    ),
+    max_size=25,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_paged)
+def test_form_feeds_open_chunks_and_every_one_followed_by_text_is_kept(text: str) -> None:
+    chunks = chunk_text(text)
+    assert chunks == list(iter_chunks(text))
+    for chunk in chunks:
+        feeds = len(chunk.text) - len(chunk.text.lstrip("\f"))
+        assert "\f" not in chunk.text[feeds:]  # only at the start
+        assert 0 < len(chunk.text) - feeds <= MAX_CHARS
+    last = max((i for i, c in enumerate(text) if not c.isspace()), default=-1)
+    assert sum(c.text.count("\f") for c in chunks) == text[: last + 1].count("\f")
+    assert "".join(text.split()) == "".join("".join(c.text for c in chunks).split())
+
+
+def test_a_page_starts_a_chunk_even_when_the_one_before_has_room() -> None:
+    text = "Page one.\n\n\fPage two.\n\n\f\f# 2 Shrubs\n\nPage four.\n\nStill four."
+    assert chunk_text(text) == [
+        Chunk("Page one.", None),
+        Chunk("\fPage two.", None),
+        Chunk("\f\f# 2 Shrubs\n\nPage four.\n\nStill four.", "2 Shrubs"),
+    ]

@@ -8,6 +8,14 @@ text of its paragraphs joined by one blank line, so a citation quotes the
 document verbatim and a chunk's leaf hash can be recomputed from the same
 source text forever.
 
+A form feed (``"\f"``) starts a new chunk and stays its first character: a PDF's
+text opens each page after the first with one (:mod:`arborist.store.pdf_text`),
+so the page of chunk *i* is one more than the form feeds in chunks 0 to *i*, read
+from the committed chunk bytes alone. A run of form feeds with no text before
+the next one (pages without text) is carried to the chunk that follows; form
+feeds with no text after them are dropped. No other format's text holds one
+(normalization removes control characters).
+
 Any change to these rules must change :data:`CHUNKING_VERSION`: it is one of
 the eight cache-key dimensions, so answers cached under the old rules stop
 being served.
@@ -27,7 +35,7 @@ __all__ = [
     "iter_chunks",
 ]
 
-CHUNKING_VERSION = "k1"
+CHUNKING_VERSION = "k2"
 MAX_CHARS = 1200
 """Upper bound on a chunk's length in characters (a few paragraphs of prose)."""
 
@@ -131,34 +139,45 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
     current: list[str] = []
     size = 0
     heading: str | None = None
+    feeds = ""  # form feeds waiting for the text of the page they open
     text = text.replace("\r\n", "\n")
     for raw in _BLANK_LINES.split(text) if len(text) <= _SPLIT_CHARS else _blocks(text):
-        block = raw.strip("\n").rstrip()  # all whitespace: nothing left
-        if not block:
-            continue
-        # A heading is a first line whose first non-space character is "#" (markdown), or a
-        # first line underlined by the second (RST): a one-line block that opens with any
-        # other character is none, and most paragraphs are looked at no further.
-        first = block[0]
-        if first != "#" and not first.isspace() and "\n" not in block:
-            opens = None
-        else:
-            opens = _heading_of(block)
-        if opens is not None:
-            if current:
+        for part in _pages(raw) if "\f" in raw else (raw,):
+            block = part.strip("\n").rstrip()  # all whitespace: nothing left
+            if part.startswith("\f"):
+                feeds += part[: len(part) - len(part.lstrip("\f"))]
+                block = block.lstrip("\f")
+            if not block:
+                continue
+            # A heading is a first line whose first non-space character is "#" (markdown), or
+            # a first line underlined by the second (RST): a one-line block that opens with
+            # any other character is none, and most paragraphs are looked at no further.
+            first = block[0]
+            if first != "#" and not first.isspace() and "\n" not in block:
+                opens = None
+            else:
+                opens = _heading_of(block)
+            if (opens is not None or feeds) and current:
                 yield Chunk("\n\n".join(current), heading)
                 current, size = [], 0
-            heading = opens
-        for piece in (block,) if len(block) <= MAX_CHARS else _split_long(block):
-            added = len(piece) + (2 if current else 0)
-            if current and size + added > MAX_CHARS:
-                yield Chunk("\n\n".join(current), heading)
-                current, size = [], 0
-                added = len(piece)
-            current.append(piece)
-            size += added
+            if opens is not None:
+                heading = opens
+            block, feeds = feeds + block, ""
+            for piece in (block,) if len(block) <= MAX_CHARS else _split_long(block):
+                added = len(piece) + (2 if current else 0)
+                if current and size + added > MAX_CHARS:
+                    yield Chunk("\n\n".join(current), heading)
+                    current, size = [], 0
+                    added = len(piece)
+                current.append(piece)
+                size += added
     if current:
         yield Chunk("\n\n".join(current), heading)
+
+
+def _pages(block: str) -> list[str]:
+    """``block`` cut before each run of form feeds: every part but the first opens with one."""
+    return re.split(r"(?<!\f)(?=\f)", block)
 
 
 _SPLIT_CHARS = 2**20

@@ -20,7 +20,9 @@ ways; their errors are translated at this boundary, never leaked.
 
 Formats keep their structure as plain text a chunker can read: headings on
 their own lines (markdown ``#`` lines as written, HTML headings rendered as
-``#``-prefixed lines), paragraphs separated by blank lines.
+``#``-prefixed lines, a PDF's outline entries written as ``#`` lines), paragraphs
+separated by blank lines, and a PDF's pages after the first each opened by a form
+feed (:mod:`~arborist.store.pdf_text`), the one control character a text may hold.
 """
 
 from __future__ import annotations
@@ -88,7 +90,8 @@ class LoadedDocument:
     ``uri`` is :func:`file_uri` of a file (``file:~/papers/notes.md`` under the home,
     ``file:///abs/path`` elsewhere), the http(s) URL as given, or ``pydoc:<module>``;
     ``content_sha256`` is the hash of the raw bytes loaded (the same bytes twice
-    are one document), ``text`` the normalized text the chunk leaves come from.
+    are one document), ``text`` the normalized text the chunk leaves come from (a PDF's
+    also opens each page after the first with a form feed).
     """
 
     uri: str
