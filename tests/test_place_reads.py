@@ -150,13 +150,17 @@ def test_a_pdf_answer_cites_its_page_and_opens_there(
     assert item["link"] == "file:///manuals/libtasn1.pdf#page=4"
 
 
-def test_a_pdf_chunked_before_pages_were_marked_shows_no_page(home: Path) -> None:
+def test_a_pdf_chunked_before_pages_were_marked_shows_no_page(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PDF stored by chunking k1 (before form feeds marked pages): its chunks' form feeds,
+    if any, were never page marks, so no page is claimed (its headings still place it)."""
+    monkeypatch.setattr(documents, "CHUNKING_VERSION", "k1")  # ingested as k1 stored it
     loaded = LoadedDocument(uri="file:///manuals/old.pdf", title="Old", text=PDF_TEXT,
                             media_type="application/pdf", content_sha256="3" * 64)  # fmt: skip
     with Arborist(home) as app:
         ingest_document(app.store_conn, loaded)
-        (conn := app.store_conn).execute("UPDATE documents SET chunking_version = 'k1'")
-        conn.commit()
+    monkeypatch.undo()
     item = item_of(ask_json(home, "What does the decoder read DER certificates into?"), 3)
     assert item["place"] == {"page": None, "path": ["Decoding"], "anchor": None}
 
