@@ -74,3 +74,14 @@ def test_a_question_for_a_number_quotes_the_sentence_that_gives_it() -> None:
         "gc.auto: When there are approximately more than this many loose objects in the "
         "repository, git gc --auto will pack them. The default value is 6700. [E1]"
     )
+
+
+def test_a_product_the_evidence_never_names_is_not_answered() -> None:
+    text = "Branch permissions are not a git feature. git branch lists the branches."
+    answer = ask("how to enable branch permissions in Bitbucket", text, "git-branch(1)")
+    assert answer.startswith("The documents do not answer") and "Bitbucket" in answer
+    # a capital opening the question, "I", and a name a word of the evidence opens with
+    # ("URL": "urllib") are no product's name
+    text = "The urllib module parses a query string into a dictionary of lists."
+    answer = ask("How do I parse a URL query string into a dictionary?", text, "urllib.parse")
+    assert answer.startswith("The urllib module parses a query string")

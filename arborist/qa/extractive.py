@@ -47,7 +47,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v12"
+EXTRACTIVE_MODEL = "extractive-v13"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -383,17 +383,43 @@ over the standard library finds "created" alone) and the answer says so."""
 def _absent_names(request: ChatRequest) -> list[str]:
     """The identifiers the question names (``os.path.splitext``) whose own name (``splitext``)
     no passage holds, or one of whose qualifying parts (``subprocess`` of ``subprocess.run``)
-    is no word of any passage or title: evidence that never says the name, or never names
-    the module it is asked in, cannot say what it is."""
+    is no word of any passage or title, and the names it writes with capitals
+    (:func:`_proper_names`: "Bitbucket", "GNOME") that no word of a passage or title opens
+    with ("URL" opens "urllib"): evidence that never says the name, or never names the
+    module or product it is asked in, cannot say what it is."""
     asked = read_question(request.question)
     texts = [fold(f"{item.title}\n{item.text}") for item in request.evidence]
     said = {w for item in request.evidence for w in words(f"{item.title}\n{item.text}")}
-    return [
+    absent = [
         name
         for name in asked.identifiers
         if not any(fold(name.split(".")[-1]) in t for t in texts)
         or any(part and fold(part) not in said for part in name.split(".")[:-1])
     ]
+    return absent + [
+        name
+        for name in _proper_names(request.question)
+        if name not in absent
+        and not all(any(w.startswith(part) for w in said) for part in words(name))
+    ]
+
+
+_TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+
+
+def _proper_names(question: str) -> list[str]:
+    """The names the question writes with capitals (``Bitbucket``, ``GNOME``, ``DevOps``,
+    ``Spider-Man``): a word of two letters or more with a capital after its first letter, or with one at
+    all when it does not open the question (which any sentence may), not "I" and not a
+    word that shapes a request ("Python")."""
+    found = []
+    for place, token in enumerate(_TOKEN.findall(question)):
+        inner = any(ch.isupper() for ch in token[1:])
+        if len(token) < 2 or token.isdigit() or fold(token) in REQUEST_WORDS:
+            continue
+        if inner or (place > 0 and token[0].isupper()):
+            found.append(token)
+    return list(dict.fromkeys(found))
 
 
 ENGAGED_WORDS = 2
