@@ -85,3 +85,10 @@ def test_a_product_the_evidence_never_names_is_not_answered() -> None:
     text = "The urllib module parses a query string into a dictionary of lists."
     answer = ask("How do I parse a URL query string into a dictionary?", text, "urllib.parse")
     assert answer.startswith("The urllib module parses a query string")
+
+
+def test_a_long_list_of_names_with_a_label_is_no_sentence() -> None:
+    names = " ".join(f"name{i}-stmt" for i in range(14))
+    assert read_sentences(f"Used by: {names}") == []
+    long = "The checkpoint runs when the WAL file reaches about a thousand pages in size."
+    assert read_sentences(long) == [long]

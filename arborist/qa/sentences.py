@@ -16,7 +16,9 @@ __all__ = [
     "EXAMPLE_LEAD_WORDS",
     "Item",
     "LABEL_WORDS",
+    "LIST_SHARE",
     "LIST_WORDS",
+    "LONG_LIST_WORDS",
     "MARGIN_BAR",
     "NEAR_DUPLICATE",
     "SELF_WORDS",
@@ -147,6 +149,12 @@ SELF_WORDS = 6
 LIST_WORDS = 6
 """From this many words, a fragment without a single function word is a list of names."""
 
+LONG_LIST_WORDS = 12
+LIST_SHARE = 0.08
+"""From ``LONG_LIST_WORDS`` words, a fragment whose function words are under ``LIST_SHARE``
+of its words is a list of names with a label ("Used by: attach-stmt column-constraint
+..."): a sentence of English has several in every dozen words."""
+
 
 def is_prose(sentence: str) -> bool:
     """Whether a fragment reads as a statement: two words or more, mostly letters, not a
@@ -161,6 +169,10 @@ def is_prose(sentence: str) -> bool:
         return False  # "for row in reader:" opens a block of code
     if is_header(sentence) or (len(found) >= LIST_WORDS and not STOPWORDS.intersection(found)):
         return False  # a header, or a run of names ("accumulate chain compress ..."): no statement
+    if len(found) >= LONG_LIST_WORDS and sum(w in STOPWORDS for w in found) < LIST_SHARE * len(
+        found
+    ):
+        return False  # "Used by: aggregate-function-invocation attach-stmt ...": names listed
     letters = sum(ch.isalpha() or ch.isspace() for ch in sentence)
     return letters >= 0.6 * len(sentence)
 
