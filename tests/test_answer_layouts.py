@@ -92,3 +92,11 @@ def test_a_long_list_of_names_with_a_label_is_no_sentence() -> None:
     assert read_sentences(f"Used by: {names}") == []
     long = "The checkpoint runs when the WAL file reaches about a thousand pages in size."
     assert read_sentences(long) == [long]
+
+
+def test_a_question_for_a_number_whose_words_only_the_title_holds() -> None:
+    """No sentence holds a word of the question (no word has a weight), the title does: a
+    number under a term is still weighed, not a crash."""
+    text = "gc.auto\n\nSome unrelated remark here. The default value is 6700."
+    answer = ask("how many zebras fit", text, "Zebras fit")
+    assert answer == "gc.auto: Some unrelated remark here. The default value is 6700. [E1]"

@@ -92,7 +92,9 @@ class ExtractiveClient:
        the evidence's sentences; the evidence's title counts as context for a
        sentence that holds a word of its own ("He was created by Stan Lee" in a
        chunk titled "Spider-Man"). Code, tables, doctests and signatures are
-       never quoted, and a sentence that repeats one already chosen is skipped.
+       never quoted, and a sentence that repeats one already chosen is skipped. A
+       manual's term line (an option, a setting) is quoted ahead of its description's
+       sentences, and the heading a sentence is under counts as its title does.
     4. **Short and cited once per run.** At most ``max_sentences`` sentences and
        ``max_chars`` characters (the first always fits, shortened if need be),
        grouped by the evidence they came from; each group ends with one short
@@ -242,7 +244,7 @@ class ExtractiveClient:
                 joined = joined_name(about[rank].names[opening], asked)
                 score += sum(weight.get(stem(w), 0.0) for w in joined)
             if quantity and _NUMBER.search(sentence):  # "how many ...": "The default is 6700."
-                score += QUANTITY_SHARE * max(weight.values())
+                score += QUANTITY_SHARE * max(weight.values(), default=0.0)
             said = f"{lead} {sentence}" if lead else sentence
             head = about[rank].heads.get(opening) or read.term
             text = f"{head}: {said}" if head else said
@@ -409,9 +411,9 @@ _TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 
 def _proper_names(question: str) -> list[str]:
     """The names the question writes with capitals (``Bitbucket``, ``GNOME``, ``DevOps``,
-    ``Spider-Man``): a word of two letters or more with a capital after its first letter, or with one at
-    all when it does not open the question (which any sentence may), not "I" and not a
-    word that shapes a request ("Python")."""
+    ``Spider-Man``): a word of two letters or more with a capital after its first letter,
+    or with one at all when it does not open the question (which any sentence may), not
+    "I" and not a word that shapes a request ("Python")."""
     found = []
     for place, token in enumerate(_TOKEN.findall(question)):
         inner = any(ch.isupper() for ch in token[1:])
