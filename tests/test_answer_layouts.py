@@ -100,3 +100,10 @@ def test_a_question_for_a_number_whose_words_only_the_title_holds() -> None:
     text = "gc.auto\n\nSome unrelated remark here. The default value is 6700."
     answer = ask("how many zebras fit", text, "Zebras fit")
     assert answer == "gc.auto: Some unrelated remark here. The default value is 6700. [E1]"
+
+
+def test_an_option_with_its_argument_alone_on_its_line_is_a_term() -> None:
+    text = "-c <new-branch>\n\n--create <new-branch>\n\nCreate a new branch.\n\n-n N: how many."
+    items = read_items(text)
+    assert items[0] == Item("Create a new branch.", "-c <new-branch>, --create <new-branch>")
+    assert items[1] == Item("-n N: how many.")  # a row that says what it is: its own item

@@ -62,16 +62,16 @@ def blocks(text: str) -> Iterator[str]:
     prose line continued deeper is a hanging indent and stays one paragraph.
     """
     for kind, block, _ in _units(text):
-        if kind in ("block", "item"):
+        if kind in ("block", "item", "row"):
             yield block
 
 
 def _units(text: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
-    """The headings (``heading``), paragraphs (``block``), list items and table rows
-    (``item``) and lists of names (``listing``, :func:`_listing`) of ``text`` in order, each
-    with the lines it was written on (see :func:`blocks`)."""
+    """The headings (``heading``), paragraphs (``block``), list items (``item``), rows of a
+    table or of options (``row``) and lists of names (``listing``, :func:`_listing`) of
+    ``text`` in order, each with the lines it was written on (see :func:`blocks`)."""
     lines: list[str] = []
-    depth, item = -1, False
+    depth, item = -1, ""
     for raw in text.splitlines():
         line = MARGIN_BAR.sub("", raw)  # pydoc draws class bodies behind a " |  " margin
         marker = _LIST_MARKER.match(line)
@@ -94,7 +94,7 @@ def _units(text: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
             if not marker and line.strip() and not heading and not _RULE.fullmatch(line):
                 lines = [line]
             depth = marker.end() if marker else indent
-            item = bool(marker or row)
+            item = "item" if marker else "row" if row and not is_term(line) else ""
         else:
             if not lines:
                 depth = indent
@@ -103,8 +103,10 @@ def _units(text: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
         yield _kind(lines, item), " ".join(lines), tuple(lines)
 
 
-def _kind(lines: list[str], item: bool) -> str:
-    return "listing" if _listing(lines) else "item" if item else "block"
+def _kind(lines: list[str], item: str) -> str:
+    """A row of a table or of options that says what it is (``-n N: how many ...``) is an
+    item of its own; one that only names an option (``-c <new-branch>``) is a term."""
+    return "listing" if _listing(lines) else item or "block"
 
 
 _LISTED_NAME = re.compile(r"[A-Za-z_][\w.]*(?:\([\w., ]*\))?")
@@ -223,13 +225,15 @@ def read_items(text: str) -> list[Item]:
     for kind, block, lines in _units(text):
         if kind == "heading":
             heading, pending, term, first = _NUMBERING.sub("", block), [], "", ""
-        elif kind != "item" and len(lines) <= TERM_LINES and all(map(is_term, lines)):
+        elif kind not in ("item", "row") and len(lines) <= TERM_LINES and all(map(is_term, lines)):
             pending.append(" ".join(block.split()))
         elif kind != "listing":
             if pending:
                 term, pending, first = ", ".join(pending), [], ""
             said = list(_sentences(block))
-            if not said:  # code, a table: what a term's description says ends before it
+            if (
+                not said or kind == "row"
+            ):  # code, a table: what a term's description says ends before it
                 term, first = "", ""
             for sentence in said:
                 found.append(Item(sentence, term, first, heading))
