@@ -15,9 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arborist.analysis import (
-    Definition,
+    STOPWORDS,
     QuestionTerms,
-    definitions,
     fold,
     joined_name,
     named_definitions,
@@ -29,16 +28,17 @@ from arborist.analysis import (
 from arborist.citations import defang_citations
 from arborist.errors import BadInput
 from arborist.qa.client import ChatRequest, ChatResult, word_pieces
+from arborist.qa.described import call_signature, described, qualified
 from arborist.qa.sentences import (
     MARGIN_BAR,
-    SIGNATURE,
     continues,
     near_duplicate,
+    read_items,
     read_sentences,
     short_signature,
     shorten,
 )
-from arborist.qa.support import NOT_ANSWERED_OPENING, asked_words, root
+from arborist.qa.support import NOT_ANSWERED_OPENING, REQUEST_WORDS, asked_words, root
 from arborist.store.passages import passage_definitions
 
 __all__ = ["EXTRACTIVE_MODEL", "ExtractiveClient", "NO_EVIDENCE_ANSWER"]
@@ -47,7 +47,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v11"
+EXTRACTIVE_MODEL = "extractive-v15"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -63,6 +63,9 @@ class _Pick:
     lead: str = ""
     """The sentence quoted ahead of this one for it to be understood (what it goes on from,
     or its description's first): quoted once in an answer, never again ahead of another."""
+    alone: tuple[int, str] | None = None
+    """Where this sentence is and what it says by itself, without its lead: what is quoted
+    when the lead is quoted already (it then follows its lead, in order)."""
 
 
 class ExtractiveClient:
@@ -89,7 +92,9 @@ class ExtractiveClient:
        the evidence's sentences; the evidence's title counts as context for a
        sentence that holds a word of its own ("He was created by Stan Lee" in a
        chunk titled "Spider-Man"). Code, tables, doctests and signatures are
-       never quoted, and a sentence that repeats one already chosen is skipped.
+       never quoted, and a sentence that repeats one already chosen is skipped. A
+       manual's term line (an option, a setting) is quoted ahead of its description's
+       sentences, and the heading a sentence is under counts as its title does.
     4. **Short and cited once per run.** At most ``max_sentences`` sentences and
        ``max_chars`` characters (the first always fits, shortened if need be),
        grouped by the evidence they came from; each group ends with one short
@@ -148,8 +153,8 @@ class ExtractiveClient:
         )
         sentences = read_sentences(definition.doc)
         if shown == definition.name and not definition.nested:
-            shown = _qualified(definition.name, request.evidence[rank].title)
-        call = _call_signature(definition)
+            shown = qualified(definition.name, request.evidence[rank].title)
+        call = call_signature(definition)
         if definition.is_class and call == definition.signature:
             call = ""  # a class header lists its bases, not how to call it
         lead = f"{shown}{short_signature(call)}: {sentences[0]}"
@@ -185,8 +190,8 @@ class ExtractiveClient:
             if -score < best - FOLLOWED_MARGIN or len(picks) == FOLLOWED_DEFINITIONS:
                 break
             title = request.evidence[rank].title
-            shown = definition.name if definition.nested else _qualified(definition.name, title)
-            call = _call_signature(definition)
+            shown = definition.name if definition.nested else qualified(definition.name, title)
+            call = call_signature(definition)
             if definition.is_class and call == definition.signature:
                 call = ""
             head = f"{shown}{short_signature(call)}: {sentence}"
@@ -195,47 +200,55 @@ class ExtractiveClient:
 
     def _matching(self, request: ChatRequest, asked: QuestionTerms) -> list[_Pick]:
         """Every prose sentence holding a word of the question, scored (see the class docstring)."""
-        wanted = {stem(w) for w in asked.words}
+        wanted = {stem(w) for w in asked.words if w not in _NOT_ASKED} - STOPWORDS  # "whats"
         table = [
-            (rank, order, sentence, stems(sentence))
+            (rank, order, found.sentence, stems(found.sentence), found)
             for rank, item in enumerate(request.evidence)
-            for order, sentence in enumerate(read_sentences(defang_citations(item.text)))
-            if order > 0 or not _cut_at_start(item.text, sentence)
+            for order, found in enumerate(read_items(defang_citations(item.text)))
+            if order > 0 or not _cut_at_start(item.text, found.sentence)
         ]
         counts: dict[str, int] = {}
-        for *_, found in table:
+        for *_, found, _ in table:
             for word in found & wanted:
                 counts[word] = counts.get(word, 0) + 1
         weight = {w: math.log(1 + len(table) / n) for w, n in counts.items()}
         titles = [wanted & stems(item.title) for item in request.evidence]
-        described = [_described(item.text, item.title) for item in request.evidence]
-        before = {(rank, order): sentence for rank, order, sentence, _ in table}
-        place_of = {(rank, sentence): order for rank, order, sentence, _ in table}
+        about = [described(item.text, item.title) for item in request.evidence]
+        before = {(rank, order): sentence for rank, order, sentence, *_ in table}
+        place_of = {(rank, sentence): order for rank, order, sentence, *_ in table}
         picks = []
-        for rank, order, sentence, found in table:
+        quantity = _QUANTITY.search(request.question) is not None
+        for rank, order, sentence, found, read in table:
             own = found & wanted
-            if not own or sentence in described[rank].private:
+            counted = quantity and read.first and _NUMBER.search(sentence)  # a term's number
+            if not (own or counted) or sentence in about[rank].private:
                 continue
-            lead, place = "", order
+            lead, place, alone = "", order, None
             if continues(sentence):  # "However, ..." is quoted after what it goes on from
                 if (rank, order - 1) not in before:
                     continue
                 lead, place = before[(rank, order - 1)], order - 1
-            elif sentence in described[rank].leads:  # "This function uses ..." after what it is
-                lead = described[rank].leads[sentence]
+            elif sentence in about[rank].leads:  # "This function uses ..." after what it is
+                lead = about[rank].leads[sentence]
                 place = place_of.get((rank, lead), order)
+            elif read.first:  # "The default value is 6700." after what the term is
+                lead, place = read.first, place_of.get((rank, read.first), order)
+                alone = (order + 1000, sentence)  # or alone, once that is quoted
             opening = lead or sentence
-            topic = titles[rank] - own
+            context = stems(f"{read.heading} {read.term} {read.first}")  # what it is under
+            topic = (titles[rank] | (wanted & context)) - own
             score = sum(weight[w] for w in own) + TITLE_SHARE * sum(
                 weight.get(w, 0.0) for w in topic
             )
-            if opening in described[rank].names:  # "a deep copy" says ``deepcopy``'s name
-                joined = joined_name(described[rank].names[opening], asked)
+            if opening in about[rank].names:  # "a deep copy" says ``deepcopy``'s name
+                joined = joined_name(about[rank].names[opening], asked)
                 score += sum(weight.get(stem(w), 0.0) for w in joined)
+            if quantity and _NUMBER.search(sentence):  # "how many ...": "The default is 6700."
+                score += QUANTITY_SHARE * max(weight.values(), default=0.0)
             said = f"{lead} {sentence}" if lead else sentence
-            heads = described[rank].heads
-            text = f"{heads[opening]}: {said}" if opening in heads else said
-            picks.append(_Pick(rank, place + 1000, text, score, said, lead))
+            head = about[rank].heads.get(opening) or read.term
+            text = f"{head}: {said}" if head else said
+            picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone))
         picks.sort(key=lambda p: (-p.score, p.rank, p.order))
         return [p for p in picks if p.score >= RELATIVE_FLOOR * picks[0].score]
 
@@ -255,11 +268,14 @@ class ExtractiveClient:
         elif opening:  # the definition says what it is; other chunks only add what names it
             rest = [] if len(opening) >= 2 else [p for p in rest if _names(p.text, opening[0])]
         quoted: set[str] = set()  # sentences quoted so far, each at most once
-        for pick in [*opening, *rest]:
+        for candidate in [*opening, *rest]:
             if len(chosen) == self.max_sentences:
                 break
+            pick = _unled(candidate) if candidate.lead in quoted else candidate
+            if pick is None:
+                continue
             found = set(words(pick.sentence or pick.text))
-            if any(near_duplicate(found, other) for other in seen) or pick.lead in quoted:
+            if any(near_duplicate(found, other) for other in seen):
                 continue
             if chosen and used + len(pick.text) > self.max_chars:
                 continue
@@ -339,7 +355,25 @@ RELATIVE_FLOOR = 0.5
 ("Batman was created by ..." for "who created Spider-Man?") and is left out."""
 
 TITLE_SHARE = 0.5
-"""How much a question word in the evidence's title counts for each of its sentences."""
+"""How much a question word in the evidence's title, or in the heading a sentence is under,
+counts for that sentence."""
+
+_NOT_ASKED = REQUEST_WORDS | {"s", "t", "d", "m", "ll", "re", "ve"}
+"""Words no sentence is chosen for: those that shape a request, and what contractions leave
+("what's", "don't"); a letter asked about ("the q key") counts."""
+
+QUANTITY_SHARE = 1.0
+"""How much a number counts, as a share of the question's weightiest word, in a sentence
+answering a question that asks for one (:data:`_QUANTITY`: "how many", "how often", "the
+maximum"): "The default value is 6700." answers "how many loose objects before gc --auto
+kicks in"."""
+
+_QUANTITY = re.compile(
+    r"\bhow\s+(?:many|much|often|long|big|large|far|old)\b|"
+    r"\b(?:max(?:imum)?|min(?:imum)?|limits?|largest|smallest|size|number\s+of)\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\d")
 
 
 ANSWERED_SHARE = 0.5
@@ -351,17 +385,43 @@ over the standard library finds "created" alone) and the answer says so."""
 def _absent_names(request: ChatRequest) -> list[str]:
     """The identifiers the question names (``os.path.splitext``) whose own name (``splitext``)
     no passage holds, or one of whose qualifying parts (``subprocess`` of ``subprocess.run``)
-    is no word of any passage or title: evidence that never says the name, or never names
-    the module it is asked in, cannot say what it is."""
+    is no word of any passage or title, and the names it writes with capitals
+    (:func:`_proper_names`: "Bitbucket", "GNOME") that no word of a passage or title opens
+    with ("URL" opens "urllib"): evidence that never says the name, or never names the
+    module or product it is asked in, cannot say what it is."""
     asked = read_question(request.question)
     texts = [fold(f"{item.title}\n{item.text}") for item in request.evidence]
     said = {w for item in request.evidence for w in words(f"{item.title}\n{item.text}")}
-    return [
+    absent = [
         name
         for name in asked.identifiers
         if not any(fold(name.split(".")[-1]) in t for t in texts)
         or any(part and fold(part) not in said for part in name.split(".")[:-1])
     ]
+    return absent + [
+        name
+        for name in _proper_names(request.question)
+        if name not in absent
+        and not all(any(w.startswith(part) for w in said) for part in words(name))
+    ]
+
+
+_TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+
+
+def _proper_names(question: str) -> list[str]:
+    """The names the question writes with capitals (``Bitbucket``, ``GNOME``, ``DevOps``,
+    ``Spider-Man``): a word of two letters or more with a capital after its first letter,
+    or with one at all when it does not open the question (which any sentence may), not
+    "I" and not a word that shapes a request ("Python")."""
+    found = []
+    for place, token in enumerate(_TOKEN.findall(question)):
+        inner = any(ch.isupper() for ch in token[1:])
+        if len(token) < 2 or token.isdigit() or fold(token) in REQUEST_WORDS:
+            continue
+        if inner or (place > 0 and token[0].isupper()):
+            found.append(token)
+    return list(dict.fromkeys(found))
 
 
 ENGAGED_WORDS = 2
@@ -432,68 +492,6 @@ def _covered(request: ChatRequest) -> bool:
     return len(present) >= ANSWERED_SHARE * len(wanted)
 
 
-_MODULE_TITLE = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
-
-
-def _qualified(name: str, title: str) -> str:
-    """``shuffle`` as ``random.shuffle`` when its document is a module's reference (a title
-    whose subject, before " — ", is a module name); otherwise the name as defined."""
-    if " — " not in title:  # "Notes", "Evil": a document's title, not a module's reference
-        return name
-    subject = title.split(" — ", 1)[0].strip()
-    qualify = _MODULE_TITLE.fullmatch(subject) and subject != name and "." not in name
-    return f"{subject}.{name}" if qualify else name
-
-
-@dataclass(frozen=True)
-class _Described:
-    """The public definitions' descriptions in a text, as the answer quotes them."""
-
-    heads: dict[str, str]
-    """The first sentence of each description, and how the answer names the definition
-    ahead of it: "Insert item x in list a, and keep it sorted ..." quoted for "How do I
-    keep a list sorted while inserting?" opens with ``bisect.insort(a, x, …)``, what to
-    call. A name the question said is the definition opening's
-    (:meth:`ExtractiveClient._definition`); this is for the questions that describe a task
-    without naming it."""
-    names: dict[str, str]
-    """The first sentence of each description, and the name it describes."""
-    private: frozenset[str]
-    """The sentences describing private names and slots: pydoc's stock lines ("list of weak
-    references to the object" under ``__weakref__``, in every class), never an answer."""
-    leads: dict[str, str]
-    """Each later sentence of a description, and the description's first sentence:
-    "This function uses the rules ..." says what ``unescape`` does only after "Convert all
-    named and numeric character references ...", which says what "this function" is."""
-
-
-def _described(text: str, title: str) -> _Described:
-    """The heads and leads of the descriptions of ``text``'s public definitions (a private
-    name, a slot like ``__sub__``, or a label like "Options:" is not what anyone calls)."""
-    heads: dict[str, str] = {}
-    names: dict[str, str] = {}
-    leads: dict[str, str] = {}
-    private: set[str] = set()
-    for definition in definitions(defang_citations(text)):
-        if definition.name.split(".")[-1].startswith("_"):
-            private.update(read_sentences(definition.doc))
-            continue
-        if not (definition.signature or definition.is_class):
-            continue
-        sentences = read_sentences(definition.doc)
-        if not sentences or sentences[0] in heads:
-            continue
-        shown = definition.name if definition.nested else _qualified(definition.name, title)
-        call = _call_signature(definition)
-        if definition.is_class and call == definition.signature:
-            call = ""
-        heads[sentences[0]] = f"{shown}{short_signature(call)}"
-        names[sentences[0]] = definition.name
-        for later in sentences[1:]:
-            leads.setdefault(later, sentences[0])
-    return _Described(heads, names, frozenset(private), leads)
-
-
 def _cut_at_start(text: str, sentence: str) -> bool:
     """Whether ``sentence`` is the tail of a sentence the chunk was cut from: it opens the
     chunk's text, in lowercase."""
@@ -501,20 +499,19 @@ def _cut_at_start(text: str, sentence: str) -> bool:
     return sentence[:1].islower() and head.startswith(sentence[:40])
 
 
+def _unled(pick: _Pick) -> _Pick | None:
+    """``pick`` without its lead, which is quoted already: the sentence alone, in its own
+    place (so after its lead); None when it cannot be read without what it goes on from."""
+    if pick.alone is None:
+        return None
+    order, sentence = pick.alone
+    return _Pick(pick.rank, order, sentence, pick.score, sentence)
+
+
 def _names(sentence: str, lead: _Pick) -> bool:
     """Whether ``sentence`` mentions the name the opening definition defines."""
     name = lead.text.split("(", 1)[0].split(":", 1)[0].split(".")[-1]
     return fold(name) in set(words(sentence)) or name in sentence
-
-
-def _call_signature(definition: Definition) -> str:
-    """How the name is called: a class's constructor line when its description opens with one
-    (pydoc's ``groupby(iterable, key=None)`` under ``class groupby(builtins.object)``)."""
-    first = definition.doc.split("\n", 1)[0].strip()
-    opened = SIGNATURE.fullmatch(first)
-    if opened and first.split("(", 1)[0] == definition.name:
-        return "(" + first.split("(", 1)[1]
-    return definition.signature
 
 
 def _plain_name_fits(name: str, asked: QuestionTerms, doc: str, title: str) -> bool:

@@ -8,22 +8,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from arborist.analysis import STOPWORDS, is_header, words
 
 __all__ = [
     "EXAMPLE_LEAD_WORDS",
+    "Item",
     "LABEL_WORDS",
+    "LIST_SHARE",
     "LIST_WORDS",
+    "LONG_LIST_WORDS",
     "MARGIN_BAR",
     "NEAR_DUPLICATE",
     "SELF_WORDS",
     "SIGNATURE",
+    "TERM_CHARS",
+    "TERM_LINES",
+    "TERM_WORDS",
     "blocks",
     "closed",
     "continues",
     "is_prose",
+    "is_term",
     "near_duplicate",
+    "read_items",
     "read_sentences",
     "short_signature",
     "shorten",
@@ -52,37 +61,52 @@ def blocks(text: str) -> Iterator[str]:
     "key" over "A function for computing ..."): the two are not one sentence. A
     prose line continued deeper is a hanging indent and stays one paragraph.
     """
+    for kind, block, _ in _units(text):
+        if kind in ("block", "item", "row"):
+            yield block
+
+
+def _units(text: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
+    """The headings (``heading``), paragraphs (``block``), list items (``item``), rows of a
+    table or of options (``row``) and lists of names (``listing``, :func:`_listing`) of
+    ``text`` in order, each with the lines it was written on (see :func:`blocks`)."""
     lines: list[str] = []
-    depth = -1
+    depth, item = -1, ""
     for raw in text.splitlines():
         line = MARGIN_BAR.sub("", raw)  # pydoc draws class bodies behind a " |  " margin
         marker = _LIST_MARKER.match(line)
         indent = len(line) - len(line.lstrip())
+        heading = _HEADING.match(line)
+        row = _ROW.match(line)
         if (
             marker
-            or _ROW.match(line)
+            or row
             or not line.strip()
-            or _HEADING.match(line)
+            or heading
             or _RULE.fullmatch(line)
             or (lines and _new_paragraph(lines, indent, depth))
         ):
-            if lines and not _listing(lines):
-                yield " ".join(lines)
+            if lines:
+                yield _kind(lines, item), " ".join(lines), tuple(lines)
+            if heading:
+                yield "heading", line[heading.end() :].strip(), (line,)
             lines = [line[marker.end() :]] if marker else []
-            if (
-                not marker
-                and line.strip()
-                and not _HEADING.match(line)
-                and not _RULE.fullmatch(line)
-            ):
+            if not marker and line.strip() and not heading and not _RULE.fullmatch(line):
                 lines = [line]
             depth = marker.end() if marker else indent
+            item = "item" if marker else "row" if row and not is_term(line) else ""
         else:
             if not lines:
                 depth = indent
             lines.append(line)
-    if lines and not _listing(lines):
-        yield " ".join(lines)
+    if lines:
+        yield _kind(lines, item), " ".join(lines), tuple(lines)
+
+
+def _kind(lines: list[str], item: str) -> str:
+    """A row of a table or of options that says what it is (``-n N: how many ...``) is an
+    item of its own; one that only names an option (``-c <new-branch>``) is a term."""
+    return "listing" if _listing(lines) else item or "block"
 
 
 _LISTED_NAME = re.compile(r"[A-Za-z_][\w.]*(?:\([\w., ]*\))?")
@@ -113,7 +137,7 @@ _CODE_LINE = re.compile(
     r"\s*(?:for|if|elif|else|while|with|def|class|try|except|finally|import|from|return|async)\b.*:"
 )
 
-_NOT_PROSE = re.compile(r"\s*(?:\||>>>|\.\.\.|https?://|[+=-]{2}|[\w.]+\s*=\s)")
+_NOT_PROSE = re.compile(r"\s*(?:\||>>>|\.\.\.|\$ |https?://|[+=-]{2}|[\w.]+\s*=\s)")
 
 
 _SELF_CODE = re.compile(r"\(self\b|(?<![\w-])self(?:\.\w|[=!<>+*/%&|^@\[)-](?!\w*-))")
@@ -126,6 +150,12 @@ SELF_WORDS = 6
 
 LIST_WORDS = 6
 """From this many words, a fragment without a single function word is a list of names."""
+
+LONG_LIST_WORDS = 12
+LIST_SHARE = 0.08
+"""From ``LONG_LIST_WORDS`` words, a fragment whose function words are under ``LIST_SHARE``
+of its words is a list of names with a label ("Used by: attach-stmt column-constraint
+..."): a sentence of English has several in every dozen words."""
 
 
 def is_prose(sentence: str) -> bool:
@@ -141,6 +171,10 @@ def is_prose(sentence: str) -> bool:
         return False  # "for row in reader:" opens a block of code
     if is_header(sentence) or (len(found) >= LIST_WORDS and not STOPWORDS.intersection(found)):
         return False  # a header, or a run of names ("accumulate chain compress ..."): no statement
+    if len(found) >= LONG_LIST_WORDS and sum(w in STOPWORDS for w in found) < LIST_SHARE * len(
+        found
+    ):
+        return False  # "Used by: aggregate-function-invocation attach-stmt ...": names listed
     letters = sum(ch.isalpha() or ch.isspace() for ch in sentence)
     return letters >= 0.6 * len(sentence)
 
@@ -161,13 +195,98 @@ def continues(sentence: str) -> bool:
 
 def read_sentences(text: str) -> list[str]:
     """``text`` split into sentences, each on one line, never across paragraphs or list items."""
-    found = []
-    for block in blocks(text):
-        for piece in _SENTENCE_BREAK.split(block):
-            sentence = " ".join(piece.split())
-            if is_prose(sentence) and not _leads_into_example(sentence):
-                found.append(closed(sentence))
+    return [item.sentence for item in read_items(text)]
+
+
+@dataclass(frozen=True)
+class Item:
+    """A prose sentence of a text, with what it is about as the text lays it out."""
+
+    sentence: str
+    term: str = ""
+    """The term its paragraph describes, when the paragraphs it is in follow one or more
+    term lines (:func:`is_term`): ``-u, --include-untracked`` over "All untracked files
+    are also stashed ...", ``gc.auto`` over "When there are approximately more than this
+    many loose objects ...", as manuals' definition lists lay them out."""
+    first: str = ""
+    """The first sentence of that description, when this is a later one ("The default
+    value is 6700." is ``gc.auto``'s only after what ``gc.auto`` is)."""
+    heading: str = ""
+    """The heading it is under in ``text`` ("Avoiding Excessively Large WAL Files"), its
+    numbering left out."""
+
+
+def read_items(text: str) -> list[Item]:
+    """The prose sentences of ``text`` in order (:func:`read_sentences`), each with the term
+    it describes and the heading it is under (:class:`Item`)."""
+    found: list[Item] = []
+    heading, term, first = "", "", ""
+    pending: list[str] = []
+    for kind, block, lines in _units(text):
+        if kind == "heading":
+            heading, pending, term, first = _NUMBERING.sub("", block), [], "", ""
+        elif kind not in ("item", "row") and len(lines) <= TERM_LINES and all(map(is_term, lines)):
+            pending.append(" ".join(block.split()))
+        elif kind != "listing":
+            if pending:
+                term, pending, first = ", ".join(pending), [], ""
+            said = list(_sentences(block))
+            if (
+                not said or kind == "row"
+            ):  # code, a table: what a term's description says ends before it
+                term, first = "", ""
+            for sentence in said:
+                found.append(Item(sentence, term, first, heading))
+                first = first or (sentence if term else "")
     return found
+
+
+_NUMBERING = re.compile(r"^(?:\d+\.)*\d*\.?\s+")
+
+
+def _sentences(block: str) -> Iterator[str]:
+    for piece in _SENTENCE_BREAK.split(block):
+        sentence = " ".join(piece.split())
+        if is_prose(sentence) and not _leads_into_example(sentence):
+            yield closed(sentence)
+
+
+TERM_WORDS = 6
+TERM_CHARS = 60
+"""At most this many words and characters make a term (:func:`is_term`)."""
+
+TERM_LINES = 3
+"""A paragraph of up to this many lines, each a term, names what follows (``count(X)`` over
+``count(*)``: one function's two forms)."""
+
+_CAPITALS = re.compile(r"[A-Z][A-Z ]*")
+_ASSIGNMENT = re.compile(r"[\w.]+\s*=\s")
+_NUMBERED = re.compile(r"\d+(?:\.\d+)*\.?\s+[A-Z]")
+"""A numbered heading, as a table of contents lists it: ``3.1. Automatic Checkpoint``."""
+_PROMPT = re.compile(r"(?:>>>|[$%>#]) |.*\S\]?[$#] ")
+"""A command after a prompt: ``$ git log``, ``[user@host dir]$ git describe``, ``>>> f(x)``."""
+
+
+def is_term(line: str) -> bool:
+    """Whether a line is a term the paragraphs after it describe: short, no sentence (no
+    closing stop or colon, no function word unless it opens with a mark: ``--all``; so no
+    numbered heading of a table of contents: ``3.1. Automatic Checkpoint``), no
+    header in capitals (``OPTIONS``, pydoc's ``FUNCTIONS``) and no command after a prompt
+    (``$ git commit --amend``, which the prose around it goes on from): an option (``-a``,
+    ``-c <new-branch>``), a setting (``gc.auto``), a placeholder (``<branch>``), a function's
+    form (``count(X)``), a parameter (``key``)."""
+    found = words(line)
+    stripped = line.strip()
+    return (
+        0 < len(found) <= TERM_WORDS
+        and len(stripped) <= TERM_CHARS
+        and not stripped.endswith((".", "!", "?", ";", ":", ",", "。", "！", "？", "；", "："))
+        and not (stripped[0].isalnum() and STOPWORDS.intersection(found))
+        and not _CAPITALS.fullmatch(stripped)
+        and not _PROMPT.match(stripped)
+        and not _NUMBERED.match(stripped)
+        and not _ASSIGNMENT.match(stripped)
+    )
 
 
 def _leads_into_example(sentence: str) -> bool:

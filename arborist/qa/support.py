@@ -61,10 +61,14 @@ the system prompt tells a remote model to write when the evidence does not answe
 
 REQUEST_WORDS = frozenset(
     {"way", "ways", "easiest", "simplest", "quickest", "best", "possible", "make"}
-    | {"want", "wants", "need", "needs", "help", "python"}
+    | {"want", "wants", "need", "needs", "help", "python", "difference", "differences"}
+    | {"vs", "versus", "whats", "hows", "wheres", "whos", "dont", "doesnt", "isnt", "cant"}
+    | {"don", "doesn", "isn", "aren", "didn", "wasn", "shouldn", "wouldn", "couldn"}
 )
 """Words that shape a request rather than name what it is about ("the easiest way to ...",
-"in python"): no passage is expected to hold them."""
+"in python", "what's the difference between ...", "X vs Y"), and what contractions leave
+typed without their apostrophe ("whats", "dont") or split at it ("don" of "don't"): no
+passage is expected to hold them."""
 
 MAX_LISTED = 6
 """How many missing words the one-line reason names, at most."""

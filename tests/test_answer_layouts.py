@@ -1,0 +1,109 @@
+"""The offline answerer on manuals' layouts other than pydoc's: a definition list's terms
+(options, settings, a function's forms) over their descriptions, headings over sections,
+and questions that ask for a number."""
+
+from __future__ import annotations
+
+from arborist.qa.client import EvidenceText, make_request
+from arborist.qa.extractive import ExtractiveClient
+from arborist.qa.sentences import Item, is_term, read_items, read_sentences
+
+OPTIONS = (
+    "## OPTIONS\n\n-a\n\n--all\n\nAll ignored and untracked files are also stashed.\n\n"
+    "-u\n\n--include-untracked\n\nWhen used with the push command, all untracked files are "
+    "also stashed and then cleaned up.\n\nWhen used with the show command, show them.\n\n"
+    "$ git stash push -u\n\nwhich stashes them.\n\n--index\n\nTries to reinstate the index."
+)
+
+
+def test_a_term_line_names_what_the_paragraphs_after_it_describe() -> None:
+    items = read_items(OPTIONS)
+    assert items[0] == Item(
+        "All ignored and untracked files are also stashed.", "-a, --all", "", "OPTIONS"
+    )
+    first = (
+        "When used with the push command, all untracked files are also stashed and then cleaned up."
+    )
+    assert items[1] == Item(first, "-u, --include-untracked", "", "OPTIONS")
+    assert items[2] == Item(
+        "When used with the show command, show them.", "-u, --include-untracked", first, "OPTIONS"
+    )
+    # a command after a prompt is code, not a term: the prose after it has none
+    assert items[3] == Item("which stashes them.", "", "", "OPTIONS")
+    assert items[4].term == "--index"
+    assert [i.sentence for i in items] == read_sentences(OPTIONS)
+
+
+def test_what_is_no_term() -> None:
+    assert is_term("--no-include-untracked") and is_term("gc.auto") and is_term("count(*)")
+    assert is_term("-c <new-branch>") and is_term("key")
+    assert not is_term("Branch to switch to.")  # a sentence
+    assert not is_term("the new branch")  # function words: prose
+    assert not is_term("3.1. Automatic Checkpoint")  # a table of contents
+    assert not is_term("OPTIONS")  # a header in capitals
+    assert not is_term("[user@host dir]$ git describe")  # a command after a prompt
+    assert not is_term("__all__ = ['groupby']")  # an assignment
+    # a list item is never a term, nor is a function's two forms once code follows them
+    assert read_items("- cats climb\n- dogs dig")[0] == Item("cats climb.")
+    text = "count(X)\ncount(*)\n\n>>> count(t)\n\nCounts rows."
+    assert read_items(text) == [Item("Counts rows.")]
+    assert read_items("# 6. Large WAL Files\n\nThe WAL grows.")[0].heading == "Large WAL Files"
+
+
+def ask(question: str, text: str, title: str = "git-stash(1)") -> str:
+    evidence = [EvidenceText("E1", title, "file:///doc.html", text)]
+    return ExtractiveClient().complete(make_request(question, evidence)).text
+
+
+def test_an_option_is_quoted_with_its_name() -> None:
+    answer = ask("stash untracked files on push", OPTIONS)
+    assert answer.startswith(
+        "-u, --include-untracked: When used with the push command, all untracked files"
+    )
+
+
+def test_a_question_for_a_number_quotes_the_sentence_that_gives_it() -> None:
+    text = (
+        "gc.auto\n\nWhen there are approximately more than this many loose objects in the "
+        "repository, git gc --auto will pack them. Some commands use this command to perform "
+        "a light-weight garbage collection from time to time. The default value is 6700.\n\n"
+        "gc.autoDetach\n\nMake git gc --auto return immediately and run in the background."
+    )
+    answer = ask("how many loose objects before gc --auto packs them", text, "git-gc(1)")
+    assert answer == (
+        "gc.auto: When there are approximately more than this many loose objects in the "
+        "repository, git gc --auto will pack them. The default value is 6700. [E1]"
+    )
+
+
+def test_a_product_the_evidence_never_names_is_not_answered() -> None:
+    text = "Branch permissions are not a git feature. git branch lists the branches."
+    answer = ask("how to enable branch permissions in Bitbucket", text, "git-branch(1)")
+    assert answer.startswith("The documents do not answer") and "Bitbucket" in answer
+    # a capital opening the question, "I", and a name a word of the evidence opens with
+    # ("URL": "urllib") are no product's name
+    text = "The urllib module parses a query string into a dictionary of lists."
+    answer = ask("How do I parse a URL query string into a dictionary?", text, "urllib.parse")
+    assert answer.startswith("The urllib module parses a query string")
+
+
+def test_a_long_list_of_names_with_a_label_is_no_sentence() -> None:
+    names = " ".join(f"name{i}-stmt" for i in range(14))
+    assert read_sentences(f"Used by: {names}") == []
+    long = "The checkpoint runs when the WAL file reaches about a thousand pages in size."
+    assert read_sentences(long) == [long]
+
+
+def test_a_question_for_a_number_whose_words_only_the_title_holds() -> None:
+    """No sentence holds a word of the question (no word has a weight), the title does: a
+    number under a term is still weighed, not a crash."""
+    text = "gc.auto\n\nSome unrelated remark here. The default value is 6700."
+    answer = ask("how many zebras fit", text, "Zebras fit")
+    assert answer == "gc.auto: Some unrelated remark here. The default value is 6700. [E1]"
+
+
+def test_an_option_with_its_argument_alone_on_its_line_is_a_term() -> None:
+    text = "-c <new-branch>\n\n--create <new-branch>\n\nCreate a new branch.\n\n-n N: how many."
+    items = read_items(text)
+    assert items[0] == Item("Create a new branch.", "-c <new-branch>, --create <new-branch>")
+    assert items[1] == Item("-n N: how many.")  # a row that says what it is: its own item
