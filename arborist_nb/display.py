@@ -313,7 +313,9 @@ def _answer_html(answer: Answer) -> str:
             parts.append(bracket)
         else:
             chunk = (
-                _h(item.text) if item.text is not None else f"({_h(item.tier)}: text not stored)"
+                _h(item.text.lstrip("\f"))
+                if item.text is not None
+                else f"({_h(item.tier)}: text not stored)"
             )
             parts.append(
                 f'<details class="arborist-cite" data-label="{_h(citation.label)}" style="display:inline">'
@@ -382,7 +384,11 @@ def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
     evidence = []
     for item in answer.evidence:
         status = statuses[item.label]
-        body = _h(item.text) if item.text is not None else f"({_h(item.tier)}: text not stored)"
+        body = (
+            _h(item.text.lstrip("\f"))
+            if item.text is not None
+            else f"({_h(item.tier)}: text not stored)"
+        )
         evidence.append(
             f'<details id="{answer._id}-{item.label}" data-proof="{"pass" if status.verified else "fail"}">'
             f"<summary>{_h(item.label)}{' (cited)' if item.cited else ''}: "
