@@ -59,6 +59,7 @@ from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for
 from arborist.store.faults import EDITED_METADATA, EDITED_TEXT, evidence_faults
 from arborist.store.memo import generation, memo_key, recall, remember
+from arborist.store.passages import as_query
 from arborist.store.proofs import verify_evidence
 from arborist.store.search import (
     HYBRID,
@@ -231,7 +232,8 @@ def vector_query(
     text = question
     if (context or sources) and not stands_alone(question) and context:
         text = f"{question}\n{context[0]}"
-    return VectorQuery(profile_key(embedder.profile()), embedder.embed([text])[0])
+    profile = embedder.profile()
+    return VectorQuery(profile_key(profile), embedder.embed([as_query(profile, text)])[0])
 
 
 def _dimensions(

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from arborist.analysis import Definition, definitions
 
-__all__ = ["COVERED", "PASSAGES", "passage_definitions", "passages"]
+__all__ = ["COVERED", "PASSAGES", "as_documents", "as_query", "passage_definitions", "passages"]
 
 PASSAGES = "definitions-v2"
 """The rule's name, in the embedding profile of an embedder that embeds passages."""
@@ -63,3 +63,16 @@ def passages(text: str, title: str = "") -> list[str]:
         lead + (whole if d is None else f"{d.name}{d.signature}\n{d.doc}")
         for d in passage_definitions(text)
     ]
+
+
+def as_documents(profile: dict[str, object], texts: list[str]) -> list[str]:
+    """``texts`` as an embedder of ``profile`` is sent them to be searched: each after the
+    profile's ``document_prefix`` (its model's document role, :mod:`arborist.qa.roles`)."""
+    prefix = profile.get("document_prefix")
+    return [f"{prefix}{t}" for t in texts] if isinstance(prefix, str) and prefix else texts
+
+
+def as_query(profile: dict[str, object], text: str) -> str:
+    """A question as an embedder of ``profile`` is sent it: after its ``query_prefix``."""
+    prefix = profile.get("query_prefix")
+    return f"{prefix}{text}" if isinstance(prefix, str) else text
