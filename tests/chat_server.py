@@ -462,9 +462,13 @@ class ChatServer(ThreadingHTTPServer):
     block_on_close = True
 
     def __init__(
-        self, embed: Embedder = ngram_embedder, *, stall: Callable[[int], float] | None = None
+        self,
+        embed: Embedder = ngram_embedder,
+        *,
+        stall: Callable[[int], float] | None = None,
+        port: int = 0,
     ) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", port), _Handler)  # port 0: any free one
         self.embed = embed
         """What unscripted ``/v1/embeddings`` inputs are embedded with."""
         self.stall = stall
