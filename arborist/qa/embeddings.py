@@ -6,11 +6,18 @@ line, is :class:`~arborist.qa.http.RemoteModel`'s, as for the chat client; this
 module builds the payload (``input``: a batch of texts) and checks the reply:
 exactly one vector per text, each of the same (configured) dimension, every
 component a finite number, none all zeros. Vectors come back normalized float32.
+A request that times out is split in two and each half asked for, the smaller
+size kept for the rest of the run (:meth:`EmbeddingsClient.embed`); a server's
+client embeds a chunk's passages, as the local model does, and its profile holds
+the model's roles (:mod:`arborist.qa.roles`: what goes before a question and a
+passage), so another prefix is other vectors.
 
 Which model embeds (:func:`select_embedder`), first match wins:
 
 1. ``ARBORIST_EMBED_BASE_URL`` and ``ARBORIST_EMBED_MODEL`` (key:
-   ``ARBORIST_EMBED_API_KEY``);
+   ``ARBORIST_EMBED_API_KEY``; ``ARBORIST_EMBED_BATCH_SIZE``, and the roles'
+   ``ARBORIST_EMBED_FAMILY``, ``ARBORIST_EMBED_QUERY_PREFIX``,
+   ``ARBORIST_EMBED_DOCUMENT_PREFIX``);
 2. ``[embeddings]`` in config.toml with ``base_url`` and ``model`` (or
    ``profile = "NAME"`` naming a ``[models.NAME]`` with ``kind = "embeddings"``);
 3. the one ``[models.NAME]`` with ``kind = "embeddings"``.

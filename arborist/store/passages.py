@@ -23,7 +23,9 @@ for (the first hot chunk holding it). Vectors are an index, never evidence: a le
 from another title can only move which chunks are retrieved, and what they are
 retrieved as is proved like any evidence. Measured on the development sets, the lead
 is worth 1.4 / 12.5 / 5.4 points of recall@5 (questions / paraphrase / natural). The
-rule's name is in the embedding profile: another rule, other vectors.
+rule's name is in the embedding profile: another rule, other vectors. So are the
+model's roles (``query_prefix``, ``document_prefix``: :mod:`arborist.qa.roles`), which
+:func:`as_documents` and :func:`as_query` put before what is embedded.
 """
 
 from __future__ import annotations
