@@ -334,3 +334,26 @@ def test_an_untrusted_server_gets_one_line_and_nothing_wrong_is_written(
                 assert np.frombuffer(blob, dtype="<f2").tolist() == [0.0, 1.0, 0.0, 0.0]
     finally:
         server.stop()
+
+
+def test_two_replies_of_one_batch_in_other_dimensions_are_one_line_and_nothing_written(
+    tmp_path: Path,
+) -> None:
+    """A batch asked in two requests (the client's size is smaller than the store's batch),
+    each reply consistent in itself, the two of different sizes: refused whole."""
+    server = ChatServer()
+    server.start()
+    try:
+        with Arborist(tmp_path / "home") as app:
+            app.ingest([_corpus(tmp_path / "docs", files=3)])
+            client = _client(server, batch=4)
+            client.working_size = 2
+            server.script(
+                lambda r: embeddings([[1.0, 0.0]] * len(r.body["input"])),
+                lambda r: embeddings([[1.0, 0.0, 0.0]] * len(r.body["input"])),
+            )
+            with pytest.raises(ModelError, match="2 dimensions for some texts and 3 for others"):
+                embed_missing(app.store_conn, client)
+            assert _vectors(app.store_conn, profile_key(client.profile())) == {}
+    finally:
+        server.stop()

@@ -179,7 +179,18 @@ class EmbeddingsClient(RemoteModel):
             start += len(batch)
         if not rows:
             return np.zeros((0, self.dimensions or 1), dtype=np.float32)
-        return np.concatenate(rows)
+        return self._joined(rows)
+
+    def _joined(self, parts: list[NDArray[np.float32]]) -> NDArray[np.float32]:
+        """The vectors of several requests, one matrix: refused in one line when two
+        replies answered different dimensions."""
+        sizes = sorted({int(part.shape[1]) for part in parts})
+        if len(sizes) > 1:
+            raise self._error(
+                f"the server answered {sizes[0]} dimensions for some texts and {sizes[-1]} "
+                "for others"
+            )
+        return np.concatenate(parts)
 
     def _split_on_timeout(self, batch: list[str]) -> NDArray[np.float32]:
         """The batch's vectors, asked for in halves (and halves of those) while it times out."""
@@ -194,7 +205,7 @@ class EmbeddingsClient(RemoteModel):
             half = (len(batch) + 1) // 2
             self.working_size = min(self.working_size, half)
             first = self._split_on_timeout(batch[:half])
-            return np.concatenate([first, self._split_on_timeout(batch[half:])])
+            return self._joined([first, self._split_on_timeout(batch[half:])])
 
     def _batch(self, batch: list[str]) -> NDArray[np.float32]:
         """One request: a batch of texts, their vectors."""
