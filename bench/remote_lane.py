@@ -178,10 +178,12 @@ def measure(
     """One set asked with ``embedder``: recall@5, MRR, phrase, refused, the noise floors."""
     found, reciprocal, holds, refused, floors = 0, 0.0, 0, 0, []
     misses: list[str] = []
+    refused_found: list[str] = []
     for q in questions:
         with answering_with(app, embedder):
             record = app.ask(q["question"], use_cache=False).record  # this code's answer
         items = [(e.uri, e.text or "") for e in record.evidence]
+        rank = None
         if answerable:
             rank = answering_rank(items, q["module"], q["phrase"])
             found += 1 if rank else 0
@@ -189,7 +191,10 @@ def measure(
             holds += normalized(q["phrase"]) in normalized(record.answer_text)
             if not rank:
                 misses.append(q["id"])
-        refused += REFUSAL in normalized(record.answer_text)
+        said_no = REFUSAL in normalized(record.answer_text)
+        refused += said_no
+        if said_no and answerable and rank:  # refused with an answering chunk in hand
+            refused_found.append(q["id"])
         vectors = vector_query(embedder, q["question"])
         if vectors is not None:
             floors.append(question_floor(app.store_conn, vectors.profile, vectors.vector))
@@ -198,6 +203,7 @@ def measure(
     if answerable:
         figures.update({"recall@5": found / n, "mrr": reciprocal / n, "phrase": holds / n})
         figures["misses"] = misses
+        figures["refused_with_answer"] = refused_found
     figures["floor"] = round(statistics.median(floors), 3) if floors else None
     return figures
 
