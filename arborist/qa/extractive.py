@@ -406,9 +406,9 @@ it, for the evidence to be about the question at all: on the calibrated scale of
 :mod:`arborist.store.calibration` (0 as near as the question's noise in the corpus, 1 its own
 text), the same for every model (``extractive-v12``; before, 0.4 in cosine, right for
 all-MiniLM-L6-v2 alone and under everything e5 says). Chosen with MiniLM and e5-small
-(bench/remote_lane.py): the answerable questions' nearest passage is at 0.43 or more for 19 in
-20 with MiniLM, 0.28 with e5 (e5 says less apart from noise); the unanswerable ones' at about
-0.27 and 0.25 for half."""
+(bench/remote_lane.py). On the first 24 documents of the built-in corpus the answerable
+questions' nearest passage is at 0.43 or more for 19 in 20 with MiniLM, 0.28 with e5 (e5 sets
+an answer less apart from noise), the unanswerable ones' at about 0.27 and 0.25 for half."""
 
 
 CLOSE_FLOOR = 0.45
