@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from arborist.app import Arborist
 from arborist.commands import Command, Desk, Outcome, help_text, lookup, parse, parser
+from arborist.progress import lines
 from arborist.repl import Repl, interactive_reader
 from arborist.terminal import gutter_mark, inert, inert_json
 
@@ -124,7 +125,11 @@ def _tqdm_track(items: Any) -> Any:
 
 
 def _tqdm_batches(items: Any) -> Any:
-    return tqdm(list(items), desc="embed", unit="batch", disable=None, file=sys.stderr)
+    """A bar with the time left on a terminal; plain lines (:func:`arborist.progress.lines`)
+    into a pipe or a log, where a bar's redraws are noise."""
+    if sys.stderr.isatty():
+        return tqdm(list(items), desc="embed", unit="batch", file=sys.stderr)
+    return lines("embed", "batches", lambda line: click.echo(line, err=True))(items)
 
 
 def _run_repl(desk: Desk) -> None:

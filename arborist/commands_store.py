@@ -86,6 +86,15 @@ def _embed(desk: Desk, args: argparse.Namespace) -> Outcome:
     )
 
 
+@command("models", "the embedding model configured: its profile, roles and batches", JSON)
+def _models(desk: Desk, args: argparse.Namespace) -> Outcome:
+    from arborist.qa.embeddings import embedder_facts  # noqa: PLC0415 - numpy, with a model
+
+    embedder = desk.app.embedder()
+    facts = None if embedder is None else embedder_facts(embedder)
+    return either(args, lambda: views.models_text(facts), lambda: views.models_json(facts))
+
+
 @command(
     "search",
     "search the documents",

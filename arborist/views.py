@@ -61,6 +61,8 @@ __all__ = [
     "ingest_json",
     "ingest_text",
     "labelled_text",
+    "models_json",
+    "models_text",
     "moved_text",
     "node_text",
     "record_json",
@@ -217,6 +219,30 @@ def embed_json(report: EmbedReport, profile: Mapping[str, object]) -> dict[str, 
         "held": report.held,
         "profile": dict(profile),
     }
+
+
+def models_text(facts: Mapping[str, Any] | None) -> str:
+    """What ``models`` shows: the embedding model, its roles and how it is asked."""
+    if facts is None:
+        return "embeddings: none configured (retrieval is lexical)"
+    profile = facts["profile"]
+    server = f" at {field(str(profile['server']))}" if profile.get("server") else ""
+    timeout = f", timeout {facts['timeout']:g} s" if "timeout" in facts else ""
+    return "\n".join(
+        [
+            f"embeddings: {field(str(profile.get('model')))}{server} "
+            f"({field(str(profile.get('provider')))})",
+            f"  roles: {field(str(facts['roles']))}",
+            f"  passages: {field(str(profile.get('passages') or 'whole chunks'))}; "
+            f"dimensions: {profile.get('dimensions') or 'as the server answers'}",
+            f"  batches: {facts['batch_size']} texts a request{timeout}",
+            f"  profile: {facts['profile_key']}",
+        ]
+    )
+
+
+def models_json(facts: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {"embeddings": None if facts is None else dict(facts)}
 
 
 def _lanes(record: CacheRecord) -> list[str]:

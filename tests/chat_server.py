@@ -54,6 +54,7 @@ __all__ = [
     "Reply",
     "chat_server",
     "completion",
+    "drip",
     "embeddings",
     "error_reply",
     "hang_up",
@@ -362,6 +363,23 @@ def _default_embeddings(request: RecordedRequest, embed: Embedder = ngram_embedd
     return embeddings(embed(texts), model=str(model))
 
 
+def _stalled(reply: Reply, request: RecordedRequest, stall: Callable[[int], float] | None) -> Reply:
+    """``reply`` after the seconds ``stall`` gives for the request's number of texts."""
+    if stall is None:
+        return reply
+    texts = request.body.get("input") if isinstance(request.body, dict) else None
+    return replace(reply, delay=stall(len(texts) if isinstance(texts, list) else 1))
+
+
+def drip(reply: Reply, pieces: int, pause: float) -> Reply:
+    """``reply``'s body cut into ``pieces`` written ``pause`` seconds apart: a server that
+    trickles its answer, each piece well within a read timeout, the whole past it."""
+    body = b"".join(reply.chunks)
+    size = max(1, -(-len(body) // pieces))
+    cut = tuple(body[i : i + size] for i in range(0, len(body), size))
+    return replace(reply, chunks=cut, pause=pause)
+
+
 def slow(seconds: float, reply: Reply | None = None) -> Reply:
     """``reply`` (default: a plain completion) after ``seconds`` of silence."""
     return replace(reply or completion("late answer"), delay=seconds)
@@ -443,10 +461,19 @@ class ChatServer(ThreadingHTTPServer):
     daemon_threads = False  # server_close() joins the handlers, so no socket outlives a test
     block_on_close = True
 
-    def __init__(self, embed: Embedder = ngram_embedder) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(
+        self,
+        embed: Embedder = ngram_embedder,
+        *,
+        stall: Callable[[int], float] | None = None,
+        port: int = 0,
+    ) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)  # port 0: any free one
         self.embed = embed
         """What unscripted ``/v1/embeddings`` inputs are embedded with."""
+        self.stall = stall
+        """Seconds an unscripted ``/v1/embeddings`` reply waits, given how many texts it
+        embeds (a loaded server: slower the more it is asked at once), or None: at once."""
         self.received: list[RecordedRequest] = []
         self.errors: list[str] = []
         self.stopping = threading.Event()
@@ -496,8 +523,8 @@ class ChatServer(ThreadingHTTPServer):
             elif self._script:
                 source = self._script.popleft()
             elif request.path == EMBED_ROUTE:
-                embed = self.embed
-                source = lambda r: _default_embeddings(r, embed)  # noqa: E731
+                embed, stall = self.embed, self.stall
+                source = lambda r: _stalled(_default_embeddings(r, embed), r, stall)  # noqa: E731
             else:
                 source = _default_reply
         return source(request) if callable(source) else source

@@ -71,6 +71,11 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         ],
         180,
     ),
+    "remote-lane": (
+        ["bench/remote_lane.py", "--quick"],
+        ["recall  MRR  phrase refused floor", "questions", "unanswerable", "served vs local"],
+        300,
+    ),
     "natural-questions": (["bench/check_natural_questions.py"], ["clean"], 120),
     "followup-labels": (
         ["bench/followup_labels.py", "--quick"],

@@ -28,6 +28,7 @@ from arborist.qa.http import HttpSettings
 from arborist.qa.models import select_client
 from arborist.qa.runner import retrieval_policy, vector_query
 from arborist.store.memo import generation
+from arborist.store.passages import PASSAGES
 from arborist.store.search import retrieve
 from arborist.store.vectors import nearest, pack, profile_key, unpack, vector_count
 from arborist.views import answer_text
@@ -108,6 +109,9 @@ def test_the_profile_names_model_dimensions_and_server_never_the_key(
         "server": chat_server.url,
         "model": "ngram",
         "dimensions": 384,
+        "passages": PASSAGES,
+        "query_prefix": "",
+        "document_prefix": "",
     }
     assert KEY not in repr(embedder) and "pw" not in json.dumps(profile)
 

@@ -6,11 +6,18 @@ line, is :class:`~arborist.qa.http.RemoteModel`'s, as for the chat client; this
 module builds the payload (``input``: a batch of texts) and checks the reply:
 exactly one vector per text, each of the same (configured) dimension, every
 component a finite number, none all zeros. Vectors come back normalized float32.
+A request that times out is split in two and each half asked for, the smaller
+size kept for the rest of the run (:meth:`EmbeddingsClient.embed`); a server's
+client embeds a chunk's passages, as the local model does, and its profile holds
+the model's roles (:mod:`arborist.qa.roles`: what goes before a question and a
+passage), so another prefix is other vectors.
 
 Which model embeds (:func:`select_embedder`), first match wins:
 
 1. ``ARBORIST_EMBED_BASE_URL`` and ``ARBORIST_EMBED_MODEL`` (key:
-   ``ARBORIST_EMBED_API_KEY``);
+   ``ARBORIST_EMBED_API_KEY``; ``ARBORIST_EMBED_BATCH_SIZE``, and the roles'
+   ``ARBORIST_EMBED_FAMILY``, ``ARBORIST_EMBED_QUERY_PREFIX``,
+   ``ARBORIST_EMBED_DOCUMENT_PREFIX``);
 2. ``[embeddings]`` in config.toml with ``base_url`` and ``model`` (or
    ``profile = "NAME"`` naming a ``[models.NAME]`` with ``kind = "embeddings"``);
 3. the one ``[models.NAME]`` with ``kind = "embeddings"``.
@@ -28,6 +35,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import httpx
 import numpy as np
@@ -37,20 +45,34 @@ from arborist.admission import admit_profile
 from arborist.errors import BadInput
 from arborist.qa.http import (
     DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_READ_TIMEOUT,
     DEFAULT_RETRIES,
+    STILL_ARRIVING,
     Attempt,
     HttpSettings,
     RemoteModel,
+    Retryable,
     error_text,
 )
 from arborist.qa.models import _overrides, _whole, server_settings
-from arborist.store.vectors import Embedder
+from arborist.qa.roles import Roles, checked_prefix, family_roles, named_family
+from arborist.store.passages import PASSAGES
+from arborist.store.vectors import Embedder, profile_key
 
-__all__ = ["DEFAULT_BATCH_SIZE", "EmbeddingsClient", "MAX_BATCH_SIZE", "select_embedder"]
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "DEFAULT_EMBED_TIMEOUT",
+    "EmbeddingsClient",
+    "MAX_BATCH_SIZE",
+    "embedder_facts",
+    "select_embedder",
+]
 
 DEFAULT_BATCH_SIZE = 32
 """Texts per request unless a profile says otherwise (llama.cpp and Ollama take 32 well)."""
+DEFAULT_EMBED_TIMEOUT = 60.0
+"""Seconds a request of texts may wait for its reply unless a profile says otherwise: a
+batch that takes longer is split in two and each half asked again (see
+:meth:`EmbeddingsClient.embed`), so a slow server costs smaller batches, not the run."""
 MAX_BATCH_SIZE = 2048
 """OpenAI's own limit on inputs per request."""
 
@@ -67,14 +89,25 @@ _KEYS = {
     "batch_size",
     "timeout",
     "max_retries",
+    "family",
+    "query_prefix",
+    "document_prefix",
 }
+
+
+class _TimedOut(Exception):
+    """A request of texts that ran out of time (no reply, or one still arriving): the
+    batch is split, not asked again whole."""
 
 
 class EmbeddingsClient(RemoteModel):
     """A client of ``POST {base_url}/embeddings``: one request per ``batch_size`` texts.
 
     ``dimensions``, when set, is the vector size the model must answer (a reply of
-    another size is an error); it is part of the profile either way.
+    another size is an error); it is part of the profile either way. ``roles`` says what
+    goes before a question and a passage (default: the model family's, from its name,
+    :func:`arborist.qa.roles.family_roles`). A chunk is embedded as its passages
+    (:mod:`arborist.store.passages`), keyed as the local model keys them.
     """
 
     def __init__(
@@ -86,9 +119,10 @@ class EmbeddingsClient(RemoteModel):
         name: str = "embeddings",
         dimensions: int | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
+        roles: Roles | None = None,
         http: HttpSettings | None = None,
     ) -> None:
-        http = http or HttpSettings()
+        http = http or HttpSettings(read_timeout=DEFAULT_EMBED_TIMEOUT)
         super().__init__(
             base_url,
             model,
@@ -110,30 +144,68 @@ class EmbeddingsClient(RemoteModel):
             )
         self.dimensions = dimensions
         self.batch_size = batch_size
+        self.roles = family_roles(model) if roles is None else roles
+        self.working_size = batch_size
+        """Texts per request now: ``batch_size`` until a request times out, then half of
+        the size that timed out, for the rest of the run."""
 
     def profile(self) -> dict[str, object]:
-        """What made a vector: the server (normalised, no credentials), model and dimensions.
-        Not the batch size, timeouts or retries (they change no vector), never the key:
-        every string passes the admission gate (a key in the URL's path or the model
-        name is redacted, the client's own key whatever its shape)."""
+        """What made a vector: the server (normalised, no credentials), model, dimensions,
+        the passage rule and the roles' prefixes. Not the batch size, timeouts or retries
+        (they change no vector), never the key: every string passes the admission gate (a
+        key in the URL's path or the model name is redacted, the client's own key whatever
+        its shape)."""
         profile: dict[str, object] = {
             "kind": "embeddings",
             "provider": "openai",
             "server": self._display,
             "model": self.model,
             "dimensions": self.dimensions,
+            "passages": PASSAGES,
+            **self.roles.profile(),
         }
         return admit_profile(profile, secrets=(self._api_key,))
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """One normalized float32 row per text, in order: ``ceil(len / batch_size)`` requests."""
-        rows = [
-            self._batch(list(texts[start : start + self.batch_size]))
-            for start in range(0, len(texts), self.batch_size)
-        ]
+        """One normalized float32 row per text, in order, ``working_size`` texts a request.
+        A request that times out (no reply within the read timeout, or one still arriving)
+        is split in two and each half asked for; the smaller size is kept for the requests
+        after. A single text that times out is a one-line :class:`ModelError`."""
+        rows: list[NDArray[np.float32]] = []
+        start = 0
+        while start < len(texts):
+            batch = list(texts[start : start + self.working_size])
+            rows.append(self._split_on_timeout(batch))
+            start += len(batch)
         if not rows:
             return np.zeros((0, self.dimensions or 1), dtype=np.float32)
-        return np.concatenate(rows)
+        return self._joined(rows)
+
+    def _joined(self, parts: list[NDArray[np.float32]]) -> NDArray[np.float32]:
+        """The vectors of several requests, one matrix: refused in one line when two
+        replies answered different dimensions."""
+        sizes = sorted({int(part.shape[1]) for part in parts})
+        if len(sizes) > 1:
+            raise self._error(
+                f"the server answered {sizes[0]} dimensions for some texts and {sizes[-1]} "
+                "for others"
+            )
+        return np.concatenate(parts)
+
+    def _split_on_timeout(self, batch: list[str]) -> NDArray[np.float32]:
+        """The batch's vectors, asked for in halves (and halves of those) while it times out."""
+        try:
+            return self._batch(batch)
+        except _TimedOut as exc:
+            if len(batch) == 1:
+                raise self._error(
+                    f"one text took longer than the {exc} s timeout to embed; raise the "
+                    "embeddings profile's timeout (or ARBORIST_TIMEOUT)"
+                ) from None
+            half = (len(batch) + 1) // 2
+            self.working_size = min(self.working_size, half)
+            first = self._split_on_timeout(batch[:half])
+            return self._joined([first, self._split_on_timeout(batch[half:])])
 
     def _batch(self, batch: list[str]) -> NDArray[np.float32]:
         """One request: a batch of texts, their vectors."""
@@ -144,6 +216,18 @@ class EmbeddingsClient(RemoteModel):
             "application/json",
             lambda response, attempt: self._read(response, attempt, len(batch)),
         )
+
+    def _attempt(self, *args: Any, **kwargs: Any) -> Any:
+        """One request, as :class:`RemoteModel`'s, except that running out of time is
+        :class:`_TimedOut` (the batch is split) rather than a retry of the same texts."""
+        try:
+            return super()._attempt(*args, **kwargs)
+        except Retryable as exc:
+            late = (httpx.ReadTimeout, httpx.WriteTimeout)
+            timed_out = isinstance(exc.__cause__, late) or exc.cause.startswith(STILL_ARRIVING)
+            if timed_out:
+                raise _TimedOut(f"{self.timeouts.read:g}") from exc
+            raise
 
     def _read(self, response: httpx.Response, attempt: Attempt, count: int) -> NDArray[np.float32]:
         """A reply's vectors, checked and normalized, else a one-line ModelError."""
@@ -216,6 +300,22 @@ def _local(profile: Mapping[str, object], where: str) -> Embedder:
     )
 
 
+def _roles(settings: Mapping[str, object], model: str, where: str) -> Roles:
+    """The roles a profile sets (``query_prefix`` / ``document_prefix``, or ``family``),
+    else those of the model's family (:func:`arborist.qa.roles.family_roles`)."""
+    family = settings.get("family")
+    if family is not None and not isinstance(family, str):
+        raise BadInput(f"{where}: family must be a string")
+    roles = named_family(family, where) if family else family_roles(model)
+    if "query_prefix" not in settings and "document_prefix" not in settings:
+        return roles
+    query, document = (
+        checked_prefix(settings.get(key, default), key, where)
+        for key, default in (("query_prefix", roles.query), ("document_prefix", roles.document))
+    )
+    return Roles(query, document, "config")
+
+
 def _from_settings(name: str, profile: Mapping[str, object], env: Mapping[str, str]) -> Embedder:
     """An embedder built from an ``[embeddings]`` table or a ``[models.NAME]`` of kind
     embeddings: a client of a server, or the local model."""
@@ -227,7 +327,8 @@ def _from_settings(name: str, profile: Mapping[str, object], env: Mapping[str, s
         raise BadInput(f"{where}: unknown setting {unknown[0]!r}")
     if profile.get("provider", "openai") != "openai":
         raise BadInput(f"{where}: provider must be openai (any OpenAI-compatible server) or local")
-    server = server_settings(profile, where, env, None, None, "http://localhost:8080/v1")
+    timed = {"timeout": DEFAULT_EMBED_TIMEOUT, **profile}
+    server = server_settings(timed, where, env, None, None, "http://localhost:8080/v1")
     return EmbeddingsClient(
         server.base_url,
         server.model,
@@ -235,7 +336,40 @@ def _from_settings(name: str, profile: Mapping[str, object], env: Mapping[str, s
         name=name,
         dimensions=_whole(profile, "dimensions", where, None),
         batch_size=_whole(profile, "batch_size", where, DEFAULT_BATCH_SIZE) or 0,
+        roles=_roles(profile, server.model, where),
         http=server.http,
+    )
+
+
+_ENV_SETTINGS = {
+    "ARBORIST_EMBED_FAMILY": "family",
+    "ARBORIST_EMBED_QUERY_PREFIX": "query_prefix",
+    "ARBORIST_EMBED_DOCUMENT_PREFIX": "document_prefix",
+}
+"""The variables that set an ``ARBORIST_EMBED_BASE_URL`` server's roles, by setting."""
+
+
+def _from_env(base_url: str, model: str, env: Mapping[str, str]) -> EmbeddingsClient:
+    """The client of the server ``ARBORIST_EMBED_BASE_URL`` names (``ARBORIST_EMBED_BATCH_SIZE``
+    texts a request, :data:`DEFAULT_EMBED_TIMEOUT` unless ``ARBORIST_TIMEOUT``; roles by
+    :data:`_ENV_SETTINGS`)."""
+    http = _overrides(None, None, env).apply(
+        DEFAULT_CONNECT_TIMEOUT, DEFAULT_EMBED_TIMEOUT, DEFAULT_RETRIES
+    )
+    size = env.get("ARBORIST_EMBED_BATCH_SIZE", "").strip() or str(DEFAULT_BATCH_SIZE)
+    if not size.isdigit() or not 1 <= int(size) <= MAX_BATCH_SIZE:
+        raise BadInput(
+            f"ARBORIST_EMBED_BATCH_SIZE must be a whole number from 1 to {MAX_BATCH_SIZE}, "
+            f"not {size[:40]!r}"
+        )
+    settings = {key: env[name] for name, key in _ENV_SETTINGS.items() if name in env}
+    return EmbeddingsClient(
+        base_url,
+        model,
+        api_key=env.get("ARBORIST_EMBED_API_KEY") or None,
+        batch_size=int(size),
+        roles=_roles(settings, model, "ARBORIST_EMBED_*"),
+        http=http,
     )
 
 
@@ -290,11 +424,26 @@ def select_embedder(
             raise BadInput("ARBORIST_EMBED_MODEL is set: set ARBORIST_EMBED_BASE_URL too")
         if not model:
             raise BadInput("ARBORIST_EMBED_BASE_URL is set: set ARBORIST_EMBED_MODEL too")
-        http = _overrides(None, None, env).apply(
-            DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_RETRIES
-        )
-        return EmbeddingsClient(
-            base_url, model, api_key=env.get("ARBORIST_EMBED_API_KEY") or None, http=http
-        )
+        return _from_env(base_url, model, env)
     found = _configured(config or {})
     return None if found is None else _from_settings(found[0], found[1], env)
+
+
+def embedder_facts(embedder: Embedder) -> dict[str, object]:
+    """What ``arborist models`` shows of an embedder: its profile and the profile's key
+    (what its vectors are stored under), its roles and where they came from, and how it
+    is asked (texts a request; a server's timeout in seconds)."""
+    profile = embedder.profile()
+    roles = embedder.roles if isinstance(embedder, EmbeddingsClient) else None
+    roles = roles or family_roles(str(profile.get("model", "")))
+    facts: dict[str, object] = {
+        "profile": profile,
+        "profile_key": profile_key(profile),
+        "query_prefix": roles.query,
+        "document_prefix": roles.document,
+        "roles": roles.describe(),
+        "batch_size": embedder.batch_size,
+    }
+    if isinstance(embedder, EmbeddingsClient):
+        facts["timeout"] = embedder.timeouts.read
+    return facts

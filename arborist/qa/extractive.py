@@ -47,7 +47,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v15"
+EXTRACTIVE_MODEL = "extractive-v16"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -339,7 +339,8 @@ FOLLOWED_DEFINITIONS = 4
 """How many of the definitions nearest the question an answer that follows them opens with."""
 
 FOLLOWED_MARGIN = 0.1
-"""How much less near than the nearest a definition may be and still be quoted beside it."""
+"""How much less near than the nearest a definition may be and still be quoted beside it (on
+the calibrated scale of :data:`NEAR_FLOOR`, as every nearness here)."""
 
 RANK_SHARE = 0.01
 """How much nearer a definition must be, for each place its evidence is ranked lower, to be
@@ -459,16 +460,24 @@ def _engages(request: ChatRequest, chosen: Sequence[_Pick]) -> bool:
     return max(map(held, chosen)) >= min(ENGAGED_WORDS, len(wanted))
 
 
-NEAR_FLOOR = 0.4
-"""How near the question (cosine) the nearest passage of the evidence must be, when retrieval
-measured it, for the evidence to be about the question at all. Measured with all-MiniLM-L6-v2
-on the development sets: the nearest definition of the answerable natural questions is at
-0.41 or more (0.47 for nine in ten), that of the unanswerable ones under 0.35 for half."""
+NEAR_FLOOR = 0.3
+"""How near the question the nearest passage of the evidence must be, when retrieval measured
+it, for the evidence to be about the question at all: on the calibrated scale of
+:mod:`arborist.store.calibration` (0 as near as the question's noise in the corpus, 1 its own
+text), the same for every model (``extractive-v12``; before, 0.4 in cosine, right for
+all-MiniLM-L6-v2 alone and under everything e5 says). Chosen with MiniLM and e5-small
+(bench/remote_lane.py). On the first 24 documents of the built-in corpus the answerable
+questions' nearest passage is at 0.43 or more for 19 in 20 with MiniLM, 0.28 with e5 (e5 sets
+an answer less apart from noise), the unanswerable ones' at about 0.27 and 0.25 for half."""
 
 
-CLOSE_FLOOR = 0.5
-"""How near the question the nearest passage must be for evidence holding under
-:data:`ANSWERED_SHARE` of the question's words to answer it all the same."""
+CLOSE_FLOOR = 0.45
+"""How near the question (calibrated, as :data:`NEAR_FLOOR`) the nearest passage must be for
+evidence holding under :data:`ANSWERED_SHARE` of the question's words to answer it all the
+same (0.5 in MiniLM's cosine before ``extractive-v12``). Measured on the built-in corpus with
+:data:`NEAR_FLOOR` at 0.3: at 0.4 MiniLM refuses 0.608 of the unanswerable set, at 0.45 0.647
+(0.686 before, in cosine); e5-small wrongly refuses 0.143 and 0.158 of the answerable
+questions (most of them paraphrases whose answer it did not retrieve)."""
 
 
 def _grounded(request: ChatRequest) -> bool:

@@ -57,6 +57,7 @@ __all__ = [
     "PROBE_TIMEOUT",
     "RemoteModel",
     "Retryable",
+    "STILL_ARRIVING",
     "check_endpoint",
     "describe",
     "error_text",
@@ -99,6 +100,10 @@ PROBE_REPLY_BYTES = 2**20
 template, is a few kilobytes)."""
 
 T = TypeVar("T")
+
+STILL_ARRIVING = "the reply was still arriving"
+"""How the failure of a reply that trickled past its time begins (a client that splits its
+work on a timeout, :class:`~arborist.qa.embeddings.EmbeddingsClient`, knows it by this)."""
 
 
 class Retryable(Exception):
@@ -499,7 +504,7 @@ class RemoteModel:
                 raise self._error(f"the reply is larger than {size_text(self.max_reply_bytes)}")
             parts.append(part)
             if time.monotonic() > by:
-                raise Retryable("the reply was still arriving when its time ran out")
+                raise Retryable(f"{STILL_ARRIVING} when its time ran out")
         response._content = b"".join(parts)  # what response.read() would have kept
 
     def _json_object(self, response: httpx.Response) -> dict[str, object]:

@@ -55,10 +55,12 @@ from arborist.store.cache import (
     ok_record_id,
     write_record,
 )
+from arborist.store.calibration import calibrated, question_floor
 from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for
 from arborist.store.faults import EDITED_METADATA, EDITED_TEXT, evidence_faults
 from arborist.store.memo import generation, memo_key, recall, remember
+from arborist.store.passages import as_query
 from arborist.store.proofs import verify_evidence
 from arborist.store.search import (
     HYBRID,
@@ -195,15 +197,18 @@ def _near(
     threaded: Sequence[tuple[str, str]],
 ) -> ChatRequest:
     """The request to send, with each evidence item's passage nearness
-    (:attr:`EvidenceText.nearness`) when retrieval was hybrid over passages; an item shown
-    cut to fit has none (its passages are not the ones embedded). A function of the
-    question, the evidence and the embedding profile, all in the key: the same ask, the
-    same request."""
+    (:attr:`EvidenceText.nearness`, calibrated to the question's noise floor in the corpus:
+    :mod:`arborist.store.calibration`) when retrieval was hybrid over passages; an item
+    shown cut to fit has none (its passages are not the ones embedded). A function of the
+    question, the evidence and the embedding profile, all in the key, and of the floor,
+    which is the corpus's: the same ask over the same corpus, the same request."""
     request = sent.chat(question, threaded)
     if vectors is None or not searches_passages(conn, vectors.profile):
         return request
+    profile, vector = vectors.profile, vectors.vector
+    floor = question_floor(conn, profile, vector)
     shown = tuple(
-        replace(item, nearness=passage_nearness(conn, vectors.profile, vectors.vector, e.leaf))
+        replace(item, nearness=calibrated(passage_nearness(conn, profile, vector, e.leaf), floor))
         if item.text == e.text
         else item
         for item, e in zip(request.evidence, sent.evidence, strict=True)
@@ -231,7 +236,8 @@ def vector_query(
     text = question
     if (context or sources) and not stands_alone(question) and context:
         text = f"{question}\n{context[0]}"
-    return VectorQuery(profile_key(embedder.profile()), embedder.embed([text])[0])
+    profile = embedder.profile()
+    return VectorQuery(profile_key(profile), embedder.embed([as_query(profile, text)])[0])
 
 
 def _dimensions(

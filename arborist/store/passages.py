@@ -23,14 +23,16 @@ for (the first hot chunk holding it). Vectors are an index, never evidence: a le
 from another title can only move which chunks are retrieved, and what they are
 retrieved as is proved like any evidence. Measured on the development sets, the lead
 is worth 1.4 / 12.5 / 5.4 points of recall@5 (questions / paraphrase / natural). The
-rule's name is in the embedding profile: another rule, other vectors.
+rule's name is in the embedding profile: another rule, other vectors. So are the
+model's roles (``query_prefix``, ``document_prefix``: :mod:`arborist.qa.roles`), which
+:func:`as_documents` and :func:`as_query` put before what is embedded.
 """
 
 from __future__ import annotations
 
 from arborist.analysis import Definition, definitions
 
-__all__ = ["COVERED", "PASSAGES", "passage_definitions", "passages"]
+__all__ = ["COVERED", "PASSAGES", "as_documents", "as_query", "passage_definitions", "passages"]
 
 PASSAGES = "definitions-v2"
 """The rule's name, in the embedding profile of an embedder that embeds passages."""
@@ -63,3 +65,16 @@ def passages(text: str, title: str = "") -> list[str]:
         lead + (whole if d is None else f"{d.name}{d.signature}\n{d.doc}")
         for d in passage_definitions(text)
     ]
+
+
+def as_documents(profile: dict[str, object], texts: list[str]) -> list[str]:
+    """``texts`` as an embedder of ``profile`` is sent them to be searched: each after the
+    profile's ``document_prefix`` (its model's document role, :mod:`arborist.qa.roles`)."""
+    prefix = profile.get("document_prefix")
+    return [f"{prefix}{t}" for t in texts] if isinstance(prefix, str) and prefix else texts
+
+
+def as_query(profile: dict[str, object], text: str) -> str:
+    """A question as an embedder of ``profile`` is sent it: after its ``query_prefix``."""
+    prefix = profile.get("query_prefix")
+    return f"{prefix}{text}" if isinstance(prefix, str) else text

