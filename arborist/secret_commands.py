@@ -4,7 +4,8 @@ Pure: no I/O. :func:`command_candidates` yields ``(kind, start, end)`` for a pas
 given to a tool (``mysql -pX``, ``sshpass -p X``, ``redis-cli -a X``, ``ldapsearch -w
 X``, ``smbclient -U user%X``, ``curl -u user:X``, ``--password X``, ``-storepass X``,
 ``echo X | sudo -S``) or kept in a tool's file (``.netrc``'s ``password X``, a
-``.pgpass`` line, an htpasswd hash, a PuTTY key's private lines);
+``.pgpass`` line, an htpasswd hash, a PuTTY key's private lines) or to its ``login``
+command (``wandb login KEY``);
 :mod:`arborist.secret_finders` runs it beside the other shapes.
 """
 
@@ -32,6 +33,7 @@ from arborist.secret_shapes import (
     REDIS_A,
     SMB_U,
     SSHPASS_P,
+    holds_key,
     is_filler,
 )
 
@@ -86,11 +88,23 @@ def command_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str
     if ":" in text and "Private-Lines: " in text:
         for m in PUTTY.finditer(text):
             yield "private_key", m.start(1), m.end(1)
+    if "login" in folded:
+        for m in _LOGIN_KEY.finditer(text):  # wandb login KEY, some-cli login --with KEY
+            if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
+                yield "api_token", m.start(1), m.end(1)
     if "password" in folded and ("machine" in folded or "login" in folded):
         for m in NETRC.finditer(text):
             near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
             if near is not None and not is_filler(m.group(1), "=", quoted=False):
                 yield "password", m.start(1), m.end(1)
+
+
+_LOGIN_KEY = re.compile(
+    r"(?<![\w-])login[ \t]+(?:-{1,2}[\w-]+[ \t]+)?([A-Za-z0-9_-]{20,})(?![\w-])"
+)
+"""A key given to a tool's ``login`` command as its word (``wandb login 897cbd…``): twenty
+characters or more, a run of letters and digits mixed in it (:func:`holds_key`); a user name
+after ``login`` (``.netrc``'s, ``ssh -l``'s) is a name, not a key."""
 
 
 def _flag_lines(text: str, folded: str) -> list[tuple[int, int, re.Pattern[str]]]:

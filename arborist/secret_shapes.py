@@ -339,10 +339,13 @@ _NEXT_LINE = ("%0A", "%0D", "\\N", "\\R")
 JSON's ``\\n``) is on the next line: the name was given nothing, as ``password=`` at a
 line's end is in the raw text (``password=\\nusername=admin`` is two lines)."""
 _PLACEHOLDER_JOINED = re.compile(
-    r"(?:<[^<>\s]+>|\$\{[^{}]*\}|\$?\{\{[^{}]*\}\})[-_./](.*)", re.DOTALL
+    r"(?:<[^<>\s]+>|\$\{[^{}]*\}|\$?\{\{[^{}]*\}\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%)"
+    r"[^A-Za-z0-9\s](.*)",
+    re.DOTALL,
 )
 """A placeholder joined to what follows it (``<token>-q4_K_M``, ``${DB_PASSWORD}/api``,
-``<your-key>_2024-06-11``): the value is the placeholder, the rest is the text's."""
+``<your-key>_2024-06-11``, a shell variable ``$TOKEN`` before ``.ipynb``, ``</code>`` or a
+JSON string's ``\\n"``): the value is the placeholder, the rest is the text's."""
 _KEY_PIECE = re.compile("[A-Za-z0-9]{12,}")
 
 
