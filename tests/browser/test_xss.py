@@ -59,6 +59,7 @@ from arborist.app import Arborist
 from arborist.sync import ForestSync
 from arborist.terminal import inert
 from arborist_nb import display as display_module
+from arborist_nb import markdown as answer_markdown
 from arborist_nb.display import Answer
 from tests.browser.conftest import JS_SOURCES, STATIC, Guard, Lab, guarded_browser
 from tests.chat_server import ChatServer, stream_reply
@@ -177,6 +178,19 @@ TEMPLATES: tuple[str, ...] = (
     "$<img src=x onerror={s}>$",
     "$$\\href{javascript:{s}}{click me}$$",
     "www.203.0.113.7/{n}",
+    # markdown arborist renders (arborist_nb/markdown.py, js/src/markdown.js)
+    "**<img src=x onerror={s}>**",
+    "- <svg onload={s}>\n- [click me](javascript:{s})",
+    "> <img src=x onerror={s}>",
+    "1. <script>{s}</script>",
+    "## <img src=x onerror={s}>",
+    '[click me](https://example.org/"onmouseover="{s})',
+    "[**click me**](JAVASCRIPT:{s})",
+    "[click me](vbscript:msgbox({n})) [E1](javascript:{s})",
+    "```\n</code></pre><img src=x onerror={s}>\n```",
+    "`` </code><img src=x onerror={s}> ``",
+    "[<img src=x onerror={s}>](https://example.org/{n})",
+    "[click me](mailto:a@example.org?body=<script>{s}</script>)",
     # TeX for whatever typesets the page (JupyterLab's MathJax typesets outputs)
     "$\\href{javascript:{s}}{click me}$",
     "\\(\\href{javascript:{s}}{click me}\\)",
@@ -309,13 +323,22 @@ ANSWER_TAGS = (
     "summary",
     "span",
     "pre",
+    # an answer's Markdown (arborist_nb/markdown.py)
+    "strong",
+    "em",
+    "a",
+    "ul",
+    "ol",
+    "li",
+    "blockquote",
 )
-ANSWER_ATTRS = ("class", "style", "id")
+ANSWER_ATTRS = ("class", "style", "id", "href", "target", "rel", "start")
+MARKDOWN_SOURCES = (Path(display_module.__file__), Path(answer_markdown.__file__))
 ANSWER_STYLES = "^(?:{})$".format(
     "|".join(
         re.escape(style)
         for style in sorted(
-            set(re.findall(r'style="([^"{}]*)"', Path(display_module.__file__).read_text()))
+            set(re.findall(r'style="([^"{}]*)"', "".join(p.read_text() for p in MARKDOWN_SOURCES)))
         )
     )
 )
@@ -323,8 +346,11 @@ ANSWER_STYLES = "^(?:{})$".format(
 # sources list, folded in details/summary (display's own); an indented line is a code block
 # (pre) and two trailing spaces a hard break (br): both inert. The whole sits in
 # display.no_math's <div class="tex2jax_ignore mathjax_ignore">.
-MARKDOWN_TAGS = ("div", "p", "em", "strong", "code", "ul", "li", "pre", "br", "details", "summary")
-MARKDOWN_ATTRS = ("class",)
+MARKDOWN_TAGS = (
+    *("div", "p", "em", "strong", "code", "ul", "li", "pre", "br", "details", "summary"),
+    *("a", "ol", "blockquote"),  # an answer's Markdown, written back safe (markdown.py)
+)
+MARKDOWN_ATTRS = ("class", "href", "start")
 # The widget's DOM is built in js/src (view.js, detail.js...); the bundle names the same tags
 # when js/ is absent. The hash port (hashing.js, merkle.js) builds no elements.
 _WIDGET_SOURCES = (
@@ -343,7 +369,7 @@ WIDGET_TAGS = tuple(
 )
 WIDGET_ATTRS = (
     "class", "style", "role", "tabindex", "type", "placeholder", "hidden", "disabled", "title",
-    "value", "name", "open",
+    "value", "name", "open", "href", "target", "rel", "start",
 )  # fmt: skip
 # The widget sets only its own custom properties: a row's indent, a spacer's row count.
 WIDGET_STYLES = r"^--arb-(indent|rows): [0-9]{1,6};$"
@@ -354,7 +380,7 @@ def policy(
     attrs: tuple[str, ...],
     styles: str | None = None,
     *,
-    hrefs: str = "^https?:",
+    hrefs: str = "^(https?|mailto):",
     schemes: str = "javascript|vbscript|data",
     foreign: str | None = None,
 ) -> dict[str, Any]:
@@ -473,6 +499,36 @@ def evidence_needles(answer: Answer) -> list[str]:
 def payload_of(answer: Answer) -> str:
     """The payload part of a stub answer, as stored (before its citations)."""
     return answer.text.split("\n\nSee [E1]")[0]
+
+
+def shown(text: str) -> str:
+    """What a reader sees of an answer's Markdown: its texts in order, as arborist renders
+    it (arborist_nb.markdown, js/src/markdown.js: the same tree), blocks apart."""
+
+    def inline(nodes: list[Any]) -> str:
+        out = []
+        for node in nodes:
+            if node[0] in ("t", "code"):
+                out.append(node[1])
+            elif node[0] in ("b", "i"):
+                out.append(inline(node[1]))
+            elif node[0] == "a":
+                out.append(inline(node[2]))
+            else:
+                out.append(node[2])
+        return "".join(out)
+
+    parts: list[str] = []
+    for block in answer_markdown.parse(text):
+        if block[0] in ("p", "quote"):
+            parts.append(inline(block[1]))
+        elif block[0] == "code":
+            parts.append(block[2])
+        elif block[0] == "h":
+            parts.append(inline(block[2]))
+        else:
+            parts += [inline(item) for item in block[-1]]
+    return " ".join(parts)
 
 
 # --- the static layer --------------------------------------------------------------------------
@@ -669,13 +725,13 @@ def test_the_corpus_renders_inert_in_the_html_the_markdown_and_the_widget(
     # A notebook output shows control characters as visible escapes (arborist.terminal.inert).
     output_needles = {
         **{
-            f"html:{n}": [inert(t) for t in (payload_of(a), *evidence_needles(a))]
+            f"html:{n}": [inert(t) for t in (shown(payload_of(a)), *evidence_needles(a))]
             for n, a in answers
         },
         **{
             f"markdown:{n}": [
                 inert(t)
-                for t in (payload_of(a), *(t for e in a.evidence for t in (e.title, e.uri)))
+                for t in (shown(payload_of(a)), *(t for e in a.evidence for t in (e.title, e.uri)))
             ]
             for n, a in answers
         },
@@ -683,7 +739,7 @@ def test_the_corpus_renders_inert_in_the_html_the_markdown_and_the_widget(
     detail_needles = {
         a.bates: [
             a.record.question,
-            payload_of(a),
+            shown(payload_of(a)),
             *evidence_needles(a),
             *([hostile.labels[n]] if n in hostile.labels else []),
             *([hostile.reasons[n]] if n in hostile.reasons else []),
@@ -874,7 +930,9 @@ def test_the_corpus_runs_nothing_in_jupyterlab(lab: Lab) -> None:
         )
         bates = str(answer.get_attribute("data-bates"))
         # NUL: the parser's U+FFFD; TeX is checked on its own below.
-        payloads = [inert(p) for p in CORPUS.values() if "\x00" not in p and not TEX.search(p)]
+        payloads = [
+            inert(shown(p)) for p in CORPUS.values() if "\x00" not in p and not TEX.search(p)
+        ]
         html_rules = policy(ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES, foreign=MATHJAX)
         problems = audit(lab, ".arborist-answer", html_rules, payloads)
         markdown = lab.cell(3).locator("[data-mime-type='text/markdown']")
@@ -905,7 +963,7 @@ def test_the_corpus_runs_nothing_in_jupyterlab(lab: Lab) -> None:
         for disclosure in detail.locator("details").all():
             disclosure.locator("summary").first.click()
         widget_rules = policy(WIDGET_TAGS, WIDGET_ATTRS, WIDGET_STYLES)
-        widget_needles = [p for p in CORPUS.values() if "\x00" not in p]  # TeX stays text here
+        widget_needles = [shown(p) for p in CORPUS.values() if "\x00" not in p]  # TeX: text
         problems += audit(lab, "[data-arborist-forest]", widget_rules, widget_needles)
         search = forest.get_by_role("searchbox", name="Search all sessions")
         search.fill("onerror")
