@@ -186,7 +186,7 @@ TEMPLATES: tuple[str, ...] = (
     "## <img src=x onerror={s}>",
     '[click me](https://example.org/"onmouseover="{s})',
     "[**click me**](JAVASCRIPT:{s})",
-    "[click me](vbscript:msgbox({n})) [E1](javascript:{s})",
+    "[click me](vbscript:msgbox({n})) [x](javascript:{s})",
     "```\n</code></pre><img src=x onerror={s}>\n```",
     "`` </code><img src=x onerror={s}> ``",
     "[<img src=x onerror={s}>](https://example.org/{n})",
@@ -350,7 +350,7 @@ MARKDOWN_TAGS = (
     *("div", "p", "em", "strong", "code", "ul", "li", "pre", "br", "details", "summary"),
     *("a", "ol", "blockquote"),  # an answer's Markdown, written back safe (markdown.py)
 )
-MARKDOWN_ATTRS = ("class", "href", "start")
+MARKDOWN_ATTRS = ("class", "href", "start", "target", "rel")  # JupyterLab adds the last two
 # The widget's DOM is built in js/src (view.js, detail.js...); the bundle names the same tags
 # when js/ is absent. The hash port (hashing.js, merkle.js) builds no elements.
 _WIDGET_SOURCES = (
@@ -380,7 +380,7 @@ def policy(
     attrs: tuple[str, ...],
     styles: str | None = None,
     *,
-    hrefs: str = "^(https?|mailto):",
+    hrefs: str = "^(https?|mailto|file):",  # an answer's links, and a document's (its URI)
     schemes: str = "javascript|vbscript|data",
     foreign: str | None = None,
 ) -> dict[str, Any]:
@@ -501,9 +501,9 @@ def payload_of(answer: Answer) -> str:
     return answer.text.split("\n\nSee [E1]")[0]
 
 
-def shown(text: str) -> str:
-    """What a reader sees of an answer's Markdown: its texts in order, as arborist renders
-    it (arborist_nb.markdown, js/src/markdown.js: the same tree), blocks apart."""
+def shown(text: str) -> list[str]:
+    """What a reader sees of an answer's Markdown: the text of each block and list item, as
+    arborist renders it (arborist_nb.markdown, js/src/markdown.js: the same tree)."""
 
     def inline(nodes: list[Any]) -> str:
         out = []
@@ -528,7 +528,7 @@ def shown(text: str) -> str:
             parts.append(inline(block[2]))
         else:
             parts += [inline(item) for item in block[-1]]
-    return " ".join(parts)
+    return [part for part in parts if part.strip()]
 
 
 # --- the static layer --------------------------------------------------------------------------
@@ -725,13 +725,13 @@ def test_the_corpus_renders_inert_in_the_html_the_markdown_and_the_widget(
     # A notebook output shows control characters as visible escapes (arborist.terminal.inert).
     output_needles = {
         **{
-            f"html:{n}": [inert(t) for t in (shown(payload_of(a)), *evidence_needles(a))]
+            f"html:{n}": [inert(t) for t in (*shown(payload_of(a)), *evidence_needles(a))]
             for n, a in answers
         },
         **{
             f"markdown:{n}": [
                 inert(t)
-                for t in (shown(payload_of(a)), *(t for e in a.evidence for t in (e.title, e.uri)))
+                for t in (*shown(payload_of(a)), *(t for e in a.evidence for t in (e.title, e.uri)))
             ]
             for n, a in answers
         },
@@ -739,7 +739,7 @@ def test_the_corpus_renders_inert_in_the_html_the_markdown_and_the_widget(
     detail_needles = {
         a.bates: [
             a.record.question,
-            shown(payload_of(a)),
+            *shown(payload_of(a)),
             *evidence_needles(a),
             *([hostile.labels[n]] if n in hostile.labels else []),
             *([hostile.reasons[n]] if n in hostile.reasons else []),
@@ -931,7 +931,10 @@ def test_the_corpus_runs_nothing_in_jupyterlab(lab: Lab) -> None:
         bates = str(answer.get_attribute("data-bates"))
         # NUL: the parser's U+FFFD; TeX is checked on its own below.
         payloads = [
-            inert(shown(p)) for p in CORPUS.values() if "\x00" not in p and not TEX.search(p)
+            inert(t)
+            for p in CORPUS.values()
+            if "\x00" not in p and not TEX.search(p)
+            for t in shown(p)
         ]
         html_rules = policy(ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES, foreign=MATHJAX)
         problems = audit(lab, ".arborist-answer", html_rules, payloads)
@@ -963,7 +966,7 @@ def test_the_corpus_runs_nothing_in_jupyterlab(lab: Lab) -> None:
         for disclosure in detail.locator("details").all():
             disclosure.locator("summary").first.click()
         widget_rules = policy(WIDGET_TAGS, WIDGET_ATTRS, WIDGET_STYLES)
-        widget_needles = [shown(p) for p in CORPUS.values() if "\x00" not in p]  # TeX: text
+        widget_needles = [t for p in CORPUS.values() if "\x00" not in p for t in shown(p)]
         problems += audit(lab, "[data-arborist-forest]", widget_rules, widget_needles)
         search = forest.get_by_role("searchbox", name="Search all sessions")
         search.fill("onerror")
