@@ -295,7 +295,7 @@ def _citation_html(answer: Answer) -> markdown.CiteHtml:
             return bracket
         chunk = _h(item.text) if item.text is not None else f"({_h(item.tier)}: text not stored)"
         return (
-            f'<details class="arborist-cite" data-label="{_h(label)}" style="display:inline">'
+            f'<details class="arborist-cite" data-label="{_h(label)}" style="display:inline-block;vertical-align:top">'
             f'<summary style="display:inline;cursor:pointer;color:var(--jp-content-link-color,#1a6fb0)">{bracket}</summary>'
             f'<span class="arborist-chunk" style="display:block;white-space:pre-wrap;border-left:3px solid #bbb;padding-left:6px;margin:2px 0">{chunk}</span>'
             "</details>"
