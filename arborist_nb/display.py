@@ -17,14 +17,12 @@ stores' chain heads at the ask (its witness line), so a saved notebook is a witn
 from __future__ import annotations
 
 import html
-import re
 import secrets
 import string
 from functools import cached_property
 from typing import Any
 
 from arborist.app import Arborist, Turn
-from arborist.citations import parse_citations
 from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing
@@ -33,8 +31,9 @@ from arborist.store.cache import RecordEvidence
 from arborist.store.places import LINKED_SCHEMES, uri_scheme
 from arborist.terminal import inert
 from arborist.witness import Heads
+from arborist_nb import markdown
 
-__all__ = ["Answer", "Landing", "NO_MATH", "ProofStatus", "md_escape", "no_math"]
+__all__ = ["Answer", "Landing", "NO_MATH", "ProofStatus", "answer_markup", "md_escape", "no_math"]
 
 _MARKDOWN_PUNCTUATION = str.maketrans(
     {c: "\\" + c for c in string.punctuation if c not in "<>&;\"'"}
@@ -276,56 +275,43 @@ def _h(text: str) -> str:
     return html.escape(inert(text))
 
 
-_LITERAL = re.compile(r"``([^`\n]+?)``")
-"""A reStructuredText literal (pydoc's ``name``): shown as code, never as its backticks."""
-
-
-def _text_html(text: str) -> str:
-    """Answer text for HTML: escaped, each ``literal`` a ``<code>`` (its text escaped too)."""
-    return _LITERAL.sub(lambda m: f"<code>{m.group(1)}</code>", _h(text))
-
-
-_MD_LITERAL = re.compile(r"\\`\\`((?:(?!\\`)[^\n])+?)\\`\\`")
-"""A ``literal`` after :func:`md_escape` (its backticks backslash-escaped)."""
-
-
-def _md_text(text: str) -> str:
-    """Answer text as inert markdown, each ``literal`` a ``<code>`` span (its text escaped:
-    markdown's escapes still apply inside inline HTML)."""
-    return _MD_LITERAL.sub(lambda m: f"<code>{m.group(1)}</code>", md_escape(text))
-
-
 def _answer_html(answer: Answer) -> str:
-    """The answer, escaped; each citation a disclosure that opens the cited chunk in place.
+    """The answer's Markdown as safe HTML (:mod:`arborist_nb.markdown`); each citation a
+    disclosure in its line that opens the cited chunk in place.
 
     No script runs in an output, so the chunk travels with the citation as a
     ``<details>`` element: clicking the citation shows it.
     """
-    text = answer.text
-    parts: list[str] = []
-    position = 0
+    return markdown.to_html(markdown.parse(answer.text), _citation_html(answer))
+
+
+def _citation_html(answer: Answer) -> markdown.CiteHtml:
     items = {e.label: e for e in answer.evidence}
-    for citation in parse_citations(text):
-        parts.append(_text_html(text[position : citation.start]))
-        bracket = _h(text[citation.start : citation.end])
-        item = items.get(citation.label)
+
+    def cite(label: str, raw: str) -> str:
+        bracket = _h(raw)
+        item = items.get(label)
         if item is None:
-            parts.append(bracket)
-        else:
-            chunk = (
-                _h(item.text.lstrip("\f"))
-                if item.text is not None
-                else f"({_h(item.tier)}: text not stored)"
-            )
-            parts.append(
-                f'<details class="arborist-cite" data-label="{_h(citation.label)}" style="display:inline">'
-                f'<summary style="display:inline;cursor:pointer;color:var(--jp-content-link-color,#1a6fb0)">{bracket}</summary>'
-                f'<span class="arborist-chunk" style="display:block;white-space:pre-wrap;border-left:3px solid #bbb;padding-left:6px;margin:2px 0">{chunk}</span>'
-                "</details>"
-            )
-        position = citation.end
-    parts.append(_text_html(text[position:]))
-    return "".join(parts)
+            return bracket
+        chunk = (
+            _h(item.text.lstrip("\f"))
+            if item.text is not None
+            else f"({_h(item.tier)}: text not stored)"
+        )
+        return (
+            f'<details class="arborist-cite" data-label="{_h(label)}" style="display:inline-block;vertical-align:top">'
+            f'<summary style="display:inline;cursor:pointer;color:var(--jp-content-link-color,#1a6fb0)">{bracket}</summary>'
+            f'<span class="arborist-chunk" style="display:block;white-space:pre-wrap;border-left:3px solid #bbb;padding-left:6px;margin:2px 0">{chunk}</span>'
+            "</details>"
+        )
+
+    return cite
+
+
+def answer_markup(text: str) -> str:
+    """Answer text (a streamed part of one, too) as safe HTML: its Markdown rendered, every
+    text escaped, citations as their text."""
+    return f'<div class="arborist-md {NO_MATH}">{markdown.to_html(markdown.parse(text))}</div>'
 
 
 def _link_html(link: str) -> str:
@@ -368,7 +354,8 @@ def _render_markdown(answer: Answer, check: AnswerCheck, now: Standing) -> str:
     )
     status = md_escape(answer.status(check, now))
     folded = f"<details><summary>turn, sources and proofs</summary>\n\n{facts}\n\n{sources}\n\n</details>"
-    return no_math(f"{_md_text(answer.text)}\n\n*{status}*\n\n{folded}")
+    text = markdown.to_markdown(markdown.parse(answer.text))
+    return no_math(f"{text}\n\n*{status}*\n\n{folded}")
 
 
 def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
@@ -400,7 +387,7 @@ def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
     return (
         f'<div class="arborist-answer {NO_MATH}" '
         f'data-bates="{_h(answer.bates)}">'
-        f'<div style="white-space:pre-wrap">{_answer_html(answer)}</div>'
+        f'<div class="arborist-md">{_answer_html(answer)}</div>'
         f'<div class="arborist-status" style="font-size:smaller;opacity:0.8;text-align:left">'
         f"{_h(answer.status(check, now))}</div>"
         f'<details style="font-size:smaller"><summary>turn, sources and proofs</summary>'

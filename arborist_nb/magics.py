@@ -21,11 +21,11 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-from IPython.display import Markdown, display
+from IPython.display import HTML, Markdown, display
 
 from arborist.admission import admit_error_line
 from arborist.analysis import stands_alone
-from arborist.app import Arborist, Turn
+from arborist.app import Arborist, Turn, default_home
 from arborist.commands import COMMANDS, Desk, Outcome, parse, parser
 from arborist.commands_answers import RETRIEVAL_KEYWORDS_GONE, ask_json, ask_of
 from arborist.errors import ArboristError, NoDocuments
@@ -33,9 +33,9 @@ from arborist.forest.shard import Node, Session
 from arborist.hashing import normalize_question
 from arborist.terminal import inert, inert_json
 from arborist_nb.cells import CellErrors, Unfilled, fill
-from arborist_nb.display import Answer, Landing, md_escape, no_math
+from arborist_nb.display import Answer, Landing, answer_markup, md_escape
 
-__all__ = ["ASK_HELP", "ArboristMagics", "Lines", "interpolate"]
+__all__ = ["ASK_HELP", "ArboristMagics", "Lines", "WIDGET_HINT", "interpolate"]
 
 _CELL = "CELL"
 """Stands for the cell's text where the table's ``ask`` parser wants its question: the last
@@ -91,8 +91,10 @@ class _Stream:
     Until the first token (or the answer) comes, the same output says which model is
     waited for and for how long, of at most its deadline (``waiting``), from half a
     second after the ask and then every second: a server that never answers is never a
-    silent ``[*]``. The tokens are the model's untrusted text: shown escaped (as the
-    final answer is), never as markdown a frontend would render HTML from.
+    silent ``[*]``. The tokens are the model's untrusted text: their Markdown is shown
+    rendered as the final answer's is (:func:`arborist_nb.display.answer_markup`: every
+    text escaped, no raw HTML, links to safe schemes only), never handed to a frontend's
+    Markdown renderer, which would render the HTML in it.
     """
 
     def __init__(self, waiting: str = "", deadline: float = 0.0) -> None:
@@ -135,8 +137,8 @@ class _Stream:
                 self.handle.update(self._shown())
                 self.shown_at = now
 
-    def _shown(self) -> Markdown:
-        return Markdown(no_math(md_escape(self.text)))
+    def _shown(self) -> HTML:
+        return HTML(answer_markup(self.text))
 
     def close(self) -> None:
         with self.lock:
@@ -161,7 +163,22 @@ class ArboristMagics(Magics):
 
     def __init__(self, shell: Any, home: str | Path | None = None) -> None:
         super().__init__(shell)
+        self.follows = home is None
+        """Whether the home is ``$ARBORIST_HOME``'s, followed when a cell changes it."""
+        self.widgets: list[Any] = []
+        """The widgets this kernel showed and still holds open (see :meth:`_refresh_widgets`)."""
+        self._widget_cells: dict[str, Any] = {}
+        """The widget each cell showed last, by the front end's cell id: a re-run replaces it."""
+        self.cell_errors = CellErrors()
+        """What ``{Err[n]}`` reads: the error each cell of this kernel raised."""
+        if shell is not None:
+            shell.events.register("post_run_cell", self.cell_errors.record)
+        self._open(home)
+
+    def _open(self, home: str | Path | None) -> None:
+        """Open ``home`` (None: ``$ARBORIST_HOME``'s) with a new desk: no session yet."""
         self.app = Arborist(home)
+        self._had_home = False  # seen: a home that goes after that was removed, not new
         self.desk = Desk(
             self.app,
             prefix="%arborist ",
@@ -172,14 +189,6 @@ class ArboristMagics(Magics):
             more_help="%arborist alone shows the forest widget; %%ask? the options of a question",
         )
         """This kernel's session and default model, shared with the subcommands."""
-        self.cell_errors = CellErrors()
-        """What ``{Err[n]}`` reads: the error each cell of this kernel raised."""
-        if shell is not None:
-            shell.events.register("post_run_cell", self.cell_errors.record)
-        self.widgets: list[Any] = []
-        """The widgets this kernel showed and still holds open (see :meth:`_refresh_widgets`)."""
-        self._widget_cells: dict[str, Any] = {}
-        """The widget each cell showed last, by the front end's cell id: a re-run replaces it."""
         self._continued = False
         """Whether this kernel looked for its notebook's session yet (once: after ``%arborist
         session new`` a kernel starts a new one, as asked)."""
@@ -223,6 +232,24 @@ class ArboristMagics(Magics):
             )
         )
 
+    def _home(self) -> None:
+        """Follow ``$ARBORIST_HOME`` when a cell set it to another home since the magics
+        loaded (a setup cell run again: ``%load_ext`` does nothing the second time), and
+        refuse a home that was removed: writing on would re-create it empty, or write to
+        files no folder holds. The widgets of the home left still show it (each reads its
+        own) until their cells run again; the kernel's questions no longer refresh them."""
+        if self.follows and default_home().absolute() != self.app.home.absolute():
+            self.widgets = []
+            self.app.close()
+            self._open(None)
+        if self.app.home.is_dir():
+            self._had_home = True
+        elif self._had_home:
+            raise _usage(
+                f"this kernel's home {self.app.home} was removed: set ARBORIST_HOME to a "
+                "home that exists (a notebook's setup cell), then run the cell again"
+            )
+
     def _run(self, call: Callable[[], Any]) -> Any:
         try:
             return call()
@@ -251,6 +278,7 @@ class ArboristMagics(Magics):
         if args is None:
             print(ASK_HELP)
             return None
+        self._home()
         namespace = self.shell.user_ns if self.shell else {}
         question = interpolate(cell, namespace, self.cell_errors, _this_cell(namespace)).strip()
         if not question:
@@ -418,6 +446,8 @@ class ArboristMagics(Magics):
             words = shlex.split(line)
         except ValueError as exc:
             raise _usage(f"cannot parse the arguments: {exc}") from None
+        if words[:1] not in (["help"], ["--help"], ["-h"]):
+            self._home()
         if not words:
             return self._widget()
         self._continue()
@@ -438,6 +468,9 @@ class ArboristMagics(Magics):
             self._widget_cells[cell] = widget
         self.widgets = [w for w in self.widgets if getattr(w, "comm", None) is not None]
         self.widgets.append(widget)
+        # Shown where the widget cannot be (a notebook opened anew, with a new kernel: the
+        # front end says only "model not found"); the widget's stylesheet hides it.
+        display({"text/plain": WIDGET_HINT, "text/html": _WIDGET_HINT_HTML}, raw=True)
         return widget
 
     def _cell_id(self) -> str | None:
@@ -465,6 +498,15 @@ class ArboristMagics(Magics):
         if outcome.failed:
             raise _usage(outcome.failed)
         return kept
+
+
+WIDGET_HINT = (
+    "arborist's forest widget lives as long as its kernel: after a restart, or in a notebook "
+    "opened anew, re-run this cell (%arborist) to show it."
+)
+"""The line above a forest widget, seen only where the widget is not."""
+
+_WIDGET_HINT_HTML = f'<div class="arborist-widget-hint" style="opacity:0.8">{WIDGET_HINT}</div>'
 
 
 class Lines(str):

@@ -186,6 +186,11 @@ class ForestWidget(anywidget.AnyWidget):
     # --- views -> kernel ------------------------------------------------------------------
 
     def _handle_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if not self.app.home.is_dir() and isinstance(content, dict) and "id" in content:
+            # Answering would open the home's databases, re-creating a removed home as an
+            # empty store that a later reader takes for this one (issue #35).
+            self.send({"id": content["id"], "ok": False, "error": self.home_gone()})
+            return
         reply = self._sync.handle(content)
         if reply is not None:
             self.send(reply)
@@ -195,6 +200,13 @@ class ForestWidget(anywidget.AnyWidget):
             queued, self._queued = self._queued, []
         for thread in queued:
             thread.start()
+
+    def home_gone(self) -> str:
+        """What a view is told when the home it reads was removed."""
+        return (
+            f"this notebook's home {self.app.home} was removed: nothing is shown from it; "
+            "re-run %arborist once the notebook has a home again"
+        )
 
     def _start_fork(self, parent: str | None, question: str, request_id: object) -> None:
         asked = self._asked(parent, question)

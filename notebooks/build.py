@@ -20,28 +20,28 @@ from nbclient import NotebookClient
 HERE = Path(__file__).resolve().parent
 
 SETUP = """\
-import os, tempfile
-scratch = tempfile.TemporaryDirectory(prefix="arborist-nb-")  # a fresh, private home
-os.environ["ARBORIST_HOME"] = scratch.name  # removed by the last cell (or when the kernel exits)
+import atexit, os, shutil, tempfile
+scratch = tempfile.mkdtemp(prefix="arborist-nb-")  # a fresh, private home for each run
+atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # removed when the kernel exits
+os.environ["ARBORIST_HOME"] = scratch
 %load_ext arborist_nb"""
 
 # The quickstart runs in the home `make demo` (and `make lab`) name in ARBORIST_NB_HOME, so
 # that `arborist --home .demo-home verify --witness .demo-home/01-quickstart.ipynb` checks
 # the notebook against the shard it wrote to; run anywhere else, it makes its own.
 QUICKSTART_SETUP = """\
-import os, tempfile
-# `make demo` runs this notebook in its home (.demo-home/); anywhere else it gets a fresh,
-# private home that the last cell (or the kernel's exit) removes.
-scratch = None if os.environ.get("ARBORIST_NB_HOME") else tempfile.TemporaryDirectory(prefix="arborist-nb-")
-os.environ["ARBORIST_HOME"] = os.environ.get("ARBORIST_NB_HOME") or scratch.name
+import atexit, os, shutil, tempfile
+# `make demo` runs this notebook in its home (.demo-home/); anywhere else each run gets a
+# fresh, private home, removed when the kernel exits (never while the widget below reads it).
+scratch = None if os.environ.get("ARBORIST_NB_HOME") else tempfile.mkdtemp(prefix="arborist-nb-")
+if scratch:
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+os.environ["ARBORIST_HOME"] = os.environ.get("ARBORIST_NB_HOME") or scratch
 %load_ext arborist_nb"""
 
-CLEANUP = [("md", "The temporary home goes with the notebook."), ("code", "scratch.cleanup()")]
-QUICKSTART_CLEANUP = [
-    ("md", "A temporary home goes with the notebook (the one `make demo` names stays)."),
-    ("code", "if scratch:\n    scratch.cleanup()"),
-]
-
+# No cell removes the home: Run All queues the widget's requests behind the last cell, so a
+# home removed there is one the widget still reads (issue #35). The kernel's exit removes it;
+# a run that sets another home leaves the last one to its widget until then.
 NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
     "01-quickstart": [
         (
@@ -87,7 +87,6 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ),
         ("code", "%arborist session new"),
         ("code", "%%ask\nWhat does statistics.median return?"),
-        *QUICKSTART_CLEANUP,
     ],
     "02-provenance": [
         (
@@ -146,7 +145,6 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
             "code",
             'import nbformat\noutputs = [nbformat.v4.new_output("execute_result", data={"text/plain": repr(a)}, execution_count=n) for n, a in enumerate([answer, revised, fresh], 1)]\nwitness = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[o]) for o in outputs])\nnbformat.write(witness, home / "witness.ipynb")\n%arborist verify --witness {home}/witness.ipynb',
         ),
-        *CLEANUP,
     ],
     "03-forest": [
         (
@@ -200,7 +198,6 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ("code", "%arborist session new"),
         ("code", "%%ask\nHow do I shuffle a list randomly?"),
         ("code", "%arborist related {_.bates}"),
-        *CLEANUP,
     ],
 }
 

@@ -23,7 +23,7 @@ from IPython.utils.capture import capture_output
 
 from arborist.cli import cli
 from arborist.commands import COMMANDS
-from arborist_nb.display import Answer, Landing, md_escape, no_math
+from arborist_nb.display import Answer, Landing, answer_markup
 from arborist_nb.magics import Lines, interpolate
 from tests.chat_server import ChatServer, completion, silent
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
@@ -382,9 +382,9 @@ def test_an_openai_answer_streams_into_the_output_then_renders(
     assert chat_server.requests == 1 and not answer.hit
     partial = [text for text in shown if text]
     assert len(partial) >= 2, "the answer appeared piece by piece"
-    prefixes = [no_math(md_escape(answer.text[:n])) for n in range(1, len(answer.text) + 1)]
-    assert partial[0] in prefixes and partial[-1] == no_math(md_escape(answer.text))
-    assert "\\[E1 \\|" in partial[-1], "streamed tokens are escaped, as the final answer is"
+    prefixes = [answer_markup(answer.text[:n]) for n in range(1, len(answer.text) + 1)]
+    assert partial[0] in prefixes and partial[-1] == answer_markup(answer.text)
+    assert "[E1 |" in partial[-1], "streamed tokens are rendered as the final answer is"
     assert shown[-1] == "", "the streaming output is cleared once the answer renders"
     assert landed == [len(shown)], "then one line says where the turn was filed"
 
@@ -738,7 +738,7 @@ def test_a_literal_from_pydoc_shows_as_code_in_the_answer(
     assert "<code>median(&lt;data&gt;)</code>" in shown
     assert "``" not in shown.split('class="arborist-status"')[0].split("arborist-chunk")[0]
     markdown = answer._repr_markdown_()
-    assert "<code>median\\(&lt;data&gt;\\)</code>" in markdown, "markdown escapes kept inside"
+    assert "`median(<data>)`" in markdown, "a code span: its text shown as it is, no HTML"
     assert "\\`\\`" not in markdown.split("*new answer")[0]
 
 

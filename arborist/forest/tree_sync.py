@@ -171,6 +171,8 @@ def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
             out["state_reason"] = now.state_reason
     if now.support is not None:
         out["support"] = now.support.level
+        if not now.support.quoted:  # its badge says "wording not quoted" (issue #35)
+            out["unquoted"] = True
     return out
 
 

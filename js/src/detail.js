@@ -12,6 +12,7 @@
  * @module detail
  */
 
+import { markdownElements, parseMarkdown } from "./markdown.js";
 import {
   claimsFor,
   looksPreformatted,
@@ -25,12 +26,43 @@ import {
 /** What each audit mode promises, for tooltips and the legend. */
 export const AUDIT_MODES = Object.freeze({
   STRICT:
-    "STRICT: every cited text re-hashes to its leaf and its proof verifies (the quotes are authentic; whether they answer the question is the support badge)",
+    "STRICT: every cited text re-hashes to its leaf and its proof verifies (the cited passages are authentic; whether the answer quotes them is said beside; whether they answer the question is the support badge)",
   HYBRID: "HYBRID: the sources are proven, the wording is not a verbatim span",
   VISUAL: "VISUAL: shown only, nothing proven",
   NONE: "NONE: nothing is verified here (the answer is not in this home's store, or no longer holds)",
   ROOT: "the session's root",
 });
+
+/**
+ * The audit modes in the words of `%%ask`'s status line (arborist_nb/display.py): what
+ * was checked. STRICT certifies the cited bytes; it says "quotes verified" only under an
+ * answer whose sentences are spans of what it cites (the support's `quoted`).
+ */
+export const AUDIT_WORDS = Object.freeze({
+  STRICT: "quotes verified (STRICT)",
+  HYBRID: "sources verified, wording not quoted (HYBRID)",
+  VISUAL: "nothing verified (VISUAL)",
+});
+
+/** STRICT's words under an answer that quotes nothing it cites (a model's paraphrase). */
+export const UNQUOTED_STRICT = "sources verified, wording not quoted (STRICT)";
+
+/**
+ * What a turn's audit badge says: `%%ask`'s words for its mode, and its tooltip the
+ * mode's promise. `support` is a body's (an object with `quoted`), or a tree row's
+ * level with `unquoted`; STRICT is "quotes verified" only where the answer is quoted.
+ *
+ * @param {string} mode
+ * @param {{quoted?: boolean}|string|null|undefined} support
+ * @param {boolean} [unquoted] a tree row's flag
+ * @returns {{words: string, title: string}}
+ */
+export function auditWords(mode, support, unquoted = false) {
+  const quoted = typeof support === "object" && support !== null ? support.quoted === true : !unquoted && !!support;
+  const words = mode === "STRICT" && !quoted ? UNQUOTED_STRICT : (AUDIT_WORDS[mode] ?? mode);
+  const promise = AUDIT_MODES[mode] ?? mode;
+  return { words, title: words === promise ? words : `${words}. ${promise}` };
+}
 
 /** What each support level means, for tooltips: how well the cited passages cover the question. */
 export const SUPPORT = Object.freeze({
@@ -161,9 +193,9 @@ export function detailHead(h, body) {
           class: "arb-badge arb-audit",
           title: body.audit_reason
             ? `${body.audit_mode}: ${body.audit_reason}`
-            : (AUDIT_MODES[body.audit_mode] ?? body.audit_mode),
+            : auditWords(body.audit_mode, body.support).title,
           dataset: { auditMode: body.audit_mode },
-          text: body.audit_mode,
+          text: body.audit_reason ? body.audit_mode : auditWords(body.audit_mode, body.support).words,
         })
       : null,
     body.is_root ? null : supportBadge(h, body.support),
@@ -224,42 +256,24 @@ export function answerParts(h, body) {
   const answer = h(
     "div",
     { class: "arb-answer", attrs: { "aria-label": "Answer" } },
-    splitCitations(body.answer_text).map((part) => {
-      if (part.type === "text") return literalParts(h, part.text);
-      const item = byLabel.get(part.label);
+    // The answer's Markdown, rendered from a tree of text nodes; each citation a chip in
+    // the line it cites from (an inline button), which opens the cited chunk.
+    markdownElements(h, parseMarkdown(body.answer_text), (label, raw) => {
+      const part = splitCitations(raw)[0] ?? { title: "", uri: "" };
+      const item = byLabel.get(label);
       const title = item ? `${placedTitle(item)} — ${item.link ?? item.uri}` : [part.title, part.uri].filter(Boolean).join(" — ");
       return h("button", {
         type: "button",
         class: "arb-cite",
-        text: part.label,
-        title: title || part.label,
-        attrs: { "aria-label": `Show cited text ${part.label}${title ? `: ${title}` : ""}` },
-        dataset: { citation: part.label },
-        on: { click: () => show(part.label) },
+        text: label,
+        title: title || label,
+        attrs: { "aria-label": `Show cited text ${label}${title ? `: ${title}` : ""}` },
+        dataset: { citation: label },
+        on: { click: () => show(label) },
       });
     }),
   );
   return { answer, cited };
-}
-
-/**
- * Answer text with each reStructuredText literal (pydoc's ``name``) as code, never as its
- * backticks; every piece a text node.
- *
- * @param {Function} h
- * @param {string} text
- * @returns {Array<string|HTMLElement>}
- */
-export function literalParts(h, text) {
-  const parts = [];
-  let at = 0;
-  for (const match of text.matchAll(/``([^`\n]+?)``/g)) {
-    if (match.index > at) parts.push(text.slice(at, match.index));
-    parts.push(h("code", { class: "arb-literal", text: match[1] }));
-    at = match.index + match[0].length;
-  }
-  if (at < text.length) parts.push(text.slice(at));
-  return parts;
 }
 
 /**

@@ -108,7 +108,13 @@ export class Requester {
       } catch (error) {
         clearTimeout(timer);
         this.pending.delete(id);
-        reject(new RequestError(`${kind}: could not send: ${error?.message ?? error}`, kind));
+        if (probe) {
+          reject(new RequestError(`${kind}: could not send: ${error?.message ?? error}`, kind));
+          return;
+        }
+        // A message that cannot leave the page ("Cannot send": the comm or the kernel is
+        // gone) is a closed link: say why, once, in plain words, and ask no more.
+        this.linkGone().then((text) => reject(new RequestError(`${kind}: ${text}`, kind)));
       }
     });
     return { id, promise };
@@ -134,6 +140,23 @@ export class Requester {
       return `${kind}: ${link.text}`;
     }
     return link?.text ? `${waited} (${link.text})` : `${waited} (is it busy or stopped?)`;
+  }
+
+  /**
+   * A request could not be sent: the link is closed, for the reason the view reads from
+   * the kernel's state (a restart, a stopped kernel), else {@link LINK_CLOSED}.
+   *
+   * @returns {Promise<string>} the words it is closed with
+   */
+  async linkGone() {
+    let link = null;
+    try {
+      link = this.linkClosed ? null : await this.diagnose?.();
+    } catch {
+      link = null;
+    }
+    this.closeLink(link?.closed ? link.text : LINK_CLOSED);
+    return this.linkClosed ?? LINK_CLOSED;
   }
 
   /**

@@ -173,7 +173,7 @@ export class ForestView {
       this.noticeEl,
       h("p", {
         class: "arb-legend",
-        text: "S strict: quoted and proved · H hybrid: sources proved · V visual: shown only · ■ ◧ □ the question covered, partly, not answered · ● current turn · #n: turn n (hover anything for more)",
+        text: "S strict: cited bytes proved (quotes verified where the answer quotes them) · H hybrid: sources proved · V visual: shown only · ■ ◧ □ the question covered, partly, not answered · ● current turn · #n: turn n (hover anything for more)",
       }),
       this.resultsEl,
       h("div", { class: "arb-main" }, this.firstEl, this.treeEl, this.detailEl),
@@ -228,6 +228,7 @@ export class ForestView {
       this.titleEl.textContent = this.model.get("title") || this.model.get("sid");
     });
     this.disposers.push(this.requester.onEvent((event) => this.onEvent(event)));
+    this.watchKernel();
     // The first sync opens the way to the turn opened below, in its one expand.
     this.store.openFirst = this.model.get("selected_bates") || null;
     this.refresh().then(() => {
@@ -248,16 +249,28 @@ export class ForestView {
    */
   async diagnose() {
     const kernel = this.model.widget_manager?.kernel;
-    if (kernel) {
-      if (kernel.isDisposed || kernel.status === "dead" || kernel.connectionStatus === "disconnected") {
-        return { closed: true, text: "the kernel stopped or is disconnected: start it again, then re-run the cell that shows this widget (%arborist)" };
-      }
-      if (kernel.status === "busy") return { closed: false, text: "the kernel is busy running a cell: the widget is answered once it is done" };
-      if (kernel.status === "restarting" || kernel.status === "autorestarting") {
-        return { closed: true, text: "the kernel restarted: re-run the cell that shows this widget (%arborist)" };
-      }
-    }
+    const gone = kernelGone(kernel);
+    if (gone) return { closed: true, text: gone };
+    if (kernel?.status === "busy") return { closed: false, text: "the kernel is busy running a cell: the widget is answered once it is done" };
     return (await this.requester.ping()) ? null : { closed: true, text: LINK_CLOSED };
+  }
+
+  /**
+   * Listen to the kernel's own state: a restart, a stop or a lost connection closes the
+   * link at once (the widget's kernel side is gone with it), said in one plain sentence,
+   * never "in sync" a poll later.
+   */
+  watchKernel() {
+    const kernel = this.model.widget_manager?.kernel;
+    const check = () => {
+      const gone = kernelGone(kernel);
+      if (gone) this.requester.closeLink(gone);
+    };
+    for (const signal of [kernel?.statusChanged, kernel?.connectionStatusChanged, kernel?.disposed]) {
+      if (typeof signal?.connect !== "function") continue;
+      signal.connect(check);
+      this.disposers.push(() => signal.disconnect(check));
+    }
   }
 
   /** The link to the kernel is gone: say so where the status is, and stop asking. */
@@ -512,6 +525,23 @@ export class ForestView {
       this.fail(error, "find");
     }
   }
+}
+
+/** What a restarted, stopped or disconnected kernel means for a widget, in one sentence. */
+export const KERNEL_RESTARTED = "the kernel restarted, so this widget lost its kernel side: re-run the cell that shows it (%arborist)";
+export const KERNEL_STOPPED = "the kernel stopped or is disconnected: start it again, then re-run the cell that shows this widget (%arborist)";
+
+/**
+ * Why `kernel`'s state ends a widget's link, or null while it lives.
+ *
+ * @param {any} kernel a kernel connection (JupyterLab's services), or undefined
+ * @returns {string|null}
+ */
+export function kernelGone(kernel) {
+  if (!kernel) return null;
+  if (kernel.status === "restarting" || kernel.status === "autorestarting") return KERNEL_RESTARTED;
+  if (kernel.isDisposed || kernel.status === "dead" || kernel.connectionStatus === "disconnected") return KERNEL_STOPPED;
+  return null;
 }
 
 // The view's tree, detail pane and actions live in their own modules (view_tree.js,

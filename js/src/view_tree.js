@@ -10,7 +10,7 @@
 import { append } from "./dom.js";
 import { navigate } from "./keyboard.js";
 import { shortBates } from "./text.js";
-import { AUDIT_MODES, supportBadge } from "./detail.js";
+import { auditWords, supportBadge } from "./detail.js";
 
 /**
  * What a row's state badge says of an answer out of service: its state and why
@@ -248,7 +248,7 @@ export const treeMethods = {
         s.audit_mode
           ? h("span", {
               class: "arb-badge arb-audit",
-              title: AUDIT_MODES[s.audit_mode] ?? s.audit_mode,
+              title: auditWords(s.audit_mode, s.support, s.unquoted).title,
               dataset: { auditMode: s.audit_mode },
               text: s.audit_mode[0],
             })

@@ -16,8 +16,9 @@
  *
  * Untrusted text. Answers and documents come from models and files: they
  * are only ever written with `textContent` / text nodes, never parsed as
- * HTML; URIs are shown, never linked. {@link makeH} refuses `innerHTML` and
- * event-handler attributes outright.
+ * HTML (an answer's Markdown is read into a tree of texts by `markdown.js`; its links
+ * go to http, https and mailto only); document URIs are shown, never linked.
+ * {@link makeH} refuses `innerHTML` and event-handler attributes outright.
  *
  * Modules: `text.js` and `dom.js` (text-only building), `requests.js` (the
  * request layer), `store.js` (the sync walk), `keyboard.js`, `proofs.js`

@@ -18,14 +18,15 @@ import {
   toHex,
   utf8,
 } from "../src/index.js";
-import { documentLink, evidenceList, placedTitle, supportBadge } from "../src/detail.js";
+import { auditWords, detailHead, documentLink, evidenceList, placedTitle, supportBadge } from "../src/detail.js";
 import { makeH } from "../src/dom.js";
+import { FakeDocument } from "./fake_dom.js";
 import { navigate } from "../src/keyboard.js";
 import { proofVerdict, verifyEvidence } from "../src/proofs.js";
 import { LINK_CLOSED, RequestError, Requester } from "../src/requests.js";
 import { ForestStore } from "../src/store.js";
 import { jsonBytes, nodeName, splitCitations } from "../src/text.js";
-import { ForestView } from "../src/view.js";
+import { ForestView, KERNEL_RESTARTED, KERNEL_STOPPED, kernelGone } from "../src/view.js";
 import { stateTitle } from "../src/view_tree.js";
 import widget from "../src/widget.js";
 
@@ -365,6 +366,20 @@ describe("citations and untrusted text", () => {
     }
   });
 
+  test("the audit badge says what %%ask says: quotes verified only under a quoted answer", () => {
+    assert.equal(auditWords("STRICT", { level: "answered", quoted: true }).words, "quotes verified (STRICT)");
+    assert.equal(auditWords("STRICT", { level: "answered", quoted: false }).words, "sources verified, wording not quoted (STRICT)");
+    assert.equal(auditWords("STRICT", null).words, "sources verified, wording not quoted (STRICT)");
+    assert.equal(auditWords("STRICT", "answered").words, "quotes verified (STRICT)", "a tree row: quoted unless flagged");
+    assert.equal(auditWords("STRICT", "answered", true).words, "sources verified, wording not quoted (STRICT)");
+    assert.equal(auditWords("HYBRID", { quoted: true }).words, "sources verified, wording not quoted (HYBRID)");
+    assert.match(auditWords("STRICT", { quoted: false }).title, /^sources verified, wording not quoted \(STRICT\)\. STRICT: every cited text/);
+    const h = makeH(new FakeDocument());
+    const head = detailHead(h, { bates: "s-000002", audit_mode: "STRICT", support: { level: "answered", quoted: false } });
+    const badge = head.descendants().find((el) => el.getAttribute("data-audit-mode") === "STRICT");
+    assert.equal(badge.textContent, "sources verified, wording not quoted (STRICT)");
+  });
+
   test("nodeName shows a seq at home and a bates abroad", () => {
     assert.equal(nodeName("s-000007", { seq: 7, foreign: false }), "000007");
     assert.equal(nodeName("s-000007", { seq: 7, foreign: true }), "s-000007");
@@ -449,6 +464,35 @@ describe("Requester", () => {
     assert.equal(model.sent.length, sent, "nothing more is sent down a closed link");
     assert.equal(told, 1);
     requester.close();
+  });
+
+  test("a message that cannot be sent closes the link in the view's words, said once", async () => {
+    const model = new FakeModel();
+    model.send = () => {
+      throw new Error("Cannot send");
+    };
+    const requester = new Requester(model, { timeoutMs: 20 });
+    let told = 0;
+    requester.onLinkClosed = () => told++;
+    requester.diagnose = async () => ({ closed: true, text: KERNEL_RESTARTED });
+    await assert.rejects(requester.request("poll"), (error) => error.message === `poll: ${KERNEL_RESTARTED}`);
+    await assert.rejects(requester.request("body"), (error) => error.message === `body: ${KERNEL_RESTARTED}`);
+    assert.equal(requester.linkClosed, KERNEL_RESTARTED);
+    assert.equal(told, 1);
+    assert.doesNotMatch(requester.linkClosed, /could not send|Cannot send/);
+    requester.close();
+  });
+
+  test("a restarted, stopped or disconnected kernel ends the link; a live one does not", () => {
+    assert.equal(kernelGone(undefined), null);
+    assert.equal(kernelGone({ status: "idle", connectionStatus: "connected" }), null);
+    assert.equal(kernelGone({ status: "busy", connectionStatus: "connected" }), null);
+    assert.equal(kernelGone({ status: "restarting" }), KERNEL_RESTARTED);
+    assert.equal(kernelGone({ status: "autorestarting" }), KERNEL_RESTARTED);
+    assert.equal(kernelGone({ status: "dead" }), KERNEL_STOPPED);
+    assert.equal(kernelGone({ status: "idle", connectionStatus: "disconnected" }), KERNEL_STOPPED);
+    assert.equal(kernelGone({ status: "idle", isDisposed: true }), KERNEL_STOPPED);
+    for (const text of [KERNEL_RESTARTED, KERNEL_STOPPED]) assert.match(text, /re-run the cell that shows (it|this widget) \(%arborist\)$/);
   });
 
   test("a busy kernel is not a closed link; a kernel that answers the probe neither", async () => {
@@ -943,158 +987,6 @@ describe("proofs re-verified in the browser", () => {
 
 // --------------------------------------------------- the view, smoke ----
 
-class FakeNode {
-  constructor(doc) {
-    this.ownerDocument = doc;
-    this.childNodes = [];
-    this.parentNode = null;
-  }
-
-  appendChild(child) {
-    child.parentNode?.removeChildNode(child);
-    child.parentNode = this;
-    this.childNodes.push(child);
-    return child;
-  }
-
-  removeChildNode(child) {
-    this.childNodes = this.childNodes.filter((c) => c !== child);
-    child.parentNode = null;
-  }
-
-  remove() {
-    this.parentNode?.removeChildNode(this);
-  }
-
-  replaceChildren(...nodes) {
-    for (const child of this.childNodes) child.parentNode = null;
-    this.childNodes = [];
-    for (const node of nodes) this.appendChild(node);
-  }
-
-  contains(node) {
-    for (let at = node; at; at = at.parentNode) if (at === this) return true;
-    return false;
-  }
-
-  get textContent() {
-    return this.childNodes.map((c) => c.textContent).join("");
-  }
-
-  set textContent(value) {
-    this.replaceChildren();
-    if (value !== "") this.appendChild(new FakeText(this.ownerDocument, String(value)));
-  }
-
-  descendants() {
-    const out = [];
-    const stack = [...this.childNodes].reverse();
-    while (stack.length) {
-      const node = stack.pop();
-      if (node instanceof FakeElement) out.push(node);
-      stack.push(...[...node.childNodes].reverse());
-    }
-    return out;
-  }
-
-  find(predicate) {
-    return this.descendants().filter(predicate);
-  }
-
-  byAttr(name, value) {
-    return this.find((n) => (value === undefined ? n.getAttribute(name) !== null : n.getAttribute(name) === value));
-  }
-}
-
-class FakeText extends FakeNode {
-  constructor(doc, data) {
-    super(doc);
-    this.data = data;
-  }
-
-  get textContent() {
-    return this.data;
-  }
-
-  set textContent(value) {
-    this.data = String(value);
-  }
-}
-
-class FakeElement extends FakeNode {
-  constructor(doc, tag) {
-    super(doc);
-    this.tagName = tag.toUpperCase();
-    this.attributes = new Map();
-    this.listeners = new Map();
-    this.style = { props: {}, setProperty: (k, v) => (this.style.props[k] = v) };
-    this.hidden = false;
-    this.value = "";
-  }
-
-  set innerHTML(_value) {
-    throw new Error("innerHTML must never be used");
-  }
-
-  setAttribute(name, value) {
-    this.attributes.set(name, String(value));
-  }
-
-  getAttribute(name) {
-    return this.attributes.has(name) ? this.attributes.get(name) : null;
-  }
-
-  addEventListener(type, listener) {
-    if (!this.listeners.has(type)) this.listeners.set(type, []);
-    this.listeners.get(type).push(listener);
-  }
-
-  removeEventListener(type, listener) {
-    this.listeners.set(type, (this.listeners.get(type) ?? []).filter((l) => l !== listener));
-  }
-
-  dispatch(type, extra = {}) {
-    const event = {
-      type,
-      target: this,
-      defaultPrevented: false,
-      stopped: false,
-      preventDefault() {
-        this.defaultPrevented = true;
-      },
-      stopPropagation() {
-        this.stopped = true;
-      },
-      ...extra,
-    };
-    for (let at = this; at && !event.stopped; at = at.parentNode) {
-      for (const listener of at.listeners?.get(type) ?? []) listener(event);
-    }
-    return event;
-  }
-
-  focus() {
-    this.ownerDocument.activeElement = this;
-  }
-
-  scrollIntoView() {}
-}
-
-class FakeDocument {
-  constructor() {
-    this.activeElement = null;
-    this.visibilityState = "visible";
-  }
-
-  createElement(tag) {
-    return new FakeElement(this, tag);
-  }
-
-  createTextNode(text) {
-    return new FakeText(this, text);
-  }
-}
-
 /** A fake kernel behind a fake model: what anywidget would connect to. */
 function connect(kernel) {
   const session = kernel.sessions.get(kernel.sid);
@@ -1117,6 +1009,32 @@ function connect(kernel) {
 }
 
 describe("the view on a fake DOM", () => {
+  test("a kernel that restarts or stops is said at once, never 'in sync'", async () => {
+    const kernel = new FakeKernel(SID);
+    kernel.add(SID, `${SID}-000000`, "Who created Spider-Man?");
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const model = connect(kernel);
+    const listeners = new Set();
+    const signal = { connect: (fn) => listeners.add(fn), disconnect: (fn) => listeners.delete(fn) };
+    const connection = { status: "idle", connectionStatus: "connected", statusChanged: signal };
+    model.widget_manager = { kernel: connection };
+    const cleanup = widget.render({ model, el });
+    await until(() => el.byAttr("data-ready", "true").length, "the tree");
+    const status = el.byAttr("aria-label", "Status")[0];
+    assert.match(status.textContent, /in sync/);
+    connection.status = "restarting";
+    for (const fn of listeners) fn(connection, "restarting");
+    assert.equal(status.textContent, KERNEL_RESTARTED);
+    assert.equal(status.getAttribute("data-status"), "error");
+    assert.equal(el.byAttr("data-arborist-forest")[0].getAttribute("data-link"), "closed");
+    connection.status = "idle"; // the new kernel knows nothing of this widget
+    for (const fn of listeners) fn(connection, "idle");
+    assert.equal(status.textContent, KERNEL_RESTARTED, "the restart is still what happened");
+    cleanup();
+    assert.equal(listeners.size, 0, "the view stops listening when it goes");
+  });
+
   test("renders the tree, opens the current node, escapes its answer and verifies its proofs", async () => {
     const kernel = new FakeKernel(SID);
     const first = kernel.add(SID, `${SID}-000000`, "Who created Spider-Man?");

@@ -198,9 +198,12 @@ APP_FLAGS = {
 }
 
 
-def start_server(base: Path, app: str = "lab") -> tuple[LabServer, subprocess.Popen[bytes]]:
+def start_server(
+    base: Path, app: str = "lab", env: dict[str, str] | None = None
+) -> tuple[LabServer, subprocess.Popen[bytes]]:
     """Start ``jupyter lab`` or ``jupyter notebook`` (7) on loopback with every folder it
-    writes under ``base``; return once it answers. Used by the fixtures and by bench/widget.py."""
+    writes under ``base`` (``env``: more of the server's, and so its kernels', environment);
+    return once it answers. Used by the fixtures and by bench/widget.py."""
     root, settings, homes = base / "root", base / "settings", base / "homes"
     for folder in (root, settings, homes, base / "workspaces", base / "runtime", base / "config"):
         folder.mkdir()
@@ -219,6 +222,7 @@ def start_server(base: Path, app: str = "lab") -> tuple[LabServer, subprocess.Po
         "IPYTHONDIR": str(base / "ipython"),
         "ARBORIST_HOME": str(homes / "default"),
         "PYTHONUNBUFFERED": "1",
+        **(env or {}),
     }
     command = [
         sys.executable,

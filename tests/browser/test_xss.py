@@ -59,6 +59,7 @@ from arborist.app import Arborist
 from arborist.sync import ForestSync
 from arborist.terminal import inert
 from arborist_nb import display as display_module
+from arborist_nb import markdown as answer_markdown
 from arborist_nb.display import Answer
 from tests.browser.conftest import JS_SOURCES, STATIC, Guard, Lab, guarded_browser
 from tests.chat_server import ChatServer, stream_reply
@@ -177,6 +178,19 @@ TEMPLATES: tuple[str, ...] = (
     "$<img src=x onerror={s}>$",
     "$$\\href{javascript:{s}}{click me}$$",
     "www.203.0.113.7/{n}",
+    # markdown arborist renders (arborist_nb/markdown.py, js/src/markdown.js)
+    "**<img src=x onerror={s}>**",
+    "- <svg onload={s}>\n- [click me](javascript:{s})",
+    "> <img src=x onerror={s}>",
+    "1. <script>{s}</script>",
+    "## <img src=x onerror={s}>",
+    '[click me](https://example.org/"onmouseover="{s})',
+    "[**click me**](JAVASCRIPT:{s})",
+    "[click me](vbscript:msgbox({n})) [x](javascript:{s})",
+    "```\n</code></pre><img src=x onerror={s}>\n```",
+    "`` </code><img src=x onerror={s}> ``",
+    "[<img src=x onerror={s}>](https://example.org/{n})",
+    "[click me](mailto:a@example.org?body=<script>{s}</script>)",
     # TeX for whatever typesets the page (JupyterLab's MathJax typesets outputs)
     "$\\href{javascript:{s}}{click me}$",
     "\\(\\href{javascript:{s}}{click me}\\)",
@@ -309,14 +323,22 @@ ANSWER_TAGS = (
     "summary",
     "span",
     "pre",
+    # an answer's Markdown (arborist_nb/markdown.py)
+    "strong",
+    "em",
     "a",
+    "ul",
+    "ol",
+    "li",
+    "blockquote",
 )
-ANSWER_ATTRS = ("class", "style", "id", "href", "target", "rel")
+ANSWER_ATTRS = ("class", "style", "id", "href", "target", "rel", "start")
+MARKDOWN_SOURCES = (Path(display_module.__file__), Path(answer_markdown.__file__))
 ANSWER_STYLES = "^(?:{})$".format(
     "|".join(
         re.escape(style)
         for style in sorted(
-            set(re.findall(r'style="([^"{}]*)"', Path(display_module.__file__).read_text()))
+            set(re.findall(r'style="([^"{}]*)"', "".join(p.read_text() for p in MARKDOWN_SOURCES)))
         )
     )
 )
@@ -325,20 +347,10 @@ ANSWER_STYLES = "^(?:{})$".format(
 # (pre) and two trailing spaces a hard break (br): both inert. The whole sits in
 # display.no_math's <div class="tex2jax_ignore mathjax_ignore">.
 MARKDOWN_TAGS = (
-    "div",
-    "p",
-    "em",
-    "strong",
-    "code",
-    "ul",
-    "li",
-    "pre",
-    "br",
-    "details",
-    "summary",
-    "a",
+    *("div", "p", "em", "strong", "code", "ul", "li", "pre", "br", "details", "summary"),
+    *("a", "ol", "blockquote"),  # an answer's Markdown, written back safe (markdown.py)
 )
-MARKDOWN_ATTRS = ("class", "href")
+MARKDOWN_ATTRS = ("class", "href", "start", "target", "rel")  # JupyterLab adds the last two
 # The widget's DOM is built in js/src (view.js, detail.js...); the bundle names the same tags
 # when js/ is absent. The hash port (hashing.js, merkle.js) builds no elements.
 _WIDGET_SOURCES = (
@@ -357,11 +369,8 @@ WIDGET_TAGS = tuple(
 )
 WIDGET_ATTRS = (
     "class", "style", "role", "tabindex", "type", "placeholder", "hidden", "disabled", "title",
-    "value", "name", "open", "href", "target", "rel",
+    "value", "name", "open", "href", "target", "rel", "start",
 )  # fmt: skip
-# The only links arborist writes (the widget, %%ask's HTML and markdown): an evidence item's
-# place in its document (file or http(s), never another scheme: js/src checks it again).
-WIDGET_HREFS = "^(https?|file):"
 # The widget sets only its own custom properties: a row's indent, a spacer's row count.
 WIDGET_STYLES = r"^--arb-(indent|rows): [0-9]{1,6};$"
 
@@ -371,7 +380,7 @@ def policy(
     attrs: tuple[str, ...],
     styles: str | None = None,
     *,
-    hrefs: str = "^https?:",
+    hrefs: str = "^(https?|mailto|file):",  # an answer's links, and a document's (its URI)
     schemes: str = "javascript|vbscript|data",
     foreign: str | None = None,
 ) -> dict[str, Any]:
@@ -490,6 +499,36 @@ def evidence_needles(answer: Answer) -> list[str]:
 def payload_of(answer: Answer) -> str:
     """The payload part of a stub answer, as stored (before its citations)."""
     return answer.text.split("\n\nSee [E1]")[0]
+
+
+def shown(text: str) -> list[str]:
+    """What a reader sees of an answer's Markdown: the text of each block and list item, as
+    arborist renders it (arborist_nb.markdown, js/src/markdown.js: the same tree)."""
+
+    def inline(nodes: list[Any]) -> str:
+        out = []
+        for node in nodes:
+            if node[0] in ("t", "code"):
+                out.append(node[1])
+            elif node[0] in ("b", "i"):
+                out.append(inline(node[1]))
+            elif node[0] == "a":
+                out.append(inline(node[2]))
+            else:
+                out.append(node[2])
+        return "".join(out)
+
+    parts: list[str] = []
+    for block in answer_markdown.parse(text):
+        if block[0] in ("p", "quote"):
+            parts.append(inline(block[1]))
+        elif block[0] == "code":
+            parts.append(block[2])
+        elif block[0] == "h":
+            parts.append(inline(block[2]))
+        else:
+            parts += [inline(item) for item in block[-1]]
+    return [part for part in parts if part.strip()]
 
 
 # --- the static layer --------------------------------------------------------------------------
@@ -686,13 +725,13 @@ def test_the_corpus_renders_inert_in_the_html_the_markdown_and_the_widget(
     # A notebook output shows control characters as visible escapes (arborist.terminal.inert).
     output_needles = {
         **{
-            f"html:{n}": [inert(t) for t in (payload_of(a), *evidence_needles(a))]
+            f"html:{n}": [inert(t) for t in (*shown(payload_of(a)), *evidence_needles(a))]
             for n, a in answers
         },
         **{
             f"markdown:{n}": [
                 inert(t)
-                for t in (payload_of(a), *(t for e in a.evidence for t in (e.title, e.uri)))
+                for t in (*shown(payload_of(a)), *(t for e in a.evidence for t in (e.title, e.uri)))
             ]
             for n, a in answers
         },
@@ -700,14 +739,14 @@ def test_the_corpus_renders_inert_in_the_html_the_markdown_and_the_widget(
     detail_needles = {
         a.bates: [
             a.record.question,
-            payload_of(a),
+            *shown(payload_of(a)),
             *evidence_needles(a),
             *([hostile.labels[n]] if n in hostile.labels else []),
             *([hostile.reasons[n]] if n in hostile.reasons else []),
         ]
         for n, a in answers
     }
-    widget_rules = policy(WIDGET_TAGS, WIDGET_ATTRS, WIDGET_STYLES, hrefs=WIDGET_HREFS)
+    widget_rules = policy(WIDGET_TAGS, WIDGET_ATTRS, WIDGET_STYLES)
 
     sync = ForestSync(hostile.app, hostile.sid)
     state = sync.state()
@@ -780,8 +819,8 @@ def test_the_corpus_renders_inert_in_the_html_the_markdown_and_the_widget(
                         return { surface: out.dataset.surface, n: out.dataset.n, problems, missing };
                     })""",
                 {
-                    "html": policy(ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES, hrefs=WIDGET_HREFS),
-                    "markdown": policy(MARKDOWN_TAGS, MARKDOWN_ATTRS, hrefs=WIDGET_HREFS),
+                    "html": policy(ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES),
+                    "markdown": policy(MARKDOWN_TAGS, MARKDOWN_ATTRS),
                     "needles": output_needles,
                 },
             )
@@ -891,17 +930,18 @@ def test_the_corpus_runs_nothing_in_jupyterlab(lab: Lab) -> None:
         )
         bates = str(answer.get_attribute("data-bates"))
         # NUL: the parser's U+FFFD; TeX is checked on its own below.
-        payloads = [inert(p) for p in CORPUS.values() if "\x00" not in p and not TEX.search(p)]
-        html_rules = policy(
-            ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES, hrefs=WIDGET_HREFS, foreign=MATHJAX
-        )
+        payloads = [
+            inert(t)
+            for p in CORPUS.values()
+            if "\x00" not in p and not TEX.search(p)
+            for t in shown(p)
+        ]
+        html_rules = policy(ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES, foreign=MATHJAX)
         problems = audit(lab, ".arborist-answer", html_rules, payloads)
         markdown = lab.cell(3).locator("[data-mime-type='text/markdown']")
         expect(markdown, "the markdown renders").to_contain_text("bates", timeout=RENDER_MS)
         # MathJax (processEscapes) also writes a bare <span>\\</span> for an escaped backslash.
-        markdown_rules = policy(
-            (*MARKDOWN_TAGS, "span"), MARKDOWN_ATTRS, hrefs=WIDGET_HREFS, foreign=MATHJAX
-        )
+        markdown_rules = policy((*MARKDOWN_TAGS, "span"), MARKDOWN_ATTRS, foreign=MATHJAX)
         problems += audit(lab, "[data-mime-type='text/markdown']", markdown_rules, [])
         for index in (4, 5, 6):
             expect(lab.cell(index).locator(".jp-OutputArea-output").first).to_be_attached()
@@ -925,8 +965,8 @@ def test_the_corpus_runs_nothing_in_jupyterlab(lab: Lab) -> None:
             expect(detail.locator("blockquote.arb-cited")).to_be_visible()
         for disclosure in detail.locator("details").all():
             disclosure.locator("summary").first.click()
-        widget_rules = policy(WIDGET_TAGS, WIDGET_ATTRS, WIDGET_STYLES, hrefs=WIDGET_HREFS)
-        widget_needles = [p for p in CORPUS.values() if "\x00" not in p]  # TeX stays text here
+        widget_rules = policy(WIDGET_TAGS, WIDGET_ATTRS, WIDGET_STYLES)
+        widget_needles = [t for p in CORPUS.values() if "\x00" not in p for t in shown(p)]
         problems += audit(lab, "[data-arborist-forest]", widget_rules, widget_needles)
         search = forest.get_by_role("searchbox", name="Search all sessions")
         search.fill("onerror")
@@ -985,16 +1025,10 @@ def test_tex_in_an_answer_shows_as_text_not_typeset(lab: Lab) -> None:
         "bates", timeout=RENDER_MS
     )
     problems = audit(
-        lab,
-        ".arborist-answer",
-        policy(ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES, hrefs=WIDGET_HREFS),
-        MATH_PAYLOADS,
+        lab, ".arborist-answer", policy(ANSWER_TAGS, ANSWER_ATTRS, ANSWER_STYLES), MATH_PAYLOADS
     )
     problems += audit(
-        lab,
-        "[data-mime-type='text/markdown']",
-        policy(MARKDOWN_TAGS, MARKDOWN_ATTRS, hrefs=WIDGET_HREFS),
-        [],
+        lab, "[data-mime-type='text/markdown']", policy(MARKDOWN_TAGS, MARKDOWN_ATTRS), []
     )
     assert sink_hits(lab.page) == []
     lab.guard.assert_clean()

@@ -1,0 +1,97 @@
+"""A model's Markdown answer in a real JupyterLab (issue #35, points 2 and 3): rendered, not
+shown escaped, in the ``%%ask`` output and in the widget, with its citations in their line
+(the text after one goes on beside it), and a paraphrase badged "sources verified, wording
+not quoted (STRICT)" in both faces. Screenshots in every theme (ARBORIST_SHOTS)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Locator, expect
+
+from tests.browser.conftest import Lab, shoot
+from tests.browser.test_lab import RENDER_MS, forest_in
+from tests.browser.test_widget_look import THEMES, set_theme
+
+pytestmark = pytest.mark.browser
+
+DOCUMENT = """# Median notes
+
+The median function returns the middle value of the data, and raises StatisticsError when
+the data is empty.
+"""
+# What a chat model writes: Markdown, its citation mid-sentence.
+ANSWER = (
+    "The `median()` function returns **the middle value** [E1] of the data, *sorted*.\\n\\n"
+    "- an empty list raises `StatisticsError` [E1]\\n"
+    "- see [the docs](https://docs.python.org/3/library/statistics.html)\\n\\n"
+    "```python\\nmedian([1, 3, 5])  # 3\\n```"
+)
+CELLS = [
+    "%arborist ingest median.md",
+    "%%ask --llm writer\nWhat does the median function return?",
+    "%arborist",
+]
+UNQUOTED = "sources verified, wording not quoted (STRICT)"
+
+# The height of the line box a citation sits in, against the paragraph's line height: one
+# line when the citation is inline, two or more when it is laid out as a block.
+_LINES = """(cite) => {
+    const para = cite.parentElement;
+    const line = parseFloat(getComputedStyle(para).lineHeight) || 20;
+    return Math.round(para.getBoundingClientRect().height / line);
+}"""
+
+
+def _one_line(citation: Locator, what: str) -> None:
+    lines = citation.evaluate(_LINES)
+    assert lines == 1, f"{what}: the paragraph around the citation takes {lines} lines"
+
+
+def test_a_models_markdown_renders_with_its_citations_inline(lab: Lab) -> None:
+    (lab.server.root / "median.md").write_text(DOCUMENT, encoding="utf-8")
+    home = lab.server.homes / "markdown"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        f'[models.writer]\nprovider = "stub"\ntext = "{ANSWER}"\n', encoding="utf-8"
+    )
+    lab.page.set_viewport_size({"width": 1400, "height": 1000})
+    lab.open(lab.server.write_notebook("markdown.ipynb", CELLS))
+    lab.run_all(len(CELLS) + 1)
+
+    answer = lab.cell(2).locator(".arborist-answer")
+    expect(answer, "the answer renders").to_have_attribute(
+        "data-bates", re.compile(r"-\d{6}$"), timeout=RENDER_MS
+    )
+    expect(answer.locator("code").first).to_have_text("median()")
+    expect(answer.locator("strong").first).to_have_text("the middle value")
+    expect(answer.locator("em").first).to_have_text("sorted")
+    expect(answer.locator("li")).to_have_count(2)
+    expect(answer.locator("pre code").first).to_contain_text("median([1, 3, 5])")
+    link = answer.locator("a[href='https://docs.python.org/3/library/statistics.html']")
+    expect(link).to_have_text("the docs")
+    expect(answer, "no Markdown left as characters").not_to_contain_text("**")
+    _one_line(answer.locator("details.arborist-cite").first, "%%ask")
+    expect(answer.locator(".arborist-status")).to_contain_text(UNQUOTED)
+
+    forest, _tree = forest_in(lab, 3)
+    detail = forest.get_by_role("region", name="Node detail")
+    said = detail.get_by_label("Answer", exact=True)
+    expect(said.locator("strong").first).to_have_text("the middle value", timeout=RENDER_MS)
+    expect(said.locator("li")).to_have_count(2)
+    expect(said.locator("pre code")).to_contain_text("median([1, 3, 5])")
+    expect(said).not_to_contain_text("**")
+    _one_line(said.locator("button.arb-cite").first, "widget")
+    badge = detail.locator(".arb-audit")
+    expect(badge, "the widget's words are %%ask's").to_have_text(UNQUOTED)
+    said.locator("button.arb-cite").first.click()
+    expect(
+        detail.get_by_label("Cited text", exact=True), "a citation opens its evidence"
+    ).to_be_visible()
+    for theme in THEMES:
+        set_theme(lab, theme)
+        slug = theme.lower().replace(" ", "-")
+        shoot(lab.cell(2), f"markdown-ask-{slug}")
+        shoot(detail, f"markdown-widget-{slug}")
+    lab.guard.assert_clean()
