@@ -184,6 +184,7 @@ bench: install chromium
 	$(BENCH) bench/store.py
 	$(BENCH) bench/goals.py
 	$(BENCH) bench/quality.py --floor --write
+	$(BENCH) bench/embed_speed.py
 	$(BENCH) bench/widget.py
 	$(BENCH) bench/coaccess.py
 	$(BENCH) bench/gate.py --holdout
