@@ -6,7 +6,9 @@ zip, or from any folder or zip holding the same three files of a BERT sentence e
 (``[embeddings] path``). Nothing is downloaded, ever: without the weights the embedder
 is refused in one line with the command that installs them.
 
-The forward pass is BERT's, written out in numpy (float32): word, position and type
+With ``onnxruntime`` installed the same forward pass runs as ONNX Runtime's fused BERT graph,
+built from the same weights (:mod:`arborist.qa.onnx_embed`; ``runtime``); else it is this
+module's, in numpy. The forward pass is BERT's, written out in numpy (float32): word, position and type
 embeddings, then per layer self-attention (padding masked), a residual and LayerNorm,
 a GELU feed-forward, a residual and LayerNorm; then the mean of the last layer over the
 text's real tokens, normalized: exactly what sentence-transformers computes for this
@@ -76,9 +78,11 @@ RUNTIMES = ("auto", "numpy", "onnx", "onnx-int8")
 
 AUTO_RUNTIME = "onnx"
 """What ``runtime = "auto"`` runs when ONNX Runtime is installed: the float32 graph, whose
-vectors are numpy's (cosine 0.9999998 and up). The int8 one was no faster on this 2-core
-machine (the natural set's 4,226 passages in 501 s against 520 s, both under the same load)
-and lost 2 of its 56 questions' recall@5 (0.732 against 0.768: bench/quality.py)."""
+vectors are numpy's (cosine 0.9999998 and up), at 4.2 times the numpy pass's speed before
+batching by length (bench/embed_speed.py). The int8 one is faster still (7.1 times) but its
+vectors fall under a cosine of 0.99 to numpy's for 3 of the built-in corpus's 4,226 passages,
+and it lost 2 of the natural set's 56 questions' recall@5 (0.732 against 0.768:
+bench/quality.py)."""
 
 INSTALL = (
     "pip install 'arborist[local]' (or, without its sentence-transformers dependency: "
