@@ -398,6 +398,9 @@ def test_the_graph_is_built_once_into_the_cache(tiny_model: Path, tmp_path: Path
     assert built.stat().st_mtime_ns == stamp and list(cache.iterdir()) == [built]
     ids = np.array([[2, 7, 3]], dtype=np.int64)
     assert again.hidden(ids, np.ones((1, 3), np.float32)).shape == (1, 3, HIDDEN)
+    built.write_bytes(b"damaged")  # a cached file ONNX Runtime cannot read: built again
+    OnnxEncoder(_load(tiny_model.resolve()), quantize=True, cache=cache)
+    assert built.stat().st_size > len(b"damaged") and list(cache.iterdir()) == [built]
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")  # a cache that cannot be written: built in memory
     vectors = LocalEmbedder(tiny_model, runtime="onnx", cache=blocked).embed(TEXTS)

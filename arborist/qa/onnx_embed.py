@@ -195,36 +195,50 @@ def graph_file(model: _Model, quantize: bool, cache: Path) -> Path:
     return cache / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.onnx"
 
 
-def _build(model: _Model, quantize: bool, cache: Path) -> bytes | Path:
-    """The graph, as a cached file when one is (or can be) written, else as bytes."""
+def _build(model: _Model, quantize: bool, cache: Path, *, again: bool = False) -> bytes | Path:
+    """The graph, as a cached file when one is (or can be) written, else as bytes (``again``:
+    built anew even if the file is there)."""
     path = graph_file(model, quantize, cache)
-    if path.is_file():
+    if path.is_file() and not again:
         return path
     built = _graph(model)
     blob: bytes = (_quantized(built) if quantize else built).SerializeToString()
+    part: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".part", delete=False) as out:
+            part = out.name
             out.write(blob)
-        os.replace(out.name, path)
+        os.replace(part, path)
     except OSError:
+        if part is not None:
+            Path(part).unlink(missing_ok=True)
         return blob  # an unwritable cache: this process builds its own
     return path
 
 
 class OnnxEncoder:
-    """An ONNX Runtime session over ``model``'s encoder (built, or read from ``cache``)."""
+    """An ONNX Runtime session over ``model``'s encoder (built, or read from ``cache``; a
+    cached file ONNX Runtime cannot read is built again and replaced)."""
 
     def __init__(self, model: _Model, *, quantize: bool, cache: Path | None = None) -> None:
         import onnxruntime  # noqa: PLC0415 - the local extra's
 
-        graph = _build(model, quantize, cache_dir() if cache is None else cache)
+        folder = cache_dir() if cache is None else cache
         options = onnxruntime.SessionOptions()
-        options.log_severity_level = 3  # its warnings are about kernels it chose, not ours
-        source = str(graph) if isinstance(graph, Path) else graph
-        self.session = onnxruntime.InferenceSession(
-            source, options, providers=["CPUExecutionProvider"]
-        )
+        options.log_severity_level = 4  # its warnings are about kernels it chose, not ours
+
+        def session(graph: bytes | Path) -> Any:
+            source = str(graph) if isinstance(graph, Path) else graph
+            return onnxruntime.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+
+        graph = _build(model, quantize, folder)
+        try:
+            self.session = session(graph)
+        except Exception:  # ONNX Runtime's own errors (a damaged cached file among them)
+            if not isinstance(graph, Path):
+                raise
+            self.session = session(_build(model, quantize, folder, again=True))
 
     def hidden(self, ids: NDArray[np.int64], mask: NDArray[np.float32]) -> NDArray[np.float32]:
         """The last layer (batch × tokens × hidden) of a right-padded batch."""
