@@ -59,7 +59,9 @@ LOCAL_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_MAX_TOKENS = 128
 """Word pieces a text is cut at ([CLS] and [SEP] included): a passage's header and the first
 lines of its description, where what it does is said. The model takes 256 (its
-``max_seq_length``); 128 is what bench/QUALITY.md measured, at well under half the cost."""
+``max_seq_length``); 128 is what bench/QUALITY.md measured, at well under half the cost.
+64 would cut the demo corpus's tokens by 30% but lost one of the natural set's 56 questions
+(recall@5 0.750 against 0.768, MRR 0.514 against 0.541)."""
 
 DEFAULT_BATCH = 256
 """Texts the store hands in at once: sorted by length together, a chunk's passages padded
