@@ -199,6 +199,7 @@ bench: install chromium foreign-corpora
 	$(BENCH) bench/goals.py
 	$(BENCH) bench/quality.py --floor --write
 	$(FOREIGN_THREADS) $(BENCH) bench/foreign.py --write --cache $(FOREIGN_CACHE)
+	$(BENCH) bench/embed_speed.py
 	$(BENCH) bench/widget.py
 	$(BENCH) bench/coaccess.py
 	$(BENCH) bench/gate.py --holdout

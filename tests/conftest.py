@@ -45,8 +45,10 @@ def load_vectors(name: str) -> Any:
 
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty, private ARBORIST_HOME for each test: no test sees another's files."""
+    """An empty, private ARBORIST_HOME (and cache folder) for each test: no test sees another's
+    files."""
     path = tmp_path / "home"
     monkeypatch.setenv("ARBORIST_HOME", str(path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the local model's ONNX graph
     monkeypatch.delenv("ARBORIST_COACCESS", raising=False)  # off unless a test turns it on
     return path

@@ -94,6 +94,11 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         ],
         180,
     ),
+    "embed-speed": (
+        ["bench/embed_speed.py", "--quick"],
+        ["embedding speed of the local model"],  # the table when the weights are installed
+        300,
+    ),
     "html-parse": (
         ["bench/html_parse.py", "--quick"],
         ["HTML to text", "flat prose (baseline)", "nested <div>, closed", "goals"],

