@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from arborist import keys
 from arborist.app import Arborist
 from arborist.cli import cli
 from arborist.errors import BadInput, ModelError
@@ -27,6 +28,7 @@ from arborist.qa.embeddings import EmbeddingsClient, select_embedder
 from arborist.qa.http import HttpSettings
 from arborist.qa.models import select_client
 from arborist.qa.runner import retrieval_policy, vector_query
+from arborist.store import documents
 from arborist.store.memo import generation
 from arborist.store.passages import PASSAGES
 from arborist.store.search import retrieve
@@ -192,6 +194,11 @@ def test_without_embeddings_policy_keys_and_records_are_as_before(
     monkeypatch.setattr(extractive, "EXTRACTIVE_MODEL", "extractive-v3")
     monkeypatch.setattr(runner, "RETRIEVAL", "fts5-bm25f-any-term-v3")  # the memo's name
     monkeypatch.setattr(policy, "RETRIEVAL", "fts5-bm25f-any-term-v3")  # the policy's
+    # And so have chunking (k2: a form feed per PDF page) and canonicalization (c2: HTML
+    # headings keep their ids), which every key names.
+    monkeypatch.setattr(runner, "CHUNKING_VERSION", "k1")
+    monkeypatch.setattr(documents, "CHUNKING_VERSION", "k1")
+    monkeypatch.setattr(keys, "CANONICALIZATION_VERSION", "c1")
     assert policy_hash(retrieval_policy()) == LEXICAL_POLICY_HASH
     (tmp_path / "tides.md").write_text(TIDES, encoding="utf-8")
     with Arborist(home) as app:

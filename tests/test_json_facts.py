@@ -112,7 +112,8 @@ def test_ask_json_holds_every_fact_its_text_shows_support_included(
     text = views.answer_text(turn.result, bates=turn.node.bates)
     data = ask_json(turn)
     assert data["support"] == {"level": "partly", "missing": ["comic"],
-                               "reason": "no cited passage mentions comic"}  # fmt: skip
+                               "reason": "no cited passage mentions comic",
+                               "quoted": True}  # fmt: skip
     layout = {"bates", "cache", "hit", "first", "answered", "hit(s)", "audit", "support", "key",
               "sources", "chunk", "e1*", "e2", "e1", "e2*", "·", "›"}  # fmt: skip
     assert missing_facts(text, data, layout) == []
