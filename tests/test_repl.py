@@ -94,7 +94,7 @@ def test_a_scripted_session_exercises_every_command(app: Arborist) -> None:
     assert hit in text
     assert "2 children" in text  # the root now has two children
     assert "error: the following arguments are required: REF: usage: /cd [--sid SID] REF" in out
-    label_usage = "usage: /label [--ref REF] [--sid SID] NAME [NAME ...]"
+    label_usage = "usage: /label [--ref REF] [--sid SID] [--json] NAME [NAME ...]"
     assert f"error: the following arguments are required: NAME: {label_usage}" in out
     assert "error: unknown command /frobnicate: try /help" in out
     assert any(line.startswith("error: no turn 'nope'") for line in out)

@@ -394,7 +394,7 @@ def test_a_two_word_question_sharing_one_word_with_a_sentence_is_not_answered_by
         made = app.ask("how do I make a temporary file").answer  # "make" asks, it names nothing
         raised = app.ask("What does it raise on an empty list?").answer  # "raised" says "raise"
     assert refused.startswith("The documents do not answer this question."), refused
-    assert "population, tokyo" in refused
+    assert "Tokyo" in refused.split(". ", 1)[1]  # it names what no passage mentions
     assert "Chooses k unique random elements" in answered, answered
     assert made.startswith("The documents do not answer this question."), made
     assert "If the sequence is empty, IndexError is raised." in raised, raised

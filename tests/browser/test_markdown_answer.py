@@ -51,13 +51,13 @@ def _one_line(citation: Locator, what: str) -> None:
 
 def test_a_models_markdown_renders_with_its_citations_inline(lab: Lab) -> None:
     (lab.server.root / "median.md").write_text(DOCUMENT, encoding="utf-8")
-    home = lab.server.homes / "markdown"
+    home = lab.server.homes / "model-markdown"  # the notebook's (test_lab has a markdown.ipynb)
     home.mkdir()
     (home / "config.toml").write_text(
         f'[models.writer]\nprovider = "stub"\ntext = "{ANSWER}"\n', encoding="utf-8"
     )
     lab.page.set_viewport_size({"width": 1400, "height": 1000})
-    lab.open(lab.server.write_notebook("markdown.ipynb", CELLS))
+    lab.open(lab.server.write_notebook("model-markdown.ipynb", CELLS))
     lab.run_all(len(CELLS) + 1)
 
     answer = lab.cell(2).locator(".arborist-answer")
