@@ -249,7 +249,12 @@ def spaced_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     if "://" in text:
         for m in _URL_PASSWORD_CUT.finditer(text):
             value = m.group(1)
-            if not value.isdigit() and not is_filler(value, "=", quoted=False):
+            path_next = text.startswith("/", m.end())  # a path after it: only a key-like value
+            if (
+                not value.isdigit()
+                and not (path_next and not holds_key(value))
+                and not is_filler(value, "=", quoted=False)
+            ):
                 yield "password", m.start(1), m.end(1)  # a port is digits, a password not
     if "-p" in text:
         for m in _ARCHIVE_P.finditer(text):
@@ -271,19 +276,21 @@ def _kind(name: str) -> str:
 _SECRET_WORD = r"(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)"
 _NAME_SPACE_VALUE = re.compile(
     rf"(?i)(?<![\w.-])[A-Za-z_][\w.-]*?{_SECRET_WORD}(?:[_-][A-Za-z0-9]+)*[ \t]+"
-    r"([A-Za-z0-9][A-Za-z0-9+/_.~!*#%^-]{15,}={0,2})(?![^\s<\"'`])"
+    r"([A-Za-z0-9][A-Za-z0-9+/_.~!*#%^-]{15,}={0,2})(?![^\s<\"'`&])"
 )
 """A secret's name (an identifier: ``_`` or a letter first, the secret's word in it) and a
-space, then a value of sixteen characters or more, ending at a space or markup."""
+space, then a value of sixteen characters or more, ending at a space, markup or a query's
+``&``."""
 _SECRET_CALL = re.compile(
     rf"(?i)(?<![\w])[\w.]*{_SECRET_WORD}\w*[ \t]*\([ \t]*[\"']([^\"'\s]{{12,}})"
 )
 """A call named for a secret given a string (``Auth.api_key("X")``, ``set_token('X')``)."""
 _URL_PASSWORD_CUT = re.compile(
-    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'\"<>\[\]]+:([^\s/@'\"<>\[\]]{4,})(?![^\s'\"<>])"
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'\"<>\[\]]+:([^\s/@'\"<>\[\]]{4,})(?![^\s'\"<>&/])"
 )
 """``scheme://user:VALUE`` with no ``@host`` after: the slot is cut short at a space, a
-quote or markup, and a value of digits is a port (``https://host:8443``)."""
+quote, markup, a query's ``&`` or a path's ``/`` (then only a key-like value is taken:
+``http://HOST:PORT/`` is a template); a value of digits is a port (``https://host:8443``)."""
 _ARCHIVE_P = re.compile(
     r"(?i)(?<![\w-])(?:7z[ar]?|7za|rar|unrar|zip|unzip|zipcloak)(?![\w-])[^\n]*?"
     r"(?<!\S)-[pP]([^\s/\\_-][^\s\"'<>`]*)"

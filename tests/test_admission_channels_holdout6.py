@@ -30,6 +30,8 @@ WORD = "Tulip-raven8831!"
         (f"mc config host add store http://127.0.0.1:9000 admin {KEY}", KEY),
         (f"htpasswd -cb ./auth/users.htpasswd alice {WORD}", WORD),
         (f"htpasswd -B -b users.txt bob {WORD}", WORD),
+        (f"https://x.example/?cmd=SetEnv%20MAIL_TOKEN%20{KEY}&lang=en", KEY),
+        (f"https://proxy.example/ssh://git:{KEY[:16]}/repo.git", KEY[:16]),
     ],
 )
 def test_a_value_given_with_no_equals_sign_is_redacted(text: str, value: str) -> None:
@@ -47,6 +49,11 @@ def test_a_value_given_with_no_equals_sign_is_redacted(text: str, value: str) ->
         "mysql -u root -p/home/alice/db",
         "Authorization: Bearer [REDACTED]",
         "password: [REDACTED] (rotated on Monday)",
+        "<p>token: [REDACTED]</p><p>Bearer [REDACTED]</p>",
+        "Authorization: Bearer [REDACTED].log",
+        "mysql -u admin -p.bak",
+        "https://x.example/run?cmd=mysql%20-u%20admin%20-p&lang=en",
+        "http://HOST:PORT/v1/models",  # a template: no key in the password's place
         "https://mirror.example.org:8443 serves the wheels",
         "the password field holds a hashed value",  # prose: no key after the name
         "the access token expired yesterday afternoon",
