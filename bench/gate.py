@@ -32,8 +32,10 @@ secret, a bare key given to ``wandb login``; 8/1555 near misses flagged, 0.5%, M
 a shell variable joined to what follows is a placeholder), and it is a dev corpus now,
 scored on every run. ``channels_holdout6.json`` was the sixth (seen at da02ba3: 3434/3705
 placements caught, 92.7%, MISSED; 23/1732 near misses flagged, 1.3%, MET; detect-secrets
-1155/3705 and 111/1732); its leaks and false alarms were closed by general rules, and it
-is a dev corpus now, scored on every run. ``channels_holdout7.json`` is the next blind one:
+1155/3705 and 111/1732); its leaks and false alarms were closed by general rules (18
+placements still leak: a value left alone in a URL path's last segment once its ``%2F`` is
+decoded and split, and private keys in a query), and it is a dev corpus now, scored on
+every run. ``channels_holdout7.json`` is the next blind one:
 written by someone who has not read the gate, committed by the lead, scored by
 ``--holdout`` once it is there (the run says so when it is not), and not tuned on after.
 
