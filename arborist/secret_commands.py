@@ -5,8 +5,10 @@ given to a tool (``mysql -pX``, ``sshpass -p X``, ``redis-cli -a X``, ``ldapsear
 X``, ``smbclient -U user%X``, ``curl -u user:X``, ``--password X``, ``-storepass X``,
 ``echo X | sudo -S``) or kept in a tool's file (``.netrc``'s ``password X``, a
 ``.pgpass`` line, an htpasswd hash, a PuTTY key's private lines) or to its ``login``
-command (``wandb login KEY``);
-:mod:`arborist.secret_finders` runs it beside the other shapes.
+command (``wandb login KEY``); :func:`spaced_candidates` yields the values given with no
+``=`` or ``:`` (``SetEnv DB_PASSWORD X``, ``Auth.api_key("X")``, ``scheme://user:X`` cut
+short, ``7z x a.7z -pX``, ``mc alias set``'s and ``htpasswd -b``'s positional passwords);
+:mod:`arborist.secret_finders` runs them beside the other shapes.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from arborist.secret_shapes import (
 
 __all__ = [
     "command_candidates",
+    "spaced_candidates",
 ]
 
 
@@ -226,3 +229,77 @@ def _flags(text: str) -> Iterator[re.Match[str]]:
 
 
 _DASHES = re.compile("-+")
+
+
+def spaced_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+    """Values given with no ``=`` or ``:``: after a secret's name and a space (``SetEnv
+    DB_PASSWORD X``, ``aws configure set aws_secret_access_key X``), as a secret-named
+    call's string (``Auth.api_key("X")``), in a URL's password slot cut short before its
+    ``@host`` (``postgresql://user:X``), glued to a tool's ``-p`` (``7z x a.7z -pX``), and
+    in the places known tools take them (``mc alias set N URL ACCESS X``, ``htpasswd -b
+    FILE USER X``). A value after a space or in a call is taken only when it reads as a key
+    (letters and digits mixed, :func:`holds_key`): a word in prose is not one."""
+    for m in _NAME_SPACE_VALUE.finditer(text):
+        if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
+            yield _kind(m.group()), m.start(1), m.end(1)
+    if "(" in text:
+        for m in _SECRET_CALL.finditer(text):
+            if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=True):
+                yield _kind(m.group()), m.start(1), m.end(1)
+    if "://" in text:
+        for m in _URL_PASSWORD_CUT.finditer(text):
+            value = m.group(1)
+            path_next = text.startswith("/", m.end())  # a path after it: only a key-like value
+            if (
+                not value.isdigit()
+                and not (path_next and not holds_key(value))
+                and not is_filler(value, "=", quoted=False)
+            ):
+                yield "password", m.start(1), m.end(1)  # a port is digits, a password not
+    if "-p" in text:
+        for m in _ARCHIVE_P.finditer(text):
+            if not is_filler(m.group(1), "=", quoted=False):
+                yield "password", m.start(1), m.end(1)
+    if "mc" in folded or "htpasswd" in folded:
+        for m in _TOOL_POSITIONAL.finditer(text):
+            group = m.lastindex or 1
+            if len(m.group(group)) >= MIN_VALUE and not is_filler(
+                m.group(group), "=", quoted=False
+            ):
+                yield "password", m.start(group), m.end(group)
+
+
+def _kind(name: str) -> str:
+    return "password" if "pass" in name.lower() or "pwd" in name.lower() else "secret"
+
+
+_SECRET_WORD = r"(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)"
+_NAME_SPACE_VALUE = re.compile(
+    rf"(?i)(?<![\w.-])[A-Za-z_][\w.-]*?{_SECRET_WORD}(?:[_-][A-Za-z0-9]+)*[ \t]+"
+    r"([A-Za-z0-9][A-Za-z0-9+/_.~!*#%^-]{15,}={0,2})(?![^\s<\"'`&])"
+)
+"""A secret's name (an identifier: ``_`` or a letter first, the secret's word in it) and a
+space, then a value of sixteen characters or more, ending at a space, markup or a query's
+``&``."""
+_SECRET_CALL = re.compile(
+    rf"(?i)(?<![\w])[\w.]*{_SECRET_WORD}\w*[ \t]*\([ \t]*[\"']([^\"'\s]{{12,}})"
+)
+"""A call named for a secret given a string (``Auth.api_key("X")``, ``set_token('X')``)."""
+_URL_PASSWORD_CUT = re.compile(
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'\"<>\[\]]+:([^\s/@'\"<>\[\]]{4,})(?![^\s'\"<>&/])"
+)
+"""``scheme://user:VALUE`` with no ``@host`` after: the slot is cut short at a space, a
+quote, markup, a query's ``&`` or a path's ``/`` (then only a key-like value is taken:
+``http://HOST:PORT/`` is a template); a value of digits is a port (``https://host:8443``)."""
+_ARCHIVE_P = re.compile(
+    r"(?i)(?<![\w-])(?:7z[ar]?|7za|rar|unrar|zip|unzip|zipcloak)(?![\w-])[^\n]*?"
+    r"(?<!\S)-[pP]([^\s/\\_-][^\s\"'<>`]*)"
+)
+"""An archiver's password glued to its flag: ``7z x a.7z -pX``, ``unrar x -pX a.rar``."""
+_TOOL_POSITIONAL = re.compile(
+    r"(?<![\w-])(?:mc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:[ \t]+[^\s<\"'`]+){3}"
+    r"[ \t]+([^\s<\"'`]+)|htpasswd[ \t]+(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*b[A-Za-z]*"
+    r"(?:[ \t]+-[A-Za-z]+)*(?:[ \t]+[^\s<\"'`]+){2}[ \t]+([^\s<\"'`]+))"
+)
+"""Passwords known tools take by their place: ``mc alias set NAME URL ACCESS SECRET`` and
+``htpasswd -b FILE USER PASSWORD`` (``-b``: the password is on the command line)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from arborist.secret_commands import command_candidates
+from arborist.secret_commands import command_candidates, spaced_candidates
 from arborist.secret_names import MIXED, named_candidates
 from arborist.secret_prefilters import AWS_SECRET_SIZE, has_long, long_words
 from arborist.secret_shapes import (
@@ -83,6 +83,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from _header_candidates(text, folded)
     yield from named_candidates(text, folded)
     yield from command_candidates(text, folded, longs)
+    yield from spaced_candidates(text, folded)
 
 
 def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:

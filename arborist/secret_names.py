@@ -247,12 +247,15 @@ def _bare_not_secret(
         ::-1
     ].lower():
         return True  # password=args.password, token=token: a name, not a value
+    if _HCL_REFERENCE.match(value):
+        return True  # password = var.db_password: a Terraform/HCL reference, not a value
     if word == "pwd" and value.startswith(("/", "~")):
         return True  # $PWD, the working directory
     return value.isdigit() and len(value) < 16 and not word.startswith(PASSWORD_KEYS[:3])
     # SQLITE_IOERR_AUTH = 7178, max_token: 256: a number, not a secret
 
 
+_HCL_REFERENCE = re.compile(r"(?:var|local|module|data|each)\.[A-Za-z_][\w-]*(?:\.[A-Za-z_]\w*)*")
 _NAMES_NEXT = re.compile(r"[ \t]*[=:]")
 _NEXT_ASSIGNMENT = re.compile(
     r"(?:[a-z][a-z_.-]{2,}|[a-z]+(?:[A-Z][a-z]+)+|[A-Z][A-Z_]{2,})=[^=\s]"

@@ -257,7 +257,9 @@ LDAP_SMB = re.compile(
     r"|smbclient|rpcclient)(?![A-Za-z0-9_])"
 )
 """The LDAP and SMB tools, whose lines are read only where one is named."""
-DASH_P = re.compile(r"(?<!\S)-p([^\s-]\S*)")
+DASH_P = re.compile(r"(?<!\S)-p([^\s/\\_.&-]\S*)")
+"""``mysql -pX``: a value glued to ``-p`` (a bare ``-p`` prompts; ``-p/...`` or ``-p_...`` is
+a path or name the flag ends, not a value)."""
 REDIS_A = re.compile(r"(?<!\S)-a[ \t]+(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"-]\S*))")
 SSHPASS_P = re.compile(r"(?<!\S)-p[ \t]*(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"]+))")
 LDAP_W = re.compile(r"(?<!\S)-w[ \t]*(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"-][^\s'\"]*))")
@@ -317,7 +319,7 @@ _FILLER = re.compile(
     r"(?i)\*+(?:[^\s*A-Za-z0-9]\S*)?|x+|\.\.\.|…|<[^<>]*>|\$\{[^{}]*\}|\$?\{\{.*\}\}|\{[^{}]*\}|%\([^()]*\)s"
     r"|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
     r"|(?:your|my|enter|insert|put)[_ -].*|.*[_-]here|replace[_-]?me|placeholder|redacted"
-    r"|.{0,16}(?:\.\.\.|…)|\[REDACTED:.*|(?:.*[_-])?your[_-].*"
+    r"|.{0,16}(?:\.\.\.|…)|\[REDACTED(?::|\]).*|(?:.*[_-])?your[_-].*"
     r"|example|sample|dummy|changeme|hidden|masked|removed|required|secret|password|value"
 )
 _CALL = re.compile(r"\$?\(|[A-Za-z_][A-Za-z0-9_.]*\(")

@@ -7,7 +7,7 @@ channel corpus's placements caught; no more than 2% of either's near misses reda
 the built-in demo corpus still admitted with no redaction; ingest throughput within 10%
 of the gate issue #22 replaced. ``--quick`` is a smoke run (no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, and ``channels_holdout6.json`` when it is there),
+held-out corpora (``holdout.json``, and ``channels_holdout7.json`` when it is there),
 written blind beside the dev ones and never tuned on. ``--channels-only`` stops after the
 corpora.
 
@@ -30,9 +30,14 @@ secret, a bare key given to ``wandb login``; 8/1555 near misses flagged, 0.5%, M
 ``Bearer $TOKEN`` with text glued after the variable; detect-secrets 902/2538 and
 138/1555); both were closed by general rules (a key given to a tool's ``login`` command;
 a shell variable joined to what follows is a placeholder), and it is a dev corpus now,
-scored on every run. ``channels_holdout6.json`` is the next blind one: written by someone
-who has not read the gate, committed by the lead, scored by ``--holdout`` once it is there
-(the run says so when it is not), and not tuned on after.
+scored on every run. ``channels_holdout6.json`` was the sixth (seen at da02ba3: 3434/3705
+placements caught, 92.7%, MISSED; 23/1732 near misses flagged, 1.3%, MET; detect-secrets
+1155/3705 and 111/1732); its leaks and false alarms were closed by general rules (18
+placements still leak: a value left alone in a URL path's last segment once its ``%2F`` is
+decoded and split, and private keys in a query), and it is a dev corpus now, scored on
+every run. ``channels_holdout7.json`` is the next blind one:
+written by someone who has not read the gate, committed by the lead, scored by
+``--holdout`` once it is there (the run says so when it is not), and not tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
   is no longer in :func:`arborist.admission.admit`'s output; a near miss is flagged
@@ -126,7 +131,9 @@ CHANNELS_SEEN4 = ROOT / "bench" / "secret_corpus" / "channels_holdout4.json"
 """The fourth blind channel holdout: seen at 3fd2cce and fixed since, a dev corpus now."""
 CHANNELS_SEEN5 = ROOT / "bench" / "secret_corpus" / "channels_holdout5.json"
 """The fifth blind channel holdout: seen at 0c05d75 and fixed since, a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout6.json"
+CHANNELS_SEEN6 = ROOT / "bench" / "secret_corpus" / "channels_holdout6.json"
+"""The sixth blind channel holdout: seen at da02ba3 and fixed since, a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout7.json"
 """The blind channel holdout ``--holdout`` scores when it is there (the lead commits it)."""
 OLD_GATE = "c8136f0"
 """The commit whose arborist/admission.py is the gate before issue #22's changes."""
@@ -669,6 +676,7 @@ def main() -> int:
         ("dev channel corpus, the third holdout, seen (channels_holdout3.json)", CHANNELS_SEEN3),
         ("dev channel corpus, the fourth holdout, seen (channels_holdout4.json)", CHANNELS_SEEN4),
         ("dev channel corpus, the fifth holdout, seen (channels_holdout5.json)", CHANNELS_SEEN5),
+        ("dev channel corpus, the sixth holdout, seen (channels_holdout6.json)", CHANNELS_SEEN6),
     ]
     if args.holdout:
         channel_corpora += blind_channels()
