@@ -145,7 +145,7 @@ def fetch(corpus: Corpus, cache: Path) -> Path:
         return target
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f"foreign-{corpus.name}-", dir=cache) as tmp:
-        work = Path(tmp)
+        work = Path(tmp).resolve()  # the commands below run inside it
         _run(["apt-get", "download", "-q", corpus.package], work)
         debs = sorted(work.glob(f"{corpus.package}_*.deb"))
         if len(debs) != 1:
