@@ -175,7 +175,7 @@ PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----")
 PEM_BODY = re.compile(
     r"(?:\r?\n[A-Za-z][A-Za-z-]*: [^\r\n]*)*"  # PGP armor headers ("Version: ...")
     r"(?:[ \t]*\r?\n(?=[ \t]*\r?\n))?"  # the blank line after them
-    r"(?:(?:[ \t]*\r?\n[ \t]*|\\n)[A-Za-z0-9+/=]+[ \t]*(?![^\r\n\\\"']))*"
+    r"(?:(?:[ \t]*\r?\n[ \t]*|\\n|%0[Dd]%0[Aa]|%0[Aa])[A-Za-z0-9+/=]+[ \t]*(?![^\r\n\\\"'%&]))*"
 )
 # A PEM block base64-encoded once more (kubeconfig's client-key-data: LS0tLS1CRUdJTi...)
 PEM_B64 = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/=]*(?:\r?\n[ \t]*[A-Za-z0-9+/=]+(?![^\r\n]))*")

@@ -280,12 +280,13 @@ class _Channels:
     def _url(self, url: str) -> str:
         """What a fetched page stores: load_bytes as fetch_url calls it (the name from the
         URL's last path segment), never a connection."""
-        from urllib.parse import unquote, urlsplit  # noqa: PLC0415
+        from urllib.parse import urlsplit  # noqa: PLC0415
 
+        from arborist.store.fetch import url_file_name  # noqa: PLC0415
         from arborist.store.loaders import load_bytes  # noqa: PLC0415
 
         parts = urlsplit(url)
-        name = unquote(parts.path).rstrip("/").rsplit("/", 1)[-1] or parts.hostname or ""
+        name = url_file_name(parts.path, parts.hostname or "")
         data = b"<html><body><p>Meeting notes: the rollout moves to Tuesday.</p></body></html>"
         return self._prepared(load_bytes(data, uri=url, name=name, media_type="text/html"))
 

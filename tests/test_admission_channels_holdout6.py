@@ -32,6 +32,8 @@ WORD = "Tulip-raven8831!"
         (f"htpasswd -B -b users.txt bob {WORD}", WORD),
         (f"https://x.example/?cmd=SetEnv%20MAIL_TOKEN%20{KEY}&lang=en", KEY),
         (f"https://proxy.example/ssh://git:{KEY[:16]}/repo.git", KEY[:16]),
+        (f"https://x.example/?q=-----BEGIN%20RSA%20PRIVATE%20KEY-----%0A{KEY}%0A{KEY}&p=2", KEY),
+        (f"https://x.example/k?v=-----BEGIN%20PRIVATE%20KEY-----%0D%0A{KEY}%2B%3D%3D", KEY),
     ],
 )
 def test_a_value_given_with_no_equals_sign_is_redacted(text: str, value: str) -> None:

@@ -24,6 +24,7 @@ from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
 from arborist.errors import ArboristError, BadInput, NotFound
 from arborist.store import normalize, text_titles
+from arborist.store.documents import prepare_document
 from arborist.store.fetch import fetch_url, refetch
 from arborist.store.loaders import (
     MEDIA_TYPES,
@@ -432,6 +433,10 @@ def test_discover_survives_symlink_loops(tree: Path) -> None:
 
 # --- HTTP ------------------------------------------------------------------------------------
 
+ESCAPED_SLASH_KEY = "npg_gvQ7kPRfzl5U"
+ESCAPED_SLASH_PATH = f"/view/psql%20%27postgresql%3A%2F%2Fowner%3A{ESCAPED_SLASH_KEY}"
+"""A path whose last segment holds a whole connection string, its ``/`` escaped."""
+
 ROUTES: dict[str, tuple[int, dict[str, str], bytes]] = {
     "/page.html": (200, {"Content-Type": "text/html; charset=utf-8"}, HOSTILE_HTML.encode()),
     "/plain": (200, {"Content-Type": "text/plain"}, b"plain words\n"),
@@ -452,6 +457,7 @@ ROUTES: dict[str, tuple[int, dict[str, str], bytes]] = {
         notebook([{"cell_type": "markdown", "source": "# NB"}]).encode(),
     ),
     "/big": (200, {"Content-Type": "text/plain"}, b"x" * 5000),
+    ESCAPED_SLASH_PATH: (200, {"Content-Type": "text/plain"}, b"meeting notes\n"),
 }
 
 
@@ -826,3 +832,14 @@ def test_titles_read_line_by_line_are_the_titles_of_the_whole_split(text: str) -
         assert text_titles.markdown_title(given_text) == k1_markdown_title(given_text)
         assert text_titles._rst_title(given_text) == k1_rst_title(given_text)
         assert text_titles._python_title(given_text) == k1_python_title(given_text)
+
+
+def test_a_fetched_name_is_the_last_segment_split_before_decoding(server: str) -> None:
+    """An escaped ``%2F`` belongs to its segment: the name is the whole connection
+    string (which the gate knows by its scheme), not its tail after the decoded ``//``
+    (a bare ``owner:password`` no gate could tell from a ratio or a time)."""
+    doc = fetch_url(server + ESCAPED_SLASH_PATH)
+    assert doc.title == "psql 'postgresql://owner:" + ESCAPED_SLASH_KEY
+    prepared = prepare_document(doc)
+    stored = (prepared.uri, prepared.title, prepared.text)
+    assert not any(ESCAPED_SLASH_KEY in field for field in stored), stored

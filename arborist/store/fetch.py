@@ -48,6 +48,7 @@ __all__ = [
     "fetch_deadline",
     "fetch_url",
     "refetch",
+    "url_file_name",
 ]
 
 MAX_FETCH_BYTES = 50 * 1024 * 1024
@@ -298,7 +299,7 @@ def _body(
     if clock.passed:  # cut at the deadline, a body without a length can seem to end
         raise _too_slow(url, clock)
     content_type = response.headers.get("content-type", "")
-    name = unquote(final.path).rstrip("/").rsplit("/", 1)[-1] or final.host
+    name = url_file_name(final.raw_path.decode("ascii").partition("?")[0], final.host)
     media_type = _media_type_of(content_type, name, url)
     charset_match = _CONTENT_TYPE_CHARSET.search(content_type)
     box = [bytes(body)]
@@ -310,6 +311,13 @@ def _body(
         media_type=media_type,
         charset=charset_match.group(1) if charset_match else None,
     )
+
+
+def url_file_name(raw_path: str, host: str) -> str:
+    """The name a fetched document goes by: the URL's last path segment, split before it
+    is decoded (an escaped ``%2F`` is part of the segment, so a value the path carries is
+    named whole, where the secret gate can see it), or the host when the path has none."""
+    return unquote(raw_path.rstrip("/").rsplit("/", 1)[-1]) or host
 
 
 def _media_type_of(content_type: str, name: str, url: str) -> str:
