@@ -19,14 +19,23 @@ import click
 from tqdm import tqdm
 
 from arborist.app import Arborist
-from arborist.commands import Command, Desk, Outcome, help_text, lookup, parse, parser
+from arborist.commands import (
+    SHELL_PREFIX,
+    Command,
+    Desk,
+    Outcome,
+    help_text,
+    lookup,
+    parse,
+    parser,
+)
 from arborist.progress import lines
 from arborist.repl import Repl, interactive_reader
 from arborist.terminal import gutter_mark, inert, inert_json
 
 __all__ = ["PREFIX", "group_help", "run"]
 
-PREFIX = "arborist "
+PREFIX = SHELL_PREFIX
 EXIT_FAILED = 1
 
 GLOBAL_HELP = (

@@ -41,6 +41,7 @@ __all__ = [
     "CommandUsage",
     "Desk",
     "Outcome",
+    "SHELL_PREFIX",
     "document_ref",
     "flags",
     "help_text",
@@ -115,6 +116,10 @@ ALIASES = {"providence": "record"}
 OPENING_FLAGS = ("store_db", "sessions_db")
 """Flags that name the databases to open: the ``arborist`` command's, which opens the
 stores for each command; a REPL or a notebook has its stores open already."""
+
+
+SHELL_PREFIX = "arborist "
+"""How the shell face writes a command; a shell forgets a desk's state when the command ends."""
 
 
 @dataclass
@@ -267,7 +272,7 @@ def names() -> list[str]:
     return list(dict.fromkeys(name.split(" ", 1)[0] for name in COMMANDS))
 
 
-def flags(command: Command, prefix: str = "arborist ") -> list[str]:
+def flags(command: Command, prefix: str = SHELL_PREFIX) -> list[str]:
     """Every flag ``command`` takes (``--json``, ``--limit``...) in the face writing commands
     with ``prefix``, as its parser names them (a retired flag, which only says what replaced
     it, is not among them, nor, in a face whose stores are open, a flag that opens others)."""
@@ -303,7 +308,7 @@ def parser(command: Command, prefix: str) -> argparse.ArgumentParser:
     )
     for argument in command.arguments:
         argument(built)
-    if prefix != "arborist ":  # a face with its stores open never offers the flags that open them
+    if prefix != SHELL_PREFIX:  # a face with its stores open never offers the flags that open them
         for action in built._actions:
             if action.dest in OPENING_FLAGS:
                 action.help = argparse.SUPPRESS

@@ -22,6 +22,7 @@ from arborist.commands import (
     JSON,
     MODEL_FLAGS,
     SESSIONS_DB,
+    SHELL_PREFIX,
     Desk,
     Outcome,
     answer_key,
@@ -219,4 +220,6 @@ def _llm(desk: Desk, args: argparse.Namespace) -> Outcome:
         desk.llm = args.name
     name = desk.llm or desk.app.client(None).name
     said = desk.llm or f"default ({name})"
+    if args.name is not None and desk.prefix == SHELL_PREFIX:  # a shell keeps nothing
+        said += f" for this command only: pass --llm {args.name} or set ARBORIST_LLM to keep it"
     return either(args, lambda: f"model: {said}", lambda: {"model": name, "default": not desk.llm})

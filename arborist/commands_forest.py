@@ -37,6 +37,7 @@ from arborist.commands import (
 )
 from arborist.errors import BadInput, NotFound
 from arborist.forest.shard import Node, Session
+from arborist.private import write_private_text
 from arborist.terminal import inert_json
 
 __all__ = ["SESSION_MODES", "node_json", "this_session"]
@@ -391,7 +392,7 @@ def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.out is None:
         return Outcome(json=text, keep=True)
     try:  # the bytes `arborist session --export SID > FILE` writes
-        Path(args.out).write_text(inert_json(text) + "\n", encoding="utf-8")
+        write_private_text(Path(args.out), inert_json(text) + "\n")
     except OSError as exc:
         raise BadInput(f"cannot write {args.out}: {exc.strerror or exc}") from None
     return Outcome(

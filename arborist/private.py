@@ -23,6 +23,7 @@ __all__ = [
     "loose_modes",
     "make_private_folder",
     "stat_mode",
+    "write_private_text",
 ]
 
 PRIVATE_FOLDER_MODE = 0o700
@@ -68,6 +69,18 @@ def create_private_file(path: Path) -> None:
         with suppress(OSError):
             if os.stat(path.parent).st_uid == os.geteuid():
                 os.chmod(path.parent, PRIVATE_FOLDER_MODE)
+
+
+def write_private_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path``, a file only its owner may read
+    (:data:`PRIVATE_FILE_MODE`, whatever the umask, an existing file's mode narrowed too):
+    an export holds what the home holds, so it is as private as the home. OSError as
+    ``open`` raises it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        with suppress(OSError):  # a file another user owns keeps its mode
+            os.fchmod(fd, PRIVATE_FILE_MODE)
+        out.write(text)
 
 
 def loose_modes(folder: Path, files: Iterable[Path]) -> list[str]:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import socket
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -407,3 +409,35 @@ def test_a_record_has_one_json_shape_in_every_command(corpus: Path) -> None:
     assert code == 0, err
     shown = json.loads(out)
     assert shown.pop("problems") == [] and row == shown and row["holds"] is True
+
+
+def test_llm_at_a_shell_says_it_lasts_for_that_command_only(home: Path) -> None:
+    """A shell's ``arborist llm NAME`` ends with its process: it says so and how to keep
+    the model, where a REPL or a notebook keeps it for the session."""
+    code, out, _ = run("llm", "stub")
+    assert code == 0
+    assert out.strip() == (
+        "model: stub for this command only: pass --llm stub or set ARBORIST_LLM to keep it"
+    )
+    code, out, _ = run("llm", "stub", "--json")
+    assert code == 0 and json.loads(out) == {"model": "stub", "default": False}
+    assert run("llm")[1].strip() == "model: default (extractive)"
+
+
+def test_an_exported_file_is_its_owners_alone(corpus: Path, tmp_path: Path) -> None:
+    """An export holds what the home holds: 0600 whatever the umask, and an existing
+    file given to --out is narrowed to it too."""
+    sid = _ask_cli()["sid"]
+    out = tmp_path / "s.jsonl"
+    out.write_text("old", encoding="utf-8")
+    out.chmod(0o644)
+    old = os.umask(0)
+    try:
+        assert run("export", sid, "--out", str(out))[0] == 0
+        fresh = tmp_path / "fresh.jsonl"
+        assert run("export", sid, "--out", str(fresh))[0] == 0
+    finally:
+        os.umask(old)
+    for path in (out, fresh):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    assert out.read_text(encoding="utf-8") == run("export", sid)[1]
