@@ -56,6 +56,8 @@ export class ForestStore {
     this.bodies = new Map();
     /** @type {Map<string, string>} bates -> node_hash */
     this.bodyHash = new Map();
+    /** @type {Map<string, Promise<object>>} bates -> a body request on its way */
+    this.pendingBodies = new Map();
     this.rowBudget = autoExpandRows;
     /** Nodes the reader closed: a refresh never reopens them. */
     this.closedByUser = new Set();
@@ -422,10 +424,25 @@ export class ForestStore {
   async body(bates) {
     const hash = this.bodyHash.get(bates);
     if (hash && this.bodies.has(hash)) return this.bodies.get(hash);
-    const body = await this.request("body", { bates });
-    this.bodyHash.set(bates, body.node_hash);
-    this.bodies.set(body.node_hash, body);
-    return body;
+    // One request for a body asked for twice at once (the open pane and the notice's undo).
+    const pending = this.pendingBodies.get(bates);
+    if (pending) return pending;
+    const asked = this.request("body", { bates }).then(
+      (body) => {
+        if (this.pendingBodies.get(bates) === asked) {
+          this.pendingBodies.delete(bates);
+          this.bodyHash.set(bates, body.node_hash);
+          this.bodies.set(body.node_hash, body);
+        }
+        return body;
+      },
+      (error) => {
+        if (this.pendingBodies.get(bates) === asked) this.pendingBodies.delete(bates);
+        throw error;
+      },
+    );
+    this.pendingBodies.set(bates, asked);
+    return asked;
   }
 
   /**
@@ -456,6 +473,7 @@ export class ForestStore {
   invalidateBodies() {
     this.bodies.clear();
     this.bodyHash.clear();
+    this.pendingBodies.clear(); // an answer on its way may be older than the change
   }
 
   /**
