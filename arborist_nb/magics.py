@@ -171,8 +171,6 @@ class ArboristMagics(Magics):
         """The widget each cell showed last, by the front end's cell id: a re-run replaces it."""
         self.cell_errors = CellErrors()
         """What ``{Err[n]}`` reads: the error each cell of this kernel raised."""
-        self.cell_turns = CellTurns()
-        """The turn each ``%%ask`` cell showed last: where it lands when run again."""
         if shell is not None:
             shell.events.register("post_run_cell", self.cell_errors.record)
         self._open(home)
@@ -196,6 +194,9 @@ class ArboristMagics(Magics):
         session new`` a kernel starts a new one, as asked)."""
         self.moved = False
         """Set by ``%arborist cd``/``back``: the next ``%%ask`` lands where the user moved."""
+        self.cell_turns = CellTurns()
+        """The turn each ``%%ask`` cell showed last in this home: where it lands when run
+        again (:class:`~arborist_nb.cells.CellTurns`)."""
 
     @property
     def sid(self) -> str | None:
