@@ -68,6 +68,8 @@ export class ForestStore {
     /** The turn a first sync opens the way to (the view's selection); null: the current turn. */
     this.openFirst = null;
     this.synced = false;
+    /** @type {Set<string>|null} cache-key prefixes the last roots answer moved (null: any) */
+    this.touchedKeys = null;
     this._syncing = null;
     this._again = false;
   }
@@ -168,6 +170,11 @@ export class ForestStore {
     for (const [prefix, states] of Object.entries(r.restated ?? {})) {
       this.restate(prefix, states, r.restated_reasons?.[prefix] ?? {});
     }
+    // The cache keys this answer says moved: restated, or asked again by an added turn
+    // (a new revision, a hit). Null when it cannot tell (a walk by hashes, too many).
+    this.touchedKeys = delta && r.restated
+      ? new Set([...Object.keys(r.restated), ...r.added.map((a) => a.summary?.cache_key).filter(Boolean)])
+      : null;
     if (r.store_seq !== undefined && r.store_seq !== this.storeSeq) {
       // A record changed state (falsified, evicted, rehydrated): bodies hold records.
       if (this.storeSeq !== null) this.invalidateBodies();
@@ -467,6 +474,18 @@ export class ForestStore {
       const { state: _was, state_reason: _why, ...rest } = summary;
       node.summary = state === "ok" ? rest : { ...rest, state, ...(reason ? { state_reason: reason } : {}) };
     }
+  }
+
+  /**
+   * Whether the last sync may have changed the answer under cache key ``key`` (its state,
+   * a later revision): what decides whether an open turn's body is read again.
+   *
+   * @param {string|null|undefined} key a full cache key
+   * @returns {boolean}
+   */
+  touched(key) {
+    if (this.touchedKeys === null) return true;
+    return Boolean(key) && [...this.touchedKeys].some((prefix) => key.startsWith(prefix));
   }
 
   /** Forget cached bodies (hit counts, states and labels change outside any hash). */

@@ -50,7 +50,8 @@ export class ForestView {
     this.refreshQueued = false;
     /** The query whose hits are shown: searched again when the forest or the store moves. */
     this.lastQuery = "";
-    /** The turn the notice offers to undo the falsification of (null: no undo offered). */
+    /** @type {{bates: string, key: string}|null} the turn (and cache key) whose falsification
+     * the notice offers to undo; null: no undo offered */
     this.noticeUndo = null;
     this.destroyed = false;
     this.disposers = [];
@@ -393,10 +394,9 @@ export class ForestView {
     if (storeMoved || before[1] !== this.store.eventSeq) this.refreshSearch();
     if (!storeMoved) return;
     const shown = this.shownDetail;
-    if (shown && !shown.body.is_root && this.detailEl.getAttribute("data-rendered") === shown.body.bates) {
-      this.refreshDetail(shown.body.bates);
-    }
-    if (this.noticeUndo) this.checkUndo(this.noticeUndo);
+    const open = shown && !shown.body.is_root && this.detailEl.getAttribute("data-rendered") === shown.body.bates;
+    if (open && this.store.touched(shown.body.cache_key)) this.refreshDetail(shown.body.bates);
+    if (this.noticeUndo && this.store.touched(this.noticeUndo.key)) this.checkUndo(this.noticeUndo.bates);
   }
 
   /**

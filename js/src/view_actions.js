@@ -375,7 +375,7 @@ export const actionMethods = {
         label: "Undo falsification",
         run: () => this.restore(bates),
       });
-      this.noticeUndo = bates; // offered while the kernel would still take it (checkUndo)
+      this.noticeUndo = { bates, key: result.cache_key }; // offered while the kernel takes it
       this.showDetail(bates, { reveal: false });
       this.refreshSearch();
     } catch (error) {
@@ -396,7 +396,7 @@ export const actionMethods = {
     } catch {
       return; // the sync says what went wrong; the undo, if taken, says it again
     }
-    if (this.noticeUndo !== bates || canRestore(body)) return;
+    if (this.noticeUndo?.bates !== bates || canRestore(body)) return;
     this.noticeUndo = null;
     const later = body.latest_revision;
     const why = body.record?.state === "ok"

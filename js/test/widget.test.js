@@ -61,6 +61,7 @@ class FakeKernel {
     this.version = 0;
     this.events = []; // the audit chain of sessions.db: [type, bates]
     this.storeSeq = 0; // the head of store.db's chain
+    this.stateEvents = []; // [store seq, cache key, revision, state]: as cache_state events
     this.memo = null;
     this.addSession(sid);
   }
@@ -82,6 +83,14 @@ class FakeKernel {
     this.version++;
     this.events.push(["node_insert", bates]);
     return bates;
+  }
+
+  /** A record's state changed (a falsify anywhere, its undoing, a stale mark). */
+  restate(bates, state, reason) {
+    const node = this.nodes.get(bates);
+    node.record = { ...node.record, state, state_reason: reason };
+    this.storeSeq++;
+    this.stateEvents.push([this.storeSeq, node.key ?? "ab".repeat(32), node.record.revision, state]);
   }
 
   relabel(bates, label) {
@@ -121,7 +130,7 @@ class FakeKernel {
       seq: node.seq,
       foreign: node.sid !== this.sid,
       n_children: this.children(node.bates).length,
-      cache_key: "ab".repeat(6),
+      cache_key: (node.key ?? "ab".repeat(32)).slice(0, 12),
       revision: node.revision ?? 1,
       ...(node.record && node.record.state !== "ok"
         ? { state: node.record.state, state_reason: node.record.state_reason }
@@ -152,6 +161,14 @@ class FakeKernel {
           turns: session.nextSeq - 1,
           event_seq: this.events.length,
           store_seq: this.storeSeq,
+          restated:
+            args.store_since === null || args.store_since === undefined
+              ? undefined
+              : Object.fromEntries(
+                  this.stateEvents
+                    .filter(([seq]) => seq > args.store_since)
+                    .map(([, key, revision, state]) => [key.slice(0, 12), { [revision]: state }]),
+                ),
           relabelled:
             args.since === null || args.since === undefined
               ? {}
@@ -251,7 +268,7 @@ class FakeKernel {
           question: node.question,
           answer_text: node.answer ?? `answer to ${node.question}`,
           cited_titles: [],
-          cache_key: "ab".repeat(32),
+          cache_key: node.key ?? "ab".repeat(32),
           audit_mode: "STRICT",
           node_hash: await sha256Hex(utf8(node.bates)),
           subtree_hash: hashes.get(node.bates),
@@ -294,13 +311,11 @@ class FakeKernel {
         if (kind === "restore" && latest !== node.record.revision) {
           throw new Error(`record abababababab… revision ${node.record.revision} cannot be put back: revision ${latest} has answered the question since`);
         }
-        node.record = kind === "falsify"
-          ? { ...node.record, state: args.state, state_reason: args.reason }
-          : { ...node.record, state: "ok", state_reason: "falsification undone" };
-        this.storeSeq++;
+        if (kind === "falsify") this.restate(node.bates, args.state, args.reason);
+        else this.restate(node.bates, "ok", "falsification undone");
         result = {
           bates: node.bates,
-          cache_key: "ab".repeat(32),
+          cache_key: node.key ?? "ab".repeat(32),
           revision: node.record.revision,
           state: node.record.state,
           state_reason: node.record.state_reason,
@@ -1349,8 +1364,8 @@ describe("the view over the notebook's changes (issue #35, item 6)", () => {
     await until(() => detail.byAttr("aria-label", "Undo falsification").length === 1, "the pane's undo");
     // A %%ask cell asks the question again: revision 2 answers it, in a turn of its own.
     kernel.nodes.get(first).latest = { revision: 2, state: "ok" };
-    kernel.add(SID, `${SID}-000000`, "Who created Spider-Man?");
-    kernel.storeSeq++;
+    kernel.add(SID, `${SID}-000000`, "Who created Spider-Man?", { revision: 2 }); // the same key
+    kernel.storeSeq++; // the new revision's record
     model.set("revision", 1);
     await until(() => detail.byAttr("aria-label", "Undo falsification").length === 0, "the pane without undo");
     assert.match(detail.byAttr("aria-label", "Later revision")[0].textContent, /revision 2 has answered/);
@@ -1377,7 +1392,27 @@ describe("the view over the notebook's changes (issue #35, item 6)", () => {
     assert.deepEqual(kernel.log.slice(from).map((e) => e.kind), ["roots"]);
     const notice = el.byAttr("aria-label", "Notice")[0];
     assert.equal(notice.find((n) => n.getAttribute?.("aria-label") === "Undo falsification")[0].hidden, false);
-    assert.equal(view.noticeUndo, first);
+    assert.equal(view.noticeUndo.bates, first);
+    cleanup();
+  });
+
+  test("a store change about other answers reads no body; one about the open turn's does", async () => {
+    const { kernel, first, el, model, cleanup, detail } = await opened();
+    const other = kernel.add(SID, `${SID}-000000`, "Who created Batman?", { key: "cd".repeat(32) });
+    kernel.nodes.get(other).record = { state: "ok", state_reason: null, revision: 1, hit_count: 0, dimensions: {}, evidence: [] };
+    model.set("revision", 1);
+    await until(() => el.byAttr("role", "treeitem").length === 2, "the other turn");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const from = kernel.log.length;
+    kernel.restate(other, "failed", "wrong hero"); // the other answer, falsified elsewhere
+    model.set("revision", 2);
+    await until(() => el.byAttr("data-bates", other).some((n) => n.getAttribute("data-state") === "failed"), "its row");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(kernel.log.slice(from).map((e) => e.kind), ["roots"], "the open turn's body is not read");
+    kernel.restate(first, "stale", "spider.md changed"); // the open turn's answer
+    model.set("revision", 3);
+    await until(() => detail.getAttribute("data-state") === "stale", "the pane redrawn");
+    assert.equal(detail.byAttr("aria-label", "Why")[0].textContent, "spider.md changed");
     cleanup();
   });
 
@@ -1407,8 +1442,7 @@ describe("the view over the notebook's changes (issue #35, item 6)", () => {
     await until(() => results.getAttribute("data-count") === "2", "the new turn found");
     assert.equal(el.byAttr("aria-label", `Open ${second}`).length, 1);
     // Falsified in another face (%arborist falsify): only the store moves.
-    kernel.nodes.get(first).record = { ...kernel.nodes.get(first).record, state: "stale", state_reason: "spider.md changed" };
-    kernel.storeSeq++;
+    kernel.restate(first, "stale", "spider.md changed");
     model.set("revision", 2);
     await until(() => el.byAttr("aria-label", `Open ${first}`)[0]?.getAttribute("data-state") === "stale", "the hit restated");
     view.dismiss();
