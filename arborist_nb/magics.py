@@ -387,7 +387,7 @@ class ArboristMagics(Magics):
             self.moved = False
             if session is not None or self.desk.under is not None:
                 return None, True, "moved"
-        if earlier is not None:
+        if earlier is not None and earlier.why != "parent":  # a --parent taken off: asked anew
             return earlier.parent, True, earlier.why
         if session is None:
             return None, True, "alone" if stands_alone(question) else "follow-up"

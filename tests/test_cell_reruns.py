@@ -161,3 +161,16 @@ def test_an_edited_cell_is_asked_as_a_new_question(shell: InteractiveShell) -> N
     assert edited.bates != b.bates and not edited.turn.reused
     assert edited.node.parent_bates == b.bates, "a follow-up of the turn before it, as ever"
     assert run(shell, "a", ALONE).bates == a.bates
+
+
+def test_a_cell_whose_parent_flag_was_taken_off_is_filed_as_a_new_question(
+    shell: InteractiveShell,
+) -> None:
+    a = run(shell, "a", ALONE)
+    placed = run(shell, "p", OTHER, f"--parent {a.bates}")
+    assert placed.node.parent_bates == a.bates
+    again = run(shell, "p", OTHER, f"--parent {a.bates}")
+    assert again.bates == placed.bates and again.own
+    root = shell.magics_manager.registry["ArboristMagics"].app.session(a.node.sid).root_bates
+    alone = run(shell, "p", OTHER)  # it stands alone: under the root, as the flag is gone
+    assert alone.node.parent_bates == root and not alone.own
