@@ -243,7 +243,8 @@ def _add_answer(
 
 def find_hits(app: Arborist, query: str, limit: int, viewer_sid: str) -> JSON:
     """Turns of every session matching every word of ``query``, best first, each with
-    its session's label (what a view titles the session's group of hits by)."""
+    its session's label (what a view titles the session's group of hits by) and, for an
+    answer out of service, its state and why (a hit shows both, as a row does)."""
     hits: list[FindHit] = app.find(query, limit=limit)
     labels = {sid: app.session(sid).label for sid in {hit.node.sid for hit in hits}}
     nows = [app.audit_now(hit.node) for hit in hits]
@@ -258,6 +259,8 @@ def find_hits(app: Arborist, query: str, limit: int, viewer_sid: str) -> JSON:
                 "label": hit.node.label,
                 "audit_mode": now.mode,
                 "support": now.support.level if now.support else None,
+                "state": now.state if now.withdrawn else None,
+                "state_reason": now.state_reason if now.withdrawn else None,
                 "foreign": hit.node.sid != viewer_sid,
                 "session_label": labels[hit.node.sid],
                 "snippet": hit.snippet,

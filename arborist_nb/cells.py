@@ -1,5 +1,5 @@
-"""A ``%%ask`` cell's ``{...}`` fields: a notebook variable, or another cell's input, output or
-error, as jupyter-ai's ``%%ai`` takes them.
+"""A ``%%ask`` cell's ``{...}`` fields (a notebook variable, or another cell's input, output or
+error, as jupyter-ai's ``%%ai`` takes them), and a cell's identity: the turn it showed last.
 
 ``{name}`` is the variable ``name``; ``{In[3]}``, ``{Out[3]}`` and ``{Err[3]}`` are cell 3's
 source, its output (the value it returned, as text) and the error it raised (its
@@ -8,6 +8,14 @@ is the error of the cell run just before it. ``{{`` and ``}}`` are braces. A fie
 names nothing the notebook has is a one-line refusal, never an empty string sent to a
 model. The question made is admitted like any other (the secret gate sees what a cell
 brought in).
+
+A cell is known by the id the front end sends with it (JupyterLab, Notebook 7 and VS Code
+put ``cellId`` in the request's metadata). :class:`CellTurns` keeps, for each cell of this
+kernel, the turn it showed last and why it was filed there, so that a cell run again with
+the same question lands where its turn is, whatever moved the session's current turn in
+between (the forest widget's "Set as current", another cell's question): it never grows a
+turn that exists (README, "How a notebook's cells chain"). Without an id (nbclient, a plain
+IPython shell) nothing is known of a cell, and the session's current turn decides.
 """
 
 from __future__ import annotations
@@ -15,9 +23,13 @@ from __future__ import annotations
 import re
 import string
 import traceback
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CellErrors", "Unfilled", "fill"]
+from arborist.forest.shard import Node
+from arborist.hashing import normalize_question
+
+__all__ = ["CellErrors", "CellTurn", "CellTurns", "Unfilled", "fill"]
 
 _CELL_FIELD = re.compile(r"(In|Out|Err)\[(-?\d{1,9})\]")
 
@@ -38,6 +50,44 @@ class CellErrors:
         count = getattr(result, "execution_count", None)
         if error is not None and isinstance(count, int):
             self.by_count[count] = "".join(traceback.format_exception(error)).rstrip()
+
+
+@dataclass(frozen=True)
+class CellTurn:
+    """The turn a cell showed last: its session, bates and parent, the question asked (as
+    normalized for the cache key) and why it was filed there (see ``ArboristMagics``)."""
+
+    sid: str
+    bates: str
+    parent: str
+    question: str
+    why: str
+
+
+class CellTurns:
+    """The turn each cell of this kernel showed last, by the front end's cell id."""
+
+    def __init__(self) -> None:
+        self.by_cell: dict[str, CellTurn] = {}
+
+    def earlier(self, cell: str | None, question: str, sid: str | None) -> CellTurn | None:
+        """The turn cell ``cell`` showed last, when it asked ``question`` in session ``sid``
+        (a cell whose question was edited, or asked in another session since, is asked as
+        a new one); None for a cell without an id or never run."""
+        if cell is None or sid is None:
+            return None
+        found = self.by_cell.get(cell)
+        if found is None or found.sid != sid or found.question != normalize_question(question):
+            return None
+        return found
+
+    def remember(self, cell: str | None, question: str, node: Node, why: str) -> None:
+        """Cell ``cell`` asked ``question`` and showed turn ``node``, filed there for ``why``."""
+        if cell is None or node.parent_bates is None:
+            return
+        self.by_cell[cell] = CellTurn(
+            node.sid, node.bates, node.parent_bates, normalize_question(question), why
+        )
 
 
 def fill(template: str, namespace: dict[str, Any], errors: CellErrors, count: int) -> str:

@@ -23,11 +23,12 @@ from functools import cached_property
 from typing import Any
 
 from arborist.app import Arborist, Turn
+from arborist.errors import ArboristError
 from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing
 from arborist.qa.support import Support, measure_record
-from arborist.store.cache import RecordEvidence
+from arborist.store.cache import OK, CacheRecord, RecordEvidence
 from arborist.store.places import LINKED_SCHEMES, uri_scheme
 from arborist.terminal import inert
 from arborist.witness import Heads
@@ -57,6 +58,7 @@ class Answer:
         app: Arborist,
         checkpoint: Heads,
         first_turn: Node | None = None,
+        own: bool = False,
     ) -> None:
         self.app = app
         self.turn = turn
@@ -64,6 +66,12 @@ class Answer:
         self.node = turn.node
         self.checkpoint = checkpoint
         self.first_turn = first_turn
+        self.own = own
+        """Whether a reused turn is the one this cell showed last (the front end names its
+        cells): "this cell's earlier answer"; another's is "asked here before"."""
+        self.replaced = _replaced(app, self.record) if not turn.result.hit else None
+        """For a new answer that took the place of one out of service: which revision, its
+        state and why (``revision 1, failed: the year is wrong``), read once; else None."""
         self._id = f"arb-{secrets.token_hex(6)}"  # unique across kernels and reopened notebooks
 
     @property
@@ -110,9 +118,10 @@ class Answer:
 
     def _cache_line(self) -> str:
         if self.turn.reused:
-            return "reused (this cell's earlier turn)"
+            return f"reused ({_REUSED[self.own]})"
         if not self.hit:
-            return "miss (answered now)"
+            replaces = f"; replaces {self.replaced}" if self.replaced else ""
+            return f"miss (answered now{replaces})"
         where = f" at {self.first_turn.bates}" if self.first_turn else ""
         return f"hit (first answered{where}, {self.record.created_at})"
 
@@ -130,7 +139,7 @@ class Answer:
         now = self.standing() if now is None else now
         withdrawn = [f"answer {now.state_text}"] if now.withdrawn else []
         if self.turn.reused:
-            cache = "this cell's earlier answer"
+            cache = "this cell's earlier answer" if self.own else "asked here before"
         elif self.hit:
             first = self.first_turn
             where = "" if first is None else f" (first asked as #{first.seq}"
@@ -138,7 +147,7 @@ class Answer:
                 where += f" of session {first.sid}"
             cache = "from the cache" + (f"{where})" if where else "")
         else:
-            cache = "new answer"
+            cache = f"new answer (replaces {self.replaced})" if self.replaced else "new answer"
         if not check:
             none = f"NONE: does not hold now: {check.summary}"
             return " · ".join([cache, none, *withdrawn, f"turn #{self.node.seq}"])
@@ -197,6 +206,26 @@ class Answer:
 
     def _repr_html_(self) -> str:
         return _render_html(self, self.verify(), self.standing())
+
+
+_REUSED = {True: "this cell's earlier turn", False: "the turn that asked it here before"}
+"""What a reused turn is, in the fold's cache line: this cell's own, or another's (another
+cell's with the same question, a widget's ask, or a cell the front end does not name)."""
+
+
+def _replaced(app: Arborist, record: CacheRecord) -> str | None:
+    """``revision 1, failed: REASON`` when ``record`` answers its key again after the revision
+    before it was taken out of service (one inert line); None for a first answer."""
+    if record.revision <= 1:
+        return None
+    try:
+        before = app.record(record.cache_key, revision=record.revision - 1)
+    except ArboristError:
+        return None
+    if before.state == OK:
+        return None
+    said = f"{before.state}: {before.state_reason}" if before.state_reason else before.state
+    return inert(f"revision {before.revision}, {said}", one_line=True)
 
 
 class Landing:

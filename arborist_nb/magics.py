@@ -32,7 +32,7 @@ from arborist.errors import ArboristError, NoDocuments
 from arborist.forest.shard import Node, Session
 from arborist.hashing import normalize_question
 from arborist.terminal import inert, inert_json
-from arborist_nb.cells import CellErrors, Unfilled, fill
+from arborist_nb.cells import CellErrors, CellTurn, CellTurns, Unfilled, fill
 from arborist_nb.display import Answer, Landing, answer_markup, md_escape
 
 __all__ = ["ASK_HELP", "ArboristMagics", "Lines", "WIDGET_HINT", "interpolate"]
@@ -194,6 +194,9 @@ class ArboristMagics(Magics):
         session new`` a kernel starts a new one, as asked)."""
         self.moved = False
         """Set by ``%arborist cd``/``back``: the next ``%%ask`` lands where the user moved."""
+        self.cell_turns = CellTurns()
+        """The turn each ``%%ask`` cell showed last in this home: where it lands when run
+        again (:class:`~arborist_nb.cells.CellTurns`)."""
 
     @property
     def sid(self) -> str | None:
@@ -287,7 +290,9 @@ class ArboristMagics(Magics):
             self._continue()  # the notebook's own session, when this kernel has none yet
         sid = args.sid or self.sid
         session = self._run(lambda: self.app.session(sid)) if sid else None  # read once
-        parent, reuse, why = self._parent_for(question, args.parent, session)
+        cell = self._cell_id()
+        earlier = self.cell_turns.earlier(cell, question, session.sid if session else None)
+        parent, reuse, why = self._parent_for(question, args.parent, session, earlier)
         asked = ask_of(self.desk, args, question)
         asked = replace(asked, sid=session.sid if session else None, parent=parent or asked.parent,
                         reuse=reuse, transcript=self._notebook_path())  # fmt: skip
@@ -304,12 +309,16 @@ class ArboristMagics(Magics):
                 stream.close()
         if session is None:
             self.desk.landed(turn.node.sid)  # the session its first question made
+        self.cell_turns.remember(cell, question, turn.node, why)
         if args.json:
             self._refresh_widgets()
             print(inert_json(json.dumps(ask_json(turn), indent=2, ensure_ascii=False)))
             return None
         first = self.app.first_turn(turn.result.cache_key) if turn.result.hit else None
-        answer = Answer(turn, app=self.app, checkpoint=self.app.checkpoint(), first_turn=first)
+        own = earlier is not None and earlier.bates == turn.node.bates
+        answer = Answer(
+            turn, app=self.app, checkpoint=self.app.checkpoint(), first_turn=first, own=own
+        )
         self._refresh_widgets()
         before = session.current_bates if session else None
         display(self._landing(turn, why, before, session.sid if session else turn.node.sid))
@@ -348,7 +357,11 @@ class ArboristMagics(Magics):
         return args
 
     def _parent_for(
-        self, question: str, parent: str | None, session: Session | None
+        self,
+        question: str,
+        parent: str | None,
+        session: Session | None,
+        earlier: CellTurn | None = None,
     ) -> tuple[str | None, bool, str]:
         """Where a ``%%ask`` cell lands, and why; the turn is reused when the same question
         was already answered there with the same key (see README, "How a notebook's cells
@@ -356,6 +369,10 @@ class ArboristMagics(Magics):
 
         * ``--parent REF``: under REF (why: ``parent``).
         * Right after ``%arborist cd``/``back``: under the turn moved to (``moved``).
+        * A cell run again with the same question (``earlier``: the turn it showed last,
+          :class:`~arborist_nb.cells.CellTurns`): under that turn's parent, for the reason
+          it was filed there, whatever moved the session's current turn since (the
+          widget's "Set as current", another cell): its turn is found there again.
         * A question that stands alone: under the session's root, so running the
           notebook again finds its turn there instead of growing the tree (``alone``).
         * A follow-up ("and what does it return ...?"): under the last turn; re-running
@@ -370,6 +387,8 @@ class ArboristMagics(Magics):
             self.moved = False
             if session is not None or self.desk.under is not None:
                 return None, True, "moved"
+        if earlier is not None and earlier.why != "parent":  # a --parent taken off: asked anew
+            return earlier.parent, True, earlier.why
         if session is None:
             return None, True, "alone" if stands_alone(question) else "follow-up"
         if stands_alone(question):

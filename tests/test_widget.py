@@ -644,6 +644,22 @@ def test_find_searches_every_session_and_flags_foreign_turns(
     assert by_bates[theirs]["session_label"] == "other", "a view titles the group by it"
 
 
+def test_a_search_hit_says_a_falsified_answers_state_and_why(
+    app: Arborist, view: View, session: tuple[str, list[str]]
+) -> None:
+    """Issue #35, item 6: the reason is shown wherever the state is, a search hit too."""
+    first = session[1][0]
+    view.request("falsify", bates=first, state="failed", reason="wrong <b>artist</b>")
+    hits = view.request("find", query=QUESTIONS[0], limit=10)["hits"]
+    by_bates = {hit["bates"]: hit for hit in hits}
+    assert (by_bates[first]["state"], by_bates[first]["state_reason"]) == (
+        "failed",
+        "wrong <b>artist</b>",
+    )  # text: the view sets it as text, never markup
+    assert all(hit["state"] is None for hit in hits if hit["bates"] != first)
+    assert all(hit["state_reason"] is None for hit in hits if hit["bates"] != first)
+
+
 def test_cd_moves_the_current_node_and_its_trait(
     app: Arborist, view: View, widget: ForestWidget, session: tuple[str, list[str]]
 ) -> None:

@@ -207,6 +207,9 @@ export function detailHead(h, body) {
           text: record.state,
         })
       : null,
+    record && record.state !== "ok" && record.state_reason
+      ? h("span", { class: "arb-state-reason", title: record.state_reason, attrs: { "aria-label": "Why" }, text: record.state_reason })
+      : null,
     body.served
       ? h("span", {
           class: "arb-badge arb-served",

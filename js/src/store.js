@@ -56,6 +56,8 @@ export class ForestStore {
     this.bodies = new Map();
     /** @type {Map<string, string>} bates -> node_hash */
     this.bodyHash = new Map();
+    /** @type {Map<string, Promise<object>>} bates -> a body request on its way */
+    this.pendingBodies = new Map();
     this.rowBudget = autoExpandRows;
     /** Nodes the reader closed: a refresh never reopens them. */
     this.closedByUser = new Set();
@@ -66,6 +68,8 @@ export class ForestStore {
     /** The turn a first sync opens the way to (the view's selection); null: the current turn. */
     this.openFirst = null;
     this.synced = false;
+    /** @type {Set<string>|null} cache-key prefixes the last roots answer moved (null: any) */
+    this.touchedKeys = null;
     this._syncing = null;
     this._again = false;
   }
@@ -166,6 +170,11 @@ export class ForestStore {
     for (const [prefix, states] of Object.entries(r.restated ?? {})) {
       this.restate(prefix, states, r.restated_reasons?.[prefix] ?? {});
     }
+    // The cache keys this answer says moved: restated, or asked again by an added turn
+    // (a new revision, a hit). Null when it cannot tell (a walk by hashes, too many).
+    this.touchedKeys = delta && r.restated
+      ? new Set([...Object.keys(r.restated), ...r.added.map((a) => a.summary?.cache_key).filter(Boolean)])
+      : null;
     if (r.store_seq !== undefined && r.store_seq !== this.storeSeq) {
       // A record changed state (falsified, evicted, rehydrated): bodies hold records.
       if (this.storeSeq !== null) this.invalidateBodies();
@@ -422,10 +431,25 @@ export class ForestStore {
   async body(bates) {
     const hash = this.bodyHash.get(bates);
     if (hash && this.bodies.has(hash)) return this.bodies.get(hash);
-    const body = await this.request("body", { bates });
-    this.bodyHash.set(bates, body.node_hash);
-    this.bodies.set(body.node_hash, body);
-    return body;
+    // One request for a body asked for twice at once (the open pane and the notice's undo).
+    const pending = this.pendingBodies.get(bates);
+    if (pending) return pending;
+    const asked = this.request("body", { bates }).then(
+      (body) => {
+        if (this.pendingBodies.get(bates) === asked) {
+          this.pendingBodies.delete(bates);
+          this.bodyHash.set(bates, body.node_hash);
+          this.bodies.set(body.node_hash, body);
+        }
+        return body;
+      },
+      (error) => {
+        if (this.pendingBodies.get(bates) === asked) this.pendingBodies.delete(bates);
+        throw error;
+      },
+    );
+    this.pendingBodies.set(bates, asked);
+    return asked;
   }
 
   /**
@@ -452,10 +476,23 @@ export class ForestStore {
     }
   }
 
+  /**
+   * Whether the last sync may have changed the answer under cache key ``key`` (its state,
+   * a later revision): what decides whether an open turn's body is read again.
+   *
+   * @param {string|null|undefined} key a full cache key
+   * @returns {boolean}
+   */
+  touched(key) {
+    if (this.touchedKeys === null) return true;
+    return Boolean(key) && [...this.touchedKeys].some((prefix) => key.startsWith(prefix));
+  }
+
   /** Forget cached bodies (hit counts, states and labels change outside any hash). */
   invalidateBodies() {
     this.bodies.clear();
     this.bodyHash.clear();
+    this.pendingBodies.clear(); // an answer on its way may be older than the change
   }
 
   /**

@@ -13,7 +13,7 @@ import { ForestStore } from "./store.js";
 import { markedParts, shortBates, shortSid } from "./text.js";
 import { actionMethods } from "./view_actions.js";
 import { detailMethods } from "./view_detail.js";
-import { treeMethods } from "./view_tree.js";
+import { stateReason, stateTitle, treeMethods } from "./view_tree.js";
 
 export { FALSIFY_STATES } from "./view_actions.js";
 export { ROW_HEIGHT_PX, VIRTUAL_MARGIN, VIRTUAL_ROWS } from "./view_tree.js";
@@ -48,6 +48,11 @@ export class ForestView {
     this.pollTimer = null;
     this.polling = false;
     this.refreshQueued = false;
+    /** The query whose hits are shown: searched again when the forest or the store moves. */
+    this.lastQuery = "";
+    /** @type {{bates: string, key: string}|null} the turn (and cache key) whose falsification
+     * the notice offers to undo; null: no undo offered */
+    this.noticeUndo = null;
     this.destroyed = false;
     this.disposers = [];
     this.build();
@@ -310,6 +315,7 @@ export class ForestView {
    *   text (undo what was just done)
    */
   notify(state, text, action) {
+    this.noticeUndo = null;
     this.noticeEl.hidden = false;
     this.noticeEl.setAttribute("data-notice", state);
     this.noticeText.textContent = text;
@@ -320,6 +326,7 @@ export class ForestView {
   }
 
   dismiss() {
+    this.noticeUndo = null;
     this.noticeEl.hidden = true;
     this.noticeEl.setAttribute("data-notice", "");
     this.noticeText.textContent = "";
@@ -360,7 +367,7 @@ export class ForestView {
     }
     this.setStatus("busy", "syncing…");
     try {
-      await this.store.sync();
+      await this.syncStore();
       if (this.destroyed) return;
       this.renderTree();
       this.rootEl.setAttribute("data-ready", "true");
@@ -371,6 +378,51 @@ export class ForestView {
     } catch (error) {
       this.fail(error, "sync");
     }
+  }
+
+  /**
+   * Bring the store up to date, then what hangs on what moved since the last sync: the
+   * search hits when the forest or the store did (a new turn, a label, a falsification),
+   * and, when the store did (an answer falsified, put back or answered again), the open
+   * turn's detail and the notice's Undo, so neither offers what the kernel would refuse.
+   */
+  async syncStore() {
+    const before = this.store.synced ? [this.store.storeSeq, this.store.eventSeq] : null;
+    await this.store.sync();
+    if (this.destroyed || before === null) return;
+    const storeMoved = before[0] !== this.store.storeSeq;
+    if (storeMoved || before[1] !== this.store.eventSeq) this.refreshSearch();
+    if (!storeMoved) return;
+    const shown = this.shownDetail;
+    const open = shown && !shown.body.is_root && this.detailEl.getAttribute("data-rendered") === shown.body.bates;
+    if (open && this.store.touched(shown.body.cache_key)) this.refreshDetail(shown.body.bates);
+    if (this.noticeUndo && this.store.touched(this.noticeUndo.key)) this.checkUndo(this.noticeUndo.bates);
+  }
+
+  /**
+   * Read the open turn's body again and draw it when it changed (its record's state, a
+   * later revision); an unchanged one is left as it is, with what the reader typed.
+   *
+   * @param {string} bates
+   */
+  async refreshDetail(bates) {
+    const token = this.detailToken;
+    let body;
+    try {
+      body = await this.store.body(bates);
+    } catch (error) {
+      this.fail(error, "open");
+      return;
+    }
+    const shown = this.shownDetail;
+    if (token !== this.detailToken || !shown || shown.body.bates !== bates) return;
+    if (JSON.stringify(body) === JSON.stringify(shown.body)) return;
+    this.renderDetail(body, ++this.detailToken, shown.inTree);
+  }
+
+  /** Search again for the hits shown (none shown: nothing to do). */
+  refreshSearch() {
+    if (this.lastQuery && !this.resultsEl.hidden) this.search(this.lastQuery);
   }
 
   /**
@@ -426,7 +478,7 @@ export class ForestView {
       return;
     }
     this.store.invalidateBodies();
-    this.store.sync().then(
+    this.syncStore().then(
       async () => {
         this.renderTree();
         if (mine && event.bates) {
@@ -486,11 +538,20 @@ export class ForestView {
                   class: "arb-hit",
                   title: hit.bates,
                   attrs: { "aria-label": `Open ${hit.bates}` },
-                  dataset: { bates: hit.bates, sid: hit.sid, foreign: String(hit.foreign) },
+                  dataset: { bates: hit.bates, sid: hit.sid, foreign: String(hit.foreign), state: hit.state ?? undefined },
                   on: { click: () => this.select(hit.bates) },
                 },
                 h("span", { class: "arb-name", text: shortBates(hit.bates, hit.foreign) }),
                 h("span", { class: "arb-question", text: hit.question }),
+                hit.state
+                  ? h("span", {
+                      class: "arb-badge arb-state",
+                      title: stateTitle(hit),
+                      dataset: { state: hit.state },
+                      text: hit.state,
+                    })
+                  : null,
+                hit.state && hit.state_reason ? stateReason(h, hit.state_reason) : null,
                 h(
                   "span",
                   { class: "arb-snippet" },
@@ -507,6 +568,8 @@ export class ForestView {
   /** @param {string} query */
   async search(query) {
     const h = this.h;
+    this.lastQuery = query;
+    const token = (this.searchToken = (this.searchToken ?? 0) + 1); // the latest search wins
     if (!query.trim()) {
       this.resultsEl.hidden = true;
       this.resultsEl.replaceChildren();
@@ -514,6 +577,7 @@ export class ForestView {
     }
     try {
       const result = await this.requester.request("find", { query, limit: 20 });
+      if (token !== this.searchToken || this.destroyed) return;
       this.resultsEl.hidden = false;
       this.resultsEl.setAttribute("data-count", String(result.hits.length));
       this.resultsEl.replaceChildren(

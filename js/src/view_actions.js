@@ -21,7 +21,10 @@ export const FALSIFY_STATES = Object.freeze(["failed", "stale", "quarantined"]);
  */
 export function cannotFalsify(body) {
   if (!body.record) return body.record_error ?? "this home's store does not hold the answer";
-  if (body.record.state !== "ok") return `already ${body.record.state}`;
+  if (body.record.state !== "ok") {
+    const why = body.record.state_reason;
+    return `already ${body.record.state}${why ? `: ${why}` : ""}`;
+  }
   return null;
 }
 
@@ -190,7 +193,7 @@ export const actionMethods = {
         current
           ? h("span", { class: "arb-current", title: "the next %%ask in this kernel goes under this turn", text: "● current turn" })
           : this.button("Set as current", "Make this the current node", "cd", () => this.cd(body.bates), {
-              title: "Make this the kernel's current turn: the next %%ask follow-up goes under it",
+              title: "Make this the kernel's current turn: the next new %%ask follow-up goes under it (a cell run again stays where its turn is)",
             }),
         labelInput,
         this.button("Label", "Set label", "label", () => this.relabel(body.bates, labelInput.value)),
@@ -319,7 +322,7 @@ export const actionMethods = {
       this.store.currentBates = result.current_bates;
       this.renderTree();
       const foreign = this.store.nodes.get(result.current_bates)?.summary?.foreign ?? false;
-      this.notify("ok", `${shortBates(result.current_bates, foreign)} is now the current turn: the next %%ask follow-up goes under it`);
+      this.notify("ok", `${shortBates(result.current_bates, foreign)} is now the current turn: the next new %%ask follow-up goes under it`);
       if (this.selected === bates) this.showDetail(bates, { reveal: false });
     } catch (error) {
       this.fail(error, "cd");
@@ -348,6 +351,7 @@ export const actionMethods = {
       const name = shortBates(result.bates, foreign);
       this.notify("ok", result.label ? `labelled ${name} “${result.label}”` : `${name}'s label removed`);
       this.showDetail(bates, { reveal: false });
+      this.refreshSearch();
     } catch (error) {
       this.fail(error, "label");
     }
@@ -371,10 +375,36 @@ export const actionMethods = {
         label: "Undo falsification",
         run: () => this.restore(bates),
       });
+      this.noticeUndo = { bates, key: result.cache_key }; // offered while the kernel takes it
       this.showDetail(bates, { reveal: false });
+      this.refreshSearch();
     } catch (error) {
       this.fail(error, "falsify");
     }
+  },
+
+  /**
+   * The notice's Undo after the store moved (the question answered again, the answer put
+   * back elsewhere): kept only while the kernel would still take it, else said why not.
+   *
+   * @param {string} bates
+   */
+  async checkUndo(bates) {
+    let body;
+    try {
+      body = await this.store.body(bates);
+    } catch {
+      return; // the sync says what went wrong; the undo, if taken, says it again
+    }
+    if (this.noticeUndo?.bates !== bates || canRestore(body)) return;
+    this.noticeUndo = null;
+    const later = body.latest_revision;
+    const why = body.record?.state === "ok"
+      ? "it was put back in service since"
+      : later && later.revision !== body.record?.revision
+        ? `revision ${later.revision} has answered the question since, so it can no longer be undone`
+        : "it can no longer be undone";
+    this.notify("ok", `${this.noticeText.textContent} (${why})`);
   },
 
   /**
@@ -392,6 +422,7 @@ export const actionMethods = {
       const name = shortBates(bates, this.store.nodes.get(bates)?.summary?.foreign ?? false);
       this.notify("ok", `falsification undone: the answer of ${name} (revision ${result.revision}) is in service again (both events stay in the record)`);
       this.showDetail(bates, { reveal: false });
+      this.refreshSearch();
     } catch (error) {
       this.fail(error, "undo");
     }

@@ -24,6 +24,18 @@ export function stateTitle(s) {
   return s.state_reason ? `answer ${s.state}: ${s.state_reason}` : `answer ${s.state} (open the turn for why)`;
 }
 
+/**
+ * Why an answer is out of service, shown as text beside its state (a row, a search hit,
+ * the detail's head): cut with an ellipsis where room is short, whole on hover.
+ *
+ * @param {Function} h
+ * @param {string} reason untrusted text (set as text, never markup)
+ * @returns {HTMLElement}
+ */
+export function stateReason(h, reason) {
+  return h("span", { class: "arb-state-reason", title: reason, attrs: { "aria-label": "Why" }, text: reason });
+}
+
 /** A row's height in pixels (the stylesheet's `--arb-row-height`): virtual scrolling
  * places rows by it. */
 export const ROW_HEIGHT_PX = 24;
@@ -245,6 +257,7 @@ export const treeMethods = {
               text: s.state,
             })
           : null,
+        s.state && s.state !== "ok" && s.state_reason ? stateReason(h, s.state_reason) : null,
         s.audit_mode
           ? h("span", {
               class: "arb-badge arb-audit",

@@ -61,6 +61,7 @@ class FakeKernel {
     this.version = 0;
     this.events = []; // the audit chain of sessions.db: [type, bates]
     this.storeSeq = 0; // the head of store.db's chain
+    this.stateEvents = []; // [store seq, cache key, revision, state]: as cache_state events
     this.memo = null;
     this.addSession(sid);
   }
@@ -82,6 +83,14 @@ class FakeKernel {
     this.version++;
     this.events.push(["node_insert", bates]);
     return bates;
+  }
+
+  /** A record's state changed (a falsify anywhere, its undoing, a stale mark). */
+  restate(bates, state, reason) {
+    const node = this.nodes.get(bates);
+    node.record = { ...node.record, state, state_reason: reason };
+    this.storeSeq++;
+    this.stateEvents.push([this.storeSeq, node.key ?? "ab".repeat(32), node.record.revision, state]);
   }
 
   relabel(bates, label) {
@@ -121,8 +130,11 @@ class FakeKernel {
       seq: node.seq,
       foreign: node.sid !== this.sid,
       n_children: this.children(node.bates).length,
-      cache_key: "ab".repeat(6),
+      cache_key: (node.key ?? "ab".repeat(32)).slice(0, 12),
       revision: node.revision ?? 1,
+      ...(node.record && node.record.state !== "ok"
+        ? { state: node.record.state, state_reason: node.record.state_reason }
+        : {}),
     };
   }
 
@@ -149,6 +161,14 @@ class FakeKernel {
           turns: session.nextSeq - 1,
           event_seq: this.events.length,
           store_seq: this.storeSeq,
+          restated:
+            args.store_since === null || args.store_since === undefined
+              ? undefined
+              : Object.fromEntries(
+                  this.stateEvents
+                    .filter(([seq]) => seq > args.store_since)
+                    .map(([, key, revision, state]) => [key.slice(0, 12), { [revision]: state }]),
+                ),
           relabelled:
             args.since === null || args.since === undefined
               ? {}
@@ -248,7 +268,7 @@ class FakeKernel {
           question: node.question,
           answer_text: node.answer ?? `answer to ${node.question}`,
           cited_titles: [],
-          cache_key: "ab".repeat(32),
+          cache_key: node.key ?? "ab".repeat(32),
           audit_mode: "STRICT",
           node_hash: await sha256Hex(utf8(node.bates)),
           subtree_hash: hashes.get(node.bates),
@@ -258,6 +278,48 @@ class FakeKernel {
           record_error: node.recordError ?? null,
           served: node.seq === 0 ? null : "miss",
           first_answered: null,
+          latest_revision: node.record ? (node.latest ?? { revision: node.record.revision, state: node.record.state }) : null,
+        };
+        break;
+      }
+      case "find": {
+        // As sync.find_hits: every turn whose question holds the query, with its state.
+        const hits = [...this.nodes.values()].filter((n) => n.seq > 0 && n.question.includes(args.query));
+        result = {
+          query: args.query,
+          hits: hits.map((n) => ({
+            bates: n.bates,
+            sid: n.sid,
+            seq: n.seq,
+            question: n.question,
+            label: n.label,
+            audit_mode: "STRICT",
+            support: null,
+            state: n.record && n.record.state !== "ok" ? n.record.state : null,
+            state_reason: n.record && n.record.state !== "ok" ? n.record.state_reason : null,
+            foreign: n.sid !== this.sid,
+            session_label: null,
+            snippet: n.question,
+          })),
+        };
+        break;
+      }
+      case "falsify":
+      case "restore": {
+        const node = this.nodes.get(args.bates);
+        const latest = node.latest?.revision ?? node.record.revision;
+        if (kind === "restore" && latest !== node.record.revision) {
+          throw new Error(`record abababababab… revision ${node.record.revision} cannot be put back: revision ${latest} has answered the question since`);
+        }
+        if (kind === "falsify") this.restate(node.bates, args.state, args.reason);
+        else this.restate(node.bates, "ok", "falsification undone");
+        result = {
+          bates: node.bates,
+          cache_key: node.key ?? "ab".repeat(32),
+          revision: node.record.revision,
+          state: node.record.state,
+          state_reason: node.record.state_reason,
+          summary: this.summary(node),
         };
         break;
       }
@@ -1273,6 +1335,124 @@ describe("a view with no session yet (issue #26)", () => {
     assert.equal(el.byAttr("role", "treeitem")[0].textContent.includes("<b>Who created Spider-Man?</b>"), true);
     assert.equal(el.find((n) => n.tagName === "B").length, 0, "the question is text");
     await until(() => el.byAttr("aria-label", "Node detail")[0].getAttribute("data-bates") === first, "its detail");
+    cleanup();
+  });
+});
+
+describe("the view over the notebook's changes (issue #35, item 6)", () => {
+  /** A view on a turn with an answer in service, its detail open. */
+  async function opened() {
+    const kernel = new FakeKernel(SID);
+    const first = kernel.add(SID, `${SID}-000000`, "Who created Spider-Man?");
+    kernel.nodes.get(first).record = { state: "ok", state_reason: null, revision: 1, hit_count: 0, dimensions: {}, evidence: [] };
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const model = connect(kernel);
+    const view = new ForestView(model, el);
+    const cleanup = view.start();
+    const detail = el.byAttr("aria-label", "Node detail")[0];
+    await until(() => detail.getAttribute("data-rendered") === first, "the detail");
+    return { kernel, first, el, model, view, cleanup, detail };
+  }
+
+  test("once the question is answered again, neither the notice nor the pane offers Undo", async () => {
+    const { kernel, first, el, model, view, cleanup, detail } = await opened();
+    await view.falsify(first, "failed", "the year is <b>wrong</b>");
+    const notice = el.byAttr("aria-label", "Notice")[0];
+    const undo = notice.find((n) => n.getAttribute?.("aria-label") === "Undo falsification")[0];
+    assert.equal(undo.hidden, false, "offered while it can be taken");
+    await until(() => detail.byAttr("aria-label", "Undo falsification").length === 1, "the pane's undo");
+    // A %%ask cell asks the question again: revision 2 answers it, in a turn of its own.
+    kernel.nodes.get(first).latest = { revision: 2, state: "ok" };
+    kernel.add(SID, `${SID}-000000`, "Who created Spider-Man?", { revision: 2 }); // the same key
+    kernel.storeSeq++; // the new revision's record
+    model.set("revision", 1);
+    await until(() => detail.byAttr("aria-label", "Undo falsification").length === 0, "the pane without undo");
+    assert.match(detail.byAttr("aria-label", "Later revision")[0].textContent, /revision 2 has answered/);
+    await until(() => undo.hidden, "the notice without undo");
+    assert.match(notice.textContent, /revision 2 has answered the question since, so it can no longer be undone/);
+    assert.equal(view.noticeUndo, null);
+    cleanup();
+  });
+
+  test("the Undo stays while nothing replaced the answer, and a sync without a store change reads no body", async () => {
+    const { kernel, first, el, model, view, cleanup, detail } = await opened();
+    await view.falsify(first, "failed", "wrong");
+    await until(() => detail.byAttr("aria-label", "Undo falsification").length === 1, "the pane's undo");
+    const synced = kernel.log.length;
+    await view.refresh(); // the view learns of its own falsification: one body, read once
+    await until(() => kernel.log.length >= synced + 2, "the body read again");
+    await new Promise((resolve) => setTimeout(resolve, 50)); // (WebCrypto answers late)
+    assert.deepEqual(kernel.log.slice(synced).map((e) => e.kind), ["roots", "body"]);
+    kernel.add(SID, first, "And who drew him?"); // a follow-up: the store does not move
+    const from = kernel.log.length;
+    model.set("revision", 1);
+    await until(() => el.byAttr("role", "treeitem").length === 2, "the new turn");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(kernel.log.slice(from).map((e) => e.kind), ["roots"]);
+    const notice = el.byAttr("aria-label", "Notice")[0];
+    assert.equal(notice.find((n) => n.getAttribute?.("aria-label") === "Undo falsification")[0].hidden, false);
+    assert.equal(view.noticeUndo.bates, first);
+    cleanup();
+  });
+
+  test("a store change about other answers reads no body; one about the open turn's does", async () => {
+    const { kernel, first, el, model, cleanup, detail } = await opened();
+    const other = kernel.add(SID, `${SID}-000000`, "Who created Batman?", { key: "cd".repeat(32) });
+    kernel.nodes.get(other).record = { state: "ok", state_reason: null, revision: 1, hit_count: 0, dimensions: {}, evidence: [] };
+    model.set("revision", 1);
+    await until(() => el.byAttr("role", "treeitem").length === 2, "the other turn");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const from = kernel.log.length;
+    kernel.restate(other, "failed", "wrong hero"); // the other answer, falsified elsewhere
+    model.set("revision", 2);
+    await until(() => el.byAttr("data-bates", other).some((n) => n.getAttribute("data-state") === "failed"), "its row");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(kernel.log.slice(from).map((e) => e.kind), ["roots"], "the open turn's body is not read");
+    kernel.restate(first, "stale", "spider.md changed"); // the open turn's answer
+    model.set("revision", 3);
+    await until(() => detail.getAttribute("data-state") === "stale", "the pane redrawn");
+    assert.equal(detail.byAttr("aria-label", "Why")[0].textContent, "spider.md changed");
+    cleanup();
+  });
+
+  test("the reason is shown as text in the row, the pane and a search hit", async () => {
+    const { first, el, view, cleanup, detail } = await opened();
+    await view.falsify(first, "failed", "the year is <b>wrong</b>");
+    const row = el.byAttr("data-bates", first).find((n) => n.getAttribute("role") === "treeitem");
+    assert.equal(row.byAttr("aria-label", "Why")[0].textContent, "the year is <b>wrong</b>");
+    await until(() => detail.byAttr("aria-label", "Why").length === 1, "the reason in the pane");
+    assert.equal(detail.byAttr("aria-label", "Why")[0].textContent, "the year is <b>wrong</b>");
+    assert.equal(detail.byAttr("aria-label", "Falsification state")[0].textContent, "already failed: the year is <b>wrong</b>");
+    await view.search("Spider");
+    const hit = el.byAttr("aria-label", `Open ${first}`)[0];
+    assert.equal(hit.getAttribute("data-state"), "failed");
+    assert.equal(hit.byAttr("aria-label", "Why")[0].textContent, "the year is <b>wrong</b>");
+    assert.equal(el.find((n) => n.tagName === "B").length, 0, "the reason is text");
+    cleanup();
+  });
+
+  test("search hits are searched again when a turn is added or an answer falsified", async () => {
+    const { kernel, first, el, model, view, cleanup } = await opened();
+    await view.search("Spider");
+    const results = el.byAttr("aria-label", "Search results")[0];
+    assert.equal(results.getAttribute("data-count"), "1");
+    const second = kernel.add(SID, first, "Who drew Spider-Man?"); // a %%ask cell in the kernel
+    model.set("revision", 1);
+    await until(() => results.getAttribute("data-count") === "2", "the new turn found");
+    assert.equal(el.byAttr("aria-label", `Open ${second}`).length, 1);
+    // Falsified in another face (%arborist falsify): only the store moves.
+    kernel.restate(first, "stale", "spider.md changed");
+    model.set("revision", 2);
+    await until(() => el.byAttr("aria-label", `Open ${first}`)[0]?.getAttribute("data-state") === "stale", "the hit restated");
+    view.dismiss();
+    await view.search(""); // cleared: nothing is searched again
+    const from = kernel.log.length;
+    kernel.add(SID, first, "Another question about Spider-Man");
+    model.set("revision", 3);
+    await until(() => el.byAttr("role", "treeitem").length === 3, "the third turn");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(!kernel.log.slice(from).some((e) => e.kind === "find"));
     cleanup();
   });
 });

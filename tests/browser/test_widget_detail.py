@@ -111,7 +111,9 @@ def test_falsify_asks_first_can_be_undone_and_stays_with_its_revision(lab: Lab) 
     )
     row(tree, first).click()
     expect(detail).to_have_attribute("data-rendered", first, timeout=RENDER_MS)
-    expect(detail.get_by_label("Falsification state")).to_have_text("already failed")
+    expect(detail.get_by_label("Falsification state")).to_have_text(
+        "already failed: the median of an empty list raises"
+    )
     expect(detail.get_by_label("Later revision")).to_contain_text("revision 2")
     expect(detail.get_by_role("button", name="Undo falsification")).to_have_count(0)
     expect(detail.locator(".arb-state[data-state='failed']")).to_be_visible()
