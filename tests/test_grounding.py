@@ -1,7 +1,8 @@
 """When the offline answerer refuses: names the evidence never says (a version of what the
-documents are about, a possessive, a name of several capitalised words), and how many of
-the question's words the evidence holds. Each rule on a few passages written as a real
-manual writes them, then end to end over a small corpus ingested into a real store."""
+documents are about, a possessive, a name of several capitalised words, the tool a question
+closes by asking in), and how many of the question's words the evidence holds. Each rule
+on a few passages written as a real manual writes them, then end to end over a small
+corpus ingested into a real store."""
 
 from __future__ import annotations
 
@@ -82,6 +83,39 @@ def test_a_name_of_several_capitalised_words_must_be_said_together() -> None:
     assert names("who wrote Core and Framework", CONNECTIONS, "SQLite") == []
 
 
+ATTRIBUTES = (
+    "You do not want any end-of-line conversions applied to, nor textual diffs produced for, "
+    "any binary file you track. You can explicitly tell Git that a large file is binary with "
+    "the binary attribute in .gitattributes, and Git will handle the file appropriately."
+)
+
+
+def test_the_tool_a_question_closes_by_asking_in_must_be_said() -> None:
+    question = "how do i track large binary files with git lfs"
+    answer = ask(question, ATTRIBUTES, "gitattributes(5)")
+    assert answer.startswith(REFUSAL) and "No passage mentions lfs" in answer
+    answer = ask("how do i track large binary files with gitattributes", ATTRIBUTES, "git")
+    assert "tell Git that a large file is binary" in answer
+    # a word said in another inflection is said; a quantity is no tool ("in one go")
+    assert names("mark a binary file in the attributes", ATTRIBUTES, "git") == []
+    assert names("mark every binary file in one go", ATTRIBUTES, "git") == []
+    # one word after "in" or "on" and a determiner is a kind of place, which an answer
+    # names one of ("in a comic": "Amazing Fantasy"); two words, or none, name one
+    assert names("which binary file diffs in a commit", ATTRIBUTES, "git") == []
+    assert names("which binary file diffs in a merge commit", ATTRIBUTES, "git") == [
+        "merge",
+        "commit",
+    ]
+    assert names("which binary file diffs in mercurial", ATTRIBUTES, "git") == ["mercurial"]
+    # a passage near the question in meaning says it in other words: not refused for it
+    near = EvidenceText("E1", "git", "file:///g.html", ATTRIBUTES, nearness=(0.6,))
+    request = make_request("track large binary files in a repository folder", [near])
+    assert absent_names(request) == []
+    far = EvidenceText("E1", "git", "file:///g.html", ATTRIBUTES, nearness=(0.2,))
+    request = make_request("track large binary files in a repository folder", [far])
+    assert absent_names(request) == ["repository", "folder"]
+
+
 def test_the_question_words_counted_are_those_the_support_label_counts() -> None:
     question = (
         "which smoothing option keeps the data monotonic and doesn't overshoot between points"
@@ -113,6 +147,7 @@ def test_each_rule_holds_over_a_small_corpus_ingested_into_a_real_store(
             "bash 6.0": "When is bash 6.0 going to be released?",
             "matplotlib": "what is matplotlib's default colormap",
             "Entity Framework Core": "Entity Framework Core connection string for sqlite",
+            "jupyter, notebook": "how to use gnuplot colormaps in a jupyter notebook",
         }
         for name, question in asked.items():
             answer = app.ask(question).answer

@@ -81,7 +81,12 @@ def absent_names(request: ChatRequest) -> list[str]:
     * names of several capitalised words (:func:`_name_runs`: "Entity Framework Core") that
       no passage or title says together, word after word;
     * versions of what the documents are about (:func:`_versions`: "bash 6.0" over
-      evidence titled "Bash Reference Manual") that no passage or title holds.
+      evidence titled "Bash Reference Manual") that no passage or title holds;
+    * the words of the tool, place or medium the question closes by asking in
+      (:func:`_closing_words`: "... with git lfs", "... in a jupyter notebook") that no
+      passage or title holds in any inflection, unless retrieval measured a passage
+      :data:`CLOSE_FLOOR` near the question (which then says them in other words: "in a
+      folder" over passages that say "directory").
 
     Evidence that never says the name, or never names the module, product or release it
     is asked in, cannot say what it is."""
@@ -105,6 +110,10 @@ def absent_names(request: ChatRequest) -> list[str]:
     for run in _name_runs(question):
         if not any(f" {' '.join(words(run))} " in t for t in spoken):
             absent.append(run)
+    held = {root(w) for w in said}
+    near = [score for item in request.evidence for score in item.nearness]
+    if not near or max(near) < CLOSE_FLOOR:  # near in meaning: said in other words
+        absent += [w for w in _closing_words(question) if root(fold(w)) not in held]
     titles = {w for item in request.evidence for w in words(item.title)}
     for name, version in _versions(question):
         if fold(name) in titles and not any(_holds_version(t, version) for t in texts):
@@ -179,6 +188,39 @@ def _name_runs(question: str) -> list[str]:
                 found.append(" ".join(run))
             run = []
     return list(dict.fromkeys(found))
+
+
+_CLOSING = re.compile(
+    r"\b(with|using|in|from|via|through|on)\s+((?:a|an|the|my|your|our)\s+)?"
+    r"([^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*)?)\s*[?!.]*\s*$",
+    re.IGNORECASE,
+)
+"""The one or two words a question closes with after a preposition ("... with git lfs",
+"... in a jupyter notebook", "... from a shapefile"), and the determiner before them."""
+
+_QUANTIFIERS = frozenset(
+    {"one", "two", "three", "several", "many", "few", "all", "each", "every", "some", "any"}
+    | {"both", "more", "most", "other", "another", "same"}
+)
+
+
+def _closing_words(question: str) -> list[str]:
+    """The content words of the tool, place or medium the question closes by asking in
+    ("how do I track large binary files with git lfs": ``git``, ``lfs``; "... in a
+    jupyter notebook", "... from a shapefile"): what the answer must be about, as the
+    module is of ``subprocess.run``. Not a quantity ("in one go", "with several people"),
+    not a kind of thing a place is ("in a comic", "on a schedule": one word after "in" or
+    "on" and a determiner, which an answer names an instance of), nor a word of no
+    meaning of its own or one that shapes a request ("in python")."""
+    match = _CLOSING.search(question.strip())
+    if match is None:
+        return []
+    preposition, determiner, said = match.group(1), match.group(2), _TOKEN.findall(match.group(3))
+    if fold(said[0]) in _QUANTIFIERS:
+        return []
+    if fold(preposition) in {"in", "on"} and determiner and len(said) == 1:
+        return []
+    return [w for w in said if fold(w) not in STOPWORDS | REQUEST_WORDS and len(w) > 1]
 
 
 _VERSION = re.compile(r"([^\W\d_][^\W_]*)\s+v?(\d+(?:\.\d+)+)(?!\w|\.\d)")
