@@ -70,6 +70,21 @@ def test_a_name_written_as_a_possessive_that_no_passage_says_is_refused() -> Non
     assert names("what's my program's default colormap", COLORMAPS, "gnuplot") == []
 
 
+READLINE = (
+    "A vi-style line editing interface is also available. Readline offers completion of "
+    "the word being typed, and history expansion like the C shell's."
+)
+
+
+def test_words_joined_by_hyphens_that_no_passage_says_name_what_it_lacks() -> None:
+    question = "how do I enable fish-style autosuggestions in bash?"
+    answer = ask(question, READLINE, "Bash Reference Manual")
+    assert answer.startswith(REFUSAL) and "No passage mentions fish-style" in answer
+    # the passages say it, or say every part of it apart ("line-editing"): not missing
+    assert names("how do I enable vi-style editing", READLINE, "Bash") == []
+    assert names("which line-editing interface is available", READLINE, "Bash") == []
+
+
 def test_a_name_of_several_capitalised_words_must_be_said_together() -> None:
     question = "Entity Framework Core connection string for sqlite"
     answer = ask(question, CONNECTIONS, "SQLite C Interface")

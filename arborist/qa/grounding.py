@@ -79,7 +79,9 @@ def absent_names(request: ChatRequest) -> list[str]:
       possessive (:func:`_possessives`: "matplotlib's") that no word of a passage or title
       opens with ("URL" opens "urllib");
     * names of several capitalised words (:func:`_name_runs`: "Entity Framework Core") that
-      no passage or title says together, word after word;
+      no passage or title says together, word after word, and words joined by hyphens
+      ("fish-style", "time-to-live") that no passage says, a part of which no passage
+      holds in any inflection;
     * versions of what the documents are about (:func:`_versions`: "bash 6.0" over
       evidence titled "Bash Reference Manual") that no passage or title holds;
     * the words of the tool, place or medium the question closes by asking in
@@ -106,11 +108,21 @@ def absent_names(request: ChatRequest) -> list[str]:
             any(w.startswith(part) for w in said) for part in words(name)
         ):
             absent.append(name)
+    return list(dict.fromkeys(absent + _unsaid_phrases(request, texts, said)))
+
+
+def _unsaid_phrases(request: ChatRequest, texts: list[str], said: set[str]) -> list[str]:
+    """The names of several words, words joined by hyphens, closing words and versions of
+    :func:`absent_names` that ``texts`` (the evidence's titles and texts, whose words are
+    ``said``) never say."""
+    question = request.question
     spoken = [f" {' '.join(words(t))} " for t in texts]
-    for run in _name_runs(question):
-        if not any(f" {' '.join(words(run))} " in t for t in spoken):
-            absent.append(run)
     held = {root(w) for w in said}
+    absent = [r for r in _name_runs(question) if not any(f" {_joined(r)} " in t for t in spoken)]
+    for compound in _HYPHENATED.findall(question):  # "fish-style": a name, once unknown
+        unsaid = not any(f" {_joined(compound)} " in t for t in spoken)
+        if unsaid and any(root(part) not in held for part in words(compound)):
+            absent.append(compound)
     near = [score for item in request.evidence for score in item.nearness]
     if not near or max(near) < CLOSE_FLOOR:  # near in meaning: said in other words
         absent += [w for w in _closing_words(question) if root(fold(w)) not in held]
@@ -118,7 +130,12 @@ def absent_names(request: ChatRequest) -> list[str]:
     for name, version in _versions(question):
         if fold(name) in titles and not any(_holds_version(t, version) for t in texts):
             absent.append(f"{name} {version}")
-    return list(dict.fromkeys(absent))
+    return absent
+
+
+def _joined(name: str) -> str:
+    """The words of ``name`` one space apart: how a passage's words, joined so, say it."""
+    return " ".join(words(name))
 
 
 _TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
@@ -163,6 +180,9 @@ def _possessives(question: str) -> list[str]:
             found.append(word)
     return list(dict.fromkeys(found))
 
+
+_HYPHENATED = re.compile(r"\b[^\W\d_]+(?:-[^\W_]+)+\b")
+"""A word of parts joined by hyphens ("fish-style", "time-to-live", "oh-my-zsh")."""
 
 _CAPITALISED = re.compile(r"\b[A-Z][^\W_]*(?:-[^\W_]+)*(?:\s+[A-Z][^\W_]*(?:-[^\W_]+)*)+")
 """Two or more words in a row, each opening with a capital."""
