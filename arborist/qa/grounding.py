@@ -6,9 +6,11 @@ the evidence
 
 * never says a name the question asks about (:func:`absent_names`): an identifier
   (``os.path.splitext``), a name written with capitals (``Bitbucket``), a name of
-  several words (``Entity Framework Core``, said together), a name written as a
-  possessive (``matplotlib's``), or a version of what the documents are about
-  (``bash 6.0``); evidence that never names the thing asked about cannot say what it is;
+  several words (``Entity Framework Core``, said together), words joined by hyphens
+  (``fish-style``), a name written as a possessive (``matplotlib's``), a version of what
+  the documents are about (``bash 6.0``), or the tool the question closes by asking in
+  ("... with git lfs"); evidence that never names the thing asked about cannot say what
+  it is;
 * holds too few of the question's words (:func:`grounded`, :data:`ANSWERED_SHARE`), unless
   retrieval measured that a passage is near it in meaning (:data:`CLOSE_FLOOR`).
 
