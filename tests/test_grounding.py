@@ -95,7 +95,7 @@ def test_a_name_of_several_capitalised_words_must_be_said_together() -> None:
     # a title-cased question names nothing by its capitals, and words of no meaning of their
     # own split a run ("Pride and Prejudice" is two names, each of one word)
     assert names("Where Core Opens The Connection String", CONNECTIONS, "SQLite") == []
-    assert names("who wrote Core and Framework", CONNECTIONS, "SQLite") == []
+    assert names("which one is Core and Framework", CONNECTIONS, "SQLite") == []
 
 
 ATTRIBUTES = (
@@ -129,6 +129,21 @@ def test_the_tool_a_question_closes_by_asking_in_must_be_said() -> None:
     far = EvidenceText("E1", "git", "file:///g.html", ATTRIBUTES, nearness=(0.2,))
     request = make_request("track large binary files in a repository folder", [far])
     assert absent_names(request) == ["repository", "folder"]
+
+
+RELATIONAL = (
+    "SQLite is a relational database engine. A table in the relational model of data is a "
+    "set of rows; auxiliary columns provide a cleaner model and reduce the need for joins."
+)
+
+
+def test_a_question_for_who_did_something_needs_a_passage_that_says_it_was_done() -> None:
+    answer = ask("who invented the relational model of data", RELATIONAL, "SQLite")
+    assert answer.startswith(REFUSAL) and "No passage mentions invented" in answer
+    said = RELATIONAL + " The relational model was invented by Edgar Codd in 1970."
+    assert "invented by Edgar Codd" in ask("who invented the relational model", said, "SQL")
+    # "who is", "who can": no act of its own
+    assert names("who can read the relational model of data", RELATIONAL, "SQLite") == []
 
 
 def test_the_question_words_counted_are_those_the_support_label_counts() -> None:

@@ -86,6 +86,9 @@ def absent_names(request: ChatRequest) -> list[str]:
       holds in any inflection;
     * versions of what the documents are about (:func:`_versions`: "bash 6.0" over
       evidence titled "Bash Reference Manual") that no passage or title holds;
+    * the act a question for its agent asks about ("who invented the relational model")
+      when no passage says it in any inflection: evidence that never says it was done
+      cannot say who did it;
     * the words of the tool, place or medium the question closes by asking in
       (:func:`_closing_words`: "... with git lfs", "... in a jupyter notebook") that no
       passage or title holds in any inflection, unless retrieval measured a passage
@@ -114,8 +117,8 @@ def absent_names(request: ChatRequest) -> list[str]:
 
 
 def _unsaid_phrases(request: ChatRequest, texts: list[str], said: set[str]) -> list[str]:
-    """The names of several words, words joined by hyphens, closing words and versions of
-    :func:`absent_names` that ``texts`` (the evidence's titles and texts, whose words are
+    """The names of several words, words joined by hyphens, closing words, acts and versions
+    of :func:`absent_names` that ``texts`` (the evidence's titles and texts, whose words are
     ``said``) never say."""
     question = request.question
     spoken = [f" {' '.join(words(t))} " for t in texts]
@@ -128,6 +131,9 @@ def _unsaid_phrases(request: ChatRequest, texts: list[str], said: set[str]) -> l
     near = [score for item in request.evidence for score in item.nearness]
     if not near or max(near) < CLOSE_FLOOR:  # near in meaning: said in other words
         absent += [w for w in _closing_words(question) if root(fold(w)) not in held]
+    act = _AGENT_ASKED.match(question)  # "who invented ...": a passage must say the act
+    if act and fold(act.group(1)) not in STOPWORDS and root(fold(act.group(1))) not in held:
+        absent.append(act.group(1))
     titles = {w for item in request.evidence for w in words(item.title)}
     for name, version in _versions(question):
         if fold(name) in titles and not any(_holds_version(t, version) for t in texts):
@@ -182,6 +188,9 @@ def _possessives(question: str) -> list[str]:
             found.append(word)
     return list(dict.fromkeys(found))
 
+
+_AGENT_ASKED = re.compile(r"\s*who\s+([^\W\d_]+)", re.IGNORECASE)
+"""A question for who did something, and the word that says what ("who invented ...")."""
 
 _HYPHENATED = re.compile(r"\b[^\W\d_]+(?:-[^\W_]+)+\b")
 """A word of parts joined by hyphens ("fish-style", "time-to-live", "oh-my-zsh")."""
