@@ -29,6 +29,7 @@ from arborist.citations import defang_citations
 from arborist.errors import BadInput
 from arborist.qa.client import ChatRequest, ChatResult, word_pieces
 from arborist.qa.described import call_signature, described, qualified
+from arborist.qa.grounding import absent_names, grounded
 from arborist.qa.sentences import (
     MARGIN_BAR,
     continues,
@@ -47,7 +48,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v16"
+EXTRACTIVE_MODEL = "extractive-v17"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -294,7 +295,7 @@ class ExtractiveClient:
         if not request.evidence:
             return f"{NO_EVIDENCE_ANSWER} No passage mentions any of: {searched}."
         titles = "; ".join(dict.fromkeys(" ".join(item.title.split()) for item in request.evidence))
-        absent = _absent_names(request)
+        absent = absent_names(request)
         if absent:
             return (
                 f"{NO_EVIDENCE_ANSWER} No passage mentions {', '.join(absent)}; "
@@ -310,7 +311,7 @@ class ExtractiveClient:
         self, request: ChatRequest, *, on_token: Callable[[str], None] | None = None
     ) -> ChatResult:
         """Compose the answer from the evidence; stream it in word pieces when asked."""
-        chosen = self._select(request) if _grounded(request) else []
+        chosen = self._select(request) if grounded(request) else []
         if not _engages(request, chosen):
             chosen = []
         parts = []
@@ -377,54 +378,6 @@ _QUANTITY = re.compile(
 _NUMBER = re.compile(r"\d")
 
 
-ANSWERED_SHARE = 0.5
-"""Share of the question's words the evidence (texts and titles) must hold before sentences are
-quoted from it: below it, the evidence is about something else ("Who created Spider-Man?"
-over the standard library finds "created" alone) and the answer says so."""
-
-
-def _absent_names(request: ChatRequest) -> list[str]:
-    """The identifiers the question names (``os.path.splitext``) whose own name (``splitext``)
-    no passage holds, or one of whose qualifying parts (``subprocess`` of ``subprocess.run``)
-    is no word of any passage or title, and the names it writes with capitals
-    (:func:`_proper_names`: "Bitbucket", "GNOME") that no word of a passage or title opens
-    with ("URL" opens "urllib"): evidence that never says the name, or never names the
-    module or product it is asked in, cannot say what it is."""
-    asked = read_question(request.question)
-    texts = [fold(f"{item.title}\n{item.text}") for item in request.evidence]
-    said = {w for item in request.evidence for w in words(f"{item.title}\n{item.text}")}
-    absent = [
-        name
-        for name in asked.identifiers
-        if not any(fold(name.split(".")[-1]) in t for t in texts)
-        or any(part and fold(part) not in said for part in name.split(".")[:-1])
-    ]
-    return absent + [
-        name
-        for name in _proper_names(request.question)
-        if name not in absent
-        and not all(any(w.startswith(part) for w in said) for part in words(name))
-    ]
-
-
-_TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
-
-
-def _proper_names(question: str) -> list[str]:
-    """The names the question writes with capitals (``Bitbucket``, ``GNOME``, ``DevOps``,
-    ``Spider-Man``): a word of two letters or more with a capital after its first letter,
-    or with one at all when it does not open the question (which any sentence may), not
-    "I" and not a word that shapes a request ("Python")."""
-    found = []
-    for place, token in enumerate(_TOKEN.findall(question)):
-        inner = any(ch.isupper() for ch in token[1:])
-        if len(token) < 2 or token.isdigit() or fold(token) in REQUEST_WORDS:
-            continue
-        if inner or (place > 0 and token[0].isupper()):
-            found.append(token)
-    return list(dict.fromkeys(found))
-
-
 ENGAGED_WORDS = 2
 """How many of the question's words the best sentence quoted (with its passage's title) must
 hold when no definition the question names opens the answer (all of them, for a question of
@@ -469,36 +422,6 @@ all-MiniLM-L6-v2 alone and under everything e5 says). Chosen with MiniLM and e5-
 (bench/remote_lane.py). On the first 24 documents of the built-in corpus the answerable
 questions' nearest passage is at 0.43 or more for 19 in 20 with MiniLM, 0.28 with e5 (e5 sets
 an answer less apart from noise), the unanswerable ones' at about 0.27 and 0.25 for half."""
-
-
-CLOSE_FLOOR = 0.45
-"""How near the question (calibrated, as :data:`NEAR_FLOOR`) the nearest passage must be for
-evidence holding under :data:`ANSWERED_SHARE` of the question's words to answer it all the
-same (0.5 in MiniLM's cosine before ``extractive-v12``). Measured on the built-in corpus with
-:data:`NEAR_FLOOR` at 0.3: at 0.4 MiniLM refuses 0.608 of the unanswerable set, at 0.45 0.647
-(0.686 before, in cosine); e5-small wrongly refuses 0.143 and 0.158 of the answerable
-questions (most of them paraphrases whose answer it did not retrieve)."""
-
-
-def _grounded(request: ChatRequest) -> bool:
-    """Whether the evidence can answer the question: it names every identifier the question
-    does, and it holds enough of the question's words (:func:`_covered`) or, when retrieval
-    measured nearness, its nearest passage is :data:`CLOSE_FLOOR` near the question
-    (meaning, whatever the words)."""
-    if _absent_names(request):
-        return False
-    near = [score for item in request.evidence for score in item.nearness]
-    return _covered(request) or (bool(near) and max(near) >= CLOSE_FLOOR)
-
-
-def _covered(request: ChatRequest) -> bool:
-    wanted = {stem(w) for w in read_question(request.question).words}
-    if not wanted:
-        return bool(request.evidence)
-    present: set[str] = set()
-    for item in request.evidence:
-        present |= wanted & (stems(item.text) | stems(item.title))
-    return len(present) >= ANSWERED_SHARE * len(wanted)
 
 
 def _cut_at_start(text: str, sentence: str) -> bool:
