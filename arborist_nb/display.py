@@ -27,6 +27,7 @@ from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing
 from arborist.qa.support import Support, measure_record
+from arborist.quotes import claims_for, quoted_ranges
 from arborist.store.cache import RecordEvidence
 from arborist.store.places import LINKED_SCHEMES, uri_scheme
 from arborist.terminal import inert
@@ -293,11 +294,7 @@ def _citation_html(answer: Answer) -> markdown.CiteHtml:
         item = items.get(label)
         if item is None:
             return bracket
-        chunk = (
-            _h(item.text.lstrip("\f"))
-            if item.text is not None
-            else f"({_h(item.tier)}: text not stored)"
-        )
+        chunk = _chunk_html(answer, item)
         return (
             f'<details class="arborist-cite" data-label="{_h(label)}" style="display:inline-block;vertical-align:top">'
             f'<summary style="display:inline;cursor:pointer;color:var(--jp-content-link-color,#1a6fb0)">{bracket}</summary>'
@@ -306,6 +303,26 @@ def _citation_html(answer: Answer) -> markdown.CiteHtml:
         )
 
     return cite
+
+
+_MARK = (
+    '<mark class="arborist-quoted" style="background:color-mix(in srgb,'
+    ' var(--jp-warn-color1, #9a6700) 28%, var(--jp-layout-color1, #fff));color:inherit">'
+)
+"""How a quoted span is marked: the widget's tint (``--arb-mark``), the text's own colour."""
+
+
+def _chunk_html(answer: Answer, item: RecordEvidence) -> str:
+    """A cited chunk's text, escaped, with the spans the answer quotes from it marked
+    (:func:`arborist.quotes.quoted_ranges`, the widget's rule too)."""
+    if item.text is None:
+        return f"({_h(item.tier)}: text not stored)"
+    text = item.text.lstrip("\f")
+    parts, at = [], 0
+    for start, end in quoted_ranges(text, claims_for(answer.text, item.label)):
+        parts.append(f"{_h(text[at:start])}{_MARK}{_h(text[start:end])}</mark>")
+        at = end
+    return "".join(parts) + _h(text[at:])
 
 
 def answer_markup(text: str) -> str:
@@ -371,11 +388,7 @@ def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
     evidence = []
     for item in answer.evidence:
         status = statuses[item.label]
-        body = (
-            _h(item.text.lstrip("\f"))
-            if item.text is not None
-            else f"({_h(item.tier)}: text not stored)"
-        )
+        body = _chunk_html(answer, item)
         evidence.append(
             f'<details id="{answer._id}-{item.label}" data-proof="{"pass" if status.verified else "fail"}">'
             f"<summary>{_h(item.label)}{' (cited)' if item.cited else ''}: "
