@@ -340,8 +340,23 @@ export class ForestView {
       return;
     }
     const text = error?.message ?? String(error);
-    this.setStatus("error", what ? `${what}: ${text}` : text);
-    if (what && what !== "sync") this.notify("error", `${what}: ${text}`);
+    // Said once: a sync's (or poll's) failure where the sync speaks, the status line; an
+    // action's in the notice, where actions speak (the status keeps saying the sync's state).
+    if (!what || what === "sync" || what === "poll") this.setStatus("error", what ? `${what}: ${text}` : text);
+    else this.notify("error", `${what}: ${text}`);
+  }
+
+  /**
+   * A question asked here failed: said once, beside the box it was typed in while that box
+   * is shown, else in the notice.
+   *
+   * @param {string} what "ask" or "fork"
+   * @param {unknown} error
+   */
+  questionFailed(what, error) {
+    const text = `${what} failed: ${error?.message ?? String(error)}`;
+    if (this.forkStatusEl && this.rootEl.contains?.(this.forkStatusEl)) this.setForkStatus("error", text);
+    else this.notify("error", text);
   }
 
   /** Whether this view waits for its session (none yet: its first turn makes it). */
@@ -419,10 +434,7 @@ export class ForestView {
     const what = mine && this.forks.get(event.request) === null ? "ask" : "fork"; // null: the first
     if (mine) this.forks.delete(event.request);
     if (!event.ok) {
-      if (mine) {
-        this.setForkStatus("error", `${what} failed: ${event.error ?? "unknown error"}`);
-        this.fail(event.error ?? "unknown error", what);
-      }
+      if (mine) this.questionFailed(what, event.error ?? "unknown error");
       return;
     }
     this.store.invalidateBodies();

@@ -1276,3 +1276,57 @@ describe("a view with no session yet (issue #26)", () => {
     cleanup();
   });
 });
+
+describe("errors are said once (issue #35)", () => {
+  test("a failed first question is said beside its box, not again in the status and the notice", async () => {
+    const kernel = new FakeKernel(SID);
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const model = connect(kernel);
+    model.set("sid", "");
+    model.set("current_bates", "");
+    const answer = kernel.answer.bind(kernel);
+    kernel.answer = async (kind, args) => (kind === "ask" ? { pending: true, parent: null } : answer(kind, args));
+    const view = new ForestView(model, el);
+    const cleanup = view.start();
+    const forest = el.byAttr("data-arborist-forest")[0];
+    await until(() => forest.getAttribute("data-ready") === "true", "the empty state");
+    const input = el.byAttr("aria-label", "First question")[0];
+    input.value = "What does median return?";
+    input.dispatch("keydown", { key: "Enter" });
+    await until(() => view.forks.size === 1, "the ask request");
+    const [request] = [...view.forks.keys()];
+    const error = "no documents ingested yet: nothing to answer from. Run `%arborist ingest --demo` for the built-in corpus";
+    model.emit("msg:custom", { kind: "turn_done", ok: false, request, parent: null, error });
+    const status = el.byAttr("aria-label", "First question status")[0];
+    await until(() => status.getAttribute("data-fork") === "error", "the failure");
+    assert.equal(status.textContent, `ask failed: ${error}`);
+    assert.equal(el.textContent.split("no documents ingested").length - 1, 1, "said once");
+    assert.equal(el.byAttr("aria-label", "Notice")[0].hidden, true);
+    assert.notEqual(el.byAttr("aria-label", "Status")[0].getAttribute("data-status"), "error");
+    cleanup();
+  });
+
+  test("a failed action is said in the notice only; a failed sync in the status only", async () => {
+    const kernel = new FakeKernel(SID);
+    const first = kernel.add(SID, `${SID}-000000`, "first question");
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const view = new ForestView(connect(kernel), el);
+    const cleanup = view.start();
+    await until(() => el.byAttr("data-ready", "true").length, "the tree");
+    const status = el.byAttr("aria-label", "Status")[0];
+    const notice = el.byAttr("aria-label", "Notice")[0];
+    view.fail(new Error("label too long"), "label");
+    assert.equal(notice.hidden, false);
+    assert.equal(notice.getAttribute("data-notice"), "error");
+    assert.match(status.textContent, /in sync$/, "the status keeps the sync's word");
+    assert.equal(el.textContent.split("label too long").length - 1, 1);
+    view.dismiss();
+    view.fail(new Error("sessions.db is locked"), "sync");
+    assert.equal(status.textContent, "sync: sessions.db is locked");
+    assert.equal(notice.hidden, true);
+    assert.ok(first);
+    cleanup();
+  });
+});
