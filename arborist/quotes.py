@@ -66,7 +66,8 @@ def _longest(said: list[str], i: int, held: list[str], at: dict[str, list[int]])
 
 def quoted_ranges(chunk: str, claims: Sequence[str]) -> list[tuple[int, int]]:
     """The ``[start, end)`` character ranges of ``chunk`` the claims quote (see the module's
-    rule), sorted and merged where they touch word to word; empty for a paraphrase."""
+    rule), sorted, and merged where they touch word to word on one line (a line's indent is
+    never marked); empty for a paraphrase."""
     held = _words(chunk)
     names = [w for w, _, _ in held]
     at: dict[str, list[int]] = {}
@@ -87,7 +88,7 @@ def quoted_ranges(chunk: str, claims: Sequence[str]) -> list[tuple[int, int]]:
     for j, (_, start, end) in enumerate(held):
         if not quoted[j]:
             continue
-        if ranges and j and quoted[j - 1]:
+        if ranges and j and quoted[j - 1] and "\n" not in chunk[ranges[-1][1] : start]:
             ranges[-1] = (ranges[-1][0], end)
         else:
             ranges.append((start, end))

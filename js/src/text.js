@@ -198,7 +198,8 @@ function longest(said, i, held, at) {
  * row in the chunk is found (its first place on a tie); a run of {@link QUOTE_RUN} words
  * or more marks that one place and reading goes on after it. So a quoted sentence is
  * marked where it stands, and a look-alike sentence elsewhere in the chunk is not.
- * Sorted and merged; empty when the answer paraphrases.
+ * Sorted, and merged where they touch word to word on one line (a line's indent is never
+ * marked); empty when the answer paraphrases.
  *
  * @param {string} chunk the cited chunk's text
  * @param {string[]} claims see {@link claimsFor}
@@ -231,7 +232,7 @@ export function quotedRanges(chunk, claims) {
   for (let i = 0; i < held.length; i++) {
     if (!quoted[i]) continue;
     const last = ranges[ranges.length - 1];
-    if (last && quoted[i - 1]) last[1] = held[i].end;
+    if (last && quoted[i - 1] && !chunk.slice(last[1], held[i].start).includes("\n")) last[1] = held[i].end;
     else ranges.push([held[i].start, held[i].end]);
   }
   return ranges;

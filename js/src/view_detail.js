@@ -121,7 +121,6 @@ export const detailMethods = {
       proofSection(h, body, copy),
     ]);
     this.keepFolds(detail);
-    if (!same) detail.scrollTop = 0; // another turn opens at its heading; a re-render stays put
     for (const input of detail.querySelectorAll?.(".arb-actions .arb-input") ?? []) {
       const name = input.getAttribute("aria-label");
       if (typed.has(name)) input.value = typed.get(name);
