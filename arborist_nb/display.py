@@ -298,7 +298,7 @@ def _citation_html(answer: Answer) -> markdown.CiteHtml:
         return (
             f'<details class="arborist-cite" data-label="{_h(label)}" style="display:inline-block;vertical-align:top">'
             f'<summary style="display:inline;cursor:pointer;color:var(--jp-content-link-color,#1a6fb0)">{bracket}</summary>'
-            f'<span class="arborist-chunk" style="display:block;white-space:pre-wrap;border-left:3px solid #bbb;padding-left:6px;margin:2px 0">{chunk}</span>'
+            f'<span class="arborist-chunk" style="display:block;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;border-left:3px solid #bbb;padding-left:6px;margin:2px 0">{chunk}</span>'
             "</details>"
         )
 
@@ -344,6 +344,17 @@ _LEFT = 'style="text-align:left"'
 """Hosts right-align table cells (JupyterLab does): the facts read from the left."""
 
 
+def _fact_row(name: str, value: str) -> str:
+    """One row of the fold's table: the facts and the cache key's dimensions are rows of one
+    table, so their names and values share two columns; a long value (a hash, the witness
+    line) wraps inside its cell instead of pushing the table past the output (issue #35)."""
+    return (
+        f'<tr><th style="text-align:left;white-space:nowrap;vertical-align:top">{_h(name)}</th>'
+        f'<td style="text-align:left;overflow-wrap:anywhere;word-break:break-all">'
+        f"<code>{_h(value)}</code></td></tr>"
+    )
+
+
 def _render_text(answer: Answer, check: AnswerCheck, now: Standing) -> str:
     lines = [answer.text, "", answer.status(check, now), ""]
     lines += [f"{name:<11}{value}" for name, value in answer._facts(check, now)]
@@ -377,13 +388,9 @@ def _render_markdown(answer: Answer, check: AnswerCheck, now: Standing) -> str:
 
 def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
     statuses = {s.label: s for s in check}
-    facts = "".join(
-        f"<tr><th {_LEFT}>{_h(name)}</th><td {_LEFT}><code>{_h(value)}</code></td></tr>"
-        for name, value in answer._facts(check, now)
-    )
+    facts = "".join(_fact_row(name, value) for name, value in answer._facts(check, now))
     dims = "".join(
-        f"<tr><th {_LEFT}>{_h(name)}</th><td {_LEFT}><code>{_h(value or '(empty)')}</code></td></tr>"
-        for name, value in answer.record.dimensions.items()
+        _fact_row(name, value or "(empty)") for name, value in answer.record.dimensions.items()
     )
     evidence = []
     for item in answer.evidence:
@@ -395,7 +402,7 @@ def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
             f"{_h(item.placed_title)} — chunk {item.chunk_index} of {item.chunk_count} — "
             f"{'✔' if status.verified else '✘'} {_h(status.detail)}</summary>"
             f"<div>{_link_html(item.link)}</div>"
-            f'<pre style="white-space:pre-wrap">{body}</pre></details>'
+            f'<pre style="white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere">{body}</pre></details>'
         )
     return (
         f'<div class="arborist-answer {NO_MATH}" '
@@ -403,8 +410,10 @@ def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
         f'<div class="arborist-md">{_answer_html(answer)}</div>'
         f'<div class="arborist-status" style="font-size:smaller;opacity:0.8;text-align:left">'
         f"{_h(answer.status(check, now))}</div>"
-        f'<details style="font-size:smaller"><summary>turn, sources and proofs</summary>'
-        f'<table style="margin:0">{facts}</table>'
-        f'<table style="margin:0">{dims}</table>{"".join(evidence)}</details>'
+        f'<details class="arborist-fold" style="font-size:smaller;overflow-wrap:anywhere">'
+        f"<summary>turn, sources and proofs</summary>"
+        f'<table style="margin:0;max-width:100%">{facts}'
+        f'<tr><th colspan="2" {_LEFT}>cache key dimensions</th></tr>{dims}</table>'
+        f"{''.join(evidence)}</details>"
         f"</div>"
     )

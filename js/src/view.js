@@ -178,6 +178,13 @@ export class ForestView {
       this.resultsEl,
       h("div", { class: "arb-main" }, this.firstEl, this.treeEl, this.detailEl),
     );
+    // Escape closes what is open around the focus, innermost first, else returns to the tree.
+    this.rootEl.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && this.escape(event.target)) {
+        event.preventDefault();
+        event.stopPropagation();
+      }
+    });
     this.el.appendChild(this.rootEl);
     // The traffic so far, on the element: what bench/widget.py counts, both directions.
     this.requester.onTraffic = (stats) => {
@@ -310,6 +317,8 @@ export class ForestView {
    *   text (undo what was just done)
    */
   notify(state, text, action) {
+    // The button pressed (Undo) goes with the text it undid: the focus goes to the row.
+    const lost = !action && this.noticeAction.contains?.(this.doc.activeElement);
     this.noticeEl.hidden = false;
     this.noticeEl.setAttribute("data-notice", state);
     this.noticeText.textContent = text;
@@ -317,14 +326,70 @@ export class ForestView {
     this.noticeAction.textContent = action?.text ?? "";
     this.noticeAction.setAttribute("aria-label", action?.label ?? "");
     this.noticeAction.onclick = action ? () => action.run() : null;
+    if (lost) this.focusRow();
   }
 
   dismiss() {
+    const lost = this.noticeEl.contains?.(this.doc.activeElement);
     this.noticeEl.hidden = true;
     this.noticeEl.setAttribute("data-notice", "");
     this.noticeText.textContent = "";
     this.noticeAction.hidden = true;
     this.noticeAction.onclick = null;
+    if (lost) this.focusRow(); // never <body>: the reader goes on where they were
+  }
+
+  /**
+   * Give the focus to the selected turn's row (else the focused one, else the tree): where
+   * a reader goes back to when what they used goes away.
+   */
+  focusRow() {
+    const bates = [this.selected, this.focusBates].find((b) => b && this.rowEls.has(b));
+    if (!bates) {
+      this.treeEl.setAttribute("tabindex", this.treeEl.getAttribute("tabindex") ?? "-1");
+      this.treeEl.focus?.({ preventScroll: true });
+      return;
+    }
+    for (const [other, el] of this.rowEls) el.setAttribute("tabindex", other === bates ? "0" : "-1");
+    this.focusBates = bates;
+    this.rowEls.get(bates).focus?.({ preventScroll: true });
+  }
+
+  /**
+   * Escape: close what is open around `target`, innermost first (the search results, a
+   * fold, the cited chunk, the notice), else bring the focus back to the tree. Returns
+   * whether it did anything.
+   *
+   * @param {any} target the element the key was pressed in
+   * @returns {boolean}
+   */
+  escape(target) {
+    if (!this.resultsEl.hidden && (target === this.queryEl || this.resultsEl.contains?.(target))) {
+      this.resultsEl.hidden = true;
+      this.queryEl.focus?.();
+      return true;
+    }
+    const fold = target?.closest?.("details[open]");
+    if (fold && this.rootEl.contains?.(fold)) {
+      fold.open = false;
+      fold.querySelector?.("summary")?.focus?.();
+      return true;
+    }
+    const cited = this.detailEl.querySelector?.(".arb-cited");
+    if (cited && !cited.hidden) {
+      const label = cited.getAttribute("data-citation");
+      cited.hidden = true;
+      const chips = [...(this.detailEl.querySelectorAll?.("button.arb-cite") ?? [])];
+      (chips.find((chip) => chip.getAttribute("data-citation") === label) ?? chips[0])?.focus?.();
+      return true;
+    }
+    if (!this.noticeEl.hidden) {
+      this.dismiss();
+      return true;
+    }
+    if (this.treeEl.contains?.(target)) return false;
+    this.focusRow();
+    return true;
   }
 
   /**
