@@ -1330,3 +1330,43 @@ describe("errors are said once (issue #35)", () => {
     cleanup();
   });
 });
+
+describe("focus stays with the reader (issue #35)", () => {
+  test("× and Undo hand the focus to the selected row; Escape closes the notice, then returns to the tree", async () => {
+    const kernel = new FakeKernel(SID);
+    const first = kernel.add(SID, `${SID}-000000`, "first question");
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const view = new ForestView(connect(kernel), el);
+    const cleanup = view.start();
+    await until(() => el.byAttr("data-ready", "true").length, "the tree");
+    await view.select(first);
+    const notice = el.byAttr("aria-label", "Notice")[0];
+    const rowOf = () => doc.activeElement?.getAttribute("data-bates");
+    // ×: the notice goes, the focus goes to the row.
+    view.notify("ok", "labelled #1");
+    el.byAttr("aria-label", "Dismiss notice")[0].focus();
+    el.byAttr("aria-label", "Dismiss notice")[0].dispatch("click");
+    assert.equal(notice.hidden, true);
+    assert.equal(rowOf(), first);
+    assert.equal(el.byAttr("data-bates", first).find((r) => r.getAttribute("role") === "treeitem").getAttribute("tabindex"), "0");
+    // Undo: its button goes with the text it undid.
+    view.notify("ok", "falsified", { text: "Undo", label: "Undo falsification", run: () => view.notify("ok", "undone") });
+    el.byAttr("aria-label", "Undo falsification")[0].focus();
+    el.byAttr("aria-label", "Undo falsification")[0].onclick(); // a property, as the view sets it
+    assert.match(notice.textContent, /undone/);
+    assert.equal(rowOf(), first);
+    // Escape in the detail: first the notice closes, then the focus goes back to the tree.
+    const fork = el.byAttr("aria-label", "Fork question")[0];
+    fork.focus();
+    const esc = fork.dispatch("keydown", { key: "Escape" });
+    assert.ok(esc.defaultPrevented && esc.stopped, "the notebook does not take an Escape the widget used");
+    assert.equal(notice.hidden, true);
+    assert.equal(doc.activeElement, fork, "closing the notice leaves the focus where it was");
+    fork.dispatch("keydown", { key: "Escape" });
+    assert.equal(rowOf(), first);
+    const inTree = doc.activeElement.dispatch("keydown", { key: "Escape" });
+    assert.equal(inTree.stopped, false, "in the tree with nothing open, Escape is the host's");
+    cleanup();
+  });
+});
