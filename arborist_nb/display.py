@@ -350,7 +350,7 @@ def _fact_row(name: str, value: str) -> str:
     line) wraps inside its cell instead of pushing the table past the output (issue #35)."""
     return (
         f'<tr><th style="text-align:left;white-space:nowrap;vertical-align:top">{_h(name)}</th>'
-        f'<td style="text-align:left;overflow-wrap:anywhere;word-break:break-all">'
+        f'<td style="text-align:left;overflow-wrap:anywhere">'
         f"<code>{_h(value)}</code></td></tr>"
     )
 

@@ -159,6 +159,7 @@ def test_rows_boxes_marks_and_contrast_of_the_widget(lab: Lab) -> None:
         assert box["scroll"] <= 1, f"the {name} scrolls inside the notebook: {box}"
     assert forest.evaluate(_BOXES)[1]["overflowY"] == "visible"
     # 6. Every text of the widget, the open citation's head included, reads at 4.5:1.
+    lab.page.set_viewport_size({"width": 1280, "height": 1800})  # the whole widget in a shot
     for theme in THEMES:
         set_theme(lab, theme)
         worst_texts(forest, theme)
@@ -177,6 +178,7 @@ def test_the_ask_folds_tables_line_up_and_stay_inside_800_px(lab: Lab) -> None:
     assert len(tables["headRights"]) == 1, f"the names end at different places: {tables}"
     assert len(tables["cellLefts"]) == 1, f"the values start at different places: {tables}"
     assert tables["past"] <= 1 and tables["outScroll"] <= 0, f"the fold overflows: {tables}"
+    lab.page.set_viewport_size({"width": 800, "height": 2600})  # the whole output in a shot
     for theme in THEMES:
         set_theme(lab, theme)
         worst_texts(output, theme)
