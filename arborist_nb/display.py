@@ -305,10 +305,7 @@ def _citation_html(answer: Answer) -> markdown.CiteHtml:
     return cite
 
 
-_MARK = (
-    '<mark class="arborist-quoted" style="background:color-mix(in srgb,'
-    ' var(--jp-warn-color1, #9a6700) 28%, var(--jp-layout-color1, #fff));color:inherit">'
-)
+_MARK = '<mark class="arborist-quoted" style="background:color-mix(in srgb,var(--jp-warn-color1,#9a6700) 28%,var(--jp-layout-color1,#fff));color:inherit">'
 """How a quoted span is marked: the widget's tint (``--arb-mark``), the text's own colour."""
 
 
