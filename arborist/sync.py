@@ -66,7 +66,7 @@ from typing import Any
 
 from arborist.app import Arborist
 from arborist.asks import Ask
-from arborist.errors import ArboristError, BadInput, NotFound, one_line
+from arborist.errors import ArboristError, BadInput, NoDocuments, NotFound, one_line
 from arborist.forest.shard import FindHit, Node
 from arborist.forest.tree_sync import (
     CACHE_KEY_PREFIX,
@@ -288,20 +288,27 @@ class ForkOutcome:
     state: TreeState | None = field(default=None)
 
 
-def run_fork(template: Arborist, asked: Ask, *, request_id: object = None) -> ForkOutcome:
+def run_fork(
+    template: Arborist, asked: Ask, *, request_id: object = None, ingest: str | None = None
+) -> ForkOutcome:
     """Ask ``asked`` on this thread's own connections; never raises.
 
     Meant to run on a worker thread: the notebook stays usable while the
     model answers, and the caller sends the returned ``turn_done`` message
     when it is done. ``request`` in the message is the id of the ``fork`` (or
     ``ask``) request it completes; the state is that of the turn's session (a new
-    one when ``asked.sid`` is None: the session its first turn made).
+    one when ``asked.sid`` is None: the session its first turn made). ``ingest`` is how the
+    face that asked names the ingest command, for an empty store's refusal (a notebook's
+    widget: ``%arborist ingest --demo``).
     """
     done: JSON = {"kind": "turn_done", "request": request_id, "parent": asked.parent}
     try:
         with reopen(template) as app:
             turn = app.ask_turn(asked)
             state = app.forest_view().state(turn.node.sid)
+    except NoDocuments as exc:
+        said = exc if ingest is None else NoDocuments(ingest)
+        return ForkOutcome(done | {"ok": False, "error": error_line(said)})
     except Exception as exc:  # every failure becomes a message: a thread must not die loudly
         return ForkOutcome(done | {"ok": False, "error": error_line(exc)})
     return ForkOutcome(done | {"ok": True, "bates": turn.node.bates, "hit": turn.result.hit}, state)

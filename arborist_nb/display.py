@@ -28,6 +28,7 @@ from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing
 from arborist.qa.support import Support, measure_record
+from arborist.quotes import claims_for, quoted_ranges
 from arborist.store.cache import OK, CacheRecord, RecordEvidence
 from arborist.store.places import LINKED_SCHEMES, uri_scheme
 from arborist.terminal import inert
@@ -322,19 +323,32 @@ def _citation_html(answer: Answer) -> markdown.CiteHtml:
         item = items.get(label)
         if item is None:
             return bracket
-        chunk = (
-            _h(item.text.lstrip("\f"))
-            if item.text is not None
-            else f"({_h(item.tier)}: text not stored)"
-        )
+        chunk = _chunk_html(answer, item)
         return (
             f'<details class="arborist-cite" data-label="{_h(label)}" style="display:inline-block;vertical-align:top">'
             f'<summary style="display:inline;cursor:pointer;color:var(--jp-content-link-color,#1a6fb0)">{bracket}</summary>'
-            f'<span class="arborist-chunk" style="display:block;white-space:pre-wrap;border-left:3px solid #bbb;padding-left:6px;margin:2px 0">{chunk}</span>'
+            f'<span class="arborist-chunk" style="display:block;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;border-left:3px solid #bbb;padding-left:6px;margin:2px 0">{chunk}</span>'
             "</details>"
         )
 
     return cite
+
+
+_MARK = '<mark class="arborist-quoted" style="background:color-mix(in srgb,var(--jp-warn-color1,#9a6700) 28%,var(--jp-layout-color1,#fff));color:inherit">'
+"""How a quoted span is marked: the widget's tint (``--arb-mark``), the text's own colour."""
+
+
+def _chunk_html(answer: Answer, item: RecordEvidence) -> str:
+    """A cited chunk's text, escaped, with the spans the answer quotes from it marked
+    (:func:`arborist.quotes.quoted_ranges`, the widget's rule too)."""
+    if item.text is None:
+        return f"({_h(item.tier)}: text not stored)"
+    text = item.text.lstrip("\f")
+    parts, at = [], 0
+    for start, end in quoted_ranges(text, claims_for(answer.text, item.label)):
+        parts.append(f"{_h(text[at:start])}{_MARK}{_h(text[start:end])}</mark>")
+        at = end
+    return "".join(parts) + _h(text[at:])
 
 
 def answer_markup(text: str) -> str:
@@ -354,6 +368,17 @@ def _link_html(link: str) -> str:
 
 _LEFT = 'style="text-align:left"'
 """Hosts right-align table cells (JupyterLab does): the facts read from the left."""
+
+
+def _fact_row(name: str, value: str) -> str:
+    """One row of the fold's table: the facts and the cache key's dimensions are rows of one
+    table, so their names and values share two columns; a long value (a hash, the witness
+    line) wraps inside its cell instead of pushing the table past the output (issue #35)."""
+    return (
+        f'<tr><th style="text-align:left;white-space:nowrap;vertical-align:top">{_h(name)}</th>'
+        f'<td style="text-align:left;overflow-wrap:anywhere">'
+        f"<code>{_h(value)}</code></td></tr>"
+    )
 
 
 def _render_text(answer: Answer, check: AnswerCheck, now: Standing) -> str:
@@ -389,29 +414,21 @@ def _render_markdown(answer: Answer, check: AnswerCheck, now: Standing) -> str:
 
 def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
     statuses = {s.label: s for s in check}
-    facts = "".join(
-        f"<tr><th {_LEFT}>{_h(name)}</th><td {_LEFT}><code>{_h(value)}</code></td></tr>"
-        for name, value in answer._facts(check, now)
-    )
+    facts = "".join(_fact_row(name, value) for name, value in answer._facts(check, now))
     dims = "".join(
-        f"<tr><th {_LEFT}>{_h(name)}</th><td {_LEFT}><code>{_h(value or '(empty)')}</code></td></tr>"
-        for name, value in answer.record.dimensions.items()
+        _fact_row(name, value or "(empty)") for name, value in answer.record.dimensions.items()
     )
     evidence = []
     for item in answer.evidence:
         status = statuses[item.label]
-        body = (
-            _h(item.text.lstrip("\f"))
-            if item.text is not None
-            else f"({_h(item.tier)}: text not stored)"
-        )
+        body = _chunk_html(answer, item)
         evidence.append(
             f'<details id="{answer._id}-{item.label}" data-proof="{"pass" if status.verified else "fail"}">'
             f"<summary>{_h(item.label)}{' (cited)' if item.cited else ''}: "
             f"{_h(item.placed_title)} — chunk {item.chunk_index} of {item.chunk_count} — "
             f"{'✔' if status.verified else '✘'} {_h(status.detail)}</summary>"
             f"<div>{_link_html(item.link)}</div>"
-            f'<pre style="white-space:pre-wrap">{body}</pre></details>'
+            f'<pre style="white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere">{body}</pre></details>'
         )
     return (
         f'<div class="arborist-answer {NO_MATH}" '
@@ -419,8 +436,10 @@ def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
         f'<div class="arborist-md">{_answer_html(answer)}</div>'
         f'<div class="arborist-status" style="font-size:smaller;opacity:0.8;text-align:left">'
         f"{_h(answer.status(check, now))}</div>"
-        f'<details style="font-size:smaller"><summary>turn, sources and proofs</summary>'
-        f'<table style="margin:0">{facts}</table>'
-        f'<table style="margin:0">{dims}</table>{"".join(evidence)}</details>'
+        f'<details class="arborist-fold" style="font-size:smaller;overflow-wrap:anywhere">'
+        f"<summary>turn, sources and proofs</summary>"
+        f'<table style="margin:0;max-width:100%">{facts}'
+        f'<tr><th colspan="2" {_LEFT}>cache key dimensions</th></tr>{dims}</table>'
+        f"{''.join(evidence)}</details>"
         f"</div>"
     )

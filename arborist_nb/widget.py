@@ -244,7 +244,9 @@ class ForestWidget(anywidget.AnyWidget):
 
     def _fork(self, asked: Ask, request_id: object) -> None:
         """Worker thread: ask on fresh connections, then tell the views and bump revision."""
-        outcome: ForkOutcome = run_fork(self.app, asked, request_id=request_id)
+        outcome: ForkOutcome = run_fork(
+            self.app, asked, request_id=request_id, ingest="%arborist ingest --demo"
+        )
         if outcome.state is not None and asked.sid is None:  # it made the session
             self._sync.sid = outcome.state.sid  # read already: no connection on this thread
             if self._desk is not None and self._desk.sid is None:

@@ -11,8 +11,11 @@ temporary ARBORIST_HOME, offline, with the default extractive model.
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbclient import NotebookClient
@@ -202,6 +205,36 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
 }
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def prune_widgets(notebook: Any) -> None:
+    """Keep in the saved widget state only the models an output shows (and the models those
+    refer to): nbclient keeps every model a run made, closed ones too (the ingest bar's,
+    replaced by its text once done: issue #35)."""
+    state = notebook.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state")
+    if not state:
+        return
+    todo = [
+        output["data"][WIDGET_VIEW]["model_id"]
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+        if WIDGET_VIEW in output.get("data", {})
+    ]
+    kept: set[str] = set()
+    while todo:
+        model = todo.pop()
+        if model in kept or model not in state:
+            continue
+        kept.add(model)
+        todo += re.findall(r"IPY_MODEL_([0-9a-f]+)", json.dumps(state[model]))
+    for model in set(state) - kept:
+        del state[model]
+    if not state:
+        del notebook.metadata["widgets"]
+
+
 def build(name: str, cells: list[tuple[str, str]]) -> Path:
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {
@@ -219,6 +252,7 @@ def build(name: str, cells: list[tuple[str, str]]) -> Path:
     NotebookClient(
         notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(HERE)}}
     ).execute()
+    prune_widgets(notebook)
     path = HERE / f"{name}.ipynb"
     nbformat.write(notebook, path)
     return path

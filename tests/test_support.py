@@ -161,7 +161,6 @@ def test_the_notebook_answer_shows_support_beside_audit_in_every_rendering(
     right after the audit line, escaped like every other fact."""
     from IPython.core.interactiveshell import InteractiveShell
 
-    from arborist_nb.display import _LEFT as LEFT
     from arborist_nb.display import Answer, md_escape
 
     ip = InteractiveShell.instance()
@@ -178,8 +177,8 @@ def test_the_notebook_answer_shows_support_beside_audit_in_every_rendering(
         assert f"*{md_escape(status)}*" in markdown
         assert f"**support** `{line}`" in markdown.split("<details>")[1]  # folded
         page = answer._repr_html_()
-        assert f">{status}</div><details" in page
-        assert f"<td {LEFT}><code>{line}</code></td>" in page.split("turn, sources and proofs")[1]
+        assert f'>{status}</div><details class="arborist-fold"' in page
+        assert f"<code>{line}</code></td>" in page.split("turn, sources and proofs")[1]
     finally:
         ip.run_line_magic("unload_ext", "arborist_nb")
         InteractiveShell.clear_instance()

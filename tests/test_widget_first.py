@@ -200,3 +200,20 @@ def test_a_fork_in_the_widget_is_answered_by_the_kernels_model(
     assert len(forked) == 1
     record = magics.app.record(forked[0].cache_key)
     assert record.model_profile["provider"] == "stub"
+
+
+def test_a_first_question_over_an_empty_store_names_the_notebooks_ingest_magic(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a notebook the ingest command is the magic (issue #35): the widget's refusal says
+    ``%arborist ingest --demo``, never the shell's ``arborist ingest``."""
+    with Arborist(tmp_path / "empty") as empty:
+        widget = ForestWidget(app=empty)
+        view = View(widget, monkeypatch)
+        view.request("ask", question=FIRST)
+        assert widget.wait(30)
+        [event] = view.events()
+        assert event["ok"] is False, event
+        assert "Run `%arborist ingest --demo`" in event["error"], event["error"]
+        widget.close()
+        assert sessions_in(empty.sessions_path) == []

@@ -3,7 +3,9 @@
 A session's tree is its root's subtree, plus every subtree this session
 grafted under another session's node (shown as grafted at that bates).
 The synthetic root is collapsed; children minted by another session are
-tagged ``[from <sid>]``. Walks are iterative: a 10,000-turn chain renders.
+tagged ``[from <sid>]``. Walks are iterative: a 10,000-turn chain renders, and its
+lines stay narrow: past :data:`DRAWN_LEVELS` levels a line draws the top levels, then its
+depth as a number (``‹57›``), never a staircase as wide as the chain is long.
 """
 
 from __future__ import annotations
@@ -18,9 +20,20 @@ from arborist.terminal import inert
 Audit = Callable[[Node], str]
 """The audit mode a turn can claim now, given the turn."""
 
-__all__ = ["TreeLine", "branch_points", "format_node", "render_tree", "tree_lines"]
+__all__ = [
+    "DRAWN_LEVELS",
+    "TreeLine",
+    "branch_points",
+    "capped",
+    "format_node",
+    "render_tree",
+    "tree_lines",
+]
 
 QUESTION_WIDTH = 70
+
+DRAWN_LEVELS = 8
+"""Levels of a tree line drawn as boxes; a deeper line says its depth instead (issue #35)."""
 
 
 @dataclass(frozen=True)
@@ -46,13 +59,23 @@ def _subtree_lines(conn: sqlite3.Connection, top: Node, graft_of: str | None) ->
         stack.append((kid, "", i == len(kids) - 1))
     while stack:
         node, indent, last = stack.pop()
-        lines.append(TreeLine(node, indent + ("└── " if last else "├── "), graft_of))
+        lines.append(TreeLine(node, capped(indent) + ("└── " if last else "├── "), graft_of))
         graft_of = None
         below = children(conn, node.bates)
         deeper = indent + ("    " if last else "│   ")
         for i, kid in reversed(list(enumerate(below))):
             stack.append((kid, deeper, i == len(below) - 1))
     return lines
+
+
+def capped(indent: str) -> str:
+    """A line's indent (four columns a level) kept to :data:`DRAWN_LEVELS` levels: a deeper
+    one keeps the drawing of the levels above the last drawn one (the bars of their
+    siblings), then says how deep the line is, ``‹57› `` (its turn's level under the root)."""
+    levels = len(indent) // 4
+    if levels < DRAWN_LEVELS:
+        return indent
+    return f"{indent[: 4 * (DRAWN_LEVELS - 1)]}‹{levels + 1}› "
 
 
 def _grafts(conn: sqlite3.Connection, session: Session) -> list[Node]:

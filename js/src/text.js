@@ -125,7 +125,10 @@ export function markedParts(text) {
 }
 
 /** Words in a row an answer must share with a chunk for them to count as quoted. */
-const QUOTE_RUN = 4;
+export const QUOTE_RUN = 4;
+
+/** Where a claim's sentences end (`_SENTENCE_END` in arborist/quotes.py). */
+const SENTENCE_END = /[.!?;:…](?![^\s])|\n/u;
 
 /**
  * The words of `text` (letters, digits, underscores), lower-cased, with where each stands.
@@ -165,11 +168,38 @@ export function claimsFor(answer, label) {
 }
 
 /**
- * Where the answer quotes a cited chunk: ranges `[start, end)` of `chunk`
- * covered by runs of at least {@link QUOTE_RUN} words that also stand in a
- * row in one of the claims citing it. Word runs, not whole sentences, so a
- * claim that adds a name, shortens with `…` or joins two sentences still
- * finds its words. Sorted and merged; empty when the answer paraphrases.
+ * The longest run of `said` from word `i` that stands in `held`, at its first place.
+ *
+ * @param {string[]} said
+ * @param {number} i
+ * @param {string[]} held
+ * @param {Map<string, number[]>} at where each word of `held` stands
+ * @returns {[number, number]} start in `held`, length
+ */
+function longest(said, i, held, at) {
+  let best = 0;
+  let where = -1;
+  for (const j of at.get(said[i]) ?? []) {
+    let n = 0;
+    while (i + n < said.length && j + n < held.length && said[i + n] === held[j + n]) n++;
+    if (n > best) {
+      best = n;
+      where = j;
+    }
+  }
+  return [where, best];
+}
+
+/**
+ * Where the answer quotes a cited chunk: ranges `[start, end)` of `chunk`, by the rule
+ * of `arborist/quotes.py` (pinned for both by `tests/vectors/quotes.json`). A claim is
+ * read sentence by sentence (cut after `.`, `!`, `?`, `;`, `:` or `…` before a space or
+ * its end, and at each line break), each from its first word: at each word the longest run of its words that stands in a
+ * row in the chunk is found (its first place on a tie); a run of {@link QUOTE_RUN} words
+ * or more marks that one place and reading goes on after it. So a quoted sentence is
+ * marked where it stands, and a look-alike sentence elsewhere in the chunk is not.
+ * Sorted, and merged where they touch word to word on one line (a line's indent is never
+ * marked); empty when the answer paraphrases.
  *
  * @param {string} chunk the cited chunk's text
  * @param {string[]} claims see {@link claimsFor}
@@ -177,24 +207,32 @@ export function claimsFor(answer, label) {
  */
 export function quotedRanges(chunk, claims) {
   if (typeof chunk !== "string" || !chunk) return [];
-  const runs = new Set();
-  for (const claim of claims) {
-    const said = words(claim).map((w) => w.word);
-    for (let i = 0; i + QUOTE_RUN <= said.length; i++) {
-      runs.add(said.slice(i, i + QUOTE_RUN).join(" "));
-    }
-  }
   const held = words(chunk);
+  const names = held.map((w) => w.word);
+  const at = new Map();
+  names.forEach((word, j) => {
+    if (!at.has(word)) at.set(word, []);
+    at.get(word).push(j);
+  });
   const quoted = new Array(held.length).fill(false);
-  for (let i = 0; i + QUOTE_RUN <= held.length; i++) {
-    const run = held.slice(i, i + QUOTE_RUN).map((w) => w.word).join(" ");
-    if (runs.has(run)) quoted.fill(true, i, i + QUOTE_RUN);
+  for (const sentence of claims.flatMap((claim) => claim.split(SENTENCE_END))) {
+    const said = words(sentence).map((w) => w.word);
+    let i = 0;
+    while (i < said.length) {
+      const [where, n] = longest(said, i, names, at);
+      if (n >= QUOTE_RUN) {
+        quoted.fill(true, where, where + n);
+        i += n;
+      } else {
+        i += 1;
+      }
+    }
   }
   const ranges = [];
   for (let i = 0; i < held.length; i++) {
     if (!quoted[i]) continue;
     const last = ranges[ranges.length - 1];
-    if (last && quoted[i - 1]) last[1] = held[i].end;
+    if (last && quoted[i - 1] && !chunk.slice(last[1], held[i].start).includes("\n")) last[1] = held[i].end;
     else ranges.push([held[i].start, held[i].end]);
   }
   return ranges;

@@ -183,6 +183,13 @@ export class ForestView {
       this.resultsEl,
       h("div", { class: "arb-main" }, this.firstEl, this.treeEl, this.detailEl),
     );
+    // Escape closes what is open around the focus, innermost first, else returns to the tree.
+    this.rootEl.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && this.escape(event.target)) {
+        event.preventDefault();
+        event.stopPropagation();
+      }
+    });
     this.el.appendChild(this.rootEl);
     // The traffic so far, on the element: what bench/widget.py counts, both directions.
     this.requester.onTraffic = (stats) => {
@@ -316,6 +323,8 @@ export class ForestView {
    */
   notify(state, text, action) {
     this.noticeUndo = null;
+    // The button pressed (Undo) goes with the text it undid: the focus goes to the row.
+    const lost = !action && this.noticeAction.contains?.(this.doc.activeElement);
     this.noticeEl.hidden = false;
     this.noticeEl.setAttribute("data-notice", state);
     this.noticeText.textContent = text;
@@ -323,15 +332,71 @@ export class ForestView {
     this.noticeAction.textContent = action?.text ?? "";
     this.noticeAction.setAttribute("aria-label", action?.label ?? "");
     this.noticeAction.onclick = action ? () => action.run() : null;
+    if (lost) this.focusRow();
   }
 
   dismiss() {
     this.noticeUndo = null;
+    const lost = this.noticeEl.contains?.(this.doc.activeElement);
     this.noticeEl.hidden = true;
     this.noticeEl.setAttribute("data-notice", "");
     this.noticeText.textContent = "";
     this.noticeAction.hidden = true;
     this.noticeAction.onclick = null;
+    if (lost) this.focusRow(); // never <body>: the reader goes on where they were
+  }
+
+  /**
+   * Give the focus to the selected turn's row (else the focused one, else the tree): where
+   * a reader goes back to when what they used goes away.
+   */
+  focusRow() {
+    const bates = [this.selected, this.focusBates].find((b) => b && this.rowEls.has(b));
+    if (!bates) {
+      this.treeEl.setAttribute("tabindex", this.treeEl.getAttribute("tabindex") ?? "-1");
+      this.treeEl.focus?.({ preventScroll: true });
+      return;
+    }
+    for (const [other, el] of this.rowEls) el.setAttribute("tabindex", other === bates ? "0" : "-1");
+    this.focusBates = bates;
+    this.rowEls.get(bates).focus?.({ preventScroll: true });
+  }
+
+  /**
+   * Escape: close what is open around `target`, innermost first (the search results, a
+   * fold, the cited chunk, the notice), else bring the focus back to the tree. Returns
+   * whether it did anything.
+   *
+   * @param {any} target the element the key was pressed in
+   * @returns {boolean}
+   */
+  escape(target) {
+    if (!this.resultsEl.hidden && (target === this.queryEl || this.resultsEl.contains?.(target))) {
+      this.resultsEl.hidden = true;
+      this.queryEl.focus?.();
+      return true;
+    }
+    const fold = target?.closest?.("details[open]");
+    if (fold && this.rootEl.contains?.(fold)) {
+      fold.open = false;
+      fold.querySelector?.("summary")?.focus?.();
+      return true;
+    }
+    const cited = this.detailEl.querySelector?.(".arb-cited");
+    if (cited && !cited.hidden) {
+      const label = cited.getAttribute("data-citation");
+      cited.hidden = true;
+      const chips = [...(this.detailEl.querySelectorAll?.("button.arb-cite") ?? [])];
+      (chips.find((chip) => chip.getAttribute("data-citation") === label) ?? chips[0])?.focus?.();
+      return true;
+    }
+    if (!this.noticeEl.hidden) {
+      this.dismiss();
+      return true;
+    }
+    if (this.treeEl.contains?.(target)) return false;
+    this.focusRow();
+    return true;
   }
 
   /**
@@ -347,8 +412,23 @@ export class ForestView {
       return;
     }
     const text = error?.message ?? String(error);
-    this.setStatus("error", what ? `${what}: ${text}` : text);
-    if (what && what !== "sync") this.notify("error", `${what}: ${text}`);
+    // Said once: a sync's (or poll's) failure where the sync speaks, the status line; an
+    // action's in the notice, where actions speak (the status keeps saying the sync's state).
+    if (!what || what === "sync" || what === "poll") this.setStatus("error", what ? `${what}: ${text}` : text);
+    else this.notify("error", `${what}: ${text}`);
+  }
+
+  /**
+   * A question asked here failed: said once, beside the box it was typed in while that box
+   * is shown, else in the notice.
+   *
+   * @param {string} what "ask" or "fork"
+   * @param {unknown} error
+   */
+  questionFailed(what, error) {
+    const text = `${what} failed: ${error?.message ?? String(error)}`;
+    if (this.forkStatusEl && this.rootEl.contains?.(this.forkStatusEl)) this.setForkStatus("error", text);
+    else this.notify("error", text);
   }
 
   /** Whether this view waits for its session (none yet: its first turn makes it). */
@@ -471,10 +551,7 @@ export class ForestView {
     const what = mine && this.forks.get(event.request) === null ? "ask" : "fork"; // null: the first
     if (mine) this.forks.delete(event.request);
     if (!event.ok) {
-      if (mine) {
-        this.setForkStatus("error", `${what} failed: ${event.error ?? "unknown error"}`);
-        this.fail(event.error ?? "unknown error", what);
-      }
+      if (mine) this.questionFailed(what, event.error ?? "unknown error");
       return;
     }
     this.store.invalidateBodies();

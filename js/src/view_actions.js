@@ -125,8 +125,7 @@ export const actionMethods = {
       input.value = "";
     } catch (error) {
       this.forks.delete(id);
-      this.setForkStatus("error", error.message);
-      this.fail(error, kind);
+      this.questionFailed(kind, error);
     }
   },
 

@@ -90,6 +90,7 @@ export const detailMethods = {
         : [],
     );
     const typed = same ? this.typedValues(detail) : new Map();
+    const focused = this.focusedPart(detail);
     this.holdFocus(detail);
     // replaceChildren would print null and arrays as text: append() skips and flattens them.
     detail.replaceChildren();
@@ -121,12 +122,50 @@ export const detailMethods = {
       proofSection(h, body, copy),
     ]);
     this.keepFolds(detail);
-    if (!same) detail.scrollTop = 0; // another turn opens at its heading; a re-render stays put
+    // Where a host gives the pane a height of its own (it has none here: the notebook
+    // scrolls it), another turn opens at its heading; a re-render stays put.
+    if (!same) detail.scrollTop = 0;
     for (const input of detail.querySelectorAll?.(".arb-actions .arb-input") ?? []) {
       const name = input.getAttribute("aria-label");
       if (typed.has(name)) input.value = typed.get(name);
     }
     this.verifyProofs(detail, checks, token);
+    if (focused) this.refocus(detail, focused);
+  },
+
+  /**
+   * What has the focus inside the detail, by what names it across a re-render: its
+   * accessible name, or the fold whose summary it is. Null when the focus is elsewhere.
+   *
+   * @param {HTMLElement} detail
+   * @returns {{label?: string, fold?: string}|null}
+   */
+  focusedPart(detail) {
+    const active = this.doc.activeElement;
+    if (!active || active === detail || !detail.contains?.(active)) return null;
+    const label = active.getAttribute?.("aria-label");
+    if (label) return { label };
+    const fold = active.tagName === "SUMMARY" ? active.parentElement?.getAttribute?.("data-fold") : null;
+    return fold ? { fold } : {};
+  },
+
+  /**
+   * After a re-render, give the focus back to the part the reader was on (an action's box
+   * or button, a fold's summary), never leaving it on the detail's container; when that
+   * part is gone or disabled, to the turn's row.
+   *
+   * @param {HTMLElement} detail
+   * @param {{label?: string, fold?: string}} part
+   */
+  refocus(detail, part) {
+    const all = [...(detail.querySelectorAll?.("[aria-label], details[data-fold] > summary") ?? [])];
+    const found = all.find((el) =>
+      part.label
+        ? el.getAttribute("aria-label") === part.label
+        : part.fold && el.tagName === "SUMMARY" && el.parentElement?.getAttribute("data-fold") === part.fold,
+    );
+    if (found && !found.disabled && !found.hidden) found.focus?.({ preventScroll: true });
+    else this.focusRow();
   },
 
   /**

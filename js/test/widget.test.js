@@ -1456,3 +1456,97 @@ describe("the view over the notebook's changes (issue #35, item 6)", () => {
     cleanup();
   });
 });
+
+describe("errors are said once (issue #35)", () => {
+  test("a failed first question is said beside its box, not again in the status and the notice", async () => {
+    const kernel = new FakeKernel(SID);
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const model = connect(kernel);
+    model.set("sid", "");
+    model.set("current_bates", "");
+    const answer = kernel.answer.bind(kernel);
+    kernel.answer = async (kind, args) => (kind === "ask" ? { pending: true, parent: null } : answer(kind, args));
+    const view = new ForestView(model, el);
+    const cleanup = view.start();
+    const forest = el.byAttr("data-arborist-forest")[0];
+    await until(() => forest.getAttribute("data-ready") === "true", "the empty state");
+    const input = el.byAttr("aria-label", "First question")[0];
+    input.value = "What does median return?";
+    input.dispatch("keydown", { key: "Enter" });
+    await until(() => view.forks.size === 1, "the ask request");
+    const [request] = [...view.forks.keys()];
+    const error = "no documents ingested yet: nothing to answer from. Run `%arborist ingest --demo` for the built-in corpus";
+    model.emit("msg:custom", { kind: "turn_done", ok: false, request, parent: null, error });
+    const status = el.byAttr("aria-label", "First question status")[0];
+    await until(() => status.getAttribute("data-fork") === "error", "the failure");
+    assert.equal(status.textContent, `ask failed: ${error}`);
+    assert.equal(el.textContent.split("no documents ingested").length - 1, 1, "said once");
+    assert.equal(el.byAttr("aria-label", "Notice")[0].hidden, true);
+    assert.notEqual(el.byAttr("aria-label", "Status")[0].getAttribute("data-status"), "error");
+    cleanup();
+  });
+
+  test("a failed action is said in the notice only; a failed sync in the status only", async () => {
+    const kernel = new FakeKernel(SID);
+    const first = kernel.add(SID, `${SID}-000000`, "first question");
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const view = new ForestView(connect(kernel), el);
+    const cleanup = view.start();
+    await until(() => el.byAttr("data-ready", "true").length, "the tree");
+    const status = el.byAttr("aria-label", "Status")[0];
+    const notice = el.byAttr("aria-label", "Notice")[0];
+    view.fail(new Error("label too long"), "label");
+    assert.equal(notice.hidden, false);
+    assert.equal(notice.getAttribute("data-notice"), "error");
+    assert.match(status.textContent, /in sync$/, "the status keeps the sync's word");
+    assert.equal(el.textContent.split("label too long").length - 1, 1);
+    view.dismiss();
+    view.fail(new Error("sessions.db is locked"), "sync");
+    assert.equal(status.textContent, "sync: sessions.db is locked");
+    assert.equal(notice.hidden, true);
+    assert.ok(first);
+    cleanup();
+  });
+});
+
+describe("focus stays with the reader (issue #35)", () => {
+  test("× and Undo hand the focus to the selected row; Escape closes the notice, then returns to the tree", async () => {
+    const kernel = new FakeKernel(SID);
+    const first = kernel.add(SID, `${SID}-000000`, "first question");
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const view = new ForestView(connect(kernel), el);
+    const cleanup = view.start();
+    await until(() => el.byAttr("data-ready", "true").length, "the tree");
+    await view.select(first);
+    const notice = el.byAttr("aria-label", "Notice")[0];
+    const rowOf = () => doc.activeElement?.getAttribute("data-bates");
+    // ×: the notice goes, the focus goes to the row.
+    view.notify("ok", "labelled #1");
+    el.byAttr("aria-label", "Dismiss notice")[0].focus();
+    el.byAttr("aria-label", "Dismiss notice")[0].dispatch("click");
+    assert.equal(notice.hidden, true);
+    assert.equal(rowOf(), first);
+    assert.equal(el.byAttr("data-bates", first).find((r) => r.getAttribute("role") === "treeitem").getAttribute("tabindex"), "0");
+    // Undo: its button goes with the text it undid.
+    view.notify("ok", "falsified", { text: "Undo", label: "Undo falsification", run: () => view.notify("ok", "undone") });
+    el.byAttr("aria-label", "Undo falsification")[0].focus();
+    el.byAttr("aria-label", "Undo falsification")[0].onclick(); // a property, as the view sets it
+    assert.match(notice.textContent, /undone/);
+    assert.equal(rowOf(), first);
+    // Escape in the detail: first the notice closes, then the focus goes back to the tree.
+    const fork = el.byAttr("aria-label", "Fork question")[0];
+    fork.focus();
+    const esc = fork.dispatch("keydown", { key: "Escape" });
+    assert.ok(esc.defaultPrevented && esc.stopped, "the notebook does not take an Escape the widget used");
+    assert.equal(notice.hidden, true);
+    assert.equal(doc.activeElement, fork, "closing the notice leaves the focus where it was");
+    fork.dispatch("keydown", { key: "Escape" });
+    assert.equal(rowOf(), first);
+    const inTree = doc.activeElement.dispatch("keydown", { key: "Escape" });
+    assert.equal(inTree.stopped, false, "in the tree with nothing open, Escape is the host's");
+    cleanup();
+  });
+});

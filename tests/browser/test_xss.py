@@ -323,6 +323,7 @@ ANSWER_TAGS = (
     "summary",
     "span",
     "pre",
+    "mark",  # what the answer quotes from a cited chunk (arborist/quotes.py)
     # an answer's Markdown (arborist_nb/markdown.py)
     "strong",
     "em",
@@ -332,7 +333,7 @@ ANSWER_TAGS = (
     "li",
     "blockquote",
 )
-ANSWER_ATTRS = ("class", "style", "id", "href", "target", "rel", "start")
+ANSWER_ATTRS = ("class", "style", "id", "href", "target", "rel", "start", "colspan")
 MARKDOWN_SOURCES = (Path(display_module.__file__), Path(answer_markdown.__file__))
 ANSWER_STYLES = "^(?:{})$".format(
     "|".join(

@@ -1,0 +1,91 @@
+"""What an answer quotes from the chunks it cites (arborist.quotes): the vectors the
+widget marks by too, and the `%%ask` output marking exactly those spans (issue #35)."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+from arborist.quotes import QUOTE_RUN, claims_for, quoted_ranges
+from arborist_nb.display import Answer
+from tests.conftest import load_vectors
+
+VECTORS: list[dict[str, Any]] = load_vectors("quotes.json")
+
+STATISTICS = """\
+# statistics
+
+median(data)
+    Return the median (middle value) of numeric data.
+
+    When the number of data points is odd, return the middle data point.
+    When the number of data points is even, the median is interpolated by
+    taking the average of the two middle values.
+
+median_high(data)
+    Return the high median of data.
+
+    When the number of data points is odd, the middle value is returned.
+    When it is even, the larger of the two middle values is returned.
+"""
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=[v["name"] for v in VECTORS])
+def test_the_marked_spans_are_the_vectors(vector: dict[str, Any]) -> None:
+    chunk = vector["chunk"]
+    ranges = quoted_ranges(chunk, claims_for(vector["answer"], vector["label"]))
+    assert [chunk[a:b] for a, b in ranges] == vector["marked"]
+
+
+def test_the_vectors_cover_what_the_rule_promises() -> None:
+    names = " ".join(v["name"] for v in VECTORS)
+    for promise in ("look-alike", "paraphrase", "three words", "ellipsis", "twice", "underscore"):
+        assert promise in names
+    assert QUOTE_RUN == 4
+
+
+def test_claims_are_the_text_before_each_citation_of_the_label() -> None:
+    answer = "One thing [E1]. Another [E2]. A third [E1 | t | u] and a tail"
+    assert claims_for(answer, "E1") == ["One thing", ". A third"]
+    assert claims_for(answer, "E3") == []
+
+
+@pytest.fixture
+def shell(tmp_path: Path) -> Iterator[InteractiveShell]:
+    (tmp_path / "statistics.md").write_text(STATISTICS, encoding="utf-8")
+    ip = InteractiveShell.instance()
+    assert ip.run_cell("%load_ext arborist_nb").success
+    assert ip.run_line_magic("arborist", f"ingest {tmp_path}") is None
+    yield ip
+    ip.run_line_magic("unload_ext", "arborist_nb")
+    InteractiveShell.clear_instance()
+
+
+def marks(markup: str) -> list[str]:
+    return [html.unescape(m) for m in re.findall(r"<mark[^>]*>(.*?)</mark>", markup, re.S)]
+
+
+def test_the_ask_output_marks_in_the_cited_chunk_exactly_what_the_answer_quotes(
+    shell: InteractiveShell,
+) -> None:
+    answer = shell.run_cell_magic("ask", "", "What does median return?")
+    assert isinstance(answer, Answer)
+    markup = answer._repr_html_()
+    item = next(e for e in answer.evidence if e.cited)
+    assert item.text is not None
+    wanted = [
+        item.text[a:b] for a, b in quoted_ranges(item.text, claims_for(answer.text, item.label))
+    ]
+    assert wanted, answer.text  # the extractive answer quotes its sentence
+    # Once in the citation's disclosure, once in the fold's evidence: the same spans.
+    cite = re.search(r'<span class="arborist-chunk"[^>]*>(.*?)</span></details>', markup, re.S)
+    assert cite is not None and marks(cite.group(1)) == wanted
+    assert marks(markup) == wanted * 2
+    # median_high's look-alike sentence is not marked for an answer about median.
+    assert not any("returned" in m or "high" in m for m in wanted), wanted
