@@ -19,8 +19,11 @@ from __future__ import annotations
 import html
 import secrets
 import string
+from collections.abc import Iterator
 from functools import cached_property
 from typing import Any
+
+from IPython.display import display
 
 from arborist.app import Arborist, Turn
 from arborist.errors import ArboristError
@@ -35,7 +38,16 @@ from arborist.terminal import inert
 from arborist.witness import Heads
 from arborist_nb import markdown
 
-__all__ = ["Answer", "Landing", "NO_MATH", "ProofStatus", "answer_markup", "md_escape", "no_math"]
+__all__ = [
+    "Answer",
+    "Landing",
+    "NO_MATH",
+    "ProofStatus",
+    "answer_markup",
+    "md_escape",
+    "no_math",
+    "progress",
+]
 
 _MARKDOWN_PUNCTUATION = str.maketrans(
     {c: "\\" + c for c in string.punctuation if c not in "<>&;\"'"}
@@ -443,3 +455,29 @@ def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
         f"{''.join(evidence)}</details>"
         f"</div>"
     )
+
+
+def progress(items: Any) -> Iterator[Any]:
+    """Ingest's progress bar while it runs. In a notebook the bar is a widget, and once done
+    it is replaced in place by its last line as text (an ``update_display``): a saved
+    notebook keeps no progress widget, which a page opened without the kernel shows stuck
+    at 0% (issue #35)."""
+    from tqdm.auto import tqdm  # noqa: PLC0415 - a notebook progress bar
+    from tqdm.notebook import tqdm as widget_bar  # noqa: PLC0415
+
+    if not issubclass(tqdm, widget_bar):  # a terminal's bar is text already
+        yield from tqdm(list(items), desc="ingest", unit="doc")
+        return
+    bar = tqdm(list(items), desc="ingest", unit="doc", display=False)
+    handle = display(bar.container, display_id=True)
+    try:
+        yield from bar
+    finally:
+        bar.close()
+        line = bar.format_meter(**bar.format_dict)
+        if handle is not None:
+            handle.update({"text/plain": line}, raw=True)
+        for part in (bar.container, *bar.container.children):  # with their layouts and styles
+            for widget in (part, getattr(part, "layout", None), getattr(part, "style", None)):
+                if widget is not None:
+                    widget.close()

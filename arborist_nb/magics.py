@@ -14,7 +14,7 @@ import os
 import shlex
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from arborist.forest.shard import Node, Session
 from arborist.hashing import normalize_question
 from arborist.terminal import inert, inert_json
 from arborist_nb.cells import CellErrors, CellTurn, CellTurns, Unfilled, fill
-from arborist_nb.display import Answer, Landing, answer_markup, md_escape
+from arborist_nb.display import Answer, Landing, answer_markup, md_escape, progress
 
 __all__ = ["ASK_HELP", "ArboristMagics", "Lines", "WIDGET_HINT", "interpolate"]
 
@@ -183,7 +183,7 @@ class ArboristMagics(Magics):
             self.app,
             prefix="%arborist ",
             label=self._session_label,
-            track=_progress,
+            track=progress,
             each=False,
             short=True,
             more_help="%arborist alone shows the forest widget; %%ask? the options of a question",
@@ -534,29 +534,3 @@ class Lines(str):
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(str(self))
-
-
-def _progress(items: Any) -> Iterator[Any]:
-    """Ingest's progress bar while it runs. In a notebook the bar is a widget, and once done
-    it is replaced in place by its last line as text (an ``update_display``): a saved
-    notebook keeps no progress widget, which a page opened without the kernel shows stuck
-    at 0% (issue #35)."""
-    from tqdm.auto import tqdm  # noqa: PLC0415 - a notebook progress bar
-    from tqdm.notebook import tqdm as widget_bar  # noqa: PLC0415
-
-    if not issubclass(tqdm, widget_bar):  # a terminal's bar is text already
-        yield from tqdm(list(items), desc="ingest", unit="doc")
-        return
-    bar = tqdm(list(items), desc="ingest", unit="doc", display=False)
-    handle = display(bar.container, display_id=True)
-    try:
-        yield from bar
-    finally:
-        bar.close()
-        line = bar.format_meter(**bar.format_dict)
-        if handle is not None:
-            handle.update({"text/plain": line}, raw=True)
-        for part in (bar.container, *bar.container.children):  # with their layouts and styles
-            for widget in (part, getattr(part, "layout", None), getattr(part, "style", None)):
-                if widget is not None:
-                    widget.close()
