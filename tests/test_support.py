@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from arborist.app import Arborist
 from arborist.cli import cli
+from arborist.qa import support
 from arborist.qa.support import ANSWERED, NOT_ANSWERED, PARTLY, measure, quotes_cited, root
 
 DOC = (
@@ -233,3 +234,40 @@ def test_sentences_sharing_one_word_each_with_the_question_are_no_answer(
     assert "support not answered" in junk.output
     real = runner.invoke(cli, [*base, "ask", "Which Amazing Fantasy issue sold?"])
     assert "Amazing Fantasy sold well. [E1]" in real.output, real.output
+
+
+def test_a_records_support_is_measured_once_while_what_it_reads_holds(
+    spider_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every row of a widget, every view of a turn measures its support; a write to the
+    store makes every turn's standing be checked again, but the measure is held by content
+    (question, answer, each cited passage's title and text): measured once a process. A
+    passage evicted to the cold tier is other content: measured again, and None."""
+    calls: list[str] = []
+    inner = support.measure
+
+    def counted(question: str, *args: object) -> support.Support | None:
+        calls.append(question)
+        return inner(question, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(support, "measure", counted)
+    runner = CliRunner()
+    base = ["--home", str(spider_home)]
+    for question in ("Who created Spider-Man?", "When did Spider-Man first appear?"):
+        assert runner.invoke(cli, [*base, "ask", question]).exit_code == 0
+    monkeypatch.setattr(support, "MEMO", support._Memo())  # a new process's: nothing held
+    calls.clear()
+    with Arborist(spider_home) as app:
+        nodes = [h.node for h in app.find("Spider-Man")]
+        first = [app.audit_now(node).support for node in nodes]
+        assert len(calls) == 2 and all(s is not None for s in first)
+        app.ask("Who drew Spider-Man?")  # a write: every standing is checked again
+        assert [app.audit_now(node).support for node in nodes] == first
+        assert len(calls) == 2  # the standings were checked again; nothing measured again
+        key = nodes[0].cache_key
+        assert key is not None
+        held = support.measure_record(app.record(key))
+        assert held is not None and len(calls) == 2
+        app.evict(str(app.record(key).evidence[0].document_id), "cold")
+        assert support.measure_record(app.record(key)) is None
+        assert len(calls) == 3
