@@ -28,7 +28,7 @@ from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing
 from arborist.qa.support import Support, measure_record
 from arborist.store.cache import RecordEvidence
-from arborist.store.places import LINKED_SCHEMES, uri_scheme
+from arborist.store.places import LINKED_SCHEMES, shown_text, uri_scheme
 from arborist.terminal import inert
 from arborist.witness import Heads
 from arborist_nb import markdown
@@ -294,7 +294,7 @@ def _citation_html(answer: Answer) -> markdown.CiteHtml:
         if item is None:
             return bracket
         chunk = (
-            _h(item.text.lstrip("\f"))
+            _h(shown_text(item.text))
             if item.text is not None
             else f"({_h(item.tier)}: text not stored)"
         )
@@ -372,7 +372,7 @@ def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
     for item in answer.evidence:
         status = statuses[item.label]
         body = (
-            _h(item.text.lstrip("\f"))
+            _h(shown_text(item.text))
             if item.text is not None
             else f"({_h(item.tier)}: text not stored)"
         )

@@ -12,10 +12,21 @@ from arborist.store.places import (
     github_slug,
     place_uri,
     placed_title,
+    shown_text,
     split_anchor,
 )
+from tests.conftest import load_vectors
 
 PDF, HTML, MD, NB = "application/pdf", "text/html", "text/markdown", "application/x-ipynb+json"
+
+
+SHOWN = load_vectors("shown_text.json")
+
+
+@pytest.mark.parametrize("vector", SHOWN, ids=[v["name"] for v in SHOWN])
+def test_a_chunks_shown_text_holds_the_shared_vectors(vector: dict[str, str]) -> None:
+    """js/test/text.test.js holds the same vectors: every face shows a chunk alike."""
+    assert shown_text(vector["text"]) == vector["shown"]
 
 
 def places(texts: list[str], media_type: str, version: str = "k2") -> list[Place]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -271,3 +273,35 @@ def test_a_records_support_is_measured_once_while_what_it_reads_holds(
         app.evict(str(app.record(key).evidence[0].document_id), "cold")
         assert support.measure_record(app.record(key)) is None
         assert len(calls) == 3
+
+
+def test_a_notebook_answer_shows_a_pdf_chunk_without_its_page_mark(
+    home: Path, tmp_path: Path
+) -> None:
+    """A PDF page's chunk opens with a form feed (its page mark: the leaf hashes it), and
+    ``%%ask``'s HTML shows the chunk as every face does
+    (:func:`arborist.store.places.shown_text`): no form feed in the page."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from arborist_nb.display import Answer
+    from tests.pdfs import make_pages
+
+    def page(text: str) -> Callable[[Any, int], None]:
+        return lambda pdf, number: pdf.drawString(72, 700, text)
+
+    doc = tmp_path / "marsupials.pdf"
+    doc.write_bytes(make_pages([page("Wallabies live on the mainland."),
+                                page("The quokka shelters under saltbush by day.")]))  # fmt: skip
+    assert CliRunner().invoke(cli, ["--home", str(home), "ingest", str(doc)]).exit_code == 0
+    ip = InteractiveShell.instance()
+    try:
+        assert ip.run_cell("%load_ext arborist_nb").success
+        answer = ip.run_cell_magic("ask", "", "Where does the quokka shelter?")
+        assert isinstance(answer, Answer)
+        assert any((e.text or "").startswith("\f") for e in answer.evidence)
+        page_html = answer._repr_html_()
+        assert "\f" not in page_html
+        assert ">The quokka shelters under saltbush by day.</pre>" in page_html
+    finally:
+        ip.run_line_magic("unload_ext", "arborist_nb")
+        InteractiveShell.clear_instance()

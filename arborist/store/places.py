@@ -47,6 +47,7 @@ __all__ = [
     "github_slug",
     "place_uri",
     "placed_title",
+    "shown_text",
     "split_anchor",
     "uri_scheme",
 ]
@@ -105,6 +106,17 @@ class Place:
 
     def as_json(self) -> dict[str, Any]:
         return {"page": self.page, "path": list(self.path), "anchor": self.anchor}
+
+
+def shown_text(text: str) -> str:
+    """A chunk's text as every face shows it (``%%ask``'s answer, the widget's chunk view:
+    ``shownText`` in js/src/text.js holds the same rule, both pinned by
+    tests/vectors/shown_text.json): the form feeds that open it, a PDF page's mark (see
+    the module's docstring: the place says the page), left out, and any other form feed
+    (a page break inside a plain text, as RFCs have) shown as a line break. Only for
+    showing: a chunk's leaf hashes the text as stored, which is what a proof, and the
+    browser's re-verification, read."""
+    return text.lstrip("\f").replace("\f", "\n")
 
 
 def placed_title(title: str, place: Place | None) -> str:
