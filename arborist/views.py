@@ -18,7 +18,7 @@ from arborist.audit import ChainReport
 from arborist.qa.check import AnswerCheck
 from arborist.qa.roster import ModelStatus
 from arborist.qa.runner import AskResult
-from arborist.qa.support import Support, measure_record
+from arborist.qa.support import Support, audit_words, measure_record
 from arborist.store.cache import OK, CacheRecord
 from arborist.store.derive import Derivation
 from arborist.store.documents import IngestResult
@@ -380,6 +380,7 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
     have followed it.
     """
     record = result.record
+    found = record_support(record)
     if result.hit:
         cache = f"hit (first answered {record.created_at}, {record.hit_count} hit(s))"
     else:
@@ -389,8 +390,8 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
         "",
         *([f"bates   {bates}"] if bates else []),
         f"cache   {cache}",
-        f"audit   {record.audit_mode}{_withdrawn(record)}",
-        *([f"support {field(found.text())}"] if (found := record_support(record)) else []),
+        f"audit   {audit_words(record.audit_mode, found)}{_withdrawn(record)}",
+        *([f"support {field(found.text())}"] if found else []),
         f"key     {record.cache_key}",
         "sources",
     ]

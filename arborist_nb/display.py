@@ -26,7 +26,7 @@ from arborist.app import Arborist, Turn
 from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing
-from arborist.qa.support import Support, measure_record
+from arborist.qa.support import Support, audit_words, measure_record
 from arborist.store.cache import RecordEvidence
 from arborist.store.places import LINKED_SCHEMES, shown_text, uri_scheme
 from arborist.terminal import inert
@@ -143,9 +143,7 @@ class Answer:
             none = f"NONE: does not hold now: {check.summary}"
             return " · ".join([cache, none, *withdrawn, f"turn #{self.node.seq}"])
         support = self._support(check)
-        audit = _AUDIT_WORDS.get(self.audit_mode, self.audit_mode)
-        if self.audit_mode == "STRICT" and not (support and support.quoted):
-            audit = _UNQUOTED_STRICT
+        audit = audit_words(self.audit_mode, support)
         said = [] if support is None else [support.text() if support.missing else support.level]
         parts = [cache, audit, *(withdrawn or said), f"turn #{self.node.seq}"]
         return " · ".join(parts)
@@ -233,18 +231,6 @@ class Landing:
             f"{_h(self.where)}{option}</div>"
         )
 
-
-_AUDIT_WORDS = {
-    "STRICT": "quotes verified (STRICT)",
-    "HYBRID": "sources verified, wording not quoted (HYBRID)",
-    "VISUAL": "nothing verified (VISUAL)",
-}
-"""The audit modes in the status line's plain words: what the quoted bytes are proven to be."""
-
-_UNQUOTED_STRICT = "sources verified, wording not quoted (STRICT)"
-"""STRICT's words under an answer that does not quote what it cites (a model's paraphrase:
-:func:`arborist.qa.support.quotes_cited`): the cited bytes are proven, the sentences are
-the model's. The mode is the same; the words say what was checked."""
 
 NO_MATH = "tex2jax_ignore mathjax_ignore"
 """Classes that keep JupyterLab's (and classic Notebook's) MathJax off an element:

@@ -115,7 +115,7 @@ def test_every_face_shows_support_beside_the_audit_mode(spider_home: Path) -> No
     base = ["--home", str(spider_home)]
     asked = runner.invoke(cli, [*base, "ask", "When did Spider-Man first appear in a comic?"])
     assert asked.exit_code == 0, asked.output
-    assert "audit   STRICT" in asked.output
+    assert "audit   quotes verified (STRICT)" in asked.output
     assert "support partly: no cited passage mentions comic" in asked.output
     whole = runner.invoke(cli, [*base, "ask", "Who created Spider-Man?"])
     assert "support answered: the cited passages hold every word of the question" in whole.output

@@ -43,6 +43,7 @@ from arborist.citations import cited_labels, parse_citations
 
 __all__ = [
     "ANSWERED",
+    "AUDIT_WORDS",
     "LEVELS",
     "MEMO",
     "MEMO_SIZE",
@@ -50,6 +51,8 @@ __all__ = [
     "NOT_ANSWERED_OPENING",
     "PARTLY",
     "Support",
+    "UNQUOTED_STRICT",
+    "audit_words",
     "measure",
     "measure_record",
     "quotes_cited",
@@ -126,6 +129,29 @@ class Support:
             "reason": self.reason,
             "quoted": self.quoted,
         }
+
+
+AUDIT_WORDS = {
+    "STRICT": "quotes verified (STRICT)",
+    "HYBRID": "sources verified, wording not quoted (HYBRID)",
+    "VISUAL": "nothing verified (VISUAL)",
+}
+"""The audit modes in plain words, the same in every face (``ask`` and ``show``, ``%%ask``'s
+status line, the widget's badge: js/src/detail.js holds them too): what the quoted bytes
+are proven to be."""
+
+UNQUOTED_STRICT = "sources verified, wording not quoted (STRICT)"
+"""STRICT's words under an answer that does not quote what it cites (a model's paraphrase:
+:func:`quotes_cited`): the cited bytes are proven, the sentences are the model's. The mode
+is the same; the words say what was checked."""
+
+
+def audit_words(mode: str, support: Support | None) -> str:
+    """``mode`` in :data:`AUDIT_WORDS`; STRICT is "quotes verified" only when ``support``
+    says the answer quotes what it cites (none measured: not said); any other mode as it is."""
+    if mode == "STRICT" and not (support is not None and support.quoted):
+        return UNQUOTED_STRICT
+    return AUDIT_WORDS.get(mode, mode)
 
 
 def asked_words(question: str) -> list[str]:
