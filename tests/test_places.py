@@ -189,3 +189,52 @@ def test_an_attribute_splits_back_off_a_heading() -> None:
 def test_github_slug_reads_a_link_as_its_text() -> None:
     assert github_slug("See [the guide](http://x.org/g) now") == "see-the-guide-now"
     assert github_slug("snake_case and-dash") == "snake_case-and-dash"
+
+
+FENCED = """# Guide
+
+Read this first.
+
+## Install
+
+```sh
+pip install guide
+
+# then check it
+guide --version
+```
+
+~~~python
+import guide
+
+## not a heading either
+guide.run()
+~~~
+
+## Usage
+
+Run it.
+"""
+
+
+def test_a_hash_line_inside_a_fenced_code_block_is_no_heading() -> None:
+    """The chunker starts a chunk at a ``# `` line inside a fence (its bytes are the
+    document's, kept as they are); the place is read past it: the path and anchor stay
+    the section's, for that chunk and every later one, and a later heading's slug is not
+    counted against the comment's."""
+    chunks = chunk_text(FENCED)
+    texts = [c.text for c in chunks]
+    comment = next(i for i, t in enumerate(texts) if t.startswith("# then check it"))
+    inner = next(i for i, t in enumerate(texts) if t.startswith("## not a heading"))
+    usage = next(i for i, t in enumerate(texts) if t.startswith("## Usage"))
+    found = places(texts, MD)
+    install = Place(None, ("Guide", "Install"), "install")
+    assert found[comment] == found[inner] == install
+    assert found[usage] == Place(None, ("Guide", "Usage"), "usage")
+    assert found[-1] == found[usage]
+
+
+def test_a_fence_left_open_runs_to_the_end_and_a_longer_fence_closes_it() -> None:
+    texts = ["# A", "````md\n```\n# still code", "# still code too\n````", "# B"]
+    assert [p.path for p in places(texts, MD)] == [("A",), ("A",), ("A",), ("B",)]
+    assert places(["# A", "```\n# code", "# more code"], MD)[-1].path == ("A",)
