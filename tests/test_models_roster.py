@@ -31,6 +31,7 @@ from tests.chat_server import (
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
 KEY = "sk-roster0123456789abcdefghijklmnopqrstuvwx"  # a key the server echoes back
+URL_KEY = "sk-inurl0123456789abcdefghijklmnopqrstuvw"  # a key pasted into a base URL
 
 
 def closed_port() -> int:
@@ -55,6 +56,8 @@ def configured(home: Path, chat_server: ChatServer, monkeypatch: pytest.MonkeyPa
     (home / "config.toml").write_text(
         f'[models.good]\nbase_url = "{chat_server.url}"\nmodel = "good-model"\n\n'
         f'[models.down]\nbase_url = "{down}"\nmodel = "down-model"\n\n'
+        f'[models.userinfo]\nbase_url = "{down.replace("//", f"//bob:{URL_KEY}@")}"\n'
+        'model = "m"\n\n'
         f'[models.keyed]\nbase_url = "{chat_server.url}"\nmodel = "keyed-model"\n'
         'api_key_env = "ROSTER_KEY"\n\n'
         f'[models.nokey]\nbase_url = "{chat_server.url}"\nmodel = "m"\n'
@@ -105,6 +108,7 @@ def test_models_lists_chat_and_embedding_models_and_which_answer_now(
     for name in ("qwen", "hermes"):  # the seeds' local models are listed too
         assert name in shown
     assert KEY not in result.output and KEY[3:20] not in result.output
+    assert "not answering" in shown["userinfo"] and URL_KEY[3:20] not in result.output
     probes = [r.body for r in chat_server.received if r.path.endswith("/chat/completions")]
     assert {p["model"] for p in probes} == {"good-model", "keyed-model"}
     assert all(p["max_tokens"] == 1 and len(p["messages"]) == 1 for p in probes)
@@ -127,7 +131,7 @@ def test_models_json_says_the_same_and_holds_no_key(
     [e5] = data["embedding_models"]
     assert e5["answers"] and e5["chosen"] and e5["model"] == "intfloat/e5-small-v2"
     assert data["embeddings"]["profile"]["model"] == "intfloat/e5-small-v2"
-    assert KEY not in result.output
+    assert KEY not in result.output and URL_KEY[3:20] not in result.output
 
 
 def test_a_silent_server_is_not_answering_within_the_timeout(
