@@ -540,14 +540,17 @@ def _real_answers(app: Arborist, count: int) -> list[dict[str, Any]]:
     return shown
 
 
-def bench_support(tmp: Path, turns: int, repeat: int) -> SupportResult:
-    """Section 4: what measuring each row's support costs a full sync of ``turns`` rows."""
+def bench_support(
+    tmp: Path, turns: int, repeat: int, answers: int = SUPPORT_ANSWERS
+) -> SupportResult:
+    """Section 4: what measuring each row's support costs a full sync of ``turns`` rows
+    showing up to ``answers`` real answers."""
     home = tmp / "support-home"
     start = time.perf_counter()
     with Arborist(home) as app:
         app.ingest([], demo=True)
         ingest_s = time.perf_counter() - start
-        like = _real_answers(app, SUPPORT_ANSWERS)
+        like = _real_answers(app, answers)
     session = build_session(home, BUSHY_FAN, turns, like)
     result = SupportResult(session, len(like), ingest_s)
     timed, held = _Timed(), support.MEMO
@@ -1174,7 +1177,8 @@ def main() -> None:
     sessions = [("chain", 1, CHAIN_DEPTH), ("bushy", BUSHY_FAN, BUSHY_TURNS)]
     with tempfile.TemporaryDirectory(prefix="arborist-bench-widget-") as name:
         tmp = Path(name)
-        supported = bench_support(tmp, sync_turns, max(repeat, 2))
+        answers = SUPPORT_ANSWERS // 3 if args.quick else SUPPORT_ANSWERS
+        supported = bench_support(tmp, sync_turns, max(repeat, 2), answers)
         if args.support_only:
             report_support(supported)
             print(f"whole run: {time.perf_counter() - began:.0f} s")
