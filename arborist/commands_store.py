@@ -28,8 +28,11 @@ from arborist.commands import (
     command,
     document_ref,
     either,
+    seconds,
     shown,
 )
+from arborist.errors import BadInput
+from arborist.qa.roster import PROBE_SECONDS, model_roster
 from arborist.store.derive import DERIVATION_KINDS, Derivation
 from arborist.store.tiers import TierChange
 from arborist.witness import DATABASES, Heads, witness_checkpoints, witnessed_by_database
@@ -86,13 +89,30 @@ def _embed(desk: Desk, args: argparse.Namespace) -> Outcome:
     )
 
 
-@command("models", "the embedding model configured: its profile, roles and batches", JSON)
+@command(
+    "models",
+    "the chat and embedding models configured, and whether each answers now",
+    arg("--timeout", type=seconds, metavar="SECONDS",
+        help=f"wait this long for each model (default {PROBE_SECONDS:g})"),
+    JSON,
+)  # fmt: skip
 def _models(desk: Desk, args: argparse.Namespace) -> Outcome:
-    from arborist.qa.embeddings import embedder_facts  # noqa: PLC0415 - numpy, with a model
+    wait = args.timeout or PROBE_SECONDS
+    statuses = model_roster(desk.app.config, default=desk.llm, seconds=wait)
+    facts, unused = None, ""
+    try:
+        embedder = desk.app.embedder()
+    except BadInput as exc:  # e.g. several embedding models, none chosen: all listed above
+        embedder, unused = None, str(exc)
+    if embedder is not None:
+        from arborist.qa.embeddings import embedder_facts  # noqa: PLC0415 - numpy, with a model
 
-    embedder = desk.app.embedder()
-    facts = None if embedder is None else embedder_facts(embedder)
-    return either(args, lambda: views.models_text(facts), lambda: views.models_json(facts))
+        facts = embedder_facts(embedder)
+    return either(
+        args,
+        lambda: views.models_text(statuses, facts, wait, unused),
+        lambda: views.models_json(statuses, facts, wait, unused),
+    )
 
 
 @command(

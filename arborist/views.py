@@ -16,8 +16,9 @@ from typing import Any
 from arborist.app import ChainCheck, DatabaseReport, Related, Verification
 from arborist.audit import ChainReport
 from arborist.qa.check import AnswerCheck
+from arborist.qa.roster import ModelStatus
 from arborist.qa.runner import AskResult
-from arborist.qa.support import Support, measure_record
+from arborist.qa.support import Support, audit_words, measure_record
 from arborist.store.cache import OK, CacheRecord
 from arborist.store.derive import Derivation
 from arborist.store.documents import IngestResult
@@ -221,15 +222,30 @@ def embed_json(report: EmbedReport, profile: Mapping[str, object]) -> dict[str, 
     }
 
 
-def models_text(facts: Mapping[str, Any] | None) -> str:
-    """What ``models`` shows: the embedding model, its roles and how it is asked."""
+def models_text(
+    statuses: Sequence[ModelStatus],
+    facts: Mapping[str, Any] | None,
+    seconds: float,
+    unused: str = "",
+) -> str:
+    """What ``models`` shows: each chat and embedding model configured and whether it
+    answered now, then the embedding model in use (``unused``: why none is), its roles
+    and how it is asked."""
+    lines = [f"chat models (each asked now, within {seconds:g} s):"]
+    lines += [_status_line(s, "default") for s in statuses if s.kind == "chat"]
+    embedders = [_status_line(s, "in use") for s in statuses if s.kind == "embeddings"]
+    if embedders:
+        lines += ["embedding models:", *embedders]
     if facts is None:
-        return "embeddings: none configured (retrieval is lexical)"
+        why = f": {field(unused)}" if unused else ""
+        lines.append(f"embeddings: none in use (retrieval is lexical){why}")
+        return "\n".join(lines)
     profile = facts["profile"]
     server = f" at {field(str(profile['server']))}" if profile.get("server") else ""
     timeout = f", timeout {facts['timeout']:g} s" if "timeout" in facts else ""
     return "\n".join(
         [
+            *lines,
             f"embeddings: {field(str(profile.get('model')))}{server} "
             f"({field(str(profile.get('provider')))})",
             f"  roles: {field(str(facts['roles']))}",
@@ -241,8 +257,29 @@ def models_text(facts: Mapping[str, Any] | None) -> str:
     )
 
 
-def models_json(facts: Mapping[str, Any] | None) -> dict[str, Any]:
-    return {"embeddings": None if facts is None else dict(facts)}
+def _status_line(status: ModelStatus, chosen: str) -> str:
+    """One model of ``models``: name, model, server, and whether it answers (else why)."""
+    name = field(status.name) + (f" ({chosen})" if status.chosen else "")
+    said = "answers" if status.answers else f"not answering: {field(status.reason)}"
+    if status.provider is None:  # its profile could not be built: only the reason
+        return f"  {name}: {said}"
+    where = f" at {field(status.server)}" if status.server else ", offline"
+    return f"  {name}: {field(status.model)} ({field(status.provider)}{where}): {said}"
+
+
+def models_json(
+    statuses: Sequence[ModelStatus],
+    facts: Mapping[str, Any] | None,
+    seconds: float,
+    unused: str = "",
+) -> dict[str, Any]:
+    return {
+        "probe_seconds": seconds,
+        "chat": [s.as_json() for s in statuses if s.kind == "chat"],
+        "embedding_models": [s.as_json() for s in statuses if s.kind == "embeddings"],
+        "embeddings": None if facts is None else dict(facts),
+        "embeddings_unused": unused or None,
+    }
 
 
 def _lanes(record: CacheRecord) -> list[str]:
@@ -343,6 +380,7 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
     have followed it.
     """
     record = result.record
+    found = record_support(record)
     if result.hit:
         cache = f"hit (first answered {record.created_at}, {record.hit_count} hit(s))"
     else:
@@ -352,8 +390,8 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
         "",
         *([f"bates   {bates}"] if bates else []),
         f"cache   {cache}",
-        f"audit   {record.audit_mode}{_withdrawn(record)}",
-        *([f"support {field(found.text())}"] if (found := record_support(record)) else []),
+        f"audit   {audit_words(record.audit_mode, found)}{_withdrawn(record)}",
+        *([f"support {field(found.text())}"] if found else []),
         f"key     {record.cache_key}",
         "sources",
     ]

@@ -66,7 +66,7 @@ def node_text(node: Node, audit: Audit) -> str:
         f"bates        {node.bates}",
         f"parent       {node.parent_bates or '(none: a session root)'}",
         f"question     {field(node.question)}",
-        f"audit        {(now := audit(node)).text}",
+        f"audit        {(now := audit(node)).words}",
         *([f"support      {field(now.support.text())}"] if now.support else []),
         f"cache key    {node.cache_key or '(none)'}",
         f"label        {field(node.label) or '(none)'}",

@@ -30,10 +30,10 @@ from arborist.errors import ArboristError
 from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing
-from arborist.qa.support import Support, measure_record
+from arborist.qa.support import Support, audit_words, measure_record
 from arborist.quotes import claims_for, quoted_ranges
 from arborist.store.cache import OK, CacheRecord, RecordEvidence
-from arborist.store.places import LINKED_SCHEMES, uri_scheme
+from arborist.store.places import LINKED_SCHEMES, shown_text, uri_scheme
 from arborist.terminal import inert
 from arborist.witness import Heads
 from arborist_nb import markdown
@@ -165,9 +165,7 @@ class Answer:
             none = f"NONE: does not hold now: {check.summary}"
             return " · ".join([cache, none, *withdrawn, f"turn #{self.node.seq}"])
         support = self._support(check)
-        audit = _AUDIT_WORDS.get(self.audit_mode, self.audit_mode)
-        if self.audit_mode == "STRICT" and not (support and support.quoted):
-            audit = _UNQUOTED_STRICT
+        audit = audit_words(self.audit_mode, support)
         said = [] if support is None else [support.text() if support.missing else support.level]
         parts = [cache, audit, *(withdrawn or said), f"turn #{self.node.seq}"]
         return " · ".join(parts)
@@ -276,18 +274,6 @@ class Landing:
         )
 
 
-_AUDIT_WORDS = {
-    "STRICT": "quotes verified (STRICT)",
-    "HYBRID": "sources verified, wording not quoted (HYBRID)",
-    "VISUAL": "nothing verified (VISUAL)",
-}
-"""The audit modes in the status line's plain words: what the quoted bytes are proven to be."""
-
-_UNQUOTED_STRICT = "sources verified, wording not quoted (STRICT)"
-"""STRICT's words under an answer that does not quote what it cites (a model's paraphrase:
-:func:`arborist.qa.support.quotes_cited`): the cited bytes are proven, the sentences are
-the model's. The mode is the same; the words say what was checked."""
-
 NO_MATH = "tex2jax_ignore mathjax_ignore"
 """Classes that keep JupyterLab's (and classic Notebook's) MathJax off an element:
 ``$x$`` in an answer is text, not math."""
@@ -355,7 +341,7 @@ def _chunk_html(answer: Answer, item: RecordEvidence) -> str:
     (:func:`arborist.quotes.quoted_ranges`, the widget's rule too)."""
     if item.text is None:
         return f"({_h(item.tier)}: text not stored)"
-    text = item.text.lstrip("\f")
+    text = shown_text(item.text)
     parts, at = [], 0
     for start, end in quoted_ranges(text, claims_for(answer.text, item.label)):
         parts.append(f"{_h(text[at:start])}{_MARK}{_h(text[start:end])}</mark>")

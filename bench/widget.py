@@ -1,6 +1,6 @@
 """What the forest widget costs, measured against the widget issue's "done when".
 
-    python bench/widget.py [--quick] [--no-browser] [--runs N] [--repeat N]
+    python bench/widget.py [--quick] [--no-browser] [--support-only] [--runs N] [--repeat N]
 
 The goal: a 200-deep chain and a 10,000-turn session (fan-out 10) render
 their first screen in headless chromium in <= 1 s and <= 3 request/reply
@@ -48,6 +48,14 @@ here are shared and noisy: timings are medians of repeats.
    compact JSON, both ways. Then the same ``roots`` after one new turn at
    the foot of the 200-deep chain, against one just under the root: bytes
    that do not grow with depth.
+4. **Support on the sync path** (``--support-only``: this section alone): a session of as
+   many turns as section 3 whose every turn shows one of up to 150 real answers (the
+   extractive answerer over the demo corpus), so that each row's standing is checked and
+   its support measured. Full walks of a fresh view, each right after a write to the
+   store (which makes every standing be checked again): with no support measure held
+   (every row measured, as before :data:`arborist.qa.support.MEMO`) and with the memo
+   the walks before filled; the seconds spent measuring, counted by wrapping
+   ``arborist.qa.support.measure``, and the ratio of the two walks' medians.
 """
 
 from __future__ import annotations
@@ -64,7 +72,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
@@ -83,6 +91,8 @@ from arborist.forest.bates import format_bates
 from arborist.forest.shard import insert_turn
 from arborist.forest.transfer import EXPORT_FORMAT
 from arborist.hashing import node_hash, sha256_hex
+from arborist.qa import support
+from arborist.qa.standing import cited_titles
 from arborist.store.search import AUDIT_MODES
 from arborist_nb.widget import ForestWidget
 from tests.browser.conftest import (
@@ -139,12 +149,19 @@ class Session:
 
 
 def _node_lines(
-    sid: str, root_hash: str, root_time: str, fan: int, turns: int
+    sid: str,
+    root_hash: str,
+    root_time: str,
+    fan: int,
+    turns: int,
+    like: Sequence[dict[str, Any]] = (),
 ) -> Iterator[dict[str, Any]]:
     """Export records of ``turns`` turns under the root, ``fan`` under each node, breadth
     first (fan 1 is a chain), every node hash real, each a millisecond after the one before
     (from the root's time: no turn is older than its parent); ``_depth`` is for the caller
-    to drop."""
+    to drop. With ``like`` (turn fields of real answers: question, answer_text, cache_key,
+    audit_mode, cited_titles), turn n shows ``like[n % len(like)]``: a turn whose answer
+    the store holds, so its standing is checked and its support measured."""
     base = datetime.datetime.fromisoformat(root_time)
     level = [(format_bates(sid, 0), root_hash)]
     seq = depth = 0
@@ -163,6 +180,13 @@ def _node_lines(
                 answer = f"Answer {seq}: branch {k} says item {seq % 97} was recorded in volume {seq % 13}."
                 cache_key = sha256_hex(f"key-{seq % 1_000}".encode())
                 audit_mode = AUDIT_MODES[seq % 3]
+                cited = [f"Volume {seq % 13}"]
+                if like:
+                    shown = like[seq % len(like)]
+                    question, answer, cache_key = (
+                        shown["question"], shown["answer_text"], shown["cache_key"]
+                    )  # fmt: skip
+                    audit_mode, cited = shown["audit_mode"], list(shown["cited_titles"])
                 created_at = format_timestamp(base + datetime.timedelta(milliseconds=seq))
                 digest = node_hash(
                     parent_node_hash=parent_hash,
@@ -181,7 +205,7 @@ def _node_lines(
                     "answer_text": answer,
                     "cache_key": cache_key,
                     "audit_mode": audit_mode,
-                    "cited_titles": [f"Volume {seq % 13}"],
+                    "cited_titles": cited,
                     "created_at": created_at,
                     "created_label": None,
                     "label": None,
@@ -192,15 +216,16 @@ def _node_lines(
         level = below
 
 
-def build_session(home: Path, fan: int, turns: int) -> Session:
+def build_session(home: Path, fan: int, turns: int, like: Sequence[dict[str, Any]] = ()) -> Session:
     """A session of ``turns`` turns, ``fan`` under each node, whose current turn is the last
-    of the deepest ones (where a notebook that asked its way down would be)."""
+    of the deepest ones (where a notebook that asked its way down would be); ``like``: see
+    :func:`_node_lines`."""
     start = time.perf_counter()
     with Arborist(home) as app:
         sid = app.new_session("bench").sid
         header, root = app.export_session(sid)[:2]
         header["format"] = EXPORT_FORMAT
-        records = list(_node_lines(sid, root["node_hash"], root["created_at"], fan, turns))
+        records = list(_node_lines(sid, root["node_hash"], root["created_at"], fan, turns, like))
         depth = records[-1]["_depth"]
         deepest = [r["bates"] for r in records if r["_depth"] == depth]
         for r in records:
@@ -445,6 +470,138 @@ def _chain_roots(app: Arborist, chain: Session) -> tuple[Walk, Walk, Walk]:
     finally:
         widget.close()
     return deep, shallow, by_hashes
+
+
+# --------------------------------------------------------------------------- 4. support on the sync
+
+
+SUPPORT_ANSWERS = 150
+"""Distinct real answers (extractive, over the demo corpus) the support bench's turns show."""
+
+
+@dataclass
+class SupportResult:
+    """Full walks of a session whose every turn shows a real answer, each right after a
+    write to the store (which makes every row's standing be checked again): ``cold`` with
+    no measure held (every row measured, as before they were memoised), ``warm`` with the
+    memo the walks before filled; the seconds and calls spent measuring in each."""
+
+    session: Session
+    answers: int
+    ingest_s: float
+    cold: list[float] = field(default_factory=list)
+    warm: list[float] = field(default_factory=list)
+    cold_measuring: list[float] = field(default_factory=list)
+    warm_measuring: list[float] = field(default_factory=list)
+    cold_calls: list[int] = field(default_factory=list)
+    warm_calls: list[int] = field(default_factory=list)
+
+
+class _Timed:
+    """``arborist.qa.support.measure`` counted and timed while it is installed."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.seconds = 0.0
+        self.inner = support.measure
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        start = time.perf_counter()
+        try:
+            return self.inner(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+class _Unheld:
+    """A stand-in for :data:`arborist.qa.support.MEMO` that holds nothing: every row
+    measured, as before the measures were memoised."""
+
+    def measure(self, *args: Any) -> Any:
+        return support.measure(*args)
+
+
+def _real_answers(app: Arborist, count: int) -> list[dict[str, Any]]:
+    """Turn fields of up to ``count`` answers the store holds, each citing evidence: the
+    extractive answerer asked about the demo corpus's documents, a few questions each."""
+    titles = [str(row[0]) for row in app.store_conn.execute("SELECT title FROM documents")]
+    forms = ("What does {} provide?", "How do I use {}?", "What functions does {} define?")
+    shown: list[dict[str, Any]] = []
+    for question in (form.format(title) for form in forms for title in titles):
+        if len(shown) == count:
+            break
+        record = app.ask(question).record
+        cited = cited_titles(record.evidence)
+        if cited:
+            shown.append({"question": record.question, "answer_text": record.answer_text,
+                          "cache_key": record.cache_key, "audit_mode": record.audit_mode,
+                          "cited_titles": cited})  # fmt: skip
+    return shown
+
+
+def bench_support(
+    tmp: Path, turns: int, repeat: int, answers: int = SUPPORT_ANSWERS
+) -> SupportResult:
+    """Section 4: what measuring each row's support costs a full sync of ``turns`` rows
+    showing up to ``answers`` real answers."""
+    home = tmp / "support-home"
+    start = time.perf_counter()
+    with Arborist(home) as app:
+        app.ingest([], demo=True)
+        ingest_s = time.perf_counter() - start
+        like = _real_answers(app, answers)
+    session = build_session(home, BUSHY_FAN, turns, like)
+    result = SupportResult(session, len(like), ingest_s)
+    timed, held = _Timed(), support.MEMO
+    support.measure = timed  # type: ignore[assignment]
+    try:
+        with Arborist(home) as app:
+            widget = ForestWidget(app=app, sid=session.sid)
+            try:
+                for i in range(repeat):
+                    for cold in (True, False):
+                        app.ask(f"Bench write {i} {cold}: what does heapq provide?")  # a write
+                        support.MEMO = _Unheld() if cold else held  # type: ignore[assignment]
+                        timed.calls, timed.seconds = 0, 0.0
+                        view = View(widget)
+                        seconds = view.walk()[3]
+                        assert len(view.nodes) == turns + 1
+                        (result.cold if cold else result.warm).append(seconds)
+                        measuring = result.cold_measuring if cold else result.warm_measuring
+                        measuring.append(timed.seconds)
+                        (result.cold_calls if cold else result.warm_calls).append(timed.calls)
+            finally:
+                widget.close()
+    finally:
+        support.measure, support.MEMO = timed.inner, held
+    return result
+
+
+def report_support(result: SupportResult) -> None:
+    s = result.session
+    cold, warm = statistics.median(result.cold), statistics.median(result.warm)
+    measuring = statistics.median(result.cold_measuring)
+    print(
+        f"\n4. support on the sync path: {s.turns:,}-turn session (fan-out {BUSHY_FAN}) whose "
+        f"turns show {result.answers} real extractive answers over the demo corpus (ingested "
+        f"in {result.ingest_s:.0f} s); each full walk (a fresh view) right after a write to "
+        "the store, so every row's standing is checked again"
+    )
+    print(f"   {'walk':<40} {'ms':>9} {'measuring ms':>13} {'measures':>9} {'share':>7}")
+    for label, walks, spent, calls in [
+        ("every row measured (before the memo)", result.cold, result.cold_measuring,
+         result.cold_calls),
+        ("measures held (memo)", result.warm, result.warm_measuring, result.warm_calls),
+    ]:  # fmt: skip
+        for i, (w, m, c) in enumerate(zip(walks, spent, calls, strict=True), 1):
+            print(f"   {f'{label} #{i}':<40} {w * 1000:>9.1f} {m * 1000:>13.1f} {c:>9,} "
+                  f"{m / w:>7.1%}")  # fmt: skip
+    print(
+        f"   median: measuring is {measuring / cold:.1%} of a walk without the memo; with "
+        f"it the walk takes {warm / cold:.2f}x the time ({cold * 1000:.0f} -> "
+        f"{warm * 1000:.0f} ms)"
+    )
 
 
 # --------------------------------------------------------------------------- the browser
@@ -1003,6 +1160,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one browser run, fewer repeats")
     parser.add_argument("--no-browser", action="store_true", help="skip the chromium figures")
+    parser.add_argument(
+        "--support-only", action="store_true", help="only section 4 (support on the sync path)"
+    )
     parser.add_argument("--runs", type=int, default=None, help="first screens per session")
     parser.add_argument(
         "--repeat", type=int, default=None, help="refreshes of each kind, and Python walks"
@@ -1017,6 +1177,12 @@ def main() -> None:
     sessions = [("chain", 1, CHAIN_DEPTH), ("bushy", BUSHY_FAN, BUSHY_TURNS)]
     with tempfile.TemporaryDirectory(prefix="arborist-bench-widget-") as name:
         tmp = Path(name)
+        answers = SUPPORT_ANSWERS // 3 if args.quick else SUPPORT_ANSWERS
+        supported = bench_support(tmp, sync_turns, max(repeat, 2), answers)
+        if args.support_only:
+            report_support(supported)
+            print(f"whole run: {time.perf_counter() - began:.0f} s")
+            return
         synced = bench_sync(tmp, sync_turns, max(repeat, 2))
         browser = None if args.no_browser else bench_browser(tmp, sessions, runs, repeat)
         shutil.rmtree(tmp / "chromium-profile", ignore_errors=True)
@@ -1024,6 +1190,7 @@ def main() -> None:
     if browser is not None:
         report_browser(*browser)
     report_sync(synced)
+    report_support(supported)
     headline(synced, browser[0] if browser else None, elapsed)
 
 

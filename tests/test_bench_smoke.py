@@ -166,6 +166,7 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
             "1. first screen, headless chromium in JupyterLab",
             "2. refresh after one new turn",
             "3. sync in Python",
+            "4. support on the sync path",
             "headline figures",
             "first screen, 200-turn chain",
             "refresh after one new turn, bushy",

@@ -130,7 +130,7 @@ def test_ask_miss_then_hit_with_key_and_sources(docs: Path) -> None:
     assert code == 0
     assert "Ditko" in out.splitlines()[0]
     assert "cache   miss (answered now in" in out
-    assert "audit   STRICT" in out
+    assert "audit   quotes verified (STRICT)" in out
     key = next(line.split()[1] for line in out.splitlines() if line.startswith("key "))
     assert len(key) == 64
     assert "  E1* Spider-Man  (chunk 0)  file://" in out

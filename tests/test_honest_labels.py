@@ -104,7 +104,7 @@ def test_the_cli_never_prints_strict_for_an_edited_hit(
     _app, record_id = asked
     runner = CliRunner()
     served = runner.invoke(cli, ["--home", str(home), "ask", QUESTION])
-    assert served.exit_code == 0 and "audit   STRICT" in served.output
+    assert served.exit_code == 0 and "audit   quotes verified (STRICT)" in served.output
     _edit_cited_chunk(home / "store.db", record_id)
     refused = runner.invoke(cli, ["--home", str(home), "ask", QUESTION])
     assert refused.exit_code == 1

@@ -68,11 +68,14 @@ def asked(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[s
             "doc": str(tmp_path / "quokka.md")}  # fmt: skip
 
 
+QUOTED = ("quotes", "verified")
+"""The audit line's words for ``support.quoted`` (``quotes verified (STRICT)``)."""
+
 READS: dict[str, tuple[str, set[str]]] = {
     "search logger journal": ("search", {"chunk"}),
     "find logger": ("find", {"strict", "partly"}),
     "tree --sid {sid}": ("tree", {"*", "#1", "#2", "partly", "strict", "session", "├──", "└──"}),
-    "show {bates}": ("show", {"cache", "created", "cited", "answer", "│"}),
+    "show {bates}": ("show", {"cache", "created", "cited", "answer", "│", *QUOTED}),
     "branches --sid {sid}": ("branches", {"children", "partly", "strict", "*"}),
     "verify": ("verify", {"store.db", "sessions.db", "ok", "cached", "answers", "checkpoint"}),
     "stats": (
@@ -115,7 +118,7 @@ def test_ask_json_holds_every_fact_its_text_shows_support_included(
                                "reason": "no cited passage mentions comic",
                                "quoted": True}  # fmt: skip
     layout = {"bates", "cache", "hit", "first", "answered", "hit(s)", "audit", "support", "key",
-              "sources", "chunk", "e1*", "e2", "e1", "e2*", "·", "›"}  # fmt: skip
+              "sources", "chunk", "e1*", "e2", "e1", "e2*", "·", "›", *QUOTED}  # fmt: skip
     assert missing_facts(text, data, layout) == []
 
 

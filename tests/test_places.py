@@ -12,10 +12,21 @@ from arborist.store.places import (
     github_slug,
     place_uri,
     placed_title,
+    shown_text,
     split_anchor,
 )
+from tests.conftest import load_vectors
 
 PDF, HTML, MD, NB = "application/pdf", "text/html", "text/markdown", "application/x-ipynb+json"
+
+
+SHOWN = load_vectors("shown_text.json")
+
+
+@pytest.mark.parametrize("vector", SHOWN, ids=[v["name"] for v in SHOWN])
+def test_a_chunks_shown_text_holds_the_shared_vectors(vector: dict[str, str]) -> None:
+    """js/test/text.test.js holds the same vectors: every face shows a chunk alike."""
+    assert shown_text(vector["text"]) == vector["shown"]
 
 
 def places(texts: list[str], media_type: str, version: str = "k2") -> list[Place]:
@@ -178,3 +189,52 @@ def test_an_attribute_splits_back_off_a_heading() -> None:
 def test_github_slug_reads_a_link_as_its_text() -> None:
     assert github_slug("See [the guide](http://x.org/g) now") == "see-the-guide-now"
     assert github_slug("snake_case and-dash") == "snake_case-and-dash"
+
+
+FENCED = """# Guide
+
+Read this first.
+
+## Install
+
+```sh
+pip install guide
+
+# then check it
+guide --version
+```
+
+~~~python
+import guide
+
+## not a heading either
+guide.run()
+~~~
+
+## Usage
+
+Run it.
+"""
+
+
+def test_a_hash_line_inside_a_fenced_code_block_is_no_heading() -> None:
+    """The chunker starts a chunk at a ``# `` line inside a fence (its bytes are the
+    document's, kept as they are); the place is read past it: the path and anchor stay
+    the section's, for that chunk and every later one, and a later heading's slug is not
+    counted against the comment's."""
+    chunks = chunk_text(FENCED)
+    texts = [c.text for c in chunks]
+    comment = next(i for i, t in enumerate(texts) if t.startswith("# then check it"))
+    inner = next(i for i, t in enumerate(texts) if t.startswith("## not a heading"))
+    usage = next(i for i, t in enumerate(texts) if t.startswith("## Usage"))
+    found = places(texts, MD)
+    install = Place(None, ("Guide", "Install"), "install")
+    assert found[comment] == found[inner] == install
+    assert found[usage] == Place(None, ("Guide", "Usage"), "usage")
+    assert found[-1] == found[usage]
+
+
+def test_a_fence_left_open_runs_to_the_end_and_a_longer_fence_closes_it() -> None:
+    texts = ["# A", "````md\n```\n# still code", "# still code too\n````", "# B"]
+    assert [p.path for p in places(texts, MD)] == [("A",), ("A",), ("A",), ("B",)]
+    assert places(["# A", "```\n# code", "# more code"], MD)[-1].path == ("A",)

@@ -16,9 +16,9 @@ before it left (an ``export`` carries on), ``HOME`` a temporary folder and no
   ``# needs:`` fails the test).
 
 Beyond exit status 0, what the text claims is checked: every ``arborist ask`` answers
-(``STRICT``, never "The documents do not answer"), a line whose comment says "cache hit"
-is one, a comment ``# prints X: ...`` means the output holds X, and ``arborist verify``
-says ``ok`` for both stores.
+(``quotes verified (STRICT)``, never "The documents do not answer"), a line whose comment
+says "cache hit" is one, a comment ``# prints X: ...`` means the output holds X, and
+``arborist verify`` says ``ok`` for both stores.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def check_claims(line: str, output: str) -> None:
     said = comment(line)
     if "arborist ask" in line or "arborist --home .demo-home ask" in line:
         assert NO_ANSWER not in output, f"{line!r} is not answered by the corpus:\n{output}"
-        assert re.search(r"^audit\s+STRICT$", output, re.MULTILINE), output
+        assert re.search(r"^audit\s+quotes verified \(STRICT\)$", output, re.MULTILINE), output
     if "cache hit" in said:
         assert re.search(r"^cache\s+hit\b", output, re.MULTILINE), f"{line!r}: no hit\n{output}"
     if match := re.match(r"# prints (.+?):", said):

@@ -85,7 +85,10 @@ def test_a_scripted_session_exercises_every_command(app: Arborist) -> None:
     roots = [o for o in out if o.startswith(f"{session.root_bates}\nsession_root ")]
     assert len(roots) == 1 and re.fullmatch(r"[0-9a-f]{64}", roots[0].split()[-1])
     assert "Bob Kane" in text  # an answer as every face shows one: its bates, cache, mode...
-    assert f"bates   {session.sid}-000001\ncache   miss" in text and "audit   STRICT" in text
+    assert (
+        f"bates   {session.sid}-000001\ncache   miss" in text
+        and "audit   quotes verified (STRICT)" in text
+    )
     assert f"{session.sid}-000001 is now labelled 'bats'" in text
     assert f"now at {session.root_bates}" in text
     assert f"grafted at {spider.bates}:" in text

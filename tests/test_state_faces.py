@@ -80,7 +80,7 @@ def said(text: str, state: str) -> None:
 def test_show_says_the_state_and_reason_beside_the_mode(withdrawn: Home) -> None:
     shown = cli_out(withdrawn.path, "show", withdrawn.bates)
     audit = next(line for line in shown.splitlines() if line.startswith("audit"))
-    assert audit == f"audit        STRICT, answer {withdrawn.state}: {SHOWN}"
+    assert audit == f"audit        quotes verified (STRICT), answer {withdrawn.state}: {SHOWN}"
     said(shown, withdrawn.state)
 
 
@@ -132,7 +132,7 @@ def test_the_repl_says_the_state_and_reason(withdrawn: Home) -> None:
     with Arborist(withdrawn.path) as app:
         Repl(app, withdrawn.sid, read=scripted_reader(script), write=out.append).run()
     written = "\n".join(out)
-    assert f"STRICT, answer {withdrawn.state}: {SHOWN}" in written
+    assert f"quotes verified (STRICT), answer {withdrawn.state}: {SHOWN}" in written
     assert written.count(f"[STRICT {withdrawn.state}: {SHOWN}]") == 3  # tree, find, branches
     assert "\x1b" not in written
 
@@ -160,7 +160,7 @@ def test_percent_arborist_says_the_state_and_reason(
     for line in ("tree", "find created Spider-Man", "branches"):
         assert f"[STRICT {withdrawn.state}: {SHOWN}]" in printed[line], printed[line]
     assert (
-        f"audit        STRICT, answer {withdrawn.state}: {SHOWN}"
+        f"audit        quotes verified (STRICT), answer {withdrawn.state}: {SHOWN}"
         in printed[f"show {withdrawn.bates}"]
     )
     assert f"STRICT, answer {withdrawn.state}: {SHOWN}" in printed[f"record show {withdrawn.key}"]
@@ -265,4 +265,5 @@ def test_a_document_changed_since_makes_its_answer_stale_in_every_text_face(
         assert now.state == "stale" and now.state_reason
     tree = cli_out(home, "tree", "--sid", session.sid)
     assert f"[STRICT stale: {now.state_reason}]" in tree
-    assert f"STRICT, answer stale: {now.state_reason}" in cli_out(home, "show", turn.node.bates)
+    shown = cli_out(home, "show", turn.node.bates)
+    assert f"quotes verified (STRICT), answer stale: {now.state_reason}" in shown

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from arborist.app import Arborist
 from arborist.cli import cli
+from arborist.qa import support
 from arborist.qa.support import ANSWERED, NOT_ANSWERED, PARTLY, measure, quotes_cited, root
 
 DOC = (
@@ -112,7 +115,7 @@ def test_every_face_shows_support_beside_the_audit_mode(spider_home: Path) -> No
     base = ["--home", str(spider_home)]
     asked = runner.invoke(cli, [*base, "ask", "When did Spider-Man first appear in a comic?"])
     assert asked.exit_code == 0, asked.output
-    assert "audit   STRICT" in asked.output
+    assert "audit   quotes verified (STRICT)" in asked.output
     assert "support partly: no cited passage mentions comic" in asked.output
     whole = runner.invoke(cli, [*base, "ask", "Who created Spider-Man?"])
     assert "support answered: the cited passages hold every word of the question" in whole.output
@@ -232,3 +235,72 @@ def test_sentences_sharing_one_word_each_with_the_question_are_no_answer(
     assert "support not answered" in junk.output
     real = runner.invoke(cli, [*base, "ask", "Which Amazing Fantasy issue sold?"])
     assert "Amazing Fantasy sold well. [E1]" in real.output, real.output
+
+
+def test_a_records_support_is_measured_once_while_what_it_reads_holds(
+    spider_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every row of a widget, every view of a turn measures its support; a write to the
+    store makes every turn's standing be checked again, but the measure is held by content
+    (question, answer, each cited passage's title and text): measured once a process. A
+    passage evicted to the cold tier is other content: measured again, and None."""
+    calls: list[str] = []
+    inner = support.measure
+
+    def counted(question: str, *args: object) -> support.Support | None:
+        calls.append(question)
+        return inner(question, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(support, "measure", counted)
+    runner = CliRunner()
+    base = ["--home", str(spider_home)]
+    for question in ("Who created Spider-Man?", "When did Spider-Man first appear?"):
+        assert runner.invoke(cli, [*base, "ask", question]).exit_code == 0
+    monkeypatch.setattr(support, "MEMO", support._Memo())  # a new process's: nothing held
+    calls.clear()
+    with Arborist(spider_home) as app:
+        nodes = [h.node for h in app.find("Spider-Man")]
+        first = [app.audit_now(node).support for node in nodes]
+        assert len(calls) == 2 and all(s is not None for s in first)
+        app.ask("Who drew Spider-Man?")  # a write: every standing is checked again
+        assert [app.audit_now(node).support for node in nodes] == first
+        assert len(calls) == 2  # the standings were checked again; nothing measured again
+        key = nodes[0].cache_key
+        assert key is not None
+        held = support.measure_record(app.record(key))
+        assert held is not None and len(calls) == 2
+        app.evict(str(app.record(key).evidence[0].document_id), "cold")
+        assert support.measure_record(app.record(key)) is None
+        assert len(calls) == 3
+
+
+def test_a_notebook_answer_shows_a_pdf_chunk_without_its_page_mark(
+    home: Path, tmp_path: Path
+) -> None:
+    """A PDF page's chunk opens with a form feed (its page mark: the leaf hashes it), and
+    ``%%ask``'s HTML shows the chunk as every face does
+    (:func:`arborist.store.places.shown_text`): no form feed in the page."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from arborist_nb.display import Answer
+    from tests.pdfs import make_pages
+
+    def page(text: str) -> Callable[[Any, int], None]:
+        return lambda pdf, number: pdf.drawString(72, 700, text)
+
+    doc = tmp_path / "marsupials.pdf"
+    doc.write_bytes(make_pages([page("Wallabies live on the mainland."),
+                                page("The quokka shelters under saltbush by day.")]))  # fmt: skip
+    assert CliRunner().invoke(cli, ["--home", str(home), "ingest", str(doc)]).exit_code == 0
+    ip = InteractiveShell.instance()
+    try:
+        assert ip.run_cell("%load_ext arborist_nb").success
+        answer = ip.run_cell_magic("ask", "", "Where does the quokka shelter?")
+        assert isinstance(answer, Answer)
+        assert any((e.text or "").startswith("\f") for e in answer.evidence)
+        page_html = answer._repr_html_()
+        assert "\f" not in page_html
+        assert ">The quokka shelters under saltbush by day.</pre>" in page_html
+    finally:
+        ip.run_line_magic("unload_ext", "arborist_nb")
+        InteractiveShell.clear_instance()

@@ -135,7 +135,8 @@ def test_ask_at_a_terminal_streams_the_answer_inert_then_its_citations(
     assert "Ditko\n│ safe\\rFORGED" in shown  # \r\n split across events is one newline
     lines = shown.splitlines()
     assert any(line.startswith("cache   miss") for line in lines)
-    assert "audit   STRICT" in lines and "sources" in lines
+    assert "audit   sources verified, wording not quoted (STRICT)" in lines  # no quote
+    assert "sources" in lines
 
 
 def test_a_cache_hit_at_a_terminal_prints_at_once(loopback: ChatServer) -> None:
@@ -184,7 +185,8 @@ def test_the_repl_streams_inert_pieces_and_a_hit_at_once(loopback: ChatServer, h
     kinds = [kind for kind, _ in events]
     turn = kinds.index("line", kinds.index("piece"))
     # The footer every face writes after an answer (the REPL's is arborist ask's).
-    assert re.match(r"\nbates   \S+-000001\ncache   miss .*\naudit   STRICT\n", events[turn][1])
+    footer = r"\nbates   \S+-000001\ncache   miss .*\naudit   sources verified, wording not quoted \(STRICT\)\n"
+    assert re.match(footer, events[turn][1])
     assert all(kind == "line" for kind in kinds[turn:]), "a hit streams nothing"
     hit = [text for kind, text in events[turn + 1 :] if "\ncache   hit" in text]
     assert hit and hit[0].startswith(answer_block(ANSWER) + "\n\nbates ")  # at once, whole

@@ -64,6 +64,7 @@ __all__ = [
     "EmbeddingsClient",
     "MAX_BATCH_SIZE",
     "embedder_facts",
+    "embedder_from_profile",
     "select_embedder",
 ]
 
@@ -316,7 +317,9 @@ def _roles(settings: Mapping[str, object], model: str, where: str) -> Roles:
     return Roles(query, document, "config")
 
 
-def _from_settings(name: str, profile: Mapping[str, object], env: Mapping[str, str]) -> Embedder:
+def embedder_from_profile(
+    name: str, profile: Mapping[str, object], env: Mapping[str, str]
+) -> Embedder:
     """An embedder built from an ``[embeddings]`` table or a ``[models.NAME]`` of kind
     embeddings: a client of a server, or the local model."""
     where = f"embeddings profile {name!r}"
@@ -426,7 +429,7 @@ def select_embedder(
             raise BadInput("ARBORIST_EMBED_BASE_URL is set: set ARBORIST_EMBED_MODEL too")
         return _from_env(base_url, model, env)
     found = _configured(config or {})
-    return None if found is None else _from_settings(found[0], found[1], env)
+    return None if found is None else embedder_from_profile(found[0], found[1], env)
 
 
 def embedder_facts(embedder: Embedder) -> dict[str, object]:

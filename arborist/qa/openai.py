@@ -394,6 +394,21 @@ class OpenAIClient(RemoteModel):
             self._meta(body, attempt, stream=False),
         )
 
+    def answers(self) -> None:
+        """Ask for one token of a one-line prompt (no system prompt, nothing stored):
+        returns when the model answers, else raises the one-line ModelError of why not
+        (``arborist models``; :mod:`arborist.qa.roster` gives it short timeouts first)."""
+        payload = {"model": self.model, "max_tokens": 1, "stream": False,
+                   "messages": [{"role": "user", "content": "Say OK."}]}  # fmt: skip
+        self._post("chat/completions", payload, "application/json", self._read_choice)
+
+    def _read_choice(self, response: httpx.Response, attempt: Attempt) -> None:
+        """A probe's reply: a JSON object with a choice (one token may be only a space)."""
+        self._read_whole(response, attempt.whole_by)
+        choices = self._json_object(response).get("choices")
+        if not isinstance(choices, list) or not choices:
+            raise self._error("the reply has no choices")
+
     # -- a streamed completion
 
     def _read_stream(

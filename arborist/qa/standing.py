@@ -46,7 +46,7 @@ from arborist.db import rows_in
 from arborist.forest.nodes import ROOT_AUDIT_MODE
 from arborist.hashing import question_hash
 from arborist.qa.check import check_record
-from arborist.qa.support import Support, measure_record
+from arborist.qa.support import Support, audit_words, measure_record
 from arborist.store.cache import OK, CacheRecord, RecordEvidence, load_record
 from arborist.terminal import inert
 
@@ -133,6 +133,16 @@ class Standing:
         if self.withdrawn:
             said += f", answer {self.state_text}"
         return inert(said, one_line=True)
+
+    @property
+    def words(self) -> str:
+        """:attr:`text` with the mode in the words every face says it in
+        (:func:`~arborist.qa.support.audit_words`: ``quotes verified (STRICT)`` only when
+        the answer quotes what it cites): ``show``'s audit line."""
+        if self.reason is not None:
+            return self.text
+        said = inert(audit_words(self.mode, self.support), one_line=True)
+        return f"{said}, answer {self.state_text}" if self.withdrawn else said
 
     @property
     def badge(self) -> str:

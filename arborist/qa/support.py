@@ -30,7 +30,10 @@ cannot be read: then the measure is ``None``, shown as nothing.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -40,11 +43,16 @@ from arborist.citations import cited_labels, parse_citations
 
 __all__ = [
     "ANSWERED",
+    "AUDIT_WORDS",
     "LEVELS",
+    "MEMO",
+    "MEMO_SIZE",
     "NOT_ANSWERED",
     "NOT_ANSWERED_OPENING",
     "PARTLY",
     "Support",
+    "UNQUOTED_STRICT",
+    "audit_words",
     "measure",
     "measure_record",
     "quotes_cited",
@@ -123,6 +131,29 @@ class Support:
         }
 
 
+AUDIT_WORDS = {
+    "STRICT": "quotes verified (STRICT)",
+    "HYBRID": "sources verified, wording not quoted (HYBRID)",
+    "VISUAL": "nothing verified (VISUAL)",
+}
+"""The audit modes in plain words, the same in every face (``ask`` and ``show``, ``%%ask``'s
+status line, the widget's badge: js/src/detail.js holds them too): what the quoted bytes
+are proven to be."""
+
+UNQUOTED_STRICT = "sources verified, wording not quoted (STRICT)"
+"""STRICT's words under an answer that does not quote what it cites (a model's paraphrase:
+:func:`quotes_cited`): the cited bytes are proven, the sentences are the model's. The mode
+is the same; the words say what was checked."""
+
+
+def audit_words(mode: str, support: Support | None) -> str:
+    """``mode`` in :data:`AUDIT_WORDS`; STRICT is "quotes verified" only when ``support``
+    says the answer quotes what it cites (none measured: not said); any other mode as it is."""
+    if mode == "STRICT" and not (support is not None and support.quoted):
+        return UNQUOTED_STRICT
+    return AUDIT_WORDS.get(mode, mode)
+
+
 def asked_words(question: str) -> list[str]:
     """The words of ``question`` a passage should hold: its content words (identifiers
     give their parts), less :data:`REQUEST_WORDS` and the letters contractions leave
@@ -199,11 +230,70 @@ class _Record(Protocol):
     def policy(self) -> dict[str, Any]: ...
 
 
+MEMO_SIZE = 50_000
+"""How many measures :func:`measure_record` holds (each a digest and a small
+:class:`Support`): a widget over a 10,000-turn session measures every row again after
+each write to the store (the turns' standings are recomputed), and each row's record is
+measured once."""
+
+
+class _Memo:
+    """Measures by the digest of everything :func:`measure` reads of a record (question,
+    answer, the trimmed passage, and each item's label, title and text, or that it has
+    none): content-addressed, so a held measure is the measure, whatever changed in the
+    store; an evicted passage (no text) is other content and is measured again. Oldest
+    out first past ``size``; safe across threads."""
+
+    def __init__(self, size: int = MEMO_SIZE) -> None:
+        self.size = size
+        self._held: dict[bytes, Support | None] = {}
+        self._lock = threading.Lock()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._held.clear()
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def measure(self, question: str, answer: str, evidence: Sequence[_Evidence],
+                trimmed: object) -> Support | None:  # fmt: skip
+        key = _digest(question, answer, evidence, trimmed)
+        with self._lock:
+            if key in self._held:
+                return self._held[key]
+        found = measure(question, answer, evidence, trimmed)
+        with self._lock:
+            if len(self._held) >= self.size:
+                del self._held[next(iter(self._held))]
+            self._held[key] = found
+        return found
+
+
+def _digest(question: str, answer: str, evidence: Sequence[_Evidence], trimmed: object) -> bytes:
+    """SHA-256 over what :func:`measure` reads, each piece length-prefixed (no two inputs
+    share a digest by moving a boundary), a missing text marked apart from an empty one."""
+    digest = hashlib.sha256()
+    pieces: list[str | None] = [question, answer, json.dumps(trimmed, sort_keys=True, default=str)]
+    for item in evidence:
+        pieces += [item.label, item.title, item.text]
+    for piece in pieces:
+        data = b"\xff" if piece is None else piece.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.digest()
+
+
+MEMO = _Memo()
+"""The measures of this process (:func:`measure_record`'s; ``MEMO.clear()`` forgets them)."""
+
+
 def measure_record(record: _Record) -> Support | None:
     """:func:`measure` of a cache record: its question, its answer, and its evidence as the
-    model was shown it (the policy names a passage cut short to fit)."""
+    model was shown it (the policy names a passage cut short to fit). Held in
+    :data:`MEMO` by content, so a record is measured once a process (bench/widget.py
+    measured a measure at about 40% of a row's standing)."""
     trimmed = record.policy.get("evidence_trimmed")
-    return measure(record.question, record.answer_text, record.evidence, trimmed)
+    return MEMO.measure(record.question, record.answer_text, record.evidence, trimmed)
 
 
 @dataclass(frozen=True)

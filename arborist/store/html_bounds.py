@@ -269,12 +269,7 @@ class _Model:
         """An end tag: its formatting entry goes, and the innermost open ``name`` closes
         with everything inside it."""
         if name in _FORMATTING:
-            active = self.active
-            if active and active[-1] == name:  # the usual case, without a call
-                active.pop()
-                self.formatting[-1] -= 1
-            else:
-                self.deactivate(name)
+            self.deactivate(name)
         places = self.where.get(name)
         if places:
             stack = self.stack
@@ -314,12 +309,7 @@ class _Model:
             if open_at > stop:
                 self.pop_to(open_at)
         if name in _FORMATTING:
-            active = self.active
-            if active and active[-1] == name:  # the usual case, without a call
-                active.pop()
-                self.formatting[-1] -= 1
-            else:
-                self.deactivate(name)
+            self.deactivate(name)
 
     def imply_table(self, name: str) -> None:
         """A row or cell right in a table, or a cell right in a section, opens what the

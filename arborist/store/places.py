@@ -22,6 +22,11 @@ docs/design.md section 2) and needs nothing else stored:
   pandoc and kramdown write them in markdown) whose id is of :data:`ANCHOR_CHARS`;
   else markdown and notebook headings take GitHub's slug of their text (``-1``,
   ``-2`` ... for repeats); other formats have none.
+* **code fences** (markdown and notebooks, where a fence is syntax): a ``#`` line inside
+  a fenced code block (a shell or Python comment) is no heading. The chunker still
+  starts a chunk there (its bytes, and so every leaf and key, stay as they were); its
+  place is the section the fence is in. Elsewhere (plain text, reStructuredText) ``~~~``
+  is as likely a title's underline, and nothing is read as a fence.
 
 So the place of chunk ``i`` depends on chunks ``0..i``: it is verified only when
 every one of them is present and re-hashes to its committed leaf
@@ -47,6 +52,7 @@ __all__ = [
     "github_slug",
     "place_uri",
     "placed_title",
+    "shown_text",
     "split_anchor",
     "uri_scheme",
 ]
@@ -73,6 +79,9 @@ _UNDERLINE = re.compile(r"([=\-~^\"'`#*+<>:._])\1{2,}")
 _ATTRIBUTE = re.compile(r"\s+\{#([A-Za-z0-9_.:-]{1,128})\}$")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _NOT_SLUG = re.compile(r"[^\w\- ]")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
+"""A line that opens or closes a fenced code block (CommonMark: up to three spaces, then
+three or more backticks or tildes)."""
 _LINK_GLYPHS = " ¶§\uf0c1"
 """What a heading's own link leaves at its end (Sphinx's ``¶``, a theme's link icon): not
 part of the section's name."""
@@ -105,6 +114,17 @@ class Place:
 
     def as_json(self) -> dict[str, Any]:
         return {"page": self.page, "path": list(self.path), "anchor": self.anchor}
+
+
+def shown_text(text: str) -> str:
+    """A chunk's text as every face shows it (``%%ask``'s answer, the widget's chunk view:
+    ``shownText`` in js/src/text.js holds the same rule, both pinned by
+    tests/vectors/shown_text.json): the form feeds that open it, a PDF page's mark (see
+    the module's docstring: the place says the page), left out, and any other form feed
+    (a page break inside a plain text, as RFCs have) shown as a line break. Only for
+    showing: a chunk's leaf hashes the text as stored, which is what a proof, and the
+    browser's re-verification, read."""
+    return text.lstrip("\f").replace("\f", "\n")
 
 
 def placed_title(title: str, place: Place | None) -> str:
@@ -193,8 +213,11 @@ def chunk_places(
     open_headings: list[tuple[int, str, str | None]] = []
     used: dict[str, int] = {}
     place = Place(page=1 if paged else None)
+    fence: tuple[str, int] | None = None  # the open code fence: its character and length
     for text in texts:
-        opened = _opening_heading(text, underlines, underline_base)
+        opened = None if fence else _opening_heading(text, underlines, underline_base)
+        if slugged and ("```" in text or "~~~" in text):
+            fence = _fence_after(text, fence)
         if opened is not None:
             level, line = opened
             heading, anchor = split_anchor(line)
@@ -215,6 +238,20 @@ def chunk_places(
                 anchor=open_headings[-1][2] if open_headings else None,
             )
         yield place
+
+
+def _fence_after(text: str, fence: tuple[str, int] | None) -> tuple[str, int] | None:
+    """The code fence open after ``text`` (CommonMark's rule: closed by a line of the same
+    character, at least as long, and nothing else; a backtick fence's info string holds
+    no backtick), given the one open before it; one left open runs to the document's end."""
+    for found in _FENCE.finditer(text):
+        run, rest = found.group(1), found.group(2)
+        if fence is None:
+            if run[0] == "~" or "`" not in rest:
+                fence = (run[0], len(run))
+        elif run[0] == fence[0] and len(run) >= fence[1] and not rest.strip():
+            fence = None
+    return fence
 
 
 def _unique(slug: str, used: dict[str, int]) -> str | None:

@@ -20,6 +20,7 @@ import {
   shortBates,
   shortHash,
   shortSid,
+  shownText,
   splitCitations,
 } from "./text.js";
 
@@ -326,7 +327,8 @@ export function chunkName(item) {
 }
 
 /**
- * A chunk's text in the font it reads best in, the quoted words marked.
+ * A chunk's text as shown ({@link shownText}), in the font it reads best in, the
+ * quoted words marked.
  *
  * @param {Function} h
  * @param {{text: string|null}} item
@@ -337,20 +339,21 @@ export function chunkText(h, item, claims) {
   if (typeof item.text !== "string") {
     return h("div", { class: "arb-chunk-text arb-note", text: "(cold: this chunk's text is not held in the store)" });
   }
-  const ranges = quotedRanges(item.text, claims);
+  const text = shownText(item.text);
+  const ranges = quotedRanges(text, claims);
   const parts = [];
   let at = 0;
   for (const [start, end] of ranges) {
-    if (start > at) parts.push(item.text.slice(at, start));
-    parts.push(h("mark", { class: "arb-quoted", text: item.text.slice(start, end) }));
+    if (start > at) parts.push(text.slice(at, start));
+    parts.push(h("mark", { class: "arb-quoted", text: text.slice(start, end) }));
     at = end;
   }
-  if (at < item.text.length) parts.push(item.text.slice(at));
+  if (at < text.length) parts.push(text.slice(at));
   return h(
     "div",
     {
       class: "arb-chunk-text",
-      dataset: { font: looksPreformatted(item.text) ? "mono" : "reading", quoted: ranges.length },
+      dataset: { font: looksPreformatted(text) ? "mono" : "reading", quoted: ranges.length },
     },
     parts,
   );

@@ -252,3 +252,18 @@ export function looksPreformatted(text) {
   const coded = lines.filter((l) => /^(\s{2,}|\t|>>> |\.\.\. )/.test(l) || /[{};]\s*$/.test(l));
   return coded.length / lines.length >= 0.3;
 }
+
+/**
+ * A chunk's text as every face shows it: the form feeds that open it (a PDF
+ * page's mark: the place says the page) left out, and any other form feed (a
+ * page break inside a plain text) shown as a line break. The kernel's
+ * `shown_text` (arborist/store/places.py) is the same rule; both hold
+ * tests/vectors/shown_text.json. Only for showing: the proof re-hashes the
+ * text as stored.
+ *
+ * @param {string} text
+ * @returns {string}
+ */
+export function shownText(text) {
+  return text.replace(/^\f+/, "").replaceAll("\f", "\n");
+}
