@@ -107,3 +107,59 @@ def test_an_option_with_its_argument_alone_on_its_line_is_a_term() -> None:
     items = read_items(text)
     assert items[0] == Item("Create a new branch.", "-c <new-branch>, --create <new-branch>")
     assert items[1] == Item("-n N: how many.")  # a row that says what it is: its own item
+
+
+def test_a_pdf_definition_list_without_blank_lines_still_has_its_terms() -> None:
+    """A PDF's text runs a term into its description: a term line over the sentence that
+    describes it, a name in capitals run into its first sentence, a section's heading
+    repeated ahead of its first sentence."""
+    text = (
+        "--enable-static-link\nThis causes Bash to be linked statically, if gcc is being used.\n"
+        "This could be used to build a version to use as root’s shell.\n\n"
+        "FUNCNEST If set to a numeric value greater than 0, defines a maximum function nesting\n"
+        "level. Function invocations that exceed this nesting level abort.\n\n"
+        "##### Mcsplines\n\nMcsplines The smooth mcsplines option connects consecutive points "
+        "by cubic splines."
+    )
+    static = "This causes Bash to be linked statically, if gcc is being used."
+    assert read_items(text) == [
+        Item(static, "--enable-static-link"),
+        Item(
+            "This could be used to build a version to use as root’s shell.",
+            "--enable-static-link",
+            static,
+        ),
+        Item(
+            "If set to a numeric value greater than 0, defines a maximum function nesting level.",
+            "FUNCNEST",
+        ),
+        Item(
+            "Function invocations that exceed this nesting level abort.",
+            "FUNCNEST",
+            "If set to a numeric value greater than 0, defines a maximum function nesting level.",
+        ),
+        Item(
+            "The smooth mcsplines option connects consecutive points by cubic splines.",
+            heading="Mcsplines",
+        ),
+    ]
+    # a short line over a sentence's lowercase rest is that sentence's start, not a term,
+    # and a line that ends with a dash goes on into the next
+    assert read_sentences("Enable support\nfor large files.") == ["Enable support for large files."]
+    assert read_sentences("git-rerere -\nReuse recorded resolution.") == [
+        "git-rerere - Reuse recorded resolution."
+    ]
+    answer = ask("configure option to link bash statically", text, "Bash Reference Manual")
+    assert answer.startswith("--enable-static-link: This causes Bash to be linked statically")
+
+
+def test_a_command_after_a_prompt_and_a_synopsis_are_not_quoted() -> None:
+    text = (
+        "[torvalds@g5 git]$ git describe parent\n\nsqlite> PRAGMA foreign_keys = ON;\n\n"
+        "set terminal dumb {size <xchars>,<ychars>} {[no]feed}\n{[no]enhanced}\n\n"
+        "where <xchars> and <ychars> set the size of the text block. The default is 79 by 24."
+    )
+    assert read_sentences(text) == [
+        "where <xchars> and <ychars> set the size of the text block.",
+        "The default is 79 by 24.",
+    ]

@@ -28,6 +28,7 @@ from arborist.analysis import (
 from arborist.citations import defang_citations
 from arborist.errors import BadInput
 from arborist.qa.client import ChatRequest, ChatResult, word_pieces
+from arborist.qa.cues import read_cues
 from arborist.qa.described import call_signature, described, qualified
 from arborist.qa.sentences import (
     MARGIN_BAR,
@@ -47,7 +48,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v16"
+EXTRACTIVE_MODEL = "extractive-v17"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -66,6 +67,10 @@ class _Pick:
     alone: tuple[int, str] | None = None
     """Where this sentence is and what it says by itself, without its lead: what is quoted
     when the lead is quoted already (it then follows its lead, in order)."""
+    typed: float = 0.0
+    """What of ``score`` it earns for holding something to type that the question asks for
+    (:data:`~arborist.qa.cues.CODE_SHARE`): that orders sentences, but does not make one
+    about the question (:data:`RELATIVE_FLOOR` leaves it out)."""
 
 
 class ExtractiveClient:
@@ -217,10 +222,12 @@ class ExtractiveClient:
         before = {(rank, order): sentence for rank, order, sentence, *_ in table}
         place_of = {(rank, sentence): order for rank, order, sentence, *_ in table}
         picks = []
-        quantity = _QUANTITY.search(request.question) is not None
+        cues = read_cues(request.question)
+        top = max(weight.values(), default=0.0)
         for rank, order, sentence, found, read in table:
             own = found & wanted
-            counted = quantity and read.first and _NUMBER.search(sentence)  # a term's number
+            cued = cues.shares(sentence, read.term, about[rank].heads.get(sentence, ""))
+            counted = (cued.number and read.first) or cued.named  # a term's number, or named
             if not (own or counted) or sentence in about[rank].private:
                 continue
             lead, place, alone = "", order, None
@@ -243,14 +250,15 @@ class ExtractiveClient:
             if opening in about[rank].names:  # "a deep copy" says ``deepcopy``'s name
                 joined = joined_name(about[rank].names[opening], asked)
                 score += sum(weight.get(stem(w), 0.0) for w in joined)
-            if quantity and _NUMBER.search(sentence):  # "how many ...": "The default is 6700."
-                score += QUANTITY_SHARE * max(weight.values(), default=0.0)
+            score += cued.total * top  # "how many ...": "The default is 6700."
             said = f"{lead} {sentence}" if lead else sentence
             head = about[rank].heads.get(opening) or read.term
             text = f"{head}: {said}" if head else said
-            picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone))
+            typed = cued.typed * top
+            picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, typed))
         picks.sort(key=lambda p: (-p.score, p.rank, p.order))
-        return [p for p in picks if p.score >= RELATIVE_FLOOR * picks[0].score]
+        floor = RELATIVE_FLOOR * max((p.score - p.typed for p in picks), default=0.0)
+        return [p for p in picks if p.score - p.typed >= floor]
 
     def _select(self, request: ChatRequest) -> list[_Pick]:
         """The chosen sentences, grouped by evidence item (best group first), each group in order."""
@@ -362,20 +370,6 @@ counts for that sentence."""
 _NOT_ASKED = REQUEST_WORDS | {"s", "t", "d", "m", "ll", "re", "ve"}
 """Words no sentence is chosen for: those that shape a request, and what contractions leave
 ("what's", "don't"); a letter asked about ("the q key") counts."""
-
-QUANTITY_SHARE = 1.0
-"""How much a number counts, as a share of the question's weightiest word, in a sentence
-answering a question that asks for one (:data:`_QUANTITY`: "how many", "how often", "the
-maximum"): "The default value is 6700." answers "how many loose objects before gc --auto
-kicks in"."""
-
-_QUANTITY = re.compile(
-    r"\bhow\s+(?:many|much|often|long|big|large|far|old)\b|"
-    r"\b(?:max(?:imum)?|min(?:imum)?|limits?|largest|smallest|size|number\s+of)\b",
-    re.IGNORECASE,
-)
-_NUMBER = re.compile(r"\d")
-
 
 ANSWERED_SHARE = 0.5
 """Share of the question's words the evidence (texts and titles) must hold before sentences are
