@@ -163,3 +163,19 @@ def test_a_command_after_a_prompt_and_a_synopsis_are_not_quoted() -> None:
         "where <xchars> and <ychars> set the size of the text block.",
         "The default is 79 by 24.",
     ]
+
+
+def test_a_heading_anchor_is_no_word_and_in_this_case_goes_on_from_before() -> None:
+    text = (
+        "### Pause mouse close {#_pause_mouse_close}\n\nThe command pause mouse close waits "
+        "for an external event. In this case the program waits for a close event from the "
+        "plot window."
+    )
+    items = read_items(text)
+    assert {i.heading for i in items} == {"Pause mouse close"}
+    # "In this case" says nothing without the sentence it goes on from: both are quoted
+    answer = ask("script should wait until the user closes the plot window", text, "gnuplot")
+    assert answer == (
+        "The command pause mouse close waits for an external event. In this case the program "
+        "waits for a close event from the plot window. [E1]"
+    )

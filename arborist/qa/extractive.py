@@ -67,10 +67,10 @@ class _Pick:
     alone: tuple[int, str] | None = None
     """Where this sentence is and what it says by itself, without its lead: what is quoted
     when the lead is quoted already (it then follows its lead, in order)."""
-    typed: float = 0.0
-    """What of ``score`` it earns for holding something to type that the question asks for
-    (:data:`~arborist.qa.cues.CODE_SHARE`): that orders sentences, but does not make one
-    about the question (:data:`RELATIVE_FLOOR` leaves it out)."""
+    worded: float = 0.0
+    """``score`` less what it earns for holding something to type that the question asks
+    for (:data:`~arborist.qa.cues.CODE_SHARE`): that orders sentences, but does not make
+    one about the question, so :data:`RELATIVE_FLOOR` compares this."""
 
 
 class ExtractiveClient:
@@ -254,11 +254,11 @@ class ExtractiveClient:
             said = f"{lead} {sentence}" if lead else sentence
             head = about[rank].heads.get(opening) or read.term
             text = f"{head}: {said}" if head else said
-            typed = cued.typed * top
-            picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, typed))
+            worded = score - cued.typed * top
+            picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, worded))
         picks.sort(key=lambda p: (-p.score, p.rank, p.order))
-        floor = RELATIVE_FLOOR * max((p.score - p.typed for p in picks), default=0.0)
-        return [p for p in picks if p.score - p.typed >= floor]
+        floor = RELATIVE_FLOOR * max((p.worded for p in picks), default=0.0)
+        return [p for p in picks if p.worded >= floor]
 
     def _select(self, request: ChatRequest) -> list[_Pick]:
         """The chosen sentences, grouped by evidence item (best group first), each group in order."""

@@ -185,7 +185,7 @@ def is_prose(sentence: str) -> bool:
 
 _CONTINUES = re.compile(
     r"(?:otherwise|however|thus|therefore|conversely|likewise|similarly|furthermore|"
-    r"moreover|in that case|in this case|if not|else),",
+    r"moreover|if not|else),|in (?:that|this|either|such a) case\b",
     re.IGNORECASE,
 )
 
@@ -228,7 +228,7 @@ def read_items(text: str) -> list[Item]:
     pending: list[str] = []
     for kind, block, lines in _units(text):
         if kind == "heading":
-            heading, pending, term, first = _NUMBERING.sub("", block), [], "", ""
+            heading, pending, term, first = _heading(block), [], "", ""
         elif kind not in ("item", "row") and len(lines) <= TERM_LINES and all(map(is_term, lines)):
             pending.append(" ".join(block.split()))
         elif kind != "listing":
@@ -248,6 +248,15 @@ def read_items(text: str) -> list[Item]:
 
 
 _NUMBERING = re.compile(r"^(?:\d+\.)*\d*\.?\s+")
+_ANCHOR = re.compile(r"\s*\{#[^{}]*\}\s*$")
+"""The anchor an HTML page's heading carries, as its text keeps it: ``{#_options}``."""
+
+
+def _heading(line: str) -> str:
+    """A heading's words: without its numbering (``6.``) or its anchor (``{#_options}``)."""
+    return _ANCHOR.sub("", _NUMBERING.sub("", line))
+
+
 _OPENS_SENTENCE = re.compile(r"\s*[\"'‘“(]?[A-Z][a-z]")
 _RUN_IN_NAME = re.compile(r"([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Z][a-z])")
 """A variable's name run into its description on one line, as a PDF's definition list
