@@ -94,7 +94,7 @@ def test_a_question_for_something_to_type_quotes_the_sentence_that_holds_it() ->
     assert answer == "This hook is left out of a commit made with the --no-verify option. [E1]"
     # asked what it checks, the same words choose the sentence that says so
     answer = ask("what does the hook check in each commit", HOOKS, best=True)
-    assert answer.startswith("This hook runs before each commit and checks")
+    assert answer.startswith("pre-commit: This hook runs before each commit and checks")
 
 
 HMAC_CLASS = (

@@ -179,3 +179,21 @@ def test_a_heading_anchor_is_no_word_and_in_this_case_goes_on_from_before() -> N
         "The command pause mouse close waits for an external event. In this case the program "
         "waits for a close event from the plot window. [E1]"
     )
+
+
+def test_a_section_s_first_sentence_is_quoted_under_its_heading_when_that_is_what_was_asked() -> (
+    None
+):
+    text = (
+        "# 5. ALTER TABLE DROP COLUMN {#alter_table_drop_column}\n\nThe DROP COLUMN syntax is "
+        "used to remove an existing column from a table. The DROP COLUMN command removes the "
+        "named column from the table.\n\n# 6. Compatibility\n\nOlder versions of a table "
+        "keep every column."
+    )
+    answer = ask("can I remove a column from an existing table?", text, "ALTER TABLE")
+    assert answer.startswith(
+        "ALTER TABLE DROP COLUMN: The DROP COLUMN syntax is used to remove an existing column"
+    )
+    # a heading that names nothing asked is not quoted
+    answer = ask("do older versions keep every column", text, "ALTER TABLE")
+    assert answer == "Older versions of a table keep every column. [E1]"

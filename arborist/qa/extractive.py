@@ -221,6 +221,7 @@ class ExtractiveClient:
         about = [described(item.text, item.title) for item in request.evidence]
         before = {(rank, order): sentence for rank, order, sentence, *_ in table}
         place_of = {(rank, sentence): order for rank, order, sentence, *_ in table}
+        opens = {(rank, read.heading): order for rank, order, *_, read in reversed(table)}
         picks = []
         cues = read_cues(request.question)
         top = max(weight.values(), default=0.0)
@@ -253,6 +254,8 @@ class ExtractiveClient:
             score += cued.total * top  # "how many ...": "The default is 6700."
             said = f"{lead} {sentence}" if lead else sentence
             head = about[rank].heads.get(opening) or read.term
+            if not head and opens[(rank, read.heading)] == place:
+                head = _heading_head(read.heading, wanted, said)
             text = f"{head}: {said}" if head else said
             worded = score - cued.typed * top
             picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, worded))
@@ -500,6 +503,14 @@ def _cut_at_start(text: str, sentence: str) -> bool:
     chunk's text, in lowercase."""
     head = " ".join(MARGIN_BAR.sub("", text.lstrip()).split())
     return sentence[:1].islower() and head.startswith(sentence[:40])
+
+
+def _heading_head(heading: str, wanted: set[str], said: str) -> str:
+    """The heading a section's first sentence is quoted under ("ALTER TABLE DROP COLUMN: The
+    DROP COLUMN syntax is used to remove ..."): it names what was asked (a word of the
+    question) and says more than the sentence (a word the sentence does not)."""
+    named = stems(heading) - STOPWORDS
+    return heading if named & wanted and named - stems(said) else ""
 
 
 def _unled(pick: _Pick) -> _Pick | None:
