@@ -139,3 +139,20 @@ def test_a_page_reference_or_a_mode_s_digits_are_no_number_asked_for() -> None:
     )
     answer = ask("default size of the dumb terminal", text, title="gnuplot", best=True)
     assert answer == "The default text size is 79 by 24. [E1]"
+
+
+def test_when_asks_for_a_threshold_and_an_example_value_is_no_words() -> None:
+    assert read_cues("when does an automatic checkpoint happen").number
+    text = (
+        "Checkpoints in WAL mode are passive. By default, SQLite runs an automatic checkpoint "
+        "whenever the WAL file reaches 1000 pages."
+    )
+    answer = ask("when does an automatic checkpoint happen in wal mode", text, best=True)
+    assert "1000 pages" in answer
+    # the pieces of a version the question shows ("0", "4") match no other version's
+    text = (
+        "The number of additional commits is shown as in v1.0.4-14-g2414721 and v1.4.0. "
+        'The "g" prefix stands for "git" in the output of git describe.'
+    )
+    question = "in git describe output like v1.0-4-g2414721 what does the g mean"
+    assert ask(question, text, best=True).startswith('The "g" prefix stands for "git"')

@@ -6,11 +6,13 @@ A question's words say what it is about; its shape says what kind of answer it w
 * **something to type** ("how do I ...", "which option ...", "what command ...", "where
   does ... look"): a sentence that holds a command, an option, a setting, a path or a
   name as code writes it (:func:`holds_code`) gives it;
-* **a number** ("how many", "how often", "the maximum", "the default size"): a sentence
-  with a number of its own (:func:`holds_number`), not a version's digits or a page
-  reference;
+* **a number** ("how many", "how often", "the maximum", "the default size", "when does
+  ... happen"): a sentence with a number of its own (:func:`holds_number`), not a
+  version's digits or a page reference;
 * **a term it names** (``-m``, ``--no-verify``, ``gc.auto``, ``INPUTRC``): the sentences
-  describing that term (:func:`names_term`).
+  describing that term (:func:`named_terms`).
+
+Each is a share of the question's weightiest word a sentence earns (:meth:`Cues.shares`).
 """
 
 from __future__ import annotations
@@ -45,11 +47,13 @@ NAMED_SHARE = 1.0
 a share of the question's weightiest word, for the sentences describing that term."""
 
 _QUANTITY = re.compile(
-    r"\bhow\s+(?:many|much|often|long|big|large|far|old)\b|"
-    r"\b(?:max(?:imum)?|min(?:imum)?|limits?|largest|smallest|size|number\s+of)\b",
+    r"\bhow\s+(?:many|much|often|long|big|large|far|old)\b|^\W*when\s+(?:does|do|is|are|will)\b"
+    r"|\b(?:max(?:imum)?|min(?:imum)?|limits?|largest|smallest|size|number\s+of)\b",
     re.IGNORECASE,
 )
-"""A question that asks for a number: "how many ...", "the maximum ...", "what size ..."."""
+"""A question that asks for a number: "how many ...", "the maximum ...", "what size ...",
+and "when does ... happen" (a threshold or a time: "whenever a COMMIT makes the WAL file
+1000 pages or more")."""
 
 _TO_TYPE = re.compile(
     r"^\W*(?:how\s+(?:do|can|could|should|would|to)\b|is\s+there\s+an?\s+(?:way|option|command)\b"

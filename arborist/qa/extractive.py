@@ -205,7 +205,8 @@ class ExtractiveClient:
 
     def _matching(self, request: ChatRequest, asked: QuestionTerms) -> list[_Pick]:
         """Every prose sentence holding a word of the question, scored (see the class docstring)."""
-        wanted = {stem(w) for w in asked.words if w not in _NOT_ASKED} - STOPWORDS  # "whats"
+        quoted = {w for token in _EXAMPLE.findall(request.question) for w in words(token)}
+        wanted = {stem(w) for w in asked.words if w not in _NOT_ASKED | quoted} - STOPWORDS
         table = [
             (rank, order, found.sentence, stems(found.sentence), found)
             for rank, item in enumerate(request.evidence)
@@ -503,6 +504,13 @@ def _cut_at_start(text: str, sentence: str) -> bool:
     chunk's text, in lowercase."""
     head = " ".join(MARGIN_BAR.sub("", text.lstrip()).split())
     return sentence[:1].islower() and head.startswith(sentence[:40])
+
+
+_EXAMPLE = re.compile(r"(?<!\S)(?=\S*\d)\S+(?:[.-]\S+){2,}")
+"""A value the question shows as an example (``v1.0-4-g2414721``, ``192.168.0.1``): three
+parts or more, a digit among them. Its pieces are no words a sentence should hold (the
+"0" and "4" of a version match every other version); the question's other words say what
+it asks about it."""
 
 
 def _heading_head(heading: str, wanted: set[str], said: str) -> str:
