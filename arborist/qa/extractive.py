@@ -99,7 +99,8 @@ class ExtractiveClient:
        chunk titled "Spider-Man"). Code, tables, doctests and signatures are
        never quoted, and a sentence that repeats one already chosen is skipped. A
        manual's term line (an option, a setting) is quoted ahead of its description's
-       sentences, and the heading a sentence is under counts as its title does.
+       sentences, and the heading a sentence is under counts as its title does. What
+       the question asks for counts too (:mod:`arborist.qa.cues`: code, a number, a term).
     4. **Short and cited once per run.** At most ``max_sentences`` sentences and
        ``max_chars`` characters (the first always fits, shortened if need be),
        grouped by the evidence they came from; each group ends with one short
@@ -508,9 +509,8 @@ def _cut_at_start(text: str, sentence: str) -> bool:
 
 _EXAMPLE = re.compile(r"(?<!\S)(?=\S*\d)\S+(?:[.-]\S+){2,}")
 """A value the question shows as an example (``v1.0-4-g2414721``, ``192.168.0.1``): three
-parts or more, a digit among them. Its pieces are no words a sentence should hold (the
-"0" and "4" of a version match every other version); the question's other words say what
-it asks about it."""
+parts or more, a digit among them. Its pieces ("0", "4") are no words a sentence should
+hold: they match every other version."""
 
 
 def _heading_head(heading: str, wanted: set[str], said: str) -> str:
