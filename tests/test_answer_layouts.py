@@ -143,6 +143,10 @@ def test_a_pdf_definition_list_without_blank_lines_still_has_its_terms() -> None
             heading="Mcsplines",
         ),
     ]
+    # a name in capitals on its own line is read so too, and "A" opens a sentence
+    assert read_items("GLOBIGNORE\nA colon-separated list of patterns.") == [
+        Item("A colon-separated list of patterns.", "GLOBIGNORE")
+    ]
     # a short line over a sentence's lowercase rest is that sentence's start, not a term,
     # and a line that ends with a dash goes on into the next
     assert read_sentences("Enable support\nfor large files.") == ["Enable support for large files."]

@@ -258,7 +258,7 @@ def _heading(line: str) -> str:
 
 
 _OPENS_SENTENCE = re.compile(r"\s*[\"'‘“(]?[A-Z][a-z]")
-_RUN_IN_NAME = re.compile(r"([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Z][a-z])")
+_RUN_IN_NAME = re.compile(r"([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Z][a-z]|A\s)")
 """A variable's name run into its description on one line, as a PDF's definition list
 prints it: ``FUNCNEST If set to a numeric value ...``."""
 
