@@ -198,6 +198,10 @@ def test_a_section_s_first_sentence_is_quoted_under_its_heading_when_that_is_wha
     assert answer.startswith(
         "ALTER TABLE DROP COLUMN: The DROP COLUMN syntax is used to remove an existing column"
     )
+    # a heading's closing stop is not quoted before the colon
+    backup = "## Online Backup API.\n\nThe backup API copies one database into another."
+    answer = ask("copy a database with the backup API", backup, "Backup")
+    assert answer == "Online Backup API: The backup API copies one database into another. [E1]"
     # a heading that names nothing asked is not quoted
     answer = ask("do older versions keep every column", text, "ALTER TABLE")
     assert answer == "Older versions of a table keep every column. [E1]"

@@ -518,7 +518,7 @@ def _heading_head(heading: str, wanted: set[str], said: str) -> str:
     DROP COLUMN syntax is used to remove ..."): it names what was asked (a word of the
     question) and says more than the sentence (a word the sentence does not)."""
     named = stems(heading) - STOPWORDS
-    return heading if named & wanted and named - stems(said) else ""
+    return heading.rstrip(" .:;") if named & wanted and named - stems(said) else ""
 
 
 def _unled(pick: _Pick) -> _Pick | None:
