@@ -107,3 +107,101 @@ def test_an_option_with_its_argument_alone_on_its_line_is_a_term() -> None:
     items = read_items(text)
     assert items[0] == Item("Create a new branch.", "-c <new-branch>, --create <new-branch>")
     assert items[1] == Item("-n N: how many.")  # a row that says what it is: its own item
+
+
+def test_a_pdf_definition_list_without_blank_lines_still_has_its_terms() -> None:
+    """A PDF's text runs a term into its description: a term line over the sentence that
+    describes it, a name in capitals run into its first sentence, a section's heading
+    repeated ahead of its first sentence."""
+    text = (
+        "--enable-static-link\nThis causes Bash to be linked statically, if gcc is being used.\n"
+        "This could be used to build a version to use as root’s shell.\n\n"
+        "FUNCNEST If set to a numeric value greater than 0, defines a maximum function nesting\n"
+        "level. Function invocations that exceed this nesting level abort.\n\n"
+        "##### Mcsplines\n\nMcsplines The smooth mcsplines option connects consecutive points "
+        "by cubic splines."
+    )
+    static = "This causes Bash to be linked statically, if gcc is being used."
+    assert read_items(text) == [
+        Item(static, "--enable-static-link"),
+        Item(
+            "This could be used to build a version to use as root’s shell.",
+            "--enable-static-link",
+            static,
+        ),
+        Item(
+            "If set to a numeric value greater than 0, defines a maximum function nesting level.",
+            "FUNCNEST",
+        ),
+        Item(
+            "Function invocations that exceed this nesting level abort.",
+            "FUNCNEST",
+            "If set to a numeric value greater than 0, defines a maximum function nesting level.",
+        ),
+        Item(
+            "The smooth mcsplines option connects consecutive points by cubic splines.",
+            heading="Mcsplines",
+        ),
+    ]
+    # a name in capitals on its own line is read so too, and "A" opens a sentence
+    assert read_items("GLOBIGNORE\nA colon-separated list of patterns.") == [
+        Item("A colon-separated list of patterns.", "GLOBIGNORE")
+    ]
+    # a short line over a sentence's lowercase rest is that sentence's start, not a term,
+    # and a line that ends with a dash goes on into the next
+    assert read_sentences("Enable support\nfor large files.") == ["Enable support for large files."]
+    assert read_sentences("git-rerere -\nReuse recorded resolution.") == [
+        "git-rerere - Reuse recorded resolution."
+    ]
+    answer = ask("configure option to link bash statically", text, "Bash Reference Manual")
+    assert answer.startswith("--enable-static-link: This causes Bash to be linked statically")
+
+
+def test_a_command_after_a_prompt_and_a_synopsis_are_not_quoted() -> None:
+    text = (
+        "[torvalds@g5 git]$ git describe parent\n\nsqlite> PRAGMA foreign_keys = ON;\n\n"
+        "set terminal dumb {size <xchars>,<ychars>} {[no]feed}\n{[no]enhanced}\n\n"
+        "where <xchars> and <ychars> set the size of the text block. The default is 79 by 24."
+    )
+    assert read_sentences(text) == [
+        "where <xchars> and <ychars> set the size of the text block.",
+        "The default is 79 by 24.",
+    ]
+
+
+def test_a_heading_anchor_is_no_word_and_in_this_case_goes_on_from_before() -> None:
+    text = (
+        "### Pause mouse close {#_pause_mouse_close}\n\nThe command pause mouse close waits "
+        "for an external event. In this case the program waits for a close event from the "
+        "plot window."
+    )
+    items = read_items(text)
+    assert {i.heading for i in items} == {"Pause mouse close"}
+    # "In this case" says nothing without the sentence it goes on from: both are quoted
+    answer = ask("script should wait until the user closes the plot window", text, "gnuplot")
+    assert answer == (
+        "The command pause mouse close waits for an external event. In this case the program "
+        "waits for a close event from the plot window. [E1]"
+    )
+
+
+def test_a_section_s_first_sentence_is_quoted_under_its_heading_when_that_is_what_was_asked() -> (
+    None
+):
+    text = (
+        "# 5. ALTER TABLE DROP COLUMN {#alter_table_drop_column}\n\nThe DROP COLUMN syntax is "
+        "used to remove an existing column from a table. The DROP COLUMN command removes the "
+        "named column from the table.\n\n# 6. Compatibility\n\nOlder versions of a table "
+        "keep every column."
+    )
+    answer = ask("can I remove a column from an existing table?", text, "ALTER TABLE")
+    assert answer.startswith(
+        "ALTER TABLE DROP COLUMN: The DROP COLUMN syntax is used to remove an existing column"
+    )
+    # a heading's closing stop is not quoted before the colon
+    backup = "## Online Backup API.\n\nThe backup API copies one database into another."
+    answer = ask("copy a database with the backup API", backup, "Backup")
+    assert answer == "Online Backup API: The backup API copies one database into another. [E1]"
+    # a heading that names nothing asked is not quoted
+    answer = ask("do older versions keep every column", text, "ALTER TABLE")
+    assert answer == "Older versions of a table keep every column. [E1]"

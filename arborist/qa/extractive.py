@@ -28,6 +28,7 @@ from arborist.analysis import (
 from arborist.citations import defang_citations
 from arborist.errors import BadInput
 from arborist.qa.client import ChatRequest, ChatResult, word_pieces
+from arborist.qa.cues import read_cues
 from arborist.qa.described import call_signature, described, qualified
 from arborist.qa.grounding import absent_names, grounded
 from arborist.qa.sentences import (
@@ -48,7 +49,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v17"
+EXTRACTIVE_MODEL = "extractive-v18"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -67,6 +68,10 @@ class _Pick:
     alone: tuple[int, str] | None = None
     """Where this sentence is and what it says by itself, without its lead: what is quoted
     when the lead is quoted already (it then follows its lead, in order)."""
+    worded: float = 0.0
+    """``score`` less what it earns for holding something to type that the question asks
+    for (:data:`~arborist.qa.cues.CODE_SHARE`): that orders sentences, but does not make
+    one about the question, so :data:`RELATIVE_FLOOR` compares this."""
 
 
 class ExtractiveClient:
@@ -95,7 +100,8 @@ class ExtractiveClient:
        chunk titled "Spider-Man"). Code, tables, doctests and signatures are
        never quoted, and a sentence that repeats one already chosen is skipped. A
        manual's term line (an option, a setting) is quoted ahead of its description's
-       sentences, and the heading a sentence is under counts as its title does.
+       sentences, and the heading a sentence is under counts as its title does. What
+       the question asks for counts too (:mod:`arborist.qa.cues`: code, a number, a term).
     4. **Short and cited once per run.** At most ``max_sentences`` sentences and
        ``max_chars`` characters (the first always fits, shortened if need be),
        grouped by the evidence they came from; each group ends with one short
@@ -201,7 +207,8 @@ class ExtractiveClient:
 
     def _matching(self, request: ChatRequest, asked: QuestionTerms) -> list[_Pick]:
         """Every prose sentence holding a word of the question, scored (see the class docstring)."""
-        wanted = {stem(w) for w in asked.words if w not in _NOT_ASKED} - STOPWORDS  # "whats"
+        quoted = {w for token in _EXAMPLE.findall(request.question) for w in words(token)}
+        wanted = {stem(w) for w in asked.words if w not in _NOT_ASKED | quoted} - STOPWORDS
         table = [
             (rank, order, found.sentence, stems(found.sentence), found)
             for rank, item in enumerate(request.evidence)
@@ -217,11 +224,14 @@ class ExtractiveClient:
         about = [described(item.text, item.title) for item in request.evidence]
         before = {(rank, order): sentence for rank, order, sentence, *_ in table}
         place_of = {(rank, sentence): order for rank, order, sentence, *_ in table}
+        opens = {(rank, read.heading): order for rank, order, *_, read in reversed(table)}
         picks = []
-        quantity = _QUANTITY.search(request.question) is not None
+        cues = read_cues(request.question)
+        top = max(weight.values(), default=0.0)
         for rank, order, sentence, found, read in table:
             own = found & wanted
-            counted = quantity and read.first and _NUMBER.search(sentence)  # a term's number
+            cued = cues.shares(sentence, read.term, about[rank].heads.get(sentence, ""))
+            counted = (cued.number and read.first) or cued.named  # a term's number, or named
             if not (own or counted) or sentence in about[rank].private:
                 continue
             lead, place, alone = "", order, None
@@ -244,14 +254,17 @@ class ExtractiveClient:
             if opening in about[rank].names:  # "a deep copy" says ``deepcopy``'s name
                 joined = joined_name(about[rank].names[opening], asked)
                 score += sum(weight.get(stem(w), 0.0) for w in joined)
-            if quantity and _NUMBER.search(sentence):  # "how many ...": "The default is 6700."
-                score += QUANTITY_SHARE * max(weight.values(), default=0.0)
+            score += cued.total * top  # "how many ...": "The default is 6700."
             said = f"{lead} {sentence}" if lead else sentence
             head = about[rank].heads.get(opening) or read.term
+            if not head and opens[(rank, read.heading)] == place:
+                head = _heading_head(read.heading, wanted, said)
             text = f"{head}: {said}" if head else said
-            picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone))
+            worded = score - cued.typed * top
+            picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, worded))
         picks.sort(key=lambda p: (-p.score, p.rank, p.order))
-        return [p for p in picks if p.score >= RELATIVE_FLOOR * picks[0].score]
+        floor = RELATIVE_FLOOR * max((p.worded for p in picks), default=0.0)
+        return [p for p in picks if p.worded >= floor]
 
     def _select(self, request: ChatRequest) -> list[_Pick]:
         """The chosen sentences, grouped by evidence item (best group first), each group in order."""
@@ -364,18 +377,6 @@ _NOT_ASKED = REQUEST_WORDS | {"s", "t", "d", "m", "ll", "re", "ve"}
 """Words no sentence is chosen for: those that shape a request, and what contractions leave
 ("what's", "don't"); a letter asked about ("the q key") counts."""
 
-QUANTITY_SHARE = 1.0
-"""How much a number counts, as a share of the question's weightiest word, in a sentence
-answering a question that asks for one (:data:`_QUANTITY`: "how many", "how often", "the
-maximum"): "The default value is 6700." answers "how many loose objects before gc --auto
-kicks in"."""
-
-_QUANTITY = re.compile(
-    r"\bhow\s+(?:many|much|often|long|big|large|far|old)\b|"
-    r"\b(?:max(?:imum)?|min(?:imum)?|limits?|largest|smallest|size|number\s+of)\b",
-    re.IGNORECASE,
-)
-_NUMBER = re.compile(r"\d")
 
 
 ENGAGED_WORDS = 2
@@ -429,6 +430,20 @@ def _cut_at_start(text: str, sentence: str) -> bool:
     chunk's text, in lowercase."""
     head = " ".join(MARGIN_BAR.sub("", text.lstrip()).split())
     return sentence[:1].islower() and head.startswith(sentence[:40])
+
+
+_EXAMPLE = re.compile(r"(?<!\S)(?=\S*\d)\S+(?:[.-]\S+){2,}")
+"""A value the question shows as an example (``v1.0-4-g2414721``, ``192.168.0.1``): three
+parts or more, a digit among them. Its pieces ("0", "4") are no words a sentence should
+hold: they match every other version."""
+
+
+def _heading_head(heading: str, wanted: set[str], said: str) -> str:
+    """The heading a section's first sentence is quoted under ("ALTER TABLE DROP COLUMN: The
+    DROP COLUMN syntax is used to remove ..."): it names what was asked (a word of the
+    question) and says more than the sentence (a word the sentence does not)."""
+    named = stems(heading) - STOPWORDS
+    return heading.rstrip(" .:;") if named & wanted and named - stems(said) else ""
 
 
 def _unled(pick: _Pick) -> _Pick | None:

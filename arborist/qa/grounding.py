@@ -33,7 +33,7 @@ ANSWERED_SHARE = 0.5
 """Share of the question's words the evidence (texts and titles) must hold before sentences are
 quoted from it: below it, the evidence is about something else ("Who created Spider-Man?"
 over the standard library finds "created" alone) and the answer says so. The words are
-those the support label asks for, each in any inflection (``extractive-v17``; before, every
+those the support label asks for, each in any inflection (``extractive-v18``; before, every
 word :func:`~arborist.analysis.read_question` reads counted, the "doesn" and "t" of
 "doesn't" among them, and "removed" did not hold "remove")."""
 

@@ -137,7 +137,11 @@ _CODE_LINE = re.compile(
     r"\s*(?:for|if|elif|else|while|with|def|class|try|except|finally|import|from|return|async)\b.*:"
 )
 
-_NOT_PROSE = re.compile(r"\s*(?:\||>>>|\.\.\.|\$ |https?://|[+=-]{2}|[\w.]+\s*=\s)")
+_NOT_PROSE = re.compile(
+    r"\s*(?:\||>>>|\.\.\.|\$ |https?://|[+=-]{2}|[\w.]+\s*=\s|\[[^\]\s]*@[^\]]*\][$#] |\w+> )"
+)
+"""What opens no statement: a table's margin, a doctest, a shell's prompt (``$ ``,
+``[user@host dir]$ ``, ``sqlite> ``), a link, a rule, an assignment."""
 
 
 _SELF_CODE = re.compile(r"\(self\b|(?<![\w-])self(?:\.\w|[=!<>+*/%&|^@\[)-](?!\w*-))")
@@ -181,7 +185,7 @@ def is_prose(sentence: str) -> bool:
 
 _CONTINUES = re.compile(
     r"(?:otherwise|however|thus|therefore|conversely|likewise|similarly|furthermore|"
-    r"moreover|in that case|in this case|if not|else),",
+    r"moreover|if not|else),|in (?:that|this|either|such a) case\b",
     re.IGNORECASE,
 )
 
@@ -224,13 +228,15 @@ def read_items(text: str) -> list[Item]:
     pending: list[str] = []
     for kind, block, lines in _units(text):
         if kind == "heading":
-            heading, pending, term, first = _NUMBERING.sub("", block), [], "", ""
+            heading, pending, term, first = _heading(block), [], "", ""
         elif kind not in ("item", "row") and len(lines) <= TERM_LINES and all(map(is_term, lines)):
             pending.append(" ".join(block.split()))
         elif kind != "listing":
+            named, described = _run_in_terms(lines, heading) if kind == "block" else ([], block)
+            pending += named
             if pending:
                 term, pending, first = ", ".join(pending), [], ""
-            said = list(_sentences(block))
+            said = list(_sentences(described))
             if (
                 not said or kind == "row"
             ):  # code, a table: what a term's description says ends before it
@@ -242,13 +248,63 @@ def read_items(text: str) -> list[Item]:
 
 
 _NUMBERING = re.compile(r"^(?:\d+\.)*\d*\.?\s+")
+_ANCHOR = re.compile(r"\s*\{#[^{}]*\}\s*$")
+"""The anchor an HTML page's heading carries, as its text keeps it: ``{#_options}``."""
+
+
+def _heading(line: str) -> str:
+    """A heading's words: without its numbering (``6.``) or its anchor (``{#_options}``)."""
+    return _ANCHOR.sub("", _NUMBERING.sub("", line))
+
+
+_OPENS_SENTENCE = re.compile(r"\s*[\"'‘“(]?[A-Z][a-z]")
+_RUN_IN_NAME = re.compile(r"([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Z][a-z]|A\s)")
+"""A variable's name run into its description on one line, as a PDF's definition list
+prints it: ``FUNCNEST If set to a numeric value ...``."""
+
+
+def _run_in_terms(lines: tuple[str, ...], heading: str) -> tuple[list[str], str]:
+    """The terms a paragraph opens with and the description after them, where a layout
+    without blank lines (a PDF's) ran them together: term lines over a line that opens a
+    sentence (``--enable-static-link`` over "This causes Bash to be linked ..."), a
+    name in capitals run into its first sentence (``FUNCNEST If set ...``), or the
+    section's heading repeated ahead of its first sentence ("Mcsplines The smooth
+    mcsplines option ..." under ``Mcsplines``, a run-in heading: dropped, the heading
+    says it already)."""
+    count = 0
+    while count < min(len(lines) - 1, TERM_LINES) and is_term(lines[count]):
+        count += 1
+    if count and _OPENS_SENTENCE.match(lines[count]):
+        return [" ".join(line.split()) for line in lines[:count]], " ".join(lines[count:])
+    block = " ".join(lines)
+    if heading and (said := words(heading)):
+        repeated = r"\s*" + r"[\W_]+".join(map(re.escape, said)) + r"\s+(?=(?-i:[A-Z]))"
+        if opening := re.match(repeated, block, re.IGNORECASE):
+            return [], block[opening.end() :]
+    named = _RUN_IN_NAME.match(block.lstrip())
+    if named:
+        return [named.group(1)], block.lstrip()[named.end() :]
+    return [], block
 
 
 def _sentences(block: str) -> Iterator[str]:
     for piece in _SENTENCE_BREAK.split(block):
         sentence = " ".join(piece.split())
-        if is_prose(sentence) and not _leads_into_example(sentence):
+        if is_prose(sentence) and not _leads_into_example(sentence) and not _synopsis(sentence):
             yield closed(sentence)
+
+
+_SYNTAX_GROUP = re.compile(r"[{\[<][^{}\[\]<>]*[}\]>]")
+SYNOPSIS_GROUPS = 2
+"""From this many bracketed parts (``{size <xchars>,<ychars>}``, ``[no]feed``), a fragment
+without a closing stop is a command's synopsis (``set terminal dumb {size <xchars>,<ychars>}
+{[no]feed}``), not a statement."""
+
+
+def _synopsis(fragment: str) -> bool:
+    """Whether ``fragment`` is a synopsis of syntax (:data:`SYNOPSIS_GROUPS`)."""
+    stated = fragment.rstrip().endswith((".", "!", "?"))
+    return not stated and len(_SYNTAX_GROUP.findall(fragment)) >= SYNOPSIS_GROUPS
 
 
 TERM_WORDS = 6
@@ -280,7 +336,9 @@ def is_term(line: str) -> bool:
     return (
         0 < len(found) <= TERM_WORDS
         and len(stripped) <= TERM_CHARS
-        and not stripped.endswith((".", "!", "?", ";", ":", ",", "。", "！", "？", "；", "："))
+        and not stripped.endswith(
+            (".", "!", "?", ";", ":", ",", "。", "！", "？", "；", "：", " -", "—", "–")
+        )
         and not (stripped[0].isalnum() and STOPWORDS.intersection(found))
         and not _CAPITALS.fullmatch(stripped)
         and not _PROMPT.match(stripped)
