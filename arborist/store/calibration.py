@@ -152,9 +152,10 @@ def _spread(sample: Any) -> float:
         return 1.0
     probes = np.arange(0, total, -(-total // PROBES))
     scores = sample[probes] @ sample.T
-    scores[np.arange(probes.size), probes] = np.nan  # a probe is not its own neighbour
-    floors = np.nanmedian(scores, axis=1)
-    near = np.nanpercentile(scores, QUANTILE, axis=1)
+    scores[np.arange(probes.size), probes] = np.inf  # a probe is not its own neighbour:
+    scores.sort(axis=1)  # its own score sorts last, and is left out
+    floors = np.median(scores[:, :-1], axis=1)
+    near = np.percentile(scores[:, :-1], QUANTILE, axis=1)
     room = 1.0 - floors
     kept = room > 0
     if not kept.any():
