@@ -19,8 +19,9 @@ Per set: ``recall@5`` (an answering chunk among the five), ``MRR``, ``phrase`` (
 holds the set's phrase) and ``refused`` (the answer says the documents do not answer: for
 answerable sets a wrong refusal, for ``unanswerable`` the right one). The sets are
 bench/quality.py's (``questions``, ``holdout``, ``paraphrase``, ``natural``,
-``natural-holdout``, ``unanswerable``). Each row also gives the noise floor it calibrated
-(docs/retrieval.md, "Calibration"): the median over the questions of their own floor.
+``natural-holdout``, ``unanswerable``). Each row also gives how it calibrated nearness
+(docs/retrieval.md, "Calibration"): the median over the questions of their own floor and
+of their scale (``(1 - floor)`` times the model's spread in the corpus).
 
     python bench/remote_lane.py [--home DIR] [--quick] [--json] [--check]
 
@@ -61,7 +62,7 @@ from arborist.app import Arborist  # noqa: E402
 from arborist.errors import BadInput  # noqa: E402
 from arborist.qa.embeddings import EmbeddingsClient, select_embedder  # noqa: E402
 from arborist.qa.runner import vector_query  # noqa: E402
-from arborist.store.calibration import question_floor  # noqa: E402
+from arborist.store.calibration import question_calibration  # noqa: E402
 from arborist.store.vectors import Embedder, embed_missing  # noqa: E402
 
 SAME = 0.01
@@ -175,8 +176,8 @@ def rows(
 def measure(
     app: Arborist, embedder: Embedder, questions: Sequence[dict[str, Any]], answerable: bool
 ) -> dict[str, Any]:
-    """One set asked with ``embedder``: recall@5, MRR, phrase, refused, the noise floors."""
-    found, reciprocal, holds, refused, floors = 0, 0.0, 0, 0, []
+    """One set asked with ``embedder``: recall@5, MRR, phrase, refused, the calibrations."""
+    found, reciprocal, holds, refused, floors, scales = 0, 0.0, 0, 0, [], []
     misses: list[str] = []
     refused_found: list[str] = []
     for q in questions:
@@ -197,7 +198,9 @@ def measure(
             refused_found.append(q["id"])
         vectors = vector_query(embedder, q["question"])
         if vectors is not None:
-            floors.append(question_floor(app.store_conn, vectors.profile, vectors.vector))
+            calibration = question_calibration(app.store_conn, vectors.profile, vectors.vector)
+            floors.append(calibration.floor)
+            scales.append(calibration.scale)
     n = len(questions)
     figures: dict[str, Any] = {"questions": n, "refused": refused / n}
     if answerable:
@@ -205,6 +208,7 @@ def measure(
         figures["misses"] = misses
         figures["refused_with_answer"] = refused_found
     figures["floor"] = round(statistics.median(floors), 3) if floors else None
+    figures["scale"] = round(statistics.median(scales), 4) if scales else None
     return figures
 
 
@@ -285,8 +289,9 @@ def differences(figures: dict[str, Any]) -> dict[str, float]:
 
 def report(figures: dict[str, Any]) -> str:
     names = list(figures["rows"])
-    lines = ["set                 " + "".join(f"{n:>34}" for n in names)]
-    lines.append(" " * 20 + "".join(f"{'recall  MRR  phrase refused floor':>34}" for _ in names))
+    lines = ["set                 " + "".join(f"{n:>41}" for n in names)]
+    heading = "recall  MRR  phrase refused floor  scale"
+    lines.append(" " * 20 + "".join(f"{heading:>41}" for _ in names))
     first = next(iter(figures["rows"].values()), None)
     for name in first["sets"] if first else ():
         cells = []
@@ -294,7 +299,8 @@ def report(figures: dict[str, Any]) -> str:
             s = figures["rows"][row]["sets"][name]
             parts = [f"{s[f]:.3f}" if f in s else "    -" for f in FIGURES]
             parts.append(f"{s['floor']:.3f}" if s["floor"] is not None else "    -")
-            cells.append(f"{' '.join(parts):>34}")
+            parts.append(f"{s['scale']:.4f}" if s.get("scale") is not None else "     -")
+            cells.append(f"{' '.join(parts):>41}")
         lines.append(f"{name:<20}" + "".join(cells))
     for row in names:
         r = figures["rows"][row]

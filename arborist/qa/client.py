@@ -86,7 +86,8 @@ class EvidenceText:
     text: str
     nearness: tuple[float, ...] = ()
     """With hybrid retrieval over passages: how near the question each of the chunk's
-    passages is (cosine, in :func:`arborist.store.passages.passages`' order), what the
+    passages is (its cosine on the question's calibration,
+    :mod:`arborist.store.calibration`, in :func:`arborist.store.passages.passages`' order), what the
     offline answerer follows when the question does not use the documents' words; never
     sent to a model (the prompt is the text)."""
 

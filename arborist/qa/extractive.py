@@ -352,15 +352,15 @@ DEFINITION_SENTENCES = 3
 FOLLOWED_DEFINITIONS = 4
 """How many of the definitions nearest the question an answer that follows them opens with."""
 
-FOLLOWED_MARGIN = 0.1
+FOLLOWED_MARGIN = 0.2
 """How much less near than the nearest a definition may be and still be quoted beside it (on
 the calibrated scale of :data:`NEAR_FLOOR`, as every nearness here)."""
 
-RANK_SHARE = 0.01
+RANK_SHARE = 0.02
 """How much nearer a definition must be, for each place its evidence is ranked lower, to be
 quoted first."""
 
-MEMBER_SHARE = 0.05
+MEMBER_SHARE = 0.1
 """How much nearer a member (a method) must be than a module-level definition to be quoted
 first: a task is most often done by a module's own function."""
 """How many sentences of a definition's description the answer opens with, at most."""
@@ -376,7 +376,6 @@ counts for that sentence."""
 _NOT_ASKED = REQUEST_WORDS | {"s", "t", "d", "m", "ll", "re", "ve"}
 """Words no sentence is chosen for: those that shape a request, and what contractions leave
 ("what's", "don't"); a letter asked about ("the q key") counts."""
-
 
 
 ENGAGED_WORDS = 2
@@ -414,15 +413,16 @@ def _engages(request: ChatRequest, chosen: Sequence[_Pick]) -> bool:
     return max(map(held, chosen)) >= min(ENGAGED_WORDS, len(wanted))
 
 
-NEAR_FLOOR = 0.3
+NEAR_FLOOR = 0.55
 """How near the question the nearest passage of the evidence must be, when retrieval measured
 it, for the evidence to be about the question at all: on the calibrated scale of
-:mod:`arborist.store.calibration` (0 as near as the question's noise in the corpus, 1 its own
-text), the same for every model (``extractive-v12``; before, 0.4 in cosine, right for
-all-MiniLM-L6-v2 alone and under everything e5 says). Chosen with MiniLM and e5-small
-(bench/remote_lane.py). On the first 24 documents of the built-in corpus the answerable
-questions' nearest passage is at 0.43 or more for 19 in 20 with MiniLM, 0.28 with e5 (e5 sets
-an answer less apart from noise), the unanswerable ones' at about 0.27 and 0.25 for half."""
+:mod:`arborist.store.calibration` (0 as near as the question's noise in the corpus, 1 as far
+above it as a passage's nearest hundredth of the corpus is above its own), the same for every
+model. Chosen with all-MiniLM-L6-v2 and multilingual-e5-small on the whole built-in corpus
+(bench/remote_lane.py); from 0.45 to 0.7 no figure moves (:data:`CLOSE_FLOOR` decides).
+Until the spread was calibrated (``floor-median/spread-p99-v1``) this was 0.3 of ``1 -
+floor``, which put e5's answers too near its noise: it wrongly refused 31 of 196 answerable
+questions."""
 
 
 def _cut_at_start(text: str, sentence: str) -> bool:

@@ -55,7 +55,8 @@ from arborist.store.cache import (
     ok_record_id,
     write_record,
 )
-from arborist.store.calibration import calibrated, question_floor
+from arborist.store.calibration import METHOD as CALIBRATION
+from arborist.store.calibration import Calibration, question_calibration
 from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for
 from arborist.store.faults import EDITED_METADATA, EDITED_TEXT, evidence_faults
@@ -125,14 +126,12 @@ def ask(
 ) -> AskResult:
     """Answer ``question`` from the cache if an ``ok`` record matches, else from ``client``.
 
-    ``threaded`` (earlier question/answer pairs, oldest first) goes into the prompt
-    before the question, and its hash into the key's conversation_hash. Admission comes
-    first: secrets in the question become typed placeholders before anything is
-    retrieved, hashed, sent or stored, and so do secrets in the answer before it is
-    stored. ``related`` > 0 adds up to that many co-accessed chunks (index
-    ``related_version``) as a lane; see :func:`arborist.store.search.retrieve`. With an
-    ``embedder`` retrieval is hybrid: the question is embedded (one request, none on a
-    memo hit), a vector lane is fused in, and the profile is in the policy (the key)."""
+    ``threaded`` (earlier question/answer pairs, oldest first) goes into the prompt before
+    the question, its hash into the key. Admission first: secrets in the question (and the
+    answer) become typed placeholders before anything is retrieved, hashed, sent or stored.
+    ``related`` > 0 adds that many co-accessed chunks (index ``related_version``) as a lane
+    (:func:`arborist.store.search.retrieve`). An ``embedder`` makes retrieval hybrid (one
+    request, none on a memo hit), its profile and the question's calibration in the key."""
     started = time.perf_counter()
     admitted_question = admit(_normalized_question(question), allowlist=allowlist)
     question = admitted_question.text
@@ -146,18 +145,20 @@ def ask(
         if served is not None:
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
     vectors = vector_query(embedder, question, context, sources)
-    at, evidence = _retrieved(
+    at, evidence, calibration = _retrieved(
         conn, question, context=context, sources=sources, limit=limit,
         related=related, related_version=related_version, vectors=vectors,
     )  # fmt: skip
+    policy = _calibrated(policy, calibration)
     sent, dims = _keyed(client, question, evidence, profile, policy, threaded)
     key = cache_key(dims)
     if use_cache:
         served = _serve_hit(conn, key)
         if served is not None:
-            _remember(conn, memo, at, evidence)
+            _remember(conn, memo, at, evidence, calibration)
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
-    result = client.complete(_near(conn, vectors, sent, question, threaded), on_token=on_token)
+    near = _near(conn, vectors, calibration, sent, sent.chat(question, threaded))
+    result = client.complete(near, on_token=on_token)
     admitted_answer = admit(result.text, allowlist=allowlist)
     meta = _meta(result.model, result.finish_reason, result.raw, sent, embedder)
     record = _write_record(
@@ -165,7 +166,7 @@ def ask(
         sent.policy(policy), _admitted_json(meta, allowlist), replace_ok=not use_cache,
         redactions=_redaction_log(question=admitted_question, answer=admitted_answer),
     )  # fmt: skip
-    _remember(conn, memo, at, evidence)
+    _remember(conn, memo, at, evidence, calibration)
     return AskResult(record, False, (time.perf_counter() - started) * 1000)
 
 
@@ -192,36 +193,51 @@ def _meta(
 def _near(
     conn: sqlite3.Connection,
     vectors: VectorQuery | None,
+    calibration: Calibration | None,
     sent: _Sent,
-    question: str,
-    threaded: Sequence[tuple[str, str]],
+    request: ChatRequest,
 ) -> ChatRequest:
-    """The request to send, with each evidence item's passage nearness
-    (:attr:`EvidenceText.nearness`, calibrated to the question's noise floor in the corpus:
-    :mod:`arborist.store.calibration`) when retrieval was hybrid over passages; an item
+    """``request`` with each evidence item's passage nearness
+    (:attr:`EvidenceText.nearness`) on the question's ``calibration``
+    (:mod:`arborist.store.calibration`) when retrieval was hybrid over passages; an item
     shown cut to fit has none (its passages are not the ones embedded). A function of the
-    question, the evidence and the embedding profile, all in the key, and of the floor,
-    which is the corpus's: the same ask over the same corpus, the same request."""
-    request = sent.chat(question, threaded)
-    if vectors is None or not searches_passages(conn, vectors.profile):
+    question, the evidence, the embedding profile and the calibration, all in the key."""
+    if vectors is None or calibration is None:
         return request
-    profile, vector = vectors.profile, vectors.vector
-    floor = question_floor(conn, profile, vector)
     shown = tuple(
-        replace(item, nearness=calibrated(passage_nearness(conn, profile, vector, e.leaf), floor))
+        replace(item, nearness=calibration.nearness(
+            passage_nearness(conn, vectors.profile, vectors.vector, e.leaf)))
         if item.text == e.text
         else item
         for item, e in zip(request.evidence, sent.evidence, strict=True)
-    )
+    )  # fmt: skip
     return replace(request, evidence=shown)
 
 
+def _calibration(conn: sqlite3.Connection, vectors: VectorQuery | None) -> Calibration | None:
+    """The question's calibration when its nearness is measured (retrieval over passages)."""
+    if vectors is None or not searches_passages(conn, vectors.profile):
+        return None
+    return question_calibration(conn, vectors.profile, vectors.vector)
+
+
+def _calibrated(policy: dict[str, object], calibration: Calibration | None) -> dict[str, object]:
+    """``policy`` with the question's calibration in its hybrid entry, when there is one: it
+    changes what the answerer says, so it is in the key (an ask whose floor or the corpus's
+    spread moved is a miss, never an answer made under another calibration)."""
+    hybrid = policy.get("hybrid")
+    if calibration is None or not isinstance(hybrid, dict):
+        return policy
+    return {**policy, "hybrid": {**hybrid, "calibration": calibration.policy()}}
+
+
 def _retrieval_name(embedding: Mapping[str, object] | None) -> str:
-    """The retrieval's name in the memo's key: the lexical one, or with the fusion and the
-    embedding profile's key (vectors of another model rank otherwise)."""
+    """The retrieval's name in the memo's key: the lexical one, or with the fusion, the
+    embedding profile's key (vectors of another model rank otherwise) and the calibration's
+    method (a memo row holds the calibration of its question)."""
     if embedding is None:
         return RETRIEVAL
-    return f"{RETRIEVAL}+{HYBRID}+{profile_key(dict(embedding))}"
+    return f"{RETRIEVAL}+{HYBRID}+{profile_key(dict(embedding))}+{CALIBRATION}"
 
 
 def vector_query(
@@ -398,16 +414,20 @@ def _require_intact(
             )
 
 
-def _retrieved(conn: sqlite3.Connection, question: str, **how: Any) -> tuple[int, list[Evidence]]:
+def _retrieved(
+    conn: sqlite3.Connection, question: str, **how: Any
+) -> tuple[int, list[Evidence], Calibration | None]:
     """The evidence for ``question`` (:func:`~arborist.store.search.retrieve` given ``how``),
-    with the corpus generation it was retrieved at; refused when it does not hold."""
+    with the corpus generation it was retrieved at and the question's calibration at it;
+    refused when it does not hold."""
     with snapshot(conn):
         at = generation(conn)
         evidence = retrieve(conn, question, **how)
+        calibration = _calibration(conn, how.get("vectors"))
     if not evidence and not _holds_documents(conn):
         raise NoDocuments()
     _require_intact(conn, evidence)
-    return at, evidence
+    return at, evidence, calibration
 
 
 def _serve_recalled(
@@ -420,26 +440,34 @@ def _serve_recalled(
     client: ChatClient,
 ) -> CacheRecord | None:
     """A hit on the evidence the memo says this question retrieves at the current generation
-    (no ranking: see :mod:`arborist.store.memo`), fitted to ``client``'s context as a miss
-    would fit it; None when there is no such memo, or its evidence leads to no ``ok``
-    record (the caller then retrieves afresh)."""
+    (no ranking, no embedding: see :mod:`arborist.store.memo`; the question's calibration
+    at it is remembered with it), fitted to ``client``'s context as a miss would fit it;
+    None when there is no such memo, or its evidence leads to no ``ok`` record (the caller
+    then retrieves afresh)."""
     with snapshot(conn):
-        chosen = recall(conn, memo)
-        evidence = recalled_evidence(conn, chosen) if chosen else None
-    if evidence is None:
+        recalled = recall(conn, memo)
+        evidence = recalled_evidence(conn, recalled[0]) if recalled else None
+    if evidence is None or recalled is None:
         return None
     # A hit's record is checked whole, its documents' metadata included (check_record); a
     # miss retrieves afresh and checks that: the memo's evidence needs only its texts here.
     _require_intact(conn, evidence, metadata=False)
+    kept = Calibration.from_policy(recalled[1]) if recalled[1] is not None else None
+    policy = _calibrated(policy, kept)
     _, dims = _keyed(client, question, evidence, profile, policy, threaded)
     return _serve_hit(conn, cache_key(dims))
 
 
 def _remember(
-    conn: sqlite3.Connection, memo: str | None, at: int, evidence: Sequence[Evidence]
+    conn: sqlite3.Connection,
+    memo: str | None,
+    at: int,
+    evidence: Sequence[Evidence],
+    calibration: Calibration | None,
 ) -> None:
     if memo is not None and evidence:
-        remember(conn, memo, at, [(e.chunk_id, e.score) for e in evidence])
+        kept = calibration.policy() if calibration is not None else None
+        remember(conn, memo, at, [(e.chunk_id, e.score) for e in evidence], kept)
 
 
 def _serve_hit(conn: sqlite3.Connection, key: str) -> CacheRecord | None:

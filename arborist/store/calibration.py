@@ -1,62 +1,164 @@
-"""How near is near, for the model that made the vectors: a question's noise floor.
+"""How near is near, for the model that made the vectors: a question's floor and the
+model's spread, both read from the corpus.
 
 Each embedding model has its own scale of cosines. all-MiniLM-L6-v2 puts a question and a
 passage about something else at about 0.05 and a passage that answers it at 0.5;
-multilingual-e5-small puts the same two at about 0.75 and 0.88 (measured on the built-in
-corpus; bench/remote_lane.py prints the floors). A threshold of cosine is a threshold for
+multilingual-e5-small puts the same two at about 0.8 and 0.88 (measured on the built-in
+corpus; bench/remote_lane.py prints the figures). A threshold of cosine is a threshold for
 one model: 0.4, right for MiniLM, is under everything e5 says.
 
-So nearness is read against the question's own noise: its *floor* is the median of its
-cosines with the searchable vectors of the corpus (most passages are about something
-else, so their median is the cosine of "unrelated", for this model, this question and
-this corpus), and a passage's calibrated nearness is ``(cosine - floor) / (1 - floor)``:
-0 as near as noise, 1 the question's own text. The answerer's thresholds
-(:mod:`arborist.qa.extractive`) are on that scale, for every model.
+So nearness is read in two steps, neither of which names a model:
 
-The median is taken over at most :data:`SAMPLE` vectors, every k-th of the searchable
-ones in their stored order, each scored exactly (float64): the same floor on every
-machine for the same store, computed in milliseconds. It is read from the corpus at the
-ask's generation: an answer served from the cache keeps the floor it was answered under
-(docs/guarantees.md).
+* **Floor**: the question's own noise. The median of its cosines with the searchable
+  vectors of the corpus (most passages are about something else, so their median is the
+  cosine of "unrelated", for this model, this question and this corpus). ``(cosine -
+  floor) / (1 - floor)`` is then 0 as near as noise and 1 the question's own text: it takes
+  out the share every vector of an anisotropic model has in common (e5's 0.8).
+* **Spread**: how far above its floor the model ever sets a text near another, read from
+  the corpus alone. Up to :data:`PROBES` of the searchable passages, evenly spaced, are
+  each scored against the sample, and each one's 99th percentile is put on its own
+  floor's scale as above; the spread is the median of those (MiniLM 0.46 on the built-in
+  corpus, e5-small 0.38: e5 sets related texts less apart from noise, even after its
+  floor is taken out). It is computed once per profile and corpus generation (memoised
+  per connection, as the search matrix is).
+
+A passage's calibrated nearness is ``(cosine - floor) / ((1 - floor) * spread)``: 1 as far
+above the question's noise as a passage's nearest hundredth is above its own. The
+answerer's thresholds (:mod:`arborist.qa.extractive`) are on that scale, for every model.
+
+Everything is scored exactly (float64) over at most :data:`SAMPLE` vectors, every k-th of
+the searchable ones in their stored order: the same on every machine for the same store.
+The calibration changes what the answerer says, so the runner puts it in the ask's policy
+(:meth:`Calibration.policy`, so in the cache key) and hands the answerer nearness computed
+from those very rounded figures: an answer is a function of its key.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from arborist.db import snapshot
-from arborist.store.vectors import Matrix, _exact_scores, _searchable
+from arborist.store.memo import generation
+from arborist.store.vectors import Matrix, searchable_sample
 
-__all__ = ["SAMPLE", "calibrated", "question_floor"]
+__all__ = [
+    "Calibration",
+    "METHOD",
+    "PROBES",
+    "QUANTILE",
+    "SAMPLE",
+    "corpus_spread",
+    "question_calibration",
+]
+
+METHOD = "floor-median/spread-p99-v1"
+"""The calibration's name in the policy: a changed rule is a new key."""
 
 SAMPLE = 8192
-"""The most vectors the floor's median is taken over (its error is then about 0.01 of the
-spread of the question's cosines)."""
+"""The most vectors a floor's median (or a probe's quantile) is taken over (its error is
+then about 0.01 of the spread of the cosines)."""
+
+PROBES = 256
+"""The most passages of the corpus whose cosines give the model's spread."""
+
+QUANTILE = 99.0
+"""The percentile of a probe's cosines that stands for "near" in :func:`corpus_spread`."""
 
 
-def question_floor(conn: sqlite3.Connection, profile: str, query: Matrix) -> float:
-    """The median cosine of ``query`` with the searchable vectors of ``profile`` (at most
-    :data:`SAMPLE` of them, evenly spaced), rounded to three places; 0.0 when there are none
-    (raw cosines are then calibrated ones)."""
+@dataclass(frozen=True)
+class Calibration:
+    """One question's calibration: its ``floor`` (three places) and the ``scale`` a cosine
+    above it is divided by, ``(1 - floor) * spread`` (four places)."""
+
+    floor: float
+    scale: float
+
+    def nearness(self, cosines: Sequence[float]) -> tuple[float, ...]:
+        """Each cosine on the calibrated scale, rounded to four places (a scale of 0 or
+        less, a model that says everything is the same, leaves nothing near: every 0)."""
+        if self.scale <= 0.0:
+            return tuple(0.0 for _ in cosines)
+        return tuple(round((c - self.floor) / self.scale, 4) for c in cosines)
+
+    def policy(self) -> dict[str, str]:
+        """The calibration as the policy records it (in the cache key)."""
+        return {"method": METHOD, "floor": f"{self.floor:.3f}", "scale": f"{self.scale:.4f}"}
+
+    @classmethod
+    def from_policy(cls, entry: Mapping[str, object]) -> Calibration | None:
+        """The calibration a policy recorded, or None when it is not one of this method."""
+        try:
+            if entry.get("method") != METHOD:
+                return None
+            return cls(float(str(entry["floor"])), float(str(entry["scale"])))
+        except (KeyError, ValueError):
+            return None
+
+
+def question_calibration(conn: sqlite3.Connection, profile: str, query: Matrix) -> Calibration:
+    """The calibration of ``query`` against the searchable vectors of ``profile``: its floor
+    (the median of its cosines with at most :data:`SAMPLE` of them), and the scale from
+    the corpus's spread; floor 0 and scale 1 (raw cosines) when there are none, or they are
+    of another dimension."""
     import numpy as np  # noqa: PLC0415 - numpy loads with the first vector
 
-    with snapshot(conn):
-        loaded = _searchable(conn, profile)
-    total = loaded.ids.size
+    sample = _sample(conn, profile)
     vector = np.asarray(query, dtype=np.float64).reshape(-1)
-    if total == 0 or vector.shape[0] != loaded.matrix.shape[1]:
-        return 0.0
-    step = -(-total // SAMPLE)
-    scores: Any = _exact_scores(loaded.matrix, np.arange(0, total, step), vector)
-    return round(float(np.median(scores)), 3)
+    if sample.shape[0] == 0 or vector.shape[0] != sample.shape[1]:
+        return Calibration(0.0, 1.0)
+    floor = round(float(np.median(sample @ vector)), 3)
+    scale = round((1.0 - floor) * corpus_spread(conn, profile), 4)
+    return Calibration(floor, scale)
 
 
-def calibrated(cosines: Sequence[float], floor: float) -> tuple[float, ...]:
-    """Each cosine on the scale of its question's noise: ``(cosine - floor) / (1 - floor)``,
-    rounded to four places (a floor of 1 or more, a model that says everything is the same,
-    leaves nothing near: every value 0)."""
-    if floor >= 1.0:
-        return tuple(0.0 for _ in cosines)
-    return tuple(round((c - floor) / (1.0 - floor), 4) for c in cosines)
+_SPREADS: weakref.WeakKeyDictionary[sqlite3.Connection, dict[str, tuple[int, float]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def corpus_spread(conn: sqlite3.Connection, profile: str) -> float:
+    """The model's spread in this corpus (the module docstring), four places: computed once
+    per connection, profile and generation. 1.0 (no rescaling) with fewer than two vectors,
+    or none above their floor."""
+    with snapshot(conn):
+        at = generation(conn)
+        try:
+            held = _SPREADS.setdefault(conn, {})
+        except TypeError:  # a plain sqlite3 connection cannot be weakly referenced
+            held = {}
+        found = held.get(profile)
+        if found is not None and found[0] == at:
+            return found[1]
+        spread = _spread(_sample(conn, profile))
+    held.clear()  # one profile at a time, as the search matrix
+    held[profile] = (at, spread)
+    return spread
+
+
+def _sample(conn: sqlite3.Connection, profile: str) -> Any:
+    with snapshot(conn):
+        return searchable_sample(conn, profile, SAMPLE)
+
+
+def _spread(sample: Any) -> float:
+    import numpy as np  # noqa: PLC0415
+
+    total = sample.shape[0]
+    if total < 2:
+        return 1.0
+    probes = np.arange(0, total, -(-total // PROBES))
+    scores = sample[probes] @ sample.T
+    scores[np.arange(probes.size), probes] = np.inf  # a probe is not its own neighbour:
+    scores.sort(axis=1)  # its own score sorts last, and is left out
+    floors = np.median(scores[:, :-1], axis=1)
+    near = np.percentile(scores[:, :-1], QUANTILE, axis=1)
+    room = 1.0 - floors
+    kept = room > 0
+    if not kept.any():
+        return 1.0
+    spread = float(np.median((near[kept] - floors[kept]) / room[kept]))
+    return round(spread, 4) if spread > 0 else 1.0

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from arborist._version import __version__
 from arborist.db import transaction
@@ -144,9 +144,12 @@ def generation(conn: sqlite3.Connection) -> int:
     return int(conn.execute(f"SELECT {GENERATION_SQL}").fetchone()[0])
 
 
-def recall(conn: sqlite3.Connection, key: str) -> list[tuple[int, float]] | None:
-    """The chunk ids (with scores, best first) the key retrieved at the current generation;
-    None when there is no such row, it is of an older generation, or it does not parse."""
+def recall(
+    conn: sqlite3.Connection, key: str
+) -> tuple[list[tuple[int, float]], dict[str, str] | None] | None:
+    """The chunk ids (with scores, best first) the key retrieved at the current generation,
+    and the calibration remembered with them (None when none was); None when there is no
+    such row, it is of an older generation, or it does not parse."""
     row = conn.execute(
         f"SELECT evidence FROM retrieval_memo WHERE memo_key = ? AND generation = {GENERATION_SQL}",
         (key,),
@@ -154,18 +157,29 @@ def recall(conn: sqlite3.Connection, key: str) -> list[tuple[int, float]] | None
     if row is None:
         return None
     try:
-        items = json.loads(row[0])
-        chosen = [(int(chunk_id), float(score)) for chunk_id, score in items]
-    except (TypeError, ValueError):  # an edited row is only a missing one
+        found = json.loads(row[0])
+        held = found if isinstance(found, dict) else {"chosen": found}
+        chosen = [(int(chunk_id), float(score)) for chunk_id, score in held["chosen"]]
+        kept = held.get("calibration")
+        calibration = None if kept is None else {str(k): str(v) for k, v in kept.items()}
+    except (TypeError, ValueError, KeyError, AttributeError):  # edited: only missing
         return None
-    return chosen or None
+    return (chosen, calibration) if chosen else None
 
 
 def remember(
-    conn: sqlite3.Connection, key: str, at: int, chosen: Sequence[tuple[int, float]]
+    conn: sqlite3.Connection,
+    key: str,
+    at: int,
+    chosen: Sequence[tuple[int, float]],
+    calibration: Mapping[str, str] | None = None,
 ) -> None:
-    """Record that ``key`` retrieved ``chosen`` at generation ``at``, dropping rows of older
-    generations. Commits; does nothing when the corpus has moved on since ``at``."""
+    """Record that ``key`` retrieved ``chosen`` at generation ``at`` (with the question's
+    ``calibration`` at it, when its nearness is measured: see
+    :mod:`arborist.store.calibration`), dropping rows of older generations. Commits; does
+    nothing when the corpus has moved on since ``at``."""
+    items = [[chunk_id, score] for chunk_id, score in chosen]
+    value = items if calibration is None else {"chosen": items, "calibration": dict(calibration)}
     with transaction(conn):
         if generation(conn) != at:
             return
@@ -173,5 +187,5 @@ def remember(
         conn.execute(
             "INSERT OR REPLACE INTO retrieval_memo (memo_key, generation, evidence) "
             "VALUES (?, ?, ?)",
-            (key, at, json.dumps([[chunk_id, score] for chunk_id, score in chosen])),
+            (key, at, json.dumps(value)),
         )

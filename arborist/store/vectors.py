@@ -56,6 +56,7 @@ __all__ = [
     "passage_nearness",
     "profile_key",
     "put_vectors",
+    "searchable_sample",
     "searches_passages",
     "unpack",
     "vector_count",
@@ -342,6 +343,19 @@ def _searchable(conn: sqlite3.Connection, profile: str) -> _Loaded:
     held.clear()  # one profile at a time: a switch of model frees the old matrix
     held[profile] = loaded
     return loaded
+
+
+def searchable_sample(conn: sqlite3.Connection, profile: str, size: int) -> Matrix:
+    """At most ``size`` of the searchable vectors of ``profile`` (every k-th, in their stored
+    order), as float64 rows: what a statistic of the corpus is read from (call inside a
+    snapshot); no rows when there are none."""
+    import numpy as np  # noqa: PLC0415 - numpy loads with the first vector
+
+    loaded = _searchable(conn, profile)
+    total = loaded.ids.size
+    if total == 0 or size < 1:
+        return np.zeros((0, loaded.matrix.shape[1]), dtype=np.float64)
+    return loaded.matrix[:: -(-total // size)].astype(np.float64)
 
 
 def _passage_profile(profile_json: object) -> bool:
