@@ -11,7 +11,7 @@ from pathlib import Path
 from arborist import Arborist
 from arborist.qa.client import EvidenceText, make_request
 from arborist.qa.extractive import ExtractiveClient
-from arborist.qa.grounding import absent_names, covered
+from arborist.qa.grounding import CLOSE_FLOOR, absent_names, covered
 
 REFUSAL = "The documents do not answer this question."
 
@@ -123,10 +123,10 @@ def test_the_tool_a_question_closes_by_asking_in_must_be_said() -> None:
     ]
     assert names("which binary file diffs in mercurial", ATTRIBUTES, "git") == ["mercurial"]
     # a passage near the question in meaning says it in other words: not refused for it
-    near = EvidenceText("E1", "git", "file:///g.html", ATTRIBUTES, nearness=(0.6,))
+    near = EvidenceText("E1", "git", "file:///g.html", ATTRIBUTES, nearness=(CLOSE_FLOOR + 0.1,))
     request = make_request("track large binary files in a repository folder", [near])
     assert absent_names(request) == []
-    far = EvidenceText("E1", "git", "file:///g.html", ATTRIBUTES, nearness=(0.2,))
+    far = EvidenceText("E1", "git", "file:///g.html", ATTRIBUTES, nearness=(CLOSE_FLOOR - 0.4,))
     request = make_request("track large binary files in a repository folder", [far])
     assert absent_names(request) == ["repository", "folder"]
 
