@@ -115,7 +115,7 @@ def test_a_turn_answered_elsewhere_first_reads_the_earliest_revision_with_its_an
         assert shown is not None and shown[0] == 1
         assert app.verify().problems == []
     assert f"[STRICT failed: {REASON}]" in _cli(here, "tree", "--sid", imported.sid)
-    assert f"STRICT, answer failed: {REASON}" in _cli(here, "show", imported.bates)
+    assert f"(STRICT), answer failed: {REASON}" in _cli(here, "show", imported.bates)
 
 
 @pytest.fixture

@@ -38,7 +38,9 @@ def test_every_ask_is_a_turn_printed_with_its_bates() -> None:
     code, out, _ = run("session", "--tree", "--sid", session["sid"])
     assert out.splitlines()[1:] == [
         "└── 000001  Who created Spider-Man?  [STRICT answered]",
-        "    └── * 000002  Who drew Spider-Man?  [STRICT partly]",
+        # no passage says who drew him (only "artist Steve Ditko"): refused, as extractive-v18
+        # refuses a "who did X" question whose act no passage mentions
+        "    └── * 000002  Who drew Spider-Man?  [VISUAL not answered]",
     ]
 
 
