@@ -59,11 +59,11 @@ from arborist.store.calibration import calibrated, question_floor
 from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for
 from arborist.store.faults import EDITED_METADATA, EDITED_TEXT, evidence_faults
+from arborist.store.fusion import fusion_name
 from arborist.store.memo import generation, memo_key, recall, remember
 from arborist.store.passages import as_query
 from arborist.store.proofs import verify_evidence
 from arborist.store.search import (
-    HYBRID,
     RETRIEVAL,
     RETRIEVAL_LIMIT,
     Evidence,
@@ -72,7 +72,13 @@ from arborist.store.search import (
     retrieve,
     weakest_mode,
 )
-from arborist.store.vectors import Embedder, passage_nearness, profile_key, searches_passages
+from arborist.store.vectors import (
+    Embedder,
+    embeds_passages,
+    passage_nearness,
+    profile_key,
+    searches_passages,
+)
 
 __all__ = [
     "AskResult",
@@ -221,7 +227,8 @@ def _retrieval_name(embedding: Mapping[str, object] | None) -> str:
     embedding profile's key (vectors of another model rank otherwise)."""
     if embedding is None:
         return RETRIEVAL
-    return f"{RETRIEVAL}+{HYBRID}+{profile_key(dict(embedding))}"
+    fusion = fusion_name(passages=embeds_passages(dict(embedding)))
+    return f"{RETRIEVAL}+{fusion}+{profile_key(dict(embedding))}"
 
 
 def vector_query(
