@@ -34,6 +34,7 @@ PURE = [
     "secret_commands.py",
     "qa/sse.py",
     "qa/sanitize.py",
+    "store/fusion.py",
     "store/normalize.py",
     "store/places.py",
     "store/text_titles.py",

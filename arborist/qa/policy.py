@@ -7,20 +7,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from arborist.store.fusion import (
+    HYBRID,
+    LEXICAL_HEAD,
+    LEXICAL_WEIGHT,
+    NAMED_SCORE,
+    PASSAGE_FUSION,
+    RRF_K,
+    VECTOR_POOL,
+    VECTOR_WEIGHT,
+    WORDED_MIN_WORDS,
+    WORDED_RRF_K,
+    WORDED_SHARE,
+)
 from arborist.store.search import (
     DEFINITION_BONUS,
-    HYBRID,
-    LEXICAL_WEIGHT,
     MAX_CONTEXT_WORDS,
     POOL,
     RETRIEVAL,
     RETRIEVAL_LIMIT,
-    RRF_K,
     SOURCE_BONUS,
     TITLE_WEIGHT,
-    VECTOR_POOL,
-    VECTOR_WEIGHT,
 )
+from arborist.store.vectors import embeds_passages
 
 __all__ = ["POLICY", "POLICY_VERSION", "retrieval_policy"]
 
@@ -38,12 +47,14 @@ def retrieval_policy(
     served under rules they were not retrieved by. With an ``embedding``
     profile (hybrid retrieval) the policy also holds that profile (model,
     dimensions, server; never a credential) and the fusion's parameters, so
-    switching the embedding model, or hybrid on or off, is a miss; without
-    one the policy is exactly what it was before hybrid retrieval existed.
+    switching the embedding model, or hybrid on or off, is a miss; an embedder of
+    passages adds the passage fusion's rule (:data:`arborist.store.fusion.PASSAGE_FUSION`)
+    and its constants. Without one the policy is exactly what it was before hybrid
+    retrieval existed.
     """
     policy = _lexical_policy(limit)
     if embedding is not None:
-        policy["hybrid"] = {
+        hybrid: dict[str, object] = {
             "fusion": HYBRID,
             "embedding": dict(embedding),
             "rrf_k": RRF_K,
@@ -51,6 +62,16 @@ def retrieval_policy(
             "lexical_weight": str(LEXICAL_WEIGHT),
             "vector_weight": str(VECTOR_WEIGHT),
         }
+        if embeds_passages(dict(embedding)):  # a passage lane is fused by its own rule
+            hybrid["passage_fusion"] = {
+                "name": PASSAGE_FUSION,
+                "named_score": str(NAMED_SCORE),
+                "lexical_head": LEXICAL_HEAD,
+                "worded_min_words": WORDED_MIN_WORDS,
+                "worded_share": str(WORDED_SHARE),
+                "worded_rrf_k": WORDED_RRF_K,
+            }
+        policy["hybrid"] = hybrid
     return policy
 
 

@@ -60,11 +60,11 @@ from arborist.store.calibration import Calibration, question_calibration
 from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for
 from arborist.store.faults import EDITED_METADATA, EDITED_TEXT, evidence_faults
+from arborist.store.fusion import fusion_name
 from arborist.store.memo import generation, memo_key, recall, remember
 from arborist.store.passages import as_query
 from arborist.store.proofs import verify_evidence
 from arborist.store.search import (
-    HYBRID,
     RETRIEVAL,
     RETRIEVAL_LIMIT,
     Evidence,
@@ -73,7 +73,13 @@ from arborist.store.search import (
     retrieve,
     weakest_mode,
 )
-from arborist.store.vectors import Embedder, passage_nearness, profile_key, searches_passages
+from arborist.store.vectors import (
+    Embedder,
+    embeds_passages,
+    passage_nearness,
+    profile_key,
+    searches_passages,
+)
 
 __all__ = [
     "AskResult",
@@ -237,7 +243,8 @@ def _retrieval_name(embedding: Mapping[str, object] | None) -> str:
     method (a memo row holds the calibration of its question)."""
     if embedding is None:
         return RETRIEVAL
-    return f"{RETRIEVAL}+{HYBRID}+{profile_key(dict(embedding))}+{CALIBRATION}"
+    fusion = fusion_name(passages=embeds_passages(dict(embedding)))
+    return f"{RETRIEVAL}+{fusion}+{profile_key(dict(embedding))}+{CALIBRATION}"
 
 
 def vector_query(

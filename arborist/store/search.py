@@ -36,6 +36,13 @@ from arborist.keys import EvidenceRef
 from arborist.store.coaccess import related_edges
 from arborist.store.documents import proofs_for
 from arborist.store.faults import evidence_faults
+from arborist.store.fusion import (
+    LEXICAL_HEAD,
+    VECTOR_POOL,
+    in_documents_words,
+    passage_order,
+    rrf_order,
+)
 from arborist.store.proofs import verify_evidence
 from arborist.store.schema import HOT
 from arborist.store.vectors import Matrix, nearest, searches_passages
@@ -43,8 +50,6 @@ from arborist.store.vectors import Matrix, nearest, searches_passages
 __all__ = [
     "AUDIT_MODES",
     "Evidence",
-    "HYBRID",
-    "PASSAGE_FUSION",
     "RETRIEVAL",
     "SearchHit",
     "VectorQuery",
@@ -82,33 +87,6 @@ RETRIEVAL = "fts5-bm25f-any-term-v4"
 (v4: :func:`arborist.analysis.stands_alone` reads a question's own pronouns, so which
 questions borrow their parent's words changed, and the retrieval memo must not reuse
 evidence chosen under the old reading)."""
-
-HYBRID = "rrf-v1"
-"""The fusion's name in the governance policy (with an embedding model configured only)."""
-
-PASSAGE_FUSION = "named-lexical-else-vector-v1"
-"""The fusion of a vector lane over passages (an embedder whose profile names
-:data:`arborist.store.passages.PASSAGES`, which is in the policy with it): see
-:func:`_lead`."""
-
-NAMED_SCORE = 1.0
-"""A lexical score above this had a bonus: the question names a definition the chunk makes
-(or, for a follow-up, the chunk is of its thread's sources), since BM25 alone is at most 1.0
-(relative to the pool's best)."""
-
-RRF_K = 60
-"""Reciprocal rank fusion: a chunk at rank r of a lane gains weight / (RRF_K + r)."""
-
-VECTOR_POOL = 40
-"""How many nearest chunks the vector lane offers to the fusion."""
-
-LEXICAL_HEAD = 3
-"""The lexical lane's first chunks keep their places at the head of the fused list (BM25 with
-the definition bonus is most often right at its top); the fusion orders the rest."""
-
-LEXICAL_WEIGHT = 1.0
-VECTOR_WEIGHT = 1.0
-"""Each lane's weight in the fusion."""
 
 LANES = ("lexical", "vector", "both", "related")
 """Where an evidence item came from: the FTS5 lane, the vector lane, both, or co-access."""
@@ -302,7 +280,7 @@ def retrieve(
             limit if vectors is None else POOL,
         )
         if vectors is not None:
-            evidence = _fuse(conn, evidence, vectors, limit)
+            evidence = _fuse(conn, evidence, vectors, limit, asked.words)
         if related > 0 and evidence:
             evidence += _related_lane(conn, evidence, related, related_version)
     return evidence
@@ -357,62 +335,40 @@ def _rerank(
 
 
 def _fuse(
-    conn: sqlite3.Connection, lexical: Sequence[Evidence], vectors: VectorQuery, limit: int
-) -> list[Evidence]:
-    """Reciprocal rank fusion of the lexical order (BM25 and bonuses, best first) and the
-    vector lane's (cosine, best first): each chunk scores the sum over the lanes that hold
-    it of ``weight / (RRF_K + rank)``, except that the first :data:`LEXICAL_HEAD` lexical
-    chunks keep the head; ties by lexical rank, then chunk id. Each item keeps the lane it
-    came from (``both`` when the two found it)."""
-    near = nearest(conn, vectors.profile, vectors.vector, VECTOR_POOL)
-    if searches_passages(conn, vectors.profile):
-        return _lead(conn, lexical, near, limit)
-    lexical_rank = {e.chunk_id: rank for rank, e in enumerate(lexical, start=1)}
-    vector_rank = {chunk_id: rank for rank, (chunk_id, _) in enumerate(near, start=1)}
-    found = {e.chunk_id: e for e in lexical}
-    rows = _rows(conn, [chunk_id for chunk_id in vector_rank if chunk_id not in found])
-    for chunk_id, row in rows.items():
-        found[chunk_id] = _evidence((*row, 0.0))
-    ranked = []
-    for chunk_id, item in found.items():
-        at_l, at_v = lexical_rank.get(chunk_id), vector_rank.get(chunk_id)
-        score = (LEXICAL_WEIGHT / (RRF_K + at_l) if at_l else 0.0) + (
-            VECTOR_WEIGHT / (RRF_K + at_v) if at_v else 0.0
-        )
-        lane = "both" if at_l and at_v else "lexical" if at_l else "vector"
-        ranked.append((-round(score, 9), at_l or len(found) + 1, chunk_id, lane, item))
-    ranked.sort(key=lambda e: (0, e[1], 0, 0) if e[1] <= LEXICAL_HEAD else (1, *e[:3]))
-    return [replace(item, score=-key, lane=lane) for key, _, _, lane, item in ranked[:limit]]
-
-
-def _lead(
     conn: sqlite3.Connection,
     lexical: Sequence[Evidence],
-    near: Sequence[tuple[int, float]],
+    vectors: VectorQuery,
     limit: int,
+    asked: Sequence[str],
 ) -> list[Evidence]:
-    """The fusion of a passage lane (:data:`PASSAGE_FUSION`). When the question names what
-    it asks about (the best lexical chunk has a definition bonus: its score is over
-    :data:`NAMED_SCORE`), the first :data:`LEXICAL_HEAD` lexical chunks lead, then the
-    vector lane's; otherwise the vector lane's order leads (a question in other words than
-    the documents' is answered by meaning), and the lexical lane's fills what it leaves.
-    Each item keeps its lane (``both`` when the two pools hold it); its score is its place,
-    ``1 / (1 + rank)``."""
-    named = bool(lexical) and lexical[0].score > NAMED_SCORE
-    lexical_ids = [e.chunk_id for e in lexical]
-    vector_ids = [chunk_id for chunk_id, _ in near]
-    first = lexical_ids[:LEXICAL_HEAD] if named else []
-    order = list(dict.fromkeys([*first, *vector_ids, *lexical_ids]))[:limit]
+    """The lexical order (BM25 and bonuses, best first) fused with the vector lane's (cosine,
+    best first; :mod:`arborist.store.fusion`): a lane of passages by
+    :func:`~arborist.store.fusion.passage_order` (``asked``, the question's own words, tell
+    whether it is worded as the documents are), one of whole chunks by reciprocal rank with
+    the lexical head kept (:func:`~arborist.store.fusion.rrf_order`). Each item keeps the
+    lane it came from (``both`` when the two pools hold it); a passage lane's item scores its
+    place, ``1 / (1 + rank)``, a chunk lane's its fused score."""
     found = {e.chunk_id: e for e in lexical}
-    rows = _rows(conn, [chunk_id for chunk_id in order if chunk_id not in found])
-    for chunk_id, row in rows.items():
+    near = [chunk_id for chunk_id, _ in nearest(conn, vectors.profile, vectors.vector, VECTOR_POOL)]
+    for chunk_id, row in _rows(conn, [c for c in near if c not in found]).items():
         found[chunk_id] = _evidence((*row, 0.0))
-    in_lexical, in_vector = set(lexical_ids), set(vector_ids)
+    near = [chunk_id for chunk_id in near if chunk_id in found]
+    lexical_ids = [e.chunk_id for e in lexical]
+    if searches_passages(conn, vectors.profile):
+        best = f"{lexical[0].text}\n{lexical[0].title}" if lexical else ""
+        worded = bool(lexical) and in_documents_words(asked, best)
+        order = passage_order(
+            [(e.chunk_id, e.score) for e in lexical], near, worded=worded, limit=limit
+        )
+        scored = [(chunk_id, round(1.0 / (1 + rank), 9)) for rank, chunk_id in enumerate(order, 1)]
+    else:
+        scored = rrf_order(lexical_ids, near, head=LEXICAL_HEAD)[:limit]
+    in_lexical, in_vector = set(lexical_ids), set(near)
     fused = []
-    for rank, chunk_id in enumerate((c for c in order if c in found), start=1):
+    for chunk_id, score in scored:
         both = chunk_id in in_lexical and chunk_id in in_vector
         lane = "both" if both else "lexical" if chunk_id in in_lexical else "vector"
-        fused.append(replace(found[chunk_id], score=round(1.0 / (1 + rank), 9), lane=lane))
+        fused.append(replace(found[chunk_id], score=score, lane=lane))
     return fused
 
 

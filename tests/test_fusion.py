@@ -1,0 +1,196 @@
+"""The fusion of the vector lane with the lexical one (arborist/store/fusion.py): the pure
+orders, then a real corpus on a real loopback embeddings server (hashed character n-grams,
+tests/chat_server.py) where short chunks are nearest the question and used to take every
+place, and the rule's name in the policy and the keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arborist.app import Arborist
+from arborist.qa import policy
+from arborist.qa.runner import retrieval_policy, vector_query
+from arborist.store import fusion
+from arborist.store.fusion import (
+    LEXICAL_HEAD,
+    PASSAGE_FUSION,
+    WORDED_MIN_WORDS,
+    WORDED_RRF_K,
+    WORDED_SHARE,
+    fusion_name,
+    in_documents_words,
+    passage_order,
+    rrf_order,
+    words_held,
+)
+from arborist.store.passages import PASSAGES
+from arborist.store.search import retrieve
+from arborist.store.vectors import nearest
+from tests.chat_server import ChatServer
+from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture
+
+# --------------------------------------------------------------------------- pure orders
+
+
+def test_words_held_is_the_share_of_the_question_words_the_text_holds_stemmed() -> None:
+    assert words_held(["default", "name", "coprocess"], "The default names of a coprocess") == 1.0
+    assert words_held(["default", "name", "coprocess"], "A coprocess.") == pytest.approx(1 / 3)
+    assert words_held([], "anything") == 0.0
+
+
+def test_a_question_is_in_the_documents_words_with_enough_words_held() -> None:
+    best = "If NAME is not supplied, the default name of the coprocess is COPROC."
+    assert in_documents_words(["default", "name", "coprocess"], best)
+    assert in_documents_words(["default", "name", "coprocess", "give", "shell"], best)  # 3 of 5
+    assert not in_documents_words(["default", "name", "coprocess", "give", "one", "back"], best)
+    assert not in_documents_words(["coprocess", "name"], best)  # two words say little
+
+
+def test_a_named_question_keeps_the_lexical_head_then_the_vector_lane() -> None:
+    lexical = [(1, 1.6), (2, 0.9), (3, 0.8), (4, 0.7)]
+    order = passage_order(lexical, [9, 8, 1, 7], worded=True, limit=6)
+    assert order == [1, 2, 3, 9, 8, 7][:6]
+    assert order[:LEXICAL_HEAD] == [1, 2, 3]
+
+
+def test_a_question_in_other_words_is_led_by_the_vector_lane() -> None:
+    lexical = [(1, 1.0), (2, 0.9), (3, 0.8)]
+    assert passage_order(lexical, [9, 8, 7, 6], worded=False, limit=5) == [9, 8, 7, 6, 1]
+
+
+def test_a_question_in_the_documents_words_takes_each_lanes_first_before_their_middles() -> None:
+    """Reciprocal rank fusion with a small constant: a chunk both lanes hold near their tops
+    leads; the first of either lane (1/6) outranks a chunk both hold at rank 8 (2/13), which
+    outranks the lexical lane's third (1/8); one both hold at rank 12 (2/17) does not."""
+    lexical = [(c, 1.0 - c / 20) for c in range(1, 13)]
+    vector = [20, 2, 21, 22, 23, 24, 25, 8, 26, 27, 28, 12]
+    assert passage_order(lexical, vector, worded=True, limit=6) == [2, 1, 20, 8, 3, 21]
+    scores = dict(rrf_order([c for c, _ in lexical], vector, k=WORDED_RRF_K))
+    assert scores[1] == scores[20] == pytest.approx(1 / (WORDED_RRF_K + 1))
+    assert scores[8] == pytest.approx(2 / (WORDED_RRF_K + 8))
+    assert scores[8] > scores[3] > scores[12]
+    assert scores[12] < scores[3]
+
+
+def test_rrf_keeps_its_head_in_lexical_order_and_counts_every_chunk_once() -> None:
+    fused = rrf_order([5, 6, 7, 8], [8, 9, 5], head=2)
+    ids = [chunk_id for chunk_id, _ in fused]
+    assert ids[:2] == [5, 6] and sorted(ids) == [5, 6, 7, 8, 9]
+    assert ids.index(8) < ids.index(7)  # both lanes hold 8
+    assert [c for c, _ in rrf_order([], [3, 2], head=3)] == [3, 2]  # no lexical head to keep
+
+
+# --------------------------------------------------------------------------- a real corpus
+
+QUESTION = "What is the default name of a coprocess?"
+FILLER = (
+    "The shell keeps a table of the jobs it started, and each job is reported by its number "
+    "when it stops or finishes. Redirections apply to the whole command list in order. "
+)
+ANSWER = (
+    "# Coprocesses\n\n" + FILLER * 4 + "A coprocess runs asynchronously in a subshell, joined "
+    "to the shell by a two-way pipe. If NAME is not supplied, the default name is COPROC.\n"
+)
+SHORT = ["reading", "writing", "closing", "waiting", "killing", "naming"]
+
+
+@pytest.fixture
+def short_chunks(tmp_path: Path) -> Path:
+    """A manual's long section that answers, and six one-line sections whose words are the
+    question's (``coprocess``, ``name``) and little else: nearer the question than the long
+    section, whose vector its other sentences dilute."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "coproc.md").write_text(ANSWER, encoding="utf-8")
+    for i, word in enumerate(SHORT):
+        (docs / f"short{i}.md").write_text(
+            f"# Coprocess name {word}\n\nThe coprocess name when {word}.\n", encoding="utf-8"
+        )
+    return docs
+
+
+@pytest.fixture
+def embedded(chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch, home: Path) -> ChatServer:
+    monkeypatch.setenv("ARBORIST_EMBED_BASE_URL", chat_server.url)
+    monkeypatch.setenv("ARBORIST_EMBED_MODEL", "ngram")
+    return chat_server
+
+
+def test_short_chunks_nearest_the_question_no_longer_push_out_what_its_words_find(
+    embedded: ChatServer, short_chunks: Path, home: Path
+) -> None:
+    with Arborist(home) as app:
+        app.ingest([short_chunks])
+        conn, embedder = app.store_conn, app.embedder()
+        assert embedder is not None and embedder.profile()["passages"] == PASSAGES
+        vectors = vector_query(embedder, QUESTION)
+        assert vectors is not None
+        answer = conn.execute("SELECT id FROM chunks WHERE text LIKE '%COPROC.%'").fetchone()[0]
+        lexical = retrieve(conn, QUESTION)
+        near = [chunk_id for chunk_id, _ in nearest(conn, vectors.profile, vectors.vector, 40)]
+        # The premise: the words find the answer first; by meaning, the six short chunks lead
+        # (passage fusion v1 let them take all five places).
+        assert lexical[0].chunk_id == answer and lexical[0].score <= 1.0  # names no definition
+        assert answer not in near[:5] and answer in near
+        assert in_documents_words(["default", "name", "coprocess"], lexical[0].text)
+        fused = retrieve(conn, QUESTION, vectors=vectors)
+    ids = [e.chunk_id for e in fused]
+    assert answer in ids[:3] and len(ids) == 5
+    assert next(e.lane for e in fused if e.chunk_id == answer) == "both"
+
+
+def test_a_question_in_other_words_still_follows_the_vector_lane(
+    embedded: ChatServer, short_chunks: Path, home: Path
+) -> None:
+    question = "coprocesses"  # one word the answer's section holds, as its title
+    other = "killing coprocess naming"
+    with Arborist(home) as app:
+        app.ingest([short_chunks])
+        conn, embedder = app.store_conn, app.embedder()
+        assert embedder is not None
+        for asked in (question, other):
+            vectors = vector_query(embedder, asked)
+            assert vectors is not None
+            near = [c for c, _ in nearest(conn, vectors.profile, vectors.vector, 40)]
+            lexical = retrieve(conn, asked)
+            fused = [e.chunk_id for e in retrieve(conn, asked, vectors=vectors)]
+            if not in_documents_words(asked.split(), f"{lexical[0].text}\n{lexical[0].title}"):
+                assert fused == near[:5]
+            else:
+                assert fused[0] in {near[0], lexical[0].chunk_id}
+
+
+# --------------------------------------------------------------------------- keys
+
+
+def test_a_passage_lane_names_its_fusion_in_the_policy_and_the_memo_key(
+    embedded: ChatServer, short_chunks: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Arborist(home) as app:
+        app.ingest([short_chunks])
+        profile = app.embedder_profile()
+        assert profile is not None
+        rule = retrieval_policy(embedding=profile)["hybrid"]
+        assert isinstance(rule, dict)
+        assert rule["passage_fusion"] == {
+            "name": PASSAGE_FUSION,
+            "named_score": "1.0",
+            "lexical_head": LEXICAL_HEAD,
+            "worded_min_words": WORDED_MIN_WORDS,
+            "worded_share": str(WORDED_SHARE),
+            "worded_rrf_k": WORDED_RRF_K,
+        }
+        whole = {k: v for k, v in profile.items() if k != "passages"}
+        assert "passage_fusion" not in retrieval_policy(embedding=whole)["hybrid"]  # type: ignore[operator]
+        assert fusion_name(passages=True) == PASSAGE_FUSION
+        assert fusion_name(passages=False) == fusion.HYBRID
+        first = app.ask(QUESTION)
+        assert app.ask(QUESTION).hit
+        # Another passage fusion is another policy and another retrieval: a miss.
+        monkeypatch.setattr(fusion, "PASSAGE_FUSION", "another-fusion")
+        monkeypatch.setattr(policy, "PASSAGE_FUSION", "another-fusion")
+        again = app.ask(QUESTION)
+    assert not again.hit and again.cache_key != first.cache_key
+    assert again.record.policy["hybrid"]["passage_fusion"]["name"] == "another-fusion"
