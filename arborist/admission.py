@@ -59,11 +59,17 @@ Detected kinds:
   space, an XML element or a .NET ``<add key=... value=...>``; a bare value runs over
   ``&``, ``;`` and ``,`` unless a ``name=`` or a space follows. Also ``--password
   VALUE``-style flags, ``mysql -pVALUE``, ``sshpass -p VALUE``, ``curl -u
-  user:VALUE`` and ``.netrc``'s ``password VALUE``. The name stays; empty values,
+  user:VALUE`` and ``.netrc``'s ``password VALUE``; values given by place: a client
+  constructor's key (``cohere.Client("KEY")``), a credential constructor's password
+  (``NetworkCredential("u", "X")``, ``auth=("u", "X")``), a secret-named string key's
+  value (``props.put("mail.smtp.password", "X")``), SQL's ``IDENTIFIED BY X``, an Oracle
+  JDBC ``user/X``, ``b2 account authorize ID KEY``, ``lftp -u user,X``, ``zip -P X``;
+  a password told in prose (``my password … is X``, ``the passphrase is: X``); a UUID
+  given to an ``X-…-Key`` header. The name stays; empty values,
   numbers given to a non-password name, code (``os.environ[...]``, ``args.password``,
   ``password=password``) and placeholders (``***``, ``<...>``, ``${VAR}``, ``{{
   ... }}``, ``xxx``, ``YOUR_API_KEY_HERE``, ``ghp_XXXX...``, ``sk-...``) are left
-  alone.
+  alone, and so are a path given to a secret's name and Mapbox's public ``pk.eyJ…``.
 
 Wherever it stands: a token joined to a word by ``-``, ``_`` or ``.``
 (``notes-<token>.txt``; every prefix is matched after any character but a letter or

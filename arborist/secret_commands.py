@@ -7,7 +7,10 @@ X``, ``smbclient -U user%X``, ``curl -u user:X``, ``--password X``, ``-storepass
 ``.pgpass`` line, an htpasswd hash, a PuTTY key's private lines) or to its ``login``
 command (``wandb login KEY``); :func:`spaced_candidates` yields the values given with no
 ``=`` or ``:`` (``SetEnv DB_PASSWORD X``, ``Auth.api_key("X")``, ``scheme://user:X`` cut
-short, ``7z x a.7z -pX``, ``mc alias set``'s and ``htpasswd -b``'s positional passwords);
+short, ``7z x a.7z -pX``, ``mc alias set``'s and ``htpasswd -b``'s positional passwords),
+and through it :func:`code_candidates` (values code and tools give by place:
+``Client("KEY")``, ``NetworkCredential("u", "X")``, ``IDENTIFIED BY X``, ``b2 account
+authorize ID KEY``...) and :func:`prose_candidates` (``my password ... is X``);
 :mod:`arborist.secret_finders` runs them beside the other shapes.
 """
 
@@ -37,6 +40,7 @@ from arborist.secret_shapes import (
     SMB_U,
     SSHPASS_P,
     at_each,
+    has,
     holds_key,
     is_filler,
     random_looking,
@@ -327,8 +331,8 @@ def code_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
             keylike = len(key) >= _CLIENT_KEY_LONG or len(MIXED.findall(key)) >= _CLIENT_KEY_MIXED
             if keylike and holds_key(key) and random_looking(key):
                 yield "api_token", m.start(1), m.end(1)
-    if "(" in text and ("credential" in folded or "auth" in folded):
-        for m in _CREDENTIAL_CALL.finditer(text):
+    if "(" in text and has(text, "Credential", "Auth(", "Authentication(", "auth=", "auth ="):
+        for m in _CREDENTIAL_CALL.finditer(text):  # "Author" is no such call
             yield from _quoted_password(m)
     if "," in text and ("pass" in folded or "secret" in folded or "token" in folded):
         for m in _NAMED_PAIR.finditer(text):
@@ -336,7 +340,7 @@ def code_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
             if reads_as_password(value) or holds_key(value):
                 yield from _quoted_password(m)
     if "identified" in folded:
-        for m in _IDENTIFIED_BY.finditer(text):
+        for m in at_each(text, folded, "identified", _IDENTIFIED_BY):
             if m.lastindex != 3 or reads_as_password(m.group(3)):  # bare: "identified by name"
                 yield from _quoted_password(m)
     if "jdbc:oracle:" in folded:
@@ -394,7 +398,7 @@ _NAMED_PAIR = re.compile(
 "X")``, ``setProperty``, ``conf.set``, a pair in a list. Only a password-like value (a list
 of names, ``("user", "password", "email")``, holds none)."""
 _IDENTIFIED_BY = re.compile(
-    r"(?i)(?<![\w])identified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?:password[ \t]+)?" + _QUOTED
+    r"(?i)identified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?:password[ \t]+)?" + _QUOTED
 )
 """SQL's ``CREATE USER u IDENTIFIED BY X`` / ``ALTER USER``, MySQL's ``IDENTIFIED WITH
 plugin BY 'X'``."""
