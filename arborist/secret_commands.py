@@ -329,7 +329,7 @@ def code_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
         for m in _CLIENT_KEY.finditer(text):
             key = m.group(1)
             keylike = len(key) >= _CLIENT_KEY_LONG or len(MIXED.findall(key)) >= _CLIENT_KEY_MIXED
-            if keylike and holds_key(key) and random_looking(key):
+            if keylike and holds_key(key) and random_looking(key) and not _HEX.fullmatch(key):
                 yield "api_token", m.start(1), m.end(1)
     if "(" in text and has(text, "Credential", "Auth(", "Authentication(", "auth=", "auth ="):
         for m in _CREDENTIAL_CALL.finditer(text):  # "Author" is no such call
@@ -373,13 +373,15 @@ def _quoted_password(m: re.Match[str]) -> Iterator[tuple[str, int, int]]:
 _QUOTED = r"""(?:"([^"\r\n]*)"?|'([^'\r\n]*)'?|([^\s'"]+))"""
 """A value in double or single quotes (the closing one may be missing: a line cut short) or
 bare: three groups, the bare one last."""
-_CLIENT_KEY = re.compile(r"[Cc]lient[ \t]*\([ \t]*[\"']([A-Za-z0-9_-]{20,})(?![A-Za-z0-9_-])")
+_CLIENT_KEY = re.compile(r"[Cc]lient[ \t]*\([ \t]*[\"']([A-Za-z0-9_-]{20,})(?![A-Za-z0-9_+/=-])")
 _CLIENT_KEY_LONG = 32
 _CLIENT_KEY_MIXED = 8
 """A client constructor given a key-like string first (``cohere.Client("KEY")``, Go's
 ``NewClient("KEY")``): twenty key characters or more, letters and digits mixed, and long
 (:data:`_CLIENT_KEY_LONG`) or changing between them often (:data:`_CLIENT_KEY_MIXED`): a
-name with a few digits (``Client("Harbor7Lantern9Quay3")``) is a name."""
+name with a few digits (``Client("Harbor7Lantern9Quay3")``) is a name. A hash's hex (a commit,
+a UUID) or base64 (``+``, ``/``, ``=`` after it: ``sha512-…``, the base64 of text) is an id."""
+_HEX = re.compile("[0-9A-Fa-f-]+")
 _CREDENTIAL_CALL = re.compile(
     r"(?:(?:Network|Password|Basic|Static)?Credentials?|PasswordAuthentication|HTTP(?:Basic|Digest)"
     r"Auth|Http(?:Basic|Digest)Auth|(?<![\w.])auth[ \t]*=)[ \t]*\(?[ \t]*"

@@ -74,6 +74,10 @@ def test_a_value_given_by_place_or_in_prose_is_redacted(text: str, value: str) -
         "client = OpenAI(api_key=os.environ['OPENAI_API_KEY'])",
         'http = httpx.Client("https://api.example.org/v1")',
         "svc = Client('Harbor7Lantern9Quay3Dock')",  # a name with a few digits
+        "repo = Client('4be1c0d92f7a36e85b0d1c4a9e7f2b36d8a05c19')",  # a commit
+        f"run = Client('{UUID}')",
+        "blob = Client('U29tZSBub3RlcyBmcm9tIHRoZSBsYWIgbWVldGluZw==')",  # base64 of text
+        "pkg = Client('sha512-Qm9vdHN0cmFwOmxvY2s+Zm9yK3Rlc3Q9PQ7xK2wLp9')",
         "with zip -P would put the password on the command line",
         "backup-HF_TOKEN=xxxxxxxxxxxxxxxxxxxxxxxx-old",
     ],
