@@ -112,13 +112,14 @@ suffix holding no key). Read too: a .NET ``<add key=... value="X`` whose closing
 never comes (to the next space), and a ``Basic`` credential a URL path goes on after
 (``Basic <base64>=/status``: the base64 ends at its padding).
 
-The gate is six modules under this one: :mod:`arborist.secret_shapes` (the patterns
+The gate is seven modules under this one: :mod:`arborist.secret_shapes` (the patterns
 and the tests of a value), :mod:`arborist.secret_vendors` (the tokens whose prefix names
 their vendor, by family), :mod:`arborist.secret_prefilters` (the long words a text's
 tokens can be in), :mod:`arborist.secret_finders` (each shape's prefilter and pattern
 run over a text), :mod:`arborist.secret_names` (values given to a secret's name, in
-any syntax) and :mod:`arborist.secret_commands` (passwords given to a tool's flag or kept
-in a tool's file); this one weighs, merges and replaces what they find.
+any syntax), :mod:`arborist.secret_commands` (passwords given to a tool's flag or kept
+in a tool's file) and :mod:`arborist.secret_code` (passwords and keys code and prose give
+by place); this one weighs, merges and replaces what they find.
 """
 
 from __future__ import annotations
