@@ -38,10 +38,12 @@ decoded and split, and private keys in a query), and it is a dev corpus now, sco
 every run. ``channels_holdout7.json`` was the seventh (seen at e920116: 3715/4167
 placements caught, 89.2%, MISSED; 89/1941 near misses flagged, 4.6%, MISSED;
 detect-secrets 1069/4167 and 110/1941); its leaks and false alarms were closed by general
-rules, and it is a dev corpus now, scored on every run. ``channels_holdout8.json`` is the
-next blind one: written by someone who has not read the gate, committed by the lead,
-scored by ``--holdout`` once it is there (the run says so when it is not), and not tuned
-on after.
+rules (still flagged: a Sentry DSN's key, 27 placements, which ``channels_holdout2.json``
+and ``channels_holdout5.json`` count as a secret; still leaking: a client's key percent-
+encoded into a profile URL's path, 2 placements), and it is a dev corpus now, scored on
+every run. ``channels_holdout8.json`` is the next blind one: written by someone who has
+not read the gate, committed by the lead, scored by ``--holdout`` once it is there (the
+run says so when it is not), and not tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
   is no longer in :func:`arborist.admission.admit`'s output; a near miss is flagged
