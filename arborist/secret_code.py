@@ -49,7 +49,7 @@ def code_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     if "(" in text and has(text, "Credential", "Auth(", "Authentication(", "auth=", "auth ="):
         for m in _CREDENTIAL_CALL.finditer(text):  # "Author" is no such call
             yield from _quoted_password(m)
-    if "," in text and ("pass" in folded or "secret" in folded or "token" in folded):
+    if has(text, '",', "',", '" ,', "' ,") and has(folded, "pass", "pwd", "secret", "token"):
         for m in _named_pairs(text, folded):
             value = m.group(m.lastindex or 2)
             if reads_as_password(value) or holds_key(value):
