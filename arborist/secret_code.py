@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from arborist.secret_commands import tool_lines
 from arborist.secret_names import MIXED
 from arborist.secret_shapes import (
     MIN_VALUE,
@@ -67,10 +68,10 @@ def code_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
             if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
                 yield "api_token", m.start(1), m.end(1)
     if "lftp" in folded:
-        for m in _LFTP_USER.finditer(text):
+        for m in tool_lines(text, folded, _LFTP, _LFTP_HEAD, _LFTP_USER):
             yield from _quoted_password(m)
     if "zip" in folded and "-P" in text:
-        for m in _ZIP_P.finditer(text):
+        for m in tool_lines(text, folded, _ZIP, _ZIP_HEAD, _ZIP_P):
             yield from _quoted_password(m)
 
 
@@ -94,13 +95,15 @@ def _named_pairs(text: str, folded: str) -> Iterator[re.Match[str]]:
         yield from _NAMED_PAIR.finditer(text)
         return
     done = 0
+    last = -1  # the last word's start: a name read back to it was read from there already
     for word in _PAIR_WORD.finditer(folded):
-        start = word.start()
+        start, last_at = word.start(), last
+        last = start
         if start < done:
             continue
-        while start > done and _name_char(text[start - 1]):
+        while start > max(done, last_at) and _name_char(text[start - 1]):
             start -= 1
-        if start > done and text[start - 1] in "\"'":
+        if start != last_at and start > done and text[start - 1] in "\"'":
             m = _NAMED_PAIR.match(text, start - 1)
             if m is not None:
                 yield m
@@ -171,6 +174,10 @@ _LFTP_USER = re.compile(
     r"(?:\"([^\"\r\n]*)\"?|'([^'\r\n]*)'?|([^\s'\"]+))"
 )
 """``lftp -u user,PASSWORD``."""
+_LFTP = re.compile("lftp")
+_LFTP_HEAD = re.compile(r"(?i)(?<![A-Za-z0-9])lftp(?![\w-])")
+_ZIP = re.compile("(?:un)?zip")
+_ZIP_HEAD = re.compile(r"(?<![A-Za-z0-9])(?:un)?zip(?:cloak)?(?![\w-])")
 _ZIP_P = re.compile(
     r"(?<![A-Za-z0-9])(?:un)?zip(?:cloak)?(?![\w-])[^\n]*?(?<!\S)-P[ \t]+" + _QUOTED
 )

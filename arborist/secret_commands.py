@@ -43,6 +43,7 @@ from arborist.secret_shapes import (
 __all__ = [
     "command_candidates",
     "spaced_candidates",
+    "tool_lines",
 ]
 
 
@@ -279,14 +280,17 @@ def _at_names(text: str, folded: str, pattern: re.Pattern[str]) -> Iterator[re.M
         yield from pattern.finditer(text)
         return
     done = 0
+    last = -1  # the last word's start: a name read back to it was read from there already
     for word in _WORD_FINDER.finditer(folded):
-        if word.start() < done:
+        at, last_at = word.start(), last
+        last = at
+        if at < done:
             continue
-        start = word.start()
-        while start > done and _name_char(text[start - 1]):
+        start = at
+        while start > max(done, last_at) and _name_char(text[start - 1]):
             start -= 1
-        if start and _name_char(text[start - 1]):
-            continue  # the name starts inside the last match: read there already
+        if start == last_at or (start and _name_char(text[start - 1])):
+            continue  # the same name as the last word's, or inside the last match: read
         m = pattern.match(text, start)
         if m is not None:
             yield m
@@ -336,17 +340,33 @@ def _at_archivers(text: str, folded: str) -> Iterator[re.Match[str]]:
     if len(folded) != len(text):
         yield from _ARCHIVE_P.finditer(text)
         return
+    yield from tool_lines(text, folded, _ARCHIVER, _ARCHIVER_HEAD, _ARCHIVE_P)
+
+
+def tool_lines(
+    text: str, folded: str, finder: re.Pattern[str], head: re.Pattern[str], pattern: re.Pattern[str]
+) -> Iterator[re.Match[str]]:
+    """``pattern`` matched where ``finder`` finds a tool's name in ``folded`` and ``head``
+    (the name as a word) matches. A tool whose line holds no flag the pattern takes fails
+    at every later tool of that line too (each reads the same rest of it), so the line is
+    left then: the text is read once however often a name repeats on a line."""
     done = 0
-    for name in _ARCHIVER.finditer(folded):
-        if name.start() < done:
+    for name in finder.finditer(folded):
+        if name.start() < done or head.match(text, name.start()) is None:
             continue
-        m = _ARCHIVE_P.match(text, name.start())
+        m = pattern.match(text, name.start())
         if m is not None:
             yield m
             done = m.end()
+        else:
+            line_end = text.find("\n", name.start())
+            done = len(text) if line_end == -1 else line_end
 
 
 _ARCHIVER = re.compile("7z|un(?:rar|zip)|rar|zip")
+_ARCHIVER_HEAD = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(?:7z[ar]?|7za|rar|unrar|zip|unzip|zipcloak)(?![\w-])"
+)
 
 
 def _name_char(char: str) -> bool:

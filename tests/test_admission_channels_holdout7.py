@@ -8,9 +8,12 @@ given to a secret's name, a UUID given to no header, prose that tells no passwor
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from arborist.admission import admit
+from tests.test_admission import _cpu_growth
 
 KEY = "Hq4Zt8Wn2Rv6Lp0Xs3Jm7Bc9Fd1Gk5Ny"
 WORD = "Lantern!Fig_473"
@@ -85,3 +88,21 @@ def test_a_value_given_by_place_or_in_prose_is_redacted(text: str, value: str) -
 def test_what_tells_no_secret_stays(text: str) -> None:
     said = admit(text)
     assert said.clean and said.text == text, said.text
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda n: "zip " * n + " -Pq",
+        lambda n: "lftp " * n + " -u",
+        lambda n: "7z " * n + " -p",
+        lambda n: "secrettoken" * n,
+        lambda n: '"password' * n,
+        lambda n: "password for the " * n + " is",
+        lambda n: "Client(" * n,
+    ],
+)
+def test_the_new_rules_take_linear_time(build: Callable[[int], str]) -> None:
+    """A tool's name repeated on one line, a secret's word repeated in one name: eight
+    times the text costs well under the 64 times a quadratic reading would."""
+    assert _cpu_growth(build, 2_000) < 24
