@@ -59,11 +59,17 @@ Detected kinds:
   space, an XML element or a .NET ``<add key=... value=...>``; a bare value runs over
   ``&``, ``;`` and ``,`` unless a ``name=`` or a space follows. Also ``--password
   VALUE``-style flags, ``mysql -pVALUE``, ``sshpass -p VALUE``, ``curl -u
-  user:VALUE`` and ``.netrc``'s ``password VALUE``. The name stays; empty values,
+  user:VALUE`` and ``.netrc``'s ``password VALUE``; values given by place: a client
+  constructor's key (``cohere.Client("KEY")``), a credential constructor's password
+  (``NetworkCredential("u", "X")``, ``auth=("u", "X")``), a secret-named string key's
+  value (``props.put("mail.smtp.password", "X")``), SQL's ``IDENTIFIED BY X``, an Oracle
+  JDBC ``user/X``, ``b2 account authorize ID KEY``, ``lftp -u user,X``, ``zip -P X``;
+  a password told in prose (``my password … is X``, ``the passphrase is: X``); a UUID
+  given to an ``X-…-Key`` header. The name stays; empty values,
   numbers given to a non-password name, code (``os.environ[...]``, ``args.password``,
   ``password=password``) and placeholders (``***``, ``<...>``, ``${VAR}``, ``{{
   ... }}``, ``xxx``, ``YOUR_API_KEY_HERE``, ``ghp_XXXX...``, ``sk-...``) are left
-  alone.
+  alone, and so are a path given to a secret's name and Mapbox's public ``pk.eyJ…``.
 
 Wherever it stands: a token joined to a word by ``-``, ``_`` or ``.``
 (``notes-<token>.txt``; every prefix is matched after any character but a letter or
@@ -106,13 +112,14 @@ suffix holding no key). Read too: a .NET ``<add key=... value="X`` whose closing
 never comes (to the next space), and a ``Basic`` credential a URL path goes on after
 (``Basic <base64>=/status``: the base64 ends at its padding).
 
-The gate is six modules under this one: :mod:`arborist.secret_shapes` (the patterns
+The gate is seven modules under this one: :mod:`arborist.secret_shapes` (the patterns
 and the tests of a value), :mod:`arborist.secret_vendors` (the tokens whose prefix names
 their vendor, by family), :mod:`arborist.secret_prefilters` (the long words a text's
 tokens can be in), :mod:`arborist.secret_finders` (each shape's prefilter and pattern
 run over a text), :mod:`arborist.secret_names` (values given to a secret's name, in
-any syntax) and :mod:`arborist.secret_commands` (passwords given to a tool's flag or kept
-in a tool's file); this one weighs, merges and replaces what they find.
+any syntax), :mod:`arborist.secret_commands` (passwords given to a tool's flag or kept
+in a tool's file) and :mod:`arborist.secret_code` (passwords and keys code and prose give
+by place); this one weighs, merges and replaces what they find.
 """
 
 from __future__ import annotations

@@ -37,11 +37,13 @@ from arborist.secret_shapes import (
     SSHPASS_P,
     holds_key,
     is_filler,
+    reads_as_password,
 )
 
 __all__ = [
     "command_candidates",
     "spaced_candidates",
+    "tool_lines",
 ]
 
 
@@ -56,7 +58,8 @@ def command_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str
         if tool is not None:
             for m in _tool_flag(tool.group()).finditer(text, tool.end(), line_end):
                 group = next(g for g in range(1, (m.lastindex or 1) + 1) if m.group(g) is not None)
-                if not is_filler(m.group(group), "=", quoted=False):
+                quoted = text[m.start(group) - 1] in "'\"" and group < (m.re.groups or 1)
+                if not is_filler(m.group(group), "=", quoted=quoted):  # 'IC(8m…': not a call
                     yield "password", m.start(group), m.end(group)
     if dashed:
         for m in CURL_USER.finditer(text):  # its own scan for "-u": no "in" before it
@@ -239,34 +242,138 @@ def spaced_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     in the places known tools take them (``mc alias set N URL ACCESS X``, ``htpasswd -b
     FILE USER X``). A value after a space or in a call is taken only when it reads as a key
     (letters and digits mixed, :func:`holds_key`): a word in prose is not one."""
-    for m in _NAME_SPACE_VALUE.finditer(text):
+    for m in _at_names(text, folded, _NAME_SPACE_VALUE):
         if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
             yield _kind(m.group()), m.start(1), m.end(1)
     if "(" in text:
-        for m in _SECRET_CALL.finditer(text):
+        for m in _secret_calls(text):
             if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=True):
                 yield _kind(m.group()), m.start(1), m.end(1)
     if "://" in text:
-        for m in _URL_PASSWORD_CUT.finditer(text):
+        for m in _from_schemes(text):
             value = m.group(1)
             path_next = text.startswith("/", m.end())  # a path after it: only a key-like value
             if (
                 not value.isdigit()
-                and not (path_next and not holds_key(value))
+                and not (path_next and not (holds_key(value) or reads_as_password(value)))
                 and not is_filler(value, "=", quoted=False)
             ):
                 yield "password", m.start(1), m.end(1)  # a port is digits, a password not
-    if "-p" in text:
-        for m in _ARCHIVE_P.finditer(text):
+    if "-p" in folded:
+        for m in _at_archivers(text, folded):
             if not is_filler(m.group(1), "=", quoted=False):
                 yield "password", m.start(1), m.end(1)
-    if "mc" in folded or "htpasswd" in folded:
+    if ("mc" in folded and ("alias" in folded or "host" in folded)) or "htpasswd" in folded:
         for m in _TOOL_POSITIONAL.finditer(text):
             group = m.lastindex or 1
             if len(m.group(group)) >= MIN_VALUE and not is_filler(
                 m.group(group), "=", quoted=False
             ):
                 yield "password", m.start(group), m.end(group)
+
+
+def _at_names(text: str, folded: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """``pattern`` matched from the start of each name holding a secret's word (found by
+    :data:`_WORD_FINDER` in ``folded``, the name read back over ``[\\w.-]``), where a
+    search of a pattern opening with a lookbehind tries every character."""
+    if len(folded) != len(text):
+        yield from pattern.finditer(text)
+        return
+    done = 0
+    last = -1  # the last word's start: a name read back to it was read from there already
+    for word in _WORD_FINDER.finditer(folded):
+        at, last_at = word.start(), last
+        last = at
+        if at < done:
+            continue
+        start = at
+        while start > max(done, last_at) and _name_char(text[start - 1]):
+            start -= 1
+        if start == last_at or (start and _name_char(text[start - 1])):
+            continue  # the same name as the last word's, or inside the last match: read
+        m = pattern.match(text, start)
+        if m is not None:
+            yield m
+            done = m.end()
+
+
+def _secret_calls(text: str) -> Iterator[re.Match[str]]:
+    """:data:`_SECRET_CALL` matched from the name before each ``("`` or ``('`` opening a
+    long string (:data:`_CALL_OPEN`)."""
+    done = 0
+    for call in _CALL_OPEN.finditer(text):
+        name_end = call.start()
+        while name_end > done and text[name_end - 1] in " \t":
+            name_end -= 1
+        start = name_end
+        while start > done and (text[start - 1].isalnum() or text[start - 1] in "_."):
+            start -= 1
+        if start < name_end:
+            m = _SECRET_CALL.match(text, start)
+            if m is not None:
+                yield m
+                done = m.end()
+
+
+_WORD_FINDER = re.compile(r"pass|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key")
+
+
+def _from_schemes(text: str) -> Iterator[re.Match[str]]:
+    """:data:`_URL_PASSWORD_CUT` matched from the scheme before each ``://``."""
+    at = text.find("://")
+    while at != -1:
+        start = at
+        while start and text[start - 1] in _SCHEME_CHARS:
+            start -= 1
+        m = _URL_PASSWORD_CUT.match(text, start) if text[start].isalpha() else None
+        if m is not None:
+            yield m
+        at = text.find("://", max(at + 3, m.end() if m is not None else 0))
+
+
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+
+
+def _at_archivers(text: str, folded: str) -> Iterator[re.Match[str]]:
+    """:data:`_ARCHIVE_P` matched where each archiver's name starts (``rar`` in ``library``
+    fails at once, on the letter before it)."""
+    if len(folded) != len(text):
+        yield from _ARCHIVE_P.finditer(text)
+        return
+    yield from tool_lines(text, folded, _ARCHIVER, _ARCHIVER_HEAD, _ARCHIVE_P)
+
+
+def tool_lines(
+    text: str, folded: str, finder: re.Pattern[str], head: re.Pattern[str], pattern: re.Pattern[str]
+) -> Iterator[re.Match[str]]:
+    """``pattern`` matched where ``finder`` finds a tool's name in ``folded`` and ``head``
+    (the name as a word) matches. A tool whose line holds no flag the pattern takes fails
+    at every later tool of that line too (each reads the same rest of it), so the line is
+    left then: the text is read once however often a name repeats on a line."""
+    done = 0
+    for name in finder.finditer(folded):
+        if name.start() < done or head.match(text, name.start()) is None:
+            continue
+        m = pattern.match(text, name.start())
+        if m is not None:
+            yield m
+            done = m.end()
+        else:
+            line_end = text.find("\n", name.start())
+            done = len(text) if line_end == -1 else line_end
+
+
+_ARCHIVER = re.compile("7z|un(?:rar|zip)|rar|zip")
+_ARCHIVER_HEAD = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(?:7z[ar]?|7za|rar|unrar|zip|unzip|zipcloak)(?![\w-])"
+)
+
+
+def _name_char(char: str) -> bool:
+    return char.isalnum() or char in "_.-"
+
+
+_CALL_OPEN = re.compile(r"\([ \t]*[\"'][^\"'\s]{12,}")
 
 
 def _kind(name: str) -> str:
@@ -292,7 +399,7 @@ _URL_PASSWORD_CUT = re.compile(
 quote, markup, a query's ``&`` or a path's ``/`` (then only a key-like value is taken:
 ``http://HOST:PORT/`` is a template); a value of digits is a port (``https://host:8443``)."""
 _ARCHIVE_P = re.compile(
-    r"(?i)(?<![\w-])(?:7z[ar]?|7za|rar|unrar|zip|unzip|zipcloak)(?![\w-])[^\n]*?"
+    r"(?i)(?<![A-Za-z0-9])(?:7z[ar]?|7za|rar|unrar|zip|unzip|zipcloak)(?![\w-])[^\n]*?"
     r"(?<!\S)-[pP]([^\s/\\_-][^\s\"'<>`]*)"
 )
 """An archiver's password glued to its flag: ``7z x a.7z -pX``, ``unrar x -pX a.rar``."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from arborist.secret_code import code_candidates, prose_candidates
 from arborist.secret_commands import command_candidates, spaced_candidates
 from arborist.secret_names import MIXED, named_candidates
 from arborist.secret_prefilters import AWS_SECRET_SIZE, has_long, long_words
@@ -84,6 +85,8 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from named_candidates(text, folded)
     yield from command_candidates(text, folded, longs)
     yield from spaced_candidates(text, folded)
+    yield from code_candidates(text, folded)
+    yield from prose_candidates(text, folded)
 
 
 def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:

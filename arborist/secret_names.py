@@ -109,10 +109,20 @@ _MIN_MIXED = 4
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
-def _random_key_value(v: re.Match[str]) -> Iterator[Candidate]:
+def _header(text: str, name_end: int) -> bool:
+    """Whether the name ending at ``name_end`` is an HTTP header's (``X-Dataverse-Key``)."""
+    return _HEADER_NAME.search(text, max(0, name_end - NAME_WINDOW), name_end) is not None
+
+
+_HEADER_NAME = re.compile(r"(?<![A-Za-z0-9])[Xx]-[A-Za-z0-9-]+\Z")
+"""An ``X-`` header's name, ending where the name does (the search is bounded there)."""
+
+
+def _random_key_value(v: re.Match[str], header: bool = False) -> Iterator[Candidate]:
     """The value of a name such as ``MAPS_KEY``, ``hmac-key``, ``"key"`` or ``private_key_id``,
     when it reads as a key: a run of 16 or more key characters opening it (a file name's
-    suffix may follow), random-looking (letters and digits), not a UUID."""
+    suffix may follow), random-looking (letters and digits), not a UUID (but a UUID given
+    to an ``X-...-Key`` header, a service's API key, is one)."""
     if v.group(2) not in ("=", ":", ":=", "=>"):
         return
     group = v.lastindex or 6
@@ -123,7 +133,7 @@ def _random_key_value(v: re.Match[str]) -> Iterator[Candidate]:
         and random_looking(value)
         and any(c.isalpha() for c in value)
         and any(c.isdigit() for c in value)
-        and not _UUID.fullmatch(value)
+        and (header or not _UUID.fullmatch(value))
         and len(MIXED.findall(value)) >= _MIN_MIXED
         and not is_filler(value, "=", quoted=True)
         and not _b64_of_text(value)
@@ -171,7 +181,7 @@ def _assignments(text: str, folded: str) -> Iterator[Candidate]:
             if m is None and _ANY_KEY_END.match(
                 text[max(0, name_end - NAME_WINDOW) : name_end][::-1]
             ):
-                yield from _random_key_value(v)
+                yield from _random_key_value(v, _header(text, name_end))
             plain_end = v.end()  # names inside this value: only a secret's is read, once
             continue
         found, value_end = _given(text, v, m, word, value_end)  # type: ignore[arg-type]
@@ -229,6 +239,7 @@ def _given(
     if (
         len(value) < MIN_VALUE
         or is_filler(value, said, quoted=quoted)
+        or value.startswith(_PUBLIC_TOKEN)  # Mapbox's pk.eyJ…: made to be shown
         or (word == PAT_WORD and not random_looking(value))
         or (weak_colon and not reads_as_password(value))  # "pass: the tests"; YAML's pass: Zq8v.4
     ):
@@ -251,10 +262,17 @@ def _bare_not_secret(
         return True  # password = var.db_password: a Terraform/HCL reference, not a value
     if word == "pwd" and value.startswith(("/", "~")):
         return True  # $PWD, the working directory
+    if _FILE_PATH.fullmatch(value):
+        return True  # --from-file=password=./db-password.txt: where a secret is kept
     return value.isdigit() and len(value) < 16 and not word.startswith(PASSWORD_KEYS[:3])
     # SQLITE_IOERR_AUTH = 7178, max_token: 256: a number, not a secret
 
 
+_PUBLIC_TOKEN = ("pk.eyJ",)
+"""Tokens made to be public: Mapbox's ``pk.`` (its secret ones are ``sk.``)."""
+_FILE_PATH = re.compile(r"(?:\.{1,2}|~)/[\w./-]+|(?:/[\w.-]+)+/[\w-]+\.[A-Za-z]{1,5}")
+"""A path: relative (``./``, ``../``, ``~/``), or absolute to a file with an extension
+(base64 holds no ``.``)."""
 _HCL_REFERENCE = re.compile(r"(?:var|local|module|data|each)\.[A-Za-z_][\w-]*(?:\.[A-Za-z_]\w*)*")
 _NAMES_NEXT = re.compile(r"[ \t]*[=:]")
 _NEXT_ASSIGNMENT = re.compile(

@@ -261,7 +261,9 @@ DASH_P = re.compile(r"(?<!\S)-p([^\s/\\_.&-]\S*)")
 """``mysql -pX``: a value glued to ``-p`` (a bare ``-p`` prompts; ``-p/...`` or ``-p_...`` is
 a path or name the flag ends, not a value)."""
 REDIS_A = re.compile(r"(?<!\S)-a[ \t]+(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"-]\S*))")
-SSHPASS_P = re.compile(r"(?<!\S)-p[ \t]*(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"]+))")
+SSHPASS_P = re.compile(r"(?<!\S)-p[ \t]*(?:'([^'\r\n]*)'?|\"([^\"\r\n]*)\"?|([^\s'\"]+))")
+"""``sshpass -p X``, ``docker login -p 'X'``: a quote never closed (a line cut short) runs to
+the line's end."""
 LDAP_W = re.compile(r"(?<!\S)-w[ \t]*(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"-][^\s'\"]*))")
 """``ldapsearch -w PASSWORD`` (``-W`` asks for it)."""
 SMB_U = re.compile(r"(?<!\S)-U[ \t]*['\"]?[^\s%'\"]+%([^\s'\"]+)")
@@ -341,12 +343,13 @@ _NEXT_LINE = ("%0A", "%0D", "\\N", "\\R")
 JSON's ``\\n``) is on the next line: the name was given nothing, as ``password=`` at a
 line's end is in the raw text (``password=\\nusername=admin`` is two lines)."""
 _PLACEHOLDER_JOINED = re.compile(
-    r"(?:<[^<>\s]+>|\$\{[^{}]*\}|\$?\{\{[^{}]*\}\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%)"
-    r"[^A-Za-z0-9\s](.*)",
+    r"(?:<[^<>\s]+>|\$\{[^{}]*\}|\$?\{\{[^{}]*\}\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
+    r"|x{8,}|X{8,})[^A-Za-z0-9\s](.*)",
     re.DOTALL,
 )
 """A placeholder joined to what follows it (``<token>-q4_K_M``, ``${DB_PASSWORD}/api``,
-``<your-key>_2024-06-11``, a shell variable ``$TOKEN`` before ``.ipynb``, ``</code>`` or a
+``xxxxxxxx-backup``, ``<your-key>_2024-06-11``, a shell variable ``$TOKEN`` before ``.ipynb``,
+``</code>`` or a
 JSON string's ``\\n"``): the value is the placeholder, the rest is the text's."""
 _KEY_PIECE = re.compile("[A-Za-z0-9]{12,}")
 

@@ -32,6 +32,7 @@ PURE = [
     "secret_names.py",
     "secret_vendors.py",
     "secret_commands.py",
+    "secret_code.py",
     "qa/sse.py",
     "qa/sanitize.py",
     "store/fusion.py",
@@ -217,7 +218,8 @@ FOUNDATIONS = ("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py
                "keys.py", "citations.py", "analysis.py", "terminal.py", "admission.py", "fts.py",
                "clock.py", "pathref.py", "errors.py", "witness.py", "wal.py",
                "private.py", "secret_shapes.py", "secret_prefilters.py", "secret_finders.py",
-               "secret_names.py", "secret_vendors.py", "secret_commands.py", "text_words.py",
+               "secret_names.py", "secret_vendors.py", "secret_commands.py", "secret_code.py",
+               "text_words.py",
                "definitions.py")  # fmt: skip
 ALLOWED_FACE_IMPORTS = {
     "arborist.cli": {"arborist.cli_commands"},  # the group loads its runner when a command runs
