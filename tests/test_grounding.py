@@ -6,6 +6,7 @@ corpus ingested into a real store."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from arborist import Arborist
@@ -184,3 +185,17 @@ def test_each_rule_holds_over_a_small_corpus_ingested_into_a_real_store(
             assert answer.startswith(REFUSAL) and f"No passage mentions {name}" in answer
         answer = app.ask("what is gnuplot's default colormap").answer
         assert "rgbformulae 7,5,15" in answer
+
+
+def test_a_long_question_is_read_in_time_linear_in_its_length() -> None:
+    """A possessive is read back from each ``'s`` over a bounded reach: a search from every
+    character took time in the square of a long word's length (a REPL line of one long
+    word hung the refusal)."""
+    from arborist.qa.grounding import _possessives
+
+    assert _possessives("what is matplotlib's default colormap") == ["matplotlib"]
+    assert _possessives("what's in my program's log") == []
+    started = time.perf_counter()
+    for question in ("a" * 200_000, "a-" * 100_000, "a " * 100_000 + "x's"):
+        _possessives(question)
+    assert time.perf_counter() - started < 5  # was minutes; a bound no machine here misses

@@ -163,7 +163,11 @@ def _proper_names(question: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-_POSSESSIVE = re.compile(r"(?:([^\W_]+)\s+)?([^\W_]+(?:-[^\W_]+)*)['’]s\b")
+_POSSESSIVE = re.compile(r"(?:([^\W_]+)\s+)?([^\W_]+(?:-[^\W_]+)*)\Z")
+_APOSTROPHE_S = re.compile(r"(?<=[^\W_])['’]s\b")
+_POSSESSIVE_REACH = 80
+"""How far before its ``'s`` a possessive and the word before it are read: a search of the
+whole question from every character took time in the square of a long word's length."""
 
 _DETERMINERS = frozenset(
     {"a", "an", "the", "my", "your", "his", "her", "its", "our", "their", "this", "that"}
@@ -179,7 +183,11 @@ def _possessives(question: str) -> list[str]:
     no meaning of its own ("what's", "it's", "that's") nor one that shapes a request
     ("python's")."""
     found = []
-    for match in _POSSESSIVE.finditer(question):
+    for mark in _APOSTROPHE_S.finditer(question):  # read back from each 's, a bounded way
+        start = max(0, mark.start() - _POSSESSIVE_REACH)
+        match = _POSSESSIVE.search(question, start, mark.start())
+        if match is None:
+            continue
         before, word = match.group(1), match.group(2)
         if len(word) < 2 or word.isdigit() or fold(word) in STOPWORDS | REQUEST_WORDS:
             continue
