@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 from arborist.secret_commands import tool_lines
 from arborist.secret_names import MIXED
+from arborist.secret_prefilters import word_matches
 from arborist.secret_shapes import (
     MIN_VALUE,
     at_each,
@@ -96,7 +97,7 @@ def _named_pairs(text: str, folded: str) -> Iterator[re.Match[str]]:
         return
     done = 0
     last = -1  # the last word's start: a name read back to it was read from there already
-    for word in _PAIR_WORD.finditer(folded):
+    for word in word_matches(folded, _PAIR_HEADS, _PAIR_WORD):
         start, last_at = word.start(), last
         last = start
         if start < done:
@@ -111,6 +112,7 @@ def _named_pairs(text: str, folded: str) -> Iterator[re.Match[str]]:
 
 
 _PAIR_WORD = re.compile("pass|pwd|secret|token")
+_PAIR_HEADS = ("pass", "pwd", "secret", "token")
 
 
 def _name_char(char: str) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from arborist.secret_prefilters import word_matches
 from arborist.secret_shapes import (
     CURL_USER,
     DASH_P,
@@ -281,7 +282,7 @@ def _at_names(text: str, folded: str, pattern: re.Pattern[str]) -> Iterator[re.M
         return
     done = 0
     last = -1  # the last word's start: a name read back to it was read from there already
-    for word in _WORD_FINDER.finditer(folded):
+    for word in word_matches(folded, _WORD_HEADS, _WORD_FINDER):
         at, last_at = word.start(), last
         last = at
         if at < done:
@@ -316,6 +317,8 @@ def _secret_calls(text: str) -> Iterator[re.Match[str]]:
 
 
 _WORD_FINDER = re.compile(r"pass|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key")
+_WORD_HEADS = ("pass", "pwd", "secret", "token", "api", "access", "private")
+"""The literal each of :data:`_WORD_FINDER`'s matches opens with."""
 
 
 def _from_schemes(text: str) -> Iterator[re.Match[str]]:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from arborist.secret_code import code_candidates, prose_candidates
 from arborist.secret_commands import command_candidates, spaced_candidates
-from arborist.secret_names import MIXED, named_candidates
+from arborist.secret_names import FOLD_IN_PLACE, MIXED, named_candidates
 from arborist.secret_prefilters import AWS_SECRET_SIZE, has_long, long_words
 from arborist.secret_shapes import (
     ADO_PAT,
@@ -77,6 +77,8 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     for a word (docs/design.md section 8).
     """
     folded = text.casefold()
+    if len(folded) != len(text):  # "ß" folds to two letters: fold in place, positions stay
+        folded = text.translate(FOLD_IN_PLACE)
     longs = long_words(text)
     yield from _key_candidates(text, folded, longs)
     yield from _url_candidates(text, folded, longs)

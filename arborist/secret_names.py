@@ -42,6 +42,7 @@ from arborist.secret_shapes import (
 )
 
 __all__ = [
+    "FOLD_IN_PLACE",
     "MIXED",
     "named_candidates",
 ]
@@ -56,7 +57,7 @@ def named_candidates(text: str, folded: str) -> Iterator[Candidate]:
     yield from _xml_values(text, folded)
 
 
-_FOLD_IN_PLACE = {
+FOLD_IN_PLACE = {
     **{ord(c): c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
     ord("\u017f"): "s",  # long s
     ord("\u212a"): "k",  # Kelvin sign
@@ -72,7 +73,7 @@ def _name_ends(text: str, folded: str) -> Iterator[int]:
     A literal found is skipped past the end of its name, so a name is read once per
     literal however many times it repeats one (``passwordpassword...``)."""
     if len(folded) != len(text):  # case-folding moved positions ("ß"): fold in place
-        folded = text.translate(_FOLD_IN_PLACE)
+        folded = text.translate(FOLD_IN_PLACE)
         if len(folded) != len(text):  # pragma: no cover - the table maps one to one
             for m in KEY_NAME_FOLDED.finditer(text):
                 yield NAME_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]

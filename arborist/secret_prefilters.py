@@ -4,16 +4,19 @@ Pure: no I/O. No vendor token, webhook or AWS secret is shorter than
 :data:`_LONG_WORD` characters, so :mod:`arborist.secret_finders` looks for their
 literals in :func:`long_words`'s words (a few percent of most text), not the whole
 text, and a text with none of them is not searched for those secrets at all.
+:func:`word_matches` finds a secret's word by ``find``, not by an alternation's scan.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 __all__ = [
     "AWS_SECRET_SIZE",
     "has_long",
     "long_words",
+    "word_matches",
 ]
 
 _LONG_WORD = 20
@@ -97,3 +100,21 @@ _ASCII_DIGIT = re.compile("[0-9]")
 def has_long(longs: str, size: int) -> bool:
     """Whether one of :func:`long_words`'s words is ``size`` characters or more."""
     return len(longs) >= size and any(len(word) >= size for word in longs.split(" "))
+
+
+def word_matches(
+    folded: str, heads: tuple[str, ...], pattern: re.Pattern[str]
+) -> Iterator[re.Match[str]]:
+    """``pattern``'s matches in ``folded``, in order, tried only where one of ``heads``
+    (a literal every match opens with) is found: one ``find`` per occurrence, where a
+    ``finditer`` of an alternation (``pass|pwd|secret|...``) tries every character."""
+    starts: list[int] = []
+    for head in heads:
+        at = folded.find(head)
+        while at != -1:
+            starts.append(at)
+            at = folded.find(head, at + 1)
+    for at in sorted(starts):
+        m = pattern.match(folded, at)
+        if m is not None:
+            yield m
