@@ -191,11 +191,13 @@ def test_a_long_question_is_read_in_time_linear_in_its_length() -> None:
     """A possessive is read back from each ``'s`` over a bounded reach: a search from every
     character took time in the square of a long word's length (a REPL line of one long
     word hung the refusal)."""
-    from arborist.qa.grounding import _possessives
+    from arborist.qa.grounding import _possessives, _versions
 
     assert _possessives("what is matplotlib's default colormap") == ["matplotlib"]
     assert _possessives("what's in my program's log") == []
     started = time.perf_counter()
     for question in ("a" * 200_000, "a-" * 100_000, "a " * 100_000 + "x's"):
         _possessives(question)
+        _versions(question)  # a version's name is read from a word's start, not every letter
+    assert _versions("When is bash 6.0 going to be released?") == [("bash", "6.0")]
     assert time.perf_counter() - started < 5  # was minutes; a bound no machine here misses

@@ -261,7 +261,7 @@ def _closing_words(question: str) -> list[str]:
     return [w for w in said if fold(w) not in STOPWORDS | REQUEST_WORDS and len(w) > 1]
 
 
-_VERSION = re.compile(r"([^\W\d_][^\W_]*)\s+v?(\d+(?:\.\d+)+)(?!\w|\.\d)")
+_VERSION = re.compile(r"\b([^\W\d_][^\W_]*)\s+v?(\d+(?:\.\d+)+)(?!\w|\.\d)")
 """A word and, after it, a number with a dot ("bash 6.0", "gnuplot 5.4.2")."""
 
 
