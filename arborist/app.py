@@ -365,8 +365,8 @@ class Arborist(HomeForest):
         ``session_label`` is made with the turn, in one transaction, once the answer is
         in hand: a failed ask writes nothing, and no session is ever without a turn. A
         follow-up borrows words from the turns above it, never into a hash
-        (docs/retrieval.md). With co-access on, the cited chunks are recorded with the
-        ``transcript`` stored redacted.
+        (docs/retrieval.md). With co-access on, the cited chunks are spooled with the turn
+        and drained into store.db (docs/design.md section 7), the ``transcript`` stored redacted.
         """
         if isinstance(asked, str):
             asked = Ask(asked, **fields)
