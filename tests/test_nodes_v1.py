@@ -73,6 +73,9 @@ def test_every_row_of_the_view_agrees_with_the_real_tables(forest: Path) -> None
         after = dict(conn.execute("SELECT bates, subtree_hash FROM nodes_v1").fetchall())
         changed = {b for b in before if after[b] != before[b]}
         assert tip in changed and len(after) == len(before) + 1 and _check_agrees(conn) == 9
+        plan = conn.execute("EXPLAIN QUERY PLAN SELECT * FROM nodes_v1 WHERE bates = ?", (tip,))
+        steps = [row[3] for row in plan]  # a lookup by bates, the old key, is an index probe
+        assert "USING INDEX" in steps[0] and not any("SCAN" in step for step in steps)
         labels = dict(conn.execute("SELECT label, bates FROM nodes_v1 WHERE label IS NOT NULL"))
         assert set(labels) == {"start", "renamed"}  # the current label, as the first design's
 
