@@ -53,7 +53,7 @@ from arborist.qa.client import ChatClient
 from arborist.qa.models import select_client
 from arborist.qa.runner import AskResult
 from arborist.qa.runner import ask as run_ask
-from arborist.store import coaccess
+from arborist.store import coaccess, coaccess_spool
 from arborist.store.cache import (
     CacheRecord,
     falsify,
@@ -365,8 +365,8 @@ class Arborist(HomeForest):
         ``session_label`` is made with the turn, in one transaction, once the answer is
         in hand: a failed ask writes nothing, and no session is ever without a turn. A
         follow-up borrows words from the turns above it, never into a hash
-        (docs/retrieval.md). With co-access on, the cited chunks are recorded with the
-        ``transcript`` stored redacted.
+        (docs/retrieval.md). With co-access on, the cited chunks are spooled with the turn
+        and drained into store.db (docs/design.md section 7), the ``transcript`` stored redacted.
         """
         if isinstance(asked, str):
             asked = Ask(asked, **fields)
@@ -389,7 +389,7 @@ class Arborist(HomeForest):
                 return Turn(result, reused, reused=True)
         record = result.record
         # Before the turn is written: a failure here must not leave a turn without its rows.
-        transcript_ref = self._transcript_ref(asked.transcript) if recording else None
+        captured = self._captured(asked.transcript, record) if recording else None
         with transaction(self.sessions_conn):  # a new session and its first turn, or neither
             if session is None:
                 session = self.new_session(asked.session_label)
@@ -400,8 +400,10 @@ class Arborist(HomeForest):
                 label=self.admitted(asked.label), make_current=asked.make_current,
                 cited_titles=list(dict.fromkeys(e.title for e in record.evidence if e.cited)),
             )  # fmt: skip
+            if captured is not None:  # the capture commits with its turn (design section 7)
+                coaccess_spool.spool(self.sessions_conn, node.bates, session.sid, *captured)
         if recording:
-            self._record_coaccess(session.sid, node.bates, record, transcript_ref)
+            coaccess_spool.drain(self.sessions_conn, self.store_conn)
         return Turn(result, node)
 
     def _asked_under(self, session: Session | None, parent: str | None) -> Node | None:
@@ -428,19 +430,14 @@ class Arborist(HomeForest):
             node = set_label(self.sessions_conn, node.bates, self.admitted(label))
         return node
 
-    def _record_coaccess(
-        self, sid: str, bates: str, record: CacheRecord, transcript_ref: str | None
-    ) -> None:
-        """Record which chunks turn ``bates`` cited together, for ``related``."""
-        coaccess.ensure_schema(self.store_conn)
-        coaccess.record_session(
-            self.store_conn,
-            session_id=sid,
-            transcript_ref=transcript_ref,
-            capture_batch_id=bates,
-            chunks=[(e.leaf, e.text) for e in record.evidence if e.cited],
-            allowlist=self.allowlist,
-        )
+    def _captured(
+        self, transcript: str | Path | None, record: CacheRecord
+    ) -> tuple[str | None, tuple[str, ...]]:
+        """What a turn's co-access capture holds besides its bates and session: the redacted
+        transcript and the cited chunks the admission gate lets it record."""
+        cited = [(e.leaf, e.text) for e in record.evidence if e.cited]
+        leaves, _abstained = coaccess.admitted_leaves(cited, self.allowlist)
+        return self._transcript_ref(transcript), tuple(leaves)
 
     def resolve_answer(self, ref: str) -> CacheRecord:
         """The cache record behind a bates number or a cache key."""
@@ -483,13 +480,17 @@ class Arborist(HomeForest):
         if not coaccess.enabled():
             raise BadInput(f"co-access is off: set {coaccess.FLAG}=1 to record and index it")
         window, fanout = coaccess_params(self.config)
+        coaccess_spool.drain(self.sessions_conn, self.store_conn)  # a capture a kill left
         return coaccess.rebuild_related(
             self.store_conn, window=window, fanout=fanout, on_batch=on_batch
         )
 
     def _related_index(self, *, purpose: str, slack: float = 0.0) -> str:
         """The index version to read, rebuilt first when it lags (see
-        :func:`arborist.store.related.fresh_index`)."""
+        :func:`arborist.store.related.fresh_index`); a capture a kill left spooled is
+        drained first (flag on)."""
+        if coaccess.enabled():
+            coaccess_spool.drain(self.sessions_conn, self.store_conn)
         return fresh_index(
             self.store_conn,
             self.related_version,

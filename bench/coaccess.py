@@ -8,8 +8,11 @@ Machines here are shared and noisy, so every figure sits next to a baseline
 measured in the same process on the same data:
 
 1. **Write**: ``record_session`` for every turn (3 cited chunks per turn, one
-   transaction each, the real ask-path write) vs. a bare ``INSERT OR IGNORE``
-   of the same rows with the same transaction count into a plain table.
+   transaction each) vs. a bare ``INSERT OR IGNORE`` of the same rows with the
+   same transaction count into a plain table; and the ask path's write as it
+   is, the capture spooled in sessions.db (here in a transaction of its own:
+   on the ask path it shares the turn's) then drained into store.db
+   (``coaccess_spool``: the rows and the drained mark, then the spool cleared).
 2. **Rebuild** of ``related_hashes`` from N rows (default 100,000): a full
    build into an empty index, a re-run with nothing new (idempotent: writes
    nothing), and a re-run after 1% more rows; each vs. the bare scan of the
@@ -37,6 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arborist.db import connect, transaction
+from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.migrations import open_database
 from arborist.store import STORE_MIGRATIONS
 from arborist.store.coaccess import (
@@ -48,6 +52,7 @@ from arborist.store.coaccess import (
     record_session,
     related_edges,
 )
+from arborist.store.coaccess_spool import drain, spool
 
 CITED_PER_TURN = 3
 
@@ -109,15 +114,17 @@ def main() -> None:
             "CREATE TABLE rows (content_hash TEXT, session_id TEXT, ordinal INTEGER, "
             "PRIMARY KEY (content_hash, session_id))"
         )
-        bench_write(conn, bare, work)
+        ours_write = bench_write(conn, bare, work)
+        bench_spool(Path(tmp), work, ours_write)
         bench_rebuild(conn, work, total, args.seed)
         bench_lookup(conn, work, args.seed)
         conn.close()
         bare.close()
 
 
-def bench_write(conn: sqlite3.Connection, bare: sqlite3.Connection, work: Workload) -> None:
-    """1. ``record_session`` per turn vs. a bare insert of the same rows, as many transactions."""
+def bench_write(conn: sqlite3.Connection, bare: sqlite3.Connection, work: Workload) -> float:
+    """1. ``record_session`` per turn vs. a bare insert of the same rows, as many transactions;
+    the seconds ``record_session`` took."""
 
     def write_ours() -> None:
         for sid, turns in work:
@@ -148,6 +155,35 @@ def bench_write(conn: sqlite3.Connection, bare: sqlite3.Connection, work: Worklo
         f"  record_session {ours_write / turns * 1e6:8.1f} us/turn   bare insert "
         f"{bare_write / turns * 1e6:8.1f} us/turn   ratio {ours_write / bare_write:.2f}"
     )
+    return ours_write
+
+
+def bench_spool(tmp: Path, work: Workload, direct: float) -> None:
+    """1b. The ask path's write: each turn's capture spooled, then drained, vs. writing the
+    rows directly (``direct`` seconds, from :func:`bench_write`)."""
+    store = open_database(tmp / "spooled-store.db", STORE_MIGRATIONS)
+    sessions = open_database(tmp / "sessions.db", SESSIONS_MIGRATIONS)
+    ensure_schema(store)
+    spooled = drained = 0.0
+    for sid, turns in work:
+        for n, cited in enumerate(turns):
+            started = time.perf_counter()
+            with transaction(sessions):
+                spool(sessions, f"{sid}-{n:06d}", sid, "0123456789abcdef:bench.ipynb", cited)
+            middle = time.perf_counter()
+            drain(sessions, store)
+            spooled, drained = spooled + middle - started, drained + time.perf_counter() - middle
+    rows = store.execute("SELECT count(*) FROM record_session").fetchone()[0]
+    assert rows == sum(len({c for t in turns for c in t}) for _s, turns in work)
+    assert drain(sessions, store).written == 0  # nothing left, nothing written twice
+    count = sum(len(t) for _s, t in work)
+    print(
+        f"  spool + drain  {(spooled + drained) / count * 1e6:8.1f} us/turn   (spool "
+        f"{spooled / count * 1e6:.1f}, drain {drained / count * 1e6:.1f})   ratio to "
+        f"record_session {(spooled + drained) / direct:.2f}"
+    )
+    store.close()
+    sessions.close()
 
 
 def bench_rebuild(conn: sqlite3.Connection, work: Workload, total: int, seed: int) -> None:

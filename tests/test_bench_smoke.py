@@ -123,7 +123,15 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
     ),
     "coaccess": (
         ["bench/coaccess.py", "--quick"],
-        ["1. write", "record_session", "2. rebuild", "full build", "3. lookup", "related_edges"],
+        [
+            "1. write",
+            "record_session",
+            "spool + drain",
+            "2. rebuild",
+            "full build",
+            "3. lookup",
+            "related_edges",
+        ],
         120,
     ),
     "goals": (

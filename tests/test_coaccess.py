@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from arborist import Arborist
 from arborist.cli import cli
 from arborist.errors import ArboristError, BadInput
-from arborist.store import coaccess
+from arborist.store import coaccess, coaccess_spool
 from arborist.store.coaccess import (
     compute_edges,
     ensure_schema,
@@ -474,8 +474,10 @@ def test_flag_off_leaves_the_store_files_byte_identical_to_a_build_without_the_f
         raise AssertionError("co-access code ran with the flag off")
 
     with monkeypatch.context() as without:  # the feature's entry points removed
-        for name in ("ensure_schema", "record_session", "rebuild_related"):
+        for name in ("ensure_schema", "record_session", "rebuild_related", "admitted_leaves"):
             without.setattr(coaccess, name, absent)
+        for name in ("spool", "drain"):
+            without.setattr(coaccess_spool, name, absent)
         baseline = _scenario(tmp_path / "baseline", corpus, without)
     unset = _scenario(tmp_path / "unset", corpus, monkeypatch)
     monkeypatch.setenv("ARBORIST_COACCESS", "0")

@@ -20,6 +20,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -506,3 +507,45 @@ def test_an_old_schema_on_a_read_only_home_is_refused_with_one_line(
     for args in (["search", "x"], ["verify"]):
         line = one_line_error(*run_read_only(home, *args)[::2])
         assert f"{home / 'store.db'} needs migrating" in line and "read-only" in line, line
+
+
+def test_a_coaccess_capture_a_kill_left_waits_while_the_home_is_read_only(
+    tmp_path: Path,
+    run_read_only: Callable[..., tuple[int, str, str]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``related`` on a read-only home with a capture still spooled (the asking process was
+    killed after its turn committed): answered from what store.db holds, nothing written;
+    the capture waits for a home that can be written."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "tides.md").write_text(
+        "# Tides\n\nTides rise and fall twice a day because the moon pulls the oceans.\n\n"
+        "## Spring tides\n\nSpring tides happen when the sun and moon align.\n",
+        encoding="utf-8",
+    )
+    home = tmp_path / "spooled"
+    monkeypatch.setenv("ARBORIST_COACCESS", "1")
+    with Arborist(home) as app:
+        app.ingest([str(corpus)])
+        first = app.ask_turn("why do tides rise", session_label="one").node.bates
+        app.rebuild_related()
+    killed = subprocess.run(
+        [sys.executable, "-m", "tests.coaccess_kill", str(home), "turn", "when do spring tides happen"],
+        cwd=ROOT, env={**os.environ, "ARBORIST_HOME": str(home)}, capture_output=True, check=False,
+    )  # fmt: skip
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    for name in ("store.db", "sessions.db"):  # the kill's -wal folded in, as a later close would
+        raw = sqlite3.connect(home / name)
+        raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        raw.close()
+    before = {p.name: sha256(p) for p in home.iterdir()}
+    code, out, err = run_read_only(home, "related", first, "--json")
+    assert (code, err) == (0, ""), err
+    assert json.loads(out)["sources"]
+    assert {p.name: sha256(p) for p in home.iterdir()} == before
+    spooled = sqlite3.connect(home / "sessions.db")
+    try:
+        assert spooled.execute("SELECT count(*) FROM coaccess_spool").fetchone() == (1,)
+    finally:
+        spooled.close()

@@ -60,6 +60,8 @@ BOOKKEEPING: dict[tuple[str, str], str] = {
     ("store", "record_session.*"): "co-access rows: a behavioural signal (ARBORIST_COACCESS=1)",
     ("store", "related_hashes.*"): "related-sources index, rebuilt from record_session",
     ("store", "related_builds.*"): "when that index was last rebuilt",
+    ("store", "coaccess_drained.*"): "which turns' co-access captures are in record_session",
+    ("sessions", "coaccess_spool.*"): "co-access captures not yet drained into store.db",
     ("store", "retrieval_memo.*"): "what retrieval chose per question, for hits (a hint)",
     ("store", "store_generation.*"): "the count of corpus changes that voids the memo",
     ("store", "vector_profiles.*"): "embedding models that made vectors (hybrid lane)",

@@ -5,7 +5,9 @@ The shard has no foreign key into ``store.db``: it must stay readable alone
 first design (docs/design.md section 5) with two additions: ``nodes`` has an explicit
 INTEGER PRIMARY KEY for its FTS index (bates stays UNIQUE), and
 ``created_label`` keeps the label given at creation (the one ``node_hash``
-covers) apart from the current, renameable ``label``.
+covers) apart from the current, renameable ``label``. Since migration 4 its
+``subtree_hash`` lives in ``node_links`` as raw bytes; the view ``nodes_v1``
+(migration 6) shows ``nodes`` in the first design's shape again.
 """
 
 from __future__ import annotations
@@ -101,6 +103,19 @@ current label to its last rename without a scan of the chain (forest/verify.py);
 query serves a scan should the index be dropped."""
 
 
+_NODES_V1 = """
+CREATE VIEW nodes_v1 AS
+    SELECT n.bates, n.sid, n.seq, n.parent_bates, n.question, n.answer_text, n.cache_key,
+           n.audit_mode, n.cited_titles_json, n.n_cited_sources, n.created_at, n.label,
+           n.node_hash, lower(hex(l.subtree_hash)) AS subtree_hash
+    FROM nodes AS n LEFT JOIN node_links AS l ON l.id = n.id;
+"""
+"""The first design's ``nodes``, column for column, for a reader written against it: keyed
+by ``bates`` (UNIQUE in ``nodes``), ``subtree_hash`` as lowercase hex, ``label`` the current
+one. A view, so it is read-only, holds no copy and costs the ripple nothing. A turn whose
+link row is missing (only a damaged file) shows a NULL ``subtree_hash``: verify reports it."""
+
+
 SESSIONS_MIGRATIONS: tuple[Migration, ...] = (
     # 1: the one global chain of every state change in the forest.
     AUDIT_MIGRATION,
@@ -121,4 +136,7 @@ SESSIONS_MIGRATIONS: tuple[Migration, ...] = (
     # 5: the renames in order: a turn's current label is a claim verify checks (its last
     #    ``label`` event, else the label it was created with), read in one indexed query.
     Migration(5, "label events by seq", _LABEL_EVENT_INDEX),
+    # 6: the first design's ``nodes`` as a read-only view (hex subtree_hash from node_links),
+    #    for readers of that schema (docs/design.md section 5).
+    Migration(6, "nodes_v1: the first design's nodes, read-only", _NODES_V1),
 )

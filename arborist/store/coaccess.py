@@ -46,6 +46,7 @@ __all__ = [
     "FLAG",
     "RebuildReport",
     "RelatedSource",
+    "admitted_leaves",
     "compute_edges",
     "counts",
     "describe",
@@ -53,6 +54,7 @@ __all__ = [
     "ensure_schema",
     "has_schema",
     "index_version",
+    "insert_rows",
     "is_stale",
     "rebuild_related",
     "record_session",
@@ -150,6 +152,51 @@ class Captured:
     abstained: int
 
 
+def admitted_leaves(
+    chunks: Iterable[tuple[str, str | None]], allowlist: Sequence[str] = ()
+) -> tuple[list[str], int]:
+    """The leaves of the ``(leaf, text)`` chunks a turn cited that may be recorded, in citation
+    order without repeats, and how many chunks abstained: a chunk is admitted only if its
+    text is present and the admission gate leaves it unchanged."""
+    admitted: list[str] = []
+    abstained = 0
+    for leaf, text in chunks:
+        if text is None or admit(text, allowlist=allowlist).redactions:
+            abstained += 1
+        elif leaf not in admitted:
+            admitted.append(leaf)
+    return admitted, abstained
+
+
+def insert_rows(
+    conn: sqlite3.Connection,
+    *,
+    session_id: str,
+    transcript_ref: str | None,
+    capture_batch_id: str,
+    leaves: Sequence[str],
+    now: str,
+) -> int:
+    """Write the rows of admitted ``leaves`` inside the caller's transaction; the rows
+    written. A leaf the session already cited keeps its row and its first ordinal."""
+    written = 0
+    ordinal = conn.execute(
+        "SELECT coalesce(max(ordinal) + 1, 0) FROM record_session WHERE session_id = ?",
+        (session_id,),
+    ).fetchone()[0]
+    for leaf in leaves:
+        cursor = conn.execute(
+            "INSERT INTO record_session (content_hash, session_id, transcript_ref, "
+            "ordinal, capture_batch_id, created_at) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (content_hash, session_id) DO NOTHING",
+            (leaf, session_id, transcript_ref, ordinal, capture_batch_id, now),
+        )
+        if cursor.rowcount:
+            written += 1
+            ordinal += 1
+    return written
+
+
 def record_session(
     conn: sqlite3.Connection,
     *,
@@ -164,33 +211,21 @@ def record_session(
     A chunk is admitted only if its text is present and the admission gate
     leaves it unchanged; anything else abstains and writes nothing. Rows are
     idempotent on ``(content_hash, session_id)``: a chunk the session already
-    cited keeps its first ordinal. One transaction.
+    cited keeps its first ordinal. One transaction. (A turn's capture goes
+    through :mod:`arborist.store.coaccess_spool`, which survives a crash.)
     """
-    admitted: list[str] = []
-    abstained = 0
-    for leaf, text in chunks:
-        if text is None or admit(text, allowlist=allowlist).redactions:
-            abstained += 1
-        elif leaf not in admitted:
-            admitted.append(leaf)
+    admitted, abstained = admitted_leaves(chunks, allowlist)
     written = 0
     if admitted:
-        now = utc_now()
         with transaction(conn):
-            ordinal = conn.execute(
-                "SELECT coalesce(max(ordinal) + 1, 0) FROM record_session WHERE session_id = ?",
-                (session_id,),
-            ).fetchone()[0]
-            for leaf in admitted:
-                cursor = conn.execute(
-                    "INSERT INTO record_session (content_hash, session_id, transcript_ref, "
-                    "ordinal, capture_batch_id, created_at) VALUES (?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (content_hash, session_id) DO NOTHING",
-                    (leaf, session_id, transcript_ref, ordinal, capture_batch_id, now),
-                )
-                if cursor.rowcount:
-                    written += 1
-                    ordinal += 1
+            written = insert_rows(
+                conn,
+                session_id=session_id,
+                transcript_ref=transcript_ref,
+                capture_batch_id=capture_batch_id,
+                leaves=admitted,
+                now=utc_now(),
+            )
     return Captured(written, len(admitted) - written, abstained)
 
 
