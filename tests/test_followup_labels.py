@@ -84,6 +84,35 @@ def test_the_bench_reports_both_kinds_of_disagreement(capsys: pytest.CaptureFixt
         "OK, how do I reverse a list?",
         "In Python, how do I reverse a list?",
         "What does itertools.groupby do?",
+        # short questions with a subject of their own
+        "What is a monad?",
+        "Define entropy",
+        "git rebase vs merge",
+        "Explain closures",
+        "Who invented calculus?",
+        "What causes rain?",
+        "How to pickle lambdas?",
+        "What is memoization and why is it useful?",  # "it": the noun the question defines
+        "Why is Python slow?",
+        # "the N" that says which N: a proper name, a kind after a name, what it is of
+        "How does the garbage collector work?",  # the present is also the generic
+        "Is the GIL going away?",
+        "Can the json module serialize sets?",
+        "Does the order of keyword arguments matter?",
+        "Who was the first president of the United States?",
+        "When did the Berlin Wall fall?",
+        # a noun of something, and what it is of
+        "What is the default encoding in Python?",
+        "How do I get the output of a subprocess?",
+        "What is the syntax of a Python lambda?",
+        "What year did World War II end?",
+        "Tell me more about asyncio",
+        "Give me more examples of list comprehensions",
+        "explain recursion with an example",
+        # a condition with its main clause
+        "If I delete a key while iterating, what happens?",
+        "When should I use a tuple?",
+        "Even numbers in a list: how do I filter them?",
     ],
 )
 def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
@@ -128,6 +157,36 @@ def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
         "Why?",
         "how so",
         "thanks!",
+        # the issue's: short questions that lean on the turn above (about a comic)
+        "What year?",
+        "Give more details",
+        "And the sequel?",
+        "Was the comic successful?",
+        # a question word with no verb
+        "How many pages?",
+        "Where exactly?",
+        # a noun that is of something, with nothing it is of
+        "an example please",  # "please" read as absent
+        "What's the default value?",
+        "what would the output look like",
+        "What is the time complexity?",
+        "Who wrote the sequel?",
+        "Is there a sequel?",
+        "More details please",
+        # "the N" in a yes/no question or one in the past, nothing saying which
+        "Is the output sorted?",
+        "Is the function pure?",  # a kind with no name before it
+        "When was the book published?",
+        "What year did the comic come out?",
+        "Was the book a bestseller?",  # "a bestseller" is said of it, not a new subject
+        # more of the same, a condition on the last answer
+        "tell me more",
+        "Can you elaborate?",
+        "explain further",
+        "even when the list is empty?",
+        "even with a timeout?",
+        "if the file is huge?",
+        "Is that true?",  # "that" after a verb is a pronoun, not a conjunction
     ],
 )
 def test_a_question_that_leans_on_the_turn_above_is_a_follow_up(question: str) -> None:
@@ -137,3 +196,6 @@ def test_a_question_that_leans_on_the_turn_above_is_a_follow_up(question: str) -
 def test_a_long_question_is_read_in_linear_time() -> None:
     assert not stands_alone("it " * 50_000)
     assert stands_alone("a list " + "it " * 50_000)
+    assert not stands_alone("the first " * 20_000)
+    assert not stands_alone("if the list is empty " * 20_000)
+    assert not stands_alone("Was the comic successful? " * 20_000)
