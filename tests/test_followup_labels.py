@@ -1,13 +1,15 @@
 """Follow-up detection: ``stands_alone`` agrees with blind labels, and reads pronouns in place.
 
-The floor is measured by bench/followup_labels.py on the dev part of the labels in
-bench/natural_questions.json (the held-out part is not run here: it is scored once,
-by hand, with ``--holdout``).
+The floor is measured by bench/followup_labels.py on all the labels in
+bench/natural_questions.json (the part once held out has been seen: it is dev now).
+The second blind set, bench/followup_holdout2.json, is never read here: its flag is
+tried on files of its shape written in a temporary folder.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -31,7 +33,8 @@ def load_bench() -> ModuleType:
 def test_dev_agreement_with_the_blind_labels_stays_above_the_floor() -> None:
     bench = load_bench()
     items = bench.load_labels()
-    assert len(items) >= 50
+    assert len(items) >= 79
+    assert len(bench.load_labels(holdout=True)) >= 22  # the once held-out part is in
     assert {item["label"] for item in items} == {"standalone", "followup"}
     figures = bench.score(items)
     assert figures.rate >= bench.FLOOR >= 0.95, bench.report(figures, items)
@@ -45,6 +48,73 @@ def test_the_bench_reports_both_kinds_of_disagreement(capsys: pytest.CaptureFixt
     assert "standalone called follow-up" in out and "follow-up called standalone" in out
     flipped = [{"id": "x", "question": "and for sets?", "label": "standalone"}]
     assert bench.score(flipped).standalone_called_followup == ["x"]
+
+
+def write_labels(path: Path, items: object) -> Path:
+    path.write_text(json.dumps(items), encoding="utf-8")
+    return path
+
+
+def test_holdout2_says_plainly_when_its_file_is_absent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = load_bench()
+    assert BENCH.parent / "followup_holdout2.json" == bench.HOLDOUT2
+    missing = tmp_path / "followup_holdout2.json"
+    assert bench.main(["--holdout2", "--labels", str(missing)]) == 1
+    out = capsys.readouterr().out
+    assert out.strip() == f"follow-up labels (holdout2): {missing} is absent; nothing scored"
+    assert "agreement" not in out and not missing.exists()
+
+
+def test_holdout2_scores_its_file_when_present(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = load_bench()
+    items = [
+        {"id": "h1", "question": "What year?", "label": "followup"},
+        {"id": "h2", "question": "What is a monad?", "label": "standalone"},
+        {"id": "h3", "question": "Define entropy", "label": "followup"},  # a misreading
+    ]
+    path = write_labels(tmp_path / "labels.json", items)
+    assert bench.main(["--holdout2", "--labels", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "follow-up labels (holdout2): 1 standalone, 2 follow-up" in out
+    assert "agreement                    2/3 = 0.667" in out
+    assert "follow-up called standalone: h3: Define entropy" in out
+    assert bench.main(["--holdout2", "--labels", str(path), "--floor"]) == 1  # 0.667 < 0.95
+    capsys.readouterr()
+    assert bench.main(["--holdout2", "--labels", str(path), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["part"] == "holdout2" and figures["followup_called_standalone"] == ["h3"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not json",
+        json.dumps({"followup_labels": []}),
+        json.dumps([]),
+        json.dumps([{"id": "h1", "question": "What year?", "label": "follow-up"}]),
+        json.dumps([{"id": "h1", "label": "followup"}]),
+    ],
+)
+def test_holdout2_refuses_a_file_of_another_shape_in_one_line(
+    content: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = load_bench()
+    path = tmp_path / "labels.json"
+    path.write_text(content, encoding="utf-8")
+    assert bench.main(["--holdout2", "--labels", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"follow-up labels: {path}: ") and captured.err.count("\n") == 1
+
+
+def test_labels_without_holdout2_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as raised:
+        load_bench().main(["--labels", str(tmp_path / "labels.json")])
+    assert raised.value.code == 2
 
 
 @pytest.mark.parametrize(
