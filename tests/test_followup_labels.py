@@ -163,6 +163,9 @@ def test_labels_without_holdout2_is_a_usage_error(tmp_path: Path) -> None:
         "What causes rain?",
         "How to pickle lambdas?",
         "What is memoization and why is it useful?",  # "it": the noun the question defines
+        "What is the GIL and why does it matter?",  # "it": a definite that names its thing
+        "what does the * operator do in function calls",  # an operator names its subject
+        "what's the default recursion limit",  # "default" modifies: a limit, of recursion
         "Why is Python slow?",
         # "the N" that says which N: a proper name, a kind after a name, what it is of
         "How does the garbage collector work?",  # the present is also the generic
@@ -170,6 +173,7 @@ def test_labels_without_holdout2_is_a_usage_error(tmp_path: Path) -> None:
         "Can the json module serialize sets?",
         "Does the order of keyword arguments matter?",
         "Who was the first president of the United States?",
+        "Who is the author of Dune?",
         "When did the Berlin Wall fall?",
         # a noun of something, and what it is of
         "What is the default encoding in Python?",
@@ -243,12 +247,16 @@ def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
         "Who wrote the sequel?",
         "Is there a sequel?",
         "More details please",
+        "Give me a summary",
+        "Why does the function return None?",  # a kind with no name; None names nothing
+        "Which is more popular?",
         # "the N" in a yes/no question or one in the past, nothing saying which
         "Is the output sorted?",
         "Is the function pure?",  # a kind with no name before it
         "When was the book published?",
         "What year did the comic come out?",
         "Was the book a bestseller?",  # "a bestseller" is said of it, not a new subject
+        "Who is the villain?",
         # more of the same, a condition on the last answer
         "tell me more",
         "Can you elaborate?",
