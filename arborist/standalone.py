@@ -160,17 +160,19 @@ def stands_alone(question: str) -> bool:
       question names what it points at (a name or literal, "that regex I wrote");
     * is only a condition on the last answer: "even when the list is empty?", "if the file
       is huge" (no main clause after it);
-    * asks about "the N" in the subject of a yes/no question or of one in the past, with
-      nothing saying which N ("Was the comic successful?", "When was the book published?";
-      "Is the GIL ...", "Can the json module ...", "the order of keys" say which);
+    * asks about "the N" in the subject of a yes/no question, of one in the past or after
+      "who is", with nothing saying which N ("Was the comic successful?", "When was the
+      book published?", "Who is the villain?"; "Is the GIL ...", "Can the json module
+      ...", "the order of keys" say which);
     * has no subject of its own (no name, literal or new noun phrase) and leans on the
       last one: "what if ...", a comparison with nothing to compare ("which one is
       faster"), "the second/other/full ...", "the difference" between nothing, "also",
       "again", "another", "tell me more", "Can you elaborate?", a question word with no
       verb and at most one word ("What year?", "How many pages?"), a noun that is of
       something with nothing it is of ("What's the default value?", "Give more details",
-      "Who wrote the sequel?"; a proper name in the question may be it), or is a phrase
-      with a question mark and no clause ("thread-safe?").
+      "Who wrote the sequel?", "the function" with no name before it; a proper name in the
+      question may be it), "which is more ...", or is a phrase with a question mark and no
+      clause ("thread-safe?").
 
     "please" is read as absent. A phrase without a question mark ("heapq", "decimal
     rounding half up", "git rebase vs merge") is a search.
