@@ -19,7 +19,7 @@ question the same way:
   "read a file and split it" stands alone), or has no subject of its own and
   leans on the last answer ("which one is faster", "the second argument").
   Only a question that cannot stand alone takes words from the turns above it
-  (see :func:`stands_alone`).
+  (see :func:`stands_alone`, :mod:`arborist.standalone`'s, re-exported here).
 * A **definition** is where an API text defines a name: a signature line
   (``median(data)``, ``class groupby(builtins.object)``, ``def f(x):``)
   followed by a more deeply indented body, as pydoc, help() and most
@@ -32,7 +32,6 @@ questions: whether one stands alone, and what it asks for (:func:`read_question`
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from arborist.definitions import (
@@ -46,8 +45,8 @@ from arborist.definitions import (
     joined_name,
     named_definitions,
 )
+from arborist.standalone import stands_alone
 from arborist.text_words import (
-    IDENTIFIER,
     STOPWORDS,
     content_words,
     fold,
@@ -78,262 +77,6 @@ __all__ = [
     "stems",
     "words",
 ]
-
-
-def _wordset(listed: str) -> frozenset[str]:
-    """The words of ``listed``, separated by spaces: how the word lists below are written."""
-    return frozenset(listed.split())
-
-
-_PRONOUNS = _wordset("it its itself they them their theirs themselves he him his she her hers")
-"""Personal pronouns: a back-reference unless a noun phrase before them in the question
-can be what they stand for (or ``it`` is the empty subject of "is it possible to")."""
-_DEMONSTRATIVES = _wordset("this that these those")
-"""``this``/``these``/``those`` always point; ``that`` only where it cannot be a conjunction
-or a relative pronoun (first, after a preposition, or last in its clause)."""
-_INTRODUCERS = _wordset("a an my your our each every several multiple two three")
-"""Determiners that bring a new thing into the conversation ("a list", "my function", "two
-threads"); the nouns after them can be what a later pronoun of the same question refers
-to. ``the`` is not one: a definite noun phrase may itself point back."""
-_BE = _wordset("is s was be isn wasn")
-_EXPLETIVE_VERBS = _wordset("mean means take takes matter matters seem seems")
-_SUBORDINATORS = _wordset("to that when if whether")
-"""``it`` next to one of :data:`_BE` or :data:`_EXPLETIVE_VERBS` and followed in its clause
-by one of these stands for the clause ("Is it possible to ...", "What does it mean when ...")."""
-_ACKNOWLEDGEMENTS = _wordset("ok okay alright thanks thank cool great hmm")
-"""Replies to the turn above, skipped before reading the opener ("ok but for IPv6")."""
-_CONTINUATIONS = (
-    "and",
-    "also",
-    "but",
-    "so",
-    "then",
-    "or",
-    "what about",
-    "how about",
-    "what else",
-    "same",
-    "likewise",
-    "instead",
-)
-"""Openers that carry on from the turn above ("and for sets?", "same for csv")."""
-_PREPOSITIONS = _wordset(
-    "in with without for on using by via from at as into inside within through under over to"
-)
-"""A question opening with one of these and holding no clause is a modifier of the last
-one ("with a custom separator", "in UTC instead")."""
-_CLAUSE_WORDS = _wordset(
-    "what how why when where which who whom whose is are was were am do does did can "
-    "could should would will shall may might must has have had isn aren doesn don didn "
-    "won wouldn shouldn couldn"
-)
-_ADDITIVES = _wordset("too either")
-"""Last in a clause, these presuppose something said before ("with generators too?")."""
-_ALTERNATIVES = _wordset("or vs versus between than compared compare")
-_COMPARATIVES = _wordset(
-    "faster slower simpler easier better worse shorter cleaner quicker safer smaller "
-    "bigger larger cheaper clearer nicer"
-)
-"""A comparison with nothing to compare to ("faster way?") is against the last answer."""
-_RELATIVE = _COMPARATIVES | _wordset("different similar other")
-"""After "a"/"an", these make a noun phrase relative to one given ("a different way"): it
-brings nothing new."""
-_DEPENDENT = _wordset("example examples alternative alternatives")
-"""Nouns that are of something: "an example" with nothing after it is of the last answer."""
-_ANAPHORIC_MODIFIERS = _wordset(
-    "first second third last next previous other same former latter full whole complete "
-    "entire rest remaining above opposite"
-)
-"""After ``the``, these pick from or complete something already given ("the second
-argument", "the full code")."""
-_RELATIONAL = _wordset("difference")
-"""Nouns that need two things: without ``between``/``of`` they are the last answer's."""
-_REPEATS = _wordset("also again another")
-"""Words that ask for more of what was just given ("another example", "also", "again")."""
-_TOKEN = re.compile(
-    r"(?P<name>@[A-Za-z_]\w*|" + IDENTIFIER.pattern + r"|[^\W\d_]+\d\w*)"
-    r"|(?P<literal>\d[\w.:/+-]*|\"[^\"]*\"|`[^`]*`|(?<!\w)'[^']*'(?!\w))"
-    r"|(?P<word>[^\W\d_]+)"
-    r"|(?P<mark>[?!.;:,])"
-)
-
-
-def stands_alone(question: str) -> bool:
-    """Whether ``question`` can be answered without the turns above it.
-
-    It cannot when it
-
-    * continues another: it opens with a continuation ("And for an even number?",
-      "What about dumps?", "ok but for IPv6", "same for csv"), or with a preposition and
-      holds no clause ("with a custom separator", "Without using a loop?");
-    * has no word of its own left after the stop words ("Why?", "how so");
-    * presupposes something said: "too" or "either" ending a clause, "instead" not
-      followed by "of";
-    * refers back: a pronoun ("Who created him?", "Does it work with generators?") with
-      no noun phrase before it in the question that it can stand for ("a list ... into
-      it", "json.dumps ... its keys"; a new noun phrase is a name, a literal, or a noun
-      after "a", "my", "each" ...: "the" introduces nothing), "it" as the empty subject of
-      "Is it possible to ..." excepted; a demonstrative pronoun ("Can I do that ...?")
-      likewise; "this"/"that" before a noun ("this timestamp", "That regex") unless the
-      question names what it points at (a name or literal, "that regex I wrote");
-    * has no subject of its own (no name, literal or new noun phrase) and leans on the
-      last one: "what if ...", a comparison with nothing to compare ("which one is
-      faster"), "the second/other/full ...", "the difference" between nothing, "also",
-      "again", "another", or is a phrase with a question mark and no clause ("thread-safe?").
-
-    A phrase without a question mark ("heapq", "decimal rounding half up") is a search.
-    """
-    said = _Said.read(question)
-    if said.continues() or not said.has_content() or said.refers_back():
-        return False
-    if said.introduced(len(said.texts)):
-        return True
-    return not (said.leans() or (question.rstrip().endswith("?") and not said.has_clause))
-
-
-class _Said:
-    """A question as tokens (a name, a literal, a folded word or a punctuation mark), read
-    for :func:`stands_alone`; a reply's acknowledgement ("ok", "thanks") left out."""
-
-    def __init__(self, kinds: list[str], texts: list[str]) -> None:
-        self.kinds = kinds
-        self.texts = texts
-        self.plain = set(texts)
-        self.has_clause = bool(self.plain & _CLAUSE_WORDS)
-        self.named = any(k in ("name", "literal") for k in kinds)
-        self.lowered = " ".join(fold(t) for k, t in zip(kinds, texts, strict=True) if k != "mark")
-        self.first_new = next(
-            (
-                k
-                for j, kind in enumerate(kinds)
-                for k in ([j] if kind in ("name", "literal") else range(j + 1, j + 4))
-                if (k == j or (texts[j] in _INTRODUCERS and not self.relative(j)))
-                and self.content(k)
-            ),
-            len(texts),
-        )
-        """Where the first new noun phrase's noun (or name, or literal) is: a pronoun after it
-        may stand for it."""
-        self.first_and_after_new = next(
-            (j for j in range(self.first_new + 1, len(texts)) if texts[j] == "and"), len(texts)
-        )
-
-    @classmethod
-    def read(cls, question: str) -> _Said:
-        tokens = [(str(m.lastgroup), m.group(0)) for m in _TOKEN.finditer(question)]
-        kinds = [kind for kind, _ in tokens]
-        texts = [fold(text) if kind == "word" else text for kind, text in tokens]
-        start = 0
-        while start < len(texts) and (kinds[start] == "mark" or texts[start] in _ACKNOWLEDGEMENTS):
-            start += 1
-        return cls(kinds[start:], texts[start:])
-
-    def continues(self) -> bool:
-        """It opens with a continuation, or is a bare modifier ("with a custom separator")."""
-        if self.lowered in _CONTINUATIONS:
-            return True
-        if self.lowered.startswith(tuple(c + " " for c in _CONTINUATIONS)):
-            return True
-        return bool(self.texts) and self.texts[0] in _PREPOSITIONS and not self.has_clause
-
-    def has_content(self) -> bool:
-        return any(self.content(i) for i in range(len(self.texts)))
-
-    def content(self, i: int) -> bool:
-        """Token ``i`` is a name, a literal or a word that is not a stop word."""
-        return (
-            0 <= i < len(self.texts) and self.kinds[i] != "mark" and self.texts[i] not in STOPWORDS
-        )
-
-    def ends_clause(self, i: int) -> bool:
-        return i >= len(self.texts) or (self.kinds[i] == "mark" and self.texts[i] != ":")
-
-    def introduced(self, before: int) -> bool:
-        """A new noun phrase (a name, a literal, "a"/"my"/... and a noun) starts before ``before``."""
-        return self.first_new < before
-
-    def expletive(self, i: int) -> bool:
-        """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ...")."""
-        before, after = self.texts[i - 1 : i], self.texts[i + 1 : i + 2]
-        if not (set(before) & _BE or set(after) & (_BE | _EXPLETIVE_VERBS)):
-            return False
-        for k in range(i + 1, min(i + 7, len(self.texts))):
-            if self.kinds[k] == "mark":
-                return False
-            if self.texts[k] in _SUBORDINATORS:
-                return True
-        return False
-
-    def points_within(self, i: int) -> bool:
-        """The demonstrative at ``i`` is a conjunction, or points at something in the question."""
-        texts = self.texts
-        if texts[i] == "that" and not (
-            i == 0
-            or texts[i - 1] in _PREPOSITIONS
-            or self.ends_clause(i + 1)
-            or texts[i + 1] in _PREPOSITIONS | _ADDITIVES
-        ):
-            return True  # a conjunction or a relative pronoun: "so that", "a list that"
-        if self.content(i + 1) and (self.named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
-            return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
-        return self.introduced(i)
-
-    def refers_back(self) -> bool:
-        """A pronoun or demonstrative with nothing in the question to stand for, or a word
-        that presupposes something said ("too" ending a clause, "instead" without "of")."""
-        for i, word in enumerate(self.texts):
-            if self.kinds[i] != "word":
-                continue
-            if word in _PRONOUNS:
-                if not (word == "it" and self.expletive(i)) and not self.introduced(i):
-                    return True
-            elif word in _DEMONSTRATIVES:
-                if not self.points_within(i):
-                    return True
-            elif (word in _ADDITIVES and self.ends_clause(i + 1) and not self.coordinated(i)) or (
-                word == "instead" and self.texts[i + 1 : i + 2] != ["of"]
-            ):
-                return True
-        return False
-
-    def coordinated(self, i: int) -> bool:
-        """An earlier clause of the question, joined by "and", is what the "too" at ``i`` adds
-        to ("copy a file and keep its timestamps too")."""
-        return self.first_and_after_new < i
-
-    def relative(self, j: int) -> bool:
-        """The determiner at ``j`` opens a noun phrase that is relative to something given:
-        "a better way", "a different approach", or "an example" with nothing after it."""
-        after = self.texts[j + 1 : j + 2]
-        return bool(set(after) & _RELATIVE) or (
-            bool(set(after) & _DEPENDENT) and self.ends_clause(j + 2)
-        )
-
-    def leans(self) -> bool:
-        """Without a subject of its own, it leans on the last turn: "what if ...", a comparison
-        with nothing to compare, "a different way", "the second/full/other ...", "the
-        difference", "also"."""
-        plain, texts = self.plain, self.texts
-        alternatives = bool(plain & _ALTERNATIVES)
-        if self.lowered.startswith("what if ") or plain & _REPEATS:
-            return True
-        if any(texts[j] in _INTRODUCERS and self.relative(j) for j in range(len(texts))):
-            return True
-        if not alternatives and (
-            plain & _COMPARATIVES or ("which" in plain and plain & {"one", "ones"})
-        ):
-            return True
-        return any(
-            texts[i] == "the"
-            and (
-                texts[i + 1] in _ANAPHORIC_MODIFIERS
-                or (
-                    texts[i + 1] in _RELATIONAL
-                    and texts[i + 2 : i + 3] not in (["between"], ["of"])
-                )
-            )
-            for i in range(len(texts) - 1)
-        )
 
 
 @dataclass(frozen=True)

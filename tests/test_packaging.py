@@ -24,6 +24,7 @@ PURE = [
     "citations.py",
     "terminal.py",
     "analysis.py",
+    "standalone.py",
     "asks.py",
     "text_words.py",
     "definitions.py",
