@@ -50,6 +50,7 @@ from arborist.progress import Track, untracked
 from arborist.qa import followups
 from arborist.qa.check import AnswerCheck, check_record
 from arborist.qa.client import ChatClient
+from arborist.qa.derivation import distilled
 from arborist.qa.models import select_client
 from arborist.qa.runner import AskResult
 from arborist.qa.runner import ask as run_ask
@@ -251,13 +252,18 @@ class Arborist(HomeForest):
             allowlist=self.allowlist,
         )
 
-    def derive(self, kind: str, ref: str, text: str | None = None) -> Derivation:
+    def derive(
+        self, kind: str, ref: str, text: str | None = None, *, llm: str | None = None, **limits: Any
+    ) -> Derivation:
         """Save a core record derived from the cited evidence of the answer under ``ref``
-        (a bates number or a cache key). Only from an answer that serves (``ok``) and holds
-        now: a core record is searchable under HYBRID, so it must not carry a falsified or
-        edited answer's words."""
+        (a bates number or a cache key): ``text``, else what model ``llm`` (``limits`` as
+        :meth:`client` takes them) distils from that evidence only (:mod:`arborist.qa.derivation`).
+        Only from an answer that serves (``ok``) and holds now: a core record is searchable
+        under HYBRID, so it must not carry a falsified or edited answer's words."""
         record = self.resolve_answer(ref)
         check_derivable(record)
+        if text is None:
+            text = distilled(kind, record, self.client(llm, **limits))
         return derive_from_record(self.store_conn, record, kind, self.admitted(text))
 
     # --- answers ------------------------------------------------------------------------------
@@ -441,15 +447,6 @@ class Arborist(HomeForest):
             chunks=[(e.leaf, e.text) for e in record.evidence if e.cited],
             allowlist=self.allowlist,
         )
-
-    def resolve_answer(self, ref: str) -> CacheRecord:
-        """The cache record behind a bates number or a cache key."""
-        if is_bates(ref.strip()):
-            node = get_node(self.sessions_conn, ref.strip())
-            if node.is_root:
-                raise BadInput(f"{node.bates} is a session root: it has no answer")
-            return self.record(node.cache_key)
-        return self.record(ref)
 
     # --- co-access ------------------------------------------------------------------------------
 
