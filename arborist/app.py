@@ -281,9 +281,10 @@ class Arborist(HomeForest):
         related: bool = False,
         timeout: float | None = None,
         retries: int | None = None,
+        keywords: str | None = None,
     ) -> AskResult:
         """Answer from the cache when every dimension matches, else from the model: an
-        answer with no turn (:meth:`ask_turn` records one).
+        answer with no turn (:meth:`ask_turn` records one); ``keywords`` as :class:`Ask`'s.
 
         With ``related``, co-accessed chunks join the evidence as a second lane
         (the co-access index is brought up to date first). ``timeout`` and
@@ -292,7 +293,7 @@ class Arborist(HomeForest):
         """
         require_writable(self.store_conn)  # refuse now, not after paying for a model call
         asked = Ask(question, llm=llm, timeout=timeout, retries=retries, use_cache=use_cache,
-                    related=related)  # fmt: skip
+                    related=related, keywords=keywords)  # fmt: skip
         return self._answer(asked, self.client_for(asked), on_token, context, sources, threaded)
 
     def client_for(self, asked: Ask) -> ChatClient:
@@ -318,7 +319,7 @@ class Arborist(HomeForest):
             self.store_conn, client, asked.question, context=context, sources=sources,
             use_cache=asked.use_cache, on_token=on_token, threaded=threaded,
             allowlist=self.allowlist, related=RELATED_LANE if asked.related else 0,
-            related_version=version, embedder=self.embedder(),
+            related_version=version, embedder=self.embedder(), keywords=asked.keywords or "",
         )  # fmt: skip
 
     def record(self, ref: str, *, revision: int | None = None) -> CacheRecord:

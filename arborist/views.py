@@ -17,6 +17,7 @@ from arborist.app import ChainCheck, DatabaseReport, Related, Verification
 from arborist.audit import ChainReport
 from arborist.qa.check import AnswerCheck
 from arborist.qa.distill import haiku_counts
+from arborist.qa.policy import retrieval_keywords
 from arborist.qa.roster import ModelStatus
 from arborist.qa.runner import AskResult
 from arborist.qa.support import Support, audit_words, measure_record
@@ -401,6 +402,11 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
         f"audit   {audit_words(record.audit_mode, found)}{_withdrawn(record)}",
         *([f"support {field(found.text())}"] if found else []),
         f"key     {record.cache_key}",
+        *(
+            [f"words   {field(kw)} (added to retrieval)"]
+            if (kw := retrieval_keywords(record.policy))
+            else []
+        ),
         "sources",
     ]
     if not record.evidence:
