@@ -150,7 +150,7 @@ def ask(
         served = _serve_recalled(conn, memo, question, profile, policy, threaded, client)
         if served is not None:
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
-    vectors = vector_query(embedder, f"{question} {words}".strip(), context, sources)
+    vectors = vector_query(embedder, question, context, sources, words)
     at, evidence, calibration = _retrieved(
         conn, question, context=context, sources=sources, limit=limit, keywords=words,
         related=related, related_version=related_version, vectors=vectors,
@@ -252,13 +252,15 @@ def vector_query(
     question: str,
     context: Sequence[str] = (),
     sources: Sequence[str] = (),
+    keywords: str = "",
 ) -> VectorQuery | None:
-    """The question's vector (a follow-up's with its nearest turn above), or None."""
+    """The question's vector (a follow-up's with its nearest turn above; with the words
+    added to retrieval by hand after it), or None."""
     if embedder is None:
         return None
-    text = question
+    text = "\n".join(filter(None, [question, keywords]))
     if (context or sources) and not stands_alone(question) and context:
-        text = f"{question}\n{context[0]}"
+        text = f"{text}\n{context[0]}"
     profile = embedder.profile()
     return VectorQuery(profile_key(profile), embedder.embed([as_query(profile, text)])[0])
 
