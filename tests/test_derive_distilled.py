@@ -152,7 +152,11 @@ def test_a_model_is_asked_with_the_cited_text_only(
     monkeypatch.setenv("ARBORIST_MODEL", "test-model")
     key = key_of(home_copy, QUESTION)
     poem = "Points scattered in rows\na line through them, slope and all\nnoise left to the rest"
-    chat_server.script(completion(poem), completion("NONE"), completion("just one line"))
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    quote = f"Return the slope and intercept. [E1] {secret}"
+    chat_server.script(
+        completion(poem), completion("NONE"), completion("just one line"), completion(quote)
+    )
     with Arborist(home_copy) as app:
         record = app.record(key)
         saved = app.derive("haiku", key, llm="openai")
@@ -163,7 +167,13 @@ def test_a_model_is_asked_with_the_cited_text_only(
         with pytest.raises(BadInput, match="replied with 1 lines, not a haiku's three"):
             app.derive("haiku", key, llm="openai")
         assert counts(home_copy) == before
-    assert chat_server.requests == 3
+        quoted = app.derive("snippet", key, llm="openai")  # citations out, secrets gated
+        assert (
+            quoted.text.startswith("Return the slope and intercept.") and "[E1]" not in quoted.text
+        )
+        assert secret not in quoted.text and "[REDACTED:" in quoted.text
+    assert chat_server.requests == 4
+    assert record.question in chat_server.received[3].body["messages"][-1]["content"]
     prompt = chat_server.received[0].body["messages"][-1]["content"]
     assert "haiku" in prompt and record.question not in prompt
     for item in record.evidence:  # the cited chunks, and no other evidence the answer was shown
