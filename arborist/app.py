@@ -50,6 +50,7 @@ from arborist.progress import Track, untracked
 from arborist.qa import followups
 from arborist.qa.check import AnswerCheck, check_record
 from arborist.qa.client import ChatClient
+from arborist.qa.derivation import distilled
 from arborist.qa.models import select_client
 from arborist.qa.runner import AskResult
 from arborist.qa.runner import ask as run_ask
@@ -251,13 +252,18 @@ class Arborist(HomeForest):
             allowlist=self.allowlist,
         )
 
-    def derive(self, kind: str, ref: str, text: str | None = None) -> Derivation:
+    def derive(
+        self, kind: str, ref: str, text: str | None = None, *, llm: str | None = None, **limits: Any
+    ) -> Derivation:
         """Save a core record derived from the cited evidence of the answer under ``ref``
-        (a bates number or a cache key). Only from an answer that serves (``ok``) and holds
-        now: a core record is searchable under HYBRID, so it must not carry a falsified or
-        edited answer's words."""
+        (a bates number or a cache key): ``text``, else what model ``llm`` (``limits`` as
+        :meth:`client` takes them) distils from that evidence only (:mod:`arborist.qa.derivation`).
+        Only from an answer that serves (``ok``) and holds now: a core record is searchable
+        under HYBRID, so it must not carry a falsified or edited answer's words."""
         record = self.resolve_answer(ref)
         check_derivable(record)
+        if text is None:
+            text = distilled(kind, record, self.client(llm, **limits))
         return derive_from_record(self.store_conn, record, kind, self.admitted(text))
 
     # --- answers ------------------------------------------------------------------------------
@@ -275,9 +281,10 @@ class Arborist(HomeForest):
         related: bool = False,
         timeout: float | None = None,
         retries: int | None = None,
+        keywords: str | None = None,
     ) -> AskResult:
         """Answer from the cache when every dimension matches, else from the model: an
-        answer with no turn (:meth:`ask_turn` records one).
+        answer with no turn (:meth:`ask_turn` records one); ``keywords`` as :class:`Ask`'s.
 
         With ``related``, co-accessed chunks join the evidence as a second lane
         (the co-access index is brought up to date first). ``timeout`` and
@@ -286,7 +293,7 @@ class Arborist(HomeForest):
         """
         require_writable(self.store_conn)  # refuse now, not after paying for a model call
         asked = Ask(question, llm=llm, timeout=timeout, retries=retries, use_cache=use_cache,
-                    related=related)  # fmt: skip
+                    related=related, keywords=keywords)  # fmt: skip
         return self._answer(asked, self.client_for(asked), on_token, context, sources, threaded)
 
     def client_for(self, asked: Ask) -> ChatClient:
@@ -312,7 +319,7 @@ class Arborist(HomeForest):
             self.store_conn, client, asked.question, context=context, sources=sources,
             use_cache=asked.use_cache, on_token=on_token, threaded=threaded,
             allowlist=self.allowlist, related=RELATED_LANE if asked.related else 0,
-            related_version=version, embedder=self.embedder(),
+            related_version=version, embedder=self.embedder(), keywords=asked.keywords or "",
         )  # fmt: skip
 
     def record(self, ref: str, *, revision: int | None = None) -> CacheRecord:
@@ -438,15 +445,6 @@ class Arborist(HomeForest):
         cited = [(e.leaf, e.text) for e in record.evidence if e.cited]
         leaves, _abstained = coaccess.admitted_leaves(cited, self.allowlist)
         return self._transcript_ref(transcript), tuple(leaves)
-
-    def resolve_answer(self, ref: str) -> CacheRecord:
-        """The cache record behind a bates number or a cache key."""
-        if is_bates(ref.strip()):
-            node = get_node(self.sessions_conn, ref.strip())
-            if node.is_root:
-                raise BadInput(f"{node.bates} is a session root: it has no answer")
-            return self.record(node.cache_key)
-        return self.record(ref)
 
     # --- co-access ------------------------------------------------------------------------------
 

@@ -30,6 +30,7 @@ from arborist.forest.shard import (
 from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.tree_sync import ForestView
 from arborist.qa.standing import Standing, standings, unchecked
+from arborist.store.cache import CacheRecord, resolve_key
 from arborist.witness import Heads
 
 __all__ = ["HomeForest"]
@@ -146,6 +147,15 @@ class HomeForest(Home):
         """The earliest turn that holds this cache key: where a cached answer was first paid for."""
         bates = first_turn(self.sessions_conn, cache_key)
         return get_node(self.sessions_conn, bates) if bates else None
+
+    def resolve_answer(self, ref: str) -> CacheRecord:
+        """The cache record behind a bates number or a cache key (or its unique prefix)."""
+        if is_bates(ref.strip()):
+            node = get_node(self.sessions_conn, ref.strip())
+            if node.is_root:
+                raise BadInput(f"{node.bates} is a session root: it has no answer")
+            return resolve_key(self.store_conn, node.cache_key)
+        return resolve_key(self.store_conn, ref)
 
     def checkpoint(self) -> Heads:
         """Both stores' chain heads now: what a notebook output witnesses (docs/design.md

@@ -28,6 +28,8 @@ class Ask:
     extractive); ``timeout`` and ``retries`` bound the wait for a remote one.
 
     How: ``use_cache`` false asks the model even when a cached answer matches;
+    ``keywords`` (``--retrieval-keywords``) are words added to retrieval only, the
+    question kept as asked, and named in the record's policy (so its key);
     ``thread`` puts the turns above into the prompt and the key; ``related`` adds
     co-accessed chunks as a second evidence lane; ``reuse`` returns the turn a
     re-run cell asked already; ``transcript`` is the notebook's path, which
@@ -46,5 +48,6 @@ class Ask:
     use_cache: bool = True
     thread: bool = False
     related: bool = False
+    keywords: str | None = None
     reuse: bool = False
     transcript: str | None = None

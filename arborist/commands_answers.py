@@ -32,27 +32,19 @@ from arborist.commands import (
     int_range,
     shown,
 )
-from arborist.errors import BadInput, ModelError
+from arborist.errors import ModelError
 from arborist.qa.check import check_record
 from arborist.qa.runner import AskResult
 from arborist.store.cache import CacheRecord
 from arborist.terminal import TokenPrinter, answer_block
 
 __all__ = [
-    "RETRIEVAL_KEYWORDS_GONE",
     "answer_lines",
     "ask_json",
     "ask_of",
     "check_model",
     "falsified_json",
 ]
-
-RETRIEVAL_KEYWORDS_GONE = (
-    "--retrieval-keywords is retired: ask the follow-up under the turn it follows (--sid, "
-    "--parent) and it borrows the titles that turn and its ancestors cited, for retrieval only, "
-    "never into the cache key"
-)
-"""What the legacy flag says: the forest does its job now (docs/retrieval.md)."""
 
 REACH_SECONDS = 2.0
 """How long :func:`check_model` waits for a remote model's server to take a connection."""
@@ -101,15 +93,15 @@ def answer_lines(
     arg("--thread", action="store_true", help="put earlier turns into the prompt"),
     arg("--no-cache", action="store_true", help="ask the model even if a cached answer matches"),
     arg("--related", action="store_true", help="add co-accessed chunks as a second evidence lane"),
+    arg("--retrieval-keywords", dest="keywords", metavar="WORDS",
+        help="add these words to retrieval only (the question stays as asked); the record's "
+             "policy names them, so other words are another cache key"),
     *MODEL_FLAGS,
     SESSIONS_DB,
     JSON,
-    arg("--retrieval-keywords", dest="keywords", help=argparse.SUPPRESS),
     text=True,
-)
+)  # fmt: skip
 def _ask(desk: Desk, args: argparse.Namespace) -> Outcome:
-    if args.keywords is not None:
-        raise BadInput(RETRIEVAL_KEYWORDS_GONE)
     asked = ask_of(desk, args, " ".join(args.question))
     width = desk.columns()
     stream = desk.stream if not args.json else None
@@ -146,6 +138,7 @@ def ask_of(desk: Desk, args: argparse.Namespace, question: str) -> Ask:
         use_cache=not args.no_cache,
         thread=args.thread,
         related=args.related,
+        keywords=args.keywords,
     )
 
 

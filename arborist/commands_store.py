@@ -20,6 +20,7 @@ from arborist.commands import (
     DEFAULT_LIMIT,
     JSON,
     LIMIT,
+    MODEL_FLAGS,
     WORDS,
     Desk,
     Outcome,
@@ -32,6 +33,7 @@ from arborist.commands import (
     shown,
 )
 from arborist.errors import BadInput
+from arborist.qa.distill import haiku_counts
 from arborist.qa.roster import PROBE_SECONDS, model_roster
 from arborist.store.derive import DERIVATION_KINDS, Derivation
 from arborist.store.tiers import TierChange
@@ -176,22 +178,28 @@ def derivation_json(derivation: Derivation) -> dict[str, Any]:
     core = derivation.core
     return {"id": derivation.id, "kind": derivation.kind, "uri": core.uri,
             "source_root": core.source_root, "derived_from": derivation.derived_from,
-            "derivation_hash": derivation.derivation_hash,
+            "derivation_hash": derivation.derivation_hash, "text": derivation.text,
             "sources": [{"uri": s.uri, "chunk_index": s.chunk_index, "leaf": s.leaf,
-                         "source_root": s.source_root} for s in derivation.sources]}  # fmt: skip
+                         "source_root": s.source_root} for s in derivation.sources],
+            **({"syllables": haiku_counts(derivation.text)} if derivation.kind == "haiku" else {})}  # fmt: skip
 
 
 @command(
     "derive",
-    "save a core record derived from an answer's cited evidence",
+    "distil a core record from an answer's cited evidence (or save one given by --text)",
     arg("kind", choices=list(DERIVATION_KINDS), metavar="KIND",
         help="snippet, equation, summary or haiku"),
     arg("--from", dest="source", required=True, metavar="REF", help=ANSWER),
-    arg("--text", help="the derived text (a snippet defaults to the cited spans)"),
+    arg("--text", help="the derived text, hand-written (default: the model distils it from "
+                       "the answer's cited text only)"),
+    *MODEL_FLAGS,
     JSON,
 )  # fmt: skip
 def _derive(desk: Desk, args: argparse.Namespace) -> Outcome:
-    derivation = desk.app.derive(args.kind, answer_key(desk, args.source), args.text)
+    timeout = args.timeout if args.timeout is not None else desk.timeout
+    retries = args.retries if args.retries is not None else desk.retries
+    derivation = desk.app.derive(args.kind, answer_key(desk, args.source), args.text,
+                                 llm=args.llm or desk.llm, timeout=timeout, retries=retries)  # fmt: skip
     return shown(args, lambda: views.derived_text(args.kind, derivation),
                  lambda: derivation_json(derivation), changed=True)  # fmt: skip
 

@@ -16,6 +16,8 @@ from typing import Any
 from arborist.app import ChainCheck, DatabaseReport, Related, Verification
 from arborist.audit import ChainReport
 from arborist.qa.check import AnswerCheck
+from arborist.qa.distill import haiku_counts
+from arborist.qa.policy import retrieval_keywords
 from arborist.qa.roster import ModelStatus
 from arborist.qa.runner import AskResult
 from arborist.qa.support import Support, audit_words, measure_record
@@ -361,11 +363,18 @@ def rehydrated_text(change: TierChange) -> str:
 
 
 def derived_text(kind: str, derivation: Derivation) -> str:
-    """The core record ``derive`` saved and what it stands on."""
-    return (
+    """The core record ``derive`` saved, its text set apart, and what it stands on; a
+    haiku's syllables as :func:`~arborist.qa.distill.syllables` counts them, said to be rough."""
+    lines = [
         f"saved {kind} {field(derivation.core.uri)} from {derivation.derived_from[:12]}… "
         f"({len(derivation.sources)} source chunk(s))"
-    )
+    ]
+    if derivation.text:
+        lines.append(gutter(derivation.text))
+    if kind == "haiku" and derivation.text:
+        counts = "/".join(str(n) for n in haiku_counts(derivation.text))
+        lines.append(f"syllables {counts} (a rough count, aiming at 5/7/5)")
+    return "\n".join(lines)
 
 
 # --- answers -----------------------------------------------------------------------------------
@@ -393,6 +402,11 @@ def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | 
         f"audit   {audit_words(record.audit_mode, found)}{_withdrawn(record)}",
         *([f"support {field(found.text())}"] if found else []),
         f"key     {record.cache_key}",
+        *(
+            [f"words   {field(kw)} (added to retrieval)"]
+            if (kw := retrieval_keywords(record.policy))
+            else []
+        ),
         "sources",
     ]
     if not record.evidence:

@@ -69,6 +69,7 @@ def node_text(node: Node, audit: Audit) -> str:
         f"audit        {(now := audit(node)).words}",
         *([f"support      {field(now.support.text())}"] if now.support else []),
         f"cache key    {node.cache_key or '(none)'}",
+        *([f"keywords     {field(now.keywords)} (added to retrieval)"] if now.keywords else []),
         f"label        {field(node.label) or '(none)'}",
         f"created      {node.created_at}",
         f"node_hash    {node.node_hash}",

@@ -27,7 +27,7 @@ from arborist.admission import admit_error_line
 from arborist.analysis import stands_alone
 from arborist.app import Arborist, Turn, default_home
 from arborist.commands import COMMANDS, Desk, Outcome, parse, parser
-from arborist.commands_answers import RETRIEVAL_KEYWORDS_GONE, ask_json, ask_of
+from arborist.commands_answers import ask_json, ask_of
 from arborist.errors import ArboristError, NoDocuments
 from arborist.forest.shard import Node, Session
 from arborist.hashing import normalize_question
@@ -352,8 +352,6 @@ class ArboristMagics(Magics):
                 "--sessions-db opens other stores: give it to the arborist command (here the "
                 f"stores are open already): {usage}"
             )
-        if args.keywords is not None:
-            raise _usage(RETRIEVAL_KEYWORDS_GONE)
         return args
 
     def _parent_for(

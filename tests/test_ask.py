@@ -244,7 +244,7 @@ def test_derive_snippet_saves_cited_spans_as_a_hybrid_core_record(app: Arborist)
     hits = [h for h in app.search("Ditko") if h.kind == "core"]
     assert [h.audit_mode for h in hits] == ["HYBRID"]
     assert app.verify().ok
-    with pytest.raises(BadInput, match="needs its text"):
+    with pytest.raises(BadInput, match="the offline model does not write a summary"):
         app.derive("summary", key)
     summary = app.derive("summary", key, "Lee and Ditko made Spider-Man.")
     assert summary.sources and summary.core.uri.startswith("core:summary:")

@@ -171,12 +171,10 @@ def test_every_command_is_documented_in_the_readme() -> None:
         assert f"arborist {name}" in readme, f"README does not document `arborist {name}`"
 
 
-def test_the_legacy_retrieval_keywords_flag_says_what_replaced_it(home: Path) -> None:
-    """The seeds' --retrieval-keywords is gone: using it is one line naming what does its job
-    now (a follow-up under its turn borrows that thread's cited titles), and nothing runs."""
-    result = CliRunner().invoke(
-        cli, ["--home", str(home), "ask", "who created him?", "--retrieval-keywords", "Spider-Man"]
-    )
+def test_retrieval_keywords_without_words_is_one_line_and_nothing_runs(home: Path) -> None:
+    """``--retrieval-keywords`` takes its words (tests/test_retrieval_keywords.py): given
+    none, one line, and no store is made."""
+    result = CliRunner().invoke(cli, ["--home", str(home), "ask", "who?", "--retrieval-keywords"])
     assert result.exit_code == 2
-    assert result.output.count("\n") == 1 and "--retrieval-keywords is retired" in result.output
-    assert "--parent" in result.output and not (home / "store.db").exists()
+    assert result.output.count("\n") == 1 and "--retrieval-keywords" in result.output
+    assert not (home / "store.db").exists()

@@ -389,7 +389,6 @@ def test_a_cells_question_honours_every_flag_it_takes(
     for line, says in (
         ("stray --label x", "'stray': the question is the cell's text, the line takes only flags"),
         ("--sessions-db other.db", "--sessions-db opens other stores"),
-        ("--retrieval-keywords x", "--retrieval-keywords is retired"),
     ):
         said = cell_says(shell, "ask", line, "Who created Spider-Man?")
         assert said.startswith(f"error: {says}"), line

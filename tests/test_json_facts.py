@@ -133,7 +133,7 @@ def test_the_actions_json_holds_every_fact_their_text_shows(
             (views.rehydrated_text(rehydrated := app.rehydrate(asked["doc"])),
              tier_json(rehydrated), {"chunk", "back", "to", "every", "leaf", "verified", "of"}),
             (views.derived_text("snippet", derived := app.derive("snippet", asked["key"], None)),
-             derivation_json(derived), {"saved", "from", "source"}),
+             derivation_json(derived), {"saved", "from", "source", "│"}),
             (views.falsified_text(falsified := app.falsify(asked["key"], "stale", "a test")),
              falsified_json(falsified), {"is", "now", "revision"}),
         ]  # fmt: skip

@@ -766,3 +766,20 @@ def test_a_widget_the_front_end_closed_is_dropped(shell: InteractiveShell) -> No
     assert widget.comm is None
     ask(shell, "Who created Spider-Man?")
     assert magics.widgets == []
+
+
+def test_a_cells_retrieval_keywords_steer_retrieval_only_and_key_the_answer(
+    shell: InteractiveShell,
+) -> None:
+    """``%%ask --retrieval-keywords WORDS``: the words pull in the document they name, the
+    question is kept as the cell wrote it, and the words are in the record's policy, so its
+    key: the same words again are a hit, none a miss (tests/test_retrieval_keywords.py)."""
+    plain = ask(shell, "What does it say?")
+    steered = ask(shell, "What does it say?", "--retrieval-keywords Spider-Man")
+    assert "spider.md" not in " ".join(e.uri for e in plain.record.evidence)
+    assert any(e.uri.endswith("spider.md") for e in steered.record.evidence)
+    assert steered.record.question == "What does it say?" and not steered.turn.result.hit
+    assert steered.record.policy["retrieval_keywords"] == "Spider-Man"
+    assert steered.record.cache_key != plain.record.cache_key
+    again = ask(shell, "What does it say?", "--retrieval-keywords 'Spider-Man '")
+    assert again.turn.result.hit and again.record.cache_key == steered.record.cache_key

@@ -36,6 +36,7 @@ PURE = [
     "secret_code.py",
     "qa/sse.py",
     "qa/sanitize.py",
+    "qa/distill.py",
     "store/fusion.py",
     "store/normalize.py",
     "store/places.py",

@@ -5,8 +5,10 @@ not retrieved by. Pure."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Mapping, Sequence
 
+from arborist.admission import admit
 from arborist.store.fusion import (
     HYBRID,
     LEXICAL_HEAD,
@@ -31,9 +33,20 @@ from arborist.store.search import (
 )
 from arborist.store.vectors import embeds_passages
 
-__all__ = ["POLICY", "POLICY_VERSION", "retrieval_policy"]
+__all__ = [
+    "KEYWORDS",
+    "POLICY",
+    "POLICY_VERSION",
+    "retrieval_keywords",
+    "retrieval_policy",
+    "with_keywords",
+]
 
 POLICY_VERSION = "p2"
+
+KEYWORDS = "retrieval_keywords"
+"""The policy's entry for the words ``--retrieval-keywords`` added to retrieval (absent when
+none were): they choose the evidence, so they are in the key, and the record says them."""
 
 
 def retrieval_policy(
@@ -90,6 +103,26 @@ def _lexical_policy(limit: int) -> dict[str, object]:
         },
         "citation_format": "[E#] (short) or [E# | <title> | <uri>]",
     }
+
+
+def admitted_keywords(keywords: str, allowlist: Sequence[str] = ()) -> str:
+    """The words added to retrieval by hand, through the admission gate (a secret typed
+    among them is a placeholder before it is retrieved with, hashed or stored), spaced
+    singly: one spelling, one key."""
+    text = unicodedata.normalize("NFC", keywords.replace("\x00", ""))
+    return " ".join(admit(text, allowlist=allowlist).text.split())
+
+
+def with_keywords(policy: dict[str, object], words: str) -> dict[str, object]:
+    """``policy`` with ``words`` (admitted, whitespace made single spaces) as the words added
+    to retrieval by hand: the same question with other words, or none, is another key."""
+    return {**policy, KEYWORDS: words} if words else policy
+
+
+def retrieval_keywords(policy: Mapping[str, object]) -> str | None:
+    """The words a record's ask added to retrieval (``--retrieval-keywords``), or None."""
+    words = policy.get(KEYWORDS)
+    return words if isinstance(words, str) and words else None
 
 
 POLICY = retrieval_policy()

@@ -45,7 +45,7 @@ from arborist.keys import cache_dimensions, cache_key
 from arborist.qa.budget import Budgeted, PromptFit, fit_evidence
 from arborist.qa.check import check_record
 from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
-from arborist.qa.policy import POLICY, retrieval_policy
+from arborist.qa.policy import POLICY, admitted_keywords, retrieval_policy, with_keywords
 from arborist.store.cache import (
     CacheRecord,
     NewEvidence,
@@ -129,30 +129,30 @@ def ask(
     related: int = 0,
     related_version: str = "",
     embedder: Embedder | None = None,
+    keywords: str = "",
 ) -> AskResult:
     """Answer ``question`` from the cache if an ``ok`` record matches, else from ``client``.
 
-    ``threaded`` (earlier question/answer pairs, oldest first) goes into the prompt before
-    the question, its hash into the key. Admission first: secrets in the question (and the
-    answer) become typed placeholders before anything is retrieved, hashed, sent or stored.
-    ``related`` > 0 adds that many co-accessed chunks (index ``related_version``) as a lane
-    (:func:`arborist.store.search.retrieve`). An ``embedder`` makes retrieval hybrid (one
-    request, none on a memo hit), its profile and the question's calibration in the key."""
+    ``threaded`` (earlier question/answer pairs, oldest first) goes into the prompt and the
+    key. Admission first: secrets in the question, the ``keywords`` (retrieval's alone, named
+    in the policy) and the answer become placeholders before anything is retrieved, hashed,
+    sent or stored. ``related`` > 0 adds that many co-accessed chunks (``related_version``'s)
+    as a lane; an ``embedder`` makes retrieval hybrid, its profile and calibration in the key."""
     started = time.perf_counter()
     admitted_question = admit(_normalized_question(question), allowlist=allowlist)
-    question = admitted_question.text
+    question, words = admitted_question.text, admitted_keywords(keywords, allowlist)
     embedding = embedder.profile() if embedder is not None else None
-    policy, profile = retrieval_policy(limit, embedding), client.profile()
+    policy, profile = with_keywords(retrieval_policy(limit, embedding), words), client.profile()
     memo = None  # the co-access lane reads more than the corpus: no memo with it
     if use_cache and related <= 0:
         memo = memo_key(question, context=context, sources=sources, limit=limit,
-                        retrieval=_retrieval_name(embedding))  # fmt: skip
+                        retrieval=_retrieval_name(embedding), keywords=words)  # fmt: skip
         served = _serve_recalled(conn, memo, question, profile, policy, threaded, client)
         if served is not None:
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
-    vectors = vector_query(embedder, question, context, sources)
+    vectors = vector_query(embedder, question, context, sources, words)
     at, evidence, calibration = _retrieved(
-        conn, question, context=context, sources=sources, limit=limit,
+        conn, question, context=context, sources=sources, limit=limit, keywords=words,
         related=related, related_version=related_version, vectors=vectors,
     )  # fmt: skip
     policy = _calibrated(policy, calibration)
@@ -252,13 +252,15 @@ def vector_query(
     question: str,
     context: Sequence[str] = (),
     sources: Sequence[str] = (),
+    keywords: str = "",
 ) -> VectorQuery | None:
-    """The question's vector (a follow-up's with its nearest turn above), or None."""
+    """The question's vector (a follow-up's with its nearest turn above; with the words
+    added to retrieval by hand after it), or None."""
     if embedder is None:
         return None
-    text = question
+    text = "\n".join(filter(None, [question, keywords]))
     if (context or sources) and not stands_alone(question) and context:
-        text = f"{question}\n{context[0]}"
+        text = f"{text}\n{context[0]}"
     profile = embedder.profile()
     return VectorQuery(profile_key(profile), embedder.embed([as_query(profile, text)])[0])
 

@@ -46,6 +46,7 @@ from arborist.db import rows_in
 from arborist.forest.nodes import ROOT_AUDIT_MODE
 from arborist.hashing import question_hash
 from arborist.qa.check import check_record
+from arborist.qa.policy import retrieval_keywords
 from arborist.qa.support import Support, audit_words, measure_record
 from arborist.store.cache import OK, CacheRecord, RecordEvidence, load_record
 from arborist.terminal import inert
@@ -97,7 +98,9 @@ class Standing:
     how well the held record's cited evidence covers its question (None when the turn
     claims nothing, or a cited passage is cold). ``state`` is that revision's state now
     (``ok``, ``failed``, ``stale``, ``quarantined``; None when no revision is found) and
-    ``state_reason`` why it was taken out of service (untrusted text: faces escape it)."""
+    ``state_reason`` why it was taken out of service (untrusted text: faces escape it).
+    ``keywords``: the words its ask added to retrieval (``--retrieval-keywords``), as
+    that revision's policy names them (None when none were)."""
 
     mode: str
     reason: str | None = None
@@ -106,6 +109,7 @@ class Standing:
     support: Support | None = None
     state: str | None = None
     state_reason: str | None = None
+    keywords: str | None = None
 
     @property
     def holds(self) -> bool:
@@ -161,6 +165,7 @@ class Standing:
             "support": self.support.as_json() if self.support else None,
             "state": self.state,
             "state_reason": self.state_reason if self.withdrawn else None,
+            "retrieval_keywords": self.keywords,
         }
 
 
@@ -207,7 +212,8 @@ def standing(
     record = _shown_record(conn, cache_key, answer_text, asked_at)
     if not isinstance(record, CacheRecord):
         return record
-    state = replace(Standing(NO_CLAIM), state=record.state, state_reason=record.state_reason)
+    state = Standing(NO_CLAIM, state=record.state, state_reason=record.state_reason,
+                     keywords=retrieval_keywords(record.policy))  # fmt: skip
     check = check_record(record)
     if not check:
         reason = f"its answer does not hold now: {check.summary}"

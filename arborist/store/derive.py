@@ -1,4 +1,4 @@
-"""Derivations: core records (snippet, equation, summary) signed back to their surface sources.
+"""Derivations: core records (snippet, equation, summary, haiku) signed back to their surface sources.
 
 A core record is a document of kind ``core`` whose derivation row commits to
 the surface ``source_root``s and chunk leaves it came from. Its text is not
@@ -44,6 +44,8 @@ class Derivation:
     derived_from: str
     derivation_hash: str
     sources: tuple[RecordEvidence, ...]
+    text: str = ""
+    """The core record's text, as saved (after the admission gate)."""
 
 
 def derivation_event_body(
@@ -108,7 +110,8 @@ def derive_from_record(
     """Save a core record derived from an answer's cited evidence.
 
     ``snippet`` defaults to the answer's cited spans; ``equation``, ``summary`` and
-    ``haiku`` (three lines) need their text given.
+    ``haiku`` (three lines) need their text given (:meth:`arborist.app.Arborist.derive`
+    distils one, :mod:`arborist.qa.derivation`).
     """
     if kind not in DERIVATION_KINDS:
         raise BadInput(f"bad derivation kind {kind!r}: choose {', '.join(DERIVATION_KINDS)}")
@@ -148,4 +151,6 @@ def derive_from_record(
             body=derivation_event_body(derivation_id, kind, core.uri, record.cache_key, digest_all),
             created_at=created_at,
         )
-    return Derivation(derivation_id, kind, core, record.cache_key, digest_all, tuple(sources))
+    return Derivation(
+        derivation_id, kind, core, record.cache_key, digest_all, tuple(sources), loaded.text
+    )

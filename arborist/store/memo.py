@@ -123,20 +123,21 @@ def memo_key(
     sources: Sequence[str],
     limit: int,
     retrieval: str,
+    keywords: str = "",
 ) -> str:
-    """The memo's key: every input of retrieval besides the corpus, and the code's identity."""
-    return sha256_hex(
-        canonical_json(
-            {
-                "question": question,
-                "context": list(context),
-                "sources": list(sources),
-                "limit": limit,
-                "retrieval": retrieval,
-                "arborist": __version__,
-            }
-        )
-    )
+    """The memo's key: every input of retrieval besides the corpus, and the code's identity;
+    the words added by hand (``--retrieval-keywords``) when there are any."""
+    inputs: dict[str, object] = {
+        "question": question,
+        "context": list(context),
+        "sources": list(sources),
+        "limit": limit,
+        "retrieval": retrieval,
+        "arborist": __version__,
+    }
+    if keywords:
+        inputs["keywords"] = keywords
+    return sha256_hex(canonical_json(inputs))
 
 
 def generation(conn: sqlite3.Connection) -> int:

@@ -234,16 +234,16 @@ def retrieve(
     related: int = 0,
     related_version: str = "",
     vectors: VectorQuery | None = None,
+    keywords: str = "",
 ) -> list[Evidence]:
     """The ``limit`` best hot chunks for ``question``, best first (see :data:`RETRIEVAL`).
 
-    1. **Rank in the index.** One FTS5 query matches any of the question's own
-       words (stop words dropped) and each identifier it names as a phrase
-       (``statistics.median`` is ``statistics`` next to ``median``), scored by
-       BM25 over two fields, the chunk's text and its document's title
-       (:data:`TITLE_WEIGHT`), words stemmed (porter).
-       No word is required: a chunk ranks by how many of the words it holds
-       and how rare they are. The best :data:`POOL` chunks go on.
+    1. **Rank in the index.** One FTS5 query matches any of the question's own words
+       (stop words dropped; ``keywords``, words added by hand, count as its own) and each
+       identifier it names as a phrase (``statistics.median``: ``statistics`` next to
+       ``median``), scored by BM25 over the chunk's text and its document's title
+       (:data:`TITLE_WEIGHT`), words stemmed (porter). No word is required: a chunk ranks by
+       how many of the words it holds and how rare they are. The best :data:`POOL` go on.
     2. **Prefer definitions.** Each score is taken relative to the best one,
        and a chunk that *defines* a name the question names (``median(data)``
        followed by its description) gains :data:`DEFINITION_BONUS` (half of it
@@ -260,7 +260,7 @@ def retrieve(
     Deterministic: ties fall back to chunk id. ``vectors`` fuses a vector lane in
     (:func:`_fuse`); ``related`` > 0 then adds up to that many hot chunks co-accessed
     with those (index ``related_version``, best ``freq_score`` first)."""
-    asked = read_question(question)
+    asked = read_question(f"{question}\n{keywords}" if keywords else question)
     own = _query_terms(asked.words, asked.identifiers)
     if not own:
         return []
