@@ -127,6 +127,10 @@ class LabServer:
         nbformat.write(notebook, self.root / name)
         return name
 
+    def shut_down_kernel(self, kernel: str) -> None:
+        """Shut kernel ``kernel`` down through the REST API, as the Running panel does."""
+        _request(self.url + f"api/kernels/{kernel}", method="DELETE", timeout=30.0)
+
     def shut_down_kernels(self) -> None:
         """End every session (and its kernel) so the next test starts from a quiet server."""
         for session in json.loads(_request(self.url + "api/sessions")):
