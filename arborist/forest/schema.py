@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 
 from arborist.audit import AUDIT_MIGRATION
+from arborist.forest.cells import CELL_TURNS_TABLE
 from arborist.migrations import Migration
 
 __all__ = ["SESSIONS_MIGRATIONS"]
@@ -121,4 +122,7 @@ SESSIONS_MIGRATIONS: tuple[Migration, ...] = (
     # 5: the renames in order: a turn's current label is a claim verify checks (its last
     #    ``label`` event, else the label it was created with), read in one indexed query.
     Migration(5, "label events by seq", _LABEL_EVENT_INDEX),
+    # 6: the turn each notebook cell showed last, so a kernel restart does not forget it
+    #    (forest/cells.py): re-running a cell never grows a turn that exists.
+    Migration(6, "cell turns", CELL_TURNS_TABLE),
 )
