@@ -226,6 +226,9 @@ def start_server(
         "IPYTHONDIR": str(base / "ipython"),
         "ARBORIST_HOME": str(homes / "default"),
         "PYTHONUNBUFFERED": "1",
+        # The kernels import this checkout (and serve its widget bundle), not whichever one
+        # an editable install points at: a worktree's browser tests test the worktree.
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
         **(env or {}),
     }
     command = [
