@@ -530,6 +530,12 @@ export class ForestView {
     if (this.polling || this.destroyed || !this.store.synced) return;
     if (this.doc.visibilityState === "hidden") return;
     this.polling = true;
+    // An idle kernel answers a poll in milliseconds. One shut down from elsewhere (the
+    // Running panel, the REST API, another page) may leave its websocket open and its
+    // status "idle" in this page, so a poll still unanswered after POLL_SILENT_MS asks the
+    // server whether the kernel exists: gone, it is said now, not after the request's 15 s.
+    const kernel = this.model.widget_manager?.kernel;
+    const silent = setTimeout(() => this.checkKernelOnServer(kernel), POLL_SILENT_MS);
     try {
       const grafts = this.store.grafts.map((g) => g.bates);
       const answer = await this.requester.request("poll", { grafts });
@@ -540,8 +546,15 @@ export class ForestView {
     } catch (error) {
       this.fail(error, "poll");
     } finally {
+      clearTimeout(silent);
       this.polling = false;
     }
+  }
+
+  /** @param {any} kernel the kernel this view's poll went to */
+  async checkKernelOnServer(kernel) {
+    if (this.destroyed || this.requester.linkClosed) return;
+    if ((await kernelOnServer(kernel)) === false) this.requester.closeLink(KERNEL_STOPPED);
   }
 
   /** @param {{kind: string, request?: string, ok?: boolean, bates?: string, error?: string}} event */
@@ -683,6 +696,30 @@ export function kernelGone(kernel) {
   if (kernel.status === "restarting" || kernel.status === "autorestarting") return KERNEL_RESTARTED;
   if (kernel.isDisposed || kernel.status === "dead" || kernel.connectionStatus === "disconnected") return KERNEL_STOPPED;
   return null;
+}
+
+/** How long a poll may go unanswered before the view asks the server for its kernel. */
+export const POLL_SILENT_MS = 1_000;
+
+/**
+ * Whether the Jupyter server still runs `kernel` (`GET api/kernels/ID`, same origin, with
+ * the page's token if it has one): false only on a 404; true or null (not known: no
+ * server settings, a network error) otherwise, so a failed check never closes a link.
+ *
+ * @param {any} kernel a kernel connection (JupyterLab's services), or undefined
+ * @returns {Promise<boolean|null>}
+ */
+export async function kernelOnServer(kernel) {
+  const settings = kernel?.serverSettings;
+  if (!settings?.baseUrl || !kernel.id || typeof globalThis.fetch !== "function") return null;
+  const url = `${settings.baseUrl.replace(/\/?$/, "/")}api/kernels/${encodeURIComponent(kernel.id)}`;
+  const headers = settings.token ? { Authorization: `token ${settings.token}` } : {};
+  try {
+    const response = await globalThis.fetch(url, { headers, cache: "no-store", credentials: "same-origin" });
+    return response.status !== 404;
+  } catch {
+    return null;
+  }
 }
 
 // The view's tree, detail pane and actions live in their own modules (view_tree.js,

@@ -32,6 +32,10 @@ _RESTART = """async (path) => {
     await window.__arb.panel(path).sessionContext.session.kernel.restart();
 }"""
 
+_CHANGE = """async (path) => {
+    await window.__arb.panel(path).sessionContext.changeKernel({ name: 'python3' });
+}"""
+
 _IDLE = """(path) => window.__arb.panel(path).sessionContext.session?.kernel?.status === 'idle'"""
 
 _KERNEL_ID = """(path) => window.__arb.panel(path).sessionContext.session.kernel.id"""
@@ -92,11 +96,12 @@ def test_a_killed_kernel_is_said_at_once(lab: Lab) -> None:
     lab.guard.assert_clean()
 
 
-@pytest.mark.parametrize("how", ["restart", "kill"])
+@pytest.mark.parametrize("how", ["restart", "kill", "change"])
 def test_a_kernel_shut_down_from_elsewhere_after_a_restart_is_said_at_once(
     lab: Lab, how: str
 ) -> None:
-    """Restarted (the Restart command, or killed and restarted by the server), the widget
+    """Restarted (the Restart command, killed and restarted by the server, or changed for a
+    new kernel, whose connection is a new object in the page), the widget
     shown again is live; then the kernel is shut down through the server's REST API (as
     the Running panel or another page does): said within 5 s, never "in sync"."""
     write_documents(lab)
@@ -104,6 +109,8 @@ def test_a_kernel_shut_down_from_elsewhere_after_a_restart_is_said_at_once(
     forest = _live_widget(lab)
     if how == "restart":
         lab._await(_RESTART, lab.path, timeout_ms=KERNEL_READY_MS, what="restarting the kernel")
+    elif how == "change":  # Kernel > Change Kernel: a new kernel, a new connection object
+        lab._await(_CHANGE, lab.path, timeout_ms=KERNEL_READY_MS, what="changing the kernel")
     else:
         os.kill(int(lab.run(WIDGET + 1)[0]["data"]["text/plain"]), signal.SIGKILL)
     _says(forest, "re-run the cell")
