@@ -24,10 +24,10 @@ import { makeH } from "../src/dom.js";
 import { FakeDocument } from "./fake_dom.js";
 import { navigate } from "../src/keyboard.js";
 import { proofVerdict, verifyEvidence } from "../src/proofs.js";
-import { LINK_CLOSED, RequestError, Requester } from "../src/requests.js";
+import { KERNEL_RESTARTED, KERNEL_STOPPED, LINK_CLOSED, RequestError, Requester, kernelGone, kernelOnServer } from "../src/requests.js";
 import { ForestStore } from "../src/store.js";
 import { jsonBytes, nodeName, splitCitations } from "../src/text.js";
-import { ForestView, KERNEL_RESTARTED, KERNEL_STOPPED, kernelGone, kernelOnServer } from "../src/view.js";
+import { ForestView } from "../src/view.js";
 import { stateTitle } from "../src/view_tree.js";
 import widget from "../src/widget.js";
 
