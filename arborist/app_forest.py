@@ -4,7 +4,9 @@ can claim now, export and import. :class:`arborist.app.Arborist` is a :class:`Ho
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from arborist.app_home import Home
@@ -12,6 +14,7 @@ from arborist.audit import head_checkpoint
 from arborist.checks import import_conflict
 from arborist.errors import BadInput
 from arborist.forest.bates import is_bates
+from arborist.forest.cells import cell_turn, remember_cell_turn
 from arborist.forest.reads import first_turn, label_names, session_bates
 from arborist.forest.render import branch_points, render_tree
 from arborist.forest.shard import (
@@ -29,6 +32,7 @@ from arborist.forest.shard import (
 )
 from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.tree_sync import ForestView
+from arborist.pathref import load_or_create_key, redact_path
 from arborist.qa.standing import Standing, standings, unchecked
 from arborist.store.cache import CacheRecord, resolve_key
 from arborist.witness import Heads
@@ -156,6 +160,21 @@ class HomeForest(Home):
                 raise BadInput(f"{node.bates} is a session root: it has no answer")
             return resolve_key(self.store_conn, node.cache_key)
         return resolve_key(self.store_conn, ref)
+
+    def cell_turn(self, notebook: str, cell: str) -> tuple[Node, str] | None:
+        """The turn cell ``cell`` of the notebook at path ``notebook`` showed last, and why it
+        was filed there (kept across kernel restarts: :mod:`arborist.forest.cells`)."""
+        return cell_turn(self.sessions_conn, self._notebook_key(notebook), cell)
+
+    def remember_cell_turn(self, notebook: str, cell: str, node: Node, why: str) -> None:
+        """Cell ``cell`` of the notebook at path ``notebook`` showed ``node`` (for ``why``)."""
+        remember_cell_turn(self.sessions_conn, self._notebook_key(notebook), cell, node.bates, why)
+
+    def _notebook_key(self, notebook: str) -> str:
+        """A notebook as ``cell_turns`` keys it: its absolute path hashed with the home's
+        secret key (another notebook cannot name its rows, and no path is stored)."""
+        path = str(Path(os.path.expanduser(notebook)).absolute())
+        return redact_path(path, load_or_create_key(self.home))
 
     def checkpoint(self) -> Heads:
         """Both stores' chain heads now: what a notebook output witnesses (docs/design.md

@@ -24,12 +24,12 @@ import re
 import string
 import traceback
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from arborist.forest.shard import Node
 from arborist.hashing import normalize_question
 
-__all__ = ["CellErrors", "CellTurn", "CellTurns", "Unfilled", "fill"]
+__all__ = ["CellErrors", "CellKeeper", "CellTurn", "CellTurns", "Unfilled", "fill"]
 
 _CELL_FIELD = re.compile(r"(In|Out|Err)\[(-?\d{1,9})\]")
 
@@ -64,30 +64,58 @@ class CellTurn:
     why: str
 
 
+class CellKeeper(Protocol):
+    """Where a notebook's cell turns outlive the kernel (the facade: ``sessions.db``)."""
+
+    def cell_turn(self, notebook: str, cell: str) -> tuple[Node, str] | None: ...
+
+    def remember_cell_turn(self, notebook: str, cell: str, node: Node, why: str) -> None: ...
+
+
 class CellTurns:
-    """The turn each cell of this kernel showed last, by the front end's cell id."""
+    """The turn each cell showed last, by the front end's cell id: this kernel's in memory,
+    and, when the notebook's path is known, kept by ``keeper`` so that a cell re-run after a
+    kernel restart still finds its turn (the kept row names only a turn; its session,
+    parent and question are the turn's own, read back from the store)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keeper: CellKeeper | None = None) -> None:
         self.by_cell: dict[str, CellTurn] = {}
+        self.keeper = keeper
 
-    def earlier(self, cell: str | None, question: str, sid: str | None) -> CellTurn | None:
-        """The turn cell ``cell`` showed last, when it asked ``question`` in session ``sid``
-        (a cell whose question was edited, or asked in another session since, is asked as
-        a new one); None for a cell without an id or never run."""
+    def earlier(
+        self, cell: str | None, question: str, sid: str | None, notebook: str | None = None
+    ) -> CellTurn | None:
+        """The turn cell ``cell`` (of ``notebook``) showed last, when it asked ``question``
+        in session ``sid`` (a cell whose question was edited, or asked in another session
+        since, is asked as a new one); None for a cell without an id or never run."""
         if cell is None or sid is None:
             return None
-        found = self.by_cell.get(cell)
+        found = self.by_cell.get(cell) or self._kept(notebook, cell)
         if found is None or found.sid != sid or found.question != normalize_question(question):
             return None
         return found
 
-    def remember(self, cell: str | None, question: str, node: Node, why: str) -> None:
-        """Cell ``cell`` asked ``question`` and showed turn ``node``, filed there for ``why``."""
+    def _kept(self, notebook: str | None, cell: str) -> CellTurn | None:
+        kept = self.keeper.cell_turn(notebook, cell) if self.keeper and notebook else None
+        if kept is None or kept[0].parent_bates is None:
+            return None
+        node, why = kept
+        return CellTurn(
+            node.sid, node.bates, node.parent_bates, normalize_question(node.question), why
+        )
+
+    def remember(
+        self, cell: str | None, question: str, node: Node, why: str, notebook: str | None = None
+    ) -> None:
+        """Cell ``cell`` (of ``notebook``) asked ``question`` and showed turn ``node``, filed
+        there for ``why``."""
         if cell is None or node.parent_bates is None:
             return
         self.by_cell[cell] = CellTurn(
             node.sid, node.bates, node.parent_bates, normalize_question(question), why
         )
+        if self.keeper is not None and notebook:
+            self.keeper.remember_cell_turn(notebook, cell, node, why)
 
 
 def fill(template: str, namespace: dict[str, Any], errors: CellErrors, count: int) -> str:

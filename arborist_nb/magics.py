@@ -194,9 +194,9 @@ class ArboristMagics(Magics):
         session new`` a kernel starts a new one, as asked)."""
         self.moved = False
         """Set by ``%arborist cd``/``back``: the next ``%%ask`` lands where the user moved."""
-        self.cell_turns = CellTurns()
-        """The turn each ``%%ask`` cell showed last in this home: where it lands when run
-        again (:class:`~arborist_nb.cells.CellTurns`)."""
+        self.cell_turns = CellTurns(self.app)
+        """The turn each ``%%ask`` cell showed last in this home, kept across restarts:
+        where it lands when run again (:class:`~arborist_nb.cells.CellTurns`)."""
 
     @property
     def sid(self) -> str | None:
@@ -291,7 +291,10 @@ class ArboristMagics(Magics):
         sid = args.sid or self.sid
         session = self._run(lambda: self.app.session(sid)) if sid else None  # read once
         cell = self._cell_id()
-        earlier = self.cell_turns.earlier(cell, question, session.sid if session else None)
+        notebook = self._notebook_path()
+        earlier = self.cell_turns.earlier(
+            cell, question, session.sid if session else None, notebook
+        )
         parent, reuse, why = self._parent_for(question, args.parent, session, earlier)
         asked = ask_of(self.desk, args, question)
         asked = replace(asked, sid=session.sid if session else None, parent=parent or asked.parent,
@@ -309,7 +312,7 @@ class ArboristMagics(Magics):
                 stream.close()
         if session is None:
             self.desk.landed(turn.node.sid)  # the session its first question made
-        self.cell_turns.remember(cell, question, turn.node, why)
+        self._run(lambda: self.cell_turns.remember(cell, question, turn.node, why, notebook))
         if args.json:
             self._refresh_widgets()
             print(inert_json(json.dumps(ask_json(turn), indent=2, ensure_ascii=False)))

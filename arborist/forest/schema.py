@@ -15,6 +15,7 @@ from __future__ import annotations
 import sqlite3
 
 from arborist.audit import AUDIT_MIGRATION
+from arborist.forest.cells import CELL_TURNS_TABLE
 from arborist.migrations import Migration
 
 __all__ = ["SESSIONS_MIGRATIONS"]
@@ -139,4 +140,7 @@ SESSIONS_MIGRATIONS: tuple[Migration, ...] = (
     # 6: the first design's ``nodes`` as a read-only view (hex subtree_hash from node_links),
     #    for readers of that schema (docs/design.md section 5).
     Migration(6, "nodes_v1: the first design's nodes, read-only", _NODES_V1),
+    # 7: the turn each notebook cell showed last, so a kernel restart does not forget it
+    #    (forest/cells.py): re-running a cell never grows a turn that exists.
+    Migration(7, "cell turns", CELL_TURNS_TABLE),
 )

@@ -247,3 +247,44 @@ export class Requester {
     this.listeners.clear();
   }
 }
+
+/** How long a poll may go unanswered before the view asks the server for its kernel. */
+export const POLL_SILENT_MS = 1_000;
+
+/**
+ * Whether the Jupyter server still runs `kernel` (`GET api/kernels/ID`, same origin, with
+ * the page's token if it has one): false only on a 404; true or null (not known: no
+ * server settings, a network error) otherwise, so a failed check never closes a link.
+ *
+ * @param {any} kernel a kernel connection (JupyterLab's services), or undefined
+ * @returns {Promise<boolean|null>}
+ */
+export async function kernelOnServer(kernel) {
+  const settings = kernel?.serverSettings;
+  if (!settings?.baseUrl || !kernel.id || typeof globalThis.fetch !== "function") return null;
+  const url = `${settings.baseUrl.replace(/\/?$/, "/")}api/kernels/${encodeURIComponent(kernel.id)}`;
+  const headers = settings.token ? { Authorization: `token ${settings.token}` } : {};
+  try {
+    const response = await globalThis.fetch(url, { headers, cache: "no-store", credentials: "same-origin" });
+    return response.status !== 404;
+  } catch {
+    return null;
+  }
+}
+
+/** What a restarted, stopped or disconnected kernel means for a widget, in one sentence. */
+export const KERNEL_RESTARTED = "the kernel restarted, so this widget lost its kernel side: re-run the cell that shows it (%arborist)";
+export const KERNEL_STOPPED = "the kernel stopped or is disconnected: start it again, then re-run the cell that shows this widget (%arborist)";
+
+/**
+ * Why `kernel`'s state ends a widget's link, or null while it lives.
+ *
+ * @param {any} kernel a kernel connection (JupyterLab's services), or undefined
+ * @returns {string|null}
+ */
+export function kernelGone(kernel) {
+  if (!kernel) return null;
+  if (kernel.status === "restarting" || kernel.status === "autorestarting") return KERNEL_RESTARTED;
+  if (kernel.isDisposed || kernel.status === "dead" || kernel.connectionStatus === "disconnected") return KERNEL_STOPPED;
+  return null;
+}

@@ -8,7 +8,15 @@
  */
 
 import { makeH, onEnter } from "./dom.js";
-import { LINK_CLOSED, REQUEST_TIMEOUT_MS, Requester } from "./requests.js";
+import {
+  KERNEL_STOPPED,
+  LINK_CLOSED,
+  POLL_SILENT_MS,
+  REQUEST_TIMEOUT_MS,
+  Requester,
+  kernelGone,
+  kernelOnServer,
+} from "./requests.js";
 import { ForestStore } from "./store.js";
 import { markedParts, shortBates, shortSid } from "./text.js";
 import { actionMethods } from "./view_actions.js";
@@ -530,6 +538,12 @@ export class ForestView {
     if (this.polling || this.destroyed || !this.store.synced) return;
     if (this.doc.visibilityState === "hidden") return;
     this.polling = true;
+    // An idle kernel answers a poll in milliseconds. One shut down from elsewhere (the
+    // Running panel, the REST API, another page) may leave its websocket open and its
+    // status "idle" in this page, so a poll still unanswered after POLL_SILENT_MS asks the
+    // server whether the kernel exists: gone, it is said now, not after the request's 15 s.
+    const kernel = this.model.widget_manager?.kernel;
+    const silent = setTimeout(() => this.checkKernelOnServer(kernel), POLL_SILENT_MS);
     try {
       const grafts = this.store.grafts.map((g) => g.bates);
       const answer = await this.requester.request("poll", { grafts });
@@ -540,8 +554,15 @@ export class ForestView {
     } catch (error) {
       this.fail(error, "poll");
     } finally {
+      clearTimeout(silent);
       this.polling = false;
     }
+  }
+
+  /** @param {any} kernel the kernel this view's poll went to */
+  async checkKernelOnServer(kernel) {
+    if (this.destroyed || this.requester.linkClosed) return;
+    if ((await kernelOnServer(kernel)) === false) this.requester.closeLink(KERNEL_STOPPED);
   }
 
   /** @param {{kind: string, request?: string, ok?: boolean, bates?: string, error?: string}} event */
@@ -666,23 +687,6 @@ export class ForestView {
       this.fail(error, "find");
     }
   }
-}
-
-/** What a restarted, stopped or disconnected kernel means for a widget, in one sentence. */
-export const KERNEL_RESTARTED = "the kernel restarted, so this widget lost its kernel side: re-run the cell that shows it (%arborist)";
-export const KERNEL_STOPPED = "the kernel stopped or is disconnected: start it again, then re-run the cell that shows this widget (%arborist)";
-
-/**
- * Why `kernel`'s state ends a widget's link, or null while it lives.
- *
- * @param {any} kernel a kernel connection (JupyterLab's services), or undefined
- * @returns {string|null}
- */
-export function kernelGone(kernel) {
-  if (!kernel) return null;
-  if (kernel.status === "restarting" || kernel.status === "autorestarting") return KERNEL_RESTARTED;
-  if (kernel.isDisposed || kernel.status === "dead" || kernel.connectionStatus === "disconnected") return KERNEL_STOPPED;
-  return null;
 }
 
 // The view's tree, detail pane and actions live in their own modules (view_tree.js,

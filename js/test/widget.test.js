@@ -7,6 +7,7 @@
  */
 
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { describe, test } from "node:test";
 
 import {
@@ -23,10 +24,10 @@ import { makeH } from "../src/dom.js";
 import { FakeDocument } from "./fake_dom.js";
 import { navigate } from "../src/keyboard.js";
 import { proofVerdict, verifyEvidence } from "../src/proofs.js";
-import { LINK_CLOSED, RequestError, Requester } from "../src/requests.js";
+import { KERNEL_RESTARTED, KERNEL_STOPPED, LINK_CLOSED, RequestError, Requester, kernelGone, kernelOnServer } from "../src/requests.js";
 import { ForestStore } from "../src/store.js";
 import { jsonBytes, nodeName, splitCitations } from "../src/text.js";
-import { ForestView, KERNEL_RESTARTED, KERNEL_STOPPED, kernelGone } from "../src/view.js";
+import { ForestView } from "../src/view.js";
 import { stateTitle } from "../src/view_tree.js";
 import widget from "../src/widget.js";
 
@@ -555,6 +556,26 @@ describe("Requester", () => {
     assert.equal(kernelGone({ status: "idle", connectionStatus: "disconnected" }), KERNEL_STOPPED);
     assert.equal(kernelGone({ status: "idle", isDisposed: true }), KERNEL_STOPPED);
     for (const text of [KERNEL_RESTARTED, KERNEL_STOPPED]) assert.match(text, /re-run the cell that shows (it|this widget) \(%arborist\)$/);
+  });
+
+  test("the server is asked whether a kernel runs: false only when it says 404", async () => {
+    const asked = [];
+    const server = createServer((request, response) => {
+      asked.push([request.url, request.headers.authorization]);
+      response.writeHead(request.url.endsWith("/live") ? 200 : 404).end("{}");
+    });
+    await new Promise((done) => server.listen(0, "127.0.0.1", done));
+    const baseUrl = `http://127.0.0.1:${server.address().port}/base`;
+    try {
+      assert.equal(await kernelOnServer({ id: "live", serverSettings: { baseUrl } }), true);
+      assert.equal(await kernelOnServer({ id: "gone", serverSettings: { baseUrl: `${baseUrl}/`, token: "t0k" } }), false);
+      assert.deepEqual(asked, [["/base/api/kernels/live", undefined], ["/base/api/kernels/gone", "token t0k"]]);
+      assert.equal(await kernelOnServer(undefined), null, "no kernel: not known");
+      assert.equal(await kernelOnServer({ id: "x", serverSettings: {} }), null, "no server: not known");
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
+    assert.equal(await kernelOnServer({ id: "x", serverSettings: { baseUrl } }), null, "unreachable: not known");
   });
 
   test("a busy kernel is not a closed link; a kernel that answers the probe neither", async () => {

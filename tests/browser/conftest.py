@@ -127,6 +127,10 @@ class LabServer:
         nbformat.write(notebook, self.root / name)
         return name
 
+    def shut_down_kernel(self, kernel: str) -> None:
+        """Shut kernel ``kernel`` down through the REST API, as the Running panel does."""
+        _request(self.url + f"api/kernels/{kernel}", method="DELETE", timeout=30.0)
+
     def shut_down_kernels(self) -> None:
         """End every session (and its kernel) so the next test starts from a quiet server."""
         for session in json.loads(_request(self.url + "api/sessions")):
@@ -222,6 +226,9 @@ def start_server(
         "IPYTHONDIR": str(base / "ipython"),
         "ARBORIST_HOME": str(homes / "default"),
         "PYTHONUNBUFFERED": "1",
+        # The kernels import this checkout (and serve its widget bundle), not whichever one
+        # an editable install points at: a worktree's browser tests test the worktree.
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
         **(env or {}),
     }
     command = [

@@ -40,6 +40,8 @@ from tests.browser.test_lab import (
     row,
     write_documents,
 )
+from tests.browser.test_widget_kernel import _KERNEL_ID, _RESTART, RESTARTED, STOPPED
+from tests.browser.test_widget_kernel import _says as says
 from tests.browser.test_widget_look import (
     CELLS,
     THEMES,
@@ -267,4 +269,28 @@ def test_a_closed_link_says_so_in_notebook7_with_the_tree_tab_open(notebook: Not
     expect(status).not_to_contain_text("is it busy or stopped")
     shoot(forest, "notebook7-link-closed")
     tree_tab.close()
+    notebook.assert_clean()
+
+
+def test_a_kernel_shut_down_after_a_restart_is_said_at_once_in_notebook7(
+    notebook: Notebook7,
+) -> None:
+    """Issue #35, point 4, in Notebook 7: restarted, the widget says so; run again, it is
+    live; the kernel then shut down through the REST API (the Running tab, another page)
+    is said within 5 s, never "in sync"."""
+    write_documents(notebook)
+    notebook.open(notebook.server.write_notebook("kernel7.ipynb", [*ANSWER_CELLS, "%arborist"]))
+    notebook.run_all(4)
+    forest, _tree = forest_in(notebook, 3)
+    notebook._await(_RESTART, notebook.path, timeout_ms=KERNEL_READY_MS, what="restarting")
+    says(forest, RESTARTED)
+    notebook.page.wait_for_function(
+        _KERNEL_IDLE, arg=notebook.path, timeout=KERNEL_READY_MS
+    ).dispose()
+    notebook.run_all(4)
+    fresh, _tree = forest_in(notebook, 3)
+    expect(fresh.get_by_role("status", name="Status", exact=True)).to_contain_text("in sync")
+    notebook.server.shut_down_kernel(notebook.page.evaluate(_KERNEL_ID, notebook.path))
+    says(fresh, STOPPED)
+    shoot(fresh, "notebook7-kernel-shut-down-after-restart")
     notebook.assert_clean()

@@ -28,6 +28,18 @@ _RESTART_NOW = """(path) => {
     window.__arb.panel(path).sessionContext.session.kernel.restart();  // not awaited
 }"""
 
+_RESTART = """async (path) => {
+    await window.__arb.panel(path).sessionContext.session.kernel.restart();
+}"""
+
+_CHANGE = """async (path) => {
+    await window.__arb.panel(path).sessionContext.changeKernel({ name: 'python3' });
+}"""
+
+_IDLE = """(path) => window.__arb.panel(path).sessionContext.session?.kernel?.status === 'idle'"""
+
+_KERNEL_ID = """(path) => window.__arb.panel(path).sessionContext.session.kernel.id"""
+
 _SAVE = """async (path) => { await window.__arb.panel(path).context.save(); }"""
 
 
@@ -81,8 +93,36 @@ def test_a_killed_kernel_is_said_at_once(lab: Lab) -> None:
     status = forest.get_by_role("status", name="Status", exact=True)
     assert any(words in (status.text_content() or "") for words in (RESTARTED, STOPPED))
     shoot(forest, "lab-kernel-killed")
-    # Not yet: a kernel shut down from elsewhere (the server's API, another page) after a
-    # killed one was restarted stays "in sync" in the new widget past 5 s (issue #35 item 4).
+    lab.guard.assert_clean()
+
+
+@pytest.mark.parametrize("how", ["restart", "kill", "change"])
+def test_a_kernel_shut_down_from_elsewhere_after_a_restart_is_said_at_once(
+    lab: Lab, how: str
+) -> None:
+    """Restarted (the Restart command, killed and restarted by the server, or changed for a
+    new kernel, whose connection is a new object in the page), the widget
+    shown again is live; then the kernel is shut down through the server's REST API (as
+    the Running panel or another page does): said within 5 s, never "in sync"."""
+    write_documents(lab)
+    lab.open(lab.server.write_notebook(f"kernel-shut-{how}.ipynb", CELLS))
+    forest = _live_widget(lab)
+    if how == "restart":
+        lab._await(_RESTART, lab.path, timeout_ms=KERNEL_READY_MS, what="restarting the kernel")
+    elif how == "change":  # Kernel > Change Kernel: a new kernel, a new connection object
+        lab._await(_CHANGE, lab.path, timeout_ms=KERNEL_READY_MS, what="changing the kernel")
+    else:
+        os.kill(int(lab.run(WIDGET + 1)[0]["data"]["text/plain"]), signal.SIGKILL)
+    _says(forest, "re-run the cell")
+    lab.page.wait_for_function(_IDLE, arg=lab.path, timeout=KERNEL_READY_MS).dispose()
+    for index in range(WIDGET + 1):
+        lab.run(index)
+    fresh, _tree = forest_in(lab, WIDGET)
+    status = fresh.get_by_role("status", name="Status", exact=True)
+    expect(status, "the widget shown again is live").to_contain_text("in sync")
+    lab.server.shut_down_kernel(lab.page.evaluate(_KERNEL_ID, lab.path))
+    _says(fresh, STOPPED)
+    shoot(fresh, f"lab-kernel-shut-down-after-{how}")
     lab.guard.assert_clean()
 
 
