@@ -2,8 +2,9 @@
 
 The floor is measured by bench/followup_labels.py on all the labels in
 bench/natural_questions.json (the part once held out has been seen: it is dev now).
-The second blind set, bench/followup_holdout2.json, is never read here: its flag is
-tried on files of its shape written in a temporary folder.
+The blind sets, bench/followup_holdout2.json (seen since) and bench/followup_holdout3.json,
+are never read here: their flags are tried on files of their shape written in a temporary
+folder.
 """
 
 from __future__ import annotations
@@ -55,20 +56,26 @@ def write_labels(path: Path, items: object) -> Path:
     return path
 
 
-def test_holdout2_says_plainly_when_its_file_is_absent(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+BLIND_SETS = pytest.mark.parametrize("part", ["holdout2", "holdout3"])
+
+
+@BLIND_SETS
+def test_a_blind_set_says_plainly_when_its_file_is_absent(
+    part: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bench = load_bench()
-    assert BENCH.parent / "followup_holdout2.json" == bench.HOLDOUT2
-    missing = tmp_path / "followup_holdout2.json"
-    assert bench.main(["--holdout2", "--labels", str(missing)]) == 1
+    assert BENCH.parent / "followup_holdout2.json" == bench.HOLDOUT2 == bench.BLIND["holdout2"]
+    assert BENCH.parent / "followup_holdout3.json" == bench.HOLDOUT3 == bench.BLIND["holdout3"]
+    missing = tmp_path / f"followup_{part}.json"
+    assert bench.main([f"--{part}", "--labels", str(missing)]) == 1
     out = capsys.readouterr().out
-    assert out.strip() == f"follow-up labels (holdout2): {missing} is absent; nothing scored"
+    assert out.strip() == f"follow-up labels ({part}): {missing} is absent; nothing scored"
     assert "agreement" not in out and not missing.exists()
 
 
-def test_holdout2_scores_its_file_when_present(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@BLIND_SETS
+def test_a_blind_set_is_scored_when_its_file_is_present(
+    part: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bench = load_bench()
     items = [
@@ -77,16 +84,22 @@ def test_holdout2_scores_its_file_when_present(
         {"id": "h3", "question": "Define entropy", "label": "followup"},  # a misreading
     ]
     path = write_labels(tmp_path / "labels.json", items)
-    assert bench.main(["--holdout2", "--labels", str(path)]) == 0
+    assert bench.main([f"--{part}", "--labels", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "follow-up labels (holdout2): 1 standalone, 2 follow-up" in out
+    assert f"follow-up labels ({part}): 1 standalone, 2 follow-up" in out
     assert "agreement                    2/3 = 0.667" in out
     assert "follow-up called standalone: h3: Define entropy" in out
-    assert bench.main(["--holdout2", "--labels", str(path), "--floor"]) == 1  # 0.667 < 0.95
+    assert bench.main([f"--{part}", "--labels", str(path), "--floor"]) == 1  # 0.667 < 0.95
     capsys.readouterr()
-    assert bench.main(["--holdout2", "--labels", str(path), "--json"]) == 0
+    assert bench.main([f"--{part}", "--labels", str(path), "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
-    assert figures["part"] == "holdout2" and figures["followup_called_standalone"] == ["h3"]
+    assert figures["part"] == part and figures["followup_called_standalone"] == ["h3"]
+
+
+def test_the_two_blind_flags_are_one_or_the_other() -> None:
+    with pytest.raises(SystemExit) as raised:
+        load_bench().main(["--holdout2", "--holdout3"])
+    assert raised.value.code == 2
 
 
 @pytest.mark.parametrize(
@@ -99,19 +112,20 @@ def test_holdout2_scores_its_file_when_present(
         json.dumps([{"id": "h1", "label": "followup"}]),
     ],
 )
-def test_holdout2_refuses_a_file_of_another_shape_in_one_line(
-    content: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@BLIND_SETS
+def test_a_blind_set_of_another_shape_is_refused_in_one_line(
+    content: str, part: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bench = load_bench()
     path = tmp_path / "labels.json"
     path.write_text(content, encoding="utf-8")
-    assert bench.main(["--holdout2", "--labels", str(path)]) == 2
+    assert bench.main([f"--{part}", "--labels", str(path)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith(f"follow-up labels: {path}: ") and captured.err.count("\n") == 1
 
 
-def test_labels_without_holdout2_is_a_usage_error(tmp_path: Path) -> None:
+def test_labels_without_a_blind_flag_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as raised:
         load_bench().main(["--labels", str(tmp_path / "labels.json")])
     assert raised.value.code == 2
