@@ -3,7 +3,7 @@
 A question that does not stand alone is filed under the turn above it and borrows that
 turn's words (:mod:`arborist.qa.followups`); one that does is read as at the root. The
 rule reads the question as tokens (names, literals, words, punctuation) and the word
-lists below; docs/retrieval.md ("Follow-ups") gives it in full with its measurement.
+lists of :mod:`arborist.standalone_words`; docs/retrieval.md ("Follow-ups") gives it in full with its measurement.
 :mod:`arborist.analysis` re-exports :func:`stands_alone`, where its callers import it.
 """
 
@@ -11,126 +11,53 @@ from __future__ import annotations
 
 import re
 
+from arborist.standalone_words import (
+    ACKNOWLEDGEMENTS,
+    ADDITIVES,
+    ALTERNATIVES,
+    ANAPHORIC_MODIFIERS,
+    AUXILIARIES,
+    BE,
+    CLAUSE_WORDS,
+    COMPARATIVES,
+    CONDITIONS,
+    CONTINUATIONS,
+    DEFINING,
+    DEGREES,
+    DEMONSTRATIVES,
+    EVEN_BEFORE,
+    EXPLETIVE_VERBS,
+    FILLERS,
+    INTRODUCERS,
+    KINDS,
+    LIFTED,
+    MODIFYING,
+    MORE,
+    NOT_PROPER,
+    OBJECTS,
+    OWNED,
+    OWNERS,
+    PARTS,
+    PAST,
+    PREPOSITIONS,
+    PROCEED,
+    PRONOUNS,
+    RECALLED,
+    RELATIONAL,
+    RELATIVE,
+    RELATIVES,
+    REPEATS,
+    SAYING,
+    SEEKERS,
+    SEQUELS,
+    SUBORDINATORS,
+    WH,
+)
 from arborist.text_words import IDENTIFIER, STOPWORDS, fold
 
 __all__ = ["stands_alone"]
 
 
-def _wordset(listed: str) -> frozenset[str]:
-    """The words of ``listed``, separated by spaces: how the word lists below are written."""
-    return frozenset(listed.split())
-
-
-_PRONOUNS = _wordset("it its itself they them their theirs themselves he him his she her hers")
-"""Personal pronouns: a back-reference unless a noun phrase before them in the question
-can be what they stand for (or ``it`` is the empty subject of "is it possible to")."""
-_DEMONSTRATIVES = _wordset("this that these those")
-"""``this``/``these``/``those`` always point; ``that`` only where it cannot be a conjunction
-or a relative pronoun (first, after a preposition, or last in its clause)."""
-_INTRODUCERS = _wordset("a an my your our each every several multiple two three")
-"""Determiners that bring a new thing into the conversation ("a list", "my function", "two
-threads"); the nouns after them can be what a later pronoun of the same question refers
-to. ``the`` is not one: a definite noun phrase may itself point back."""
-_BE = _wordset("is s was be isn wasn")
-_EXPLETIVE_VERBS = _wordset("mean means take takes matter matters seem seems")
-_SUBORDINATORS = _wordset("to that when if whether")
-"""``it`` next to one of :data:`_BE` or :data:`_EXPLETIVE_VERBS` and followed in its clause
-by one of these stands for the clause ("Is it possible to ...", "What does it mean when ...")."""
-_ACKNOWLEDGEMENTS = _wordset("ok okay alright thanks thank cool great hmm")
-"""Replies to the turn above, skipped before reading the opener ("ok but for IPv6")."""
-_CONTINUATIONS = (
-    "and",
-    "also",
-    "but",
-    "so",
-    "then",
-    "or",
-    "what about",
-    "how about",
-    "what else",
-    "same",
-    "likewise",
-    "instead",
-)
-"""Openers that carry on from the turn above ("and for sets?", "same for csv")."""
-_PREPOSITIONS = _wordset(
-    "in with without for on using by via from at as into inside within through under over to"
-)
-"""A question opening with one of these and holding no clause is a modifier of the last
-one ("with a custom separator", "in UTC instead")."""
-_CLAUSE_WORDS = _wordset(
-    "what how why when where which who whom whose is are was were am do does did can "
-    "could should would will shall may might must has have had isn aren doesn don didn "
-    "won wouldn shouldn couldn"
-)
-_ADDITIVES = _wordset("too either")
-"""Last in a clause, these presuppose something said before ("with generators too?")."""
-_ALTERNATIVES = _wordset("or vs versus between than compared compare")
-_COMPARATIVES = _wordset(
-    "faster slower simpler easier better worse shorter cleaner quicker safer smaller "
-    "bigger larger cheaper clearer nicer"
-)
-"""A comparison with nothing to compare to ("faster way?") is against the last answer."""
-_RELATIVE = _COMPARATIVES | _wordset("different similar other")
-"""After "a"/"an", these make a noun phrase relative to one given ("a different way"): it
-brings nothing new."""
-_DEPENDENT = _wordset("example examples alternative alternatives")
-"""Nouns that are of something: "an example" with nothing after it is of the last answer."""
-_ANAPHORIC_MODIFIERS = _wordset(
-    "first second third last next previous other same former latter full whole complete "
-    "entire rest remaining above opposite"
-)
-"""After ``the``, these pick from or complete something already given ("the second
-argument", "the full code")."""
-_RELATIONAL = _wordset("difference")
-"""Nouns that need two things: without ``between``/``of`` they are the last answer's."""
-_REPEATS = _wordset("also again another")
-"""Words that ask for more of what was just given ("another example", "also", "again")."""
-_MORE = _wordset("more further elaborate")
-"""Ending a clause, these ask for more of what was just said ("tell me more", "Can you
-elaborate?"); with something after them they bring it ("more about asyncio")."""
-_FILLERS = _wordset("please pls plz kindly")
-"""Politeness, read as if absent wherever it stands ("an example please" is "an example")."""
-_OWNED = _DEPENDENT | _wordset(
-    "detail details output outputs result results value values default defaults error errors "
-    "syntax complexity signature purpose meaning reason answer code summary overview year "
-    "sequel prequel author plot ending reception budget license price cost"
-)
-"""Nouns that are of something ("the output", "the default value", "more details", "the
-sequel"): with no owner after them and no proper name in the question, they are of what
-the last answer was about."""
-_MODIFYING = _wordset("default defaults")
-"""Of :data:`_OWNED`, the ones that also modify the noun after them ("the default recursion
-limit" is a limit, of the recursion): of something only last, or before another one."""
-_SEEKERS = _wordset("the more any some what which")
-"""Before a noun phrase of :data:`_OWNED`, these ask for it ("the output", "more details")."""
-_OWNERS = _PREPOSITIONS | _wordset("of between about")
-"""After a noun phrase, these bring what it is of ("the output of ls", "the default for
-dict.get", "the default encoding in Python")."""
-_KINDS = _wordset(
-    "module modules function functions method methods class classes library package "
-    "operator statement keyword decorator command protocol language format algorithm"
-)
-"""A definite noun phrase with one of these names its thing by the word before it ("the
-json module", "the walrus operator"): it needs nothing said before."""
-_DEFINING = _wordset("is are s")
-"""After an opening "what", the bare noun after these is the new thing asked about."""
-_NOT_PROPER = _wordset("I None True False")
-"""Capitalised inside a sentence, yet naming no thing a question could be about."""
-_WH = _wordset("what how why when where which who whom whose")
-_AUXILIARIES = (_CLAUSE_WORDS | _BE) - _WH
-_PAST = _wordset("was were did had wasn weren didn hadn")
-"""A question in the past about "the N" asks about one particular N: the one the last
-answer was about ("Was the comic successful?", "When was the book published?"). The
-present is also the generic ("How does the garbage collector work?") and is not read so."""
-_DEGREES = _wordset("many much long often far old")
-"""After "how", part of the question word ("How many pages?", "How long?")."""
-_CONDITIONS = _wordset("if unless whenever when even")
-"""A question opening with one of these and holding no main clause is a condition on the
-last answer ("even when the list is empty?", "if the file is huge?")."""
-_EVEN_BEFORE = _SUBORDINATORS | _PREPOSITIONS | _wordset("though after before so")
-"""After an opening "even", these make it a concession ("even with a timeout?"), not the
-adjective of "even numbers"."""
 _TOKEN = re.compile(
     r"(?P<name>@[A-Za-z_]\w*|" + IDENTIFIER.pattern + r"|[^\W\d_]+\d\w*)"
     r"|(?P<literal>\d[\w.:/+-]*|\"[^\"]*\"|`[^`]*`|(?<!\w)'[^']*'(?!\w)"
@@ -178,11 +105,17 @@ def stands_alone(question: str) -> bool:
     rounding half up", "git rebase vs merge") is a search.
     """
     said = _Said.read(question)
-    if said.continues() or not said.has_content() or said.refers_back():
+    lifted = said.lifted()
+    if lifted is not None:
+        said = lifted
+    elif said.continues():
+        return False
+    if not said.has_content() or said.refers_back():
         return False
     if said.introduced(len(said.texts)) and not said.definite_subject():
         return True
-    return not (said.leans() or (question.rstrip().endswith("?") and not said.has_clause))
+    bare = question.rstrip().endswith("?") and not said.has_clause and said.contents() < 3
+    return not (said.leans() or bare)
 
 
 class _Said:
@@ -197,7 +130,7 @@ class _Said:
         names, which say what a question is about as a name does."""
         self.last_proper = max((j for j, p in enumerate(proper) if p), default=-1)
         self.plain = set(texts)
-        self.has_clause = bool(self.plain & _CLAUSE_WORDS)
+        self.has_clause = bool(self.plain & CLAUSE_WORDS)
         self.named = any(k in ("name", "literal") for k in kinds)
         self.first_content = next((k for k in range(len(texts)) if self.content(k)), len(texts))
         self.lowered = " ".join(fold(t) for k, t in zip(kinds, texts, strict=True) if k != "mark")
@@ -212,6 +145,9 @@ class _Said:
         )
         """Where the first new noun phrase's noun (or name, or literal) is: a pronoun after it
         may stand for it."""
+        self.first_and = next((j for j, t in enumerate(texts) if t == "and"), len(texts))
+        self._first_clause_alone: bool | None = None
+        self._relative_end: int | None = None
         self.first_and_after_new = next(
             (j for j in range(self.first_new + 1, len(texts)) if texts[j] == "and"), len(texts)
         )
@@ -219,26 +155,51 @@ class _Said:
     @classmethod
     def read(cls, question: str) -> _Said:
         tokens = [(str(m.lastgroup), m.group(0)) for m in _TOKEN.finditer(question)]
-        tokens = [(k, t) for k, t in tokens if k != "word" or fold(t) not in _FILLERS]
+        tokens = [(k, t) for k, t in tokens if k != "word" or fold(t) not in FILLERS]
         kinds = [kind for kind, _ in tokens]
         texts = [fold(text) if kind == "word" else text for kind, text in tokens]
         start = 0
-        while start < len(texts) and (kinds[start] == "mark" or texts[start] in _ACKNOWLEDGEMENTS):
+        while start < len(texts) and (kinds[start] == "mark" or texts[start] in ACKNOWLEDGEMENTS):
             start += 1
         proper = [
-            j > start and kind == "word" and text[:1].isupper() and text not in _NOT_PROPER
+            j > start and kind == "word" and text[:1].isupper() and text not in NOT_PROPER
             and tokens[j - 1][1] not in ".?!;:"
             for j, (kind, text) in enumerate(tokens)
         ]  # fmt: skip
+        for j in range(start, len(texts) - 1):
+            if texts[j] == "won" and texts[j + 1] == "t":
+                texts[j] = "will"  # "won't"; "won" alone is the verb ("Who won?")
         return cls(kinds[start:], texts[start:], proper[start:])
+
+    def lifted(self) -> _Said | None:
+        """What follows an opener of :data:`LIFTED`, when it has a subject of its own: a clause
+        with two words of its own or more ("And what is a closure?", "So how does compound
+        interest work?"), or three words of its own or more ("How about a good substitute for
+        buttermilk in pancakes?"), not itself a continuation. None otherwise."""
+        opener = next((c for c in LIFTED if self.lowered.startswith(c + " ")), None)
+        if opener is None:
+            return None
+        words = [j for j, kind in enumerate(self.kinds) if kind != "mark"]
+        start = words[len(opener.split())]
+        while start < len(self.texts) and self.kinds[start] == "mark":
+            start += 1
+        proper = [False, *self.proper[start + 1 :]]
+        rest = _Said(self.kinds[start:], self.texts[start:], proper)
+        if rest.continues() or rest.contents() < (2 if rest.has_clause else 3):
+            return None
+        return rest
+
+    def contents(self) -> int:
+        """How many words of its own (names, literals, words not stop words) it holds."""
+        return sum(self.content(i) for i in range(len(self.texts)))
 
     def continues(self) -> bool:
         """It opens with a continuation, or is a bare modifier ("with a custom separator")."""
-        if self.lowered in _CONTINUATIONS:
+        if self.lowered in CONTINUATIONS or self.lowered in PROCEED:
             return True
-        if self.lowered.startswith(tuple(c + " " for c in _CONTINUATIONS)):
+        if self.lowered.startswith(tuple(c + " " for c in CONTINUATIONS)):
             return True
-        if self.texts and self.texts[0] in _PREPOSITIONS and not self.has_clause:
+        if self.texts and self.texts[0] in PREPOSITIONS and not self.has_clause:
             return True
         return self.conditions()
 
@@ -246,14 +207,14 @@ class _Said:
         """It is only a condition, with no main clause: "even when the list is empty?", "if the
         file is huge" ("If ..., what happens?" and "When is ...?" have one)."""
         texts = self.texts
-        if not texts or texts[0] not in _CONDITIONS:
+        if not texts or texts[0] not in CONDITIONS:
             return False
         if texts[0] == "even":
-            return texts[1:2] != [] and texts[1] in _EVEN_BEFORE
-        if texts[0] == "when" and texts[1:2] != [] and texts[1] in _AUXILIARIES:
+            return texts[1:2] != [] and texts[1] in EVEN_BEFORE
+        if texts[0] == "when" and texts[1:2] != [] and texts[1] in AUXILIARIES:
             return False  # "When should I use a tuple?": a question
         return not any(
-            texts[k] in _WH or self.kinds[k - 1] == "mark"
+            texts[k] in WH or self.kinds[k - 1] == "mark"
             for k in range(1, len(texts))
             if self.kinds[k] != "mark"
         )
@@ -277,12 +238,14 @@ class _Said:
     def expletive(self, i: int) -> bool:
         """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ...")."""
         before, after = self.texts[i - 1 : i], self.texts[i + 1 : i + 2]
-        if not (set(before) & _BE or set(after) & (_BE | _EXPLETIVE_VERBS)):
+        if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
+            return self.new_within(i + 2, min(i + 9, len(self.texts)))
+        if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):
             return False
         for k in range(i + 1, min(i + 7, len(self.texts))):
             if self.kinds[k] == "mark":
                 return False
-            if self.texts[k] in _SUBORDINATORS:
+            if self.texts[k] in SUBORDINATORS:
                 return True
         return False
 
@@ -291,9 +254,9 @@ class _Said:
         texts = self.texts
         if texts[i] == "that" and not (
             i == 0
-            or texts[i - 1] in _PREPOSITIONS | _AUXILIARIES
+            or texts[i - 1] in PREPOSITIONS | AUXILIARIES
             or self.ends_clause(i + 1)
-            or texts[i + 1] in _PREPOSITIONS | _ADDITIVES
+            or texts[i + 1] in PREPOSITIONS | ADDITIVES
         ):
             return True  # a conjunction or a relative pronoun: "so that", "a list that"
         if self.content(i + 1) and (self.named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
@@ -306,15 +269,81 @@ class _Said:
         for i, word in enumerate(self.texts):
             if self.kinds[i] != "word":
                 continue
-            if word in _PRONOUNS:
-                if not (word == "it" and self.expletive(i)) and not self.introduced(i):
+            if word in PRONOUNS:
+                if not (word == "it" and self.expletive(i)) and not self.stands_for(i):
                     return True
-            elif word in _DEMONSTRATIVES:
+            elif word in DEMONSTRATIVES:
                 if not self.points_within(i):
                     return True
-            elif (word in _ADDITIVES and self.ends_clause(i + 1) and not self.coordinated(i)) or (
-                word == "instead" and self.texts[i + 1 : i + 2] != ["of"]
+            elif (
+                (word in ADDITIVES and self.ends_clause(i + 1) and not self.coordinated(i))
+                or (word == "instead" and self.texts[i + 1 : i + 2] != ["of"])
+                or self.recalls(i)
             ):
+                return True
+        return False
+
+    def recalls(self, i: int) -> bool:
+        """The word at ``i`` recalls the last answer: "next" ending a clause ("What happened
+        next"), "the part about ...", "the formula you used", "there" ending a clause with no
+        place named before it ("Why not use a mutex there?"; not "Is there ...")."""
+        texts, word = self.texts, self.texts[i]
+        before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
+        if word in SEQUELS:
+            return self.ends_clause(i + 1)
+        if word in PARTS:
+            return before == ["the"] and after != ["of"]
+        if word == "you":
+            return bool(set(after) & RECALLED)
+        if word != "there" or not self.ends_clause(i + 1) or set(before) & AUXILIARIES:
+            return False
+        return not any(self.proper[:i]) and not any(k != "word" for k in self.kinds[:i])
+
+    def stands_for(self, i: int) -> bool:
+        """A noun phrase before the pronoun at ``i`` can be what it stands for: a new one not
+        the head of a relative clause the pronoun is the object of ("a recipe that uses
+        them"), or the subject of a clause that stands alone before "and" ("how do index
+        funds work and why do people say they ...")."""
+        if self.introduced(i) and not (self.texts[i] in OBJECTS and i < self.relative_end()):
+            return True
+        return self.first_and < i and self.first_clause_alone()
+
+    def first_clause_alone(self) -> bool:
+        """The words before the first "and" have two words of their own or more, nothing that
+        refers back and nothing that leans: a clause whose subject a later pronoun may be."""
+        if self._first_clause_alone is None:
+            end = self.first_and
+            clause = _Said(self.kinds[:end], self.texts[:end], self.proper[:end])
+            self._first_clause_alone = (
+                clause.contents() >= 2 and not clause.refers_back() and not clause.leans()
+            )
+        return self._first_clause_alone
+
+    def relative_end(self) -> int:
+        """Where a relative clause on the first new noun phrase ("a recipe that uses them")
+        ends: at a mark, a conjunction, a question word or a new noun phrase."""
+        if self._relative_end is None:
+            texts, head = self.texts, self.phrase(self.first_new).stop
+            self._relative_end = head
+            if texts[head : head + 1] and texts[head] in RELATIVES:
+                ends = WH | CONDITIONS | INTRODUCERS | {"and", "but", "or"}
+                self._relative_end = next(
+                    (
+                        k
+                        for k in range(head + 1, len(texts))
+                        if self.kinds[k] != "word" or texts[k] in ends
+                    ),
+                    len(texts),
+                )
+        return self._relative_end
+
+    def new_within(self, start: int, stop: int) -> bool:
+        """A new noun phrase (a name, a literal, "a", "my", ...) starts in ``start:stop``, in the
+        clause ``start`` is in."""
+        for j in range(start, stop):
+            if self.kinds[j] == "mark":
+                return False
+            if self.kinds[j] != "word" or self.texts[j] in INTRODUCERS:
                 return True
         return False
 
@@ -328,21 +357,26 @@ class _Said:
         noun at ``k``; so does the bare noun a question defines ("What is memoization and why
         is it useful?")."""
         texts = self.texts
-        if k == j or (texts[j] in _INTRODUCERS and not self.relative(j)):
+        if k == j or (texts[j] in INTRODUCERS and not self.relative(j)):
             return True
         if texts[j] == "the" and k < len(texts):  # "the GIL", "the json module": named
-            return (k <= j + 2 and self.proper[k]) or (k == j + 2 and texts[k] in _KINDS)
-        return k == j + 1 == 2 and texts[0] == "what" and texts[1] in _DEFINING
+            return (k <= j + 2 and self.proper[k]) or (k == j + 2 and texts[k] in KINDS)
+        return k == j + 1 == 2 and texts[0] == "what" and texts[1] in DEFINING
 
     def relative(self, j: int) -> bool:
         """The determiner at ``j`` opens a noun phrase that is relative to something given:
         "a better way", "a different approach", or "an example" with nothing after it (but
         "explain recursion with an example": what came before it is what it is of)."""
         after = self.texts[j + 1 : j + 2]
-        if set(after) & _RELATIVE:
+        if set(after) & RELATIVE:
             return True
         of_before = self.texts[j - 1 : j] == ["with"] and self.first_content < j - 1
-        return bool(set(after) & _OWNED) and self.ends_clause(j + 2) and not of_before
+        span = range(j + 1, min(j + 2, len(self.texts)))
+        defining = j == 2 and self.texts[:2] == ["what", "is"]
+        if self.texts[j] in ("a", "an") and not defining:
+            span = self.phrase(j + 1)  # "a vegetarian version", not "What is a p-value"
+        owned = bool(span) and self.texts[span[-1]] in OWNED and self.ends_clause(span.stop)
+        return owned and not self.anchored(span) and not of_before
 
     def leans(self) -> bool:
         """Without a subject of its own, it leans on the last turn: "what if ...", a comparison
@@ -350,15 +384,17 @@ class _Said:
         difference", "also", "tell me more", a noun of something with nothing it is of, a
         question word with no verb, "the N" asked about in the past."""
         plain, texts = self.plain, self.texts
-        alternatives = bool(plain & _ALTERNATIVES)
-        if self.lowered.startswith("what if ") or plain & _REPEATS:
+        alternatives = bool(plain & ALTERNATIVES)
+        if self.lowered.startswith("what if ") or plain & REPEATS:
             return True
         if self.asks_more() or self.fragment() or self.owned() or self.definite_subject():
             return True
-        if any(texts[j] in _INTRODUCERS and self.relative(j) for j in range(len(texts))):
+        if self.only_owned():
+            return True
+        if any(texts[j] in INTRODUCERS and self.relative(j) for j in range(len(texts))):
             return True
         if not alternatives and (
-            plain & _COMPARATIVES
+            plain & COMPARATIVES
             or ("which" in plain and plain & {"one", "ones"})
             or self.lowered.startswith(("which is more ", "which is less ", "which is most "))
         ):
@@ -366,27 +402,33 @@ class _Said:
         return any(
             texts[i] == "the"
             and (
-                (texts[i + 1] in _ANAPHORIC_MODIFIERS and not self.of_a_name(self.phrase(i + 1)))
+                (texts[i + 1] in ANAPHORIC_MODIFIERS and not self.of_a_name(self.phrase(i + 1)))
                 or (
-                    texts[i + 1] in _RELATIONAL
-                    and texts[i + 2 : i + 3] not in (["between"], ["of"])
+                    texts[i + 1] in RELATIONAL and texts[i + 2 : i + 3] not in (["between"], ["of"])
                 )
             )
             for i in range(len(texts) - 1)
         )
 
+    def only_owned(self) -> bool:
+        """Its words of its own are all nouns of something, with no name: "Examples please",
+        "sources?" (not "Examples of decorators")."""
+        if self.named or any(self.proper) or not self.has_content():
+            return False
+        return all(self.texts[k] in OWNED for k in range(len(self.texts)) if self.content(k))
+
     def asks_more(self) -> bool:
         """Asks for more of what was said: "tell me more", "explain further", "Can you
         elaborate?"."""
-        return any(w in _MORE and self.ends_clause(i + 1) for i, w in enumerate(self.texts))
+        return any(w in MORE and self.ends_clause(i + 1) for i, w in enumerate(self.texts))
 
     def fragment(self) -> bool:
         """A question word and at most one word, with no verb: "What year?", "How many pages?",
         "Where exactly?" ask something of the thing the last answer was about."""
         texts = self.texts
-        if not texts or texts[0] not in _WH or self.plain & (_AUXILIARIES | {"to"}):
+        if not texts or texts[0] not in WH or self.plain & (AUXILIARIES | {"to"}):
             return False
-        degree = texts[0] == "how" and texts[1:2] != [] and texts[1] in _DEGREES
+        degree = texts[0] == "how" and texts[1:2] != [] and texts[1] in DEGREES
         return sum(self.content(k) for k in range(1 + degree, len(texts))) <= 1
 
     def phrase(self, i: int) -> range:
@@ -401,13 +443,13 @@ class _Said:
         proper name ("the GIL"), or what it is of follows it ("the output of ls")."""
         after = self.texts[span.stop : span.stop + 1]
         named = any(self.kinds[k] != "word" or self.proper[k] for k in span)
-        return named or bool(set(after) & _OWNERS)
+        return named or bool(set(after) & OWNERS)
 
     def of_a_name(self, span: range) -> bool:
         """What the noun phrase at ``span`` is of follows it and is named ("the first president
         of the United States", "the last commit in Git"; not "the rest of the code")."""
         owner = self.texts[span.stop : span.stop + 1]
-        return bool(set(owner) & _OWNERS) and self.last_proper >= span.stop
+        return bool(set(owner) & OWNERS) and self.last_proper >= span.stop
 
     def owned(self) -> bool:
         """A noun of something asked for with nothing it is of ("What's the default value?",
@@ -415,20 +457,20 @@ class _Said:
         texts = self.texts
         if any(self.proper):
             return False  # "What year did World War II end?": the name is what it is of
-        spans = [self.phrase(j + 1) for j in range(len(texts) - 1) if texts[j] in _SEEKERS]
+        spans = [self.phrase(j + 1) for j in range(len(texts) - 1) if texts[j] in SEEKERS]
         return any(any(self.of_something(k, s) for k in s) and not self.anchored(s) for s in spans)
 
     def of_something(self, k: int, span: range) -> bool:
         """The word at ``k``, in the noun phrase ``span``, is a noun of something: one of
-        :data:`_OWNED` ("the output", "more details", "the default value"), or a kind with no
+        :data:`OWNED` ("the output", "more details", "the default value"), or a kind with no
         name before it ("the function", not "the json module")."""
         texts = self.texts
-        if texts[k] in _MODIFYING:
-            return k == span[-1] or texts[k + 1] in _OWNED
-        if texts[k] in _KINDS:
-            kinds = [m for m in span if texts[m] in _KINDS]
+        if texts[k] in MODIFYING:
+            return k == span[-1] or texts[k + 1] in OWNED
+        if texts[k] in KINDS:
+            kinds = [m for m in span if texts[m] in KINDS]
             return k == span.start and texts[k - 1] == "the" and kinds == [k]
-        return texts[k] in _OWNED
+        return texts[k] in OWNED
 
     def definite_subject(self) -> bool:
         """A yes/no question, one in the past, or "who is", about "the N" where nothing says
@@ -436,15 +478,15 @@ class _Said:
         published?", "Who is the villain?" ("Can the json module ...?" says which: a name
         before a kind; "Who is the author of Dune?": what it is of)."""
         texts = self.texts
-        for i in range(1, min(len(texts) - 1, 4)):
+        for i in range(1, min(len(texts) - 1, 6)):
             asked = (
-                (i == 1 and texts[0] in _AUXILIARIES)
-                or (texts[i - 1] in _PAST and texts[0] in _WH)
-                or (i == 2 and texts[0] == "who" and texts[1] in _DEFINING | _PAST)
+                (i == 1 and texts[0] in AUXILIARIES)
+                or (texts[i - 1] in PAST and texts[0] in WH)
+                or (i == 2 and texts[0] == "who" and texts[1] in DEFINING | PAST)
             )
             if texts[i] != "the" or not asked:
                 continue
             span = self.phrase(i + 1)
-            if span and not self.anchored(span) and not any(texts[k] in _KINDS for k in span[1:]):
+            if span and not self.anchored(span) and not any(texts[k] in KINDS for k in span[1:]):
                 return True
         return False
