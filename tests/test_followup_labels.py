@@ -201,6 +201,33 @@ def test_labels_without_a_blind_flag_is_a_usage_error(tmp_path: Path) -> None:
         "If I delete a key while iterating, what happens?",
         "When should I use a tuple?",
         "Even numbers in a list: how do I filter them?",
+        # an opener followed by a subject of its own: what follows decides, not the opener
+        "And how does a hash table handle collisions?",
+        "So what causes inflation in an economy?",
+        "Also, what is the capital of Australia?",
+        "How about a quick recipe for banana bread?",  # three words of its own, no clause
+        "What about the French Revolution led to Napoleon?",
+        # a pronoun standing for the subject of a first clause that stands alone
+        "How do vaccines work and why do they need boosters?",
+        "How do I sort dictionaries and print them?",
+        # "it says" with what it says quoted or named: the program's output
+        "When I run make it says 'no rule to make target', why?",
+        "When it says my disk is full, what does that mean?",
+        # a phrase with three words of its own and no clause
+        "Difference between RAM and ROM?",
+        # a relative clause's pronoun that is its own, or a later clause's
+        "I wrote a function that calls itself; why does it overflow?",
+        # nouns of something with what they are of; a question "what is a N" defines
+        "Is there a free version of Photoshop?",
+        "What are the side effects of ibuprofen?",
+        "Examples of Python decorators",
+        "What is a null value?",
+        # "won" the verb, "won't" the auxiliary; "did N sell" with a name
+        "Who won the 1998 World Cup?",
+        "Why won't my car start?",
+        "How many copies did Thriller sell?",
+        # "there" after "is": nothing pointed at
+        "Is there a place to park near the Louvre?",
     ],
 )
 def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
@@ -279,6 +306,31 @@ def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
         "even with a timeout?",
         "if the file is huge?",
         "Is that true?",  # "that" after a verb is a pronoun, not a conjunction
+        # an opener followed by too little of its own, or "or" (always a continuation)
+        "And how do I install?",
+        "But what about memory?",
+        "What about the sequel?",
+        "How about a smaller one?",
+        "Or should I use a set?",
+        # asking the answer to go on, or what came after it
+        "Go ahead",
+        "carry on",
+        "What came next?",
+        # recalling the last answer: its part, what "you" did in it, a place in it
+        "the part where you sort the keys, why?",
+        "what does the code you showed return",
+        "Why did you use a dict there?",
+        # nouns of something with nothing they are of
+        "Is there a gluten free version?",  # "a ... version": its last noun decides
+        "Any drawbacks?",
+        "Benefits?",
+        "Summary please",
+        # a verb and a question word ("won" is the verb here), "the N" in the past
+        "Who lost?",
+        "How long did the war last?",
+        # the object of a relative clause on the only noun phrase, "it says" with nothing said
+        "Can you write a function that calls them in order?",
+        "Why does it say permission denied?",
     ],
 )
 def test_a_question_that_leans_on_the_turn_above_is_a_follow_up(question: str) -> None:
@@ -291,3 +343,7 @@ def test_a_long_question_is_read_in_linear_time() -> None:
     assert not stands_alone("the first " * 20_000)
     assert not stands_alone("if the list is empty " * 20_000)
     assert not stands_alone("Was the comic successful? " * 20_000)
+    assert not stands_alone("a recipe that " + "them " * 50_000)
+    assert stands_alone("how do index funds work and " + "they " * 50_000)
+    assert not stands_alone("it says " * 30_000)
+    assert not stands_alone("and so " * 30_000)
