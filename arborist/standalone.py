@@ -148,6 +148,7 @@ class _Said:
         self.first_and = next((j for j, t in enumerate(texts) if t == "and"), len(texts))
         self._first_clause_alone: bool | None = None
         self._relative_end: int | None = None
+        self.first_condition = next((j for j, t in enumerate(texts) if t in CONDITIONS), len(texts))
         self.first_and_after_new = next(
             (j for j in range(self.first_new + 1, len(texts)) if texts[j] == "and"), len(texts)
         )
@@ -290,7 +291,7 @@ class _Said:
         texts, word = self.texts, self.texts[i]
         before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
         if word in SEQUELS:
-            return self.ends_clause(i + 1)
+            return self.ends_clause(i + 1) and self.first_condition > i
         if word in PARTS:
             return before == ["the"] and after != ["of"]
         if word == "you":

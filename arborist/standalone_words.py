@@ -106,8 +106,9 @@ CLAUSE_WORDS = wordset(
     "wouldn shouldn couldn"
 )
 ADDITIVES = wordset("too either")
-SEQUELS = wordset("next afterwards afterward")
-"""Ending a clause, these presuppose what came before ("What happened next")."""
+SEQUELS = wordset("next afterwards afterward then")
+"""Ending a clause, these presuppose what came before ("What happened next", "what happens
+then"), unless a condition in the question is what came before ("If ..., what then?")."""
 PARTS = wordset("part parts bit bits section passage paragraph sentence")
 """After ``the`` and not followed by ``of``, a part of the last answer ("the part about X")."""
 RECALLED = wordset(

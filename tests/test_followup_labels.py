@@ -199,6 +199,7 @@ def test_labels_without_a_blind_flag_is_a_usage_error(tmp_path: Path) -> None:
         "explain recursion with an example",
         # a condition with its main clause
         "If I delete a key while iterating, what happens?",
+        "If I delete a key, what happens then?",  # "then": after the condition
         "When should I use a tuple?",
         "Even numbers in a list: how do I filter them?",
         # an opener followed by a subject of its own: what follows decides, not the opener
@@ -316,6 +317,7 @@ def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
         "Go ahead",
         "carry on",
         "What came next?",
+        "And what happens to the file handle then?",
         # recalling the last answer: its part, what "you" did in it, a place in it
         "the part where you sort the keys, why?",
         "what does the code you showed return",
@@ -347,3 +349,4 @@ def test_a_long_question_is_read_in_linear_time() -> None:
     assert stands_alone("how do index funds work and " + "they " * 50_000)
     assert not stands_alone("it says " * 30_000)
     assert not stands_alone("and so " * 30_000)
+    assert not stands_alone("what then? " * 30_000)
