@@ -50,6 +50,7 @@ from arborist.standalone_words import (
     SAYING,
     SEEKERS,
     SEQUELS,
+    SOMEONE,
     SUBORDINATORS,
     WH,
 )
@@ -386,7 +387,7 @@ class _Said:
         question word with no verb, "the N" asked about in the past."""
         plain, texts = self.plain, self.texts
         alternatives = bool(plain & ALTERNATIVES)
-        if self.lowered.startswith("what if ") or plain & REPEATS:
+        if self.lowered.startswith("what if ") or plain & REPEATS or self.asks_else():
             return True
         if self.asks_more() or self.fragment() or self.owned() or self.definite_subject():
             return True
@@ -410,6 +411,12 @@ class _Said:
             )
             for i in range(len(texts) - 1)
         )
+
+    def asks_else(self) -> bool:
+        """ "else" after a question word or "anything", "someone", ...: more than was said
+        ("Who else was involved?", "anything else?"; not "an if else statement")."""
+        texts = self.texts
+        return any(w == "else" and texts[k - 1] in WH | SOMEONE for k, w in enumerate(texts) if k)
 
     def only_owned(self) -> bool:
         """Its words of its own are all nouns of something, with no name: "Examples please",
@@ -485,9 +492,20 @@ class _Said:
                 or (texts[i - 1] in PAST and texts[0] in WH)
                 or (i == 2 and texts[0] == "who" and texts[1] in DEFINING | PAST)
             )
-            if texts[i] != "the" or not asked:
-                continue
-            span = self.phrase(i + 1)
-            if span and not self.anchored(span) and not any(texts[k] in KINDS for k in span[1:]):
+            if texts[i] == "the" and asked and self.unsaid(i):
                 return True
         return False
+
+    def unsaid(self, i: int) -> bool:
+        """The "the" at ``i`` opens a noun phrase that says not which thing it is, or one of
+        another that does not ("the name of the ship"; not "the author of Dune")."""
+        texts = self.texts
+        while True:
+            span = self.phrase(i + 1)
+            if not span or any(texts[k] in KINDS for k in span[1:]):
+                return False
+            if not self.anchored(span):
+                return True
+            if texts[span.stop : span.stop + 2] != ["of", "the"]:
+                return False
+            i = span.stop + 1

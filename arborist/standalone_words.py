@@ -47,6 +47,7 @@ __all__ = [
     "SAYING",
     "SEEKERS",
     "SEQUELS",
+    "SOMEONE",
     "SUBORDINATORS",
     "WH",
     "wordset",
@@ -143,6 +144,8 @@ argument", "the full code")."""
 RELATIONAL = wordset("difference")
 """Nouns that need two things: without ``between``/``of`` they are the last answer's."""
 REPEATS = wordset("also again another")
+SOMEONE = wordset("anyone anything anywhere someone something somewhere")
+"""Before "else", these (and a question word) ask for more than was said ("who else")."""
 """Words that ask for more of what was just given ("another example", "also", "again")."""
 MORE = wordset("more further elaborate")
 """Ending a clause, these ask for more of what was just said ("tell me more", "Can you
@@ -153,7 +156,8 @@ OWNED = DEPENDENT | wordset(
     "detail details output outputs result results value values default defaults error errors "
     "syntax complexity signature purpose meaning reason answer code summary overview year "
     "sequel prequel author plot ending reception budget license price cost runtime version "
-    "effects risks downsides drawbacks benefits advantages disadvantages limitations"
+    "effects risks downsides drawbacks benefits advantages disadvantages limitations pros cons "
+    "criticism criticisms catch"
 )
 """Nouns that are of something ("the output", "the default value", "more details", "the
 sequel"): with no owner after them and no proper name in the question, they are of what

@@ -229,6 +229,7 @@ def test_labels_without_a_blind_flag_is_a_usage_error(tmp_path: Path) -> None:
         "How many copies did Thriller sell?",
         # "there" after "is": nothing pointed at
         "Is there a place to park near the Louvre?",
+        "How do I write an if else statement in bash?",  # "else" after no question word
     ],
 )
 def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
@@ -327,6 +328,11 @@ def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
         "Any drawbacks?",
         "Benefits?",
         "Summary please",
+        "What are the pros and cons?",
+        # "the N of the M" where nothing says which M; "else" after a question word
+        "What was the name of the ship?",
+        "Who is the author of the book?",
+        "Who else was involved?",
         # a verb and a question word ("won" is the verb here), "the N" in the past
         "Who lost?",
         "How long did the war last?",
@@ -350,3 +356,4 @@ def test_a_long_question_is_read_in_linear_time() -> None:
     assert not stands_alone("it says " * 30_000)
     assert not stands_alone("and so " * 30_000)
     assert not stands_alone("what then? " * 30_000)
+    assert not stands_alone("Was the name " + "of the name " * 20_000)
