@@ -25,12 +25,14 @@ from arborist.standalone_words import (
     DEFINING,
     DEGREES,
     DEMONSTRATIVES,
+    EVALUATIVE,
     EVEN_BEFORE,
     EXPLETIVE_VERBS,
     FILLERS,
     INTRODUCERS,
     KINDS,
     LIFTED,
+    MODIFIERS,
     MODIFYING,
     MORE,
     NOT_PROPER,
@@ -39,6 +41,7 @@ from arborist.standalone_words import (
     OWNERS,
     PARTS,
     PAST,
+    POSSESSIVES,
     PREPOSITIONS,
     PROCEED,
     PRONOUNS,
@@ -71,36 +74,28 @@ _TOKEN = re.compile(
 def stands_alone(question: str) -> bool:
     """Whether ``question`` can be answered without the turns above it.
 
-    It cannot when it
+    It cannot when it (docs/retrieval.md, "Follow-ups", gives each rule with its examples)
 
-    * continues another: it opens with a continuation ("And for an even number?",
-      "What about dumps?", "ok but for IPv6", "same for csv"), or with a preposition and
-      holds no clause ("with a custom separator", "Without using a loop?");
-    * has no word of its own left after the stop words ("Why?", "how so");
-    * presupposes something said: "too" or "either" ending a clause, "instead" not
-      followed by "of";
-    * refers back: a pronoun ("Who created him?", "Does it work with generators?") with
-      no noun phrase before it in the question that it can stand for ("a list ... into
-      it", "json.dumps ... its keys"; a new noun phrase is a name, a literal, or a noun
-      after "a", "my", "each" ...: "the" introduces nothing), "it" as the empty subject of
-      "Is it possible to ..." excepted; a demonstrative pronoun ("Can I do that ...?")
-      likewise; "this"/"that" before a noun ("this timestamp", "That regex") unless the
-      question names what it points at (a name or literal, "that regex I wrote");
-    * is only a condition on the last answer: "even when the list is empty?", "if the file
-      is huge" (no main clause after it);
-    * asks about "the N" in the subject of a yes/no question, of one in the past or after
-      "who is", with nothing saying which N ("Was the comic successful?", "When was the
-      book published?", "Who is the villain?"; "Is the GIL ...", "Can the json module
-      ...", "the order of keys" say which);
-    * has no subject of its own (no name, literal or new noun phrase) and leans on the
-      last one: "what if ...", a comparison with nothing to compare ("which one is
-      faster"), "the second/other/full ...", "the difference" between nothing, "also",
-      "again", "another", "tell me more", "Can you elaborate?", a question word with no
-      verb and at most one word ("What year?", "How many pages?"), a noun that is of
-      something with nothing it is of ("What's the default value?", "Give more details",
-      "Who wrote the sequel?", "the function" with no name before it; a proper name in the
-      question may be it), "which is more ...", or is a phrase with a question mark and no
-      clause ("thread-safe?").
+    * continues another: a continuation opener with too little of its own after it ("And
+      for sets?", "What about dumps?"; "And what is a closure?" has a subject of its own),
+      "go on", or a bare modifier or condition ("with a custom separator", "even when
+      the list is empty?");
+    * has no word of its own ("Why?"), or presupposes something said ("too", "instead",
+      "next" ending a clause) or recalls the last answer ("the part about ...", "the
+      formula you used", "there" ending a clause);
+    * refers back: a pronoun or demonstrative with no noun phrase in the question that it
+      can stand for (a name, a literal, a noun after "a"/"my"/..., a first clause's
+      subject; not the head of the relative clause it is the object of: "a recipe that
+      uses them"), "it" standing for a clause ("Is it possible to ...") or for a program's
+      output ("it says 'divergent branches'") excepted;
+    * asks about "the N" with nothing saying which N, as the subject of a yes/no question,
+      one in the past or after "who is" ("Was the comic successful?");
+    * leans on the last answer with no subject of its own: "what if ...", a comparison
+      with nothing to compare, "the second/other/full ...", "also", "another", "tell me
+      more", a question word or auxiliary with at most one word ("What year?", "Who won?",
+      "Should I be worried?"), a noun that is of something with nothing it is of ("What's
+      the default value?", "Examples please", "Is there a vegetarian version?"), or a
+      phrase with a question mark, no clause and fewer than three words of its own.
 
     "please" is read as absent. A phrase without a question mark ("heapq", "decimal
     rounding half up", "git rebase vs merge") is a search.
@@ -259,9 +254,19 @@ class _Said:
             or texts[i - 1] in PREPOSITIONS | AUXILIARIES
             or self.ends_clause(i + 1)
             or texts[i + 1] in PREPOSITIONS | ADDITIVES
+            or (self.content(i + 1) and self.ends_clause(i + 2))  # "put that line?"
         ):
             return True  # a conjunction or a relative pronoun: "so that", "a list that"
-        if self.content(i + 1) and (self.named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
+        named = self.named
+        if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
+            near = range(i + 1, min(i + 5, len(texts)))
+            named = any(  # "this regex match 'abc'", not "that work for Python 2"
+                (self.kinds[k] in ("name", "literal") or self.proper[k])
+                and texts[k - 1] not in PREPOSITIONS
+                for k in near[:3]
+            )
+            named = named or any(texts[k] == ":" for k in near)  # "this error mean: ..."
+        if self.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
             return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
         return self.introduced(i)
 
@@ -308,7 +313,20 @@ class _Said:
         funds work and why do people say they ...")."""
         if self.introduced(i) and not (self.texts[i] in OBJECTS and i < self.relative_end()):
             return True
+        if self.texts[i] in POSSESSIVES and self.bare_subject() < i:
+            return True  # "Why do cats land on their feet?"
         return self.first_and < i and self.first_clause_alone()
+
+    def bare_subject(self) -> int:
+        """Where the subject of a question is, when it is a noun with no determiner right after
+        the opening auxiliary ("Do cats ...", "Why do cats ..."); past the end otherwise."""
+        texts = self.texts
+        k = 1 if texts[:1] and texts[0] in AUXILIARIES else 2
+        if k == 2 and not (texts[:1] and texts[0] in WH and texts[1:2] and texts[1] in AUXILIARIES):
+            return len(texts)
+        if self.content(k) and texts[k] not in OWNED and not texts[k].endswith("ing"):
+            return k
+        return len(texts)
 
     def first_clause_alone(self) -> bool:
         """The words before the first "and" have two words of their own or more, nothing that
@@ -327,7 +345,8 @@ class _Said:
         if self._relative_end is None:
             texts, head = self.texts, self.phrase(self.first_new).stop
             self._relative_end = head
-            if texts[head : head + 1] and texts[head] in RELATIVES:
+            opens = RELATIVES | (MODIFIERS if self.kinds[self.first_new] == "word" else set())
+            if texts[head : head + 1] and texts[head] in opens:
                 ends = WH | CONDITIONS | INTRODUCERS | {"and", "but", "or"}
                 self._relative_end = next(
                     (
@@ -375,6 +394,7 @@ class _Said:
         of_before = self.texts[j - 1 : j] == ["with"] and self.first_content < j - 1
         span = range(j + 1, min(j + 2, len(self.texts)))
         defining = j == 2 and self.texts[:2] == ["what", "is"]
+        defining = defining and not set(self.texts[j + 1 : j + 2]) & EVALUATIVE
         if self.texts[j] in ("a", "an") and not defining:
             span = self.phrase(j + 1)  # "a vegetarian version", not "What is a p-value"
         owned = bool(span) and self.texts[span[-1]] in OWNED and self.ends_clause(span.stop)
@@ -434,6 +454,8 @@ class _Said:
         """A question word and at most one word, with no verb: "What year?", "How many pages?",
         "Where exactly?" ask something of the thing the last answer was about."""
         texts = self.texts
+        if texts and texts[0] in AUXILIARIES and not self.named and not any(self.proper):
+            return self.contents() <= 1  # "Should I be worried?", "Can you show me?"
         if not texts or texts[0] not in WH or self.plain & (AUXILIARIES | {"to"}):
             return False
         degree = texts[0] == "how" and texts[1:2] != [] and texts[1] in DEGREES
@@ -466,7 +488,22 @@ class _Said:
         if any(self.proper):
             return False  # "What year did World War II end?": the name is what it is of
         spans = [self.phrase(j + 1) for j in range(len(texts) - 1) if texts[j] in SEEKERS]
-        return any(any(self.of_something(k, s) for k in s) and not self.anchored(s) for s in spans)
+        return any(
+            any(self.of_something(k, s) for k in s)
+            and not self.anchored(s)
+            and (texts[s.start - 1] not in WH or self.said_after(s.stop) < 2)
+            for s in spans
+        )
+
+    def said_after(self, k: int) -> int:
+        """How many words of its own the clause holds from ``k`` ("What steps should I take to
+        start a business?": a question word's noun of something has its owner there)."""
+        said = 0
+        for j in range(k, min(k + 12, len(self.texts))):  # two are enough to know
+            if self.ends_clause(j) or said == 2:
+                break
+            said += self.content(j)
+        return said
 
     def of_something(self, k: int, span: range) -> bool:
         """The word at ``k``, in the noun phrase ``span``, is a noun of something: one of
@@ -506,6 +543,7 @@ class _Said:
                 return False
             if not self.anchored(span):
                 return True
-            if texts[span.stop : span.stop + 2] != ["of", "the"]:
+            owner = texts[span.stop : span.stop + 2]
+            if len(owner) < 2 or owner[0] not in OWNERS or owner[1] != "the":
                 return False
             i = span.stop + 1

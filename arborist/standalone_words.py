@@ -23,11 +23,13 @@ __all__ = [
     "DEMONSTRATIVES",
     "DEPENDENT",
     "EVEN_BEFORE",
+    "EVALUATIVE",
     "EXPLETIVE_VERBS",
     "FILLERS",
     "INTRODUCERS",
     "KINDS",
     "LIFTED",
+    "MODIFIERS",
     "MODIFYING",
     "MORE",
     "NOT_PROPER",
@@ -36,6 +38,7 @@ __all__ = [
     "OWNERS",
     "PARTS",
     "PAST",
+    "POSSESSIVES",
     "PREPOSITIONS",
     "PROCEED",
     "PRONOUNS",
@@ -121,7 +124,16 @@ SAYING = wordset("says said shows prints printed outputs complains")
 """``it`` before one of these is the program's output, not a thing said before, when what it
 says is there ("When it says my container exited with code 137, ...")."""
 RELATIVES = wordset("that which who")
+MODIFIERS = wordset("about on of for")
+"""After a noun phrase, these open what it is about: an object pronoun in it is not that
+noun phrase ("a book about it", like "a recipe that uses them")."""
+EVALUATIVE = wordset("good best nice decent healthy cheap simple easy quick great")
+"""Before a noun of something, these ask for one of it ("What's a good substitute?"): a
+recommendation, not a definition."""
 OBJECTS = wordset("it them him her")
+POSSESSIVES = wordset("its their his")
+"""Possessive pronouns: they may stand for the bare subject of their clause ("Why do cats
+land on their feet?"), which an object pronoun cannot."""
 """Object pronouns: in a relative clause on a noun phrase they cannot stand for it."""
 """Last in a clause, these presuppose something said before ("with generators too?")."""
 ALTERNATIVES = wordset("or vs versus between than compared compare")
@@ -157,7 +169,8 @@ OWNED = DEPENDENT | wordset(
     "syntax complexity signature purpose meaning reason answer code summary overview year "
     "sequel prequel author plot ending reception budget license price cost runtime version "
     "effects risks downsides drawbacks benefits advantages disadvantages limitations pros cons "
-    "criticism criticisms catch"
+    "criticism criticisms catch substitute replacement recipe ingredients instructions steps "
+    "requirements penalty penalties"
 )
 """Nouns that are of something ("the output", "the default value", "more details", "the
 sequel"): with no owner after them and no proper name in the question, they are of what

@@ -230,6 +230,16 @@ def test_labels_without_a_blind_flag_is_a_usage_error(tmp_path: Path) -> None:
         # "there" after "is": nothing pointed at
         "Is there a place to park near the Louvre?",
         "How do I write an if else statement in bash?",  # "else" after no question word
+        # a question word's noun of something with its owner later in the clause
+        "What steps should I take to start a business?",
+        "What ingredients do I need for pancakes?",
+        "What is a good substitute for eggs in baking?",
+        # a possessive standing for a bare subject; a demonstrative naming its thing
+        "Do cats like their owners?",
+        "So why do cats always land on their feet?",
+        "Does this regex match 'abc'?",
+        # a yes/no question with two words of its own
+        "Does caching help?",
     ],
 )
 def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
@@ -338,6 +348,18 @@ def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
         "How long did the war last?",
         # the object of a relative clause on the only noun phrase, "it says" with nothing said
         "Can you write a function that calls them in order?",
+        "Is there a book about it?",  # a pronoun in the only new noun phrase's modifier
+        # a yes/no question with at most one word of its own
+        "Should I be worried?",
+        "Can you show me?",
+        # a recommendation of a noun of something; "the N PREP the M" with nothing saying which M
+        "What's a good substitute?",
+        "What's the recipe?",
+        "Which version should I install?",
+        "Who was the king at the time?",
+        # a demonstrative subject, whatever is named after a preposition; "that" + noun ending
+        "Does that work for Python 2?",
+        "Where do I put that line?",
         "Why does it say permission denied?",
     ],
 )
@@ -357,3 +379,4 @@ def test_a_long_question_is_read_in_linear_time() -> None:
     assert not stands_alone("and so " * 30_000)
     assert not stands_alone("what then? " * 30_000)
     assert not stands_alone("Was the name " + "of the name " * 20_000)
+    assert not stands_alone("what details " * 30_000)
