@@ -9,8 +9,6 @@ lists of :mod:`arborist.standalone_words`; docs/retrieval.md ("Follow-ups") give
 
 from __future__ import annotations
 
-import re
-
 from arborist.standalone_words import (
     ACKNOWLEDGEMENTS,
     ADDITIVES,
@@ -55,20 +53,12 @@ from arborist.standalone_words import (
     SEQUELS,
     SOMEONE,
     SUBORDINATORS,
+    TOKEN,
     WH,
 )
-from arborist.text_words import IDENTIFIER, STOPWORDS, fold
+from arborist.text_words import STOPWORDS, fold
 
 __all__ = ["stands_alone"]
-
-
-_TOKEN = re.compile(
-    r"(?P<name>@[A-Za-z_]\w*|" + IDENTIFIER.pattern + r"|[^\W\d_]+\d\w*)"
-    r"|(?P<literal>\d[\w.:/+-]*|\"[^\"]*\"|`[^`]*`|(?<!\w)'[^']*'(?!\w)"
-    r"|(?<![\w*+/%=<>!&|^~:-])(?::=|!=|->|[*+/%=<>&|^~]+)(?![\w*+/%=<>!&|^~-]))"
-    r"|(?P<word>[^\W\d_]+)"
-    r"|(?P<mark>[?!.;:,])"
-)
 
 
 def stands_alone(question: str) -> bool:
@@ -144,6 +134,10 @@ class _Said:
         self.first_and = next((j for j, t in enumerate(texts) if t == "and"), len(texts))
         self._first_clause_alone: bool | None = None
         self._relative_end: int | None = None
+        self.first_named = next(
+            (j for j, k in enumerate(kinds) if k in ("name", "literal") or proper[j]), len(texts)
+        )
+        """Where the first name, literal or proper name is: a place "there" may be."""
         self.first_condition = next((j for j, t in enumerate(texts) if t in CONDITIONS), len(texts))
         self.first_and_after_new = next(
             (j for j in range(self.first_new + 1, len(texts)) if texts[j] == "and"), len(texts)
@@ -151,7 +145,7 @@ class _Said:
 
     @classmethod
     def read(cls, question: str) -> _Said:
-        tokens = [(str(m.lastgroup), m.group(0)) for m in _TOKEN.finditer(question)]
+        tokens = [(str(m.lastgroup), m.group(0)) for m in TOKEN.finditer(question)]
         tokens = [(k, t) for k, t in tokens if k != "word" or fold(t) not in FILLERS]
         kinds = [kind for kind, _ in tokens]
         texts = [fold(text) if kind == "word" else text for kind, text in tokens]
@@ -268,7 +262,7 @@ class _Said:
             named = named or any(texts[k] == ":" for k in near)  # "this error mean: ..."
         if self.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
             return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
-        return self.introduced(i)
+        return self.introduced(i) and not i < self.relative_end()  # "a library for that"
 
     def refers_back(self) -> bool:
         """A pronoun or demonstrative with nothing in the question to stand for, or a word
@@ -302,9 +296,13 @@ class _Said:
             return before == ["the"] and after != ["of"]
         if word == "you":
             return bool(set(after) & RECALLED)
-        if word != "there" or not self.ends_clause(i + 1) or set(before) & AUXILIARIES:
+        if (
+            word not in ("there", "here")
+            or not self.ends_clause(i + 1)
+            or set(before) & AUXILIARIES
+        ):
             return False
-        return not any(self.proper[:i]) and not any(k != "word" for k in self.kinds[:i])
+        return self.first_named > i
 
     def stands_for(self, i: int) -> bool:
         """A noun phrase before the pronoun at ``i`` can be what it stands for: a new one not

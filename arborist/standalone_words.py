@@ -7,6 +7,10 @@ apart from the rule so that the rule's module stays short enough to read.
 
 from __future__ import annotations
 
+import re
+
+from arborist.text_words import IDENTIFIER
+
 __all__ = [
     "ACKNOWLEDGEMENTS",
     "ADDITIVES",
@@ -52,6 +56,7 @@ __all__ = [
     "SEQUELS",
     "SOMEONE",
     "SUBORDINATORS",
+    "TOKEN",
     "WH",
     "wordset",
 ]
@@ -207,3 +212,12 @@ last answer ("even when the list is empty?", "if the file is huge?")."""
 EVEN_BEFORE = SUBORDINATORS | PREPOSITIONS | wordset("though after before so")
 """After an opening "even", these make it a concession ("even with a timeout?"), not the
 adjective of "even numbers"."""
+TOKEN = re.compile(
+    r"(?P<name>@[A-Za-z_]\w*|" + IDENTIFIER.pattern + r"|[^\W\d_]+\d\w*)"
+    r"|(?P<literal>\d[\w.:/+-]*|\"[^\"]*\"|`[^`]*`|(?<!\w)'[^']*'(?!\w)"
+    r"|(?<![\w*+/%=<>!&|^~:-])(?::=|!=|->|[*+/%=<>&|^~]+)(?![\w*+/%=<>!&|^~-]))"
+    r"|(?P<word>[^\W\d_]+)"
+    r"|(?P<mark>[?!.;:,])"
+)
+"""A question's tokens: a name (``json.loads``, ``@property``, ``sqlite3``), a literal (a
+number, a quoted string, an operator standing apart), a word, or a punctuation mark."""

@@ -349,6 +349,8 @@ def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
         # the object of a relative clause on the only noun phrase, "it says" with nothing said
         "Can you write a function that calls them in order?",
         "Is there a book about it?",  # a pronoun in the only new noun phrase's modifier
+        "Is there a library for that?",  # a demonstrative likewise
+        "Why did you use a set here?",  # "here" ending a clause, like "there"
         # a yes/no question with at most one word of its own
         "Should I be worried?",
         "Can you show me?",
@@ -380,3 +382,4 @@ def test_a_long_question_is_read_in_linear_time() -> None:
     assert not stands_alone("what then? " * 30_000)
     assert not stands_alone("Was the name " + "of the name " * 20_000)
     assert not stands_alone("what details " * 30_000)
+    assert not stands_alone("use a mutex there? " * 20_000)
