@@ -3,186 +3,105 @@
 A question that does not stand alone is filed under the turn above it and borrows that
 turn's words (:mod:`arborist.qa.followups`); one that does is read as at the root. The
 rule reads the question as tokens (names, literals, words, punctuation) and the word
-lists below; docs/retrieval.md ("Follow-ups") gives it in full with its measurement.
+lists of :mod:`arborist.standalone_words`; docs/retrieval.md ("Follow-ups") gives it in full with its measurement.
 :mod:`arborist.analysis` re-exports :func:`stands_alone`, where its callers import it.
 """
 
 from __future__ import annotations
 
-import re
-
-from arborist.text_words import IDENTIFIER, STOPWORDS, fold
+from arborist.standalone_words import (
+    ACKNOWLEDGEMENTS,
+    ADDITIVES,
+    ALTERNATIVES,
+    ANAPHORIC_MODIFIERS,
+    AUXILIARIES,
+    BE,
+    CLAUSE_WORDS,
+    COMPARATIVES,
+    CONDITIONS,
+    CONTINUATIONS,
+    DEFINING,
+    DEGREES,
+    DEMONSTRATIVES,
+    EVALUATIVE,
+    EVEN_BEFORE,
+    EXPLETIVE_VERBS,
+    FILLERS,
+    INTRODUCERS,
+    KINDS,
+    LIFTED,
+    MODIFIERS,
+    MODIFYING,
+    MORE,
+    NOT_PROPER,
+    OBJECTS,
+    OWNED,
+    OWNERS,
+    PARTS,
+    PAST,
+    POSSESSIVES,
+    PREPOSITIONS,
+    PROCEED,
+    PRONOUNS,
+    RECALLED,
+    RELATIONAL,
+    RELATIVE,
+    RELATIVES,
+    REPEATS,
+    SAYING,
+    SEEKERS,
+    SEQUELS,
+    SOMEONE,
+    SUBORDINATORS,
+    TOKEN,
+    WH,
+)
+from arborist.text_words import STOPWORDS, fold
 
 __all__ = ["stands_alone"]
-
-
-def _wordset(listed: str) -> frozenset[str]:
-    """The words of ``listed``, separated by spaces: how the word lists below are written."""
-    return frozenset(listed.split())
-
-
-_PRONOUNS = _wordset("it its itself they them their theirs themselves he him his she her hers")
-"""Personal pronouns: a back-reference unless a noun phrase before them in the question
-can be what they stand for (or ``it`` is the empty subject of "is it possible to")."""
-_DEMONSTRATIVES = _wordset("this that these those")
-"""``this``/``these``/``those`` always point; ``that`` only where it cannot be a conjunction
-or a relative pronoun (first, after a preposition, or last in its clause)."""
-_INTRODUCERS = _wordset("a an my your our each every several multiple two three")
-"""Determiners that bring a new thing into the conversation ("a list", "my function", "two
-threads"); the nouns after them can be what a later pronoun of the same question refers
-to. ``the`` is not one: a definite noun phrase may itself point back."""
-_BE = _wordset("is s was be isn wasn")
-_EXPLETIVE_VERBS = _wordset("mean means take takes matter matters seem seems")
-_SUBORDINATORS = _wordset("to that when if whether")
-"""``it`` next to one of :data:`_BE` or :data:`_EXPLETIVE_VERBS` and followed in its clause
-by one of these stands for the clause ("Is it possible to ...", "What does it mean when ...")."""
-_ACKNOWLEDGEMENTS = _wordset("ok okay alright thanks thank cool great hmm")
-"""Replies to the turn above, skipped before reading the opener ("ok but for IPv6")."""
-_CONTINUATIONS = (
-    "and",
-    "also",
-    "but",
-    "so",
-    "then",
-    "or",
-    "what about",
-    "how about",
-    "what else",
-    "same",
-    "likewise",
-    "instead",
-)
-"""Openers that carry on from the turn above ("and for sets?", "same for csv")."""
-_PREPOSITIONS = _wordset(
-    "in with without for on using by via from at as into inside within through under over to"
-)
-"""A question opening with one of these and holding no clause is a modifier of the last
-one ("with a custom separator", "in UTC instead")."""
-_CLAUSE_WORDS = _wordset(
-    "what how why when where which who whom whose is are was were am do does did can "
-    "could should would will shall may might must has have had isn aren doesn don didn "
-    "won wouldn shouldn couldn"
-)
-_ADDITIVES = _wordset("too either")
-"""Last in a clause, these presuppose something said before ("with generators too?")."""
-_ALTERNATIVES = _wordset("or vs versus between than compared compare")
-_COMPARATIVES = _wordset(
-    "faster slower simpler easier better worse shorter cleaner quicker safer smaller "
-    "bigger larger cheaper clearer nicer"
-)
-"""A comparison with nothing to compare to ("faster way?") is against the last answer."""
-_RELATIVE = _COMPARATIVES | _wordset("different similar other")
-"""After "a"/"an", these make a noun phrase relative to one given ("a different way"): it
-brings nothing new."""
-_DEPENDENT = _wordset("example examples alternative alternatives")
-"""Nouns that are of something: "an example" with nothing after it is of the last answer."""
-_ANAPHORIC_MODIFIERS = _wordset(
-    "first second third last next previous other same former latter full whole complete "
-    "entire rest remaining above opposite"
-)
-"""After ``the``, these pick from or complete something already given ("the second
-argument", "the full code")."""
-_RELATIONAL = _wordset("difference")
-"""Nouns that need two things: without ``between``/``of`` they are the last answer's."""
-_REPEATS = _wordset("also again another")
-"""Words that ask for more of what was just given ("another example", "also", "again")."""
-_MORE = _wordset("more further elaborate")
-"""Ending a clause, these ask for more of what was just said ("tell me more", "Can you
-elaborate?"); with something after them they bring it ("more about asyncio")."""
-_FILLERS = _wordset("please pls plz kindly")
-"""Politeness, read as if absent wherever it stands ("an example please" is "an example")."""
-_OWNED = _DEPENDENT | _wordset(
-    "detail details output outputs result results value values default defaults error errors "
-    "syntax complexity signature purpose meaning reason answer code summary overview year "
-    "sequel prequel author plot ending reception budget license price cost"
-)
-"""Nouns that are of something ("the output", "the default value", "more details", "the
-sequel"): with no owner after them and no proper name in the question, they are of what
-the last answer was about."""
-_MODIFYING = _wordset("default defaults")
-"""Of :data:`_OWNED`, the ones that also modify the noun after them ("the default recursion
-limit" is a limit, of the recursion): of something only last, or before another one."""
-_SEEKERS = _wordset("the more any some what which")
-"""Before a noun phrase of :data:`_OWNED`, these ask for it ("the output", "more details")."""
-_OWNERS = _PREPOSITIONS | _wordset("of between about")
-"""After a noun phrase, these bring what it is of ("the output of ls", "the default for
-dict.get", "the default encoding in Python")."""
-_KINDS = _wordset(
-    "module modules function functions method methods class classes library package "
-    "operator statement keyword decorator command protocol language format algorithm"
-)
-"""A definite noun phrase with one of these names its thing by the word before it ("the
-json module", "the walrus operator"): it needs nothing said before."""
-_DEFINING = _wordset("is are s")
-"""After an opening "what", the bare noun after these is the new thing asked about."""
-_NOT_PROPER = _wordset("I None True False")
-"""Capitalised inside a sentence, yet naming no thing a question could be about."""
-_WH = _wordset("what how why when where which who whom whose")
-_AUXILIARIES = (_CLAUSE_WORDS | _BE) - _WH
-_PAST = _wordset("was were did had wasn weren didn hadn")
-"""A question in the past about "the N" asks about one particular N: the one the last
-answer was about ("Was the comic successful?", "When was the book published?"). The
-present is also the generic ("How does the garbage collector work?") and is not read so."""
-_DEGREES = _wordset("many much long often far old")
-"""After "how", part of the question word ("How many pages?", "How long?")."""
-_CONDITIONS = _wordset("if unless whenever when even")
-"""A question opening with one of these and holding no main clause is a condition on the
-last answer ("even when the list is empty?", "if the file is huge?")."""
-_EVEN_BEFORE = _SUBORDINATORS | _PREPOSITIONS | _wordset("though after before so")
-"""After an opening "even", these make it a concession ("even with a timeout?"), not the
-adjective of "even numbers"."""
-_TOKEN = re.compile(
-    r"(?P<name>@[A-Za-z_]\w*|" + IDENTIFIER.pattern + r"|[^\W\d_]+\d\w*)"
-    r"|(?P<literal>\d[\w.:/+-]*|\"[^\"]*\"|`[^`]*`|(?<!\w)'[^']*'(?!\w)"
-    r"|(?<![\w*+/%=<>!&|^~:-])(?::=|!=|->|[*+/%=<>&|^~]+)(?![\w*+/%=<>!&|^~-]))"
-    r"|(?P<word>[^\W\d_]+)"
-    r"|(?P<mark>[?!.;:,])"
-)
 
 
 def stands_alone(question: str) -> bool:
     """Whether ``question`` can be answered without the turns above it.
 
-    It cannot when it
+    It cannot when it (docs/retrieval.md, "Follow-ups", gives each rule with its examples)
 
-    * continues another: it opens with a continuation ("And for an even number?",
-      "What about dumps?", "ok but for IPv6", "same for csv"), or with a preposition and
-      holds no clause ("with a custom separator", "Without using a loop?");
-    * has no word of its own left after the stop words ("Why?", "how so");
-    * presupposes something said: "too" or "either" ending a clause, "instead" not
-      followed by "of";
-    * refers back: a pronoun ("Who created him?", "Does it work with generators?") with
-      no noun phrase before it in the question that it can stand for ("a list ... into
-      it", "json.dumps ... its keys"; a new noun phrase is a name, a literal, or a noun
-      after "a", "my", "each" ...: "the" introduces nothing), "it" as the empty subject of
-      "Is it possible to ..." excepted; a demonstrative pronoun ("Can I do that ...?")
-      likewise; "this"/"that" before a noun ("this timestamp", "That regex") unless the
-      question names what it points at (a name or literal, "that regex I wrote");
-    * is only a condition on the last answer: "even when the list is empty?", "if the file
-      is huge" (no main clause after it);
-    * asks about "the N" in the subject of a yes/no question, of one in the past or after
-      "who is", with nothing saying which N ("Was the comic successful?", "When was the
-      book published?", "Who is the villain?"; "Is the GIL ...", "Can the json module
-      ...", "the order of keys" say which);
-    * has no subject of its own (no name, literal or new noun phrase) and leans on the
-      last one: "what if ...", a comparison with nothing to compare ("which one is
-      faster"), "the second/other/full ...", "the difference" between nothing, "also",
-      "again", "another", "tell me more", "Can you elaborate?", a question word with no
-      verb and at most one word ("What year?", "How many pages?"), a noun that is of
-      something with nothing it is of ("What's the default value?", "Give more details",
-      "Who wrote the sequel?", "the function" with no name before it; a proper name in the
-      question may be it), "which is more ...", or is a phrase with a question mark and no
-      clause ("thread-safe?").
+    * continues another: a continuation opener with too little of its own after it ("And
+      for sets?", "What about dumps?"; "And what is a closure?" has a subject of its own),
+      "go on", or a bare modifier or condition ("with a custom separator", "even when
+      the list is empty?");
+    * has no word of its own ("Why?"), or presupposes something said ("too", "instead",
+      "next" ending a clause) or recalls the last answer ("the part about ...", "the
+      formula you used", "there" ending a clause);
+    * refers back: a pronoun or demonstrative with no noun phrase in the question that it
+      can stand for (a name, a literal, a noun after "a"/"my"/..., a first clause's
+      subject; not the head of the relative clause it is the object of: "a recipe that
+      uses them"), "it" standing for a clause ("Is it possible to ...") or for a program's
+      output ("it says 'divergent branches'") excepted;
+    * asks about "the N" with nothing saying which N, as the subject of a yes/no question,
+      one in the past or after "who is" ("Was the comic successful?");
+    * leans on the last answer with no subject of its own: "what if ...", a comparison
+      with nothing to compare, "the second/other/full ...", "also", "another", "tell me
+      more", a question word or auxiliary with at most one word ("What year?", "Who won?",
+      "Should I be worried?"), a noun that is of something with nothing it is of ("What's
+      the default value?", "Examples please", "Is there a vegetarian version?"), or a
+      phrase with a question mark, no clause and fewer than three words of its own.
 
     "please" is read as absent. A phrase without a question mark ("heapq", "decimal
     rounding half up", "git rebase vs merge") is a search.
     """
     said = _Said.read(question)
-    if said.continues() or not said.has_content() or said.refers_back():
+    lifted = said.lifted()
+    if lifted is not None:
+        said = lifted
+    elif said.continues():
+        return False
+    if not said.has_content() or said.refers_back():
         return False
     if said.introduced(len(said.texts)) and not said.definite_subject():
         return True
-    return not (said.leans() or (question.rstrip().endswith("?") and not said.has_clause))
+    bare = question.rstrip().endswith("?") and not said.has_clause and said.contents() < 3
+    return not (said.leans() or bare)
 
 
 class _Said:
@@ -197,7 +116,7 @@ class _Said:
         names, which say what a question is about as a name does."""
         self.last_proper = max((j for j, p in enumerate(proper) if p), default=-1)
         self.plain = set(texts)
-        self.has_clause = bool(self.plain & _CLAUSE_WORDS)
+        self.has_clause = bool(self.plain & CLAUSE_WORDS)
         self.named = any(k in ("name", "literal") for k in kinds)
         self.first_content = next((k for k in range(len(texts)) if self.content(k)), len(texts))
         self.lowered = " ".join(fold(t) for k, t in zip(kinds, texts, strict=True) if k != "mark")
@@ -212,33 +131,66 @@ class _Said:
         )
         """Where the first new noun phrase's noun (or name, or literal) is: a pronoun after it
         may stand for it."""
+        self.first_and = next((j for j, t in enumerate(texts) if t == "and"), len(texts))
+        self._first_clause_alone: bool | None = None
+        self._relative_end: int | None = None
+        self.first_named = next(
+            (j for j, k in enumerate(kinds) if k in ("name", "literal") or proper[j]), len(texts)
+        )
+        """Where the first name, literal or proper name is: a place "there" may be."""
+        self.first_condition = next((j for j, t in enumerate(texts) if t in CONDITIONS), len(texts))
         self.first_and_after_new = next(
             (j for j in range(self.first_new + 1, len(texts)) if texts[j] == "and"), len(texts)
         )
 
     @classmethod
     def read(cls, question: str) -> _Said:
-        tokens = [(str(m.lastgroup), m.group(0)) for m in _TOKEN.finditer(question)]
-        tokens = [(k, t) for k, t in tokens if k != "word" or fold(t) not in _FILLERS]
+        tokens = [(str(m.lastgroup), m.group(0)) for m in TOKEN.finditer(question)]
+        tokens = [(k, t) for k, t in tokens if k != "word" or fold(t) not in FILLERS]
         kinds = [kind for kind, _ in tokens]
         texts = [fold(text) if kind == "word" else text for kind, text in tokens]
         start = 0
-        while start < len(texts) and (kinds[start] == "mark" or texts[start] in _ACKNOWLEDGEMENTS):
+        while start < len(texts) and (kinds[start] == "mark" or texts[start] in ACKNOWLEDGEMENTS):
             start += 1
         proper = [
-            j > start and kind == "word" and text[:1].isupper() and text not in _NOT_PROPER
+            j > start and kind == "word" and text[:1].isupper() and text not in NOT_PROPER
             and tokens[j - 1][1] not in ".?!;:"
             for j, (kind, text) in enumerate(tokens)
         ]  # fmt: skip
+        for j in range(start, len(texts) - 1):
+            if texts[j] == "won" and texts[j + 1] == "t":
+                texts[j] = "will"  # "won't"; "won" alone is the verb ("Who won?")
         return cls(kinds[start:], texts[start:], proper[start:])
+
+    def lifted(self) -> _Said | None:
+        """What follows an opener of :data:`LIFTED`, when it has a subject of its own: a clause
+        with two words of its own or more ("And what is a closure?", "So how does compound
+        interest work?"), or three words of its own or more ("How about a good substitute for
+        buttermilk in pancakes?"), not itself a continuation. None otherwise."""
+        opener = next((c for c in LIFTED if self.lowered.startswith(c + " ")), None)
+        if opener is None:
+            return None
+        words = [j for j, kind in enumerate(self.kinds) if kind != "mark"]
+        start = words[len(opener.split())]
+        while start < len(self.texts) and self.kinds[start] == "mark":
+            start += 1
+        proper = [False, *self.proper[start + 1 :]]
+        rest = _Said(self.kinds[start:], self.texts[start:], proper)
+        if rest.continues() or rest.contents() < (2 if rest.has_clause else 3):
+            return None
+        return rest
+
+    def contents(self) -> int:
+        """How many words of its own (names, literals, words not stop words) it holds."""
+        return sum(self.content(i) for i in range(len(self.texts)))
 
     def continues(self) -> bool:
         """It opens with a continuation, or is a bare modifier ("with a custom separator")."""
-        if self.lowered in _CONTINUATIONS:
+        if self.lowered in CONTINUATIONS or self.lowered in PROCEED:
             return True
-        if self.lowered.startswith(tuple(c + " " for c in _CONTINUATIONS)):
+        if self.lowered.startswith(tuple(c + " " for c in CONTINUATIONS)):
             return True
-        if self.texts and self.texts[0] in _PREPOSITIONS and not self.has_clause:
+        if self.texts and self.texts[0] in PREPOSITIONS and not self.has_clause:
             return True
         return self.conditions()
 
@@ -246,14 +198,14 @@ class _Said:
         """It is only a condition, with no main clause: "even when the list is empty?", "if the
         file is huge" ("If ..., what happens?" and "When is ...?" have one)."""
         texts = self.texts
-        if not texts or texts[0] not in _CONDITIONS:
+        if not texts or texts[0] not in CONDITIONS:
             return False
         if texts[0] == "even":
-            return texts[1:2] != [] and texts[1] in _EVEN_BEFORE
-        if texts[0] == "when" and texts[1:2] != [] and texts[1] in _AUXILIARIES:
+            return texts[1:2] != [] and texts[1] in EVEN_BEFORE
+        if texts[0] == "when" and texts[1:2] != [] and texts[1] in AUXILIARIES:
             return False  # "When should I use a tuple?": a question
         return not any(
-            texts[k] in _WH or self.kinds[k - 1] == "mark"
+            texts[k] in WH or self.kinds[k - 1] == "mark"
             for k in range(1, len(texts))
             if self.kinds[k] != "mark"
         )
@@ -277,12 +229,14 @@ class _Said:
     def expletive(self, i: int) -> bool:
         """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ...")."""
         before, after = self.texts[i - 1 : i], self.texts[i + 1 : i + 2]
-        if not (set(before) & _BE or set(after) & (_BE | _EXPLETIVE_VERBS)):
+        if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
+            return self.new_within(i + 2, min(i + 9, len(self.texts)))
+        if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):
             return False
         for k in range(i + 1, min(i + 7, len(self.texts))):
             if self.kinds[k] == "mark":
                 return False
-            if self.texts[k] in _SUBORDINATORS:
+            if self.texts[k] in SUBORDINATORS:
                 return True
         return False
 
@@ -291,14 +245,24 @@ class _Said:
         texts = self.texts
         if texts[i] == "that" and not (
             i == 0
-            or texts[i - 1] in _PREPOSITIONS | _AUXILIARIES
+            or texts[i - 1] in PREPOSITIONS | AUXILIARIES
             or self.ends_clause(i + 1)
-            or texts[i + 1] in _PREPOSITIONS | _ADDITIVES
+            or texts[i + 1] in PREPOSITIONS | ADDITIVES
+            or (self.content(i + 1) and self.ends_clause(i + 2))  # "put that line?"
         ):
             return True  # a conjunction or a relative pronoun: "so that", "a list that"
-        if self.content(i + 1) and (self.named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
+        named = self.named
+        if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
+            near = range(i + 1, min(i + 5, len(texts)))
+            named = any(  # "this regex match 'abc'", not "that work for Python 2"
+                (self.kinds[k] in ("name", "literal") or self.proper[k])
+                and texts[k - 1] not in PREPOSITIONS
+                for k in near[:3]
+            )
+            named = named or any(texts[k] == ":" for k in near)  # "this error mean: ..."
+        if self.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
             return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
-        return self.introduced(i)
+        return self.introduced(i) and not i < self.relative_end()  # "a library for that"
 
     def refers_back(self) -> bool:
         """A pronoun or demonstrative with nothing in the question to stand for, or a word
@@ -306,15 +270,99 @@ class _Said:
         for i, word in enumerate(self.texts):
             if self.kinds[i] != "word":
                 continue
-            if word in _PRONOUNS:
-                if not (word == "it" and self.expletive(i)) and not self.introduced(i):
+            if word in PRONOUNS:
+                if not (word == "it" and self.expletive(i)) and not self.stands_for(i):
                     return True
-            elif word in _DEMONSTRATIVES:
+            elif word in DEMONSTRATIVES:
                 if not self.points_within(i):
                     return True
-            elif (word in _ADDITIVES and self.ends_clause(i + 1) and not self.coordinated(i)) or (
-                word == "instead" and self.texts[i + 1 : i + 2] != ["of"]
+            elif (
+                (word in ADDITIVES and self.ends_clause(i + 1) and not self.coordinated(i))
+                or (word == "instead" and self.texts[i + 1 : i + 2] != ["of"])
+                or self.recalls(i)
             ):
+                return True
+        return False
+
+    def recalls(self, i: int) -> bool:
+        """The word at ``i`` recalls the last answer: "next" ending a clause ("What happened
+        next"), "the part about ...", "the formula you used", "there" ending a clause with no
+        place named before it ("Why not use a mutex there?"; not "Is there ...")."""
+        texts, word = self.texts, self.texts[i]
+        before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
+        if word in SEQUELS:
+            return self.ends_clause(i + 1) and self.first_condition > i
+        if word in PARTS:
+            return before == ["the"] and after != ["of"]
+        if word == "you":
+            return bool(set(after) & RECALLED)
+        if (
+            word not in ("there", "here")
+            or not self.ends_clause(i + 1)
+            or set(before) & AUXILIARIES
+        ):
+            return False
+        return self.first_named > i
+
+    def stands_for(self, i: int) -> bool:
+        """A noun phrase before the pronoun at ``i`` can be what it stands for: a new one not
+        the head of a relative clause the pronoun is the object of ("a recipe that uses
+        them"), or the subject of a clause that stands alone before "and" ("how do index
+        funds work and why do people say they ...")."""
+        if self.introduced(i) and not (self.texts[i] in OBJECTS and i < self.relative_end()):
+            return True
+        if self.texts[i] in POSSESSIVES and self.bare_subject() < i:
+            return True  # "Why do cats land on their feet?"
+        return self.first_and < i and self.first_clause_alone()
+
+    def bare_subject(self) -> int:
+        """Where the subject of a question is, when it is a noun with no determiner right after
+        the opening auxiliary ("Do cats ...", "Why do cats ..."); past the end otherwise."""
+        texts = self.texts
+        k = 1 if texts[:1] and texts[0] in AUXILIARIES else 2
+        if k == 2 and not (texts[:1] and texts[0] in WH and texts[1:2] and texts[1] in AUXILIARIES):
+            return len(texts)
+        if self.content(k) and texts[k] not in OWNED and not texts[k].endswith("ing"):
+            return k
+        return len(texts)
+
+    def first_clause_alone(self) -> bool:
+        """The words before the first "and" have two words of their own or more, nothing that
+        refers back and nothing that leans: a clause whose subject a later pronoun may be."""
+        if self._first_clause_alone is None:
+            end = self.first_and
+            clause = _Said(self.kinds[:end], self.texts[:end], self.proper[:end])
+            self._first_clause_alone = (
+                clause.contents() >= 2 and not clause.refers_back() and not clause.leans()
+            )
+        return self._first_clause_alone
+
+    def relative_end(self) -> int:
+        """Where a relative clause on the first new noun phrase ("a recipe that uses them")
+        ends: at a mark, a conjunction, a question word or a new noun phrase."""
+        if self._relative_end is None:
+            texts, head = self.texts, self.phrase(self.first_new).stop
+            self._relative_end = head
+            opens = RELATIVES | (MODIFIERS if self.kinds[self.first_new] == "word" else set())
+            if texts[head : head + 1] and texts[head] in opens:
+                ends = WH | CONDITIONS | INTRODUCERS | {"and", "but", "or"}
+                self._relative_end = next(
+                    (
+                        k
+                        for k in range(head + 1, len(texts))
+                        if self.kinds[k] != "word" or texts[k] in ends
+                    ),
+                    len(texts),
+                )
+        return self._relative_end
+
+    def new_within(self, start: int, stop: int) -> bool:
+        """A new noun phrase (a name, a literal, "a", "my", ...) starts in ``start:stop``, in the
+        clause ``start`` is in."""
+        for j in range(start, stop):
+            if self.kinds[j] == "mark":
+                return False
+            if self.kinds[j] != "word" or self.texts[j] in INTRODUCERS:
                 return True
         return False
 
@@ -328,21 +376,27 @@ class _Said:
         noun at ``k``; so does the bare noun a question defines ("What is memoization and why
         is it useful?")."""
         texts = self.texts
-        if k == j or (texts[j] in _INTRODUCERS and not self.relative(j)):
+        if k == j or (texts[j] in INTRODUCERS and not self.relative(j)):
             return True
         if texts[j] == "the" and k < len(texts):  # "the GIL", "the json module": named
-            return (k <= j + 2 and self.proper[k]) or (k == j + 2 and texts[k] in _KINDS)
-        return k == j + 1 == 2 and texts[0] == "what" and texts[1] in _DEFINING
+            return (k <= j + 2 and self.proper[k]) or (k == j + 2 and texts[k] in KINDS)
+        return k == j + 1 == 2 and texts[0] == "what" and texts[1] in DEFINING
 
     def relative(self, j: int) -> bool:
         """The determiner at ``j`` opens a noun phrase that is relative to something given:
         "a better way", "a different approach", or "an example" with nothing after it (but
         "explain recursion with an example": what came before it is what it is of)."""
         after = self.texts[j + 1 : j + 2]
-        if set(after) & _RELATIVE:
+        if set(after) & RELATIVE:
             return True
         of_before = self.texts[j - 1 : j] == ["with"] and self.first_content < j - 1
-        return bool(set(after) & _OWNED) and self.ends_clause(j + 2) and not of_before
+        span = range(j + 1, min(j + 2, len(self.texts)))
+        defining = j == 2 and self.texts[:2] == ["what", "is"]
+        defining = defining and not set(self.texts[j + 1 : j + 2]) & EVALUATIVE
+        if self.texts[j] in ("a", "an") and not defining:
+            span = self.phrase(j + 1)  # "a vegetarian version", not "What is a p-value"
+        owned = bool(span) and self.texts[span[-1]] in OWNED and self.ends_clause(span.stop)
+        return owned and not self.anchored(span) and not of_before
 
     def leans(self) -> bool:
         """Without a subject of its own, it leans on the last turn: "what if ...", a comparison
@@ -350,15 +404,17 @@ class _Said:
         difference", "also", "tell me more", a noun of something with nothing it is of, a
         question word with no verb, "the N" asked about in the past."""
         plain, texts = self.plain, self.texts
-        alternatives = bool(plain & _ALTERNATIVES)
-        if self.lowered.startswith("what if ") or plain & _REPEATS:
+        alternatives = bool(plain & ALTERNATIVES)
+        if self.lowered.startswith("what if ") or plain & REPEATS or self.asks_else():
             return True
         if self.asks_more() or self.fragment() or self.owned() or self.definite_subject():
             return True
-        if any(texts[j] in _INTRODUCERS and self.relative(j) for j in range(len(texts))):
+        if self.only_owned():
+            return True
+        if any(texts[j] in INTRODUCERS and self.relative(j) for j in range(len(texts))):
             return True
         if not alternatives and (
-            plain & _COMPARATIVES
+            plain & COMPARATIVES
             or ("which" in plain and plain & {"one", "ones"})
             or self.lowered.startswith(("which is more ", "which is less ", "which is most "))
         ):
@@ -366,27 +422,41 @@ class _Said:
         return any(
             texts[i] == "the"
             and (
-                (texts[i + 1] in _ANAPHORIC_MODIFIERS and not self.of_a_name(self.phrase(i + 1)))
+                (texts[i + 1] in ANAPHORIC_MODIFIERS and not self.of_a_name(self.phrase(i + 1)))
                 or (
-                    texts[i + 1] in _RELATIONAL
-                    and texts[i + 2 : i + 3] not in (["between"], ["of"])
+                    texts[i + 1] in RELATIONAL and texts[i + 2 : i + 3] not in (["between"], ["of"])
                 )
             )
             for i in range(len(texts) - 1)
         )
 
+    def asks_else(self) -> bool:
+        """ "else" after a question word or "anything", "someone", ...: more than was said
+        ("Who else was involved?", "anything else?"; not "an if else statement")."""
+        texts = self.texts
+        return any(w == "else" and texts[k - 1] in WH | SOMEONE for k, w in enumerate(texts) if k)
+
+    def only_owned(self) -> bool:
+        """Its words of its own are all nouns of something, with no name: "Examples please",
+        "sources?" (not "Examples of decorators")."""
+        if self.named or any(self.proper) or not self.has_content():
+            return False
+        return all(self.texts[k] in OWNED for k in range(len(self.texts)) if self.content(k))
+
     def asks_more(self) -> bool:
         """Asks for more of what was said: "tell me more", "explain further", "Can you
         elaborate?"."""
-        return any(w in _MORE and self.ends_clause(i + 1) for i, w in enumerate(self.texts))
+        return any(w in MORE and self.ends_clause(i + 1) for i, w in enumerate(self.texts))
 
     def fragment(self) -> bool:
         """A question word and at most one word, with no verb: "What year?", "How many pages?",
         "Where exactly?" ask something of the thing the last answer was about."""
         texts = self.texts
-        if not texts or texts[0] not in _WH or self.plain & (_AUXILIARIES | {"to"}):
+        if texts and texts[0] in AUXILIARIES and not self.named and not any(self.proper):
+            return self.contents() <= 1  # "Should I be worried?", "Can you show me?"
+        if not texts or texts[0] not in WH or self.plain & (AUXILIARIES | {"to"}):
             return False
-        degree = texts[0] == "how" and texts[1:2] != [] and texts[1] in _DEGREES
+        degree = texts[0] == "how" and texts[1:2] != [] and texts[1] in DEGREES
         return sum(self.content(k) for k in range(1 + degree, len(texts))) <= 1
 
     def phrase(self, i: int) -> range:
@@ -401,13 +471,13 @@ class _Said:
         proper name ("the GIL"), or what it is of follows it ("the output of ls")."""
         after = self.texts[span.stop : span.stop + 1]
         named = any(self.kinds[k] != "word" or self.proper[k] for k in span)
-        return named or bool(set(after) & _OWNERS)
+        return named or bool(set(after) & OWNERS)
 
     def of_a_name(self, span: range) -> bool:
         """What the noun phrase at ``span`` is of follows it and is named ("the first president
         of the United States", "the last commit in Git"; not "the rest of the code")."""
         owner = self.texts[span.stop : span.stop + 1]
-        return bool(set(owner) & _OWNERS) and self.last_proper >= span.stop
+        return bool(set(owner) & OWNERS) and self.last_proper >= span.stop
 
     def owned(self) -> bool:
         """A noun of something asked for with nothing it is of ("What's the default value?",
@@ -415,20 +485,35 @@ class _Said:
         texts = self.texts
         if any(self.proper):
             return False  # "What year did World War II end?": the name is what it is of
-        spans = [self.phrase(j + 1) for j in range(len(texts) - 1) if texts[j] in _SEEKERS]
-        return any(any(self.of_something(k, s) for k in s) and not self.anchored(s) for s in spans)
+        spans = [self.phrase(j + 1) for j in range(len(texts) - 1) if texts[j] in SEEKERS]
+        return any(
+            any(self.of_something(k, s) for k in s)
+            and not self.anchored(s)
+            and (texts[s.start - 1] not in WH or self.said_after(s.stop) < 2)
+            for s in spans
+        )
+
+    def said_after(self, k: int) -> int:
+        """How many words of its own the clause holds from ``k`` ("What steps should I take to
+        start a business?": a question word's noun of something has its owner there)."""
+        said = 0
+        for j in range(k, min(k + 12, len(self.texts))):  # two are enough to know
+            if self.ends_clause(j) or said == 2:
+                break
+            said += self.content(j)
+        return said
 
     def of_something(self, k: int, span: range) -> bool:
         """The word at ``k``, in the noun phrase ``span``, is a noun of something: one of
-        :data:`_OWNED` ("the output", "more details", "the default value"), or a kind with no
+        :data:`OWNED` ("the output", "more details", "the default value"), or a kind with no
         name before it ("the function", not "the json module")."""
         texts = self.texts
-        if texts[k] in _MODIFYING:
-            return k == span[-1] or texts[k + 1] in _OWNED
-        if texts[k] in _KINDS:
-            kinds = [m for m in span if texts[m] in _KINDS]
+        if texts[k] in MODIFYING:
+            return k == span[-1] or texts[k + 1] in OWNED
+        if texts[k] in KINDS:
+            kinds = [m for m in span if texts[m] in KINDS]
             return k == span.start and texts[k - 1] == "the" and kinds == [k]
-        return texts[k] in _OWNED
+        return texts[k] in OWNED
 
     def definite_subject(self) -> bool:
         """A yes/no question, one in the past, or "who is", about "the N" where nothing says
@@ -436,15 +521,27 @@ class _Said:
         published?", "Who is the villain?" ("Can the json module ...?" says which: a name
         before a kind; "Who is the author of Dune?": what it is of)."""
         texts = self.texts
-        for i in range(1, min(len(texts) - 1, 4)):
+        for i in range(1, min(len(texts) - 1, 6)):
             asked = (
-                (i == 1 and texts[0] in _AUXILIARIES)
-                or (texts[i - 1] in _PAST and texts[0] in _WH)
-                or (i == 2 and texts[0] == "who" and texts[1] in _DEFINING | _PAST)
+                (i == 1 and texts[0] in AUXILIARIES)
+                or (texts[i - 1] in PAST and texts[0] in WH)
+                or (i == 2 and texts[0] == "who" and texts[1] in DEFINING | PAST)
             )
-            if texts[i] != "the" or not asked:
-                continue
-            span = self.phrase(i + 1)
-            if span and not self.anchored(span) and not any(texts[k] in _KINDS for k in span[1:]):
+            if texts[i] == "the" and asked and self.unsaid(i):
                 return True
         return False
+
+    def unsaid(self, i: int) -> bool:
+        """The "the" at ``i`` opens a noun phrase that says not which thing it is, or one of
+        another that does not ("the name of the ship"; not "the author of Dune")."""
+        texts = self.texts
+        while True:
+            span = self.phrase(i + 1)
+            if not span or any(texts[k] in KINDS for k in span[1:]):
+                return False
+            if not self.anchored(span):
+                return True
+            owner = texts[span.stop : span.stop + 2]
+            if len(owner) < 2 or owner[0] not in OWNERS or owner[1] != "the":
+                return False
+            i = span.stop + 1

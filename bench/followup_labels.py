@@ -18,13 +18,16 @@ since, and ``--holdout`` scores only them. A new blind set, labelled by a person
 has not read the rule, is ``bench/followup_holdout2.json``: a JSON list of ``{"id",
 "question", "label"}`` (``standalone`` or ``followup``). ``--holdout2`` scores it
 (run it once, and report what it shows); when it is absent it says so and exits 1,
-nothing scored. ``--labels PATH`` makes ``--holdout2`` read another file of that
+nothing scored. It was scored once (128 of 151) and has been seen since; a third,
+``bench/followup_holdout3.json`` of the same shape, is scored by ``--holdout3`` the same
+way. ``--labels PATH`` makes ``--holdout2`` or ``--holdout3`` read another file of that
 shape. A file of another shape is refused in one line (exit 2). ``--json`` prints
 the figures as JSON; ``--floor`` exits 1 when agreement falls under :data:`FLOOR`.
 ``--quick`` is accepted for the smoke run (the whole run takes milliseconds).
 Writes nothing.
 
-    python bench/followup_labels.py [--holdout | --holdout2 [--labels PATH]] [--json] [--floor]
+    python bench/followup_labels.py [--holdout | --holdout2 | --holdout3 [--labels PATH]]
+                                    [--json] [--floor]
 """
 
 from __future__ import annotations
@@ -44,7 +47,11 @@ from arborist.analysis import stands_alone  # noqa: E402
 
 LABELS = ROOT / "bench" / "natural_questions.json"
 HOLDOUT2 = ROOT / "bench" / "followup_holdout2.json"
-"""The second blind set, committed by a person who has not read the rule."""
+"""The second blind set, committed by a person who has not read the rule (seen since)."""
+HOLDOUT3 = ROOT / "bench" / "followup_holdout3.json"
+"""The third blind set, of the second's shape, committed after the rule that saw the second."""
+BLIND = {"holdout2": HOLDOUT2, "holdout3": HOLDOUT3}
+"""Each blind set's flag (``--holdout2``, ``--holdout3``) and the file it scores."""
 FLOOR = 0.95
 """Agreement under which ``--floor`` (and tests/test_followup_labels.py) fails."""
 KINDS = ("standalone", "followup")
@@ -61,8 +68,8 @@ def load_labels(holdout: bool | None = None) -> list[dict[str, Any]]:
     return [item for item in items if holdout is None or bool(item.get("holdout")) == holdout]
 
 
-def load_holdout2(path: Path = HOLDOUT2) -> list[dict[str, Any]] | None:
-    """The items of a second blind set at ``path``; None when there is no file there."""
+def load_blind(path: Path) -> list[dict[str, Any]] | None:
+    """The items of a blind set at ``path``; None when there is no file there."""
     if not path.is_file():
         return None
     try:
@@ -81,6 +88,11 @@ def load_holdout2(path: Path = HOLDOUT2) -> list[dict[str, Any]] | None:
             shape = '{"id", "question", "label": "standalone"|"followup"}'
             raise BadLabels(f"{path}: item {n} is not {shape}")
     return items
+
+
+def load_holdout2(path: Path = HOLDOUT2) -> list[dict[str, Any]] | None:
+    """The items of the second blind set (or of a file of its shape at ``path``)."""
+    return load_blind(path)
 
 
 def verdict(question: str) -> str:
@@ -139,30 +151,31 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     part = parser.add_mutually_exclusive_group()
     part.add_argument("--holdout", action="store_true", help="only the once held-out items")
-    part.add_argument("--holdout2", action="store_true", help=f"score {HOLDOUT2.name}")
-    parser.add_argument("--labels", type=Path, help="the file --holdout2 reads instead")
+    for name, path in BLIND.items():
+        part.add_argument(f"--{name}", action="store_true", help=f"score {path.name}")
+    parser.add_argument("--labels", type=Path, help="the file --holdout2/3 reads instead")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--floor", action="store_true", help=f"exit 1 under {FLOOR}")
     parser.add_argument("--quick", action="store_true", help="the smoke run (the same run)")
     args = parser.parse_args(argv)
-    if args.labels is not None and not args.holdout2:
-        parser.error("--labels names the file --holdout2 reads; give --holdout2 too")
+    args.blind = next((name for name in BLIND if getattr(args, name)), None)
+    if args.labels is not None and args.blind is None:
+        parser.error("--labels names the file --holdout2/3 reads; give one of them too")
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
-    if args.holdout2:
-        path = args.labels or HOLDOUT2
+    if args.blind is not None:
+        part, path = args.blind, args.labels or BLIND[args.blind]
         try:
-            items = load_holdout2(path)
+            items = load_blind(path)
         except BadLabels as err:
             print(f"follow-up labels: {err}", file=sys.stderr)
             return 2
         if items is None:
-            print(f"follow-up labels (holdout2): {path} is absent; nothing scored")
+            print(f"follow-up labels ({part}): {path} is absent; nothing scored")
             return 1
-        part = "holdout2"
     else:
         items = load_labels(holdout=True if args.holdout else None)
         part = "once held out, seen since" if args.holdout else "dev"

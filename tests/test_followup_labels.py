@@ -2,8 +2,9 @@
 
 The floor is measured by bench/followup_labels.py on all the labels in
 bench/natural_questions.json (the part once held out has been seen: it is dev now).
-The second blind set, bench/followup_holdout2.json, is never read here: its flag is
-tried on files of its shape written in a temporary folder.
+The blind sets, bench/followup_holdout2.json (seen since) and bench/followup_holdout3.json,
+are never read here: their flags are tried on files of their shape written in a temporary
+folder.
 """
 
 from __future__ import annotations
@@ -55,20 +56,26 @@ def write_labels(path: Path, items: object) -> Path:
     return path
 
 
-def test_holdout2_says_plainly_when_its_file_is_absent(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+BLIND_SETS = pytest.mark.parametrize("part", ["holdout2", "holdout3"])
+
+
+@BLIND_SETS
+def test_a_blind_set_says_plainly_when_its_file_is_absent(
+    part: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bench = load_bench()
-    assert BENCH.parent / "followup_holdout2.json" == bench.HOLDOUT2
-    missing = tmp_path / "followup_holdout2.json"
-    assert bench.main(["--holdout2", "--labels", str(missing)]) == 1
+    assert BENCH.parent / "followup_holdout2.json" == bench.HOLDOUT2 == bench.BLIND["holdout2"]
+    assert BENCH.parent / "followup_holdout3.json" == bench.HOLDOUT3 == bench.BLIND["holdout3"]
+    missing = tmp_path / f"followup_{part}.json"
+    assert bench.main([f"--{part}", "--labels", str(missing)]) == 1
     out = capsys.readouterr().out
-    assert out.strip() == f"follow-up labels (holdout2): {missing} is absent; nothing scored"
+    assert out.strip() == f"follow-up labels ({part}): {missing} is absent; nothing scored"
     assert "agreement" not in out and not missing.exists()
 
 
-def test_holdout2_scores_its_file_when_present(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@BLIND_SETS
+def test_a_blind_set_is_scored_when_its_file_is_present(
+    part: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bench = load_bench()
     items = [
@@ -77,16 +84,22 @@ def test_holdout2_scores_its_file_when_present(
         {"id": "h3", "question": "Define entropy", "label": "followup"},  # a misreading
     ]
     path = write_labels(tmp_path / "labels.json", items)
-    assert bench.main(["--holdout2", "--labels", str(path)]) == 0
+    assert bench.main([f"--{part}", "--labels", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "follow-up labels (holdout2): 1 standalone, 2 follow-up" in out
+    assert f"follow-up labels ({part}): 1 standalone, 2 follow-up" in out
     assert "agreement                    2/3 = 0.667" in out
     assert "follow-up called standalone: h3: Define entropy" in out
-    assert bench.main(["--holdout2", "--labels", str(path), "--floor"]) == 1  # 0.667 < 0.95
+    assert bench.main([f"--{part}", "--labels", str(path), "--floor"]) == 1  # 0.667 < 0.95
     capsys.readouterr()
-    assert bench.main(["--holdout2", "--labels", str(path), "--json"]) == 0
+    assert bench.main([f"--{part}", "--labels", str(path), "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
-    assert figures["part"] == "holdout2" and figures["followup_called_standalone"] == ["h3"]
+    assert figures["part"] == part and figures["followup_called_standalone"] == ["h3"]
+
+
+def test_the_two_blind_flags_are_one_or_the_other() -> None:
+    with pytest.raises(SystemExit) as raised:
+        load_bench().main(["--holdout2", "--holdout3"])
+    assert raised.value.code == 2
 
 
 @pytest.mark.parametrize(
@@ -99,19 +112,20 @@ def test_holdout2_scores_its_file_when_present(
         json.dumps([{"id": "h1", "label": "followup"}]),
     ],
 )
-def test_holdout2_refuses_a_file_of_another_shape_in_one_line(
-    content: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@BLIND_SETS
+def test_a_blind_set_of_another_shape_is_refused_in_one_line(
+    content: str, part: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bench = load_bench()
     path = tmp_path / "labels.json"
     path.write_text(content, encoding="utf-8")
-    assert bench.main(["--holdout2", "--labels", str(path)]) == 2
+    assert bench.main([f"--{part}", "--labels", str(path)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith(f"follow-up labels: {path}: ") and captured.err.count("\n") == 1
 
 
-def test_labels_without_holdout2_is_a_usage_error(tmp_path: Path) -> None:
+def test_labels_without_a_blind_flag_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as raised:
         load_bench().main(["--labels", str(tmp_path / "labels.json")])
     assert raised.value.code == 2
@@ -185,8 +199,47 @@ def test_labels_without_holdout2_is_a_usage_error(tmp_path: Path) -> None:
         "explain recursion with an example",
         # a condition with its main clause
         "If I delete a key while iterating, what happens?",
+        "If I delete a key, what happens then?",  # "then": after the condition
         "When should I use a tuple?",
         "Even numbers in a list: how do I filter them?",
+        # an opener followed by a subject of its own: what follows decides, not the opener
+        "And how does a hash table handle collisions?",
+        "So what causes inflation in an economy?",
+        "Also, what is the capital of Australia?",
+        "How about a quick recipe for banana bread?",  # three words of its own, no clause
+        "What about the French Revolution led to Napoleon?",
+        # a pronoun standing for the subject of a first clause that stands alone
+        "How do vaccines work and why do they need boosters?",
+        "How do I sort dictionaries and print them?",
+        # "it says" with what it says quoted or named: the program's output
+        "When I run make it says 'no rule to make target', why?",
+        "When it says my disk is full, what does that mean?",
+        # a phrase with three words of its own and no clause
+        "Difference between RAM and ROM?",
+        # a relative clause's pronoun that is its own, or a later clause's
+        "I wrote a function that calls itself; why does it overflow?",
+        # nouns of something with what they are of; a question "what is a N" defines
+        "Is there a free version of Photoshop?",
+        "What are the side effects of ibuprofen?",
+        "Examples of Python decorators",
+        "What is a null value?",
+        # "won" the verb, "won't" the auxiliary; "did N sell" with a name
+        "Who won the 1998 World Cup?",
+        "Why won't my car start?",
+        "How many copies did Thriller sell?",
+        # "there" after "is": nothing pointed at
+        "Is there a place to park near the Louvre?",
+        "How do I write an if else statement in bash?",  # "else" after no question word
+        # a question word's noun of something with its owner later in the clause
+        "What steps should I take to start a business?",
+        "What ingredients do I need for pancakes?",
+        "What is a good substitute for eggs in baking?",
+        # a possessive standing for a bare subject; a demonstrative naming its thing
+        "Do cats like their owners?",
+        "So why do cats always land on their feet?",
+        "Does this regex match 'abc'?",
+        # a yes/no question with two words of its own
+        "Does caching help?",
     ],
 )
 def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
@@ -265,6 +318,51 @@ def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
         "even with a timeout?",
         "if the file is huge?",
         "Is that true?",  # "that" after a verb is a pronoun, not a conjunction
+        # an opener followed by too little of its own, or "or" (always a continuation)
+        "And how do I install?",
+        "But what about memory?",
+        "What about the sequel?",
+        "How about a smaller one?",
+        "Or should I use a set?",
+        # asking the answer to go on, or what came after it
+        "Go ahead",
+        "carry on",
+        "What came next?",
+        "And what happens to the file handle then?",
+        # recalling the last answer: its part, what "you" did in it, a place in it
+        "the part where you sort the keys, why?",
+        "what does the code you showed return",
+        "Why did you use a dict there?",
+        # nouns of something with nothing they are of
+        "Is there a gluten free version?",  # "a ... version": its last noun decides
+        "Any drawbacks?",
+        "Benefits?",
+        "Summary please",
+        "What are the pros and cons?",
+        # "the N of the M" where nothing says which M; "else" after a question word
+        "What was the name of the ship?",
+        "Who is the author of the book?",
+        "Who else was involved?",
+        # a verb and a question word ("won" is the verb here), "the N" in the past
+        "Who lost?",
+        "How long did the war last?",
+        # the object of a relative clause on the only noun phrase, "it says" with nothing said
+        "Can you write a function that calls them in order?",
+        "Is there a book about it?",  # a pronoun in the only new noun phrase's modifier
+        "Is there a library for that?",  # a demonstrative likewise
+        "Why did you use a set here?",  # "here" ending a clause, like "there"
+        # a yes/no question with at most one word of its own
+        "Should I be worried?",
+        "Can you show me?",
+        # a recommendation of a noun of something; "the N PREP the M" with nothing saying which M
+        "What's a good substitute?",
+        "What's the recipe?",
+        "Which version should I install?",
+        "Who was the king at the time?",
+        # a demonstrative subject, whatever is named after a preposition; "that" + noun ending
+        "Does that work for Python 2?",
+        "Where do I put that line?",
+        "Why does it say permission denied?",
     ],
 )
 def test_a_question_that_leans_on_the_turn_above_is_a_follow_up(question: str) -> None:
@@ -277,3 +375,11 @@ def test_a_long_question_is_read_in_linear_time() -> None:
     assert not stands_alone("the first " * 20_000)
     assert not stands_alone("if the list is empty " * 20_000)
     assert not stands_alone("Was the comic successful? " * 20_000)
+    assert not stands_alone("a recipe that " + "them " * 50_000)
+    assert stands_alone("how do index funds work and " + "they " * 50_000)
+    assert not stands_alone("it says " * 30_000)
+    assert not stands_alone("and so " * 30_000)
+    assert not stands_alone("what then? " * 30_000)
+    assert not stands_alone("Was the name " + "of the name " * 20_000)
+    assert not stands_alone("what details " * 30_000)
+    assert not stands_alone("use a mutex there? " * 20_000)

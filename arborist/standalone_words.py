@@ -1,0 +1,223 @@
+"""The word lists :mod:`arborist.standalone` reads a question with. Pure: no I/O.
+
+Each list says, in its docstring, what its words do in a question; the rule that reads them is
+in :mod:`arborist.standalone`, and docs/retrieval.md ("Follow-ups") gives it in full. They live
+apart from the rule so that the rule's module stays short enough to read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from arborist.text_words import IDENTIFIER
+
+__all__ = [
+    "ACKNOWLEDGEMENTS",
+    "ADDITIVES",
+    "ALTERNATIVES",
+    "ANAPHORIC_MODIFIERS",
+    "AUXILIARIES",
+    "BE",
+    "CLAUSE_WORDS",
+    "COMPARATIVES",
+    "CONDITIONS",
+    "CONTINUATIONS",
+    "DEFINING",
+    "DEGREES",
+    "DEMONSTRATIVES",
+    "DEPENDENT",
+    "EVALUATIVE",
+    "EVEN_BEFORE",
+    "EXPLETIVE_VERBS",
+    "FILLERS",
+    "INTRODUCERS",
+    "KINDS",
+    "LIFTED",
+    "MODIFIERS",
+    "MODIFYING",
+    "MORE",
+    "NOT_PROPER",
+    "OBJECTS",
+    "OWNED",
+    "OWNERS",
+    "PARTS",
+    "PAST",
+    "POSSESSIVES",
+    "PREPOSITIONS",
+    "PROCEED",
+    "PRONOUNS",
+    "RECALLED",
+    "RELATIONAL",
+    "RELATIVE",
+    "RELATIVES",
+    "REPEATS",
+    "SAYING",
+    "SEEKERS",
+    "SEQUELS",
+    "SOMEONE",
+    "SUBORDINATORS",
+    "TOKEN",
+    "WH",
+    "wordset",
+]
+
+
+def wordset(listed: str) -> frozenset[str]:
+    """The words of ``listed``, separated by spaces: how the word lists below are written."""
+    return frozenset(listed.split())
+
+
+PRONOUNS = wordset("it its itself they them their theirs themselves he him his she her hers")
+"""Personal pronouns: a back-reference unless a noun phrase before them in the question
+can be what they stand for (or ``it`` is the empty subject of "is it possible to")."""
+DEMONSTRATIVES = wordset("this that these those")
+"""``this``/``these``/``those`` always point; ``that`` only where it cannot be a conjunction
+or a relative pronoun (first, after a preposition, or last in its clause)."""
+INTRODUCERS = wordset("a an my your our each every several multiple two three")
+"""Determiners that bring a new thing into the conversation ("a list", "my function", "two
+threads"); the nouns after them can be what a later pronoun of the same question refers
+to. ``the`` is not one: a definite noun phrase may itself point back."""
+BE = wordset("is s was be isn wasn")
+EXPLETIVE_VERBS = wordset("mean means take takes matter matters seem seems")
+SUBORDINATORS = wordset("to that when if whether")
+"""``it`` next to one of :data:`BE` or :data:`EXPLETIVE_VERBS` and followed in its clause
+by one of these stands for the clause ("Is it possible to ...", "What does it mean when ...")."""
+ACKNOWLEDGEMENTS = wordset("ok okay alright thanks thank cool great hmm")
+"""Replies to the turn above, skipped before reading the opener ("ok but for IPv6")."""
+CONTINUATIONS = (
+    "and",
+    "also",
+    "but",
+    "so",
+    "then",
+    "or",
+    "what about",
+    "how about",
+    "what else",
+    "same",
+    "likewise",
+    "instead",
+)
+"""Openers that carry on from the turn above ("and for sets?", "same for csv")."""
+LIFTED = ("and", "but", "also", "so", "what about", "how about")
+"""Of :data:`CONTINUATIONS`, the ones a question with a subject of its own may open with
+("And what is the difference between a virus and a bacterium?"): only what follows decides."""
+PROCEED = frozenset({"go on", "carry on", "keep going", "go ahead"})
+"""Asked alone, these ask the last answer to continue."""
+PREPOSITIONS = wordset(
+    "in with without for on using by via from at as into inside within through under over to"
+)
+"""A question opening with one of these and holding no clause is a modifier of the last
+one ("with a custom separator", "in UTC instead")."""
+CLAUSE_WORDS = wordset(
+    "what how why when where which who whom whose is are was were am do does did can "
+    "could should would will shall may might must has have had isn aren doesn don didn "
+    "wouldn shouldn couldn"
+)
+ADDITIVES = wordset("too either")
+SEQUELS = wordset("next afterwards afterward then")
+"""Ending a clause, these presuppose what came before ("What happened next", "what happens
+then"), unless a condition in the question is what came before ("If ..., what then?")."""
+PARTS = wordset("part parts bit bits section passage paragraph sentence")
+"""After ``the`` and not followed by ``of``, a part of the last answer ("the part about X")."""
+RECALLED = wordset(
+    "used showed shown mentioned gave given said wrote written suggested described recommended "
+    "explained listed quoted cited"
+)
+"""After ``you``, these recall the last answer ("the formula you used")."""
+SAYING = wordset("says said shows prints printed outputs complains")
+"""``it`` before one of these is the program's output, not a thing said before, when what it
+says is there ("When it says my container exited with code 137, ...")."""
+RELATIVES = wordset("that which who")
+MODIFIERS = wordset("about on of for")
+"""After a noun phrase, these open what it is about: an object pronoun in it is not that
+noun phrase ("a book about it", like "a recipe that uses them")."""
+EVALUATIVE = wordset("good best nice decent healthy cheap simple easy quick great")
+"""Before a noun of something, these ask for one of it ("What's a good substitute?"): a
+recommendation, not a definition."""
+OBJECTS = wordset("it them him her")
+POSSESSIVES = wordset("its their his")
+"""Possessive pronouns: they may stand for the bare subject of their clause ("Why do cats
+land on their feet?"), which an object pronoun cannot."""
+"""Object pronouns: in a relative clause on a noun phrase they cannot stand for it."""
+"""Last in a clause, these presuppose something said before ("with generators too?")."""
+ALTERNATIVES = wordset("or vs versus between than compared compare")
+COMPARATIVES = wordset(
+    "faster slower simpler easier better worse shorter cleaner quicker safer smaller "
+    "bigger larger cheaper clearer nicer"
+)
+"""A comparison with nothing to compare to ("faster way?") is against the last answer."""
+RELATIVE = COMPARATIVES | wordset("different similar other")
+"""After "a"/"an", these make a noun phrase relative to one given ("a different way"): it
+brings nothing new."""
+DEPENDENT = wordset("example examples alternative alternatives")
+"""Nouns that are of something: "an example" with nothing after it is of the last answer."""
+ANAPHORIC_MODIFIERS = wordset(
+    "first second third last next previous other same former latter full whole complete "
+    "entire rest remaining above opposite"
+)
+"""After ``the``, these pick from or complete something already given ("the second
+argument", "the full code")."""
+RELATIONAL = wordset("difference")
+"""Nouns that need two things: without ``between``/``of`` they are the last answer's."""
+REPEATS = wordset("also again another")
+SOMEONE = wordset("anyone anything anywhere someone something somewhere")
+"""Before "else", these (and a question word) ask for more than was said ("who else")."""
+"""Words that ask for more of what was just given ("another example", "also", "again")."""
+MORE = wordset("more further elaborate")
+"""Ending a clause, these ask for more of what was just said ("tell me more", "Can you
+elaborate?"); with something after them they bring it ("more about asyncio")."""
+FILLERS = wordset("please pls plz kindly")
+"""Politeness, read as if absent wherever it stands ("an example please" is "an example")."""
+OWNED = DEPENDENT | wordset(
+    "detail details output outputs result results value values default defaults error errors "
+    "syntax complexity signature purpose meaning reason answer code summary overview year "
+    "sequel prequel author plot ending reception budget license price cost runtime version "
+    "effects risks downsides drawbacks benefits advantages disadvantages limitations pros cons "
+    "criticism criticisms catch substitute replacement recipe ingredients instructions steps "
+    "requirements penalty penalties"
+)
+"""Nouns that are of something ("the output", "the default value", "more details", "the
+sequel"): with no owner after them and no proper name in the question, they are of what
+the last answer was about."""
+MODIFYING = wordset("default defaults")
+"""Of :data:`OWNED`, the ones that also modify the noun after them ("the default recursion
+limit" is a limit, of the recursion): of something only last, or before another one."""
+SEEKERS = wordset("the more any some what which")
+"""Before a noun phrase of :data:`OWNED`, these ask for it ("the output", "more details")."""
+OWNERS = PREPOSITIONS | wordset("of between about")
+"""After a noun phrase, these bring what it is of ("the output of ls", "the default for
+dict.get", "the default encoding in Python")."""
+KINDS = wordset(
+    "module modules function functions method methods class classes library package "
+    "operator statement keyword decorator command protocol language format algorithm"
+)
+"""A definite noun phrase with one of these names its thing by the word before it ("the
+json module", "the walrus operator"): it needs nothing said before."""
+DEFINING = wordset("is are s")
+"""After an opening "what", the bare noun after these is the new thing asked about."""
+NOT_PROPER = wordset("I None True False")
+"""Capitalised inside a sentence, yet naming no thing a question could be about."""
+WH = wordset("what how why when where which who whom whose")
+AUXILIARIES = (CLAUSE_WORDS | BE) - WH
+PAST = wordset("was were did had wasn weren didn hadn")
+"""A question in the past about "the N" asks about one particular N: the one the last
+answer was about ("Was the comic successful?", "When was the book published?"). The
+present is also the generic ("How does the garbage collector work?") and is not read so."""
+DEGREES = wordset("many much long often far old")
+"""After "how", part of the question word ("How many pages?", "How long?")."""
+CONDITIONS = wordset("if unless whenever when even")
+"""A question opening with one of these and holding no main clause is a condition on the
+last answer ("even when the list is empty?", "if the file is huge?")."""
+EVEN_BEFORE = SUBORDINATORS | PREPOSITIONS | wordset("though after before so")
+"""After an opening "even", these make it a concession ("even with a timeout?"), not the
+adjective of "even numbers"."""
+TOKEN = re.compile(
+    r"(?P<name>@[A-Za-z_]\w*|" + IDENTIFIER.pattern + r"|[^\W\d_]+\d\w*)"
+    r"|(?P<literal>\d[\w.:/+-]*|\"[^\"]*\"|`[^`]*`|(?<!\w)'[^']*'(?!\w)"
+    r"|(?<![\w*+/%=<>!&|^~:-])(?::=|!=|->|[*+/%=<>&|^~]+)(?![\w*+/%=<>!&|^~-]))"
+    r"|(?P<word>[^\W\d_]+)"
+    r"|(?P<mark>[?!.;:,])"
+)
+"""A question's tokens: a name (``json.loads``, ``@property``, ``sqlite3``), a literal (a
+number, a quoted string, an operator standing apart), a word, or a punctuation mark."""
