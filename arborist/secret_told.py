@@ -58,8 +58,8 @@ def told_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
         yield from _bare_base64(text, longs)
 
 
-_FOREIGN_HEADS = ("passwort", "kennwort", "contrase", "clave", "mot de passe", "senha", "wachtwoord")
-_FOREIGN_HEADS += ("hasło", "haslo", "пароль", "parola d", " pw ", "pw:")
+_FOREIGN_HEADS: tuple[str, ...] = ("passwort", "kennwort", "contrase", "clave", "mot de passe")
+_FOREIGN_HEADS += ("senha", "wachtwoord", "hasło", "haslo", "пароль", "parola d", " pw ", "pw:")
 _FOREIGN = re.compile(
     r"(?i)(?<![^\W_])(?:passwort|kennwort|contrase[ñn]a|clave|mot[ \t]+de[ \t]+passe|senha"
     r"|wachtwoord|has[łl]o|пароль|parola[ \t]+d['’]ordine|pw)"
