@@ -106,7 +106,7 @@ _GLUED_P = re.compile(r"(?<![^\W_])(?<![\s\"'=(\[{,;|]-)(?<!^-)-p([^\W_][^\s\"']
 ``-pedantic`` are flags)."""
 _ESCAPED = re.compile("%[0-9A-Fa-f]{2}")
 _COOKIE = re.compile(r"(?i)(?<![^\W_])(?:set-)?cookie[ \t]*:[ \t]*([^\r\n]*)")
-_COOKIE_PAIR = re.compile(r"([\w.$-]+)=([^;\s\"']*)")
+_COOKIE_PAIR = re.compile(r"([\w.$-]+)=([^;\s\"'\\]*)")
 _SESSION_NAME = re.compile(r"(?i)sess|sid|auth|token|remember|jwt|csrf|xsrf")
 _COOKIE_ATTRIBUTES = frozenset(
     {"path", "domain", "expires", "max-age", "samesite", "priority", "version", "comment"}

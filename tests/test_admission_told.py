@@ -87,3 +87,10 @@ _ADVERSARIAL: dict[str, Callable[[int], str]] = {
 @pytest.mark.parametrize("build", list(_ADVERSARIAL.values()), ids=list(_ADVERSARIAL))
 def test_the_new_rules_take_linear_time(build: Callable[[int], str]) -> None:
     assert _cpu_growth(build, 2_000) < 24
+
+
+def test_a_cookie_in_a_repr_ends_at_its_written_line_break() -> None:
+    """pydoc's ``'Set-Cookie: fig=newton\\r\\nSet-Cookie: sugar=wafer'``: a written ``\\r\\n``
+    ends a value, as a real one does."""
+    text = "'Set-Cookie: fig=newton\\r\\nSet-Cookie: sugar=wafer'"
+    assert admit(text).text == text
