@@ -229,8 +229,21 @@ def _from_visible(pieces: Sequence[tuple[int, int]], at: int) -> int:
     return orig + (at - out)
 
 
-_ESCAPE = re.compile("%[2-7][0-9A-Fa-f]")
-"""A percent-escape of a printable ASCII character (``%20``, ``%3D``, ``%2B``)."""
+_ESCAPE = re.compile(
+    "%[2-7][0-9A-Fa-f]|%[CcDd][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]"
+    "|%[Ee][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){2}|%[Ff][0-4](?:%[89ABab][0-9A-Fa-f]){3}"
+)
+"""A percent-escape of a printable ASCII character (``%20``, ``%3D``, ``%2B``), or the
+escapes of one UTF-8 character (``%C3%B1``, ``ñ``: ``contrase%C3%B1a``)."""
+
+
+def _unescaped(escape: str) -> str:
+    """The character an :data:`_ESCAPE` match stands for (its bytes as UTF-8; a sequence
+    that is not UTF-8 stays as it was)."""
+    try:
+        return bytes.fromhex(escape.replace("%", "")).decode("utf-8")
+    except UnicodeDecodeError:
+        return escape
 
 
 def _decoded(text: str) -> tuple[str, list[tuple[int, int]]] | None:
@@ -249,8 +262,9 @@ def _decoded(text: str) -> tuple[str, list[tuple[int, int]]] | None:
             parts.append(text[pos : m.start()])
             out += m.start() - pos
         pieces.append((out, m.start()))
-        parts.append(chr(int(m.group()[1:], 16)))
-        out += 1
+        char = _unescaped(m.group())
+        parts.append(char)
+        out += len(char)
         pos = m.end()
     pieces.append((out, pos))
     parts.append(text[pos:])

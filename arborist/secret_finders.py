@@ -55,6 +55,7 @@ from arborist.secret_shapes import (
     printable,
     random_looking,
 )
+from arborist.secret_told import told_candidates
 from arborist.secret_vendors import vendor_rows
 
 __all__ = [
@@ -89,6 +90,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from spaced_candidates(text, folded)
     yield from code_candidates(text, folded)
     yield from prose_candidates(text, folded)
+    yield from told_candidates(text, folded, longs)
 
 
 def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:

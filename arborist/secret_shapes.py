@@ -305,7 +305,7 @@ VALUE_ATTRIBUTE = re.compile(r'value[ \t]*=[ \t]*"')  # on the case-folded text
 # A .pgpass line, host:port:database:user:password (``*`` for any of the first four).
 PGPASS = re.compile(
     r"(?<![A-Za-z0-9._*-])([A-Za-z0-9._-]+|\*):(?:[0-9]{1,5}|\*)"
-    r":[^:\s]+:[^:\s]+:(\S+)"
+    r":[^:\s\"',;]+:[^:\s\"',;]+:((?:[^\s:\\\"']|\\.)+)(?![^\s\"'])"
 )
 PGPASS_PORT = re.compile(r":(?:[0-9]{1,5}|\*):")
 CURL_USER = re.compile(r"-(?:u|-user)(?:[ \t]+|=)[\"']?([^\s:\"'@]+):([^\s\"']+)")
@@ -324,6 +324,10 @@ _FILLER = re.compile(
     r"|.{0,16}(?:\.\.\.|…)|\[REDACTED(?::|\]).*|(?:.*[_-])?your[_-].*"
     r"|example|sample|dummy|changeme|hidden|masked|removed|required|secret|password|value"
 )
+_CODE_WORDS = frozenset(
+    {"raise", "return", "throw", "yield", "await", "assert", "lambda", "not", "elif", "else"}
+)
+"""A keyword where a bare value would stand: code goes on (``if not api_key: raise …``)."""
 _CALL = re.compile(r"\$?\(|[A-Za-z_][A-Za-z0-9_.]*\(")
 """A value that opens a call, a parenthesis or a shell's ``$(...)``: code."""
 
@@ -344,13 +348,14 @@ JSON's ``\\n``) is on the next line: the name was given nothing, as ``password=`
 line's end is in the raw text (``password=\\nusername=admin`` is two lines)."""
 _PLACEHOLDER_JOINED = re.compile(
     r"(?:<[^<>\s]+>|\$\{[^{}]*\}|\$?\{\{[^{}]*\}\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
-    r"|x{8,}|X{8,})[^A-Za-z0-9\s](.*)",
+    r"|x{8,}|X{8,}|[^\s.…]{0,16}(?:\.\.\.|…))[^A-Za-z0-9\s](.*)",
     re.DOTALL,
 )
 """A placeholder joined to what follows it (``<token>-q4_K_M``, ``${DB_PASSWORD}/api``,
 ``xxxxxxxx-backup``, ``<your-key>_2024-06-11``, a shell variable ``$TOKEN`` before ``.ipynb``,
 ``</code>`` or a
-JSON string's ``\\n"``): the value is the placeholder, the rest is the text's."""
+JSON string's ``\\n"``, an ellipsis's ``sk_live_...`` before ``.env.txt``): the value is the
+placeholder, the rest is the text's."""
 _KEY_PIECE = re.compile("[A-Za-z0-9]{12,}")
 
 
@@ -379,7 +384,7 @@ def _filler(value: str, separator: str, quoted: bool) -> bool:
     if _stands_for_nothing(value):
         return True
     if not quoted:
-        if _CALL.match(value) or value.lower() in _NULLS:
+        if _CALL.match(value) or value.lower() in _NULLS or value in _CODE_WORDS:
             return True
         head = _TYPE_HEAD.split(value, maxsplit=1)[0].lower()
         if separator == ":" and head in _TYPE_NAMES:

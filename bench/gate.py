@@ -5,9 +5,10 @@
 Goals (issues #22 and #33): every secret of the dev corpus caught; at least 99% of the
 channel corpus's placements caught; no more than 2% of either's near misses redacted;
 the built-in demo corpus still admitted with no redaction; ingest throughput within 10%
-of the gate issue #22 replaced. ``--quick`` is a smoke run (no detect-secrets on the
+of the gate issue #22 replaced. ``--quick`` is a smoke run (the first channel corpus
+alone, no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, and ``channels_holdout8.json`` when it is there),
+held-out corpora (``holdout.json``, and ``channels_holdout9.json`` when it is there),
 written blind beside the dev ones and never tuned on. ``--channels-only`` stops after the
 corpora.
 
@@ -41,9 +42,14 @@ detect-secrets 1069/4167 and 110/1941); its leaks and false alarms were closed b
 rules (still flagged: a Sentry DSN's key, 27 placements, which ``channels_holdout2.json``
 and ``channels_holdout5.json`` count as a secret; still leaking: a client's key percent-
 encoded into a profile URL's path, 2 placements), and it is a dev corpus now, scored on
-every run. ``channels_holdout8.json`` is the next blind one: written by someone who has
-not read the gate, committed by the lead, scored by ``--holdout`` once it is there (the
-run says so when it is not), and not tuned on after.
+every run. ``channels_holdout8.json`` was the eighth (seen at 4c8d7b0: 4758/5197
+placements caught, 91.6%, MISSED; 56/2982 near misses flagged, 1.9%, MET; detect-secrets
+2308/5197 and 294/2982); its leaks and false alarms were closed by general rules
+(``arborist.secret_told``: passwords told in other languages, config keywords, cookies,
+bare base64 that is random bytes or ``user:password``), and it is a dev corpus now,
+scored on every run. ``channels_holdout9.json`` is the next blind one: written by someone
+who has not read the gate, committed by the lead, scored by ``--holdout`` once it is
+there (the run says so when it is not), and not tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
   is no longer in :func:`arborist.admission.admit`'s output; a near miss is flagged
@@ -141,7 +147,9 @@ CHANNELS_SEEN6 = ROOT / "bench" / "secret_corpus" / "channels_holdout6.json"
 """The sixth blind channel holdout: seen at da02ba3 and fixed since, a dev corpus now."""
 CHANNELS_SEEN7 = ROOT / "bench" / "secret_corpus" / "channels_holdout7.json"
 """The seventh blind channel holdout: seen at e920116 and fixed since, a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout8.json"
+CHANNELS_SEEN8 = ROOT / "bench" / "secret_corpus" / "channels_holdout8.json"
+"""The eighth blind channel holdout: seen at 4c8d7b0 and fixed since, a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout9.json"
 """The blind channel holdout ``--holdout`` scores when it is there (the lead commits it)."""
 OLD_GATE = "c8136f0"
 """The commit whose arborist/admission.py is the gate before issue #22's changes."""
@@ -687,7 +695,10 @@ def main() -> int:
         ("dev channel corpus, the fifth holdout, seen (channels_holdout5.json)", CHANNELS_SEEN5),
         ("dev channel corpus, the sixth holdout, seen (channels_holdout6.json)", CHANNELS_SEEN6),
         ("dev channel corpus, the seventh holdout, seen (channels_holdout7.json)", CHANNELS_SEEN7),
+        ("dev channel corpus, the eighth holdout, seen (channels_holdout8.json)", CHANNELS_SEEN8),
     ]
+    if args.quick:  # a smoke run: one channel corpus through every channel's path
+        channel_corpora = channel_corpora[:1]
     if args.holdout:
         channel_corpora += blind_channels()
     for name, path in channel_corpora:

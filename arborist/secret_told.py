@@ -1,0 +1,231 @@
+"""Secrets given with no name a scanner knows: told in another language, kept by a config
+keyword, sent as a cookie, or bare random bytes in base64.
+
+Pure: no I/O. :func:`told_candidates` yields ``(kind, start, end)`` for
+
+* a password told in German, Spanish, French, Portuguese, Dutch, Polish, Italian or Russian,
+  or as "pw" (``Passwort: X``, ``la contraseña es X``, ``mot de passe : X``, ``Das neue
+  Kennwort lautet X``, ``the admin pw is X``): a password-like word after the name and a
+  colon or a verb of saying;
+* a config keyword that takes a password by place: slapd's and ldap.conf's ``rootpw`` /
+  ``bindpw``, Redis's ``requirepass`` and ``masterauth`` (``requirepass X``);
+* ``mysql -pX``'s glued value standing alone (``-pDdZFzJoOx@fBg``: a password-like word);
+* a cookie's value in a ``Cookie:`` or ``Set-Cookie:`` header (``sessionid=…``,
+  ``connect.sid=…``): sixteen characters or more, random-looking, or any value of eight or
+  more given to a session's name;
+* bare base64 that is a credential: 30 or 32 random bytes (an AWS secret access key's 40
+  characters, a SAS signature's or an HMAC key's 44 with ``=``), and the base64 of
+  ``user:password`` (an HTTP Basic credential without its ``Basic``). Base64 of text, a
+  hash's digest given after its algorithm's name (``sha256-…``, Go's ``h1:…``) and hex
+  are not keys.
+
+:mod:`arborist.secret_finders` runs it beside the other shapes; each pattern runs only when
+a literal every match holds is in the text, or among its long words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from arborist.secret_shapes import (
+    b64_text,
+    has,
+    has_digit,
+    is_filler,
+    printable,
+    random_looking,
+    reads_as_password,
+)
+
+__all__ = [
+    "told_candidates",
+]
+
+
+def told_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+    """Every secret this module reads in ``text`` (``folded`` its case-folded copy, positions
+    the same; ``longs`` its long words, as :func:`arborist.secret_prefilters.long_words`)."""
+    if has(folded, *_FOREIGN_HEADS):
+        yield from _foreign_prose(text)
+    if has(folded, "bindpw", "rootpw", "requirepass", "masterauth"):
+        yield from _config_passwords(text)
+    if "-p" in text:
+        yield from _glued_p(text)
+    if "cookie" in folded:
+        yield from _cookies(text)
+    if longs:
+        yield from _bare_base64(text, longs)
+
+
+_FOREIGN_HEADS: tuple[str, ...] = ("passwort", "kennwort", "contrase", "clave", "mot de passe")
+_FOREIGN_HEADS += ("senha", "wachtwoord", "hasło", "haslo", "пароль", "parola d", " pw ", "pw:")
+_FOREIGN = re.compile(
+    r"(?i)(?<![^\W_])(?:passwort|kennwort|contrase[ñn]a|clave|mot[ \t]+de[ \t]+passe|senha"
+    r"|wachtwoord|has[łl]o|пароль|parola[ \t]+d['’]ordine|pw)"
+    r"(?:[ \t]*:[ \t]*|(?:[ \t]+[\w'’-]+){0,6}?[ \t]+"
+    r"(?:is|ist|lautet|es|est|é|era|was|это|jest|è):?[ \t]+)"
+    r"[\"'«„“]?(\S+)"
+)
+"""A password's name in another language (or ``pw``), then a colon, or a few words and a
+verb of saying (``is``, ``ist``, ``lautet``, ``es``, ``est``, ``é``, ``jest``, ``è``), then
+the value."""
+
+
+def _foreign_prose(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _FOREIGN.finditer(text):
+        value = m.group(1).rstrip(".,;:)!?\"'»“”")
+        if reads_as_password(value) and not is_filler(value, "=", quoted=False):
+            yield "password", m.start(1), m.start(1) + len(value)
+
+
+def _config_passwords(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _CONFIG_PASSWORD.finditer(text):
+        value = m.group(1).rstrip(".,;)")
+        if len(value) >= 6 and not is_filler(value, "=", quoted=False):
+            yield "password", m.start(1), m.start(1) + len(value)
+
+
+def _glued_p(text: str) -> Iterator[tuple[str, int, int]]:
+    """``-pX``: a password-like word with no percent-escape (the decoded text is read too:
+    ``%20--password-stdin`` is a flag after a space)."""
+    for m in _GLUED_P.finditer(text):
+        value = m.group(1).rstrip(".,;)")
+        escaped = _ESCAPED.search(value) is not None
+        if not escaped and _password_like(value) and not is_filler(value, "=", quoted=False):
+            yield "password", m.start(1), m.start(1) + len(value)
+
+
+_CONFIG_PASSWORD = re.compile(
+    r"(?i)(?<![^\W_])(?:bindpw|rootpw|requirepass|masterauth)[ \t]+[\"']?([^\s\"'()]+)"
+)
+"""slapd's ``rootpw X``, ldap.conf's ``bindpw X``, Redis's ``requirepass X`` and
+``masterauth X``: a password by place, after its keyword and a space."""
+_GLUED_P = re.compile(r"(?<![^\W_])(?<![\s\"'=(\[{,;|]-)(?<!^-)-p([^\W_][^\s\"']{7,})")
+"""``mysql -pX``'s value, glued to its ``-p``: only a password-like word (``-pthread``,
+``-pedantic`` are flags)."""
+_ESCAPED = re.compile("%[0-9A-Fa-f]{2}")
+_COOKIE = re.compile(r"(?i)(?<![^\W_])(?:set-)?cookie[ \t]*:[ \t]*([^\r\n]*)")
+_COOKIE_PAIR = re.compile(r"([\w.$-]+)=([^;\s\"'\\]*)")
+_SESSION_NAME = re.compile(r"(?i)sess|sid|auth|token|remember|jwt|csrf|xsrf")
+_COOKIE_ATTRIBUTES = frozenset(
+    {"path", "domain", "expires", "max-age", "samesite", "priority", "version", "comment"}
+)
+
+
+def _cookies(text: str) -> Iterator[tuple[str, int, int]]:
+    """Each cookie's value in a ``Cookie:`` / ``Set-Cookie:`` header that is random-looking
+    and sixteen characters or more, or eight or more given to a session's name (an
+    attribute such as ``Path=/`` or ``Expires=…`` is not a cookie)."""
+    for header in _COOKIE.finditer(text):
+        base = header.start(1)
+        for pair in _COOKIE_PAIR.finditer(header.group(1)):
+            name, value = pair.group(1), pair.group(2)
+            if name.lower() in _COOKIE_ATTRIBUTES or is_filler(value, "=", quoted=False):
+                continue
+            session = _SESSION_NAME.search(name) is not None and len(value) >= 8
+            if session or (len(value) >= 16 and random_looking(value)):
+                yield "secret", base + pair.start(2), base + pair.end(2)
+
+
+_BARE_B64 = re.compile(r"(?<![A-Za-z0-9+/])([A-Za-z0-9+/]{16,86}={0,2})(?![A-Za-z0-9+=])")
+"""A run of base64 that stands on its own, or joined to a word by ``-``, ``_`` or ``.``
+(``backup_….env``)."""
+_DIGEST_BEFORE = re.compile(
+    r"(?i)(?:sha[0-9]*|md5|blake2[bs]?|h1|base64|digest|hash|integrity|checksum|etag)[-:= ]$"
+)
+"""A hash's digest given after its algorithm's or its kind's name: ``sha256-…`` (a
+subresource integrity), Go's ``h1:…``, ``digest: …``."""
+_BASIC = re.compile(r"[\w.@+-]{1,64}:[^\s:]{6,}")
+
+
+def _bare_base64(text: str, longs: str) -> Iterator[tuple[str, int, int]]:
+    """Bare base64 that is a credential: 30 or 32 random bytes, or ``user:password``. The
+    long words come in the text's order: each is found after the one before, so the text is
+    read once, however many there are."""
+    padded = "=" in longs
+    at = 0
+    for word in longs.split(" "):
+        if len(word) < 16 or not ((padded and "=" in word) or len(word) >= 40):
+            continue
+        found = text.find(word, at)
+        if found == -1:
+            return
+        for m in _BARE_B64.finditer(text, found, found + len(word)):
+            yield from _credentials_in(text, m.start(1), m.group(1))
+        at = found + len(word)
+
+
+def _credentials_in(text: str, start: int, run: str) -> Iterator[tuple[str, int, int]]:
+    """The first stretch of the base64 ``run`` (at ``start`` in ``text``) that is a
+    credential, not given after a digest's name."""
+    if start and text[start - 1] == "%":
+        return  # an escape's digits begin it: the decoded text is read too (admission)
+    for a, b in _runs(run):
+        if _path_like(run[a:b]):
+            continue
+        if _DIGEST_BEFORE.search(text, max(0, start + a - 12), start + a) is None:
+            kind = _credential(run[a:b])
+            if kind is not None:
+                yield kind, start + a, start + b
+                return
+
+
+def _path_like(stretch: str) -> bool:
+    """Whether a stretch of base64 reads as a path (``///tmp/tmpab12/p3/1Z99…``,
+    ``…LETtpyT/notes``): it opens or closes with ``/``, holds ``//``, a segment of fewer than
+    three characters or a word in lower case, which a key's random ``/`` rarely leaves."""
+    if "/" not in stretch:
+        return False
+    parts = stretch.split("/")
+    return any(len(p) < 3 or (p.isalpha() and p.islower() and len(p) <= 12) for p in parts)
+
+
+def _password_like(value: str) -> bool:
+    """Eight characters or more, a letter, and three of lower case, upper case, digits and
+    marks (``DdZFzJoOx@fBg``; not a flag such as ``-pthread`` or ``-pedantic``)."""
+    classes = (
+        any(c.islower() for c in value),
+        any(c.isupper() for c in value),
+        has_digit(value),
+        not value.isalnum(),
+    )
+    return len(value) >= 8 and any(c.isalpha() for c in value) and sum(classes) >= 3
+
+
+def _basic_password(password: str) -> bool:
+    """The password of a ``user:password`` pair in base64: six characters or more, not a
+    URL's rest (``http://…``), a placeholder or a plain word in one case."""
+    if len(password) < 6 or password.startswith("//"):
+        return False
+    plain = password.isalpha() and (password.islower() or password.istitle())
+    return not plain and not is_filler(password, "=", quoted=False)
+
+
+def _runs(run: str) -> Iterator[tuple[int, int]]:
+    """``run`` whole, then each stretch of it between two of its ``/`` (a URL path's segment
+    is base64's alphabet too): start and end in ``run``, longest first."""
+    yield 0, len(run)
+    cuts = [*[-1, *(i for i, c in enumerate(run) if c == "/")][:_MOST_CUTS], len(run)]
+    spans = [(a + 1, b) for i, a in enumerate(cuts) for b in cuts[i + 1 :] if b - a > 16]
+    yield from sorted((s for s in spans if s != (0, len(run))), key=lambda s: s[0] - s[1])
+
+
+_MOST_CUTS = 12
+
+
+def _credential(value: str) -> str | None:
+    """The kind of credential the base64 ``value`` is, or None."""
+    if len(value) % 4 or not has_digit(value) or value.isupper() or value.islower():
+        return None
+    data = b64_text(value)
+    if data is None:
+        return None
+    if printable(data):
+        pair = data.decode("ascii")
+        if _BASIC.fullmatch(pair) and _basic_password(pair.split(":", 1)[1]):
+            return "basic_auth"
+        return None
+    if len(data) in (30, 32) and len(set(value)) >= 20 and not data.startswith(b"\0\0\0"):
+        return "api_token"
+    return None

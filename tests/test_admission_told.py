@@ -1,0 +1,96 @@
+"""The rules the eighth blind channel corpus asked for, each on text no corpus holds: a
+password told in another language or as "pw", a config keyword's password (``bindpw``,
+``requirepass``), ``mysql -pX``'s glued value standing alone, a cookie's value, bare base64
+that is 30 or 32 random bytes or ``user:password``, a ``.pgpass`` line in a CSV cell, a
+UTF-8 word percent-encoded; and what stays: a fingerprint's hex pairs, a code keyword after
+a secret's name, an ellipsis placeholder before a file's suffix, a hash's digest after its
+algorithm's name, an SSH public key, base64 of text, a path, a flag."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+
+import pytest
+
+from arborist.admission import admit
+from tests.test_admission import _cpu_growth
+
+WORD = "Vogel7Tinte!Glas42"
+KEY40 = base64.b64encode(bytes(range(7, 37))).decode()  # 30 bytes: 40 characters
+HMAC44 = base64.b64encode(bytes(range(101, 133))).decode()  # 32 bytes: 44 with "="
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (f"Passwort: {WORD}", WORD),
+        (f"Das alte Kennwort lautet {WORD} und gilt bis Freitag.", WORD),
+        (f"la contraseña del router es {WORD}", WORD),
+        (f"mot de passe : {WORD}", WORD),
+        (f"the nas admin pw is {WORD}.", WORD),
+        (f"https://x.example/q?note=la%20contrase%C3%B1a%20es%20{WORD}", WORD),
+        (f"bindpw {WORD}", WORD),
+        (f"(requirepass {WORD}) in redis.conf", WORD),
+        (f"notes_masterauth {WORD}.txt", WORD),
+        ("-pQuq8Rz@Lm#Wv", "Quq8Rz@Lm#Wv"),
+        ("notes--pQuqRzLm@Wv.txt", "QuqRzLm@Wv"),  # joined to a word by a dash
+        ("Cookie: theme=dark; sessionid=9f3kq2m7zx81", "9f3kq2m7zx81"),
+        ("Set-Cookie: connect.sid=s%3Aab12CD34ef56GH78ij90; Path=/", "ab12CD34ef56GH78ij90"),
+        (f"backup_{KEY40}.env.txt", KEY40),
+        (f"https://share.example/v1/s/{KEY40}/view", KEY40),
+        (f"?query={KEY40}&sort=recent", KEY40),
+        (f"sig {HMAC44}", HMAC44),
+        (base64.b64encode(b"svc_backup:Harbor7Fig").decode(), "Harbor7Fig"),
+        (f"/deploy/{base64.b64encode(b'admin:knCVYZrKbk').decode()}/v1", "a25DVllacktiaw"),
+        ('ts,user,"db.lan:5432:*:reporting:Kd8vPq2Lz5Wn"\n', "Kd8vPq2Lz5Wn"),
+    ],
+)
+def test_a_secret_told_or_bare_is_redacted(text: str, value: str) -> None:
+    assert value not in admit(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "backup_MD5:68:62:81:3d:f1:7d:a0:e8:a6:6d:51:30:7a:a9:c1:e2.env.txt",
+        'if not api_key: raise MissingSecretError("set ANTHROPIC_API_KEY")',
+        "backup_export STRIPE_SECRET_KEY=sk_live_....env.txt",
+        f"integrity: sha256-{HMAC44}",
+        f'<script integrity="sha256-{HMAC44}">',
+        f"golang.org/x/text v0.3.7 h1:{HMAC44}",
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJBwuPkGhGrtoq/WY1wB46DM5muhY4R+EX/wd5Xesr8u me@ci",
+        base64.b64encode(b"The quick brown fox jumps over!").decode(),  # base64 of text
+        f"file:///tmp/tmpab12cd34/p3/{'1Z999AA10123456784'}.txt",
+        "file:///tmp/tmpqwerty12/p1/keys_1BoatSLRHtKNngkdXEeobR76b53LETtpyT/notes.txt",
+        "gcc -pthread -pedantic -pipe main.c",
+        "docker login -u researcher --password-stdin < ~/.docker_pw",
+        "screenshot_mysql -u root -p_2024-06-01.png",
+        "The password is stored in the vault; the pw field is optional.",
+        "Das Passwort: bitte beim Admin erfragen.",
+        "Cookie: theme=dark; lang=en-GB",
+    ],
+)
+def test_what_tells_no_secret_stays(text: str) -> None:
+    assert admit(text).text == text
+
+
+_ADVERSARIAL: dict[str, Callable[[int], str]] = {
+    "long words": lambda n: " ".join(f"{i:08d}" + "Ab3/" * 9 for i in range(n // 40)),
+    "passwort": lambda n: "passwort " * (n // 9),
+    "-p": lambda n: "-pAb3!" * (n // 6),
+    "cookie": lambda n: "Cookie: " + "a=b; " * (n // 5),
+    "pgpass": lambda n: "h:5432:" * (n // 7),
+}
+
+
+@pytest.mark.parametrize("build", list(_ADVERSARIAL.values()), ids=list(_ADVERSARIAL))
+def test_the_new_rules_take_linear_time(build: Callable[[int], str]) -> None:
+    assert _cpu_growth(build, 2_000) < 24
+
+
+def test_a_cookie_in_a_repr_ends_at_its_written_line_break() -> None:
+    """pydoc's ``'Set-Cookie: fig=newton\\r\\nSet-Cookie: sugar=wafer'``: a written ``\\r\\n``
+    ends a value, as a real one does."""
+    text = "'Set-Cookie: fig=newton\\r\\nSet-Cookie: sugar=wafer'"
+    assert admit(text).text == text
