@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from arborist.secret_prefilters import word_matches
+from arborist.secret_prefilters import Literals, named_matches, secret_words
 from arborist.secret_shapes import (
     CURL_USER,
     DASH_P,
@@ -48,12 +48,13 @@ __all__ = [
 ]
 
 
-def command_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+def command_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:
     """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
     ``machine host login user password SECRET``."""
+    folded = found.folded
     dashed = "-" in text  # one scan for a character every flag below needs
-    if dashed and "pass" in folded:
-        yield from _dash_pass_flags(text, folded)
+    if dashed and "pass" in found:
+        yield from _dash_pass_flags(text, found)
     for line_start, line_end, tools in _flag_lines(text, folded) if dashed else ():
         tool = tools.search(text, line_start, line_end)  # a line is read for its first tool
         if tool is not None:
@@ -95,11 +96,11 @@ def command_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str
     if ":" in text and "Private-Lines: " in text:
         for m in PUTTY.finditer(text):
             yield "private_key", m.start(1), m.end(1)
-    if "login" in folded:
+    if "login" in found:
         for m in _LOGIN_KEY.finditer(text):  # wandb login KEY, some-cli login --with KEY
             if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
                 yield "api_token", m.start(1), m.end(1)
-    if "password" in folded and ("machine" in folded or "login" in folded):
+    if "pass" in found and "password" in folded and ("machine" in folded or "login" in found):
         for m in NETRC.finditer(text):
             near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
             if near is not None and not is_filler(m.group(1), "=", quoted=False):
@@ -172,12 +173,12 @@ _HASH_COLON = re.compile(r":(?=\$|\{SHA\})")
 _USER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@")
 
 
-def _dash_pass_flags(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+def _dash_pass_flags(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
     """:data:`DASH_PASS` matched at the dash before each ``pass`` found (at most 12 letters
     back, so ``passpass...`` is read once), where that dash stands alone: after a space, a
     quote or nothing (``--password`` is :data:`FLAG`'s)."""
-    at = folded.find("pass") if len(folded) == len(text) else -1
-    while at != -1:
+    folded = found.folded
+    for at in found.at("pass"):
         start = at
         while start > max(0, at - 12) and "a" <= folded[start - 1] <= "z":
             start -= 1
@@ -189,7 +190,6 @@ def _dash_pass_flags(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
                 word = group == 3 and value.isalpha() and value.islower()  # "the -password flag"
                 if not word and not is_filler(value, "=", quoted=group != 3):
                     yield "password", m.start(group), m.end(group)
-        at = folded.find("pass", at + 4)
 
 
 _FLAG_BEFORE = frozenset(" \t\n\r\"'")
@@ -235,7 +235,7 @@ def _flags(text: str) -> Iterator[re.Match[str]]:
 _DASHES = re.compile("-+")
 
 
-def spaced_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+def spaced_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
     """Values given with no ``=`` or ``:``: after a secret's name and a space (``SetEnv
     DB_PASSWORD X``, ``aws configure set aws_secret_access_key X``), as a secret-named
     call's string (``Auth.api_key("X")``), in a URL's password slot cut short before its
@@ -243,7 +243,8 @@ def spaced_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     in the places known tools take them (``mc alias set N URL ACCESS X``, ``htpasswd -b
     FILE USER X``). A value after a space or in a call is taken only when it reads as a key
     (letters and digits mixed, :func:`holds_key`): a word in prose is not one."""
-    for m in _at_names(text, folded, _NAME_SPACE_VALUE):
+    folded = found.folded
+    for m in named_matches(text, secret_words(found, keys=True), _NAME_SPACE_VALUE):
         if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
             yield _kind(m.group()), m.start(1), m.end(1)
     if "(" in text:
@@ -273,31 +274,6 @@ def spaced_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
                 yield "password", m.start(group), m.end(group)
 
 
-def _at_names(text: str, folded: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
-    """``pattern`` matched from the start of each name holding a secret's word (found by
-    :data:`_WORD_FINDER` in ``folded``, the name read back over ``[\\w.-]``), where a
-    search of a pattern opening with a lookbehind tries every character."""
-    if len(folded) != len(text):
-        yield from pattern.finditer(text)
-        return
-    done = 0
-    last = -1  # the last word's start: a name read back to it was read from there already
-    for word in word_matches(folded, _WORD_HEADS, _WORD_FINDER):
-        at, last_at = word.start(), last
-        last = at
-        if at < done:
-            continue
-        start = at
-        while start > max(done, last_at) and _name_char(text[start - 1]):
-            start -= 1
-        if start == last_at or (start and _name_char(text[start - 1])):
-            continue  # the same name as the last word's, or inside the last match: read
-        m = pattern.match(text, start)
-        if m is not None:
-            yield m
-            done = m.end()
-
-
 def _secret_calls(text: str) -> Iterator[re.Match[str]]:
     """:data:`_SECRET_CALL` matched from the name before each ``("`` or ``('`` opening a
     long string (:data:`_CALL_OPEN`)."""
@@ -314,11 +290,6 @@ def _secret_calls(text: str) -> Iterator[re.Match[str]]:
             if m is not None:
                 yield m
                 done = m.end()
-
-
-_WORD_FINDER = re.compile(r"pass|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key")
-_WORD_HEADS = ("pass", "pwd", "secret", "token", "api", "access", "private")
-"""The literal each of :data:`_WORD_FINDER`'s matches opens with."""
 
 
 def _from_schemes(text: str) -> Iterator[re.Match[str]]:
@@ -340,9 +311,6 @@ _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 def _at_archivers(text: str, folded: str) -> Iterator[re.Match[str]]:
     """:data:`_ARCHIVE_P` matched where each archiver's name starts (``rar`` in ``library``
     fails at once, on the letter before it)."""
-    if len(folded) != len(text):
-        yield from _ARCHIVE_P.finditer(text)
-        return
     yield from tool_lines(text, folded, _ARCHIVER, _ARCHIVER_HEAD, _ARCHIVE_P)
 
 
@@ -370,10 +338,6 @@ _ARCHIVER = re.compile("7z|un(?:rar|zip)|rar|zip")
 _ARCHIVER_HEAD = re.compile(
     r"(?i)(?<![A-Za-z0-9])(?:7z[ar]?|7za|rar|unrar|zip|unzip|zipcloak)(?![\w-])"
 )
-
-
-def _name_char(char: str) -> bool:
-    return char.isalnum() or char in "_.-"
 
 
 _CALL_OPEN = re.compile(r"\([ \t]*[\"'][^\"'\s]{12,}")
