@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from arborist.secret_commands import tool_lines
+from arborist.secret_commands import flag_lines, tool_lines
 from arborist.secret_names import MIXED
 from arborist.secret_prefilters import Literals, named_matches, secret_words
 from arborist.secret_shapes import (
@@ -73,9 +73,10 @@ def code_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]
     if "lftp" in folded:
         for m in tool_lines(text, folded, _LFTP, _LFTP_HEAD, _LFTP_USER):
             yield from _quoted_password(m)
-    if "zip" in folded and "-P" in text:
-        for m in tool_lines(text, folded, _ZIP, _ZIP_HEAD, _ZIP_P):
-            yield from _quoted_password(m)
+    if "-p" in found and "zip" in folded and "-P" in text:  # on the lines holding a "-P"
+        for start, end in flag_lines(text, found.at("-p")):
+            for m in tool_lines(text, folded, _ZIP, _ZIP_HEAD, _ZIP_P, start, end):
+                yield from _quoted_password(m)
 
 
 def _at_literal(

@@ -36,6 +36,7 @@ from arborist.secret_shapes import (
     REDIS_A,
     SMB_U,
     SSHPASS_P,
+    at_each,
     holds_key,
     is_filler,
     reads_as_password,
@@ -43,6 +44,7 @@ from arborist.secret_shapes import (
 
 __all__ = [
     "command_candidates",
+    "flag_lines",
     "spaced_candidates",
     "tool_lines",
 ]
@@ -243,7 +245,6 @@ def spaced_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, in
     in the places known tools take them (``mc alias set N URL ACCESS X``, ``htpasswd -b
     FILE USER X``). A value after a space or in a call is taken only when it reads as a key
     (letters and digits mixed, :func:`holds_key`): a word in prose is not one."""
-    folded = found.folded
     for m in named_matches(text, secret_words(found, keys=True), _NAME_SPACE_VALUE):
         if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
             yield _kind(m.group()), m.start(1), m.end(1)
@@ -261,12 +262,12 @@ def spaced_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, in
                 and not is_filler(value, "=", quoted=False)
             ):
                 yield "password", m.start(1), m.end(1)  # a port is digits, a password not
-    if "-p" in folded:
-        for m in _at_archivers(text, folded):
+    if "-p" in found:
+        for m in _at_archivers(text, found):
             if not is_filler(m.group(1), "=", quoted=False):
                 yield "password", m.start(1), m.end(1)
-    if ("mc" in folded and ("alias" in folded or "host" in folded)) or "htpasswd" in folded:
-        for m in _TOOL_POSITIONAL.finditer(text):
+    if "mc" in found or "htpasswd" in found:  # matched where each is, not at every character
+        for m in at_each(text, sorted(found.at("mc") + found.at("htpasswd")), _TOOL_POSITIONAL):
             group = m.lastindex or 1
             if len(m.group(group)) >= MIN_VALUE and not is_filler(
                 m.group(group), "=", quoted=False
@@ -308,21 +309,42 @@ def _from_schemes(text: str) -> Iterator[re.Match[str]]:
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 
 
-def _at_archivers(text: str, folded: str) -> Iterator[re.Match[str]]:
+def _at_archivers(text: str, found: Literals) -> Iterator[re.Match[str]]:
     """:data:`_ARCHIVE_P` matched where each archiver's name starts (``rar`` in ``library``
-    fails at once, on the letter before it)."""
-    yield from tool_lines(text, folded, _ARCHIVER, _ARCHIVER_HEAD, _ARCHIVE_P)
+    fails at once, on the letter before it), on the lines holding its flag (``-p`` or
+    ``-P``) alone: a name on another line never reaches one."""
+    for start, end in flag_lines(text, found.at("-p")):
+        yield from tool_lines(text, found.folded, _ARCHIVER, _ARCHIVER_HEAD, _ARCHIVE_P, start, end)
+
+
+def flag_lines(text: str, flags: list[int]) -> Iterator[tuple[int, int]]:
+    """The lines (start, end: its ``\\n`` or the text's end) holding each of ``flags``
+    (positions in ``text``), in order, each once."""
+    end = -1
+    for at in flags:
+        if at > end:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end == -1 else end
+            yield start, end
 
 
 def tool_lines(
-    text: str, folded: str, finder: re.Pattern[str], head: re.Pattern[str], pattern: re.Pattern[str]
+    text: str,
+    folded: str,
+    finder: re.Pattern[str],
+    head: re.Pattern[str],
+    pattern: re.Pattern[str],
+    start: int = 0,
+    end: int | None = None,
 ) -> Iterator[re.Match[str]]:
-    """``pattern`` matched where ``finder`` finds a tool's name in ``folded`` and ``head``
-    (the name as a word) matches. A tool whose line holds no flag the pattern takes fails
-    at every later tool of that line too (each reads the same rest of it), so the line is
-    left then: the text is read once however often a name repeats on a line."""
+    """``pattern`` matched where ``finder`` finds a tool's name in ``folded`` (from ``start``
+    to ``end``, a line's bounds or the whole text) and ``head`` (the name as a word)
+    matches. A tool whose line holds no flag the pattern takes fails at every later tool
+    of that line too (each reads the same rest of it), so the line is left then: the text
+    is read once however often a name repeats on a line."""
     done = 0
-    for name in finder.finditer(folded):
+    for name in finder.finditer(folded, start, len(folded) if end is None else end):
         if name.start() < done or head.match(text, name.start()) is None:
             continue
         m = pattern.match(text, name.start())

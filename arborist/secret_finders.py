@@ -242,8 +242,8 @@ def _url_candidates(text: str, longs: str) -> Iterator[tuple[str, int, int]]:
                 and not is_filler(value, "=", quoted=True)
             ):
                 yield "url_credentials", m.start(1), m.start(1) + len(value)
-    if "/" in longs and "hook" in longs.casefold():
-        for m in WEBHOOK.finditer(text):
+    if "/" in longs and "hook" in longs.casefold() and WEBHOOK.search(longs) is not None:
+        for m in WEBHOOK.finditer(text):  # one with a digit is in a long word
             if has_digit(m.group(1)):
                 yield "webhook_url", m.start(1), m.end(1)
 

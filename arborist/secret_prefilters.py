@@ -123,22 +123,36 @@ class Literals:
         ``find`` from each start's next character."""
         starts = self._starts.get(literal)
         if starts is None:
-            starts = self._starts[literal] = _starts(self.folded, literal)
+            finder = _FINDERS[literal] if literal in _FINDERS else _finder(literal)
+            if finder is not None:
+                starts = [m.start() for m in finder.finditer(self.folded)]
+            else:
+                starts = _overlapping(self.folded, literal)
+            self._starts[literal] = starts
         return starts
 
     def __contains__(self, literal: str) -> bool:
         return bool(self.at(literal))
 
 
-def _starts(folded: str, literal: str) -> list[int]:
-    if any(literal.startswith(literal[i:]) for i in range(1, len(literal))):  # "aa", "abab"
-        starts = []
-        at = folded.find(literal)
-        while at != -1:
-            starts.append(at)
-            at = folded.find(literal, at + 1)
-        return starts
-    return [m.start() for m in re.finditer(re.escape(literal), folded)]
+_FINDERS: dict[str, re.Pattern[str] | None] = {}
+"""Each literal :meth:`Literals.at` was asked for and its regex (None for a literal that
+may overlap itself, which a regex's scan would step over)."""
+
+
+def _finder(literal: str) -> re.Pattern[str] | None:
+    overlaps = any(literal.startswith(literal[i:]) for i in range(1, len(literal)))  # "abab"
+    finder = _FINDERS[literal] = None if overlaps else re.compile(re.escape(literal))
+    return finder
+
+
+def _overlapping(folded: str, literal: str) -> list[int]:
+    starts = []
+    at = folded.find(literal)
+    while at != -1:
+        starts.append(at)
+        at = folded.find(literal, at + 1)
+    return starts
 
 
 def secret_words(found: Literals, *, keys: bool) -> list[int]:
