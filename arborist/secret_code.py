@@ -52,8 +52,8 @@ def code_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]
     if "(" in text and _credential_call_named(text, found):
         for m in _CREDENTIAL_CALL.finditer(text):  # "Author" is no such call
             yield from _quoted_password(m)
-    words = secret_words(found, keys=False) if has(text, '",', "',", '" ,', "' ,") else []
-    if words:
+    words = secret_words(found, keys=False)
+    if words and has(text, '",', "',", '" ,', "' ,"):
         for m in named_matches(text, words, _NAMED_PAIR, quotes="\"'"):
             value = m.group(m.lastindex or 2)
             if reads_as_password(value) or holds_key(value):

@@ -90,7 +90,7 @@ def command_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
                 yield "password", m.start(2), m.end(2)
     if ("$" in text or "{" in text) and (":$" in longs or ":{SHA}" in longs):
         yield from _htpasswd(text)  # a user name and its hash: one long word
-    if dashed and "|" in text:
+    if dashed and "|" in text and "sudo" in text:
         for m in ECHO_SUDO.finditer(text):  # its own scan for "echo"
             group = m.lastindex or 3
             if not is_filler(m.group(group), "=", quoted=group != 3):
@@ -122,7 +122,7 @@ def _flag_lines(text: str, folded: str) -> list[tuple[int, int, re.Pattern[str]]
     MYSQL's on a line with ``-p`` or ``-a``; LDAP's ``-w`` and SMB's ``-U`` only where such
     a tool is named (``grep -w`` is common), by a pattern of their own. The first flag of a
     line is found by one search for all four (:data:`_TOOL_FLAG`), the rest within it."""
-    ldap = "ldap" in folded or "client" in folded  # smbclient, rpcclient
+    ldap: bool | None = None  # whether such a tool is named: asked once a line needs it
     lines: list[tuple[int, int, re.Pattern[str]]] = []
     at = _TOOL_FLAG.search(text)
     while at is not None:
@@ -131,8 +131,11 @@ def _flag_lines(text: str, folded: str) -> list[tuple[int, int, re.Pattern[str]]
         end = len(text) if end == -1 else end
         if text.find("-p", start, end) != -1 or text.find("-a", start, end) != -1:
             lines.append((start, end, MYSQL))
-        if ldap and (text.find("-w", start, end) != -1 or text.find("-U", start, end) != -1):
-            lines.append((start, end, LDAP_SMB))
+        if text.find("-w", start, end) != -1 or text.find("-U", start, end) != -1:
+            if ldap is None:
+                ldap = "ldap" in folded or "client" in folded  # smbclient, rpcclient
+            if ldap:
+                lines.append((start, end, LDAP_SMB))
         at = _TOOL_FLAG.search(text, end)
     return lines
 
