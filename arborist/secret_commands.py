@@ -65,8 +65,8 @@ def command_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
                 quoted = text[m.start(group) - 1] in "'\"" and group < (m.re.groups or 1)
                 if not is_filler(m.group(group), "=", quoted=quoted):  # 'IC(8m…': not a call
                     yield "password", m.start(group), m.end(group)
-    if dashed:
-        for m in CURL_USER.finditer(text):  # its own scan for "-u": no "in" before it
+    if dashed and "-u" in found:
+        for m in _curl_users(text, found.at("-u")):
             if m.start() and not text[m.start() - 1].isspace():
                 continue
             user, password = m.group(1), m.group(2)
@@ -115,6 +115,19 @@ _LOGIN_KEY = re.compile(
 """A key given to a tool's ``login`` command as its word (``wandb login 897cbd…``): twenty
 characters or more, a run of letters and digits mixed in it (:func:`holds_key`); a user name
 after ``login`` (``.netrc``'s, ``ssh -l``'s) is a name, not a key."""
+
+
+def _curl_users(text: str, flags: list[int]) -> Iterator[re.Match[str]]:
+    """:data:`CURL_USER`'s matches, tried at each ``-u`` (``flags``, found in the case-folded
+    text) and at the dash before it (``--user``), past the last match: a search of it stops
+    at every dash, and pydoc's rules are rows of them."""
+    done = 0
+    for at in flags:
+        for start in (at - 1, at) if at and text[at - 1] == "-" else (at,):
+            m = CURL_USER.match(text, start) if start >= done else None
+            if m is not None:
+                yield m
+                done = m.end()
 
 
 def _flag_lines(text: str, folded: str) -> list[tuple[int, int, re.Pattern[str]]]:
@@ -223,21 +236,23 @@ _HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 
 def _flags(text: str) -> Iterator[re.Match[str]]:
-    """:data:`FLAG`'s matches, in order: tried once per run of dashes, at its last two (a
-    flag's name follows ``--``), where a search tried every dash of pydoc's rules. A flag
-    stands after anything but a letter or digit (a space, a quote, ``/``, ``=``, ``_``: a
-    command line pasted into a path, a query or a file name), or joined to a word by one
-    more dash (``llama3---password X``)."""
-    at = text.find("--")
-    while at != -1:
-        run_end = _DASHES.match(text, at).end()  # type: ignore[union-attr]
-        m = FLAG.match(text, run_end - 2)
-        if m is not None and (run_end - at > 2 or not at or not text[at - 1].isalnum()):
+    """:data:`FLAG`'s matches, in order: tried once per run of dashes followed by a letter,
+    at its last two (a flag's name follows ``--``), where a search tried every dash of
+    pydoc's rules. A flag stands after anything but a letter or digit (a space, a quote,
+    ``/``, ``=``, ``_``: a command line pasted into a path, a query or a file name), or
+    joined to a word by one more dash (``llama3---password X``)."""
+    head = _FLAG_HEAD.search(text)
+    while head is not None:
+        at = head.start()  # a run's last two dashes: a third before them stands for a space
+        m = FLAG.match(text, at)
+        if m is not None and (not at or not text[at - 1].isalnum()):
             yield m
-        at = text.find("--", m.end() if m is not None else run_end)
+        head = _FLAG_HEAD.search(text, m.end() if m is not None else at + 2)
 
 
-_DASHES = re.compile("-+")
+_FLAG_HEAD = re.compile("--[a-z]")
+"""Where a flag's name can start: a run's last two dashes, a letter after them (a flag's
+name opens with one; pydoc's rules of dashes hold none)."""
 
 
 def spaced_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
