@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from arborist.secret_commands import tool_lines
+from arborist.secret_commands import flag_lines, tool_lines
 from arborist.secret_names import MIXED
-from arborist.secret_prefilters import word_matches
+from arborist.secret_prefilters import Literals, named_matches, secret_words
 from arborist.secret_shapes import (
     MIN_VALUE,
     at_each,
@@ -35,29 +35,31 @@ __all__ = [
 ]
 
 
-def code_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+def code_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
     """Passwords and keys code gives by place, not by an ``=``: a key-like string given to a
     client's constructor (``weather.NewClient("KEY")``), a credential constructor's password
     (``new NetworkCredential("user", "X")``, ``auth=("user", "X")``), a secret-named string
     key's value (``props.put("mail.smtp.password", "X")``), SQL's ``IDENTIFIED BY X``, an
     Oracle JDBC URL's ``user/X``, and the tools that take one by place or by their own flag
     (``b2 account authorize ID KEY``, ``lftp -u user,X``, ``zip -P X``)."""
+    folded = found.folded
     if "(" in text and "lient" in text:
         for m in _at_literal(text, "lient", 1, _CLIENT_KEY):
             key = m.group(1)
             keylike = len(key) >= _CLIENT_KEY_LONG or len(MIXED.findall(key)) >= _CLIENT_KEY_MIXED
             if keylike and holds_key(key) and random_looking(key) and not _HEX.fullmatch(key):
                 yield "api_token", m.start(1), m.end(1)
-    if "(" in text and has(text, "Credential", "Auth(", "Authentication(", "auth=", "auth ="):
+    if "(" in text and _credential_call_named(text, found):
         for m in _CREDENTIAL_CALL.finditer(text):  # "Author" is no such call
             yield from _quoted_password(m)
-    if has(text, '",', "',", '" ,', "' ,") and has(folded, "pass", "pwd", "secret", "token"):
-        for m in _named_pairs(text, folded):
+    words = secret_words(found, keys=False)
+    if words and has(text, '",', "',", '" ,', "' ,"):
+        for m in named_matches(text, words, _NAMED_PAIR, quotes="\"'"):
             value = m.group(m.lastindex or 2)
             if reads_as_password(value) or holds_key(value):
                 yield from _quoted_password(m)
-    if "identified" in folded:
-        for m in at_each(text, folded, "identified", _IDENTIFIED_BY):
+    if "identified" in found:
+        for m in at_each(text, found.at("identified"), _IDENTIFIED_BY):
             if m.lastindex != 3 or reads_as_password(m.group(3)):  # bare: "identified by name"
                 yield from _quoted_password(m)
     if "jdbc:oracle:" in folded:
@@ -71,9 +73,10 @@ def code_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     if "lftp" in folded:
         for m in tool_lines(text, folded, _LFTP, _LFTP_HEAD, _LFTP_USER):
             yield from _quoted_password(m)
-    if "zip" in folded and "-P" in text:
-        for m in tool_lines(text, folded, _ZIP, _ZIP_HEAD, _ZIP_P):
-            yield from _quoted_password(m)
+    if "-p" in found and "zip" in folded and "-P" in text:  # on the lines holding a "-P"
+        for start, end in flag_lines(text, found.at("-p")):
+            for m in tool_lines(text, folded, _ZIP, _ZIP_HEAD, _ZIP_P, start, end):
+                yield from _quoted_password(m)
 
 
 def _at_literal(
@@ -89,34 +92,13 @@ def _at_literal(
         at = text.find(literal, max(at + 1, m.end() if m is not None else 0))
 
 
-def _named_pairs(text: str, folded: str) -> Iterator[re.Match[str]]:
-    """:data:`_NAMED_PAIR` matched from the quote before each secret's word's name (read
-    back over ``[\\w.-]``), not from every quote."""
-    if len(folded) != len(text):
-        yield from _NAMED_PAIR.finditer(text)
-        return
-    done = 0
-    last = -1  # the last word's start: a name read back to it was read from there already
-    for word in word_matches(folded, _PAIR_HEADS, _PAIR_WORD):
-        start, last_at = word.start(), last
-        last = start
-        if start < done:
-            continue
-        while start > max(done, last_at) and _name_char(text[start - 1]):
-            start -= 1
-        if start != last_at and start > done and text[start - 1] in "\"'":
-            m = _NAMED_PAIR.match(text, start - 1)
-            if m is not None:
-                yield m
-                done = m.end()
-
-
-_PAIR_WORD = re.compile("pass|pwd|secret|token")
-_PAIR_HEADS = ("pass", "pwd", "secret", "token")
-
-
-def _name_char(char: str) -> bool:
-    return char.isalnum() or char in "_.-"
+def _credential_call_named(text: str, found: Literals) -> bool:
+    """Whether ``text`` names a credential's constructor or ``auth``: ``Credential``,
+    ``Auth(``, ``Authentication(``, ``auth=``, ``auth =`` (looked for only where the
+    case-folded text holds ``credential`` or ``auth``, which each of them holds)."""
+    if "credential" not in found and "auth" not in found:
+        return False
+    return has(text, "Credential", "Auth(", "Authentication(", "auth=", "auth =")
 
 
 def _quoted_password(m: re.Match[str]) -> Iterator[tuple[str, int, int]]:
@@ -186,14 +168,14 @@ _ZIP_P = re.compile(
 """zip's and unzip's ``-P PASSWORD`` (a capital ``P``, given after a space)."""
 
 
-def prose_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+def prose_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
     """A password told in prose: ``my password for the cluster is X`` (a password-like word)
     or ``the passphrase is: X`` (what follows the colon, to its sentence's end, at most
     :data:`_PROSE_WORDS` words).
     ``the password is stored in the vault`` tells none."""
-    if "pass" not in folded or " is" not in folded:
+    if "pass" not in found or " is" not in found.folded:
         return
-    for m in at_each(text, folded, "pass", _PROSE_PASSWORD):
+    for m in at_each(text, found.at("pass"), _PROSE_PASSWORD):
         if m.group(1):  # "is:": what follows, to the sentence's end, its first few words
             value = _SENTENCE_END.split(m.group(2), 1)[0].rstrip(".,;:)!?")
             value = " ".join(value.split(" ")[:_PROSE_WORDS]).rstrip(".,;:)!?")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from arborist.secret_prefilters import word_matches
+from arborist.secret_prefilters import Literals, named_matches, secret_words
 from arborist.secret_shapes import (
     CURL_USER,
     DASH_P,
@@ -36,6 +36,7 @@ from arborist.secret_shapes import (
     REDIS_A,
     SMB_U,
     SSHPASS_P,
+    at_each,
     holds_key,
     is_filler,
     reads_as_password,
@@ -43,17 +44,19 @@ from arborist.secret_shapes import (
 
 __all__ = [
     "command_candidates",
+    "flag_lines",
     "spaced_candidates",
     "tool_lines",
 ]
 
 
-def command_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+def command_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:
     """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
     ``machine host login user password SECRET``."""
+    folded = found.folded
     dashed = "-" in text  # one scan for a character every flag below needs
-    if dashed and "pass" in folded:
-        yield from _dash_pass_flags(text, folded)
+    if dashed and "pass" in found:
+        yield from _dash_pass_flags(text, found)
     for line_start, line_end, tools in _flag_lines(text, folded) if dashed else ():
         tool = tools.search(text, line_start, line_end)  # a line is read for its first tool
         if tool is not None:
@@ -62,8 +65,8 @@ def command_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str
                 quoted = text[m.start(group) - 1] in "'\"" and group < (m.re.groups or 1)
                 if not is_filler(m.group(group), "=", quoted=quoted):  # 'IC(8m…': not a call
                     yield "password", m.start(group), m.end(group)
-    if dashed:
-        for m in CURL_USER.finditer(text):  # its own scan for "-u": no "in" before it
+    if dashed and "-u" in found:
+        for m in _curl_users(text, found.at("-u")):
             if m.start() and not text[m.start() - 1].isspace():
                 continue
             user, password = m.group(1), m.group(2)
@@ -87,7 +90,7 @@ def command_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str
                 yield "password", m.start(2), m.end(2)
     if ("$" in text or "{" in text) and (":$" in longs or ":{SHA}" in longs):
         yield from _htpasswd(text)  # a user name and its hash: one long word
-    if dashed and "|" in text:
+    if dashed and "|" in text and "sudo" in text:
         for m in ECHO_SUDO.finditer(text):  # its own scan for "echo"
             group = m.lastindex or 3
             if not is_filler(m.group(group), "=", quoted=group != 3):
@@ -95,11 +98,11 @@ def command_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str
     if ":" in text and "Private-Lines: " in text:
         for m in PUTTY.finditer(text):
             yield "private_key", m.start(1), m.end(1)
-    if "login" in folded:
+    if "login" in found:
         for m in _LOGIN_KEY.finditer(text):  # wandb login KEY, some-cli login --with KEY
             if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
                 yield "api_token", m.start(1), m.end(1)
-    if "password" in folded and ("machine" in folded or "login" in folded):
+    if "pass" in found and "password" in folded and ("machine" in folded or "login" in found):
         for m in NETRC.finditer(text):
             near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
             if near is not None and not is_filler(m.group(1), "=", quoted=False):
@@ -114,12 +117,25 @@ characters or more, a run of letters and digits mixed in it (:func:`holds_key`);
 after ``login`` (``.netrc``'s, ``ssh -l``'s) is a name, not a key."""
 
 
+def _curl_users(text: str, flags: list[int]) -> Iterator[re.Match[str]]:
+    """:data:`CURL_USER`'s matches, tried at each ``-u`` (``flags``, found in the case-folded
+    text) and at the dash before it (``--user``), past the last match: a search of it stops
+    at every dash, and pydoc's rules are rows of them."""
+    done = 0
+    for at in flags:
+        for start in (at - 1, at) if at and text[at - 1] == "-" else (at,):
+            m = CURL_USER.match(text, start) if start >= done else None
+            if m is not None:
+                yield m
+                done = m.end()
+
+
 def _flag_lines(text: str, folded: str) -> list[tuple[int, int, re.Pattern[str]]]:
     """Each line holding a tool's password flag, in order, and the tools looked for there:
     MYSQL's on a line with ``-p`` or ``-a``; LDAP's ``-w`` and SMB's ``-U`` only where such
     a tool is named (``grep -w`` is common), by a pattern of their own. The first flag of a
     line is found by one search for all four (:data:`_TOOL_FLAG`), the rest within it."""
-    ldap = "ldap" in folded or "client" in folded  # smbclient, rpcclient
+    ldap: bool | None = None  # whether such a tool is named: asked once a line needs it
     lines: list[tuple[int, int, re.Pattern[str]]] = []
     at = _TOOL_FLAG.search(text)
     while at is not None:
@@ -128,8 +144,11 @@ def _flag_lines(text: str, folded: str) -> list[tuple[int, int, re.Pattern[str]]
         end = len(text) if end == -1 else end
         if text.find("-p", start, end) != -1 or text.find("-a", start, end) != -1:
             lines.append((start, end, MYSQL))
-        if ldap and (text.find("-w", start, end) != -1 or text.find("-U", start, end) != -1):
-            lines.append((start, end, LDAP_SMB))
+        if text.find("-w", start, end) != -1 or text.find("-U", start, end) != -1:
+            if ldap is None:
+                ldap = "ldap" in folded or "client" in folded  # smbclient, rpcclient
+            if ldap:
+                lines.append((start, end, LDAP_SMB))
         at = _TOOL_FLAG.search(text, end)
     return lines
 
@@ -172,12 +191,12 @@ _HASH_COLON = re.compile(r":(?=\$|\{SHA\})")
 _USER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@")
 
 
-def _dash_pass_flags(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+def _dash_pass_flags(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
     """:data:`DASH_PASS` matched at the dash before each ``pass`` found (at most 12 letters
     back, so ``passpass...`` is read once), where that dash stands alone: after a space, a
     quote or nothing (``--password`` is :data:`FLAG`'s)."""
-    at = folded.find("pass") if len(folded) == len(text) else -1
-    while at != -1:
+    folded = found.folded
+    for at in found.at("pass"):
         start = at
         while start > max(0, at - 12) and "a" <= folded[start - 1] <= "z":
             start -= 1
@@ -189,7 +208,6 @@ def _dash_pass_flags(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
                 word = group == 3 and value.isalpha() and value.islower()  # "the -password flag"
                 if not word and not is_filler(value, "=", quoted=group != 3):
                     yield "password", m.start(group), m.end(group)
-        at = folded.find("pass", at + 4)
 
 
 _FLAG_BEFORE = frozenset(" \t\n\r\"'")
@@ -218,24 +236,26 @@ _HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 
 def _flags(text: str) -> Iterator[re.Match[str]]:
-    """:data:`FLAG`'s matches, in order: tried once per run of dashes, at its last two (a
-    flag's name follows ``--``), where a search tried every dash of pydoc's rules. A flag
-    stands after anything but a letter or digit (a space, a quote, ``/``, ``=``, ``_``: a
-    command line pasted into a path, a query or a file name), or joined to a word by one
-    more dash (``llama3---password X``)."""
-    at = text.find("--")
-    while at != -1:
-        run_end = _DASHES.match(text, at).end()  # type: ignore[union-attr]
-        m = FLAG.match(text, run_end - 2)
-        if m is not None and (run_end - at > 2 or not at or not text[at - 1].isalnum()):
+    """:data:`FLAG`'s matches, in order: tried once per run of dashes followed by a letter,
+    at its last two (a flag's name follows ``--``), where a search tried every dash of
+    pydoc's rules. A flag stands after anything but a letter or digit (a space, a quote,
+    ``/``, ``=``, ``_``: a command line pasted into a path, a query or a file name), or
+    joined to a word by one more dash (``llama3---password X``)."""
+    head = _FLAG_HEAD.search(text)
+    while head is not None:
+        at = head.start()  # a run's last two dashes: a third before them stands for a space
+        m = FLAG.match(text, at)
+        if m is not None and (not at or not text[at - 1].isalnum()):
             yield m
-        at = text.find("--", m.end() if m is not None else run_end)
+        head = _FLAG_HEAD.search(text, m.end() if m is not None else at + 2)
 
 
-_DASHES = re.compile("-+")
+_FLAG_HEAD = re.compile("--[a-z]")
+"""Where a flag's name can start: a run's last two dashes, a letter after them (a flag's
+name opens with one; pydoc's rules of dashes hold none)."""
 
 
-def spaced_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+def spaced_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
     """Values given with no ``=`` or ``:``: after a secret's name and a space (``SetEnv
     DB_PASSWORD X``, ``aws configure set aws_secret_access_key X``), as a secret-named
     call's string (``Auth.api_key("X")``), in a URL's password slot cut short before its
@@ -243,7 +263,7 @@ def spaced_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     in the places known tools take them (``mc alias set N URL ACCESS X``, ``htpasswd -b
     FILE USER X``). A value after a space or in a call is taken only when it reads as a key
     (letters and digits mixed, :func:`holds_key`): a word in prose is not one."""
-    for m in _at_names(text, folded, _NAME_SPACE_VALUE):
+    for m in named_matches(text, secret_words(found, keys=True), _NAME_SPACE_VALUE):
         if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
             yield _kind(m.group()), m.start(1), m.end(1)
     if "(" in text:
@@ -260,42 +280,17 @@ def spaced_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
                 and not is_filler(value, "=", quoted=False)
             ):
                 yield "password", m.start(1), m.end(1)  # a port is digits, a password not
-    if "-p" in folded:
-        for m in _at_archivers(text, folded):
+    if "-p" in found:
+        for m in _at_archivers(text, found):
             if not is_filler(m.group(1), "=", quoted=False):
                 yield "password", m.start(1), m.end(1)
-    if ("mc" in folded and ("alias" in folded or "host" in folded)) or "htpasswd" in folded:
-        for m in _TOOL_POSITIONAL.finditer(text):
+    if "mc" in found or "htpasswd" in found:  # matched where each is, not at every character
+        for m in at_each(text, sorted(found.at("mc") + found.at("htpasswd")), _TOOL_POSITIONAL):
             group = m.lastindex or 1
             if len(m.group(group)) >= MIN_VALUE and not is_filler(
                 m.group(group), "=", quoted=False
             ):
                 yield "password", m.start(group), m.end(group)
-
-
-def _at_names(text: str, folded: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
-    """``pattern`` matched from the start of each name holding a secret's word (found by
-    :data:`_WORD_FINDER` in ``folded``, the name read back over ``[\\w.-]``), where a
-    search of a pattern opening with a lookbehind tries every character."""
-    if len(folded) != len(text):
-        yield from pattern.finditer(text)
-        return
-    done = 0
-    last = -1  # the last word's start: a name read back to it was read from there already
-    for word in word_matches(folded, _WORD_HEADS, _WORD_FINDER):
-        at, last_at = word.start(), last
-        last = at
-        if at < done:
-            continue
-        start = at
-        while start > max(done, last_at) and _name_char(text[start - 1]):
-            start -= 1
-        if start == last_at or (start and _name_char(text[start - 1])):
-            continue  # the same name as the last word's, or inside the last match: read
-        m = pattern.match(text, start)
-        if m is not None:
-            yield m
-            done = m.end()
 
 
 def _secret_calls(text: str) -> Iterator[re.Match[str]]:
@@ -316,11 +311,6 @@ def _secret_calls(text: str) -> Iterator[re.Match[str]]:
                 done = m.end()
 
 
-_WORD_FINDER = re.compile(r"pass|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key")
-_WORD_HEADS = ("pass", "pwd", "secret", "token", "api", "access", "private")
-"""The literal each of :data:`_WORD_FINDER`'s matches opens with."""
-
-
 def _from_schemes(text: str) -> Iterator[re.Match[str]]:
     """:data:`_URL_PASSWORD_CUT` matched from the scheme before each ``://``."""
     at = text.find("://")
@@ -337,24 +327,42 @@ def _from_schemes(text: str) -> Iterator[re.Match[str]]:
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 
 
-def _at_archivers(text: str, folded: str) -> Iterator[re.Match[str]]:
+def _at_archivers(text: str, found: Literals) -> Iterator[re.Match[str]]:
     """:data:`_ARCHIVE_P` matched where each archiver's name starts (``rar`` in ``library``
-    fails at once, on the letter before it)."""
-    if len(folded) != len(text):
-        yield from _ARCHIVE_P.finditer(text)
-        return
-    yield from tool_lines(text, folded, _ARCHIVER, _ARCHIVER_HEAD, _ARCHIVE_P)
+    fails at once, on the letter before it), on the lines holding its flag (``-p`` or
+    ``-P``) alone: a name on another line never reaches one."""
+    for start, end in flag_lines(text, found.at("-p")):
+        yield from tool_lines(text, found.folded, _ARCHIVER, _ARCHIVER_HEAD, _ARCHIVE_P, start, end)
+
+
+def flag_lines(text: str, flags: list[int]) -> Iterator[tuple[int, int]]:
+    """The lines (start, end: its ``\\n`` or the text's end) holding each of ``flags``
+    (positions in ``text``), in order, each once."""
+    end = -1
+    for at in flags:
+        if at > end:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end == -1 else end
+            yield start, end
 
 
 def tool_lines(
-    text: str, folded: str, finder: re.Pattern[str], head: re.Pattern[str], pattern: re.Pattern[str]
+    text: str,
+    folded: str,
+    finder: re.Pattern[str],
+    head: re.Pattern[str],
+    pattern: re.Pattern[str],
+    start: int = 0,
+    end: int | None = None,
 ) -> Iterator[re.Match[str]]:
-    """``pattern`` matched where ``finder`` finds a tool's name in ``folded`` and ``head``
-    (the name as a word) matches. A tool whose line holds no flag the pattern takes fails
-    at every later tool of that line too (each reads the same rest of it), so the line is
-    left then: the text is read once however often a name repeats on a line."""
+    """``pattern`` matched where ``finder`` finds a tool's name in ``folded`` (from ``start``
+    to ``end``, a line's bounds or the whole text) and ``head`` (the name as a word)
+    matches. A tool whose line holds no flag the pattern takes fails at every later tool
+    of that line too (each reads the same rest of it), so the line is left then: the text
+    is read once however often a name repeats on a line."""
     done = 0
-    for name in finder.finditer(folded):
+    for name in finder.finditer(folded, start, len(folded) if end is None else end):
         if name.start() < done or head.match(text, name.start()) is None:
             continue
         m = pattern.match(text, name.start())
@@ -370,10 +378,6 @@ _ARCHIVER = re.compile("7z|un(?:rar|zip)|rar|zip")
 _ARCHIVER_HEAD = re.compile(
     r"(?i)(?<![A-Za-z0-9])(?:7z[ar]?|7za|rar|unrar|zip|unzip|zipcloak)(?![\w-])"
 )
-
-
-def _name_char(char: str) -> bool:
-    return char.isalnum() or char in "_.-"
 
 
 _CALL_OPEN = re.compile(r"\([ \t]*[\"'][^\"'\s]{12,}")

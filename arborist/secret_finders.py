@@ -16,13 +16,12 @@ from collections.abc import Iterator
 from arborist.secret_code import code_candidates, prose_candidates
 from arborist.secret_commands import command_candidates, spaced_candidates
 from arborist.secret_names import FOLD_IN_PLACE, MIXED, named_candidates
-from arborist.secret_prefilters import AWS_SECRET_SIZE, has_long, long_words
+from arborist.secret_prefilters import AWS_SECRET_SIZE, Literals, has_long, long_words
 from arborist.secret_shapes import (
     ADO_PAT,
     AUTH_HEADER,
     AWS_ACCESS,
     AWS_PREFIX,
-    AWS_SECRET,
     AWS_SECRET_AT,
     B64_64,
     B64_64_NAMED,
@@ -79,21 +78,22 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     """
     folded = text.casefold()
     if len(folded) != len(text):  # "ß" folds to two letters: fold in place, positions stay
-        folded = text.translate(FOLD_IN_PLACE)
+        folded = text.translate(FOLD_IN_PLACE)  # one character for one: every finder's folded
+    found = Literals(folded)  # the literals several families look for, each found once
     longs = long_words(text)
-    yield from _key_candidates(text, folded, longs)
-    yield from _url_candidates(text, folded, longs)
-    yield from _token_candidates(text, folded, longs)
-    yield from _header_candidates(text, folded)
-    yield from named_candidates(text, folded)
-    yield from command_candidates(text, folded, longs)
-    yield from spaced_candidates(text, folded)
-    yield from code_candidates(text, folded)
-    yield from prose_candidates(text, folded)
+    yield from _key_candidates(text, found, longs)
+    yield from _url_candidates(text, longs)
+    yield from _token_candidates(text, longs)
+    yield from _header_candidates(text, found)
+    yield from named_candidates(text, found)
+    yield from command_candidates(text, found, longs)
+    yield from spaced_candidates(text, found)
+    yield from code_candidates(text, found)
+    yield from prose_candidates(text, found)
     yield from told_candidates(text, folded, longs)
 
 
-def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:
     """Provider API keys: OpenAI and Anthropic ``sk-``, AWS keys, vendor-prefixed tokens."""
     if "sk-" in longs:  # a key's 23 characters or more, with a digit: a long word
         for m in SK_KEY.finditer(text):
@@ -110,8 +110,8 @@ def _key_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
             key = m.group()
             if ("\n" not in key or has_digit(key[4:])) and not _masked_key_id(key):
                 yield "aws_access_key", m.start(), m.end()  # wrapped: not a word in capitals
-    if has_long(longs, AWS_SECRET_SIZE) and "secret" in folded:
-        for m in _aws_secrets(text, folded):
+    if has_long(longs, AWS_SECRET_SIZE) and "secret" in found:
+        for m in _aws_secrets(text, found.at("secret")):
             if random_looking(m.group(1)):
                 yield "aws_secret_key", m.start(1), m.end(1)
     for _literals, kind, pattern in vendor_rows(longs):
@@ -199,15 +199,14 @@ def _random_key(value: str) -> bool:
 _MIN_MIXED_KEY = 4
 
 
-def _aws_secrets(text: str, folded: str) -> Iterator[re.Match[str]]:
+def _aws_secrets(text: str, secrets: list[int]) -> Iterator[re.Match[str]]:
     """:data:`AWS_SECRET`'s matches, tried where each ``secret`` (``aws_``, ``aws`` or
-    nothing before it) is found, not at every character."""
-    if len(folded) != len(text):
-        yield from AWS_SECRET.finditer(text)
-        return
-    done = 0
-    at = folded.find("secret")
-    while at != -1:
+    nothing before it) starts (``secrets``, in the case-folded text), not at every
+    character."""
+    done = after = 0
+    for at in secrets:
+        if at < after:
+            continue
         for start in (at - 4, at - 3, at):
             if start < done or start < 0:
                 continue
@@ -219,10 +218,10 @@ def _aws_secrets(text: str, folded: str) -> Iterator[re.Match[str]]:
                 yield m
                 done = m.end()
                 break
-        at = folded.find("secret", max(at + 1, done))
+        after = max(at + 1, done)
 
 
-def _url_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+def _url_candidates(text: str, longs: str) -> Iterator[tuple[str, int, int]]:
     """Credentials in URLs: ``user:password@``, signing or key query parameters, webhooks."""
     if "@" in text and "://" in text:
         for m in _userinfos(text):
@@ -245,13 +244,13 @@ def _url_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, i
                 and not is_filler(value, "=", quoted=True)
             ):
                 yield "url_credentials", m.start(1), m.start(1) + len(value)
-    if "/" in longs and "hook" in longs.casefold():
-        for m in WEBHOOK.finditer(text):
+    if "/" in longs and "hook" in longs.casefold() and WEBHOOK.search(longs) is not None:
+        for m in WEBHOOK.finditer(text):  # one with a digit is in a long word
             if has_digit(m.group(1)):
                 yield "webhook_url", m.start(1), m.end(1)
 
 
-def _token_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+def _token_candidates(text: str, longs: str) -> Iterator[tuple[str, int, int]]:
     """Bearer-style tokens: GitHub, Slack, JWTs, private keys."""
     if "_" in longs and (  # 33 characters or more, random-looking: among the long words
         ("gh" in longs and has(longs, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"))
@@ -315,23 +314,23 @@ def _jwts(text: str) -> Iterator[tuple[str, int, int]]:
             yield "jwt", m.start(), m.end()
 
 
-def _header_candidates(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+def _header_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
     """HTTP credentials: ``Bearer`` and ``Basic`` values, any ``Authorization`` header's."""
-    if "bearer" in folded:
+    if "bearer" in found.folded:
         for m in BEARER.finditer(text):
             if has_digit(m.group(1)):
                 yield "bearer_token", m.start(1), m.end(1)
-    if "basic" in folded:
-        for m in at_each(text, folded, "basic", BASIC):
+    if "basic" in found:
+        for m in at_each(text, found.at("basic"), BASIC):
             value = _basic_value(m.group(1))
             if value is not None:
                 yield "basic_auth", m.start(1), m.start(1) + len(value)
-    if ("=" in text or ":" in text) and "authorization" in folded:
+    if ("=" in text or ":" in text) and "auth" in found and "authorization" in found:
         if "SSWS" in text:
             for m in SSWS.finditer(text):  # Okta's scheme, wherever its header stands
                 if random_looking(m.group(1)):
                     yield "api_token", m.start(1), m.end(1)
-        for m in at_each(text, folded, "authorization", AUTH_HEADER):
+        for m in at_each(text, found.at("authorization"), AUTH_HEADER):
             scheme, value = (m.group(1) or "").lower(), m.group(2).rstrip(".)]}>")
             if len(value) < 8 or is_filler(value, ":", quoted=True):
                 continue

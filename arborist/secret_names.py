@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from arborist.secret_prefilters import Literals
 from arborist.secret_shapes import (
     CODE_REFERENCE,
     KEY_END_REVERSED,
-    KEY_NAME_FOLDED,
     MIN_VALUE,
     NAME_LITERALS,
     NAME_TAIL,
@@ -33,7 +33,6 @@ from arborist.secret_shapes import (
     XML_ELEMENT,
     XML_OPEN,
     b64_text,
-    has,
     is_filler,
     printable,
     random_looking,
@@ -50,11 +49,11 @@ __all__ = [
 Candidate = tuple[str, int, int]
 
 
-def named_candidates(text: str, folded: str) -> Iterator[Candidate]:
+def named_candidates(text: str, found: Literals) -> Iterator[Candidate]:
     """Every value given to a secret's name: by ``=``, ``:``, ``=>``, a no-break space, in
     quotes or bare (an opening quote never closed too), and XML's element and attribute."""
-    yield from _assignments(text, folded)
-    yield from _xml_values(text, folded)
+    yield from _assignments(text, found)
+    yield from _xml_values(text, found)
 
 
 FOLD_IN_PLACE = {
@@ -67,36 +66,34 @@ FOLD_IN_PLACE = {
 """What ``(?i)`` folds onto the names' ASCII letters, one character for one: positions stay."""
 
 
-def _name_ends(text: str, folded: str) -> Iterator[int]:
+def _name_ends(text: str, found: Literals) -> Iterator[int]:
     """Where each name holding one of :data:`NAME_LITERALS` ends, in order, each once.
 
     A literal found is skipped past the end of its name, so a name is read once per
-    literal however many times it repeats one (``passwordpassword...``)."""
-    if len(folded) != len(text):  # case-folding moved positions ("ß"): fold in place
-        folded = text.translate(FOLD_IN_PLACE)
-        if len(folded) != len(text):  # pragma: no cover - the table maps one to one
-            for m in KEY_NAME_FOLDED.finditer(text):
-                yield NAME_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]
-            return
+    literal however many times it repeats one (``passwordpassword...``); ``pass`` and
+    ``pw`` are read as one literal."""
+    folded = found.folded
     ends: set[int] = set()
-    for finder in _LITERAL_FINDERS:
-        found = finder.search(folded)
-        while found is not None:
-            at, after = found.start(), found.end()
+    for literal, starts in _literal_starts(found):  # "pw": "pass" and "pw"
+        after_end = 0
+        for at in starts:
+            if at < after_end:
+                continue
+            after = at + (4 if literal == "pw" and folded.startswith("pass", at) else len(literal))
             end = NAME_TAIL.match(text, after).end()  # type: ignore[union-attr]
             if folded[at] not in "_-" or end == after:  # "_pat" ends a name
                 ends.add(end)
-            found = finder.search(folded, max(end, at + 1))
+            after_end = max(end, at + 1)
     yield from sorted(ends)
 
 
-_LITERAL_FINDERS = (
-    re.compile("p(?:ass|w)"),
-    *(re.compile(re.escape(literal)) for literal in NAME_LITERALS if literal[0] != "p"),
-)
-""":data:`NAME_LITERALS` as regexes (``pass`` and ``pw`` as one): a regex's search for a
-literal runs at about memory speed, where ``str.find`` for a short needle whose first
-character is common (``pw``, ``-pat``) stops at each one."""
+def _literal_starts(found: Literals) -> Iterator[tuple[str, list[int]]]:
+    """Each of :data:`NAME_LITERALS` and its starts, ``pass`` and ``pw`` as one (``pw``, the
+    starts of both)."""
+    yield "pw", sorted(found.at("pass") + found.at("pw"))
+    for literal in NAME_LITERALS:
+        if literal[0] != "p":
+            yield literal, found.at(literal)
 
 
 _ANY_KEY_END = re.compile(r"(?i)(?:di[_-])?yek(?:[_-][a-z0-9]|(?![a-z0-9_.-]))")
@@ -156,15 +153,15 @@ def _b64_of_text(value: str) -> bool:
     return decoded is not None and printable(decoded)
 
 
-def _assignments(text: str, folded: str) -> Iterator[Candidate]:
+def _assignments(text: str, found: Literals) -> Iterator[Candidate]:
     """Values given to a password, secret, token or key name: ``name = value``, ``name:
     value``, ``name => value``, a name and a no-break space, ``"name": "value"``."""
     if not ("=" in text or ":" in text) and (text.isascii() or SEPARATOR.search(text) is None):
         return  # every form names, then separates (what VALUE opens with)
-    if not has(folded, *NAME_LITERALS):
+    if not any(literal in found for literal in NAME_LITERALS):
         return
     value_end = plain_end = last = -1
-    for name_end in _name_ends(text, folded):
+    for name_end in _name_ends(text, found):
         if name_end < value_end or name_end == last:  # inside the last value, or seen
             continue
         last = name_end
@@ -185,9 +182,9 @@ def _assignments(text: str, folded: str) -> Iterator[Candidate]:
                 yield from _random_key_value(v, _header(text, name_end))
             plain_end = v.end()  # names inside this value: only a secret's is read, once
             continue
-        found, value_end = _given(text, v, m, word, value_end)  # type: ignore[arg-type]
-        if found is not None:
-            yield found
+        given, value_end = _given(text, v, m, word, value_end)  # type: ignore[arg-type]
+        if given is not None:
+            yield given
 
 
 def _word_at(text: str, name_end: int) -> tuple[re.Match[str] | None, str | None]:
@@ -308,7 +305,7 @@ def _name_kind(name: str) -> str:
     return "password" if spelled.startswith(PASSWORD_KEYS) else "secret"
 
 
-def _xml_values(text: str, folded: str) -> Iterator[Candidate]:
+def _xml_values(text: str, found: Literals) -> Iterator[Candidate]:
     """``<password>VALUE</password>`` and a .NET config's ``<add key="DbPassword"
     value="VALUE"/>``."""
     if "<" in text and "</" in text:
@@ -326,7 +323,7 @@ def _xml_values(text: str, folded: str) -> Iterator[Candidate]:
             ):
                 # "Bearer <token>_2024-06-11": a placeholder joined to a suffix, no element
                 yield _name_kind(m.group(1)), m.start(2), m.end(2)
-    if '"' in text and "=" in text and "key" in folded and VALUE_ATTRIBUTE.search(folded):
+    if '"' in text and "=" in text and "key" in found and VALUE_ATTRIBUTE.search(found.folded):
         for m in XML_ADD.finditer(text):
             group = m.lastindex or 2  # 3: the closing quote never comes
             value = m.group(group)

@@ -14,9 +14,11 @@ from collections.abc import Iterator
 
 __all__ = [
     "AWS_SECRET_SIZE",
+    "Literals",
     "has_long",
     "long_words",
-    "word_matches",
+    "named_matches",
+    "secret_words",
 ]
 
 _LONG_WORD = 20
@@ -102,19 +104,102 @@ def has_long(longs: str, size: int) -> bool:
     return len(longs) >= size and any(len(word) >= size for word in longs.split(" "))
 
 
-def word_matches(
-    folded: str, heads: tuple[str, ...], pattern: re.Pattern[str]
+class Literals:
+    """Where literals stand in one text's case-folding (``folded``), each literal looked for
+    once however many finders ask: the names' words (``pass``, ``secret``, ``token``,
+    ``key``) are asked for by five families of shapes, which each read the whole text for
+    them on their own before."""
+
+    __slots__ = ("_starts", "folded")
+
+    def __init__(self, folded: str) -> None:
+        self.folded = folded
+        self._starts: dict[str, list[int]] = {}
+
+    def at(self, literal: str) -> list[int]:
+        """Every start of ``literal`` in :attr:`folded`, in order: a regex's ``finditer``
+        for a literal that cannot overlap itself (a scan at about memory speed, where
+        ``str.find`` for a short needle stops at each of its first character), else a
+        ``find`` from each start's next character."""
+        starts = self._starts.get(literal)
+        if starts is None:
+            finder = _FINDERS[literal] if literal in _FINDERS else _finder(literal)
+            if finder is not None:
+                starts = [m.start() for m in finder.finditer(self.folded)]
+            else:
+                starts = _overlapping(self.folded, literal)
+            self._starts[literal] = starts
+        return starts
+
+    def __contains__(self, literal: str) -> bool:
+        return bool(self.at(literal))
+
+
+_FINDERS: dict[str, re.Pattern[str] | None] = {}
+"""Each literal :meth:`Literals.at` was asked for and its regex (None for a literal that
+may overlap itself, which a regex's scan would step over)."""
+
+
+def _finder(literal: str) -> re.Pattern[str] | None:
+    overlaps = any(literal.startswith(literal[i:]) for i in range(1, len(literal)))  # "abab"
+    finder = _FINDERS[literal] = None if overlaps else re.compile(re.escape(literal))
+    return finder
+
+
+def _overlapping(folded: str, literal: str) -> list[int]:
+    starts = []
+    at = folded.find(literal)
+    while at != -1:
+        starts.append(at)
+        at = folded.find(literal, at + 1)
+    return starts
+
+
+def secret_words(found: Literals, *, keys: bool) -> list[int]:
+    """Where a secret's word starts in ``found``'s text, in order: ``pass``, ``pwd``,
+    ``secret``, ``token``, and with ``keys`` ``api``, ``access`` and ``private`` before
+    ``key`` (an ``_`` or ``-`` between them or not), each read back from its ``key``."""
+    folded = found.folded
+    starts = found.at("pass") + found.at("secret") + found.at("token")
+    starts += [at for at in found.at("pw") if folded.startswith("d", at + 2)]
+    if keys:
+        for key in found.at("key"):
+            sep = key - 1 if key and folded[key - 1] in "_-" else key
+            for head in ("api", "access", "private"):
+                if sep >= len(head) and folded.startswith(head, sep - len(head)):
+                    starts.append(sep - len(head))
+    return sorted(starts)
+
+
+def named_matches(
+    text: str, words: list[int], pattern: re.Pattern[str], *, quotes: str = ""
 ) -> Iterator[re.Match[str]]:
-    """``pattern``'s matches in ``folded``, in order, tried only where one of ``heads``
-    (a literal every match opens with) is found: one ``find`` per occurrence, where a
-    ``finditer`` of an alternation (``pass|pwd|secret|...``) tries every character."""
-    starts: list[int] = []
-    for head in heads:
-        at = folded.find(head)
-        while at != -1:
-            starts.append(at)
-            at = folded.find(head, at + 1)
-    for at in sorted(starts):
-        m = pattern.match(folded, at)
+    """``pattern`` matched from the start of each name holding one of ``words`` (a secret's
+    word's starts, :func:`secret_words`), the name read back over ``[\\w.-]``; with
+    ``quotes``, from the quote before it, which must be one of them. A name is read back
+    once (to the last word's start at most) and never into the last match."""
+    done = 0
+    last = -1  # the last word's start: a name read back to it was read from there already
+    for at in words:
+        last_at, last = last, at
+        if at < done:
+            continue
+        start = at
+        while start > max(done, last_at) and _name_char(text[start - 1]):
+            start -= 1
+        if start == last_at:
+            continue  # the same name as the last word's: read
+        if quotes:
+            if start <= done or text[start - 1] not in quotes:
+                continue
+            start -= 1
+        elif start and _name_char(text[start - 1]):
+            continue  # inside the last match
+        m = pattern.match(text, start)
         if m is not None:
             yield m
+            done = m.end()
+
+
+def _name_char(char: str) -> bool:
+    return char.isalnum() or char in "_.-"

@@ -429,27 +429,19 @@ def holds_key(text: str) -> bool:
     )
 
 
-def at_each(
-    text: str, folded: str, literal: str, pattern: re.Pattern[str]
-) -> Iterator[re.Match[str]]:
-    """``pattern`` matched where each occurrence of ``literal`` (in ``folded``) starts,
-    not after a letter, digit or ``_``: one ``find`` and one anchored match each, where a
-    search of a pattern opening with a lookbehind would try every character. Text whose
-    case-folding moved positions is searched the slow way."""
-    if len(folded) != len(text):
-        for m in pattern.finditer(text):
-            if not m.start() or not _word_char(text[m.start() - 1]):
-                yield m
-        return
-    at = folded.find(literal)
-    while at != -1:
-        after = at + 1
-        if not at or not _word_char(text[at - 1]):
-            found = pattern.match(text, at)
-            if found is not None:
-                yield found
-                after = max(after, found.end())
-        at = folded.find(literal, after)
+def at_each(text: str, starts: list[int], pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """``pattern`` matched at each of ``starts`` (where its literal is, in the case-folded
+    text: :class:`arborist.secret_prefilters.Literals`) not after a letter, digit or ``_``,
+    and past the last match: one anchored match each, where a search of a pattern opening
+    with a lookbehind would try every character."""
+    after = 0
+    for at in starts:
+        if at < after or (at and _word_char(text[at - 1])):
+            continue
+        found = pattern.match(text, at)
+        if found is not None:
+            yield found
+            after = found.end()
 
 
 def _word_char(char: str) -> bool:

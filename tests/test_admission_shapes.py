@@ -386,3 +386,65 @@ def test_the_long_words_are_the_words_split_finds_of_twenty_characters_or_more(
     if text.isascii():
         words = [w for w in words if may_hold_token(w)]
     assert long_words(text) == " ".join(words)
+
+
+def test_a_text_whose_folding_grows_is_folded_in_place_one_character_for_one() -> None:
+    """The finders read a case-folded copy at the text's own positions, so it must be as
+    long as the text: a text whose ``casefold`` grows (``ß`` to ``ss``, ``İ`` to two) is
+    folded by :data:`FOLD_IN_PLACE`, one character for one, and no finder needs a slow path
+    for a longer copy (those were removed: none could be reached)."""
+    from arborist.secret_names import FOLD_IN_PLACE
+
+    assert all(len(folded) == 1 for folded in FOLD_IN_PLACE.values())
+    text = "Straße İstanbul ﬁle: PAſSWORD=" + "Zq8v" + "Lx3nTr7w"
+    assert len(text.casefold()) != len(text)
+    assert len(text.translate(FOLD_IN_PLACE)) == len(text)
+    kept = admit(text).text
+    assert kept.startswith("Straße İstanbul ﬁle: PAſSWORD=[REDACTED:") and "Lx3n" not in kept
+
+
+_WORDS = ["pass", "pw", "d", "secret", "token", "api", "access", "private", "key", "k"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*_WORDS, "_", "-", " ", "a", "s", "ss", "="]), max_size=24))
+def test_the_literals_index_finds_each_start_a_scan_finds(parts: list[str]) -> None:
+    """:class:`Literals` (each literal found once per text, for every finder that asks) and
+    :func:`secret_words` find what a scan from every character finds: a start they missed
+    would leave a secret's name unread."""
+    import re
+
+    from arborist.secret_prefilters import Literals, secret_words
+
+    folded = "".join(parts)
+    found = Literals(folded)
+    for literal in ("pass", "pw", "key", "ss", "-pat", "k_k"):
+        every = [at for at in range(len(folded)) if folded.startswith(literal, at)]
+        assert found.at(literal) == every
+        assert (literal in found) == bool(every)
+    keyed = "(?=pass|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)"
+    assert secret_words(found, keys=True) == [m.start() for m in re.finditer(keyed, folded)]
+    plain = "(?=pass|pwd|secret|token)"
+    assert secret_words(found, keys=False) == [m.start() for m in re.finditer(plain, folded)]
+
+
+_NAME_PARTS = ["pass", "pwd", "secret", "token", "api_key", "x", "DB_", " ", "\t", "'", '"']
+_NAME_PARTS += [",", ".", "-", "_", "é", "Ab3dE6gH9jK2mN5pQ8sT1"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_NAME_PARTS), max_size=20))
+def test_names_read_back_from_their_words_match_what_a_search_matches(parts: list[str]) -> None:
+    """:func:`named_matches` (a pattern tried only from the start of a name holding a
+    secret's word, read back from the word) finds what a search from every character
+    finds, for a name and a spaced value and for a quoted name and its quoted value."""
+    from arborist.secret_code import _NAMED_PAIR
+    from arborist.secret_commands import _NAME_SPACE_VALUE
+    from arborist.secret_prefilters import Literals, named_matches, secret_words
+
+    text = "".join(parts)
+    found = Literals(text.casefold())
+    spaced = named_matches(text, secret_words(found, keys=True), _NAME_SPACE_VALUE)
+    assert [m.span() for m in spaced] == [m.span() for m in _NAME_SPACE_VALUE.finditer(text)]
+    pairs = named_matches(text, secret_words(found, keys=False), _NAMED_PAIR, quotes="\"'")
+    assert [m.span() for m in pairs] == [m.span() for m in _NAMED_PAIR.finditer(text)]
