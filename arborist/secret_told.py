@@ -3,7 +3,7 @@ keyword, sent as a cookie, or bare random bytes in base64.
 
 Pure: no I/O. :func:`told_candidates` yields ``(kind, start, end)`` for
 
-* a password told in German, Spanish, French, Portuguese, Dutch, Polish, Italian or Russian,
+* a password told in German, Spanish, French or Portuguese,
   or as "pw" (``Passwort: X``, ``la contraseña es X``, ``mot de passe : X``, ``Das neue
   Kennwort lautet X``, ``the admin pw is X``): a password-like word after the name and a
   colon or a verb of saying;
@@ -28,9 +28,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from arborist.secret_prefilters import Literals
 from arborist.secret_shapes import (
     b64_text,
-    has,
     has_digit,
     is_filler,
     printable,
@@ -43,26 +43,65 @@ __all__ = [
 ]
 
 
-def told_candidates(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
-    """Every secret this module reads in ``text`` (``folded`` its case-folded copy, positions
-    the same; ``longs`` its long words, as :func:`arborist.secret_prefilters.long_words`)."""
-    if has(folded, *_FOREIGN_HEADS):
-        yield from _foreign_prose(text)
-    if has(folded, "bindpw", "rootpw", "requirepass", "masterauth"):
+def told_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:
+    """Every secret this module reads in ``text`` (``found`` the literals of its case-folding,
+    positions the same; ``longs`` its long words, as
+    :func:`arborist.secret_prefilters.long_words`). Each family runs only where a literal
+    its matches hold is found: a few substring scans, no pattern over the whole text."""
+    pw = _starts(found.folded, "pw")
+    heads = _foreign_heads(found, pw)
+    if heads:
+        yield from _foreign_prose(text, heads)
+    if _config_named(found, pw):
         yield from _config_passwords(text)
     if "-p" in text:
         yield from _glued_p(text)
-    if "cookie" in folded:
+    if "cookie" in found.folded:
         yield from _cookies(text)
     if longs:
         yield from _bare_base64(text, longs)
 
 
-_FOREIGN_HEADS: tuple[str, ...] = ("passwort", "kennwort", "contrase", "clave", "mot de passe")
-_FOREIGN_HEADS += ("senha", "wachtwoord", "hasło", "haslo", "пароль", "parola d", " pw ", "pw:")
+_FOREIGN_HEADS = ("kennwort", "contrase", "clave", "senha")
+"""What each password's name :data:`_FOREIGN` reads opens with, ``passwort``, ``mot de
+passe`` and ``pw`` aside: those are found among the starts of ``pass`` (which every family
+looks for) and of ``pw`` (which the config keywords need too)."""
+
+
+def _starts(folded: str, literal: str) -> list[int]:
+    starts = []
+    at = folded.find(literal)
+    while at != -1:
+        starts.append(at)
+        at = folded.find(literal, at + 1)
+    return starts
+
+
+def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
+    """Where a password's name in another language (or ``pw``) may open: one substring scan
+    a name, and the starts of ``pass`` read for ``passwort`` and ``mot de passe``."""
+    folded = found.folded
+    starts = [at - 7 for at in found.at("pass") if folded.startswith("mot de passe", at - 7)]
+    starts += [at for at in found.at("pass") if folded.startswith("passwort", at)]
+    starts += pw
+    for head in _FOREIGN_HEADS:
+        starts += _starts(folded, head)
+    return sorted(starts)
+
+
+def _config_named(found: Literals, pw: list[int]) -> bool:
+    """Whether a config keyword's name is in the text: ``bindpw``/``rootpw`` among the starts
+    of ``pw``, ``requirepass`` among those of ``pass``, ``masterauth`` of ``auth``."""
+    folded = found.folded
+    return (
+        any(folded.startswith(("bind", "root"), at - 4) for at in pw if at >= 4)
+        or any(folded.startswith("require", at - 7) for at in found.at("pass") if at >= 7)
+        or any(folded.startswith("master", at - 6) for at in found.at("auth") if at >= 6)
+    )
+
+
 _FOREIGN = re.compile(
-    r"(?i)(?<![^\W_])(?:passwort|kennwort|contrase[ñn]a|clave|mot[ \t]+de[ \t]+passe|senha"
-    r"|wachtwoord|has[łl]o|пароль|parola[ \t]+d['’]ordine|pw)"
+    r"(?i)(?<![^\W_])(?:passwort|kennwort|contrase[ñn]a|clave|mot[ \t]+de[ \t]+passe|senha|pw)"
     r"(?:[ \t]*:[ \t]*|(?:[ \t]+[\w'’-]+){0,6}?[ \t]+"
     r"(?:is|ist|lautet|es|est|é|era|was|это|jest|è):?[ \t]+)"
     r"[\"'«„“]?(\S+)"
@@ -72,8 +111,14 @@ verb of saying (``is``, ``ist``, ``lautet``, ``es``, ``est``, ``é``, ``jest``, 
 the value."""
 
 
-def _foreign_prose(text: str) -> Iterator[tuple[str, int, int]]:
-    for m in _FOREIGN.finditer(text):
+def _foreign_prose(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]]:
+    """:data:`_FOREIGN` matched at each of ``heads``, not from every character."""
+    done = 0
+    for at in heads:
+        m = _FOREIGN.match(text, at) if at >= done else None
+        if m is None:
+            continue
+        done = m.end()
         value = m.group(1).rstrip(".,;:)!?\"'»“”")
         if reads_as_password(value) and not is_filler(value, "=", quoted=False):
             yield "password", m.start(1), m.start(1) + len(value)
@@ -88,12 +133,16 @@ def _config_passwords(text: str) -> Iterator[tuple[str, int, int]]:
 
 def _glued_p(text: str) -> Iterator[tuple[str, int, int]]:
     """``-pX``: a password-like word with no percent-escape (the decoded text is read too:
-    ``%20--password-stdin`` is a flag after a space)."""
-    for m in _GLUED_P.finditer(text):
-        value = m.group(1).rstrip(".,;)")
-        escaped = _ESCAPED.search(value) is not None
-        if not escaped and _password_like(value) and not is_filler(value, "=", quoted=False):
-            yield "password", m.start(1), m.start(1) + len(value)
+    ``%20--password-stdin`` is a flag after a space), matched at each ``-p`` found."""
+    at = text.find("-p")
+    while at != -1:
+        m = _GLUED_P.match(text, at)
+        if m is not None:
+            value = m.group(1).rstrip(".,;)")
+            escaped = _ESCAPED.search(value) is not None
+            if not escaped and _password_like(value) and not is_filler(value, "=", quoted=False):
+                yield "password", m.start(1), m.start(1) + len(value)
+        at = text.find("-p", at + 2)
 
 
 _CONFIG_PASSWORD = re.compile(
@@ -101,7 +150,9 @@ _CONFIG_PASSWORD = re.compile(
 )
 """slapd's ``rootpw X``, ldap.conf's ``bindpw X``, Redis's ``requirepass X`` and
 ``masterauth X``: a password by place, after its keyword and a space."""
-_GLUED_P = re.compile(r"(?<![^\W_])(?<![\s\"'=(\[{,;|]-)(?<!^-)-p([^\W_][^\s\"']{7,})")
+_GLUED_P = re.compile(
+    r"(?<![^\W_])(?<![\s\"'=(\[{,;|]-)(?<!^-)-p([^\W_][^\s\"']{7,127})(?![^\s\"'])"
+)
 """``mysql -pX``'s value, glued to its ``-p``: only a password-like word (``-pthread``,
 ``-pedantic`` are flags)."""
 _ESCAPED = re.compile("%[0-9A-Fa-f]{2}")
