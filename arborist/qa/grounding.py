@@ -37,7 +37,7 @@ those the support label asks for, each in any inflection (``extractive-v18``; be
 word :func:`~arborist.analysis.read_question` reads counted, the "doesn" and "t" of
 "doesn't" among them, and "removed" did not hold "remove")."""
 
-CLOSE_FLOOR = 0.8
+CLOSE_FLOOR = 0.54
 """How near the question (calibrated in floor and scale, as
 :data:`arborist.qa.extractive.NEAR_FLOOR`) the nearest passage must be for evidence holding
 under :data:`ANSWERED_SHARE` of the question's words to answer it all the same. Measured on
