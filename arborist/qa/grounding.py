@@ -37,17 +37,18 @@ those the support label asks for, each in any inflection (``extractive-v18``; be
 word :func:`~arborist.analysis.read_question` reads counted, the "doesn" and "t" of
 "doesn't" among them, and "removed" did not hold "remove")."""
 
-CLOSE_FLOOR = 0.54
+CLOSE_FLOOR = 0.52
 """How near the question (calibrated in floor and scale, as
 :data:`arborist.qa.extractive.NEAR_FLOOR`) the nearest passage must be for evidence holding
 under :data:`ANSWERED_SHARE` of the question's words to answer it all the same. Chosen as 0.8
 on the scale of ``spread-p99-v1`` (MiniLM 0.706 of the unanswerable set refused and 3 of 196
 answerable wrongly refused, e5-small 0.706 and 9; replayed, at 0.75 e5 0.647 and 4, at 0.85
-0.725 and 12); 0.54 is the same nearness for MiniLM on the scale of ``spread-p999-v2``
-(0.8 / 1.48). Measured there (bench/quality.py and the recorded asks, of 51 and 196): MiniLM
-0.725 and 4 as before it; the n-gram stand-in 0.765 and 10 (0.647 and 5 before), wordllama
-0.765 and 10 (0.627 and 7), none of the newly refused answerable questions with an answer
-holding its phrase."""
+0.725 and 12). On the scale of ``spread-p999-v2``, 0.52 is 0.96 of the same nearness for
+MiniLM (0.8 / 1.48; at 0.54, the same, e5-small wrongly refused 13 of 196 where it had 9).
+Measured there (bench/quality.py --set unanswerable and the recorded asks of the answerable
+sets, refused of 51 and of 196, before and after): MiniLM 37 and 4, as before; e5-small 40
+and 9 (40 and 8); the n-gram stand-in 39 and 8 (33 and 5), wordllama 37 and 8 (32 and 7);
+none of the newly refused answerable questions had an answer holding its phrase."""
 
 
 def grounded(request: ChatRequest) -> bool:

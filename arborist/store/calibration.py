@@ -18,7 +18,7 @@ So nearness is read in two steps, neither of which names a model:
   the corpus alone. Up to :data:`PROBES` of the searchable passages, evenly spaced, are
   each scored against the sample, and each one's :data:`QUANTILE` (its nearest
   thousandth) is put on its own floor's scale as above; the spread is the median of
-  those (on the built-in corpus MiniLM 0.69, e5-small 0.78, wordllama 0.69, the
+  those (on the built-in corpus MiniLM 0.69, e5-small 0.64, wordllama 0.69, the
   character n-gram stand-in 0.60). It is computed once per profile and corpus
   generation (memoised per connection, as the search matrix is).
 
@@ -36,8 +36,9 @@ frobnicator with three zorbles") still finds a passage far out in them, by share
 pieces. Read at the hundredth, their scale was too short: their nearest passage for
 such a question reached the refusal threshold, and they refused 0.65 and 0.63 of the
 unanswerable set where MiniLM refused 0.73. Read at the thousandth, the scale follows
-the tail the answerer reads from, and they refuse 0.77 (bench/quality.py; with the
-thresholds moved by MiniLM's own ratio, MiniLM and e5 answer as before).
+the tail the answerer reads from, and they refuse 0.765 and 0.725 (bench/quality.py; the
+thresholds moved by MiniLM's own ratio, and 0.96 of it for e5, whose thousandth lies 1.69
+times as far out as its hundredth: MiniLM and e5 refuse as before).
 
 Everything is scored exactly (float64) over at most :data:`SAMPLE` vectors, every k-th of
 the searchable ones in their stored order: the same on every machine for the same store.
