@@ -50,6 +50,10 @@ typed the way people type them (terse, lowercase, typos), its held-out part
 test in ``tests/test_quality.py`` runs the same check).
 
     python bench/quality.py [--set NAME] [--floor] [--json] [--write] [--quick] [--holdout]
+                            [--models ngram,wordllama,local,env]
+
+``--models`` measures only the embedding rows named (the local model embeds the corpus
+for minutes on a small machine; the others in seconds).
 
 ``--write`` measures every set in one home (each embedding model embeds the corpus
 once) and writes bench/QUALITY.md. ``--quick`` asks only the first few questions and
@@ -337,11 +341,18 @@ def local_embedder() -> tuple[Embedder | None, str]:
     return embedder, f"local: {verdict} sentence-transformers' similarities {REFERENCE[1]}: {got}"
 
 
+MODELS = ("ngram", "wordllama", "local", "env")
+"""The embedding rows ``--models`` may choose: the n-gram stand-in, wordllama, the local
+model, the one ``ARBORIST_EMBED_*`` names."""
+
+
 @contextlib.contextmanager
-def embedders() -> Iterator[tuple[list[tuple[str, Embedder]], list[str]]]:
-    """Every embedding model to measure, by row name, and a line for each one skipped: the
-    n-gram one and wordllama, each on loopback, the local model in process, and the one
-    the environment names (``ARBORIST_EMBED_*``), if any."""
+def embedders(
+    only: Sequence[str] = MODELS,
+) -> Iterator[tuple[list[tuple[str, Embedder]], list[str]]]:
+    """Every embedding model to measure (those of ``only``), by row name, and a line for
+    each one skipped: the n-gram one and wordllama, each on loopback, the local model in
+    process, and the one the environment names (``ARBORIST_EMBED_*``), if any."""
     from tests.chat_server import ChatServer  # noqa: PLC0415 - the loopback test server
 
     servers: list[ChatServer] = []
@@ -354,23 +365,23 @@ def embedders() -> Iterator[tuple[list[tuple[str, Embedder]], list[str]]]:
         return server.url
 
     try:
-        models: list[tuple[str, Embedder]] = [
-            ("ngram-384 (loopback)", EmbeddingsClient(served(), "ngram-384"))
-        ]
-        skipped = []
-        wordllama = wordllama_embedder()
-        if wordllama is None:
+        models: list[tuple[str, Embedder]] = []
+        if "ngram" in only:
+            models.append(("ngram-384 (loopback)", EmbeddingsClient(served(), "ngram-384")))
+        skipped = [f"{name}: not chosen (--models)" for name in MODELS if name not in only]
+        wordllama = wordllama_embedder() if "wordllama" in only else None
+        if wordllama is None and "wordllama" in only:
             skipped.append("wordllama not installed (the peers extra: make install)")
-        else:
+        elif wordllama is not None:
             client = EmbeddingsClient(served(wordllama), WORDLLAMA)
             models.append(("wordllama l2_supercat-256 (loopback)", client))
-        local, why = local_embedder()
-        if local is None:
+        local, why = local_embedder() if "local" in only else (None, "")
+        if local is None and "local" in only:
             skipped.append(f"local: {why}")
-        else:
+        elif local is not None:
             models.append(("local all-MiniLM-L6-v2 (in process, passages)", local))
             skipped.append(why)  # not skipped: the line says whether it matches its reference
-        named = select_embedder({})
+        named = select_embedder({}) if "env" in only else None
         if named is not None:
             models.append((f"{getattr(named, 'model', '?')} (ARBORIST_EMBED_*)", named))
         yield models, skipped
@@ -414,9 +425,12 @@ def _smallest_document(app: Arborist) -> list[int]:
     return [int(row[0])]
 
 
-def run_plan(work: Plan, *, peer: bool = True, quick: bool = False) -> list[dict[str, Any]]:
+def run_plan(
+    work: Plan, *, peer: bool = True, quick: bool = False, models: Sequence[str] = MODELS
+) -> list[dict[str, Any]]:
     """Every set of ``work`` in one freshly ingested home: lexical first (with the chained
-    and follow-up figures), then bm25s and each embedding model, embedding once."""
+    and follow-up figures), then bm25s and each embedding model of ``models``, embedding
+    once."""
     out: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="arborist-quality-") as home, Arborist(home) as app:
         app.ingest_demo()
@@ -458,11 +472,11 @@ def run_plan(work: Plan, *, peer: bool = True, quick: bool = False) -> list[dict
         for name, questions in work.sets.items():
             out[name]["bm25s"] = bm25s.measure(questions) if bm25s else None
         if peer:
-            with embedders() as (models, skipped):
+            with embedders(models) as (rows, skipped):
                 for figures in out.values():
                     if "hybrid" in figures:
                         figures["hybrid_skipped"] = skipped
-                for model, embedder in models:
+                for model, embedder in rows:
                     started = time.perf_counter()
                     report = embed_missing(
                         app.store_conn,
@@ -492,10 +506,16 @@ def run_plan(work: Plan, *, peer: bool = True, quick: bool = False) -> list[dict
 
 
 def run(
-    which: str = "questions", *, peer: bool = True, quick: bool = False, holdout: bool = False
+    which: str = "questions",
+    *,
+    peer: bool = True,
+    quick: bool = False,
+    holdout: bool = False,
+    models: Sequence[str] = MODELS,
 ) -> dict[str, Any]:
     """The figures of one set (see :func:`run_plan`)."""
-    return run_plan(plan([which], quick=quick, holdout=holdout), peer=peer, quick=quick)[0]
+    work = plan([which], quick=quick, holdout=holdout)
+    return run_plan(work, peer=peer, quick=quick, models=models)[0]
 
 
 def failures(figures: dict[str, Any]) -> list[str]:
@@ -660,15 +680,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--holdout", action="store_true", help="the label sets' held-out parts (run once)"
     )
+    parser.add_argument(
+        "--models",
+        default=",".join(MODELS),
+        help=f"the embedding rows to measure, comma-separated, of {','.join(MODELS)} (all)",
+    )
     args = parser.parse_args(argv)
+    models = [m for m in args.models.split(",") if m]
+    if unknown := [m for m in models if m not in MODELS]:
+        parser.error(f"--models: no such row {', '.join(unknown)} (of {', '.join(MODELS)})")
     if args.quick and args.write:
         parser.error("--quick measures a few questions: it writes no QUALITY.md")
+    if args.write and tuple(models) != MODELS:
+        parser.error("--write measures every row: QUALITY.md is not written for some")
     if args.write:
         runs = run_plan(plan([*SETS, *LABEL_SETS], holdout=args.holdout))
         write_markdown(runs)
         figures = next(f for f in runs if f["set"] == args.set)
     else:
-        figures = run(args.set, quick=args.quick, holdout=args.holdout)
+        figures = run(args.set, quick=args.quick, holdout=args.holdout, models=models)
     print(json.dumps(figures, indent=2) if args.json else report(figures))
     if args.floor and args.set == "questions" and (problems := failures(figures)):
         print("\n".join(problems), file=sys.stderr)

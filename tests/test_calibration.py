@@ -25,7 +25,12 @@ from arborist.app import Arborist
 from arborist.qa.embeddings import EmbeddingsClient
 from arborist.qa.runner import vector_query
 from arborist.qa.support import NOT_ANSWERED_OPENING
-from arborist.store.calibration import Calibration, corpus_spread, question_calibration
+from arborist.store.calibration import (
+    QUANTILE,
+    Calibration,
+    corpus_spread,
+    question_calibration,
+)
 from arborist.store.passages import passages
 from arborist.store.vectors import embed_missing, passage_nearness, profile_key, put_vectors
 from tests.chat_server import ChatServer
@@ -155,7 +160,7 @@ def test_the_floor_is_the_median_cosine_and_the_scale_the_corpus_spread(tmp_path
         for i, probe in enumerate(searched):  # each passage against every other one
             others = np.delete(searched, i, axis=0) @ probe
             median = np.median(others)
-            relative.append((np.percentile(others, 99) - median) / (1 - median))
+            relative.append((np.percentile(others, QUANTILE) - median) / (1 - median))
         spread = float(np.median(relative))
         assert corpus_spread(conn, key) == pytest.approx(spread, abs=1e-4)
         found = question_calibration(conn, key, query)

@@ -38,9 +38,9 @@ def test_every_ask_is_a_turn_printed_with_its_bates() -> None:
     code, out, _ = run("session", "--tree", "--sid", session["sid"])
     assert out.splitlines()[1:] == [
         "└── 000001  Who created Spider-Man?  [STRICT answered]",
-        # no passage says who drew him (only "artist Steve Ditko"): refused, as extractive-v18
-        # refuses a "who did X" question whose act no passage mentions
-        "    └── * 000002  Who drew Spider-Man?  [VISUAL not answered]",
+        # "artist Steve Ditko" says who drew him (extractive-v19; v18 refused, no passage
+        # saying "drew"); the label, lexical, still lists "drew" as unsaid: partly
+        "    └── * 000002  Who drew Spider-Man?  [STRICT partly]",
     ]
 
 

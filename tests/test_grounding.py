@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 
 from arborist import Arborist
+from arborist.analysis import words
 from arborist.qa.client import EvidenceText, make_request
 from arborist.qa.extractive import ExtractiveClient
-from arborist.qa.grounding import CLOSE_FLOOR, absent_names, covered
+from arborist.qa.grounding import CLOSE_FLOOR, absent_names, act_said, covered
 
 REFUSAL = "The documents do not answer this question."
 
@@ -145,6 +146,31 @@ def test_a_question_for_who_did_something_needs_a_passage_that_says_it_was_done(
     assert "invented by Edgar Codd" in ask("who invented the relational model", said, "SQL")
     # "who is", "who can": no act of its own
     assert names("who can read the relational model of data", RELATIONAL, "SQLite") == []
+
+
+SPIDER = "Spider-Man was created by writer Stan Lee and artist Steve Ditko in 1962."
+
+
+def test_a_passage_may_say_the_act_in_other_words_or_as_who_does_it() -> None:
+    # "artist" says who drew him, "writer" who wrote him: answered, quoting it
+    for question in ("Who drew Spider-Man?", "who illustrated Spider-Man", "Who wrote Spider-Man?"):
+        assert ask(question, SPIDER, "Spider-Man") == f"{SPIDER} [E1]", question
+    # an act no word of the passage says is still refused, named
+    answer = ask("Who founded Spider-Man?", SPIDER, "Spider-Man")
+    assert answer.startswith(REFUSAL) and "No passage mentions founded" in answer
+    said = set(words(SPIDER))
+    assert [act_said(a, said) for a in ("drew", "penciled", "authored", "painted")] == [True] * 4
+    assert [act_said(a, said) for a in ("founded", "invented", "sang", "murdered")] == [False] * 4
+    # who does it, by its ending ("inventor", "founders", "winner"), and a past no ending
+    # gives, in the question or the passage ("drew", "wrote": draw, write)
+    assert act_said("invented", set(words("Its inventor was Edgar Codd.")))
+    assert act_said("founded", set(words("The founders met in 1984.")))
+    assert act_said("won", set(words("The winner of the cup.")))
+    assert act_said("illustrated", set(words("Ditko drew the first issues.")))
+    assert act_said("authored", set(words("Stan Lee wrote the first issues.")))
+    # words that fill technical prose say no other act: "create" is not "invent"
+    assert not act_said("invented", set(words("Create a table with CREATE TABLE.")))
+    assert not act_said("wrote", set(words("Run the script from the shell.")))
 
 
 def test_the_question_words_counted_are_those_the_support_label_counts() -> None:

@@ -58,3 +58,17 @@ def test_the_paraphrase_set_spreads_over_modules() -> None:
     assert max(modules.count(m) for m in modules) <= 2
     others = {q["question"] for s in ("questions", "holdout") for q in quality.load_questions(s)}
     assert not others & {q["question"] for q in paraphrase}
+
+
+@pytest.mark.slow
+def test_the_ngram_lane_refuses_the_unanswerable_set_as_before_calibration() -> None:
+    """The character n-gram stand-in (served on loopback) refuses at least the 0.765 of the
+    unanswerable set it refused before nearness was calibrated per model: its nearest
+    passage for a question about nothing lies far out in its heavy tail, so a spread read
+    at a passage's nearest hundredth (``spread-p99-v1``: 0.647) let it answer "blorp the
+    frobnicator with three zorbles"; read at the nearest thousandth it does not."""
+    quality = load_bench()
+    figures = quality.run("unanswerable", peer=True, models=("ngram",))
+    [row] = figures["hybrid"]
+    assert row["model"].startswith("ngram"), row
+    assert round(row["refused"], 3) >= 0.765, quality.report(figures)  # 39 of 51

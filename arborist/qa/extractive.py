@@ -49,7 +49,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v18"
+EXTRACTIVE_MODEL = "extractive-v19"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -352,15 +352,15 @@ DEFINITION_SENTENCES = 3
 FOLLOWED_DEFINITIONS = 4
 """How many of the definitions nearest the question an answer that follows them opens with."""
 
-FOLLOWED_MARGIN = 0.2
+FOLLOWED_MARGIN = 0.135
 """How much less near than the nearest a definition may be and still be quoted beside it (on
 the calibrated scale of :data:`NEAR_FLOOR`, as every nearness here)."""
 
-RANK_SHARE = 0.02
+RANK_SHARE = 0.0135
 """How much nearer a definition must be, for each place its evidence is ranked lower, to be
 quoted first."""
 
-MEMBER_SHARE = 0.1
+MEMBER_SHARE = 0.068
 """How much nearer a member (a method) must be than a module-level definition to be quoted
 first: a task is most often done by a module's own function."""
 """How many sentences of a definition's description the answer opens with, at most."""
@@ -413,16 +413,21 @@ def _engages(request: ChatRequest, chosen: Sequence[_Pick]) -> bool:
     return max(map(held, chosen)) >= min(ENGAGED_WORDS, len(wanted))
 
 
-NEAR_FLOOR = 0.55
+NEAR_FLOOR = 0.355
 """How near the question the nearest passage of the evidence must be, when retrieval measured
 it, for the evidence to be about the question at all: on the calibrated scale of
 :mod:`arborist.store.calibration` (0 as near as the question's noise in the corpus, 1 as far
-above it as a passage's nearest hundredth of the corpus is above its own), the same for every
-model. Chosen with all-MiniLM-L6-v2 and multilingual-e5-small on the whole built-in corpus
-(bench/remote_lane.py); from 0.45 to 0.7 no figure moves (:data:`CLOSE_FLOOR` decides).
-Until the spread was calibrated (``floor-median/spread-p99-v1``) this was 0.3 of ``1 -
-floor``, which put e5's answers too near its noise: it wrongly refused 31 of 196 answerable
-questions."""
+above it as a passage's nearest thousandth of the corpus is above its own), the same for
+every model. Chosen with all-MiniLM-L6-v2 and multilingual-e5-small on the whole built-in
+corpus (bench/remote_lane.py) as 0.55 on the scale of ``spread-p99-v1`` (a passage's nearest
+hundredth), from 0.45 to 0.7 of which no figure moved (:data:`CLOSE_FLOOR` decides). On the
+scale of ``spread-p999-v2`` MiniLM's spread is 1.48 times as wide, e5's 1.69: 0.355 is 0.96
+of MiniLM's 0.55 / 1.48, the 0.96 leaving e5 the room it had (at 1.0 it wrongly refused 13
+of 196 answerable questions, not 9; :data:`~arborist.qa.grounding.CLOSE_FLOOR`); the margins
+above are MiniLM's own divided by 1.48 (0.2, 0.02, 0.1 before: at 0.96 of that, MiniLM's
+answer to "the current exception's traceback as a string" lost ``format_exc``). Until the spread was calibrated this was
+0.3 of ``1 - floor``, which put e5's answers too near its noise: it wrongly refused 31 of
+196 answerable questions."""
 
 
 def _cut_at_start(text: str, sentence: str) -> bool:
