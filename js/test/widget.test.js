@@ -24,7 +24,7 @@ import { makeH } from "../src/dom.js";
 import { FakeDocument } from "./fake_dom.js";
 import { navigate } from "../src/keyboard.js";
 import { proofVerdict, verifyEvidence } from "../src/proofs.js";
-import { KERNEL_RESTARTED, KERNEL_STOPPED, LINK_CLOSED, RequestError, Requester, kernelGone, kernelOnServer } from "../src/requests.js";
+import { KERNEL_RESTARTED, KERNEL_STOPPED, LINK_CLOSED, NOT_SENT, RequestError, Requester, kernelGone, kernelOnServer } from "../src/requests.js";
 import { ForestStore } from "../src/store.js";
 import { jsonBytes, nodeName, splitCitations } from "../src/text.js";
 import { ForestView } from "../src/view.js";
@@ -1528,6 +1528,28 @@ describe("errors are said once (issue #35)", () => {
     assert.equal(status.textContent, "sync: sessions.db is locked");
     assert.equal(notice.hidden, true);
     assert.ok(first);
+    cleanup();
+  });
+
+  test("a closed link is said once, in the status; an action then says only that it was not sent", async () => {
+    const kernel = new FakeKernel(SID);
+    kernel.add(SID, `${SID}-000000`, "first question");
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const view = new ForestView(connect(kernel), el);
+    const cleanup = view.start();
+    await until(() => el.byAttr("data-ready", "true").length, "the tree");
+    const status = el.byAttr("aria-label", "Status")[0];
+    const notice = el.byAttr("aria-label", "Notice")[0];
+    view.notify("ok", "#1 is now the current turn");
+    view.requester.closeLink(LINK_CLOSED);
+    view.linkLost();
+    assert.equal(status.textContent, LINK_CLOSED);
+    assert.equal(notice.hidden, true, "the notice does not say it again");
+    assert.equal(el.textContent.split(LINK_CLOSED).length - 1, 1, "said once");
+    view.fail(new Error("ignored"), "label");
+    assert.equal(notice.textContent.startsWith(`label: ${NOT_SENT}`), true);
+    assert.equal(el.textContent.split(LINK_CLOSED).length - 1, 1, "still said once");
     cleanup();
   });
 });
