@@ -267,3 +267,32 @@ export function looksPreformatted(text) {
 export function shownText(text) {
   return text.replace(/^\f+/, "").replaceAll("\f", "\n");
 }
+
+/**
+ * What one evidence row whose proof holds says was checked, in the words of the `%%ask`
+ * output's rows (`ROW_WORDS` in arborist/quotes.py; tests/vectors/quotes.json pins both):
+ * the answer's quoted spans found in this row's bytes, the bytes proven but not quoted,
+ * or a row the model was shown and the answer does not cite.
+ */
+export const ROW_WORDS = Object.freeze({
+  quoted: "quotes verified",
+  unquoted: "sources verified, wording not quoted",
+  uncited: "retrieved, not cited",
+});
+
+/**
+ * {@link ROW_WORDS} for one evidence row: "quotes verified" only where the claims citing
+ * it are found in its bytes ({@link quotedRanges}, the marks the row shows), so a
+ * paraphrase's row never claims a quote and an uncited row never claims a check of
+ * wording it was not asked for.
+ *
+ * @param {string|null|undefined} chunk the row's text (absent when cold)
+ * @param {string} answer
+ * @param {string} label
+ * @param {boolean} cited
+ * @returns {string}
+ */
+export function rowWords(chunk, answer, label, cited) {
+  if (!cited) return ROW_WORDS.uncited;
+  return quotedRanges(chunk, claimsFor(answer ?? "", label)).length ? ROW_WORDS.quoted : ROW_WORDS.unquoted;
+}

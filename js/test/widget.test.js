@@ -1118,6 +1118,39 @@ describe("the view on a fake DOM", () => {
     assert.equal(listeners.size, 0, "the view stops listening when it goes");
   });
 
+  test("each evidence row says what was checked for it, in the %%ask output's words (issue #35)", async () => {
+    const kernel = new FakeKernel(SID);
+    const bates = kernel.add(SID, `${SID}-000000`, "What does median return?");
+    const chunks = [
+      "Return the median (middle value) of numeric data.",
+      "Values are sorted before the middle one is taken.",
+      "Return the sample arithmetic mean of data.",
+    ];
+    const node = kernel.nodes.get(bates);
+    node.answer = "It returns the median (middle value) of numeric data [E1]. It sorts them first [E2].";
+    node.record = {
+      state: "ok",
+      state_reason: null,
+      hit_count: 0,
+      dimensions: { source_root: "ab".repeat(32), conversation_hash: "" },
+      evidence: [
+        await evidenceFor(chunks, 0),
+        await evidenceFor(chunks, 1),
+        { ...(await evidenceFor(chunks, 2)), cited: false },
+      ],
+    };
+    const el = new FakeDocument().createElement("div");
+    const cleanup = widget.render({ model: connect(kernel), el });
+    const detail = el.byAttr("aria-label", "Node detail")[0];
+    await until(() => detail.getAttribute("data-proofs") === "pass", "proofs");
+    const said = (label) => detail.byAttr("aria-label", `Proof of ${label}`)[0].textContent;
+    assert.equal(said("E1"), "✓ quotes verified", "its quote is in its bytes");
+    assert.equal(said("E2"), "✓ sources verified, wording not quoted", "cited, paraphrased");
+    assert.equal(said("E3"), "✓ retrieved, not cited");
+    assert.equal(el.textContent.includes("quote verified"), false, "never the old word for every row");
+    cleanup();
+  });
+
   test("renders the tree, opens the current node, escapes its answer and verifies its proofs", async () => {
     const kernel = new FakeKernel(SID);
     const first = kernel.add(SID, `${SID}-000000`, "Who created Spider-Man?");
