@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from arborist.citations import parse_citations
 
-__all__ = ["QUOTE_RUN", "ROW_WORDS", "claims_for", "quoted_ranges", "row_words"]
+__all__ = ["QUOTE_RUN", "claims_for", "quoted_ranges"]
 
 QUOTE_RUN = 4
 """Words in a row a claim must share with a chunk for them to count as quoted."""
@@ -94,24 +94,3 @@ def quoted_ranges(chunk: str, claims: Sequence[str]) -> list[tuple[int, int]]:
             ranges.append((start, end))
     return ranges
 
-
-ROW_WORDS = {
-    "quoted": "quotes verified",
-    "unquoted": "sources verified, wording not quoted",
-    "uncited": "retrieved, not cited",
-}
-"""What one evidence row whose proof holds says was checked, the same in every face (the
-``%%ask`` output's rows, the widget's: ``js/src/text.js`` holds them too): the answer's
-quoted spans found in this row's bytes, the bytes proven but not quoted, or a row the
-model was shown and the answer does not cite (its bytes are proven all the same)."""
-
-
-def row_words(chunk: str | None, answer: str, label: str, cited: bool) -> str:
-    """:data:`ROW_WORDS` for the evidence row ``label``: "quotes verified" only where the
-    answer's claims citing it are found in its bytes (:func:`quoted_ranges`, the marks
-    the row shows), so a paraphrase's row never claims a quote."""
-    if not cited:
-        return ROW_WORDS["uncited"]
-    if chunk is not None and quoted_ranges(chunk, claims_for(answer, label)):
-        return ROW_WORDS["quoted"]
-    return ROW_WORDS["unquoted"]

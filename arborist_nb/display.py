@@ -30,8 +30,8 @@ from arborist.errors import ArboristError
 from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing
-from arborist.qa.support import Support, audit_words, measure_record
-from arborist.quotes import claims_for, quoted_ranges, row_words
+from arborist.qa.support import Support, audit_words, measure_record, row_words
+from arborist.quotes import claims_for, quoted_ranges
 from arborist.store.cache import OK, CacheRecord, RecordEvidence
 from arborist.store.places import LINKED_SCHEMES, shown_text, uri_scheme
 from arborist.terminal import inert

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.quotes import QUOTE_RUN, ROW_WORDS, claims_for, quoted_ranges, row_words
+from arborist.qa.support import ROW_WORDS, quotes_cited, row_words
+from arborist.quotes import QUOTE_RUN, claims_for, quoted_ranges
 from arborist_nb.display import Answer
 from tests.conftest import load_vectors
 
@@ -141,7 +142,8 @@ def test_each_evidence_row_of_the_ask_output_says_what_was_checked_for_it(
     )
     assert set(said) == {e.label for e in answer.evidence}, markup
     for item in answer.evidence:
-        quoted = bool(quoted_ranges(item.text or "", claims_for(answer.text, item.label)))
+        claims = "\n".join(claims_for(answer.text, item.label))
+        quoted = quotes_cited(claims, [item.text or ""])
         wanted = "retrieved, not cited" if not item.cited else ROW_WORDS["unquoted"]
         assert said[item.label] == (ROW_WORDS["quoted"] if item.cited and quoted else wanted)
     assert set(said.values()) == {ROW_WORDS["quoted"], "retrieved, not cited"}, said

@@ -1127,7 +1127,7 @@ describe("the view on a fake DOM", () => {
       "Return the sample arithmetic mean of data.",
     ];
     const node = kernel.nodes.get(bates);
-    node.answer = "It returns the median (middle value) of numeric data [E1]. It sorts them first [E2].";
+    node.answer = "Return the median (middle value) of numeric data [E1]. It sorts them first [E2].";
     node.record = {
       state: "ok",
       state_reason: null,
