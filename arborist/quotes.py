@@ -93,4 +93,3 @@ def quoted_ranges(chunk: str, claims: Sequence[str]) -> list[tuple[int, int]]:
         else:
             ranges.append((start, end))
     return ranges
-
