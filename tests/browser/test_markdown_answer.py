@@ -127,7 +127,9 @@ def test_a_models_markdown_renders_with_its_citations_inline(lab: Lab) -> None:
         set_theme(lab, theme)
         slug = theme.lower().replace(" ", "-")
         _code_spans_alike(
-            answer.locator("p code").first, said.locator("code.arb-literal").first, theme
+            answer.locator(".arborist-md :not(pre) > code").first,
+            said.locator("code.arb-literal").first,
+            theme,
         )
         shoot(lab.cell(2), f"markdown-ask-{slug}")
         shoot(detail, f"markdown-widget-{slug}")
