@@ -9,6 +9,7 @@ from playwright.sync_api import Locator, expect
 
 from tests.browser.conftest import Lab, shoot
 from tests.browser.test_lab import RENDER_MS, answer_bates, forest_in, row
+from tests.browser.test_widget_look import set_theme
 
 pytestmark = pytest.mark.browser
 
@@ -94,7 +95,9 @@ def test_each_evidence_row_says_what_was_checked_for_it_as_the_ask_output_does(
     assert {label: f"✓ {words}" for label, words in ask.items()} == {
         label: said for label, (_, said) in rows.items()
     }
-    shoot(forest, "lab-evidence-rows")
+    for theme, slug in (("JupyterLab Light", "light"), ("JupyterLab Dark", "dark")):
+        set_theme(lab, theme)
+        shoot(forest, f"lab-evidence-rows-{slug}")
 
 
 def test_falsify_asks_first_can_be_undone_and_stays_with_its_revision(lab: Lab) -> None:
