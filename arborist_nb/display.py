@@ -30,7 +30,7 @@ from arborist.errors import ArboristError
 from arborist.forest.shard import Node
 from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing
-from arborist.qa.support import Support, audit_words, measure_record
+from arborist.qa.support import Support, audit_words, measure_record, row_words
 from arborist.quotes import claims_for, quoted_ranges
 from arborist.store.cache import OK, CacheRecord, RecordEvidence
 from arborist.store.places import LINKED_SCHEMES, shown_text, uri_scheme
@@ -349,6 +349,15 @@ def _chunk_html(answer: Answer, item: RecordEvidence) -> str:
     return "".join(parts) + _h(text[at:])
 
 
+def _row_status(answer: Answer, item: RecordEvidence, status: ProofStatus) -> str:
+    """What was checked for one evidence row (:func:`arborist.quotes.row_words`, the
+    widget's words too), then how its proof fared; a failed proof says only that."""
+    if not status.verified:
+        return f"✘ {_h(status.detail)}"
+    words = row_words(item.text, answer.text, item.label, item.cited)
+    return f'✔ <span class="arborist-row-check">{_h(words)}</span> ({_h(status.detail)})'
+
+
 def answer_markup(text: str) -> str:
     """Answer text (a streamed part of one, too) as safe HTML: its Markdown rendered, every
     text escaped, citations as their text."""
@@ -424,7 +433,7 @@ def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
             f'<details id="{answer._id}-{item.label}" data-proof="{"pass" if status.verified else "fail"}">'
             f"<summary>{_h(item.label)}{' (cited)' if item.cited else ''}: "
             f"{_h(item.placed_title)} — chunk {item.chunk_index} of {item.chunk_count} — "
-            f"{'✔' if status.verified else '✘'} {_h(status.detail)}</summary>"
+            f"{_row_status(answer, item, status)}</summary>"
             f"<div>{_link_html(item.link)}</div>"
             f'<pre style="white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere">{body}</pre></details>'
         )

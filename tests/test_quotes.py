@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
+from arborist.qa.support import ROW_WORDS, quotes_cited, row_words
 from arborist.quotes import QUOTE_RUN, claims_for, quoted_ranges
 from arborist_nb.display import Answer
 from tests.conftest import load_vectors
@@ -41,6 +42,25 @@ def test_the_marked_spans_are_the_vectors(vector: dict[str, Any]) -> None:
     chunk = vector["chunk"]
     ranges = quoted_ranges(chunk, claims_for(vector["answer"], vector["label"]))
     assert [chunk[a:b] for a, b in ranges] == vector["marked"]
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=[v["name"] for v in VECTORS])
+def test_a_cited_row_says_quotes_verified_only_where_its_bytes_hold_a_quote(
+    vector: dict[str, Any],
+) -> None:
+    said = row_words(vector["chunk"], vector["answer"], vector["label"], cited=True)
+    assert said == vector["row"]
+    # The same chunk, not cited: retrieved, whatever the answer's words.
+    uncited = row_words(vector["chunk"], vector["answer"], vector["label"], cited=False)
+    assert uncited == "retrieved, not cited"
+
+
+def test_a_row_with_no_text_here_claims_no_quote() -> None:
+    assert (
+        row_words(None, "Return the median (middle value) [E1].", "E1", True)
+        == (ROW_WORDS["unquoted"])
+    )
+    assert {v["row"] for v in VECTORS} == {ROW_WORDS["quoted"], ROW_WORDS["unquoted"]}
 
 
 def test_the_vectors_cover_what_the_rule_promises() -> None:
@@ -89,3 +109,41 @@ def test_the_ask_output_marks_in_the_cited_chunk_exactly_what_the_answer_quotes(
     assert marks(markup) == wanted * 2
     # median_high's look-alike sentence is not marked for an answer about median.
     assert not any("returned" in m or "high" in m for m in wanted), wanted
+
+
+MEANS = """\
+# means
+
+mean(data)
+    Return the sample arithmetic mean of data, unlike the median of data.
+"""
+
+
+def test_each_evidence_row_of_the_ask_output_says_what_was_checked_for_it(
+    shell: InteractiveShell, tmp_path: Path
+) -> None:
+    """Issue #35: "quotes verified" on a cited row whose bytes hold the answer's quote,
+    "retrieved, not cited" on a row the answer does not cite; never the badge's word for
+    every row."""
+    other = tmp_path / "more" / "means.md"
+    other.parent.mkdir()
+    other.write_text(MEANS, encoding="utf-8")
+    assert shell.run_line_magic("arborist", f"ingest {other.parent}") is None
+    answer = shell.run_cell_magic("ask", "", "What does median return?")
+    assert isinstance(answer, Answer)
+    markup = answer._repr_html_()
+    said = dict(
+        re.findall(
+            r'<details id="[^"]*-(E\d+)" data-proof="pass">.*?'
+            r'<span class="arborist-row-check">(.*?)</span>',
+            markup,
+            re.S,
+        )
+    )
+    assert set(said) == {e.label for e in answer.evidence}, markup
+    for item in answer.evidence:
+        claims = "\n".join(claims_for(answer.text, item.label))
+        quoted = quotes_cited(claims, [item.text or ""])
+        wanted = "retrieved, not cited" if not item.cited else ROW_WORDS["unquoted"]
+        assert said[item.label] == (ROW_WORDS["quoted"] if item.cited and quoted else wanted)
+    assert set(said.values()) == {ROW_WORDS["quoted"], "retrieved, not cited"}, said

@@ -40,6 +40,7 @@ from typing import Any, Protocol
 
 from arborist.analysis import read_question, words
 from arborist.citations import cited_labels, parse_citations
+from arborist.quotes import claims_for
 
 __all__ = [
     "ANSWERED",
@@ -50,12 +51,14 @@ __all__ = [
     "NOT_ANSWERED",
     "NOT_ANSWERED_OPENING",
     "PARTLY",
+    "ROW_WORDS",
     "Support",
     "UNQUOTED_STRICT",
     "audit_words",
     "measure",
     "measure_record",
     "quotes_cited",
+    "row_words",
 ]
 
 ANSWERED = "answered"
@@ -152,6 +155,30 @@ def audit_words(mode: str, support: Support | None) -> str:
     if mode == "STRICT" and not (support is not None and support.quoted):
         return UNQUOTED_STRICT
     return AUDIT_WORDS.get(mode, mode)
+
+
+ROW_WORDS = {
+    "quoted": "quotes verified",
+    "unquoted": "sources verified, wording not quoted",
+    "uncited": "retrieved, not cited",
+}
+"""What one evidence row whose proof holds says was checked, the same in every face (the
+``%%ask`` output's rows, the widget's: js/src/text.js holds them too): the answer quotes
+this row, its bytes are proven but the wording is not theirs, or the model was shown it
+and the answer does not cite it (its bytes are proven all the same)."""
+
+
+def row_words(chunk: str | None, answer: str, label: str, cited: bool) -> str:
+    """:data:`ROW_WORDS` for the evidence row ``label``: "quotes verified" only when the
+    claims citing it (:func:`arborist.quotes.claims_for`) quote it by the badge's rule
+    (:func:`quotes_cited`, on this row alone), so no row claims a quote the badge would
+    not, and an uncited row says it was only retrieved."""
+    if not cited:
+        return ROW_WORDS["uncited"]
+    claims = claims_for(answer, label)
+    if chunk is not None and claims and quotes_cited("\n".join(claims), [chunk]):
+        return ROW_WORDS["quoted"]
+    return ROW_WORDS["unquoted"]
 
 
 def asked_words(question: str) -> list[str]:

@@ -17,6 +17,7 @@ import {
   claimsFor,
   looksPreformatted,
   quotedRanges,
+  rowWords,
   shortBates,
   shortHash,
   shortSid,
@@ -366,7 +367,8 @@ export function chunkText(h, item, claims) {
  * @param {Function} h
  * @param {any} body
  * @param {(text: string) => void} copy
- * @returns {{list: HTMLElement, checks: Array<[HTMLElement, HTMLElement, any]>}}
+ * @returns {{list: HTMLElement, checks: Array<[HTMLElement, HTMLElement, any, string]>}} each
+ *   row, its status, its item and what its status says once the proof holds ({@link rowWords})
  */
 export function evidenceList(h, body, copy) {
   const checks = [];
@@ -407,7 +409,7 @@ export function evidenceList(h, body, copy) {
         ),
       ),
     );
-    checks.push([li, status, item]);
+    checks.push([li, status, item, rowWords(item.text, body.answer_text, item.label, Boolean(item.cited))]);
     return li;
   });
   const list = h("ol", { class: "arb-evidence", attrs: { "aria-label": "Evidence" } }, items);

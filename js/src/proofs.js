@@ -31,7 +31,7 @@ export async function verifyEvidence(item) {
       (item.proof ?? []).map((p) => fromHex(p)),
       fromHex(item.source_root),
     );
-    if (ok) return { status: "pass", text: "quote verified in this browser: its bytes are the document's (whether it answers the question is the support badge)" };
+    if (ok) return { status: "pass", text: "re-verified in this browser: its bytes are the document's (whether it answers the question is the support badge)" };
     const leafOk = typeof item.leaf !== "string" || toHex(leaf) === item.leaf.toLowerCase();
     return {
       status: "fail",

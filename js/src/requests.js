@@ -17,6 +17,9 @@ export const PROBE_TIMEOUT_MS = 3_000;
 export const LINK_CLOSED =
   "the link to the kernel closed: re-run the cell that shows this widget (%arborist) to reconnect";
 
+/** What an action says in the notice once the link is gone: the status line says why, once. */
+export const NOT_SENT = "not sent: the status line says why";
+
 /** A request the kernel refused or never answered; `message` is one line for the UI. */
 export class RequestError extends Error {
   /**

@@ -267,3 +267,70 @@ export function looksPreformatted(text) {
 export function shownText(text) {
   return text.replace(/^\f+/, "").replaceAll("\f", "\n");
 }
+
+/** Where the badge's rule cuts sentences (`_SENTENCE_END` in arborist/qa/support.py). */
+const BADGE_SENTENCE_END = /(?<=[.!?;:])\s+|\n+/u;
+
+/** A name or signature put before a quote (`_LABEL` in arborist/qa/support.py): not a sentence. */
+const LABEL = /^[\p{L}\p{N}_.]+(?:\(.*\))?$/u;
+
+/**
+ * `text`'s words in order, one space apart and between spaces: compared word for word,
+ * case kept, as `_words_of` in arborist/qa/support.py compares them.
+ *
+ * @param {string} text
+ * @returns {string}
+ */
+function wordsOf(text) {
+  return ` ${[...text.matchAll(/[\p{L}\p{N}_]+/gu)].map((m) => m[0]).join(" ")} `;
+}
+
+/**
+ * Whether `text` (citations taken out) quotes `passages` by the audit badge's rule
+ * (`quotes_cited` in arborist/qa/support.py): each sentence of two words or more,
+ * a name or signature before a quote aside, is word for word a span of one passage, and
+ * there is at least one.
+ *
+ * @param {string} text
+ * @param {string[]} passages
+ * @returns {boolean}
+ */
+function quotesCited(text, passages) {
+  const sentences = text
+    .split(BADGE_SENTENCE_END)
+    .map((part) => part.split(/\s+/u).filter(Boolean).join(" ").replace(/^[ .,;:!?]+|[ .,;:!?]+$/gu, ""));
+  const said = sentences.filter((s) => s.split(" ").filter(Boolean).length >= 2 && !LABEL.test(s)).map(wordsOf);
+  const shown = passages.map(wordsOf);
+  return said.length > 0 && said.every((s) => shown.some((p) => p.includes(s)));
+}
+
+/**
+ * What one evidence row whose proof holds says was checked, in the words of the `%%ask`
+ * output's rows (`ROW_WORDS` in arborist/qa/support.py; tests/vectors/quotes.json pins both):
+ * the answer quotes this row, its bytes are proven but the wording is not theirs, or the
+ * model was shown it and the answer does not cite it.
+ */
+export const ROW_WORDS = Object.freeze({
+  quoted: "quotes verified",
+  unquoted: "sources verified, wording not quoted",
+  uncited: "retrieved, not cited",
+});
+
+/**
+ * {@link ROW_WORDS} for one evidence row: "quotes verified" only when the claims citing it
+ * ({@link claimsFor}) quote it by the badge's rule, on this row alone (`row_words` in
+ * arborist/qa/support.py), so no row claims a quote the badge would not, and an uncited
+ * row never claims a check of wording it was not asked for.
+ *
+ * @param {string|null|undefined} chunk the row's text (absent when cold)
+ * @param {string} answer
+ * @param {string} label
+ * @param {boolean} cited
+ * @returns {string}
+ */
+export function rowWords(chunk, answer, label, cited) {
+  if (!cited) return ROW_WORDS.uncited;
+  const claims = claimsFor(answer ?? "", label);
+  const quoted = typeof chunk === "string" && claims.length > 0 && quotesCited(claims.join("\n"), [chunk]);
+  return quoted ? ROW_WORDS.quoted : ROW_WORDS.unquoted;
+}

@@ -11,6 +11,7 @@ import { makeH, onEnter } from "./dom.js";
 import {
   KERNEL_STOPPED,
   LINK_CLOSED,
+  NOT_SENT,
   POLL_SILENT_MS,
   REQUEST_TIMEOUT_MS,
   Requester,
@@ -293,14 +294,17 @@ export class ForestView {
     }
   }
 
-  /** The link to the kernel is gone: say so where the status is, and stop asking. */
+  /**
+   * The link to the kernel is gone: say so once, where the status is, and stop asking. The
+   * notice goes: what it said (an Undo among it) can no longer be sent.
+   */
   linkLost() {
     if (this.destroyed) return;
     if (this.pollTimer !== null) clearInterval(this.pollTimer);
     this.pollTimer = null;
     this.rootEl.setAttribute("data-link", "closed");
     this.setStatus("error", this.requester.linkClosed ?? LINK_CLOSED);
-    this.notify("error", this.requester.linkClosed ?? LINK_CLOSED);
+    this.dismiss();
   }
 
   destroy() {
@@ -414,9 +418,10 @@ export class ForestView {
   fail(error, what = "") {
     if (this.destroyed) return;
     if (this.requester.linkClosed) {
-      // One message for the one cause, said where the status is and in the notice.
+      // One message for the one cause, said once where the status is; an action says only
+      // that it was not sent, pointing there.
       this.setStatus("error", this.requester.linkClosed);
-      if (what && what !== "sync" && what !== "poll") this.notify("error", `${what}: ${this.requester.linkClosed}`);
+      if (what && what !== "sync" && what !== "poll") this.notify("error", `${what}: ${NOT_SENT}`);
       return;
     }
     const text = error?.message ?? String(error);

@@ -200,18 +200,20 @@ export const detailMethods = {
    * Re-verify every proof here, with WebCrypto; never trust the kernel's word.
    *
    * @param {HTMLElement} detail
-   * @param {Array<[HTMLElement, HTMLElement, any]>} checks
+   * @param {Array<[HTMLElement, HTMLElement, any, string]>} checks
    * @param {number} token
    */
   verifyProofs(detail, checks, token) {
     Promise.all(
-      checks.map(async ([li, status, item]) => {
+      checks.map(async ([li, status, item, words]) => {
         const result = await verifyEvidence(item);
         if (token === this.detailToken) {
+          const pass = result.status === "pass";
           li.setAttribute("data-proof", result.status);
           status.setAttribute("data-proof", result.status);
-          status.textContent = result.status === "pass" ? "✓ quote verified" : result.text;
-          status.setAttribute("title", result.text);
+          // What was checked for this row, in the %%ask output's words; a failure as it is.
+          status.textContent = pass ? `✓ ${words}` : result.text;
+          status.setAttribute("title", pass ? `${words}: ${result.text}` : result.text);
         }
         return result;
       }),

@@ -24,7 +24,7 @@ import { makeH } from "../src/dom.js";
 import { FakeDocument } from "./fake_dom.js";
 import { navigate } from "../src/keyboard.js";
 import { proofVerdict, verifyEvidence } from "../src/proofs.js";
-import { KERNEL_RESTARTED, KERNEL_STOPPED, LINK_CLOSED, RequestError, Requester, kernelGone, kernelOnServer } from "../src/requests.js";
+import { KERNEL_RESTARTED, KERNEL_STOPPED, LINK_CLOSED, NOT_SENT, RequestError, Requester, kernelGone, kernelOnServer } from "../src/requests.js";
 import { ForestStore } from "../src/store.js";
 import { jsonBytes, nodeName, splitCitations } from "../src/text.js";
 import { ForestView } from "../src/view.js";
@@ -1118,6 +1118,39 @@ describe("the view on a fake DOM", () => {
     assert.equal(listeners.size, 0, "the view stops listening when it goes");
   });
 
+  test("each evidence row says what was checked for it, in the %%ask output's words (issue #35)", async () => {
+    const kernel = new FakeKernel(SID);
+    const bates = kernel.add(SID, `${SID}-000000`, "What does median return?");
+    const chunks = [
+      "Return the median (middle value) of numeric data.",
+      "Values are sorted before the middle one is taken.",
+      "Return the sample arithmetic mean of data.",
+    ];
+    const node = kernel.nodes.get(bates);
+    node.answer = "Return the median (middle value) of numeric data [E1]. It sorts them first [E2].";
+    node.record = {
+      state: "ok",
+      state_reason: null,
+      hit_count: 0,
+      dimensions: { source_root: "ab".repeat(32), conversation_hash: "" },
+      evidence: [
+        await evidenceFor(chunks, 0),
+        await evidenceFor(chunks, 1),
+        { ...(await evidenceFor(chunks, 2)), cited: false },
+      ],
+    };
+    const el = new FakeDocument().createElement("div");
+    const cleanup = widget.render({ model: connect(kernel), el });
+    const detail = el.byAttr("aria-label", "Node detail")[0];
+    await until(() => detail.getAttribute("data-proofs") === "pass", "proofs");
+    const said = (label) => detail.byAttr("aria-label", `Proof of ${label}`)[0].textContent;
+    assert.equal(said("E1"), "✓ quotes verified", "its quote is in its bytes");
+    assert.equal(said("E2"), "✓ sources verified, wording not quoted", "cited, paraphrased");
+    assert.equal(said("E3"), "✓ retrieved, not cited");
+    assert.equal(el.textContent.includes("quote verified"), false, "never the old word for every row");
+    cleanup();
+  });
+
   test("renders the tree, opens the current node, escapes its answer and verifies its proofs", async () => {
     const kernel = new FakeKernel(SID);
     const first = kernel.add(SID, `${SID}-000000`, "Who created Spider-Man?");
@@ -1528,6 +1561,28 @@ describe("errors are said once (issue #35)", () => {
     assert.equal(status.textContent, "sync: sessions.db is locked");
     assert.equal(notice.hidden, true);
     assert.ok(first);
+    cleanup();
+  });
+
+  test("a closed link is said once, in the status; an action then says only that it was not sent", async () => {
+    const kernel = new FakeKernel(SID);
+    kernel.add(SID, `${SID}-000000`, "first question");
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const view = new ForestView(connect(kernel), el);
+    const cleanup = view.start();
+    await until(() => el.byAttr("data-ready", "true").length, "the tree");
+    const status = el.byAttr("aria-label", "Status")[0];
+    const notice = el.byAttr("aria-label", "Notice")[0];
+    view.notify("ok", "#1 is now the current turn");
+    view.requester.closeLink(LINK_CLOSED);
+    view.linkLost();
+    assert.equal(status.textContent, LINK_CLOSED);
+    assert.equal(notice.hidden, true, "the notice does not say it again");
+    assert.equal(el.textContent.split(LINK_CLOSED).length - 1, 1, "said once");
+    view.fail(new Error("ignored"), "label");
+    assert.equal(notice.textContent.startsWith(`label: ${NOT_SENT}`), true);
+    assert.equal(el.textContent.split(LINK_CLOSED).length - 1, 1, "still said once");
     cleanup();
   });
 });

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Locator, expect
 
 from tests.browser.conftest import Lab, shoot
+from tests.browser.contrast import CONTRAST_JS
 from tests.browser.test_lab import RENDER_MS, forest_in
 from tests.browser.test_widget_look import THEMES, set_theme
 
@@ -42,6 +43,32 @@ _LINES = """(cite) => {
     const line = parseFloat(getComputedStyle(para).lineHeight) || 20;
     return Math.round(para.getBoundingClientRect().height / line);
 }"""
+
+
+# A code span's box (background, padding) and its text's contrast on it, as the page draws it.
+_CODE_LOOK = (
+    "(code) => {"
+    + CONTRAST_JS
+    + """
+    const style = getComputedStyle(code);
+    return {
+        background: style.backgroundColor,
+        padding: [style.paddingTop, style.paddingRight, style.paddingBottom, style.paddingLeft].join(' '),
+        contrast: contrast(code),
+    };
+}"""
+)
+
+
+def _code_spans_alike(ask_code: Locator, widget_code: Locator, theme: str) -> None:
+    """Issue #35: a code span is the same grey box in the widget as in the %%ask output,
+    its text at 4.5:1 or more on it."""
+    ask, widget = ask_code.evaluate(_CODE_LOOK), widget_code.evaluate(_CODE_LOOK)
+    assert ask["background"] not in ("rgba(0, 0, 0, 0)", "transparent"), (theme, ask)
+    assert widget["background"] == ask["background"], (theme, ask, widget)
+    assert widget["padding"] == ask["padding"], (theme, ask, widget)
+    assert widget["contrast"] >= 4.5, (theme, widget)
+    assert ask["contrast"] >= 4.5, (theme, ask)
 
 
 def _one_line(citation: Locator, what: str) -> None:
@@ -85,6 +112,13 @@ def test_a_models_markdown_renders_with_its_citations_inline(lab: Lab) -> None:
     _one_line(said.locator("button.arb-cite").first, "widget")
     badge = detail.locator(".arb-audit")
     expect(badge, "the widget's words are %%ask's").to_have_text(UNQUOTED)
+    # The paraphrase's cited row says its source was verified, not a quote (issue #35), in
+    # both faces.
+    row = detail.get_by_label("Proof of E1", exact=True)
+    expect(row).to_have_text("✓ sources verified, wording not quoted", timeout=RENDER_MS)
+    expect(answer.locator("details[data-proof] .arborist-row-check")).to_have_text(
+        ["sources verified, wording not quoted"]
+    )
     said.locator("button.arb-cite").first.click()
     expect(
         detail.get_by_label("Cited text", exact=True), "a citation opens its evidence"
@@ -92,6 +126,11 @@ def test_a_models_markdown_renders_with_its_citations_inline(lab: Lab) -> None:
     for theme in THEMES:
         set_theme(lab, theme)
         slug = theme.lower().replace(" ", "-")
+        _code_spans_alike(
+            answer.locator(".arborist-md :not(pre) > code").first,
+            said.locator("code.arb-literal").first,
+            theme,
+        )
         shoot(lab.cell(2), f"markdown-ask-{slug}")
         shoot(detail, f"markdown-widget-{slug}")
     lab.guard.assert_clean()

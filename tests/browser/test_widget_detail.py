@@ -9,6 +9,7 @@ from playwright.sync_api import Locator, expect
 
 from tests.browser.conftest import Lab, shoot
 from tests.browser.test_lab import RENDER_MS, answer_bates, forest_in, row
+from tests.browser.test_widget_look import set_theme
 
 pytestmark = pytest.mark.browser
 
@@ -66,6 +67,37 @@ def falsify(detail: Locator, reason: str) -> None:
     detail.get_by_role("button", name="Falsify answer").click()
     expect(detail.get_by_role("button", name="Confirm falsify")).to_be_visible(timeout=RENDER_MS)
     detail.get_by_role("button", name="Confirm falsify").click()
+
+
+_ROW_WORDS = """(list) => Object.fromEntries([...list.querySelectorAll('li[data-evidence]')].map(
+    (li) => [li.dataset.evidence, [li.dataset.cited, li.querySelector('.arb-proof').textContent]]))"""
+
+_ASK_ROWS = """(cell) => Object.fromEntries([...cell.querySelectorAll('details[data-proof]')].map(
+    (d) => [d.id.split('-').pop(), d.querySelector('.arborist-row-check')?.textContent ?? '']))"""
+
+
+def test_each_evidence_row_says_what_was_checked_for_it_as_the_ask_output_does(
+    lab: Lab,
+) -> None:
+    """Issue #35: the demo's quoted answer: its cited row "quotes verified", every row it
+    does not cite "retrieved, not cited", never one word for every row; the %%ask output's
+    rows say the same, label by label."""
+    forest, _tree, detail, _bates = open_turn(lab)
+    expect(detail).to_have_attribute("data-proofs", "pass", timeout=RENDER_MS)
+    rows = detail.get_by_role("list", name="Evidence").evaluate(_ROW_WORDS)
+    assert len(rows) >= 2, rows
+    for label, (cited, said) in rows.items():
+        wanted = "✓ quotes verified" if cited == "true" else "✓ retrieved, not cited"
+        assert said == wanted, (label, rows)
+    assert {cited for cited, _ in rows.values()} == {"true", "false"}, rows
+    expect(detail.locator(".arb-audit")).to_have_text("quotes verified (STRICT)")
+    ask = lab.cell(ASK_CELL).evaluate(_ASK_ROWS)
+    assert {label: f"✓ {words}" for label, words in ask.items()} == {
+        label: said for label, (_, said) in rows.items()
+    }
+    for theme, slug in (("JupyterLab Light", "light"), ("JupyterLab Dark", "dark")):
+        set_theme(lab, theme)
+        shoot(forest, f"lab-evidence-rows-{slug}")
 
 
 def test_falsify_asks_first_can_be_undone_and_stays_with_its_revision(lab: Lab) -> None:
