@@ -318,7 +318,7 @@ _TYPE_HEAD = re.compile(r"[\[|]")
 _NULLS = frozenset({"none", "null", "nil", "undefined", "true", "false"})
 """Bare values that say "no password" (``pwd=None`` in a signature), never a secret."""
 _FILLER = re.compile(
-    r"(?i)\*+(?:[^\s*A-Za-z0-9]\S*)?|x+|\.\.\.|…|<[^<>]*>|\$\{[^{}]*\}|\$?\{\{.*\}\}|\{[^{}]*\}|%\([^()]*\)s"
+    r"(?i)\*+(?:[^\s*A-Za-z0-9]\S*)?|[•●]+(?:[./]\w{1,12})*|x+|\.\.\.|…|<[^<>]*>|\$\{[^{}]*\}|\$?\{\{.*\}\}|\{[^{}]*\}|%\([^()]*\)s"
     r"|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
     r"|(?:your|my|enter|insert|put)[_ -].*|.*[_-]here|replace[_-]?me|placeholder|redacted"
     r"|.{0,16}(?:\.\.\.|…)|\[REDACTED(?::|\]).*|(?:.*[_-])?your[_-].*"

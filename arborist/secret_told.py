@@ -58,11 +58,18 @@ def told_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[st
         yield from _glued_p(text)
     if "cookie" in found.folded:
         yield from _cookies(text)
+    if "sess" in found.folded or "sid=" in found.folded:
+        yield from _sessions(text)
+    if " -a" in text or "--auth" in text:
+        yield from _auth_flags(text)
+    if "-" in longs and _MAILGUN.search(longs) is not None:
+        for m in _MAILGUN.finditer(text):
+            yield "api_token", m.start(), m.end()
     if longs:
         yield from _bare_base64(text, longs)
 
 
-_FOREIGN_HEADS = ("kennwort", "contrase", "clave", "senha")
+_FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha")
 """What each password's name :data:`_FOREIGN` reads opens with, ``passwort``, ``mot de
 passe`` and ``pw`` aside: those are found among the starts of ``pass`` (which every family
 looks for) and of ``pw`` (which the config keywords need too)."""
@@ -101,7 +108,7 @@ def _config_named(found: Literals, pw: list[int]) -> bool:
 
 
 _FOREIGN = re.compile(
-    r"(?i)(?<![^\W_])(?:passwort|kennwort|contrase[ñn]a|clave|mot[ \t]+de[ \t]+passe|senha|pw)"
+    r"(?i)(?<![^\W_])(?:passwort|kennwort|schl(?:ü|ue)ssel|contrase[ñn]a|clave|mot[ \t]+de[ \t]+passe|senha|pw)"
     r"(?:[ \t]*:[ \t]*|(?:[ \t]+[\w'’-]+){0,6}?[ \t]+"
     r"(?:is|ist|lautet|es|est|é|era|was|это|jest|è):?[ \t]+)"
     r"[\"'«„“]?(\S+)"
@@ -164,6 +171,35 @@ _COOKIE_ATTRIBUTES = frozenset(
 )
 
 
+_SESSION = re.compile(
+    r"(?i)(?<![^\W_])(?:sessionid|session_id|sessid|phpsessid|jsessionid|connect\.sid|[\w-]*_session)"
+    r"=([^\s;&\"'\\]{16,})"
+)
+"""A session cookie's value given to its name with no header (``sessionid=…``): sixteen
+random-looking characters or more."""
+_AUTH_FLAG = re.compile(r"(?<![\w-])(?:-a|--auth)(?:[ \t]+|=)[\"']?[\w.@-]+:([^\s\"']+)")
+"""HTTPie's ``http -a user:PASSWORD`` (``--auth``)."""
+_MAILGUN = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9A-Za-z-])")
+"""A Mailgun API key: 32 hex, then two groups of 8 (a UUID's groups are 8-4-4-4-12)."""
+
+
+def _sessions(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _SESSION.finditer(text):
+        if random_looking(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
+            yield "secret", m.start(1), m.end(1)
+
+
+def _auth_flags(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _AUTH_FLAG.finditer(text):
+        value = m.group(1)
+        if (
+            len(value) >= 6
+            and not is_filler(value, "=", quoted=False)
+            and not value.startswith("/")
+        ):
+            yield "password", m.start(1), m.end(1)
+
+
 def _cookies(text: str) -> Iterator[tuple[str, int, int]]:
     """Each cookie's value in a ``Cookie:`` / ``Set-Cookie:`` header that is random-looking
     and sixteen characters or more, or eight or more given to a session's name (an
@@ -179,7 +215,7 @@ def _cookies(text: str) -> Iterator[tuple[str, int, int]]:
                 yield "secret", base + pair.start(2), base + pair.end(2)
 
 
-_BARE_B64 = re.compile(r"(?<![A-Za-z0-9+/])([A-Za-z0-9+/]{16,86}={0,2})(?![A-Za-z0-9+=])")
+_BARE_B64 = re.compile(r"(?<![A-Za-z0-9+/])([A-Za-z0-9+/]{16,4096}={0,2})(?![A-Za-z0-9+=])")
 """A run of base64 that stands on its own, or joined to a word by ``-``, ``_`` or ``.``
 (``backup_….env``)."""
 _DIGEST_BEFORE = re.compile(
@@ -224,12 +260,14 @@ def _credentials_in(text: str, start: int, run: str) -> Iterator[tuple[str, int,
 
 def _path_like(stretch: str) -> bool:
     """Whether a stretch of base64 reads as a path (``///tmp/tmpab12/p3/1Z99…``,
-    ``…LETtpyT/notes``): it opens or closes with ``/``, holds ``//``, a segment of fewer than
-    three characters or a word in lower case, which a key's random ``/`` rarely leaves."""
+    ``…LETtpyT/notes``): it opens or closes with ``/``, holds ``//``, or a word of three
+    letters or more in lower case between two ``/``, which a key's random ``/`` rarely leaves
+    (a key's ``…CzEYJ/pi/YoISZ…`` is a key)."""
     if "/" not in stretch:
         return False
-    parts = stretch.split("/")
-    return any(len(p) < 3 or (p.isalpha() and p.islower() and len(p) <= 12) for p in parts)
+    return any(
+        not p or (p.isalpha() and p.islower() and 3 <= len(p) <= 12) for p in stretch.split("/")
+    )
 
 
 def _password_like(value: str) -> bool:
@@ -265,6 +303,17 @@ def _runs(run: str) -> Iterator[tuple[int, int]]:
 _MOST_CUTS = 12
 
 
+def _holds_secret(decoded: str) -> bool:
+    """Whether text decoded from base64 holds a secret the gate finds (a Kubernetes Secret's
+    ``database-url: <base64 of postgres://u:PASSWORD@…>``, a ``.dockerconfigjson``)."""
+    from arborist.secret_finders import candidates  # noqa: PLC0415 - the gate reads its own decoding
+
+    return len(decoded) >= _LEAST_DECODED and next(candidates(decoded), None) is not None
+
+
+_LEAST_DECODED = 12
+
+
 def _credential(value: str) -> str | None:
     """The kind of credential the base64 ``value`` is, or None."""
     if len(value) % 4 or not has_digit(value) or value.isupper() or value.islower():
@@ -276,7 +325,7 @@ def _credential(value: str) -> str | None:
         pair = data.decode("ascii")
         if _BASIC.fullmatch(pair) and _basic_password(pair.split(":", 1)[1]):
             return "basic_auth"
-        return None
+        return "secret" if _holds_secret(pair) else None
     if len(data) in (30, 32) and len(set(value)) >= 20 and not data.startswith(b"\0\0\0"):
         return "api_token"
     return None

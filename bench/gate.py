@@ -8,7 +8,7 @@ the built-in demo corpus still admitted with no redaction; ingest throughput wit
 of the gate issue #22 replaced. ``--quick`` is a smoke run (the first channel corpus
 alone, no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, and ``channels_holdout9.json`` when it is there),
+held-out corpora (``holdout.json``, and ``channels_holdout10.json`` when it is there),
 written blind beside the dev ones and never tuned on. ``--channels-only`` stops after the
 corpora.
 
@@ -47,9 +47,15 @@ placements caught, 91.6%, MISSED; 56/2982 near misses flagged, 1.9%, MET; detect
 2308/5197 and 294/2982); its leaks and false alarms were closed by general rules
 (``arborist.secret_told``: passwords told in other languages, config keywords, cookies,
 bare base64 that is random bytes or ``user:password``), and it is a dev corpus now,
-scored on every run. ``channels_holdout9.json`` is the next blind one: written by someone
-who has not read the gate, committed by the lead, scored by ``--holdout`` once it is
-there (the run says so when it is not), and not tuned on after.
+scored on every run. ``channels_holdout9.json`` was the ninth (seen at 0eb834a: 5129/5380
+placements caught, 95.3%, MISSED; 41/2625 near misses flagged, 1.6%, MET; detect-secrets
+1596/5380 and 255/2625); its leaks were closed by general rules (base64 whose decoded text
+holds a secret, session cookies by name, ``http -a``, Mailgun keys; still leaking: a bare
+random password with nothing around it, 33 placements; still flagged: a Twilio Account
+SID, which ``channels.json`` counts as a secret), and it is a dev corpus now, scored on
+every run. ``channels_holdout10.json`` is the next blind one: written by someone who has
+not read the gate, committed by the lead, scored by ``--holdout`` once it is there (the
+run says so when it is not), and not tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
   is no longer in :func:`arborist.admission.admit`'s output; a near miss is flagged
@@ -149,7 +155,9 @@ CHANNELS_SEEN7 = ROOT / "bench" / "secret_corpus" / "channels_holdout7.json"
 """The seventh blind channel holdout: seen at e920116 and fixed since, a dev corpus now."""
 CHANNELS_SEEN8 = ROOT / "bench" / "secret_corpus" / "channels_holdout8.json"
 """The eighth blind channel holdout: seen at 4c8d7b0 and fixed since, a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout9.json"
+CHANNELS_SEEN9 = ROOT / "bench" / "secret_corpus" / "channels_holdout9.json"
+"""The ninth blind channel holdout: seen at 0eb834a and fixed since, a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout10.json"
 """The blind channel holdout ``--holdout`` scores when it is there (the lead commits it)."""
 OLD_GATE = "c8136f0"
 """The commit whose arborist/admission.py is the gate before issue #22's changes."""
@@ -696,6 +704,7 @@ def main() -> int:
         ("dev channel corpus, the sixth holdout, seen (channels_holdout6.json)", CHANNELS_SEEN6),
         ("dev channel corpus, the seventh holdout, seen (channels_holdout7.json)", CHANNELS_SEEN7),
         ("dev channel corpus, the eighth holdout, seen (channels_holdout8.json)", CHANNELS_SEEN8),
+        ("dev channel corpus, the ninth holdout, seen (channels_holdout9.json)", CHANNELS_SEEN9),
     ]
     if args.quick:  # a smoke run: one channel corpus through every channel's path
         channel_corpora = channel_corpora[:1]

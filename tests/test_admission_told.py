@@ -44,6 +44,15 @@ HMAC44 = base64.b64encode(bytes(range(101, 133))).decode()  # 32 bytes: 44 with 
         (base64.b64encode(b"svc_backup:Harbor7Fig").decode(), "Harbor7Fig"),
         (f"/deploy/{base64.b64encode(b'admin:knCVYZrKbk').decode()}/v1", "a25DVllacktiaw"),
         ('ts,user,"db.lan:5432:*:reporting:Kd8vPq2Lz5Wn"\n', "Kd8vPq2Lz5Wn"),
+        ("WLAN-Schlüssel: Teekanne_4417", "Teekanne_4417"),
+        (
+            f"  db-url: {base64.b64encode(b'mysql://app:Wq7#zzLp9@db:3306/app').decode()}",
+            "bXlzcWw6",
+        ),
+        ("MAILGUN=3b5f0c1d2e4a6b8c9d0e1f2a3b4c5d6e-1a2b3c4d-5e6f7a8b", "1a2b3c4d-5e6f7a8b"),
+        ("http -a ops:Vh2q9Lx+Rt8 GET api.example/x", "Vh2q9Lx+Rt8"),
+        ("backup_sessionid=q8x2kd9w7pl3mz5t0vb4nc6h.env.txt", "q8x2kd9w7pl3mz5t0vb4nc6h"),
+        (f"key {KEY40[:12]}/pi/{KEY40[16:]}", KEY40[16:]),  # a key's own short "/" segment
     ],
 )
 def test_a_secret_told_or_bare_is_redacted(text: str, value: str) -> None:
@@ -69,6 +78,12 @@ def test_a_secret_told_or_bare_is_redacted(text: str, value: str) -> None:
         "The password is stored in the vault; the pw field is optional.",
         "Das Passwort: bitte beim Admin erfragen.",
         "Cookie: theme=dark; lang=en-GB",
+        "Password: ••••••••••",
+        "creds_Password: ••••••••••/notes.txt",
+        f"  greeting: {base64.b64encode(b'hello from the config map, nothing secret').decode()}",
+        "session_id=12345",
+        "ls -a /tmp:/var",
+        "ad0e5c1f-8e53-4b1a-9a4c-2f6e1d3b7a90",  # a UUID is no Mailgun key
     ],
 )
 def test_what_tells_no_secret_stays(text: str) -> None:
