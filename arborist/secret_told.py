@@ -56,11 +56,11 @@ def told_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[st
         yield from _config_passwords(text)
     if "-p" in text:
         yield from _glued_p(text)
-    if "cookie" in found.folded:
+    if "=" in longs and "cookie" in found.folded:  # a value worth redacting is a long word
         yield from _cookies(text)
-    if "sess" in found.folded or "sid=" in found.folded:
+    if "sess" in longs.casefold() or "sid=" in longs.casefold():  # name=value: a long word
         yield from _sessions(text)
-    if " -a" in text or "--auth" in text:
+    if "-a" in text:
         yield from _auth_flags(text)
     if "-" in longs and _MAILGUN.search(longs) is not None:
         for m in _MAILGUN.finditer(text):
@@ -190,13 +190,14 @@ def _sessions(text: str) -> Iterator[tuple[str, int, int]]:
 
 
 def _auth_flags(text: str) -> Iterator[tuple[str, int, int]]:
-    for m in _AUTH_FLAG.finditer(text):
-        value = m.group(1)
-        if (
-            len(value) >= 6
-            and not is_filler(value, "=", quoted=False)
-            and not value.startswith("/")
-        ):
+    """:data:`_AUTH_FLAG` matched at each ``-a`` found (``--auth`` holds one), not searched."""
+    at = text.find("-a")
+    while at != -1:
+        m = _AUTH_FLAG.match(text, at - 1 if text.startswith("--auth", at - 1) else at)
+        at = text.find("-a", at + 2)
+        if m is None or len(m.group(1)) < 6 or m.group(1).startswith("/"):
+            continue
+        if not is_filler(m.group(1), "=", quoted=False):
             yield "password", m.start(1), m.end(1)
 
 
