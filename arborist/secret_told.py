@@ -48,16 +48,16 @@ def told_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[st
     positions the same; ``longs`` its long words, as
     :func:`arborist.secret_prefilters.long_words`). Each family runs only where a literal
     its matches hold is found: a few substring scans, no pattern over the whole text."""
-    pw = _starts(found.folded, "pw")
+    pw = found.at("pw")  # looked for by the names' families too: found once
     heads = _foreign_heads(found, pw)
     if heads:
         yield from _foreign_prose(text, heads)
     if _config_named(found, pw):
         yield from _config_passwords(text)
-    if "-p" in text:
-        yield from _glued_p(text)
+    if found.at("-p"):
+        yield from _glued_p(text, found.at("-p"))
     if "=" in longs and "cookie" in found.folded:  # a value worth redacting is a long word
-        yield from _cookies(text)
+        yield from _cookies(text, found.folded)
     if "sess" in longs.casefold() or "sid=" in longs.casefold():  # name=value: a long word
         yield from _sessions(text)
     if "-a" in text:
@@ -138,18 +138,17 @@ def _config_passwords(text: str) -> Iterator[tuple[str, int, int]]:
             yield "password", m.start(1), m.start(1) + len(value)
 
 
-def _glued_p(text: str) -> Iterator[tuple[str, int, int]]:
+def _glued_p(text: str, starts: list[int]) -> Iterator[tuple[str, int, int]]:
     """``-pX``: a password-like word with no percent-escape (the decoded text is read too:
-    ``%20--password-stdin`` is a flag after a space), matched at each ``-p`` found."""
-    at = text.find("-p")
-    while at != -1:
+    ``%20--password-stdin`` is a flag after a space), matched at each ``-p`` (or ``-P``,
+    which the pattern refuses) of ``starts``."""
+    for at in starts:
         m = _GLUED_P.match(text, at)
         if m is not None:
             value = m.group(1).rstrip(".,;)")
             escaped = _ESCAPED.search(value) is not None
             if not escaped and _password_like(value) and not is_filler(value, "=", quoted=False):
                 yield "password", m.start(1), m.start(1) + len(value)
-        at = text.find("-p", at + 2)
 
 
 _CONFIG_PASSWORD = re.compile(
@@ -201,11 +200,15 @@ def _auth_flags(text: str) -> Iterator[tuple[str, int, int]]:
             yield "password", m.start(1), m.end(1)
 
 
-def _cookies(text: str) -> Iterator[tuple[str, int, int]]:
+def _cookies(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
     """Each cookie's value in a ``Cookie:`` / ``Set-Cookie:`` header that is random-looking
     and sixteen characters or more, or eight or more given to a session's name (an
-    attribute such as ``Path=/`` or ``Expires=…`` is not a cookie)."""
-    for header in _COOKIE.finditer(text):
+    attribute such as ``Path=/`` or ``Expires=…`` is not a cookie); each header matched
+    where ``cookie`` is found."""
+    for at in _starts(folded, "cookie"):
+        header = _COOKIE.match(text, at - 4 if folded.startswith("set-", at - 4) else at)
+        if header is None:
+            continue
         base = header.start(1)
         for pair in _COOKIE_PAIR.finditer(header.group(1)):
             name, value = pair.group(1), pair.group(2)
@@ -227,14 +230,19 @@ subresource integrity), Go's ``h1:…``, ``digest: …``."""
 _BASIC = re.compile(r"[\w.@+-]{1,64}:[^\s:]{6,}")
 
 
+_B64_WORD = re.compile(r"(?<![^ ])(?=[^ ]*?[A-Za-z0-9+/]{16})(?:[^ ]{40,}|[^ =]*=[^ ]*)")
+"""A long word that may hold a credential's base64: a run of sixteen base64 characters in
+it, and forty characters or more, or padded."""
+
+
 def _bare_base64(text: str, longs: str) -> Iterator[tuple[str, int, int]]:
     """Bare base64 that is a credential: 30 or 32 random bytes, or ``user:password``. The
     long words come in the text's order: each is found after the one before, so the text is
     read once, however many there are."""
-    padded = "=" in longs
     at = 0
-    for word in longs.split(" "):
-        if len(word) < 16 or not ((padded and "=" in word) or len(word) >= 40):
+    for candidate in _B64_WORD.finditer(longs):
+        word = candidate.group()
+        if len(word) < 16:
             continue
         found = text.find(word, at)
         if found == -1:
