@@ -305,8 +305,14 @@ def _runs(run: str) -> Iterator[tuple[int, int]]:
     is base64's alphabet too): start and end in ``run``, longest first."""
     yield 0, len(run)
     cuts = [*[-1, *(i for i, c in enumerate(run) if c == "/")][:_MOST_CUTS], len(run)]
-    spans = [(a + 1, b) for i, a in enumerate(cuts) for b in cuts[i + 1 :] if b - a > 16]
+    spans = [(a + 1, b) for i, a in enumerate(cuts) for b in cuts[i + 1 :] if _sized(b - a - 1)]
     yield from sorted((s for s in spans if s != (0, len(run))), key=lambda s: s[0] - s[1])
+
+
+def _sized(length: int) -> bool:
+    """Whether a stretch this long can be base64 of a credential: sixteen characters or
+    more, whole groups of four (a stretch between two ``/`` holds no padding)."""
+    return length >= 16 and length % 4 == 0
 
 
 _MOST_CUTS = 12
