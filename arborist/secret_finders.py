@@ -90,7 +90,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from spaced_candidates(text, found)
     yield from code_candidates(text, found)
     yield from prose_candidates(text, found)
-    yield from told_candidates(text, found, longs)
+    yield from told_candidates(text, found, longs, candidates)
 
 
 def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:

@@ -26,7 +26,7 @@ a literal every match holds is in the text, or among its long words.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from arborist.secret_prefilters import Literals
 from arborist.secret_shapes import (
@@ -38,15 +38,23 @@ from arborist.secret_shapes import (
     reads_as_password,
 )
 
+Reader = Callable[[str], Iterator[tuple[str, int, int]]]
+"""The gate's reading of a text (:func:`arborist.secret_finders.candidates`), given by its
+caller so that this module imports no finder of its own."""
+
 __all__ = [
+    "Reader",
     "told_candidates",
 ]
 
 
-def told_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:
+def told_candidates(
+    text: str, found: Literals, longs: str, reader: Reader
+) -> Iterator[tuple[str, int, int]]:
     """Every secret this module reads in ``text`` (``found`` the literals of its case-folding,
     positions the same; ``longs`` its long words, as
-    :func:`arborist.secret_prefilters.long_words`). Each family runs only where a literal
+    :func:`arborist.secret_prefilters.long_words`; ``reader`` the gate's own reading of a
+    text, for what base64 decodes to). Each family runs only where a literal
     its matches hold is found: a few substring scans, no pattern over the whole text."""
     pw = found.at("pw")  # looked for by the names' families too: found once
     heads = _foreign_heads(found, pw)
@@ -66,7 +74,7 @@ def told_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[st
         for m in _MAILGUN.finditer(text):
             yield "api_token", m.start(), m.end()
     if longs:
-        yield from _bare_base64(text, longs)
+        yield from _bare_base64(text, longs, reader)
 
 
 _FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha")
@@ -235,7 +243,7 @@ _B64_WORD = re.compile(r"(?<![^ ])(?=[^ ]*?[A-Za-z0-9+/]{16})(?:[^ ]{40,}|[^ =]*
 it, and forty characters or more, or padded."""
 
 
-def _bare_base64(text: str, longs: str) -> Iterator[tuple[str, int, int]]:
+def _bare_base64(text: str, longs: str, reader: Reader) -> Iterator[tuple[str, int, int]]:
     """Bare base64 that is a credential: 30 or 32 random bytes, or ``user:password``. The
     long words come in the text's order: each is found after the one before, so the text is
     read once, however many there are."""
@@ -248,11 +256,13 @@ def _bare_base64(text: str, longs: str) -> Iterator[tuple[str, int, int]]:
         if found == -1:
             return
         for m in _BARE_B64.finditer(text, found, found + len(word)):
-            yield from _credentials_in(text, m.start(1), m.group(1))
+            yield from _credentials_in(text, m.start(1), m.group(1), reader)
         at = found + len(word)
 
 
-def _credentials_in(text: str, start: int, run: str) -> Iterator[tuple[str, int, int]]:
+def _credentials_in(
+    text: str, start: int, run: str, reader: Reader
+) -> Iterator[tuple[str, int, int]]:
     """The first stretch of the base64 ``run`` (at ``start`` in ``text``) that is a
     credential, not given after a digest's name."""
     if start and text[start - 1] == "%":
@@ -261,7 +271,7 @@ def _credentials_in(text: str, start: int, run: str) -> Iterator[tuple[str, int,
         if _path_like(run[a:b]):
             continue
         if _DIGEST_BEFORE.search(text, max(0, start + a - 12), start + a) is None:
-            kind = _credential(run[a:b])
+            kind = _credential(run[a:b], reader)
             if kind is not None:
                 yield kind, start + a, start + b
                 return
@@ -318,18 +328,16 @@ def _sized(length: int) -> bool:
 _MOST_CUTS = 12
 
 
-def _holds_secret(decoded: str) -> bool:
+def _holds_secret(decoded: str, reader: Reader) -> bool:
     """Whether text decoded from base64 holds a secret the gate finds (a Kubernetes Secret's
     ``database-url: <base64 of postgres://u:PASSWORD@…>``, a ``.dockerconfigjson``)."""
-    from arborist.secret_finders import candidates  # noqa: PLC0415 - the gate reads its own decoding
-
-    return len(decoded) >= _LEAST_DECODED and next(candidates(decoded), None) is not None
+    return len(decoded) >= _LEAST_DECODED and next(reader(decoded), None) is not None
 
 
 _LEAST_DECODED = 12
 
 
-def _credential(value: str) -> str | None:
+def _credential(value: str, reader: Reader) -> str | None:
     """The kind of credential the base64 ``value`` is, or None."""
     if len(value) % 4 or not has_digit(value) or value.isupper() or value.islower():
         return None
@@ -340,7 +348,7 @@ def _credential(value: str) -> str | None:
         pair = data.decode("ascii")
         if _BASIC.fullmatch(pair) and _basic_password(pair.split(":", 1)[1]):
             return "basic_auth"
-        return "secret" if _holds_secret(pair) else None
+        return "secret" if _holds_secret(pair, reader) else None
     if len(data) in (30, 32) and len(set(value)) >= 20 and not data.startswith(b"\0\0\0"):
         return "api_token"
     return None
