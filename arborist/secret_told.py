@@ -64,8 +64,8 @@ def told_candidates(
         yield from _config_passwords(text)
     if found.at("-p"):
         yield from _glued_p(text, found.at("-p"))
-    if "=" in longs and "cookie" in found.folded:  # a value worth redacting is a long word
-        yield from _cookies(text, found.folded)
+    if "=" in longs and found.at("cookie"):  # a value worth redacting is a long word
+        yield from _cookies(text, found)
     if "sess" in longs.casefold() or "sid=" in longs.casefold():  # name=value: a long word
         yield from _sessions(text)
     if "-a" in text:
@@ -83,15 +83,6 @@ passe`` and ``pw`` aside: those are found among the starts of ``pass`` (which ev
 looks for) and of ``pw`` (which the config keywords need too)."""
 
 
-def _starts(folded: str, literal: str) -> list[int]:
-    starts = []
-    at = folded.find(literal)
-    while at != -1:
-        starts.append(at)
-        at = folded.find(literal, at + 1)
-    return starts
-
-
 def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
     """Where a password's name in another language (or ``pw``) may open: one substring scan
     a name, and the starts of ``pass`` read for ``passwort`` and ``mot de passe``."""
@@ -100,7 +91,7 @@ def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
     starts += [at for at in found.at("pass") if folded.startswith("passwort", at)]
     starts += pw
     for head in _FOREIGN_HEADS:
-        starts += _starts(folded, head)
+        starts += found.at(head)
     return sorted(starts)
 
 
@@ -208,13 +199,13 @@ def _auth_flags(text: str) -> Iterator[tuple[str, int, int]]:
             yield "password", m.start(1), m.end(1)
 
 
-def _cookies(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+def _cookies(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
     """Each cookie's value in a ``Cookie:`` / ``Set-Cookie:`` header that is random-looking
     and sixteen characters or more, or eight or more given to a session's name (an
     attribute such as ``Path=/`` or ``Expires=…`` is not a cookie); each header matched
     where ``cookie`` is found."""
-    for at in _starts(folded, "cookie"):
-        header = _COOKIE.match(text, at - 4 if folded.startswith("set-", at - 4) else at)
+    for at in found.at("cookie"):
+        header = _COOKIE.match(text, at - 4 if found.folded.startswith("set-", at - 4) else at)
         if header is None:
             continue
         base = header.start(1)
