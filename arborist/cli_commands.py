@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -24,10 +25,9 @@ from arborist.commands import (
     Command,
     Desk,
     Outcome,
+    help_for,
     help_text,
-    lookup,
     parse,
-    parser,
 )
 from arborist.progress import lines
 from arborist.repl import Repl, interactive_reader
@@ -51,18 +51,21 @@ def group_help() -> str:
 
 def run(home: str | None, words: list[str]) -> int:
     """Run the command ``words`` name in ``home``; the exit code (errors propagate)."""
+    shown = help_for(words, PREFIX)
+    if shown is not None:
+        click.echo(shown)
+        return 0
     command, args = parse(words, PREFIX)
-    if args is None:
-        click.echo(parser(command, PREFIX).format_help().rstrip())
+    if command.name == "help" or args is None:  # needs no store: the home is not made for it
+        topic = getattr(args, "topic", None)
+        click.echo(help_for([*topic, "--help"], PREFIX) if topic else group_help())
         return 0
-    if command.name == "help":  # needs no store: the home is not created for it
-        topic = args.topic
-        click.echo(parser(lookup(topic, PREFIX)[0], PREFIX).format_help().rstrip()
-                   if topic else group_help())  # fmt: skip
-        return 0
+    notes: list[str] = []  # said on stderr once the command has done: an error is one line
     with _open(home, command, args) as app:
-        desk = _desk(app)
+        desk = _desk(app, notes.append)
         outcome = desk.perform(command, args)
+        for line in notes:
+            click.echo(inert(line), err=True)
         if outcome.enter:
             _run_repl(desk)
             return 0
@@ -84,7 +87,7 @@ def _open(home: str | None, command: Command, args: Any) -> Arborist:
     )
 
 
-def _desk(app: Arborist) -> Desk:
+def _desk(app: Arborist, note: Callable[[str], None]) -> Desk:
     tty = sys.stdout.isatty()
     return Desk(
         app,
@@ -97,6 +100,7 @@ def _desk(app: Arborist) -> Desk:
         mark=gutter_mark(getattr(sys.stdout, "encoding", None)),
         stdin=_stdin,
         opens=True,
+        note=note,
     )
 
 

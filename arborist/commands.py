@@ -29,10 +29,11 @@ from typing import Any, BinaryIO, NoReturn
 
 from arborist.app import Arborist
 from arborist.audit import Checkpoint
+from arborist.command_help import did_you_mean, listing
 from arborist.errors import BadInput, NotFound, foreign
+from arborist.forest.bates import is_bates
 from arborist.progress import Track, untracked
-from arborist.safejson import UnreadableJSON, check_word, decode
-from arborist.safejson import loads as safe_loads
+from arborist.safejson import check_word
 
 __all__ = [
     "ALIASES",
@@ -42,10 +43,9 @@ __all__ = [
     "Desk",
     "Outcome",
     "SHELL_PREFIX",
-    "document_ref",
     "flags",
+    "help_for",
     "help_text",
-    "import_lines",
     "lookup",
     "names",
     "parse",
@@ -104,11 +104,8 @@ class Command:
     check: Callable[[argparse.Namespace], str | None] | None = None
 
 
-HELP_COLUMN = 28
-"""Where ``help`` starts a command's summary (a longer synopsis is a line of its own)."""
-
 COMMANDS: dict[str, Command] = {}
-"""Every command by name, in the order ``help`` lists them."""
+"""Every command by name (``help`` lists them in :data:`arborist.command_help.GUIDE`'s order)."""
 
 ALIASES = {"providence": "record"}
 """Former names that still work, unlisted (``providence`` is the seed's name for ``record``)."""
@@ -142,7 +139,8 @@ class Desk:
     standard input (``session --import -``), for the face that has one. ``opens``:
     this face opened the stores for this command, so ``--store-db`` and
     ``--sessions-db`` are its to honour. ``short``: a tree names its turns ``#12`` (the
-    notebook's names, as its widget shows them), not ``000012``.
+    notebook's names, as its widget shows them), not ``000012``. ``note`` says one line
+    beside the output (a shell's stderr: which session a command chose for it).
     """
 
     app: Arborist
@@ -165,6 +163,7 @@ class Desk:
     short: bool = False
     new_label: str | None = None
     under: str | None = None
+    note: Callable[[str], None] = lambda _line: None
 
     def session_label(self) -> str | None:
         """The label a session this desk starts gets: ``session new --label``'s, else the desk's
@@ -182,11 +181,38 @@ class Desk:
         """The desk's first question made its session ``sid``: the desk works there now."""
         self.sid, self.new_label, self.under = sid, None, None
 
+    def session_id(self, sid: str | None = None) -> str:
+        """``sid`` if given, else the desk's session; at a shell, which keeps none, the latest
+        (the one a turn was last added to or moved in), said in one line beside the output;
+        one line when there is none yet."""
+        if sid:
+            return self.app.session(sid).sid
+        if self.sid is not None:
+            return self.sid
+        if not self.opens:
+            raise NotFound(
+                "no session yet: it starts with the first question (or session resume SID)"
+            )
+        sessions = [session for session, _turns in self.app.sessions()]
+        if not sessions:
+            raise NotFound(f"no session yet: {self.prefix}ask QUESTION starts one")
+        latest = max(sessions, key=lambda s: (s.updated_at, s.created_at, s.sid)).sid
+        self.note(f"(session {latest}, the latest: --sid SID picks another)")
+        return latest
+
+    def reads_alone(self, ref: str | None, sid: str | None = None) -> bool:
+        """Whether turn ``ref`` is read with no session (``sid`` not given): in a face with none
+        yet, and at a shell when it is a bates number (a seq or label is the latest session's)."""
+        alone = not sid and self.sid is None and bool(ref)
+        return alone and (not self.opens or is_bates((ref or "").strip()))
+
     def run(self, words: Sequence[str]) -> Outcome:
         """Parse ``words`` (the line split like a shell's) and run the command they name."""
+        shown = help_for(words, self.prefix)
+        if shown is not None:
+            return Outcome(shown)
         command, args = parse(words, self.prefix)
-        if args is None:
-            return Outcome(parser(command, self.prefix).format_help().rstrip())
+        assert args is not None  # help_for answered every --help
         return self.perform(command, args)
 
     def perform(self, command: Command, args: argparse.Namespace) -> Outcome:
@@ -242,29 +268,57 @@ def lookup(words: Sequence[str], prefix: str) -> tuple[Command, list[str]]:
     if not words:
         raise CommandUsage(f"no command: try {prefix}help")
     name, rest = ALIASES.get(words[0], words[0]), list(words[1:])
-    actions = [c.split(" ", 1)[1] for c in COMMANDS if c.startswith(name + " ")]
+    actions = _actions(name)
     if actions and rest and rest[0] in actions:
         name, rest = f"{name} {rest[0]}", rest[1:]
-    elif actions and name not in COMMANDS:
-        raise CommandUsage(f"usage: {prefix}{name} {'|'.join(actions)} ...")
+    elif actions and (name not in COMMANDS or (rest and _mistyped(name, rest[0]))):
+        hint = did_you_mean(rest[0], actions, f"{prefix}{name} ") if rest else None
+        usage = f"usage: {prefix}{name} {'|'.join(actions)} ..."
+        raise CommandUsage(f"{usage} ({hint})" if hint else usage)
     if name not in COMMANDS:
-        raise CommandUsage(f"unknown command {prefix}{name}: try {prefix}help")
+        hint = did_you_mean(name, names(), prefix) or f"try {prefix}help"
+        raise CommandUsage(f"unknown command {prefix}{name}: {hint}")
     return COMMANDS[name], rest
 
 
+def _actions(group: str) -> list[str]:
+    """The second words of the commands ``group`` starts (``record``: list, show, falsify)."""
+    return [c.split(" ", 1)[1] for c in COMMANDS if c.startswith(group + " ")]
+
+
+def _mistyped(name: str, word: str) -> bool:
+    """Whether ``word`` after ``name`` (a command with actions, ``session``) can only be a
+    mistyped action: not a flag, and ``name`` itself takes no words."""
+    takes = any(not a.option_strings for a in parser(COMMANDS[name], "")._actions)
+    return not word.startswith("-") and not takes and did_you_mean(word, _actions(name)) is not None
+
+
+def help_for(words: Sequence[str], prefix: str) -> str | None:
+    """The help ``words`` ask for (``search --help``, ``help record``'s ``record -h``), or
+    None when they ask for none: a command's flags, or a group's commands."""
+    if not words or not _wants_help(words[1:]):
+        return None
+    name = ALIASES.get(words[0], words[0])
+    actions = _actions(name)
+    if actions and name not in COMMANDS and not (words[1:2] and words[1] in actions):
+        return _group_help(name, actions, prefix)
+    return parser(lookup(words, prefix)[0], prefix).format_help().rstrip()
+
+
+def _group_help(name: str, actions: list[str], prefix: str) -> str:
+    """What ``record --help`` shows: each of the group's commands, its usage and summary."""
+    lines = [f"usage: {prefix}{name} {'|'.join(actions)} ...", ""]
+    for action in actions:
+        command = COMMANDS[f"{name} {action}"]
+        lines += [_usage(parser(command, prefix)).removeprefix("usage: "), f"    {command.summary}"]
+    return "\n".join([*lines, "", f"{prefix}{name} ACTION --help shows its flags"])
+
+
 def help_text(prefix: str, also: dict[str, str] | None = None, more: str = "") -> str:
-    """One line per command (a long synopsis gets its own), then how to see its flags;
-    ``also``: the face's own commands, ``more``: a last line of what else it does."""
-    listed = {_synopsis(c): c.summary for c in COMMANDS.values()} | (also or {})
-    width = min(max(len(name) for name in listed), HELP_COLUMN)
-    lines = [
-        f"{prefix}{name:<{width}}  {summary}"
-        if len(name) <= width
-        else f"{prefix}{name}\n{' ' * (len(prefix) + width)}  {summary}"
-        for name, summary in listed.items()
-    ]
-    lines.append(f"{prefix}COMMAND --help shows its flags: the same in every face, in any order")
-    return "\n".join([*lines, *([more] if more else [])])
+    """Every command, in the order a newcomer needs them, each with an example
+    (:func:`arborist.command_help.listing`); ``also``: the face's own commands, ``more``: a
+    last line of what else it does."""
+    return listing({name: c.summary for name, c in COMMANDS.items()}, prefix, also, more)
 
 
 def names() -> list[str]:
@@ -287,6 +341,10 @@ class _Parser(argparse.ArgumentParser):
     """argparse whose every complaint is one :class:`CommandUsage` line; it never exits."""
 
     def error(self, message: str) -> NoReturn:
+        unknown = message.removeprefix("unrecognized arguments: ").split()
+        if unknown and message.startswith("unrecognized") and unknown[0].startswith("--"):
+            hint = did_you_mean(unknown[0].split("=", 1)[0], self._option_string_actions)
+            message += f" ({hint})" if hint else ""
         raise CommandUsage(f"{message}: {_usage(self)}")
 
 
@@ -320,22 +378,6 @@ def parser(command: Command, prefix: str) -> argparse.ArgumentParser:
 
 def _usage(built: argparse.ArgumentParser) -> str:
     return " ".join(built.format_usage().split())
-
-
-def _synopsis(command: Command) -> str:
-    """The command, its positional arguments and required flags, for ``help``'s list (the
-    other flags: ``--help``)."""
-    shapes = {None: "{}", "?": "[{}]", "*": "[{}...]", "+": "{}..."}
-    actions = parser(command, "")._actions
-    words = [
-        shapes[a.nargs].format(a.metavar)
-        for a in actions
-        if not a.option_strings and a.nargs in shapes
-    ]
-    words += [
-        f"{a.option_strings[0]} {a.metavar}" for a in actions if a.required and a.option_strings
-    ]
-    return " ".join([command.name, *words])
 
 
 def _wants_help(words: Sequence[str]) -> bool:
@@ -492,54 +534,9 @@ def answer_key(desk: Desk, ref: str) -> str:
     """The cache key (or key prefix) of the answer ``ref`` names (see :data:`ANSWER`)."""
     if is_key(ref):
         return ref
-    node = desk.app.node(ref, desk.sid) if desk.sid else desk.app.node(ref)
+    node = desk.app.node(ref, None if desk.reads_alone(ref) else desk.session_id())
     return desk.app.resolve_answer(node.bates).cache_key
 
 
-def import_lines(file: BinaryIO, name: str | None = None) -> list[str]:
-    """The lines of an export file (``--import FILE``, ``import FILE``), read as bytes and
-    checked here: a file that is not UTF-8, or a line nested deeper than
-    :data:`~arborist.safejson.MAX_DEPTH` or holding a number Python will not read, is one
-    line naming the file (and the line) before anything is parsed or written."""
-    where = name or getattr(file, "name", None) or "the import file"
-    if where in ("-", "<stdin>"):
-        where = "standard input"
-    text = decode(file.read(), str(where))
-    lines = text.splitlines(keepends=True)
-    for number, line in enumerate(lines, 1):
-        try:
-            safe_loads(line)
-        except UnreadableJSON as exc:  # too deep, or a number Python will not read
-            raise BadInput(f"{where}: line {number}: {exc.msg}") from None
-        except ValueError:
-            pass  # not JSON: the import says so, naming the line
-    return lines
-
-
-MAX_ID_DIGITS = 18
-"""A document id is a SQLite integer: 18 digits always fit in one."""
-
-MAX_REF_CHARS = 32_768
-"""The longest DOCUMENT reference looked up: longer than any path, and than any URL a
-server takes; SQLite refuses a prefix pattern of 50,000 characters with an error."""
-
-
-def document_ref(ref: str) -> str:
-    """``ref`` (a DOCUMENT argument), refused with one line when no document can have it: an
-    id of more digits than a SQLite integer holds (Python would not even convert 5,000),
-    or a reference longer than :data:`MAX_REF_CHARS`."""
-    stripped = ref.strip()
-    if stripped.isdigit() and len(stripped) > MAX_ID_DIGITS:
-        raise NotFound(
-            f"no document with id {stripped[:MAX_ID_DIGITS]}... ({len(stripped)} digits)"
-        )
-    if len(stripped) > MAX_REF_CHARS:
-        raise NotFound(
-            f"no document named {stripped[:40]}... ({len(stripped)} characters: "
-            f"a reference is at most {MAX_REF_CHARS})"
-        )
-    return ref
-
-
-# The commands themselves, each registering into COMMANDS as it is imported, in help's order.
+# The commands themselves, each registering into COMMANDS as it is imported.
 from arborist import commands_forest, commands_store, commands_answers  # noqa: E402, F401, I001

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from arborist import views
 from arborist.commands import (
@@ -30,28 +30,18 @@ from arborist.commands import (
     arg,
     command,
     either,
-    import_lines,
-    parser,
+    help_for,
     refuse,
     shown,
 )
-from arborist.errors import BadInput, NotFound
+from arborist.errors import BadInput
 from arborist.forest.shard import Node, Session
 from arborist.private import write_private_text
+from arborist.safejson import UnreadableJSON, decode
+from arborist.safejson import loads as safe_loads
 from arborist.terminal import inert_json
 
-__all__ = ["SESSION_MODES", "node_json", "this_session"]
-
-
-def this_session(desk: Desk, sid: str | None = None) -> str:
-    """``sid`` if given, else the desk's session; one line when there is none yet."""
-    if sid:
-        return desk.app.session(sid).sid
-    if desk.sid is not None:
-        return desk.sid
-    if desk.opens:
-        raise BadInput("give --sid SID: the arborist command works in no session of its own")
-    raise NotFound("no session yet: it starts with the first question (or session resume SID)")
+__all__ = ["SESSION_MODES", "import_lines", "node_json"]
 
 
 def node_json(desk: Desk, node: Node) -> dict[str, Any]:
@@ -65,10 +55,8 @@ def node_json(desk: Desk, node: Node) -> dict[str, Any]:
     arg("topic", nargs="*", metavar="COMMAND", help="show this command's flags"),
 )
 def _help(desk: Desk, args: argparse.Namespace) -> Outcome:
-    if args.topic:
-        found, _ = desk.command(args.topic)
-        return Outcome(parser(found, desk.prefix).format_help().rstrip())
-    return Outcome(desk.help())
+    shown = help_for([*args.topic, "--help"], desk.prefix) if args.topic else None
+    return Outcome(shown or desk.help())
 
 
 # --- sessions ------------------------------------------------------------------------------------
@@ -162,8 +150,7 @@ def _waiting(desk: Desk) -> str:
 
 
 def _tree_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
-    if not args.sid and desk.opens:
-        refuse(desk, "session", "--tree needs --sid")
+    """``session --tree``: ``tree`` (at a shell without --sid, the latest session's)."""
     return _tree(desk, args)
 
 
@@ -236,12 +223,12 @@ SESSION_MODES = {
 # --- the tree ------------------------------------------------------------------------------------
 
 
-SID = arg("--sid", help="another session (default: this one)")
+SID = arg("--sid", help="another session (default: this one; at a shell, the latest)")
 
 
 @command("tree", "this session's tree (session --tree)", SID, JSON)
 def _tree(desk: Desk, args: argparse.Namespace) -> Outcome:
-    sid = this_session(desk, args.sid)
+    sid = desk.session_id(args.sid)
 
     def data() -> dict[str, Any]:
         session = desk.app.session(sid)
@@ -255,7 +242,7 @@ def _tree(desk: Desk, args: argparse.Namespace) -> Outcome:
 
 @command("branches", "branch points (two or more children) of this session", SID, JSON)
 def _branches(desk: Desk, args: argparse.Namespace) -> Outcome:
-    session = desk.app.session(this_session(desk, args.sid))
+    session = desk.app.session(desk.session_id(args.sid))
     points = desk.app.branches(session.sid)
     return either(
         args,
@@ -294,9 +281,17 @@ def _found(desk: Desk, args: argparse.Namespace, query: str) -> Outcome:
 )
 def _cd(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.sid or desk.opens or desk.sid is not None:
-        sid = this_session(desk, args.sid)
-        return Outcome(views.moved_text(desk.app.cd(sid, args.ref)), moved=True)
+        sid = desk.session_id(args.sid)
+        return _asks_there(desk, sid, views.moved_text(desk.app.cd(sid, args.ref)))
     return _moved_before(desk, None if args.ref.strip() in ("root", "0") else args.ref)
+
+
+def _asks_there(desk: Desk, sid: str, moved: str) -> Outcome:
+    """A move in ``sid``; at a shell, which keeps no session (its next ask starts a new one
+    unless given one), the line that asks there."""
+    if desk.opens:
+        desk.note(f"({desk.prefix}ask --sid {sid} QUESTION asks there)")
+    return Outcome(moved, moved=True)
 
 
 def _moved_before(desk: Desk, ref: str | None) -> Outcome:
@@ -314,7 +309,8 @@ def _moved_before(desk: Desk, ref: str | None) -> Outcome:
 @command("back", "move to the parent of the current turn", SID)
 def _back(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.sid or desk.opens or desk.sid is not None:
-        return Outcome(views.moved_text(desk.app.back(this_session(desk, args.sid))), moved=True)
+        sid = desk.session_id(args.sid)
+        return _asks_there(desk, sid, views.moved_text(desk.app.back(sid)))
     parent = desk.app.node(desk.under).parent_bates if desk.under else None
     if parent is None:  # the new session's root, or a root it was to fork from
         raise BadInput("already at the root")
@@ -331,10 +327,10 @@ def _back(desk: Desk, args: argparse.Namespace) -> Outcome:
     text=True,
 )
 def _label(desk: Desk, args: argparse.Namespace) -> Outcome:
-    if args.ref and not args.sid and desk.sid is None:
+    if desk.reads_alone(args.ref, args.sid):
         sid = desk.app.node(args.ref).sid  # a bates number names its turn without a session
     else:
-        sid = this_session(desk, args.sid)
+        sid = desk.session_id(args.sid)
     node = desk.app.label(sid, " ".join(args.name), args.ref)
     return shown(args, lambda: views.labelled_text(node), lambda: node_json(desk, node),
                  changed=True)  # fmt: skip
@@ -349,17 +345,17 @@ def _label(desk: Desk, args: argparse.Namespace) -> Outcome:
 )
 def _show(desk: Desk, args: argparse.Namespace) -> Outcome:
     app = desk.app
-    if args.ref and not args.sid and desk.sid is None:
+    if desk.reads_alone(args.ref, args.sid):
         node = app.node(args.ref)  # a bates number, from a face with no session
     else:
-        sid = this_session(desk, args.sid)
+        sid = desk.session_id(args.sid)
         node = app.node(args.ref, sid) if args.ref else app.node(app.session(sid).current_bates)
     return either(args, lambda: views.node_text(node, app.audit_now), lambda: node_json(desk, node))
 
 
 @command("sid", "this session's id")
 def _sid(desk: Desk, _args: argparse.Namespace) -> Outcome:
-    return Outcome(this_session(desk))
+    return Outcome(desk.session_id())
 
 
 @command("root", "this session's root: its bates and its subtree hash (the session_root)", SID,
@@ -367,7 +363,7 @@ def _sid(desk: Desk, _args: argparse.Namespace) -> Outcome:
 def _root(desk: Desk, args: argparse.Namespace) -> Outcome:
     """The session's root turn and the hash that commits every turn below it (a checkpoint
     of the tree as it is: any turn added, edited or removed changes it)."""
-    session = desk.app.session(this_session(desk, args.sid))
+    session = desk.app.session(desk.session_id(args.sid))
     root = desk.app.node(session.root_bates)
     return either(
         args,
@@ -386,7 +382,7 @@ def _root(desk: Desk, args: argparse.Namespace) -> Outcome:
     arg("--out", metavar="FILE", help="write the lines to FILE instead of showing them"),
 )
 def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
-    sid = this_session(desk, args.sid)
+    sid = desk.session_id(args.sid)
     records = desk.app.export_session(sid)
     text = views.export_jsonl(records)
     if args.out is None:
@@ -426,3 +422,23 @@ def _import_from(desk: Desk, name: str, command_name: str, args: argparse.Namesp
     done = desk.app.import_sessions(read)
     return shown(args, lambda: views.import_text(done), lambda: views.import_json(done),
                  changed=True)  # fmt: skip
+
+
+def import_lines(file: BinaryIO, name: str | None = None) -> list[str]:
+    """The lines of an export file (``--import FILE``, ``import FILE``), read as bytes and
+    checked here: a file that is not UTF-8, or a line nested deeper than
+    :data:`~arborist.safejson.MAX_DEPTH` or holding a number Python will not read, is one
+    line naming the file (and the line) before anything is parsed or written."""
+    where = name or getattr(file, "name", None) or "the import file"
+    if where in ("-", "<stdin>"):
+        where = "standard input"
+    text = decode(file.read(), str(where))
+    lines = text.splitlines(keepends=True)
+    for number, line in enumerate(lines, 1):
+        try:
+            safe_loads(line)
+        except UnreadableJSON as exc:  # too deep, or a number Python will not read
+            raise BadInput(f"{where}: line {number}: {exc.msg}") from None
+        except ValueError:
+            pass  # not JSON: the import says so, naming the line
+    return lines

@@ -27,19 +27,25 @@ from arborist.commands import (
     answer_key,
     arg,
     command,
-    document_ref,
     either,
     seconds,
     shown,
 )
-from arborist.errors import BadInput
+from arborist.errors import BadInput, NotFound
 from arborist.qa.distill import haiku_counts
 from arborist.qa.roster import PROBE_SECONDS, model_roster
 from arborist.store.derive import DERIVATION_KINDS, Derivation
 from arborist.store.tiers import TierChange
 from arborist.witness import DATABASES, Heads, witness_checkpoints, witnessed_by_database
 
-__all__ = ["derivation_json", "tier_json", "verification_json"]
+__all__ = [
+    "MAX_ID_DIGITS",
+    "MAX_REF_CHARS",
+    "derivation_json",
+    "document_ref",
+    "tier_json",
+    "verification_json",
+]
 
 
 @command(
@@ -147,6 +153,31 @@ def tier_json(change: TierChange) -> dict[str, Any]:
     doc = change.document
     return {"document_id": doc.id, "uri": doc.uri, "title": doc.title,
             "source_root": doc.source_root, "tier": change.tier, "changed": change.changed}  # fmt: skip
+
+
+MAX_ID_DIGITS = 18
+"""A document id is a SQLite integer: 18 digits always fit in one."""
+
+MAX_REF_CHARS = 32_768
+"""The longest DOCUMENT reference looked up: longer than any path, and than any URL a
+server takes; SQLite refuses a prefix pattern of 50,000 characters with an error."""
+
+
+def document_ref(ref: str) -> str:
+    """``ref`` (a DOCUMENT argument), refused with one line when no document can have it: an
+    id of more digits than a SQLite integer holds (Python would not even convert 5,000),
+    or a reference longer than :data:`MAX_REF_CHARS`."""
+    stripped = ref.strip()
+    if stripped.isdigit() and len(stripped) > MAX_ID_DIGITS:
+        raise NotFound(
+            f"no document with id {stripped[:MAX_ID_DIGITS]}... ({len(stripped)} digits)"
+        )
+    if len(stripped) > MAX_REF_CHARS:
+        raise NotFound(
+            f"no document named {stripped[:40]}... ({len(stripped)} characters: "
+            f"a reference is at most {MAX_REF_CHARS})"
+        )
+    return ref
 
 
 DOCUMENT = arg("document", metavar="DOCUMENT", help="id, URI, path or source_root prefix")

@@ -359,12 +359,15 @@ def test_a_cells_question_takes_the_flags_of_every_faces_ask(
     line: str, says: str, home: Path, shell: InteractiveShell
 ) -> None:
     """``%%ask``'s line is parsed by the table's ``ask``: the same ranges and the same
-    one-line errors as ``arborist ask`` and ``%arborist ask``."""
+    one-line errors as ``arborist ask`` and ``%arborist ask``, a mistyped flag's "did you
+    mean" included."""
+    hint = " (did you mean --label?)" if line.startswith("--lab ") else ""
     code, _, err = run("ask", "Who?", *line.split())
-    assert code == 2 and says in err, err
+    assert code == 2 and says in err and hint in err, err
     assert says in notebook_says(shell, f"ask Who? {line}")
+    assert hint in notebook_says(shell, f"ask Who? {line}")
     shown = cell_says(shell, "ask", line, "Who?")
-    assert shown.startswith(f"error: {says}: usage: %%ask ") and "\n" not in shown, shown
+    assert shown.startswith(f"error: {says}{hint}: usage: %%ask ") and "\n" not in shown, shown
 
 
 def test_a_cells_question_honours_every_flag_it_takes(

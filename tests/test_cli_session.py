@@ -66,7 +66,7 @@ def test_session_list_find_and_chain_check() -> None:
 
 def test_bad_session_arguments_are_one_line() -> None:
     for args, fragment in (
-        (["session", "--tree"], "--tree needs --sid"),
+        (["session", "--tree"], "no session yet: arborist ask QUESTION starts one"),
         (["session", "--list", "--tree", "--sid", "x"], "choose one of"),
         (["session", "--tree", "--sid", "nope"], "bad session id"),
         (["session", "--tree", "--sid", "20261129T120000Z-abcdef"], "no session"),

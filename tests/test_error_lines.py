@@ -46,6 +46,7 @@ def _cases(folder: Path, server: ChatServer) -> dict[str, list[str]]:
         "a URL that fails": ["ingest", f"http://127.0.0.1:{port}/notes-{TOKEN}.html?token={TOKEN}"],
         "a URL with a password that fails": ["ingest", f"http://u:{TOKEN}@127.0.0.1:{port}/x"],
         "a word that is no reference": ["show", TOKEN],
+        "a word that is no document": ["evict", TOKEN, "--tier", "warm"],
     }
 
 
@@ -98,7 +99,7 @@ def _cli(home: Path, words: list[str], env: dict[str, str] | None = None) -> str
         "a missing file",
         "a URL that fails",
         "a URL with a password that fails",
-        "a word that is no reference",
+        "a word that is no document",
     ],
 )
 def test_the_commands_error_line_never_echoes_a_token_it_was_given(

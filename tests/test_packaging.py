@@ -27,6 +27,7 @@ PURE = [
     "standalone.py",
     "standalone_words.py",
     "asks.py",
+    "command_help.py",
     "text_words.py",
     "definitions.py",
     "secret_shapes.py",
