@@ -11,6 +11,14 @@ measurement.
 
 from __future__ import annotations
 
+from arborist.standalone_replies import (
+    corrects,
+    edits,
+    names_its_subject,
+    picks,
+    recalls_answer,
+    says_which,
+)
 from arborist.standalone_said import Said
 from arborist.standalone_words import (
     ADDITIVES,
@@ -26,6 +34,7 @@ from arborist.standalone_words import (
     DEMONSTRATIVES,
     EVEN_BEFORE,
     EXPLETIVE_VERBS,
+    GENERIC,
     INTRODUCERS,
     KINDS,
     LIFTED,
@@ -36,6 +45,7 @@ from arborist.standalone_words import (
     OWNERS,
     PARTS,
     PAST,
+    PICKS,
     POSSESSIVES,
     PREPOSITIONS,
     PROCEED,
@@ -48,7 +58,9 @@ from arborist.standalone_words import (
     SEQUELS,
     SOMEONE,
     SUBORDINATORS,
+    UNIQUE,
     WH,
+    WHEN,
 )
 
 __all__ = ["stands_alone"]
@@ -83,17 +95,23 @@ def stands_alone(question: str) -> bool:
     "please" is read as absent. A phrase without a question mark ("heapq", "decimal
     rounding half up", "git rebase vs merge") is a search.
     """
-    said = Said.read(question)
+    return _stands(Said.read(question), question.rstrip().endswith("?"))
+
+
+def _stands(said: Said, asked: bool) -> bool:
+    """:func:`stands_alone` of a question read, ``asked`` when it ends with a question mark."""
+    if corrects(said):
+        return False
     lifted = _lifted(said)
     if lifted is not None:
         said = lifted
     elif _continues(said):
         return False
-    if not said.has_content() or _refers_back(said):
+    if not said.has_content() or _refers_back(said) or edits(said) or picks(said):
         return False
-    if said.introduced(len(said.texts)) and not _definite_subject(said):
+    if said.introduced(said.contrast) and not _definite_subject(said):
         return True
-    bare = question.rstrip().endswith("?") and not said.has_clause and said.contents() < 3
+    bare = asked and not said.has_clause and said.contents() < 3
     return not (_leans(said) or bare)
 
 
@@ -112,6 +130,8 @@ def _lifted(said: Said) -> Said | None:
     proper = [False, *said.proper[start + 1 :]]
     rest = Said(said.kinds[start:], said.texts[start:], proper)
     if _continues(rest) or rest.contents() < (2 if rest.has_clause else 3):
+        return None
+    if not names_its_subject(rest):
         return None
     return rest
 
@@ -170,7 +190,9 @@ def _points_within(said: Said, i: int) -> bool:
         or (said.content(i + 1) and said.ends_clause(i + 2))  # "put that line?"
     ):
         return True  # a conjunction or a relative pronoun: "so that", "a list that"
-    named = said.named
+    if texts[i] == "this" and _forward(said, i):
+        return True
+    named = said.named and texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES
     if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
         near = range(i + 1, min(i + 5, len(texts)))
         named = any(  # "this regex match 'abc'", not "that work for Python 2"
@@ -182,6 +204,19 @@ def _points_within(said: Said, i: int) -> bool:
     if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
         return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
     return said.introduced(i) and not i < said.relative_end()  # "a library for that"
+
+
+def _forward(said: Said, i: int) -> bool:
+    """The "this" at ``i`` is the question itself, which follows ", but" and stands alone
+    ("This might be a dumb question, but why is the sky blue?")."""
+    but = said.but
+    if i >= but:
+        return False
+    if "forward" not in said.memo:
+        rest = Said(said.kinds[but + 1 :], said.texts[but + 1 :], [False, *said.proper[but + 2 :]])
+        rest.memo["forward"] = False  # read once: its own "this" does not look further
+        said.memo["forward"] = _stands(rest, asked=True)
+    return said.memo["forward"]
 
 
 def _refers_back(said: Said) -> bool:
@@ -213,10 +248,13 @@ def _recalls(said: Said, i: int) -> bool:
     before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
     if word in SEQUELS:
         return said.ends_clause(i + 1) and said.first_condition > i
-    if word in PARTS:
-        return before == ["the"] and after != ["of"]
-    if word == "you":
-        return bool(set(after) & RECALLED)
+    if word in PARTS:  # not "the sentence \"The old man the boats\"": it is quoted
+        named = any(said.kinds[k] != "word" for k in said.phrase(i))
+        return before == ["the"] and after != ["of"] and not named
+    if word == "you":  # "the formula you used", "what you just said"
+        return bool(set(texts[i + 1 : i + 3]) & RECALLED)
+    if word == "your":
+        return recalls_answer(said, i)
     if word not in ("there", "here") or not said.ends_clause(i + 1) or set(before) & AUXILIARIES:
         return False
     return said.first_named > i
@@ -231,14 +269,14 @@ def _stands_for(said: Said, i: int) -> bool:
         return True
     if said.texts[i] in POSSESSIVES and said.bare_subject() < i:
         return True  # "Why do cats land on their feet?"
-    return said.first_and < i and _first_clause_alone(said)
+    return said.first_joint < i and _first_clause_alone(said)
 
 
 def _first_clause_alone(said: Said) -> bool:
     """The words before the first "and" have two words of their own or more, nothing that
     refers back and nothing that leans: a clause whose subject a later pronoun may be."""
     if "first_clause_alone" not in said.memo:
-        end = said.first_and
+        end = said.first_joint
         clause = Said(said.kinds[:end], said.texts[:end], said.proper[:end])
         alone = clause.contents() >= 2 and not _refers_back(clause) and not _leans(clause)
         said.memo["first_clause_alone"] = alone
@@ -264,7 +302,8 @@ def _leans(said: Said) -> bool:
         return True
     if _only_owned(said):
         return True
-    if any(texts[j] in INTRODUCERS and said.relative(j) for j in range(len(texts))):
+    numbered = INTRODUCERS | {"one"}  # "in one serving": a serving of what was said
+    if any(texts[j] in numbered and said.relative(j) for j in range(len(texts))):
         return True
     if not alternatives and (
         plain & COMPARATIVES
@@ -275,7 +314,7 @@ def _leans(said: Said) -> bool:
     return any(
         texts[i] == "the"
         and (
-            (texts[i + 1] in ANAPHORIC_MODIFIERS and not said.of_a_name(said.phrase(i + 1)))
+            (texts[i + 1] in ANAPHORIC_MODIFIERS and not says_which(said, i))
             or (texts[i + 1] in RELATIONAL and texts[i + 2 : i + 3] not in (["between"], ["of"]))
         )
         for i in range(len(texts) - 1)
@@ -357,6 +396,45 @@ def _definite_subject(said: Said) -> bool:
         )
         if texts[i] == "the" and asked and _unsaid(said, i):
             return True
+    return _subject_unsaid(said)
+
+
+def _subject_unsaid(said: Said) -> bool:
+    """With no name, proper name or new noun phrase of its own (a number is a value, not a
+    subject), "the N" of one word that says not which, and is not a unique thing ("the
+    sky") or a generic one ("the best way"), as the subject of a question word's clause
+    ("What does the acronym stand for?", "Why does the loop start at 1?", "What key is the
+    song in?"; not "What is the N?" or "What does the N do?", which ask what a kind is
+    or does) or after a preposition in the past ("Who was president at the time?", "What
+    happened after the treaty was signed?"). A noun phrase of two words or more names a
+    kind ("How does the garbage collector work?")."""
+    texts, kinds = said.texts, said.kinds
+    if not texts or texts[0] not in WH or any(said.proper) or "name" in kinds:
+        return False
+    if said.first_new < len(texts) and kinds[said.first_new] != "literal":
+        return False
+    past = bool(said.plain & PAST)
+    for i in range(2, len(texts) - 1):
+        subject = texts[i - 1] in AUXILIARIES and (i == 2 or (i == 3 and said.content(1)))
+        if texts[i] != "the" or not (subject or (past and texts[i - 1] in WHEN)):
+            continue
+        if i == 2 and texts[0] == "what" and texts[1] in DEFINING:
+            continue  # "What is the cloud?": a definition
+        if said.lowered.endswith(" do") and texts[i - 1] in ("do", "does", "did"):
+            continue  # "What does the liver do?": what a kind does
+        words = i + 1
+        while words < min(i + 4, len(texts)) and kinds[words] == "word" and said.content(words):
+            words += 1
+        noun = texts[i + 1]
+        if words - (i + 1) > (2 if subject else 1) or noun in UNIQUE | GENERIC | PICKS:
+            continue  # "the first ...": a pick, read by what says which
+        if says_which(said, i):
+            continue  # "the N to ...", "the N that ..."
+        stop = i + 2 if texts[i - 1] in ("do", "does", "did") else words  # then the verb
+        if texts[stop : stop + 1] and texts[stop] in OWNERS and not said.ends_clause(stop + 1):
+            continue  # "the N of ...", "the N in Python"; not "the loop start at 1"
+        if said.content(i + 1):
+            return True
     return False
 
 
@@ -366,8 +444,8 @@ def _unsaid(said: Said, i: int) -> bool:
     texts = said.texts
     while True:
         span = said.phrase(i + 1)
-        if not span or any(texts[k] in KINDS for k in span[1:]):
-            return False
+        if not span or any(texts[k] in KINDS for k in span[1:]) or texts[span[0]] in UNIQUE:
+            return False  # "Is the earth flat?", "the first man on the moon": one there is
         if not said.anchored(span):
             return True
         owner = texts[span.stop : span.stop + 2]

@@ -17,6 +17,7 @@ from arborist.standalone_words import (
     EVALUATIVE,
     FILLERS,
     INTRODUCERS,
+    JOINTS,
     KINDS,
     MODIFIERS,
     NOT_PROPER,
@@ -60,7 +61,27 @@ class Said:
         )
         """Where the first new noun phrase's noun (or name, or literal) is: a pronoun after it
         may stand for it."""
-        self.first_and = next((j for j, t in enumerate(texts) if t == "and"), len(texts))
+        self.first_joint = len(texts)
+        said = 0
+        for j, text in enumerate(texts):
+            if text in JOINTS and said >= 2:
+                self.first_joint = j
+                break
+            said += self.content(j)
+        """Where a second clause is joined to a first of two words of its own or more ("and",
+        "so", "when", ...): a pronoun after it may stand for the first clause's subject."""
+        self.but = next(
+            (j for j in range(1, len(texts)) if texts[j] == "but" and texts[j - 1] == ","),
+            len(texts),
+        )
+        """Where ", but" opens a second clause: what comes before may be about the question
+        after it ("This might be a dumb question, but ...")."""
+        self.contrast = next(
+            (j for j in range(1, len(texts)) if texts[j] == "not" and texts[j - 1] == ","),
+            len(texts),
+        )
+        """Where a contrast opens (", not just a sketch"): what it names is set against what
+        the question asks for, not a subject of its own."""
         self.memo: dict[str, bool] = {}
         """What the rule has worked out about the whole question, kept so it is worked out once."""
         self._relative_end: int | None = None
