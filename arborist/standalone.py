@@ -29,6 +29,7 @@ from arborist.standalone_words import (
     COMPARATIVES,
     CONDITIONS,
     CONTINUATIONS,
+    COUNTERPARTS,
     DEFINING,
     DEGREES,
     DEMONSTRATIVES,
@@ -83,8 +84,15 @@ def stands_alone(question: str) -> bool:
       subject; not the head of the relative clause it is the object of: "a recipe that
       uses them"), "it" standing for a clause ("Is it possible to ...") or for a program's
       output ("it says 'divergent branches'") excepted;
+    * replies to the last answer, whatever else it names: corrects it ("No, I meant ...",
+      "That's wrong, ..."), edits it ("Translate the answer into French", "Can I substitute
+      the eggs?", "Use a dict instead of the list", "Continue."), or picks from it ("the
+      first method", "the two approaches", "the original", "your solution");
     * asks about "the N" with nothing saying which N, as the subject of a yes/no question,
-      one in the past or after "who is" ("Was the comic successful?");
+      one in the past or after "who is" ("Was the comic successful?"), or, with no name or
+      new noun phrase of its own, as a question word's subject ("What does the acronym
+      stand for?") or placed in the past ("Who was president at the time?"); a unique thing
+      ("the sky") or a kind's name of two words ("the garbage collector") says which;
     * leans on the last answer with no subject of its own: "what if ...", a comparison
       with nothing to compare, "the second/other/full ...", "also", "another", "tell me
       more", a question word or auxiliary with at most one word ("What year?", "Who won?",
@@ -314,7 +322,7 @@ def _leans(said: Said) -> bool:
     return any(
         texts[i] == "the"
         and (
-            (texts[i + 1] in ANAPHORIC_MODIFIERS and not says_which(said, i))
+            (texts[i + 1] in ANAPHORIC_MODIFIERS - COUNTERPARTS and not says_which(said, i))
             or (texts[i + 1] in RELATIONAL and texts[i + 2 : i + 3] not in (["between"], ["of"]))
         )
         for i in range(len(texts) - 1)
