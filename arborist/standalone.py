@@ -39,6 +39,7 @@ from arborist.standalone_words import (
     INTRODUCERS,
     KINDS,
     LIFTED,
+    MODIFIERS,
     MODIFYING,
     MORE,
     OBJECTS,
@@ -411,9 +412,10 @@ def _subject_unsaid(said: Said) -> bool:
     """With no name, proper name or new noun phrase of its own (a number is a value, not a
     subject), "the N" of one word that says not which, and is not a unique thing ("the
     sky") or a generic one ("the best way"), as the subject of a question word's clause
-    ("What does the acronym stand for?", "Why does the loop start at 1?", "What key is the
-    song in?"; not "What is the N?" or "What does the N do?", which ask what a kind is
-    or does) or after a preposition in the past ("Who was president at the time?", "What
+    that asks of one thing in particular, by a number or a preposition left at its end
+    ("Why does the loop start at 1?", "What key is the song in?", "What is the film
+    about?"; "Why does the kettle whistle?" asks of a kind, and so do "What is the N?" and
+    "What does the N do?") or after a preposition in the past ("Who was president at the time?", "What
     happened after the treaty was signed?"). A noun phrase of two words or more names a
     kind ("How does the garbage collector work?")."""
     texts, kinds = said.texts, said.kinds
@@ -422,11 +424,15 @@ def _subject_unsaid(said: Said) -> bool:
     if said.first_new < len(texts) and kinds[said.first_new] != "literal":
         return False
     past = bool(said.plain & PAST)
+    end = next((k for k in range(len(texts)) if said.ends_clause(k)), len(texts))
+    stranded = end > 0 and texts[end - 1] in PREPOSITIONS | MODIFIERS  # "What key is it in?"
     for i in range(2, len(texts) - 1):
         subject = texts[i - 1] in AUXILIARIES and (i == 2 or (i == 3 and said.content(1)))
         if texts[i] != "the" or not (subject or (past and texts[i - 1] in WHEN)):
             continue
-        if i == 2 and texts[0] == "what" and texts[1] in DEFINING:
+        if subject and not (stranded or "literal" in kinds):
+            continue  # "Why does the kettle whistle?": a kind, asked of in general
+        if i == 2 and texts[0] == "what" and texts[1] in DEFINING and not stranded:
             continue  # "What is the cloud?": a definition
         if said.lowered.endswith(" do") and texts[i - 1] in ("do", "does", "did"):
             continue  # "What does the liver do?": what a kind does

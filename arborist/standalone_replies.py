@@ -18,6 +18,8 @@ from arborist.standalone_words import (
     COUNTERPARTS,
     DESTINATIONS,
     EDITS,
+    INTRODUCERS,
+    OWNERS,
     PAST,
     PICKS,
     PRONOUNS,
@@ -31,14 +33,15 @@ __all__ = ["corrects", "edits", "names_its_subject", "picks", "recalls_answer", 
 
 def corrects(said: Said) -> bool:
     """It corrects the last answer: "I meant ..." anywhere ("Actually I meant Celsius"), "I
-    mean" opening a clause, or "no"/"nope" standing alone before a mark ("No, the other
+    mean" opening a clause and saying what (not the filler of "I mean, what is ..."), or "no"/"nope" standing alone before a mark ("No, the other
     one")."""
     texts = said.texts
     for j in range(len(texts) - 1):
         if texts[j] == "i" and texts[j + 1] == "meant":
             return True
         opens = j == 0 or said.kinds[j - 1] == "mark"
-        if opens and texts[j] == "i" and texts[j + 1] == "mean":
+        said_what = said.kinds[j + 2 : j + 3] not in ([], ["mark"])  # not "I mean, what ..."
+        if opens and texts[j] == "i" and texts[j + 1] == "mean" and said_what:
             return True
     return texts[:1] in (["no"], ["nope"]) and said.kinds[1:2] == ["mark"]
 
@@ -48,26 +51,39 @@ def edits(said: Said) -> bool:
     or "can you", "could I", ...) whose object is "the N" that says not which, followed by
     what it becomes or nothing ("Translate the answer into French", "Can you double the
     quantities?"), or an opening verb with "instead of the N" that says not which ("Use a
-    dictionary instead of the list")."""
+    dictionary instead of the list"). Not when the question holds the text it edits, quoted
+    or after a colon."""
     texts = said.texts
-    start = 1 if texts[:1] in (["now"], ["then"], ["just"]) else 0
-    if texts[start : start + 1] and texts[start] in AUXILIARIES:
-        if not (texts[start + 1 : start + 2] and texts[start + 1] in ASKER):
-            return False
-        start += 2
-    if start >= len(texts) or said.kinds[start] != "word":
-        return False
-    verb = texts[start]
-    if start == 0 and verb not in WH | AUXILIARIES | PRONOUNS | ASKER:
+    quoted = any(
+        k == "literal" and t[:1] in ("'", '"', "`") for k, t in zip(said.kinds, texts, strict=True)
+    )
+    start = _request(said)
+    if quoted or ":" in texts or start is None:
+        return False  # "Rewrite the following paragraph ...: \"...\"": the text is here
+    if start == 0 and texts[0] not in WH | AUXILIARIES | PRONOUNS | ASKER:
         for j in range(len(texts) - 3):  # "Use a dictionary instead of the list"
             if texts[j : j + 3] == ["instead", "of", "the"] and not says_which(said, j + 2):
                 return True
-    if verb not in EDITS or texts[start + 1 : start + 2] not in (["the"], ["your"]):
+    if texts[start] not in EDITS or texts[start + 1 : start + 2] not in (["the"], ["your"]):
         return False
     span = said.phrase(start + 2)
     if not span or any(said.kinds[k] != "word" or said.proper[k] for k in span):
         return False
     return said.ends_clause(span.stop) or texts[span.stop] in DESTINATIONS
+
+
+def _request(said: Said) -> int | None:
+    """Where a request's verb is: first, after "now", "then" or "just", or after an
+    auxiliary and its asker ("Can you ...", "Could I ..."); None when it asks otherwise."""
+    texts = said.texts
+    start = 1 if texts[:1] in (["now"], ["then"], ["just"]) else 0
+    if texts[start : start + 1] and texts[start] in AUXILIARIES:
+        if not (texts[start + 1 : start + 2] and texts[start + 1] in ASKER):
+            return None
+        start += 2
+    if start >= len(texts) or said.kinds[start] != "word":
+        return None
+    return start
 
 
 def picks(said: Said) -> bool:
@@ -98,8 +114,10 @@ def says_which(said: Said, i: int) -> bool:
     """The noun phrase opened by the "the" at ``i`` says which thing it is: a name, literal
     or proper name in it ("the two World Wars"), an owner with a name after it ("the first
     president of the United States"), a clause ("the first person to walk on the moon", "the
-    last thing that ...", "the list I built"), or a unique thing after a preposition ("the first man on the
-    moon")."""
+    last thing that ...", "the list I built"), an owner that is a new noun phrase or a word
+    of its own ("the second largest number in a list", "the second law of thermodynamics";
+    not "the rest of the code"), or a unique thing after a preposition ("the first man on
+    the moon")."""
     texts = said.texts
     span = said.phrase(i + 1)
     stop = span.stop if span else i + 2
@@ -108,6 +126,12 @@ def says_which(said: Said, i: int) -> bool:
     after = texts[stop : stop + 3]
     if after[:1] and (after[0] in RELATIVES | ASKER or after[0] == "to"):
         return True  # "the first person to walk ...", "the list I built"
+    owner = texts[stop + 1 : stop + 2]
+    opens = owner != [] and (said.kinds[stop + 1] == "name" or owner[0] in INTRODUCERS)
+    if after[:1] and after[0] in OWNERS and opens:
+        return True  # "the second largest number in a list"
+    if len(after) >= 2 and after[0] == "of" and said.content(stop + 1):
+        return True  # "the second law of thermodynamics"; not "the rest of the code"
     return said.of_a_name(range(i + 1, stop)) or (
         len(after) == 3 and after[1] == "the" and after[2] in UNIQUE
     )

@@ -187,7 +187,7 @@ OWNED = DEPENDENT | wordset(
     "effects risks downsides drawbacks benefits advantages disadvantages limitations pros cons "
     "criticism criticisms catch substitute replacement recipe ingredients instructions steps "
     "requirements penalty penalties implications consequences dosage dose quantities amounts "
-    "serving servings portion portions"
+    "serving servings portion portions acronym abbreviation"
 )
 """Nouns that are of something ("the output", "the default value", "more details", "the
 sequel"): with no owner after them and no proper name in the question, they are of what
