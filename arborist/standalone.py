@@ -108,9 +108,20 @@ def stands_alone(question: str) -> bool:
 
 
 def _stands(said: Said, asked: bool) -> bool:
-    """:func:`stands_alone` of a question read, ``asked`` when it ends with a question mark."""
+    """:func:`stands_alone` of a question read, ``asked`` when it ends with a question mark.
+    "No," opening it answers the last answer: what follows stands alone only with a clause
+    of its own that does ("No, seriously, how do I fix a leaky faucet?"; "No, the other
+    Batman, the Keaton one" corrects)."""
     if corrects(said):
         return False
+    if said.texts[:1] in (["no"], ["nope"]) and said.kinds[1:2] == ["mark"]:
+        start = 1
+        while start < len(said.texts) and (
+            said.kinds[start] == "mark" or said.texts[start] in ("no", "nope")
+        ):
+            start += 1  # "No, no, ...": read once
+        rest = Said(said.kinds[start:], said.texts[start:], [False, *said.proper[start + 1 :]])
+        return rest.has_clause and _stands(rest, asked)  # "No, the other Batman" corrects
     lifted = _lifted(said)
     if lifted is not None:
         said = lifted

@@ -33,8 +33,8 @@ __all__ = ["corrects", "edits", "names_its_subject", "picks", "recalls_answer", 
 
 def corrects(said: Said) -> bool:
     """It corrects the last answer: "I meant ..." anywhere ("Actually I meant Celsius"), "I
-    mean" opening a clause and saying what (not the filler of "I mean, what is ..."), or "no"/"nope" standing alone before a mark ("No, the other
-    one")."""
+    mean" opening a clause and saying what (not the filler of "I mean, what is ..."). A
+    "no" before a mark is read by :mod:`arborist.standalone`, by what follows it."""
     texts = said.texts
     for j in range(len(texts) - 1):
         if texts[j] == "i" and texts[j + 1] == "meant":
@@ -43,7 +43,7 @@ def corrects(said: Said) -> bool:
         said_what = said.kinds[j + 2 : j + 3] not in ([], ["mark"])  # not "I mean, what ..."
         if opens and texts[j] == "i" and texts[j + 1] == "mean" and said_what:
             return True
-    return texts[:1] in (["no"], ["nope"]) and said.kinds[1:2] == ["mark"]
+    return False
 
 
 def edits(said: Said) -> bool:
@@ -119,8 +119,9 @@ def says_which(said: Said, i: int) -> bool:
     not "the rest of the code"), or a unique thing after a preposition ("the first man on
     the moon")."""
     texts = said.texts
-    span = said.phrase(i + 1)
-    stop = span.stop if span else i + 2
+    start = i + 1 if said.content(i + 1) else i + 2  # "the other name": "other" is a stop word
+    span = said.phrase(start)
+    stop = span.stop if span else start + 1
     if any(said.kinds[k] != "word" or said.proper[k] for k in range(i + 1, stop)):
         return True
     after = texts[stop : stop + 3]

@@ -256,6 +256,8 @@ def test_labels_without_a_blind_flag_is_a_usage_error(tmp_path: Path) -> None:
         "No worries. What's the capital of Peru?",
         "Actually, what is the tallest mountain in the world?",
         "What do I mean by 'idempotent'?",
+        "No, seriously, how do I fix a leaky faucet?",  # after "no," a clause that stands alone
+        "What's the other name for a groundhog?",  # a pick whose owner opens a noun phrase
         # not edits: the edit brings its own object, or says which
         'Translate "thank you" into Spanish.',
         "Summarize the plot of Hamlet.",
@@ -479,6 +481,7 @@ def test_a_long_question_is_read_in_linear_time() -> None:
     assert not stands_alone("what details " * 30_000)
     assert not stands_alone("use a mutex there? " * 20_000)
     assert not stands_alone("this , but " * 20_000)
+    assert not stands_alone("no, " * 30_000 + "is it?")
     assert not stands_alone("why does the loop start at 1 " * 10_000)
     assert not stands_alone("and how many people died " * 10_000)
     assert not stands_alone("use a instead of the " * 10_000)
