@@ -16,21 +16,28 @@ __all__ = [
     "ADDITIVES",
     "ALTERNATIVES",
     "ANAPHORIC_MODIFIERS",
+    "ANSWERED",
+    "ASKER",
     "AUXILIARIES",
     "BE",
     "CLAUSE_WORDS",
     "COMPARATIVES",
     "CONDITIONS",
     "CONTINUATIONS",
+    "COUNTERPARTS",
     "DEFINING",
     "DEGREES",
     "DEMONSTRATIVES",
     "DEPENDENT",
+    "DESTINATIONS",
+    "EDITS",
     "EVALUATIVE",
     "EVEN_BEFORE",
     "EXPLETIVE_VERBS",
     "FILLERS",
+    "GENERIC",
     "INTRODUCERS",
+    "JOINTS",
     "KINDS",
     "LIFTED",
     "MODIFIERS",
@@ -42,6 +49,7 @@ __all__ = [
     "OWNERS",
     "PARTS",
     "PAST",
+    "PICKS",
     "POSSESSIVES",
     "PREPOSITIONS",
     "PROCEED",
@@ -57,7 +65,9 @@ __all__ = [
     "SOMEONE",
     "SUBORDINATORS",
     "TOKEN",
+    "UNIQUE",
     "WH",
+    "WHEN",
     "wordset",
 ]
 
@@ -78,10 +88,11 @@ INTRODUCERS = wordset("a an my your our each every several multiple two three")
 threads"); the nouns after them can be what a later pronoun of the same question refers
 to. ``the`` is not one: a definite noun phrase may itself point back."""
 BE = wordset("is s was be isn wasn")
-EXPLETIVE_VERBS = wordset("mean means take takes matter matters seem seems")
+EXPLETIVE_VERBS = wordset("mean means take takes matter matters seem seems work works")
 SUBORDINATORS = wordset("to that when if whether")
 """``it`` next to one of :data:`BE` or :data:`EXPLETIVE_VERBS` and followed in its clause
-by one of these stands for the clause ("Is it possible to ...", "What does it mean when ...")."""
+by one of these stands for the clause ("Is it possible to ...", "What does it mean when ...",
+"How does it work when a company does a stock split?")."""
 ACKNOWLEDGEMENTS = wordset("ok okay alright thanks thank cool great hmm")
 """Replies to the turn above, skipped before reading the opener ("ok but for IPv6")."""
 CONTINUATIONS = (
@@ -102,7 +113,7 @@ CONTINUATIONS = (
 LIFTED = ("and", "but", "also", "so", "what about", "how about")
 """Of :data:`CONTINUATIONS`, the ones a question with a subject of its own may open with
 ("And what is the difference between a virus and a bacterium?"): only what follows decides."""
-PROCEED = frozenset({"go on", "carry on", "keep going", "go ahead"})
+PROCEED = frozenset({"go on", "carry on", "keep going", "go ahead", "continue"})
 """Asked alone, these ask the last answer to continue."""
 PREPOSITIONS = wordset(
     "in with without for on using by via from at as into inside within through under over to"
@@ -175,7 +186,8 @@ OWNED = DEPENDENT | wordset(
     "sequel prequel author plot ending reception budget license price cost runtime version "
     "effects risks downsides drawbacks benefits advantages disadvantages limitations pros cons "
     "criticism criticisms catch substitute replacement recipe ingredients instructions steps "
-    "requirements penalty penalties"
+    "requirements penalty penalties implications consequences dosage dose quantities amounts "
+    "serving servings portion portions acronym abbreviation"
 )
 """Nouns that are of something ("the output", "the default value", "more details", "the
 sequel"): with no owner after them and no proper name in the question, they are of what
@@ -188,6 +200,54 @@ SEEKERS = wordset("the more any some what which")
 OWNERS = PREPOSITIONS | wordset("of between about")
 """After a noun phrase, these bring what it is of ("the output of ls", "the default for
 dict.get", "the default encoding in Python")."""
+JOINTS = wordset("and so when because while until before after once")
+"""Joining a second clause to a first, these let a pronoun in the second stand for the first
+clause's subject ("how do index funds work and why do they ...", "store fresh herbs so they
+last longer")."""
+COUNTERPARTS = wordset("original equivalent same opposite counterpart")
+"""After ``the``, these are relative to another thing, which only ``of``, ``to`` or ``as``
+after them names ("the equivalent of a semicolon", "the same as before"): otherwise the
+other thing is the last answer's ("Who sang the original?", "What's the equivalent in git?"),
+unless the question compares two things of its own ("Are lists and tuples the same?")."""
+PICKS = wordset("first second third last next previous other former latter two both")
+"""After ``the``, these pick from things already given ("the first method", "the two
+approaches") wherever they stand, unless the question says from what: an owner with a name
+("the first president of the United States") or a clause ("the first person to walk on the
+moon", "the last thing that ...")."""
+UNIQUE = wordset(
+    "sky sun moon earth world internet web universe ocean sea weather atmosphere economy "
+    "environment climate body brain heart liver lungs kidneys stomach skin"
+)
+"""Things there is one of, or one of in everyone: "the sky", "the liver" needs nothing said
+before to say which."""
+GENERIC = wordset(
+    "best worst most least right proper correct easiest fastest simplest cheapest safest "
+    "quickest ideal optimal average typical usual"
+)
+"""Opening a definite noun phrase, these make it generic ("the best way to ...", "the right
+way"), not one thing said before."""
+EDITS = wordset(
+    "translate reformat rewrite rephrase reword shorten simplify expand summarize summarise "
+    "format redo double halve triple scale substitute replace swap skip omit"
+)
+"""Verbs that change a text or a recipe: opening a request, with "the N" that says not which
+as their object, they edit the last answer ("Translate the answer into French", "Can I
+substitute the eggs?"; "Translate \"good morning\" into Japanese" brings its own object)."""
+DESTINATIONS = wordset("into to as in for with instead")
+"""After an edited noun phrase, these say what it becomes, not which it is ("the answer into
+French", "the answer as bullet points")."""
+ANSWERED = wordset(
+    "answer answers solution solutions code example examples explanation approach method "
+    "response reply suggestion formula proof version list table script program query function "
+    "reasoning calculation derivation recipe summary"
+)
+"""After ``your``, what an answer is made of: "your solution" is the last answer's ("What is
+your name?" asks about the one answering)."""
+ASKER = wordset("i we you")
+"""Subjects of a request after its auxiliary ("Can I substitute ...", "Could you rewrite ...")."""
+WHEN = wordset("at after before during in since until when while by")
+"""Before "the N" in a question in the past, these place it in time or space: the time or
+place the last answer was about ("at the time", "after the treaty was signed")."""
 KINDS = wordset(
     "module modules function functions method methods class classes library package "
     "operator statement keyword decorator command protocol language format algorithm"

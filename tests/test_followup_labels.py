@@ -2,9 +2,9 @@
 
 The floor is measured by bench/followup_labels.py on all the labels in
 bench/natural_questions.json (the part once held out has been seen: it is dev now).
-The blind sets, bench/followup_holdout2.json (seen since) and bench/followup_holdout3.json,
-are never read here: their flags are tried on files of their shape written in a temporary
-folder.
+The blind sets, bench/followup_holdout2.json to bench/followup_holdout5.json (the first three
+seen since, the fifth blind), are never read here: their flags are tried on files of their
+shape written in a temporary folder.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def write_labels(path: Path, items: object) -> Path:
     return path
 
 
-BLIND_SETS = pytest.mark.parametrize("part", ["holdout2", "holdout3"])
+BLIND_SETS = pytest.mark.parametrize("part", ["holdout2", "holdout3", "holdout4", "holdout5"])
 
 
 @BLIND_SETS
@@ -66,6 +66,8 @@ def test_a_blind_set_says_plainly_when_its_file_is_absent(
     bench = load_bench()
     assert BENCH.parent / "followup_holdout2.json" == bench.HOLDOUT2 == bench.BLIND["holdout2"]
     assert BENCH.parent / "followup_holdout3.json" == bench.HOLDOUT3 == bench.BLIND["holdout3"]
+    assert BENCH.parent / "followup_holdout4.json" == bench.HOLDOUT4 == bench.BLIND["holdout4"]
+    assert BENCH.parent / "followup_holdout5.json" == bench.HOLDOUT5 == bench.BLIND["holdout5"]
     missing = tmp_path / f"followup_{part}.json"
     assert bench.main([f"--{part}", "--labels", str(missing)]) == 1
     out = capsys.readouterr().out
@@ -96,9 +98,10 @@ def test_a_blind_set_is_scored_when_its_file_is_present(
     assert figures["part"] == part and figures["followup_called_standalone"] == ["h3"]
 
 
-def test_the_two_blind_flags_are_one_or_the_other() -> None:
+@pytest.mark.parametrize("flags", [["--holdout2", "--holdout3"], ["--holdout4", "--holdout5"]])
+def test_the_blind_flags_are_one_or_another(flags: list[str]) -> None:
     with pytest.raises(SystemExit) as raised:
-        load_bench().main(["--holdout2", "--holdout3"])
+        load_bench().main(flags)
     assert raised.value.code == 2
 
 
@@ -240,6 +243,59 @@ def test_labels_without_a_blind_flag_is_a_usage_error(tmp_path: Path) -> None:
         "Does this regex match 'abc'?",
         # a yes/no question with two words of its own
         "Does caching help?",
+        # "this" before ", but" is the question after it, when that stands alone
+        "This is probably a silly question, but how do magnets work?",
+        "This may sound dumb, but what is a mortgage?",
+        # a pronoun after "so", "when", ... standing for the first clause's subject
+        "What's the best way to keep bread fresh so it doesn't go stale?",
+        "Why do cats purr when you pet them?",
+        "How does it work when a bank lends money?",  # "it": the clause after "when"
+        # a part of a text that is quoted, not the last answer's
+        'In the paragraph "Call me Ishmael", what is the subject?',
+        # not corrections: "no" before a word, "actually" alone, "I mean" inside a clause
+        "No worries. What's the capital of Peru?",
+        "Actually, what is the tallest mountain in the world?",
+        "What do I mean by 'idempotent'?",
+        "No, seriously, how do I fix a leaky faucet?",  # after "no," a clause that stands alone
+        "What's the other name for a groundhog?",  # a pick whose owner opens a noun phrase
+        # not edits: the edit brings its own object, or says which
+        'Translate "thank you" into Spanish.',
+        "Summarize the plot of Hamlet.",
+        "Use Python to compute the factorial of 10.",
+        "Continue the sequence 2, 4, 8, 16",
+        # "your" before what is not an answer's
+        "What does your name mean?",
+        "What is your favorite book?",
+        # a pick or a counterpart that says which, or is of the question's own noun phrase
+        "Who was the first woman to win a Nobel Prize?",
+        "Who was the first man on the moon?",
+        "Is it legal to record a call without telling the other person?",
+        "How do I make a copy of a list without changing the original?",
+        "Are lists and tuples the same?",
+        "What is the equivalent of a switch statement in Python?",
+        # "the N" a unique thing, a kind's name, a definition, or beside a name of its own
+        "Why is the sky blue?",
+        "Is the earth flat?",
+        "Why does the moon change shape?",
+        "What does the liver do?",
+        "What is the cloud?",
+        "What is the best way to learn Spanish?",
+        "How does the immune system fight viruses?",
+        "How does the compiler handle std::move?",
+        "Why does the kettle whistle?",  # a question word's "the N" asked of a kind
+        "Why does the flu spread in winter?",
+        "What does the fox say?",
+        # "I mean" as a filler; an edit with its text in the question; a pick that says which
+        "I mean, what even is consciousness?",
+        'Rewrite the following paragraph to be more formal: "hey guys, meeting is at 5"',
+        "Double the recipe for 8 people: 2 eggs, 1 cup flour.",
+        "How do I find the second largest number in a list?",
+        "What is the second law of thermodynamics?",
+        "What's the difference between the two main types of diabetes?",
+        # in the past after an opener, with something named
+        "Who invented the telephone?",
+        "And who invented the light bulb?",
+        "Who was president during the Civil War?",
     ],
 )
 def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
@@ -363,6 +419,47 @@ def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
         "Does that work for Python 2?",
         "Where do I put that line?",
         "Why does it say permission denied?",
+        # corrections of the last answer
+        "No, I meant the other one.",
+        "I meant Python 3, not Python 2.",
+        "Actually I meant the first one.",
+        "No, the blue one.",
+        "That's not right, it should be 42.",  # "that" before a verb: a pronoun, 42 or not
+        "That is wrong, the total is 40.",
+        # edits of the last answer
+        "Translate the answer into German.",
+        "Rewrite the answer as a table.",
+        "Summarize your answer in one sentence.",
+        "Can I skip the eggs?",
+        "Can you halve the recipe?",
+        "Use a set instead of the list.",
+        "Continue.",
+        # "your" before what an answer is made of
+        "Is your solution O(n)?",
+        "Can you explain your code?",
+        # picks from the last answer, and counterparts of what it was about
+        "Now do the same for Germany.",
+        "Compare the two.",
+        "Which of the two is faster?",
+        "Is the second method faster?",
+        "What's the difference between the two approaches?",
+        "Explain the first method again.",
+        "Who directed the original?",
+        "What's the equivalent in JavaScript?",
+        "Give me the whole script, not just the loop.",  # the contrast names no subject
+        # "the N" that says not which as a question word's subject, or placed in the past
+        "What does the abbreviation mean?",
+        "Why does the count start at 2 and not 1?",  # numbers are values, not a subject
+        "What tempo is the piece in?",
+        "What is the film about?",  # a preposition left at the end: not a definition
+        "Who was mayor at the time?",
+        "What did people eat during the siege?",
+        # an opener before a question in the past that names nothing
+        "ok and how many people survived",
+        "And how many soldiers died?",
+        # a noun of something after "one"; what "you just said"
+        "How much sugar is in one portion?",
+        "Is there a TL;DR of what you just said?",
     ],
 )
 def test_a_question_that_leans_on_the_turn_above_is_a_follow_up(question: str) -> None:
@@ -383,3 +480,9 @@ def test_a_long_question_is_read_in_linear_time() -> None:
     assert not stands_alone("Was the name " + "of the name " * 20_000)
     assert not stands_alone("what details " * 30_000)
     assert not stands_alone("use a mutex there? " * 20_000)
+    assert not stands_alone("this , but " * 20_000)
+    assert not stands_alone("no, " * 30_000 + "is it?")
+    assert not stands_alone("why does the loop start at 1 " * 10_000)
+    assert not stands_alone("and how many people died " * 10_000)
+    assert not stands_alone("use a instead of the " * 10_000)
+    assert stands_alone("how do cats purr so they " * 10_000)

@@ -25,6 +25,8 @@ PURE = [
     "terminal.py",
     "analysis.py",
     "standalone.py",
+    "standalone_replies.py",
+    "standalone_said.py",
     "standalone_words.py",
     "asks.py",
     "command_help.py",

@@ -1,0 +1,165 @@
+"""Replies to the last answer, read for :mod:`arborist.standalone`. Pure: no I/O.
+
+A reply is a question only the last answer makes sense of, whatever else it names: a
+correction of it ("No, I meant Celsius", "That's wrong, ..."), an edit of it ("Translate
+the answer into French", "Can I substitute the eggs?", "Use a dict instead"), or a pick
+from what it gave ("the first method", "the two approaches", "the original"). Each rule
+reads a :class:`~arborist.standalone_said.Said`; docs/retrieval.md ("Follow-ups") gives them
+with their examples.
+"""
+
+from __future__ import annotations
+
+from arborist.standalone_said import Said
+from arborist.standalone_words import (
+    ANSWERED,
+    ASKER,
+    AUXILIARIES,
+    COUNTERPARTS,
+    DESTINATIONS,
+    EDITS,
+    INTRODUCERS,
+    OWNERS,
+    PAST,
+    PICKS,
+    PRONOUNS,
+    RELATIVES,
+    UNIQUE,
+    WH,
+)
+
+__all__ = ["corrects", "edits", "names_its_subject", "picks", "recalls_answer", "says_which"]
+
+
+def corrects(said: Said) -> bool:
+    """It corrects the last answer: "I meant ..." anywhere ("Actually I meant Celsius"), "I
+    mean" opening a clause and saying what (not the filler of "I mean, what is ..."). A
+    "no" before a mark is read by :mod:`arborist.standalone`, by what follows it."""
+    texts = said.texts
+    for j in range(len(texts) - 1):
+        if texts[j] == "i" and texts[j + 1] == "meant":
+            return True
+        opens = j == 0 or said.kinds[j - 1] == "mark"
+        said_what = said.kinds[j + 2 : j + 3] not in ([], ["mark"])  # not "I mean, what ..."
+        if opens and texts[j] == "i" and texts[j + 1] == "mean" and said_what:
+            return True
+    return False
+
+
+def edits(said: Said) -> bool:
+    """A request that changes the last answer: an opening verb of :data:`EDITS` (after "now",
+    or "can you", "could I", ...) whose object is "the N" that says not which, followed by
+    what it becomes or nothing ("Translate the answer into French", "Can you double the
+    quantities?"), or an opening verb with "instead of the N" that says not which ("Use a
+    dictionary instead of the list"). Not when the question holds the text it edits, quoted
+    or after a colon."""
+    texts = said.texts
+    quoted = any(
+        k == "literal" and t[:1] in ("'", '"', "`") for k, t in zip(said.kinds, texts, strict=True)
+    )
+    start = _request(said)
+    if quoted or ":" in texts or start is None:
+        return False  # "Rewrite the following paragraph ...: \"...\"": the text is here
+    if start == 0 and texts[0] not in WH | AUXILIARIES | PRONOUNS | ASKER:
+        for j in range(len(texts) - 3):  # "Use a dictionary instead of the list"
+            if texts[j : j + 3] == ["instead", "of", "the"] and not says_which(said, j + 2):
+                return True
+    if texts[start] not in EDITS or texts[start + 1 : start + 2] not in (["the"], ["your"]):
+        return False
+    span = said.phrase(start + 2)
+    if not span or any(said.kinds[k] != "word" or said.proper[k] for k in span):
+        return False
+    return said.ends_clause(span.stop) or texts[span.stop] in DESTINATIONS
+
+
+def _request(said: Said) -> int | None:
+    """Where a request's verb is: first, after "now", "then" or "just", or after an
+    auxiliary and its asker ("Can you ...", "Could I ..."); None when it asks otherwise."""
+    texts = said.texts
+    start = 1 if texts[:1] in (["now"], ["then"], ["just"]) else 0
+    if texts[start : start + 1] and texts[start] in AUXILIARIES:
+        if not (texts[start + 1 : start + 2] and texts[start + 1] in ASKER):
+            return None
+        start += 2
+    if start >= len(texts) or said.kinds[start] != "word":
+        return None
+    return start
+
+
+def picks(said: Said) -> bool:
+    """ "the" before a word of :data:`PICKS` or :data:`COUNTERPARTS` that says not which,
+    before the contrast, if any ("Give me the full proof, not just a sketch"): a pick from
+    what the last answer gave, whatever else the question names after it ("is the first
+    method thread-safe", "Compare the two approaches ...", "Now do the same for 2019"); a new
+    noun phrase before it may be what it picks from or is relative to ("my list of tuples by
+    the second item", "a phone call without telling the other person", "a copy of a
+    dictionary ... the original")."""
+    texts = said.texts
+    for i in range(min(len(texts), said.contrast) - 1):
+        if texts[i] != "the":
+            continue
+        word, after = texts[i + 1], texts[i + 2 : i + 3]
+        if said.introduced(i):
+            break  # "a copy of a dictionary ... the original": what it is relative to
+        if word in COUNTERPARTS:
+            compared = any(t in ("and", "or", "between", "vs", "versus") for t in texts[:i])
+            if not (compared or after in (["of"], ["to"], ["as"])):
+                return True
+        elif word in PICKS and not says_which(said, i):
+            return True
+    return False
+
+
+def says_which(said: Said, i: int) -> bool:
+    """The noun phrase opened by the "the" at ``i`` says which thing it is: a name, literal
+    or proper name in it ("the two World Wars"), an owner with a name after it ("the first
+    president of the United States"), a clause ("the first person to walk on the moon", "the
+    last thing that ...", "the list I built"), an owner that is a new noun phrase or a word
+    of its own ("the second largest number in a list", "the second law of thermodynamics";
+    not "the rest of the code"), or a unique thing after a preposition ("the first man on
+    the moon")."""
+    texts = said.texts
+    start = i + 1 if said.content(i + 1) else i + 2  # "the other name": "other" is a stop word
+    span = said.phrase(start)
+    stop = span.stop if span else start + 1
+    if any(said.kinds[k] != "word" or said.proper[k] for k in range(i + 1, stop)):
+        return True
+    after = texts[stop : stop + 3]
+    if after[:1] and (after[0] in RELATIVES | ASKER or after[0] == "to"):
+        return True  # "the first person to walk ...", "the list I built"
+    owner = texts[stop + 1 : stop + 2]
+    opens = owner != [] and (said.kinds[stop + 1] == "name" or owner[0] in INTRODUCERS)
+    if after[:1] and after[0] in OWNERS and opens:
+        return True  # "the second largest number in a list"
+    if len(after) >= 2 and after[0] == "of" and said.content(stop + 1):
+        return True  # "the second law of thermodynamics"; not "the rest of the code"
+    return said.of_a_name(range(i + 1, stop)) or (
+        len(after) == 3 and after[1] == "the" and after[2] in UNIQUE
+    )
+
+
+def recalls_answer(said: Said, i: int) -> bool:
+    """The "your" at ``i`` is the last answer's: before a noun an answer is made of ("What's
+    the time complexity of your solution?"; not "What is your name?")."""
+    return any(said.texts[k] in ANSWERED for k in said.phrase(i + 1))
+
+
+def names_its_subject(said: Said) -> bool:
+    """What follows an opener says what it is about, or is in the present: a question in the
+    past ("was", "did", a verb in -ed: "ok and how many people died") asks about one
+    occasion, so it needs a name, a literal, a proper name, a new noun phrase, a unique
+    thing, a kind's name of two words ("And who invented the light bulb?") or "the N" that
+    says which ("And who was the first person to walk on the moon?")."""
+    texts = said.texts
+    past = any(t in PAST or (t.endswith("ed") and said.content(k)) for k, t in enumerate(texts))
+    if not past or said.named or any(said.proper) or said.introduced(len(texts)):
+        return True
+    return any(
+        t == "the"
+        and (
+            says_which(said, k)
+            or bool(set(texts[k + 1 : k + 2]) & UNIQUE)
+            or len(said.phrase(k + 1)) >= 2  # "the light bulb": a kind's name
+        )
+        for k, t in enumerate(texts)
+    )

@@ -1,0 +1,231 @@
+"""The question read as tokens for :mod:`arborist.standalone`: names, literals, words and
+punctuation, and where its noun phrases are. Pure: no I/O.
+
+:class:`Said` says what a question holds (which words are its own, where a new noun phrase
+opens, whether a noun phrase says which thing it is); :mod:`arborist.standalone` decides,
+from that, whether the question stands alone.
+"""
+
+from __future__ import annotations
+
+from arborist.standalone_words import (
+    ACKNOWLEDGEMENTS,
+    AUXILIARIES,
+    CLAUSE_WORDS,
+    CONDITIONS,
+    DEFINING,
+    EVALUATIVE,
+    FILLERS,
+    INTRODUCERS,
+    JOINTS,
+    KINDS,
+    MODIFIERS,
+    NOT_PROPER,
+    OWNED,
+    OWNERS,
+    RELATIVE,
+    RELATIVES,
+    TOKEN,
+    WH,
+)
+from arborist.text_words import STOPWORDS, fold
+
+__all__ = ["Said"]
+
+
+class Said:
+    """A question as tokens (a name, a literal, a folded word or a punctuation mark), read
+    for :func:`arborist.standalone.stands_alone`; a reply's acknowledgement ("ok",
+    "thanks") left out."""
+
+    def __init__(self, kinds: list[str], texts: list[str], proper: list[bool]) -> None:
+        self.kinds = kinds
+        self.texts = texts
+        self.proper = proper
+        """Which words are capitalised inside a sentence ("the GIL", "World War II"): proper
+        names, which say what a question is about as a name does."""
+        self.last_proper = max((j for j, p in enumerate(proper) if p), default=-1)
+        self.plain = set(texts)
+        self.has_clause = bool(self.plain & CLAUSE_WORDS)
+        self.named = any(k in ("name", "literal") for k in kinds)
+        self.first_content = next((k for k in range(len(texts)) if self.content(k)), len(texts))
+        self.lowered = " ".join(fold(t) for k, t in zip(kinds, texts, strict=True) if k != "mark")
+        self.first_new = next(
+            (
+                k
+                for j, kind in enumerate(kinds)
+                for k in ([j] if kind in ("name", "literal") else range(j + 1, j + 4))
+                if self.opens(j, k) and self.content(k)
+            ),
+            len(texts),
+        )
+        """Where the first new noun phrase's noun (or name, or literal) is: a pronoun after it
+        may stand for it."""
+        self.first_joint = len(texts)
+        said = 0
+        for j, text in enumerate(texts):
+            if text in JOINTS and said >= 2:
+                self.first_joint = j
+                break
+            said += self.content(j)
+        """Where a second clause is joined to a first of two words of its own or more ("and",
+        "so", "when", ...): a pronoun after it may stand for the first clause's subject."""
+        self.but = next(
+            (j for j in range(1, len(texts)) if texts[j] == "but" and texts[j - 1] == ","),
+            len(texts),
+        )
+        """Where ", but" opens a second clause: what comes before may be about the question
+        after it ("This might be a dumb question, but ...")."""
+        self.contrast = next(
+            (j for j in range(1, len(texts)) if texts[j] == "not" and texts[j - 1] == ","),
+            len(texts),
+        )
+        """Where a contrast opens (", not just a sketch"): what it names is set against what
+        the question asks for, not a subject of its own."""
+        self.memo: dict[str, bool] = {}
+        """What the rule has worked out about the whole question, kept so it is worked out once."""
+        self._relative_end: int | None = None
+        self.first_named = next(
+            (j for j, k in enumerate(kinds) if k in ("name", "literal") or proper[j]), len(texts)
+        )
+        """Where the first name, literal or proper name is: a place "there" may be."""
+        self.first_condition = next((j for j, t in enumerate(texts) if t in CONDITIONS), len(texts))
+        self.first_and_after_new = next(
+            (j for j in range(self.first_new + 1, len(texts)) if texts[j] == "and"), len(texts)
+        )
+
+    @classmethod
+    def read(cls, question: str) -> Said:
+        tokens = [(str(m.lastgroup), m.group(0)) for m in TOKEN.finditer(question)]
+        tokens = [(k, t) for k, t in tokens if k != "word" or fold(t) not in FILLERS]
+        kinds = [kind for kind, _ in tokens]
+        texts = [fold(text) if kind == "word" else text for kind, text in tokens]
+        start = 0
+        while start < len(texts) and (kinds[start] == "mark" or texts[start] in ACKNOWLEDGEMENTS):
+            start += 1
+        proper = [
+            j > start and kind == "word" and text[:1].isupper() and text not in NOT_PROPER
+            and tokens[j - 1][1] not in ".?!;:"
+            for j, (kind, text) in enumerate(tokens)
+        ]  # fmt: skip
+        for j in range(start, len(texts) - 1):
+            if texts[j] == "won" and texts[j + 1] == "t":
+                texts[j] = "will"  # "won't"; "won" alone is the verb ("Who won?")
+        return cls(kinds[start:], texts[start:], proper[start:])
+
+    def contents(self) -> int:
+        """How many words of its own (names, literals, words not stop words) it holds."""
+        return sum(self.content(i) for i in range(len(self.texts)))
+
+    def has_content(self) -> bool:
+        return any(self.content(i) for i in range(len(self.texts)))
+
+    def content(self, i: int) -> bool:
+        """Token ``i`` is a name, a literal or a word that is not a stop word."""
+        return (
+            0 <= i < len(self.texts) and self.kinds[i] != "mark" and self.texts[i] not in STOPWORDS
+        )
+
+    def ends_clause(self, i: int) -> bool:
+        return i >= len(self.texts) or (self.kinds[i] == "mark" and self.texts[i] != ":")
+
+    def introduced(self, before: int) -> bool:
+        """A new noun phrase (a name, a literal, "a"/"my"/... and a noun) starts before ``before``."""
+        return self.first_new < before
+
+    def bare_subject(self) -> int:
+        """Where the subject of a question is, when it is a noun with no determiner right after
+        the opening auxiliary ("Do cats ...", "Why do cats ..."); past the end otherwise."""
+        texts = self.texts
+        k = 1 if texts[:1] and texts[0] in AUXILIARIES else 2
+        if k == 2 and not (texts[:1] and texts[0] in WH and texts[1:2] and texts[1] in AUXILIARIES):
+            return len(texts)
+        if self.content(k) and texts[k] not in OWNED and not texts[k].endswith("ing"):
+            return k
+        return len(texts)
+
+    def relative_end(self) -> int:
+        """Where a relative clause on the first new noun phrase ("a recipe that uses them")
+        ends: at a mark, a conjunction, a question word or a new noun phrase."""
+        if self._relative_end is None:
+            texts, head = self.texts, self.phrase(self.first_new).stop
+            self._relative_end = head
+            opens = RELATIVES | (MODIFIERS if self.kinds[self.first_new] == "word" else set())
+            if texts[head : head + 1] and texts[head] in opens:
+                ends = WH | CONDITIONS | INTRODUCERS | {"and", "but", "or"}
+                self._relative_end = next(
+                    (
+                        k
+                        for k in range(head + 1, len(texts))
+                        if self.kinds[k] != "word" or texts[k] in ends
+                    ),
+                    len(texts),
+                )
+        return self._relative_end
+
+    def new_within(self, start: int, stop: int) -> bool:
+        """A new noun phrase (a name, a literal, "a", "my", ...) starts in ``start:stop``, in the
+        clause ``start`` is in."""
+        for j in range(start, stop):
+            if self.kinds[j] == "mark":
+                return False
+            if self.kinds[j] != "word" or self.texts[j] in INTRODUCERS:
+                return True
+        return False
+
+    def opens(self, j: int, k: int) -> bool:
+        """A new noun phrase opened at ``j`` (a name, a literal, "a", "my", ...) may have its
+        noun at ``k``; so does the bare noun a question defines ("What is memoization and why
+        is it useful?")."""
+        texts = self.texts
+        if k == j or (texts[j] in INTRODUCERS and not self.relative(j)):
+            return True
+        if texts[j] == "the" and k < len(texts):  # "the GIL", "the json module": named
+            return (k <= j + 2 and self.proper[k]) or (k == j + 2 and texts[k] in KINDS)
+        return k == j + 1 == 2 and texts[0] == "what" and texts[1] in DEFINING
+
+    def relative(self, j: int) -> bool:
+        """The determiner at ``j`` opens a noun phrase that is relative to something given:
+        "a better way", "a different approach", or "an example" with nothing after it (but
+        "explain recursion with an example": what came before it is what it is of)."""
+        after = self.texts[j + 1 : j + 2]
+        if set(after) & RELATIVE:
+            return True
+        of_before = self.texts[j - 1 : j] == ["with"] and self.first_content < j - 1
+        span = range(j + 1, min(j + 2, len(self.texts)))
+        defining = j == 2 and self.texts[:2] == ["what", "is"]
+        defining = defining and not set(self.texts[j + 1 : j + 2]) & EVALUATIVE
+        if self.texts[j] in ("a", "an") and not defining:
+            span = self.phrase(j + 1)  # "a vegetarian version", not "What is a p-value"
+        owned = bool(span) and self.texts[span[-1]] in OWNED and self.ends_clause(span.stop)
+        return owned and not self.anchored(span) and not of_before
+
+    def phrase(self, i: int) -> range:
+        """The run of content words from ``i`` (at most three): a noun phrase, read roughly."""
+        end = i
+        while end < min(i + 3, len(self.texts)) and self.content(end):
+            end += 1
+        return range(i, end)
+
+    def anchored(self, span: range) -> bool:
+        """The noun phrase at ``span`` says which thing it is: it holds a name, a literal or a
+        proper name ("the GIL"), or what it is of follows it ("the output of ls")."""
+        after = self.texts[span.stop : span.stop + 1]
+        named = any(self.kinds[k] != "word" or self.proper[k] for k in span)
+        return named or bool(set(after) & OWNERS)
+
+    def of_a_name(self, span: range) -> bool:
+        """What the noun phrase at ``span`` is of follows it and is named ("the first president
+        of the United States", "the last commit in Git"; not "the rest of the code")."""
+        owner = self.texts[span.stop : span.stop + 1]
+        return bool(set(owner) & OWNERS) and self.last_proper >= span.stop
+
+    def said_after(self, k: int) -> int:
+        """How many words of its own the clause holds from ``k`` ("What steps should I take to
+        start a business?": a question word's noun of something has its owner there)."""
+        said = 0
+        for j in range(k, min(k + 12, len(self.texts))):  # two are enough to know
+            if self.ends_clause(j) or said == 2:
+                break
+            said += self.content(j)
+        return said
