@@ -144,7 +144,11 @@ def read_bundle(data: bytes) -> dict[str, Any]:
     try:
         value = loads(decode(data, "the bundle"))
     except (BadInput, ValueError) as exc:  # a JSONDecodeError is a ValueError
-        detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        if isinstance(exc, json.JSONDecodeError):
+            at = f" (at character {exc.pos})" if exc.pos else ""
+            detail = f"{exc.msg}{at}: cut short or damaged"
+        else:
+            detail = str(exc)
         raise BundleUnreadable(f"the bundle is not JSON: {detail}") from None
     if type(value) is not dict or value.get("format") != BUNDLE_FORMAT:
         named = repr(value.get("format")) if type(value) is dict else "none"

@@ -381,12 +381,19 @@ def _root(desk: Desk, args: argparse.Namespace) -> Outcome:
 
 @command(
     "export",
-    "a session as JSON Lines (session --export)",
-    arg("sid", nargs="?", metavar="SID", help="the session (default: this one)"),
+    "a session as JSON Lines (session --export), or sessions as a bundle a reader can verify",
+    arg("sids", nargs="*", metavar="SID", help="the session(s) (default: this one)"),
     arg("--out", metavar="FILE", help="write the lines to FILE instead of showing them"),
-)
+    arg("--bundle", metavar="FILE",
+        help="write the sessions, their records, cited chunks, proofs and chain spans to FILE "
+             "as one bundle (docs/bundle.md) that `verify --bundle` checks with no home"),
+)  # fmt: skip
 def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
-    sid = this_session(desk, args.sid)
+    if args.bundle is not None:
+        return _export_bundle(desk, args)
+    if len(args.sids) > 1:
+        refuse(desk, "export", "JSON Lines hold one session: give one SID, or --bundle FILE")
+    sid = this_session(desk, args.sids[0] if args.sids else None)
     records = desk.app.export_session(sid)
     text = views.export_jsonl(records)
     if args.out is None:
@@ -397,6 +404,20 @@ def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
         raise BadInput(f"cannot write {args.out}: {exc.strerror or exc}") from None
     return Outcome(
         f"exported session {sid} ({len(records) - 1} node(s)) to {views.field(args.out)}"
+    )
+
+
+def _export_bundle(desk: Desk, args: argparse.Namespace) -> Outcome:
+    if args.out is not None:
+        refuse(desk, "export", "--bundle FILE names the file: --out is for JSON Lines")
+    sids = list(dict.fromkeys(args.sids)) or [this_session(desk)]
+    data = desk.app.export_bundle(sids)  # refused before anything is written
+    try:
+        write_private_text(Path(args.bundle), data.decode("utf-8"))
+    except OSError as exc:
+        raise BadInput(f"cannot write {args.bundle}: {exc.strerror or exc}") from None
+    return Outcome(
+        f"bundled {len(sids)} session(s) ({len(data)} bytes) to {views.field(args.bundle)}"
     )
 
 
