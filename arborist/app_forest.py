@@ -136,7 +136,9 @@ class HomeForest(Home):
         """Sessions ``sids`` as one bundle (docs/bundle.md): their turns, records, cited
         chunks with proofs, documents and both chains' spans, as canonical JSON bytes that
         a reader checks with no home (refused in one line when this home's own do not hold)."""
-        return build_bundle(self.sessions_conn, self.store_conn, [self.session(s).sid for s in sids])
+        return build_bundle(
+            self.sessions_conn, self.store_conn, [self.session(s).sid for s in sids]
+        )
 
     def import_sessions(self, lines: Iterable[str]) -> ImportResult:
         """Import exported sessions into this shard (every hash re-proved; all or nothing).

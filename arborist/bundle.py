@@ -132,16 +132,23 @@ def _record(row: Any, record: Any, writes: dict[tuple[Any, Any], int]) -> dict[s
         "audit_mode": row.audit_mode,
         "created_at": row.created_at,
         "dimensions": dict(row.dimensions),
-        "evidence": [
-            {"source_root": e.source_root, "chunk_count": e.chunk_count,
-             "chunk_index": e.chunk_index, "leaf": e.leaf, "cited": e.cited}
-            for e in record.evidence
-        ],  # fmt: skip
+        "evidence": [_evidence(e) for e in record.evidence],
         "record_hash": row.record_hash,
         "response_json": row.response_json,
         "state": row.state,
         "state_reason": row.state_reason,
         "event_seq": seq,
+    }
+
+
+def _evidence(item: Any) -> dict[str, Any]:
+    """An evidence item as its record's hash covers it."""
+    return {
+        "source_root": item.source_root,
+        "chunk_count": item.chunk_count,
+        "chunk_index": item.chunk_index,
+        "leaf": item.leaf,
+        "cited": item.cited,
     }
 
 

@@ -21,6 +21,7 @@ format, every field of its type, every list in order and without repeats), then 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,7 +80,11 @@ def check_bundle(data: bytes) -> BundleReport:
     problems += _chunk_problems(bundle)
     return BundleReport(
         tuple(problems),
-        *(len(bundle[n]) for n in ("sessions", "turns", "records", "documents", "chunks")),
+        sessions=len(bundle["sessions"]),
+        turns=len(bundle["turns"]),
+        records=len(bundle["records"]),
+        documents=len(bundle["documents"]),
+        chunks=len(bundle["chunks"]),
         spans={n: {s: e["event_hash"] for s, e in spans[n].items()} for n in CHAINS},
     )
 
@@ -181,7 +186,9 @@ def _answer_problem(
 ) -> str | None:
     """Why no record of the bundle holds the turn's answer as the turn shows it, or None."""
     for record in records:
-        cited = [titles.get(item["source_root"]) for item in record["evidence"] if item["cited"]]
+        cited = list(  # each cited document's title, once, in rank order (qa/standing.py)
+            dict.fromkeys(titles.get(e["source_root"]) for e in record["evidence"] if e["cited"])
+        )
         if (
             record["answer_text"] == turn["answer_text"]
             and record["audit_mode"] == turn["audit_mode"]
@@ -193,16 +200,16 @@ def _answer_problem(
 
 
 def _record_problems(bundle: dict[str, Any], events: Events) -> Iterator[str]:
-    writes = [e for _s, e in sorted(events.items()) if e["event_type"] == "cache_write"]
+    changes = sorted(  # what can move a record's state, in order
+        s for s, e in events.items() if e["event_type"] in ("cache_write", "cache_state")
+    )
     for record in bundle["records"]:
         name = f"record {record['cache_key'][:12]}… revision {record['revision']}"
-        for problem in _record_problem(record, events, writes):
+        for problem in _record_problem(record, events, changes):
             yield f"{name}: {problem}"
 
 
-def _record_problem(
-    record: dict[str, Any], events: Events, writes: list[dict[str, Any]]
-) -> Iterator[str]:
+def _record_problem(record: dict[str, Any], events: Events, changes: list[int]) -> Iterator[str]:
     dims = record["dimensions"]
     refs = [
         (EvidenceRef(e["source_root"], e["chunk_count"], e["chunk_index"], e["leaf"]), e["cited"])
@@ -232,28 +239,29 @@ def _record_problem(
         body["redactions"] = held["redactions"]
     if held != body:
         yield "the cache_write event at its event_seq does not record it as it is"
-    elif _replayed(record, events, writes) != (record["state"], record["state_reason"]):
+    elif _replayed(record, events, changes) != (record["state"], record["state_reason"]):
         yield f"its state {record['state']!r} is not what its audit events leave it"
 
 
-def _replayed(
-    record: dict[str, Any], events: Events, writes: list[dict[str, Any]]
-) -> tuple[str, str | None]:
+def _replayed(record: dict[str, Any], events: Events, changes: list[int]) -> tuple[str, str | None]:
     """The state and reason the events after the record's ``cache_write`` leave it in
     (:mod:`arborist.store.cache.events`): a later revision of its key written while it is
     ``ok`` makes it ``stale``; each ``cache_state`` event naming it sets both."""
     key, revision, since = record["cache_key"], record["revision"], record["event_seq"]
-    state: tuple[str, str | None] = ("ok", None)
-    for seq in sorted(s for s in events if s > since):
+    state: tuple[Any, Any] = ("ok", None)
+    for seq in changes[bisect_right(changes, since) :]:
         event, body = events[seq], events[seq]["body"]
         if type(body) is not dict:
             continue
-        if event["event_type"] == "cache_write" and event in writes:
+        if event["event_type"] == "cache_write":
             if body.get("cache_key") == key and state[0] == "ok":
                 state = ("stale", SUPERSEDED_REASON)
-        elif event["event_type"] == "cache_state" and type(body.get("records")) is list:
-            if {"cache_key": key, "revision": revision} in body["records"]:
-                state = (body.get("state"), body.get("reason"))  # type: ignore[assignment]
+        elif (
+            event["event_type"] == "cache_state"
+            and type(body.get("records")) is list
+            and {"cache_key": key, "revision": revision} in body["records"]
+        ):
+            state = (body.get("state"), body.get("reason"))
     return state
 
 
@@ -318,5 +326,7 @@ def witness_problems(report: BundleReport, witnesses: Sequence[Heads]) -> list[s
                 reach = f"seqs {min(span)}..{max(span)}" if span else "no event"
                 problems.append(f"{name}.db head {head}: outside the bundle's span ({reach})")
             else:
-                problems.append(f"{name}.db head {head}: differs from the bundle's event {head.seq}")
+                problems.append(
+                    f"{name}.db head {head}: differs from the bundle's event {head.seq}"
+                )
     return problems

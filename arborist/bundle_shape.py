@@ -24,7 +24,7 @@ from arborist.forest.transfer import TURN_FIELDS, turn_problem
 from arborist.hashing import CACHE_KEY_DIMENSIONS, MAX_SAFE_INTEGER, canonical_json
 from arborist.safejson import decode, loads
 
-__all__ = ["BUNDLE_FORMAT", "CHAINS", "BundleUnreadable", "read_bundle", "shape_problems"]
+__all__ = ["BUNDLE_FORMAT", "BundleUnreadable", "CHAINS", "read_bundle", "shape_problems"]
 
 BUNDLE_FORMAT = "arborist-bundle/1"
 CHAINS = ("sessions", "store")
@@ -225,7 +225,9 @@ def shape_problems(bundle: dict[str, Any]) -> list[str]:
     problem = _field_problem(bundle, dict.fromkeys(TOP, _any))
     if problem is not None:
         return [f"the bundle {problem}"]
-    problems = [p for name, table in _TABLES.items() for p in _list_problems(name, bundle[name], table)]
+    problems = [
+        p for name, table in _TABLES.items() for p in _list_problems(name, bundle[name], table)
+    ]
     chains = bundle["chains"]
     problem = _field_problem(chains, dict.fromkeys(CHAINS, _any))
     if problem is not None:

@@ -148,7 +148,9 @@ def sessions_json(sessions: Sequence[tuple[Session, int]]) -> list[dict[str, Any
 
 
 def _bundle_heads(report: BundleReport) -> dict[str, str | None]:
-    return {name: str(head) if (head := report.head(name)) else None for name in ("sessions", "store")}
+    return {
+        name: str(head) if (head := report.head(name)) else None for name in ("sessions", "store")
+    }
 
 
 def bundle_text(report: BundleReport, problems: Sequence[str], witnessed: int | None) -> str:

@@ -14,8 +14,8 @@ from arborist.store.cache.records import DIMENSION_COLUMNS, CacheRecord
 
 __all__ = [
     "StoredEvidence",
-    "key_records",
     "StoredRecord",
+    "key_records",
     "recomputed_hash",
     "stored_evidence",
     "stored_records",
