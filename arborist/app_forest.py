@@ -11,7 +11,7 @@ from typing import Any
 
 from arborist.app_home import Home
 from arborist.audit import head_checkpoint
-from arborist.bundle import build_bundle
+from arborist.bundle import build_bundle, bundle_export_lines
 from arborist.checks import import_conflict
 from arborist.errors import BadInput
 from arborist.forest.bates import is_bates
@@ -139,6 +139,12 @@ class HomeForest(Home):
         return build_bundle(
             self.sessions_conn, self.store_conn, [self.session(s).sid for s in sids]
         )
+
+    def import_bundle(self, data: bytes) -> ImportResult:
+        """Import the sessions of a bundle: the whole bundle is checked first (every hash,
+        proof and chain link; a failure is one line and nothing is written), then its turns
+        are imported as an export's are (:meth:`import_sessions`)."""
+        return self.import_sessions(bundle_export_lines(data))
 
     def import_sessions(self, lines: Iterable[str]) -> ImportResult:
         """Import exported sessions into this shard (every hash re-proved; all or nothing).

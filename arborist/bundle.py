@@ -12,20 +12,25 @@ refuses, in one line, to hand over a bundle that does not hold.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from arborist.audit import AuditEvent, chain_events
 from arborist.bundle_check import check_bundle
-from arborist.bundle_shape import BUNDLE_FORMAT
+from arborist.bundle_shape import BUNDLE_FORMAT, read_bundle
 from arborist.errors import BadInput, IntegrityError
 from arborist.forest.bates import parse_bates
-from arborist.forest.transfer import export_session
+from arborist.forest.transfer import EXPORT_FORMAT, TURN_FIELDS, export_session
 from arborist.hashing import canonical_json
 from arborist.store.cache import key_records, load_record
 
-__all__ = ["build_bundle"]
+__all__ = ["BUNDLE_START", "build_bundle", "bundle_export_lines"]
+
+BUNDLE_START = '{"chains":'
+"""How every bundle's bytes begin (canonical JSON sorts its keys): what tells a bundle from
+the JSON Lines of ``export``, whose first line is a session record."""
 
 
 def build_bundle(
@@ -201,3 +206,25 @@ def _span(events: list[AuditEvent], needed: Sequence[int]) -> dict[str, Any]:
         for e in events if e.seq >= first
     ]  # fmt: skip
     return {"head": {"seq": span[-1]["seq"], "event_hash": span[-1]["event_hash"]}, "events": span}
+
+
+def bundle_export_lines(data: bytes) -> list[str]:
+    """The sessions of the bundle ``data`` as the JSON Lines ``import`` reads, once every
+    hash, proof and chain link of the bundle holds: else one line naming the first failure
+    (:class:`~arborist.errors.IntegrityError`), before anything is written."""
+    report = check_bundle(data)
+    if not report.ok:
+        more = len(report.problems) - 1
+        said = f" (and {more} more: arborist verify --bundle names each)" if more else ""
+        raise IntegrityError(f"the bundle does not hold: {report.problems[0]}{said}")
+    bundle = read_bundle(data)
+    lines = []
+    for session in bundle["sessions"]:
+        header = {"type": "session", "format": EXPORT_FORMAT, **session}
+        lines.append(json.dumps(header, ensure_ascii=False))
+        lines += [
+            json.dumps({"type": "node", **{f: turn[f] for f in TURN_FIELDS}}, ensure_ascii=False)
+            for turn in bundle["turns"]
+            if parse_bates(turn["bates"])[0] == session["sid"]
+        ]
+    return lines

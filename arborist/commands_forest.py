@@ -35,6 +35,7 @@ from arborist.commands import (
     refuse,
     shown,
 )
+from arborist.bundle import BUNDLE_START
 from arborist.errors import BadInput, NotFound
 from arborist.forest.shard import Node, Session
 from arborist.private import write_private_text
@@ -423,8 +424,12 @@ def _export_bundle(desk: Desk, args: argparse.Namespace) -> Outcome:
 
 @command(
     "import",
-    "sessions from JSON Lines, hashes re-proved (session --import)",
-    arg("file", metavar="FILE", help="written by export (- : standard input, at a shell)"),
+    "sessions from JSON Lines or a bundle, hashes re-proved (session --import)",
+    arg(
+        "file",
+        metavar="FILE",
+        help="written by export, or export --bundle (- : standard input, at a shell)",
+    ),
     JSON,
 )
 def _import(desk: Desk, args: argparse.Namespace) -> Outcome:
@@ -444,6 +449,9 @@ def _import_from(desk: Desk, name: str, command_name: str, args: argparse.Namesp
                 read = import_lines(file, name)
         except OSError as exc:
             raise BadInput(f"cannot read {name}: {exc.strerror or exc}") from None
-    done = desk.app.import_sessions(read)
+    if len(read) == 1 and read[0].startswith(BUNDLE_START):  # a bundle is one line
+        done = desk.app.import_bundle(read[0].encode("utf-8"))
+    else:
+        done = desk.app.import_sessions(read)
     return shown(args, lambda: views.import_text(done), lambda: views.import_json(done),
                  changed=True)  # fmt: skip

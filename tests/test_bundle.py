@@ -319,3 +319,25 @@ def test_any_single_byte_changed_fails_verify(
     data[at] = (data[at] + change) % 256
     ok, problems = _checked(bytes(data))
     assert not ok and problems and all("\n" not in p for p in problems)
+
+
+def test_import_reads_a_bundle_after_checking_it_whole_and_a_forged_one_writes_nothing(
+    made: dict[str, Any], tmp_path: Path
+) -> None:
+    forged = tmp_path / "forged.bundle"
+    forged.write_bytes(_changed(made["data"], b"Stan Lee", b"Stan Lex"))
+    elsewhere = tmp_path / "elsewhere"
+    code, out = run(elsewhere, "import", str(forged))
+    assert code == 1 and out.count("\n") == 1, out
+    assert out.startswith("arborist: error: the bundle does not hold: chunk "), out
+    with Arborist(elsewhere) as app:
+        assert app.sessions() == []
+    code, out = run(elsewhere, "import", str(made["bundle"]))
+    assert code == 0 and "4" in out, out
+    with Arborist(elsewhere) as app:
+        assert [s.sid for s, _ in app.sessions()] == [made["sid"]]
+        assert app.node("creators", made["sid"]).answer_text.startswith("Spider-Man was created")
+    code, out = run(elsewhere, "verify")
+    assert code == 0, out
+    code, out = run(elsewhere, "import", str(made["bundle"]))  # again: already present
+    assert code == 0, out
