@@ -99,14 +99,19 @@ def _records(
         for e in events
         if e.event_type == "cache_write" and isinstance(e.body, dict)
     }
+    added = {
+        (e.body.get("document_id"), e.body.get("source_root")): e
+        for e in events
+        if e.event_type == "document_add" and isinstance(e.body, dict)
+    }
     records: list[dict[str, Any]] = []
     documents: dict[str, dict[str, Any]] = {}
     chunks: dict[tuple[str, int], dict[str, Any]] = {}
+    keys: set[str] = set()
     for turn in turns:
-        if parse_bates(turn["bates"])[1] == 0 or any(
-            r["cache_key"] == turn["cache_key"] for r in records
-        ):
+        if parse_bates(turn["bates"])[1] == 0 or turn["cache_key"] in keys:
             continue
+        keys.add(turn["cache_key"])
         stored = key_records(conn, turn["cache_key"])
         if not stored:
             raise BadInput(
@@ -117,7 +122,7 @@ def _records(
             record = load_record(conn, row.id)
             records.append(_record(row, record, writes))
             for item in record.evidence:
-                _document(documents, item, events)
+                _document(documents, item, added)
                 _chunk(chunks, item)
     return records, [documents[k] for k in sorted(documents)], [chunks[k] for k in sorted(chunks)]
 
@@ -157,25 +162,22 @@ def _evidence(item: Any) -> dict[str, Any]:
     }
 
 
-def _document(documents: dict[str, dict[str, Any]], item: Any, events: list[AuditEvent]) -> None:
+def _document(
+    documents: dict[str, dict[str, Any]], item: Any, added: dict[tuple[Any, Any], AuditEvent]
+) -> None:
+    """The document an evidence item cites, by its ``document_add`` event (``added``: the
+    events by document id and root)."""
     if item.source_root in documents:
         return
-    for event in events:
-        body = event.body
-        if (
-            event.event_type == "document_add"
-            and isinstance(body, dict)
-            and body.get("document_id") == item.document_id
-            and body.get("source_root") == item.source_root
-        ):
-            documents[item.source_root] = {
-                "source_root": item.source_root,
-                "chunk_count": body.get("chunk_count"),
-                "title": body.get("title"),
-                "event_seq": event.seq,
-            }
-            return
-    raise IntegrityError(f"document {item.source_root[:12]}…: no document_add event records it")
+    event = added.get((item.document_id, item.source_root))
+    if event is None:
+        raise IntegrityError(f"document {item.source_root[:12]}…: no document_add event records it")
+    documents[item.source_root] = {
+        "source_root": item.source_root,
+        "chunk_count": event.body.get("chunk_count"),
+        "title": event.body.get("title"),
+        "event_seq": event.seq,
+    }
 
 
 def _chunk(chunks: dict[tuple[str, int], dict[str, Any]], item: Any) -> None:

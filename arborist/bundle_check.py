@@ -136,9 +136,13 @@ def _turn_problems(bundle: dict[str, Any], events: Events) -> Iterator[str]:
     for record in bundle["records"]:
         records.setdefault(record["cache_key"], []).append(record)
     titles = {doc["source_root"]: doc["title"] for doc in bundle["documents"]}
+    renames: dict[str, list[tuple[int, Any]]] = {}  # each turn's label events, in order
+    for seq in sorted(events):
+        if events[seq]["event_type"] == "label" and type(events[seq]["bates"]) is str:
+            renames.setdefault(events[seq]["bates"], []).append((seq, events[seq]["body"]))
     for bates, turn in turns.items():
         sid, seq = parse_bates(bates)
-        problem = _turn_problem(turn, turns, sessions.get(sid), events)
+        problem = _turn_problem(turn, turns, sessions.get(sid), events, renames)
         if problem is None and seq > 0:
             problem = _answer_problem(turn, records.get(turn["cache_key"], []), titles)
         if problem is not None:
@@ -146,7 +150,11 @@ def _turn_problems(bundle: dict[str, Any], events: Events) -> Iterator[str]:
 
 
 def _turn_problem(
-    turn: dict[str, Any], turns: dict[str, Any], session: dict[str, Any] | None, events: Events
+    turn: dict[str, Any],
+    turns: dict[str, Any],
+    session: dict[str, Any] | None,
+    events: Events,
+    renames: dict[str, list[tuple[int, Any]]],
 ) -> str | None:
     sid, seq = parse_bates(turn["bates"])
     if session is None:
@@ -171,10 +179,7 @@ def _turn_problem(
     where = (sid, None if seq == 0 else turn["bates"])
     if event is None or (event["sid"], event["bates"]) != where or event["body"] != body:
         return f"the {kinds[0]} event at its event_seq does not record it as it is"
-    renamed = [
-        e["body"] for s, e in sorted(events.items())
-        if s > turn["event_seq"] and e["event_type"] == "label" and e["bates"] == turn["bates"]
-    ]  # fmt: skip
+    renamed = [body for seq, body in renames.get(turn["bates"], []) if seq > turn["event_seq"]]
     last = renamed[-1] if renamed else {"label": turn["created_label"]}
     if type(last) is not dict or last.get("label") != turn["label"]:
         return "its label is not the one its label events leave it"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arborist import views
+from arborist.bundle import BUNDLE_START
 from arborist.commands import (
     JSON,
     LIMIT,
@@ -35,7 +36,6 @@ from arborist.commands import (
     refuse,
     shown,
 )
-from arborist.bundle import BUNDLE_START
 from arborist.errors import BadInput, NotFound
 from arborist.forest.shard import Node, Session
 from arborist.private import write_private_text
