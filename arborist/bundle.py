@@ -124,6 +124,7 @@ def _records(
             for item in record.evidence:
                 _document(documents, item, added)
                 _chunk(chunks, item)
+    records.sort(key=lambda record: (record["cache_key"], record["revision"]))
     return records, [documents[k] for k in sorted(documents)], [chunks[k] for k in sorted(chunks)]
 
 

@@ -30,7 +30,14 @@ from arborist.audit import Checkpoint
 from arborist.bundle_shape import CHAINS, read_bundle, shape_problems
 from arborist.forest.bates import parse_bates
 from arborist.forest.shard import node_event_body, session_event_body, titles_json
-from arborist.hashing import cache_key, event_hash, leaf_hash, node_hash, question_hash
+from arborist.hashing import (
+    cache_key,
+    canonical_text,
+    event_row_hash,
+    leaf_hash,
+    node_row_hash,
+    question_hash,
+)
 from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, evidence_root, record_hash
 from arborist.merkle import verify_inclusion
 from arborist.store.cache import SUPERSEDED_REASON, write_event_body
@@ -106,9 +113,9 @@ def _chain_problems(name: str, chain: dict[str, Any], spans: dict[str, Events]) 
             problems.append(f"{what}: seq {seq} follows seq {before['seq']}: the span has a gap")
         elif before is not None and event["prev_event_hash"] != before["event_hash"]:
             problems.append(f"{what}: seq {seq}: its prev_event_hash is not seq {seq - 1}'s hash")
-        recomputed = event_hash(
-            event["prev_event_hash"], event_type=event["event_type"], sid=event["sid"],
-            bates=event["bates"], body=event["body"], created_at=event["created_at"],
+        recomputed = event_row_hash(  # the body as the file wrote it: canonical already
+            event["prev_event_hash"], event["event_type"], event["sid"], event["bates"],
+            canonical_text(event["body"]), event["created_at"],
         )  # fmt: skip
         if recomputed != event["event_hash"]:
             problems.append(f"{what}: seq {seq}: its event_hash does not recompute")
@@ -162,10 +169,9 @@ def _turn_problem(
     parent = turns.get(turn["parent_bates"]) if turn["parent_bates"] is not None else None
     if seq > 0 and (parent is None or parse_bates(parent["bates"])[0] != sid):
         return "its parent is not in the bundle"
-    digest = node_hash(
-        parent_node_hash=parent["node_hash"] if parent else None, bates=turn["bates"],
-        question=turn["question"], cache_key=turn["cache_key"], audit_mode=turn["audit_mode"],
-        created_at=turn["created_at"], label=turn["created_label"],
+    digest = node_row_hash(
+        parent["node_hash"] if parent else None, turn["bates"], turn["question"],
+        turn["cache_key"], turn["audit_mode"], turn["created_at"], turn["created_label"],
     )  # fmt: skip
     if digest != turn["node_hash"]:
         return "its node_hash does not recompute from its fields and its parent's"

@@ -4,8 +4,8 @@ from untrusted bytes with one-line refusals.
 A bundle is one canonical JSON value (docs/design.md section 2), so the bytes of an honest
 bundle are exactly ``canonical_json`` of what they parse to: :func:`read_bundle` holds them
 to it, which refuses in one line a file that is cut short, is not JSON, holds a float, an
-integer beyond ±(2^53−1), a lone surrogate, nesting deeper than
-:data:`arborist.safejson.MAX_DEPTH`, a key twice in one object, or a byte of spacing or key
+integer beyond ±(2^53−1), a lone surrogate, nesting deeper than the parser goes, a key
+twice in one object, or a byte of spacing or key
 order changed. :func:`shape_problems` then names every entry whose fields are not exactly
 the format's, of their JSON types, in the format's order and each once: what
 :mod:`arborist.bundle_check` needs before it recomputes a hash.
@@ -18,11 +18,11 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from arborist.errors import BadInput, CanonicalJSONError, IntegrityError
+from arborist.errors import BadInput, IntegrityError
 from arborist.forest.bates import is_bates, is_sid
 from arborist.forest.transfer import TURN_FIELDS, turn_problem
-from arborist.hashing import CACHE_KEY_DIMENSIONS, MAX_SAFE_INTEGER, canonical_json
-from arborist.safejson import decode, loads
+from arborist.hashing import CACHE_KEY_DIMENSIONS, MAX_SAFE_INTEGER, canonical_text
+from arborist.safejson import decode
 
 __all__ = ["BUNDLE_FORMAT", "BundleUnreadable", "CHAINS", "read_bundle", "shape_problems"]
 
@@ -138,26 +138,66 @@ _TABLES = {"sessions": SESSION, "turns": TURN, "records": RECORD, "documents": D
            "chunks": CHUNK}  # fmt: skip
 
 
+class _NotCanonical(ValueError):
+    """A value canonical JSON never holds, met while parsing."""
+
+
+def _no_float(text: str) -> Any:
+    raise _NotCanonical(f"it holds a float ({text[:24]})")
+
+
+def _no_constant(text: str) -> Any:
+    raise _NotCanonical(f"it holds {text}")
+
+
+def _safe_int(text: str) -> int:
+    value = int(text)  # over 4,300 digits: a ValueError, refused below
+    if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+        raise _NotCanonical("it holds an integer beyond ±(2^53−1)")
+    return value
+
+
 def read_bundle(data: bytes) -> dict[str, Any]:
     """The bundle ``data`` holds, as parsed: raise :class:`BundleUnreadable` (one line)
-    for bytes that are not a canonical JSON object of this format."""
+    for bytes that are not a canonical JSON object of this format.
+
+    One parse and one re-encoding, both in C: a float, NaN or an integer beyond ±(2^53−1)
+    is refused as it is parsed, nesting deeper than the parser goes (about 1,000 levels)
+    as it recurses, a lone surrogate as the re-encoding is made UTF-8, and anything else
+    canonical JSON writes otherwise by comparing the bytes."""
     try:
-        value = loads(decode(data, "the bundle"))
-    except (BadInput, ValueError) as exc:  # a JSONDecodeError is a ValueError
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        try:
+            decode(data, "the bundle")  # names the first bad byte
+        except BadInput as exc:
+            raise BundleUnreadable(str(exc)) from None
+        raise  # pragma: no cover - decode refuses what bytes.decode refused
+    try:
+        value = json.loads(
+            text, parse_float=_no_float, parse_int=_safe_int, parse_constant=_no_constant
+        )
+    except _NotCanonical as exc:
+        raise BundleUnreadable(f"the bundle is not canonical JSON: {exc}") from None
+    except RecursionError:
+        raise BundleUnreadable("the bundle is not JSON: it is nested too deeply") from None
+    except ValueError as exc:  # a JSONDecodeError, or an integer of too many digits
         if isinstance(exc, json.JSONDecodeError):
             at = f" (at character {exc.pos})" if exc.pos else ""
             detail = f"{exc.msg}{at}: cut short or damaged"
         else:
-            detail = str(exc)
+            detail = "it holds an integer of too many digits"
         raise BundleUnreadable(f"the bundle is not JSON: {detail}") from None
     if type(value) is not dict or value.get("format") != BUNDLE_FORMAT:
         named = repr(value.get("format")) if type(value) is dict else "none"
         named = named if len(named) <= 60 else f"{named[:57]}..."
         raise BundleUnreadable(f"not an {BUNDLE_FORMAT} bundle (its format is {named})")
     try:
-        canonical = canonical_json(value)
-    except CanonicalJSONError as exc:
-        raise BundleUnreadable(f"the bundle is not canonical JSON: {exc}") from None
+        canonical = canonical_text(value).encode("utf-8")
+    except UnicodeEncodeError:
+        raise BundleUnreadable(
+            "the bundle is not canonical JSON: it holds a lone surrogate"
+        ) from None
     if canonical != data:
         raise BundleUnreadable(
             "the bundle is not canonical JSON (sorted keys, no spacing, each value written "
