@@ -75,7 +75,9 @@ def check_bundle(data: bytes) -> BundleReport:
     """Check the bundle ``data`` holds; :class:`~arborist.bundle_shape.BundleUnreadable`
     (one line) when the bytes are no bundle at all."""
     bundle = read_bundle(data)
-    problems = shape_problems(bundle)
+    problems = shape_problems(bundle) or (
+        [] if bundle["sessions"] else ["the bundle holds no session: it proves nothing"]
+    )
     if problems:
         return BundleReport(tuple(problems))
     spans: dict[str, Events] = {}

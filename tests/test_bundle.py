@@ -228,6 +228,12 @@ def test_hostile_bundles_are_one_line_exit_1_no_traceback_and_nothing_written(
         "a float": data.replace(b'"revision":1', b'"revision":1.0', 1),
         "a lone surrogate": data.replace(b"Stan Lee", b"Stan \\ud800", 1),
         "extra field": canonical_json({**bundle, "extra": 1}),
+        "no session": canonical_json(
+            {
+                **bundle,
+                **{key: [] for key in ("sessions", "turns", "records", "documents", "chunks")},
+            }
+        ),
         "a document of another root": canonical_json(
             _set(bundle, ("documents", 0, "source_root"), "0" * 64)
         ),
