@@ -5,12 +5,13 @@ can claim now, export and import. :class:`arborist.app.Arborist` is a :class:`Ho
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from arborist.app_home import Home
 from arborist.audit import head_checkpoint
+from arborist.bundle import build_bundle, bundle_export_lines
 from arborist.checks import import_conflict
 from arborist.errors import BadInput
 from arborist.forest.bates import is_bates
@@ -130,6 +131,20 @@ class HomeForest(Home):
     def export_session(self, sid: str) -> list[dict[str, Any]]:
         """A session as JSON-ready records: its header, then every turn it minted."""
         return list(export_session(self.sessions_conn, sid))
+
+    def export_bundle(self, sids: Sequence[str]) -> bytes:
+        """Sessions ``sids`` as one bundle (docs/bundle.md): their turns, records, cited
+        chunks with proofs, documents and both chains' spans, as canonical JSON bytes that
+        a reader checks with no home (refused in one line when this home's own do not hold)."""
+        return build_bundle(
+            self.sessions_conn, self.store_conn, [self.session(s).sid for s in sids]
+        )
+
+    def import_bundle(self, data: bytes) -> ImportResult:
+        """Import the sessions of a bundle: the whole bundle is checked first (every hash,
+        proof and chain link; a failure is one line and nothing is written), then its turns
+        are imported as an export's are (:meth:`import_sessions`)."""
+        return self.import_sessions(bundle_export_lines(data))
 
     def import_sessions(self, lines: Iterable[str]) -> ImportResult:
         """Import exported sessions into this shard (every hash re-proved; all or nothing).

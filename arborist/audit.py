@@ -36,6 +36,7 @@ __all__ = [
     "ProblemKind",
     "append_event",
     "bodies_since",
+    "chain_events",
     "check_chain",
     "check_chain_reporting",
     "differing_fields",
@@ -180,6 +181,23 @@ def bodies_since(
         if isinstance(parsed, dict):
             bodies.append(parsed)
     return bodies
+
+
+def chain_events(conn: sqlite3.Connection, first_seq: int = 1) -> list[AuditEvent]:
+    """Every event from ``first_seq`` to the head, in order, each body decoded (a body that
+    is not JSON is kept as its stored text: whoever hashes it again then fails to match)."""
+    events = []
+    for seq, event_type, sid, bates, prev, digest, body, created_at in conn.execute(
+        "SELECT seq, event_type, sid, bates, prev_event_hash, event_hash, body, created_at "
+        "FROM audit_events WHERE seq >= ? ORDER BY seq",
+        (first_seq,),
+    ):
+        try:
+            decoded = json.loads(body)
+        except (TypeError, ValueError, RecursionError):
+            decoded = body
+        events.append(AuditEvent(seq, event_type, sid, bates, prev, digest, decoded, created_at))
+    return events
 
 
 def event_count(conn: sqlite3.Connection) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from arborist import views
+from arborist.bundle import BUNDLE_START
 from arborist.commands import (
     JSON,
     LIMIT,
@@ -377,12 +378,19 @@ def _root(desk: Desk, args: argparse.Namespace) -> Outcome:
 
 @command(
     "export",
-    "a session as JSON Lines (session --export)",
-    arg("sid", nargs="?", metavar="SID", help="the session (default: this one)"),
+    "a session as JSON Lines (session --export), or sessions as a bundle a reader can verify",
+    arg("sids", nargs="*", metavar="SID", help="the session(s) (default: this one)"),
     arg("--out", metavar="FILE", help="write the lines to FILE instead of showing them"),
-)
+    arg("--bundle", metavar="FILE",
+        help="write the sessions, their records, cited chunks, proofs and chain spans to FILE "
+             "as one bundle (docs/bundle.md) that `verify --bundle` checks with no home"),
+)  # fmt: skip
 def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
-    sid = desk.session_id(args.sid)
+    if args.bundle is not None:
+        return _export_bundle(desk, args)
+    if len(args.sids) > 1:
+        refuse(desk, "export", "JSON Lines hold one session: give one SID, or --bundle FILE")
+    sid = desk.session_id(args.sids[0] if args.sids else None)
     records = desk.app.export_session(sid)
     text = views.export_jsonl(records)
     if args.out is None:
@@ -396,10 +404,28 @@ def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
     )
 
 
+def _export_bundle(desk: Desk, args: argparse.Namespace) -> Outcome:
+    if args.out is not None:
+        refuse(desk, "export", "--bundle FILE names the file: --out is for JSON Lines")
+    sids = list(dict.fromkeys(args.sids)) or [desk.session_id()]
+    data = desk.app.export_bundle(sids)  # refused before anything is written
+    try:
+        write_private_text(Path(args.bundle), data.decode("utf-8"))
+    except OSError as exc:
+        raise BadInput(f"cannot write {args.bundle}: {exc.strerror or exc}") from None
+    return Outcome(
+        f"bundled {len(sids)} session(s) ({len(data)} bytes) to {views.field(args.bundle)}"
+    )
+
+
 @command(
     "import",
-    "sessions from JSON Lines, hashes re-proved (session --import)",
-    arg("file", metavar="FILE", help="written by export (- : standard input, at a shell)"),
+    "sessions from JSON Lines or a bundle, hashes re-proved (session --import)",
+    arg(
+        "file",
+        metavar="FILE",
+        help="written by export, or export --bundle (- : standard input, at a shell)",
+    ),
     JSON,
 )
 def _import(desk: Desk, args: argparse.Namespace) -> Outcome:
@@ -419,7 +445,10 @@ def _import_from(desk: Desk, name: str, command_name: str, args: argparse.Namesp
                 read = import_lines(file, name)
         except OSError as exc:
             raise BadInput(f"cannot read {name}: {exc.strerror or exc}") from None
-    done = desk.app.import_sessions(read)
+    if len(read) == 1 and read[0].startswith(BUNDLE_START):  # a bundle is one line
+        done = desk.app.import_bundle(read[0].encode("utf-8"))
+    else:
+        done = desk.app.import_sessions(read)
     return shown(args, lambda: views.import_text(done), lambda: views.import_json(done),
                  changed=True)  # fmt: skip
 

@@ -14,6 +14,7 @@ from typing import Any
 from arborist import views
 from arborist.app import Verification
 from arborist.audit import ChainReport, Checkpoint
+from arborist.bundle_check import check_bundle, witness_problems
 from arborist.commands import (
     ANSWER,
     CHECKPOINTS,
@@ -28,6 +29,7 @@ from arborist.commands import (
     arg,
     command,
     either,
+    refuse,
     seconds,
     shown,
 )
@@ -264,9 +266,14 @@ def verification_json(
     arg("--witness", dest="witnesses", action="append", default=[], metavar="NOTEBOOK",
         help="a saved notebook whose %%%%ask outputs recorded both stores' chain heads; "
              "each is checked against its own store's chain (repeatable)"),
+    arg("--bundle", metavar="FILE",
+        help="check a bundle (export --bundle) on its own, with no home: every hash, proof "
+             "and chain link; with --witness, the notebook's heads against its chain spans"),
     JSON,
 )  # fmt: skip
 def _verify(desk: Desk, args: argparse.Namespace) -> Outcome:
+    if args.bundle is not None:
+        return _verify_bundle(desk, args)
     given: list[Checkpoint] = list(dict.fromkeys(args.checkpoints))
     witnesses: list[Heads] = []
     for notebook in args.witnesses:
@@ -285,6 +292,30 @@ def _verify(desk: Desk, args: argparse.Namespace) -> Outcome:
         ),
         lambda: verification_json(result, total, witnessed),
         failed=failed if result.problems else None,
+    )
+
+
+def _verify_bundle(desk: Desk, args: argparse.Namespace) -> Outcome:
+    """``verify --bundle FILE``: the bundle alone (no store is opened, none is made)."""
+    if args.checkpoints:
+        refuse(desk, "verify", "--checkpoint names a head of this home: with --bundle, give "
+               "the notebook that recorded it (--witness)")  # fmt: skip
+    try:
+        data = Path(args.bundle).read_bytes()
+    except OSError as exc:
+        raise BadInput(f"cannot read {args.bundle}: {exc.strerror or exc}") from None
+    report = check_bundle(data)
+    witnesses: list[Heads] = []
+    for notebook in args.witnesses:
+        witnesses += witness_checkpoints(notebook)
+    problems = [*report.problems, *(witness_problems(report, witnesses) if report.ok else ())]
+    heads = sum(len(h.named()) for h in witnesses)
+    failed = f"the bundle does not hold: {len(problems)} problem(s) (see above)"
+    return shown(
+        args,
+        lambda: views.bundle_text(report, problems, heads if args.witnesses else None),
+        lambda: views.bundle_json(report, problems, heads),
+        failed=failed if problems else None,
     )
 
 

@@ -32,6 +32,8 @@ from arborist.terminal import gutter, inert
 from arborist.views_common import field
 from arborist.views_forest import (
     branches_text,
+    bundle_json,
+    bundle_text,
     export_jsonl,
     find_json,
     find_text,
@@ -48,6 +50,8 @@ from arborist.views_forest import (
 __all__ = [
     "answer_text",
     "branches_text",
+    "bundle_json",
+    "bundle_text",
     "chain_check_json",
     "chain_check_text",
     "derived_text",

@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from arborist.bundle_check import BundleReport
 from arborist.forest.render import format_node
 from arborist.forest.shard import FindHit, Node, Session
 from arborist.forest.transfer import ImportResult
@@ -19,6 +20,8 @@ from arborist.views_common import field
 __all__ = [
     "Audit",
     "branches_text",
+    "bundle_json",
+    "bundle_text",
     "export_jsonl",
     "find_json",
     "find_text",
@@ -142,3 +145,41 @@ def sessions_json(sessions: Sequence[tuple[Session, int]]) -> list[dict[str, Any
         }
         for s, n in sessions
     ]
+
+
+def _bundle_heads(report: BundleReport) -> dict[str, str | None]:
+    return {
+        name: str(head) if (head := report.head(name)) else None for name in ("sessions", "store")
+    }
+
+
+def bundle_text(report: BundleReport, problems: Sequence[str], witnessed: int | None) -> str:
+    """One line per problem; or, when all holds, what the bundle proves and each chain's
+    head, with how many notebook heads its spans hold (``witnessed``, with --witness)."""
+    if problems:
+        return "\n".join(problems)
+    heads = _bundle_heads(report)
+    lines = [
+        f"bundle  ok  {report.sessions} sessions, {report.turns} turns, {report.records} "
+        f"records, {report.documents} documents, {report.chunks} chunks",
+        *(f"{name}.db  span ends at checkpoint {head}" if head else f"{name}.db  no span"
+          for name, head in heads.items()),
+    ]  # fmt: skip
+    if witnessed is not None:
+        lines.append(f"every witnessed head is in the bundle's spans ({witnessed})")
+    return "\n".join(lines)
+
+
+def bundle_json(report: BundleReport, problems: Sequence[str], witnessed: int) -> dict[str, Any]:
+    """What ``verify --bundle`` found, as JSON."""
+    return {
+        "ok": not problems,
+        "problems": list(problems),
+        "sessions": report.sessions,
+        "turns": report.turns,
+        "records": report.records,
+        "documents": report.documents,
+        "chunks": report.chunks,
+        "heads": _bundle_heads(report),
+        "witnessed": witnessed,
+    }

@@ -43,11 +43,19 @@ from arborist.forest.shard import (
 from arborist.hashing import node_hash, subtree_hash_bytes
 from arborist.safejson import loads as safe_loads
 
-__all__ = ["EXPORT_FORMAT", "ImportResult", "export_session", "import_lines", "refold_all"]
+__all__ = [
+    "EXPORT_FORMAT",
+    "ImportResult",
+    "TURN_FIELDS",
+    "export_session",
+    "import_lines",
+    "refold_all",
+    "turn_problem",
+]
 
 EXPORT_FORMAT = "arborist-session/1"
 
-_NODE_FIELDS = (
+TURN_FIELDS = (
     "bates",
     "parent_bates",
     "question",
@@ -89,7 +97,7 @@ def export_session(conn: sqlite3.Connection, sid: str) -> Iterator[dict[str, Any
         "WHERE n.sid = ? ORDER BY n.seq",
         (session.sid,),
     ):
-        record = dict(zip((*_NODE_FIELDS, "subtree_hash"), row, strict=True))
+        record = dict(zip((*TURN_FIELDS, "subtree_hash"), row, strict=True))
         record["cited_titles"] = json.loads(record["cited_titles"])
         yield {"type": "node", **record}
 
@@ -117,7 +125,7 @@ def _parse(lines: Iterable[str]) -> tuple[dict[str, dict[str, Any]], list[dict[s
                 raise BadInput(f"line {number}: its sid is not YYYYMMDDTHHMMSSZ-xxxxxx")
             sessions[sid] = item
         else:
-            missing = [f for f in _NODE_FIELDS if f not in item]
+            missing = [f for f in TURN_FIELDS if f not in item]
             if missing:
                 raise BadInput(f"line {number}: node lacks {', '.join(missing)}")
             item["_line"] = number
@@ -135,6 +143,12 @@ _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\
 """A time as arborist stores and hashes it (:mod:`arborist.clock`)."""
 
 _TEXTS = ("question", "answer_text", "cache_key", "audit_mode", "created_at", "node_hash")
+
+
+def turn_problem(item: dict[str, Any]) -> str | None:
+    """Why an exported turn (every field of :data:`TURN_FIELDS` present) is none an honest
+    writer makes, in a phrase naming the turn, or None (a bundle's turns are held to it)."""
+    return _field_problem(item)
 
 
 def _field_problem(item: dict[str, Any]) -> str | None:

@@ -43,6 +43,7 @@ from arborist.store.cache.records import (
 from arborist.store.cache.rows import (
     StoredEvidence,
     StoredRecord,
+    key_records,
     recomputed_hash,
     stored_evidence,
     stored_records,
@@ -80,6 +81,7 @@ __all__ = [
     "count_hit",
     "counts_by_state",
     "falsify",
+    "key_records",
     "latest_states",
     "list_records",
     "load_record",

@@ -15,6 +15,7 @@ from arborist.store.cache.records import DIMENSION_COLUMNS, CacheRecord
 __all__ = [
     "StoredEvidence",
     "StoredRecord",
+    "key_records",
     "recomputed_hash",
     "stored_evidence",
     "stored_records",
@@ -88,14 +89,23 @@ def recomputed_hash(
         return None
 
 
+_STORED_SQL = (
+    "SELECT id, cache_key, revision, question, answer_text, audit_mode, record_hash, "
+    "created_at, model_profile_json, policy_json, response_json, state, state_reason, "
+    f"{DIMENSION_COLUMNS} FROM cache_records"
+)
+
+
 def stored_records(conn: sqlite3.Connection) -> list[StoredRecord]:
     """Every record's row, in the order they were written."""
-    rows = conn.execute(
-        "SELECT id, cache_key, revision, question, answer_text, audit_mode, record_hash, "
-        "created_at, model_profile_json, policy_json, response_json, state, state_reason, "
-        f"{DIMENSION_COLUMNS} FROM cache_records ORDER BY id"
-    ).fetchall()
+    rows = conn.execute(f"{_STORED_SQL} ORDER BY id").fetchall()
     return [_stored_record(row) for row in rows]
+
+
+def key_records(conn: sqlite3.Connection, cache_key: str) -> list[StoredRecord]:
+    """Every revision's row under ``cache_key``, oldest first (what a bundle carries)."""
+    rows = conn.execute(f"{_STORED_SQL} WHERE cache_key = ? ORDER BY revision", (cache_key,))
+    return [_stored_record(row) for row in rows.fetchall()]
 
 
 def _stored_record(row: Sequence[Any]) -> StoredRecord:
