@@ -60,6 +60,7 @@ from arborist.standalone_words import (
     SEQUELS,
     SOMEONE,
     SUBORDINATORS,
+    TIMES,
     UNIQUE,
     WH,
     WHEN,
@@ -191,7 +192,7 @@ def _expletive(said: Said, i: int) -> bool:
         return said.new_within(i + 2, min(i + 9, len(said.texts)))
     if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):
         return False
-    for k in range(i + 1, min(i + 7, len(said.texts))):
+    for k in range(i + 1, min(i + 8, len(said.texts))):
         if said.kinds[k] == "mark":
             return False
         if said.texts[k] in SUBORDINATORS:
@@ -210,8 +211,8 @@ def _points_within(said: Said, i: int) -> bool:
         or (said.content(i + 1) and said.ends_clause(i + 2))  # "put that line?"
     ):
         return True  # a conjunction or a relative pronoun: "so that", "a list that"
-    if texts[i] == "this" and _forward(said, i):
-        return True
+    if texts[i] == "this" and (_forward(said, i) or set(texts[i + 1 : i + 2]) & TIMES):
+        return True  # "this year": now
     named = said.named and texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES
     if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
         near = range(i + 1, min(i + 5, len(texts)))

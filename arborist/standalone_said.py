@@ -187,13 +187,14 @@ class Said:
     def relative(self, j: int) -> bool:
         """The determiner at ``j`` opens a noun phrase that is relative to something given:
         "a better way", "a different approach", or "an example" with nothing after it (but
-        "explain recursion with an example": what came before it is what it is of)."""
+        "explain recursion with an example": what came before it is what it is of; not the
+        noun "what (exactly) is" defines)."""
         after = self.texts[j + 1 : j + 2]
         if set(after) & RELATIVE:
             return True
         of_before = self.texts[j - 1 : j] == ["with"] and self.first_content < j - 1
         span = range(j + 1, min(j + 2, len(self.texts)))
-        defining = j == 2 and self.texts[:2] == ["what", "is"]
+        defining = self.texts[:1] == ["what"] and j in (2, 3) and self.texts[j - 1] == "is"
         defining = defining and not set(self.texts[j + 1 : j + 2]) & EVALUATIVE
         if self.texts[j] in ("a", "an") and not defining:
             span = self.phrase(j + 1)  # "a vegetarian version", not "What is a p-value"
@@ -209,10 +210,11 @@ class Said:
 
     def anchored(self, span: range) -> bool:
         """The noun phrase at ``span`` says which thing it is: it holds a name, a literal or a
-        proper name ("the GIL"), or what it is of follows it ("the output of ls")."""
+        proper name ("the GIL"), or what it is of follows it ("the output of ls"; not a
+        preposition left at the end of its clause: "what the acronym stood for")."""
         after = self.texts[span.stop : span.stop + 1]
         named = any(self.kinds[k] != "word" or self.proper[k] for k in span)
-        return named or bool(set(after) & OWNERS)
+        return named or (bool(set(after) & OWNERS) and not self.ends_clause(span.stop + 1))
 
     def of_a_name(self, span: range) -> bool:
         """What the noun phrase at ``span`` is of follows it and is named ("the first president

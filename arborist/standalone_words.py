@@ -64,6 +64,7 @@ __all__ = [
     "SEQUELS",
     "SOMEONE",
     "SUBORDINATORS",
+    "TIMES",
     "TOKEN",
     "UNIQUE",
     "WH",
@@ -93,6 +94,11 @@ SUBORDINATORS = wordset("to that when if whether")
 """``it`` next to one of :data:`BE` or :data:`EXPLETIVE_VERBS` and followed in its clause
 by one of these stands for the clause ("Is it possible to ...", "What does it mean when ...",
 "How does it work when a company does a stock split?")."""
+TIMES = wordset(
+    "year years month week weekend day morning afternoon evening night time season summer "
+    "winter spring autumn fall decade century semester quarter"
+)
+"""After "this", these name the present ("this year", "this morning"), not a thing said before."""
 ACKNOWLEDGEMENTS = wordset("ok okay alright thanks thank cool great hmm")
 """Replies to the turn above, skipped before reading the opener ("ok but for IPv6")."""
 CONTINUATIONS = (
@@ -185,7 +191,8 @@ OWNED = DEPENDENT | wordset(
     "syntax complexity signature purpose meaning reason answer code summary overview year "
     "sequel prequel author plot ending reception budget license price cost runtime version "
     "effects risks downsides drawbacks benefits advantages disadvantages limitations pros cons "
-    "criticism criticisms catch substitute replacement recipe ingredients instructions steps "
+    "criticism criticisms counterargument counterarguments rebuttal rebuttals objection "
+    "objections catch title edition editions coefficient coefficients substitute replacement recipe ingredients instructions steps "
     "requirements penalty penalties implications consequences dosage dose quantities amounts "
     "serving servings portion portions acronym abbreviation"
 )
