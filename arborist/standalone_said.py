@@ -202,9 +202,12 @@ class Said:
         return owned and not self.anchored(span) and not of_before
 
     def phrase(self, i: int) -> range:
-        """The run of content words from ``i`` (at most three): a noun phrase, read roughly."""
+        """The run of content words from ``i`` (at most three): a noun phrase, read roughly; a
+        word in -ed after its first is the verb ("after the war ended")."""
         end = i
         while end < min(i + 3, len(self.texts)) and self.content(end):
+            if end > i and len(self.texts[end]) > 4 and self.texts[end].endswith("ed"):
+                break
             end += 1
         return range(i, end)
 
