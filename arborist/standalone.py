@@ -384,7 +384,7 @@ def _owned(said: Said) -> bool:
     spans = [said.phrase(j + 1) for j in range(len(texts) - 1) if texts[j] in SEEKERS]
     return any(
         any(_of_something(said, k, s) for k in s)
-        and not said.anchored(s)
+        and not said.owner_says(s)
         and (texts[s.start - 1] not in WH or said.said_after(s.stop) < 2)
         for s in spans
     )

@@ -26,6 +26,7 @@ from arborist.standalone_words import (
     RELATIVE,
     RELATIVES,
     TOKEN,
+    UNIQUE,
     WH,
 )
 from arborist.text_words import STOPWORDS, fold
@@ -199,7 +200,7 @@ class Said:
         if self.texts[j] in ("a", "an") and not defining:
             span = self.phrase(j + 1)  # "a vegetarian version", not "What is a p-value"
         owned = bool(span) and self.texts[span[-1]] in OWNED and self.ends_clause(span.stop)
-        return owned and not self.anchored(span) and not of_before
+        return owned and not self.owner_says(span) and not of_before
 
     def phrase(self, i: int) -> range:
         """The run of content words from ``i`` (at most three): a noun phrase, read roughly; a
@@ -218,6 +219,22 @@ class Said:
         after = self.texts[span.stop : span.stop + 1]
         named = any(self.kinds[k] != "word" or self.proper[k] for k in span)
         return named or (bool(set(after) & OWNERS) and not self.ends_clause(span.stop + 1))
+
+    def owner_says(self, span: range) -> bool:
+        """The noun phrase at ``span`` says which thing it is, as :meth:`anchored` reads it,
+        and what it is of, when that is "the N", says which too: "the p-value for the
+        interaction term" and "a newer edition of the book" are of the last answer's thing,
+        "the author of the book about Dune" and "the purpose of the liver" are not."""
+        texts = self.texts
+        while self.anchored(span):
+            if any(self.kinds[k] != "word" or self.proper[k] for k in span):
+                return True
+            if texts[span.stop + 1 : span.stop + 2] != ["the"]:
+                return True
+            span = self.phrase(span.stop + 2)
+            if not span or any(texts[k] in UNIQUE or (k > span[0] and texts[k] in KINDS) for k in span):
+                return True  # "the purpose of the liver", "the syntax of the walrus operator"
+        return False
 
     def of_a_name(self, span: range) -> bool:
         """What the noun phrase at ``span`` is of follows it and is named ("the first president
