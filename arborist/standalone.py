@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from arborist.standalone_replies import (
     corrects,
+    documented,
     edits,
     names_its_subject,
     picks,
@@ -129,6 +130,8 @@ def _stands(said: Said, asked: bool) -> bool:
     elif _continues(said):
         return False
     if not said.has_content() or _refers_back(said) or edits(said) or picks(said):
+        return False
+    if documented(said):
         return False
     if said.introduced(said.contrast) and not _definite_subject(said):
         return True

@@ -17,6 +17,7 @@ from arborist.standalone_words import (
     AUXILIARIES,
     COUNTERPARTS,
     DESTINATIONS,
+    DOCUMENTED,
     EDITS,
     INTRODUCERS,
     OWNERS,
@@ -24,11 +25,20 @@ from arborist.standalone_words import (
     PICKS,
     PRONOUNS,
     RELATIVES,
+    TIMED,
     UNIQUE,
     WH,
 )
 
-__all__ = ["corrects", "edits", "names_its_subject", "picks", "recalls_answer", "says_which"]
+__all__ = [
+    "corrects",
+    "documented",
+    "edits",
+    "names_its_subject",
+    "picks",
+    "recalls_answer",
+    "says_which",
+]
 
 
 def corrects(said: Said) -> bool:
@@ -163,3 +173,31 @@ def names_its_subject(said: Said) -> bool:
         )
         for k, t in enumerate(texts)
     )
+
+
+def documented(said: Said) -> bool:
+    """It asks about a part of a document or of its data with nothing saying whose: "the"
+    before a word of :data:`DOCUMENTED` ("What does the figure on page 4 show?", "what's the
+    page number", "Turn the bullet points into a paragraph"; a page or a participant's
+    number says where in it, not which document), or a step taken on it ("after the
+    filtering"). A name, a proper name, a quoted literal, a new noun phrase after it ("the
+    page limit for a college essay") or "of" and a word of its own ("the figure of speech")
+    says whose."""
+    texts, kinds = said.texts, said.kinds
+    if any(said.proper) or "name" in kinds:
+        return False
+    for i in range(len(texts) - 1):
+        if texts[i] != "the":
+            continue
+        step = i > 0 and texts[i - 1] in TIMED and texts[i + 1].endswith("ing")
+        if not (texts[i + 1] in DOCUMENTED or (step and said.ends_clause(i + 2))):
+            continue
+        after = range(i + 2, len(texts))
+        if any(kinds[k] == "literal" and texts[k][:1] in "'\"`" for k in after):
+            return False
+        if any(texts[k] in INTRODUCERS for k in after):
+            return False  # "the page limit for a college essay"
+        if texts[i + 2 : i + 3] == ["of"] and said.content(i + 3):
+            return False  # "the figure of speech"
+        return True
+    return False

@@ -30,6 +30,7 @@ __all__ = [
     "DEMONSTRATIVES",
     "DEPENDENT",
     "DESTINATIONS",
+    "DOCUMENTED",
     "EDITS",
     "EVALUATIVE",
     "EVEN_BEFORE",
@@ -64,6 +65,7 @@ __all__ = [
     "SEQUELS",
     "SOMEONE",
     "SUBORDINATORS",
+    "TIMED",
     "TIMES",
     "TOKEN",
     "UNIQUE",
@@ -243,6 +245,18 @@ substitute the eggs?"; "Translate \"good morning\" into Japanese" brings its own
 DESTINATIONS = wordset("into to as in for with instead")
 """After an edited noun phrase, these say what it becomes, not which it is ("the answer into
 French", "the answer as bullet points")."""
+DOCUMENTED = wordset(
+    "figure figures table tables chart charts graph graphs diagram diagrams page pages footnote "
+    "footnotes slide slides chapter chapters bullet bullets caption captions heading "
+    "headings transcript transcripts interview interviews participant participants respondent "
+    "respondents excerpt excerpts spreadsheet dataset column columns row rows"
+)
+"""Opening "the N", these are parts of a document or of its data ("the figure on page 4",
+"the bullet points", "the interview with participant 7"): one in the user's documents or
+the last answer, unless a name, a proper name or a new noun phrase says whose."""
+TIMED = wordset("after before during")
+"""Before "the" and a word in -ing, these place the question after a step taken ("after the
+filtering"): the step the last answer was about."""
 ANSWERED = wordset(
     "answer answers solution solutions code example examples explanation approach method "
     "response reply suggestion formula proof version list table script program query function "
