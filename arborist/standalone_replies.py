@@ -180,9 +180,9 @@ def documented(said: Said) -> bool:
     before a word of :data:`DOCUMENTED` ("What does the figure on page 4 show?", "what's the
     page number", "Turn the bullet points into a paragraph"; a page or a participant's
     number says where in it, not which document), or a step taken on it ("after the
-    filtering"). A name, a proper name, a quoted literal, a new noun phrase after it ("the
-    page limit for a college essay") or "of" and a word of its own ("the figure of speech")
-    says whose."""
+    filtering"). A name, a proper name, a quoted literal, a new noun phrase it is of ("the
+    page limit for a college essay"), "of" and a word of its own ("the figure of speech") or
+    a clause ("the transcripts I added") says whose."""
     texts, kinds = said.texts, said.kinds
     if any(said.proper) or "name" in kinds:
         return False
@@ -195,9 +195,13 @@ def documented(said: Said) -> bool:
         after = range(i + 2, len(texts))
         if any(kinds[k] == "literal" and texts[k][:1] in "'\"`" for k in after):
             return False
-        if any(texts[k] in INTRODUCERS for k in after):
-            return False  # "the page limit for a college essay"
-        if texts[i + 2 : i + 3] == ["of"] and said.content(i + 3):
+        stop = said.phrase(i + 1).stop
+        owner = texts[stop : stop + 2]
+        if owner[:1] and owner[0] in RELATIVES | ASKER:
+            return False  # "the interview transcripts I added": the asker's own
+        if len(owner) == 2 and owner[0] in OWNERS - {"into", "to", "as"} and owner[1] in INTRODUCERS:
+            return False  # "the page limit for a college essay"; not "into a paragraph"
+        if owner[:1] == ["of"] and said.content(stop + 1):
             return False  # "the figure of speech"
         return True
     return False
