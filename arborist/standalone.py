@@ -29,6 +29,7 @@ from arborist.standalone_words import (
     BE,
     COMPARATIVES,
     CONDITIONS,
+    CONTESTED,
     CONTINUATIONS,
     COUNTERPARTS,
     DEFINING,
@@ -129,14 +130,18 @@ def _stands(said: Said, asked: bool) -> bool:
         said = lifted
     elif _continues(said):
         return False
-    if not said.has_content() or _refers_back(said) or edits(said) or picks(said):
-        return False
-    if documented(said):
+    if not said.has_content() or _refers_back(said) or _replies(said):
         return False
     if said.introduced(said.contrast) and not _definite_subject(said):
         return True
     bare = asked and not said.has_clause and said.contents() < 3
     return not (_leans(said) or bare)
+
+
+def _replies(said: Said) -> bool:
+    """It edits the last answer, picks from it, or asks of a part of a document with nothing
+    saying whose (:mod:`arborist.standalone_replies`)."""
+    return edits(said) or picks(said) or documented(said)
 
 
 def _lifted(said: Said) -> Said | None:
@@ -409,16 +414,17 @@ def _of_something(said: Said, k: int, span: range) -> bool:
 def _definite_subject(said: Said) -> bool:
     """A yes/no question, one in the past, or "who is", about "the N" where nothing says
     which N: "Was the comic successful?", "Is the output sorted?", "When was the book
-    published?", "Who is the villain?" ("Can the json module ...?" says which: a name
-    before a kind; "Who is the author of Dune?": what it is of)."""
+    published?", "Who is the villain?", "Who won the rematch?": one contest ("Can the json
+    module ...?" says which: a name before a kind; "Who is the author of Dune?": what it is
+    of; "Who won the most medals?" is generic)."""
     texts = said.texts
     for i in range(1, min(len(texts) - 1, 6)):
         asked = (
             (i == 1 and texts[0] in AUXILIARIES)
             or (texts[i - 1] in PAST and texts[0] in WH)
-            or (i == 2 and texts[0] == "who" and texts[1] in DEFINING | PAST)
+            or (i == 2 and texts[0] == "who" and texts[1] in DEFINING | PAST | CONTESTED)
         )
-        if texts[i] == "the" and asked and _unsaid(said, i):
+        if texts[i] == "the" and asked and texts[i + 1] not in GENERIC and _unsaid(said, i):
             return True
     return _subject_unsaid(said)
 

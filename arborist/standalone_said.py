@@ -23,6 +23,7 @@ from arborist.standalone_words import (
     NOT_PROPER,
     OWNED,
     OWNERS,
+    RECIPIENTS,
     RELATIVE,
     RELATIVES,
     TOKEN,
@@ -199,7 +200,8 @@ class Said:
         defining = defining and not set(self.texts[j + 1 : j + 2]) & EVALUATIVE
         if self.texts[j] in ("a", "an") and not defining:
             span = self.phrase(j + 1)  # "a vegetarian version", not "What is a p-value"
-        owned = bool(span) and self.texts[span[-1]] in OWNED and self.ends_clause(span.stop)
+        owned = bool(span) and self.texts[span[-1]] in OWNED
+        owned = owned and (self.ends_clause(span.stop) or self.anchored(span))
         return owned and not self.owner_says(span) and not of_before
 
     def phrase(self, i: int) -> range:
@@ -215,10 +217,13 @@ class Said:
     def anchored(self, span: range) -> bool:
         """The noun phrase at ``span`` says which thing it is: it holds a name, a literal or a
         proper name ("the GIL"), or what it is of follows it ("the output of ls"; not a
-        preposition left at the end of its clause: "what the acronym stood for")."""
-        after = self.texts[span.stop : span.stop + 1]
+        preposition left at the end of its clause: "what the acronym stood for"; nor, for a noun
+        of something, whom it is for: "the dosage for children")."""
+        after = self.texts[span.stop : span.stop + 2]
         named = any(self.kinds[k] != "word" or self.proper[k] for k in span)
-        return named or (bool(set(after) & OWNERS) and not self.ends_clause(span.stop + 1))
+        if after[:1] == ["for"] and after[1:] and after[1] in RECIPIENTS:
+            return named or not any(self.texts[k] in OWNED for k in span)  # "dosage for kids"
+        return named or (bool(set(after[:1]) & OWNERS) and not self.ends_clause(span.stop + 1))
 
     def owner_says(self, span: range) -> bool:
         """The noun phrase at ``span`` says which thing it is, as :meth:`anchored` reads it,
@@ -232,7 +237,9 @@ class Said:
             if texts[span.stop + 1 : span.stop + 2] != ["the"]:
                 return True
             span = self.phrase(span.stop + 2)
-            if not span or any(texts[k] in UNIQUE or (k > span[0] and texts[k] in KINDS) for k in span):
+            if not span or any(
+                texts[k] in UNIQUE or (k > span[0] and texts[k] in KINDS) for k in span
+            ):
                 return True  # "the purpose of the liver", "the syntax of the walrus operator"
         return False
 

@@ -23,6 +23,7 @@ __all__ = [
     "CLAUSE_WORDS",
     "COMPARATIVES",
     "CONDITIONS",
+    "CONTESTED",
     "CONTINUATIONS",
     "COUNTERPARTS",
     "DEFINING",
@@ -46,16 +47,19 @@ __all__ = [
     "MORE",
     "NOT_PROPER",
     "OBJECTS",
+    "OMITTED",
     "OWNED",
     "OWNERS",
     "PARTS",
     "PAST",
+    "PAST_DONE",
     "PICKS",
     "POSSESSIVES",
     "PREPOSITIONS",
     "PROCEED",
     "PRONOUNS",
     "RECALLED",
+    "RECIPIENTS",
     "RELATIONAL",
     "RELATIVE",
     "RELATIVES",
@@ -196,11 +200,17 @@ OWNED = DEPENDENT | wordset(
     "criticism criticisms counterargument counterarguments rebuttal rebuttals objection "
     "objections catch title edition editions coefficient coefficients substitute replacement recipe ingredients instructions steps "
     "requirements penalty penalties implications consequences dosage dose quantities amounts "
-    "serving servings portion portions acronym abbreviation"
+    "serving servings portion portions acronym abbreviation size"
 )
 """Nouns that are of something ("the output", "the default value", "more details", "the
 sequel"): with no owner after them and no proper name in the question, they are of what
 the last answer was about."""
+RECIPIENTS = wordset(
+    "children kids adults women men babies infants toddlers teens teenagers seniors elderly "
+    "beginners dogs cats pets"
+)
+"""After "for", these say for whom ("the dosage for children"), not what a noun of something
+is of: the dosage is still of the last answer's medicine."""
 MODIFYING = wordset("default defaults")
 """Of :data:`OWNED`, the ones that also modify the noun after them ("the default recursion
 limit" is a limit, of the recursion): of something only last, or before another one."""
@@ -266,6 +276,15 @@ ANSWERED = wordset(
 your name?" asks about the one answering)."""
 ASKER = wordset("i we you")
 """Subjects of a request after its auxiliary ("Can I substitute ...", "Could you rewrite ...")."""
+CONTESTED = wordset("won lost beat win wins lose loses")
+"""After "who", these ask the outcome of one contest ("Who won the rematch?"): "the N" that
+says not which is the one the last answer was about."""
+PAST_DONE = wordset("forgot got left made wrote gave put took mixed")
+"""Irregular verbs in the past: after "you" opening a clause ("I think you forgot the
+salt"), like a verb in -ed ("you swapped the axes"), they say what the last answer did."""
+OMITTED = wordset("omit substitute halve double")
+"""After "I" or "we", with "the N" that says not which ("if I leave out the eggs", "if I
+omit the butter"), these change the last answer's recipe; so does "leave out"."""
 WHEN = wordset("at after before during in since until when while by")
 """Before "the N" in a question in the past, these place it in time or space: the time or
 place the last answer was about ("at the time", "after the treaty was signed")."""
