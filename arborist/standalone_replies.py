@@ -167,14 +167,18 @@ def picks(said: Said) -> bool:
 
 def _stage(said: Said, i: int) -> bool:
     """The "the" at ``i`` opens a stage of what the question's own clause names: after "for",
-    ending the question, with three words of its own or more before it and no name ("How
-    long should I rest bread dough for the second proof?"; not "How do I do it in Python for
-    the second case?", nor "Is the first one faster for large lists?")."""
-    if said.texts[i - 1 : i] != ["for"] or any(said.proper) or said.named:
+    ending the question, with three words of its own or more before it in its clause and no
+    name ("How long should I rest bread dough for the second proof?"; not "How do I do it in
+    Python for the second case?", nor "Is the first one faster for large lists?")."""
+    if said.texts[i - 1 : i] != ["for"] or said.last_proper >= 0 or said.named:
         return False
     if not said.ends_clause(said.phrase(i + 1).stop if said.content(i + 1) else i + 2):
         return False
-    return sum(said.content(k) for k in range(i - 1)) >= 3
+    said_before, k = 0, i - 2
+    while k >= 0 and said_before < 3 and said.kinds[k] != "mark":
+        said_before += said.content(k)  # the clause before "for", read back to three words
+        k -= 1
+    return said_before == 3
 
 
 def says_which(said: Said, i: int) -> bool:

@@ -543,6 +543,6 @@ def test_a_long_question_is_read_in_linear_time() -> None:
     assert stands_alone("how do cats purr so they " * 10_000)
     assert stands_alone("is there a newer edition of the " * 5_000 + "json.loads")
     assert not stands_alone("what does the figure on page " * 10_000)
-    assert not stands_alone("I leave out the " * 10_000)
+    assert not stands_alone("if I leave out the eggs, " * 10_000)
     assert not stands_alone("I think you swapped " * 10_000)
-    assert stands_alone("how long should I rest dough for the second " * 5_000)
+    assert stands_alone("how long should I rest dough for the second proof? " * 5_000)
