@@ -436,15 +436,16 @@ def _subject_unsaid(said: Said) -> bool:
     that asks of one thing in particular, by a number or a preposition left at its end
     ("Why does the loop start at 1?", "What key is the song in?", "What is the film
     about?"; "Why does the kettle whistle?" asks of a kind, and so do "What is the N?" and
-    "What does the N do?") or after a preposition in the past ("Who was president at the time?", "What
-    happened after the treaty was signed?"). A noun phrase of two words or more names a
-    kind ("How does the garbage collector work?")."""
+    "What does the N do?") or after a preposition in the past (*was*, *did*, a verb in -ed:
+    "Who was president at the time?", "What happened after the war ended?", where the noun
+    phrase ends at its verb). A noun phrase of two words or more names a kind ("How does
+    the garbage collector work?")."""
     texts, kinds = said.texts, said.kinds
     if not texts or texts[0] not in WH or any(said.proper) or "name" in kinds:
         return False
     if said.first_new < len(texts) and kinds[said.first_new] != "literal":
         return False
-    past = bool(said.plain & PAST)
+    past = bool(said.plain & PAST) or any(len(t) > 4 and t.endswith("ed") for t in said.plain)
     end = next((k for k in range(len(texts)) if said.ends_clause(k)), len(texts))
     stranded = end > 0 and texts[end - 1] in PREPOSITIONS | MODIFIERS  # "What key is it in?"
     for i in range(2, len(texts) - 1):
@@ -457,9 +458,7 @@ def _subject_unsaid(said: Said) -> bool:
             continue  # "What is the cloud?": a definition
         if said.lowered.endswith(" do") and texts[i - 1] in ("do", "does", "did"):
             continue  # "What does the liver do?": what a kind does
-        words = i + 1
-        while words < min(i + 4, len(texts)) and kinds[words] == "word" and said.content(words):
-            words += 1
+        words = said.phrase(i + 1).stop  # "the war ended": the noun phrase ends at its verb
         noun = texts[i + 1]
         if words - (i + 1) > (2 if subject else 1) or noun in UNIQUE | GENERIC | PICKS:
             continue  # "the first ...": a pick, read by what says which

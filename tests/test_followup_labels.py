@@ -319,6 +319,7 @@ def test_labels_without_a_blind_flag_is_a_usage_error(tmp_path: Path) -> None:
         "What is the page limit for a college application essay?",
         "In the interview transcripts I added, what themes come up?",
         "What happens to the body after the fasting period?",
+        "What happened after the Cold War ended?",
         # "you" and a past verb after an auxiliary or a condition; a contest that says which
         "Have you heard of the Voynich manuscript?",
         "What happens if you mixed bleach and ammonia?",
@@ -495,6 +496,7 @@ def test_a_question_with_its_own_subject_stands_alone(question: str) -> None:
         # a preposition left at the end owns nothing; a verb in -ed ends the noun phrase
         "Remind me what the abbreviation stood for.",
         "And what happened after the strike ended?",
+        "What happened after the war ended?",
         # nouns of an argument or a document; owners that say not which, or only for whom
         "What's the rebuttal?",
         "Is there a second edition of the report?",
