@@ -90,18 +90,22 @@ def stands_alone(question: str) -> bool:
       output ("it says 'divergent branches'") excepted;
     * replies to the last answer, whatever else it names: corrects it ("No, I meant ...",
       "That's wrong, ..."), edits it ("Translate the answer into French", "Can I substitute
-      the eggs?", "Use a dict instead of the list", "Continue."), or picks from it ("the
-      first method", "the two approaches", "the original", "your solution");
+      the eggs?", "Use a dict instead of the list", "Continue.", "What happens if I leave out
+      the eggs?"), picks from it ("the first method", "the two approaches", "the original",
+      "your solution"), or asks of a part of a document that says not whose ("What does the
+      figure on page 4 show?", "after the filtering");
     * asks about "the N" with nothing saying which N, as the subject of a yes/no question,
-      one in the past or after "who is" ("Was the comic successful?"), or, with no name or
-      new noun phrase of its own, as a question word's subject ("What does the acronym
-      stand for?") or placed in the past ("Who was president at the time?"); a unique thing
-      ("the sky") or a kind's name of two words ("the garbage collector") says which;
+      one in the past or after "who is" or "who won" ("Was the comic successful?", "Who won
+      the rematch?"), or, with no name or new noun phrase of its own, as a question word's
+      subject ("What does the acronym stand for?") or placed in the past ("Who was
+      president at the time?"); a unique thing ("the sky") or a kind's name of two words
+      ("the garbage collector") says which;
     * leans on the last answer with no subject of its own: "what if ...", a comparison
       with nothing to compare, "the second/other/full ...", "also", "another", "tell me
       more", a question word or auxiliary with at most one word ("What year?", "Who won?",
       "Should I be worried?"), a noun that is of something with nothing it is of ("What's
-      the default value?", "Examples please", "Is there a vegetarian version?"), or a
+      the default value?", "Examples please", "Is there a vegetarian version?", "the
+      p-value for the interaction term": what it is of says not which), or a
       phrase with a question mark, no clause and fewer than three words of its own.
 
     "please" is read as absent. A phrase without a question mark ("heapq", "decimal

@@ -3,7 +3,8 @@
 A reply is a question only the last answer makes sense of, whatever else it names: a
 correction of it ("No, I meant Celsius", "That's wrong, ..."), an edit of it ("Translate
 the answer into French", "Can I substitute the eggs?", "Use a dict instead"), or a pick
-from what it gave ("the first method", "the two approaches", "the original"). Each rule
+from what it gave ("the first method", "the two approaches", "the original"); so is one
+about a part of the user's documents that says not whose ("the figure on page 4"). Each rule
 reads a :class:`~arborist.standalone_said.Said`; docs/retrieval.md ("Follow-ups") gives them
 with their examples.
 """
