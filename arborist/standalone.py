@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from arborist.standalone_replies import (
     corrects,
+    documented,
     edits,
     names_its_subject,
     picks,
@@ -28,6 +29,7 @@ from arborist.standalone_words import (
     BE,
     COMPARATIVES,
     CONDITIONS,
+    CONTESTED,
     CONTINUATIONS,
     COUNTERPARTS,
     DEFINING,
@@ -60,6 +62,7 @@ from arborist.standalone_words import (
     SEQUELS,
     SOMEONE,
     SUBORDINATORS,
+    TIMES,
     UNIQUE,
     WH,
     WHEN,
@@ -87,18 +90,22 @@ def stands_alone(question: str) -> bool:
       output ("it says 'divergent branches'") excepted;
     * replies to the last answer, whatever else it names: corrects it ("No, I meant ...",
       "That's wrong, ..."), edits it ("Translate the answer into French", "Can I substitute
-      the eggs?", "Use a dict instead of the list", "Continue."), or picks from it ("the
-      first method", "the two approaches", "the original", "your solution");
+      the eggs?", "Use a dict instead of the list", "Continue.", "What happens if I leave out
+      the eggs?"), picks from it ("the first method", "the two approaches", "the original",
+      "your solution"), or asks of a part of a document that says not whose ("What does the
+      figure on page 4 show?", "after the filtering");
     * asks about "the N" with nothing saying which N, as the subject of a yes/no question,
-      one in the past or after "who is" ("Was the comic successful?"), or, with no name or
-      new noun phrase of its own, as a question word's subject ("What does the acronym
-      stand for?") or placed in the past ("Who was president at the time?"); a unique thing
-      ("the sky") or a kind's name of two words ("the garbage collector") says which;
+      one in the past or after "who is" or "who won" ("Was the comic successful?", "Who won
+      the rematch?"), or, with no name or new noun phrase of its own, as a question word's
+      subject ("What does the acronym stand for?") or placed in the past ("Who was
+      president at the time?"); a unique thing ("the sky") or a kind's name of two words
+      ("the garbage collector") says which;
     * leans on the last answer with no subject of its own: "what if ...", a comparison
       with nothing to compare, "the second/other/full ...", "also", "another", "tell me
       more", a question word or auxiliary with at most one word ("What year?", "Who won?",
       "Should I be worried?"), a noun that is of something with nothing it is of ("What's
-      the default value?", "Examples please", "Is there a vegetarian version?"), or a
+      the default value?", "Examples please", "Is there a vegetarian version?", "the
+      p-value for the interaction term": what it is of says not which), or a
       phrase with a question mark, no clause and fewer than three words of its own.
 
     "please" is read as absent. A phrase without a question mark ("heapq", "decimal
@@ -127,12 +134,18 @@ def _stands(said: Said, asked: bool) -> bool:
         said = lifted
     elif _continues(said):
         return False
-    if not said.has_content() or _refers_back(said) or edits(said) or picks(said):
+    if not said.has_content() or _refers_back(said) or _replies(said):
         return False
     if said.introduced(said.contrast) and not _definite_subject(said):
         return True
     bare = asked and not said.has_clause and said.contents() < 3
     return not (_leans(said) or bare)
+
+
+def _replies(said: Said) -> bool:
+    """It edits the last answer, picks from it, or asks of a part of a document with nothing
+    saying whose (:mod:`arborist.standalone_replies`)."""
+    return edits(said) or picks(said) or documented(said)
 
 
 def _lifted(said: Said) -> Said | None:
@@ -191,7 +204,7 @@ def _expletive(said: Said, i: int) -> bool:
         return said.new_within(i + 2, min(i + 9, len(said.texts)))
     if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):
         return False
-    for k in range(i + 1, min(i + 7, len(said.texts))):
+    for k in range(i + 1, min(i + 8, len(said.texts))):
         if said.kinds[k] == "mark":
             return False
         if said.texts[k] in SUBORDINATORS:
@@ -210,8 +223,8 @@ def _points_within(said: Said, i: int) -> bool:
         or (said.content(i + 1) and said.ends_clause(i + 2))  # "put that line?"
     ):
         return True  # a conjunction or a relative pronoun: "so that", "a list that"
-    if texts[i] == "this" and _forward(said, i):
-        return True
+    if texts[i] == "this" and (_forward(said, i) or set(texts[i + 1 : i + 2]) & TIMES):
+        return True  # "this year": now
     named = said.named and texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES
     if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
         near = range(i + 1, min(i + 5, len(texts)))
@@ -383,7 +396,7 @@ def _owned(said: Said) -> bool:
     spans = [said.phrase(j + 1) for j in range(len(texts) - 1) if texts[j] in SEEKERS]
     return any(
         any(_of_something(said, k, s) for k in s)
-        and not said.anchored(s)
+        and not said.owner_says(s)
         and (texts[s.start - 1] not in WH or said.said_after(s.stop) < 2)
         for s in spans
     )
@@ -405,16 +418,17 @@ def _of_something(said: Said, k: int, span: range) -> bool:
 def _definite_subject(said: Said) -> bool:
     """A yes/no question, one in the past, or "who is", about "the N" where nothing says
     which N: "Was the comic successful?", "Is the output sorted?", "When was the book
-    published?", "Who is the villain?" ("Can the json module ...?" says which: a name
-    before a kind; "Who is the author of Dune?": what it is of)."""
+    published?", "Who is the villain?", "Who won the rematch?": one contest ("Can the json
+    module ...?" says which: a name before a kind; "Who is the author of Dune?": what it is
+    of; "Who won the most medals?" is generic)."""
     texts = said.texts
     for i in range(1, min(len(texts) - 1, 6)):
         asked = (
             (i == 1 and texts[0] in AUXILIARIES)
             or (texts[i - 1] in PAST and texts[0] in WH)
-            or (i == 2 and texts[0] == "who" and texts[1] in DEFINING | PAST)
+            or (i == 2 and texts[0] == "who" and texts[1] in DEFINING | PAST | CONTESTED)
         )
-        if texts[i] == "the" and asked and _unsaid(said, i):
+        if texts[i] == "the" and asked and texts[i + 1] not in GENERIC and _unsaid(said, i):
             return True
     return _subject_unsaid(said)
 
@@ -426,15 +440,16 @@ def _subject_unsaid(said: Said) -> bool:
     that asks of one thing in particular, by a number or a preposition left at its end
     ("Why does the loop start at 1?", "What key is the song in?", "What is the film
     about?"; "Why does the kettle whistle?" asks of a kind, and so do "What is the N?" and
-    "What does the N do?") or after a preposition in the past ("Who was president at the time?", "What
-    happened after the treaty was signed?"). A noun phrase of two words or more names a
-    kind ("How does the garbage collector work?")."""
+    "What does the N do?") or after a preposition in the past (*was*, *did*, a verb in -ed:
+    "Who was president at the time?", "What happened after the war ended?", where the noun
+    phrase ends at its verb). A noun phrase of two words or more names a kind ("How does
+    the garbage collector work?")."""
     texts, kinds = said.texts, said.kinds
     if not texts or texts[0] not in WH or any(said.proper) or "name" in kinds:
         return False
     if said.first_new < len(texts) and kinds[said.first_new] != "literal":
         return False
-    past = bool(said.plain & PAST)
+    past = bool(said.plain & PAST) or any(len(t) > 4 and t.endswith("ed") for t in said.plain)
     end = next((k for k in range(len(texts)) if said.ends_clause(k)), len(texts))
     stranded = end > 0 and texts[end - 1] in PREPOSITIONS | MODIFIERS  # "What key is it in?"
     for i in range(2, len(texts) - 1):
@@ -447,9 +462,7 @@ def _subject_unsaid(said: Said) -> bool:
             continue  # "What is the cloud?": a definition
         if said.lowered.endswith(" do") and texts[i - 1] in ("do", "does", "did"):
             continue  # "What does the liver do?": what a kind does
-        words = i + 1
-        while words < min(i + 4, len(texts)) and kinds[words] == "word" and said.content(words):
-            words += 1
+        words = said.phrase(i + 1).stop  # "the war ended": the noun phrase ends at its verb
         noun = texts[i + 1]
         if words - (i + 1) > (2 if subject else 1) or noun in UNIQUE | GENERIC | PICKS:
             continue  # "the first ...": a pick, read by what says which

@@ -3,7 +3,8 @@
 A reply is a question only the last answer makes sense of, whatever else it names: a
 correction of it ("No, I meant Celsius", "That's wrong, ..."), an edit of it ("Translate
 the answer into French", "Can I substitute the eggs?", "Use a dict instead"), or a pick
-from what it gave ("the first method", "the two approaches", "the original"). Each rule
+from what it gave ("the first method", "the two approaches", "the original"); so is one
+about a part of the user's documents that says not whose ("the figure on page 4"). Each rule
 reads a :class:`~arborist.standalone_said.Said`; docs/retrieval.md ("Follow-ups") gives them
 with their examples.
 """
@@ -17,23 +18,37 @@ from arborist.standalone_words import (
     AUXILIARIES,
     COUNTERPARTS,
     DESTINATIONS,
+    DOCUMENTED,
     EDITS,
     INTRODUCERS,
+    OMITTED,
     OWNERS,
     PAST,
+    PAST_DONE,
     PICKS,
     PRONOUNS,
     RELATIVES,
+    TIMED,
     UNIQUE,
     WH,
 )
 
-__all__ = ["corrects", "edits", "names_its_subject", "picks", "recalls_answer", "says_which"]
+__all__ = [
+    "corrects",
+    "documented",
+    "edits",
+    "names_its_subject",
+    "picks",
+    "recalls_answer",
+    "says_which",
+]
 
 
 def corrects(said: Said) -> bool:
     """It corrects the last answer: "I meant ..." anywhere ("Actually I meant Celsius"), "I
-    mean" opening a clause and saying what (not the filler of "I mean, what is ..."). A
+    mean" opening a clause and saying what (not the filler of "I mean, what is ..."), "you"
+    and a verb in the past opening a clause or after "I think" ("I think you swapped the
+    axes"; not "Have you heard of ...", "if you mixed ..."). A
     "no" before a mark is read by :mod:`arborist.standalone`, by what follows it."""
     texts = said.texts
     for j in range(len(texts) - 1):
@@ -43,7 +58,18 @@ def corrects(said: Said) -> bool:
         said_what = said.kinds[j + 2 : j + 3] not in ([], ["mark"])  # not "I mean, what ..."
         if opens and texts[j] == "i" and texts[j + 1] == "mean" and said_what:
             return True
+        if texts[j] == "you" and (opens or texts[j - 1] in TOLD) and _did(texts[j + 1]):
+            return True  # "I think you swapped the x and y axes", "You forgot the salt"
     return False
+
+
+TOLD = frozenset({"think", "guess", "believe", "suspect", "but", "and"})
+"""Before "you" and a verb in the past, these make it a claim about what the last answer did."""
+
+
+def _did(word: str) -> bool:
+    """``word`` is a verb in the past: in -ed, or one of :data:`PAST_DONE`."""
+    return word in PAST_DONE or (len(word) > 4 and word.endswith("ed"))
 
 
 def edits(said: Said) -> bool:
@@ -52,14 +78,27 @@ def edits(said: Said) -> bool:
     what it becomes or nothing ("Translate the answer into French", "Can you double the
     quantities?"), or an opening verb with "instead of the N" that says not which ("Use a
     dictionary instead of the list"). Not when the question holds the text it edits, quoted
-    or after a colon."""
-    texts = said.texts
-    quoted = any(
-        k == "literal" and t[:1] in ("'", '"', "`") for k, t in zip(said.kinds, texts, strict=True)
+    or after a colon ("Rewrite the following paragraph ...: \"...\"": the text is here); a
+    question that leaves out "the N" of the last answer's recipe (:func:`_omits`) edits it."""
+    if _quoted(said) or ":" in said.texts:
+        return False
+    return _omits(said) or _requests_edit(said)
+
+
+def _quoted(said: Said) -> bool:
+    """It holds a quoted literal: text of its own."""
+    kinds, texts = said.kinds, said.texts
+    return any(
+        k == "literal" and t[:1] in ("'", '"', "`") for k, t in zip(kinds, texts, strict=True)
     )
+
+
+def _requests_edit(said: Said) -> bool:
+    """:func:`edits` read from the request's verb on."""
+    texts = said.texts
     start = _request(said)
-    if quoted or ":" in texts or start is None:
-        return False  # "Rewrite the following paragraph ...: \"...\"": the text is here
+    if start is None:
+        return False
     if start == 0 and texts[0] not in WH | AUXILIARIES | PRONOUNS | ASKER:
         for j in range(len(texts) - 3):  # "Use a dictionary instead of the list"
             if texts[j : j + 3] == ["instead", "of", "the"] and not says_which(said, j + 2):
@@ -70,6 +109,23 @@ def edits(said: Said) -> bool:
     if not span or any(said.kinds[k] != "word" or said.proper[k] for k in span):
         return False
     return said.ends_clause(span.stop) or texts[span.stop] in DESTINATIONS
+
+
+def _omits(said: Said) -> bool:
+    """ "I" or "we", a verb of :data:`OMITTED` or "leave out", and "the N" that says not which
+    and ends its clause: "What happens if I leave out the eggs?" changes the last answer's
+    recipe ("if I leave out eggs in a cake" brings its own)."""
+    texts = said.texts
+    for j in range(len(texts) - 3):
+        if texts[j] not in ("i", "we"):
+            continue
+        k = j + 3 if texts[j + 1 : j + 3] == ["leave", "out"] else j + 2
+        if k == j + 2 and texts[j + 1] not in OMITTED:
+            continue
+        span = said.phrase(k + 1)
+        if texts[k : k + 1] == ["the"] and span and said.ends_clause(span.stop):
+            return not says_which(said, k)
+    return False
 
 
 def _request(said: Said) -> int | None:
@@ -110,15 +166,33 @@ def picks(said: Said) -> bool:
     return False
 
 
+def _stage(said: Said, i: int) -> bool:
+    """The "the" at ``i`` opens a stage of what the question's own clause names: after "for",
+    ending the question, with three words of its own or more before it in its clause and no
+    name ("How long should I rest bread dough for the second proof?"; not "How do I do it in
+    Python for the second case?", nor "Is the first one faster for large lists?")."""
+    if said.texts[i - 1 : i] != ["for"] or said.last_proper >= 0 or said.named:
+        return False
+    if not said.ends_clause(said.phrase(i + 1).stop if said.content(i + 1) else i + 2):
+        return False
+    said_before, k = 0, i - 2
+    while k >= 0 and said_before < 3 and said.kinds[k] != "mark":
+        said_before += said.content(k)  # the clause before "for", read back to three words
+        k -= 1
+    return said_before == 3
+
+
 def says_which(said: Said, i: int) -> bool:
     """The noun phrase opened by the "the" at ``i`` says which thing it is: a name, literal
     or proper name in it ("the two World Wars"), an owner with a name after it ("the first
     president of the United States"), a clause ("the first person to walk on the moon", "the
     last thing that ...", "the list I built"), an owner that is a new noun phrase or a word
     of its own ("the second largest number in a list", "the second law of thermodynamics";
-    not "the rest of the code"), or a unique thing after a preposition ("the first man on
-    the moon")."""
+    not "the rest of the code"), a unique thing after a preposition ("the first man on the
+    moon"), or a stage of what the question's own clause names (:func:`_stage`)."""
     texts = said.texts
+    if _stage(said, i):
+        return True  # "for the second proof", after a clause of its own
     start = i + 1 if said.content(i + 1) else i + 2  # "the other name": "other" is a stop word
     span = said.phrase(start)
     stop = span.stop if span else start + 1
@@ -163,3 +237,37 @@ def names_its_subject(said: Said) -> bool:
         )
         for k, t in enumerate(texts)
     )
+
+
+def documented(said: Said) -> bool:
+    """It asks about a part of a document or of its data with nothing saying whose: "the"
+    before a word of :data:`DOCUMENTED` ("What does the figure on page 4 show?", "what's the
+    page number", "Turn the bullet points into a paragraph"; a page or a participant's
+    number says where in it, not which document), or a step taken on it ("after the
+    filtering"). A name, a proper name, a quoted literal, a new noun phrase it is of ("the
+    page limit for a college essay"), "of" and a word of its own ("the figure of speech") or
+    a clause ("the transcripts I added") says whose."""
+    texts = said.texts
+    if any(said.proper) or "name" in said.kinds or _quoted(said):
+        return False
+    for i in range(len(texts) - 1):
+        if texts[i] != "the":
+            continue
+        step = i > 0 and texts[i - 1] in TIMED and texts[i + 1].endswith("ing")
+        if texts[i + 1] in DOCUMENTED or (step and said.ends_clause(i + 2)):
+            return not _whose(said, i)
+    return False
+
+
+def _whose(said: Said, i: int) -> bool:
+    """What follows the noun phrase the "the" at ``i`` opens says whose it is: a clause ("the
+    transcripts I added"), a new noun phrase it is of ("the page limit for a college essay";
+    not "into a paragraph"), or "of" and a word of its own ("the figure of speech")."""
+    texts = said.texts
+    stop = said.phrase(i + 1).stop
+    owner = texts[stop : stop + 2]
+    if owner[:1] and owner[0] in RELATIVES | ASKER:
+        return True
+    if owner[:1] == ["of"] and said.content(stop + 1):
+        return True
+    return len(owner) == 2 and owner[0] in OWNERS - {"into", "to", "as"} and owner[1] in INTRODUCERS

@@ -23,9 +23,11 @@ from arborist.standalone_words import (
     NOT_PROPER,
     OWNED,
     OWNERS,
+    RECIPIENTS,
     RELATIVE,
     RELATIVES,
     TOKEN,
+    UNIQUE,
     WH,
 )
 from arborist.text_words import STOPWORDS, fold
@@ -187,32 +189,59 @@ class Said:
     def relative(self, j: int) -> bool:
         """The determiner at ``j`` opens a noun phrase that is relative to something given:
         "a better way", "a different approach", or "an example" with nothing after it (but
-        "explain recursion with an example": what came before it is what it is of)."""
+        "explain recursion with an example": what came before it is what it is of; not the
+        noun "what (exactly) is" defines)."""
         after = self.texts[j + 1 : j + 2]
         if set(after) & RELATIVE:
             return True
         of_before = self.texts[j - 1 : j] == ["with"] and self.first_content < j - 1
         span = range(j + 1, min(j + 2, len(self.texts)))
-        defining = j == 2 and self.texts[:2] == ["what", "is"]
+        defining = self.texts[:1] == ["what"] and j in (2, 3) and self.texts[j - 1] == "is"
         defining = defining and not set(self.texts[j + 1 : j + 2]) & EVALUATIVE
         if self.texts[j] in ("a", "an") and not defining:
             span = self.phrase(j + 1)  # "a vegetarian version", not "What is a p-value"
-        owned = bool(span) and self.texts[span[-1]] in OWNED and self.ends_clause(span.stop)
-        return owned and not self.anchored(span) and not of_before
+        owned = bool(span) and self.texts[span[-1]] in OWNED
+        owned = owned and (self.ends_clause(span.stop) or self.anchored(span))
+        return owned and not self.owner_says(span) and not of_before
 
     def phrase(self, i: int) -> range:
-        """The run of content words from ``i`` (at most three): a noun phrase, read roughly."""
+        """The run of content words from ``i`` (at most three): a noun phrase, read roughly; a
+        word in -ed after its first is the verb ("after the war ended")."""
         end = i
         while end < min(i + 3, len(self.texts)) and self.content(end):
+            if end > i and len(self.texts[end]) > 4 and self.texts[end].endswith("ed"):
+                break
             end += 1
         return range(i, end)
 
     def anchored(self, span: range) -> bool:
         """The noun phrase at ``span`` says which thing it is: it holds a name, a literal or a
-        proper name ("the GIL"), or what it is of follows it ("the output of ls")."""
-        after = self.texts[span.stop : span.stop + 1]
+        proper name ("the GIL"), or what it is of follows it ("the output of ls"; not a
+        preposition left at the end of its clause: "what the acronym stood for"; nor, for a noun
+        of something, whom it is for: "the dosage for children")."""
+        after = self.texts[span.stop : span.stop + 2]
         named = any(self.kinds[k] != "word" or self.proper[k] for k in span)
-        return named or bool(set(after) & OWNERS)
+        if after[:1] == ["for"] and after[1:] and after[1] in RECIPIENTS:
+            return named or not any(self.texts[k] in OWNED for k in span)  # "dosage for kids"
+        return named or (bool(set(after[:1]) & OWNERS) and not self.ends_clause(span.stop + 1))
+
+    def owner_says(self, span: range) -> bool:
+        """The noun phrase at ``span`` says which thing it is, as :meth:`anchored` reads it,
+        and what it is of, when that is "the N", says which too: "the p-value for the
+        interaction term" and "a newer edition of the book" are of the last answer's thing,
+        "the author of the book about Dune" and "the purpose of the liver" are not."""
+        texts = self.texts
+        while self.anchored(span):
+            if any(self.kinds[k] != "word" or self.proper[k] for k in span):
+                return True
+            if texts[span.stop + 1 : span.stop + 2] != ["the"]:
+                return True
+            span = self.phrase(span.stop + 2)
+            if not span or any(
+                texts[k] in UNIQUE or (k > span[0] and texts[k] in KINDS) for k in span
+            ):
+                return True  # "the purpose of the liver", "the syntax of the walrus operator"
+        return False
 
     def of_a_name(self, span: range) -> bool:
         """What the noun phrase at ``span`` is of follows it and is named ("the first president

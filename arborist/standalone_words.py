@@ -23,6 +23,7 @@ __all__ = [
     "CLAUSE_WORDS",
     "COMPARATIVES",
     "CONDITIONS",
+    "CONTESTED",
     "CONTINUATIONS",
     "COUNTERPARTS",
     "DEFINING",
@@ -30,6 +31,7 @@ __all__ = [
     "DEMONSTRATIVES",
     "DEPENDENT",
     "DESTINATIONS",
+    "DOCUMENTED",
     "EDITS",
     "EVALUATIVE",
     "EVEN_BEFORE",
@@ -45,16 +47,19 @@ __all__ = [
     "MORE",
     "NOT_PROPER",
     "OBJECTS",
+    "OMITTED",
     "OWNED",
     "OWNERS",
     "PARTS",
     "PAST",
+    "PAST_DONE",
     "PICKS",
     "POSSESSIVES",
     "PREPOSITIONS",
     "PROCEED",
     "PRONOUNS",
     "RECALLED",
+    "RECIPIENTS",
     "RELATIONAL",
     "RELATIVE",
     "RELATIVES",
@@ -64,6 +69,8 @@ __all__ = [
     "SEQUELS",
     "SOMEONE",
     "SUBORDINATORS",
+    "TIMED",
+    "TIMES",
     "TOKEN",
     "UNIQUE",
     "WH",
@@ -93,6 +100,11 @@ SUBORDINATORS = wordset("to that when if whether")
 """``it`` next to one of :data:`BE` or :data:`EXPLETIVE_VERBS` and followed in its clause
 by one of these stands for the clause ("Is it possible to ...", "What does it mean when ...",
 "How does it work when a company does a stock split?")."""
+TIMES = wordset(
+    "year years month week weekend day morning afternoon evening night time season summer "
+    "winter spring autumn fall decade century semester quarter"
+)
+"""After "this", these name the present ("this year", "this morning"), not a thing said before."""
 ACKNOWLEDGEMENTS = wordset("ok okay alright thanks thank cool great hmm")
 """Replies to the turn above, skipped before reading the opener ("ok but for IPv6")."""
 CONTINUATIONS = (
@@ -185,13 +197,20 @@ OWNED = DEPENDENT | wordset(
     "syntax complexity signature purpose meaning reason answer code summary overview year "
     "sequel prequel author plot ending reception budget license price cost runtime version "
     "effects risks downsides drawbacks benefits advantages disadvantages limitations pros cons "
-    "criticism criticisms catch substitute replacement recipe ingredients instructions steps "
+    "criticism criticisms counterargument counterarguments rebuttal rebuttals objection "
+    "objections catch title edition editions coefficient coefficients substitute replacement recipe ingredients instructions steps "
     "requirements penalty penalties implications consequences dosage dose quantities amounts "
-    "serving servings portion portions acronym abbreviation"
+    "serving servings portion portions acronym abbreviation size"
 )
 """Nouns that are of something ("the output", "the default value", "more details", "the
 sequel"): with no owner after them and no proper name in the question, they are of what
 the last answer was about."""
+RECIPIENTS = wordset(
+    "children kids adults women men babies infants toddlers teens teenagers seniors elderly "
+    "beginners dogs cats pets"
+)
+"""After "for", these say for whom ("the dosage for children"), not what a noun of something
+is of: the dosage is still of the last answer's medicine."""
 MODIFYING = wordset("default defaults")
 """Of :data:`OWNED`, the ones that also modify the noun after them ("the default recursion
 limit" is a limit, of the recursion): of something only last, or before another one."""
@@ -236,6 +255,18 @@ substitute the eggs?"; "Translate \"good morning\" into Japanese" brings its own
 DESTINATIONS = wordset("into to as in for with instead")
 """After an edited noun phrase, these say what it becomes, not which it is ("the answer into
 French", "the answer as bullet points")."""
+DOCUMENTED = wordset(
+    "figure figures table tables chart charts graph graphs diagram diagrams page pages footnote "
+    "footnotes slide slides chapter chapters bullet bullets caption captions heading "
+    "headings transcript transcripts interview interviews participant participants respondent "
+    "respondents excerpt excerpts spreadsheet dataset column columns row rows"
+)
+"""Opening "the N", these are parts of a document or of its data ("the figure on page 4",
+"the bullet points", "the interview with participant 7"): one in the user's documents or
+the last answer, unless a name, a proper name or a new noun phrase says whose."""
+TIMED = wordset("after before during")
+"""Before "the" and a word in -ing, these place the question after a step taken ("after the
+filtering"): the step the last answer was about."""
 ANSWERED = wordset(
     "answer answers solution solutions code example examples explanation approach method "
     "response reply suggestion formula proof version list table script program query function "
@@ -245,6 +276,15 @@ ANSWERED = wordset(
 your name?" asks about the one answering)."""
 ASKER = wordset("i we you")
 """Subjects of a request after its auxiliary ("Can I substitute ...", "Could you rewrite ...")."""
+CONTESTED = wordset("won lost beat win wins lose loses")
+"""After "who", these ask the outcome of one contest ("Who won the rematch?"): "the N" that
+says not which is the one the last answer was about."""
+PAST_DONE = wordset("forgot got left made wrote gave put took mixed")
+"""Irregular verbs in the past: after "you" opening a clause ("I think you forgot the
+salt"), like a verb in -ed ("you swapped the axes"), they say what the last answer did."""
+OMITTED = wordset("omit substitute halve double")
+"""After "I" or "we", with "the N" that says not which ("if I leave out the eggs", "if I
+omit the butter"), these change the last answer's recipe; so does "leave out"."""
 WHEN = wordset("at after before during in since until when while by")
 """Before "the N" in a question in the past, these place it in time or space: the time or
 place the last answer was about ("at the time", "after the treaty was signed")."""

@@ -22,14 +22,16 @@ nothing scored. It was scored once (128 of 151) and has been seen since; a third
 ``bench/followup_holdout3.json`` of the same shape, is scored by ``--holdout3`` the same
 way (seen once: 141 of 152 = 0.928); a fourth, ``bench/followup_holdout4.json``, by
 ``--holdout4`` (seen once at 4c8978c: 135 of 160 = 0.844; dev since); a fifth,
-``bench/followup_holdout5.json``, by ``--holdout5``, blind until it is scored once.
-``--labels PATH`` makes any of the four blind flags read another file of that shape. A file of another shape is refused in one line (exit 2). ``--json`` prints
+``bench/followup_holdout5.json``, by ``--holdout5`` (seen once at main's merge of
+'followup', rule 4f28d06: 146 of 163 = 0.896; dev since); a sixth,
+``bench/followup_holdout6.json``, by ``--holdout6``, blind until it is scored once.
+``--labels PATH`` makes any of the five blind flags read another file of that shape. A file of another shape is refused in one line (exit 2). ``--json`` prints
 the figures as JSON; ``--floor`` exits 1 when agreement falls under :data:`FLOOR`.
 ``--quick`` is accepted for the smoke run (the whole run takes milliseconds).
 Writes nothing.
 
     python bench/followup_labels.py [--holdout | --holdout2 | --holdout3 | --holdout4
-                                     | --holdout5 [--labels PATH]] [--json] [--floor]
+                                     | --holdout5 | --holdout6 [--labels PATH]] [--json] [--floor]
 """
 
 from __future__ import annotations
@@ -55,9 +57,18 @@ HOLDOUT3 = ROOT / "bench" / "followup_holdout3.json"
 HOLDOUT4 = ROOT / "bench" / "followup_holdout4.json"
 """The fourth blind set, committed before it was scored (once, at 4c8978c; seen since)."""
 HOLDOUT5 = ROOT / "bench" / "followup_holdout5.json"
-"""The fifth blind set, written by a person who has not read the rule after the fourth."""
-BLIND = {"holdout2": HOLDOUT2, "holdout3": HOLDOUT3, "holdout4": HOLDOUT4, "holdout5": HOLDOUT5}
-"""Each blind set's flag (``--holdout2`` ... ``--holdout5``) and the file it scores."""
+"""The fifth blind set, written by a person who has not read the rule after the fourth
+(scored once at main's merge of 'followup', rule 4f28d06: 146/163 = 0.896; seen since)."""
+HOLDOUT6 = ROOT / "bench" / "followup_holdout6.json"
+"""The sixth blind set, written by a person who has not read the rule after the fifth."""
+BLIND = {
+    "holdout2": HOLDOUT2,
+    "holdout3": HOLDOUT3,
+    "holdout4": HOLDOUT4,
+    "holdout5": HOLDOUT5,
+    "holdout6": HOLDOUT6,
+}
+"""Each blind set's flag (``--holdout2`` ... ``--holdout6``) and the file it scores."""
 FLOOR = 0.95
 """Agreement under which ``--floor`` (and tests/test_followup_labels.py) fails."""
 KINDS = ("standalone", "followup")
