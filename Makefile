@@ -205,6 +205,7 @@ bench: install chromium foreign-corpora
 	$(BENCH) bench/gate.py --holdout
 	$(BENCH) bench/html_parse.py
 	$(BENCH) bench/pdf_ingest.py
+	$(BENCH) bench/bundle.py
 	$(BENCH) bench/peers/run.py
 	$(BIN)/python bench/results.py verdict --missed $(BENCH_MISSED)
 

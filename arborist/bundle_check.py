@@ -212,32 +212,66 @@ def _answer_problem(
     return "no record in the bundle holds its answer, mode, cited titles and question"
 
 
+def _held(value: Any) -> bytes:
+    """``canonical_json`` of a value of the bundle, without its checks: ``read_bundle``
+    held the bundle's whole text to them (no float, no integer out of range, no lone
+    surrogate) and ``shape_problems`` each field to its type, so the bytes are the same."""
+    return canonical_text(value).encode("utf-8")
+
+
 def _record_problems(bundle: dict[str, Any], events: Events) -> Iterator[str]:
-    changes = sorted(  # what can move a record's state, in order
-        s for s, e in events.items() if e["event_type"] in ("cache_write", "cache_state")
-    )
+    changes = _changes(events)
     for record in bundle["records"]:
         name = f"record {record['cache_key'][:12]}… revision {record['revision']}"
         for problem in _record_problem(record, events, changes):
             yield f"{name}: {problem}"
 
 
-def _record_problem(record: dict[str, Any], events: Events, changes: list[int]) -> Iterator[str]:
+Changes = dict[Any, list[int]]
+
+
+def _changes(events: Events) -> Changes:
+    """The seqs of the events that can move a record's state, in order, by what they name:
+    a ``cache_write`` by its key, a ``cache_state`` by each ``(cache_key, revision)`` of its
+    ``records`` (so a record's replay reads its own events, not the whole span's)."""
+    changes: Changes = {}
+    for seq in sorted(events):
+        event, body = events[seq], events[seq]["body"]
+        if type(body) is not dict:
+            continue
+        if event["event_type"] == "cache_write":
+            key = body.get("cache_key")
+            named: list[tuple[str, ...]] = [("write", key)] if type(key) is str else []
+        elif event["event_type"] == "cache_state" and type(body.get("records")) is list:
+            named = [
+                ("state", item["cache_key"], str(int(item["revision"])))
+                for item in body["records"]
+                if type(item) is dict and item.keys() == {"cache_key", "revision"}
+                and type(item["cache_key"]) is str and type(item["revision"]) in (int, bool)
+            ]  # fmt: skip
+        else:
+            continue
+        for name in dict.fromkeys(named):
+            changes.setdefault(name, []).append(seq)
+    return changes
+
+
+def _record_problem(record: dict[str, Any], events: Events, changes: Changes) -> Iterator[str]:
     dims = record["dimensions"]
     refs = [
         (EvidenceRef(e["source_root"], e["chunk_count"], e["chunk_index"], e["leaf"]), e["cited"])
         for e in record["evidence"]
     ]
-    if cache_key(dims) != record["cache_key"]:
+    if cache_key(dims, _held) != record["cache_key"]:
         yield "its cache_key is not the hash of its dimensions"
-    if evidence_root([ref for ref, _ in refs]) != dims[EVIDENCE_ROOT_DIMENSION]:
+    if evidence_root([ref for ref, _ in refs], _held) != dims[EVIDENCE_ROOT_DIMENSION]:
         yield "its evidence does not fold to its evidence root"
     if question_hash(record["question"]) != dims["question_hash"]:
         yield "its question is not the one its question_hash names"
     digest = record_hash(
         cache_key=record["cache_key"], revision=record["revision"], question=record["question"],
         answer_text=record["answer_text"], audit_mode=record["audit_mode"], evidence=refs,
-        created_at=record["created_at"],
+        created_at=record["created_at"], encode=_held,
     )  # fmt: skip
     if digest != record["record_hash"]:
         yield "its record_hash does not recompute from its fields"
@@ -256,24 +290,21 @@ def _record_problem(record: dict[str, Any], events: Events, changes: list[int]) 
         yield f"its state {record['state']!r} is not what its audit events leave it"
 
 
-def _replayed(record: dict[str, Any], events: Events, changes: list[int]) -> tuple[str, str | None]:
+def _replayed(record: dict[str, Any], events: Events, changes: Changes) -> tuple[str, str | None]:
     """The state and reason the events after the record's ``cache_write`` leave it in
     (:mod:`arborist.store.cache.events`): a later revision of its key written while it is
     ``ok`` makes it ``stale``; each ``cache_state`` event naming it sets both."""
     key, revision, since = record["cache_key"], record["revision"], record["event_seq"]
+    writes = changes.get(("write", key), [])
+    named = sorted(writes[bisect_right(writes, since) :]
+                   + [s for s in changes.get(("state", key, str(revision)), []) if s > since])  # fmt: skip
     state: tuple[Any, Any] = ("ok", None)
-    for seq in changes[bisect_right(changes, since) :]:
+    for seq in named:
         event, body = events[seq], events[seq]["body"]
-        if type(body) is not dict:
-            continue
         if event["event_type"] == "cache_write":
-            if body.get("cache_key") == key and state[0] == "ok":
+            if state[0] == "ok":
                 state = ("stale", SUPERSEDED_REASON)
-        elif (
-            event["event_type"] == "cache_state"
-            and type(body.get("records")) is list
-            and {"cache_key": key, "revision": revision} in body["records"]
-        ):
+        else:
             state = (body.get("state"), body.get("reason"))
     return state
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from arborist.errors import CanonicalJSONError
@@ -426,12 +426,15 @@ def question_hash(question: str) -> str:
         raise CanonicalJSONError("question contains a lone surrogate") from exc
 
 
-def cache_key(dimensions: Mapping[str, str]) -> str:
-    """Hash of the eight cache-key dimensions; exactly those names, nothing more or less."""
+def cache_key(
+    dimensions: Mapping[str, str], encode: Callable[[Any], bytes] = canonical_json
+) -> str:
+    """Hash of the eight cache-key dimensions; exactly those names, nothing more or less
+    (``encode``: as :data:`arborist.keys.Encode` says)."""
     names = set(dimensions)
     expected = set(CACHE_KEY_DIMENSIONS)
     if names != expected:
         missing = sorted(expected - names)
         extra = sorted(names - expected)
         raise CanonicalJSONError(f"cache key dimensions: missing {missing}, unexpected {extra}")
-    return sha256_hex(canonical_json(dict(dimensions)))
+    return sha256_hex(encode(dict(dimensions)))

@@ -25,8 +25,9 @@ different key.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from arborist.hashing import (
     cache_key,
@@ -40,6 +41,7 @@ from arborist.merkle import merkle_root
 __all__ = [
     "CANONICALIZATION_VERSION",
     "EVIDENCE_ROOT_DIMENSION",
+    "Encode",
     "EvidenceRef",
     "SCHEMA_VERSION",
     "answer_hash",
@@ -77,18 +79,22 @@ class EvidenceRef:
     leaf: str
 
 
-def evidence_leaf(ref: EvidenceRef) -> bytes:
+Encode = Callable[[Any], bytes]
+"""How the hashes below write a value: :func:`~arborist.hashing.canonical_json` (the default),
+or an encoder that writes the same bytes without its checks, for values already held to
+them (a bundle, whose whole text :mod:`arborist.bundle_shape` proved canonical)."""
+
+
+def evidence_leaf(ref: EvidenceRef, encode: Encode = canonical_json) -> bytes:
     """``leaf_hash(canonical_json({source_root, chunk_index, leaf}))`` of one evidence item."""
     return leaf_hash(
-        canonical_json(
-            {"source_root": ref.source_root, "chunk_index": ref.chunk_index, "leaf": ref.leaf}
-        )
+        encode({"source_root": ref.source_root, "chunk_index": ref.chunk_index, "leaf": ref.leaf})
     )
 
 
-def evidence_root(evidence: Sequence[EvidenceRef]) -> str:
+def evidence_root(evidence: Sequence[EvidenceRef], encode: Encode = canonical_json) -> str:
     """Merkle root over the evidence in rank order (``sha256("")`` when there is none)."""
-    return merkle_root([evidence_leaf(ref) for ref in evidence]).hex()
+    return merkle_root([evidence_leaf(ref, encode) for ref in evidence]).hex()
 
 
 def profile_hash(profile: Mapping[str, object]) -> str:
@@ -142,10 +148,11 @@ def record_hash(
     audit_mode: str,
     evidence: Sequence[tuple[EvidenceRef, bool]],
     created_at: str,
+    encode: Encode = canonical_json,
 ) -> str:
     """What a cache record commits to; its ``cache_write`` audit event carries this hash."""
     return sha256_hex(
-        canonical_json(
+        encode(
             {
                 "cache_key": cache_key,
                 "revision": revision,

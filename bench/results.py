@@ -4,8 +4,8 @@ A section is the text between ``<!-- begin NAME -->`` and ``<!-- end NAME -->``;
 :func:`write_section` replaces exactly that text and leaves the rest of the file
 (the other sections, the header) as it was. A section not yet in the file is
 appended. Writers: ``bench/goals.py`` (section ``goals``),
-``bench/peers/run.py`` (section ``peers``) and ``bench/store.py`` (section
-``store``).
+``bench/peers/run.py`` (section ``peers``), ``bench/store.py`` (section
+``store``) and ``bench/bundle.py`` (section ``bundle``).
 
 ``make bench`` runs every script through :func:`run` (``python bench/results.py run
 --missed FILE -- SCRIPT ARGS...``): the script's output passes through as it comes, and
@@ -34,11 +34,13 @@ RESULTS = Path(__file__).resolve().with_name("RESULTS.md")
 HEADER = """\
 # arborist benchmarks
 
-Assembled by `make bench` from three sections, each written by its own script (never
+Assembled by `make bench` from four sections, each written by its own script (never
 edit them by hand): **issue #14's goals** (`bench/goals.py`: each goal measured as it
 is named, against a baseline taken in the same process, and the growth tables),
-**arborist beside its peers** (`bench/peers/run.py`) and **the store** (`bench/store.py`:
-ingest, cache-hit asks, search and vector search, each beside a bare baseline).
+**arborist beside its peers** (`bench/peers/run.py`), **the store** (`bench/store.py`:
+ingest, cache-hit asks, search and vector search, each beside a bare baseline) and
+**a bundle** (`bench/bundle.py`: its size per turn, `verify --bundle` beside a bare
+hashlib floor).
 """
 
 

@@ -134,6 +134,17 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         ],
         120,
     ),
+    "bundle": (
+        ["bench/bundle.py", "--quick"],
+        [
+            "bundle of 12 turns",
+            "member      bytes       per turn",
+            "check_bundle (verify --bundle)",
+            "bare hashlib floor",
+            "quick run: a few turns, no goal judged",
+        ],
+        120,
+    ),
     "goals": (
         ["bench/goals.py", "--quick"],
         [

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from arborist.app import Arborist
 from arborist.bundle_check import check_bundle
-from arborist.bundle_shape import BundleUnreadable
+from arborist.bundle_shape import BundleUnreadable, read_bundle
 from arborist.cli import cli
 from arborist.commands import Desk
 from arborist.hashing import canonical_json
@@ -353,3 +353,16 @@ def test_import_reads_a_bundle_after_checking_it_whole_and_a_forged_one_writes_n
     assert code == 0, out
     code, out = run(elsewhere, "import", str(made["bundle"]))  # again: already present
     assert code == 0, out
+
+
+def test_reading_holds_every_escape_to_canonical_json() -> None:
+    """read_bundle's ASCII fast path: a character beyond ASCII written as a backslash-u
+    escape is not canonical (canonical JSON writes it raw) and is refused; text holding a
+    backslash before a ``u`` is canonical and read; control characters are escaped alike."""
+    fmt = '{"format":"arborist-bundle/1","t":'
+    assert read_bundle(f'{fmt}"é"}}'.encode())["t"] == "é"
+    for escaped in ('"\\u00e9"', '"\\u0100"', '"\\ud83d\\ude00"', '"\\u0041"'):
+        with pytest.raises(BundleUnreadable, match="not canonical JSON"):
+            read_bundle(f"{fmt}{escaped}}}".encode())
+    assert read_bundle(f'{fmt}"\\\\u00e9"}}'.encode())["t"] == "\\u00e9"
+    assert read_bundle(f'{fmt}"\\u001f"}}'.encode())["t"] == "\x1f"

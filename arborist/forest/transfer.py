@@ -191,9 +191,8 @@ def _type_problem(item: dict[str, Any]) -> str | None:
 
 def _text_problem(item: dict[str, Any]) -> str | None:
     """Text that is not UTF-8 (a lone surrogate), or a time not in the stored form."""
-    if not all(_utf8(item[name]) for name in _TEXTS) or not all(
-        _utf8(title) for title in item["cited_titles"]
-    ):
+    texts = [item[name] for name in _TEXTS] + item["cited_titles"]
+    if not _utf8("".join(texts)):  # one encoding: a lone surrogate stays one when joined
         return "it holds text that is not UTF-8 (a lone surrogate)"
     if not _TIMESTAMP.fullmatch(item["created_at"]):
         return "its created_at is not a time YYYY-MM-DDTHH:MM:SS.ffffffZ"
