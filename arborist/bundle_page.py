@@ -69,7 +69,7 @@ def bundle_page(data: bytes, title: str) -> str:
         "and chain link in this browser…</p>\n"
         '<ul id="bp-whole" aria-label="what fails in the bundle"></ul>\n'
         '<main id="bp-forest"></main>\n'
-        '<noscript>This page checks its bundle with JavaScript; without it, run '
+        "<noscript>This page checks its bundle with JavaScript; without it, run "
         "<code>arborist verify --bundle</code> on the bundle.</noscript>\n"
         f'<script type="application/json" id="arborist-bundle">{embed_bundle(data)}</script>\n'
         f"<script>{script}</script>\n</body>\n</html>\n"
