@@ -15,18 +15,20 @@
  */
 
 import {
-  cacheKey,
+  CACHE_KEY_DIMENSIONS,
+  COMBINE_PREFIX,
+  EVENT_HASH_FIELDS,
+  LEAF_PREFIX,
+  NODE_HASH_FIELDS,
   canonicalJson,
-  eventHash,
-  fromHex,
-  leafHash,
-  nodeHash,
-  questionHash,
-  sha256Hex,
+  compareCodePoints,
+  concatBytes,
+  normalizeQuestion,
   toHex,
   utf8,
 } from "./hashing.js";
 import { merkleRoot, verifyInclusion } from "./merkle.js";
+import { sha256Sync } from "./sha256.js";
 
 /** The format a bundle names. */
 export const BUNDLE_FORMAT = "arborist-bundle/1";
@@ -35,7 +37,33 @@ export const BUNDLE_FORMAT = "arborist-bundle/1";
 export const SUPERSEDED_REASON = "superseded by a fresh answer (--no-cache)";
 
 const BATES = /^([0-9]{8}T[0-9]{6}Z-[0-9a-f]{6})-([0-9]{6})$/;
-const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The canonical JSON text of a parsed value, as hashing.js's canonicalJson writes it
+ * (keys in code point order, no spacing, strings as Python's encoder writes them, which
+ * is JSON.stringify's for every well-formed string), built in one pass for a whole
+ * bundle. A string with a lone surrogate comes out escaped here; the hashes refuse it.
+ *
+ * @param {unknown} value
+ * @returns {string}
+ */
+export function canonicalText(value) {
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "string":
+      return JSON.stringify(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "number":
+      if (!Number.isSafeInteger(value)) throw new RangeError(`it holds the number ${value}`);
+      return String(value);
+    default:
+      break;
+  }
+  if (Array.isArray(value)) return `[${value.map(canonicalText).join(",")}]`;
+  const keys = Object.keys(value).sort(compareCodePoints);
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalText(value[key])}`).join(",")}}`;
+}
 
 /**
  * `[sid, seq]` of a bates number, or null.
@@ -77,13 +105,14 @@ export function readEmbedded(text) {
   if (bundle === null || typeof bundle !== "object" || bundle.format !== BUNDLE_FORMAT) {
     return { bundle: null, bytes: null, problem: `not an ${BUNDLE_FORMAT} bundle` };
   }
-  let bytes;
+  let canonical;
   try {
-    bytes = canonicalJson(bundle);
+    canonical = canonicalText(bundle);
   } catch (error) {
     return { bundle, bytes: null, problem: `the bundle is not canonical JSON: ${error.message}` };
   }
-  const same = embedText(utf8Decoder.decode(bytes)) === text;
+  const bytes = new TextEncoder().encode(canonical);
+  const same = embedText(canonical) === text;
   return {
     bundle,
     bytes,
@@ -91,6 +120,39 @@ export function readEmbedded(text) {
       ? null
       : "the bundle is not canonical JSON (sorted keys, no spacing, each value written one way, no key twice): its bytes were changed",
   };
+}
+
+// The hash rules of hashing.js (docs/design.md section 2), over the synchronous digest:
+// the same bytes hashed, without a promise per digest (sha256.js says why).
+const HEX = new Map([..."0123456789abcdef"].map((c, i) => [c, i]));
+/** Bytes of lowercase hex (what a bundle holds; anything else is refused). */
+function fromHex(hex) {
+  if (typeof hex !== "string" || hex.length % 2) throw new TypeError("not hex");
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) {
+    const high = HEX.get(hex[2 * i]);
+    const low = HEX.get(hex[2 * i + 1]);
+    if (high === undefined || low === undefined) throw new TypeError("not lowercase hex");
+    out[i] = (high << 4) | low;
+  }
+  return out;
+}
+const hexOf = (bytes) => toHex(sha256Sync(bytes));
+const fieldsHash = (source, names) =>
+  hexOf(canonicalJson(Object.fromEntries(names.map((name) => [name, source[name]]))));
+const leafHash = (bytes) => sha256Sync(concatBytes(Uint8Array.of(LEAF_PREFIX), bytes));
+const combine = (left, right) => {
+  if (left.length !== 32 || right.length !== 32) throw new TypeError("a digest is not 32 bytes");
+  return sha256Sync(concatBytes(Uint8Array.of(COMBINE_PREFIX), left, right));
+};
+const nodeHash = (fields) => fieldsHash(fields, NODE_HASH_FIELDS);
+const cacheKey = (dimensions) => fieldsHash(dimensions, CACHE_KEY_DIMENSIONS);
+const questionHash = (question) => hexOf(utf8(normalizeQuestion(question)));
+const sha256Hex = hexOf;
+function eventHash(prev, event) {
+  const before = prev === null ? new Uint8Array(0) : fromHex(prev);
+  if (prev !== null && before.length !== 32) throw new TypeError("prev_event_hash is not 32 bytes");
+  return hexOf(concatBytes(before, canonicalJson(Object.fromEntries(EVENT_HASH_FIELDS.map((n) => [n, event[n]])))));
 }
 
 const list = (value) => (Array.isArray(value) ? value : []);
@@ -182,7 +244,7 @@ async function chainProblems(problems, name, chain) {
   if ((events[0].seq === 1) !== (events[0].prev_event_hash === null)) {
     found.push(`seq ${events[0].seq}: its prev_event_hash does not fit its seq`);
   }
-  const hashes = await Promise.all(events.map((e) => eventHash(e.prev_event_hash, e)));
+  const hashes = events.map((e) => eventHash(e.prev_event_hash, e));
   events.forEach((event, i) => {
     const before = events[i - 1];
     const seq = event.seq;
@@ -227,7 +289,7 @@ async function turnProblems(turn, turns, sessions, { records, titles, renames, e
   if (!sessions.has(sid)) return ["its session is not in the bundle"];
   const parent = turn.parent_bates === null ? null : turns.get(turn.parent_bates);
   if (seq > 0 && (!parent || parseBates(parent.bates)?.[0] !== sid)) return ["its parent is not in the bundle"];
-  const digest = await nodeHash({
+  const digest = nodeHash({
     ...turn,
     parent_node_hash: parent ? parent.node_hash : null,
     label: turn.created_label,
@@ -241,8 +303,8 @@ async function turnProblems(turn, turns, sessions, { records, titles, renames, e
       : {
           node_hash: digest,
           parent_bates: turn.parent_bates,
-          answer_hash: await answerHash(turn.answer_text),
-          titles_hash: await answerHash(titlesJson(turn.cited_titles)),
+          answer_hash: answerHash(turn.answer_text),
+          titles_hash: answerHash(titlesJson(turn.cited_titles)),
         };
   const where = [sid, seq === 0 ? null : turn.bates];
   if (!event || !kinds.includes(event.event_type) || event.sid !== where[0] || event.bates !== where[1] || !same(event.body, body)) {
@@ -260,7 +322,7 @@ async function turnProblems(turn, turns, sessions, { records, titles, renames, e
 }
 
 async function answered(turn, records, titles) {
-  const asked = await questionHash(turn.question);
+  const asked = questionHash(turn.question);
   return records.some((record) => {
     const cited = [...new Set(record.evidence.filter((e) => e.cited).map((e) => titles.get(e.source_root)))];
     return (
@@ -280,12 +342,10 @@ async function answered(turn, records, titles) {
  * @returns {Promise<string>}
  */
 export async function evidenceRoot(evidence) {
-  const leaves = await Promise.all(
-    evidence.map((e) =>
-      leafHash(canonicalJson({ source_root: e.source_root, chunk_index: e.chunk_index, leaf: e.leaf })),
-    ),
+  const leaves = evidence.map((e) =>
+    leafHash(canonicalJson({ source_root: e.source_root, chunk_index: e.chunk_index, leaf: e.leaf })),
   );
-  return toHex(await merkleRoot(leaves));
+  return toHex(await merkleRoot(leaves, combine));
 }
 
 async function recordProblems(record, events, changes) {
@@ -298,17 +358,17 @@ async function recordProblems(record, events, changes) {
     leaf: e.leaf,
     cited: e.cited,
   }));
-  const [key, root, asked, answer, response] = await Promise.all([
+  const [key, root, asked, answer, response] = [
     cacheKey(dims),
-    evidenceRoot(refs),
+    await evidenceRoot(refs),
     questionHash(record.question),
     answerHash(record.answer_text),
     answerHash(record.response_json),
-  ]);
+  ];
   if (key !== record.cache_key) found.push("its cache_key is not the hash of its dimensions");
   if (root !== dims.source_root) found.push("its evidence does not fold to its evidence root");
   if (asked !== dims.question_hash) found.push("its question is not the one its question_hash names");
-  const digest = await sha256Hex(
+  const digest = sha256Hex(
     canonicalJson({
       cache_key: record.cache_key,
       revision: record.revision,
@@ -406,10 +466,10 @@ async function chunkProblems(problems, bundle) {
       const leaf = fromHex(chunk.leaf);
       const proof = chunk.proof.map((p) => fromHex(p));
       const size = sizes.get(chunk.source_root) ?? 0;
-      if (!(await verifyInclusion(leaf, chunk.chunk_index, size, proof, fromHex(chunk.source_root)))) {
+      if (!(await verifyInclusion(leaf, chunk.chunk_index, size, proof, fromHex(chunk.source_root), combine))) {
         found.push("its proof does not verify against its document's root and size");
       }
-      if (chunk.text !== null && toHex(await leafHash(utf8(chunk.text))) !== chunk.leaf) {
+      if (chunk.text !== null && toHex(leafHash(utf8(chunk.text))) !== chunk.leaf) {
         found.push("its text does not hash to its leaf");
       }
       return found;

@@ -17,20 +17,28 @@ import { markdownElements, parseMarkdown } from "./markdown.js";
 
 const h = makeH(document);
 
-/** The title a document of the bundle has, by its root. */
-function titles(bundle) {
-  return new Map(bundle.documents.map((d) => [d.source_root, d.title]));
+/** What each turn looks up, made once: records by key, titles by root, chunks by place. */
+function lookups(bundle) {
+  const records = new Map();
+  for (const record of bundle.records) {
+    if (!records.has(record.cache_key)) records.set(record.cache_key, []);
+    records.get(record.cache_key).push(record);
+  }
+  return {
+    records,
+    titles: new Map(bundle.documents.map((d) => [d.source_root, d.title])),
+    chunks: new Map(bundle.chunks.map((c) => [`${c.source_root} ${c.chunk_index}`, c])),
+  };
 }
 
 function field(name, value) {
   return h("div", { class: "bp-field" }, h("span", { class: "bp-name", text: name }), h("span", { class: "bp-value", text: value ?? "" }));
 }
 
-function sourcesList(bundle, turn) {
-  const records = bundle.records.filter((r) => r.cache_key === turn.cache_key);
-  const named = titles(bundle);
-  const chunks = new Map(bundle.chunks.map((c) => [`${c.source_root} ${c.chunk_index}`, c]));
-  return records.map((record) =>
+function sourcesList(found, turn) {
+  const named = found.titles;
+  const chunks = found.chunks;
+  return (found.records.get(turn.cache_key) ?? []).map((record) =>
     h(
       "details",
       { class: "bp-record", dataset: { cacheKey: record.cache_key, revision: record.revision } },
@@ -56,9 +64,9 @@ function sourcesList(bundle, turn) {
   );
 }
 
-function turnElement(bundle, turn) {
+function turnElement(found, turn) {
   const [, seq] = parseBates(turn.bates) ?? [null, 0];
-  const record = bundle.records.filter((r) => r.cache_key === turn.cache_key).at(-1);
+  const record = (found.records.get(turn.cache_key) ?? []).at(-1);
   return h(
     "li",
     { class: "bp-turn", role: "treeitem", dataset: { bates: turn.bates, verdict: "pending" }, attrs: { "aria-label": `turn ${turn.bates}` } },
@@ -80,7 +88,7 @@ function turnElement(bundle, turn) {
           field("asked", turn.created_at),
           field("node_hash", turn.node_hash),
           h("ul", { class: "bp-problems", attrs: { "aria-label": "what fails" } }),
-          sourcesList(bundle, turn),
+          sourcesList(found, turn),
         ],
     h("ul", { class: "bp-children", role: "group" }),
   );
@@ -88,7 +96,8 @@ function turnElement(bundle, turn) {
 
 function forest(bundle) {
   const rows = new Map();
-  for (const turn of bundle.turns) rows.set(turn.bates, turnElement(bundle, turn));
+  const found = lookups(bundle);
+  for (const turn of bundle.turns) rows.set(turn.bates, turnElement(found, turn));
   const sessions = bundle.sessions.map((session) => {
     const tree = h("ul", { class: "bp-tree", role: "tree", attrs: { "aria-label": `session ${session.sid}` } });
     for (const turn of bundle.turns) {
