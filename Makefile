@@ -203,6 +203,7 @@ bench: install chromium foreign-corpora
 	$(FOREIGN_THREADS) $(BENCH) bench/foreign.py --write --cache $(FOREIGN_CACHE)
 	$(BENCH) bench/embed_speed.py
 	$(BENCH) bench/widget.py
+	$(BENCH) bench/bundle_page.py
 	$(BENCH) bench/coaccess.py
 	$(BENCH) bench/gate.py --holdout
 	$(BENCH) bench/html_parse.py
