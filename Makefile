@@ -56,7 +56,7 @@ $(STAMP): pyproject.toml hatch_build.py $(JS_DEPS)
 	$(call pip_install,dev)
 	touch $@ $(LAB_STAMP) $(DEMO_STAMP)
 
-install: $(STAMP) $(BUNDLE)
+install: $(STAMP) $(BUNDLE) $(PAGE)
 
 # What the CLI targets below need: the demo's install (never the test tools or the peers).
 runtime: $(DEMO_STAMP)

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Playwright, Route, expect
 
-from arborist.bundle_page import bundle_page, embed_bundle
+from arborist.bundle_page import PAGE_ASSETS, bundle_page, embed_bundle
 from arborist.hashing import canonical_json
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, JS_SOURCES
 from tests.browser.test_xss import (
     AUDIT_SCRIPT,
     CORPUS,
@@ -53,6 +53,10 @@ class Opened:
 
 @pytest.fixture
 def open_page(playwright_driver: Playwright) -> Iterator[Callable[[Path], Opened]]:
+    built = PAGE_ASSETS / "page.js"
+    sources = [p for p in JS_SOURCES.glob("*") if p.suffix in {".js", ".css"}]
+    if not built.is_file() or any(p.stat().st_mtime > built.stat().st_mtime for p in sources):
+        pytest.fail(f"{built} is missing or older than js/src: run `make js`")
     browser = playwright_driver.chromium.launch(
         executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
     )
