@@ -12,6 +12,8 @@ DEMO_STAMP := $(VENV)/.installed-demo
 LAB_STAMP  := $(VENV)/.installed-lab
 STAMP      := $(VENV)/.installed
 BUNDLE := arborist_nb/static/arborist.js
+# The page `export --html` writes inlines this build of js/src/page.js (arborist/bundle_page.py).
+PAGE := arborist/static/page.js
 JS_DEPS := js/node_modules/.package-lock.json
 DEMO_HOME ?= .demo-home
 
@@ -31,10 +33,10 @@ all: install
 $(JS_DEPS): js/package.json js/package-lock.json
 	cd js && npm ci --no-audit --no-fund
 
-$(BUNDLE): $(JS_DEPS) $(wildcard js/src/*.js js/src/*.css)
+$(BUNDLE) $(PAGE) &: $(JS_DEPS) $(wildcard js/src/*.js js/src/*.css)
 	cd js && npm run build --silent
 
-js: $(BUNDLE)
+js: $(BUNDLE) $(PAGE)
 
 define pip_install
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -54,7 +56,7 @@ $(STAMP): pyproject.toml hatch_build.py $(JS_DEPS)
 	$(call pip_install,dev)
 	touch $@ $(LAB_STAMP) $(DEMO_STAMP)
 
-install: $(STAMP) $(BUNDLE)
+install: $(STAMP) $(BUNDLE) $(PAGE)
 
 # What the CLI targets below need: the demo's install (never the test tools or the peers).
 runtime: $(DEMO_STAMP)
@@ -201,6 +203,7 @@ bench: install chromium foreign-corpora
 	$(FOREIGN_THREADS) $(BENCH) bench/foreign.py --write --cache $(FOREIGN_CACHE)
 	$(BENCH) bench/embed_speed.py
 	$(BENCH) bench/widget.py
+	$(BENCH) bench/bundle_page.py
 	$(BENCH) bench/coaccess.py
 	$(BENCH) bench/gate.py --holdout
 	$(BENCH) bench/html_parse.py
@@ -210,5 +213,5 @@ bench: install chromium foreign-corpora
 	$(BIN)/python bench/results.py verdict --missed $(BENCH_MISSED)
 
 clean:
-	rm -rf $(VENV) js/node_modules arborist_nb/static $(DEMO_HOME) dist build .pytest_cache .mypy_cache .ruff_cache .hypothesis \
+	rm -rf $(VENV) js/node_modules arborist_nb/static arborist/static $(DEMO_HOME) dist build .pytest_cache .mypy_cache .ruff_cache .hypothesis \
 		.bench-cache

@@ -1,4 +1,5 @@
-"""Build hook: bundle the widget JS (``js/``) into ``arborist_nb/static`` before packaging.
+"""Build hook: bundle the widget JS (``js/``) into ``arborist_nb/static``, and the page
+``export --html`` writes into ``arborist/static``, before packaging.
 
 The bundle is gitignored. Building from a git checkout needs node and npm
 (``npm ci`` then ``npm run build``); building from an sdist, which carries
@@ -16,7 +17,9 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 STATIC = Path("arborist_nb") / "static"
-BUNDLE = (STATIC / "arborist.js", STATIC / "widget.js", STATIC / "widget.css")
+PAGE = Path("arborist") / "static"
+BUNDLE = (STATIC / "arborist.js", STATIC / "widget.js", STATIC / "widget.css", PAGE / "page.js",
+          PAGE / "page.css")  # fmt: skip
 
 
 class CustomBuildHook(BuildHookInterface):  # type: ignore[type-arg]

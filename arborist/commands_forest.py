@@ -18,6 +18,7 @@ from typing import Any, BinaryIO
 
 from arborist import views
 from arborist.bundle import BUNDLE_START
+from arborist.bundle_page import bundle_page
 from arborist.commands import (
     JSON,
     LIMIT,
@@ -384,12 +385,15 @@ def _root(desk: Desk, args: argparse.Namespace) -> Outcome:
     arg("--bundle", metavar="FILE",
         help="write the sessions, their records, cited chunks, proofs and chain spans to FILE "
              "as one bundle (docs/bundle.md) that `verify --bundle` checks with no home"),
+    arg("--html", metavar="FILE",
+        help="write that bundle inside one self-contained HTML page that shows the forest "
+             "and re-checks every hash, proof and chain link in the browser"),
 )  # fmt: skip
 def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
-    if args.bundle is not None:
+    if args.bundle is not None or args.html is not None:
         return _export_bundle(desk, args)
     if len(args.sids) > 1:
-        refuse(desk, "export", "JSON Lines hold one session: give one SID, or --bundle FILE")
+        refuse(desk, "export", "JSON Lines hold one session: give one SID, --bundle or --html FILE")
     sid = desk.session_id(args.sids[0] if args.sids else None)
     records = desk.app.export_session(sid)
     text = views.export_jsonl(records)
@@ -406,16 +410,25 @@ def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
 
 def _export_bundle(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.out is not None:
-        refuse(desk, "export", "--bundle FILE names the file: --out is for JSON Lines")
+        refuse(desk, "export", "--bundle and --html name their files: --out is for JSON Lines")
     sids = list(dict.fromkeys(args.sids)) or [desk.session_id()]
     data = desk.app.export_bundle(sids)  # refused before anything is written
-    try:
-        write_private_text(Path(args.bundle), data.decode("utf-8"))
-    except OSError as exc:
-        raise BadInput(f"cannot write {args.bundle}: {exc.strerror or exc}") from None
-    return Outcome(
-        f"bundled {len(sids)} session(s) ({len(data)} bytes) to {views.field(args.bundle)}"
-    )
+    page = None
+    if args.html is not None:  # made whole (its script read) before any file is written
+        page = bundle_page(data, f"arborist journal: {', '.join(sids)}")
+    said = []
+    for name, text, what in ((args.bundle, data.decode("utf-8"), "bundled"),
+                             (args.html, page, "wrote the page of")):  # fmt: skip
+        if name is None or text is None:
+            continue
+        try:
+            write_private_text(Path(name), text)
+        except OSError as exc:
+            raise BadInput(f"cannot write {name}: {exc.strerror or exc}") from None
+        said.append(
+            f"{what} {len(sids)} session(s) ({len(text.encode())} bytes) to {views.field(name)}"
+        )
+    return Outcome("\n".join(said))
 
 
 @command(

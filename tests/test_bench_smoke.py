@@ -179,6 +179,15 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         ],
         300,
     ),
+    "bundle-page": (
+        ["bench/bundle_page.py", "--quick"],
+        [
+            "bundle of 40 turns, 200 chunks",
+            "page's own (script start -> checked)",
+            "navigation -> checked",
+        ],
+        300,
+    ),
     "widget": (
         ["bench/widget.py", "--quick"],
         [

@@ -114,6 +114,8 @@ def test_the_wheel_contains_the_widget_bundle_and_installs_without_node(tmp_path
         "arborist_nb/static/arborist.js",
         "arborist_nb/static/widget.js",
         "arborist_nb/static/widget.css",
+        "arborist/static/page.js",
+        "arborist/static/page.css",
     } <= set(names)
     assert not any("node_modules" in n or n.endswith(".db") for n in names)
 

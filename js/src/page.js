@@ -1,0 +1,163 @@
+/**
+ * The page `arborist export --html` writes (docs/bundle.md, "The page"): the
+ * bundle embedded in `<script type="application/json" id="arborist-bundle">`,
+ * shown as its forest (sessions, then turns as a tree), each turn's question,
+ * answer, mode, state, sources and proofs; on opening, every hash, proof and
+ * chain link is checked again here (bundle_check.js) and the result shown per
+ * turn and for the whole. Every text is a text node (dom.js); an answer's
+ * Markdown goes through markdown.js, as the widget's does.
+ *
+ * @module page
+ */
+
+import { checkBundle, describeItem, parseBates, readEmbedded, turnVerdicts } from "./bundle_check.js";
+import { AUDIT_WORDS } from "./detail.js";
+import { makeH } from "./dom.js";
+import { markdownElements, parseMarkdown } from "./markdown.js";
+
+const h = makeH(document);
+
+/** What each turn looks up, made once: records by key, titles by root, chunks by place. */
+function lookups(bundle) {
+  const records = new Map();
+  for (const record of bundle.records) {
+    if (!records.has(record.cache_key)) records.set(record.cache_key, []);
+    records.get(record.cache_key).push(record);
+  }
+  return {
+    records,
+    titles: new Map(bundle.documents.map((d) => [d.source_root, d.title])),
+    chunks: new Map(bundle.chunks.map((c) => [`${c.source_root} ${c.chunk_index}`, c])),
+  };
+}
+
+function field(name, value) {
+  return h("div", { class: "bp-field" }, h("span", { class: "bp-name", text: name }), h("span", { class: "bp-value", text: value ?? "" }));
+}
+
+function sourcesList(found, turn) {
+  const named = found.titles;
+  const chunks = found.chunks;
+  return (found.records.get(turn.cache_key) ?? []).map((record) =>
+    h(
+      "details",
+      { class: "bp-record", dataset: { cacheKey: record.cache_key, revision: record.revision } },
+      h("summary", { text: `record revision ${record.revision}: ${record.state}${record.state_reason ? ` (${record.state_reason})` : ""}` }),
+      field("record_hash", record.record_hash),
+      field("evidence root", record.dimensions.source_root),
+      h(
+        "ol",
+        { class: "bp-sources" },
+        record.evidence.map((item) => {
+          const chunk = chunks.get(`${item.source_root} ${item.chunk_index}`);
+          return h(
+            "li",
+            { dataset: { sourceRoot: item.source_root, chunkIndex: item.chunk_index } },
+            h("div", { class: "bp-source", text: `${named.get(item.source_root) ?? "?"}, chunk ${item.chunk_index + 1} of ${item.chunk_count}${item.cited ? " (cited)" : " (retrieved, not cited)"}` }),
+            chunk && chunk.text !== null ? h("blockquote", { class: "bp-chunk", text: chunk.text }) : null,
+            field("leaf", item.leaf),
+            field("proof", chunk ? chunk.proof.join(" ") : "(none)"),
+          );
+        }),
+      ),
+    ),
+  );
+}
+
+function turnElement(found, turn) {
+  const [, seq] = parseBates(turn.bates) ?? [null, 0];
+  const record = (found.records.get(turn.cache_key) ?? []).at(-1);
+  return h(
+    "li",
+    { class: "bp-turn", role: "treeitem", dataset: { bates: turn.bates, verdict: "pending" }, attrs: { "aria-label": `turn ${turn.bates}` } },
+    h(
+      "div",
+      { class: "bp-head" },
+      h("span", { class: "bp-verdict", text: "checking…" }),
+      h("code", { class: "bp-bates", text: turn.bates }),
+      turn.label ? h("span", { class: "bp-label", text: turn.label }) : null,
+    ),
+    seq === 0
+      ? h("div", { class: "bp-question", text: "(the session's root)" })
+      : [
+          h("div", { class: "bp-question", text: turn.question }),
+          h("div", { class: "bp-answer" }, markdownElements(h, parseMarkdown(turn.answer_text))),
+          field("mode", AUDIT_WORDS[turn.audit_mode] ?? turn.audit_mode),
+          field("state", record ? `${record.state}${record.state_reason ? `: ${record.state_reason}` : ""}` : "(no record)"),
+          field("cited", turn.cited_titles.join("; ")),
+          field("asked", turn.created_at),
+          field("node_hash", turn.node_hash),
+          h("ul", { class: "bp-problems", attrs: { "aria-label": "what fails" } }),
+          sourcesList(found, turn),
+        ],
+    h("ul", { class: "bp-children", role: "group" }),
+  );
+}
+
+function forest(bundle) {
+  const rows = new Map();
+  const found = lookups(bundle);
+  for (const turn of bundle.turns) rows.set(turn.bates, turnElement(found, turn));
+  const sessions = bundle.sessions.map((session) => {
+    const tree = h("ul", { class: "bp-tree", role: "tree", attrs: { "aria-label": `session ${session.sid}` } });
+    for (const turn of bundle.turns) {
+      if (parseBates(turn.bates)?.[0] !== session.sid) continue;
+      const parent = turn.parent_bates === null ? null : rows.get(turn.parent_bates);
+      (parent ? parent.querySelector(":scope > .bp-children") : tree).appendChild(rows.get(turn.bates));
+    }
+    return h(
+      "section",
+      { class: "bp-session", dataset: { sid: session.sid } },
+      h("h2", { text: session.label ? `${session.label} (${session.sid})` : session.sid }),
+      tree,
+    );
+  });
+  return { rows, sessions };
+}
+
+function showTurn(row, found) {
+  row.dataset.verdict = found.length ? "fails" : "verified";
+  row.querySelector(".bp-verdict").textContent = found.length ? "✗ fails" : "✓ verified";
+  const list = row.querySelector(":scope > .bp-problems");
+  if (list) for (const problem of found) list.appendChild(h("li", { text: problem }));
+  if (!list && found.length) row.querySelector(".bp-head").appendChild(h("span", { class: "bp-why", text: found.join("; ") }));
+}
+
+async function main() {
+  const summary = document.getElementById("bp-summary");
+  const problemsList = document.getElementById("bp-whole");
+  const started = performance.now();
+  const read = readEmbedded(document.getElementById("arborist-bundle").textContent);
+  let problems = read.problem ? [{ kind: "bundle", id: "", text: read.problem }] : [];
+  let rows = new Map();
+  if (read.bundle) {
+    try {
+      const shown = forest(read.bundle);
+      rows = shown.rows;
+      document.getElementById("bp-forest").append(...shown.sessions);
+    } catch (error) {
+      problems.push({ kind: "bundle", id: "", text: `its fields are not of their types (${error?.message ?? error})` });
+    }
+    problems = [...problems, ...(await checkBundle(read.bundle))];
+  }
+  const verdicts = read.bundle ? turnVerdicts(read.bundle, problems) : new Map();
+  for (const [bates, row] of rows) showTurn(row, verdicts.get(bates) ?? []);
+  const ms = Math.round(performance.now() - started);
+  for (const p of problems) problemsList.appendChild(h("li", { text: p.kind === "bundle" ? p.text : `${describeItem(p.kind, p.id)}: ${p.text}` }));
+  const failing = [...verdicts.values()].filter((found) => found.length).length;
+  const whole = problems.length ? "fails" : "verified";
+  summary.dataset.verdict = whole;
+  summary.dataset.problems = String(problems.length);
+  summary.dataset.ms = String(ms);
+  summary.textContent = problems.length
+    ? `✗ The bundle does not hold: ${problems.length} problem(s), ${failing} of ${rows.size} turn(s) fail (checked in this browser in ${ms} ms).`
+    : `✓ Verified in this browser: every hash, proof and chain link of ${rows.size} turn(s), ${read.bundle.records.length} record(s), ${read.bundle.chunks.length} chunk(s) holds (${ms} ms).`;
+  document.body.dataset.checked = "true";
+}
+
+main().catch((error) => {
+  const summary = document.getElementById("bp-summary");
+  summary.dataset.verdict = "fails";
+  summary.textContent = `✗ The page could not check the bundle: ${error?.message ?? error}`;
+  document.body.dataset.checked = "true";
+});

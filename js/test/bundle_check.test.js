@@ -1,0 +1,102 @@
+// The bundle checks of the page (js/src/bundle_check.js) on a bundle the real CLI wrote
+// (fixtures/small.bundle: `arborist export --bundle` of a session with three asks, a label
+// and a falsified answer asked again), intact and with one value changed per field kind.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { checkBundle, embedText, readEmbedded, turnVerdicts } from "../src/bundle_check.js";
+
+const BYTES = readFileSync(new URL("./fixtures/small.bundle", import.meta.url), "utf8");
+
+function fresh() {
+  return JSON.parse(BYTES);
+}
+
+async function verdicts(bundle) {
+  const problems = await checkBundle(bundle);
+  return { problems, turns: turnVerdicts(bundle, problems) };
+}
+
+function flip(hex) {
+  return (hex[0] === "0" ? "1" : "0") + hex.slice(1);
+}
+
+test("the intact bundle holds: no problem, every turn verified", async () => {
+  const read = readEmbedded(embedText(BYTES));
+  assert.equal(read.problem, null);
+  assert.equal(new TextDecoder().decode(read.bytes), BYTES);
+  const { problems, turns } = await verdicts(read.bundle);
+  assert.deepEqual(problems, []);
+  assert.equal(turns.size, read.bundle.turns.length);
+  for (const found of turns.values()) assert.deepEqual(found, []);
+});
+
+test("a byte of spacing or a key twice is a form problem", () => {
+  const text = embedText(BYTES);
+  assert.match(readEmbedded(text.replace('{"chains":', '{ "chains":')).problem, /not canonical/);
+  assert.match(readEmbedded(text.replace('"format":', '"format":"x","format":')).problem, /not canonical/);
+  assert.match(readEmbedded(text.slice(0, -1)).problem, /not JSON/);
+});
+
+const ANSWERED = (bundle) => bundle.turns.find((t) => t.bates.endsWith("-000001"));
+
+const CHANGES = {
+  "a turn's answer": (b) => {
+    ANSWERED(b).answer_text += "!";
+    return [ANSWERED(b).bates];
+  },
+  "a turn's node_hash": (b) => {
+    ANSWERED(b).node_hash = flip(ANSWERED(b).node_hash);
+    return [ANSWERED(b).bates];
+  },
+  "a record's evidence leaf": (b) => {
+    const record = b.records.find((r) => r.cache_key === ANSWERED(b).cache_key);
+    record.evidence[0].leaf = flip(record.evidence[0].leaf);
+    return [ANSWERED(b).bates];
+  },
+  "a cited chunk's text": (b) => {
+    const chunk = b.chunks.find((c) => c.text !== null);
+    chunk.text = chunk.text.replace("S", "Z");
+    return b.turns.filter((t) => b.records.some((r) => r.cache_key === t.cache_key && r.evidence.some((e) => e.source_root === chunk.source_root && e.chunk_index === chunk.chunk_index))).map((t) => t.bates);
+  },
+  "a proof element": (b) => {
+    const chunk = b.chunks.find((c) => c.proof.length);
+    chunk.proof[0] = flip(chunk.proof[0]);
+    return b.turns.filter((t) => b.records.some((r) => r.cache_key === t.cache_key && r.evidence.some((e) => e.source_root === chunk.source_root && e.chunk_index === chunk.chunk_index))).map((t) => t.bates);
+  },
+  "a chain event's body": (b) => {
+    const turn = ANSWERED(b);
+    const event = b.chains.sessions.events.find((e) => e.seq === turn.event_seq);
+    event.body.answer_hash = flip(event.body.answer_hash);
+    return [turn.bates];
+  },
+};
+
+for (const [what, change] of Object.entries(CHANGES)) {
+  test(`${what} changed fails the turns that stand on it, and only as named items`, async () => {
+    const bundle = fresh();
+    const named = change(bundle);
+    assert.ok(named.length);
+    const { problems, turns } = await verdicts(bundle);
+    assert.ok(problems.length, "a problem is found");
+    for (const bates of named) assert.ok(turns.get(bates).length, `${bates} fails`);
+  });
+}
+
+test("a head changed fails the whole and every turn", async () => {
+  const bundle = fresh();
+  bundle.chains.store.head.event_hash = flip(bundle.chains.store.head.event_hash);
+  const { problems, turns } = await verdicts(bundle);
+  assert.deepEqual(problems.map((p) => [p.kind, p.id, p.text]), [["chain", "store", "its head is not its last event"]]);
+  for (const found of turns.values()) assert.ok(found.some((f) => f.startsWith("store.db chain")));
+});
+
+test("an entry of another type fails as that entry, and the rest are still checked", async () => {
+  const bundle = fresh();
+  bundle.records[0].evidence = 7;
+  bundle.chunks[0].proof = null;
+  const { problems } = await verdicts(bundle);
+  const kinds = new Set(problems.map((p) => p.kind));
+  assert.ok(kinds.has("record") && kinds.has("chunk"), JSON.stringify(problems));
+});

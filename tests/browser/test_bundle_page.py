@@ -1,0 +1,316 @@
+"""The page ``arborist export --html`` writes, opened from ``file://`` in headless chromium
+with no server: intact, every turn and the whole are verified; with one byte changed in
+each kind of field, the page names what fails; hostile text shows as text; and no request
+leaves the page (every request is routed, and any but the page's own file fails the test).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, Playwright, Route, expect
+
+from arborist.bundle_page import PAGE_ASSETS, bundle_page, embed_bundle
+from arborist.hashing import canonical_json
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, JS_SOURCES
+from tests.browser.test_xss import (
+    AUDIT_SCRIPT,
+    CORPUS,
+    SINK_SCRIPT,
+    build_home,
+    payload_of,
+    policy,
+    shown,
+    sink_hits,
+)
+from tests.test_bundle import QUOKKA, SPIDER, run
+
+pytestmark = pytest.mark.browser
+
+CHECKED_MS = 30_000
+PAGE_TAGS = (
+    *("section", "h2", "ul", "li", "div", "span", "code", "details", "summary", "ol"),
+    *("blockquote", "p", "strong", "em", "a", "pre"),  # an answer's Markdown (markdown.js)
+    *("h1", "main", "noscript", "script"),  # the page's frame (arborist/bundle_page.py)
+)
+PAGE_ATTRS = ("class", "role", "href", "target", "rel", "start", "id", "type")
+
+
+@dataclass
+class Opened:
+    """A page opened from file://, and what it asked for beyond its own file."""
+
+    page: Page
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def open_page(playwright_driver: Playwright) -> Iterator[Callable[[Path], Opened]]:
+    built = PAGE_ASSETS / "page.js"
+    sources = [p for p in JS_SOURCES.glob("*") if p.suffix in {".js", ".css"}]
+    if not built.is_file() or any(p.stat().st_mtime > built.stat().st_mtime for p in sources):
+        pytest.fail(f"{built} is missing or older than js/src: run `make js`")
+    browser = playwright_driver.chromium.launch(
+        executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+    )
+    try:
+
+        def opening(path: Path) -> Opened:
+            context = browser.new_context(service_workers="block")
+            page = context.new_page()
+            opened = Opened(page)
+            own = path.as_uri()
+
+            def route(route: Route) -> None:
+                if route.request.url != own:
+                    opened.requests.append(route.request.url)
+                    route.abort("blockedbyclient")
+                else:
+                    route.continue_()
+
+            context.route("**/*", route)
+            context.on("request", lambda r: r.url == own or opened.requests.append(r.url))
+            page.on("pageerror", lambda error: opened.errors.append(str(error)))
+            page.on("dialog", lambda d: (opened.errors.append(f"dialog {d.message}"), d.dismiss()))
+            context.add_init_script(SINK_SCRIPT)
+            context.add_init_script(AUDIT_SCRIPT)
+            page.goto(own)
+            expect(page.locator("body"), "the page checks its bundle").to_have_attribute(
+                "data-checked", "true", timeout=CHECKED_MS
+            )
+            return opened
+
+        yield opening
+    finally:
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def journal(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A home with a session of four turns (an ask, a follow-up, a label, a falsified answer
+    asked again), and its page and bundle written by the real CLI."""
+    root = tmp_path_factory.mktemp("page")
+    docs, home = root / "docs", root / "home"
+    docs.mkdir()
+    (docs / "spider.md").write_text(SPIDER, encoding="utf-8")
+    (docs / "quokka.md").write_text(QUOKKA, encoding="utf-8")
+    assert run(home, "ingest", str(docs))[0] == 0
+    code, out = run(home, "ask", "--json", "Who created Spider-Man?")
+    assert code == 0, out
+    first = json.loads(out)
+    sid = first["bates"].rsplit("-", 1)[0]
+    assert run(home, "ask", "--sid", sid, "What are the powers of Spider-Man?")[0] == 0
+    assert run(home, "label", "--sid", sid, "--ref", "1", "creators")[0] == 0
+    assert run(home, "falsify", "--state", "failed", "--reason", "x", first["cache_key"])[0] == 0
+    assert run(home, "ask", "--sid", sid, "Who created Spider-Man?")[0] == 0
+    page, bundle = root / "journal.html", root / "journal.bundle"
+    code, out = run(home, "export", "--html", str(page), "--bundle", str(bundle), sid)
+    assert code == 0 and "wrote the page of 1 session(s)" in out, out
+    return {"page": page, "html": page.read_text(encoding="utf-8"), "data": bundle.read_bytes()}
+
+
+def verdicts(opened: Opened) -> dict[str, str]:
+    rows = opened.page.locator("[role=treeitem]")
+    return {
+        str(row.get_attribute("data-bates")): str(row.get_attribute("data-verdict"))
+        for row in rows.all()
+    }
+
+
+def test_the_page_holds_the_bundles_own_bytes_and_verifies_every_turn_from_file(
+    journal: dict[str, Any], open_page: Callable[[Path], Opened]
+) -> None:
+    assert embed_bundle(journal["data"]) in journal["html"]
+    opened = open_page(journal["page"])
+    summary = opened.page.locator("#bp-summary")
+    expect(summary).to_have_attribute("data-verdict", "verified")
+    expect(summary).to_contain_text("Verified in this browser")
+    found = verdicts(opened)
+    assert len(found) == len(json.loads(journal["data"])["turns"]) == 4
+    assert set(found.values()) == {"verified"}, found
+    assert opened.page.evaluate("() => isSecureContext"), "file:// has WebCrypto in chromium"
+    answer = opened.page.locator("[role=treeitem][data-bates$='-000001'] > .bp-answer")
+    expect(answer).to_contain_text("Stan Lee")
+    assert opened.requests == [] and opened.errors == []
+
+
+def _flip(text: str, at: int = 0) -> str:
+    """One character of ``text`` changed for another ASCII one (one byte of the page)."""
+    new = "0" if text[at] != "0" else "1"
+    return text[:at] + new + text[at + 1 :]
+
+
+def _answered(bundle: dict[str, Any]) -> dict[str, Any]:
+    return next(t for t in bundle["turns"] if t["bates"].endswith("-000002"))
+
+
+def _cited_chunk(bundle: dict[str, Any]) -> dict[str, Any]:
+    key = _answered(bundle)["cache_key"]
+    record = next(r for r in bundle["records"] if r["cache_key"] == key)
+    item = next(e for e in record["evidence"] if e["cited"])
+    return next(
+        c
+        for c in bundle["chunks"]
+        if (c["source_root"], c["chunk_index"]) == (item["source_root"], item["chunk_index"])
+    )
+
+
+def _change_answer(b: dict[str, Any]) -> str:
+    _answered(b)["answer_text"] = _flip(_answered(b)["answer_text"], 3)
+    return "turn "
+
+
+def _change_node_hash(b: dict[str, Any]) -> str:
+    _answered(b)["node_hash"] = _flip(_answered(b)["node_hash"])
+    return "turn "
+
+
+def _change_evidence(b: dict[str, Any]) -> str:
+    key = _answered(b)["cache_key"]
+    record = next(r for r in b["records"] if r["cache_key"] == key)
+    record["evidence"][0]["leaf"] = _flip(record["evidence"][0]["leaf"])
+    return "record "
+
+
+def _change_chunk_text(b: dict[str, Any]) -> str:
+    chunk = _cited_chunk(b)
+    chunk["text"] = _flip(chunk["text"], 2)
+    return "chunk "
+
+
+def _change_proof(b: dict[str, Any]) -> str:
+    chunk = _cited_chunk(b)
+    chunk["proof"][0] = _flip(chunk["proof"][0])
+    return "chunk "
+
+
+def _change_event_body(b: dict[str, Any]) -> str:
+    seq = _answered(b)["event_seq"]
+    event = next(e for e in b["chains"]["sessions"]["events"] if e["seq"] == seq)
+    event["body"]["answer_hash"] = _flip(event["body"]["answer_hash"])
+    return f"sessions.db chain: seq {seq}"
+
+
+def _change_head(b: dict[str, Any]) -> str:
+    b["chains"]["sessions"]["head"]["event_hash"] = _flip(
+        b["chains"]["sessions"]["head"]["event_hash"]
+    )
+    return "sessions.db chain: its head"
+
+
+CHANGES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "a turn's answer": _change_answer,
+    "a turn's node_hash": _change_node_hash,
+    "a record's evidence": _change_evidence,
+    "a chunk's text": _change_chunk_text,
+    "a proof element": _change_proof,
+    "a chain event's body": _change_event_body,
+    "a chain's head": _change_head,
+}
+
+
+@pytest.mark.parametrize("what", CHANGES)
+def test_one_byte_changed_in_each_kind_of_field_names_what_fails(
+    what: str, journal: dict[str, Any], open_page: Callable[[Path], Opened], tmp_path: Path
+) -> None:
+    bundle = json.loads(journal["data"])
+    named = CHANGES[what](bundle)
+    changed = journal["html"].replace(
+        embed_bundle(journal["data"]), embed_bundle(canonical_json(bundle))
+    )
+    before, after = journal["html"].encode(), changed.encode()
+    assert (
+        len(before) == len(after) and sum(x != y for x, y in zip(before, after, strict=True)) == 1
+    )
+    path = tmp_path / "changed.html"
+    path.write_text(changed, encoding="utf-8")
+    opened = open_page(path)
+    expect(opened.page.locator("#bp-summary")).to_have_attribute("data-verdict", "fails")
+    whole = opened.page.locator("#bp-whole li").all_text_contents()
+    assert any(line.startswith(named) for line in whole), whole
+    found = verdicts(opened)
+    answered = _answered(bundle)["bates"]
+    assert found[answered] == "fails", found
+    problems = opened.page.locator(f"[data-bates='{answered}'] > .bp-problems li")
+    expect(problems.first).to_be_visible()
+    if what != "a chain's head":  # a head fails every turn; anything else only its own
+        root = next(t["bates"] for t in bundle["turns"] if t["parent_bates"] is None)
+        assert found[root] == "verified", found
+    assert opened.requests == [] and opened.errors == []
+
+
+def test_a_page_cut_short_or_respaced_fails_as_a_whole(
+    journal: dict[str, Any], open_page: Callable[[Path], Opened], tmp_path: Path
+) -> None:
+    embedded = embed_bundle(journal["data"])
+    for name, text in {
+        "cut": embedded[:-2],
+        "spaced": embedded.replace('{"chains":', '{ "chains":', 1),
+    }.items():
+        path = tmp_path / f"{name}.html"
+        path.write_text(journal["html"].replace(embedded, text), encoding="utf-8")
+        opened = open_page(path)
+        expect(opened.page.locator("#bp-summary")).to_have_attribute("data-verdict", "fails")
+        whole = opened.page.locator("#bp-whole li").all_text_contents()
+        assert any(re.search(r"not (canonical )?JSON", line) for line in whole), whole
+        assert opened.requests == [] and opened.errors == []
+
+
+def test_the_xss_corpus_in_questions_answers_labels_and_titles_shows_as_text(
+    tmp_path: Path, open_page: Callable[[Path], Opened]
+) -> None:
+    hostile = build_home(tmp_path / "home", tmp_path / "docs")
+    try:
+        data = hostile.app.export_bundle([hostile.sid])
+    finally:
+        hostile.app.close()
+    path = tmp_path / "hostile.html"
+    path.write_text(bundle_page(data, CORPUS[1]), encoding="utf-8")
+    opened = open_page(path)
+    expect(opened.page.locator("#bp-summary")).to_have_attribute("data-verdict", "verified")
+    bundle = json.loads(data)
+    needles = [t["question"] for t in bundle["turns"] if t["parent_bates"]]
+    needles += [t["label"] for t in bundle["turns"] if t["label"]]
+    needles += [d["title"] for d in bundle["documents"]]
+    needles += [s["label"] for s in bundle["sessions"] if s["label"]]
+    needles += [
+        part
+        for answer in hostile.answers.values()
+        for part in shown(payload_of(answer))
+        if "\x00" not in part
+    ]
+    result = opened.page.evaluate(
+        """({ rules, needles }) => ({
+            problems: window.__audit(document.body, rules),
+            missing: window.__missing(document.getElementById("bp-forest"), needles),
+            rows: document.querySelectorAll("[role=treeitem]").length,
+        })""",
+        {"rules": policy(PAGE_TAGS, PAGE_ATTRS), "needles": needles},
+    )
+    assert result["rows"] == len(bundle["turns"]) == len(CORPUS) + 1
+    assert not result["problems"], "\n".join(result["problems"][:20])
+    assert not result["missing"], [m[:80] for m in result["missing"][:20]]
+    assert sink_hits(opened.page) == [] and opened.errors == []
+    assert opened.requests == [], opened.requests
+    scripts = opened.page.locator("script")
+    expect(scripts, "only the page's own two scripts").to_have_count(2)
+
+
+def test_the_guard_records_a_request_that_leaves_a_page(
+    open_page: Callable[[Path], Opened], tmp_path: Path
+) -> None:
+    """What lets the tests above say no request left: a page that does reach out is caught."""
+    path = tmp_path / "leaky.html"
+    path.write_text(
+        '<body data-checked="true"><img src="http://203.0.113.7/x.png"></body>', encoding="utf-8"
+    )
+    opened = open_page(path)
+    opened.page.wait_for_load_state("load")
+    assert set(opened.requests) == {"http://203.0.113.7/x.png"}
