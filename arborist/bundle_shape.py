@@ -239,7 +239,7 @@ def _field_problem(item: Any, table: Mapping[str, Check]) -> str | None:
         missing = [name for name in table if name not in item]
         extra = sorted(name for name in item if name not in table)
         said = [f"lacks {', '.join(missing)}"] if missing else []
-        said += [f"has unknown field(s) {', '.join(extra)[:80]}"] if extra else []
+        said += [f"has unknown field(s) {', '.join(map(json.dumps, extra))[:80]}"] if extra else []
         return " and ".join(said)
     for name, check in table.items():
         if not check(item[name]):

@@ -47,6 +47,7 @@ UP_TO_DATE = (
     ".venv/.installed-lab",
     ".venv/.installed-demo",
     "arborist_nb/static/arborist.js",
+    "arborist/static/page.js",
     "js/node_modules/.package-lock.json",
 )
 NO_ANSWER = "The documents do not answer"
