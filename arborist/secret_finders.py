@@ -316,7 +316,7 @@ def _jwts(text: str) -> Iterator[tuple[str, int, int]]:
 
 def _header_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
     """HTTP credentials: ``Bearer`` and ``Basic`` values, any ``Authorization`` header's."""
-    if "bearer" in found.folded:
+    if "bearer" in found:
         for m in BEARER.finditer(text):
             if has_digit(m.group(1)):
                 yield "bearer_token", m.start(1), m.end(1)
