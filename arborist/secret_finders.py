@@ -131,7 +131,7 @@ def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[st
                 and not _b64_of_text(m.group())
             ):
                 yield "api_token", m.start(), m.end()
-    if has_long(longs, 52) and ADO_PAT.search(longs) is not None:
+    if has_long(longs, _ADO_PAT_SIZE) and _ado_pat_in(longs):
         for m in ADO_PAT.finditer(text):
             pat = m.group()
             if sum(c.isdigit() for c in pat) >= 4 and len(MIXED.findall(pat)) >= 6:
@@ -142,6 +142,15 @@ def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[st
     if "AC" in longs and "," in text:
         for m in TWILIO.finditer(text):
             yield "api_token", m.start(1), m.end(1)
+
+
+_ADO_PAT_SIZE = 52
+
+
+def _ado_pat_in(longs: str) -> bool:
+    """Whether :data:`ADO_PAT` is among the long words: searched in each word long enough
+    to hold it, where a search of the long words tried its lookbehind at every character."""
+    return any(ADO_PAT.search(word) for word in longs.split(" ") if len(word) >= _ADO_PAT_SIZE)
 
 
 _MASK_CHARACTERS = 3

@@ -111,8 +111,8 @@ class Literals:
     ``key``) are asked for by five families of shapes, which each read the whole text for
     them on their own before. The literals of :data:`SHARED` that open with the same
     character are found together, by one scan (:data:`_GROUPS`), and a literal holding one
-    already found is read from its starts (``htpasswd`` from those of ``pass``), not
-    looked for again."""
+    of them is read from its starts (``htpasswd`` from those of ``pass``), not looked for
+    again."""
 
     __slots__ = ("_starts", "folded")
 
@@ -122,8 +122,8 @@ class Literals:
 
     def at(self, literal: str) -> list[int]:
         """Every start of ``literal`` in :attr:`folded`, in order: with the other literals of
-        its group (:data:`_GROUPS`), from the starts of a literal it holds that was found
-        already, or else by a regex's ``finditer`` for a literal that cannot overlap itself
+        its group (:data:`_GROUPS`), from the starts of a literal of :data:`SHARED` it
+        holds, or else by a regex's ``finditer`` for a literal that cannot overlap itself
         (a scan at about memory speed, where ``str.find`` for a short needle stops at each
         of its first character), a ``find`` from each start's next character for one that
         can."""
@@ -163,21 +163,19 @@ class Literals:
         self._starts.update(found)
 
     def _held(self, literal: str) -> str | None:
-        """A literal of :data:`SHARED`, or one found already, that ``literal`` holds (and is
-        not): its starts are where to read ``literal``'s from."""
+        """A literal of :data:`SHARED` that ``literal`` (not one of them) holds: its starts
+        are where to read ``literal``'s from."""
         held = _HELD.get(literal)
         if held is None:
-            held = _HELD[literal] = tuple(shared for shared in SHARED if shared in literal)
-        for other in (*held, *self._starts):
-            if other != literal and other in literal:
-                return other
-        return None
+            held = _HELD[literal] = next((shared for shared in SHARED if shared in literal), "")
+        return held or None
 
 
 SHARED = (
     "-a",
     "-p",
     "-u",
+    "auth",
     "b2",
     "basic",
     "bearer",
@@ -225,9 +223,10 @@ def _grouped(literals: tuple[str, ...]) -> dict[str, tuple[re.Pattern[str], tupl
 
 
 _GROUPS = _grouped(SHARED)
-_HELD: dict[str, tuple[str, ...]] = {}
-"""Each literal :meth:`Literals.at` was asked for that holds one of :data:`SHARED`: those it
-holds (``-pat``: ``-p``; ``htpasswd``: ``pass``, ``pw``; ``password``: ``pass``)."""
+_HELD: dict[str, str] = {}
+"""Each literal :meth:`Literals.at` was asked for outside :data:`SHARED` and the first one of
+them it holds, or ``""`` (``-pat``: ``-p``; ``htpasswd`` and ``password``: ``pass``;
+``authorization``: ``auth``)."""
 
 
 _FINDERS: dict[str, re.Pattern[str] | None] = {}
