@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from arborist.secret_code import code_candidates, prose_candidates
 from arborist.secret_commands import command_candidates, spaced_candidates
-from arborist.secret_names import FOLD_IN_PLACE, MIXED, named_candidates
+from arborist.secret_names import MIXED, fold_in_place, named_candidates
 from arborist.secret_prefilters import AWS_SECRET_SIZE, Literals, has_long, long_words
 from arborist.secret_shapes import (
     ADO_PAT,
@@ -78,7 +78,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     """
     folded = text.casefold()
     if len(folded) != len(text):  # "ß" folds to two letters: fold in place, positions stay
-        folded = text.translate(FOLD_IN_PLACE)  # one character for one: every finder's folded
+        folded = fold_in_place(text)  # one character for one: every finder's folded
     found = Literals(folded)  # the literals several families look for, each found once
     longs = long_words(text)
     yield from _key_candidates(text, found, longs)
