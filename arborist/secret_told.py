@@ -85,8 +85,10 @@ looks for) and of ``pw`` (which the config keywords need too)."""
 
 
 def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
-    """Where a password's name in another language (or ``pw``) may open: one substring scan
-    a name, and the starts of ``pass`` read for ``passwort`` and ``mot de passe``."""
+    """Where a password's name in another language (or ``pw``) may open: each name's starts,
+    found by the scans of :data:`arborist.secret_prefilters.SHARED`'s groups (``kennwort``
+    with ``key``, ``schl`` and ``senha`` with ``secret``, ``contrase`` and ``clave`` with
+    ``cookie``), and the starts of ``pass`` read for ``passwort`` and ``mot de passe``."""
     folded = found.folded
     starts = [at - 7 for at in found.at("pass") if folded.startswith("mot de passe", at - 7)]
     starts += [at for at in found.at("pass") if folded.startswith("passwort", at)]
