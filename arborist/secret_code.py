@@ -66,11 +66,11 @@ def code_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]
         for m in _ORACLE_JDBC.finditer(text):
             if not is_filler(m.group(1), "=", quoted=False):
                 yield "password", m.start(1), m.end(1)
-    if "authorize" in folded and "b2" in folded:
+    if "authorize" in found and "b2" in found:
         for m in _B2_AUTHORIZE.finditer(text):
             if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
                 yield "api_token", m.start(1), m.end(1)
-    if "lftp" in folded:
+    if "lftp" in found:
         for m in tool_lines(text, folded, _LFTP, _LFTP_HEAD, _LFTP_USER):
             yield from _quoted_password(m)
     if "-p" in found and "zip" in folded and "-P" in text:  # on the lines holding a "-P"

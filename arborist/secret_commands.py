@@ -102,7 +102,7 @@ def command_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
         for m in _LOGIN_KEY.finditer(text):  # wandb login KEY, some-cli login --with KEY
             if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
                 yield "api_token", m.start(1), m.end(1)
-    if "pass" in found and "password" in folded and ("machine" in folded or "login" in found):
+    if "pass" in found and "password" in found and ("machine" in found or "login" in found):
         for m in NETRC.finditer(text):
             near = NETRC_CONTEXT.search(text, max(0, m.start() - 200), m.start())
             if near is not None and not is_filler(m.group(1), "=", quoted=False):

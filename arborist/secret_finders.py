@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from arborist.secret_code import code_candidates, prose_candidates
 from arborist.secret_commands import command_candidates, spaced_candidates
-from arborist.secret_names import FOLD_IN_PLACE, MIXED, named_candidates
+from arborist.secret_names import MIXED, fold_in_place, named_candidates
 from arborist.secret_prefilters import AWS_SECRET_SIZE, Literals, has_long, long_words
 from arborist.secret_shapes import (
     ADO_PAT,
@@ -78,7 +78,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     """
     folded = text.casefold()
     if len(folded) != len(text):  # "ß" folds to two letters: fold in place, positions stay
-        folded = text.translate(FOLD_IN_PLACE)  # one character for one: every finder's folded
+        folded = fold_in_place(text)  # one character for one: every finder's folded
     found = Literals(folded)  # the literals several families look for, each found once
     longs = long_words(text)
     yield from _key_candidates(text, found, longs)
@@ -131,7 +131,7 @@ def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[st
                 and not _b64_of_text(m.group())
             ):
                 yield "api_token", m.start(), m.end()
-    if has_long(longs, 52) and ADO_PAT.search(longs) is not None:
+    if has_long(longs, _ADO_PAT_SIZE) and _ado_pat_in(longs):
         for m in ADO_PAT.finditer(text):
             pat = m.group()
             if sum(c.isdigit() for c in pat) >= 4 and len(MIXED.findall(pat)) >= 6:
@@ -142,6 +142,15 @@ def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[st
     if "AC" in longs and "," in text:
         for m in TWILIO.finditer(text):
             yield "api_token", m.start(1), m.end(1)
+
+
+_ADO_PAT_SIZE = 52
+
+
+def _ado_pat_in(longs: str) -> bool:
+    """Whether :data:`ADO_PAT` is among the long words: searched in each word long enough
+    to hold it, where a search of the long words tried its lookbehind at every character."""
+    return any(ADO_PAT.search(word) for word in longs.split(" ") if len(word) >= _ADO_PAT_SIZE)
 
 
 _MASK_CHARACTERS = 3
@@ -316,7 +325,7 @@ def _jwts(text: str) -> Iterator[tuple[str, int, int]]:
 
 def _header_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
     """HTTP credentials: ``Bearer`` and ``Basic`` values, any ``Authorization`` header's."""
-    if "bearer" in found.folded:
+    if "bearer" in found:
         for m in BEARER.finditer(text):
             if has_digit(m.group(1)):
                 yield "bearer_token", m.start(1), m.end(1)

@@ -43,6 +43,7 @@ from arborist.secret_shapes import (
 __all__ = [
     "FOLD_IN_PLACE",
     "MIXED",
+    "fold_in_place",
     "named_candidates",
 ]
 
@@ -64,6 +65,20 @@ FOLD_IN_PLACE = {
     ord("\u0130"): "i",  # dotted capital I
 }
 """What ``(?i)`` folds onto the names' ASCII letters, one character for one: positions stay."""
+_ASCII_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+_FOLDED_BEYOND_ASCII = {chr(c): f for c, f in FOLD_IN_PLACE.items() if c > 127}
+
+
+def fold_in_place(text: str) -> str:
+    """``text.translate(FOLD_IN_PLACE)``: its ASCII capitals lowered in its UTF-8 bytes (a
+    byte table, where a ``str.translate`` by a dict looked each character up), then each of
+    the few others :data:`FOLD_IN_PLACE` folds replaced where it is there at all."""
+    folded = text.encode("utf-8", "surrogatepass").translate(_ASCII_LOWER)
+    out = folded.decode("utf-8", "surrogatepass")
+    for char, into in _FOLDED_BEYOND_ASCII.items():
+        if char in out:
+            out = out.replace(char, into)
+    return out
 
 
 def _name_ends(text: str, found: Literals) -> Iterator[int]:

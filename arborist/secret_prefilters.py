@@ -15,6 +15,7 @@ from collections.abc import Iterator
 __all__ = [
     "AWS_SECRET_SIZE",
     "Literals",
+    "SHARED",
     "has_long",
     "long_words",
     "named_matches",
@@ -108,7 +109,10 @@ class Literals:
     """Where literals stand in one text's case-folding (``folded``), each literal looked for
     once however many finders ask: the names' words (``pass``, ``secret``, ``token``,
     ``key``) are asked for by five families of shapes, which each read the whole text for
-    them on their own before."""
+    them on their own before. The literals of :data:`SHARED` that open with the same
+    character are found together, by one scan (:data:`_GROUPS`), and a literal holding one
+    of them is read from its starts (``htpasswd`` from those of ``pass``), not looked for
+    again."""
 
     __slots__ = ("_starts", "folded")
 
@@ -117,22 +121,112 @@ class Literals:
         self._starts: dict[str, list[int]] = {}
 
     def at(self, literal: str) -> list[int]:
-        """Every start of ``literal`` in :attr:`folded`, in order: a regex's ``finditer``
-        for a literal that cannot overlap itself (a scan at about memory speed, where
-        ``str.find`` for a short needle stops at each of its first character), else a
-        ``find`` from each start's next character."""
+        """Every start of ``literal`` in :attr:`folded`, in order: with the other literals of
+        its group (:data:`_GROUPS`), from the starts of a literal of :data:`SHARED` it
+        holds, or else by a regex's ``finditer`` for a literal that cannot overlap itself
+        (a scan at about memory speed, where ``str.find`` for a short needle stops at each
+        of its first character), a ``find`` from each start's next character for one that
+        can."""
         starts = self._starts.get(literal)
         if starts is None:
-            finder = _FINDERS[literal] if literal in _FINDERS else _finder(literal)
-            if finder is not None:
-                starts = [m.start() for m in finder.finditer(self.folded)]
+            group = _GROUPS.get(literal)
+            if group is not None:
+                self._found_together(*group)
+                return self._starts[literal]
+            held = self._held(literal)
+            if held is not None:
+                offset = literal.find(held)
+                folded = self.folded
+                starts = [
+                    at - offset
+                    for at in self.at(held)
+                    if at >= offset and folded.startswith(literal, at - offset)
+                ]
             else:
-                starts = _overlapping(self.folded, literal)
+                finder = _FINDERS[literal] if literal in _FINDERS else _finder(literal)
+                if finder is not None:
+                    starts = [m.start() for m in finder.finditer(self.folded)]
+                else:
+                    starts = _overlapping(self.folded, literal)
             self._starts[literal] = starts
         return starts
 
     def __contains__(self, literal: str) -> bool:
         return bool(self.at(literal))
+
+    def _found_together(self, finder: re.Pattern[str], members: tuple[str, ...]) -> None:
+        """The starts of every one of ``members``, by one scan of ``finder``, their
+        alternation."""
+        found: dict[str, list[int]] = {member: [] for member in members}
+        for m in finder.finditer(self.folded):
+            found[m.group()].append(m.start())
+        self._starts.update(found)
+
+    def _held(self, literal: str) -> str | None:
+        """A literal of :data:`SHARED` that ``literal`` (not one of them) holds: its starts
+        are where to read ``literal``'s from."""
+        held = _HELD.get(literal)
+        if held is None:
+            held = _HELD[literal] = next((shared for shared in SHARED if shared in literal), "")
+        return held or None
+
+
+SHARED = (
+    "-a",
+    "-p",
+    "-u",
+    "auth",
+    "b2",
+    "basic",
+    "bearer",
+    "clave",
+    "contrase",
+    "cookie",
+    "credential",
+    "kennwort",
+    "key",
+    "lftp",
+    "login",
+    "machine",
+    "mc",
+    "pass",
+    "pw",
+    "schl",
+    "secret",
+    "senha",
+)
+"""The literals the families ask of most texts, found a group at a time: those opening with
+the same character by one scan of their alternation (the regex engine reads it as the
+character and then the rest, and scans for that character as fast as for a literal of
+one), where each was a scan of the whole text of its own. No one of them is a prefix of
+another of its group, nor can start inside a match of one (:func:`_grouped`): the
+alternation's matches are then every start of every one."""
+
+
+def _grouped(literals: tuple[str, ...]) -> dict[str, tuple[re.Pattern[str], tuple[str, ...]]]:
+    """Each of ``literals`` and its group's alternation and members: the literals opening
+    with its character. Raises ValueError for a group whose alternation would miss a start
+    (a member a prefix of another, or one starting inside a match of one)."""
+    by_head: dict[str, list[str]] = {}
+    for literal in literals:
+        by_head.setdefault(literal[0], []).append(literal)
+    groups: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
+    for members in by_head.values():
+        for a in members:
+            for b in members:
+                inside = any(b.startswith(a[i:]) or a[i:].startswith(b) for i in range(1, len(a)))
+                if inside or (a != b and a.startswith(b)):
+                    raise ValueError(f"{b!r} may start inside {a!r}: not one scan")
+        group = (re.compile("|".join(map(re.escape, members))), tuple(members))
+        groups.update(dict.fromkeys(members, group))
+    return groups
+
+
+_GROUPS = _grouped(SHARED)
+_HELD: dict[str, str] = {}
+"""Each literal :meth:`Literals.at` was asked for outside :data:`SHARED` and the first one of
+them it holds, or ``""`` (``-pat``: ``-p``; ``htpasswd`` and ``password``: ``pass``;
+``authorization``: ``auth``)."""
 
 
 _FINDERS: dict[str, re.Pattern[str] | None] = {}

@@ -66,11 +66,12 @@ def told_candidates(
         yield from _glued_p(text, found.at("-p"))
     if "=" in longs and found.at("cookie"):  # a value worth redacting is a long word
         yield from _cookies(text, found)
-    if "sess" in longs.casefold() or "sid=" in longs.casefold():  # name=value: a long word
+    folded_longs = longs.casefold()
+    if "sess" in folded_longs or "sid=" in folded_longs:  # name=value: a long word
         yield from _sessions(text)
-    if "-a" in text:
-        yield from _auth_flags(text)
-    if "-" in longs and _MAILGUN.search(longs) is not None:
+    if found.at("-a"):  # with "-p" and "-u", by one scan (arborist.secret_prefilters.SHARED)
+        yield from _auth_flags(text, found.at("-a"))
+    if "-" in longs and _MAILGUN_AT_DASH.search(longs) is not None:
         for m in _MAILGUN.finditer(text):
             yield "api_token", m.start(), m.end()
     if longs:
@@ -84,8 +85,10 @@ looks for) and of ``pw`` (which the config keywords need too)."""
 
 
 def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
-    """Where a password's name in another language (or ``pw``) may open: one substring scan
-    a name, and the starts of ``pass`` read for ``passwort`` and ``mot de passe``."""
+    """Where a password's name in another language (or ``pw``) may open: each name's starts,
+    found by the scans of :data:`arborist.secret_prefilters.SHARED`'s groups (``kennwort``
+    with ``key``, ``schl`` and ``senha`` with ``secret``, ``contrase`` and ``clave`` with
+    ``cookie``), and the starts of ``pass`` read for ``passwort`` and ``mot de passe``."""
     folded = found.folded
     starts = [at - 7 for at in found.at("pass") if folded.startswith("mot de passe", at - 7)]
     starts += [at for at in found.at("pass") if folded.startswith("passwort", at)]
@@ -179,6 +182,11 @@ _AUTH_FLAG = re.compile(r"(?<![\w-])(?:-a|--auth)(?:[ \t]+|=)[\"']?[\w.@-]+:([^\
 """HTTPie's ``http -a user:PASSWORD`` (``--auth``)."""
 _MAILGUN = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9A-Za-z-])")
 """A Mailgun API key: 32 hex, then two groups of 8 (a UUID's groups are 8-4-4-4-12)."""
+_MAILGUN_AT_DASH = re.compile(
+    r"-(?<=[0-9a-f]{32}-)(?<![0-9a-f][\s\S]{32}-)[0-9a-f]{8}-[0-9a-f]{8}(?![0-9A-Za-z-])"
+)
+""":data:`_MAILGUN` found from its first ``-``, the 32 hex before it read backwards: a search
+led by a literal, where one led by a class tried every hex digit of the long words."""
 
 
 def _sessions(text: str) -> Iterator[tuple[str, int, int]]:
@@ -187,12 +195,13 @@ def _sessions(text: str) -> Iterator[tuple[str, int, int]]:
             yield "secret", m.start(1), m.end(1)
 
 
-def _auth_flags(text: str) -> Iterator[tuple[str, int, int]]:
-    """:data:`_AUTH_FLAG` matched at each ``-a`` found (``--auth`` holds one), not searched."""
-    at = text.find("-a")
-    while at != -1:
+def _auth_flags(text: str, starts: list[int]) -> Iterator[tuple[str, int, int]]:
+    """:data:`_AUTH_FLAG` matched at each ``-a`` of the text (``--auth`` holds one), not
+    searched: ``starts`` are those of ``-a`` in its case-folding, ``-A`` among them."""
+    for at in starts:
+        if text[at + 1] != "a":
+            continue  # "-A": the flag is "-a"
         m = _AUTH_FLAG.match(text, at - 1 if text.startswith("--auth", at - 1) else at)
-        at = text.find("-a", at + 2)
         if m is None or len(m.group(1)) < 6 or m.group(1).startswith("/"):
             continue
         if not is_filler(m.group(1), "=", quoted=False):
@@ -229,9 +238,11 @@ subresource integrity), Go's ``h1:…``, ``digest: …``."""
 _BASIC = re.compile(r"[\w.@+-]{1,64}:[^\s:]{6,}")
 
 
-_B64_WORD = re.compile(r"(?<![^ ])(?=[^ ]*?[A-Za-z0-9+/]{16})(?:[^ ]{40,}|[^ =]*=[^ ]*)")
-"""A long word that may hold a credential's base64: a run of sixteen base64 characters in
-it, and forty characters or more, or padded."""
+_B64_LONG = 40
+_B64_RUN = re.compile("[A-Za-z0-9+/]{16}")
+"""A long word that may hold a credential's base64 is :data:`_B64_LONG` characters or more,
+or padded, and holds a run of sixteen base64 characters: each word is tried, where a
+pattern over the long words tried every character."""
 
 
 def _bare_base64(text: str, longs: str, reader: Reader) -> Iterator[tuple[str, int, int]]:
@@ -239,9 +250,8 @@ def _bare_base64(text: str, longs: str, reader: Reader) -> Iterator[tuple[str, i
     long words come in the text's order: each is found after the one before, so the text is
     read once, however many there are."""
     at = 0
-    for candidate in _B64_WORD.finditer(longs):
-        word = candidate.group()
-        if len(word) < 16:
+    for word in longs.split(" "):
+        if not (len(word) >= _B64_LONG or "=" in word) or _B64_RUN.search(word) is None:
             continue
         found = text.find(word, at)
         if found == -1:

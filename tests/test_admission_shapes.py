@@ -406,19 +406,34 @@ def test_a_text_whose_folding_grows_is_folded_in_place_one_character_for_one() -
 _WORDS = ["pass", "pw", "d", "secret", "token", "api", "access", "private", "key", "k"]
 
 
+_GROUPED = ["-a", "-p", "-u", "cookie", "clave", "credential", "kennwort", "senha", "schl", "c"]
+_HOLDING = ["htpasswd", "password", "-pat", "auth", "authorize", "authorization"]
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from([*_WORDS, "_", "-", " ", "a", "s", "ss", "="]), max_size=24))
-def test_the_literals_index_finds_each_start_a_scan_finds(parts: list[str]) -> None:
-    """:class:`Literals` (each literal found once per text, for every finder that asks) and
-    :func:`secret_words` find what a scan from every character finds: a start they missed
-    would leave a secret's name unread."""
+@given(
+    st.lists(
+        st.sampled_from([*_WORDS, *_GROUPED, *_HOLDING, "_", "-", " ", "a", "s", "ss", "="]),
+        max_size=24,
+    ),
+    st.randoms(use_true_random=False),
+)
+def test_the_literals_index_finds_each_start_a_scan_finds(
+    parts: list[str], order: random.Random
+) -> None:
+    """:class:`Literals` (each literal found once per text, for every finder that asks; a
+    group of them by one scan; one holding another from its starts) and
+    :func:`secret_words` find what a scan from every character finds, whichever is asked
+    for first: a start they missed would leave a secret's name unread."""
     import re
 
-    from arborist.secret_prefilters import Literals, secret_words
+    from arborist.secret_prefilters import SHARED, Literals, secret_words
 
     folded = "".join(parts)
     found = Literals(folded)
-    for literal in ("pass", "pw", "key", "ss", "-pat", "k_k"):
+    literals = ["pass", "pw", "key", "ss", "-pat", "k_k", *SHARED, *_HOLDING, "sswo"]
+    order.shuffle(literals)
+    for literal in literals:
         every = [at for at in range(len(folded)) if folded.startswith(literal, at)]
         assert found.at(literal) == every
         assert (literal in found) == bool(every)
@@ -426,6 +441,20 @@ def test_the_literals_index_finds_each_start_a_scan_finds(parts: list[str]) -> N
     assert secret_words(found, keys=True) == [m.start() for m in re.finditer(keyed, folded)]
     plain = "(?=pass|pwd|secret|token)"
     assert secret_words(found, keys=False) == [m.start() for m in re.finditer(plain, folded)]
+
+
+def test_a_group_whose_alternation_would_miss_a_start_is_refused() -> None:
+    """Literals found by one scan must not hide one another: one a prefix of another
+    (``-p``, ``-pat``) or starting inside another's match (``abcab``, ``ab``) is refused."""
+    from arborist.secret_prefilters import _grouped
+
+    with pytest.raises(ValueError, match="may start inside"):
+        _grouped(("-p", "-pat"))
+    with pytest.raises(ValueError, match="may start inside"):
+        _grouped(("abcab", "ab"))
+    with pytest.raises(ValueError, match="may start inside"):
+        _grouped(("abab",))
+    assert set(_grouped(("-a", "-p", "key"))) == {"-a", "-p", "key"}
 
 
 _NAME_PARTS = ["pass", "pwd", "secret", "token", "api_key", "x", "DB_", " ", "\t", "'", '"']
