@@ -31,6 +31,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--long"):
         settings.load_profile("long")
+    config.addinivalue_line(
+        "markers",
+        "bundle: rebuilds arborist_nb/static, the widget bundle the browser tests load "
+        "(under pytest-xdist it runs on their worker, never beside them)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``) the browser tests
+    run one after another on one worker, as they were written to (one JupyterLab and one
+    chromium at a time, their timeouts set for that), with the tests that rebuild the
+    bundle they load; the other worker takes everything else."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        if item.get_closest_marker("browser") or item.get_closest_marker("bundle"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.fixture(scope="session")
