@@ -91,11 +91,11 @@ $(STRACE):
 
 strace: $(STRACE)
 
-# Two workers (pytest-xdist): the browser tests, and the tests that rebuild the bundle
-# they load, run one at a time on one of them (tests/conftest.py groups them); the other
-# takes the rest. PYTEST_WORKERS=0 runs everything in one process.
+# Two workers (pytest-xdist): the browser tests, and the tests that drive chromium or
+# rebuild the bundle they load, run one at a time on one of them (tests/conftest.py's
+# scheduler); the other takes the rest. PYTEST_WORKERS=0 runs everything in one process.
 PYTEST_WORKERS ?= 2
-XDIST := -n $(PYTEST_WORKERS) --dist loadgroup
+XDIST := -n $(PYTEST_WORKERS)
 
 test-py: install chromium strace
 	$(BIN)/pytest $(XDIST)

@@ -31,23 +31,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--long"):
         settings.load_profile("long")
-    config.addinivalue_line(
-        "markers",
-        "bundle: rebuilds arborist_nb/static, the widget bundle the browser tests load "
-        "(under pytest-xdist it runs on their worker, never beside them)",
-    )
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``) the browser tests
-    run one after another on one worker, as they were written to (one JupyterLab and one
-    chromium at a time, their timeouts set for that), with the tests that rebuild the
-    bundle they load; the other worker takes everything else."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        if item.get_closest_marker("browser") or item.get_closest_marker("bundle"):
-            item.add_marker(pytest.mark.xdist_group("browser"))
+# What runs one test at a time, on one pytest-xdist worker (``make test`` runs ``-n 2``):
+# the browser tests, written for one JupyterLab and one chromium at a time (their timeouts
+# set for that), the bench smoke run that drives JupyterLab and chromium too, and the wheel
+# build, whose hook rewrites the widget bundle the browser tests load. The other worker
+# takes every other test, one at a time, as the load mode would.
+ONE_WORKER = (
+    "tests/browser/",
+    "tests/test_bench_smoke.py::test_bench_script_runs_quick[widget]",
+    "tests/test_packaging.py::test_the_wheel_contains_the_widget_bundle_and_installs_without_node",
+)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist's load-scope scheduler with one scope for :data:`ONE_WORKER` and one for each
+    other test. (``--dist loadgroup`` would say the same with marks, but its grouping
+    renames node ids, which pytest 9.2 no longer lets it do: it silently groups nothing.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OneWorkerForTheBrowser(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "one worker" if nodeid.startswith(ONE_WORKER) else nodeid
+
+    return OneWorkerForTheBrowser(config, log)
 
 
 @pytest.fixture(scope="session")

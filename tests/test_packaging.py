@@ -86,7 +86,6 @@ def test_every_module_declares_a_sorted_all_of_names_it_really_has(module_name: 
 
 
 @pytest.mark.slow
-@pytest.mark.bundle  # its build hook runs `npm run build` into arborist_nb/static
 def test_the_wheel_contains_the_widget_bundle_and_installs_without_node(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     subprocess.run(
