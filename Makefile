@@ -93,15 +93,21 @@ $(STRACE):
 
 strace: $(STRACE)
 
+# Two workers (pytest-xdist): the browser tests, and the tests that drive chromium or
+# rebuild the bundle they load, run one at a time on one of them (tests/conftest.py's
+# scheduler); the other takes the rest. PYTEST_WORKERS=0 runs everything in one process.
+PYTEST_WORKERS ?= 2
+XDIST := -n $(PYTEST_WORKERS)
+
 test-py: install chromium strace
-	$(BIN)/pytest
+	$(BIN)/pytest $(XDIST)
 	$(BIN)/pytest $(NBVAL) notebooks
 
 test: lint typecheck test-js test-py
 
 # The fault, fuzz and concurrency suites at full size (minutes, not seconds).
 test-long: install chromium strace
-	$(BIN)/pytest --long
+	$(BIN)/pytest $(XDIST) --long
 
 DEMO_Q ?= What does statistics.median return?
 ARB := $(BIN)/arborist --home $(DEMO_HOME)

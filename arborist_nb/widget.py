@@ -90,6 +90,9 @@ class ForestWidget(anywidget.AnyWidget):
     selected_bates = traitlets.Unicode("").tag(sync=True)
     revision = traitlets.Int(0).tag(sync=True)
     poll_ms = traitlets.Int(2000).tag(sync=True)
+    # How long the view's requests wait for the kernel before it says so; 0: the view's
+    # default (15 s, js/src/requests.js). Read when a view is made.
+    request_ms = traitlets.Int(0).tag(sync=True)
     title = traitlets.Unicode("").tag(sync=True)
 
     def __init__(
@@ -143,6 +146,15 @@ class ForestWidget(anywidget.AnyWidget):
         value = int(proposal["value"])
         if value < 0:
             raise traitlets.TraitError("poll_ms must be 0 (no polling) or a number of milliseconds")
+        return value
+
+    @traitlets.validate("request_ms")
+    def _valid_request_ms(self, proposal: Any) -> int:
+        value = int(proposal["value"])
+        if value < 0:
+            raise traitlets.TraitError(
+                "request_ms must be 0 (the view's default) or a number of milliseconds"
+            )
         return value
 
     def __repr__(self) -> str:

@@ -12,13 +12,24 @@ as each other operation, so that every kind gets killed mid-way. The suite
 kills it with SIGKILL at a random moment and checks what the home holds
 against the journal. With SECONDS it stops by itself after that long (the
 concurrency suite runs four at once); FOCUS ``mixed`` weighs all alike.
+
+    python -m tests.crash_writer --serve
+
+is the crash suite's warm writer: one interpreter that has imported arborist reads one
+line of arguments (HOME CORPUS SEED JOURNAL FOCUS, tab-separated) at a time from stdin,
+forks a writer for it (a process of its own, opening the home afresh, killed by the suite
+as any other), prints ``pid N``, waits for it and prints ``exit CODE`` (``-9`` for a
+SIGKILL, as ``subprocess`` reports it). Fifty kills then cost one interpreter's start-up
+and imports, not fifty.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import TextIO
 
@@ -124,7 +135,31 @@ def run(
             log(journal, f"refused {op} {exc}")
 
 
-if __name__ == "__main__":
+def serve() -> None:
+    """Fork one writer per line of arguments on stdin; report its pid, then its exit code."""
+    for line in sys.stdin:
+        home, corpus, seed, journal, focus = line.rstrip("\n").split("\t")
+        pid = os.fork()
+        if pid == 0:  # the writer: it runs until it is killed, and never returns here
+            os.environ["ARBORIST_HOME"] = home
+            code = 0
+            try:
+                with open(journal, "a", encoding="utf-8") as out:
+                    run(Path(home), Path(corpus), int(seed), out, focus, None)
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            finally:
+                sys.stderr.flush()
+                os._exit(code)
+        print(f"pid {pid}", flush=True)
+        _pid, status = os.waitpid(pid, 0)
+        print(f"exit {os.waitstatus_to_exitcode(status)}", flush=True)
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--serve"]:
+    serve()
+elif __name__ == "__main__":
     home, corpus, seed, journal, focus = sys.argv[1:6]
     seconds = float(sys.argv[6]) if len(sys.argv) > 6 else None
     with open(journal, "a", encoding="utf-8") as out:

@@ -2,8 +2,10 @@
 
 :mod:`tests.crash_writer` ingests, revises, asks, forks, labels, falsifies and
 rebuilds the co-access index on one home, journaling ``begin``/``done``
-around each operation. This suite starts it, kills it (``kill -9``) after a
-random delay, and after every kill checks the home:
+around each operation. This suite has it forked from one warm interpreter
+(``python -m tests.crash_writer --serve``: fifty writers without fifty
+interpreter start-ups), kills it (``kill -9``) after a random delay, and after
+every kill checks the home:
 
 * ``PRAGMA integrity_check`` is ``ok`` for both files, and every FTS5 index
   passes its own ``integrity-check``;
@@ -164,6 +166,34 @@ def _spooled(app: Arborist) -> list[str]:
     return [c.capture_batch_id for c in pending(app.sessions_conn)]
 
 
+def _fork_writer(
+    server: subprocess.Popen[str], home: Path, corpus: Path, seed: int, journal: Path, focus: str
+) -> int:
+    """Have the warm server fork a writer; its pid."""
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write("\t".join([str(home), str(corpus), str(seed), str(journal), focus]) + "\n")
+    server.stdin.flush()
+    word, pid = server.stdout.readline().split()
+    assert word == "pid", word
+    return int(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # a writer the server has reaped is gone
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _exit_code(server: subprocess.Popen[str]) -> int:
+    """The last forked writer's exit code, as the server saw it (-9: killed by SIGKILL)."""
+    assert server.stdout is not None
+    line = server.stdout.readline()
+    assert line.startswith("exit "), f"the writer server said {line!r}: {server.stderr}"
+    return int(line.split()[1])
+
+
 def test_kill_9_at_random_moments_loses_nothing_and_leaves_nothing_half_done(
     tmp_path: Path, long_run: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -176,47 +206,59 @@ def test_kill_9_at_random_moments_loses_nothing_and_leaves_nothing_half_done(
     interrupted: Counter[str] = Counter()
     failures: list[str] = []
     started = time.monotonic()
-    for kill in range(kills):
-        home = tmp_path / f"home{kill // KILLS_PER_HOME}"
-        corpus = tmp_path / f"corpus{kill // KILLS_PER_HOME}"
-        corpus.mkdir(exist_ok=True)
-        env = {**os.environ, "ARBORIST_HOME": str(home)}
-        journal.write_text("", encoding="utf-8")
-        writer = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tests.crash_writer",
-                str(home),
-                str(corpus),
-                str(rng.randrange(2**31)),
-                str(journal),
+    # One warm interpreter forks every writer (tests.crash_writer --serve): each writer is
+    # still a process of its own that opens the home afresh and dies by SIGKILL.
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.crash_writer", "--serve"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    running = None  # the pid of a writer the server has not yet reaped
+    try:
+        for kill in range(kills):
+            home = tmp_path / f"home{kill // KILLS_PER_HOME}"
+            corpus = tmp_path / f"corpus{kill // KILLS_PER_HOME}"
+            corpus.mkdir(exist_ok=True)
+            journal.write_text("", encoding="utf-8")
+            pid = running = _fork_writer(
+                server,
+                home,
+                corpus,
+                rng.randrange(2**31),
+                journal,
                 OPERATIONS[kill % len(OPERATIONS)],
-            ],
-            cwd=ROOT,
-            env=env,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        deadline = time.monotonic() + 60
-        while "ready" not in journal.read_text(encoding="utf-8"):
-            assert writer.poll() is None, f"the writer died: {writer.communicate()[1]}"
-            assert time.monotonic() < deadline, "the writer never got ready"
-            time.sleep(0.01)
-        time.sleep(rng.uniform(0.0, 0.4))
-        writer.send_signal(signal.SIGKILL)
-        _out, err = writer.communicate(timeout=60)
-        assert writer.returncode == -signal.SIGKILL, f"the writer stopped on its own: {err}"
-        _done, pending = _journal(journal)
-        interrupted[pending[0] if pending else "between operations"] += 1
-        problems = _integrity(home)
-        with Arborist(home) as app:
-            problems += app.verify().problems
-            problems += _check_journal(app, journal)
-            problems += _check_coaccess(app)
-        failures += [f"kill {kill} (seed {seed}): {p}" for p in problems]
-        if failures:
-            break
+            )
+            deadline = time.monotonic() + 60
+            while "ready" not in journal.read_text(encoding="utf-8"):
+                if not _alive(pid):
+                    running = None
+                    pytest.fail(f"the writer died: exit {_exit_code(server)}")
+                assert time.monotonic() < deadline, "the writer never got ready"
+                time.sleep(0.01)
+            time.sleep(rng.uniform(0.0, 0.4))
+            os.kill(pid, signal.SIGKILL)
+            code = _exit_code(server)
+            running = None
+            assert code == -signal.SIGKILL, f"the writer stopped on its own: exit {code}"
+            _done, pending = _journal(journal)
+            interrupted[pending[0] if pending else "between operations"] += 1
+            problems = _integrity(home)
+            with Arborist(home) as app:
+                problems += app.verify().problems
+                problems += _check_journal(app, journal)
+                problems += _check_coaccess(app)
+            failures += [f"kill {kill} (seed {seed}): {p}" for p in problems]
+            if failures:
+                break
+    finally:
+        if running is not None:  # a failed check left a writer: the server waits for it
+            os.kill(running, signal.SIGKILL)
+        _out, err = server.communicate("", timeout=60)
+    assert server.returncode == 0, f"the writer server failed: {err}"
     elapsed = time.monotonic() - started
     with Arborist(home) as app:
         stats = app.stats()

@@ -150,7 +150,13 @@ def app(home: Path, tmp_path: Path, server: ContextServer) -> Arborist:
     """A home of six quokka field notes (each its own chunk), and two model profiles on
     the server: ``local`` (max_tokens 2048, the context left to the server to say) and
     ``sized`` (the same, with ``context_tokens = 4096``)."""
-    notes = tmp_path / "notes.md"
+    # The notes' URI goes into every prompt, so its length moves where the budget cuts: a
+    # folder named to make the path 200 characters whatever the temporary folder's length
+    # (under pytest-xdist it is longer by the worker's folder).
+    padding = "p" * (200 - len(str(tmp_path / "x" / "notes.md")) + 1)
+    (tmp_path / padding).mkdir()
+    notes = tmp_path / padding / "notes.md"
+    assert len(str(notes)) == 200
     sections = [_section(number) for number in range(1, 7)]
     notes.write_text("# Quokka field notes\n\n" + "\n\n".join(sections) + "\n", encoding="utf-8")
     assert CliRunner().invoke(cli, ["ingest", str(notes)]).exit_code == 0

@@ -15,8 +15,10 @@ or two rows' contents swapped (``swap``). Then ``verify`` runs on the copy.
   lists them so users know. If a bookkeeping edit were reported, or a
   committed edit were not, this suite fails and names the edit.
 
-The number of edits is 1,000 in ``make test`` and 10,000 with ``--long``; the
-seed is logged, and ``ARBORIST_TAMPER_SEED`` replays a run.
+``make test`` makes every kind of edit to every column of every table once, in
+a fixed order (about 300 edits: what 1,000 random draws reached only by chance);
+``--long`` adds 10,000 random ones, whose seed is logged, and
+``ARBORIST_TAMPER_SEED`` replays a run.
 """
 
 from __future__ import annotations
@@ -188,7 +190,10 @@ def _other_value(value: object, rng: random.Random, kind: str) -> object:  # noq
     return "edited"  # NULL becomes a value
 
 
-def tamper(path: Path, db: str, rng: random.Random) -> Edit | None:  # noqa: PLR0911
+KINDS = ("byte", "field", "delete", "swap")
+
+
+def tamper(path: Path, db: str, rng: random.Random) -> Edit | None:
     """Apply one random edit to the database at ``path``; None when SQLite refused it."""
     conn = sqlite3.connect(path, isolation_level=None)
     try:
@@ -197,14 +202,33 @@ def tamper(path: Path, db: str, rng: random.Random) -> Edit | None:  # noqa: PLR
         table = rng.choices(tables, [min(n, 20) for n in sizes])[0]
         columns = _columns(conn, table)
         rowids = [r[0] for r in conn.execute(f"SELECT rowid FROM {table}")]
-        kind = rng.choice(("byte", "field", "delete", "swap"))
+        kind = rng.choice(KINDS)
         rowid = rng.choice(rowids)
+        column = rng.choice(columns) if kind in ("byte", "field") else None
+        return _apply(conn, db, table, kind, rowid, column, rng)
+    finally:
+        conn.close()
+
+
+def _apply(  # noqa: PLR0911
+    conn: sqlite3.Connection,
+    db: str,
+    table: str,
+    kind: str,
+    rowid: int,
+    column: str | None,
+    rng: random.Random,
+) -> Edit | None:
+    """Apply one edit of ``kind`` to row ``rowid`` of ``table`` (``column`` for a byte or
+    field edit); None when SQLite refused it or it would change nothing."""
+    try:
         if kind == "delete":
             conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (rowid,))
             return Edit(db, table, kind, None, f"deleted {table} row {rowid}")
         if kind == "swap":  # two rows exchange everything but their keys
+            rowids = [r[0] for r in conn.execute(f"SELECT rowid FROM {table}")]
             others = [r for r in rowids if r != rowid]
-            content = [c for c in columns if c not in _keys(conn, table)]
+            content = [c for c in _columns(conn, table) if c not in _keys(conn, table)]
             if not others or not content:
                 return None
             other = rng.choice(others)
@@ -219,7 +243,6 @@ def tamper(path: Path, db: str, rng: random.Random) -> Edit | None:  # noqa: PLR
                 conn.execute(f"UPDATE {table} SET {sets} WHERE rowid = ?", (*values, target))
             conn.execute("COMMIT")
             return Edit(db, table, kind, None, f"swapped {table} rows {rowid} and {other}")
-        column = rng.choice(columns)
         value = conn.execute(f"SELECT {column} FROM {table} WHERE rowid = ?", (rowid,)).fetchone()[
             0
         ]
@@ -232,8 +255,58 @@ def tamper(path: Path, db: str, rng: random.Random) -> Edit | None:  # noqa: PLR
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         return None  # a CHECK/UNIQUE/NOT NULL constraint refused it: nothing changed
-    finally:
-        conn.close()
+
+
+def every_edit(pristine: Path, dbs: tuple[str, ...]) -> list[tuple[str, str, str, str | None]]:
+    """Every kind of edit to every table of ``dbs`` (a byte and a field edit of every
+    column, a deletion, a swap), as (db, table, kind, column): what random draws reach
+    only by chance, each once."""
+    plans = []
+    for db in dbs:
+        conn = sqlite3.connect(pristine / f"{db}.db")
+        try:
+            for table in _tables(conn):
+                plans += [(db, table, kind, None) for kind in ("delete", "swap")]
+                plans += [
+                    (db, table, kind, column)
+                    for column in _columns(conn, table)
+                    for kind in ("byte", "field")
+                ]
+        finally:
+            conn.close()
+    return plans
+
+
+def enumerated_copies(
+    pristine: Path, tmp_path: Path, dbs: tuple[str, ...], tally: Counter[str]
+) -> Iterator[tuple[Path, Edit]]:
+    """A fresh copy of ``pristine`` (one at a time, in ``tmp_path``) for each edit of
+    :func:`every_edit`, the n-th edit of a table made to its n-th row (round the rows), or
+    to the next row that takes it when SQLite refuses it or it would change nothing (counted
+    in ``tally`` when no row takes it). Deterministic: the same edits every run."""
+    turn: Counter[tuple[str, str]] = Counter()
+    for db, table, kind, column in every_edit(pristine, dbs):
+        start = turn[db, table]
+        turn[db, table] += 1
+        work = tmp_path / "work"
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(pristine, work)
+        conn = sqlite3.connect(work / f"{db}.db", isolation_level=None)
+        try:
+            rowids = [r[0] for r in conn.execute(f"SELECT rowid FROM {table}")]
+            rng = random.Random(f"{db}.{table}.{kind}.{column}")
+            edit = None
+            for step in range(len(rowids)):
+                rowid = rowids[(start + step) % len(rowids)]
+                edit = _apply(conn, db, table, kind, rowid, column, rng)
+                if edit is not None:
+                    break
+        finally:
+            conn.close()
+        if edit is None:
+            tally[f"no row takes a {kind} edit"] += 1
+            continue
+        yield work, edit
 
 
 def tamper_seed(suite: str, count: int) -> int:
@@ -280,22 +353,21 @@ def _verify(home: Path) -> list[str]:
 def test_verify_flags_every_committed_edit_and_no_bookkeeping_edit(
     pristine: Path, tmp_path: Path, long_run: bool
 ) -> None:
-    count = 10_000 if long_run else 1000
-    seed = tamper_seed("tamper suite", count)
+    """Every kind of edit to every column of every table (:func:`every_edit`), and under
+    ``--long`` 10,000 random edits besides (random rows, values and swaps)."""
     tally: Counter[str] = Counter()
     failures: list[str] = []
-    for work, edit in edited_copies(pristine, tmp_path, seed, count, ("store", "sessions"), tally):
-        problems = _verify(work)
-        if edit.bookkeeping:
-            tally["bookkeeping"] += 1
-            if problems:
-                failures.append(f"bookkeeping {edit.description} was reported: {problems[0]}")
-            continue
-        tally[f"committed {edit.table}"] += 1
-        if not problems:
-            failures.append(f"NOT DETECTED: {edit.description} ({edit.db}.db)")
-        elif not any(w in p for p in problems for w in WHERE[edit.table]):
-            failures.append(f"{edit.description}: reported without naming it: {problems[0]}")
+    count, seed = 0, None
+    for work, edit in enumerated_copies(pristine, tmp_path, ("store", "sessions"), tally):
+        failures += _check(work, edit, tally)
+        count += 1
+    if long_run:
+        seed = tamper_seed("tamper suite", 10_000)
+        for work, edit in edited_copies(
+            pristine, tmp_path, seed, 10_000, ("store", "sessions"), tally
+        ):
+            failures += _check(work, edit, tally)
+        count += 10_000
     print("\n".join(f"  {n:5d}  {what}" for what, n in sorted(tally.items())))
     assert not failures, f"seed {seed}: {len(failures)} of {count} edits\n" + "\n".join(
         sorted(set(failures))[:40]
@@ -304,6 +376,20 @@ def test_verify_flags_every_committed_edit_and_no_bookkeeping_edit(
         tally["bookkeeping"] > 0
         and sum(v for k, v in tally.items() if k.startswith("committed")) > count // 2
     )
+
+
+def _check(work: Path, edit: Edit, tally: Counter[str]) -> list[str]:
+    """What is wrong with verify's report on ``work`` after ``edit``."""
+    problems = _verify(work)
+    if edit.bookkeeping:
+        tally["bookkeeping"] += 1
+        return [f"bookkeeping {edit.description} was reported: {problems[0]}"] if problems else []
+    tally[f"committed {edit.table}"] += 1
+    if not problems:
+        return [f"NOT DETECTED: {edit.description} ({edit.db}.db)"]
+    if not any(w in p for p in problems for w in WHERE[edit.table]):
+        return [f"{edit.description}: reported without naming it: {problems[0]}"]
+    return []
 
 
 def test_the_docs_list_every_bookkeeping_column() -> None:

@@ -219,13 +219,14 @@ def test_traits_hold_only_small_state_mirroring_the_session(
         "selected_bates",
         "revision",
         "poll_ms",
+        "request_ms",
         "title",
     }
     root = app.node(app.session(sid).root_bates)
     assert (widget.sid, widget.root_bates, widget.root_hash) == (sid, root.bates, root.subtree_hash)
     assert widget.current_bates == third
     assert (widget.graft_hashes, widget.selected_bates, widget.revision) == ({}, "", 0)
-    assert (widget.poll_ms, widget.title) == (2000, "notes")
+    assert (widget.poll_ms, widget.request_ms, widget.title) == (2000, 0, "notes")
     # No node data: the synced state (bundle aside) is a few hashes, whatever the forest holds.
     state = json.dumps({k: v for k, v in widget.get_state().items() if k in synced}, default=str)
     assert "Spider-Man" not in state and len(state) < 1000
@@ -250,6 +251,14 @@ def test_poll_ms_is_zero_or_positive(widget: ForestWidget) -> None:
     widget.poll_ms = 0
     with pytest.raises(Exception, match="poll_ms"):
         widget.poll_ms = -1
+
+
+def test_request_ms_is_zero_or_positive(widget: ForestWidget) -> None:
+    """0 keeps the view's own request timeout; the closed-link browser tests set 3,000."""
+    widget.request_ms = 3000
+    assert widget.get_state()["request_ms"] == 3000
+    with pytest.raises(Exception, match="request_ms"):
+        widget.request_ms = -1
 
 
 def test_without_a_sid_the_latest_session_is_shown_and_none_is_started(app: Arborist) -> None:

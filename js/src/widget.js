@@ -39,7 +39,9 @@ import { ForestView } from "./view.js";
  * @returns {() => void} cleanup
  */
 function render({ model, el }) {
-  return new ForestView(model, el).start();
+  // request_ms (the Python widget's trait): 0 keeps the view's default timeout.
+  const timeoutMs = Number(model.get("request_ms")) || undefined;
+  return new ForestView(model, el, { timeoutMs }).start();
 }
 
 export default { render };
