@@ -161,8 +161,8 @@ def test_record_show_list_falsify(docs: Path) -> None:
     assert code == 0 and out == f"{key[:16]} revision 1 is now quarantined: source disputed\n"
     _, out, _ = run("ask", "Who created Batman?", "--json")
     assert json.loads(out)["hit"] is False and json.loads(out)["revision"] == 2
-    code, _, err = run("record", "show", "xyz")
-    assert code == 2 and err.count("\n") == 1
+    code, _, err = run("record", "show", "xyz")  # neither a key nor a turn of the latest session
+    assert code == 1 and err.count("\n") == 1 and "no turn 'xyz'" in err
 
 
 def test_providence_is_the_record_group_under_its_former_name_and_hidden(docs: Path) -> None:

@@ -430,12 +430,17 @@ def test_a_model_that_never_answers_is_named_while_waited_for_and_an_interrupt_i
         return Handle()
 
     monkeypatch.setattr(magics_module, "display", fake_display)
+    # Ctrl-C as a kernel has it: a pytest-xdist worker ignores SIGINT, a kernel never does.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Thread(
         target=lambda: interrupt.wait(30) and os.kill(os.getpid(), signal.SIGINT), daemon=True
     ).start()
     started = time.monotonic()
-    with pytest.raises(UsageError) as caught:
-        shell.run_cell_magic("ask", "--llm openai", "Who created Spider-Man?")
+    try:
+        with pytest.raises(UsageError) as caught:
+            shell.run_cell_magic("ask", "--llm openai", "Who created Spider-Man?")
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert str(caught.value) == "interrupted while waiting for loopback-model: no turn was written"
     first_at, first = shown[0]
     assert first_at - started < 1.0, "the waiting line shows within a second"
