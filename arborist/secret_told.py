@@ -78,23 +78,35 @@ def told_candidates(
         yield from _bare_base64(text, longs, reader)
 
 
-_FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha")
-"""What each password's name :data:`_FOREIGN` reads opens with, ``passwort``, ``mot de
-passe`` and ``pw`` aside: those are found among the starts of ``pass`` (which every family
-looks for) and of ``pw`` (which the config keywords need too)."""
+_FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha", "mdp", "clé", "parola")
+"""What each Latin password's name :data:`_FOREIGN` reads opens with, ``passwort``, ``mot de
+passe``, ``pass`` and ``pw`` aside: those are found among the starts of ``pass`` (which
+every family looks for) and of ``pw`` (which the config keywords need too). Each is a
+member of a group of :data:`arborist.secret_prefilters.SHARED`, found by its scan."""
+_SCRIPT_NAMES = re.compile(
+    "비밀번호|암호|كلمة ال(?:مرور|سر)|رمز عبور|密码|密碼|口令|パスワード|暗証番号|пароль|"
+    "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre|hasło|jelszó|mật khẩu|lösenord"
+)
+"""A password's name in another script (Korean, Arabic, Persian, Chinese, Japanese,
+Russian and Ukrainian, Hindi, Greek, Hebrew, Thai) or with a letter outside ASCII (Turkish,
+Polish, Hungarian, Vietnamese, Swedish): looked for, by one scan, only in a text that is
+not all ASCII."""
 
 
 def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
-    """Where a password's name in another language (or ``pw``) may open: each name's starts,
-    found by the scans of :data:`arborist.secret_prefilters.SHARED`'s groups (``kennwort``
-    with ``key``, ``schl`` and ``senha`` with ``secret``, ``contrase`` and ``clave`` with
-    ``cookie``), and the starts of ``pass`` read for ``passwort`` and ``mot de passe``."""
+    """Where a password's name in another language (or ``pw``, or ``pass``) may open: each
+    name's starts, found by the scans of :data:`arborist.secret_prefilters.SHARED`'s groups,
+    the starts of ``pass`` (``passwort``, ``mot de passe``, ``the wifi pass is``), and in a
+    text not all ASCII the starts of :data:`_SCRIPT_NAMES`."""
     folded = found.folded
-    starts = [at - 7 for at in found.at("pass") if folded.startswith("mot de passe", at - 7)]
-    starts += [at for at in found.at("pass") if folded.startswith("passwort", at)]
+    passes = found.at("pass")
+    starts = [at - 7 for at in passes if folded.startswith("mot de passe", at - 7)]
+    starts += passes
     starts += pw
     for head in _FOREIGN_HEADS:
         starts += found.at(head)
+    if not folded.isascii():
+        starts += [m.start() for m in _SCRIPT_NAMES.finditer(folded)]
     return sorted(starts)
 
 
@@ -110,14 +122,20 @@ def _config_named(found: Literals, pw: list[int]) -> bool:
 
 
 _FOREIGN = re.compile(
-    r"(?i)(?<![^\W_])(?:passwort|kennwort|schl(?:ü|ue)ssel|contrase[ñn]a|clave|mot[ \t]+de[ \t]+passe|senha|pw)"
-    r"(?:[ \t]*:[ \t]*|(?:[ \t]+[\w'’-]+){0,6}?[ \t]+"
-    r"(?:is|ist|lautet|es|est|é|era|was|это|jest|è):?[ \t]+)"
-    r"[\"'«„“]?(\S+)"
+    r"(?i)(?:(?<![^\W_])(?:passwort|kennwort|schl(?:ü|ue)ssel|contrase[ñn]a|clave|"
+    r"mot[ \t]+de[ \t]+passe|senha|pw|mdp|(?<!\S)pass(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|->|=>|→)[ \t])|clé|parola|şifre|sifre|hasło|jelszó|"
+    r"lösenord|mật[ \t]+khẩu)(?![^\W_])|" + _SCRIPT_NAMES.pattern + r")\w*"
+    r"(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|(?:[ \t]+[\w'’-]+){0,6}?"
+    r"(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|[ \t]+(?:is|ist|lautet|es|est|é|era|was|это|jest|è|"
+    r"är|on|olan|là):?[ \t]+)|[ \t]*(?:は|是|为|為|는|은)[ \t]*)"
+    r"[\"'«„“「]?(\S+)"
 )
-"""A password's name in another language (or ``pw``), then a colon, or a few words and a
-verb of saying (``is``, ``ist``, ``lautet``, ``es``, ``est``, ``é``, ``jest``, ``è``), then
-the value."""
+"""A password's name in another language or script (or ``pw``; or ``pass`` standing alone,
+a few words and ``is`` or an arrow after it: ``the wifi pass is X``), then a colon
+(``：`` too), ``=`` or an arrow, or a few words and one of them (``Passwort für den
+Laborserver:``, ``pw for the shared acct ->``), or a verb of saying (``is``, ``ist``,
+``lautet``, ``es``, ``est``, ``é``, ``jest``, ``è``; ``は``, ``是``, ``는``), then the
+value."""
 
 
 def _foreign_prose(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]]:
@@ -129,8 +147,13 @@ def _foreign_prose(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]
             continue
         done = m.end()
         value = m.group(1).rstrip(".,;:)!?\"'»“”")
-        if reads_as_password(value) and not is_filler(value, "=", quoted=False):
+        code = _CODE_VALUE.search(value) is not None  # os.environ['X_1'], getpass(p2)
+        if reads_as_password(value) and not code and not is_filler(value, "=", quoted=False):
             yield "password", m.start(1), m.start(1) + len(value)
+
+
+_CODE_VALUE = re.compile(r"^[\w.]+[(\[]")
+"""A value that is code's call or subscript (``os.environ['MDP_2024']``), not a password."""
 
 
 def _config_passwords(text: str) -> Iterator[tuple[str, int, int]]:

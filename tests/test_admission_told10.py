@@ -1,0 +1,52 @@
+"""The rules the tenth blind channel corpus asked for, each on text no corpus holds: a
+password named in another script or language (or "pass ... is", "pw ... ->"), and what
+stays: the same names with no password after them."""
+
+from __future__ import annotations
+
+import pytest
+
+from arborist.admission import admit
+
+WORD = "Kiefer8Moos!Tal31"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"데이터베이스 비밀번호: {WORD}",
+        f"كلمة السر للراوتر: {WORD}",
+        f"数据库的密码是 {WORD}",
+        f"データベースのパスワード：{WORD}",
+        f"Пароль для базы: {WORD}",
+        f"राउटर का पासवर्ड: {WORD}",
+        f"ο κωδικός του router: {WORD}",
+        f"סיסמה: {WORD}",
+        f"Wachtwoord vergeten? hasło do bazy: {WORD}",
+        f"lösenord till routern: {WORD}",
+        f"la parola d'ordine del server = {WORD}",
+        f"mdp admin = {WORD}",
+        f"clé de l'API : {WORD}",
+        f"the guest pass is {WORD}, good till Friday",
+        f"pw for the build box -> {WORD}",
+    ],
+)
+def test_a_password_named_in_another_script_or_language_is_redacted(text: str) -> None:
+    assert WORD not in admit(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Пароль: смотрите в вики, раздел 2.",
+        "パスワードは後で送ります。",
+        "服务器密码：请联系管理员",
+        "비밀번호: 관리자에게 문의하세요",
+        "the boarding pass is at gate B12 (printed 2024-06-01)",
+        "pass is a keyword: def f(): pass",
+        'row,"db_pass = see vault",2026-10-02',
+        "mdp = os.environ['MDP_2024']",
+    ],
+)
+def test_a_password_name_with_no_password_after_it_stays(text: str) -> None:
+    assert not admit(text).redactions
