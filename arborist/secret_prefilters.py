@@ -191,11 +191,14 @@ SHARED = (
     "machine",
     "mc",
     "mdp",
+    "mnemonic",
     "parola",
     "pass",
+    "phrase",
     "pw",
     "schl",
     "secret",
+    "seed",
     "senha",
 )
 """The literals the families ask of most texts, found a group at a time: those opening with

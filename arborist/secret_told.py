@@ -76,6 +76,9 @@ def told_candidates(
             yield "api_token", m.start(), m.end()
     if longs:
         yield from _bare_base64(text, longs, reader)
+    spaced = _spaced_heads(found)
+    if spaced:
+        yield from _spaced_secrets(text, spaced)
 
 
 _FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha", "mdp", "clé", "parola")
@@ -376,3 +379,100 @@ def _credential(value: str, reader: Reader) -> str | None:
     if len(data) in (30, 32) and len(set(value)) >= 20 and not data.startswith(b"\0\0\0"):
         return "api_token"
     return None
+
+
+_SPACED = re.compile(
+    r"(?i)(?:pass[ -]?phrase|(?:recovery|seed|wallet|mnemonic|backup)[ -]phrase|mnemonic|"
+    r"seed|app[ -]password|(?:setup|secret|totp|2fa|mfa|otp)[ -]key)"
+    r"(?![^\W_])[^:：=\n]{0,60}?[:：=][ \t]*[\"'«“]?"
+    r"([a-z0-9]{4}(?:[ \t][a-z0-9]{4}){3,15}|[a-z]{2,12}(?:[ \t][a-z]{2,12}){3,23})"
+    r"(?![a-z0-9])"
+)
+"""A secret written as groups split by spaces, after its name and a colon: a TOTP seed or an
+app password (groups of four, ``ibeb liuw 6zjd muf6``: base32's, no ``0``, ``1``, ``8`` or
+``9``, which a key's hex fingerprint holds), a passphrase or a wallet's seed phrase (four
+words or more in lower case)."""
+_PLAIN_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "ask",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "get",
+        "has",
+        "have",
+        "here",
+        "in",
+        "is",
+        "it",
+        "its",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "see",
+        "sent",
+        "set",
+        "that",
+        "the",
+        "them",
+        "then",
+        "this",
+        "to",
+        "use",
+        "via",
+        "was",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
+"""Words a sentence holds and a passphrase or a seed phrase does not (``passphrase: ask the
+admin for it``)."""
+
+
+def _spaced_heads(found: Literals) -> list[int]:
+    """Where a spaced secret's name may open: the starts of ``mnemonic`` and ``seed``
+    (members of :data:`arborist.secret_prefilters.SHARED`'s groups), and the word before
+    each ``phrase``, ``pass`` (``passphrase``, ``app password``) and ``key`` (``setup
+    key``) with the word itself."""
+    folded = found.folded
+    starts = found.at("mnemonic") + found.at("seed")
+    for name in ("phrase", "pass", "key"):
+        for at in found.at(name):
+            starts += [at, _word_before(folded, at)]
+    return sorted(set(starts))
+
+
+def _word_before(folded: str, at: int) -> int:
+    """Where the word before the one at ``at`` (one space or dash between) opens."""
+    start = at - 1
+    if start < 1 or folded[start] not in " -":
+        return at
+    while start > 0 and folded[start - 1].isalnum():
+        start -= 1
+    return start
+
+
+def _spaced_secrets(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]]:
+    done = 0
+    for at in heads:
+        m = _SPACED.match(text, at) if at >= done else None
+        if m is None:
+            continue
+        done = m.end()
+        words = m.group(1).split()
+        kept = next((i for i, w in enumerate(words) if w.lower() in _PLAIN_WORDS), len(words))
+        base32 = not any(c in "0189" for c in m.group(1))  # a fingerprint's hex is not
+        if kept >= 4 and base32:  # the words before a sentence's go ("… hazel in the config")
+            end = m.start(1) + len(" ".join(words[:kept]))
+            yield "password", m.start(1), end

@@ -50,3 +50,31 @@ def test_a_password_named_in_another_script_or_language_is_redacted(text: str) -
 )
 def test_a_password_name_with_no_password_after_it_stays(text: str) -> None:
     assert not admit(text).redactions
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("TOTP secret key: jbsw y3dp ehpk 3pxp jbsw y3dp", "y3dp ehpk 3pxp"),
+        ("the app password for the mailer = qwmz tyrk plso vbne", "tyrk plso"),
+        ("seed phrase: orbit lamp canyon fragile velvet ozone", "canyon fragile"),
+        ("Backup passphrase: tundra mosaic pebble walrus in the safe", "mosaic pebble"),
+        ("mnemonic=gravel honey spider acoustic nephew", "honey spider"),
+    ],
+)
+def test_a_spaced_secret_after_its_name_is_redacted(text: str, value: str) -> None:
+    assert value not in admit(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "setup Key fingerprint = 6999 2DBF 838B 0B35 D8B2 7DF9 0ECA 4397",
+        "passphrase: ask the admin for it",
+        "app password: use the vault for them all",
+        "the seed phrase has twelve words",
+        "np.random.seed(7); run seed: alpha beta",
+    ],
+)
+def test_spaced_words_that_are_a_sentence_or_a_fingerprint_stay(text: str) -> None:
+    assert not admit(text).redactions
