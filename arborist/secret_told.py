@@ -88,12 +88,12 @@ every family looks for) and of ``pw`` (which the config keywords need too). Each
 member of a group of :data:`arborist.secret_prefilters.SHARED`, found by its scan."""
 _SCRIPT_NAMES = re.compile(
     "비밀번호|암호|كلمة ال(?:مرور|سر)|رمز عبور|密码|密碼|口令|パスワード|暗証番号|пароль|"
-    "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre|hasło|jelszó|mật khẩu|lösenord"
+    "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre"
 )
 """A password's name in another script (Korean, Arabic, Persian, Chinese, Japanese,
-Russian and Ukrainian, Hindi, Greek, Hebrew, Thai) or with a letter outside ASCII (Turkish,
-Polish, Hungarian, Vietnamese, Swedish): looked for, by one scan, only in a text that is
-not all ASCII."""
+Russian and Ukrainian, Hindi, Greek, Hebrew, Thai) or opening with a letter outside ASCII
+(Turkish): looked for, by one scan, only in a text that is not all ASCII. Each opens with a
+character outside ASCII, so the scan stops at few places."""
 
 
 def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
@@ -104,13 +104,20 @@ def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
     folded = found.folded
     passes = found.at("pass")
     starts = [at - 7 for at in passes if folded.startswith("mot de passe", at - 7)]
-    starts += passes
+    starts += [at for at in passes if folded.startswith("passwort", at) or _alone(folded, at)]
     starts += pw
     for head in _FOREIGN_HEADS:
         starts += found.at(head)
     if not folded.isascii():
         starts += [m.start() for m in _SCRIPT_NAMES.finditer(folded)]
     return sorted(starts)
+
+
+def _alone(folded: str, at: int) -> bool:
+    """Whether the ``pass`` at ``at`` is a word of its own after a space (``the wifi pass
+    is``), not a part of ``password`` or ``db_pass``."""
+    after = folded[at + 4 : at + 5]
+    return (at == 0 or folded[at - 1].isspace()) and not (after.isalnum() or after == "_")
 
 
 def _config_named(found: Literals, pw: list[int]) -> bool:
@@ -126,9 +133,10 @@ def _config_named(found: Literals, pw: list[int]) -> bool:
 
 _FOREIGN = re.compile(
     r"(?i)(?:(?<![^\W_])(?:passwort|kennwort|schl(?:ü|ue)ssel|contrase[ñn]a|clave|"
-    r"mot[ \t]+de[ \t]+passe|senha|pw|mdp|(?<!\S)pass(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|->|=>|→)[ \t])|clé|parola|şifre|sifre|hasło|jelszó|"
-    r"lösenord|mật[ \t]+khẩu)(?![^\W_])|" + _SCRIPT_NAMES.pattern + r")\w*"
-    r"(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|(?:[ \t]+[\w'’-]+){0,6}?"
+    r"mot[ \t]+de[ \t]+passe|senha|pw|mdp|clé|parola|"
+    r"(?<!\S)pass(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|->|=>|→)[ \t]))(?![^\W_])|"
+    + _SCRIPT_NAMES.pattern
+    + r")\w*(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|(?:[ \t]+[\w'’-]+){0,6}?"
     r"(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|[ \t]+(?:is|ist|lautet|es|est|é|era|was|это|jest|è|"
     r"är|on|olan|là):?[ \t]+)|[ \t]*(?:は|是|为|為|는|은)[ \t]*)"
     r"[\"'«„“「]?(\S+)"
@@ -443,14 +451,22 @@ admin for it``)."""
 def _spaced_heads(found: Literals) -> list[int]:
     """Where a spaced secret's name may open: the starts of ``mnemonic`` and ``seed``
     (members of :data:`arborist.secret_prefilters.SHARED`'s groups), and the word before
-    each ``phrase``, ``pass`` (``passphrase``, ``app password``) and ``key`` (``setup
-    key``) with the word itself."""
+    each ``phrase``; ``passphrase`` and ``app password`` among the starts of ``pass``, and
+    ``setup key`` (:data:`_KEY_KINDS`) among those of ``key``."""
     folded = found.folded
     starts = found.at("mnemonic") + found.at("seed")
-    for name in ("phrase", "pass", "key"):
-        for at in found.at(name):
-            starts += [at, _word_before(folded, at)]
+    starts += [_word_before(folded, at) for at in found.at("phrase")]
+    for at in found.at("pass"):
+        if folded.startswith("phrase", at + 4) or folded.startswith("app", at - 4):
+            starts.append(at if folded.startswith("phrase", at + 4) else at - 4)
+    for at in found.at("key"):
+        head = _word_before(folded, at)
+        if folded.startswith(_KEY_KINDS, head):
+            starts.append(head)
     return sorted(set(starts))
+
+
+_KEY_KINDS = ("setup", "secret", "totp", "2fa", "mfa", "otp")
 
 
 def _word_before(folded: str, at: int) -> int:

@@ -22,8 +22,6 @@ WORD = "Kiefer8Moos!Tal31"
         f"राउटर का पासवर्ड: {WORD}",
         f"ο κωδικός του router: {WORD}",
         f"סיסמה: {WORD}",
-        f"Wachtwoord vergeten? hasło do bazy: {WORD}",
-        f"lösenord till routern: {WORD}",
         f"la parola d'ordine del server = {WORD}",
         f"mdp admin = {WORD}",
         f"clé de l'API : {WORD}",
