@@ -76,3 +76,29 @@ def test_a_spaced_secret_after_its_name_is_redacted(text: str, value: str) -> No
 )
 def test_spaced_words_that_are_a_sentence_or_a_fingerprint_stay(text: str) -> None:
     assert not admit(text).redactions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'secret = getpass.getpass("Vault password: ")',
+        "it said to set GITHUB_TOKEN= before the run",
+        "GITHUB_TOKEN=.txt",
+        "token: none</td></tr>",
+        "/srv/notes/api_key: null/",
+        "?api_key=-----BEGIN PUBLIC KEY-----",
+    ],
+)
+def test_a_name_given_code_a_suffix_armour_or_a_placeholder_stays(text: str) -> None:
+    assert not admit(text).redactions
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("SECRET_KEY = )qx1ivyney)^-r$5h=d09z%c)(-ls", "qx1ivyney"),
+        ("api_key: Zq8v3LmW2xR7tY9p</code>", "Zq8v3LmW2xR7tY9p"),
+    ],
+)
+def test_a_value_like_them_that_is_a_secret_is_redacted(text: str, value: str) -> None:
+    assert value not in admit(text).text
