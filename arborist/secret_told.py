@@ -374,7 +374,12 @@ _LEAST_DECODED = 12
 
 def _credential(value: str, reader: Reader) -> str | None:
     """The kind of credential the base64 ``value`` is, or None."""
-    if len(value) % 4 or not has_digit(value) or value.isupper() or value.islower():
+    if (
+        (len(value) % 4 and len(value) != _UNPADDED_32)
+        or not has_digit(value)
+        or value.isupper()
+        or value.islower()
+    ):
         return None
     data = b64_text(value)
     if data is None:
@@ -492,3 +497,8 @@ def _spaced_secrets(text: str, heads: list[int]) -> Iterator[tuple[str, int, int
         if kept >= 4 and base32:  # the words before a sentence's go ("… hazel in the config")
             end = m.start(1) + len(" ".join(words[:kept]))
             yield "password", m.start(1), end
+
+
+_UNPADDED_32 = 43
+"""32 random bytes in base64 with its ``=`` left off (a key's 43 characters, as a Fernet or
+a PKCE key is written): the one unpadded length read as a key."""

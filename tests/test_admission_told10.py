@@ -4,6 +4,8 @@ stays: the same names with no password after them."""
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from arborist.admission import admit
@@ -102,3 +104,10 @@ def test_a_name_given_code_a_suffix_armour_or_a_placeholder_stays(text: str) -> 
 )
 def test_a_value_like_them_that_is_a_secret_is_redacted(text: str, value: str) -> None:
     assert value not in admit(text).text
+
+
+def test_32_random_bytes_in_base64_without_padding_are_redacted_and_text_stays() -> None:
+    key = "Qm9vc3Q3Kx9LmZ2RkT1c8aWpV0bXeY4nHs6GdJfA3pE"  # 43 characters: 32 bytes
+    assert key not in admit(f"paste this into the tool:\n\n{key}\n").text
+    words = base64.b64encode(b"a plain sentence of text, 32 ch").decode().rstrip("=")
+    assert not admit(f"paste this:\n\n{words}\n").redactions
