@@ -56,8 +56,9 @@ SID, which ``channels.json`` counts as a secret), and it is a dev corpus now, sc
 every run. ``channels_holdout10.json`` was the tenth (seen at e2288e3: 5708/6485
 placements caught, 88.0%, MISSED; 19/3685 near misses flagged, 0.5%, MET; detect-secrets
 2064/6485 and 276/3685); its leaks were closed by general rules (a password named in other
-scripts and languages, spaced secrets after their names), and it is a dev corpus now,
-scored on every run. ``channels_holdout11.json`` is the next blind one: written by someone who has
+scripts and languages, spaced secrets after their names, 32 bytes of unpadded base64;
+still leaking: a password far from its name, 92 placements, ``htpasswd -b``, a PuTTY key),
+and it is a dev corpus now, scored on every run. ``channels_holdout11.json`` is the next blind one: written by someone who has
 not read the gate, committed by the lead, scored by ``--holdout`` once it is there (the
 run says so when it is not), and not tuned on after.
 
