@@ -264,23 +264,41 @@ def _given(
 def _bare_not_secret(
     text: str, m: re.Match[str], word: str, value: str, stripped: bool, end: int
 ) -> bool:
-    """Whether a bare (unquoted) value is a name, a reference, a path or a number."""
+    """Whether a bare (unquoted) value is a name, a reference, a path or a number, code's
+    rest, a file's suffix, a PEM's armour or a placeholder before markup."""
+    start = end - len(value)
+    after_quote = text[start - 1 : start] in ("'", '"')
+    empty = text[start - 2 : start] == "= " and text[start - 3 : start - 2].isalnum()
+    if (
+        (after_quote and value[:1] in ")]}")
+        or (empty and value.isalpha() and value.islower())  # GITHUB_TOKEN= before the run
+        or _NOT_A_VALUE.match(value)
+        or is_filler(_BEFORE_MARKUP.split(value, 1)[0], "=", quoted=False)
+    ):
+        return True  # getpass("DB password: "), HF_TOKEN=.txt, -----BEGIN, null</code>, null/
     if stripped and secret_name(value) and SEPARATOR.match(text, end):
         return True  # "password: secret_key: X": a name, whose value comes next
     if (CODE_REFERENCE.fullmatch(value) and not random_part(value)) or value.lower() == m.group()[
         ::-1
     ].lower():
         return True  # password=args.password, token=token: a name, not a value
-    if _HCL_REFERENCE.match(value):
-        return True  # password = var.db_password: a Terraform/HCL reference, not a value
-    if word == "pwd" and value.startswith(("/", "~")):
-        return True  # $PWD, the working directory
+    if _HCL_REFERENCE.match(value) or (word == "pwd" and value.startswith(("/", "~"))):
+        return True  # password = var.db_password: an HCL reference; $PWD, the working folder
     if _FILE_PATH.fullmatch(value):
         return True  # --from-file=password=./db-password.txt: where a secret is kept
     return value.isdigit() and len(value) < 16 and not word.startswith(PASSWORD_KEYS[:3])
     # SQLITE_IOERR_AUTH = 7178, max_token: 256: a number, not a secret
 
 
+_NOT_A_VALUE = re.compile(r"\.[A-Za-z0-9]{1,5}$|-----")
+"""A bare value that is a file's suffix (``HF_TOKEN=.txt``) or a PEM's armour (``-----BEGIN
+PUBLIC KEY-----``: a private key's block is found by its own shape). One that opens with a
+closing bracket after the quote the name's separator left open is the rest of code after
+a quoted prompt (``getpass("DB password: ")``); a word in lower case after a name and ``= ``
+is prose after a name given nothing (``set HF_TOKEN= before the run``)."""
+_BEFORE_MARKUP = re.compile(r"</|/$")
+"""Where markup or a path's slash ends a bare value: ``api_key: null</code>``'s value is
+``null``."""
 _PUBLIC_TOKEN = ("pk.eyJ",)
 """Tokens made to be public: Mapbox's ``pk.`` (its secret ones are ``sk.``)."""
 _FILE_PATH = re.compile(r"(?:\.{1,2}|~)/[\w./-]+|(?:/[\w.-]+)+/[\w-]+\.[A-Za-z]{1,5}")

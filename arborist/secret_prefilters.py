@@ -180,6 +180,7 @@ SHARED = (
     "basic",
     "bearer",
     "clave",
+    "clé",
     "contrase",
     "cookie",
     "credential",
@@ -189,10 +190,15 @@ SHARED = (
     "login",
     "machine",
     "mc",
+    "mdp",
+    "mnemonic",
+    "parola",
     "pass",
+    "phrase",
     "pw",
     "schl",
     "secret",
+    "seed",
     "senha",
 )
 """The literals the families ask of most texts, found a group at a time: those opening with

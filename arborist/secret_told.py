@@ -76,26 +76,48 @@ def told_candidates(
             yield "api_token", m.start(), m.end()
     if longs:
         yield from _bare_base64(text, longs, reader)
+    spaced = _spaced_heads(found)
+    if spaced:
+        yield from _spaced_secrets(text, spaced)
 
 
-_FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha")
-"""What each password's name :data:`_FOREIGN` reads opens with, ``passwort``, ``mot de
-passe`` and ``pw`` aside: those are found among the starts of ``pass`` (which every family
-looks for) and of ``pw`` (which the config keywords need too)."""
+_FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha", "mdp", "clé", "parola")
+"""What each Latin password's name :data:`_FOREIGN` reads opens with, ``passwort``, ``mot de
+passe``, ``pass`` and ``pw`` aside: those are found among the starts of ``pass`` (which
+every family looks for) and of ``pw`` (which the config keywords need too). Each is a
+member of a group of :data:`arborist.secret_prefilters.SHARED`, found by its scan."""
+_SCRIPT_NAMES = re.compile(
+    "비밀번호|암호|كلمة ال(?:مرور|سر)|رمز عبور|密码|密碼|口令|パスワード|暗証番号|пароль|"
+    "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre"
+)
+"""A password's name in another script (Korean, Arabic, Persian, Chinese, Japanese,
+Russian and Ukrainian, Hindi, Greek, Hebrew, Thai) or opening with a letter outside ASCII
+(Turkish): looked for, by one scan, only in a text that is not all ASCII. Each opens with a
+character outside ASCII, so the scan stops at few places."""
 
 
 def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
-    """Where a password's name in another language (or ``pw``) may open: each name's starts,
-    found by the scans of :data:`arborist.secret_prefilters.SHARED`'s groups (``kennwort``
-    with ``key``, ``schl`` and ``senha`` with ``secret``, ``contrase`` and ``clave`` with
-    ``cookie``), and the starts of ``pass`` read for ``passwort`` and ``mot de passe``."""
+    """Where a password's name in another language (or ``pw``, or ``pass``) may open: each
+    name's starts, found by the scans of :data:`arborist.secret_prefilters.SHARED`'s groups,
+    the starts of ``pass`` (``passwort``, ``mot de passe``, ``the wifi pass is``), and in a
+    text not all ASCII the starts of :data:`_SCRIPT_NAMES`."""
     folded = found.folded
-    starts = [at - 7 for at in found.at("pass") if folded.startswith("mot de passe", at - 7)]
-    starts += [at for at in found.at("pass") if folded.startswith("passwort", at)]
+    passes = found.at("pass")
+    starts = [at - 7 for at in passes if folded.startswith("mot de passe", at - 7)]
+    starts += [at for at in passes if folded.startswith("passwort", at) or _alone(folded, at)]
     starts += pw
     for head in _FOREIGN_HEADS:
         starts += found.at(head)
+    if not folded.isascii():
+        starts += [m.start() for m in _SCRIPT_NAMES.finditer(folded)]
     return sorted(starts)
+
+
+def _alone(folded: str, at: int) -> bool:
+    """Whether the ``pass`` at ``at`` is a word of its own after a space (``the wifi pass
+    is``), not a part of ``password`` or ``db_pass``."""
+    after = folded[at + 4 : at + 5]
+    return (at == 0 or folded[at - 1].isspace()) and not (after.isalnum() or after == "_")
 
 
 def _config_named(found: Literals, pw: list[int]) -> bool:
@@ -110,14 +132,21 @@ def _config_named(found: Literals, pw: list[int]) -> bool:
 
 
 _FOREIGN = re.compile(
-    r"(?i)(?<![^\W_])(?:passwort|kennwort|schl(?:ü|ue)ssel|contrase[ñn]a|clave|mot[ \t]+de[ \t]+passe|senha|pw)"
-    r"(?:[ \t]*:[ \t]*|(?:[ \t]+[\w'’-]+){0,6}?[ \t]+"
-    r"(?:is|ist|lautet|es|est|é|era|was|это|jest|è):?[ \t]+)"
-    r"[\"'«„“]?(\S+)"
+    r"(?i)(?:(?<![^\W_])(?:passwort|kennwort|schl(?:ü|ue)ssel|contrase[ñn]a|clave|"
+    r"mot[ \t]+de[ \t]+passe|senha|pw|mdp|clé|parola|"
+    r"(?<!\S)pass(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|->|=>|→)[ \t]))(?![^\W_])|"
+    + _SCRIPT_NAMES.pattern
+    + r")\w*(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|(?:[ \t]+[\w'’-]+){0,6}?"
+    r"(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|[ \t]+(?:is|ist|lautet|es|est|é|era|was|это|jest|è|"
+    r"är|on|olan|là):?[ \t]+)|[ \t]*(?:は|是|为|為|는|은)[ \t]*)"
+    r"[\"'«„“「]?(\S+)"
 )
-"""A password's name in another language (or ``pw``), then a colon, or a few words and a
-verb of saying (``is``, ``ist``, ``lautet``, ``es``, ``est``, ``é``, ``jest``, ``è``), then
-the value."""
+"""A password's name in another language or script (or ``pw``; or ``pass`` standing alone,
+a few words and ``is`` or an arrow after it: ``the wifi pass is X``), then a colon
+(``：`` too), ``=`` or an arrow, or a few words and one of them (``Passwort für den
+Laborserver:``, ``pw for the shared acct ->``), or a verb of saying (``is``, ``ist``,
+``lautet``, ``es``, ``est``, ``é``, ``jest``, ``è``; ``は``, ``是``, ``는``), then the
+value."""
 
 
 def _foreign_prose(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]]:
@@ -129,8 +158,13 @@ def _foreign_prose(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]
             continue
         done = m.end()
         value = m.group(1).rstrip(".,;:)!?\"'»“”")
-        if reads_as_password(value) and not is_filler(value, "=", quoted=False):
+        code = _CODE_VALUE.search(value) is not None  # os.environ['X_1'], getpass(p2)
+        if reads_as_password(value) and not code and not is_filler(value, "=", quoted=False):
             yield "password", m.start(1), m.start(1) + len(value)
+
+
+_CODE_VALUE = re.compile(r"^[\w.]+[(\[]")
+"""A value that is code's call or subscript (``os.environ['MDP_2024']``), not a password."""
 
 
 def _config_passwords(text: str) -> Iterator[tuple[str, int, int]]:
@@ -340,7 +374,12 @@ _LEAST_DECODED = 12
 
 def _credential(value: str, reader: Reader) -> str | None:
     """The kind of credential the base64 ``value`` is, or None."""
-    if len(value) % 4 or not has_digit(value) or value.isupper() or value.islower():
+    if (
+        (len(value) % 4 and len(value) != _UNPADDED_32)
+        or not has_digit(value)
+        or value.isupper()
+        or value.islower()
+    ):
         return None
     data = b64_text(value)
     if data is None:
@@ -353,3 +392,113 @@ def _credential(value: str, reader: Reader) -> str | None:
     if len(data) in (30, 32) and len(set(value)) >= 20 and not data.startswith(b"\0\0\0"):
         return "api_token"
     return None
+
+
+_SPACED = re.compile(
+    r"(?i)(?:pass[ -]?phrase|(?:recovery|seed|wallet|mnemonic|backup)[ -]phrase|mnemonic|"
+    r"seed|app[ -]password|(?:setup|secret|totp|2fa|mfa|otp)[ -]key)"
+    r"(?![^\W_])[^:：=\n]{0,60}?[:：=][ \t]*[\"'«“]?"
+    r"([a-z0-9]{4}(?:[ \t][a-z0-9]{4}){3,15}|[a-z]{2,12}(?:[ \t][a-z]{2,12}){3,23})"
+    r"(?![a-z0-9])"
+)
+"""A secret written as groups split by spaces, after its name and a colon: a TOTP seed or an
+app password (groups of four, ``ibeb liuw 6zjd muf6``: base32's, no ``0``, ``1``, ``8`` or
+``9``, which a key's hex fingerprint holds), a passphrase or a wallet's seed phrase (four
+words or more in lower case)."""
+_PLAIN_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "ask",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "get",
+        "has",
+        "have",
+        "here",
+        "in",
+        "is",
+        "it",
+        "its",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "see",
+        "sent",
+        "set",
+        "that",
+        "the",
+        "them",
+        "then",
+        "this",
+        "to",
+        "use",
+        "via",
+        "was",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
+"""Words a sentence holds and a passphrase or a seed phrase does not (``passphrase: ask the
+admin for it``)."""
+
+
+def _spaced_heads(found: Literals) -> list[int]:
+    """Where a spaced secret's name may open: the starts of ``mnemonic`` and ``seed``
+    (members of :data:`arborist.secret_prefilters.SHARED`'s groups), and the word before
+    each ``phrase``; ``passphrase`` and ``app password`` among the starts of ``pass``, and
+    ``setup key`` (:data:`_KEY_KINDS`) among those of ``key``."""
+    folded = found.folded
+    starts = found.at("mnemonic") + found.at("seed")
+    starts += [_word_before(folded, at) for at in found.at("phrase")]
+    for at in found.at("pass"):
+        if folded.startswith("phrase", at + 4) or folded.startswith("app", at - 4):
+            starts.append(at if folded.startswith("phrase", at + 4) else at - 4)
+    for at in found.at("key"):
+        head = _word_before(folded, at)
+        if folded.startswith(_KEY_KINDS, head):
+            starts.append(head)
+    return sorted(set(starts))
+
+
+_KEY_KINDS = ("setup", "secret", "totp", "2fa", "mfa", "otp")
+
+
+def _word_before(folded: str, at: int) -> int:
+    """Where the word before the one at ``at`` (one space or dash between) opens."""
+    start = at - 1
+    if start < 1 or folded[start] not in " -":
+        return at
+    while start > 0 and folded[start - 1].isalnum():
+        start -= 1
+    return start
+
+
+def _spaced_secrets(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]]:
+    done = 0
+    for at in heads:
+        m = _SPACED.match(text, at) if at >= done else None
+        if m is None:
+            continue
+        done = m.end()
+        words = m.group(1).split()
+        kept = next((i for i, w in enumerate(words) if w.lower() in _PLAIN_WORDS), len(words))
+        base32 = not any(c in "0189" for c in m.group(1))  # a fingerprint's hex is not
+        if kept >= 4 and base32:  # the words before a sentence's go ("… hazel in the config")
+            end = m.start(1) + len(" ".join(words[:kept]))
+            yield "password", m.start(1), end
+
+
+_UNPADDED_32 = 43
+"""32 random bytes in base64 with its ``=`` left off (a key's 43 characters, as a Fernet or
+a PKCE key is written): the one unpadded length read as a key."""

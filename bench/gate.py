@@ -8,7 +8,7 @@ the built-in demo corpus still admitted with no redaction; ingest throughput wit
 of the gate issue #22 replaced. ``--quick`` is a smoke run (the first channel corpus
 alone, no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, and ``channels_holdout10.json`` when it is there),
+held-out corpora (``holdout.json``, and ``channels_holdout11.json`` when it is there),
 written blind beside the dev ones and never tuned on. ``--channels-only`` stops after the
 corpora.
 
@@ -53,7 +53,12 @@ placements caught, 95.3%, MISSED; 41/2625 near misses flagged, 1.6%, MET; detect
 holds a secret, session cookies by name, ``http -a``, Mailgun keys; still leaking: a bare
 random password with nothing around it, 33 placements; still flagged: a Twilio Account
 SID, which ``channels.json`` counts as a secret), and it is a dev corpus now, scored on
-every run. ``channels_holdout10.json`` is the next blind one: written by someone who has
+every run. ``channels_holdout10.json`` was the tenth (seen at e2288e3: 5708/6485
+placements caught, 88.0%, MISSED; 19/3685 near misses flagged, 0.5%, MET; detect-secrets
+2064/6485 and 276/3685); its leaks were closed by general rules (a password named in other
+scripts and languages, spaced secrets after their names, 32 bytes of unpadded base64;
+still leaking: a password far from its name, 92 placements, ``htpasswd -b``, a PuTTY key),
+and it is a dev corpus now, scored on every run. ``channels_holdout11.json`` is the next blind one: written by someone who has
 not read the gate, committed by the lead, scored by ``--holdout`` once it is there (the
 run says so when it is not), and not tuned on after.
 
@@ -157,7 +162,9 @@ CHANNELS_SEEN8 = ROOT / "bench" / "secret_corpus" / "channels_holdout8.json"
 """The eighth blind channel holdout: seen at 4c8d7b0 and fixed since, a dev corpus now."""
 CHANNELS_SEEN9 = ROOT / "bench" / "secret_corpus" / "channels_holdout9.json"
 """The ninth blind channel holdout: seen at 0eb834a and fixed since, a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout10.json"
+CHANNELS_SEEN10 = ROOT / "bench" / "secret_corpus" / "channels_holdout10.json"
+"""The tenth blind channel holdout: seen at e2288e3 and fixed since, a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout11.json"
 """The blind channel holdout ``--holdout`` scores when it is there (the lead commits it)."""
 OLD_GATE = "c8136f0"
 """The commit whose arborist/admission.py is the gate before issue #22's changes."""
@@ -705,6 +712,7 @@ def main() -> int:
         ("dev channel corpus, the seventh holdout, seen (channels_holdout7.json)", CHANNELS_SEEN7),
         ("dev channel corpus, the eighth holdout, seen (channels_holdout8.json)", CHANNELS_SEEN8),
         ("dev channel corpus, the ninth holdout, seen (channels_holdout9.json)", CHANNELS_SEEN9),
+        ("dev channel corpus, the tenth holdout, seen (channels_holdout10.json)", CHANNELS_SEEN10),
     ]
     if args.quick:  # a smoke run: one channel corpus through every channel's path
         channel_corpora = channel_corpora[:1]
