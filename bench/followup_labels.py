@@ -24,14 +24,17 @@ way (seen once: 141 of 152 = 0.928); a fourth, ``bench/followup_holdout4.json``,
 ``--holdout4`` (seen once at 4c8978c: 135 of 160 = 0.844; dev since); a fifth,
 ``bench/followup_holdout5.json``, by ``--holdout5`` (seen once at main's merge of
 'followup', rule 4f28d06: 146 of 163 = 0.896; dev since); a sixth,
-``bench/followup_holdout6.json``, by ``--holdout6``, blind until it is scored once.
-``--labels PATH`` makes any of the five blind flags read another file of that shape. A file of another shape is refused in one line (exit 2). ``--json`` prints
+``bench/followup_holdout6.json``, by ``--holdout6`` (seen once at 1b686cf, the rule of
+round six: 147 of 160 = 0.919; dev since); a seventh, ``bench/followup_holdout7.json``, by
+``--holdout7``, blind until it is scored once.
+``--labels PATH`` makes any of the six blind flags read another file of that shape. A file of another shape is refused in one line (exit 2). ``--json`` prints
 the figures as JSON; ``--floor`` exits 1 when agreement falls under :data:`FLOOR`.
 ``--quick`` is accepted for the smoke run (the whole run takes milliseconds).
 Writes nothing.
 
     python bench/followup_labels.py [--holdout | --holdout2 | --holdout3 | --holdout4
-                                     | --holdout5 | --holdout6 [--labels PATH]] [--json] [--floor]
+                                     | --holdout5 | --holdout6 | --holdout7
+                                     [--labels PATH]] [--json] [--floor]
 """
 
 from __future__ import annotations
@@ -60,15 +63,19 @@ HOLDOUT5 = ROOT / "bench" / "followup_holdout5.json"
 """The fifth blind set, written by a person who has not read the rule after the fourth
 (scored once at main's merge of 'followup', rule 4f28d06: 146/163 = 0.896; seen since)."""
 HOLDOUT6 = ROOT / "bench" / "followup_holdout6.json"
-"""The sixth blind set, written by a person who has not read the rule after the fifth."""
+"""The sixth blind set, written by a person who has not read the rule after the fifth
+(scored once at 1b686cf: 147/160 = 0.919; seen since)."""
+HOLDOUT7 = ROOT / "bench" / "followup_holdout7.json"
+"""The seventh blind set, written by a person who has read no code and no earlier set."""
 BLIND = {
     "holdout2": HOLDOUT2,
     "holdout3": HOLDOUT3,
     "holdout4": HOLDOUT4,
     "holdout5": HOLDOUT5,
     "holdout6": HOLDOUT6,
+    "holdout7": HOLDOUT7,
 }
-"""Each blind set's flag (``--holdout2`` ... ``--holdout6``) and the file it scores."""
+"""Each blind set's flag (``--holdout2`` ... ``--holdout7``) and the file it scores."""
 FLOOR = 0.95
 """Agreement under which ``--floor`` (and tests/test_followup_labels.py) fails."""
 KINDS = ("standalone", "followup")
