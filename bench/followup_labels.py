@@ -27,14 +27,15 @@ way (seen once: 141 of 152 = 0.928); a fourth, ``bench/followup_holdout4.json``,
 ``bench/followup_holdout6.json``, by ``--holdout6`` (seen once at 1b686cf, the rule of
 round six: 147 of 160 = 0.919; dev since); a seventh, ``bench/followup_holdout7.json``, by
 ``--holdout7`` (seen once at 7a2639b, the rule of b09aae1: 148 of 160 = 0.925; dev
-since).
-``--labels PATH`` makes any of the six blind flags read another file of that shape. A file of another shape is refused in one line (exit 2). ``--json`` prints
+since); an eighth, ``bench/followup_holdout8.json``, by ``--holdout8``, blind until it is
+scored once.
+``--labels PATH`` makes any of the seven blind flags read another file of that shape. A file of another shape is refused in one line (exit 2). ``--json`` prints
 the figures as JSON; ``--floor`` exits 1 when agreement falls under :data:`FLOOR`.
 ``--quick`` is accepted for the smoke run (the whole run takes milliseconds).
 Writes nothing.
 
     python bench/followup_labels.py [--holdout | --holdout2 | --holdout3 | --holdout4
-                                     | --holdout5 | --holdout6 | --holdout7
+                                     | --holdout5 | --holdout6 | --holdout7 | --holdout8
                                      [--labels PATH]] [--json] [--floor]
 """
 
@@ -69,6 +70,8 @@ HOLDOUT6 = ROOT / "bench" / "followup_holdout6.json"
 HOLDOUT7 = ROOT / "bench" / "followup_holdout7.json"
 """The seventh blind set, written by a person who has read no code and no earlier set
 (scored once at 7a2639b: 148/160 = 0.925; seen since)."""
+HOLDOUT8 = ROOT / "bench" / "followup_holdout8.json"
+"""The eighth blind set, written by a person who has read no code and no earlier set."""
 BLIND = {
     "holdout2": HOLDOUT2,
     "holdout3": HOLDOUT3,
@@ -76,8 +79,9 @@ BLIND = {
     "holdout5": HOLDOUT5,
     "holdout6": HOLDOUT6,
     "holdout7": HOLDOUT7,
+    "holdout8": HOLDOUT8,
 }
-"""Each blind set's flag (``--holdout2`` ... ``--holdout7``) and the file it scores."""
+"""Each blind set's flag (``--holdout2`` ... ``--holdout8``) and the file it scores."""
 FLOOR = 0.95
 """Agreement under which ``--floor`` (and tests/test_followup_labels.py) fails."""
 KINDS = ("standalone", "followup")
