@@ -17,13 +17,15 @@ from arborist.standalone_replies import (
     edits,
     names_its_subject,
     picks,
+    recalls_act,
     recalls_answer,
     says_which,
 )
-from arborist.standalone_said import Said
+from arborist.standalone_said import ENDS, Said
 from arborist.standalone_words import (
     ADDITIVES,
     ALTERNATIVES,
+    AMBIENT,
     ANAPHORIC_MODIFIERS,
     AUXILIARIES,
     BE,
@@ -54,7 +56,6 @@ from arborist.standalone_words import (
     PREPOSITIONS,
     PROCEED,
     PRONOUNS,
-    RECALLED,
     RELATIONAL,
     REPEATS,
     SAYING,
@@ -198,8 +199,11 @@ def _conditions(said: Said) -> bool:
 
 
 def _expletive(said: Said, i: int) -> bool:
-    """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ...")."""
+    """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ..."), or for the
+    weather ("It's been snowing for days, ...")."""
     before, after = said.texts[i - 1 : i], said.texts[i + 1 : i + 2]
+    if set(said.texts[i + 1 : i + 4]) & AMBIENT and set(after) & BE:
+        return True  # "It's been raining all week": the weather's "it"
     if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
         return said.new_within(i + 2, min(i + 9, len(said.texts)))
     if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):
@@ -225,6 +229,8 @@ def _points_within(said: Said, i: int) -> bool:
         return True  # a conjunction or a relative pronoun: "so that", "a list that"
     if texts[i] == "this" and (_forward(said, i) or set(texts[i + 1 : i + 2]) & TIMES):
         return True  # "this year": now
+    if texts[i] in ("this", "these") and said.shown[i]:
+        return True  # "Is this a valid date format: 2024-13-01?": what follows the colon
     named = said.named and texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES
     if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
         near = range(i + 1, min(i + 5, len(texts)))
@@ -262,7 +268,7 @@ def _refers_back(said: Said) -> bool:
             if not (word == "it" and _expletive(said, i)) and not _stands_for(said, i):
                 return True
         elif word in DEMONSTRATIVES:
-            if not _points_within(said, i):
+            if not (_points_within(said, i) or _says_before(said, i)):
                 return True
         elif (
             (word in ADDITIVES and said.ends_clause(i + 1) and not _coordinated(said, i))
@@ -285,12 +291,22 @@ def _recalls(said: Said, i: int) -> bool:
         named = any(said.kinds[k] != "word" for k in said.phrase(i))
         return before == ["the"] and after != ["of"] and not named
     if word == "you":  # "the formula you used", "what you just said"
-        return bool(set(texts[i + 1 : i + 3]) & RECALLED)
+        return recalls_act(said, i)
     if word == "your":
         return recalls_answer(said, i)
     if word not in ("there", "here") or not said.ends_clause(i + 1) or set(before) & AUXILIARIES:
         return False
     return said.first_named > i
+
+
+def _says_before(said: Said, i: int) -> bool:
+    """The demonstrative at ``i`` follows a first sentence that stands alone with three words
+    of its own or more, and is what it says ("Some say goldfish remember for three seconds.
+    Is that so?"; not "Nice answer. Why is that?")."""
+    end = said.first_joint
+    if not (end < i and said.texts[end] in ENDS and _first_clause_alone(said)):
+        return False
+    return sum(said.content(k) for k in range(end)) >= 3  # not "Great answer. Why is that?"
 
 
 def _stands_for(said: Said, i: int) -> bool:

@@ -16,17 +16,22 @@ from arborist.standalone_words import (
     ANSWERED,
     ASKER,
     AUXILIARIES,
+    CONDITIONS,
     COUNTERPARTS,
     DESTINATIONS,
     DOCUMENTED,
     EDITS,
     INTRODUCERS,
     OMITTED,
+    ORDINALS,
+    OWNED,
     OWNERS,
+    PARTS,
     PAST,
     PAST_DONE,
     PICKS,
     PRONOUNS,
+    RECALLED,
     RELATIVES,
     TIMED,
     UNIQUE,
@@ -39,6 +44,7 @@ __all__ = [
     "edits",
     "names_its_subject",
     "picks",
+    "recalls_act",
     "recalls_answer",
     "says_which",
 ]
@@ -65,6 +71,39 @@ def corrects(said: Said) -> bool:
 
 TOLD = frozenset({"think", "guess", "believe", "suspect", "but", "and"})
 """Before "you" and a verb in the past, these make it a claim about what the last answer did."""
+
+
+def recalls_act(said: Said, i: int) -> bool:
+    """The "you" at ``i`` is the one answering, asked about what it did in the last answer:
+    "did you" and a verb ("Why did you pick a set?"; not "Did you know ...?"), or a verb in the
+    past after it, "just", "already", ... between them or nothing ("the formula you used",
+    "from where you stopped"); not after another auxiliary ("Were you trained on ...?",
+    "Have you heard of ...?"), nor in a condition or a time clause, whose "you" is anyone
+    ("What happens if you mixed ...?", "Is it bad to swim after you ate?")."""
+    texts = said.texts
+    before = texts[i - 1] if i else ""
+    if before == "did":
+        return said.kinds[i + 1 : i + 2] == ["word"] and texts[i + 1] not in RHETORICAL
+    if before in AUXILIARIES:
+        return False
+    k = i + 2 if texts[i + 1 : i + 2] != [] and texts[i + 1] in SINCE_SAID else i + 1
+    if k >= len(texts) or said.kinds[k] != "word" or not (texts[k] in RECALLED or _did(texts[k])):
+        return False
+    for j in range(i - 1, max(i - 12, -1), -1):  # its clause, read back a little way
+        if said.kinds[j] == "mark":
+            break
+        if texts[j] in ANYONE:
+            return False
+    return True
+
+
+RHETORICAL = frozenset({"know", "hear", "ever"})
+"""After "did you", these open a question that asks nothing of the last answer ("Did you know
+that octopuses have three hearts?")."""
+SINCE_SAID = frozenset({"just", "already", "earlier", "previously", "originally", "first", "also"})
+"""Between "you" and a verb in the past, these place it in the last answer ("you just listed")."""
+ANYONE = CONDITIONS | TIMED | frozenset({"once", "until", "while", "since"})
+"""Before "you" in its clause, these make it anyone: a condition or a time ("if you mixed ...")."""
 
 
 def _did(word: str) -> bool:
@@ -182,6 +221,20 @@ def _stage(said: Said, i: int) -> bool:
     return said_before == 3
 
 
+def _in_time(said: Said, i: int, span: range) -> bool:
+    """The "the" at ``i`` opens an ordinal ("the last", "the next") before a compound noun of
+    two words or more (``span``) that is no part of an answer, not as the subject after an
+    auxiliary (where the run of words may hold its verb: "Why is the last term negative?"):
+    the world's things of that kind, in time ("How do I undo the last git commit?", "my fan
+    has been loud since the last windows update")."""
+    texts = said.texts
+    if texts[i + 1] not in ORDINALS or len(span) < 2 or texts[i - 1 : i] == []:
+        return False
+    if texts[i - 1] in AUXILIARIES:
+        return False
+    return not any(texts[k] in ANSWERED | OWNED | DOCUMENTED | PARTS for k in span)
+
+
 def says_which(said: Said, i: int) -> bool:
     """The noun phrase opened by the "the" at ``i`` says which thing it is: a name, literal
     or proper name in it ("the two World Wars"), an owner with a name after it ("the first
@@ -193,11 +246,14 @@ def says_which(said: Said, i: int) -> bool:
     texts = said.texts
     if _stage(said, i):
         return True  # "for the second proof", after a clause of its own
-    start = i + 1 if said.content(i + 1) else i + 2  # "the other name": "other" is a stop word
+    picked = texts[i + 1 : i + 2] != [] and texts[i + 1] in PICKS | COUNTERPARTS
+    start = i + 2 if picked or not said.content(i + 1) else i + 1  # "the other name"
     span = said.phrase(start)
-    stop = span.stop if span else start + 1
+    stop = span.stop if span else (i + 2 if picked else start + 1)
     if any(said.kinds[k] != "word" or said.proper[k] for k in range(i + 1, stop)):
         return True
+    if picked and _in_time(said, i, span):
+        return True  # "undo the last git commit": the world's, in time
     after = texts[stop : stop + 3]
     if after[:1] and (after[0] in RELATIVES | ASKER or after[0] == "to"):
         return True  # "the first person to walk ...", "the list I built"

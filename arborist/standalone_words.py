@@ -15,6 +15,7 @@ __all__ = [
     "ACKNOWLEDGEMENTS",
     "ADDITIVES",
     "ALTERNATIVES",
+    "AMBIENT",
     "ANAPHORIC_MODIFIERS",
     "ANSWERED",
     "ASKER",
@@ -45,9 +46,11 @@ __all__ = [
     "MODIFIERS",
     "MODIFYING",
     "MORE",
+    "NEGATED",
     "NOT_PROPER",
     "OBJECTS",
     "OMITTED",
+    "ORDINALS",
     "OWNED",
     "OWNERS",
     "PARTS",
@@ -100,6 +103,12 @@ SUBORDINATORS = wordset("to that when if whether")
 """``it`` next to one of :data:`BE` or :data:`EXPLETIVE_VERBS` and followed in its clause
 by one of these stands for the clause ("Is it possible to ...", "What does it mean when ...",
 "How does it work when a company does a stock split?")."""
+AMBIENT = wordset(
+    "raining snowing hailing drizzling pouring sleeting thundering storming sunny cloudy "
+    "windy foggy rainy snowy stormy humid muggy overcast"
+)
+"""After "it" and "is"/"'s"/"was" (and "been", "so", ...: within three words), the weather:
+"it" stands for nothing said ("It's been raining for a week, how do I ...")."""
 TIMES = wordset(
     "year years month week weekend day morning afternoon evening night time season summer "
     "winter spring autumn fall decade century semester quarter"
@@ -135,8 +144,11 @@ one ("with a custom separator", "in UTC instead")."""
 CLAUSE_WORDS = wordset(
     "what how why when where which who whom whose is are was were am do does did can "
     "could should would will shall may might must has have had isn aren doesn don didn "
-    "wouldn shouldn couldn"
+    "wouldn shouldn couldn weren hasn haven hadn"
 )
+NEGATED = wordset("isn aren wasn weren doesn don didn hasn haven hadn wouldn shouldn couldn can will")
+"""Before the "t" of "n't" ("isn't", "can't", "won't" read as "will"): the auxiliary, negated; the
+"t" is read as part of it."""
 ADDITIVES = wordset("too either")
 SEQUELS = wordset("next afterwards afterward then")
 """Ending a clause, these presuppose what came before ("What happened next", "what happens
@@ -233,6 +245,10 @@ PICKS = wordset("first second third last next previous other former latter two b
 approaches") wherever they stand, unless the question says from what: an owner with a name
 ("the first president of the United States") or a clause ("the first person to walk on the
 moon", "the last thing that ...")."""
+ORDINALS = wordset("first second third last next previous")
+"""Of :data:`PICKS`, the ones that order things in time or in a sequence: before a compound
+noun of two words or more that is no part of an answer ("the last git commit", "the next
+solar eclipse"), they pick from the world's things of that kind, not from the last answer."""
 UNIQUE = wordset(
     "sky sun moon earth world internet web universe ocean sea weather atmosphere economy "
     "environment climate body brain heart liver lungs kidneys stomach skin"

@@ -1,0 +1,113 @@
+"""Follow-up detection, the grammar of leaning on a turn before: each class both ways.
+
+Every question here is written for its class, none taken from the label sets in bench/: a
+class that reads one way must leave the other way's questions alone. The label sets and
+their floor are tested in tests/test_followup_labels.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from arborist.analysis import stands_alone
+
+STANDALONE = {
+    "a negated auxiliary is an auxiliary": [
+        "Isn't it dangerous to mix bleach and ammonia?",
+        "Why doesn't Python have a switch statement?",
+    ],
+    "the one answering's own past act": [
+        "Did you know that honey never spoils?",
+        "What happens if you heated a magnet past its Curie point?",
+        "Were you trained on Wikipedia?",
+        "Is it bad to swim right after you ate a big meal?",
+        "What do you recommend for learning Rust?",
+    ],
+    "a demonstrative standing for an earlier sentence": [
+        "Many people claim cracking knuckles causes arthritis. Is that a myth?",
+        "Bananas are slightly radioactive. Is this true?",
+        "Octopuses have three hearts. How does that work?",
+        "I read that Vikings wore horned helmets. Was that really the case?",
+    ],
+    "the weather's it": [
+        "It's been snowing for three days; how do I keep my pipes from freezing?",
+        "It is really humid in the basement, what helps against mold?",
+    ],
+    "a comparative completed in the question": [
+        "Is there a cheaper way to heat a house than electric radiators?",
+        "Is there a simpler approach to parsing dates than regular expressions?",
+    ],
+    "an ordinal before a compound noun of the world": [
+        "how do i amend the last commit message",
+        "My printer stopped working after the last driver update, what should I do?",
+        "Who discovered the first exoplanet around a sun-like star?",
+    ],
+    "this before a colon that shows it": [
+        "Is this a valid date format: 2024-13-01?",
+        'Does this phrase sound natural: "I look forward to hear from you"?',
+        "Are these two sums equal: 0.1 + 0.2 and 0.3?",
+    ],
+}
+
+FOLLOW_UP = {
+    "a negated auxiliary is an auxiliary": [
+        "Doesn't that break on Windows?",
+        "Wasn't this deprecated years ago?",
+    ],
+    "the one answering's own past act": [
+        "Why did you choose a heap here?",
+        "Go back to the point where you left off.",
+        "Which library did you import?",
+        "Explain the regex you wrote.",
+        "How did you get 37?",
+        "Why did you skip the base case?",
+        "Pick up where you stopped.",
+    ],
+    "a demonstrative standing for an earlier sentence": [
+        "Wow. Is that true?",
+        "Interesting point. Why is that?",
+        "Nice answer. But is that always the case?",
+        "That makes sense. Why is that?",
+    ],
+    "the weather's it": [
+        "Is it sunny enough for that?",
+        "It's still not working after the update.",
+    ],
+    "a comparative completed in the question": [
+        "Is there a cheaper way?",
+        "Is there a simpler approach?",
+    ],
+    "an ordinal before a compound noun of the world": [
+        "Explain the second code example again.",
+        "Is the first sorting method stable?",
+        "Why is the last term positive?",
+        "What does the third parameter do?",
+    ],
+    "this before a colon that shows it": [
+        "Is this valid?",
+        "Does this work on a Mac?",
+        "Why is this so slow? I expected better.",
+    ],
+}
+
+
+def cases(table: dict[str, list[str]]) -> list[object]:
+    return [pytest.param(q, id=f"{kind}: {q}") for kind, qs in table.items() for q in qs]
+
+
+@pytest.mark.parametrize("question", cases(STANDALONE))
+def test_a_question_of_a_class_that_stands_alone(question: str) -> None:
+    assert stands_alone(question)
+
+
+@pytest.mark.parametrize("question", cases(FOLLOW_UP))
+def test_a_question_of_a_class_that_leans_on_the_turn_above(question: str) -> None:
+    assert not stands_alone(question)
+
+
+def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
+    assert not stands_alone("Is this valid? " * 20_000)
+    assert stands_alone("Is this valid: " + "x = 1, " * 20_000)
+    assert not stands_alone("did you " * 30_000)
+    assert not stands_alone("where you stopped " * 20_000)
+    assert stands_alone("a faster way " * 10_000 + "than recursion")
