@@ -16,10 +16,12 @@ from arborist.standalone_replies import (
     documented,
     edits,
     names_its_subject,
+    numbered,
     picks,
     recalls_act,
     recalls_answer,
     says_which,
+    substitutes,
 )
 from arborist.standalone_said import ENDS, Said
 from arborist.standalone_words import (
@@ -137,7 +139,7 @@ def _stands(said: Said, asked: bool) -> bool:
         return False
     if not said.has_content() or _refers_back(said) or _replies(said):
         return False
-    if said.introduced(said.contrast) and not _definite_subject(said):
+    if said.introduced(said.contrast) and not (_definite_subject(said) or _owned_subject(said)):
         return True
     bare = asked and not said.has_clause and said.contents() < 3
     return not (_leans(said) or bare)
@@ -146,7 +148,7 @@ def _stands(said: Said, asked: bool) -> bool:
 def _replies(said: Said) -> bool:
     """It edits the last answer, picks from it, or asks of a part of a document with nothing
     saying whose (:mod:`arborist.standalone_replies`)."""
-    return edits(said) or picks(said) or documented(said)
+    return edits(said) or picks(said) or documented(said) or numbered(said) or substitutes(said)
 
 
 def _lifted(said: Said) -> Said | None:
@@ -416,6 +418,21 @@ def _owned(said: Said) -> bool:
         and (texts[s.start - 1] not in WH or said.said_after(s.stop) < 2)
         for s in spans
     )
+
+
+def _owned_subject(said: Said) -> bool:
+    """A noun of something as the subject after an auxiliary, before the question's own noun
+    phrase, with nothing it is of: what follows is a condition on it, not its owner ("What
+    would the result be for a negative number?", "Why is the output empty when I pass a
+    dict?"; not "Why is the output of ls sorted?")."""
+    texts = said.texts
+    for k in range(1, min(said.first_new, len(texts) - 1)):
+        if texts[k] != "the" or texts[k - 1] not in AUXILIARIES:
+            continue
+        span = said.phrase(k + 1)
+        if any(_of_something(said, m, span) for m in span) and not said.owner_says(span):
+            return True
+    return False
 
 
 def _of_something(said: Said, k: int, span: range) -> bool:

@@ -21,6 +21,8 @@ from arborist.standalone_words import (
     DESTINATIONS,
     DOCUMENTED,
     EDITS,
+    ENUMERATED,
+    EXCHANGED,
     INTRODUCERS,
     OMITTED,
     ORDINALS,
@@ -33,6 +35,7 @@ from arborist.standalone_words import (
     PRONOUNS,
     RECALLED,
     RELATIVES,
+    SUBSTITUTES,
     TIMED,
     UNIQUE,
     WH,
@@ -43,10 +46,12 @@ __all__ = [
     "documented",
     "edits",
     "names_its_subject",
+    "numbered",
     "picks",
     "recalls_act",
     "recalls_answer",
     "says_which",
+    "substitutes",
 ]
 
 
@@ -205,17 +210,68 @@ def picks(said: Said) -> bool:
     return False
 
 
+def numbered(said: Said) -> bool:
+    """An item of an answer's list named by its number or letter with nothing saying whose:
+    a noun of :data:`ENUMERATED` before a number or a capital letter ("Go through step 2
+    again", "Is option C cheaper?"); "of", "in", "from" or "on" and a word of its own after it
+    says whose ("step 1 of the scientific method")."""
+    texts, kinds = said.texts, said.kinds
+    for k in range(len(texts) - 1):
+        if texts[k] not in ENUMERATED or kinds[k] != "word" or said.proper[k]:
+            continue
+        label = texts[k + 1]
+        if not (
+            (kinds[k + 1] == "literal" and label.isdigit() and len(label) <= 3)
+            or (kinds[k + 1] == "word" and len(label) == 1 and said.proper[k + 1])
+        ):
+            continue
+        owner = texts[k + 2 : k + 3]
+        if owner and owner[0] in ("of", "in", "from", "on") and _owner_named(said, k + 3):
+            continue
+        return True
+    return False
+
+
+def _owner_named(said: Said, k: int) -> bool:
+    """A word of its own, a name or a new noun phrase opens at ``k`` (after "the", too)."""
+    if said.texts[k : k + 1] == ["the"]:
+        k += 1
+    return said.content(k) or (said.texts[k : k + 1] != [] and said.texts[k] in INTRODUCERS)
+
+
+def substitutes(said: Said) -> bool:
+    """A verb of exchange with one side of it only: "substitute" or "swap" and an object,
+    with nothing in its clause saying for what or with what ("Can I substitute yogurt?",
+    "Could we swap tofu?"; not "Can I substitute yogurt for sour cream?", "How do I swap
+    two variables?")."""
+    texts = said.texts
+    exchanged = False  # read back from the end: an exchange's word later in the clause
+    for k in range(len(texts) - 1, -1, -1):
+        if said.kinds[k] == "mark" and said.ends_clause(k):
+            exchanged = False
+        elif texts[k] in EXCHANGED:
+            exchanged = True
+        elif (texts[k] in SUBSTITUTES and not exchanged) and (
+            k == 0 or texts[k - 1] in ASKER | AUXILIARIES | {"to", "just", "then", "now"}
+        ):
+            return True  # the verb, not "a substitute"
+    return False
+
+
 def _stage(said: Said, i: int) -> bool:
     """The "the" at ``i`` opens a stage of what the question's own clause names: after "for",
     ending the question, with three words of its own or more before it in its clause and no
-    name ("How long should I rest bread dough for the second proof?"; not "How do I do it in
-    Python for the second case?", nor "Is the first one faster for large lists?")."""
+    name and no noun of something ("How long should I rest bread dough for the second
+    proof?"; not "How do I do it in Python for the second case?", nor "Is the first one
+    faster for large lists?", nor "Show example code for the second method")."""
     if said.texts[i - 1 : i] != ["for"] or said.last_proper >= 0 or said.named:
         return False
     if not said.ends_clause(said.phrase(i + 1).stop if said.content(i + 1) else i + 2):
         return False
     said_before, k = 0, i - 2
     while k >= 0 and said_before < 3 and said.kinds[k] != "mark":
+        if said.texts[k] in OWNED:
+            return False  # "example code for the last method": of the pick, not its stage
         said_before += said.content(k)  # the clause before "for", read back to three words
         k -= 1
     return said_before == 3
@@ -250,10 +306,10 @@ def says_which(said: Said, i: int) -> bool:
     start = i + 2 if picked or not said.content(i + 1) else i + 1  # "the other name"
     span = said.phrase(start)
     stop = span.stop if span else (i + 2 if picked else start + 1)
-    if any(said.kinds[k] != "word" or said.proper[k] for k in range(i + 1, stop)):
+    if any(said.kinds[k] != "word" or said.proper[k] for k in range(i + 1, stop)) or (
+        picked and _in_time(said, i, span)  # "undo the last git commit": the world's, in time
+    ):
         return True
-    if picked and _in_time(said, i, span):
-        return True  # "undo the last git commit": the world's, in time
     after = texts[stop : stop + 3]
     if after[:1] and (after[0] in RELATIVES | ASKER or after[0] == "to"):
         return True  # "the first person to walk ...", "the list I built"

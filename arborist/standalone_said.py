@@ -24,6 +24,7 @@ from arborist.standalone_words import (
     NOT_PROPER,
     OWNED,
     OWNERS,
+    PREPOSITIONS,
     RECIPIENTS,
     RELATIVE,
     RELATIVES,
@@ -235,11 +236,14 @@ class Said:
 
     def phrase(self, i: int) -> range:
         """The run of content words from ``i`` (at most three): a noun phrase, read roughly; a
-        word in -ed after its first is the verb ("after the war ended")."""
+        word in -ed after its first is the verb ("after the war ended"), and a preposition
+        ends it ("the calculation using 5% interest")."""
         end = i
         while end < min(i + 3, len(self.texts)) and self.content(end):
             if end > i and len(self.texts[end]) > 4 and self.texts[end].endswith("ed"):
                 break
+            if end > i and self.texts[end] in PREPOSITIONS:
+                break  # "the calculation using 5%": "using" opens what follows it
             end += 1
         return range(i, end)
 

@@ -34,8 +34,10 @@ __all__ = [
     "DESTINATIONS",
     "DOCUMENTED",
     "EDITS",
+    "ENUMERATED",
     "EVALUATIVE",
     "EVEN_BEFORE",
+    "EXCHANGED",
     "EXPLETIVE_VERBS",
     "FILLERS",
     "GENERIC",
@@ -71,6 +73,7 @@ __all__ = [
     "SEEKERS",
     "SEQUELS",
     "SOMEONE",
+    "SUBSTITUTES",
     "SUBORDINATORS",
     "TIMED",
     "TIMES",
@@ -146,7 +149,9 @@ CLAUSE_WORDS = wordset(
     "could should would will shall may might must has have had isn aren doesn don didn "
     "wouldn shouldn couldn weren hasn haven hadn"
 )
-NEGATED = wordset("isn aren wasn weren doesn don didn hasn haven hadn wouldn shouldn couldn can will")
+NEGATED = wordset(
+    "isn aren wasn weren doesn don didn hasn haven hadn wouldn shouldn couldn can will"
+)
 """Before the "t" of "n't" ("isn't", "can't", "won't" read as "will"): the auxiliary, negated; the
 "t" is read as part of it."""
 ADDITIVES = wordset("too either")
@@ -185,7 +190,7 @@ COMPARATIVES = wordset(
 RELATIVE = COMPARATIVES | wordset("different similar other")
 """After "a"/"an", these make a noun phrase relative to one given ("a different way"): it
 brings nothing new."""
-DEPENDENT = wordset("example examples alternative alternatives")
+DEPENDENT = wordset("example examples counterexample counterexamples alternative alternatives")
 """Nouns that are of something: "an example" with nothing after it is of the last answer."""
 ANAPHORIC_MODIFIERS = wordset(
     "first second third last next previous other same former latter full whole complete "
@@ -235,7 +240,7 @@ JOINTS = wordset("and so when because while until before after once")
 """Joining a second clause to a first, these let a pronoun in the second stand for the first
 clause's subject ("how do index funds work and why do they ...", "store fresh herbs so they
 last longer")."""
-COUNTERPARTS = wordset("original equivalent same opposite counterpart")
+COUNTERPARTS = wordset("original equivalent same opposite counterpart inverse reverse converse")
 """After ``the``, these are relative to another thing, which only ``of``, ``to`` or ``as``
 after them names ("the equivalent of a semicolon", "the same as before"): otherwise the
 other thing is the last answer's ("Who sang the original?", "What's the equivalent in git?"),
@@ -268,9 +273,9 @@ EDITS = wordset(
 """Verbs that change a text or a recipe: opening a request, with "the N" that says not which
 as their object, they edit the last answer ("Translate the answer into French", "Can I
 substitute the eggs?"; "Translate \"good morning\" into Japanese" brings its own object)."""
-DESTINATIONS = wordset("into to as in for with instead")
-"""After an edited noun phrase, these say what it becomes, not which it is ("the answer into
-French", "the answer as bullet points")."""
+DESTINATIONS = wordset("into to as in for with instead using at without")
+"""After an edited noun phrase, these say what it becomes or how, not which it is ("the answer
+into French", "the answer as bullet points", "the estimate using 4% growth")."""
 DOCUMENTED = wordset(
     "figure figures table tables chart charts graph graphs diagram diagrams page pages footnote "
     "footnotes slide slides chapter chapters bullet bullets caption captions heading "
@@ -280,6 +285,17 @@ DOCUMENTED = wordset(
 """Opening "the N", these are parts of a document or of its data ("the figure on page 4",
 "the bullet points", "the interview with participant 7"): one in the user's documents or
 the last answer, unless a name, a proper name or a new noun phrase says whose."""
+ENUMERATED = wordset(
+    "step steps option options point points item items line lines tip tips method approach "
+    "solution example part section paragraph bullet idea suggestion choice scenario case"
+)
+"""Nouns an answer numbers its items by: before a number or a capital letter ("step 3",
+"option B") they name an item of the last answer's list, unless what follows says whose."""
+SUBSTITUTES = wordset("substitute swap")
+EXCHANGED = wordset("for with and in into between by out two both")
+"""After a verb of :data:`SUBSTITUTES`, these in its clause say what it is exchanged for or
+between ("substitute honey for sugar", "swap two variables"); without one, the other side is
+the last answer's."""
 TIMED = wordset("after before during")
 """Before "the" and a word in -ing, these place the question after a step taken ("after the
 filtering"): the step the last answer was about."""

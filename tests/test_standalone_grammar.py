@@ -47,6 +47,30 @@ STANDALONE = {
         'Does this phrase sound natural: "I look forward to hear from you"?',
         "Are these two sums equal: 0.1 + 0.2 and 0.3?",
     ],
+    "a noun of something as a subject, its owner given": [
+        "Why is the output of ls not sorted by date?",
+        "What would the cost of a kitchen remodel be in a big city?",
+    ],
+    "an item numbered by its list": [
+        "What is step 1 of the scientific method?",
+        "How do I open port 8080 on a firewall?",
+        "Is vitamin D safe to take in winter?",
+        "What is line 2 of the Gettysburg Address?",
+    ],
+    "an exchange with both its sides": [
+        "Can I substitute yogurt for sour cream in a cake?",
+        "How do I swap two variables in Python?",
+        "Can you substitute baking soda with baking powder?",
+        "What is a good substitute for eggs?",
+    ],
+    "a stage of the question's own clause": [
+        "How many minutes should I knead dough for the first proof?",
+    ],
+    "a counterpart or a dependent noun with its owner": [
+        "What is the inverse of a 2x2 matrix?",
+        "What's the reverse of a string in Python?",
+        "Give me a counterexample to the claim that every continuous function is differentiable.",
+    ],
 }
 
 FOLLOW_UP = {
@@ -88,6 +112,37 @@ FOLLOW_UP = {
         "Does this work on a Mac?",
         "Why is this so slow? I expected better.",
     ],
+    "a noun of something as a subject, its owner given": [
+        "What would the result be for a negative number?",
+        "Why is the output empty when I pass a dict?",
+        "Would the answer be different for a married couple?",
+    ],
+    "an item numbered by its list": [
+        "Go through step 2 again.",
+        "Is option C cheaper?",
+        "What does line 14 do?",
+        "Can you expand on point 4?",
+        "Why is approach 2 slower?",
+    ],
+    "an exchange with both its sides": [
+        "Can I substitute yogurt?",
+        "Could we swap tofu?",
+        "What can I substitute?",
+    ],
+    "an edit of the last answer, and how": [
+        "Redo the estimate at 4% growth.",
+        "Rewrite the loop using a comprehension.",
+        "Rewrite the function without recursion.",
+    ],
+    "a stage of the question's own clause": [
+        "Show example code for the second method.",
+        "Give sample output for the first approach.",
+    ],
+    "a counterpart or a dependent noun with its owner": [
+        "What's the inverse?",
+        "And the converse?",
+        "Can you show a counterexample?",
+    ],
 }
 
 
@@ -111,3 +166,7 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert not stands_alone("did you " * 30_000)
     assert not stands_alone("where you stopped " * 20_000)
     assert stands_alone("a faster way " * 10_000 + "than recursion")
+    assert not stands_alone("would the result be " * 10_000 + "for a list")
+    assert not stands_alone("step 3 " * 20_000)
+    assert not stands_alone("can I substitute " * 20_000)
+    assert stands_alone("can I substitute " * 20_000 + "honey for sugar")
