@@ -59,23 +59,9 @@ class Said:
         self.named = any(k in ("name", "literal") for k in kinds)
         self.first_content = next((k for k in range(len(texts)) if self.content(k)), len(texts))
         self.lowered = " ".join(fold(t) for k, t in zip(kinds, texts, strict=True) if k != "mark")
-        self.completed = [False] * len(texts)
-        """Whether what a comparative at each place is compared to follows it in its clause:
-        "than" or "compared" ("a faster way to sort than bubble sort")."""
-        standard = False
-        for j in range(len(texts) - 1, -1, -1):
-            standard = texts[j] in STANDARDS or (standard and kinds[j] != "mark")
-            self.completed[j] = standard
-        self.shown = [False] * len(texts)
-        """Whether a colon follows each place in its sentence with something after it: what
-        "this" before it is ("Does this line have a bug: x = [1, 2,]?")."""
-        shown = False
-        for j in range(len(texts) - 1, -1, -1):
-            if kinds[j] == "mark" and texts[j] in ENDS:
-                shown = False
-            elif texts[j] == ":" and kinds[j + 1 : j + 2] not in ([], ["mark"]):
-                shown = True
-            self.shown[j] = shown
+        self.completed, self.shown = _ahead(kinds, texts)
+        """For each place, whether what a comparative there is compared to follows it in its
+        clause, and whether a colon follows it in its sentence with something after it."""
         self.first_new = next(
             (
                 k
@@ -291,3 +277,20 @@ class Said:
                 break
             said += self.content(j)
         return said
+
+
+def _ahead(kinds: list[str], texts: list[str]) -> tuple[list[bool], list[bool]]:
+    """For each place of a question read backwards once: whether "than" or "compared" follows
+    it in its clause (a comparative there brings what it compares with: "a faster way to sort
+    than bubble sort"), and whether a colon follows it in its sentence with something after
+    it (what a "this" there is: "Does this line have a bug: x = [1, 2,]?")."""
+    completed, shown = [False] * len(texts), [False] * len(texts)
+    standard = colon = False
+    for j in range(len(texts) - 1, -1, -1):
+        standard = texts[j] in STANDARDS or (standard and kinds[j] != "mark")
+        if kinds[j] == "mark" and texts[j] in ENDS:
+            colon = False
+        elif texts[j] == ":" and kinds[j + 1 : j + 2] not in ([], ["mark"]):
+            colon = True
+        completed[j], shown[j] = standard, colon
+    return completed, shown
