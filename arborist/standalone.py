@@ -43,6 +43,7 @@ from arborist.standalone_words import (
     PREPOSITIONS,
     PROCEED,
     PRONOUNS,
+    RESPONSES,
     SAYING,
     SEQUELS,
     SUBORDINATORS,
@@ -101,7 +102,7 @@ def _stands(said: Said, asked: bool) -> bool:
     "No," opening it answers the last answer: what follows stands alone only with a clause
     of its own that does ("No, seriously, how do I fix a leaky faucet?"; "No, the other
     Batman, the Keaton one" corrects)."""
-    if corrects(said):
+    if corrects(said) or _confirms(said, asked):
         return False
     if said.texts[:1] in (["no"], ["nope"]) and said.kinds[1:2] == ["mark"]:
         start = 1
@@ -151,10 +152,23 @@ def _lifted(said: Said) -> Said | None:
     return rest
 
 
+def _confirms(said: Said, asked: bool) -> bool:
+    """ "So" before a statement asked with a question mark and no question word: what the
+    last answer said, put back to it to confirm ("So the vaccine is safe for kids?", "So I
+    should use a set?"; not "So how does ...?")."""
+    texts = said.texts
+    if not asked or texts[:1] != ["so"] or said.kinds[1:2] != ["word"] or said.plain & WH:
+        return False
+    return texts[1] not in AUXILIARIES
+
+
 def _continues(said: Said) -> bool:
-    """It opens with a continuation, or is a bare modifier ("with a custom separator")."""
+    """It opens with a continuation, or is a bare modifier ("with a custom separator"), or
+    "now" before a verb: a next step on what was just done ("Now add error handling")."""
     if said.lowered in CONTINUATIONS or said.lowered in PROCEED:
         return True
+    if said.texts[:1] == ["now"] and said.kinds[1:2] == ["word"] and said.content(1):
+        return not said.proper[1]  # not "Now that ...", "Now I ...", "Now Python 3.13 ..."
     if said.lowered.startswith(tuple(c + " " for c in CONTINUATIONS)):
         return True
     if said.texts and said.texts[0] in PREPOSITIONS and not said.has_clause:
@@ -262,8 +276,9 @@ def _refers_back(said: Said) -> bool:
 
 def _recalls(said: Said, i: int) -> bool:
     """The word at ``i`` recalls the last answer: "next" ending a clause ("What happened
-    next"), "the part about ...", "the formula you used", "there" ending a clause with no
-    place named before it ("Why not use a mutex there?"; not "Is there ...")."""
+    next"), "the part about ...", "the formula you used", "in response" or "as a result"
+    ending a clause (to what was said), "there" ending a clause with no place named before
+    it ("Why not use a mutex there?"; not "Is there ...")."""
     texts, word = said.texts, said.texts[i]
     before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
     if word in SEQUELS:
@@ -271,10 +286,10 @@ def _recalls(said: Said, i: int) -> bool:
     if word in PARTS:  # not "the sentence \"The old man the boats\"": it is quoted
         named = any(said.kinds[k] != "word" for k in said.phrase(i))
         return before == ["the"] and after != ["of"] and not named
-    if word == "you":  # "the formula you used", "what you just said"
-        return recalls_act(said, i)
-    if word == "your":
-        return recalls_answer(said, i)
+    if word in ("you", "your"):  # "the formula you used", "your solution"
+        return recalls_act(said, i) if word == "you" else recalls_answer(said, i)
+    if word in RESPONSES and said.ends_clause(i + 1):  # "What did she say in reply?"
+        return before == ["in"] or (word == "result" and texts[i - 2 : i] == ["as", "a"])
     if word not in ("there", "here") or not said.ends_clause(i + 1) or set(before) & AUXILIARIES:
         return False
     return said.first_named > i

@@ -20,6 +20,7 @@ from arborist.standalone_words import (
     COMPARATIVES,
     CONTESTED,
     COUNTERPARTS,
+    CREATED,
     DEFINING,
     DEGREES,
     GENERIC,
@@ -156,19 +157,32 @@ def _of_something(said: Said, k: int, span: range) -> bool:
 def definite_subject(said: Said) -> bool:
     """A yes/no question, one in the past, or "who is", about "the N" where nothing says
     which N: "Was the comic successful?", "Is the output sorted?", "When was the book
-    published?", "Who is the villain?", "Who won the rematch?": one contest ("Can the json
-    module ...?" says which: a name before a kind; "Who is the author of Dune?": what it is
-    of; "Who won the most medals?" is generic)."""
+    published?", "Who is the villain?", "Who won the rematch?": one contest, "Who funded the
+    study?": one thing done to (:func:`_did_to_one`) ("Can the json module ...?" says which: a
+    name before a kind; "Who is the author of Dune?": what it is of; "Who won the most
+    medals?" is generic)."""
     texts = said.texts
     for i in range(1, min(len(texts) - 1, 6)):
         asked = (
             (i == 1 and texts[0] in AUXILIARIES)
             or (texts[i - 1] in PAST and texts[0] in WH)
             or (i == 2 and texts[0] == "who" and texts[1] in DEFINING | PAST | CONTESTED)
+            or (i == 2 and texts[0] == "who" and _did_to_one(said))
         )
         if texts[i] == "the" and asked and texts[i + 1] not in GENERIC and _unsaid(said, i):
             return True
     return _subject_unsaid(said)
+
+
+def _did_to_one(said: Said) -> bool:
+    """ "Who" and a verb in -ed that is done to one thing, then "the N" of one word ending
+    the clause: the one the last answer was about ("Who funded the survey?", "Who directed
+    the film?"); a verb of :data:`CREATED` makes the N a kind ("Who invented the telephone?")."""
+    texts = said.texts
+    verb = texts[1]
+    if len(verb) <= 4 or not verb.endswith("ed") or verb in CREATED:
+        return False
+    return said.content(3) and said.ends_clause(4)
 
 
 def _subject_unsaid(said: Said) -> bool:

@@ -27,6 +27,7 @@ __all__ = [
     "CONTESTED",
     "CONTINUATIONS",
     "COUNTERPARTS",
+    "CREATED",
     "DEFINING",
     "DEGREES",
     "DEMONSTRATIVES",
@@ -69,6 +70,7 @@ __all__ = [
     "RELATIVE",
     "RELATIVES",
     "REPEATS",
+    "RESPONSES",
     "SAYING",
     "SEEKERS",
     "SEQUELS",
@@ -165,6 +167,9 @@ RECALLED = wordset(
     "explained listed quoted cited"
 )
 """After ``you``, these recall the last answer ("the formula you used")."""
+RESPONSES = wordset("response reply return result")
+"""After "in" ("in response", "in reply", "in return") or "as a" ("as a result"), ending a
+clause, these answer to something said before: what the last answer was about."""
 SAYING = wordset("says said shows prints printed outputs complains")
 """``it`` before one of these is the program's output, not a thing said before, when what it
 says is there ("When it says my container exited with code 137, ...")."""
@@ -311,6 +316,12 @@ ASKER = wordset("i we you")
 CONTESTED = wordset("won lost beat win wins lose loses")
 """After "who", these ask the outcome of one contest ("Who won the rematch?"): "the N" that
 says not which is the one the last answer was about."""
+CREATED = wordset(
+    "invented discovered created designed developed coined patented pioneered founded named "
+    "popularized popularised introduced"
+)
+"""After "who", these make "the N" a kind, made once ("Who invented the telephone?"), not one
+thing the last answer was about ("Who funded the study?")."""
 PAST_DONE = wordset("forgot got left made wrote gave put took mixed")
 """Irregular verbs in the past: after "you" opening a clause ("I think you forgot the
 salt"), like a verb in -ed ("you swapped the axes"), they say what the last answer did."""

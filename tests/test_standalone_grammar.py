@@ -71,6 +71,25 @@ STANDALONE = {
         "What's the reverse of a string in Python?",
         "Give me a counterexample to the claim that every continuous function is differentiable.",
     ],
+    "an answer to something said before": [
+        "What happens to the body in response to stress?",
+        "What does an investor get in return for buying a bond?",
+    ],
+    "'so' before a statement put back to confirm": [
+        "So how do tides work?",
+        "So is coffee bad for you?",
+        "So I'm learning Spanish - which app should I use?",
+    ],
+    "'now' before a verb: the next step": [
+        "Now that I have Python installed, how do I create a virtual environment?",
+        "Now Python 3.13 is out, what changed in the GIL?",
+    ],
+    "'who' and a verb done to one thing": [
+        "Who invented the telephone?",
+        "Who discovered the electron?",
+        "Who painted the ceiling of the Sistine Chapel?",
+        "Who directed the film Jaws?",
+    ],
 }
 
 FOLLOW_UP = {
@@ -143,6 +162,26 @@ FOLLOW_UP = {
         "And the converse?",
         "Can you show a counterexample?",
     ],
+    "an answer to something said before": [
+        "What did the minister say in reply?",
+        "And how did the market move as a result?",
+        "What do I get in return?",
+    ],
+    "'so' before a statement put back to confirm": [
+        "So the dosage is the same for adults?",
+        "So I should use a set instead?",
+        "So you're saying the loop never ends?",
+    ],
+    "'now' before a verb: the next step": [
+        "Now add error handling.",
+        "Now make the function generic.",
+        "ok now sort the output by date",
+    ],
+    "'who' and a verb done to one thing": [
+        "Who funded the survey?",
+        "Who directed the film?",
+        "Who signed the agreement?",
+    ],
 }
 
 
@@ -170,3 +209,5 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert not stands_alone("step 3 " * 20_000)
     assert not stands_alone("can I substitute " * 20_000)
     assert stands_alone("can I substitute " * 20_000 + "honey for sugar")
+    assert not stands_alone("so the " + "loop " * 20_000 + "never ends?")
+    assert not stands_alone("what did they say in reply " * 10_000)
