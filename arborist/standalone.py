@@ -122,7 +122,7 @@ def _stands(said: Said, asked: bool) -> bool:
     if said.introduced(said.contrast) and not (definite_subject(said) or owned_subject(said)):
         return True
     bare = asked and not said.has_clause and said.contents() < 3
-    return not (leans(said) or bare)
+    return not (leans(said) or bare or owned_subject(said))
 
 
 def _replies(said: Said) -> bool:
@@ -195,10 +195,10 @@ def _conditions(said: Said) -> bool:
 
 def _expletive(said: Said, i: int) -> bool:
     """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ..."), or for the
-    weather ("It's been snowing for days, ...")."""
+    weather or the time (:func:`_ambient`)."""
     before, after = said.texts[i - 1 : i], said.texts[i + 1 : i + 2]
-    if set(said.texts[i + 1 : i + 4]) & AMBIENT and set(after) & BE:
-        return True  # "It's been raining all week": the weather's "it"
+    if set(after) & BE and _ambient(said, i):
+        return True  # "It's been raining all week": the weather's "it", or the time's
     if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
         return said.new_within(i + 2, min(i + 9, len(said.texts)))
     if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):
@@ -209,6 +209,18 @@ def _expletive(said: Said, i: int) -> bool:
         if said.texts[k] in SUBORDINATORS:
             return True
     return False
+
+
+def _ambient(said: Said, i: int) -> bool:
+    """The "it" at ``i``, before "is" or "was", is the weather's or the time's: a word of
+    :data:`AMBIENT` within three words ("It's been snowing for days"), or "been" and a length
+    of time ("It's been two weeks since my flu shot")."""
+    texts = said.texts
+    if set(texts[i + 1 : i + 4]) & AMBIENT:
+        return True
+    return texts[i + 2 : i + 3] == ["been"] and any(
+        t in TIMES or t.removesuffix("s") in TIMES for t in texts[i + 3 : i + 6]
+    )
 
 
 def _points_within(said: Said, i: int) -> bool:

@@ -130,13 +130,23 @@ def owned_subject(said: Said) -> bool:
     """A noun of something as the subject after an auxiliary, before the question's own noun
     phrase, with nothing it is of: what follows is a condition on it, not its owner ("What
     would the result be for a negative number?", "Why is the output empty when I pass a
-    dict?"; not "Why is the output of ls sorted?")."""
+    dict?"; not "Why is the output of ls sorted?"). The noun phrase ends at its noun of
+    something ("the output look like for ...": "look" is its verb), and one coordinated with
+    another is read no further ("the pros and cons of ...")."""
     texts = said.texts
     for k in range(1, min(said.first_new, len(texts) - 1)):
         if texts[k] != "the" or texts[k - 1] not in AUXILIARIES:
             continue
         span = said.phrase(k + 1)
-        if any(_of_something(said, m, span) for m in span) and not said.owner_says(span):
+        head = next((m for m in span if _of_something(said, m, span)), None)
+        if head is None or any(said.kinds[m] != "word" or said.proper[m] for m in span):
+            continue  # "the error 'No module named numpy'": named
+        end = head + 1
+        while end < span.stop and texts[end] in OWNED:
+            end += 1  # "the default value": one noun phrase
+        if texts[end : end + 1] in (["and"], ["or"]):
+            continue
+        if not said.owner_says(range(k + 1, end)):
             return True
     return False
 

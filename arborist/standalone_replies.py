@@ -203,6 +203,8 @@ def picks(said: Said) -> bool:
             break  # "a copy of a dictionary ... the original": what it is relative to
         if word in COUNTERPARTS:
             compared = any(t in ("and", "or", "between", "vs", "versus") for t in texts[:i])
+            stop = said.phrase(i + 1).stop if said.content(i + 1) else i + 2
+            after = texts[stop : stop + 1]  # "the inverse function of ln", "the same as"
             if not (compared or after in (["of"], ["to"], ["as"])):
                 return True
         elif word in PICKS and not says_which(said, i):
@@ -221,7 +223,7 @@ def numbered(said: Said) -> bool:
             continue
         label = texts[k + 1]
         if not (
-            (kinds[k + 1] == "literal" and label.isdigit() and len(label) <= 3)
+            (kinds[k + 1] == "literal" and label.rstrip(".").isdigit() and len(label) <= 4)
             or (kinds[k + 1] == "word" and len(label) == 1 and said.proper[k + 1])
         ):
             continue

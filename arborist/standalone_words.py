@@ -110,7 +110,7 @@ by one of these stands for the clause ("Is it possible to ...", "What does it me
 "How does it work when a company does a stock split?")."""
 AMBIENT = wordset(
     "raining snowing hailing drizzling pouring sleeting thundering storming sunny cloudy "
-    "windy foggy rainy snowy stormy humid muggy overcast"
+    "windy foggy rainy snowy stormy humid muggy overcast freezing"
 )
 """After "it" and "is"/"'s"/"was" (and "been", "so", ...: within three words), the weather:
 "it" stands for nothing said ("It's been raining for a week, how do I ...")."""
@@ -273,7 +273,8 @@ GENERIC = wordset(
 way"), not one thing said before."""
 EDITS = wordset(
     "translate reformat rewrite rephrase reword shorten simplify expand summarize summarise "
-    "format redo double halve triple scale substitute replace swap skip omit"
+    "format redo double halve triple scale substitute replace swap skip omit recompute "
+    "recalculate rerun redraw replot rework restate"
 )
 """Verbs that change a text or a recipe: opening a request, with "the N" that says not which
 as their object, they edit the last answer ("Translate the answer into French", "Can I

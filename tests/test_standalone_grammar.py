@@ -30,6 +30,8 @@ STANDALONE = {
         "I read that Vikings wore horned helmets. Was that really the case?",
     ],
     "the weather's it": [
+        "It's freezing outside, how long should I warm up my car?",
+        "It's been two weeks since my flu shot; am I protected yet?",
         "It's been snowing for three days; how do I keep my pipes from freezing?",
         "It is really humid in the basement, what helps against mold?",
     ],
@@ -48,6 +50,8 @@ STANDALONE = {
         "Are these two sums equal: 0.1 + 0.2 and 0.3?",
     ],
     "a noun of something as a subject, its owner given": [
+        'What does the error "KeyError: 0" mean in pandas?',
+        "What are the pros and cons of option 2 in a 401k rollover?",
         "Why is the output of ls not sorted by date?",
         "What would the cost of a kitchen remodel be in a big city?",
     ],
@@ -67,6 +71,7 @@ STANDALONE = {
         "How many minutes should I knead dough for the first proof?",
     ],
     "a counterpart or a dependent noun with its owner": [
+        "What's the inverse function of the natural logarithm?",
         "What is the inverse of a 2x2 matrix?",
         "What's the reverse of a string in Python?",
         "Give me a counterexample to the claim that every continuous function is differentiable.",
@@ -113,6 +118,7 @@ FOLLOW_UP = {
         "That makes sense. Why is that?",
     ],
     "the weather's it": [
+        "It's been slow since the update.",
         "Is it sunny enough for that?",
         "It's still not working after the update.",
     ],
@@ -132,11 +138,14 @@ FOLLOW_UP = {
         "Why is this so slow? I expected better.",
     ],
     "a noun of something as a subject, its owner given": [
+        "What would the output look like for a sorted array?",
+        "Would the answer change for a married couple?",
         "What would the result be for a negative number?",
         "Why is the output empty when I pass a dict?",
         "Would the answer be different for a married couple?",
     ],
     "an item numbered by its list": [
+        "Go into more detail on step 5.",
         "Go through step 2 again.",
         "Is option C cheaper?",
         "What does line 14 do?",
@@ -149,6 +158,7 @@ FOLLOW_UP = {
         "What can I substitute?",
     ],
     "an edit of the last answer, and how": [
+        "Recompute the total using the new tax rate.",
         "Redo the estimate at 4% growth.",
         "Rewrite the loop using a comprehension.",
         "Rewrite the function without recursion.",
