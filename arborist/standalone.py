@@ -61,25 +61,29 @@ def stands_alone(question: str) -> bool:
 
     * continues another: a continuation opener with too little of its own after it ("And
       for sets?", "What about dumps?"; "And what is a closure?" has a subject of its own),
-      "go on", or a bare modifier or condition ("with a custom separator", "even when
-      the list is empty?");
+      "go on", "now" before a verb ("Now add error handling"), a bare modifier or condition
+      ("with a custom separator", "even when the list is empty?"), or "so" before a
+      statement put back to confirm ("So the dosage is the same for adults?");
     * has no word of its own ("Why?"), or presupposes something said ("too", "instead",
-      "next" ending a clause) or recalls the last answer ("the part about ...", "the
-      formula you used", "there" ending a clause);
+      "next" ending a clause, "in reply") or recalls the last answer ("the part about ...",
+      "the formula you used", "Why did you choose a heap?", "there" ending a clause);
     * refers back: a pronoun or demonstrative with no noun phrase in the question that it
       can stand for (a name, a literal, a noun after "a"/"my"/..., a first clause's
-      subject; not the head of the relative clause it is the object of: "a recipe that
-      uses them"), "it" standing for a clause ("Is it possible to ...") or for a program's
-      output ("it says 'divergent branches'") excepted;
+      subject, a first sentence that stands alone for a demonstrative: "Octopuses have
+      three hearts. How does that work?", what follows a colon for "this"; not the head of
+      the relative clause it is the object of: "a recipe that uses them"), "it" standing
+      for a clause ("Is it possible to ..."), the weather or the time ("It's been snowing
+      for days") or a program's output ("it says 'divergent branches'") excepted;
     * replies to the last answer, whatever else it names: corrects it ("No, I meant ...",
       "That's wrong, ..."), edits it ("Translate the answer into French", "Can I substitute
       the eggs?", "Use a dict instead of the list", "Continue.", "What happens if I leave out
       the eggs?"), picks from it ("the first method", "the two approaches", "the original",
-      "your solution"), or asks of a part of a document that says not whose ("What does the
-      figure on page 4 show?", "after the filtering");
+      "your solution", "step 3", "option B"; not "the last git commit"), exchanges with one
+      side of it ("Can I substitute yogurt?"), or asks of a part of a document that says not
+      whose ("What does the figure on page 4 show?", "after the filtering");
     * asks about "the N" with nothing saying which N, as the subject of a yes/no question,
-      one in the past or after "who is" or "who won" ("Was the comic successful?", "Who won
-      the rematch?"), or, with no name or new noun phrase of its own, as a question word's
+      one in the past or after "who is", "who won" or "who" and a verb in -ed ("Was the comic
+      successful?", "Who won the rematch?", "Who funded the study?"), or, with no name or new noun phrase of its own, as a question word's
       subject ("What does the acronym stand for?") or placed in the past ("Who was
       president at the time?"); a unique thing ("the sky") or a kind's name of two words
       ("the garbage collector") says which;
@@ -88,8 +92,10 @@ def stands_alone(question: str) -> bool:
       more", a question word or auxiliary with at most one word ("What year?", "Who won?",
       "Should I be worried?"), a noun that is of something with nothing it is of ("What's
       the default value?", "Examples please", "Is there a vegetarian version?", "the
-      p-value for the interaction term": what it is of says not which), or a
-      phrase with a question mark, no clause and fewer than three words of its own.
+      p-value for the interaction term": what it is of says not which; "What would the result
+      be for a negative number?": a subject's condition is not its owner), or a phrase with
+      a question mark, no clause and fewer than three words of its own. A comparison
+      completed by "than" has something to compare ("a faster way ... than recursion").
 
     "please" is read as absent. A phrase without a question mark ("heapq", "decimal
     rounding half up", "git rebase vs merge") is a search.
