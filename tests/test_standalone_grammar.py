@@ -95,6 +95,11 @@ STANDALONE = {
         "Who painted the ceiling of the Sistine Chapel?",
         "Who directed the film Jaws?",
     ],
+    "a passive with no agent and nothing else": [
+        "When was penicillin discovered?",
+        "Who was assassinated in Dallas in 1963?",
+        "How is cheese made?",
+    ],
 }
 
 FOLLOW_UP = {
@@ -191,6 +196,11 @@ FOLLOW_UP = {
         "Who funded the survey?",
         "Who directed the film?",
         "Who signed the agreement?",
+    ],
+    "a passive with no agent and nothing else": [
+        "Who was involved?",
+        "How many were arrested?",
+        "What was decided?",
     ],
 }
 
