@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from arborist.standalone_leans import definite_subject, leans, owned_subject
 from arborist.standalone_replies import (
+    adds,
     corrects,
     documented,
     edits,
@@ -79,7 +80,7 @@ def stands_alone(question: str) -> bool:
       the eggs?", "Use a dict instead of the list", "Continue.", "What happens if I leave out
       the eggs?"), picks from it ("the first method", "the two approaches", "the original",
       "your solution", "step 3", "option B"; not "the last git commit"), exchanges with one
-      side of it ("Can I substitute yogurt?"), or asks of a part of a document that says not
+      side of it ("Can I substitute yogurt?"), adds to it ("Can you add type hints?"), or asks of a part of a document that says not
       whose ("What does the figure on page 4 show?", "after the filtering");
     * asks about "the N" with nothing saying which N, as the subject of a yes/no question,
       one in the past or after "who is", "who won" or "who" and a verb in -ed ("Was the comic
@@ -134,7 +135,9 @@ def _stands(said: Said, asked: bool) -> bool:
 def _replies(said: Said) -> bool:
     """It edits the last answer, picks from it, or asks of a part of a document with nothing
     saying whose (:mod:`arborist.standalone_replies`)."""
-    return edits(said) or picks(said) or documented(said) or numbered(said) or substitutes(said)
+    if edits(said) or picks(said) or documented(said) or numbered(said):
+        return True
+    return substitutes(said) or adds(said)
 
 
 def _lifted(said: Said) -> Said | None:

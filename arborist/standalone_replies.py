@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from arborist.standalone_said import Said
 from arborist.standalone_words import (
+    ADDED,
     ANSWERED,
     ASKER,
     AUXILIARIES,
@@ -32,6 +33,7 @@ from arborist.standalone_words import (
     PAST,
     PAST_DONE,
     PICKS,
+    PLACES,
     PRONOUNS,
     RECALLED,
     RELATIVES,
@@ -42,6 +44,7 @@ from arborist.standalone_words import (
 )
 
 __all__ = [
+    "adds",
     "corrects",
     "documented",
     "edits",
@@ -170,6 +173,21 @@ def _omits(said: Said) -> bool:
         if texts[k : k + 1] == ["the"] and span and said.ends_clause(span.stop):
             return not says_which(said, k)
     return False
+
+
+def adds(said: Said) -> bool:
+    """A request to "you" to add or include something with nothing saying where: the last
+    answer is where ("Can you add type hints?", "Could you include sources?"; not "Can you
+    add a column to a DataFrame?", "Can you add 17 and 25?")."""
+    texts = said.texts
+    start = _request(said)
+    if start is None or start < 2 or texts[start - 1] != "you" or texts[start] not in ADDED:
+        return False
+    end = next(j for j in range(start, len(texts) + 1) if said.ends_clause(j))
+    rest = range(start + 1, end)
+    if not rest or any(said.kinds[j] != "word" or said.proper[j] for j in rest):
+        return False  # something named: what is added or where
+    return not any(texts[j] in PLACES for j in rest)
 
 
 def _request(said: Said) -> int | None:

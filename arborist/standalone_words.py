@@ -13,6 +13,7 @@ from arborist.text_words import IDENTIFIER
 
 __all__ = [
     "ACKNOWLEDGEMENTS",
+    "ADDED",
     "ADDITIVES",
     "ALTERNATIVES",
     "AMBIENT",
@@ -60,6 +61,7 @@ __all__ = [
     "PAST",
     "PAST_DONE",
     "PICKS",
+    "PLACES",
     "POSSESSIVES",
     "PREPOSITIONS",
     "PROCEED",
@@ -291,6 +293,10 @@ DOCUMENTED = wordset(
 """Opening "the N", these are parts of a document or of its data ("the figure on page 4",
 "the bullet points", "the interview with participant 7"): one in the user's documents or
 the last answer, unless a name, a proper name or a new noun phrase says whose."""
+ADDED = wordset("add include insert append attach")
+PLACES = wordset("to into in on at onto inside within")
+"""After "can you" and a verb of :data:`ADDED`, these say where it goes ("add a column to a
+DataFrame"); without one the last answer is where ("Can you add type hints?")."""
 ENUMERATED = wordset(
     "step steps option options point points item items line lines tip tips method approach "
     "solution example part section paragraph bullet idea suggestion choice scenario case"

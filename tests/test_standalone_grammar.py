@@ -100,6 +100,11 @@ STANDALONE = {
         "Who was assassinated in Dallas in 1963?",
         "How is cheese made?",
     ],
+    "an addition with nothing saying where": [
+        "Can you add a column to a pandas DataFrame?",
+        "Can you add 17 and 25?",
+        "Can you insert a row into a SQLite table from Python?",
+    ],
 }
 
 FOLLOW_UP = {
@@ -202,6 +207,11 @@ FOLLOW_UP = {
         "How many were arrested?",
         "What was decided?",
     ],
+    "an addition with nothing saying where": [
+        "Can you add type hints?",
+        "Could you include sources?",
+        "Would you add error handling please?",
+    ],
 }
 
 
@@ -231,3 +241,4 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert stands_alone("can I substitute " * 20_000 + "honey for sugar")
     assert not stands_alone("so the " + "loop " * 20_000 + "never ends?")
     assert not stands_alone("what did they say in reply " * 10_000)
+    assert not stands_alone("can you add " + "comments " * 30_000)
