@@ -80,8 +80,9 @@ def stands_alone(question: str) -> bool:
       the eggs?", "Use a dict instead of the list", "Continue.", "What happens if I leave out
       the eggs?"), picks from it ("the first method", "the two approaches", "the original",
       "your solution", "step 3", "option B"; not "the last git commit"), exchanges with one
-      side of it ("Can I substitute yogurt?"), adds to it ("Can you add type hints?"), or asks of a part of a document that says not
-      whose ("What does the figure on page 4 show?", "after the filtering");
+      side of it ("Can I substitute yogurt?"), adds to it ("Can you add type hints?"), or
+      asks of a part of a document that says not whose ("What does the figure on page 4
+      show?", "after the filtering");
     * asks about "the N" with nothing saying which N, as the subject of a yes/no question,
       one in the past or after "who is", "who won" or "who" and a verb in -ed ("Was the comic
       successful?", "Who won the rematch?", "Who funded the study?"), or, with no name or new noun phrase of its own, as a question word's
