@@ -47,6 +47,7 @@ from arborist.standalone_words import (
     RESPONSES,
     SAYING,
     SEQUELS,
+    SUBJECTS,
     SUBORDINATORS,
     TIMES,
     WH,
@@ -163,13 +164,17 @@ def _lifted(said: Said) -> Said | None:
 
 
 def _confirms(said: Said, asked: bool) -> bool:
-    """ "So" before a statement asked with a question mark and no question word: what the
-    last answer said, put back to it to confirm ("So the vaccine is safe for kids?", "So I
-    should use a set?"; not "So how does ...?")."""
+    """ "So" before a statement asked with a question mark, with no question word and no
+    auxiliary before its subject: what the last answer said, put back to it to confirm ("So
+    the vaccine is safe for kids?", "So I should use a set?"; not "So how does ...?", "So
+    is coffee bad?", "So I got a puppy, should I crate train it?")."""
     texts = said.texts
     if not asked or texts[:1] != ["so"] or said.kinds[1:2] != ["word"] or said.plain & WH:
         return False
-    return texts[1] not in AUXILIARIES
+    asks = any(  # "So I just got a puppy, should I crate train it?": a question of its own
+        texts[k] in AUXILIARIES and texts[k + 1] in SUBJECTS for k in range(1, len(texts) - 1)
+    )
+    return not (asks or texts[1] in AUXILIARIES)
 
 
 def _continues(said: Said) -> bool:

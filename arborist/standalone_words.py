@@ -77,6 +77,7 @@ __all__ = [
     "SEEKERS",
     "SEQUELS",
     "SOMEONE",
+    "SUBJECTS",
     "SUBORDINATORS",
     "SUBSTITUTES",
     "TIMED",
@@ -169,6 +170,9 @@ RECALLED = wordset(
     "explained listed quoted cited"
 )
 """After ``you``, these recall the last answer ("the formula you used")."""
+SUBJECTS = wordset("i we you it they he she there")
+"""After an auxiliary, these are the subject of a question ("should I", "is it", "are
+there"): a clause that asks, not a statement put back to confirm."""
 RESPONSES = wordset("response reply return result")
 """After "in" ("in response", "in reply", "in return") or "as a" ("as a result"), ending a
 clause, these answer to something said before: what the last answer was about."""

@@ -84,6 +84,7 @@ STANDALONE = {
         "So how do tides work?",
         "So is coffee bad for you?",
         "So I'm learning Spanish - which app should I use?",
+        "So I just got a puppy, should I crate train it?",
     ],
     "'now' before a verb: the next step": [
         "Now that I have Python installed, how do I create a virtual environment?",
