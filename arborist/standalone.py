@@ -212,7 +212,7 @@ def _expletive(said: Said, i: int) -> bool:
     """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ..."), or for the
     weather or the time (:func:`_ambient`)."""
     before, after = said.texts[i - 1 : i], said.texts[i + 1 : i + 2]
-    if set(after) & BE and _ambient(said, i):
+    if set(before + after) & BE and _ambient(said, i):
         return True  # "It's been raining all week": the weather's "it", or the time's
     if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
         return said.new_within(i + 2, min(i + 9, len(said.texts)))
@@ -227,7 +227,7 @@ def _expletive(said: Said, i: int) -> bool:
 
 
 def _ambient(said: Said, i: int) -> bool:
-    """The "it" at ``i``, before "is" or "was", is the weather's or the time's: a word of
+    """The "it" at ``i``, next to "is" or "was", is the weather's or the time's: a word of
     :data:`AMBIENT` within three words ("It's been snowing for days"), or "been" and a length
     of time ("It's been two weeks since my flu shot")."""
     texts = said.texts

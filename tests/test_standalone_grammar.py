@@ -34,6 +34,7 @@ STANDALONE = {
         "It's been two weeks since my flu shot; am I protected yet?",
         "It's been snowing for three days; how do I keep my pipes from freezing?",
         "It is really humid in the basement, what helps against mold?",
+        "Is it snowing in Denver right now?",
     ],
     "a comparative completed in the question": [
         "Is there a cheaper way to heat a house than electric radiators?",
