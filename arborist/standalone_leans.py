@@ -34,6 +34,7 @@ from arborist.standalone_words import (
     OWNERS,
     PAST,
     PICKS,
+    PRECISE,
     PREPOSITIONS,
     RELATIONAL,
     REPEATS,
@@ -58,7 +59,7 @@ def leans(said: Said) -> bool:
         return True
     if _asks_more(said) or _fragment(said) or _owned(said) or definite_subject(said):
         return True
-    if _only_owned(said):
+    if _only_owned(said) or _precise(said):
         return True
     numbered = INTRODUCERS | {"one"}  # "in one serving": a serving of what was said
     if any(texts[j] in numbered and said.relative(j) for j in range(len(texts))):
@@ -77,6 +78,18 @@ def leans(said: Said) -> bool:
         )
         for i in range(len(texts) - 1)
     )
+
+
+def _precise(said: Said) -> bool:
+    """ "the exact N" or "the precise N" of one word ending its clause: the one the last
+    answer gave, asked for again more exactly ("Give me the precise figure"; not "the exact
+    speed of light", where what it is of follows)."""
+    texts = said.texts
+    return any(
+        texts[i] == "the" and texts[i + 1] in PRECISE and said.content(i + 2)
+        and said.ends_clause(i + 3)
+        for i in range(len(texts) - 2)
+    )  # fmt: skip
 
 
 def _asks_else(said: Said) -> bool:

@@ -63,6 +63,7 @@ __all__ = [
     "PICKS",
     "PLACES",
     "POSSESSIVES",
+    "PRECISE",
     "PREPOSITIONS",
     "PROCEED",
     "PRONOUNS",
@@ -173,6 +174,9 @@ RECALLED = wordset(
 SUBJECTS = wordset("i we you it they he she there")
 """After an auxiliary, these are the subject of a question ("should I", "is it", "are
 there"): a clause that asks, not a statement put back to confirm."""
+PRECISE = wordset("exact precise")
+"""After "the", before one noun ending its clause, these ask again, more exactly, for what the
+last answer gave ("the exact quote", "the precise figure")."""
 RESPONSES = wordset("response reply return result")
 """After "in" ("in response", "in reply", "in return") or "as a" ("as a result"), ending a
 clause, these answer to something said before: what the last answer was about."""

@@ -107,6 +107,10 @@ STANDALONE = {
         "Can you add 17 and 25?",
         "Can you insert a row into a SQLite table from Python?",
     ],
+    "the exact one, asked again": [
+        "What is the exact speed of light?",
+        "What's the exact time in Tokyo?",
+    ],
 }
 
 FOLLOW_UP = {
@@ -213,6 +217,10 @@ FOLLOW_UP = {
         "Can you add type hints?",
         "Could you include sources?",
         "Would you add error handling please?",
+    ],
+    "the exact one, asked again": [
+        "Give me the precise figure.",
+        "What was the exact date?",
     ],
 }
 
