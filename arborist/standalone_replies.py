@@ -108,8 +108,11 @@ def recalls_act(said: Said, i: int) -> bool:
 RHETORICAL = frozenset({"know", "hear", "ever"})
 """After "did you", these open a question that asks nothing of the last answer ("Did you know
 that octopuses have three hearts?")."""
-SINCE_SAID = frozenset({"just", "already", "earlier", "previously", "originally", "first", "also"})
-"""Between "you" and a verb in the past, these place it in the last answer ("you just listed")."""
+SINCE_SAID = frozenset(
+    {"just", "already", "earlier", "previously", "originally", "first", "also", "have", "ve", "had"}
+)
+"""Between "you" and a verb in the past, these place it in the last answer ("you just listed",
+"the examples you've shown")."""
 ANYONE = CONDITIONS | TIMED | frozenset({"once", "until", "while", "since"})
 """Before "you" in its clause, these make it anyone: a condition or a time ("if you mixed ...")."""
 

@@ -37,9 +37,9 @@ from arborist.text_words import STOPWORDS, fold
 __all__ = ["Said"]
 
 ENDS = frozenset(".!?;")
+"""Marks that end a sentence: a second one may be about what the first says."""
 STANDARDS = frozenset({"than", "compared"})
 """After a comparative, these bring what it compares with ("faster than recursion")."""
-"""Marks that end a sentence: a second one may be about what the first says."""
 
 
 class Said:

@@ -123,6 +123,7 @@ FOLLOW_UP = {
         "Go back to the point where you left off.",
         "Which library did you import?",
         "Explain the regex you wrote.",
+        "Which of the examples you've shown is fastest?",
         "How did you get 37?",
         "Why did you skip the base case?",
         "Pick up where you stopped.",
