@@ -4,68 +4,53 @@ A question that does not stand alone is filed under the turn above it and borrow
 turn's words (:mod:`arborist.qa.followups`); one that does is read as at the root. The
 rule reads the question as :mod:`arborist.standalone_said` gives it (names, literals, words,
 punctuation, and where its noun phrases are) with the word lists of
-:mod:`arborist.standalone_words`; docs/retrieval.md ("Follow-ups") gives it in full with its
+:mod:`arborist.standalone_words`, what replies to the last answer in
+:mod:`arborist.standalone_replies` and what leans for want of a subject of its own in
+:mod:`arborist.standalone_leans`; docs/retrieval.md ("Follow-ups") gives it in full with its
 measurement.
 :mod:`arborist.analysis` re-exports :func:`stands_alone`, where its callers import it.
 """
 
 from __future__ import annotations
 
+from arborist.standalone_leans import definite_subject, leans, owned_subject
 from arborist.standalone_replies import (
+    adds,
     corrects,
     documented,
     edits,
     names_its_subject,
+    numbered,
     picks,
+    recalls_act,
     recalls_answer,
-    says_which,
+    substitutes,
 )
-from arborist.standalone_said import Said
+from arborist.standalone_said import ENDS, Said
 from arborist.standalone_words import (
     ADDITIVES,
-    ALTERNATIVES,
-    ANAPHORIC_MODIFIERS,
+    AMBIENT,
     AUXILIARIES,
     BE,
-    COMPARATIVES,
     CONDITIONS,
-    CONTESTED,
     CONTINUATIONS,
-    COUNTERPARTS,
-    DEFINING,
-    DEGREES,
     DEMONSTRATIVES,
     EVEN_BEFORE,
     EXPLETIVE_VERBS,
-    GENERIC,
-    INTRODUCERS,
-    KINDS,
     LIFTED,
-    MODIFIERS,
-    MODIFYING,
-    MORE,
     OBJECTS,
-    OWNED,
-    OWNERS,
     PARTS,
-    PAST,
-    PICKS,
     POSSESSIVES,
     PREPOSITIONS,
     PROCEED,
     PRONOUNS,
-    RECALLED,
-    RELATIONAL,
-    REPEATS,
+    RESPONSES,
     SAYING,
-    SEEKERS,
     SEQUELS,
-    SOMEONE,
+    SUBJECTS,
     SUBORDINATORS,
     TIMES,
-    UNIQUE,
     WH,
-    WHEN,
 )
 
 __all__ = ["stands_alone"]
@@ -78,25 +63,30 @@ def stands_alone(question: str) -> bool:
 
     * continues another: a continuation opener with too little of its own after it ("And
       for sets?", "What about dumps?"; "And what is a closure?" has a subject of its own),
-      "go on", or a bare modifier or condition ("with a custom separator", "even when
-      the list is empty?");
+      "go on", "now" before a verb ("Now add error handling"), a bare modifier or condition
+      ("with a custom separator", "even when the list is empty?"), or "so" before a
+      statement put back to confirm ("So the dosage is the same for adults?");
     * has no word of its own ("Why?"), or presupposes something said ("too", "instead",
-      "next" ending a clause) or recalls the last answer ("the part about ...", "the
-      formula you used", "there" ending a clause);
+      "next" ending a clause, "in reply") or recalls the last answer ("the part about ...",
+      "the formula you used", "Why did you choose a heap?", "there" ending a clause);
     * refers back: a pronoun or demonstrative with no noun phrase in the question that it
       can stand for (a name, a literal, a noun after "a"/"my"/..., a first clause's
-      subject; not the head of the relative clause it is the object of: "a recipe that
-      uses them"), "it" standing for a clause ("Is it possible to ...") or for a program's
-      output ("it says 'divergent branches'") excepted;
+      subject, a first sentence that stands alone for a demonstrative: "Octopuses have
+      three hearts. How does that work?", what follows a colon for "this"; not the head of
+      the relative clause it is the object of: "a recipe that uses them"), "it" standing
+      for a clause ("Is it possible to ..."), the weather or the time ("It's been snowing
+      for days") or a program's output ("it says 'divergent branches'") excepted;
     * replies to the last answer, whatever else it names: corrects it ("No, I meant ...",
       "That's wrong, ..."), edits it ("Translate the answer into French", "Can I substitute
       the eggs?", "Use a dict instead of the list", "Continue.", "What happens if I leave out
       the eggs?"), picks from it ("the first method", "the two approaches", "the original",
-      "your solution"), or asks of a part of a document that says not whose ("What does the
-      figure on page 4 show?", "after the filtering");
+      "your solution", "step 3", "option B"; not "the last git commit"), exchanges with one
+      side of it ("Can I substitute yogurt?"), adds to it ("Can you add type hints?"), or
+      asks of a part of a document that says not whose ("What does the figure on page 4
+      show?", "after the filtering");
     * asks about "the N" with nothing saying which N, as the subject of a yes/no question,
-      one in the past or after "who is" or "who won" ("Was the comic successful?", "Who won
-      the rematch?"), or, with no name or new noun phrase of its own, as a question word's
+      one in the past or after "who is", "who won" or "who" and a verb in -ed ("Was the comic
+      successful?", "Who won the rematch?", "Who funded the study?"), or, with no name or new noun phrase of its own, as a question word's
       subject ("What does the acronym stand for?") or placed in the past ("Who was
       president at the time?"); a unique thing ("the sky") or a kind's name of two words
       ("the garbage collector") says which;
@@ -105,8 +95,10 @@ def stands_alone(question: str) -> bool:
       more", a question word or auxiliary with at most one word ("What year?", "Who won?",
       "Should I be worried?"), a noun that is of something with nothing it is of ("What's
       the default value?", "Examples please", "Is there a vegetarian version?", "the
-      p-value for the interaction term": what it is of says not which), or a
-      phrase with a question mark, no clause and fewer than three words of its own.
+      p-value for the interaction term": what it is of says not which; "What would the result
+      be for a negative number?": a subject's condition is not its owner), or a phrase with
+      a question mark, no clause and fewer than three words of its own. A comparison
+      completed by "than" has something to compare ("a faster way ... than recursion").
 
     "please" is read as absent. A phrase without a question mark ("heapq", "decimal
     rounding half up", "git rebase vs merge") is a search.
@@ -119,7 +111,7 @@ def _stands(said: Said, asked: bool) -> bool:
     "No," opening it answers the last answer: what follows stands alone only with a clause
     of its own that does ("No, seriously, how do I fix a leaky faucet?"; "No, the other
     Batman, the Keaton one" corrects)."""
-    if corrects(said):
+    if corrects(said) or _confirms(said, asked):
         return False
     if said.texts[:1] in (["no"], ["nope"]) and said.kinds[1:2] == ["mark"]:
         start = 1
@@ -136,16 +128,18 @@ def _stands(said: Said, asked: bool) -> bool:
         return False
     if not said.has_content() or _refers_back(said) or _replies(said):
         return False
-    if said.introduced(said.contrast) and not _definite_subject(said):
+    if said.introduced(said.contrast) and not (definite_subject(said) or owned_subject(said)):
         return True
     bare = asked and not said.has_clause and said.contents() < 3
-    return not (_leans(said) or bare)
+    return not (leans(said) or bare or owned_subject(said))
 
 
 def _replies(said: Said) -> bool:
     """It edits the last answer, picks from it, or asks of a part of a document with nothing
     saying whose (:mod:`arborist.standalone_replies`)."""
-    return edits(said) or picks(said) or documented(said)
+    if edits(said) or picks(said) or documented(said) or numbered(said):
+        return True
+    return substitutes(said) or adds(said)
 
 
 def _lifted(said: Said) -> Said | None:
@@ -169,10 +163,27 @@ def _lifted(said: Said) -> Said | None:
     return rest
 
 
+def _confirms(said: Said, asked: bool) -> bool:
+    """ "So" before a statement asked with a question mark, with no question word and no
+    auxiliary before its subject: what the last answer said, put back to it to confirm ("So
+    the vaccine is safe for kids?", "So I should use a set?"; not "So how does ...?", "So
+    is coffee bad?", "So I got a puppy, should I crate train it?")."""
+    texts = said.texts
+    if not asked or texts[:1] != ["so"] or said.kinds[1:2] != ["word"] or said.plain & WH:
+        return False
+    asks = any(  # "So I just got a puppy, should I crate train it?": a question of its own
+        texts[k] in AUXILIARIES and texts[k + 1] in SUBJECTS for k in range(1, len(texts) - 1)
+    )
+    return not (asks or texts[1] in AUXILIARIES)
+
+
 def _continues(said: Said) -> bool:
-    """It opens with a continuation, or is a bare modifier ("with a custom separator")."""
+    """It opens with a continuation, or is a bare modifier ("with a custom separator"), or
+    "now" before a verb: a next step on what was just done ("Now add error handling")."""
     if said.lowered in CONTINUATIONS or said.lowered in PROCEED:
         return True
+    if said.texts[:1] == ["now"] and said.kinds[1:2] == ["word"] and said.content(1):
+        return not said.proper[1]  # not "Now that ...", "Now I ...", "Now Python 3.13 ..."
     if said.lowered.startswith(tuple(c + " " for c in CONTINUATIONS)):
         return True
     if said.texts and said.texts[0] in PREPOSITIONS and not said.has_clause:
@@ -198,8 +209,11 @@ def _conditions(said: Said) -> bool:
 
 
 def _expletive(said: Said, i: int) -> bool:
-    """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ...")."""
+    """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ..."), or for the
+    weather or the time (:func:`_ambient`)."""
     before, after = said.texts[i - 1 : i], said.texts[i + 1 : i + 2]
+    if set(before + after) & BE and _ambient(said, i):
+        return True  # "It's been raining all week": the weather's "it", or the time's
     if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
         return said.new_within(i + 2, min(i + 9, len(said.texts)))
     if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):
@@ -210,6 +224,18 @@ def _expletive(said: Said, i: int) -> bool:
         if said.texts[k] in SUBORDINATORS:
             return True
     return False
+
+
+def _ambient(said: Said, i: int) -> bool:
+    """The "it" at ``i``, next to "is" or "was", is the weather's or the time's: a word of
+    :data:`AMBIENT` within three words ("It's been snowing for days"), or "been" and a length
+    of time ("It's been two weeks since my flu shot")."""
+    texts = said.texts
+    if set(texts[i + 1 : i + 4]) & AMBIENT:
+        return True
+    return texts[i + 2 : i + 3] == ["been"] and any(
+        t in TIMES or t.removesuffix("s") in TIMES for t in texts[i + 3 : i + 6]
+    )
 
 
 def _points_within(said: Said, i: int) -> bool:
@@ -225,6 +251,8 @@ def _points_within(said: Said, i: int) -> bool:
         return True  # a conjunction or a relative pronoun: "so that", "a list that"
     if texts[i] == "this" and (_forward(said, i) or set(texts[i + 1 : i + 2]) & TIMES):
         return True  # "this year": now
+    if texts[i] in ("this", "these") and said.shown[i]:
+        return True  # "Is this a valid date format: 2024-13-01?": what follows the colon
     named = said.named and texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES
     if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
         near = range(i + 1, min(i + 5, len(texts)))
@@ -262,7 +290,7 @@ def _refers_back(said: Said) -> bool:
             if not (word == "it" and _expletive(said, i)) and not _stands_for(said, i):
                 return True
         elif word in DEMONSTRATIVES:
-            if not _points_within(said, i):
+            if not (_points_within(said, i) or _says_before(said, i)):
                 return True
         elif (
             (word in ADDITIVES and said.ends_clause(i + 1) and not _coordinated(said, i))
@@ -275,8 +303,9 @@ def _refers_back(said: Said) -> bool:
 
 def _recalls(said: Said, i: int) -> bool:
     """The word at ``i`` recalls the last answer: "next" ending a clause ("What happened
-    next"), "the part about ...", "the formula you used", "there" ending a clause with no
-    place named before it ("Why not use a mutex there?"; not "Is there ...")."""
+    next"), "the part about ...", "the formula you used", "in response" or "as a result"
+    ending a clause (to what was said), "there" ending a clause with no place named before
+    it ("Why not use a mutex there?"; not "Is there ...")."""
     texts, word = said.texts, said.texts[i]
     before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
     if word in SEQUELS:
@@ -284,13 +313,23 @@ def _recalls(said: Said, i: int) -> bool:
     if word in PARTS:  # not "the sentence \"The old man the boats\"": it is quoted
         named = any(said.kinds[k] != "word" for k in said.phrase(i))
         return before == ["the"] and after != ["of"] and not named
-    if word == "you":  # "the formula you used", "what you just said"
-        return bool(set(texts[i + 1 : i + 3]) & RECALLED)
-    if word == "your":
-        return recalls_answer(said, i)
+    if word in ("you", "your"):  # "the formula you used", "your solution"
+        return recalls_act(said, i) if word == "you" else recalls_answer(said, i)
+    if word in RESPONSES and said.ends_clause(i + 1):  # "What did she say in reply?"
+        return before == ["in"] or (word == "result" and texts[i - 2 : i] == ["as", "a"])
     if word not in ("there", "here") or not said.ends_clause(i + 1) or set(before) & AUXILIARIES:
         return False
     return said.first_named > i
+
+
+def _says_before(said: Said, i: int) -> bool:
+    """The demonstrative at ``i`` follows a first sentence that stands alone with three words
+    of its own or more, and is what it says ("Some say goldfish remember for three seconds.
+    Is that so?"; not "Nice answer. Why is that?")."""
+    end = said.first_joint
+    if not (end < i and said.texts[end] in ENDS and _first_clause_alone(said)):
+        return False
+    return sum(said.content(k) for k in range(end)) >= 3  # not "Great answer. Why is that?"
 
 
 def _stands_for(said: Said, i: int) -> bool:
@@ -311,7 +350,7 @@ def _first_clause_alone(said: Said) -> bool:
     if "first_clause_alone" not in said.memo:
         end = said.first_joint
         clause = Said(said.kinds[:end], said.texts[:end], said.proper[:end])
-        alone = clause.contents() >= 2 and not _refers_back(clause) and not _leans(clause)
+        alone = clause.contents() >= 2 and not _refers_back(clause) and not leans(clause)
         said.memo["first_clause_alone"] = alone
     return said.memo["first_clause_alone"]
 
@@ -320,173 +359,3 @@ def _coordinated(said: Said, i: int) -> bool:
     """An earlier clause of the question, joined by "and", is what the "too" at ``i`` adds
     to ("copy a file and keep its timestamps too")."""
     return said.first_and_after_new < i
-
-
-def _leans(said: Said) -> bool:
-    """Without a subject of its own, it leans on the last turn: "what if ...", a comparison
-    with nothing to compare, "a different way", "the second/full/other ...", "the
-    difference", "also", "tell me more", a noun of something with nothing it is of, a
-    question word with no verb, "the N" asked about in the past."""
-    plain, texts = said.plain, said.texts
-    alternatives = bool(plain & ALTERNATIVES)
-    if said.lowered.startswith("what if ") or plain & REPEATS or _asks_else(said):
-        return True
-    if _asks_more(said) or _fragment(said) or _owned(said) or _definite_subject(said):
-        return True
-    if _only_owned(said):
-        return True
-    numbered = INTRODUCERS | {"one"}  # "in one serving": a serving of what was said
-    if any(texts[j] in numbered and said.relative(j) for j in range(len(texts))):
-        return True
-    if not alternatives and (
-        plain & COMPARATIVES
-        or ("which" in plain and plain & {"one", "ones"})
-        or said.lowered.startswith(("which is more ", "which is less ", "which is most "))
-    ):
-        return True
-    return any(
-        texts[i] == "the"
-        and (
-            (texts[i + 1] in ANAPHORIC_MODIFIERS - COUNTERPARTS and not says_which(said, i))
-            or (texts[i + 1] in RELATIONAL and texts[i + 2 : i + 3] not in (["between"], ["of"]))
-        )
-        for i in range(len(texts) - 1)
-    )
-
-
-def _asks_else(said: Said) -> bool:
-    """ "else" after a question word or "anything", "someone", ...: more than was said
-    ("Who else was involved?", "anything else?"; not "an if else statement")."""
-    texts = said.texts
-    return any(w == "else" and texts[k - 1] in WH | SOMEONE for k, w in enumerate(texts) if k)
-
-
-def _only_owned(said: Said) -> bool:
-    """Its words of its own are all nouns of something, with no name: "Examples please",
-    "sources?" (not "Examples of decorators")."""
-    if said.named or any(said.proper) or not said.has_content():
-        return False
-    return all(said.texts[k] in OWNED for k in range(len(said.texts)) if said.content(k))
-
-
-def _asks_more(said: Said) -> bool:
-    """Asks for more of what was said: "tell me more", "explain further", "Can you
-    elaborate?"."""
-    return any(w in MORE and said.ends_clause(i + 1) for i, w in enumerate(said.texts))
-
-
-def _fragment(said: Said) -> bool:
-    """A question word and at most one word, with no verb: "What year?", "How many pages?",
-    "Where exactly?" ask something of the thing the last answer was about."""
-    texts = said.texts
-    if texts and texts[0] in AUXILIARIES and not said.named and not any(said.proper):
-        return said.contents() <= 1  # "Should I be worried?", "Can you show me?"
-    if not texts or texts[0] not in WH or said.plain & (AUXILIARIES | {"to"}):
-        return False
-    degree = texts[0] == "how" and texts[1:2] != [] and texts[1] in DEGREES
-    return sum(said.content(k) for k in range(1 + degree, len(texts))) <= 1
-
-
-def _owned(said: Said) -> bool:
-    """A noun of something asked for with nothing it is of ("What's the default value?",
-    "what would the output look like", "Give more details"), and no proper name."""
-    texts = said.texts
-    if any(said.proper):
-        return False  # "What year did World War II end?": the name is what it is of
-    spans = [said.phrase(j + 1) for j in range(len(texts) - 1) if texts[j] in SEEKERS]
-    return any(
-        any(_of_something(said, k, s) for k in s)
-        and not said.owner_says(s)
-        and (texts[s.start - 1] not in WH or said.said_after(s.stop) < 2)
-        for s in spans
-    )
-
-
-def _of_something(said: Said, k: int, span: range) -> bool:
-    """The word at ``k``, in the noun phrase ``span``, is a noun of something: one of
-    :data:`OWNED` ("the output", "more details", "the default value"), or a kind with no
-    name before it ("the function", not "the json module")."""
-    texts = said.texts
-    if texts[k] in MODIFYING:
-        return k == span[-1] or texts[k + 1] in OWNED
-    if texts[k] in KINDS:
-        kinds = [m for m in span if texts[m] in KINDS]
-        return k == span.start and texts[k - 1] == "the" and kinds == [k]
-    return texts[k] in OWNED
-
-
-def _definite_subject(said: Said) -> bool:
-    """A yes/no question, one in the past, or "who is", about "the N" where nothing says
-    which N: "Was the comic successful?", "Is the output sorted?", "When was the book
-    published?", "Who is the villain?", "Who won the rematch?": one contest ("Can the json
-    module ...?" says which: a name before a kind; "Who is the author of Dune?": what it is
-    of; "Who won the most medals?" is generic)."""
-    texts = said.texts
-    for i in range(1, min(len(texts) - 1, 6)):
-        asked = (
-            (i == 1 and texts[0] in AUXILIARIES)
-            or (texts[i - 1] in PAST and texts[0] in WH)
-            or (i == 2 and texts[0] == "who" and texts[1] in DEFINING | PAST | CONTESTED)
-        )
-        if texts[i] == "the" and asked and texts[i + 1] not in GENERIC and _unsaid(said, i):
-            return True
-    return _subject_unsaid(said)
-
-
-def _subject_unsaid(said: Said) -> bool:
-    """With no name, proper name or new noun phrase of its own (a number is a value, not a
-    subject), "the N" of one word that says not which, and is not a unique thing ("the
-    sky") or a generic one ("the best way"), as the subject of a question word's clause
-    that asks of one thing in particular, by a number or a preposition left at its end
-    ("Why does the loop start at 1?", "What key is the song in?", "What is the film
-    about?"; "Why does the kettle whistle?" asks of a kind, and so do "What is the N?" and
-    "What does the N do?") or after a preposition in the past (*was*, *did*, a verb in -ed:
-    "Who was president at the time?", "What happened after the war ended?", where the noun
-    phrase ends at its verb). A noun phrase of two words or more names a kind ("How does
-    the garbage collector work?")."""
-    texts, kinds = said.texts, said.kinds
-    if not texts or texts[0] not in WH or any(said.proper) or "name" in kinds:
-        return False
-    if said.first_new < len(texts) and kinds[said.first_new] != "literal":
-        return False
-    past = bool(said.plain & PAST) or any(len(t) > 4 and t.endswith("ed") for t in said.plain)
-    end = next((k for k in range(len(texts)) if said.ends_clause(k)), len(texts))
-    stranded = end > 0 and texts[end - 1] in PREPOSITIONS | MODIFIERS  # "What key is it in?"
-    for i in range(2, len(texts) - 1):
-        subject = texts[i - 1] in AUXILIARIES and (i == 2 or (i == 3 and said.content(1)))
-        if texts[i] != "the" or not (subject or (past and texts[i - 1] in WHEN)):
-            continue
-        if subject and not (stranded or "literal" in kinds):
-            continue  # "Why does the kettle whistle?": a kind, asked of in general
-        if i == 2 and texts[0] == "what" and texts[1] in DEFINING and not stranded:
-            continue  # "What is the cloud?": a definition
-        if said.lowered.endswith(" do") and texts[i - 1] in ("do", "does", "did"):
-            continue  # "What does the liver do?": what a kind does
-        words = said.phrase(i + 1).stop  # "the war ended": the noun phrase ends at its verb
-        noun = texts[i + 1]
-        if words - (i + 1) > (2 if subject else 1) or noun in UNIQUE | GENERIC | PICKS:
-            continue  # "the first ...": a pick, read by what says which
-        if says_which(said, i):
-            continue  # "the N to ...", "the N that ..."
-        stop = i + 2 if texts[i - 1] in ("do", "does", "did") else words  # then the verb
-        if texts[stop : stop + 1] and texts[stop] in OWNERS and not said.ends_clause(stop + 1):
-            continue  # "the N of ...", "the N in Python"; not "the loop start at 1"
-        if said.content(i + 1):
-            return True
-    return False
-
-
-def _unsaid(said: Said, i: int) -> bool:
-    """The "the" at ``i`` opens a noun phrase that says not which thing it is, or one of
-    another that does not ("the name of the ship"; not "the author of Dune")."""
-    texts = said.texts
-    while True:
-        span = said.phrase(i + 1)
-        if not span or any(texts[k] in KINDS for k in span[1:]) or texts[span[0]] in UNIQUE:
-            return False  # "Is the earth flat?", "the first man on the moon": one there is
-        if not said.anchored(span):
-            return True
-        owner = texts[span.stop : span.stop + 2]
-        if len(owner) < 2 or owner[0] not in OWNERS or owner[1] != "the":
-            return False
-        i = span.stop + 1

@@ -13,34 +13,48 @@ from __future__ import annotations
 
 from arborist.standalone_said import Said
 from arborist.standalone_words import (
+    ADDED,
     ANSWERED,
     ASKER,
     AUXILIARIES,
+    CONDITIONS,
     COUNTERPARTS,
     DESTINATIONS,
     DOCUMENTED,
     EDITS,
+    ENUMERATED,
+    EXCHANGED,
     INTRODUCERS,
     OMITTED,
+    ORDINALS,
+    OWNED,
     OWNERS,
+    PARTS,
     PAST,
     PAST_DONE,
     PICKS,
+    PLACES,
     PRONOUNS,
+    RECALLED,
     RELATIVES,
+    SUBSTITUTES,
     TIMED,
     UNIQUE,
     WH,
 )
 
 __all__ = [
+    "adds",
     "corrects",
     "documented",
     "edits",
     "names_its_subject",
+    "numbered",
     "picks",
+    "recalls_act",
     "recalls_answer",
     "says_which",
+    "substitutes",
 ]
 
 
@@ -65,6 +79,42 @@ def corrects(said: Said) -> bool:
 
 TOLD = frozenset({"think", "guess", "believe", "suspect", "but", "and"})
 """Before "you" and a verb in the past, these make it a claim about what the last answer did."""
+
+
+def recalls_act(said: Said, i: int) -> bool:
+    """The "you" at ``i`` is the one answering, asked about what it did in the last answer:
+    "did you" and a verb ("Why did you pick a set?"; not "Did you know ...?"), or a verb in the
+    past after it, "just", "already", ... between them or nothing ("the formula you used",
+    "from where you stopped"); not after another auxiliary ("Were you trained on ...?",
+    "Have you heard of ...?"), nor in a condition or a time clause, whose "you" is anyone
+    ("What happens if you mixed ...?", "Is it bad to swim after you ate?")."""
+    texts = said.texts
+    before = texts[i - 1] if i else ""
+    if before == "did":
+        return said.kinds[i + 1 : i + 2] == ["word"] and texts[i + 1] not in RHETORICAL
+    if before in AUXILIARIES:
+        return False
+    k = i + 2 if texts[i + 1 : i + 2] != [] and texts[i + 1] in SINCE_SAID else i + 1
+    if k >= len(texts) or said.kinds[k] != "word" or not (texts[k] in RECALLED or _did(texts[k])):
+        return False
+    for j in range(i - 1, max(i - 12, -1), -1):  # its clause, read back a little way
+        if said.kinds[j] == "mark":
+            break
+        if texts[j] in ANYONE:
+            return False
+    return True
+
+
+RHETORICAL = frozenset({"know", "hear", "ever"})
+"""After "did you", these open a question that asks nothing of the last answer ("Did you know
+that octopuses have three hearts?")."""
+SINCE_SAID = frozenset(
+    {"just", "already", "earlier", "previously", "originally", "first", "also", "have", "ve", "had"}
+)
+"""Between "you" and a verb in the past, these place it in the last answer ("you just listed",
+"the examples you've shown")."""
+ANYONE = CONDITIONS | TIMED | frozenset({"once", "until", "while", "since"})
+"""Before "you" in its clause, these make it anyone: a condition or a time ("if you mixed ...")."""
 
 
 def _did(word: str) -> bool:
@@ -128,6 +178,21 @@ def _omits(said: Said) -> bool:
     return False
 
 
+def adds(said: Said) -> bool:
+    """A request to "you" to add or include something with nothing saying where: the last
+    answer is where ("Can you add type hints?", "Could you include sources?"; not "Can you
+    add a column to a DataFrame?", "Can you add 17 and 25?")."""
+    texts = said.texts
+    start = _request(said)
+    if start is None or start < 2 or texts[start - 1] != "you" or texts[start] not in ADDED:
+        return False
+    end = next(j for j in range(start, len(texts) + 1) if said.ends_clause(j))
+    rest = range(start + 1, end)
+    if not rest or any(said.kinds[j] != "word" or said.proper[j] for j in rest):
+        return False  # something named: what is added or where
+    return not any(texts[j] in PLACES for j in rest)
+
+
 def _request(said: Said) -> int | None:
     """Where a request's verb is: first, after "now", "then" or "just", or after an
     auxiliary and its asker ("Can you ...", "Could I ..."); None when it asks otherwise."""
@@ -159,6 +224,8 @@ def picks(said: Said) -> bool:
             break  # "a copy of a dictionary ... the original": what it is relative to
         if word in COUNTERPARTS:
             compared = any(t in ("and", "or", "between", "vs", "versus") for t in texts[:i])
+            stop = said.phrase(i + 1).stop if said.content(i + 1) else i + 2
+            after = texts[stop : stop + 1]  # "the inverse function of ln", "the same as"
             if not (compared or after in (["of"], ["to"], ["as"])):
                 return True
         elif word in PICKS and not says_which(said, i):
@@ -166,20 +233,85 @@ def picks(said: Said) -> bool:
     return False
 
 
+def numbered(said: Said) -> bool:
+    """An item of an answer's list named by its number or letter with nothing saying whose:
+    a noun of :data:`ENUMERATED` before a number or a capital letter ("Go through step 2
+    again", "Is option C cheaper?"); "of", "in", "from" or "on" and a word of its own after it
+    says whose ("step 1 of the scientific method")."""
+    texts, kinds = said.texts, said.kinds
+    for k in range(len(texts) - 1):
+        if texts[k] not in ENUMERATED or kinds[k] != "word" or said.proper[k]:
+            continue
+        label = texts[k + 1]
+        if not (
+            (kinds[k + 1] == "literal" and label.rstrip(".").isdigit() and len(label) <= 4)
+            or (kinds[k + 1] == "word" and len(label) == 1 and said.proper[k + 1])
+        ):
+            continue
+        owner = texts[k + 2 : k + 3]
+        if owner and owner[0] in ("of", "in", "from", "on") and _owner_named(said, k + 3):
+            continue
+        return True
+    return False
+
+
+def _owner_named(said: Said, k: int) -> bool:
+    """A word of its own, a name or a new noun phrase opens at ``k`` (after "the", too)."""
+    if said.texts[k : k + 1] == ["the"]:
+        k += 1
+    return said.content(k) or (said.texts[k : k + 1] != [] and said.texts[k] in INTRODUCERS)
+
+
+def substitutes(said: Said) -> bool:
+    """A verb of exchange with one side of it only: "substitute" or "swap" and an object,
+    with nothing in its clause saying for what or with what ("Can I substitute yogurt?",
+    "Could we swap tofu?"; not "Can I substitute yogurt for sour cream?", "How do I swap
+    two variables?")."""
+    texts = said.texts
+    exchanged = False  # read back from the end: an exchange's word later in the clause
+    for k in range(len(texts) - 1, -1, -1):
+        if said.kinds[k] == "mark" and said.ends_clause(k):
+            exchanged = False
+        elif texts[k] in EXCHANGED:
+            exchanged = True
+        elif (texts[k] in SUBSTITUTES and not exchanged) and (
+            k == 0 or texts[k - 1] in ASKER | AUXILIARIES | {"to", "just", "then", "now"}
+        ):
+            return True  # the verb, not "a substitute"
+    return False
+
+
 def _stage(said: Said, i: int) -> bool:
     """The "the" at ``i`` opens a stage of what the question's own clause names: after "for",
     ending the question, with three words of its own or more before it in its clause and no
-    name ("How long should I rest bread dough for the second proof?"; not "How do I do it in
-    Python for the second case?", nor "Is the first one faster for large lists?")."""
+    name and no noun of something ("How long should I rest bread dough for the second
+    proof?"; not "How do I do it in Python for the second case?", nor "Is the first one
+    faster for large lists?", nor "Show example code for the second method")."""
     if said.texts[i - 1 : i] != ["for"] or said.last_proper >= 0 or said.named:
         return False
     if not said.ends_clause(said.phrase(i + 1).stop if said.content(i + 1) else i + 2):
         return False
     said_before, k = 0, i - 2
     while k >= 0 and said_before < 3 and said.kinds[k] != "mark":
+        if said.texts[k] in OWNED:
+            return False  # "example code for the last method": of the pick, not its stage
         said_before += said.content(k)  # the clause before "for", read back to three words
         k -= 1
     return said_before == 3
+
+
+def _in_time(said: Said, i: int, span: range) -> bool:
+    """The "the" at ``i`` opens an ordinal ("the last", "the next") before a compound noun of
+    two words or more (``span``) that is no part of an answer, not as the subject after an
+    auxiliary (where the run of words may hold its verb: "Why is the last term negative?"):
+    the world's things of that kind, in time ("How do I undo the last git commit?", "my fan
+    has been loud since the last windows update")."""
+    texts = said.texts
+    if texts[i + 1] not in ORDINALS or len(span) < 2 or texts[i - 1 : i] == []:
+        return False
+    if texts[i - 1] in AUXILIARIES:
+        return False
+    return not any(texts[k] in ANSWERED | OWNED | DOCUMENTED | PARTS for k in span)
 
 
 def says_which(said: Said, i: int) -> bool:
@@ -193,10 +325,13 @@ def says_which(said: Said, i: int) -> bool:
     texts = said.texts
     if _stage(said, i):
         return True  # "for the second proof", after a clause of its own
-    start = i + 1 if said.content(i + 1) else i + 2  # "the other name": "other" is a stop word
+    picked = texts[i + 1 : i + 2] != [] and texts[i + 1] in PICKS | COUNTERPARTS
+    start = i + 2 if picked or not said.content(i + 1) else i + 1  # "the other name"
     span = said.phrase(start)
-    stop = span.stop if span else start + 1
-    if any(said.kinds[k] != "word" or said.proper[k] for k in range(i + 1, stop)):
+    stop = span.stop if span else (i + 2 if picked else start + 1)
+    if any(said.kinds[k] != "word" or said.proper[k] for k in range(i + 1, stop)) or (
+        picked and _in_time(said, i, span)  # "undo the last git commit": the world's, in time
+    ):
         return True
     after = texts[stop : stop + 3]
     if after[:1] and (after[0] in RELATIVES | ASKER or after[0] == "to"):

@@ -20,9 +20,11 @@ from arborist.standalone_words import (
     JOINTS,
     KINDS,
     MODIFIERS,
+    NEGATED,
     NOT_PROPER,
     OWNED,
     OWNERS,
+    PREPOSITIONS,
     RECIPIENTS,
     RELATIVE,
     RELATIVES,
@@ -33,6 +35,11 @@ from arborist.standalone_words import (
 from arborist.text_words import STOPWORDS, fold
 
 __all__ = ["Said"]
+
+ENDS = frozenset(".!?;")
+"""Marks that end a sentence: a second one may be about what the first says."""
+STANDARDS = frozenset({"than", "compared"})
+"""After a comparative, these bring what it compares with ("faster than recursion")."""
 
 
 class Said:
@@ -52,6 +59,9 @@ class Said:
         self.named = any(k in ("name", "literal") for k in kinds)
         self.first_content = next((k for k in range(len(texts)) if self.content(k)), len(texts))
         self.lowered = " ".join(fold(t) for k, t in zip(kinds, texts, strict=True) if k != "mark")
+        self.completed, self.shown = _ahead(kinds, texts)
+        """For each place, whether what a comparative there is compared to follows it in its
+        clause, and whether a colon follows it in its sentence with something after it."""
         self.first_new = next(
             (
                 k
@@ -66,12 +76,13 @@ class Said:
         self.first_joint = len(texts)
         said = 0
         for j, text in enumerate(texts):
-            if text in JOINTS and said >= 2:
+            if (text in JOINTS or (kinds[j] == "mark" and text in ENDS)) and said >= 2:
                 self.first_joint = j
                 break
             said += self.content(j)
         """Where a second clause is joined to a first of two words of its own or more ("and",
-        "so", "when", ...): a pronoun after it may stand for the first clause's subject."""
+        "so", "when", ...) or a second sentence follows it: a pronoun after it may stand for
+        the first clause's subject, a demonstrative for what the first sentence says."""
         self.but = next(
             (j for j in range(1, len(texts)) if texts[j] == "but" and texts[j - 1] == ","),
             len(texts),
@@ -113,7 +124,12 @@ class Said:
         for j in range(start, len(texts) - 1):
             if texts[j] == "won" and texts[j + 1] == "t":
                 texts[j] = "will"  # "won't"; "won" alone is the verb ("Who won?")
-        return cls(kinds[start:], texts[start:], proper[start:])
+        kept = [  # "isn't" read as "isn", the auxiliary: its "t" is no word of its own
+            j
+            for j in range(start, len(texts))
+            if not (texts[j] == "t" and j > start and texts[j - 1] in NEGATED)
+        ]
+        return cls([kinds[j] for j in kept], [texts[j] for j in kept], [proper[j] for j in kept])
 
     def contents(self) -> int:
         """How many words of its own (names, literals, words not stop words) it holds."""
@@ -193,7 +209,7 @@ class Said:
         noun "what (exactly) is" defines)."""
         after = self.texts[j + 1 : j + 2]
         if set(after) & RELATIVE:
-            return True
+            return not self.completed[j]  # "a faster way than recursion" says to what
         of_before = self.texts[j - 1 : j] == ["with"] and self.first_content < j - 1
         span = range(j + 1, min(j + 2, len(self.texts)))
         defining = self.texts[:1] == ["what"] and j in (2, 3) and self.texts[j - 1] == "is"
@@ -206,11 +222,14 @@ class Said:
 
     def phrase(self, i: int) -> range:
         """The run of content words from ``i`` (at most three): a noun phrase, read roughly; a
-        word in -ed after its first is the verb ("after the war ended")."""
+        word in -ed after its first is the verb ("after the war ended"), and a preposition
+        ends it ("the calculation using 5% interest")."""
         end = i
         while end < min(i + 3, len(self.texts)) and self.content(end):
             if end > i and len(self.texts[end]) > 4 and self.texts[end].endswith("ed"):
                 break
+            if end > i and self.texts[end] in PREPOSITIONS:
+                break  # "the calculation using 5%": "using" opens what follows it
             end += 1
         return range(i, end)
 
@@ -258,3 +277,20 @@ class Said:
                 break
             said += self.content(j)
         return said
+
+
+def _ahead(kinds: list[str], texts: list[str]) -> tuple[list[bool], list[bool]]:
+    """For each place of a question read backwards once: whether "than" or "compared" follows
+    it in its clause (a comparative there brings what it compares with: "a faster way to sort
+    than bubble sort"), and whether a colon follows it in its sentence with something after
+    it (what a "this" there is: "Does this line have a bug: x = [1, 2,]?")."""
+    completed, shown = [False] * len(texts), [False] * len(texts)
+    standard = colon = False
+    for j in range(len(texts) - 1, -1, -1):
+        standard = texts[j] in STANDARDS or (standard and kinds[j] != "mark")
+        if kinds[j] == "mark" and texts[j] in ENDS:
+            colon = False
+        elif texts[j] == ":" and kinds[j + 1 : j + 2] not in ([], ["mark"]):
+            colon = True
+        completed[j], shown[j] = standard, colon
+    return completed, shown

@@ -13,8 +13,10 @@ from arborist.text_words import IDENTIFIER
 
 __all__ = [
     "ACKNOWLEDGEMENTS",
+    "ADDED",
     "ADDITIVES",
     "ALTERNATIVES",
+    "AMBIENT",
     "ANAPHORIC_MODIFIERS",
     "ANSWERED",
     "ASKER",
@@ -26,6 +28,7 @@ __all__ = [
     "CONTESTED",
     "CONTINUATIONS",
     "COUNTERPARTS",
+    "CREATED",
     "DEFINING",
     "DEGREES",
     "DEMONSTRATIVES",
@@ -33,8 +36,10 @@ __all__ = [
     "DESTINATIONS",
     "DOCUMENTED",
     "EDITS",
+    "ENUMERATED",
     "EVALUATIVE",
     "EVEN_BEFORE",
+    "EXCHANGED",
     "EXPLETIVE_VERBS",
     "FILLERS",
     "GENERIC",
@@ -45,16 +50,20 @@ __all__ = [
     "MODIFIERS",
     "MODIFYING",
     "MORE",
+    "NEGATED",
     "NOT_PROPER",
     "OBJECTS",
     "OMITTED",
+    "ORDINALS",
     "OWNED",
     "OWNERS",
     "PARTS",
     "PAST",
     "PAST_DONE",
     "PICKS",
+    "PLACES",
     "POSSESSIVES",
+    "PRECISE",
     "PREPOSITIONS",
     "PROCEED",
     "PRONOUNS",
@@ -64,11 +73,14 @@ __all__ = [
     "RELATIVE",
     "RELATIVES",
     "REPEATS",
+    "RESPONSES",
     "SAYING",
     "SEEKERS",
     "SEQUELS",
     "SOMEONE",
+    "SUBJECTS",
     "SUBORDINATORS",
+    "SUBSTITUTES",
     "TIMED",
     "TIMES",
     "TOKEN",
@@ -100,6 +112,12 @@ SUBORDINATORS = wordset("to that when if whether")
 """``it`` next to one of :data:`BE` or :data:`EXPLETIVE_VERBS` and followed in its clause
 by one of these stands for the clause ("Is it possible to ...", "What does it mean when ...",
 "How does it work when a company does a stock split?")."""
+AMBIENT = wordset(
+    "raining snowing hailing drizzling pouring sleeting thundering storming sunny cloudy "
+    "windy foggy rainy snowy stormy humid muggy overcast freezing"
+)
+"""After "it" and "is"/"'s"/"was" (and "been", "so", ...: within three words), the weather:
+"it" stands for nothing said ("It's been raining for a week, how do I ...")."""
 TIMES = wordset(
     "year years month week weekend day morning afternoon evening night time season summer "
     "winter spring autumn fall decade century semester quarter"
@@ -135,8 +153,13 @@ one ("with a custom separator", "in UTC instead")."""
 CLAUSE_WORDS = wordset(
     "what how why when where which who whom whose is are was were am do does did can "
     "could should would will shall may might must has have had isn aren doesn don didn "
-    "wouldn shouldn couldn"
+    "wouldn shouldn couldn weren hasn haven hadn"
 )
+NEGATED = wordset(
+    "isn aren wasn weren doesn don didn hasn haven hadn wouldn shouldn couldn can will"
+)
+"""Before the "t" of "n't" ("isn't", "can't", "won't" read as "will"): the auxiliary, negated; the
+"t" is read as part of it."""
 ADDITIVES = wordset("too either")
 SEQUELS = wordset("next afterwards afterward then")
 """Ending a clause, these presuppose what came before ("What happened next", "what happens
@@ -148,6 +171,15 @@ RECALLED = wordset(
     "explained listed quoted cited"
 )
 """After ``you``, these recall the last answer ("the formula you used")."""
+SUBJECTS = wordset("i we you it they he she there")
+"""After an auxiliary, these are the subject of a question ("should I", "is it", "are
+there"): a clause that asks, not a statement put back to confirm."""
+PRECISE = wordset("exact precise")
+"""After "the", before one noun ending its clause, these ask again, more exactly, for what the
+last answer gave ("the exact quote", "the precise figure")."""
+RESPONSES = wordset("response reply return result")
+"""After "in" ("in response", "in reply", "in return") or "as a" ("as a result"), ending a
+clause, these answer to something said before: what the last answer was about."""
 SAYING = wordset("says said shows prints printed outputs complains")
 """``it`` before one of these is the program's output, not a thing said before, when what it
 says is there ("When it says my container exited with code 137, ...")."""
@@ -173,7 +205,7 @@ COMPARATIVES = wordset(
 RELATIVE = COMPARATIVES | wordset("different similar other")
 """After "a"/"an", these make a noun phrase relative to one given ("a different way"): it
 brings nothing new."""
-DEPENDENT = wordset("example examples alternative alternatives")
+DEPENDENT = wordset("example examples counterexample counterexamples alternative alternatives")
 """Nouns that are of something: "an example" with nothing after it is of the last answer."""
 ANAPHORIC_MODIFIERS = wordset(
     "first second third last next previous other same former latter full whole complete "
@@ -223,7 +255,7 @@ JOINTS = wordset("and so when because while until before after once")
 """Joining a second clause to a first, these let a pronoun in the second stand for the first
 clause's subject ("how do index funds work and why do they ...", "store fresh herbs so they
 last longer")."""
-COUNTERPARTS = wordset("original equivalent same opposite counterpart")
+COUNTERPARTS = wordset("original equivalent same opposite counterpart inverse reverse converse")
 """After ``the``, these are relative to another thing, which only ``of``, ``to`` or ``as``
 after them names ("the equivalent of a semicolon", "the same as before"): otherwise the
 other thing is the last answer's ("Who sang the original?", "What's the equivalent in git?"),
@@ -233,6 +265,10 @@ PICKS = wordset("first second third last next previous other former latter two b
 approaches") wherever they stand, unless the question says from what: an owner with a name
 ("the first president of the United States") or a clause ("the first person to walk on the
 moon", "the last thing that ...")."""
+ORDINALS = wordset("first second third last next previous")
+"""Of :data:`PICKS`, the ones that order things in time or in a sequence: before a compound
+noun of two words or more that is no part of an answer ("the last git commit", "the next
+solar eclipse"), they pick from the world's things of that kind, not from the last answer."""
 UNIQUE = wordset(
     "sky sun moon earth world internet web universe ocean sea weather atmosphere economy "
     "environment climate body brain heart liver lungs kidneys stomach skin"
@@ -247,14 +283,15 @@ GENERIC = wordset(
 way"), not one thing said before."""
 EDITS = wordset(
     "translate reformat rewrite rephrase reword shorten simplify expand summarize summarise "
-    "format redo double halve triple scale substitute replace swap skip omit"
+    "format redo double halve triple scale substitute replace swap skip omit recompute "
+    "recalculate rerun redraw replot rework restate"
 )
 """Verbs that change a text or a recipe: opening a request, with "the N" that says not which
 as their object, they edit the last answer ("Translate the answer into French", "Can I
 substitute the eggs?"; "Translate \"good morning\" into Japanese" brings its own object)."""
-DESTINATIONS = wordset("into to as in for with instead")
-"""After an edited noun phrase, these say what it becomes, not which it is ("the answer into
-French", "the answer as bullet points")."""
+DESTINATIONS = wordset("into to as in for with instead using at without")
+"""After an edited noun phrase, these say what it becomes or how, not which it is ("the answer
+into French", "the answer as bullet points", "the estimate using 4% growth")."""
 DOCUMENTED = wordset(
     "figure figures table tables chart charts graph graphs diagram diagrams page pages footnote "
     "footnotes slide slides chapter chapters bullet bullets caption captions heading "
@@ -264,6 +301,21 @@ DOCUMENTED = wordset(
 """Opening "the N", these are parts of a document or of its data ("the figure on page 4",
 "the bullet points", "the interview with participant 7"): one in the user's documents or
 the last answer, unless a name, a proper name or a new noun phrase says whose."""
+ADDED = wordset("add include insert append attach")
+PLACES = wordset("to into in on at onto inside within")
+"""After "can you" and a verb of :data:`ADDED`, these say where it goes ("add a column to a
+DataFrame"); without one the last answer is where ("Can you add type hints?")."""
+ENUMERATED = wordset(
+    "step steps option options point points item items line lines tip tips method approach "
+    "solution example part section paragraph bullet idea suggestion choice scenario case"
+)
+"""Nouns an answer numbers its items by: before a number or a capital letter ("step 3",
+"option B") they name an item of the last answer's list, unless what follows says whose."""
+SUBSTITUTES = wordset("substitute swap")
+EXCHANGED = wordset("for with and in into between by out two both")
+"""After a verb of :data:`SUBSTITUTES`, these in its clause say what it is exchanged for or
+between ("substitute honey for sugar", "swap two variables"); without one, the other side is
+the last answer's."""
 TIMED = wordset("after before during")
 """Before "the" and a word in -ing, these place the question after a step taken ("after the
 filtering"): the step the last answer was about."""
@@ -279,6 +331,12 @@ ASKER = wordset("i we you")
 CONTESTED = wordset("won lost beat win wins lose loses")
 """After "who", these ask the outcome of one contest ("Who won the rematch?"): "the N" that
 says not which is the one the last answer was about."""
+CREATED = wordset(
+    "invented discovered created designed developed coined patented pioneered founded named "
+    "popularized popularised introduced"
+)
+"""After "who", these make "the N" a kind, made once ("Who invented the telephone?"), not one
+thing the last answer was about ("Who funded the study?")."""
 PAST_DONE = wordset("forgot got left made wrote gave put took mixed")
 """Irregular verbs in the past: after "you" opening a clause ("I think you forgot the
 salt"), like a verb in -ed ("you swapped the axes"), they say what the last answer did."""

@@ -2,9 +2,9 @@
 
 The floor is measured by bench/followup_labels.py on all the labels in
 bench/natural_questions.json (the part once held out has been seen: it is dev now).
-The blind sets, bench/followup_holdout2.json to bench/followup_holdout8.json (the first six
-seen since, the eighth blind), are never read here: their flags are tried on files of their
-shape written in a temporary folder.
+The blind sets, bench/followup_holdout2.json to bench/followup_holdout8.json (each seen once,
+dev since), are never read here: their flags are tried on files of their shape written in a
+temporary folder; tests/test_standalone_grammar.py tries the grammar's classes both ways.
 """
 
 from __future__ import annotations

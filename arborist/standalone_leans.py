@@ -1,0 +1,276 @@
+"""Whether a question leans on the last answer for want of a subject of its own, read for
+:mod:`arborist.standalone`. Pure: no I/O.
+
+A question leans when what it asks is of something it does not name: "what if ...", a
+comparison with nothing to compare, "the second ...", a noun of something with nothing it is
+of ("What's the default value?"), a question word with no verb, or "the N" asked about where
+nothing says which N ("Was the comic successful?"). Each rule reads a
+:class:`~arborist.standalone_said.Said`; docs/retrieval.md ("Follow-ups") gives them with
+their examples.
+"""
+
+from __future__ import annotations
+
+from arborist.standalone_replies import says_which
+from arborist.standalone_said import Said
+from arborist.standalone_words import (
+    ALTERNATIVES,
+    ANAPHORIC_MODIFIERS,
+    AUXILIARIES,
+    BE,
+    COMPARATIVES,
+    CONTESTED,
+    COUNTERPARTS,
+    CREATED,
+    DEFINING,
+    DEGREES,
+    GENERIC,
+    INTRODUCERS,
+    KINDS,
+    MODIFIERS,
+    MODIFYING,
+    MORE,
+    OWNED,
+    OWNERS,
+    PAST,
+    PICKS,
+    PRECISE,
+    PREPOSITIONS,
+    RELATIONAL,
+    REPEATS,
+    SEEKERS,
+    SOMEONE,
+    UNIQUE,
+    WH,
+    WHEN,
+)
+
+__all__ = ["definite_subject", "leans", "owned_subject"]
+
+
+def leans(said: Said) -> bool:
+    """Without a subject of its own, it leans on the last turn: "what if ...", a comparison
+    with nothing to compare, "a different way", "the second/full/other ...", "the
+    difference", "also", "tell me more", a noun of something with nothing it is of, a
+    question word with no verb, "the N" asked about in the past."""
+    plain, texts = said.plain, said.texts
+    alternatives = bool(plain & ALTERNATIVES)
+    if said.lowered.startswith("what if ") or plain & REPEATS or _asks_else(said):
+        return True
+    if _asks_more(said) or _fragment(said) or _owned(said) or definite_subject(said):
+        return True
+    if _only_owned(said) or _precise(said):
+        return True
+    numbered = INTRODUCERS | {"one"}  # "in one serving": a serving of what was said
+    if any(texts[j] in numbered and said.relative(j) for j in range(len(texts))):
+        return True
+    if not alternatives and (
+        plain & COMPARATIVES
+        or ("which" in plain and plain & {"one", "ones"})
+        or said.lowered.startswith(("which is more ", "which is less ", "which is most "))
+    ):
+        return True
+    return any(
+        texts[i] == "the"
+        and (
+            (texts[i + 1] in ANAPHORIC_MODIFIERS - COUNTERPARTS and not says_which(said, i))
+            or (texts[i + 1] in RELATIONAL and texts[i + 2 : i + 3] not in (["between"], ["of"]))
+        )
+        for i in range(len(texts) - 1)
+    )
+
+
+def _precise(said: Said) -> bool:
+    """ "the exact N" or "the precise N" of one word ending its clause: the one the last
+    answer gave, asked for again more exactly ("Give me the precise figure"; not "the exact
+    speed of light", where what it is of follows)."""
+    texts = said.texts
+    return any(
+        texts[i] == "the" and texts[i + 1] in PRECISE and said.content(i + 2)
+        and said.ends_clause(i + 3)
+        for i in range(len(texts) - 2)
+    )  # fmt: skip
+
+
+def _asks_else(said: Said) -> bool:
+    """ "else" after a question word or "anything", "someone", ...: more than was said
+    ("Who else was involved?", "anything else?"; not "an if else statement")."""
+    texts = said.texts
+    return any(w == "else" and texts[k - 1] in WH | SOMEONE for k, w in enumerate(texts) if k)
+
+
+def _only_owned(said: Said) -> bool:
+    """Its words of its own are all nouns of something, with no name: "Examples please",
+    "sources?" (not "Examples of decorators")."""
+    if said.named or any(said.proper) or not said.has_content():
+        return False
+    return all(said.texts[k] in OWNED for k in range(len(said.texts)) if said.content(k))
+
+
+def _asks_more(said: Said) -> bool:
+    """Asks for more of what was said: "tell me more", "explain further", "Can you
+    elaborate?"."""
+    return any(w in MORE and said.ends_clause(i + 1) for i, w in enumerate(said.texts))
+
+
+def _fragment(said: Said) -> bool:
+    """A question word and at most one word, with no verb: "What year?", "How many pages?",
+    "Where exactly?" ask something of the thing the last answer was about; so does a
+    question word before a passive with no agent and nothing else ("Who was involved?",
+    "How many were arrested?", "What was decided?": of the event said)."""
+    texts = said.texts
+    if texts and texts[0] in AUXILIARIES and not said.named and not any(said.proper):
+        return said.contents() <= 1  # "Should I be worried?", "Can you show me?"
+    if not texts or texts[0] not in WH:
+        return False
+    degree = texts[0] == "how" and texts[1:2] != [] and texts[1] in DEGREES
+    k = 1 + degree
+    if texts[k : k + 1] and texts[k] in BE | PAST and said.ends_clause(k + 2):
+        done = texts[k + 1 : k + 2]
+        return done != [] and len(done[0]) > 4 and done[0].endswith("ed")
+    if said.plain & (AUXILIARIES | {"to"}):
+        return False
+    return sum(said.content(k) for k in range(1 + degree, len(texts))) <= 1
+
+
+def _owned(said: Said) -> bool:
+    """A noun of something asked for with nothing it is of ("What's the default value?",
+    "what would the output look like", "Give more details"), and no proper name."""
+    texts = said.texts
+    if any(said.proper):
+        return False  # "What year did World War II end?": the name is what it is of
+    spans = [said.phrase(j + 1) for j in range(len(texts) - 1) if texts[j] in SEEKERS]
+    return any(
+        any(_of_something(said, k, s) for k in s)
+        and not said.owner_says(s)
+        and (texts[s.start - 1] not in WH or said.said_after(s.stop) < 2)
+        for s in spans
+    )
+
+
+def owned_subject(said: Said) -> bool:
+    """A noun of something as the subject after an auxiliary, before the question's own noun
+    phrase, with nothing it is of: what follows is a condition on it, not its owner ("What
+    would the result be for a negative number?", "Why is the output empty when I pass a
+    dict?"; not "Why is the output of ls sorted?"). The noun phrase ends at its noun of
+    something ("the output look like for ...": "look" is its verb), and one coordinated with
+    another is read no further ("the pros and cons of ...")."""
+    texts = said.texts
+    for k in range(1, min(said.first_new, len(texts) - 1)):
+        if texts[k] != "the" or texts[k - 1] not in AUXILIARIES:
+            continue
+        span = said.phrase(k + 1)
+        head = next((m for m in span if _of_something(said, m, span)), None)
+        if head is None or any(said.kinds[m] != "word" or said.proper[m] for m in span):
+            continue  # "the error 'No module named numpy'": named
+        end = head + 1
+        while end < span.stop and texts[end] in OWNED:
+            end += 1  # "the default value": one noun phrase
+        if texts[end : end + 1] in (["and"], ["or"]):
+            continue
+        if not said.owner_says(range(k + 1, end)):
+            return True
+    return False
+
+
+def _of_something(said: Said, k: int, span: range) -> bool:
+    """The word at ``k``, in the noun phrase ``span``, is a noun of something: one of
+    :data:`OWNED` ("the output", "more details", "the default value"), or a kind with no
+    name before it ("the function", not "the json module")."""
+    texts = said.texts
+    if texts[k] in MODIFYING:
+        return k == span[-1] or texts[k + 1] in OWNED
+    if texts[k] in KINDS:
+        kinds = [m for m in span if texts[m] in KINDS]
+        return k == span.start and texts[k - 1] == "the" and kinds == [k]
+    return texts[k] in OWNED
+
+
+def definite_subject(said: Said) -> bool:
+    """A yes/no question, one in the past, or "who is", about "the N" where nothing says
+    which N: "Was the comic successful?", "Is the output sorted?", "When was the book
+    published?", "Who is the villain?", "Who won the rematch?": one contest, "Who funded the
+    study?": one thing done to (:func:`_did_to_one`) ("Can the json module ...?" says which: a
+    name before a kind; "Who is the author of Dune?": what it is of; "Who won the most
+    medals?" is generic)."""
+    texts = said.texts
+    for i in range(1, min(len(texts) - 1, 6)):
+        asked = (
+            (i == 1 and texts[0] in AUXILIARIES)
+            or (texts[i - 1] in PAST and texts[0] in WH)
+            or (i == 2 and texts[0] == "who" and texts[1] in DEFINING | PAST | CONTESTED)
+            or (i == 2 and texts[0] == "who" and _did_to_one(said))
+        )
+        if texts[i] == "the" and asked and texts[i + 1] not in GENERIC and _unsaid(said, i):
+            return True
+    return _subject_unsaid(said)
+
+
+def _did_to_one(said: Said) -> bool:
+    """ "Who" and a verb in -ed that is done to one thing, then "the N" of one word ending
+    the clause: the one the last answer was about ("Who funded the survey?", "Who directed
+    the film?"); a verb of :data:`CREATED` makes the N a kind ("Who invented the telephone?")."""
+    texts = said.texts
+    verb = texts[1]
+    if len(verb) <= 4 or not verb.endswith("ed") or verb in CREATED:
+        return False
+    return said.content(3) and said.ends_clause(4)
+
+
+def _subject_unsaid(said: Said) -> bool:
+    """With no name, proper name or new noun phrase of its own (a number is a value, not a
+    subject), "the N" of one word that says not which, and is not a unique thing ("the
+    sky") or a generic one ("the best way"), as the subject of a question word's clause
+    that asks of one thing in particular, by a number or a preposition left at its end
+    ("Why does the loop start at 1?", "What key is the song in?", "What is the film
+    about?"; "Why does the kettle whistle?" asks of a kind, and so do "What is the N?" and
+    "What does the N do?") or after a preposition in the past (*was*, *did*, a verb in -ed:
+    "Who was president at the time?", "What happened after the war ended?", where the noun
+    phrase ends at its verb). A noun phrase of two words or more names a kind ("How does
+    the garbage collector work?")."""
+    texts, kinds = said.texts, said.kinds
+    if not texts or texts[0] not in WH or any(said.proper) or "name" in kinds:
+        return False
+    if said.first_new < len(texts) and kinds[said.first_new] != "literal":
+        return False
+    past = bool(said.plain & PAST) or any(len(t) > 4 and t.endswith("ed") for t in said.plain)
+    end = next((k for k in range(len(texts)) if said.ends_clause(k)), len(texts))
+    stranded = end > 0 and texts[end - 1] in PREPOSITIONS | MODIFIERS  # "What key is it in?"
+    for i in range(2, len(texts) - 1):
+        subject = texts[i - 1] in AUXILIARIES and (i == 2 or (i == 3 and said.content(1)))
+        if texts[i] != "the" or not (subject or (past and texts[i - 1] in WHEN)):
+            continue
+        if subject and not (stranded or "literal" in kinds):
+            continue  # "Why does the kettle whistle?": a kind, asked of in general
+        if i == 2 and texts[0] == "what" and texts[1] in DEFINING and not stranded:
+            continue  # "What is the cloud?": a definition
+        if said.lowered.endswith(" do") and texts[i - 1] in ("do", "does", "did"):
+            continue  # "What does the liver do?": what a kind does
+        words = said.phrase(i + 1).stop  # "the war ended": the noun phrase ends at its verb
+        noun = texts[i + 1]
+        if words - (i + 1) > (2 if subject else 1) or noun in UNIQUE | GENERIC | PICKS:
+            continue  # "the first ...": a pick, read by what says which
+        if says_which(said, i):
+            continue  # "the N to ...", "the N that ..."
+        stop = i + 2 if texts[i - 1] in ("do", "does", "did") else words  # then the verb
+        if texts[stop : stop + 1] and texts[stop] in OWNERS and not said.ends_clause(stop + 1):
+            continue  # "the N of ...", "the N in Python"; not "the loop start at 1"
+        if said.content(i + 1):
+            return True
+    return False
+
+
+def _unsaid(said: Said, i: int) -> bool:
+    """The "the" at ``i`` opens a noun phrase that says not which thing it is, or one of
+    another that does not ("the name of the ship"; not "the author of Dune")."""
+    texts = said.texts
+    while True:
+        span = said.phrase(i + 1)
+        if not span or any(texts[k] in KINDS for k in span[1:]) or texts[span[0]] in UNIQUE:
+            return False  # "Is the earth flat?", "the first man on the moon": one there is
+        if not said.anchored(span):
+            return True
+        owner = texts[span.stop : span.stop + 2]
+        if len(owner) < 2 or owner[0] not in OWNERS or owner[1] != "the":
+            return False
+        i = span.stop + 1

@@ -1,0 +1,255 @@
+"""Follow-up detection, the grammar of leaning on a turn before: each class both ways.
+
+Every question here is written for its class, none taken from the label sets in bench/: a
+class that reads one way must leave the other way's questions alone. The label sets and
+their floor are tested in tests/test_followup_labels.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from arborist.analysis import stands_alone
+
+STANDALONE = {
+    "a negated auxiliary is an auxiliary": [
+        "Isn't it dangerous to mix bleach and ammonia?",
+        "Why doesn't Python have a switch statement?",
+    ],
+    "the one answering's own past act": [
+        "Did you know that honey never spoils?",
+        "What happens if you heated a magnet past its Curie point?",
+        "Were you trained on Wikipedia?",
+        "Is it bad to swim right after you ate a big meal?",
+        "What do you recommend for learning Rust?",
+    ],
+    "a demonstrative standing for an earlier sentence": [
+        "Many people claim cracking knuckles causes arthritis. Is that a myth?",
+        "Bananas are slightly radioactive. Is this true?",
+        "Octopuses have three hearts. How does that work?",
+        "I read that Vikings wore horned helmets. Was that really the case?",
+    ],
+    "the weather's it": [
+        "It's freezing outside, how long should I warm up my car?",
+        "It's been two weeks since my flu shot; am I protected yet?",
+        "It's been snowing for three days; how do I keep my pipes from freezing?",
+        "It is really humid in the basement, what helps against mold?",
+        "Is it snowing in Denver right now?",
+    ],
+    "a comparative completed in the question": [
+        "Is there a cheaper way to heat a house than electric radiators?",
+        "Is there a simpler approach to parsing dates than regular expressions?",
+    ],
+    "an ordinal before a compound noun of the world": [
+        "how do i amend the last commit message",
+        "My printer stopped working after the last driver update, what should I do?",
+        "Who discovered the first exoplanet around a sun-like star?",
+    ],
+    "this before a colon that shows it": [
+        "Is this a valid date format: 2024-13-01?",
+        'Does this phrase sound natural: "I look forward to hear from you"?',
+        "Are these two sums equal: 0.1 + 0.2 and 0.3?",
+    ],
+    "a noun of something as a subject, its owner given": [
+        'What does the error "KeyError: 0" mean in pandas?',
+        "What are the pros and cons of option 2 in a 401k rollover?",
+        "Why is the output of ls not sorted by date?",
+        "What would the cost of a kitchen remodel be in a big city?",
+    ],
+    "an item numbered by its list": [
+        "What is step 1 of the scientific method?",
+        "How do I open port 8080 on a firewall?",
+        "Is vitamin D safe to take in winter?",
+        "What is line 2 of the Gettysburg Address?",
+    ],
+    "an exchange with both its sides": [
+        "Can I substitute yogurt for sour cream in a cake?",
+        "How do I swap two variables in Python?",
+        "Can you substitute baking soda with baking powder?",
+        "What is a good substitute for eggs?",
+    ],
+    "a stage of the question's own clause": [
+        "How many minutes should I knead dough for the first proof?",
+    ],
+    "a counterpart or a dependent noun with its owner": [
+        "What's the inverse function of the natural logarithm?",
+        "What is the inverse of a 2x2 matrix?",
+        "What's the reverse of a string in Python?",
+        "Give me a counterexample to the claim that every continuous function is differentiable.",
+    ],
+    "an answer to something said before": [
+        "What happens to the body in response to stress?",
+        "What does an investor get in return for buying a bond?",
+    ],
+    "'so' before a statement put back to confirm": [
+        "So how do tides work?",
+        "So is coffee bad for you?",
+        "So I'm learning Spanish - which app should I use?",
+        "So I just got a puppy, should I crate train it?",
+    ],
+    "'now' before a verb: the next step": [
+        "Now that I have Python installed, how do I create a virtual environment?",
+        "Now Python 3.13 is out, what changed in the GIL?",
+    ],
+    "'who' and a verb done to one thing": [
+        "Who invented the telephone?",
+        "Who discovered the electron?",
+        "Who painted the ceiling of the Sistine Chapel?",
+        "Who directed the film Jaws?",
+    ],
+    "a passive with no agent and nothing else": [
+        "When was penicillin discovered?",
+        "Who was assassinated in Dallas in 1963?",
+        "How is cheese made?",
+    ],
+    "an addition with nothing saying where": [
+        "Can you add a column to a pandas DataFrame?",
+        "Can you add 17 and 25?",
+        "Can you insert a row into a SQLite table from Python?",
+    ],
+    "the exact one, asked again": [
+        "What is the exact speed of light?",
+        "What's the exact time in Tokyo?",
+    ],
+}
+
+FOLLOW_UP = {
+    "a negated auxiliary is an auxiliary": [
+        "Doesn't that break on Windows?",
+        "Wasn't this deprecated years ago?",
+    ],
+    "the one answering's own past act": [
+        "Why did you choose a heap here?",
+        "Go back to the point where you left off.",
+        "Which library did you import?",
+        "Explain the regex you wrote.",
+        "Which of the examples you've shown is fastest?",
+        "How did you get 37?",
+        "Why did you skip the base case?",
+        "Pick up where you stopped.",
+    ],
+    "a demonstrative standing for an earlier sentence": [
+        "Wow. Is that true?",
+        "Interesting point. Why is that?",
+        "Nice answer. But is that always the case?",
+        "That makes sense. Why is that?",
+    ],
+    "the weather's it": [
+        "It's been slow since the update.",
+        "Is it sunny enough for that?",
+        "It's still not working after the update.",
+    ],
+    "a comparative completed in the question": [
+        "Is there a cheaper way?",
+        "Is there a simpler approach?",
+    ],
+    "an ordinal before a compound noun of the world": [
+        "Explain the second code example again.",
+        "Is the first sorting method stable?",
+        "Why is the last term positive?",
+        "What does the third parameter do?",
+    ],
+    "this before a colon that shows it": [
+        "Is this valid?",
+        "Does this work on a Mac?",
+        "Why is this so slow? I expected better.",
+    ],
+    "a noun of something as a subject, its owner given": [
+        "What would the output look like for a sorted array?",
+        "Would the answer change for a married couple?",
+        "What would the result be for a negative number?",
+        "Why is the output empty when I pass a dict?",
+        "Would the answer be different for a married couple?",
+    ],
+    "an item numbered by its list": [
+        "Go into more detail on step 5.",
+        "Go through step 2 again.",
+        "Is option C cheaper?",
+        "What does line 14 do?",
+        "Can you expand on point 4?",
+        "Why is approach 2 slower?",
+    ],
+    "an exchange with both its sides": [
+        "Can I substitute yogurt?",
+        "Could we swap tofu?",
+        "What can I substitute?",
+    ],
+    "an edit of the last answer, and how": [
+        "Recompute the total using the new tax rate.",
+        "Redo the estimate at 4% growth.",
+        "Rewrite the loop using a comprehension.",
+        "Rewrite the function without recursion.",
+    ],
+    "a stage of the question's own clause": [
+        "Show example code for the second method.",
+        "Give sample output for the first approach.",
+    ],
+    "a counterpart or a dependent noun with its owner": [
+        "What's the inverse?",
+        "And the converse?",
+        "Can you show a counterexample?",
+    ],
+    "an answer to something said before": [
+        "What did the minister say in reply?",
+        "And how did the market move as a result?",
+        "What do I get in return?",
+    ],
+    "'so' before a statement put back to confirm": [
+        "So the dosage is the same for adults?",
+        "So I should use a set instead?",
+        "So you're saying the loop never ends?",
+    ],
+    "'now' before a verb: the next step": [
+        "Now add error handling.",
+        "Now make the function generic.",
+        "ok now sort the output by date",
+    ],
+    "'who' and a verb done to one thing": [
+        "Who funded the survey?",
+        "Who directed the film?",
+        "Who signed the agreement?",
+    ],
+    "a passive with no agent and nothing else": [
+        "Who was involved?",
+        "How many were arrested?",
+        "What was decided?",
+    ],
+    "an addition with nothing saying where": [
+        "Can you add type hints?",
+        "Could you include sources?",
+        "Would you add error handling please?",
+    ],
+    "the exact one, asked again": [
+        "Give me the precise figure.",
+        "What was the exact date?",
+    ],
+}
+
+
+def cases(table: dict[str, list[str]]) -> list[object]:
+    return [pytest.param(q, id=f"{kind}: {q}") for kind, qs in table.items() for q in qs]
+
+
+@pytest.mark.parametrize("question", cases(STANDALONE))
+def test_a_question_of_a_class_that_stands_alone(question: str) -> None:
+    assert stands_alone(question)
+
+
+@pytest.mark.parametrize("question", cases(FOLLOW_UP))
+def test_a_question_of_a_class_that_leans_on_the_turn_above(question: str) -> None:
+    assert not stands_alone(question)
+
+
+def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
+    assert not stands_alone("Is this valid? " * 20_000)
+    assert stands_alone("Is this valid: " + "x = 1, " * 20_000)
+    assert not stands_alone("did you " * 30_000)
+    assert not stands_alone("where you stopped " * 20_000)
+    assert stands_alone("a faster way " * 10_000 + "than recursion")
+    assert not stands_alone("would the result be " * 10_000 + "for a list")
+    assert not stands_alone("step 3 " * 20_000)
+    assert not stands_alone("can I substitute " * 20_000)
+    assert stands_alone("can I substitute " * 20_000 + "honey for sugar")
+    assert not stands_alone("so the " + "loop " * 20_000 + "never ends?")
+    assert not stands_alone("what did they say in reply " * 10_000)
+    assert not stands_alone("can you add " + "comments " * 30_000)
