@@ -26,6 +26,8 @@ from IPython.display import display
 
 from arborist.app import Arborist, Turn
 from arborist.facts import HIT, Source, TurnFacts, fact_rows
+from arborist.journal import Journal
+from arborist.journal import Turn as PublicTurn
 from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing
 from arborist.qa.support import audit_words, row_words
@@ -53,14 +55,16 @@ _MARKDOWN_PUNCTUATION = str.maketrans(
 )
 
 
-class Answer:
-    """The answer of one turn. ``_`` holds it after a ``%%ask`` cell.
+class Answer(PublicTurn):
+    """The answer of one turn. ``_`` holds it after a ``%%ask`` cell: an ``arborist.Turn``
+    (:class:`arborist.journal.Turn`: ``.text``, ``.mode``, ``.support``, ``.state``,
+    ``.sources``, ``.verify()``, ``.ask()``, ``.fork()``, ``.falsify()``, the same as the
+    Python API's), with the notebook's rich display added.
 
-    ``text`` is the answer, ``evidence`` the retrieved chunks (with ``cited``
-    flags and proofs), ``proofs`` the per-item proof data, ``verify()``
-    re-reads the answer from the store and re-checks it here and now.
-
-    A display checks it once (``verify()``) and renders every mimetype from that check.
+    ``evidence`` is the retrieved chunks (with ``cited`` flags and proofs), ``proofs`` the
+    per-item proof data, ``verify()`` re-reads the answer from the store and re-checks it
+    here and now. A display checks it once (``verify()``) and renders every mimetype from
+    its facts (:meth:`facts`) and that check.
     """
 
     def __init__(
@@ -71,6 +75,7 @@ class Answer:
         checkpoint: Heads,
         own: bool = False,
     ) -> None:
+        super().__init__(Journal(app), turn.node, None if turn.reused else turn.result)
         self.app = app
         self.turn = turn
         self.record = turn.result.record
@@ -120,13 +125,6 @@ class Answer:
         here, whatever the copy taken at ask time says.
         """
         return self.app.check_answer(self.record.id)
-
-    def facts(self) -> TurnFacts:
-        """This answer's turn's facts now (:meth:`arborist.app.Arborist.facts`), what every
-        face shows of a turn: hit or miss and who paid, the mode it can claim now and why
-        not, its support, a withdrawn answer's state and why, its sources and their lanes,
-        what fitting the prompt left out. Every rendering formats these, and only these."""
-        return self.app.facts(self.node, asked=None if self.turn.reused else self.turn.result)
 
     def standing(self) -> Standing:
         """What this answer's turn can claim now (:meth:`arborist.app.Arborist.audit_now`)."""
