@@ -31,8 +31,10 @@ PUBLIC = [
     "open",
 ]
 JOURNAL = ["ask", "close", "home", "ingest", "search", "sessions", "turn", "turns", "verify"]
-TURN = ["ask", "bates", "facts", "falsify", "fork", "hit", "mode", "question", "sources",
-        "state", "support", "text", "verify"]  # fmt: skip
+TURN = [
+    *("ask", "bates", "facts", "falsify", "fork", "hit", "mode", "question", "sources"),
+    *("state", "support", "text", "verify"),
+]
 
 
 def public(cls: type) -> list[str]:

@@ -5,6 +5,7 @@ one turn from a chat server on loopback whose small context makes arborist fit t
 a miss, a cache hit, a falsified answer, an ask with a co-access lane, a fitted prompt. For
 each turn :meth:`Arborist.facts` says its facts once; each fact must then appear in every
 face that shows the turn: the CLI's ``ask`` and ``show`` text, the REPL's ``/show``,
+``%arborist ask``,
 ``show --json`` and ``ask --json``, ``%%ask``'s text/plain and HTML, and the widget's
 detail payload and tree row. Before the facts were computed once, ``%%ask`` left out the
 lanes, the ``fitted`` line and the sources it did not cite, and ``show`` said neither hit
@@ -131,6 +132,11 @@ def said_in_text(text: str, facts: TurnFacts, asked_now: bool) -> list[str]:
     return [fact for fact in said if inert(fact) not in text]
 
 
+def bates_of(text: str) -> str:
+    """The bates number an ask's text names on its ``bates`` line."""
+    return next(line.split()[1] for line in text.splitlines() if line.startswith("bates"))
+
+
 def page_words(page: str) -> str:
     """An HTML output's text: tags out, entities decoded, whitespace runs one space."""
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
@@ -213,10 +219,16 @@ def test_every_face_shows_every_fact_of_a_turn(
         assert row.get("support") == (turn.facts.support.level if turn.facts.support else None)
         assert row.get("state_reason") == turn.facts.state_reason
     # the CLI's ask: its text and its --json, as the turns they made say them
-    cli_hit = app.facts(app.node(next(line.split()[1] for line in asked_text.splitlines()
-                                      if line.startswith("bates"))))  # fmt: skip
+    cli_hit = app.facts(app.node(bates_of(asked_text)))
     assert cli_hit.served == HIT and cli_hit.first_bates == miss.bates
     assert said_in_text(asked_text, cli_hit, asked_now=True) == [], asked_text
+    # %arborist ask prints what the CLI's ask prints (the same command, the same view)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        shell.run_line_magic("arborist", f"ask --parent root {HISTORY[0]}")
+    said = printed.getvalue()
+    magic = app.facts(app.node(bates_of(said)))
+    assert magic.served == HIT and said_in_text(said, magic, asked_now=True) == [], said
     made = app.facts(app.node(asked_json["bates"]))
     own = ("cache", "elapsed_ms")  # what only the ask knew: how long it took
     assert {k: v for k, v in asked_json["facts"].items() if k not in own} == {
