@@ -1,4 +1,7 @@
-"""arborist: cited answers, a branching forest of turns, and Merkle proofs that bind them."""
+"""arborist: cited answers, a branching forest of turns, and Merkle proofs that bind them.
+
+``journal = arborist.open(home)``, ``turn = journal.ask(question)``: see docs/api.md.
+"""
 
 from typing import TYPE_CHECKING
 
@@ -16,6 +19,7 @@ from arborist.errors import (
 if TYPE_CHECKING:
     from arborist.app import Arborist
     from arborist.audit import ChainReport, Checkpoint
+    from arborist.journal import Journal, Turn, open
 
 __all__ = [
     "Arborist",
@@ -25,18 +29,26 @@ __all__ = [
     "ChainReport",
     "Checkpoint",
     "IntegrityError",
+    "Journal",
     "ModelError",
     "NotFound",
     "StorageError",
+    "Turn",
     "__version__",
+    "open",
 ]
 
 
 def __getattr__(name: str) -> object:
-    """``arborist.Arborist``, ``ChainReport`` and ``Checkpoint``, imported on first use
-    rather than with the package: the facade brings every service with it (the chat
+    """``arborist.open``, ``Journal`` and ``Turn`` (the public API: :mod:`arborist.journal`),
+    ``arborist.Arborist`` (the facade beneath), ``ChainReport`` and ``Checkpoint``,
+    imported on first use rather than with the package: the facade brings every service with it (the chat
     clients' HTTP stack among them), and importing one module of the package,
     ``arborist._version`` or ``arborist.store.loaders`` say, needs none of that."""
+    if name in ("open", "Journal", "Turn"):
+        from arborist import journal  # noqa: PLC0415
+
+        return getattr(journal, name)
     if name == "Arborist":
         from arborist.app import Arborist  # noqa: PLC0415
 

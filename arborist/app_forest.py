@@ -13,10 +13,11 @@ from arborist.app_home import Home
 from arborist.audit import head_checkpoint
 from arborist.bundle import build_bundle, bundle_export_lines
 from arborist.checks import import_conflict
-from arborist.errors import BadInput
+from arborist.errors import ArboristError, BadInput
+from arborist.facts import TurnFacts, turn_facts
 from arborist.forest.bates import is_bates
 from arborist.forest.cells import cell_turn, remember_cell_turn
-from arborist.forest.reads import first_turn, label_names, session_bates
+from arborist.forest.reads import first_turn, first_turn_since, label_names, session_bates
 from arborist.forest.render import branch_points, render_tree
 from arborist.forest.shard import (
     FindHit,
@@ -34,8 +35,9 @@ from arborist.forest.shard import (
 from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.tree_sync import ForestView
 from arborist.pathref import load_or_create_key, redact_path
+from arborist.qa.runner import AskResult
 from arborist.qa.standing import Standing, standings, unchecked
-from arborist.store.cache import CacheRecord, resolve_key
+from arborist.store.cache import OK, CacheRecord, resolve_key
 from arborist.witness import Heads
 
 __all__ = ["HomeForest"]
@@ -99,6 +101,42 @@ class HomeForest(Home):
         turn = (node.cache_key, node.answer_text, node.cited_titles, node.audit_mode,
                 node.question, node.created_at)  # fmt: skip
         return standings(self.store_conn).of(turn)
+
+    def facts(self, node: Node, *, asked: AskResult | None = None) -> TurnFacts:
+        """The facts of turn ``node`` every face shows, computed once (:mod:`arborist.facts`):
+        its standing now, the record revision whose answer it showed (none when no revision
+        here holds its answer) and the turn that paid for that revision. ``asked``: the result of the ask that just
+        made the turn (not one that reused an earlier turn): only it knows how long it took
+        and whether it was served from the cache (a record written by an ask that made no
+        turn has no turn that paid for it), and a miss names the revision out of service it
+        took the place of."""
+        now = self.audit_now(node)
+        record = None
+        if now.revision is not None and node.cache_key:
+            record = resolve_key(self.store_conn, node.cache_key, revision=now.revision)
+        first = None
+        if record is not None:
+            first = first_turn_since(self.sessions_conn, record.cache_key, record.created_at)
+        if asked is None or record is None:
+            return turn_facts(node, now, record, first)
+        replaces = None if asked.hit else self._replaces(record)
+        return turn_facts(
+            node, now, record, first, asked=(asked.hit, asked.elapsed_ms), replaces=replaces
+        )
+
+    def _replaces(self, record: CacheRecord) -> str | None:
+        """``revision 1, failed: REASON`` when ``record`` answers its key again after the
+        revision before it was taken out of service; None for a first answer."""
+        if record.revision <= 1:
+            return None
+        try:
+            before = resolve_key(self.store_conn, record.cache_key, revision=record.revision - 1)
+        except ArboristError:
+            return None
+        if before.state == OK:
+            return None
+        said = f"{before.state}: {before.state_reason}" if before.state_reason else before.state
+        return f"revision {before.revision}, {said}"
 
     def branches(self, sid: str) -> list[tuple[Node, int]]:
         """Branch points (two or more children) of a session's tree."""

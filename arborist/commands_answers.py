@@ -33,6 +33,7 @@ from arborist.commands import (
     shown,
 )
 from arborist.errors import ModelError
+from arborist.facts import TurnFacts
 from arborist.qa.check import check_record
 from arborist.qa.runner import AskResult
 from arborist.store.cache import CacheRecord
@@ -114,11 +115,13 @@ def _ask(desk: Desk, args: argparse.Namespace) -> Outcome:
     if not args.sid:
         desk.landed(turn.node.sid)  # the session its first question made, or the one it was in
     result = turn.result
+    facts = desk.app.facts(turn.node, asked=None if turn.reused else result)
     if args.json:
-        return Outcome(json=json.dumps(ask_json(turn), indent=2, ensure_ascii=False), changed=True)
+        said = ask_json(turn, facts)
+        return Outcome(json=json.dumps(said, indent=2, ensure_ascii=False), changed=True)
     streamed = printer.text if printer is not None and printer.text else None
     shown_lines = answer_lines(result, streamed, width=width, mark=desk.mark)
-    footer = views.answer_text(result, bates=turn.node.bates, streamed=result.record.answer_text)
+    footer = views.answer_text(facts, streamed=facts.answer)
     return Outcome("\n".join([*shown_lines, footer]), changed=True)
 
 
@@ -142,14 +145,20 @@ def ask_of(desk: Desk, args: argparse.Namespace, question: str) -> Ask:
     )
 
 
-def ask_json(turn: Turn) -> dict[str, Any]:
-    """What ``ask --json`` prints in every face: the turn, its record whole, and every fact
-    the text shows beside them (the support of its cited passages)."""
+def ask_json(turn: Turn, facts: TurnFacts) -> dict[str, Any]:
+    """What ``ask --json`` prints in every face: the turn, its record whole, and its facts
+    (:mod:`arborist.facts`: every fact the text shows, under ``facts``)."""
     result = turn.result
-    support = views.record_support(result.record)
-    return {"bates": turn.node.bates, "sid": turn.node.sid, "hit": result.hit,
-            "elapsed_ms": round(result.elapsed_ms, 3), **result.record.as_json(),
-            "support": support.as_json() if support else None}  # fmt: skip
+    support = facts.support
+    return {
+        "bates": turn.node.bates,
+        "sid": turn.node.sid,
+        "hit": result.hit,
+        "elapsed_ms": round(result.elapsed_ms, 3),
+        **result.record.as_json(),
+        "support": support.as_json() if support else None,
+        "facts": facts.as_json(),
+    }
 
 
 @command(

@@ -47,8 +47,13 @@ __all__ = ["SESSION_MODES", "import_lines", "node_json"]
 
 
 def node_json(desk: Desk, node: Node) -> dict[str, Any]:
-    """A turn as JSON: its fields and the mode it can claim now (as ``find --json``)."""
-    return views.turn_json(node, desk.app.audit_now(node))
+    """A turn as JSON: its fields, the mode it can claim now, and its facts as every face
+    shows them (:mod:`arborist.facts`, under ``facts``): ``show``, ``tree``, ``find``,
+    ``branches`` and ``label`` rows alike."""
+    return {
+        **views.turn_json(node, desk.app.audit_now(node)),
+        "facts": desk.app.facts(node).as_json(),
+    }
 
 
 @command(
@@ -271,7 +276,7 @@ def _found(desk: Desk, args: argparse.Namespace, query: str) -> Outcome:
     return either(
         args,
         lambda: views.find_text(hits, app.audit_now),
-        lambda: views.find_json(hits, app.audit_now),
+        lambda: [{**node_json(desk, hit.node), "snippet": hit.snippet} for hit in hits],
     )
 
 
@@ -352,7 +357,9 @@ def _show(desk: Desk, args: argparse.Namespace) -> Outcome:
     else:
         sid = desk.session_id(args.sid)
         node = app.node(args.ref, sid) if args.ref else app.node(app.session(sid).current_bates)
-    return either(args, lambda: views.node_text(node, app.audit_now), lambda: node_json(desk, node))
+    return either(
+        args, lambda: views.node_text(node, app.facts(node)), lambda: node_json(desk, node)
+    )
 
 
 @command("sid", "this session's id")

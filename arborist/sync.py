@@ -164,13 +164,17 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
     node = app.node(checked_bates(bates, "bates"))
     view = app.forest_view()
     out = _node_json(view, node, viewer_sid)
-    now = app.audit_now(node)
+    facts = app.facts(node)  # what every face shows of the turn, computed once
+    out["facts"] = facts.as_json()
     out["audit_claimed"] = node.audit_mode  # what the turn was written with (in its hash)
-    out["audit_mode"], out["audit_reason"] = now.mode, now.reason
-    out["support"] = now.support.as_json() if now.support else None
+    out["audit_mode"], out["audit_reason"] = facts.mode, facts.mode_reason
+    out["support"] = facts.support.as_json() if facts.support else None
     if not node.is_root:
-        shown = view.shown(node, now.revision)
-        _add_answer(app, view, node, out, shown[0] if shown else now.revision)
+        shown = view.shown(node, facts.revision)
+        _add_answer(app, view, node, out, shown[0] if shown else facts.revision)
+    if facts.served is not None:  # hit or miss, and who paid: the facts' own, as every face's
+        out["served"] = facts.served
+        out["first_answered"] = facts.as_json()["first_answered"]
     return out
 
 
@@ -233,12 +237,6 @@ def _add_answer(
         "revision": record.revision,
         "bates": first[0] if first else None,
     }
-    if node.created_at < record.created_at:
-        out["served"] = "earlier revision"
-    elif first is None or first[0] == node.bates:
-        out["served"] = "miss"
-    else:
-        out["served"] = "hit"
 
 
 def find_hits(app: Arborist, query: str, limit: int, viewer_sid: str) -> JSON:

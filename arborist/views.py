@@ -15,12 +15,12 @@ from typing import Any
 
 from arborist.app import ChainCheck, DatabaseReport, Related, Verification
 from arborist.audit import ChainReport
+from arborist.facts import TurnFacts, answer_facts
 from arborist.qa.check import AnswerCheck
 from arborist.qa.distill import haiku_counts
-from arborist.qa.policy import retrieval_keywords
 from arborist.qa.roster import ModelStatus
 from arborist.qa.runner import AskResult
-from arborist.qa.support import Support, audit_words, measure_record
+from arborist.qa.support import Support, measure_record
 from arborist.store.cache import OK, CacheRecord
 from arborist.store.derive import Derivation
 from arborist.store.documents import IngestResult
@@ -29,13 +29,12 @@ from arborist.store.search import SearchHit
 from arborist.store.tiers import TierChange
 from arborist.store.vectors import EmbedReport
 from arborist.terminal import gutter, inert
-from arborist.views_common import field
+from arborist.views_common import facts_lines, field
 from arborist.views_forest import (
     branches_text,
     bundle_json,
     bundle_text,
     export_jsonl,
-    find_json,
     find_text,
     import_json,
     import_text,
@@ -59,9 +58,9 @@ __all__ = [
     "embed_text",
     "evicted_text",
     "export_jsonl",
+    "facts_lines",
     "falsified_text",
     "field",
-    "find_json",
     "find_text",
     "import_json",
     "import_text",
@@ -288,14 +287,6 @@ def models_json(
     }
 
 
-def _lanes(record: CacheRecord) -> list[str]:
-    """Which lane found each evidence item, when the record was retrieved hybrid."""
-    lanes = record.response.get("retrieval_lanes")
-    if isinstance(lanes, list) and len(lanes) == len(record.evidence):
-        return [f"  [{field(lane)}]" if isinstance(lane, str) else "" for lane in lanes]
-    return [""] * len(record.evidence)
-
-
 def ingest_json(result: IngestResult) -> dict[str, Any]:
     d = result.document
     return {
@@ -384,70 +375,30 @@ def derived_text(kind: str, derivation: Derivation) -> str:
 # --- answers -----------------------------------------------------------------------------------
 
 
-def answer_text(result: AskResult, *, bates: str | None = None, streamed: str | None = None) -> str:
-    """The answer, then its bates, hit or miss, audit mode, key and sources.
+def answer_text(shown: TurnFacts | AskResult, *, streamed: str | None = None) -> str:
+    """The answer, then its facts (:func:`~arborist.views_common.facts_lines`): bates, hit
+    or miss, audit mode, support, key, sources with their lanes, what fitting left out.
+    ``shown``: a turn's facts (``Arborist.facts``), or the result of an ask that wrote no
+    turn (:func:`~arborist.facts.answer_facts`).
 
     ``streamed`` is the text a terminal already showed as the model sent it: the
     answer is then not printed again, unless what was stored differs (see
     :func:`_restated`), and what follows starts with the blank line that would
     have followed it.
     """
-    record = result.record
-    found = record_support(record)
-    if result.hit:
-        cache = f"hit (first answered {record.created_at}, {record.hit_count} hit(s))"
-    else:
-        cache = f"miss (answered now in {result.elapsed_ms:.0f} ms)"
-    lines = [
-        *([record.answer_text] if streamed is None else _restated(record, streamed)),
-        "",
-        *([f"bates   {bates}"] if bates else []),
-        f"cache   {cache}",
-        f"audit   {audit_words(record.audit_mode, found)}{_withdrawn(record)}",
-        *([f"support {field(found.text())}"] if found else []),
-        f"key     {record.cache_key}",
-        *(
-            [f"words   {field(kw)} (added to retrieval)"]
-            if (kw := retrieval_keywords(record.policy))
-            else []
-        ),
-        "sources",
-    ]
-    if not record.evidence:
-        lines.append("  (no evidence retrieved)")
-    for item, lane in zip(record.evidence, _lanes(record), strict=True):
-        mark = "*" if item.cited else " "
-        lines.append(
-            f"  {item.label}{mark} {field(item.placed_title)}  (chunk {item.chunk_index})  "
-            f"{field(item.link)}{lane}"
-        )
-    fitted = fit_text(record)
-    return "\n".join([*lines, *([f"fitted  {fitted}"] if fitted else [])])
-
-
-def fit_text(record: CacheRecord) -> str | None:
-    """What a prompt fitted to the model's context left out, in one line; None when all that
-    was found was sent. What was sent is committed: the record's evidence (its hash) and the
-    cut chunk named in its policy (the key). How many were found and the window's size are
-    the response's metadata (``prompt_budget``: :mod:`arborist.qa.budget`), which no hash
-    covers, so they are said as the record's note."""
-    fit = record.response.get("prompt_budget")
-    if not isinstance(fit, dict):
-        return None
-    retrieved, window = fit.get("evidence_retrieved"), fit.get("context_tokens")
-    trimmed = record.policy.get("evidence_trimmed")
-    cut = isinstance(trimmed, dict) and isinstance(trimmed.get("label"), str)
-    sent = len(record.evidence)
-    if not (isinstance(retrieved, int) and isinstance(window, int)) or (
-        sent >= retrieved and not cut
-    ):
-        return None
-    said = f"{sent} passage(s) sent"
-    if cut and isinstance(trimmed, dict):
-        chars = trimmed.get("chars")
-        shown = f"its first {chars:,} characters" if isinstance(chars, int) else "a part"
-        said += f", {field(str(trimmed['label']))} cut to {shown}"
-    return said + f" (the record notes {retrieved} found, a {window:,}-token context)"
+    facts = (
+        shown
+        if isinstance(shown, TurnFacts)
+        else answer_facts(shown.record, hit=shown.hit, elapsed_ms=shown.elapsed_ms)
+    )
+    return "\n".join(
+        [
+            *([facts.answer] if streamed is None else _restated(facts.answer, streamed)),
+            "",
+            *([f"bates   {facts.bates}"] if facts.bates else []),
+            *facts_lines(facts, 7),
+        ]
+    )
 
 
 def record_support(record: CacheRecord) -> Support | None:
@@ -455,16 +406,16 @@ def record_support(record: CacheRecord) -> Support | None:
     return measure_record(record)
 
 
-def _restated(record: CacheRecord, streamed: str) -> list[str]:
+def _restated(answer: str, streamed: str) -> list[str]:
     """Nothing when the stored answer is what streamed; else the answer as stored.
 
     What streams is the model's text as it arrives; what is stored has passed the
     admission gate, which redacts a secret only once the whole answer is in hand.
     A terminal cannot take back what it showed, so it says so and shows the stored one.
     """
-    if record.answer_text == streamed:
+    if answer == streamed:
         return []
-    return ["stored as (the admission gate changed what streamed):", record.answer_text]
+    return ["stored as (the admission gate changed what streamed):", answer]
 
 
 def _withdrawn(record: CacheRecord) -> str:

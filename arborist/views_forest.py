@@ -10,12 +10,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from arborist.bundle_check import BundleReport
+from arborist.facts import TurnFacts
 from arborist.forest.render import format_node
 from arborist.forest.shard import FindHit, Node, Session
 from arborist.forest.transfer import ImportResult
 from arborist.qa.standing import Standing
 from arborist.terminal import gutter, inert
-from arborist.views_common import field
+from arborist.views_common import facts_lines, field
 
 __all__ = [
     "Audit",
@@ -23,7 +24,6 @@ __all__ = [
     "bundle_json",
     "bundle_text",
     "export_jsonl",
-    "find_json",
     "find_text",
     "import_json",
     "import_text",
@@ -53,30 +53,25 @@ def find_text(hits: Sequence[FindHit], audit: Audit) -> str:
     return "\n".join(lines)
 
 
-def find_json(hits: Sequence[FindHit], audit: Audit) -> list[dict[str, Any]]:
-    return [{**turn_json(h.node, audit(h.node)), "snippet": h.snippet} for h in hits]
-
-
 def turn_json(node: Node, now: Standing) -> dict[str, Any]:
     """A turn as every ``--json`` face shows it: its fields, then its standing now (the
     mode it can claim, why not, its support, and a withdrawn answer's state and reason)."""
     return {**node.as_json(), **now.as_json()}
 
 
-def node_text(node: Node, audit: Audit) -> str:
-    """One turn whole: bates, parent, question, mode now, key, label, hashes, answer."""
+def node_text(node: Node, facts: TurnFacts) -> str:
+    """One turn whole: bates, parent, question, label, time and hashes, its facts as every
+    face prints them (:func:`~arborist.views_common.facts_lines`: hit or miss, mode now,
+    support, key, sources, what fitting left out), then the answer."""
     lines = [
         f"bates        {node.bates}",
         f"parent       {node.parent_bates or '(none: a session root)'}",
         f"question     {field(node.question)}",
-        f"audit        {(now := audit(node)).words}",
-        *([f"support      {field(now.support.text())}"] if now.support else []),
-        f"cache key    {node.cache_key or '(none)'}",
-        *([f"keywords     {field(now.keywords)} (added to retrieval)"] if now.keywords else []),
         f"label        {field(node.label) or '(none)'}",
         f"created      {node.created_at}",
         f"node_hash    {node.node_hash}",
         f"subtree_hash {node.subtree_hash}",
+        *facts_lines(facts, 12),
     ]
     if node.cited_titles:
         lines.append("cited        " + "; ".join(field(t) for t in node.cited_titles))

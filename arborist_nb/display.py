@@ -20,21 +20,22 @@ import html
 import secrets
 import string
 from collections.abc import Iterator
-from functools import cached_property
 from typing import Any
 
 from IPython.display import display
 
 from arborist.app import Arborist, Turn
-from arborist.errors import ArboristError
-from arborist.forest.shard import Node
+from arborist.facts import HIT, Source, TurnFacts, fact_rows
+from arborist.journal import Journal
+from arborist.journal import Turn as PublicTurn
 from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing
-from arborist.qa.support import Support, audit_words, measure_record, row_words
+from arborist.qa.support import audit_words, row_words
 from arborist.quotes import claims_for, quoted_ranges
-from arborist.store.cache import OK, CacheRecord, RecordEvidence
+from arborist.store.cache import OK, RecordEvidence
 from arborist.store.places import LINKED_SCHEMES, shown_text, uri_scheme
 from arborist.terminal import inert
+from arborist.views import facts_lines
 from arborist.witness import Heads
 from arborist_nb import markdown
 
@@ -54,14 +55,16 @@ _MARKDOWN_PUNCTUATION = str.maketrans(
 )
 
 
-class Answer:
-    """The answer of one turn. ``_`` holds it after a ``%%ask`` cell.
+class Answer(PublicTurn):
+    """The answer of one turn. ``_`` holds it after a ``%%ask`` cell: an ``arborist.Turn``
+    (:class:`arborist.journal.Turn`: ``.text``, ``.mode``, ``.support``, ``.state``,
+    ``.sources``, ``.verify()``, ``.ask()``, ``.fork()``, ``.falsify()``, the same as the
+    Python API's), with the notebook's rich display added.
 
-    ``text`` is the answer, ``evidence`` the retrieved chunks (with ``cited``
-    flags and proofs), ``proofs`` the per-item proof data, ``verify()``
-    re-reads the answer from the store and re-checks it here and now.
-
-    A display checks it once (``verify()``) and renders every mimetype from that check.
+    ``evidence`` is the retrieved chunks (with ``cited`` flags and proofs), ``proofs`` the
+    per-item proof data, ``verify()`` re-reads the answer from the store and re-checks it
+    here and now. A display checks it once (``verify()``) and renders every mimetype from
+    its facts (:meth:`facts`) and that check.
     """
 
     def __init__(
@@ -70,21 +73,17 @@ class Answer:
         *,
         app: Arborist,
         checkpoint: Heads,
-        first_turn: Node | None = None,
         own: bool = False,
     ) -> None:
+        super().__init__(Journal(app), turn.node, None if turn.reused else turn.result)
         self.app = app
         self.turn = turn
         self.record = turn.result.record
         self.node = turn.node
         self.checkpoint = checkpoint
-        self.first_turn = first_turn
         self.own = own
         """Whether a reused turn is the one this cell showed last (the front end names its
         cells): "this cell's earlier answer"; another's is "asked here before"."""
-        self.replaced = _replaced(app, self.record) if not turn.result.hit else None
-        """For a new answer that took the place of one out of service: which revision, its
-        state and why (``revision 1, failed: the year is wrong``), read once; else None."""
         self._id = f"arb-{secrets.token_hex(6)}"  # unique across kernels and reopened notebooks
 
     @property
@@ -127,116 +126,73 @@ class Answer:
         """
         return self.app.check_answer(self.record.id)
 
-    # --- renderings --------------------------------------------------------------------------
-
-    def _cache_line(self) -> str:
-        if self.turn.reused:
-            return f"reused ({_REUSED[self.own]})"
-        if not self.hit:
-            replaces = f"; replaces {self.replaced}" if self.replaced else ""
-            return f"miss (answered now{replaces})"
-        where = f" at {self.first_turn.bates}" if self.first_turn else ""
-        return f"hit (first answered{where}, {self.record.created_at})"
-
     def standing(self) -> Standing:
-        """What this answer's turn can claim now (:meth:`arborist.app.Arborist.audit_now`),
-        with the state of its answer: a falsified, stale or quarantined one says so, and
-        why, in every rendering."""
+        """What this answer's turn can claim now (:meth:`arborist.app.Arborist.audit_now`)."""
         return self.app.audit_now(self.node)
 
-    def status(self, check: AnswerCheck | None = None, now: Standing | None = None) -> str:
+    # --- renderings --------------------------------------------------------------------------
+
+    def status(self, facts: TurnFacts | None = None) -> str:
         """The one line under the answer: "new answer · quotes verified (STRICT) · partly:
         no cited passage mentions comic · turn #3"; for an answer taken out of service its
         state and reason instead of the support: "· answer failed: the year is wrong"."""
-        check = self.verify() if check is None else check
-        now = self.standing() if now is None else now
-        withdrawn = [f"answer {now.state_text}"] if now.withdrawn else []
+        facts = self.facts() if facts is None else facts
+        withdrawn = []
+        if facts.state not in (None, OK):
+            reason = f": {facts.state_reason}" if facts.state_reason else ""
+            withdrawn = [f"answer {facts.state}{reason}"]
         if self.turn.reused:
             cache = "this cell's earlier answer" if self.own else "asked here before"
-        elif self.hit:
-            first = self.first_turn
-            where = "" if first is None else f" (first asked as #{first.seq}"
-            if first is not None and first.sid != self.node.sid:
-                where += f" of session {first.sid}"
-            cache = "from the cache" + (f"{where})" if where else "")
+        elif facts.served == HIT:
+            cache = "from the cache" + (f" ({_first_asked(facts)})" if facts.first_bates else "")
         else:
-            cache = f"new answer (replaces {self.replaced})" if self.replaced else "new answer"
-        if not check:
-            none = f"NONE: does not hold now: {check.summary}"
-            return " · ".join([cache, none, *withdrawn, f"turn #{self.node.seq}"])
-        support = self._support(check)
-        audit = audit_words(self.audit_mode, support)
-        said = [] if support is None else [support.text() if support.missing else support.level]
-        parts = [cache, audit, *(withdrawn or said), f"turn #{self.node.seq}"]
-        return " · ".join(parts)
+            cache = f"new answer (replaces {facts.replaces})" if facts.replaces else "new answer"
+        turn = f"turn #{self.node.seq}"
+        if facts.mode_reason is not None:
+            parts = [cache, f"{facts.mode}: {facts.mode_reason}", *withdrawn, turn]
+        else:
+            support = facts.support
+            said = [] if support is None else [support.text() if support.missing else support.level]
+            parts = [cache, audit_words(facts.mode, support), *(withdrawn or said), turn]
+        return inert(" · ".join(parts), one_line=True)
 
-    def _support(self, check: AnswerCheck) -> Support | None:
-        """The support of this answer's record, while it holds (shown by none otherwise)."""
-        return self._measured if check else None
-
-    @cached_property
-    def _measured(self) -> Support | None:
-        # A pure function of the record this Answer holds: measured once, for every rendering.
-        record = self.record
-        return measure_record(record)
-
-    def _facts(
-        self, check: AnswerCheck | None = None, now: Standing | None = None
-    ) -> list[tuple[str, str]]:
-        check = self.verify() if check is None else check
-        now = self.standing() if now is None else now
-        audit = self.audit_mode if check else f"NONE: does not hold now: {check.summary}"
-        if now.withdrawn:
-            audit += f", answer {now.state_text}"
-        support = self._support(check)
+    def _rows(self, facts: TurnFacts) -> list[tuple[str, str]]:
+        """The fold's facts: the turn's bates, every fact :func:`arborist.facts.fact_rows`
+        says, what fitting the prompt left out, and both stores' heads (the witness)."""
         return [
             ("bates", self.bates),
-            ("cache", self._cache_line()),
-            ("audit", audit),
-            *([("support", support.text())] if support else []),
-            ("time", f"{self.turn.result.elapsed_ms:.0f} ms"),
-            ("key", self.cache_key),
+            *fact_rows(facts),
+            *([("fitted", facts.fitted)] if facts.fitted else []),
             ("witness", str(self.checkpoint)),  # both stores' heads: arborist.witness
         ]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         """text/plain, text/markdown and text/html, all from one check made now (IPython
         filters by ``include`` and ``exclude`` itself)."""
-        check, now = self.verify(), self.standing()
+        check, facts = self.verify(), self.facts()
         return {
-            "text/plain": _render_text(self, check, now),
-            "text/markdown": _render_markdown(self, check, now),
-            "text/html": _render_html(self, check, now),
+            "text/plain": _render_text(self, facts),
+            "text/markdown": _render_markdown(self, facts),
+            "text/html": _render_html(self, check, facts),
         }
 
     def __repr__(self) -> str:
-        return _render_text(self, self.verify(), self.standing())
+        return _render_text(self, self.facts())
 
     def _repr_markdown_(self) -> str:
-        return _render_markdown(self, self.verify(), self.standing())
+        return _render_markdown(self, self.facts())
 
     def _repr_html_(self) -> str:
-        return _render_html(self, self.verify(), self.standing())
+        return _render_html(self, self.verify(), self.facts())
 
 
-_REUSED = {True: "this cell's earlier turn", False: "the turn that asked it here before"}
-"""What a reused turn is, in the fold's cache line: this cell's own, or another's (another
-cell's with the same question, a widget's ask, or a cell the front end does not name)."""
-
-
-def _replaced(app: Arborist, record: CacheRecord) -> str | None:
-    """``revision 1, failed: REASON`` when ``record`` answers its key again after the revision
-    before it was taken out of service (one inert line); None for a first answer."""
-    if record.revision <= 1:
-        return None
-    try:
-        before = app.record(record.cache_key, revision=record.revision - 1)
-    except ArboristError:
-        return None
-    if before.state == OK:
-        return None
-    said = f"{before.state}: {before.state_reason}" if before.state_reason else before.state
-    return inert(f"revision {before.revision}, {said}", one_line=True)
+def _first_asked(facts: TurnFacts) -> str:
+    """``first asked as #3`` (``of session SID`` when another session's turn paid for it)."""
+    sid, _, seq = (facts.first_bates or "").rpartition("-")
+    where = (
+        f"first asked as #{int(seq)}" if seq.isdigit() else f"first asked at {facts.first_bates}"
+    )
+    return where + (f" of session {sid}" if sid and sid != facts.sid else "")
 
 
 class Landing:
@@ -388,51 +344,50 @@ def _fact_row(name: str, value: str) -> str:
     )
 
 
-def _render_text(answer: Answer, check: AnswerCheck, now: Standing) -> str:
-    lines = [answer.text, "", answer.status(check, now), ""]
-    lines += [f"{name:<11}{value}" for name, value in answer._facts(check, now)]
-    cited = [e for e in answer.evidence if e.cited]
-    if cited:
-        lines.append("sources")
-        lines += [
-            f"  {e.label} {inert(e.placed_title, one_line=True)}  (chunk {e.chunk_index})  "
-            f"{inert(e.link, one_line=True)}"
-            for e in cited
-        ]
+def _render_text(answer: Answer, facts: TurnFacts) -> str:
+    lines = [answer.text, "", answer.status(facts), "", f"{'bates':<10} {answer.bates}"]
+    lines += facts_lines(facts, 10)  # what every face that prints a turn prints
+    lines.append(f"{'witness':<10} {answer.checkpoint}")
     return inert("\n".join(lines))
 
 
-def _render_markdown(answer: Answer, check: AnswerCheck, now: Standing) -> str:
+def _source_md(source: Source) -> str:
+    lane = f" [{md_escape(source.lane)}]" if source.lane else ""
+    return (
+        f"- {source.label}{' (cited)' if source.cited else ''}: {md_escape(source.title)} — "
+        f"{md_escape(source.uri)} chunk {source.chunk_index}{lane}"
+    )
+
+
+def _render_markdown(answer: Answer, facts: TurnFacts) -> str:
     # The facts are arborist's own (bates, hashes, times): code spans keep them greppable;
     # a withdrawn answer's reason is not, so every fact is escaped as markdown code.
-    facts = " · ".join(
-        f"**{name}** `{_md_code(value)}`" for name, value in answer._facts(check, now)
+    rows = " · ".join(f"**{name}** `{_md_code(value)}`" for name, value in answer._rows(facts))
+    sources = "\n".join(_source_md(source) for source in facts.sources)
+    status = md_escape(answer.status(facts))
+    folded = (
+        f"<details><summary>turn, sources and proofs</summary>\n\n{rows}\n\n{sources}\n\n</details>"
     )
-    sources = "\n".join(
-        f"- {e.label}{' (cited)' if e.cited else ''}: {md_escape(e.placed_title)} — "
-        f"{md_escape(e.link)} chunk {e.chunk_index}"
-        for e in answer.evidence
-    )
-    status = md_escape(answer.status(check, now))
-    folded = f"<details><summary>turn, sources and proofs</summary>\n\n{facts}\n\n{sources}\n\n</details>"
     text = markdown.to_markdown(markdown.parse(answer.text))
     return no_math(f"{text}\n\n*{status}*\n\n{folded}")
 
 
-def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
+def _render_html(answer: Answer, check: AnswerCheck, facts: TurnFacts) -> str:
     statuses = {s.label: s for s in check}
-    facts = "".join(_fact_row(name, value) for name, value in answer._facts(check, now))
+    rows = "".join(_fact_row(name, value) for name, value in answer._rows(facts))
     dims = "".join(
         _fact_row(name, value or "(empty)") for name, value in answer.record.dimensions.items()
     )
+    lanes = {source.label: source.lane for source in facts.sources}
     evidence = []
     for item in answer.evidence:
         status = statuses[item.label]
         body = _chunk_html(answer, item)
+        lane = f" [{_h(lane)}]" if (lane := lanes.get(item.label)) else ""
         evidence.append(
             f'<details id="{answer._id}-{item.label}" data-proof="{"pass" if status.verified else "fail"}">'
             f"<summary>{_h(item.label)}{' (cited)' if item.cited else ''}: "
-            f"{_h(item.placed_title)} — chunk {item.chunk_index} of {item.chunk_count} — "
+            f"{_h(item.placed_title)} — chunk {item.chunk_index} of {item.chunk_count}{lane} — "
             f"{_row_status(answer, item, status)}</summary>"
             f"<div>{_link_html(item.link)}</div>"
             f'<pre style="white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere">{body}</pre></details>'
@@ -442,10 +397,10 @@ def _render_html(answer: Answer, check: AnswerCheck, now: Standing) -> str:
         f'data-bates="{_h(answer.bates)}">'
         f'<div class="arborist-md">{_answer_html(answer)}</div>'
         f'<div class="arborist-status" style="font-size:smaller;opacity:0.8;text-align:left">'
-        f"{_h(answer.status(check, now))}</div>"
+        f"{_h(answer.status(facts))}</div>"
         f'<details class="arborist-fold" style="font-size:smaller;overflow-wrap:anywhere">'
         f"<summary>turn, sources and proofs</summary>"
-        f'<table style="margin:0;max-width:100%">{facts}'
+        f'<table style="margin:0;max-width:100%">{rows}'
         f'<tr><th colspan="2" {_LEFT}>cache key dimensions</th></tr>{dims}</table>'
         f"{''.join(evidence)}</details>"
         f"</div>"

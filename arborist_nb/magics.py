@@ -315,13 +315,11 @@ class ArboristMagics(Magics):
         self._run(lambda: self.cell_turns.remember(cell, question, turn.node, why, notebook))
         if args.json:
             self._refresh_widgets()
-            print(inert_json(json.dumps(ask_json(turn), indent=2, ensure_ascii=False)))
+            facts = self.app.facts(turn.node, asked=None if turn.reused else turn.result)
+            print(inert_json(json.dumps(ask_json(turn, facts), indent=2, ensure_ascii=False)))
             return None
-        first = self.app.first_turn(turn.result.cache_key) if turn.result.hit else None
         own = earlier is not None and earlier.bates == turn.node.bates
-        answer = Answer(
-            turn, app=self.app, checkpoint=self.app.checkpoint(), first_turn=first, own=own
-        )
+        answer = Answer(turn, app=self.app, checkpoint=self.app.checkpoint(), own=own)
         self._refresh_widgets()
         before = session.current_bates if session else None
         display(self._landing(turn, why, before, session.sid if session else turn.node.sid))

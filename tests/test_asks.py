@@ -164,6 +164,19 @@ def test_an_ask_reads_its_session_once(corpus: Path, home: Path, shell: Interact
     assert reads == [sid, sid]
 
 
+TURN_OWN = {"bates", "seq", "node_hash", "subtree_hash", "served", "cache", "first_answered",
+            "hits", "elapsed_ms", "replaces"}  # fmt: skip
+"""The facts of one turn that another turn with the same answer says otherwise: itself, and
+whether it paid for the answer (each ask's own)."""
+
+
+def same_answer_facts(facts: dict[str, object], other: dict[str, object]) -> bool:
+    """Whether two turns' facts (``ask --json``'s ``facts``) say the same of one answer."""
+    return set(facts) == set(other) and {k: v for k, v in facts.items() if k not in TURN_OWN} == {
+        k: v for k, v in other.items() if k not in TURN_OWN
+    }
+
+
 def test_ask_json_is_one_shape_in_every_face(
     corpus: Path, home: Path, shell: InteractiveShell
 ) -> None:
@@ -180,11 +193,12 @@ def test_ask_json_is_one_shape_in_every_face(
         json.loads(notebook(shell, f"ask --json --sid {sid} --parent root -- {QUESTION}")),
         json.loads(notebook(shell, f"--json --sid {sid}", QUESTION)),
     ]
-    moved = ("hit", "elapsed_ms", "hit_count", "last_hit_at")
+    moved = ("hit", "elapsed_ms", "hit_count", "last_hit_at", "facts")
     for data in faces:
         assert set(data) == set(first) and data["hit"] is True
         assert {k: v for k, v in data.items() if k not in (*moved, "bates")} == {
             k: v for k, v in first.items() if k not in (*moved, "bates")
         }
+        assert same_answer_facts(data["facts"], first["facts"])
     asked_before = {first["bates"], faces[0]["bates"], faces[1]["bates"]}
     assert len(asked_before) == 3 and faces[-1]["bates"] in asked_before, "the cell reuses one"

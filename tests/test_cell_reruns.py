@@ -116,7 +116,8 @@ def test_a_falsified_answer_asked_again_gets_one_new_turn_that_says_why(
     assert again.bates != a.bates and not again.hit and again.record.revision == 2
     assert again.status().startswith("new answer (replaces revision 1, failed: the year is wrong)")
     shown = repr(again)
-    assert "miss (answered now; replaces revision 1, failed: the year is wrong)" in shown
+    assert "; replaces revision 1, failed: the year is wrong)" in shown
+    assert "\ncache      miss (answered now in " in shown
     assert (
         "the year is wrong" in again._repr_html_()
         and "the year is wrong" in again._repr_markdown_()
@@ -136,7 +137,7 @@ def test_another_cells_turn_is_never_called_this_cells(shell: InteractiveShell) 
     twin = run(shell, "twin", ALONE)
     assert twin.bates == a.bates and twin.turn.reused and not twin.own
     assert twin.status().startswith("asked here before ·")
-    assert "reused (the turn that asked it here before)" in repr(twin)
+    assert "\ncache      miss (answered by this turn, " in repr(twin)  # a's, which paid
     assert run(shell, "twin", ALONE).status().startswith("this cell's earlier answer")
     unnamed = run(shell, None, ALONE)
     assert unnamed.bates == a.bates and unnamed.status().startswith("asked here before")

@@ -380,9 +380,13 @@ def test_a_cells_question_honours_every_flag_it_takes(
     data = json.loads(cell_says(shell, "ask", f"--json --sid {first['sid']}",
                                 "Who created Spider-Man?"))  # fmt: skip
     assert (data["sid"], data["bates"]) == (first["sid"], first["bates"])  # there: reused
-    moved = ("hit", "elapsed_ms", "hit_count", "last_hit_at")  # this ask was a hit
+    moved = ("hit", "elapsed_ms", "hit_count", "last_hit_at", "facts")  # this ask was a hit
     same = {k: v for k, v in first.items() if k not in moved}
     assert {k: data[k] for k in same} == same and set(data) == set(first)
+    ask_own = ("cache", "elapsed_ms", "hits")  # what the ask that made the turn knew
+    assert {k: v for k, v in data["facts"].items() if k not in ask_own} == {
+        k: v for k, v in first["facts"].items() if k not in ask_own
+    }
     app = shell.magics_manager.registry["ArboristMagics"].app
     asked: list[Ask] = []
     real = app.ask_turn

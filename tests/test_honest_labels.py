@@ -171,7 +171,7 @@ def test_answer_verify_is_falsy_once_the_store_is_edited(
     check = answer.verify()
     assert check and check.ok and not check.problems
     assert all(item.verified for item in check) and len(check) == len(answer.evidence)
-    assert "audit      STRICT" in repr(answer)
+    assert "audit      quotes verified (STRICT)" in repr(answer)
 
     _edit_cited_chunk(home / "store.db", answer.record.id)
     check = answer.verify()

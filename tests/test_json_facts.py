@@ -112,8 +112,9 @@ def test_ask_json_holds_every_fact_its_text_shows_support_included(
     """One turn, formatted both ways by the functions ``ask`` prints with."""
     with Arborist(home) as app:
         turn = app.ask_turn(QUESTION)
-    text = views.answer_text(turn.result, bates=turn.node.bates)
-    data = ask_json(turn)
+        facts = app.facts(turn.node, asked=turn.result)
+    text = views.answer_text(facts)
+    data = ask_json(turn, facts)
     assert data["support"] == {"level": "partly", "missing": ["comic"],
                                "reason": "no cited passage mentions comic",
                                "quoted": True}  # fmt: skip

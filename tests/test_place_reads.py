@@ -189,7 +189,7 @@ def test_the_notebook_answer_shows_the_place_and_links_it_escaped(guide_home: Pa
         assert isinstance(answer, Answer)
         (item,) = [e for e in answer.evidence if e.chunk_index == 2]
         assert item.link.endswith("#logging")
-        assert f"E1 Guide · Configuration › Logging  (chunk 2)  {item.link}" in repr(answer)
+        assert f"E1* Guide · Configuration › Logging  (chunk 2)  {item.link}" in repr(answer)
         assert "Guide · Configuration › Logging" in answer._repr_markdown_()
         page = answer._repr_html_()
         assert "Guide · Configuration › Logging — chunk 2 of 4" in page

@@ -73,7 +73,7 @@ def test_the_cli_shows_the_words_in_the_ask_show_and_json(corpus: Path) -> None:
     assert code == 0 and "keywords     Spider-Man (added to retrieval)" in out, err
     # At a session's root again (a new one): under the turn above it would be a follow-up.
     code, out, err = run("ask", QUESTION, "--retrieval-keywords", "Spider-Man")
-    assert code == 0 and "words   Spider-Man (added to retrieval)" in out, err
+    assert code == 0 and "keywords Spider-Man (added to retrieval)" in out, err
     assert "cache   hit" in out
     code, out, err = run("ask", QUESTION, "--json")
     data = json.loads(out)
@@ -98,4 +98,4 @@ def test_the_repl_takes_the_words_on_its_ask(corpus: Path) -> None:
         )
         record = app.records()[0]
     assert record.question == QUESTION and record.policy["retrieval_keywords"] == "Spider-Man"
-    assert "words   Spider-Man (added to retrieval)" in "\n".join(out)
+    assert "keywords Spider-Man (added to retrieval)" in "\n".join(out)

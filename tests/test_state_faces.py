@@ -183,12 +183,12 @@ def test_an_ask_cells_answer_shown_again_says_it_was_withdrawn(
     bundle, _meta = shell.display_formatter.format(answer)
     status = bundle["text/plain"].split("\n\n")[1]
     assert status.endswith(f"quotes verified (STRICT) · answer {state}: {SHOWN} · turn #1")
-    assert f"audit      STRICT, answer {state}: {SHOWN}" in bundle["text/plain"]
+    assert f"audit      quotes verified (STRICT), answer {state}: {SHOWN}" in bundle["text/plain"]
     assert "\x1b" not in "".join(bundle.values())
     assert "<script>" not in bundle["text/html"]
     assert f"answer {state}: Ditko left \\x1b[2J&lt;script&gt;" in bundle["text/html"]
     markdown = bundle["text/markdown"]  # a code span shows its text as it is: only there
-    assert f"**audit** `STRICT, answer {state}: {SHOWN}`" in markdown
+    assert f"**audit** `quotes verified (STRICT), answer {state}: {SHOWN}`" in markdown
     assert "<script>" not in re.sub(r"`[^`\n]*`", "", markdown)
     assert f"answer {state}\\: Ditko left" in markdown and "&lt;script&gt;alert" in markdown
 

@@ -176,7 +176,9 @@ def test_the_notebook_answer_shows_support_beside_audit_in_every_rendering(
         status = f"new answer · quotes verified (STRICT) · {line} · turn #1"
         text = repr(answer)
         assert text.split("\n\n")[1] == status  # the one line under the answer
-        assert f"audit      STRICT\nsupport    {line}" in text  # then the facts, in full
+        assert (
+            f"audit      quotes verified (STRICT)\nsupport    {line}" in text
+        )  # then the facts, in full
         markdown = answer._repr_markdown_()
         assert f"*{md_escape(status)}*" in markdown
         assert f"**support** `{line}`" in markdown.split("<details>")[1]  # folded

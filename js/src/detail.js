@@ -372,7 +372,11 @@ export function chunkText(h, item, claims) {
  */
 export function evidenceList(h, body, copy) {
   const checks = [];
+  // The lane that found each source, as the kernel's facts of the turn say it (the facts
+  // every face formats: arborist/facts.py); absent for a lexical ask.
+  const lanes = new Map((body.facts?.sources ?? []).map((source) => [source.label, source.lane]));
   const items = (body.record?.evidence ?? []).map((item) => {
+    const lane = lanes.get(item.label);
     const status = h("span", {
       class: "arb-proof",
       attrs: { "aria-label": `Proof of ${item.label}` },
@@ -390,6 +394,7 @@ export function evidenceList(h, body, copy) {
         h("span", { class: "arb-chip", title: item.cited ? "cited by the answer" : "retrieved, not cited", text: item.label }),
         h("span", { class: "arb-ev-title", title: item.uri, text: placedTitle(item) }),
         h("span", { class: "arb-ev-chunk", title: "numbered from 0, as the proof numbers leaves", text: chunkName(item) }),
+        lane ? h("span", { class: "arb-ev-lane", title: "the retrieval lane that found it", text: `[${lane}]` }) : null,
         status,
       ),
       h("div", { class: "arb-ev-uri", title: item.uri }, documentLink(h, item)),
@@ -481,6 +486,10 @@ export function proofSection(h, body, copy) {
     }
     if (record.state !== "ok") facts.push(["state", `${record.state}${record.state_reason ? `: ${record.state_reason}` : ""}`]);
   }
+  // What the kernel's facts of the turn say beside these, as every other face says them
+  // (arborist/facts.py): hit or miss and who paid, and what fitting the prompt left out.
+  if (body.facts?.cache) facts.push(["cache", body.facts.cache, "hit or miss, and where the answer was first paid for"]);
+  if (body.facts?.fitted) facts.push(["fitted", body.facts.fitted, "what fitting the prompt to the model's context left out"]);
   return h(
     "details",
     { class: "arb-proof-section", dataset: { fold: "proof" } },

@@ -19,7 +19,7 @@ import {
   toHex,
   utf8,
 } from "../src/index.js";
-import { auditWords, detailHead, documentLink, evidenceList, placedTitle, supportBadge } from "../src/detail.js";
+import { auditWords, detailHead, documentLink, evidenceList, placedTitle, proofSection, supportBadge } from "../src/detail.js";
 import { makeH } from "../src/dom.js";
 import { FakeDocument } from "./fake_dom.js";
 import { navigate } from "../src/keyboard.js";
@@ -1001,6 +1001,23 @@ describe("keyboard navigation", () => {
     assert.match(list.textContent, /Libtasn1 · p\. 12/);
     const anchors = list.descendants().filter((n) => n.tagName === "A");
     assert.deepEqual(anchors.map((a) => a.getAttribute("href")), ["file:///m/libtasn1.pdf#page=12"]);
+  });
+
+  test("the detail pane says the kernel's facts: each source's lane, hit or miss, what was fitted", () => {
+    const h = makeH(new FakeDocument());
+    const item = { label: "E1", cited: true, title: "Doc", uri: "pydoc:x", link: "pydoc:x", chunk_index: 2, chunk_count: 3 };
+    const facts = {
+      cache: "hit (first answered at s-000001, 2026-01-01T00:00:00.000000Z, 2 hit(s))",
+      fitted: "1 passage(s) sent (the record notes 5 found, a 500-token context)",
+      sources: [{ label: "E1", lane: "related" }],
+    };
+    const body = { answer_text: "[E1]", record: { evidence: [item], dimensions: {}, state: "ok", hit_count: 2 }, facts };
+    const { list } = evidenceList(h, body, () => {});
+    assert.match(list.textContent, /\[related\]/);
+    const proof = proofSection(h, { ...body, bates: "s-000002", sid: "s", node_hash: "n", subtree_hash: "t" }, () => {});
+    assert.ok(proof.textContent.includes(facts.cache) && proof.textContent.includes(facts.fitted));
+    const lexical = evidenceList(h, { ...body, facts: { sources: [{ label: "E1", lane: null }] } }, () => {});
+    assert.doesNotMatch(lexical.list.textContent, /\[/);
   });
 
   test("with no focus yet, any move starts at the first row", () => {
