@@ -48,8 +48,8 @@ from arborist.hashing import (
     node_row_hash,
     question_hash,
 )
-from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, evidence_root, record_hash
-from arborist.merkle import verify_inclusion
+from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, record_hash
+from arborist.merkle import merkle_root, verify_inclusion
 from arborist.store.cache import SUPERSEDED_REASON, write_event_body
 from arborist.witness import Heads
 
@@ -103,7 +103,7 @@ def check_bundle(data: bytes) -> BundleReport:
             leaf_hash(c["text"].encode()) if "text" in c else b64_bytes(c["leaf"])
         for c in bundle["chunks"]
     }  # fmt: skip
-    records = _Records(bundle, leaves)
+    records = _Records(bundle, leaves, _Hexes())
     problems += records.events(spans["store"], built["store"])
     hashes: dict[str, dict[int, str]] = {}
     for name in CHAINS:
@@ -112,7 +112,7 @@ def check_bundle(data: bytes) -> BundleReport:
     problems += _turn_problems(bundle, nodes, records, spans["sessions"], bodies["sessions"])
     problems += records.states(spans["store"], bodies["store"])
     problems += _document_problems(bundle, spans["store"])
-    problems += _chunk_problems(bundle, leaves)
+    problems += _chunk_problems(bundle, leaves, _Raw())
     return BundleReport(
         tuple(problems),
         sessions=len(bundle["sessions"]),
@@ -127,6 +127,34 @@ def check_bundle(data: bytes) -> BundleReport:
 
 Bodies = dict[int, Any]
 """The bodies the reader rebuilt, by seq, for the events that record a turn or a record."""
+
+
+class _Hexes(dict[str, str]):
+    """Each base64url digest of one bundle in hex, decoded once (a document's root is named
+    by every evidence item and chunk of it)."""
+
+    def __missing__(self, value: str) -> str:
+        self[value] = decoded = b64_hex(value)
+        return decoded
+
+
+class _Raw(dict[str, bytes]):
+    """Each base64url digest of one bundle as bytes, decoded once (a proof node is shared by
+    a document's chunks)."""
+
+    def __missing__(self, value: str) -> bytes:
+        self[value] = decoded = b64_bytes(value)
+        return decoded
+
+
+def _evidence_leaf(ref: EvidenceRef) -> bytes:
+    """:func:`arborist.keys.evidence_leaf` of an item whose root and leaf are hex this reader
+    decoded and whose index is an integer: its canonical JSON written directly (nothing in
+    it needs escaping)."""
+    text = (
+        f'{{"chunk_index":{ref.chunk_index},"leaf":"{ref.leaf}","source_root":"{ref.source_root}"}}'
+    )
+    return leaf_hash(text.encode("ascii"))
 
 
 def _held(value: Any) -> bytes:
@@ -302,7 +330,10 @@ class _Records:
     leaves (their chunks') and sizes (their documents'), its evidence root and question hash
     computed."""
 
-    def __init__(self, bundle: dict[str, Any], leaves: dict[tuple[str, int], bytes]) -> None:
+    def __init__(
+        self, bundle: dict[str, Any], leaves: dict[tuple[str, int], bytes], hexes: _Hexes
+    ) -> None:
+        self.hexes = hexes
         self.records = bundle["records"]
         self.sizes = {doc["source_root"]: doc["chunk_count"] for doc in bundle["documents"]}
         self.titles = {doc["source_root"]: doc["title"] for doc in bundle["documents"]}
@@ -336,13 +367,14 @@ class _Records:
             elif leaf is None:
                 yield f"evidence {b64_hex(root)[:12]}… #{index}: an evidence item with no chunk"
             else:
-                refs.append((EvidenceRef(b64_hex(root), size, index, leaf.hex()), item["cited"]))
+                ref = EvidenceRef(self.hexes[root], size, index, leaf.hex())
+                refs.append((ref, item["cited"]))
         if len(refs) != len(record["evidence"]):
             return
-        dims = {name: b64_hex(v) if name in HASHED_DIMENSIONS else v
+        dims = {name: self.hexes[v] if name in HASHED_DIMENSIONS else v
                 for name, v in record["dimensions"].items()}  # fmt: skip
         key = b64_hex(record["cache_key"])
-        root = evidence_root([ref for ref, _ in refs], _held)
+        root = merkle_root([_evidence_leaf(ref) for ref, _ in refs]).hex()
         asked = self.asked[id(record)] = question_hash(record["question"])
         if cache_key({**dims, EVIDENCE_ROOT_DIMENSION: root, "question_hash": asked}, _held) != key:
             yield "its cache_key is not the hash of its dimensions, evidence root and question"
@@ -452,7 +484,19 @@ def _document_problems(bundle: dict[str, Any], events: Events) -> Iterator[str]:
             yield f"{name}: no record in the bundle cites it"
 
 
-def _chunk_problems(bundle: dict[str, Any], leaves: dict[tuple[str, int], bytes]) -> Iterator[str]:
+class _Named:
+    """An item's name, made only when a problem says it: its kind, its root's hex, a tail."""
+
+    def __init__(self, kind: str, root: str, tail: str) -> None:
+        self.kind, self.root, self.tail = kind, root, tail
+
+    def __str__(self) -> str:
+        return f"{self.kind} {b64_hex(self.root)[:12]}…{self.tail}"
+
+
+def _chunk_problems(
+    bundle: dict[str, Any], leaves: dict[tuple[str, int], bytes], raw: _Raw
+) -> Iterator[str]:
     documents = {doc["source_root"]: doc for doc in bundle["documents"]}
     used: dict[tuple[str, int], list[bool]] = {}
     for record in bundle["records"]:
@@ -462,7 +506,7 @@ def _chunk_problems(bundle: dict[str, Any], leaves: dict[tuple[str, int], bytes]
     disordered: set[str] = set()
     for chunk in bundle["chunks"]:
         root, index = chunk["source_root"], chunk["chunk_index"]
-        name = f"chunk {b64_hex(root)[:12]}… #{index}"
+        name = _Named("chunk", root, f" #{index}")
         uses = used.get((root, index))
         if not uses:
             yield f"{name}: it is no evidence item of the bundle's records"
@@ -477,10 +521,10 @@ def _chunk_problems(bundle: dict[str, Any], leaves: dict[tuple[str, int], bytes]
             elif at > met:
                 disordered.add(root)
         seen[root] = met
-        proof = [b64_bytes(nodes[at]) for at in chunk["proof"] if at < len(nodes)]
+        proof = [raw[nodes[at]] for at in chunk["proof"] if at < len(nodes)]
         size = doc["chunk_count"] if doc is not None else 0
         if len(proof) != len(chunk["proof"]) or not verify_inclusion(
-            leaves[root, index], index, size, proof, b64_bytes(root)
+            leaves[root, index], index, size, proof, raw[root]
         ):
             yield (
                 f"{name}: its proof does not verify against its document's root and size (from "

@@ -14,13 +14,17 @@ turns cite 5,000 chunks (evidence items; the distinct chunks among them are coun
   per turn. Each member's share is printed, so what to trim is plain.
 * **verify**: ``check_bundle`` on the bytes (what ``arborist verify --bundle`` runs, less
   reading the file), against a bare hashlib floor over the same bytes: ``json.loads``, then
-  every hash the checks need recomputed with ``hashlib`` straight from the parsed fields and
-  compared with the stated one (each event's preimage, each turn's node hash, each record's
-  key, evidence root and record hash, each cited chunk's leaf and each proof folded to its
-  document's root). One SHA-256 of the whole file is printed beside them for scale: no
-  verifier that parses JSON comes near it, so the goal is judged against the floor. The
-  two are timed in one process in interleaved rounds (which goes first alternates); the
-  figure is the median over the rounds of ours/floor. Goal: <= 2x.
+  every hash the checks need recomputed with ``hashlib`` straight from the parsed fields,
+  each base64url hash decoded with ``base64`` where it is used (format 2, docs/bundle.md):
+  each turn's node hash under its parent's and the body of its event; each cited chunk's
+  leaf from its text and each proof (its document's nodes) folded to its document's root;
+  each record's evidence leaves and root, its question's hash (NFC, spaces collapsed), its
+  key, its record hash, its answer's and response's hashes and the body of its event; and
+  every event's preimage chained from the span's start, compared with the head. The floor
+  trusts the form and names nothing: it asserts. One SHA-256 of the whole file is printed
+  beside them for scale: no verifier that parses JSON comes near it, so the goal is judged
+  against the floor. The two are timed in one process in interleaved rounds (which goes
+  first alternates); the figure is the median over the rounds of ours/floor. Goal: <= 2x.
 
 A full run writes its section (``bundle``) of bench/RESULTS.md; ``--quick`` (a few turns,
 no goal judged) writes nothing.

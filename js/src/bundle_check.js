@@ -127,7 +127,10 @@ export function readEmbedded(text) {
 // The hash rules of hashing.js (docs/design.md section 2), over the synchronous digest:
 // the same bytes hashed, without a promise per digest (sha256.js says why).
 const B64 = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
-const B64_DIGITS = new Map([..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"].map((c, i) => [c, i]));
+const B64_DIGITS = new Uint8Array(128);
+[..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"].forEach((c, i) => {
+  B64_DIGITS[c.charCodeAt(0)] = i;
+});
 /**
  * The 32 bytes a base64url digest of the bundle spells (43 characters, no padding, the
  * last one's spare bits zero: each digest has one spelling); anything else is refused.
@@ -138,18 +141,16 @@ const B64_DIGITS = new Map([..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv
 export function fromB64(text) {
   if (typeof text !== "string" || !B64.test(text)) throw new TypeError("a hash is not 43 characters of base64url");
   const out = new Uint8Array(32);
-  let bits = 0;
-  let held = 0;
   let at = 0;
-  for (const c of text) {
-    held = (held << 6) | B64_DIGITS.get(c);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[at++] = (held >> bits) & 0xff;
-    }
-    held &= (1 << bits) - 1;
+  for (let i = 0; i < 40; i += 4) {
+    const n = (B64_DIGITS[text.charCodeAt(i)] << 18) | (B64_DIGITS[text.charCodeAt(i + 1)] << 12) | (B64_DIGITS[text.charCodeAt(i + 2)] << 6) | B64_DIGITS[text.charCodeAt(i + 3)];
+    out[at++] = n >> 16;
+    out[at++] = (n >> 8) & 0xff;
+    out[at++] = n & 0xff;
   }
+  const n = (B64_DIGITS[text.charCodeAt(40)] << 12) | (B64_DIGITS[text.charCodeAt(41)] << 6) | B64_DIGITS[text.charCodeAt(42)];
+  out[30] = n >> 10;
+  out[31] = (n >> 2) & 0xff;
   return out;
 }
 /** The 64-digit hex of a base64url digest ("" stays ""). */
@@ -267,10 +268,7 @@ export async function checkBundle(bundle, derived = { nodes: new Map(), records:
   for (const turn of list(bundle.turns)) {
     problems.each("turn", turn?.bates, () => turnProblems(turn, sessions, derived.nodes, renames, found));
   }
-  const changes = [...spans.store.entries()]
-    .filter(([, e]) => e?.event_type === "cache_write" || e?.event_type === "cache_state")
-    .map(([seq]) => seq)
-    .sort((a, b) => a - b);
+  const changes = stateChanges(spans.store, bodies.store);
   for (const record of list(bundle.records)) {
     if (!found.held.has(record)) continue;
     problems.each("record", `${record.cache_key} ${record.revision}`, () => stateProblems(record, spans.store, bodies.store, changes));
@@ -433,6 +431,7 @@ function recordEvent(record, found, derived, events, built) {
   const problems = [];
   const refs = [];
   for (const item of record.evidence) {
+    if (!Number.isSafeInteger(item.chunk_index) || typeof item.cited !== "boolean") throw new TypeError("an evidence item's index or cited flag");
     const size = found.sizes.get(item.source_root);
     const leaf = found.leaves.get(`${item.source_root} ${item.chunk_index}`);
     if (size === undefined) problems.push(`evidence ${short(item.source_root)} #${item.chunk_index} names no document of the bundle`);
@@ -440,7 +439,8 @@ function recordEvent(record, found, derived, events, built) {
     else refs.push({ source_root: b64Hex(item.source_root), chunk_count: size, chunk_index: item.chunk_index, leaf: toHex(leaf), cited: item.cited });
   }
   if (problems.length) return problems;
-  const leaves = refs.map((e) => leafHash(canonicalJson({ source_root: e.source_root, chunk_index: e.chunk_index, leaf: e.leaf })));
+  // canonical_json({source_root, chunk_index, leaf}) written directly: hex and an integer need no escaping
+  const leaves = refs.map((e) => leafHash(utf8(`{"chunk_index":${e.chunk_index},"leaf":"${e.leaf}","source_root":"${e.source_root}"}`)));
   const root = toHex(foldRoot(leaves));
   const asked = questionHash(record.question);
   found.asked.set(record, asked);
@@ -475,10 +475,31 @@ function recordEvent(record, found, derived, events, built) {
   return problems;
 }
 
+/**
+ * The seqs of the events that can move a record's state, in order, by the key they name:
+ * a `cache_write` by its body's key, a `cache_state` by each key of its `records` (so a
+ * record's replay reads the events of its key, not the whole span's).
+ */
+function stateChanges(events, bodies) {
+  const changes = new Map();
+  for (const seq of [...events.keys()].sort((a, b) => a - b)) {
+    const type = events.get(seq)?.event_type;
+    const body = bodies.get(seq);
+    if ((type !== "cache_write" && type !== "cache_state") || body === null || typeof body !== "object") continue;
+    const keys = type === "cache_write" ? [body.cache_key] : list(body.records).map((r) => r?.cache_key);
+    for (const key of new Set(keys)) {
+      if (typeof key !== "string") continue;
+      if (!changes.has(key)) changes.set(key, []);
+      changes.get(key).push(seq);
+    }
+  }
+  return changes;
+}
+
 function stateProblems(record, events, bodies, changes) {
   const key = b64Hex(record.cache_key);
   let state = ["ok", null];
-  for (const seq of changes) {
+  for (const seq of changes.get(key) ?? []) {
     if (seq <= record.event_seq) continue;
     const body = bodies.get(seq);
     if (body === null || typeof body !== "object" || Array.isArray(body)) continue;
