@@ -33,6 +33,9 @@ from arborist.audit import Checkpoint
 from arborist.bundle_shape import (
     CHAINS,
     HASHED_DIMENSIONS,
+    BytesMemo,
+    HexMemo,
+    Named,
     b64_bytes,
     b64_hex,
     read_bundle,
@@ -103,7 +106,7 @@ def check_bundle(data: bytes) -> BundleReport:
             leaf_hash(c["text"].encode()) if "text" in c else b64_bytes(c["leaf"])
         for c in bundle["chunks"]
     }  # fmt: skip
-    records = _Records(bundle, leaves, _Hexes())
+    records = _Records(bundle, leaves, HexMemo())
     problems += records.events(spans["store"], built["store"])
     hashes: dict[str, dict[int, str]] = {}
     for name in CHAINS:
@@ -112,7 +115,7 @@ def check_bundle(data: bytes) -> BundleReport:
     problems += _turn_problems(bundle, nodes, records, spans["sessions"], bodies["sessions"])
     problems += records.states(spans["store"], bodies["store"])
     problems += _document_problems(bundle, spans["store"])
-    problems += _chunk_problems(bundle, leaves, _Raw())
+    problems += _chunk_problems(bundle, leaves, BytesMemo())
     return BundleReport(
         tuple(problems),
         sessions=len(bundle["sessions"]),
@@ -127,24 +130,6 @@ def check_bundle(data: bytes) -> BundleReport:
 
 Bodies = dict[int, Any]
 """The bodies the reader rebuilt, by seq, for the events that record a turn or a record."""
-
-
-class _Hexes(dict[str, str]):
-    """Each base64url digest of one bundle in hex, decoded once (a document's root is named
-    by every evidence item and chunk of it)."""
-
-    def __missing__(self, value: str) -> str:
-        self[value] = decoded = b64_hex(value)
-        return decoded
-
-
-class _Raw(dict[str, bytes]):
-    """Each base64url digest of one bundle as bytes, decoded once (a proof node is shared by
-    a document's chunks)."""
-
-    def __missing__(self, value: str) -> bytes:
-        self[value] = decoded = b64_bytes(value)
-        return decoded
 
 
 def _evidence_leaf(ref: EvidenceRef) -> bytes:
@@ -192,7 +177,9 @@ def _claim(
     events: Events, built: Bodies, seq: int, kinds: Sequence[str], body: dict[str, Any]
 ) -> bool:
     """Give the event at ``seq`` (of one of ``kinds``) the body ``body`` rebuilt: True when it
-    holds (a carried body equal to it, or none carried and no other item claims the event)."""
+    holds (no other item claims the event, and it carries no body, or, a ``cache_write``
+    with ``redactions``, which the reader cannot rebuild, that body with them: a body is
+    written one way)."""
     event = events.get(seq)
     if event is None or event["event_type"] not in kinds or seq in built:
         return False
@@ -200,9 +187,9 @@ def _claim(
     if "body" not in event:
         return True
     held = event["body"]
-    if kinds == ("cache_write",) and type(held) is dict and "redactions" in held:
-        body = {**body, "redactions": held["redactions"]}
-    return bool(held == body)
+    if kinds != ("cache_write",) or type(held) is not dict or "redactions" not in held:
+        return False
+    return bool(held == {**body, "redactions": held["redactions"]})
 
 
 def _turn_events(
@@ -331,7 +318,7 @@ class _Records:
     computed."""
 
     def __init__(
-        self, bundle: dict[str, Any], leaves: dict[tuple[str, int], bytes], hexes: _Hexes
+        self, bundle: dict[str, Any], leaves: dict[tuple[str, int], bytes], hexes: HexMemo
     ) -> None:
         self.hexes = hexes
         self.records = bundle["records"]
@@ -484,18 +471,8 @@ def _document_problems(bundle: dict[str, Any], events: Events) -> Iterator[str]:
             yield f"{name}: no record in the bundle cites it"
 
 
-class _Named:
-    """An item's name, made only when a problem says it: its kind, its root's hex, a tail."""
-
-    def __init__(self, kind: str, root: str, tail: str) -> None:
-        self.kind, self.root, self.tail = kind, root, tail
-
-    def __str__(self) -> str:
-        return f"{self.kind} {b64_hex(self.root)[:12]}…{self.tail}"
-
-
 def _chunk_problems(
-    bundle: dict[str, Any], leaves: dict[tuple[str, int], bytes], raw: _Raw
+    bundle: dict[str, Any], leaves: dict[tuple[str, int], bytes], raw: BytesMemo
 ) -> Iterator[str]:
     documents = {doc["source_root"]: doc for doc in bundle["documents"]}
     used: dict[tuple[str, int], list[bool]] = {}
@@ -506,7 +483,7 @@ def _chunk_problems(
     disordered: set[str] = set()
     for chunk in bundle["chunks"]:
         root, index = chunk["source_root"], chunk["chunk_index"]
-        name = _Named("chunk", root, f" #{index}")
+        name = Named("chunk", root, f" #{index}")
         uses = used.get((root, index))
         if not uses:
             yield f"{name}: it is no evidence item of the bundle's records"

@@ -5,10 +5,11 @@ A bundle is one canonical JSON value (docs/design.md section 2), so the bytes of
 bundle are exactly ``canonical_json`` of what they parse to: :func:`read_bundle` holds them
 to it, which refuses in one line a file that is cut short, is not JSON, holds a float, an
 integer beyond ±(2^53−1), a lone surrogate, nesting deeper than the parser goes, a key
-twice in one object, or a byte of spacing or key
-order changed. :func:`shape_problems` then names every entry whose fields are not exactly
-the format's, of their JSON types, in the format's order and each once: what
-:mod:`arborist.bundle_check` needs before it recomputes a hash.
+twice in one object, or a byte of spacing or key order changed; and a bundle of format 1,
+which it names and asks to be exported again (docs/bundle.md says why format 2 is the only
+one read). :func:`shape_problems` then names every entry whose fields are not exactly the
+format's, of their JSON types (each hash base64url of its one spelling), in the format's
+order and each once: what :mod:`arborist.bundle_check` needs before it recomputes a hash.
 """
 
 from __future__ import annotations
@@ -29,9 +30,12 @@ from arborist.safejson import decode
 __all__ = [
     "BUNDLE_FORMAT",
     "BundleUnreadable",
+    "BytesMemo",
     "CHAINS",
     "DIMENSIONS",
     "HASHED_DIMENSIONS",
+    "HexMemo",
+    "Named",
     "b64_bytes",
     "b64_hex",
     "hex_b64",
@@ -70,6 +74,34 @@ def b64_hex(value: str) -> str:
 def hex_b64(value: str) -> str:
     """A 64-digit hex digest in base64url without padding ("" stays "")."""
     return urlsafe_b64encode(bytes.fromhex(value)).decode("ascii")[:-1] if value else ""
+
+
+class HexMemo(dict[str, str]):
+    """Each base64url digest of one bundle in hex, decoded once (a document's root is named
+    by every evidence item and chunk of it)."""
+
+    def __missing__(self, value: str) -> str:
+        self[value] = decoded = b64_hex(value)
+        return decoded
+
+
+class BytesMemo(dict[str, bytes]):
+    """Each base64url digest of one bundle as bytes, decoded once (a proof node is shared by
+    a document's chunks)."""
+
+    def __missing__(self, value: str) -> bytes:
+        self[value] = decoded = b64_bytes(value)
+        return decoded
+
+
+class Named:
+    """An item's name, made only when a problem says it: its kind, its root's hex, a tail."""
+
+    def __init__(self, kind: str, root: str, tail: str) -> None:
+        self.kind, self.root, self.tail = kind, root, tail
+
+    def __str__(self) -> str:
+        return f"{self.kind} {b64_hex(self.root)[:12]}…{self.tail}"
 
 
 Check = Callable[[Any], bool]
@@ -328,14 +360,37 @@ def _evidence_held(items: list[Any]) -> bool:
     )
 
 
+_CHUNK_KEYS, _CITED_KEYS = CHUNK.keys(), CITED_CHUNK.keys()
+
+
+def _chunk_held(c: Any) -> bool:
+    """Whether ``c`` is of :data:`CHUNK`'s or :data:`CITED_CHUNK`'s fields and types, in one
+    expression (:func:`_field_problem` says what is wrong when it is not)."""
+    return (
+        type(c) is dict
+        and (
+            (c.keys() == _CITED_KEYS and type(c["text"]) is str)
+            or (c.keys() == _CHUNK_KEYS and _digest(c["leaf"]))
+        )
+        and type(c["chunk_index"]) is int
+        and 0 <= c["chunk_index"] <= MAX_SAFE_INTEGER
+        and _digest(c["source_root"])
+        and type(c["proof"]) is list
+        and all(type(at) is int and 0 <= at <= MAX_SAFE_INTEGER for at in c["proof"])
+    )
+
+
 def _list_problems(name: str, entries: Any, table: Mapping[str, Check]) -> Iterator[str]:
     if type(entries) is not list:
         yield f"{name}: is not a list"
         return
     previous = None
     for index, item in enumerate(entries):
-        cited = table is CHUNK and type(item) is dict and "text" in item
-        problem = _field_problem(item, CITED_CHUNK if cited else table)
+        if table is CHUNK and _chunk_held(item):
+            problem = None
+        else:
+            cited = table is CHUNK and type(item) is dict and "text" in item
+            problem = _field_problem(item, CITED_CHUNK if cited else table)
         if problem is None and table is TURN:
             problem = turn_problem({**item, "cache_key": b64_hex(item["cache_key"]),
                                     "node_hash": _SOME_HASH})  # fmt: skip
@@ -361,12 +416,34 @@ def _chain_problems(name: str, chain: Any) -> Iterator[str]:
     if problem is not None:
         yield f"{what}: {problem}"
         return
+    if _events_held(chain["events"]):
+        return
     for index, event in enumerate(chain["events"]):
         table = BODIED_EVENT if type(event) is dict and "body" in event else EVENT
         problem = _field_problem(event, table)
         if problem is not None:
             yield f"{what}.events[{index}]: {problem}"
             return
+
+
+_EVENT_KEYS, _BODIED_KEYS = EVENT.keys(), BODIED_EVENT.keys()
+
+
+def _events_held(events: list[Any]) -> bool:
+    """Whether every event is of :data:`EVENT`'s or :data:`BODIED_EVENT`'s fields and types:
+    what :func:`_field_problem` finds of each, in one pass, to be asked event by event only
+    when something is wrong."""
+    return all(
+        type(e) is dict
+        and (e.keys() == _EVENT_KEYS or e.keys() == _BODIED_KEYS)
+        and type(e["seq"]) is int
+        and 1 <= e["seq"] <= MAX_SAFE_INTEGER
+        and type(e["event_type"]) is str
+        and type(e["created_at"]) is str
+        and (e["sid"] is None or type(e["sid"]) is str)
+        and (e["bates"] is None or type(e["bates"]) is str)
+        for e in events
+    )
 
 
 def shape_problems(bundle: dict[str, Any]) -> list[str]:

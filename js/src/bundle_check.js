@@ -304,9 +304,10 @@ function claim(events, built, seq, kinds, body) {
   if (!event || !kinds.includes(event.event_type) || built.has(seq)) return false;
   built.set(seq, body);
   if (!("body" in event)) return true;
+  // a body is carried only where the reader cannot rebuild it: a cache_write's redactions
   const held = event.body;
-  const want = kinds[0] === "cache_write" && held && typeof held === "object" && "redactions" in held ? { ...body, redactions: held.redactions } : body;
-  return same(held, want);
+  if (kinds[0] !== "cache_write" || !held || typeof held !== "object" || !("redactions" in held)) return false;
+  return same(held, { ...body, redactions: held.redactions });
 }
 
 function turnEvent(turn, sessions, nodes, events, built) {
