@@ -379,3 +379,41 @@ def test_reading_holds_every_escape_to_canonical_json() -> None:
             read_bundle(f"{fmt}{escaped}}}".encode())
     assert read_bundle(f'{fmt}"\\\\u00e9"}}'.encode())["t"] == "\\u00e9"
     assert read_bundle(f'{fmt}"\\u001f"}}'.encode())["t"] == "\x1f"
+
+
+def test_a_redacted_answers_event_keeps_its_body_and_no_other_claimed_event_carries_one(
+    tmp_path: Path,
+) -> None:
+    """A ``cache_write`` whose body records what admission redacted keeps that body (no
+    reader can rebuild it): it verifies, and its redactions changed fail. Any other event a
+    turn or record names carries no body: one carried, even the right one, is refused."""
+    (tmp_path / "spider.md").write_text(SPIDER, encoding="utf-8")
+    key = "sk-" + "proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"  # joined: no key in this file
+    with Arborist(tmp_path / "home") as app:
+        app.ingest([str(tmp_path / "spider.md")])
+        session = app.new_session()
+        app.ask_turn(f"Who created Spider-Man, asks {key}?", sid=session.sid)
+        data = app.export_bundle([session.sid])
+    assert check_bundle(data).ok and key.encode() not in data
+    bundle = json.loads(data)
+    store = bundle["chains"]["store"]["events"]
+    kept = [e for e in store if e["event_type"] == "cache_write" and "body" in e]
+    assert len(kept) == 1 and kept[0]["body"]["redactions"], kept
+    kept[0]["body"]["redactions"] = []  # only the chain commits to them
+    ok, problems = _checked(canonical_json(bundle))
+    assert not ok and problems[0].startswith("store.db chain: its events do not hash"), problems
+    kept[0]["body"]["answer_hash"] = "0" * 64
+    ok, problems = _checked(canonical_json(bundle))
+    assert not ok and any("cache_write event" in p for p in problems), problems
+    bundle = json.loads(data)
+    turn = bundle["turns"][1]
+    event = next(e for e in bundle["chains"]["sessions"]["events"] if e["seq"] == turn["event_seq"])
+    with Arborist(tmp_path / "home") as app:
+        event["body"] = json.loads(
+            app.sessions_conn.execute(
+                "SELECT body FROM audit_events WHERE seq = ?", (turn["event_seq"],)
+            ).fetchone()[0]
+        )
+    assert check_bundle(canonical_json(bundle)).spans == check_bundle(data).spans  # the same
+    ok, problems = _checked(canonical_json(bundle))
+    assert not ok and any("node_insert event" in p for p in problems), problems
