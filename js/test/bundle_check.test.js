@@ -115,6 +115,15 @@ test("a head changed fails the whole and every turn", async () => {
   for (const found of turns.values()) assert.ok(found.some((f) => f.startsWith("store.db chain")));
 });
 
+test("a body carried where the checker rebuilds one fails that turn", async () => {
+  const bundle = fresh();
+  const turn = ANSWERED(bundle);
+  bundle.chains.sessions.events.find((e) => e.seq === turn.event_seq).body = {};
+  const { problems, turns } = await verdicts(bundle);
+  assert.ok(problems.some((p) => p.kind === "turn" && p.id === turn.bates && /node_insert event/.test(p.text)), JSON.stringify(problems));
+  assert.ok(turns.get(turn.bates).length);
+});
+
 test("an entry of another type fails as that entry, and the rest are still checked", async () => {
   const bundle = fresh();
   bundle.records[0].evidence = 7;
