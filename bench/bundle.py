@@ -15,7 +15,7 @@ turns cite 5,000 chunks (evidence items; the distinct chunks among them are coun
 * **verify**: ``check_bundle`` on the bytes (what ``arborist verify --bundle`` runs, less
   reading the file), against a bare hashlib floor over the same bytes: ``json.loads``, then
   every hash the checks need recomputed with ``hashlib`` straight from the parsed fields,
-  each base64url hash decoded with ``base64`` where it is used (format 2, docs/bundle.md):
+  each base64url hash decoded with ``binascii`` where it is used (format 2, docs/bundle.md):
   each turn's node hash under its parent's and the body of its event; each cited chunk's
   leaf from its text and each proof (its document's nodes) folded to its document's root;
   each record's evidence leaves and root, its question's hash (NFC, spaces collapsed), its
@@ -33,7 +33,7 @@ no goal judged) writes nothing.
 from __future__ import annotations
 
 import argparse
-import base64
+import binascii
 import datetime
 import hashlib
 import json
@@ -186,11 +186,13 @@ def floor(data: bytes) -> None:
 
 
 def _bytes(digest: str) -> bytes:
-    return base64.urlsafe_b64decode(digest + "=")
+    """A base64url digest's bytes, the fastest plain way (``base64.urlsafe_b64decode`` takes
+    twice as long): what the reader does too, less its memo of each digest's decoding."""
+    return binascii.a2b_base64(digest.replace("-", "+").replace("_", "/") + "=")
 
 
 def _hex(digest: str) -> str:
-    return base64.urlsafe_b64decode(digest + "=").hex() if digest else ""
+    return _bytes(digest).hex() if digest else ""
 
 
 def _fold(level: list[bytes]) -> bytes:
