@@ -5,8 +5,12 @@ proves them, and nothing else of the home.
 with the seq of the event that recorded it), every revision of the records their keys name,
 the documents those records cite (each by its ``document_add`` event), each evidence item's
 chunk with its inclusion proof (the text only of a chunk a record cites) and, for each of
-the two audit chains, the span from the first event it needs to the chain's head. It then
-checks the bytes it made as a reader would (:func:`arborist.bundle_check.check_bundle`) and
+the two audit chains, the span from the first event it needs to the chain's head. It writes
+them as format 2 does (docs/bundle.md): without what a reader recomputes from the rest (node
+and record hashes, event hashes after the span's start, the bodies of the events that record
+a bundled turn or record, each evidence item's leaf and size, a cited chunk's leaf, two of a
+record's dimensions), hashes in base64url, each document's proof nodes once. It then checks
+the bytes it made as a reader would (:func:`arborist.bundle_check.check_bundle`) and
 refuses, in one line, to hand over a bundle that does not hold.
 """
 
@@ -19,12 +23,20 @@ from typing import Any
 
 from arborist.audit import AuditEvent, chain_events
 from arborist.bundle_check import check_bundle
-from arborist.bundle_shape import BUNDLE_FORMAT, read_bundle
+from arborist.bundle_shape import (
+    BUNDLE_FORMAT,
+    DIMENSIONS,
+    HASHED_DIMENSIONS,
+    b64_hex,
+    hex_b64,
+    read_bundle,
+)
 from arborist.errors import BadInput, IntegrityError
 from arborist.forest.bates import parse_bates
+from arborist.forest.shard import node_event_body, session_event_body, titles_json
 from arborist.forest.transfer import EXPORT_FORMAT, TURN_FIELDS, export_session
 from arborist.hashing import canonical_json
-from arborist.store.cache import key_records, load_record
+from arborist.store.cache import key_records, load_record, write_event_body
 
 __all__ = ["BUNDLE_START", "build_bundle", "bundle_export_lines"]
 
@@ -48,15 +60,18 @@ def build_bundle(
         "store": _span(store, [r["event_seq"] for r in records]
                        + [d["event_seq"] for d in documents]),
     }  # fmt: skip
+    _leave_out_bodies(spans, sessions, turns, records)
     bundle = {
         "format": BUNDLE_FORMAT,
         "sessions": sessions,
-        "turns": turns,
-        "records": records,
-        "documents": documents,
-        "chunks": chunks,
-        "chains": spans,
-    }
+        "turns": [_turn(turn) for turn in turns],
+        "records": sorted(map(_compact_record, records),
+                          key=lambda r: (r["cache_key"], r["revision"])),
+        "documents": [],
+        "chunks": [],
+        "chains": {name: _compact_span(span) for name, span in spans.items()},
+    }  # fmt: skip
+    bundle["documents"], bundle["chunks"] = _proofs(documents, chunks)
     data = canonical_json(bundle)
     report = check_bundle(data)
     if not report.ok:
@@ -211,6 +226,110 @@ def _span(events: list[AuditEvent], needed: Sequence[int]) -> dict[str, Any]:
     return {"head": {"seq": span[-1]["seq"], "event_hash": span[-1]["event_hash"]}, "events": span}
 
 
+def _leave_out_bodies(
+    spans: dict[str, dict[str, Any]],
+    sessions: list[dict[str, Any]],
+    turns: list[dict[str, Any]],
+    records: list[dict[str, Any]],
+) -> None:
+    """Take out of the spans the body of each event that records a turn or a record of the
+    bundle exactly as the reader rebuilds it from that turn or record (a ``cache_write`` with
+    redactions keeps its body: the reader cannot rebuild them)."""
+    labels = {session["sid"]: session["label"] for session in sessions}
+    rebuilt: dict[str, dict[int, dict[str, Any]]] = {"sessions": {}, "store": {}}
+    for turn in turns:
+        sid, seq = parse_bates(turn["bates"])
+        rebuilt["sessions"][turn["event_seq"]] = (
+            session_event_body(labels[sid], turn["node_hash"]) if seq == 0 else node_event_body(
+                turn["node_hash"], turn["parent_bates"], turn["answer_text"],
+                titles_json(turn["cited_titles"]),
+            )
+        )  # fmt: skip
+    for record in records:
+        rebuilt["store"][record["event_seq"]] = write_event_body(
+            cache_key=record["cache_key"], revision=record["revision"],
+            record_hash=record["record_hash"], evidence_root=record["dimensions"]["source_root"],
+            answer_text=record["answer_text"], response_json=record["response_json"],
+        )  # fmt: skip
+    for name, span in spans.items():
+        for event in span["events"]:
+            if rebuilt[name].get(event["seq"], ...) == event["body"]:
+                del event["body"]
+
+
+def _turn(turn: dict[str, Any]) -> dict[str, Any]:
+    """A turn as the bundle carries it: no node hash (the reader computes it), its key in
+    base64url."""
+    kept = {name: value for name, value in turn.items() if name != "node_hash"}
+    return {**kept, "cache_key": hex_b64(turn["cache_key"])}
+
+
+def _compact_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A record as the bundle carries it: its evidence items by document and index, its
+    dimensions without the evidence root and question hash, no record hash, hashes in
+    base64url."""
+    dims = record["dimensions"]
+    for name in HASHED_DIMENSIONS:
+        if dims[name] and b64_hex(hex_b64(dims[name])) != dims[name]:
+            raise IntegrityError(f"record {record['cache_key'][:12]}…: its {name} is no hash")
+    kept = {name: value for name, value in record.items() if name != "record_hash"}
+    return {
+        **kept,
+        "cache_key": hex_b64(record["cache_key"]),
+        "dimensions": {
+            name: hex_b64(dims[name]) if name in HASHED_DIMENSIONS else dims[name]
+            for name in DIMENSIONS
+        },
+        "evidence": [
+            {"source_root": hex_b64(e["source_root"]), "chunk_index": e["chunk_index"],
+             "cited": e["cited"]}
+            for e in record["evidence"]
+        ],
+    }  # fmt: skip
+
+
+def _compact_span(span: dict[str, Any]) -> dict[str, Any]:
+    """A chain's span as the bundle carries it: the hash the first event follows, each event
+    without its hashes (the reader chains them), the head with its hash."""
+    events, head = span["events"], span["head"]
+    prev = events[0]["prev_event_hash"] if events else None
+    return {
+        "head": head and {"seq": head["seq"], "event_hash": hex_b64(head["event_hash"])},
+        "prev_event_hash": prev and hex_b64(prev),
+        "events": [
+            {k: v for k, v in e.items() if k not in ("prev_event_hash", "event_hash")}
+            for e in events
+        ],
+    }
+
+
+def _proofs(
+    documents: list[dict[str, Any]], chunks: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The documents, each with its chunks' proof nodes once (in the order the chunks, by
+    index, first use them), and the chunks, each proof as indexes into its document's."""
+    nodes: dict[str, dict[str, int]] = {doc["source_root"]: {} for doc in documents}
+    held = []
+    for chunk in chunks:  # by root, then index
+        own = nodes[chunk["source_root"]]
+        proof = [own.setdefault(hex_b64(node), len(own)) for node in chunk["proof"]]
+        cited = chunk["text"] is not None  # its text, not its leaf (the reader hashes it)
+        held.append({"source_root": hex_b64(chunk["source_root"]),
+                     "chunk_index": chunk["chunk_index"], "proof": proof,
+                     **({"text": chunk["text"]} if cited else {"leaf": hex_b64(chunk["leaf"])})})  # fmt: skip
+    docs = [
+        {
+            **doc,
+            "source_root": hex_b64(doc["source_root"]),
+            "nodes": list(nodes[doc["source_root"]]),
+        }
+        for doc in documents
+    ]
+    docs.sort(key=lambda doc: doc["source_root"])
+    held.sort(key=lambda chunk: (chunk["source_root"], chunk["chunk_index"]))
+    return docs, held
+
+
 def bundle_export_lines(data: bytes) -> list[str]:
     """The sessions of the bundle ``data`` as the JSON Lines ``import`` reads, once every
     hash, proof and chain link of the bundle holds: else one line naming the first failure
@@ -221,13 +340,16 @@ def bundle_export_lines(data: bytes) -> list[str]:
         said = f" (and {more} more: arborist verify --bundle names each)" if more else ""
         raise IntegrityError(f"the bundle does not hold: {report.problems[0]}{said}")
     bundle = read_bundle(data)
+    hashes = report.node_hashes
     lines = []
     for session in bundle["sessions"]:
         header = {"type": "session", "format": EXPORT_FORMAT, **session}
         lines.append(json.dumps(header, ensure_ascii=False))
-        lines += [
-            json.dumps({"type": "node", **{f: turn[f] for f in TURN_FIELDS}}, ensure_ascii=False)
-            for turn in bundle["turns"]
-            if parse_bates(turn["bates"])[0] == session["sid"]
-        ]
+        for turn in bundle["turns"]:
+            if parse_bates(turn["bates"])[0] != session["sid"]:
+                continue
+            node = {**turn, "cache_key": b64_hex(turn["cache_key"]),
+                    "node_hash": hashes[turn["bates"]]}  # fmt: skip
+            node = {"type": "node", **{f: node[f] for f in TURN_FIELDS}}
+            lines.append(json.dumps(node, ensure_ascii=False))
     return lines

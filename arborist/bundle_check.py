@@ -2,19 +2,22 @@
 link recomputed, each failure named in one line.
 
 :func:`check_bundle` reads the bytes (:mod:`arborist.bundle_shape`: canonical JSON of the
-format, every field of its type, every list in order and without repeats), then holds:
+format, every field of its type, every list in order and without repeats), then:
 
-* each chain span: consecutive seqs, each event's ``prev_event_hash`` the one before it,
-  each ``event_hash`` recomputed from its fields, the last event the span's head;
-* each turn: its ``node_hash`` recomputed under its parent's, its ``node_insert`` event (a
-  root: its session's ``session_create`` or ``session_import``) at its ``event_seq``, its
-  label what its ``label`` events leave it, and the record that holds its answer;
-* each record: its key the hash of its dimensions, its evidence folding to the evidence
-  root, its question to the question hash, its ``record_hash``, its ``cache_write`` event
-  at its ``event_seq``, its state what the events after it leave it;
+* each turn: its node hash computed under its parent's, and the body of the event at its
+  ``event_seq`` (its ``node_insert``; a root: its session's ``session_create`` or
+  ``session_import``) rebuilt from it (or, when the bundle carries that body, compared);
+  its label what its ``label`` events leave it, and the record that holds its answer;
+* each record: its evidence items completed from their chunks (the leaf) and documents
+  (the size) and folded to the evidence root, its question hashed, its key the hash of its
+  dimensions and those two, its record hash computed and the body of its ``cache_write``
+  event rebuilt (or compared), its state what the events after it leave it;
+* each chain span: consecutive seqs, each event hashed onto the one before it (from the
+  ``prev_event_hash`` the span starts from), the last one's hash the span's head: what
+  ties every rebuilt body, so every turn and record, to the head;
 * each document: its ``document_add`` event, which commits its root, size and title;
-* each chunk: its proof against its document's root at the document's size, its text (a
-  cited chunk's) re-hashed to its leaf.
+* each chunk: its proof (its document's proof nodes, by index) against its document's
+  root at the document's size, its text (a cited chunk's) re-hashed to its leaf.
 
 :func:`witness_problems` holds the heads a saved notebook recorded to the bundle's spans.
 """
@@ -27,7 +30,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arborist.audit import Checkpoint
-from arborist.bundle_shape import CHAINS, read_bundle, shape_problems
+from arborist.bundle_shape import (
+    CHAINS,
+    HASHED_DIMENSIONS,
+    BytesMemo,
+    HexMemo,
+    Named,
+    b64_bytes,
+    b64_hex,
+    read_bundle,
+    shape_problems,
+)
 from arborist.forest.bates import parse_bates
 from arborist.forest.shard import node_event_body, session_event_body, titles_json
 from arborist.hashing import (
@@ -38,8 +51,8 @@ from arborist.hashing import (
     node_row_hash,
     question_hash,
 )
-from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, evidence_root, record_hash
-from arborist.merkle import verify_inclusion
+from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, record_hash
+from arborist.merkle import merkle_root, verify_inclusion
 from arborist.store.cache import SUPERSEDED_REASON, write_event_body
 from arborist.witness import Heads
 
@@ -51,7 +64,8 @@ Events = dict[int, dict[str, Any]]
 @dataclass(frozen=True)
 class BundleReport:
     """What :func:`check_bundle` found: the problems (none: every check holds), what the
-    bundle holds, and each chain's span as ``seq -> event_hash``."""
+    bundle holds, each chain's span as ``seq -> event_hash`` and each turn's node hash (all
+    recomputed: a bundle states neither)."""
 
     problems: tuple[str, ...]
     sessions: int = 0
@@ -60,6 +74,7 @@ class BundleReport:
     documents: int = 0
     chunks: int = 0
     spans: dict[str, dict[int, str]] = field(default_factory=dict)
+    node_hashes: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -80,13 +95,27 @@ def check_bundle(data: bytes) -> BundleReport:
     )
     if problems:
         return BundleReport(tuple(problems))
-    spans: dict[str, Events] = {}
+    spans: dict[str, Events] = {
+        name: {event["seq"]: event for event in bundle["chains"][name]["events"]} for name in CHAINS
+    }
+    built: dict[str, Bodies] = {name: {} for name in CHAINS}
+    nodes = _node_hashes(bundle)
+    problems += _turn_events(bundle, nodes, spans["sessions"], built["sessions"])
+    leaves = {  # a cited chunk's leaf is its text's hash
+        (c["source_root"], c["chunk_index"]):
+            leaf_hash(c["text"].encode()) if "text" in c else b64_bytes(c["leaf"])
+        for c in bundle["chunks"]
+    }  # fmt: skip
+    records = _Records(bundle, leaves, HexMemo())
+    problems += records.events(spans["store"], built["store"])
+    hashes: dict[str, dict[int, str]] = {}
     for name in CHAINS:
-        problems += _chain_problems(name, bundle["chains"][name], spans)
-    problems += _turn_problems(bundle, spans["sessions"])
-    problems += _record_problems(bundle, spans["store"])
+        problems += _chain_problems(name, bundle["chains"][name], built[name], hashes)
+    bodies = {name: _bodies(spans[name], built[name]) for name in CHAINS}
+    problems += _turn_problems(bundle, nodes, records, spans["sessions"], bodies["sessions"])
+    problems += records.states(spans["store"], bodies["store"])
     problems += _document_problems(bundle, spans["store"])
-    problems += _chunk_problems(bundle)
+    problems += _chunk_problems(bundle, leaves, BytesMemo())
     return BundleReport(
         tuple(problems),
         sessions=len(bundle["sessions"]),
@@ -94,122 +123,23 @@ def check_bundle(data: bytes) -> BundleReport:
         records=len(bundle["records"]),
         documents=len(bundle["documents"]),
         chunks=len(bundle["chunks"]),
-        spans={n: {s: e["event_hash"] for s, e in spans[n].items()} for n in CHAINS},
+        spans=hashes,
+        node_hashes={bates: digest for bates, digest in nodes.items() if digest is not None},
     )
 
 
-def _chain_problems(name: str, chain: dict[str, Any], spans: dict[str, Events]) -> list[str]:
-    """The span's links, each event's hash and its head; ``spans[name]`` gets its events."""
-    what = f"{name}.db chain"
-    events, head = chain["events"], chain["head"]
-    spans[name] = {event["seq"]: event for event in events}
-    if not events:
-        return [] if head is None else [f"{what}: a head but no event leads to it"]
-    problems = []
-    first = events[0]
-    if (first["seq"] == 1) != (first["prev_event_hash"] is None):
-        problems.append(f"{what}: seq {first['seq']}: its prev_event_hash does not fit its seq")
-    for before, event in zip([None, *events], events, strict=False):
-        seq = event["seq"]
-        if before is not None and seq != before["seq"] + 1:
-            problems.append(f"{what}: seq {seq} follows seq {before['seq']}: the span has a gap")
-        elif before is not None and event["prev_event_hash"] != before["event_hash"]:
-            problems.append(f"{what}: seq {seq}: its prev_event_hash is not seq {seq - 1}'s hash")
-        recomputed = event_row_hash(  # the body as the file wrote it: canonical already
-            event["prev_event_hash"], event["event_type"], event["sid"], event["bates"],
-            canonical_text(event["body"]), event["created_at"],
-        )  # fmt: skip
-        if recomputed != event["event_hash"]:
-            problems.append(f"{what}: seq {seq}: its event_hash does not recompute")
-    last = events[-1]
-    if head != {"seq": last["seq"], "event_hash": last["event_hash"]}:
-        problems.append(f"{what}: its head is not its last event")
-    return problems
+Bodies = dict[int, Any]
+"""The bodies the reader rebuilt, by seq, for the events that record a turn or a record."""
 
 
-def _event(events: Events, seq: int, event_type: Sequence[str]) -> dict[str, Any] | None:
-    event = events.get(seq)
-    return event if event is not None and event["event_type"] in event_type else None
-
-
-def _turn_problems(bundle: dict[str, Any], events: Events) -> Iterator[str]:
-    turns = {turn["bates"]: turn for turn in bundle["turns"]}
-    sessions = {session["sid"]: session for session in bundle["sessions"]}
-    for sid, session in sessions.items():
-        root = turns.get(session["root_bates"])
-        if parse_bates(session["root_bates"]) != (sid, 0) or root is None:
-            yield f"session {sid}: its root turn is not in the bundle"
-        elif root["created_at"] != session["created_at"]:
-            yield f"session {sid}: its created_at is not its root turn's"
-    records: dict[str, list[dict[str, Any]]] = {}
-    for record in bundle["records"]:
-        records.setdefault(record["cache_key"], []).append(record)
-    titles = {doc["source_root"]: doc["title"] for doc in bundle["documents"]}
-    renames: dict[str, list[tuple[int, Any]]] = {}  # each turn's label events, in order
-    for seq in sorted(events):
-        if events[seq]["event_type"] == "label" and type(events[seq]["bates"]) is str:
-            renames.setdefault(events[seq]["bates"], []).append((seq, events[seq]["body"]))
-    for bates, turn in turns.items():
-        sid, seq = parse_bates(bates)
-        problem = _turn_problem(turn, turns, sessions.get(sid), events, renames)
-        if problem is None and seq > 0:
-            problem = _answer_problem(turn, records.get(turn["cache_key"], []), titles)
-        if problem is not None:
-            yield f"turn {bates}: {problem}"
-
-
-def _turn_problem(
-    turn: dict[str, Any],
-    turns: dict[str, Any],
-    session: dict[str, Any] | None,
-    events: Events,
-    renames: dict[str, list[tuple[int, Any]]],
-) -> str | None:
-    sid, seq = parse_bates(turn["bates"])
-    if session is None:
-        return "its session is not in the bundle"
-    parent = turns.get(turn["parent_bates"]) if turn["parent_bates"] is not None else None
-    if seq > 0 and (parent is None or parse_bates(parent["bates"])[0] != sid):
-        return "its parent is not in the bundle"
-    digest = node_row_hash(
-        parent["node_hash"] if parent else None, turn["bates"], turn["question"],
-        turn["cache_key"], turn["audit_mode"], turn["created_at"], turn["created_label"],
-    )  # fmt: skip
-    if digest != turn["node_hash"]:
-        return "its node_hash does not recompute from its fields and its parent's"
-    kinds = ("session_create", "session_import") if seq == 0 else ("node_insert",)
-    event = _event(events, turn["event_seq"], kinds)
-    if seq == 0:
-        body = session_event_body(session["label"], digest)
-    else:
-        titles = titles_json(turn["cited_titles"])
-        body = node_event_body(digest, turn["parent_bates"], turn["answer_text"], titles)
-    where = (sid, None if seq == 0 else turn["bates"])
-    if event is None or (event["sid"], event["bates"]) != where or event["body"] != body:
-        return f"the {kinds[0]} event at its event_seq does not record it as it is"
-    renamed = [body for seq, body in renames.get(turn["bates"], []) if seq > turn["event_seq"]]
-    last = renamed[-1] if renamed else {"label": turn["created_label"]}
-    if type(last) is not dict or last.get("label") != turn["label"]:
-        return "its label is not the one its label events leave it"
-    return None
-
-
-def _answer_problem(
-    turn: dict[str, Any], records: list[dict[str, Any]], titles: dict[str, str]
-) -> str | None:
-    """Why no record of the bundle holds the turn's answer as the turn shows it, or None."""
-    for record in records:
-        cited = list(  # each cited document's title, once, in rank order (qa/standing.py)
-            dict.fromkeys(titles.get(e["source_root"]) for e in record["evidence"] if e["cited"])
-        )
-        if (
-            record["answer_text"] == turn["answer_text"]
-            and record["audit_mode"] == turn["audit_mode"]
-            and cited == turn["cited_titles"]
-            and record["dimensions"]["question_hash"] == question_hash(turn["question"])
-        ):
-            return None
-    return "no record in the bundle holds its answer, mode, cited titles and question"
+def _evidence_leaf(ref: EvidenceRef) -> bytes:
+    """:func:`arborist.keys.evidence_leaf` of an item whose root and leaf are hex this reader
+    decoded and whose index is an integer: its canonical JSON written directly (nothing in
+    it needs escaping)."""
+    text = (
+        f'{{"chunk_index":{ref.chunk_index},"leaf":"{ref.leaf}","source_root":"{ref.source_root}"}}'
+    )
+    return leaf_hash(text.encode("ascii"))
 
 
 def _held(value: Any) -> bytes:
@@ -219,24 +149,275 @@ def _held(value: Any) -> bytes:
     return canonical_text(value).encode("utf-8")
 
 
-def _record_problems(bundle: dict[str, Any], events: Events) -> Iterator[str]:
-    changes = _changes(events)
-    for record in bundle["records"]:
-        name = f"record {record['cache_key'][:12]}… revision {record['revision']}"
-        for problem in _record_problem(record, events, changes):
-            yield f"{name}: {problem}"
+def _node_hashes(bundle: dict[str, Any]) -> dict[str, str | None]:
+    """Each turn's node hash, under its parent's (None: its parent is not in the bundle, is
+    of another session, or comes after it). Turns are in bates order, so a parent (a lower
+    seq of the same session) is hashed before its children."""
+    hashes: dict[str, str | None] = {}
+    for turn in bundle["turns"]:
+        parent = turn["parent_bates"]
+        if parent is None:
+            above = None
+        elif parent in hashes and parse_bates(parent)[0] == parse_bates(turn["bates"])[0]:
+            above = hashes[parent]
+            if above is None:
+                hashes[turn["bates"]] = None
+                continue
+        else:
+            hashes[turn["bates"]] = None
+            continue
+        hashes[turn["bates"]] = node_row_hash(
+            above, turn["bates"], turn["question"], b64_hex(turn["cache_key"]),
+            turn["audit_mode"], turn["created_at"], turn["created_label"],
+        )  # fmt: skip
+    return hashes
+
+
+def _claim(
+    events: Events, built: Bodies, seq: int, kinds: Sequence[str], body: dict[str, Any]
+) -> bool:
+    """Give the event at ``seq`` (of one of ``kinds``) the body ``body`` rebuilt: True when it
+    holds (no other item claims the event, and it carries no body, or, a ``cache_write``
+    with ``redactions``, which the reader cannot rebuild, that body with them: a body is
+    written one way)."""
+    event = events.get(seq)
+    if event is None or event["event_type"] not in kinds or seq in built:
+        return False
+    built[seq] = body
+    if "body" not in event:
+        return True
+    held = event["body"]
+    if kinds != ("cache_write",) or type(held) is not dict or "redactions" not in held:
+        return False
+    return bool(held == {**body, "redactions": held["redactions"]})
+
+
+def _turn_events(
+    bundle: dict[str, Any], nodes: dict[str, str | None], events: Events, built: Bodies
+) -> Iterator[str]:
+    """Each turn's event: its body rebuilt (or held to the one carried), its sid and bates."""
+    sessions = {session["sid"]: session for session in bundle["sessions"]}
+    for turn in bundle["turns"]:
+        digest = nodes[turn["bates"]]
+        sid, seq = parse_bates(turn["bates"])
+        if digest is None or sid not in sessions:
+            continue  # _turn_problems names it
+        if seq == 0:
+            kinds: tuple[str, ...] = ("session_create", "session_import")
+            body = session_event_body(sessions[sid]["label"], digest)
+        else:
+            kinds = ("node_insert",)
+            titles = titles_json(turn["cited_titles"])
+            body = node_event_body(digest, turn["parent_bates"], turn["answer_text"], titles)
+        event = events.get(turn["event_seq"])
+        where = (sid, None if seq == 0 else turn["bates"])
+        if (
+            not _claim(events, built, turn["event_seq"], kinds, body)
+            or event is None
+            or (event["sid"], event["bates"]) != where
+        ):
+            yield (
+                f"turn {turn['bates']}: the {kinds[0]} event at its event_seq does not record "
+                "it as it is"
+            )
+
+
+def _chain_problems(
+    name: str, chain: dict[str, Any], built: Bodies, hashes: dict[str, dict[int, str]]
+) -> list[str]:
+    """The span's seqs and its head: each event hashed onto the one before it (its body the
+    one carried, else the one rebuilt); ``hashes[name]`` gets each event's hash by seq."""
+    what = f"{name}.db chain"
+    events, head, prev = chain["events"], chain["head"], chain["prev_event_hash"]
+    hashes[name] = {}
+    if not events:
+        problems = [] if head is None else [f"{what}: a head but no event leads to it"]
+        return problems + ([f"{what}: a prev_event_hash but no event"] if prev else [])
+    problems = []
+    if (events[0]["seq"] == 1) != (prev is None):
+        problems.append(f"{what}: seq {events[0]['seq']}: its prev_event_hash does not fit its seq")
+    digest = b64_hex(prev) if prev is not None else None
+    before = None
+    for event in events:
+        seq = event["seq"]
+        if before is not None and seq != before + 1:
+            problems.append(f"{what}: seq {seq} follows seq {before}: the span has a gap")
+        if "body" in event:
+            body = event["body"]
+        elif seq in built:
+            body = built[seq]
+        else:
+            problems.append(f"{what}: seq {seq}: no turn or record of the bundle rebuilds its body")
+            body = None
+        digest = event_row_hash(
+            digest, event["event_type"], event["sid"], event["bates"], canonical_text(body),
+            event["created_at"],
+        )  # fmt: skip
+        hashes[name][seq] = digest
+        before = seq
+    if head is None or head["seq"] != before or b64_hex(head["event_hash"]) != digest:
+        problems.append(
+            f"{what}: its events do not hash to its head (an event, or a turn or record whose "
+            "event it rebuilds, was changed)"
+        )
+    return problems
+
+
+def _bodies(events: Events, built: Bodies) -> Bodies:
+    """Every event's body: the one carried, else the one rebuilt."""
+    return {seq: e["body"] if "body" in e else built.get(seq) for seq, e in events.items()}
+
+
+def _event(events: Events, seq: int, event_type: Sequence[str]) -> dict[str, Any] | None:
+    event = events.get(seq)
+    return event if event is not None and event["event_type"] in event_type else None
+
+
+def _turn_problems(
+    bundle: dict[str, Any],
+    nodes: dict[str, str | None],
+    records: _Records,
+    events: Events,
+    bodies: Bodies,
+) -> Iterator[str]:
+    turns = {turn["bates"]: turn for turn in bundle["turns"]}
+    sessions = {session["sid"]: session for session in bundle["sessions"]}
+    for sid, session in sessions.items():
+        root = turns.get(session["root_bates"])
+        if parse_bates(session["root_bates"]) != (sid, 0) or root is None:
+            yield f"session {sid}: its root turn is not in the bundle"
+        elif root["created_at"] != session["created_at"]:
+            yield f"session {sid}: its created_at is not its root turn's"
+    renames: dict[str, list[tuple[int, Any]]] = {}  # each turn's label events, in order
+    for seq in sorted(events):
+        if events[seq]["event_type"] == "label" and type(events[seq]["bates"]) is str:
+            renames.setdefault(events[seq]["bates"], []).append((seq, bodies[seq]))
+    for bates, turn in turns.items():
+        sid, seq = parse_bates(bates)
+        problem = None
+        if sid not in sessions:
+            problem = "its session is not in the bundle"
+        elif nodes[bates] is None:
+            problem = "its parent is not in the bundle"
+        else:
+            renamed = [b for s, b in renames.get(bates, []) if s > turn["event_seq"]]
+            last = renamed[-1] if renamed else {"label": turn["created_label"]}
+            if type(last) is not dict or last.get("label") != turn["label"]:
+                problem = "its label is not the one its label events leave it"
+            elif seq > 0 and not records.answers(turn):
+                problem = (
+                    "no record in the bundle holds its answer, mode, cited titles and question"
+                )
+        if problem is not None:
+            yield f"turn {bates}: {problem}"
+
+
+class _Records:
+    """The bundle's records, each completed as its hashes need it: its evidence items'
+    leaves (their chunks') and sizes (their documents'), its evidence root and question hash
+    computed."""
+
+    def __init__(
+        self, bundle: dict[str, Any], leaves: dict[tuple[str, int], bytes], hexes: HexMemo
+    ) -> None:
+        self.hexes = hexes
+        self.records = bundle["records"]
+        self.sizes = {doc["source_root"]: doc["chunk_count"] for doc in bundle["documents"]}
+        self.titles = {doc["source_root"]: doc["title"] for doc in bundle["documents"]}
+        self.leaves = leaves
+        self.by_key: dict[str, list[dict[str, Any]]] = {}
+        for record in self.records:
+            self.by_key.setdefault(record["cache_key"], []).append(record)
+        self.asked: dict[int, str] = {}  # id(record) -> its question's hash
+        self.held: set[int] = set()  # id(record) of each whose cache_write holds it
+
+    @staticmethod
+    def name(record: dict[str, Any]) -> str:
+        return f"record {b64_hex(record['cache_key'])[:12]}… revision {record['revision']}"
+
+    def events(self, events: Events, built: Bodies) -> Iterator[str]:
+        """Each record's hashes, and its ``cache_write`` event's body rebuilt (or compared)."""
+        for record in self.records:
+            problems = list(self._record_problems(record, events, built))
+            for problem in problems:
+                yield f"{self.name(record)}: {problem}"
+
+    def _record_problems(
+        self, record: dict[str, Any], events: Events, built: Bodies
+    ) -> Iterator[str]:
+        refs: list[tuple[EvidenceRef, bool]] = []
+        for item in record["evidence"]:
+            root, index = item["source_root"], item["chunk_index"]
+            size, leaf = self.sizes.get(root), self.leaves.get((root, index))
+            if size is None:
+                yield f"evidence {b64_hex(root)[:12]}… #{index} names no document of the bundle"
+            elif leaf is None:
+                yield f"evidence {b64_hex(root)[:12]}… #{index}: an evidence item with no chunk"
+            else:
+                ref = EvidenceRef(self.hexes[root], size, index, leaf.hex())
+                refs.append((ref, item["cited"]))
+        if len(refs) != len(record["evidence"]):
+            return
+        dims = {name: self.hexes[v] if name in HASHED_DIMENSIONS else v
+                for name, v in record["dimensions"].items()}  # fmt: skip
+        key = b64_hex(record["cache_key"])
+        root = merkle_root([_evidence_leaf(ref) for ref, _ in refs]).hex()
+        asked = self.asked[id(record)] = question_hash(record["question"])
+        if cache_key({**dims, EVIDENCE_ROOT_DIMENSION: root, "question_hash": asked}, _held) != key:
+            yield "its cache_key is not the hash of its dimensions, evidence root and question"
+        digest = record_hash(
+            cache_key=key, revision=record["revision"], question=record["question"],
+            answer_text=record["answer_text"], audit_mode=record["audit_mode"], evidence=refs,
+            created_at=record["created_at"], encode=_held,
+        )  # fmt: skip
+        body = write_event_body(
+            cache_key=key, revision=record["revision"], record_hash=digest, evidence_root=root,
+            answer_text=record["answer_text"], response_json=record["response_json"],
+        )  # fmt: skip
+        if _claim(events, built, record["event_seq"], ("cache_write",), body):
+            self.held.add(id(record))
+        else:
+            yield "the cache_write event at its event_seq does not record it as it is"
+
+    def answers(self, turn: dict[str, Any]) -> bool:
+        """Whether a record of the bundle holds the turn's answer as the turn shows it."""
+        for record in self.by_key.get(turn["cache_key"], []):
+            cited = list(  # each cited document's title, once, in rank order (qa/standing.py)
+                dict.fromkeys(self.titles.get(e["source_root"]) for e in record["evidence"]
+                              if e["cited"])
+            )  # fmt: skip
+            if (
+                record["answer_text"] == turn["answer_text"]
+                and record["audit_mode"] == turn["audit_mode"]
+                and cited == turn["cited_titles"]
+                and self.asked.get(id(record)) == question_hash(turn["question"])
+            ):
+                return True
+        return False
+
+    def states(self, events: Events, bodies: Bodies) -> Iterator[str]:
+        changes = _changes(events, bodies)
+        for record in self.records:
+            if id(record) not in self.held:
+                continue
+            state = _replayed(record, events, bodies, changes)
+            if state != (record["state"], record["state_reason"]):
+                yield (
+                    f"{self.name(record)}: its state {record['state']!r} is not what its audit "
+                    "events leave it"
+                )
 
 
 Changes = dict[Any, list[int]]
 
 
-def _changes(events: Events) -> Changes:
+def _changes(events: Events, bodies: Bodies) -> Changes:
     """The seqs of the events that can move a record's state, in order, by what they name:
     a ``cache_write`` by its key, a ``cache_state`` by each ``(cache_key, revision)`` of its
     ``records`` (so a record's replay reads its own events, not the whole span's)."""
     changes: Changes = {}
     for seq in sorted(events):
-        event, body = events[seq], events[seq]["body"]
+        event, body = events[seq], bodies[seq]
         if type(body) is not dict:
             continue
         if event["event_type"] == "cache_write":
@@ -256,104 +437,83 @@ def _changes(events: Events) -> Changes:
     return changes
 
 
-def _record_problem(record: dict[str, Any], events: Events, changes: Changes) -> Iterator[str]:
-    dims = record["dimensions"]
-    refs = [
-        (EvidenceRef(e["source_root"], e["chunk_count"], e["chunk_index"], e["leaf"]), e["cited"])
-        for e in record["evidence"]
-    ]
-    if cache_key(dims, _held) != record["cache_key"]:
-        yield "its cache_key is not the hash of its dimensions"
-    if evidence_root([ref for ref, _ in refs], _held) != dims[EVIDENCE_ROOT_DIMENSION]:
-        yield "its evidence does not fold to its evidence root"
-    if question_hash(record["question"]) != dims["question_hash"]:
-        yield "its question is not the one its question_hash names"
-    digest = record_hash(
-        cache_key=record["cache_key"], revision=record["revision"], question=record["question"],
-        answer_text=record["answer_text"], audit_mode=record["audit_mode"], evidence=refs,
-        created_at=record["created_at"], encode=_held,
-    )  # fmt: skip
-    if digest != record["record_hash"]:
-        yield "its record_hash does not recompute from its fields"
-    event = _event(events, record["event_seq"], ("cache_write",))
-    body = write_event_body(
-        cache_key=record["cache_key"], revision=record["revision"],
-        record_hash=record["record_hash"], evidence_root=dims[EVIDENCE_ROOT_DIMENSION],
-        answer_text=record["answer_text"], response_json=record["response_json"],
-    )  # fmt: skip
-    held = event["body"] if event is not None else None
-    if type(held) is dict and "redactions" in held:
-        body["redactions"] = held["redactions"]
-    if held != body:
-        yield "the cache_write event at its event_seq does not record it as it is"
-    elif _replayed(record, events, changes) != (record["state"], record["state_reason"]):
-        yield f"its state {record['state']!r} is not what its audit events leave it"
-
-
-def _replayed(record: dict[str, Any], events: Events, changes: Changes) -> tuple[str, str | None]:
+def _replayed(
+    record: dict[str, Any], events: Events, bodies: Bodies, changes: Changes
+) -> tuple[str, str | None]:
     """The state and reason the events after the record's ``cache_write`` leave it in
     (:mod:`arborist.store.cache.events`): a later revision of its key written while it is
     ``ok`` makes it ``stale``; each ``cache_state`` event naming it sets both."""
-    key, revision, since = record["cache_key"], record["revision"], record["event_seq"]
+    key, revision, since = b64_hex(record["cache_key"]), record["revision"], record["event_seq"]
     writes = changes.get(("write", key), [])
     named = sorted(writes[bisect_right(writes, since) :]
                    + [s for s in changes.get(("state", key, str(revision)), []) if s > since])  # fmt: skip
     state: tuple[Any, Any] = ("ok", None)
     for seq in named:
-        event, body = events[seq], events[seq]["body"]
-        if event["event_type"] == "cache_write":
+        if events[seq]["event_type"] == "cache_write":
             if state[0] == "ok":
                 state = ("stale", SUPERSEDED_REASON)
         else:
-            state = (body.get("state"), body.get("reason"))
+            state = (bodies[seq].get("state"), bodies[seq].get("reason"))
     return state
 
 
 def _document_problems(bundle: dict[str, Any], events: Events) -> Iterator[str]:
     cited = {item["source_root"] for r in bundle["records"] for item in r["evidence"]}
     for doc in bundle["documents"]:
-        name = f"document {doc['source_root'][:12]}…"
+        root = b64_hex(doc["source_root"])
+        name = f"document {root[:12]}…"
         event = _event(events, doc["event_seq"], ("document_add",))
-        body = event["body"] if event is not None else None
-        fields = ("source_root", "chunk_count", "title")
-        if type(body) is not dict or any(body.get(f) != doc[f] for f in fields):
+        body = event.get("body") if event is not None else None
+        held = {"source_root": root, "chunk_count": doc["chunk_count"], "title": doc["title"]}
+        if type(body) is not dict or any(body.get(f) != v for f, v in held.items()):
             yield f"{name}: the document_add event at its event_seq does not record it as it is"
         if doc["source_root"] not in cited:
             yield f"{name}: no record in the bundle cites it"
-    documents = {doc["source_root"]: doc["chunk_count"] for doc in bundle["documents"]}
-    for record in bundle["records"]:
-        for item in record["evidence"]:
-            if documents.get(item["source_root"]) != item["chunk_count"]:
-                yield (
-                    f"record {record['cache_key'][:12]}… revision {record['revision']}: "
-                    f"evidence {item['source_root'][:12]}… #{item['chunk_index']} names no "
-                    "document of the bundle at its size"
-                )
 
 
-def _chunk_problems(bundle: dict[str, Any]) -> Iterator[str]:
-    documents = {doc["source_root"]: doc["chunk_count"] for doc in bundle["documents"]}
-    used: dict[tuple[str, int], set[tuple[str, bool]]] = {}
+def _chunk_problems(
+    bundle: dict[str, Any], leaves: dict[tuple[str, int], bytes], raw: BytesMemo
+) -> Iterator[str]:
+    documents = {doc["source_root"]: doc for doc in bundle["documents"]}
+    used: dict[tuple[str, int], list[bool]] = {}
     for record in bundle["records"]:
         for item in record["evidence"]:
-            place = (item["source_root"], item["chunk_index"])
-            used.setdefault(place, set()).add((item["leaf"], item["cited"]))
+            used.setdefault((item["source_root"], item["chunk_index"]), []).append(item["cited"])
+    seen: dict[str, int] = {}  # how many of each document's proof nodes were met so far
+    disordered: set[str] = set()
     for chunk in bundle["chunks"]:
-        root, index, leaf = chunk["source_root"], chunk["chunk_index"], chunk["leaf"]
-        name = f"chunk {root[:12]}… #{index}"
-        uses = used.pop((root, index), set())
-        if not uses or {lf for lf, _cited in uses} != {leaf}:
+        root, index = chunk["source_root"], chunk["chunk_index"]
+        name = Named("chunk", root, f" #{index}")
+        uses = used.get((root, index))
+        if not uses:
             yield f"{name}: it is no evidence item of the bundle's records"
-        elif (chunk["text"] is not None) != any(cited for _lf, cited in uses):
-            yield f"{name}: its text is carried only when a record cites it"
-        proof = [bytes.fromhex(h) for h in chunk["proof"]]
-        size = documents.get(root, 0)
-        if not verify_inclusion(bytes.fromhex(leaf), index, size, proof, bytes.fromhex(root)):
-            yield f"{name}: its proof does not verify against its document's root and size"
-        if chunk["text"] is not None and leaf_hash(chunk["text"].encode()).hex() != leaf:
-            yield f"{name}: its text does not hash to its leaf"
-    for root, index in sorted(used):
-        yield f"chunk {root[:12]}… #{index}: an evidence item with no chunk in the bundle"
+        elif ("text" in chunk) != any(uses):
+            yield f"{name}: its text is carried (and its leaf not) exactly when a record cites it"
+        doc = documents.get(root)
+        nodes = doc["nodes"] if doc is not None else []
+        met = seen.get(root, 0)
+        for at in chunk["proof"]:
+            if at == met:
+                met += 1
+            elif at > met:
+                disordered.add(root)
+        seen[root] = met
+        proof = [raw[nodes[at]] for at in chunk["proof"] if at < len(nodes)]
+        size = doc["chunk_count"] if doc is not None else 0
+        if len(proof) != len(chunk["proof"]) or not verify_inclusion(
+            leaves[root, index], index, size, proof, raw[root]
+        ):
+            yield (
+                f"{name}: its proof does not verify against its document's root and size (from "
+                f"its {'text' if 'text' in chunk else 'leaf'})"
+            )
+    for doc in bundle["documents"]:
+        root, nodes = doc["source_root"], doc["nodes"]
+        if root in disordered or seen.get(root, 0) != len(nodes) or len(set(nodes)) != len(nodes):
+            yield (
+                f"document {b64_hex(root)[:12]}…: its proof nodes are not its "
+                "chunks' proofs' nodes, each once, in the order they are first used"
+            )
 
 
 def witness_problems(report: BundleReport, witnesses: Sequence[Heads]) -> list[str]:

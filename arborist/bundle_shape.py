@@ -5,16 +5,19 @@ A bundle is one canonical JSON value (docs/design.md section 2), so the bytes of
 bundle are exactly ``canonical_json`` of what they parse to: :func:`read_bundle` holds them
 to it, which refuses in one line a file that is cut short, is not JSON, holds a float, an
 integer beyond ±(2^53−1), a lone surrogate, nesting deeper than the parser goes, a key
-twice in one object, or a byte of spacing or key
-order changed. :func:`shape_problems` then names every entry whose fields are not exactly
-the format's, of their JSON types, in the format's order and each once: what
-:mod:`arborist.bundle_check` needs before it recomputes a hash.
+twice in one object, or a byte of spacing or key order changed; and a bundle of format 1,
+which it names and asks to be exported again (docs/bundle.md says why format 2 is the only
+one read). :func:`shape_problems` then names every entry whose fields are not exactly the
+format's, of their JSON types (each hash base64url of its one spelling), in the format's
+order and each once: what :mod:`arborist.bundle_check` needs before it recomputes a hash.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from base64 import urlsafe_b64encode
+from binascii import a2b_base64
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -24,24 +27,95 @@ from arborist.forest.transfer import TURN_FIELDS, turn_problem
 from arborist.hashing import CACHE_KEY_DIMENSIONS, MAX_SAFE_INTEGER, canonical_text
 from arborist.safejson import decode
 
-__all__ = ["BUNDLE_FORMAT", "BundleUnreadable", "CHAINS", "read_bundle", "shape_problems"]
+__all__ = [
+    "BUNDLE_FORMAT",
+    "BundleUnreadable",
+    "BytesMemo",
+    "CHAINS",
+    "DIMENSIONS",
+    "HASHED_DIMENSIONS",
+    "HexMemo",
+    "Named",
+    "b64_bytes",
+    "b64_hex",
+    "hex_b64",
+    "read_bundle",
+    "shape_problems",
+]
 
-BUNDLE_FORMAT = "arborist-bundle/1"
+BUNDLE_FORMAT = "arborist-bundle/2"
+_OLDER = {"arborist-bundle/1": "format 1"}
+"""Formats this reader names when it refuses them (docs/bundle.md says why it reads 2 only)."""
 CHAINS = ("sessions", "store")
 """The two audit chains a bundle carries a span of, by their database's name."""
+DIMENSIONS = tuple(d for d in CACHE_KEY_DIMENSIONS if d not in ("source_root", "question_hash"))
+"""A record's dimensions as a bundle carries them: the eight less the evidence root and the
+question's hash, which the reader recomputes from the record's evidence and question."""
+HASHED_DIMENSIONS = ("model_profile_hash", "conversation_hash", "governance_policy_hash")
+"""The dimensions that are hashes (in base64url; ``conversation_hash`` may be empty)."""
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-_HEX_RUN = re.compile(r"[0-9a-f]*")
+_B64 = re.compile(r"[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]")
+"""A 32-byte digest in base64url without padding: 43 characters, the last one's two spare
+bits zero (so each digest has exactly one spelling)."""
+_B64_RUN = re.compile(r"(?:[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048])*")
+
+
+def b64_bytes(value: str) -> bytes:
+    """The 32 bytes a base64url digest of the bundle (held to :data:`_B64`) spells (its two
+    characters of its own replaced: ten times faster here than ``str.translate``)."""
+    return a2b_base64(value.replace("-", "+").replace("_", "/") + "=")
+
+
+def b64_hex(value: str) -> str:
+    """The 64-digit lowercase hex of a base64url digest ("" stays "")."""
+    return b64_bytes(value).hex() if value else ""
+
+
+def hex_b64(value: str) -> str:
+    """A 64-digit hex digest in base64url without padding ("" stays "")."""
+    return urlsafe_b64encode(bytes.fromhex(value)).decode("ascii")[:-1] if value else ""
+
+
+class HexMemo(dict[str, str]):
+    """Each base64url digest of one bundle in hex, decoded once (a document's root is named
+    by every evidence item and chunk of it)."""
+
+    def __missing__(self, value: str) -> str:
+        self[value] = decoded = b64_hex(value)
+        return decoded
+
+
+class BytesMemo(dict[str, bytes]):
+    """Each base64url digest of one bundle as bytes, decoded once (a proof node is shared by
+    a document's chunks)."""
+
+    def __missing__(self, value: str) -> bytes:
+        self[value] = decoded = b64_bytes(value)
+        return decoded
+
+
+class Named:
+    """An item's name, made only when a problem says it: its kind, its root's hex, a tail."""
+
+    def __init__(self, kind: str, root: str, tail: str) -> None:
+        self.kind, self.root, self.tail = kind, root, tail
+
+    def __str__(self) -> str:
+        return f"{self.kind} {b64_hex(self.root)[:12]}…{self.tail}"
+
 
 Check = Callable[[Any], bool]
+_SOME_HASH = "0" * 64
+"""A node hash for :func:`turn_problem`, which holds an export's turn (a bundle's turn has
+none: the reader recomputes it)."""
 
 
 class BundleUnreadable(IntegrityError):
     """Bytes that are no bundle at all: cut short, not canonical JSON, another format."""
 
 
-def _hex(value: Any) -> bool:
-    return type(value) is str and _HEX64.fullmatch(value) is not None
+def _digest(value: Any) -> bool:
+    return type(value) is str and _B64.fullmatch(value) is not None
 
 
 def _nat(value: Any) -> bool:
@@ -64,20 +138,27 @@ def _any(value: Any) -> bool:
     return True
 
 
-def _hex_list(value: Any) -> bool:
-    """A list of 64-digit lowercase hex texts (held as one run: one match, not one each)."""
+def _digest_list(value: Any) -> bool:
+    """A list of base64url digests (held as one run: one match, not one each)."""
     return (
         type(value) is list
-        and all(type(item) is str and len(item) == 64 for item in value)
-        and _HEX_RUN.fullmatch("".join(value)) is not None
+        and all(type(item) is str and len(item) == 43 for item in value)
+        and _B64_RUN.fullmatch("".join(value)) is not None
     )
+
+
+def _nat_list(value: Any) -> bool:
+    return type(value) is list and all(_nat(item) for item in value)
 
 
 def _dimensions(value: Any) -> bool:
     return (
         type(value) is dict
-        and set(value) == set(CACHE_KEY_DIMENSIONS)
-        and all(_text(item) for item in value.values())
+        and value.keys() == set(DIMENSIONS)
+        and all(_text(value[name]) for name in DIMENSIONS)
+        and all(_digest(value[name]) for name in HASHED_DIMENSIONS if value[name] != "")
+        and value["model_profile_hash"] != ""
+        and value["governance_policy_hash"] != ""
     )
 
 
@@ -87,16 +168,14 @@ SESSION = {
     "created_at": _text,
     "root_bates": lambda v: _text(v) and is_bates(v),
 }
-TURN: dict[str, Check] = {**dict.fromkeys(TURN_FIELDS, _any), "event_seq": _positive}
-EVIDENCE = {
-    "source_root": _hex,
-    "chunk_count": _positive,
-    "chunk_index": _nat,
-    "leaf": _hex,
-    "cited": lambda v: type(v) is bool,
+TURN: dict[str, Check] = {
+    **{name: _any for name in TURN_FIELDS if name != "node_hash"},
+    "cache_key": lambda v: v == "" or _digest(v),
+    "event_seq": _positive,
 }
+EVIDENCE = {"source_root": _digest, "chunk_index": _nat, "cited": lambda v: type(v) is bool}
 RECORD = {
-    "cache_key": _hex,
+    "cache_key": _digest,
     "revision": _positive,
     "question": _text,
     "answer_text": _text,
@@ -104,31 +183,38 @@ RECORD = {
     "created_at": _text,
     "dimensions": _dimensions,
     "evidence": lambda v: type(v) is list,
-    "record_hash": _hex,
     "response_json": _text,
     "state": _text,
     "state_reason": _maybe(_text),
     "event_seq": _positive,
 }
-DOCUMENT = {"source_root": _hex, "chunk_count": _positive, "title": _text, "event_seq": _positive}
-CHUNK = {
-    "source_root": _hex,
-    "chunk_index": _nat,
-    "leaf": _hex,
-    "proof": _hex_list,
-    "text": _maybe(_text),
+DOCUMENT = {
+    "source_root": _digest,
+    "chunk_count": _positive,
+    "title": _text,
+    "event_seq": _positive,
+    "nodes": _digest_list,
 }
+CHUNK = {"source_root": _digest, "chunk_index": _nat, "leaf": _digest, "proof": _nat_list}
+"""A chunk no record cites: its leaf, not its text. A cited chunk has its ``text`` instead of
+its leaf (:data:`CITED_CHUNK`): the reader hashes the text to the leaf."""
+CITED_CHUNK = {"source_root": _digest, "chunk_index": _nat, "proof": _nat_list, "text": _text}
 EVENT = {
     "seq": _positive,
     "event_type": _text,
     "sid": _maybe(_text),
     "bates": _maybe(_text),
-    "body": _any,
     "created_at": _text,
-    "prev_event_hash": _maybe(_hex),
-    "event_hash": _hex,
 }
-HEAD = {"seq": _positive, "event_hash": _hex}
+"""An event whose body the reader rebuilds (it records a turn or a record of the bundle);
+any other event has these fields and its ``body``."""
+BODIED_EVENT = {**EVENT, "body": _any}
+HEAD = {"seq": _positive, "event_hash": _digest}
+CHAIN = {
+    "head": _maybe(lambda v: _field_problem(v, HEAD) is None),
+    "prev_event_hash": _maybe(_digest),
+    "events": lambda v: type(v) is list,
+}
 TOP = ("chains", "chunks", "documents", "format", "records", "sessions", "turns")
 
 _ORDER: dict[str, Callable[[dict[str, Any]], Any]] = {
@@ -207,6 +293,11 @@ def read_bundle(data: bytes) -> dict[str, Any]:
         else:
             detail = "it holds an integer of too many digits"
         raise BundleUnreadable(f"the bundle is not JSON: {detail}") from None
+    if type(value) is dict and type(value.get("format")) is str and value["format"] in _OLDER:
+        raise BundleUnreadable(
+            f"this bundle is {_OLDER[value['format']]} ({value['format']}), which this arborist "
+            f"no longer reads: re-export it (export --bundle writes {BUNDLE_FORMAT})"
+        )
     if type(value) is not dict or value.get("format") != BUNDLE_FORMAT:
         named = repr(value.get("format")) if type(value) is dict else "none"
         named = named if len(named) <= 60 else f"{named[:57]}..."
@@ -247,16 +338,63 @@ def _field_problem(item: Any, table: Mapping[str, Check]) -> str | None:
     return None
 
 
+_EVIDENCE_KEYS = EVIDENCE.keys()
+
+
+def _evidence_held(items: list[Any]) -> bool:
+    """Whether every evidence item is of :data:`EVIDENCE`'s fields and types: what
+    :func:`_field_problem` finds of each, in one pass (the digests as one run), to be asked
+    item by item only when something is wrong."""
+    return (
+        all(
+            type(e) is dict
+            and e.keys() == _EVIDENCE_KEYS
+            and type(e["cited"]) is bool
+            and type(e["chunk_index"]) is int
+            and 0 <= e["chunk_index"] <= MAX_SAFE_INTEGER
+            and type(e["source_root"]) is str
+            and len(e["source_root"]) == 43
+            for e in items
+        )
+        and _B64_RUN.fullmatch("".join(e["source_root"] for e in items)) is not None
+    )
+
+
+_CHUNK_KEYS, _CITED_KEYS = CHUNK.keys(), CITED_CHUNK.keys()
+
+
+def _chunk_held(c: Any) -> bool:
+    """Whether ``c`` is of :data:`CHUNK`'s or :data:`CITED_CHUNK`'s fields and types, in one
+    expression (:func:`_field_problem` says what is wrong when it is not)."""
+    return (
+        type(c) is dict
+        and (
+            (c.keys() == _CITED_KEYS and type(c["text"]) is str)
+            or (c.keys() == _CHUNK_KEYS and _digest(c["leaf"]))
+        )
+        and type(c["chunk_index"]) is int
+        and 0 <= c["chunk_index"] <= MAX_SAFE_INTEGER
+        and _digest(c["source_root"])
+        and type(c["proof"]) is list
+        and all(type(at) is int and 0 <= at <= MAX_SAFE_INTEGER for at in c["proof"])
+    )
+
+
 def _list_problems(name: str, entries: Any, table: Mapping[str, Check]) -> Iterator[str]:
     if type(entries) is not list:
         yield f"{name}: is not a list"
         return
     previous = None
     for index, item in enumerate(entries):
-        problem = _field_problem(item, table)
+        if table is CHUNK and _chunk_held(item):
+            problem = None
+        else:
+            cited = table is CHUNK and type(item) is dict and "text" in item
+            problem = _field_problem(item, CITED_CHUNK if cited else table)
         if problem is None and table is TURN:
-            problem = turn_problem(item)
-        if problem is None and table is RECORD:
+            problem = turn_problem({**item, "cache_key": b64_hex(item["cache_key"]),
+                                    "node_hash": _SOME_HASH})  # fmt: skip
+        if problem is None and table is RECORD and not _evidence_held(item["evidence"]):
             problem = next(
                 (f"evidence {n} {p}" for n, e in enumerate(item["evidence"])
                  if (p := _field_problem(e, EVIDENCE))),
@@ -274,16 +412,38 @@ def _list_problems(name: str, entries: Any, table: Mapping[str, Check]) -> Itera
 
 def _chain_problems(name: str, chain: Any) -> Iterator[str]:
     what = f"chains.{name}"
-    problem = _field_problem(chain, {"head": _maybe(lambda v: _field_problem(v, HEAD) is None),
-                                     "events": lambda v: type(v) is list})  # fmt: skip
+    problem = _field_problem(chain, CHAIN)
     if problem is not None:
         yield f"{what}: {problem}"
         return
+    if _events_held(chain["events"]):
+        return
     for index, event in enumerate(chain["events"]):
-        problem = _field_problem(event, EVENT)
+        table = BODIED_EVENT if type(event) is dict and "body" in event else EVENT
+        problem = _field_problem(event, table)
         if problem is not None:
             yield f"{what}.events[{index}]: {problem}"
             return
+
+
+_EVENT_KEYS, _BODIED_KEYS = EVENT.keys(), BODIED_EVENT.keys()
+
+
+def _events_held(events: list[Any]) -> bool:
+    """Whether every event is of :data:`EVENT`'s or :data:`BODIED_EVENT`'s fields and types:
+    what :func:`_field_problem` finds of each, in one pass, to be asked event by event only
+    when something is wrong."""
+    return all(
+        type(e) is dict
+        and (e.keys() == _EVENT_KEYS or e.keys() == _BODIED_KEYS)
+        and type(e["seq"]) is int
+        and 1 <= e["seq"] <= MAX_SAFE_INTEGER
+        and type(e["event_type"]) is str
+        and type(e["created_at"]) is str
+        and (e["sid"] is None or type(e["sid"]) is str)
+        and (e["bates"] is None or type(e["bates"]) is str)
+        for e in events
+    )
 
 
 def shape_problems(bundle: dict[str, Any]) -> list[str]:

@@ -14,13 +14,17 @@ turns cite 5,000 chunks (evidence items; the distinct chunks among them are coun
   per turn. Each member's share is printed, so what to trim is plain.
 * **verify**: ``check_bundle`` on the bytes (what ``arborist verify --bundle`` runs, less
   reading the file), against a bare hashlib floor over the same bytes: ``json.loads``, then
-  every hash the checks need recomputed with ``hashlib`` straight from the parsed fields and
-  compared with the stated one (each event's preimage, each turn's node hash, each record's
-  key, evidence root and record hash, each cited chunk's leaf and each proof folded to its
-  document's root). One SHA-256 of the whole file is printed beside them for scale: no
-  verifier that parses JSON comes near it, so the goal is judged against the floor. The
-  two are timed in one process in interleaved rounds (which goes first alternates); the
-  figure is the median over the rounds of ours/floor. Goal: <= 2x.
+  every hash the checks need recomputed with ``hashlib`` straight from the parsed fields,
+  each base64url hash decoded with ``binascii`` where it is used (format 2, docs/bundle.md):
+  each turn's node hash under its parent's and the body of its event; each cited chunk's
+  leaf from its text and each proof (its document's nodes) folded to its document's root;
+  each record's evidence leaves and root, its question's hash (NFC, spaces collapsed), its
+  key, its record hash, its answer's and response's hashes and the body of its event; and
+  every event's preimage chained from the span's start, compared with the head. The floor
+  trusts the form and names nothing: it asserts. One SHA-256 of the whole file is printed
+  beside them for scale: no verifier that parses JSON comes near it, so the goal is judged
+  against the floor. The two are timed in one process in interleaved rounds (which goes
+  first alternates); the figure is the median over the rounds of ours/floor. Goal: <= 2x.
 
 A full run writes its section (``bundle``) of bench/RESULTS.md; ``--quick`` (a few turns,
 no goal judged) writes nothing.
@@ -29,6 +33,7 @@ no goal judged) writes nothing.
 from __future__ import annotations
 
 import argparse
+import binascii
 import datetime
 import hashlib
 import json
@@ -38,6 +43,7 @@ import statistics
 import sys
 import tempfile
 import time
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -108,27 +114,37 @@ def _cj(value: Any) -> bytes:
 
 
 def floor(data: bytes) -> None:
-    """The bare hashlib pass: parse, recompute each stated hash, compare (see the docstring)."""
+    """The bare hashlib pass: parse, recompute each hash the checks need, compare (see the
+    docstring). Format 2 states fewer hashes, so more are recomputed here, as the check does:
+    each turn's node hash (under its parent's) and the body of its event, each record's
+    evidence root, question hash, key, record hash and the body of its event, and every
+    event's hash chained from the span's first to its head."""
     sha = hashlib.sha256
     bundle = json.loads(data)
-    for chain in bundle["chains"].values():
-        for e in chain["events"]:
-            fields = {k: e[k] for k in ("bates", "body", "created_at", "event_type", "sid")}
-            prev = bytes.fromhex(e["prev_event_hash"]) if e["prev_event_hash"] else b""
-            assert sha(prev + _cj(fields)).hexdigest() == e["event_hash"]
-    hashes = {t["bates"]: t["node_hash"] for t in bundle["turns"]}
+    built: dict[str, dict[int, Any]] = {"sessions": {}, "store": {}}
+    labels = {s["sid"]: s["label"] for s in bundle["sessions"]}
+    hashes: dict[str, str] = {}
     for t in bundle["turns"]:
-        fields = {k: t[k] for k in ("bates", "question", "cache_key", "audit_mode", "created_at")}
-        fields["label"] = t["created_label"]
+        fields = {k: t[k] for k in ("bates", "question", "audit_mode", "created_at")}
+        fields.update(cache_key=_hex(t["cache_key"]), label=t["created_label"])
         fields["parent_node_hash"] = hashes.get(t["parent_bates"])
-        assert _sha(_cj(fields)) == t["node_hash"]
-    sizes = {d["source_root"]: d["chunk_count"] for d in bundle["documents"]}
-    for c in bundle["chunks"]:
-        node, index, last = bytes.fromhex(c["leaf"]), c["chunk_index"], sizes[c["source_root"]] - 1
-        if c["text"] is not None:
-            assert sha(b"\x00" + c["text"].encode()).digest() == node
-        for step in c["proof"]:
-            sibling = bytes.fromhex(step)
+        node = hashes[t["bates"]] = _sha(_cj(fields))
+        built["sessions"][t["event_seq"]] = (
+            {"label": labels[t["bates"][:-7]], "root_node_hash": node}
+            if t["parent_bates"] is None
+            else {"node_hash": node, "parent_bates": t["parent_bates"],
+                  "answer_hash": _sha(t["answer_text"].encode()),
+                  "titles_hash": _sha(json.dumps(t["cited_titles"], ensure_ascii=False).encode())}
+        )  # fmt: skip
+    documents = {d["source_root"]: d for d in bundle["documents"]}
+    leaves = {}
+    for c in bundle["chunks"]:  # a cited chunk's leaf: its text's hash
+        document = documents[c["source_root"]]
+        node = sha(b"\x00" + c["text"].encode()).digest() if "text" in c else _bytes(c["leaf"])
+        index, last = c["chunk_index"], document["chunk_count"] - 1
+        leaves[c["source_root"], c["chunk_index"]] = node.hex()
+        for at in c["proof"]:
+            sibling = _bytes(document["nodes"][at])
             if index & 1 or index == last:
                 node = sha(b"\x03" + sibling + node).digest()
                 while not index & 1 and index:
@@ -136,17 +152,47 @@ def floor(data: bytes) -> None:
             else:
                 node = sha(b"\x03" + node + sibling).digest()
             index, last = index >> 1, last >> 1
-        assert node.hex() == c["source_root"]
+        assert node == _bytes(c["source_root"])
     for r in bundle["records"]:
-        assert _sha(_cj(r["dimensions"])) == r["cache_key"]
-        refs = [{k: x[k] for k in ("source_root", "chunk_index", "leaf")} for x in r["evidence"]]
-        level = [sha(b"\x00" + _cj(ref)).digest() for ref in refs]
-        assert _fold(level).hex() == r["dimensions"]["source_root"]
-        fields = {k: r[k] for k in ("cache_key", "revision", "question", "audit_mode")}
-        fields.update(evidence=r["evidence"], created_at=r["created_at"])
-        fields["answer_hash"] = _sha(r["answer_text"].encode())
-        assert _sha(_cj(fields)) == r["record_hash"]
-        _sha(r["response_json"].encode())
+        refs = [
+            {"source_root": _hex(x["source_root"]), "chunk_index": x["chunk_index"],
+             "leaf": leaves[x["source_root"], x["chunk_index"]]}
+            for x in r["evidence"]
+        ]  # fmt: skip
+        root = _fold([sha(b"\x00" + _cj(ref)).digest() for ref in refs]).hex()
+        asked = _sha(" ".join(unicodedata.normalize("NFC", r["question"]).split()).encode())
+        dims = {k: _hex(v) if k.endswith("_hash") else v for k, v in r["dimensions"].items()}
+        key = _hex(r["cache_key"])
+        assert _sha(_cj({**dims, "source_root": root, "question_hash": asked})) == key
+        fields = {k: r[k] for k in ("revision", "question", "audit_mode", "created_at")}
+        evidence = [
+            {**ref, "chunk_count": documents[x["source_root"]]["chunk_count"], "cited": x["cited"]}
+            for ref, x in zip(refs, r["evidence"], strict=True)
+        ]
+        answer = _sha(r["answer_text"].encode())
+        fields.update(cache_key=key, evidence=evidence, answer_hash=answer)
+        built["store"][r["event_seq"]] = {
+            "cache_key": key, "revision": r["revision"], "record_hash": _sha(_cj(fields)),
+            "evidence_root": root, "answer_hash": answer,
+            "response_hash": _sha(r["response_json"].encode()),
+        }  # fmt: skip
+    for name, chain in bundle["chains"].items():
+        prev = _bytes(chain["prev_event_hash"]) if chain["prev_event_hash"] else b""
+        for e in chain["events"]:
+            fields = {k: e[k] for k in ("bates", "created_at", "event_type", "sid")}
+            fields["body"] = e["body"] if "body" in e else built[name][e["seq"]]
+            prev = sha(prev + _cj(fields)).digest()
+        assert chain["head"] is None or prev == _bytes(chain["head"]["event_hash"])
+
+
+def _bytes(digest: str) -> bytes:
+    """A base64url digest's bytes, the fastest plain way (``base64.urlsafe_b64decode`` takes
+    twice as long): what the reader does too, less its memo of each digest's decoding."""
+    return binascii.a2b_base64(digest.replace("-", "+").replace("_", "/") + "=")
+
+
+def _hex(digest: str) -> str:
+    return _bytes(digest).hex() if digest else ""
 
 
 def _fold(level: list[bytes]) -> bytes:
@@ -196,7 +242,7 @@ def run(turns: int, rounds: int, seed: int, quick: bool) -> tuple[list[str], lis
     bundle = json.loads(data)
     asked = sum(t["parent_bates"] is not None for t in bundle["turns"])
     evidence = sum(len(r["evidence"]) for r in bundle["records"])
-    cited = sum(len(c["text"].encode()) for c in bundle["chunks"] if c["text"] is not None)
+    cited = sum(len(c["text"].encode()) for c in bundle["chunks"] if "text" in c)
     per_turn = (len(data) - cited) / asked
     best, ratio = interleaved(
         {"ours": lambda: check_bundle(data), "floor": lambda: floor(data)}, rounds
@@ -206,7 +252,7 @@ def run(turns: int, rounds: int, seed: int, quick: bool) -> tuple[list[str], lis
     lines = [
         f"bundle of {asked:,} turns ({len(bundle['sessions'])} sessions), {len(bundle['records']):,} "
         f"records citing {evidence:,} chunks ({len(bundle['chunks']):,} distinct, "
-        f"{sum(c['text'] is not None for c in bundle['chunks']):,} with text); home made in "
+        f"{sum('text' in c for c in bundle['chunks']):,} with text); home made in "
         f"{made:.1f} s",
         f"size: {len(data):,} bytes, cited text {cited:,} bytes",
         "  member      bytes       per turn",

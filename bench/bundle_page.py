@@ -116,7 +116,7 @@ def main() -> None:
         reported, walls = measure(path, rounds)
     held = json.loads(data)
     print(f"bundle of {len(held['turns']) - 1:,} turns, {len(held['chunks']):,} chunks "
-          f"({sum(c['text'] is not None for c in held['chunks']):,} cited): {len(data):,} bytes; "
+          f"({sum('text' in c for c in held['chunks']):,} cited): {len(data):,} bytes; "
           f"page {size:,} bytes (home made and bundled in {made:.1f} s)")  # fmt: skip
     print(f"{'':<34} {'best':>8} {'median':>8}")
     for name, times in (("page's own (script start -> checked)", reported),

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 from arborist.app import Arborist
 from arborist.bundle_check import check_bundle
-from arborist.bundle_shape import BundleUnreadable, read_bundle
+from arborist.bundle_shape import BundleUnreadable, hex_b64, read_bundle
 from arborist.cli import cli
 from arborist.commands import Desk
-from arborist.hashing import canonical_json
+from arborist.hashing import canonical_json, leaf_hash
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDER = (
@@ -98,7 +98,7 @@ def test_a_bundle_holds_its_sessions_and_nothing_else_of_the_home(made: dict[str
     revisions = {(r["revision"], r["state"]) for r in bundle["records"]}
     assert {(1, "failed"), (2, "ok")} <= revisions  # both revisions of the falsified key
     assert [t["label"] for t in bundle["turns"]][1] == "creators"
-    cited = [c for c in bundle["chunks"] if c["text"] is not None]
+    cited = [c for c in bundle["chunks"] if "text" in c]
     assert cited and all(c["text"] in SPIDER for c in cited)
     assert made["bundle"].stat().st_mode & 0o777 == 0o600
 
@@ -114,7 +114,7 @@ def _standalone(tmp_path: Path) -> Path:
         if isinstance(node, ast.Import)
         for alias in node.names
     }
-    assert imported <= {"hashlib", "json", "sys"}
+    assert imported <= {"base64", "hashlib", "json", "sys", "unicodedata"}  # the stdlib
     assert not any(isinstance(node, ast.ImportFrom) for node in ast.walk(ast.parse(code)))
     path = tmp_path / "standalone.py"
     path.write_text(code, encoding="utf-8")
@@ -173,8 +173,8 @@ def _forged(old: Any) -> Any:
     if isinstance(old, int):
         return old + 1
     if isinstance(old, str):
-        if re.fullmatch(r"[0-9a-f]{64}", old):
-            return ("0" if old[0] != "0" else "1") + old[1:]
+        if re.fullmatch(r"[A-Za-z0-9_-]{43}", old):  # a digest (base64url)
+            return ("A" if old[0] != "A" else "B") + old[1:]
         return old + "x"
     return "x"  # null
 
@@ -217,7 +217,8 @@ def test_hostile_bundles_are_one_line_exit_1_no_traceback_and_nothing_written(
         "empty": b"",
         "not utf-8": b"\xff" + data,
         "spaced": json.dumps(bundle, sort_keys=True).encode(),
-        "another format": canonical_json({**bundle, "format": "arborist-bundle/2"}),
+        "another format": canonical_json({**bundle, "format": "arborist-bundle/3"}),
+        "format 1": canonical_json({**bundle, "format": "arborist-bundle/1"}),
         "a list": b"[]",
         "duplicate turn": canonical_json({**bundle, "turns": [turns[0], *turns]}),
         "out of order": canonical_json({**bundle, "turns": turns[::-1]}),
@@ -235,7 +236,7 @@ def test_hostile_bundles_are_one_line_exit_1_no_traceback_and_nothing_written(
             }
         ),
         "a document of another root": canonical_json(
-            _set(bundle, ("documents", 0, "source_root"), "0" * 64)
+            _set(bundle, ("documents", 0, "source_root"), "A" * 43)
         ),
     }
     for name, bad in cases.items():
@@ -247,6 +248,8 @@ def test_hostile_bundles_are_one_line_exit_1_no_traceback_and_nothing_written(
         assert len(lines) <= {"out of order": len(turns) - 1, "a document of another root": 40}.get(
             name, 1
         )
+    code, out = verify(tmp_path, cases["format 1"])
+    assert "this bundle is format 1" in out and "re-export it" in out, out
     assert not (tmp_path / "no-home").exists()
     code, out = run(tmp_path / "no-home", "verify", "--bundle", str(tmp_path / "missing"))
     assert code == 2 and out.count("\n") == 1 and "cannot read" in out
@@ -257,9 +260,17 @@ def test_a_proof_of_another_document_fails_as_that_chunks(made: dict[str, Any]) 
     with Arborist(made["home"]) as app:
         other = app.store_conn.execute(
             "SELECT proof_json FROM cache_evidence AS e JOIN documents AS d "
-            "ON d.id = e.document_id WHERE d.title = 'Quokka'"
-        ).fetchone()[0]
-    bundle["chunks"][0]["proof"] = json.loads(other)
+            "ON d.id = e.document_id WHERE d.title = 'Quokka' AND proof_json != '[]'"
+        ).fetchone()
+    document = bundle["documents"][0]
+    nodes = [hex_b64(node) for node in json.loads(other[0])] if other else []
+    nodes += [hex_b64(leaf_hash(b"other").hex())] * (len(document["nodes"]) - len(nodes))
+    document["nodes"] = nodes[: len(document["nodes"])]  # another tree's nodes, as many
+    ok, problems = _checked(canonical_json(bundle))
+    assert not ok and any("its proof does not verify" in p for p in problems)
+    bundle = json.loads(made["data"])
+    proven = [c for c in bundle["chunks"] if c["proof"]]
+    proven[0]["proof"] = proven[0]["proof"][:-1]  # a proof cut short
     ok, problems = _checked(canonical_json(bundle))
     assert not ok and any("its proof does not verify" in p for p in problems)
 
@@ -276,8 +287,10 @@ def _notebook(path: Path, heads: str) -> Path:
 def test_a_notebooks_heads_are_held_to_the_bundles_spans_with_no_home(
     made: dict[str, Any], tmp_path: Path
 ) -> None:
-    chains = json.loads(made["data"])["chains"]
-    s, t = (chains[n]["events"][0] for n in ("sessions", "store"))
+    spans = check_bundle(made["data"]).spans
+    s, t = (
+        {"seq": min(spans[n]), "event_hash": spans[n][min(spans[n])]} for n in ("sessions", "store")
+    )
     honest = f"sessions.db {s['seq']}:{s['event_hash']}, store.db {t['seq']}:{t['event_hash']}"
     code, out = verify(
         tmp_path, made["data"], "--witness", str(_notebook(tmp_path / "a.ipynb", honest))
@@ -341,7 +354,7 @@ def test_import_reads_a_bundle_after_checking_it_whole_and_a_forged_one_writes_n
     elsewhere = tmp_path / "elsewhere"
     code, out = run(elsewhere, "import", str(forged))
     assert code == 1 and out.count("\n") == 1, out
-    assert out.startswith("arborist: error: the bundle does not hold: chunk "), out
+    assert out.startswith("arborist: error: the bundle does not hold: record "), out  # its text
     with Arborist(elsewhere) as app:
         assert app.sessions() == []
     code, out = run(elsewhere, "import", str(made["bundle"]))
@@ -359,10 +372,48 @@ def test_reading_holds_every_escape_to_canonical_json() -> None:
     """read_bundle's ASCII fast path: a character beyond ASCII written as a backslash-u
     escape is not canonical (canonical JSON writes it raw) and is refused; text holding a
     backslash before a ``u`` is canonical and read; control characters are escaped alike."""
-    fmt = '{"format":"arborist-bundle/1","t":'
+    fmt = '{"format":"arborist-bundle/2","t":'
     assert read_bundle(f'{fmt}"é"}}'.encode())["t"] == "é"
     for escaped in ('"\\u00e9"', '"\\u0100"', '"\\ud83d\\ude00"', '"\\u0041"'):
         with pytest.raises(BundleUnreadable, match="not canonical JSON"):
             read_bundle(f"{fmt}{escaped}}}".encode())
     assert read_bundle(f'{fmt}"\\\\u00e9"}}'.encode())["t"] == "\\u00e9"
     assert read_bundle(f'{fmt}"\\u001f"}}'.encode())["t"] == "\x1f"
+
+
+def test_a_redacted_answers_event_keeps_its_body_and_no_other_claimed_event_carries_one(
+    tmp_path: Path,
+) -> None:
+    """A ``cache_write`` whose body records what admission redacted keeps that body (no
+    reader can rebuild it): it verifies, and its redactions changed fail. Any other event a
+    turn or record names carries no body: one carried, even the right one, is refused."""
+    (tmp_path / "spider.md").write_text(SPIDER, encoding="utf-8")
+    key = "sk-" + "proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"  # joined: no key in this file
+    with Arborist(tmp_path / "home") as app:
+        app.ingest([str(tmp_path / "spider.md")])
+        session = app.new_session()
+        app.ask_turn(f"Who created Spider-Man, asks {key}?", sid=session.sid)
+        data = app.export_bundle([session.sid])
+    assert check_bundle(data).ok and key.encode() not in data
+    bundle = json.loads(data)
+    store = bundle["chains"]["store"]["events"]
+    kept = [e for e in store if e["event_type"] == "cache_write" and "body" in e]
+    assert len(kept) == 1 and kept[0]["body"]["redactions"], kept
+    kept[0]["body"]["redactions"] = []  # only the chain commits to them
+    ok, problems = _checked(canonical_json(bundle))
+    assert not ok and problems[0].startswith("store.db chain: its events do not hash"), problems
+    kept[0]["body"]["answer_hash"] = "0" * 64
+    ok, problems = _checked(canonical_json(bundle))
+    assert not ok and any("cache_write event" in p for p in problems), problems
+    bundle = json.loads(data)
+    turn = bundle["turns"][1]
+    event = next(e for e in bundle["chains"]["sessions"]["events"] if e["seq"] == turn["event_seq"])
+    with Arborist(tmp_path / "home") as app:
+        event["body"] = json.loads(
+            app.sessions_conn.execute(
+                "SELECT body FROM audit_events WHERE seq = ?", (turn["event_seq"],)
+            ).fetchone()[0]
+        )
+    assert check_bundle(canonical_json(bundle)).spans == check_bundle(data).spans  # the same
+    ok, problems = _checked(canonical_json(bundle))
+    assert not ok and any("node_insert event" in p for p in problems), problems

@@ -1,11 +1,11 @@
 /**
  * A bundle (docs/bundle.md) checked in the browser: steps 2-6 of "What a reader
  * checks", ported from `arborist/bundle_check.py` onto the hash port
- * (hashing.js, merkle.js). Every failure is one problem naming the item it
+ * (hashing.js) and the synchronous SHA-256 (sha256.js). Every failure is one problem naming the item it
  * belongs to (`turn BATES`, `record KEY REVISION`, `chunk ROOT INDEX`,
  * `document ROOT`, `session SID`, a chain), and {@link turnVerdicts} gives each
  * turn the problems of everything it stands on: its own, its records', their
- * chunks' and documents', and its chain events'.
+ * chunks' and documents', and the chains'.
  *
  * An item whose fields are not of their types fails as that item (its check
  * throws, the throw is its problem): the page never stops at the first bad
@@ -27,11 +27,10 @@ import {
   toHex,
   utf8,
 } from "./hashing.js";
-import { merkleRoot, verifyInclusion } from "./merkle.js";
 import { sha256Sync } from "./sha256.js";
 
 /** The format a bundle names. */
-export const BUNDLE_FORMAT = "arborist-bundle/1";
+export const BUNDLE_FORMAT = "arborist-bundle/2";
 
 /** The reason a superseded record is stale (arborist/store/cache/records.py). */
 export const SUPERSEDED_REASON = "superseded by a fresh answer (--no-cache)";
@@ -102,6 +101,9 @@ export function readEmbedded(text) {
   } catch (error) {
     return { bundle: null, bytes: null, problem: `the bundle is not JSON: ${error.message}` };
   }
+  if (bundle !== null && typeof bundle === "object" && bundle.format === "arborist-bundle/1") {
+    return { bundle: null, bytes: null, problem: "this bundle is format 1 (arborist-bundle/1), which this page does not read: re-export it" };
+  }
   if (bundle === null || typeof bundle !== "object" || bundle.format !== BUNDLE_FORMAT) {
     return { bundle: null, bytes: null, problem: `not an ${BUNDLE_FORMAT} bundle` };
   }
@@ -124,19 +126,35 @@ export function readEmbedded(text) {
 
 // The hash rules of hashing.js (docs/design.md section 2), over the synchronous digest:
 // the same bytes hashed, without a promise per digest (sha256.js says why).
-const HEX = new Map([..."0123456789abcdef"].map((c, i) => [c, i]));
-/** Bytes of lowercase hex (what a bundle holds; anything else is refused). */
-function fromHex(hex) {
-  if (typeof hex !== "string" || hex.length % 2) throw new TypeError("not hex");
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) {
-    const high = HEX.get(hex[2 * i]);
-    const low = HEX.get(hex[2 * i + 1]);
-    if (high === undefined || low === undefined) throw new TypeError("not lowercase hex");
-    out[i] = (high << 4) | low;
+const B64 = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+const B64_DIGITS = new Uint8Array(128);
+[..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"].forEach((c, i) => {
+  B64_DIGITS[c.charCodeAt(0)] = i;
+});
+/**
+ * The 32 bytes a base64url digest of the bundle spells (43 characters, no padding, the
+ * last one's spare bits zero: each digest has one spelling); anything else is refused.
+ *
+ * @param {unknown} text
+ * @returns {Uint8Array}
+ */
+export function fromB64(text) {
+  if (typeof text !== "string" || !B64.test(text)) throw new TypeError("a hash is not 43 characters of base64url");
+  const out = new Uint8Array(32);
+  let at = 0;
+  for (let i = 0; i < 40; i += 4) {
+    const n = (B64_DIGITS[text.charCodeAt(i)] << 18) | (B64_DIGITS[text.charCodeAt(i + 1)] << 12) | (B64_DIGITS[text.charCodeAt(i + 2)] << 6) | B64_DIGITS[text.charCodeAt(i + 3)];
+    out[at++] = n >> 16;
+    out[at++] = (n >> 8) & 0xff;
+    out[at++] = n & 0xff;
   }
+  const n = (B64_DIGITS[text.charCodeAt(40)] << 12) | (B64_DIGITS[text.charCodeAt(41)] << 6) | B64_DIGITS[text.charCodeAt(42)];
+  out[30] = n >> 10;
+  out[31] = (n >> 2) & 0xff;
   return out;
 }
+/** The 64-digit hex of a base64url digest ("" stays ""). */
+export const b64Hex = (text) => (text === "" ? "" : toHex(fromB64(text)));
 const hexOf = (bytes) => toHex(sha256Sync(bytes));
 const fieldsHash = (source, names) =>
   hexOf(canonicalJson(Object.fromEntries(names.map((name) => [name, source[name]]))));
@@ -149,17 +167,21 @@ const nodeHash = (fields) => fieldsHash(fields, NODE_HASH_FIELDS);
 const cacheKey = (dimensions) => fieldsHash(dimensions, CACHE_KEY_DIMENSIONS);
 const questionHash = (question) => hexOf(utf8(normalizeQuestion(question)));
 const sha256Hex = hexOf;
-function eventHash(prev, event) {
-  const before = prev === null ? new Uint8Array(0) : fromHex(prev);
-  if (prev !== null && before.length !== 32) throw new TypeError("prev_event_hash is not 32 bytes");
-  return hexOf(concatBytes(before, canonicalJson(Object.fromEntries(EVENT_HASH_FIELDS.map((n) => [n, event[n]])))));
-}
+const eventBytes = (event, body) =>
+  canonicalJson(Object.fromEntries(EVENT_HASH_FIELDS.map((n) => [n, n === "body" ? body : event[n]])));
 
 const list = (value) => (Array.isArray(value) ? value : []);
 const answerHash = (text) => sha256Hex(utf8(text));
 // How a turn's cited titles are stored and hashed: Python's json.dumps(titles, ensure_ascii=False).
 const titlesJson = (titles) => `[${titles.map((t) => JSON.stringify(t)).join(", ")}]`;
-const short = (hex) => `${String(hex).slice(0, 12)}…`;
+const short = (b64) => {
+  try {
+    return `${b64Hex(b64).slice(0, 12)}…`;
+  } catch {
+    return `${String(b64).slice(0, 12)}…`;
+  }
+};
+const HASHED_DIMENSIONS = ["model_profile_hash", "conversation_hash", "governance_policy_hash"];
 
 /**
  * Whether two JSON values are equal (as Python's `==` on parsed JSON).
@@ -189,9 +211,9 @@ class Problems {
   }
 
   /** Run one item's check; a throw is that item's problem. */
-  async each(kind, id, check) {
+  each(kind, id, check) {
     try {
-      for (const text of await check()) this.add(kind, id, text);
+      for (const text of check()) this.add(kind, id, text);
     } catch (error) {
       this.add(kind, id, `its fields are not of their types (${error?.message ?? error})`);
     }
@@ -199,64 +221,74 @@ class Problems {
 }
 
 /**
+ * What the check recomputed, for the page to show: each turn's node hash (by bates), each
+ * record's record hash and evidence root (by `cache_key revision`), in hex; each chunk's
+ * leaf (by `source_root chunk_index`), as bytes.
+ *
+ * @typedef {{nodes: Map<string, string>, records: Map<string, {recordHash: string, evidenceRoot: string}>, leaves?: Map<string, Uint8Array>}} Derived
+ */
+
+/**
  * Check a parsed bundle: steps 2-6 of docs/bundle.md. Never throws.
  *
  * @param {any} bundle
+ * @param {Derived} [derived] filled with what was recomputed
  * @returns {Promise<{kind: string, id: string, text: string}[]>}
  */
-export async function checkBundle(bundle) {
+export async function checkBundle(bundle, derived = { nodes: new Map(), records: new Map() }) {
   const problems = new Problems();
   const spans = {};
+  const built = {};
   for (const name of ["sessions", "store"]) {
-    const chain = bundle?.chains?.[name];
-    spans[name] = new Map(list(chain?.events).map((e) => [e?.seq, e]));
-    await problems.each("chain", name, () => chainProblems(problems, name, chain));
+    spans[name] = new Map(list(bundle?.chains?.[name]?.events).map((e) => [e?.seq, e]));
+    built[name] = new Map();
   }
-  const jobs = [];
   const turns = new Map(list(bundle.turns).map((t) => [t?.bates, t]));
   const sessions = new Map(list(bundle.sessions).map((s) => [s?.sid, s]));
-  for (const [sid, session] of sessions) {
-    jobs.push(problems.each("session", sid, () => sessionProblems(session, turns)));
+  for (const [sid, session] of sessions) problems.each("session", sid, () => sessionProblems(session, turns));
+  for (const turn of list(bundle.turns)) {
+    problems.each("turn", turn?.bates, () => turnEvent(turn, sessions, derived.nodes, spans.sessions, built.sessions));
   }
-  const context = turnContext(bundle, spans.sessions);
-  for (const [bates, turn] of turns) {
-    jobs.push(problems.each("turn", bates, () => turnProblems(turn, turns, sessions, context)));
-  }
-  const changes = [...spans.store.entries()]
-    .filter(([, e]) => e?.event_type === "cache_write" || e?.event_type === "cache_state")
-    .map(([seq]) => seq)
-    .sort((a, b) => a - b);
+  const leaves = chunkLeaves(problems, bundle);
+  derived.leaves = leaves;
+  const found = records(bundle, leaves);
   for (const record of list(bundle.records)) {
-    const id = `${record?.cache_key} ${record?.revision}`;
-    jobs.push(problems.each("record", id, () => recordProblems(record, spans.store, changes)));
+    problems.each("record", `${record?.cache_key} ${record?.revision}`, () =>
+      recordEvent(record, found, derived.records, spans.store, built.store),
+    );
   }
-  jobs.push(documentProblems(problems, bundle, spans.store));
-  jobs.push(chunkProblems(problems, bundle));
-  await Promise.all(jobs);
+  for (const name of ["sessions", "store"]) {
+    problems.each("chain", name, () => chainProblems(bundle.chains[name], built[name]));
+  }
+  const bodies = {};
+  for (const name of ["sessions", "store"]) {
+    bodies[name] = new Map([...spans[name]].map(([seq, e]) => [seq, e && "body" in e ? e.body : built[name].get(seq)]));
+  }
+  const renames = labelEvents(spans.sessions, bodies.sessions);
+  for (const turn of list(bundle.turns)) {
+    problems.each("turn", turn?.bates, () => turnProblems(turn, sessions, derived.nodes, renames, found));
+  }
+  const changes = stateChanges(spans.store, bodies.store);
+  for (const record of list(bundle.records)) {
+    if (!found.held.has(record)) continue;
+    problems.each("record", `${record.cache_key} ${record.revision}`, () => stateProblems(record, spans.store, bodies.store, changes));
+  }
+  documentProblems(problems, bundle, spans.store);
+  chunkProblems(problems, bundle, leaves);
   return problems.list;
 }
 
-async function chainProblems(problems, name, chain) {
-  const events = chain.events;
-  if (!Array.isArray(events)) throw new TypeError("its events are not a list");
-  if (!events.length) return chain.head === null ? [] : ["a head but no event leads to it"];
-  const found = [];
-  if ((events[0].seq === 1) !== (events[0].prev_event_hash === null)) {
-    found.push(`seq ${events[0].seq}: its prev_event_hash does not fit its seq`);
+/** Each chunk's leaf by place: a cited chunk's is its text's hash, any other's is carried. */
+function chunkLeaves(problems, bundle) {
+  const leaves = new Map();
+  for (const chunk of list(bundle.chunks)) {
+    const place = `${chunk?.source_root} ${chunk?.chunk_index}`;
+    problems.each("chunk", place, () => {
+      leaves.set(place, "text" in chunk ? leafHash(utf8(chunk.text)) : fromB64(chunk.leaf));
+      return [];
+    });
   }
-  const hashes = events.map((e) => eventHash(e.prev_event_hash, e));
-  events.forEach((event, i) => {
-    const before = events[i - 1];
-    const seq = event.seq;
-    if (before && seq !== before.seq + 1) found.push(`seq ${seq} follows seq ${before.seq}: the span has a gap`);
-    else if (before && event.prev_event_hash !== before.event_hash) {
-      found.push(`seq ${seq}: its prev_event_hash is not seq ${seq - 1}'s hash`);
-    }
-    if (hashes[i] !== event.event_hash) problems.add("event", `${name} ${seq}`, "its event_hash does not recompute");
-  });
-  const last = events[events.length - 1];
-  if (!same(chain.head, { seq: last.seq, event_hash: last.event_hash })) found.push("its head is not its last event");
-  return found;
+  return leaves;
 }
 
 function sessionProblems(session, turns) {
@@ -266,37 +298,26 @@ function sessionProblems(session, turns) {
   return root.created_at === session.created_at ? [] : ["its created_at is not its root turn's"];
 }
 
-function turnContext(bundle, events) {
-  const records = new Map();
-  for (const record of list(bundle.records)) {
-    if (!records.has(record?.cache_key)) records.set(record?.cache_key, []);
-    records.get(record?.cache_key).push(record);
-  }
-  const titles = new Map(list(bundle.documents).map((d) => [d?.source_root, d?.title]));
-  const renames = new Map();
-  for (const seq of [...events.keys()].sort((a, b) => a - b)) {
-    const event = events.get(seq);
-    if (event?.event_type === "label" && typeof event.bates === "string") {
-      if (!renames.has(event.bates)) renames.set(event.bates, []);
-      renames.get(event.bates).push([seq, event.body]);
-    }
-  }
-  return { records, titles, renames, events };
+/** Give the event at `seq` (of one of `kinds`) the rebuilt `body`: whether that holds. */
+function claim(events, built, seq, kinds, body) {
+  const event = events.get(seq);
+  if (!event || !kinds.includes(event.event_type) || built.has(seq)) return false;
+  built.set(seq, body);
+  if (!("body" in event)) return true;
+  // a body is carried only where the reader cannot rebuild it: a cache_write's redactions
+  const held = event.body;
+  if (kinds[0] !== "cache_write" || !held || typeof held !== "object" || !("redactions" in held)) return false;
+  return same(held, { ...body, redactions: held.redactions });
 }
 
-async function turnProblems(turn, turns, sessions, { records, titles, renames, events }) {
+function turnEvent(turn, sessions, nodes, events, built) {
   const [sid, seq] = parseBates(turn.bates) ?? [null, -1];
   if (!sessions.has(sid)) return ["its session is not in the bundle"];
-  const parent = turn.parent_bates === null ? null : turns.get(turn.parent_bates);
-  if (seq > 0 && (!parent || parseBates(parent.bates)?.[0] !== sid)) return ["its parent is not in the bundle"];
-  const digest = nodeHash({
-    ...turn,
-    parent_node_hash: parent ? parent.node_hash : null,
-    label: turn.created_label,
-  });
-  if (digest !== turn.node_hash) return ["its node_hash does not recompute from its fields and its parent's"];
+  const parentHash = turn.parent_bates === null ? null : nodes.get(turn.parent_bates);
+  if (seq > 0 && (parentHash === undefined || parseBates(turn.parent_bates)?.[0] !== sid)) return ["its parent is not in the bundle"];
+  const digest = nodeHash({ ...turn, cache_key: b64Hex(turn.cache_key), parent_node_hash: parentHash, label: turn.created_label });
+  nodes.set(turn.bates, digest);
   const kinds = seq === 0 ? ["session_create", "session_import"] : ["node_insert"];
-  const event = events.get(turn.event_seq);
   const body =
     seq === 0
       ? { label: sessions.get(sid).label, root_node_hash: digest }
@@ -306,71 +327,133 @@ async function turnProblems(turn, turns, sessions, { records, titles, renames, e
           answer_hash: answerHash(turn.answer_text),
           titles_hash: answerHash(titlesJson(turn.cited_titles)),
         };
-  const where = [sid, seq === 0 ? null : turn.bates];
-  if (!event || !kinds.includes(event.event_type) || event.sid !== where[0] || event.bates !== where[1] || !same(event.body, body)) {
+  const event = events.get(turn.event_seq);
+  if (!claim(events, built, turn.event_seq, kinds, body) || event.sid !== sid || event.bates !== (seq === 0 ? null : turn.bates)) {
     return [`the ${kinds[0]} event at its event_seq does not record it as it is`];
   }
+  return [];
+}
+
+function chainProblems(chain, built) {
+  const events = chain.events;
+  if (!Array.isArray(events)) throw new TypeError("its events are not a list");
+  const prev = chain.prev_event_hash;
+  if (!events.length) return chain.head === null && prev === null ? [] : ["a head but no event leads to it"];
+  const found = [];
+  if ((events[0].seq === 1) !== (prev === null)) found.push(`seq ${events[0].seq}: its prev_event_hash does not fit its seq`);
+  let digest = prev === null ? new Uint8Array(0) : fromB64(prev);
+  let before = null;
+  for (const event of events) {
+    if (before !== null && event.seq !== before + 1) found.push(`seq ${event.seq} follows seq ${before}: the span has a gap`);
+    let body = null;
+    if ("body" in event) body = event.body;
+    else if (built.has(event.seq)) body = built.get(event.seq);
+    else found.push(`seq ${event.seq}: no turn or record of the bundle rebuilds its body`);
+    digest = sha256Sync(concatBytes(digest, eventBytes(event, body)));
+    before = event.seq;
+  }
+  const head = chain.head;
+  if (head === null || head.seq !== before || toHex(fromB64(head.event_hash)) !== toHex(digest)) {
+    found.push("its events do not hash to its head (an event, or a turn or record whose event it rebuilds, was changed)");
+  }
+  return found;
+}
+
+function labelEvents(events, bodies) {
+  const renames = new Map();
+  for (const seq of [...events.keys()].sort((a, b) => a - b)) {
+    const event = events.get(seq);
+    if (event?.event_type === "label" && typeof event.bates === "string") {
+      if (!renames.has(event.bates)) renames.set(event.bates, []);
+      renames.get(event.bates).push([seq, bodies.get(seq)]);
+    }
+  }
+  return renames;
+}
+
+function turnProblems(turn, sessions, nodes, renames, found) {
+  const [sid, seq] = parseBates(turn.bates) ?? [null, -1];
+  if (!sessions.has(sid) || !nodes.has(turn.bates)) return [];
   const renamed = (renames.get(turn.bates) ?? []).filter(([s]) => s > turn.event_seq).map(([, b]) => b);
   const last = renamed.length ? renamed[renamed.length - 1] : { label: turn.created_label };
   if (last === null || typeof last !== "object" || last.label !== turn.label) {
     return ["its label is not the one its label events leave it"];
   }
-  if (seq > 0 && !(await answered(turn, records.get(turn.cache_key) ?? [], titles))) {
+  if (seq > 0 && !answered(turn, found)) {
     return ["no record in the bundle holds its answer, mode, cited titles and question"];
   }
   return [];
 }
 
-async function answered(turn, records, titles) {
+function answered(turn, found) {
   const asked = questionHash(turn.question);
-  return records.some((record) => {
-    const cited = [...new Set(record.evidence.filter((e) => e.cited).map((e) => titles.get(e.source_root)))];
+  return (found.byKey.get(turn.cache_key) ?? []).some((record) => {
+    const cited = [...new Set(record.evidence.filter((e) => e.cited).map((e) => found.titles.get(e.source_root)))];
     return (
       record.answer_text === turn.answer_text &&
       record.audit_mode === turn.audit_mode &&
       same(cited, turn.cited_titles) &&
-      record.dimensions.question_hash === asked
+      found.asked.get(record) === asked
     );
   });
 }
 
-/**
- * The evidence root of a record's evidence: the Merkle root over each item's
- * `leafHash(canonical_json({source_root, chunk_index, leaf}))`, in rank order.
- *
- * @param {Array<{source_root: string, chunk_index: number, leaf: string}>} evidence
- * @returns {Promise<string>}
- */
-export async function evidenceRoot(evidence) {
-  const leaves = evidence.map((e) =>
-    leafHash(canonicalJson({ source_root: e.source_root, chunk_index: e.chunk_index, leaf: e.leaf })),
-  );
-  return toHex(await merkleRoot(leaves, combine));
+/** What records look up: documents' sizes and titles, chunks' leaves, records by key. */
+function records(bundle, leaves) {
+  const byKey = new Map();
+  for (const record of list(bundle.records)) {
+    if (!byKey.has(record?.cache_key)) byKey.set(record?.cache_key, []);
+    byKey.get(record?.cache_key).push(record);
+  }
+  return {
+    byKey,
+    sizes: new Map(list(bundle.documents).map((d) => [d?.source_root, d?.chunk_count])),
+    titles: new Map(list(bundle.documents).map((d) => [d?.source_root, d?.title])),
+    leaves,
+    asked: new Map(),
+    held: new Set(),
+  };
 }
 
-async function recordProblems(record, events, changes) {
-  const found = [];
-  const dims = record.dimensions;
-  const refs = record.evidence.map((e) => ({
-    source_root: e.source_root,
-    chunk_count: e.chunk_count,
-    chunk_index: e.chunk_index,
-    leaf: e.leaf,
-    cited: e.cited,
-  }));
-  const [key, root, asked, answer, response] = [
-    cacheKey(dims),
-    await evidenceRoot(refs),
-    questionHash(record.question),
-    answerHash(record.answer_text),
-    answerHash(record.response_json),
-  ];
-  if (key !== record.cache_key) found.push("its cache_key is not the hash of its dimensions");
-  if (root !== dims.source_root) found.push("its evidence does not fold to its evidence root");
-  if (asked !== dims.question_hash) found.push("its question is not the one its question_hash names");
+/** The RFC 6962 root over 32-byte leaves (level by level: the odd last node goes up). */
+function foldRoot(leaves) {
+  if (leaves.length === 0) return sha256Sync(new Uint8Array(0));
+  let level = leaves;
+  while (level.length > 1) {
+    const next = [];
+    for (let i = 0; i + 1 < level.length; i += 2) next.push(combine(level[i], level[i + 1]));
+    if (level.length % 2) next.push(level[level.length - 1]);
+    level = next;
+  }
+  return level[0];
+}
+
+function recordEvent(record, found, derived, events, built) {
+  const problems = [];
+  const refs = [];
+  for (const item of record.evidence) {
+    if (!Number.isSafeInteger(item.chunk_index) || typeof item.cited !== "boolean") throw new TypeError("an evidence item's index or cited flag");
+    const size = found.sizes.get(item.source_root);
+    const leaf = found.leaves.get(`${item.source_root} ${item.chunk_index}`);
+    if (size === undefined) problems.push(`evidence ${short(item.source_root)} #${item.chunk_index} names no document of the bundle`);
+    else if (leaf === undefined) problems.push(`evidence ${short(item.source_root)} #${item.chunk_index}: an evidence item with no chunk`);
+    else refs.push({ source_root: b64Hex(item.source_root), chunk_count: size, chunk_index: item.chunk_index, leaf: toHex(leaf), cited: item.cited });
+  }
+  if (problems.length) return problems;
+  // canonical_json({source_root, chunk_index, leaf}) written directly: hex and an integer need no escaping
+  const leaves = refs.map((e) => leafHash(utf8(`{"chunk_index":${e.chunk_index},"leaf":"${e.leaf}","source_root":"${e.source_root}"}`)));
+  const root = toHex(foldRoot(leaves));
+  const asked = questionHash(record.question);
+  found.asked.set(record, asked);
+  const dims = Object.fromEntries(Object.entries(record.dimensions).map(([k, v]) => [k, HASHED_DIMENSIONS.includes(k) ? b64Hex(v) : v]));
+  const key = b64Hex(record.cache_key);
+  if (cacheKey({ ...dims, source_root: root, question_hash: asked }) !== key) {
+    problems.push("its cache_key is not the hash of its dimensions, evidence root and question");
+  }
+  const answer = answerHash(record.answer_text);
   const digest = sha256Hex(
     canonicalJson({
-      cache_key: record.cache_key,
+      cache_key: key,
       revision: record.revision,
       question: record.question,
       answer_hash: answer,
@@ -379,111 +462,144 @@ async function recordProblems(record, events, changes) {
       created_at: record.created_at,
     }),
   );
-  if (digest !== record.record_hash) found.push("its record_hash does not recompute from its fields");
-  const event = events.get(record.event_seq);
-  const held = event?.event_type === "cache_write" ? event.body : null;
+  derived.set(`${record.cache_key} ${record.revision}`, { recordHash: digest, evidenceRoot: root });
   const body = {
-    cache_key: record.cache_key,
+    cache_key: key,
     revision: record.revision,
-    record_hash: record.record_hash,
-    evidence_root: dims.source_root,
+    record_hash: digest,
+    evidence_root: root,
     answer_hash: answer,
-    response_hash: response,
+    response_hash: answerHash(record.response_json),
   };
-  if (held && typeof held === "object" && "redactions" in held) body.redactions = held.redactions;
-  if (!same(held, body)) found.push("the cache_write event at its event_seq does not record it as it is");
-  else {
-    const [state, reason] = replayed(record, events, changes);
-    if (state !== record.state || reason !== record.state_reason) {
-      found.push(`its state '${record.state}' is not what its audit events leave it`);
-    }
-  }
-  return found;
+  if (claim(events, built, record.event_seq, ["cache_write"], body)) found.held.add(record);
+  else problems.push("the cache_write event at its event_seq does not record it as it is");
+  return problems;
 }
 
-function replayed(record, events, changes) {
+/**
+ * The seqs of the events that can move a record's state, in order, by the key they name:
+ * a `cache_write` by its body's key, a `cache_state` by each key of its `records` (so a
+ * record's replay reads the events of its key, not the whole span's).
+ */
+function stateChanges(events, bodies) {
+  const changes = new Map();
+  for (const seq of [...events.keys()].sort((a, b) => a - b)) {
+    const type = events.get(seq)?.event_type;
+    const body = bodies.get(seq);
+    if ((type !== "cache_write" && type !== "cache_state") || body === null || typeof body !== "object") continue;
+    const keys = type === "cache_write" ? [body.cache_key] : list(body.records).map((r) => r?.cache_key);
+    for (const key of new Set(keys)) {
+      if (typeof key !== "string") continue;
+      if (!changes.has(key)) changes.set(key, []);
+      changes.get(key).push(seq);
+    }
+  }
+  return changes;
+}
+
+function stateProblems(record, events, bodies, changes) {
+  const key = b64Hex(record.cache_key);
   let state = ["ok", null];
-  for (const seq of changes) {
+  for (const seq of changes.get(key) ?? []) {
     if (seq <= record.event_seq) continue;
-    const event = events.get(seq);
-    const body = event.body;
+    const body = bodies.get(seq);
     if (body === null || typeof body !== "object" || Array.isArray(body)) continue;
-    if (event.event_type === "cache_write") {
-      if (body.cache_key === record.cache_key && state[0] === "ok") state = ["stale", SUPERSEDED_REASON];
-    } else if (
-      Array.isArray(body.records) &&
-      body.records.some((r) => same(r, { cache_key: record.cache_key, revision: record.revision }))
-    ) {
+    if (events.get(seq).event_type === "cache_write") {
+      if (body.cache_key === key && state[0] === "ok") state = ["stale", SUPERSEDED_REASON];
+    } else if (Array.isArray(body.records) && body.records.some((r) => same(r, { cache_key: key, revision: record.revision }))) {
       state = [body.state, body.reason];
     }
   }
-  return state;
+  return state[0] !== record.state || state[1] !== record.state_reason ? [`its state '${record.state}' is not what its audit events leave it`] : [];
 }
 
-async function documentProblems(problems, bundle, events) {
+function documentProblems(problems, bundle, events) {
   const cited = new Set(list(bundle.records).flatMap((r) => list(r?.evidence).map((e) => e?.source_root)));
   for (const doc of list(bundle.documents)) {
-    await problems.each("document", doc?.source_root, () => {
+    problems.each("document", doc?.source_root, () => {
       const found = [];
       const event = events.get(doc.event_seq);
       const body = event?.event_type === "document_add" ? event.body : null;
-      const fields = ["source_root", "chunk_count", "title"];
-      if (!body || typeof body !== "object" || fields.some((f) => !same(body[f], doc[f]))) {
+      const held = { source_root: b64Hex(doc.source_root), chunk_count: doc.chunk_count, title: doc.title };
+      if (!body || typeof body !== "object" || Object.keys(held).some((f) => !same(body[f], held[f]))) {
         found.push("the document_add event at its event_seq does not record it as it is");
       }
       if (!cited.has(doc.source_root)) found.push("no record in the bundle cites it");
       return found;
     });
   }
-  const sizes = new Map(list(bundle.documents).map((d) => [d?.source_root, d?.chunk_count]));
-  for (const record of list(bundle.records)) {
-    await problems.each("record", `${record?.cache_key} ${record?.revision}`, () =>
-      record.evidence
-        .filter((item) => sizes.get(item.source_root) !== item.chunk_count)
-        .map((item) => `evidence ${short(item.source_root)} #${item.chunk_index} names no document of the bundle at its size`),
-    );
-  }
 }
 
-async function chunkProblems(problems, bundle) {
-  const sizes = new Map(list(bundle.documents).map((d) => [d?.source_root, d?.chunk_count]));
+function verifyProof(leaf, index, size, proof, root) {
+  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return false;
+  let fn = index;
+  let sn = size - 1;
+  let r = leaf;
+  for (const p of proof) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      r = combine(p, r);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else r = combine(r, p);
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && r.every((byte, i) => byte === root[i]);
+}
+
+function chunkProblems(problems, bundle, leaves) {
+  const documents = new Map(list(bundle.documents).map((d) => [d?.source_root, d]));
   const used = new Map();
   for (const record of list(bundle.records)) {
     for (const item of list(record?.evidence)) {
       const place = `${item?.source_root} ${item?.chunk_index}`;
       if (!used.has(place)) used.set(place, []);
-      used.get(place).push(item);
+      used.get(place).push(item?.cited);
     }
   }
-  const jobs = list(bundle.chunks).map((chunk) => {
+  const seen = new Map();
+  const disordered = new Set();
+  for (const chunk of list(bundle.chunks)) {
     const place = `${chunk?.source_root} ${chunk?.chunk_index}`;
-    const uses = used.get(place) ?? [];
-    used.delete(place);
-    return problems.each("chunk", place, async () => {
+    problems.each("chunk", place, () => {
       const found = [];
-      if (!uses.length || uses.some((u) => u.leaf !== chunk.leaf)) found.push("it is no evidence item of the bundle's records");
-      else if ((chunk.text !== null) !== uses.some((u) => u.cited)) found.push("its text is carried only when a record cites it");
-      const leaf = fromHex(chunk.leaf);
-      const proof = chunk.proof.map((p) => fromHex(p));
-      const size = sizes.get(chunk.source_root) ?? 0;
-      if (!(await verifyInclusion(leaf, chunk.chunk_index, size, proof, fromHex(chunk.source_root), combine))) {
-        found.push("its proof does not verify against its document's root and size");
+      const uses = used.get(place) ?? [];
+      if (!uses.length) found.push("it is no evidence item of the bundle's records");
+      else if ("text" in chunk !== uses.some((cited) => cited)) found.push("its text is carried (and its leaf not) exactly when a record cites it");
+      const doc = documents.get(chunk.source_root);
+      const nodes = doc ? doc.nodes : [];
+      let met = seen.get(chunk.source_root) ?? 0;
+      for (const at of chunk.proof) {
+        if (at === met) met += 1;
+        else if (at > met) disordered.add(chunk.source_root);
       }
-      if (chunk.text !== null && toHex(leafHash(utf8(chunk.text))) !== chunk.leaf) {
-        found.push("its text does not hash to its leaf");
+      seen.set(chunk.source_root, met);
+      const proof = chunk.proof.filter((at) => at < nodes.length).map((at) => fromB64(nodes[at]));
+      const leaf = leaves.get(place);
+      if (!leaf || proof.length !== chunk.proof.length || !verifyProof(leaf, chunk.chunk_index, doc ? doc.chunk_count : 0, proof, fromB64(chunk.source_root))) {
+        found.push(`its proof does not verify against its document's root and size (from its ${"text" in chunk ? "text" : "leaf"})`);
       }
       return found;
     });
-  });
-  await Promise.all(jobs);
-  for (const place of [...used.keys()].sort()) problems.add("chunk", place, "an evidence item with no chunk in the bundle");
+  }
+  for (const doc of list(bundle.documents)) {
+    problems.each("document", doc?.source_root, () => {
+      const nodes = doc.nodes;
+      return disordered.has(doc.source_root) || (seen.get(doc.source_root) ?? 0) !== nodes.length || new Set(nodes).size !== nodes.length
+        ? ["its proof nodes are not its chunks' proofs' nodes, each once, in the order they are first used"]
+        : [];
+    });
+  }
 }
 
 /**
  * Each turn's problems with everything it stands on: its own; its session's;
- * its records' (by its key), and their chunks' and documents'; the chain
- * events at its, its records' and its documents' event_seqs. Chain-wide
- * problems (a gap, a head) are every turn's.
+ * its records' (by its key), and their chunks' and documents'. A chain's
+ * problems are every turn's: a changed event (or a changed turn or record,
+ * whose event the check rebuilds) no longer hashes to the chain's head.
  *
  * @param {any} bundle
  * @param {{kind: string, id: string, text: string}[]} problems
@@ -503,20 +619,15 @@ export function turnVerdicts(bundle, problems) {
     if (!records.has(r?.cache_key)) records.set(r?.cache_key, []);
     records.get(r?.cache_key).push(r);
   }
-  const added = new Map(list(bundle.documents).map((d) => [d?.source_root, d?.event_seq]));
   const verdicts = new Map();
   for (const turn of list(bundle.turns)) {
     const sid = parseBates(turn?.bates)?.[0];
-    const found = [...of("turn", turn?.bates), ...of("session", sid), ...of("event", `sessions ${turn?.event_seq}`)];
+    const found = [...of("turn", turn?.bates), ...of("session", sid)];
     const isRoot = parseBates(turn?.bates)?.[1] === 0;
     for (const record of isRoot ? [] : records.get(turn?.cache_key) ?? []) {
-      found.push(...of("record", `${record.cache_key} ${record.revision}`), ...of("event", `store ${record.event_seq}`));
+      found.push(...of("record", `${record.cache_key} ${record.revision}`));
       for (const item of list(record.evidence)) {
-        found.push(
-          ...of("chunk", `${item.source_root} ${item.chunk_index}`),
-          ...of("document", item.source_root),
-          ...of("event", `store ${added.get(item.source_root)}`),
-        );
+        found.push(...of("chunk", `${item.source_root} ${item.chunk_index}`), ...of("document", item.source_root));
       }
     }
     verdicts.set(turn.bates, [...new Set([...found, ...chains])]);
@@ -536,8 +647,6 @@ export function describeItem(kind, id) {
   switch (kind) {
     case "chain":
       return `${id}.db chain`;
-    case "event":
-      return `${a}.db chain: seq ${b}`;
     case "record":
       return `record ${short(a)} revision ${b}`;
     case "chunk":

@@ -10,15 +10,19 @@
  * @module page
  */
 
-import { checkBundle, describeItem, parseBates, readEmbedded, turnVerdicts } from "./bundle_check.js";
+import { b64Hex, checkBundle, describeItem, parseBates, readEmbedded, turnVerdicts } from "./bundle_check.js";
 import { AUDIT_WORDS } from "./detail.js";
+import { toHex } from "./hashing.js";
 import { makeH } from "./dom.js";
 import { markdownElements, parseMarkdown } from "./markdown.js";
 
 const h = makeH(document);
 
-/** What each turn looks up, made once: records by key, titles by root, chunks by place. */
-function lookups(bundle) {
+/**
+ * What each turn looks up, made once: records by key, documents by root, chunks by
+ * place, and what the check recomputed (node hashes, record hashes, evidence roots).
+ */
+function lookups(bundle, derived) {
   const records = new Map();
   for (const record of bundle.records) {
     if (!records.has(record.cache_key)) records.set(record.cache_key, []);
@@ -26,9 +30,19 @@ function lookups(bundle) {
   }
   return {
     records,
-    titles: new Map(bundle.documents.map((d) => [d.source_root, d.title])),
+    documents: new Map(bundle.documents.map((d) => [d.source_root, d])),
     chunks: new Map(bundle.chunks.map((c) => [`${c.source_root} ${c.chunk_index}`, c])),
+    derived,
   };
+}
+
+/** A base64url hash of the bundle in hex, as arborist prints it ("?" when it is none). */
+function hex(text) {
+  try {
+    return b64Hex(text);
+  } catch {
+    return "?";
+  }
 }
 
 function field(name, value) {
@@ -36,32 +50,35 @@ function field(name, value) {
 }
 
 function sourcesList(found, turn) {
-  const named = found.titles;
+  const documents = found.documents;
   const chunks = found.chunks;
-  return (found.records.get(turn.cache_key) ?? []).map((record) =>
-    h(
+  return (found.records.get(turn.cache_key) ?? []).map((record) => {
+    const derived = found.derived.records.get(`${record.cache_key} ${record.revision}`);
+    return h(
       "details",
-      { class: "bp-record", dataset: { cacheKey: record.cache_key, revision: record.revision } },
+      { class: "bp-record", dataset: { cacheKey: hex(record.cache_key), revision: record.revision } },
       h("summary", { text: `record revision ${record.revision}: ${record.state}${record.state_reason ? ` (${record.state_reason})` : ""}` }),
-      field("record_hash", record.record_hash),
-      field("evidence root", record.dimensions.source_root),
+      field("record_hash", derived?.recordHash ?? "(not recomputed)"),
+      field("evidence root", derived?.evidenceRoot ?? "(not recomputed)"),
       h(
         "ol",
         { class: "bp-sources" },
         record.evidence.map((item) => {
           const chunk = chunks.get(`${item.source_root} ${item.chunk_index}`);
+          const doc = documents.get(item.source_root);
+          const leaf = found.derived.leaves?.get(`${item.source_root} ${item.chunk_index}`);
           return h(
             "li",
-            { dataset: { sourceRoot: item.source_root, chunkIndex: item.chunk_index } },
-            h("div", { class: "bp-source", text: `${named.get(item.source_root) ?? "?"}, chunk ${item.chunk_index + 1} of ${item.chunk_count}${item.cited ? " (cited)" : " (retrieved, not cited)"}` }),
-            chunk && chunk.text !== null ? h("blockquote", { class: "bp-chunk", text: chunk.text }) : null,
-            field("leaf", item.leaf),
-            field("proof", chunk ? chunk.proof.join(" ") : "(none)"),
+            { dataset: { sourceRoot: hex(item.source_root), chunkIndex: item.chunk_index } },
+            h("div", { class: "bp-source", text: `${doc?.title ?? "?"}, chunk ${item.chunk_index + 1} of ${doc?.chunk_count ?? "?"}${item.cited ? " (cited)" : " (retrieved, not cited)"}` }),
+            chunk && "text" in chunk ? h("blockquote", { class: "bp-chunk", text: chunk.text }) : null,
+            field("leaf", leaf ? toHex(leaf) : "(none)"),
+            field("proof", chunk && doc ? chunk.proof.map((at) => hex(doc.nodes[at])).join(" ") : "(none)"),
           );
         }),
       ),
-    ),
-  );
+    );
+  });
 }
 
 function turnElement(found, turn) {
@@ -86,7 +103,7 @@ function turnElement(found, turn) {
           field("state", record ? `${record.state}${record.state_reason ? `: ${record.state_reason}` : ""}` : "(no record)"),
           field("cited", turn.cited_titles.join("; ")),
           field("asked", turn.created_at),
-          field("node_hash", turn.node_hash),
+          field("node_hash", found.derived.nodes.get(turn.bates) ?? "(not recomputed)"),
           h("ul", { class: "bp-problems", attrs: { "aria-label": "what fails" } }),
           sourcesList(found, turn),
         ],
@@ -94,9 +111,9 @@ function turnElement(found, turn) {
   );
 }
 
-function forest(bundle) {
+function forest(bundle, derived) {
   const rows = new Map();
-  const found = lookups(bundle);
+  const found = lookups(bundle, derived);
   for (const turn of bundle.turns) rows.set(turn.bates, turnElement(found, turn));
   const sessions = bundle.sessions.map((session) => {
     const tree = h("ul", { class: "bp-tree", role: "tree", attrs: { "aria-label": `session ${session.sid}` } });
@@ -131,14 +148,16 @@ async function main() {
   let problems = read.problem ? [{ kind: "bundle", id: "", text: read.problem }] : [];
   let rows = new Map();
   if (read.bundle) {
+    const derived = { nodes: new Map(), records: new Map() };
+    const checked = await checkBundle(read.bundle, derived);
     try {
-      const shown = forest(read.bundle);
+      const shown = forest(read.bundle, derived);
       rows = shown.rows;
       document.getElementById("bp-forest").append(...shown.sessions);
     } catch (error) {
       problems.push({ kind: "bundle", id: "", text: `its fields are not of their types (${error?.message ?? error})` });
     }
-    problems = [...problems, ...(await checkBundle(read.bundle))];
+    problems = [...problems, ...checked];
   }
   const verdicts = read.bundle ? turnVerdicts(read.bundle, problems) : new Map();
   for (const [bates, row] of rows) showTurn(row, verdicts.get(bates) ?? []);

@@ -18,9 +18,14 @@ async function verdicts(bundle) {
   return { problems, turns: turnVerdicts(bundle, problems) };
 }
 
-function flip(hex) {
-  return (hex[0] === "0" ? "1" : "0") + hex.slice(1);
+function flip(b64) {
+  return (b64[0] === "A" ? "B" : "A") + b64.slice(1);
 }
+
+const citing = (b, chunk) =>
+  b.turns
+    .filter((t) => b.records.some((r) => r.cache_key === t.cache_key && r.evidence.some((e) => e.source_root === chunk.source_root && e.chunk_index === chunk.chunk_index)))
+    .map((t) => t.bates);
 
 test("the intact bundle holds: no problem, every turn verified", async () => {
   const read = readEmbedded(embedText(BYTES));
@@ -39,6 +44,13 @@ test("a byte of spacing or a key twice is a form problem", () => {
   assert.match(readEmbedded(text.slice(0, -1)).problem, /not JSON/);
 });
 
+test("a format-1 bundle is refused in one line that asks for it again", () => {
+  const old = embedText(BYTES.replace('"format":"arborist-bundle/2"', '"format":"arborist-bundle/1"'));
+  const read = readEmbedded(old);
+  assert.equal(read.bundle, null);
+  assert.match(read.problem, /^this bundle is format 1 .*re-export it$/);
+});
+
 const ANSWERED = (bundle) => bundle.turns.find((t) => t.bates.endsWith("-000001"));
 
 const CHANGES = {
@@ -46,29 +58,39 @@ const CHANGES = {
     ANSWERED(b).answer_text += "!";
     return [ANSWERED(b).bates];
   },
-  "a turn's node_hash": (b) => {
-    ANSWERED(b).node_hash = flip(ANSWERED(b).node_hash);
+  "a turn's question (so its node hash)": (b) => {
+    ANSWERED(b).question += "?";
     return [ANSWERED(b).bates];
   },
-  "a record's evidence leaf": (b) => {
+  "a record's evidence item": (b) => {
     const record = b.records.find((r) => r.cache_key === ANSWERED(b).cache_key);
-    record.evidence[0].leaf = flip(record.evidence[0].leaf);
+    record.evidence[0].cited = !record.evidence[0].cited;
     return [ANSWERED(b).bates];
   },
   "a cited chunk's text": (b) => {
-    const chunk = b.chunks.find((c) => c.text !== null);
+    const chunk = b.chunks.find((c) => "text" in c);
     chunk.text = chunk.text.replace("S", "Z");
-    return b.turns.filter((t) => b.records.some((r) => r.cache_key === t.cache_key && r.evidence.some((e) => e.source_root === chunk.source_root && e.chunk_index === chunk.chunk_index))).map((t) => t.bates);
+    return citing(b, chunk);
+  },
+  "an uncited chunk's leaf": (b) => {
+    const chunk = b.chunks.find((c) => "leaf" in c);
+    chunk.leaf = flip(chunk.leaf);
+    return citing(b, chunk);
   },
   "a proof element": (b) => {
     const chunk = b.chunks.find((c) => c.proof.length);
-    chunk.proof[0] = flip(chunk.proof[0]);
-    return b.turns.filter((t) => b.records.some((r) => r.cache_key === t.cache_key && r.evidence.some((e) => e.source_root === chunk.source_root && e.chunk_index === chunk.chunk_index))).map((t) => t.bates);
+    const doc = b.documents.find((d) => d.source_root === chunk.source_root);
+    doc.nodes[chunk.proof[0]] = flip(doc.nodes[chunk.proof[0]]);
+    return citing(b, chunk);
   },
   "a chain event's body": (b) => {
+    const event = b.chains.sessions.events.find((e) => e.event_type === "label");
+    event.body.label = "other";
+    return [event.bates];
+  },
+  "a chain event's time": (b) => {
     const turn = ANSWERED(b);
-    const event = b.chains.sessions.events.find((e) => e.seq === turn.event_seq);
-    event.body.answer_hash = flip(event.body.answer_hash);
+    b.chains.sessions.events.find((e) => e.seq === turn.event_seq).created_at += "0";
     return [turn.bates];
   },
 };
@@ -88,8 +110,18 @@ test("a head changed fails the whole and every turn", async () => {
   const bundle = fresh();
   bundle.chains.store.head.event_hash = flip(bundle.chains.store.head.event_hash);
   const { problems, turns } = await verdicts(bundle);
-  assert.deepEqual(problems.map((p) => [p.kind, p.id, p.text]), [["chain", "store", "its head is not its last event"]]);
+  assert.deepEqual(problems.map((p) => [p.kind, p.id]), [["chain", "store"]]);
+  assert.match(problems[0].text, /do not hash to its head/);
   for (const found of turns.values()) assert.ok(found.some((f) => f.startsWith("store.db chain")));
+});
+
+test("a body carried where the checker rebuilds one fails that turn", async () => {
+  const bundle = fresh();
+  const turn = ANSWERED(bundle);
+  bundle.chains.sessions.events.find((e) => e.seq === turn.event_seq).body = {};
+  const { problems, turns } = await verdicts(bundle);
+  assert.ok(problems.some((p) => p.kind === "turn" && p.id === turn.bates && /node_insert event/.test(p.text)), JSON.stringify(problems));
+  assert.ok(turns.get(turn.bates).length);
 });
 
 test("an entry of another type fails as that entry, and the rest are still checked", async () => {
