@@ -19,6 +19,7 @@ from arborist.standalone_replies import (
     corrects,
     documented,
     edits,
+    exchanges,
     names_its_subject,
     numbered,
     picks,
@@ -29,7 +30,9 @@ from arborist.standalone_replies import (
 from arborist.standalone_said import ENDS, Said
 from arborist.standalone_words import (
     ADDITIVES,
+    ALTERNATIVES,
     AMBIENT,
+    ASKER,
     AUXILIARIES,
     BE,
     CONDITIONS,
@@ -126,9 +129,10 @@ def _stands(said: Said, asked: bool) -> bool:
         said = lifted
     elif _continues(said):
         return False
-    if not said.has_content() or _refers_back(said) or _replies(said):
+    if not said.has_content() or _refers_back(said) or _replies(said) or _which_one(said):
         return False
-    if said.introduced(said.contrast) and not (definite_subject(said) or owned_subject(said)):
+    named = said.introduced(said.contrast) or exchanges(said)
+    if named and not (definite_subject(said) or owned_subject(said)):
         return True
     bare = asked and not said.has_clause and said.contents() < 3
     return not (leans(said) or bare or owned_subject(said))
@@ -140,6 +144,22 @@ def _replies(said: Said) -> bool:
     if edits(said) or picks(said) or documented(said) or numbered(said):
         return True
     return substitutes(said) or adds(said)
+
+
+def _which_one(said: Said) -> bool:
+    """ "which one" or "which ones" with no set named to choose from, whatever else the
+    question names: no "of" after it and no "or", "vs", "between", ... in the question ("Which
+    one would you recommend for a beginner?"; not "Which one of the planets is largest?",
+    "tabs or spaces, which one is better?", "I have a Mac and a PC; which one ...": new noun
+    phrases joined by "and" before it are the set)."""
+    texts = said.texts
+    return not said.plain & ALTERNATIVES and any(
+        texts[k] == "which"
+        and texts[k + 1] in ("one", "ones")
+        and texts[k + 2 : k + 3] != ["of"]
+        and said.first_and_after_new > k
+        for k in range(len(texts) - 1)
+    )
 
 
 def _lifted(said: Said) -> Said | None:
@@ -184,11 +204,30 @@ def _continues(said: Said) -> bool:
         return True
     if said.texts[:1] == ["now"] and said.kinds[1:2] == ["word"] and said.content(1):
         return not said.proper[1]  # not "Now that ...", "Now I ...", "Now Python 3.13 ..."
+    if _redone(said):
+        return True
     if said.lowered.startswith(tuple(c + " " for c in CONTINUATIONS)):
         return True
     if said.texts and said.texts[0] in PREPOSITIONS and not said.has_clause:
         return True
     return _conditions(said)
+
+
+def _redone(said: Said) -> bool:
+    """With no clause, "now" before a preposition ("now in French", "now as a table"), or an
+    opening verb with "again" and no object of its own, then "but" or a preposition: the last
+    output or act done again, changed ("try again but with a log scale", "Run it again with 10
+    epochs"; not "Why does my build fail again?", "Now in Python 3.12, is the GIL optional?")."""
+    texts = said.texts
+    if texts[:1] == ["now"] and texts[1:2] != [] and texts[1] in PREPOSITIONS:
+        return not said.has_clause  # "now in French": the last output, changed
+    k = 2 if texts[1:2] in (["it"], ["that"], ["this"]) else 1
+    if said.has_clause or texts[:1] == [] or texts[0] in PREPOSITIONS | CONDITIONS:
+        return False
+    if said.kinds[0] != "word" or texts[k : k + 1] != ["again"]:
+        return False
+    rest = texts[k + 1 : k + 3]
+    return rest[:1] == ["but"] or (rest[:1] != [] and rest[0] in PREPOSITIONS)
 
 
 def _conditions(said: Said) -> bool:
@@ -243,6 +282,8 @@ def _points_within(said: Said, i: int) -> bool:
     texts = said.texts
     if texts[i] == "that" and not (
         i == 0
+        or (said.kinds[i - 1] == "mark" and texts[i - 1] in ENDS)  # "Are you sure? That seems"
+        or _determiner(said, i)
         or texts[i - 1] in PREPOSITIONS | AUXILIARIES
         or said.ends_clause(i + 1)
         or texts[i + 1] in PREPOSITIONS | ADDITIVES
@@ -265,6 +306,42 @@ def _points_within(said: Said, i: int) -> bool:
     if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
         return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
     return said.introduced(i) and not i < said.relative_end()  # "a library for that"
+
+
+def _determiner(said: Said, i: int) -> bool:
+    """The "that" at ``i`` is a determiner, not a conjunction: right after a request's verb
+    ("Explain that ...", "Can you explain that ..."), before a noun phrase with no verb in it
+    that ends its clause or a preposition follows ("Can you explain that formula step by
+    step?"; not "Explain that water expands when frozen", a clause)."""
+    texts = said.texts
+    verb = i - 1
+    if not (
+        verb == 0 or (verb >= 2 and texts[verb - 1] in ASKER and texts[verb - 2] in AUXILIARIES)
+    ):
+        return False
+    span = said.phrase(i + 1)
+    if not span or any(texts[k] in AUXILIARIES or texts[k].endswith(("ed", "s")) for k in span):
+        return False  # "that water expands", "that prices rose": a clause
+    return said.ends_clause(span.stop) or texts[span.stop] in PREPOSITIONS
+
+
+def _introduces(said: Said, i: int) -> bool:
+    """The demonstrative at ``i`` is in a sentence where the asker says how they are ("I'm
+    new to all this.", "I am confused by this!"), not a question, and a question that stands
+    alone follows it: what it points at is that question's subject ("Hello! I'm new to all
+    this. Could you explain what a Bloom filter is?"; not "I'm confused by this. Why?")."""
+    texts, kinds = said.texts, said.kinds
+    start, end = said.sentence(i).start, said.sentence(i).stop
+    if end >= len(texts) or texts[end] == "?" or texts[start : start + 2] not in STATED:
+        return False
+    if f"introduces{end}" not in said.memo:
+        rest = Said(kinds[end + 1 :], texts[end + 1 :], [False, *said.proper[end + 2 :]])
+        said.memo[f"introduces{end}"] = rest.has_clause and _stands(rest, asked=True)
+    return said.memo[f"introduces{end}"]
+
+
+STATED = (["i", "m"], ["i", "am"])
+"""Opening a sentence, these say how the asker is ("I'm new to all this")."""
 
 
 def _forward(said: Said, i: int) -> bool:
@@ -290,7 +367,7 @@ def _refers_back(said: Said) -> bool:
             if not (word == "it" and _expletive(said, i)) and not _stands_for(said, i):
                 return True
         elif word in DEMONSTRATIVES:
-            if not (_points_within(said, i) or _says_before(said, i)):
+            if not (_points_within(said, i) or _says_before(said, i) or _introduces(said, i)):
                 return True
         elif (
             (word in ADDITIVES and said.ends_clause(i + 1) and not _coordinated(said, i))
@@ -303,13 +380,16 @@ def _refers_back(said: Said) -> bool:
 
 def _recalls(said: Said, i: int) -> bool:
     """The word at ``i`` recalls the last answer: "next" ending a clause ("What happened
-    next"), "the part about ...", "the formula you used", "in response" or "as a result"
+    next"; not after a first clause that names what it follows: "Who won the Battle of
+    Hastings, and what changed afterward?"), "the part about ...", "the formula you used",
+    "in response" or "as a result"
     ending a clause (to what was said), "there" ending a clause with no place named before
     it ("Why not use a mutex there?"; not "Is there ...")."""
     texts, word = said.texts, said.texts[i]
     before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
-    if word in SEQUELS:
-        return said.ends_clause(i + 1) and said.first_condition > i
+    if word in SEQUELS:  # "Who won the Battle of Hastings, and what changed afterward?"
+        anchored = said.first_joint < i and min(said.first_named, said.first_new) < said.first_joint
+        return said.ends_clause(i + 1) and said.first_condition > i and not anchored
     if word in PARTS:  # not "the sentence \"The old man the boats\"": it is quoted
         named = any(said.kinds[k] != "word" for k in said.phrase(i))
         return before == ["the"] and after != ["of"] and not named

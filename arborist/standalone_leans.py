@@ -65,7 +65,7 @@ def leans(said: Said) -> bool:
     if any(texts[j] in numbered and said.relative(j) for j in range(len(texts))):
         return True
     if not alternatives and (
-        plain & COMPARATIVES
+        (plain & COMPARATIVES and not _self_compared(said))
         or ("which" in plain and plain & {"one", "ones"})
         or said.lowered.startswith(("which is more ", "which is less ", "which is most "))
     ):
@@ -77,6 +77,26 @@ def leans(said: Said) -> bool:
             or (texts[i + 1] in RELATIONAL and texts[i + 2 : i + 3] not in (["between"], ["of"]))
         )
         for i in range(len(texts) - 1)
+    )
+
+
+def _self_compared(said: Said) -> bool:
+    """Each comparative follows the bare subject of a question's clause (a question word, an
+    auxiliary, then a noun with no determiner) and a preposition follows it: the subject is
+    compared with itself elsewhere, a standard the world gives ("why does bread go stale faster
+    in the fridge?"; not "Is it faster on Windows?", "Why is the second approach better?",
+    "What if the sample size is smaller?")."""
+    texts = said.texts
+    subjects = [
+        k + 2
+        for k in range(len(texts) - 2)
+        if texts[k] in WH and texts[k + 1] in AUXILIARIES and said.content(k + 2)
+        and said.kinds[k + 2] == "word" and texts[k + 2] not in OWNED
+    ]  # fmt: skip
+    compared = [k for k, t in enumerate(texts) if t in COMPARATIVES]
+    return bool(subjects) and all(
+        subjects[0] < k and texts[k + 1 : k + 2] != [] and texts[k + 1] in PREPOSITIONS
+        for k in compared
     )
 
 

@@ -98,6 +98,7 @@ class Said:
         self.memo: dict[str, bool] = {}
         """What the rule has worked out about the whole question, kept so it is worked out once."""
         self._relative_end: int | None = None
+        self._sentences: tuple[list[int], list[int]] | None = None
         self.first_named = next(
             (j for j, k in enumerate(kinds) if k in ("name", "literal") or proper[j]), len(texts)
         )
@@ -180,6 +181,20 @@ class Said:
                     len(texts),
                 )
         return self._relative_end
+
+    def sentence(self, i: int) -> range:
+        """The sentence the token at ``i`` is in: from after the mark of :data:`ENDS` before it
+        to its own mark (or the end), worked out for the whole question once."""
+        if self._sentences is None:
+            starts, ends = [0] * len(self.texts), [len(self.texts)] * len(self.texts)
+            for j in range(1, len(self.texts)):
+                ended = self.kinds[j - 1] == "mark" and self.texts[j - 1] in ENDS
+                starts[j] = j if ended else starts[j - 1]
+            for j in range(len(self.texts) - 2, -1, -1):
+                ended = self.kinds[j] == "mark" and self.texts[j] in ENDS
+                ends[j] = j if ended else ends[j + 1]
+            self._sentences = (starts, ends)
+        return range(self._sentences[0][i], self._sentences[1][i])
 
     def new_within(self, start: int, stop: int) -> bool:
         """A new noun phrase (a name, a literal, "a", "my", ...) starts in ``start:stop``, in the

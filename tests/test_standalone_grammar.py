@@ -111,6 +111,51 @@ STANDALONE = {
         "What is the exact speed of light?",
         "What's the exact time in Tokyo?",
     ],
+    "'your' before a part of the answer": [
+        "What is your favourite book?",
+        "In your experience, is Vim faster than Emacs?",
+        "What's your opinion on tabs versus spaces?",
+        "What was your first programming language?",
+    ],
+    "an ordinal in figures before a listed item": [
+        "What happened in the 19th century?",
+        "What's the 2nd step of the scientific method?",
+        "Who finished 3rd in the 2018 World Cup?",
+    ],
+    "'that' after a request's verb": [
+        "Explain that water expands when it freezes.",
+        "Can you show that the square root of 2 is irrational?",
+        "Can you confirm that Python 3.8 is end of life?",
+        "Prove that a square has four sides.",
+    ],
+    "a bare change of the last output": [
+        "Now in Python 3.12, is the GIL optional?",
+        "Why does my build fail again?",
+        "Now that I have a job, how do I budget?",
+    ],
+    "'which one' with no set named": [
+        "Tabs or spaces, which one is better?",
+        "I have a Mac and a PC; which one is better for gaming?",
+        "Between Rust and Go, which one compiles faster?",
+    ],
+    "a sequel anchored in the question": [
+        "When did Rome fall and what came next?",
+        "Who won the Battle of Waterloo, and what happened afterwards?",
+    ],
+    "a comparative against its subject elsewhere": [
+        "Why do bananas ripen faster in a paper bag?",
+        "Why does ice melt faster on metal?",
+        "why does my laptop run slower on battery",
+        "Why do runners go faster at altitude?",
+    ],
+    "an exchange with both sides named": [
+        "Can I swap sugar for honey in a cake recipe?",
+        "Can I replace butter with coconut oil?",
+    ],
+    "the asker's state before a question": [
+        "Hi! I'm new to this. What's the best way to learn Rust?",
+        "I'm lost with all this. What is a monad?",
+    ],
 }
 
 FOLLOW_UP = {
@@ -223,6 +268,62 @@ FOLLOW_UP = {
         "Give me the precise figure.",
         "What was the exact date?",
     ],
+    "'your' before a part of the answer": [
+        "Could you clarify your third point?",
+        "What did you mean in your last paragraph?",
+        "Does your snippet handle empty input?",
+        "Can you shorten your first step?",
+    ],
+    "an ordinal in figures before a listed item": [
+        "Why is the 2nd step necessary?",
+        "Can you redo the 3rd option with numbers?",
+        "and at the 4th step, how hot should the oven be?",
+    ],
+    "'that' after a request's verb": [
+        "Could you simplify that function?",
+        "Explain that diagram in plain words.",
+        "Can you explain that line?",
+    ],
+    "a demonstrative opening a sentence": [
+        "Really? That sounds too low.",
+        "Are you certain? that seems off",
+    ],
+    "a bare change of the last output": [
+        "now in German",
+        "now as a bulleted list",
+        "try again but with a smaller font",
+        "Run it again with a bigger batch size",
+        "Do it again but slower",
+    ],
+    "'which one' with no set named": [
+        "Which one should I buy for a small kitchen?",
+        "Which ones are safe for a dog to eat?",
+        "So which one would you pick for a startup?",
+    ],
+    "a sequel anchored in the question": [
+        "And what happened afterwards?",
+        "The treaty was signed, and what happened next?",
+    ],
+    "a comparative against its subject elsewhere": [
+        "Why is it faster on Windows?",
+        "Is the loop faster in Rust?",
+        "Why does the code run faster in PyPy?",
+        "Why is the second approach better?",
+    ],
+    "an exchange with both sides named": [
+        "Can I replace butter with oil in the recipe?",
+        "Can I replace the butter with oil?",
+        "Can I replace it with oil?",
+    ],
+    "the asker's state before a question": [
+        "I'm confused by this. Why?",
+        "I'm stuck on this. Can you explain it again?",
+        "I'm new to this. Is that normal?",
+    ],
+    "a noun of something": [
+        "What's the takeaway?",
+        "Key takeaways?",
+    ],
 }
 
 
@@ -253,3 +354,9 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert not stands_alone("so the " + "loop " * 20_000 + "never ends?")
     assert not stands_alone("what did they say in reply " * 10_000)
     assert not stands_alone("can you add " + "comments " * 30_000)
+    assert not stands_alone("I'm new to this. " * 20_000)
+    assert not stands_alone("Really? That " * 20_000)
+    assert not stands_alone("which one " * 20_000)
+    assert not stands_alone("try again " * 20_000)
+    assert stands_alone("can I replace butter with oil " * 10_000)
+    assert not stands_alone("your 3rd step " * 20_000)
