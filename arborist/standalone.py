@@ -30,6 +30,7 @@ from arborist.standalone_replies import (
 from arborist.standalone_said import ENDS, Said
 from arborist.standalone_words import (
     ADDITIVES,
+    ADVERBIAL,
     ALTERNATIVES,
     AMBIENT,
     ASKER,
@@ -147,19 +148,28 @@ def _replies(said: Said) -> bool:
 
 
 def _which_one(said: Said) -> bool:
-    """ "which one" or "which ones" with no set named to choose from, whatever else the
-    question names: no "of" after it and no "or", "vs", "between", ... in the question ("Which
-    one would you recommend for a beginner?"; not "Which one of the planets is largest?",
+    """ "which one" or "which ones", or "which" and an auxiliary and "I", "you" or "we", with
+    no set named to choose from, whatever else the question names: no "of" after it and no
+    "or", "vs", "between", ... in the question ("Which one would you recommend for a
+    beginner?", "Which would you pick for a small team?"; not "Which is the largest planet?",
+    "Which one of the planets is largest?",
     "tabs or spaces, which one is better?", "I have a Mac and a PC; which one ...": new noun
     phrases joined by "and" before it are the set)."""
     texts = said.texts
     return not said.plain & ALTERNATIVES and any(
         texts[k] == "which"
-        and texts[k + 1] in ("one", "ones")
-        and texts[k + 2 : k + 3] != ["of"]
+        and (
+            (texts[k + 1] in ("one", "ones") and texts[k + 2 : k + 3] != ["of"])
+            or (texts[k + 1] in AUXILIARIES - BE and texts[k + 2 : k + 3] in CHOOSERS)
+        )
         and said.first_and_after_new > k
         for k in range(len(texts) - 1)
     )
+
+
+CHOOSERS = (["i"], ["you"], ["we"])
+"""After "which" and an auxiliary, these choose from a set ("Which would you pick ...?"): with
+none named in the question, the last answer's ("Which is the largest planet?" defines)."""
 
 
 def _lifted(said: Said) -> Said | None:
@@ -312,7 +322,8 @@ def _determiner(said: Said, i: int) -> bool:
     """The "that" at ``i`` is a determiner, not a conjunction: right after a request's verb
     ("Explain that ...", "Can you explain that ..."), before a noun phrase with no verb in it
     that ends its clause or a preposition follows ("Can you explain that formula step by
-    step?"; not "Explain that water expands when frozen", a clause)."""
+    step?", "Could you rewrite that paragraph more formally?"; not "Explain that water expands
+    when frozen", a clause)."""
     texts = said.texts
     verb = i - 1
     if not (
@@ -322,7 +333,10 @@ def _determiner(said: Said, i: int) -> bool:
     span = said.phrase(i + 1)
     if not span or any(texts[k] in AUXILIARIES or texts[k].endswith(("ed", "s")) for k in span):
         return False  # "that water expands", "that prices rose": a clause
-    return said.ends_clause(span.stop) or texts[span.stop] in PREPOSITIONS
+    if said.ends_clause(span.stop):
+        return True
+    after = texts[span.stop]  # an adverb, not a verb: "that paragraph more formally"
+    return after in PREPOSITIONS | ADVERBIAL or after.endswith("ly")
 
 
 def _introduces(said: Said, i: int) -> bool:
@@ -397,9 +411,9 @@ def _recalls(said: Said, i: int) -> bool:
         return recalls_act(said, i) if word == "you" else recalls_answer(said, i)
     if word in RESPONSES and said.ends_clause(i + 1):  # "What did she say in reply?"
         return before == ["in"] or (word == "result" and texts[i - 2 : i] == ["as", "a"])
-    if word not in ("there", "here") or not said.ends_clause(i + 1) or set(before) & AUXILIARIES:
+    if word not in ("there", "here") or not said.ends_clause(i + 1):
         return False
-    return said.first_named > i
+    return not set(before) & AUXILIARIES and said.first_named > i
 
 
 def _says_before(said: Said, i: int) -> bool:

@@ -40,9 +40,11 @@ from arborist.standalone_words import (
     REPEATS,
     SEEKERS,
     SOMEONE,
+    TIMED,
     UNIQUE,
     WH,
     WHEN,
+    wordset,
 )
 
 __all__ = ["definite_subject", "leans", "owned_subject"]
@@ -83,8 +85,8 @@ def leans(said: Said) -> bool:
 def _self_compared(said: Said) -> bool:
     """Each comparative follows the bare subject of a question's clause (a question word, an
     auxiliary, then a noun with no determiner) and a preposition follows it: the subject is
-    compared with itself elsewhere, a standard the world gives ("why does bread go stale faster
-    in the fridge?"; not "Is it faster on Windows?", "Why is the second approach better?",
+    compared with itself elsewhere or at another time, a standard the world gives ("why does
+    bread go stale faster in the fridge?", "Why do cats purr faster when they are happy?"; not "Is it faster on Windows?", "Why is the second approach better?",
     "What if the sample size is smaller?")."""
     texts = said.texts
     subjects = [
@@ -95,9 +97,14 @@ def _self_compared(said: Said) -> bool:
     ]  # fmt: skip
     compared = [k for k, t in enumerate(texts) if t in COMPARATIVES]
     return bool(subjects) and all(
-        subjects[0] < k and texts[k + 1 : k + 2] != [] and texts[k + 1] in PREPOSITIONS
+        subjects[0] < k and texts[k + 1 : k + 2] != [] and texts[k + 1] in SETTINGS
         for k in compared
     )
+
+
+SETTINGS = PREPOSITIONS | TIMED | wordset("when while if")
+"""After a comparative on a bare subject, these open where or when it holds ("faster in the
+fridge", "faster when they are happy")."""
 
 
 def _precise(said: Said) -> bool:

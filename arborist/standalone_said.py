@@ -16,6 +16,7 @@ from arborist.standalone_words import (
     DEFINING,
     EVALUATIVE,
     FILLERS,
+    GREETINGS,
     INTRODUCERS,
     JOINTS,
     KINDS,
@@ -45,7 +46,7 @@ STANDARDS = frozenset({"than", "compared"})
 class Said:
     """A question as tokens (a name, a literal, a folded word or a punctuation mark), read
     for :func:`arborist.standalone.stands_alone`; a reply's acknowledgement ("ok",
-    "thanks") left out."""
+    "thanks") and a greeting ("Hi there!") opening it left out."""
 
     def __init__(self, kinds: list[str], texts: list[str], proper: list[bool]) -> None:
         self.kinds = kinds
@@ -115,8 +116,12 @@ class Said:
         kinds = [kind for kind, _ in tokens]
         texts = [fold(text) if kind == "word" else text for kind, text in tokens]
         start = 0
-        while start < len(texts) and (kinds[start] == "mark" or texts[start] in ACKNOWLEDGEMENTS):
-            start += 1
+        while start < len(texts) and (
+            kinds[start] == "mark"
+            or texts[start] in ACKNOWLEDGEMENTS | GREETINGS
+            or (texts[start] == "there" and start and texts[start - 1] in GREETINGS)
+        ):
+            start += 1  # "Hi there! ...": a greeting, to no place
         proper = [
             j > start and kind == "word" and text[:1].isupper() and text not in NOT_PROPER
             and tokens[j - 1][1] not in ".?!;:"

@@ -15,6 +15,7 @@ __all__ = [
     "ACKNOWLEDGEMENTS",
     "ADDED",
     "ADDITIVES",
+    "ADVERBIAL",
     "ALTERNATIVES",
     "AMBIENT",
     "ANAPHORIC_MODIFIERS",
@@ -43,6 +44,7 @@ __all__ = [
     "EXPLETIVE_VERBS",
     "FILLERS",
     "GENERIC",
+    "GREETINGS",
     "INTRODUCERS",
     "JOINTS",
     "KINDS",
@@ -125,6 +127,12 @@ TIMES = wordset(
     "winter spring autumn fall decade century semester quarter"
 )
 """After "this", these name the present ("this year", "this morning"), not a thing said before."""
+GREETINGS = wordset("hi hello hey")
+"""Opening a question, these greet and are read as absent, with a "there" after them ("Hi
+there! I'm a teacher. ..."): it points at no place."""
+ADVERBIAL = wordset("more again once instead")
+"""After "that" and a noun, these say how, not what the noun does: "that" is a determiner
+("rewrite that paragraph more formally"), not a conjunction before a clause."""
 ACKNOWLEDGEMENTS = wordset("ok okay alright thanks thank cool great hmm")
 """Replies to the turn above, skipped before reading the opener ("ok but for IPv6")."""
 CONTINUATIONS = (
@@ -330,7 +338,8 @@ filtering"): the step the last answer was about."""
 ANSWERED = wordset(
     "answer answers solution solutions code example examples explanation approach method "
     "response reply suggestion formula proof version list table script program query function "
-    "reasoning calculation derivation recipe summary snippet snippets"
+    "reasoning calculation derivation recipe summary snippet snippets point points "
+    "claim statement"
 )
 """After ``your``, what an answer is made of: "your solution" is the last answer's ("What is
 your name?" asks about the one answering)."""

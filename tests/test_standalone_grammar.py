@@ -116,6 +116,7 @@ STANDALONE = {
         "In your experience, is Vim faster than Emacs?",
         "What's your opinion on tabs versus spaces?",
         "What was your first programming language?",
+        "What's your phone number?",
     ],
     "an ordinal in figures before a listed item": [
         "What happened in the 19th century?",
@@ -127,6 +128,7 @@ STANDALONE = {
         "Can you show that the square root of 2 is irrational?",
         "Can you confirm that Python 3.8 is end of life?",
         "Prove that a square has four sides.",
+        "Can you show that x is even when n is odd?",
     ],
     "a bare change of the last output": [
         "Now in Python 3.12, is the GIL optional?",
@@ -137,6 +139,8 @@ STANDALONE = {
         "Tabs or spaces, which one is better?",
         "I have a Mac and a PC; which one is better for gaming?",
         "Between Rust and Go, which one compiles faster?",
+        "Which would you choose, Vim or Emacs?",
+        "Which is the largest planet?",
     ],
     "a sequel anchored in the question": [
         "When did Rome fall and what came next?",
@@ -147,6 +151,8 @@ STANDALONE = {
         "Why does ice melt faster on metal?",
         "why does my laptop run slower on battery",
         "Why do runners go faster at altitude?",
+        "Why do plants grow faster during spring?",
+        "Why is my code slower when I use threads?",
     ],
     "an exchange with both sides named": [
         "Can I swap sugar for honey in a cake recipe?",
@@ -155,6 +161,8 @@ STANDALONE = {
     "the asker's state before a question": [
         "Hi! I'm new to this. What's the best way to learn Rust?",
         "I'm lost with all this. What is a monad?",
+        "Hi there! I'm a teacher. How can I make fractions fun for kids?",
+        "Hello there, what is a monad?",
     ],
 }
 
@@ -273,6 +281,8 @@ FOLLOW_UP = {
         "What did you mean in your last paragraph?",
         "Does your snippet handle empty input?",
         "Can you shorten your first step?",
+        "What's your point?",
+        "Is your claim backed by studies?",
     ],
     "an ordinal in figures before a listed item": [
         "Why is the 2nd step necessary?",
@@ -283,6 +293,8 @@ FOLLOW_UP = {
         "Could you simplify that function?",
         "Explain that diagram in plain words.",
         "Can you explain that line?",
+        "Could you rewrite that paragraph more formally?",
+        "Can you rephrase that sentence more simply?",
     ],
     "a demonstrative opening a sentence": [
         "Really? That sounds too low.",
@@ -299,6 +311,8 @@ FOLLOW_UP = {
         "Which one should I buy for a small kitchen?",
         "Which ones are safe for a dog to eat?",
         "So which one would you pick for a startup?",
+        "Which would you pick for a small team?",
+        "Which do you prefer?",
     ],
     "a sequel anchored in the question": [
         "And what happened afterwards?",
@@ -319,6 +333,7 @@ FOLLOW_UP = {
         "I'm confused by this. Why?",
         "I'm stuck on this. Can you explain it again?",
         "I'm new to this. Is that normal?",
+        "Hello there, why?",
     ],
     "a noun of something": [
         "What's the takeaway?",
@@ -360,3 +375,4 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert not stands_alone("try again " * 20_000)
     assert stands_alone("can I replace butter with oil " * 10_000)
     assert not stands_alone("your 3rd step " * 20_000)
+    assert not stands_alone("hi there " * 20_000 + "why?")
