@@ -102,9 +102,13 @@ def stands_alone(question: str) -> bool:
       p-value for the interaction term": what it is of says not which; "What would the result
       be for a negative number?": a subject's condition is not its owner), or a phrase with
       a question mark, no clause and fewer than three words of its own. A comparison
-      completed by "than" has something to compare ("a faster way ... than recursion").
+      completed by "than" has something to compare ("a faster way ... than recursion"), and
+      so has one on a bare subject before a setting ("Why does bread go stale faster in the
+      fridge?");
+    * changes or chooses from the last output: "now in French", "try again but with ...",
+      "Which one would you recommend?" with no set named.
 
-    "please" is read as absent. A phrase without a question mark ("heapq", "decimal
+    A greeting ("Hi there!") and "please" are read as absent. A phrase without a question mark ("heapq", "decimal
     rounding half up", "git rebase vs merge") is a search.
     """
     return _stands(Said.read(question), question.rstrip().endswith("?"))
