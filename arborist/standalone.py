@@ -294,14 +294,22 @@ def _ambient(said: Said, i: int) -> bool:
 def _points_within(said: Said, i: int) -> bool:
     """The demonstrative at ``i`` is a conjunction, or points at something in the question."""
     texts = said.texts
-    if texts[i] == "that" and not (
-        i == 0
-        or (said.kinds[i - 1] == "mark" and texts[i - 1] in ENDS)  # "Are you sure? That seems"
-        or _determiner(said, i)
-        or texts[i - 1] in PREPOSITIONS | AUXILIARIES
-        or said.ends_clause(i + 1)
-        or texts[i + 1] in PREPOSITIONS | ADDITIVES
-        or (said.content(i + 1) and said.ends_clause(i + 2))  # "put that line?"
+    if (
+        texts[i] == "that"
+        and not (
+            i == 0
+            or (said.kinds[i - 1] == "mark" and texts[i - 1] in ENDS)  # "Are you sure? That seems"
+            or _determiner(said, i)
+            or (
+                texts[i - 1] in BELIEVED
+                and texts[i + 1 : i + 2] != []
+                and texts[i + 1] in AUXILIARIES
+            )
+            or texts[i - 1] in PREPOSITIONS | AUXILIARIES
+            or said.ends_clause(i + 1)
+            or texts[i + 1] in PREPOSITIONS | ADDITIVES
+            or (said.content(i + 1) and said.ends_clause(i + 2))  # "put that line?"
+        )
     ):
         return True  # a conjunction or a relative pronoun: "so that", "a list that"
     if texts[i] == "this" and (_forward(said, i) or set(texts[i + 1 : i + 2]) & TIMES):
@@ -320,6 +328,14 @@ def _points_within(said: Said, i: int) -> bool:
     if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
         return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
     return said.introduced(i) and not i < said.relative_end()  # "a library for that"
+
+
+BELIEVED = frozenset(
+    {"think", "guess", "believe", "suspect", "sure", "know", "say", "feel", "doubt"}
+)
+"""Before "that" and an auxiliary, these make "that" the subject, not a conjunction: a clause
+after a conjunction opens with its own subject ("I don't think that's correct"; "I think that
+Python is slow" opens a clause)."""
 
 
 def _determiner(said: Said, i: int) -> bool:

@@ -83,18 +83,19 @@ def leans(said: Said) -> bool:
 
 
 def _self_compared(said: Said) -> bool:
-    """Each comparative follows the bare subject of a question's clause (a question word, an
-    auxiliary, then a noun with no determiner) and a preposition follows it: the subject is
-    compared with itself elsewhere or at another time, a standard the world gives ("why does
-    bread go stale faster in the fridge?", "Why do cats purr faster when they are happy?"; not "Is it faster on Windows?", "Why is the second approach better?",
-    "What if the sample size is smaller?")."""
+    """Each comparative follows the bare subject of a question's clause (a question word, or
+    none opening the question, an auxiliary, then a noun with no determiner) and a preposition,
+    "when", "during", ... follows it: the subject is compared with itself in another setting, a
+    standard the world gives ("why does bread go stale faster in the fridge?", "Do plants grow
+    faster with music?", "Why do plants grow faster during spring?"; not "Is it faster on
+    Windows?", "Why is the second approach better?", "What if the sample size is smaller?")."""
     texts = said.texts
     subjects = [
         k + 2
-        for k in range(len(texts) - 2)
-        if texts[k] in WH and texts[k + 1] in AUXILIARIES and said.content(k + 2)
-        and said.kinds[k + 2] == "word" and texts[k + 2] not in OWNED
-    ]  # fmt: skip
+        for k in range(-1, len(texts) - 2)
+        if (texts[k] in WH if k >= 0 else True) and texts[k + 1] in AUXILIARIES
+        and said.content(k + 2) and said.kinds[k + 2] == "word" and texts[k + 2] not in OWNED
+    ]  # fmt: skip  # "Do plants grow faster with music?": k = -1, the opening auxiliary
     compared = [k for k, t in enumerate(texts) if t in COMPARATIVES]
     return bool(subjects) and all(
         subjects[0] < k and texts[k + 1 : k + 2] != [] and texts[k + 1] in SETTINGS

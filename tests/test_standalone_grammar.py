@@ -129,6 +129,8 @@ STANDALONE = {
         "Can you confirm that Python 3.8 is end of life?",
         "Prove that a square has four sides.",
         "Can you show that x is even when n is odd?",
+        "Do you think that AI will replace programmers?",
+        "How do I know that a number is prime?",
     ],
     "a bare change of the last output": [
         "Now in Python 3.12, is the GIL optional?",
@@ -153,6 +155,7 @@ STANDALONE = {
         "Why do runners go faster at altitude?",
         "Why do plants grow faster during spring?",
         "Why is my code slower when I use threads?",
+        "Do plants grow faster with music?",
     ],
     "an exchange with both sides named": [
         "Can I swap sugar for honey in a cake recipe?",
@@ -296,9 +299,11 @@ FOLLOW_UP = {
         "Could you rewrite that paragraph more formally?",
         "Can you rephrase that sentence more simply?",
     ],
-    "a demonstrative opening a sentence": [
+    "'that' as a subject, opening a sentence or after belief": [
         "Really? That sounds too low.",
         "Are you certain? that seems off",
+        "I don't think that's correct.",
+        "I'm not sure that's right.",
     ],
     "a bare change of the last output": [
         "now in German",
@@ -323,6 +328,7 @@ FOLLOW_UP = {
         "Is the loop faster in Rust?",
         "Why does the code run faster in PyPy?",
         "Why is the second approach better?",
+        "Is the loop faster with numpy?",
     ],
     "an exchange with both sides named": [
         "Can I replace butter with oil in the recipe?",
