@@ -153,12 +153,12 @@ def _replies(said: Said) -> bool:
 
 def _which_one(said: Said) -> bool:
     """ "which one" or "which ones", or "which" and an auxiliary and "I", "you" or "we", with
-    no set named to choose from, whatever else the question names: no "of" after it and no
-    "or", "vs", "between", ... in the question ("Which one would you recommend for a
-    beginner?", "Which would you pick for a small team?"; not "Which is the largest planet?",
-    "Which one of the planets is largest?",
-    "tabs or spaces, which one is better?", "I have a Mac and a PC; which one ...": new noun
-    phrases joined by "and" before it are the set)."""
+    no set named to choose from, whatever else the question names ("Which one would you
+    recommend for a beginner?", "Which would you pick for a small team?"). A set is named by
+    "of" after it ("Which one of the planets is largest?"), "or", "vs", "between", ... in the
+    question ("tabs or spaces, which one is better?"), new noun phrases joined by "and" before
+    it ("I have a Mac and a PC; which one ...") or a colon after it ("Which one is the odd one
+    out: apple, banana, carrot?"); "Which is the largest planet?" chooses from no set."""
     texts = said.texts
     return not said.plain & ALTERNATIVES and any(
         texts[k] == "which"
@@ -167,6 +167,7 @@ def _which_one(said: Said) -> bool:
             or (texts[k + 1] in AUXILIARIES - BE and texts[k + 2 : k + 3] in CHOOSERS)
         )
         and said.first_and_after_new > k
+        and not said.shown[k]  # "Which one is the odd one out: apple, banana, carrot?"
         for k in range(len(texts) - 1)
     )
 

@@ -339,7 +339,7 @@ ANSWERED = wordset(
     "answer answers solution solutions code example examples explanation approach method "
     "response reply suggestion formula proof version list table script program query function "
     "reasoning calculation derivation recipe summary snippet snippets point points "
-    "claim statement"
+    "claim statement numbers figures math maths"
 )
 """After ``your``, what an answer is made of: "your solution" is the last answer's ("What is
 your name?" asks about the one answering)."""

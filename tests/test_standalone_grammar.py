@@ -117,6 +117,7 @@ STANDALONE = {
         "What's your opinion on tabs versus spaces?",
         "What was your first programming language?",
         "What's your phone number?",
+        "What's your favorite number?",
     ],
     "an ordinal in figures before a listed item": [
         "What happened in the 19th century?",
@@ -143,6 +144,7 @@ STANDALONE = {
         "Between Rust and Go, which one compiles faster?",
         "Which would you choose, Vim or Emacs?",
         "Which is the largest planet?",
+        "Which one is the odd one out: apple, banana, carrot?",
     ],
     "a sequel anchored in the question": [
         "When did Rome fall and what came next?",
@@ -286,6 +288,7 @@ FOLLOW_UP = {
         "Can you shorten your first step?",
         "What's your point?",
         "Is your claim backed by studies?",
+        "Can you recheck your numbers?",
     ],
     "an ordinal in figures before a listed item": [
         "Why is the 2nd step necessary?",
@@ -318,6 +321,7 @@ FOLLOW_UP = {
         "So which one would you pick for a startup?",
         "Which would you pick for a small team?",
         "Which do you prefer?",
+        "Which would work better for me?",
     ],
     "a sequel anchored in the question": [
         "And what happened afterwards?",
