@@ -36,6 +36,7 @@ from arborist.standalone_words import (
     ASKER,
     AUXILIARIES,
     BE,
+    CLAUSE_WORDS,
     CONDITIONS,
     CONTINUATIONS,
     DEMONSTRATIVES,
@@ -361,18 +362,15 @@ def _determiner(said: Said, i: int) -> bool:
 
 
 def _introduces(said: Said, i: int) -> bool:
-    """The demonstrative at ``i`` is in a sentence where the asker says how they are ("I'm
-    new to all this.", "I am confused by this!"), not a question, and a question that stands
-    alone follows it: what it points at is that question's subject ("Hello! I'm new to all
+    """The demonstrative at ``i`` is in the first sentence, where the asker says how they are
+    ("I'm new to all this.", "I am confused by this!"), not a question, and a question that
+    stands alone follows it: what it points at is that question's subject ("Hello! I'm new to all
     this. Could you explain what a Bloom filter is?"; not "I'm confused by this. Why?")."""
-    texts, kinds = said.texts, said.kinds
+    texts = said.texts
     start, end = said.sentence(i).start, said.sentence(i).stop
-    if end >= len(texts) or texts[end] == "?" or texts[start : start + 2] not in STATED:
+    if start or end >= len(texts) or texts[end] == "?" or texts[:2] not in STATED:
         return False
-    if f"introduces{end}" not in said.memo:
-        rest = Said(kinds[end + 1 :], texts[end + 1 :], [False, *said.proper[end + 2 :]])
-        said.memo[f"introduces{end}"] = rest.has_clause and _stands(rest, asked=True)
-    return said.memo[f"introduces{end}"]
+    return _alone_after(said, end)
 
 
 STATED = (["i", "m"], ["i", "am"])
@@ -419,7 +417,7 @@ def _recalls(said: Said, i: int) -> bool:
     Hastings, and what changed afterward?"), "the part about ...", "the formula you used",
     "in response" or "as a result"
     ending a clause (to what was said), "there" ending a clause with no place named before
-    it ("Why not use a mutex there?"; not "Is there ...")."""
+    it ("Why not use a mutex there?"; not "Is there ...", "Total beginner here. ...")."""
     texts, word = said.texts, said.texts[i]
     before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
     if word in SEQUELS:  # "Who won the Battle of Hastings, and what changed afterward?"
@@ -432,9 +430,34 @@ def _recalls(said: Said, i: int) -> bool:
         return recalls_act(said, i) if word == "you" else recalls_answer(said, i)
     if word in RESPONSES and said.ends_clause(i + 1):  # "What did she say in reply?"
         return before == ["in"] or (word == "result" and texts[i - 2 : i] == ["as", "a"])
-    if word not in ("there", "here") or not said.ends_clause(i + 1):
+    if word not in ("there", "here") or not said.ends_clause(i + 1) or _introduced_here(said, i):
         return False
     return not set(before) & AUXILIARIES and said.first_named > i
+
+
+def _introduced_here(said: Said, i: int) -> bool:
+    """The "here" at ``i`` ends the first sentence, which has no clause (no question word, no
+    auxiliary), before a question with a clause that stands alone: the asker saying who they
+    are ("Total beginner here. What is a REST API?"; not "Why did you use a set here?",
+    "Stuck here. Any ideas?")."""
+    sentence = said.sentence(i)
+    if said.texts[i] != "here" or sentence.start or sentence.stop != i + 1:
+        return False
+    if sentence.stop + 1 >= len(said.texts):
+        return False
+    if set(said.texts[sentence.start : sentence.stop]) & CLAUSE_WORDS:
+        return False
+    return _alone_after(said, sentence.stop)
+
+
+def _alone_after(said: Said, end: int) -> bool:
+    """What follows the mark at ``end``, the first sentence's, has a clause and stands alone
+    (read once, and its own first sentence not read so again)."""
+    if "alone_after" not in said.memo:
+        rest = Said(said.kinds[end + 1 :], said.texts[end + 1 :], [False, *said.proper[end + 2 :]])
+        rest.memo["alone_after"] = False
+        said.memo["alone_after"] = rest.has_clause and _stands(rest, asked=True)
+    return said.memo["alone_after"]
 
 
 def _says_before(said: Said, i: int) -> bool:

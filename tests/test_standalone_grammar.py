@@ -168,6 +168,8 @@ STANDALONE = {
         "I'm lost with all this. What is a monad?",
         "Hi there! I'm a teacher. How can I make fractions fun for kids?",
         "Hello there, what is a monad?",
+        "Newbie here. How do I center a div?",
+        "Python dev here. Why is the GIL a thing?",
     ],
 }
 
@@ -344,6 +346,8 @@ FOLLOW_UP = {
         "I'm stuck on this. Can you explain it again?",
         "I'm new to this. Is that normal?",
         "Hello there, why?",
+        "Stuck here. Any ideas?",
+        "Same error here. Why?",
     ],
     "a noun of something": [
         "What's the takeaway?",
@@ -386,3 +390,5 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert stands_alone("can I replace butter with oil " * 10_000)
     assert not stands_alone("your 3rd step " * 20_000)
     assert not stands_alone("hi there " * 20_000 + "why?")
+    assert not stands_alone("newbie here. " * 20_000 + "What is a monad?")
+    assert not stands_alone("I'm new to this. " * 5_000 + "What is a monad?")
