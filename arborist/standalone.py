@@ -353,12 +353,18 @@ def _determiner(said: Said, i: int) -> bool:
     ):
         return False
     span = said.phrase(i + 1)
-    if not span or any(texts[k] in AUXILIARIES or texts[k].endswith(("ed", "s")) for k in span):
+    if not span or any(texts[k] in AUXILIARIES or _verb_like(texts[k]) for k in span):
         return False  # "that water expands", "that prices rose": a clause
     if said.ends_clause(span.stop):
         return True
     after = texts[span.stop]  # an adverb, not a verb: "that paragraph more formally"
     return after in PREPOSITIONS | ADVERBIAL or after.endswith("ly")
+
+
+def _verb_like(word: str) -> bool:
+    """``word`` may be a verb in the past or the present's third person: in -ed, or in -s but
+    not -ss, -is, -us ("expands", "converged"; not "process", "analysis", "status")."""
+    return word.endswith("ed") or (word.endswith("s") and not word.endswith(("ss", "is", "us")))
 
 
 def _introduces(said: Said, i: int) -> bool:

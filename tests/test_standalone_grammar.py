@@ -132,6 +132,7 @@ STANDALONE = {
         "Can you show that x is even when n is odd?",
         "Do you think that AI will replace programmers?",
         "How do I know that a number is prime?",
+        "Explain that gas expands when heated.",
     ],
     "a bare change of the last output": [
         "Now in Python 3.12, is the GIL optional?",
@@ -303,6 +304,7 @@ FOLLOW_UP = {
         "Can you explain that line?",
         "Could you rewrite that paragraph more formally?",
         "Can you rephrase that sentence more simply?",
+        "Can you explain that process in detail?",
     ],
     "'that' as a subject, opening a sentence or after belief": [
         "Really? That sounds too low.",
