@@ -159,7 +159,8 @@ def _which_one(said: Said) -> bool:
     "of" after it ("Which one of the planets is largest?"), "or", "vs", "between", ... in the
     question ("tabs or spaces, which one is better?"), new noun phrases joined by "and" before
     it ("I have a Mac and a PC; which one ...") or a colon after it ("Which one is the odd one
-    out: apple, banana, carrot?"); "Which is the largest planet?" chooses from no set."""
+    out: apple, banana, carrot?") or "is the" and a noun after it ("Which do you think is the
+    best programming language?"); "Which is the largest planet?" chooses from no set."""
     texts = said.texts
     return not said.plain & ALTERNATIVES and any(
         texts[k] == "which"
@@ -169,7 +170,18 @@ def _which_one(said: Said) -> bool:
         )
         and said.first_and_after_new > k
         and not said.shown[k]  # "Which one is the odd one out: apple, banana, carrot?"
+        and not _predicate_names(said, k)
         for k in range(len(texts) - 1)
+    )
+
+
+def _predicate_names(said: Said, k: int) -> bool:
+    """After the "which" at ``k``, "is the" or "are the" names the set in its predicate ("Which
+    do you think is the best programming language for beginners?")."""
+    texts = said.texts
+    return any(
+        texts[j] in ("is", "are", "s") and texts[j + 1] == "the" and said.content(j + 2)
+        for j in range(k + 2, min(k + 8, len(texts) - 2))
     )
 
 

@@ -146,6 +146,8 @@ STANDALONE = {
         "Which would you choose, Vim or Emacs?",
         "Which is the largest planet?",
         "Which one is the odd one out: apple, banana, carrot?",
+        "Which do you think is the best programming language for beginners?",
+        "Which would you say is the tallest mountain in Europe?",
     ],
     "a sequel anchored in the question": [
         "When did Rome fall and what came next?",
