@@ -19,6 +19,7 @@ from arborist.standalone_replies import (
     corrects,
     documented,
     edits,
+    exchanges,
     names_its_subject,
     numbered,
     picks,
@@ -29,9 +30,13 @@ from arborist.standalone_replies import (
 from arborist.standalone_said import ENDS, Said
 from arborist.standalone_words import (
     ADDITIVES,
+    ADVERBIAL,
+    ALTERNATIVES,
     AMBIENT,
+    ASKER,
     AUXILIARIES,
     BE,
+    CLAUSE_WORDS,
     CONDITIONS,
     CONTINUATIONS,
     DEMONSTRATIVES,
@@ -98,9 +103,13 @@ def stands_alone(question: str) -> bool:
       p-value for the interaction term": what it is of says not which; "What would the result
       be for a negative number?": a subject's condition is not its owner), or a phrase with
       a question mark, no clause and fewer than three words of its own. A comparison
-      completed by "than" has something to compare ("a faster way ... than recursion").
+      completed by "than" has something to compare ("a faster way ... than recursion"), and
+      so has one on a bare subject before a setting ("Why does bread go stale faster in the
+      fridge?");
+    * changes or chooses from the last output: "now in French", "try again but with ...",
+      "Which one would you recommend?" with no set named.
 
-    "please" is read as absent. A phrase without a question mark ("heapq", "decimal
+    A greeting ("Hi there!") and "please" are read as absent. A phrase without a question mark ("heapq", "decimal
     rounding half up", "git rebase vs merge") is a search.
     """
     return _stands(Said.read(question), question.rstrip().endswith("?"))
@@ -126,9 +135,10 @@ def _stands(said: Said, asked: bool) -> bool:
         said = lifted
     elif _continues(said):
         return False
-    if not said.has_content() or _refers_back(said) or _replies(said):
+    if not said.has_content() or _refers_back(said) or _replies(said) or _which_one(said):
         return False
-    if said.introduced(said.contrast) and not (definite_subject(said) or owned_subject(said)):
+    named = said.introduced(said.contrast) or exchanges(said)
+    if named and not (definite_subject(said) or owned_subject(said)):
         return True
     bare = asked and not said.has_clause and said.contents() < 3
     return not (leans(said) or bare or owned_subject(said))
@@ -140,6 +150,44 @@ def _replies(said: Said) -> bool:
     if edits(said) or picks(said) or documented(said) or numbered(said):
         return True
     return substitutes(said) or adds(said)
+
+
+def _which_one(said: Said) -> bool:
+    """ "which one" or "which ones", or "which" and an auxiliary and "I", "you" or "we", with
+    no set named to choose from, whatever else the question names ("Which one would you
+    recommend for a beginner?", "Which would you pick for a small team?"). A set is named by
+    "of" after it ("Which one of the planets is largest?"), "or", "vs", "between", ... in the
+    question ("tabs or spaces, which one is better?"), new noun phrases joined by "and" before
+    it ("I have a Mac and a PC; which one ...") or a colon after it ("Which one is the odd one
+    out: apple, banana, carrot?") or "is the" and a noun after it ("Which do you think is the
+    best programming language?"); "Which is the largest planet?" chooses from no set."""
+    texts = said.texts
+    return not said.plain & ALTERNATIVES and any(
+        texts[k] == "which"
+        and (
+            (texts[k + 1] in ("one", "ones") and texts[k + 2 : k + 3] != ["of"])
+            or (texts[k + 1] in AUXILIARIES - BE and texts[k + 2 : k + 3] in CHOOSERS)
+        )
+        and said.first_and_after_new > k
+        and not said.shown[k]  # "Which one is the odd one out: apple, banana, carrot?"
+        and not _predicate_names(said, k)
+        for k in range(len(texts) - 1)
+    )
+
+
+def _predicate_names(said: Said, k: int) -> bool:
+    """After the "which" at ``k``, "is the" or "are the" names the set in its predicate ("Which
+    do you think is the best programming language for beginners?")."""
+    texts = said.texts
+    return any(
+        texts[j] in ("is", "are", "s") and texts[j + 1] == "the" and said.content(j + 2)
+        for j in range(k + 2, min(k + 8, len(texts) - 2))
+    )
+
+
+CHOOSERS = (["i"], ["you"], ["we"])
+"""After "which" and an auxiliary, these choose from a set ("Which would you pick ...?"): with
+none named in the question, the last answer's ("Which is the largest planet?" defines)."""
 
 
 def _lifted(said: Said) -> Said | None:
@@ -184,11 +232,30 @@ def _continues(said: Said) -> bool:
         return True
     if said.texts[:1] == ["now"] and said.kinds[1:2] == ["word"] and said.content(1):
         return not said.proper[1]  # not "Now that ...", "Now I ...", "Now Python 3.13 ..."
+    if _redone(said):
+        return True
     if said.lowered.startswith(tuple(c + " " for c in CONTINUATIONS)):
         return True
     if said.texts and said.texts[0] in PREPOSITIONS and not said.has_clause:
         return True
     return _conditions(said)
+
+
+def _redone(said: Said) -> bool:
+    """With no clause, "now" before a preposition ("now in French", "now as a table"), or an
+    opening verb with "again" and no object of its own, then "but" or a preposition: the last
+    output or act done again, changed ("try again but with a log scale", "Run it again with 10
+    epochs"; not "Why does my build fail again?", "Now in Python 3.12, is the GIL optional?")."""
+    texts = said.texts
+    if texts[:1] == ["now"] and texts[1:2] != [] and texts[1] in PREPOSITIONS:
+        return not said.has_clause  # "now in French": the last output, changed
+    k = 2 if texts[1:2] in (["it"], ["that"], ["this"]) else 1
+    if said.has_clause or texts[:1] == [] or texts[0] in PREPOSITIONS | CONDITIONS:
+        return False
+    if said.kinds[0] != "word" or texts[k : k + 1] != ["again"]:
+        return False
+    rest = texts[k + 1 : k + 3]
+    return rest[:1] == ["but"] or (rest[:1] != [] and rest[0] in PREPOSITIONS)
 
 
 def _conditions(said: Said) -> bool:
@@ -241,12 +308,22 @@ def _ambient(said: Said, i: int) -> bool:
 def _points_within(said: Said, i: int) -> bool:
     """The demonstrative at ``i`` is a conjunction, or points at something in the question."""
     texts = said.texts
-    if texts[i] == "that" and not (
-        i == 0
-        or texts[i - 1] in PREPOSITIONS | AUXILIARIES
-        or said.ends_clause(i + 1)
-        or texts[i + 1] in PREPOSITIONS | ADDITIVES
-        or (said.content(i + 1) and said.ends_clause(i + 2))  # "put that line?"
+    if (
+        texts[i] == "that"
+        and not (
+            i == 0
+            or (said.kinds[i - 1] == "mark" and texts[i - 1] in ENDS)  # "Are you sure? That seems"
+            or _determiner(said, i)
+            or (
+                texts[i - 1] in BELIEVED
+                and texts[i + 1 : i + 2] != []
+                and texts[i + 1] in AUXILIARIES
+            )
+            or texts[i - 1] in PREPOSITIONS | AUXILIARIES
+            or said.ends_clause(i + 1)
+            or texts[i + 1] in PREPOSITIONS | ADDITIVES
+            or (said.content(i + 1) and said.ends_clause(i + 2))  # "put that line?"
+        )
     ):
         return True  # a conjunction or a relative pronoun: "so that", "a list that"
     if texts[i] == "this" and (_forward(said, i) or set(texts[i + 1 : i + 2]) & TIMES):
@@ -265,6 +342,57 @@ def _points_within(said: Said, i: int) -> bool:
     if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
         return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
     return said.introduced(i) and not i < said.relative_end()  # "a library for that"
+
+
+BELIEVED = frozenset(
+    {"think", "guess", "believe", "suspect", "sure", "know", "say", "feel", "doubt"}
+)
+"""Before "that" and an auxiliary, these make "that" the subject, not a conjunction: a clause
+after a conjunction opens with its own subject ("I don't think that's correct"; "I think that
+Python is slow" opens a clause)."""
+
+
+def _determiner(said: Said, i: int) -> bool:
+    """The "that" at ``i`` is a determiner, not a conjunction: right after a request's verb
+    ("Explain that ...", "Can you explain that ..."), before a noun phrase with no verb in it
+    that ends its clause or a preposition follows ("Can you explain that formula step by
+    step?", "Could you rewrite that paragraph more formally?"; not "Explain that water expands
+    when frozen", a clause)."""
+    texts = said.texts
+    verb = i - 1
+    if not (
+        verb == 0 or (verb >= 2 and texts[verb - 1] in ASKER and texts[verb - 2] in AUXILIARIES)
+    ):
+        return False
+    span = said.phrase(i + 1)
+    if not span or any(texts[k] in AUXILIARIES or _verb_like(texts[k]) for k in span):
+        return False  # "that water expands", "that prices rose": a clause
+    if said.ends_clause(span.stop):
+        return True
+    after = texts[span.stop]  # an adverb, not a verb: "that paragraph more formally"
+    return after in PREPOSITIONS | ADVERBIAL or after.endswith("ly")
+
+
+def _verb_like(word: str) -> bool:
+    """``word`` may be a verb in the past or the present's third person: in -ed, or in -s but
+    not -ss, -is, -us ("expands", "converged"; not "process", "analysis", "status")."""
+    return word.endswith("ed") or (word.endswith("s") and not word.endswith(("ss", "is", "us")))
+
+
+def _introduces(said: Said, i: int) -> bool:
+    """The demonstrative at ``i`` is in the first sentence, where the asker says how they are
+    ("I'm new to all this.", "I am confused by this!"), not a question, and a question that
+    stands alone follows it: what it points at is that question's subject ("Hello! I'm new to all
+    this. Could you explain what a Bloom filter is?"; not "I'm confused by this. Why?")."""
+    texts = said.texts
+    start, end = said.sentence(i).start, said.sentence(i).stop
+    if start or end >= len(texts) or texts[end] == "?" or texts[:2] not in STATED:
+        return False
+    return _alone_after(said, end)
+
+
+STATED = (["i", "m"], ["i", "am"])
+"""Opening a sentence, these say how the asker is ("I'm new to all this")."""
 
 
 def _forward(said: Said, i: int) -> bool:
@@ -290,7 +418,7 @@ def _refers_back(said: Said) -> bool:
             if not (word == "it" and _expletive(said, i)) and not _stands_for(said, i):
                 return True
         elif word in DEMONSTRATIVES:
-            if not (_points_within(said, i) or _says_before(said, i)):
+            if not (_points_within(said, i) or _says_before(said, i) or _introduces(said, i)):
                 return True
         elif (
             (word in ADDITIVES and said.ends_clause(i + 1) and not _coordinated(said, i))
@@ -303,13 +431,16 @@ def _refers_back(said: Said) -> bool:
 
 def _recalls(said: Said, i: int) -> bool:
     """The word at ``i`` recalls the last answer: "next" ending a clause ("What happened
-    next"), "the part about ...", "the formula you used", "in response" or "as a result"
+    next"; not after a first clause that names what it follows: "Who won the Battle of
+    Hastings, and what changed afterward?"), "the part about ...", "the formula you used",
+    "in response" or "as a result"
     ending a clause (to what was said), "there" ending a clause with no place named before
-    it ("Why not use a mutex there?"; not "Is there ...")."""
+    it ("Why not use a mutex there?"; not "Is there ...", "Total beginner here. ...")."""
     texts, word = said.texts, said.texts[i]
     before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
-    if word in SEQUELS:
-        return said.ends_clause(i + 1) and said.first_condition > i
+    if word in SEQUELS:  # "Who won the Battle of Hastings, and what changed afterward?"
+        anchored = said.first_joint < i and min(said.first_named, said.first_new) < said.first_joint
+        return said.ends_clause(i + 1) and said.first_condition > i and not anchored
     if word in PARTS:  # not "the sentence \"The old man the boats\"": it is quoted
         named = any(said.kinds[k] != "word" for k in said.phrase(i))
         return before == ["the"] and after != ["of"] and not named
@@ -317,9 +448,34 @@ def _recalls(said: Said, i: int) -> bool:
         return recalls_act(said, i) if word == "you" else recalls_answer(said, i)
     if word in RESPONSES and said.ends_clause(i + 1):  # "What did she say in reply?"
         return before == ["in"] or (word == "result" and texts[i - 2 : i] == ["as", "a"])
-    if word not in ("there", "here") or not said.ends_clause(i + 1) or set(before) & AUXILIARIES:
+    if word not in ("there", "here") or not said.ends_clause(i + 1) or _introduced_here(said, i):
         return False
-    return said.first_named > i
+    return not set(before) & AUXILIARIES and said.first_named > i
+
+
+def _introduced_here(said: Said, i: int) -> bool:
+    """The "here" at ``i`` ends the first sentence, which has no clause (no question word, no
+    auxiliary), before a question with a clause that stands alone: the asker saying who they
+    are ("Total beginner here. What is a REST API?"; not "Why did you use a set here?",
+    "Stuck here. Any ideas?")."""
+    sentence = said.sentence(i)
+    if said.texts[i] != "here" or sentence.start or sentence.stop != i + 1:
+        return False
+    if sentence.stop + 1 >= len(said.texts):
+        return False
+    if set(said.texts[sentence.start : sentence.stop]) & CLAUSE_WORDS:
+        return False
+    return _alone_after(said, sentence.stop)
+
+
+def _alone_after(said: Said, end: int) -> bool:
+    """What follows the mark at ``end``, the first sentence's, has a clause and stands alone
+    (read once, and its own first sentence not read so again)."""
+    if "alone_after" not in said.memo:
+        rest = Said(said.kinds[end + 1 :], said.texts[end + 1 :], [False, *said.proper[end + 2 :]])
+        rest.memo["alone_after"] = False
+        said.memo["alone_after"] = rest.has_clause and _stands(rest, asked=True)
+    return said.memo["alone_after"]
 
 
 def _says_before(said: Said, i: int) -> bool:

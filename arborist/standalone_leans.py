@@ -40,9 +40,11 @@ from arborist.standalone_words import (
     REPEATS,
     SEEKERS,
     SOMEONE,
+    TIMED,
     UNIQUE,
     WH,
     WHEN,
+    wordset,
 )
 
 __all__ = ["definite_subject", "leans", "owned_subject"]
@@ -65,8 +67,8 @@ def leans(said: Said) -> bool:
     if any(texts[j] in numbered and said.relative(j) for j in range(len(texts))):
         return True
     if not alternatives and (
-        plain & COMPARATIVES
-        or ("which" in plain and plain & {"one", "ones"})
+        (plain & COMPARATIVES and not _self_compared(said))
+        or ("which" in plain and plain & {"one", "ones"} and not any(said.shown))
         or said.lowered.startswith(("which is more ", "which is less ", "which is most "))
     ):
         return True
@@ -78,6 +80,36 @@ def leans(said: Said) -> bool:
         )
         for i in range(len(texts) - 1)
     )
+
+
+def _self_compared(said: Said) -> bool:
+    """Each comparative follows the bare subject of a question's clause (a question word of
+    :data:`ADVERBIAL_WH`, or none opening the question, an auxiliary, then a noun with no
+    determiner; after "which would" the noun is a verb: "Which would work better for me?") and a preposition,
+    "when", "during", ... follows it: the subject is compared with itself in another setting, a
+    standard the world gives ("why does bread go stale faster in the fridge?", "Do plants grow
+    faster with music?", "Why do plants grow faster during spring?"; not "Is it faster on
+    Windows?", "Why is the second approach better?", "What if the sample size is smaller?")."""
+    texts = said.texts
+    subjects = [
+        k + 2
+        for k in range(-1, len(texts) - 2)
+        if (texts[k] in ADVERBIAL_WH if k >= 0 else True) and texts[k + 1] in AUXILIARIES
+        and said.content(k + 2) and said.kinds[k + 2] == "word" and texts[k + 2] not in OWNED
+    ]  # fmt: skip  # "Do plants grow faster with music?": k = -1, the opening auxiliary
+    compared = [k for k, t in enumerate(texts) if t in COMPARATIVES]
+    return bool(subjects) and all(
+        subjects[0] < k and texts[k + 1 : k + 2] != [] and texts[k + 1] in SETTINGS
+        for k in compared
+    )
+
+
+ADVERBIAL_WH = wordset("why how when where")
+"""Question words that are no subject nor object: the auxiliary after them is followed by the
+clause's subject ("why does bread ..."), as it is after an opening auxiliary."""
+SETTINGS = PREPOSITIONS | TIMED | wordset("when while if")
+"""After a comparative on a bare subject, these open where or when it holds ("faster in the
+fridge", "faster when they are happy")."""
 
 
 def _precise(said: Said) -> bool:

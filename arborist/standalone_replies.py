@@ -26,6 +26,7 @@ from arborist.standalone_words import (
     EXCHANGED,
     INTRODUCERS,
     OMITTED,
+    ORDINAL_FIGURE,
     ORDINALS,
     OWNED,
     OWNERS,
@@ -37,6 +38,7 @@ from arborist.standalone_words import (
     PRONOUNS,
     RECALLED,
     RELATIVES,
+    REPLACED,
     SUBSTITUTES,
     TIMED,
     UNIQUE,
@@ -48,6 +50,7 @@ __all__ = [
     "corrects",
     "documented",
     "edits",
+    "exchanges",
     "names_its_subject",
     "numbered",
     "picks",
@@ -237,9 +240,17 @@ def numbered(said: Said) -> bool:
     """An item of an answer's list named by its number or letter with nothing saying whose:
     a noun of :data:`ENUMERATED` before a number or a capital letter ("Go through step 2
     again", "Is option C cheaper?"); "of", "in", "from" or "on" and a word of its own after it
-    says whose ("step 1 of the scientific method")."""
+    says whose ("step 1 of the scientific method"). An ordinal in figures before such a noun
+    numbers it the same way ("for the 3rd step"; not "the 19th century")."""
     texts, kinds = said.texts, said.kinds
     for k in range(len(texts) - 1):
+        if kinds[k] == "literal" and ORDINAL_FIGURE.fullmatch(texts[k]):
+            if texts[k + 1] not in ENUMERATED or kinds[k + 1] != "word":
+                continue
+            owner = texts[k + 2 : k + 3]  # "the 2nd step of the method": whose is said
+            if owner and owner[0] in ("of", "in", "from", "on") and _owner_named(said, k + 3):
+                continue
+            return True
         if texts[k] not in ENUMERATED or kinds[k] != "word" or said.proper[k]:
             continue
         label = texts[k + 1]
@@ -278,6 +289,25 @@ def substitutes(said: Said) -> bool:
             k == 0 or texts[k - 1] in ASKER | AUXILIARIES | {"to", "just", "then", "now"}
         ):
             return True  # the verb, not "a substitute"
+    return False
+
+
+def exchanges(said: Said) -> bool:
+    """A verb of exchange with both its sides named, a bare noun as its object and "with" or
+    "for" and a word of its own after it in its clause, and no "the" in the question: the
+    exchange is a subject of its own ("Can I replace butter with coconut oil in a shortbread
+    recipe?"; not "Can I replace the butter with oil?", an edit, nor "... in the recipe?")."""
+    texts = said.texts
+    if "the" in said.plain:
+        return False
+    for k in range(len(texts) - 3):
+        if texts[k] not in REPLACED or not said.content(k + 1) or said.kinds[k + 1] != "word":
+            continue
+        for j in range(k + 2, min(k + 6, len(texts) - 1)):
+            if said.ends_clause(j):
+                break
+            if texts[j] in ("with", "for") and said.content(j + 1):
+                return True
     return False
 
 
@@ -348,9 +378,18 @@ def says_which(said: Said, i: int) -> bool:
 
 
 def recalls_answer(said: Said, i: int) -> bool:
-    """The "your" at ``i`` is the last answer's: before a noun an answer is made of ("What's
-    the time complexity of your solution?"; not "What is your name?")."""
-    return any(said.texts[k] in ANSWERED for k in said.phrase(i + 1))
+    """The "your" at ``i`` is the last answer's: before a noun an answer is made of or a part
+    of a text ("What's the time complexity of your solution?", "in your snippet", "in your
+    last sentence"; not "What is your name?", "your opinion", "in your experience"), or
+    before an ordinal and a noun an answer numbers its items by ("your second point", "your
+    3rd step"; not "your first language": the one answering's own)."""
+    texts, span = said.texts, said.phrase(i + 1)
+    if any(texts[k] in ANSWERED | PARTS for k in span):
+        return True
+    ordinal = texts[i + 1 : i + 2] != [] and (
+        texts[i + 1] in ORDINALS or bool(ORDINAL_FIGURE.fullmatch(texts[i + 1]))
+    )
+    return ordinal and texts[i + 2 : i + 3] != [] and texts[i + 2] in ENUMERATED
 
 
 def names_its_subject(said: Said) -> bool:

@@ -16,6 +16,7 @@ from arborist.standalone_words import (
     DEFINING,
     EVALUATIVE,
     FILLERS,
+    GREETINGS,
     INTRODUCERS,
     JOINTS,
     KINDS,
@@ -45,7 +46,7 @@ STANDARDS = frozenset({"than", "compared"})
 class Said:
     """A question as tokens (a name, a literal, a folded word or a punctuation mark), read
     for :func:`arborist.standalone.stands_alone`; a reply's acknowledgement ("ok",
-    "thanks") left out."""
+    "thanks") and a greeting ("Hi there!") opening it left out."""
 
     def __init__(self, kinds: list[str], texts: list[str], proper: list[bool]) -> None:
         self.kinds = kinds
@@ -98,6 +99,7 @@ class Said:
         self.memo: dict[str, bool] = {}
         """What the rule has worked out about the whole question, kept so it is worked out once."""
         self._relative_end: int | None = None
+        self._sentences: tuple[list[int], list[int]] | None = None
         self.first_named = next(
             (j for j, k in enumerate(kinds) if k in ("name", "literal") or proper[j]), len(texts)
         )
@@ -114,8 +116,12 @@ class Said:
         kinds = [kind for kind, _ in tokens]
         texts = [fold(text) if kind == "word" else text for kind, text in tokens]
         start = 0
-        while start < len(texts) and (kinds[start] == "mark" or texts[start] in ACKNOWLEDGEMENTS):
-            start += 1
+        while start < len(texts) and (
+            kinds[start] == "mark"
+            or texts[start] in ACKNOWLEDGEMENTS | GREETINGS
+            or (texts[start] == "there" and start and texts[start - 1] in GREETINGS)
+        ):
+            start += 1  # "Hi there! ...": a greeting, to no place
         proper = [
             j > start and kind == "word" and text[:1].isupper() and text not in NOT_PROPER
             and tokens[j - 1][1] not in ".?!;:"
@@ -180,6 +186,20 @@ class Said:
                     len(texts),
                 )
         return self._relative_end
+
+    def sentence(self, i: int) -> range:
+        """The sentence the token at ``i`` is in: from after the mark of :data:`ENDS` before it
+        to its own mark (or the end), worked out for the whole question once."""
+        if self._sentences is None:
+            starts, ends = [0] * len(self.texts), [len(self.texts)] * len(self.texts)
+            for j in range(1, len(self.texts)):
+                ended = self.kinds[j - 1] == "mark" and self.texts[j - 1] in ENDS
+                starts[j] = j if ended else starts[j - 1]
+            for j in range(len(self.texts) - 2, -1, -1):
+                ended = self.kinds[j] == "mark" and self.texts[j] in ENDS
+                ends[j] = j if ended else ends[j + 1]
+            self._sentences = (starts, ends)
+        return range(self._sentences[0][i], self._sentences[1][i])
 
     def new_within(self, start: int, stop: int) -> bool:
         """A new noun phrase (a name, a literal, "a", "my", ...) starts in ``start:stop``, in the

@@ -15,6 +15,7 @@ __all__ = [
     "ACKNOWLEDGEMENTS",
     "ADDED",
     "ADDITIVES",
+    "ADVERBIAL",
     "ALTERNATIVES",
     "AMBIENT",
     "ANAPHORIC_MODIFIERS",
@@ -43,6 +44,7 @@ __all__ = [
     "EXPLETIVE_VERBS",
     "FILLERS",
     "GENERIC",
+    "GREETINGS",
     "INTRODUCERS",
     "JOINTS",
     "KINDS",
@@ -55,6 +57,7 @@ __all__ = [
     "OBJECTS",
     "OMITTED",
     "ORDINALS",
+    "ORDINAL_FIGURE",
     "OWNED",
     "OWNERS",
     "PARTS",
@@ -73,6 +76,7 @@ __all__ = [
     "RELATIVE",
     "RELATIVES",
     "REPEATS",
+    "REPLACED",
     "RESPONSES",
     "SAYING",
     "SEEKERS",
@@ -123,6 +127,12 @@ TIMES = wordset(
     "winter spring autumn fall decade century semester quarter"
 )
 """After "this", these name the present ("this year", "this morning"), not a thing said before."""
+GREETINGS = wordset("hi hello hey")
+"""Opening a question, these greet and are read as absent, with a "there" after them ("Hi
+there! I'm a teacher. ..."): it points at no place."""
+ADVERBIAL = wordset("more again once instead")
+"""After "that" and a noun, these say how, not what the noun does: "that" is a determiner
+("rewrite that paragraph more formally"), not a conjunction before a clause."""
 ACKNOWLEDGEMENTS = wordset("ok okay alright thanks thank cool great hmm")
 """Replies to the turn above, skipped before reading the opener ("ok but for IPv6")."""
 CONTINUATIONS = (
@@ -232,7 +242,7 @@ OWNED = DEPENDENT | wordset(
     "criticism criticisms counterargument counterarguments rebuttal rebuttals objection "
     "objections catch title edition editions coefficient coefficients substitute replacement recipe ingredients instructions steps "
     "requirements penalty penalties implications consequences dosage dose quantities amounts "
-    "serving servings portion portions acronym abbreviation size"
+    "serving servings portion portions acronym abbreviation size takeaway takeaways"
 )
 """Nouns that are of something ("the output", "the default value", "more details", "the
 sequel"): with no owner after them and no proper name in the question, they are of what
@@ -265,6 +275,9 @@ PICKS = wordset("first second third last next previous other former latter two b
 approaches") wherever they stand, unless the question says from what: an owner with a name
 ("the first president of the United States") or a clause ("the first person to walk on the
 moon", "the last thing that ...")."""
+ORDINAL_FIGURE = re.compile(r"\d+(?:st|nd|rd|th)")
+"""An ordinal in figures ("3rd", "21st"), read as a literal: before a noun an answer numbers
+its items by ("the 3rd step") it names an item of the last answer's list."""
 ORDINALS = wordset("first second third last next previous")
 """Of :data:`PICKS`, the ones that order things in time or in a sequence: before a compound
 noun of two words or more that is no part of an answer ("the last git commit", "the next
@@ -312,6 +325,9 @@ ENUMERATED = wordset(
 """Nouns an answer numbers its items by: before a number or a capital letter ("step 3",
 "option B") they name an item of the last answer's list, unless what follows says whose."""
 SUBSTITUTES = wordset("substitute swap")
+REPLACED = SUBSTITUTES | wordset("replace exchange")
+"""Verbs of exchange: with both sides named ("replace butter with coconut oil"), the exchange
+is what the question is about."""
 EXCHANGED = wordset("for with and in into between by out two both")
 """After a verb of :data:`SUBSTITUTES`, these in its clause say what it is exchanged for or
 between ("substitute honey for sugar", "swap two variables"); without one, the other side is
@@ -322,7 +338,8 @@ filtering"): the step the last answer was about."""
 ANSWERED = wordset(
     "answer answers solution solutions code example examples explanation approach method "
     "response reply suggestion formula proof version list table script program query function "
-    "reasoning calculation derivation recipe summary"
+    "reasoning calculation derivation recipe summary snippet snippets point points "
+    "claim statement numbers figures math maths"
 )
 """After ``your``, what an answer is made of: "your solution" is the last answer's ("What is
 your name?" asks about the one answering)."""

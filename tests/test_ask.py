@@ -290,7 +290,7 @@ def test_an_ask_deep_in_a_thread_reads_only_the_turns_it_uses(
     session = app.new_session()
     parent = app.session(session.sid).current_bates
     for i in range(200):  # a long thread: every tenth question stands alone
-        question = f"Who created Spider-Man, part {i}?" if i % 10 == 0 else "And him?"
+        question = f"Who created Spider-Man, question {i}?" if i % 10 == 0 else "And him?"
         node = insert_turn(app.sessions_conn, session.sid, parent, question=question,
                            answer_text=f"answer {i}", cache_key=f"{i:064x}",
                            audit_mode="STRICT", cited_titles=["Spider-Man"])  # fmt: skip

@@ -111,6 +111,69 @@ STANDALONE = {
         "What is the exact speed of light?",
         "What's the exact time in Tokyo?",
     ],
+    "'your' before a part of the answer": [
+        "What is your favourite book?",
+        "In your experience, is Vim faster than Emacs?",
+        "What's your opinion on tabs versus spaces?",
+        "What was your first programming language?",
+        "What's your phone number?",
+        "What's your favorite number?",
+    ],
+    "an ordinal in figures before a listed item": [
+        "What happened in the 19th century?",
+        "What's the 2nd step of the scientific method?",
+        "Who finished 3rd in the 2018 World Cup?",
+    ],
+    "'that' after a request's verb": [
+        "Explain that water expands when it freezes.",
+        "Can you show that the square root of 2 is irrational?",
+        "Can you confirm that Python 3.8 is end of life?",
+        "Prove that a square has four sides.",
+        "Can you show that x is even when n is odd?",
+        "Do you think that AI will replace programmers?",
+        "How do I know that a number is prime?",
+        "Explain that gas expands when heated.",
+    ],
+    "a bare change of the last output": [
+        "Now in Python 3.12, is the GIL optional?",
+        "Why does my build fail again?",
+        "Now that I have a job, how do I budget?",
+    ],
+    "'which one' with no set named": [
+        "Tabs or spaces, which one is better?",
+        "I have a Mac and a PC; which one is better for gaming?",
+        "Between Rust and Go, which one compiles faster?",
+        "Which would you choose, Vim or Emacs?",
+        "Which is the largest planet?",
+        "Which one is the odd one out: apple, banana, carrot?",
+        "Which do you think is the best programming language for beginners?",
+        "Which would you say is the tallest mountain in Europe?",
+    ],
+    "a sequel anchored in the question": [
+        "When did Rome fall and what came next?",
+        "Who won the Battle of Waterloo, and what happened afterwards?",
+    ],
+    "a comparative against its subject elsewhere": [
+        "Why do bananas ripen faster in a paper bag?",
+        "Why does ice melt faster on metal?",
+        "why does my laptop run slower on battery",
+        "Why do runners go faster at altitude?",
+        "Why do plants grow faster during spring?",
+        "Why is my code slower when I use threads?",
+        "Do plants grow faster with music?",
+    ],
+    "an exchange with both sides named": [
+        "Can I swap sugar for honey in a cake recipe?",
+        "Can I replace butter with coconut oil?",
+    ],
+    "the asker's state before a question": [
+        "Hi! I'm new to this. What's the best way to learn Rust?",
+        "I'm lost with all this. What is a monad?",
+        "Hi there! I'm a teacher. How can I make fractions fun for kids?",
+        "Hello there, what is a monad?",
+        "Newbie here. How do I center a div?",
+        "Python dev here. Why is the GIL a thing?",
+    ],
 }
 
 FOLLOW_UP = {
@@ -223,6 +286,77 @@ FOLLOW_UP = {
         "Give me the precise figure.",
         "What was the exact date?",
     ],
+    "'your' before a part of the answer": [
+        "Could you clarify your third point?",
+        "What did you mean in your last paragraph?",
+        "Does your snippet handle empty input?",
+        "Can you shorten your first step?",
+        "What's your point?",
+        "Is your claim backed by studies?",
+        "Can you recheck your numbers?",
+    ],
+    "an ordinal in figures before a listed item": [
+        "Why is the 2nd step necessary?",
+        "Can you redo the 3rd option with numbers?",
+        "and at the 4th step, how hot should the oven be?",
+    ],
+    "'that' after a request's verb": [
+        "Could you simplify that function?",
+        "Explain that diagram in plain words.",
+        "Can you explain that line?",
+        "Could you rewrite that paragraph more formally?",
+        "Can you rephrase that sentence more simply?",
+        "Can you explain that process in detail?",
+    ],
+    "'that' as a subject, opening a sentence or after belief": [
+        "Really? That sounds too low.",
+        "Are you certain? that seems off",
+        "I don't think that's correct.",
+        "I'm not sure that's right.",
+    ],
+    "a bare change of the last output": [
+        "now in German",
+        "now as a bulleted list",
+        "try again but with a smaller font",
+        "Run it again with a bigger batch size",
+        "Do it again but slower",
+    ],
+    "'which one' with no set named": [
+        "Which one should I buy for a small kitchen?",
+        "Which ones are safe for a dog to eat?",
+        "So which one would you pick for a startup?",
+        "Which would you pick for a small team?",
+        "Which do you prefer?",
+        "Which would work better for me?",
+    ],
+    "a sequel anchored in the question": [
+        "And what happened afterwards?",
+        "The treaty was signed, and what happened next?",
+    ],
+    "a comparative against its subject elsewhere": [
+        "Why is it faster on Windows?",
+        "Is the loop faster in Rust?",
+        "Why does the code run faster in PyPy?",
+        "Why is the second approach better?",
+        "Is the loop faster with numpy?",
+    ],
+    "an exchange with both sides named": [
+        "Can I replace butter with oil in the recipe?",
+        "Can I replace the butter with oil?",
+        "Can I replace it with oil?",
+    ],
+    "the asker's state before a question": [
+        "I'm confused by this. Why?",
+        "I'm stuck on this. Can you explain it again?",
+        "I'm new to this. Is that normal?",
+        "Hello there, why?",
+        "Stuck here. Any ideas?",
+        "Same error here. Why?",
+    ],
+    "a noun of something": [
+        "What's the takeaway?",
+        "Key takeaways?",
+    ],
 }
 
 
@@ -253,3 +387,12 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert not stands_alone("so the " + "loop " * 20_000 + "never ends?")
     assert not stands_alone("what did they say in reply " * 10_000)
     assert not stands_alone("can you add " + "comments " * 30_000)
+    assert not stands_alone("I'm new to this. " * 20_000)
+    assert not stands_alone("Really? That " * 20_000)
+    assert not stands_alone("which one " * 20_000)
+    assert not stands_alone("try again " * 20_000)
+    assert stands_alone("can I replace butter with oil " * 10_000)
+    assert not stands_alone("your 3rd step " * 20_000)
+    assert not stands_alone("hi there " * 20_000 + "why?")
+    assert not stands_alone("newbie here. " * 20_000 + "What is a monad?")
+    assert not stands_alone("I'm new to this. " * 5_000 + "What is a monad?")
