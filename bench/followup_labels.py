@@ -29,14 +29,19 @@ round six: 147 of 160 = 0.919; dev since); a seventh, ``bench/followup_holdout7.
 ``--holdout7`` (seen once at 7a2639b, the rule of b09aae1: 148 of 160 = 0.925; dev
 since); an eighth, ``bench/followup_holdout8.json``, by ``--holdout8`` (seen once at the merge
 of 'followup7', round seven's rule: 147 of 160 = 0.919; the rule before it, b09aae1,
-scored 140 of 160 = 0.875 on it, the figure alone read; dev since).
-``--labels PATH`` makes any of the seven blind flags read another file of that shape. A file of another shape is refused in one line (exit 2). ``--json`` prints
+scored 140 of 160 = 0.875 on it, the figure alone read; dev since); a ninth,
+``bench/followup_holdout9.json``, by ``--holdout9`` (seen once at the merge of
+'followup8', round eight's rule: 151 of 160 = 0.944; round seven's rule, 6040846, scored
+150 of 160 = 0.938 on it, the figure alone read; dev since); a tenth,
+``bench/followup_holdout10.json``, by ``--holdout10``, blind until it is scored once.
+``--labels PATH`` makes any of the nine blind flags read another file of that shape. A file of another shape is refused in one line (exit 2). ``--json`` prints
 the figures as JSON; ``--floor`` exits 1 when agreement falls under :data:`FLOOR`.
 ``--quick`` is accepted for the smoke run (the whole run takes milliseconds).
 Writes nothing.
 
     python bench/followup_labels.py [--holdout | --holdout2 | --holdout3 | --holdout4
                                      | --holdout5 | --holdout6 | --holdout7 | --holdout8
+                                     | --holdout9 | --holdout10
                                      [--labels PATH]] [--json] [--floor]
 """
 
@@ -74,6 +79,11 @@ HOLDOUT7 = ROOT / "bench" / "followup_holdout7.json"
 HOLDOUT8 = ROOT / "bench" / "followup_holdout8.json"
 """The eighth blind set, written by a person who has read no code and no earlier set
 (scored once at the merge of 'followup7': 147/160 = 0.919; seen since)."""
+HOLDOUT9 = ROOT / "bench" / "followup_holdout9.json"
+"""The ninth blind set (scored once at the merge of 'followup8': 151/160 = 0.944; seen
+since)."""
+HOLDOUT10 = ROOT / "bench" / "followup_holdout10.json"
+"""The tenth blind set, written by a person who has read no code and no earlier set."""
 BLIND = {
     "holdout2": HOLDOUT2,
     "holdout3": HOLDOUT3,
@@ -82,8 +92,10 @@ BLIND = {
     "holdout6": HOLDOUT6,
     "holdout7": HOLDOUT7,
     "holdout8": HOLDOUT8,
+    "holdout9": HOLDOUT9,
+    "holdout10": HOLDOUT10,
 }
-"""Each blind set's flag (``--holdout2`` ... ``--holdout8``) and the file it scores."""
+"""Each blind set's flag (``--holdout2`` ... ``--holdout10``) and the file it scores."""
 FLOOR = 0.95
 """Agreement under which ``--floor`` (and tests/test_followup_labels.py) fails."""
 KINDS = ("standalone", "followup")
