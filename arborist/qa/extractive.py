@@ -49,7 +49,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v19"
+EXTRACTIVE_MODEL = "extractive-v20"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -153,7 +153,7 @@ class ExtractiveClient:
                 found.append(((not strong, *order, definition.line), rank, definition))
         if not found:
             return []
-        _, rank, definition = min(found, key=lambda entry: entry[0])
+        (plain, *_), rank, definition = min(found, key=lambda entry: entry[0])
         shown = next(
             (i for i in asked.identifiers if fold(i.split(".")[-1]) == fold(definition.name)),
             definition.name,
@@ -165,7 +165,7 @@ class ExtractiveClient:
         if definition.is_class and call == definition.signature:
             call = ""  # a class header lists its bases, not how to call it
         lead = f"{shown}{short_signature(call)}: {sentences[0]}"
-        picks = [_Pick(rank, 0, lead, math.inf)]
+        picks = [_Pick(rank, 0, lead, math.inf, sentences[0] if plain else "")]
         picks += [
             _Pick(rank, i, s, math.inf) for i, s in enumerate(sentences[1:DEFINITION_SENTENCES], 1)
         ]
@@ -207,8 +207,7 @@ class ExtractiveClient:
 
     def _matching(self, request: ChatRequest, asked: QuestionTerms) -> list[_Pick]:
         """Every prose sentence holding a word of the question, scored (see the class docstring)."""
-        quoted = {w for token in _EXAMPLE.findall(request.question) for w in words(token)}
-        wanted = {stem(w) for w in asked.words if w not in _NOT_ASKED | quoted} - STOPWORDS
+        wanted = _wanted(request.question, asked)
         table = [
             (rank, order, found.sentence, stems(found.sentence), found)
             for rank, item in enumerate(request.evidence)
@@ -275,6 +274,12 @@ class ExtractiveClient:
         near = [score for item in request.evidence for score in item.nearness]
         opening = self._definition(request, asked, strong_only=bool(near))
         rest = self._matching(request, asked)
+        if (
+            opening
+            and not near
+            and _outmatched(request, _wanted(request.question, asked), opening[0], rest)
+        ):
+            opening = []  # a plain word named it, and another sentence answers better
         if near and not opening:  # by meaning: what is nearest, or what a plain word names
             opening = self._followed(request) or self._definition(request, asked)
             if not opening and max(near) < NEAR_FLOOR:
@@ -449,6 +454,32 @@ def _heading_head(heading: str, wanted: set[str], said: str) -> str:
     question) and says more than the sentence (a word the sentence does not)."""
     named = stems(heading) - STOPWORDS
     return heading.rstrip(" .:;") if named & wanted and named - stems(said) else ""
+
+
+def _wanted(question: str, asked: QuestionTerms) -> set[str]:
+    """The stems a sentence is chosen for: the question's words, less those that shape a
+    request and the pieces of a value it shows as an example."""
+    quoted = {w for token in _EXAMPLE.findall(question) for w in words(token)}
+    return {stem(w) for w in asked.words if w not in _NOT_ASKED | quoted} - STOPWORDS
+
+
+def _outmatched(
+    request: ChatRequest, wanted: set[str], opening: _Pick, rest: Sequence[_Pick]
+) -> bool:
+    """Whether the definition ``opening``, named by a plain word of the question (its
+    ``sentence`` is its description's first), holds fewer of the question's words than the
+    best-scored other sentence: "read" names configparser's ``read`` ("Read and parse a
+    filename ...") in "read a json file into a dict", but ``json.load``'s "Deserialize
+    ``fp`` (a ``.read()``-supporting file-like object containing a JSON document) ..."
+    holds "json", "file" and "read". Each counts the words its evidence's title names, and
+    the definition its name (what named it)."""
+    if not opening.sentence or not rest or opening.sentence in rest[0].text:
+        return False
+
+    def held(pick: _Pick) -> int:
+        return len(wanted & (stems(pick.text) | stems(request.evidence[pick.rank].title)))
+
+    return held(rest[0]) > held(opening)
 
 
 def _unled(pick: _Pick) -> _Pick | None:
