@@ -40,6 +40,7 @@ from arborist.bundle_shape import (
     b64_hex,
     read_bundle,
     shape_problems,
+    tag_hex,
 )
 from arborist.forest.bates import parse_bates
 from arborist.forest.shard import node_event_body, session_event_body, titles_json
@@ -109,8 +110,9 @@ def check_bundle(data: bytes) -> BundleReport:
     records = _Records(bundle, leaves, HexMemo())
     problems += records.events(spans["store"], built["store"])
     hashes: dict[str, dict[int, str]] = {}
+    owners = _owners(bundle, spans["sessions"])
     for name in CHAINS:
-        problems += _chain_problems(name, bundle["chains"][name], built[name], hashes)
+        problems += _chain_problems(name, bundle["chains"][name], built[name], hashes, owners[name])
     bodies = {name: _bodies(spans[name], built[name]) for name in CHAINS}
     problems += _turn_problems(bundle, nodes, records, spans["sessions"], bodies["sessions"])
     problems += records.states(spans["store"], bodies["store"])
@@ -222,11 +224,36 @@ def _turn_events(
             )
 
 
+def _owners(bundle: dict[str, Any], sessions: Events) -> dict[str, dict[int, str]]:
+    """Who each event of the spans belongs to, by chain and seq, as a problem names it: the
+    turn it records (its ``node_insert``, its session's event, its ``label`` events), the
+    record (its ``cache_write``), the document (its ``document_add``)."""
+    turns = {turn["bates"] for turn in bundle["turns"]}
+    owners: dict[str, dict[int, str]] = {
+        "sessions": {seq: f"turn {e['bates']}" for seq, e in sessions.items()
+                     if e["event_type"] == "label" and e["bates"] in turns},
+        "store": {},
+    }  # fmt: skip
+    for turn in bundle["turns"]:
+        owners["sessions"][turn["event_seq"]] = f"turn {turn['bates']}"
+    for record in bundle["records"]:
+        owners["store"][record["event_seq"]] = _Records.name(record)
+    for doc in bundle["documents"]:
+        owners["store"][doc["event_seq"]] = str(Named("document", doc["source_root"], ""))
+    return owners
+
+
 def _chain_problems(
-    name: str, chain: dict[str, Any], built: Bodies, hashes: dict[str, dict[int, str]]
+    name: str,
+    chain: dict[str, Any],
+    built: Bodies,
+    hashes: dict[str, dict[int, str]],
+    owners: dict[int, str],
 ) -> list[str]:
     """The span's seqs and its head: each event hashed onto the one before it (its body the
-    one carried, else the one rebuilt); ``hashes[name]`` gets each event's hash by seq."""
+    one carried, else the one rebuilt); ``hashes[name]`` gets each event's hash by seq. The
+    first event whose hash does not begin as its tag is named, by what it records (its
+    turn, record or document: ``owners``); the events after it cannot be checked."""
     what = f"{name}.db chain"
     events, head, prev = chain["events"], chain["head"], chain["prev_event_hash"]
     hashes[name] = {}
@@ -238,6 +265,7 @@ def _chain_problems(
         problems.append(f"{what}: seq {events[0]['seq']}: its prev_event_hash does not fit its seq")
     digest = b64_hex(prev) if prev is not None else None
     before = None
+    differs = None
     for event in events:
         seq = event["seq"]
         if before is not None and seq != before + 1:
@@ -254,11 +282,21 @@ def _chain_problems(
             event["created_at"],
         )  # fmt: skip
         hashes[name][seq] = digest
+        if differs is None and tag_hex(event["tag"]) != digest[:9]:
+            differs = event
         before = seq
-    if head is None or head["seq"] != before or b64_hex(head["event_hash"]) != digest:
+    if differs is not None:
+        seq = differs["seq"]
+        owner = owners.get(seq, f"{what}: seq {seq}")
         problems.append(
-            f"{what}: its events do not hash to its head (an event, or a turn or record whose "
-            "event it rebuilds, was changed)"
+            f"{owner}: its {differs['event_type']} event ({name}.db seq {seq}) differs from what "
+            "the bundle committed (its hash is not its tag): the chain first differs there, and "
+            "its events after it cannot be checked"
+        )
+    elif head is None or head["seq"] != before or b64_hex(head["event_hash"]) != digest:
+        problems.append(
+            f"{what}: its events do not hash to its head (each event hashes to its tag: the "
+            "head, or the tags with the events, was changed)"
         )
     return problems
 
