@@ -206,8 +206,8 @@ class Problems {
     this.list = [];
   }
 
-  add(kind, id, text) {
-    this.list.push({ kind, id, text });
+  add(kind, id, text, extra = {}) {
+    this.list.push({ kind, id, text, ...extra });
   }
 
   /** Run one item's check; a throw is that item's problem. */
@@ -257,8 +257,9 @@ export async function checkBundle(bundle, derived = { nodes: new Map(), records:
       recordEvent(record, found, derived.records, spans.store, built.store),
     );
   }
+  const owners = eventOwners(bundle, spans.sessions);
   for (const name of ["sessions", "store"]) {
-    problems.each("chain", name, () => chainProblems(bundle.chains[name], built[name]));
+    problems.each("chain", name, () => chainProblems(name, bundle.chains[name], built[name], owners[name], problems));
   }
   const bodies = {};
   for (const name of ["sessions", "store"]) {
@@ -334,7 +335,37 @@ function turnEvent(turn, sessions, nodes, events, built) {
   return [];
 }
 
-function chainProblems(chain, built) {
+/**
+ * Who each event of the spans belongs to, by chain and seq: the turn it records (its
+ * node_insert, its session's event, its label events), the record (its cache_write), the
+ * document (its document_add), as `[kind, id]`.
+ */
+function eventOwners(bundle, sessions) {
+  const owners = { sessions: new Map(), store: new Map() };
+  const turns = new Set(list(bundle.turns).map((t) => t?.bates));
+  for (const [seq, event] of sessions) {
+    if (event?.event_type === "label" && turns.has(event.bates)) owners.sessions.set(seq, ["turn", event.bates]);
+  }
+  for (const turn of list(bundle.turns)) owners.sessions.set(turn?.event_seq, ["turn", turn?.bates]);
+  for (const record of list(bundle.records)) owners.store.set(record?.event_seq, ["record", `${record?.cache_key} ${record?.revision}`]);
+  for (const doc of list(bundle.documents)) owners.store.set(doc?.event_seq, ["document", doc?.source_root]);
+  return owners;
+}
+
+// An event's tag: the first six base64url characters of its hash (docs/bundle.md).
+const B64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const tagOf = (d) =>
+  [d[0] >> 2, ((d[0] & 3) << 4) | (d[1] >> 4), ((d[1] & 15) << 2) | (d[2] >> 6), d[2] & 63, d[3] >> 2, ((d[3] & 3) << 4) | (d[4] >> 4)]
+    .map((i) => B64_ALPHABET[i])
+    .join("");
+
+/**
+ * A chain's span: consecutive seqs, each event hashed onto the one before it, the last
+ * hash the head's. The first event whose hash does not begin as its tag is the chain's
+ * break: a problem of what it records (its turn, record or document; else of the event),
+ * carrying `breaks: {chain, seq}`; the events after it cannot be checked.
+ */
+function chainProblems(name, chain, built, owners, problems) {
   const events = chain.events;
   if (!Array.isArray(events)) throw new TypeError("its events are not a list");
   const prev = chain.prev_event_hash;
@@ -343,18 +374,29 @@ function chainProblems(chain, built) {
   if ((events[0].seq === 1) !== (prev === null)) found.push(`seq ${events[0].seq}: its prev_event_hash does not fit its seq`);
   let digest = prev === null ? new Uint8Array(0) : fromB64(prev);
   let before = null;
+  let differs = null;
   for (const event of events) {
     if (before !== null && event.seq !== before + 1) found.push(`seq ${event.seq} follows seq ${before}: the span has a gap`);
     let body = null;
     if ("body" in event) body = event.body;
     else if (built.has(event.seq)) body = built.get(event.seq);
-    else found.push(`seq ${event.seq}: no turn or record of the bundle rebuilds its body`);
+    // an event a turn or record owns has no body only when that item's own check failed
+    else if (!owners.has(event.seq)) found.push(`seq ${event.seq}: no turn or record of the bundle rebuilds its body`);
     digest = sha256Sync(concatBytes(digest, eventBytes(event, body)));
+    if (differs === null && tagOf(digest) !== event.tag) differs = event;
     before = event.seq;
   }
   const head = chain.head;
-  if (head === null || head.seq !== before || toHex(fromB64(head.event_hash)) !== toHex(digest)) {
-    found.push("its events do not hash to its head (an event, or a turn or record whose event it rebuilds, was changed)");
+  if (differs !== null) {
+    const [kind, id] = owners.get(differs.seq) ?? ["event", `${name} ${differs.seq}`];
+    problems.add(
+      kind,
+      id,
+      `its ${differs.event_type} event (${name}.db seq ${differs.seq}) differs from what the bundle committed (its hash is not its tag): the chain first differs there, and its events after it cannot be checked`,
+      { breaks: { chain: name, seq: differs.seq } },
+    );
+  } else if (head === null || head.seq !== before || toHex(fromB64(head.event_hash)) !== toHex(digest)) {
+    found.push("its events do not hash to its head (each event hashes to its tag: the head, or the tags with the events, was changed)");
   }
   return found;
 }
@@ -597,9 +639,13 @@ function chunkProblems(problems, bundle, leaves) {
 
 /**
  * Each turn's problems with everything it stands on: its own; its session's;
- * its records' (by its key), and their chunks' and documents'. A chain's
- * problems are every turn's: a changed event (or a changed turn or record,
- * whose event the check rebuilds) no longer hashes to the chain's head.
+ * its records' (by its key), and their chunks' and documents'. Where a chain
+ * first differs from its tags (its break), the item whose event it is fails,
+ * and so does every turn that stands on an event after it (its own event, its
+ * label events, its records' and their documents' events): those cannot be
+ * checked; a turn whose events all come before it is not failed by the chain.
+ * Any other chain problem (a head that its tags all meet but its events do
+ * not, a gap) is every turn's.
  *
  * @param {any} bundle
  * @param {{kind: string, id: string, text: string}[]} problems
@@ -614,6 +660,18 @@ export function turnVerdicts(bundle, problems) {
   }
   const of = (kind, id) => by.get(`${kind} ${id}`) ?? [];
   const chains = [...of("chain", "sessions"), ...of("chain", "store")];
+  const breaks = new Map(problems.filter((p) => p.breaks).map((p) => [p.breaks.chain, { seq: p.breaks.seq, by: describeItem(p.kind, p.id) }]));
+  const labels = new Map();
+  for (const event of list(bundle.chains?.sessions?.events)) {
+    if (event?.event_type === "label" && typeof event.bates === "string") labels.set(event.bates, [...(labels.get(event.bates) ?? []), event.seq]);
+  }
+  const documents = new Map(list(bundle.documents).map((d) => [d?.source_root, d?.event_seq]));
+  const beyond = (name, seqs) => {
+    const at = breaks.get(name);
+    return at && seqs.some((seq) => seq > at.seq)
+      ? [`${name}.db chain: it cannot be checked beyond seq ${at.seq}, where it first differs (${at.by}), and this turn stands on an event after it`]
+      : [];
+  };
   const records = new Map();
   for (const r of list(bundle.records)) {
     if (!records.has(r?.cache_key)) records.set(r?.cache_key, []);
@@ -624,12 +682,16 @@ export function turnVerdicts(bundle, problems) {
     const sid = parseBates(turn?.bates)?.[0];
     const found = [...of("turn", turn?.bates), ...of("session", sid)];
     const isRoot = parseBates(turn?.bates)?.[1] === 0;
+    const stored = [];
     for (const record of isRoot ? [] : records.get(turn?.cache_key) ?? []) {
       found.push(...of("record", `${record.cache_key} ${record.revision}`));
+      stored.push(record.event_seq);
       for (const item of list(record.evidence)) {
         found.push(...of("chunk", `${item.source_root} ${item.chunk_index}`), ...of("document", item.source_root));
+        stored.push(documents.get(item.source_root));
       }
     }
+    found.push(...beyond("sessions", [turn?.event_seq, ...(labels.get(turn?.bates) ?? [])]), ...beyond("store", stored));
     verdicts.set(turn.bates, [...new Set([...found, ...chains])]);
   }
   return verdicts;
@@ -647,6 +709,8 @@ export function describeItem(kind, id) {
   switch (kind) {
     case "chain":
       return `${id}.db chain`;
+    case "event":
+      return `${a}.db event ${b}`;
     case "record":
       return `record ${short(a)} revision ${b}`;
     case "chunk":
