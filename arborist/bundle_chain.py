@@ -93,7 +93,7 @@ def chain_problems(
         before = seq
     if differs is not None:
         seq = differs["seq"]
-        owner = owners.get(seq, f"{what}: seq {seq}")
+        owner = owners.get(seq, what)  # an event of no item of the bundle: its chain
         problems.append(
             f"{owner}: its {differs['event_type']} event ({name}.db seq {seq}) differs from what "
             "the bundle committed (its hash is not its tag): the chain first differs there, and "

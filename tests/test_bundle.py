@@ -454,3 +454,14 @@ def test_a_change_only_the_chain_covers_names_the_first_event_that_differs(
     lines = out.strip().splitlines()  # a label changed fails its turn's label check too
     assert code == 1 and lines[0].startswith(line), out
     assert all(said.startswith(f"turn {turn['bates']}: ") for said in lines), out
+
+
+def test_an_event_of_no_item_of_the_bundle_is_named_by_its_chain(made: dict[str, Any]) -> None:
+    bundle = json.loads(made["data"])
+    event = next(e for e in bundle["chains"]["store"]["events"] if e["event_type"] == "cache_state")
+    event["created_at"] = (
+        event["created_at"][:-2] + ("1" if event["created_at"][-2] != "1" else "2") + "Z"
+    )
+    ok, problems = _checked(canonical_json(bundle))
+    line = f"store.db chain: its cache_state event (store.db seq {event['seq']}) differs from what"
+    assert not ok and any(p.startswith(line) for p in problems), problems

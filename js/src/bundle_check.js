@@ -616,8 +616,8 @@ export function describeItem(kind, id) {
   switch (kind) {
     case "chain":
       return `${id}.db chain`;
-    case "event":
-      return `${a}.db event ${b}`;
+    case "event": // an event of no item of the bundle (`CHAIN SEQ`): its problem says its seq
+      return `${a}.db chain`;
     case "record":
       return `record ${short(a)} revision ${b}`;
     case "chunk":

@@ -172,3 +172,15 @@ test("a tag changed names its event's turn", async () => {
   const { problems } = await verdicts(bundle);
   assert.deepEqual(problems.map((p) => [p.kind, p.id]), [["turn", nth(bundle, 3).bates]]);
 });
+
+test("an event of no item of the bundle changed is named by its chain and seq, and fails the turns standing on later events", async () => {
+  const bundle = fresh();
+  const event = bundle.chains.store.events.find((e) => e.event_type === "cache_state");
+  event.created_at = later(event.created_at);
+  const { problems, turns } = await verdicts(bundle);
+  const located = problems.find((p) => p.breaks);
+  assert.deepEqual([located.kind, located.id], ["event", `store ${event.seq}`]);
+  assert.match(located.text, new RegExp(`^its cache_state event \\(store\\.db seq ${event.seq}\\) differs`));
+  assert.deepEqual(turns.get(nth(bundle, 0).bates), []);
+  assert.ok(turns.get(nth(bundle, 3).bates).some((l) => l.includes(`cannot be checked beyond seq ${event.seq}, where it first differs (store.db chain)`)));
+});
