@@ -27,6 +27,7 @@ from arborist.bundle_shape import (
     BUNDLE_FORMAT,
     DIMENSIONS,
     HASHED_DIMENSIONS,
+    TAG_LENGTH,
     b64_hex,
     hex_b64,
     read_bundle,
@@ -290,14 +291,18 @@ def _compact_record(record: dict[str, Any]) -> dict[str, Any]:
 
 def _compact_span(span: dict[str, Any]) -> dict[str, Any]:
     """A chain's span as the bundle carries it: the hash the first event follows, each event
-    without its hashes (the reader chains them), the head with its hash."""
+    without its hashes (the reader chains them) but its tag (the first characters of its
+    hash's base64url: a locator, docs/bundle.md), the head with its hash."""
     events, head = span["events"], span["head"]
     prev = events[0]["prev_event_hash"] if events else None
     return {
         "head": head and {"seq": head["seq"], "event_hash": hex_b64(head["event_hash"])},
         "prev_event_hash": prev and hex_b64(prev),
         "events": [
-            {k: v for k, v in e.items() if k not in ("prev_event_hash", "event_hash")}
+            {
+                **{k: v for k, v in e.items() if k not in ("prev_event_hash", "event_hash")},
+                "tag": hex_b64(e["event_hash"])[:TAG_LENGTH],
+            }
             for e in events
         ],
     }

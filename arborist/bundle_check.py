@@ -12,9 +12,10 @@ format, every field of its type, every list in order and without repeats), then:
   (the size) and folded to the evidence root, its question hashed, its key the hash of its
   dimensions and those two, its record hash computed and the body of its ``cache_write``
   event rebuilt (or compared), its state what the events after it leave it;
-* each chain span: consecutive seqs, each event hashed onto the one before it (from the
-  ``prev_event_hash`` the span starts from), the last one's hash the span's head: what
-  ties every rebuilt body, so every turn and record, to the head;
+* each chain span (:mod:`arborist.bundle_chain`): consecutive seqs, each event hashed onto
+  the one before it (from the ``prev_event_hash`` the span starts from), the last one's hash
+  the span's head: what ties every rebuilt body, so every turn and record, to the head; the
+  first event whose hash is not its tag named by its turn, record or document;
 * each document: its ``document_add`` event, which commits its root, size and title;
 * each chunk: its proof (its document's proof nodes, by index) against its document's
   root at the document's size, its text (a cited chunk's) re-hashed to its leaf.
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arborist.audit import Checkpoint
+from arborist.bundle_chain import Bodies, Events, chain_problems, event_owners, record_name
 from arborist.bundle_shape import (
     CHAINS,
     HASHED_DIMENSIONS,
@@ -46,7 +48,6 @@ from arborist.forest.shard import node_event_body, session_event_body, titles_js
 from arborist.hashing import (
     cache_key,
     canonical_text,
-    event_row_hash,
     leaf_hash,
     node_row_hash,
     question_hash,
@@ -57,8 +58,6 @@ from arborist.store.cache import SUPERSEDED_REASON, write_event_body
 from arborist.witness import Heads
 
 __all__ = ["BundleReport", "check_bundle", "witness_problems"]
-
-Events = dict[int, dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -109,8 +108,9 @@ def check_bundle(data: bytes) -> BundleReport:
     records = _Records(bundle, leaves, HexMemo())
     problems += records.events(spans["store"], built["store"])
     hashes: dict[str, dict[int, str]] = {}
+    owners = event_owners(bundle, spans["sessions"])
     for name in CHAINS:
-        problems += _chain_problems(name, bundle["chains"][name], built[name], hashes)
+        problems += chain_problems(name, bundle["chains"][name], built[name], hashes, owners[name])
     bodies = {name: _bodies(spans[name], built[name]) for name in CHAINS}
     problems += _turn_problems(bundle, nodes, records, spans["sessions"], bodies["sessions"])
     problems += records.states(spans["store"], bodies["store"])
@@ -126,10 +126,6 @@ def check_bundle(data: bytes) -> BundleReport:
         spans=hashes,
         node_hashes={bates: digest for bates, digest in nodes.items() if digest is not None},
     )
-
-
-Bodies = dict[int, Any]
-"""The bodies the reader rebuilt, by seq, for the events that record a turn or a record."""
 
 
 def _evidence_leaf(ref: EvidenceRef) -> bytes:
@@ -222,47 +218,6 @@ def _turn_events(
             )
 
 
-def _chain_problems(
-    name: str, chain: dict[str, Any], built: Bodies, hashes: dict[str, dict[int, str]]
-) -> list[str]:
-    """The span's seqs and its head: each event hashed onto the one before it (its body the
-    one carried, else the one rebuilt); ``hashes[name]`` gets each event's hash by seq."""
-    what = f"{name}.db chain"
-    events, head, prev = chain["events"], chain["head"], chain["prev_event_hash"]
-    hashes[name] = {}
-    if not events:
-        problems = [] if head is None else [f"{what}: a head but no event leads to it"]
-        return problems + ([f"{what}: a prev_event_hash but no event"] if prev else [])
-    problems = []
-    if (events[0]["seq"] == 1) != (prev is None):
-        problems.append(f"{what}: seq {events[0]['seq']}: its prev_event_hash does not fit its seq")
-    digest = b64_hex(prev) if prev is not None else None
-    before = None
-    for event in events:
-        seq = event["seq"]
-        if before is not None and seq != before + 1:
-            problems.append(f"{what}: seq {seq} follows seq {before}: the span has a gap")
-        if "body" in event:
-            body = event["body"]
-        elif seq in built:
-            body = built[seq]
-        else:
-            problems.append(f"{what}: seq {seq}: no turn or record of the bundle rebuilds its body")
-            body = None
-        digest = event_row_hash(
-            digest, event["event_type"], event["sid"], event["bates"], canonical_text(body),
-            event["created_at"],
-        )  # fmt: skip
-        hashes[name][seq] = digest
-        before = seq
-    if head is None or head["seq"] != before or b64_hex(head["event_hash"]) != digest:
-        problems.append(
-            f"{what}: its events do not hash to its head (an event, or a turn or record whose "
-            "event it rebuilds, was changed)"
-        )
-    return problems
-
-
 def _bodies(events: Events, built: Bodies) -> Bodies:
     """Every event's body: the one carried, else the one rebuilt."""
     return {seq: e["body"] if "body" in e else built.get(seq) for seq, e in events.items()}
@@ -331,9 +286,7 @@ class _Records:
         self.asked: dict[int, str] = {}  # id(record) -> its question's hash
         self.held: set[int] = set()  # id(record) of each whose cache_write holds it
 
-    @staticmethod
-    def name(record: dict[str, Any]) -> str:
-        return f"record {b64_hex(record['cache_key'])[:12]}… revision {record['revision']}"
+    name = staticmethod(record_name)
 
     def events(self, events: Events, built: Bodies) -> Iterator[str]:
         """Each record's hashes, and its ``cache_write`` event's body rebuilt (or compared)."""

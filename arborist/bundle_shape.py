@@ -36,11 +36,13 @@ __all__ = [
     "HASHED_DIMENSIONS",
     "HexMemo",
     "Named",
+    "TAG_LENGTH",
     "b64_bytes",
     "b64_hex",
     "hex_b64",
     "read_bundle",
     "shape_problems",
+    "tag_hex",
 ]
 
 BUNDLE_FORMAT = "arborist-bundle/2"
@@ -54,6 +56,11 @@ question's hash, which the reader recomputes from the record's evidence and ques
 HASHED_DIMENSIONS = ("model_profile_hash", "conversation_hash", "governance_policy_hash")
 """The dimensions that are hashes (in base64url; ``conversation_hash`` may be empty)."""
 
+TAG_LENGTH = 6
+"""An event's ``tag``: the first characters of its hash's base64url (36 bits). A locator for
+the reader, who names the first event whose hash it does not meet; not a proof (the head is
+what binds the span: docs/bundle.md)."""
+_TAG = re.compile(f"[A-Za-z0-9_-]{{{TAG_LENGTH}}}")
 _B64 = re.compile(r"[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]")
 """A 32-byte digest in base64url without padding: 43 characters, the last one's two spare
 bits zero (so each digest has exactly one spelling)."""
@@ -69,6 +76,12 @@ def b64_bytes(value: str) -> bytes:
 def b64_hex(value: str) -> str:
     """The 64-digit lowercase hex of a base64url digest ("" stays "")."""
     return b64_bytes(value).hex() if value else ""
+
+
+def tag_hex(tag: str) -> str:
+    """The 9 hex digits (36 bits) an event's tag (:data:`TAG_LENGTH` base64url characters)
+    spells: what the event's hash in hex begins with."""
+    return a2b_base64(tag.replace("-", "+").replace("_", "/") + "AA").hex()[:9]
 
 
 def hex_b64(value: str) -> str:
@@ -205,6 +218,7 @@ EVENT = {
     "sid": _maybe(_text),
     "bates": _maybe(_text),
     "created_at": _text,
+    "tag": lambda v: type(v) is str and _TAG.fullmatch(v) is not None,
 }
 """An event whose body the reader rebuilds (it records a turn or a record of the bundle);
 any other event has these fields and its ``body``."""
@@ -442,6 +456,8 @@ def _events_held(events: list[Any]) -> bool:
         and type(e["created_at"]) is str
         and (e["sid"] is None or type(e["sid"]) is str)
         and (e["bates"] is None or type(e["bates"]) is str)
+        and type(e["tag"]) is str
+        and _TAG.fullmatch(e["tag"]) is not None
         for e in events
     )
 

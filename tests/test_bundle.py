@@ -401,7 +401,12 @@ def test_a_redacted_answers_event_keeps_its_body_and_no_other_claimed_event_carr
     assert len(kept) == 1 and kept[0]["body"]["redactions"], kept
     kept[0]["body"]["redactions"] = []  # only the chain commits to them
     ok, problems = _checked(canonical_json(bundle))
-    assert not ok and problems[0].startswith("store.db chain: its events do not hash"), problems
+    named = f"record {kept[0]['body']['cache_key'][:12]}… revision 1: its cache_write event "
+    assert not ok and problems == (
+        f"{named}(store.db seq {kept[0]['seq']}) differs from what the bundle committed (its "
+        "hash is not its tag): the chain first differs there, and its events after it cannot "
+        "be checked",
+    ), problems
     kept[0]["body"]["answer_hash"] = "0" * 64
     ok, problems = _checked(canonical_json(bundle))
     assert not ok and any("cache_write event" in p for p in problems), problems
@@ -417,3 +422,46 @@ def test_a_redacted_answers_event_keeps_its_body_and_no_other_claimed_event_carr
     assert check_bundle(canonical_json(bundle)).spans == check_bundle(data).spans  # the same
     ok, problems = _checked(canonical_json(bundle))
     assert not ok and any("node_insert event" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("field", ["a turn's time", "a label event's body", "a tag"])
+def test_a_change_only_the_chain_covers_names_the_first_event_that_differs(
+    field: str, made: dict[str, Any], tmp_path: Path
+) -> None:
+    """Each event carries its hash's first characters (its tag), so the reader names the turn
+    whose event first differs, in one line (docs/bundle.md, "What a changed byte is named
+    as"), where without the tags it could say only that the chain misses its head."""
+    bundle = json.loads(made["data"])
+    events = bundle["chains"]["sessions"]["events"]
+    turn = bundle["turns"][2]
+    if field == "a turn's time":
+        turn["created_at"] = (
+            turn["created_at"][:-2] + ("1" if turn["created_at"][-2] != "1" else "2") + "Z"
+        )
+        event = next(e for e in events if e["seq"] == turn["event_seq"])
+    elif field == "a label event's body":
+        event = next(e for e in events if e["event_type"] == "label")
+        event["body"]["label"] += "!"
+        turn = next(t for t in bundle["turns"] if t["bates"] == event["bates"])
+    else:
+        event = next(e for e in events if e["seq"] == turn["event_seq"])
+        event["tag"] = ("A" if event["tag"][0] != "A" else "B") + event["tag"][1:]
+    code, out = verify(tmp_path, canonical_json(bundle))
+    line = (
+        f"turn {turn['bates']}: its {event['event_type']} event (sessions.db seq {event['seq']})"
+        " differs from what the bundle committed"
+    )
+    lines = out.strip().splitlines()  # a label changed fails its turn's label check too
+    assert code == 1 and lines[0].startswith(line), out
+    assert all(said.startswith(f"turn {turn['bates']}: ") for said in lines), out
+
+
+def test_an_event_of_no_item_of_the_bundle_is_named_by_its_chain(made: dict[str, Any]) -> None:
+    bundle = json.loads(made["data"])
+    event = next(e for e in bundle["chains"]["store"]["events"] if e["event_type"] == "cache_state")
+    event["created_at"] = (
+        event["created_at"][:-2] + ("1" if event["created_at"][-2] != "1" else "2") + "Z"
+    )
+    ok, problems = _checked(canonical_json(bundle))
+    line = f"store.db chain: its cache_state event (store.db seq {event['seq']}) differs from what"
+    assert not ok and any(p.startswith(line) for p in problems), problems

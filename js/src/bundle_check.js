@@ -17,7 +17,6 @@
 import {
   CACHE_KEY_DIMENSIONS,
   COMBINE_PREFIX,
-  EVENT_HASH_FIELDS,
   LEAF_PREFIX,
   NODE_HASH_FIELDS,
   canonicalJson,
@@ -27,7 +26,10 @@ import {
   toHex,
   utf8,
 } from "./hashing.js";
+import { chainProblems, eventOwners, fromB64 } from "./bundle_chain.js";
 import { sha256Sync } from "./sha256.js";
+
+export { fromB64 };
 
 /** The format a bundle names. */
 export const BUNDLE_FORMAT = "arborist-bundle/2";
@@ -126,33 +128,6 @@ export function readEmbedded(text) {
 
 // The hash rules of hashing.js (docs/design.md section 2), over the synchronous digest:
 // the same bytes hashed, without a promise per digest (sha256.js says why).
-const B64 = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
-const B64_DIGITS = new Uint8Array(128);
-[..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"].forEach((c, i) => {
-  B64_DIGITS[c.charCodeAt(0)] = i;
-});
-/**
- * The 32 bytes a base64url digest of the bundle spells (43 characters, no padding, the
- * last one's spare bits zero: each digest has one spelling); anything else is refused.
- *
- * @param {unknown} text
- * @returns {Uint8Array}
- */
-export function fromB64(text) {
-  if (typeof text !== "string" || !B64.test(text)) throw new TypeError("a hash is not 43 characters of base64url");
-  const out = new Uint8Array(32);
-  let at = 0;
-  for (let i = 0; i < 40; i += 4) {
-    const n = (B64_DIGITS[text.charCodeAt(i)] << 18) | (B64_DIGITS[text.charCodeAt(i + 1)] << 12) | (B64_DIGITS[text.charCodeAt(i + 2)] << 6) | B64_DIGITS[text.charCodeAt(i + 3)];
-    out[at++] = n >> 16;
-    out[at++] = (n >> 8) & 0xff;
-    out[at++] = n & 0xff;
-  }
-  const n = (B64_DIGITS[text.charCodeAt(40)] << 12) | (B64_DIGITS[text.charCodeAt(41)] << 6) | B64_DIGITS[text.charCodeAt(42)];
-  out[30] = n >> 10;
-  out[31] = (n >> 2) & 0xff;
-  return out;
-}
 /** The 64-digit hex of a base64url digest ("" stays ""). */
 export const b64Hex = (text) => (text === "" ? "" : toHex(fromB64(text)));
 const hexOf = (bytes) => toHex(sha256Sync(bytes));
@@ -167,8 +142,6 @@ const nodeHash = (fields) => fieldsHash(fields, NODE_HASH_FIELDS);
 const cacheKey = (dimensions) => fieldsHash(dimensions, CACHE_KEY_DIMENSIONS);
 const questionHash = (question) => hexOf(utf8(normalizeQuestion(question)));
 const sha256Hex = hexOf;
-const eventBytes = (event, body) =>
-  canonicalJson(Object.fromEntries(EVENT_HASH_FIELDS.map((n) => [n, n === "body" ? body : event[n]])));
 
 const list = (value) => (Array.isArray(value) ? value : []);
 const answerHash = (text) => sha256Hex(utf8(text));
@@ -206,8 +179,8 @@ class Problems {
     this.list = [];
   }
 
-  add(kind, id, text) {
-    this.list.push({ kind, id, text });
+  add(kind, id, text, extra = {}) {
+    this.list.push({ kind, id, text, ...extra });
   }
 
   /** Run one item's check; a throw is that item's problem. */
@@ -257,8 +230,9 @@ export async function checkBundle(bundle, derived = { nodes: new Map(), records:
       recordEvent(record, found, derived.records, spans.store, built.store),
     );
   }
+  const owners = eventOwners(bundle, spans.sessions);
   for (const name of ["sessions", "store"]) {
-    problems.each("chain", name, () => chainProblems(bundle.chains[name], built[name]));
+    problems.each("chain", name, () => chainProblems(name, bundle.chains[name], built[name], owners[name], problems));
   }
   const bodies = {};
   for (const name of ["sessions", "store"]) {
@@ -332,31 +306,6 @@ function turnEvent(turn, sessions, nodes, events, built) {
     return [`the ${kinds[0]} event at its event_seq does not record it as it is`];
   }
   return [];
-}
-
-function chainProblems(chain, built) {
-  const events = chain.events;
-  if (!Array.isArray(events)) throw new TypeError("its events are not a list");
-  const prev = chain.prev_event_hash;
-  if (!events.length) return chain.head === null && prev === null ? [] : ["a head but no event leads to it"];
-  const found = [];
-  if ((events[0].seq === 1) !== (prev === null)) found.push(`seq ${events[0].seq}: its prev_event_hash does not fit its seq`);
-  let digest = prev === null ? new Uint8Array(0) : fromB64(prev);
-  let before = null;
-  for (const event of events) {
-    if (before !== null && event.seq !== before + 1) found.push(`seq ${event.seq} follows seq ${before}: the span has a gap`);
-    let body = null;
-    if ("body" in event) body = event.body;
-    else if (built.has(event.seq)) body = built.get(event.seq);
-    else found.push(`seq ${event.seq}: no turn or record of the bundle rebuilds its body`);
-    digest = sha256Sync(concatBytes(digest, eventBytes(event, body)));
-    before = event.seq;
-  }
-  const head = chain.head;
-  if (head === null || head.seq !== before || toHex(fromB64(head.event_hash)) !== toHex(digest)) {
-    found.push("its events do not hash to its head (an event, or a turn or record whose event it rebuilds, was changed)");
-  }
-  return found;
 }
 
 function labelEvents(events, bodies) {
@@ -597,9 +546,13 @@ function chunkProblems(problems, bundle, leaves) {
 
 /**
  * Each turn's problems with everything it stands on: its own; its session's;
- * its records' (by its key), and their chunks' and documents'. A chain's
- * problems are every turn's: a changed event (or a changed turn or record,
- * whose event the check rebuilds) no longer hashes to the chain's head.
+ * its records' (by its key), and their chunks' and documents'. Where a chain
+ * first differs from its tags (its break), the item whose event it is fails,
+ * and so does every turn that stands on an event after it (its own event, its
+ * label events, its records' and their documents' events): those cannot be
+ * checked; a turn whose events all come before it is not failed by the chain.
+ * Any other chain problem (a head that its tags all meet but its events do
+ * not, a gap) is every turn's.
  *
  * @param {any} bundle
  * @param {{kind: string, id: string, text: string}[]} problems
@@ -614,6 +567,18 @@ export function turnVerdicts(bundle, problems) {
   }
   const of = (kind, id) => by.get(`${kind} ${id}`) ?? [];
   const chains = [...of("chain", "sessions"), ...of("chain", "store")];
+  const breaks = new Map(problems.filter((p) => p.breaks).map((p) => [p.breaks.chain, { seq: p.breaks.seq, by: describeItem(p.kind, p.id) }]));
+  const labels = new Map();
+  for (const event of list(bundle.chains?.sessions?.events)) {
+    if (event?.event_type === "label" && typeof event.bates === "string") labels.set(event.bates, [...(labels.get(event.bates) ?? []), event.seq]);
+  }
+  const documents = new Map(list(bundle.documents).map((d) => [d?.source_root, d?.event_seq]));
+  const beyond = (name, seqs) => {
+    const at = breaks.get(name);
+    return at && seqs.some((seq) => seq > at.seq)
+      ? [`${name}.db chain: it cannot be checked beyond seq ${at.seq}, where it first differs (${at.by}), and this turn stands on an event after it`]
+      : [];
+  };
   const records = new Map();
   for (const r of list(bundle.records)) {
     if (!records.has(r?.cache_key)) records.set(r?.cache_key, []);
@@ -624,12 +589,16 @@ export function turnVerdicts(bundle, problems) {
     const sid = parseBates(turn?.bates)?.[0];
     const found = [...of("turn", turn?.bates), ...of("session", sid)];
     const isRoot = parseBates(turn?.bates)?.[1] === 0;
+    const stored = [];
     for (const record of isRoot ? [] : records.get(turn?.cache_key) ?? []) {
       found.push(...of("record", `${record.cache_key} ${record.revision}`));
+      stored.push(record.event_seq);
       for (const item of list(record.evidence)) {
         found.push(...of("chunk", `${item.source_root} ${item.chunk_index}`), ...of("document", item.source_root));
+        stored.push(documents.get(item.source_root));
       }
     }
+    found.push(...beyond("sessions", [turn?.event_seq, ...(labels.get(turn?.bates) ?? [])]), ...beyond("store", stored));
     verdicts.set(turn.bates, [...new Set([...found, ...chains])]);
   }
   return verdicts;
@@ -647,6 +616,8 @@ export function describeItem(kind, id) {
   switch (kind) {
     case "chain":
       return `${id}.db chain`;
+    case "event": // an event of no item of the bundle (`CHAIN SEQ`): its problem says its seq
+      return `${a}.db chain`;
     case "record":
       return `record ${short(a)} revision ${b}`;
     case "chunk":

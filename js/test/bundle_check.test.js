@@ -132,3 +132,55 @@ test("an entry of another type fails as that entry, and the rest are still check
   const kinds = new Set(problems.map((p) => p.kind));
   assert.ok(kinds.has("record") && kinds.has("chunk"), JSON.stringify(problems));
 });
+
+const nth = (b, n) => b.turns.find((t) => t.bates.endsWith(`-00000${n}`));
+const later = (stamp) => stamp.slice(0, -2) + (stamp.at(-2) === "1" ? "2" : "1") + "Z";
+
+test("a turn's time changed names that turn where its chain first differs, fails the turns on later events and leaves earlier ones verified", async () => {
+  const bundle = fresh();
+  const turn = nth(bundle, 2);
+  turn.created_at = later(turn.created_at);
+  const { problems, turns } = await verdicts(bundle);
+  assert.deepEqual(problems.map((p) => [p.kind, p.id, p.breaks]), [["turn", turn.bates, { chain: "sessions", seq: turn.event_seq }]]);
+  assert.match(problems[0].text, /^its node_insert event \(sessions\.db seq \d+\) differs from what the bundle committed/);
+  assert.deepEqual(turns.get(nth(bundle, 0).bates), [], "the root's event comes before it");
+  assert.match(turns.get(turn.bates)[0], new RegExp(`^turn ${turn.bates}: its node_insert event`));
+  // turn 3's event comes after it, and so does turn 1's label event: neither can be checked
+  for (const n of [1, 3]) assert.match(turns.get(nth(bundle, n).bates).join("\n"), /cannot be checked beyond seq \d+, where it first differs \(turn /);
+  const last = fresh();
+  nth(last, 3).created_at = later(nth(last, 3).created_at);
+  const after = await verdicts(last);
+  for (const n of [0, 1, 2]) assert.deepEqual(after.turns.get(nth(last, n).bates), [], `turn ${n} comes before it`);
+  assert.equal(after.turns.get(nth(last, 3).bates).length, 1);
+});
+
+test("a record's field only its event covers names that record, fails the turns standing on it and not the root", async () => {
+  const bundle = fresh();
+  const record = bundle.records.find((r) => r.cache_key === nth(bundle, 2).cache_key);
+  record.response_json += " ";
+  const { problems, turns } = await verdicts(bundle);
+  assert.deepEqual(problems.map((p) => [p.kind, p.id]), [["record", `${record.cache_key} ${record.revision}`]]);
+  assert.match(problems[0].text, /cache_write event \(store\.db seq \d+\) differs/);
+  assert.ok(turns.get(nth(bundle, 2).bates).length);
+  assert.deepEqual(turns.get(nth(bundle, 0).bates), []);
+});
+
+test("a tag changed names its event's turn", async () => {
+  const bundle = fresh();
+  const event = bundle.chains.sessions.events.find((e) => e.seq === nth(bundle, 3).event_seq);
+  event.tag = flip(event.tag);
+  const { problems } = await verdicts(bundle);
+  assert.deepEqual(problems.map((p) => [p.kind, p.id]), [["turn", nth(bundle, 3).bates]]);
+});
+
+test("an event of no item of the bundle changed is named by its chain and seq, and fails the turns standing on later events", async () => {
+  const bundle = fresh();
+  const event = bundle.chains.store.events.find((e) => e.event_type === "cache_state");
+  event.created_at = later(event.created_at);
+  const { problems, turns } = await verdicts(bundle);
+  const located = problems.find((p) => p.breaks);
+  assert.deepEqual([located.kind, located.id], ["event", `store ${event.seq}`]);
+  assert.match(located.text, new RegExp(`^its cache_state event \\(store\\.db seq ${event.seq}\\) differs`));
+  assert.deepEqual(turns.get(nth(bundle, 0).bates), []);
+  assert.ok(turns.get(nth(bundle, 3).bates).some((l) => l.includes(`cannot be checked beyond seq ${event.seq}, where it first differs (store.db chain)`)));
+});

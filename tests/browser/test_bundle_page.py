@@ -195,14 +195,14 @@ def _change_proof(b: dict[str, Any]) -> str:
 def _change_event_body(b: dict[str, Any]) -> str:
     event = next(e for e in b["chains"]["sessions"]["events"] if e["event_type"] == "label")
     event["body"]["label"] = _flip(event["body"]["label"])
-    return "sessions.db chain: its events do not hash to its head"
+    return f"turn {event['bates']}: its label event (sessions.db seq {event['seq']}) differs"
 
 
 def _change_event_time(b: dict[str, Any]) -> str:
     seq = _answered(b)["event_seq"]
     event = next(e for e in b["chains"]["sessions"]["events"] if e["seq"] == seq)
     event["created_at"] = _flip(event["created_at"], 2)
-    return "sessions.db chain: its events do not hash to its head"
+    return f"turn {_answered(b)['bates']}: its node_insert event (sessions.db seq {seq}) differs"
 
 
 def _change_head(b: dict[str, Any]) -> str:
@@ -210,6 +210,10 @@ def _change_head(b: dict[str, Any]) -> str:
         b["chains"]["sessions"]["head"]["event_hash"]
     )
     return "sessions.db chain: its events do not hash to its head"
+
+
+def _label_event(b: dict[str, Any]) -> dict[str, Any]:
+    return next(e for e in b["chains"]["sessions"]["events"] if e["event_type"] == "label")
 
 
 CHANGES: dict[str, Callable[[dict[str, Any]], str]] = {
@@ -222,10 +226,12 @@ CHANGES: dict[str, Callable[[dict[str, Any]], str]] = {
     "a chain event's time": _change_event_time,
     "a chain's head": _change_head,
 }
-LOCAL = {"a proof element"}
-"""The changes that fail only the turns standing on the changed item: anything else a chain
-commits to (a turn's or record's fields, whose events the page rebuilds, an event, a head)
-no longer hashes to the chain's head, which fails every turn (docs/bundle.md)."""
+EVERY_TURN = {"a chain's head"}
+"""The changes that fail every turn: a head whose chain's events all meet their tags names no
+event. Any other change fails the turns standing on the changed item, where a chain first
+differs from its tags the item whose event that is, and the turns standing on an event after
+it (docs/bundle.md, "What a changed byte is named as"); the root turn, whose event is the
+chain's first, stays verified."""
 
 
 @pytest.mark.parametrize("what", CHANGES)
@@ -248,13 +254,58 @@ def test_one_byte_changed_in_each_kind_of_field_names_what_fails(
     whole = opened.page.locator("#bp-whole li").all_text_contents()
     assert any(line.startswith(named) for line in whole), whole
     found = verdicts(opened)
-    answered = _answered(bundle)["bates"]
-    assert found[answered] == "fails", found
-    problems = opened.page.locator(f"[data-bates='{answered}'] > .bp-problems li")
+    touched = _label_event(bundle)["bates"] if what == "a chain event's body" else None
+    touched = touched or _answered(bundle)["bates"]
+    assert found[touched] == "fails", found
+    problems = opened.page.locator(f"[data-bates='{touched}'] > .bp-problems li")
     expect(problems.first).to_be_visible()
     root = next(t["bates"] for t in bundle["turns"] if t["parent_bates"] is None)
-    assert found[root] == ("verified" if what in LOCAL else "fails"), found
+    assert found[root] == ("fails" if what in EVERY_TURN else "verified"), found
     assert opened.requests == [] and opened.errors == []
+
+
+def test_a_turns_time_changed_names_that_turn_and_leaves_the_turns_before_it_verified(
+    journal: dict[str, Any], open_page: Callable[[Path], Opened], tmp_path: Path
+) -> None:
+    """Only the chain covers a turn's time (its node hash, so its event's body, is rebuilt
+    from it): the page names the turn whose event is where the chain first differs, the
+    turns whose events all come before it stay verified, and a turn standing on an event
+    after it fails as one that cannot be checked (docs/bundle.md)."""
+    for n in (2, 3):
+        bundle = json.loads(journal["data"])
+        turn = next(t for t in bundle["turns"] if t["bates"].endswith(f"-{n:06d}"))
+        at = len(turn["created_at"]) - 2  # a microsecond digit: still a time
+        turn["created_at"] = _flip(turn["created_at"], at)
+        path = tmp_path / f"time{n}.html"
+        path.write_text(
+            journal["html"].replace(
+                embed_bundle(journal["data"]), embed_bundle(canonical_json(bundle))
+            ),
+            encoding="utf-8",
+        )
+        opened = open_page(path)
+        expect(opened.page.locator("#bp-summary")).to_have_attribute("data-verdict", "fails")
+        whole = opened.page.locator("#bp-whole li").all_text_contents()
+        assert whole == [
+            f"turn {turn['bates']}: its node_insert event (sessions.db seq {turn['event_seq']}) "
+            "differs from what the bundle committed (its hash is not its tag): the chain first "
+            "differs there, and its events after it cannot be checked"
+        ], whole
+        found = verdicts(opened)
+        assert found[turn["bates"]] == "fails", found
+        for t in bundle["turns"]:
+            events = [t["event_seq"]] + [
+                e["seq"] for e in bundle["chains"]["sessions"]["events"]
+                if e["event_type"] == "label" and e["bates"] == t["bates"]
+            ]  # fmt: skip
+            if max(events) < turn["event_seq"]:
+                assert found[t["bates"]] == "verified", (n, found)
+            elif t is not turn:
+                assert found[t["bates"]] == "fails", (n, found)
+                said = opened.page.locator(f"[data-bates='{t['bates']}'] > .bp-problems li")
+                expect(said.first).to_contain_text("cannot be checked beyond seq")
+        assert opened.requests == [] and opened.errors == []
+    assert found[turn["bates"]] == "fails" and list(found.values()).count("verified") == 3
 
 
 def test_a_page_cut_short_or_respaced_fails_as_a_whole(
