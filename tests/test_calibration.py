@@ -31,7 +31,7 @@ from arborist.store.calibration import (
     corpus_spread,
     question_calibration,
 )
-from arborist.store.passages import passages
+from arborist.store.passages import PASSAGES, passages
 from arborist.store.vectors import embed_missing, passage_nearness, profile_key, put_vectors
 from tests.chat_server import ChatServer
 from tests.test_followed import PYDOC, ConceptEmbedder
@@ -136,7 +136,7 @@ def _fixed_store(tmp_path: Path, shared: float = 0.0) -> tuple[Arborist, str, An
     angles = np.linspace(0.1, 1.4, len(keys))
     own, common = math.sqrt(1 - shared), np.full_like(angles, math.sqrt(shared))
     vectors = np.stack([own * np.cos(angles), own * np.sin(angles), common], axis=1)
-    profile = {"model": "fixed", "passages": "definitions-v2"}
+    profile = {"model": "fixed", "passages": PASSAGES}
     put_vectors(conn, profile, keys, vectors.astype(np.float32))
     rows = {k: v.astype(np.float16).astype(np.float64) for k, v in zip(keys, vectors, strict=True)}
     searched = np.array(  # every hot chunk's passages, in chunk order: a text twice counts twice

@@ -62,8 +62,8 @@ def test_a_question_in_other_words_is_led_by_the_vector_lane() -> None:
 
 def test_a_question_in_the_documents_words_takes_each_lanes_first_before_their_middles() -> None:
     """Reciprocal rank fusion with a small constant: a chunk both lanes hold near their tops
-    leads; the first of either lane (1/6) outranks a chunk both hold at rank 8 (2/13), which
-    outranks the lexical lane's third (1/8); one both hold at rank 12 (2/17) does not."""
+    leads; the first of either lane (1/4) outranks a chunk both hold at rank 8 (2/11), which
+    outranks the lexical lane's third (1/6); one both hold at rank 12 (2/15) does not."""
     lexical = [(c, 1.0 - c / 20) for c in range(1, 13)]
     vector = [20, 2, 21, 22, 23, 24, 25, 8, 26, 27, 28, 12]
     assert passage_order(lexical, vector, worded=True, limit=6) == [2, 1, 20, 8, 3, 21]

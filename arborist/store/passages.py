@@ -1,4 +1,4 @@
-"""What the vector lane embeds of a chunk: its passages, one per public definition. Pure.
+"""What the vector lane embeds of a chunk: its passages (its definitions, its prose in windows). Pure.
 
 A pydoc chunk holds many definitions (a dozen methods of a class, a run of module
 functions), and one vector of the whole chunk, cut at the model's token limit, is
@@ -10,9 +10,22 @@ is embedded as its *passages* (:data:`PASSAGES`):
   same of every class) is one passage, its header and its own description, led
   by the subject of the document's title (the part before " — "):
   ``json: load(fp, *, cls=None, ...)`` then "Deserialize ``fp`` ...";
-* the chunk itself, whole, is one more when its definitions' passages hold less
-  than :data:`COVERED` of its text (prose: a module's description, a section of a
-  guide), and the only one when it defines nothing public.
+* the chunk's prose, as :func:`windows` of at most :data:`WINDOW` characters (its
+  paragraphs, cut at sentence ends when one is too long, packed in order), each led
+  the same way, when its definitions' passages hold less than :data:`COVERED` of its
+  text (prose: a module's description, a section of a guide, a page of a manual),
+  and the only ones when it defines nothing public.
+
+Why windows (``definitions-windows-v3``; v2 embedded the prose whole): the model reads
+``max_tokens`` = 128 word pieces of a text and drops the rest, and a manual's chunk is
+prose of up to 1,200 characters, about 200 word pieces (median 208 on git's HTML
+manual, 246 on SQLite's): 64-80% of those chunks were cut, and 40-53% of their word
+pieces never seen: the answering phrase, for 8 to 15 of each manual's 30 questions. A window of
+500 characters is about 100 word pieces with its lead (median 98 on git's manual; 3% of
+its word pieces past 128), so the model reads nearly all of it. 400 characters lost a
+question of the built-in corpus's natural set (recall@5 0.750 against 0.768); 500 kept
+every set's recall. The price: 1.7-2.0 times the word pieces to embed on the manuals,
+1.36 times on the built-in corpus (docs/retrieval.md has the figures).
 
 A chunk's vectors are all searched; the chunk scores its best passage's cosine.
 How many passages a chunk has, and where each is, is a pure function of its text, so
@@ -30,16 +43,75 @@ model's roles (``query_prefix``, ``document_prefix``: :mod:`arborist.qa.roles`),
 
 from __future__ import annotations
 
+import re
+
 from arborist.analysis import Definition, definitions
 
-__all__ = ["COVERED", "PASSAGES", "as_documents", "as_query", "passage_definitions", "passages"]
+__all__ = [
+    "COVERED",
+    "PASSAGES",
+    "WINDOW",
+    "as_documents",
+    "as_query",
+    "passage_definitions",
+    "passages",
+    "windows",
+]
 
-PASSAGES = "definitions-v2"
+PASSAGES = "definitions-windows-v3"
 """The rule's name, in the embedding profile of an embedder that embeds passages."""
 
 COVERED = 0.5
 """Below this share of the chunk's characters in its definitions' passages, the chunk
 itself is a passage too."""
+
+WINDOW = 500
+"""Characters of a prose window (:func:`windows`), its lead left out."""
+
+_BLOCK = re.compile(r"\n[ \t]*\n")
+_SEAMS = (re.compile(r"(?<=[.!?])\s+"), re.compile(r"\n"))
+"""Where a paragraph too long for a window is cut: at sentence ends, else at line ends."""
+
+
+def _cut(text: str, size: int, seams: tuple[re.Pattern[str], ...] = _SEAMS) -> list[str]:
+    """``text`` as pieces of at most ``size`` characters, whitespace runs collapsed: whole,
+    else cut at its first seam that cuts it (each piece cut again as it needs), else as
+    runs of whole words (a word longer than ``size`` in pieces of ``size``)."""
+    flat = " ".join(text.split())
+    if len(flat) <= size:
+        return [flat] if flat else []
+    for at, seam in enumerate(seams):
+        parts = [part for part in seam.split(text) if part.strip()]
+        if len(parts) > 1:
+            return [piece for part in parts for piece in _cut(part, size, seams[at + 1 :])]
+    runs, run = [], ""
+    for word in flat.split(" "):
+        for part in (word[at : at + size] for at in range(0, len(word), size)):
+            if run and len(run) + 1 + len(part) > size:
+                runs.append(run)
+                run = ""
+            run = f"{run} {part}" if run else part
+    return [*runs, run]
+
+
+def windows(text: str, size: int = 0) -> list[str]:
+    """The prose windows of ``text``: its paragraphs, sentences (or lines) in order, packed
+    into as few pieces of at most ``size`` characters (default :data:`WINDOW`) as greedy
+    packing gives, each filled to about an even share of the text; whitespace runs
+    collapsed. A text that fits is one window; an empty one none."""
+    size = size or WINDOW
+    pieces = [piece for block in _BLOCK.split(text) for piece in _cut(block, size)]
+    total = sum(len(piece) + 1 for piece in pieces) - 1
+    if total <= size:
+        return [" ".join(pieces)] if pieces else []
+    share = -(-total // -(-total // size))  # the even share of the fewest windows
+    out, current = [], ""
+    for piece in pieces:
+        if current and (len(current) >= share or len(current) + 1 + len(piece) > size):
+            out.append(current)
+            current = ""
+        current = f"{current} {piece}" if current else piece
+    return [*out, current]
 
 
 def passage_definitions(text: str) -> list[Definition | None]:
@@ -51,7 +123,7 @@ def passage_definitions(text: str) -> list[Definition | None]:
             found.setdefault(f"{d.name}{d.signature}\n{d.doc}", d)  # an alias: the same text
     held: list[Definition | None] = list(found.values())
     if sum(len(p) for p in found) < COVERED * len(text.strip()) or not found:
-        held.insert(0, None)
+        held[:0] = [None] * max(1, len(windows(text)))
     return held
 
 
@@ -60,9 +132,9 @@ def passages(text: str, title: str = "") -> list[str]:
     ``title``, in order (never empty; how many, and which, do not depend on ``title``)."""
     subject = title.split(" — ", maxsplit=1)[0].strip()
     lead = f"{subject}: " if subject else ""
-    whole = text.strip() or text
+    prose = iter(windows(text) or [text])
     return [
-        lead + (whole if d is None else f"{d.name}{d.signature}\n{d.doc}")
+        lead + (next(prose) if d is None else f"{d.name}{d.signature}\n{d.doc}")
         for d in passage_definitions(text)
     ]
 
