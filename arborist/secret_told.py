@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from itertools import pairwise
 
 from arborist.secret_prefilters import Literals
 from arborist.secret_shapes import (
@@ -300,8 +301,11 @@ def _credentials_in(
 ) -> Iterator[tuple[str, int, int]]:
     """The first stretch of the base64 ``run`` (at ``start`` in ``text``) that is a
     credential, not given after a digest's name."""
-    if start and text[start - 1] == "%":
-        return  # an escape's digits begin it: the decoded text is read too (admission)
+    if start and text[start - 1] in "%\\":
+        skip = _ESCAPE_DIGITS.match(run) if text[start - 1] == "%" else _ESCAPE_LETTER.match(run)
+        if skip is None:
+            return  # an escape's digits begin it: the decoded text is read too (admission)
+        start, run = start + skip.end(), run[skip.end() :]  # %0A, \n before it: a line break
     for a, b in _runs(run):
         if _path_like(run[a:b]):
             continue
@@ -310,6 +314,12 @@ def _credentials_in(
             if kind is not None:
                 yield kind, start + a, start + b
                 return
+
+
+_ESCAPE_DIGITS = re.compile("0[9ADad]")
+_ESCAPE_LETTER = re.compile("[nrt]")
+"""What opens a run of base64 after a ``%`` or a ``\\`` when the escape is a line break or a
+tab the decoded text does not read (a URL's ``%0A``, a repr's ``\\n``): the run is the rest."""
 
 
 def _path_like(stretch: str) -> bool:
@@ -350,6 +360,9 @@ def _runs(run: str) -> Iterator[tuple[int, int]]:
     is base64's alphabet too): start and end in ``run``, longest first."""
     yield 0, len(run)
     cuts = [*[-1, *(i for i, c in enumerate(run) if c == "/")][:_MOST_CUTS], len(run)]
+    for a, b in pairwise(cuts[:-1]):  # 32 bytes unpadded, then a path
+        if b - a - 1 == _UNPADDED_32 and _PATH_TAIL.fullmatch(run, b):
+            yield a + 1, b  # ``files/<43>/download``: the key's segment, the path's words
     spans = [(a + 1, b) for i, a in enumerate(cuts) for b in cuts[i + 1 :] if _sized(b - a - 1)]
     yield from sorted((s for s in spans if s != (0, len(run))), key=lambda s: s[0] - s[1])
 
@@ -361,6 +374,7 @@ def _sized(length: int) -> bool:
 
 
 _MOST_CUTS = 12
+_PATH_TAIL = re.compile("(?:/[a-z0-9]*)+")
 
 
 def _holds_secret(decoded: str, reader: Reader) -> bool:
