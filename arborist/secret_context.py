@@ -37,6 +37,7 @@ from arborist.secret_shapes import (
     random_looking,
     reads_as_password,
 )
+from arborist.secret_told import SCRIPT_NAMES
 
 __all__ = [
     "context_candidates",
@@ -54,17 +55,17 @@ def context_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
     dashed = "-" in text
     if dashed and (found.at("-u") or found.at("-d")):
         yield from _paired_flags(text, found)
-    for literal, strict, pattern in _POSITIONAL:
-        if literal in found:
+    for literals, strict, pattern in _POSITIONAL:
+        if any(literal in found for literal in literals):
             for m in pattern.finditer(text):
                 group = m.lastindex or 1
                 if _tool_value(m.group(group), strict):
                     yield "password", m.start(group), m.end(group)
-    if "_" in longs and _NGROK.search(longs) is not None:
-        for m in _NGROK.finditer(text):
-            head, tail = m.group(1), m.group(2)
+    if "_" in longs and _NGROK_AT.search(longs) is not None:
+        for m in _NGROK_AT.finditer(text):
+            head, tail = text[m.start() - _NGROK_HEAD : m.start()], m.group()[1:]
             if _mixed(head) and _mixed(tail):
-                yield "api_token", m.start(), m.end()
+                yield "api_token", m.start() - _NGROK_HEAD, m.end()
 
 
 # --- a password near words that talk about signing in --------------------------------
@@ -72,9 +73,8 @@ def context_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
 _CUE = re.compile(
     r"(?i)(?<![^\W_])(?:pass(?:words?|wd|phrases?|codes?|wort|e)?|pwd|pw|log[ -]?(?:in|on)|"
     r"sign[ -]?in|user(?:[ _-]?name)?|prompt|creds|credentials?|kennwort|contrase[ñn]a|"
-    r"senha|mot[ \t]+de[ \t]+passe|mdp|parola|clave|benutzer(?:name)?|"
-    r"비밀번호|암호|كلمة ال(?:مرور|سر)|密码|密碼|口令|パスワード|пароль|पासवर्ड|סיסמ|şifre)"
-    r"(?![^\W_])"
+    r"senha|mot[ \t]+de[ \t]+passe|mdp|parola|clave|benutzer(?:name)?)(?![^\W_])|"
+    + SCRIPT_NAMES.pattern
 )
 """A word that talks about a credential: a password's name (in English and the languages
 :mod:`arborist.secret_told` reads), signing in, a user's name, a prompt, credentials."""
@@ -84,7 +84,6 @@ _CUE_LITERALS = (
 )
 """Where a cue may start, in the case-folded text: each literal opens one of :data:`_CUE`'s
 words (``mot de passe`` holds ``pass``)."""
-_SCRIPT_CUE = re.compile("비밀번호|암호|كلمة ال|密码|密碼|口令|パスワード|пароль|पासवर्ड|סיסמ|şifre")
 
 
 def _cue_starts(found: Literals) -> list[int]:
@@ -93,7 +92,7 @@ def _cue_starts(found: Literals) -> list[int]:
     for literal in _CUE_LITERALS:
         starts += found.at(literal)
     if not found.folded.isascii():
-        starts += [m.start() for m in _SCRIPT_CUE.finditer(found.folded)]
+        starts += found.pattern_starts(SCRIPT_NAMES)  # as secret_told's: found once
     return sorted(starts)
 
 
@@ -115,17 +114,20 @@ def _near_cues(text: str, cues: list[int]) -> Iterator[tuple[str, int, int]]:
         if at < done:
             continue
         cue = _CUE.match(text, at)
-        if cue is None or (at and (text[at - 1].isalnum() or text[at - 1] == "_")):
-            continue
+        inside = at and text[at].isascii() and (text[at - 1].isalnum() or text[at - 1] == "_")
+        if cue is None or inside:
+            continue  # "design", "passenger"; a name in a script with no spaces stands anywhere
         start, end = _sentence(text, at)
         done = end
-        for m in _WORD.finditer(text, start, end):
-            yield from _shaped(text, m.group(), m.start())
+        if _DIGIT.search(text, start, end) is not None:  # every password-shaped word has one
+            for m in _WORD.finditer(text, start, end):
+                yield from _shaped(text, m.group(), m.start())
         if end < len(text) and text[end] == "\n" and end - start <= _SHORT_LINE:
             yield from _first_word(text, end + 1)
 
 
 _SHORT_LINE = 80
+_DIGIT = re.compile("[0-9]")
 """A cue's line this short is a label or a list's item (``- user: admin``, ``Password:``):
 the first word of the line after it is read too."""
 
@@ -312,25 +314,25 @@ def _tool_value(value: str, strict: bool) -> bool:
 _USER = r"[^\s'\"<>`|;&-][^\s'\"<>`|;&]*"
 _POSITIONAL = (
     (
-        "htpasswd",
+        ("htpasswd",),
         False,
         re.compile(
             r"(?i)(?<![\w-])htpasswd[ \t]+(?:-[A-Za-z]+[ \t]+)*?-(?=[A-Za-z]*n)[A-Za-z]*b[A-Za-z]*"
             rf"(?:[ \t]+-[A-Za-z]+)*[ \t]+{_USER}[ \t]+{_VALUE}"
         ),
     ),
-    ("htpasswd", True, re.compile(rf"(?i)[\w.-]*\.htpasswd[ \t]+{_USER}[ \t]+{_VALUE}")),
+    (("htpasswd",), True, re.compile(rf"(?i)[\w.-]*\.htpasswd[ \t]+{_USER}[ \t]+{_VALUE}")),
     (
-        "rabbitmqctl",
+        ("add_user", "change_password"),
         False,
         re.compile(
             r"(?<![\w-])rabbitmqctl[ \t]+(?:-\S+[ \t]+(?:[^\s-]\S*[ \t]+)?)*?"
             rf"(?:add_user|change_password)[ \t]+{_USER}[ \t]+{_VALUE}"
         ),
     ),
-    ("net user", False, re.compile(rf"(?i)(?<![\w-])net[ \t]+user[ \t]+{_USER}[ \t]+{_VALUE}")),
+    (("net user",), False, re.compile(rf"(?i)(?<![\w-])net[ \t]+user[ \t]+{_USER}[ \t]+{_VALUE}")),
     (
-        "chpasswd",
+        ("chpasswd",),
         False,
         re.compile(
             r"echo[ \t]+(?:-[ne][ \t]+)?[\"']?[\w.@-]+:([^\s'\"|]+)[\"']?[ \t]*\|[ \t]*"
@@ -342,7 +344,13 @@ _POSITIONAL = (
 htpasswd file then a user then a password (``… .htpasswd jupyter X``: ``htpasswd -b``'s
 arguments with the command cut off), ``rabbitmqctl add_user USER X`` (``change_password``),
 Windows' ``net user USER X``, ``echo USER:X | chpasswd``; each row's literals, in the
-case-folded text, say whether it is read. ``htpasswd -b FILE USER X`` and ``mc alias set``
+case-folded text, say whether it is read (each read from the starts of ``pass`` or ``user``,
+which the cues need anyway: no scan of its own). ``htpasswd -b FILE USER X`` and ``mc alias set``
 are :mod:`arborist.secret_commands`'."""
-_NGROK = re.compile(r"(?<![A-Za-z0-9_])([12][A-Za-z0-9]{26})_([A-Za-z0-9]{20,22})(?![A-Za-z0-9_])")
-"""An ngrok authtoken (or API key): a digit, 26 letters and digits, ``_``, 20 to 22 more."""
+_NGROK_HEAD = 27
+_NGROK_AT = re.compile(
+    r"_(?<=(?<![A-Za-z0-9_])[12][A-Za-z0-9]{26}_)[A-Za-z0-9]{20,22}(?![A-Za-z0-9_])"
+)
+"""An ngrok authtoken (or API key): a digit, 26 letters and digits, ``_``, 20 to 22 more;
+found from its ``_`` (the head read backwards), a search led by a literal, where one led by
+a class would try every digit of the text."""

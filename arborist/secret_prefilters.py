@@ -154,6 +154,15 @@ class Literals:
     def __contains__(self, literal: str) -> bool:
         return bool(self.at(literal))
 
+    def pattern_starts(self, pattern: re.Pattern[str]) -> list[int]:
+        """Every start of ``pattern``'s matches in :attr:`folded`, found once however many
+        families ask (a pattern of a password's names in other scripts)."""
+        key = "\0" + pattern.pattern  # no literal opens with a NUL
+        starts = self._starts.get(key)
+        if starts is None:
+            starts = self._starts[key] = [m.start() for m in pattern.finditer(self.folded)]
+        return starts
+
     def _found_together(self, finder: re.Pattern[str], members: tuple[str, ...]) -> None:
         """The starts of every one of ``members``, by one scan of ``finder``, their
         alternation."""
@@ -198,13 +207,11 @@ SHARED = (
     "mc",
     "mdp",
     "mnemonic",
-    "net user",
     "parola",
     "pass",
     "phrase",
     "prompt",
     "pw",
-    "rabbitmqctl",
     "schl",
     "secret",
     "seed",

@@ -45,6 +45,7 @@ caller so that this module imports no finder of its own."""
 
 __all__ = [
     "Reader",
+    "SCRIPT_NAMES",
     "told_candidates",
 ]
 
@@ -87,7 +88,7 @@ _FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha", "mdp", "clé
 passe``, ``pass`` and ``pw`` aside: those are found among the starts of ``pass`` (which
 every family looks for) and of ``pw`` (which the config keywords need too). Each is a
 member of a group of :data:`arborist.secret_prefilters.SHARED`, found by its scan."""
-_SCRIPT_NAMES = re.compile(
+SCRIPT_NAMES = re.compile(
     "비밀번호|암호|كلمة ال(?:مرور|سر)|رمز عبور|密码|密碼|口令|パスワード|暗証番号|пароль|"
     "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre"
 )
@@ -101,7 +102,7 @@ def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
     """Where a password's name in another language (or ``pw``, or ``pass``) may open: each
     name's starts, found by the scans of :data:`arborist.secret_prefilters.SHARED`'s groups,
     the starts of ``pass`` (``passwort``, ``mot de passe``, ``the wifi pass is``), and in a
-    text not all ASCII the starts of :data:`_SCRIPT_NAMES`."""
+    text not all ASCII the starts of :data:`SCRIPT_NAMES`."""
     folded = found.folded
     passes = found.at("pass")
     starts = [at - 7 for at in passes if folded.startswith("mot de passe", at - 7)]
@@ -110,7 +111,7 @@ def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
     for head in _FOREIGN_HEADS:
         starts += found.at(head)
     if not folded.isascii():
-        starts += [m.start() for m in _SCRIPT_NAMES.finditer(folded)]
+        starts += found.pattern_starts(SCRIPT_NAMES)
     return sorted(starts)
 
 
@@ -136,7 +137,7 @@ _FOREIGN = re.compile(
     r"(?i)(?:(?<![^\W_])(?:passwort|kennwort|schl(?:ü|ue)ssel|contrase[ñn]a|clave|"
     r"mot[ \t]+de[ \t]+passe|senha|pw|mdp|clé|parola|"
     r"(?<!\S)pass(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|->|=>|→)[ \t]))(?![^\W_])|"
-    + _SCRIPT_NAMES.pattern
+    + SCRIPT_NAMES.pattern
     + r")\w*(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|(?:[ \t]+[\w'’-]+){0,6}?"
     r"(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|[ \t]+(?:is|ist|lautet|es|est|é|era|was|это|jest|è|"
     r"är|on|olan|là):?[ \t]+)|[ \t]*(?:は|是|为|為|는|은)[ \t]*)"
