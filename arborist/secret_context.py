@@ -79,8 +79,9 @@ _CUE = re.compile(
 """A word that talks about a credential: a password's name (in English and the languages
 :mod:`arborist.secret_told` reads), signing in, a user's name, a prompt, credentials."""
 _CUE_LITERALS = (
-    *("pass", "pw", "login", "logon", "log in", "log-in", "sign", "user", "prompt", "creds"),
+    *("pass", "pw", "login", "logon", "log in", "log-in", "user", "prompt", "creds"),
     *("credential", "kennwort", "contrase", "senha", "mdp", "parola", "clave", "benutzer"),
+    *("sign in", "sign-in", "signin"),
 )
 """Where a cue may start, in the case-folded text: each literal opens one of :data:`_CUE`'s
 words (``mot de passe`` holds ``pass``)."""

@@ -216,7 +216,9 @@ SHARED = (
     "secret",
     "seed",
     "senha",
-    "sign",
+    "sign in",
+    "sign-in",
+    "signin",
     "user",
 )
 """The literals the families ask of most texts, found a group at a time: those opening with

@@ -360,7 +360,12 @@ def _runs(run: str) -> Iterator[tuple[int, int]]:
     """``run`` whole, then each stretch of it between two of its ``/`` (a URL path's segment
     is base64's alphabet too): start and end in ``run``, longest first."""
     yield 0, len(run)
-    cuts = [*[-1, *(i for i, c in enumerate(run) if c == "/")][:_MOST_CUTS], len(run)]
+    cuts = [-1]  # each "/" found by a find, not a step of Python per character
+    at = run.find("/")
+    while at != -1 and len(cuts) < _MOST_CUTS:
+        cuts.append(at)
+        at = run.find("/", at + 1)
+    cuts.append(len(run))
     for a, b in pairwise(cuts[:-1]):  # 32 bytes unpadded, then a path
         if b - a - 1 == _UNPADDED_32 and _PATH_TAIL.fullmatch(run, b):
             yield a + 1, b  # ``files/<43>/download``: the key's segment, the path's words
