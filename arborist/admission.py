@@ -92,7 +92,10 @@ redaction covers them in the original text. A token whose prefix and length no w
 holds (``ghp_``, ``glpat-``, ``sk-proj-``, ``hf_``...) is found glued to a word with no
 separator (``mytokenghp_...``); htpasswd hashes, an unclosed ``<password>X``, YAML's
 ``pass: X`` with a password-like value, ``ldapsearch -w``, ``smbclient -U user%X`` and
-``echo X | sudo -S`` are read too.
+``echo X | sudo -S`` are read too; so is a password-shaped word in a sentence about signing
+in (``password``, ``login``, ``user``, ``prompt``...) or first on the line after a short one,
+one after a user's flag (``-u U -p X``, ``-D DN -w X``) or where a tool takes it by place
+(``htpasswd -nb U X``, ``net user U X``...), and a bare ngrok token.
 :func:`admit_profile` admits every string of a model's or an embedder's profile.
 
 Overlapping matches merge into one redaction; the result is deterministic;
@@ -112,14 +115,16 @@ suffix holding no key). Read too: a .NET ``<add key=... value="X`` whose closing
 never comes (to the next space), and a ``Basic`` credential a URL path goes on after
 (``Basic <base64>=/status``: the base64 ends at its padding).
 
-The gate is seven modules under this one: :mod:`arborist.secret_shapes` (the patterns
+The gate is nine modules under this one: :mod:`arborist.secret_shapes` (the patterns
 and the tests of a value), :mod:`arborist.secret_vendors` (the tokens whose prefix names
 their vendor, by family), :mod:`arborist.secret_prefilters` (the long words a text's
 tokens can be in), :mod:`arborist.secret_finders` (each shape's prefilter and pattern
 run over a text), :mod:`arborist.secret_names` (values given to a secret's name, in
 any syntax), :mod:`arborist.secret_commands` (passwords given to a tool's flag or kept
-in a tool's file) and :mod:`arborist.secret_code` (passwords and keys code and prose give
-by place); this one weighs, merges and replaces what they find.
+in a tool's file), :mod:`arborist.secret_code` (passwords and keys code and prose give
+by place), :mod:`arborist.secret_told` (told in another language, cookies, bare base64) and
+:mod:`arborist.secret_context` (known by the words around them or a tool's place); this
+one weighs, merges and replaces what they find.
 """
 
 from __future__ import annotations

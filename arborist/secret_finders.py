@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from arborist.secret_code import code_candidates, prose_candidates
 from arborist.secret_commands import command_candidates, spaced_candidates
+from arborist.secret_context import context_candidates
 from arborist.secret_names import MIXED, fold_in_place, named_candidates
 from arborist.secret_prefilters import AWS_SECRET_SIZE, Literals, has_long, long_words
 from arborist.secret_shapes import (
@@ -91,6 +92,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from code_candidates(text, found)
     yield from prose_candidates(text, found)
     yield from told_candidates(text, found, longs, candidates)
+    yield from context_candidates(text, found, longs)
 
 
 def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:

@@ -154,6 +154,15 @@ class Literals:
     def __contains__(self, literal: str) -> bool:
         return bool(self.at(literal))
 
+    def pattern_starts(self, pattern: re.Pattern[str]) -> list[int]:
+        """Every start of ``pattern``'s matches in :attr:`folded`, found once however many
+        families ask (a pattern of a password's names in other scripts)."""
+        key = "\0" + pattern.pattern  # no literal opens with a NUL
+        starts = self._starts.get(key)
+        if starts is None:
+            starts = self._starts[key] = [m.start() for m in pattern.finditer(self.folded)]
+        return starts
+
     def _found_together(self, finder: re.Pattern[str], members: tuple[str, ...]) -> None:
         """The starts of every one of ``members``, by one scan of ``finder``, their
         alternation."""
@@ -173,21 +182,27 @@ class Literals:
 
 SHARED = (
     "-a",
+    "-d",
     "-p",
     "-u",
     "auth",
     "b2",
     "basic",
     "bearer",
+    "benutzer",
     "clave",
     "clé",
     "contrase",
     "cookie",
     "credential",
+    "creds",
     "kennwort",
     "key",
     "lftp",
+    "log in",
+    "log-in",
     "login",
+    "logon",
     "machine",
     "mc",
     "mdp",
@@ -195,11 +210,16 @@ SHARED = (
     "parola",
     "pass",
     "phrase",
+    "prompt",
     "pw",
     "schl",
     "secret",
     "seed",
     "senha",
+    "sign in",
+    "sign-in",
+    "signin",
+    "user",
 )
 """The literals the families ask of most texts, found a group at a time: those opening with
 the same character by one scan of their alternation (the regex engine reads it as the

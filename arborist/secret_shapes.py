@@ -300,7 +300,13 @@ XML_ADD = re.compile(
 """A .NET config's ``<add key="DbPassword" value="VALUE"/>``; a value whose closing quote
 never comes (``value="VALUE`` and the line goes on) runs to the next space."""
 # A PuTTY private key file's body.
-PUTTY = re.compile(r"Private-Lines: [0-9]+((?:\r?\n[A-Za-z0-9+/=]+(?![^\r\n]))+)")
+PUTTY = re.compile(
+    r"Private-Lines: [0-9]+((?:(?:\r?\n|\\(?:r\\)?n|%0[Dd]%0[Aa]|%0[Aa])[A-Za-z0-9+/=]+"
+    r"(?![^\r\n\\%&\"']))+)"
+)
+"""A PuTTY key file's private lines, after their count: each on a line of its own, the line
+break written as a repr's or JSON's ``\\n`` or a URL's ``%0A`` too (a key pasted into a
+query or a string)."""
 VALUE_ATTRIBUTE = re.compile(r'value[ \t]*=[ \t]*"')  # on the case-folded text
 # A .pgpass line, host:port:database:user:password (``*`` for any of the first four).
 PGPASS = re.compile(

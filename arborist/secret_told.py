@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from itertools import pairwise
 
 from arborist.secret_prefilters import Literals
 from arborist.secret_shapes import (
@@ -44,6 +45,7 @@ caller so that this module imports no finder of its own."""
 
 __all__ = [
     "Reader",
+    "SCRIPT_NAMES",
     "told_candidates",
 ]
 
@@ -86,7 +88,7 @@ _FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha", "mdp", "clé
 passe``, ``pass`` and ``pw`` aside: those are found among the starts of ``pass`` (which
 every family looks for) and of ``pw`` (which the config keywords need too). Each is a
 member of a group of :data:`arborist.secret_prefilters.SHARED`, found by its scan."""
-_SCRIPT_NAMES = re.compile(
+SCRIPT_NAMES = re.compile(
     "비밀번호|암호|كلمة ال(?:مرور|سر)|رمز عبور|密码|密碼|口令|パスワード|暗証番号|пароль|"
     "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre"
 )
@@ -100,7 +102,7 @@ def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
     """Where a password's name in another language (or ``pw``, or ``pass``) may open: each
     name's starts, found by the scans of :data:`arborist.secret_prefilters.SHARED`'s groups,
     the starts of ``pass`` (``passwort``, ``mot de passe``, ``the wifi pass is``), and in a
-    text not all ASCII the starts of :data:`_SCRIPT_NAMES`."""
+    text not all ASCII the starts of :data:`SCRIPT_NAMES`."""
     folded = found.folded
     passes = found.at("pass")
     starts = [at - 7 for at in passes if folded.startswith("mot de passe", at - 7)]
@@ -109,7 +111,7 @@ def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
     for head in _FOREIGN_HEADS:
         starts += found.at(head)
     if not folded.isascii():
-        starts += [m.start() for m in _SCRIPT_NAMES.finditer(folded)]
+        starts += found.pattern_starts(SCRIPT_NAMES)
     return sorted(starts)
 
 
@@ -135,7 +137,7 @@ _FOREIGN = re.compile(
     r"(?i)(?:(?<![^\W_])(?:passwort|kennwort|schl(?:ü|ue)ssel|contrase[ñn]a|clave|"
     r"mot[ \t]+de[ \t]+passe|senha|pw|mdp|clé|parola|"
     r"(?<!\S)pass(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|->|=>|→)[ \t]))(?![^\W_])|"
-    + _SCRIPT_NAMES.pattern
+    + SCRIPT_NAMES.pattern
     + r")\w*(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|(?:[ \t]+[\w'’-]+){0,6}?"
     r"(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|[ \t]+(?:is|ist|lautet|es|est|é|era|was|это|jest|è|"
     r"är|on|olan|là):?[ \t]+)|[ \t]*(?:は|是|为|為|는|은)[ \t]*)"
@@ -300,8 +302,11 @@ def _credentials_in(
 ) -> Iterator[tuple[str, int, int]]:
     """The first stretch of the base64 ``run`` (at ``start`` in ``text``) that is a
     credential, not given after a digest's name."""
-    if start and text[start - 1] == "%":
-        return  # an escape's digits begin it: the decoded text is read too (admission)
+    if start and text[start - 1] in "%\\":
+        skip = _ESCAPE_DIGITS.match(run) if text[start - 1] == "%" else _ESCAPE_LETTER.match(run)
+        if skip is None:
+            return  # an escape's digits begin it: the decoded text is read too (admission)
+        start, run = start + skip.end(), run[skip.end() :]  # %0A, \n before it: a line break
     for a, b in _runs(run):
         if _path_like(run[a:b]):
             continue
@@ -310,6 +315,12 @@ def _credentials_in(
             if kind is not None:
                 yield kind, start + a, start + b
                 return
+
+
+_ESCAPE_DIGITS = re.compile("0[9ADad]")
+_ESCAPE_LETTER = re.compile("[nrt]")
+"""What opens a run of base64 after a ``%`` or a ``\\`` when the escape is a line break or a
+tab the decoded text does not read (a URL's ``%0A``, a repr's ``\\n``): the run is the rest."""
 
 
 def _path_like(stretch: str) -> bool:
@@ -349,7 +360,15 @@ def _runs(run: str) -> Iterator[tuple[int, int]]:
     """``run`` whole, then each stretch of it between two of its ``/`` (a URL path's segment
     is base64's alphabet too): start and end in ``run``, longest first."""
     yield 0, len(run)
-    cuts = [*[-1, *(i for i, c in enumerate(run) if c == "/")][:_MOST_CUTS], len(run)]
+    cuts = [-1]  # each "/" found by a find, not a step of Python per character
+    at = run.find("/")
+    while at != -1 and len(cuts) < _MOST_CUTS:
+        cuts.append(at)
+        at = run.find("/", at + 1)
+    cuts.append(len(run))
+    for a, b in pairwise(cuts[:-1]):  # 32 bytes unpadded, then a path
+        if b - a - 1 == _UNPADDED_32 and _PATH_TAIL.fullmatch(run, b):
+            yield a + 1, b  # ``files/<43>/download``: the key's segment, the path's words
     spans = [(a + 1, b) for i, a in enumerate(cuts) for b in cuts[i + 1 :] if _sized(b - a - 1)]
     yield from sorted((s for s in spans if s != (0, len(run))), key=lambda s: s[0] - s[1])
 
@@ -361,6 +380,7 @@ def _sized(length: int) -> bool:
 
 
 _MOST_CUTS = 12
+_PATH_TAIL = re.compile("(?:/[a-z0-9]*)+")
 
 
 def _holds_secret(decoded: str, reader: Reader) -> bool:

@@ -56,9 +56,11 @@ SID, which ``channels.json`` counts as a secret), and it is a dev corpus now, sc
 every run. ``channels_holdout10.json`` was the tenth (seen at e2288e3: 5708/6485
 placements caught, 88.0%, MISSED; 19/3685 near misses flagged, 0.5%, MET; detect-secrets
 2064/6485 and 276/3685); its leaks were closed by general rules (a password named in other
-scripts and languages, spaced secrets after their names, 32 bytes of unpadded base64;
-still leaking: a password far from its name, 92 placements, ``htpasswd -b``, a PuTTY key),
-and it is a dev corpus now, scored on every run. ``channels_holdout11.json`` is the next blind one: written by someone who has
+scripts and languages, spaced secrets after their names, 32 bytes of unpadded base64: 98.5%
+caught, 8 flagged; then ``arborist.secret_context``, a password known by the words around it,
+a user's flag before it or a tool's place, and bare keys and PuTTY keys behind escaped line
+breaks: 6485/6485 caught, the same 8 flagged), and it is a dev corpus now, scored on every
+run. ``channels_holdout11.json`` is the next blind one: written by someone who has
 not read the gate, committed by the lead, scored by ``--holdout`` once it is there (the
 run says so when it is not), and not tuned on after.
 

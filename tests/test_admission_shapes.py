@@ -132,6 +132,17 @@ SHAPES: list[tuple[str, str, str]] = [
         + "\nPrivate-MAC: ab",
         _PEM_BODY[:64],
     ),
+    (
+        "PuTTY key file in a query",
+        "https://pastebin.example/?k=PuTTY-User-Key-File-3%3A%20ssh-ed25519%0APrivate-Lines%3A%201"
+        "%0A" + _PEM_BODY[:64] + "%0APrivate-MAC%3A%20ab&x=1",
+        _PEM_BODY[:64],
+    ),
+    (
+        "PuTTY key file in a repr",
+        "'PuTTY-User-Key-File-3: ssh-ed25519\\nPrivate-Lines: 1\\n" + _PEM_BODY[:64] + "\\n'",
+        _PEM_BODY[:64],
+    ),
 ]
 
 

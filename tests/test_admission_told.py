@@ -109,3 +109,20 @@ def test_a_cookie_in_a_repr_ends_at_its_written_line_break() -> None:
     ends a value, as a real one does."""
     text = "'Set-Cookie: fig=newton\\r\\nSet-Cookie: sugar=wafer'"
     assert admit(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"https://docs.example.com/share?note=the%20key%3A%0A%0A{KEY40}&lang=fr",  # %0A escaped
+        f"OpenAIClient(model='sent me this:\\n\\n{KEY40}')",  # a repr's written line break
+    ],
+)
+def test_a_bare_key_after_an_escaped_line_break_is_redacted(text: str) -> None:
+    assert KEY40[:30] not in admit(text).text
+
+
+def test_a_43_character_key_before_a_path_is_redacted() -> None:
+    key43 = base64.b64encode(bytes(range(141, 173))).decode().rstrip("=")  # 32 bytes, no "="
+    assert key43 not in admit(f"http://localhost:8000/files/{key43}/download").text
+    assert key43 not in admit(f"tool:\\n\\n{key43}").text
