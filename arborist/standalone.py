@@ -55,6 +55,7 @@ from arborist.standalone_words import (
     SUBJECTS,
     SUBORDINATORS,
     TIMES,
+    WEATHER,
     WH,
 )
 
@@ -276,10 +277,10 @@ def _conditions(said: Said) -> bool:
 
 
 def _expletive(said: Said, i: int) -> bool:
-    """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ..."), or for the
-    weather or the time (:func:`_ambient`)."""
+    """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ...", "Is it worth
+    salting ..."), or for the weather or the time (:func:`_ambient`, "when it snows")."""
     before, after = said.texts[i - 1 : i], said.texts[i + 1 : i + 2]
-    if set(before + after) & BE and _ambient(said, i):
+    if (set(before + after) & BE and _ambient(said, i)) or _impersonal(said, i):
         return True  # "It's been raining all week": the weather's "it", or the time's
     if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
         return said.new_within(i + 2, min(i + 9, len(said.texts)))
@@ -291,6 +292,21 @@ def _expletive(said: Said, i: int) -> bool:
         if said.texts[k] in SUBORDINATORS:
             return True
     return False
+
+
+def _impersonal(said: Said, i: int) -> bool:
+    """The "it" at ``i`` is the weather's, right before a verb of :data:`WEATHER` ("when it
+    snows"), or next to "is" and "worth" before an -ing clause, which it stands for ("Is it
+    worth salting a new driveway?"; not "Is it worth it?", "Is it worth reading?", where "it"
+    is what is read)."""
+    texts = said.texts
+    if set(texts[i + 1 : i + 2]) & WEATHER:
+        return True
+    worth = next((k for k in range(i + 1, i + 3) if texts[k : k + 1] == ["worth"]), None)
+    if worth is None or not set(texts[i - 1 : i] + texts[i + 1 : i + 2]) & BE:
+        return False
+    ing = texts[worth + 1 : worth + 2] != [] and texts[worth + 1].endswith("ing")
+    return ing and not said.ends_clause(worth + 2)  # "Is it worth reading?": "it" is read
 
 
 def _ambient(said: Said, i: int) -> bool:

@@ -174,6 +174,18 @@ STANDALONE = {
         "Newbie here. How do I center a div?",
         "Python dev here. Why is the GIL a thing?",
     ],
+    "a spelling typed short, an interjection skipped": [
+        "lol how do cats always land on their feet?",
+        "why doesnt my sourdough starter bubble after two days?",
+        "How many people lived in the city of Ur?",
+        "wow, what is the tallest mountain in Africa?",
+    ],
+    "an impersonal it: the weather's verb, worth and an -ing clause": [
+        "Should I cover my roses when it freezes overnight?",
+        "Does it rain much in Lima in May?",
+        "Is it worth learning Latin as an adult?",
+        "Is it really worth upgrading a 2015 laptop to an SSD?",
+    ],
 }
 
 FOLLOW_UP = {
@@ -356,6 +368,17 @@ FOLLOW_UP = {
     "a noun of something": [
         "What's the takeaway?",
         "Key takeaways?",
+    ],
+    "a spelling typed short, an interjection skipped": [
+        "haha that's way too formal, can you loosen it up?",
+        "can you make ur answer shorter?",
+        "ugh this doesnt compile",
+        "i dont get it",
+    ],
+    "an impersonal it: the weather's verb, worth and an -ing clause": [
+        "Is it worth reading?",
+        "Is it worth the money?",
+        "Does it snow less than it used to there?",
     ],
 }
 
