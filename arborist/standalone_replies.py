@@ -20,6 +20,7 @@ from arborist.standalone_words import (
     CONDITIONS,
     COUNTERPARTS,
     DESTINATIONS,
+    DISTRIBUTIVE,
     DOCUMENTED,
     EDITS,
     ENUMERATED,
@@ -35,6 +36,7 @@ from arborist.standalone_words import (
     PAST_DONE,
     PICKS,
     PLACES,
+    PREPOSITIONS,
     PRONOUNS,
     RECALLED,
     RELATIVES,
@@ -217,7 +219,9 @@ def picks(said: Said) -> bool:
     method thread-safe", "Compare the two approaches ...", "Now do the same for 2019"); a new
     noun phrase before it may be what it picks from or is relative to ("my list of tuples by
     the second item", "a phone call without telling the other person", "a copy of a
-    dictionary ... the original")."""
+    dictionary ... the original"); "the same" before a preposition and "all"/"every"/"each"
+    compares across a set the question names ("Is the speed of light the same in all
+    reference frames?")."""
     texts = said.texts
     for i in range(min(len(texts), said.contrast) - 1):
         if texts[i] != "the":
@@ -229,8 +233,9 @@ def picks(said: Said) -> bool:
             compared = any(t in ("and", "or", "between", "vs", "versus") for t in texts[:i])
             stop = said.phrase(i + 1).stop if said.content(i + 1) else i + 2
             after = texts[stop : stop + 1]  # "the inverse function of ln", "the same as"
-            if not (compared or after in (["of"], ["to"], ["as"])):
-                return True
+            across = set(texts[stop + 1 : stop + 2]) & DISTRIBUTIVE and set(after) & PREPOSITIONS
+            if not (compared or across or after in (["of"], ["to"], ["as"])):
+                return True  # not "the same in all reference frames": across a set of its own
         elif word in PICKS and not says_which(said, i):
             return True
     return False

@@ -186,6 +186,11 @@ STANDALONE = {
         "Is it worth learning Latin as an adult?",
         "Is it really worth upgrading a 2015 laptop to an SSD?",
     ],
+    "the same across a set the question names": [
+        "Is boiling point the same at every altitude, and why?",
+        "Is a kilogram of feathers the same in every country?",
+        "Is the speed of sound the same in all gases?",
+    ],
 }
 
 FOLLOW_UP = {
@@ -379,6 +384,12 @@ FOLLOW_UP = {
         "Is it worth reading?",
         "Is it worth the money?",
         "Does it snow less than it used to there?",
+    ],
+    "the same across a set the question names": [
+        "Is it the same for all of them?",
+        "Would the result be the same in every case?",
+        "Is the answer the same for each?",
+        "Is the same true in Canada?",
     ],
 }
 
