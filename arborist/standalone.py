@@ -44,6 +44,7 @@ from arborist.standalone_words import (
     EXPLETIVE_VERBS,
     LIFTED,
     OBJECTS,
+    ORDINALS,
     PARTS,
     POSSESSIVES,
     PREPOSITIONS,
@@ -407,6 +408,8 @@ def _introduces(said: Said, i: int) -> bool:
     return _alone_after(said, end)
 
 
+PLACED = PREPOSITIONS | {"about"}
+"""After "that" and a part of a text, these say where it is ("that bit about escrow")."""
 STATED = (["i", "m"], ["i", "am"])
 """Opening a sentence, these say how the asker is ("I'm new to all this")."""
 
@@ -448,18 +451,17 @@ def _refers_back(said: Said) -> bool:
 def _recalls(said: Said, i: int) -> bool:
     """The word at ``i`` recalls the last answer: "next" ending a clause ("What happened
     next"; not after a first clause that names what it follows: "Who won the Battle of
-    Hastings, and what changed afterward?"), "the part about ...", "the formula you used",
+    Hastings, and what changed afterward?"), "the part about ...", "that last bit about ...", "the formula you used",
     "in response" or "as a result"
     ending a clause (to what was said), "there" ending a clause with no place named before
     it ("Why not use a mutex there?"; not "Is there ...", "Total beginner here. ...")."""
     texts, word = said.texts, said.texts[i]
-    before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
+    before = texts[i - 1 : i]
     if word in SEQUELS:  # "Who won the Battle of Hastings, and what changed afterward?"
         anchored = said.first_joint < i and min(said.first_named, said.first_new) < said.first_joint
         return said.ends_clause(i + 1) and said.first_condition > i and not anchored
-    if word in PARTS:  # not "the sentence \"The old man the boats\"": it is quoted
-        named = any(said.kinds[k] != "word" for k in said.phrase(i))
-        return before == ["the"] and after != ["of"] and not named
+    if word in PARTS:
+        return _part(said, i)
     if word in ("you", "your"):  # "the formula you used", "your solution"
         return recalls_act(said, i) if word == "you" else recalls_answer(said, i)
     if word in RESPONSES and said.ends_clause(i + 1):  # "What did she say in reply?"
@@ -467,6 +469,21 @@ def _recalls(said: Said, i: int) -> bool:
     if word not in ("there", "here") or not said.ends_clause(i + 1) or _introduced_here(said, i):
         return False
     return not set(before) & AUXILIARIES and said.first_named > i
+
+
+def _part(said: Said, i: int) -> bool:
+    """The part of a text at ``i`` is the last answer's: after "the" or "that" (and an ordinal:
+    "that last bit about escrow") and not of something ("the part about ..."; not "the
+    sentence \"The old man the boats\"": it is quoted; not "Is it true that bits are ...",
+    where "that" is a conjunction)."""
+    texts = said.texts
+    before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
+    named = any(said.kinds[k] != "word" for k in said.phrase(i))
+    if set(before) & ORDINALS:
+        before = texts[i - 2 : i - 1]
+    if before == ["that"] and not (said.ends_clause(i + 1) or set(after) & PLACED):
+        return False
+    return before in (["the"], ["that"]) and after != ["of"] and not named
 
 
 def _introduced_here(said: Said, i: int) -> bool:

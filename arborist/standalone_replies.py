@@ -130,8 +130,8 @@ def _did(word: str) -> bool:
 def edits(said: Said) -> bool:
     """A request that changes the last answer: an opening verb of :data:`EDITS` (after "now",
     or "can you", "could I", ...) whose object is "the N" that says not which, followed by
-    what it becomes or nothing ("Translate the answer into French", "Can you double the
-    quantities?"), or an opening verb with "instead of the N" that says not which ("Use a
+    what it becomes, "but" and how, or nothing ("Translate the answer into French", "Can you
+    double the quantities?", "Redo the query but skip refunds"), or an opening verb with "instead of the N" that says not which ("Use a
     dictionary instead of the list"). Not when the question holds the text it edits, quoted
     or after a colon ("Rewrite the following paragraph ...: \"...\"": the text is here); a
     question that leaves out "the N" of the last answer's recipe (:func:`_omits`) edits it."""
@@ -163,7 +163,7 @@ def _requests_edit(said: Said) -> bool:
     span = said.phrase(start + 2)
     if not span or any(said.kinds[k] != "word" or said.proper[k] for k in span):
         return False
-    return said.ends_clause(span.stop) or texts[span.stop] in DESTINATIONS
+    return said.ends_clause(span.stop) or texts[span.stop] in DESTINATIONS | {"but"}
 
 
 def _omits(said: Said) -> bool:

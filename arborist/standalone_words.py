@@ -327,7 +327,7 @@ way"), not one thing said before."""
 EDITS = wordset(
     "translate reformat rewrite rephrase reword shorten simplify expand summarize summarise "
     "format redo double halve triple scale substitute replace swap skip omit recompute "
-    "recalculate rerun redraw replot rework restate"
+    "recalculate rerun redraw replot rework restate repeat reformulate"
 )
 """Verbs that change a text or a recipe: opening a request, with "the N" that says not which
 as their object, they edit the last answer ("Translate the answer into French", "Can I

@@ -191,6 +191,12 @@ STANDALONE = {
         "Is a kilogram of feathers the same in every country?",
         "Is the speed of sound the same in all gases?",
     ],
+    "a request to redo or repeat the last answer's part": [
+        "How do I repeat a string n times in Python?",
+        "Repeat the header row on every printed page in Excel",
+        "Is it true that bits are faster than bytes?",
+        "I heard that sections of the Great Wall are visible from space. Is that right?",
+    ],
 }
 
 FOLLOW_UP = {
@@ -390,6 +396,13 @@ FOLLOW_UP = {
         "Would the result be the same in every case?",
         "Is the answer the same for each?",
         "Is the same true in Canada?",
+    ],
+    "a request to redo or repeat the last answer's part": [
+        "Can you repeat that bit about the deposit?",
+        "Repeat the last step.",
+        "Could you reformulate the answer in simpler words?",
+        "Redo the chart but with a log scale",
+        "Can you redo the table but sort it by date?",
     ],
 }
 
