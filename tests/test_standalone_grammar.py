@@ -197,6 +197,20 @@ STANDALONE = {
         "Is it true that bits are faster than bytes?",
         "I heard that sections of the Great Wall are visible from space. Is that right?",
     ],
+    "a pro-form 'one' or 'both' with something of its own to stand for, or none": [
+        "Who was the first one to walk on the moon?",
+        "Is one of the Great Lakes saltwater?",
+        "Why does no one use COBOL anymore?",
+        "Give me a one-liner to reverse a string in Python",
+        "How do I merge two lists into one in Python?",
+        "If I want a sourdough starter, how do I make one?",
+        "Why do magnets repel one another?",
+        "Is one egg a day healthy?",
+        "Do Python and Ruby both have garbage collection?",
+        "Is it better to learn Spanish or French, or both?",
+        "Both of my parents have brown eyes; can I have blue eyes?",
+        "Why do both my knees hurt after running?",
+    ],
 }
 
 FOLLOW_UP = {
@@ -404,6 +418,17 @@ FOLLOW_UP = {
         "Redo the chart but with a log scale",
         "Can you redo the table but sort it by date?",
     ],
+    "a pro-form 'one' or 'both' with something of its own to stand for, or none": [
+        "the third one",
+        "Is the cheaper one any good?",
+        "What about the red one?",
+        "Where can I buy one?",
+        "How do I make one without a blender?",
+        "Should we get one for the office?",
+        "Can you recommend one?",
+        "Both look fine, which is faster?",
+        "Should I learn both?",
+    ],
 }
 
 
@@ -437,6 +462,9 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert not stands_alone("I'm new to this. " * 20_000)
     assert not stands_alone("Really? That " * 20_000)
     assert not stands_alone("which one " * 20_000)
+    assert not stands_alone("the one " * 20_000)
+    assert not stands_alone("both " * 40_000)
+    assert stands_alone("do magnets repel one another " * 10_000)
     assert not stands_alone("try again " * 20_000)
     assert stands_alone("can I replace butter with oil " * 10_000)
     assert not stands_alone("your 3rd step " * 20_000)
