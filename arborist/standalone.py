@@ -13,7 +13,7 @@ measurement.
 
 from __future__ import annotations
 
-from arborist.standalone_leans import definite_subject, leans, owned_subject, stands_in
+from arborist.standalone_leans import definite_subject, leans, owned_subject, reports, stands_in
 from arborist.standalone_replies import (
     adds,
     corrects,
@@ -151,7 +151,7 @@ def _replies(said: Said) -> bool:
     saying whose (:mod:`arborist.standalone_replies`)."""
     if edits(said) or picks(said) or documented(said) or numbered(said):
         return True
-    return substitutes(said) or adds(said) or stands_in(said)
+    return substitutes(said) or adds(said) or stands_in(said) or reports(said)
 
 
 def _which_one(said: Said) -> bool:

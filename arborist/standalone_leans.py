@@ -16,6 +16,7 @@ from arborist.standalone_said import Said
 from arborist.standalone_words import (
     ALTERNATIVES,
     ANAPHORIC_MODIFIERS,
+    ANSWERED,
     AUXILIARIES,
     BE,
     COMPARATIVES,
@@ -24,6 +25,8 @@ from arborist.standalone_words import (
     CREATED,
     DEFINING,
     DEGREES,
+    FAILING,
+    FAILS,
     GENERIC,
     INTRODUCERS,
     KINDS,
@@ -31,6 +34,7 @@ from arborist.standalone_words import (
     MODIFIERS,
     MODIFYING,
     MORE,
+    NEGATED,
     OWNED,
     OWNERS,
     PAST,
@@ -48,7 +52,7 @@ from arborist.standalone_words import (
     wordset,
 )
 
-__all__ = ["definite_subject", "leans", "owned_subject", "stands_in"]
+__all__ = ["definite_subject", "leans", "owned_subject", "reports", "stands_in"]
 
 
 def leans(said: Said) -> bool:
@@ -344,8 +348,27 @@ def stands_in(said: Said) -> bool:
     return False
 
 
+OWNING = wordset("i we my our that which who")
+"""In the subject of :func:`reports`, these say whose or which it is ("the code I wrote")."""
 JOINED = wordset("and or vs versus between")
 """Before "both", these name the pair it is ("Python or Ruby, are both ...")."""
 STANDERS = wordset("i you we to")
 """Two words before "one", these make the word between a verb and "one" its object."""
 PLACES = PREPOSITIONS - wordset("of")
+
+
+def reports(said: Said) -> bool:
+    """A statement opening with "the" and a thing an answer gives (:data:`ANSWERED`: "the
+    formula", "the code") that says not which, before a negated auxiliary and a verb of
+    :data:`FAILING` or a verb of :data:`FAILS`: a report that what the last answer gave fails
+    ("the formula doesn't work, gives #VALUE!", "The script crashes on line 3"; not "The
+    printer doesn't work after the update": no answer gives a printer; not "the code I wrote
+    fails": the asker's)."""
+    texts = said.texts
+    stop = next((k for k in range(1, min(len(texts), 5)) if texts[k] in NEGATED | FAILS), 0)
+    subject = range(1, stop)
+    if texts[:1] != ["the"] or not subject or not set(texts[1:stop]) & ANSWERED:
+        return False
+    if any(said.kinds[k] != "word" or said.proper[k] or texts[k] in OWNING for k in subject):
+        return False  # "The Python code fails on Windows", "the code I wrote": which is said
+    return texts[stop] in FAILS or (texts[stop + 1 : stop + 2] != [] and texts[stop + 1] in FAILING)

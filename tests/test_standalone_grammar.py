@@ -211,6 +211,12 @@ STANDALONE = {
         "Both of my parents have brown eyes; can I have blue eyes?",
         "Why do both my knees hurt after running?",
     ],
+    "a report that what the last answer gave fails": [
+        "The printer doesn't work after the update, what can I do?",
+        "The Python code fails on Windows",
+        "The code I wrote fails on Windows, why?",
+        "The VLOOKUP formula doesn't work across sheets, why?",
+    ],
 }
 
 FOLLOW_UP = {
@@ -428,6 +434,12 @@ FOLLOW_UP = {
         "Can you recommend one?",
         "Both look fine, which is faster?",
         "Should I learn both?",
+    ],
+    "a report that what the last answer gave fails": [
+        "The script crashes on line 3",
+        "the code didnt run",
+        "The query fails with a syntax error",
+        "the explanation doesn't help",
     ],
 }
 
