@@ -131,7 +131,8 @@ def edits(said: Said) -> bool:
     """A request that changes the last answer: an opening verb of :data:`EDITS` (after "now",
     or "can you", "could I", ...) whose object is "the N" that says not which, followed by
     what it becomes, "but" and how, or nothing ("Translate the answer into French", "Can you
-    double the quantities?", "Redo the query but skip refunds"), or an opening verb with "instead of the N" that says not which ("Use a
+    double the quantities?", "Redo the SQL query but skip refunds": a name before a thing
+    answers give says its kind, not which), or an opening verb with "instead of the N" that says not which ("Use a
     dictionary instead of the list"). Not when the question holds the text it edits, quoted
     or after a colon ("Rewrite the following paragraph ...: \"...\"": the text is here); a
     question that leaves out "the N" of the last answer's recipe (:func:`_omits`) edits it."""
@@ -161,7 +162,11 @@ def _requests_edit(said: Said) -> bool:
     if texts[start] not in EDITS or texts[start + 1 : start + 2] not in (["the"], ["your"]):
         return False
     span = said.phrase(start + 2)
-    if not span or any(said.kinds[k] != "word" or said.proper[k] for k in span):
+    if not span:
+        return False
+    head = span.stop - 1  # "the SQL query": a name before what answers give says its kind
+    kind = texts[head] in ANSWERED and said.kinds[head] == "word" and not said.proper[head]
+    if any(said.kinds[k] != "word" or said.proper[k] for k in span) and not kind:
         return False
     return said.ends_clause(span.stop) or texts[span.stop] in DESTINATIONS | {"but"}
 

@@ -217,6 +217,11 @@ STANDALONE = {
         "The code I wrote fails on Windows, why?",
         "The VLOOKUP formula doesn't work across sheets, why?",
     ],
+    "a name before a thing answers give says its kind in an edit": [
+        "Translate the Gettysburg Address into French",
+        "Summarize the Harry Potter books",
+        "Translate the Lord's Prayer into Latin",
+    ],
 }
 
 FOLLOW_UP = {
@@ -440,6 +445,12 @@ FOLLOW_UP = {
         "the code didnt run",
         "The query fails with a syntax error",
         "the explanation doesn't help",
+    ],
+    "a name before a thing answers give says its kind in an edit": [
+        "Rewrite the Python script to use async",
+        "Rewrite the JSON example in YAML",
+        "Simplify the Bash script",
+        "Could you redo the Excel formula but skip blank cells?",
     ],
 }
 
