@@ -181,7 +181,7 @@ STANDALONE = {
         "wow, what is the tallest mountain in Africa?",
     ],
     "an impersonal it: the weather's verb, worth and an -ing clause": [
-        "Should I cover my roses when it freezes overnight?",
+        "Does it snow in Tokyo in January?",
         "Does it rain much in Lima in May?",
         "Is it worth learning Latin as an adult?",
         "Is it really worth upgrading a 2015 laptop to an SSD?",
@@ -408,6 +408,7 @@ FOLLOW_UP = {
     "a spelling typed short, an interjection skipped": [
         "haha that's way too formal, can you loosen it up?",
         "can you make ur answer shorter?",
+        "can u repeat ur last sentence",
         "ugh this doesnt compile",
         "i dont get it",
     ],
@@ -438,6 +439,8 @@ FOLLOW_UP = {
         "Should we get one for the office?",
         "Can you recommend one?",
         "Both look fine, which is faster?",
+        "Both seem reasonable, how should I choose?",
+        "the 10th one please",
         "Should I learn both?",
     ],
     "a report that what the last answer gave fails": [
