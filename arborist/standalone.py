@@ -13,7 +13,7 @@ measurement.
 
 from __future__ import annotations
 
-from arborist.standalone_leans import definite_subject, leans, owned_subject
+from arborist.standalone_leans import definite_subject, leans, owned_subject, reports, stands_in
 from arborist.standalone_replies import (
     adds,
     corrects,
@@ -44,6 +44,7 @@ from arborist.standalone_words import (
     EXPLETIVE_VERBS,
     LIFTED,
     OBJECTS,
+    ORDINALS,
     PARTS,
     POSSESSIVES,
     PREPOSITIONS,
@@ -55,6 +56,7 @@ from arborist.standalone_words import (
     SUBJECTS,
     SUBORDINATORS,
     TIMES,
+    WEATHER,
     WH,
 )
 
@@ -149,7 +151,7 @@ def _replies(said: Said) -> bool:
     saying whose (:mod:`arborist.standalone_replies`)."""
     if edits(said) or picks(said) or documented(said) or numbered(said):
         return True
-    return substitutes(said) or adds(said)
+    return substitutes(said) or adds(said) or stands_in(said) or reports(said)
 
 
 def _which_one(said: Said) -> bool:
@@ -276,10 +278,10 @@ def _conditions(said: Said) -> bool:
 
 
 def _expletive(said: Said, i: int) -> bool:
-    """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ..."), or for the
-    weather or the time (:func:`_ambient`)."""
+    """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ...", "Is it worth
+    salting ..."), or for the weather or the time (:func:`_ambient`, "when it snows")."""
     before, after = said.texts[i - 1 : i], said.texts[i + 1 : i + 2]
-    if set(before + after) & BE and _ambient(said, i):
+    if (set(before + after) & BE and _ambient(said, i)) or _impersonal(said, i):
         return True  # "It's been raining all week": the weather's "it", or the time's
     if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
         return said.new_within(i + 2, min(i + 9, len(said.texts)))
@@ -291,6 +293,21 @@ def _expletive(said: Said, i: int) -> bool:
         if said.texts[k] in SUBORDINATORS:
             return True
     return False
+
+
+def _impersonal(said: Said, i: int) -> bool:
+    """The "it" at ``i`` is the weather's, right before a verb of :data:`WEATHER` ("when it
+    snows"), or next to "is" and "worth" before an -ing clause, which it stands for ("Is it
+    worth salting a new driveway?"; not "Is it worth it?", "Is it worth reading?", where "it"
+    is what is read)."""
+    texts = said.texts
+    if set(texts[i + 1 : i + 2]) & WEATHER:
+        return True
+    worth = next((k for k in range(i + 1, i + 3) if texts[k : k + 1] == ["worth"]), None)
+    if worth is None or not set(texts[i - 1 : i] + texts[i + 1 : i + 2]) & BE:
+        return False
+    ing = texts[worth + 1 : worth + 2] != [] and texts[worth + 1].endswith("ing")
+    return ing and not said.ends_clause(worth + 2)  # "Is it worth reading?": "it" is read
 
 
 def _ambient(said: Said, i: int) -> bool:
@@ -391,6 +408,8 @@ def _introduces(said: Said, i: int) -> bool:
     return _alone_after(said, end)
 
 
+PLACED = PREPOSITIONS | {"about"}
+"""After "that" and a part of a text, these say where it is ("that bit about escrow")."""
 STATED = (["i", "m"], ["i", "am"])
 """Opening a sentence, these say how the asker is ("I'm new to all this")."""
 
@@ -432,18 +451,17 @@ def _refers_back(said: Said) -> bool:
 def _recalls(said: Said, i: int) -> bool:
     """The word at ``i`` recalls the last answer: "next" ending a clause ("What happened
     next"; not after a first clause that names what it follows: "Who won the Battle of
-    Hastings, and what changed afterward?"), "the part about ...", "the formula you used",
+    Hastings, and what changed afterward?"), "the part about ...", "that last bit about ...", "the formula you used",
     "in response" or "as a result"
     ending a clause (to what was said), "there" ending a clause with no place named before
     it ("Why not use a mutex there?"; not "Is there ...", "Total beginner here. ...")."""
     texts, word = said.texts, said.texts[i]
-    before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
+    before = texts[i - 1 : i]
     if word in SEQUELS:  # "Who won the Battle of Hastings, and what changed afterward?"
         anchored = said.first_joint < i and min(said.first_named, said.first_new) < said.first_joint
         return said.ends_clause(i + 1) and said.first_condition > i and not anchored
-    if word in PARTS:  # not "the sentence \"The old man the boats\"": it is quoted
-        named = any(said.kinds[k] != "word" for k in said.phrase(i))
-        return before == ["the"] and after != ["of"] and not named
+    if word in PARTS:
+        return _part(said, i)
     if word in ("you", "your"):  # "the formula you used", "your solution"
         return recalls_act(said, i) if word == "you" else recalls_answer(said, i)
     if word in RESPONSES and said.ends_clause(i + 1):  # "What did she say in reply?"
@@ -451,6 +469,21 @@ def _recalls(said: Said, i: int) -> bool:
     if word not in ("there", "here") or not said.ends_clause(i + 1) or _introduced_here(said, i):
         return False
     return not set(before) & AUXILIARIES and said.first_named > i
+
+
+def _part(said: Said, i: int) -> bool:
+    """The part of a text at ``i`` is the last answer's: after "the" or "that" (and an ordinal:
+    "that last bit about escrow") and not of something ("the part about ..."; not "the
+    sentence \"The old man the boats\"": it is quoted; not "Is it true that bits are ...",
+    where "that" is a conjunction)."""
+    texts = said.texts
+    before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
+    named = any(said.kinds[k] != "word" for k in said.phrase(i))
+    if set(before) & ORDINALS:
+        before = texts[i - 2 : i - 1]
+    if before == ["that"] and not (said.ends_clause(i + 1) or set(after) & PLACED):
+        return False
+    return before in (["the"], ["that"]) and after != ["of"] and not named
 
 
 def _introduced_here(said: Said, i: int) -> bool:

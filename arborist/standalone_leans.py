@@ -16,6 +16,7 @@ from arborist.standalone_said import Said
 from arborist.standalone_words import (
     ALTERNATIVES,
     ANAPHORIC_MODIFIERS,
+    ANSWERED,
     AUXILIARIES,
     BE,
     COMPARATIVES,
@@ -24,12 +25,16 @@ from arborist.standalone_words import (
     CREATED,
     DEFINING,
     DEGREES,
+    FAILING,
+    FAILS,
     GENERIC,
     INTRODUCERS,
     KINDS,
+    LINKING,
     MODIFIERS,
     MODIFYING,
     MORE,
+    NEGATED,
     OWNED,
     OWNERS,
     PAST,
@@ -47,7 +52,7 @@ from arborist.standalone_words import (
     wordset,
 )
 
-__all__ = ["definite_subject", "leans", "owned_subject"]
+__all__ = ["definite_subject", "leans", "owned_subject", "reports", "stands_in"]
 
 
 def leans(said: Said) -> bool:
@@ -57,6 +62,11 @@ def leans(said: Said) -> bool:
     question word with no verb, "the N" asked about in the past."""
     plain, texts = said.plain, said.texts
     alternatives = bool(plain & ALTERNATIVES)
+    if any(
+        texts[j : j + 2] == ["one", "another"] and not said.content(j + 2)
+        for j in range(len(texts))
+    ):
+        plain = plain - {"another"}  # "Why do magnets repel one another?": each other
     if said.lowered.startswith("what if ") or plain & REPEATS or _asks_else(said):
         return True
     if _asks_more(said) or _fragment(said) or _owned(said) or definite_subject(said):
@@ -306,3 +316,59 @@ def _unsaid(said: Said, i: int) -> bool:
         if len(owner) < 2 or owner[0] not in OWNERS or owner[1] != "the":
             return False
         i = span.stop + 1
+
+
+def stands_in(said: Said) -> bool:
+    """A pro-form with nothing in the question to stand in for: "one" after "the" and at most
+    two words ("the 2nd one", "the cheaper one"), or after "I"/"you"/"we"/"to" and a verb
+    ("How do I write one to a file?", "Where can I buy one?"), ending its clause or before a
+    preposition, with no new noun phrase before it, nor a name or literal after it and not
+    before "to" ("the first one to walk on the moon", "the fastest one in Python 3"); or "both" ending a clause or before an auxiliary or a
+    verb of :data:`LINKING`, with no pair joined by "and"/"or" or new noun phrase before it
+    ("Both sound good", "Should I learn both?"). Not "one of the ...", "no one", "one
+    another", "one-liner", "one big list": a number or a determiner."""
+    texts = said.texts
+    joined = next((j for j, t in enumerate(texts) if t in JOINED), len(texts))
+    for i, word in enumerate(texts):
+        if said.kinds[i] != "word" or (said.introduced(i) and word == "both"):
+            continue
+        if word == "both" and joined > i:
+            after = texts[i + 1 : i + 2]
+            if said.ends_clause(i + 1) or set(after) & (AUXILIARIES | LINKING):
+                return True
+        if word != "one" or not (said.ends_clause(i + 1) or set(texts[i + 1 : i + 2]) & PLACES):
+            continue
+        if i >= 2 and texts[i - 2] in STANDERS and not said.introduced(i):
+            return True  # "How do I write one to a file?"
+        the = next((j for j in range(max(i - 3, 0), i) if texts[j] == "the"), None)
+        if the is None or said.introduced(the) or texts[i + 1 : i + 2] == ["to"]:
+            continue  # "the first one to walk on the moon"
+        if not any(said.kinds[k] != "word" for k in range(i + 1, len(texts))):
+            return True  # "the 2nd one"; not "the cheaper one in Python 3"
+    return False
+
+
+OWNING = wordset("i we my our that which who")
+"""In the subject of :func:`reports`, these say whose or which it is ("the code I wrote")."""
+JOINED = wordset("and or vs versus between")
+"""Before "both", these name the pair it is ("Python or Ruby, are both ...")."""
+STANDERS = wordset("i you we to")
+"""Two words before "one", these make the word between a verb and "one" its object."""
+PLACES = PREPOSITIONS - wordset("of")
+
+
+def reports(said: Said) -> bool:
+    """A statement opening with "the" and a thing an answer gives (:data:`ANSWERED`: "the
+    formula", "the code") that says not which, before a negated auxiliary and a verb of
+    :data:`FAILING` or a verb of :data:`FAILS`: a report that what the last answer gave fails
+    ("the formula doesn't work, gives #VALUE!", "The script crashes on line 3"; not "The
+    printer doesn't work after the update": no answer gives a printer; not "the code I wrote
+    fails": the asker's)."""
+    texts = said.texts
+    stop = next((k for k in range(1, min(len(texts), 5)) if texts[k] in NEGATED | FAILS), 0)
+    subject = range(1, stop)
+    if texts[:1] != ["the"] or not subject or not set(texts[1:stop]) & ANSWERED:
+        return False
+    if any(said.kinds[k] != "word" or said.proper[k] or texts[k] in OWNING for k in subject):
+        return False  # "The Python code fails on Windows", "the code I wrote": which is said
+    return texts[stop] in FAILS or (texts[stop + 1 : stop + 2] != [] and texts[stop + 1] in FAILING)

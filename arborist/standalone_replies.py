@@ -20,6 +20,7 @@ from arborist.standalone_words import (
     CONDITIONS,
     COUNTERPARTS,
     DESTINATIONS,
+    DISTRIBUTIVE,
     DOCUMENTED,
     EDITS,
     ENUMERATED,
@@ -35,6 +36,7 @@ from arborist.standalone_words import (
     PAST_DONE,
     PICKS,
     PLACES,
+    PREPOSITIONS,
     PRONOUNS,
     RECALLED,
     RELATIVES,
@@ -128,8 +130,9 @@ def _did(word: str) -> bool:
 def edits(said: Said) -> bool:
     """A request that changes the last answer: an opening verb of :data:`EDITS` (after "now",
     or "can you", "could I", ...) whose object is "the N" that says not which, followed by
-    what it becomes or nothing ("Translate the answer into French", "Can you double the
-    quantities?"), or an opening verb with "instead of the N" that says not which ("Use a
+    what it becomes, "but" and how, or nothing ("Translate the answer into French", "Can you
+    double the quantities?", "Redo the SQL query but skip refunds": a name before a thing
+    answers give says its kind, not which), or an opening verb with "instead of the N" that says not which ("Use a
     dictionary instead of the list"). Not when the question holds the text it edits, quoted
     or after a colon ("Rewrite the following paragraph ...: \"...\"": the text is here); a
     question that leaves out "the N" of the last answer's recipe (:func:`_omits`) edits it."""
@@ -159,9 +162,13 @@ def _requests_edit(said: Said) -> bool:
     if texts[start] not in EDITS or texts[start + 1 : start + 2] not in (["the"], ["your"]):
         return False
     span = said.phrase(start + 2)
-    if not span or any(said.kinds[k] != "word" or said.proper[k] for k in span):
+    if not span:
         return False
-    return said.ends_clause(span.stop) or texts[span.stop] in DESTINATIONS
+    head = span.stop - 1  # "the SQL query": a name before what answers give says its kind
+    kind = texts[head] in ANSWERED and said.kinds[head] == "word" and not said.proper[head]
+    if any(said.kinds[k] != "word" or said.proper[k] for k in span) and not kind:
+        return False
+    return said.ends_clause(span.stop) or texts[span.stop] in DESTINATIONS | {"but"}
 
 
 def _omits(said: Said) -> bool:
@@ -217,7 +224,9 @@ def picks(said: Said) -> bool:
     method thread-safe", "Compare the two approaches ...", "Now do the same for 2019"); a new
     noun phrase before it may be what it picks from or is relative to ("my list of tuples by
     the second item", "a phone call without telling the other person", "a copy of a
-    dictionary ... the original")."""
+    dictionary ... the original"); "the same" before a preposition and "all"/"every"/"each"
+    compares across a set the question names ("Is the speed of light the same in all
+    reference frames?")."""
     texts = said.texts
     for i in range(min(len(texts), said.contrast) - 1):
         if texts[i] != "the":
@@ -229,8 +238,9 @@ def picks(said: Said) -> bool:
             compared = any(t in ("and", "or", "between", "vs", "versus") for t in texts[:i])
             stop = said.phrase(i + 1).stop if said.content(i + 1) else i + 2
             after = texts[stop : stop + 1]  # "the inverse function of ln", "the same as"
-            if not (compared or after in (["of"], ["to"], ["as"])):
-                return True
+            across = set(texts[stop + 1 : stop + 2]) & DISTRIBUTIVE and set(after) & PREPOSITIONS
+            if not (compared or across or after in (["of"], ["to"], ["as"])):
+                return True  # not "the same in all reference frames": across a set of its own
         elif word in PICKS and not says_which(said, i):
             return True
     return False

@@ -29,7 +29,9 @@ from arborist.standalone_words import (
     RECIPIENTS,
     RELATIVE,
     RELATIVES,
+    TEXTED,
     TOKEN,
+    UNAPOSTROPHED,
     UNIQUE,
     WH,
 )
@@ -115,6 +117,12 @@ class Said:
         tokens = [(k, t) for k, t in tokens if k != "word" or fold(t) not in FILLERS]
         kinds = [kind for kind, _ in tokens]
         texts = [fold(text) if kind == "word" else text for kind, text in tokens]
+        texts = [  # "ur answer", "doesnt work": the words they spell; not the city of Ur
+            UNAPOSTROPHED.get(t, TEXTED.get(t, t) if tokens[j][1].islower() else t)
+            if kinds[j] == "word"
+            else t
+            for j, t in enumerate(texts)
+        ]
         start = 0
         while start < len(texts) and (
             kinds[start] == "mark"

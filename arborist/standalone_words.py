@@ -35,6 +35,7 @@ __all__ = [
     "DEMONSTRATIVES",
     "DEPENDENT",
     "DESTINATIONS",
+    "DISTRIBUTIVE",
     "DOCUMENTED",
     "EDITS",
     "ENUMERATED",
@@ -42,6 +43,8 @@ __all__ = [
     "EVEN_BEFORE",
     "EXCHANGED",
     "EXPLETIVE_VERBS",
+    "FAILING",
+    "FAILS",
     "FILLERS",
     "GENERIC",
     "GREETINGS",
@@ -49,6 +52,7 @@ __all__ = [
     "JOINTS",
     "KINDS",
     "LIFTED",
+    "LINKING",
     "MODIFIERS",
     "MODIFYING",
     "MORE",
@@ -85,10 +89,13 @@ __all__ = [
     "SUBJECTS",
     "SUBORDINATORS",
     "SUBSTITUTES",
+    "TEXTED",
     "TIMED",
     "TIMES",
     "TOKEN",
+    "UNAPOSTROPHED",
     "UNIQUE",
+    "WEATHER",
     "WH",
     "WHEN",
     "wordset",
@@ -133,8 +140,31 @@ there! I'm a teacher. ..."): it points at no place."""
 ADVERBIAL = wordset("more again once instead")
 """After "that" and a noun, these say how, not what the noun does: "that" is a determiner
 ("rewrite that paragraph more formally"), not a conjunction before a clause."""
-ACKNOWLEDGEMENTS = wordset("ok okay alright thanks thank cool great hmm")
-"""Replies to the turn above, skipped before reading the opener ("ok but for IPv6")."""
+ACKNOWLEDGEMENTS = wordset("ok okay alright thanks thank cool great hmm lol haha lmao ugh wow")
+"""Replies to the turn above or interjections, skipped before reading the opener ("ok but for
+IPv6", "lol that's way too long")."""
+TEXTED = {"ur": "your"}
+"""A texting spelling, typed in lower case, read as the word it spells ("reformulate ur
+answer"; not "the city of Ur")."""
+UNAPOSTROPHED = {
+    "doesnt": "doesn", "dont": "don", "isnt": "isn", "arent": "aren", "didnt": "didn",
+    "wasnt": "wasn", "werent": "weren", "wont": "will", "cant": "can", "shouldnt": "shouldn",
+    "couldnt": "couldn", "wouldnt": "wouldn", "hasnt": "hasn", "havent": "haven",
+}  # fmt: skip
+"""A negated auxiliary typed without its apostrophe ("doesnt"), read as the auxiliary."""
+WEATHER = wordset("snows rains hails sleets drizzles pours snowed rained hailed snow rain")
+"""Right after "it", the weather's "it" ("when it snows", "Does it rain much in Lima?")."""
+FAILING = wordset("work run compile load help")
+"""After a negated auxiliary, with "the N" that says not which as subject: a report that
+something the last answer gave fails ("the formula doesn't work")."""
+FAILS = wordset("fails failed crashes crashed breaks broke errors")
+"""The same report without an auxiliary ("The script crashes on line 3")."""
+LINKING = wordset("sound seem look feel appear work")
+"""Right after "both", a verb that makes it the subject: a pair the last answer named
+("Both sound good")."""
+DISTRIBUTIVE = wordset("all every each")
+"""After "the same" and a preposition, the set it is the same across ("the same in all
+reference frames"): a comparison within the question, no pick."""
 CONTINUATIONS = (
     "and",
     "also",
@@ -297,7 +327,7 @@ way"), not one thing said before."""
 EDITS = wordset(
     "translate reformat rewrite rephrase reword shorten simplify expand summarize summarise "
     "format redo double halve triple scale substitute replace swap skip omit recompute "
-    "recalculate rerun redraw replot rework restate"
+    "recalculate rerun redraw replot rework restate repeat reformulate"
 )
 """Verbs that change a text or a recipe: opening a request, with "the N" that says not which
 as their object, they edit the last answer ("Translate the answer into French", "Can I

@@ -174,6 +174,54 @@ STANDALONE = {
         "Newbie here. How do I center a div?",
         "Python dev here. Why is the GIL a thing?",
     ],
+    "a spelling typed short, an interjection skipped": [
+        "lol how do cats always land on their feet?",
+        "why doesnt my sourdough starter bubble after two days?",
+        "How many people lived in the city of Ur?",
+        "wow, what is the tallest mountain in Africa?",
+    ],
+    "an impersonal it: the weather's verb, worth and an -ing clause": [
+        "Does it snow in Tokyo in January?",
+        "Does it rain much in Lima in May?",
+        "Is it worth learning Latin as an adult?",
+        "Is it really worth upgrading a 2015 laptop to an SSD?",
+    ],
+    "the same across a set the question names": [
+        "Is boiling point the same at every altitude, and why?",
+        "Is a kilogram of feathers the same in every country?",
+        "Is the speed of sound the same in all gases?",
+    ],
+    "a request to redo or repeat the last answer's part": [
+        "How do I repeat a string n times in Python?",
+        "Repeat the header row on every printed page in Excel",
+        "Is it true that bits are faster than bytes?",
+        "I heard that sections of the Great Wall are visible from space. Is that right?",
+    ],
+    "a pro-form 'one' or 'both' with something of its own to stand for, or none": [
+        "Who was the first one to walk on the moon?",
+        "Is one of the Great Lakes saltwater?",
+        "Why does no one use COBOL anymore?",
+        "Give me a one-liner to reverse a string in Python",
+        "How do I merge two lists into one in Python?",
+        "If I want a sourdough starter, how do I make one?",
+        "Why do magnets repel one another?",
+        "Is one egg a day healthy?",
+        "Do Python and Ruby both have garbage collection?",
+        "Is it better to learn Spanish or French, or both?",
+        "Both of my parents have brown eyes; can I have blue eyes?",
+        "Why do both my knees hurt after running?",
+    ],
+    "a report that what the last answer gave fails": [
+        "The printer doesn't work after the update, what can I do?",
+        "The Python code fails on Windows",
+        "The code I wrote fails on Windows, why?",
+        "The VLOOKUP formula doesn't work across sheets, why?",
+    ],
+    "a name before a thing answers give says its kind in an edit": [
+        "Translate the Gettysburg Address into French",
+        "Summarize the Harry Potter books",
+        "Translate the Lord's Prayer into Latin",
+    ],
 }
 
 FOLLOW_UP = {
@@ -357,6 +405,56 @@ FOLLOW_UP = {
         "What's the takeaway?",
         "Key takeaways?",
     ],
+    "a spelling typed short, an interjection skipped": [
+        "haha that's way too formal, can you loosen it up?",
+        "can you make ur answer shorter?",
+        "can u repeat ur last sentence",
+        "ugh this doesnt compile",
+        "i dont get it",
+    ],
+    "an impersonal it: the weather's verb, worth and an -ing clause": [
+        "Is it worth reading?",
+        "Is it worth the money?",
+        "Does it snow less than it used to there?",
+    ],
+    "the same across a set the question names": [
+        "Is it the same for all of them?",
+        "Would the result be the same in every case?",
+        "Is the answer the same for each?",
+        "Is the same true in Canada?",
+    ],
+    "a request to redo or repeat the last answer's part": [
+        "Can you repeat that bit about the deposit?",
+        "Repeat the last step.",
+        "Could you reformulate the answer in simpler words?",
+        "Redo the chart but with a log scale",
+        "Can you redo the table but sort it by date?",
+    ],
+    "a pro-form 'one' or 'both' with something of its own to stand for, or none": [
+        "the third one",
+        "Is the cheaper one any good?",
+        "What about the red one?",
+        "Where can I buy one?",
+        "How do I make one without a blender?",
+        "Should we get one for the office?",
+        "Can you recommend one?",
+        "Both look fine, which is faster?",
+        "Both seem reasonable, how should I choose?",
+        "the 10th one please",
+        "Should I learn both?",
+    ],
+    "a report that what the last answer gave fails": [
+        "The script crashes on line 3",
+        "the code didnt run",
+        "The query fails with a syntax error",
+        "the explanation doesn't help",
+    ],
+    "a name before a thing answers give says its kind in an edit": [
+        "Rewrite the Python script to use async",
+        "Rewrite the JSON example in YAML",
+        "Simplify the Bash script",
+        "Could you redo the Excel formula but skip blank cells?",
+    ],
 }
 
 
@@ -390,6 +488,9 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert not stands_alone("I'm new to this. " * 20_000)
     assert not stands_alone("Really? That " * 20_000)
     assert not stands_alone("which one " * 20_000)
+    assert not stands_alone("the one " * 20_000)
+    assert not stands_alone("both " * 40_000)
+    assert stands_alone("do magnets repel one another " * 10_000)
     assert not stands_alone("try again " * 20_000)
     assert stands_alone("can I replace butter with oil " * 10_000)
     assert not stands_alone("your 3rd step " * 20_000)
