@@ -8,7 +8,7 @@ the built-in demo corpus still admitted with no redaction; ingest throughput wit
 of the gate issue #22 replaced. ``--quick`` is a smoke run (the first channel corpus
 alone, no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, and ``channels_holdout11.json`` when it is there),
+held-out corpora (``holdout.json``, and ``channels_holdout12.json`` when it is there),
 written blind beside the dev ones and never tuned on. ``--channels-only`` stops after the
 corpora.
 
@@ -60,9 +60,16 @@ scripts and languages, spaced secrets after their names, 32 bytes of unpadded ba
 caught, 8 flagged; then ``arborist.secret_context``, a password known by the words around it,
 a user's flag before it or a tool's place, and bare keys and PuTTY keys behind escaped line
 breaks: 6485/6485 caught, the same 8 flagged), and it is a dev corpus now, scored on every
-run. ``channels_holdout11.json`` is the next blind one: written by someone who has
-not read the gate, committed by the lead, scored by ``--holdout`` once it is there (the
-run says so when it is not), and not tuned on after.
+run. ``channels_holdout11.json`` was the eleventh (158 secrets x 48 placements, 90 near
+misses; scored with the gate of b09aae1 before the eleventh round's rules, the figures
+alone read: 6495/7339 caught, 88.5%, and 66/4032 flagged, 1.6%; then seen once with the
+eleventh round's gate, bc98170: 6689/7339 placements caught, 91.1%, MISSED; 84/4032 near
+misses flagged, 2.1%, MISSED; detect-secrets 2429/7339 and 285/4032): eleven blind rounds
+have each found a tenth or less of a new writer's placements uncaught, and a round's
+rules carry two or three points onto the next writer's set. It is a dev corpus now,
+scored on every run. ``channels_holdout12.json`` is the next blind one: written by
+someone who has not read the gate, committed by the lead, scored by ``--holdout`` once
+it is there (the run says so when it is not), and not tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
   is no longer in :func:`arborist.admission.admit`'s output; a near miss is flagged
@@ -166,7 +173,9 @@ CHANNELS_SEEN9 = ROOT / "bench" / "secret_corpus" / "channels_holdout9.json"
 """The ninth blind channel holdout: seen at 0eb834a and fixed since, a dev corpus now."""
 CHANNELS_SEEN10 = ROOT / "bench" / "secret_corpus" / "channels_holdout10.json"
 """The tenth blind channel holdout: seen at e2288e3 and fixed since, a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout11.json"
+CHANNELS_SEEN11 = ROOT / "bench" / "secret_corpus" / "channels_holdout11.json"
+"""The eleventh blind channel holdout: seen at bc98170, a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout12.json"
 """The blind channel holdout ``--holdout`` scores when it is there (the lead commits it)."""
 OLD_GATE = "c8136f0"
 """The commit whose arborist/admission.py is the gate before issue #22's changes."""
@@ -715,6 +724,10 @@ def main() -> int:
         ("dev channel corpus, the eighth holdout, seen (channels_holdout8.json)", CHANNELS_SEEN8),
         ("dev channel corpus, the ninth holdout, seen (channels_holdout9.json)", CHANNELS_SEEN9),
         ("dev channel corpus, the tenth holdout, seen (channels_holdout10.json)", CHANNELS_SEEN10),
+        (
+            "dev channel corpus, the eleventh holdout, seen (channels_holdout11.json)",
+            CHANNELS_SEEN11,
+        ),
     ]
     if args.quick:  # a smoke run: one channel corpus through every channel's path
         channel_corpora = channel_corpora[:1]
