@@ -82,6 +82,11 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         ["agreement", "standalone called follow-up", "follow-up called standalone"],
         60,
     ),
+    "followup-learned": (
+        ["bench/followup_learned.py", "--quick"],
+        ["leave-one-set-out", "held-out set", "mean (all sets)", "mean h7..h10", "quick run"],
+        120,
+    ),
     "gate": (
         ["bench/gate.py", "--quick"],
         [
