@@ -56,6 +56,10 @@ MIGRATIONS = {"store.db": STORE_MIGRATIONS, "sessions.db": SESSIONS_MIGRATIONS}
 def _integrity(home: Path) -> list[str]:
     problems = []
     for name, tables in FTS_TABLES.items():
+        if not (home / name).exists():
+            # Killed before the writer made this file: nothing is half done, and opening it
+            # here would make it, with the umask's mode rather than arborist's private one.
+            continue
         conn = sqlite3.connect(home / name)
         try:
             result = conn.execute("PRAGMA integrity_check").fetchall()
