@@ -124,6 +124,14 @@ def test_the_tool_a_question_closes_by_asking_in_must_be_said() -> None:
         "commit",
     ]
     assert names("which binary file diffs in mercurial", ATTRIBUTES, "git") == ["mercurial"]
+    # a tool whose name is hyphenated is said when a passage (or its title) says its parts:
+    # a refusal that reads "No passage mentions pytest-timeout; the passages found are from
+    # pytest-timeout" contradicts itself
+    usage = "Set the timeout for a single test with the timeout marker."
+    assert names("how do i set a timeout with pytest-timeout", usage, "pytest-timeout") == []
+    assert names("how do i set a timeout with pytest-xdist", usage, "pytest-timeout") == [
+        "pytest-xdist"
+    ]
     # a passage near the question in meaning says it in other words: not refused for it
     near = EvidenceText("E1", "git", "file:///g.html", ATTRIBUTES, nearness=(CLOSE_FLOOR + 0.1,))
     request = make_request("track large binary files in a repository folder", [near])

@@ -121,6 +121,28 @@ def test_markdown_title_falls_back_to_setext_then_any_heading_then_file_name(
     assert load_path(write(tmp_path / "none.md", "no heading at all\n")).title == "none.md"
 
 
+def test_markdown_title_reads_a_readme_as_its_reader_sees_it(tmp_path: Path) -> None:
+    """A README that opens with a generator's comment (whose ``# ...`` lines are no
+    heading) or with an HTML ``<h1>`` (as GitHub shows it) is titled by its heading."""
+    generated = (
+        "<!-- [[[cog\n# README.md is generated from docs/index.md\nimport cog\n]]] -->\n"
+        "<!-- one line -->\n# LLM\n\nA CLI tool.\n"
+    )
+    assert load_path(write(tmp_path / "llm.md", generated)).title == "LLM"
+    centred = (
+        '<h1 align="center">Charset Detection, for <em>Everyone</em> &amp; you</h1>\n\n'
+        "## Changelog\n"
+    )
+    assert load_path(write(tmp_path / "c.md", centred)).title == (
+        "Charset Detection, for Everyone & you"
+    )
+    # a second-level HTML heading is a heading like "## x", and an empty one none
+    assert load_path(write(tmp_path / "h2.md", "<h1></h1>\n<h2>Usage</h2>\n")).title == "Usage"
+    # inside a fence, "<!--" opens nothing
+    fenced = "```html\n<!--\n```\n# Shown\n"
+    assert load_path(write(tmp_path / "f.md", fenced)).title == "Shown"
+
+
 def test_rst_title_is_the_first_underlined_line(tmp_path: Path) -> None:
     text = ".. note:: a directive\n\n==========\n Overlined\n==========\n\nSection\n-------\n"
     doc = load_path(write(tmp_path / "doc.rst", text))
@@ -723,8 +745,13 @@ def k1_markdown_title(text: str) -> str:
             lines = lines[close + 1 :]
     first_any = ""
     in_fence = ""
+    in_comment = False
     previous = ""
     for line in lines:
+        if in_comment or (not in_fence and text_titles._COMMENT_OPEN.match(line)):
+            in_comment = "-->" not in (line if in_comment else line.split("<!--", 1)[1])
+            previous = ""
+            continue
         fence = text_titles._FENCE.match(line)
         if fence:
             if not in_fence:
@@ -736,10 +763,15 @@ def k1_markdown_title(text: str) -> str:
         if in_fence:
             continue
         atx = text_titles._ATX.match(line)
+        heading = text_titles._HTML_HEADING.match(line)
         if atx:
             if len(atx.group(1)) == 1:
                 return atx.group(2)
             first_any = first_any or atx.group(2)
+        elif heading and text_titles.html_text(heading.group(2)):
+            if heading.group(1) == "1":
+                return text_titles.html_text(heading.group(2))
+            first_any = first_any or text_titles.html_text(heading.group(2))
         elif (
             text_titles._SETEXT_H1.match(line)
             and previous.strip()
@@ -786,7 +818,7 @@ _PARTS = [
     "a", "Title", " ", "\t", "\n", "\n\n", "\r", "\r\n", "\ufeff", "\x00", "\x1f", "\x7f",
     "e\u0301", "\u0301", "\u1100\u1161", "\u11a8", "\ud800", "\u00a0", "\u3000", "\u2028",
     "\x85", "#", "# T", "## S", "=", "===", "---", "...", "```", "~~~", "'''", '"""', "#!x",
-    ".. ", "    ", "-",
+    ".. ", "    ", "-", "<!--", "-->", "<h1>", "</h1>", "<h2 x>", "</h2>", "&amp;",
 ]  # fmt: skip
 _loader_texts = st.lists(st.sampled_from(_PARTS), max_size=60).map("".join)
 

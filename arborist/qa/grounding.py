@@ -135,7 +135,11 @@ def _unsaid_phrases(request: ChatRequest, texts: list[str], said: set[str]) -> l
             absent.append(compound)
     near = [score for item in request.evidence for score in item.nearness]
     if not near or max(near) < CLOSE_FLOOR:  # near in meaning: said in other words
-        absent += [w for w in _closing_words(question) if root(fold(w)) not in held]
+        # a hyphenated tool ("pytest-timeout") is said when each of its parts is, as a
+        # passage's words read it ("pytest", "timeout")
+        absent += [
+            w for w in _closing_words(question) if any(root(p) not in held for p in words(w))
+        ]
     act = _AGENT_ASKED.match(question)  # "who invented ...": a passage must say the act
     if act and fold(act.group(1)) not in STOPWORDS and not act_said(fold(act.group(1)), said):
         absent.append(act.group(1))

@@ -7,14 +7,18 @@ stops at the first one found; a long file is never split whole to find it.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 
-__all__ = ["markdown_title", "text_title"]
+__all__ = ["html_text", "markdown_title", "text_title"]
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _SETEXT_H1 = re.compile(r"^ {0,3}=+[ \t]*$")
+_COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
+_HTML_HEADING = re.compile(r"^ {0,3}<h([1-6])(?:\s[^>]*)?>(.*?)</h\1\s*>", re.I)
+_TAG = re.compile(r"<[^>]*>")
 _FRONT_MATTER_END = re.compile(r"\n(?:---|\.\.\.)(?:\n|\Z)")
 _RST_ADORNMENT = re.compile(r"""^([!-/:-@\[-`{-~])\1{2,}$""")
 _PY_DOCSTRING = re.compile(r"""[ \t]*[rRuU]?(\"\"\"|'''|"|')(.*?)\1""", re.S)
@@ -45,10 +49,12 @@ def _lines(text: str, start: int = 0, end: int | None = None) -> Iterator[str]:
 
 
 def markdown_title(text: str) -> str:
-    """The first level-1 heading (ATX ``# x`` or setext ``x`` over ``===``), else the first heading.
+    """The first level-1 heading (ATX ``# x``, setext ``x`` over ``===``, or an HTML
+    ``<h1>`` on one line, as many a README opens), else the first heading.
 
-    Headings inside fenced code blocks (a shell ``# comment``) and YAML front
-    matter are not headings.
+    Headings inside fenced code blocks (a shell ``# comment``), HTML comments (a
+    generator's ``<!-- # README.md is generated ... -->``) and YAML front matter are not
+    headings.
     """
     lines: Iterator[str] = _lines(text)
     if text.startswith("---\n"):  # front matter runs to the next '---' (or '...') line
@@ -57,8 +63,14 @@ def markdown_title(text: str) -> str:
             lines = _lines(text, close.end()) if close.group().endswith("\n") else iter(())
     first_any = ""
     in_fence = ""
+    in_comment = False
     previous = ""
     for line in lines:
+        if in_comment or (not in_fence and _COMMENT_OPEN.match(line)):
+            opened = 0 if in_comment else line.index("<!--") + 4
+            in_comment = "-->" not in line[opened:]
+            previous = ""
+            continue
         fence = _FENCE.match(line)
         if fence:
             if not in_fence:
@@ -70,14 +82,25 @@ def markdown_title(text: str) -> str:
         if in_fence:
             continue
         atx = _ATX.match(line)
+        heading = _HTML_HEADING.match(line)
         if atx:
             if len(atx.group(1)) == 1:
                 return atx.group(2)
             first_any = first_any or atx.group(2)
+        elif heading and (named := html_text(heading.group(2))):
+            if heading.group(1) == "1":
+                return named
+            first_any = first_any or named
         elif _SETEXT_H1.match(line) and previous.strip() and not previous.startswith("    "):
             return previous
         previous = line
     return first_any
+
+
+def html_text(fragment: str) -> str:
+    """The text of an HTML fragment on one line: its tags dropped, its entities read, its
+    spaces one apart (``<a href=x>Charset</a> &amp; co`` is ``Charset & co``)."""
+    return " ".join(html.unescape(_TAG.sub("", fragment)).split())
 
 
 def _rst_title(text: str) -> str:
