@@ -254,3 +254,28 @@ def test_a_semantic_lane_left_out_is_no_verdict_and_one_that_failed_is_missed() 
         "  MISSED c: off-corpus refused, semantic lane >= 0.9 (not measured: no weights)",
         "  MISSED c: answerable refused, semantic lane <= 0.05 (not measured: no weights)",
     ]
+
+
+def test_the_vector_cache_embeds_each_text_once_per_model(
+    tmp_path: Path, chat_server: ChatServer
+) -> None:
+    """bench/vector_cache.py: a second run reads back what the first embedded, bit for bit;
+    a new text, or the same text under another model, is embedded."""
+    cache = sys.modules["vector_cache"]
+    path = tmp_path / "vectors.sqlite"
+    texts = ["the vault is compacted nightly", "keys rotate", "the vault is compacted nightly"]
+    first = cache.CachedEmbedder(EmbeddingsClient(chat_server.url, "ngram-384"), path)
+    vectors = first.embed(texts)
+    assert (first.misses, first.hits, chat_server.embed_requests) == (2, 0, 1)
+    first.close()
+    again = cache.CachedEmbedder(EmbeddingsClient(chat_server.url, "ngram-384"), path)
+    assert again.profile() == first.profile() and again.profile_key == first.profile_key
+    assert again.embed(texts).tobytes() == vectors.tobytes()
+    assert (again.hits, chat_server.embed_requests) == (3, 1)  # nothing asked of the model
+    mixed = again.embed(["keys rotate", "a new passage"])
+    assert (again.misses, chat_server.embed_requests) == (1, 2)
+    assert mixed[0].tobytes() == vectors[1].tobytes()
+    other = cache.CachedEmbedder(EmbeddingsClient(chat_server.url, "ngram-256"), path)
+    assert other.profile_key != again.profile_key
+    other.embed(texts[:1])
+    assert (other.misses, other.hits, chat_server.embed_requests) == (1, 0, 3)

@@ -277,5 +277,6 @@ def test_every_bench_script_is_in_the_smoke_run() -> None:
         "bench/secret_corpus/make_corpus.py",
         "bench/foreign_corpora.py",  # fetches bench/foreign.py's corpora (make foreign-corpora)
         "bench/foreign_report.py",  # bench/foreign.py's reports
+        "bench/vector_cache.py",  # bench/foreign.py's vectors kept between runs
     }
     assert scripts - helpers == {args[0] for args, _expected, _timeout in SCRIPTS.values()}
