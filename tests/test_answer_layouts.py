@@ -205,3 +205,26 @@ def test_a_section_s_first_sentence_is_quoted_under_its_heading_when_that_is_wha
     # a heading that names nothing asked is not quoted
     answer = ask("do older versions keep every column", text, "ALTER TABLE")
     assert answer == "Older versions of a table keep every column. [E1]"
+
+
+PSUTIL_CPU = (
+    "CPU\n---\n\n.. code-block:: python\n\n    >>> import psutil\n    >>>\n"
+    "    >>> for x in range(3):\n    ...     psutil.cpu_percent(interval=1)\n    ...\n"
+    "    4.0\n    5.9\n    >>>\n    >>> psutil.cpu_percent(interval=1, percpu=True)\n"
+    "    [4.0, 6.9, 3.7, 9.2]\n\n"
+    ".. _marker: https://docs.pytest.org/en/latest/mark.html\n\n"
+    "Use cpu_percent with percpu set to get the usage of every CPU.\n"
+)
+
+
+def test_restructuredtext_markup_is_no_term_and_no_sentence() -> None:
+    """A directive (``.. code-block:: python``), a target or a comment of a README in
+    reStructuredText states nothing: it names no term of what follows and is never quoted
+    (it read ".. code-block:: python: psutil.cpu_percent(interval=1) ...")."""
+    items = read_items(PSUTIL_CPU)
+    assert [(i.term, i.sentence) for i in items] == [
+        ("", "Use cpu_percent with percpu set to get the usage of every CPU.")
+    ]
+    answer = ask("How do I get CPU usage for every CPU?", PSUTIL_CPU, "psutil")
+    assert ".." not in answer and "code-block" not in answer and "marker" not in answer
+    assert "Use cpu_percent with percpu set" in answer

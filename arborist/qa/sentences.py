@@ -49,6 +49,15 @@ _ROW = re.compile(r"[ \t]*(?:--?[A-Za-z][\w-]*[ ,=:/]|['\"`][^'\"`\s]{1,22}['\"`
 command's options (``-n/--number N: how many times ...``): each row is an item of its own,
 as a list item is, not one run-on sentence with its neighbours."""
 _RULE = re.compile(r"\s*[-=+|_~*]{3,}[-=+|_~* ]*")
+_DOCTEST = re.compile(r"[ \t]*>>>(?:[ \t]|$)")
+"""A paragraph that opens at an interpreter's prompt is a session of code and output,
+whole: its ``...`` continuation lines and its results are no sentences
+("psutil.cpu_percent(interval=1) ..." was quoted from one)."""
+_RST_MARKUP = re.compile(r"[ \t]*\.\.(?:[ \t]|$)")
+"""reStructuredText's explicit markup: a directive (``.. code-block:: python``), a target
+(``.. _marker: https://...``), a substitution (``.. |version| image:: ...``) or a comment.
+It states nothing; quoted before the code it introduces it reads ".. code-block:: python:
+psutil.cpu_percent(interval=1)"."""
 SIGNATURE = re.compile(r"[A-Za-z_][\w.]*\(.*\)(?:\s*->.*)?")
 
 
@@ -84,6 +93,7 @@ def _units(text: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
             or not line.strip()
             or heading
             or _RULE.fullmatch(line)
+            or _RST_MARKUP.match(line)
             or (lines and _new_paragraph(lines, indent, depth))
         ):
             if lines:
@@ -91,7 +101,13 @@ def _units(text: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
             if heading:
                 yield "heading", line[heading.end() :].strip(), (line,)
             lines = [line[marker.end() :]] if marker else []
-            if not marker and line.strip() and not heading and not _RULE.fullmatch(line):
+            if (
+                not marker
+                and line.strip()
+                and not heading
+                and not _RULE.fullmatch(line)
+                and not _RST_MARKUP.match(line)
+            ):
                 lines = [line]
             depth = marker.end() if marker else indent
             item = "item" if marker else "row" if row and not is_term(line) else ""
@@ -236,7 +252,7 @@ def read_items(text: str) -> list[Item]:
             pending += named
             if pending:
                 term, pending, first = ", ".join(pending), [], ""
-            said = list(_sentences(described))
+            said = [] if _DOCTEST.match(lines[0]) else list(_sentences(described))
             if (
                 not said or kind == "row"
             ):  # code, a table: what a term's description says ends before it
