@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from arborist.app import Arborist
 from arborist.bundle_shape import hex_b64
 from arborist.hashing import canonical_json, sha256_hex
+from arborist.sync import body
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 from tests.test_bundle import SPIDER, _forged, _leaves, _set, _value, run
@@ -176,6 +177,10 @@ def test_a_remote_models_answer_imports_beside_this_homes_own_answer_of_the_same
             assert (now.mode, now.state, node.answer_text) == (mode, "imported", answer)
             if node.question == CREATORS:
                 assert node.cache_key == own.result.record.cache_key  # the same key
+                pane = body(app, bates, node.sid)  # the widget's detail: the imported record
+                assert pane["record"]["state"] == "imported", pane["record"]
+                assert pane["record"]["answer"] == answer and pane["facts"]["served"] == "imported"
+                assert pane["summary"]["state"] == "imported" and "revision" not in pane["summary"]
         mine = app.node(own.node.bates)
         now = app.audit_now(mine)
         assert (now.mode, now.state, now.revision, now.reason) == (
