@@ -158,7 +158,7 @@ def write_imported(conn: sqlite3.Connection, drafts: Iterable[ImportedDraft]) ->
         held = _held_documents(conn, [item.ref for item in draft.evidence])
         _check_leaves(conn, draft, held)
         imported_at = utc_now()
-        _insert(conn, draft, held, imported_at)
+        record_id = _insert(conn, draft, held, imported_at)
         body = import_event_body(
             cache_key=draft.cache_key, revision=draft.revision, record_hash=draft.record_hash,
             evidence_root=draft.dimensions[EVIDENCE_ROOT_DIMENSION],
@@ -167,6 +167,12 @@ def write_imported(conn: sqlite3.Connection, drafts: Iterable[ImportedDraft]) ->
             titles=[item.title for item in draft.evidence],
         )  # fmt: skip
         append_event(conn, "record_import", body=body, created_at=imported_at)
+        found = _record_problems(load_imported(conn, record_id))  # what verify will find
+        if found:
+            raise IntegrityError(
+                f"record {draft.cache_key[:12]}… revision {draft.revision}: {found[0]} once "
+                "written here; nothing was imported"
+            )
         written += 1
     return written
 
@@ -190,9 +196,9 @@ def _insert(
     draft: ImportedDraft,
     held: Mapping[tuple[str, int], tuple[int, str]],
     imported_at: str,
-) -> None:
+) -> int:
     """The record's row and its evidence rows (a cited chunk's text only where this home
-    holds no document of its root and size)."""
+    holds no document of its root and size); the row's id."""
     cursor = conn.execute(
         f"INSERT INTO imported_records (cache_key, revision, {DIMENSION_COLUMNS}, question, "
         "answer_text, audit_mode, model_profile_json, policy_json, response_json, "
@@ -220,6 +226,7 @@ def _insert(
             for rank, item in enumerate(draft.evidence)
         ],
     )  # fmt: skip
+    return int(cursor.lastrowid or 0)
 
 
 @contextmanager
