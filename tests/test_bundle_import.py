@@ -134,6 +134,7 @@ def test_in_a_home_with_the_same_corpus_the_evidence_is_its_own_and_an_ask_is_ne
             assert (now.mode, now.state) == (mode, "imported")
             sources = app.facts(app.node(bates)).sources
             assert sources and all(s.tier == "hot" and s.uri.startswith("file:") for s in sources)
+            assert all("#" in s.uri for s in sources)  # placed, as this home's own are
         assert app.store_conn.execute(
             "SELECT count(*) FROM imported_evidence WHERE text IS NOT NULL"
         ).fetchone() == (0,)  # the chunks are this home's: none of their bytes kept twice
@@ -327,3 +328,23 @@ def test_verify_names_an_imported_record_or_its_evidence_edited_by_hand(
         code, out = run(copy, "verify")
         assert code == 1 and "imported record" in out and said in out, (edit, out)
     del bates
+
+
+def test_evidence_naming_a_document_this_home_holds_must_be_that_documents_chunk(
+    extractive: dict[str, Any], tmp_path: Path
+) -> None:
+    """Where this home holds the cited document (the same root and size), each evidence item
+    must name its chunk by the bundle's leaf: a store whose chunk says otherwise (edited by
+    hand here) refuses the import in one line, writing nothing."""
+    home = tmp_path / "b"
+    with Arborist(home) as app:
+        app.ingest([str(extractive["doc"])])
+    raw = sqlite3.connect(home / "store.db")
+    with raw:
+        raw.execute("UPDATE chunks SET leaf = ? WHERE chunk_index = 0", ("0" * 64,))
+    raw.close()
+    before = _dumps(home)
+    code, out = _import(home, extractive["data"], tmp_path)
+    assert code != 0 and out.count("\n") == 1, out
+    assert "names a document this home holds, whose chunk at its index has another leaf" in out
+    assert _dumps(home) == before

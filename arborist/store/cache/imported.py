@@ -55,6 +55,7 @@ from arborist.keys import (
 from arborist.store.cache.events import write_event_body
 from arborist.store.cache.records import DIMENSION_COLUMNS, OK, CacheRecord, RecordEvidence
 from arborist.store.metadata import committed
+from arborist.store.place_reads import evidence_places
 from arborist.store.proofs import verify_evidence
 
 __all__ = [
@@ -389,6 +390,8 @@ def _evidence(conn: sqlite3.Connection, record_id: int) -> tuple[RecordEvidence,
     ).fetchall()
     held = _held_documents(conn, [EvidenceRef(r[1], r[2], r[3], r[4]) for r in rows])
     holds = committed(conn, {doc_id for doc_id, _uri in held.values()})
+    homes = [(held.get((r[1], r[2])), r[3]) for r in rows]  # a place: where this home's holds
+    places = evidence_places(conn, {(h[0], i) for h, i in homes if h and holds.get(h[0])})
     items = []
     for rank, root, count, index, leaf, proof_json, cited, title, text in rows:
         proof = _proof(proof_json)
@@ -411,6 +414,7 @@ def _evidence(conn: sqlite3.Connection, record_id: int) -> tuple[RecordEvidence,
             cited=bool(cited), tier=chunk[2], text=text if text is not None else _chunk_text(chunk[3], chunk[4]),
             metadata_holds=holds.get(home[0], False),
             home_holds=proof is not None and cited in (0, 1) and chunk[1] == leaf,
+            place=places.get((home[0], index)) if chunk[1] == leaf else None,
         ))  # fmt: skip
     return tuple(items)
 
