@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from arborist.app_home import Home
 from arborist.audit import head_checkpoint
-from arborist.bundle import build_bundle, bundle_export_lines
+from arborist.bundle import build_bundle
+from arborist.bundle_import import bundle_import
 from arborist.checks import import_conflict
 from arborist.errors import ArboristError, BadInput
 from arborist.facts import TurnFacts, turn_facts
@@ -38,6 +40,7 @@ from arborist.pathref import load_or_create_key, redact_path
 from arborist.qa.runner import AskResult
 from arborist.qa.standing import Standing, standings, unchecked
 from arborist.store.cache import OK, CacheRecord, resolve_key
+from arborist.store.cache.imported import importing, load_imported
 from arborist.witness import Heads
 
 __all__ = ["HomeForest"]
@@ -112,7 +115,9 @@ class HomeForest(Home):
         took the place of."""
         now = self.audit_now(node)
         record = None
-        if now.revision is not None and node.cache_key:
+        if now.imported is not None:  # answered elsewhere: the imported record it is held to
+            record = load_imported(self.store_conn, now.imported)
+        elif now.revision is not None and node.cache_key:
             record = resolve_key(self.store_conn, node.cache_key, revision=now.revision)
         first = None
         if record is not None:
@@ -123,6 +128,12 @@ class HomeForest(Home):
         return turn_facts(
             node, now, record, first, asked=(asked.hit, asked.elapsed_ms), replaces=replaces
         )
+
+    def imported_record(self, node: Node) -> CacheRecord | None:
+        """The record imported from a bundle that turn ``node`` is held to (its state
+        ``imported``), or None when its standing rests on no imported record."""
+        now = self.audit_now(node)
+        return None if now.imported is None else load_imported(self.store_conn, now.imported)
 
     def _replaces(self, record: CacheRecord) -> str | None:
         """``revision 1, failed: REASON`` when ``record`` answers its key again after the
@@ -179,10 +190,17 @@ class HomeForest(Home):
         )
 
     def import_bundle(self, data: bytes) -> ImportResult:
-        """Import the sessions of a bundle: the whole bundle is checked first (every hash,
-        proof and chain link; a failure is one line and nothing is written), then its turns
-        are imported as an export's are (:meth:`import_sessions`)."""
-        return self.import_sessions(bundle_export_lines(data))
+        """Import a bundle: the whole bundle is checked first (every hash, proof, profile,
+        policy and chain link; a failure is one line and nothing is written), then its
+        records are written into store.db as ``imported`` (kept apart from the cache: never
+        served, never superseding this home's; :mod:`arborist.store.cache.imported`) and its
+        turns imported as an export's are (:meth:`import_sessions`), held to those records.
+        One transaction on store.db spans both: a refusal of the turns writes no record.
+        Importing a bundle again writes nothing new (what is held already is skipped)."""
+        lines, drafts = bundle_import(data)
+        with importing(self.store_conn, drafts) as written:
+            done = self.import_sessions(lines)
+        return replace(done, records=written)
 
     def import_sessions(self, lines: Iterable[str]) -> ImportResult:
         """Import exported sessions into this shard (every hash re-proved; all or nothing).

@@ -3,10 +3,11 @@ proves them, and nothing else of the home.
 
 :func:`build_bundle` gathers, for the sessions named: their turns (the export's rows, each
 with the seq of the event that recorded it), every revision of the records their keys name,
-the documents those records cite (each by its ``document_add`` event), each evidence item's
+the model profiles and governance policies those records' dimensions name (each once, by its
+hash), the documents those records cite (each by its ``document_add`` event), each evidence item's
 chunk with its inclusion proof (the text only of a chunk a record cites) and, for each of
 the two audit chains, the span from the first event it needs to the chain's head. It writes
-them as format 2 does (docs/bundle.md): without what a reader recomputes from the rest (node
+them as format 3 does (docs/bundle.md): without what a reader recomputes from the rest (node
 and record hashes, event hashes after the span's start, the bodies of the events that record
 a bundled turn or record, each evidence item's leaf and size, a cited chunk's leaf, two of a
 record's dimensions), hashes in base64url, each document's proof nodes once. It then checks
@@ -68,6 +69,8 @@ def build_bundle(
         "turns": [_turn(turn) for turn in turns],
         "records": sorted(map(_compact_record, records),
                           key=lambda r: (r["cache_key"], r["revision"])),
+        "profiles": _described(records, "model_profile_hash", "model_profile"),
+        "policies": _described(records, "governance_policy_hash", "policy"),
         "documents": [],
         "chunks": [],
         "chains": {name: _compact_span(span) for name, span in spans.items()},
@@ -161,6 +164,8 @@ def _record(row: Any, record: Any, writes: dict[tuple[Any, Any], int]) -> dict[s
         "dimensions": dict(row.dimensions),
         "evidence": [_evidence(e) for e in record.evidence],
         "record_hash": row.record_hash,
+        "model_profile": record.model_profile,
+        "policy": record.policy,
         "response_json": row.response_json,
         "state": row.state,
         "state_reason": row.state_reason,
@@ -273,7 +278,8 @@ def _compact_record(record: dict[str, Any]) -> dict[str, Any]:
     for name in HASHED_DIMENSIONS:
         if dims[name] and b64_hex(hex_b64(dims[name])) != dims[name]:
             raise IntegrityError(f"record {record['cache_key'][:12]}…: its {name} is no hash")
-    kept = {name: value for name, value in record.items() if name != "record_hash"}
+    left_out = ("record_hash", "model_profile", "policy")  # the last two: _described
+    kept = {name: value for name, value in record.items() if name not in left_out}
     return {
         **kept,
         "cache_key": hex_b64(record["cache_key"]),
@@ -287,6 +293,14 @@ def _compact_record(record: dict[str, Any]) -> dict[str, Any]:
             for e in record["evidence"]
         ],
     }  # fmt: skip
+
+
+def _described(
+    records: list[dict[str, Any]], dimension: str, field: str
+) -> dict[str, dict[str, Any]]:
+    """The profiles (or policies) the records name, each once, by its hash in base64url (the
+    reader holds each to its key)."""
+    return {hex_b64(r["dimensions"][dimension]): r[field] for r in records}
 
 
 def _compact_span(span: dict[str, Any]) -> dict[str, Any]:

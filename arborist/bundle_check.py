@@ -16,6 +16,8 @@ format, every field of its type, every list in order and without repeats), then:
   the one before it (from the ``prev_event_hash`` the span starts from), the last one's hash
   the span's head: what ties every rebuilt body, so every turn and record, to the head; the
   first event whose hash is not its tag named by its turn, record or document;
+* each record's model profile and governance policy: the bundle's entry under each hash
+  its dimensions name, whose canonical JSON hashes to that key (and no entry unnamed);
 * each document: its ``document_add`` event, which commits its root, size and title;
 * each chunk: its proof (its document's proof nodes, by index) against its document's
   root at the document's size, its text (a cited chunk's) re-hashed to its leaf.
@@ -34,6 +36,7 @@ from arborist.audit import Checkpoint
 from arborist.bundle_chain import Bodies, Events, chain_problems, event_owners, record_name
 from arborist.bundle_shape import (
     CHAINS,
+    DESCRIBED,
     HASHED_DIMENSIONS,
     BytesMemo,
     HexMemo,
@@ -51,6 +54,7 @@ from arborist.hashing import (
     leaf_hash,
     node_row_hash,
     question_hash,
+    sha256_hex,
 )
 from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, record_hash
 from arborist.merkle import merkle_root, verify_inclusion
@@ -114,6 +118,7 @@ def check_bundle(data: bytes) -> BundleReport:
     bodies = {name: _bodies(spans[name], built[name]) for name in CHAINS}
     problems += _turn_problems(bundle, nodes, records, spans["sessions"], bodies["sessions"])
     problems += records.states(spans["store"], bodies["store"])
+    problems += _described_problems(bundle, records.hexes)
     problems += _document_problems(bundle, spans["store"])
     problems += _chunk_problems(bundle, leaves, BytesMemo())
     return BundleReport(
@@ -408,6 +413,22 @@ def _replayed(
         else:
             state = (bodies[seq].get("state"), bodies[seq].get("reason"))
     return state
+
+
+def _described_problems(bundle: dict[str, Any], hexes: HexMemo) -> Iterator[str]:
+    """Each record's profile and policy in the bundle under the hash its dimensions name,
+    each entry's canonical JSON hashing to its key, and no entry that no record names."""
+    for member, dimension in DESCRIBED:
+        entries, kind = bundle[member], "profile" if member == "profiles" else "policy"
+        named = {record["dimensions"][dimension] for record in bundle["records"]}
+        for record in bundle["records"]:
+            if record["dimensions"][dimension] not in entries:
+                yield f"{record_name(record)}: its {dimension} names no {kind} of the bundle"
+        for key, value in entries.items():
+            if sha256_hex(_held(value)) != hexes[key]:
+                yield f"{kind} {hexes[key][:12]}…: its text does not hash to its key"
+            if key not in named:
+                yield f"{kind} {hexes[key][:12]}…: no record of the bundle names it"
 
 
 def _document_problems(bundle: dict[str, Any], events: Events) -> Iterator[str]:

@@ -5,9 +5,9 @@ A bundle is one canonical JSON value (docs/design.md section 2), so the bytes of
 bundle are exactly ``canonical_json`` of what they parse to: :func:`read_bundle` holds them
 to it, which refuses in one line a file that is cut short, is not JSON, holds a float, an
 integer beyond ±(2^53−1), a lone surrogate, nesting deeper than the parser goes, a key
-twice in one object, or a byte of spacing or key order changed; and a bundle of format 1,
-which it names and asks to be exported again (docs/bundle.md says why format 2 is the only
-one read). :func:`shape_problems` then names every entry whose fields are not exactly the
+twice in one object, or a byte of spacing or key order changed; and a bundle of format 1
+or 2, which it names and asks to be exported again (docs/bundle.md says why format 3 is the
+only one read). :func:`shape_problems` then names every entry whose fields are not exactly the
 format's, of their JSON types (each hash base64url of its one spelling), in the format's
 order and each once: what :mod:`arborist.bundle_check` needs before it recomputes a hash.
 """
@@ -32,6 +32,7 @@ __all__ = [
     "BundleUnreadable",
     "BytesMemo",
     "CHAINS",
+    "DESCRIBED",
     "DIMENSIONS",
     "HASHED_DIMENSIONS",
     "HexMemo",
@@ -45,9 +46,9 @@ __all__ = [
     "tag_hex",
 ]
 
-BUNDLE_FORMAT = "arborist-bundle/2"
-_OLDER = {"arborist-bundle/1": "format 1"}
-"""Formats this reader names when it refuses them (docs/bundle.md says why it reads 2 only)."""
+BUNDLE_FORMAT = "arborist-bundle/3"
+_OLDER = {"arborist-bundle/1": "format 1", "arborist-bundle/2": "format 2"}
+"""Formats this reader names when it refuses them (docs/bundle.md says why it reads 3 only)."""
 CHAINS = ("sessions", "store")
 """The two audit chains a bundle carries a span of, by their database's name."""
 DIMENSIONS = tuple(d for d in CACHE_KEY_DIMENSIONS if d not in ("source_root", "question_hash"))
@@ -55,6 +56,11 @@ DIMENSIONS = tuple(d for d in CACHE_KEY_DIMENSIONS if d not in ("source_root", "
 question's hash, which the reader recomputes from the record's evidence and question."""
 HASHED_DIMENSIONS = ("model_profile_hash", "conversation_hash", "governance_policy_hash")
 """The dimensions that are hashes (in base64url; ``conversation_hash`` may be empty)."""
+
+DESCRIBED = (("profiles", "model_profile_hash"), ("policies", "governance_policy_hash"))
+"""The bundle's members that carry what a record's hashed dimensions describe, each entry's
+key the hash (base64url) of its value's canonical JSON: the model profile and the
+governance policy, each once however many records name it."""
 
 TAG_LENGTH = 6
 """An event's ``tag``: the first characters of its hash's base64url (36 bits). A locator for
@@ -229,7 +235,8 @@ CHAIN = {
     "prev_event_hash": _maybe(_digest),
     "events": lambda v: type(v) is list,
 }
-TOP = ("chains", "chunks", "documents", "format", "records", "sessions", "turns")
+TOP = ("chains", "chunks", "documents", "format", "policies", "profiles", "records", "sessions",
+       "turns")  # fmt: skip
 
 _ORDER: dict[str, Callable[[dict[str, Any]], Any]] = {
     "sessions": lambda item: item["sid"],
@@ -462,6 +469,21 @@ def _events_held(events: list[Any]) -> bool:
     )
 
 
+def _described_problems(name: str, entries: Any) -> Iterator[str]:
+    """A profile or policy member: an object of base64url digests to JSON objects (their
+    hashes are :mod:`arborist.bundle_check`'s)."""
+    if type(entries) is not dict:
+        yield f"{name}: is not an object"
+        return
+    for key, value in entries.items():
+        if not _digest(key):
+            yield f"{name}: a key is not a base64url hash"
+            return
+        if type(value) is not dict:
+            yield f"{name}[{key[:12]}]: is not an object"
+            return
+
+
 def shape_problems(bundle: dict[str, Any]) -> list[str]:
     """Every entry of ``bundle`` (as :func:`read_bundle` returns it) whose fields are not
     the format's, of their types, in order and once each, one line each."""
@@ -470,6 +492,9 @@ def shape_problems(bundle: dict[str, Any]) -> list[str]:
         return [f"the bundle {problem}"]
     problems = [
         p for name, table in _TABLES.items() for p in _list_problems(name, bundle[name], table)
+    ]
+    problems += [
+        p for name, _dimension in DESCRIBED for p in _described_problems(name, bundle[name])
     ]
     chains = bundle["chains"]
     problem = _field_problem(chains, dict.fromkeys(CHAINS, _any))

@@ -26,6 +26,7 @@ from arborist.integrity import FileChecks
 from arborist.qa.check import check_record
 from arborist.qa.standing import contradictions, standing
 from arborist.store.cache import FAILED, QUARANTINED, CacheRecord, stored_answers
+from arborist.store.cache.imported import imported_answers
 from arborist.store.verify import STORE_FTS, StoreVerification, verify_store
 
 __all__ = [
@@ -217,6 +218,8 @@ def turns_against_answers(
         return (), ()
     try:
         answers = stored_answers(conns["store"])
+        for key, held in imported_answers(conns["store"]).items():  # imported from a bundle
+            answers.setdefault(key, []).extend(held)
     except (DamagedDatabase, sqlite3.DatabaseError) as exc:
         return (f"turns against store.db's answers: cannot be read ({exc})",), ()
     unchecked = tuple(turn[0] for turn in turns if turn[1] not in answers)

@@ -32,6 +32,7 @@ from arborist.store.cache import CacheRecord, RecordEvidence
 __all__ = [
     "EARLIER",
     "HIT",
+    "IMPORTED",
     "MISS",
     "Source",
     "TurnFacts",
@@ -45,6 +46,9 @@ MISS = "miss"
 """Served by a model call this turn paid for."""
 HIT = "hit"
 """Served from the cache: an earlier turn paid for the answer."""
+IMPORTED = "imported"
+"""Answered in another home and imported with its record from a bundle: never served here
+(:mod:`arborist.store.cache.imported`)."""
 EARLIER = "earlier revision"
 """Answered by a revision of the record written after the turn (an imported turn, a turn
 older than every revision here)."""
@@ -89,7 +93,8 @@ class TurnFacts:
     the answer's revision now (the reason only while it is out of service).
 
     ``served`` is ``miss`` (this turn paid for the answer), ``hit`` (served from the cache:
-    ``first_bates`` paid for it, at ``first_at``) or ``earlier revision``; None when no
+    ``first_bates`` paid for it, at ``first_at``), ``earlier revision`` or ``imported``
+    (answered in another home, its record imported from a bundle); None when no
     record here holds the turn's answer (a session's root, an imported turn): then the
     record's facts (``revision``, ``hits``, ``sources``, ``fitted``...) are empty too.
     ``elapsed_ms`` and ``replaces`` are known only to the ask that made the turn (how long
@@ -141,6 +146,11 @@ class TurnFacts:
             return f"hit (first answered{by} {self.first_at}, {self.hits} hit(s))"
         if self.served == EARLIER:
             return f"earlier revision (revision {self.revision}, written {self.first_at})"
+        if self.served == IMPORTED:
+            return (
+                f"imported (answered in another home: its revision {self.revision}, written "
+                f"{self.first_at}; kept apart, never served here)"
+            )
         return None
 
     def as_json(self) -> dict[str, Any]:
@@ -245,6 +255,8 @@ def _served(
     (None when no turn here did): the rule every face reads (see :func:`turn_facts`)."""
     if record is None:
         return None, None
+    if record.state == IMPORTED:  # no turn here paid for it, and no ask here is served it
+        return IMPORTED, None
     served = MISS
     if node is not None and node.created_at < record.created_at:
         served = EARLIER

@@ -169,7 +169,9 @@ def body(app: Arborist, bates: str, viewer_sid: str) -> JSON:
     out["audit_claimed"] = node.audit_mode  # what the turn was written with (in its hash)
     out["audit_mode"], out["audit_reason"] = facts.mode, facts.mode_reason
     out["support"] = facts.support.as_json() if facts.support else None
-    if not node.is_root:
+    if not node.is_root and (elsewhere := app.imported_record(node)) is not None:
+        out["record"] = elsewhere.as_json()  # answered in another home: its imported record
+    elif not node.is_root:
         shown = view.shown(node, facts.revision)
         _add_answer(app, view, node, out, shown[0] if shown else facts.revision)
     if facts.served is not None:  # hit or miss, and who paid: the facts' own, as every face's

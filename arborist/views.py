@@ -151,9 +151,10 @@ def verification_text(
     def head(report: ChainReport) -> str:
         return f"checkpoint {report.head}" if report.head else "empty chain"
 
+    imported = f" ({store.imported} imported, kept apart)" if store.imported else ""
     lines = [
         f"store.db     ok  {store.documents} documents, {store.chunks} chunks, "
-        f"{store.records} cached answers; {head(store.chain)}",
+        f"{store.records} cached answers{imported}; {head(store.chain)}",
         f"sessions.db  ok  {forest.sessions} sessions, {forest.nodes} nodes; {head(forest.chain)}",
     ]
     if checkpoints:

@@ -107,15 +107,17 @@ def export_jsonl(records: Iterable[Mapping[str, Any]]) -> str:
 
 def import_text(done: ImportResult) -> str:
     """What an import added, what it found already present, and the sessions it held."""
+    records = "" if done.records is None else f"{done.records} record(s) kept apart as imported, "
     return (
-        f"imported {done.added} node(s), {done.already_present} already present, "
+        f"imported {done.added} node(s), {done.already_present} already present, {records}"
         f"session(s) {', '.join(done.sessions) or '(none)'}"
     )
 
 
 def import_json(done: ImportResult) -> dict[str, Any]:
+    records = {} if done.records is None else {"records": done.records}
     return {"added": done.added, "already_present": done.already_present,
-            "sessions": list(done.sessions)}  # fmt: skip
+            "sessions": list(done.sessions), **records}  # fmt: skip
 
 
 def sessions_text(sessions: Sequence[tuple[Session, int]]) -> str:

@@ -15,11 +15,12 @@ turns cite 5,000 chunks (evidence items; the distinct chunks among them are coun
 * **verify**: ``check_bundle`` on the bytes (what ``arborist verify --bundle`` runs, less
   reading the file), against a bare hashlib floor over the same bytes: ``json.loads``, then
   every hash the checks need recomputed with ``hashlib`` straight from the parsed fields,
-  each base64url hash decoded with ``binascii`` where it is used (format 2, docs/bundle.md):
+  each base64url hash decoded with ``binascii`` where it is used (format 3, docs/bundle.md):
   each turn's node hash under its parent's and the body of its event; each cited chunk's
   leaf from its text and each proof (its document's nodes) folded to its document's root;
   each record's evidence leaves and root, its question's hash (NFC, spaces collapsed), its
-  key, its record hash, its answer's and response's hashes and the body of its event; and
+  key, its record hash, its answer's and response's hashes and the body of its event; each
+  model profile and policy hashed to its key, and each record's found among them; and
   every event's preimage chained from the span's start, compared with the head. The floor
   trusts the form and names nothing: it asserts. One SHA-256 of the whole file is printed
   beside them for scale: no verifier that parses JSON comes near it, so the goal is judged
@@ -164,6 +165,8 @@ def floor(data: bytes) -> None:
         dims = {k: _hex(v) if k.endswith("_hash") else v for k, v in r["dimensions"].items()}
         key = _hex(r["cache_key"])
         assert _sha(_cj({**dims, "source_root": root, "question_hash": asked})) == key
+        assert r["dimensions"]["model_profile_hash"] in bundle["profiles"]
+        assert r["dimensions"]["governance_policy_hash"] in bundle["policies"]
         fields = {k: r[k] for k in ("revision", "question", "audit_mode", "created_at")}
         evidence = [
             {**ref, "chunk_count": documents[x["source_root"]]["chunk_count"], "cited": x["cited"]}
@@ -176,6 +179,9 @@ def floor(data: bytes) -> None:
             "evidence_root": root, "answer_hash": answer,
             "response_hash": _sha(r["response_json"].encode()),
         }  # fmt: skip
+    for member in ("profiles", "policies"):  # format 3: each held to its key
+        for digest, value in bundle[member].items():
+            assert _sha(_cj(value)) == _hex(digest)
     for name, chain in bundle["chains"].items():
         prev = _bytes(chain["prev_event_hash"]) if chain["prev_event_hash"] else b""
         for e in chain["events"]:

@@ -22,7 +22,7 @@ from arborist.bundle_check import check_bundle
 from arborist.bundle_shape import BundleUnreadable, hex_b64, read_bundle
 from arborist.cli import cli
 from arborist.commands import Desk
-from arborist.hashing import canonical_json, leaf_hash
+from arborist.hashing import canonical_json, leaf_hash, sha256_hex
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDER = (
@@ -217,8 +217,9 @@ def test_hostile_bundles_are_one_line_exit_1_no_traceback_and_nothing_written(
         "empty": b"",
         "not utf-8": b"\xff" + data,
         "spaced": json.dumps(bundle, sort_keys=True).encode(),
-        "another format": canonical_json({**bundle, "format": "arborist-bundle/3"}),
+        "another format": canonical_json({**bundle, "format": "arborist-bundle/4"}),
         "format 1": canonical_json({**bundle, "format": "arborist-bundle/1"}),
+        "format 2": canonical_json({**bundle, "format": "arborist-bundle/2"}),
         "a list": b"[]",
         "duplicate turn": canonical_json({**bundle, "turns": [turns[0], *turns]}),
         "out of order": canonical_json({**bundle, "turns": turns[::-1]}),
@@ -248,8 +249,9 @@ def test_hostile_bundles_are_one_line_exit_1_no_traceback_and_nothing_written(
         assert len(lines) <= {"out of order": len(turns) - 1, "a document of another root": 40}.get(
             name, 1
         )
-    code, out = verify(tmp_path, cases["format 1"])
-    assert "this bundle is format 1" in out and "re-export it" in out, out
+    for old in (1, 2):
+        code, out = verify(tmp_path, cases[f"format {old}"])
+        assert f"this bundle is format {old}" in out and "re-export it" in out, out
     assert not (tmp_path / "no-home").exists()
     code, out = run(tmp_path / "no-home", "verify", "--bundle", str(tmp_path / "missing"))
     assert code == 2 and out.count("\n") == 1 and "cannot read" in out
@@ -372,7 +374,7 @@ def test_reading_holds_every_escape_to_canonical_json() -> None:
     """read_bundle's ASCII fast path: a character beyond ASCII written as a backslash-u
     escape is not canonical (canonical JSON writes it raw) and is refused; text holding a
     backslash before a ``u`` is canonical and read; control characters are escaped alike."""
-    fmt = '{"format":"arborist-bundle/2","t":'
+    fmt = '{"format":"arborist-bundle/3","t":'
     assert read_bundle(f'{fmt}"é"}}'.encode())["t"] == "é"
     for escaped in ('"\\u00e9"', '"\\u0100"', '"\\ud83d\\ude00"', '"\\u0041"'):
         with pytest.raises(BundleUnreadable, match="not canonical JSON"):
@@ -465,3 +467,25 @@ def test_an_event_of_no_item_of_the_bundle_is_named_by_its_chain(made: dict[str,
     ok, problems = _checked(canonical_json(bundle))
     line = f"store.db chain: its cache_state event (store.db seq {event['seq']}) differs from what"
     assert not ok and any(p.startswith(line) for p in problems), problems
+
+
+@pytest.mark.parametrize("member", ["profiles", "policies"])
+def test_a_records_profile_or_policy_is_carried_once_and_held_to_its_hash(
+    member: str, made: dict[str, Any]
+) -> None:
+    """Format 3 carries each record's model profile and governance policy once, by its hash:
+    one changed (its key kept or made anew), taken out or added unnamed is named."""
+    bundle = json.loads(made["data"])
+    assert len(bundle[member]) == 1 and len(bundle["records"]) == 4  # one, for every record
+    ((key, value),) = bundle[member].items()
+    changed = {**value, "extra": "x"}
+    ok, problems = _checked(canonical_json({**bundle, member: {key: changed}}))
+    assert not ok and any("its text does not hash to its key" in p for p in problems), problems
+    anew = hex_b64(sha256_hex(canonical_json(changed)))
+    ok, problems = _checked(canonical_json({**bundle, member: {anew: changed}}))
+    assert not ok and any("names no" in p and "of the bundle" in p for p in problems), problems
+    assert any("no record of the bundle names it" in p for p in problems), problems
+    ok, problems = _checked(canonical_json({**bundle, member: {}}))
+    assert not ok and sum("names no" in p for p in problems) == 4, problems
+    ok, problems = _checked(canonical_json({**bundle, member: []}))
+    assert not ok and problems == (f"{member}: is not an object",), problems

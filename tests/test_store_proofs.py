@@ -123,6 +123,9 @@ def _schema_5_copy(home: Path, to: Path) -> None:
         raw.execute("DROP INDEX audit_document_add")  # migration 11's
         raw.execute("DROP INDEX audit_cache_write")  # migration 13's
         raw.execute("DROP INDEX audit_cache_state")
+        raw.execute("DROP INDEX audit_record_import")  # migration 14's, with its tables
+        raw.execute("DROP TABLE imported_evidence")
+        raw.execute("DROP TABLE imported_records")
         raw.execute("PRAGMA writable_schema = ON")  # migration 12's haiku kind, undone
         raw.execute(
             "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = 'derivations'",

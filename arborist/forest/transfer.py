@@ -77,6 +77,8 @@ class ImportResult:
     sessions: tuple[str, ...]
     added: int
     already_present: int
+    records: int | None = None
+    """Records a bundle's import wrote into store.db (None: an export's, which has none)."""
 
 
 def export_session(conn: sqlite3.Connection, sid: str) -> Iterator[dict[str, Any]]:

@@ -162,7 +162,7 @@ def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
     shown = labels.revisions.get(row.bates)
     if now.revision is not None:
         out["revision"] = now.revision
-    elif shown is not None:
+    elif shown is not None and now.imported is None:  # an imported record: none of this home's
         out["revision"] = shown[0]
     state = now.state if now.state is not None else (shown[2] if shown is not None else OK)
     if state != OK:

@@ -28,6 +28,12 @@ whether they are about what was asked. A turn
 imported from another home whose record is not here claims ``NONE`` as
 "not verifiable here", never its exported mode.
 
+A turn whose answer no record of this home holds, but a record imported from a bundle
+does (:mod:`arborist.store.cache.imported`), is held to that record the same way and
+claims its mode with the state ``imported`` and its reason: every face says it was
+answered elsewhere and is never served here. This home's own record of the key, when it
+holds the turn's answer, always decides first.
+
 A turn also carries the state now of the record revision it showed (:attr:`Standing.state`)
 and why it is out of service: an answer falsified (``failed``), made ``stale`` or
 ``quarantined`` keeps its audit mode (its quoted bytes may still verify), but every face
@@ -49,6 +55,7 @@ from arborist.qa.check import check_record
 from arborist.qa.policy import retrieval_keywords
 from arborist.qa.support import Support, audit_words, measure_record
 from arborist.store.cache import OK, CacheRecord, RecordEvidence, load_record
+from arborist.store.cache.imported import IMPORTED, imported_keys, imported_shown, load_imported
 from arborist.terminal import inert
 
 __all__ = [
@@ -100,7 +107,9 @@ class Standing:
     (``ok``, ``failed``, ``stale``, ``quarantined``; None when no revision is found) and
     ``state_reason`` why it was taken out of service (untrusted text: faces escape it).
     ``keywords``: the words its ask added to retrieval (``--retrieval-keywords``), as
-    that revision's policy names them (None when none were)."""
+    that revision's policy names them (None when none were). ``imported``: the row id of the
+    imported record the turn is held to (state ``imported``; ``revision`` is then None: no
+    revision of this home's answered it)."""
 
     mode: str
     reason: str | None = None
@@ -110,6 +119,7 @@ class Standing:
     state: str | None = None
     state_reason: str | None = None
     keywords: str | None = None
+    imported: int | None = None
 
     @property
     def holds(self) -> bool:
@@ -211,19 +221,35 @@ def standing(
         return unkeyed
     record = _shown_record(conn, cache_key, answer_text, asked_at)
     if not isinstance(record, CacheRecord):
-        return record
+        elsewhere = _imported_record(conn, cache_key, answer_text, asked_at)
+        if elsewhere is None:
+            return record
+        record = elsewhere
+    imported = record.id if record.state == IMPORTED else None
+    revision = None if imported is not None else record.revision
     state = Standing(NO_CLAIM, state=record.state, state_reason=record.state_reason,
-                     keywords=retrieval_keywords(record.policy))  # fmt: skip
+                     keywords=retrieval_keywords(record.policy), imported=imported)  # fmt: skip
     check = check_record(record)
     if not check:
         reason = f"its answer does not hold now: {check.summary}"
-        return replace(state, reason=reason, revision=record.revision)
+        return replace(state, reason=reason, revision=revision)
     clash = _contradiction(record, question, cited, audit_mode)
     if clash is not None:
-        return replace(state, reason=clash, revision=record.revision, conflict=True)
-    return replace(
-        state, mode=record.audit_mode, revision=record.revision, support=measure_record(record)
-    )
+        return replace(state, reason=clash, revision=revision, conflict=True)
+    return replace(state, mode=record.audit_mode, revision=revision, support=measure_record(record))
+
+
+def _imported_record(
+    conn: sqlite3.Connection, cache_key: str, answer_text: str, asked_at: str | None
+) -> CacheRecord | None:
+    """The imported record a turn showing ``answer_text`` under ``cache_key`` is held to
+    (by :func:`standing`'s rule among revisions), or None when none holds that answer."""
+    same = imported_shown(conn, cache_key, answer_text)
+    if not same:
+        return None
+    shown = next((i for i, at in same if asked_at is not None and at <= asked_at), same[-1][0])
+    record = load_imported(conn, shown)
+    return record if record.answer_text == answer_text else None
 
 
 def _shown_record(
@@ -323,6 +349,7 @@ class Standings:
                 wanted,
             )
         }  # fmt: skip
+        present |= imported_keys(self._conn, sorted(set(wanted) - present))
         for turn in turns:
             if turn[0] in wanted and turn[0] not in present:
                 self._held[turn] = Standing(NO_CLAIM, NOT_HERE)

@@ -406,6 +406,60 @@ CREATE INDEX audit_cache_state ON audit_events (seq) WHERE event_type = 'cache_s
 every check of an answer can hold it to its events (store/cache/events.py); the same
 expressions serve a scan should the indexes be dropped."""
 
+_IMPORTED_RECORDS = """
+CREATE TABLE imported_records (
+    id                       INTEGER PRIMARY KEY,
+    cache_key                TEXT NOT NULL,
+    revision                 INTEGER NOT NULL,
+    evidence_root            TEXT NOT NULL,
+    question_hash            TEXT NOT NULL,
+    model_profile_hash       TEXT NOT NULL,
+    conversation_hash        TEXT NOT NULL,
+    governance_policy_hash   TEXT NOT NULL,
+    schema_version           TEXT NOT NULL,
+    canonicalization_version TEXT NOT NULL,
+    chunking_version         TEXT NOT NULL,
+    question                 TEXT NOT NULL,
+    answer_text              TEXT NOT NULL,
+    audit_mode               TEXT NOT NULL,
+    model_profile_json       TEXT NOT NULL,
+    policy_json              TEXT NOT NULL,
+    response_json            TEXT NOT NULL,
+    record_hash              TEXT NOT NULL UNIQUE,
+    state                    TEXT NOT NULL DEFAULT 'imported' CHECK (state = 'imported'),
+    origin_state             TEXT NOT NULL,
+    origin_reason            TEXT,
+    created_at               TEXT NOT NULL,
+    imported_at              TEXT NOT NULL
+);
+CREATE INDEX imported_records_key ON imported_records (cache_key);
+
+CREATE TABLE imported_evidence (
+    record_id   INTEGER NOT NULL REFERENCES imported_records (id),
+    rank        INTEGER NOT NULL,
+    source_root TEXT NOT NULL,
+    chunk_count INTEGER NOT NULL,
+    chunk_index INTEGER NOT NULL,
+    leaf        TEXT NOT NULL,
+    proof_json  TEXT NOT NULL,
+    cited       INTEGER NOT NULL,
+    title       TEXT NOT NULL,
+    text        TEXT,
+    PRIMARY KEY (record_id, rank)
+);
+
+CREATE INDEX audit_record_import
+    ON audit_events (json_extract(CASE WHEN json_valid(body) THEN body END, '$.record_hash'))
+    WHERE event_type = 'record_import';
+"""
+"""Records another home answered, imported from a bundle with a ``record_import`` event each
+(:mod:`arborist.store.cache.imported`): a table of their own, so no cache lookup, no
+revision numbering and no ``ok`` index of this home's records ever meets them. An evidence
+item keeps its cited chunk's text only when this home holds no document of its root and
+size (imported evidence: never indexed, searched or cited by an ask); its ``title`` is the
+one the bundle's ``document_add`` event committed. The partial index finds a record's
+event by its hash, as migration 13's find a ``cache_write`` by its key."""
+
 STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 1: the store's own hash-chained audit log (ingest, evict, cache writes, ...).
     AUDIT_MIGRATION,
@@ -446,6 +500,9 @@ STORE_MIGRATIONS: tuple[Migration, ...] = (
     #     their order, so a hit (and every view of an answer) holds the record to the hash
     #     and the state its events recorded (store/cache/events.py).
     Migration(13, "cache_write events by key, cache_state events in order", _RECORD_EVENT_INDEXES),
+    # 14: records imported from a bundle, apart from the cache (never served, never
+    #     superseding), with their evidence and their record_import events by hash.
+    Migration(14, "records imported from a bundle, kept apart", _IMPORTED_RECORDS),
 )
 
 

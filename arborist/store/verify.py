@@ -10,6 +10,8 @@ Checked, one problem line each:
 * every cache record recomputes to the ``record_hash`` its ``cache_write`` event holds,
   and every evidence proof verifies against the evidence's own source_root and size,
   which must be the cited document's;
+* every record imported from a bundle recomputes to the hash its ``record_import`` event
+  holds, and so do its key, profile, policy and evidence (:mod:`~arborist.store.cache.imported`);
 * every derivation recomputes to the hash its event holds;
 * both FTS indexes pass SQLite's own integrity check (on a private copy
   when the file can only be read: SQLite runs that check as a write);
@@ -53,6 +55,7 @@ from arborist.store.cache import (
     stored_records,
     write_event_body,
 )
+from arborist.store.cache.imported import imported_problems
 from arborist.store.derive import derivation_event_body
 from arborist.store.documents import document_event_body, stored_documents
 from arborist.store.proofs import text_matches, verify_evidence
@@ -70,6 +73,8 @@ class StoreVerification:
     documents: int
     chunks: int
     records: int
+    imported: int = 0
+    """Records imported from a bundle (kept apart from the cache), each checked too."""
 
     @property
     def ok(self) -> bool:
@@ -484,9 +489,13 @@ def verify_store(
         problems, "cache records", lambda: _check_records(conn)
     ) or ([], 0)
     problems += record_problems
+    imported_found, imported = read_or_report(
+        problems, "imported records", lambda: imported_problems(conn)
+    ) or ([], 0)
+    problems += imported_found
     problems += read_or_report(problems, "derivations", lambda: _check_derivations(conn)) or []
     after: list[str] = []  # the chain's lines, found before SQLite's checks are waited for
     chain = check_chain_reporting(conn, checkpoints, after)
     problems += read_or_report(problems, "search indexes", checks.search_indexes) or []
     problems[:0] = checks.integrity()
-    return StoreVerification(tuple(problems + after), chain, documents, chunks, records)
+    return StoreVerification(tuple(problems + after), chain, documents, chunks, records, imported)

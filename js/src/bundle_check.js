@@ -1,5 +1,5 @@
 /**
- * A bundle (docs/bundle.md) checked in the browser: steps 2-6 of "What a reader
+ * A bundle (docs/bundle.md) checked in the browser: steps 2-7 of "What a reader
  * checks", ported from `arborist/bundle_check.py` onto the hash port
  * (hashing.js) and the synchronous SHA-256 (sha256.js). Every failure is one problem naming the item it
  * belongs to (`turn BATES`, `record KEY REVISION`, `chunk ROOT INDEX`,
@@ -32,7 +32,16 @@ import { sha256Sync } from "./sha256.js";
 export { fromB64 };
 
 /** The format a bundle names. */
-export const BUNDLE_FORMAT = "arborist-bundle/2";
+export const BUNDLE_FORMAT = "arborist-bundle/3";
+
+/** The formats this page names when it refuses them (docs/bundle.md says why). */
+const OLDER = { "arborist-bundle/1": "format 1", "arborist-bundle/2": "format 2" };
+
+/** The members that carry what records' hashed dimensions describe, with that dimension. */
+const DESCRIBED = [
+  ["profiles", "model_profile_hash", "profile"],
+  ["policies", "governance_policy_hash", "policy"],
+];
 
 /** The reason a superseded record is stale (arborist/store/cache/records.py). */
 export const SUPERSEDED_REASON = "superseded by a fresh answer (--no-cache)";
@@ -103,8 +112,8 @@ export function readEmbedded(text) {
   } catch (error) {
     return { bundle: null, bytes: null, problem: `the bundle is not JSON: ${error.message}` };
   }
-  if (bundle !== null && typeof bundle === "object" && bundle.format === "arborist-bundle/1") {
-    return { bundle: null, bytes: null, problem: "this bundle is format 1 (arborist-bundle/1), which this page does not read: re-export it" };
+  if (bundle !== null && typeof bundle === "object" && Object.hasOwn(OLDER, bundle.format)) {
+    return { bundle: null, bytes: null, problem: `this bundle is ${OLDER[bundle.format]} (${bundle.format}), which this page does not read: re-export it` };
   }
   if (bundle === null || typeof bundle !== "object" || bundle.format !== BUNDLE_FORMAT) {
     return { bundle: null, bytes: null, problem: `not an ${BUNDLE_FORMAT} bundle` };
@@ -202,7 +211,7 @@ class Problems {
  */
 
 /**
- * Check a parsed bundle: steps 2-6 of docs/bundle.md. Never throws.
+ * Check a parsed bundle: steps 2-7 of docs/bundle.md. Never throws.
  *
  * @param {any} bundle
  * @param {Derived} [derived] filled with what was recomputed
@@ -227,7 +236,7 @@ export async function checkBundle(bundle, derived = { nodes: new Map(), records:
   const found = records(bundle, leaves);
   for (const record of list(bundle.records)) {
     problems.each("record", `${record?.cache_key} ${record?.revision}`, () =>
-      recordEvent(record, found, derived.records, spans.store, built.store),
+      recordEvent(bundle, record, found, derived.records, spans.store, built.store),
     );
   }
   const owners = eventOwners(bundle, spans.sessions);
@@ -247,6 +256,7 @@ export async function checkBundle(bundle, derived = { nodes: new Map(), records:
     if (!found.held.has(record)) continue;
     problems.each("record", `${record.cache_key} ${record.revision}`, () => stateProblems(record, spans.store, bodies.store, changes));
   }
+  describedProblems(problems, bundle);
   documentProblems(problems, bundle, spans.store);
   chunkProblems(problems, bundle, leaves);
   return problems.list;
@@ -377,7 +387,7 @@ function foldRoot(leaves) {
   return level[0];
 }
 
-function recordEvent(record, found, derived, events, built) {
+function recordEvent(bundle, record, found, derived, events, built) {
   const problems = [];
   const refs = [];
   for (const item of record.evidence) {
@@ -422,7 +432,36 @@ function recordEvent(record, found, derived, events, built) {
   };
   if (claim(events, built, record.event_seq, ["cache_write"], body)) found.held.add(record);
   else problems.push("the cache_write event at its event_seq does not record it as it is");
+  for (const [member, dimension, kind] of DESCRIBED) {
+    const entries = described(bundle, member);
+    if (!Object.hasOwn(entries, record.dimensions[dimension])) problems.push(`its ${dimension} names no ${kind} of the bundle`);
+  }
   return problems;
+}
+
+/** A profile or policy member: an object of base64url hashes to JSON objects. */
+function described(bundle, member) {
+  const entries = bundle[member];
+  if (entries === null || typeof entries !== "object" || Array.isArray(entries)) throw new TypeError(`its ${member} are not an object`);
+  return entries;
+}
+
+/** Each profile's and policy's canonical JSON hashes to its key, and some record names it. */
+function describedProblems(problems, bundle) {
+  for (const [member, dimension, kind] of DESCRIBED) {
+    problems.each("bundle", member, () => {
+      const entries = described(bundle, member);
+      const named = new Set(list(bundle.records).map((r) => r?.dimensions?.[dimension]));
+      const found = [];
+      for (const [key, value] of Object.entries(entries)) {
+        if (value === null || typeof value !== "object" || Array.isArray(value) || sha256Hex(canonicalJson(value)) !== b64Hex(key)) {
+          found.push(`${kind} ${short(key)}: its text does not hash to its key`);
+        }
+        if (!named.has(key)) found.push(`${kind} ${short(key)}: no record of the bundle names it`);
+      }
+      return found;
+    });
+  }
 }
 
 /**

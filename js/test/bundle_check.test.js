@@ -44,11 +44,32 @@ test("a byte of spacing or a key twice is a form problem", () => {
   assert.match(readEmbedded(text.slice(0, -1)).problem, /not JSON/);
 });
 
-test("a format-1 bundle is refused in one line that asks for it again", () => {
-  const old = embedText(BYTES.replace('"format":"arborist-bundle/2"', '"format":"arborist-bundle/1"'));
-  const read = readEmbedded(old);
-  assert.equal(read.bundle, null);
-  assert.match(read.problem, /^this bundle is format 1 .*re-export it$/);
+for (const n of [1, 2]) {
+  test(`a format-${n} bundle is refused in one line that asks for it again`, () => {
+    const old = embedText(BYTES.replace('"format":"arborist-bundle/3"', `"format":"arborist-bundle/${n}"`));
+    const read = readEmbedded(old);
+    assert.equal(read.bundle, null);
+    assert.match(read.problem, new RegExp(`^this bundle is format ${n} .*re-export it$`));
+  });
+}
+
+test("a model profile or policy changed, missing or unnamed fails the bundle and the records that name it", async () => {
+  for (const member of ["profiles", "policies"]) {
+    const changed = fresh();
+    const [key] = Object.keys(changed[member]);
+    changed[member][key].extra = "x";
+    let { problems, turns } = await verdicts(changed);
+    assert.ok(problems.some((p) => p.kind === "bundle" && /does not hash to its key/.test(p.text)), JSON.stringify(problems));
+    const missing = fresh();
+    delete missing[member][key];
+    ({ problems, turns } = await verdicts(missing));
+    assert.ok(problems.some((p) => p.kind === "record" && /names no (profile|policy) of the bundle/.test(p.text)), JSON.stringify(problems));
+    assert.ok(turns.get(ANSWERED(missing).bates).length);
+    const extra = fresh();
+    extra[member].AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA = {};
+    ({ problems } = await verdicts(extra));
+    assert.ok(problems.some((p) => /no record of the bundle names it/.test(p.text)), JSON.stringify(problems));
+  }
 });
 
 const ANSWERED = (bundle) => bundle.turns.find((t) => t.bates.endsWith("-000001"));
