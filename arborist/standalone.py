@@ -4,7 +4,8 @@ A question that does not stand alone is filed under the turn above it and borrow
 turn's words (:mod:`arborist.qa.followups`); one that does is read as at the root. The
 rule reads the question as :mod:`arborist.standalone_said` gives it (names, literals, words,
 punctuation, and where its noun phrases are) with the word lists of
-:mod:`arborist.standalone_words`, what replies to the last answer in
+:mod:`arborist.standalone_words`, what continues the question above by how it opens in
+:mod:`arborist.standalone_continues`, what replies to the last answer in
 :mod:`arborist.standalone_replies` and what leans for want of a subject of its own in
 :mod:`arborist.standalone_leans`; docs/retrieval.md ("Follow-ups") gives it in full with its
 measurement.
@@ -13,6 +14,7 @@ measurement.
 
 from __future__ import annotations
 
+from arborist.standalone_continues import confirms, continues
 from arborist.standalone_leans import definite_subject, leans, owned_subject, reports, stands_in
 from arborist.standalone_replies import (
     adds,
@@ -37,10 +39,7 @@ from arborist.standalone_words import (
     AUXILIARIES,
     BE,
     CLAUSE_WORDS,
-    CONDITIONS,
-    CONTINUATIONS,
     DEMONSTRATIVES,
-    EVEN_BEFORE,
     EXPLETIVE_VERBS,
     LIFTED,
     OBJECTS,
@@ -48,16 +47,13 @@ from arborist.standalone_words import (
     PARTS,
     POSSESSIVES,
     PREPOSITIONS,
-    PROCEED,
     PRONOUNS,
     RESPONSES,
     SAYING,
     SEQUELS,
-    SUBJECTS,
     SUBORDINATORS,
     TIMES,
     WEATHER,
-    WH,
 )
 
 __all__ = ["stands_alone"]
@@ -122,7 +118,7 @@ def _stands(said: Said, asked: bool) -> bool:
     "No," opening it answers the last answer: what follows stands alone only with a clause
     of its own that does ("No, seriously, how do I fix a leaky faucet?"; "No, the other
     Batman, the Keaton one" corrects)."""
-    if corrects(said) or _confirms(said, asked):
+    if corrects(said) or confirms(said, asked):
         return False
     if said.texts[:1] in (["no"], ["nope"]) and said.kinds[1:2] == ["mark"]:
         start = 1
@@ -135,7 +131,7 @@ def _stands(said: Said, asked: bool) -> bool:
     lifted = _lifted(said)
     if lifted is not None:
         said = lifted
-    elif _continues(said):
+    elif continues(said):
         return False
     if not said.has_content() or _refers_back(said) or _replies(said) or _which_one(said):
         return False
@@ -206,75 +202,11 @@ def _lifted(said: Said) -> Said | None:
         start += 1
     proper = [False, *said.proper[start + 1 :]]
     rest = Said(said.kinds[start:], said.texts[start:], proper)
-    if _continues(rest) or rest.contents() < (2 if rest.has_clause else 3):
+    if continues(rest) or rest.contents() < (2 if rest.has_clause else 3):
         return None
     if not names_its_subject(rest):
         return None
     return rest
-
-
-def _confirms(said: Said, asked: bool) -> bool:
-    """ "So" before a statement asked with a question mark, with no question word and no
-    auxiliary before its subject: what the last answer said, put back to it to confirm ("So
-    the vaccine is safe for kids?", "So I should use a set?"; not "So how does ...?", "So
-    is coffee bad?", "So I got a puppy, should I crate train it?")."""
-    texts = said.texts
-    if not asked or texts[:1] != ["so"] or said.kinds[1:2] != ["word"] or said.plain & WH:
-        return False
-    asks = any(  # "So I just got a puppy, should I crate train it?": a question of its own
-        texts[k] in AUXILIARIES and texts[k + 1] in SUBJECTS for k in range(1, len(texts) - 1)
-    )
-    return not (asks or texts[1] in AUXILIARIES)
-
-
-def _continues(said: Said) -> bool:
-    """It opens with a continuation, or is a bare modifier ("with a custom separator"), or
-    "now" before a verb: a next step on what was just done ("Now add error handling")."""
-    if said.lowered in CONTINUATIONS or said.lowered in PROCEED:
-        return True
-    if said.texts[:1] == ["now"] and said.kinds[1:2] == ["word"] and said.content(1):
-        return not said.proper[1]  # not "Now that ...", "Now I ...", "Now Python 3.13 ..."
-    if _redone(said):
-        return True
-    if said.lowered.startswith(tuple(c + " " for c in CONTINUATIONS)):
-        return True
-    if said.texts and said.texts[0] in PREPOSITIONS and not said.has_clause:
-        return True
-    return _conditions(said)
-
-
-def _redone(said: Said) -> bool:
-    """With no clause, "now" before a preposition ("now in French", "now as a table"), or an
-    opening verb with "again" and no object of its own, then "but" or a preposition: the last
-    output or act done again, changed ("try again but with a log scale", "Run it again with 10
-    epochs"; not "Why does my build fail again?", "Now in Python 3.12, is the GIL optional?")."""
-    texts = said.texts
-    if texts[:1] == ["now"] and texts[1:2] != [] and texts[1] in PREPOSITIONS:
-        return not said.has_clause  # "now in French": the last output, changed
-    k = 2 if texts[1:2] in (["it"], ["that"], ["this"]) else 1
-    if said.has_clause or texts[:1] == [] or texts[0] in PREPOSITIONS | CONDITIONS:
-        return False
-    if said.kinds[0] != "word" or texts[k : k + 1] != ["again"]:
-        return False
-    rest = texts[k + 1 : k + 3]
-    return rest[:1] == ["but"] or (rest[:1] != [] and rest[0] in PREPOSITIONS)
-
-
-def _conditions(said: Said) -> bool:
-    """It is only a condition, with no main clause: "even when the list is empty?", "if the
-    file is huge" ("If ..., what happens?" and "When is ...?" have one)."""
-    texts = said.texts
-    if not texts or texts[0] not in CONDITIONS:
-        return False
-    if texts[0] == "even":
-        return texts[1:2] != [] and texts[1] in EVEN_BEFORE
-    if texts[0] == "when" and texts[1:2] != [] and texts[1] in AUXILIARIES:
-        return False  # "When should I use a tuple?": a question
-    return not any(
-        texts[k] in WH or said.kinds[k - 1] == "mark"
-        for k in range(1, len(texts))
-        if said.kinds[k] != "mark"
-    )
 
 
 def _expletive(said: Said, i: int) -> bool:

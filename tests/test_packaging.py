@@ -25,6 +25,7 @@ PURE = [
     "terminal.py",
     "analysis.py",
     "standalone.py",
+    "standalone_continues.py",
     "standalone_leans.py",
     "standalone_replies.py",
     "standalone_said.py",
