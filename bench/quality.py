@@ -648,7 +648,9 @@ def write_markdown(runs: Sequence[dict[str, Any]]) -> Path:
         "",
         "Written by `bench/quality.py --write` (`make bench`); do not edit by hand. "
         "What each figure means: the docstring of `bench/quality.py`; the rules measured: "
-        "`docs/retrieval.md`.",
+        "`docs/retrieval.md`. The remote lane (the same MiniLM served over HTTP, and "
+        "e5-small, a model with query and passage roles) beside the local one, on every set: "
+        "`bench/REMOTE_LANE.md` (`bench/remote_lane.py`).",
         "",
         f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- Python {platform.python_version()}, SQLite {__import__('sqlite3').sqlite_version}, "
