@@ -39,6 +39,7 @@ from arborist.commands import (
 from arborist.errors import BadInput
 from arborist.forest.shard import Node, Session
 from arborist.private import write_private_text
+from arborist.qa.support import audit_key
 from arborist.safejson import UnreadableJSON, decode
 from arborist.safejson import loads as safe_loads
 from arborist.terminal import inert_json
@@ -415,6 +416,18 @@ def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
     )
 
 
+def _badges(desk: Desk, data: bytes) -> dict[str, str]:
+    """Each turn's badge key (:func:`~arborist.qa.support.audit_key`) by bates, as the
+    widget's rows have them: the mode it can claim now, ``STRICT-unquoted`` for a STRICT
+    answer that quotes nothing it cites. A session's root shows none."""
+    badges = {}
+    for turn in safe_loads(data)["turns"]:
+        if turn["parent_bates"] is not None:
+            now = desk.app.audit_now(desk.app.node(turn["bates"]))
+            badges[turn["bates"]] = audit_key(now.mode, now.support)
+    return badges
+
+
 def _export_bundle(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.out is not None:
         refuse(desk, "export", "--bundle and --html name their files: --out is for JSON Lines")
@@ -422,7 +435,7 @@ def _export_bundle(desk: Desk, args: argparse.Namespace) -> Outcome:
     data = desk.app.export_bundle(sids)  # refused before anything is written
     page = None
     if args.html is not None:  # made whole (its script read) before any file is written
-        page = bundle_page(data, f"arborist journal: {', '.join(sids)}")
+        page = bundle_page(data, f"arborist journal: {', '.join(sids)}", _badges(desk, data))
     said = []
     for name, text, what in ((args.bundle, data.decode("utf-8"), "bundled"),
                              (args.html, page, "wrote the page of")):  # fmt: skip

@@ -26,7 +26,15 @@ from typing import Any
 from arborist.forest.nodes import Node
 from arborist.qa.policy import retrieval_keywords
 from arborist.qa.standing import Standing
-from arborist.qa.support import Support, measure_record
+from arborist.qa.support import (
+    AUDIT_PROMISES,
+    BADGE_WORDS,
+    SUPPORT_MARKS,
+    SUPPORT_MEANINGS,
+    Support,
+    audit_key,
+    measure_record,
+)
 from arborist.store.cache import CacheRecord, RecordEvidence
 
 __all__ = [
@@ -34,12 +42,14 @@ __all__ = [
     "HIT",
     "IMPORTED",
     "MISS",
+    "SERVED_MEANINGS",
     "Source",
     "TurnFacts",
     "answer_facts",
     "fact_rows",
     "fit_text",
     "turn_facts",
+    "vocabulary",
 ]
 
 MISS = "miss"
@@ -52,6 +62,14 @@ IMPORTED = "imported"
 EARLIER = "earlier revision"
 """Answered by a revision of the record written after the turn (an imported turn, a turn
 older than every revision here)."""
+
+SERVED_MEANINGS = {
+    MISS: "miss: this turn paid for the answer (the model was called)",
+    HIT: "hit: served from the cache, no model call (same question, evidence, model and policy)",
+    EARLIER: "answered by a revision of the record since falsified",
+    IMPORTED: "imported: answered in another home, its record kept apart and never served here",
+}
+"""What each ``served`` value means, for a badge's tooltip."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +146,13 @@ class TurnFacts:
     replaces: str | None = None
 
     @property
+    def badge(self) -> str:
+        """The key of the audit badge a face shows (:func:`~arborist.qa.support.audit_key`):
+        ``STRICT-unquoted`` for a STRICT answer that quotes nothing it cites, else the mode;
+        its words are :func:`vocabulary`'s (the widget's detail looks them up by it)."""
+        return audit_key(self.mode, self.support)
+
+    @property
     def lanes(self) -> tuple[str | None, ...]:
         """The lane that found each source, in order (all None for a lexical ask)."""
         return tuple(s.lane for s in self.sources)
@@ -164,6 +189,7 @@ class TurnFacts:
             "audit_now": self.mode,
             "audit_reason": self.mode_reason,
             "audit": self.audit,
+            "badge": self.badge,
             "support": self.support.as_json() if self.support else None,
             "state": self.state,
             "state_reason": self.state_reason,
@@ -358,3 +384,27 @@ def fact_rows(facts: TurnFacts) -> list[tuple[str, str]]:
     if facts.keywords:
         rows.append(("keywords", f"{facts.keywords} (added to retrieval)"))
     return rows
+
+
+def vocabulary() -> dict[str, Any]:
+    """The words a face that only formats (the widget's script, the bundle's page) says the
+    kernel's keys in, sent to it once: each badge key (:func:`~arborist.qa.support.audit_key`)
+    with its words, its tooltip (the words and the mode's promise) and its one-letter mark;
+    each support level's meaning and mark; each ``served`` value's meaning; the legend of
+    the marks. A key it does not hold is shown as given."""
+    audit = {}
+    for key in (*BADGE_WORDS, *(m for m in AUDIT_PROMISES if m not in BADGE_WORDS)):
+        mode = key.split("-", 1)[0]
+        words, promise = BADGE_WORDS.get(key, key), AUDIT_PROMISES.get(mode, mode)
+        title = words if words == promise else f"{words}. {promise}"
+        audit[key] = {"words": words, "title": title, "mark": key[0]}
+    support = {
+        level: {"title": SUPPORT_MEANINGS[level], "mark": SUPPORT_MARKS[level]}
+        for level in SUPPORT_MEANINGS
+    }
+    legend = (
+        "S strict: cited bytes proved (quotes verified where the answer quotes them) · "
+        "H hybrid: sources proved · V visual: shown only · "
+        f"{' '.join(SUPPORT_MARKS.values())} the question covered, partly, not answered"
+    )
+    return {"audit": audit, "support": support, "served": dict(SERVED_MEANINGS), "legend": legend}

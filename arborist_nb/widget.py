@@ -34,6 +34,7 @@ from arborist.app import Arborist
 from arborist.asks import Ask
 from arborist.commands import Desk
 from arborist.errors import BadInput
+from arborist.facts import vocabulary
 from arborist.sync import ForestSync, ForkOutcome, TreeState, run_fork
 from arborist_nb.assets import STATIC
 
@@ -94,6 +95,9 @@ class ForestWidget(anywidget.AnyWidget):
     # default (15 s, js/src/requests.js). Read when a view is made.
     request_ms = traitlets.Int(0).tag(sync=True)
     title = traitlets.Unicode("").tag(sync=True)
+    # The words the view says the kernel's keys in (a badge key, a support level, hit or
+    # miss: arborist.facts.vocabulary), sent once with the widget: the script holds none.
+    vocabulary = traitlets.Dict().tag(sync=True)
 
     def __init__(
         self,
@@ -132,6 +136,7 @@ class ForestWidget(anywidget.AnyWidget):
             sid=state.sid if state else "",
             root_bates=state.root_bates if state else "",
             title=self._title or (self._titled(state) if state else waiting),
+            vocabulary=vocabulary(),
             **kwargs,
         )
         self._turns = 0

@@ -495,6 +495,9 @@ class SupportResult:
     warm_measuring: list[float] = field(default_factory=list)
     cold_calls: list[int] = field(default_factory=list)
     warm_calls: list[int] = field(default_factory=list)
+    reply_bytes: int = 0
+    """Reply bytes of the last full walk: every row's summary, each with its mode, support
+    and badge key (``audit``: the kernel's decision, sent only where it is not the mode)."""
 
 
 class _Timed:
@@ -565,7 +568,7 @@ def bench_support(
                         support.MEMO = _Unheld() if cold else held  # type: ignore[assignment]
                         timed.calls, timed.seconds = 0, 0.0
                         view = View(widget)
-                        seconds = view.walk()[3]
+                        _sent, result.reply_bytes, _trips, seconds = view.walk()
                         assert len(view.nodes) == turns + 1
                         (result.cold if cold else result.warm).append(seconds)
                         measuring = result.cold_measuring if cold else result.warm_measuring
@@ -601,6 +604,11 @@ def report_support(result: SupportResult) -> None:
         f"   median: measuring is {measuring / cold:.1%} of a walk without the memo; with "
         f"it the walk takes {warm / cold:.2f}x the time ({cold * 1000:.0f} -> "
         f"{warm * 1000:.0f} ms)"
+    )
+    print(
+        f"   a full walk's replies: {result.reply_bytes:,} B, "
+        f"{result.reply_bytes / (s.turns + 1):.1f} B a row (rows of real answers: mode, "
+        "support, badge)"
     )
 
 

@@ -1,38 +1,83 @@
-"""The audit mode in the same words in every face (issue #35, point 3): the widget's badge
-(js/src/detail.js) says what ``%%ask``'s status line says (arborist_nb/display.py), and a
-tree row learns when its answer quotes nothing it cites."""
+"""The audit mode in the same words in every face (issue #35, point 3; issue #36, item 6).
+
+The kernel is the one place that decides and words a turn's badge: which key it shows
+(:func:`arborist.qa.support.audit_key`: ``STRICT-unquoted`` for a STRICT answer that quotes
+nothing it cites) and what each key says (:func:`arborist.facts.vocabulary`, sent to the
+widget once as its ``vocabulary`` trait and written into the page ``export --html`` makes).
+The widget's script and the page only look the key up. Here real turns (an answer that
+quotes its source, a model's paraphrase from a chat server on loopback, an answer since
+falsified) are shown by every face, and each face says the same words: the CLI's ``ask``
+and ``show`` (text and ``--json``), ``%%ask``, the widget's detail payload and tree row as
+its script words them, and the page.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import html
+import io
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from IPython.core.interactiveshell import InteractiveShell
 
+from arborist.app import Arborist
 from arborist.cli import cli
+from arborist.facts import vocabulary
 from arborist.forest.reads import RowSummary
 from arborist.forest.tree_sync import Labels, summary
 from arborist.qa.standing import Standing
-from arborist.qa.support import ANSWERED, AUDIT_WORDS, UNQUOTED_STRICT, Support
+from arborist.qa.support import ANSWERED, UNQUOTED, UNQUOTED_STRICT, Support, audit_key
+from arborist.store.search import AUDIT_MODES
+from arborist.sync import body
+from arborist_nb.display import Answer
+from arborist_nb.widget import ForestWidget
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
-DETAIL_JS = Path(__file__).resolve().parents[1] / "js" / "src" / "detail.js"
+FIXTURE = Path(__file__).resolve().parents[1] / "js" / "test" / "fixtures" / "vocabulary.json"
+"""The vocabulary the JS tests give the widget's script (``make vocabulary`` writes it)."""
+
+VOCABULARY_BYTES = 4_096
+"""Most bytes the vocabulary may cost the widget's first state message: it is sent once,
+whatever the forest holds, beside a few hashes."""
+
+QUOTED = "quotes verified (STRICT)"
+DOC = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
+PARAPHRASE = "Two men, Lee and Ditko, dreamed up Spider-Man. [E1]"
+REASON = "the <b>year</b> is wrong"
 
 
-def test_the_widget_says_each_audit_mode_in_the_status_lines_words() -> None:
-    source = DETAIL_JS.read_text(encoding="utf-8")
-    block = source[source.index("export const AUDIT_WORDS") :]
-    block = block[: block.index("});")]
-    said = dict(re.findall(r'(\w+): "([^"]+)"', block))
-    assert said == AUDIT_WORDS
-    unquoted = re.search(r'export const UNQUOTED_STRICT = "([^"]+)"', source)
-    assert unquoted is not None and unquoted.group(1) == UNQUOTED_STRICT
+def test_the_js_tests_give_the_script_the_words_the_widget_is_sent(home: Path) -> None:
+    """The fixture the JS tests read is what the kernel sends a widget, key for key: a
+    word changed in Python and not here (or here and not in Python) fails."""
+    with Arborist(home) as app:
+        sent = ForestWidget(app=app).vocabulary
+    assert json.loads(FIXTURE.read_text(encoding="utf-8")) == sent == vocabulary(), (
+        "run `make vocabulary`"
+    )
+    size = len(json.dumps(sent, ensure_ascii=False, separators=(",", ":")).encode())
+    assert size <= VOCABULARY_BYTES, size
 
 
-def test_a_tree_row_says_when_its_answer_quotes_nothing_it_cites() -> None:
+def test_every_badge_key_the_kernel_can_decide_has_words() -> None:
+    quoted, unquoted = Support(ANSWERED, (), True), Support(ANSWERED, (), False)
+    keys = {
+        audit_key(m, s) for m in (*AUDIT_MODES, "NONE", "ROOT") for s in (None, quoted, unquoted)
+    }
+    assert keys == {*AUDIT_MODES, UNQUOTED, "NONE", "ROOT"}
+    said = vocabulary()["audit"]
+    assert keys == set(said)
+    assert said["STRICT"]["words"] == QUOTED
+    assert said[UNQUOTED]["words"] == UNQUOTED_STRICT
+    assert said[UNQUOTED]["mark"] == said["STRICT"]["mark"] == "S", "a row's letter is the mode's"
+
+
+def test_a_tree_row_carries_the_badge_the_kernel_decided() -> None:
     row = RowSummary(
         bates="20260101T000000Z-abcdef-000002",
         parent_bates="20260101T000000Z-abcdef-000000",
@@ -45,23 +90,102 @@ def test_a_tree_row_says_when_its_answer_quotes_nothing_it_cites() -> None:
         cache_key="ab" * 32,
         n_children=0,
     )
-    shown: dict[bool, dict[str, object]] = {}
-    for quoted in (True, False):
-        now = Standing("STRICT", support=Support(ANSWERED, (), quoted))
-        labels = Labels(revisions={}, standings={row.bates: now})
+    shown: dict[object, dict[str, object]] = {}
+    for quoted in (True, False, None):
+        held = None if quoted is None else Support(ANSWERED, (), quoted)
+        labels = Labels(revisions={}, standings={row.bates: Standing("STRICT", support=held)})
         shown[quoted] = summary(row, row.sid, labels)
     assert shown[True]["support"] == shown[False]["support"] == ANSWERED
-    assert "unquoted" not in shown[True], "a quoted answer costs the row no byte"
-    assert shown[False]["unquoted"] is True
+    assert "audit" not in shown[True], "a badge that is the mode itself costs the row no byte"
+    assert shown[False]["audit"] == shown[None]["audit"] == UNQUOTED
+    assert shown[True]["audit_mode"] == shown[False]["audit_mode"] == "STRICT"
+
+
+def _cli(home: Path, *args: str) -> str:
+    result = CliRunner().invoke(cli, ["--home", str(home), *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _audit_line(text: str) -> str:
+    """The words of a CLI text's ``audit`` line, before a withdrawn answer's state."""
+    found = re.search(r"^audit +(.+)$", text, re.MULTILINE)
+    assert found is not None, text
+    return found.group(1).split(", answer ")[0]
 
 
 def _bates(output: str) -> str:
-    found = re.search(r"^bates   (\S+)$", output, re.MULTILINE)
+    found = re.search(r"^bates +(\S+)$", output, re.MULTILINE)
     assert found is not None, output
     return found.group(1)
 
 
-DOC = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
+def _cell(ip: InteractiveShell, question: str, line: str = "") -> Answer:
+    with contextlib.redirect_stdout(io.StringIO()):
+        answer = ip.run_cell_magic("ask", line, question)
+    assert isinstance(answer, Answer)
+    return answer
+
+
+def _widget_words(said: dict[str, Any], key: str) -> str:
+    """What the widget's script shows for ``key``: the vocabulary's words, else the key."""
+    entry = said["audit"].get(key)
+    return str(entry["words"]) if entry else key
+
+
+def test_every_face_says_a_turns_audit_in_the_same_words(
+    home: Path, tmp_path: Path, chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
+    monkeypatch.setenv("ARBORIST_MODEL", "loopback-model")
+    (tmp_path / "spider.md").write_text(DOC, encoding="utf-8")
+    ip = InteractiveShell.instance()
+    assert ip.run_cell("%load_ext arborist_nb").success
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            ip.run_line_magic("arborist", f"ingest {tmp_path / 'spider.md'}")
+        quoted = _cell(ip, "Who created Spider-Man?")  # the extractive answerer quotes
+        chat_server.script(completion(PARAPHRASE))
+        unquoted = _cell(ip, "Who created Spider-Man?", "--llm openai --no-cache")
+        chat_server.script(completion(f"{DOC.splitlines()[2]} [E1]"))  # a verbatim quote
+        falsified = _cell(ip, "Who made Spider-Man?", "--llm openai --no-cache")
+        app: Arborist = ip.magics_manager.registry["ArboristMagics"].app
+        app.falsify(falsified.cache_key, "failed", REASON)
+        wanted = {quoted.bates: QUOTED, unquoted.bates: UNQUOTED_STRICT}
+        page = tmp_path / "page.html"
+        _cli(home, "export", "--html", str(page), quoted.node.sid)
+        words = re.search(r'<main id="bp-forest" data-words="([^"]*)">', page.read_text("utf-8"))
+        assert words is not None
+        on_page = json.loads(html.unescape(words.group(1)))
+        sent = vocabulary()
+        shown: dict[str, dict[str, str]] = {}
+        for answer in (quoted, unquoted, falsified):
+            bates, sid = answer.bates, answer.node.sid
+            plain = ip.display_formatter.format(answer)[0]["text/plain"]
+            detail = body(app, bates, sid)
+            row = app.forest_view().summary(app.node(bates), sid)
+            shown[bates] = {
+                "show": _audit_line(_cli(home, "show", bates)),
+                "show --json": json.loads(_cli(home, "show", bates, "--json"))["facts"]["audit"],
+                "widget detail": _widget_words(sent, detail["facts"]["badge"]),
+                "widget row": _widget_words(sent, row.get("audit", row["audit_mode"])),
+                "page": _widget_words(on_page["vocabulary"], on_page["audit"][bates]),
+            }
+            said = shown[bates]["show"]
+            assert said in plain, ("%%ask", plain)
+            for other in {QUOTED, UNQUOTED_STRICT} - {said}:
+                assert other not in plain, ("%%ask says both", plain)
+            assert shown[bates]["show --json"].split(", answer ")[0] == said
+            faces = {v for k, v in shown[bates].items() if k != "show --json"}
+            assert faces == {said}, shown
+        assert {b: shown[b]["show"] for b in wanted} == wanted
+        # the falsified answer quoted its source: its words are STRICT's, its state beside
+        assert shown[falsified.bates]["show"] == QUOTED
+        assert shown[falsified.bates]["show --json"] == f"{QUOTED}, answer failed: {REASON}"
+        assert body(app, falsified.bates, falsified.node.sid)["record"]["state"] == "failed"
+    finally:
+        ip.run_line_magic("unload_ext", "arborist_nb")
+        InteractiveShell.clear_instance()
 
 
 def test_the_cli_says_the_audit_mode_in_the_same_words(
@@ -79,10 +203,10 @@ def test_the_cli_says_the_audit_mode_in_the_same_words(
     assert runner.invoke(cli, [*base, "ingest", str(tmp_path / "spider.md")]).exit_code == 0
     quoted = runner.invoke(cli, [*base, "ask", "Who created Spider-Man?"])
     assert quoted.exit_code == 0, quoted.output
-    assert "\naudit   quotes verified (STRICT)\n" in quoted.output
+    assert f"\naudit   {QUOTED}\n" in quoted.output
     shown = runner.invoke(cli, [*base, "show", _bates(quoted.output)]).output
-    assert "\naudit        quotes verified (STRICT)\n" in shown
-    chat_server.script(completion("Two men, Lee and Ditko, dreamed up Spider-Man. [E1]"))
+    assert f"\naudit        {QUOTED}\n" in shown
+    chat_server.script(completion(PARAPHRASE))
     asked = [*base, "ask", "Who created Spider-Man?", "--llm", "openai", "--no-cache"]
     said = runner.invoke(cli, asked)
     assert said.exit_code == 0, said.output

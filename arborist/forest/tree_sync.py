@@ -38,6 +38,7 @@ from arborist.forest.reads import (
 )
 from arborist.forest.shard import Node, ancestors, get_session
 from arborist.qa.standing import NO_CLAIM, Standing, standings, unchecked
+from arborist.qa.support import audit_key
 from arborist.store.cache import (
     OK,
     RevisionState,
@@ -145,7 +146,9 @@ def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
     what the turn can claim now (``NONE`` when its key is empty or malformed, or its answer
     is not here or does not hold: why is the detail's ``audit_reason``, not every row's
     bytes), never merely what it claimed when it was written; ``support``, how well its
-    cited evidence covers its question, only while it holds."""
+    cited evidence covers its question, only while it holds; ``audit``, the badge the row
+    shows (:func:`~arborist.qa.support.audit_key`: ``STRICT-unquoted`` for a STRICT answer
+    that quotes nothing it cites), only where it is not ``audit_mode`` itself."""
     now = unchecked(row.parent_bates is None, row.cache_key) or labels.standings.get(
         row.bates, Standing(NO_CLAIM, NO_STORE)
     )
@@ -171,8 +174,8 @@ def summary(row: RowSummary, viewer_sid: str, labels: Labels) -> JSON:
             out["state_reason"] = now.state_reason
     if now.support is not None:
         out["support"] = now.support.level
-        if not now.support.quoted:  # its badge says "wording not quoted" (issue #35)
-            out["unquoted"] = True
+    if (badge := audit_key(now.mode, now.support)) != now.mode:  # "wording not quoted" (#35)
+        out["audit"] = badge
     return out
 
 

@@ -44,7 +44,9 @@ from arborist.quotes import claims_for
 
 __all__ = [
     "ANSWERED",
+    "AUDIT_PROMISES",
     "AUDIT_WORDS",
+    "BADGE_WORDS",
     "LEVELS",
     "MEMO",
     "MEMO_SIZE",
@@ -52,8 +54,12 @@ __all__ = [
     "NOT_ANSWERED_OPENING",
     "PARTLY",
     "ROW_WORDS",
+    "SUPPORT_MARKS",
+    "SUPPORT_MEANINGS",
     "Support",
+    "UNQUOTED",
     "UNQUOTED_STRICT",
+    "audit_key",
     "audit_words",
     "measure",
     "measure_record",
@@ -140,21 +146,60 @@ AUDIT_WORDS = {
     "VISUAL": "nothing verified (VISUAL)",
 }
 """The audit modes in plain words, the same in every face (``ask`` and ``show``, ``%%ask``'s
-status line, the widget's badge: js/src/detail.js holds them too): what the quoted bytes
-are proven to be."""
+status line, the widget's badge, which is sent them: :func:`arborist.facts.vocabulary`):
+what the quoted bytes are proven to be."""
 
 UNQUOTED_STRICT = "sources verified, wording not quoted (STRICT)"
 """STRICT's words under an answer that does not quote what it cites (a model's paraphrase:
 :func:`quotes_cited`): the cited bytes are proven, the sentences are the model's. The mode
 is the same; the words say what was checked."""
 
+UNQUOTED = "STRICT-unquoted"
+"""The badge key of a STRICT turn whose answer does not quote what it cites
+(:func:`audit_key`): what a widget row carries beside its mode, for :data:`UNQUOTED_STRICT`."""
+
+BADGE_WORDS = {**AUDIT_WORDS, UNQUOTED: UNQUOTED_STRICT}
+"""Each badge key (:func:`audit_key`) in words; any other key (``NONE``, ``ROOT``) is said
+as it is."""
+
+AUDIT_PROMISES = {
+    "STRICT": "STRICT: every cited text re-hashes to its leaf and its proof verifies (the "
+    "cited passages are authentic; whether the answer quotes them is said beside; whether "
+    "they answer the question is the support badge)",
+    "HYBRID": "HYBRID: the sources are proven, the wording is not a verbatim span",
+    "VISUAL": "VISUAL: shown only, nothing proven",
+    "NONE": "NONE: nothing is verified here (the answer is not in this home's store, or no "
+    "longer holds)",
+    "ROOT": "the session's root",
+}
+"""What each audit mode promises, for a badge's tooltip and a legend."""
+
+SUPPORT_MEANINGS = {
+    ANSWERED: "answered: the cited passages hold every word of the question (words, not meaning)",
+    PARTLY: "partly: some words of the question are in no cited passage",
+    NOT_ANSWERED: "not answered: the answer says the documents do not answer the question",
+}
+"""What each support level means, for a tooltip where its turn's own reason is not at hand
+(a tree row carries the level only)."""
+
+SUPPORT_MARKS = {ANSWERED: "\u25a0", PARTLY: "\u25e7", NOT_ANSWERED: "\u25a1"}
+"""The short mark a tree row shows for a support level (filled, half, empty square)."""
+
+
+def audit_key(mode: str, support: Support | None) -> str:
+    """The badge a turn shows for ``mode``: :data:`UNQUOTED` for STRICT unless ``support``
+    says the answer quotes what it cites (none measured: not said), else the mode itself.
+    The one rule; every face (the widget's rows and detail, the page, the text faces
+    through :func:`audit_words`) reads its result."""
+    if mode == "STRICT" and not (support is not None and support.quoted):
+        return UNQUOTED
+    return mode
+
 
 def audit_words(mode: str, support: Support | None) -> str:
-    """``mode`` in :data:`AUDIT_WORDS`; STRICT is "quotes verified" only when ``support``
-    says the answer quotes what it cites (none measured: not said); any other mode as it is."""
-    if mode == "STRICT" and not (support is not None and support.quoted):
-        return UNQUOTED_STRICT
-    return AUDIT_WORDS.get(mode, mode)
+    """``mode`` in :data:`BADGE_WORDS` by :func:`audit_key`: STRICT is "quotes verified"
+    only when ``support`` says the answer quotes what it cites; any other mode as it is."""
+    return BADGE_WORDS.get(audit_key(mode, support), mode)
 
 
 ROW_WORDS = {
@@ -163,7 +208,8 @@ ROW_WORDS = {
     "uncited": "retrieved, not cited",
 }
 """What one evidence row whose proof holds says was checked, the same in every face (the
-``%%ask`` output's rows, the widget's: js/src/text.js holds them too): the answer quotes
+``%%ask`` output's rows, the widget's: js/src/text.js holds them too, pinned equal by
+tests/vectors/quotes.json, as the browser finds them itself): the answer quotes
 this row, its bytes are proven but the wording is not theirs, or the model was shown it
 and the answer does not cite it (its bytes are proven all the same)."""
 

@@ -25,85 +25,55 @@ import {
   splitCitations,
 } from "./text.js";
 
-/** What each audit mode promises, for tooltips and the legend. */
-export const AUDIT_MODES = Object.freeze({
-  STRICT:
-    "STRICT: every cited text re-hashes to its leaf and its proof verifies (the cited passages are authentic; whether the answer quotes them is said beside; whether they answer the question is the support badge)",
-  HYBRID: "HYBRID: the sources are proven, the wording is not a verbatim span",
-  VISUAL: "VISUAL: shown only, nothing proven",
-  NONE: "NONE: nothing is verified here (the answer is not in this home's store, or no longer holds)",
-  ROOT: "the session's root",
-});
-
 /**
- * The audit modes in the words of `%%ask`'s status line (arborist_nb/display.py): what
- * was checked. STRICT certifies the cited bytes; it says "quotes verified" only under an
- * answer whose sentences are spans of what it cites (the support's `quoted`).
- */
-export const AUDIT_WORDS = Object.freeze({
-  STRICT: "quotes verified (STRICT)",
-  HYBRID: "sources verified, wording not quoted (HYBRID)",
-  VISUAL: "nothing verified (VISUAL)",
-});
-
-/** STRICT's words under an answer that quotes nothing it cites (a model's paraphrase). */
-export const UNQUOTED_STRICT = "sources verified, wording not quoted (STRICT)";
-
-/**
- * What a turn's audit badge says: `%%ask`'s words for its mode, and its tooltip the
- * mode's promise. `support` is a body's (an object with `quoted`), or a tree row's
- * level with `unquoted`; STRICT is "quotes verified" only where the answer is quoted.
+ * What the kernel decided, in its own words. `vocabulary` is what the kernel sends the
+ * widget once (its `vocabulary` trait, `vocabulary()` in arborist/facts.py): each badge
+ * key's words, tooltip and mark, each support level's meaning and mark, each `served`
+ * value's meaning. This script holds no word of its own for them and chooses none: the
+ * kernel names the key (a row's or a body's `audit`, its `support`, its `served`); a key
+ * the vocabulary does not hold is shown as given (as text, like every other value).
  *
- * @param {string} mode
- * @param {{quoted?: boolean}|string|null|undefined} support
- * @param {boolean} [unquoted] a tree row's flag
- * @returns {{words: string, title: string}}
+ * @typedef {{audit?: Record<string, {words: string, title: string, mark: string}>,
+ *   support?: Record<string, {title: string, mark: string}>,
+ *   served?: Record<string, string>}} Vocabulary
  */
-export function auditWords(mode, support, unquoted = false) {
-  const quoted = typeof support === "object" && support !== null ? support.quoted === true : !unquoted && !!support;
-  const words = mode === "STRICT" && !quoted ? UNQUOTED_STRICT : (AUDIT_WORDS[mode] ?? mode);
-  const promise = AUDIT_MODES[mode] ?? mode;
-  return { words, title: words === promise ? words : `${words}. ${promise}` };
+
+/**
+ * A badge key's words, tooltip and mark (a tree row's one letter), from the vocabulary.
+ *
+ * @param {Vocabulary|null|undefined} vocabulary
+ * @param {string} key the kernel's badge key (`STRICT`, `STRICT-unquoted`, `NONE`...)
+ * @returns {{words: string, title: string, mark: string}}
+ */
+export function auditBadge(vocabulary, key) {
+  const said = Object.hasOwn(vocabulary?.audit ?? {}, key) ? vocabulary.audit[key] : null;
+  return { words: said?.words ?? key, title: said?.title ?? key, mark: said?.mark ?? key };
 }
 
-/** What each support level means, for tooltips: how well the cited passages cover the question. */
-export const SUPPORT = Object.freeze({
-  answered: "answered: the cited passages hold every word of the question (words, not meaning)",
-  partly: "partly: some words of the question are in no cited passage",
-  "not answered": "not answered: the answer says the documents do not answer the question",
-});
-
-/** The short mark a tree row shows for a support level. */
-export const SUPPORT_MARK = Object.freeze({ answered: "■", partly: "◧", "not answered": "□" });
-
 /**
- * The support badge of a turn: its level, the reason in the tooltip. Null when the
- * turn claims nothing (no support is measured on evidence that does not hold).
+ * The support badge of a turn: its level, the reason in the tooltip (the turn's own, or
+ * the level's meaning from the vocabulary). Null when the turn claims nothing (no support
+ * is measured on evidence that does not hold).
  *
  * @param {Function} h
  * @param {{level: string, reason?: string}|string|null|undefined} support
  * @param {boolean} short a row's mark rather than the word
+ * @param {Vocabulary|null|undefined} vocabulary
  * @returns {HTMLElement|null}
  */
-export function supportBadge(h, support, short = false) {
+export function supportBadge(h, support, short, vocabulary) {
   const level = typeof support === "string" ? support : support?.level;
-  if (!level || !(level in SUPPORT)) return null;
-  const reason = typeof support === "object" && support?.reason ? `${level}: ${support.reason}` : SUPPORT[level];
+  if (!level || typeof level !== "string") return null;
+  const said = Object.hasOwn(vocabulary?.support ?? {}, level) ? vocabulary.support[level] : null;
+  const reason = typeof support === "object" && support?.reason ? `${level}: ${support.reason}` : (said?.title ?? level);
   return h("span", {
     class: "arb-badge arb-support",
     title: reason,
     attrs: { "aria-label": `support: ${level}` },
     dataset: { support: level },
-    text: short ? SUPPORT_MARK[level] : level,
+    text: short ? (said?.mark ?? level) : level,
   });
 }
-
-/** What `served` means, for tooltips. */
-export const SERVED = Object.freeze({
-  miss: "miss: this turn paid for the answer (the model was called)",
-  hit: "hit: served from the cache, no model call (same question, evidence, model and policy)",
-  "earlier revision": "answered by a revision of the record since falsified",
-});
 
 /** The eight cache-key dimensions as a reader names them, with what each binds. */
 export const DIMENSIONS = Object.freeze([
@@ -178,10 +148,12 @@ export function gridRow(h, name, value, { title, key } = {}) {
  *
  * @param {Function} h
  * @param {any} body
+ * @param {Vocabulary|null|undefined} vocabulary the kernel's words ({@link auditBadge})
  * @returns {HTMLElement}
  */
-export function detailHead(h, body) {
+export function detailHead(h, body, vocabulary) {
   const record = body.record;
+  const badge = auditBadge(vocabulary, body.facts?.badge ?? body.audit_mode);
   return h(
     "div",
     { class: "arb-detail-head" },
@@ -193,14 +165,12 @@ export function detailHead(h, body) {
     body.audit_mode && !body.is_root
       ? h("span", {
           class: "arb-badge arb-audit",
-          title: body.audit_reason
-            ? `${body.audit_mode}: ${body.audit_reason}`
-            : auditWords(body.audit_mode, body.support).title,
+          title: body.audit_reason ? `${body.audit_mode}: ${body.audit_reason}` : badge.title,
           dataset: { auditMode: body.audit_mode },
-          text: body.audit_reason ? body.audit_mode : auditWords(body.audit_mode, body.support).words,
+          text: body.audit_reason ? body.audit_mode : badge.words,
         })
       : null,
-    body.is_root ? null : supportBadge(h, body.support),
+    body.is_root ? null : supportBadge(h, body.support, false, vocabulary),
     record && record.state !== "ok"
       ? h("span", {
           class: "arb-badge arb-state",
@@ -215,7 +185,7 @@ export function detailHead(h, body) {
     body.served
       ? h("span", {
           class: "arb-badge arb-served",
-          title: SERVED[body.served] ?? body.served,
+          title: vocabulary?.served?.[body.served] ?? body.served,
           dataset: { served: body.served },
           text: body.served,
         })

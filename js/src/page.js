@@ -11,12 +11,28 @@
  */
 
 import { b64Hex, checkBundle, describeItem, parseBates, readEmbedded, turnVerdicts } from "./bundle_check.js";
-import { AUDIT_WORDS } from "./detail.js";
+import { auditBadge } from "./detail.js";
 import { toHex } from "./hashing.js";
 import { makeH } from "./dom.js";
 import { markdownElements, parseMarkdown } from "./markdown.js";
 
 const h = makeH(document);
+
+/**
+ * What the exporter said beside the bundle (arborist/bundle_page.py, `page_words`): the
+ * kernel's vocabulary and each turn's badge key by bates. The page holds no word of its
+ * own: a turn without a key shows its mode, a key without words shows as given.
+ */
+function readWords() {
+  try {
+    const said = JSON.parse(document.getElementById("bp-forest")?.dataset.words || "{}");
+    return { vocabulary: said?.vocabulary ?? {}, audit: said?.audit ?? {} };
+  } catch {
+    return { vocabulary: {}, audit: {} };
+  }
+}
+
+const WORDS = readWords();
 
 /**
  * What each turn looks up, made once: records by key, documents by root, chunks by
@@ -99,7 +115,7 @@ function turnElement(found, turn) {
       : [
           h("div", { class: "bp-question", text: turn.question }),
           h("div", { class: "bp-answer" }, markdownElements(h, parseMarkdown(turn.answer_text))),
-          field("mode", AUDIT_WORDS[turn.audit_mode] ?? turn.audit_mode),
+          field("mode", auditBadge(WORDS.vocabulary, Object.hasOwn(WORDS.audit, turn.bates) ? WORDS.audit[turn.bates] : turn.audit_mode).words),
           field("state", record ? `${record.state}${record.state_reason ? `: ${record.state_reason}` : ""}` : "(no record)"),
           field("cited", turn.cited_titles.join("; ")),
           field("asked", turn.created_at),

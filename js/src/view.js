@@ -40,6 +40,7 @@ export class ForestView {
   constructor(model, el, { timeoutMs = REQUEST_TIMEOUT_MS } = {}) {
     this.model = model;
     this.el = el;
+    this.vocabulary = model.get("vocabulary") ?? {}; // the kernel's words (detail.js, auditBadge)
     this.doc = el.ownerDocument ?? globalThis.document;
     this.h = makeH(this.doc);
     this.requester = new Requester(model, { timeoutMs });
@@ -187,7 +188,7 @@ export class ForestView {
       this.noticeEl,
       h("p", {
         class: "arb-legend",
-        text: "S strict: cited bytes proved (quotes verified where the answer quotes them) · H hybrid: sources proved · V visual: shown only · ■ ◧ □ the question covered, partly, not answered · ● current turn · #n: turn n (hover anything for more)",
+        text: [this.vocabulary.legend, "● current turn · #n: turn n (hover anything for more)"].filter(Boolean).join(" · "),
       }),
       this.resultsEl,
       h("div", { class: "arb-main" }, this.firstEl, this.treeEl, this.detailEl),

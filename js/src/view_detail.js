@@ -96,7 +96,7 @@ export const detailMethods = {
     detail.replaceChildren();
     detail.setAttribute("data-rendered", body.bates);
     append(this.doc, detail, [
-      detailHead(h, body),
+      detailHead(h, body, this.vocabulary),
       inTree
         ? null
         : h("p", {

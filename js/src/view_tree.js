@@ -10,7 +10,7 @@
 import { append } from "./dom.js";
 import { navigate } from "./keyboard.js";
 import { shortBates } from "./text.js";
-import { auditWords, supportBadge } from "./detail.js";
+import { auditBadge, supportBadge } from "./detail.js";
 
 /**
  * What a row's state badge says of an answer out of service: its state and why
@@ -196,6 +196,9 @@ export const treeMethods = {
     const h = this.h;
     const s = r.summary ?? {};
     const foreign = Boolean(s.foreign);
+    // the row's badge: the kernel names it where it is not the mode itself (a STRICT answer
+    // that quotes nothing it cites), and says it in its own words
+    const badge = auditBadge(this.vocabulary, s.audit ?? s.audit_mode);
     const toggle = h("span", {
       class: "arb-toggle",
       attrs: { "aria-hidden": "true" },
@@ -261,12 +264,12 @@ export const treeMethods = {
         s.audit_mode
           ? h("span", {
               class: "arb-badge arb-audit",
-              title: auditWords(s.audit_mode, s.support, s.unquoted).title,
+              title: badge.title,
               dataset: { auditMode: s.audit_mode },
-              text: s.audit_mode[0],
+              text: badge.mark,
             })
           : null,
-        supportBadge(h, s.support, true),
+        supportBadge(h, s.support, true, this.vocabulary),
         r.graftOf ? h("span", { class: "arb-graft", title: `grafted under ${r.graftOf}`, text: "graft" }) : null,
         h("span", {
           class: "arb-name",

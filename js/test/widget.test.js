@@ -7,6 +7,7 @@
  */
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { describe, test } from "node:test";
 
@@ -19,7 +20,7 @@ import {
   toHex,
   utf8,
 } from "../src/index.js";
-import { auditWords, detailHead, documentLink, evidenceList, placedTitle, proofSection, supportBadge } from "../src/detail.js";
+import { auditBadge, detailHead, documentLink, evidenceList, placedTitle, proofSection, supportBadge } from "../src/detail.js";
 import { makeH } from "../src/dom.js";
 import { FakeDocument } from "./fake_dom.js";
 import { navigate } from "../src/keyboard.js";
@@ -30,6 +31,12 @@ import { jsonBytes, nodeName, splitCitations } from "../src/text.js";
 import { ForestView } from "../src/view.js";
 import { stateTitle } from "../src/view_tree.js";
 import widget from "../src/widget.js";
+
+/**
+ * The words the kernel sends the widget (its `vocabulary` trait: arborist/facts.py), written
+ * from Python by `make vocabulary`; tests/test_audit_words.py fails while they differ.
+ */
+const VOCABULARY = JSON.parse(readFileSync(new URL("./fixtures/vocabulary.json", import.meta.url), "utf8"));
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -133,6 +140,7 @@ class FakeKernel {
       n_children: this.children(node.bates).length,
       cache_key: (node.key ?? "ab".repeat(32)).slice(0, 12),
       revision: node.revision ?? 1,
+      ...(node.seq === 0 ? {} : node.quoted ? { support: "answered" } : { audit: "STRICT-unquoted" }),
       ...(node.record && node.record.state !== "ok"
         ? { state: node.record.state, state_reason: node.record.state_reason }
         : {}),
@@ -270,7 +278,8 @@ class FakeKernel {
           answer_text: node.answer ?? `answer to ${node.question}`,
           cited_titles: [],
           cache_key: node.key ?? "ab".repeat(32),
-          audit_mode: "STRICT",
+          audit_mode: node.seq === 0 ? "ROOT" : "STRICT",
+          facts: { badge: node.seq === 0 ? "ROOT" : node.quoted ? "STRICT" : "STRICT-unquoted" },
           node_hash: await sha256Hex(utf8(node.bates)),
           subtree_hash: hashes.get(node.bates),
           created_at: "2026-01-01T00:00:00.000000Z",
@@ -415,32 +424,50 @@ describe("citations and untrusted text", () => {
     assert.equal(el.textContent, "x1");
   });
 
-  test("the support badge shows the level, its reason as text, and nothing it cannot name", () => {
+  test("the support badge shows the level, its reason as text, its meaning from the kernel's words", () => {
     const h = makeH(new FakeDocument());
-    const partly = supportBadge(h, { level: "partly", reason: "no cited passage mentions <b>fifa</b>" });
+    const partly = supportBadge(h, { level: "partly", reason: "no cited passage mentions <b>fifa</b>" }, false, VOCABULARY);
     assert.equal(partly.getAttribute("data-support"), "partly");
     assert.equal(partly.textContent, "partly");
     assert.equal(partly.title, "partly: no cited passage mentions <b>fifa</b>");
     assert.equal(partly.descendants().length, 0, "the reason is text, never markup");
-    assert.equal(supportBadge(h, "answered", true).textContent, "■");
-    assert.equal(supportBadge(h, "not answered", true).getAttribute("aria-label"), "support: not answered");
-    for (const nothing of [null, undefined, "", "verified", { level: "STRICT" }]) {
-      assert.equal(supportBadge(h, nothing), null, `no badge for ${JSON.stringify(nothing)}`);
+    const row = supportBadge(h, "answered", true, VOCABULARY);
+    assert.equal(row.textContent, VOCABULARY.support.answered.mark);
+    assert.equal(row.title, VOCABULARY.support.answered.title, "a row's level: the kernel's meaning of it");
+    assert.equal(supportBadge(h, "not answered", true, VOCABULARY).getAttribute("aria-label"), "support: not answered");
+    for (const nothing of [null, undefined, "", { level: "" }]) {
+      assert.equal(supportBadge(h, nothing, false, VOCABULARY), null, `no badge for ${JSON.stringify(nothing)}`);
     }
+    const unknown = supportBadge(h, "<b>most</b>", true, VOCABULARY);
+    assert.equal(unknown.textContent, "<b>most</b>", "a level the kernel's words lack: shown as given, as text");
+    assert.equal(unknown.title, "<b>most</b>");
+    assert.equal(unknown.descendants().length, 0);
+    assert.equal(supportBadge(h, "answered", true, {}).textContent, "answered", "no words sent: the level as given");
   });
 
-  test("the audit badge says what %%ask says: quotes verified only under a quoted answer", () => {
-    assert.equal(auditWords("STRICT", { level: "answered", quoted: true }).words, "quotes verified (STRICT)");
-    assert.equal(auditWords("STRICT", { level: "answered", quoted: false }).words, "sources verified, wording not quoted (STRICT)");
-    assert.equal(auditWords("STRICT", null).words, "sources verified, wording not quoted (STRICT)");
-    assert.equal(auditWords("STRICT", "answered").words, "quotes verified (STRICT)", "a tree row: quoted unless flagged");
-    assert.equal(auditWords("STRICT", "answered", true).words, "sources verified, wording not quoted (STRICT)");
-    assert.equal(auditWords("HYBRID", { quoted: true }).words, "sources verified, wording not quoted (HYBRID)");
-    assert.match(auditWords("STRICT", { quoted: false }).title, /^sources verified, wording not quoted \(STRICT\)\. STRICT: every cited text/);
+  test("the audit badge says the kernel's words for the key it sent, and an unknown key as given", () => {
+    for (const [key, said] of Object.entries(VOCABULARY.audit)) {
+      assert.deepEqual(auditBadge(VOCABULARY, key), said, key);
+    }
+    assert.equal(auditBadge(VOCABULARY, "STRICT").words, "quotes verified (STRICT)");
+    assert.equal(auditBadge(VOCABULARY, "STRICT-unquoted").words, "sources verified, wording not quoted (STRICT)");
+    assert.match(auditBadge(VOCABULARY, "STRICT-unquoted").title, /^sources verified, wording not quoted \(STRICT\)\. STRICT: every cited text/);
+    for (const key of ["GOLD", "<img src=x>", "toString", "__proto__"]) {
+      assert.deepEqual(auditBadge(VOCABULARY, key), { words: key, title: key, mark: key }, key);
+    }
     const h = makeH(new FakeDocument());
-    const head = detailHead(h, { bates: "s-000002", audit_mode: "STRICT", support: { level: "answered", quoted: false } });
-    const badge = head.descendants().find((el) => el.getAttribute("data-audit-mode") === "STRICT");
-    assert.equal(badge.textContent, "sources verified, wording not quoted (STRICT)");
+    const unquoted = { bates: "s-000002", audit_mode: "STRICT", facts: { badge: "STRICT-unquoted" }, support: { level: "answered", quoted: false } };
+    const badge = (body, vocabulary = VOCABULARY) =>
+      detailHead(h, body, vocabulary).descendants().find((el) => el.getAttribute("class") === "arb-badge arb-audit");
+    assert.equal(badge(unquoted).textContent, "sources verified, wording not quoted (STRICT)");
+    assert.equal(badge(unquoted).getAttribute("data-audit-mode"), "STRICT", "the mode itself stays the data");
+    assert.equal(badge({ ...unquoted, facts: { badge: "STRICT" } }).textContent, "quotes verified (STRICT)", "the kernel's key, not the support, decides");
+    assert.equal(badge({ ...unquoted, facts: { badge: "<b>NEW</b>" } }).textContent, "<b>NEW</b>");
+    assert.equal(badge({ ...unquoted, facts: { badge: "<b>NEW</b>" } }).descendants().length, 0, "as text, never markup");
+    assert.equal(badge(unquoted, {}).textContent, "STRICT-unquoted", "no words sent: the key as given");
+    const none = badge({ bates: "s-000002", audit_mode: "NONE", facts: { badge: "NONE" }, audit_reason: "not <here>" });
+    assert.equal(none.textContent, "NONE");
+    assert.equal(none.title, "NONE: not <here>");
   });
 
   test("nodeName shows a seq at home and a bates abroad", () => {
@@ -1093,6 +1120,7 @@ function connect(kernel) {
   const model = new FakeModel({
     sid: kernel.sid,
     title: "notes",
+    vocabulary: VOCABULARY,
     revision: 0,
     poll_ms: 0,
     selected_bates: "",
@@ -1275,6 +1303,27 @@ describe("the view on a fake DOM", () => {
     await until(() => el.byAttr("role", "treeitem").some((r) => r.getAttribute("data-bates") === second), "the new turn");
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.deepEqual(kernel.log.slice(from).map((e) => e.kind), ["roots"]);
+    cleanup();
+  });
+
+  test("each row's audit badge is the kernel's: its key, said in the words the widget was sent", async () => {
+    const kernel = new FakeKernel(SID);
+    const quoted = kernel.add(SID, `${SID}-000000`, "a quoted answer", { quoted: true });
+    const paraphrase = kernel.add(SID, quoted, "a paraphrase");
+    const doc = new FakeDocument();
+    const el = doc.createElement("div");
+    const view = new ForestView(connect(kernel), el);
+    const cleanup = view.start();
+    const badge = (bates) =>
+      el.byAttr("role", "treeitem").find((r) => r.getAttribute("data-bates") === bates)?.byAttr("class", "arb-badge arb-audit")[0];
+    await until(() => badge(paraphrase), "both rows");
+    assert.equal(badge(quoted).title, VOCABULARY.audit.STRICT.title);
+    assert.equal(badge(quoted).textContent, "S");
+    assert.equal(badge(paraphrase).title, VOCABULARY.audit["STRICT-unquoted"].title);
+    assert.match(badge(paraphrase).title, /^sources verified, wording not quoted \(STRICT\)/);
+    assert.equal(badge(paraphrase).getAttribute("data-audit-mode"), "STRICT");
+    const legend = el.byAttr("class", "arb-legend")[0].textContent;
+    assert.ok(legend.startsWith(`${VOCABULARY.legend} · `), "the marks' legend is the kernel's");
     cleanup();
   });
 
