@@ -228,3 +228,45 @@ def test_restructuredtext_markup_is_no_term_and_no_sentence() -> None:
     answer = ask("How do I get CPU usage for every CPU?", PSUTIL_CPU, "psutil")
     assert ".." not in answer and "code-block" not in answer and "marker" not in answer
     assert "Use cpu_percent with percpu set" in answer
+
+
+EXAMPLES = (
+    "#### Circles\n\n"
+    "The circles style plots a circle at each data point.\n"
+    "Examples:\n"
+    "# draws circles whose area is proportional to the value in column 3\n"
+    "plot 'data' using 1:2:(sqrt($3)) with circles\n"
+    "# draw a pie chart with inline data\n"
+    "set style fill transparent solid 0.9 noborder\n"
+    "plot '-' using 1:2:3:4:5:6 with circles lc var\n\n"
+    "The result is similar to using a points plot with variable size points."
+)
+
+
+def test_an_example_s_comment_says_what_the_command_under_it_does() -> None:
+    # a '#' line run straight into code is a comment of an example, not a heading: it is
+    # quoted (the command under it as its term), and the section keeps its own heading
+    items = read_items(EXAMPLES)
+    assert (
+        Item(
+            "draw a pie chart with inline data.",
+            "set style fill transparent solid 0.9 noborder",
+            "",
+            "Circles",
+        )
+        in items
+    )
+    assert items[-1] == Item(
+        "The result is similar to using a points plot with variable size points.", "", "", "Circles"
+    )
+    answer = ask("how do you draw a pie chart", EXAMPLES, "gnuplot documentation")
+    assert "draw a pie chart" in answer
+    # a heading over its section (a blank line under it) is still a heading
+    assert read_items("# Pie charts\n\nset style fill solid\n\nThey are drawn.")[0].heading == (
+        "Pie charts"
+    )
+    # more lines of comment than a command's description takes are commented-out text
+    todo = "# Commands:\n# p, pick = use commit\n# r, reword = use commit\n# e, edit = stop\npick c0ffee"
+    assert read_items(todo) == []
+    # pydoc's margin under a method's comment is a blank line: that is no example
+    assert read_items(" |  f(self)\n |      # Internal -- parse a thing fully\n |  \n") == []

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from arborist.analysis import STOPWORDS, is_header, words
 
 __all__ = [
+    "COMMENT_LINES",
+    "COMMENT_WORDS",
     "EXAMPLE_LEAD_WORDS",
     "Item",
     "LABEL_WORDS",
@@ -81,11 +83,18 @@ def _units(text: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
     ``text`` in order, each with the lines it was written on (see :func:`blocks`)."""
     lines: list[str] = []
     depth, item = -1, ""
-    for raw in text.splitlines():
+    raws = text.splitlines()
+    for index, raw in enumerate(raws):
         line = MARGIN_BAR.sub("", raw)  # pydoc draws class bodies behind a " |  " margin
         marker = _LIST_MARKER.match(line)
         indent = len(line) - len(line.lstrip())
         heading = _HEADING.match(line)
+        if heading and _comments(raws[index + 1 : index + 2]):
+            if lines:
+                yield _kind(lines, item), " ".join(lines), tuple(lines)
+            yield "comment", line[heading.end() :].strip(), (line,)
+            lines, depth, item = [], -1, ""
+            continue
         row = _ROW.match(line)
         if (
             marker
@@ -117,6 +126,16 @@ def _units(text: str) -> Iterator[tuple[str, str, tuple[str, ...]]]:
             lines.append(line)
     if lines:
         yield _kind(lines, item), " ".join(lines), tuple(lines)
+
+
+def _comments(after: list[str]) -> bool:
+    """Whether a ``#`` line over ``after`` (the line under it) is an example's comment, not a
+    heading: a heading has a blank line under it, or the sentence its section opens with;
+    a comment runs straight into the code it describes, or into more comment."""
+    under = MARGIN_BAR.sub("", after[0]) if after else ""
+    if not under.strip():
+        return False
+    return _HEADING.match(under) is not None or not _OPENS_SENTENCE.match(under)
 
 
 def _kind(lines: list[str], item: str) -> str:
@@ -242,7 +261,18 @@ def read_items(text: str) -> list[Item]:
     found: list[Item] = []
     heading, term, first = "", "", ""
     pending: list[str] = []
+    comment: list[str] = []  # an example's comment, quoted with the command under it
     for kind, block, lines in _units(text):
+        if kind == "comment" and block:
+            comment.append(block)
+            continue
+        if comment:  # the code under it, or an empty "#" line, ends it
+            command = " ".join(lines[0].split()) if kind in ("block", "row") else ""
+            command = command if len(command) <= TERM_CHARS else ""
+            found += [Item(s, command, "", heading) for s in _commented(comment)]
+            comment = []
+        if kind == "comment":
+            continue
         if kind == "heading":
             heading, pending, term, first = _heading(block), [], "", ""
         elif kind not in ("item", "row") and len(lines) <= TERM_LINES and all(map(is_term, lines)):
@@ -260,7 +290,36 @@ def read_items(text: str) -> list[Item]:
             for sentence in said:
                 found.append(Item(sentence, term, first, heading))
                 first = first or (sentence if term else "")
+    if comment:
+        found += [Item(s, "", "", heading) for s in _commented(comment)]
     return found
+
+
+COMMENT_WORDS = 3
+"""An example's comment of this many words or more says what its code does ("draw a pie
+chart with inline data"); fewer is a label, or a preprocessor's line (``# endif``)."""
+
+COMMENT_LINES = 3
+"""A comment of more lines than this is commented-out text (the instructions of a todo
+list git writes: "# Commands: # p, pick = use commit ..."), not what a command does."""
+
+
+def _commented(lines: list[str]) -> Iterator[str]:
+    """The sentences of an example's comment (its lines): terse ("Input file contains
+    comma-separated values fields" has no function word, as a list of names has none), so
+    read as prose when mostly letters and not code."""
+    if len(lines) > COMMENT_LINES:
+        return
+    for piece in _SENTENCE_BREAK.split(" ".join(lines)):
+        sentence = " ".join(piece.split())
+        letters = sum(ch.isalpha() or ch.isspace() for ch in sentence)
+        if (
+            len(words(sentence)) >= COMMENT_WORDS
+            and letters >= 0.6 * len(sentence)
+            and not _NOT_PROSE.match(sentence)
+            and not SIGNATURE.fullmatch(sentence)
+        ):
+            yield closed(sentence)
 
 
 _NUMBERING = re.compile(r"^(?:\d+\.)*\d*\.?\s+")
