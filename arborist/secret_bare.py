@@ -13,7 +13,7 @@ Pure: no I/O. :func:`bare_candidates` yields ``(kind, start, end)`` for
   and digits at least eight times or holding three runs of letters no word holds, not hex:
   a webhook's or an API's key with no prefix); a key read out in groups of four (``GvAz
   8cfp E8tA …``); a wallet's seed phrase standing bare (12 to 24 words in lower case, none
-  of them a word prose needs); recovery codes and words after their name. A field has no
+  of them a word prose needs); recovery or backup codes and words after their name. A field has no
   sentence around it to tell a password by, and a word holding all four classes is what a
   password policy asks for and what a name, a number or a word of prose never needs. A long
   document is not read so (each word of it weighed would cost every ingest): there a
@@ -77,7 +77,7 @@ def bare_candidates(text: str, longs: str, reader: Reader) -> Iterator[tuple[str
         recovery = [m.start() for m in _RECOVERY.finditer(text)]
         if recovery:  # a long text is not scanned for the word: its cost on every ingest
             yield from spaced_secrets(text, recovery)
-    if "-" in longs and _HYPHEN_HEAD.search(longs + " ") is not None:
+    if _hyphen_head(longs):
         yield from _hyphenated(text, reader)
     if "@" in text and ":" in text:
         yield from _bare_userinfo(text)
@@ -358,13 +358,24 @@ def _hyphenated(text: str, reader: Reader) -> Iterator[tuple[str, int, int]]:
             at = text.find(needle, at + 1)
 
 
-_RECOVERY = re.compile("(?i)recovery")
-"""What an account's recovery codes and a wallet's recovery words are called (``recovery
-code: 73914-28560``), looked for in a short text."""
+_RECOVERY = re.compile("(?i)recovery|backup")
+"""What an account's recovery or backup codes and a wallet's recovery words are called
+(``recovery code: 73914-28560``), looked for in a short text."""
 _HYPHEN_HEAD = re.compile(r"[A-Za-z0-9]-(?: |%0[DdAa]|\\[nr])")
 """A long word that ends in a hyphen (its line's end), or holds one before an escaped line
 break: where a token parted over two lines has its first part (nineteen characters or more,
 among :func:`arborist.secret_prefilters.long_words`: a text with none is not read for one)."""
+
+
+def _hyphen_head(longs: str) -> bool:
+    """Whether a long word ends in a hyphen after a letter or digit, or holds one before an
+    escaped line break: a few ``find``s of the long words, then :data:`_HYPHEN_HEAD` only
+    where one was found."""
+    if not ("- " in longs or longs.endswith("-") or "-%0" in longs or "-\\" in longs):
+        return False
+    return _HYPHEN_HEAD.search(longs + " ") is not None
+
+
 _HYPHEN_BREAKS = ("-\n", "-\r\n", "-%0", "-\\n", "-\\r")
 """What a hyphen that ends a line is followed by (found each by a ``find``): a line break, a
 URL's ``%0A``/``%0D%0A``, a JSON string's written ``\\n``."""

@@ -75,16 +75,16 @@ _CUE = re.compile(
     r"(?i)(?<![^\W_])(?:pass(?:words?|wd|phrases?|codes?|wort|ord(?:et)?|e)?|pwd|pw|"
     r"log[ -]?(?:in|on)|sign[ -]?in|user(?:[ _-]?name)?|prompt|creds|credentials?|kennwort|"
     r"contrase(?:[ñn]a|nya)|senha|mot[ \t]+de[ \t]+passe|mdp|parola|clave|"
-    r"benutzer(?:name)?|salasana|lozinka)(?![^\W_])|" + SCRIPT_NAMES.pattern
+    r"benutzer(?:name)?)(?![^\W_])|" + SCRIPT_NAMES.pattern
 )
 """A word that talks about a credential: a password's name (in English, the languages
 :mod:`arborist.secret_told` reads, Norwegian and Danish ``passord``, Catalan
-``contrasenya``, Finnish ``salasana``, Croatian ``lozinka``: each found with the literals
-of its first letter, by one scan), signing in, a user's name, a prompt, credentials."""
+``contrasenya``: found from the starts of ``pass`` and ``contrase``, which are looked for
+anyway), signing in, a user's name, a prompt, credentials."""
 _CUE_LITERALS = (
     *("pass", "pw", "login", "logon", "log in", "log-in", "user", "prompt", "creds"),
     *("credential", "kennwort", "contrase", "senha", "mdp", "parola", "clave", "benutzer"),
-    *("sign in", "sign-in", "signin", "salasana", "lozinka"),
+    *("sign in", "sign-in", "signin"),
 )
 """Where a cue may start, in the case-folded text: each literal opens one of :data:`_CUE`'s
 words (``mot de passe`` holds ``pass``)."""

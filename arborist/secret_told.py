@@ -469,7 +469,6 @@ def _spaced_heads(found: Literals) -> list[int]:
             starts.append(at)
         elif folded.startswith("app", at - 4) or folded.startswith("app", at - 13):
             starts.append(at - 4 if folded.startswith("app", at - 4) else at - 13)
-    starts += found.at("backup")
     for at in found.at("key"):
         head = _word_before(folded, at)
         if folded.startswith(_KEY_KINDS, head):
