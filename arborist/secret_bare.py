@@ -34,7 +34,7 @@ a text's long words only (:func:`arborist.secret_prefilters.long_words`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from arborist.secret_context import password_shaped, unpronounceable
 from arborist.secret_names import secret_name
@@ -45,11 +45,7 @@ from arborist.secret_shapes import (
     random_looking,
     reads_as_password,
 )
-from arborist.secret_told import spaced_secrets
-
-Reader = Callable[[str], Iterator[tuple[str, int, int]]]
-"""The gate's reading of a text (:func:`arborist.secret_finders.candidates`), given by its
-caller so that this module imports no finder of its own."""
+from arborist.secret_told import Reader, spaced_secrets
 
 __all__ = [
     "FIELD",
@@ -384,13 +380,9 @@ _MOST_HEAD = 200
 _LEAST_JOINED = 20
 """A token parted over two lines is this long at least, joined (and random-looking): prose a
 hyphen broke (``measure-``, ``ments``) is not read again."""
-
-
 _LINE_END_HYPHEN = re.compile(r"-(?:\r?\n|%0[Dd]%0[Aa]|%0[Aa]|\\r\\n|\\n)[ \t]*")
 """A hyphen that ends a line: a line break, or one written as a URL's ``%0A`` or a JSON
 string's ``\\n``."""
-
-
 _LEAST_HEAD = 8
 
 
