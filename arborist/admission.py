@@ -115,7 +115,7 @@ suffix holding no key). Read too: a .NET ``<add key=... value="X`` whose closing
 never comes (to the next space), and a ``Basic`` credential a URL path goes on after
 (``Basic <base64>=/status``: the base64 ends at its padding).
 
-The gate is nine modules under this one: :mod:`arborist.secret_shapes` (the patterns
+The gate is ten modules under this one: :mod:`arborist.secret_shapes` (the patterns
 and the tests of a value), :mod:`arborist.secret_vendors` (the tokens whose prefix names
 their vendor, by family), :mod:`arborist.secret_prefilters` (the long words a text's
 tokens can be in), :mod:`arborist.secret_finders` (each shape's prefilter and pattern
@@ -123,8 +123,9 @@ run over a text), :mod:`arborist.secret_names` (values given to a secret's name,
 any syntax), :mod:`arborist.secret_commands` (passwords given to a tool's flag or kept
 in a tool's file), :mod:`arborist.secret_code` (passwords and keys code and prose give
 by place), :mod:`arborist.secret_told` (told in another language, cookies, bare base64) and
-:mod:`arborist.secret_context` (known by the words around them or a tool's place); this
-one weighs, merges and replaces what they find.
+:mod:`arborist.secret_context` (known by the words around them or a tool's place),
+:mod:`arborist.secret_bare` (by their shape alone: a short text's strong password or random
+token, wallets' keys, seed phrases); this one weighs, merges and replaces what they find.
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ from arborist.secret_told import SCRIPT_NAMES
 __all__ = [
     "context_candidates",
     "password_shaped",
+    "unpronounceable",
 ]
 
 
@@ -71,13 +72,15 @@ def context_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
 # --- a password near words that talk about signing in --------------------------------
 
 _CUE = re.compile(
-    r"(?i)(?<![^\W_])(?:pass(?:words?|wd|phrases?|codes?|wort|e)?|pwd|pw|log[ -]?(?:in|on)|"
-    r"sign[ -]?in|user(?:[ _-]?name)?|prompt|creds|credentials?|kennwort|contrase[ñn]a|"
-    r"senha|mot[ \t]+de[ \t]+passe|mdp|parola|clave|benutzer(?:name)?)(?![^\W_])|"
-    + SCRIPT_NAMES.pattern
+    r"(?i)(?<![^\W_])(?:pass(?:words?|wd|phrases?|codes?|wort|ord(?:et)?|e)?|pwd|pw|"
+    r"log[ -]?(?:in|on)|sign[ -]?in|user(?:[ _-]?name)?|prompt|creds|credentials?|kennwort|"
+    r"contrase(?:[ñn]a|nya)|senha|mot[ \t]+de[ \t]+passe|mdp|parola|clave|"
+    r"benutzer(?:name)?)(?![^\W_])|" + SCRIPT_NAMES.pattern
 )
-"""A word that talks about a credential: a password's name (in English and the languages
-:mod:`arborist.secret_told` reads), signing in, a user's name, a prompt, credentials."""
+"""A word that talks about a credential: a password's name (in English, the languages
+:mod:`arborist.secret_told` reads, Norwegian and Danish ``passord``, Catalan
+``contrasenya``: found from the starts of ``pass`` and ``contrase``, which are looked for
+anyway), signing in, a user's name, a prompt, credentials."""
 _CUE_LITERALS = (
     *("pass", "pw", "login", "logon", "log in", "log-in", "user", "prompt", "creds"),
     *("credential", "kennwort", "contrase", "senha", "mdp", "parola", "clave", "benutzer"),
@@ -162,15 +165,14 @@ def _shaped(text: str, word: str, at: int) -> Iterator[tuple[str, int, int]]:
     """``word`` (at ``at`` in ``text``) as a password: stripped of quotes, punctuation and
     markup, or its head before a file's suffix (``X_2024.tar.gz``); never a word that holds a
     cue itself (a name, ``DB_PASSWORD_FILE=…``, ``password”.``)."""
-    if _CUE.search(word) is not None:
-        return
+    if not has_digit(word) or _CUE.search(word) is not None:
+        return  # every password-shaped word holds a digit
     word, at = _stripped(word, at)
+    head = _SUFFIXED.fullmatch(word)
+    if head is not None:  # a file's name: its head is what may be a password
+        word = head.group(1)
     if password_shaped(word):
         yield "password", at, at + len(word)
-        return
-    head = _SUFFIXED.match(word)
-    if head is not None and password_shaped(head.group(1)):
-        yield "password", at, at + len(head.group(1))
 
 
 _SUFFIXED = re.compile(r"([^_.]{8,})[_.][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,4}")
@@ -186,19 +188,22 @@ def _stripped(word: str, at: int) -> tuple[str, int]:
         word, at = word[opening.end() :], at + opening.end()  # <code>X</code>
     cut = _CUT.search(word)
     if cut is not None:
-        word = word[: cut.start()]  # X</code>, X&page=2
+        word = word[: cut.start()]  # X</code>, X&page=2, X",rotated
     inner = word.strip(_EDGE)
     if not inner:
         return "", at
     head = word.find(inner)
     tail = word[head + len(inner) :]
-    if tail in ("!", "?"):
-        inner += tail  # "…juOupI!": a mark the password ends with
+    if tail[:1] in ("!", "?") and (len(tail) == 1 or tail[1] in _CLOSING):
+        inner += tail[0]  # "…juOupI!", "…ButLonger!": a mark the password ends with
     return inner, at + head
 
 
-_CUT = re.compile(r"</?[A-Za-z]|[&?;][A-Za-z_][\w.-]*=|/")
-"""Where a word's value ends: markup after it, a query's next parameter, a path's ``/``."""
+_CUT = re.compile(r"</?[A-Za-z]|[&?;][A-Za-z_][\w.-]*=|/|[\"'`][,;)\]}]")
+"""Where a word's value ends: markup after it, a query's next parameter, a path's ``/``, a
+closing quote before a CSV's next cell or code's next argument (``X",rotated``)."""
+_CLOSING = "\"'`»”’)]}"
+"""What closes a quote or a bracket after a password's last ``!`` (``"…ButLonger!"``)."""
 _TAGS = re.compile(r"(?:</?[A-Za-z][^<>\s]*>)*")
 
 
@@ -212,11 +217,18 @@ _PREFIXED_ID = re.compile(
     r"(?:[a-z][a-z0-9]{1,11}[_-]){1,3}[A-Za-z0-9]{6,}(?:[_-][A-Za-z0-9]{1,4})?"
 )
 _HOSTED = re.compile(r"[\w.+-]+@[\w.-]+")
+_RELEASE = re.compile(r"[A-Za-z]+[0-9]+(?:\.[a-z]{0,2}[0-9]+)+")
+"""A name, its number and a release or patch after a dot (``GRCh38.p14``, ``hg19.v2``)."""
+_SLUG_TAG = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)+[#:@]\S+")
+"""A slug in lower case (a model's, a package's: ``gpt-4o-mini``) and a tag or an anchor
+after ``#``, ``:`` or ``@``: a name, where a password's mark stands between its own
+letters (``Gx7#pLm2qV``)."""
 _NOT_A_PASSWORD = re.compile(
     r"^[~.$%#@&=-]|[()\[\]{}<>\"'`/\\,:]|(?:^|[;&?])[A-Za-z_][\w.-]*=|\.\."
-    r"|%[0-9A-Fa-f]{2}|\*\*|•|…"
+    r"|%[0-9A-Fa-f]{2}|\*\*|•|…|\$[A-Z_][A-Z0-9_]+(?![a-z])"
 )
-"""A path, a URL, a flag, a variable, markup or code, an assignment, a number's shape."""
+"""A path, a URL, a flag, a variable (``$HOME``, ``screenshot_$TOKEN_2024``), markup or code,
+an assignment, a number's shape."""
 _MIN_SHAPED, _MAX_SHAPED = 8, 32
 
 
@@ -237,16 +249,19 @@ def password_shaped(word: str) -> bool:
         return False  # one case and no mark; a date, a time, a number with a few letters
     if _not_typed(word):
         return False
-    return marked or (_PREFIXED_ID.fullmatch(word) is None and _unpronounceable(word) >= _LEAST_ODD)
+    return marked or (_PREFIXED_ID.fullmatch(word) is None and unpronounceable(word) >= _LEAST_ODD)
 
 
 def _not_typed(word: str) -> bool:
     """Whether ``word``'s shape is one no password has: a path, code, an assignment, hex, a
-    version, an address, a placeholder."""
+    version (``v2.1``; a build's release after a name, ``GRCh38.p14``), an address
+    (``user@host``, a model's tag after a slug, ``gpt-4o-mini#latest``), a placeholder."""
     return (
         _NOT_A_PASSWORD.search(word) is not None
         or _HEXISH.fullmatch(word) is not None
         or _VERSION.match(word) is not None
+        or _RELEASE.fullmatch(word) is not None
+        or _SLUG_TAG.fullmatch(word) is not None
         or _HOSTED.fullmatch(word) is not None
         or is_filler(word, "=", quoted=False)
     )
@@ -257,7 +272,7 @@ _LEAST_ODD = 2
 or one (an abbreviation: ``HTTPS``, ``Xml``)."""
 
 
-def _unpronounceable(word: str) -> int:
+def unpronounceable(word: str) -> int:
     """How many of ``word``'s pieces (split where case or letters and digits change) are two
     letters or more with no vowel: random letters make many, words none."""
     return sum(

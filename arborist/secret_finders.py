@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from arborist.secret_bare import bare_candidates
 from arborist.secret_code import code_candidates, prose_candidates
 from arborist.secret_commands import command_candidates, spaced_candidates
 from arborist.secret_context import context_candidates
@@ -93,6 +94,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from prose_candidates(text, found)
     yield from told_candidates(text, found, longs, candidates)
     yield from context_candidates(text, found, longs)
+    yield from bare_candidates(text, longs, candidates)
 
 
 def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:

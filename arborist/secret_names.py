@@ -33,6 +33,7 @@ from arborist.secret_shapes import (
     XML_ELEMENT,
     XML_OPEN,
     b64_text,
+    has_digit,
     is_filler,
     printable,
     random_looking,
@@ -237,10 +238,11 @@ def _given(
         return None, value_end  # a comparison; "pass => X" in prose
     value, start, end = v.group(group), v.start(group), v.end(group)
     said = separator if separator in "=:" else "="
-    if (quoted and _NAMES_NEXT.match(text, v.end()) and _a_name(value)) or (
-        not quoted and start > v.end(2) and _NEXT_ASSIGNMENT.match(value) is not None
-    ):
-        return None, start  # '"token": "token": "X"', "password= username=admin": a name next
+    if (
+        quoted and (value[:1] in ",;" or (_NAMES_NEXT.match(text, v.end()) and _a_name(value)))
+    ) or (not quoted and start > v.end(2) and _NEXT_ASSIGNMENT.match(value) is not None):
+        return None, start  # '"token": "token": "X"', "password= username=admin": a name next;
+        # "API_KEY=', base_url='": the quote closed the name's string, nothing was given
     if not quoted:
         stripped = value.rstrip(".,;:)]}>")
         if stripped != value and is_filler(value, said, quoted=False):
@@ -269,15 +271,20 @@ def _bare_not_secret(
     start = end - len(value)
     after_quote = text[start - 1 : start] in ("'", '"')
     empty = text[start - 2 : start] == "= " and text[start - 3 : start - 2].isalnum()
+    head = value.split("/", 1)[0]
     if (
-        (after_quote and value[:1] in ")]}")
-        or (empty and value.isalpha() and value.islower())  # GITHUB_TOKEN= before the run
+        (after_quote and value[:1] in ")]},;")  # "API_KEY=",rotated: the quote closed it
+        or (empty and head.isalpha() and head.islower())  # GITHUB_TOKEN= before the run
         or _NOT_A_VALUE.match(value)
         or is_filler(_BEFORE_MARKUP.split(value, 1)[0], "=", quoted=False)
     ):
         return True  # getpass("DB password: "), HF_TOKEN=.txt, -----BEGIN, null</code>, null/
-    if stripped and secret_name(value) and SEPARATOR.match(text, end):
-        return True  # "password: secret_key: X": a name, whose value comes next
+    if stripped and (
+        (secret_name(value) and SEPARATOR.match(text, end))
+        or (_KEY_NEXT.match(text, end) and value.isidentifier() and not has_digit(value))
+    ):
+        return True  # "password: secret_key: X": a name, whose value comes next; YAML's next
+        # key ("?api_key=valueFrom:" then a line break), not a value
     if (CODE_REFERENCE.fullmatch(value) and not random_part(value)) or value.lower() == m.group()[
         ::-1
     ].lower():
@@ -290,20 +297,23 @@ def _bare_not_secret(
     # SQLITE_IOERR_AUTH = 7178, max_token: 256: a number, not a secret
 
 
-_NOT_A_VALUE = re.compile(r"\.[A-Za-z0-9]{1,5}$|-----")
-"""A bare value that is a file's suffix (``HF_TOKEN=.txt``) or a PEM's armour (``-----BEGIN
+_NOT_A_VALUE = re.compile(r"(?:\.[A-Za-z0-9]{1,5})+$|-----")
+"""A bare value that is a file's suffix (``HF_TOKEN=.txt``, ``API_KEY=.tar.gz``) or a PEM's armour (``-----BEGIN
 PUBLIC KEY-----``: a private key's block is found by its own shape). One that opens with a
 closing bracket after the quote the name's separator left open is the rest of code after
 a quoted prompt (``getpass("DB password: ")``); a word in lower case after a name and ``= ``
 is prose after a name given nothing (``set HF_TOKEN= before the run``)."""
-_BEFORE_MARKUP = re.compile(r"</|/$")
+_BEFORE_MARKUP = re.compile(r"</|/")
 """Where markup or a path's slash ends a bare value: ``api_key: null</code>``'s value is
-``null``."""
+``null``, and so is ``api_key: null/report.pdf``'s (a name and its empty value in a path)."""
 _PUBLIC_TOKEN = ("pk.eyJ",)
 """Tokens made to be public: Mapbox's ``pk.`` (its secret ones are ``sk.``)."""
 _FILE_PATH = re.compile(r"(?:\.{1,2}|~)/[\w./-]+|(?:/[\w.-]+)+/[\w-]+\.[A-Za-z]{1,5}")
 """A path: relative (``./``, ``../``, ``~/``), or absolute to a file with an extension
 (base64 holds no ``.``)."""
+_KEY_NEXT = re.compile(r":[ \t]*(?:\r?\n|\Z)")
+"""A colon that ends its line: what stands before it is a YAML key (a name given nothing on
+this line), not a value."""
 _HCL_REFERENCE = re.compile(r"(?:var|local|module|data|each)\.[A-Za-z_][\w-]*(?:\.[A-Za-z_]\w*)*")
 _NAMES_NEXT = re.compile(r"[ \t]*[=:]")
 _NEXT_ASSIGNMENT = re.compile(

@@ -311,7 +311,7 @@ VALUE_ATTRIBUTE = re.compile(r'value[ \t]*=[ \t]*"')  # on the case-folded text
 # A .pgpass line, host:port:database:user:password (``*`` for any of the first four).
 PGPASS = re.compile(
     r"(?<![A-Za-z0-9._*-])([A-Za-z0-9._-]+|\*):(?:[0-9]{1,5}|\*)"
-    r":[^:\s\"',;]+:[^:\s\"',;]+:((?:[^\s:\\\"']|\\.)+)(?![^\s\"'])"
+    r":[^:\s\"',;]+:[^:\s\"',;]+:((?:[^\s:\\\"']|\\.)+)(?=[\s\"']|:(?:\s|\Z)|\Z)"
 )
 PGPASS_PORT = re.compile(r":(?:[0-9]{1,5}|\*):")
 CURL_USER = re.compile(r"-(?:u|-user)(?:[ \t]+|=)[\"']?([^\s:\"'@]+):([^\s\"']+)")
@@ -328,7 +328,8 @@ _FILLER = re.compile(
     r"|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
     r"|(?:your|my|enter|insert|put)[_ -].*|.*[_-]here|replace[_-]?me|placeholder|redacted"
     r"|.{0,16}(?:\.\.\.|…)|\[REDACTED(?::|\]).*|(?:.*[_-])?your[_-].*"
-    r"|example|sample|dummy|changeme|hidden|masked|removed|required|secret|password|value"
+    r"|example|sample|dummy|changeme|hidden|masked|removed|required|value"
+    r"|(?:api[_-]?)?(?:secret|password|passwd|passphrase|token|key|credentials?)"
 )
 _CODE_WORDS = frozenset(
     {"raise", "return", "throw", "yield", "await", "assert", "lambda", "not", "elif", "else"}

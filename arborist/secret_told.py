@@ -46,6 +46,7 @@ caller so that this module imports no finder of its own."""
 __all__ = [
     "Reader",
     "SCRIPT_NAMES",
+    "spaced_secrets",
     "told_candidates",
 ]
 
@@ -80,7 +81,7 @@ def told_candidates(
         yield from _bare_base64(text, longs, reader)
     spaced = _spaced_heads(found)
     if spaced:
-        yield from _spaced_secrets(text, spaced)
+        yield from spaced_secrets(text, spaced)
 
 
 _FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha", "mdp", "clé", "parola")
@@ -90,12 +91,17 @@ every family looks for) and of ``pw`` (which the config keywords need too). Each
 member of a group of :data:`arborist.secret_prefilters.SHARED`, found by its scan."""
 SCRIPT_NAMES = re.compile(
     "비밀번호|암호|كلمة ال(?:مرور|سر)|رمز عبور|密码|密碼|口令|パスワード|暗証番号|пароль|"
-    "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre"
+    "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre|"
+    "ösenord(?<=lösenord)|ło(?<=hasło)|ó(?<=jelszó)|ật khẩu(?<=mật khẩu)|ð(?<=lykilorð)|"
+    "žodis(?<=slaptažodis)|ă(?<=parolă)"
 )
 """A password's name in another script (Korean, Arabic, Persian, Chinese, Japanese,
-Russian and Ukrainian, Hindi, Greek, Hebrew, Thai) or opening with a letter outside ASCII
-(Turkish): looked for, by one scan, only in a text that is not all ASCII. Each opens with a
-character outside ASCII, so the scan stops at few places."""
+Russian and Ukrainian, Hindi, Greek, Hebrew, Thai) or holding a letter outside ASCII
+(Turkish ``şifre``, Swedish ``lösenord``, Polish ``hasło``, Hungarian ``jelszó``, Vietnamese
+``mật khẩu``, Icelandic ``lykilorð``, Lithuanian ``slaptažodis``, Romanian ``parolă``):
+looked for, by one scan, only in a text that is not all ASCII. Each match opens at a
+character outside ASCII (a name's letters before it checked behind), so the scan stops at
+few places."""
 
 
 def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
@@ -271,6 +277,9 @@ _DIGEST_BEFORE = re.compile(
 )
 """A hash's digest given after its algorithm's or its kind's name: ``sha256-…`` (a
 subresource integrity), Go's ``h1:…``, ``digest: …``."""
+_PUBLIC_BEFORE = re.compile(r"(?i)pub(?:lic)?[ _-]?key[\"']?[ \t]*[:=][ \t]*[\"']?$")
+"""A key given to a public key's name (WireGuard's ``PublicKey = …``, ``"public_key": "…"``):
+32 random bytes made to be shown, where ``PrivateKey = …`` is the secret."""
 _BASIC = re.compile(r"[\w.@+-]{1,64}:[^\s:]{6,}")
 
 
@@ -310,7 +319,10 @@ def _credentials_in(
     for a, b in _runs(run):
         if _path_like(run[a:b]):
             continue
-        if _DIGEST_BEFORE.search(text, max(0, start + a - 12), start + a) is None:
+        if (
+            _DIGEST_BEFORE.search(text, max(0, start + a - 12), start + a) is None
+            and _PUBLIC_BEFORE.search(text, max(0, start + a - 24), start + a) is None
+        ):
             kind = _credential(run[a:b], reader)
             if kind is not None:
                 yield kind, start + a, start + b
@@ -415,60 +427,31 @@ def _credential(value: str, reader: Reader) -> str | None:
 
 
 _SPACED = re.compile(
-    r"(?i)(?:pass[ -]?phrase|(?:recovery|seed|wallet|mnemonic|backup)[ -]phrase|mnemonic|"
-    r"seed|app[ -]password|(?:setup|secret|totp|2fa|mfa|otp)[ -]key)"
+    r"(?i)(?:pass[ -]?phrase|(?:recovery|seed|wallet|mnemonic|backup)[ -](?:phrase|words?)|"
+    r"mnemonic|seed|app(?:[ -]specific)?[ -]password|(?:setup|secret|totp|2fa|mfa|otp)[ -]key)"
     r"(?![^\W_])[^:：=\n]{0,60}?[:：=][ \t]*[\"'«“]?"
-    r"([a-z0-9]{4}(?:[ \t][a-z0-9]{4}){3,15}|[a-z]{2,12}(?:[ \t][a-z]{2,12}){3,23})"
+    r"([a-z0-9]{4}(?:[ \t-][a-z0-9]{4}){3,15}|[a-z]{2,12}(?:[ \t][a-z]{2,12}){3,23})"
     r"(?![a-z0-9])"
 )
-"""A secret written as groups split by spaces, after its name and a colon: a TOTP seed or an
-app password (groups of four, ``ibeb liuw 6zjd muf6``: base32's, no ``0``, ``1``, ``8`` or
-``9``, which a key's hex fingerprint holds), a passphrase or a wallet's seed phrase (four
-words or more in lower case)."""
-_PLAIN_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "ask",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "get",
-        "has",
-        "have",
-        "here",
-        "in",
-        "is",
-        "it",
-        "its",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "see",
-        "sent",
-        "set",
-        "that",
-        "the",
-        "them",
-        "then",
-        "this",
-        "to",
-        "use",
-        "via",
-        "was",
-        "will",
-        "with",
-        "you",
-        "your",
-    ]
+"""A secret written as groups split by spaces or dashes, after its name and a colon: a TOTP
+seed or an app password (groups of four, ``ibeb liuw 6zjd muf6``, Apple's ``hgtw-pqxz-…``:
+base32's, no ``0``, ``1``, ``8`` or ``9``, which a key's hex fingerprint holds), a passphrase
+or a wallet's seed phrase or recovery words (four words or more in lower case)."""
+_CODE = r"(?:[a-z0-9]{4,10}-[a-z0-9]{4,10}|[0-9]{4}[ \t]?[0-9]{4}|[0-9]{6,10})"
+_CODES = re.compile(
+    r"(?i)(?:recovery|backup)[ -]codes?(?![^\W_])[^:：=\n]{0,60}?[:：=][ \t]*[\"'«“]?"
+    rf"({_CODE}(?:[ \t]*[, \t][ \t]*{_CODE})*)(?![a-z0-9])"
 )
+"""An account's recovery or backup codes after their name and a colon (GitHub's
+``73914-28560``, Google's ``1234 5678``): one or more, each with a digit."""
+_PLAIN_WORDS = frozenset(
+    (
+        "a", "an", "and", "are", "as", "ask", "at", "be", "by", "for", "from", "get", "has",
+        "have", "here", "in", "is", "it", "its", "not", "of", "on", "or", "our", "see", "sent",
+        "set", "that", "the", "them", "then", "this", "to", "use", "via", "was", "will",
+        "with", "you", "your",
+    )
+)  # fmt: skip
 """Words a sentence holds and a passphrase or a seed phrase does not (``passphrase: ask the
 admin for it``)."""
 
@@ -482,8 +465,10 @@ def _spaced_heads(found: Literals) -> list[int]:
     starts = found.at("mnemonic") + found.at("seed")
     starts += [_word_before(folded, at) for at in found.at("phrase")]
     for at in found.at("pass"):
-        if folded.startswith("phrase", at + 4) or folded.startswith("app", at - 4):
-            starts.append(at if folded.startswith("phrase", at + 4) else at - 4)
+        if folded.startswith("phrase", at + 4):
+            starts.append(at)
+        elif folded.startswith("app", at - 4) or folded.startswith("app", at - 13):
+            starts.append(at - 4 if folded.startswith("app", at - 4) else at - 13)
     for at in found.at("key"):
         head = _word_before(folded, at)
         if folded.startswith(_KEY_KINDS, head):
@@ -504,19 +489,28 @@ def _word_before(folded: str, at: int) -> int:
     return start
 
 
-def _spaced_secrets(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]]:
+def spaced_secrets(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]]:
+    """A secret written as groups or words after its name (:data:`_SPACED`), or codes after
+    theirs (:data:`_CODES`), the name opening at one of ``heads``."""
     done = 0
     for at in heads:
         m = _SPACED.match(text, at) if at >= done else None
         if m is None:
             continue
         done = m.end()
-        words = m.group(1).split()
+        words = _GROUP_BREAK.split(m.group(1))
         kept = next((i for i, w in enumerate(words) if w.lower() in _PLAIN_WORDS), len(words))
         base32 = not any(c in "0189" for c in m.group(1))  # a fingerprint's hex is not
         if kept >= 4 and base32:  # the words before a sentence's go ("… hazel in the config")
             end = m.start(1) + len(" ".join(words[:kept]))
             yield "password", m.start(1), end
+    for at in heads:
+        m = _CODES.match(text, at)
+        if m is not None and has_digit(m.group(1)):
+            yield "password", m.start(1), m.end(1)
+
+
+_GROUP_BREAK = re.compile("[ \t-]")
 
 
 _UNPADDED_32 = 43

@@ -165,6 +165,28 @@ _VENDOR_PATTERNS = (
     (("AAAAAAAAAAAAAAAAAAAAA",), "api_token", r"AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{30,}"),  # X
     (("y0_", "AKID"), "api_token", r"y0_[A-Za-z0-9_-]{55}|AKID[A-Za-z0-9]{32}"),  # Yandex, Tencent
     (("ABSK",), "api_token", r"ABSK[A-Za-z0-9+/]{60,}={0,2}"),  # AWS Bedrock API key
+    (
+        ("IQoJb3JpZ2luX2Vj", "FwoGZXIvYXdzE"),
+        "api_token",
+        r"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9+/]{100,}={0,2}",
+    ),  # an AWS session token, bare (STS's, by its serialized opening)
+    (("tskey-",), "api_token", r"tskey-[a-z]+-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"),  # Tailscale
+    (("eyJrIjoi",), "api_token", r"eyJrIjoi[A-Za-z0-9+/]{40,}={0,2}"),  # Grafana API key
+    (
+        ("A3-",),
+        "api_token",
+        r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}"
+        r"-[A-Z0-9]{5}",
+    ),  # a 1Password account's Secret Key
+    (
+        ("AQVN", "t1."),
+        "api_token",
+        r"AQVN[A-Za-z0-9_-]{35,38}|t1\.[A-Za-z0-9_-]+={0,2}\.[A-Za-z0-9_-]{86}={0,2}",
+    ),  # Yandex API key, IAM token
+    (("st.",), "api_token", r"st\.[a-f0-9-]{36}\.[a-f0-9]{32}\.[a-f0-9]{32}"),  # Infisical
+    (("AAAAAAAAAA",), "api_token", r"[a-z0-9]{11}AAAAAAAAAA[A-Za-z0-9_=-]{43}"),  # Dropbox
+    (("tk-us-", "ico-"), "api_token", r"tk-us-[A-Za-z0-9_-]{48}|ico-[A-Za-z0-9]{32}"),
+    (("jina_",), "api_token", r"jina_[A-Za-z0-9_-]{40,}"),  # Jina AI
     (("_",), "api_token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}"),  # Telegram (checked below)
 )
 # A token joined to a word by ``-``, ``_`` or ``.`` (``notes-<token>.txt``,

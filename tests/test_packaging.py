@@ -42,6 +42,7 @@ PURE = [
     "secret_code.py",
     "secret_told.py",
     "secret_context.py",
+    "secret_bare.py",
     "qa/sse.py",
     "qa/sanitize.py",
     "qa/distill.py",
@@ -231,7 +232,7 @@ FOUNDATIONS = ("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py
                "clock.py", "pathref.py", "errors.py", "witness.py", "wal.py",
                "private.py", "secret_shapes.py", "secret_prefilters.py", "secret_finders.py",
                "secret_names.py", "secret_vendors.py", "secret_commands.py", "secret_code.py",
-               "secret_told.py", "secret_context.py",
+               "secret_told.py", "secret_context.py", "secret_bare.py",
                "text_words.py",
                "definitions.py")  # fmt: skip
 ALLOWED_FACE_IMPORTS = {

@@ -25,7 +25,6 @@ from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 from arborist.errors import BadInput, NotFound, one_line
 from arborist.store.demo import load_module_doc
@@ -37,6 +36,7 @@ from arborist.store.loaders import (
     local_path,
 )
 from arborist.store.redirects import MAX_REDIRECTS, Resolver, is_public, refusal, resolve
+from arborist.store.uris import unquoted
 
 if TYPE_CHECKING:
     import httpx
@@ -316,8 +316,9 @@ def _body(
 def url_file_name(raw_path: str, host: str) -> str:
     """The name a fetched document goes by: the URL's last path segment, split before it
     is decoded (an escaped ``%2F`` is part of the segment, so a value the path carries is
-    named whole, where the secret gate can see it), or the host when the path has none."""
-    return unquote(raw_path.rstrip("/").rsplit("/", 1)[-1]) or host
+    named whole, where the secret gate can see it), or the host when the path has none. An
+    escape that is no UTF-8 (``%DB_``) stays as written, not a replacement character."""
+    return unquoted(raw_path.rstrip("/").rsplit("/", 1)[-1]) or host
 
 
 def _media_type_of(content_type: str, name: str, url: str) -> str:

@@ -20,6 +20,7 @@ __all__ = [
     "admit_uri",
     "redact_uri",
     "stored_uri",
+    "unquoted",
 ]
 
 _URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -136,7 +137,7 @@ def admit_uri(uri: str, *, allowlist: Sequence[str] = ()) -> tuple[str, list[str
         for i, segment in enumerate(segments):
             if "%" not in segment:
                 continue
-            decoded = admit(unquote(segment), allowlist=allowlist)
+            decoded = admit(unquoted(segment), allowlist=allowlist)
             if decoded.redactions:
                 segments[i] = quote(decoded.text, safe="[]:@!$&'()*+,;=-._~")
                 kinds += [r.kind for r in decoded.redactions]
@@ -144,6 +145,20 @@ def admit_uri(uri: str, *, allowlist: Sequence[str] = ()) -> tuple[str, list[str
     admitted = admit(uri, allowlist=allowlist)
     kinds += [r.kind for r in admitted.redactions]
     return admitted.text, kinds
+
+
+def unquoted(text: str) -> str:
+    """``text`` with its percent-escapes decoded; an escape that is no UTF-8 (``%DB_`` in
+    ``%DB_PASSWORD%``, a variable's name) stays as written, not a replacement character."""
+    return _LONE_BYTE.sub(_as_escape, unquote(text, errors="surrogateescape"))
+
+
+_LONE_BYTE = re.compile("[\udc80-\udcff]")
+"""A byte ``unquote`` could not decode, kept as a lone surrogate (``surrogateescape``)."""
+
+
+def _as_escape(m: re.Match[str]) -> str:
+    return f"%{ord(m.group()) - 0xDC00:02X}"
 
 
 def stored_uri(uri: str) -> str:
