@@ -107,6 +107,7 @@ def strong_password(word: str) -> bool:
         marked
         and _PADDED_B64.fullmatch(word) is None
         and "---" not in word  # a PEM armour's dashes (``…=-----END``)
+        and _CHORD.fullmatch(word) is None
         and any(c.islower() for c in word)
         and any(c.isupper() for c in word)
         and has_digit(word)
@@ -114,6 +115,8 @@ def strong_password(word: str) -> bool:
     )
 
 
+_CHORD = re.compile(r"(?i)(?:(?:ctrl|shift|alt|opt|option|cmd|meta|super|win|fn)\+)+\w{1,6}")
+"""Keys pressed together (``Ctrl+Shift+F5``): a shortcut said in a question, not a password."""
 _PADDED_B64 = re.compile(r"[A-Za-z0-9+/]+={1,2}")
 """Base64 with its padding (``…OYdQ=``, an id's or a digest's tail): data, not a password."""
 _CHARGE = re.compile(r"[A-Z][a-z]?[0-9]*\+")

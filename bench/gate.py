@@ -8,7 +8,7 @@ the built-in demo corpus still admitted with no redaction; ingest throughput wit
 of the gate issue #22 replaced. ``--quick`` is a smoke run (the first channel corpus
 alone, no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, and ``channels_holdout12.json`` when it is there),
+held-out corpora (``holdout.json``, and ``channels_holdout13.json`` when it is there),
 written blind beside the dev ones and never tuned on. ``--channels-only`` stops after the
 corpora.
 
@@ -85,9 +85,21 @@ breaks lost) and 0/4032 flagged. The other dev corpora, the same run: ``channels
 name, ``backup_7=…``, and a password opening with ``#`` in a query), 34/2625 (the Twilio
 SID, as decided); ``…10`` 6485/6485, 2/3685; ``corpus.json`` 135/135, 2/116; ``holdout.json``
 43/43, 0/36. These are dev figures, fitted to: a blind writer's set says what carries.
-``channels_holdout12.json`` is the next blind one: written by
-someone who has not read the gate, committed by the lead, scored by ``--holdout`` once
-it is there (the run says so when it is not), and not tuned on after.
+``channels_holdout12.json`` was the twelfth (166 secrets x 48 placements, 90 near misses;
+scored with main's gate before this round, 6abc6e2, the figures alone read: 6368/7645
+caught, 83.3%, and 197/4080 flagged, 4.8%; then seen once with this round's gate, the merge
+of 'gate12': 6815/7645 placements caught, 89.1%, MISSED; 230/3990 near misses flagged, 5.8%,
+MISSED; detect-secrets 2146/7645 and 433/3990). The round carried six points onto a new
+writer's set and cost one of false alarms: its leaks are passwords named in yet other
+languages (Dutch, Vietnamese, Finnish), a password a sentence hands over with no name near
+it ("then hunter2-lab gets you sudo", "set to Tmp-8842-Welcome"), an alarm code, a wallet's
+hex key after "metamask export", a WPA ``psk=``, ``xfreerdp /p:``, an IRC ``PASS oauth:``,
+a ``cloudflared`` token, a webhook's path and a token split across two literals; its false
+alarms a public key's name (``NEXT_PUBLIC_POSTHOG_KEY=phc_…``), a reCAPTCHA site key, an
+Ethereum address, a certificate and the jwt.io sample token. It is a dev corpus now, scored
+on every run. ``channels_holdout13.json`` is the next blind one: written by someone who has
+not read the gate, committed by the lead, scored by ``--holdout`` once it is there (the run
+says so when it is not), and not tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
   is no longer in :func:`arborist.admission.admit`'s output; a near miss is flagged
@@ -193,7 +205,9 @@ CHANNELS_SEEN10 = ROOT / "bench" / "secret_corpus" / "channels_holdout10.json"
 """The tenth blind channel holdout: seen at e2288e3 and fixed since, a dev corpus now."""
 CHANNELS_SEEN11 = ROOT / "bench" / "secret_corpus" / "channels_holdout11.json"
 """The eleventh blind channel holdout: seen at bc98170, a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout12.json"
+CHANNELS_SEEN12 = ROOT / "bench" / "secret_corpus" / "channels_holdout12.json"
+"""The twelfth blind channel holdout: seen at the merge of 'gate12', a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout13.json"
 """The blind channel holdout ``--holdout`` scores when it is there (the lead commits it)."""
 OLD_GATE = "c8136f0"
 """The commit whose arborist/admission.py is the gate before issue #22's changes."""
@@ -745,6 +759,10 @@ def main() -> int:
         (
             "dev channel corpus, the eleventh holdout, seen (channels_holdout11.json)",
             CHANNELS_SEEN11,
+        ),
+        (
+            "dev channel corpus, the twelfth holdout, seen (channels_holdout12.json)",
+            CHANNELS_SEEN12,
         ),
     ]
     if args.quick:  # a smoke run: one channel corpus through every channel's path

@@ -64,6 +64,8 @@ def test_a_strong_password_in_a_short_text_is_redacted(text: str, value: str) ->
         "screenshot_$TOKEN_2024-06-01.png",  # a shell variable in a name
         "the Ca2+Mg2+ATPase assay",  # charges, not marks
         "a=b+C2d",  # short: a formula
+        "Use the key Ctrl+Shift+F5 to refresh",  # keys pressed together
+        "press Cmd+Option+Esc3 or Ctrl+Alt+Del1",
     ],
 )
 def test_names_and_prose_in_a_short_text_stay(text: str) -> None:
