@@ -193,11 +193,12 @@ class Arborist(HomeForest):
         follow_symlinks: bool = False,
         embed_track: Track[Any] | None = None,
         demo: bool = False,
+        skipped: list[tuple[str, str]] | None = None,
     ) -> list[IngestResult]:
         """Load and admit every source (a path, a folder or an http(s) URL; with ``demo``, the
         built-in corpus first) before storing any: a source that cannot be read, or that the
         admission gate refuses, stops the batch before anything is written. A folder walk never leaves the folder through a
-        symbolic link unless ``follow_symlinks`` (see :func:`discover`).
+        symbolic link unless ``follow_symlinks``; what it passes over goes into ``skipped`` (see :func:`discover`).
 
         A refusal names a file by its path as given or found (``notes/secret.txt``), a
         URL without the secrets it holds. With an embedding model configured, the new
@@ -210,7 +211,11 @@ class Arborist(HomeForest):
         embedder = self.embedder()
         urls = [s for s in named if s.startswith(("http://", "https://"))]
         paths = discover(
-            [s for s in named if s not in urls], include, exclude, follow_symlinks=follow_symlinks
+            [s for s in named if s not in urls],
+            include,
+            exclude,
+            follow_symlinks=follow_symlinks,
+            skipped=skipped,
         )
         cap, allowlist = max_file_bytes(self.config, os.environ), self.allowlist
         loaded = [load_path(p, max_bytes=cap) for p in (paths if demo else track(paths))]

@@ -71,17 +71,19 @@ def _ingest(desk: Desk, args: argparse.Namespace) -> Outcome:
     if desk.embed_track is not None:
         bars["embed_track"] = desk.embed_track
     # One batch: a source that fails stops the demo corpus from being stored too.
+    skipped: list[tuple[str, str]] = []
     results = app.ingest(
         args.sources,
         include=args.include,
         exclude=args.exclude,
         follow_symlinks=args.follow_symlinks,
         demo=args.demo,
+        skipped=skipped,
         **bars,
     )
     return shown(
         args,
-        lambda: views.ingest_text(results, each=desk.each),
+        lambda: views.ingest_text(results, each=desk.each, skipped=skipped),
         lambda: [views.ingest_json(r) for r in results],
         changed=True,
     )

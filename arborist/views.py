@@ -191,9 +191,15 @@ def stats_text(data: Mapping[str, Any]) -> str:
 # --- documents and search ---------------------------------------------------------------------
 
 
-def ingest_text(results: Sequence[IngestResult], *, each: bool = True) -> str:
+def ingest_text(
+    results: Sequence[IngestResult],
+    *,
+    each: bool = True,
+    skipped: Sequence[tuple[str, str]] = (),
+) -> str:
     """One line per document (unless ``each`` is false: a notebook ingesting the demo's
-    72 documents wants the sum), then the counts, chunks and answers gone stale."""
+    72 documents wants the sum), then the counts, chunks and answers gone stale, then
+    what a folder walk passed over and why (a FIFO, a link leaving the folder, ...)."""
     lines = [
         f"{r.status:<9}  {field(r.document.title)}  ({r.document.chunk_count} chunks)  "
         f"{field(r.document.uri)}"
@@ -207,7 +213,15 @@ def ingest_text(results: Sequence[IngestResult], *, each: bool = True) -> str:
     chunks = sum(r.document.chunk_count for r in results)
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing"
     lines.append(f"{summary} ({chunks} chunks); {stale} cached answer(s) now stale")
+    if skipped:
+        shown = "; ".join(f"{field(path)} ({why})" for path, why in skipped[:SKIPPED_SHOWN])
+        more = f"; and {len(skipped) - SKIPPED_SHOWN} more" if len(skipped) > SKIPPED_SHOWN else ""
+        lines.append(f"skipped {len(skipped)}: {shown}{more}")
     return "\n".join(lines)
+
+
+SKIPPED_SHOWN = 5
+"""How many passed-over files an ingest's summary names (then how many more)."""
 
 
 def embed_text(report: EmbedReport, profile: Mapping[str, object]) -> str:

@@ -268,3 +268,36 @@ def test_a_regular_file_still_loads(notes: Path) -> None:
     doc = load_path(notes / "bread.txt")
     assert doc.text.strip() == NOTE.strip()
     assert doc.uri == (notes / "bread.txt").resolve().as_uri()
+
+
+def test_an_ingest_says_what_its_folder_walk_passed_over_and_why(home: Path, notes: Path) -> None:
+    """A walk that skips files a reader expected it to read says so, each with why, its
+    names inert; hidden files, unsupported suffixes and excluded names are not listed."""
+    os.mkfifo(notes / "pipe.txt")
+    (notes / "leak.txt").symlink_to(notes.parent / "private.txt")
+    (notes / "gone.md").symlink_to(notes / "nowhere.md")
+    (notes / "loop.md").symlink_to(notes / "loop.md")
+    (notes / "sub").mkdir()
+    os.mkfifo(notes / "sub" / "evil\x1b[2J.txt")
+    os.mkfifo(notes / ".hidden.txt")
+    os.mkfifo(notes / "tool.exe")
+    os.mkfifo(notes / "skipme.txt")
+    skipped: list[tuple[str, str]] = []
+    found = discover([notes], exclude=["skipme.txt"], skipped=skipped)
+    assert found == [notes / "bread.txt"]
+    assert skipped == [
+        ("gone.md", "a broken link or a link loop"),
+        ("leak.txt", "a link leaving the folder (--follow-symlinks follows it)"),
+        ("loop.md", "a broken link or a link loop"),
+        ("pipe.txt", "a named pipe"),
+        ("sub/evil\x1b[2J.txt", "a named pipe"),
+    ]
+    result = CliRunner().invoke(cli, ["--home", str(home), "ingest", str(notes)])
+    assert result.exit_code == 0, result.output
+    last = result.output.splitlines()[-1]
+    assert last.startswith("skipped 6: gone.md (a broken link or a link loop); leak.txt (")
+    assert last.endswith("; and 1 more")  # five named, then how many more
+    assert "\x1b" not in result.output and "pipe.txt (a named pipe)" in last
+    # with nothing passed over, nothing is said
+    bare = CliRunner().invoke(cli, ["--home", str(home), "ingest", str(notes / "bread.txt")])
+    assert "skipped" not in bare.output

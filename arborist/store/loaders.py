@@ -32,7 +32,7 @@ import fnmatch
 import hashlib
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -154,6 +154,7 @@ def discover(
     exclude: Sequence[str] = (),
     *,
     follow_symlinks: bool = False,
+    skipped: list[tuple[str, str]] | None = None,
 ) -> list[Path]:
     """Expand files and folders into the files to load, in a deterministic order.
 
@@ -174,8 +175,8 @@ def discover(
     matches a folder's relative path or name prunes the whole folder. Files
     named explicitly are filtered by their name and the path as given.
 
-    The result keeps the order of ``paths`` and lists each file once.
-    """
+    The result keeps the order of ``paths`` and lists each file once; ``skipped`` gets
+    what a walk passed over that it would have kept, with why (:func:`_passed_over`)."""
     found: list[Path] = []
     seen: set[Path] = set()
 
@@ -191,7 +192,9 @@ def discover(
         except OSError as exc:
             raise _missing(str(given), root, exc) from exc
         if stat.S_ISDIR(st.st_mode):
-            candidates = _walk_folder(root, exclude, follow_symlinks=follow_symlinks)
+            passed: list[tuple[Path, str]] = []
+            candidates = _walk_folder(root, exclude, follow_symlinks=follow_symlinks, passed=passed)
+            _say_passed(root, passed, keep, skipped)
         else:
             if root.suffix.lower() not in SUPPORTED_SUFFIXES:
                 raise BadInput(_unsupported(str(given), root.suffix))
@@ -205,6 +208,19 @@ def discover(
                 seen.add(real)
                 found.append(as_found(path, str(real)))
     return found
+
+
+def _say_passed(
+    root: Path,
+    passed: list[tuple[Path, str]],
+    keep: Callable[[str, str], bool],
+    skipped: list[tuple[str, str]] | None,
+) -> None:
+    """Add to ``skipped`` what a walk of ``root`` passed over that ``keep`` keeps."""
+    for path, why in passed:
+        rel = path.relative_to(root).as_posix()
+        if skipped is not None and keep(rel, path.name):
+            skipped.append((rel, why))
 
 
 def _missing(label: str, path: Path, exc: OSError) -> ArboristError:
@@ -231,9 +247,12 @@ def _unsupported(label: str, suffix: str) -> str:
     return f"{label}: unsupported file type {what}; supported: {' '.join(SUPPORTED_SUFFIXES)}"
 
 
-def _walk_folder(root: Path, exclude: Sequence[str], *, follow_symlinks: bool) -> list[Path]:
+def _walk_folder(
+    root: Path, exclude: Sequence[str], *, follow_symlinks: bool, passed: list[tuple[Path, str]]
+) -> list[Path]:
     """Supported regular files under ``root``, sorted by relative path; each real folder
-    entered once; without ``follow_symlinks``, no link whose target is outside ``root``."""
+    entered once; without ``follow_symlinks``, no link whose target is outside ``root``.
+    Each supported, visible name passed over is appended to ``passed`` with why."""
     files: list[Path] = []
     entered: set[tuple[int, int]] = set()
     root_real = os.path.realpath(root)
@@ -271,8 +290,35 @@ def _walk_folder(root: Path, exclude: Sequence[str], *, follow_symlinks: bool) -
                 continue
             if path.is_file() and stays(path):  # not a broken link, FIFO, socket or device
                 files.append(path)
+            else:
+                passed.append((path, _passed_over(path)))
     files.sort(key=lambda p: p.relative_to(root).parts)
+    passed.sort(key=lambda item: item[0].relative_to(root).parts)
     return files
+
+
+def _passed_over(path: Path) -> str:
+    """Why a walk passed over ``path``, a supported name that is no file it reads."""
+    if path.is_symlink():
+        if not path.exists():
+            return "a broken link or a link loop"
+        if path.is_file():
+            return "a link leaving the folder (--follow-symlinks follows it)"
+        return "a link to no regular file"
+    try:
+        kind = stat.S_IFMT(path.stat().st_mode)
+    except OSError as exc:  # vanished since it was listed
+        return f"cannot read: {exc.strerror or one_line(exc)}"
+    return _KINDS.get(kind, "not a regular file")
+
+
+_KINDS = {
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+}
+"""What a walk calls a special file it passes over."""
 
 
 # --- loading ---------------------------------------------------------------------------------
