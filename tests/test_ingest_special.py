@@ -289,15 +289,15 @@ def test_an_ingest_says_what_its_folder_walk_passed_over_and_why(home: Path, not
         ("gone.md", "a broken link or a link loop"),
         ("leak.txt", "a link leaving the folder (--follow-symlinks follows it)"),
         ("loop.md", "a broken link or a link loop"),
-        ("pipe.txt", "a named pipe"),
-        ("sub/evil\x1b[2J.txt", "a named pipe"),
+        ("pipe.txt", "a named pipe (FIFO)"),
+        ("sub/evil\x1b[2J.txt", "a named pipe (FIFO)"),
     ]
     result = CliRunner().invoke(cli, ["--home", str(home), "ingest", str(notes)])
     assert result.exit_code == 0, result.output
     last = result.output.splitlines()[-1]
     assert last.startswith("skipped 6: gone.md (a broken link or a link loop); leak.txt (")
     assert last.endswith("; and 1 more")  # five named, then how many more
-    assert "\x1b" not in result.output and "pipe.txt (a named pipe)" in last
+    assert "\x1b" not in result.output and "pipe.txt (a named pipe (FIFO))" in last
     # with nothing passed over, nothing is said
     bare = CliRunner().invoke(cli, ["--home", str(home), "ingest", str(notes / "bread.txt")])
     assert "skipped" not in bare.output

@@ -45,7 +45,7 @@ from arborist.store.html_text import load_html
 from arborist.store.normalize import decode_text, normalize_owned, normalize_text
 from arborist.store.notebook_text import load_notebook
 from arborist.store.pdf_text import load_pdf
-from arborist.store.reading import as_found, read_regular, require_regular
+from arborist.store.reading import as_found, read_regular, require_regular, special_kind
 from arborist.store.text_titles import text_title
 
 __all__ = [
@@ -306,19 +306,9 @@ def _passed_over(path: Path) -> str:
             return "a link leaving the folder (--follow-symlinks follows it)"
         return "a link to no regular file"
     try:
-        kind = stat.S_IFMT(path.stat().st_mode)
+        return special_kind(path.stat().st_mode) or "not a regular file"
     except OSError as exc:  # vanished since it was listed
         return f"cannot read: {exc.strerror or one_line(exc)}"
-    return _KINDS.get(kind, "not a regular file")
-
-
-_KINDS = {
-    stat.S_IFIFO: "a named pipe",
-    stat.S_IFSOCK: "a socket",
-    stat.S_IFCHR: "a device",
-    stat.S_IFBLK: "a device",
-}
-"""What a walk calls a special file it passes over."""
 
 
 # --- loading ---------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ __all__ = [
     "parse_max_file_bytes",
     "read_regular",
     "require_regular",
+    "special_kind",
 ]
 
 _Identity = tuple[int, int]
@@ -78,7 +79,7 @@ _SPECIAL_KINDS = (
 )
 
 
-def _special_kind(mode: int) -> str | None:
+def special_kind(mode: int) -> str | None:
     """What a file that is not regular is, in words; None for a regular file."""
     if stat.S_ISREG(mode):
         return None
@@ -88,7 +89,7 @@ def _special_kind(mode: int) -> str | None:
 def require_regular(label: str, mode: int) -> None:
     """Refuse, in one line, anything but a regular file: reading a FIFO, a device or a
     socket waits for a writer forever or never ends (``/dev/zero``)."""
-    kind = _special_kind(mode)
+    kind = special_kind(mode)
     if kind == "a folder":
         raise BadInput(f"{label}: is a folder, not a file")
     if kind is not None:
