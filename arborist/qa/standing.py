@@ -247,9 +247,14 @@ def _imported_record(
     same = imported_shown(conn, cache_key, answer_text)
     if not same:
         return None
-    shown = next((i for i, at in same if asked_at is not None and at <= asked_at), same[-1][0])
-    record = load_imported(conn, shown)
+    record = load_imported(conn, _revision_shown(same, asked_at))
     return record if record.answer_text == answer_text else None
+
+
+def _revision_shown(same: Sequence[tuple[int, str]], asked_at: str | None) -> int:
+    """Of ``(id, created_at)`` rows holding a turn's answer, newest first, the one it
+    showed: the latest written by the turn's time, else the earliest (see standing)."""
+    return next((i for i, at in same if asked_at is not None and at <= asked_at), same[-1][0])
 
 
 def _shown_record(
@@ -267,9 +272,7 @@ def _shown_record(
     same = [(int(row[0]), str(row[1])) for row in rows if row[2]]
     if not same:
         return Standing(NO_CLAIM, DIFFERS, conflict=True)
-    # Newest first: the latest written by the turn's time, else the earliest (see standing).
-    shown = next((i for i, at in same if asked_at is not None and at <= asked_at), same[-1][0])
-    record = load_record(conn, shown)
+    record = load_record(conn, _revision_shown(same, asked_at))
     if record.answer_text != answer_text:  # SQLite's = and Python's == part on no text: a guard
         return Standing(NO_CLAIM, DIFFERS, conflict=True)
     return record
