@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
+from IPython.display import HTML
 from IPython.utils.capture import capture_output
 
 from arborist.cli import cli
@@ -361,17 +362,22 @@ def test_an_openai_answer_streams_into_the_output_then_renders(
     monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
     monkeypatch.setenv("ARBORIST_MODEL", "loopback-model")
     shown: list[str] = []
+    waited: list[str] = []  # "waiting for ...: N s" lines, when the first token is slow
     landed: list[int] = []
+
+    def show(obj: object) -> None:
+        data = obj.data  # type: ignore[attr-defined]
+        (waited if data and not isinstance(obj, HTML) else shown).append(data)
 
     class Handle:
         def update(self, obj: object) -> None:
-            shown.append(obj.data)  # type: ignore[attr-defined]
+            show(obj)
 
     def fake_display(obj: object, display_id: bool = False) -> Handle:
         if isinstance(obj, Landing):  # the line saying where the turn was filed
             landed.append(len(shown))
         else:
-            shown.append(obj.data)  # type: ignore[attr-defined]
+            show(obj)
         return Handle()
 
     monkeypatch.setattr(magics_module, "display", fake_display)
@@ -389,6 +395,7 @@ def test_an_openai_answer_streams_into_the_output_then_renders(
     assert "[E1 |" in partial[-1], "streamed tokens are rendered as the final answer is"
     assert shown[-1] == "", "the streaming output is cleared once the answer renders"
     assert landed == [len(shown)], "then one line says where the turn was filed"
+    assert all("s of at most" in line for line in waited), "nothing else is shown"
 
 
 def test_a_models_paraphrase_is_sources_verified_not_quotes_verified(
