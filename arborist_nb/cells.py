@@ -97,9 +97,11 @@ class CellTurns:
 
     def _kept(self, notebook: str | None, cell: str) -> CellTurn | None:
         kept = self.keeper.cell_turn(notebook, cell) if self.keeper and notebook else None
-        if kept is None or kept[0].parent_bates is None:
+        if kept is None:
             return None
         node, why = kept
+        if node.parent_bates is None:
+            return None
         return CellTurn(
             node.sid, node.bates, node.parent_bates, normalize_question(node.question), why
         )

@@ -290,10 +290,10 @@ class ArboristMagics(Magics):
             self._continue()  # the notebook's own session, when this kernel has none yet
         sid = args.sid or self.sid
         session = self._run(lambda: self.app.session(sid)) if sid else None  # read once
-        cell = self._cell_id()
+        cell_id = self._cell_id()
         notebook = self._notebook_path()
         earlier = self.cell_turns.earlier(
-            cell, question, session.sid if session else None, notebook
+            cell_id, question, session.sid if session else None, notebook
         )
         parent, reuse, why = self._parent_for(question, args.parent, session, earlier)
         asked = ask_of(self.desk, args, question)
@@ -312,7 +312,7 @@ class ArboristMagics(Magics):
                 stream.close()
         if session is None:
             self.desk.landed(turn.node.sid)  # the session its first question made
-        self._run(lambda: self.cell_turns.remember(cell, question, turn.node, why, notebook))
+        self._run(lambda: self.cell_turns.remember(cell_id, question, turn.node, why, notebook))
         if args.json:
             self._refresh_widgets()
             facts = self.app.facts(turn.node, asked=None if turn.reused else turn.result)

@@ -143,8 +143,9 @@ class ForestWidget(anywidget.AnyWidget):
         if state is not None:
             self._mirror(state)
         self.on_msg(self._handle_message)
-        if self.comm is not None:  # the front end may close it (its output cleared, closed)
-            self.comm.on_close(self._closed_by_front_end)
+        comm: Any = self.comm  # typed never None, but None once the front end closed it
+        if comm is not None:  # the front end may close it (its output cleared, closed)
+            comm.on_close(self._closed_by_front_end)
 
     @traitlets.validate("poll_ms")
     def _valid_poll_ms(self, proposal: Any) -> int:
