@@ -20,6 +20,7 @@ from arborist.qa.check import AnswerCheck
 from arborist.qa.distill import haiku_counts
 from arborist.qa.roster import ModelStatus
 from arborist.qa.runner import AskResult
+from arborist.qa.standing import state_words
 from arborist.qa.support import Support, measure_record
 from arborist.store.cache import OK, CacheRecord
 from arborist.store.derive import Derivation
@@ -438,8 +439,8 @@ def _withdrawn(record: CacheRecord) -> str:
     may still verify: the state says the answer is withdrawn); nothing for an ``ok`` one."""
     if record.state == OK:
         return ""
-    reason = f": {field(record.state_reason)}" if record.state_reason else ""
-    return f", answer {record.state}{reason}"
+    reason = field(record.state_reason) if record.state_reason else None
+    return f", {state_words(record.state, reason)}"
 
 
 def falsified_text(record: CacheRecord) -> str:
