@@ -303,6 +303,12 @@ def models_json(
     }
 
 
+def skipped_json(path: str, why: str) -> dict[str, Any]:
+    """A file a folder walk passed over, beside the documents of ``ingest --json``: its
+    path under the folder given and why (the words of ``ingest``'s ``skipped`` line)."""
+    return {"status": "skipped", "path": path, "reason": why}
+
+
 def ingest_json(result: IngestResult) -> dict[str, Any]:
     d = result.document
     return {
