@@ -35,7 +35,7 @@ from arborist.qa.support import (
     audit_key,
     measure_record,
 )
-from arborist.store.cache import CacheRecord, RecordEvidence
+from arborist.store.cache.records import CacheRecord, RecordEvidence
 
 __all__ = [
     "EARLIER",
