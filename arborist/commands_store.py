@@ -84,7 +84,10 @@ def _ingest(desk: Desk, args: argparse.Namespace) -> Outcome:
     return shown(
         args,
         lambda: views.ingest_text(results, each=desk.each, skipped=skipped),
-        lambda: [views.ingest_json(r) for r in results],
+        lambda: [
+            *(views.ingest_json(r) for r in results),
+            *(views.skipped_json(path, why) for path, why in skipped),
+        ],
         changed=True,
     )
 

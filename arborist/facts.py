@@ -24,16 +24,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from arborist.forest.nodes import Node
+from arborist.keys import DIMENSION_WORDS
 from arborist.qa.policy import retrieval_keywords
-from arborist.qa.standing import Standing
+from arborist.qa.standing import STATE_WORDS, UNREASONED, Standing
 from arborist.qa.support import (
     AUDIT_PROMISES,
     BADGE_WORDS,
+    ROW_WORDS,
     SUPPORT_MARKS,
     SUPPORT_MEANINGS,
     Support,
     audit_key,
     measure_record,
+    row_key,
 )
 from arborist.store.cache.records import CacheRecord, RecordEvidence
 
@@ -76,7 +79,10 @@ SERVED_MEANINGS = {
 class Source:
     """One evidence item of the answer: its label, whether the answer cites it, the title
     with its place, the URI opening at that place, its chunk, and the lane that found it
-    (``lexical``, ``vector``, ``related``; None when the ask was lexical alone)."""
+    (``lexical``, ``vector``, ``related``; None when the ask was lexical alone). ``checked``
+    is what its row says was checked once its proof holds, by its key
+    (:func:`~arborist.qa.support.row_key`: ``quoted``, ``unquoted``, ``uncited``), whose
+    words are :func:`vocabulary`'s (the widget's detail looks them up by it)."""
 
     label: str
     cited: bool
@@ -87,6 +93,7 @@ class Source:
     lane: str | None
     leaf: str
     tier: str
+    checked: str
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -99,6 +106,7 @@ class Source:
             "lane": self.lane,
             "leaf": self.leaf,
             "tier": self.tier,
+            "checked": self.checked,
         }
 
 
@@ -217,7 +225,7 @@ class TurnFacts:
         }
 
 
-def _source(item: RecordEvidence, lane: object) -> Source:
+def _source(item: RecordEvidence, lane: object, answer: str) -> Source:
     return Source(
         label=item.label,
         cited=item.cited,
@@ -228,12 +236,14 @@ def _source(item: RecordEvidence, lane: object) -> Source:
         lane=lane if isinstance(lane, str) else None,
         leaf=item.leaf,
         tier=item.tier,
+        checked=row_key(item.text, answer, item.label, item.cited),
     )
 
 
 def _sources(record: CacheRecord) -> tuple[Source, ...]:
     """The record's evidence as sources, each with the lane that found it."""
-    return tuple(_source(e, lane) for e, lane in zip(record.evidence, _lanes(record), strict=True))
+    lanes = zip(record.evidence, _lanes(record), strict=True)
+    return tuple(_source(e, lane, record.answer_text) for e, lane in lanes)
 
 
 def _lanes(record: CacheRecord) -> list[object]:
@@ -391,7 +401,10 @@ def vocabulary() -> dict[str, Any]:
     kernel's keys in, sent to it once: each badge key (:func:`~arborist.qa.support.audit_key`)
     with its words, its tooltip (the words and the mode's promise) and its one-letter mark;
     each support level's meaning and mark; each ``served`` value's meaning; the legend of
-    the marks. A key it does not hold is shown as given."""
+    the marks; what each evidence row's key (:attr:`Source.checked`) says was checked; each
+    cache-key dimension, in order, as a reader names it and what it binds; each state of an
+    answer out of service, and what is said where its reason is not at hand. A key it does
+    not hold is shown as given."""
     audit = {}
     for key in (*BADGE_WORDS, *(m for m in AUDIT_PROMISES if m not in BADGE_WORDS)):
         mode = key.split("-", 1)[0]
@@ -407,4 +420,13 @@ def vocabulary() -> dict[str, Any]:
         "H hybrid: sources proved · V visual: shown only · "
         f"{' '.join(SUPPORT_MARKS.values())} the question covered, partly, not answered"
     )
-    return {"audit": audit, "support": support, "served": dict(SERVED_MEANINGS), "legend": legend}
+    return {
+        "audit": audit,
+        "support": support,
+        "served": dict(SERVED_MEANINGS),
+        "legend": legend,
+        "rows": dict(ROW_WORDS),
+        "dimensions": [[key, name, what] for key, (name, what) in DIMENSION_WORDS.items()],
+        "states": dict(STATE_WORDS),
+        "unreasoned": UNREASONED,
+    }

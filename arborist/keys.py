@@ -39,6 +39,7 @@ from arborist.merkle import merkle_root
 
 __all__ = [
     "CANONICALIZATION_VERSION",
+    "DIMENSION_WORDS",
     "EVIDENCE_ROOT_DIMENSION",
     "Encode",
     "EvidenceRef",
@@ -60,6 +61,20 @@ EVIDENCE_ROOT_DIMENSION = "source_root"
 Everywhere else (the ``cache_records`` column, the ``cache_write`` event) it is
 ``evidence_root``; the hashed name is kept because changing it would change every
 cache key and the test vectors (docs/design.md section 3)."""
+
+DIMENSION_WORDS = {
+    EVIDENCE_ROOT_DIMENSION: ("evidence", "Merkle root over the evidence the model was shown"),
+    "question_hash": ("question", "hash of the normalized question"),
+    "model_profile_hash": ("model", "hash of the model's profile (name, server, options)"),
+    "conversation_hash": ("conversation", "hash of the earlier turns put into the prompt"),
+    "governance_policy_hash": ("policy", "hash of the retrieval and answer policy"),
+    "schema_version": ("schema", "version of the store's schema"),
+    "canonicalization_version": ("canonicalization", "version of the text canonicalization"),
+    "chunking_version": ("chunking", "version of the chunker"),
+}
+"""Each dimension of the key, in the order it is hashed in, as a reader names it and what it
+binds: the words of every face that lists a key's dimensions (the ``%%ask`` output's fold,
+the widget's proof section, sent them by :func:`arborist.facts.vocabulary`)."""
 
 SCHEMA_VERSION = "s1"
 CANONICALIZATION_VERSION = "c2"

@@ -20,6 +20,7 @@ from arborist.qa.check import AnswerCheck
 from arborist.qa.distill import haiku_counts
 from arborist.qa.roster import ModelStatus
 from arborist.qa.runner import AskResult
+from arborist.qa.standing import state_words
 from arborist.qa.support import Support, measure_record
 from arborist.store.cache.records import OK, CacheRecord
 from arborist.store.derive import Derivation
@@ -273,6 +274,12 @@ def models_json(
     }
 
 
+def skipped_json(path: str, why: str) -> dict[str, Any]:
+    """A file a folder walk passed over, beside the documents of ``ingest --json``: its
+    path under the folder given and why (the words of ``ingest``'s ``skipped`` line)."""
+    return {"status": "skipped", "path": path, "reason": why}
+
+
 def ingest_json(result: IngestResult) -> dict[str, Any]:
     d = result.document
     return {
@@ -409,8 +416,8 @@ def _withdrawn(record: CacheRecord) -> str:
     may still verify: the state says the answer is withdrawn); nothing for an ``ok`` one."""
     if record.state == OK:
         return ""
-    reason = f": {field(record.state_reason)}" if record.state_reason else ""
-    return f", answer {record.state}{reason}"
+    reason = field(record.state_reason) if record.state_reason else None
+    return f", {state_words(record.state, reason)}"
 
 
 def falsified_text(record: CacheRecord) -> str:

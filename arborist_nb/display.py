@@ -28,8 +28,9 @@ from arborist.app import Arborist, Turn
 from arborist.facts import HIT, Source, TurnFacts, fact_rows
 from arborist.journal import Journal
 from arborist.journal import Turn as PublicTurn
+from arborist.keys import DIMENSION_WORDS
 from arborist.qa.check import AnswerCheck, ProofStatus
-from arborist.qa.standing import Standing
+from arborist.qa.standing import Standing, state_words
 from arborist.qa.support import audit_words, row_words
 from arborist.quotes import claims_for, quoted_ranges
 from arborist.store.cache.records import OK, RecordEvidence
@@ -138,8 +139,7 @@ class Answer(PublicTurn):
         facts = self.facts() if facts is None else facts
         withdrawn = []
         if facts.state not in (None, OK):
-            reason = f": {facts.state_reason}" if facts.state_reason else ""
-            withdrawn = [f"answer {facts.state}{reason}"]
+            withdrawn = [state_words(facts.state, facts.state_reason)]
         if self.turn.reused:
             cache = "this cell's earlier answer" if self.own else "asked here before"
         elif facts.served == HIT:
@@ -332,15 +332,25 @@ _LEFT = 'style="text-align:left"'
 """Hosts right-align table cells (JupyterLab does): the facts read from the left."""
 
 
-def _fact_row(name: str, value: str) -> str:
+def _fact_row(name: str, value: str, title: str = "") -> str:
     """One row of the fold's table: the facts and the cache key's dimensions are rows of one
     table, so their names and values share two columns; a long value (a hash, the witness
-    line) wraps inside its cell instead of pushing the table past the output (issue #35)."""
+    line) wraps inside its cell instead of pushing the table past the output (issue #35).
+    ``title``: what the name means, on hover."""
+    said = f' title="{_h(title)}"' if title else ""
     return (
-        f'<tr><th style="text-align:left;white-space:nowrap;vertical-align:top">{_h(name)}</th>'
+        f'<tr><th{said} style="text-align:left;white-space:nowrap;vertical-align:top">{_h(name)}</th>'
         f'<td style="text-align:left;overflow-wrap:anywhere">'
         f"<code>{_h(value)}</code></td></tr>"
     )
+
+
+def _dimension_row(key: str, value: str) -> str:
+    """A dimension of the cache key as a reader names it, what it binds on hover
+    (:data:`arborist.keys.DIMENSION_WORDS`, the widget's words too); a key not there as it
+    is."""
+    name, what = DIMENSION_WORDS.get(key, (key, ""))
+    return _fact_row(name, value or "(empty)", f"{key}: {what}" if what else key)
 
 
 def _render_text(answer: Answer, facts: TurnFacts) -> str:
@@ -374,9 +384,7 @@ def _render_markdown(answer: Answer, facts: TurnFacts) -> str:
 def _render_html(answer: Answer, check: AnswerCheck, facts: TurnFacts) -> str:
     statuses = {s.label: s for s in check}
     rows = "".join(_fact_row(name, value) for name, value in answer._rows(facts))
-    dims = "".join(
-        _fact_row(name, value or "(empty)") for name, value in answer.record.dimensions.items()
-    )
+    dims = "".join(_dimension_row(key, value) for key, value in answer.record.dimensions.items())
     lanes = {source.label: source.lane for source in facts.sources}
     evidence = []
     for item in answer.evidence:

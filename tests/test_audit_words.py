@@ -1,4 +1,5 @@
-"""The audit mode in the same words in every face (issue #35, point 3; issue #36, item 6).
+"""The audit mode, and the words beside it, the same in every face (issue #35, point 3;
+issue #36, item 6).
 
 The kernel is the one place that decides and words a turn's badge: which key it shows
 (:func:`arborist.qa.support.audit_key`: ``STRICT-unquoted`` for a STRICT answer that quotes
@@ -8,7 +9,11 @@ The widget's script and the page only look the key up. Here real turns (an answe
 quotes its source, a model's paraphrase from a chat server on loopback, an answer since
 falsified) are shown by every face, and each face says the same words: the CLI's ``ask``
 and ``show`` (text and ``--json``), ``%%ask``, the widget's detail payload and tree row as
-its script words them, and the page.
+its script words them, and the page. So are the words beside it the kernel sends the same
+way: what each evidence row says was checked (the facts name each row's key:
+:func:`arborist.qa.support.row_key`), each cache-key dimension's name and what it binds
+(:data:`arborist.keys.DIMENSION_WORDS`), and an answer's state out of service
+(:func:`arborist.qa.standing.state_words`).
 """
 
 from __future__ import annotations
@@ -30,8 +35,19 @@ from arborist.cli import cli
 from arborist.facts import vocabulary
 from arborist.forest.reads import RowSummary
 from arborist.forest.tree_sync import Labels, summary
-from arborist.qa.standing import Standing
-from arborist.qa.support import ANSWERED, UNQUOTED, UNQUOTED_STRICT, Support, audit_key
+from arborist.hashing import CACHE_KEY_DIMENSIONS
+from arborist.keys import DIMENSION_WORDS
+from arborist.qa.standing import STATE_WORDS, Standing, state_words
+from arborist.qa.support import (
+    ANSWERED,
+    ROW_WORDS,
+    UNQUOTED,
+    UNQUOTED_STRICT,
+    Support,
+    audit_key,
+    row_key,
+)
+from arborist.store.cache.records import FALSIFIED_STATES
 from arborist.store.search import AUDIT_MODES
 from arborist.sync import body
 from arborist_nb.display import Answer
@@ -48,6 +64,8 @@ whatever the forest holds, beside a few hashes."""
 
 QUOTED = "quotes verified (STRICT)"
 DOC = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
+OTHER = "# Heroes\n\nThe Man of Steel is another hero of the comics.\n"
+"""A passage retrieved beside DOC's (it names a man) and cited by no answer here."""
 PARAPHRASE = "Two men, Lee and Ditko, dreamed up Spider-Man. [E1]"
 REASON = "the <b>year</b> is wrong"
 
@@ -75,6 +93,25 @@ def test_every_badge_key_the_kernel_can_decide_has_words() -> None:
     assert said["STRICT"]["words"] == QUOTED
     assert said[UNQUOTED]["words"] == UNQUOTED_STRICT
     assert said[UNQUOTED]["mark"] == said["STRICT"]["mark"] == "S", "a row's letter is the mode's"
+
+
+def test_the_words_beside_the_badge_are_one_table_each() -> None:
+    """Every dimension of the key has a reader's name, in the order the key hashes them;
+    every state an answer can be taken out of service in (and ``imported``) has words;
+    every key :func:`row_key` decides has words: the vocabulary sends each table whole."""
+    said = vocabulary()
+    assert tuple(DIMENSION_WORDS) == CACHE_KEY_DIMENSIONS
+    assert said["dimensions"] == [[k, n, w] for k, (n, w) in DIMENSION_WORDS.items()]
+    assert set(FALSIFIED_STATES) < set(STATE_WORDS)
+    assert said["states"] == STATE_WORDS and said["rows"] == ROW_WORDS
+    answer = "Spider-Man was created by writer Stan Lee. [E1] Lee and Ditko made him. [E2]"
+    chunk = DOC.splitlines()[2]
+    keys = {
+        row_key(chunk, answer, label, cited) for label in ("E1", "E2") for cited in (True, False)
+    }
+    assert keys == set(ROW_WORDS)
+    assert state_words("failed", REASON) == f"answer failed: {REASON}"
+    assert state_words("<odd>", None) == "<odd>", "a state without words: as it is"
 
 
 def test_a_tree_row_carries_the_badge_the_kernel_decided() -> None:
@@ -133,17 +170,51 @@ def _widget_words(said: dict[str, Any], key: str) -> str:
     return str(entry["words"]) if entry else key
 
 
+_ASK_ROWS = re.compile(
+    r'<details id="[^"]*-(E\d+)" data-proof="pass">.*?class="arborist-row-check">([^<]*)</span>',
+    re.DOTALL,
+)
+_ASK_DIMENSIONS = re.compile(r'<tr><th title="([^"]*)" [^>]*>([^<]*)</th>')
+
+
+def _rows_alike(
+    ip: InteractiveShell, answer: Answer, detail: dict[str, Any], sent: dict[str, Any]
+) -> set[str]:
+    """Each evidence row says what was checked for it in the same words in the ``%%ask``
+    output and the widget's detail (the key the facts name, in the words it was sent):
+    the words said."""
+    markup = ip.display_formatter.format(answer)[0]["text/html"]
+    ask = {label: html.unescape(words) for label, words in _ASK_ROWS.findall(markup)}
+    widget = {
+        s["label"]: sent["rows"].get(s["checked"], s["checked"]) for s in detail["facts"]["sources"]
+    }
+    assert ask and ask == widget, (ask, widget)
+    return set(ask.values())
+
+
+def _dimensions_alike(ip: InteractiveShell, answer: Answer, sent: dict[str, Any]) -> None:
+    """The ``%%ask`` output's fold names each dimension of the key, and says what it binds,
+    as the widget's proof section does (``dimensionRows``: the name, ``key: what`` on hover)."""
+    markup = ip.display_formatter.format(answer)[0]["text/html"]
+    ask = [(html.unescape(t), html.unescape(n)) for t, n in _ASK_DIMENSIONS.findall(markup)]
+    widget = [(f"{k}: {w}", n) for k, n, w in sent["dimensions"] if k in answer.record.dimensions]
+    assert len(widget) == len(CACHE_KEY_DIMENSIONS) and ask == widget, (ask, widget)
+
+
 def test_every_face_says_a_turns_audit_in_the_same_words(
     home: Path, tmp_path: Path, chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
     monkeypatch.setenv("ARBORIST_MODEL", "loopback-model")
     (tmp_path / "spider.md").write_text(DOC, encoding="utf-8")
+    (tmp_path / "heroes.md").write_text(OTHER, encoding="utf-8")
     ip = InteractiveShell.instance()
     assert ip.run_cell("%load_ext arborist_nb").success
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            ip.run_line_magic("arborist", f"ingest {tmp_path / 'spider.md'}")
+            ip.run_line_magic(
+                "arborist", f"ingest {tmp_path / 'spider.md'} {tmp_path / 'heroes.md'}"
+            )
         quoted = _cell(ip, "Who created Spider-Man?")  # the extractive answerer quotes
         chat_server.script(completion(PARAPHRASE))
         unquoted = _cell(ip, "Who created Spider-Man?", "--llm openai --no-cache")
@@ -158,7 +229,9 @@ def test_every_face_says_a_turns_audit_in_the_same_words(
         assert words is not None
         on_page = json.loads(html.unescape(words.group(1)))
         sent = vocabulary()
+        assert on_page["vocabulary"] == sent, "the page holds the words the widget is sent"
         shown: dict[str, dict[str, str]] = {}
+        rows: set[str] = set()
         for answer in (quoted, unquoted, falsified):
             bates, sid = answer.bates, answer.node.sid
             plain = ip.display_formatter.format(answer)[0]["text/plain"]
@@ -178,11 +251,23 @@ def test_every_face_says_a_turns_audit_in_the_same_words(
             assert shown[bates]["show --json"].split(", answer ")[0] == said
             faces = {v for k, v in shown[bates].items() if k != "show --json"}
             assert faces == {said}, shown
+            rows.update(_rows_alike(ip, answer, detail, sent))
+        _dimensions_alike(ip, quoted, sent)
+        assert rows == set(ROW_WORDS.values()), "a quoted, a paraphrased and an uncited row"
         assert {b: shown[b]["show"] for b in wanted} == wanted
         # the falsified answer quoted its source: its words are STRICT's, its state beside
         assert shown[falsified.bates]["show"] == QUOTED
         assert shown[falsified.bates]["show --json"] == f"{QUOTED}, answer failed: {REASON}"
         assert body(app, falsified.bates, falsified.node.sid)["record"]["state"] == "failed"
+        # the state and why, beside the mode: show, %%ask's status line, the widget's row (as
+        # stateTitle words it: the state's words, then the reason) and the page's
+        state = f"{sent['states']['failed']}: {REASON}"
+        assert state == f"answer failed: {REASON}"
+        row = app.forest_view().summary(app.node(falsified.bates), falsified.node.sid)
+        assert f"{sent['states'][row['state']]}: {row['state_reason']}" == state
+        assert f"{on_page['vocabulary']['states']['failed']}: {REASON}" == state
+        assert _cli(home, "show", falsified.bates).count(f", {state}\n") == 1
+        assert f" · {state} · " in falsified.status()
     finally:
         ip.run_line_magic("unload_ext", "arborist_nb")
         InteractiveShell.clear_instance()

@@ -4,6 +4,7 @@ one line without waiting. Real files, real links, real FIFOs and sockets: nothin
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sqlite3
@@ -298,6 +299,15 @@ def test_an_ingest_says_what_its_folder_walk_passed_over_and_why(home: Path, not
     assert last.startswith("skipped 6: gone.md (a broken link or a link loop); leak.txt (")
     assert last.endswith("; and 1 more")  # five named, then how many more
     assert "\x1b" not in result.output and "pipe.txt (a named pipe (FIFO))" in last
+    # --json lists each file passed over after the documents, every one of them
+    listed = CliRunner().invoke(cli, ["--home", str(home), "ingest", "--json", str(notes)])
+    assert listed.exit_code == 0 and "\x1b" not in listed.output, listed.output
+    data = json.loads(listed.output)
+    assert [d["status"] for d in data] == ["unchanged"] + ["skipped"] * 6
+    assert data[1] == {"status": "skipped", "path": "gone.md", "reason": skipped[0][1]}
+    # all six, by path (the CLI's walk has no --exclude: skipme.txt is a FIFO it passed over)
+    listed_paths = sorted((d["path"], d["reason"]) for d in data[1:])
+    assert listed_paths == sorted([*skipped, ("skipme.txt", "a named pipe (FIFO)")])
     # with nothing passed over, nothing is said
     bare = CliRunner().invoke(cli, ["--home", str(home), "ingest", str(notes / "bread.txt")])
     assert "skipped" not in bare.output

@@ -55,7 +55,15 @@ from arborist.qa.check import check_record
 from arborist.qa.policy import retrieval_keywords
 from arborist.qa.support import Support, audit_words, measure_record
 from arborist.store.cache.imported import IMPORTED, imported_keys, imported_shown, load_imported
-from arborist.store.cache.records import OK, CacheRecord, RecordEvidence, load_record
+from arborist.store.cache.records import (
+    FAILED,
+    OK,
+    QUARANTINED,
+    STALE,
+    CacheRecord,
+    RecordEvidence,
+    load_record,
+)
 from arborist.terminal import inert
 
 __all__ = [
@@ -64,14 +72,17 @@ __all__ = [
     "NOT_HERE",
     "NO_CLAIM",
     "NO_KEY",
+    "STATE_WORDS",
     "Standing",
     "Standings",
     "TurnFields",
+    "UNREASONED",
     "cited_titles",
     "contradictions",
     "is_cache_key",
     "standing",
     "standings",
+    "state_words",
     "unchecked",
 ]
 
@@ -85,6 +96,29 @@ NOT_HERE = (
 DIFFERS = "its answer differs from every answer stored under its cache key"
 NO_KEY = "it has no cache key: no answer in this home's store vouches for it"
 BAD_KEY = "its cache key is not one arborist makes: no answer in this home's store vouches for it"
+
+STATE_WORDS = {
+    FAILED: "answer failed",
+    STALE: "answer stale",
+    QUARANTINED: "answer quarantined",
+    IMPORTED: "answer imported",
+}
+"""The state of an answer out of service in words, before its reason (``answer failed: the
+year is wrong``): ``show``'s and ``ask``'s audit line, ``%%ask``'s status line, ``record
+show`` and the widget's state badges, which are sent them (:func:`arborist.facts.vocabulary`).
+A state not here is said as it is."""
+
+UNREASONED = "(open the turn for why)"
+"""Said after a state whose reason a face does not hold (a widget row that learned the state
+from a sync, which carries no reason): where the reason is."""
+
+
+def state_words(state: str, reason: str | None) -> str:
+    """``answer failed: REASON`` (:data:`STATE_WORDS`), or the words alone without a reason;
+    ``reason`` is untrusted text, as stored: each face makes it inert or escapes it."""
+    said = STATE_WORDS.get(state, state)
+    return f"{said}: {reason}" if reason else said
+
 
 _KEY_SHAPE = re.compile(r"[0-9a-f]{64}")
 """A cache key as :func:`arborist.hashing.cache_key` makes it: a lowercase SHA-256 hex digest."""
@@ -133,11 +167,11 @@ class Standing:
 
     @property
     def state_text(self) -> str | None:
-        """``failed: REASON`` for a withdrawn answer, one line and inert; None otherwise."""
+        """``answer failed: REASON`` (:func:`state_words`) for a withdrawn answer, one line
+        and inert; None otherwise."""
         if not self.withdrawn:
             return None
-        said = f"{self.state}: {self.state_reason}" if self.state_reason else str(self.state)
-        return inert(said, one_line=True)
+        return inert(state_words(str(self.state), self.state_reason), one_line=True)
 
     @property
     def text(self) -> str:
@@ -145,7 +179,7 @@ class Standing:
         inert line: ``STRICT, answer failed: the year is wrong`` (``show``, ``%%ask``)."""
         said = self.mode if self.reason is None else f"{self.mode}: {self.reason}"
         if self.withdrawn:
-            said += f", answer {self.state_text}"
+            said += f", {self.state_text}"
         return inert(said, one_line=True)
 
     @property
@@ -156,7 +190,7 @@ class Standing:
         if self.reason is not None:
             return self.text
         said = inert(audit_words(self.mode, self.support), one_line=True)
-        return f"{said}, answer {self.state_text}" if self.withdrawn else said
+        return f"{said}, {self.state_text}" if self.withdrawn else said
 
     @property
     def badge(self) -> str:
@@ -164,7 +198,8 @@ class Standing:
         search hit); for a withdrawn answer its state and reason instead of the support:
         ``STRICT failed: the year is wrong``. One inert line."""
         if self.withdrawn:
-            return f"{inert(self.mode, one_line=True)} {self.state_text}"
+            said = f"{self.state}: {self.state_reason}" if self.state_reason else str(self.state)
+            return inert(f"{self.mode} {said}", one_line=True)
         return f"{self.mode} {self.support.level}" if self.support else self.mode
 
     def as_json(self) -> dict[str, object]:

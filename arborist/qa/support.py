@@ -65,6 +65,7 @@ __all__ = [
     "measure",
     "measure_record",
     "quotes_cited",
+    "row_key",
     "row_words",
 ]
 
@@ -208,24 +209,30 @@ ROW_WORDS = {
     "unquoted": "sources verified, wording not quoted",
     "uncited": "retrieved, not cited",
 }
-"""What one evidence row whose proof holds says was checked, the same in every face (the
-``%%ask`` output's rows, the widget's: js/src/text.js holds them too, pinned equal by
-tests/vectors/quotes.json, as the browser finds them itself): the answer quotes
-this row, its bytes are proven but the wording is not theirs, or the model was shown it
-and the answer does not cite it (its bytes are proven all the same)."""
+"""What one evidence row whose proof holds says was checked, by its key (:func:`row_key`),
+the same in every face: the ``%%ask`` output's rows, and the widget's, which is sent each
+row's key in the turn's facts (:class:`arborist.facts.Source`) and these words once
+(:func:`arborist.facts.vocabulary`): the answer quotes this row, its bytes are proven but
+the wording is not theirs, or the model was shown it and the answer does not cite it (its
+bytes are proven all the same)."""
+
+
+def row_key(chunk: str | None, answer: str, label: str, cited: bool) -> str:
+    """The :data:`ROW_WORDS` key of the evidence row ``label``: ``quoted`` only when the
+    claims citing it (:func:`arborist.quotes.claims_for`) quote it by the badge's rule
+    (:func:`quotes_cited`, on this row alone), so no row claims a quote the badge would
+    not; ``uncited`` for a row the answer does not cite, which was only retrieved."""
+    if not cited:
+        return "uncited"
+    claims = claims_for(answer, label)
+    if chunk is not None and claims and quotes_cited("\n".join(claims), [chunk]):
+        return "quoted"
+    return "unquoted"
 
 
 def row_words(chunk: str | None, answer: str, label: str, cited: bool) -> str:
-    """:data:`ROW_WORDS` for the evidence row ``label``: "quotes verified" only when the
-    claims citing it (:func:`arborist.quotes.claims_for`) quote it by the badge's rule
-    (:func:`quotes_cited`, on this row alone), so no row claims a quote the badge would
-    not, and an uncited row says it was only retrieved."""
-    if not cited:
-        return ROW_WORDS["uncited"]
-    claims = claims_for(answer, label)
-    if chunk is not None and claims and quotes_cited("\n".join(claims), [chunk]):
-        return ROW_WORDS["quoted"]
-    return ROW_WORDS["unquoted"]
+    """:data:`ROW_WORDS` for the evidence row ``label`` (:func:`row_key`)."""
+    return ROW_WORDS[row_key(chunk, answer, label, cited)]
 
 
 def asked_words(question: str) -> list[str]:

@@ -17,7 +17,6 @@ import {
   claimsFor,
   looksPreformatted,
   quotedRanges,
-  rowWords,
   shortBates,
   shortHash,
   shortSid,
@@ -29,14 +28,91 @@ import {
  * What the kernel decided, in its own words. `vocabulary` is what the kernel sends the
  * widget once (its `vocabulary` trait, `vocabulary()` in arborist/facts.py): each badge
  * key's words, tooltip and mark, each support level's meaning and mark, each `served`
- * value's meaning. This script holds no word of its own for them and chooses none: the
- * kernel names the key (a row's or a body's `audit`, its `support`, its `served`); a key
- * the vocabulary does not hold is shown as given (as text, like every other value).
+ * value's meaning, what each evidence row's key says was checked (`rows`), each cache-key
+ * dimension in order with its reader's name and what it binds, each state of an answer out
+ * of service in words (`states`) and what is said where its reason is not at hand. This
+ * script holds no word of its own for them and chooses none: the kernel names the key (a
+ * row's or a body's `audit`, its `support`, its `served`, a source's `checked`, a row's
+ * `state`); a key the vocabulary does not hold is shown as given (as text, like every
+ * other value).
  *
  * @typedef {{audit?: Record<string, {words: string, title: string, mark: string}>,
  *   support?: Record<string, {title: string, mark: string}>,
- *   served?: Record<string, string>}} Vocabulary
+ *   served?: Record<string, string>, rows?: Record<string, string>,
+ *   dimensions?: Array<[string, string, string]>, states?: Record<string, string>,
+ *   unreasoned?: string}} Vocabulary
  */
+
+/**
+ * The vocabulary's words for `key` in its table `table` (`served`, `rows`, `states`), or
+ * the key as given.
+ *
+ * @param {Vocabulary|null|undefined} vocabulary
+ * @param {"served"|"rows"|"states"} table
+ * @param {string} key
+ * @returns {string}
+ */
+export function said(vocabulary, table, key) {
+  const words = vocabulary?.[table];
+  return words && Object.hasOwn(words, key) && typeof words[key] === "string" ? words[key] : key;
+}
+
+/**
+ * An answer's state and why, in the kernel's words (`answer failed: the year is wrong`,
+ * `state_words` in arborist/qa/standing.py); the words alone without a reason.
+ *
+ * @param {Vocabulary|null|undefined} vocabulary
+ * @param {{state: string, state_reason?: string|null}} s
+ * @returns {string}
+ */
+export function stateWords(vocabulary, s) {
+  const words = said(vocabulary, "states", s.state);
+  return s.state_reason ? `${words}: ${s.state_reason}` : words;
+}
+
+/**
+ * {@link stateWords} for a row or a search hit, which may have learned its state from a
+ * sync that carries no reason: then the vocabulary's note of where the reason is.
+ *
+ * @param {Vocabulary|null|undefined} vocabulary
+ * @param {{state: string, state_reason?: string|null}} s
+ * @returns {string}
+ */
+export function stateTitle(vocabulary, s) {
+  const words = stateWords(vocabulary, s);
+  return s.state_reason || typeof vocabulary?.unreasoned !== "string" ? words : `${words} ${vocabulary.unreasoned}`;
+}
+
+/**
+ * Why an answer is out of service, shown as text beside its state (a row, a search hit,
+ * the detail's head): cut with an ellipsis where room is short, whole on hover.
+ *
+ * @param {Function} h
+ * @param {string} reason untrusted text (set as text, never markup)
+ * @returns {HTMLElement}
+ */
+export function stateReason(h, reason) {
+  return h("span", { class: "arb-state-reason", title: reason, attrs: { "aria-label": "Why" }, text: reason });
+}
+
+/**
+ * A row's or a search hit's state badge for an answer out of service, titled in the
+ * kernel's words ({@link stateTitle}), and its reason beside it; nothing for an answer in
+ * service.
+ *
+ * @param {Function} h
+ * @param {Vocabulary|null|undefined} vocabulary
+ * @param {{state?: string|null, state_reason?: string|null}} s
+ * @returns {HTMLElement[]|null}
+ */
+export function stateBadge(h, vocabulary, s) {
+  if (!s.state || s.state === "ok") return null;
+  const title = stateTitle(vocabulary, { state: s.state, state_reason: s.state_reason });
+  return [
+    h("span", { class: "arb-badge arb-state", title, attrs: { "aria-label": title }, dataset: { state: s.state }, text: s.state }),
+    s.state_reason ? stateReason(h, s.state_reason) : null,
+  ];
+}
 
 /**
  * A badge key's words, tooltip and mark (a tree row's one letter), from the vocabulary.
@@ -74,18 +150,6 @@ export function supportBadge(h, support, short, vocabulary) {
     text: short ? (said?.mark ?? level) : level,
   });
 }
-
-/** The eight cache-key dimensions as a reader names them, with what each binds. */
-export const DIMENSIONS = Object.freeze([
-  ["source_root", "evidence", "Merkle root over the evidence this answer cites"],
-  ["question_hash", "question", "hash of the normalized question"],
-  ["model_profile_hash", "model", "hash of the model's profile (name, server, options)"],
-  ["conversation_hash", "conversation", "hash of the earlier turns put into the prompt"],
-  ["governance_policy_hash", "policy", "hash of the retrieval and answer policy"],
-  ["schema_version", "schema", "version of the store's schema"],
-  ["canonicalization_version", "canonicalization", "version of the text canonicalization"],
-  ["chunking_version", "chunking", "version of the chunker"],
-]);
 
 /**
  * A value shown short (a 64-hex hash as 12 digits), the full value on
@@ -174,18 +238,16 @@ export function detailHead(h, body, vocabulary) {
     record && record.state !== "ok"
       ? h("span", {
           class: "arb-badge arb-state",
-          title: record.state_reason ? `${record.state}: ${record.state_reason}` : record.state,
+          title: stateWords(vocabulary, record),
           dataset: { state: record.state },
           text: record.state,
         })
       : null,
-    record && record.state !== "ok" && record.state_reason
-      ? h("span", { class: "arb-state-reason", title: record.state_reason, attrs: { "aria-label": "Why" }, text: record.state_reason })
-      : null,
+    record && record.state !== "ok" && record.state_reason ? stateReason(h, record.state_reason) : null,
     body.served
       ? h("span", {
           class: "arb-badge arb-served",
-          title: vocabulary?.served?.[body.served] ?? body.served,
+          title: said(vocabulary, "served", body.served),
           dataset: { served: body.served },
           text: body.served,
         })
@@ -337,16 +399,20 @@ export function chunkText(h, item, claims) {
  * @param {Function} h
  * @param {any} body
  * @param {(text: string) => void} copy
+ * @param {Vocabulary|null|undefined} [vocabulary] the kernel's words for each row's key
  * @returns {{list: HTMLElement, checks: Array<[HTMLElement, HTMLElement, any, string]>}} each
- *   row, its status, its item and what its status says once the proof holds ({@link rowWords})
+ *   row, its status, its item and what its status says once the proof holds (empty when
+ *   the kernel's facts name no check for it)
  */
-export function evidenceList(h, body, copy) {
+export function evidenceList(h, body, copy, vocabulary) {
   const checks = [];
-  // The lane that found each source, as the kernel's facts of the turn say it (the facts
-  // every face formats: arborist/facts.py); absent for a lexical ask.
-  const lanes = new Map((body.facts?.sources ?? []).map((source) => [source.label, source.lane]));
+  // The lane that found each source and what its row says was checked (`checked`: quoted,
+  // unquoted or uncited, by `row_key` in arborist/qa/support.py), as the kernel's facts of
+  // the turn say them (the facts every face formats: arborist/facts.py).
+  const sources = new Map((body.facts?.sources ?? []).map((source) => [source.label, source]));
   const items = (body.record?.evidence ?? []).map((item) => {
-    const lane = lanes.get(item.label);
+    const source = sources.get(item.label);
+    const lane = source?.lane;
     const status = h("span", {
       class: "arb-proof",
       attrs: { "aria-label": `Proof of ${item.label}` },
@@ -361,7 +427,7 @@ export function evidenceList(h, body, copy) {
       h(
         "div",
         { class: "arb-ev-line" },
-        h("span", { class: "arb-chip", title: item.cited ? "cited by the answer" : "retrieved, not cited", text: item.label }),
+        h("span", { class: "arb-chip", title: item.cited ? "cited by the answer" : said(vocabulary, "rows", "uncited"), text: item.label }),
         h("span", { class: "arb-ev-title", title: item.uri, text: placedTitle(item) }),
         h("span", { class: "arb-ev-chunk", title: "numbered from 0, as the proof numbers leaves", text: chunkName(item) }),
         lane ? h("span", { class: "arb-ev-lane", title: "the retrieval lane that found it", text: `[${lane}]` }) : null,
@@ -384,7 +450,7 @@ export function evidenceList(h, body, copy) {
         ),
       ),
     );
-    checks.push([li, status, item, rowWords(item.text, body.answer_text, item.label, Boolean(item.cited))]);
+    checks.push([li, status, item, typeof source?.checked === "string" ? said(vocabulary, "rows", source.checked) : ""]);
     return li;
   });
   const list = h("ol", { class: "arb-evidence", attrs: { "aria-label": "Evidence" } }, items);
@@ -425,15 +491,38 @@ export function relatedList(h, related) {
 }
 
 /**
+ * The record's dimensions in the kernel's order, each with its reader's name and what it
+ * binds (the vocabulary's `dimensions`: `DIMENSION_WORDS` in arborist/keys.py); one the
+ * vocabulary does not name comes after them, by its own name.
+ *
+ * @param {Vocabulary|null|undefined} vocabulary
+ * @param {Record<string, string>} dims
+ * @returns {Array<[string, string, string]>}
+ */
+export function dimensionRows(vocabulary, dims) {
+  const named = (Array.isArray(vocabulary?.dimensions) ? vocabulary.dimensions : []).filter(
+    (row) => Array.isArray(row) && typeof row[0] === "string" && Object.hasOwn(dims, row[0]),
+  );
+  const known = new Set(named.map(([key]) => key));
+  return [
+    ...named.map(([key, name, what]) => [key, String(name ?? key), String(what ?? "")]),
+    ...Object.keys(dims)
+      .filter((key) => !known.has(key))
+      .map((key) => [key, key, ""]),
+  ];
+}
+
+/**
  * The folded "proof" section: the cache key and its eight dimensions, then
  * the turn's own hashes and bookkeeping.
  *
  * @param {Function} h
  * @param {any} body
  * @param {(text: string) => void} copy
+ * @param {Vocabulary|null|undefined} [vocabulary] the kernel's names of the dimensions
  * @returns {HTMLElement}
  */
-export function proofSection(h, body, copy) {
+export function proofSection(h, body, copy, vocabulary) {
   const record = body.record;
   const dims = record?.dimensions ?? {};
   const first = body.first_answered;
@@ -473,9 +562,9 @@ export function proofSection(h, body, copy) {
             title: "the hash of the eight dimensions below",
             key: "cache_key",
           }),
-          DIMENSIONS.filter(([key]) => key in dims).map(([key, name, what]) =>
+          dimensionRows(vocabulary, dims).map(([key, name, what]) =>
             gridRow(h, name, hashValue(h, dims[key] === "" ? "(empty)" : dims[key], copy, name), {
-              title: `${key}: ${what}`,
+              title: what ? `${key}: ${what}` : key,
               key,
             }),
           ),

@@ -11,7 +11,7 @@
  */
 
 import { b64Hex, checkBundle, describeItem, parseBates, readEmbedded, turnVerdicts } from "./bundle_check.js";
-import { auditBadge } from "./detail.js";
+import { auditBadge, said, stateWords } from "./detail.js";
 import { toHex } from "./hashing.js";
 import { makeH } from "./dom.js";
 import { markdownElements, parseMarkdown } from "./markdown.js";
@@ -86,7 +86,7 @@ function sourcesList(found, turn) {
           return h(
             "li",
             { dataset: { sourceRoot: hex(item.source_root), chunkIndex: item.chunk_index } },
-            h("div", { class: "bp-source", text: `${doc?.title ?? "?"}, chunk ${item.chunk_index + 1} of ${doc?.chunk_count ?? "?"}${item.cited ? " (cited)" : " (retrieved, not cited)"}` }),
+            h("div", { class: "bp-source", text: `${doc?.title ?? "?"}, chunk ${item.chunk_index + 1} of ${doc?.chunk_count ?? "?"}${item.cited ? " (cited)" : ` (${said(WORDS.vocabulary, "rows", "uncited")})`}` }),
             chunk && "text" in chunk ? h("blockquote", { class: "bp-chunk", text: chunk.text }) : null,
             field("leaf", leaf ? toHex(leaf) : "(none)"),
             field("proof", chunk && doc ? chunk.proof.map((at) => hex(doc.nodes[at])).join(" ") : "(none)"),
@@ -116,7 +116,7 @@ function turnElement(found, turn) {
           h("div", { class: "bp-question", text: turn.question }),
           h("div", { class: "bp-answer" }, markdownElements(h, parseMarkdown(turn.answer_text))),
           field("mode", auditBadge(WORDS.vocabulary, Object.hasOwn(WORDS.audit, turn.bates) ? WORDS.audit[turn.bates] : turn.audit_mode).words),
-          field("state", record ? `${record.state}${record.state_reason ? `: ${record.state_reason}` : ""}` : "(no record)"),
+          field("state", record ? (record.state === "ok" ? record.state : stateWords(WORDS.vocabulary, record)) : "(no record)"),
           field("cited", turn.cited_titles.join("; ")),
           field("asked", turn.created_at),
           field("node_hash", found.derived.nodes.get(turn.bates) ?? "(not recomputed)"),

@@ -7,6 +7,7 @@
  * @module view
  */
 
+import { stateBadge } from "./detail.js";
 import { makeH, onEnter } from "./dom.js";
 import {
   KERNEL_STOPPED,
@@ -22,7 +23,7 @@ import { ForestStore } from "./store.js";
 import { markedParts, shortBates, shortSid } from "./text.js";
 import { actionMethods } from "./view_actions.js";
 import { detailMethods } from "./view_detail.js";
-import { stateReason, stateTitle, treeMethods } from "./view_tree.js";
+import { treeMethods } from "./view_tree.js";
 
 export { FALSIFY_STATES } from "./view_actions.js";
 export { ROW_HEIGHT_PX, VIRTUAL_MARGIN, VIRTUAL_ROWS } from "./view_tree.js";
@@ -647,15 +648,7 @@ export class ForestView {
                 },
                 h("span", { class: "arb-name", text: shortBates(hit.bates, hit.foreign) }),
                 h("span", { class: "arb-question", text: hit.question }),
-                hit.state
-                  ? h("span", {
-                      class: "arb-badge arb-state",
-                      title: stateTitle(hit),
-                      dataset: { state: hit.state },
-                      text: hit.state,
-                    })
-                  : null,
-                hit.state && hit.state_reason ? stateReason(h, hit.state_reason) : null,
+                stateBadge(h, this.vocabulary, hit),
                 h(
                   "span",
                   { class: "arb-snippet" },

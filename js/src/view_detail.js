@@ -77,7 +77,7 @@ export const detailMethods = {
     detail.setAttribute("data-proofs", evidence.length ? "pending" : "none");
     const copy = (text) => this.copy(text);
     const { answer, cited } = answerParts(h, body);
-    const { list, checks } = evidenceList(h, body, copy);
+    const { list, checks } = evidenceList(h, body, copy, this.vocabulary);
     const related = body.related ?? [];
     const heading = (text) => h("div", { class: "arb-heading", attrs: { role: "heading", "aria-level": "4" }, text });
     const same = detail.getAttribute("data-rendered") === body.bates;
@@ -119,7 +119,7 @@ export const detailMethods = {
             related.length ? [heading("Related sources"), relatedList(h, related)] : null,
             // Without a record, the falsify row already says why (once, with its reason).
           ],
-      proofSection(h, body, copy),
+      proofSection(h, body, copy, this.vocabulary),
     ]);
     this.keepFolds(detail);
     // Where a host gives the pane a height of its own (it has none here: the notebook
@@ -211,9 +211,10 @@ export const detailMethods = {
           const pass = result.status === "pass";
           li.setAttribute("data-proof", result.status);
           status.setAttribute("data-proof", result.status);
-          // What was checked for this row, in the %%ask output's words; a failure as it is.
-          status.textContent = pass ? `✓ ${words}` : result.text;
-          status.setAttribute("title", pass ? `${words}: ${result.text}` : result.text);
+          // What was checked for this row, in the kernel's words (the %%ask output's); the
+          // browser's own verdict where the kernel named no check; a failure as it is.
+          status.textContent = pass ? `✓ ${words || result.text}` : result.text;
+          status.setAttribute("title", pass && words ? `${words}: ${result.text}` : result.text);
         }
         return result;
       }),

@@ -10,31 +10,7 @@
 import { append } from "./dom.js";
 import { navigate } from "./keyboard.js";
 import { shortBates } from "./text.js";
-import { auditBadge, supportBadge } from "./detail.js";
-
-/**
- * What a row's state badge says of an answer out of service: its state and why
- * (the reason is text, set as an attribute: never markup). A state the view
- * learned from a later sync without its reason says where the reason is.
- *
- * @param {{state: string, state_reason?: string}} s
- * @returns {string}
- */
-export function stateTitle(s) {
-  return s.state_reason ? `answer ${s.state}: ${s.state_reason}` : `answer ${s.state} (open the turn for why)`;
-}
-
-/**
- * Why an answer is out of service, shown as text beside its state (a row, a search hit,
- * the detail's head): cut with an ellipsis where room is short, whole on hover.
- *
- * @param {Function} h
- * @param {string} reason untrusted text (set as text, never markup)
- * @returns {HTMLElement}
- */
-export function stateReason(h, reason) {
-  return h("span", { class: "arb-state-reason", title: reason, attrs: { "aria-label": "Why" }, text: reason });
-}
+import { auditBadge, stateBadge, supportBadge } from "./detail.js";
 
 /** A row's height in pixels (the stylesheet's `--arb-row-height`): virtual scrolling
  * places rows by it. */
@@ -251,16 +227,7 @@ export const treeMethods = {
         "span",
         { class: "arb-marks" },
         s.label ? h("span", { class: "arb-label", title: `label: ${s.label}`, text: s.label }) : null,
-        s.state && s.state !== "ok"
-          ? h("span", {
-              class: "arb-badge arb-state",
-              title: stateTitle(s),
-              attrs: { "aria-label": stateTitle(s) },
-              dataset: { state: s.state },
-              text: s.state,
-            })
-          : null,
-        s.state && s.state !== "ok" && s.state_reason ? stateReason(h, s.state_reason) : null,
+        stateBadge(h, this.vocabulary, s),
         s.audit_mode
           ? h("span", {
               class: "arb-badge arb-audit",

@@ -9,7 +9,7 @@ import { describe, test } from "node:test";
 
 import { chunkText } from "../src/detail.js";
 import { makeH } from "../src/dom.js";
-import { ROW_WORDS, claimsFor, quotedRanges, rowWords } from "../src/text.js";
+import { claimsFor, quotedRanges } from "../src/text.js";
 import { FakeDocument } from "./fake_dom.js";
 
 const VECTORS = JSON.parse(readFileSync(new URL("../../tests/vectors/quotes.json", import.meta.url), "utf-8"));
@@ -24,18 +24,6 @@ describe("quoted spans", () => {
       );
     });
   }
-
-  for (const vector of VECTORS) {
-    test(`an evidence row says what the %%ask output's row says: ${vector.name}`, () => {
-      assert.equal(rowWords(vector.chunk, vector.answer, vector.label, true), vector.row);
-      assert.equal(rowWords(vector.chunk, vector.answer, vector.label, false), "retrieved, not cited");
-    });
-  }
-
-  test("a row with no text here claims no quote; the words are the kernel's", () => {
-    assert.equal(rowWords(null, "Return the median (middle value) [E1].", "E1", true), ROW_WORDS.unquoted);
-    assert.deepEqual(new Set(VECTORS.map((v) => v.row)), new Set([ROW_WORDS.quoted, ROW_WORDS.unquoted]));
-  });
 
   test("the detail pane's chunk shows those spans, and only those, as marks", () => {
     const h = makeH(new FakeDocument());

@@ -20,7 +20,18 @@ import {
   toHex,
   utf8,
 } from "../src/index.js";
-import { auditBadge, detailHead, documentLink, evidenceList, placedTitle, proofSection, supportBadge } from "../src/detail.js";
+import {
+  auditBadge,
+  detailHead,
+  dimensionRows,
+  documentLink,
+  evidenceList,
+  placedTitle,
+  proofSection,
+  stateTitle,
+  stateWords,
+  supportBadge,
+} from "../src/detail.js";
 import { makeH } from "../src/dom.js";
 import { FakeDocument } from "./fake_dom.js";
 import { navigate } from "../src/keyboard.js";
@@ -29,7 +40,6 @@ import { KERNEL_RESTARTED, KERNEL_STOPPED, LINK_CLOSED, NOT_SENT, RequestError, 
 import { ForestStore } from "../src/store.js";
 import { jsonBytes, nodeName, splitCitations } from "../src/text.js";
 import { ForestView } from "../src/view.js";
-import { stateTitle } from "../src/view_tree.js";
 import widget from "../src/widget.js";
 
 /**
@@ -279,7 +289,7 @@ class FakeKernel {
           cited_titles: [],
           cache_key: node.key ?? "ab".repeat(32),
           audit_mode: node.seq === 0 ? "ROOT" : "STRICT",
-          facts: { badge: node.seq === 0 ? "ROOT" : node.quoted ? "STRICT" : "STRICT-unquoted" },
+          facts: { badge: node.seq === 0 ? "ROOT" : node.quoted ? "STRICT" : "STRICT-unquoted", sources: node.sources ?? [] },
           node_hash: await sha256Hex(utf8(node.bates)),
           subtree_hash: hashes.get(node.bates),
           created_at: "2026-01-01T00:00:00.000000Z",
@@ -468,6 +478,26 @@ describe("citations and untrusted text", () => {
     const none = badge({ bates: "s-000002", audit_mode: "NONE", facts: { badge: "NONE" }, audit_reason: "not <here>" });
     assert.equal(none.textContent, "NONE");
     assert.equal(none.title, "NONE: not <here>");
+  });
+
+  test("the proof section names the key's dimensions, and a state says why, in the kernel's words", () => {
+    const dims = { chunking_version: "k1", source_root: "ab".repeat(32), later_dimension: "x" };
+    const rows = dimensionRows(VOCABULARY, dims);
+    assert.deepEqual(
+      rows.map(([key, name]) => [key, name]),
+      [["source_root", "evidence"], ["chunking_version", "chunking"], ["later_dimension", "later_dimension"]],
+      "the kernel's order and names; one it does not name after them, as given",
+    );
+    assert.equal(rows[0][2], VOCABULARY.dimensions[0][2]);
+    assert.deepEqual(dimensionRows({}, dims).map(([key, name, what]) => [key, name, what]), Object.keys(dims).map((k) => [k, k, ""]));
+    const h = makeH(new FakeDocument());
+    const body = { bates: "s-000002", sid: "s", cache_key: "cd".repeat(32), record: { dimensions: dims, evidence: [], state: "ok", hit_count: 0 } };
+    const grid = proofSection(h, body, () => {}, VOCABULARY).descendants().filter((el) => el.getAttribute("data-dimension"));
+    assert.deepEqual(grid.map((el) => el.getAttribute("data-dimension")), ["cache_key", "source_root", "chunking_version", "later_dimension"]);
+    assert.equal(stateWords(VOCABULARY, { state: "stale", state_reason: "its <b>document</b> changed" }), "answer stale: its <b>document</b> changed");
+    assert.equal(stateWords(VOCABULARY, { state: "failed" }), "answer failed");
+    assert.equal(stateTitle({}, { state: "failed" }), "failed", "no words sent: the state as given");
+    assert.equal(stateTitle(VOCABULARY, { state: "<i>odd</i>" }), `<i>odd</i> ${VOCABULARY.unreasoned}`);
   });
 
   test("nodeName shows a seq at home and a bates abroad", () => {
@@ -917,14 +947,14 @@ describe("the sync walk", () => {
     store.applyRoots({ ...answer, restated: { ["ab".repeat(6)]: { 1: "failed" } } });
     assert.equal(node.summary.state, "failed");
     assert.equal("state_reason" in node.summary, false, "never another state's reason");
-    assert.equal(stateTitle(node.summary), "answer failed (open the turn for why)");
+    assert.equal(stateTitle(VOCABULARY, node.summary), "answer failed (open the turn for why)");
     store.applyRoots({
       ...answer,
       restated: { ["ab".repeat(6)]: { 1: "quarantined" } },
       restated_reasons: { ["ab".repeat(6)]: { 1: "its source is distrusted" } },
     });
-    assert.equal(stateTitle(node.summary), "answer quarantined: its source is distrusted");
-    assert.equal(stateTitle({ state: "failed", state_reason: "<b>x</b>" }), "answer failed: <b>x</b>");
+    assert.equal(stateTitle(VOCABULARY, node.summary), "answer quarantined: its source is distrusted");
+    assert.equal(stateTitle(VOCABULARY, { state: "failed", state_reason: "<b>x</b>" }), "answer failed: <b>x</b>");
   });
 
   test("syncs requested during a sync share it and run once more after it", async () => {
@@ -1173,6 +1203,10 @@ describe("the view on a fake DOM", () => {
     ];
     const node = kernel.nodes.get(bates);
     node.answer = "Return the median (middle value) of numeric data [E1]. It sorts them first [E2].";
+    // The kernel's facts name each row's check (`row_key` in arborist/qa/support.py); a key
+    // its vocabulary lacks is shown as given; a row the facts do not name, the proof's verdict.
+    const checked = ["quoted", "unquoted", "uncited", "<b>new</b>"];
+    node.sources = checked.map((key, i) => ({ label: `E${i + 1}`, lane: null, checked: key }));
     node.record = {
       state: "ok",
       state_reason: null,
@@ -1182,6 +1216,8 @@ describe("the view on a fake DOM", () => {
         await evidenceFor(chunks, 0),
         await evidenceFor(chunks, 1),
         { ...(await evidenceFor(chunks, 2)), cited: false },
+        { ...(await evidenceFor(chunks, 2)), label: "E4" },
+        { ...(await evidenceFor(chunks, 0)), label: "E5" },
       ],
     };
     const el = new FakeDocument().createElement("div");
@@ -1192,6 +1228,9 @@ describe("the view on a fake DOM", () => {
     assert.equal(said("E1"), "✓ quotes verified", "its quote is in its bytes");
     assert.equal(said("E2"), "✓ sources verified, wording not quoted", "cited, paraphrased");
     assert.equal(said("E3"), "✓ retrieved, not cited");
+    assert.equal(said("E4"), "✓ <b>new</b>", "a key the kernel's words lack: as given, as text");
+    assert.match(said("E5"), /^✓ re-verified in this browser/, "no check named: the browser's own verdict");
+    assert.equal(detail.byAttr("aria-label", "Proof of E4")[0].descendants().length, 0);
     assert.equal(el.textContent.includes("quote verified"), false, "never the old word for every row");
     cleanup();
   });
