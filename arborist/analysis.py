@@ -34,48 +34,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arborist.definitions import (
-    JOINED_NAME_LETTERS,
-    NESTED_DEPTH,
-    Definition,
-    compound_name,
-    defines,
-    definitions,
-    is_header,
-    joined_name,
-    named_definitions,
-)
-from arborist.standalone import stands_alone
 from arborist.text_words import (
-    STOPWORDS,
     content_words,
     fold,
     identifiers,
-    stem,
-    stems,
     words,
 )
 
 __all__ = [
-    "Definition",
-    "JOINED_NAME_LETTERS",
-    "NESTED_DEPTH",
     "QuestionTerms",
-    "STOPWORDS",
-    "compound_name",
-    "content_words",
-    "defines",
-    "definitions",
-    "fold",
-    "identifiers",
-    "is_header",
-    "joined_name",
-    "named_definitions",
     "read_question",
-    "stands_alone",
-    "stem",
-    "stems",
-    "words",
 ]
 
 

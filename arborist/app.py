@@ -28,23 +28,15 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from arborist.app_forest import HomeForest
-from arborist.app_home import default_home
 from arborist.asks import Ask
-from arborist.checks import ChainCheck, DatabaseReport, Verification, check_derivable
+from arborist.checks import check_derivable
 from arborist.config import coaccess_params, max_file_bytes, names_an_embedder
 from arborist.db import require_writable, transaction
 from arborist.errors import BadInput, ModelError
 from arborist.forest.bates import is_bates
+from arborist.forest.nodes import Node, Session, get_node
 from arborist.forest.reads import reusable_turn
-from arborist.forest.shard import (
-    Node,
-    Session,
-    get_node,
-    insert_turn,
-    resolve_ref,
-    set_current,
-    set_label,
-)
+from arborist.forest.shard import insert_turn, resolve_ref, set_current, set_label
 from arborist.pathref import load_or_create_key, redact_path
 from arborist.progress import Track, untracked
 from arborist.qa import followups
@@ -55,14 +47,8 @@ from arborist.qa.models import select_client
 from arborist.qa.runner import AskResult
 from arborist.qa.runner import ask as run_ask
 from arborist.store import coaccess, coaccess_spool
-from arborist.store.cache import (
-    CacheRecord,
-    falsify,
-    list_records,
-    load_record,
-    resolve_key,
-    restore,
-)
+from arborist.store.cache.records import CacheRecord, list_records, load_record, resolve_key
+from arborist.store.cache.states import falsify, restore
 from arborist.store.coaccess import RebuildReport, RelatedSource
 from arborist.store.demo import demo_corpus
 from arborist.store.derive import Derivation, derive_from_record
@@ -93,13 +79,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Arborist",
-    "ChainCheck",
-    "DatabaseReport",
-    "Related",
-    "Track",
     "Turn",
-    "Verification",
-    "default_home",
 ]
 
 
@@ -349,7 +329,7 @@ class Arborist(HomeForest):
 
     def restore(self, ref: str, revision: int) -> CacheRecord:
         """Undo the falsification of revision ``revision`` while no later answer replaced it
-        (:func:`arborist.store.cache.restore`) and its answer still holds: a record whose
+        (:func:`arborist.store.cache.states.restore`) and its answer still holds: a record whose
         evidence no longer verifies stays out of service."""
         record = resolve_key(self.store_conn, ref, revision=revision)
         check = check_record(record)

@@ -19,28 +19,17 @@ from arborist.errors import ArboristError, BadInput
 from arborist.facts import TurnFacts, turn_facts
 from arborist.forest.bates import is_bates
 from arborist.forest.cells import cell_turn, remember_cell_turn
+from arborist.forest.nodes import Node, Session, get_node, get_session, list_sessions
 from arborist.forest.reads import first_turn, first_turn_since, label_names, session_bates
 from arborist.forest.render import branch_points, render_tree
-from arborist.forest.shard import (
-    FindHit,
-    Node,
-    Session,
-    create_session,
-    find,
-    get_node,
-    get_session,
-    list_sessions,
-    resolve_ref,
-    set_current,
-    set_label,
-)
+from arborist.forest.shard import FindHit, create_session, find, resolve_ref, set_current, set_label
 from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.tree_sync import ForestView
 from arborist.pathref import load_or_create_key, redact_path
 from arborist.qa.runner import AskResult
 from arborist.qa.standing import Standing, standings, unchecked
-from arborist.store.cache import OK, CacheRecord, resolve_key
 from arborist.store.cache.imported import importing, load_imported
+from arborist.store.cache.records import OK, CacheRecord, resolve_key
 from arborist.witness import Heads
 
 __all__ = ["HomeForest"]

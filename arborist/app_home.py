@@ -17,12 +17,13 @@ from arborist.admission import admit
 from arborist.audit import Checkpoint, has_audit_table
 from arborist.checks import ChainCheck, Verification, chain_check, verify_home
 from arborist.config import CONFIG_FILE, ConfigFile, allowlist
-from arborist.db import connect, loose_modes
+from arborist.db import connect
 from arborist.errors import DamagedDatabase, StorageError
-from arborist.forest import SESSIONS_MIGRATIONS
+from arborist.forest.schema import SESSIONS_MIGRATIONS
 from arborist.migrations import Migration, open_database
 from arborist.pathref import KEY_FILE
-from arborist.store import STORE_MIGRATIONS
+from arborist.private import loose_modes
+from arborist.store.schema import STORE_MIGRATIONS
 from arborist.witness import Heads, witnessed_by_database
 
 __all__ = ["Home", "SESSIONS_FILE", "STORE_FILE", "default_home"]

@@ -38,7 +38,9 @@ from arborist.forest.bates import parse_bates
 from arborist.forest.shard import node_event_body, session_event_body, titles_json
 from arborist.forest.transfer import EXPORT_FORMAT, TURN_FIELDS, export_session
 from arborist.hashing import canonical_json
-from arborist.store.cache import key_records, load_record, write_event_body
+from arborist.store.cache.events import write_event_body
+from arborist.store.cache.records import load_record
+from arborist.store.cache.rows import key_records
 
 __all__ = ["BUNDLE_START", "build_bundle", "bundle_export_lines"]
 

@@ -58,7 +58,8 @@ from arborist.hashing import (
 )
 from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, record_hash
 from arborist.merkle import merkle_root, verify_inclusion
-from arborist.store.cache import SUPERSEDED_REASON, write_event_body
+from arborist.store.cache.events import write_event_body
+from arborist.store.cache.records import SUPERSEDED_REASON
 from arborist.witness import Heads
 
 __all__ = ["BundleReport", "check_bundle", "witness_problems"]

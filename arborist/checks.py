@@ -25,8 +25,8 @@ from arborist.forest.verify import SESSIONS_FTS, ForestVerification, verify_fore
 from arborist.integrity import FileChecks
 from arborist.qa.check import check_record
 from arborist.qa.standing import contradictions, standing
-from arborist.store.cache import FAILED, QUARANTINED, CacheRecord, stored_answers
 from arborist.store.cache.imported import imported_answers
+from arborist.store.cache.records import FAILED, QUARANTINED, CacheRecord, stored_answers
 from arborist.store.verify import STORE_FTS, StoreVerification, verify_store
 
 __all__ = [

@@ -36,7 +36,7 @@ from arborist.errors import ModelError
 from arborist.facts import TurnFacts
 from arborist.qa.check import check_record
 from arborist.qa.runner import AskResult
-from arborist.store.cache import CacheRecord
+from arborist.store.cache.records import CacheRecord
 from arborist.terminal import TokenPrinter, answer_block
 
 __all__ = [

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from arborist import views
+from arborist import views, views_common, views_forest
 from arborist.bundle import BUNDLE_START
 from arborist.bundle_page import bundle_page
 from arborist.commands import (
@@ -37,7 +37,7 @@ from arborist.commands import (
     shown,
 )
 from arborist.errors import BadInput
-from arborist.forest.shard import Node, Session
+from arborist.forest.nodes import Node, Session
 from arborist.private import write_private_text
 from arborist.qa.support import audit_key
 from arborist.safejson import UnreadableJSON, decode
@@ -52,7 +52,7 @@ def node_json(desk: Desk, node: Node) -> dict[str, Any]:
     shows them (:mod:`arborist.facts`, under ``facts``): ``show``, ``tree``, ``find``,
     ``branches`` and ``label`` rows alike."""
     return {
-        **views.turn_json(node, desk.app.audit_now(node)),
+        **views_forest.turn_json(node, desk.app.audit_now(node)),
         "facts": desk.app.facts(node).as_json(),
     }
 
@@ -170,7 +170,9 @@ def _chain_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
 
 
 def _export_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
-    return Outcome(json=views.export_jsonl(desk.app.export_session(args.export_sid)), keep=True)
+    return Outcome(
+        json=views_forest.export_jsonl(desk.app.export_session(args.export_sid)), keep=True
+    )
 
 
 def _import_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
@@ -202,18 +204,18 @@ def _session_resume(desk: Desk, args: argparse.Namespace) -> Outcome:
 def _session_list(desk: Desk, args: argparse.Namespace) -> Outcome:
     sessions = desk.app.sessions()
     return either(
-        args, lambda: _sessions_text(desk, sessions), lambda: views.sessions_json(sessions)
+        args, lambda: _sessions_text(desk, sessions), lambda: views_forest.sessions_json(sessions)
     )
 
 
 def _sessions_text(desk: Desk, sessions: list[tuple[Session, int]]) -> str:
     """Every session of the forest, then the one this face waits to make, if it does (the
     JSON is the forest's alone: a session without a sid is not one of its rows)."""
-    listed = views.sessions_text(sessions)
+    listed = views_forest.sessions_text(sessions)
     if desk.sid is not None or desk.opens:
         return listed
     label = desk.session_label()
-    return f"{listed}\n(new, no turns yet)  {views.field(label) if label else ''}".rstrip()
+    return f"{listed}\n(new, no turns yet)  {views_common.field(label) if label else ''}".rstrip()
 
 
 _START = _Mode("starting a session", _start, ("sid", "label", "llm", "timeout", "retries"))
@@ -254,7 +256,7 @@ def _branches(desk: Desk, args: argparse.Namespace) -> Outcome:
     points = desk.app.branches(session.sid)
     return either(
         args,
-        lambda: views.branches_text(points, session, desk.app.audit_now),
+        lambda: views_forest.branches_text(points, session, desk.app.audit_now),
         lambda: [{"children": n, **node_json(desk, node)} for node, n in points],
     )
 
@@ -276,7 +278,7 @@ def _found(desk: Desk, args: argparse.Namespace, query: str) -> Outcome:
     hits = app.find(query, limit=args.limit or 10)
     return either(
         args,
-        lambda: views.find_text(hits, app.audit_now),
+        lambda: views_forest.find_text(hits, app.audit_now),
         lambda: [{**node_json(desk, hit.node), "snippet": hit.snippet} for hit in hits],
     )
 
@@ -290,7 +292,7 @@ def _found(desk: Desk, args: argparse.Namespace, query: str) -> Outcome:
 def _cd(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.sid or desk.opens or desk.sid is not None:
         sid = desk.session_id(args.sid)
-        return _asks_there(desk, sid, views.moved_text(desk.app.cd(sid, args.ref)))
+        return _asks_there(desk, sid, views_forest.moved_text(desk.app.cd(sid, args.ref)))
     return _moved_before(desk, None if args.ref.strip() in ("root", "0") else args.ref)
 
 
@@ -311,14 +313,14 @@ def _moved_before(desk: Desk, ref: str | None) -> Outcome:
         return Outcome(f"now at the root of {_waiting(desk)}", moved=True)
     node = desk.app.node(ref)
     desk.under = node.bates
-    return Outcome(views.moved_text(node), moved=True)
+    return Outcome(views_forest.moved_text(node), moved=True)
 
 
 @command("back", "move to the parent of the current turn", SID)
 def _back(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.sid or desk.opens or desk.sid is not None:
         sid = desk.session_id(args.sid)
-        return _asks_there(desk, sid, views.moved_text(desk.app.back(sid)))
+        return _asks_there(desk, sid, views_forest.moved_text(desk.app.back(sid)))
     parent = desk.app.node(desk.under).parent_bates if desk.under else None
     if parent is None:  # the new session's root, or a root it was to fork from
         raise BadInput("already at the root")
@@ -340,7 +342,7 @@ def _label(desk: Desk, args: argparse.Namespace) -> Outcome:
     else:
         sid = desk.session_id(args.sid)
     node = desk.app.label(sid, " ".join(args.name), args.ref)
-    return shown(args, lambda: views.labelled_text(node), lambda: node_json(desk, node),
+    return shown(args, lambda: views_forest.labelled_text(node), lambda: node_json(desk, node),
                  changed=True)  # fmt: skip
 
 
@@ -359,7 +361,7 @@ def _show(desk: Desk, args: argparse.Namespace) -> Outcome:
         sid = desk.session_id(args.sid)
         node = app.node(args.ref, sid) if args.ref else app.node(app.session(sid).current_bates)
     return either(
-        args, lambda: views.node_text(node, app.facts(node)), lambda: node_json(desk, node)
+        args, lambda: views_forest.node_text(node, app.facts(node)), lambda: node_json(desk, node)
     )
 
 
@@ -404,7 +406,7 @@ def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
         refuse(desk, "export", "JSON Lines hold one session: give one SID, --bundle or --html FILE")
     sid = desk.session_id(args.sids[0] if args.sids else None)
     records = desk.app.export_session(sid)
-    text = views.export_jsonl(records)
+    text = views_forest.export_jsonl(records)
     if args.out is None:
         return Outcome(json=text, keep=True)
     try:  # the bytes `arborist session --export SID > FILE` writes
@@ -412,7 +414,7 @@ def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
     except OSError as exc:
         raise BadInput(f"cannot write {args.out}: {exc.strerror or exc}") from None
     return Outcome(
-        f"exported session {sid} ({len(records) - 1} node(s)) to {views.field(args.out)}"
+        f"exported session {sid} ({len(records) - 1} node(s)) to {views_common.field(args.out)}"
     )
 
 
@@ -446,7 +448,7 @@ def _export_bundle(desk: Desk, args: argparse.Namespace) -> Outcome:
         except OSError as exc:
             raise BadInput(f"cannot write {name}: {exc.strerror or exc}") from None
         said.append(
-            f"{what} {len(sids)} session(s) ({len(text.encode())} bytes) to {views.field(name)}"
+            f"{what} {len(sids)} session(s) ({len(text.encode())} bytes) to {views_common.field(name)}"
         )
     return Outcome("\n".join(said))
 
@@ -482,7 +484,7 @@ def _import_from(desk: Desk, name: str, command_name: str, args: argparse.Namesp
         done = desk.app.import_bundle(read[0].encode("utf-8"))
     else:
         done = desk.app.import_sessions(read)
-    return shown(args, lambda: views.import_text(done), lambda: views.import_json(done),
+    return shown(args, lambda: views_forest.import_text(done), lambda: views_forest.import_json(done),
                  changed=True)  # fmt: skip
 
 

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arborist import views
-from arborist.app import Verification
+from arborist import views, views_forest
 from arborist.audit import ChainReport, Checkpoint
 from arborist.bundle_check import check_bundle, witness_problems
+from arborist.checks import Verification
 from arborist.commands import (
     ANSWER,
     CHECKPOINTS,
@@ -318,8 +318,8 @@ def _verify_bundle(desk: Desk, args: argparse.Namespace) -> Outcome:
     failed = f"the bundle does not hold: {len(problems)} problem(s) (see above)"
     return shown(
         args,
-        lambda: views.bundle_text(report, problems, heads if args.witnesses else None),
-        lambda: views.bundle_json(report, problems, heads),
+        lambda: views_forest.bundle_text(report, problems, heads if args.witnesses else None),
+        lambda: views_forest.bundle_json(report, problems, heads),
         failed=failed if problems else None,
     )
 

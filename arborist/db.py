@@ -51,10 +51,7 @@ from urllib.parse import quote
 
 from arborist.errors import DamagedDatabase, ReadOnlyDatabase, StorageError, one_line
 from arborist.private import (
-    PRIVATE_FILE_MODE,
-    PRIVATE_FOLDER_MODE,
     create_private_file,
-    loose_modes,
     make_private_folder,
 )
 from arborist.wal import CHECKPOINTER, WAL_SIZE_LIMIT, after_commit, checkpoint_on_close
@@ -63,12 +60,8 @@ __all__ = [
     "BUSY_TIMEOUT_MS",
     "Connection",
     "IN_BATCH",
-    "PRIVATE_FILE_MODE",
-    "PRIVATE_FOLDER_MODE",
     "connect",
     "is_read_only",
-    "loose_modes",
-    "make_private_folder",
     "require_writable",
     "rows_in",
     "snapshot",

@@ -38,7 +38,7 @@ from arborist.qa.support import (
     measure_record,
     row_key,
 )
-from arborist.store.cache import CacheRecord, RecordEvidence
+from arborist.store.cache.records import CacheRecord, RecordEvidence
 
 __all__ = [
     "EARLIER",

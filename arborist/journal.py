@@ -25,9 +25,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from arborist.app import Arborist, Verification
+from arborist.app import Arborist
 from arborist.app import Turn as AskedTurn
 from arborist.asks import Ask
+from arborist.checks import Verification
 from arborist.errors import BadInput
 from arborist.facts import Source, TurnFacts
 from arborist.forest.nodes import Node, Session

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from arborist.hashing import (
-    cache_key,
     canonical_json,
     leaf_hash,
     question_hash,
@@ -47,7 +46,6 @@ __all__ = [
     "SCHEMA_VERSION",
     "answer_hash",
     "cache_dimensions",
-    "cache_key",
     "conversation_hash",
     "derivation_hash",
     "evidence_leaf",

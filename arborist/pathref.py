@@ -29,8 +29,8 @@ import secrets
 import unicodedata
 from pathlib import Path
 
-from arborist.db import PRIVATE_FILE_MODE, make_private_folder
 from arborist.errors import StorageError
+from arborist.private import PRIVATE_FILE_MODE, make_private_folder
 
 __all__ = [
     "KEY_FILE",

@@ -23,17 +23,13 @@ from typing import Any
 from arborist import commands
 from arborist.admission import admit_error_line
 from arborist.app import Arborist
-from arborist.commands_answers import answer_lines
 from arborist.errors import ArboristError, BadInput, foreign
 from arborist.safejson import check_text
-from arborist.terminal import GUTTER, TokenPrinter, answer_block, inert, inert_json
+from arborist.terminal import GUTTER, inert, inert_json
 
 __all__ = [
     "COMMANDS",
     "Repl",
-    "TokenPrinter",
-    "answer_block",
-    "answer_lines",
     "interactive_reader",
     "scripted_reader",
 ]

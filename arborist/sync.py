@@ -67,7 +67,8 @@ from typing import Any
 from arborist.app import Arborist
 from arborist.asks import Ask
 from arborist.errors import ArboristError, BadInput, NoDocuments, NotFound, one_line
-from arborist.forest.shard import FindHit, Node
+from arborist.forest.nodes import Node
+from arborist.forest.shard import FindHit
 from arborist.forest.tree_sync import (
     CACHE_KEY_PREFIX,
     JSON,
@@ -75,16 +76,10 @@ from arborist.forest.tree_sync import (
     QUESTION_WIDTH,
     ForestView,
     TreeState,
-    expand,
-    node_summary,
-    poll,
-    roots,
-    summary,
-    tree_state,
 )
-from arborist.store.cache import FALSIFIED_STATES, CacheRecord, RevisionState
+from arborist.store.cache.records import FALSIFIED_STATES, CacheRecord
+from arborist.store.cache.states import RevisionState
 from arborist.sync_args import (
-    MAX_BATES_PER_REQUEST,
     BadRequest,
     arg,
     bates_list,
@@ -94,28 +89,16 @@ from arborist.sync_args import (
 )
 
 __all__ = [
-    "CACHE_KEY_PREFIX",
     "ForestSync",
     "ForkOutcome",
-    "JSON",
-    "MAX_ADDED",
-    "MAX_BATES_PER_REQUEST",
     "MAX_EXPAND_BUDGET",
     "MAX_FIND_LIMIT",
-    "QUESTION_WIDTH",
     "REQUEST_KINDS",
     "StartFork",
-    "TreeState",
     "body",
-    "expand",
     "find_hits",
-    "node_summary",
-    "poll",
     "reopen",
-    "roots",
     "run_fork",
-    "summary",
-    "tree_state",
 ]
 
 MAX_EXPAND_BUDGET = 2_000

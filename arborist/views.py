@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arborist.app import ChainCheck, DatabaseReport, Related, Verification
 from arborist.audit import ChainReport
+from arborist.checks import ChainCheck, DatabaseReport, Verification
 from arborist.facts import TurnFacts, answer_facts
 from arborist.qa.check import AnswerCheck
 from arborist.qa.distill import haiku_counts
@@ -22,56 +22,30 @@ from arborist.qa.roster import ModelStatus
 from arborist.qa.runner import AskResult
 from arborist.qa.standing import state_words
 from arborist.qa.support import Support, measure_record
-from arborist.store.cache import OK, CacheRecord
+from arborist.store.cache.records import OK, CacheRecord
 from arborist.store.derive import Derivation
 from arborist.store.documents import IngestResult
+from arborist.store.related import Related
 from arborist.store.schema import TIERS
 from arborist.store.search import SearchHit
 from arborist.store.tiers import TierChange
 from arborist.store.vectors import EmbedReport
 from arborist.terminal import gutter, inert
 from arborist.views_common import facts_lines, field
-from arborist.views_forest import (
-    branches_text,
-    bundle_json,
-    bundle_text,
-    export_jsonl,
-    find_text,
-    import_json,
-    import_text,
-    labelled_text,
-    moved_text,
-    node_text,
-    sessions_json,
-    sessions_text,
-    turn_json,
-)
 
 __all__ = [
     "answer_text",
-    "branches_text",
-    "bundle_json",
-    "bundle_text",
     "chain_check_json",
     "chain_check_text",
     "derived_text",
     "embed_json",
     "embed_text",
     "evicted_text",
-    "export_jsonl",
-    "facts_lines",
     "falsified_text",
-    "field",
-    "find_text",
-    "import_json",
-    "import_text",
     "ingest_json",
     "ingest_text",
-    "labelled_text",
     "models_json",
     "models_text",
-    "moved_text",
-    "node_text",
     "record_json",
     "record_text",
     "records_json",
@@ -80,10 +54,7 @@ __all__ = [
     "related_text",
     "search_json",
     "search_text",
-    "sessions_json",
-    "sessions_text",
     "stats_text",
-    "turn_json",
     "verification_text",
 ]
 

@@ -11,8 +11,9 @@ from typing import Any
 
 from arborist.bundle_check import BundleReport
 from arborist.facts import TurnFacts
+from arborist.forest.nodes import Node, Session
 from arborist.forest.render import format_node
-from arborist.forest.shard import FindHit, Node, Session
+from arborist.forest.shard import FindHit
 from arborist.forest.transfer import ImportResult
 from arborist.qa.standing import Standing
 from arborist.terminal import gutter, inert

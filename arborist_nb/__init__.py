@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from arborist_nb.assets import bundle_path
-
-__all__ = ["bundle_path", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = [
+    "load_ipython_extension",
+    "unload_ipython_extension",
+]
 
 _loaded: dict[int, Any] = {}
 

@@ -26,7 +26,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from arborist.forest.shard import Node
+from arborist.forest.nodes import Node
 from arborist.hashing import normalize_question
 
 __all__ = ["CellErrors", "CellKeeper", "CellTurn", "CellTurns", "Unfilled", "fill"]

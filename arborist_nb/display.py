@@ -33,10 +33,10 @@ from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing, state_words
 from arborist.qa.support import audit_words, row_words
 from arborist.quotes import claims_for, quoted_ranges
-from arborist.store.cache import OK, RecordEvidence
+from arborist.store.cache.records import OK, RecordEvidence
 from arborist.store.places import LINKED_SCHEMES, shown_text, uri_scheme
 from arborist.terminal import inert
-from arborist.views import facts_lines
+from arborist.views_common import facts_lines
 from arborist.witness import Heads
 from arborist_nb import markdown
 
@@ -44,7 +44,6 @@ __all__ = [
     "Answer",
     "Landing",
     "NO_MATH",
-    "ProofStatus",
     "answer_markup",
     "md_escape",
     "no_math",
@@ -58,7 +57,7 @@ _MARKDOWN_PUNCTUATION = str.maketrans(
 
 class Answer(PublicTurn):
     """The answer of one turn. ``_`` holds it after a ``%%ask`` cell: an ``arborist.Turn``
-    (:class:`arborist.journal.Turn`: ``.text``, ``.mode``, ``.support``, ``.state``,
+    (:class:`arborist.Turn`: ``.text``, ``.mode``, ``.support``, ``.state``,
     ``.sources``, ``.verify()``, ``.ask()``, ``.fork()``, ``.falsify()``, the same as the
     Python API's), with the notebook's rich display added.
 

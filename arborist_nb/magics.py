@@ -24,13 +24,14 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.display import HTML, Markdown, display
 
 from arborist.admission import admit_error_line
-from arborist.analysis import stands_alone
-from arborist.app import Arborist, Turn, default_home
+from arborist.app import Arborist, Turn
+from arborist.app_home import default_home
 from arborist.commands import COMMANDS, Desk, Outcome, parse, parser
 from arborist.commands_answers import ask_json, ask_of
 from arborist.errors import ArboristError, NoDocuments
-from arborist.forest.shard import Node, Session
+from arborist.forest.nodes import Node, Session
 from arborist.hashing import normalize_question
+from arborist.standalone import stands_alone
 from arborist.terminal import inert, inert_json
 from arborist_nb.cells import CellErrors, CellTurn, CellTurns, Unfilled, fill
 from arborist_nb.display import Answer, Landing, answer_markup, md_escape, progress

@@ -6,7 +6,7 @@ request/answer messages whose logic lives in :mod:`arborist.sync`,
 where it is tested without Jupyter. The browser asks and the kernel answers
 (messages sent before a view exists are lost), so this class only:
 
-* mirrors the session's :class:`~arborist.sync.TreeState` in traits
+* mirrors the session's :class:`~arborist.forest.tree_sync.TreeState` in traits
   and bumps ``revision`` on :meth:`refresh` (the magics call it after each
   ``%%ask``) so every open view walks down the changed hashes;
 * with no session yet (an empty home, a kernel before its first question) writes
@@ -35,7 +35,8 @@ from arborist.asks import Ask
 from arborist.commands import Desk
 from arborist.errors import BadInput
 from arborist.facts import vocabulary
-from arborist.sync import ForestSync, ForkOutcome, TreeState, run_fork
+from arborist.forest.tree_sync import TreeState
+from arborist.sync import ForestSync, ForkOutcome, run_fork
 from arborist_nb.assets import STATIC
 
 __all__ = ["ForestWidget"]

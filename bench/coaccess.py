@@ -40,9 +40,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arborist.db import connect, transaction
-from arborist.forest import SESSIONS_MIGRATIONS
+from arborist.forest.schema import SESSIONS_MIGRATIONS
 from arborist.migrations import open_database
-from arborist.store import STORE_MIGRATIONS
 from arborist.store.coaccess import (
     DEFAULT_FANOUT,
     DEFAULT_WINDOW,
@@ -53,6 +52,7 @@ from arborist.store.coaccess import (
     related_edges,
 )
 from arborist.store.coaccess_spool import drain, spool
+from arborist.store.schema import STORE_MIGRATIONS
 
 CITED_PER_TURN = 3
 

@@ -633,7 +633,7 @@ def gate_in_ingest(gate: ModuleType) -> Iterator[None]:
 def ingest_seconds(docs: Sequence[Any]) -> float:
     """One whole ingest of ``docs`` into a fresh store."""
     from arborist.migrations import open_database  # noqa: PLC0415
-    from arborist.store import STORE_MIGRATIONS  # noqa: PLC0415
+    from arborist.store.schema import STORE_MIGRATIONS  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory() as tmp:
         conn = open_database(Path(tmp) / "store.db", STORE_MIGRATIONS)

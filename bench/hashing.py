@@ -42,7 +42,7 @@ from arborist.db import transaction
 from arborist.hashing import canonical_json, leaf_hash
 from arborist.merkle import inclusion_proofs, merkle_root, verify_inclusion
 from arborist.migrations import open_database
-from arborist.store import STORE_MIGRATIONS
+from arborist.store.schema import STORE_MIGRATIONS
 
 
 def best_of(repeat: int, fn: Callable[[], object]) -> float:

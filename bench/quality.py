@@ -32,7 +32,7 @@ freshly ingested demo corpus and reports:
                 the phrase, asked with that model, and the time its vectors took.
 * ``refused``   on the ``unanswerable`` set (questions the corpus cannot answer): the share
                 of answers that say "The documents do not answer", per retrieval;
-* ``labels``    on ``followup_labels``: how often :func:`arborist.analysis.stands_alone`
+* ``labels``    on ``followup_labels``: how often :func:`arborist.standalone.stands_alone`
                 agrees with a person's label (standalone or follow-up); retrieval plays
                 no part in it.
 
@@ -80,12 +80,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arborist.analysis import stands_alone  # noqa: E402
 from arborist.app import Arborist  # noqa: E402
 from arborist.citations import cited_labels  # noqa: E402
 from arborist.errors import BadInput  # noqa: E402
 from arborist.qa.embeddings import EmbeddingsClient, select_embedder  # noqa: E402
 from arborist.qa.runner import vector_query  # noqa: E402
+from arborist.standalone import stands_alone  # noqa: E402
 from arborist.store.search import RETRIEVAL_LIMIT, retrieve  # noqa: E402
 from arborist.store.vectors import Embedder, embed_missing  # noqa: E402
 

@@ -76,7 +76,6 @@ from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arborist.analysis import STOPWORDS
 from arborist.app import Arborist
 from arborist.db import connect
 from arborist.fts import fts_match_all
@@ -84,10 +83,12 @@ from arborist.qa.extractive import ExtractiveClient
 from arborist.qa.runner import ask as runner_ask
 from arborist.store.chunking import chunk_text
 from arborist.store.documents import ingest_document
+from arborist.store.fusion import VECTOR_POOL
 from arborist.store.loaders import LoadedDocument
 from arborist.store.schema import HOT
-from arborist.store.search import VECTOR_POOL, retrieve
+from arborist.store.search import retrieve
 from arborist.store.vectors import _LOADED, nearest, profile_key, put_vectors
+from arborist.text_words import STOPWORDS
 from bench.results import RESULTS, write_section
 
 if TYPE_CHECKING:

@@ -284,7 +284,8 @@ def test_an_ask_deep_in_a_thread_reads_only_the_turns_it_uses(
     threaded prompt holds the nearest six (here within those): at depth 200 an ask reads those, not the chain,
     and borrows and threads exactly what reading the whole chain would give."""
     import arborist.app as facade
-    from arborist.forest.shard import ancestors, get_node, insert_turn
+    from arborist.forest.nodes import ancestors, get_node
+    from arborist.forest.shard import insert_turn
     from arborist.qa import followups
 
     session = app.new_session()

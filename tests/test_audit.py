@@ -24,7 +24,7 @@ from arborist.db import connect, transaction
 from arborist.errors import BadReference, StorageError
 from arborist.hashing import event_hash, stored_event_hash
 from arborist.migrations import open_database
-from arborist.store import STORE_MIGRATIONS
+from arborist.store.schema import STORE_MIGRATIONS
 from tests.workers import finish, start_workers
 
 FIELDS = (
@@ -138,7 +138,7 @@ def test_the_schema_refuses_a_fork_and_a_second_genesis(tmp_path: Path) -> None:
 
 
 def test_the_audit_migration_is_the_first_of_every_database() -> None:
-    from arborist.forest import SESSIONS_MIGRATIONS
+    from arborist.forest.schema import SESSIONS_MIGRATIONS
 
     assert STORE_MIGRATIONS[0] is AUDIT_MIGRATION
     assert SESSIONS_MIGRATIONS[0] is AUDIT_MIGRATION

@@ -47,7 +47,7 @@ from arborist.qa.support import (
     audit_key,
     row_key,
 )
-from arborist.store.cache import FALSIFIED_STATES
+from arborist.store.cache.records import FALSIFIED_STATES
 from arborist.store.search import AUDIT_MODES
 from arborist.sync import body
 from arborist_nb.display import Answer

@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 
 from arborist import db, wal
-from arborist.forest import SESSIONS_MIGRATIONS
-from arborist.forest.shard import Session, create_session, insert_turn
+from arborist.forest.nodes import Session
+from arborist.forest.schema import SESSIONS_MIGRATIONS
+from arborist.forest.shard import create_session, insert_turn
 from arborist.forest.verify import verify_forest
 from arborist.migrations import open_database
 
@@ -268,7 +269,7 @@ def test_a_process_that_writes_then_exits_leaves_a_consistent_file(tmp_path: Pat
     path = tmp_path / "sessions.db"
     script = textwrap.dedent(
         f"""
-        from arborist.forest import SESSIONS_MIGRATIONS
+        from arborist.forest.schema import SESSIONS_MIGRATIONS
         from arborist.forest.shard import create_session, insert_turn
         from arborist.migrations import open_database
         from arborist import wal

@@ -16,9 +16,9 @@ from arborist.audit import append_event
 from arborist.cli import cli
 from arborist.commands import names
 from arborist.db import transaction
-from arborist.forest import SESSIONS_MIGRATIONS
+from arborist.forest.schema import SESSIONS_MIGRATIONS
 from arborist.migrations import open_database
-from arborist.store import STORE_MIGRATIONS
+from arborist.store.schema import STORE_MIGRATIONS
 
 
 def run(*args: str) -> tuple[int, str, str]:

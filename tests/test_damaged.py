@@ -34,9 +34,9 @@ from arborist.app import Arborist
 from arborist.cli import cli
 from arborist.db import connect, transaction
 from arborist.errors import DamagedDatabase, ReadOnlyDatabase, StorageError
-from arborist.forest import SESSIONS_MIGRATIONS
+from arborist.forest.schema import SESSIONS_MIGRATIONS
 from arborist.migrations import open_database
-from arborist.store import STORE_MIGRATIONS
+from arborist.store.schema import STORE_MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 

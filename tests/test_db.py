@@ -10,7 +10,7 @@ import pytest
 from arborist.db import BUSY_TIMEOUT_MS, connect, transaction
 from arborist.errors import MigrationError, StorageError
 from arborist.migrations import Migration, migrate, open_database, schema_version, split_sql
-from arborist.store import STORE_MIGRATIONS
+from arborist.store.schema import STORE_MIGRATIONS
 from tests.workers import finish, start_workers
 
 STEPS = (

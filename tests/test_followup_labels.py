@@ -17,7 +17,7 @@ from types import ModuleType
 
 import pytest
 
-from arborist.analysis import stands_alone
+from arborist.standalone import stands_alone
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "followup_labels.py"
 

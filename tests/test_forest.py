@@ -12,21 +12,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from arborist.errors import BadInput, BadReference, NotFound
-from arborist.forest import SESSIONS_MIGRATIONS
 from arborist.forest.bates import format_bates, new_sid, parse_bates
+from arborist.forest.nodes import Node, Session, ancestors, get_node, get_session
 from arborist.forest.render import branch_points, render_tree
-from arborist.forest.shard import (
-    Node,
-    Session,
-    ancestors,
-    create_session,
-    find,
-    get_node,
-    get_session,
-    insert_turn,
-    resolve_ref,
-    set_label,
-)
+from arborist.forest.schema import SESSIONS_MIGRATIONS
+from arborist.forest.shard import create_session, find, insert_turn, resolve_ref, set_label
 from arborist.forest.transfer import export_session, import_lines
 from arborist.forest.verify import _names, verify_forest
 from arborist.hashing import node_hash, subtree_hash

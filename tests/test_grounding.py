@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 from arborist import Arborist
-from arborist.analysis import words
 from arborist.qa.client import EvidenceText, make_request
 from arborist.qa.extractive import ExtractiveClient
 from arborist.qa.grounding import CLOSE_FLOOR, absent_names, act_said, covered
+from arborist.text_words import words
 
 REFUSAL = "The documents do not answer this question."
 

@@ -27,7 +27,8 @@ from arborist.qa.check import check_record
 from arborist.qa.embeddings import EmbeddingsClient, select_embedder
 from arborist.qa.http import HttpSettings
 from arborist.qa.models import select_client
-from arborist.qa.runner import retrieval_policy, vector_query
+from arborist.qa.policy import retrieval_policy
+from arborist.qa.runner import vector_query
 from arborist.store import documents
 from arborist.store.memo import generation
 from arborist.store.passages import PASSAGES

@@ -26,9 +26,10 @@ from arborist.qa.client import EvidenceText, make_request
 from arborist.qa.http import HttpSettings
 from arborist.qa.openai import OpenAIClient
 from arborist.qa.runner import ask
-from arborist.store.documents import admit_uri, ingest_document, redact_uri, resolve_document
+from arborist.store.documents import ingest_document, resolve_document
 from arborist.store.fetch import fetch_url
 from arborist.store.loaders import LoadedDocument
+from arborist.store.uris import admit_uri, redact_uri
 from tests.chat_server import ChatServer, stream_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arborist import Arborist, views
+from arborist import Arborist, views, views_forest
 from arborist.cli import cli
 from arborist.commands_answers import ask_json, falsified_json
 from arborist.commands_store import derivation_json, tier_json
@@ -140,7 +140,7 @@ def test_the_actions_json_holds_every_fact_their_text_shows(
         ]  # fmt: skip
         sid = asked["sid"]
         labelled = app.label(sid, "renamed", asked["bates"])
-        pairs.append((views.labelled_text(labelled), views.turn_json(labelled, app.audit_now(
+        pairs.append((views_forest.labelled_text(labelled), views_forest.turn_json(labelled, app.audit_now(
             labelled)), {"is", "now", "labelled"}))  # fmt: skip
     for text, data, layout in pairs:
         assert missing_facts(text, data, layout) == [], text

@@ -134,7 +134,11 @@ def test_the_wheel_contains_the_widget_bundle_and_installs_without_node(tmp_path
     )
     no_node = {**os.environ, "PATH": str(venv / "bin")}
     done = subprocess.run(
-        [str(python), "-c", "import arborist_nb; print(arborist_nb.bundle_path().stat().st_size)"],
+        [
+            str(python),
+            "-c",
+            "import arborist_nb.assets; print(arborist_nb.assets.bundle_path().stat().st_size)",
+        ],
         capture_output=True,
         text=True,
         env=no_node,
@@ -350,6 +354,71 @@ def long_modules(root: Path) -> list[str]:
     ]
 
 
+def _top_level_names(path: Path) -> set[str]:
+    """The names a module binds itself: its functions, classes and assignments (those under
+    a top-level ``if`` or ``try`` included), not the names it imports."""
+    names: set[str] = set()
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    for node in body:
+        inner = [node]
+        if isinstance(node, (ast.If, ast.Try)):
+            inner = [*node.body, *node.orelse, *getattr(node, "finalbody", [])]
+        for stmt in inner:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(stmt.name)
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+            targets += [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def _module_file(root: Path, module: str) -> Path | None:
+    base = root.joinpath(*module.split("."))
+    return next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None)
+
+
+def borrowed_names(root: Path) -> list[str]:
+    """Names imported from a module of ours that does not define them (a re-export): every
+    name is imported from the module that defines it, or is that module. Only ``arborist``
+    itself, the public API, re-exports (``from arborist import Arborist``)."""
+    wrong = []
+    for path in _sources(root):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+                continue
+            source = _module_file(root, node.module) if "." in node.module else None
+            if source is None or node.module.split(".")[0] not in ("arborist", "arborist_nb"):
+                continue
+            defined = _top_level_names(source)
+            wrong += [
+                f"{path.relative_to(root)} imports {alias.name} from {node.module}, "
+                "which does not define it"
+                for alias in node.names
+                if alias.name not in defined
+                and _module_file(root, f"{node.module}.{alias.name}") is None
+            ]
+    return wrong
+
+
+def eager_packages(root: Path) -> list[str]:
+    """Package ``__init__`` modules that import a module of ours when the package loads (a
+    package holds its modules; it does not load them all for one of them). ``arborist``
+    itself, the public API, loads its names lazily and is held by its own tests."""
+    wrong = []
+    for path in _sources(root):
+        if path.name != "__init__.py" or path.parent == root / "arborist":
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            wrong += [
+                f"{path.relative_to(root)} imports {name}"
+                for name in names
+                if name.split(".")[0] in ("arborist", "arborist_nb")
+            ]
+    return wrong
+
+
 RULES = {
     "the core never imports jupyter": jupyter_in_the_core,
     "pure modules import only the standard library and pure modules": impure_imports,
@@ -358,6 +427,8 @@ RULES = {
     "the store never imports qa": store_imports_qa,
     "every function fits on a screen": long_functions,
     "no product module over 550 lines, no widget source over 700": long_modules,
+    "every name is imported from the module that defines it": borrowed_names,
+    "no package loads its modules when it loads": eager_packages,
 }
 """Every architecture rule docs/design.md states, by what it says."""
 
@@ -399,6 +470,14 @@ BREAKS = {
     "no product module over 550 lines, no widget source over 700": {
         "arborist/store/more.py": "x = 1\n" * 551,
         "js/src/more.js": "x;\n" * 701,
+    },
+    "every name is imported from the module that defines it": {
+        "arborist/views_more.py": "from arborist.views import Node\n",
+        "arborist/store/more.py": "from arborist.store.cache.states import write_event_body\n",
+    },
+    "no package loads its modules when it loads": {
+        "arborist/qa/__init__.py": "from arborist.qa.client import ChatClient\n",
+        "arborist/store/cache/__init__.py": "import arborist.store.cache.records\n",
     },
 }
 """For each rule, modules that break it: each alone must make the rule complain."""

@@ -17,8 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arborist.forest import SESSIONS_MIGRATIONS
-from arborist.forest.shard import Session, create_session, get_node, insert_turn, ripple
+from arborist.forest.nodes import Session, get_node
+from arborist.forest.schema import SESSIONS_MIGRATIONS
+from arborist.forest.shard import create_session, insert_turn, ripple
 from arborist.hashing import subtree_hash
 from arborist.migrations import open_database
 

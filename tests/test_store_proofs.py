@@ -16,11 +16,10 @@ from arborist.errors import IntegrityError
 from arborist.keys import EvidenceRef
 from arborist.merkle import inclusion_proof, tree_levels, upper_nodes
 from arborist.migrations import open_database, split_sql
-from arborist.store import STORE_MIGRATIONS
 from arborist.store.documents import Document, document_leaves, proofs_for
 from arborist.store.memo import MEMO_MIGRATION_SQL
 from arborist.store.proofs import verify_evidence
-from arborist.store.schema import NODE_FLOOR
+from arborist.store.schema import NODE_FLOOR, STORE_MIGRATIONS
 from tests.test_tier_check import undo_tier_check
 
 

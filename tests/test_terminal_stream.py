@@ -25,8 +25,8 @@ from click.testing import CliRunner
 
 from arborist.app import Arborist
 from arborist.cli import cli
-from arborist.repl import Repl, answer_block, scripted_reader
-from arborist.terminal import Gutter, inert
+from arborist.repl import Repl, scripted_reader
+from arborist.terminal import Gutter, answer_block, inert
 from tests.chat_server import ChatServer, completion, stream_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 

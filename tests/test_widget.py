@@ -23,10 +23,10 @@ from arborist.app import Arborist
 from arborist.errors import ArboristError
 from arborist.forest.reads import reveal_path
 from arborist.forest.shard import insert_turn
-from arborist.forest.tree_sync import ForestView
+from arborist.forest.tree_sync import MAX_ADDED, ForestView
 from arborist.hashing import leaf_hash
 from arborist.merkle import verify_inclusion
-from arborist.sync import MAX_ADDED, MAX_EXPAND_BUDGET
+from arborist.sync import MAX_EXPAND_BUDGET
 from arborist_nb.assets import STATIC
 from arborist_nb.widget import ForestWidget
 
@@ -554,7 +554,7 @@ def _under(app: Arborist, bates: str, top: str) -> bool:
 
 
 def _ancestors(app: Arborist, bates: str) -> list[Any]:
-    from arborist.forest.shard import ancestors
+    from arborist.forest.nodes import ancestors
 
     return ancestors(app.sessions_conn, bates)
 

@@ -29,7 +29,7 @@ from arborist.forest.shard import ripple
 from arborist.hashing import cache_key, canonical_json, leaf_hash, node_hash, stored_event_hash
 from arborist.keys import EVIDENCE_ROOT_DIMENSION, evidence_root, record_hash
 from arborist.merkle import merkle_root
-from arborist.store.cache import load_record
+from arborist.store.cache.records import load_record
 from arborist.witness import Heads, witness_checkpoints, witnessed_by_database
 from arborist_nb.display import Answer
 

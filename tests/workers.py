@@ -15,10 +15,10 @@ from pathlib import Path
 
 from arborist.audit import append_event
 from arborist.db import transaction
-from arborist.forest import SESSIONS_MIGRATIONS
+from arborist.forest.schema import SESSIONS_MIGRATIONS
 from arborist.forest.shard import insert_turn
 from arborist.migrations import open_database
-from arborist.store import STORE_MIGRATIONS
+from arborist.store.schema import STORE_MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 

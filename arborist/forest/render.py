@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from arborist.forest.shard import Node, Session, children, get_node
+from arborist.forest.nodes import Node, Session, children, get_node
 from arborist.terminal import inert
 
 Audit = Callable[[Node], str]

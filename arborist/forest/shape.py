@@ -18,7 +18,12 @@ from arborist.forest.nodes import ROOT_AUDIT_MODE
 from arborist.qa.standing import is_cache_key  # the faces' rule: one key shape for all
 from arborist.store.search import AUDIT_MODES
 
-__all__ = ["TURN_MODES", "is_cache_key", "is_honest_turn", "older_than_parent", "shape_problem"]
+__all__ = [
+    "TURN_MODES",
+    "is_honest_turn",
+    "older_than_parent",
+    "shape_problem",
+]
 
 TURN_MODES = AUDIT_MODES
 """The audit modes an answer is given in, and so the only ones a turn (not a root) holds."""

@@ -31,11 +31,11 @@ from arborist.audit import append_event
 from arborist.db import transaction
 from arborist.errors import BadInput
 from arborist.forest.bates import format_bates, is_bates, is_sid, parse_bates
+from arborist.forest.nodes import get_session
 from arborist.forest.shape import older_than_parent, shape_problem
 from arborist.forest.shard import (
     _checked_label,
     _insert_node_row,
-    get_session,
     node_event_body,
     session_event_body,
     titles_json,

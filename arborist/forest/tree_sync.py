@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from arborist.audit import head_seq
 from arborist.db import rows_in, snapshot
 from arborist.errors import NotFound, one_line
+from arborist.forest.nodes import Node, ancestors, get_session
 from arborist.forest.reads import (
     RowSummary,
     child_count,
@@ -36,11 +37,10 @@ from arborist.forest.reads import (
     turn_answers,
     turn_count,
 )
-from arborist.forest.shard import Node, ancestors, get_session
 from arborist.qa.standing import NO_CLAIM, Standing, standings, unchecked
 from arborist.qa.support import audit_key
-from arborist.store.cache import (
-    OK,
+from arborist.store.cache.records import OK
+from arborist.store.cache.states import (
     RevisionState,
     restated_revisions_since,
     revision_states,

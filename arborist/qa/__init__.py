@@ -3,53 +3,8 @@
 The chat protocol lives in :mod:`arborist.qa.client`, the clients in
 :mod:`arborist.qa.extractive`, :mod:`arborist.qa.stub` and :mod:`arborist.qa.openai`,
 the choice among them in :mod:`arborist.qa.models` and the citation format in
-:mod:`arborist.citations`; this package only re-exports them.
+:mod:`arborist.citations`. The package re-exports nothing: each name is imported from the
+module that defines it, so importing one module loads only what it needs.
 """
 
-from arborist.citations import (
-    Citation,
-    cited_labels,
-    defang_citations,
-    format_citation,
-    parse_citations,
-)
-from arborist.qa.client import (
-    SYSTEM_PROMPT,
-    ChatClient,
-    ChatRequest,
-    ChatResult,
-    EvidenceText,
-    Message,
-    build_messages,
-    make_request,
-)
-from arborist.qa.extractive import EXTRACTIVE_MODEL, NO_EVIDENCE_ANSWER, ExtractiveClient
-from arborist.qa.models import BUILTIN_CLIENTS, DEFAULT_CLIENT, select_client
-from arborist.qa.openai import OpenAIClient
-from arborist.qa.sse import iter_sse_data
-from arborist.qa.stub import StubClient
-
-__all__ = [
-    "BUILTIN_CLIENTS",
-    "ChatClient",
-    "ChatRequest",
-    "ChatResult",
-    "Citation",
-    "DEFAULT_CLIENT",
-    "EXTRACTIVE_MODEL",
-    "EvidenceText",
-    "ExtractiveClient",
-    "Message",
-    "NO_EVIDENCE_ANSWER",
-    "OpenAIClient",
-    "SYSTEM_PROMPT",
-    "StubClient",
-    "build_messages",
-    "cited_labels",
-    "defang_citations",
-    "format_citation",
-    "iter_sse_data",
-    "make_request",
-    "parse_citations",
-    "select_client",
-]
+__all__: list[str] = []

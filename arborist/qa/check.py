@@ -1,6 +1,6 @@
 """Does a cached answer still hold? The check a cache hit and ``Answer.verify()`` make.
 
-Pure: it works on a :class:`~arborist.store.cache.CacheRecord` as loaded from
+Pure: it works on a :class:`~arborist.store.cache.records.CacheRecord` as loaded from
 the store *now* (its evidence carries each chunk's current text). It
 recomputes, for one record, what ``arborist verify`` recomputes for all:
 
@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 from arborist.hashing import cache_key, question_hash
 from arborist.keys import evidence_root, policy_hash, profile_hash
-from arborist.store.cache import CacheRecord, RecordEvidence, recomputed_hash
+from arborist.store.cache.records import CacheRecord, RecordEvidence
+from arborist.store.cache.rows import recomputed_hash
 from arborist.store.proofs import verify_evidence
 
 __all__ = ["AnswerCheck", "ProofStatus", "check_proof", "check_record", "dimension_problems"]

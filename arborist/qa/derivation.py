@@ -15,7 +15,7 @@ from arborist.citations import defang_citations
 from arborist.errors import BadInput
 from arborist.qa import distill
 from arborist.qa.client import ChatClient, ChatRequest, Message
-from arborist.store.cache import CacheRecord
+from arborist.store.cache.records import CacheRecord
 from arborist.store.derive import cited_spans
 
 __all__ = ["INSTRUCTIONS", "cited_text", "distilled", "offline"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from arborist.analysis import Definition, definitions
 from arborist.citations import defang_citations
+from arborist.definitions import Definition, definitions
 from arborist.qa.sentences import SIGNATURE, read_sentences, short_signature
 
 __all__ = ["Described", "call_signature", "described", "qualified"]

@@ -14,18 +14,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arborist.analysis import (
-    STOPWORDS,
-    QuestionTerms,
-    fold,
-    joined_name,
-    named_definitions,
-    read_question,
-    stem,
-    stems,
-    words,
-)
+from arborist.analysis import QuestionTerms, read_question
 from arborist.citations import defang_citations
+from arborist.definitions import joined_name, named_definitions
 from arborist.errors import BadInput
 from arborist.qa.client import ChatRequest, ChatResult, word_pieces
 from arborist.qa.cues import read_cues
@@ -42,6 +33,7 @@ from arborist.qa.sentences import (
 )
 from arborist.qa.support import NOT_ANSWERED_OPENING, REQUEST_WORDS, asked_words, root
 from arborist.store.passages import passage_definitions
+from arborist.text_words import STOPWORDS, fold, stem, stems, words
 
 __all__ = ["EXTRACTIVE_MODEL", "ExtractiveClient", "NO_EVIDENCE_ANSWER"]
 
@@ -82,7 +74,7 @@ class ExtractiveClient:
 
     1. **A definition first.** When the question names something (``json.loads``,
        ``groupby``, ``median_low``) and the evidence defines it (a signature line
-       with its description below, :func:`arborist.analysis.definitions`), the
+       with its description below, :func:`arborist.definitions.definitions`), the
        answer opens with that definition: the name as asked, its parameters
        shortened, and the description's first sentences, in order.
     2. **Or the definitions nearest in meaning.** When retrieval was hybrid over passages
@@ -136,7 +128,7 @@ class ExtractiveClient:
         self, request: ChatRequest, asked: QuestionTerms, *, strong_only: bool = False
     ) -> list[_Pick]:
         """The opening sentences from the best definition of a name the question names
-        (``strong_only``: named strongly, :func:`arborist.analysis.named_definitions`)."""
+        (``strong_only``: named strongly, :func:`arborist.definitions.named_definitions`)."""
         found = []
         for rank, item in enumerate(request.evidence):
             text = defang_citations(item.text)

@@ -1,6 +1,6 @@
 """What a follow-up reads of the turns above it. Pure: no I/O of its own.
 
-A question that does not stand alone (:func:`arborist.analysis.stands_alone`) borrows
+A question that does not stand alone (:func:`arborist.standalone.stands_alone`) borrows
 words from its thread: the questions above it and the subjects of the titles they cited,
 up to the nearest one that stands alone (:func:`context`, :func:`sources`; the words
 enter no hash, docs/retrieval.md). A threaded ask also puts the nearest
@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from arborist.analysis import stands_alone
+from arborist.standalone import stands_alone
 
 if TYPE_CHECKING:
-    from arborist.forest.shard import Node
+    from arborist.forest.nodes import Node
 
 __all__ = [
     "MAX_KEYWORD_TITLES",

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import re
 
-from arborist.analysis import STOPWORDS, fold, read_question, words
+from arborist.analysis import read_question
 from arborist.qa.client import ChatRequest
 from arborist.qa.support import REQUEST_WORDS, asked_words, root
+from arborist.text_words import STOPWORDS, fold, words
 
 __all__ = ["ANSWERED_SHARE", "CLOSE_FLOOR", "absent_names", "act_said", "covered", "grounded"]
 

@@ -17,7 +17,7 @@
 4. Otherwise a **miss**: call the chat client, parse its citations, store
    the record with its evidence and each chunk's inclusion proof, and one
    ``cache_write`` audit event committing to the record's hash, all in one
-   transaction (:func:`arborist.store.cache.write_record`). A model error
+   transaction (:func:`arborist.store.cache.records.write_record`). A model error
    writes nothing.
 
 Evidence whose stored text no longer re-hashes to its committed leaf (the
@@ -36,17 +36,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arborist.admission import Admitted, admit
-from arborist.analysis import stands_alone
 from arborist.citations import cited_labels
 from arborist.clock import utc_now
 from arborist.db import snapshot
 from arborist.errors import BadInput, IntegrityError, ModelError, NoDocuments
-from arborist.keys import cache_dimensions, cache_key
+from arborist.hashing import cache_key
+from arborist.keys import cache_dimensions
 from arborist.qa.budget import Budgeted, PromptFit, fit_evidence
 from arborist.qa.check import check_record
 from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
-from arborist.qa.policy import POLICY, admitted_keywords, retrieval_policy, with_keywords
-from arborist.store.cache import (
+from arborist.qa.policy import admitted_keywords, retrieval_policy, with_keywords
+from arborist.standalone import stands_alone
+from arborist.store.cache.records import (
     CacheRecord,
     NewEvidence,
     RecordDraft,
@@ -83,9 +84,7 @@ from arborist.store.vectors import (
 
 __all__ = [
     "AskResult",
-    "POLICY",
     "ask",
-    "retrieval_policy",
     "vector_query",
 ]
 

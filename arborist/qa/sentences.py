@@ -10,7 +10,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from arborist.analysis import STOPWORDS, is_header, words
+from arborist.definitions import is_header
+from arborist.text_words import STOPWORDS, words
 
 __all__ = [
     "COMMENT_LINES",

@@ -38,9 +38,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from arborist.analysis import read_question, words
+from arborist.analysis import read_question
 from arborist.citations import cited_labels, parse_citations
 from arborist.quotes import claims_for
+from arborist.text_words import words
 
 __all__ = [
     "ANSWERED",

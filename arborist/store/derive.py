@@ -19,7 +19,7 @@ from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput
 from arborist.keys import derivation_hash
-from arborist.store.cache import CacheRecord, RecordEvidence
+from arborist.store.cache.records import CacheRecord, RecordEvidence
 from arborist.store.documents import Document, ingest_document
 from arborist.store.loaders import LoadedDocument
 

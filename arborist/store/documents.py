@@ -34,19 +34,18 @@ from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError, NotFound
 from arborist.hashing import leaf_hash
 from arborist.merkle import block_span, proof_from_levels, sibling_positions, tree_levels
-from arborist.store.cache import mark_stale
+from arborist.store.cache.states import mark_stale
 from arborist.store.chunking import CHUNKING_VERSION, Chunk, iter_chunks
 from arborist.store.loaders import LoadedDocument, file_uri
 from arborist.store.metadata import event_body
 from arborist.store.place_reads import forget_places
 from arborist.store.schema import COLD, HOT, NODE_FLOOR, index_chunks, index_title, store_nodes
-from arborist.store.uris import admit_uri, redact_uri, stored_uri
+from arborist.store.uris import admit_uri, stored_uri
 
 __all__ = [
     "Document",
     "IngestResult",
     "PreparedDocument",
-    "admit_uri",
     "document_event_body",
     "document_leaves",
     "get_document",
@@ -54,7 +53,6 @@ __all__ = [
     "ingest_document",
     "prepare_document",
     "proofs_for",
-    "redact_uri",
     "resolve_document",
     "restore_chunks",
     "store_document",

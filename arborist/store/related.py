@@ -14,7 +14,7 @@ from typing import Any
 
 from arborist.errors import BadInput, NotFound
 from arborist.store import coaccess
-from arborist.store.cache import CacheRecord
+from arborist.store.cache.records import CacheRecord
 from arborist.store.coaccess import RelatedSource
 from arborist.store.documents import document_leaves, holds_chunk, resolve_document
 

@@ -20,19 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arborist.analysis import (
-    Definition,
-    QuestionTerms,
-    content_words,
-    named_definitions,
-    read_question,
-    stands_alone,
-    words,
-)
+from arborist.analysis import QuestionTerms, read_question
 from arborist.db import snapshot
+from arborist.definitions import Definition, named_definitions
 from arborist.errors import BadInput
 from arborist.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_match_any
 from arborist.keys import EvidenceRef
+from arborist.standalone import stands_alone
 from arborist.store.coaccess import related_edges
 from arborist.store.documents import proofs_for
 from arborist.store.faults import evidence_faults
@@ -46,6 +40,7 @@ from arborist.store.fusion import (
 from arborist.store.proofs import verify_evidence
 from arborist.store.schema import HOT
 from arborist.store.vectors import Matrix, nearest, searches_passages
+from arborist.text_words import content_words, words
 
 __all__ = [
     "AUDIT_MODES",
@@ -84,7 +79,7 @@ MAX_CONTEXT_WORDS = 16
 
 RETRIEVAL = "fts5-bm25f-any-term-v4"
 """The retrieval algorithm's name in the governance policy: change it with any rule above
-(v4: :func:`arborist.analysis.stands_alone` reads a question's own pronouns, so which
+(v4: :func:`arborist.standalone.stands_alone` reads a question's own pronouns, so which
 questions borrow their parent's words changed, and the retrieval memo must not reuse
 evidence chosen under the old reading)."""
 
@@ -250,7 +245,7 @@ def retrieve(
        for a name that is a plain word, like ``groupby``).
     3. **Follow-ups.** ``context`` holds the texts of the turns above (their
        questions and the titles they cited, nearest first). A question that
-       stands alone (:func:`arborist.analysis.stands_alone`) ranks exactly as
+       stands alone (:func:`arborist.standalone.stands_alone`) ranks exactly as
        it would at the root: the context only orders chunks its own words
        score equally. A question that cannot stand alone ("who created him?")
        has the context's words added to its own, at the same weight, and the
@@ -377,7 +372,7 @@ def _bonus(definition: Definition, strong: bool) -> float:
     wrote, or a compound name all of whose parts it says), three quarters when that definition
     is a member (a method of some class), half for a plain word or for a dotted identifier
     defined elsewhere (``json.loads`` asked, ``loads`` in a document whose title does not say
-    ``json``); see :func:`arborist.analysis.named_definitions`."""
+    ``json``); see :func:`arborist.definitions.named_definitions`."""
     if not strong:
         return DEFINITION_BONUS / 2
     return DEFINITION_BONUS * (0.75 if definition.nested else 1.0)

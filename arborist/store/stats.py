@@ -13,7 +13,7 @@ from typing import Any
 from arborist.audit import event_count
 from arborist.db import snapshot
 from arborist.store import coaccess
-from arborist.store.cache import STATES, counts_by_state, total_hits
+from arborist.store.cache.records import STATES, counts_by_state, total_hits
 from arborist.store.schema import TIERS
 
 __all__ = ["store_counts"]

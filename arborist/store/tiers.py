@@ -21,7 +21,7 @@ from arborist.admission import admit_document
 from arborist.audit import append_event
 from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError
-from arborist.store.cache import mark_stale
+from arborist.store.cache.states import mark_stale
 from arborist.store.chunking import chunk_text
 from arborist.store.documents import Document, restore_chunks
 from arborist.store.loaders import LoadedDocument

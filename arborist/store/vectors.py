@@ -41,12 +41,10 @@ from arborist.progress import Track, untracked
 from arborist.store.memo import generation
 from arborist.store.passages import PASSAGES, as_documents, passages
 from arborist.store.schema import HOT
-from arborist.store.vector_schema import VECTORS_MIGRATION_SQL
 
 __all__ = [
     "EmbedReport",
     "Embedder",
-    "VECTORS_MIGRATION_SQL",
     "embed_missing",
     "embeds_passages",
     "missing_chunks",

@@ -44,18 +44,16 @@ from arborist.keys import (
     profile_hash,
 )
 from arborist.merkle import EMPTY_ROOT, tree_levels, upper_nodes
-from arborist.store.cache import (
-    OK,
-    STALE,
-    SUPERSEDED_REASON,
+from arborist.store.cache.events import write_event_body
+from arborist.store.cache.imported import imported_problems
+from arborist.store.cache.records import OK, STALE, SUPERSEDED_REASON
+from arborist.store.cache.rows import (
     StoredEvidence,
     StoredRecord,
     recomputed_hash,
     stored_evidence,
     stored_records,
-    write_event_body,
 )
-from arborist.store.cache.imported import imported_problems
 from arborist.store.derive import derivation_event_body
 from arborist.store.documents import document_event_body, stored_documents
 from arborist.store.proofs import text_matches, verify_evidence
@@ -402,7 +400,7 @@ def _check_write_event(
     record: StoredRecord, recomputed: str | None, event: dict[str, object]
 ) -> list[str]:
     """The record against its ``cache_write`` event, rebuilt from the row by the writer's
-    own :func:`~arborist.store.cache.write_event_body` (events before ``response_hash``
+    own :func:`~arborist.store.cache.events.write_event_body` (events before ``response_hash``
     was added lack it)."""
     try:
         expected = write_event_body(

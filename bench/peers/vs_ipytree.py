@@ -49,8 +49,9 @@ from ipywidgets.widgets import widget as widget_module
 from arborist.app import Arborist
 from arborist.db import transaction
 from arborist.forest.shard import insert_turn
+from arborist.forest.tree_sync import QUESTION_WIDTH
 from arborist.hashing import sha256_hex
-from arborist.sync import QUESTION_WIDTH, ForestSync
+from arborist.sync import ForestSync
 
 FAN_OUT = 10
 EXPAND_BATCH = 500  # js/src/widget.js EXPAND_BATCH

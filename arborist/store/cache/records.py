@@ -42,7 +42,6 @@ __all__ = [
     "resolve_key",
     "stored_answers",
     "total_hits",
-    "write_event_body",
     "write_record",
 ]
 
