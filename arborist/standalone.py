@@ -44,6 +44,7 @@ from arborist.standalone_words import (
     LIFTED,
     OBJECTS,
     ORDINALS,
+    OWNED,
     PARTS,
     POSSESSIVES,
     PREPOSITIONS,
@@ -279,6 +280,8 @@ def _points_within(said: Said, i: int) -> bool:
         return True  # "this year": now
     if texts[i] in ("this", "these") and said.shown[i]:
         return True  # "Is this a valid date format: 2024-13-01?": what follows the colon
+    if texts[i] in ("this", "that") and _defined_by_clause(said, i):
+        return True  # "That thing where your ears pop on a plane": its clause says which
     named = said.named and texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES
     if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
         near = range(i + 1, min(i + 5, len(texts)))
@@ -291,6 +294,18 @@ def _points_within(said: Said, i: int) -> bool:
     if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
         return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
     return said.introduced(i) and not i < said.relative_end()  # "a library for that"
+
+
+def _defined_by_clause(said: Said, i: int) -> bool:
+    """The demonstrative at ``i`` is a determiner before one noun and "where" or "when", which
+    opens a clause with a subject of its own, a new noun phrase: what it points at is what
+    that clause says ("That thing where your ears pop on a plane, what causes it?", "this
+    feeling when your foot falls asleep"; not "that thing where you ..." with no new noun
+    phrase: "that step where you reset HEAD")."""
+    texts = said.texts
+    if not (said.content(i + 1) and texts[i + 2 : i + 3] in (["where"], ["when"])):
+        return False
+    return said.new_within(i + 3, min(i + 6, len(texts)))
 
 
 BELIEVED = frozenset(
@@ -347,8 +362,9 @@ STATED = (["i", "m"], ["i", "am"])
 
 
 def _forward(said: Said, i: int) -> bool:
-    """The "this" at ``i`` is the question itself, which follows ", but" and stands alone
-    ("This might be a dumb question, but why is the sky blue?")."""
+    """The "this" at ``i`` is the question itself, which follows "but" and stands alone
+    ("This might be a dumb question, but why is the sky blue?", "This might be a dumb question
+    but what's the difference between RAM and storage?")."""
     but = said.but
     if i >= but:
         return False
@@ -462,7 +478,31 @@ def _stands_for(said: Said, i: int) -> bool:
         return True
     if said.texts[i] in POSSESSIVES and said.bare_subject() < i:
         return True  # "Why do cats land on their feet?"
+    if said.texts[i] == "their" and _bare_plural(said, i):
+        return True  # "bash loop over files with spaces in their names"
     return said.first_joint < i and _first_clause_alone(said)
+
+
+def _bare_plural(said: Said, i: int) -> bool:
+    """A plural noun with no determiner comes before the "their" at ``i`` in its sentence: a kind
+    of thing of the question's own, which "their" may stand for ("loop over files with spaces
+    in their names", "sort dicts by their values"; not "the files", "these files", "more
+    details": what those are is said before)."""
+    for k in range(said.sentence(i).start, i):
+        word = said.texts[k]
+        if not (said.content(k) and said.kinds[k] == "word" and not said.proper[k]):
+            continue
+        if not word.endswith("s") or word.endswith(("ss", "us", "is")) or word in OWNED:
+            continue
+        before = said.texts[k - 1] if k else ""
+        if before not in DETERMINED and before not in PRONOUNS:
+            return True
+    return False
+
+
+DETERMINED = frozenset({"the", "these", "those", "more", "other", "such", "both", "all"})
+"""Before a plural noun, these say it is one the last answer gave or a set said before ("the
+files", "more details"): not a kind of the question's own that "their" could stand for."""
 
 
 def _first_clause_alone(said: Said) -> bool:

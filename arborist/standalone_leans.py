@@ -275,7 +275,9 @@ def _subject_unsaid(said: Said) -> bool:
         return False
     if said.first_new < len(texts) and kinds[said.first_new] != "literal":
         return False
-    past = bool(said.plain & PAST) or any(len(t) > 4 and t.endswith("ed") for t in said.plain)
+    past = bool(said.plain & PAST) or any(
+        len(t) > 4 and said.in_past(k) for k, t in enumerate(texts)
+    )
     end = next((k for k in range(len(texts)) if said.ends_clause(k)), len(texts))
     stranded = end > 0 and texts[end - 1] in PREPOSITIONS | MODIFIERS  # "What key is it in?"
     for i in range(2, len(texts) - 1):

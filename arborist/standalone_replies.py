@@ -23,8 +23,11 @@ from arborist.standalone_words import (
     DISTRIBUTIVE,
     DOCUMENTED,
     EDITS,
+    ELEMENTS,
     ENUMERATED,
+    EVENTS,
     EXCHANGED,
+    IN_TIME,
     INTRODUCERS,
     OMITTED,
     ORDINAL_FIGURE,
@@ -345,13 +348,37 @@ def _in_time(said: Said, i: int, span: range) -> bool:
     two words or more (``span``) that is no part of an answer, not as the subject after an
     auxiliary (where the run of words may hold its verb: "Why is the last term negative?"):
     the world's things of that kind, in time ("How do I undo the last git commit?", "my fan
-    has been loud since the last windows update")."""
+    has been loud since the last windows update"); or before a thing done or that happens of
+    :data:`EVENTS` ("How do I undo the last commit?"), or a part of data of :data:`ELEMENTS`
+    that says what it is of (:func:`_of_data`: "delete the last row in pandas")."""
     texts = said.texts
-    if texts[i + 1] not in ORDINALS or len(span) < 2 or texts[i - 1 : i] == []:
+    if texts[i + 1] not in ORDINALS or not span:
         return False
-    if texts[i - 1] in AUXILIARIES:
+    if texts[i + 1] in IN_TIME and texts[span[0]] in EVENTS:
+        return True
+    if texts[span[0]] in ELEMENTS and _of_data(said, span[0] + 1):
+        return True
+    if texts[i - 1 : i] == [] or texts[i - 1] in AUXILIARIES or len(span) < 2:
         return False
     return not any(texts[k] in ANSWERED | OWNED | DOCUMENTED | PARTS for k in span)
+
+
+def _of_data(said: Said, k: int) -> bool:
+    """ "of", "in" or "from" at ``k``, then a noun phrase that is no part of an answer: a name,
+    a new noun phrase or a word of its own ("of the data file", "in pandas", "of a string";
+    not "of the code", "in your answer", "of it")."""
+    texts = said.texts
+    if texts[k : k + 1] not in (["of"], ["in"], ["from"]):
+        return False
+    j = k + 1
+    if texts[j : j + 1] in (["the"], ["a"], ["an"], ["each"], ["every"], ["my"], ["our"]):
+        j += 1
+    if not said.content(j):
+        return False
+    owner = said.phrase(j)
+    return said.kinds[j] != "word" or not any(
+        texts[m] in ANSWERED | OWNED | PARTS | DOCUMENTED | ENUMERATED for m in owner
+    )
 
 
 def says_which(said: Said, i: int) -> bool:
@@ -409,7 +436,7 @@ def names_its_subject(said: Said) -> bool:
     thing, a kind's name of two words ("And who invented the light bulb?") or "the N" that
     says which ("And who was the first person to walk on the moon?")."""
     texts = said.texts
-    past = any(t in PAST or (t.endswith("ed") and said.content(k)) for k, t in enumerate(texts))
+    past = any(t in PAST or said.in_past(k) for k, t in enumerate(texts))
     if not past or said.named or any(said.proper) or said.introduced(len(texts)):
         return True
     return any(

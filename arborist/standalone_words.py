@@ -38,9 +38,11 @@ __all__ = [
     "DISTRIBUTIVE",
     "DOCUMENTED",
     "EDITS",
+    "ELEMENTS",
     "ENUMERATED",
     "EVALUATIVE",
     "EVEN_BEFORE",
+    "EVENTS",
     "EXCHANGED",
     "EXPLETIVE_VERBS",
     "FAILING",
@@ -49,6 +51,7 @@ __all__ = [
     "GENERIC",
     "GREETINGS",
     "INTRODUCERS",
+    "IN_TIME",
     "JOINTS",
     "KINDS",
     "LIFTED",
@@ -312,6 +315,27 @@ ORDINALS = wordset("first second third last next previous")
 """Of :data:`PICKS`, the ones that order things in time or in a sequence: before a compound
 noun of two words or more that is no part of an answer ("the last git commit", "the next
 solar eclipse"), they pick from the world's things of that kind, not from the last answer."""
+EVENTS = wordset(
+    "commit commits command commands job jobs update updates upgrade release build builds "
+    "deploy deployment migration migrations backup backups push merge rebase reboot restart "
+    "crash login session sessions transaction transactions payment request requests call "
+    "election elections eclipse census checkpoint snapshot stash"
+)
+"""Things done or that happen in time, in the world the asker works in: after an ordinal of
+:data:`IN_TIME` they are the world's most recent, first or coming one, not a pick from the last
+answer ("How do I undo the last commit?", "rerun the last command", "When is the next
+election?"; "the last point", "the last one", "the last example" are parts of an answer)."""
+IN_TIME = wordset("first last next previous latest")
+"""Of :data:`ORDINALS`, the ones that order things in time (and "latest"): before a noun of
+:data:`EVENTS` the world's, not the last answer's."""
+ELEMENTS = wordset(
+    "line lines row rows column columns element elements item items character characters "
+    "char chars word words entry entries record records field fields cell cells byte bytes "
+    "digit digits node nodes letter letters key keys argument arguments occurrence match"
+)
+"""The parts data is made of: after an ordinal, with "of", "in" or "from" and a thing that is
+no part of an answer after them, they are that thing's ("the last line of the data file",
+"delete the last row in pandas"; not "the last line", "the second line of the code")."""
 UNIQUE = wordset(
     "sky sun moon earth world internet web universe ocean sea weather atmosphere economy "
     "environment climate body brain heart liver lungs kidneys stomach skin"
