@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from arborist.standalone_continues import confirms, continues
 from arborist.standalone_leans import definite_subject, leans, owned_subject, reports, stands_in
+from arborist.standalone_reacts import reacts
 from arborist.standalone_replies import (
     adds,
     corrects,
@@ -148,7 +149,9 @@ def _replies(said: Said) -> bool:
     saying whose (:mod:`arborist.standalone_replies`)."""
     if edits(said) or picks(said) or documented(said) or numbered(said):
         return True
-    return substitutes(said) or adds(said) or stands_in(said) or reports(said)
+    if substitutes(said) or adds(said) or stands_in(said) or reports(said):
+        return True
+    return reacts(said)
 
 
 def _which_one(said: Said) -> bool:
@@ -271,7 +274,7 @@ def _points_within(said: Said, i: int) -> bool:
             )
             or texts[i - 1] in PREPOSITIONS | AUXILIARIES
             or said.ends_clause(i + 1)
-            or texts[i + 1] in PREPOSITIONS | ADDITIVES
+            or texts[i + 1] in PREPOSITIONS | ADDITIVES | COORDINATORS
             or (said.content(i + 1) and said.ends_clause(i + 2))  # "put that line?"
         )
     ):
@@ -308,6 +311,9 @@ def _defined_by_clause(said: Said, i: int) -> bool:
     return said.new_within(i + 3, min(i + 6, len(texts)))
 
 
+COORDINATORS = frozenset({"but", "and", "or"})
+"""Right after "that", these make it a pronoun, the object ended ("redo that but in Python 3"):
+a conjunction is followed by its clause."""
 BELIEVED = frozenset(
     {"think", "guess", "believe", "suspect", "sure", "know", "say", "feel", "doubt"}
 )
@@ -390,10 +396,21 @@ def _refers_back(said: Said) -> bool:
         elif (
             (word in ADDITIVES and said.ends_clause(i + 1) and not _coordinated(said, i))
             or (word == "instead" and said.texts[i + 1 : i + 2] != ["of"])
+            or _as_well(said, i)
             or _recalls(said, i)
         ):
             return True
     return False
+
+
+def _as_well(said: Said, i: int) -> bool:
+    """The "well" at ``i`` ends "as well" at the end of a clause, which adds to something said,
+    like "too": not to an earlier clause of the question ("copy a file and keep its mode as
+    well"), nor before a contrast that names what it adds to ("stash untracked files as well,
+    not just modified ones")."""
+    if said.texts[i] != "well" or said.texts[i - 1 : i] != ["as"] or not said.ends_clause(i + 1):
+        return False
+    return not _coordinated(said, i) and said.texts[i + 2 : i + 3] != ["not"]
 
 
 def _recalls(said: Said, i: int) -> bool:
@@ -416,7 +433,18 @@ def _recalls(said: Said, i: int) -> bool:
         return before == ["in"] or (word == "result" and texts[i - 2 : i] == ["as", "a"])
     if word not in ("there", "here") or not said.ends_clause(i + 1) or _introduced_here(said, i):
         return False
-    return not set(before) & AUXILIARIES and said.first_named > i
+    return not set(before) & AUXILIARIES and not _placed_before(said, i)
+
+
+def _placed_before(said: Said, i: int) -> bool:
+    """A name, a proper name or a literal that is not a number comes before ``i``: a place
+    "there" or "here" may be ("Is Python slow there?" is not read so; "why 0.05 and not 0.01
+    here?" names no place: numbers are values)."""
+    return any(
+        said.proper[k] or said.kinds[k] == "name"
+        or (said.kinds[k] == "literal" and not said.texts[k][:1].isdigit())
+        for k in range(min(i, said.first_named), i)
+    )  # fmt: skip
 
 
 def _part(said: Said, i: int) -> bool:

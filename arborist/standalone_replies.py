@@ -165,8 +165,10 @@ def _requests_edit(said: Said) -> bool:
     if texts[start] not in EDITS or texts[start + 1 : start + 2] not in (["the"], ["your"]):
         return False
     span = said.phrase(start + 2)
-    if not span:
-        return False
+    if not span or (
+        span[0] + 1 < len(texts) and _in_time(said, start + 1, said.phrase(span[0] + 1))
+    ):
+        return False  # "rerun the previous command with sudo": the world's, in time
     head = span.stop - 1  # "the SQL query": a name before what answers give says its kind
     kind = texts[head] in ANSWERED and said.kinds[head] == "word" and not said.proper[head]
     if any(said.kinds[k] != "word" or said.proper[k] for k in span) and not kind:
@@ -242,6 +244,8 @@ def picks(said: Said) -> bool:
             stop = said.phrase(i + 1).stop if said.content(i + 1) else i + 2
             after = texts[stop : stop + 1]  # "the inverse function of ln", "the same as"
             across = set(texts[stop + 1 : stop + 2]) & DISTRIBUTIVE and set(after) & PREPOSITIONS
+            if texts[stop + 1 : stop + 2] == ["well"]:
+                after = []  # "the original paper as well": "as well" is "too", no standard
             if not (compared or across or after in (["of"], ["to"], ["as"])):
                 return True  # not "the same in all reference frames": across a set of its own
         elif word in PICKS and not says_which(said, i):

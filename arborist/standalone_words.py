@@ -41,8 +41,8 @@ __all__ = [
     "ELEMENTS",
     "ENUMERATED",
     "EVALUATIVE",
-    "EVEN_BEFORE",
     "EVENTS",
+    "EVEN_BEFORE",
     "EXCHANGED",
     "EXPLETIVE_VERBS",
     "FAILING",
@@ -143,7 +143,9 @@ there! I'm a teacher. ..."): it points at no place."""
 ADVERBIAL = wordset("more again once instead")
 """After "that" and a noun, these say how, not what the noun does: "that" is a determiner
 ("rewrite that paragraph more formally"), not a conjunction before a clause."""
-ACKNOWLEDGEMENTS = wordset("ok okay alright thanks thank cool great hmm lol haha lmao ugh wow")
+ACKNOWLEDGEMENTS = wordset(
+    "ok okay alright thanks thank cool great hmm lol haha lmao ugh wow eh meh ya yeah yep"
+)
 """Replies to the turn above or interjections, skipped before reading the opener ("ok but for
 IPv6", "lol that's way too long")."""
 TEXTED = {"ur": "your"}

@@ -27,6 +27,7 @@ PURE = [
     "standalone.py",
     "standalone_continues.py",
     "standalone_leans.py",
+    "standalone_reacts.py",
     "standalone_replies.py",
     "standalone_said.py",
     "standalone_words.py",

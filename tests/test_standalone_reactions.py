@@ -1,0 +1,101 @@
+"""Follow-up detection: reactions to the last answer (bare requests, verdicts, reports, counts
+of more) and what the world gives (a thing done in time, a part of data that says what it is
+of, a participle, a kind in the plural), each class both ways.
+
+Every question here is written for its class, none taken from the label sets in bench/; the
+classes of tests/test_standalone_grammar.py are read by the same rule.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from arborist.analysis import stands_alone
+
+STANDALONE = {
+    "a participle after a present auxiliary is no past": [
+        "How long do boiled eggs last in the fridge?",
+        "And is it safe to reheat cooked pasta?",
+    ],
+    "this before but with no comma": [
+        "This may sound silly but why do cats purr?",
+    ],
+    "a demonstrative its where-clause says": [
+        "That feeling when your foot falls asleep, what causes it?",
+        "this thing where my laptop fan spins up at night, why does it happen?",
+    ],
+    "their standing for a bare plural": [
+        "sort dicts by their values in python",
+        "rename photos by their creation date",
+    ],
+    "an ordinal before a thing done in time": [
+        "how do I revert the last commit",
+        "rerun the previous command with sudo",
+        "When is the next election?",
+    ],
+    "an ordinal before a part of data that says what it is of": [
+        "remove the last character of the string",
+        "delete the first row in excel",
+        "the last line of the log file",
+    ],
+    "as well before a contrast that names what it adds to": [
+        "how do I delete remote branches as well, not just local ones",
+    ],
+}
+FOLLOW_UP = {
+    "an ordinal before a part of an answer or of data with no owner": [
+        "explain the last line",
+        "Could you expand on the last example?",
+        "What does the first line of the code do?",
+        "How did the market react the next day?",
+    ],
+    "a request's verb with no object": [
+        "rewrite without a loop",
+        "explain like I'm a child",
+        "Can you translate into German?",
+    ],
+    "a demonstrative before but": [
+        "Could you put that but in a table",
+    ],
+    "the answer's N made more or less something": [
+        "Can you make the wording more casual?",
+        "make the summary shorter",
+    ],
+    "a verdict on the last answer": [
+        "way too technical",
+        "hmm not exactly what I asked for",
+        "yeah but how",
+        "nah",
+        "the source is outdated",
+    ],
+    "here with only numbers before it": [
+        "why 3 and not 4 here?",
+    ],
+    "the difference with nothing saying between what": [
+        "Is the difference still significant with n = 30?",
+    ],
+    "as well ending a clause": [
+        "Should I add the optional flag as well?",
+        "Is honey fine as well?",
+    ],
+    "a count of more": [
+        "give me 3 more like that",
+    ],
+    "a point the last answer made": [
+        "Can you say more on the point about taxes?",
+    ],
+}
+
+
+def cases(table: dict[str, list[str]]) -> list[object]:
+    return [pytest.param(q, id=f"{kind}: {q}") for kind, qs in table.items() for q in qs]
+
+
+@pytest.mark.parametrize("question", cases(STANDALONE))
+def test_a_question_of_a_class_that_stands_alone(question: str) -> None:
+    assert stands_alone(question)
+
+
+@pytest.mark.parametrize("question", cases(FOLLOW_UP))
+def test_a_question_of_a_class_that_leans_on_the_turn_above(question: str) -> None:
+    assert not stands_alone(question)
