@@ -8,6 +8,7 @@ from that, whether the question stands alone.
 
 from __future__ import annotations
 
+from arborist.standalone_foreign import english
 from arborist.standalone_words import (
     ACKNOWLEDGEMENTS,
     AUXILIARIES,
@@ -138,6 +139,7 @@ class Said:
             and tokens[j - 1][1] not in ".?!;:"
             for j, (kind, text) in enumerate(tokens)
         ]  # fmt: skip
+        texts = english(question, texts, [text for _, text in tokens], proper)
         for j in range(start, len(texts) - 1):
             if texts[j] == "won" and texts[j + 1] == "t":
                 texts[j] = "will"  # "won't"; "won" alone is the verb ("Who won?")

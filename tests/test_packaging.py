@@ -26,6 +26,7 @@ PURE = [
     "analysis.py",
     "standalone.py",
     "standalone_continues.py",
+    "standalone_foreign.py",
     "standalone_leans.py",
     "standalone_reacts.py",
     "standalone_replies.py",

@@ -1,6 +1,7 @@
 """Follow-up detection: reactions to the last answer (bare requests, verdicts, reports, counts
-of more) and what the world gives (a thing done in time, a part of data that says what it is
-of, a participle, a kind in the plural), each class both ways.
+of more), what the world gives (a thing done in time, a part of data that says what it is
+of, a participle, a kind in the plural) and questions in other languages, each class both
+ways.
 
 Every question here is written for its class, none taken from the label sets in bench/; the
 classes of tests/test_standalone_grammar.py are read by the same rule.
@@ -37,6 +38,14 @@ STANDALONE = {
         "remove the last character of the string",
         "delete the first row in excel",
         "the last line of the log file",
+    ],
+    "a question in another language with a subject of its own": [
+        "¿Cuánto cuesta un billete de tren a Madrid?",
+        "Wie funktioniert ein Kühlschrank?",
+        "Comment faire une pâte à crêpes ?",
+        "Was ist der Unterschied zwischen Weizen und Dinkel?",
+        "Quelle est la capitale du Canada ?",
+        "¿Dónde está el museo del Prado?",
     ],
     "as well before a contrast that names what it adds to": [
         "how do I delete remote branches as well, not just local ones",
@@ -77,6 +86,14 @@ FOLLOW_UP = {
     "as well ending a clause": [
         "Should I add the optional flag as well?",
         "Is honey fine as well?",
+    ],
+    "a question in another language that leans on the turn above": [
+        "und auf Englisch?",
+        "¿y para niños?",
+        "et avec du beurre ?",
+        "¿Hay otra opción?",
+        "Und was kostet das?",
+        "¿Es eso seguro?",
     ],
     "a count of more": [
         "give me 3 more like that",
