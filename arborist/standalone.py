@@ -42,6 +42,7 @@ from arborist.standalone_words import (
     CLAUSE_WORDS,
     DEMONSTRATIVES,
     EXPLETIVE_VERBS,
+    INTRODUCERS,
     LIFTED,
     OBJECTS,
     ORDINALS,
@@ -224,11 +225,17 @@ def _expletive(said: Said, i: int) -> bool:
     if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):
         return False
     for k in range(i + 1, min(i + 8, len(said.texts))):
-        if said.kinds[k] == "mark":
-            return False
+        if said.kinds[k] == "mark" or _agent(said, k):
+            return False  # "Is it covered by insurance if ...": "it" is done to, a thing
         if said.texts[k] in SUBORDINATORS:
             return True
     return False
+
+
+def _agent(said: Said, k: int) -> bool:
+    """A verb in -ed at ``k`` with "by" after it: a passive with its agent, whose subject is a
+    thing ("Is it still covered by insurance if I wait?"; not "Is it recommended to ...")."""
+    return said.texts[k].endswith("ed") and said.texts[k + 1 : k + 2] == ["by"]
 
 
 def _impersonal(said: Said, i: int) -> bool:
@@ -395,12 +402,34 @@ def _refers_back(said: Said) -> bool:
                 return True
         elif (
             (word in ADDITIVES and said.ends_clause(i + 1) and not _coordinated(said, i))
-            or (word == "instead" and said.texts[i + 1 : i + 2] != ["of"])
+            or (
+                word == "instead"
+                and said.texts[i + 1 : i + 2] != ["of"]
+                and not _both_sides(said, i)
+            )
             or _as_well(said, i)
             or _recalls(said, i)
         ):
             return True
     return False
+
+
+def _both_sides(said: Said, i: int) -> bool:
+    """Before the "instead" at ``i``, a clause ended by a mark names what it replaces: a new noun
+    phrase (a name, a literal, "a", "my", ...) or two words of its own, and no pronoun or
+    demonstrative ("df.groupby(...).sum() gives me a Series, how do i get a DataFrame instead",
+    "filter-branch is slow, what should I use instead"; not "Use a dict instead", "What if I
+    use butter instead?", "That's too slow, what should I use instead?")."""
+    texts = said.texts
+    mark = max((j for j in range(i) if said.kinds[j] == "mark"), default=-1)
+    before = range(mark)
+    if any(texts[j] in PRONOUNS | DEMONSTRATIVES for j in before):
+        return False
+    opened = any(
+        said.kinds[j] in ("name", "literal") or (texts[j] in INTRODUCERS and said.content(j + 1))
+        for j in before
+    )
+    return opened or sum(said.content(j) for j in before) >= 2
 
 
 def _as_well(said: Said, i: int) -> bool:

@@ -46,6 +46,7 @@ from arborist.standalone_words import (
     SEEKERS,
     SOMEONE,
     TIMED,
+    TIMES,
     UNIQUE,
     WH,
     WHEN,
@@ -65,7 +66,7 @@ def leans(said: Said) -> bool:
     if any(
         texts[j : j + 2] == ["one", "another"] and not said.content(j + 2)
         for j in range(len(texts))
-    ):
+    ) or _one_and_another(said):
         plain = plain - {"another"}  # "Why do magnets repel one another?": each other
     if said.lowered.startswith("what if ") or plain & REPEATS or _asks_else(said):
         return True
@@ -74,7 +75,10 @@ def leans(said: Said) -> bool:
     if _only_owned(said) or _precise(said):
         return True
     numbered = INTRODUCERS | {"one"}  # "in one serving": a serving of what was said
-    if any(texts[j] in numbered and said.relative(j) for j in range(len(texts))):
+    if any(
+        texts[j] in numbered and said.relative(j) and not set(texts[j + 1 : j + 2]) & TIMES
+        for j in range(len(texts))
+    ):  # not "for assets held over a year": a length of time, of nothing said
         return True
     if not alternatives and (
         (plain & COMPARATIVES and not _self_compared(said))
@@ -90,6 +94,19 @@ def leans(said: Said) -> bool:
         )
         for i in range(len(texts) - 1)
     )
+
+
+def _one_and_another(said: Said) -> bool:
+    """ "one" and a noun, then "another" and the same noun: a pair the question names itself
+    ("check if one network is inside another network", "test if one file is newer than another
+    file"; not "give me another example")."""
+    texts = said.texts
+    return any(
+        texts[j] == "one" and said.content(j + 1) and texts[k] == "another"
+        and texts[k + 1 : k + 2] == [texts[j + 1]]
+        for j in range(len(texts) - 1)
+        for k in range(j + 2, len(texts) - 1)
+    )  # fmt: skip
 
 
 def _self_compared(said: Said) -> bool:

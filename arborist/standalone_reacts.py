@@ -27,9 +27,13 @@ __all__ = ["reacts"]
 
 
 def reacts(said: Said) -> bool:
-    """It judges or redoes the last answer without naming it (see the module's docstring)."""
+    """It judges or redoes the last answer without naming it (see the module's docstring), or
+    supposes it otherwise: "what if" opening it, whatever it names ("What if the sample size is
+    only 10?")."""
     if _bare_request(said) or _made_more(said) or _verdict(said) or _broken(said):
         return True
+    if said.lowered.startswith("what if "):
+        return True  # "What if the sample size is only 10?": the last answer, supposed otherwise
     return _counted_more(said) or _difference(said) or _point_about(said)
 
 

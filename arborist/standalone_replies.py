@@ -476,13 +476,13 @@ def documented(said: Said) -> bool:
 
 def _whose(said: Said, i: int) -> bool:
     """What follows the noun phrase the "the" at ``i`` opens says whose it is: a clause ("the
-    transcripts I added"), a new noun phrase it is of ("the page limit for a college essay";
+    transcripts I added", "the rows where status is active"), a new noun phrase it is of ("the page limit for a college essay";
     not "into a paragraph"), or "of" and a word of its own ("the figure of speech")."""
     texts = said.texts
     stop = said.phrase(i + 1).stop
     owner = texts[stop : stop + 2]
-    if owner[:1] and owner[0] in RELATIVES | ASKER:
-        return True
+    if owner[:1] and owner[0] in RELATIVES | ASKER | {"where"}:
+        return True  # "the rows where status is active": the clause says which
     if owner[:1] == ["of"] and said.content(stop + 1):
         return True
     return len(owner) == 2 and owner[0] in OWNERS - {"into", "to", "as"} and owner[1] in INTRODUCERS

@@ -148,9 +148,9 @@ ACKNOWLEDGEMENTS = wordset(
 )
 """Replies to the turn above or interjections, skipped before reading the opener ("ok but for
 IPv6", "lol that's way too long")."""
-TEXTED = {"ur": "your"}
+TEXTED = {"ur": "your", "u": "you"}
 """A texting spelling, typed in lower case, read as the word it spells ("reformulate ur
-answer"; not "the city of Ur")."""
+answer", "u forgot the units"; not "the city of Ur", "Mann-Whitney U")."""
 UNAPOSTROPHED = {
     "doesnt": "doesn", "dont": "don", "isnt": "isn", "arent": "aren", "didnt": "didn",
     "wasnt": "wasn", "werent": "weren", "wont": "will", "cant": "can", "shouldnt": "shouldn",

@@ -50,6 +50,22 @@ STANDALONE = {
     "as well before a contrast that names what it adds to": [
         "how do I delete remote branches as well, not just local ones",
     ],
+    "instead after a clause that names what it replaces": [
+        "pip is slow on my laptop, what should I use instead?",
+        "my script prints a tuple, how do I get a list instead",
+    ],
+    "one N and another N, a pair of its own": [
+        "check whether one string is longer than another string",
+    ],
+    "a length of time is of nothing said": [
+        "What is the tax on shares sold within a year?",
+    ],
+    "the rows a where-clause says": [
+        "delete the rows where status is null",
+    ],
+    "texting's u before a request": [
+        "can u explain how a heat pump works",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -100,6 +116,23 @@ FOLLOW_UP = {
     ],
     "a point the last answer made": [
         "Can you say more on the point about taxes?",
+    ],
+    "texting's u and a past act": [
+        "u skipped the units",
+    ],
+    "what if, whatever it names": [
+        "What if the loan is only 10000?",
+        "what if I run it on Python 3.8",
+    ],
+    "instead with nothing replaced before it": [
+        "That's too slow, what should I use instead?",
+        "Can I use a pan instead?",
+    ],
+    "it done to by an agent is a thing": [
+        "Is it protected by copyright if I change the colors?",
+    ],
+    "another with no one before it": [
+        "give me another network",
     ],
 }
 
