@@ -14,9 +14,18 @@ measurement.
 
 from __future__ import annotations
 
+import bisect
+
 from arborist.standalone_continues import confirms, continues
-from arborist.standalone_leans import definite_subject, leans, owned_subject, reports, stands_in
-from arborist.standalone_reacts import reacts
+from arborist.standalone_leans import (
+    definite_subject,
+    leans,
+    owned_subject,
+    reports,
+    stands_in,
+    which_one,
+)
+from arborist.standalone_reacts import names_replaced, reacts
 from arborist.standalone_replies import (
     adds,
     corrects,
@@ -34,7 +43,6 @@ from arborist.standalone_said import ENDS, Said
 from arborist.standalone_words import (
     ADDITIVES,
     ADVERBIAL,
-    ALTERNATIVES,
     AMBIENT,
     ASKER,
     AUXILIARIES,
@@ -42,7 +50,6 @@ from arborist.standalone_words import (
     CLAUSE_WORDS,
     DEMONSTRATIVES,
     EXPLETIVE_VERBS,
-    INTRODUCERS,
     LIFTED,
     OBJECTS,
     ORDINALS,
@@ -136,7 +143,7 @@ def _stands(said: Said, asked: bool) -> bool:
         said = lifted
     elif continues(said):
         return False
-    if not said.has_content() or _refers_back(said) or _replies(said) or _which_one(said):
+    if not said.has_content() or _refers_back(said) or _replies(said) or which_one(said):
         return False
     named = said.introduced(said.contrast) or exchanges(said)
     if named and not (definite_subject(said) or owned_subject(said)):
@@ -153,44 +160,6 @@ def _replies(said: Said) -> bool:
     if substitutes(said) or adds(said) or stands_in(said) or reports(said):
         return True
     return reacts(said)
-
-
-def _which_one(said: Said) -> bool:
-    """ "which one" or "which ones", or "which" and an auxiliary and "I", "you" or "we", with
-    no set named to choose from, whatever else the question names ("Which one would you
-    recommend for a beginner?", "Which would you pick for a small team?"). A set is named by
-    "of" after it ("Which one of the planets is largest?"), "or", "vs", "between", ... in the
-    question ("tabs or spaces, which one is better?"), new noun phrases joined by "and" before
-    it ("I have a Mac and a PC; which one ...") or a colon after it ("Which one is the odd one
-    out: apple, banana, carrot?") or "is the" and a noun after it ("Which do you think is the
-    best programming language?"); "Which is the largest planet?" chooses from no set."""
-    texts = said.texts
-    return not said.plain & ALTERNATIVES and any(
-        texts[k] == "which"
-        and (
-            (texts[k + 1] in ("one", "ones") and texts[k + 2 : k + 3] != ["of"])
-            or (texts[k + 1] in AUXILIARIES - BE and texts[k + 2 : k + 3] in CHOOSERS)
-        )
-        and said.first_and_after_new > k
-        and not said.shown[k]  # "Which one is the odd one out: apple, banana, carrot?"
-        and not _predicate_names(said, k)
-        for k in range(len(texts) - 1)
-    )
-
-
-def _predicate_names(said: Said, k: int) -> bool:
-    """After the "which" at ``k``, "is the" or "are the" names the set in its predicate ("Which
-    do you think is the best programming language for beginners?")."""
-    texts = said.texts
-    return any(
-        texts[j] in ("is", "are", "s") and texts[j + 1] == "the" and said.content(j + 2)
-        for j in range(k + 2, min(k + 8, len(texts) - 2))
-    )
-
-
-CHOOSERS = (["i"], ["you"], ["we"])
-"""After "which" and an auxiliary, these choose from a set ("Which would you pick ...?"): with
-none named in the question, the last answer's ("Which is the largest planet?" defines)."""
 
 
 def _lifted(said: Said) -> Said | None:
@@ -405,31 +374,13 @@ def _refers_back(said: Said) -> bool:
             or (
                 word == "instead"
                 and said.texts[i + 1 : i + 2] != ["of"]
-                and not _both_sides(said, i)
+                and not names_replaced(said, i)
             )
             or _as_well(said, i)
             or _recalls(said, i)
         ):
             return True
     return False
-
-
-def _both_sides(said: Said, i: int) -> bool:
-    """Before the "instead" at ``i``, a clause ended by a mark names what it replaces: a new noun
-    phrase (a name, a literal, "a", "my", ...) or two words of its own, and no pronoun or
-    demonstrative ("df.groupby(...).sum() gives me a Series, how do i get a DataFrame instead",
-    "filter-branch is slow, what should I use instead"; not "Use a dict instead", "What if I
-    use butter instead?", "That's too slow, what should I use instead?")."""
-    texts = said.texts
-    mark = max((j for j in range(i) if said.kinds[j] == "mark"), default=-1)
-    before = range(mark)
-    if any(texts[j] in PRONOUNS | DEMONSTRATIVES for j in before):
-        return False
-    opened = any(
-        said.kinds[j] in ("name", "literal") or (texts[j] in INTRODUCERS and said.content(j + 1))
-        for j in before
-    )
-    return opened or sum(said.content(j) for j in before) >= 2
 
 
 def _as_well(said: Said, i: int) -> bool:
@@ -545,16 +496,22 @@ def _bare_plural(said: Said, i: int) -> bool:
     of thing of the question's own, which "their" may stand for ("loop over files with spaces
     in their names", "sort dicts by their values"; not "the files", "these files", "more
     details": what those are is said before)."""
-    for k in range(said.sentence(i).start, i):
-        word = said.texts[k]
-        if not (said.content(k) and said.kinds[k] == "word" and not said.proper[k]):
-            continue
-        if not word.endswith("s") or word.endswith(("ss", "us", "is")) or word in OWNED:
-            continue
-        before = said.texts[k - 1] if k else ""
-        if before not in DETERMINED and before not in PRONOUNS:
-            return True
-    return False
+    if "bare_plural" not in said.memo_at:
+        said.memo_at["bare_plural"] = [k for k in range(len(said.texts)) if _plural_kind(said, k)]
+    found = said.memo_at["bare_plural"]
+    k = bisect.bisect_left(found, i) - 1  # the last one before "their"
+    return k >= 0 and found[k] >= said.sentence(i).start
+
+
+def _plural_kind(said: Said, k: int) -> bool:
+    """The word at ``k`` is a plural noun with no determiner, read by :func:`_bare_plural`."""
+    word = said.texts[k]
+    if not (said.content(k) and said.kinds[k] == "word" and not said.proper[k]):
+        return False
+    if not word.endswith("s") or word.endswith(("ss", "us", "is")) or word in OWNED:
+        return False
+    before = said.texts[k - 1] if k else ""
+    return before not in DETERMINED and before not in PRONOUNS
 
 
 DETERMINED = frozenset({"the", "these", "those", "more", "other", "such", "both", "all"})

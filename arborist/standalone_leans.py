@@ -53,7 +53,7 @@ from arborist.standalone_words import (
     wordset,
 )
 
-__all__ = ["definite_subject", "leans", "owned_subject", "reports", "stands_in"]
+__all__ = ["definite_subject", "leans", "owned_subject", "reports", "stands_in", "which_one"]
 
 
 def leans(said: Said) -> bool:
@@ -100,13 +100,13 @@ def _one_and_another(said: Said) -> bool:
     """ "one" and a noun, then "another" and the same noun: a pair the question names itself
     ("check if one network is inside another network", "test if one file is newer than another
     file"; not "give me another example")."""
-    texts = said.texts
-    return any(
-        texts[j] == "one" and said.content(j + 1) and texts[k] == "another"
-        and texts[k + 1 : k + 2] == [texts[j + 1]]
-        for j in range(len(texts) - 1)
-        for k in range(j + 2, len(texts) - 1)
-    )  # fmt: skip
+    texts, ones = said.texts, set()
+    for j in range(len(texts) - 1):
+        if texts[j] == "one" and said.content(j + 1):
+            ones.add(texts[j + 1])
+        elif texts[j] == "another" and texts[j + 1] in ones:
+            return True
+    return False
 
 
 def _self_compared(said: Said) -> bool:
@@ -391,3 +391,41 @@ def reports(said: Said) -> bool:
     if any(said.kinds[k] != "word" or said.proper[k] or texts[k] in OWNING for k in subject):
         return False  # "The Python code fails on Windows", "the code I wrote": which is said
     return texts[stop] in FAILS or (texts[stop + 1 : stop + 2] != [] and texts[stop + 1] in FAILING)
+
+
+def which_one(said: Said) -> bool:
+    """ "which one" or "which ones", or "which" and an auxiliary and "I", "you" or "we", with
+    no set named to choose from, whatever else the question names ("Which one would you
+    recommend for a beginner?", "Which would you pick for a small team?"). A set is named by
+    "of" after it ("Which one of the planets is largest?"), "or", "vs", "between", ... in the
+    question ("tabs or spaces, which one is better?"), new noun phrases joined by "and" before
+    it ("I have a Mac and a PC; which one ...") or a colon after it ("Which one is the odd one
+    out: apple, banana, carrot?") or "is the" and a noun after it ("Which do you think is the
+    best programming language?"); "Which is the largest planet?" chooses from no set."""
+    texts = said.texts
+    return not said.plain & ALTERNATIVES and any(
+        texts[k] == "which"
+        and (
+            (texts[k + 1] in ("one", "ones") and texts[k + 2 : k + 3] != ["of"])
+            or (texts[k + 1] in AUXILIARIES - BE and texts[k + 2 : k + 3] in CHOOSERS)
+        )
+        and said.first_and_after_new > k
+        and not said.shown[k]  # "Which one is the odd one out: apple, banana, carrot?"
+        and not _predicate_names(said, k)
+        for k in range(len(texts) - 1)
+    )
+
+
+def _predicate_names(said: Said, k: int) -> bool:
+    """After the "which" at ``k``, "is the" or "are the" names the set in its predicate ("Which
+    do you think is the best programming language for beginners?")."""
+    texts = said.texts
+    return any(
+        texts[j] in ("is", "are", "s") and texts[j + 1] == "the" and said.content(j + 2)
+        for j in range(k + 2, min(k + 8, len(texts) - 2))
+    )
+
+
+CHOOSERS = (["i"], ["you"], ["we"])
+"""After "which" and an auxiliary, these choose from a set ("Which would you pick ...?"): with
+none named in the question, the last answer's ("Which is the largest planet?" defines)."""

@@ -17,13 +17,16 @@ from arborist.standalone_words import (
     AUXILIARIES,
     BE,
     COMPARATIVES,
+    DEMONSTRATIVES,
     DESTINATIONS,
     EDITS,
+    INTRODUCERS,
+    PRONOUNS,
     WH,
     wordset,
 )
 
-__all__ = ["reacts"]
+__all__ = ["names_replaced", "reacts"]
 
 
 def reacts(said: Said) -> bool:
@@ -169,3 +172,21 @@ def _broken(said: Said) -> bool:
     return (
         texts[2:3] != [] and texts[2] in BE | {"are"} and texts[3:4] != [] and (texts[3] in BROKEN)
     )
+
+
+def names_replaced(said: Said, i: int) -> bool:
+    """Before the "instead" at ``i``, a clause ended by a mark names what it replaces: a new noun
+    phrase (a name, a literal, "a", "my", ...) or two words of its own, and no pronoun or
+    demonstrative ("df.groupby(...).sum() gives me a Series, how do i get a DataFrame instead",
+    "filter-branch is slow, what should I use instead"; not "Use a dict instead", "What if I
+    use butter instead?", "That's too slow, what should I use instead?")."""
+    texts = said.texts
+    mark = max((j for j in range(i) if said.kinds[j] == "mark"), default=-1)
+    before = range(mark)
+    if any(texts[j] in PRONOUNS | DEMONSTRATIVES for j in before):
+        return False
+    opened = any(
+        said.kinds[j] in ("name", "literal") or (texts[j] in INTRODUCERS and said.content(j + 1))
+        for j in before
+    )
+    return opened or sum(said.content(j) for j in before) >= 2

@@ -94,8 +94,7 @@ class Said:
             (j for j in range(2, len(texts)) if texts[j] == "but" and texts[j - 1] != "and"),
             len(texts),
         )
-        """Where "but", with a comma before it or not, opens a second clause: what comes before
-        may be about the question after it ("This might be a dumb question but ...")."""
+        """Where "but" opens a second clause, about which the first may be ("A dumb question but")."""
         self.contrast = next(
             (j for j in range(1, len(texts)) if texts[j] == "not" and texts[j - 1] == ","),
             len(texts),
@@ -103,7 +102,8 @@ class Said:
         """Where a contrast opens (", not just a sketch"): what it names is set against what
         the question asks for, not a subject of its own."""
         self.memo: dict[str, bool] = {}
-        """What the rule has worked out about the whole question, kept so it is worked out once."""
+        self.memo_at: dict[str, list[int]] = {}
+        """What the rule has worked out about the whole question (and where), worked out once."""
         self._relative_end: int | None = None
         self._sentences: tuple[list[int], list[int]] | None = None
         self.first_named = next(
