@@ -149,3 +149,15 @@ def test_a_question_of_a_class_that_stands_alone(question: str) -> None:
 @pytest.mark.parametrize("question", cases(FOLLOW_UP))
 def test_a_question_of_a_class_that_leans_on_the_turn_above(question: str) -> None:
     assert not stands_alone(question)
+
+
+def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
+    assert stands_alone("loop over files with spaces in their " * 10_000)
+    assert stands_alone("one x another x " * 10_000)
+    assert not stands_alone("one x another y " * 10_000)  # no pair: each "another" read once
+    assert not stands_alone("the files in their " * 10_000)  # no bare plural, found once
+    assert not stands_alone("x, y instead " * 10_000)
+    assert not stands_alone("5 more " * 10_000)
+    assert not stands_alone("und das " * 10_000)
+    assert stands_alone("how long does cooked rice keep " * 10_000)
+    assert stands_alone("how do I undo the last commit " * 10_000)
