@@ -14,8 +14,18 @@ measurement.
 
 from __future__ import annotations
 
+import bisect
+
 from arborist.standalone_continues import confirms, continues
-from arborist.standalone_leans import definite_subject, leans, owned_subject, reports, stands_in
+from arborist.standalone_leans import (
+    definite_subject,
+    leans,
+    owned_subject,
+    reports,
+    stands_in,
+    which_one,
+)
+from arborist.standalone_reacts import names_replaced, reacts
 from arborist.standalone_replies import (
     adds,
     corrects,
@@ -33,7 +43,6 @@ from arborist.standalone_said import ENDS, Said
 from arborist.standalone_words import (
     ADDITIVES,
     ADVERBIAL,
-    ALTERNATIVES,
     AMBIENT,
     ASKER,
     AUXILIARIES,
@@ -44,6 +53,7 @@ from arborist.standalone_words import (
     LIFTED,
     OBJECTS,
     ORDINALS,
+    OWNED,
     PARTS,
     POSSESSIVES,
     PREPOSITIONS,
@@ -133,7 +143,7 @@ def _stands(said: Said, asked: bool) -> bool:
         said = lifted
     elif continues(said):
         return False
-    if not said.has_content() or _refers_back(said) or _replies(said) or _which_one(said):
+    if not said.has_content() or _refers_back(said) or _replies(said) or which_one(said):
         return False
     named = said.introduced(said.contrast) or exchanges(said)
     if named and not (definite_subject(said) or owned_subject(said)):
@@ -147,45 +157,9 @@ def _replies(said: Said) -> bool:
     saying whose (:mod:`arborist.standalone_replies`)."""
     if edits(said) or picks(said) or documented(said) or numbered(said):
         return True
-    return substitutes(said) or adds(said) or stands_in(said) or reports(said)
-
-
-def _which_one(said: Said) -> bool:
-    """ "which one" or "which ones", or "which" and an auxiliary and "I", "you" or "we", with
-    no set named to choose from, whatever else the question names ("Which one would you
-    recommend for a beginner?", "Which would you pick for a small team?"). A set is named by
-    "of" after it ("Which one of the planets is largest?"), "or", "vs", "between", ... in the
-    question ("tabs or spaces, which one is better?"), new noun phrases joined by "and" before
-    it ("I have a Mac and a PC; which one ...") or a colon after it ("Which one is the odd one
-    out: apple, banana, carrot?") or "is the" and a noun after it ("Which do you think is the
-    best programming language?"); "Which is the largest planet?" chooses from no set."""
-    texts = said.texts
-    return not said.plain & ALTERNATIVES and any(
-        texts[k] == "which"
-        and (
-            (texts[k + 1] in ("one", "ones") and texts[k + 2 : k + 3] != ["of"])
-            or (texts[k + 1] in AUXILIARIES - BE and texts[k + 2 : k + 3] in CHOOSERS)
-        )
-        and said.first_and_after_new > k
-        and not said.shown[k]  # "Which one is the odd one out: apple, banana, carrot?"
-        and not _predicate_names(said, k)
-        for k in range(len(texts) - 1)
-    )
-
-
-def _predicate_names(said: Said, k: int) -> bool:
-    """After the "which" at ``k``, "is the" or "are the" names the set in its predicate ("Which
-    do you think is the best programming language for beginners?")."""
-    texts = said.texts
-    return any(
-        texts[j] in ("is", "are", "s") and texts[j + 1] == "the" and said.content(j + 2)
-        for j in range(k + 2, min(k + 8, len(texts) - 2))
-    )
-
-
-CHOOSERS = (["i"], ["you"], ["we"])
-"""After "which" and an auxiliary, these choose from a set ("Which would you pick ...?"): with
-none named in the question, the last answer's ("Which is the largest planet?" defines)."""
+    if substitutes(said) or adds(said) or stands_in(said) or reports(said):
+        return True
+    return reacts(said)
 
 
 def _lifted(said: Said) -> Said | None:
@@ -220,11 +194,17 @@ def _expletive(said: Said, i: int) -> bool:
     if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):
         return False
     for k in range(i + 1, min(i + 8, len(said.texts))):
-        if said.kinds[k] == "mark":
-            return False
+        if said.kinds[k] == "mark" or _agent(said, k):
+            return False  # "Is it covered by insurance if ...": "it" is done to, a thing
         if said.texts[k] in SUBORDINATORS:
             return True
     return False
+
+
+def _agent(said: Said, k: int) -> bool:
+    """A verb in -ed at ``k`` with "by" after it: a passive with its agent, whose subject is a
+    thing ("Is it still covered by insurance if I wait?"; not "Is it recommended to ...")."""
+    return said.texts[k].endswith("ed") and said.texts[k + 1 : k + 2] == ["by"]
 
 
 def _impersonal(said: Said, i: int) -> bool:
@@ -270,7 +250,7 @@ def _points_within(said: Said, i: int) -> bool:
             )
             or texts[i - 1] in PREPOSITIONS | AUXILIARIES
             or said.ends_clause(i + 1)
-            or texts[i + 1] in PREPOSITIONS | ADDITIVES
+            or texts[i + 1] in PREPOSITIONS | ADDITIVES | COORDINATORS
             or (said.content(i + 1) and said.ends_clause(i + 2))  # "put that line?"
         )
     ):
@@ -279,6 +259,8 @@ def _points_within(said: Said, i: int) -> bool:
         return True  # "this year": now
     if texts[i] in ("this", "these") and said.shown[i]:
         return True  # "Is this a valid date format: 2024-13-01?": what follows the colon
+    if texts[i] in ("this", "that") and _defined_by_clause(said, i):
+        return True  # "That thing where your ears pop on a plane": its clause says which
     named = said.named and texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES
     if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
         near = range(i + 1, min(i + 5, len(texts)))
@@ -293,6 +275,21 @@ def _points_within(said: Said, i: int) -> bool:
     return said.introduced(i) and not i < said.relative_end()  # "a library for that"
 
 
+def _defined_by_clause(said: Said, i: int) -> bool:
+    """The demonstrative at ``i`` is a determiner before one noun and "where" or "when", which
+    opens a clause with a subject of its own, a new noun phrase: what it points at is what
+    that clause says ("That thing where your ears pop on a plane, what causes it?", "this
+    feeling when your foot falls asleep"; not "that thing where you ..." with no new noun
+    phrase: "that step where you reset HEAD")."""
+    texts = said.texts
+    if not (said.content(i + 1) and texts[i + 2 : i + 3] in (["where"], ["when"])):
+        return False
+    return said.new_within(i + 3, min(i + 6, len(texts)))
+
+
+COORDINATORS = frozenset({"but", "and", "or"})
+"""Right after "that", these make it a pronoun, the object ended ("redo that but in Python 3"):
+a conjunction is followed by its clause."""
 BELIEVED = frozenset(
     {"think", "guess", "believe", "suspect", "sure", "know", "say", "feel", "doubt"}
 )
@@ -347,8 +344,9 @@ STATED = (["i", "m"], ["i", "am"])
 
 
 def _forward(said: Said, i: int) -> bool:
-    """The "this" at ``i`` is the question itself, which follows ", but" and stands alone
-    ("This might be a dumb question, but why is the sky blue?")."""
+    """The "this" at ``i`` is the question itself, which follows "but" and stands alone
+    ("This might be a dumb question, but why is the sky blue?", "This might be a dumb question
+    but what's the difference between RAM and storage?")."""
     but = said.but
     if i >= but:
         return False
@@ -373,11 +371,26 @@ def _refers_back(said: Said) -> bool:
                 return True
         elif (
             (word in ADDITIVES and said.ends_clause(i + 1) and not _coordinated(said, i))
-            or (word == "instead" and said.texts[i + 1 : i + 2] != ["of"])
+            or (
+                word == "instead"
+                and said.texts[i + 1 : i + 2] != ["of"]
+                and not names_replaced(said, i)
+            )
+            or _as_well(said, i)
             or _recalls(said, i)
         ):
             return True
     return False
+
+
+def _as_well(said: Said, i: int) -> bool:
+    """The "well" at ``i`` ends "as well" at the end of a clause, which adds to something said,
+    like "too": not to an earlier clause of the question ("copy a file and keep its mode as
+    well"), nor before a contrast that names what it adds to ("stash untracked files as well,
+    not just modified ones")."""
+    if said.texts[i] != "well" or said.texts[i - 1 : i] != ["as"] or not said.ends_clause(i + 1):
+        return False
+    return not _coordinated(said, i) and said.texts[i + 2 : i + 3] != ["not"]
 
 
 def _recalls(said: Said, i: int) -> bool:
@@ -400,7 +413,18 @@ def _recalls(said: Said, i: int) -> bool:
         return before == ["in"] or (word == "result" and texts[i - 2 : i] == ["as", "a"])
     if word not in ("there", "here") or not said.ends_clause(i + 1) or _introduced_here(said, i):
         return False
-    return not set(before) & AUXILIARIES and said.first_named > i
+    return not set(before) & AUXILIARIES and not _placed_before(said, i)
+
+
+def _placed_before(said: Said, i: int) -> bool:
+    """A name, a proper name or a literal that is not a number comes before ``i``: a place
+    "there" or "here" may be ("Is Python slow there?" is not read so; "why 0.05 and not 0.01
+    here?" names no place: numbers are values)."""
+    return any(
+        said.proper[k] or said.kinds[k] == "name"
+        or (said.kinds[k] == "literal" and not said.texts[k][:1].isdigit())
+        for k in range(min(i, said.first_named), i)
+    )  # fmt: skip
 
 
 def _part(said: Said, i: int) -> bool:
@@ -462,7 +486,37 @@ def _stands_for(said: Said, i: int) -> bool:
         return True
     if said.texts[i] in POSSESSIVES and said.bare_subject() < i:
         return True  # "Why do cats land on their feet?"
+    if said.texts[i] == "their" and _bare_plural(said, i):
+        return True  # "bash loop over files with spaces in their names"
     return said.first_joint < i and _first_clause_alone(said)
+
+
+def _bare_plural(said: Said, i: int) -> bool:
+    """A plural noun with no determiner comes before the "their" at ``i`` in its sentence: a kind
+    of thing of the question's own, which "their" may stand for ("loop over files with spaces
+    in their names", "sort dicts by their values"; not "the files", "these files", "more
+    details": what those are is said before)."""
+    if "bare_plural" not in said.memo_at:
+        said.memo_at["bare_plural"] = [k for k in range(len(said.texts)) if _plural_kind(said, k)]
+    found = said.memo_at["bare_plural"]
+    k = bisect.bisect_left(found, i) - 1  # the last one before "their"
+    return k >= 0 and found[k] >= said.sentence(i).start
+
+
+def _plural_kind(said: Said, k: int) -> bool:
+    """The word at ``k`` is a plural noun with no determiner, read by :func:`_bare_plural`."""
+    word = said.texts[k]
+    if not (said.content(k) and said.kinds[k] == "word" and not said.proper[k]):
+        return False
+    if not word.endswith("s") or word.endswith(("ss", "us", "is")) or word in OWNED:
+        return False
+    before = said.texts[k - 1] if k else ""
+    return before not in DETERMINED and before not in PRONOUNS
+
+
+DETERMINED = frozenset({"the", "these", "those", "more", "other", "such", "both", "all"})
+"""Before a plural noun, these say it is one the last answer gave or a set said before ("the
+files", "more details"): not a kind of the question's own that "their" could stand for."""
 
 
 def _first_clause_alone(said: Said) -> bool:

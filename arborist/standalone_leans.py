@@ -46,13 +46,14 @@ from arborist.standalone_words import (
     SEEKERS,
     SOMEONE,
     TIMED,
+    TIMES,
     UNIQUE,
     WH,
     WHEN,
     wordset,
 )
 
-__all__ = ["definite_subject", "leans", "owned_subject", "reports", "stands_in"]
+__all__ = ["definite_subject", "leans", "owned_subject", "reports", "stands_in", "which_one"]
 
 
 def leans(said: Said) -> bool:
@@ -65,7 +66,7 @@ def leans(said: Said) -> bool:
     if any(
         texts[j : j + 2] == ["one", "another"] and not said.content(j + 2)
         for j in range(len(texts))
-    ):
+    ) or _one_and_another(said):
         plain = plain - {"another"}  # "Why do magnets repel one another?": each other
     if said.lowered.startswith("what if ") or plain & REPEATS or _asks_else(said):
         return True
@@ -74,7 +75,10 @@ def leans(said: Said) -> bool:
     if _only_owned(said) or _precise(said):
         return True
     numbered = INTRODUCERS | {"one"}  # "in one serving": a serving of what was said
-    if any(texts[j] in numbered and said.relative(j) for j in range(len(texts))):
+    if any(
+        texts[j] in numbered and said.relative(j) and not set(texts[j + 1 : j + 2]) & TIMES
+        for j in range(len(texts))
+    ):  # not "for assets held over a year": a length of time, of nothing said
         return True
     if not alternatives and (
         (plain & COMPARATIVES and not _self_compared(said))
@@ -90,6 +94,19 @@ def leans(said: Said) -> bool:
         )
         for i in range(len(texts) - 1)
     )
+
+
+def _one_and_another(said: Said) -> bool:
+    """ "one" and a noun, then "another" and the same noun: a pair the question names itself
+    ("check if one network is inside another network", "test if one file is newer than another
+    file"; not "give me another example")."""
+    texts, ones = said.texts, set()
+    for j in range(len(texts) - 1):
+        if texts[j] == "one" and said.content(j + 1):
+            ones.add(texts[j + 1])
+        elif texts[j] == "another" and texts[j + 1] in ones:
+            return True
+    return False
 
 
 def _self_compared(said: Said) -> bool:
@@ -275,7 +292,9 @@ def _subject_unsaid(said: Said) -> bool:
         return False
     if said.first_new < len(texts) and kinds[said.first_new] != "literal":
         return False
-    past = bool(said.plain & PAST) or any(len(t) > 4 and t.endswith("ed") for t in said.plain)
+    past = bool(said.plain & PAST) or any(
+        len(t) > 4 and said.in_past(k) for k, t in enumerate(texts)
+    )
     end = next((k for k in range(len(texts)) if said.ends_clause(k)), len(texts))
     stranded = end > 0 and texts[end - 1] in PREPOSITIONS | MODIFIERS  # "What key is it in?"
     for i in range(2, len(texts) - 1):
@@ -372,3 +391,41 @@ def reports(said: Said) -> bool:
     if any(said.kinds[k] != "word" or said.proper[k] or texts[k] in OWNING for k in subject):
         return False  # "The Python code fails on Windows", "the code I wrote": which is said
     return texts[stop] in FAILS or (texts[stop + 1 : stop + 2] != [] and texts[stop + 1] in FAILING)
+
+
+def which_one(said: Said) -> bool:
+    """ "which one" or "which ones", or "which" and an auxiliary and "I", "you" or "we", with
+    no set named to choose from, whatever else the question names ("Which one would you
+    recommend for a beginner?", "Which would you pick for a small team?"). A set is named by
+    "of" after it ("Which one of the planets is largest?"), "or", "vs", "between", ... in the
+    question ("tabs or spaces, which one is better?"), new noun phrases joined by "and" before
+    it ("I have a Mac and a PC; which one ...") or a colon after it ("Which one is the odd one
+    out: apple, banana, carrot?") or "is the" and a noun after it ("Which do you think is the
+    best programming language?"); "Which is the largest planet?" chooses from no set."""
+    texts = said.texts
+    return not said.plain & ALTERNATIVES and any(
+        texts[k] == "which"
+        and (
+            (texts[k + 1] in ("one", "ones") and texts[k + 2 : k + 3] != ["of"])
+            or (texts[k + 1] in AUXILIARIES - BE and texts[k + 2 : k + 3] in CHOOSERS)
+        )
+        and said.first_and_after_new > k
+        and not said.shown[k]  # "Which one is the odd one out: apple, banana, carrot?"
+        and not _predicate_names(said, k)
+        for k in range(len(texts) - 1)
+    )
+
+
+def _predicate_names(said: Said, k: int) -> bool:
+    """After the "which" at ``k``, "is the" or "are the" names the set in its predicate ("Which
+    do you think is the best programming language for beginners?")."""
+    texts = said.texts
+    return any(
+        texts[j] in ("is", "are", "s") and texts[j + 1] == "the" and said.content(j + 2)
+        for j in range(k + 2, min(k + 8, len(texts) - 2))
+    )
+
+
+CHOOSERS = (["i"], ["you"], ["we"])
+"""After "which" and an auxiliary, these choose from a set ("Which would you pick ...?"): with
+none named in the question, the last answer's ("Which is the largest planet?" defines)."""

@@ -23,8 +23,11 @@ from arborist.standalone_words import (
     DISTRIBUTIVE,
     DOCUMENTED,
     EDITS,
+    ELEMENTS,
     ENUMERATED,
+    EVENTS,
     EXCHANGED,
+    IN_TIME,
     INTRODUCERS,
     OMITTED,
     ORDINAL_FIGURE,
@@ -162,8 +165,10 @@ def _requests_edit(said: Said) -> bool:
     if texts[start] not in EDITS or texts[start + 1 : start + 2] not in (["the"], ["your"]):
         return False
     span = said.phrase(start + 2)
-    if not span:
-        return False
+    if not span or (
+        span[0] + 1 < len(texts) and _in_time(said, start + 1, said.phrase(span[0] + 1))
+    ):
+        return False  # "rerun the previous command with sudo": the world's, in time
     head = span.stop - 1  # "the SQL query": a name before what answers give says its kind
     kind = texts[head] in ANSWERED and said.kinds[head] == "word" and not said.proper[head]
     if any(said.kinds[k] != "word" or said.proper[k] for k in span) and not kind:
@@ -239,6 +244,8 @@ def picks(said: Said) -> bool:
             stop = said.phrase(i + 1).stop if said.content(i + 1) else i + 2
             after = texts[stop : stop + 1]  # "the inverse function of ln", "the same as"
             across = set(texts[stop + 1 : stop + 2]) & DISTRIBUTIVE and set(after) & PREPOSITIONS
+            if texts[stop + 1 : stop + 2] == ["well"]:
+                after = []  # "the original paper as well": "as well" is "too", no standard
             if not (compared or across or after in (["of"], ["to"], ["as"])):
                 return True  # not "the same in all reference frames": across a set of its own
         elif word in PICKS and not says_which(said, i):
@@ -345,13 +352,37 @@ def _in_time(said: Said, i: int, span: range) -> bool:
     two words or more (``span``) that is no part of an answer, not as the subject after an
     auxiliary (where the run of words may hold its verb: "Why is the last term negative?"):
     the world's things of that kind, in time ("How do I undo the last git commit?", "my fan
-    has been loud since the last windows update")."""
+    has been loud since the last windows update"); or before a thing done or that happens of
+    :data:`EVENTS` ("How do I undo the last commit?"), or a part of data of :data:`ELEMENTS`
+    that says what it is of (:func:`_of_data`: "delete the last row in pandas")."""
     texts = said.texts
-    if texts[i + 1] not in ORDINALS or len(span) < 2 or texts[i - 1 : i] == []:
+    if texts[i + 1] not in ORDINALS or not span:
         return False
-    if texts[i - 1] in AUXILIARIES:
+    if texts[i + 1] in IN_TIME and texts[span[0]] in EVENTS:
+        return True
+    if texts[span[0]] in ELEMENTS and _of_data(said, span[0] + 1):
+        return True
+    if texts[i - 1 : i] == [] or texts[i - 1] in AUXILIARIES or len(span) < 2:
         return False
     return not any(texts[k] in ANSWERED | OWNED | DOCUMENTED | PARTS for k in span)
+
+
+def _of_data(said: Said, k: int) -> bool:
+    """ "of", "in" or "from" at ``k``, then a noun phrase that is no part of an answer: a name,
+    a new noun phrase or a word of its own ("of the data file", "in pandas", "of a string";
+    not "of the code", "in your answer", "of it")."""
+    texts = said.texts
+    if texts[k : k + 1] not in (["of"], ["in"], ["from"]):
+        return False
+    j = k + 1
+    if texts[j : j + 1] in (["the"], ["a"], ["an"], ["each"], ["every"], ["my"], ["our"]):
+        j += 1
+    if not said.content(j):
+        return False
+    owner = said.phrase(j)
+    return said.kinds[j] != "word" or not any(
+        texts[m] in ANSWERED | OWNED | PARTS | DOCUMENTED | ENUMERATED for m in owner
+    )
 
 
 def says_which(said: Said, i: int) -> bool:
@@ -409,7 +440,7 @@ def names_its_subject(said: Said) -> bool:
     thing, a kind's name of two words ("And who invented the light bulb?") or "the N" that
     says which ("And who was the first person to walk on the moon?")."""
     texts = said.texts
-    past = any(t in PAST or (t.endswith("ed") and said.content(k)) for k, t in enumerate(texts))
+    past = any(t in PAST or said.in_past(k) for k, t in enumerate(texts))
     if not past or said.named or any(said.proper) or said.introduced(len(texts)):
         return True
     return any(
@@ -445,13 +476,13 @@ def documented(said: Said) -> bool:
 
 def _whose(said: Said, i: int) -> bool:
     """What follows the noun phrase the "the" at ``i`` opens says whose it is: a clause ("the
-    transcripts I added"), a new noun phrase it is of ("the page limit for a college essay";
+    transcripts I added", "the rows where status is active"), a new noun phrase it is of ("the page limit for a college essay";
     not "into a paragraph"), or "of" and a word of its own ("the figure of speech")."""
     texts = said.texts
     stop = said.phrase(i + 1).stop
     owner = texts[stop : stop + 2]
-    if owner[:1] and owner[0] in RELATIVES | ASKER:
-        return True
+    if owner[:1] and owner[0] in RELATIVES | ASKER | {"where"}:
+        return True  # "the rows where status is active": the clause says which
     if owner[:1] == ["of"] and said.content(stop + 1):
         return True
     return len(owner) == 2 and owner[0] in OWNERS - {"into", "to", "as"} and owner[1] in INTRODUCERS

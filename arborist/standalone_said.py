@@ -8,6 +8,7 @@ from that, whether the question stands alone.
 
 from __future__ import annotations
 
+from arborist.standalone_foreign import english
 from arborist.standalone_words import (
     ACKNOWLEDGEMENTS,
     AUXILIARIES,
@@ -25,6 +26,7 @@ from arborist.standalone_words import (
     NOT_PROPER,
     OWNED,
     OWNERS,
+    PAST,
     PREPOSITIONS,
     RECIPIENTS,
     RELATIVE,
@@ -41,6 +43,8 @@ __all__ = ["Said"]
 
 ENDS = frozenset(".!?;")
 """Marks that end a sentence: a second one may be about what the first says."""
+PRESENT = (AUXILIARIES - PAST) | frozenset({"to"})
+"""Before a word in -ed in its clause, these carry the tense: the word is a participle."""
 STANDARDS = frozenset({"than", "compared"})
 """After a comparative, these bring what it compares with ("faster than recursion")."""
 
@@ -87,11 +91,10 @@ class Said:
         "so", "when", ...) or a second sentence follows it: a pronoun after it may stand for
         the first clause's subject, a demonstrative for what the first sentence says."""
         self.but = next(
-            (j for j in range(1, len(texts)) if texts[j] == "but" and texts[j - 1] == ","),
+            (j for j in range(2, len(texts)) if texts[j] == "but" and texts[j - 1] != "and"),
             len(texts),
         )
-        """Where ", but" opens a second clause: what comes before may be about the question
-        after it ("This might be a dumb question, but ...")."""
+        """Where "but" opens a second clause, about which the first may be ("A dumb question but")."""
         self.contrast = next(
             (j for j in range(1, len(texts)) if texts[j] == "not" and texts[j - 1] == ","),
             len(texts),
@@ -99,7 +102,8 @@ class Said:
         """Where a contrast opens (", not just a sketch"): what it names is set against what
         the question asks for, not a subject of its own."""
         self.memo: dict[str, bool] = {}
-        """What the rule has worked out about the whole question, kept so it is worked out once."""
+        self.memo_at: dict[str, list[int]] = {}
+        """What the rule has worked out about the whole question (and where), worked out once."""
         self._relative_end: int | None = None
         self._sentences: tuple[list[int], list[int]] | None = None
         self.first_named = next(
@@ -135,6 +139,7 @@ class Said:
             and tokens[j - 1][1] not in ".?!;:"
             for j, (kind, text) in enumerate(tokens)
         ]  # fmt: skip
+        texts = english(question, texts, [text for _, text in tokens], proper)
         for j in range(start, len(texts) - 1):
             if texts[j] == "won" and texts[j + 1] == "t":
                 texts[j] = "will"  # "won't"; "won" alone is the verb ("Who won?")
@@ -289,6 +294,21 @@ class Said:
             ):
                 return True  # "the purpose of the liver", "the syntax of the walrus operator"
         return False
+
+    def in_past(self, k: int) -> bool:
+        """The word at ``k``, in -ed, is a verb in the past ("how many people died", "after
+        the war ended"), not a participle that a present auxiliary before it in its clause
+        makes an adjective ("how long does cooked chicken keep", "is it safe to freeze cooked
+        rice?", where "does" and "is" carry the tense)."""
+        texts = self.texts
+        if not (self.content(k) and texts[k].endswith("ed")):
+            return False
+        for j in range(k - 1, -1, -1):
+            if self.kinds[j] == "mark" and texts[j] != ",":
+                break
+            if texts[j] in PRESENT:
+                return False
+        return True
 
     def of_a_name(self, span: range) -> bool:
         """What the noun phrase at ``span`` is of follows it and is named ("the first president

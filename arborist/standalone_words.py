@@ -38,8 +38,10 @@ __all__ = [
     "DISTRIBUTIVE",
     "DOCUMENTED",
     "EDITS",
+    "ELEMENTS",
     "ENUMERATED",
     "EVALUATIVE",
+    "EVENTS",
     "EVEN_BEFORE",
     "EXCHANGED",
     "EXPLETIVE_VERBS",
@@ -49,6 +51,7 @@ __all__ = [
     "GENERIC",
     "GREETINGS",
     "INTRODUCERS",
+    "IN_TIME",
     "JOINTS",
     "KINDS",
     "LIFTED",
@@ -140,12 +143,14 @@ there! I'm a teacher. ..."): it points at no place."""
 ADVERBIAL = wordset("more again once instead")
 """After "that" and a noun, these say how, not what the noun does: "that" is a determiner
 ("rewrite that paragraph more formally"), not a conjunction before a clause."""
-ACKNOWLEDGEMENTS = wordset("ok okay alright thanks thank cool great hmm lol haha lmao ugh wow")
+ACKNOWLEDGEMENTS = wordset(
+    "ok okay alright thanks thank cool great hmm lol haha lmao ugh wow eh meh ya yeah yep"
+)
 """Replies to the turn above or interjections, skipped before reading the opener ("ok but for
 IPv6", "lol that's way too long")."""
-TEXTED = {"ur": "your"}
+TEXTED = {"ur": "your", "u": "you"}
 """A texting spelling, typed in lower case, read as the word it spells ("reformulate ur
-answer"; not "the city of Ur")."""
+answer", "u forgot the units"; not "the city of Ur", "Mann-Whitney U")."""
 UNAPOSTROPHED = {
     "doesnt": "doesn", "dont": "don", "isnt": "isn", "arent": "aren", "didnt": "didn",
     "wasnt": "wasn", "werent": "weren", "wont": "will", "cant": "can", "shouldnt": "shouldn",
@@ -312,6 +317,27 @@ ORDINALS = wordset("first second third last next previous")
 """Of :data:`PICKS`, the ones that order things in time or in a sequence: before a compound
 noun of two words or more that is no part of an answer ("the last git commit", "the next
 solar eclipse"), they pick from the world's things of that kind, not from the last answer."""
+EVENTS = wordset(
+    "commit commits command commands job jobs update updates upgrade release build builds "
+    "deploy deployment migration migrations backup backups push merge rebase reboot restart "
+    "crash login session sessions transaction transactions payment request requests call "
+    "election elections eclipse census checkpoint snapshot stash"
+)
+"""Things done or that happen in time, in the world the asker works in: after an ordinal of
+:data:`IN_TIME` they are the world's most recent, first or coming one, not a pick from the last
+answer ("How do I undo the last commit?", "rerun the last command", "When is the next
+election?"; "the last point", "the last one", "the last example" are parts of an answer)."""
+IN_TIME = wordset("first last next previous latest")
+"""Of :data:`ORDINALS`, the ones that order things in time (and "latest"): before a noun of
+:data:`EVENTS` the world's, not the last answer's."""
+ELEMENTS = wordset(
+    "line lines row rows column columns element elements item items character characters "
+    "char chars word words entry entries record records field fields cell cells byte bytes "
+    "digit digits node nodes letter letters key keys argument arguments occurrence match"
+)
+"""The parts data is made of: after an ordinal, with "of", "in" or "from" and a thing that is
+no part of an answer after them, they are that thing's ("the last line of the data file",
+"delete the last row in pandas"; not "the last line", "the second line of the code")."""
 UNIQUE = wordset(
     "sky sun moon earth world internet web universe ocean sea weather atmosphere economy "
     "environment climate body brain heart liver lungs kidneys stomach skin"

@@ -4,7 +4,9 @@ The floor is measured by bench/followup_labels.py on all the labels in
 bench/natural_questions.json (the part once held out has been seen: it is dev now).
 The blind sets, bench/followup_holdout2.json to bench/followup_holdout11.json (each
 seen once, dev since), are never read here: their flags are tried on files of their shape written in a
-temporary folder; tests/test_standalone_grammar.py tries the grammar's classes both ways.
+temporary folder; tests/test_standalone_grammar.py tries the grammar's classes both ways. The
+repo's ordinary questions (bench/quality_questions.json and the others ``--ordinary`` reads),
+standalone by construction, are read as follow-ups no more often than the bench's ceiling.
 """
 
 from __future__ import annotations
@@ -49,6 +51,21 @@ def test_the_bench_reports_both_kinds_of_disagreement(capsys: pytest.CaptureFixt
     assert "standalone called follow-up" in out and "follow-up called standalone" in out
     flipped = [{"id": "x", "question": "and for sets?", "label": "standalone"}]
     assert bench.score(flipped).standalone_called_followup == ["x"]
+
+
+def test_ordinary_questions_are_read_as_follow_ups_no_more_than_the_ceiling(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bench = load_bench()
+    items = bench.load_ordinary()
+    assert len(items) >= 480 and {item["label"] for item in items} == {"standalone"}
+    assert any(item["id"].startswith("git:") for item in items)  # the other corpora's too
+    figures = bench.score(items, "ordinary")
+    assert len(figures.standalone_called_followup) <= bench.ORDINARY_CEILING, bench.report(
+        figures, items
+    )
+    assert bench.main(["--ordinary", "--floor"]) == 0
+    assert "standalone called follow-up" in capsys.readouterr().out
 
 
 def write_labels(path: Path, items: object) -> Path:

@@ -1,0 +1,163 @@
+"""Follow-up detection: reactions to the last answer (bare requests, verdicts, reports, counts
+of more), what the world gives (a thing done in time, a part of data that says what it is
+of, a participle, a kind in the plural) and questions in other languages, each class both
+ways.
+
+Every question here is written for its class, none taken from the label sets in bench/; the
+classes of tests/test_standalone_grammar.py are read by the same rule.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from arborist.standalone import stands_alone
+
+STANDALONE = {
+    "a participle after a present auxiliary is no past": [
+        "How long do boiled eggs last in the fridge?",
+        "And is it safe to reheat cooked pasta?",
+    ],
+    "this before but with no comma": [
+        "This may sound silly but why do cats purr?",
+    ],
+    "a demonstrative its where-clause says": [
+        "That feeling when your foot falls asleep, what causes it?",
+        "this thing where my laptop fan spins up at night, why does it happen?",
+    ],
+    "their standing for a bare plural": [
+        "sort dicts by their values in python",
+        "rename photos by their creation date",
+    ],
+    "an ordinal before a thing done in time": [
+        "how do I revert the last commit",
+        "rerun the previous command with sudo",
+        "When is the next election?",
+    ],
+    "an ordinal before a part of data that says what it is of": [
+        "remove the last character of the string",
+        "delete the first row in excel",
+        "the last line of the log file",
+    ],
+    "a question in another language with a subject of its own": [
+        "¿Cuánto cuesta un billete de tren a Madrid?",
+        "Wie funktioniert ein Kühlschrank?",
+        "Comment faire une pâte à crêpes ?",
+        "Was ist der Unterschied zwischen Weizen und Dinkel?",
+        "Quelle est la capitale du Canada ?",
+        "¿Dónde está el museo del Prado?",
+    ],
+    "as well before a contrast that names what it adds to": [
+        "how do I delete remote branches as well, not just local ones",
+    ],
+    "instead after a clause that names what it replaces": [
+        "pip is slow on my laptop, what should I use instead?",
+        "my script prints a tuple, how do I get a list instead",
+    ],
+    "one N and another N, a pair of its own": [
+        "check whether one string is longer than another string",
+    ],
+    "a length of time is of nothing said": [
+        "What is the tax on shares sold within a year?",
+    ],
+    "the rows a where-clause says": [
+        "delete the rows where status is null",
+    ],
+    "texting's u before a request": [
+        "can u explain how a heat pump works",
+    ],
+}
+FOLLOW_UP = {
+    "an ordinal before a part of an answer or of data with no owner": [
+        "explain the last line",
+        "Could you expand on the last example?",
+        "What does the first line of the code do?",
+        "How did the market react the next day?",
+    ],
+    "a request's verb with no object": [
+        "rewrite without a loop",
+        "explain like I'm a child",
+        "Can you translate into German?",
+    ],
+    "a demonstrative before but": [
+        "Could you put that but in a table",
+    ],
+    "the answer's N made more or less something": [
+        "Can you make the wording more casual?",
+        "make the summary shorter",
+    ],
+    "a verdict on the last answer": [
+        "way too technical",
+        "hmm not exactly what I asked for",
+        "yeah but how",
+        "nah",
+        "the source is outdated",
+    ],
+    "here with only numbers before it": [
+        "why 3 and not 4 here?",
+    ],
+    "the difference with nothing saying between what": [
+        "Is the difference still significant with n = 30?",
+    ],
+    "as well ending a clause": [
+        "Should I add the optional flag as well?",
+        "Is honey fine as well?",
+    ],
+    "a question in another language that leans on the turn above": [
+        "und auf Englisch?",
+        "¿y para niños?",
+        "et avec du beurre ?",
+        "¿Hay otra opción?",
+        "Und was kostet das?",
+        "¿Es eso seguro?",
+    ],
+    "a count of more": [
+        "give me 3 more like that",
+    ],
+    "a point the last answer made": [
+        "Can you say more on the point about taxes?",
+    ],
+    "texting's u and a past act": [
+        "u skipped the units",
+    ],
+    "what if, whatever it names": [
+        "What if the loan is only 10000?",
+        "what if I run it on Python 3.8",
+    ],
+    "instead with nothing replaced before it": [
+        "That's too slow, what should I use instead?",
+        "Can I use a pan instead?",
+    ],
+    "it done to by an agent is a thing": [
+        "Is it protected by copyright if I change the colors?",
+    ],
+    "another with no one before it": [
+        "give me another network",
+    ],
+}
+
+
+def cases(table: dict[str, list[str]]) -> list[object]:
+    return [pytest.param(q, id=f"{kind}: {q}") for kind, qs in table.items() for q in qs]
+
+
+@pytest.mark.parametrize("question", cases(STANDALONE))
+def test_a_question_of_a_class_that_stands_alone(question: str) -> None:
+    assert stands_alone(question)
+
+
+@pytest.mark.parametrize("question", cases(FOLLOW_UP))
+def test_a_question_of_a_class_that_leans_on_the_turn_above(question: str) -> None:
+    assert not stands_alone(question)
+
+
+def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
+    assert stands_alone("loop over files with spaces in their " * 10_000)
+    assert stands_alone("one x another x " * 10_000)
+    assert not stands_alone("one x another y " * 10_000)  # no pair: each "another" read once
+    assert not stands_alone("the files in their " * 10_000)  # no bare plural, found once
+    assert not stands_alone("x, y instead " * 10_000)
+    assert not stands_alone("5 more " * 10_000)
+    assert not stands_alone("und das " * 10_000)
+    assert stands_alone("how long does cooked rice keep " * 10_000)
+    assert stands_alone("how do I undo the last commit " * 10_000)
