@@ -38,14 +38,17 @@ scored 140 of 160 = 0.875 on it, the figure alone read; dev since); a ninth,
 on it, the figure alone read; dev since); an eleventh, ``bench/followup_holdout11.json``, by
 ``--holdout11`` (seen once at 6abc6e2, round nine's rule: 142 of 160 = 0.8875; a learned
 model overturning the rule where it is sure, an experiment not merged, 145 of 160, the
-figure alone read; dev since).
+figure alone read; dev since); a twelfth, ``bench/followup_holdout12.json``, by
+``--holdout12`` (seen once at the merge of 'fu12', round twelve's rule: 134 of 160 = 0.8375;
+the rule before it, 9a82a8d's, scored 131 of 160 = 0.819 on it, the figure alone read; dev
+since).
 ``--ordinary`` scores another kind of set: the repo's ordinary questions, standalone by
 construction (each asked first, of a corpus, in ``bench/quality_questions.json``,
 ``bench/natural_questions.json``'s natural and unanswerable sets and
 ``bench/foreign_questions/*.json``; a follow-up's own second question left out): the figure
 is how many the rule reads as follow-ups, which files them under an unrelated turn; ``--floor``
 then exits 1 above :data:`ORDINARY_CEILING`.
-``--labels PATH`` makes any of the nine blind flags read another file of that shape. A file of another shape is refused in one line (exit 2). ``--json`` prints
+``--labels PATH`` makes any of the blind flags read another file of that shape. A file of another shape is refused in one line (exit 2). ``--json`` prints
 the figures as JSON; ``--floor`` exits 1 when agreement falls under :data:`FLOOR`.
 ``--quick`` is accepted for the smoke run (the whole run takes milliseconds).
 Writes nothing.
@@ -53,6 +56,7 @@ Writes nothing.
     python bench/followup_labels.py [--holdout | --ordinary | --holdout2 | --holdout3
                                      | --holdout4 | --holdout5 | --holdout6 | --holdout7
                                      | --holdout8 | --holdout9 | --holdout10 | --holdout11
+                                     | --holdout12
                                      [--labels PATH]] [--json] [--floor]
 """
 
@@ -99,6 +103,9 @@ since)."""
 HOLDOUT11 = ROOT / "bench" / "followup_holdout11.json"
 """The eleventh blind set (scored once at 6abc6e2, round nine's rule: 142/160 = 0.8875;
 seen since)."""
+HOLDOUT12 = ROOT / "bench" / "followup_holdout12.json"
+"""The twelfth blind set (scored once at the merge of 'fu12', round twelve's rule: 134/160 =
+0.8375; seen since)."""
 BLIND = {
     "holdout2": HOLDOUT2,
     "holdout3": HOLDOUT3,
@@ -110,8 +117,9 @@ BLIND = {
     "holdout9": HOLDOUT9,
     "holdout10": HOLDOUT10,
     "holdout11": HOLDOUT11,
+    "holdout12": HOLDOUT12,
 }
-"""Each blind set's flag (``--holdout2`` ... ``--holdout11``) and the file it scores."""
+"""Each blind set's flag (``--holdout2`` ... ``--holdout12``) and the file it scores."""
 FLOOR = 0.95
 """Agreement under which ``--floor`` (and tests/test_followup_labels.py) fails."""
 ORDINARY = (
