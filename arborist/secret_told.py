@@ -499,9 +499,13 @@ def spaced_secrets(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]
             continue
         done = m.end()
         words = _GROUP_BREAK.split(m.group(1))
-        kept = next((i for i, w in enumerate(words) if w.lower() in _PLAIN_WORDS), len(words))
+        plain = [w.lower() in _PLAIN_WORDS for w in words]
+        kept = next(
+            (i for i in range(len(words)) if plain[i] and plain[i + 1 : i + 2] != [False]),
+            len(words),
+        )
         base32 = not any(c in "0189" for c in m.group(1))  # a fingerprint's hex is not
-        if kept >= 4 and base32:  # the words before a sentence's go ("… hazel in the config")
+        if kept - sum(plain[:kept]) >= 4 and base32:  # up to a sentence's words ("… in the")
             end = m.start(1) + len(" ".join(words[:kept]))
             yield "password", m.start(1), end
     for at in heads:
