@@ -19,7 +19,14 @@ Pure: no I/O. :func:`handed_candidates` yields ``(kind, start, end)`` for
 * a key block whose armor names a key that is not public (``-----BEGIN OpenVPN Static key
   V1-----``), a keypair's bytes as a JSON array (Solana's ``id.json``), a wallet's hex key in
   a line that talks about a wallet, Microsoft's refresh tokens (``0.A…``), and a bare base64
-  JSON object holding a random value (a tunnel's token, ``eyJhIjoi…``).
+  JSON object holding a random value (a tunnel's token, ``eyJhIjoi…``);
+* an account's recovery codes one a line, a seed phrase as a numbered list (after a word
+  that says what it is), and ``Label: user / password`` lines after a word about accounts.
+
+Each family is read only where a literal of it stands, found by the scans of
+:data:`arborist.secret_prefilters.SHARED`'s groups (its first character's scan, which the
+other families need anyway: the names' pieces ``woord``, ``sana``, ``slo``…, ``code``,
+``pin``, ``/p:``, ``/hook``…) or among the long words (a hex key, a split literal's part).
 
 :func:`public_spans` says where a text holds what is public though shaped like a secret: an
 Ethereum-style address (``0x`` and 40 hex), a value given to a name that says it is public
@@ -37,6 +44,7 @@ from collections.abc import Callable, Iterator
 
 from arborist.secret_prefilters import Literals
 from arborist.secret_shapes import has_digit, is_filler, random_looking
+from arborist.secret_told import SCRIPT_NAMES
 
 __all__ = [
     "PUBLISHED_SAMPLES",
@@ -54,47 +62,56 @@ def handed_candidates(
     positions the same; ``longs`` its long words; ``reader`` the gate's own reading, for
     literals read joined)."""
     folded = found.folded
-    for m in _MANY_NAMES.finditer(folded):
-        yield from _named_value(text, m)
-    if "/p" in folded:
-        yield from _matched(text, _SLASH_FLAG, _any_value)
-    if "psk" in folded or "shared" in folded:
-        yield from _matched(text, _PSK, _any_value)
-    if "PASS " in text:
-        yield from _matched(text, _PROTOCOL_PASS, _any_value)
-    if "oauth:" in folded:
-        for m in _TWITCH.finditer(text):
+    for head in _name_heads(folded, found):
+        m = _MANY_NAMES.match(folded, head)
+        if m is not None:
+            yield from _named_value(text, m)
+    for flag in ("/p:", "/pass:", "/password:", "/pwd:"):
+        for at in found.at(flag):
+            if at and folded[at - 1].isspace():
+                yield from _matched(text, _SLASH_FLAG, _any_value, at)
+    for at in found.at("psk") + found.at("shared"):
+        yield from _matched(text, _PSK, _any_value, _word_start(folded, at))
+    for at in found.at("pass"):
+        if text.startswith("PASS ", at):
+            yield from _matched(text, _PROTOCOL_PASS, _any_value, at)
+    for at in found.at("auth"):
+        m = _TWITCH.match(text, at - 1) if folded.startswith("oauth:", at - 1) else None
+        if m is not None:
             yield "api_token", m.start(), m.end()
-    if " gets you" in folded or " get you" in folded:
-        yield from _matched(text, _OPENS, _typed_value)
-    if "hook" in folded:
-        for m in _HOOK_PATH.finditer(text):
-            if _random_path(m.group(1)):
-                yield "webhook_url", m.start(1), m.end(1)
-    if "-----begin" in folded:
-        for m in _KEY_ARMOR.finditer(text):
-            if "PUBLIC" not in m.group(1).upper():
-                yield "private_key", m.start(), m.end()
-    if "[" in text and "," in text:
-        for m in _BYTE_ARRAY.finditer(text):
-            numbers = [int(n) for n in m.group(1).split(",")]
-            if len(numbers) in (32, 64) and max(numbers) <= 255 and len(set(numbers)) >= 16:
-                yield "private_key", m.start(), m.end()
+    for at in found.at("gets you") + found.at("get you"):
+        m = _OPENS.search(text, max(0, at - 42), at + 24)
+        value = m.group(1).rstrip(".,;)'\"") if m is not None else ""
+        if m is not None and _typed_value(value):
+            yield "password", m.start(1), m.start(1) + len(value)
+    for at in found.at("/hook") + found.at("/webhook"):
+        m = _HOOK_PATH.match(text, folded.find("hook", at))
+        url = text.rfind("://", max(0, at - 2048), at)
+        inside = url != -1 and not any(c.isspace() for c in text[url:at])
+        if m is not None and inside and _random_path(m.group(1)):
+            yield "webhook_url", m.start(1), m.end(1)
+    for at in found.at("begin"):
+        m = _KEY_ARMOR.match(text, at - 5) if folded.startswith("-----", at - 5) else None
+        if m is not None and "PUBLIC" not in m.group(1).upper():
+            yield "private_key", m.start(), m.end()
+    for m in _BYTE_ARRAY.finditer(text):
+        numbers = [int(n) for n in m.group(1).split(",")]
+        if len(numbers) in (32, 64) and max(numbers) <= 255 and len(set(numbers)) >= 16:
+            yield "private_key", m.start(), m.end()
     if longs:
         yield from _long_tokens(text, folded, longs)
+        if '"' in longs or "'" in longs:
+            yield from _split_literals(text, longs, reader)
     for at in found.at("recovery") + found.at("backup"):
         codes = _CODE_LINES.match(text, at)
         if codes is not None and has_digit(codes.group(1)):
             yield "password", codes.start(1), codes.end(1)
-    if " / " in text:
-        for m in _USER_SLASH.finditer(text):
-            cue = _ACCOUNT_CUE.search(folded, max(0, m.start() - 200), m.start(2))
-            if cue is not None and _slashed_password(m.group(2)):
-                yield "password", m.start(2), m.end(2)
-    if "1. " in text or "1) " in text:
-        yield from _numbered_words(text, folded)
-    if '" "' in text or "' '" in text or "+ " in text:
-        yield from _split_literals(text, reader)
+    seeds = sorted(at for cue in _SEED_CUES for at in found.at(cue))
+    if seeds:
+        yield from _numbered_words(text, seeds)
+    accounts = sorted(at for cue in _ACCOUNT_CUES for at in found.at(cue))
+    if accounts:
+        yield from _user_slash(text, accounts)
 
 
 _CODE = r"(?:[a-z0-9]{4,10}-[a-z0-9]{4,10}|[0-9]{4}[ \t]?[0-9]{4}|[0-9]{6,10})"
@@ -105,22 +122,25 @@ _CODE_LINES = re.compile(
 """An account's recovery or backup codes after their name and a colon, one a line or several
 on one (GitHub's ``73914-28560``, eight digits): one or more, each with a digit."""
 _NUMBERED = re.compile(r"([0-9]{1,2})[.)][ \t]+([a-z]{3,8})(?![\w-])\s*")
-_SEED_CUE = re.compile(r"seed|mnemonic|recovery|phrase|words|wallet|backup")
+_SEED_CUES = ("seed", "mnemonic", "recovery", "phrase", "words", "wallet", "backup")
+_SEED_REACH = 120
+"""How far after its cue a seed phrase's list may open."""
 _SEED_LENGTHS = frozenset({12, 15, 18, 21, 24})
 
 
-def _numbered_words(text: str, folded: str) -> Iterator[tuple[str, int, int]]:
+def _numbered_words(text: str, cues: list[int]) -> Iterator[tuple[str, int, int]]:
     """A wallet's seed phrase written as a numbered list (``1. already`` ``2. blind`` …: 12
-    to 24 words, numbered in order) after words that say what it is."""
-    for mark in ("1. ", "1) "):
-        at = text.find(mark)
-        while at != -1:
-            opens = at == 0 or text[at - 1].isspace()
-            if opens and _SEED_CUE.search(folded, max(0, at - 80), at) is not None:
-                count, end = _numbered_run(text, at)
-                if count in _SEED_LENGTHS:
-                    yield "password", at, end
-            at = text.find(mark, at + 1)
+    to 24 words, numbered in order) soon after words that say what it is (``cues``)."""
+    done = -1
+    for cue in cues:
+        for mark in ("1. ", "1) "):
+            at = text.find(mark, max(cue, done), cue + _SEED_REACH)
+            if at == -1 or (at and not text[at - 1].isspace()):
+                continue
+            count, end = _numbered_run(text, at)
+            if count in _SEED_LENGTHS:
+                done = end
+                yield "password", at, end
 
 
 def _numbered_run(text: str, at: int) -> tuple[int, int]:
@@ -134,17 +154,32 @@ def _numbered_run(text: str, at: int) -> tuple[int, int]:
 
 
 def _random_path(value: str) -> bool:
-    """Whether a path's segment is random (four digits or more among ten distinct characters),
-    where a name with a few digits (``Orchard7Harbor9Lantern3``, ``release-2024``) is not."""
-    return sum(c.isdigit() for c in value) >= 4 and len(set(value)) >= 10
+    """Whether a webhook's path segment is its secret: twenty characters or more, mixed (any
+    such segment after ``/hooks/`` is the credential, as a URL's password is by place)."""
+    return random_looking(value) and has_digit(value)
 
 
 _USER_SLASH = re.compile(
-    r"(?m)^[ \t]*(?:[-*•][ \t]+)?[A-Za-z][\w .-]{0,24}:[ \t]+[\w.@-]{2,32}[ \t]+/[ \t]+"
-    r"([\"']?)([^\s\"']{8,64})\1[ \t]*$"
+    r"[ \t]*(?:[-*•][ \t]+)?[A-Za-z][\w .-]{0,24}:[ \t]+[\w.@-]{2,32}[ \t]+/[ \t]+"
+    r"([\"']?)([^\s\"']{8,64})\1[ \t]*(?:\r?\n|$)"
 )
-"""An account's line, ``Label: user / password`` (a list of accounts)."""
-_ACCOUNT_CUE = re.compile(r"account|login|vpn|creds|credential|password|ssh|wifi|user")
+"""An account's line, ``Label: user / password`` (a list of accounts), from its start."""
+_ACCOUNT_CUES = ("account", "login", "creds", "credential", "pass", "user", "wifi")
+_ACCOUNT_REACH = 300
+"""How far after a word about accounts its lines are read."""
+
+
+def _user_slash(text: str, cues: list[int]) -> Iterator[tuple[str, int, int]]:
+    """``Label: user / password`` lines soon after a word about accounts (``cues``)."""
+    done = -1
+    for cue in cues:
+        at = text.find(" / ", max(cue, done), cue + _ACCOUNT_REACH)
+        while at != -1:
+            m = _USER_SLASH.match(text, text.rfind("\n", 0, at) + 1)
+            if m is not None and _slashed_password(m.group(2)):
+                yield "password", m.start(2), m.end(2)
+            done = at + 3
+            at = text.find(" / ", done, cue + _ACCOUNT_REACH)
 
 
 def _slashed_password(value: str) -> bool:
@@ -153,10 +188,56 @@ def _slashed_password(value: str) -> bool:
     return _typed_value(value) or (len(joined) >= 3 and all(p.isalpha() for p in joined))
 
 
+def _word_start(folded: str, at: int) -> int:
+    """Where the word (letters, digits, ``_``, ``-``) holding ``at`` opens."""
+    while at and (folded[at - 1].isalnum() or folded[at - 1] in "_-"):
+        at -= 1
+    return at
+
+
+_NAME_NEEDLES = (
+    *("woord", "sana", "slo", "sandi", "kode", "kata ", "lozink", "losen", "parol"),
+    *("cyfrin", "paswo", "palavra", "mat kh"),
+)
+"""A piece of each of :data:`_NAMES`' ASCII names, each a member of a group of
+:data:`arborist.secret_prefilters.SHARED` (found by the scan of its first character, which the
+other families' literals need anyway): a text holding none is not read for them."""
+_SET_WORDS = ("temporary ", "temp ", "initial ", "new ", "default ", "one-time ", "one time ")
+_CODE_WORDS = frozenset(
+    (
+        *("alarm", "door", "gate", "keypad", "garage", "safe", "locker", "lock", "entry"),
+        *("access", "building", "unlock", "disarm", "pin"),
+    )
+)
+
+
+def _name_heads(folded: str, found: Literals) -> list[int]:
+    """Where a name :data:`_MANY_NAMES` reads may open: each needle's word, a ``password``
+    after a word of setting and ``passcode`` (among the starts of ``pass``), a code after a
+    word for what it opens, ``pin`` and ``combination``."""
+    heads = []
+    for needle in _NAME_NEEDLES:
+        heads += [_word_start(folded, at) for at in found.at(needle)]
+    if not folded.isascii():  # SCRIPT_NAMES' starts, found for secret_told and secret_context
+        heads += [_word_start(folded, at) for at in found.pattern_starts(SCRIPT_NAMES)]
+    for at in found.at("pass"):
+        heads += [at - len(w) for w in _SET_WORDS if folded.startswith(w, at - len(w))]
+        if folded.startswith("passcode", at):
+            heads.append(at)
+    for at in found.at("code"):
+        head = _word_start(folded, at - 1) if at and folded[at - 1] in " -" else at
+        if folded[head:at].rstrip(" -") in _CODE_WORDS:
+            heads.append(head)
+    for needle in ("pin", "combination"):
+        heads += [at for at in found.at(needle) if at == _word_start(folded, at)]
+    return sorted(set(heads))
+
+
 def _matched(
-    text: str, pattern: re.Pattern[str], keep: Callable[[str], bool]
+    text: str, pattern: re.Pattern[str], keep: Callable[[str], bool], at: int
 ) -> Iterator[tuple[str, int, int]]:
-    for m in pattern.finditer(text):
+    m = pattern.match(text, at)
+    if m is not None:
         value = m.group(1).rstrip(".,;)'\"")
         if keep(value):
             yield "password", m.start(1), m.start(1) + len(value)
@@ -228,10 +309,9 @@ _OPENS = re.compile(
     r"[ \t]+(?:in|sudo|root|access|admin|through)(?![\w-])"
 )
 """A password handed over by what it opens (``then X gets you sudo``)."""
-_HOOK_PATH = re.compile(
-    r"(?i)https?://[^\s/]+(?:/[^\s/?#]+)*?/(?:hooks?|webhooks?)/([A-Za-z0-9_-]{20,})"
-)
-"""A webhook's secret path on any host (``https://chat.example/hooks/<random>``)."""
+_HOOK_PATH = re.compile(r"(?i)hooks?/([A-Za-z0-9_-]{20,})")
+"""A webhook's secret path on any host (``https://chat.example/hooks/<random>``,
+``…/webhooks/…``): matched at each ``hook`` of a URL's path."""
 _KEY_ARMOR = re.compile(
     r"-----BEGIN ([A-Za-z0-9 ]*\b(?i:key)\b[A-Za-z0-9 ]*)-----[\s\S]{16,8192}?-----END [^\n-]*-----"
 )
@@ -251,10 +331,11 @@ def _long_tokens(text: str, folded: str, longs: str) -> Iterator[tuple[str, int,
         for m in _B64_JSON.finditer(text):
             if _holds_random(m.group()):
                 yield "api_token", m.start(), m.end()
-    if "wallet" in folded or "metamask" in folded or "private" in folded:
+    if _HEX_KEY.search(longs) is not None:  # a key's 64 hex digits: a long word
         for m in _HEX_KEY.finditer(text):
             line_start = text.rfind("\n", 0, m.start()) + 1
-            if _WALLET.search(folded, line_start, m.start()):
+            digest = _DIGEST.search(folded, max(line_start, m.start() - 12), m.start())
+            if _WALLET.search(folded, line_start, m.start()) and digest is None:
                 yield "private_key", m.start(), m.end()
 
 
@@ -263,7 +344,9 @@ _MS_REFRESH = re.compile(r"(?<![\w.-])0\.A[A-Za-z0-9_-]{100,}(?:\.[A-Za-z0-9_-]+
 _B64_JSON = re.compile(r"(?<![\w.+/-])eyJ[A-Za-z0-9+/_-]{60,}={0,2}(?![\w.+/-])")
 """Base64 of a JSON object with no dot in it (not a JWT's segments)."""
 _HEX_KEY = re.compile(r"(?<![\w])(?:0x)?[0-9a-fA-F]{64}(?![\w])")
-_WALLET = re.compile(r"wallet|metamask|private|priv[ _-]?key|export|signer|deployer")
+_WALLET = re.compile(r"wallet|metamask|private|priv[ _-]?key|signer|deployer")
+_DIGEST = re.compile(r"sha[0-9-]*|hash|digest|checksum|md5|blake")
+"""A hash's name just before hex: a digest, not a key."""
 
 
 def _holds_random(value: str) -> bool:
@@ -287,11 +370,22 @@ _SPLIT = re.compile(
 """Two string literals side by side (``"ghp_…" "…"``, ``'…' + '…'``): one value split."""
 
 
-def _split_literals(text: str, reader: Reader) -> Iterator[tuple[str, int, int]]:
-    for m in _SPLIT.finditer(text):
-        joined = m.group(2) + m.group(4)
-        if any(end - start > len(m.group(2)) for _k, start, end in reader(joined)):
-            yield "secret", m.start(2), m.end(4)
+_LITERAL_END = re.compile(r"([\"'])([A-Za-z0-9_+/=-]{16,})\1[,)]*$")
+
+
+def _split_literals(text: str, longs: str, reader: Reader) -> Iterator[tuple[str, int, int]]:
+    """Two literals side by side read joined, where one of them is among the long words."""
+    for word in set(longs.split(" ")):
+        literal = _LITERAL_END.search(word)
+        if literal is None or not random_looking(literal.group(2)):
+            continue  # a literal that closes, then another may follow: a token's first part
+        at = text.find(word)
+        while at != -1:
+            for m in _SPLIT.finditer(text, max(0, at - 80), at + len(word) + 80):
+                joined = m.group(2) + m.group(4)
+                if any(end - start > len(m.group(2)) for _k, start, end in reader(joined)):
+                    yield "secret", m.start(2), m.end(4)
+            at = text.find(word, at + 1)
 
 
 # --- public though shaped like secrets -------------------------------------------------
@@ -315,6 +409,9 @@ _PUBLIC_NAME = re.compile(
 )
 """A value given to a name that says it is public (``NEXT_PUBLIC_POSTHOG_KEY=``,
 ``data-sitekey="…"``, ``publishable_key:``; ``%3D`` in a URI)."""
+_PUBLIC_WORDS = re.compile("(?i)public|site[_-]?key")
+"""Where a public name may be: its word, found by one scan (the name is read from its
+word's start)."""
 _SECRET_NAME = re.compile(r"(?i)secret|private|passw|token|_pat\b")
 _SECRET_PREFIX = re.compile(r"(?:sk|rk)[_-]|ghp_|xox|AKIA|-----")
 _PUBLIC_ARMOR = re.compile(
@@ -330,9 +427,9 @@ def public_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     if "0x" in text:
         spans += [m.span() for m in _ADDRESS.finditer(text)]
-    folded = text.casefold() if len(text.casefold()) == len(text) else text.lower()
-    if "public" in folded or "publishable" in folded or "sitekey" in folded or "site_key" in folded:
-        for m in _PUBLIC_NAME.finditer(text):
+    for word in _PUBLIC_WORDS.finditer(text):
+        m = _PUBLIC_NAME.match(text, _word_start(text, word.start()))
+        if m is not None:
             name = text[m.start() : m.start(1)]
             if _SECRET_NAME.search(name) is None and _SECRET_PREFIX.match(m.group(1)) is None:
                 spans.append(m.span(1))

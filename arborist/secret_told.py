@@ -93,12 +93,14 @@ SCRIPT_NAMES = re.compile(
     "비밀번호|암호|كلمة ال(?:مرور|سر)|رمز عبور|密码|密碼|口令|パスワード|暗証番号|пароль|"
     "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre|"
     "ösenord(?<=lösenord)|ło(?<=hasło)|ó(?<=jelszó)|ật khẩu(?<=mật khẩu)|ð(?<=lykilorð)|"
-    "žodis(?<=slaptažodis)|ă(?<=parolă)"
+    "žodis(?<=slaptažodis)|ă(?<=parolă)|õna(?<=salasõna)|лозинк|гасл|парол|ëkalim(?<=fjalëkalim)"
 )
 """A password's name in another script (Korean, Arabic, Persian, Chinese, Japanese,
 Russian and Ukrainian, Hindi, Greek, Hebrew, Thai) or holding a letter outside ASCII
 (Turkish ``şifre``, Swedish ``lösenord``, Polish ``hasło``, Hungarian ``jelszó``, Vietnamese
-``mật khẩu``, Icelandic ``lykilorð``, Lithuanian ``slaptažodis``, Romanian ``parolă``):
+``mật khẩu``, Icelandic ``lykilorð``, Lithuanian ``slaptažodis``, Romanian ``parolă``,
+Estonian ``salasõna``, South Slavic ``лозинка``, Bulgarian ``парола``, Ukrainian ``гасло``,
+Albanian ``fjalëkalim``):
 looked for, by one scan, only in a text that is not all ASCII. Each match opens at a
 character outside ASCII (a name's letters before it checked behind), so the scan stops at
 few places."""
