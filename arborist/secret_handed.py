@@ -99,7 +99,7 @@ def handed_candidates(
         if len(numbers) in (32, 64) and max(numbers) <= 255 and len(set(numbers)) >= 16:
             yield "private_key", m.start(), m.end()
     if longs:
-        yield from _long_tokens(text, folded, longs)
+        yield from _long_tokens(text, found, longs)
         if '"' in longs or "'" in longs:
             yield from _split_literals(text, longs, reader)
     for at in found.at("recovery") + found.at("backup"):
@@ -323,7 +323,8 @@ _BYTE_ARRAY = re.compile(
 """A JSON array of 32 or 64 bytes: a keypair's secret written as Solana's ``id.json``."""
 
 
-def _long_tokens(text: str, folded: str, longs: str) -> Iterator[tuple[str, int, int]]:
+def _long_tokens(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:
+    folded = found.folded
     if "0.A" in longs:
         for m in _MS_REFRESH.finditer(text):
             yield "api_token", m.start(), m.end()
@@ -331,7 +332,7 @@ def _long_tokens(text: str, folded: str, longs: str) -> Iterator[tuple[str, int,
         for m in _B64_JSON.finditer(text):
             if _holds_random(m.group()):
                 yield "api_token", m.start(), m.end()
-    if _HEX_KEY.search(longs) is not None:  # a key's 64 hex digits: a long word
+    if any(found.at(cue) for cue in _WALLET_CUES) and _HEX_KEY.search(longs) is not None:
         for m in _HEX_KEY.finditer(text):
             line_start = text.rfind("\n", 0, m.start()) + 1
             digest = _DIGEST.search(folded, max(line_start, m.start() - 12), m.start())
@@ -344,7 +345,10 @@ _MS_REFRESH = re.compile(r"(?<![\w.-])0\.A[A-Za-z0-9_-]{100,}(?:\.[A-Za-z0-9_-]+
 _B64_JSON = re.compile(r"(?<![\w.+/-])eyJ[A-Za-z0-9+/_-]{60,}={0,2}(?![\w.+/-])")
 """Base64 of a JSON object with no dot in it (not a JWT's segments)."""
 _HEX_KEY = re.compile(r"(?<![\w])(?:0x)?[0-9a-fA-F]{64}(?![\w])")
-_WALLET = re.compile(r"wallet|metamask|private|priv[ _-]?key|signer|deployer")
+_WALLET = re.compile(r"wallet|metamask|priv|signer")
+_WALLET_CUES = ("wallet", "metamask", "priv", "signer")
+"""A wallet's words (members of :data:`arborist.secret_prefilters.SHARED`'s groups): a text
+holding none is not read for a wallet's hex key."""
 _DIGEST = re.compile(r"sha[0-9-]*|hash|digest|checksum|md5|blake")
 """A hash's name just before hex: a digest, not a key."""
 

@@ -216,3 +216,9 @@ def test_a_public_name_keeps_its_own_value_only_not_what_follows_it_encoded() ->
     text = f'cfg(public_key="pk8xq4r2w", private_key="{key}")'
     assert key not in admit(text).text
     assert key not in admit(quote(text, safe="")).text
+
+
+def test_a_digest_after_its_hash_name_is_no_wallet_key_even_near_wallet_words() -> None:
+    digest = "c3" * 8 + "7d0e91a4b2f68c35" * 3
+    assert not admit(f"wallet backup export.tar --hash=sha256:{digest}").redactions
+    assert digest not in admit(f"deployer wallet private key {digest}").text
