@@ -115,7 +115,7 @@ suffix holding no key). Read too: a .NET ``<add key=... value="X`` whose closing
 never comes (to the next space), and a ``Basic`` credential a URL path goes on after
 (``Basic <base64>=/status``: the base64 ends at its padding).
 
-The gate is ten modules under this one: :mod:`arborist.secret_shapes` (the patterns
+The gate is eleven modules under this one: :mod:`arborist.secret_shapes` (the patterns
 and the tests of a value), :mod:`arborist.secret_vendors` (the tokens whose prefix names
 their vendor, by family), :mod:`arborist.secret_prefilters` (the long words a text's
 tokens can be in), :mod:`arborist.secret_finders` (each shape's prefilter and pattern
@@ -124,8 +124,8 @@ any syntax), :mod:`arborist.secret_commands` (passwords given to a tool's flag o
 in a tool's file), :mod:`arborist.secret_code` (passwords and keys code and prose give
 by place), :mod:`arborist.secret_told` (told in another language, cookies, bare base64) and
 :mod:`arborist.secret_context` (known by the words around them or a tool's place),
-:mod:`arborist.secret_bare` (by their shape alone: a short text's strong password or random
-token, wallets' keys, seed phrases); this one weighs, merges and replaces what they find.
+:mod:`arborist.secret_bare` (by their shape alone), :mod:`arborist.secret_handed` (many
+languages' names, flags, and what is public); this one weighs, merges and replaces.
 """
 
 from __future__ import annotations
@@ -139,6 +139,7 @@ from dataclasses import dataclass
 from arborist.errors import BadInput
 from arborist.pathref import home_as_tilde
 from arborist.secret_finders import candidates
+from arborist.secret_handed import public_spans
 from arborist.secret_shapes import INVISIBLE
 from arborist.terminal import inert
 
@@ -369,7 +370,7 @@ def _find(text: str, allowlist: Sequence[str]) -> tuple[Redaction, ...]:
     if _EXAMPLE_MARK in text:
         allowlist = (*allowlist, *DOCUMENTED_EXAMPLES)
     allowed = frozenset(allowlist)
-    allowed_spans = _allowed_spans(text, allowlist)
+    allowed_spans = _allowed_spans(text, allowlist) + public_spans(text)
     found = [
         (start, -(end - start), _PRIORITY[kind], kind, end)
         for kind, start, end in candidates

@@ -217,6 +217,9 @@ _PREFIXED_ID = re.compile(
     r"(?:[a-z][a-z0-9]{1,11}[_-]){1,3}[A-Za-z0-9]{6,}(?:[_-][A-Za-z0-9]{1,4})?"
 )
 _HOSTED = re.compile(r"[\w.+-]+@[\w.-]+")
+_LEET = re.compile(r"[A-Z][a-z]{0,2}@[a-z]")
+"""A capitalised word with ``@`` for a letter (``Fr@nkfurt``, ``P@ss``): a typed password's,
+where an address's user name is a name of its own (``mchen@lab``, ``root@gpu03``)."""
 _RELEASE = re.compile(r"[A-Za-z]+[0-9]+(?:\.[a-z]{0,2}[0-9]+)+")
 """A name, its number and a release or patch after a dot (``GRCh38.p14``, ``hg19.v2``)."""
 _SLUG_TAG = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)+[#:@]\S+")
@@ -262,7 +265,7 @@ def _not_typed(word: str) -> bool:
         or _VERSION.match(word) is not None
         or _RELEASE.fullmatch(word) is not None
         or _SLUG_TAG.fullmatch(word) is not None
-        or _HOSTED.fullmatch(word) is not None
+        or (_HOSTED.fullmatch(word) is not None and _LEET.match(word) is None)
         or is_filler(word, "=", quoted=False)
     )
 

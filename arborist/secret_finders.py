@@ -17,6 +17,7 @@ from arborist.secret_bare import bare_candidates
 from arborist.secret_code import code_candidates, prose_candidates
 from arborist.secret_commands import command_candidates, spaced_candidates
 from arborist.secret_context import context_candidates
+from arborist.secret_handed import handed_candidates
 from arborist.secret_names import MIXED, fold_in_place, named_candidates
 from arborist.secret_prefilters import AWS_SECRET_SIZE, Literals, has_long, long_words
 from arborist.secret_shapes import (
@@ -95,6 +96,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from told_candidates(text, found, longs, candidates)
     yield from context_candidates(text, found, longs)
     yield from bare_candidates(text, longs, candidates)
+    yield from handed_candidates(text, found, longs, candidates)
 
 
 def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:
@@ -188,6 +190,8 @@ def _userinfos(text: str) -> Iterator[re.Match[str]]:
         start = at
         while start and text[start - 1] in _SCHEME_CHARS:
             start -= 1
+        while start < at and not text[start].isalpha():
+            start += 1  # a diff's "+postgres://": the scheme opens at a letter
         m = URL_USERINFO.match(text, start) if text[start].isalpha() else None
         if m is not None:
             yield m

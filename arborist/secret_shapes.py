@@ -130,7 +130,7 @@ AWS_SECRET_AT = re.compile(AWS_SECRET.pattern.replace("(?<![a-z0-9])", "", 1))
 # scheme://TOKEN@host, a key given as the user name (a Sentry DSN's, git's
 # https://TOKEN@github.com), in group 2: a secret only when it reads as a random key.
 URL_USERINFO = re.compile(
-    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://"
+    r"(?<![A-Za-z0-9.-])[A-Za-z][A-Za-z0-9+.-]*://"
     r"(?:[^\s:/?#@\[\]]*:([^\s/?]+)|([A-Za-z0-9_~.-]{16,}))@"
 )
 QUERY_SECRET = re.compile(
@@ -337,6 +337,8 @@ _CODE_WORDS = frozenset(
 """A keyword where a bare value would stand: code goes on (``if not api_key: raise …``)."""
 _CALL = re.compile(r"\$?\(|[A-Za-z_][A-Za-z0-9_.]*\(")
 """A value that opens a call, a parenthesis or a shell's ``$(...)``: code."""
+_SUBSTITUTION = re.compile(r"\$\([^\r\n]*\)|`[^`\r\n]+`")
+"""A shell's command substitution, which runs inside double quotes too: code."""
 
 
 _VENDOR_PREFIX = re.compile(r"^(?:[A-Za-z0-9]{1,8}[_-]){1,3}")
@@ -388,7 +390,7 @@ def _filler(value: str, separator: str, quoted: bool) -> bool:
         return True
     if _FILLER.fullmatch(value.strip()) or _ALNUM.search(value) is None:
         return True
-    if _stands_for_nothing(value):
+    if _stands_for_nothing(value) or _SUBSTITUTION.fullmatch(value.strip()) is not None:
         return True
     if not quoted:
         if _CALL.match(value) or value.lower() in _NULLS or value in _CODE_WORDS:

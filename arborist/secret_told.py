@@ -93,12 +93,14 @@ SCRIPT_NAMES = re.compile(
     "비밀번호|암호|كلمة ال(?:مرور|سر)|رمز عبور|密码|密碼|口令|パスワード|暗証番号|пароль|"
     "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre|"
     "ösenord(?<=lösenord)|ło(?<=hasło)|ó(?<=jelszó)|ật khẩu(?<=mật khẩu)|ð(?<=lykilorð)|"
-    "žodis(?<=slaptažodis)|ă(?<=parolă)"
+    "žodis(?<=slaptažodis)|ă(?<=parolă)|õna(?<=salasõna)|лозинк|гасл|парол|ëkalim(?<=fjalëkalim)"
 )
 """A password's name in another script (Korean, Arabic, Persian, Chinese, Japanese,
 Russian and Ukrainian, Hindi, Greek, Hebrew, Thai) or holding a letter outside ASCII
 (Turkish ``şifre``, Swedish ``lösenord``, Polish ``hasło``, Hungarian ``jelszó``, Vietnamese
-``mật khẩu``, Icelandic ``lykilorð``, Lithuanian ``slaptažodis``, Romanian ``parolă``):
+``mật khẩu``, Icelandic ``lykilorð``, Lithuanian ``slaptažodis``, Romanian ``parolă``,
+Estonian ``salasõna``, South Slavic ``лозинка``, Bulgarian ``парола``, Ukrainian ``гасло``,
+Albanian ``fjalëkalim``):
 looked for, by one scan, only in a text that is not all ASCII. Each match opens at a
 character outside ASCII (a name's letters before it checked behind), so the scan stops at
 few places."""
@@ -499,9 +501,13 @@ def spaced_secrets(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]
             continue
         done = m.end()
         words = _GROUP_BREAK.split(m.group(1))
-        kept = next((i for i, w in enumerate(words) if w.lower() in _PLAIN_WORDS), len(words))
+        plain = [w.lower() in _PLAIN_WORDS for w in words]
+        kept = next(
+            (i for i in range(len(words)) if plain[i] and plain[i + 1 : i + 2] != [False]),
+            len(words),
+        )
         base32 = not any(c in "0189" for c in m.group(1))  # a fingerprint's hex is not
-        if kept >= 4 and base32:  # the words before a sentence's go ("… hazel in the config")
+        if kept - sum(plain[:kept]) >= 4 and base32:  # up to a sentence's words ("… in the")
             end = m.start(1) + len(" ".join(words[:kept]))
             yield "password", m.start(1), end
     for at in heads:

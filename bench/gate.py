@@ -97,7 +97,25 @@ hex key after "metamask export", a WPA ``psk=``, ``xfreerdp /p:``, an IRC ``PASS
 a ``cloudflared`` token, a webhook's path and a token split across two literals; its false
 alarms a public key's name (``NEXT_PUBLIC_POSTHOG_KEY=phc_…``), a reCAPTCHA site key, an
 Ethereum address, a certificate and the jwt.io sample token. It is a dev corpus now, scored
-on every run. ``channels_holdout13.json`` is the next blind one: written by someone who has
+on every run. The thirteenth round's rules (``arborist.secret_handed``, by classes: a
+password's name in many languages at once with their verbs of saying, a door's code, tool
+flags that take a password (``/p:``, ``psk=``, a protocol's ``PASS``), a password handed by
+what it opens, webhook paths on any host, split literals, armored key blocks and keypair
+arrays, recovery codes one a line, numbered seed phrases, ``Label: user / password`` lines;
+kept as public: ``0x`` addresses, public names' values, certificates' and public keys'
+armor, published sample tokens; and a shell's ``$(…)`` is code) gave, ours alone:
+``channels_holdout12.json`` 7614/7645 caught (99.6%; left: a user / password line in a
+URL or a title, names in file names whose spaces became ``_``, a numbered seed phrase and
+recovery codes in a query, a tunnel token in file names, a password after a model's ``:``)
+and 15/3990 flagged (0.4%: a certificate, the jwt.io sample and a git commit in an error
+line cut short, config lines given to ``?api_key=``); the other dev corpora the same run:
+``channels.json`` 3711/3711, 0/1532; ``…`` (the first holdout) 1061/1061, 1/432 (a
+``/hooks/`` placement now names its value, as a URL's password slot does); ``…2``
+2228/2228, 0/976 (the same); ``…3`` 2068/2068, 0/856; ``…4`` 1705/1705, 1/1041; ``…5``
+2538/2538, 0/1555; ``…6`` 3705/3705, 0/1732; ``…7`` 4167/4167, 30/1941; ``…8`` 5197/5197,
+0/2982; ``…9`` 5373/5380, 34/2625; ``…10`` 6485/6485, 2/3685; ``…11`` 7338/7339, 0/4032;
+``corpus.json`` 135/135, 0/116 (a PGP public key block and a certificate no longer flagged);
+``holdout.json`` 43/43, 0/36. ``channels_holdout13.json`` is the next blind one: written by someone who has
 not read the gate, committed by the lead, scored by ``--holdout`` once it is there (the run
 says so when it is not), and not tuned on after.
 

@@ -45,6 +45,7 @@ PURE = [
     "secret_told.py",
     "secret_context.py",
     "secret_bare.py",
+    "secret_handed.py",
     "qa/sse.py",
     "qa/sanitize.py",
     "qa/distill.py",
