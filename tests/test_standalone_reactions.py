@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from arborist.standalone import stands_alone
+from tests.test_standalone_grammar import cases
 
 STANDALONE = {
     "a participle after a present auxiliary is no past": [
@@ -135,10 +136,6 @@ FOLLOW_UP = {
         "give me another network",
     ],
 }
-
-
-def cases(table: dict[str, list[str]]) -> list[object]:
-    return [pytest.param(q, id=f"{kind}: {q}") for kind, qs in table.items() for q in qs]
 
 
 @pytest.mark.parametrize("question", cases(STANDALONE))
