@@ -17,7 +17,16 @@ from click.testing import CliRunner
 from arborist.app import Arborist
 from arborist.cli import cli
 from arborist.qa import support
-from arborist.qa.support import ANSWERED, NOT_ANSWERED, PARTLY, measure, quotes_cited, root
+from arborist.qa.support import (
+    ANSWERED,
+    NOT_ANSWERED,
+    PARTLY,
+    asked_words,
+    measure,
+    measured_words,
+    quotes_cited,
+    root,
+)
 
 DOC = (
     "# Spider-Man\n\n"
@@ -98,6 +107,19 @@ def test_inflections_and_the_title_count_request_words_do_not() -> None:
     found = measure("what's the easiest way to copy a file with shutil", "Copies. [E1]", [item])
     assert found is not None and found.level == ANSWERED, found
     assert root("appeared") == root("appear") and root("files") == root("filing")
+
+
+def test_the_word_of_an_amount_after_how_is_asked_for_not_expected_in_a_passage() -> None:
+    item = _Item("E1", "notes.txt", "Knead the dough for ten minutes.")
+    found = measure("How long should I knead bread dough?", "Knead. [E1]", [item])
+    assert found is not None and found.level == PARTLY and found.missing == ("bread",), found
+    found = measure("How long should I knead dough?", "Knead. [E1]", [item])
+    assert found is not None and found.level == ANSWERED, found
+    assert measured_words("How many rows does it hold?") == ["rows", "hold"]
+    # a word said twice is asked for once more than the amount takes
+    assert "long" in measured_words("How long is a long integer?")
+    assert "long" in measured_words("What does long mean?")
+    assert "many" in asked_words("How many rows does it hold?")  # the answerer still weighs it
 
 
 @pytest.fixture

@@ -60,10 +60,12 @@ __all__ = [
     "Support",
     "UNQUOTED",
     "UNQUOTED_STRICT",
+    "asked_words",
     "audit_key",
     "audit_words",
     "measure",
     "measure_record",
+    "measured_words",
     "quotes_cited",
     "row_key",
     "row_words",
@@ -88,6 +90,14 @@ REQUEST_WORDS = frozenset(
 "in python", "what's the difference between ...", "X vs Y"), and what contractions leave
 typed without their apostrophe ("whats", "dont") or split at it ("don" of "don't"): no
 passage is expected to hold them."""
+
+_HOW_MUCH = re.compile(
+    r"(?i)\bhow[ \t]+(long|many|much|often|far|old|big|large|soon|tall|fast|deep|high|wide"
+    r"|heavy|hot|cold|early|late)\b"
+)
+"""The word after ``how`` that makes the question ask for an amount ("how long should I
+knead it", "how many rows"): the answer is a number or a length of time ("ten minutes"),
+and no passage is expected to hold the word itself."""
 
 MAX_LISTED = 6
 """How many missing words the one-line reason names, at most."""
@@ -243,6 +253,15 @@ def asked_words(question: str) -> list[str]:
     return [w for w in asked if w not in REQUEST_WORDS and (len(w) > 1 or w.isdigit())]
 
 
+def measured_words(question: str) -> list[str]:
+    """The words the support label looks for: :func:`asked_words`, less the word of an
+    amount after ``how`` (:data:`_HOW_MUCH`) unless the question says it elsewhere too ("how
+    long is a long integer"). The answerer's choice of sentences still weighs it."""
+    amounts = [m.group(1).lower() for m in _HOW_MUCH.finditer(question)]
+    said = {w: len(re.findall(rf"(?i)\b{re.escape(w)}\b", question)) for w in set(amounts)}
+    return [w for w in asked_words(question) if w not in said or said[w] > amounts.count(w)]
+
+
 def measure(
     question: str, answer: str, evidence: Sequence[_Evidence], trimmed: object = None
 ) -> Support | None:
@@ -260,7 +279,7 @@ def measure(
     if any(item.text is None for item in cited):
         return None
     held = _held(cited)
-    missing = tuple(w for w in asked_words(question) if root(w) not in held)
+    missing = tuple(w for w in measured_words(question) if root(w) not in held)
     quoted = quotes_cited(answer, [item.text or "" for item in cited])
     return Support(PARTLY if missing else ANSWERED, missing, quoted)
 
