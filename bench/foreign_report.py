@@ -145,31 +145,45 @@ def _quoted(answer: str) -> str:
 
 def diagnosis(run: Any) -> list[str]:
     """Each miss of each lane: the question, what answers it, what was retrieved (page and
-    first words, best first) and what the answer quoted."""
+    first words, best first) and what the answer quoted. A lane whose misses are an earlier
+    lane's, retrieved and quoted alike (the served MiniLM's, as a rule), is one line."""
     lines = [f"misses on {run.corpus}"]
+    seen: dict[tuple[str, ...], str] = {}
     for lane in run.lanes:
-        for o in lane.answerable:
-            wrong = [
-                *(["not found"] if not o.rank else [f"found at {o.rank}"]),
-                *(["phrase not held"] if not o.holds else []),
-                *(["refused"] if o.refused else []),
-            ]
-            if o.rank and o.holds and not o.refused:
-                continue
+        mine = _misses(lane)
+        key = tuple(line.split("] ", 1)[-1] for line in mine)
+        if mine and key in seen:
+            lines.append(f"  [{lane.name}] the misses of [{seen[key]}], retrieved and quoted alike")
+            continue
+        seen.setdefault(key, lane.name)
+        lines += mine
+    return lines
+
+
+def _misses(lane: Any) -> list[str]:
+    lines = []
+    for o in lane.answerable:
+        wrong = [
+            *(["not found"] if not o.rank else [f"found at {o.rank}"]),
+            *(["phrase not held"] if not o.holds else []),
+            *(["refused"] if o.refused else []),
+        ]
+        if o.rank and o.holds and not o.refused:
+            continue
+        lines += [
+            f"  [{lane.name}] {o.id}: {', '.join(wrong)}",
+            f"    asked: {o.question}",
+            f"    wants: {o.want}",
+            *(f"    {n}. {item}" for n, item in enumerate(o.retrieved, start=1)),
+            f"    quoted: {_quoted(o.answer)}",
+        ]
+    for o in lane.unanswerable:
+        if not o.refused:
             lines += [
-                f"  [{lane.name}] {o.id}: {', '.join(wrong)}",
+                f"  [{lane.name}] {o.id}: off-corpus, answered",
                 f"    asked: {o.question}",
-                f"    wants: {o.want}",
-                *(f"    {n}. {item}" for n, item in enumerate(o.retrieved, start=1)),
                 f"    quoted: {_quoted(o.answer)}",
             ]
-        for o in lane.unanswerable:
-            if not o.refused:
-                lines += [
-                    f"  [{lane.name}] {o.id}: off-corpus, answered",
-                    f"    asked: {o.question}",
-                    f"    quoted: {_quoted(o.answer)}",
-                ]
     return lines
 
 

@@ -332,7 +332,7 @@ def test_served_lanes_answer_from_the_vector_cache_and_resume_where_a_run_stoppe
 
 
 def test_each_semantic_lane_has_its_goals_and_the_served_one_is_held_to_the_local_one() -> None:
-    default = lane("default (words alone)", 8, 8, 10, 10, 10)
+    default = lane("default (words alone)", 8, 7, 10, 10, 10)
     local = lane("semantic (m)", 9, 8, 10, 10, 10)
     served = lane("semantic (served m)", 9, 8, 10, 10, 10)
     served.tag = reporting.SERVED
@@ -342,10 +342,14 @@ def test_each_semantic_lane_has_its_goals_and_the_served_one_is_held_to_the_loca
     assert "  MET    c: recall@5, semantic lane >= 0.9 (0.900)" in lines
     assert "  MET    c: recall@5, semantic lane (served MiniLM) >= 0.9 (0.900)" in lines
     assert "  MISSED c: recall@5, semantic lane (e5-small) >= 0.9 (0.800)" in lines
-    assert "  MISSED c: PDF answered, semantic lane (e5-small) > words alone (#40) (0.800 against 0.800)" in lines  # fmt: skip
+    assert "  MET    c: PDF answered, semantic lane (e5-small) > words alone (#40) (0.800 against 0.700)" in lines  # fmt: skip
     assert "  MET    c: served MiniLM within 0.01 of local on every figure (0.000)" in lines
     assert sum("semantic lane" in line for line in lines) == 3 * 5
+    misses = reporting.diagnosis(run_of(default, local, served, e5))
+    assert "  [semantic (served m)] the misses of [semantic (m)], retrieved and quoted alike" in misses  # fmt: skip
+    assert "  [semantic (e5)] a8: not found, phrase not held" in misses
     served.answerable[8].rank = None  # 8 of 10 found: 0.1 from the local lane's 9
+    assert "  [semantic (served m)] a8: not found, phrase not held" in reporting.diagnosis(run_of(default, local, served))  # fmt: skip
     lines = reporting.goal_lines([run_of(default, local, served, pdf=True, skipped="e5: gone")])
     assert "  MISSED c: served MiniLM within 0.01 of local on every figure (0.100)" in lines
     assert "  MISSED c: a semantic lane asked for (e5: gone)" in lines
