@@ -50,25 +50,37 @@ def test_a_question_is_in_the_documents_words_with_enough_words_held() -> None:
 
 
 def test_a_named_question_keeps_the_lexical_head_then_the_vector_lane() -> None:
-    lexical = [(1, 1.6), (2, 0.9), (3, 0.8), (4, 0.7)]
-    order = passage_order(lexical, [9, 8, 1, 7], worded=True, limit=6)
-    assert order == [1, 2, 3, 9, 8, 7][:6]
+    order = passage_order([1, 2, 3, 4], [9, 8, 1, 7], named=True, worded=True, limit=6)
+    assert order == [1, 2, 3, 9, 8, 7]
     assert order[:LEXICAL_HEAD] == [1, 2, 3]
+    assert passage_order([1, 2, 3, 4], [9, 8, 1, 7], named=False, worded=False, limit=6) == [
+        9,
+        8,
+        1,
+        7,
+        2,
+        3,
+    ]
 
 
 def test_a_question_in_other_words_is_led_by_the_vector_lane() -> None:
-    lexical = [(1, 1.0), (2, 0.9), (3, 0.8)]
-    assert passage_order(lexical, [9, 8, 7, 6], worded=False, limit=5) == [9, 8, 7, 6, 1]
+    assert passage_order([1, 2, 3], [9, 8, 7, 6], named=False, worded=False, limit=5) == [
+        9,
+        8,
+        7,
+        6,
+        1,
+    ]
 
 
 def test_a_question_in_the_documents_words_takes_each_lanes_first_before_their_middles() -> None:
     """Reciprocal rank fusion with a small constant: a chunk both lanes hold near their tops
     leads; the first of either lane (1/4) outranks a chunk both hold at rank 8 (2/11), which
     outranks the lexical lane's third (1/6); one both hold at rank 12 (2/15) does not."""
-    lexical = [(c, 1.0 - c / 20) for c in range(1, 13)]
+    lexical = list(range(1, 13))
     vector = [20, 2, 21, 22, 23, 24, 25, 8, 26, 27, 28, 12]
-    assert passage_order(lexical, vector, worded=True, limit=6) == [2, 1, 20, 8, 3, 21]
-    scores = dict(rrf_order([c for c, _ in lexical], vector, k=WORDED_RRF_K))
+    assert passage_order(lexical, vector, named=False, worded=True, limit=6) == [2, 1, 20, 8, 3, 21]
+    scores = dict(rrf_order(lexical, vector, k=WORDED_RRF_K))
     assert scores[1] == scores[20] == pytest.approx(1 / (WORDED_RRF_K + 1))
     assert scores[8] == pytest.approx(2 / (WORDED_RRF_K + 8))
     assert scores[8] > scores[3] > scores[12]
@@ -177,7 +189,6 @@ def test_a_passage_lane_names_its_fusion_in_the_policy_and_the_memo_key(
         assert isinstance(rule, dict)
         assert rule["passage_fusion"] == {
             "name": PASSAGE_FUSION,
-            "named_score": "1.0",
             "lexical_head": LEXICAL_HEAD,
             "worded_min_words": WORDED_MIN_WORDS,
             "worded_share": str(WORDED_SHARE),
@@ -195,3 +206,87 @@ def test_a_passage_lane_names_its_fusion_in_the_policy_and_the_memo_key(
         again = app.ask(QUESTION)
     assert not again.hit and again.cache_key != first.cache_key
     assert again.record.policy["hybrid"]["passage_fusion"]["name"] == "another-fusion"
+
+
+# --------------------------------------------------------------------------- a named definition
+
+NAMED_QUESTION = "What does json.loads do?"
+EXAMPLES = (
+    "    Decoding JSON::\n\n"
+    "        >>> import json\n"
+    '        >>> json.loads(\'["foo", {"bar": ["baz", null, 1.0, 2]}]\')\n'
+    "        ['foo', {'bar': ['baz', None, 1.0, 2]}]\n"
+    '        >>> json.loads(\'"\\\\"foo\\\\bar"\')\n'
+    "        '\"foo\\x08ar'\n"
+    '        >>> json.loads(\'{"__complex__": true, "real": 1, "imag": 2}\',\n'
+    "        ...     object_hook=as_complex)\n"
+    "        (1+2j)\n"
+    "        >>> json.loads('1.1', parse_float=Decimal) == Decimal('1.1')\n"
+    "        True\n"
+    "        >>> json.loads('[1, 2]', parse_int=float)\n"
+    "        [1.0, 2.0]\n"
+)
+DEFINES = (
+    "    loads(s, *, cls=None, object_hook=None, parse_float=None, **kw)\n"
+    "        Deserialize ``s`` (a ``str``, ``bytes`` or ``bytearray`` instance\n"
+    "        containing a JSON document) to a Python object.\n\n"
+    "        ``object_hook`` is an optional function that will be called with the\n"
+    "        result of any object literal decode (a ``dict``). Its return value\n"
+    "        is used instead of the ``dict``.\n\n"
+    "        ``object_pairs_hook`` is an optional function that will be called with the\n"
+    "        result of any object literal decoded with an ordered list of pairs. The\n"
+    "        return value of ``object_pairs_hook`` will be used instead of the ``dict``.\n"
+    "        If ``object_hook`` is also defined, the ``object_pairs_hook`` takes priority.\n\n"
+    "        ``parse_float``, if specified, will be called with the string of every\n"
+    "        float to be decoded. By default this is equivalent to ``float(num_str)``.\n"
+)
+
+
+@pytest.fixture
+def json_manual(tmp_path: Path) -> Path:
+    """A json module's page: a chunk of examples that says ``json.loads`` four times (the
+    words' best) and one that defines ``loads(s, ...)`` (second by its words alone, first
+    with the definition bonus); and fifty short notes worded like the question, which a
+    character n-gram lane finds nearer than either."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "json.md").write_text(
+        f"# json — JSON encoder and decoder\n\n## Examples\n\n{EXAMPLES}\n## Functions\n\n{DEFINES}",
+        encoding="utf-8",
+    )
+    for i in range(50):
+        (docs / f"note{i}.md").write_text(
+            f"# Note {i}\n\nWhat does a jsonl loader do? What does the jsonl loader {i} do?\n",
+            encoding="utf-8",
+        )
+    return docs
+
+
+def test_a_definition_second_by_its_words_under_examples_keeps_the_lexical_head(
+    embedded: ChatServer, json_manual: Path, home: Path
+) -> None:
+    """The question names ``json.loads``; the chunk that defines it is the lexical lane's
+    second (under examples that only use it) and the vector lane's nowhere. It is named all
+    the same, so the lexical head leads the five (passage fusion v2 read "named" from the
+    best lexical score alone, took it for a question in other words, and let the vector lane
+    fill all five)."""
+    with Arborist(home) as app:
+        app.ingest([json_manual])
+        conn, embedder = app.store_conn, app.embedder()
+        assert embedder is not None
+        vectors = vector_query(embedder, NAMED_QUESTION)
+        assert vectors is not None
+        defining = conn.execute("SELECT id FROM chunks WHERE text LIKE '%Deserialize%'").fetchone()
+        examples = conn.execute(
+            "SELECT id FROM chunks WHERE text LIKE '%Decoding JSON%'"
+        ).fetchone()
+        assert defining is not None and examples is not None and defining != examples
+        ranked = retrieve(conn, NAMED_QUESTION, limit=40)
+        near = [chunk_id for chunk_id, _ in nearest(conn, vectors.profile, vectors.vector, 40)]
+        fused = [e.chunk_id for e in retrieve(conn, NAMED_QUESTION, vectors=vectors)]
+    # The premise: the examples lead the words with no bonus (relative BM25 1.0), the
+    # definition second by BM25 plus its bonus; the vector lane holds it nowhere in its 40.
+    assert [e.chunk_id for e in ranked[:2]] == [examples[0], defining[0]]
+    assert ranked[0].score == 1.0 and ranked[1].score < 1.0
+    assert defining[0] not in near and len(near) == 40
+    assert len(fused) == 5 and fused[:LEXICAL_HEAD] == [e.chunk_id for e in ranked[:LEXICAL_HEAD]]

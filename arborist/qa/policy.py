@@ -13,7 +13,6 @@ from arborist.store.fusion import (
     HYBRID,
     LEXICAL_HEAD,
     LEXICAL_WEIGHT,
-    NAMED_SCORE,
     PASSAGE_FUSION,
     RRF_K,
     VECTOR_POOL,
@@ -78,7 +77,6 @@ def retrieval_policy(
         if embeds_passages(dict(embedding)):  # a passage lane is fused by its own rule
             hybrid["passage_fusion"] = {
                 "name": PASSAGE_FUSION,
-                "named_score": str(NAMED_SCORE),
                 "lexical_head": LEXICAL_HEAD,
                 "worded_min_words": WORDED_MIN_WORDS,
                 "worded_share": str(WORDED_SHARE),

@@ -7,10 +7,10 @@ Two fusions, chosen by what the vector lane embeds:
   first :data:`LEXICAL_HEAD` chunks keeping their places (:func:`rrf_order`);
 * a lane of passages (:data:`PASSAGE_FUSION`, every embedder since issue #38): chosen by
   how the question is worded (:func:`passage_order`). A question that names a definition
-  keeps the lexical head; one asked in the documents' own words (the best lexical chunk
-  holds :data:`WORDED_SHARE` of its words, :func:`in_documents_words`) is fused by reciprocal rank
-  with a small constant (:data:`WORDED_RRF_K`), so each lane's first chunks come first; one
-  in other words is led by the vector lane, the lexical lane filling what it leaves.
+  the lexical lane's first chunks make keeps the lexical head; one asked in the documents'
+  own words (the best lexical chunk holds :data:`WORDED_SHARE` of its words,
+  :func:`in_documents_words`) is fused by reciprocal rank with a small constant
+  (:data:`WORDED_RRF_K`), so each lane's first chunks come first; one in other words is led by the vector lane, the lexical lane filling what it leaves.
 
 Each rule's name and constants are in the retrieval policy (:mod:`arborist.qa.policy`), so
 a changed rule is a new policy hash and a new memo key.
@@ -26,7 +26,6 @@ __all__ = [
     "HYBRID",
     "LEXICAL_HEAD",
     "LEXICAL_WEIGHT",
-    "NAMED_SCORE",
     "PASSAGE_FUSION",
     "RRF_K",
     "VECTOR_POOL",
@@ -44,15 +43,14 @@ __all__ = [
 HYBRID = "rrf-v1"
 """The fusion's name in the governance policy (with an embedding model configured only)."""
 
-PASSAGE_FUSION = "named-lexical-worded-rrf-else-vector-v2"
+PASSAGE_FUSION = "named-lexical-worded-rrf-else-vector-v3"
 """The fusion of a vector lane over passages (see :func:`passage_order`). v2: a question in
 the documents' own words is fused by reciprocal rank (v1 let the vector lane lead it, and on
-manuals no one tuned for that lost a fifth of the answers words alone found)."""
-
-NAMED_SCORE = 1.0
-"""A lexical score above this had a bonus: the question names a definition the chunk makes
-(or, for a follow-up, the chunk is of its thread's sources), since BM25 alone is at most 1.0
-(relative to the pool's best)."""
+manuals no one tuned for that lost a fifth of the answers words alone found). v3: a question
+is named also when one of the first :data:`LEXICAL_HEAD` lexical chunks strongly defines a
+name it names, told by :mod:`arborist.store.search` where the bonuses are given (v2 read it
+from the best lexical score alone, so ``json.loads``, defined second under a chunk of
+examples that only use it, was not named)."""
 
 RRF_K = 60
 """Reciprocal rank fusion: a chunk at rank r of a lane gains weight / (RRF_K + r)."""
@@ -132,27 +130,28 @@ def rrf_order(
 
 
 def passage_order(
-    lexical: Sequence[tuple[int, float]], vector: Sequence[int], *, worded: bool, limit: int
+    lexical: Sequence[int], vector: Sequence[int], *, named: bool, worded: bool, limit: int
 ) -> list[int]:
     """The fused order of a passage lane, at most ``limit`` chunk ids.
 
-    ``lexical``: (chunk id, score) best first, the score BM25 relative to the best plus the
-    bonuses; ``vector``: chunk ids nearest first; ``worded``: whether the question is in the
+    ``lexical``: chunk ids best first (BM25 relative to the best plus the bonuses);
+    ``vector``: chunk ids nearest first; ``named``: whether the question names what it asks
+    about (the best lexical chunk had a definition or source bonus, or one of the first
+    :data:`LEXICAL_HEAD` strongly defines a name it names), as :mod:`arborist.store.search`
+    decides where the bonuses are given; ``worded``: whether the question is in the
     documents' own words (:func:`in_documents_words`).
 
-    1. **Named** (the best lexical score is over :data:`NAMED_SCORE`: a definition bonus):
-       the first :data:`LEXICAL_HEAD` lexical chunks, then the vector lane's, then the rest.
+    1. **Named** (``named``): the first :data:`LEXICAL_HEAD` lexical chunks, then the
+       vector lane's, then the rest.
     2. **In the documents' words** (``worded``): reciprocal rank fusion with
        :data:`WORDED_RRF_K`; both lanes are good at their tops, and a chunk both hold high
        is the likeliest answer.
     3. **In other words**: the vector lane's order, the lexical lane filling what it leaves.
     """
-    lexical_ids = [chunk_id for chunk_id, _ in lexical]
-    named = bool(lexical) and lexical[0][1] > NAMED_SCORE
     if named:
-        order = [*lexical_ids[:LEXICAL_HEAD], *vector, *lexical_ids]
+        order = [*lexical[:LEXICAL_HEAD], *vector, *lexical]
     elif worded:
-        order = [chunk_id for chunk_id, _ in rrf_order(lexical_ids, vector, k=WORDED_RRF_K)]
+        order = [chunk_id for chunk_id, _ in rrf_order(lexical, vector, k=WORDED_RRF_K)]
     else:
-        order = [*vector, *lexical_ids]
+        order = [*vector, *lexical]
     return list(dict.fromkeys(order))[:limit]

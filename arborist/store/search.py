@@ -267,7 +267,7 @@ def retrieve(
         extra = extra[:MAX_CONTEXT_WORDS]
     match = fts_match_any(own + extra[: max(0, MAX_QUERY_TERMS - len(own))])
     with snapshot(conn):  # what was ranked is what is read, whoever writes meanwhile
-        evidence = _rerank(
+        evidence, naming = _rerank(
             _best_chunks(conn, match, POOL),
             asked,
             set() if follow_up else _context_words(context, asked),
@@ -275,7 +275,7 @@ def retrieve(
             limit if vectors is None else POOL,
         )
         if vectors is not None:
-            evidence = _fuse(conn, evidence, vectors, limit, asked.words)
+            evidence = _fuse(conn, evidence, vectors, limit, asked.words, naming)
         if related > 0 and evidence:
             evidence += _related_lane(conn, evidence, related, related_version)
     return evidence
@@ -308,25 +308,43 @@ def _rerank(
     tie_words: set[str],
     sources: frozenset[str],
     limit: int,
-) -> list[Evidence]:
+) -> tuple[list[Evidence], dict[int, bool]]:
     """Order the pool by relative BM25 plus the definition and source bonuses; ties by
-    context words, then id."""
+    context words, then id. With the first ``limit`` of them, the chunks that had a bonus
+    (defining a name the question names, or of the thread's ``sources``), by id, each with
+    whether it was a strong definition's (:func:`_bonus` whole or three quarters, not
+    halved); :func:`_named` reads them."""
     if not pool:
-        return []
+        return [], {}
     best = max(-e.score for e in pool) or 1.0
     ranked = []
+    naming: dict[int, bool] = {}
     for item in pool:
         score = -item.score / best
-        score += max(
-            (_bonus(d, strong) for d, strong in named_definitions(item.text, asked, item.title)),
-            default=0.0,
-        )
+        defined = named_definitions(item.text, asked, item.title)
+        score += max((_bonus(d, strong) for d, strong in defined), default=0.0)
         if item.title in sources:
             score += SOURCE_BONUS
+        if defined or item.title in sources:
+            naming[item.chunk_id] = any(strong for _, strong in defined)
         ties = len(tie_words & set(words(item.title))) if tie_words else 0
         ranked.append((-round(score, 9), -ties, item.chunk_id, item))
     ranked.sort(key=lambda entry: entry[:3])
-    return [replace(item, score=-key) for key, _, _, item in ranked[:limit]]
+    return [replace(item, score=-key) for key, _, _, item in ranked[:limit]], naming
+
+
+def _named(lexical: Sequence[Evidence], naming: dict[int, bool]) -> bool:
+    """Whether the question names what it asks about, for
+    :func:`~arborist.store.fusion.passage_order`: the best lexical chunk had a bonus (it
+    defines a name the question names, or is of a follow-up's sources), or one of the first
+    :data:`~arborist.store.fusion.LEXICAL_HEAD` strongly defines one (an identifier the
+    question wrote: ``json.loads`` asked, ``loads(s, ...)`` second under a chunk of examples
+    that only use it). A plain word's definition below the first is often chance, and does
+    not count."""
+    if not lexical:
+        return False
+    head = lexical[:LEXICAL_HEAD]
+    return lexical[0].chunk_id in naming or any(naming.get(e.chunk_id, False) for e in head)
 
 
 def _fuse(
@@ -335,14 +353,16 @@ def _fuse(
     vectors: VectorQuery,
     limit: int,
     asked: Sequence[str],
+    naming: dict[int, bool],
 ) -> list[Evidence]:
     """The lexical order (BM25 and bonuses, best first) fused with the vector lane's (cosine,
     best first; :mod:`arborist.store.fusion`): a lane of passages by
-    :func:`~arborist.store.fusion.passage_order` (``asked``, the question's own words, tell
-    whether it is worded as the documents are), one of whole chunks by reciprocal rank with
-    the lexical head kept (:func:`~arborist.store.fusion.rrf_order`). Each item keeps the
-    lane it came from (``both`` when the two pools hold it); a passage lane's item scores its
-    place, ``1 / (1 + rank)``, a chunk lane's its fused score."""
+    :func:`~arborist.store.fusion.passage_order` (``naming``, the chunks :func:`_rerank`
+    gave a bonus, tell whether the question is named, :func:`_named`; ``asked``, the
+    question's own words, whether it is worded as the documents are), one of whole chunks
+    by reciprocal rank with the lexical head kept (:func:`~arborist.store.fusion.rrf_order`).
+    Each item keeps the lane it came from (``both`` when the two pools hold it); a passage
+    lane's item scores its place, ``1 / (1 + rank)``, a chunk lane's its fused score."""
     found = {e.chunk_id: e for e in lexical}
     near = [chunk_id for chunk_id, _ in nearest(conn, vectors.profile, vectors.vector, VECTOR_POOL)]
     for chunk_id, row in _rows(conn, [c for c in near if c not in found]).items():
@@ -352,9 +372,8 @@ def _fuse(
     if searches_passages(conn, vectors.profile):
         best = f"{lexical[0].text}\n{lexical[0].title}" if lexical else ""
         worded = bool(lexical) and in_documents_words(asked, best)
-        order = passage_order(
-            [(e.chunk_id, e.score) for e in lexical], near, worded=worded, limit=limit
-        )
+        named = _named(lexical, naming)
+        order = passage_order(lexical_ids, near, named=named, worded=worded, limit=limit)
         scored = [(chunk_id, round(1.0 / (1 + rank), 9)) for rank, chunk_id in enumerate(order, 1)]
     else:
         scored = rrf_order(lexical_ids, near, head=LEXICAL_HEAD)[:limit]
