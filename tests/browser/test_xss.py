@@ -333,7 +333,8 @@ ANSWER_TAGS = (
     "li",
     "blockquote",
 )
-ANSWER_ATTRS = ("class", "style", "id", "href", "target", "rel", "start", "colspan")
+# title: what a cache-key dimension binds, on hover (display._fact_row; escaped text, inert)
+ANSWER_ATTRS = ("class", "style", "id", "href", "target", "rel", "start", "colspan", "title")
 MARKDOWN_SOURCES = (Path(display_module.__file__), Path(answer_markdown.__file__))
 ANSWER_STYLES = "^(?:{})$".format(
     "|".join(
