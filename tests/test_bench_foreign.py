@@ -24,6 +24,7 @@ from reportlab.pdfgen.canvas import Canvas
 from arborist.qa.embeddings import EmbeddingsClient
 from tests.chat_server import ChatServer
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
+from tests.test_local_embed import tiny_model  # noqa: F401 - the fixture
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "foreign.py"
 
@@ -283,6 +284,19 @@ def test_the_vector_cache_embeds_each_text_once_per_model(
     assert (other.misses, other.hits, chat_server.embed_requests) == (1, 0, 3)
 
 
+@pytest.fixture
+def tiny_local(tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Path:  # noqa: F811
+    """The local model (``provider = "local"``) as the tiny BERT tests/test_local_embed.py
+    writes: what the lanes below prove (the local, served and cached lanes agreeing, the
+    servers answering from the cache) needs a model, not MiniLM's weights, which ``make
+    test`` does not install (``make bench`` does)."""
+    from arborist.qa import local_embed
+
+    monkeypatch.setattr(local_embed, "default_weights", lambda: tiny_model)
+    return tiny_model
+
+
+@pytest.mark.usefixtures("tiny_local")
 def test_the_served_lanes_run_beside_the_local_one_on_the_quick_sample(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -303,6 +317,7 @@ def test_the_served_lanes_run_beside_the_local_one_on_the_quick_sample(
     assert exited.value.code == 2
 
 
+@pytest.mark.usefixtures("tiny_local")
 def test_served_lanes_answer_from_the_vector_cache_and_resume_where_a_run_stopped(
     tmp_path: Path,
 ) -> None:
