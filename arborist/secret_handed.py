@@ -43,7 +43,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from arborist.secret_prefilters import Literals
-from arborist.secret_shapes import has_digit, is_filler, random_looking
+from arborist.secret_shapes import PLACEHOLDER_MARK, has_digit, is_filler, random_looking
 from arborist.secret_told import SCRIPT_NAMES
 
 __all__ = [
@@ -60,7 +60,17 @@ def handed_candidates(
 ) -> Iterator[tuple[str, int, int]]:
     """Every secret this module reads in ``text`` (``found`` the literals of its case-folding,
     positions the same; ``longs`` its long words; ``reader`` the gate's own reading, for
-    literals read joined)."""
+    literals read joined), none inside the gate's own mark of a redaction (``[REDACTED:kind]``,
+    read again after a round of redactions: ``kata sandi [REDACTED:openai_key]``)."""
+    for kind, start, end in _handed(text, found, longs, reader):
+        mark = text.rfind(PLACEHOLDER_MARK, max(0, start - 64), start + 1)
+        if mark == -1 or text.find("]", mark) < start:
+            yield kind, start, end
+
+
+def _handed(
+    text: str, found: Literals, longs: str, reader: Reader
+) -> Iterator[tuple[str, int, int]]:
     folded = found.folded
     for head in _name_heads(folded, found):
         m = _MANY_NAMES.match(folded, head)
@@ -249,8 +259,11 @@ def _any_value(value: str) -> bool:
 
 
 def _typed_value(value: str) -> bool:
-    """A typed secret: six characters or more, a letter and a digit or a mark, no path."""
-    if len(value) < 6 or "/" in value or "://" in value or is_filler(value, "=", quoted=False):
+    """A typed secret: six characters or more, a letter and a digit or a mark, no path, and
+    not the gate's own mark of a redaction (a name read again after a round of redactions)."""
+    if len(value) < 6 or "/" in value or "://" in value or PLACEHOLDER_MARK in value:
+        return False
+    if is_filler(value, "=", quoted=False):
         return False
     lettered = any(c.isalpha() for c in value)
     return lettered and (has_digit(value) or not value.replace("-", "").isalnum())

@@ -222,3 +222,12 @@ def test_a_digest_after_its_hash_name_is_no_wallet_key_even_near_wallet_words() 
     digest = "c3" * 8 + "7d0e91a4b2f68c35" * 3
     assert not admit(f"wallet backup export.tar --hash=sha256:{digest}").redactions
     assert digest not in admit(f"deployer wallet private key {digest}").text
+
+
+def test_a_name_before_the_gates_own_mark_is_not_read_again() -> None:
+    """A password's name before another secret ("SANDI sk-proj-…"): the key is redacted as a
+    key, and the round that reads the text again does not take the mark it left
+    (``[REDACTED:openai_key]``) for the name's value (hypothesis found it nested)."""
+    key = "sk-proj-k-Heas8VOcI-z0myHl2QlU0G4mzLmfzU-ydUF3MTplzoINz6"
+    assert admit(f"SANDI {key} ").text == "SANDI [REDACTED:openai_key] "
+    assert admit("kata sandi [REDACTED:openai_key]").text == "kata sandi [REDACTED:openai_key]"
