@@ -11,9 +11,10 @@ Home layout (docs/design.md section 1)::
         config.toml          model profiles and options
         redaction.key        keys transcript-path redaction (0600; co-access only)
 
-:class:`Arborist` is three layers, each a module: the home, its databases, its
+:class:`Arborist` is four layers, each a module: the home, its databases, its
 config.toml and the checks of its files (:mod:`arborist.app_home`); the forest's
-sessions and turns (:mod:`arborist.app_forest`); and here, what asks, answers and
+sessions and turns (:mod:`arborist.app_forest`); the related sources
+(:mod:`arborist.app_related`); and here, what asks, answers and
 documents take, each a call into the service that owns the rule.
 """
 
@@ -27,13 +28,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from arborist.app_forest import HomeForest
+from arborist.app_related import HomeRelated
 from arborist.asks import Ask
 from arborist.checks import check_derivable
-from arborist.config import coaccess_params, max_file_bytes, names_an_embedder
+from arborist.config import max_file_bytes, names_an_embedder
 from arborist.db import require_writable, transaction
 from arborist.errors import BadInput, ModelError
-from arborist.forest.bates import is_bates
 from arborist.forest.nodes import Node, Session, get_node
 from arborist.forest.reads import reusable_turn
 from arborist.forest.shard import insert_turn, resolve_ref, set_current, set_label
@@ -49,7 +49,6 @@ from arborist.qa.runner import ask as run_ask
 from arborist.store import coaccess, coaccess_spool
 from arborist.store.cache.records import CacheRecord, list_records, load_record, resolve_key
 from arborist.store.cache.states import falsify, restore
-from arborist.store.coaccess import RebuildReport, RelatedSource
 from arborist.store.demo import demo_corpus
 from arborist.store.derive import Derivation, derive_from_record
 from arborist.store.documents import (
@@ -63,11 +62,6 @@ from arborist.store.loaders import discover, load_path
 from arborist.store.related import (
     RELATED_LANE,
     RELATED_SLACK,
-    Related,
-    cited_related,
-    fresh_index,
-    related_sources,
-    turn_leaves,
 )
 from arborist.store.search import SearchHit, search
 from arborist.store.stats import store_counts
@@ -92,14 +86,15 @@ class Turn:
     reused: bool = False
 
 
-class Arborist(HomeForest):
+class Arborist(HomeRelated):
     """An arborist home: its two databases, opened (and migrated) on first use.
 
     ``store_db`` and ``sessions_db`` override the files' locations. With
     ``create=False`` a missing database is an error instead of a new file,
     and existing files are read as they are, without migrating them
     (:class:`~arborist.app_home.Home`). Its forest is
-    :class:`~arborist.app_forest.HomeForest`'s.
+    :class:`~arborist.app_forest.HomeForest`'s, its related sources
+    :class:`~arborist.app_related.HomeRelated`'s.
     """
 
     # --- configuration and models -----------------------------------------------------
@@ -277,8 +272,15 @@ class Arborist(HomeForest):
         ``context``, ``sources`` and ``threaded`` are what a follow-up borrows.
         """
         require_writable(self.store_conn)  # refuse now, not after paying for a model call
-        asked = Ask(question, llm=llm, timeout=timeout, retries=retries, use_cache=use_cache,
-                    related=related, keywords=keywords)  # fmt: skip
+        asked = Ask(
+            question,
+            llm=llm,
+            timeout=timeout,
+            retries=retries,
+            use_cache=use_cache,
+            related=related,
+            keywords=keywords,
+        )
         return self._answer(asked, self.client_for(asked), on_token, context, sources, threaded)
 
     def client_for(self, asked: Ask) -> ChatClient:
@@ -301,11 +303,20 @@ class Arborist(HomeForest):
         if asked.related:
             version = self._related_index(purpose="--related", slack=RELATED_SLACK)
         return run_ask(
-            self.store_conn, client, asked.question, context=context, sources=sources,
-            use_cache=asked.use_cache, on_token=on_token, threaded=threaded,
-            allowlist=self.allowlist, related=RELATED_LANE if asked.related else 0,
-            related_version=version, embedder=self.embedder(), keywords=asked.keywords or "",
-        )  # fmt: skip
+            self.store_conn,
+            client,
+            asked.question,
+            context=context,
+            sources=sources,
+            use_cache=asked.use_cache,
+            on_token=on_token,
+            threaded=threaded,
+            allowlist=self.allowlist,
+            related=RELATED_LANE if asked.related else 0,
+            related_version=version,
+            embedder=self.embedder(),
+            keywords=asked.keywords or "",
+        )
 
     def record(self, ref: str, *, revision: int | None = None) -> CacheRecord:
         """The cache record under a key (or unique prefix)."""
@@ -369,12 +380,7 @@ class Arborist(HomeForest):
             require_writable(conn)
         session = self.session(asked.sid) if asked.sid is not None else None
         under = self._asked_under(session, asked.parent)
-        above = partial(get_node, self.sessions_conn)
-        path = followups.read_above(under, asked.thread, above) if under else []
-        result = self._answer(
-            asked, client or self.client_for(asked), on_token, followups.context(path),
-            followups.sources(path), followups.threaded(path) if asked.thread else [],
-        )  # fmt: skip
+        result = self._answer_under(under, asked, client or self.client_for(asked), on_token)
         if asked.reuse and result.hit and session and under:  # a miss is never a reuse
             reused = self._reuse(session.sid, under.bates, result, asked.label)
             if reused is not None:
@@ -386,17 +392,42 @@ class Arborist(HomeForest):
             if session is None:
                 session = self.new_session(asked.session_label)
             node = insert_turn(
-                self.sessions_conn, session.sid, under.bates if under else session.root_bates,
-                question=record.question, answer_text=record.answer_text,
-                cache_key=record.cache_key, audit_mode=record.audit_mode,
-                label=self.admitted(asked.label), make_current=asked.make_current,
+                self.sessions_conn,
+                session.sid,
+                under.bates if under else session.root_bates,
+                question=record.question,
+                answer_text=record.answer_text,
+                cache_key=record.cache_key,
+                audit_mode=record.audit_mode,
+                label=self.admitted(asked.label),
+                make_current=asked.make_current,
                 cited_titles=list(dict.fromkeys(e.title for e in record.evidence if e.cited)),
-            )  # fmt: skip
+            )
             if captured is not None:  # the capture commits with its turn (design section 7)
                 coaccess_spool.spool(self.sessions_conn, node.bates, session.sid, *captured)
         if recording:
             coaccess_spool.drain(self.sessions_conn, self.store_conn)
         return Turn(result, node)
+
+    def _answer_under(
+        self,
+        under: Node | None,
+        asked: Ask,
+        client: ChatClient,
+        on_token: Callable[[str], None] | None,
+    ) -> AskResult:
+        """The answer to ``asked`` asked under ``under``: a follow-up borrows words from the
+        turns above it (and ``thread`` their exchanges), never into a hash."""
+        above = partial(get_node, self.sessions_conn)
+        path = followups.read_above(under, asked.thread, above) if under else []
+        return self._answer(
+            asked,
+            client,
+            on_token,
+            followups.context(path),
+            followups.sources(path),
+            followups.threaded(path) if asked.thread else [],
+        )
 
     def _asked_under(self, session: Session | None, parent: str | None) -> Node | None:
         """The node a question is asked under: ``parent`` (a bates number anywhere, or a
@@ -452,58 +483,6 @@ class Arborist(HomeForest):
         except OSError:  # the working directory was deleted
             return None
         return self.transcript_ref(cwd, display="cli")
-
-    @property
-    def related_version(self) -> str:
-        """The co-access index version the home's ``[coaccess] window/fanout`` select."""
-        return coaccess.index_version(*coaccess_params(self.config))
-
-    def rebuild_related(self, *, on_batch: Callable[[int], None] | None = None) -> RebuildReport:
-        """Rebuild the related-sources index from the recorded co-access rows."""
-        if not coaccess.enabled():
-            raise BadInput(f"co-access is off: set {coaccess.FLAG}=1 to record and index it")
-        window, fanout = coaccess_params(self.config)
-        coaccess_spool.drain(self.sessions_conn, self.store_conn)  # a capture a kill left
-        return coaccess.rebuild_related(
-            self.store_conn, window=window, fanout=fanout, on_batch=on_batch
-        )
-
-    def _related_index(self, *, purpose: str, slack: float = 0.0) -> str:
-        """The index version to read, rebuilt first when it lags (see
-        :func:`arborist.store.related.fresh_index`); a capture a kill left spooled is
-        drained first (flag on)."""
-        if coaccess.enabled():
-            coaccess_spool.drain(self.sessions_conn, self.store_conn)
-        return fresh_index(
-            self.store_conn,
-            self.related_version,
-            self.rebuild_related,
-            purpose=purpose,
-            slack=slack,
-        )
-
-    def related(self, ref: str, *, limit: int = 10) -> Related:
-        """Chunks co-accessed with ``ref``: a chunk leaf, a document, or a bates number
-        (the chunks its answer cited). A stale index is rebuilt first (with the flag on)."""
-        if limit < 1:
-            raise BadInput("--limit must be at least 1")
-        version = self._related_index(purpose="related")
-        kind, sources = self._related_sources(ref.strip())
-        edges = coaccess.related_edges(self.store_conn, sources, version=version, limit=limit)
-        return Related(kind, tuple(sources), tuple(coaccess.describe(self.store_conn, edges)))
-
-    def related_to_record(self, record: CacheRecord, *, limit: int = 10) -> list[RelatedSource]:
-        """Related sources of an answer's cited chunks; empty when the store has no index."""
-        conn = self.store_conn
-        if not coaccess.has_schema(conn):
-            return []
-        version = self._related_index(purpose="related", slack=RELATED_SLACK)
-        return cited_related(conn, record, version, limit=limit)
-
-    def _related_sources(self, ref: str) -> tuple[str, list[str]]:
-        if ref and is_bates(ref):
-            return "turn", turn_leaves(self.resolve_answer(ref))
-        return related_sources(self.store_conn, ref)
 
     def stats(self) -> dict[str, Any]:
         """Counts of documents, chunks per tier, records per state, hits, and file sizes."""

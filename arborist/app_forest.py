@@ -28,7 +28,8 @@ from arborist.forest.tree_sync import ForestView
 from arborist.pathref import load_or_create_key, redact_path
 from arborist.qa.runner import AskResult
 from arborist.qa.standing import Standing, standings, unchecked
-from arborist.store.cache.imported import importing, load_imported
+from arborist.store.cache.imported_reads import load_imported
+from arborist.store.cache.imported_writes import importing
 from arborist.store.cache.records import OK, CacheRecord, resolve_key
 from arborist.witness import Heads
 
@@ -90,8 +91,14 @@ class HomeForest(Home):
         found = unchecked(node.is_root, node.cache_key)
         if found is not None:
             return found
-        turn = (node.cache_key, node.answer_text, node.cited_titles, node.audit_mode,
-                node.question, node.created_at)  # fmt: skip
+        turn = (
+            node.cache_key,
+            node.answer_text,
+            node.cited_titles,
+            node.audit_mode,
+            node.question,
+            node.created_at,
+        )
         return standings(self.store_conn).of(turn)
 
     def facts(self, node: Node, *, asked: AskResult | None = None) -> TurnFacts:

@@ -61,22 +61,24 @@ def build_bundle(
     records, documents, chunks = _records(store_conn, turns, store)
     spans = {
         "sessions": _span(forest, [t["event_seq"] for t in turns]),
-        "store": _span(store, [r["event_seq"] for r in records]
-                       + [d["event_seq"] for d in documents]),
-    }  # fmt: skip
+        "store": _span(
+            store, [r["event_seq"] for r in records] + [d["event_seq"] for d in documents]
+        ),
+    }
     _leave_out_bodies(spans, sessions, turns, records)
     bundle = {
         "format": BUNDLE_FORMAT,
         "sessions": sessions,
         "turns": [_turn(turn) for turn in turns],
-        "records": sorted(map(_compact_record, records),
-                          key=lambda r: (r["cache_key"], r["revision"])),
+        "records": sorted(
+            map(_compact_record, records), key=lambda r: (r["cache_key"], r["revision"])
+        ),
         "profiles": _described(records, "model_profile_hash", "model_profile"),
         "policies": _described(records, "governance_policy_hash", "policy"),
         "documents": [],
         "chunks": [],
         "chains": {name: _compact_span(span) for name, span in spans.items()},
-    }  # fmt: skip
+    }
     bundle["documents"], bundle["chunks"] = _proofs(documents, chunks)
     data = canonical_json(bundle)
     report = check_bundle(data)
@@ -208,9 +210,14 @@ def _chunk(chunks: dict[tuple[str, int], dict[str, Any]], item: Any) -> None:
     place = (item.source_root, item.chunk_index)
     chunk = chunks.setdefault(
         place,
-        {"source_root": item.source_root, "chunk_index": item.chunk_index, "leaf": item.leaf,
-         "proof": list(item.proof), "text": None},
-    )  # fmt: skip
+        {
+            "source_root": item.source_root,
+            "chunk_index": item.chunk_index,
+            "leaf": item.leaf,
+            "proof": list(item.proof),
+            "text": None,
+        },
+    )
     if item.cited:
         if item.text is None:
             raise IntegrityError(
@@ -226,11 +233,19 @@ def _span(events: list[AuditEvent], needed: Sequence[int]) -> dict[str, Any]:
         return {"head": None, "events": []}
     first = min(needed)
     span = [
-        {"seq": e.seq, "event_type": e.event_type, "sid": e.sid, "bates": e.bates,
-         "body": e.body, "created_at": e.created_at, "prev_event_hash": e.prev_event_hash,
-         "event_hash": e.event_hash}
-        for e in events if e.seq >= first
-    ]  # fmt: skip
+        {
+            "seq": e.seq,
+            "event_type": e.event_type,
+            "sid": e.sid,
+            "bates": e.bates,
+            "body": e.body,
+            "created_at": e.created_at,
+            "prev_event_hash": e.prev_event_hash,
+            "event_hash": e.event_hash,
+        }
+        for e in events
+        if e.seq >= first
+    ]
     return {"head": {"seq": span[-1]["seq"], "event_hash": span[-1]["event_hash"]}, "events": span}
 
 
@@ -248,17 +263,24 @@ def _leave_out_bodies(
     for turn in turns:
         sid, seq = parse_bates(turn["bates"])
         rebuilt["sessions"][turn["event_seq"]] = (
-            session_event_body(labels[sid], turn["node_hash"]) if seq == 0 else node_event_body(
-                turn["node_hash"], turn["parent_bates"], turn["answer_text"],
+            session_event_body(labels[sid], turn["node_hash"])
+            if seq == 0
+            else node_event_body(
+                turn["node_hash"],
+                turn["parent_bates"],
+                turn["answer_text"],
                 titles_json(turn["cited_titles"]),
             )
-        )  # fmt: skip
+        )
     for record in records:
         rebuilt["store"][record["event_seq"]] = write_event_body(
-            cache_key=record["cache_key"], revision=record["revision"],
-            record_hash=record["record_hash"], evidence_root=record["dimensions"]["source_root"],
-            answer_text=record["answer_text"], response_json=record["response_json"],
-        )  # fmt: skip
+            cache_key=record["cache_key"],
+            revision=record["revision"],
+            record_hash=record["record_hash"],
+            evidence_root=record["dimensions"]["source_root"],
+            answer_text=record["answer_text"],
+            response_json=record["response_json"],
+        )
     for name, span in spans.items():
         for event in span["events"]:
             if rebuilt[name].get(event["seq"], ...) == event["body"]:
@@ -290,11 +312,14 @@ def _compact_record(record: dict[str, Any]) -> dict[str, Any]:
             for name in DIMENSIONS
         },
         "evidence": [
-            {"source_root": hex_b64(e["source_root"]), "chunk_index": e["chunk_index"],
-             "cited": e["cited"]}
+            {
+                "source_root": hex_b64(e["source_root"]),
+                "chunk_index": e["chunk_index"],
+                "cited": e["cited"],
+            }
             for e in record["evidence"]
         ],
-    }  # fmt: skip
+    }
 
 
 def _described(
@@ -335,9 +360,14 @@ def _proofs(
         own = nodes[chunk["source_root"]]
         proof = [own.setdefault(hex_b64(node), len(own)) for node in chunk["proof"]]
         cited = chunk["text"] is not None  # its text, not its leaf (the reader hashes it)
-        held.append({"source_root": hex_b64(chunk["source_root"]),
-                     "chunk_index": chunk["chunk_index"], "proof": proof,
-                     **({"text": chunk["text"]} if cited else {"leaf": hex_b64(chunk["leaf"])})})  # fmt: skip
+        held.append(
+            {
+                "source_root": hex_b64(chunk["source_root"]),
+                "chunk_index": chunk["chunk_index"],
+                "proof": proof,
+                **({"text": chunk["text"]} if cited else {"leaf": hex_b64(chunk["leaf"])}),
+            }
+        )
     docs = [
         {
             **doc,
@@ -369,8 +399,11 @@ def bundle_export_lines(data: bytes) -> list[str]:
         for turn in bundle["turns"]:
             if parse_bates(turn["bates"])[0] != session["sid"]:
                 continue
-            node = {**turn, "cache_key": b64_hex(turn["cache_key"]),
-                    "node_hash": hashes[turn["bates"]]}  # fmt: skip
+            node = {
+                **turn,
+                "cache_key": b64_hex(turn["cache_key"]),
+                "node_hash": hashes[turn["bates"]],
+            }
             node = {"type": "node", **{f: node[f] for f in TURN_FIELDS}}
             lines.append(json.dumps(node, ensure_ascii=False))
     return lines

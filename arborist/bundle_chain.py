@@ -33,10 +33,13 @@ def event_owners(bundle: dict[str, Any], sessions: Events) -> dict[str, dict[int
     record (its ``cache_write``), the document (its ``document_add``)."""
     turns = {turn["bates"] for turn in bundle["turns"]}
     owners: dict[str, dict[int, str]] = {
-        "sessions": {seq: f"turn {e['bates']}" for seq, e in sessions.items()
-                     if e["event_type"] == "label" and e["bates"] in turns},
+        "sessions": {
+            seq: f"turn {e['bates']}"
+            for seq, e in sessions.items()
+            if e["event_type"] == "label" and e["bates"] in turns
+        },
         "store": {},
-    }  # fmt: skip
+    }
     for turn in bundle["turns"]:
         owners["sessions"][turn["event_seq"]] = f"turn {turn['bates']}"
     for record in bundle["records"]:
@@ -73,20 +76,15 @@ def chain_problems(
         seq = event["seq"]
         if before is not None and seq != before + 1:
             problems.append(f"{what}: seq {seq} follows seq {before}: the span has a gap")
-        if "body" in event:
-            body = event["body"]
-        elif seq in built:
-            body = built[seq]
-        else:  # an event an item owns has no body only when that item's own check failed
-            if seq not in owners:
-                problems.append(
-                    f"{what}: seq {seq}: no turn or record of the bundle rebuilds its body"
-                )
-            body = None
+        body = _event_body(what, event, built, owners, problems)
         digest = event_row_hash(
-            digest, event["event_type"], event["sid"], event["bates"], canonical_text(body),
+            digest,
+            event["event_type"],
+            event["sid"],
+            event["bates"],
+            canonical_text(body),
             event["created_at"],
-        )  # fmt: skip
+        )
         hashes[name][seq] = digest
         if differs is None and tag_hex(event["tag"]) != digest[:9]:
             differs = event
@@ -105,3 +103,19 @@ def chain_problems(
             "head, or the tags with the events, was changed)"
         )
     return problems
+
+
+def _event_body(
+    what: str, event: dict[str, Any], built: Bodies, owners: dict[int, str], problems: list[str]
+) -> Any:
+    """The body an event of the span is hashed with: the one carried, else the one rebuilt
+    from the bundle's items (``built``); an event with neither is named in ``problems``
+    unless an item owns it (it has no body only when that item's own check failed)."""
+    seq = event["seq"]
+    if "body" in event:
+        return event["body"]
+    if seq in built:
+        return built[seq]
+    if seq not in owners:
+        problems.append(f"{what}: seq {seq}: no turn or record of the bundle rebuilds its body")
+    return None

@@ -106,10 +106,11 @@ def check_bundle(data: bytes) -> BundleReport:
     nodes = _node_hashes(bundle)
     problems += _turn_events(bundle, nodes, spans["sessions"], built["sessions"])
     leaves = {  # a cited chunk's leaf is its text's hash
-        (c["source_root"], c["chunk_index"]):
-            leaf_hash(c["text"].encode()) if "text" in c else b64_bytes(c["leaf"])
+        (c["source_root"], c["chunk_index"]): leaf_hash(c["text"].encode())
+        if "text" in c
+        else b64_bytes(c["leaf"])
         for c in bundle["chunks"]
-    }  # fmt: skip
+    }
     records = _Records(bundle, leaves, HexMemo())
     problems += records.events(spans["store"], built["store"])
     hashes: dict[str, dict[int, str]] = {}
@@ -169,9 +170,14 @@ def _node_hashes(bundle: dict[str, Any]) -> dict[str, str | None]:
             hashes[turn["bates"]] = None
             continue
         hashes[turn["bates"]] = node_row_hash(
-            above, turn["bates"], turn["question"], b64_hex(turn["cache_key"]),
-            turn["audit_mode"], turn["created_at"], turn["created_label"],
-        )  # fmt: skip
+            above,
+            turn["bates"],
+            turn["question"],
+            b64_hex(turn["cache_key"]),
+            turn["audit_mode"],
+            turn["created_at"],
+            turn["created_label"],
+        )
     return hashes
 
 
@@ -317,22 +323,33 @@ class _Records:
                 refs.append((ref, item["cited"]))
         if len(refs) != len(record["evidence"]):
             return
-        dims = {name: self.hexes[v] if name in HASHED_DIMENSIONS else v
-                for name, v in record["dimensions"].items()}  # fmt: skip
+        dims = {
+            name: self.hexes[v] if name in HASHED_DIMENSIONS else v
+            for name, v in record["dimensions"].items()
+        }
         key = b64_hex(record["cache_key"])
         root = merkle_root([_evidence_leaf(ref) for ref, _ in refs]).hex()
         asked = self.asked[id(record)] = question_hash(record["question"])
         if cache_key({**dims, EVIDENCE_ROOT_DIMENSION: root, "question_hash": asked}, _held) != key:
             yield "its cache_key is not the hash of its dimensions, evidence root and question"
         digest = record_hash(
-            cache_key=key, revision=record["revision"], question=record["question"],
-            answer_text=record["answer_text"], audit_mode=record["audit_mode"], evidence=refs,
-            created_at=record["created_at"], encode=_held,
-        )  # fmt: skip
+            cache_key=key,
+            revision=record["revision"],
+            question=record["question"],
+            answer_text=record["answer_text"],
+            audit_mode=record["audit_mode"],
+            evidence=refs,
+            created_at=record["created_at"],
+            encode=_held,
+        )
         body = write_event_body(
-            cache_key=key, revision=record["revision"], record_hash=digest, evidence_root=root,
-            answer_text=record["answer_text"], response_json=record["response_json"],
-        )  # fmt: skip
+            cache_key=key,
+            revision=record["revision"],
+            record_hash=digest,
+            evidence_root=root,
+            answer_text=record["answer_text"],
+            response_json=record["response_json"],
+        )
         if _claim(events, built, record["event_seq"], ("cache_write",), body):
             self.held.add(id(record))
         else:
@@ -342,9 +359,10 @@ class _Records:
         """Whether a record of the bundle holds the turn's answer as the turn shows it."""
         for record in self.by_key.get(turn["cache_key"], []):
             cited = list(  # each cited document's title, once, in rank order (qa/standing.py)
-                dict.fromkeys(self.titles.get(e["source_root"]) for e in record["evidence"]
-                              if e["cited"])
-            )  # fmt: skip
+                dict.fromkeys(
+                    self.titles.get(e["source_root"]) for e in record["evidence"] if e["cited"]
+                )
+            )
             if (
                 record["answer_text"] == turn["answer_text"]
                 and record["audit_mode"] == turn["audit_mode"]
@@ -386,9 +404,11 @@ def _changes(events: Events, bodies: Bodies) -> Changes:
             named = [
                 ("state", item["cache_key"], str(int(item["revision"])))
                 for item in body["records"]
-                if type(item) is dict and item.keys() == {"cache_key", "revision"}
-                and type(item["cache_key"]) is str and type(item["revision"]) in (int, bool)
-            ]  # fmt: skip
+                if type(item) is dict
+                and item.keys() == {"cache_key", "revision"}
+                and type(item["cache_key"]) is str
+                and type(item["revision"]) in (int, bool)
+            ]
         else:
             continue
         for name in dict.fromkeys(named):
@@ -404,8 +424,10 @@ def _replayed(
     ``ok`` makes it ``stale``; each ``cache_state`` event naming it sets both."""
     key, revision, since = b64_hex(record["cache_key"]), record["revision"], record["event_seq"]
     writes = changes.get(("write", key), [])
-    named = sorted(writes[bisect_right(writes, since) :]
-                   + [s for s in changes.get(("state", key, str(revision)), []) if s > since])  # fmt: skip
+    named = sorted(
+        writes[bisect_right(writes, since) :]
+        + [s for s in changes.get(("state", key, str(revision)), []) if s > since]
+    )
     state: tuple[Any, Any] = ("ok", None)
     for seq in named:
         if events[seq]["event_type"] == "cache_write":

@@ -63,10 +63,14 @@ def _draft(
     dims[EVIDENCE_ROOT_DIMENSION] = evidence_root([item.ref for item in items])
     dims["question_hash"] = question_hash(record["question"])
     digest = record_hash(
-        cache_key=key, revision=record["revision"], question=record["question"],
-        answer_text=record["answer_text"], audit_mode=record["audit_mode"],
-        evidence=[(item.ref, item.cited) for item in items], created_at=record["created_at"],
-    )  # fmt: skip
+        cache_key=key,
+        revision=record["revision"],
+        question=record["question"],
+        answer_text=record["answer_text"],
+        audit_mode=record["audit_mode"],
+        evidence=[(item.ref, item.cited) for item in items],
+        created_at=record["created_at"],
+    )
     return ImportedDraft(
         cache_key=key,
         revision=record["revision"],

@@ -26,6 +26,7 @@ from arborist.forest.bates import is_bates, is_sid
 from arborist.forest.transfer import TURN_FIELDS, turn_problem
 from arborist.hashing import CACHE_KEY_DIMENSIONS, MAX_SAFE_INTEGER, canonical_text
 from arborist.safejson import decode
+from arborist.text_words import word_list
 
 __all__ = [
     "BUNDLE_FORMAT",
@@ -235,8 +236,7 @@ CHAIN = {
     "prev_event_hash": _maybe(_digest),
     "events": lambda v: type(v) is list,
 }
-TOP = ("chains", "chunks", "documents", "format", "policies", "profiles", "records", "sessions",
-       "turns")  # fmt: skip
+TOP = tuple(word_list("chains chunks documents format policies profiles records sessions turns"))
 
 _ORDER: dict[str, Callable[[dict[str, Any]], Any]] = {
     "sessions": lambda item: item["sid"],
@@ -247,8 +247,13 @@ _ORDER: dict[str, Callable[[dict[str, Any]], Any]] = {
 }
 """Each list's entries in strictly ascending order of these: out of order or twice is refused."""
 
-_TABLES = {"sessions": SESSION, "turns": TURN, "records": RECORD, "documents": DOCUMENT,
-           "chunks": CHUNK}  # fmt: skip
+_TABLES = {
+    "sessions": SESSION,
+    "turns": TURN,
+    "records": RECORD,
+    "documents": DOCUMENT,
+    "chunks": CHUNK,
+}
 
 
 class _NotCanonical(ValueError):
@@ -413,14 +418,18 @@ def _list_problems(name: str, entries: Any, table: Mapping[str, Check]) -> Itera
             cited = table is CHUNK and type(item) is dict and "text" in item
             problem = _field_problem(item, CITED_CHUNK if cited else table)
         if problem is None and table is TURN:
-            problem = turn_problem({**item, "cache_key": b64_hex(item["cache_key"]),
-                                    "node_hash": _SOME_HASH})  # fmt: skip
+            problem = turn_problem(
+                {**item, "cache_key": b64_hex(item["cache_key"]), "node_hash": _SOME_HASH}
+            )
         if problem is None and table is RECORD and not _evidence_held(item["evidence"]):
             problem = next(
-                (f"evidence {n} {p}" for n, e in enumerate(item["evidence"])
-                 if (p := _field_problem(e, EVIDENCE))),
+                (
+                    f"evidence {n} {p}"
+                    for n, e in enumerate(item["evidence"])
+                    if (p := _field_problem(e, EVIDENCE))
+                ),
                 None,
-            )  # fmt: skip
+            )
         if problem is not None:
             yield f"{name}[{index}]: {problem}"
             return  # the entries after it cannot be put in order

@@ -25,7 +25,7 @@ from arborist.forest.verify import SESSIONS_FTS, ForestVerification, verify_fore
 from arborist.integrity import FileChecks
 from arborist.qa.check import check_record
 from arborist.qa.standing import contradictions, standing
-from arborist.store.cache.imported import imported_answers
+from arborist.store.cache.imported_reads import imported_answers
 from arborist.store.cache.records import FAILED, QUARANTINED, CacheRecord, stored_answers
 from arborist.store.verify import STORE_FTS, StoreVerification, verify_store
 
@@ -233,15 +233,23 @@ def import_conflict(store: sqlite3.Connection, item: Mapping[str, Any]) -> str |
     key, answer = item.get("cache_key"), item.get("answer_text")
     titles, mode, question = item.get("cited_titles"), item.get("audit_mode"), item.get("question")
     if not (
-        isinstance(key, str) and key and isinstance(answer, str) and isinstance(mode, str)
-        and isinstance(titles, list) and all(isinstance(t, str) for t in titles)
+        isinstance(key, str)
+        and key
+        and isinstance(answer, str)
+        and isinstance(mode, str)
+        and isinstance(titles, list)
+        and all(isinstance(t, str) for t in titles)
         and isinstance(question, str)
-    ):  # fmt: skip
+    ):
         return None  # malformed: the turn's own checks refuse it with their own line
     now = standing(
-        store, cache_key=key, question=question, answer_text=answer, cited=titles,
+        store,
+        cache_key=key,
+        question=question,
+        answer_text=answer,
+        cited=titles,
         audit_mode=mode,
-    )  # fmt: skip
+    )
     if not now.conflict:
         return None
     return (

@@ -222,8 +222,12 @@ class Desk:
         for name in OPENING_FLAGS:
             if getattr(args, name, None) is not None and not self.opens:
                 flag = "--" + name.replace("_", "-")
-                refuse(self, command.name, f"{flag} opens other stores: give it to the arborist "
-                       "command (here the stores are open already)")  # fmt: skip
+                refuse(
+                    self,
+                    command.name,
+                    f"{flag} opens other stores: give it to the arborist "
+                    "command (here the stores are open already)",
+                )
         try:
             return command.run(self, args)
         except Exception as exc:
@@ -418,8 +422,9 @@ def _as_text(built: argparse.ArgumentParser, words: list[str]) -> list[str]:
 def _restore_text(args: argparse.Namespace) -> None:
     for name, value in vars(args).items():
         if isinstance(value, list):
-            setattr(args, name, [v.removeprefix(TEXT_MARK) if isinstance(v, str) else v
-                                 for v in value])  # fmt: skip
+            setattr(
+                args, name, [v.removeprefix(TEXT_MARK) if isinstance(v, str) else v for v in value]
+            )
         elif isinstance(value, str) and value.startswith(TEXT_MARK):
             raise CommandUsage(f"{value[1:]!r} is not a flag of this command")
 
@@ -518,8 +523,9 @@ def either(args: argparse.Namespace, text: Callable[[], str], data: Callable[[],
     return Outcome(text())
 
 
-def shown(args: argparse.Namespace, text: Callable[[], str], data: Callable[[], Any],
-          **did: Any) -> Outcome:  # fmt: skip
+def shown(
+    args: argparse.Namespace, text: Callable[[], str], data: Callable[[], Any], **did: Any
+) -> Outcome:
     """:func:`either`, with what the command did (``changed=True``, ``failed=...``)."""
     out = either(args, text, data)
     return Outcome(out.text, out.json, **did)

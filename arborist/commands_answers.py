@@ -94,14 +94,18 @@ def answer_lines(
     arg("--thread", action="store_true", help="put earlier turns into the prompt"),
     arg("--no-cache", action="store_true", help="ask the model even if a cached answer matches"),
     arg("--related", action="store_true", help="add co-accessed chunks as a second evidence lane"),
-    arg("--retrieval-keywords", dest="keywords", metavar="WORDS",
+    arg(
+        "--retrieval-keywords",
+        dest="keywords",
+        metavar="WORDS",
         help="add these words to retrieval only (the question stays as asked); the record's "
-             "policy names them, so other words are another cache key"),
+        "policy names them, so other words are another cache key",
+    ),
     *MODEL_FLAGS,
     SESSIONS_DB,
     JSON,
     text=True,
-)  # fmt: skip
+)
 def _ask(desk: Desk, args: argparse.Namespace) -> Outcome:
     asked = ask_of(desk, args, " ".join(args.question))
     width = desk.columns()
@@ -189,18 +193,28 @@ def _record_show(desk: Desk, args: argparse.Namespace) -> Outcome:
 
 def falsified_json(record: CacheRecord) -> dict[str, Any]:
     """A record taken out of service, as JSON."""
-    return {"cache_key": record.cache_key, "revision": record.revision, "state": record.state,
-            "reason": record.state_reason}  # fmt: skip
+    return {
+        "cache_key": record.cache_key,
+        "revision": record.revision,
+        "state": record.state,
+        "reason": record.state_reason,
+    }
 
 
 def _falsify(desk: Desk, args: argparse.Namespace) -> Outcome:
     record = desk.app.falsify(answer_key(desk, args.key), args.state, args.reason)
-    return shown(args, lambda: views.falsified_text(record), lambda: falsified_json(record),
-                 changed=True)  # fmt: skip
+    return shown(
+        args, lambda: views.falsified_text(record), lambda: falsified_json(record), changed=True
+    )
 
 
-STATE = arg("--state", required=True, choices=["failed", "stale", "quarantined"],
-            metavar="STATE", help="failed, stale or quarantined")  # fmt: skip
+STATE = arg(
+    "--state",
+    required=True,
+    choices=["failed", "stale", "quarantined"],
+    metavar="STATE",
+    help="failed, stale or quarantined",
+)
 REASON = arg("--reason", required=True, metavar="TEXT", help="why: kept with the record")
 
 for _name, _summary in (

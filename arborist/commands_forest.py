@@ -165,8 +165,12 @@ def _tree_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
 def _chain_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
     result = desk.app.chain_check((), databases=("sessions",))
     failed = None if result.ok else "the shard's audit chain is broken (see above)"
-    return shown(args, lambda: views.chain_check_text(result),
-                 lambda: views.chain_check_json(result), failed=failed)  # fmt: skip
+    return shown(
+        args,
+        lambda: views.chain_check_text(result),
+        lambda: views.chain_check_json(result),
+        failed=failed,
+    )
 
 
 def _export_mode(desk: Desk, args: argparse.Namespace) -> Outcome:
@@ -243,9 +247,13 @@ def _tree(desk: Desk, args: argparse.Namespace) -> Outcome:
     def data() -> dict[str, Any]:
         session = desk.app.session(sid)
         turns = [r["bates"] for r in desk.app.export_session(sid) if r.get("type") == "node"]
-        return {"sid": sid, "label": session.label, "root_bates": session.root_bates,
-                "current_bates": session.current_bates,
-                "turns": [node_json(desk, desk.app.node(bates)) for bates in turns]}  # fmt: skip
+        return {
+            "sid": sid,
+            "label": session.label,
+            "root_bates": session.root_bates,
+            "current_bates": session.current_bates,
+            "turns": [node_json(desk, desk.app.node(bates)) for bates in turns],
+        }
 
     return either(args, lambda: desk.app.tree(sid, short=desk.short), data)
 
@@ -342,8 +350,9 @@ def _label(desk: Desk, args: argparse.Namespace) -> Outcome:
     else:
         sid = desk.session_id(args.sid)
     node = desk.app.label(sid, " ".join(args.name), args.ref)
-    return shown(args, lambda: views_forest.labelled_text(node), lambda: node_json(desk, node),
-                 changed=True)  # fmt: skip
+    return shown(
+        args, lambda: views_forest.labelled_text(node), lambda: node_json(desk, node), changed=True
+    )
 
 
 @command(
@@ -370,8 +379,9 @@ def _sid(desk: Desk, _args: argparse.Namespace) -> Outcome:
     return Outcome(desk.session_id())
 
 
-@command("root", "this session's root: its bates and its subtree hash (the session_root)", SID,
-         JSON)  # fmt: skip
+@command(
+    "root", "this session's root: its bates and its subtree hash (the session_root)", SID, JSON
+)
 def _root(desk: Desk, args: argparse.Namespace) -> Outcome:
     """The session's root turn and the hash that commits every turn below it (a checkpoint
     of the tree as it is: any turn added, edited or removed changes it)."""
@@ -392,13 +402,19 @@ def _root(desk: Desk, args: argparse.Namespace) -> Outcome:
     "a session as JSON Lines (session --export), or sessions as a bundle a reader can verify",
     arg("sids", nargs="*", metavar="SID", help="the session(s) (default: this one)"),
     arg("--out", metavar="FILE", help="write the lines to FILE instead of showing them"),
-    arg("--bundle", metavar="FILE",
+    arg(
+        "--bundle",
+        metavar="FILE",
         help="write the sessions, their records, cited chunks, proofs and chain spans to FILE "
-             "as one bundle (docs/bundle.md) that `verify --bundle` checks with no home"),
-    arg("--html", metavar="FILE",
+        "as one bundle (docs/bundle.md) that `verify --bundle` checks with no home",
+    ),
+    arg(
+        "--html",
+        metavar="FILE",
         help="write that bundle inside one self-contained HTML page that shows the forest "
-             "and re-checks every hash, proof and chain link in the browser"),
-)  # fmt: skip
+        "and re-checks every hash, proof and chain link in the browser",
+    ),
+)
 def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.bundle is not None or args.html is not None:
         return _export_bundle(desk, args)
@@ -439,8 +455,10 @@ def _export_bundle(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.html is not None:  # made whole (its script read) before any file is written
         page = bundle_page(data, f"arborist journal: {', '.join(sids)}", _badges(desk, data))
     said = []
-    for name, text, what in ((args.bundle, data.decode("utf-8"), "bundled"),
-                             (args.html, page, "wrote the page of")):  # fmt: skip
+    for name, text, what in (
+        (args.bundle, data.decode("utf-8"), "bundled"),
+        (args.html, page, "wrote the page of"),
+    ):
         if name is None or text is None:
             continue
         try:
@@ -484,8 +502,12 @@ def _import_from(desk: Desk, name: str, command_name: str, args: argparse.Namesp
         done = desk.app.import_bundle(read[0].encode("utf-8"))
     else:
         done = desk.app.import_sessions(read)
-    return shown(args, lambda: views_forest.import_text(done), lambda: views_forest.import_json(done),
-                 changed=True)  # fmt: skip
+    return shown(
+        args,
+        lambda: views_forest.import_text(done),
+        lambda: views_forest.import_json(done),
+        changed=True,
+    )
 
 
 def import_lines(file: BinaryIO, name: str | None = None) -> list[str]:

@@ -54,17 +54,31 @@ __all__ = [
     "ingest",
     "ingest files, folders and http(s) URLs, or --demo",
     arg("sources", nargs="*", metavar="SOURCE", help="files, folders and http(s) URLs"),
-    arg("--include", action="append", default=[], metavar="GLOB",
-        help="only files matching GLOB (repeatable)"),
-    arg("--exclude", action="append", default=[], metavar="GLOB",
-        help="skip files matching GLOB (repeatable)"),
+    arg(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only files matching GLOB (repeatable)",
+    ),
+    arg(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="skip files matching GLOB (repeatable)",
+    ),
     arg("--demo", action="store_true", help="the built-in corpus (the stdlib's pydoc text)"),
-    arg("--follow-symlinks", action="store_true",
-        help="let a folder walk follow symbolic links out of the folder"),
+    arg(
+        "--follow-symlinks",
+        action="store_true",
+        help="let a folder walk follow symbolic links out of the folder",
+    ),
     JSON,
-    check=lambda args: None if args.sources or args.demo else (
-        "give files, folders or URLs to ingest, or --demo"),
-)  # fmt: skip
+    check=lambda args: (
+        None if args.sources or args.demo else ("give files, folders or URLs to ingest, or --demo")
+    ),
+)
 def _ingest(desk: Desk, args: argparse.Namespace) -> Outcome:
     app = desk.app
     bars: dict[str, Any] = {"track": desk.track}
@@ -107,10 +121,14 @@ def _embed(desk: Desk, args: argparse.Namespace) -> Outcome:
 @command(
     "models",
     "the chat and embedding models configured, and whether each answers now",
-    arg("--timeout", type=seconds, metavar="SECONDS",
-        help=f"wait this long for each model (default {PROBE_SECONDS:g})"),
+    arg(
+        "--timeout",
+        type=seconds,
+        metavar="SECONDS",
+        help=f"wait this long for each model (default {PROBE_SECONDS:g})",
+    ),
     JSON,
-)  # fmt: skip
+)
 def _models(desk: Desk, args: argparse.Namespace) -> Outcome:
     wait = args.timeout or PROBE_SECONDS
     statuses = model_roster(desk.app.config, default=desk.llm, seconds=wait)
@@ -158,8 +176,14 @@ def _related(desk: Desk, args: argparse.Namespace) -> Outcome:
 def tier_json(change: TierChange) -> dict[str, Any]:
     """What ``evict`` or ``rehydrate`` moved, as JSON."""
     doc = change.document
-    return {"document_id": doc.id, "uri": doc.uri, "title": doc.title,
-            "source_root": doc.source_root, "tier": change.tier, "changed": change.changed}  # fmt: skip
+    return {
+        "document_id": doc.id,
+        "uri": doc.uri,
+        "title": doc.title,
+        "source_root": doc.source_root,
+        "tier": change.tier,
+        "changed": change.changed,
+    }
 
 
 MAX_ID_DIGITS = 18
@@ -194,52 +218,89 @@ DOCUMENT = arg("document", metavar="DOCUMENT", help="id, URI, path or source_roo
     "evict",
     "move a document to a colder tier",
     DOCUMENT,
-    arg("--tier", required=True, choices=["warm", "cold"], metavar="TIER",
-        help="warm: compressed, out of the index; cold: only leaf hashes and the URI remain"),
+    arg(
+        "--tier",
+        required=True,
+        choices=["warm", "cold"],
+        metavar="TIER",
+        help="warm: compressed, out of the index; cold: only leaf hashes and the URI remain",
+    ),
     JSON,
-)  # fmt: skip
+)
 def _evict(desk: Desk, args: argparse.Namespace) -> Outcome:
     change = desk.app.evict(document_ref(args.document), args.tier)
-    return shown(args, lambda: views.evicted_text(change, args.tier), lambda: tier_json(change),
-                 changed=True)  # fmt: skip
+    return shown(
+        args, lambda: views.evicted_text(change, args.tier), lambda: tier_json(change), changed=True
+    )
 
 
 @command("rehydrate", "bring a document back to hot, every leaf re-proved", DOCUMENT, JSON)
 def _rehydrate(desk: Desk, args: argparse.Namespace) -> Outcome:
     change = desk.app.rehydrate(document_ref(args.document))
-    return shown(args, lambda: views.rehydrated_text(change), lambda: tier_json(change),
-                 changed=True)  # fmt: skip
+    return shown(
+        args, lambda: views.rehydrated_text(change), lambda: tier_json(change), changed=True
+    )
 
 
 def derivation_json(derivation: Derivation) -> dict[str, Any]:
     """A saved derivation, as JSON: the core record and the evidence it stands on."""
     core = derivation.core
-    return {"id": derivation.id, "kind": derivation.kind, "uri": core.uri,
-            "source_root": core.source_root, "derived_from": derivation.derived_from,
-            "derivation_hash": derivation.derivation_hash, "text": derivation.text,
-            "sources": [{"uri": s.uri, "chunk_index": s.chunk_index, "leaf": s.leaf,
-                         "source_root": s.source_root} for s in derivation.sources],
-            **({"syllables": haiku_counts(derivation.text)} if derivation.kind == "haiku" else {})}  # fmt: skip
+    return {
+        "id": derivation.id,
+        "kind": derivation.kind,
+        "uri": core.uri,
+        "source_root": core.source_root,
+        "derived_from": derivation.derived_from,
+        "derivation_hash": derivation.derivation_hash,
+        "text": derivation.text,
+        "sources": [
+            {
+                "uri": s.uri,
+                "chunk_index": s.chunk_index,
+                "leaf": s.leaf,
+                "source_root": s.source_root,
+            }
+            for s in derivation.sources
+        ],
+        **({"syllables": haiku_counts(derivation.text)} if derivation.kind == "haiku" else {}),
+    }
 
 
 @command(
     "derive",
     "distil a core record from an answer's cited evidence (or save one given by --text)",
-    arg("kind", choices=list(DERIVATION_KINDS), metavar="KIND",
-        help="snippet, equation, summary or haiku"),
+    arg(
+        "kind",
+        choices=list(DERIVATION_KINDS),
+        metavar="KIND",
+        help="snippet, equation, summary or haiku",
+    ),
     arg("--from", dest="source", required=True, metavar="REF", help=ANSWER),
-    arg("--text", help="the derived text, hand-written (default: the model distils it from "
-                       "the answer's cited text only)"),
+    arg(
+        "--text",
+        help="the derived text, hand-written (default: the model distils it from "
+        "the answer's cited text only)",
+    ),
     *MODEL_FLAGS,
     JSON,
-)  # fmt: skip
+)
 def _derive(desk: Desk, args: argparse.Namespace) -> Outcome:
     timeout = args.timeout if args.timeout is not None else desk.timeout
     retries = args.retries if args.retries is not None else desk.retries
-    derivation = desk.app.derive(args.kind, answer_key(desk, args.source), args.text,
-                                 llm=args.llm or desk.llm, timeout=timeout, retries=retries)  # fmt: skip
-    return shown(args, lambda: views.derived_text(args.kind, derivation),
-                 lambda: derivation_json(derivation), changed=True)  # fmt: skip
+    derivation = desk.app.derive(
+        args.kind,
+        answer_key(desk, args.source),
+        args.text,
+        llm=args.llm or desk.llm,
+        timeout=timeout,
+        retries=retries,
+    )
+    return shown(
+        args,
+        lambda: views.derived_text(args.kind, derivation),
+        lambda: derivation_json(derivation),
+        changed=True,
+    )
 
 
 # --- checks and figures --------------------------------------------------------------------------
@@ -255,27 +316,47 @@ def verification_json(
     """What ``verify`` found, as JSON: ok, every problem, and each database's figures;
     ``witnessed``, how many of the checkpoints the notebooks named as each store's."""
     store, forest = result.store, result.forest
-    return {"ok": result.ok, "problems": result.problems, "checkpoints": checkpoints,
-            "witnessed": {name: (witnessed or {}).get(name, 0) for name in DATABASES},
-            "store": {"documents": store.documents, "chunks": store.chunks,
-                      "records": store.records, "checkpoint": _head(store.chain)},
-            "sessions": {"sessions": forest.sessions, "nodes": forest.nodes,
-                         "checkpoint": _head(forest.chain)},
-            "not_checkable_here": list(result.unchecked)}  # fmt: skip
+    return {
+        "ok": result.ok,
+        "problems": result.problems,
+        "checkpoints": checkpoints,
+        "witnessed": {name: (witnessed or {}).get(name, 0) for name in DATABASES},
+        "store": {
+            "documents": store.documents,
+            "chunks": store.chunks,
+            "records": store.records,
+            "checkpoint": _head(store.chain),
+        },
+        "sessions": {
+            "sessions": forest.sessions,
+            "nodes": forest.nodes,
+            "checkpoint": _head(forest.chain),
+        },
+        "not_checkable_here": list(result.unchecked),
+    }
 
 
 @command(
     "verify",
     "recompute every hash and proof; check both chains",
     CHECKPOINTS,
-    arg("--witness", dest="witnesses", action="append", default=[], metavar="NOTEBOOK",
+    arg(
+        "--witness",
+        dest="witnesses",
+        action="append",
+        default=[],
+        metavar="NOTEBOOK",
         help="a saved notebook whose %%%%ask outputs recorded both stores' chain heads; "
-             "each is checked against its own store's chain (repeatable)"),
-    arg("--bundle", metavar="FILE",
+        "each is checked against its own store's chain (repeatable)",
+    ),
+    arg(
+        "--bundle",
+        metavar="FILE",
         help="check a bundle (export --bundle) on its own, with no home: every hash, proof "
-             "and chain link; with --witness, the notebook's heads against its chain spans"),
+        "and chain link; with --witness, the notebook's heads against its chain spans",
+    ),
     JSON,
-)  # fmt: skip
+)
 def _verify(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.bundle is not None:
         return _verify_bundle(desk, args)
@@ -303,8 +384,12 @@ def _verify(desk: Desk, args: argparse.Namespace) -> Outcome:
 def _verify_bundle(desk: Desk, args: argparse.Namespace) -> Outcome:
     """``verify --bundle FILE``: the bundle alone (no store is opened, none is made)."""
     if args.checkpoints:
-        refuse(desk, "verify", "--checkpoint names a head of this home: with --bundle, give "
-               "the notebook that recorded it (--witness)")  # fmt: skip
+        refuse(
+            desk,
+            "verify",
+            "--checkpoint names a head of this home: with --bundle, give "
+            "the notebook that recorded it (--witness)",
+        )
     try:
         data = Path(args.bundle).read_bytes()
     except OSError as exc:
@@ -333,13 +418,21 @@ def _existing_file(text: str) -> str:
 @command(
     "chain-check",
     "check both audit chains; print each head",
-    arg("--store-db", type=_existing_file, metavar="PATH",
-        help="check this store database (alone, unless --sessions-db is also given)"),
-    arg("--sessions-db", type=_existing_file, metavar="PATH",
-        help="check this forest shard (alone, unless --store-db is also given)"),
+    arg(
+        "--store-db",
+        type=_existing_file,
+        metavar="PATH",
+        help="check this store database (alone, unless --sessions-db is also given)",
+    ),
+    arg(
+        "--sessions-db",
+        type=_existing_file,
+        metavar="PATH",
+        help="check this forest shard (alone, unless --store-db is also given)",
+    ),
     CHECKPOINTS,
     JSON,
-)  # fmt: skip
+)
 def _chain_check(desk: Desk, args: argparse.Namespace) -> Outcome:
     named = tuple(n for n in ("store", "sessions") if getattr(args, f"{n}_db") is not None)
     result = desk.app.chain_check(args.checkpoints, databases=named or ("store", "sessions"))

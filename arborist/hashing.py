@@ -396,9 +396,14 @@ def node_row_hash(
         or (label is not None and type(label) is not str)
     ):
         return node_hash(
-            parent_node_hash=parent_node_hash, bates=bates, question=question,
-            cache_key=cache_key, audit_mode=audit_mode, created_at=created_at, label=label,
-        )  # fmt: skip
+            parent_node_hash=parent_node_hash,
+            bates=bates,
+            question=question,
+            cache_key=cache_key,
+            audit_mode=audit_mode,
+            created_at=created_at,
+            label=label,
+        )
     text = (
         f'{{"audit_mode":{_encode_string(audit_mode)},"bates":{_encode_string(bates)},'
         f'"cache_key":{_encode_string(cache_key)},"created_at":{_encode_string(created_at)},'

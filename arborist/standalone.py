@@ -421,10 +421,11 @@ def _placed_before(said: Said, i: int) -> bool:
     "there" or "here" may be ("Is Python slow there?" is not read so; "why 0.05 and not 0.01
     here?" names no place: numbers are values)."""
     return any(
-        said.proper[k] or said.kinds[k] == "name"
+        said.proper[k]
+        or said.kinds[k] == "name"
         or (said.kinds[k] == "literal" and not said.texts[k][:1].isdigit())
         for k in range(min(i, said.first_named), i)
-    )  # fmt: skip
+    )
 
 
 def _part(said: Said, i: int) -> bool:

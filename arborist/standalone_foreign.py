@@ -17,42 +17,36 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from arborist.text_words import word_pairs
+
 __all__ = ["ACCENTED", "FOREIGN", "MARKERS", "english"]
 
-FOREIGN = {
+FOREIGN = word_pairs(
     # continuations and conditions
-    "et": "and", "und": "and", "mais": "but", "pero": "but", "aber": "but", "ou": "or",
-    "oder": "or", "si": "if", "wenn": "if", "falls": "if", "y": "and", "e": "and",
+    """et:and und:and mais:but pero:but aber:but ou:or oder:or si:if wenn:if falls:if y:and
+        e:and""",
     # pronouns and demonstratives that stand for a thing said
-    "ca": "that", "cela": "that", "ceci": "this", "eso": "that", "esto": "this",
-    "esa": "that", "ese": "that", "esta": "this", "este": "this", "isso": "that",
-    "isto": "this", "questo": "this", "quello": "that", "dies": "this", "lo": "it",
+    """ca:that cela:that ceci:this eso:that esto:this esa:that ese:that esta:this este:this
+        isso:that isto:this questo:this quello:that dies:this lo:it""",
     # again, more, another
-    "nochmal": "again", "encore": "again", "ancora": "again", "mehr": "more", "mas": "more",
-    "piu": "more", "otra": "another", "otro": "another", "autre": "another",
-    "alguna": "any", "alguno": "any", "algun": "any",
+    """nochmal:again encore:again ancora:again mehr:more mas:more piu:more otra:another
+        otro:another autre:another alguna:any alguno:any algun:any""",
     # question words
-    "que": "what", "quoi": "what", "was": "what", "cual": "which", "quel": "which",
-    "quelle": "which", "welche": "which", "welcher": "which", "como": "how", "comment": "how",
-    "wie": "how", "pourquoi": "why", "warum": "why", "porque": "why", "donde": "where",
-    "wo": "where", "cuando": "when", "quand": "when", "wann": "when", "quien": "who",
-    "qui": "who", "wer": "who",
+    """que:what quoi:what was:what cual:which quel:which quelle:which welche:which
+        welcher:which como:how comment:how wie:how pourquoi:why warum:why porque:why donde:where
+        wo:where cuando:when quand:when wann:when quien:who qui:who wer:who""",
     # auxiliaries and their subjects
-    "est": "is", "es": "is", "ist": "is", "sind": "are", "son": "are", "hay": "is",
-    "kannst": "can", "kann": "can", "konnen": "can", "puedes": "can", "puedo": "can",
-    "peux": "can", "peut": "can", "du": "you", "tu": "you", "vous": "you", "man": "you",
+    """est:is es:is ist:is sind:are son:are hay:is kannst:can kann:can konnen:can puedes:can
+        puedo:can peux:can peut:can du:you tu:you vous:you man:you""",
     # articles and prepositions
-    "le": "the", "la": "the", "les": "the", "el": "the", "los": "the", "las": "the",
-    "der": "the", "die": "the", "dem": "the", "den": "the", "un": "a", "une": "a",
-    "una": "a", "uno": "a", "ein": "a", "eine": "a", "einen": "a", "einem": "a",
-    "einer": "a", "en": "in", "dans": "in", "im": "in", "con": "with", "mit": "with",
-    "avec": "with", "sin": "without", "sans": "without", "ohne": "without", "para": "for",
-    "pour": "for", "fur": "for", "de": "of", "por": "by", "auf": "on", "von": "of",
-    "zu": "to", "aus": "from", "bei": "at", "nach": "after", "uber": "about", "sur": "on",
-    "chez": "at", "desde": "from", "hasta": "until", "sobre": "about", "entre": "between",
+    """le:the la:the les:the el:the los:the las:the der:the die:the dem:the den:the un:a une:a
+        una:a uno:a ein:a eine:a einen:a einem:a einer:a en:in dans:in im:in con:with mit:with
+        avec:with sin:without sans:without ohne:without para:for pour:for fur:for de:of por:by
+        auf:on von:of zu:to aus:from bei:at nach:after uber:about sur:on chez:at desde:from
+        hasta:until sobre:about entre:between""",
     # nouns that are of something
-    "alternativa": "alternative", "alternativas": "alternatives", "alternativen": "alternatives",
-}  # fmt: skip
+    """alternativa:alternative alternativas:alternatives alternativen:alternatives""",
+)
 """Function words of French, Spanish, German, Italian and Portuguese (folded: no accents), and
 the English word the rule reads for each; "das" is read apart (:func:`english`), and so are
 the words of :data:`ACCENTED`."""

@@ -121,9 +121,12 @@ def _self_compared(said: Said) -> bool:
     subjects = [
         k + 2
         for k in range(-1, len(texts) - 2)
-        if (texts[k] in ADVERBIAL_WH if k >= 0 else True) and texts[k + 1] in AUXILIARIES
-        and said.content(k + 2) and said.kinds[k + 2] == "word" and texts[k + 2] not in OWNED
-    ]  # fmt: skip  # "Do plants grow faster with music?": k = -1, the opening auxiliary
+        if (texts[k] in ADVERBIAL_WH if k >= 0 else True)
+        and texts[k + 1] in AUXILIARIES
+        and said.content(k + 2)
+        and said.kinds[k + 2] == "word"
+        and texts[k + 2] not in OWNED
+    ]  # "Do plants grow faster with music?": k = -1, the opening auxiliary
     compared = [k for k, t in enumerate(texts) if t in COMPARATIVES]
     return bool(subjects) and all(
         subjects[0] < k and texts[k + 1 : k + 2] != [] and texts[k + 1] in SETTINGS
@@ -145,10 +148,12 @@ def _precise(said: Said) -> bool:
     speed of light", where what it is of follows)."""
     texts = said.texts
     return any(
-        texts[i] == "the" and texts[i + 1] in PRECISE and said.content(i + 2)
+        texts[i] == "the"
+        and texts[i + 1] in PRECISE
+        and said.content(i + 2)
         and said.ends_clause(i + 3)
         for i in range(len(texts) - 2)
-    )  # fmt: skip
+    )
 
 
 def _asks_else(said: Said) -> bool:

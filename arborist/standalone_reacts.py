@@ -45,10 +45,12 @@ def _counted_more(said: Said) -> bool:
     ("give me 5 more like these", "3 more examples"; not "what is 5 more than 3?")."""
     texts = said.texts
     return any(
-        said.kinds[k] == "literal" and texts[k][:1].isdigit() and texts[k + 1] == "more"
+        said.kinds[k] == "literal"
+        and texts[k][:1].isdigit()
+        and texts[k + 1] == "more"
         and "than" not in texts[k + 2 :]
         for k in range(len(texts) - 1)
-    )  # fmt: skip
+    )
 
 
 def _difference(said: Said) -> bool:

@@ -135,10 +135,13 @@ class Said:
         ):
             start += 1  # "Hi there! ...": a greeting, to no place
         proper = [
-            j > start and kind == "word" and text[:1].isupper() and text not in NOT_PROPER
+            j > start
+            and kind == "word"
+            and text[:1].isupper()
+            and text not in NOT_PROPER
             and tokens[j - 1][1] not in ".?!;:"
             for j, (kind, text) in enumerate(tokens)
-        ]  # fmt: skip
+        ]
         texts = english(question, texts, [text for _, text in tokens], proper)
         for j in range(start, len(texts) - 1):
             if texts[j] == "won" and texts[j + 1] == "t":

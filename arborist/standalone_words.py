@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from arborist.text_words import IDENTIFIER
+from arborist.text_words import IDENTIFIER, word_pairs
 
 __all__ = [
     "ACKNOWLEDGEMENTS",
@@ -151,11 +151,10 @@ IPv6", "lol that's way too long")."""
 TEXTED = {"ur": "your", "u": "you"}
 """A texting spelling, typed in lower case, read as the word it spells ("reformulate ur
 answer", "u forgot the units"; not "the city of Ur", "Mann-Whitney U")."""
-UNAPOSTROPHED = {
-    "doesnt": "doesn", "dont": "don", "isnt": "isn", "arent": "aren", "didnt": "didn",
-    "wasnt": "wasn", "werent": "weren", "wont": "will", "cant": "can", "shouldnt": "shouldn",
-    "couldnt": "couldn", "wouldnt": "wouldn", "hasnt": "hasn", "havent": "haven",
-}  # fmt: skip
+UNAPOSTROPHED = word_pairs(
+    """doesnt:doesn dont:don isnt:isn arent:aren didnt:didn wasnt:wasn werent:weren wont:will
+        cant:can shouldnt:shouldn couldnt:couldn wouldnt:wouldn hasnt:hasn havent:haven""",
+)
 """A negated auxiliary typed without its apostrophe ("doesnt"), read as the auxiliary."""
 WEATHER = wordset("snows rains hails sleets drizzles pours snowed rained hailed snow rain")
 """Right after "it", the weather's "it" ("when it snows", "Does it rain much in Lima?")."""

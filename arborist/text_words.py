@@ -18,6 +18,8 @@ __all__ = [
     "identifiers",
     "stem",
     "stems",
+    "word_list",
+    "word_pairs",
     "words",
 ]
 
@@ -210,3 +212,26 @@ def content_words(text: str) -> list[str]:
 def identifiers(text: str) -> list[str]:
     """The identifiers ``text`` names (dotted, underscored, called or camel case), each once."""
     return list(dict.fromkeys(m.group(0).strip("_") for m in IDENTIFIER.finditer(text)))
+
+
+def word_pairs(*groups: str) -> dict[str, str]:
+    """A table of words read from ``word:meaning`` pairs separated by white space (a table
+    written as text stays one line per group of words whatever the formatter does); a word
+    given twice is an error, as a table that means two things for it would be."""
+    table: dict[str, str] = {}
+    for pair in " ".join(groups).split():
+        word, colon, meaning = pair.partition(":")
+        if not colon or not word or not meaning or word in table:
+            raise ValueError(f"word table: {pair!r} is not a new word:meaning pair")
+        table[word] = meaning
+    return table
+
+
+def word_list(*groups: str) -> tuple[str, ...]:
+    """The words of a table written as text, separated by white space, in order; a word given
+    twice is an error (a table that names it twice was meant to name something else)."""
+    listed = " ".join(groups).split()
+    if len(set(listed)) != len(listed):
+        twice = sorted({w for w in listed if listed.count(w) > 1})
+        raise ValueError(f"word table: {', '.join(twice)} given twice")
+    return tuple(listed)

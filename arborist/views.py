@@ -469,8 +469,12 @@ def _record_now(record: CacheRecord, holds: bool) -> dict[str, Any]:
     """A record's one JSON shape in every command: it whole, whether it holds, the mode it
     can claim now and, while it holds, its support."""
     support = record_support(record) if holds else None
-    return {**record.as_json(), "holds": holds, "audit_now": record.audit_mode if holds else
-            "NONE", "support": support.as_json() if support else None}  # fmt: skip
+    return {
+        **record.as_json(),
+        "holds": holds,
+        "audit_now": record.audit_mode if holds else "NONE",
+        "support": support.as_json() if support else None,
+    }
 
 
 def records_text(records: Sequence[tuple[CacheRecord, bool]]) -> str:

@@ -117,8 +117,12 @@ def import_text(done: ImportResult) -> str:
 
 def import_json(done: ImportResult) -> dict[str, Any]:
     records = {} if done.records is None else {"records": done.records}
-    return {"added": done.added, "already_present": done.already_present,
-            "sessions": list(done.sessions), **records}  # fmt: skip
+    return {
+        "added": done.added,
+        "already_present": done.already_present,
+        "sessions": list(done.sessions),
+        **records,
+    }
 
 
 def sessions_text(sessions: Sequence[tuple[Session, int]]) -> str:
@@ -160,9 +164,11 @@ def bundle_text(report: BundleReport, problems: Sequence[str], witnessed: int | 
     lines = [
         f"bundle  ok  {report.sessions} sessions, {report.turns} turns, {report.records} "
         f"records, {report.documents} documents, {report.chunks} chunks",
-        *(f"{name}.db  span ends at checkpoint {head}" if head else f"{name}.db  no span"
-          for name, head in heads.items()),
-    ]  # fmt: skip
+        *(
+            f"{name}.db  span ends at checkpoint {head}" if head else f"{name}.db  no span"
+            for name, head in heads.items()
+        ),
+    ]
     if witnessed is not None:
         lines.append(f"every witnessed head is in the bundle's spans ({witnessed})")
     return "\n".join(lines)

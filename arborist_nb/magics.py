@@ -298,8 +298,13 @@ class ArboristMagics(Magics):
         )
         parent, reuse, why = self._parent_for(question, args.parent, session, earlier)
         asked = ask_of(self.desk, args, question)
-        asked = replace(asked, sid=session.sid if session else None, parent=parent or asked.parent,
-                        reuse=reuse, transcript=self._notebook_path())  # fmt: skip
+        asked = replace(
+            asked,
+            sid=session.sid if session else None,
+            parent=parent or asked.parent,
+            reuse=reuse,
+            transcript=self._notebook_path(),
+        )
         client = self._run(lambda: self.app.client_for(asked))  # once: it says if it streams
         streams = client.profile().get("provider") == "openai"
         stream = _Stream(*_waiting_for(client)) if streams and not args.json else None
@@ -347,8 +352,9 @@ class ArboristMagics(Magics):
         usage = " ".join(parser(command, "%%").format_usage().split())
         extra = args.question[:-1]
         if extra:
-            raise _usage(f"{extra[0]!r}: the question is the cell's text, the line takes only "
-                         f"flags: {usage}")  # fmt: skip
+            raise _usage(
+                f"{extra[0]!r}: the question is the cell's text, the line takes only flags: {usage}"
+            )
         if args.sessions_db is not None:
             raise _usage(
                 "--sessions-db opens other stores: give it to the arborist command (here the "

@@ -53,6 +53,7 @@ PURE = [
     "store/normalize.py",
     "store/places.py",
     "store/text_titles.py",
+    "store/cache/stored.py",
 ]
 
 

@@ -248,9 +248,10 @@ def turn_answers(conn: sqlite3.Connection, bates: Sequence[str] | None = None) -
         ).fetchall()  # in C: a whole forest's rows, not a Python step each
     else:
         rows = rows_in(
-            conn, f"SELECT {_ANSWER_COLUMNS} FROM nodes WHERE cache_key != '' AND bates IN ({{marks}})",
+            conn,
+            f"SELECT {_ANSWER_COLUMNS} FROM nodes WHERE cache_key != '' AND bates IN ({{marks}})",
             list(bates),
-        )  # fmt: skip
+        )
     out = []
     read: dict[object, tuple[str, ...] | None] = {}  # turns share their cited titles' text
     for name, key, answer, titles_json, mode, question in rows:

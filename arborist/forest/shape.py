@@ -67,18 +67,24 @@ def shape_problem(
         return _first(
             (seq != 0, "it is not its session's root (seq 0), yet it has no parent"),
             (parent is not None, "a session's root (seq 0) has no parent, yet it names one"),
-            (held != ("", "", "", "[]", None),
-             "a session's root holds no question, answer, cache key, cited title or label"),
-            (mode != ROOT_AUDIT_MODE,
-             f"a session's root has the audit mode {ROOT_AUDIT_MODE}, and it has another"),
-        )  # fmt: skip
+            (
+                held != ("", "", "", "[]", None),
+                "a session's root holds no question, answer, cache key, cited title or label",
+            ),
+            (
+                mode != ROOT_AUDIT_MODE,
+                f"a session's root has the audit mode {ROOT_AUDIT_MODE}, and it has another",
+            ),
+        )
     what = "empty" if key == "" else "not a cache key (64 lowercase hex digits)"
     return _first(
         (not is_cache_key(key), f"its cache key is {what}: no answer can vouch for it"),
-        (mode not in TURN_MODES,
-         f"its audit mode is none an answer is given in ({', '.join(TURN_MODES)})"),
+        (
+            mode not in TURN_MODES,
+            f"its audit mode is none an answer is given in ({', '.join(TURN_MODES)})",
+        ),
         (not isinstance(question, str) or not question.strip(), "its question is empty"),
-    )  # fmt: skip
+    )
 
 
 def older_than_parent(created_at: object, parent_created_at: object) -> str | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from operator import itemgetter
 
@@ -159,6 +159,14 @@ def session_event_body(label: str | None, root_node_hash: str) -> dict[str, obje
     return {"label": label, "root_node_hash": root_node_hash}
 
 
+_INSERT_NODE = (
+    "INSERT INTO nodes (bates, sid, seq, parent_bates, question, answer_text, cache_key, "
+    "audit_mode, cited_titles_json, n_cited_sources, created_at, created_label, label, "
+    "node_hash) VALUES (:bates, :sid, :seq, :parent_bates, :question, :answer_text, :cache_key, "
+    ":audit_mode, :cited_titles, :n_cited, :created_at, :created_label, :label, :node_hash)"
+)
+
+
 def _insert_node_row(
     conn: sqlite3.Connection,
     *,
@@ -174,31 +182,31 @@ def _insert_node_row(
     created_at: str,
     label: str | None,
     digest: str,
-) -> int:
+) -> Node:
+    """Write a turn's row, its search row and its Merkle link; the row as written (a leaf:
+    its subtree hash is its leaf fold), not read back."""
     stored_titles = titles_json(cited_titles)
     raw = bytes.fromhex(digest)
-    cursor = conn.execute(
-        "INSERT INTO nodes (bates, sid, seq, parent_bates, question, answer_text, cache_key, "
-        "audit_mode, cited_titles_json, n_cited_sources, created_at, created_label, label, "
-        "node_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            bates,
-            sid,
-            seq,
-            parent,
-            question,
-            answer_text,
-            cache_key,
-            audit_mode,
-            stored_titles,
-            len(cited_titles),
-            created_at,
-            label,
-            label,
-            digest,
-        ),
+    leaf_fold = subtree_hash_bytes(raw, [])
+    row = Node(
+        0,
+        bates,
+        sid,
+        seq,
+        parent,
+        question,
+        answer_text,
+        cache_key,
+        audit_mode,
+        tuple(json.loads(stored_titles)),
+        created_at,
+        label,
+        label,
+        digest,
+        leaf_fold.hex(),
     )
-    node_id = int(cursor.lastrowid or 0)
+    stored = {**vars(row), "cited_titles": stored_titles, "n_cited": len(cited_titles)}
+    node_id = int(conn.execute(_INSERT_NODE, stored).lastrowid or 0)
     conn.execute(
         "INSERT INTO nodes_fts (rowid, question, answer_text, cited_titles) VALUES (?, ?, ?, ?)",
         (node_id, question, answer_text, stored_titles),
@@ -206,9 +214,9 @@ def _insert_node_row(
     conn.execute(  # its Merkle link: the parent by id, its hash, its fold as a leaf
         "INSERT INTO node_links (id, parent_id, node_hash, subtree_hash) "
         "VALUES (?1, (SELECT id FROM nodes WHERE bates = ?2), ?3, ?4)",
-        (node_id, parent, raw, subtree_hash_bytes(raw, [])),
+        (node_id, parent, raw, leaf_fold),
     )
-    return node_id
+    return replace(row, id=node_id)
 
 
 _PATH_SQL = """
@@ -319,38 +327,67 @@ def insert_turn(
         parent = get_node(conn, parent_bates)
         seq = _next_seq(conn, session, label)
         bates = format_bates(sid, seq)
-        if created_at is None:  # a clock behind its parent's (stepped back, or another
-            created_at = utc_now()  # machine's) never makes a turn older than its parent
-            if isinstance(parent.created_at, str):
-                created_at = max(created_at, parent.created_at)
+        if created_at is None:
+            created_at = _not_before(parent)
         digest = node_hash(
-            parent_node_hash=parent.node_hash, bates=bates, question=question,
-            cache_key=cache_key, audit_mode=audit_mode, created_at=created_at, label=label,
-        )  # fmt: skip
-        node_id = _insert_node_row(
-            conn, bates=bates, sid=sid, seq=seq, parent=parent.bates, question=question,
-            answer_text=answer_text, cache_key=cache_key, audit_mode=audit_mode,
-            cited_titles=cited_titles, created_at=created_at, label=label, digest=digest,
-        )  # fmt: skip
-        _ripple_from(conn, parent.id)
-        conn.execute(
-            "UPDATE sessions SET next_seq = ?, current_bates = ?, updated_at = ? WHERE sid = ?",
-            (seq + 1, bates if make_current else session.current_bates, created_at, sid),
-        )
-        append_event(
-            conn,
-            "node_insert",
-            sid=sid,
+            parent_node_hash=parent.node_hash,
             bates=bates,
-            body=node_event_body(digest, parent.bates, answer_text, titles_json(cited_titles)),
+            question=question,
+            cache_key=cache_key,
+            audit_mode=audit_mode,
             created_at=created_at,
+            label=label,
         )
-    # The row as written (a leaf: its subtree hash is its leaf fold), not read back.
-    return Node(
-        node_id, bates, sid, seq, parent.bates, question, answer_text, cache_key, audit_mode,
-        tuple(json.loads(titles_json(cited_titles))), created_at, label, label, digest,
-        subtree_hash_bytes(bytes.fromhex(digest), []).hex(),
-    )  # fmt: skip
+        node = _insert_node_row(
+            conn,
+            bates=bates,
+            sid=sid,
+            seq=seq,
+            parent=parent.bates,
+            question=question,
+            answer_text=answer_text,
+            cache_key=cache_key,
+            audit_mode=audit_mode,
+            cited_titles=cited_titles,
+            created_at=created_at,
+            label=label,
+            digest=digest,
+        )
+        _ripple_from(conn, parent.id)
+        _advance(conn, session, node, make_current=make_current)
+    return node
+
+
+def _not_before(parent: Node) -> str:
+    """Now, or the parent's time when the clock is behind it (stepped back, or another
+    machine's): a turn is never older than its parent."""
+    now = utc_now()
+    return max(now, parent.created_at) if isinstance(parent.created_at, str) else now
+
+
+def _advance(conn: sqlite3.Connection, session: Session, node: Node, *, make_current: bool) -> None:
+    """A new turn's session moves on (its next seq, its current turn unless not
+    ``make_current``), and the chain gets the turn's ``node_insert`` event."""
+    conn.execute(
+        "UPDATE sessions SET next_seq = ?, current_bates = ?, updated_at = ? WHERE sid = ?",
+        (
+            node.seq + 1,
+            node.bates if make_current else session.current_bates,
+            node.created_at,
+            session.sid,
+        ),
+    )
+    body = node_event_body(
+        node.node_hash, node.parent_bates, node.answer_text, titles_json(node.cited_titles)
+    )
+    append_event(
+        conn,
+        "node_insert",
+        sid=session.sid,
+        bates=node.bates,
+        body=body,
+        created_at=node.created_at,
+    )
 
 
 def _next_seq(conn: sqlite3.Connection, session: Session, label: str | None) -> int:

@@ -164,10 +164,15 @@ def _field_problem(item: dict[str, Any]) -> str | None:
     if problem is None:
         titles = item["cited_titles"]
         problem = shape_problem(
-            seq=parse_bates(bates)[1], parent=item["parent_bates"], question=item["question"],
-            answer=item["answer_text"], key=item["cache_key"], mode=item["audit_mode"],
-            titles=titles_json(titles), created_label=item["created_label"],
-        )  # fmt: skip
+            seq=parse_bates(bates)[1],
+            parent=item["parent_bates"],
+            question=item["question"],
+            answer=item["answer_text"],
+            key=item["cache_key"],
+            mode=item["audit_mode"],
+            titles=titles_json(titles),
+            created_label=item["created_label"],
+        )
     return f"turn {bates}: {problem}" if problem else None
 
 

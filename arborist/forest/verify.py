@@ -109,8 +109,10 @@ def _label_problems(row: Any, renames: dict[str, object]) -> list[str]:
     if body is _NO_LABEL:
         if current == created:
             return []  # the usual case: never renamed
-        return [f"turn {bates}: its label differs from the one it was created with, and no "
-                "label event renamed it"]  # fmt: skip
+        return [
+            f"turn {bates}: its label differs from the one it was created with, and no "
+            "label event renamed it"
+        ]
     if current == _renamed_to(body):
         return []
     return [f"turn {bates}: its label differs from the one its last label event gave it"]
@@ -238,9 +240,15 @@ def _shape_problems(row: Any) -> list[str]:
     when it is the second, none when the first."""
     bates, parent, question, answer, key, mode, _, label = row[:8]
     shape = shape_problem(
-        seq=row[10], parent=parent, question=question, answer=answer, key=key, mode=mode,
-        titles=row[12], created_label=label,
-    )  # fmt: skip
+        seq=row[10],
+        parent=parent,
+        question=question,
+        answer=answer,
+        key=key,
+        mode=mode,
+        titles=row[12],
+        created_label=label,
+    )
     return [] if shape is None else [f"turn {bates}: {shape}"]
 
 

@@ -26,7 +26,7 @@ import re
 from arborist.analysis import read_question
 from arborist.qa.client import ChatRequest
 from arborist.qa.support import REQUEST_WORDS, asked_words, root
-from arborist.text_words import STOPWORDS, fold, words
+from arborist.text_words import STOPWORDS, fold, word_pairs, words
 
 __all__ = ["ANSWERED_SHARE", "CLOSE_FLOOR", "absent_names", "act_said", "covered", "grounded"]
 
@@ -210,16 +210,14 @@ def _possessives(question: str) -> list[str]:
 _AGENT_ASKED = re.compile(r"\s*who\s+([^\W\d_]+)", re.IGNORECASE)
 """A question for who did something, and the word that says what ("who invented ...")."""
 
-_IRREGULAR = {
-    "drew": "draw", "drawn": "draw", "wrote": "write", "written": "write", "made": "make",
-    "built": "build", "began": "begin", "begun": "begin", "sang": "sing", "sung": "sing",
-    "led": "lead", "won": "win", "gave": "give", "took": "take", "ran": "run", "shot": "shoot",
-    "taught": "teach", "thought": "think", "bought": "buy", "sold": "sell", "told": "tell",
-    "said": "say", "paid": "pay", "spoke": "speak", "chose": "choose", "broke": "break",
-    "stole": "steal", "threw": "throw", "knew": "know", "grew": "grow", "flew": "fly",
-    "held": "hold", "found": "find", "slew": "slay", "slain": "slay",
-    "sent": "send", "spent": "spend", "brought": "bring", "sought": "seek", "fought": "fight",
-}  # fmt: skip
+_IRREGULAR = word_pairs(
+    """drew:draw drawn:draw wrote:write written:write made:make built:build began:begin
+        begun:begin sang:sing sung:sing led:lead won:win gave:give took:take ran:run shot:shoot
+        taught:teach thought:think bought:buy sold:sell told:tell said:say paid:pay spoke:speak
+        chose:choose broke:break stole:steal threw:throw knew:know grew:grow flew:fly held:hold
+        found:find slew:slay slain:slay sent:send spent:spend brought:bring sought:seek
+        fought:fight""",
+)
 """Past forms that no ending gives, and the verb each is of ("drew": ``draw``; "found" is
 also an act of its own, "founded", which its ending gives)."""
 

@@ -142,8 +142,9 @@ def _tensors(blob: bytes) -> dict[str, NDArray[Any]]:
         if dtype is None:
             raise BadInput(f"local embedding model: tensor {name} is {meta['dtype']}")
         begin, end = meta["data_offsets"]
-        array = np.frombuffer(blob, dtype=np.dtype(dtype).newbyteorder("<"), count=-1,
-                              offset=start + begin)[: (end - begin) // np.dtype(dtype).itemsize]  # fmt: skip
+        array = np.frombuffer(
+            blob, dtype=np.dtype(dtype).newbyteorder("<"), count=-1, offset=start + begin
+        )[: (end - begin) // np.dtype(dtype).itemsize]
         out[name] = array.reshape(meta["shape"])
     return out
 

@@ -97,9 +97,15 @@ def _graph(model: _Model) -> Any:
         "attention_mask",
     ]
     nodes = [
-        helper.make_node("EmbedLayerNormalization", embed, ["layer0.in", "lengths"],
-                         name="embeddings", domain=_MS, epsilon=model.eps),
-    ]  # fmt: skip
+        helper.make_node(
+            "EmbedLayerNormalization",
+            embed,
+            ["layer0.in", "lengths"],
+            name="embeddings",
+            domain=_MS,
+            epsilon=model.eps,
+        ),
+    ]
     for i, layer in enumerate(model.layers):
         nodes += _layer(helper, tensor, f"layer{i}.", layer, model, f"layer{i + 1}.in")
     last = f"layer{len(model.layers)}.in"
@@ -119,9 +125,13 @@ def _graph(model: _Model) -> Any:
 
 
 def _layer(
-    helper: Any, tensor: Callable[[str, NDArray[Any]], str], at: str, layer: _Layer,
-    model: _Model, out: str,
-) -> list[Any]:  # fmt: skip
+    helper: Any,
+    tensor: Callable[[str, NDArray[Any]], str],
+    at: str,
+    layer: _Layer,
+    model: _Model,
+    out: str,
+) -> list[Any]:
     """One encoder layer's nodes (``at``: its names' prefix, its input ``{at}in``): fused
     attention over the packed query, key and value weights (the padding masked by the
     lengths EmbedLayerNormalization counts), the output projection with its residual and
@@ -136,19 +146,41 @@ def _layer(
 
     eps = model.eps
     return [
-        node("Attention", [at + "in", weight("qkv.w", layer.qkv), weight("qkv.b", layer.qkv_bias),
-                           "lengths"], at + "context", num_heads=model.heads),
+        node(
+            "Attention",
+            [at + "in", weight("qkv.w", layer.qkv), weight("qkv.b", layer.qkv_bias), "lengths"],
+            at + "context",
+            num_heads=model.heads,
+        ),
         node("MatMul", [at + "context", weight("out.w", layer.out)], at + "out"),
-        node("SkipLayerNormalization", [at + "out", at + "in", weight("norm1.w", layer.norm1[0]),
-             weight("norm1.b", layer.norm1[1]), weight("out.b", layer.out_bias)],
-             at + "attended", epsilon=eps),
+        node(
+            "SkipLayerNormalization",
+            [
+                at + "out",
+                at + "in",
+                weight("norm1.w", layer.norm1[0]),
+                weight("norm1.b", layer.norm1[1]),
+                weight("out.b", layer.out_bias),
+            ],
+            at + "attended",
+            epsilon=eps,
+        ),
         node("MatMul", [at + "attended", weight("up.w", layer.up)], at + "up"),
         node("BiasGelu", [at + "up", weight("up.b", layer.up_bias)], at + "gelu"),
         node("MatMul", [at + "gelu", weight("down.w", layer.down)], at + "down"),
-        node("SkipLayerNormalization", [at + "down", at + "attended",
-             weight("norm2.w", layer.norm2[0]), weight("norm2.b", layer.norm2[1]),
-             weight("down.b", layer.down_bias)], out, epsilon=eps),
-    ]  # fmt: skip
+        node(
+            "SkipLayerNormalization",
+            [
+                at + "down",
+                at + "attended",
+                weight("norm2.w", layer.norm2[0]),
+                weight("norm2.b", layer.norm2[1]),
+                weight("down.b", layer.down_bias),
+            ],
+            out,
+            epsilon=eps,
+        ),
+    ]
 
 
 def _quantized(fp32: Any) -> Any:

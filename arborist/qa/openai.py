@@ -398,8 +398,12 @@ class OpenAIClient(RemoteModel):
         """Ask for one token of a one-line prompt (no system prompt, nothing stored):
         returns when the model answers, else raises the one-line ModelError of why not
         (``arborist models``; :mod:`arborist.qa.roster` gives it short timeouts first)."""
-        payload = {"model": self.model, "max_tokens": 1, "stream": False,
-                   "messages": [{"role": "user", "content": "Say OK."}]}  # fmt: skip
+        payload = {
+            "model": self.model,
+            "max_tokens": 1,
+            "stream": False,
+            "messages": [{"role": "user", "content": "Say OK."}],
+        }
         self._post("chat/completions", payload, "application/json", self._read_choice)
 
     def _read_choice(self, response: httpx.Response, attempt: Attempt) -> None:

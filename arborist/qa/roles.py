@@ -26,7 +26,9 @@ __all__ = ["FAMILIES", "Roles", "checked_prefix", "family_roles", "named_family"
 BGE_INSTRUCTION = "Represent this sentence for searching relevant passages: "
 """The query instruction of bge's English models (v1 and v1.5) and of mxbai-embed-large."""
 
-E5_INSTRUCT = "Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery: "  # fmt: skip
+E5_INSTRUCT = (
+    "Instruct: Given a web search query, retrieve relevant passages that answer the query\nQuery: "
+)
 """The query instruction of instruction-tuned e5 models (multilingual-e5-large-instruct,
 e5-mistral-7b-instruct) and gte-Qwen2-instruct, as their model cards give it."""
 

@@ -73,9 +73,16 @@ class ModelStatus:
     chosen: bool = False
 
     def as_json(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "provider": self.provider,
-                "model": self.model, "server": self.server, "answers": self.answers,
-                "reason": self.reason or None, "chosen": self.chosen}  # fmt: skip
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "provider": self.provider,
+            "model": self.model,
+            "server": self.server,
+            "answers": self.answers,
+            "reason": self.reason or None,
+            "chosen": self.chosen,
+        }
 
 
 def _reason(exc: BaseException) -> str:
@@ -142,8 +149,9 @@ def _embed_status(name: str, build: Callable[[], Any], seconds: float, chosen: b
     remote = isinstance(embedder, RemoteModel)
     provider = "openai" if remote else "local"
     server = str(embedder.profile()["server"]) if remote else None
-    status = ModelStatus(name, "embeddings", provider, str(embedder.model), server, True,
-                         chosen=chosen)  # fmt: skip
+    status = ModelStatus(
+        name, "embeddings", provider, str(embedder.model), server, True, chosen=chosen
+    )
     try:
         (_probing(embedder, seconds) if remote else embedder).embed(["ping"])
     except Exception as exc:
@@ -164,9 +172,10 @@ def _embedders(
     )
 
     found: list[tuple[str, Callable[[], Any], bool]] = []
-    named = any(env.get(v, "").strip() for v in ("ARBORIST_EMBED_PROVIDER",
-                                                   "ARBORIST_EMBED_BASE_URL",
-                                                   "ARBORIST_EMBED_MODEL"))  # fmt: skip
+    named = any(
+        env.get(v, "").strip()
+        for v in ("ARBORIST_EMBED_PROVIDER", "ARBORIST_EMBED_BASE_URL", "ARBORIST_EMBED_MODEL")
+    )
     if named:
         found.append(("environment", lambda: select_embedder(config, env), True))
     section = config.get("embeddings")
@@ -174,8 +183,9 @@ def _embedders(
     profiles = models if isinstance(models, Mapping) else {}
     chosen = section.get("profile") if isinstance(section, Mapping) else None
     if isinstance(section, Mapping) and section and "profile" not in section:
-        found.append(("embeddings", lambda: embedder_from_profile("embeddings", section, env),
-                      not named))  # fmt: skip
+        found.append(
+            ("embeddings", lambda: embedder_from_profile("embeddings", section, env), not named)
+        )
     kinds = sorted(
         str(n)
         for n, p in profiles.items()
@@ -183,8 +193,13 @@ def _embedders(
     )
     for name in kinds:
         alone = len(kinds) == 1 and not section
-        found.append((name, _builder(name, profiles[name], env, embedder_from_profile),
-                      not named and (chosen == name or alone)))  # fmt: skip
+        found.append(
+            (
+                name,
+                _builder(name, profiles[name], env, embedder_from_profile),
+                not named and (chosen == name or alone),
+            )
+        )
     return found
 
 

@@ -54,7 +54,8 @@ from arborist.hashing import question_hash
 from arborist.qa.check import check_record
 from arborist.qa.policy import retrieval_keywords
 from arborist.qa.support import Support, audit_words, measure_record
-from arborist.store.cache.imported import IMPORTED, imported_keys, imported_shown, load_imported
+from arborist.store.cache.imported import IMPORTED
+from arborist.store.cache.imported_reads import imported_keys, imported_shown, load_imported
 from arborist.store.cache.records import (
     FAILED,
     OK,

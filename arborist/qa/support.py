@@ -356,8 +356,9 @@ class _Memo:
     def __len__(self) -> int:
         return len(self._held)
 
-    def measure(self, question: str, answer: str, evidence: Sequence[_Evidence],
-                trimmed: object) -> Support | None:  # fmt: skip
+    def measure(
+        self, question: str, answer: str, evidence: Sequence[_Evidence], trimmed: object
+    ) -> Support | None:
         key = _digest(question, answer, evidence, trimmed)
         with self._lock:
             if key in self._held:

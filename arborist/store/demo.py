@@ -38,21 +38,20 @@ from pathlib import Path
 from arborist.errors import BadInput, NotFound
 from arborist.store.loaders import MAX_TITLE_CHARS, LoadedDocument
 from arborist.store.normalize import normalize_text
+from arborist.text_words import word_list
 
 __all__ = ["DEMO_MODULES", "SYNOPSES", "demo_corpus", "load_module_doc", "render_module_text"]
 
-DEMO_MODULES: tuple[str, ...] = (
-    "abc", "argparse", "base64", "bisect", "codecs", "collections", "collections.abc",
-    "colorsys", "concurrent.futures", "configparser", "contextlib", "copy", "csv", "dataclasses",
-    "datetime", "decimal", "difflib", "email", "email.message", "email.utils", "enum", "fnmatch",
-    "fractions", "functools", "getopt", "glob", "graphlib", "hashlib", "heapq", "hmac", "html",
-    "html.parser", "http", "http.client", "http.cookies", "ipaddress", "itertools", "json",
-    "keyword", "logging", "numbers", "operator", "pathlib", "pickle", "pprint", "queue", "random",
-    "re", "reprlib", "sched", "secrets", "shlex", "shutil", "sqlite3", "statistics", "string",
-    "struct", "tarfile", "textwrap", "threading", "timeit", "tokenize", "traceback", "types",
-    "typing", "unicodedata", "urllib.parse", "uuid", "warnings", "weakref", "xml.etree.ElementTree",
-    "zipfile",
-)  # fmt: skip
+DEMO_MODULES: tuple[str, ...] = tuple(
+    word_list("""abc argparse base64 bisect codecs collections collections.abc colorsys
+        concurrent.futures configparser contextlib copy csv dataclasses datetime decimal difflib
+        email email.message email.utils enum fnmatch fractions functools getopt glob graphlib
+        hashlib heapq hmac html html.parser http http.client http.cookies ipaddress itertools
+        json keyword logging numbers operator pathlib pickle pprint queue random re reprlib
+        sched secrets shlex shutil sqlite3 statistics string struct tarfile textwrap threading
+        timeit tokenize traceback types typing unicodedata urllib.parse uuid warnings weakref
+        xml.etree.ElementTree zipfile""")
+)
 """Documentation-rich standard-library modules that import on every CPython >= 3.10 on Linux.
 
 Left out on purpose: modules whose pydoc shows machine or session state

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from arborist.text_words import word_list
+
 __all__ = [
     "MAX_ATTRIBUTES",
     "MAX_DEPTH",
@@ -43,29 +45,24 @@ MAX_OPTIONS = 128
 either way, so the ones left out change no word."""
 
 _VOID = frozenset(
-    {"area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "image", "img",
-     "input", "keygen", "link", "meta", "param", "source", "track", "wbr"}
-)  # fmt: skip
+    word_list("""area base basefont bgsound br col embed frame hr image img input keygen link meta param
+        source track wbr""")
+)
 _RAW = frozenset({"script", "style", "xmp", "iframe", "noembed", "noframes", "textarea", "title"})
-_FORMATTING = frozenset(
-    {"a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt",
-     "u"}
-)  # fmt: skip
+_FORMATTING = frozenset(word_list("a b big code em font i nobr s small strike strong tt u"))
 _MARKERS = frozenset({"applet", "caption", "marquee", "object", "td", "template", "th"})
 _BOUNDARIES = _MARKERS | frozenset({"html", "table", "svg", "math", "button", "select"})
 _CLOSES_P = frozenset(
-    {"address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div",
-     "dl", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5",
-     "h6", "header", "hgroup", "hr", "listing", "main", "menu", "nav", "ol", "p", "plaintext",
-     "pre", "section", "summary", "table", "ul", "li", "dd", "dt", "xmp"}
-)  # fmt: skip
+    word_list("""address article aside blockquote center details dialog dir div dl fieldset figcaption
+        figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr listing main menu nav ol p
+        plaintext pre section summary table ul li dd dt xmp""")
+)
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _BREAKOUT = frozenset(
-    {"b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em",
-     "embed", "h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li", "listing",
-     "menu", "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span", "strong",
-     "strike", "sub", "sup", "table", "tt", "u", "ul", "var"}
-)  # fmt: skip
+    word_list("""b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i
+        img li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt
+        u ul var""")
+)
 _SIBLING_RULES = {
     # a start tag that closes the innermost open one of ``closed``, unless one of ``also``
     # is open inside it, or a boundary of ``within``: "scope" (any boundary), "table"

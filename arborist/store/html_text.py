@@ -17,20 +17,18 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from arborist.store.html_bounds import bounded_html
 from arborist.store.normalize import decode_html, normalize_text, replace_surrogates
 from arborist.store.places import ANCHOR_CHARS, anchor_attribute
+from arborist.text_words import word_list
 
 __all__ = ["load_html"]
 
 _DROPPED_TAGS = frozenset(
-    {"script", "style", "noscript", "template", "head", "svg", "math", "iframe", "object", "embed", "canvas"}
-)  # fmt: skip
+    word_list("script style noscript template head svg math iframe object embed canvas")
+)
 _BLOCK_TAGS = frozenset(
-    {
-        "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details",
-        "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "header",
-        "hgroup", "hr", "html", "legend", "li", "main", "menu", "nav", "ol", "p", "section",
-        "summary", "table", "tbody", "tfoot", "thead", "tr", "ul",
-    }
-)  # fmt: skip
+    word_list("""address article aside blockquote body caption center dd details dialog div dl dt
+        fieldset figcaption figure footer form header hgroup hr html legend li main menu nav ol
+        p section summary table tbody tfoot thead tr ul""")
+)
 _HEADING_TAGS = {f"h{n}": n for n in range(1, 7)}
 _CELL_TAGS = frozenset({"td", "th"})
 

@@ -136,9 +136,13 @@ def _holds(row: tuple[Any, ...], event: tuple[Any, ...]) -> bool:
         return False
     try:
         recomputed = stored_event_hash(
-            prev, event_type=event_type, sid=sid, bates=bates,
-            body_json=body_json, created_at=event_created_at,
-        )  # fmt: skip
+            prev,
+            event_type=event_type,
+            sid=sid,
+            bates=bates,
+            body_json=body_json,
+            created_at=event_created_at,
+        )
         body = json.loads(body_json)
     except (TypeError, ValueError, RecursionError):
         return False

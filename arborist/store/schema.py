@@ -382,9 +382,13 @@ def _haiku_kind(conn: sqlite3.Connection) -> None:
     SQLite refuses to edit its schema (defensive mode) the migration fails with one line,
     rather than leaving a store whose haiku would be refused at the first write."""
     _edit_check(
-        conn, "derivations", _KINDS_BEFORE_HAIKU, _KINDS_WITH_HAIKU, "12 (haiku kind)",
+        conn,
+        "derivations",
+        _KINDS_BEFORE_HAIKU,
+        _KINDS_WITH_HAIKU,
+        "12 (haiku kind)",
         required=True,
-    )  # fmt: skip
+    )
 
 
 _DOCUMENT_ADD_INDEX = """

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from urllib.parse import quote, unquote
 
 from arborist.admission import PLACEHOLDER, admit
+from arborist.text_words import word_list
 
 __all__ = [
     "admit_uri",
@@ -27,14 +28,12 @@ _URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _PLACEHOLDER_MARK = PLACEHOLDER.split("{", 1)[0]
 _PASSWORD_PARAMETERS = frozenset({"pass", "passwd", "password", "pwd"})
 _SECRET_PARAMETERS = frozenset(
-    {
-        "apikey", "auth", "authorization", "credential", "credentials", "jsessionid", "key",
-        "secret", "session", "sessionid", "sig", "signature", "token",
-    }
-)  # fmt: skip
-_SECRET_ENDINGS = (
-    "accesskey", "apikey", "password", "privatekey", "secret", "secretkey", "signature", "token",
-)  # fmt: skip
+    word_list("""apikey auth authorization credential credentials jsessionid key secret session sessionid
+        sig signature token""")
+)
+_SECRET_ENDINGS = tuple(
+    word_list("accesskey apikey password privatekey secret secretkey signature token")
+)
 
 
 def _secret_parameter(name: str) -> str | None:

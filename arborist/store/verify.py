@@ -45,7 +45,7 @@ from arborist.keys import (
 )
 from arborist.merkle import EMPTY_ROOT, tree_levels, upper_nodes
 from arborist.store.cache.events import write_event_body
-from arborist.store.cache.imported import imported_problems
+from arborist.store.cache.imported_reads import imported_problems
 from arborist.store.cache.records import OK, STALE, SUPERSEDED_REASON
 from arborist.store.cache.rows import (
     StoredEvidence,

@@ -103,9 +103,13 @@ def event_problems(
     _, prev, event_type, sid, bates, body_json, created_at, digest = row
     try:
         recomputed = stored_event_hash(
-            prev, event_type=event_type, sid=sid, bates=bates,
-            body_json=body_json, created_at=created_at,
-        )  # fmt: skip
+            prev,
+            event_type=event_type,
+            sid=sid,
+            bates=bates,
+            body_json=body_json,
+            created_at=created_at,
+        )
     except (TypeError, ValueError, RecursionError):
         recomputed = None
     if recomputed != digest:
@@ -139,8 +143,9 @@ def _replayed(
         (seq, None) for seq, _body_, _row in writes if seq > written_at
     ]  # None: a later revision of the key was written
     changes += [
-        (int(seq), _body(body)) for seq, body in conn.execute(_STATES_SQL, (written_at, cache_key, revision))
-    ]  # fmt: skip
+        (int(seq), _body(body))
+        for seq, body in conn.execute(_STATES_SQL, (written_at, cache_key, revision))
+    ]
     state: tuple[str, str | None] = (OK, None)
     for _seq, change in sorted(changes, key=lambda c: c[0]):
         if change is None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from arborist.errors import BadInput, NotFound
 from arborist.hashing import CACHE_KEY_DIMENSIONS
 from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, record_hash
 from arborist.store.cache.events import event_problems, write_event_body
+from arborist.store.cache.stored import stored_object, stored_proof, stored_text
 from arborist.store.metadata import committed
 from arborist.store.place_reads import evidence_places
 from arborist.store.places import Place, place_uri, placed_title
@@ -197,20 +197,6 @@ class CacheRecord:
 # --- reading ---------------------------------------------------------------------------------
 
 
-UNREADABLE = "\ufffd"
-"""The text of a warm chunk whose stored bytes do not decompress to UTF-8 (an edit)."""
-
-
-def _chunk_text(text: str | None, packed: bytes | None) -> str | None:
-    """A chunk's text as stored: hot as it is, warm decompressed, cold absent."""
-    if text is None and packed is not None:
-        try:
-            return zlib.decompress(packed).decode("utf-8")
-        except (zlib.error, UnicodeDecodeError, TypeError):
-            return UNREADABLE  # hashes to no leaf: the item does not hold, and says so
-    return text
-
-
 def _evidence(conn: sqlite3.Connection, record_id: int) -> tuple[RecordEvidence, ...]:
     rows = conn.execute(
         "SELECT e.rank, e.chunk_id, e.document_id, d.uri, d.title, e.source_root, e.chunk_count, "
@@ -236,37 +222,32 @@ def _evidence(conn: sqlite3.Connection, record_id: int) -> tuple[RecordEvidence,
             chunk_count=chunk_count,
             chunk_index=chunk_index,
             leaf=leaf,
-            proof=_proof(proof_json) or [],
+            proof=stored_proof(proof_json) or [],
             cited=bool(cited),
             tier=tier,
-            text=_chunk_text(text, packed),
+            text=stored_text(text, packed),
             metadata_holds=holds.get(document_id, False),
-            home_holds=bool(home) and _proof(proof_json) is not None,
+            home_holds=bool(home) and stored_proof(proof_json) is not None,
             place=places.get((document_id, chunk_index)) or None,
         )
-        for (rank, chunk_id, document_id, uri, title, source_root, chunk_count, chunk_index, leaf,
-             proof_json, cited, tier, text, packed, home) in rows
-    )  # fmt: skip
-
-
-def _proof(text: object) -> list[str] | None:
-    """A stored proof (a JSON list of hex digests), or None when an edit left something else."""
-    try:
-        found = json.loads(text) if isinstance(text, str) else None
-    except (ValueError, RecursionError):
-        return None
-    return found if isinstance(found, list) and all(isinstance(h, str) for h in found) else None
-
-
-def _object(text: object) -> dict[str, Any]:
-    """A stored JSON object; an empty one when an edit left something else (the hashes of
-    the key and of the record's ``cache_write`` event, rebuilt from the stored text, then
-    say the record does not hold, rather than every view of it failing)."""
-    try:
-        found = json.loads(text) if isinstance(text, str) else None
-    except (ValueError, RecursionError):
-        return {}
-    return found if isinstance(found, dict) else {}
+        for (
+            rank,
+            chunk_id,
+            document_id,
+            uri,
+            title,
+            source_root,
+            chunk_count,
+            chunk_index,
+            leaf,
+            proof_json,
+            cited,
+            tier,
+            text,
+            packed,
+            home,
+        ) in rows
+    )
 
 
 def load_record(conn: sqlite3.Connection, record_id: int) -> CacheRecord:
@@ -287,9 +268,9 @@ def load_record(conn: sqlite3.Connection, record_id: int) -> CacheRecord:
         question=rest[0],
         answer_text=rest[1],
         audit_mode=rest[2],
-        model_profile=_object(rest[3]),
-        policy=_object(rest[4]),
-        response=_object(rest[5]),
+        model_profile=stored_object(rest[3]),
+        policy=stored_object(rest[4]),
+        response=stored_object(rest[5]),
         record_hash=rest[6],
         state=rest[7],
         state_reason=rest[8],
@@ -300,13 +281,18 @@ def load_record(conn: sqlite3.Connection, record_id: int) -> CacheRecord:
         event_problems=event_problems(
             conn,
             write_event_body(
-                cache_key=row[1], revision=row[2], record_hash=rest[6],
-                evidence_root=dims[EVIDENCE_ROOT_DIMENSION], answer_text=rest[1],
+                cache_key=row[1],
+                revision=row[2],
+                record_hash=rest[6],
+                evidence_root=dims[EVIDENCE_ROOT_DIMENSION],
+                answer_text=rest[1],
                 response_json=rest[5],
             ),
-            state=rest[7], state_reason=rest[8], superseded_reason=SUPERSEDED_REASON,
+            state=rest[7],
+            state_reason=rest[8],
+            superseded_reason=SUPERSEDED_REASON,
         ),
-    )  # fmt: skip
+    )
 
 
 def ok_record_id(conn: sqlite3.Connection, cache_key: str) -> int | None:

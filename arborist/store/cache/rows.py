@@ -109,13 +109,37 @@ def key_records(conn: sqlite3.Connection, cache_key: str) -> list[StoredRecord]:
 
 
 def _stored_record(row: Sequence[Any]) -> StoredRecord:
-    (record_id, key, revision, question, answer, mode, digest, created_at, profile_json,
-     policy_json, response_json, state, reason) = row[:13]  # fmt: skip
+    (
+        record_id,
+        key,
+        revision,
+        question,
+        answer,
+        mode,
+        digest,
+        created_at,
+        profile_json,
+        policy_json,
+        response_json,
+        state,
+        reason,
+    ) = row[:13]
     return StoredRecord(
-        record_id, key, revision, question, answer, mode, digest, created_at, profile_json,
-        policy_json, response_json, state, reason,
+        record_id,
+        key,
+        revision,
+        question,
+        answer,
+        mode,
+        digest,
+        created_at,
+        profile_json,
+        policy_json,
+        response_json,
+        state,
+        reason,
         dimensions=dict(zip(CACHE_KEY_DIMENSIONS, row[13:], strict=True)),
-    )  # fmt: skip
+    )
 
 
 def stored_evidence(conn: sqlite3.Connection, record_id: int) -> list[StoredEvidence]:
