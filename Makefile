@@ -12,7 +12,7 @@ DEMO_STAMP := $(VENV)/.installed-demo
 LAB_STAMP  := $(VENV)/.installed-lab
 STAMP      := $(VENV)/.installed
 BUNDLE := arborist_nb/static/arborist.js
-# The page `export --html` writes inlines this build of js/src/page.js (arborist/bundle_page.py).
+# The page `export --html` writes inlines this build of js/src/page.js (arborist/bundles/page.py).
 PAGE := arborist/static/page.js
 JS_DEPS := js/node_modules/.package-lock.json
 # The words the kernel sends the widget (vocabulary() in arborist/facts.py), as the JS tests

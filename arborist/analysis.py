@@ -19,7 +19,7 @@ question the same way:
   "read a file and split it" stands alone), or has no subject of its own and
   leans on the last answer ("which one is faster", "the second argument").
   Only a question that cannot stand alone takes words from the turns above it
-  (see :func:`stands_alone`, :mod:`arborist.standalone`'s, re-exported here).
+  (see :func:`stands_alone`, :mod:`arborist.standalone.rule`'s, re-exported here).
 * A **definition** is where an API text defines a name: a signature line
   (``median(data)``, ``class groupby(builtins.object)``, ``def f(x):``)
   followed by a more deeply indented body, as pydoc, help() and most

@@ -12,8 +12,8 @@ from typing import Any
 
 from arborist.app_home import Home
 from arborist.audit import head_checkpoint
-from arborist.bundle import build_bundle
-from arborist.bundle_import import bundle_import
+from arborist.bundles.export import build_bundle
+from arborist.bundles.imports import bundle_import
 from arborist.checks import import_conflict
 from arborist.errors import ArboristError, BadInput
 from arborist.facts import TurnFacts, turn_facts

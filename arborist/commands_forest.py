@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from arborist import views, views_common, views_forest
-from arborist.bundle import BUNDLE_START
-from arborist.bundle_page import bundle_page
+from arborist.bundles.export import BUNDLE_START
+from arborist.bundles.page import bundle_page
 from arborist.commands import (
     JSON,
     LIMIT,

@@ -13,7 +13,7 @@ from typing import Any
 
 from arborist import views, views_forest
 from arborist.audit import ChainReport, Checkpoint
-from arborist.bundle_check import check_bundle, witness_problems
+from arborist.bundles.check import check_bundle, witness_problems
 from arborist.checks import Verification
 from arborist.commands import (
     ANSWER,

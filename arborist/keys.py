@@ -95,7 +95,7 @@ class EvidenceRef:
 Encode = Callable[[Any], bytes]
 """How the hashes below write a value: :func:`~arborist.hashing.canonical_json` (the default),
 or an encoder that writes the same bytes without its checks, for values already held to
-them (a bundle, whose whole text :mod:`arborist.bundle_shape` proved canonical)."""
+them (a bundle, whose whole text :mod:`arborist.bundles.shape` proved canonical)."""
 
 
 def evidence_leaf(ref: EvidenceRef, encode: Encode = canonical_json) -> bytes:

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from arborist.bundle_check import BundleReport
+from arborist.bundles.check import BundleReport
 from arborist.facts import TurnFacts
 from arborist.forest.nodes import Node, Session
 from arborist.forest.render import format_node

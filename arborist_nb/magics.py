@@ -31,7 +31,7 @@ from arborist.commands_answers import ask_json, ask_of
 from arborist.errors import ArboristError, NoDocuments
 from arborist.forest.nodes import Node, Session
 from arborist.hashing import normalize_question
-from arborist.standalone import stands_alone
+from arborist.standalone.rule import stands_alone
 from arborist.terminal import inert, inert_json
 from arborist_nb.cells import CellErrors, CellTurn, CellTurns, Unfilled, fill
 from arborist_nb.display import Answer, Landing, answer_markup, md_escape, progress

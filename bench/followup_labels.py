@@ -73,7 +73,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arborist.standalone import stands_alone  # noqa: E402
+from arborist.standalone.rule import stands_alone  # noqa: E402
 
 LABELS = ROOT / "bench" / "natural_questions.json"
 HOLDOUT2 = ROOT / "bench" / "followup_holdout2.json"

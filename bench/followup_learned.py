@@ -67,7 +67,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arborist.standalone import stands_alone  # noqa: E402
+from arborist.standalone.rule import stands_alone  # noqa: E402
 
 SETS = [ROOT / "bench" / "natural_questions.json"] + [
     ROOT / "bench" / f"followup_holdout{k}.json" for k in range(2, 11)

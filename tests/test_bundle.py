@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arborist.app import Arborist
-from arborist.bundle_check import check_bundle
-from arborist.bundle_shape import BundleUnreadable, hex_b64, read_bundle
+from arborist.bundles.check import check_bundle
+from arborist.bundles.shape import BundleUnreadable, hex_b64, read_bundle
 from arborist.cli import cli
 from arborist.commands import Desk
 from arborist.hashing import canonical_json, leaf_hash, sha256_hex

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arborist.app import Arborist
-from arborist.bundle_shape import hex_b64
+from arborist.bundles.shape import hex_b64
 from arborist.hashing import canonical_json, sha256_hex
 from arborist.sync import body
 from tests.chat_server import ChatServer, completion

@@ -17,7 +17,7 @@ from arborist.definitions import definitions
 from arborist.errors import NoDocuments
 from arborist.migrations import migrate
 from arborist.qa.policy import retrieval_policy
-from arborist.standalone import stands_alone
+from arborist.standalone.rule import stands_alone
 from arborist.store.schema import STORE_MIGRATIONS
 from arborist.store.search import retrieve
 from arborist.text_words import identifiers

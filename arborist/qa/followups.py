@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from arborist.standalone import stands_alone
+from arborist.standalone.rule import stands_alone
 
 if TYPE_CHECKING:
     from arborist.forest.nodes import Node

@@ -46,7 +46,7 @@ from arborist.qa.budget import Budgeted, PromptFit, fit_evidence
 from arborist.qa.check import check_record
 from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
 from arborist.qa.policy import admitted_keywords, retrieval_policy, with_keywords
-from arborist.standalone import stands_alone
+from arborist.standalone.rule import stands_alone
 from arborist.store.cache.records import (
     CacheRecord,
     NewEvidence,

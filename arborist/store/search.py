@@ -26,7 +26,7 @@ from arborist.definitions import Definition, named_definitions
 from arborist.errors import BadInput
 from arborist.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_match_any
 from arborist.keys import EvidenceRef
-from arborist.standalone import stands_alone
+from arborist.standalone.rule import stands_alone
 from arborist.store.coaccess import related_edges
 from arborist.store.documents import proofs_for
 from arborist.store.faults import evidence_faults

@@ -1,6 +1,6 @@
 /**
  * A bundle (docs/bundle.md) checked in the browser: steps 2-7 of "What a reader
- * checks", ported from `arborist/bundle_check.py` onto the hash port
+ * checks", ported from `arborist/bundles/check.py` onto the hash port
  * (hashing.js) and the synchronous SHA-256 (sha256.js). Every failure is one problem naming the item it
  * belongs to (`turn BATES`, `record KEY REVISION`, `chunk ROOT INDEX`,
  * `document ROOT`, `session SID`, a chain), and {@link turnVerdicts} gives each

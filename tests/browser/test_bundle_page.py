@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Playwright, Route, expect
 
-from arborist.bundle_page import PAGE_ASSETS, bundle_page, embed_bundle
+from arborist.bundles.page import PAGE_ASSETS, bundle_page, embed_bundle
 from arborist.hashing import canonical_json
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, JS_SOURCES
 from tests.browser.test_xss import (
@@ -37,7 +37,7 @@ CHECKED_MS = 30_000
 PAGE_TAGS = (
     *("section", "h2", "ul", "li", "div", "span", "code", "details", "summary", "ol"),
     *("blockquote", "p", "strong", "em", "a", "pre"),  # an answer's Markdown (markdown.js)
-    *("h1", "main", "noscript", "script"),  # the page's frame (arborist/bundle_page.py)
+    *("h1", "main", "noscript", "script"),  # the page's frame (arborist/bundles/page.py)
 )
 PAGE_ATTRS = ("class", "role", "href", "target", "rel", "start", "id", "type")
 

@@ -1,18 +1,18 @@
-"""Replies to the last answer, read for :mod:`arborist.standalone`. Pure: no I/O.
+"""Replies to the last answer, read for :mod:`arborist.standalone.rule`. Pure: no I/O.
 
 A reply is a question only the last answer makes sense of, whatever else it names: a
 correction of it ("No, I meant Celsius", "That's wrong, ..."), an edit of it ("Translate
 the answer into French", "Can I substitute the eggs?", "Use a dict instead"), or a pick
 from what it gave ("the first method", "the two approaches", "the original"); so is one
 about a part of the user's documents that says not whose ("the figure on page 4"). Each rule
-reads a :class:`~arborist.standalone_said.Said`; docs/retrieval.md ("Follow-ups") gives them
+reads a :class:`~arborist.standalone.said.Said`; docs/retrieval.md ("Follow-ups") gives them
 with their examples.
 """
 
 from __future__ import annotations
 
-from arborist.standalone_said import Said
-from arborist.standalone_words import (
+from arborist.standalone.said import Said
+from arborist.standalone.words import (
     ADDED,
     ANSWERED,
     ASKER,
@@ -71,7 +71,7 @@ def corrects(said: Said) -> bool:
     mean" opening a clause and saying what (not the filler of "I mean, what is ..."), "you"
     and a verb in the past opening a clause or after "I think" ("I think you swapped the
     axes"; not "Have you heard of ...", "if you mixed ..."). A
-    "no" before a mark is read by :mod:`arborist.standalone`, by what follows it."""
+    "no" before a mark is read by :mod:`arborist.standalone.rule`, by what follows it."""
     texts = said.texts
     for j in range(len(texts) - 1):
         if texts[j] == "i" and texts[j + 1] == "meant":

@@ -1,19 +1,19 @@
 """Whether a question continues the one above it by how it opens, read for
-:mod:`arborist.standalone`. Pure: no I/O.
+:mod:`arborist.standalone.rule`. Pure: no I/O.
 
 A question continues another when it opens with a continuation ("And for sets?", "What about
 dumps?"), is "go on" or a verb after "now" ("Now add error handling"), does the last output
 again, changed ("now in French", "try again but with a log scale"), is only a modifier or a
 condition with no main clause ("with a custom separator", "even when the list is empty?"), or
 puts a statement back to the last answer to confirm it ("So the dosage is the same for
-adults?"). Each rule reads a :class:`~arborist.standalone_said.Said`; docs/retrieval.md
+adults?"). Each rule reads a :class:`~arborist.standalone.said.Said`; docs/retrieval.md
 ("Follow-ups") gives them with their examples.
 """
 
 from __future__ import annotations
 
-from arborist.standalone_said import Said
-from arborist.standalone_words import (
+from arborist.standalone.said import Said
+from arborist.standalone.words import (
     AUXILIARIES,
     CONDITIONS,
     CONTINUATIONS,

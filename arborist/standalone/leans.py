@@ -1,19 +1,19 @@
 """Whether a question leans on the last answer for want of a subject of its own, read for
-:mod:`arborist.standalone`. Pure: no I/O.
+:mod:`arborist.standalone.rule`. Pure: no I/O.
 
 A question leans when what it asks is of something it does not name: "what if ...", a
 comparison with nothing to compare, "the second ...", a noun of something with nothing it is
 of ("What's the default value?"), a question word with no verb, or "the N" asked about where
 nothing says which N ("Was the comic successful?"). Each rule reads a
-:class:`~arborist.standalone_said.Said`; docs/retrieval.md ("Follow-ups") gives them with
+:class:`~arborist.standalone.said.Said`; docs/retrieval.md ("Follow-ups") gives them with
 their examples.
 """
 
 from __future__ import annotations
 
-from arborist.standalone_replies import says_which
-from arborist.standalone_said import Said
-from arborist.standalone_words import (
+from arborist.standalone.replies import says_which
+from arborist.standalone.said import Said
+from arborist.standalone.words import (
     ALTERNATIVES,
     ANAPHORIC_MODIFIERS,
     ANSWERED,

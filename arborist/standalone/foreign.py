@@ -1,5 +1,5 @@
 """A question in French, Spanish, German, Italian or Portuguese read with English function
-words, for :mod:`arborist.standalone_said`. Pure: no I/O.
+words, for :mod:`arborist.standalone.said`. Pure: no I/O.
 
 The rule reads English grammar: a continuation opening a question ("and", "but"), a pronoun
 or demonstrative with nothing to stand for ("that"), "again", "more", a question word. A

@@ -1,18 +1,18 @@
-"""Reactions to the last answer, read for :mod:`arborist.standalone`. Pure: no I/O.
+"""Reactions to the last answer, read for :mod:`arborist.standalone.rule`. Pure: no I/O.
 
 A reaction judges or redoes what the last answer gave without naming it: a request whose verb
 wants an object and has none ("rewrite without recursion", "explain like I'm 5"), one that
 makes "the N" of the answer more or less something ("Can you make the tone less formal?"), a
 verdict on it ("too long", "not quite what I wanted", "nope"), or a report that a thing it
 gave is broken ("the link is dead"). Each rule reads a
-:class:`~arborist.standalone_said.Said`; docs/retrieval.md ("Follow-ups") gives them with
+:class:`~arborist.standalone.said.Said`; docs/retrieval.md ("Follow-ups") gives them with
 their examples.
 """
 
 from __future__ import annotations
 
-from arborist.standalone_said import Said
-from arborist.standalone_words import (
+from arborist.standalone.said import Said
+from arborist.standalone.words import (
     ANSWERED,
     AUXILIARIES,
     BE,

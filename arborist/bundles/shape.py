@@ -9,7 +9,7 @@ twice in one object, or a byte of spacing or key order changed; and a bundle of 
 or 2, which it names and asks to be exported again (docs/bundle.md says why format 3 is the
 only one read). :func:`shape_problems` then names every entry whose fields are not exactly the
 format's, of their JSON types (each hash base64url of its one spelling), in the format's
-order and each once: what :mod:`arborist.bundle_check` needs before it recomputes a hash.
+order and each once: what :mod:`arborist.bundles.check` needs before it recomputes a hash.
 """
 
 from __future__ import annotations
@@ -480,7 +480,7 @@ def _events_held(events: list[Any]) -> bool:
 
 def _described_problems(name: str, entries: Any) -> Iterator[str]:
     """A profile or policy member: an object of base64url digests to JSON objects (their
-    hashes are :mod:`arborist.bundle_check`'s)."""
+    hashes are :mod:`arborist.bundles.check`'s)."""
     if type(entries) is not dict:
         yield f"{name}: is not an object"
         return

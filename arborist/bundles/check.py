@@ -1,7 +1,7 @@
 """A bundle checked on its own, with no home (docs/bundle.md): every hash, proof and chain
 link recomputed, each failure named in one line.
 
-:func:`check_bundle` reads the bytes (:mod:`arborist.bundle_shape`: canonical JSON of the
+:func:`check_bundle` reads the bytes (:mod:`arborist.bundles.shape`: canonical JSON of the
 format, every field of its type, every list in order and without repeats), then:
 
 * each turn: its node hash computed under its parent's, and the body of the event at its
@@ -12,7 +12,7 @@ format, every field of its type, every list in order and without repeats), then:
   (the size) and folded to the evidence root, its question hashed, its key the hash of its
   dimensions and those two, its record hash computed and the body of its ``cache_write``
   event rebuilt (or compared), its state what the events after it leave it;
-* each chain span (:mod:`arborist.bundle_chain`): consecutive seqs, each event hashed onto
+* each chain span (:mod:`arborist.bundles.chain`): consecutive seqs, each event hashed onto
   the one before it (from the ``prev_event_hash`` the span starts from), the last one's hash
   the span's head: what ties every rebuilt body, so every turn and record, to the head; the
   first event whose hash is not its tag named by its turn, record or document;
@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arborist.audit import Checkpoint
-from arborist.bundle_chain import Bodies, Events, chain_problems, event_owners, record_name
-from arborist.bundle_shape import (
+from arborist.bundles.chain import Bodies, Events, chain_problems, event_owners, record_name
+from arborist.bundles.shape import (
     CHAINS,
     DESCRIBED,
     HASHED_DIMENSIONS,
@@ -91,7 +91,7 @@ class BundleReport:
 
 
 def check_bundle(data: bytes) -> BundleReport:
-    """Check the bundle ``data`` holds; :class:`~arborist.bundle_shape.BundleUnreadable`
+    """Check the bundle ``data`` holds; :class:`~arborist.bundles.shape.BundleUnreadable`
     (one line) when the bytes are no bundle at all."""
     bundle = read_bundle(data)
     problems = shape_problems(bundle) or (

@@ -11,7 +11,7 @@ them as format 3 does (docs/bundle.md): without what a reader recomputes from th
 and record hashes, event hashes after the span's start, the bodies of the events that record
 a bundled turn or record, each evidence item's leaf and size, a cited chunk's leaf, two of a
 record's dimensions), hashes in base64url, each document's proof nodes once. It then checks
-the bytes it made as a reader would (:func:`arborist.bundle_check.check_bundle`) and
+the bytes it made as a reader would (:func:`arborist.bundles.check.check_bundle`) and
 refuses, in one line, to hand over a bundle that does not hold.
 """
 
@@ -23,8 +23,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from arborist.audit import AuditEvent, chain_events
-from arborist.bundle_check import check_bundle
-from arborist.bundle_shape import (
+from arborist.bundles.check import check_bundle
+from arborist.bundles.shape import (
     BUNDLE_FORMAT,
     DIMENSIONS,
     HASHED_DIMENSIONS,

@@ -1,15 +1,15 @@
-"""The question read as tokens for :mod:`arborist.standalone`: names, literals, words and
+"""The question read as tokens for :mod:`arborist.standalone.rule`: names, literals, words and
 punctuation, and where its noun phrases are. Pure: no I/O.
 
 :class:`Said` says what a question holds (which words are its own, where a new noun phrase
-opens, whether a noun phrase says which thing it is); :mod:`arborist.standalone` decides,
+opens, whether a noun phrase says which thing it is); :mod:`arborist.standalone.rule` decides,
 from that, whether the question stands alone.
 """
 
 from __future__ import annotations
 
-from arborist.standalone_foreign import english
-from arborist.standalone_words import (
+from arborist.standalone.foreign import english
+from arborist.standalone.words import (
     ACKNOWLEDGEMENTS,
     AUXILIARIES,
     CLAUSE_WORDS,

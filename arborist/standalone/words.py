@@ -1,7 +1,7 @@
-"""The word lists :mod:`arborist.standalone` reads a question with. Pure: no I/O.
+"""The word lists :mod:`arborist.standalone.rule` reads a question with. Pure: no I/O.
 
 Each list says, in its docstring, what its words do in a question; the rule that reads them is
-in :mod:`arborist.standalone`, and docs/retrieval.md ("Follow-ups") gives it in full. They live
+in :mod:`arborist.standalone.rule`, and docs/retrieval.md ("Follow-ups") gives it in full. They live
 apart from the rule so that the rule's module stays short enough to read.
 """
 

@@ -25,7 +25,7 @@ from arborist.facts import vocabulary
 
 __all__ = ["PAGE_ASSETS", "bundle_page", "embed_bundle", "page_words"]
 
-PAGE_ASSETS = Path(__file__).resolve().parent / "static"
+PAGE_ASSETS = Path(__file__).resolve().parent.parent / "static"
 """Where ``make js`` (or the wheel's build hook) puts ``page.js`` and ``page.css``."""
 
 _CLOSES = re.compile(r"</(script|style)", re.IGNORECASE)

@@ -2,12 +2,12 @@
 
 A question that does not stand alone is filed under the turn above it and borrows that
 turn's words (:mod:`arborist.qa.followups`); one that does is read as at the root. The
-rule reads the question as :mod:`arborist.standalone_said` gives it (names, literals, words,
+rule reads the question as :mod:`arborist.standalone.said` gives it (names, literals, words,
 punctuation, and where its noun phrases are) with the word lists of
-:mod:`arborist.standalone_words`, what continues the question above by how it opens in
-:mod:`arborist.standalone_continues`, what replies to the last answer in
-:mod:`arborist.standalone_replies` and what leans for want of a subject of its own in
-:mod:`arborist.standalone_leans`; docs/retrieval.md ("Follow-ups") gives it in full with its
+:mod:`arborist.standalone.words`, what continues the question above by how it opens in
+:mod:`arborist.standalone.continues`, what replies to the last answer in
+:mod:`arborist.standalone.replies` and what leans for want of a subject of its own in
+:mod:`arborist.standalone.leans`; docs/retrieval.md ("Follow-ups") gives it in full with its
 measurement.
 :mod:`arborist.analysis` re-exports :func:`stands_alone`, where its callers import it.
 """
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import bisect
 
-from arborist.standalone_continues import confirms, continues
-from arborist.standalone_leans import (
+from arborist.standalone.continues import confirms, continues
+from arborist.standalone.leans import (
     definite_subject,
     leans,
     owned_subject,
@@ -25,8 +25,8 @@ from arborist.standalone_leans import (
     stands_in,
     which_one,
 )
-from arborist.standalone_reacts import names_replaced, reacts
-from arborist.standalone_replies import (
+from arborist.standalone.reacts import names_replaced, reacts
+from arborist.standalone.replies import (
     adds,
     corrects,
     documented,
@@ -39,8 +39,8 @@ from arborist.standalone_replies import (
     recalls_answer,
     substitutes,
 )
-from arborist.standalone_said import ENDS, Said
-from arborist.standalone_words import (
+from arborist.standalone.said import ENDS, Said
+from arborist.standalone.words import (
     ADDITIVES,
     ADVERBIAL,
     AMBIENT,
@@ -154,7 +154,7 @@ def _stands(said: Said, asked: bool) -> bool:
 
 def _replies(said: Said) -> bool:
     """It edits the last answer, picks from it, or asks of a part of a document with nothing
-    saying whose (:mod:`arborist.standalone_replies`)."""
+    saying whose (:mod:`arborist.standalone.replies`)."""
     if edits(said) or picks(said) or documented(said) or numbered(said):
         return True
     if substitutes(said) or adds(said) or stands_in(said) or reports(said):
