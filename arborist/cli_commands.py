@@ -2,7 +2,7 @@
 
 :mod:`arborist.cli` parses the global options and maps errors to exit codes; this
 module, loaded when a command runs, parses the command with the table's parser
-(:mod:`arborist.commands`, the one the REPL and ``%arborist`` use), opens the home
+(:mod:`arborist.commands.table`, the one the REPL and ``%arborist`` use), opens the home
 (or the databases ``--store-db``/``--sessions-db`` name), runs it, prints its
 outcome inert, and opens the REPL when ``session`` chose a session to work in.
 """
@@ -20,7 +20,7 @@ import click
 from tqdm import tqdm
 
 from arborist.app import Arborist
-from arborist.commands import (
+from arborist.commands.table import (
     SHELL_PREFIX,
     Command,
     Desk,

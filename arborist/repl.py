@@ -1,7 +1,7 @@
 """The session REPL: questions and slash commands over one session of the forest.
 
 Every line is a command of the table the ``arborist`` command and ``%arborist``
-run (:mod:`arborist.commands`): ``/NAME ...`` runs ``NAME``, anything else is
+run (:mod:`arborist.commands.table`): ``/NAME ...`` runs ``NAME``, anything else is
 ``/ask`` of the line. The session is made by its first question, never by
 starting the REPL. The loop reads through an injected ``read`` function and writes
 through an injected ``write`` function, so tests drive it with a script and the CLI
@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from arborist import commands
 from arborist.admission import admit_error_line
 from arborist.app import Arborist
+from arborist.commands import table as commands
 from arborist.errors import ArboristError, BadInput, foreign
 from arborist.safejson import check_text
 from arborist.terminal import GUTTER, inert, inert_json

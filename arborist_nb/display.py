@@ -36,7 +36,7 @@ from arborist.quotes import claims_for, quoted_ranges
 from arborist.store.cache.records import OK, RecordEvidence
 from arborist.store.places import LINKED_SCHEMES, shown_text, uri_scheme
 from arborist.terminal import inert
-from arborist.views_common import facts_lines
+from arborist.views.common import facts_lines
 from arborist.witness import Heads
 from arborist_nb import markdown
 

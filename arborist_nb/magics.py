@@ -26,8 +26,8 @@ from IPython.display import HTML, Markdown, display
 from arborist.admission import admit_error_line
 from arborist.app import Arborist, Turn
 from arborist.app_home import default_home
-from arborist.commands import COMMANDS, Desk, Outcome, parse, parser
-from arborist.commands_answers import ask_json, ask_of
+from arborist.commands.answers import ask_json, ask_of
+from arborist.commands.table import COMMANDS, Desk, Outcome, parse, parser
 from arborist.errors import ArboristError, NoDocuments
 from arborist.forest.nodes import Node, Session
 from arborist.hashing import normalize_question

@@ -32,7 +32,7 @@ import traitlets
 
 from arborist.app import Arborist
 from arborist.asks import Ask
-from arborist.commands import Desk
+from arborist.commands.table import Desk
 from arborist.errors import BadInput
 from arborist.facts import vocabulary
 from arborist.forest.tree_sync import TreeState

@@ -21,7 +21,7 @@ from arborist.app import Arborist
 from arborist.bundles.check import check_bundle
 from arborist.bundles.shape import BundleUnreadable, hex_b64, read_bundle
 from arborist.cli import cli
-from arborist.commands import Desk
+from arborist.commands.table import Desk
 from arborist.hashing import canonical_json, leaf_hash, sha256_hex
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ import pytest
 
 from arborist.app import Arborist
 from arborist.bundles.page import PAGE_ASSETS, bundle_page, embed_bundle
-from arborist.commands import Desk
+from arborist.commands.table import Desk
 from tests.test_bundle import SPIDER, run
 
 EMBEDDED = re.compile(r'<script type="application/json" id="arborist-bundle">(.*?)</script>', re.S)

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from arborist import __version__
 from arborist.audit import append_event
 from arborist.cli import cli
-from arborist.commands import names
+from arborist.commands.table import names
 from arborist.db import transaction
 from arborist.forest.schema import SESSIONS_MIGRATIONS
 from arborist.migrations import open_database

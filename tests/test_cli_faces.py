@@ -21,7 +21,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from arborist import Arborist
 from arborist.asks import Ask
 from arborist.cli import cli
-from arborist.commands import COMMANDS, flags
+from arborist.commands.table import COMMANDS, flags
 from arborist.errors import ArboristError
 from arborist.repl import Repl, scripted_reader
 

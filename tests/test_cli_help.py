@@ -20,8 +20,8 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
 from arborist.cli import cli
-from arborist.command_help import GUIDE, guide_order
-from arborist.commands import COMMANDS, names, parse
+from arborist.commands.help import GUIDE, guide_order
+from arborist.commands.table import COMMANDS, names, parse
 from arborist.repl import Repl, scripted_reader
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,7 +27,7 @@ from arborist.store.coaccess import (
     record_session,
 )
 from arborist.sync import body
-from arborist.views import answer_text
+from arborist.views.results import answer_text
 
 AWS_KEY = "AKIA" + "Q3ZLN7V2RKD4WX6M"
 

@@ -34,7 +34,7 @@ from arborist.store.memo import generation
 from arborist.store.passages import PASSAGES
 from arborist.store.search import retrieve
 from arborist.store.vectors import nearest, pack, profile_key, unpack, vector_count
-from arborist.views import answer_text
+from arborist.views.results import answer_text
 from tests.chat_server import ChatServer, embeddings, error_reply, ngram_vector
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture
 
@@ -400,7 +400,7 @@ def test_ten_thousand_chunks_cost_ten_thousand_over_batch_size_requests(
 def test_the_notebook_and_repl_embed_command_tracks_its_batches(
     embedded: ChatServer, corpus: Path, home: Path
 ) -> None:
-    from arborist.commands import Desk
+    from arborist.commands.table import Desk
 
     tracked: list[int] = []
 

@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arborist import Arborist, views, views_forest
+from arborist import Arborist
 from arborist.cli import cli
-from arborist.commands_answers import ask_json, falsified_json
-from arborist.commands_store import derivation_json, tier_json
+from arborist.commands.answers import ask_json, falsified_json
+from arborist.commands.store import derivation_json, tier_json
+from arborist.views import forest as views_forest
+from arborist.views import results as views
 
 GUIDE = """# Guide
 

@@ -35,7 +35,7 @@ from arborist.cli import cli
 from arborist.qa.budget import TRIM_MARK
 from arborist.qa.support import ANSWERED, PARTLY, Support
 from arborist.repl import Repl, scripted_reader
-from arborist.views import answer_text, record_support
+from arborist.views.results import answer_text, record_support
 from arborist.witness import witness_checkpoints
 from arborist_nb.display import Answer
 from tests.chat_server import ChatServer, completion

@@ -23,7 +23,7 @@ from IPython.display import HTML
 from IPython.utils.capture import capture_output
 
 from arborist.cli import cli
-from arborist.commands import COMMANDS
+from arborist.commands.table import COMMANDS
 from arborist_nb.display import Answer, Landing, answer_markup
 from arborist_nb.magics import Lines, interpolate
 from tests.chat_server import ChatServer, completion, silent

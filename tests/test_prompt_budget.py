@@ -37,7 +37,7 @@ from arborist.qa.client import EvidenceText, Message, make_request
 from arborist.qa.models import select_client
 from arborist.qa.openai import OpenAIClient, _models_context
 from arborist.qa.sse import SSEEvent, iter_sse_data, iter_sse_events
-from arborist.views import answer_text
+from arborist.views.results import answer_text
 from tests.chat_server import (
     ROUTE,
     ChatServer,

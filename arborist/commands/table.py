@@ -3,14 +3,14 @@
 ``arborist search Ditko --limit 3 --json`` at a shell, ``/search Ditko --limit 3
 --json`` in the REPL and ``%arborist search Ditko --limit 3 --json`` in a notebook
 are one command: one parser (argparse, flags in any order), one call on the facade,
-one rendering from :mod:`arborist.views`. A face splits its line into words, hands
+one rendering from :mod:`arborist.views.results`. A face splits its line into words, hands
 them to :meth:`Desk.run` (the CLI parses first, to open the stores a command names,
 then :meth:`Desk.perform`), and shows the :class:`Outcome` its own way (printed
 inert, or kept as a cell's value), then applies what it says happened (a move, a
 change a widget should show, a REPL to open).
 
-The commands are registered by :mod:`arborist.commands_forest`,
-:mod:`arborist.commands_store` and :mod:`arborist.commands_answers`, imported at
+The commands are registered by :mod:`arborist.commands.forest`,
+:mod:`arborist.commands.store` and :mod:`arborist.commands.answers`, imported at
 the end of this module. Every complaint is one line (:class:`CommandUsage`, a
 :class:`~arborist.errors.BadInput`), never an exit: a kernel and a REPL keep
 running after a typo. No face lives here (no Jupyter, no terminal); the only files
@@ -29,7 +29,7 @@ from typing import Any, BinaryIO, NoReturn
 
 from arborist.app import Arborist
 from arborist.audit import Checkpoint
-from arborist.command_help import did_you_mean, listing
+from arborist.commands.help import did_you_mean, listing
 from arborist.errors import BadInput, NotFound, foreign
 from arborist.forest.bates import is_bates
 from arborist.progress import Track, untracked
@@ -105,7 +105,7 @@ class Command:
 
 
 COMMANDS: dict[str, Command] = {}
-"""Every command by name (``help`` lists them in :data:`arborist.command_help.GUIDE`'s order)."""
+"""Every command by name (``help`` lists them in :data:`arborist.commands.help.GUIDE`'s order)."""
 
 ALIASES = {"providence": "record"}
 """Former names that still work, unlisted (``providence`` is the seed's name for ``record``)."""
@@ -320,7 +320,7 @@ def _group_help(name: str, actions: list[str], prefix: str) -> str:
 
 def help_text(prefix: str, also: dict[str, str] | None = None, more: str = "") -> str:
     """Every command, in the order a newcomer needs them, each with an example
-    (:func:`arborist.command_help.listing`); ``also``: the face's own commands, ``more``: a
+    (:func:`arborist.commands.help.listing`); ``also``: the face's own commands, ``more``: a
     last line of what else it does."""
     return listing({name: c.summary for name, c in COMMANDS.items()}, prefix, also, more)
 
@@ -545,4 +545,4 @@ def answer_key(desk: Desk, ref: str) -> str:
 
 
 # The commands themselves, each registering into COMMANDS as it is imported.
-from arborist import commands_forest, commands_store, commands_answers  # noqa: E402, F401, I001
+from arborist.commands import answers, forest, store  # noqa: E402, F401

@@ -1,8 +1,8 @@
 """What every view module writes with. Pure: no I/O.
 
 A field printed inside a line of arborist's own output (a question, a title, a URI, a
-label, a reason) goes through :func:`field`: one line, inert. :mod:`arborist.views` and
-:mod:`arborist.views_forest` both import it; faces reach it as ``views.field``. A turn's
+label, a reason) goes through :func:`field`: one line, inert. :mod:`arborist.views.results` and
+:mod:`arborist.views.forest` both import it; faces reach it as ``views.field``. A turn's
 facts (:mod:`arborist.facts`) are written out by :func:`facts_lines`, the same in every
 face that prints a turn as text.
 """

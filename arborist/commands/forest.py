@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from arborist import views, views_common, views_forest
 from arborist.bundles.export import BUNDLE_START
 from arborist.bundles.page import bundle_page
-from arborist.commands import (
+from arborist.commands.table import (
     JSON,
     LIMIT,
     MODEL_FLAGS,
@@ -43,6 +42,9 @@ from arborist.qa.support import audit_key
 from arborist.safejson import UnreadableJSON, decode
 from arborist.safejson import loads as safe_loads
 from arborist.terminal import inert_json
+from arborist.views import common as views_common
+from arborist.views import forest as views_forest
+from arborist.views import results as views
 
 __all__ = ["SESSION_MODES", "import_lines", "node_json"]
 
@@ -132,7 +134,7 @@ def _start(desk: Desk, args: argparse.Namespace) -> Outcome:
             "--list|--tree|--find|--chain-check|--export|--import|--sid|--label ..."
         )
     if args.llm is not None:
-        from arborist.commands_answers import check_model  # noqa: PLC0415 - registered after
+        from arborist.commands.answers import check_model  # noqa: PLC0415 - registered after
 
         check_model(desk.app, args.llm, timeout=args.timeout, retries=args.retries)
         desk.llm = args.llm

@@ -1,6 +1,6 @@
 """What every face shows of the forest: sessions, turns, branch points, moves, export and
-import. Pure: no I/O. Re-exported by :mod:`arborist.views`, where the faces find them;
-the rules of :mod:`arborist.views` hold here (fields inert and on one line).
+import. Pure: no I/O. Re-exported by :mod:`arborist.views.results`, where the faces find them;
+the rules of :mod:`arborist.views.results` hold here (fields inert and on one line).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from arborist.forest.shard import FindHit
 from arborist.forest.transfer import ImportResult
 from arborist.qa.standing import Standing
 from arborist.terminal import gutter, inert
-from arborist.views_common import facts_lines, field
+from arborist.views.common import facts_lines, field
 
 __all__ = [
     "Audit",
@@ -62,7 +62,7 @@ def turn_json(node: Node, now: Standing) -> dict[str, Any]:
 
 def node_text(node: Node, facts: TurnFacts) -> str:
     """One turn whole: bates, parent, question, label, time and hashes, its facts as every
-    face prints them (:func:`~arborist.views_common.facts_lines`: hit or miss, mode now,
+    face prints them (:func:`~arborist.views.common.facts_lines`: hit or miss, mode now,
     support, key, sources, what fitting left out), then the answer."""
     lines = [
         f"bates        {node.bates}",

@@ -31,7 +31,7 @@ from arborist.store.search import SearchHit
 from arborist.store.tiers import TierChange
 from arborist.store.vectors import EmbedReport
 from arborist.terminal import gutter, inert
-from arborist.views_common import facts_lines, field
+from arborist.views.common import facts_lines, field
 
 __all__ = [
     "answer_text",
@@ -369,7 +369,7 @@ def derived_text(kind: str, derivation: Derivation) -> str:
 
 
 def answer_text(shown: TurnFacts | AskResult, *, streamed: str | None = None) -> str:
-    """The answer, then its facts (:func:`~arborist.views_common.facts_lines`): bates, hit
+    """The answer, then its facts (:func:`~arborist.views.common.facts_lines`): bates, hit
     or miss, audit mode, support, key, sources with their lanes, what fitting left out.
     ``shown``: a turn's facts (``Arborist.facts``), or the result of an ask that wrote no
     turn (:func:`~arborist.facts.answer_facts`).

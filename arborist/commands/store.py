@@ -11,11 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arborist import views, views_forest
 from arborist.audit import ChainReport, Checkpoint
 from arborist.bundles.check import check_bundle, witness_problems
 from arborist.checks import Verification
-from arborist.commands import (
+from arborist.commands.table import (
     ANSWER,
     CHECKPOINTS,
     DEFAULT_LIMIT,
@@ -38,6 +37,8 @@ from arborist.qa.distill import haiku_counts
 from arborist.qa.roster import PROBE_SECONDS, model_roster
 from arborist.store.derive import DERIVATION_KINDS, Derivation
 from arborist.store.tiers import TierChange
+from arborist.views import forest as views_forest
+from arborist.views import results as views
 from arborist.witness import DATABASES, Heads, witness_checkpoints, witnessed_by_database
 
 __all__ = [

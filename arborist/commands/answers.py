@@ -14,10 +14,9 @@ import socket
 from typing import Any
 from urllib.parse import urlsplit
 
-from arborist import views
 from arborist.app import Arborist, Turn
 from arborist.asks import Ask
-from arborist.commands import (
+from arborist.commands.table import (
     ANSWER,
     JSON,
     MODEL_FLAGS,
@@ -38,6 +37,7 @@ from arborist.qa.check import check_record
 from arborist.qa.runner import AskResult
 from arborist.store.cache.records import CacheRecord
 from arborist.terminal import TokenPrinter, answer_block
+from arborist.views import results as views
 
 __all__ = [
     "answer_lines",
