@@ -133,10 +133,13 @@ def floor(data: bytes) -> None:
         built["sessions"][t["event_seq"]] = (
             {"label": labels[t["bates"][:-7]], "root_node_hash": node}
             if t["parent_bates"] is None
-            else {"node_hash": node, "parent_bates": t["parent_bates"],
-                  "answer_hash": _sha(t["answer_text"].encode()),
-                  "titles_hash": _sha(json.dumps(t["cited_titles"], ensure_ascii=False).encode())}
-        )  # fmt: skip
+            else {
+                "node_hash": node,
+                "parent_bates": t["parent_bates"],
+                "answer_hash": _sha(t["answer_text"].encode()),
+                "titles_hash": _sha(json.dumps(t["cited_titles"], ensure_ascii=False).encode()),
+            }
+        )
     documents = {d["source_root"]: d for d in bundle["documents"]}
     leaves = {}
     for c in bundle["chunks"]:  # a cited chunk's leaf: its text's hash
@@ -156,10 +159,13 @@ def floor(data: bytes) -> None:
         assert node == _bytes(c["source_root"])
     for r in bundle["records"]:
         refs = [
-            {"source_root": _hex(x["source_root"]), "chunk_index": x["chunk_index"],
-             "leaf": leaves[x["source_root"], x["chunk_index"]]}
+            {
+                "source_root": _hex(x["source_root"]),
+                "chunk_index": x["chunk_index"],
+                "leaf": leaves[x["source_root"], x["chunk_index"]],
+            }
             for x in r["evidence"]
-        ]  # fmt: skip
+        ]
         root = _fold([sha(b"\x00" + _cj(ref)).digest() for ref in refs]).hex()
         asked = _sha(" ".join(unicodedata.normalize("NFC", r["question"]).split()).encode())
         dims = {k: _hex(v) if k.endswith("_hash") else v for k, v in r["dimensions"].items()}
@@ -175,10 +181,13 @@ def floor(data: bytes) -> None:
         answer = _sha(r["answer_text"].encode())
         fields.update(cache_key=key, evidence=evidence, answer_hash=answer)
         built["store"][r["event_seq"]] = {
-            "cache_key": key, "revision": r["revision"], "record_hash": _sha(_cj(fields)),
-            "evidence_root": root, "answer_hash": answer,
+            "cache_key": key,
+            "revision": r["revision"],
+            "record_hash": _sha(_cj(fields)),
+            "evidence_root": root,
+            "answer_hash": answer,
             "response_hash": _sha(r["response_json"].encode()),
-        }  # fmt: skip
+        }
     for member in ("profiles", "policies"):  # format 3: each held to its key
         for digest, value in bundle[member].items():
             assert _sha(_cj(value)) == _hex(digest)

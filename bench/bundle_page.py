@@ -115,12 +115,16 @@ def main() -> None:
         size = path.stat().st_size
         reported, walls = measure(path, rounds)
     held = json.loads(data)
-    print(f"bundle of {len(held['turns']) - 1:,} turns, {len(held['chunks']):,} chunks "
-          f"({sum('text' in c for c in held['chunks']):,} cited): {len(data):,} bytes; "
-          f"page {size:,} bytes (home made and bundled in {made:.1f} s)")  # fmt: skip
+    print(
+        f"bundle of {len(held['turns']) - 1:,} turns, {len(held['chunks']):,} chunks "
+        f"({sum('text' in c for c in held['chunks']):,} cited): {len(data):,} bytes; "
+        f"page {size:,} bytes (home made and bundled in {made:.1f} s)"
+    )
     print(f"{'':<34} {'best':>8} {'median':>8}")
-    for name, times in (("page's own (script start -> checked)", reported),
-                        ("navigation -> checked", walls)):  # fmt: skip
+    for name, times in (
+        ("page's own (script start -> checked)", reported),
+        ("navigation -> checked", walls),
+    ):
         print(f"{name:<34} {min(times):>7.2f}s {statistics.median(times):>7.2f}s")
     if not args.quick and turns >= GOAL_TURNS:
         worst = statistics.median(walls)

@@ -222,11 +222,15 @@ def report(
         return 0
     rate = statistics.median(rates[default])
     missed = rate < GOAL_RATE or any(c < GOAL_COSINE for c in lowest.values())
-    print(f"  {'MET   ' if rate >= GOAL_RATE else 'MISSED'} the default ({default}) embeds "
-          f">= {GOAL_RATE:.0f} passages/s ({rate:.1f})")  # fmt: skip
+    print(
+        f"  {'MET   ' if rate >= GOAL_RATE else 'MISSED'} the default ({default}) embeds "
+        f">= {GOAL_RATE:.0f} passages/s ({rate:.1f})"
+    )
     for name, cosine in lowest.items():
-        print(f"  {'MET   ' if cosine >= GOAL_COSINE else 'MISSED'} {name}: every passage's "
-              f"cosine to numpy's >= {GOAL_COSINE} (lowest {cosine:.4f})")  # fmt: skip
+        print(
+            f"  {'MET   ' if cosine >= GOAL_COSINE else 'MISSED'} {name}: every passage's "
+            f"cosine to numpy's >= {GOAL_COSINE} (lowest {cosine:.4f})"
+        )
     return 1 if missed else 0
 
 

@@ -93,14 +93,33 @@ STEPS = 400
 MIN_COUNT = 2
 
 CLASSES = {
-    "refer": {"it", "its", "they", "them", "their", "theirs", "one", "ones", "he", "she",
-              "him", "her", "his", "hers", "itself", "themselves", "same", "other", "else"},
+    "refer": {
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "one",
+        "ones",
+        "he",
+        "she",
+        "him",
+        "her",
+        "his",
+        "hers",
+        "itself",
+        "themselves",
+        "same",
+        "other",
+        "else",
+    },
     "demo": {"this", "that", "these", "those", "there", "then", "such"},
     "article": {"the", "a", "an"},
     "connective": {"and", "but", "or", "so", "also", "what", "how", "why", "then", "instead"},
     "self": {"i", "my", "me", "mine", "we", "our", "us"},
     "you": {"you", "your", "yours"},
-}  # fmt: skip
+}
 WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?|[^\sa-z0-9]")
 
 

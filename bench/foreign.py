@@ -109,7 +109,9 @@ def question_set(data: dict[str, Any], *, holdout: bool = False) -> QuestionSet:
     answerable = [q for q in data["answerable"] if bool(q["holdout"]) == holdout]
     unanswerable = [q for q in data["unanswerable"] if bool(q["holdout"]) == holdout]
     for q in answerable:
-        if not all(isinstance(q[k], str) and q[k].strip() for k in ("id", "question", "phrase", "page")):  # fmt: skip
+        if not all(
+            isinstance(q[k], str) and q[k].strip() for k in ("id", "question", "phrase", "page")
+        ):
             raise ValueError(f"answerable question {q.get('id')!r} lacks a text field")
     if not all(isinstance(q["id"], str) and isinstance(q["question"], str) for q in unanswerable):
         raise ValueError("an unanswerable question's id or text is not text")
@@ -184,7 +186,9 @@ class Judge:
 
     def answers(self, chunk_id: int, text: str, question: dict[str, Any]) -> bool:
         """Whether the chunk is from the question's page and holds its phrase."""
-        return normalized(question["phrase"]) in normalized(text) and self.on_page(chunk_id, question)  # fmt: skip
+        return normalized(question["phrase"]) in normalized(text) and self.on_page(
+            chunk_id, question
+        )
 
     def on_page(self, chunk_id: int, question: dict[str, Any]) -> bool:
         """Whether the chunk is from the question's page. A page of digits is a PDF's 1-based
@@ -290,7 +294,9 @@ def measure_lane(
     with quality.answering_with(app, embedder):
         for q in qset.answerable:
             vectors = vector_query(embedder, q["question"])
-            evidence = retrieve(app.store_conn, q["question"], limit=RETRIEVAL_LIMIT, vectors=vectors)  # fmt: skip
+            evidence = retrieve(
+                app.store_conn, q["question"], limit=RETRIEVAL_LIMIT, vectors=vectors
+            )
             answer = app.ask(q["question"], use_cache=False).answer
             answerable.append(
                 Outcome(
@@ -335,7 +341,9 @@ def measure_peer(app: Arborist, judge: Judge, qset: QuestionSet) -> Lane | None:
         items = [(ids[int(i)], peer.rows[int(i)][1]) for i in top[0]]
         retrieved = [f"{judge.label(c)}: {_head(t)}" for c, t in items]
         rank, on_page = judge.rank(items, q), any(judge.on_page(c, q) for c, _ in items)
-        outcomes.append(Outcome(q["id"], q["question"], _want(q), rank, on_page, retrieved=retrieved))  # fmt: skip
+        outcomes.append(
+            Outcome(q["id"], q["question"], _want(q), rank, on_page, retrieved=retrieved)
+        )
     return Lane("bm25s (same chunks)", outcomes, [], time.perf_counter() - started)
 
 
@@ -352,8 +360,11 @@ def progress(every: float = 60.0) -> Any:
             now = time.perf_counter()
             if now - last >= every:
                 last, rate = now, done / (now - started)
-                print(f"    embedded {done}/{total} passages, {rate:.1f}/s, "
-                      f"{(total - done) / rate:.0f} s left", flush=True)  # fmt: skip
+                print(
+                    f"    embedded {done}/{total} passages, {rate:.1f}/s, "
+                    f"{(total - done) / rate:.0f} s left",
+                    flush=True,
+                )
 
     return track
 
@@ -409,10 +420,18 @@ def measure_corpus(
         judge = Judge.of(app)
         documents = app.store_conn.execute("SELECT count(*) FROM documents").fetchone()[0]
         run = CorpusRun(
-            qset.corpus, part, version, documents, len(judge.places), ingest_seconds,
-            any(p.pdf for p in judge.places.values()), judge.unpaged, [measure_lane(app, judge, qset, "default (words alone)")],
-            measure_peer(app, judge, qset), skipped,
-        )  # fmt: skip
+            qset.corpus,
+            part,
+            version,
+            documents,
+            len(judge.places),
+            ingest_seconds,
+            any(p.pdf for p in judge.places.values()),
+            judge.unpaged,
+            [measure_lane(app, judge, qset, "default (words alone)")],
+            measure_peer(app, judge, qset),
+            skipped,
+        )
         for model in semantic:
             run.lanes.append(semantic_run(app, judge, qset, model))
         return run
@@ -431,7 +450,7 @@ def semantic_run(app: Arborist, judge: Judge, qset: QuestionSet, model: Model) -
     how = f" ({report.held / max(seconds, 1e-9):.1f}/s)"
     if cache:  # only what the model embedded now is timed
         hits, misses = cache.hits - before[0], cache.misses - before[1]
-        how = f": {misses} by the model ({misses / max(seconds, 1e-9):.1f}/s), {hits} from the vector cache"  # fmt: skip
+        how = f": {misses} by the model ({misses / max(seconds, 1e-9):.1f}/s), {hits} from the vector cache"
     lane.setup = f"embedded {report.held} passages in {seconds:.0f} s{how}"
     return lane
 
@@ -473,7 +492,9 @@ def semantic_lanes(
             print(f"semantic lane: vectors kept in {vectors}", flush=True)
         remote = [lane for lane in lanes if lane != "local"]
         caches: dict[str, CachedEmbedder] = {}
-        found, left_out = stack.enter_context(remote_lane.rows(remote, cache=vectors, caches=caches))  # fmt: skip
+        found, left_out = stack.enter_context(
+            remote_lane.rows(remote, cache=vectors, caches=caches)
+        )
         models += [Model(NAMES[n], client, caches.get(n), TAGS[n]) for n, client in found]
         skipped += [f"{line}: not measured" for line in left_out]
         yield models, "; ".join(skipped)
@@ -517,7 +538,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a tiny sample corpus; no goals")
     parser.add_argument("--cache", type=Path, default=corpora.CACHE)
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
-    parser.add_argument("--no-vector-cache", action="store_true", help=f"embed every passage (no --cache/{VECTOR_CACHE})")  # fmt: skip
+    parser.add_argument(
+        "--no-vector-cache",
+        action="store_true",
+        help=f"embed every passage (no --cache/{VECTOR_CACHE})",
+    )
     args = parser.parse_args(argv)
     if args.quick and (args.write or args.holdout):
         parser.error("--quick measures a sample corpus: no --write, no --holdout")

@@ -81,26 +81,43 @@ SAMPLE_PAGES = {
 }
 SAMPLE_PDF = (
     ["Tarn snapshots", "A snapshot records every tracked file of the working folder."],
-    ["Pruning snapshots", "Old snapshots are removed with tarn prune --older-than 30d,",
-     "which never removes the newest snapshot."],
-)  # fmt: skip
+    [
+        "Pruning snapshots",
+        "Old snapshots are removed with tarn prune --older-than 30d,",
+        "which never removes the newest snapshot.",
+    ],
+)
 SAMPLE_QUESTIONS = {
     "corpus": "sample",
     "about": "the tiny corpus of bench/foreign.py --quick (not a measurement)",
     "answerable": [
-        {"id": "s-logs", "question": "how do i keep only a week of tarn logs",
-         "page": "logs.html", "phrase": "tarn rotate --keep 7", "holdout": False},
-        {"id": "s-mirror", "question": "add a remote mirror to tarn",
-         "page": "remote.html", "phrase": "tarn mirror add NAME URL", "holdout": False},
-        {"id": "s-prune", "question": "delete snapshots older than a month",
-         "page": "2", "phrase": "tarn prune --older-than 30d", "holdout": False},
+        {
+            "id": "s-logs",
+            "question": "how do i keep only a week of tarn logs",
+            "page": "logs.html",
+            "phrase": "tarn rotate --keep 7",
+            "holdout": False,
+        },
+        {
+            "id": "s-mirror",
+            "question": "add a remote mirror to tarn",
+            "page": "remote.html",
+            "phrase": "tarn mirror add NAME URL",
+            "holdout": False,
+        },
+        {
+            "id": "s-prune",
+            "question": "delete snapshots older than a month",
+            "page": "2",
+            "phrase": "tarn prune --older-than 30d",
+            "holdout": False,
+        },
     ],
     "unanswerable": [
         {"id": "s-peru", "question": "What is the capital of Peru?", "holdout": False},
-        {"id": "s-k8s", "question": "How do I configure a Kubernetes ingress?",
-         "holdout": False},
+        {"id": "s-k8s", "question": "How do I configure a Kubernetes ingress?", "holdout": False},
     ],
-}  # fmt: skip
+}
 """The sample's question set (bench/foreign.py's format)."""
 
 

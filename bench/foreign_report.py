@@ -79,7 +79,9 @@ def served_difference(run: Any) -> float | None:
     if local is None or served is None:
         return None
     a, b = local.figures(), served.figures()
-    return max((abs(a[k] - b[k]) for k in COMPARED if a[k] is not None and b[k] is not None), default=0.0)  # fmt: skip
+    return max(
+        (abs(a[k] - b[k]) for k in COMPARED if a[k] is not None and b[k] is not None), default=0.0
+    )
 
 
 def _cell(value: float | None) -> str:
@@ -196,7 +198,9 @@ def _label(goal: Goal, lane: Any | None) -> str:
     return f"{goal.label} ({lane.tag})" if lane is not None and lane.tag else goal.label
 
 
-def goal_lines(runs: Sequence[Any], *, quick: bool = False, lexical_only: bool = False) -> list[str]:  # fmt: skip
+def goal_lines(
+    runs: Sequence[Any], *, quick: bool = False, lexical_only: bool = False
+) -> list[str]:
     """``MET`` or ``MISSED`` for each goal on each corpus, the semantic goals once per
     semantic lane (and the served MiniLM within :data:`SAME` of the local one). A semantic
     goal is ``MISSED`` when no semantic lane could be measured, unless ``--lexical-only``
@@ -231,7 +235,9 @@ def goal_lines(runs: Sequence[Any], *, quick: bool = False, lexical_only: bool =
                 f"local on every figure ({worst:.3f})"
             )
         if run.semantic_skipped and _semantic(run) and not lexical_only:
-            lines.append(f"  MISSED {run.corpus}: a semantic lane asked for ({run.semantic_skipped})")  # fmt: skip
+            lines.append(
+                f"  MISSED {run.corpus}: a semantic lane asked for ({run.semantic_skipped})"
+            )
     return lines
 
 
@@ -277,7 +283,9 @@ busy machine turns on them)."""
 
 def _threads() -> str:
     named = [f"{name}={os.environ[name]}" for name in THREAD_SETTINGS if name in os.environ]
-    return f"{os.cpu_count()} cores; " + (", ".join(named) if named else "BLAS threads as numpy sets them")  # fmt: skip
+    return f"{os.cpu_count()} cores; " + (
+        ", ".join(named) if named else "BLAS threads as numpy sets them"
+    )
 
 
 def write_markdown(

@@ -36,34 +36,36 @@ def shapes(size: int) -> dict[str, Callable[[], str]]:
     """Each hostile shape, and the baseline, as a page of about ``size`` bytes."""
     half = size // 2
     return {
-        "flat prose (baseline)": lambda: "<html><body>"
-        + _repeat("<p>Rowan, alder and birch line the stream in early spring.</p>\n", size),
-        "nested <div>, closed": lambda: "<body>" + _repeat("<div>", half) + "x"
-        + _repeat("</div>", half),
+        "flat prose (baseline)": lambda: (
+            "<html><body>"
+            + _repeat("<p>Rowan, alder and birch line the stream in early spring.</p>\n", size)
+        ),
+        "nested <div>, closed": lambda: (
+            "<body>" + _repeat("<div>", half) + "x" + _repeat("</div>", half)
+        ),
         "nested <div>, unclosed": lambda: "<body>" + _repeat("<div>w ", size),
         "nested <pre>": lambda: _repeat("<pre>", size),
         "nested lists": lambda: _repeat("<ul><li>x", size),
         "nested tables": lambda: _repeat("<table><tr><td>x", size),
-        "unclosed <b>, each with an id": lambda: "".join(
-            f"<b id={i}>x" for i in range(size // 14)
-        ),
+        "unclosed <b>, each with an id": lambda: "".join(f"<b id={i}>x" for i in range(size // 14)),
         "unclosed <a>": lambda: _repeat("<a>x", size),
         "unclosed <nobr>": lambda: _repeat("<nobr>x", size),
         "unclosed <p>": lambda: _repeat("<p>x", size),
         "<div></span> mismatches": lambda: _repeat("<div></span>", size),
         "misnested <a><p></a>": lambda: _repeat("<a><p></a>", size),
-        "one tag, many attributes": lambda: "<div "
-        + " ".join(f"a{i}=1" for i in range(size // 8))
-        + ">x</div>",
-        "many quoted attributes": lambda: "<div "
-        + " ".join(f'a{i}="v>{i}"' for i in range(size // 14))
-        + ">x</div>",
+        "one tag, many attributes": lambda: (
+            "<div " + " ".join(f"a{i}=1" for i in range(size // 8)) + ">x</div>"
+        ),
+        "many quoted attributes": lambda: (
+            "<div " + " ".join(f'a{i}="v>{i}"' for i in range(size // 14)) + ">x</div>"
+        ),
         "options in one select": lambda: "<select>" + _repeat("<option>x", size),
-        "huge table": lambda: "<table>" + _repeat("<tr><td>a</td><td>b</td></tr>", size)
-        + "</table>",
+        "huge table": lambda: (
+            "<table>" + _repeat("<tr><td>a</td><td>b</td></tr>", size) + "</table>"
+        ),
         "one long text run": lambda: "<p>" + _repeat("word ", size) + "</p>",
         "nested <svg> groups": lambda: "<svg>" + _repeat("<g>", size),
-    }  # fmt: skip
+    }
 
 
 def cpu_best(work: Callable[[], object], rounds: int) -> float:

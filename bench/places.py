@@ -54,9 +54,13 @@ def make_document(chunks: int, seed: int) -> LoadedDocument:
         parts.append(f"## Section {section}")
         parts += [" ".join(rng.choice(words) for _ in range(150)) + "." for _ in range(4)]
     parts.append("## Final\n\nThe zanzibarian quokka sleeps under the bridge at noon.")
-    return LoadedDocument(uri=f"file:///bench/places-{chunks}.md", title="Bench",
-                          text="\n\n".join(parts), media_type="text/markdown",
-                          content_sha256=f"{chunks:064d}")  # fmt: skip
+    return LoadedDocument(
+        uri=f"file:///bench/places-{chunks}.md",
+        title="Bench",
+        text="\n\n".join(parts),
+        media_type="text/markdown",
+        content_sha256=f"{chunks:064d}",
+    )
 
 
 def median_ms(samples: list[float]) -> float:
@@ -128,10 +132,14 @@ def main() -> None:
                 document = ingest_document(app.store_conn, make_document(size, 1)).document
                 ours, bare, chunks = first_read(app, document.id, samples)
                 print(f"\n1. first read of the places of {chunks:,} chunks")
-                print(f"   ours (fetch, re-hash, fold, read places) {ours:8.1f} ms  "
-                      f"({ours / chunks * 1000:.1f} µs a chunk)")  # fmt: skip
-                print(f"   bare (fetch, re-hash)                    {bare:8.1f} ms  "
-                      f"ours/bare {ours / bare:.2f}x")  # fmt: skip
+                print(
+                    f"   ours (fetch, re-hash, fold, read places) {ours:8.1f} ms  "
+                    f"({ours / chunks * 1000:.1f} µs a chunk)"
+                )
+                print(
+                    f"   bare (fetch, re-hash)                    {bare:8.1f} ms  "
+                    f"ours/bare {ours / bare:.2f}x"
+                )
                 found = hits(app, samples * 4)
                 ratio = found["kept"] / found["none"]
                 verdict = "MET" if ratio <= HIT_GOAL else "MISSED"
@@ -139,8 +147,10 @@ def main() -> None:
                 print(f"2. cache-hit ask, the evidence chunk {chunks - 1:,} of {chunks:,}")
                 print(f"   places kept by the connection  {found['kept']:8.2f} ms")
                 print(f"   no places                      {found['none']:8.2f} ms")
-                print(f"   places just forgotten (a fresh process's first hit) "
-                      f"{found['forgotten']:8.2f} ms")  # fmt: skip
+                print(
+                    f"   places just forgotten (a fresh process's first hit) "
+                    f"{found['forgotten']:8.2f} ms"
+                )
                 print(f"   goals: kept/none {ratio:.2f}x (goal <= {HIT_GOAL}x) {verdict}")
     print("\nwhole run done" + (" (a goal MISSED)" if missed else ""))
 

