@@ -263,8 +263,13 @@ def standing(
         record = elsewhere
     imported = record.id if record.state == IMPORTED else None
     revision = None if imported is not None else record.revision
-    state = Standing(NO_CLAIM, state=record.state, state_reason=record.state_reason,
-                     keywords=retrieval_keywords(record.policy), imported=imported)  # fmt: skip
+    state = Standing(
+        NO_CLAIM,
+        state=record.state,
+        state_reason=record.state_reason,
+        keywords=retrieval_keywords(record.policy),
+        imported=imported,
+    )
     check = check_record(record)
     if not check:
         reason = f"its answer does not hold now: {check.summary}"
@@ -370,8 +375,15 @@ class Standings:
         found = self._held.get(turn)
         if found is None:
             key, answer, cited, mode, question, asked_at = turn
-            found = standing(self._conn, cache_key=key, question=question, answer_text=answer,
-                             cited=cited, audit_mode=mode, asked_at=asked_at)  # fmt: skip
+            found = standing(
+                self._conn,
+                cache_key=key,
+                question=question,
+                answer_text=answer,
+                cited=cited,
+                audit_mode=mode,
+                asked_at=asked_at,
+            )
             self._held[turn] = found
         return found
 
@@ -384,10 +396,11 @@ class Standings:
         present = {
             str(key)
             for (key,) in rows_in(
-                self._conn, "SELECT DISTINCT cache_key FROM cache_records WHERE cache_key IN ({marks})",
+                self._conn,
+                "SELECT DISTINCT cache_key FROM cache_records WHERE cache_key IN ({marks})",
                 wanted,
             )
-        }  # fmt: skip
+        }
         present |= imported_keys(self._conn, sorted(set(wanted) - present))
         for turn in turns:
             if turn[0] in wanted and turn[0] not in present:
