@@ -11,8 +11,8 @@ import pytest
 
 from arborist.app import Arborist
 from arborist.qa import policy
+from arborist.qa.nearness import vector_query
 from arborist.qa.policy import retrieval_policy
-from arborist.qa.runner import vector_query
 from arborist.store import fusion
 from arborist.store.fusion import (
     LEXICAL_HEAD,

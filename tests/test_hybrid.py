@@ -22,13 +22,13 @@ from arborist.app import Arborist
 from arborist.cli import cli
 from arborist.errors import BadInput, ModelError
 from arborist.keys import policy_hash
-from arborist.qa import extractive, policy, runner
+from arborist.qa import extractive, nearness, policy, runner
 from arborist.qa.check import check_record
 from arborist.qa.embeddings import EmbeddingsClient, select_embedder
 from arborist.qa.http import HttpSettings
 from arborist.qa.models import select_client
+from arborist.qa.nearness import vector_query
 from arborist.qa.policy import retrieval_policy
-from arborist.qa.runner import vector_query
 from arborist.store import documents
 from arborist.store.memo import generation
 from arborist.store.passages import PASSAGES
@@ -193,7 +193,7 @@ def test_without_embeddings_policy_keys_and_records_are_as_before(
     # pydoc's listings of names out of its answers), and so has retrieval's name (v4 reads a
     # question's own pronouns); under their old names the key is as before.
     monkeypatch.setattr(extractive, "EXTRACTIVE_MODEL", "extractive-v3")
-    monkeypatch.setattr(runner, "RETRIEVAL", "fts5-bm25f-any-term-v3")  # the memo's name
+    monkeypatch.setattr(nearness, "RETRIEVAL", "fts5-bm25f-any-term-v3")  # the memo's name
     monkeypatch.setattr(policy, "RETRIEVAL", "fts5-bm25f-any-term-v3")  # the policy's
     # And so have chunking (k2: a form feed per PDF page) and canonicalization (c2: HTML
     # headings keep their ids), which every key names.

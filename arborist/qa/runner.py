@@ -44,9 +44,16 @@ from arborist.hashing import cache_key
 from arborist.keys import cache_dimensions
 from arborist.qa.budget import Budgeted, PromptFit, fit_evidence
 from arborist.qa.check import check_record
-from arborist.qa.client import ChatClient, ChatRequest, EvidenceText, Message, make_request
+from arborist.qa.client import (
+    ChatClient,
+    ChatRequest,
+    ChatResult,
+    EvidenceText,
+    Message,
+    make_request,
+)
+from arborist.qa.nearness import calibrated, calibration_of, near, retrieval_name, vector_query
 from arborist.qa.policy import admitted_keywords, retrieval_policy, with_keywords
-from arborist.standalone.rule import stands_alone
 from arborist.store.cache.records import (
     CacheRecord,
     NewEvidence,
@@ -56,37 +63,24 @@ from arborist.store.cache.records import (
     ok_record_id,
     write_record,
 )
-from arborist.store.calibration import METHOD as CALIBRATION
-from arborist.store.calibration import Calibration, question_calibration
+from arborist.store.calibration import Calibration
 from arborist.store.chunking import CHUNKING_VERSION
 from arborist.store.documents import proofs_for
 from arborist.store.faults import EDITED_METADATA, EDITED_TEXT, evidence_faults
-from arborist.store.fusion import fusion_name
 from arborist.store.memo import generation, memo_key, recall, remember
-from arborist.store.passages import as_query
 from arborist.store.proofs import verify_evidence
 from arborist.store.search import (
-    RETRIEVAL,
     RETRIEVAL_LIMIT,
     Evidence,
-    VectorQuery,
     recalled_evidence,
     retrieve,
     weakest_mode,
 )
 from arborist.store.vectors import (
     Embedder,
-    embeds_passages,
-    passage_nearness,
-    profile_key,
-    searches_passages,
 )
 
-__all__ = [
-    "AskResult",
-    "ask",
-    "vector_query",
-]
+__all__ = ["AskResult", "ask"]
 
 
 @dataclass(frozen=True)
@@ -142,19 +136,18 @@ def ask(
     question, words = admitted_question.text, admitted_keywords(keywords, allowlist)
     embedding = embedder.profile() if embedder is not None else None
     policy, profile = with_keywords(retrieval_policy(limit, embedding), words), client.profile()
-    memo = None  # the co-access lane reads more than the corpus: no memo with it
-    if use_cache and related <= 0:
-        memo = memo_key(question, context=context, sources=sources, limit=limit,
-                        retrieval=_retrieval_name(embedding), keywords=words)  # fmt: skip
+    # The co-access lane reads more than the corpus: no memo with it.
+    memo = _memo(question, context, sources, limit, embedding, words) if use_cache else None
+    memo = memo if related <= 0 else None
+    if memo is not None:
         served = _serve_recalled(conn, memo, question, profile, policy, threaded, client)
         if served is not None:
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
     vectors = vector_query(embedder, question, context, sources, words)
-    at, evidence, calibration = _retrieved(
-        conn, question, context=context, sources=sources, limit=limit, keywords=words,
-        related=related, related_version=related_version, vectors=vectors,
-    )  # fmt: skip
-    policy = _calibrated(policy, calibration)
+    found = {"context": context, "sources": sources, "limit": limit, "keywords": words}
+    lanes = {"related": related, "related_version": related_version, "vectors": vectors}
+    at, evidence, calibration = _retrieved(conn, question, **found, **lanes)
+    policy = calibrated(policy, calibration)
     sent, dims = _keyed(client, question, evidence, profile, policy, threaded)
     key = cache_key(dims)
     if use_cache:
@@ -162,106 +155,75 @@ def ask(
         if served is not None:
             _remember(conn, memo, at, evidence, calibration)
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
-    near = _near(conn, vectors, calibration, sent, sent.chat(question, threaded))
-    result = client.complete(near, on_token=on_token)
-    admitted_answer = admit(result.text, allowlist=allowlist)
-    meta = _meta(result.model, result.finish_reason, result.raw, sent, embedder)
-    record = _write_record(
-        conn, key, dims, question, admitted_answer.text, sent.evidence, profile,
-        sent.policy(policy), _admitted_json(meta, allowlist), replace_ok=not use_cache,
-        redactions=_redaction_log(question=admitted_question, answer=admitted_answer),
-    )  # fmt: skip
+    request = near(conn, vectors, calibration, sent.evidence, sent.chat(question, threaded))
+    result = client.complete(request, on_token=on_token)
+    keyed = (key, dims, profile, policy)
+    record = _write_answer(
+        conn, result, admitted_question, sent, keyed, embedder, allowlist, replace_ok=not use_cache
+    )
     _remember(conn, memo, at, evidence, calibration)
     return AskResult(record, False, (time.perf_counter() - started) * 1000)
 
 
-def _meta(
-    model: str,
-    finish: str | None,
-    raw: Mapping[str, object],
+def _memo(
+    question: str,
+    context: Sequence[str],
+    sources: Sequence[str],
+    limit: int,
+    embedding: Mapping[str, object] | None,
+    words: str,
+) -> str:
+    """The retrieval memo's key of this ask (:func:`arborist.store.memo.memo_key`)."""
+    retrieval = retrieval_name(embedding)
+    return memo_key(
+        question, context=context, sources=sources, limit=limit, retrieval=retrieval, keywords=words
+    )
+
+
+def _write_answer(
+    conn: sqlite3.Connection,
+    result: ChatResult,
+    question: Admitted,
     sent: _Sent,
+    keyed: tuple[str, dict[str, str], dict[str, object], dict[str, object]],
     embedder: Embedder | None,
-) -> dict[str, object]:
+    allowlist: Sequence[str],
+    *,
+    replace_ok: bool,
+) -> CacheRecord:
+    """A miss's answer, admitted, stored as the record of its key (``keyed``: the key, its
+    dimensions, the model's profile and the policy) with its metadata and what was redacted."""
+    key, dims, profile, policy = keyed
+    answer = admit(result.text, allowlist=allowlist)
+    meta = _admitted_json(_meta(result, sent, embedder), allowlist)
+    redactions = _redaction_log(question=question, answer=answer)
+    return _write_record(
+        conn,
+        key,
+        dims,
+        question.text,
+        answer.text,
+        sent,
+        profile,
+        policy,
+        meta,
+        replace_ok=replace_ok,
+        redactions=redactions,
+    )
+
+
+def _meta(result: ChatResult, sent: _Sent, embedder: Embedder | None) -> dict[str, object]:
     """The response metadata stored with a record; a hybrid ask, or one whose evidence has a
     co-access lane (``--related``), adds which lane found each evidence item sent (E1
     first), so every face can tag them; a lexical one adds nothing (its bytes are as they
     were). A prompt fitted to a context window adds how (``prompt_budget``)."""
-    meta = {"model": model, "finish_reason": finish, **raw}
+    meta = {"model": result.model, "finish_reason": result.finish_reason, **result.raw}
     evidence = sent.evidence
     if embedder is not None or any(e.lane != "lexical" for e in evidence):
         meta["retrieval_lanes"] = [e.lane for e in evidence]
     if sent.fit is not None:
         meta["prompt_budget"] = sent.fit.meta()
     return meta
-
-
-def _near(
-    conn: sqlite3.Connection,
-    vectors: VectorQuery | None,
-    calibration: Calibration | None,
-    sent: _Sent,
-    request: ChatRequest,
-) -> ChatRequest:
-    """``request`` with each evidence item's passage nearness
-    (:attr:`EvidenceText.nearness`) on the question's ``calibration``
-    (:mod:`arborist.store.calibration`) when retrieval was hybrid over passages; an item
-    shown cut to fit has none (its passages are not the ones embedded). A function of the
-    question, the evidence, the embedding profile and the calibration, all in the key."""
-    if vectors is None or calibration is None:
-        return request
-    shown = tuple(
-        replace(item, nearness=calibration.nearness(
-            passage_nearness(conn, vectors.profile, vectors.vector, e.leaf)))
-        if item.text == e.text
-        else item
-        for item, e in zip(request.evidence, sent.evidence, strict=True)
-    )  # fmt: skip
-    return replace(request, evidence=shown)
-
-
-def _calibration(conn: sqlite3.Connection, vectors: VectorQuery | None) -> Calibration | None:
-    """The question's calibration when its nearness is measured (retrieval over passages)."""
-    if vectors is None or not searches_passages(conn, vectors.profile):
-        return None
-    return question_calibration(conn, vectors.profile, vectors.vector)
-
-
-def _calibrated(policy: dict[str, object], calibration: Calibration | None) -> dict[str, object]:
-    """``policy`` with the question's calibration in its hybrid entry, when there is one: it
-    changes what the answerer says, so it is in the key (an ask whose floor or the corpus's
-    spread moved is a miss, never an answer made under another calibration)."""
-    hybrid = policy.get("hybrid")
-    if calibration is None or not isinstance(hybrid, dict):
-        return policy
-    return {**policy, "hybrid": {**hybrid, "calibration": calibration.policy()}}
-
-
-def _retrieval_name(embedding: Mapping[str, object] | None) -> str:
-    """The retrieval's name in the memo's key: the lexical one, or with the fusion, the
-    embedding profile's key (vectors of another model rank otherwise) and the calibration's
-    method (a memo row holds the calibration of its question)."""
-    if embedding is None:
-        return RETRIEVAL
-    fusion = fusion_name(passages=embeds_passages(dict(embedding)))
-    return f"{RETRIEVAL}+{fusion}+{profile_key(dict(embedding))}+{CALIBRATION}"
-
-
-def vector_query(
-    embedder: Embedder | None,
-    question: str,
-    context: Sequence[str] = (),
-    sources: Sequence[str] = (),
-    keywords: str = "",
-) -> VectorQuery | None:
-    """The question's vector (a follow-up's with its nearest turn above; with the words
-    added to retrieval by hand after it), or None."""
-    if embedder is None:
-        return None
-    text = "\n".join(filter(None, [question, keywords]))
-    if (context or sources) and not stands_alone(question) and context:
-        text = f"{text}\n{context[0]}"
-    profile = embedder.profile()
-    return VectorQuery(profile_key(profile), embedder.embed([as_query(profile, text)])[0])
 
 
 def _dimensions(
@@ -431,7 +393,7 @@ def _retrieved(
     with snapshot(conn):
         at = generation(conn)
         evidence = retrieve(conn, question, **how)
-        calibration = _calibration(conn, how.get("vectors"))
+        calibration = calibration_of(conn, how.get("vectors"))
     if not evidence and not _holds_documents(conn):
         raise NoDocuments()
     _require_intact(conn, evidence)
@@ -461,7 +423,7 @@ def _serve_recalled(
     # miss retrieves afresh and checks that: the memo's evidence needs only its texts here.
     _require_intact(conn, evidence, metadata=False)
     kept = Calibration.from_policy(recalled[1]) if recalled[1] is not None else None
-    policy = _calibrated(policy, kept)
+    policy = calibrated(policy, kept)
     _, dims = _keyed(client, question, evidence, profile, policy, threaded)
     return _serve_hit(conn, cache_key(dims))
 
@@ -500,7 +462,7 @@ def _write_record(
     dims: dict[str, str],
     question: str,
     answer: str,
-    evidence: list[Evidence],
+    sent: _Sent,
     profile: dict[str, object],
     policy: dict[str, object],
     response: dict[str, object],
@@ -508,8 +470,9 @@ def _write_record(
     replace_ok: bool,
     redactions: dict[str, list[dict[str, object]]] | None = None,
 ) -> CacheRecord:
-    """Store a fresh answer: which evidence it cites, the audit mode that earns it, and
-    every item's inclusion proof, checked before anything is written."""
+    """Store a fresh answer to what was ``sent``: which evidence it cites, the audit mode
+    that earns it, and every item's inclusion proof, checked before anything is written."""
+    evidence = sent.evidence
     labels = set(cited_labels(answer))
     cited = [f"E{i + 1}" in labels for i in range(len(evidence))]
     draft = RecordDraft(
@@ -519,7 +482,7 @@ def _write_record(
         answer_text=answer,
         audit_mode=weakest_mode([e.audit_mode for e, c in zip(evidence, cited, strict=True) if c]),
         model_profile=profile,
-        policy=policy,
+        policy=sent.policy(policy),
         response=response,
         evidence=_proven(conn, evidence, cited),
         redactions=redactions,
