@@ -84,7 +84,7 @@ from arborist.app import Arborist  # noqa: E402
 from arborist.citations import cited_labels  # noqa: E402
 from arborist.errors import BadInput  # noqa: E402
 from arborist.qa.embeddings import EmbeddingsClient, select_embedder  # noqa: E402
-from arborist.qa.runner import vector_query  # noqa: E402
+from arborist.qa.nearness import vector_query  # noqa: E402
 from arborist.standalone.rule import stands_alone  # noqa: E402
 from arborist.store.search import RETRIEVAL_LIMIT, retrieve  # noqa: E402
 from arborist.store.vectors import Embedder, embed_missing  # noqa: E402

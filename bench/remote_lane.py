@@ -71,7 +71,7 @@ from vector_cache import CachedEmbedder  # noqa: E402
 from arborist.app import Arborist  # noqa: E402
 from arborist.errors import BadInput  # noqa: E402
 from arborist.qa.embeddings import EmbeddingsClient, select_embedder  # noqa: E402
-from arborist.qa.runner import vector_query  # noqa: E402
+from arborist.qa.nearness import vector_query  # noqa: E402
 from arborist.store.calibration import question_calibration  # noqa: E402
 from arborist.store.vectors import Embedder, embed_missing  # noqa: E402
 

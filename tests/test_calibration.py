@@ -23,7 +23,7 @@ import pytest
 
 from arborist.app import Arborist
 from arborist.qa.embeddings import EmbeddingsClient
-from arborist.qa.runner import vector_query
+from arborist.qa.nearness import vector_query
 from arborist.qa.support import NOT_ANSWERED_OPENING
 from arborist.store.calibration import (
     QUANTILE,

@@ -24,8 +24,8 @@ from arborist.errors import BadInput
 from arborist.qa import local_embed
 from arborist.qa.embeddings import select_embedder
 from arborist.qa.local_embed import AUTO_RUNTIME, RUNTIMES, LocalEmbedder, _load
+from arborist.qa.nearness import vector_query
 from arborist.qa.onnx_embed import RECIPE, OnnxEncoder, graph_file
-from arborist.qa.runner import vector_query
 from arborist.store.fusion import in_documents_words
 from arborist.store.passages import PASSAGES, passages
 from arborist.store.search import retrieve

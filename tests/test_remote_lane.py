@@ -27,8 +27,8 @@ from arborist.errors import BadInput, ModelError
 from arborist.qa.embeddings import EmbeddingsClient, select_embedder
 from arborist.qa.http import HttpSettings
 from arborist.qa.local_embed import LocalEmbedder
+from arborist.qa.nearness import vector_query
 from arborist.qa.roles import BGE_INSTRUCTION, family_roles
-from arborist.qa.runner import vector_query
 from arborist.store.passages import PASSAGES
 from arborist.store.search import retrieve
 from arborist.store.vectors import embed_missing, passage_nearness, profile_key, vector_count
