@@ -118,7 +118,7 @@ never comes (to the next space), and a ``Basic`` credential a URL path goes on a
 The gate is eleven modules under this one: :mod:`arborist.secret_shapes` (the patterns
 and the tests of a value), :mod:`arborist.secret_vendors` (the tokens whose prefix names
 their vendor, by family), :mod:`arborist.secret_prefilters` (the long words a text's
-tokens can be in), :mod:`arborist.secret_finders` (each shape's prefilter and pattern
+tokens can be in, and the text past its invisible characters and escapes), :mod:`arborist.secret_finders` (each shape's prefilter and pattern
 run over a text), :mod:`arborist.secret_names` (values given to a secret's name, in
 any syntax), :mod:`arborist.secret_commands` (passwords given to a tool's flag or kept
 in a tool's file), :mod:`arborist.secret_code` (passwords and keys code and prose give
@@ -140,7 +140,8 @@ from arborist.errors import BadInput
 from arborist.pathref import home_as_tilde
 from arborist.secret_finders import candidates
 from arborist.secret_handed import public_spans
-from arborist.secret_shapes import INVISIBLE
+from arborist.secret_prefilters import decoded_view, from_view, through_views, visible_view
+from arborist.secret_shapes import INVISIBLE, PLACEHOLDER_MARK
 from arborist.terminal import inert
 
 __all__ = [
@@ -210,86 +211,18 @@ class Admitted:
         return not self.redactions
 
 
-def _visible(text: str) -> tuple[str, list[tuple[int, int]]] | None:
-    """``text`` without its invisible characters, and where each piece of it was
-    (``(start in the result, start in text)``); None when it has none."""
-    if text.isascii() or INVISIBLE.search(text) is None:
-        return None
-    pieces: list[tuple[int, int]] = []
-    parts: list[str] = []
-    pos = out = 0
-    for m in INVISIBLE.finditer(text):
-        if m.start() > pos:
-            pieces.append((out, pos))
-            parts.append(text[pos : m.start()])
-            out += m.start() - pos
-        pos = m.end()
-    pieces.append((out, pos))
-    parts.append(text[pos:])
-    return "".join(parts), pieces
-
-
-def _from_visible(pieces: Sequence[tuple[int, int]], at: int) -> int:
-    """A position in the visible text as a position in the original."""
-    i = bisect.bisect_right(pieces, (at, 1 << 62)) - 1
-    out, orig = pieces[max(i, 0)]
-    return orig + (at - out)
-
-
-_ESCAPE = re.compile(
-    "%[2-7][0-9A-Fa-f]|%[CcDd][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]"
-    "|%[Ee][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){2}|%[Ff][0-4](?:%[89ABab][0-9A-Fa-f]){3}"
-)
-"""A percent-escape of a printable ASCII character (``%20``, ``%3D``, ``%2B``), or the
-escapes of one UTF-8 character (``%C3%B1``, ``ñ``: ``contrase%C3%B1a``)."""
-
-
-def _unescaped(escape: str) -> str:
-    """The character an :data:`_ESCAPE` match stands for (its bytes as UTF-8; a sequence
-    that is not UTF-8 stays as it was)."""
-    try:
-        return bytes.fromhex(escape.replace("%", "")).decode("utf-8")
-    except UnicodeDecodeError:
-        return escape
-
-
-def _decoded(text: str) -> tuple[str, list[tuple[int, int]]] | None:
-    """``text`` with each :data:`_ESCAPE` decoded, and where each piece of it was (as
-    :func:`_visible` gives it); None when it has none. A URL's query or a file's URI
-    carries ``token%20ghp_...`` or ``password%3D...``: their secrets are looked for here too.
-    """
-    if "%" not in text or _ESCAPE.search(text) is None:
-        return None
-    pieces: list[tuple[int, int]] = []
-    parts: list[str] = []
-    pos = out = 0
-    for m in _ESCAPE.finditer(text):
-        if m.start() > pos:
-            pieces.append((out, pos))
-            parts.append(text[pos : m.start()])
-            out += m.start() - pos
-        pieces.append((out, m.start()))
-        char = _unescaped(m.group())
-        parts.append(char)
-        out += len(char)
-        pos = m.end()
-    pieces.append((out, pos))
-    parts.append(text[pos:])
-    return "".join(parts), pieces
-
-
 def _raw_candidates(text: str) -> list[tuple[str, int, int]]:
     """:func:`candidates`, looked for past invisible characters (dropped, as inside a
     token, and as a space, as before one: ``notes\u200bAKIA...``) and in the text with
     its percent-escapes decoded, round after round until none is left or
     :data:`DECODE_ROUNDS` (``%255F`` is ``%5F`` is ``_``); positions in ``text``."""
-    visible = _visible(text)
+    visible = visible_view(text)
     if visible is None:
         found = list(candidates(text))
     else:
         view, pieces = visible
         found = [
-            (kind, _from_visible(pieces, start), _from_visible(pieces, end - 1) + 1)
+            (kind, from_view(pieces, start), from_view(pieces, end - 1) + 1)
             for kind, start, end in candidates(view)
             if end > start
         ]
@@ -297,13 +230,13 @@ def _raw_candidates(text: str) -> list[tuple[str, int, int]]:
     layers: list[tuple[int, list[tuple[int, int]]]] = []  # each round's (size, pieces)
     view = text
     for _round in range(DECODE_ROUNDS):
-        decoded = _decoded(view)
+        decoded = decoded_view(view)
         if decoded is None:
             break
         layers.append((len(view), decoded[1]))
         view = decoded[0]
         found += [
-            (kind, *_through(layers, start, end, len(view)))
+            (kind, *through_views(layers, start, end, len(view)))
             for kind, start, end in candidates(view)
             if end > start
         ]
@@ -317,20 +250,6 @@ thrice, each round linear in the text."""
 
 def _spaces(m: re.Match[str]) -> str:
     return " " * len(m.group())
-
-
-def _through(
-    layers: Sequence[tuple[int, list[tuple[int, int]]]], start: int, end: int, size: int
-) -> tuple[int, int]:
-    """A span of the last decoded view as a span of the original text, back through each
-    round: an end is where the next character starts, so an escape is covered whole."""
-    for before, pieces in reversed(layers):
-        start, end = (
-            _from_visible(pieces, start),
-            (_from_visible(pieces, end) if end < size else before),
-        )
-        size = before
-    return start, end
 
 
 def _allowed_spans(text: str, allowlist: Sequence[str]) -> list[tuple[int, int]]:
@@ -362,8 +281,50 @@ _EXAMPLE_MARK = "EXAMPLE"
 """Every one of :data:`DOCUMENTED_EXAMPLES` holds this: a text without it is not searched."""
 
 
+_MARK = re.compile(
+    "|".join(re.escape(PLACEHOLDER.format(kind=kind)) for kind in (*KINDS, "api_key"))
+)
+"""A mark the gate writes: :data:`PLACEHOLDER` of one of :data:`KINDS`, or of ``api_key``
+(:data:`KEY_PLACEHOLDER`, a client's own key in its profile)."""
+
+
+def _marks(text: str) -> tuple[list[int], list[int]] | None:
+    """Where the gate's own marks are in ``text``: their starts and their ends, in order (they
+    never overlap); None when it holds none."""
+    if PLACEHOLDER_MARK not in text:
+        return None
+    spans = [m.span() for m in _MARK.finditer(text)]
+    return ([a for a, _b in spans], [b for _a, b in spans]) if spans else None
+
+
+def _off_marks(marks: tuple[list[int], list[int]], start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` widened to the whole of a mark it cuts into, or ``(start, start)``
+    when it lies wholly on ``marks``."""
+    starts, ends = marks
+    i = bisect.bisect_right(ends, start)  # the first mark ending after start
+    if i < len(starts) and starts[i] < start:
+        start = starts[i]
+    at, j = start, i
+    while j < len(starts) and starts[j] <= at < end:  # marks one after another from start
+        at, j = ends[j], j + 1
+    if at >= end:
+        return start, start
+    k = bisect.bisect_right(ends, end - 1)  # the mark that holds the span's last character
+    if k < len(starts) and starts[k] < end:
+        end = ends[k]
+    return start, end
+
+
 def _find(text: str, allowlist: Sequence[str]) -> tuple[Redaction, ...]:
-    """The merged, ordered redactions of ``text`` (positions in ``text``)."""
+    """The merged, ordered redactions of ``text`` (positions in ``text``).
+
+    No span on the marks the gate writes (``[REDACTED:kind]``) alone is kept, whichever
+    finder gave it, and one that cuts into a mark covers all of it: the round that reads a
+    text again after its redactions (and a text admitted twice) holds the marks of the last,
+    and a name before one (``kata sandi [REDACTED:openai_key]``) must not take it for its
+    value, nor a pattern its words for a token (nested, ``[REDACTED:[REDACTED:password]``,
+    it would no longer be one mark). A span from a mark on into the text (``user:[REDACTED:
+    password]&rest@host``, the rest of a password the last round cut short) still goes."""
     candidates = _raw_candidates(text)
     if not candidates:  # most text: nothing to weigh against the allowlist
         return ()
@@ -371,6 +332,9 @@ def _find(text: str, allowlist: Sequence[str]) -> tuple[Redaction, ...]:
         allowlist = (*allowlist, *DOCUMENTED_EXAMPLES)
     allowed = frozenset(allowlist)
     allowed_spans = _allowed_spans(text, allowlist) + public_spans(text)
+    marks = _marks(text)
+    if marks is not None:
+        candidates = [(kind, *_off_marks(marks, start, end)) for kind, start, end in candidates]
     found = [
         (start, -(end - start), _PRIORITY[kind], kind, end)
         for kind, start, end in candidates

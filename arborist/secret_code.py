@@ -95,10 +95,14 @@ def _at_literal(
 def _credential_call_named(text: str, found: Literals) -> bool:
     """Whether ``text`` names a credential's constructor or ``auth``: ``Credential``,
     ``Auth(``, ``Authentication(``, ``auth=``, ``auth =`` (looked for only where the
-    case-folded text holds ``credential`` or ``auth``, which each of them holds)."""
-    if "credential" not in found and "auth" not in found:
-        return False
-    return has(text, "Credential", "Auth(", "Authentication(", "auth=", "auth =")
+    case-folded text holds ``credential`` or ``auth``, which each of them holds: read at
+    those places, where an ``in`` of each read the whole text)."""
+    return any(text.startswith("Credential", at) for at in found.at("credential")) or any(
+        text.startswith(_AUTH_CALLS, at) for at in found.at("auth")
+    )
+
+
+_AUTH_CALLS = ("Auth(", "Authentication(", "auth=", "auth =")
 
 
 def _quoted_password(m: re.Match[str]) -> Iterator[tuple[str, int, int]]:

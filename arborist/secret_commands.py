@@ -53,11 +53,10 @@ __all__ = [
 def command_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:
     """Passwords on command lines and in ``.netrc``: ``mysql -pSECRET``, ``curl -u user:pass``,
     ``machine host login user password SECRET``."""
-    folded = found.folded
     dashed = "-" in text  # one scan for a character every flag below needs
     if dashed and "pass" in found:
         yield from _dash_pass_flags(text, found)
-    for line_start, line_end, tools in _flag_lines(text, folded) if dashed else ():
+    for line_start, line_end, tools in _flag_lines(text, found) if dashed else ():
         tool = tools.search(text, line_start, line_end)  # a line is read for its first tool
         if tool is not None:
             for m in _tool_flag(tool.group()).finditer(text, tool.end(), line_end):
@@ -79,7 +78,7 @@ def command_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
             if not is_filler(m.group(group), "=", quoted=group != 3) and len(m.group(group)) >= 4:
                 kind = "password" if "pass" in m.group()[:20].lower() else "secret"
                 yield kind, m.start(group), m.end(group)
-    if text.count(":") >= 4:
+    if _holds(text, ":", 4):
         for m in _pgpass_lines(text):
             host, password = m.group(1), m.group(2)
             if host.isdigit() or host.isupper() or host.lower() in ("http", "https"):
@@ -98,8 +97,8 @@ def command_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
     if ":" in text and "Private-Lines: " in text:
         for m in PUTTY.finditer(text):
             yield "private_key", m.start(1), m.end(1)
-    if "login" in found:
-        for m in _LOGIN_KEY.finditer(text):  # wandb login KEY, some-cli login --with KEY
+    if "login" in found:  # wandb login KEY, some-cli login --with KEY
+        for m in at_each(text, found.at("login"), _LOGIN_KEY):
             if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
                 yield "api_token", m.start(1), m.end(1)
     if "pass" in found and "password" in found and ("machine" in found or "login" in found):
@@ -130,17 +129,23 @@ def _curl_users(text: str, flags: list[int]) -> Iterator[re.Match[str]]:
                 done = m.end()
 
 
-def _flag_lines(text: str, folded: str) -> list[tuple[int, int, re.Pattern[str]]]:
+def _flag_lines(text: str, found: Literals) -> list[tuple[int, int, re.Pattern[str]]]:
     """Each line holding a tool's password flag, in order, and the tools looked for there:
     MYSQL's on a line with ``-p`` or ``-a``; LDAP's ``-w`` and SMB's ``-U`` only where such
     a tool is named (``grep -w`` is common), by a pattern of their own. The first flag of a
-    line is found by one search for all four (:data:`_TOOL_FLAG`), the rest within it."""
+    line is read from the starts of all four in the case-folding (``-a``, ``-p``, ``-w``,
+    ``-u``: one scan of their group, :data:`arborist.secret_prefilters.SHARED`) that are
+    written so (``-[apwU]``), the rest within it."""
+    folded = found.folded
     ldap: bool | None = None  # whether such a tool is named: asked once a line needs it
     lines: list[tuple[int, int, re.Pattern[str]]] = []
-    at = _TOOL_FLAG.search(text)
-    while at is not None:
-        start = text.rfind("\n", 0, at.start()) + 1
-        end = text.find("\n", at.start())
+    flags = sorted(at for flag in _TOOL_FLAGS for at in found.at(flag) if text[at + 1] in "apwU")
+    end = 0
+    for at in flags:
+        if at < end:
+            continue  # on the line just read
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
         end = len(text) if end == -1 else end
         if text.find("-p", start, end) != -1 or text.find("-a", start, end) != -1:
             lines.append((start, end, MYSQL))
@@ -149,13 +154,22 @@ def _flag_lines(text: str, folded: str) -> list[tuple[int, int, re.Pattern[str]]
                 ldap = "ldap" in folded or "client" in folded  # smbclient, rpcclient
             if ldap:
                 lines.append((start, end, LDAP_SMB))
-        at = _TOOL_FLAG.search(text, end)
     return lines
 
 
-_TOOL_FLAG = re.compile("-[apwU]")
-"""A tool's password flag's dash and letter: a regex's search for a literal ``-`` runs at
-memory speed, where ``str.find`` for a two-character needle stops at every dash."""
+def _holds(text: str, char: str, times: int) -> bool:
+    """Whether ``char`` is in ``text`` ``times`` times or more: a ``find`` each, which stops
+    at the last one needed, where a ``count`` reads the whole text."""
+    at = -1
+    for _time in range(times):
+        at = text.find(char, at + 1)
+        if at == -1:
+            return False
+    return True
+
+
+_TOOL_FLAGS = ("-a", "-p", "-w", "-u")
+"""A tool's password flag's dash and letter, case-folded (``-U`` is SMB's)."""
 
 
 def _tool_flag(tool: str) -> re.Pattern[str]:

@@ -389,12 +389,17 @@ _BASIC_CUTS = 4
 segments, a bounded number of decodes however many ``/`` a text holds."""
 
 
+_PEM_HEAD = "-----BEGIN "
+"""What every match of :data:`PEM_BEGIN` opens with."""
+
+
 def _private_keys(text: str) -> Iterator[tuple[str, int, int]]:
     """PEM and PGP private key blocks; a missing END line redacts through the base64 body."""
     missing: set[str] = set()
     pos = 0
     while True:
-        m = PEM_BEGIN.search(text, pos)
+        at = text.find(_PEM_HEAD, pos)  # a substring search skips ahead; a regex's steps
+        m = PEM_BEGIN.search(text, at) if at != -1 else None
         if m is None:
             return
         label, block = m.group(1), m.group(2) or ""

@@ -43,7 +43,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from arborist.secret_prefilters import Literals
-from arborist.secret_shapes import PLACEHOLDER_MARK, has_digit, is_filler, random_looking
+from arborist.secret_shapes import has_digit, is_filler, random_looking
 from arborist.secret_told import SCRIPT_NAMES
 
 __all__ = [
@@ -60,17 +60,7 @@ def handed_candidates(
 ) -> Iterator[tuple[str, int, int]]:
     """Every secret this module reads in ``text`` (``found`` the literals of its case-folding,
     positions the same; ``longs`` its long words; ``reader`` the gate's own reading, for
-    literals read joined), none inside the gate's own mark of a redaction (``[REDACTED:kind]``,
-    read again after a round of redactions: ``kata sandi [REDACTED:openai_key]``)."""
-    for kind, start, end in _handed(text, found, longs, reader):
-        mark = text.rfind(PLACEHOLDER_MARK, max(0, start - 64), start + 1)
-        if mark == -1 or text.find("]", mark) < start:
-            yield kind, start, end
-
-
-def _handed(
-    text: str, found: Literals, longs: str, reader: Reader
-) -> Iterator[tuple[str, int, int]]:
+    literals read joined)."""
     folded = found.folded
     for head in _name_heads(folded, found):
         m = _MANY_NAMES.match(folded, head)
@@ -259,11 +249,8 @@ def _any_value(value: str) -> bool:
 
 
 def _typed_value(value: str) -> bool:
-    """A typed secret: six characters or more, a letter and a digit or a mark, no path, and
-    not the gate's own mark of a redaction (a name read again after a round of redactions)."""
-    if len(value) < 6 or "/" in value or "://" in value or PLACEHOLDER_MARK in value:
-        return False
-    if is_filler(value, "=", quoted=False):
+    """A typed secret: six characters or more, a letter and a digit or a mark, no path."""
+    if len(value) < 6 or "/" in value or "://" in value or is_filler(value, "=", quoted=False):
         return False
     lettered = any(c.isalpha() for c in value)
     return lettered and (has_digit(value) or not value.replace("-", "").isalnum())
@@ -393,7 +380,7 @@ _LITERAL_END = re.compile(r"([\"'])([A-Za-z0-9_+/=-]{16,})\1[,)]*$")
 def _split_literals(text: str, longs: str, reader: Reader) -> Iterator[tuple[str, int, int]]:
     """Two literals side by side read joined, where one of them is among the long words."""
     for word in set(longs.split(" ")):
-        literal = _LITERAL_END.search(word)
+        literal = _LITERAL_END.search(word) if "'" in word or '"' in word else None
         if literal is None or not random_looking(literal.group(2)):
             continue  # a literal that closes, then another may follow: a token's first part
         at = text.find(word)

@@ -5,21 +5,31 @@ Pure: no I/O. No vendor token, webhook or AWS secret is shorter than
 literals in :func:`long_words`'s words (a few percent of most text), not the whole
 text, and a text with none of them is not searched for those secrets at all.
 :func:`word_matches` finds a secret's word by ``find``, not by an alternation's scan.
+:func:`visible_view` and :func:`decoded_view` are a text without its invisible characters
+and with its percent-escapes decoded, with the map back to the text's own positions.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+
+from arborist.secret_shapes import INVISIBLE
 
 __all__ = [
     "AWS_SECRET_SIZE",
     "Literals",
     "SHARED",
+    "decoded_view",
+    "from_view",
     "has_long",
     "long_words",
     "named_matches",
     "secret_words",
+    "through_views",
+    "trie",
+    "visible_view",
 ]
 
 _LONG_WORD = 20
@@ -92,7 +102,7 @@ def _long_ascii_words(piece: str) -> list[str]:
     words = []
     for run in _long_runs(piece.encode("ascii")):
         word = run.decode("ascii")
-        if _ASCII_DIGIT.search(word) is not None or word.lower() != word != word.upper():
+        if word.lower() != word != word.upper() or _ASCII_DIGIT.search(word) is not None:
             words.append(word)
     return words
 
@@ -123,17 +133,17 @@ class Literals:
     def at(self, literal: str) -> list[int]:
         """Every start of ``literal`` in :attr:`folded`, in order: with the other literals of
         its group (:data:`_GROUPS`), from the starts of a literal of :data:`SHARED` it
-        holds, or else by a regex's ``finditer`` for a literal that cannot overlap itself
-        (a scan at about memory speed, where ``str.find`` for a short needle stops at each
-        of its first character), a ``find`` from each start's next character for one that
-        can."""
+        holds, or else by a regex's ``finditer`` for a short literal that cannot overlap
+        itself (where ``str.find`` for a short needle stops at each of its first character),
+        a ``find`` from each start's next character for one that can or a long one
+        (:data:`_FIND_FROM`)."""
         starts = self._starts.get(literal)
         if starts is None:
             group = _GROUPS.get(literal)
             if group is not None:
                 self._found_together(*group)
                 return self._starts[literal]
-            held = self._held(literal)
+            held = self._held(literal) if literal not in _SOLO else None
             if held is not None:
                 offset = literal.find(held)
                 folded = self.folded
@@ -144,7 +154,7 @@ class Literals:
                 ]
             else:
                 finder = _FINDERS[literal] if literal in _FINDERS else _finder(literal)
-                if finder is not None:
+                if finder is not None and len(literal) < _FIND_FROM:
                     starts = [m.start() for m in finder.finditer(self.folded)]
                 else:
                     starts = _overlapping(self.folded, literal)
@@ -185,6 +195,7 @@ SHARED = (
     "-d",
     "-p",
     "-u",
+    "-w",
     "/hook",
     "/p:",
     "/pass:",
@@ -257,11 +268,30 @@ SHARED = (
     "words",
 )
 """The literals the families ask of most texts, found a group at a time: those opening with
-the same character by one scan of their alternation (the regex engine reads it as the
-character and then the rest, and scans for that character as fast as for a literal of
-one), where each was a scan of the whole text of its own. No one of them is a prefix of
-another of its group, nor can start inside a match of one (:func:`_grouped`): the
-alternation's matches are then every start of every one."""
+the same character by one scan of their alternation, a :func:`trie` (the regex engine reads
+it as the character and then the rest, and scans for that character as fast as for a
+literal of one), where each was a scan of the whole text of its own. No one of them is a
+prefix of another of its group, nor can start inside a match of one (:func:`_grouped`): the
+alternation's matches are then every start of every one. One alone in its group is found
+on its own (:data:`_SOLO`)."""
+
+
+def trie(words: list[str]) -> str:
+    """``words`` as one regex that branches a character at a time (``p(?:at(?:[-.])?|...)``),
+    the longest word matching where several do: sre tries an alternation branch by branch,
+    so a flat list of a hundred literals costs a hundred tries at each character, a trie
+    a few."""
+    heads: dict[str, list[str]] = {}
+    for word in words:
+        heads.setdefault(word[0], []).append(word[1:])
+    branches = []
+    for head, tails in sorted(heads.items()):
+        rest = [t for t in tails if t]
+        inner = trie(rest) if rest else ""
+        if rest and len(rest) < len(tails):
+            inner = f"(?:{inner})?"  # a word ends here, a longer one may go on
+        branches.append(re.escape(head) + inner)
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
 def _grouped(literals: tuple[str, ...]) -> dict[str, tuple[re.Pattern[str], tuple[str, ...]]]:
@@ -278,12 +308,22 @@ def _grouped(literals: tuple[str, ...]) -> dict[str, tuple[re.Pattern[str], tupl
                 inside = any(b.startswith(a[i:]) or a[i:].startswith(b) for i in range(1, len(a)))
                 if inside or (a != b and a.startswith(b)):
                     raise ValueError(f"{b!r} may start inside {a!r}: not one scan")
-        group = (re.compile("|".join(map(re.escape, members))), tuple(members))
+        if len(members) == 1:
+            continue  # a literal alone: found as any other (:data:`_SOLO`)
+        group = (re.compile(trie(members)), tuple(members))
         groups.update(dict.fromkeys(members, group))
     return groups
 
 
 _GROUPS = _grouped(SHARED)
+_SOLO = frozenset(SHARED) - frozenset(_GROUPS)
+"""The literals of :data:`SHARED` alone in their group (``recovery``): each found on its own,
+not read from the starts of a literal it holds (itself)."""
+_FIND_FROM = 5
+"""A literal this long or longer that may not overlap itself is found by ``str.find`` from
+each start's next character, not by a regex's ``finditer``: the substring search skips
+ahead by the needle's length where it cannot match, and on the demo corpus ``identified``
+or ``recovery`` cost half as much as a regex's scan, which steps a character at a time."""
 _HELD: dict[str, str] = {}
 """Each literal :meth:`Literals.at` was asked for outside :data:`SHARED` and the first one of
 them it holds, or ``""`` (``-pat``: ``-p``; ``htpasswd`` and ``password``: ``pass``;
@@ -358,3 +398,95 @@ def named_matches(
 
 def _name_char(char: str) -> bool:
     return char.isalnum() or char in "_.-"
+
+
+# --- views: a text without its invisible characters, or with its escapes decoded ----------
+
+
+def visible_view(text: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """``text`` without its invisible characters, and where each piece of it was
+    (``(start in the result, start in text)``); None when it has none."""
+    if text.isascii() or not any(char in text for char in _INVISIBLE_CHARS):
+        return None
+    pieces: list[tuple[int, int]] = []
+    parts: list[str] = []
+    pos = out = 0
+    for m in INVISIBLE.finditer(text):
+        if m.start() > pos:
+            pieces.append((out, pos))
+            parts.append(text[pos : m.start()])
+            out += m.start() - pos
+        pos = m.end()
+    pieces.append((out, pos))
+    parts.append(text[pos:])
+    return "".join(parts), pieces
+
+
+_INVISIBLE_CHARS = tuple(
+    chr(c) for c in range(0xAD, 0xFEFF + 1) if INVISIBLE.fullmatch(chr(c)) is not None
+)
+""":data:`INVISIBLE`'s characters, each looked for by a ``find`` (a ``memchr`` of one of its
+bytes), where the class's search tests every character of the text."""
+
+
+def from_view(pieces: Sequence[tuple[int, int]], at: int) -> int:
+    """A position in the visible text as a position in the original."""
+    i = bisect.bisect_right(pieces, (at, 1 << 62)) - 1
+    out, orig = pieces[max(i, 0)]
+    return orig + (at - out)
+
+
+_ESCAPE = re.compile(
+    "%[2-7][0-9A-Fa-f]|%[CcDd][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]"
+    "|%[Ee][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){2}|%[Ff][0-4](?:%[89ABab][0-9A-Fa-f]){3}"
+)
+"""A percent-escape of a printable ASCII character (``%20``, ``%3D``, ``%2B``), or the
+escapes of one UTF-8 character (``%C3%B1``, ``ñ``: ``contrase%C3%B1a``)."""
+
+
+def _unescaped(escape: str) -> str:
+    """The character an :data:`_ESCAPE` match stands for (its bytes as UTF-8; a sequence
+    that is not UTF-8 stays as it was)."""
+    try:
+        return bytes.fromhex(escape.replace("%", "")).decode("utf-8")
+    except UnicodeDecodeError:
+        return escape
+
+
+def decoded_view(text: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """``text`` with each :data:`_ESCAPE` decoded, and where each piece of it was (as
+    :func:`visible_view` gives it); None when it has none. A URL's query or a file's URI
+    carries ``token%20ghp_...`` or ``password%3D...``: their secrets are looked for here too.
+    """
+    if "%" not in text or _ESCAPE.search(text) is None:
+        return None
+    pieces: list[tuple[int, int]] = []
+    parts: list[str] = []
+    pos = out = 0
+    for m in _ESCAPE.finditer(text):
+        if m.start() > pos:
+            pieces.append((out, pos))
+            parts.append(text[pos : m.start()])
+            out += m.start() - pos
+        pieces.append((out, m.start()))
+        char = _unescaped(m.group())
+        parts.append(char)
+        out += len(char)
+        pos = m.end()
+    pieces.append((out, pos))
+    parts.append(text[pos:])
+    return "".join(parts), pieces
+
+
+def through_views(
+    layers: Sequence[tuple[int, list[tuple[int, int]]]], start: int, end: int, size: int
+) -> tuple[int, int]:
+    """A span of the last decoded view as a span of the original text, back through each
+    round: an end is where the next character starts, so an escape is covered whole."""
+    for before, pieces in reversed(layers):
+        start, end = (
+            from_view(pieces, start),
+            (from_view(pieces, end) if end < size else before),
+        )
+        size = before
+    return start, end

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from arborist.secret_prefilters import trie
+
 __all__ = [
     "VENDOR",
     "vendor_rows",
@@ -222,25 +224,18 @@ VENDOR = tuple(
 _VENDOR_LITERALS = sorted({lit for literals, _, _ in VENDOR for lit in literals})
 
 
-def _trie(words: list[str]) -> str:
-    """``words`` as one regex that branches a character at a time (``p(?:at(?:[-.])?|...)``),
-    the longest word matching where several do: sre tries an alternation branch by branch,
-    so a flat list of a hundred literals costs a hundred tries at each character, a trie
-    a few."""
+def _by_head(words: list[str]) -> tuple[re.Pattern[str], ...]:
+    """A trie (:func:`arborist.secret_prefilters.trie`) of ``words`` for each character they
+    open with: a search for one of them runs as a search for its first character, where a
+    search of one trie of them all tried each of its forty first characters in turn at
+    every place."""
     heads: dict[str, list[str]] = {}
     for word in words:
-        heads.setdefault(word[0], []).append(word[1:])
-    branches = []
-    for head, tails in sorted(heads.items()):
-        rest = [t for t in tails if t]
-        inner = _trie(rest) if rest else ""
-        if rest and len(rest) < len(tails):
-            inner = f"(?:{inner})?"  # a word ends here, a longer one may go on
-        branches.append(re.escape(head) + inner)
-    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        heads.setdefault(word[0], []).append(word)
+    return tuple(re.compile(trie(heads[head])) for head in sorted(heads))
 
 
-_VENDOR_LITERAL = re.compile(_trie(_VENDOR_LITERALS))
+_VENDOR_HEADS = _by_head(_VENDOR_LITERALS)
 _MOST_PLACES = 256
 """How many places holding a literal are read one by one (most texts' long words hold a
 few; the demo corpus's 72 pages, 47 in all)."""
@@ -254,11 +249,12 @@ the longest, every one of these is there too."""
 
 def vendor_rows(longs: str) -> list[tuple[tuple[str, ...], str, re.Pattern[str]]]:
     """The rows of :data:`VENDOR` one of whose literals is among the long words: only those
-    are tried. The literals there are found by one search for all of them, a trie
-    (:func:`_trie`), from each place after the last one found: the longest literal at each
-    place that holds one, and with it the shorter ones it opens with (:data:`_SHORTER`), so
-    every literal present is found, in one pass over the long words, where an ``in`` per
-    literal read them once for each of the hundred and more. Past :data:`_MOST_PLACES`
+    are tried. The literals there are found by a search for those opening with each
+    character, a trie of them (:data:`_VENDOR_HEADS`), from each place after the last one
+    found: the longest literal at each place that holds one, and with it the shorter ones it
+    opens with (:data:`_SHORTER`), so every literal present is found, in a pass over the long
+    words per first character, where an ``in`` per literal read them once for each of the
+    hundred and more. Past :data:`_MOST_PLACES`
     places, an ``in`` per literal again: a text of literals over and over costs a bounded
     number of scans, not a step of Python per place. Each word is read once however often
     it repeats (no literal holds a space, so which are there is a matter of which words
@@ -266,14 +262,16 @@ def vendor_rows(longs: str) -> list[tuple[tuple[str, ...], str, re.Pattern[str]]
     a step at nearly every character, and the words once each are less than half of them."""
     longs = " ".join(dict.fromkeys(longs.split(" ")))
     found: set[str] = set()
-    m = _VENDOR_LITERAL.search(longs)
-    for _found in range(_MOST_PLACES):
-        if m is None:
+    places = 0
+    for head in _VENDOR_HEADS:
+        m = head.search(longs)
+        while m is not None and places < _MOST_PLACES:
+            found |= _SHORTER[m.group()]
+            places += 1
+            m = head.search(longs, m.start() + 1)
+        if m is not None:  # literals at many places ("ACACAC..."): an ``in`` for each literal
+            found = {literal for literal in _VENDOR_LITERALS if literal in longs}
             break
-        found |= _SHORTER[m.group()]
-        m = _VENDOR_LITERAL.search(longs, m.start() + 1)
-    if m is not None:  # literals at many places ("ACACAC..."): an ``in`` for each literal
-        found = {literal for literal in _VENDOR_LITERALS if literal in longs}
     if not found:
         return []
     return [row for row in VENDOR if not found.isdisjoint(row[0])]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import random
+import re
 import string
 import time
 from collections.abc import Callable
@@ -704,3 +705,33 @@ def test_every_match_holds_the_characters_its_pattern_is_gated_on() -> None:
                 assert gate(m.group()), (pattern.pattern, text)
                 matched[pattern] += 1
     assert all(matched.values()), "every pattern matched somewhere, so every gate was tried"
+
+
+def test_no_finder_reads_the_gates_own_mark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gate keeps no span on its own marks whichever finder gives it, not only the one
+    finder that once did: beside every real finder, one that takes each run of lower-case
+    letters and ``_`` for a secret (as an over-eager new family might) reads the ``openai_key``
+    of ``[REDACTED:openai_key]`` when the admitted text is read again, and the mark stays one
+    mark (a check in one finder alone gave ``[REDACTED:[REDACTED:secret]]``)."""
+    from arborist import admission
+
+    real = admission.candidates
+
+    def eager(text: str) -> list[tuple[str, int, int]]:
+        runs = [("secret", m.start(), m.end()) for m in re.finditer("[a-z_]{8,}", text)]
+        return [*real(text), *runs]
+
+    monkeypatch.setattr(admission, "candidates", eager)
+    key = fake_openai()
+    once = admit(f"SANDI {key} and kata sandi {key}")
+    assert once.text == "SANDI [REDACTED:openai_key] and kata sandi [REDACTED:openai_key]"
+    assert admit(once.text).text == once.text
+    assert admit("kata sandi [REDACTED:openai_key]").text == "kata sandi [REDACTED:openai_key]"
+
+
+def test_a_span_from_a_mark_on_into_the_text_still_goes() -> None:
+    """A span that opens on the last round's mark and goes on into the text is the rest of a
+    secret that round cut short: a URL's password holding ``?``, ``=`` and ``&`` is first a
+    password's value, then the URL's password slot covers it all."""
+    text = "http://user:CBs?1=qRqIgS4i&Lv^WQI2@127.0.0.1:8080/v1"
+    assert admit(text).text == "http://user:[REDACTED:url_credentials]@127.0.0.1:8080/v1"
