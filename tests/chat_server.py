@@ -59,6 +59,7 @@ __all__ = [
     "error_reply",
     "hang_up",
     "json_reply",
+    "loopback",
     "ngram_vector",
     "raw_reply",
     "silent",
@@ -568,3 +569,18 @@ def chat_server() -> Iterator[ChatServer]:
     finally:
         server.stop()
     assert not server.errors, server.errors
+
+
+@pytest.fixture(name="loopback")
+def loopback(chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch) -> ChatServer:
+    """:func:`chat_server`, named as the model arborist's ``openai`` lane calls: the
+    ``ARBORIST_BASE_URL``, ``ARBORIST_MODEL`` (``loopback-model``) and ``ARBORIST_API_KEY``
+    environment point at it for the test. A module that uses it imports both fixtures::
+
+        from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
+        from tests.chat_server import loopback as loopback_fixture  # noqa: F401
+    """
+    monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
+    monkeypatch.setenv("ARBORIST_MODEL", "loopback-model")
+    monkeypatch.setenv("ARBORIST_API_KEY", "sk-test-not-a-real-key-000000")
+    return chat_server

@@ -22,6 +22,7 @@ from arborist.errors import BadInput
 from arborist.hashing import node_hash
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
+from tests.chat_server import loopback as loopback_fixture  # noqa: F401
 from tests.exports import QUESTION, answered_turn, export_records, jsonl
 from tests.exports import doc as doc_fixture  # noqa: F401
 
@@ -116,14 +117,6 @@ def test_a_turn_answered_elsewhere_first_reads_the_earliest_revision_with_its_an
         assert app.verify().problems == []
     assert f"[STRICT failed: {REASON}]" in _cli(here, "tree", "--sid", imported.sid)
     assert f"(STRICT), answer failed: {REASON}" in _cli(here, "show", imported.bates)
-
-
-@pytest.fixture
-def loopback(chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch) -> ChatServer:
-    monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
-    monkeypatch.setenv("ARBORIST_MODEL", "loopback-model")
-    monkeypatch.setenv("ARBORIST_API_KEY", "sk-test-not-a-real-key-000000")
-    return chat_server
 
 
 def test_the_detail_pane_names_the_revision_with_the_turns_answer_not_a_later_one(

@@ -23,6 +23,7 @@ from arborist.hashing import canonical_json, sha256_hex
 from arborist.sync import body
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
+from tests.chat_server import loopback as loopback_fixture  # noqa: F401
 from tests.test_bundle import SPIDER, _forged, _leaves, _set, _value, run
 
 CREATORS = "Who created Spider-Man?"
@@ -142,14 +143,6 @@ def test_in_a_home_with_the_same_corpus_the_evidence_is_its_own_and_an_ask_is_ne
         assert not asked.result.hit  # a miss: the imported record serves no ask here
         assert asked.result.record.state == "ok" and asked.result.record.revision == 1
         assert app.verify().ok
-
-
-@pytest.fixture
-def loopback(chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch) -> ChatServer:
-    monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
-    monkeypatch.setenv("ARBORIST_MODEL", "loopback-model")
-    monkeypatch.setenv("ARBORIST_API_KEY", "sk-test-not-a-real-key-000000")
-    return chat_server
 
 
 def test_a_remote_models_answer_imports_beside_this_homes_own_answer_of_the_same_key(

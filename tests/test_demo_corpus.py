@@ -132,6 +132,31 @@ def test_a_module_that_does_not_import_is_skipped_by_the_corpus(
         load_module_doc("arborist_no_such_module")
 
 
+def test_the_warm_child_renders_every_module_as_a_fresh_interpreter_does(
+    corpus: list[LoadedDocument],
+) -> None:
+    """The corpus comes from one warm child forking a child per module; one module read
+    back (rehydration, ``load_module_doc``) comes from a fresh interpreter of its own: the
+    same bytes for every module, or a store made by ``ingest --demo`` would not verify."""
+    assert [load_module_doc(m) for m in DEMO_MODULES] == corpus
+
+
+def test_without_fork_each_module_renders_in_a_fresh_interpreter(
+    corpus: list[LoadedDocument], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(demo, "DEMO_MODULES", ("arborist_no_such_module", "bisect", "heapq"))
+    monkeypatch.delattr(os, "fork")
+    assert list(demo_corpus()) == [d for d in corpus if d.uri in ("pydoc:bisect", "pydoc:heapq")]
+
+
+def test_a_module_that_takes_too_long_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warm child kills a module's child past ``RENDER_TIMEOUT`` (here none at all)."""
+    monkeypatch.setattr(demo, "DEMO_MODULES", ("bisect",))
+    monkeypatch.setattr(demo, "RENDER_TIMEOUT", 0.0)
+    with pytest.raises(BadInput, match=r"^pydoc:bisect: rendering took over 0 s$"):
+        list(demo_corpus())
+
+
 def test_render_module_text_drops_private_sections_and_addresses() -> None:
     home = str(Path.home())
     raw = (

@@ -390,6 +390,7 @@ def borrowed_names(root: Path) -> list[str]:
     name is imported from the module that defines it, or is that module. Only ``arborist``
     itself, the public API, re-exports (``from arborist import Arborist``)."""
     wrong = []
+    bound: dict[Path, set[str]] = {}  # each module parsed once in this call, not per import
     for path in _sources(root):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
@@ -397,7 +398,9 @@ def borrowed_names(root: Path) -> list[str]:
             source = _module_file(root, node.module) if "." in node.module else None
             if source is None or node.module.split(".")[0] not in ("arborist", "arborist_nb"):
                 continue
-            defined = _top_level_names(source)
+            if source not in bound:
+                bound[source] = _top_level_names(source)
+            defined = bound[source]
             wrong += [
                 f"{path.relative_to(root)} imports {alias.name} from {node.module}, "
                 "which does not define it"

@@ -11,7 +11,9 @@ state (``logging.lastResort`` names whatever ``sys.stderr`` is, and pytest
 or a Jupyter kernel replaces it), memory addresses, and whatever a notebook
 has monkeypatched. So every module is rendered in a fresh child interpreter
 (``-S``: no site-packages to shadow or patch the stdlib; ``PYTHON*``
-variables scrubbed; a fixed hash seed; UTF-8 I/O), and the text is then made
+variables scrubbed; a fixed hash seed; UTF-8 I/O; for the whole corpus, one
+warm interpreter forks each module's child after importing only the renderer, so
+that Python does not start 72 times), and the text is then made
 deterministic and private: memory addresses become ``0x…``, the ``FILE``
 section (an absolute path under the user's home or pyenv) is dropped, and the
 ``MODULE REFERENCE`` section keeps its docs.python.org link but loses the
@@ -161,6 +163,62 @@ text = pydoc.render_doc(module, renderer=pydoc.plaintext)
 sys.stdout.write(json.dumps({"text": text, "first_line": first}))
 """
 
+# Runs in the warm child of demo_corpus: the imports of _RENDER_SCRIPT once (and os and
+# select, which a fresh interpreter has loaded or which no demo module's text shows), then
+# for each module named on stdin a forked child renders it as _RENDER_SCRIPT does and writes
+# its JSON to a pipe; each module's outcome is one line of stdout: its status (0, 3 when it
+# does not import, "timeout" when it takes over the seconds given as its argument) with the
+# text or the error.
+_CORPUS_SCRIPT = f"""\
+import sys
+del sys.path[0]
+import importlib, inspect, json, pydoc
+import os, select, time
+def render(name):
+    try:
+        module = importlib.import_module(name)
+    except Exception as exc:
+        return {_IMPORT_FAILED}, {{"error": f"{{type(exc).__name__}}: {{exc}}"}}
+    synopsis, rest = pydoc.splitdoc(inspect.getdoc(module) or "")
+    first = synopsis or next((line for line in rest.splitlines() if line.strip()), "")
+    text = pydoc.render_doc(module, renderer=pydoc.plaintext)
+    return 0, {{"text": text, "first_line": first}}
+for name in sys.stdin.read().split():
+    sys.stdout.flush()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            status, result = render(name)
+        except BaseException as exc:
+            status, result = 1, {{"error": f"{{type(exc).__name__}}: {{exc}}"}}
+        view = memoryview(json.dumps(result).encode("utf-8"))
+        while view:
+            view = view[os.write(w, view):]
+        os._exit(status)
+    os.close(w)
+    chunks, deadline, late = [], time.monotonic() + float(sys.argv[1]), False
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([r], [], [], left)[0]:
+            os.kill(pid, 9)
+            late = True
+            break
+        chunk = os.read(r, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(r)
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    try:
+        result = {{}} if late else json.loads(b"".join(chunks))
+    except ValueError:
+        result = {{"error": "no answer"}}
+    result["status"] = "timeout" if late else code
+    sys.stdout.write(json.dumps(result) + "\\n")
+"""
+
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
@@ -185,38 +243,78 @@ def load_module_doc(module: str) -> LoadedDocument:
 def demo_corpus() -> Iterator[LoadedDocument]:
     """Every :data:`DEMO_MODULES` document, in order; a module that does not import is skipped.
 
-    Modules render in parallel children (one fresh interpreter each, exactly as
-    :func:`load_module_doc` renders one), so the corpus costs a couple of seconds.
+    One warm child interpreter renders them all (:data:`_CORPUS_SCRIPT`): it starts and
+    imports what the renderer needs once, then forks a child for each module, which imports
+    that module into the same state as :func:`load_module_doc`'s fresh interpreter and renders
+    the same bytes (its addresses aside, which :func:`render_module_text` replaces). Without
+    ``os.fork`` (Windows), a fresh interpreter renders each module, two or more at a time.
     """
-    workers = max(1, min(8, os.cpu_count() or 1))
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arborist-pydoc")
-    try:
-        for doc in pool.map(_render, DEMO_MODULES):
-            if doc is not None:
-                yield doc
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    modules = tuple(DEMO_MODULES)
+    if not hasattr(os, "fork"):
+        workers = max(1, min(8, os.cpu_count() or 1))
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arborist-pydoc")
+        try:
+            for doc in pool.map(_render, modules):
+                if doc is not None:
+                    yield doc
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        return
+    child = _child(
+        ["-c", _CORPUS_SCRIPT, str(RENDER_TIMEOUT)],
+        "\n".join(modules),
+        (RENDER_TIMEOUT + 5) * (len(modules) + 1),  # the warm child kills a slow module first
+    )
+    lines = child.stdout.splitlines()
+    if child.returncode != 0 or len(lines) != len(modules):
+        said = child.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise BadInput(
+            f"pydoc: rendering the demo corpus failed: {said[-1] if said else child.returncode}"
+        )
+    for module, line in zip(modules, lines, strict=True):
+        try:
+            result = json.loads(line)
+            status, error = result["status"], str(result.get("error", ""))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise BadInput(f"pydoc:{module}: the renderer answered garbage: {exc}") from exc
+        if status == "timeout":
+            raise BadInput(f"pydoc:{module}: rendering took over {RENDER_TIMEOUT:g} s")
+        if status == _IMPORT_FAILED:
+            continue
+        if status != 0:
+            raise BadInput(f"pydoc:{module}: rendering failed: {error or status}")
+        yield _document(module, result)
 
 
-def _render(module: str) -> LoadedDocument | None:
-    """Render ``module`` in a child interpreter; None when it does not import there."""
+def _child(
+    args: list[str], given: str | None, timeout: float
+) -> subprocess.CompletedProcess[bytes]:
+    """``python -S -B ARGS`` with ``given`` on stdin: no site-packages, no ``PYTHON*``
+    variables, a fixed hash seed, UTF-8 I/O."""
     if not sys.executable:
         raise BadInput("cannot render pydoc text: this Python does not know its own executable")
     env = {key: value for key, value in os.environ.items() if not key.upper().startswith("PYTHON")}
     env.update(PYTHONHASHSEED="0", PYTHONUTF8="1", PYTHONIOENCODING="utf-8")
+    what = f"pydoc:{args[-1]}" if given is None else "pydoc"
     try:
-        child = subprocess.run(
-            [sys.executable, "-S", "-B", "-c", _RENDER_SCRIPT, module],
+        return subprocess.run(
+            [sys.executable, "-S", "-B", *args],
+            input=None if given is None else given.encode("utf-8"),
             capture_output=True,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if given is None else None,
             env=env,
-            timeout=RENDER_TIMEOUT,
+            timeout=timeout,
             check=False,
         )
     except subprocess.TimeoutExpired as exc:
-        raise BadInput(f"pydoc:{module}: rendering took over {RENDER_TIMEOUT:g} s") from exc
+        raise BadInput(f"{what}: rendering took over {timeout:g} s") from exc
     except OSError as exc:
-        raise BadInput(f"pydoc:{module}: cannot start {sys.executable}: {exc.strerror}") from exc
+        raise BadInput(f"{what}: cannot start {sys.executable}: {exc.strerror}") from exc
+
+
+def _render(module: str) -> LoadedDocument | None:
+    """Render ``module`` in a child interpreter; None when it does not import there."""
+    child = _child(["-c", _RENDER_SCRIPT, module], None, RENDER_TIMEOUT)
     if child.returncode == _IMPORT_FAILED:
         return None
     if child.returncode != 0:
@@ -226,8 +324,16 @@ def _render(module: str) -> LoadedDocument | None:
         )
     try:
         result = json.loads(child.stdout)
-        raw, first_line = str(result["text"]), str(result["first_line"])
-    except (ValueError, KeyError, TypeError) as exc:
+    except ValueError as exc:
+        raise BadInput(f"pydoc:{module}: the renderer answered garbage: {exc}") from exc
+    return _document(module, result)
+
+
+def _document(module: str, result: object) -> LoadedDocument:
+    """The document of one rendered module, from the renderer's ``{text, first_line}``."""
+    try:
+        raw, first_line = str(result["text"]), str(result["first_line"])  # type: ignore[index]
+    except (KeyError, TypeError) as exc:
         raise BadInput(f"pydoc:{module}: the renderer answered garbage: {exc}") from exc
     text = render_module_text(raw)
     title = f"{module} — {SYNOPSES.get(module) or _first_sentence(first_line)}".rstrip(" —")
