@@ -24,12 +24,14 @@ from arborist.qa.described import call_signature, described, qualified
 from arborist.qa.grounding import absent_names, grounded
 from arborist.qa.sentences import (
     MARGIN_BAR,
+    Item,
     continues,
     near_duplicate,
     read_items,
     read_sentences,
     short_signature,
     shorten,
+    window_nearness,
 )
 from arborist.qa.support import NOT_ANSWERED_OPENING, REQUEST_WORDS, asked_words, root
 from arborist.store.passages import passage_definitions
@@ -41,7 +43,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v22"
+EXTRACTIVE_MODEL = "extractive-v23"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -92,8 +94,10 @@ class ExtractiveClient:
        chunk titled "Spider-Man"). Code, tables, doctests and signatures are
        never quoted, and a sentence that repeats one already chosen is skipped. A
        manual's term line (an option, a setting) is quoted ahead of its description's
-       sentences, and the heading a sentence is under counts as its title does. What
-       the question asks for counts too (:mod:`arborist.qa.cues`: code, a number, a term).
+       sentences; a question word in the heading a sentence is under counts as fully as
+       one it says (:data:`HEADING_SHARE`). What the question asks for counts too
+       (:mod:`arborist.qa.cues`: code, a number, a term), and so, when retrieval measured
+       it, does being in the prose window nearest the question (:data:`NEAREST_MARGIN`).
     4. **Short and cited once per run.** At most ``max_sentences`` sentences and
        ``max_chars`` characters (the first always fits, shortened if need be),
        grouped by the evidence they came from; each group ends with one short
@@ -206,6 +210,7 @@ class ExtractiveClient:
             for order, found in enumerate(read_items(defang_citations(item.text)))
             if order > 0 or not _cut_at_start(item.text, found.sentence)
         ]
+        nearest = _nearest(request)
         counts: dict[str, int] = {}
         for *_, found, _ in table:
             for word in found & wanted:
@@ -237,21 +242,18 @@ class ExtractiveClient:
                 lead, place = read.first, place_of.get((rank, read.first), order)
                 alone = (order + 1000, sentence)  # or alone, once that is quoted
             opening = lead or sentence
-            context = stems(f"{read.heading} {read.term} {read.first}")  # what it is under
-            topic = (titles[rank] | (wanted & context)) - own
-            score = sum(weight[w] for w in own) + TITLE_SHARE * sum(
-                weight.get(w, 0.0) for w in topic
-            )
+            score = _weighed(weight, own, wanted - own, titles[rank], read)
             if opening in about[rank].names:  # "a deep copy" says ``deepcopy``'s name
                 joined = joined_name(about[rank].names[opening], asked)
                 score += sum(weight.get(stem(w), 0.0) for w in joined)
             score += cued.total * top  # "how many ...": "The default is 6700."
+            worded = score - cued.typed * top
+            score += NEAREST_SHARE * top * ((rank, order) in nearest)  # nearest in meaning
             said = f"{lead} {sentence}" if lead else sentence
             head = about[rank].heads.get(opening) or read.term
             if not head and opens[(rank, read.heading)] == place:
                 head = _heading_head(read.heading, wanted, said)
             text = f"{head}: {said}" if head else said
-            worded = score - cued.typed * top
             picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, worded))
         picks.sort(key=lambda p: (-p.score, p.rank, p.order))
         floor = RELATIVE_FLOOR * max((p.worded for p in picks), default=0.0)
@@ -360,15 +362,32 @@ quoted first."""
 MEMBER_SHARE = 0.068
 """How much nearer a member (a method) must be than a module-level definition to be quoted
 first: a task is most often done by a module's own function."""
-"""How many sentences of a definition's description the answer opens with, at most."""
 
 RELATIVE_FLOOR = 0.5
 """A matching sentence scoring under this share of the best one is about something else
 ("Batman was created by ..." for "who created Spider-Man?") and is left out."""
 
 TITLE_SHARE = 0.5
-"""How much a question word in the evidence's title, or in the heading a sentence is under,
+"""How much a question word in the evidence's title, or in the term a sentence describes,
 counts for that sentence."""
+
+HEADING_SHARE = 1.0
+"""How much a question word in the heading a sentence is under counts for that sentence: as
+much as one it says. A section's heading names what its every sentence is about ("The
+default mode is serialized." under "Overview" of the threading page; "Views are read-only
+in SQLite." under CREATE VIEW's "Description"), so a sentence there engages the question
+as fully as one elsewhere that repeats the word. Until ``extractive-v23`` it counted
+:data:`TITLE_SHARE`, as a document's title does (a title is a page's topic, wider)."""
+
+NEAREST_SHARE = 1.0
+NEAREST_MARGIN = 0.1
+"""A sentence in a prose window the vector lane measured within ``NEAREST_MARGIN`` of the
+evidence's nearest (:attr:`~arborist.qa.client.EvidenceText.nearness`, calibrated) earns
+``NEAREST_SHARE`` of the question's weightiest word (``extractive-v23``): the words say what
+a sentence is about, the window's nearness where the answer is (the nearest window holds
+the phrase for 55 of the 97 foreign questions whose evidence holds it quotably; "The default
+transaction behavior is DEFERRED." for "does plain BEGIN start a deferred or immediate
+transaction"). It only orders: :data:`RELATIVE_FLOOR` still compares the words alone."""
 
 _NOT_ASKED = REQUEST_WORDS | {"s", "t", "d", "m", "ll", "re", "ve"}
 """Words no sentence is chosen for: those that shape a request, and what contractions leave
@@ -425,6 +444,34 @@ above are MiniLM's own divided by 1.48 (0.2, 0.02, 0.1 before: at 0.96 of that, 
 answer to "the current exception's traceback as a string" lost ``format_exc``). Until the spread was calibrated this was
 0.3 of ``1 - floor``, which put e5's answers too near its noise: it wrongly refused 31 of
 196 answerable questions."""
+
+
+def _weighed(
+    weight: dict[str, float], own: set[str], other: set[str], title: set[str], read: Item
+) -> float:
+    """What a sentence's words score: those of the question it holds (``own``) at their
+    weight; the ``other`` words of the question its section's heading names at
+    :data:`HEADING_SHARE` of it, those its evidence's ``title`` or the term it describes
+    names at :data:`TITLE_SHARE`."""
+    headed = (other & stems(read.heading)) - title  # the section it is in
+    topic = ((title | stems(f"{read.term} {read.first}")) & other) - headed
+    lent = TITLE_SHARE * sum(weight.get(w, 0.0) for w in topic)
+    return (
+        sum(weight[w] for w in own) + lent + HEADING_SHARE * sum(weight.get(w, 0.0) for w in headed)
+    )
+
+
+def _nearest(request: ChatRequest) -> set[tuple[int, int]]:
+    """Which sentences (evidence, place) are in a prose window within :data:`NEAREST_MARGIN`
+    of the nearest the vector lane measured (none when it measured none)."""
+    near = {}
+    for rank, item in enumerate(request.evidence):
+        text = defang_citations(item.text)
+        for order, cosine in enumerate(window_nearness(text, item.nearness, read_items(text))):
+            if cosine is not None:
+                near[(rank, order)] = cosine
+    best = max(near.values(), default=0.0)
+    return {place for place, cosine in near.items() if cosine >= best - NEAREST_MARGIN}
 
 
 def _cut_at_start(text: str, sentence: str) -> bool:

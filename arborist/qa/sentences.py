@@ -1,5 +1,6 @@
 """How the offline answerer reads evidence: paragraphs and list items, the prose sentences in
-them (not code, tables, signatures or lists of names), and how a quoted sentence is closed,
+them (not code, tables, signatures or lists of names), which of the vector lane's prose
+windows each is in (:func:`window_nearness`), and how a quoted sentence is closed,
 shortened or told apart from one that says the same. Pure; what it quotes of them is
 :mod:`arborist.qa.extractive`.
 """
@@ -7,10 +8,12 @@ shortened or told apart from one that says the same. Pure; what it quotes of the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from arborist.definitions import is_header
+from arborist.store.passages import passage_definitions, windows
 from arborist.text_words import STOPWORDS, words
 
 __all__ = [
@@ -29,6 +32,7 @@ __all__ = [
     "TERM_CHARS",
     "TERM_LINES",
     "TERM_WORDS",
+    "WINDOW_PROBE",
     "blocks",
     "closed",
     "continues",
@@ -39,6 +43,7 @@ __all__ = [
     "read_sentences",
     "short_signature",
     "shorten",
+    "window_nearness",
 ]
 
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
@@ -475,3 +480,33 @@ def near_duplicate(a: set[str], b: set[str]) -> bool:
 
 NEAR_DUPLICATE = 0.8
 """Share of the shorter sentence's words found in the other above which one is left out."""
+
+
+def window_nearness(
+    text: str, nearness: Sequence[float], items: Sequence[Item]
+) -> list[float | None]:
+    """How near the question the prose window (:func:`arborist.store.passages.windows`) each
+    sentence of ``items`` is in, from the chunk's ``nearness`` (its passages', windows first);
+    None for every sentence when the passages are not the windows measured, and for one not
+    found in them."""
+    if not nearness:
+        return [None] * len(items)
+    held, found = passage_definitions(text), windows(text)
+    if len(held) != len(nearness) or sum(d is None for d in held) != len(found):
+        return [None] * len(items)
+    flat = " ".join(text.split())
+    starts, at = [], 0
+    for window in found:
+        at = max(at, flat.find(window[:WINDOW_PROBE], at))
+        starts.append(at)
+    out: list[float | None] = []
+    at = 0
+    for item in items:
+        where = flat.find(" ".join(item.sentence.split())[:WINDOW_PROBE].rstrip("."), at)
+        out.append(None if where < 0 else nearness[bisect_right(starts, where) - 1])
+        at = max(at, where)
+    return out
+
+
+WINDOW_PROBE = 40
+"""How many characters of a window, or of a sentence, find where it is in its chunk."""
