@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, overload
 
-from arborist.admission import admit
 from arborist.audit import Checkpoint, has_audit_table
 from arborist.checks import ChainCheck, Verification, chain_check, verify_home
 from arborist.config import CONFIG_FILE, ConfigFile, allowlist
 from arborist.db import connect
 from arborist.errors import DamagedDatabase, StorageError
 from arborist.forest.schema import SESSIONS_MIGRATIONS
+from arborist.gate.admission import admit
 from arborist.migrations import Migration, open_database
 from arborist.pathref import KEY_FILE
 from arborist.private import loose_modes

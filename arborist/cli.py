@@ -41,9 +41,9 @@ class _GlobalUsage(BadInput):
 
 def fail(message: str, code: int) -> NoReturn:
     """Print one error line and exit with ``code``: through the admission gate, inert
-    (:func:`arborist.admission.admit_error_line`), since it may quote a path, a URL or a
+    (:func:`arborist.gate.admission.admit_error_line`), since it may quote a path, a URL or a
     word as typed, a token in it included."""
-    from arborist.admission import admit_error_line  # noqa: PLC0415 - only when one fails
+    from arborist.gate.admission import admit_error_line  # noqa: PLC0415 - only when one fails
 
     click.echo(f"arborist: error: {admit_error_line(message)}", err=True)
     sys.exit(code)

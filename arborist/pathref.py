@@ -113,7 +113,7 @@ def home_as_tilde(text: str) -> str:
     ``/home/alice/papers/notes.md`` is ``~/papers/notes.md``, ``/home/alice`` alone is
     ``~``, ``file:///home/alice/x`` is ``file:~/x`` (:func:`home_relative`'s rule, for
     paths anywhere in a text). Every text the admission gate admits passes it first
-    (:func:`arborist.admission.admit`), so a question, label or reason typed with a home
+    (:func:`arborist.gate.admission.admit`), so a question, label or reason typed with a home
     path is stored as ``~/…``. Text without the home's characters is returned as it is,
     at the cost of a substring test or three (a text without ``/`` holds no home, and is
     not even looked at further: most questions and labels).

@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from arborist.admission import admit_error_line
 from arborist.app import Arborist
 from arborist.commands import table as commands
 from arborist.errors import ArboristError, BadInput, foreign
+from arborist.gate.admission import admit_error_line
 from arborist.safejson import check_text
 from arborist.terminal import GUTTER, inert, inert_json
 
@@ -141,7 +141,7 @@ class Repl:
 
     def error(self, message: str) -> None:
         """Write one error line, through the admission gate and inert
-        (:func:`arborist.admission.admit_error_line`): it may quote a path, a URL or a word
+        (:func:`arborist.gate.admission.admit_error_line`): it may quote a path, a URL or a word
         as typed, a token in it included."""
         self.write(f"error: {admit_error_line(message)}")
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arborist.admission import admit_error_line
 from arborist.errors import BadInput, one_line
 from arborist.forest.bates import parse_bates
+from arborist.gate.admission import admit_error_line
 
 __all__ = [
     "BadRequest",
@@ -46,7 +46,7 @@ def error_line(error: BaseException) -> str:
     """What the widget is told of a failed request: ``error`` as one line of at most
     :data:`MAX_ERROR_CHARS`, a foreign exception named by its type
     (:func:`arborist.errors.one_line`), through the boundary every face's error line
-    passes (:func:`arborist.admission.admit_error_line`): it may quote a bates number or
+    passes (:func:`arborist.gate.admission.admit_error_line`): it may quote a bates number or
     a label as typed, a token in it included."""
     return one_line(admit_error_line(one_line(error, named=True)), MAX_ERROR_CHARS)
 

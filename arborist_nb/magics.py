@@ -23,13 +23,13 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.display import HTML, Markdown, display
 
-from arborist.admission import admit_error_line
 from arborist.app import Arborist, Turn
 from arborist.app_home import default_home
 from arborist.commands.answers import ask_json, ask_of
 from arborist.commands.table import COMMANDS, Desk, Outcome, parse, parser
 from arborist.errors import ArboristError, NoDocuments
 from arborist.forest.nodes import Node, Session
+from arborist.gate.admission import admit_error_line
 from arborist.hashing import normalize_question
 from arborist.standalone.rule import stands_alone
 from arborist.terminal import inert, inert_json
@@ -49,7 +49,7 @@ written as ``%%ask`` (its QUESTION is the cell's text)."""
 
 def _usage(message: str) -> UsageError:
     """The one-line ``UsageError`` a cell shows (and a notebook saves): through the
-    admission gate and inert (:func:`arborist.admission.admit_error_line`), since it may
+    admission gate and inert (:func:`arborist.gate.admission.admit_error_line`), since it may
     quote a path, a URL or a word as typed, a token in it included."""
     return UsageError(admit_error_line(message))
 

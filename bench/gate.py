@@ -45,7 +45,7 @@ encoded into a profile URL's path, 2 placements), and it is a dev corpus now, sc
 every run. ``channels_holdout8.json`` was the eighth (seen at 4c8d7b0: 4758/5197
 placements caught, 91.6%, MISSED; 56/2982 near misses flagged, 1.9%, MET; detect-secrets
 2308/5197 and 294/2982); its leaks and false alarms were closed by general rules
-(``arborist.secret_told``: passwords told in other languages, config keywords, cookies,
+(``arborist.gate.told``: passwords told in other languages, config keywords, cookies,
 bare base64 that is random bytes or ``user:password``), and it is a dev corpus now,
 scored on every run. ``channels_holdout9.json`` was the ninth (seen at 0eb834a: 5129/5380
 placements caught, 95.3%, MISSED; 41/2625 near misses flagged, 1.6%, MET; detect-secrets
@@ -57,7 +57,7 @@ every run. ``channels_holdout10.json`` was the tenth (seen at e2288e3: 5708/6485
 placements caught, 88.0%, MISSED; 19/3685 near misses flagged, 0.5%, MET; detect-secrets
 2064/6485 and 276/3685); its leaks were closed by general rules (a password named in other
 scripts and languages, spaced secrets after their names, 32 bytes of unpadded base64: 98.5%
-caught, 8 flagged; then ``arborist.secret_context``, a password known by the words around it,
+caught, 8 flagged; then ``arborist.gate.context``, a password known by the words around it,
 a user's flag before it or a tool's place, and bare keys and PuTTY keys behind escaped line
 breaks: 6485/6485 caught, the same 8 flagged), and it is a dev corpus now, scored on every
 run. ``channels_holdout11.json`` was the eleventh (158 secrets x 48 placements, 90 near
@@ -73,7 +73,7 @@ scored on every run. Its false alarms were names given nothing (``"API_KEY=",nex
 (``GRCh38.p14``, ``gpt-4o-mini#Reset``) and an undecodable escape in a URL's name; its leaks,
 passwords with no name near them, wallets' keys and seed phrases, a key decoded where it is
 given, app passwords and recovery codes, grouped and hyphen-wrapped keys and passwords
-named in more languages. With the eleventh round's rules (``arborist.secret_bare``, a
+named in more languages. With the eleventh round's rules (``arborist.gate.bare``, a
 short text's words weighed by their shape alone, wallets' keys, a key decoded where it is
 given; and the modules beside it), ours alone (detect-secrets not rerun): 7338/7339 caught
 (100.0%; the one leak a PuTTY key's private line in a URL path's last segment, its line
@@ -97,7 +97,7 @@ hex key after "metamask export", a WPA ``psk=``, ``xfreerdp /p:``, an IRC ``PASS
 a ``cloudflared`` token, a webhook's path and a token split across two literals; its false
 alarms a public key's name (``NEXT_PUBLIC_POSTHOG_KEY=phc_…``), a reCAPTCHA site key, an
 Ethereum address, a certificate and the jwt.io sample token. It is a dev corpus now, scored
-on every run. The thirteenth round's rules (``arborist.secret_handed``, by classes: a
+on every run. The thirteenth round's rules (``arborist.gate.handed``, by classes: a
 password's name in many languages at once with their verbs of saying, a door's code, tool
 flags that take a password (``/p:``, ``psk=``, a protocol's ``PASS``), a password handed by
 what it opens, webhook paths on any host, split literals, armored key blocks and keypair
@@ -127,7 +127,7 @@ one: written by someone who has not read the gate, committed by the lead, scored
 ``--holdout`` once it is there (the run says so when it is not), and not tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
-  is no longer in :func:`arborist.admission.admit`'s output; a near miss is flagged
+  is no longer in :func:`arborist.gate.admission.admit`'s output; a near miss is flagged
   when the output has any redaction.
 * **Ours, channels** (``channels.json``): each secret (with the name or suffix its
   entry gives around it; percent-encoded where the placement says so) is put into
@@ -147,7 +147,7 @@ one: written by someone who has not read the gate, committed by the lead, scored
     ``admit_profile``) and ``repr``, or its one-line refusal;
   - error lines: a loopback chat server answers 401 with the text as its error
     message, and the output is the client's one-line ``ModelError`` as every face
-    prints an error line: through :func:`arborist.admission.admit_error_line`, the one
+    prints an error line: through :func:`arborist.gate.admission.admit_error_line`, the one
     boundary of the CLI's, the REPL's and the magics' error lines.
 
   A placement is caught when neither the secret nor its percent-encoded form is in
@@ -200,8 +200,8 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arborist import admission  # noqa: E402
-from arborist.secret_shapes import PLACEHOLDER_MARK  # noqa: E402
+from arborist.gate import admission  # noqa: E402
+from arborist.gate.shapes import PLACEHOLDER_MARK  # noqa: E402
 from arborist.store import documents  # noqa: E402
 from arborist.store.demo import demo_corpus  # noqa: E402
 
@@ -432,7 +432,7 @@ class _Channels:
 
     def _error_line(self, line: str) -> str:
         """A server's error body, as the client renders it in its one-line error and a
-        face prints that (:func:`arborist.admission.admit_error_line`)."""
+        face prints that (:func:`arborist.gate.admission.admit_error_line`)."""
         from arborist.errors import ModelError  # noqa: PLC0415
         from arborist.qa.client import ChatRequest, Message  # noqa: PLC0415
         from arborist.qa.http import HttpSettings  # noqa: PLC0415
@@ -628,7 +628,7 @@ def score_channels(name: str, path: Path, *, with_detect_secrets: bool) -> tuple
 
 
 def old_gate() -> ModuleType:
-    """arborist/admission.py as it was at :data:`OLD_GATE`, loaded as a module of its own."""
+    """arborist/admission.py (its path then) as it was at :data:`OLD_GATE`, loaded as a module of its own."""
     source = subprocess.run(
         ["git", "show", f"{OLD_GATE}:arborist/admission.py"],
         cwd=ROOT,
@@ -717,7 +717,7 @@ def score(name: str, corpus: dict[str, list[dict[str, str]]]) -> tuple[bool, lis
         f"{name}: {n_secrets} secrets, {n_near} near misses",
         _row(("detector", "secrets caught", "near misses flagged"), widths),
     ]
-    for label, result in (("ours (arborist.admission)", mine), ("detect-secrets", theirs)):
+    for label, result in (("ours (arborist.gate.admission)", mine), ("detect-secrets", theirs)):
         if result is None:
             lines.append(_row((label, "not installed", "-"), widths))
             continue

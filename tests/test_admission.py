@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arborist.admission import KINDS, PLACEHOLDER, Admitted, Redaction, admit, admit_document
 from arborist.errors import BadInput
+from arborist.gate.admission import KINDS, PLACEHOLDER, Admitted, Redaction, admit, admit_document
 
 _RNG = random.Random(6)
 _ALNUM = string.ascii_letters + string.digits
@@ -678,7 +678,7 @@ _GATE_FRAGMENTS = [
 
 
 def test_every_match_holds_the_characters_its_pattern_is_gated_on() -> None:
-    from arborist import secret_shapes as a
+    from arborist.gate import shapes as a
 
     gates = {
         a.SK_KEY: lambda g: "-" in g and "sk-" in g,
@@ -713,7 +713,7 @@ def test_no_finder_reads_the_gates_own_mark(monkeypatch: pytest.MonkeyPatch) -> 
     letters and ``_`` for a secret (as an over-eager new family might) reads the ``openai_key``
     of ``[REDACTED:openai_key]`` when the admitted text is read again, and the mark stays one
     mark (a check in one finder alone gave ``[REDACTED:[REDACTED:secret]]``)."""
-    from arborist import admission
+    from arborist.gate import admission
 
     real = admission.candidates
 

@@ -1,4 +1,4 @@
-"""The gate's twelfth round (arborist.secret_bare and the rules beside it): secrets known by
+"""The gate's twelfth round (arborist.gate.bare and the rules beside it): secrets known by
 their shape alone in a short text, wallets' keys, a key decoded where it is given, a token a
 line break parted, a userinfo whose scheme is lost, groups and codes after their names,
 passwords named in more languages; and the near misses each must leave alone. Every value
@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 import pytest
 
-from arborist.admission import admit
-from arborist.secret_bare import FIELD, strong_password
+from arborist.gate.admission import admit
+from arborist.gate.bare import FIELD, strong_password
 from arborist.store.fetch import url_file_name
 from tests.test_admission import _cpu_growth
 
@@ -73,7 +73,7 @@ def test_names_and_prose_in_a_short_text_stay(text: str) -> None:
 
 
 def test_a_long_document_is_not_weighed_word_by_word() -> None:
-    """Past FIELD characters a password needs words around it (secret_context): prose
+    """Past FIELD characters a password needs words around it (gate/context): prose
     holding a word of all four classes and nothing about signing in stays as it is."""
     filler = "The rollout moves to Tuesday and the notes say why. " * (FIELD // 50 + 1)
     assert not admit(filler + "Build tag Qm4$tLx9!vRz shipped.").redactions

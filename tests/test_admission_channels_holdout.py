@@ -13,7 +13,7 @@ import string
 
 import pytest
 
-from arborist.admission import admit
+from arborist.gate.admission import admit
 from arborist.store.demo import demo_corpus
 from tests.test_admission_joined import PLACEMENTS, _cpu_growth
 

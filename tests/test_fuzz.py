@@ -43,7 +43,6 @@ from pypdf import PdfWriter
 from reportlab.lib.pdfencrypt import StandardEncryption  # type: ignore[import-untyped]
 from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
-from arborist.admission import KINDS, PLACEHOLDER, admit
 from arborist.audit import Checkpoint
 from arborist.citations import (
     cited_labels,
@@ -74,6 +73,7 @@ from arborist.fts import (
     fts_match_any,
     fts_terms,
 )
+from arborist.gate.admission import KINDS, PLACEHOLDER, admit
 from arborist.hashing import MAX_DEPTH, MAX_SAFE_INTEGER, canonical_json
 from arborist.qa.client import (
     ChatResult,

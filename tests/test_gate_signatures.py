@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from arborist.admission import admit
+from arborist.gate.admission import admit
 
 
 @pytest.mark.parametrize(

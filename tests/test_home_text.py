@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arborist.admission import PLACEHOLDER, admit, admit_error_line
+from arborist.gate.admission import PLACEHOLDER, admit, admit_error_line
 from arborist.pathref import home_as_tilde, home_relative, user_homes
 from arborist.store.demo import demo_corpus
 

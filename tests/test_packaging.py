@@ -36,16 +36,16 @@ PURE = [
     "commands/help.py",
     "text_words.py",
     "definitions.py",
-    "secret_shapes.py",
-    "secret_prefilters.py",
-    "secret_names.py",
-    "secret_vendors.py",
-    "secret_commands.py",
-    "secret_code.py",
-    "secret_told.py",
-    "secret_context.py",
-    "secret_bare.py",
-    "secret_handed.py",
+    "gate/shapes.py",
+    "gate/prefilters.py",
+    "gate/names.py",
+    "gate/vendors.py",
+    "gate/commands.py",
+    "gate/code.py",
+    "gate/told.py",
+    "gate/context.py",
+    "gate/bare.py",
+    "gate/handed.py",
     "qa/sse.py",
     "qa/sanitize.py",
     "qa/distill.py",
@@ -234,15 +234,16 @@ def impure_imports(root: Path) -> list[str]:
 
 FACES = {"arborist.cli", "arborist.cli_commands", "arborist.repl", "arborist.sync"}
 """The faces among the core's modules (arborist_nb's modules are faces too)."""
-SERVICES = ("arborist/store", "arborist/forest", "arborist/qa")
-FOUNDATIONS = ("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py", "merkle.py",
-               "keys.py", "citations.py", "analysis.py", "terminal.py", "admission.py", "fts.py",
-               "clock.py", "pathref.py", "errors.py", "witness.py", "wal.py",
-               "private.py", "secret_shapes.py", "secret_prefilters.py", "secret_finders.py",
-               "secret_names.py", "secret_vendors.py", "secret_commands.py", "secret_code.py",
-               "secret_told.py", "secret_context.py", "secret_bare.py",
-               "text_words.py",
-               "definitions.py")  # fmt: skip
+SERVICES = ("arborist/store", "arborist/forest", "arborist/qa", "arborist/bundles")
+FOUNDATIONS = (
+    *("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py", "merkle.py"),
+    *("keys.py", "citations.py", "analysis.py", "terminal.py", "fts.py", "clock.py"),
+    *("pathref.py", "errors.py", "witness.py", "wal.py", "private.py", "text_words.py"),
+    "definitions.py",
+)
+FOUNDATION_PACKAGES = ("arborist/gate", "arborist/standalone")
+"""Below the facade: the services (packages), the foundations (top-level modules) and the
+foundations' packages (the secret gate; whether a question stands alone)."""
 ALLOWED_FACE_IMPORTS = {
     "arborist.cli": {"arborist.cli_commands"},  # the group loads its runner when a command runs
     "arborist.cli_commands": {"arborist.repl"},  # the CLI starts its REPL
@@ -278,7 +279,7 @@ def layer_violations(root: Path) -> list[str]:
         if faces:
             wrong.append(f"{name} imports the face(s) {sorted(faces)}")
         relative = path.relative_to(root).as_posix()
-        below_facade = relative.startswith(SERVICES) or (
+        below_facade = relative.startswith((*SERVICES, *FOUNDATION_PACKAGES)) or (
             path.parent == root / "arborist" and path.name in FOUNDATIONS
         )
         table = {i for i in imports if i.split(".")[1:2] and i.split(".")[1].startswith("commands")}

@@ -41,8 +41,8 @@ import httpx
 import numpy as np
 from numpy.typing import NDArray
 
-from arborist.admission import admit_profile
 from arborist.errors import BadInput
+from arborist.gate.admission import admit_profile
 from arborist.qa.http import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_RETRIES,

@@ -36,8 +36,8 @@ from typing import TypeVar
 import httpx
 
 from arborist._version import __version__
-from arborist.admission import admit
 from arborist.errors import BadInput, ModelError, one_line
+from arborist.gate.admission import admit
 from arborist.qa.sanitize import API_KEY_PLACEHOLDER, StreamText, key_pattern, no_lone_surrogates
 
 __all__ = [

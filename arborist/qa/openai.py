@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from arborist.admission import admit_profile
 from arborist.errors import BadInput
+from arborist.gate.admission import admit_profile
 from arborist.qa.budget import (
     DEFAULT_ANSWER_TOKENS,
     SMALL_PROMPT_TOKENS,
@@ -253,7 +253,7 @@ class OpenAIClient(RemoteModel):
         they must not share cached answers; moving to another server is a cache
         miss, once. The URL's credentials and query are left out, since the
         profile is stored (in ``store.db``) and hashed into every cache key, and
-        every string passes the admission gate (:func:`~arborist.admission.admit_profile`):
+        every string passes the admission gate (:func:`~arborist.gate.admission.admit_profile`):
         a key in the URL's path or in the model name is redacted, deterministically.
         Not timeouts or retries (they do not change answers), never the key.
         """

@@ -8,7 +8,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping, Sequence
 
-from arborist.admission import admit
+from arborist.gate.admission import admit
 from arborist.store.fusion import (
     HYBRID,
     LEXICAL_HEAD,

@@ -35,9 +35,9 @@ from typing import Any
 
 import httpx
 
-from arborist.admission import admit
 from arborist.config import names_an_embedder
 from arborist.errors import one_line
+from arborist.gate.admission import admit
 from arborist.qa.http import RemoteModel
 from arborist.qa.models import DEFAULT_CLIENT, NAMED_PROFILES, select_client
 from arborist.qa.openai import OpenAIClient

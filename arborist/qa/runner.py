@@ -35,11 +35,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arborist.admission import Admitted, admit
 from arborist.citations import cited_labels
 from arborist.clock import utc_now
 from arborist.db import snapshot
 from arborist.errors import BadInput, IntegrityError, ModelError, NoDocuments
+from arborist.gate.admission import Admitted, admit
 from arborist.hashing import cache_key
 from arborist.keys import cache_dimensions
 from arborist.qa.budget import Budgeted, PromptFit, fit_evidence

@@ -31,10 +31,10 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from arborist.admission import admit
 from arborist.clock import utc_now
 from arborist.db import snapshot, transaction
 from arborist.errors import BadInput
+from arborist.gate.admission import admit
 from arborist.migrations import split_sql
 from arborist.store.schema import HOT
 

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from arborist.admission import Redaction, admit, admit_document
 from arborist.audit import append_event
 from arborist.clock import utc_now
 from arborist.db import transaction
 from arborist.errors import BadInput, IntegrityError, NotFound
+from arborist.gate.admission import Redaction, admit, admit_document
 from arborist.hashing import leaf_hash
 from arborist.merkle import block_span, proof_from_levels, sibling_positions, tree_levels
 from arborist.store.cache.states import mark_stale

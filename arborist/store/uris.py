@@ -4,7 +4,7 @@ reaches the store or the audit log. Pure: no I/O.
 :func:`redact_uri` replaces what the URI's own syntax says is a secret (a password in
 the userinfo, a query parameter named for a secret); :func:`admit_uri` then passes the
 whole URI, and each percent-encoded path segment decoded, through
-:func:`arborist.admission.admit`.
+:func:`arborist.gate.admission.admit`.
 :mod:`arborist.store.documents` stores a document's URI as :func:`stored_uri` gives it.
 """
 
@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from urllib.parse import quote, unquote
 
-from arborist.admission import PLACEHOLDER, admit
+from arborist.gate.admission import PLACEHOLDER, admit
 from arborist.text_words import word_list
 
 __all__ = [

@@ -1,8 +1,8 @@
 """The shapes of secrets: the admission gate's pattern catalogue and the tests of a value.
 
-Pure: no I/O. :mod:`arborist.secret_finders` runs these patterns over a text and
-:mod:`arborist.admission` replaces what they find; the kinds they stand for, and what
-each matches, are listed in :mod:`arborist.admission`'s docstring.
+Pure: no I/O. :mod:`arborist.gate.finders` runs these patterns over a text and
+:mod:`arborist.gate.admission` replaces what they find; the kinds they stand for, and what
+each matches, are listed in :mod:`arborist.gate.admission`'s docstring.
 """
 
 from __future__ import annotations
@@ -350,7 +350,7 @@ _ALNUM = re.compile(r"[^\W_]")
 _PERCENT_ESCAPE = re.compile("%[0-9A-Fa-f]{2}")
 _QUOTED_OPENINGS = frozenset({"%20", "%22", "%27", "%09"})
 """A value opening with an escaped space or quote belongs to the text decoded, which the
-gate reads too (:func:`arborist.admission.admit` decodes percent-escapes)."""
+gate reads too (:func:`arborist.gate.admission.admit` decodes percent-escapes)."""
 _NEXT_LINE = ("%0A", "%0D", "\\N", "\\R")
 """A value opening with a line break written as an escape (a URL's ``%0A``, a repr's or
 JSON's ``\\n``) is on the next line: the name was given nothing, as ``password=`` at a
@@ -440,7 +440,7 @@ def holds_key(text: str) -> bool:
 
 def at_each(text: str, starts: list[int], pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
     """``pattern`` matched at each of ``starts`` (where its literal is, in the case-folded
-    text: :class:`arborist.secret_prefilters.Literals`) not after a letter, digit or ``_``,
+    text: :class:`arborist.gate.prefilters.Literals`) not after a letter, digit or ``_``,
     and past the last match: one anchored match each, where a search of a pattern opening
     with a lookbehind would try every character."""
     after = 0

@@ -1,7 +1,7 @@
 """What a text is searched for secrets in: its long, random-looking words.
 
 Pure: no I/O. No vendor token, webhook or AWS secret is shorter than
-:data:`_LONG_WORD` characters, so :mod:`arborist.secret_finders` looks for their
+:data:`_LONG_WORD` characters, so :mod:`arborist.gate.finders` looks for their
 literals in :func:`long_words`'s words (a few percent of most text), not the whole
 text, and a text with none of them is not searched for those secrets at all.
 :func:`word_matches` finds a secret's word by ``find``, not by an alternation's scan.
@@ -15,7 +15,7 @@ import bisect
 import re
 from collections.abc import Iterator, Sequence
 
-from arborist.secret_shapes import INVISIBLE
+from arborist.gate.shapes import INVISIBLE
 
 __all__ = [
     "AWS_SECRET_SIZE",

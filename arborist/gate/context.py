@@ -17,9 +17,9 @@ Pure: no I/O. :func:`context_candidates` yields ``(kind, start, end)`` for
 * an ngrok authtoken standing bare (a digit, 26 letters and digits, ``_``, 20 to 22 more,
   both halves mixed).
 
-:mod:`arborist.secret_finders` runs it beside the other shapes. Each family runs only where
+:mod:`arborist.gate.finders` runs it beside the other shapes. Each family runs only where
 its literals are (the cue words' starts, found with the other families' literals by
-:class:`arborist.secret_prefilters.Literals`); a cue's sentence is read once however many
+:class:`arborist.gate.prefilters.Literals`); a cue's sentence is read once however many
 cues it holds, at most :data:`_MOST_AROUND` characters each way, and only its words of eight
 characters or more are weighed.
 """
@@ -29,15 +29,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from arborist.secret_prefilters import Literals
-from arborist.secret_shapes import (
+from arborist.gate.prefilters import Literals
+from arborist.gate.shapes import (
     MIN_VALUE,
     has_digit,
     is_filler,
     random_looking,
     reads_as_password,
 )
-from arborist.secret_told import SCRIPT_NAMES
+from arborist.gate.told import SCRIPT_NAMES
 
 __all__ = [
     "context_candidates",
@@ -49,7 +49,7 @@ __all__ = [
 def context_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:
     """Every secret this module reads in ``text`` (``found`` the literals of its case-folding,
     positions the same; ``longs`` its long words, as
-    :func:`arborist.secret_prefilters.long_words`)."""
+    :func:`arborist.gate.prefilters.long_words`)."""
     cues = _cue_starts(found)
     if cues:
         yield from _near_cues(text, cues)
@@ -78,7 +78,7 @@ _CUE = re.compile(
     r"benutzer(?:name)?)(?![^\W_])|" + SCRIPT_NAMES.pattern
 )
 """A word that talks about a credential: a password's name (in English, the languages
-:mod:`arborist.secret_told` reads, Norwegian and Danish ``passord``, Catalan
+:mod:`arborist.gate.told` reads, Norwegian and Danish ``passord``, Catalan
 ``contrasenya``: found from the starts of ``pass`` and ``contrase``, which are looked for
 anyway), signing in, a user's name, a prompt, credentials."""
 _CUE_LITERALS = (
@@ -96,7 +96,7 @@ def _cue_starts(found: Literals) -> list[int]:
     for literal in _CUE_LITERALS:
         starts += found.at(literal)
     if not found.folded.isascii():
-        starts += found.pattern_starts(SCRIPT_NAMES)  # as secret_told's: found once
+        starts += found.pattern_starts(SCRIPT_NAMES)  # as gate/told's: found once
     return sorted(starts)
 
 
@@ -365,7 +365,7 @@ arguments with the command cut off), ``rabbitmqctl add_user USER X`` (``change_p
 Windows' ``net user USER X``, ``echo USER:X | chpasswd``; each row's literals, in the
 case-folded text, say whether it is read (each read from the starts of ``pass`` or ``user``,
 which the cues need anyway: no scan of its own). ``htpasswd -b FILE USER X`` and ``mc alias set``
-are :mod:`arborist.secret_commands`'."""
+are :mod:`arborist.gate.commands`'."""
 _NGROK_HEAD = 27
 _NGROK_AT = re.compile(
     r"_(?<=(?<![A-Za-z0-9_])[12][A-Za-z0-9]{26}_)[A-Za-z0-9]{20,22}(?![A-Za-z0-9_])"

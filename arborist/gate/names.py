@@ -4,9 +4,9 @@ Pure: no I/O. A password, secret, token or key is often not recognisable by its 
 but by what it is called: ``DB_PASSWORD=…``, ``"passwd": "…"``, ``secret_key: …``,
 ``Password=…;`` in a connection string, ``<password>…</password>``, ``<add
 key="ApiKey" value="…"/>``. :func:`named_candidates` yields ``(kind, start, end)`` for
-each such value; the shapes that need no name are :mod:`arborist.secret_finders`'.
-A name's end is found by its literal (:data:`~arborist.secret_shapes.NAME_LITERALS`)
-and read backwards (:data:`~arborist.secret_shapes.KEY_END_REVERSED`), so a text is
+each such value; the shapes that need no name are :mod:`arborist.gate.finders`'.
+A name's end is found by its literal (:data:`~arborist.gate.shapes.NAME_LITERALS`)
+and read backwards (:data:`~arborist.gate.shapes.KEY_END_REVERSED`), so a text is
 read once however its names repeat.
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from arborist.secret_prefilters import Literals
-from arborist.secret_shapes import (
+from arborist.gate.prefilters import Literals
+from arborist.gate.shapes import (
     CODE_REFERENCE,
     KEY_END_REVERSED,
     MIN_VALUE,

@@ -19,7 +19,7 @@ Pure: no I/O. :func:`told_candidates` yields ``(kind, start, end)`` for
   hash's digest given after its algorithm's name (``sha256-…``, Go's ``h1:…``) and hex
   are not keys.
 
-:mod:`arborist.secret_finders` runs it beside the other shapes; each pattern runs only when
+:mod:`arborist.gate.finders` runs it beside the other shapes; each pattern runs only when
 a literal every match holds is in the text, or among its long words.
 """
 
@@ -29,8 +29,8 @@ import re
 from collections.abc import Callable, Iterator
 from itertools import pairwise
 
-from arborist.secret_prefilters import Literals
-from arborist.secret_shapes import (
+from arborist.gate.prefilters import Literals
+from arborist.gate.shapes import (
     b64_text,
     has_digit,
     is_filler,
@@ -38,9 +38,10 @@ from arborist.secret_shapes import (
     random_looking,
     reads_as_password,
 )
+from arborist.text_words import word_list
 
 Reader = Callable[[str], Iterator[tuple[str, int, int]]]
-"""The gate's reading of a text (:func:`arborist.secret_finders.candidates`), given by its
+"""The gate's reading of a text (:func:`arborist.gate.finders.candidates`), given by its
 caller so that this module imports no finder of its own."""
 
 __all__ = [
@@ -56,7 +57,7 @@ def told_candidates(
 ) -> Iterator[tuple[str, int, int]]:
     """Every secret this module reads in ``text`` (``found`` the literals of its case-folding,
     positions the same; ``longs`` its long words, as
-    :func:`arborist.secret_prefilters.long_words`; ``reader`` the gate's own reading of a
+    :func:`arborist.gate.prefilters.long_words`; ``reader`` the gate's own reading of a
     text, for what base64 decodes to). Each family runs only where a literal
     its matches hold is found: a few substring scans, no pattern over the whole text."""
     pw = found.at("pw")  # looked for by the names' families too: found once
@@ -72,7 +73,7 @@ def told_candidates(
     folded_longs = longs.casefold()
     if "sess" in folded_longs or "sid=" in folded_longs:  # name=value: a long word
         yield from _sessions(text)
-    if found.at("-a"):  # with "-p" and "-u", by one scan (arborist.secret_prefilters.SHARED)
+    if found.at("-a"):  # with "-p" and "-u", by one scan (arborist.gate.prefilters.SHARED)
         yield from _auth_flags(text, found.at("-a"))
     if "-" in longs and _MAILGUN_AT_DASH.search(longs) is not None:
         for m in _MAILGUN.finditer(text):
@@ -88,7 +89,7 @@ _FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha", "mdp", "clé
 """What each Latin password's name :data:`_FOREIGN` reads opens with, ``passwort``, ``mot de
 passe``, ``pass`` and ``pw`` aside: those are found among the starts of ``pass`` (which
 every family looks for) and of ``pw`` (which the config keywords need too). Each is a
-member of a group of :data:`arborist.secret_prefilters.SHARED`, found by its scan."""
+member of a group of :data:`arborist.gate.prefilters.SHARED`, found by its scan."""
 SCRIPT_NAMES = re.compile(
     "비밀번호|암호|كلمة ال(?:مرور|سر)|رمز عبور|密码|密碼|口令|パスワード|暗証番号|пароль|"
     "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre|"
@@ -108,7 +109,7 @@ few places."""
 
 def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
     """Where a password's name in another language (or ``pw``, or ``pass``) may open: each
-    name's starts, found by the scans of :data:`arborist.secret_prefilters.SHARED`'s groups,
+    name's starts, found by the scans of :data:`arborist.gate.prefilters.SHARED`'s groups,
     the starts of ``pass`` (``passwort``, ``mot de passe``, ``the wifi pass is``), and in a
     text not all ASCII the starts of :data:`SCRIPT_NAMES`."""
     folded = found.folded
@@ -447,20 +448,16 @@ _CODES = re.compile(
 """An account's recovery or backup codes after their name and a colon (GitHub's
 ``73914-28560``, Google's ``1234 5678``): one or more, each with a digit."""
 _PLAIN_WORDS = frozenset(
-    (
-        "a", "an", "and", "are", "as", "ask", "at", "be", "by", "for", "from", "get", "has",
-        "have", "here", "in", "is", "it", "its", "not", "of", "on", "or", "our", "see", "sent",
-        "set", "that", "the", "them", "then", "this", "to", "use", "via", "was", "will",
-        "with", "you", "your",
-    )
-)  # fmt: skip
+    word_list("""a an and are as ask at be by for from get has have here in is it its not of on or our
+        see sent set that the them then this to use via was will with you your""")
+)
 """Words a sentence holds and a passphrase or a seed phrase does not (``passphrase: ask the
 admin for it``)."""
 
 
 def _spaced_heads(found: Literals) -> list[int]:
     """Where a spaced secret's name may open: the starts of ``mnemonic`` and ``seed``
-    (members of :data:`arborist.secret_prefilters.SHARED`'s groups), and the word before
+    (members of :data:`arborist.gate.prefilters.SHARED`'s groups), and the word before
     each ``phrase``; ``passphrase`` and ``app password`` among the starts of ``pass``, and
     ``setup key`` (:data:`_KEY_KINDS`) among those of ``key``."""
     folded = found.folded

@@ -7,7 +7,7 @@ key's value (``props.put("mail.smtp.password", "X")``), SQL's ``IDENTIFIED BY X`
 Oracle JDBC URL's ``user/X`` and the tools that take one by place (``b2 account authorize
 ID KEY``, ``lftp -u user,X``, ``zip -P X``); :func:`prose_candidates` for a password told
 in prose (``my password for the cluster is X``, ``the passphrase is: X``).
-:mod:`arborist.secret_finders` runs them beside the other shapes; each pattern is matched
+:mod:`arborist.gate.finders` runs them beside the other shapes; each pattern is matched
 where its literal is, not from every character.
 """
 
@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from arborist.secret_commands import flag_lines, tool_lines
-from arborist.secret_names import MIXED
-from arborist.secret_prefilters import Literals, named_matches, secret_words
-from arborist.secret_shapes import (
+from arborist.gate.commands import flag_lines, tool_lines
+from arborist.gate.names import MIXED
+from arborist.gate.prefilters import Literals, named_matches, secret_words
+from arborist.gate.shapes import (
     MIN_VALUE,
     at_each,
     has,

@@ -1,8 +1,8 @@
 """Tokens whose prefix names their vendor: the gate's table of them, and its prefilter.
 
 Pure: no I/O. Each row is the literals one of which every match holds, the kind, and
-the pattern; :mod:`arborist.secret_finders` tries a row only when one of its literals is
-among a text's long words (:func:`arborist.secret_prefilters.long_words`), so a row
+the pattern; :mod:`arborist.gate.finders` tries a row only when one of its literals is
+among a text's long words (:func:`arborist.gate.prefilters.long_words`), so a row
 costs nothing on text that cannot hold its token. Grouped by what issues the tokens
 (CI systems and registries, payment, e-mail and SMS, AI and ML APIs and experiment
 trackers, data platforms, observability, identity, clouds), so a missing vendor is seen
@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from arborist.secret_prefilters import trie
+from arborist.gate.prefilters import trie
+from arborist.text_words import word_list
 
 __all__ = [
     "VENDOR",
@@ -201,14 +202,10 @@ _VENDOR_PATTERNS = (
 # literal itself, so a run of them is read at its first try (``hf_hf_hf_...`` fails at
 # the second ``_``, ``glpat-glpat-...`` is one match).
 GLUED = frozenset(
-    {
-        "whsec_", "GOCSPX-", "ya29.", "hf_", "gl", "npm_", "pypi-AgE",
-        "rubygems_", "shp", "_v1_", "dckr_pat_", "ATATT3", "lin_api_", "figd_", "gsk_",
-        "pplx-", "xai-", "nvapi-", "tvly-", "sntry", "hvs.", "AGE-SECRET-KEY-1", "sq0",
-        "PMAK-", "sbp_", "ntn_", "pscale_", "lsv2_", "glc_", "glsa_", "NRAK-", "xkeysib-",
-        "dt0c01.", "FLWSECK",
-    }
-)  # fmt: skip
+    word_list("""whsec_ GOCSPX- ya29. hf_ gl npm_ pypi-AgE rubygems_ shp _v1_ dckr_pat_ ATATT3 lin_api_
+        figd_ gsk_ pplx- xai- nvapi- tvly- sntry hvs. AGE-SECRET-KEY-1 sq0 PMAK- sbp_ ntn_
+        pscale_ lsv2_ glc_ glsa_ NRAK- xkeysib- dt0c01. FLWSECK""")
+)
 VENDOR = tuple(
     (
         literals,
@@ -225,7 +222,7 @@ _VENDOR_LITERALS = sorted({lit for literals, _, _ in VENDOR for lit in literals}
 
 
 def _by_head(words: list[str]) -> tuple[re.Pattern[str], ...]:
-    """A trie (:func:`arborist.secret_prefilters.trie`) of ``words`` for each character they
+    """A trie (:func:`arborist.gate.prefilters.trie`) of ``words`` for each character they
     open with: a search for one of them runs as a search for its first character, where a
     search of one trie of them all tried each of its forty first characters in turn at
     every place."""

@@ -80,7 +80,7 @@ digit), a value given to a name that was itself given as another name's value
 ``.atlasv1.``, Mapbox ``sk.eyJ``, 1Password ``ops_eyJ``, Cloudflare Origin CA keys
 (``v1.0-<hex>-<hex>``), Fly.io tokens (``fm1a_``, ``fm1r_``, ``fm2_``, ``fo1_``),
 ``.pgpass`` lines (after any character no host name holds), ``*_PAT`` names, and bare
-Azure DevOps PATs and Azure storage keys (see :mod:`arborist.secret_shapes`). An AWS key
+Azure DevOps PATs and Azure storage keys (see :mod:`arborist.gate.shapes`). An AWS key
 id whose 16 characters are one filler over and over (``AKIAXXXXXXXXXXXXXXXX``) is a mask.
 
 :func:`admit_error_line` is the one boundary every face prints an error line through.
@@ -115,16 +115,16 @@ suffix holding no key). Read too: a .NET ``<add key=... value="X`` whose closing
 never comes (to the next space), and a ``Basic`` credential a URL path goes on after
 (``Basic <base64>=/status``: the base64 ends at its padding).
 
-The gate is eleven modules under this one: :mod:`arborist.secret_shapes` (the patterns
-and the tests of a value), :mod:`arborist.secret_vendors` (the tokens whose prefix names
-their vendor, by family), :mod:`arborist.secret_prefilters` (the long words a text's
-tokens can be in, and the text past its invisible characters and escapes), :mod:`arborist.secret_finders` (each shape's prefilter and pattern
-run over a text), :mod:`arborist.secret_names` (values given to a secret's name, in
-any syntax), :mod:`arborist.secret_commands` (passwords given to a tool's flag or kept
-in a tool's file), :mod:`arborist.secret_code` (passwords and keys code and prose give
-by place), :mod:`arborist.secret_told` (told in another language, cookies, bare base64) and
-:mod:`arborist.secret_context` (known by the words around them or a tool's place),
-:mod:`arborist.secret_bare` (by their shape alone), :mod:`arborist.secret_handed` (many
+The gate is eleven modules under this one: :mod:`arborist.gate.shapes` (the patterns
+and the tests of a value), :mod:`arborist.gate.vendors` (the tokens whose prefix names
+their vendor, by family), :mod:`arborist.gate.prefilters` (the long words a text's
+tokens can be in, and the text past its invisible characters and escapes), :mod:`arborist.gate.finders` (each shape's prefilter and pattern
+run over a text), :mod:`arborist.gate.names` (values given to a secret's name, in
+any syntax), :mod:`arborist.gate.commands` (passwords given to a tool's flag or kept
+in a tool's file), :mod:`arborist.gate.code` (passwords and keys code and prose give
+by place), :mod:`arborist.gate.told` (told in another language, cookies, bare base64) and
+:mod:`arborist.gate.context` (known by the words around them or a tool's place),
+:mod:`arborist.gate.bare` (by their shape alone), :mod:`arborist.gate.handed` (many
 languages' names, flags, and what is public); this one weighs, merges and replaces.
 """
 
@@ -137,11 +137,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from arborist.errors import BadInput
+from arborist.gate.finders import candidates
+from arborist.gate.handed import public_spans
+from arborist.gate.prefilters import decoded_view, from_view, through_views, visible_view
+from arborist.gate.shapes import INVISIBLE, PLACEHOLDER_MARK
 from arborist.pathref import home_as_tilde
-from arborist.secret_finders import candidates
-from arborist.secret_handed import public_spans
-from arborist.secret_prefilters import decoded_view, from_view, through_views, visible_view
-from arborist.secret_shapes import INVISIBLE, PLACEHOLDER_MARK
 from arborist.terminal import inert
 
 __all__ = [

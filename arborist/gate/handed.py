@@ -24,7 +24,7 @@ Pure: no I/O. :func:`handed_candidates` yields ``(kind, start, end)`` for
   that says what it is), and ``Label: user / password`` lines after a word about accounts.
 
 Each family is read only where a literal of it stands, found by the scans of
-:data:`arborist.secret_prefilters.SHARED`'s groups (its first character's scan, which the
+:data:`arborist.gate.prefilters.SHARED`'s groups (its first character's scan, which the
 other families need anyway: the names' pieces ``woord``, ``sana``, ``slo``…, ``code``,
 ``pin``, ``/p:``, ``/hook``…) or among the long words (a hex key, a split literal's part).
 
@@ -42,9 +42,9 @@ import json
 import re
 from collections.abc import Callable, Iterator
 
-from arborist.secret_prefilters import Literals
-from arborist.secret_shapes import has_digit, is_filler, random_looking
-from arborist.secret_told import SCRIPT_NAMES
+from arborist.gate.prefilters import Literals
+from arborist.gate.shapes import has_digit, is_filler, random_looking
+from arborist.gate.told import SCRIPT_NAMES
 
 __all__ = [
     "PUBLISHED_SAMPLES",
@@ -200,7 +200,7 @@ _NAME_NEEDLES = (
     *("cyfrin", "paswo", "palavra", "mat kh"),
 )
 """A piece of each of :data:`_NAMES`' ASCII names, each a member of a group of
-:data:`arborist.secret_prefilters.SHARED` (found by the scan of its first character, which the
+:data:`arborist.gate.prefilters.SHARED` (found by the scan of its first character, which the
 other families' literals need anyway): a text holding none is not read for them."""
 _SET_WORDS = ("temporary ", "temp ", "initial ", "new ", "default ", "one-time ", "one time ")
 _CODE_WORDS = frozenset(
@@ -218,7 +218,7 @@ def _name_heads(folded: str, found: Literals) -> list[int]:
     heads = []
     for needle in _NAME_NEEDLES:
         heads += [_word_start(folded, at) for at in found.at(needle)]
-    if not folded.isascii():  # SCRIPT_NAMES' starts, found for secret_told and secret_context
+    if not folded.isascii():  # SCRIPT_NAMES' starts, found for gate/told and gate/context
         heads += [_word_start(folded, at) for at in found.pattern_starts(SCRIPT_NAMES)]
     for at in found.at("pass"):
         heads += [at - len(w) for w in _SET_WORDS if folded.startswith(w, at - len(w))]
@@ -347,7 +347,7 @@ _B64_JSON = re.compile(r"(?<![\w.+/-])eyJ[A-Za-z0-9+/_-]{60,}={0,2}(?![\w.+/-])"
 _HEX_KEY = re.compile(r"(?<![\w])(?:0x)?[0-9a-fA-F]{64}(?![\w])")
 _WALLET = re.compile(r"wallet|metamask|priv|signer")
 _WALLET_CUES = ("wallet", "metamask", "priv", "signer")
-"""A wallet's words (members of :data:`arborist.secret_prefilters.SHARED`'s groups): a text
+"""A wallet's words (members of :data:`arborist.gate.prefilters.SHARED`'s groups): a text
 holding none is not read for a wallet's hex key."""
 _DIGEST = re.compile(r"sha[0-9-]*|hash|digest|checksum|md5|blake")
 """A hash's name just before hex: a digest, not a key."""

@@ -1,11 +1,11 @@
 """Where secrets are in a text: each shape's cheap prefilter, then its pattern.
 
 Pure: no I/O. :func:`candidates` yields ``(kind, start, end)`` for every match of
-:mod:`arborist.secret_shapes`' patterns, overlapping and unmerged; the gate
-(:mod:`arborist.admission`) weighs them against the allowlist, merges them and
+:mod:`arborist.gate.shapes`' patterns, overlapping and unmerged; the gate
+(:mod:`arborist.gate.admission`) weighs them against the allowlist, merges them and
 replaces them. Most text holds no secret, so each family of shapes runs only when a
 literal every match holds is in the text (or its case-folding), and the long-token
-shapes only on a text's long words (:func:`arborist.secret_prefilters.long_words`).
+shapes only on a text's long words (:func:`arborist.gate.prefilters.long_words`).
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from arborist.secret_bare import bare_candidates
-from arborist.secret_code import code_candidates, prose_candidates
-from arborist.secret_commands import command_candidates, spaced_candidates
-from arborist.secret_context import context_candidates
-from arborist.secret_handed import handed_candidates
-from arborist.secret_names import MIXED, fold_in_place, named_candidates
-from arborist.secret_prefilters import AWS_SECRET_SIZE, Literals, has_long, long_words
-from arborist.secret_shapes import (
+from arborist.gate.bare import bare_candidates
+from arborist.gate.code import code_candidates, prose_candidates
+from arborist.gate.commands import command_candidates, spaced_candidates
+from arborist.gate.context import context_candidates
+from arborist.gate.handed import handed_candidates
+from arborist.gate.names import MIXED, fold_in_place, named_candidates
+from arborist.gate.prefilters import AWS_SECRET_SIZE, Literals, has_long, long_words
+from arborist.gate.shapes import (
     ADO_PAT,
     AUTH_HEADER,
     AWS_ACCESS,
@@ -57,8 +57,8 @@ from arborist.secret_shapes import (
     printable,
     random_looking,
 )
-from arborist.secret_told import told_candidates
-from arborist.secret_vendors import vendor_rows
+from arborist.gate.told import told_candidates
+from arborist.gate.vendors import vendor_rows
 
 __all__ = [
     "candidates",

@@ -8,7 +8,7 @@ X``, ``smbclient -U user%X``, ``curl -u user:X``, ``--password X``, ``-storepass
 command (``wandb login KEY``); :func:`spaced_candidates` yields the values given with no
 ``=`` or ``:`` (``SetEnv DB_PASSWORD X``, ``Auth.api_key("X")``, ``scheme://user:X`` cut
 short, ``7z x a.7z -pX``, ``mc alias set``'s and ``htpasswd -b``'s positional passwords);
-:mod:`arborist.secret_finders` runs them beside the other shapes.
+:mod:`arborist.gate.finders` runs them beside the other shapes.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from arborist.secret_prefilters import Literals, named_matches, secret_words
-from arborist.secret_shapes import (
+from arborist.gate.prefilters import Literals, named_matches, secret_words
+from arborist.gate.shapes import (
     CURL_USER,
     DASH_P,
     DASH_PASS,
@@ -134,7 +134,7 @@ def _flag_lines(text: str, found: Literals) -> list[tuple[int, int, re.Pattern[s
     MYSQL's on a line with ``-p`` or ``-a``; LDAP's ``-w`` and SMB's ``-U`` only where such
     a tool is named (``grep -w`` is common), by a pattern of their own. The first flag of a
     line is read from the starts of all four in the case-folding (``-a``, ``-p``, ``-w``,
-    ``-u``: one scan of their group, :data:`arborist.secret_prefilters.SHARED`) that are
+    ``-u``: one scan of their group, :data:`arborist.gate.prefilters.SHARED`) that are
     written so (``-[apwU]``), the rest within it."""
     folded = found.folded
     ldap: bool | None = None  # whether such a tool is named: asked once a line needs it

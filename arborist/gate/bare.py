@@ -7,7 +7,7 @@ Pure: no I/O. :func:`bare_candidates` yields ``(kind, start, end)`` for
   a typed password by its shape alone, one word of 8 to 32 characters holding a lower-case
   letter, a capital, a digit and a mark (:data:`_STRONG_MARKS`; or, twelve or more, ``+`` or
   ``=``) that is not a path, a URL, code, an address, a version or a tag
-  (:func:`arborist.secret_context.password_shaped`), also such a word before a file's
+  (:func:`arborist.gate.context.password_shaped`), also such a word before a file's
   suffix, as a slug's tag or after a secret's name joined to it (``pw-X``, ``backup.pw.X``);
   one random token of 24 characters or more (both cases, digits, changing between letters
   and digits at least eight times or holding three runs of letters no word holds, not hex:
@@ -17,7 +17,7 @@ Pure: no I/O. :func:`bare_candidates` yields ``(kind, start, end)`` for
   sentence around it to tell a password by, and a word holding all four classes is what a
   password policy asks for and what a name, a number or a word of prose never needs. A long
   document is not read so (each word of it weighed would cost every ingest): there a
-  password is known by the words around it (:mod:`arborist.secret_context`);
+  password is known by the words around it (:mod:`arborist.gate.context`);
 * anywhere: a cryptocurrency wallet's private key in Base58 (a Bitcoin WIF key, 51
   characters opening ``5H``/``5J``/``5K`` or 52 opening ``K``/``L``; a BIP32 extended private
   key, ``xprv`` and its kin and 107 or 108 more; 64 bytes of Base58, a Solana keypair's,
@@ -27,8 +27,8 @@ Pure: no I/O. :func:`bare_candidates` yields ``(kind, start, end)`` for
   (``default:X@redis-1.example.com``); a key given to a secret's name through a call that
   decodes it (``app.secret_key = bytes.fromhex('…')``, ``Buffer.from("…", "hex")``).
 
-:mod:`arborist.secret_finders` runs it beside the other shapes; the keys are looked for among
-a text's long words only (:func:`arborist.secret_prefilters.long_words`).
+:mod:`arborist.gate.finders` runs it beside the other shapes; the keys are looked for among
+a text's long words only (:func:`arborist.gate.prefilters.long_words`).
 """
 
 from __future__ import annotations
@@ -36,16 +36,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from arborist.secret_context import password_shaped, unpronounceable
-from arborist.secret_names import secret_name
-from arborist.secret_shapes import (
+from arborist.gate.context import password_shaped, unpronounceable
+from arborist.gate.names import secret_name
+from arborist.gate.shapes import (
     b64_text,
     has_digit,
     printable,
     random_looking,
     reads_as_password,
 )
-from arborist.secret_told import Reader, spaced_secrets
+from arborist.gate.told import Reader, spaced_secrets
+from arborist.text_words import word_list
 
 __all__ = [
     "FIELD",
@@ -62,7 +63,7 @@ short note: each of its words is weighed as a password by its shape alone."""
 
 def bare_candidates(text: str, longs: str, reader: Reader) -> Iterator[tuple[str, int, int]]:
     """Every secret this module reads in ``text`` (``longs`` its long words, as
-    :func:`arborist.secret_prefilters.long_words`; ``reader`` the gate's own reading of a
+    :func:`arborist.gate.prefilters.long_words`; ``reader`` the gate's own reading of a
     text, for a token a line break parted)."""
     if len(text) <= FIELD:
         yield from _field_passwords(text)
@@ -99,7 +100,7 @@ def strong_password(word: str) -> bool:
     """Whether ``word`` holds a lower-case letter, a capital, a digit and one of
     :data:`_STRONG_MARKS` (or, twelve characters or more, ``+`` or ``=``), and reads as a typed
     password
-    (:func:`arborist.secret_context.password_shaped`)."""
+    (:func:`arborist.gate.context.password_shaped`)."""
     marked = any(c in _STRONG_MARKS for c in word) or (
         len(word) >= _LEAST_SUMS and any(c in "+=" for c in _CHARGE.sub("", word))
     )
@@ -363,7 +364,7 @@ _RECOVERY = re.compile("(?i)recovery|backup")
 _HYPHEN_HEAD = re.compile(r"[A-Za-z0-9]-(?: |%0[DdAa]|\\[nr])")
 """A long word that ends in a hyphen (its line's end), or holds one before an escaped line
 break: where a token parted over two lines has its first part (nineteen characters or more,
-among :func:`arborist.secret_prefilters.long_words`: a text with none is not read for one)."""
+among :func:`arborist.gate.prefilters.long_words`: a text with none is not read for one)."""
 
 
 def _hyphen_head(longs: str) -> bool:
@@ -393,19 +394,13 @@ _SEED_WORD = re.compile(r"(?:[a-z]{3,8} ){11}[a-z]{3,8}")
 """Twelve words in lower case in a row: what every seed phrase opens with."""
 _WORD_RUN = re.compile(r"(?<![\w'-])(?:[a-z]{3,8} ){11,30}[a-z]{3,8}(?![\w'-])")
 _FUNCTION_WORDS = frozenset(
-    (
-        "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "her",
-        "was", "one", "our", "out", "has", "him", "his", "how", "its", "may", "new", "now",
-        "old", "see", "two", "who", "did", "get", "let", "put", "say", "she", "too", "use",
-        "that", "with", "have", "this", "will", "your", "from", "they", "been", "more", "when",
-        "were", "what", "there", "their", "which", "would", "about", "into", "than", "then",
-        "them", "these", "some", "could", "other", "only", "also", "just", "like", "over",
-        "such", "very", "most", "should", "where", "while", "whether", "must", "shall", "here",
-        "does", "each", "because", "being", "both", "same", "through", "during", "before",
-        "after", "under", "again", "further", "those", "ours", "yours", "itself", "please",
-        "thanks", "hello", "would",
-    )
-)  # fmt: skip
+    word_list("""the and for are but not you all any can had her was one our out has him his how its may
+        new now old see two who did get let put say she too use that with have this will your
+        from they been more when were what there their which would about into than then them
+        these some could other only also just like over such very most should where while
+        whether must shall here does each because being both same through during before after
+        under again further those ours yours itself please thanks hello""")
+)
 """Words prose cannot go twelve words without; a wallet's seed phrase holds none of them."""
 _SEED_LENGTHS = range(12, 27)
 """A seed phrase's 12 to 24 words (BIP39's lengths), and a word of the sentence on either
