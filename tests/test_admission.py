@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from arborist.errors import BadInput
 from arborist.gate.admission import KINDS, PLACEHOLDER, Admitted, Redaction, admit, admit_document
+from tests.hypothesis_sizes import scaled_examples
 
 _RNG = random.Random(6)
 _ALNUM = string.ascii_letters + string.digits
@@ -611,7 +612,7 @@ _FRAGMENTS = st.sampled_from(
 _TEXTS = st.lists(st.one_of(_FRAGMENTS, st.text(max_size=8)), max_size=30).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled_examples(300), deadline=None)
 @given(_TEXTS)
 def test_admit_never_raises_hides_what_it_finds_and_is_idempotent(text: str) -> None:
     once = admit(text)
@@ -642,7 +643,7 @@ _SECRETS = st.sampled_from(
 _PLAIN = st.text(alphabet=string.ascii_letters + " \n.,;()", max_size=40)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=scaled_examples(200), deadline=None)
 @given(_PLAIN, _SECRETS, _PLAIN)
 def test_a_secret_in_any_surroundings_never_survives(before: str, secret: str, after: str) -> None:
     result = admit(f"{before} {secret} {after}")

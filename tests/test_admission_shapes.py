@@ -23,6 +23,7 @@ from arborist.cli import cli
 from arborist.gate.admission import admit, admit_profile
 from tests.chat_server import ChatServer, RecordedRequest, Reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture
+from tests.hypothesis_sizes import scaled_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "bench" / "secret_corpus" / "corpus.json"
@@ -365,7 +366,7 @@ def test_an_authorization_header_named_in_prose_is_left_alone() -> None:
     assert not admit("Authorization: Basic YWxpY2U6czNjcjN0LXBhc3M=").clean
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=scaled_examples(400), deadline=None)
 @given(
     st.lists(
         st.one_of(
@@ -422,7 +423,7 @@ _GROUPED = ["-a", "-p", "-u", "cookie", "clave", "credential", "kennwort", "senh
 _HOLDING = ["htpasswd", "password", "-pat", "auth", "authorize", "authorization"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled_examples(300), deadline=None)
 @given(
     st.lists(
         st.sampled_from([*_WORDS, *_GROUPED, *_HOLDING, "_", "-", " ", "a", "s", "ss", "="]),
@@ -473,7 +474,7 @@ _NAME_PARTS = ["pass", "pwd", "secret", "token", "api_key", "x", "DB_", " ", "\t
 _NAME_PARTS += [",", ".", "-", "_", "é", "Ab3dE6gH9jK2mN5pQ8sT1"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled_examples(300), deadline=None)
 @given(st.lists(st.sampled_from(_NAME_PARTS), max_size=20))
 def test_names_read_back_from_their_words_match_what_a_search_matches(parts: list[str]) -> None:
     """:func:`named_matches` (a pattern tried only from the start of a name holding a

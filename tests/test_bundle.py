@@ -23,6 +23,7 @@ from arborist.bundles.shape import BundleUnreadable, hex_b64, read_bundle
 from arborist.cli import cli
 from arborist.commands.table import Desk
 from arborist.hashing import canonical_json, leaf_hash, sha256_hex
+from tests.hypothesis_sizes import scaled_examples
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDER = (
@@ -335,7 +336,9 @@ def test_the_command_table_bundles_from_a_notebook_or_repl_desk(
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=scaled_examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(position=st.floats(0, 1, exclude_max=True), change=st.integers(1, 255))
 def test_any_single_byte_changed_fails_verify(

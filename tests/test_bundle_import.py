@@ -24,6 +24,7 @@ from arborist.sync import body
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 from tests.chat_server import loopback as loopback_fixture  # noqa: F401
+from tests.hypothesis_sizes import scaled_examples
 from tests.test_bundle import SPIDER, _forged, _leaves, _set, _value, run
 
 CREATORS = "Who created Spider-Man?"
@@ -267,7 +268,9 @@ _FORGEABLE = ("records", "profiles", "policies", "documents", "chunks")
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=scaled_examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(pick=st.integers(0, 10**6), kind=st.sampled_from(["forged", "list", "object", "null"]))
 def test_any_field_of_a_record_or_what_proves_it_forged_or_mistyped_imports_nothing(

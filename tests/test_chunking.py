@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from arborist.store import chunking
 from arborist.store.chunking import CHUNKING_VERSION, MAX_CHARS, Chunk, chunk_text, iter_chunks
+from tests.hypothesis_sizes import scaled_examples
 
 
 def test_headings_start_new_chunks_and_label_them() -> None:
@@ -263,7 +264,7 @@ _hostile = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled_examples(300), deadline=None)
 @given(_hostile)
 def test_chunks_are_byte_identical_to_k1_on_any_text(text: str) -> None:
     _same_as_k1(text)
@@ -313,7 +314,7 @@ _paged = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled_examples(300), deadline=None)
 @given(_paged)
 def test_form_feeds_open_chunks_and_every_one_followed_by_text_is_kept(text: str) -> None:
     chunks = chunk_text(text)

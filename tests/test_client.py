@@ -54,6 +54,7 @@ from tests.chat_server import (
     stream_reply,
 )
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture
+from tests.hypothesis_sizes import scaled_examples
 
 KEY = "sk-test-0123456789abcdef-secret"
 SPIDER = EvidenceText(
@@ -1245,7 +1246,9 @@ _BITS = st.sampled_from(
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=scaled_examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(pieces=st.lists(_BITS, min_size=1, max_size=8))
 def test_a_stream_cut_anywhere_is_cleaned_as_its_whole_text_is(

@@ -28,6 +28,7 @@ from arborist.store.coaccess import (
 )
 from arborist.sync import body
 from arborist.views.results import answer_text
+from tests.hypothesis_sizes import scaled_examples
 
 AWS_KEY = "AKIA" + "Q3ZLN7V2RKD4WX6M"
 
@@ -228,7 +229,7 @@ sessions = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=scaled_examples(150), deadline=None)
 @given(sessions, st.integers(min_value=1, max_value=6), st.integers(min_value=1, max_value=6))
 def test_edges_never_exceed_k_per_chunk_and_scores_stay_in_0_1(
     cited: list[list[int]], window: int, fanout: int

@@ -31,6 +31,7 @@ from arborist.hashing import node_hash, question_hash
 from arborist.qa.standing import BAD_KEY, DIFFERS, NO_KEY, NOT_HERE
 from tests.exports import DOC, QUESTION, answered_turn, export_records, jsonl
 from tests.exports import doc as doc_fixture  # noqa: F401
+from tests.hypothesis_sizes import scaled_examples
 
 FORGED_ANSWER = "Spider-Man was created by Jack Kirby alone. [E1]"
 
@@ -334,7 +335,7 @@ BATES_IN_LINE = re.compile(r"([0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}-[0-9]{6})")
 def scaled(examples: int) -> settings:
     """``examples`` in a normal run, ten times as many under ``pytest --long``."""
     return settings(
-        max_examples=max(1, examples * settings().max_examples // 100),
+        max_examples=scaled_examples(examples),
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )

@@ -93,6 +93,7 @@ from arborist.store.loaders import (
 )
 from arborist.store.normalize import normalize_text
 from arborist.terminal import Gutter, InertStream, gutter, inert, inert_json
+from tests.hypothesis_sizes import scaled_examples
 from tests.pdfs import is_paged_text
 
 # --------------------------------------------------------------------------- helpers
@@ -106,7 +107,7 @@ def scaled(examples: int, *, slow: bool = False) -> settings:
     """
     checks = [HealthCheck.too_slow, HealthCheck.data_too_large] if slow else []
     return settings(
-        max_examples=max(1, examples * settings().max_examples // 100),
+        max_examples=scaled_examples(examples),
         deadline=None,
         suppress_health_check=checks,
     )

@@ -35,6 +35,7 @@ from arborist.store.loaders import (
     load_path,
 )
 from arborist.store.normalize import normalize_text
+from tests.hypothesis_sizes import scaled_examples
 from tests.pdfs import is_paged_text
 
 
@@ -674,7 +675,7 @@ def check_loaded(media_type: str, data: bytes) -> None:
     doc.title.encode("utf-8")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=scaled_examples(150), deadline=None)
 @given(
     media_type=st.sampled_from(sorted(set(MEDIA_TYPES.values()))),
     data=st.one_of(
@@ -688,13 +689,15 @@ def test_load_bytes_on_random_bytes_raises_only_arborist_errors(
     check_loaded(media_type, data)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=scaled_examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(data=mutated_pdfs())
 def test_load_bytes_on_damaged_pdfs_raises_only_arborist_errors(data: bytes) -> None:
     check_loaded("application/pdf", data)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=scaled_examples(100), deadline=None)
 @given(data=notebooks())
 def test_load_bytes_on_odd_notebooks_raises_only_arborist_errors(data: bytes) -> None:
     check_loaded("application/x-ipynb+json", data)
@@ -823,7 +826,7 @@ _PARTS = [
 _loader_texts = st.lists(st.sampled_from(_PARTS), max_size=60).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled_examples(300), deadline=None)
 @given(_loader_texts, st.sampled_from([1, 2, 3, 7, 1 << 20]))
 def test_normalize_text_in_pieces_is_normalize_text_whole(text: str, piece: int) -> None:
     with pytest.MonkeyPatch.context() as patch:
@@ -857,7 +860,7 @@ def test_line_end_spaces_are_every_space_but_newline() -> None:
     assert "".join(c for c in every if c.isspace() and c != "\n") == normalize._LINE_END_SPACES
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=scaled_examples(300), deadline=None)
 @given(_loader_texts)
 def test_titles_read_line_by_line_are_the_titles_of_the_whole_split(text: str) -> None:
     for given_text in (text, k1_normalize_text(text)):

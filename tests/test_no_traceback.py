@@ -40,6 +40,7 @@ from arborist.app import Arborist
 from arborist.cli import cli
 from arborist.errors import ArboristError, StorageError, foreign
 from arborist.repl import Repl, scripted_reader
+from tests.hypothesis_sizes import scaled_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
@@ -49,7 +50,7 @@ DEEP = 100_000
 def scaled(examples: int) -> settings:
     """``examples`` in a normal run, ten times as many under ``pytest --long``."""
     return settings(
-        max_examples=max(1, examples * settings().max_examples // 100),
+        max_examples=scaled_examples(examples),
         deadline=None,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     )

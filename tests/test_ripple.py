@@ -22,6 +22,7 @@ from arborist.forest.schema import SESSIONS_MIGRATIONS
 from arborist.forest.shard import create_session, insert_turn, ripple
 from arborist.hashing import subtree_hash
 from arborist.migrations import open_database
+from tests.hypothesis_sizes import scaled_examples
 
 KEY = "cd" * 32
 
@@ -83,7 +84,9 @@ STEPS = st.lists(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=scaled_examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(STEPS)
 def test_every_insert_leaves_every_subtree_hash_as_a_full_recomputation(
     steps: list[tuple[int, int, int]],
