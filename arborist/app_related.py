@@ -5,7 +5,6 @@ any capture a kill left spooled first (:mod:`arborist.store.coaccess`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from arborist.app_forest import HomeForest
 from arborist.config import coaccess_params
@@ -22,9 +21,6 @@ from arborist.store.related import (
     related_sources,
     turn_leaves,
 )
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["HomeRelated"]
 
