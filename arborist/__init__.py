@@ -17,9 +17,9 @@ from arborist.errors import (
 )
 
 if TYPE_CHECKING:
-    from arborist.app import Arborist
-    from arborist.audit import ChainReport, Checkpoint
-    from arborist.journal import Journal, Turn, open
+    from arborist.facade.app import Arborist
+    from arborist.facade.journal import Journal, Turn, open
+    from arborist.proofs.audit import ChainReport, Checkpoint
 
 __all__ = [
     "Arborist",
@@ -40,21 +40,21 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    """``arborist.open``, ``Journal`` and ``Turn`` (the public API: :mod:`arborist.journal`),
+    """``arborist.open``, ``Journal`` and ``Turn`` (the public API: :mod:`arborist.facade.journal`),
     ``arborist.Arborist`` (the facade beneath), ``ChainReport`` and ``Checkpoint``,
     imported on first use rather than with the package: the facade brings every service with it (the chat
     clients' HTTP stack among them), and importing one module of the package,
     ``arborist._version`` or ``arborist.store.loaders`` say, needs none of that."""
     if name in ("open", "Journal", "Turn"):
-        from arborist import journal  # noqa: PLC0415
+        from arborist.facade import journal  # noqa: PLC0415
 
         return getattr(journal, name)
     if name == "Arborist":
-        from arborist.app import Arborist  # noqa: PLC0415
+        from arborist.facade.app import Arborist  # noqa: PLC0415
 
         return Arborist
     if name in ("ChainReport", "Checkpoint"):
-        from arborist import audit  # noqa: PLC0415
+        from arborist.proofs import audit  # noqa: PLC0415
 
         return getattr(audit, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arborist.forest.nodes import Node
-from arborist.keys import DIMENSION_WORDS
+from arborist.proofs.keys import DIMENSION_WORDS
 from arborist.qa.policy import retrieval_keywords
 from arborist.qa.standing import STATE_WORDS, UNREASONED, Standing
 from arborist.qa.support import (

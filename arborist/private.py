@@ -1,6 +1,6 @@
 """Files and folders only their owner may read.
 
-A folder :func:`arborist.db.connect` creates for a database is mode 0700
+A folder :func:`arborist.database.db.connect` creates for a database is mode 0700
 (:func:`make_private_folder`), and so is an empty one it creates the first database in; a
 database file it creates is 0600 before SQLite opens it (:func:`create_private_file`), so
 the ``-wal`` and ``-shm`` SQLite makes beside it (with the database's own mode) are 0600

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arborist.forest.nodes import Node
-from arborist.hashing import normalize_question
+from arborist.proofs.hashing import normalize_question
 
 __all__ = ["CellErrors", "CellKeeper", "CellTurn", "CellTurns", "Unfilled", "fill"]
 

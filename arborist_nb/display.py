@@ -24,20 +24,20 @@ from typing import Any
 
 from IPython.display import display
 
-from arborist.app import Arborist, Turn
+from arborist.facade.app import Arborist, Turn
+from arborist.facade.journal import Journal
+from arborist.facade.journal import Turn as PublicTurn
 from arborist.facts import HIT, Source, TurnFacts, fact_rows
-from arborist.journal import Journal
-from arborist.journal import Turn as PublicTurn
-from arborist.keys import DIMENSION_WORDS
+from arborist.proofs.keys import DIMENSION_WORDS
+from arborist.proofs.quotes import claims_for, quoted_ranges
+from arborist.proofs.witness import Heads
 from arborist.qa.check import AnswerCheck, ProofStatus
 from arborist.qa.standing import Standing, state_words
 from arborist.qa.support import audit_words, row_words
-from arborist.quotes import claims_for, quoted_ranges
 from arborist.store.cache.records import OK, RecordEvidence
 from arborist.store.places import LINKED_SCHEMES, shown_text, uri_scheme
-from arborist.terminal import inert
+from arborist.text.terminal import inert
 from arborist.views.common import facts_lines
-from arborist.witness import Heads
 from arborist_nb import markdown
 
 __all__ = [
@@ -127,7 +127,7 @@ class Answer(PublicTurn):
         return self.app.check_answer(self.record.id)
 
     def standing(self) -> Standing:
-        """What this answer's turn can claim now (:meth:`arborist.app.Arborist.audit_now`)."""
+        """What this answer's turn can claim now (:meth:`arborist.facade.app.Arborist.audit_now`)."""
         return self.app.audit_now(self.node)
 
     # --- renderings --------------------------------------------------------------------------
@@ -162,7 +162,7 @@ class Answer(PublicTurn):
             ("bates", self.bates),
             *fact_rows(facts),
             *([("fitted", facts.fitted)] if facts.fitted else []),
-            ("witness", str(self.checkpoint)),  # both stores' heads: arborist.witness
+            ("witness", str(self.checkpoint)),  # both stores' heads: arborist.proofs.witness
         ]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
@@ -241,7 +241,7 @@ def no_math(markdown: str) -> str:
 
 def md_escape(text: str) -> str:
     """Untrusted text as inert markdown: control characters shown as escapes
-    (:func:`arborist.terminal.inert`), HTML escaped, and every other ASCII punctuation
+    (:func:`arborist.text.terminal.inert`), HTML escaped, and every other ASCII punctuation
     backslash-escaped (CommonMark allows it), so no link, image, autolink or emphasis
     can form from answer or document text."""
     return html.escape(inert(text), quote=False).translate(_MARKDOWN_PUNCTUATION)
@@ -293,7 +293,7 @@ _MARK = '<mark class="arborist-quoted" style="background:color-mix(in srgb,var(-
 
 def _chunk_html(answer: Answer, item: RecordEvidence) -> str:
     """A cited chunk's text, escaped, with the spans the answer quotes from it marked
-    (:func:`arborist.quotes.quoted_ranges`, the widget's rule too)."""
+    (:func:`arborist.proofs.quotes.quoted_ranges`, the widget's rule too)."""
     if item.text is None:
         return f"({_h(item.tier)}: text not stored)"
     text = shown_text(item.text)
@@ -305,7 +305,7 @@ def _chunk_html(answer: Answer, item: RecordEvidence) -> str:
 
 
 def _row_status(answer: Answer, item: RecordEvidence, status: ProofStatus) -> str:
-    """What was checked for one evidence row (:func:`arborist.quotes.row_words`, the
+    """What was checked for one evidence row (:func:`arborist.proofs.quotes.row_words`, the
     widget's words too), then how its proof fared; a failed proof says only that."""
     if not status.verified:
         return f"✘ {_h(status.detail)}"
@@ -347,7 +347,7 @@ def _fact_row(name: str, value: str, title: str = "") -> str:
 
 def _dimension_row(key: str, value: str) -> str:
     """A dimension of the cache key as a reader names it, what it binds on hover
-    (:data:`arborist.keys.DIMENSION_WORDS`, the widget's words too); a key not there as it
+    (:data:`arborist.proofs.keys.DIMENSION_WORDS`, the widget's words too); a key not there as it
     is."""
     name, what = DIMENSION_WORDS.get(key, (key, ""))
     return _fact_row(name, value or "(empty)", f"{key}: {what}" if what else key)

@@ -23,16 +23,16 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.display import HTML, Markdown, display
 
-from arborist.app import Arborist, Turn
-from arborist.app_home import default_home
 from arborist.commands.answers import ask_json, ask_of
 from arborist.commands.table import COMMANDS, Desk, Outcome, parse, parser
 from arborist.errors import ArboristError, NoDocuments
+from arborist.facade.app import Arborist, Turn
+from arborist.facade.home import default_home
 from arborist.forest.nodes import Node, Session
 from arborist.gate.admission import admit_error_line
-from arborist.hashing import normalize_question
+from arborist.proofs.hashing import normalize_question
 from arborist.standalone.rule import stands_alone
-from arborist.terminal import inert, inert_json
+from arborist.text.terminal import inert, inert_json
 from arborist_nb.cells import CellErrors, CellTurn, CellTurns, Unfilled, fill
 from arborist_nb.display import Answer, Landing, answer_markup, md_escape, progress
 

@@ -25,8 +25,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from arborist.citations import parse_citations
-from arborist.terminal import inert
+from arborist.proofs.citations import parse_citations
+from arborist.text.terminal import inert
 
 __all__ = ["LINK_SCHEMES", "parse", "to_html", "to_markdown"]
 

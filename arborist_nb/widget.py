@@ -2,7 +2,7 @@
 
 Thin on purpose. Traits hold only small state (the root and graft hashes
 shown, the current and selected bates, options); node data travels in
-request/answer messages whose logic lives in :mod:`arborist.sync`,
+request/answer messages whose logic lives in :mod:`arborist.faces.sync`,
 where it is tested without Jupyter. The browser asks and the kernel answers
 (messages sent before a view exists are lost), so this class only:
 
@@ -12,7 +12,7 @@ where it is tested without Jupyter. The browser asks and the kernel answers
 * with no session yet (an empty home, a kernel before its first question) writes
   nothing and waits: its ``sid`` is empty until the first turn, a ``%%ask`` or its own
   ``ask``, makes the session, which it shows from then on (issue #26);
-* hands each custom message to :class:`~arborist.sync.ForestSync`
+* hands each custom message to :class:`~arborist.faces.sync.ForestSync`
   and sends back its answer;
 * runs ``fork`` requests on a worker thread with its own connections, so a
   slow model never blocks the notebook, then sends an unsolicited
@@ -30,13 +30,13 @@ from typing import Any
 import anywidget
 import traitlets
 
-from arborist.app import Arborist
-from arborist.asks import Ask
 from arborist.commands.table import Desk
 from arborist.errors import BadInput
+from arborist.facade.app import Arborist
+from arborist.facade.asks import Ask
+from arborist.faces.sync import ForestSync, ForkOutcome, run_fork
 from arborist.facts import vocabulary
 from arborist.forest.tree_sync import TreeState
-from arborist.sync import ForestSync, ForkOutcome, run_fork
 from arborist_nb.assets import STATIC
 
 __all__ = ["ForestWidget"]

@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from arborist.app import Arborist  # noqa: E402
 from arborist.bundles.page import bundle_page  # noqa: E402
+from arborist.facade.app import Arborist  # noqa: E402
 
 GOAL_SECONDS = 2.0
 GOAL_TURNS = 1000

@@ -39,9 +39,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arborist.db import connect, transaction
+from arborist.database.db import connect, transaction
+from arborist.database.migrations import open_database
 from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.migrations import open_database
 from arborist.store.coaccess import (
     DEFAULT_FANOUT,
     DEFAULT_WINDOW,

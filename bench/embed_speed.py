@@ -46,7 +46,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arborist.app import Arborist  # noqa: E402
+from arborist.facade.app import Arborist  # noqa: E402
 from arborist.qa.local_embed import (  # noqa: E402
     AUTO_RUNTIME,
     DEFAULT_MAX_TOKENS,

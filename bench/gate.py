@@ -311,7 +311,7 @@ class _Channels:
     a home for session labels, a loopback chat server for error lines."""
 
     def __init__(self, scratch: Path) -> None:
-        from arborist.app import Arborist  # noqa: PLC0415
+        from arborist.facade.app import Arborist  # noqa: PLC0415
         from tests.chat_server import ChatServer  # noqa: PLC0415 - the loopback test server
 
         self.scratch = scratch
@@ -659,7 +659,7 @@ def gate_in_ingest(gate: ModuleType) -> Iterator[None]:
 
 def ingest_seconds(docs: Sequence[Any]) -> float:
     """One whole ingest of ``docs`` into a fresh store."""
-    from arborist.migrations import open_database  # noqa: PLC0415
+    from arborist.database.migrations import open_database  # noqa: PLC0415
     from arborist.store.schema import STORE_MIGRATIONS  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory() as tmp:

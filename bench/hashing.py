@@ -37,11 +37,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arborist.audit import append_event, check_chain
-from arborist.db import transaction
-from arborist.hashing import canonical_json, leaf_hash
-from arborist.merkle import inclusion_proofs, merkle_root, verify_inclusion
-from arborist.migrations import open_database
+from arborist.database.db import transaction
+from arborist.database.migrations import open_database
+from arborist.proofs.audit import append_event, check_chain
+from arborist.proofs.hashing import canonical_json, leaf_hash
+from arborist.proofs.merkle import inclusion_proofs, merkle_root, verify_inclusion
 from arborist.store.schema import STORE_MIGRATIONS
 
 

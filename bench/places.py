@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arborist import Arborist  # noqa: E402
-from arborist.hashing import leaf_hash  # noqa: E402
+from arborist.proofs.hashing import leaf_hash  # noqa: E402
 from arborist.store import place_reads  # noqa: E402
 from arborist.store.cache import records  # noqa: E402
 from arborist.store.documents import ingest_document  # noqa: E402

@@ -80,9 +80,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arborist.app import Arborist  # noqa: E402
-from arborist.citations import cited_labels  # noqa: E402
 from arborist.errors import BadInput  # noqa: E402
+from arborist.facade.app import Arborist  # noqa: E402
+from arborist.proofs.citations import cited_labels  # noqa: E402
 from arborist.qa.embeddings import EmbeddingsClient, select_embedder  # noqa: E402
 from arborist.qa.nearness import vector_query  # noqa: E402
 from arborist.standalone.rule import stands_alone  # noqa: E402

@@ -68,8 +68,8 @@ from quality import (  # noqa: E402 - bench/quality.py: its sets and how it read
 )
 from vector_cache import CachedEmbedder  # noqa: E402
 
-from arborist.app import Arborist  # noqa: E402
 from arborist.errors import BadInput  # noqa: E402
+from arborist.facade.app import Arborist  # noqa: E402
 from arborist.qa.embeddings import EmbeddingsClient, select_embedder  # noqa: E402
 from arborist.qa.nearness import vector_query  # noqa: E402
 from arborist.store.calibration import question_calibration  # noqa: E402

@@ -13,7 +13,7 @@ paragraphs under markdown headings, so FTS terms range from "in every chunk"
 to "in one chunk". Everything is written under a temporary directory.
 
 1. **Ingest**: MB/s of ``ingest_document`` into a fresh store vs. two bare
-   SQLite files (``arborist.db.connect``: WAL, same pragmas) given the same
+   SQLite files (``arborist.database.db.connect``: WAL, same pragmas) given the same
    chunks (chunked beforehand, untimed), one transaction per document:
    *bare (plain)*, a table and an external-content FTS5 index of the text
    alone with the default tokenizer (issue #14's first baseline), and *bare
@@ -76,9 +76,9 @@ from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arborist.app import Arborist
-from arborist.db import connect
-from arborist.fts import fts_match_all
+from arborist.database.db import connect
+from arborist.database.fts import fts_match_all
+from arborist.facade.app import Arborist
 from arborist.qa.extractive import ExtractiveClient
 from arborist.qa.runner import ask as runner_ask
 from arborist.store.chunking import chunk_text
@@ -88,7 +88,7 @@ from arborist.store.loaders import LoadedDocument
 from arborist.store.schema import HOT
 from arborist.store.search import retrieve
 from arborist.store.vectors import _LOADED, nearest, profile_key, put_vectors
-from arborist.text_words import STOPWORDS
+from arborist.text.text_words import STOPWORDS
 from bench.results import RESULTS, write_section
 
 if TYPE_CHECKING:
@@ -297,7 +297,7 @@ def bare_connect(path: Path) -> sqlite3.Connection:
     """A connection for a bare baseline: arborist's pragmas (WAL, synchronous=NORMAL), with
     SQLite's own auto-checkpoint (every 1,000 pages, inside a commit) as a plain SQLite
     application has it. arborist's writers turn that off and checkpoint beside the commit
-    (arborist/db.py); a bare side with no checkpoint at all would let its -wal grow without
+    (arborist/database/db.py); a bare side with no checkpoint at all would let its -wal grow without
     bound and pay for none, which no real writer can."""
     conn = connect(path)
     conn.execute("PRAGMA wal_autocheckpoint = 1000")

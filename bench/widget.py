@@ -86,12 +86,12 @@ from playwright.sync_api import Page, WebSocket, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arborist.app import Arborist
 from arborist.clock import format_timestamp
+from arborist.facade.app import Arborist
 from arborist.forest.bates import format_bates
 from arborist.forest.shard import insert_turn
 from arborist.forest.transfer import EXPORT_FORMAT
-from arborist.hashing import node_hash, sha256_hex
+from arborist.proofs.hashing import node_hash, sha256_hex
 from arborist.qa import support
 from arborist.qa.standing import cited_titles
 from arborist.store.search import AUDIT_MODES

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arborist.cli import cli
+from arborist.faces.cli import cli
 from arborist.gate.admission import admit, admit_profile
 from tests.chat_server import ChatServer, RecordedRequest, Reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture

@@ -12,7 +12,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import arborist
 from arborist.errors import BadInput
-from arborist.journal import Journal, Turn
+from arborist.facade.journal import Journal, Turn
 
 PUBLIC = [
     "Arborist",
@@ -46,7 +46,7 @@ def test_the_public_names_are_these() -> None:
     for name in PUBLIC:
         assert getattr(arborist, name) is not None
     assert (arborist.open, arborist.Journal, arborist.Turn) == (
-        __import__("arborist.journal").journal.open,
+        __import__("arborist.facade.journal").journal.open,
         Journal,
         Turn,
     )

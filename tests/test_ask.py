@@ -283,7 +283,7 @@ def test_an_ask_deep_in_a_thread_reads_only_the_turns_it_uses(
     """A follow-up borrows from the turns above it up to the one that stands alone, and a
     threaded prompt holds the nearest six (here within those): at depth 200 an ask reads those, not the chain,
     and borrows and threads exactly what reading the whole chain would give."""
-    import arborist.app as facade
+    import arborist.facade.app as facade
     from arborist.forest.nodes import ancestors, get_node
     from arborist.forest.shard import insert_turn
     from arborist.qa import followups

@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from arborist.audit import (
+from arborist.database.db import connect, transaction
+from arborist.database.migrations import open_database
+from arborist.errors import BadReference, StorageError
+from arborist.proofs.audit import (
     AUDIT_MIGRATION,
     Checkpoint,
     _check_chain,
@@ -20,10 +23,7 @@ from arborist.audit import (
     check_chain,
     head_checkpoint,
 )
-from arborist.db import connect, transaction
-from arborist.errors import BadReference, StorageError
-from arborist.hashing import event_hash, stored_event_hash
-from arborist.migrations import open_database
+from arborist.proofs.hashing import event_hash, stored_event_hash
 from arborist.store.schema import STORE_MIGRATIONS
 from tests.workers import finish, start_workers
 

@@ -12,7 +12,7 @@ and ``show`` (text and ``--json``), ``%%ask``, the widget's detail payload and t
 its script words them, and the page. So are the words beside it the kernel sends the same
 way: what each evidence row says was checked (the facts name each row's key:
 :func:`arborist.qa.support.row_key`), each cache-key dimension's name and what it binds
-(:data:`arborist.keys.DIMENSION_WORDS`), and an answer's state out of service
+(:data:`arborist.proofs.keys.DIMENSION_WORDS`), and an answer's state out of service
 (:func:`arborist.qa.standing.state_words`).
 """
 
@@ -30,13 +30,14 @@ import pytest
 from click.testing import CliRunner
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.app import Arborist
-from arborist.cli import cli
+from arborist.facade.app import Arborist
+from arborist.faces.cli import cli
+from arborist.faces.sync import body
 from arborist.facts import vocabulary
 from arborist.forest.reads import RowSummary
 from arborist.forest.tree_sync import Labels, summary
-from arborist.hashing import CACHE_KEY_DIMENSIONS
-from arborist.keys import DIMENSION_WORDS
+from arborist.proofs.hashing import CACHE_KEY_DIMENSIONS
+from arborist.proofs.keys import DIMENSION_WORDS
 from arborist.qa.standing import STATE_WORDS, Standing, state_words
 from arborist.qa.support import (
     ANSWERED,
@@ -49,7 +50,6 @@ from arborist.qa.support import (
 )
 from arborist.store.cache.records import FALSIFIED_STATES
 from arborist.store.search import AUDIT_MODES
-from arborist.sync import body
 from arborist_nb.display import Answer
 from arborist_nb.widget import ForestWidget
 from tests.chat_server import ChatServer, completion

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arborist.app import Arborist
-from arborist.cli import cli
 from arborist.errors import BadInput
-from arborist.hashing import node_hash
+from arborist.facade.app import Arborist
+from arborist.faces.cli import cli
+from arborist.proofs.hashing import node_hash
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 from tests.chat_server import loopback as loopback_fixture  # noqa: F401

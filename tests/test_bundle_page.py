@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from arborist.app import Arborist
 from arborist.bundles.page import PAGE_ASSETS, bundle_page, embed_bundle
 from arborist.commands.table import Desk
+from arborist.facade.app import Arborist
 from tests.test_bundle import SPIDER, run
 
 EMBEDDED = re.compile(r'<script type="application/json" id="arborist-bundle">(.*?)</script>', re.S)

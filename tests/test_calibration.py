@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from arborist.app import Arborist
+from arborist.facade.app import Arborist
 from arborist.qa.embeddings import EmbeddingsClient
 from arborist.qa.nearness import vector_query
 from arborist.qa.support import NOT_ANSWERED_OPENING

@@ -1,4 +1,4 @@
-"""WAL checkpoints off the commit path, and a bounded ``-wal`` (arborist.db).
+"""WAL checkpoints off the commit path, and a bounded ``-wal`` (arborist.database.db).
 
 Connections that may write have SQLite's auto-checkpoint off (it ran inside a commit);
 a commit that leaves the log in the ``-wal`` past WAL_CHECKPOINT_BYTES wakes a daemon
@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from arborist import db, wal
+from arborist.database import db, wal
+from arborist.database.migrations import open_database
 from arborist.forest.nodes import Session
 from arborist.forest.schema import SESSIONS_MIGRATIONS
 from arborist.forest.shard import create_session, insert_turn
 from arborist.forest.verify import verify_forest
-from arborist.migrations import open_database
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "ef" * 32
@@ -271,8 +271,8 @@ def test_a_process_that_writes_then_exits_leaves_a_consistent_file(tmp_path: Pat
         f"""
         from arborist.forest.schema import SESSIONS_MIGRATIONS
         from arborist.forest.shard import create_session, insert_turn
-        from arborist.migrations import open_database
-        from arborist import wal
+        from arborist.database.migrations import open_database
+        from arborist.database import wal
         conn = open_database({str(path)!r}, SESSIONS_MIGRATIONS)
         s = create_session(conn)
         for i in range(1000):

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arborist.citations import (
+from arborist.proofs.citations import (
     Citation,
     cited_labels,
     defang_citations,

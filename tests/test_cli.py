@@ -12,12 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import __version__
-from arborist.audit import append_event
-from arborist.cli import cli
 from arborist.commands.table import names
-from arborist.db import transaction
+from arborist.database.db import transaction
+from arborist.database.migrations import open_database
+from arborist.faces.cli import cli
 from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.migrations import open_database
+from arborist.proofs.audit import append_event
 from arborist.store.schema import STORE_MIGRATIONS
 
 

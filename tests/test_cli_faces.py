@@ -19,11 +19,11 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
-from arborist.asks import Ask
-from arborist.cli import cli
 from arborist.commands.table import COMMANDS, flags
 from arborist.errors import ArboristError
-from arborist.repl import Repl, scripted_reader
+from arborist.facade.asks import Ask
+from arborist.faces.cli import cli
+from arborist.faces.repl import Repl, scripted_reader
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
 QUOKKA = "# Quokkas\n\nThe quokka is a small wallaby that lives on Rottnest Island.\n"

@@ -19,10 +19,10 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
-from arborist.cli import cli
 from arborist.commands.help import GUIDE, guide_order
 from arborist.commands.table import COMMANDS, names, parse
-from arborist.repl import Repl, scripted_reader
+from arborist.faces.cli import cli
+from arborist.faces.repl import Repl, scripted_reader
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"

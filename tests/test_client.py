@@ -20,10 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arborist.app import Arborist
-from arborist.citations import cited_labels, parse_citations
 from arborist.errors import BadInput, ModelError
-from arborist.hashing import canonical_json
+from arborist.facade.app import Arborist
+from arborist.proofs.citations import cited_labels, parse_citations
+from arborist.proofs.hashing import canonical_json
 from arborist.qa.client import (
     SYSTEM_PROMPT,
     ChatClient,

@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arborist import Arborist
-from arborist.cli import cli
 from arborist.errors import ArboristError, BadInput
+from arborist.faces.cli import cli
+from arborist.faces.sync import body
 from arborist.store import coaccess, coaccess_spool
 from arborist.store.coaccess import (
     compute_edges,
@@ -26,7 +27,6 @@ from arborist.store.coaccess import (
     rebuild_related,
     record_session,
 )
-from arborist.sync import body
 from arborist.views.results import answer_text
 from tests.hypothesis_sizes import scaled_examples
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
-from arborist.db import transaction
+from arborist.database.db import transaction
 from arborist.store.coaccess_spool import Drained, drain, pending, spool
 from tests.test_coaccess import TOPICS
 

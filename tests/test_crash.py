@@ -40,8 +40,8 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
+from arborist.database.migrations import schema_version
 from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.migrations import schema_version
 from arborist.store.coaccess import admitted_leaves, compute_edges
 from arborist.store.coaccess_spool import pending
 from arborist.store.schema import STORE_MIGRATIONS

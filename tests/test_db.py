@@ -7,9 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from arborist.db import BUSY_TIMEOUT_MS, connect, transaction
+from arborist.database.db import BUSY_TIMEOUT_MS, connect, transaction
+from arborist.database.migrations import (
+    Migration,
+    migrate,
+    open_database,
+    schema_version,
+    split_sql,
+)
 from arborist.errors import MigrationError, StorageError
-from arborist.migrations import Migration, migrate, open_database, schema_version, split_sql
 from arborist.store.schema import STORE_MIGRATIONS
 from tests.workers import finish, start_workers
 

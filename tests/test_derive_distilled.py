@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from arborist.app import Arborist
 from arborist.errors import BadInput
+from arborist.facade.app import Arborist
+from arborist.faces.repl import Repl, scripted_reader
 from arborist.qa.distill import equation, haiku, haiku_counts, snippet, syllables, units
-from arborist.repl import Repl, scripted_reader
 from arborist.store.derive import cited_spans
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture

@@ -23,9 +23,9 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
+from arborist.faces.repl import Repl, scripted_reader
+from arborist.faces.sync import ForestSync
 from arborist.gate.admission import admit_error_line
-from arborist.repl import Repl, scripted_reader
-from arborist.sync import ForestSync
 from tests.chat_server import ChatServer
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from arborist.app import Arborist
+from arborist.facade.app import Arborist
 from arborist.qa.client import EvidenceText, make_request
 from arborist.qa.extractive import ExtractiveClient
 from arborist.qa.support import NOT_ANSWERED_OPENING

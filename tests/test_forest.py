@@ -11,6 +11,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from arborist.database.migrations import open_database
 from arborist.errors import BadInput, BadReference, NotFound
 from arborist.forest.bates import format_bates, new_sid, parse_bates
 from arborist.forest.nodes import Node, Session, ancestors, get_node, get_session
@@ -19,8 +20,7 @@ from arborist.forest.schema import SESSIONS_MIGRATIONS
 from arborist.forest.shard import create_session, find, insert_turn, resolve_ref, set_label
 from arborist.forest.transfer import export_session, import_lines
 from arborist.forest.verify import _names, verify_forest
-from arborist.hashing import node_hash, subtree_hash
-from arborist.migrations import open_database
+from arborist.proofs.hashing import node_hash, subtree_hash
 from tests.workers import finish, start_workers
 
 KEY = "ab" * 32

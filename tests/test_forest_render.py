@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from arborist.database.migrations import open_database
 from arborist.forest.nodes import Node, get_session
 from arborist.forest.render import DRAWN_LEVELS, capped, render_tree
 from arborist.forest.schema import SESSIONS_MIGRATIONS
 from arborist.forest.shard import create_session, insert_turn
-from arborist.migrations import open_database
 
 KEY = "ab" * 32
 

@@ -23,11 +23,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
-from arborist.app import Arborist
-from arborist.cli import cli
 from arborist.errors import ArboristError, BadInput
+from arborist.facade.app import Arborist
+from arborist.faces.cli import cli
 from arborist.forest.reads import session_bates
-from arborist.hashing import node_hash, question_hash
+from arborist.proofs.hashing import node_hash, question_hash
 from arborist.qa.standing import BAD_KEY, DIFFERS, NO_KEY, NOT_HERE
 from tests.exports import DOC, QUESTION, answered_turn, export_records, jsonl
 from tests.exports import doc as doc_fixture  # noqa: F401

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arborist.app import Arborist
+from arborist.facade.app import Arborist
 from arborist.qa import policy
 from arborist.qa.nearness import vector_query
 from arborist.qa.policy import retrieval_policy

@@ -43,12 +43,12 @@ from pypdf import PdfWriter
 from reportlab.lib.pdfencrypt import StandardEncryption  # type: ignore[import-untyped]
 from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
-from arborist.audit import Checkpoint
-from arborist.citations import (
-    cited_labels,
-    defang_citations,
-    format_citation,
-    parse_citations,
+from arborist.database.fts import (
+    MAX_QUERY_TERMS,
+    checked_terms,
+    fts_match_all,
+    fts_match_any,
+    fts_terms,
 )
 from arborist.errors import (
     ArboristError,
@@ -66,15 +66,15 @@ from arborist.forest.bates import (
     parse_bates,
     parse_sid,
 )
-from arborist.fts import (
-    MAX_QUERY_TERMS,
-    checked_terms,
-    fts_match_all,
-    fts_match_any,
-    fts_terms,
-)
 from arborist.gate.admission import KINDS, PLACEHOLDER, admit
-from arborist.hashing import MAX_DEPTH, MAX_SAFE_INTEGER, canonical_json
+from arborist.proofs.audit import Checkpoint
+from arborist.proofs.citations import (
+    cited_labels,
+    defang_citations,
+    format_citation,
+    parse_citations,
+)
+from arborist.proofs.hashing import MAX_DEPTH, MAX_SAFE_INTEGER, canonical_json
 from arborist.qa.client import (
     ChatResult,
     EvidenceText,
@@ -92,7 +92,7 @@ from arborist.store.loaders import (
     load_bytes,
 )
 from arborist.store.normalize import normalize_text
-from arborist.terminal import Gutter, InertStream, gutter, inert, inert_json
+from arborist.text.terminal import Gutter, InertStream, gutter, inert, inert_json
 from tests.hypothesis_sizes import scaled_examples
 from tests.pdfs import is_paged_text
 

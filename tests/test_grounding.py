@@ -13,7 +13,7 @@ from arborist import Arborist
 from arborist.qa.client import EvidenceText, make_request
 from arborist.qa.extractive import ExtractiveClient
 from arborist.qa.grounding import CLOSE_FLOOR, absent_names, act_said, covered
-from arborist.text_words import words
+from arborist.text.text_words import words
 
 REFUSAL = "The documents do not answer this question."
 

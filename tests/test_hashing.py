@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from arborist.errors import CanonicalJSONError
 from arborist.forest.shard import node_event_body, node_event_text
-from arborist.hashing import (
+from arborist.proofs.hashing import (
     CACHE_KEY_DIMENSIONS,
     EVENT_FIELDS,
     MAX_SAFE_INTEGER,

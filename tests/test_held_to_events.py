@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from arborist.app import Arborist
 from arborist.errors import BadInput, IntegrityError
-from arborist.hashing import cache_key, leaf_hash
-from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, evidence_root
+from arborist.facade.app import Arborist
+from arborist.proofs.hashing import cache_key, leaf_hash
+from arborist.proofs.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, evidence_root
 from arborist.store.cache.records import load_record
 from arborist.store.cache.rows import recomputed_hash
 

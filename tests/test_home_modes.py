@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import Arborist
-from arborist.cli import cli
-from arborist.db import connect
+from arborist.database.db import connect
+from arborist.faces.cli import cli
 from arborist.pathref import load_or_create_key
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")

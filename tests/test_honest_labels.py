@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.app import Arborist
-from arborist.cli import cli
 from arborist.errors import IntegrityError
-from arborist.repl import Repl, scripted_reader
+from arborist.facade.app import Arborist
+from arborist.faces.cli import cli
+from arborist.faces.repl import Repl, scripted_reader
 from arborist_nb.display import Answer
 from tests.chat_server import ChatServer, Reply, silent
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401

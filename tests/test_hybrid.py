@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from arborist import keys
-from arborist.app import Arborist
-from arborist.cli import cli
 from arborist.errors import BadInput, ModelError
-from arborist.keys import policy_hash
+from arborist.facade.app import Arborist
+from arborist.faces.cli import cli
+from arborist.proofs import keys
+from arborist.proofs.keys import policy_hash
 from arborist.qa import extractive, nearness, policy, runner
 from arborist.qa.check import check_record
 from arborist.qa.embeddings import EmbeddingsClient, select_embedder

@@ -21,11 +21,11 @@ import pytest
 from click.testing import CliRunner, Result
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.app import Arborist
-from arborist.cli import cli
 from arborist.errors import BadInput
-from arborist.repl import Repl, scripted_reader
-from arborist.terminal import inert, inert_json
+from arborist.facade.app import Arborist
+from arborist.faces.cli import cli
+from arborist.faces.repl import Repl, scripted_reader
+from arborist.text.terminal import inert, inert_json
 from arborist_nb.display import Answer
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401

@@ -20,8 +20,8 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import Arborist
-from arborist.cli import cli
 from arborist.errors import BadInput, ModelError
+from arborist.faces.cli import cli
 from arborist.qa.client import EvidenceText, make_request
 from arborist.qa.http import HttpSettings
 from arborist.qa.openai import OpenAIClient

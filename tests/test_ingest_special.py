@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
-from arborist.cli import cli
 from arborist.errors import BadInput, NotFound
+from arborist.faces.cli import cli
 from arborist.store.loaders import discover, load_path
 from arborist.store.reading import read_regular
 

@@ -30,13 +30,13 @@ from click.testing import CliRunner
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.app import Arborist
-from arborist.cli import cli
+from arborist.facade.app import Arborist
+from arborist.faces.cli import cli
+from arborist.faces.repl import Repl, scripted_reader
+from arborist.proofs.witness import witness_checkpoints
 from arborist.qa.budget import TRIM_MARK
 from arborist.qa.support import ANSWERED, PARTLY, Support
-from arborist.repl import Repl, scripted_reader
 from arborist.views.results import answer_text, record_support
-from arborist.witness import witness_checkpoints
 from arborist_nb.display import Answer
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arborist.app import Arborist
 from arborist.errors import BadInput
+from arborist.facade.app import Arborist
 from arborist.qa import local_embed
 from arborist.qa.embeddings import select_embedder
 from arborist.qa.local_embed import AUTO_RUNTIME, RUNTIMES, LocalEmbedder, _load

@@ -22,8 +22,8 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.display import HTML
 from IPython.utils.capture import capture_output
 
-from arborist.cli import cli
 from arborist.commands.table import COMMANDS
+from arborist.faces.cli import cli
 from arborist_nb.display import Answer, Landing, answer_markup
 from arborist_nb.magics import Lines, interpolate
 from tests.chat_server import ChatServer, completion, silent

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.cli import cli
+from arborist.faces.cli import cli
 from arborist.qa.roster import model_roster
 from tests.chat_server import (
     ChatServer,

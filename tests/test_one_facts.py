@@ -28,12 +28,12 @@ import pytest
 from click.testing import CliRunner
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.app import Arborist
-from arborist.cli import cli
+from arborist.facade.app import Arborist
+from arborist.faces.cli import cli
+from arborist.faces.repl import Repl, scripted_reader
+from arborist.faces.sync import body
 from arborist.facts import HIT, MISS, TurnFacts
-from arborist.repl import Repl, scripted_reader
-from arborist.sync import body
-from arborist.terminal import inert
+from arborist.text.terminal import inert
 from arborist_nb.display import Answer
 from tests.chat_server import ChatServer
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401

@@ -18,12 +18,12 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "arborist"
 JUPYTER_MODULES = {"IPython", "ipywidgets", "anywidget", "traitlets", "ipykernel", "jupyter_client"}
 PURE = [
-    "hashing.py",
-    "merkle.py",
-    "keys.py",
-    "citations.py",
-    "terminal.py",
-    "analysis.py",
+    "proofs/hashing.py",
+    "proofs/merkle.py",
+    "proofs/keys.py",
+    "proofs/citations.py",
+    "text/terminal.py",
+    "text/analysis.py",
     "standalone/rule.py",
     "standalone/continues.py",
     "standalone/foreign.py",
@@ -32,10 +32,10 @@ PURE = [
     "standalone/replies.py",
     "standalone/said.py",
     "standalone/words.py",
-    "asks.py",
+    "facade/asks.py",
     "commands/help.py",
-    "text_words.py",
-    "definitions.py",
+    "text/text_words.py",
+    "text/definitions.py",
     "gate/shapes.py",
     "gate/prefilters.py",
     "gate/names.py",
@@ -219,7 +219,7 @@ def jupyter_in_the_core(root: Path) -> list[str]:
 
 def impure_imports(root: Path) -> list[str]:
     """Pure modules importing beyond the standard library and the pure arborist modules."""
-    allowed_arborist = {"arborist.errors", "arborist.hashing", "arborist.merkle"}
+    allowed_arborist = {"arborist.errors", "arborist.proofs.hashing", "arborist.proofs.merkle"}
     allowed_arborist |= {"arborist." + name[: -len(".py")].replace("/", ".") for name in PURE}
     wrong = []
     for name in PURE:
@@ -232,32 +232,38 @@ def impure_imports(root: Path) -> list[str]:
     return wrong
 
 
-FACES = {"arborist.cli", "arborist.cli_commands", "arborist.repl", "arborist.sync"}
+FACES = {
+    "arborist.faces.cli",
+    "arborist.faces.cli_commands",
+    "arborist.faces.repl",
+    "arborist.faces.sync",
+}
 """The faces among the core's modules (arborist_nb's modules are faces too)."""
 SERVICES = ("arborist/store", "arborist/forest", "arborist/qa", "arborist/bundles")
-FOUNDATIONS = (
-    *("db.py", "migrations.py", "integrity.py", "audit.py", "hashing.py", "merkle.py"),
-    *("keys.py", "citations.py", "analysis.py", "terminal.py", "fts.py", "clock.py"),
-    *("pathref.py", "errors.py", "witness.py", "wal.py", "private.py", "text_words.py"),
-    "definitions.py",
+FOUNDATIONS = ("clock.py", "pathref.py", "errors.py", "private.py")
+FOUNDATION_PACKAGES = (
+    *("arborist/proofs", "arborist/database", "arborist/text"),
+    *("arborist/gate", "arborist/standalone"),
 )
-FOUNDATION_PACKAGES = ("arborist/gate", "arborist/standalone")
 """Below the facade: the services (packages), the foundations (top-level modules) and the
-foundations' packages (the secret gate; whether a question stands alone)."""
+foundations' packages (the hash and journal core, the databases, the text rules, the
+secret gate, whether a question stands alone)."""
 ALLOWED_FACE_IMPORTS = {
-    "arborist.cli": {"arborist.cli_commands"},  # the group loads its runner when a command runs
-    "arborist.cli_commands": {"arborist.repl"},  # the CLI starts its REPL
-    "arborist_nb.widget": {"arborist.sync"},
+    "arborist.faces.cli": {
+        "arborist.faces.cli_commands"
+    },  # the group loads its runner when a command runs
+    "arborist.faces.cli_commands": {"arborist.faces.repl"},  # the CLI starts its REPL
+    "arborist_nb.widget": {"arborist.faces.sync"},
     "arborist_nb.magics": {"arborist_nb.widget"},
-    "arborist.__main__": {"arborist.cli"},
+    "arborist.__main__": {"arborist.faces.cli"},
 }
 """The one face each face may import: no other borrowing, and no cycle (cli_commands never
 imports cli back)."""
 
 
-FACADE = ("app", "views")
-"""The facade (app.py with app_home.py, app_forest.py and app_related.py) and the views (the
-views package), by the start of their names: nothing below them imports them, and they import no table."""
+FACADE = ("facade", "views")
+"""The facade (the facade package: the ``Arborist`` object, its home, forest and related
+sources, the public API, asks and checks) and the views (the views package), by their package: nothing below them imports them, and they import no table."""
 
 
 def layer_violations(root: Path) -> list[str]:
@@ -294,8 +300,9 @@ def layer_violations(root: Path) -> list[str]:
 
 
 SQL_FREE = [
-    *("app.py", "app_home.py", "app_forest.py", "app_related.py", "checks.py", "config.py"),
-    *("cli.py", "cli_commands.py", "repl.py", "sync.py"),
+    *("facade/app.py", "facade/home.py", "facade/forest.py", "facade/related.py"),
+    *("facade/checks.py", "facade/journal.py", "config.py"),
+    *("faces/cli.py", "faces/cli_commands.py", "faces/repl.py", "faces/sync.py"),
     *("commands/table.py", "commands/forest.py", "commands/store.py", "commands/answers.py"),
     *("views/results.py", "views/common.py", "views/forest.py"),
 ]
@@ -459,16 +466,16 @@ _LONG_FUNCTION = "def long():\n" + "    x = 1\n" * 60
 BREAKS = {
     "the core never imports jupyter": {"arborist/views/results.py": "import IPython\n"},
     "pure modules import only the standard library and pure modules": {
-        "arborist/hashing.py": "import httpx\n",
-        "arborist/terminal.py": "from arborist.app import Arborist\n",
+        "arborist/proofs/hashing.py": "import httpx\n",
+        "arborist/text/terminal.py": "from arborist.facade.app import Arborist\n",
     },
     "layers import downward only; no face borrows another's code": {
-        "arborist/repl.py": "from arborist.cli import main\n",
-        "arborist/cli_commands.py": "from arborist.cli import fail\n",
-        "arborist/sync.py": "import arborist.repl\n",
-        "arborist_nb/magics.py": "from arborist.cli_commands import run\n",
-        "arborist/store/search.py": "from arborist.app import Arborist\n",
-        "arborist/audit.py": "from arborist import views\n",
+        "arborist/faces/repl.py": "from arborist.faces.cli import main\n",
+        "arborist/faces/cli_commands.py": "from arborist.faces.cli import fail\n",
+        "arborist/faces/sync.py": "import arborist.faces.repl\n",
+        "arborist_nb/magics.py": "from arborist.faces.cli_commands import run\n",
+        "arborist/store/search.py": "from arborist.facade.app import Arborist\n",
+        "arborist/proofs/audit.py": "from arborist import views\n",
         "arborist/forest/shard.py": "from arborist.commands.table import Desk\n",
         "arborist/views/forest.py": "from arborist.commands.table import Desk\n",
     },
@@ -549,10 +556,10 @@ def test_the_version_loads_no_service() -> None:
     code = (
         "import sys\n"
         "from click.testing import CliRunner\n"
-        "from arborist.cli import cli\n"
+        "from arborist.faces.cli import cli\n"
         "result = CliRunner().invoke(cli, ['--version'])\n"
         "assert result.output.startswith('arborist '), result.output\n"
-        "heavy = ('arborist.app', 'arborist.store', 'arborist.forest', 'arborist.qa', 'httpx')\n"
+        "heavy = ('arborist.facade.app', 'arborist.store', 'arborist.forest', 'arborist.qa', 'httpx')\n"
         "print(sorted(m for m in sys.modules if m.startswith(heavy)))"
     )
     done = subprocess.run(
@@ -564,11 +571,11 @@ def test_the_version_loads_no_service() -> None:
 def test_an_ask_without_an_embedding_model_never_imports_numpy(tmp_path: Path) -> None:
     """numpy (about 0.1 s) loads with the first vector: a lexical ask, the default, skips it."""
     code = (
-        "import sys, pathlib, arborist.app\n"
+        "import sys, pathlib, arborist.facade.app\n"
         "home = pathlib.Path(sys.argv[1])\n"
         "(home / 'd.md').parent.mkdir(parents=True, exist_ok=True)\n"
         "(home.parent / 'd.md').write_text('# Tides\\n\\nThe moon pulls the tides.\\n')\n"
-        "with arborist.app.Arborist(home) as app:\n"
+        "with arborist.facade.app.Arborist(home) as app:\n"
         "    app.ingest([str(home.parent / 'd.md')])\n"
         "    app.ask('What pulls the tides?')\n"
         "print('numpy' in sys.modules)\n"

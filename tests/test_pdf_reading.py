@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
-from arborist.app import Arborist
 from arborist.errors import BadInput
+from arborist.facade.app import Arborist
 from arborist.qa.sentences import read_sentences
 from arborist.store.chunking import chunk_text
 from arborist.store.loaders import load_bytes

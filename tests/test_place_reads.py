@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import Arborist
-from arborist.cli import cli
-from arborist.hashing import leaf_hash
+from arborist.faces.cli import cli
+from arborist.proofs.hashing import leaf_hash
 from arborist.store import documents
 from arborist.store.documents import ingest_document
 from arborist.store.loaders import LoadedDocument

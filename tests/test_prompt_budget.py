@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arborist.app import Arborist
-from arborist.cli import cli
 from arborist.errors import BadInput, ModelError
-from arborist.keys import evidence_root
+from arborist.facade.app import Arborist
+from arborist.faces.cli import cli
+from arborist.proofs.keys import evidence_root
 from arborist.qa.budget import (
     DEFAULT_ANSWER_TOKENS,
     MIN_TRIMMED_CHARS,

@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arborist.app import Arborist
 from arborist.errors import BadInput, ModelError
+from arborist.facade.app import Arborist
 from arborist.qa.embeddings import EmbeddingsClient, select_embedder
 from arborist.qa.http import HttpSettings
 from arborist.qa.local_embed import LocalEmbedder

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
+from arborist.database.migrations import split_sql
 from arborist.errors import StorageError
-from arborist.migrations import split_sql
 from arborist.store.memo import MEMO_MIGRATION_SQL, generation
 from arborist.store.search import retrieve
 

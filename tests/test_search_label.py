@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arborist.app import Arborist
-from arborist.cli import cli
 from arborist.errors import IntegrityError
-from arborist.hashing import leaf_hash
-from arborist.merkle import tree_levels
+from arborist.facade.app import Arborist
+from arborist.faces.cli import cli
+from arborist.proofs.hashing import leaf_hash
+from arborist.proofs.merkle import tree_levels
 from arborist.store.schema import store_nodes
 
 SPIDER = "".join(

@@ -9,8 +9,8 @@ import pytest
 
 from arborist import Arborist
 from arborist.errors import ArboristError, BadInput, IntegrityError, NotFound
-from arborist.hashing import leaf_hash
-from arborist.merkle import merkle_root
+from arborist.proofs.hashing import leaf_hash
+from arborist.proofs.merkle import merkle_root
 from arborist.store import documents
 from arborist.store.chunking import chunk_text
 from arborist.store.loaders import load_path

@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import Arborist
-from arborist.cli import cli
+from arborist.database.migrations import open_database, split_sql
 from arborist.errors import IntegrityError
-from arborist.keys import EvidenceRef
-from arborist.merkle import inclusion_proof, tree_levels, upper_nodes
-from arborist.migrations import open_database, split_sql
+from arborist.faces.cli import cli
+from arborist.proofs.keys import EvidenceRef
+from arborist.proofs.merkle import inclusion_proof, tree_levels, upper_nodes
 from arborist.store.documents import Document, document_leaves, proofs_for
 from arborist.store.memo import MEMO_MIGRATION_SQL
 from arborist.store.proofs import verify_evidence

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arborist.app import Arborist
-from arborist.cli import cli
+from arborist.facade.app import Arborist
+from arborist.faces.cli import cli
 from arborist.qa import support
 from arborist.qa.support import (
     ANSWERED,

@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arborist.app import Arborist
-from arborist.cli import cli
-from arborist.repl import Repl, scripted_reader
-from arborist.terminal import Gutter, answer_block, inert
+from arborist.facade.app import Arborist
+from arborist.faces.cli import cli
+from arborist.faces.repl import Repl, scripted_reader
+from arborist.text.terminal import Gutter, answer_block, inert
 from tests.chat_server import ChatServer, completion, stream_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 

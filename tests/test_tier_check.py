@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from arborist import Arborist
-from arborist.db import transaction
+from arborist.database.db import transaction
 from arborist.errors import StorageError
 from arborist.store import schema
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from arborist.app import Arborist
-from arborist.migrations import open_database
+from arborist.database.migrations import open_database
+from arborist.facade.app import Arborist
 from arborist.store.schema import STORE_MIGRATIONS
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by Stan Lee and Steve Ditko in 1962.\n"

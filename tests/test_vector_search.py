@@ -84,7 +84,7 @@ def test_a_kernel_that_strays_past_the_margin_is_caught_and_the_answer_stays_exa
 def test_rows_that_are_not_vectors_are_left_out_of_the_lane(tmp_path) -> None:
     """A stored value of another type, size, or with NaN (an edited file) is skipped when
     the matrix loads; the rest are searched."""
-    from arborist.app import Arborist
+    from arborist.facade.app import Arborist
     from arborist.store.vectors import nearest, profile_key, put_vectors
 
     (tmp_path / "docs").mkdir()

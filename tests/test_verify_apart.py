@@ -19,11 +19,12 @@ from typing import Any
 
 import pytest
 
-from arborist import Arborist, integrity
-from arborist.db import connect, transaction
+from arborist import Arborist
+from arborist.database import integrity
+from arborist.database.db import connect, transaction
+from arborist.database.integrity import FileChecks
 from arborist.errors import DamagedDatabase
 from arborist.forest.verify import SESSIONS_FTS, verify_forest
-from arborist.integrity import FileChecks
 from arborist.store.verify import STORE_FTS, verify_store
 
 DOCS = {

@@ -19,14 +19,14 @@ from typing import Any
 import pytest
 
 import arborist.forest.reads
-from arborist.app import Arborist
 from arborist.errors import ArboristError
+from arborist.facade.app import Arborist
+from arborist.faces.sync import MAX_EXPAND_BUDGET
 from arborist.forest.reads import reveal_path
 from arborist.forest.shard import insert_turn
 from arborist.forest.tree_sync import MAX_ADDED, ForestView
-from arborist.hashing import leaf_hash
-from arborist.merkle import verify_inclusion
-from arborist.sync import MAX_EXPAND_BUDGET
+from arborist.proofs.hashing import leaf_hash
+from arborist.proofs.merkle import verify_inclusion
 from arborist_nb.assets import STATIC
 from arborist_nb.widget import ForestWidget
 

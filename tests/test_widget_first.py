@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.app import Arborist
+from arborist.facade.app import Arborist
+from arborist.faces.sync import NO_SESSION, ForestSync
 from arborist.forest.nodes import children
-from arborist.sync import NO_SESSION, ForestSync
 from arborist_nb.widget import ForestWidget
 from tests.test_widget import BATMAN, SPIDER, View
 

@@ -22,15 +22,21 @@ import pytest
 from click.testing import CliRunner
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.app import Arborist
-from arborist.audit import Checkpoint
-from arborist.cli import cli
+from arborist.facade.app import Arborist
+from arborist.faces.cli import cli
 from arborist.forest.shard import ripple
-from arborist.hashing import cache_key, canonical_json, leaf_hash, node_hash, stored_event_hash
-from arborist.keys import EVIDENCE_ROOT_DIMENSION, evidence_root, record_hash
-from arborist.merkle import merkle_root
+from arborist.proofs.audit import Checkpoint
+from arborist.proofs.hashing import (
+    cache_key,
+    canonical_json,
+    leaf_hash,
+    node_hash,
+    stored_event_hash,
+)
+from arborist.proofs.keys import EVIDENCE_ROOT_DIMENSION, evidence_root, record_hash
+from arborist.proofs.merkle import merkle_root
+from arborist.proofs.witness import Heads, witness_checkpoints, witnessed_by_database
 from arborist.store.cache.records import load_record
-from arborist.witness import Heads, witness_checkpoints, witnessed_by_database
 from arborist_nb.display import Answer
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
@@ -104,7 +110,7 @@ def _copy(home: Path, tmp_path: Path) -> Path:
 def _rechain(conn: sqlite3.Connection) -> None:
     """Renumber the audit chain 1, 2, 3, ... and re-hash every event from the first, as
     a forger does after editing or deleting events: each link and hash is then what
-    :func:`arborist.hashing.stored_event_hash` makes, and SQLite's counter forgets the rest."""
+    :func:`arborist.proofs.hashing.stored_event_hash` makes, and SQLite's counter forgets the rest."""
     rows = conn.execute(
         "SELECT event_type, sid, bates, body, created_at FROM audit_events ORDER BY seq"
     ).fetchall()

@@ -13,11 +13,11 @@ import sys
 import time
 from pathlib import Path
 
-from arborist.audit import append_event
-from arborist.db import transaction
+from arborist.database.db import transaction
+from arborist.database.migrations import open_database
 from arborist.forest.schema import SESSIONS_MIGRATIONS
 from arborist.forest.shard import insert_turn
-from arborist.migrations import open_database
+from arborist.proofs.audit import append_event
 from arborist.store.schema import STORE_MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[1]

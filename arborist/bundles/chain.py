@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from arborist.bundles.shape import Named, b64_hex, tag_hex
-from arborist.hashing import canonical_text, event_row_hash
+from arborist.proofs.hashing import canonical_text, event_row_hash
 
 __all__ = ["Bodies", "Events", "chain_problems", "event_owners", "record_name"]
 

@@ -32,7 +32,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arborist.audit import Checkpoint
 from arborist.bundles.chain import Bodies, Events, chain_problems, event_owners, record_name
 from arborist.bundles.shape import (
     CHAINS,
@@ -48,7 +47,8 @@ from arborist.bundles.shape import (
 )
 from arborist.forest.bates import parse_bates
 from arborist.forest.shard import node_event_body, session_event_body, titles_json
-from arborist.hashing import (
+from arborist.proofs.audit import Checkpoint
+from arborist.proofs.hashing import (
     cache_key,
     canonical_text,
     leaf_hash,
@@ -56,11 +56,11 @@ from arborist.hashing import (
     question_hash,
     sha256_hex,
 )
-from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, record_hash
-from arborist.merkle import merkle_root, verify_inclusion
+from arborist.proofs.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, record_hash
+from arborist.proofs.merkle import merkle_root, verify_inclusion
+from arborist.proofs.witness import Heads
 from arborist.store.cache.events import write_event_body
 from arborist.store.cache.records import SUPERSEDED_REASON
-from arborist.witness import Heads
 
 __all__ = ["BundleReport", "check_bundle", "witness_problems"]
 
@@ -136,7 +136,7 @@ def check_bundle(data: bytes) -> BundleReport:
 
 
 def _evidence_leaf(ref: EvidenceRef) -> bytes:
-    """:func:`arborist.keys.evidence_leaf` of an item whose root and leaf are hex this reader
+    """:func:`arborist.proofs.keys.evidence_leaf` of an item whose root and leaf are hex this reader
     decoded and whose index is an integer: its canonical JSON written directly (nothing in
     it needs escaping)."""
     text = (

@@ -22,7 +22,6 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from arborist.audit import AuditEvent, chain_events
 from arborist.bundles.check import check_bundle
 from arborist.bundles.shape import (
     BUNDLE_FORMAT,
@@ -37,7 +36,8 @@ from arborist.errors import BadInput, IntegrityError
 from arborist.forest.bates import parse_bates
 from arborist.forest.shard import node_event_body, session_event_body, titles_json
 from arborist.forest.transfer import EXPORT_FORMAT, TURN_FIELDS, export_session
-from arborist.hashing import canonical_json
+from arborist.proofs.audit import AuditEvent, chain_events
+from arborist.proofs.hashing import canonical_json
 from arborist.store.cache.events import write_event_body
 from arborist.store.cache.records import load_record
 from arborist.store.cache.rows import key_records

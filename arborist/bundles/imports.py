@@ -17,8 +17,8 @@ from typing import Any
 
 from arborist.bundles.export import bundle_export_lines
 from arborist.bundles.shape import HASHED_DIMENSIONS, b64_hex, read_bundle
-from arborist.hashing import leaf_hash, question_hash
-from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, evidence_root, record_hash
+from arborist.proofs.hashing import leaf_hash, question_hash
+from arborist.proofs.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, evidence_root, record_hash
 from arborist.store.cache.imported import ImportedDraft, ImportedItem
 
 __all__ = ["bundle_import"]

@@ -24,9 +24,9 @@ from typing import Any
 from arborist.errors import BadInput, IntegrityError
 from arborist.forest.bates import is_bates, is_sid
 from arborist.forest.transfer import TURN_FIELDS, turn_problem
-from arborist.hashing import CACHE_KEY_DIMENSIONS, MAX_SAFE_INTEGER, canonical_text
+from arborist.proofs.hashing import CACHE_KEY_DIMENSIONS, MAX_SAFE_INTEGER, canonical_text
 from arborist.safejson import decode
-from arborist.text_words import word_list
+from arborist.text.text_words import word_list
 
 __all__ = [
     "BUNDLE_FORMAT",

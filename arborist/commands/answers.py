@@ -14,8 +14,6 @@ import socket
 from typing import Any
 from urllib.parse import urlsplit
 
-from arborist.app import Arborist, Turn
-from arborist.asks import Ask
 from arborist.commands.table import (
     ANSWER,
     JSON,
@@ -32,11 +30,13 @@ from arborist.commands.table import (
     shown,
 )
 from arborist.errors import ModelError
+from arborist.facade.app import Arborist, Turn
+from arborist.facade.asks import Ask
 from arborist.facts import TurnFacts
 from arborist.qa.check import check_record
 from arborist.qa.runner import AskResult
 from arborist.store.cache.records import CacheRecord
-from arborist.terminal import TokenPrinter, answer_block
+from arborist.text.terminal import TokenPrinter, answer_block
 from arborist.views import results as views
 
 __all__ = [
@@ -75,7 +75,7 @@ def answer_lines(
     result: AskResult, streamed: str | None, *, width: int | None = None, mark: str = "│ "
 ) -> list[str]:
     """The answer's lines before the footer: none when ``streamed`` already showed what
-    was stored; else the stored answer set apart (:func:`~arborist.terminal.answer_block`),
+    was stored; else the stored answer set apart (:func:`~arborist.text.terminal.answer_block`),
     said to differ from what streamed when the admission gate changed it."""
     stored = result.record.answer_text
     if streamed == stored:
@@ -130,7 +130,7 @@ def _ask(desk: Desk, args: argparse.Namespace) -> Outcome:
 
 
 def ask_of(desk: Desk, args: argparse.Namespace, question: str) -> Ask:
-    """The :class:`~arborist.asks.Ask` an ``ask`` line makes at ``desk`` (the ``arborist``
+    """The :class:`~arborist.facade.asks.Ask` an ``ask`` line makes at ``desk`` (the ``arborist``
     command's, the REPL's, ``%%ask``'s): its flags, else the desk's session (or the new
     one its first question makes, under the turn ``cd`` chose), model and limits."""
     return Ask(

@@ -41,7 +41,7 @@ from arborist.private import write_private_text
 from arborist.qa.support import audit_key
 from arborist.safejson import UnreadableJSON, decode
 from arborist.safejson import loads as safe_loads
-from arborist.terminal import inert_json
+from arborist.text.terminal import inert_json
 from arborist.views import common as views_common
 from arborist.views import forest as views_forest
 from arborist.views import results as views

@@ -11,9 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arborist.audit import ChainReport, Checkpoint
 from arborist.bundles.check import check_bundle, witness_problems
-from arborist.checks import Verification
 from arborist.commands.table import (
     ANSWER,
     CHECKPOINTS,
@@ -33,13 +31,15 @@ from arborist.commands.table import (
     shown,
 )
 from arborist.errors import BadInput, NotFound
+from arborist.facade.checks import Verification
+from arborist.proofs.audit import ChainReport, Checkpoint
+from arborist.proofs.witness import DATABASES, Heads, witness_checkpoints, witnessed_by_database
 from arborist.qa.distill import haiku_counts
 from arborist.qa.roster import PROBE_SECONDS, model_roster
 from arborist.store.derive import DERIVATION_KINDS, Derivation
 from arborist.store.tiers import TierChange
 from arborist.views import forest as views_forest
 from arborist.views import results as views
-from arborist.witness import DATABASES, Heads, witness_checkpoints, witnessed_by_database
 
 __all__ = [
     "MAX_ID_DIGITS",

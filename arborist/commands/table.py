@@ -27,12 +27,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, NoReturn
 
-from arborist.app import Arborist
-from arborist.audit import Checkpoint
 from arborist.commands.help import did_you_mean, listing
 from arborist.errors import BadInput, NotFound, foreign
+from arborist.facade.app import Arborist
 from arborist.forest.bates import is_bates
 from arborist.progress import Track, untracked
+from arborist.proofs.audit import Checkpoint
 from arborist.safejson import check_word
 
 __all__ = [
@@ -64,7 +64,7 @@ class CommandUsage(BadInput):
 class Outcome:
     """What a command shows, and what it did that a face may have to act on.
 
-    ``text`` is not yet inert and ``json`` not yet :func:`~arborist.terminal.inert_json`:
+    ``text`` is not yet inert and ``json`` not yet :func:`~arborist.text.terminal.inert_json`:
     the face makes them so as it shows them. ``failed`` is a check that did not
     hold (a broken chain, a problem ``verify`` found), reported as an error after
     the text. ``moved``: the session's current turn moved (a notebook's next

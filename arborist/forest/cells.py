@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from arborist.db import transaction
+from arborist.database.db import transaction
 from arborist.errors import BadReference, NotFound
 from arborist.forest.nodes import Node, get_node
 

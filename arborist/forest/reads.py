@@ -3,7 +3,7 @@
 Every SQL statement a face needs against ``sessions.db`` lives here or in
 :mod:`arborist.forest.shard` (the writer and its lookups), so a change of
 schema touches the forest only. The reads are plain: callers that need
-several of them to agree take one :func:`arborist.db.snapshot` around them.
+several of them to agree take one :func:`arborist.database.db.snapshot` around them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arborist.db import rows_in
+from arborist.database.db import rows_in
 
 __all__ = [
     "MAX_REVEAL_DEPTH",

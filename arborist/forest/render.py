@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arborist.forest.nodes import Node, Session, children, get_node
-from arborist.terminal import inert
+from arborist.text.terminal import inert
 
 Audit = Callable[[Node], str]
 """The audit mode a turn can claim now, given the turn."""

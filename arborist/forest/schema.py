@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from arborist.audit import AUDIT_MIGRATION
+from arborist.database.migrations import Migration
 from arborist.forest.cells import CELL_TURNS_TABLE
-from arborist.migrations import Migration
+from arborist.proofs.audit import AUDIT_MIGRATION
 
 __all__ = ["SESSIONS_MIGRATIONS"]
 

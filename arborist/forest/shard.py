@@ -25,9 +25,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from operator import itemgetter
 
-from arborist.audit import append_event
 from arborist.clock import format_timestamp, utc_now
-from arborist.db import transaction
+from arborist.database.db import transaction
+from arborist.database.fts import checked_terms, fts_match_all
 from arborist.errors import BadInput, BadReference, NotFound
 from arborist.forest.bates import MAX_SEQ, format_bates, is_bates, new_sid, parse_sid
 from arborist.forest.nodes import (
@@ -40,8 +40,8 @@ from arborist.forest.nodes import (
     get_session,
     node_of,
 )
-from arborist.fts import checked_terms, fts_match_all
-from arborist.hashing import (
+from arborist.proofs.audit import append_event
+from arborist.proofs.hashing import (
     canonical_text,
     encode_text,
     fold_one,
@@ -140,7 +140,7 @@ def node_event_body(
 def node_event_text(
     digest: str, parent_bates: str | None, answer_text: str, stored_titles: str
 ) -> str:
-    """:func:`~arborist.hashing.canonical_text` of :func:`node_event_body`: the body as the
+    """:func:`~arborist.proofs.hashing.canonical_text` of :func:`node_event_body`: the body as the
     writer stores it, built without the general encoder (what ``arborist verify`` compares
     every turn's event with; the tests pin that it is the same text)."""
     if type(digest) is not str or not (parent_bates is None or type(parent_bates) is str):

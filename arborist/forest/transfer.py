@@ -27,8 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from arborist.audit import append_event
-from arborist.db import transaction
+from arborist.database.db import transaction
 from arborist.errors import BadInput
 from arborist.forest.bates import format_bates, is_bates, is_sid, parse_bates
 from arborist.forest.nodes import get_session
@@ -40,7 +39,8 @@ from arborist.forest.shard import (
     session_event_body,
     titles_json,
 )
-from arborist.hashing import node_hash, subtree_hash_bytes
+from arborist.proofs.audit import append_event
+from arborist.proofs.hashing import node_hash, subtree_hash_bytes
 from arborist.safejson import loads as safe_loads
 
 __all__ = [

@@ -1,6 +1,6 @@
 """The forest as the widget's sync protocol reads it (docs/design.md section 6): the
 session's state, its roots, a poll of its hashes, children by ``subtree_hash``, and what
-each row says of its turn. The diffing half of :mod:`arborist.sync`, which answers the
+each row says of its turn. The diffing half of :mod:`arborist.faces.sync`, which answers the
 requests; this half only reads.
 
 A row's audit mode is its turn's standing now (:mod:`arborist.qa.standing`) and its
@@ -17,8 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from arborist.audit import head_seq
-from arborist.db import rows_in, snapshot
+from arborist.database.db import rows_in, snapshot
 from arborist.errors import NotFound, one_line
 from arborist.forest.nodes import Node, ancestors, get_session
 from arborist.forest.reads import (
@@ -37,6 +36,7 @@ from arborist.forest.reads import (
     turn_answers,
     turn_count,
 )
+from arborist.proofs.audit import head_seq
 from arborist.qa.standing import NO_CLAIM, Standing, standings, unchecked
 from arborist.qa.support import audit_key
 from arborist.store.cache.records import OK

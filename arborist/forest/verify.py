@@ -43,13 +43,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
+from arborist.database.integrity import FileChecks, read_or_report
 from arborist.forest.bates import MAX_SEQ, is_bates, is_sid, parse_bates
 from arborist.forest.reads import TurnAnswer, cited_titles
 from arborist.forest.shape import is_honest_turn, older_than_parent, shape_problem
 from arborist.forest.shard import node_event_body, node_event_text, session_event_body
-from arborist.hashing import node_row_hash, subtree_hash_bytes
-from arborist.integrity import FileChecks, read_or_report
+from arborist.proofs.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
+from arborist.proofs.hashing import node_row_hash, subtree_hash_bytes
 
 __all__ = ["ForestVerification", "SESSIONS_FTS", "verify_forest"]
 
@@ -65,7 +65,7 @@ class ForestVerification:
     answers: tuple[TurnAnswer, ...] = ()
     """What each answered turn showed, read with the turns: the rows
     :func:`arborist.forest.reads.turn_answers` gives, which verify holds against store.db's
-    records (:func:`arborist.checks.turns_against_answers`) without reading them twice."""
+    records (:func:`arborist.facade.checks.turns_against_answers`) without reading them twice."""
 
     @property
     def ok(self) -> bool:

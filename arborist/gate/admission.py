@@ -142,7 +142,7 @@ from arborist.gate.handed import public_spans
 from arborist.gate.prefilters import decoded_view, from_view, through_views, visible_view
 from arborist.gate.shapes import INVISIBLE, PLACEHOLDER_MARK
 from arborist.pathref import home_as_tilde
-from arborist.terminal import inert
+from arborist.text.terminal import inert
 
 __all__ = [
     "Admitted",
@@ -507,7 +507,7 @@ def admit_error_line(message: str) -> str:
     notebook saves what a cell printed into the ``.ipynb``. The gate reads the line as it
     came (a key that ends in ``\\r`` ends at the ``\\r``), then again once its whitespace
     runs are one space (``Bearer`` and a token that a line break had parted), and
-    :func:`arborist.terminal.inert` then shows every control character left as an escape.
+    :func:`arborist.text.terminal.inert` then shows every control character left as an escape.
     No allowlist: an error line is never stored, so erring safe costs nothing.
     """
     line = inert(admit(message).text, one_line=True)

@@ -46,7 +46,7 @@ from arborist.gate.shapes import (
     reads_as_password,
 )
 from arborist.gate.told import Reader, spaced_secrets
-from arborist.text_words import word_list
+from arborist.text.text_words import word_list
 
 __all__ = [
     "FIELD",

@@ -38,7 +38,7 @@ from arborist.gate.shapes import (
     random_looking,
     reads_as_password,
 )
-from arborist.text_words import word_list
+from arborist.text.text_words import word_list
 
 Reader = Callable[[str], Iterator[tuple[str, int, int]]]
 """The gate's reading of a text (:func:`arborist.gate.finders.candidates`), given by its

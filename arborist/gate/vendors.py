@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from arborist.gate.prefilters import trie
-from arborist.text_words import word_list
+from arborist.text.text_words import word_list
 
 __all__ = [
     "VENDOR",

@@ -3,7 +3,7 @@
 The chat protocol lives in :mod:`arborist.qa.client`, the clients in
 :mod:`arborist.qa.extractive`, :mod:`arborist.qa.stub` and :mod:`arborist.qa.openai`,
 the choice among them in :mod:`arborist.qa.models` and the citation format in
-:mod:`arborist.citations`. The package re-exports nothing: each name is imported from the
+:mod:`arborist.proofs.citations`. The package re-exports nothing: each name is imported from the
 module that defines it, so importing one module loads only what it needs.
 """
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from arborist.hashing import cache_key, question_hash
-from arborist.keys import evidence_root, policy_hash, profile_hash
+from arborist.proofs.hashing import cache_key, question_hash
+from arborist.proofs.keys import evidence_root, policy_hash, profile_hash
 from arborist.store.cache.records import CacheRecord, RecordEvidence
 from arborist.store.cache.rows import recomputed_hash
 from arborist.store.proofs import verify_evidence

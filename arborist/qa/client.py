@@ -16,7 +16,7 @@ evidence shown (labelled ``E1``, ``E2``, ... in rank order) and the exact
 messages for a remote model, built by :func:`build_messages`. Every client
 answers with a :class:`ChatResult` whose text cites evidence as
 ``[E# | <title> | <uri>]`` or its short form ``[E#]`` (the extractive model's;
-see :mod:`arborist.citations`).
+see :mod:`arborist.proofs.citations`).
 
 ``profile()`` is what the cache key's ``model_profile_hash`` covers: provider,
 model, sampling options and system prompt, and for a remote model the server
@@ -33,8 +33,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from arborist.citations import defang_citations, format_citation
 from arborist.errors import BadInput
+from arborist.proofs.citations import defang_citations, format_citation
 from arborist.qa.support import NOT_ANSWERED_OPENING
 
 __all__ = [

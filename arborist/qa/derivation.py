@@ -11,8 +11,8 @@ caller passes the result through the admission gate before it is saved.
 
 from __future__ import annotations
 
-from arborist.citations import defang_citations
 from arborist.errors import BadInput
+from arborist.proofs.citations import defang_citations
 from arborist.qa import distill
 from arborist.qa.client import ChatClient, ChatRequest, Message
 from arborist.store.cache.records import CacheRecord

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from arborist.citations import defang_citations
-from arborist.definitions import Definition, definitions
+from arborist.proofs.citations import defang_citations
 from arborist.qa.sentences import SIGNATURE, read_sentences, short_signature
+from arborist.text.definitions import Definition, definitions
 
 __all__ = ["Described", "call_signature", "described", "qualified"]
 

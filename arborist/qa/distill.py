@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from arborist.citations import parse_citations
-from arborist.text_words import content_words, stem
+from arborist.proofs.citations import parse_citations
+from arborist.text.text_words import content_words, stem
 
 __all__ = [
     "HAIKU_SYLLABLES",

@@ -3,7 +3,7 @@
 Deterministic, so a fresh install answers (and caches) with no model at all; how
 it picks and cites sentences is :class:`ExtractiveClient`'s docstring, and the
 rules for reading questions and documents it shares with retrieval are
-:mod:`arborist.analysis`. Its profile names :data:`EXTRACTIVE_MODEL`, so a change
+:mod:`arborist.text.analysis`. Its profile names :data:`EXTRACTIVE_MODEL`, so a change
 to what it answers must bump that version (a new cache key for every answer).
 """
 
@@ -14,10 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arborist.analysis import QuestionTerms, read_question
-from arborist.citations import defang_citations
-from arborist.definitions import joined_name, named_definitions
 from arborist.errors import BadInput
+from arborist.proofs.citations import defang_citations
 from arborist.qa.client import ChatRequest, ChatResult, word_pieces
 from arborist.qa.cues import read_cues
 from arborist.qa.described import call_signature, described, qualified
@@ -35,7 +33,9 @@ from arborist.qa.sentences import (
 )
 from arborist.qa.support import NOT_ANSWERED_OPENING, REQUEST_WORDS, asked_words, root
 from arborist.store.passages import passage_definitions
-from arborist.text_words import STOPWORDS, fold, stem, stems, words
+from arborist.text.analysis import QuestionTerms, read_question
+from arborist.text.definitions import joined_name, named_definitions
+from arborist.text.text_words import STOPWORDS, fold, stem, stems, words
 
 __all__ = ["EXTRACTIVE_MODEL", "ExtractiveClient", "NO_EVIDENCE_ANSWER"]
 
@@ -76,7 +76,7 @@ class ExtractiveClient:
 
     1. **A definition first.** When the question names something (``json.loads``,
        ``groupby``, ``median_low``) and the evidence defines it (a signature line
-       with its description below, :func:`arborist.definitions.definitions`), the
+       with its description below, :func:`arborist.text.definitions.definitions`), the
        answer opens with that definition: the name as asked, its parameters
        shortened, and the description's first sentences, in order.
     2. **Or the definitions nearest in meaning.** When retrieval was hybrid over passages
@@ -132,7 +132,7 @@ class ExtractiveClient:
         self, request: ChatRequest, asked: QuestionTerms, *, strong_only: bool = False
     ) -> list[_Pick]:
         """The opening sentences from the best definition of a name the question names
-        (``strong_only``: named strongly, :func:`arborist.definitions.named_definitions`)."""
+        (``strong_only``: named strongly, :func:`arborist.text.definitions.named_definitions`)."""
         found = []
         for rank, item in enumerate(request.evidence):
             text = defang_citations(item.text)

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import re
 
-from arborist.analysis import read_question
 from arborist.qa.client import ChatRequest
 from arborist.qa.support import REQUEST_WORDS, asked_words, root
-from arborist.text_words import STOPWORDS, fold, word_pairs, words
+from arborist.text.analysis import read_question
+from arborist.text.text_words import STOPWORDS, fold, word_pairs, words
 
 __all__ = ["ANSWERED_SHARE", "CLOSE_FLOOR", "absent_names", "act_said", "covered", "grounded"]
 
@@ -35,7 +35,7 @@ ANSWERED_SHARE = 0.5
 quoted from it: below it, the evidence is about something else ("Who created Spider-Man?"
 over the standard library finds "created" alone) and the answer says so. The words are
 those the support label asks for, each in any inflection (``extractive-v18``; before, every
-word :func:`~arborist.analysis.read_question` reads counted, the "doesn" and "t" of
+word :func:`~arborist.text.analysis.read_question` reads counted, the "doesn" and "t" of
 "doesn't" among them, and "removed" did not hold "remove")."""
 
 CLOSE_FLOOR = 0.52

@@ -1,6 +1,6 @@
 """The governance policy of an ask: every rule that chooses and cites its evidence, named so
 that a changed rule is a new ``governance_policy_hash`` (one of the cache key's dimensions,
-:mod:`arborist.keys`) and old answers miss instead of being served under rules they were
+:mod:`arborist.proofs.keys`) and old answers miss instead of being served under rules they were
 not retrieved by. Pure."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
    (:mod:`arborist.store.memo`), so a hit costs the same at any store size.
 2. Fit the evidence to a remote model's context, weakest dropped first
    (:mod:`arborist.qa.budget`), then compute the eight dimensions and the cache
-   key (:mod:`arborist.keys`) over the evidence sent: the key, the record's
+   key (:mod:`arborist.proofs.keys`) over the evidence sent: the key, the record's
    evidence and its proofs cover exactly what the model is shown.
 3. A record in state ``ok`` under that key is a **hit**: no model call,
    ``hit_count`` + 1 (bookkeeping, not committed to any hash). A hit is
@@ -35,13 +35,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arborist.citations import cited_labels
 from arborist.clock import utc_now
-from arborist.db import snapshot
+from arborist.database.db import snapshot
 from arborist.errors import BadInput, IntegrityError, ModelError, NoDocuments
 from arborist.gate.admission import Admitted, admit
-from arborist.hashing import cache_key
-from arborist.keys import cache_dimensions
+from arborist.proofs.citations import cited_labels
+from arborist.proofs.hashing import cache_key
+from arborist.proofs.keys import cache_dimensions
 from arborist.qa.budget import Budgeted, PromptFit, fit_evidence
 from arborist.qa.check import check_record
 from arborist.qa.client import (
@@ -233,7 +233,7 @@ def _dimensions(
     policy: Mapping[str, object],
     threaded: Sequence[tuple[str, str]],
 ) -> dict[str, str]:
-    """The eight dimensions of this ask (see :mod:`arborist.keys`)."""
+    """The eight dimensions of this ask (see :mod:`arborist.proofs.keys`)."""
     return cache_dimensions(
         evidence=[e.ref for e in evidence],
         question=question,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from arborist.hashing import MAX_SAFE_INTEGER
+from arborist.proofs.hashing import MAX_SAFE_INTEGER
 
 __all__ = [
     "API_KEY_PLACEHOLDER",

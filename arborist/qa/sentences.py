@@ -12,9 +12,9 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from arborist.definitions import is_header
 from arborist.store.passages import passage_definitions, windows
-from arborist.text_words import STOPWORDS, words
+from arborist.text.definitions import is_header
+from arborist.text.text_words import STOPWORDS, words
 
 __all__ = [
     "COMMENT_LINES",

@@ -48,9 +48,9 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from arborist.db import rows_in
+from arborist.database.db import rows_in
 from arborist.forest.nodes import ROOT_AUDIT_MODE
-from arborist.hashing import question_hash
+from arborist.proofs.hashing import question_hash
 from arborist.qa.check import check_record
 from arborist.qa.policy import retrieval_keywords
 from arborist.qa.support import Support, audit_words, measure_record
@@ -65,7 +65,7 @@ from arborist.store.cache.records import (
     RecordEvidence,
     load_record,
 )
-from arborist.terminal import inert
+from arborist.text.terminal import inert
 
 __all__ = [
     "BAD_KEY",
@@ -122,7 +122,7 @@ def state_words(state: str, reason: str | None) -> str:
 
 
 _KEY_SHAPE = re.compile(r"[0-9a-f]{64}")
-"""A cache key as :func:`arborist.hashing.cache_key` makes it: a lowercase SHA-256 hex digest."""
+"""A cache key as :func:`arborist.proofs.hashing.cache_key` makes it: a lowercase SHA-256 hex digest."""
 
 
 def is_cache_key(value: object) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arborist.citations import format_citation
+from arborist.proofs.citations import format_citation
 from arborist.qa.client import ChatRequest, ChatResult, word_pieces
 
 __all__ = ["StubClient"]

@@ -38,10 +38,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from arborist.analysis import read_question
-from arborist.citations import cited_labels, parse_citations
-from arborist.quotes import claims_for
-from arborist.text_words import words
+from arborist.proofs.citations import cited_labels, parse_citations
+from arborist.proofs.quotes import claims_for
+from arborist.text.analysis import read_question
+from arborist.text.text_words import words
 
 __all__ = [
     "ANSWERED",
@@ -229,7 +229,7 @@ bytes are proven all the same)."""
 
 def row_key(chunk: str | None, answer: str, label: str, cited: bool) -> str:
     """The :data:`ROW_WORDS` key of the evidence row ``label``: ``quoted`` only when the
-    claims citing it (:func:`arborist.quotes.claims_for`) quote it by the badge's rule
+    claims citing it (:func:`arborist.proofs.quotes.claims_for`) quote it by the badge's rule
     (:func:`quotes_cited`, on this row alone), so no row claims a quote the badge would
     not; ``uncited`` for a row the answer does not cite, which was only retrieved."""
     if not cited:

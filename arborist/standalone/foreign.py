@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arborist.text_words import word_pairs
+from arborist.text.text_words import word_pairs
 
 __all__ = ["ACCENTED", "FOREIGN", "MARKERS", "english"]
 

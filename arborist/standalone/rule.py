@@ -9,7 +9,7 @@ punctuation, and where its noun phrases are) with the word lists of
 :mod:`arborist.standalone.replies` and what leans for want of a subject of its own in
 :mod:`arborist.standalone.leans`; docs/retrieval.md ("Follow-ups") gives it in full with its
 measurement.
-:mod:`arborist.analysis` re-exports :func:`stands_alone`, where its callers import it.
+:mod:`arborist.text.analysis` re-exports :func:`stands_alone`, where its callers import it.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ from arborist.standalone.words import (
     UNIQUE,
     WH,
 )
-from arborist.text_words import STOPWORDS, fold
+from arborist.text.text_words import STOPWORDS, fold
 
 __all__ = ["Said"]
 

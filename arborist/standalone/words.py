@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from arborist.text_words import IDENTIFIER, word_pairs
+from arborist.text.text_words import IDENTIFIER, word_pairs
 
 __all__ = [
     "ACKNOWLEDGEMENTS",

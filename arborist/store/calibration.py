@@ -55,7 +55,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arborist.db import snapshot
+from arborist.database.db import snapshot
 from arborist.store.memo import generation
 from arborist.store.vectors import Matrix, searchable_sample
 

@@ -32,10 +32,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arborist.clock import utc_now
-from arborist.db import snapshot, transaction
+from arborist.database.db import snapshot, transaction
+from arborist.database.migrations import split_sql
 from arborist.errors import BadInput
 from arborist.gate.admission import admit
-from arborist.migrations import split_sql
 from arborist.store.schema import HOT
 
 __all__ = [

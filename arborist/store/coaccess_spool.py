@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arborist.clock import utc_now
-from arborist.db import is_read_only, transaction
+from arborist.database.db import is_read_only, transaction
 from arborist.store import coaccess
 
 __all__ = ["Capture", "Drained", "drain", "pending", "spool"]

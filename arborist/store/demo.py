@@ -40,7 +40,7 @@ from pathlib import Path
 from arborist.errors import BadInput, NotFound
 from arborist.store.loaders import MAX_TITLE_CHARS, LoadedDocument
 from arborist.store.normalize import normalize_text
-from arborist.text_words import word_list
+from arborist.text.text_words import word_list
 
 __all__ = ["DEMO_MODULES", "SYNOPSES", "demo_corpus", "load_module_doc", "render_module_text"]
 

@@ -13,12 +13,12 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arborist.audit import append_event
-from arborist.citations import parse_citations
 from arborist.clock import utc_now
-from arborist.db import transaction
+from arborist.database.db import transaction
 from arborist.errors import BadInput
-from arborist.keys import derivation_hash
+from arborist.proofs.audit import append_event
+from arborist.proofs.citations import parse_citations
+from arborist.proofs.keys import derivation_hash
 from arborist.store.cache.records import CacheRecord, RecordEvidence
 from arborist.store.documents import Document, ingest_document
 from arborist.store.loaders import LoadedDocument
@@ -52,7 +52,7 @@ def derivation_event_body(
     derivation_id: int, kind: str, core_uri: str, derived_from: str, digest: str
 ) -> dict[str, object]:
     """What a ``derivation`` event commits to: which derivation, of what kind, the core
-    document it made, the answer it came from and its :func:`~arborist.keys.derivation_hash`.
+    document it made, the answer it came from and its :func:`~arborist.proofs.keys.derivation_hash`.
     ``arborist verify`` rebuilds it from the rows."""
     return {
         "derivation_id": derivation_id,
@@ -110,7 +110,7 @@ def derive_from_record(
     """Save a core record derived from an answer's cited evidence.
 
     ``snippet`` defaults to the answer's cited spans; ``equation``, ``summary`` and
-    ``haiku`` (three lines) need their text given (:meth:`arborist.app.Arborist.derive`
+    ``haiku`` (three lines) need their text given (:meth:`arborist.facade.app.Arborist.derive`
     distils one, :mod:`arborist.qa.derivation`).
     """
     if kind not in DERIVATION_KINDS:

@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from arborist.audit import append_event
 from arborist.clock import utc_now
-from arborist.db import transaction
+from arborist.database.db import transaction
 from arborist.errors import BadInput, IntegrityError, NotFound
 from arborist.gate.admission import Redaction, admit, admit_document
-from arborist.hashing import leaf_hash
-from arborist.merkle import block_span, proof_from_levels, sibling_positions, tree_levels
+from arborist.proofs.audit import append_event
+from arborist.proofs.hashing import leaf_hash
+from arborist.proofs.merkle import block_span, proof_from_levels, sibling_positions, tree_levels
 from arborist.store.cache.states import mark_stale
 from arborist.store.chunking import CHUNKING_VERSION, Chunk, iter_chunks
 from arborist.store.loaders import LoadedDocument, file_uri

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arborist.text_words import stem, stems
+from arborist.text.text_words import stem, stems
 
 __all__ = [
     "HYBRID",
@@ -96,7 +96,7 @@ def in_documents_words(words: Sequence[str], best: str) -> bool:
 
 def words_held(words: Sequence[str], text: str) -> float:
     """The share of ``words`` (a question's content words, folded) that ``text`` holds,
-    each compared stemmed (:func:`arborist.text_words.stem`); 0.0 for no words."""
+    each compared stemmed (:func:`arborist.text.text_words.stem`); 0.0 for no words."""
     if not words:
         return 0.0
     held = stems(text)

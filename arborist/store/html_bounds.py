@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from arborist.text_words import word_list
+from arborist.text.text_words import word_list
 
 __all__ = [
     "MAX_ATTRIBUTES",

@@ -17,7 +17,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 from arborist.store.html_bounds import bounded_html
 from arborist.store.normalize import decode_html, normalize_text, replace_surrogates
 from arborist.store.places import ANCHOR_CHARS, anchor_attribute
-from arborist.text_words import word_list
+from arborist.text.text_words import word_list
 
 __all__ = ["load_html"]
 

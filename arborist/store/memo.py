@@ -48,8 +48,8 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 
 from arborist._version import __version__
-from arborist.db import transaction
-from arborist.hashing import canonical_json, sha256_hex
+from arborist.database.db import transaction
+from arborist.proofs.hashing import canonical_json, sha256_hex
 
 __all__ = [
     "GENERATION_MIGRATION_SQL",

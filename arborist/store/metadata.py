@@ -25,9 +25,9 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, Protocol, cast
 
-from arborist.audit import differing_fields
-from arborist.db import rows_in
-from arborist.hashing import stored_event_hash
+from arborist.database.db import rows_in
+from arborist.proofs.audit import differing_fields
+from arborist.proofs.hashing import stored_event_hash
 
 __all__ = ["DocumentFields", "committed", "event_body"]
 

@@ -5,7 +5,7 @@ functions), and one vector of the whole chunk, cut at the model's token limit, i
 a blurred target: a question about one function is near none of them. So a chunk
 is embedded as its *passages* (:data:`PASSAGES`):
 
-* each public definition in it (:func:`arborist.definitions.definitions`; names that
+* each public definition in it (:func:`arborist.text.definitions.definitions`; names that
   start with ``_`` are left out: pydoc's ``__eq__``, ``__weakref__``, ... say the
   same of every class) is one passage, its header and its own description, led
   by the subject of the document's title (the part before " — "):
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import re
 
-from arborist.definitions import Definition, definitions
+from arborist.text.definitions import Definition, definitions
 
 __all__ = [
     "COVERED",

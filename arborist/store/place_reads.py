@@ -24,8 +24,8 @@ import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator
 
-from arborist.hashing import leaf_hash
-from arborist.merkle import merkle_root
+from arborist.proofs.hashing import leaf_hash
+from arborist.proofs.merkle import merkle_root
 from arborist.store.places import Place, chunk_places
 
 __all__ = ["MAX_HELD", "document_places", "evidence_places", "forget_places"]
@@ -35,7 +35,7 @@ MAX_HELD = 256
 
 _MEMO = "_arborist_places"
 """The attribute of a store connection that holds its documents' places (an
-:class:`arborist.db.Connection` takes attributes; a bare sqlite3 connection keeps none)."""
+:class:`arborist.database.db.Connection` takes attributes; a bare sqlite3 connection keeps none)."""
 
 Held = tuple[int, tuple[Place, ...]]
 """A document's places as read: the ``data_version`` they were read under, and one place

@@ -7,7 +7,7 @@ search hit declares, and ``arborist verify``. Each reader says in its own
 words which half failed; what counts as holding is this module's.
 
 The proof is verified against the size stored beside the root (a document's
-``chunk_count``, carried by the :class:`~arborist.keys.EvidenceRef`), never
+``chunk_count``, carried by the :class:`~arborist.proofs.keys.EvidenceRef`), never
 one that came with the proof (docs/design.md section 2).
 """
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arborist.hashing import leaf_hash
-from arborist.keys import EvidenceRef
-from arborist.merkle import verify_inclusion
+from arborist.proofs.hashing import leaf_hash
+from arborist.proofs.keys import EvidenceRef
+from arborist.proofs.merkle import verify_inclusion
 
 __all__ = ["EvidenceCheck", "text_matches", "verify_evidence"]
 

@@ -13,7 +13,7 @@ Invariants the code keeps (and ``arborist verify`` checks):
 * one ``ok`` cache record per cache key; falsified revisions stay.
 * ``merkle_nodes`` holds, for every document, exactly the nodes of its Merkle tree
   at levels :data:`NODE_FLOOR` and above, the root's level excepted
-  (:func:`arborist.merkle.upper_nodes` of its leaves): so a proof reads one block of
+  (:func:`arborist.proofs.merkle.upper_nodes` of its leaves): so a proof reads one block of
   at most ``2**NODE_FLOOR`` leaves and at most ``log2(chunk_count)`` stored nodes,
   never the whole document.
 """
@@ -24,11 +24,11 @@ import itertools
 import sqlite3
 from collections.abc import Sequence
 
-from arborist.audit import AUDIT_MIGRATION
+from arborist.database.migrations import Migration, split_sql
 from arborist.errors import MigrationError
-from arborist.hashing import DIGEST_SIZE
-from arborist.merkle import tree_levels, upper_nodes
-from arborist.migrations import Migration, split_sql
+from arborist.proofs.audit import AUDIT_MIGRATION
+from arborist.proofs.hashing import DIGEST_SIZE
+from arborist.proofs.merkle import tree_levels, upper_nodes
 from arborist.store.memo import GENERATION_MIGRATION_SQL, MEMO_MIGRATION_SQL
 from arborist.store.vector_schema import VECTORS_MIGRATION_SQL
 
@@ -230,7 +230,7 @@ DROP INDEX documents_source_root;
 
 
 def store_nodes(conn: sqlite3.Connection, document_id: int, levels: list[list[bytes]]) -> None:
-    """Write the stored part of a document's tree (:func:`~arborist.merkle.tree_levels`)."""
+    """Write the stored part of a document's tree (:func:`~arborist.proofs.merkle.tree_levels`)."""
     if len(levels) <= NODE_FLOOR + 1:  # no level at NODE_FLOOR below the root's: nothing kept
         return
     rows = [(document_id, *node) for node in upper_nodes(levels, NODE_FLOOR)]

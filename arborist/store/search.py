@@ -1,6 +1,6 @@
 """Full-text search and retrieval over ``store.db`` with declared audit modes.
 
-User text reaches FTS5 only through :mod:`arborist.fts` (every term
+User text reaches FTS5 only through :mod:`arborist.database.fts` (every term
 quoted). ``search`` requires every term (what a search box means);
 ``retrieve`` (for asks) ranks chunks that share any term, fielded BM25 first,
 then definitions of the names the question names (see :func:`retrieve`).
@@ -20,12 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arborist.analysis import QuestionTerms, read_question
-from arborist.db import snapshot
-from arborist.definitions import Definition, named_definitions
+from arborist.database.db import snapshot
+from arborist.database.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_match_any
 from arborist.errors import BadInput
-from arborist.fts import MAX_QUERY_TERMS, checked_terms, fts_match_all, fts_match_any
-from arborist.keys import EvidenceRef
+from arborist.proofs.keys import EvidenceRef
 from arborist.standalone.rule import stands_alone
 from arborist.store.coaccess import related_edges
 from arborist.store.documents import proofs_for
@@ -40,7 +38,9 @@ from arborist.store.fusion import (
 from arborist.store.proofs import verify_evidence
 from arborist.store.schema import HOT
 from arborist.store.vectors import Matrix, nearest, searches_passages
-from arborist.text_words import content_words, words
+from arborist.text.analysis import QuestionTerms, read_question
+from arborist.text.definitions import Definition, named_definitions
+from arborist.text.text_words import content_words, words
 
 __all__ = [
     "AUDIT_MODES",
@@ -391,7 +391,7 @@ def _bonus(definition: Definition, strong: bool) -> float:
     wrote, or a compound name all of whose parts it says), three quarters when that definition
     is a member (a method of some class), half for a plain word or for a dotted identifier
     defined elsewhere (``json.loads`` asked, ``loads`` in a document whose title does not say
-    ``json``); see :func:`arborist.definitions.named_definitions`."""
+    ``json``); see :func:`arborist.text.definitions.named_definitions`."""
     if not strong:
         return DEFINITION_BONUS / 2
     return DEFINITION_BONUS * (0.75 if definition.nested else 1.0)

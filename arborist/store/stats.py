@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from arborist.audit import event_count
-from arborist.db import snapshot
+from arborist.database.db import snapshot
+from arborist.proofs.audit import event_count
 from arborist.store import coaccess
 from arborist.store.cache.records import STATES, counts_by_state, total_hits
 from arborist.store.schema import TIERS

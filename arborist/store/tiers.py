@@ -17,10 +17,10 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arborist.audit import append_event
-from arborist.db import transaction
+from arborist.database.db import transaction
 from arborist.errors import BadInput, IntegrityError
 from arborist.gate.admission import admit_document
+from arborist.proofs.audit import append_event
 from arborist.store.cache.states import mark_stale
 from arborist.store.chunking import chunk_text
 from arborist.store.documents import Document, restore_chunks

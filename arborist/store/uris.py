@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from urllib.parse import quote, unquote
 
 from arborist.gate.admission import PLACEHOLDER, admit
-from arborist.text_words import word_list
+from arborist.text.text_words import word_list
 
 __all__ = [
     "admit_uri",

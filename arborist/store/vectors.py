@@ -33,11 +33,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from arborist.db import snapshot, transaction
+from arborist.database.db import snapshot, transaction
 from arborist.errors import ModelError
 from arborist.gate.admission import admit_profile
-from arborist.hashing import canonical_json, sha256_hex
 from arborist.progress import Track, untracked
+from arborist.proofs.hashing import canonical_json, sha256_hex
 from arborist.store.memo import generation
 from arborist.store.passages import PASSAGES, as_documents, passages
 from arborist.store.schema import HOT

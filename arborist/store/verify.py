@@ -33,17 +33,17 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from arborist.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
-from arborist.hashing import cache_key, question_hash
-from arborist.integrity import FileChecks, read_or_report
-from arborist.keys import (
+from arborist.database.integrity import FileChecks, read_or_report
+from arborist.proofs.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
+from arborist.proofs.hashing import cache_key, question_hash
+from arborist.proofs.keys import (
     EvidenceRef,
     derivation_hash,
     evidence_root,
     policy_hash,
     profile_hash,
 )
-from arborist.merkle import EMPTY_ROOT, tree_levels, upper_nodes
+from arborist.proofs.merkle import EMPTY_ROOT, tree_levels, upper_nodes
 from arborist.store.cache.events import write_event_body
 from arborist.store.cache.imported_reads import imported_problems
 from arborist.store.cache.records import OK, STALE, SUPERSEDED_REASON

@@ -10,7 +10,7 @@ face that prints a turn as text.
 from __future__ import annotations
 
 from arborist.facts import Source, TurnFacts, fact_rows
-from arborist.terminal import inert
+from arborist.text.terminal import inert
 
 __all__ = [
     "facts_lines",

@@ -16,7 +16,7 @@ from arborist.forest.render import format_node
 from arborist.forest.shard import FindHit
 from arborist.forest.transfer import ImportResult
 from arborist.qa.standing import Standing
-from arborist.terminal import gutter, inert
+from arborist.text.terminal import gutter, inert
 from arborist.views.common import facts_lines, field
 
 __all__ = [

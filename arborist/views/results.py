@@ -3,7 +3,7 @@
 The CLI, the REPL and ``%arborist`` print through these functions, so a result
 looks the same wherever it is asked for, and a divergence can only be fixed
 in one place. Text here is not yet inert: each face passes what it prints
-through :func:`arborist.terminal.inert` (or escapes it for HTML); fields
+through :func:`arborist.text.terminal.inert` (or escapes it for HTML); fields
 printed inside a line go through :func:`field` here, so a newline in a
 question or a title can never forge a line of arborist's own output.
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arborist.audit import ChainReport
-from arborist.checks import ChainCheck, DatabaseReport, Verification
+from arborist.facade.checks import ChainCheck, DatabaseReport, Verification
 from arborist.facts import TurnFacts, answer_facts
+from arborist.proofs.audit import ChainReport
 from arborist.qa.check import AnswerCheck
 from arborist.qa.distill import haiku_counts
 from arborist.qa.roster import ModelStatus
@@ -30,7 +30,7 @@ from arborist.store.schema import TIERS
 from arborist.store.search import SearchHit
 from arborist.store.tiers import TierChange
 from arborist.store.vectors import EmbedReport
-from arborist.terminal import gutter, inert
+from arborist.text.terminal import gutter, inert
 from arborist.views.common import facts_lines, field
 
 __all__ = [

@@ -41,7 +41,7 @@ from gptcache.processor.pre import get_prompt
 from gptcache.similarity_evaluation import ExactMatchEvaluation
 from sqlalchemy import event
 
-from arborist.app import Arborist
+from arborist.facade.app import Arborist
 from arborist.qa.extractive import ExtractiveClient
 from arborist.qa.runner import ask as runner_ask
 from arborist.store.documents import ingest_document

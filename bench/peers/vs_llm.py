@@ -38,11 +38,11 @@ import sqlite_utils
 from common import Row, Vocabulary, median, prose, timed
 from llm.logs import LogStore, merged_log_rows
 
+from arborist.database.migrations import open_database
 from arborist.forest.schema import SESSIONS_MIGRATIONS
 from arborist.forest.shard import create_session, find, insert_turn
-from arborist.hashing import sha256_hex
-from arborist.migrations import open_database
-from arborist.text_words import STOPWORDS
+from arborist.proofs.hashing import sha256_hex
+from arborist.text.text_words import STOPWORDS
 
 LIMIT = 10
 

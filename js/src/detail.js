@@ -492,7 +492,7 @@ export function relatedList(h, related) {
 
 /**
  * The record's dimensions in the kernel's order, each with its reader's name and what it
- * binds (the vocabulary's `dimensions`: `DIMENSION_WORDS` in arborist/keys.py); one the
+ * binds (the vocabulary's `dimensions`: `DIMENSION_WORDS` in arborist/proofs/keys.py); one the
  * vocabulary does not name comes after them, by its own name.
  *
  * @param {Vocabulary|null|undefined} vocabulary

@@ -127,7 +127,7 @@ export function markedParts(text) {
 /** Words in a row an answer must share with a chunk for them to count as quoted. */
 export const QUOTE_RUN = 4;
 
-/** Where a claim's sentences end (`_SENTENCE_END` in arborist/quotes.py). */
+/** Where a claim's sentences end (`_SENTENCE_END` in arborist/proofs/quotes.py). */
 const SENTENCE_END = /[.!?;:…](?![^\s])|\n/u;
 
 /**
@@ -192,7 +192,7 @@ function longest(said, i, held, at) {
 
 /**
  * Where the answer quotes a cited chunk: ranges `[start, end)` of `chunk`, by the rule
- * of `arborist/quotes.py` (pinned for both by `tests/vectors/quotes.json`). A claim is
+ * of `arborist/proofs/quotes.py` (pinned for both by `tests/vectors/quotes.json`). A claim is
  * read sentence by sentence (cut after `.`, `!`, `?`, `;`, `:` or `…` before a space or
  * its end, and at each line break), each from its first word: at each word the longest run of its words that stands in a
  * row in the chunk is found (its first place on a tie); a run of {@link QUOTE_RUN} words

@@ -1,6 +1,6 @@
 /**
  * The widget's logic without a browser: the sync walk against a fake kernel
- * that answers as arborist/sync.py does, the request layer with ids
+ * that answers as arborist/faces/sync.py does, the request layer with ids
  * and timeouts, citation parsing and text-only DOM building (escaping by
  * construction), keyboard navigation, proof re-verification, and a smoke
  * test of the whole view on a minimal fake DOM.
@@ -67,7 +67,7 @@ async function until(predicate, what, ms = 5000) {
 
 /**
  * An in-memory forest answering the widget's requests with the semantics of
- * arborist/sync.py: real subtree hashes (hashing.js) over fake node
+ * arborist/faces/sync.py: real subtree hashes (hashing.js) over fake node
  * hashes, summaries left out for children whose held hash matches.
  */
 class FakeKernel {
@@ -214,7 +214,7 @@ class FakeKernel {
         };
         break;
       case "expand": {
-        // As arborist/sync.py's expand: the requested nodes, then breadth first
+        // As arborist/faces/sync.py's expand: the requested nodes, then breadth first
         // down changed nodes with children until `budget` child rows are sent.
         const nodes = {};
         const missing = [];

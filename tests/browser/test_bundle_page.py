@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Page, Playwright, Route, expect
 
 from arborist.bundles.page import PAGE_ASSETS, bundle_page, embed_bundle
-from arborist.hashing import canonical_json
+from arborist.proofs.hashing import canonical_json
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, JS_SOURCES
 from tests.browser.test_xss import (
     AUDIT_SCRIPT,

@@ -55,9 +55,9 @@ import pytest
 from playwright.sync_api import Dialog, Page, Playwright, expect
 from playwright.sync_api import Error as PlaywrightError
 
-from arborist.app import Arborist
-from arborist.sync import ForestSync
-from arborist.terminal import inert
+from arborist.facade.app import Arborist
+from arborist.faces.sync import ForestSync
+from arborist.text.terminal import inert
 from arborist_nb import display as display_module
 from arborist_nb import markdown as answer_markdown
 from arborist_nb.display import Answer
@@ -323,7 +323,7 @@ ANSWER_TAGS = (
     "summary",
     "span",
     "pre",
-    "mark",  # what the answer quotes from a cited chunk (arborist/quotes.py)
+    "mark",  # what the answer quotes from a cited chunk (arborist/proofs/quotes.py)
     # an answer's Markdown (arborist_nb/markdown.py)
     "strong",
     "em",
@@ -724,7 +724,7 @@ def test_the_corpus_renders_inert_in_the_html_the_markdown_and_the_widget(
             {"surface": "markdown", "n": n, "source": markdown_html(answer._repr_markdown_())},
         )
     ]
-    # A notebook output shows control characters as visible escapes (arborist.terminal.inert).
+    # A notebook output shows control characters as visible escapes (arborist.text.terminal.inert).
     output_needles = {
         **{
             f"html:{n}": [inert(t) for t in (*shown(payload_of(a)), *evidence_needles(a))]

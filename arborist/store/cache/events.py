@@ -32,9 +32,9 @@ import json
 import sqlite3
 from typing import Any
 
-from arborist.audit import differing_fields
-from arborist.hashing import sha256_hex, stored_event_hash
-from arborist.keys import answer_hash
+from arborist.proofs.audit import differing_fields
+from arborist.proofs.hashing import sha256_hex, stored_event_hash
+from arborist.proofs.keys import answer_hash
 
 __all__ = ["event_problems", "write_event_body"]
 

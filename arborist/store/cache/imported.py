@@ -29,12 +29,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arborist.db import rows_in
-from arborist.hashing import (
+from arborist.database.db import rows_in
+from arborist.proofs.hashing import (
     canonical_json,
     sha256_hex,
 )
-from arborist.keys import (
+from arborist.proofs.keys import (
     EvidenceRef,
 )
 from arborist.store.cache.events import write_event_body

@@ -11,16 +11,16 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from arborist.audit import differing_fields
-from arborist.db import rows_in
+from arborist.database.db import rows_in
 from arborist.errors import IntegrityError
-from arborist.hashing import (
+from arborist.proofs.audit import differing_fields
+from arborist.proofs.hashing import (
     CACHE_KEY_DIMENSIONS,
     cache_key,
     question_hash,
     stored_event_hash,
 )
-from arborist.keys import (
+from arborist.proofs.keys import (
     EVIDENCE_ROOT_DIMENSION,
     EvidenceRef,
     evidence_root,

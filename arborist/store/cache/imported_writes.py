@@ -12,15 +12,15 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
-from arborist.audit import append_event
 from arborist.clock import utc_now
-from arborist.db import transaction
+from arborist.database.db import transaction
 from arborist.errors import IntegrityError
-from arborist.hashing import (
+from arborist.proofs.audit import append_event
+from arborist.proofs.hashing import (
     CACHE_KEY_DIMENSIONS,
     canonical_json,
 )
-from arborist.keys import (
+from arborist.proofs.keys import (
     EVIDENCE_ROOT_DIMENSION,
 )
 from arborist.store.cache.imported import ImportedDraft, held_documents, import_event_body

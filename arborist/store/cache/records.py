@@ -9,12 +9,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arborist.audit import append_event
 from arborist.clock import utc_now
-from arborist.db import transaction
+from arborist.database.db import transaction
 from arborist.errors import BadInput, NotFound
-from arborist.hashing import CACHE_KEY_DIMENSIONS
-from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, record_hash
+from arborist.proofs.audit import append_event
+from arborist.proofs.hashing import CACHE_KEY_DIMENSIONS
+from arborist.proofs.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, record_hash
 from arborist.store.cache.events import event_problems, write_event_body
 from arborist.store.cache.stored import stored_object, stored_proof, stored_text
 from arborist.store.metadata import committed
@@ -59,7 +59,7 @@ DIMENSION_COLUMNS = ", ".join(
     "evidence_root" if name == EVIDENCE_ROOT_DIMENSION else name for name in CACHE_KEY_DIMENSIONS
 )
 """The columns of the eight dimensions, in :data:`CACHE_KEY_DIMENSIONS` order: each is named
-as it is hashed, but the evidence root's (see :data:`~arborist.keys.EVIDENCE_ROOT_DIMENSION`)."""
+as it is hashed, but the evidence root's (see :data:`~arborist.proofs.keys.EVIDENCE_ROOT_DIMENSION`)."""
 
 _RECORD_COLUMNS = (
     f"id, cache_key, revision, {DIMENSION_COLUMNS}, question, answer_text, "

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arborist.hashing import CACHE_KEY_DIMENSIONS
-from arborist.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, record_hash
+from arborist.proofs.hashing import CACHE_KEY_DIMENSIONS
+from arborist.proofs.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, record_hash
 from arborist.store.cache.records import DIMENSION_COLUMNS, CacheRecord
 
 __all__ = [

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 
-from arborist.audit import append_event, bodies_since
-from arborist.db import rows_in, transaction
+from arborist.database.db import rows_in, transaction
 from arborist.errors import BadInput
+from arborist.proofs.audit import append_event, bodies_since
 from arborist.store.cache.records import (
     FALSIFIED_STATES,
     OK,

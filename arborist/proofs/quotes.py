@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from arborist.citations import parse_citations
+from arborist.proofs.citations import parse_citations
 
 __all__ = ["QUOTE_RUN", "claims_for", "quoted_ranges"]
 

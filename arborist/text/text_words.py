@@ -1,6 +1,6 @@
 """Words and identifiers as arborist reads them, in questions and documents. Pure: no I/O.
 
-The lexical rules :mod:`arborist.analysis` states (words, stop words, identifiers): a
+The lexical rules :mod:`arborist.text.analysis` states (words, stop words, identifiers): a
 word is a run of letters and digits, folded as SQLite's ``unicode61`` folds it; an
 identifier is a name as code writes it.
 """

@@ -2,7 +2,7 @@
 
 Every state change appends one event inside the caller's write transaction,
 so the change and its event commit together or not at all. Each event's
-hash covers the previous event's hash (:func:`arborist.hashing.event_hash`),
+hash covers the previous event's hash (:func:`arborist.proofs.hashing.event_hash`),
 its ``seq`` runs 1, 2, 3, ... without gaps, and ``prev_event_hash`` is
 UNIQUE (with at most one genesis event): two writers can never fork the
 chain, because the head is read inside the ``BEGIN IMMEDIATE`` transaction.
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from arborist.clock import utc_now
+from arborist.database.migrations import Migration
 from arborist.errors import BadReference, CanonicalJSONError, DamagedDatabase, StorageError
-from arborist.hashing import canonical_json, event_row_hash, stored_event_hash
-from arborist.migrations import Migration
+from arborist.proofs.hashing import canonical_json, event_row_hash, stored_event_hash
 
 __all__ = [
     "AUDIT_MIGRATION",

@@ -2,7 +2,7 @@
 
 The ``arborist ask`` command, the REPL, ``%%ask`` and the widget's fork each build
 one :class:`Ask` from what they were told, and
-:meth:`arborist.app.Arborist.ask_turn` takes it whole: no face threads a question's
+:meth:`arborist.facade.app.Arborist.ask_turn` takes it whole: no face threads a question's
 options through keyword after keyword, and what one face adds to an ask every face
 can. Pure: the value holds names and flags, never a connection or a client.
 """

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arborist.audit import ChainReport, Checkpoint, check_chain, holds_event
+from arborist.database.integrity import FileChecks
 from arborist.errors import BadInput, DamagedDatabase, IntegrityError
 from arborist.forest.reads import TurnAnswer
 from arborist.forest.verify import SESSIONS_FTS, ForestVerification, verify_forest
-from arborist.integrity import FileChecks
+from arborist.proofs.audit import ChainReport, Checkpoint, check_chain, holds_event
 from arborist.qa.check import check_record
 from arborist.qa.standing import contradictions, standing
 from arborist.store.cache.imported_reads import imported_answers

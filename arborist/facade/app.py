@@ -12,9 +12,9 @@ Home layout (docs/design.md section 1)::
         redaction.key        keys transcript-path redaction (0600; co-access only)
 
 :class:`Arborist` is four layers, each a module: the home, its databases, its
-config.toml and the checks of its files (:mod:`arborist.app_home`); the forest's
-sessions and turns (:mod:`arborist.app_forest`); the related sources
-(:mod:`arborist.app_related`); and here, what asks, answers and
+config.toml and the checks of its files (:mod:`arborist.facade.home`); the forest's
+sessions and turns (:mod:`arborist.facade.forest`); the related sources
+(:mod:`arborist.facade.related`); and here, what asks, answers and
 documents take, each a call into the service that owns the rule.
 """
 
@@ -28,12 +28,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from arborist.app_related import HomeRelated
-from arborist.asks import Ask
-from arborist.checks import check_derivable
 from arborist.config import max_file_bytes, names_an_embedder
-from arborist.db import require_writable, transaction
+from arborist.database.db import require_writable, transaction
 from arborist.errors import BadInput, ModelError
+from arborist.facade.asks import Ask
+from arborist.facade.checks import check_derivable
+from arborist.facade.related import HomeRelated
 from arborist.forest.nodes import Node, Session, get_node
 from arborist.forest.reads import reusable_turn
 from arborist.forest.shard import insert_turn, resolve_ref, set_current, set_label
@@ -92,9 +92,9 @@ class Arborist(HomeRelated):
     ``store_db`` and ``sessions_db`` override the files' locations. With
     ``create=False`` a missing database is an error instead of a new file,
     and existing files are read as they are, without migrating them
-    (:class:`~arborist.app_home.Home`). Its forest is
-    :class:`~arborist.app_forest.HomeForest`'s, its related sources
-    :class:`~arborist.app_related.HomeRelated`'s.
+    (:class:`~arborist.facade.home.Home`). Its forest is
+    :class:`~arborist.facade.forest.HomeForest`'s, its related sources
+    :class:`~arborist.facade.related.HomeRelated`'s.
     """
 
     # --- configuration and models -----------------------------------------------------
@@ -359,7 +359,7 @@ class Arborist(HomeRelated):
         client: ChatClient | None = None,
         **fields: Any,
     ) -> Turn:
-        """Ask ``asked`` (an :class:`~arborist.asks.Ask`) under its parent (default: its
+        """Ask ``asked`` (an :class:`~arborist.facade.asks.Ask`) under its parent (default: its
         session's current turn) and record the turn. A question with ``Ask``'s fields as
         keywords (``ask_turn(q, sid=sid, parent=tip)``) is that ``Ask``, for a script.
 

@@ -1,5 +1,5 @@
 """The facade's forest: sessions, turns and moves in ``sessions.db``, the mode each turn
-can claim now, export and import. :class:`arborist.app.Arborist` is a :class:`HomeForest`.
+can claim now, export and import. :class:`arborist.facade.app.Arborist` is a :class:`HomeForest`.
 """
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from arborist.app_home import Home
-from arborist.audit import head_checkpoint
 from arborist.bundles.export import build_bundle
 from arborist.bundles.imports import bundle_import
-from arborist.checks import import_conflict
 from arborist.errors import ArboristError, BadInput
+from arborist.facade.checks import import_conflict
+from arborist.facade.home import Home
 from arborist.facts import TurnFacts, turn_facts
 from arborist.forest.bates import is_bates
 from arborist.forest.cells import cell_turn, remember_cell_turn
@@ -26,12 +25,13 @@ from arborist.forest.shard import FindHit, create_session, find, resolve_ref, se
 from arborist.forest.transfer import ImportResult, export_session, import_lines
 from arborist.forest.tree_sync import ForestView
 from arborist.pathref import load_or_create_key, redact_path
+from arborist.proofs.audit import head_checkpoint
+from arborist.proofs.witness import Heads
 from arborist.qa.runner import AskResult
 from arborist.qa.standing import Standing, standings, unchecked
 from arborist.store.cache.imported_reads import load_imported
 from arborist.store.cache.imported_writes import importing
 from arborist.store.cache.records import OK, CacheRecord, resolve_key
-from arborist.witness import Heads
 
 __all__ = ["HomeForest"]
 

@@ -6,7 +6,7 @@ error, including what the machine or the network did (a full disk, an I/O error,
 URL that cannot be fetched); 2 bad arguments: a command line that does not parse,
 or input that can never be valid (an argument that is not UTF-8 text among them).
 The commands are :mod:`arborist.commands.table`' table, the one the REPL and
-``%arborist`` run, loaded by :mod:`arborist.cli_commands` only when one runs:
+``%arborist`` run, loaded by :mod:`arborist.faces.cli_commands` only when one runs:
 ``arborist --version`` loads neither the table nor the services. ``cli`` is a click
 command only so that click's test runner can drive it; its words are parsed by the
 table's argparse parsers.
@@ -127,7 +127,7 @@ def _run(words: list[str]) -> int:
     if asked == "version":
         click.echo(f"arborist {__version__}")
         return 0
-    runner = importlib.import_module("arborist.cli_commands")
+    runner = importlib.import_module("arborist.faces.cli_commands")
     if asked == "help" or not rest:  # no command at all: the help, as a usage error
         click.echo(runner.group_help(), err=asked is None)
         return 0 if asked else EXIT_USAGE

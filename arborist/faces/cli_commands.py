@@ -1,6 +1,6 @@
 """The ``arborist`` command's runner: the table's command on freshly opened stores.
 
-:mod:`arborist.cli` parses the global options and maps errors to exit codes; this
+:mod:`arborist.faces.cli` parses the global options and maps errors to exit codes; this
 module, loaded when a command runs, parses the command with the table's parser
 (:mod:`arborist.commands.table`, the one the REPL and ``%arborist`` use), opens the home
 (or the databases ``--store-db``/``--sessions-db`` name), runs it, prints its
@@ -19,7 +19,6 @@ from typing import Any, BinaryIO
 import click
 from tqdm import tqdm
 
-from arborist.app import Arborist
 from arborist.commands.table import (
     SHELL_PREFIX,
     Command,
@@ -29,9 +28,10 @@ from arborist.commands.table import (
     help_text,
     parse,
 )
+from arborist.facade.app import Arborist
+from arborist.faces.repl import Repl, interactive_reader
 from arborist.progress import lines
-from arborist.repl import Repl, interactive_reader
-from arborist.terminal import gutter_mark, inert, inert_json
+from arborist.text.terminal import gutter_mark, inert, inert_json
 
 __all__ = ["PREFIX", "group_help", "run"]
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arborist.audit import Checkpoint
 from arborist.errors import BadInput, NotFound
+from arborist.proofs.audit import Checkpoint
 from arborist.safejson import TooDeep, decode, loads
 
 __all__ = ["DATABASES", "Heads", "witness_checkpoints", "witnessed_by_database"]

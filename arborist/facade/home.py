@@ -1,8 +1,8 @@
 """A home folder, as the facade holds it: its two databases, opened (and migrated) on first
 use, its ``config.toml``, and the checks of its files (``verify``, ``chain-check``).
 
-:class:`arborist.app.Arborist` is a :class:`Home` (through
-:class:`~arborist.app_forest.HomeForest`); nothing else makes one.
+:class:`arborist.facade.app.Arborist` is a :class:`Home` (through
+:class:`~arborist.facade.forest.HomeForest`); nothing else makes one.
 """
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, overload
 
-from arborist.audit import Checkpoint, has_audit_table
-from arborist.checks import ChainCheck, Verification, chain_check, verify_home
 from arborist.config import CONFIG_FILE, ConfigFile, allowlist
-from arborist.db import connect
+from arborist.database.db import connect
+from arborist.database.migrations import Migration, open_database
 from arborist.errors import DamagedDatabase, StorageError
+from arborist.facade.checks import ChainCheck, Verification, chain_check, verify_home
 from arborist.forest.schema import SESSIONS_MIGRATIONS
 from arborist.gate.admission import admit
-from arborist.migrations import Migration, open_database
 from arborist.pathref import KEY_FILE
 from arborist.private import loose_modes
+from arborist.proofs.audit import Checkpoint, has_audit_table
+from arborist.proofs.witness import Heads, witnessed_by_database
 from arborist.store.schema import STORE_MIGRATIONS
-from arborist.witness import Heads, witnessed_by_database
 
 __all__ = ["Home", "SESSIONS_FILE", "STORE_FILE", "default_home"]
 

@@ -7,7 +7,7 @@ daemon thread that checkpoints PASSIVE on a connection of its own; past
 :data:`WAL_MAX_BYTES` the writer finishes the checkpoint itself, and a connection that
 wrote empties the ``-wal`` when closed (:func:`checkpoint_on_close`; the thread copies most
 of the log first: :data:`WAL_BACKLOG_BYTES`). A log that starts over is written again in
-place (:data:`WAL_SIZE_LIMIT`). :mod:`arborist.db` makes the connections and calls these.
+place (:data:`WAL_SIZE_LIMIT`). :mod:`arborist.database.db` makes the connections and calls these.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from urllib.parse import quote
 from arborist.errors import StorageError
 
 if TYPE_CHECKING:
-    from arborist.db import Connection
+    from arborist.database.db import Connection
 
 __all__ = [
     "CHECKPOINTER",

@@ -1,7 +1,7 @@
 """Numbered schema migrations, and opening a database at the schema this code needs.
 
 Migrations are numbered from 1 and append-only; each is applied in its own
-transaction (:func:`~arborist.db.transaction`) and recorded in
+transaction (:func:`~arborist.database.db.transaction`) and recorded in
 ``schema_migrations`` with a checksum of its SQL, so a migration edited after
 release is refused rather than silently diverging, and a file written by a
 newer arborist is refused rather than misread. Opening an up-to-date file runs
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arborist.clock import utc_now
-from arborist.db import Connection, connect, transaction
+from arborist.database.db import Connection, connect, transaction
 from arborist.errors import MigrationError, ReadOnlyDatabase, StorageError
 
 __all__ = [

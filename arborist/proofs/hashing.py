@@ -1,6 +1,6 @@
 """The hash conventions of arborist (docs/design.md section 2). Pure: no I/O.
 
-Every identity in the system is computed here, or in :mod:`arborist.keys`
+Every identity in the system is computed here, or in :mod:`arborist.proofs.keys`
 from these primitives (what a cache record and a derivation commit to), and
 nowhere else; every rule here is pinned by ``tests/vectors/hashing.json``,
 which the JS port (``js/src/hashing.js``) reproduces byte for byte.
@@ -8,7 +8,7 @@ which the JS port (``js/src/hashing.js``) reproduces byte for byte.
 Two kinds of values travel through these functions:
 
 * raw 32-byte digests (``bytes``): ``leaf_hash``, ``hash_combine`` and the
-  Merkle functions in :mod:`arborist.merkle` work on these;
+  Merkle functions in :mod:`arborist.proofs.merkle` work on these;
 * lowercase hex strings (``str``): ``sha256_hex``, ``node_hash``,
   ``subtree_hash``, ``event_hash``, ``question_hash`` and ``cache_key``
   return these, as the databases and JSON hold them.
@@ -82,7 +82,7 @@ CACHE_KEY_DIMENSIONS = (
 )
 """The cache key's dimensions by the names they are hashed under. The first holds the
 evidence root, called ``evidence_root`` everywhere but here (``EVIDENCE_ROOT_DIMENSION`` in
-:mod:`arborist.keys`): a new name would change every key and the vectors."""
+:mod:`arborist.proofs.keys`): a new name would change every key and the vectors."""
 
 
 def _check_canonical(obj: object) -> None:
@@ -435,7 +435,7 @@ def cache_key(
     dimensions: Mapping[str, str], encode: Callable[[Any], bytes] = canonical_json
 ) -> str:
     """Hash of the eight cache-key dimensions; exactly those names, nothing more or less
-    (``encode``: as :data:`arborist.keys.Encode` says)."""
+    (``encode``: as :data:`arborist.proofs.keys.Encode` says)."""
     names = set(dimensions)
     expected = set(CACHE_KEY_DIMENSIONS)
     if names != expected:

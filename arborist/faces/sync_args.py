@@ -1,4 +1,4 @@
-"""What a request to the forest widget's kernel may hold (:mod:`arborist.sync`): each
+"""What a request to the forest widget's kernel may hold (:mod:`arborist.faces.sync`): each
 argument checked for its type and its bounds, and every error one line.
 
 A request is JSON from a front end, so nothing in it is trusted: a bates number must

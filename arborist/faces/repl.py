@@ -7,7 +7,7 @@ starting the REPL. The loop reads through an injected ``read`` function and writ
 through an injected ``write`` function, so tests drive it with a script and the CLI
 gives it ``input`` (with readline history and completion) and ``click.echo``.
 Every command error is one line; the loop keeps going. Everything written
-passes :func:`arborist.terminal.inert` first: answers, questions and labels
+passes :func:`arborist.text.terminal.inert` first: answers, questions and labels
 come from models and users, and a terminal would obey their control characters.
 """
 
@@ -20,12 +20,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from arborist.app import Arborist
 from arborist.commands import table as commands
 from arborist.errors import ArboristError, BadInput, foreign
+from arborist.facade.app import Arborist
 from arborist.gate.admission import admit_error_line
 from arborist.safejson import check_text
-from arborist.terminal import GUTTER, inert, inert_json
+from arborist.text.terminal import GUTTER, inert, inert_json
 
 __all__ = [
     "COMMANDS",

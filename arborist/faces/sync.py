@@ -54,7 +54,7 @@ until :meth:`ForestSync.adopt` names the session the first turn made.
 This module imports nothing from Jupyter: the widget (``arborist_nb.widget``)
 only wires it to a comm and to threads. It answers the requests; what it reads of the
 forest, diffed by hash, is :mod:`arborist.forest.tree_sync` (through the facade's
-``forest_view``), and what a request may hold, :mod:`arborist.sync_args`.
+``forest_view``), and what a request may hold, :mod:`arborist.faces.sync_args`.
 """
 
 from __future__ import annotations
@@ -64,9 +64,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arborist.app import Arborist
-from arborist.asks import Ask
 from arborist.errors import ArboristError, BadInput, NoDocuments, NotFound, one_line
+from arborist.facade.app import Arborist
+from arborist.facade.asks import Ask
+from arborist.faces.sync_args import (
+    BadRequest,
+    arg,
+    bates_list,
+    checked_bates,
+    error_line,
+    known_hashes,
+)
 from arborist.forest.nodes import Node
 from arborist.forest.shard import FindHit
 from arborist.forest.tree_sync import (
@@ -79,14 +87,6 @@ from arborist.forest.tree_sync import (
 )
 from arborist.store.cache.records import FALSIFIED_STATES, CacheRecord
 from arborist.store.cache.states import RevisionState
-from arborist.sync_args import (
-    BadRequest,
-    arg,
-    bates_list,
-    checked_bates,
-    error_line,
-    known_hashes,
-)
 
 __all__ = [
     "ForestSync",

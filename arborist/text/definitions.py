@@ -4,7 +4,7 @@ A **definition** is a signature line (``median(data)``, ``class
 groupby(builtins.object)``, ``def f(x):``) followed by a more deeply indented body, as
 pydoc, help() and most reference texts lay them out (:func:`definitions`). How a
 question names one (:func:`named_definitions`) goes by the question as
-:func:`arborist.analysis.read_question` reads it.
+:func:`arborist.text.analysis.read_question` reads it.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from arborist.text_words import fold, words
+from arborist.text.text_words import fold, words
 
 if TYPE_CHECKING:
-    from arborist.analysis import QuestionTerms
+    from arborist.text.analysis import QuestionTerms
 
 __all__ = [
     "Definition",

@@ -9,12 +9,12 @@ The discipline (docs/design.md section 5, each pitfall measured):
   second writer and fails) and nests as savepoints;
 * WAL journal, a busy timeout, foreign keys on;
 * no checkpoint inside a commit: connections that may write turn SQLite's
-  auto-checkpoint off, and :mod:`arborist.wal` keeps the ``-wal`` short after each
+  auto-checkpoint off, and :mod:`arborist.database.wal` keeps the ``-wal`` short after each
   commit (a background checkpointer; the writer itself past a bound; an empty ``-wal``
   behind a connection that wrote, once closed).
 
-Schemas are brought up to date by :mod:`arborist.migrations`, and ``arborist
-verify``'s checks of a whole file are in :mod:`arborist.integrity`.
+Schemas are brought up to date by :mod:`arborist.database.migrations`, and ``arborist
+verify``'s checks of a whole file are in :mod:`arborist.database.integrity`.
 
 Damaged and read-only files (docs/guarantees.md, "Damaged and read-only homes"):
 
@@ -49,12 +49,12 @@ from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import quote
 
+from arborist.database.wal import CHECKPOINTER, WAL_SIZE_LIMIT, after_commit, checkpoint_on_close
 from arborist.errors import DamagedDatabase, ReadOnlyDatabase, StorageError, one_line
 from arborist.private import (
     create_private_file,
     make_private_folder,
 )
-from arborist.wal import CHECKPOINTER, WAL_SIZE_LIMIT, after_commit, checkpoint_on_close
 
 __all__ = [
     "BUSY_TIMEOUT_MS",

@@ -1,6 +1,6 @@
 """The eight-dimension cache key and the hashes of what the store's records commit to. Pure.
 
-Built on the primitives of :mod:`arborist.hashing`: the hashes here say
+Built on the primitives of :mod:`arborist.proofs.hashing`: the hashes here say
 which fields a cache record and a derivation commit to, and the store
 (which writes and verifies them) and the ask (which computes a key) share
 them, so neither imports the other for a hash rule.
@@ -29,13 +29,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arborist.hashing import (
+from arborist.proofs.hashing import (
     canonical_json,
     leaf_hash,
     question_hash,
     sha256_hex,
 )
-from arborist.merkle import merkle_root
+from arborist.proofs.merkle import merkle_root
 
 __all__ = [
     "CANONICALIZATION_VERSION",
@@ -93,7 +93,7 @@ class EvidenceRef:
 
 
 Encode = Callable[[Any], bytes]
-"""How the hashes below write a value: :func:`~arborist.hashing.canonical_json` (the default),
+"""How the hashes below write a value: :func:`~arborist.proofs.hashing.canonical_json` (the default),
 or an encoder that writes the same bytes without its checks, for values already held to
 them (a bundle, whose whole text :mod:`arborist.bundles.shape` proved canonical)."""
 

@@ -25,7 +25,7 @@ question the same way:
   followed by a more deeply indented body, as pydoc, help() and most
   reference texts lay them out (:func:`definitions`).
 
-The words are :mod:`arborist.text_words`' and the definitions :mod:`arborist.definitions`'
+The words are :mod:`arborist.text.text_words`' and the definitions :mod:`arborist.text.definitions`'
 (both re-exported here, where retrieval and the answerer import them); this module reads
 questions: whether one stands alone, and what it asks for (:func:`read_question`).
 """
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arborist.text_words import (
+from arborist.text.text_words import (
     content_words,
     fold,
     identifiers,

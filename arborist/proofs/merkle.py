@@ -2,7 +2,7 @@
 
 The functions work on already-hashed leaves (32 raw bytes each) and are
 generic over the interior function: arborist uses
-:func:`arborist.hashing.hash_combine` (prefix 0x03); passing the RFC 6962
+:func:`arborist.proofs.hashing.hash_combine` (prefix 0x03); passing the RFC 6962
 interior (prefix 0x01) reproduces the published Certificate Transparency
 vectors, which is how the tests prove the shape and the proof algorithm.
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 
-from arborist.hashing import DIGEST_SIZE, hash_combine
+from arborist.proofs.hashing import DIGEST_SIZE, hash_combine
 
 __all__ = [
     "EMPTY_ROOT",

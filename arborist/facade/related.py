@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arborist.app_forest import HomeForest
 from arborist.config import coaccess_params
 from arborist.errors import BadInput
+from arborist.facade.forest import HomeForest
 from arborist.forest.bates import is_bates
 from arborist.store import coaccess, coaccess_spool
 from arborist.store.cache.records import CacheRecord
@@ -26,7 +26,7 @@ __all__ = ["HomeRelated"]
 
 
 class HomeRelated(HomeForest):
-    """The co-access face of a home (:class:`~arborist.app.Arborist` is one)."""
+    """The co-access face of a home (:class:`~arborist.facade.app.Arborist` is one)."""
 
     @property
     def related_version(self) -> str:

@@ -4,7 +4,7 @@ index checks and FTS5's, each reported as findings rather than raised.
 A damaged file should still be verified as far as it can be read, so a check
 that cannot run says why in one line and the sections still readable run.
 The check before a connection's first write is
-:func:`~arborist.db.require_writable`'s, not these.
+:func:`~arborist.database.db.require_writable`'s, not these.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from arborist.db import Connection, connect, is_read_only
+from arborist.database.db import Connection, connect, is_read_only
 from arborist.errors import DamagedDatabase, ReadOnlyDatabase, StorageError
 
 __all__ = ["FileChecks", "check_fts", "integrity_problems", "read_or_report", "scratch_copy"]

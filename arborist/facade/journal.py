@@ -1,6 +1,6 @@
 """The public Python API: ``journal = arborist.open(home)``, ``turn = journal.ask(question)``.
 
-A thin layer over the facade (:class:`arborist.app.Arborist`), in the manner of ``llm``
+A thin layer over the facade (:class:`arborist.facade.app.Arborist`), in the manner of ``llm``
 and ``sqlite-utils``: a :class:`Journal` is a home (its documents, its answers, its forest
 of turns); a :class:`Turn` is one question and its cited answer, whose facts are the ones
 every face shows (:mod:`arborist.facts`), read now each time they are asked for::
@@ -25,11 +25,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from arborist.app import Arborist
-from arborist.app import Turn as AskedTurn
-from arborist.asks import Ask
-from arborist.checks import Verification
 from arborist.errors import BadInput
+from arborist.facade.app import Arborist
+from arborist.facade.app import Turn as AskedTurn
+from arborist.facade.asks import Ask
+from arborist.facade.checks import Verification
 from arborist.facts import Source, TurnFacts
 from arborist.forest.nodes import Node, Session
 from arborist.qa.check import AnswerCheck
