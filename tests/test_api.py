@@ -13,6 +13,7 @@ from IPython.core.interactiveshell import InteractiveShell
 import arborist
 from arborist.errors import BadInput
 from arborist.facade.journal import Journal, Turn
+from arborist.facade.journal import open as journal_open
 
 PUBLIC = [
     "Arborist",
@@ -46,7 +47,7 @@ def test_the_public_names_are_these() -> None:
     for name in PUBLIC:
         assert getattr(arborist, name) is not None
     assert (arborist.open, arborist.Journal, arborist.Turn) == (
-        __import__("arborist.facade.journal").journal.open,
+        journal_open,
         Journal,
         Turn,
     )
