@@ -87,6 +87,14 @@ def test_a_first_turn_that_cannot_be_written_leaves_no_session(corpus: Path, hom
     assert on_disk(home) == [("kept", 1)]
 
 
+def test_an_ask_that_names_no_label_makes_an_unlabelled_session(corpus: Path, home: Path) -> None:
+    """No face's name is a default: a session made by an ``Ask`` that names no label (a
+    caller of the facade, not the CLI) has none, and is not filed as the CLI's."""
+    with Arborist(home) as app:
+        app.ask_turn(Ask(QUESTION))
+    assert on_disk(home) == [(None, 1)]
+
+
 def test_cd_before_the_session_exists_files_its_first_question_there(
     corpus: Path, home: Path, shell: InteractiveShell
 ) -> None:

@@ -38,7 +38,7 @@ class Ask:
 
     question: str
     sid: str | None = None
-    session_label: str | None = "cli"
+    session_label: str | None = None
     parent: str | None = None
     label: str | None = None
     make_current: bool = True
