@@ -636,9 +636,15 @@ def old_gate() -> ModuleType:
         text=True,
         check=True,
     ).stdout
-    from arborist import BadInput  # noqa: PLC0415  (its one import: the error tree, where it is now)
+    from arborist import BadInput  # noqa: PLC0415
 
-    source = source.replace("from arborist.errors import", f"from {BadInput.__module__} import")
+    # its one import of the package is the error tree's BadInput: read from where it is now
+    source = re.sub(
+        r"^from arborist\.\w+ import BadInput$",
+        f"from {BadInput.__module__} import BadInput",
+        source,
+        flags=re.M,
+    )
     spec = importlib.util.spec_from_loader("old_admission", loader=None)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
