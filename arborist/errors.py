@@ -35,6 +35,7 @@ __all__ = [
     "ModelError",
     "NoDocuments",
     "NotFound",
+    "NotText",
     "ReadOnlyDatabase",
     "StorageError",
     "foreign",
@@ -52,6 +53,15 @@ class BadInput(ArboristError):
 
 class CanonicalJSONError(BadInput, ValueError):
     """A value outside the canonical-JSON subset (floats, big ints, lone surrogates, ...)."""
+
+
+class NotText(BadInput):
+    """A file whose bytes are not text: undecodable, binary (NUL bytes), or no text at all.
+    Named, it is refused like any bad input; found by a folder walk, it is passed over."""
+
+    def __init__(self, label: str, reason: str) -> None:
+        super().__init__(f"{label}: {reason}")
+        self.reason = reason
 
 
 class BadReference(BadInput):

@@ -311,3 +311,36 @@ def test_an_ingest_says_what_its_folder_walk_passed_over_and_why(home: Path, not
     # with nothing passed over, nothing is said
     bare = CliRunner().invoke(cli, ["--home", str(home), "ingest", str(notes / "bread.txt")])
     assert "skipped" not in bare.output
+
+
+def test_a_folder_walk_passes_over_files_that_are_not_text(home: Path, tmp_path: Path) -> None:
+    """One Latin-1 file, one binary file or one empty placeholder among a folder's files
+    does not stop the folder: each is passed over and said, with why, the rest stored; a
+    file named explicitly is still refused in one line, and nothing is written."""
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    (folder / "kept.md").write_text("Tea is brewed from the leaves of Camellia sinensis.\n")
+    (folder / "latin.txt").write_bytes("caf\xe9 au lait".encode("latin-1"))
+    (folder / "image.txt").write_bytes(b"GIF89a\x00\x01\x00")
+    (folder / "empty.md").write_bytes(b"")
+    result = CliRunner().invoke(cli, ["--home", str(home), "ingest", "--json", str(folder)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert [d["status"] for d in data] == ["added", "skipped", "skipped", "skipped"]
+    assert _documents(home) == [(folder / "kept.md").resolve().as_uri()]
+    assert {(Path(d["path"]).name, d["reason"]) for d in data[1:]} == {
+        ("empty.md", "has no text"),
+        ("image.txt", "contains NUL bytes (binary, not text)"),
+        ("latin.txt", "not UTF-8 text: cannot decode UTF-8 (byte 0xe9 at offset 3)"),
+    }
+    other = tmp_path / "other-home"
+    named = CliRunner().invoke(cli, ["--home", str(other), "ingest", str(folder / "latin.txt")])
+    assert named.exit_code == 2
+    assert named.output.strip().splitlines() == [
+        f"arborist: error: {folder / 'latin.txt'}: not UTF-8 text: cannot decode UTF-8 "
+        "(byte 0xe9 at offset 3)"
+    ]
+    with pytest.raises(BadInput, match="has no text"):
+        with Arborist(other) as app:
+            app.ingest([str(folder / "empty.md"), str(folder / "kept.md")])
+    assert _documents(other) == []

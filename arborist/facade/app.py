@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from arborist.config import max_file_bytes, names_an_embedder
 from arborist.database.db import require_writable, transaction
-from arborist.errors import BadInput, ModelError
+from arborist.errors import BadInput, ModelError, NotText
 from arborist.facade.asks import Ask
 from arborist.facade.checks import check_derivable
 from arborist.facade.related import HomeRelated
@@ -58,7 +58,7 @@ from arborist.store.documents import (
     store_document,
 )
 from arborist.store.fetch import fetch_url, refetch
-from arborist.store.loaders import discover, load_path
+from arborist.store.loaders import LoadedDocument, discover, load_path
 from arborist.store.related import (
     RELATED_LANE,
     RELATED_SLACK,
@@ -193,9 +193,15 @@ class Arborist(HomeRelated):
             skipped=skipped,
         )
         cap, allowlist = max_file_bytes(self.config, os.environ), self.allowlist
-        loaded = [load_path(p, max_bytes=cap) for p in (paths if demo else track(paths))]
+        given = {Path(s) for s in named}
+        loaded: list[LoadedDocument] = []
+        names: list[str | None] = []
+        for path in paths if demo else track(paths):
+            if (doc := _load_found(path, cap, named=path in given, skipped=skipped)) is not None:
+                loaded.append(doc)
+                names.append(str(path))
         loaded += [fetch_url(url) for url in urls]
-        names: list[str | None] = [str(p) for p in paths] + [None] * len(urls)
+        names += [None] * len(urls)
         prepared = [prepare_document(d, allowlist=allowlist) for d in demo_corpus()] if demo else []
         prepared += [
             prepare_document(doc, allowlist=allowlist, name=name)
@@ -507,3 +513,20 @@ class Arborist(HomeRelated):
 def _file_bytes(path: Path) -> int:
     """A database's size on disk, its write-ahead log included."""
     return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.is_file())
+
+
+def _load_found(
+    path: Path, cap: int, *, named: bool, skipped: list[tuple[str, str]] | None
+) -> LoadedDocument | None:
+    """``path`` loaded. A file a folder walk found whose bytes are not text (undecodable,
+    binary, or no text at all: an empty placeholder) is passed over into ``skipped``, as
+    links and special files are, so one such file does not stop the folder; a file named
+    explicitly is refused (:class:`~arborist.errors.NotText`)."""
+    try:
+        return load_path(path, max_bytes=cap)
+    except NotText as exc:
+        if named:
+            raise
+        if skipped is not None:
+            skipped.append((str(path), exc.reason))
+        return None

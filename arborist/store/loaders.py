@@ -39,7 +39,7 @@ from typing import NoReturn
 from urllib.parse import quote_from_bytes, urlsplit
 from urllib.request import url2pathname
 
-from arborist.errors import ArboristError, BadInput, NotFound, one_line
+from arborist.errors import ArboristError, BadInput, NotFound, NotText, one_line
 from arborist.pathref import expand_home, home_relative
 from arborist.store.html_text import load_html
 from arborist.store.normalize import decode_text, normalize_owned, normalize_text
@@ -384,7 +384,7 @@ def load_owned(
         text = normalize_owned(decoded)
         title = text_title(media_type, text)
     if not text or text.isspace():  # not text.strip(), which may copy it
-        raise BadInput(f"{label}: has no text")
+        raise NotText(label, "has no text")
     return LoadedDocument(
         uri=uri,
         title=_clean_title(title) or _clean_title(name) or label,

@@ -19,7 +19,7 @@ import re
 import unicodedata
 from contextlib import suppress
 
-from arborist.errors import BadInput
+from arborist.errors import BadInput, NotText
 
 __all__ = [
     "decode_html",
@@ -62,12 +62,13 @@ def decode_text(data: bytes, label: str, declared: str | None) -> str:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             tried = f"as {declared} or " if codec and codec != "utf-8" else ""
-            raise BadInput(
-                f"{label}: not UTF-8 text: cannot decode {tried}UTF-8 "
-                f"(byte 0x{data[exc.start]:02x} at offset {exc.start})"
+            raise NotText(
+                label,
+                f"not UTF-8 text: cannot decode {tried}UTF-8 "
+                f"(byte 0x{data[exc.start]:02x} at offset {exc.start})",
             ) from exc
     if "\x00" in text:  # after decoding: UTF-16 text is full of NUL bytes, but not of NULs
-        raise BadInput(f"{label}: contains NUL bytes (binary, not text)")
+        raise NotText(label, "contains NUL bytes (binary, not text)")
     return text
 
 
