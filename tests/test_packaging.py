@@ -419,6 +419,51 @@ def borrowed_names(root: Path) -> list[str]:
     return wrong
 
 
+def _imported_ours(root: Path, path: Path) -> set[str]:
+    """The modules of ours ``path`` imports, anywhere in it (at the top, in a function, under
+    ``TYPE_CHECKING``): ``from package import module`` names the module, not the package."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                module = f"{node.module}.{alias.name}"
+                found.add(module if _module_file(root, module) else node.module)
+    return {name for name in found if name.split(".")[0] in ("arborist", "arborist_nb")}
+
+
+def import_circles(root: Path) -> list[str]:
+    """Modules that import each other, directly or round a longer circle, counting every
+    import: type-only ones (under ``TYPE_CHECKING``) and deferred ones (in a function) too,
+    since each says the two modules need each other. Tarjan's strongly connected components."""
+    graph = {_module_name(path, root): _imported_ours(root, path) for path in _sources(root)}
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for other in sorted(graph[module] & graph.keys() - {module}):
+            if other not in order:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], order[other])
+        if low[module] == order[module]:
+            circle = stack[stack.index(module) :]
+            del stack[stack.index(module) :]
+            if len(circle) > 1:
+                circles.append(sorted(circle))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return [" ⇄ ".join(circle) for circle in sorted(circles)]
+
+
 def eager_packages(root: Path) -> list[str]:
     """Package ``__init__`` modules that import a module of ours when the package loads (a
     package holds its modules; it does not load them all for one of them). ``arborist``
@@ -448,6 +493,7 @@ RULES = {
     "no product module over 550 lines, no widget source over 700": long_modules,
     "every name is imported from the module that defines it": borrowed_names,
     "no package loads its modules when it loads": eager_packages,
+    "no two modules import each other, type-only and deferred imports included": import_circles,
 }
 """Every architecture rule docs/design.md states, by what it says."""
 
@@ -495,6 +541,14 @@ BREAKS = {
     "every name is imported from the module that defines it": {
         "arborist/views/more.py": "from arborist.views.results import Node\n",
         "arborist/store/more.py": "from arborist.store.cache.states import write_event_body\n",
+    },
+    "no two modules import each other, type-only and deferred imports included": {
+        "arborist/proofs/merkle.py": "from arborist.proofs.keys import merkle_root\n",
+        "arborist/forest/nodes.py": "def f():\n    from arborist.forest import shard\n",
+        "arborist/store/fusion.py": (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from arborist.store.search import Evidence\n"
+        ),
     },
     "no package loads its modules when it loads": {
         "arborist/qa/__init__.py": "from arborist.qa.client import ChatClient\n",

@@ -19,14 +19,12 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from contextlib import suppress
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 from urllib.parse import quote
 
 from arborist.errors import StorageError
-
-if TYPE_CHECKING:
-    from arborist.database.db import Connection
 
 __all__ = [
     "CHECKPOINTER",
@@ -36,9 +34,26 @@ __all__ = [
     "WAL_HARD_BYTES",
     "WAL_MAX_BYTES",
     "WAL_SIZE_LIMIT",
+    "WalConnection",
     "after_commit",
     "checkpoint_on_close",
 ]
+
+
+class WalConnection(Protocol):
+    """What the ``-wal``'s bookkeeping reads and keeps on a connection: the one
+    :mod:`arborist.database.db` makes is one (its ``-wal``, whether it wrote, its ``-shm``
+    descriptor and the finalizer that closes it)."""
+
+    wal_path: str | None
+    wrote: bool
+    _shm: int | None
+    _shm_closer: Callable[[], object] | None
+
+    @property
+    def in_transaction(self) -> bool: ...
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor: ...
 
 WAL_CHECKPOINT_BYTES = 4 * 2**20
 """A log this long in the ``-wal`` after a commit (:func:`_wal_state`: what was written since
@@ -78,7 +93,7 @@ _WAL_SIZE_LIMIT_BLIND = 2**20
 start (below :data:`WAL_CHECKPOINT_BYTES`)."""
 
 
-def after_commit(conn: Connection) -> None:
+def after_commit(conn: WalConnection) -> None:
     """Note the write, and wake the checkpointer once the log has grown past
     :data:`WAL_CHECKPOINT_BYTES` (one read of the ``-shm``, a microsecond or two); past
     :data:`WAL_MAX_BYTES`, hurry it, and finish the checkpoint here once the tail it has
@@ -106,7 +121,7 @@ _NBACKFILL = struct.Struct("=I")
 _pread = getattr(os, "pread", None)
 
 
-def _wal_state(conn: Connection) -> tuple[int, int] | None:
+def _wal_state(conn: WalConnection) -> tuple[int, int] | None:
     """The log in the ``-wal`` since it last started over: its length in bytes (its 32-byte
     header and ``mxFrame`` frames of a page and a 24-byte frame header each) and how many of
     those bytes no checkpoint has copied yet (the frames past ``nBackfill``).
@@ -147,7 +162,7 @@ def _log_state(start: bytes) -> tuple[int, int] | None:
     return 32 + int(frames) * frame, max(0, int(frames) - int(copied)) * frame
 
 
-def _open_shm(conn: Connection, wal: str) -> int:
+def _open_shm(conn: WalConnection, wal: str) -> int:
     """A read-only descriptor of the connection's ``-shm``, closed with it; -1 when it
     cannot be read, after setting the connection's ``journal_size_limit`` to
     :data:`_WAL_SIZE_LIMIT_BLIND`."""
@@ -163,7 +178,7 @@ def _open_shm(conn: Connection, wal: str) -> int:
     return fd
 
 
-def _finish_checkpoint(conn: sqlite3.Connection) -> None:
+def _finish_checkpoint(conn: WalConnection) -> None:
     """PASSIVE, on the writer's own connection; while another checkpoint holds the lock
     (the background one, mid-copy), wait for it, up to half a second in all."""
     deadline = time.monotonic() + 0.5
@@ -278,7 +293,7 @@ CHECKPOINTER = Checkpointer()
 """The process's checkpointer (:func:`transaction` wakes it after a commit)."""
 
 
-def checkpoint_on_close(conn: Connection) -> None:
+def checkpoint_on_close(conn: WalConnection) -> None:
     """Leave an empty ``-wal`` behind a connection that wrote, when it is closed: a
     TRUNCATE checkpoint that waits at most a tenth of a second for other processes'
     readers (busy, it does what it can; SQLite itself removes the ``-wal`` when the last

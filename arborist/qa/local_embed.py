@@ -29,7 +29,6 @@ import json
 import struct
 import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from numpy.typing import NDArray
 
 from arborist.errors import BadInput, ModelError
 from arborist.progress import Track, untracked
+from arborist.qa.bert_weights import BertLayer, BertWeights
 from arborist.qa.onnx_embed import OnnxEncoder, onnx_available, runtime_name
 from arborist.store.passages import PASSAGES
 
@@ -149,43 +149,12 @@ def _tensors(blob: bytes) -> dict[str, NDArray[Any]]:
     return out
 
 
-@dataclass(frozen=True)
-class _Layer:
-    qkv: NDArray[np.float32]  # (hidden, 3 * hidden), transposed for x @ w
-    qkv_bias: NDArray[np.float32]
-    out: NDArray[np.float32]
-    out_bias: NDArray[np.float32]
-    norm1: tuple[NDArray[np.float32], NDArray[np.float32]]
-    up: NDArray[np.float32]
-    up_bias: NDArray[np.float32]
-    down: NDArray[np.float32]
-    down_bias: NDArray[np.float32]
-    norm2: tuple[NDArray[np.float32], NDArray[np.float32]]
-
-
-@dataclass(frozen=True)
-class _Model:
-    words: NDArray[np.float32]
-    positions: NDArray[np.float32]
-    types: NDArray[np.float32]
-    norm: tuple[NDArray[np.float32], NDArray[np.float32]]
-    layers: tuple[_Layer, ...]
-    heads: int
-    eps: float
-    tokenizer: Any
-    digest: str
-
-    @property
-    def dimensions(self) -> int:
-        return int(self.words.shape[1])
-
-
 def _f32(array: NDArray[Any]) -> NDArray[np.float32]:
     return np.ascontiguousarray(array, dtype=np.float32)
 
 
 @functools.lru_cache(maxsize=2)
-def _load(path: Path) -> _Model:
+def _load(path: Path) -> BertWeights:
     """The model at ``path``, loaded once a process (90 MB of weights)."""
     try:
         from tokenizers import Tokenizer  # noqa: PLC0415 - the local extra's
@@ -210,7 +179,7 @@ def _load(path: Path) -> _Model:
         at = f"encoder.layer.{i}"
         attn = f"{at}.attention.self"
         layers.append(
-            _Layer(
+            BertLayer(
                 np.ascontiguousarray(
                     np.concatenate([get(f"{attn}.{p}.weight") for p in ("query", "key", "value")]).T
                 ),
@@ -228,7 +197,7 @@ def _load(path: Path) -> _Model:
     tokenizer = Tokenizer.from_str(files["tokenizer.json"].decode("utf-8"))
     tokenizer.no_padding()
     tokenizer.no_truncation()
-    return _Model(
+    return BertWeights(
         get("embeddings.word_embeddings.weight"),
         get("embeddings.position_embeddings.weight"),
         get("embeddings.token_type_embeddings.weight"),
@@ -284,14 +253,14 @@ def _gelu(x: NDArray[np.float32]) -> NDArray[np.float32]:
 
 
 def _forward(
-    model: _Model, ids: NDArray[np.int64], mask: NDArray[np.float32]
+    model: BertWeights, ids: NDArray[np.int64], mask: NDArray[np.float32]
 ) -> NDArray[np.float32]:
     """Mean-pooled, normalized sentence vectors of a padded batch of token ids."""
     return _pool(_hidden(model, ids, mask), mask)
 
 
 def _hidden(
-    model: _Model, ids: NDArray[np.int64], mask: NDArray[np.float32]
+    model: BertWeights, ids: NDArray[np.int64], mask: NDArray[np.float32]
 ) -> NDArray[np.float32]:
     """The last layer (batch × tokens × hidden) of a padded batch of token ids."""
     batch, length = ids.shape
@@ -375,7 +344,7 @@ class LocalEmbedder:
         self._seen: dict[str, NDArray[np.float32]] = {}  # text -> row, oldest first
 
     @property
-    def _model(self) -> _Model:
+    def _model(self) -> BertWeights:
         return _load(self.path.resolve())
 
     def profile(self) -> dict[str, object]:

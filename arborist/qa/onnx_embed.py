@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 from arborist.errors import BadInput
 
 if TYPE_CHECKING:
-    from arborist.qa.local_embed import _Layer, _Model
+    from arborist.qa.bert_weights import BertLayer, BertWeights
 
 __all__ = ["OnnxEncoder", "RECIPE", "cache_dir", "graph_file", "onnx_available", "runtime_name"]
 
@@ -72,7 +72,7 @@ def cache_dir() -> Path:
     return Path(base) / "arborist" / "onnx"
 
 
-def _graph(model: _Model) -> Any:
+def _graph(model: BertWeights) -> Any:
     """The float32 ONNX model of ``model``'s encoder: ``input_ids`` and ``attention_mask``
     (int32, batch × tokens, padding on the right) in, ``hidden`` (the last layer) out."""
     try:
@@ -128,8 +128,8 @@ def _layer(
     helper: Any,
     tensor: Callable[[str, NDArray[Any]], str],
     at: str,
-    layer: _Layer,
-    model: _Model,
+    layer: BertLayer,
+    model: BertWeights,
     out: str,
 ) -> list[Any]:
     """One encoder layer's nodes (``at``: its names' prefix, its input ``{at}in``): fused
@@ -221,13 +221,13 @@ def _versions() -> str:
     return f"{onnxruntime.__version__}/{onnx_version}"
 
 
-def graph_file(model: _Model, quantize: bool, cache: Path) -> Path:
+def graph_file(model: BertWeights, quantize: bool, cache: Path) -> Path:
     """The cached graph's path for ``model`` (it may not exist yet)."""
     key = f"{model.digest}\n{runtime_name(quantize)}\n{_versions()}"
     return cache / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.onnx"
 
 
-def _build(model: _Model, quantize: bool, cache: Path, *, again: bool = False) -> bytes | Path:
+def _build(model: BertWeights, quantize: bool, cache: Path, *, again: bool = False) -> bytes | Path:
     """The graph, as a cached file when one is (or can be) written, else as bytes (``again``:
     built anew even if the file is there)."""
     path = graph_file(model, quantize, cache)
@@ -253,7 +253,7 @@ class OnnxEncoder:
     """An ONNX Runtime session over ``model``'s encoder (built, or read from ``cache``; a
     cached file ONNX Runtime cannot read is built again and replaced)."""
 
-    def __init__(self, model: _Model, *, quantize: bool, cache: Path | None = None) -> None:
+    def __init__(self, model: BertWeights, *, quantize: bool, cache: Path | None = None) -> None:
         import onnxruntime  # noqa: PLC0415 - the local extra's
 
         folder = cache_dir() if cache is None else cache

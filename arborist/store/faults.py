@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from arborist.proofs.keys import EvidenceRef
 from arborist.store.metadata import committed
 from arborist.store.proofs import verify_evidence
 
-if TYPE_CHECKING:
-    from arborist.store.search import Evidence
-
-__all__ = ["EDITED_METADATA", "EDITED_TEXT", "evidence_faults"]
+__all__ = ["EDITED_METADATA", "EDITED_TEXT", "Retrieved", "evidence_faults"]
 
 EDITED_METADATA = "metadata"
 """A fault of :func:`evidence_faults`: the document's row (title, URI, root, chunk count)
@@ -23,8 +21,23 @@ EDITED_TEXT = "text"
 """A fault of :func:`evidence_faults`: the chunk's text no longer hashes to its leaf."""
 
 
+
+class Retrieved(Protocol):
+    """What the check reads of a retrieved chunk (search's ``Evidence`` is one): its
+    document, its text, and the leaf and tree it is proved by."""
+
+    @property
+    def document_id(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def ref(self) -> EvidenceRef: ...
+
+
 def evidence_faults(
-    conn: sqlite3.Connection, evidence: Sequence[Evidence], *, metadata: bool = True
+    conn: sqlite3.Connection, evidence: Sequence[Retrieved], *, metadata: bool = True
 ) -> list[str | None]:
     """Why each retrieved item may not be served, or None: its document's row is not what
     its ingest committed (:data:`EDITED_METADATA`: a chunk whose text, leaf, root and tree
