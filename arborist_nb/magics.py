@@ -24,7 +24,8 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.display import HTML, Markdown, display
 
 from arborist.commands.answers import ask_json, ask_of
-from arborist.commands.table import COMMANDS, Desk, Outcome, parse, parser
+from arborist.commands.desk import Desk, Outcome, parse, parser
+from arborist.commands.table import commands
 from arborist.errors import ArboristError, NoDocuments
 from arborist.facade.app import Arborist, Turn
 from arborist.facade.home import default_home
@@ -42,7 +43,7 @@ _CELL = "CELL"
 """Stands for the cell's text where the table's ``ask`` parser wants its question: the last
 word, after ``--``, so every word the line gave is before it."""
 
-ASK_HELP = parser(COMMANDS["ask"], "%%").format_help().rstrip()
+ASK_HELP = parser(commands()["ask"], "%%").format_help().rstrip()
 """What ``%%ask --help`` shows (and ``%%ask?`` after its docstring): the table's ``ask``,
 written as ``%%ask`` (its QUESTION is the cell's text)."""
 

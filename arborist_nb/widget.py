@@ -30,7 +30,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from arborist.commands.table import Desk
+from arborist.commands.desk import Desk
 from arborist.errors import BadInput
 from arborist.facade.app import Arborist
 from arborist.facade.asks import Ask

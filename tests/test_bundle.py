@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from arborist.bundles.check import check_bundle
 from arborist.bundles.shape import BundleUnreadable, hex_b64, read_bundle
-from arborist.commands.table import Desk
+from arborist.commands.desk import Desk
 from arborist.facade.app import Arborist
 from arborist.faces.cli import cli
 from arborist.proofs.hashing import canonical_json, leaf_hash, sha256_hex

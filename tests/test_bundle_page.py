@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from arborist.bundles.page import PAGE_ASSETS, bundle_page, embed_bundle
-from arborist.commands.table import Desk
+from arborist.commands.desk import Desk
 from arborist.facade.app import Arborist
 from tests.test_bundle import SPIDER, run
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import __version__
-from arborist.commands.table import names
+from arborist.commands.desk import names
 from arborist.database.db import transaction
 from arborist.database.migrations import open_database
 from arborist.faces.cli import cli

@@ -19,7 +19,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
-from arborist.commands.table import COMMANDS, flags
+from arborist.commands.desk import COMMANDS, flags
 from arborist.errors import ArboristError
 from arborist.facade.asks import Ask
 from arborist.faces.cli import cli

@@ -19,8 +19,8 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
+from arborist.commands.desk import COMMANDS, names, parse
 from arborist.commands.help import GUIDE, guide_order
-from arborist.commands.table import COMMANDS, names, parse
 from arborist.faces.cli import cli
 from arborist.faces.repl import Repl, scripted_reader
 

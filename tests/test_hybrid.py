@@ -400,7 +400,7 @@ def test_ten_thousand_chunks_cost_ten_thousand_over_batch_size_requests(
 def test_the_notebook_and_repl_embed_command_tracks_its_batches(
     embedded: ChatServer, corpus: Path, home: Path
 ) -> None:
-    from arborist.commands.table import Desk
+    from arborist.commands.desk import Desk
 
     tracked: list[int] = []
 

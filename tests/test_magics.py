@@ -22,7 +22,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.display import HTML
 from IPython.utils.capture import capture_output
 
-from arborist.commands.table import COMMANDS
+from arborist.commands.desk import COMMANDS
 from arborist.faces.cli import cli
 from arborist_nb.display import Answer, Landing, answer_markup
 from arborist_nb.magics import Lines, interpolate

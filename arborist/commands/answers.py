@@ -14,7 +14,7 @@ import socket
 from typing import Any
 from urllib.parse import urlsplit
 
-from arborist.commands.table import (
+from arborist.commands.desk import (
     ANSWER,
     JSON,
     MODEL_FLAGS,

@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 
 from arborist.bundles.export import BUNDLE_START
 from arborist.bundles.page import bundle_page
-from arborist.commands.table import (
+from arborist.commands.desk import (
     JSON,
     LIMIT,
     MODEL_FLAGS,

@@ -1,7 +1,7 @@
 """How the command table is shown to a person: the order a newcomer meets the commands in,
 one example of each, the list ``help`` prints, and "did you mean" for a mistyped word.
 
-Pure (the standard library only, no I/O): the table itself (:mod:`arborist.commands.table`)
+Pure (the standard library only, no I/O): the table itself (:mod:`arborist.commands.desk`)
 gives each command's summary, and every face (the ``arborist`` command, the REPL,
 ``%arborist``) prints the one list this module lays out, each command written the way the
 face writes it (``arborist ingest``, ``/ingest``, ``%arborist ingest``). An example is a

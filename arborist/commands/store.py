@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from arborist.bundles.check import check_bundle, witness_problems
-from arborist.commands.table import (
+from arborist.commands.desk import (
     ANSWER,
     CHECKPOINTS,
     DEFAULT_LIMIT,

@@ -55,6 +55,7 @@ class WalConnection(Protocol):
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor: ...
 
+
 WAL_CHECKPOINT_BYTES = 4 * 2**20
 """A log this long in the ``-wal`` after a commit (:func:`_wal_state`: what was written since
 it last started over) wakes the checkpointer (about SQLite's own 1,000-page auto-checkpoint,

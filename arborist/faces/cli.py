@@ -5,7 +5,7 @@ Exit codes (README, "Command line"): 0 success; 1 a failed check or an arborist
 error, including what the machine or the network did (a full disk, an I/O error, a
 URL that cannot be fetched); 2 bad arguments: a command line that does not parse,
 or input that can never be valid (an argument that is not UTF-8 text among them).
-The commands are :mod:`arborist.commands.table`' table, the one the REPL and
+The commands are :mod:`arborist.commands.desk`' table, the one the REPL and
 ``%arborist`` run, loaded by :mod:`arborist.faces.cli_commands` only when one runs:
 ``arborist --version`` loads neither the table nor the services. ``cli`` is a click
 command only so that click's test runner can drive it; its words are parsed by the

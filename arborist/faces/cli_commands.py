@@ -2,7 +2,7 @@
 
 :mod:`arborist.faces.cli` parses the global options and maps errors to exit codes; this
 module, loaded when a command runs, parses the command with the table's parser
-(:mod:`arborist.commands.table`, the one the REPL and ``%arborist`` use), opens the home
+(:mod:`arborist.commands.desk`, the one the REPL and ``%arborist`` use), opens the home
 (or the databases ``--store-db``/``--sessions-db`` name), runs it, prints its
 outcome inert, and opens the REPL when ``session`` chose a session to work in.
 """
@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 import click
 from tqdm import tqdm
 
-from arborist.commands.table import (
+from arborist.commands.desk import (
     SHELL_PREFIX,
     Command,
     Desk,
@@ -28,6 +28,7 @@ from arborist.commands.table import (
     help_text,
     parse,
 )
+from arborist.commands.table import MODULES  # noqa: F401 - loads every command
 from arborist.facade.app import Arborist
 from arborist.faces.repl import Repl, interactive_reader
 from arborist.progress import lines

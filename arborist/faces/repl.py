@@ -1,7 +1,7 @@
 """The session REPL: questions and slash commands over one session of the forest.
 
 Every line is a command of the table the ``arborist`` command and ``%arborist``
-run (:mod:`arborist.commands.table`): ``/NAME ...`` runs ``NAME``, anything else is
+run (:mod:`arborist.commands.desk`): ``/NAME ...`` runs ``NAME``, anything else is
 ``/ask`` of the line. The session is made by its first question, never by
 starting the REPL. The loop reads through an injected ``read`` function and writes
 through an injected ``write`` function, so tests drive it with a script and the CLI
@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from arborist.commands import table as commands
+from arborist.commands import desk as commands
+from arborist.commands.table import commands as every_command
 from arborist.errors import ArboristError, BadInput, foreign
 from arborist.facade.app import Arborist
 from arborist.gate.admission import admit_error_line
@@ -36,7 +37,7 @@ __all__ = [
 
 QUIT = "leave (or Ctrl-D)"
 COMMANDS: dict[str, str] = {
-    **{"/" + name: command.summary for name, command in commands.COMMANDS.items()},
+    **{"/" + name: command.summary for name, command in every_command().items()},
     "/quit": QUIT,
 }
 """The REPL's commands: ``%arborist``'s subcommands, each written with a slash."""

@@ -21,7 +21,6 @@ EDITED_TEXT = "text"
 """A fault of :func:`evidence_faults`: the chunk's text no longer hashes to its leaf."""
 
 
-
 class Retrieved(Protocol):
     """What the check reads of a retrieved chunk (search's ``Evidence`` is one): its
     document, its text, and the leaf and tree it is proved by."""
