@@ -12,10 +12,10 @@ DEMO_STAMP := $(VENV)/.installed-demo
 LAB_STAMP  := $(VENV)/.installed-lab
 STAMP      := $(VENV)/.installed
 BUNDLE := arborist_nb/static/arborist.js
-# The page `export --html` writes inlines this build of js/src/page.js (arborist/bundles/page.py).
+# The page `export --html` writes inlines this build of js/src/page.js (arborist/_bundles/page.py).
 PAGE := arborist/static/page.js
 JS_DEPS := js/node_modules/.package-lock.json
-# The words the kernel sends the widget (vocabulary() in arborist/facts.py), as the JS tests
+# The words the kernel sends the widget (vocabulary() in arborist/_facts.py), as the JS tests
 # read them: tests/test_audit_words.py fails while it says other words than the widget is sent.
 VOCABULARY := js/test/fixtures/vocabulary.json
 DEMO_HOME ?= .demo-home
@@ -65,7 +65,7 @@ install: $(STAMP) $(BUNDLE) $(PAGE)
 runtime: $(DEMO_STAMP)
 
 vocabulary: install
-	$(BIN)/python -c 'import json, arborist.facts as f; print(json.dumps(f.vocabulary(), indent=2, ensure_ascii=False))' > $(VOCABULARY)
+	$(BIN)/python -c 'import json, arborist._facts as f; print(json.dumps(f.vocabulary(), indent=2, ensure_ascii=False))' > $(VOCABULARY)
 
 lint: install
 	$(BIN)/ruff check .

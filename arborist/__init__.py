@@ -5,8 +5,7 @@
 
 from typing import TYPE_CHECKING
 
-from arborist._version import __version__
-from arborist.errors import (
+from arborist._errors import (
     ArboristError,
     BadInput,
     BadReference,
@@ -15,11 +14,12 @@ from arborist.errors import (
     NotFound,
     StorageError,
 )
+from arborist._version import __version__
 
 if TYPE_CHECKING:
-    from arborist.facade.app import Arborist
-    from arborist.facade.journal import Journal, Turn, open
-    from arborist.proofs.audit import ChainReport, Checkpoint
+    from arborist._facade.app import Arborist
+    from arborist._facade.journal import Journal, Turn, open
+    from arborist._proofs.audit import ChainReport, Checkpoint
 
 __all__ = [
     "Arborist",
@@ -40,21 +40,21 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    """``arborist.open``, ``Journal`` and ``Turn`` (the public API: :mod:`arborist.facade.journal`),
+    """``arborist.open``, ``Journal`` and ``Turn`` (the public API: :mod:`arborist._facade.journal`),
     ``arborist.Arborist`` (the facade beneath), ``ChainReport`` and ``Checkpoint``,
     imported on first use rather than with the package: the facade brings every service with it (the chat
     clients' HTTP stack among them), and importing one module of the package,
-    ``arborist._version`` or ``arborist.store.loaders`` say, needs none of that."""
+    ``arborist._version`` or ``arborist._store.loaders`` say, needs none of that."""
     if name in ("open", "Journal", "Turn"):
-        from arborist.facade import journal  # noqa: PLC0415
+        from arborist._facade import journal  # noqa: PLC0415
 
         return getattr(journal, name)
     if name == "Arborist":
-        from arborist.facade.app import Arborist  # noqa: PLC0415
+        from arborist._facade.app import Arborist  # noqa: PLC0415
 
         return Arborist
     if name in ("ChainReport", "Checkpoint"):
-        from arborist.proofs import audit  # noqa: PLC0415
+        from arborist._proofs import audit  # noqa: PLC0415
 
         return getattr(audit, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

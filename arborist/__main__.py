@@ -1,5 +1,5 @@
 """``python -m arborist`` runs the command line."""
 
-from arborist.faces.cli import main
+from arborist._faces.cli import main
 
 main()

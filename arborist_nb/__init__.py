@@ -14,7 +14,7 @@ _loaded: dict[int, Any] = {}
 
 def load_ipython_extension(ipython: Any) -> None:
     """Register the magics on ``ipython`` (the home is ``$ARBORIST_HOME`` or ``~/.arborist``)."""
-    from arborist_nb.magics import ArboristMagics  # noqa: PLC0415 - IPython only when loaded
+    from arborist_nb._magics import ArboristMagics  # noqa: PLC0415 - IPython only when loaded
 
     magics = ArboristMagics(ipython)
     _loaded[id(ipython)] = magics

@@ -52,9 +52,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arborist.bundles.check import check_bundle  # noqa: E402
-from arborist.facade.app import Arborist  # noqa: E402
-from arborist.store.documents import ingest_document  # noqa: E402
+from arborist._bundles.check import check_bundle  # noqa: E402
+from arborist._facade.app import Arborist  # noqa: E402
+from arborist._store.documents import ingest_document  # noqa: E402
 from bench.results import RESULTS, write_section  # noqa: E402
 from bench.store import Vocabulary, documents, make_vocabulary  # noqa: E402
 

@@ -8,7 +8,7 @@ made cheaply and for real: 1,000 generated documents of five sections each (ever
 a chunk with a word of its own), then one session of ``--turns`` asks under its root, each
 naming five sections' words so its record's evidence is five chunks no other turn holds
 (the offline extractive answerer; no network). The bundle and its page come from
-``Arborist.export_bundle`` and :func:`arborist.bundles.page.bundle_page`, as ``export
+``Arborist.export_bundle`` and :func:`arborist._bundles.page.bundle_page`, as ``export
 --html`` writes them; the page is opened from ``file://`` in headless chromium
 (``/usr/bin/chromium``) ``--rounds`` times, and the time the page reports (from its
 script's start to every turn shown and checked: parse, canonical re-encoding, the forest
@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from arborist.bundles.page import bundle_page  # noqa: E402
-from arborist.facade.app import Arborist  # noqa: E402
+from arborist._bundles.page import bundle_page  # noqa: E402
+from arborist._facade.app import Arborist  # noqa: E402
 
 GOAL_SECONDS = 2.0
 GOAL_TURNS = 1000

@@ -2,7 +2,7 @@
 
 Deterministic: it re-executes itself with PYTHONHASHSEED=0 so pydoc's rendering
 (which prints some sets) and hence chunk boundaries are the same on every run.
-The only project code used is arborist.store.chunking.chunk_text.
+The only project code used is arborist._store.chunking.chunk_text.
 
     .venv/bin/python bench/check_natural_questions.py
 """
@@ -23,7 +23,7 @@ if os.environ.get("PYTHONHASHSEED") != "0":
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arborist.store.chunking import chunk_text  # noqa: E402
+from arborist._store.chunking import chunk_text  # noqa: E402
 
 CORPUS = [
     "abc",

@@ -39,10 +39,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arborist.database.db import connect, transaction
-from arborist.database.migrations import open_database
-from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.store.coaccess import (
+from arborist._database.db import connect, transaction
+from arborist._database.migrations import open_database
+from arborist._forest.schema import SESSIONS_MIGRATIONS
+from arborist._store.coaccess import (
     DEFAULT_FANOUT,
     DEFAULT_WINDOW,
     ensure_schema,
@@ -51,8 +51,8 @@ from arborist.store.coaccess import (
     record_session,
     related_edges,
 )
-from arborist.store.coaccess_spool import drain, spool
-from arborist.store.schema import STORE_MIGRATIONS
+from arborist._store.coaccess_spool import drain, spool
+from arborist._store.schema import STORE_MIGRATIONS
 
 CITED_PER_TURN = 3
 

@@ -4,7 +4,7 @@
 
 Issue #34's goal: the semantic lane embeds at least 100 passages a second on this
 2-core machine. The passages are the built-in corpus's, as the store hands them to the
-embedder (arborist/store/passages.py; each chunk's passages together, every ``--every``-th
+embedder (arborist/_store/passages.py; each chunk's passages together, every ``--every``-th
 chunk, in requests of the embedder's ``batch_size``), and every row embeds the same ones,
 the rows interleaved round by round in one process (the machine is shared: the median
 rate of ``--rounds`` is given, and each row's ratio to the baseline in the same round):
@@ -14,7 +14,7 @@ rate of ``--rounds`` is given, and each row's ratio to the baseline in the same 
 * ``numpy``: the same forward pass with the embedder's batching now (``batch_size``
   texts sorted by length together, ``rows`` at a time, a passage seen before reused);
 * ``onnx fp32`` and ``onnx int8``: ONNX Runtime's fused BERT graph built from the same
-  weights (arborist/qa/onnx_embed.py), in float32 and dynamically quantized to int8;
+  weights (arborist/_qa/onnx_embed.py), in float32 and dynamically quantized to int8;
   ``runtime = "auto"`` runs the float32 one (its rate is the goal's).
 
 Beside each rate: the share of the tokens run that are padding, and the useful work as
@@ -46,8 +46,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arborist.facade.app import Arborist  # noqa: E402
-from arborist.qa.local_embed import (  # noqa: E402
+from arborist._facade.app import Arborist  # noqa: E402
+from arborist._qa.local_embed import (  # noqa: E402
     AUTO_RUNTIME,
     DEFAULT_MAX_TOKENS,
     LocalEmbedder,
@@ -55,9 +55,9 @@ from arborist.qa.local_embed import (  # noqa: E402
     _load,
     default_weights,
 )
-from arborist.qa.onnx_embed import onnx_available  # noqa: E402
-from arborist.store.passages import passages  # noqa: E402
-from arborist.store.vectors import _missing  # noqa: E402
+from arborist._qa.onnx_embed import onnx_available  # noqa: E402
+from arborist._store.passages import passages  # noqa: E402
+from arborist._store.vectors import _missing  # noqa: E402
 
 GOAL_RATE = 100.0
 GOAL_COSINE = 0.99
@@ -76,7 +76,7 @@ def corpus_chunks(every: int, quick: bool) -> list[list[str]]:
 
 def requests(chunks: Sequence[list[str]], size: int) -> list[list[str]]:
     """The chunks' passages cut into requests of about ``size``, a chunk's kept together
-    (as arborist.store.vectors.embed_missing hands them in)."""
+    (as arborist._store.vectors.embed_missing hands them in)."""
     out: list[list[str]] = [[]]
     for items in chunks:
         if out[-1] and len(out[-1]) + len(items) > size:

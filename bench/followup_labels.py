@@ -4,7 +4,7 @@
 labelled ``standalone`` (complete by itself, pronouns that point inside the question
 or at the asker's own things included) or ``followup`` (only makes sense after an
 earlier question, with or without a pronoun), without looking at arborist's code.
-:func:`arborist.standalone.stands_alone` reads each; the report is the agreement and
+:func:`arborist._standalone.stands_alone` reads each; the report is the agreement and
 the two kinds of disagreement, which cost differently in a notebook:
 
 * **standalone called follow-up**: the question is filed under the cell above it
@@ -73,7 +73,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arborist.standalone.rule import stands_alone  # noqa: E402
+from arborist._standalone.rule import stands_alone  # noqa: E402
 
 LABELS = ROOT / "bench" / "natural_questions.json"
 HOLDOUT2 = ROOT / "bench" / "followup_holdout2.json"

@@ -1,7 +1,7 @@
 """Follow-up detection learned from the blind sets, measured leave-one-set-out against the rule.
 
 An experiment, not a component: arborist's follow-up detection is the hand-written rule
-:func:`arborist.standalone.stands_alone`. This asks whether a small learned model would
+:func:`arborist._standalone.stands_alone`. This asks whether a small learned model would
 carry better onto a set written by someone new. The ten labelled sets are
 ``bench/natural_questions.json``'s ``followup_labels`` and ``bench/followup_holdout2.json``
 to ``followup_holdout10.json``, each by a different person. Method, leave-one-set-out:
@@ -67,7 +67,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arborist.standalone.rule import stands_alone  # noqa: E402
+from arborist._standalone.rule import stands_alone  # noqa: E402
 
 SETS = [ROOT / "bench" / "natural_questions.json"] + [
     ROOT / "bench" / f"followup_holdout{k}.json" for k in range(2, 11)

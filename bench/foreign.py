@@ -76,10 +76,10 @@ import quality  # noqa: E402
 import remote_lane  # noqa: E402
 from vector_cache import CachedEmbedder  # noqa: E402
 
-from arborist.facade.app import Arborist  # noqa: E402
-from arborist.qa.nearness import vector_query  # noqa: E402
-from arborist.store.search import RETRIEVAL_LIMIT, retrieve  # noqa: E402
-from arborist.store.vectors import Embedder, embed_missing  # noqa: E402
+from arborist._facade.app import Arborist  # noqa: E402
+from arborist._qa.nearness import vector_query  # noqa: E402
+from arborist._store.search import RETRIEVAL_LIMIT, retrieve  # noqa: E402
+from arborist._store.vectors import Embedder, embed_missing  # noqa: E402
 
 QUESTIONS = BENCH / "foreign_questions"
 VECTOR_CACHE = "vectors.sqlite"

@@ -45,7 +45,7 @@ encoded into a profile URL's path, 2 placements), and it is a dev corpus now, sc
 every run. ``channels_holdout8.json`` was the eighth (seen at 4c8d7b0: 4758/5197
 placements caught, 91.6%, MISSED; 56/2982 near misses flagged, 1.9%, MET; detect-secrets
 2308/5197 and 294/2982); its leaks and false alarms were closed by general rules
-(``arborist.gate.told``: passwords told in other languages, config keywords, cookies,
+(``arborist._gate.told``: passwords told in other languages, config keywords, cookies,
 bare base64 that is random bytes or ``user:password``), and it is a dev corpus now,
 scored on every run. ``channels_holdout9.json`` was the ninth (seen at 0eb834a: 5129/5380
 placements caught, 95.3%, MISSED; 41/2625 near misses flagged, 1.6%, MET; detect-secrets
@@ -57,7 +57,7 @@ every run. ``channels_holdout10.json`` was the tenth (seen at e2288e3: 5708/6485
 placements caught, 88.0%, MISSED; 19/3685 near misses flagged, 0.5%, MET; detect-secrets
 2064/6485 and 276/3685); its leaks were closed by general rules (a password named in other
 scripts and languages, spaced secrets after their names, 32 bytes of unpadded base64: 98.5%
-caught, 8 flagged; then ``arborist.gate.context``, a password known by the words around it,
+caught, 8 flagged; then ``arborist._gate.context``, a password known by the words around it,
 a user's flag before it or a tool's place, and bare keys and PuTTY keys behind escaped line
 breaks: 6485/6485 caught, the same 8 flagged), and it is a dev corpus now, scored on every
 run. ``channels_holdout11.json`` was the eleventh (158 secrets x 48 placements, 90 near
@@ -73,7 +73,7 @@ scored on every run. Its false alarms were names given nothing (``"API_KEY=",nex
 (``GRCh38.p14``, ``gpt-4o-mini#Reset``) and an undecodable escape in a URL's name; its leaks,
 passwords with no name near them, wallets' keys and seed phrases, a key decoded where it is
 given, app passwords and recovery codes, grouped and hyphen-wrapped keys and passwords
-named in more languages. With the eleventh round's rules (``arborist.gate.bare``, a
+named in more languages. With the eleventh round's rules (``arborist._gate.bare``, a
 short text's words weighed by their shape alone, wallets' keys, a key decoded where it is
 given; and the modules beside it), ours alone (detect-secrets not rerun): 7338/7339 caught
 (100.0%; the one leak a PuTTY key's private line in a URL path's last segment, its line
@@ -97,7 +97,7 @@ hex key after "metamask export", a WPA ``psk=``, ``xfreerdp /p:``, an IRC ``PASS
 a ``cloudflared`` token, a webhook's path and a token split across two literals; its false
 alarms a public key's name (``NEXT_PUBLIC_POSTHOG_KEY=phc_…``), a reCAPTCHA site key, an
 Ethereum address, a certificate and the jwt.io sample token. It is a dev corpus now, scored
-on every run. The thirteenth round's rules (``arborist.gate.handed``, by classes: a
+on every run. The thirteenth round's rules (``arborist._gate.handed``, by classes: a
 password's name in many languages at once with their verbs of saying, a door's code, tool
 flags that take a password (``/p:``, ``psk=``, a protocol's ``PASS``), a password handed by
 what it opens, webhook paths on any host, split literals, armored key blocks and keypair
@@ -127,7 +127,7 @@ one: written by someone who has not read the gate, committed by the lead, scored
 ``--holdout`` once it is there (the run says so when it is not), and not tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
-  is no longer in :func:`arborist.gate.admission.admit`'s output; a near miss is flagged
+  is no longer in :func:`arborist._gate.admission.admit`'s output; a near miss is flagged
   when the output has any redaction.
 * **Ours, channels** (``channels.json``): each secret (with the name or suffix its
   entry gives around it; percent-encoded where the placement says so) is put into
@@ -147,7 +147,7 @@ one: written by someone who has not read the gate, committed by the lead, scored
     ``admit_profile``) and ``repr``, or its one-line refusal;
   - error lines: a loopback chat server answers 401 with the text as its error
     message, and the output is the client's one-line ``ModelError`` as every face
-    prints an error line: through :func:`arborist.gate.admission.admit_error_line`, the one
+    prints an error line: through :func:`arborist._gate.admission.admit_error_line`, the one
     boundary of the CLI's, the REPL's and the magics' error lines.
 
   A placement is caught when neither the secret nor its percent-encoded form is in
@@ -200,10 +200,10 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arborist.gate import admission  # noqa: E402
-from arborist.gate.shapes import PLACEHOLDER_MARK  # noqa: E402
-from arborist.store import documents  # noqa: E402
-from arborist.store.demo import demo_corpus  # noqa: E402
+from arborist._gate import admission  # noqa: E402
+from arborist._gate.shapes import PLACEHOLDER_MARK  # noqa: E402
+from arborist._store import documents  # noqa: E402
+from arborist._store.demo import demo_corpus  # noqa: E402
 
 CORPUS = ROOT / "bench" / "secret_corpus" / "corpus.json"
 HOLDOUT = ROOT / "bench" / "secret_corpus" / "holdout.json"
@@ -311,7 +311,7 @@ class _Channels:
     a home for session labels, a loopback chat server for error lines."""
 
     def __init__(self, scratch: Path) -> None:
-        from arborist.facade.app import Arborist  # noqa: PLC0415
+        from arborist._facade.app import Arborist  # noqa: PLC0415
         from tests.chat_server import ChatServer  # noqa: PLC0415 - the loopback test server
 
         self.scratch = scratch
@@ -328,7 +328,7 @@ class _Channels:
         """What ``channel`` stores or shows of ``text``; a refused text (a label holding a
         control character) stores nothing, and its one-line refusal, as every face prints
         it, is the output."""
-        from arborist.errors import BadInput  # noqa: PLC0415
+        from arborist._errors import BadInput  # noqa: PLC0415
 
         try:
             return str(getattr(self, f"_{channel}")(text))
@@ -340,7 +340,7 @@ class _Channels:
     def _prepared(loaded: Any) -> str:
         """The URI, title and text a document is stored with; a refused one stores
         nothing, and its one-line refusal is what the user sees."""
-        from arborist.errors import BadInput  # noqa: PLC0415
+        from arborist._errors import BadInput  # noqa: PLC0415
 
         try:
             doc = documents.prepare_document(loaded)
@@ -349,7 +349,7 @@ class _Channels:
         return "\n".join((doc.uri, doc.title, doc.text))
 
     def _document_text(self, text: str) -> str:
-        from arborist.store.loaders import load_bytes  # noqa: PLC0415
+        from arborist._store.loaders import load_bytes  # noqa: PLC0415
 
         data = text.encode("utf-8")
         return self._prepared(load_bytes(data, uri="file:///srv/notes/notes.md", name="notes.md"))
@@ -361,7 +361,7 @@ class _Channels:
         return folder
 
     def _file_name(self, name: str) -> str:
-        from arborist.store.loaders import SUPPORTED_SUFFIXES, load_path  # noqa: PLC0415
+        from arborist._store.loaders import SUPPORTED_SUFFIXES, load_path  # noqa: PLC0415
 
         if Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
             name += ".txt"  # a name no ingest reads (no suffix it knows) is given one
@@ -370,7 +370,7 @@ class _Channels:
         return self._prepared(load_path(path))
 
     def _folder_name(self, name: str) -> str:
-        from arborist.store.loaders import load_path  # noqa: PLC0415
+        from arborist._store.loaders import load_path  # noqa: PLC0415
 
         folder = self._fresh() / name
         folder.mkdir()
@@ -383,8 +383,8 @@ class _Channels:
         URL's last path segment), never a connection."""
         from urllib.parse import urlsplit  # noqa: PLC0415
 
-        from arborist.store.fetch import url_file_name  # noqa: PLC0415
-        from arborist.store.loaders import load_bytes  # noqa: PLC0415
+        from arborist._store.fetch import url_file_name  # noqa: PLC0415
+        from arborist._store.loaders import load_bytes  # noqa: PLC0415
 
         parts = urlsplit(url)
         name = url_file_name(parts.path, parts.hostname or "")
@@ -395,7 +395,7 @@ class _Channels:
     _url_query = _url
 
     def _title(self, title: str) -> str:
-        from arborist.store.loaders import load_bytes  # noqa: PLC0415
+        from arborist._store.loaders import load_bytes  # noqa: PLC0415
 
         page = f"<html><head><title>{html.escape(title)}</title></head><body><p>notes</p></body>"
         loaded = load_bytes(page.encode("utf-8"), uri="https://example.org/a.html", name="a.html")
@@ -403,7 +403,7 @@ class _Channels:
 
     @staticmethod
     def _question(question: str) -> str:
-        from arborist.qa.runner import _normalized_question  # noqa: PLC0415
+        from arborist._qa.runner import _normalized_question  # noqa: PLC0415
 
         return admission.admit(_normalized_question(question)).text  # as runner.ask does
 
@@ -415,8 +415,8 @@ class _Channels:
 
     @staticmethod
     def _profile(base_url: str, model: str) -> str:
-        from arborist.errors import ArboristError  # noqa: PLC0415
-        from arborist.qa.openai import OpenAIClient  # noqa: PLC0415
+        from arborist._errors import ArboristError  # noqa: PLC0415
+        from arborist._qa.openai import OpenAIClient  # noqa: PLC0415
 
         try:
             client = OpenAIClient(base_url, model)
@@ -432,11 +432,11 @@ class _Channels:
 
     def _error_line(self, line: str) -> str:
         """A server's error body, as the client renders it in its one-line error and a
-        face prints that (:func:`arborist.gate.admission.admit_error_line`)."""
-        from arborist.errors import ModelError  # noqa: PLC0415
-        from arborist.qa.client import ChatRequest, Message  # noqa: PLC0415
-        from arborist.qa.http import HttpSettings  # noqa: PLC0415
-        from arborist.qa.openai import OpenAIClient  # noqa: PLC0415
+        face prints that (:func:`arborist._gate.admission.admit_error_line`)."""
+        from arborist._errors import ModelError  # noqa: PLC0415
+        from arborist._qa.client import ChatRequest, Message  # noqa: PLC0415
+        from arborist._qa.http import HttpSettings  # noqa: PLC0415
+        from arborist._qa.openai import OpenAIClient  # noqa: PLC0415
         from tests.chat_server import error_reply  # noqa: PLC0415
 
         self.server.script(error_reply(401, line))
@@ -655,7 +655,7 @@ def old_gate() -> ModuleType:
 
 @contextlib.contextmanager
 def gate_in_ingest(gate: ModuleType) -> Iterator[None]:
-    """Ingest (arborist.store.documents) admitting with ``gate``'s admit functions."""
+    """Ingest (arborist._store.documents) admitting with ``gate``'s admit functions."""
     saved = {name: getattr(documents, name) for name in ("admit", "admit_document")}
     for name in saved:
         setattr(documents, name, getattr(gate, name))
@@ -668,8 +668,8 @@ def gate_in_ingest(gate: ModuleType) -> Iterator[None]:
 
 def ingest_seconds(docs: Sequence[Any]) -> float:
     """One whole ingest of ``docs`` into a fresh store."""
-    from arborist.database.migrations import open_database  # noqa: PLC0415
-    from arborist.store.schema import STORE_MIGRATIONS  # noqa: PLC0415
+    from arborist._database.migrations import open_database  # noqa: PLC0415
+    from arborist._store.schema import STORE_MIGRATIONS  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory() as tmp:
         conn = open_database(Path(tmp) / "store.db", STORE_MIGRATIONS)
@@ -726,7 +726,7 @@ def score(name: str, corpus: dict[str, list[dict[str, str]]]) -> tuple[bool, lis
         f"{name}: {n_secrets} secrets, {n_near} near misses",
         _row(("detector", "secrets caught", "near misses flagged"), widths),
     ]
-    for label, result in (("ours (arborist.gate.admission)", mine), ("detect-secrets", theirs)):
+    for label, result in (("ours (arborist._gate.admission)", mine), ("detect-secrets", theirs)):
         if result is None:
             lines.append(_row((label, "not installed", "-"), widths))
             continue

@@ -63,18 +63,18 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arborist.database.fts import checked_terms, fts_match_all  # noqa: E402
-from arborist.facade.app import Arborist  # noqa: E402
-from arborist.faces.cli import cli  # noqa: E402
-from arborist.forest.shard import create_session, find, insert_turn  # noqa: E402
-from arborist.proofs.audit import check_chain  # noqa: E402
-from arborist.proofs.merkle import verify_inclusion  # noqa: E402
-from arborist.qa.extractive import ExtractiveClient  # noqa: E402
-from arborist.qa.runner import ask as runner_ask  # noqa: E402
-from arborist.store.chunking import chunk_text  # noqa: E402
-from arborist.store.documents import document_leaves, ingest_document, proofs_for  # noqa: E402
-from arborist.store.loaders import LoadedDocument  # noqa: E402
-from arborist.store.search import AUDIT_MODES, retrieve  # noqa: E402
+from arborist._database.fts import checked_terms, fts_match_all  # noqa: E402
+from arborist._facade.app import Arborist  # noqa: E402
+from arborist._faces.cli import cli  # noqa: E402
+from arborist._forest.shard import create_session, find, insert_turn  # noqa: E402
+from arborist._proofs.audit import check_chain  # noqa: E402
+from arborist._proofs.merkle import verify_inclusion  # noqa: E402
+from arborist._qa.extractive import ExtractiveClient  # noqa: E402
+from arborist._qa.runner import ask as runner_ask  # noqa: E402
+from arborist._store.chunking import chunk_text  # noqa: E402
+from arborist._store.documents import document_leaves, ingest_document, proofs_for  # noqa: E402
+from arborist._store.loaders import LoadedDocument  # noqa: E402
+from arborist._store.search import AUDIT_MODES, retrieve  # noqa: E402
 from bench.hashing import verify_times  # noqa: E402
 from bench.merkle_paths import in_memory_prover  # noqa: E402
 from bench.results import RESULTS, write_section  # noqa: E402
@@ -623,7 +623,7 @@ def measure_proofs(
     while len(store_times) < samples and (len(store_times) < 5 or time.perf_counter() < budget):
         index = rng.randrange(n)
         store_times.append(timed(lambda index=index: proofs_for(conn, [(document_id, index)])))
-    # In memory: whichever path arborist.proofs.merkle offers (bench/merkle_paths.py).
+    # In memory: whichever path arborist._proofs.merkle offers (bench/merkle_paths.py).
     path, prove = in_memory_prover(leaves)
     one = timed(lambda: prove(first))
     count = max(3, min(2_000, int(0.2 / max(one, 1e-7))))
@@ -687,7 +687,7 @@ def measure_ask_depths(
     ``insert_turn`` that records the turn. Every ask records its turn, so the Merkle ripple
     of ``insert_turn`` (which climbs the chain to rehash each ancestor's ``subtree_hash``)
     is in every whole sample; the tips' fan-out grows alike."""
-    import arborist.facade.app as facade  # noqa: PLC0415 - its insert_turn is timed apart
+    import arborist._facade.app as facade  # noqa: PLC0415 - its insert_turn is timed apart
 
     question = make_questions(vocab, seed, 1)[0]
     samples: dict[int, list[float]] = {d: [] for d in depths}

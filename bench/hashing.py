@@ -37,12 +37,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arborist.database.db import transaction
-from arborist.database.migrations import open_database
-from arborist.proofs.audit import append_event, check_chain
-from arborist.proofs.hashing import canonical_json, leaf_hash
-from arborist.proofs.merkle import inclusion_proofs, merkle_root, verify_inclusion
-from arborist.store.schema import STORE_MIGRATIONS
+from arborist._database.db import transaction
+from arborist._database.migrations import open_database
+from arborist._proofs.audit import append_event, check_chain
+from arborist._proofs.hashing import canonical_json, leaf_hash
+from arborist._proofs.merkle import inclusion_proofs, merkle_root, verify_inclusion
+from arborist._store.schema import STORE_MIGRATIONS
 
 
 def best_of(repeat: int, fn: Callable[[], object]) -> float:

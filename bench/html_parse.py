@@ -2,11 +2,11 @@
 
     python bench/html_parse.py [--quick] [--size BYTES] [--rounds N]
 
-Issue #33's goal: any 2 MB page becomes text (:func:`arborist.store.html_text.load_html`,
+Issue #33's goal: any 2 MB page becomes text (:func:`arborist._store.html_text.load_html`,
 the whole path from bytes to text) in at most 2 s on this machine. Each shape is built
 to the same size as the baseline, flat prose in ``<p>`` paragraphs, and timed in the same
 process (CPU time, best of ``--rounds``); the table gives each one's seconds and its
-ratio to the baseline. Before the bounds (arborist/store/html_bounds.py), 100,000 nested
+ratio to the baseline. Before the bounds (arborist/_store/html_bounds.py), 100,000 nested
 ``<div>``s (1.1 MB) took 67 s and 200,000 (2.2 MB) 432 s. ``--quick`` is a smoke run
 (200 KB, one round, no goal).
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arborist.store.html_text import load_html  # noqa: E402
+from arborist._store.html_text import load_html  # noqa: E402
 
 GOAL_SECONDS = 2.0
 GOAL_SIZE = 2 * 1000 * 1000

@@ -1,7 +1,7 @@
 """Which in-memory inclusion-proof path arborist offers, for the benches that time one.
 
 Issue #14 adds proofs made from a tree's stored levels (built once, then
-O(log n) per proof): ``arborist.proofs.merkle.tree_levels(leaves)`` and
+O(log n) per proof): ``arborist._proofs.merkle.tree_levels(leaves)`` and
 ``proof_from_levels(levels, index)``. Until those exist, the only in-memory
 proof is the public ``inclusion_proof(leaves, index)``, which refolds all n
 leaves per proof. :func:`in_memory_prover` returns whichever is there, checked
@@ -14,8 +14,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from arborist.proofs import merkle
-from arborist.proofs.merkle import inclusion_proofs
+from arborist._proofs import merkle
+from arborist._proofs.merkle import inclusion_proofs
 
 __all__ = ["LEVELS", "REFOLD", "in_memory_prover"]
 

@@ -2,7 +2,7 @@
 
     python bench/pdf_ingest.py [--quick] [--rounds N] [--pdf PATH ...]
 
-Issue #40's goal: loading a PDF (:func:`arborist.store.pdf_text.load_pdf`, the whole path
+Issue #40's goal: loading a PDF (:func:`arborist._store.pdf_text.load_pdf`, the whole path
 from bytes to stored text: fragments with positions, running heads, columns, figures,
 hyphens, contents and index pages, the outline's headings) costs at most 1.2 times what it
 cost before, which was pypdf's plain ``extract_text`` of every page, normalized and joined
@@ -34,9 +34,9 @@ sys.path.insert(0, str(ROOT))
 
 from reportlab.pdfgen import canvas  # type: ignore[import-untyped]  # noqa: E402
 
-from arborist.errors import BadInput  # noqa: E402
-from arborist.store.normalize import normalize_text  # noqa: E402
-from arborist.store.pdf_text import load_pdf  # noqa: E402
+from arborist._errors import BadInput  # noqa: E402
+from arborist._store.normalize import normalize_text  # noqa: E402
+from arborist._store.pdf_text import load_pdf  # noqa: E402
 
 GOAL_RATIO = 1.2
 

@@ -33,11 +33,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arborist import Arborist  # noqa: E402
-from arborist.proofs.hashing import leaf_hash  # noqa: E402
-from arborist.store import place_reads  # noqa: E402
-from arborist.store.cache import records  # noqa: E402
-from arborist.store.documents import ingest_document  # noqa: E402
-from arborist.store.loaders import LoadedDocument  # noqa: E402
+from arborist._proofs.hashing import leaf_hash  # noqa: E402
+from arborist._store import place_reads  # noqa: E402
+from arborist._store.cache import records  # noqa: E402
+from arborist._store.documents import ingest_document  # noqa: E402
+from arborist._store.loaders import LoadedDocument  # noqa: E402
 
 HIT_GOAL = 1.5
 """A hit that shows places, read once per connection, within this factor of one without."""

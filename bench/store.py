@@ -13,7 +13,7 @@ paragraphs under markdown headings, so FTS terms range from "in every chunk"
 to "in one chunk". Everything is written under a temporary directory.
 
 1. **Ingest**: MB/s of ``ingest_document`` into a fresh store vs. two bare
-   SQLite files (``arborist.database.db.connect``: WAL, same pragmas) given the same
+   SQLite files (``arborist._database.db.connect``: WAL, same pragmas) given the same
    chunks (chunked beforehand, untimed), one transaction per document:
    *bare (plain)*, a table and an external-content FTS5 index of the text
    alone with the default tokenizer (issue #14's first baseline), and *bare
@@ -38,7 +38,7 @@ to "in one chunk". Everything is written under a temporary directory.
    numpy exact search over the same vectors held as a float32 matrix (``M @ q``,
    ``argpartition`` for the top 40, a sort). Median and p95 of each, the ratio,
    and how many of the bare top 40 ours returned. Memory: the bytes of the
-   arrays ``nearest`` holds between calls (``arborist.store.vectors._LOADED``)
+   arrays ``nearest`` holds between calls (``arborist._store.vectors._LOADED``)
    and the peak Python/numpy allocation during a first load (tracemalloc, on a
    fresh connection), beside the bare float32 matrix. Targets (issue #15, at
    100,000 chunks): median <= 20 ms; held <= 100 MB (1e8 bytes).
@@ -76,19 +76,19 @@ from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arborist.database.db import connect
-from arborist.database.fts import fts_match_all
-from arborist.facade.app import Arborist
-from arborist.qa.extractive import ExtractiveClient
-from arborist.qa.runner import ask as runner_ask
-from arborist.store.chunking import chunk_text
-from arborist.store.documents import ingest_document
-from arborist.store.fusion import VECTOR_POOL
-from arborist.store.loaders import LoadedDocument
-from arborist.store.schema import HOT
-from arborist.store.search import retrieve
-from arborist.store.vectors import _LOADED, nearest, profile_key, put_vectors
-from arborist.text.text_words import STOPWORDS
+from arborist._database.db import connect
+from arborist._database.fts import fts_match_all
+from arborist._facade.app import Arborist
+from arborist._qa.extractive import ExtractiveClient
+from arborist._qa.runner import ask as runner_ask
+from arborist._store.chunking import chunk_text
+from arborist._store.documents import ingest_document
+from arborist._store.fusion import VECTOR_POOL
+from arborist._store.loaders import LoadedDocument
+from arborist._store.schema import HOT
+from arborist._store.search import retrieve
+from arborist._store.vectors import _LOADED, nearest, profile_key, put_vectors
+from arborist._text.text_words import STOPWORDS
 from bench.results import RESULTS, write_section
 
 if TYPE_CHECKING:
@@ -273,7 +273,7 @@ _BARE_SAME_SCHEMA = (
     "CREATE VIRTUAL TABLE chunks_fts USING fts5 (text, title, content = 'chunk_texts', "
     "content_rowid = 'id', tokenize = 'porter unicode61')",
 )
-"""The FTS5 job ``chunks_fts`` does (arborist/store/schema.py, migration 3), bare: the
+"""The FTS5 job ``chunks_fts`` does (arborist/_store/schema.py, migration 3), bare: the
 document's title beside each chunk's text, porter stemming; nothing else."""
 
 
@@ -297,7 +297,7 @@ def bare_connect(path: Path) -> sqlite3.Connection:
     """A connection for a bare baseline: arborist's pragmas (WAL, synchronous=NORMAL), with
     SQLite's own auto-checkpoint (every 1,000 pages, inside a commit) as a plain SQLite
     application has it. arborist's writers turn that off and checkpoint beside the commit
-    (arborist/database/db.py); a bare side with no checkpoint at all would let its -wal grow without
+    (arborist/_database/db.py); a bare side with no checkpoint at all would let its -wal grow without
     bound and pay for none, which no real writer can."""
     conn = connect(path)
     conn.execute("PRAGMA wal_autocheckpoint = 1000")
@@ -715,7 +715,7 @@ def vector_queries(seed: int, count: int, dims: int = VECTOR_DIMS) -> NDArray[np
 
 def held_by_nearest(conn: sqlite3.Connection) -> int:
     """Bytes of the arrays ``nearest`` keeps for ``conn`` between calls (every field of
-    every profile's entry in ``arborist.store.vectors._LOADED`` that has ``nbytes``)."""
+    every profile's entry in ``arborist._store.vectors._LOADED`` that has ``nbytes``)."""
     total = 0
     for loaded in _LOADED.get(conn, {}).values():
         if is_dataclass(loaded):
@@ -724,7 +724,7 @@ def held_by_nearest(conn: sqlite3.Connection) -> int:
             values = list(vars(loaded).values())
         total += sum(int(getattr(value, "nbytes", 0)) for value in values)
     if total == 0:
-        raise SystemExit("4. vector search: nothing found in arborist.store.vectors._LOADED")
+        raise SystemExit("4. vector search: nothing found in arborist._store.vectors._LOADED")
     return total
 
 

@@ -3,7 +3,7 @@
 bench/foreign.py embeds every passage of four manuals in its semantic lane (about 28,000
 passages, 30 to 45 minutes on two cores) on each run, though a run changes the answerer
 far more often than the passages. :class:`CachedEmbedder` wraps any embedder: a text it
-has embedded before under the same model profile (:func:`arborist.store.vectors.profile_key`,
+has embedded before under the same model profile (:func:`arborist._store.vectors.profile_key`,
 the key the store keeps vectors under) is read back from a SQLite file, the rest is
 embedded and kept. Vectors are kept as the model returned them (float32), so a run with
 the cache ranks exactly as one without: only the time differs, and the report says how
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from arborist.store.vectors import Embedder, profile_key
+from arborist._store.vectors import Embedder, profile_key
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors (

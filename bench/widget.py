@@ -54,9 +54,9 @@ of ``make test``) builds the bushy session with 1,000 turns, not 10,000, in ever
    extractive answerer over the demo corpus), so that each row's standing is checked and
    its support measured. Full walks of a fresh view, each right after a write to the
    store (which makes every standing be checked again): with no support measure held
-   (every row measured, as before :data:`arborist.qa.support.MEMO`) and with the memo
+   (every row measured, as before :data:`arborist._qa.support.MEMO`) and with the memo
    the walks before filled; the seconds spent measuring, counted by wrapping
-   ``arborist.qa.support.measure``, and the ratio of the two walks' medians.
+   ``arborist._qa.support.measure``, and the ratio of the two walks' medians.
 """
 
 from __future__ import annotations
@@ -86,16 +86,16 @@ from playwright.sync_api import Page, WebSocket, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arborist.clock import format_timestamp
-from arborist.facade.app import Arborist
-from arborist.forest.bates import format_bates
-from arborist.forest.shard import insert_turn
-from arborist.forest.transfer import EXPORT_FORMAT
-from arborist.proofs.hashing import node_hash, sha256_hex
-from arborist.qa import support
-from arborist.qa.standing import cited_titles
-from arborist.store.search import AUDIT_MODES
-from arborist_nb.widget import ForestWidget
+from arborist._clock import format_timestamp
+from arborist._facade.app import Arborist
+from arborist._forest.bates import format_bates
+from arborist._forest.shard import insert_turn
+from arborist._forest.transfer import EXPORT_FORMAT
+from arborist._proofs.hashing import node_hash, sha256_hex
+from arborist._qa import support
+from arborist._qa.standing import cited_titles
+from arborist._store.search import AUDIT_MODES
+from arborist_nb._widget import ForestWidget
 from tests.browser.conftest import (
     CELL_MS,
     KERNEL_READY_MS,
@@ -504,7 +504,7 @@ class SupportResult:
 
 
 class _Timed:
-    """``arborist.qa.support.measure`` counted and timed while it is installed."""
+    """``arborist._qa.support.measure`` counted and timed while it is installed."""
 
     def __init__(self) -> None:
         self.calls = 0
@@ -521,7 +521,7 @@ class _Timed:
 
 
 class _Unheld:
-    """A stand-in for :data:`arborist.qa.support.MEMO` that holds nothing: every row
+    """A stand-in for :data:`arborist._qa.support.MEMO` that holds nothing: every row
     measured, as before the measures were memoised."""
 
     def measure(self, *args: Any) -> Any:
@@ -946,7 +946,7 @@ def _bench_session(
     path = server.write_notebook(
         f"{name}.ipynb",
         [
-            "import arborist_nb.widget\nprint(arborist_nb.widget.__file__)",
+            "import arborist_nb._widget\nprint(arborist_nb._widget.__file__)",
             "%arborist ingest quokka.md",
             f"%arborist session resume {session.sid}",
             "%arborist",

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arborist import Arborist
-from arborist.store import coaccess_spool
+from arborist._store import coaccess_spool
 
 
 def _die(*_args: Any, **_kwargs: Any) -> None:

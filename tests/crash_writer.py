@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import TextIO
 
 from arborist import Arborist
-from arborist.errors import ArboristError
-from arborist.store.coaccess import rebuild_related
+from arborist._errors import ArboristError
+from arborist._store.coaccess import rebuild_related
 
 WORDS = [
     *("tide", "moon", "orbit", "magma", "crust", "lava", "storm", "surge", "delta", "river"),

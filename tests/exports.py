@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from arborist.facade.app import Arborist
+from arborist._facade.app import Arborist
 
 __all__ = ["DOC", "QUESTION", "answered_turn", "doc", "export_records", "jsonl"]
 

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 
 from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
-from arborist.store.chunking import Chunk
-from arborist.store.normalize import normalize_text
+from arborist._store.chunking import Chunk
+from arborist._store.normalize import normalize_text
 
 __all__ = [
     "Draw",

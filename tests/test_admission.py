@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arborist.errors import BadInput
-from arborist.gate.admission import KINDS, PLACEHOLDER, Admitted, Redaction, admit, admit_document
+from arborist._errors import BadInput
+from arborist._gate.admission import KINDS, PLACEHOLDER, Admitted, Redaction, admit, admit_document
 from tests.hypothesis_sizes import scaled_examples
 
 _RNG = random.Random(6)
@@ -679,7 +679,7 @@ _GATE_FRAGMENTS = [
 
 
 def test_every_match_holds_the_characters_its_pattern_is_gated_on() -> None:
-    from arborist.gate import shapes as a
+    from arborist._gate import shapes as a
 
     gates = {
         a.SK_KEY: lambda g: "-" in g and "sk-" in g,
@@ -714,7 +714,7 @@ def test_no_finder_reads_the_gates_own_mark(monkeypatch: pytest.MonkeyPatch) -> 
     letters and ``_`` for a secret (as an over-eager new family might) reads the ``openai_key``
     of ``[REDACTED:openai_key]`` when the admitted text is read again, and the mark stays one
     mark (a check in one finder alone gave ``[REDACTED:[REDACTED:secret]]``)."""
-    from arborist.gate import admission
+    from arborist._gate import admission
 
     real = admission.candidates
 

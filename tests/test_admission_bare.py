@@ -1,4 +1,4 @@
-"""The gate's twelfth round (arborist.gate.bare and the rules beside it): secrets known by
+"""The gate's twelfth round (arborist._gate.bare and the rules beside it): secrets known by
 their shape alone in a short text, wallets' keys, a key decoded where it is given, a token a
 line break parted, a userinfo whose scheme is lost, groups and codes after their names,
 passwords named in more languages; and the near misses each must leave alone. Every value
@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 import pytest
 
-from arborist.gate.admission import admit
-from arborist.gate.bare import FIELD, strong_password
-from arborist.store.fetch import url_file_name
+from arborist._gate.admission import admit
+from arborist._gate.bare import FIELD, strong_password
+from arborist._store.fetch import url_file_name
 from tests.test_admission import _cpu_growth
 
 B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"

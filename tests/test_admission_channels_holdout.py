@@ -13,8 +13,8 @@ import string
 
 import pytest
 
-from arborist.gate.admission import admit
-from arborist.store.demo import demo_corpus
+from arborist._gate.admission import admit
+from arborist._store.demo import demo_corpus
 from tests.test_admission_joined import PLACEMENTS, _cpu_growth
 
 _RNG = random.Random(3302)

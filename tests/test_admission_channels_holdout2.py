@@ -15,7 +15,7 @@ import string
 
 import pytest
 
-from arborist.gate.admission import admit
+from arborist._gate.admission import admit
 from tests.test_admission_joined import PLACEMENTS, _cpu_growth
 
 _RNG = random.Random(3303)

@@ -19,7 +19,7 @@ import string
 
 import pytest
 
-from arborist.gate.admission import DOCUMENTED_EXAMPLES, admit
+from arborist._gate.admission import DOCUMENTED_EXAMPLES, admit
 from tests.test_admission_joined import _cpu_growth
 
 _RNG = random.Random(3305)

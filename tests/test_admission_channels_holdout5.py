@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from arborist.gate.admission import admit
+from arborist._gate.admission import admit
 
 KEY = "5d0c8e1f7a2b4c6d9e3f1a7b5c2d8e4f6a1b3c9d"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from arborist.gate.admission import admit
+from arborist._gate.admission import admit
 
 KEY = "q7Rt2Lm9Xc4Vb8Np3Kd6Wz1Hy5Gf0Js2Ea7"
 WORD = "Tulip-raven8831!"

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from arborist.gate.admission import admit
+from arborist._gate.admission import admit
 from tests.test_admission import _cpu_growth
 
 KEY = "Hq4Zt8Wn2Rv6Lp0Xs3Jm7Bc9Fd1Gk5Ny"

@@ -1,4 +1,4 @@
-"""A password known by what stands around it (arborist.gate.context): near words that talk
+"""A password known by what stands around it (arborist._gate.context): near words that talk
 about signing in, given to a tool by its place or after a user's flag, a bare ngrok token;
 and what stays: ids, hashes, names and prose beside the same words."""
 
@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from arborist.gate.admission import admit
-from arborist.gate.context import password_shaped
+from arborist._gate.admission import admit
+from arborist._gate.context import password_shaped
 from tests.test_admission import _cpu_growth
 
 

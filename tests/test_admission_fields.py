@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import Arborist
-from arborist.errors import BadInput
-from arborist.faces.cli import cli
+from arborist._errors import BadInput
+from arborist._faces.cli import cli
 from tests.chat_server import ChatServer, json_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
@@ -162,7 +162,7 @@ def test_an_import_holding_a_secret_or_a_control_is_refused_or_redacted(
 def test_the_repl_history_file_keeps_no_secret(home: Path) -> None:
     import readline
 
-    from arborist.faces.repl import _save_history
+    from arborist._faces.repl import _save_history
 
     readline.clear_history()
     readline.add_history(f"why does the deploy fail with password=Hunter2Secret99 and {API_KEY}")

@@ -1,4 +1,4 @@
-"""The rules the twelfth blind channel corpus asked for (arborist.gate.handed and the
+"""The rules the twelfth blind channel corpus asked for (arborist._gate.handed and the
 modules it touched), each on text no corpus holds: a password named in many languages, a
 code that opens a door, tool flags and protocol lines that take a password, a webhook's
 path on any host, a token split across literals, key blocks and keypairs; and what is public
@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import pytest
 
-from arborist.gate.admission import admit
+from arborist._gate.admission import admit
 
 WORD = "Lindeboom-47"
 

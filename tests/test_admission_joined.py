@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import pytest
 
-from arborist.gate.admission import admit
+from arborist._gate.admission import admit
 
 _RNG = random.Random(33)
 _ALNUM = string.ascii_letters + string.digits

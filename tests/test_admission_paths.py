@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import Arborist
-from arborist.errors import BadInput
-from arborist.faces.cli import cli
+from arborist._errors import BadInput
+from arborist._faces.cli import cli
 
 # Built by concatenation so this file does not itself look like a leaked key.
 API_KEY = "sk-" + "proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"

@@ -19,8 +19,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arborist.faces.cli import cli
-from arborist.gate.admission import admit, admit_profile
+from arborist._faces.cli import cli
+from arborist._gate.admission import admit, admit_profile
 from tests.chat_server import ChatServer, RecordedRequest, Reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture
 from tests.hypothesis_sizes import scaled_examples
@@ -334,7 +334,7 @@ def test_long_words_are_found_whole_across_the_pieces_a_big_text_is_split_in() -
     """The gate looks for vendor tokens among the long words of a text, split ~64 KiB at a
     time: a token straddling a piece's end is still one word, and found (a list of every
     word at once took ten times a big document's size in memory)."""
-    from arborist.gate.prefilters import _PIECE, long_words
+    from arborist._gate.prefilters import _PIECE, long_words
 
     token = "ghp_" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
     filler = "word " * (_PIECE // 5 - 3)
@@ -386,7 +386,7 @@ def test_the_long_words_are_the_words_split_finds_of_twenty_characters_or_more(
     finds exactly what ``str.split`` and a length test find, on any text, less the ASCII
     words with no digit and letters of one case only: a word it missed would keep a
     vendor token from being looked for."""
-    from arborist.gate.prefilters import long_words
+    from arborist._gate.prefilters import long_words
 
     def may_hold_token(word: str) -> bool:
         if not word.isascii():
@@ -406,7 +406,7 @@ def test_a_text_whose_folding_grows_is_folded_in_place_one_character_for_one() -
     long as the text: a text whose ``casefold`` grows (``ß`` to ``ss``, ``İ`` to two) is
     folded by :data:`FOLD_IN_PLACE`, one character for one, and no finder needs a slow path
     for a longer copy (those were removed: none could be reached)."""
-    from arborist.gate.names import FOLD_IN_PLACE
+    from arborist._gate.names import FOLD_IN_PLACE
 
     assert all(len(folded) == 1 for folded in FOLD_IN_PLACE.values())
     text = "Straße İstanbul ﬁle: PAſSWORD=" + "Zq8v" + "Lx3nTr7w"
@@ -440,7 +440,7 @@ def test_the_literals_index_finds_each_start_a_scan_finds(
     for first: a start they missed would leave a secret's name unread."""
     import re
 
-    from arborist.gate.prefilters import SHARED, Literals, secret_words
+    from arborist._gate.prefilters import SHARED, Literals, secret_words
 
     folded = "".join(parts)
     found = Literals(folded)
@@ -459,7 +459,7 @@ def test_the_literals_index_finds_each_start_a_scan_finds(
 def test_a_group_whose_alternation_would_miss_a_start_is_refused() -> None:
     """Literals found by one scan must not hide one another: one a prefix of another
     (``-p``, ``-pat``) or starting inside another's match (``abcab``, ``ab``) is refused."""
-    from arborist.gate.prefilters import _grouped
+    from arborist._gate.prefilters import _grouped
 
     with pytest.raises(ValueError, match="may start inside"):
         _grouped(("-p", "-pat"))
@@ -480,9 +480,9 @@ def test_names_read_back_from_their_words_match_what_a_search_matches(parts: lis
     """:func:`named_matches` (a pattern tried only from the start of a name holding a
     secret's word, read back from the word) finds what a search from every character
     finds, for a name and a spaced value and for a quoted name and its quoted value."""
-    from arborist.gate.code import _NAMED_PAIR
-    from arborist.gate.commands import _NAME_SPACE_VALUE
-    from arborist.gate.prefilters import Literals, named_matches, secret_words
+    from arborist._gate.code import _NAMED_PAIR
+    from arborist._gate.commands import _NAME_SPACE_VALUE
+    from arborist._gate.prefilters import Literals, named_matches, secret_words
 
     text = "".join(parts)
     found = Literals(text.casefold())

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from arborist.gate.admission import admit
+from arborist._gate.admission import admit
 from tests.test_admission import _cpu_growth
 
 WORD = "Vogel7Tinte!Glas42"

@@ -8,7 +8,7 @@ import base64
 
 import pytest
 
-from arborist.gate.admission import admit
+from arborist._gate.admission import admit
 
 WORD = "Kiefer8Moos!Tal31"
 

@@ -1,12 +1,12 @@
 """Which sentences the offline answerer quotes when the question names no definition
 strongly: a definition a plain word of the question happens to name yields to a sentence
-that holds more of the question (arborist/qa/extractive.py). The texts are cut from
+that holds more of the question (arborist/_qa/extractive.py). The texts are cut from
 pydoc's layout and from HTML and PDF manuals."""
 
 from __future__ import annotations
 
-from arborist.qa.client import EvidenceText, make_request
-from arborist.qa.extractive import ExtractiveClient
+from arborist._qa.client import EvidenceText, make_request
+from arborist._qa.extractive import ExtractiveClient
 
 CONFIGPARSER = (
     "class RawConfigParser(MutableMapping)\n"

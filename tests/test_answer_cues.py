@@ -1,12 +1,12 @@
-"""What a question asks for (arborist/qa/cues.py) and how the offline answerer weighs the
+"""What a question asks for (arborist/_qa/cues.py) and how the offline answerer weighs the
 sentences that give it: something to type, a number, a term the question names. The
 texts are cut from real manuals' layouts (git's, SQLite's and Bash's)."""
 
 from __future__ import annotations
 
-from arborist.qa.client import EvidenceText, make_request
-from arborist.qa.cues import Cues, holds_code, holds_number, named_terms, read_cues
-from arborist.qa.extractive import ExtractiveClient
+from arborist._qa.client import EvidenceText, make_request
+from arborist._qa.cues import Cues, holds_code, holds_number, named_terms, read_cues
+from arborist._qa.extractive import ExtractiveClient
 
 
 def ask(question: str, *texts: str, title: str = "Manual", best: bool = False) -> str:

@@ -4,9 +4,9 @@ and questions that ask for a number."""
 
 from __future__ import annotations
 
-from arborist.qa.client import EvidenceText, make_request
-from arborist.qa.extractive import ExtractiveClient
-from arborist.qa.sentences import Item, is_term, read_items, read_sentences
+from arborist._qa.client import EvidenceText, make_request
+from arborist._qa.extractive import ExtractiveClient
+from arborist._qa.sentences import Item, is_term, read_items, read_sentences
 
 OPTIONS = (
     "## OPTIONS\n\n-a\n\n--all\n\nAll ignored and untracked files are also stashed.\n\n"

@@ -1,14 +1,14 @@
 """Where the offline answerer looks first among sentences that share the question's words:
 the section whose heading names what was asked, and the prose window retrieval measured
-nearest the question in meaning (arborist/qa/extractive.py, ``extractive-v23``). The texts
+nearest the question in meaning (arborist/_qa/extractive.py, ``extractive-v23``). The texts
 are written as a manual's HTML page is read (headings marked ``##``)."""
 
 from __future__ import annotations
 
-from arborist.qa.client import EvidenceText, make_request
-from arborist.qa.extractive import ExtractiveClient
-from arborist.qa.sentences import read_items, window_nearness
-from arborist.store.passages import windows
+from arborist._qa.client import EvidenceText, make_request
+from arborist._qa.extractive import ExtractiveClient
+from arborist._qa.sentences import read_items, window_nearness
+from arborist._store.passages import windows
 
 
 def answer(question: str, *evidence: tuple[str, str, tuple[float, ...]], most: int = 1) -> str:

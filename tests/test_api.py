@@ -11,9 +11,9 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import arborist
-from arborist.errors import BadInput
-from arborist.facade.journal import Journal, Turn
-from arborist.facade.journal import open as journal_open
+from arborist._errors import BadInput
+from arborist._facade.journal import Journal, Turn
+from arborist._facade.journal import open as journal_open
 
 PUBLIC = [
     "Arborist",

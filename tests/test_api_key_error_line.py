@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from arborist.errors import ArboristError
-from arborist.qa.client import ChatRequest, Message
-from arborist.qa.embeddings import EmbeddingsClient
-from arborist.qa.http import HttpSettings
-from arborist.qa.openai import OpenAIClient
+from arborist._errors import ArboristError
+from arborist._qa.client import ChatRequest, Message
+from arborist._qa.embeddings import EmbeddingsClient
+from arborist._qa.http import HttpSettings
+from arborist._qa.openai import OpenAIClient
 from tests.chat_server import ChatServer, error_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 

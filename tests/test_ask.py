@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
-from arborist.errors import BadInput, ModelError, NotFound, StorageError
+from arborist._errors import BadInput, ModelError, NotFound, StorageError
 from tests.chat_server import ChatServer, error_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
@@ -283,10 +283,10 @@ def test_an_ask_deep_in_a_thread_reads_only_the_turns_it_uses(
     """A follow-up borrows from the turns above it up to the one that stands alone, and a
     threaded prompt holds the nearest six (here within those): at depth 200 an ask reads those, not the chain,
     and borrows and threads exactly what reading the whole chain would give."""
-    import arborist.facade.app as facade
-    from arborist.forest.nodes import ancestors, get_node
-    from arborist.forest.shard import insert_turn
-    from arborist.qa import followups
+    import arborist._facade.app as facade
+    from arborist._forest.nodes import ancestors, get_node
+    from arborist._forest.shard import insert_turn
+    from arborist._qa import followups
 
     session = app.new_session()
     parent = app.session(session.sid).current_bates

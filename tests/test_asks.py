@@ -1,4 +1,4 @@
-"""One ask, one value (issue #26): every face builds an :class:`~arborist.facade.asks.Ask` and hands
+"""One ask, one value (issue #26): every face builds an :class:`~arborist._facade.asks.Ask` and hands
 it down whole, the client resolved once and the session read once; and no face writes a
 session before its first turn."""
 
@@ -15,10 +15,10 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
-from arborist.errors import BadInput
-from arborist.facade.asks import Ask
-from arborist.facade.forest import HomeForest
-from arborist.faces.repl import Repl, scripted_reader
+from arborist._errors import BadInput
+from arborist._facade.asks import Ask
+from arborist._facade.forest import HomeForest
+from arborist._faces.repl import Repl, scripted_reader
 from tests import test_cli_faces as faces
 from tests.test_cli_faces import cell_says, notebook_says, run
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from arborist.database.db import connect, transaction
-from arborist.database.migrations import open_database
-from arborist.errors import BadReference, StorageError
-from arborist.proofs.audit import (
+from arborist._database.db import connect, transaction
+from arborist._database.migrations import open_database
+from arborist._errors import BadReference, StorageError
+from arborist._proofs.audit import (
     AUDIT_MIGRATION,
     Checkpoint,
     _check_chain,
@@ -23,8 +23,8 @@ from arborist.proofs.audit import (
     check_chain,
     head_checkpoint,
 )
-from arborist.proofs.hashing import event_hash, stored_event_hash
-from arborist.store.schema import STORE_MIGRATIONS
+from arborist._proofs.hashing import event_hash, stored_event_hash
+from arborist._store.schema import STORE_MIGRATIONS
 from tests.workers import finish, start_workers
 
 FIELDS = (
@@ -138,7 +138,7 @@ def test_the_schema_refuses_a_fork_and_a_second_genesis(tmp_path: Path) -> None:
 
 
 def test_the_audit_migration_is_the_first_of_every_database() -> None:
-    from arborist.forest.schema import SESSIONS_MIGRATIONS
+    from arborist._forest.schema import SESSIONS_MIGRATIONS
 
     assert STORE_MIGRATIONS[0] is AUDIT_MIGRATION
     assert SESSIONS_MIGRATIONS[0] is AUDIT_MIGRATION

@@ -2,8 +2,8 @@
 issue #36, item 6).
 
 The kernel is the one place that decides and words a turn's badge: which key it shows
-(:func:`arborist.qa.support.audit_key`: ``STRICT-unquoted`` for a STRICT answer that quotes
-nothing it cites) and what each key says (:func:`arborist.facts.vocabulary`, sent to the
+(:func:`arborist._qa.support.audit_key`: ``STRICT-unquoted`` for a STRICT answer that quotes
+nothing it cites) and what each key says (:func:`arborist._facts.vocabulary`, sent to the
 widget once as its ``vocabulary`` trait and written into the page ``export --html`` makes).
 The widget's script and the page only look the key up. Here real turns (an answer that
 quotes its source, a model's paraphrase from a chat server on loopback, an answer since
@@ -11,9 +11,9 @@ falsified) are shown by every face, and each face says the same words: the CLI's
 and ``show`` (text and ``--json``), ``%%ask``, the widget's detail payload and tree row as
 its script words them, and the page. So are the words beside it the kernel sends the same
 way: what each evidence row says was checked (the facts name each row's key:
-:func:`arborist.qa.support.row_key`), each cache-key dimension's name and what it binds
-(:data:`arborist.proofs.keys.DIMENSION_WORDS`), and an answer's state out of service
-(:func:`arborist.qa.standing.state_words`).
+:func:`arborist._qa.support.row_key`), each cache-key dimension's name and what it binds
+(:data:`arborist._proofs.keys.DIMENSION_WORDS`), and an answer's state out of service
+(:func:`arborist._qa.standing.state_words`).
 """
 
 from __future__ import annotations
@@ -30,16 +30,16 @@ import pytest
 from click.testing import CliRunner
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.faces.sync import body
-from arborist.facts import vocabulary
-from arborist.forest.reads import RowSummary
-from arborist.forest.tree_sync import Labels, summary
-from arborist.proofs.hashing import CACHE_KEY_DIMENSIONS
-from arborist.proofs.keys import DIMENSION_WORDS
-from arborist.qa.standing import STATE_WORDS, Standing, state_words
-from arborist.qa.support import (
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._faces.sync import body
+from arborist._facts import vocabulary
+from arborist._forest.reads import RowSummary
+from arborist._forest.tree_sync import Labels, summary
+from arborist._proofs.hashing import CACHE_KEY_DIMENSIONS
+from arborist._proofs.keys import DIMENSION_WORDS
+from arborist._qa.standing import STATE_WORDS, Standing, state_words
+from arborist._qa.support import (
     ANSWERED,
     ROW_WORDS,
     UNQUOTED,
@@ -48,10 +48,10 @@ from arborist.qa.support import (
     audit_key,
     row_key,
 )
-from arborist.store.cache.records import FALSIFIED_STATES
-from arborist.store.search import AUDIT_MODES
-from arborist_nb.display import Answer
-from arborist_nb.widget import ForestWidget
+from arborist._store.cache.records import FALSIFIED_STATES
+from arborist._store.search import AUDIT_MODES
+from arborist_nb._display import Answer
+from arborist_nb._widget import ForestWidget
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 

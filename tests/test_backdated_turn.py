@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arborist.errors import BadInput
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.proofs.hashing import node_hash
+from arborist._errors import BadInput
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._proofs.hashing import node_hash
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 from tests.chat_server import loopback as loopback_fixture  # noqa: F401
@@ -84,7 +84,7 @@ def test_verify_names_a_turn_older_than_its_parent(
     records = export_records(_home(tmp_path / "a", doc))
     turn = _backdate(records)
     target = _home(tmp_path / "b", doc, ask=False)
-    monkeypatch.setattr("arborist.forest.transfer.older_than_parent", lambda *_: None)
+    monkeypatch.setattr("arborist._forest.transfer.older_than_parent", lambda *_: None)
     with Arborist(target) as app:
         app.import_sessions(jsonl(records))
         assert app.verify().problems == [

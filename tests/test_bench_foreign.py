@@ -21,7 +21,7 @@ import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen.canvas import Canvas
 
-from arborist.qa.embeddings import EmbeddingsClient
+from arborist._qa.embeddings import EmbeddingsClient
 from tests.chat_server import ChatServer
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 from tests.test_local_embed import tiny_model  # noqa: F401 - the fixture
@@ -290,7 +290,7 @@ def tiny_local(tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Path:  # no
     writes: what the lanes below prove (the local, served and cached lanes agreeing, the
     servers answering from the cache) needs a model, not MiniLM's weights, which ``make
     test`` does not install (``make bench`` does)."""
-    from arborist.qa import local_embed
+    from arborist._qa import local_embed
 
     monkeypatch.setattr(local_embed, "default_weights", lambda: tiny_model)
     return tiny_model

@@ -91,7 +91,7 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         ["bench/gate.py", "--quick"],
         [
             "dev corpus",
-            "ours (arborist.gate.admission)",
+            "ours (arborist._gate.admission)",
             "detect-secrets",
             "the gate alone (admit)",
             "ingest (prepare + store)",

@@ -17,12 +17,12 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arborist.bundles.check import check_bundle
-from arborist.bundles.shape import BundleUnreadable, hex_b64, read_bundle
-from arborist.commands.desk import Desk
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.proofs.hashing import canonical_json, leaf_hash, sha256_hex
+from arborist._bundles.check import check_bundle
+from arborist._bundles.shape import BundleUnreadable, hex_b64, read_bundle
+from arborist._commands.desk import Desk
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._proofs.hashing import canonical_json, leaf_hash, sha256_hex
 from tests.hypothesis_sizes import scaled_examples
 
 ROOT = Path(__file__).resolve().parents[1]

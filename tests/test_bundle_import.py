@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arborist.bundles.shape import hex_b64
-from arborist.facade.app import Arborist
-from arborist.faces.sync import body
-from arborist.proofs.hashing import canonical_json, sha256_hex
+from arborist._bundles.shape import hex_b64
+from arborist._facade.app import Arborist
+from arborist._faces.sync import body
+from arborist._proofs.hashing import canonical_json, sha256_hex
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 from tests.chat_server import loopback as loopback_fixture  # noqa: F401

@@ -1,4 +1,4 @@
-"""The page ``export --html`` writes (arborist/bundles/page.py): the bundle's own bytes with
+"""The page ``export --html`` writes (arborist/_bundles/page.py): the bundle's own bytes with
 ``<`` escaped, the page's script and style inline under a Content-Security-Policy that
 names their hashes and nothing else, from the CLI and from a notebook's or REPL's desk;
 refused in one line with nothing written. tests/browser/test_bundle_page.py opens it."""
@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from arborist.bundles.page import PAGE_ASSETS, bundle_page, embed_bundle
-from arborist.commands.desk import Desk
-from arborist.facade.app import Arborist
+from arborist._bundles.page import PAGE_ASSETS, bundle_page, embed_bundle
+from arborist._commands.desk import Desk
+from arborist._facade.app import Arborist
 from tests.test_bundle import SPIDER, run
 
 EMBEDDED = re.compile(r'<script type="application/json" id="arborist-bundle">(.*?)</script>', re.S)

@@ -1,5 +1,5 @@
 """Nearness read against the question's noise floor and the model's spread in the corpus
-(arborist/store/calibration.py), so that no model's cosine scale decides for another; the
+(arborist/_store/calibration.py), so that no model's cosine scale decides for another; the
 calibration is in the ask's policy, so in its cache key.
 
 The model of tests/test_followed.py (words mapped to a few concepts) is used as it is, and
@@ -21,18 +21,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from arborist.facade.app import Arborist
-from arborist.qa.embeddings import EmbeddingsClient
-from arborist.qa.nearness import vector_query
-from arborist.qa.support import NOT_ANSWERED_OPENING
-from arborist.store.calibration import (
+from arborist._facade.app import Arborist
+from arborist._qa.embeddings import EmbeddingsClient
+from arborist._qa.nearness import vector_query
+from arborist._qa.support import NOT_ANSWERED_OPENING
+from arborist._store.calibration import (
     QUANTILE,
     Calibration,
     corpus_spread,
     question_calibration,
 )
-from arborist.store.passages import PASSAGES, passages
-from arborist.store.vectors import embed_missing, passage_nearness, profile_key, put_vectors
+from arborist._store.passages import PASSAGES, passages
+from arborist._store.vectors import embed_missing, passage_nearness, profile_key, put_vectors
 from tests.chat_server import ChatServer
 from tests.test_followed import PYDOC, ConceptEmbedder
 
@@ -102,7 +102,7 @@ def test_raw_cosines_of_the_anisotropic_model_would_pass_any_constant_floor(
     """What the calibration is for: the football question's raw cosines are all 0.75 or
     more, MiniLM's old 0.4 and 0.5 included; calibrated, they are under the answerer's
     floor."""
-    from arborist.qa.extractive import NEAR_FLOOR
+    from arborist._qa.extractive import NEAR_FLOOR
 
     embedder = Anisotropic()
     with home:

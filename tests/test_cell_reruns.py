@@ -14,7 +14,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from arborist_nb.display import Answer
+from arborist_nb._display import Answer
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
 EVIL = "# Evil\n\nThe evil document says nothing loudly.\n"

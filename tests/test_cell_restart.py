@@ -18,7 +18,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from jupyter_client.manager import KernelManager
 
-from arborist.facade.app import Arborist
+from arborist._facade.app import Arborist
 from tests.test_cell_reruns import ALONE, EVIL, FOLLOW, OTHER, SPIDER, run, turns
 
 REPO = Path(__file__).resolve().parents[1]  # the kernel imports this checkout

@@ -1,4 +1,4 @@
-"""WAL checkpoints off the commit path, and a bounded ``-wal`` (arborist.database.db).
+"""WAL checkpoints off the commit path, and a bounded ``-wal`` (arborist._database.db).
 
 Connections that may write have SQLite's auto-checkpoint off (it ran inside a commit);
 a commit that leaves the log in the ``-wal`` past WAL_CHECKPOINT_BYTES wakes a daemon
@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from arborist.database import db, wal
-from arborist.database.migrations import open_database
-from arborist.forest.nodes import Session
-from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.forest.shard import create_session, insert_turn
-from arborist.forest.verify import verify_forest
+from arborist._database import db, wal
+from arborist._database.migrations import open_database
+from arborist._forest.nodes import Session
+from arborist._forest.schema import SESSIONS_MIGRATIONS
+from arborist._forest.shard import create_session, insert_turn
+from arborist._forest.verify import verify_forest
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "ef" * 32
@@ -269,10 +269,10 @@ def test_a_process_that_writes_then_exits_leaves_a_consistent_file(tmp_path: Pat
     path = tmp_path / "sessions.db"
     script = textwrap.dedent(
         f"""
-        from arborist.forest.schema import SESSIONS_MIGRATIONS
-        from arborist.forest.shard import create_session, insert_turn
-        from arborist.database.migrations import open_database
-        from arborist.database import wal
+        from arborist._forest.schema import SESSIONS_MIGRATIONS
+        from arborist._forest.shard import create_session, insert_turn
+        from arborist._database.migrations import open_database
+        from arborist._database import wal
         conn = open_database({str(path)!r}, SESSIONS_MIGRATIONS)
         s = create_session(conn)
         for i in range(1000):

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arborist.store import chunking
-from arborist.store.chunking import CHUNKING_VERSION, MAX_CHARS, Chunk, chunk_text, iter_chunks
+from arborist._store import chunking
+from arborist._store.chunking import CHUNKING_VERSION, MAX_CHARS, Chunk, chunk_text, iter_chunks
 from tests.hypothesis_sizes import scaled_examples
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arborist.proofs.citations import (
+from arborist._proofs.citations import (
     Citation,
     cited_labels,
     defang_citations,

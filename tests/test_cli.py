@@ -12,13 +12,13 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import __version__
-from arborist.commands.desk import names
-from arborist.database.db import transaction
-from arborist.database.migrations import open_database
-from arborist.faces.cli import cli
-from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.proofs.audit import append_event
-from arborist.store.schema import STORE_MIGRATIONS
+from arborist._commands.desk import names
+from arborist._database.db import transaction
+from arborist._database.migrations import open_database
+from arborist._faces.cli import cli
+from arborist._forest.schema import SESSIONS_MIGRATIONS
+from arborist._proofs.audit import append_event
+from arborist._store.schema import STORE_MIGRATIONS
 
 
 def run(*args: str) -> tuple[int, str, str]:

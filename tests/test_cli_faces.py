@@ -19,11 +19,11 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
-from arborist.commands.desk import COMMANDS, flags
-from arborist.errors import ArboristError
-from arborist.facade.asks import Ask
-from arborist.faces.cli import cli
-from arborist.faces.repl import Repl, scripted_reader
+from arborist._commands.desk import COMMANDS, flags
+from arborist._errors import ArboristError
+from arborist._facade.asks import Ask
+from arborist._faces.cli import cli
+from arborist._faces.repl import Repl, scripted_reader
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
 QUOKKA = "# Quokkas\n\nThe quokka is a small wallaby that lives on Rottnest Island.\n"

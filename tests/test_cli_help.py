@@ -19,10 +19,10 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
-from arborist.commands.desk import COMMANDS, names, parse
-from arborist.commands.help import GUIDE, guide_order
-from arborist.faces.cli import cli
-from arborist.faces.repl import Repl, scripted_reader
+from arborist._commands.desk import COMMANDS, names, parse
+from arborist._commands.help import GUIDE, guide_order
+from arborist._faces.cli import cli
+from arborist._faces.repl import Repl, scripted_reader
 
 ROOT = Path(__file__).resolve().parents[1]
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arborist.faces.cli import cli
+from arborist._faces.cli import cli
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
 BATMAN = "# Batman\n\nBatman was created by artist Bob Kane and writer Bill Finger.\n"

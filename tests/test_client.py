@@ -20,11 +20,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arborist.errors import BadInput, ModelError
-from arborist.facade.app import Arborist
-from arborist.proofs.citations import cited_labels, parse_citations
-from arborist.proofs.hashing import canonical_json
-from arborist.qa.client import (
+from arborist._errors import BadInput, ModelError
+from arborist._facade.app import Arborist
+from arborist._proofs.citations import cited_labels, parse_citations
+from arborist._proofs.hashing import canonical_json
+from arborist._qa.client import (
     SYSTEM_PROMPT,
     ChatClient,
     ChatRequest,
@@ -33,12 +33,12 @@ from arborist.qa.client import (
     build_messages,
     make_request,
 )
-from arborist.qa.extractive import NO_EVIDENCE_ANSWER, ExtractiveClient
-from arborist.qa.http import HttpSettings
-from arborist.qa.models import LOCAL_SERVER, select_client
-from arborist.qa.openai import OpenAIClient
-from arborist.qa.sse import iter_sse_data
-from arborist.qa.stub import StubClient
+from arborist._qa.extractive import NO_EVIDENCE_ANSWER, ExtractiveClient
+from arborist._qa.http import HttpSettings
+from arborist._qa.models import LOCAL_SERVER, select_client
+from arborist._qa.openai import OpenAIClient
+from arborist._qa.sse import iter_sse_data
+from arborist._qa.stub import StubClient
 from tests.chat_server import (
     ChatServer,
     RecordedRequest,

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from arborist import clock
+from arborist import _clock as clock
 
 MOMENTS = [
     datetime(2026, 11, 29, 12, 0, 0, 0, tzinfo=timezone.utc),

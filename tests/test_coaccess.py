@@ -16,18 +16,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arborist import Arborist
-from arborist.errors import ArboristError, BadInput
-from arborist.faces.cli import cli
-from arborist.faces.sync import body
-from arborist.store import coaccess, coaccess_spool
-from arborist.store.coaccess import (
+from arborist._errors import ArboristError, BadInput
+from arborist._faces.cli import cli
+from arborist._faces.sync import body
+from arborist._store import coaccess, coaccess_spool
+from arborist._store.coaccess import (
     compute_edges,
     ensure_schema,
     has_schema,
     rebuild_related,
     record_session,
 )
-from arborist.views.results import answer_text
+from arborist._views.results import answer_text
 from tests.hypothesis_sizes import scaled_examples
 
 AWS_KEY = "AKIA" + "Q3ZLN7V2RKD4WX6M"
@@ -454,9 +454,9 @@ def _scenario(home: Path, corpus: Path, monkeypatch: pytest.MonkeyPatch) -> dict
     """Ingest, ask, fork, label, find: everything a session does, on a fixed clock."""
     _FixedDatetime.ticks = 0
     tokens = iter(f"{i:06x}" for i in range(1, 100))
-    monkeypatch.setattr("arborist.clock.datetime", _FixedDatetime)
-    monkeypatch.setattr("arborist.forest.shard.datetime", _FixedDatetime)
-    monkeypatch.setattr("arborist.forest.bates.secrets.token_hex", lambda n: next(tokens))
+    monkeypatch.setattr("arborist._clock.datetime", _FixedDatetime)
+    monkeypatch.setattr("arborist._forest.shard.datetime", _FixedDatetime)
+    monkeypatch.setattr("arborist._forest.bates.secrets.token_hex", lambda n: next(tokens))
     with Arborist(home) as app:
         app.ingest([str(corpus)])
         one = app.new_session("one")

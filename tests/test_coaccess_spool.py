@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
-from arborist.database.db import transaction
-from arborist.store.coaccess_spool import Drained, drain, pending, spool
+from arborist._database.db import transaction
+from arborist._store.coaccess_spool import Drained, drain, pending, spool
 from tests.test_coaccess import TOPICS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -40,11 +40,11 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
-from arborist.database.migrations import schema_version
-from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.store.coaccess import admitted_leaves, compute_edges
-from arborist.store.coaccess_spool import pending
-from arborist.store.schema import STORE_MIGRATIONS
+from arborist._database.migrations import schema_version
+from arborist._forest.schema import SESSIONS_MIGRATIONS
+from arborist._store.coaccess import admitted_leaves, compute_edges
+from arborist._store.coaccess_spool import pending
+from arborist._store.schema import STORE_MIGRATIONS
 from tests.crash_writer import OPERATIONS
 
 ROOT = Path(__file__).resolve().parents[1]

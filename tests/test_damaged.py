@@ -30,13 +30,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arborist.database.db import connect, transaction
-from arborist.database.migrations import open_database
-from arborist.errors import DamagedDatabase, ReadOnlyDatabase, StorageError
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.store.schema import STORE_MIGRATIONS
+from arborist._database.db import connect, transaction
+from arborist._database.migrations import open_database
+from arborist._errors import DamagedDatabase, ReadOnlyDatabase, StorageError
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._forest.schema import SESSIONS_MIGRATIONS
+from arborist._store.schema import STORE_MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -420,7 +420,7 @@ def test_the_facade_verifies_a_read_only_home(
     code, out, err = run_read_only(
         copy,
         "-c",
-        "import sys\nfrom arborist.facade.app import Arborist\n"
+        "import sys\nfrom arborist._facade.app import Arborist\n"
         f"app = Arborist({str(copy)!r})\n"
         "report = app.verify()\n"
         "print(report.ok, report.store.documents, bool(app.search('median')))\n"
@@ -453,7 +453,7 @@ def _snapshot_in_use(pristine: Path, target: Path, suffixes: tuple[str, ...]) ->
     as a backup or archive taken during a session would; return the turn's bates."""
     script = (
         "import os, shutil, sys\n"
-        "from arborist.facade.app import Arborist\n"
+        "from arborist._facade.app import Arborist\n"
         "home, target, suffixes = sys.argv[1], sys.argv[2], sys.argv[3].split(',')\n"
         "app = Arborist(home)\n"
         "for conn in (app.store_conn, app.sessions_conn):\n"

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from arborist.database.db import BUSY_TIMEOUT_MS, connect, transaction
-from arborist.database.migrations import (
+from arborist._database.db import BUSY_TIMEOUT_MS, connect, transaction
+from arborist._database.migrations import (
     Migration,
     migrate,
     open_database,
     schema_version,
     split_sql,
 )
-from arborist.errors import MigrationError, StorageError
-from arborist.store.schema import STORE_MIGRATIONS
+from arborist._errors import MigrationError, StorageError
+from arborist._store.schema import STORE_MIGRATIONS
 from tests.workers import finish, start_workers
 
 STEPS = (

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from arborist.errors import BadInput, NotFound
-from arborist.store import demo
-from arborist.store.demo import DEMO_MODULES, demo_corpus, load_module_doc, render_module_text
-from arborist.store.fetch import refetch
-from arborist.store.loaders import LoadedDocument
-from arborist.store.normalize import normalize_text
+from arborist._errors import BadInput, NotFound
+from arborist._store import demo
+from arborist._store.demo import DEMO_MODULES, demo_corpus, load_module_doc, render_module_text
+from arborist._store.fetch import refetch
+from arborist._store.loaders import LoadedDocument
+from arborist._store.normalize import normalize_text
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -83,7 +83,7 @@ def test_another_process_renders_the_same_bytes(
 ) -> None:
     script = (
         "import hashlib, json\n"
-        "from arborist.store.demo import demo_corpus\n"
+        "from arborist._store.demo import demo_corpus\n"
         "print(json.dumps({d.uri: [d.title, d.content_sha256,"
         " hashlib.sha256(d.text.encode()).hexdigest()] for d in demo_corpus()}))\n"
     )

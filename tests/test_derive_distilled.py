@@ -1,5 +1,5 @@
 """``arborist derive haiku|equation|snippet --from REF`` distils one (issue #39): offline, by
-the deterministic rules of arborist.qa.distill from REF's cited text; with a remote model
+the deterministic rules of arborist._qa.distill from REF's cited text; with a remote model
 (a real chat server on loopback), by asking it with the cited text only. Either way the
 record is bound to the cited chunks and verified like any core record."""
 
@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from arborist.errors import BadInput
-from arborist.facade.app import Arborist
-from arborist.faces.repl import Repl, scripted_reader
-from arborist.qa.distill import equation, haiku, haiku_counts, snippet, syllables, units
-from arborist.store.derive import cited_spans
+from arborist._errors import BadInput
+from arborist._facade.app import Arborist
+from arborist._faces.repl import Repl, scripted_reader
+from arborist._qa.distill import equation, haiku, haiku_counts, snippet, syllables, units
+from arborist._store.derive import cited_spans
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.faces.sync import body
-from arborist.proofs.hashing import node_hash
-from arborist.qa.standing import BAD_KEY, NO_KEY, is_cache_key
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._faces.sync import body
+from arborist._proofs.hashing import node_hash
+from arborist._qa.standing import BAD_KEY, NO_KEY, is_cache_key
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
 QUESTION = "Who created Spider-Man?"

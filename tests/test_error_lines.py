@@ -3,7 +3,7 @@
 An ingest refusal names the path as typed, a fetch that failed its URL, a parser the word
 it refused: a token in any of them reached the screen, and a notebook saves what a cell
 printed into the ``.ipynb``. Every face now prints its error lines through one boundary,
-:func:`arborist.gate.admission.admit_error_line`: the ``arborist`` command's printer, the REPL's
+:func:`arborist._gate.admission.admit_error_line`: the ``arborist`` command's printer, the REPL's
 and the magics' ``UsageError``. Each face is driven for real here (a subprocess, a
 scripted REPL, an IPython shell) with a loopback server for the URL and the model.
 
@@ -23,9 +23,9 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
-from arborist.faces.repl import Repl, scripted_reader
-from arborist.faces.sync import ForestSync
-from arborist.gate.admission import admit_error_line
+from arborist._faces.repl import Repl, scripted_reader
+from arborist._faces.sync import ForestSync
+from arborist._gate.admission import admit_error_line
 from tests.chat_server import ChatServer
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 

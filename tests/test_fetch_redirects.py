@@ -15,9 +15,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from arborist.errors import BadInput
-from arborist.store.fetch import fetch_url
-from arborist.store.redirects import is_public, refusal, resolve
+from arborist._errors import BadInput
+from arborist._store.fetch import fetch_url
+from arborist._store.redirects import is_public, refusal, resolve
 
 PUBLIC = "93.184.216.34"
 OTHER_PUBLIC = "93.184.216.35"

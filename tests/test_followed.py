@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from arborist.facade.app import Arborist
-from arborist.qa.client import EvidenceText, make_request
-from arborist.qa.extractive import ExtractiveClient
-from arborist.qa.support import NOT_ANSWERED_OPENING
-from arborist.store.passages import PASSAGES, passage_definitions, passages
-from arborist.store.vectors import embed_missing, passage_nearness, profile_key
+from arborist._facade.app import Arborist
+from arborist._qa.client import EvidenceText, make_request
+from arborist._qa.extractive import ExtractiveClient
+from arborist._qa.support import NOT_ANSWERED_OPENING
+from arborist._store.passages import PASSAGES, passage_definitions, passages
+from arborist._store.vectors import embed_missing, passage_nearness, profile_key
 
 PYDOC = """Help on module tinylib:
 

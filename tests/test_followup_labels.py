@@ -19,7 +19,7 @@ from types import ModuleType
 
 import pytest
 
-from arborist.standalone.rule import stands_alone
+from arborist._standalone.rule import stands_alone
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "followup_labels.py"
 

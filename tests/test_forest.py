@@ -11,16 +11,16 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from arborist.database.migrations import open_database
-from arborist.errors import BadInput, BadReference, NotFound
-from arborist.forest.bates import format_bates, new_sid, parse_bates
-from arborist.forest.nodes import Node, Session, ancestors, get_node, get_session
-from arborist.forest.render import branch_points, render_tree
-from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.forest.shard import create_session, find, insert_turn, resolve_ref, set_label
-from arborist.forest.transfer import export_session, import_lines
-from arborist.forest.verify import _names, verify_forest
-from arborist.proofs.hashing import node_hash, subtree_hash
+from arborist._database.migrations import open_database
+from arborist._errors import BadInput, BadReference, NotFound
+from arborist._forest.bates import format_bates, new_sid, parse_bates
+from arborist._forest.nodes import Node, Session, ancestors, get_node, get_session
+from arborist._forest.render import branch_points, render_tree
+from arborist._forest.schema import SESSIONS_MIGRATIONS
+from arborist._forest.shard import create_session, find, insert_turn, resolve_ref, set_label
+from arborist._forest.transfer import export_session, import_lines
+from arborist._forest.verify import _names, verify_forest
+from arborist._proofs.hashing import node_hash, subtree_hash
 from tests.workers import finish, start_workers
 
 KEY = "ab" * 32

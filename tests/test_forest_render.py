@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from arborist.database.migrations import open_database
-from arborist.forest.nodes import Node, get_session
-from arborist.forest.render import DRAWN_LEVELS, capped, render_tree
-from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.forest.shard import create_session, insert_turn
+from arborist._database.migrations import open_database
+from arborist._forest.nodes import Node, get_session
+from arborist._forest.render import DRAWN_LEVELS, capped, render_tree
+from arborist._forest.schema import SESSIONS_MIGRATIONS
+from arborist._forest.shard import create_session, insert_turn
 
 KEY = "ab" * 32
 

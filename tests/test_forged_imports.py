@@ -23,12 +23,12 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
-from arborist.errors import ArboristError, BadInput
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.forest.reads import session_bates
-from arborist.proofs.hashing import node_hash, question_hash
-from arborist.qa.standing import BAD_KEY, DIFFERS, NO_KEY, NOT_HERE
+from arborist._errors import ArboristError, BadInput
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._forest.reads import session_bates
+from arborist._proofs.hashing import node_hash, question_hash
+from arborist._qa.standing import BAD_KEY, DIFFERS, NO_KEY, NOT_HERE
 from tests.exports import DOC, QUESTION, answered_turn, export_records, jsonl
 from tests.exports import doc as doc_fixture  # noqa: F401
 from tests.hypothesis_sizes import scaled_examples
@@ -252,7 +252,7 @@ def _written_by_hand(home: Path, **fields: Any) -> str:
     """A turn written with the library's own writer (node row, Merkle link, ripple and
     ``node_insert`` event, all consistent) under the session's first turn, with ``fields``
     as a forger chooses them: what an older import accepted."""
-    from arborist.forest.shard import insert_turn
+    from arborist._forest.shard import insert_turn
 
     with Arborist(home) as app:
         ((session, _),) = app.sessions()

@@ -1,4 +1,4 @@
-"""The fusion of the vector lane with the lexical one (arborist/store/fusion.py): the pure
+"""The fusion of the vector lane with the lexical one (arborist/_store/fusion.py): the pure
 orders, then a real corpus on a real loopback embeddings server (hashed character n-grams,
 tests/chat_server.py) where short chunks are nearest the question and used to take every
 place, and the rule's name in the policy and the keys."""
@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from arborist.facade.app import Arborist
-from arborist.qa import policy
-from arborist.qa.nearness import vector_query
-from arborist.qa.policy import retrieval_policy
-from arborist.store import fusion
-from arborist.store.fusion import (
+from arborist._facade.app import Arborist
+from arborist._qa import policy
+from arborist._qa.nearness import vector_query
+from arborist._qa.policy import retrieval_policy
+from arborist._store import fusion
+from arborist._store.fusion import (
     LEXICAL_HEAD,
     PASSAGE_FUSION,
     WORDED_MIN_WORDS,
@@ -26,9 +26,9 @@ from arborist.store.fusion import (
     rrf_order,
     words_held,
 )
-from arborist.store.passages import PASSAGES
-from arborist.store.search import retrieve
-from arborist.store.vectors import nearest
+from arborist._store.passages import PASSAGES
+from arborist._store.search import retrieve
+from arborist._store.vectors import nearest
 from tests.chat_server import ChatServer
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture
 

@@ -1,7 +1,7 @@
 """Fuzz every parser of untrusted text or bytes: a result, or one clear ArboristError.
 
 The contract checked everywhere: for any input a function returns normally or
-raises a subclass of :class:`~arborist.errors.ArboristError` whose message is
+raises a subclass of :class:`~arborist._errors.ArboristError` whose message is
 one non-empty line (and, for loaders, names the input); never a foreign
 exception (UnicodeDecodeError, KeyError, RecursionError, zlib.error, a pypdf
 error, ...). Where a function has a property beyond "no crash" (round trips,
@@ -43,21 +43,21 @@ from pypdf import PdfWriter
 from reportlab.lib.pdfencrypt import StandardEncryption  # type: ignore[import-untyped]
 from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
-from arborist.database.fts import (
+from arborist._database.fts import (
     MAX_QUERY_TERMS,
     checked_terms,
     fts_match_all,
     fts_match_any,
     fts_terms,
 )
-from arborist.errors import (
+from arborist._errors import (
     ArboristError,
     BadInput,
     BadReference,
     CanonicalJSONError,
     ModelError,
 )
-from arborist.forest.bates import (
+from arborist._forest.bates import (
     MAX_SEQ,
     format_bates,
     is_bates,
@@ -66,33 +66,33 @@ from arborist.forest.bates import (
     parse_bates,
     parse_sid,
 )
-from arborist.gate.admission import KINDS, PLACEHOLDER, admit
-from arborist.proofs.audit import Checkpoint
-from arborist.proofs.citations import (
+from arborist._gate.admission import KINDS, PLACEHOLDER, admit
+from arborist._proofs.audit import Checkpoint
+from arborist._proofs.citations import (
     cited_labels,
     defang_citations,
     format_citation,
     parse_citations,
 )
-from arborist.proofs.hashing import MAX_DEPTH, MAX_SAFE_INTEGER, canonical_json
-from arborist.qa.client import (
+from arborist._proofs.hashing import MAX_DEPTH, MAX_SAFE_INTEGER, canonical_json
+from arborist._qa.client import (
     ChatResult,
     EvidenceText,
     make_request,
 )
-from arborist.qa.http import HttpSettings
-from arborist.qa.openai import OpenAIClient
-from arborist.qa.sse import iter_sse_data
-from arborist.safejson import MAX_DEPTH as NESTING
-from arborist.safejson import TooDeep, json_depth, loads, loads_toml
-from arborist.store.loaders import (
+from arborist._qa.http import HttpSettings
+from arborist._qa.openai import OpenAIClient
+from arborist._qa.sse import iter_sse_data
+from arborist._safejson import MAX_DEPTH as NESTING
+from arborist._safejson import TooDeep, json_depth, loads, loads_toml
+from arborist._store.loaders import (
     MAX_TITLE_CHARS,
     MEDIA_TYPES,
     LoadedDocument,
     load_bytes,
 )
-from arborist.store.normalize import normalize_text
-from arborist.text.terminal import Gutter, InertStream, gutter, inert, inert_json
+from arborist._store.normalize import normalize_text
+from arborist._text.terminal import Gutter, InertStream, gutter, inert, inert_json
 from tests.hypothesis_sizes import scaled_examples
 from tests.pdfs import is_paged_text
 

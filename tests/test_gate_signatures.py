@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from arborist.gate.admission import admit
+from arborist._gate.admission import admit
 
 
 @pytest.mark.parametrize(

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 from arborist import Arborist
-from arborist.qa.client import EvidenceText, make_request
-from arborist.qa.extractive import ExtractiveClient
-from arborist.qa.grounding import CLOSE_FLOOR, absent_names, act_said, covered
-from arborist.text.text_words import words
+from arborist._qa.client import EvidenceText, make_request
+from arborist._qa.extractive import ExtractiveClient
+from arborist._qa.grounding import CLOSE_FLOOR, absent_names, act_said, covered
+from arborist._text.text_words import words
 
 REFUSAL = "The documents do not answer this question."
 
@@ -225,7 +225,7 @@ def test_a_long_question_is_read_in_time_linear_in_its_length() -> None:
     """A possessive is read back from each ``'s`` over a bounded reach: a search from every
     character took time in the square of a long word's length (a REPL line of one long
     word hung the refusal)."""
-    from arborist.qa.grounding import _possessives, _versions
+    from arborist._qa.grounding import _possessives, _versions
 
     assert _possessives("what is matplotlib's default colormap") == ["matplotlib"]
     assert _possessives("what's in my program's log") == []

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from arborist.errors import BadInput
-from arborist.facade.app import Arborist
+from arborist._errors import BadInput
+from arborist._facade.app import Arborist
 
 DOC = "# Medians\n\nThe median is the middle value of sorted data.\n"
 HAIKU = "Sorted in a row\nthe middle one speaks for all\nhalfway, the median"

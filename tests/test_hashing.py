@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arborist.errors import CanonicalJSONError
-from arborist.forest.shard import node_event_body, node_event_text
-from arborist.proofs.hashing import (
+from arborist._errors import CanonicalJSONError
+from arborist._forest.shard import node_event_body, node_event_text
+from arborist._proofs.hashing import (
     CACHE_KEY_DIMENSIONS,
     EVENT_FIELDS,
     MAX_SAFE_INTEGER,

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from arborist.errors import BadInput, IntegrityError
-from arborist.facade.app import Arborist
-from arborist.proofs.hashing import cache_key, leaf_hash
-from arborist.proofs.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, evidence_root
-from arborist.store.cache.records import load_record
-from arborist.store.cache.rows import recomputed_hash
+from arborist._errors import BadInput, IntegrityError
+from arborist._facade.app import Arborist
+from arborist._proofs.hashing import cache_key, leaf_hash
+from arborist._proofs.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, evidence_root
+from arborist._store.cache.records import load_record
+from arborist._store.cache.rows import recomputed_hash
 
 DOC = (
     "# Spider-Man\n\n"

@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import Arborist
-from arborist.database.db import connect
-from arborist.faces.cli import cli
-from arborist.pathref import load_or_create_key
+from arborist._database.db import connect
+from arborist._faces.cli import cli
+from arborist._pathref import load_or_create_key
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
 

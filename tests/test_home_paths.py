@@ -1,5 +1,5 @@
 """A document's path under the user's home is stored as ``~/…`` in every field, by one rule
-(:func:`arborist.pathref.home_relative`), and found again as the same document."""
+(:func:`arborist._pathref.home_relative`), and found again as the same document."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
-from arborist.pathref import expand_home, home_relative
-from arborist.store.loaders import file_uri, load_path, local_path
+from arborist._pathref import expand_home, home_relative
+from arborist._store.loaders import file_uri, load_path, local_path
 
 ROOT = Path(__file__).resolve().parent.parent
 

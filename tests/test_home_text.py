@@ -1,5 +1,5 @@
 """A path under the user's home typed into any text (a question, a label, a reason, an
-error line) is stored as ``~/…`` by the one home rule (:func:`arborist.pathref.home_as_tilde`,
+error line) is stored as ``~/…`` by the one home rule (:func:`arborist._pathref.home_as_tilde`,
 which every text the admission gate admits passes first)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from arborist.gate.admission import PLACEHOLDER, admit, admit_error_line
-from arborist.pathref import home_as_tilde, home_relative, user_homes
-from arborist.store.demo import demo_corpus
+from arborist._gate.admission import PLACEHOLDER, admit, admit_error_line
+from arborist._pathref import home_as_tilde, home_relative, user_homes
+from arborist._store.demo import demo_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"

@@ -14,11 +14,11 @@ from click.testing import CliRunner
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.errors import IntegrityError
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.faces.repl import Repl, scripted_reader
-from arborist_nb.display import Answer
+from arborist._errors import IntegrityError
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._faces.repl import Repl, scripted_reader
+from arborist_nb._display import Answer
 from tests.chat_server import ChatServer, Reply, silent
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 

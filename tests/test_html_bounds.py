@@ -10,8 +10,8 @@ from collections.abc import Callable
 import pytest
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from arborist.store.html_bounds import MAX_ATTRIBUTES, MAX_DEPTH, MAX_OPTIONS, bounded_html
-from arborist.store.html_text import load_html
+from arborist._store.html_bounds import MAX_ATTRIBUTES, MAX_DEPTH, MAX_OPTIONS, bounded_html
+from arborist._store.html_text import load_html
 
 HONEST_PAGES = {
     "article": """<!doctype html><html><head><title>Trees</title>

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from arborist.store.chunking import chunk_text
-from arborist.store.html_text import load_html
-from arborist.store.places import chunk_places
+from arborist._store.chunking import chunk_text
+from arborist._store.html_text import load_html
+from arborist._store.places import chunk_places
 
 
 def text_of(page: str) -> str:

@@ -17,24 +17,24 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from arborist.errors import BadInput, ModelError
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.proofs import keys
-from arborist.proofs.keys import policy_hash
-from arborist.qa import extractive, nearness, policy, runner
-from arborist.qa.check import check_record
-from arborist.qa.embeddings import EmbeddingsClient, select_embedder
-from arborist.qa.http import HttpSettings
-from arborist.qa.models import select_client
-from arborist.qa.nearness import vector_query
-from arborist.qa.policy import retrieval_policy
-from arborist.store import documents
-from arborist.store.memo import generation
-from arborist.store.passages import PASSAGES
-from arborist.store.search import retrieve
-from arborist.store.vectors import nearest, pack, profile_key, unpack, vector_count
-from arborist.views.results import answer_text
+from arborist._errors import BadInput, ModelError
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._proofs import keys
+from arborist._proofs.keys import policy_hash
+from arborist._qa import extractive, nearness, policy, runner
+from arborist._qa.check import check_record
+from arborist._qa.embeddings import EmbeddingsClient, select_embedder
+from arborist._qa.http import HttpSettings
+from arborist._qa.models import select_client
+from arborist._qa.nearness import vector_query
+from arborist._qa.policy import retrieval_policy
+from arborist._store import documents
+from arborist._store.memo import generation
+from arborist._store.passages import PASSAGES
+from arborist._store.search import retrieve
+from arborist._store.vectors import nearest, pack, profile_key, unpack, vector_count
+from arborist._views.results import answer_text
 from tests.chat_server import ChatServer, embeddings, error_reply, ngram_vector
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture
 
@@ -400,7 +400,7 @@ def test_ten_thousand_chunks_cost_ten_thousand_over_batch_size_requests(
 def test_the_notebook_and_repl_embed_command_tracks_its_batches(
     embedded: ChatServer, corpus: Path, home: Path
 ) -> None:
-    from arborist.commands.desk import Desk
+    from arborist._commands.desk import Desk
 
     tracked: list[int] = []
 

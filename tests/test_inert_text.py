@@ -21,12 +21,12 @@ import pytest
 from click.testing import CliRunner, Result
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.errors import BadInput
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.faces.repl import Repl, scripted_reader
-from arborist.text.terminal import inert, inert_json
-from arborist_nb.display import Answer
+from arborist._errors import BadInput
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._faces.repl import Repl, scripted_reader
+from arborist._text.terminal import inert, inert_json
+from arborist_nb._display import Answer
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
-from arborist.config import max_file_bytes
-from arborist.errors import BadInput
-from arborist.store.loaders import discover, load_path
-from arborist.store.reading import DEFAULT_MAX_FILE_BYTES, read_regular
+from arborist._config import max_file_bytes
+from arborist._errors import BadInput
+from arborist._store.loaders import discover, load_path
+from arborist._store.reading import DEFAULT_MAX_FILE_BYTES, read_regular
 
 ROOT = Path(__file__).resolve().parent.parent
 PRIVATE = "The vault combination is forty-two left, seven right."
@@ -170,8 +170,8 @@ def test_the_home_config_caps_an_ingest_and_nothing_is_written(home: Path, tmp_p
 
 _RSS_PROBE = """
 import resource, sys
-from arborist.errors import BadInput
-from arborist.store.loaders import load_path
+from arborist._errors import BadInput
+from arborist._store.loaders import load_path
 
 def peak_kib():
     # The peak RSS of this process's own memory: /proc's VmHWM starts afresh at exec,

@@ -20,16 +20,16 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import Arborist
-from arborist.errors import BadInput, ModelError
-from arborist.faces.cli import cli
-from arborist.qa.client import EvidenceText, make_request
-from arborist.qa.http import HttpSettings
-from arborist.qa.openai import OpenAIClient
-from arborist.qa.runner import ask
-from arborist.store.documents import ingest_document, resolve_document
-from arborist.store.fetch import fetch_url
-from arborist.store.loaders import LoadedDocument
-from arborist.store.uris import admit_uri, redact_uri
+from arborist._errors import BadInput, ModelError
+from arborist._faces.cli import cli
+from arborist._qa.client import EvidenceText, make_request
+from arborist._qa.http import HttpSettings
+from arborist._qa.openai import OpenAIClient
+from arborist._qa.runner import ask
+from arborist._store.documents import ingest_document, resolve_document
+from arborist._store.fetch import fetch_url
+from arborist._store.loaders import LoadedDocument
+from arborist._store.uris import admit_uri, redact_uri
 from tests.chat_server import ChatServer, stream_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401 - the fixture
 

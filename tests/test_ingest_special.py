@@ -17,10 +17,10 @@ from click.testing import CliRunner
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
-from arborist.errors import BadInput, NotFound
-from arborist.faces.cli import cli
-from arborist.store.loaders import discover, load_path
-from arborist.store.reading import read_regular
+from arborist._errors import BadInput, NotFound
+from arborist._faces.cli import cli
+from arborist._store.loaders import discover, load_path
+from arborist._store.reading import read_regular
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX links and FIFOs")
 

@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import Arborist
-from arborist.commands.answers import ask_json, falsified_json
-from arborist.commands.store import derivation_json, tier_json
-from arborist.faces.cli import cli
-from arborist.views import forest as views_forest
-from arborist.views import results as views
+from arborist._commands.answers import ask_json, falsified_json
+from arborist._commands.store import derivation_json, tier_json
+from arborist._faces.cli import cli
+from arborist._views import forest as views_forest
+from arborist._views import results as views
 
 GUIDE = """# Guide
 

@@ -30,14 +30,14 @@ from click.testing import CliRunner
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.faces.repl import Repl, scripted_reader
-from arborist.proofs.witness import witness_checkpoints
-from arborist.qa.budget import TRIM_MARK
-from arborist.qa.support import ANSWERED, PARTLY, Support
-from arborist.views.results import answer_text, record_support
-from arborist_nb.display import Answer
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._faces.repl import Repl, scripted_reader
+from arborist._proofs.witness import witness_checkpoints
+from arborist._qa.budget import TRIM_MARK
+from arborist._qa.support import ANSWERED, PARTLY, Support
+from arborist._views.results import answer_text, record_support
+from arborist_nb._display import Answer
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 

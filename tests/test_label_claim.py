@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arborist.facade.app import Arborist
+from arborist._facade.app import Arborist
 
 DOC = (
     "# Spider-Man\n\n"

@@ -22,11 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
-from arborist.errors import ArboristError, BadInput, NotFound
-from arborist.store import normalize, text_titles
-from arborist.store.documents import prepare_document
-from arborist.store.fetch import fetch_url, refetch
-from arborist.store.loaders import (
+from arborist._errors import ArboristError, BadInput, NotFound
+from arborist._store import normalize, text_titles
+from arborist._store.documents import prepare_document
+from arborist._store.fetch import fetch_url, refetch
+from arborist._store.loaders import (
     MEDIA_TYPES,
     SUPPORTED_SUFFIXES,
     LoadedDocument,
@@ -34,7 +34,7 @@ from arborist.store.loaders import (
     load_bytes,
     load_path,
 )
-from arborist.store.normalize import normalize_text
+from arborist._store.normalize import normalize_text
 from tests.hypothesis_sizes import scaled_examples
 from tests.pdfs import is_paged_text
 

@@ -1,4 +1,4 @@
-"""The in-process embedder (arborist/qa/local_embed.py) on a tiny BERT the test writes.
+"""The in-process embedder (arborist/_qa/local_embed.py) on a tiny BERT the test writes.
 
 The real weights (all-MiniLM-L6-v2, the ``local`` extra) are 90 MB and not part of the
 dev install; ``bench/quality.py`` checks them against sentence-transformers' published
@@ -19,17 +19,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arborist.errors import BadInput
-from arborist.facade.app import Arborist
-from arborist.qa import local_embed
-from arborist.qa.embeddings import select_embedder
-from arborist.qa.local_embed import AUTO_RUNTIME, RUNTIMES, LocalEmbedder, _load
-from arborist.qa.nearness import vector_query
-from arborist.qa.onnx_embed import RECIPE, OnnxEncoder, graph_file
-from arborist.store.fusion import in_documents_words
-from arborist.store.passages import PASSAGES, passages
-from arborist.store.search import retrieve
-from arborist.store.vectors import embed_missing, missing_chunks, nearest, profile_key
+from arborist._errors import BadInput
+from arborist._facade.app import Arborist
+from arborist._qa import local_embed
+from arborist._qa.embeddings import select_embedder
+from arborist._qa.local_embed import AUTO_RUNTIME, RUNTIMES, LocalEmbedder, _load
+from arborist._qa.nearness import vector_query
+from arborist._qa.onnx_embed import RECIPE, OnnxEncoder, graph_file
+from arborist._store.fusion import in_documents_words
+from arborist._store.passages import PASSAGES, passages
+from arborist._store.search import retrieve
+from arborist._store.vectors import embed_missing, missing_chunks, nearest, profile_key
 
 HIDDEN, HEADS, LAYERS, INTERMEDIATE, POSITIONS = 16, 4, 2, 32, 40
 WORDS = [

@@ -22,10 +22,10 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.display import HTML
 from IPython.utils.capture import capture_output
 
-from arborist.commands.desk import COMMANDS
-from arborist.faces.cli import cli
-from arborist_nb.display import Answer, Landing, answer_markup
-from arborist_nb.magics import Lines, interpolate
+from arborist._commands.desk import COMMANDS
+from arborist._faces.cli import cli
+from arborist_nb._display import Answer, Landing, answer_markup
+from arborist_nb._magics import Lines, interpolate
 from tests.chat_server import ChatServer, completion, silent
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
@@ -357,7 +357,7 @@ def test_an_openai_answer_streams_into_the_output_then_renders(
     shell: InteractiveShell, chat_server: ChatServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Tokens from a real (loopback) OpenAI-compatible server update one output as they arrive."""
-    import arborist_nb.magics as magics_module
+    import arborist_nb._magics as magics_module
 
     monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
     monkeypatch.setenv("ARBORIST_MODEL", "loopback-model")
@@ -420,7 +420,7 @@ def test_a_model_that_never_answers_is_named_while_waited_for_and_an_interrupt_i
     """A loopback server that accepts and says nothing: within a second the cell's output
     names the model, the server and the deadline, counting up; the user's interrupt (a
     real SIGINT) ends the cell in one line and writes no turn."""
-    import arborist_nb.magics as magics_module
+    import arborist_nb._magics as magics_module
 
     monkeypatch.setenv("ARBORIST_BASE_URL", chat_server.url)
     monkeypatch.setenv("ARBORIST_MODEL", "loopback-model")

@@ -1,4 +1,4 @@
-"""An answer's Markdown (arborist_nb.markdown): the vectors the widget's reader holds too,
+"""An answer's Markdown (arborist_nb._markdown): the vectors the widget's reader holds too,
 and writers that let nothing form but what was read."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from arborist_nb import markdown
+from arborist_nb import _markdown as markdown
 
 VECTORS = json.loads(
     (Path(__file__).parent / "vectors" / "markdown.json").read_text(encoding="utf-8")

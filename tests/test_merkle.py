@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arborist.proofs.hashing import hash_combine, leaf_hash
-from arborist.proofs.merkle import (
+from arborist._proofs.hashing import hash_combine, leaf_hash
+from arborist._proofs.merkle import (
     EMPTY_ROOT,
     Interior,
     block_span,

@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.faces.cli import cli
-from arborist.qa.roster import model_roster
+from arborist._faces.cli import cli
+from arborist._qa.roster import model_roster
 from tests.chat_server import (
     ChatServer,
     RecordedRequest,

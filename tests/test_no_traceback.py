@@ -36,10 +36,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arborist.errors import ArboristError, StorageError, foreign
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.faces.repl import Repl, scripted_reader
+from arborist._errors import ArboristError, StorageError, foreign
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._faces.repl import Repl, scripted_reader
 from tests.hypothesis_sizes import scaled_examples
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,13 +13,13 @@ import json
 import sqlite3
 from pathlib import Path
 
-from arborist.database.migrations import open_database
-from arborist.forest.nodes import Session, get_node
-from arborist.forest.reads import child_rows, subtree_hashes
-from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.forest.shard import create_session, insert_turn
-from arborist.forest.transfer import export_session
-from arborist.forest.verify import verify_forest
+from arborist._database.migrations import open_database
+from arborist._forest.nodes import Session, get_node
+from arborist._forest.reads import child_rows, subtree_hashes
+from arborist._forest.schema import SESSIONS_MIGRATIONS
+from arborist._forest.shard import create_session, insert_turn
+from arborist._forest.transfer import export_session
+from arborist._forest.verify import verify_forest
 
 KEY = "ab" * 32
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import Arborist
-from arborist.faces.cli import cli
+from arborist._faces.cli import cli
 
 COLUMNS = [  # the first design's nodes, in its order
     "bates", "sid", "seq", "parent_bates", "question", "answer_text", "cache_key", "audit_mode",

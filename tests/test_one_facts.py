@@ -28,13 +28,13 @@ import pytest
 from click.testing import CliRunner
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.faces.repl import Repl, scripted_reader
-from arborist.faces.sync import body
-from arborist.facts import HIT, MISS, TurnFacts
-from arborist.text.terminal import inert
-from arborist_nb.display import Answer
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._faces.repl import Repl, scripted_reader
+from arborist._faces.sync import body
+from arborist._facts import HIT, MISS, TurnFacts
+from arborist._text.terminal import inert
+from arborist_nb._display import Answer
 from tests.chat_server import ChatServer
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 

@@ -18,42 +18,42 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "arborist"
 JUPYTER_MODULES = {"IPython", "ipywidgets", "anywidget", "traitlets", "ipykernel", "jupyter_client"}
 PURE = [
-    "proofs/hashing.py",
-    "proofs/merkle.py",
-    "proofs/keys.py",
-    "proofs/citations.py",
-    "text/terminal.py",
-    "text/analysis.py",
-    "standalone/rule.py",
-    "standalone/continues.py",
-    "standalone/foreign.py",
-    "standalone/leans.py",
-    "standalone/reacts.py",
-    "standalone/replies.py",
-    "standalone/said.py",
-    "standalone/words.py",
-    "facade/asks.py",
-    "commands/help.py",
-    "text/text_words.py",
-    "text/definitions.py",
-    "gate/shapes.py",
-    "gate/prefilters.py",
-    "gate/names.py",
-    "gate/vendors.py",
-    "gate/commands.py",
-    "gate/code.py",
-    "gate/told.py",
-    "gate/context.py",
-    "gate/bare.py",
-    "gate/handed.py",
-    "qa/sse.py",
-    "qa/sanitize.py",
-    "qa/distill.py",
-    "store/fusion.py",
-    "store/normalize.py",
-    "store/places.py",
-    "store/text_titles.py",
-    "store/cache/stored.py",
+    "_proofs/hashing.py",
+    "_proofs/merkle.py",
+    "_proofs/keys.py",
+    "_proofs/citations.py",
+    "_text/terminal.py",
+    "_text/analysis.py",
+    "_standalone/rule.py",
+    "_standalone/continues.py",
+    "_standalone/foreign.py",
+    "_standalone/leans.py",
+    "_standalone/reacts.py",
+    "_standalone/replies.py",
+    "_standalone/said.py",
+    "_standalone/words.py",
+    "_facade/asks.py",
+    "_commands/help.py",
+    "_text/text_words.py",
+    "_text/definitions.py",
+    "_gate/shapes.py",
+    "_gate/prefilters.py",
+    "_gate/names.py",
+    "_gate/vendors.py",
+    "_gate/commands.py",
+    "_gate/code.py",
+    "_gate/told.py",
+    "_gate/context.py",
+    "_gate/bare.py",
+    "_gate/handed.py",
+    "_qa/sse.py",
+    "_qa/sanitize.py",
+    "_qa/distill.py",
+    "_store/fusion.py",
+    "_store/normalize.py",
+    "_store/places.py",
+    "_store/text_titles.py",
+    "_store/cache/stored.py",
 ]
 
 
@@ -141,7 +141,7 @@ def test_the_wheel_contains_the_widget_bundle_and_installs_without_node(tmp_path
         [
             str(python),
             "-c",
-            "import arborist_nb.assets; print(arborist_nb.assets.bundle_path().stat().st_size)",
+            "import arborist_nb._assets; print(arborist_nb._assets.bundle_path().stat().st_size)",
         ],
         capture_output=True,
         text=True,
@@ -219,7 +219,7 @@ def jupyter_in_the_core(root: Path) -> list[str]:
 
 def impure_imports(root: Path) -> list[str]:
     """Pure modules importing beyond the standard library and the pure arborist modules."""
-    allowed_arborist = {"arborist.errors", "arborist.proofs.hashing", "arborist.proofs.merkle"}
+    allowed_arborist = {"arborist._errors", "arborist._proofs.hashing", "arborist._proofs.merkle"}
     allowed_arborist |= {"arborist." + name[: -len(".py")].replace("/", ".") for name in PURE}
     wrong = []
     for name in PURE:
@@ -233,35 +233,35 @@ def impure_imports(root: Path) -> list[str]:
 
 
 FACES = {
-    "arborist.faces.cli",
-    "arborist.faces.cli_commands",
-    "arborist.faces.repl",
-    "arborist.faces.sync",
+    "arborist._faces.cli",
+    "arborist._faces.cli_commands",
+    "arborist._faces.repl",
+    "arborist._faces.sync",
 }
 """The faces among the core's modules (arborist_nb's modules are faces too)."""
-SERVICES = ("arborist/store", "arborist/forest", "arborist/qa", "arborist/bundles")
-FOUNDATIONS = ("clock.py", "pathref.py", "errors.py", "private.py")
+SERVICES = ("arborist/_store", "arborist/_forest", "arborist/_qa", "arborist/_bundles")
+FOUNDATIONS = ("_clock.py", "_pathref.py", "_errors.py", "_private.py")
 FOUNDATION_PACKAGES = (
-    *("arborist/proofs", "arborist/database", "arborist/text"),
-    *("arborist/gate", "arborist/standalone"),
+    *("arborist/_proofs", "arborist/_database", "arborist/_text"),
+    *("arborist/_gate", "arborist/_standalone"),
 )
 """Below the facade: the services (packages), the foundations (top-level modules) and the
 foundations' packages (the hash and journal core, the databases, the text rules, the
 secret gate, whether a question stands alone)."""
 ALLOWED_FACE_IMPORTS = {
-    "arborist.faces.cli": {
-        "arborist.faces.cli_commands"
+    "arborist._faces.cli": {
+        "arborist._faces.cli_commands"
     },  # the group loads its runner when a command runs
-    "arborist.faces.cli_commands": {"arborist.faces.repl"},  # the CLI starts its REPL
-    "arborist_nb.widget": {"arborist.faces.sync"},
-    "arborist_nb.magics": {"arborist_nb.widget"},
-    "arborist.__main__": {"arborist.faces.cli"},
+    "arborist._faces.cli_commands": {"arborist._faces.repl"},  # the CLI starts its REPL
+    "arborist_nb._widget": {"arborist._faces.sync"},
+    "arborist_nb._magics": {"arborist_nb._widget"},
+    "arborist.__main__": {"arborist._faces.cli"},
 }
 """The one face each face may import: no other borrowing, and no cycle (cli_commands never
 imports cli back)."""
 
 
-FACADE = ("facade", "views")
+FACADE = ("_facade", "_views")
 """The facade (the facade package: the ``Arborist`` object, its home, forest and related
 sources, the public API, asks and checks) and the views (the views package), by their package: nothing below them imports them, and they import no table."""
 
@@ -277,18 +277,20 @@ def layer_violations(root: Path) -> list[str]:
         if name.startswith("arborist_nb"):
             faces -= {
                 "arborist_nb",
-                "arborist_nb.display",
-                "arborist_nb.assets",
-                "arborist_nb.cells",
+                "arborist_nb._display",
+                "arborist_nb._assets",
+                "arborist_nb._cells",
             }
-            faces -= {"arborist_nb.magics"} if name == "arborist_nb" else set()  # it loads them
+            faces -= {"arborist_nb._magics"} if name == "arborist_nb" else set()  # it loads them
         if faces:
             wrong.append(f"{name} imports the face(s) {sorted(faces)}")
         relative = path.relative_to(root).as_posix()
         below_facade = relative.startswith((*SERVICES, *FOUNDATION_PACKAGES)) or (
             path.parent == root / "arborist" and path.name in FOUNDATIONS
         )
-        table = {i for i in imports if i.split(".")[1:2] and i.split(".")[1].startswith("commands")}
+        table = {
+            i for i in imports if i.split(".")[1:2] and i.split(".")[1].startswith("_commands")
+        }
         above = {i for i in imports if i.split(".")[1:2] and i.split(".")[1].startswith(FACADE)}
         if below_facade and (upward := imports & {"arborist"} | above):
             wrong.append(f"{name} (below the facade) imports {sorted(upward)}")
@@ -300,11 +302,11 @@ def layer_violations(root: Path) -> list[str]:
 
 
 SQL_FREE = [
-    *("facade/app.py", "facade/home.py", "facade/forest.py", "facade/related.py"),
-    *("facade/checks.py", "facade/journal.py", "config.py"),
-    *("faces/cli.py", "faces/cli_commands.py", "faces/repl.py", "faces/sync.py"),
-    *("commands/table.py", "commands/forest.py", "commands/store.py", "commands/answers.py"),
-    *("views/results.py", "views/common.py", "views/forest.py"),
+    *("_facade/app.py", "_facade/home.py", "_facade/forest.py", "_facade/related.py"),
+    *("_facade/checks.py", "_facade/journal.py", "_config.py"),
+    *("_faces/cli.py", "_faces/cli_commands.py", "_faces/repl.py", "_faces/sync.py"),
+    *("_commands/table.py", "_commands/forest.py", "_commands/store.py", "_commands/answers.py"),
+    *("_views/results.py", "_views/common.py", "_views/forest.py"),
 ]
 """The facade and every face: none of them runs SQL itself."""
 
@@ -330,9 +332,11 @@ def store_imports_qa(root: Path) -> list[str]:
     """Store modules that import qa (which stands on the store)."""
     return [
         f"{_module_name(path, root)} imports {sorted(upward)}"
-        for path in python_files(root / "arborist" / "store")
+        for path in python_files(root / "arborist" / "_store")
         if (
-            upward := {i for i in _arborist_imports(path) if i.split(".")[:2] == ["arborist", "qa"]}
+            upward := {
+                i for i in _arborist_imports(path) if i.split(".")[:2] == ["arborist", "_qa"]
+            }
         )
     ]
 
@@ -510,49 +514,49 @@ def test_the_checkout_keeps_every_architecture_rule(rule: str) -> None:
 
 _LONG_FUNCTION = "def long():\n" + "    x = 1\n" * 60
 BREAKS = {
-    "the core never imports jupyter": {"arborist/views/results.py": "import IPython\n"},
+    "the core never imports jupyter": {"arborist/_views/results.py": "import IPython\n"},
     "pure modules import only the standard library and pure modules": {
-        "arborist/proofs/hashing.py": "import httpx\n",
-        "arborist/text/terminal.py": "from arborist.facade.app import Arborist\n",
+        "arborist/_proofs/hashing.py": "import httpx\n",
+        "arborist/_text/terminal.py": "from arborist._facade.app import Arborist\n",
     },
     "layers import downward only; no face borrows another's code": {
-        "arborist/faces/repl.py": "from arborist.faces.cli import main\n",
-        "arborist/faces/cli_commands.py": "from arborist.faces.cli import fail\n",
-        "arborist/faces/sync.py": "import arborist.faces.repl\n",
-        "arborist_nb/magics.py": "from arborist.faces.cli_commands import run\n",
-        "arborist/store/search.py": "from arborist.facade.app import Arborist\n",
-        "arborist/proofs/audit.py": "from arborist import views\n",
-        "arborist/forest/shard.py": "from arborist.commands.desk import Desk\n",
-        "arborist/views/forest.py": "from arborist.commands.desk import Desk\n",
+        "arborist/_faces/repl.py": "from arborist._faces.cli import main\n",
+        "arborist/_faces/cli_commands.py": "from arborist._faces.cli import fail\n",
+        "arborist/_faces/sync.py": "import arborist._faces.repl\n",
+        "arborist_nb/_magics.py": "from arborist._faces.cli_commands import run\n",
+        "arborist/_store/search.py": "from arborist._facade.app import Arborist\n",
+        "arborist/_proofs/audit.py": "from arborist import views\n",
+        "arborist/_forest/shard.py": "from arborist._commands.desk import Desk\n",
+        "arborist/_views/forest.py": "from arborist._commands.desk import Desk\n",
     },
     "no face writes SQL": {
-        "arborist/commands/forest.py": "def f(conn):\n    conn.execute('DELETE FROM nodes')\n",
-        "arborist_nb/widget.py": "def f(conn):\n    conn.executescript('')\n",
-        "arborist/views/results.py": "def f(conn):\n    conn.execute('SELECT 1')\n",
+        "arborist/_commands/forest.py": "def f(conn):\n    conn.execute('DELETE FROM nodes')\n",
+        "arborist_nb/_widget.py": "def f(conn):\n    conn.executescript('')\n",
+        "arborist/_views/results.py": "def f(conn):\n    conn.execute('SELECT 1')\n",
     },
     "the store never imports qa": {
-        "arborist/store/cache/records.py": "from arborist.qa import check\n"
+        "arborist/_store/cache/records.py": "from arborist._qa import check\n"
     },
-    "every function fits on a screen": {"arborist/commands/desk.py": _LONG_FUNCTION},
+    "every function fits on a screen": {"arborist/_commands/desk.py": _LONG_FUNCTION},
     "no product module over 550 lines, no widget source over 700": {
-        "arborist/store/more.py": "x = 1\n" * 551,
+        "arborist/_store/more.py": "x = 1\n" * 551,
         "js/src/more.js": "x;\n" * 701,
     },
     "every name is imported from the module that defines it": {
-        "arborist/views/more.py": "from arborist.views.results import Node\n",
-        "arborist/store/more.py": "from arborist.store.cache.states import write_event_body\n",
+        "arborist/_views/more.py": "from arborist._views.results import Node\n",
+        "arborist/_store/more.py": "from arborist._store.cache.states import write_event_body\n",
     },
     "no two modules import each other, type-only and deferred imports included": {
-        "arborist/proofs/merkle.py": "from arborist.proofs.keys import merkle_root\n",
-        "arborist/forest/nodes.py": "def f():\n    from arborist.forest import shard\n",
-        "arborist/store/fusion.py": (
+        "arborist/_proofs/merkle.py": "from arborist._proofs.keys import merkle_root\n",
+        "arborist/_forest/nodes.py": "def f():\n    from arborist._forest import shard\n",
+        "arborist/_store/fusion.py": (
             "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-            "    from arborist.store.search import Evidence\n"
+            "    from arborist._store.search import Evidence\n"
         ),
     },
     "no package loads its modules when it loads": {
-        "arborist/qa/__init__.py": "from arborist.qa.client import ChatClient\n",
-        "arborist/store/cache/__init__.py": "import arborist.store.cache.records\n",
+        "arborist/_qa/__init__.py": "from arborist._qa.client import ChatClient\n",
+        "arborist/_store/cache/__init__.py": "import arborist._store.cache.records\n",
     },
 }
 """For each rule, modules that break it: each alone must make the rule complain."""
@@ -595,7 +599,7 @@ def test_loading_documents_leaves_the_pdf_parser_and_the_http_client_unimported(
     """pypdf and httpx are the heaviest imports loading has: they come in with the
     first PDF or the first fetch, not with the modules (start-up pays for neither)."""
     code = (
-        "import sys, arborist.store.loaders, arborist.store.fetch; "
+        "import sys, arborist._store.loaders, arborist._store.fetch; "
         "print(sorted({'pypdf', 'httpx'} & set(sys.modules)))"
     )
     done = subprocess.run(
@@ -610,10 +614,10 @@ def test_the_version_loads_no_service() -> None:
     code = (
         "import sys\n"
         "from click.testing import CliRunner\n"
-        "from arborist.faces.cli import cli\n"
+        "from arborist._faces.cli import cli\n"
         "result = CliRunner().invoke(cli, ['--version'])\n"
         "assert result.output.startswith('arborist '), result.output\n"
-        "heavy = ('arborist.facade.app', 'arborist.store', 'arborist.forest', 'arborist.qa', 'httpx')\n"
+        "heavy = ('arborist._facade.app', 'arborist._store', 'arborist._forest', 'arborist._qa', 'httpx')\n"
         "print(sorted(m for m in sys.modules if m.startswith(heavy)))"
     )
     done = subprocess.run(
@@ -625,11 +629,11 @@ def test_the_version_loads_no_service() -> None:
 def test_an_ask_without_an_embedding_model_never_imports_numpy(tmp_path: Path) -> None:
     """numpy (about 0.1 s) loads with the first vector: a lexical ask, the default, skips it."""
     code = (
-        "import sys, pathlib, arborist.facade.app\n"
+        "import sys, pathlib, arborist._facade.app\n"
         "home = pathlib.Path(sys.argv[1])\n"
         "(home / 'd.md').parent.mkdir(parents=True, exist_ok=True)\n"
         "(home.parent / 'd.md').write_text('# Tides\\n\\nThe moon pulls the tides.\\n')\n"
-        "with arborist.facade.app.Arborist(home) as app:\n"
+        "with arborist._facade.app.Arborist(home) as app:\n"
         "    app.ingest([str(home.parent / 'd.md')])\n"
         "    app.ask('What pulls the tides?')\n"
         "print('numpy' in sys.modules)\n"
@@ -640,3 +644,18 @@ def test_an_ask_without_an_embedding_model_never_imports_numpy(tmp_path: Path) -
         cwd=ROOT, capture_output=True, text=True, check=True, env=env,
     )  # fmt: skip
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_the_packages_offer_only_their_init() -> None:
+    """httpx's way: what ``import arborist`` offers is its ``__init__``'s names (pinned by
+    tests/test_api.py), and ``arborist_nb`` offers its extension's two hooks; every module
+    and package beneath either is ``_``-prefixed, so a script that imports one knows it
+    reaches past the API."""
+    public = [
+        f"{folder.name}/{path.name}"
+        for folder in (CORE, ROOT / "arborist_nb")
+        for path in sorted(folder.iterdir())
+        if (path.suffix == ".py" or (path / "__init__.py").is_file())
+        and not path.name.startswith("_")
+    ]
+    assert public == []

@@ -1,8 +1,8 @@
-"""What the vector lane embeds of a prose chunk: windows that fit the model (arborist/store/passages.py)."""
+"""What the vector lane embeds of a prose chunk: windows that fit the model (arborist/_store/passages.py)."""
 
 from __future__ import annotations
 
-from arborist.store.passages import WINDOW, passage_definitions, passages, windows
+from arborist._store.passages import WINDOW, passage_definitions, passages, windows
 
 CLONE = """## Shallow clones
 

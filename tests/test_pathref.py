@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arborist.errors import StorageError
-from arborist.pathref import KEY_FILE, load_or_create_key, redact_path, safe_basename
+from arborist._errors import StorageError
+from arborist._pathref import KEY_FILE, load_or_create_key, redact_path, safe_basename
 
 
 def test_the_key_is_created_once_with_mode_0600(home: Path) -> None:

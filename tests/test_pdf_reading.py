@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
-from arborist.errors import BadInput
-from arborist.facade.app import Arborist
-from arborist.qa.sentences import read_sentences
-from arborist.store.chunking import chunk_text
-from arborist.store.loaders import load_bytes
-from arborist.store.pdf_text import WORK_BASE, WORK_PER_BYTE, pages_text
+from arborist._errors import BadInput
+from arborist._facade.app import Arborist
+from arborist._qa.sentences import read_sentences
+from arborist._store.chunking import chunk_text
+from arborist._store.loaders import load_bytes
+from arborist._store.pdf_text import WORK_BASE, WORK_PER_BYTE, pages_text
 from tests.pdfs import Draw, chunk_pages, flate_pdf, is_paged_text, make_pages
 
 

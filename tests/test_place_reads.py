@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import Arborist
-from arborist.faces.cli import cli
-from arborist.proofs.hashing import leaf_hash
-from arborist.store import documents
-from arborist.store.documents import ingest_document
-from arborist.store.loaders import LoadedDocument
+from arborist._faces.cli import cli
+from arborist._proofs.hashing import leaf_hash
+from arborist._store import documents
+from arborist._store.documents import ingest_document
+from arborist._store.loaders import LoadedDocument
 
 GUIDE = """# Guide
 
@@ -180,7 +180,7 @@ def test_the_notebook_answer_shows_the_place_and_links_it_escaped(guide_home: Pa
     the document at its anchor, escaped, and only a safe scheme is ever a link."""
     from IPython.core.interactiveshell import InteractiveShell
 
-    from arborist_nb.display import Answer
+    from arborist_nb._display import Answer
 
     ip = InteractiveShell.instance()
     try:
@@ -200,7 +200,7 @@ def test_the_notebook_answer_shows_the_place_and_links_it_escaped(guide_home: Pa
 
 
 def test_a_document_link_in_html_is_escaped_and_never_a_script() -> None:
-    from arborist_nb.display import _link_html
+    from arborist_nb._display import _link_html
 
     assert _link_html('file:///a"b<c>.md#x') == (
         '<a href="file:///a&quot;b&lt;c&gt;.md#x" target="_blank" rel="noopener noreferrer">'

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arborist.store.chunking import chunk_text
-from arborist.store.places import (
+from arborist._store.chunking import chunk_text
+from arborist._store.places import (
     Place,
     anchor_attribute,
     chunk_places,

@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arborist.errors import BadInput, ModelError
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.proofs.keys import evidence_root
-from arborist.qa.budget import (
+from arborist._errors import BadInput, ModelError
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._proofs.keys import evidence_root
+from arborist._qa.budget import (
     DEFAULT_ANSWER_TOKENS,
     MIN_TRIMMED_CHARS,
     TRIM_MARK,
@@ -32,12 +32,12 @@ from arborist.qa.budget import (
     estimate_tokens,
     fit_evidence,
 )
-from arborist.qa.check import check_record
-from arborist.qa.client import EvidenceText, Message, make_request
-from arborist.qa.models import select_client
-from arborist.qa.openai import OpenAIClient, _models_context
-from arborist.qa.sse import SSEEvent, iter_sse_data, iter_sse_events
-from arborist.views.results import answer_text
+from arborist._qa.check import check_record
+from arborist._qa.client import EvidenceText, Message, make_request
+from arborist._qa.models import select_client
+from arborist._qa.openai import OpenAIClient, _models_context
+from arborist._qa.sse import SSEEvent, iter_sse_data, iter_sse_events
+from arborist._views.results import answer_text
 from tests.chat_server import (
     ROUTE,
     ChatServer,

@@ -1,4 +1,4 @@
-"""What an answer quotes from the chunks it cites (arborist.proofs.quotes): the vectors the
+"""What an answer quotes from the chunks it cites (arborist._proofs.quotes): the vectors the
 widget marks by too, and the `%%ask` output marking exactly those spans (issue #35)."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.proofs.quotes import QUOTE_RUN, claims_for, quoted_ranges
-from arborist.qa.support import ROW_WORDS, quotes_cited, row_words
-from arborist_nb.display import Answer
+from arborist._proofs.quotes import QUOTE_RUN, claims_for, quoted_ranges
+from arborist._qa.support import ROW_WORDS, quotes_cited, row_words
+from arborist_nb._display import Answer
 from tests.conftest import load_vectors
 
 VECTORS: list[dict[str, Any]] = load_vectors("quotes.json")

@@ -1,7 +1,7 @@
-"""The remote vector lane (arborist/qa/embeddings.py) against the local one, its roles, and
+"""The remote vector lane (arborist/_qa/embeddings.py) against the local one, its roles, and
 an embed run against slow and untrusted servers, on real loopback servers.
 
-The model served is the in-process embedder (arborist/qa/local_embed.py) run on the tiny
+The model served is the in-process embedder (arborist/_qa/local_embed.py) run on the tiny
 BERT tests/test_local_embed.py writes: the same code and weights in process and behind
 ``/v1/embeddings``, so whatever differs is the lane's, not the model's.
 """
@@ -22,16 +22,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arborist.errors import BadInput, ModelError
-from arborist.facade.app import Arborist
-from arborist.qa.embeddings import EmbeddingsClient, select_embedder
-from arborist.qa.http import HttpSettings
-from arborist.qa.local_embed import LocalEmbedder
-from arborist.qa.nearness import vector_query
-from arborist.qa.roles import BGE_INSTRUCTION, family_roles
-from arborist.store.passages import PASSAGES
-from arborist.store.search import retrieve
-from arborist.store.vectors import embed_missing, passage_nearness, profile_key, vector_count
+from arborist._errors import BadInput, ModelError
+from arborist._facade.app import Arborist
+from arborist._qa.embeddings import EmbeddingsClient, select_embedder
+from arborist._qa.http import HttpSettings
+from arborist._qa.local_embed import LocalEmbedder
+from arborist._qa.nearness import vector_query
+from arborist._qa.roles import BGE_INSTRUCTION, family_roles
+from arborist._store.passages import PASSAGES
+from arborist._store.search import retrieve
+from arborist._store.vectors import embed_missing, passage_nearness, profile_key, vector_count
 from tests import test_local_embed as tiny
 from tests.chat_server import ChatServer, drip, embeddings, json_reply
 

@@ -12,8 +12,8 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from arborist import Arborist
-from arborist.errors import ArboristError
-from arborist.faces.repl import COMMANDS, Repl, scripted_reader
+from arborist._errors import ArboristError
+from arborist._faces.repl import COMMANDS, Repl, scripted_reader
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
 BATMAN = "# Batman\n\nBatman was created by artist Bob Kane and writer Bill Finger.\n"

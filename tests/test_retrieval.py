@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from arborist.database.migrations import migrate
-from arborist.errors import NoDocuments
-from arborist.facade.app import Arborist
-from arborist.qa.policy import retrieval_policy
-from arborist.standalone.rule import stands_alone
-from arborist.store.schema import STORE_MIGRATIONS
-from arborist.store.search import retrieve
-from arborist.text.analysis import read_question
-from arborist.text.definitions import definitions
-from arborist.text.text_words import identifiers
+from arborist._database.migrations import migrate
+from arborist._errors import NoDocuments
+from arborist._facade.app import Arborist
+from arborist._qa.policy import retrieval_policy
+from arborist._standalone.rule import stands_alone
+from arborist._store.schema import STORE_MIGRATIONS
+from arborist._store.search import retrieve
+from arborist._text.analysis import read_question
+from arborist._text.definitions import definitions
+from arborist._text.text_words import identifiers
 
 STATS_API = """# statistics
 
@@ -262,7 +262,7 @@ def test_a_word_only_the_title_says_still_finds_the_documents_chunks(tmp_path: P
 
 
 def test_a_compound_name_is_named_by_its_parts_side_by_side() -> None:
-    from arborist.text.definitions import compound_name
+    from arborist._text.definitions import compound_name
 
     low = next(d for d in definitions(STATS_NOTES) if d.name == "median_low")
     assert compound_name(low, read_question("What about the low median?"))
@@ -272,7 +272,7 @@ def test_a_compound_name_is_named_by_its_parts_side_by_side() -> None:
 
 
 def test_a_joined_name_is_named_by_its_words_run_together_in_order() -> None:
-    from arborist.text.definitions import joined_name
+    from arborist._text.definitions import joined_name
 
     assert joined_name("deepcopy", read_question("a deep copy of a list")) == ("deep", "copy")
     assert joined_name("shutil.copytree", read_question("copy the tree")) == ("copy", "tree")
@@ -339,7 +339,7 @@ def test_a_named_identifier_no_passage_holds_is_not_answered_with_a_neighbour(
 
 
 def test_a_sentence_matches_a_question_in_the_other_number() -> None:
-    from arborist.text.text_words import stem
+    from arborist._text.text_words import stem
 
     assert stem("dictionaries") == stem("dictionary") == "dictionary"
     assert stem("entries") == stem("entry")

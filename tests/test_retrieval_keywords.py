@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.faces.repl import Repl, scripted_reader
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._faces.repl import Repl, scripted_reader
 
 DOCS = {
     "mona.md": "# Mona Lisa\n\nThe Mona Lisa was painted by Leonardo da Vinci in Florence.\n",

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
-from arborist.database.migrations import split_sql
-from arborist.errors import StorageError
-from arborist.store.memo import MEMO_MIGRATION_SQL, generation
-from arborist.store.search import retrieve
+from arborist._database.migrations import split_sql
+from arborist._errors import StorageError
+from arborist._store.memo import MEMO_MIGRATION_SQL, generation
+from arborist._store.search import retrieve
 
 SPIDER = (
     "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"

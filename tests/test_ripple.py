@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arborist.database.migrations import open_database
-from arborist.forest.nodes import Session, get_node
-from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.forest.shard import create_session, insert_turn, ripple
-from arborist.proofs.hashing import subtree_hash
+from arborist._database.migrations import open_database
+from arborist._forest.nodes import Session, get_node
+from arborist._forest.schema import SESSIONS_MIGRATIONS
+from arborist._forest.shard import create_session, insert_turn, ripple
+from arborist._proofs.hashing import subtree_hash
 from tests.hypothesis_sizes import scaled_examples
 
 KEY = "cd" * 32

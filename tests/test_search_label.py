@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arborist.errors import IntegrityError
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.proofs.hashing import leaf_hash
-from arborist.proofs.merkle import tree_levels
-from arborist.store.schema import store_nodes
+from arborist._errors import IntegrityError
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._proofs.hashing import leaf_hash
+from arborist._proofs.merkle import tree_levels
+from arborist._store.schema import store_nodes
 
 SPIDER = "".join(
     f"## Part {n}\n\nSpider-Man part {n} was drawn by artist Steve Ditko in issue {n}.\n\n"

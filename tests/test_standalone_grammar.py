@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from arborist.standalone.rule import stands_alone
+from arborist._standalone.rule import stands_alone
 
 STANDALONE = {
     "a negated auxiliary is an auxiliary": [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from arborist.standalone.rule import stands_alone
+from arborist._standalone.rule import stands_alone
 from tests.test_standalone_grammar import cases
 
 STANDALONE = {

@@ -17,11 +17,11 @@ import pytest
 from click.testing import CliRunner
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.faces.repl import Repl, scripted_reader
-from arborist.faces.sync import body
-from arborist_nb.display import Answer
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._faces.repl import Repl, scripted_reader
+from arborist._faces.sync import body
+from arborist_nb._display import Answer
 
 SPIDER = (
     "# Spider-Man\n\n"
@@ -32,7 +32,7 @@ QUESTION = "Who created Spider-Man?"
 REASON = "Ditko left \x1b[2J<script>alert(1)</script> in 1966"
 """A reason with a terminal control sequence and HTML: both must be inert in every face."""
 SHOWN = "Ditko left \\x1b[2J<script>alert(1)</script> in 1966"
-"""The reason as a terminal face prints it (:func:`arborist.text.terminal.inert`)."""
+"""The reason as a terminal face prints it (:func:`arborist._text.terminal.inert`)."""
 STATES = ["failed", "stale", "quarantined"]
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
-from arborist.errors import ArboristError, BadInput, IntegrityError, NotFound
-from arborist.proofs.hashing import leaf_hash
-from arborist.proofs.merkle import merkle_root
-from arborist.store import documents
-from arborist.store.chunking import chunk_text
-from arborist.store.loaders import load_path
-from arborist.store.search import retrieve
+from arborist._errors import ArboristError, BadInput, IntegrityError, NotFound
+from arborist._proofs.hashing import leaf_hash
+from arborist._proofs.merkle import merkle_root
+from arborist._store import documents
+from arborist._store.chunking import chunk_text
+from arborist._store.loaders import load_path
+from arborist._store.search import retrieve
 
 SPIDER = """# Spider-Man
 

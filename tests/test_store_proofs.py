@@ -11,15 +11,15 @@ import pytest
 from click.testing import CliRunner
 
 from arborist import Arborist
-from arborist.database.migrations import open_database, split_sql
-from arborist.errors import IntegrityError
-from arborist.faces.cli import cli
-from arborist.proofs.keys import EvidenceRef
-from arborist.proofs.merkle import inclusion_proof, tree_levels, upper_nodes
-from arborist.store.documents import Document, document_leaves, proofs_for
-from arborist.store.memo import MEMO_MIGRATION_SQL
-from arborist.store.proofs import verify_evidence
-from arborist.store.schema import NODE_FLOOR, STORE_MIGRATIONS
+from arborist._database.migrations import open_database, split_sql
+from arborist._errors import IntegrityError
+from arborist._faces.cli import cli
+from arborist._proofs.keys import EvidenceRef
+from arborist._proofs.merkle import inclusion_proof, tree_levels, upper_nodes
+from arborist._store.documents import Document, document_leaves, proofs_for
+from arborist._store.memo import MEMO_MIGRATION_SQL
+from arborist._store.proofs import verify_evidence
+from arborist._store.schema import NODE_FLOOR, STORE_MIGRATIONS
 from tests.test_tier_check import undo_tier_check
 
 

@@ -7,7 +7,7 @@ from functools import cache
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arborist.proofs.hashing import sha256_hex, subtree_hash
+from arborist._proofs.hashing import sha256_hex, subtree_hash
 
 # A tree is (node_hash_hex, (child, child, ...)); children as a sorted tuple of
 # canonical forms makes two trees equal exactly when they are isomorphic.

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.qa import support
-from arborist.qa.support import (
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._qa import support
+from arborist._qa.support import (
     ANSWERED,
     NOT_ANSWERED,
     PARTLY,
@@ -187,7 +187,7 @@ def test_the_notebook_answer_shows_support_beside_audit_in_every_rendering(
     right after the audit line, escaped like every other fact."""
     from IPython.core.interactiveshell import InteractiveShell
 
-    from arborist_nb.display import Answer, md_escape
+    from arborist_nb._display import Answer, md_escape
 
     ip = InteractiveShell.instance()
     try:
@@ -229,8 +229,8 @@ def test_a_remote_model_is_told_how_to_say_it_cannot_answer_and_is_labelled_so()
     """The system prompt every remote profile sends asks for the same opening sentence the
     offline answerer refuses with, so a model that follows it is labelled ``not answered``
     (and one that quotes the evidence without it is measured like any answer)."""
-    from arborist.qa.client import SYSTEM_PROMPT
-    from arborist.qa.support import NOT_ANSWERED_OPENING
+    from arborist._qa.client import SYSTEM_PROMPT
+    from arborist._qa.support import NOT_ANSWERED_OPENING
 
     assert f'"{NOT_ANSWERED_OPENING}"' in SYSTEM_PROMPT
     assert "only from the evidence" in SYSTEM_PROMPT
@@ -304,10 +304,10 @@ def test_a_notebook_answer_shows_a_pdf_chunk_without_its_page_mark(
 ) -> None:
     """A PDF page's chunk opens with a form feed (its page mark: the leaf hashes it), and
     ``%%ask``'s HTML shows the chunk as every face does
-    (:func:`arborist.store.places.shown_text`): no form feed in the page."""
+    (:func:`arborist._store.places.shown_text`): no form feed in the page."""
     from IPython.core.interactiveshell import InteractiveShell
 
-    from arborist_nb.display import Answer
+    from arborist_nb._display import Answer
     from tests.pdfs import make_pages
 
     def page(text: str) -> Callable[[Any, int], None]:

@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from arborist import Arborist
-from arborist.errors import ArboristError
+from arborist._errors import ArboristError
 
 DOCS = {
     "tides.md": "# Tides\n\nTides rise and fall twice a day because the moon pulls the oceans.\n\n"

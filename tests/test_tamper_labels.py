@@ -17,8 +17,8 @@ from collections import Counter
 from pathlib import Path
 
 from arborist import Arborist
-from arborist.errors import ArboristError
-from arborist.forest.reads import turn_answers
+from arborist._errors import ArboristError
+from arborist._forest.reads import turn_answers
 from tests.test_tamper import edited_copies, pristine, tamper_seed
 
 __all__ = ["pristine"]  # the tamper suite's home, shared

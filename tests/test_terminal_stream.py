@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.faces.repl import Repl, scripted_reader
-from arborist.text.terminal import Gutter, answer_block, inert
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._faces.repl import Repl, scripted_reader
+from arborist._text.terminal import Gutter, answer_block, inert
 from tests.chat_server import ChatServer, completion, stream_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 

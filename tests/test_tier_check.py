@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from arborist import Arborist
-from arborist.database.db import transaction
-from arborist.errors import StorageError
-from arborist.store import schema
+from arborist._database.db import transaction
+from arborist._errors import StorageError
+from arborist._store import schema
 
 IN_LIST = "CHECK (tier IN ('hot', 'warm', 'cold'))"
 COMPARED = "CHECK (tier = 'hot' OR tier = 'warm' OR tier = 'cold')"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from arborist.database.migrations import open_database
-from arborist.facade.app import Arborist
-from arborist.store.schema import STORE_MIGRATIONS
+from arborist._database.migrations import open_database
+from arborist._facade.app import Arborist
+from arborist._store.schema import STORE_MIGRATIONS
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by Stan Lee and Steve Ditko in 1962.\n"
 BATMAN = "# Batman\n\nBatman was created by Bob Kane and Bill Finger in 1939.\n"

@@ -18,14 +18,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from arborist.errors import BadInput, IntegrityError
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.faces.repl import Repl, scripted_reader
-from arborist.faces.sync import body
-from arborist.forest.tree_sync import node_summary
-from arborist.proofs.hashing import node_hash
-from arborist.qa.standing import DIFFERS, NOT_HERE
+from arborist._errors import BadInput, IntegrityError
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._faces.repl import Repl, scripted_reader
+from arborist._faces.sync import body
+from arborist._forest.tree_sync import node_summary
+from arborist._proofs.hashing import node_hash
+from arborist._qa.standing import DIFFERS, NOT_HERE
 from tests.exports import QUESTION, answered_turn, export_records, jsonl
 from tests.exports import doc as doc_fixture  # noqa: F401
 

@@ -1,4 +1,4 @@
-"""The vector lane's exact search (arborist.store.vectors): a float16 product picks the
+"""The vector lane's exact search (arborist._store.vectors): a float16 product picks the
 leaders, float64 settles them, and the result is the exact top-k of the stored vectors,
 ties by chunk id, whatever the near-ties."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from arborist.store.vectors import _exact_top, _Loaded
+from arborist._store.vectors import _exact_top, _Loaded
 
 
 def brute(
@@ -65,7 +65,7 @@ def test_a_kernel_that_strays_past_the_margin_is_caught_and_the_answer_stays_exa
     """A float16-accumulating kernel (Sapphire Rapids, Arm SVE) strays about 2e-3 at 1,536
     dimensions: emulated here by noise of that size on the fast scores. The leaders' check
     sees it and every row is scored exactly."""
-    from arborist.store import vectors
+    from arborist._store import vectors
 
     rng = np.random.default_rng(5)
     base = unit(rng.standard_normal((3000, 64)))
@@ -84,8 +84,8 @@ def test_a_kernel_that_strays_past_the_margin_is_caught_and_the_answer_stays_exa
 def test_rows_that_are_not_vectors_are_left_out_of_the_lane(tmp_path) -> None:
     """A stored value of another type, size, or with NaN (an edited file) is skipped when
     the matrix loads; the rest are searched."""
-    from arborist.facade.app import Arborist
-    from arborist.store.vectors import nearest, profile_key, put_vectors
+    from arborist._facade.app import Arborist
+    from arborist._store.vectors import nearest, profile_key, put_vectors
 
     (tmp_path / "docs").mkdir()
     for n in range(4):

@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 
 from arborist import Arborist
-from arborist.database import integrity
-from arborist.database.db import connect, transaction
-from arborist.database.integrity import FileChecks
-from arborist.errors import DamagedDatabase
-from arborist.forest.verify import SESSIONS_FTS, verify_forest
-from arborist.store.verify import STORE_FTS, verify_store
+from arborist._database import integrity
+from arborist._database.db import connect, transaction
+from arborist._database.integrity import FileChecks
+from arborist._errors import DamagedDatabase
+from arborist._forest.verify import SESSIONS_FTS, verify_forest
+from arborist._store.verify import STORE_FTS, verify_store
 
 DOCS = {
     "tides.md": "# Tides\n\nTides rise and fall twice a day because the moon pulls the oceans.\n\n"

@@ -18,17 +18,17 @@ from typing import Any
 
 import pytest
 
-import arborist.forest.reads
-from arborist.errors import ArboristError
-from arborist.facade.app import Arborist
-from arborist.faces.sync import MAX_EXPAND_BUDGET
-from arborist.forest.reads import reveal_path
-from arborist.forest.shard import insert_turn
-from arborist.forest.tree_sync import MAX_ADDED, ForestView
-from arborist.proofs.hashing import leaf_hash
-from arborist.proofs.merkle import verify_inclusion
-from arborist_nb.assets import STATIC
-from arborist_nb.widget import ForestWidget
+import arborist._forest.reads
+from arborist._errors import ArboristError
+from arborist._facade.app import Arborist
+from arborist._faces.sync import MAX_EXPAND_BUDGET
+from arborist._forest.reads import reveal_path
+from arborist._forest.shard import insert_turn
+from arborist._forest.tree_sync import MAX_ADDED, ForestView
+from arborist._proofs.hashing import leaf_hash
+from arborist._proofs.merkle import verify_inclusion
+from arborist_nb._assets import STATIC
+from arborist_nb._widget import ForestWidget
 
 SPIDER = (
     "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko. "
@@ -478,9 +478,9 @@ def test_reveal_path_gives_up_past_its_depth(
 ) -> None:
     """A turn deeper than MAX_REVEAL_DEPTH is opened by the view after its body, in batches."""
     chain = _chain(app, widget.sid, 8)
-    monkeypatch.setattr(arborist.forest.reads, "MAX_REVEAL_DEPTH", 8)
+    monkeypatch.setattr(arborist._forest.reads, "MAX_REVEAL_DEPTH", 8)
     assert reveal_path(app.sessions_conn, widget.sid, chain[-1]) == [widget.root_bates, *chain[:-1]]
-    monkeypatch.setattr(arborist.forest.reads, "MAX_REVEAL_DEPTH", 7)
+    monkeypatch.setattr(arborist._forest.reads, "MAX_REVEAL_DEPTH", 7)
     assert reveal_path(app.sessions_conn, widget.sid, chain[-1]) == []
 
 
@@ -554,7 +554,7 @@ def _under(app: Arborist, bates: str, top: str) -> bool:
 
 
 def _ancestors(app: Arborist, bates: str) -> list[Any]:
-    from arborist.forest.nodes import ancestors
+    from arborist._forest.nodes import ancestors
 
     return ancestors(app.sessions_conn, bates)
 

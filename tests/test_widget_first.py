@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.facade.app import Arborist
-from arborist.faces.sync import NO_SESSION, ForestSync
-from arborist.forest.nodes import children
-from arborist_nb.widget import ForestWidget
+from arborist._facade.app import Arborist
+from arborist._faces.sync import NO_SESSION, ForestSync
+from arborist._forest.nodes import children
+from arborist_nb._widget import ForestWidget
 from tests.test_widget import BATMAN, SPIDER, View
 
 FIRST = "Who created Spider-Man?"

@@ -22,22 +22,22 @@ import pytest
 from click.testing import CliRunner
 from IPython.core.interactiveshell import InteractiveShell
 
-from arborist.facade.app import Arborist
-from arborist.faces.cli import cli
-from arborist.forest.shard import ripple
-from arborist.proofs.audit import Checkpoint
-from arborist.proofs.hashing import (
+from arborist._facade.app import Arborist
+from arborist._faces.cli import cli
+from arborist._forest.shard import ripple
+from arborist._proofs.audit import Checkpoint
+from arborist._proofs.hashing import (
     cache_key,
     canonical_json,
     leaf_hash,
     node_hash,
     stored_event_hash,
 )
-from arborist.proofs.keys import EVIDENCE_ROOT_DIMENSION, evidence_root, record_hash
-from arborist.proofs.merkle import merkle_root
-from arborist.proofs.witness import Heads, witness_checkpoints, witnessed_by_database
-from arborist.store.cache.records import load_record
-from arborist_nb.display import Answer
+from arborist._proofs.keys import EVIDENCE_ROOT_DIMENSION, evidence_root, record_hash
+from arborist._proofs.merkle import merkle_root
+from arborist._proofs.witness import Heads, witness_checkpoints, witnessed_by_database
+from arborist._store.cache.records import load_record
+from arborist_nb._display import Answer
 
 SPIDER = "# Spider-Man\n\nSpider-Man was created by writer Stan Lee and artist Steve Ditko.\n"
 QUOKKA = "# Quokka\n\nThe quokka shelters under saltbush on Rottnest Island.\n"
@@ -110,7 +110,7 @@ def _copy(home: Path, tmp_path: Path) -> Path:
 def _rechain(conn: sqlite3.Connection) -> None:
     """Renumber the audit chain 1, 2, 3, ... and re-hash every event from the first, as
     a forger does after editing or deleting events: each link and hash is then what
-    :func:`arborist.proofs.hashing.stored_event_hash` makes, and SQLite's counter forgets the rest."""
+    :func:`arborist._proofs.hashing.stored_event_hash` makes, and SQLite's counter forgets the rest."""
     rows = conn.execute(
         "SELECT event_type, sid, bates, body, created_at FROM audit_events ORDER BY seq"
     ).fetchall()
@@ -325,7 +325,7 @@ def _recommit_chunk(copy: Path, document_id: int, text: str) -> dict[str, str]:
 def _rekey_turns(copy: Path, rekeyed: dict[str, str]) -> None:
     """In sessions.db, each turn under an old key moved to its new one as the forest would
     have written it: its node hash, its Merkle link and the fold above it
-    (:func:`arborist.forest.shard.ripple`), its ``node_insert`` event; the chain re-hashed."""
+    (:func:`arborist._forest.shard.ripple`), its ``node_insert`` event; the chain re-hashed."""
     conn = sqlite3.connect(copy / "sessions.db", isolation_level=None)
     conn.execute("BEGIN")
     turns = (

@@ -1,4 +1,4 @@
-"""Word tables written as text (arborist.text.text_words.word_list, word_pairs): each reads as the
+"""Word tables written as text (arborist._text.text_words.word_list, word_pairs): each reads as the
 table it spells, and a table that names a word twice, or a pair without its meaning, is
 refused when the module that holds it is imported, not read as its last entry."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from arborist.store.html_bounds import _VOID
-from arborist.text.text_words import word_list, word_pairs
+from arborist._store.html_bounds import _VOID
+from arborist._text.text_words import word_list, word_pairs
 
 
 def test_a_word_list_reads_its_words_in_order_across_lines_and_groups() -> None:

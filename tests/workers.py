@@ -13,12 +13,12 @@ import sys
 import time
 from pathlib import Path
 
-from arborist.database.db import transaction
-from arborist.database.migrations import open_database
-from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.forest.shard import insert_turn
-from arborist.proofs.audit import append_event
-from arborist.store.schema import STORE_MIGRATIONS
+from arborist._database.db import transaction
+from arborist._database.migrations import open_database
+from arborist._forest.schema import SESSIONS_MIGRATIONS
+from arborist._forest.shard import insert_turn
+from arborist._proofs.audit import append_event
+from arborist._store.schema import STORE_MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,7 +13,7 @@ R. The ratio is ours over the peer's: below 1, ours is faster (or smaller).
 2. **GPTCache** (vs_gptcache.py): an exact-match ``get`` (map and
    sqlite,faiss data managers) against a cache hit of ``runner.ask``.
 3. **pymerkle** (vs_pymerkle.py): root, inclusion proof and verification
-   over 10k and 100k entries against ``arborist.proofs.merkle``.
+   over 10k and 100k entries against ``arborist._proofs.merkle``.
 4. **ipytree** (vs_ipytree.py): bytes and time to bring a view of a
    10,000-node forest up to date after one new turn: ipytree's full widget
    state (and its live ``add_node``) against our subtree_hash sync.

@@ -3,7 +3,7 @@
 Ours: a store of synthetic documents (bench/store.py's corpus) through
 ``ingest_document``; each question asked once with the offline extractive
 client (a miss that writes the record), then asked again: a hit. A hit is
-``arborist.qa.runner.ask(conn, client, question)``: admission, FTS5
+``arborist._qa.runner.ask(conn, client, question)``: admission, FTS5
 retrieval of the evidence, the evidence's Merkle root into the eight-part
 cache key, the ``ok`` record looked up, its hit count bumped in a
 transaction, the record loaded with its evidence and stored proofs.
@@ -41,10 +41,10 @@ from gptcache.processor.pre import get_prompt
 from gptcache.similarity_evaluation import ExactMatchEvaluation
 from sqlalchemy import event
 
-from arborist.facade.app import Arborist
-from arborist.qa.extractive import ExtractiveClient
-from arborist.qa.runner import ask as runner_ask
-from arborist.store.documents import ingest_document
+from arborist._facade.app import Arborist
+from arborist._qa.extractive import ExtractiveClient
+from arborist._qa.runner import ask as runner_ask
+from arborist._store.documents import ingest_document
 from bench.store import make_document, make_questions
 
 HASH_DIMENSION = 32

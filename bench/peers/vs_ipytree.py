@@ -46,12 +46,12 @@ from comm.base_comm import BaseComm
 from common import Row, Vocabulary, compact_bytes, median, prose
 from ipywidgets.widgets import widget as widget_module
 
-from arborist.database.db import transaction
-from arborist.facade.app import Arborist
-from arborist.faces.sync import ForestSync
-from arborist.forest.shard import insert_turn
-from arborist.forest.tree_sync import QUESTION_WIDTH
-from arborist.proofs.hashing import sha256_hex
+from arborist._database.db import transaction
+from arborist._facade.app import Arborist
+from arborist._faces.sync import ForestSync
+from arborist._forest.shard import insert_turn
+from arborist._forest.tree_sync import QUESTION_WIDTH
+from arborist._proofs.hashing import sha256_hex
 
 FAN_OUT = 10
 EXPAND_BATCH = 500  # js/src/widget.js EXPAND_BATCH

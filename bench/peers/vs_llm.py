@@ -19,7 +19,7 @@ same order, turn by turn, interleaved so both see the same machine weather.
 Search is ``llm logs -q QUERY -n 10`` without the printing:
 ``merged_log_rows(LogStore(db), count=10, query=QUERY)`` (the new tables and
 the legacy ``responses`` table, best first by bm25), against
-``arborist.forest.shard.find(conn, QUERY, limit=10)``.
+``arborist._forest.shard.find(conn, QUERY, limit=10)``.
 """
 
 from __future__ import annotations
@@ -38,11 +38,11 @@ import sqlite_utils
 from common import Row, Vocabulary, median, prose, timed
 from llm.logs import LogStore, merged_log_rows
 
-from arborist.database.migrations import open_database
-from arborist.forest.schema import SESSIONS_MIGRATIONS
-from arborist.forest.shard import create_session, find, insert_turn
-from arborist.proofs.hashing import sha256_hex
-from arborist.text.text_words import STOPWORDS
+from arborist._database.migrations import open_database
+from arborist._forest.schema import SESSIONS_MIGRATIONS
+from arborist._forest.shard import create_session, find, insert_turn
+from arborist._proofs.hashing import sha256_hex
+from arborist._text.text_words import STOPWORDS
 
 LIMIT = 10
 

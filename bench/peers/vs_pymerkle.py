@@ -1,4 +1,4 @@
-"""pymerkle's root and inclusion proofs against ``arborist.proofs.merkle``, on the same N entries.
+"""pymerkle's root and inclusion proofs against ``arborist._proofs.merkle``, on the same N entries.
 
 Both build the RFC 6962 tree shape with leaves ``sha256(0x00 || entry)``;
 pymerkle's interior prefix is RFC 6962's 0x01 and ours is 0x03 (docs/design.md
@@ -14,7 +14,7 @@ code is each side's own default.
   ``tree.prove_inclusion(i + 1)`` on the tree built above (it counts from
   one), whose subroots are cached. Ours: the in-memory path
   ``bench/merkle_paths.py`` finds: ``proof_from_levels`` over levels built
-  once (untimed, as pymerkle's tree is) once ``arborist.proofs.merkle`` has
+  once (untimed, as pymerkle's tree is) once ``arborist._proofs.merkle`` has
   ``tree_levels``; until then the public ``inclusion_proof(leaves, i)``, a
   pure function that refolds the whole leaf list for each proof. The row's
   note names the path that ran.
@@ -31,8 +31,8 @@ import random
 import pymerkle
 from common import Row, best_of
 
-from arborist.proofs.hashing import leaf_hash
-from arborist.proofs.merkle import merkle_root, verify_inclusion
+from arborist._proofs.hashing import leaf_hash
+from arborist._proofs.merkle import merkle_root, verify_inclusion
 from bench.merkle_paths import REFOLD, in_memory_prover
 
 
@@ -100,7 +100,7 @@ def _rows_for(size: int, repeat: int, n_proofs: int, seed: int) -> list[Row]:
     if path == REFOLD:
         how = (
             "Ours is the public `inclusion_proof`, a pure function of the leaf list that "
-            "refolds all N leaves per proof, O(N) (`arborist.proofs.merkle.tree_levels` is not there "
+            "refolds all N leaves per proof, O(N) (`arborist._proofs.merkle.tree_levels` is not there "
             "yet; once it is, this row times `proof_from_levels` over levels built once)."
         )
     else:

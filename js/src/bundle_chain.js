@@ -1,6 +1,6 @@
 /**
  * A bundle's chain spans checked in the browser (docs/bundle.md, step 4), ported from
- * `arborist/bundles/chain.py`: each event hashed onto the one before it up to the span's
+ * `arborist/_bundles/chain.py`: each event hashed onto the one before it up to the span's
  * head, and the first event whose hash does not begin as its tag (the first six base64url
  * characters of its hash: a locator, not a proof) named by the turn, record or document it
  * records; the events after it cannot be checked. Also the base64url digests' decoding.

@@ -1,6 +1,6 @@
 /**
  * A bundle (docs/bundle.md) checked in the browser: steps 2-7 of "What a reader
- * checks", ported from `arborist/bundles/check.py` onto the hash port
+ * checks", ported from `arborist/_bundles/check.py` onto the hash port
  * (hashing.js) and the synchronous SHA-256 (sha256.js). Every failure is one problem naming the item it
  * belongs to (`turn BATES`, `record KEY REVISION`, `chunk ROOT INDEX`,
  * `document ROOT`, `session SID`, a chain), and {@link turnVerdicts} gives each
@@ -43,7 +43,7 @@ const DESCRIBED = [
   ["policies", "governance_policy_hash", "policy"],
 ];
 
-/** The reason a superseded record is stale (arborist/store/cache/records.py). */
+/** The reason a superseded record is stale (arborist/_store/cache/records.py). */
 export const SUPERSEDED_REASON = "superseded by a fresh answer (--no-cache)";
 
 const BATES = /^([0-9]{8}T[0-9]{6}Z-[0-9a-f]{6})-([0-9]{6})$/;

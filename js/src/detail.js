@@ -26,7 +26,7 @@ import {
 
 /**
  * What the kernel decided, in its own words. `vocabulary` is what the kernel sends the
- * widget once (its `vocabulary` trait, `vocabulary()` in arborist/facts.py): each badge
+ * widget once (its `vocabulary` trait, `vocabulary()` in arborist/_facts.py): each badge
  * key's words, tooltip and mark, each support level's meaning and mark, each `served`
  * value's meaning, what each evidence row's key says was checked (`rows`), each cache-key
  * dimension in order with its reader's name and what it binds, each state of an answer out
@@ -59,7 +59,7 @@ export function said(vocabulary, table, key) {
 
 /**
  * An answer's state and why, in the kernel's words (`answer failed: the year is wrong`,
- * `state_words` in arborist/qa/standing.py); the words alone without a reason.
+ * `state_words` in arborist/_qa/standing.py); the words alone without a reason.
  *
  * @param {Vocabulary|null|undefined} vocabulary
  * @param {{state: string, state_reason?: string|null}} s
@@ -407,8 +407,8 @@ export function chunkText(h, item, claims) {
 export function evidenceList(h, body, copy, vocabulary) {
   const checks = [];
   // The lane that found each source and what its row says was checked (`checked`: quoted,
-  // unquoted or uncited, by `row_key` in arborist/qa/support.py), as the kernel's facts of
-  // the turn say them (the facts every face formats: arborist/facts.py).
+  // unquoted or uncited, by `row_key` in arborist/_qa/support.py), as the kernel's facts of
+  // the turn say them (the facts every face formats: arborist/_facts.py).
   const sources = new Map((body.facts?.sources ?? []).map((source) => [source.label, source]));
   const items = (body.record?.evidence ?? []).map((item) => {
     const source = sources.get(item.label);
@@ -492,7 +492,7 @@ export function relatedList(h, related) {
 
 /**
  * The record's dimensions in the kernel's order, each with its reader's name and what it
- * binds (the vocabulary's `dimensions`: `DIMENSION_WORDS` in arborist/proofs/keys.py); one the
+ * binds (the vocabulary's `dimensions`: `DIMENSION_WORDS` in arborist/_proofs/keys.py); one the
  * vocabulary does not name comes after them, by its own name.
  *
  * @param {Vocabulary|null|undefined} vocabulary
@@ -546,7 +546,7 @@ export function proofSection(h, body, copy, vocabulary) {
     if (record.state !== "ok") facts.push(["state", `${record.state}${record.state_reason ? `: ${record.state_reason}` : ""}`]);
   }
   // What the kernel's facts of the turn say beside these, as every other face says them
-  // (arborist/facts.py): hit or miss and who paid, and what fitting the prompt left out.
+  // (arborist/_facts.py): hit or miss and who paid, and what fitting the prompt left out.
   if (body.facts?.cache) facts.push(["cache", body.facts.cache, "hit or miss, and where the answer was first paid for"]);
   if (body.facts?.fitted) facts.push(["fitted", body.facts.fitted, "what fitting the prompt to the model's context left out"]);
   return h(

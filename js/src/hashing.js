@@ -1,7 +1,7 @@
 /**
- * Hash primitives of arborist, ported from `arborist/proofs/hashing.py`,
- * `arborist/proofs/audit.py`, the forest's node/subtree hashes and
- * `arborist/proofs/keys.py`. docs/design.md section 2 is the contract;
+ * Hash primitives of arborist, ported from `arborist/_proofs/hashing.py`,
+ * `arborist/_proofs/audit.py`, the forest's node/subtree hashes and
+ * `arborist/_proofs/keys.py`. docs/design.md section 2 is the contract;
  * `tests/vectors/hashing.json` pins every rule below byte for byte.
  *
  * Everything here is pure and runs unchanged in browsers and Node >= 20:

@@ -1,5 +1,5 @@
 /**
- * An answer's Markdown, read into the small tree arborist_nb/markdown.py reads (the same
+ * An answer's Markdown, read into the small tree arborist_nb/_markdown.py reads (the same
  * vectors, tests/vectors/markdown.json, hold both) and built as elements with {@link makeH}:
  * every text a text node, links only to http, https and mailto, raw HTML and images shown
  * as the characters they are, citations as their own inline node.
@@ -162,7 +162,7 @@ function inlineAt(text, i, cites) {
   return null;
 }
 
-/** `**strong**` or `*emphasis*` at `i` (arborist_nb/markdown.py `_emphasis`: the same rule). */
+/** `**strong**` or `*emphasis*` at `i` (arborist_nb/_markdown.py `_emphasis`: the same rule). */
 function emphasis(text, i) {
   const size = text.startsWith("**", i) ? 2 : 1;
   const after = text.slice(i + size, i + size + 1);

@@ -1,5 +1,5 @@
 /**
- * Merkle trees over already-hashed leaves, ported from `arborist/proofs/merkle.py`.
+ * Merkle trees over already-hashed leaves, ported from `arborist/_proofs/merkle.py`.
  *
  * Shape: RFC 6962 §2.1 (split at the largest power of two below n; one leaf
  * is its own root; the empty list is `sha256("")`). Inclusion proofs and

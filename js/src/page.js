@@ -19,7 +19,7 @@ import { markdownElements, parseMarkdown } from "./markdown.js";
 const h = makeH(document);
 
 /**
- * What the exporter said beside the bundle (arborist/bundles/page.py, `page_words`): the
+ * What the exporter said beside the bundle (arborist/_bundles/page.py, `page_words`): the
  * kernel's vocabulary and each turn's badge key by bates. The page holds no word of its
  * own: a turn without a key shows its mode, a key without words shows as given.
  */

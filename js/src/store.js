@@ -1,7 +1,7 @@
 /**
  * What a view knows of the forest, and the walk by `subtree_hash` that keeps
  * it in sync (docs/design.md section 6). Pure: tested in Node against a fake
- * kernel that answers as `arborist/faces/sync.py` does.
+ * kernel that answers as `arborist/_faces/sync.py` does.
  *
  * @module store
  */

@@ -7,7 +7,7 @@
 
 /**
  * Split an answer into plain text and citations `[E# | title | uri]`,
- * following the reading rule of `arborist/qa/citations.py`: a bracket with
+ * following the reading rule of `arborist/_qa/citations.py`: a bracket with
  * no `[`, `]` or newline inside; first part `E` + 1..6 digits (leading zeros
  * dropped); three or more parts: last is the URI, the middle the title; one
  * part: the short form `[E1]`; two parts is not a citation.
@@ -127,7 +127,7 @@ export function markedParts(text) {
 /** Words in a row an answer must share with a chunk for them to count as quoted. */
 export const QUOTE_RUN = 4;
 
-/** Where a claim's sentences end (`_SENTENCE_END` in arborist/proofs/quotes.py). */
+/** Where a claim's sentences end (`_SENTENCE_END` in arborist/_proofs/quotes.py). */
 const SENTENCE_END = /[.!?;:…](?![^\s])|\n/u;
 
 /**
@@ -192,7 +192,7 @@ function longest(said, i, held, at) {
 
 /**
  * Where the answer quotes a cited chunk: ranges `[start, end)` of `chunk`, by the rule
- * of `arborist/proofs/quotes.py` (pinned for both by `tests/vectors/quotes.json`). A claim is
+ * of `arborist/_proofs/quotes.py` (pinned for both by `tests/vectors/quotes.json`). A claim is
  * read sentence by sentence (cut after `.`, `!`, `?`, `;`, `:` or `…` before a space or
  * its end, and at each line break), each from its first word: at each word the longest run of its words that stands in a
  * row in the chunk is found (its first place on a tie); a run of {@link QUOTE_RUN} words
@@ -257,7 +257,7 @@ export function looksPreformatted(text) {
  * A chunk's text as every face shows it: the form feeds that open it (a PDF
  * page's mark: the place says the page) left out, and any other form feed (a
  * page break inside a plain text) shown as a line break. The kernel's
- * `shown_text` (arborist/store/places.py) is the same rule; both hold
+ * `shown_text` (arborist/_store/places.py) is the same rule; both hold
  * tests/vectors/shown_text.json. Only for showing: the proof re-hashes the
  * text as stored.
  *

@@ -10,7 +10,7 @@
 import { append, onEnter } from "./dom.js";
 import { shortBates } from "./text.js";
 
-/** States a record can be falsified to (FALSIFIED_STATES in arborist/store/cache.py). */
+/** States a record can be falsified to (FALSIFIED_STATES in arborist/_store/cache.py). */
 export const FALSIFY_STATES = Object.freeze(["failed", "stale", "quarantined"]);
 
 /**

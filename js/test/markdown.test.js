@@ -1,5 +1,5 @@
 /**
- * The widget's Markdown reader holds the vectors arborist_nb/markdown.py holds
+ * The widget's Markdown reader holds the vectors arborist_nb/_markdown.py holds
  * (tests/vectors/markdown.json): the same tree from the same answer in every face; and
  * its elements are text nodes and the few tags it writes, links only to safe schemes.
  */

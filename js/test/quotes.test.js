@@ -1,5 +1,5 @@
 /**
- * The widget marks what an answer quotes by the rule arborist/proofs/quotes.py marks it by in
+ * The widget marks what an answer quotes by the rule arborist/_proofs/quotes.py marks it by in
  * the `%%ask` output (tests/vectors/quotes.json): the same spans in every face.
  */
 

@@ -1,5 +1,5 @@
 /**
- * A chunk's shown text: the widget's rule is the kernel's (arborist/store/places.py
+ * A chunk's shown text: the widget's rule is the kernel's (arborist/_store/places.py
  * `shown_text`), both holding tests/vectors/shown_text.json; and the chunk view shows a
  * chunk by it, the quoted words still marked, while the proof reads the text as stored.
  */

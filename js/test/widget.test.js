@@ -1,6 +1,6 @@
 /**
  * The widget's logic without a browser: the sync walk against a fake kernel
- * that answers as arborist/faces/sync.py does, the request layer with ids
+ * that answers as arborist/_faces/sync.py does, the request layer with ids
  * and timeouts, citation parsing and text-only DOM building (escaping by
  * construction), keyboard navigation, proof re-verification, and a smoke
  * test of the whole view on a minimal fake DOM.
@@ -43,7 +43,7 @@ import { ForestView } from "../src/view.js";
 import widget from "../src/widget.js";
 
 /**
- * The words the kernel sends the widget (its `vocabulary` trait: arborist/facts.py), written
+ * The words the kernel sends the widget (its `vocabulary` trait: arborist/_facts.py), written
  * from Python by `make vocabulary`; tests/test_audit_words.py fails while they differ.
  */
 const VOCABULARY = JSON.parse(readFileSync(new URL("./fixtures/vocabulary.json", import.meta.url), "utf8"));
@@ -67,7 +67,7 @@ async function until(predicate, what, ms = 5000) {
 
 /**
  * An in-memory forest answering the widget's requests with the semantics of
- * arborist/faces/sync.py: real subtree hashes (hashing.js) over fake node
+ * arborist/_faces/sync.py: real subtree hashes (hashing.js) over fake node
  * hashes, summaries left out for children whose held hash matches.
  */
 class FakeKernel {
@@ -214,7 +214,7 @@ class FakeKernel {
         };
         break;
       case "expand": {
-        // As arborist/faces/sync.py's expand: the requested nodes, then breadth first
+        // As arborist/_faces/sync.py's expand: the requested nodes, then breadth first
         // down changed nodes with children until `budget` child rows are sent.
         const nodes = {};
         const missing = [];
@@ -1203,7 +1203,7 @@ describe("the view on a fake DOM", () => {
     ];
     const node = kernel.nodes.get(bates);
     node.answer = "Return the median (middle value) of numeric data [E1]. It sorts them first [E2].";
-    // The kernel's facts name each row's check (`row_key` in arborist/qa/support.py); a key
+    // The kernel's facts name each row's check (`row_key` in arborist/_qa/support.py); a key
     // its vocabulary lacks is shown as given; a row the facts do not name, the proof's verdict.
     const checked = ["quoted", "unquoted", "uncited", "<b>new</b>"];
     node.sources = checked.map((key, i) => ({ label: `E${i + 1}`, lane: null, checked: key }));

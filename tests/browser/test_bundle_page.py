@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Playwright, Route, expect
 
-from arborist.bundles.page import PAGE_ASSETS, bundle_page, embed_bundle
-from arborist.proofs.hashing import canonical_json
+from arborist._bundles.page import PAGE_ASSETS, bundle_page, embed_bundle
+from arborist._proofs.hashing import canonical_json
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, JS_SOURCES
 from tests.browser.test_xss import (
     AUDIT_SCRIPT,
@@ -37,7 +37,7 @@ CHECKED_MS = 30_000
 PAGE_TAGS = (
     *("section", "h2", "ul", "li", "div", "span", "code", "details", "summary", "ol"),
     *("blockquote", "p", "strong", "em", "a", "pre"),  # an answer's Markdown (markdown.js)
-    *("h1", "main", "noscript", "script"),  # the page's frame (arborist/bundles/page.py)
+    *("h1", "main", "noscript", "script"),  # the page's frame (arborist/_bundles/page.py)
 )
 PAGE_ATTRS = ("class", "role", "href", "target", "rel", "start", "id", "type")
 

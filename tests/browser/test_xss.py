@@ -55,12 +55,12 @@ import pytest
 from playwright.sync_api import Dialog, Page, Playwright, expect
 from playwright.sync_api import Error as PlaywrightError
 
-from arborist.facade.app import Arborist
-from arborist.faces.sync import ForestSync
-from arborist.text.terminal import inert
-from arborist_nb import display as display_module
-from arborist_nb import markdown as answer_markdown
-from arborist_nb.display import Answer
+from arborist._facade.app import Arborist
+from arborist._faces.sync import ForestSync
+from arborist._text.terminal import inert
+from arborist_nb import _display as display_module
+from arborist_nb import _markdown as answer_markdown
+from arborist_nb._display import Answer
 from tests.browser.conftest import JS_SOURCES, STATIC, Guard, Lab, guarded_browser
 from tests.chat_server import ChatServer, stream_reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
@@ -178,7 +178,7 @@ TEMPLATES: tuple[str, ...] = (
     "$<img src=x onerror={s}>$",
     "$$\\href{javascript:{s}}{click me}$$",
     "www.203.0.113.7/{n}",
-    # markdown arborist renders (arborist_nb/markdown.py, js/src/markdown.js)
+    # markdown arborist renders (arborist_nb/_markdown.py, js/src/markdown.js)
     "**<img src=x onerror={s}>**",
     "- <svg onload={s}>\n- [click me](javascript:{s})",
     "> <img src=x onerror={s}>",
@@ -309,7 +309,7 @@ AUDIT_SCRIPT = """(() => {
     };
 })();"""
 
-# Tags and attributes arborist writes. The %%ask HTML: the templates of arborist_nb/display.py
+# Tags and attributes arborist writes. The %%ask HTML: the templates of arborist_nb/_display.py
 # (tbody is the parser's); the widget: every tag js/src/widget.js names.
 ANSWER_TAGS = (
     "div",
@@ -323,8 +323,8 @@ ANSWER_TAGS = (
     "summary",
     "span",
     "pre",
-    "mark",  # what the answer quotes from a cited chunk (arborist/proofs/quotes.py)
-    # an answer's Markdown (arborist_nb/markdown.py)
+    "mark",  # what the answer quotes from a cited chunk (arborist/_proofs/quotes.py)
+    # an answer's Markdown (arborist_nb/_markdown.py)
     "strong",
     "em",
     "a",
@@ -505,7 +505,7 @@ def payload_of(answer: Answer) -> str:
 
 def shown(text: str) -> list[str]:
     """What a reader sees of an answer's Markdown: the text of each block and list item, as
-    arborist renders it (arborist_nb.markdown, js/src/markdown.js: the same tree)."""
+    arborist renders it (arborist_nb._markdown, js/src/markdown.js: the same tree)."""
 
     def inline(nodes: list[Any]) -> str:
         out = []
@@ -724,7 +724,7 @@ def test_the_corpus_renders_inert_in_the_html_the_markdown_and_the_widget(
             {"surface": "markdown", "n": n, "source": markdown_html(answer._repr_markdown_())},
         )
     ]
-    # A notebook output shows control characters as visible escapes (arborist.text.terminal.inert).
+    # A notebook output shows control characters as visible escapes (arborist._text.terminal.inert).
     output_needles = {
         **{
             f"html:{n}": [inert(t) for t in (*shown(payload_of(a)), *evidence_needles(a))]

@@ -1,0 +1,107 @@
+"""What a turn an honest writer made looks like: the one rule import refuses by and verify
+reports by. Pure.
+
+Two paths write turns, and only two. :func:`~arborist._forest.shard.create_session` writes a
+session's synthetic root: seq 0, no parent, no question, answer, cache key, cited titles or
+creation label, audit mode ``ROOT``. :func:`~arborist._forest.shard.insert_turn`, called by
+the ask alone, writes every other turn from the cache record it answered with: under a
+parent, with the record's question (never empty), its cache key (a SHA-256, 64 lowercase
+hex digits) and its audit mode (``STRICT``, ``HYBRID`` or ``VISUAL``). A turn of any other
+shape was forged or edited: an import refuses it, ``arborist verify`` names it, and since
+no record can vouch for it (an empty or malformed key names none) no face may let it claim
+a mode.
+"""
+
+from __future__ import annotations
+
+from arborist._forest.nodes import ROOT_AUDIT_MODE
+from arborist._qa.standing import is_cache_key  # the faces' rule: one key shape for all
+from arborist._store.search import AUDIT_MODES
+
+__all__ = [
+    "TURN_MODES",
+    "is_honest_turn",
+    "older_than_parent",
+    "shape_problem",
+]
+
+TURN_MODES = AUDIT_MODES
+"""The audit modes an answer is given in, and so the only ones a turn (not a root) holds."""
+
+_MODES = frozenset(TURN_MODES)
+
+
+def is_honest_turn(
+    seq: object, parent: object, question: object, key: object, mode: object
+) -> bool:
+    """Whether a turn (not a root) has an honest writer's shape: the quick test
+    ``arborist verify`` makes of every turn before it asks :func:`shape_problem` why not
+    (the same rule: a parent, a key's shape, an answer's mode, a question)."""
+    return (
+        seq != 0
+        and parent is not None
+        and mode in _MODES
+        and type(question) is str
+        and not question.isspace()
+        and question != ""
+        and is_cache_key(key)
+    )
+
+
+def shape_problem(
+    *,
+    seq: object,
+    parent: object,
+    question: object,
+    answer: object,
+    key: object,
+    mode: object,
+    titles: object,
+    created_label: object,
+) -> str | None:
+    """Why a turn with these fields is none an honest writer makes (a phrase to follow
+    ``turn <bates>:``), or None. ``titles`` as stored: the JSON text of a list (``"[]"``
+    for none)."""
+    if seq == 0 or parent is None:
+        held = (question, answer, key, titles, created_label)
+        return _first(
+            (seq != 0, "it is not its session's root (seq 0), yet it has no parent"),
+            (parent is not None, "a session's root (seq 0) has no parent, yet it names one"),
+            (
+                held != ("", "", "", "[]", None),
+                "a session's root holds no question, answer, cache key, cited title or label",
+            ),
+            (
+                mode != ROOT_AUDIT_MODE,
+                f"a session's root has the audit mode {ROOT_AUDIT_MODE}, and it has another",
+            ),
+        )
+    what = "empty" if key == "" else "not a cache key (64 lowercase hex digits)"
+    return _first(
+        (not is_cache_key(key), f"its cache key is {what}: no answer can vouch for it"),
+        (
+            mode not in TURN_MODES,
+            f"its audit mode is none an answer is given in ({', '.join(TURN_MODES)})",
+        ),
+        (not isinstance(question, str) or not question.strip(), "its question is empty"),
+    )
+
+
+def older_than_parent(created_at: object, parent_created_at: object) -> str | None:
+    """Why a turn created at ``created_at`` under a parent created at ``parent_created_at``
+    is none an honest writer makes (a phrase to follow ``turn <bates>:``), or None.
+
+    A turn is asked under a turn that exists, and its hash commits its parent's, so it is
+    never older than its parent (times in the stored form compare as text). A backdated
+    turn would read as having shown an answer's revision older than any it could have:
+    import refuses it and ``arborist verify`` names it. Times not both text are left to
+    the other checks (their hash names an edit)."""
+    text = type(created_at) is str and type(parent_created_at) is str
+    if text and created_at < parent_created_at:  # type: ignore[operator]
+        return "it is older than its parent (its created_at is before its parent's)"
+    return None
+
+
+def _first(*checks: tuple[bool, str]) -> str | None:
+    """The reason of the first check that fails, or None."""
+    return next((reason for failed, reason in checks if failed), None)

@@ -1,0 +1,203 @@
+"""Passwords and keys code and prose give by place, not after a secret's name and ``=``.
+
+Pure: no I/O. :func:`code_candidates` yields ``(kind, start, end)`` for a key-like string
+given to a client's constructor (``cohere.Client("KEY")``), a credential constructor's
+password (``NetworkCredential("u", "X")``, ``auth=("u", "X")``), a secret-named string
+key's value (``props.put("mail.smtp.password", "X")``), SQL's ``IDENTIFIED BY X``, an
+Oracle JDBC URL's ``user/X`` and the tools that take one by place (``b2 account authorize
+ID KEY``, ``lftp -u user,X``, ``zip -P X``); :func:`prose_candidates` for a password told
+in prose (``my password for the cluster is X``, ``the passphrase is: X``).
+:mod:`arborist._gate.finders` runs them beside the other shapes; each pattern is matched
+where its literal is, not from every character.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from arborist._gate.commands import flag_lines, tool_lines
+from arborist._gate.names import MIXED
+from arborist._gate.prefilters import Literals, named_matches, secret_words
+from arborist._gate.shapes import (
+    MIN_VALUE,
+    at_each,
+    has,
+    holds_key,
+    is_filler,
+    random_looking,
+    reads_as_password,
+)
+
+__all__ = [
+    "code_candidates",
+    "prose_candidates",
+]
+
+
+def code_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
+    """Passwords and keys code gives by place, not by an ``=``: a key-like string given to a
+    client's constructor (``weather.NewClient("KEY")``), a credential constructor's password
+    (``new NetworkCredential("user", "X")``, ``auth=("user", "X")``), a secret-named string
+    key's value (``props.put("mail.smtp.password", "X")``), SQL's ``IDENTIFIED BY X``, an
+    Oracle JDBC URL's ``user/X``, and the tools that take one by place or by their own flag
+    (``b2 account authorize ID KEY``, ``lftp -u user,X``, ``zip -P X``)."""
+    folded = found.folded
+    if "(" in text and "lient" in text:
+        for m in _at_literal(text, "lient", 1, _CLIENT_KEY):
+            key = m.group(1)
+            keylike = len(key) >= _CLIENT_KEY_LONG or len(MIXED.findall(key)) >= _CLIENT_KEY_MIXED
+            if keylike and holds_key(key) and random_looking(key) and not _HEX.fullmatch(key):
+                yield "api_token", m.start(1), m.end(1)
+    if "(" in text and _credential_call_named(text, found):
+        for m in _CREDENTIAL_CALL.finditer(text):  # "Author" is no such call
+            yield from _quoted_password(m)
+    words = secret_words(found, keys=False)
+    if words and has(text, '",', "',", '" ,', "' ,"):
+        for m in named_matches(text, words, _NAMED_PAIR, quotes="\"'"):
+            value = m.group(m.lastindex or 2)
+            if reads_as_password(value) or holds_key(value):
+                yield from _quoted_password(m)
+    if "identified" in found:
+        for m in at_each(text, found.at("identified"), _IDENTIFIED_BY):
+            if m.lastindex != 3 or reads_as_password(m.group(3)):  # bare: "identified by name"
+                yield from _quoted_password(m)
+    if "jdbc:oracle:" in folded:
+        for m in _ORACLE_JDBC.finditer(text):
+            if not is_filler(m.group(1), "=", quoted=False):
+                yield "password", m.start(1), m.end(1)
+    if "authorize" in found and "b2" in found:
+        for m in _B2_AUTHORIZE.finditer(text):
+            if holds_key(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
+                yield "api_token", m.start(1), m.end(1)
+    if "lftp" in found:
+        for m in tool_lines(text, folded, _LFTP, _LFTP_HEAD, _LFTP_USER):
+            yield from _quoted_password(m)
+    if "-p" in found and "zip" in folded and "-P" in text:  # on the lines holding a "-P"
+        for start, end in flag_lines(text, found.at("-p")):
+            for m in tool_lines(text, folded, _ZIP, _ZIP_HEAD, _ZIP_P, start, end):
+                yield from _quoted_password(m)
+
+
+def _at_literal(
+    text: str, literal: str, back: int, pattern: re.Pattern[str]
+) -> Iterator[re.Match[str]]:
+    """``pattern`` matched ``back`` characters before each ``literal`` found (``lient``, what
+    both ``Client`` and ``client`` hold), not from every character."""
+    at = text.find(literal, back)
+    while at != -1:
+        m = pattern.match(text, at - back)
+        if m is not None:
+            yield m
+        at = text.find(literal, max(at + 1, m.end() if m is not None else 0))
+
+
+def _credential_call_named(text: str, found: Literals) -> bool:
+    """Whether ``text`` names a credential's constructor or ``auth``: ``Credential``,
+    ``Auth(``, ``Authentication(``, ``auth=``, ``auth =`` (looked for only where the
+    case-folded text holds ``credential`` or ``auth``, which each of them holds: read at
+    those places, where an ``in`` of each read the whole text)."""
+    return any(text.startswith("Credential", at) for at in found.at("credential")) or any(
+        text.startswith(_AUTH_CALLS, at) for at in found.at("auth")
+    )
+
+
+_AUTH_CALLS = ("Auth(", "Authentication(", "auth=", "auth =")
+
+
+def _quoted_password(m: re.Match[str]) -> Iterator[tuple[str, int, int]]:
+    """The value of ``m``'s last group that matched (quoted, or bare as the last group), when
+    it is not a placeholder and long enough to be a password."""
+    group = m.lastindex or 1
+    value = m.group(group)
+    quoted = m.string[m.start(group) - 1] in "'\""
+    word = not quoted and value.isalpha() and value.islower()  # "zip -P would put it ..."
+    if len(value) >= MIN_VALUE and not word and not is_filler(value, "=", quoted=quoted):
+        yield "password", m.start(group), m.end(group)
+
+
+_QUOTED = r"""(?:"([^"\r\n]*)"?|'([^'\r\n]*)'?|([^\s'"]+))"""
+"""A value in double or single quotes (the closing one may be missing: a line cut short) or
+bare: three groups, the bare one last."""
+_CLIENT_KEY = re.compile(r"[Cc]lient[ \t]*\([ \t]*[\"']([A-Za-z0-9_-]{20,})(?![A-Za-z0-9_+/=-])")
+_CLIENT_KEY_LONG = 32
+_CLIENT_KEY_MIXED = 8
+"""A client constructor given a key-like string first (``cohere.Client("KEY")``, Go's
+``NewClient("KEY")``): twenty key characters or more, letters and digits mixed, and long
+(:data:`_CLIENT_KEY_LONG`) or changing between them often (:data:`_CLIENT_KEY_MIXED`): a
+name with a few digits (``Client("Harbor7Lantern9Quay3")``) is a name. A hash's hex (a commit,
+a UUID) or base64 (``+``, ``/``, ``=`` after it: ``sha512-…``, the base64 of text) is an id."""
+_HEX = re.compile("[0-9A-Fa-f-]+")
+_CREDENTIAL_CALL = re.compile(
+    r"(?:(?:Network|Password|Basic|Static)?Credentials?|PasswordAuthentication|HTTP(?:Basic|Digest)"
+    r"Auth|Http(?:Basic|Digest)Auth|(?<![\w.])auth[ \t]*=)[ \t]*\(?[ \t]*"
+    r"(?:\"[^\"\r\n]*\"|'[^'\r\n]*'|[A-Za-z_][\w.]*)[ \t]*,[ \t]*"
+    r"(?:\"([^\"\r\n]*)\"?|'([^'\r\n]*)'?)"
+)
+"""A credential constructor's password, its second argument, a string: ``new
+NetworkCredential("user", "X")``, Java's ``PasswordAuthentication``, Apache's
+``UsernamePasswordCredentials``, requests' ``HTTPBasicAuth("u", "X")`` and ``auth=("u",
+"X")``."""
+_NAMED_PAIR = re.compile(
+    r"(?i)[\"'][\w.-]*(?:pass(?:word|wd|phrase)?|pwd|secret|token)[\"'][ \t]*,[ \t]*"
+    r"(?:\"([^\"\r\n]*)\"?|'([^'\r\n]*)'?)"
+)
+"""A secret-named string key, then its value, a string: ``props.put("mail.smtp.password",
+"X")``, ``setProperty``, ``conf.set``, a pair in a list. Only a password-like value (a list
+of names, ``("user", "password", "email")``, holds none)."""
+_IDENTIFIED_BY = re.compile(
+    r"(?i)identified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?:password[ \t]+)?" + _QUOTED
+)
+"""SQL's ``CREATE USER u IDENTIFIED BY X`` / ``ALTER USER``, MySQL's ``IDENTIFIED WITH
+plugin BY 'X'``."""
+_ORACLE_JDBC = re.compile(r"(?i)jdbc:oracle:(?:thin|oci8?):[^/@\s:\"']+/([^@\s\"'<>]+)")
+"""An Oracle JDBC URL's ``user/password[@host]``."""
+_B2_AUTHORIZE = re.compile(
+    r"(?i)(?<![A-Za-z0-9])b2[ \t]+(?:account[ \t]+authorize|authorize[-_]account)"
+    r"(?:[ \t]+-{1,2}[\w-]+)*[ \t]+[\"']?[0-9A-Za-z]{10,}[\"']?[ \t]+[\"']?([A-Za-z0-9+/_-]{20,})"
+)
+"""Backblaze B2's ``b2 account authorize KEY_ID APP_KEY`` (``b2 authorize-account``)."""
+_LFTP_USER = re.compile(
+    r"(?i)(?<![A-Za-z0-9])lftp(?![\w-])[^\n]*?(?<!\S)-u[ \t]+[\"']?[^\s,'\"]+,"
+    r"(?:\"([^\"\r\n]*)\"?|'([^'\r\n]*)'?|([^\s'\"]+))"
+)
+"""``lftp -u user,PASSWORD``."""
+_LFTP = re.compile("lftp")
+_LFTP_HEAD = re.compile(r"(?i)(?<![A-Za-z0-9])lftp(?![\w-])")
+_ZIP = re.compile("(?:un)?zip")
+_ZIP_HEAD = re.compile(r"(?<![A-Za-z0-9])(?:un)?zip(?:cloak)?(?![\w-])")
+_ZIP_P = re.compile(
+    r"(?<![A-Za-z0-9])(?:un)?zip(?:cloak)?(?![\w-])[^\n]*?(?<!\S)-P[ \t]+" + _QUOTED
+)
+"""zip's and unzip's ``-P PASSWORD`` (a capital ``P``, given after a space)."""
+
+
+def prose_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
+    """A password told in prose: ``my password for the cluster is X`` (a password-like word)
+    or ``the passphrase is: X`` (what follows the colon, to its sentence's end, at most
+    :data:`_PROSE_WORDS` words).
+    ``the password is stored in the vault`` tells none."""
+    if "pass" not in found or " is" not in found.folded:
+        return
+    for m in at_each(text, found.at("pass"), _PROSE_PASSWORD):
+        if m.group(1):  # "is:": what follows, to the sentence's end, its first few words
+            value = _SENTENCE_END.split(m.group(2), 1)[0].rstrip(".,;:)!?")
+            value = " ".join(value.split(" ")[:_PROSE_WORDS]).rstrip(".,;:)!?")
+            if len(value) < MIN_VALUE:
+                continue
+        else:  # one word, password-like
+            value = m.group(2).split()[0].rstrip(".,;:)")
+            if not reads_as_password(value):
+                continue
+        if not is_filler(value, "=", quoted=False):
+            yield "password", m.start(2), m.start(2) + len(value)
+
+
+_PROSE_PASSWORD = re.compile(
+    r"(?i)pass(?:word|phrase|code|wd)(?:[ \t]+[\w'-]+){0,8}?[ \t]+is(:)?[ \t]+(\S[^\r\n]*)"
+)
+_PROSE_WORDS = 6
+"""At most this many words after ``is:`` are taken: a passphrase's, before a sentence goes on."""
+_SENTENCE_END = re.compile(r"[.?!;,]?[ \t]+-[ \t]|[.?!;,](?:[ \t]|$)|[<`\"()\[\]{}|]")
+"""Where a value told in prose ends: a sentence's or a clause's end, a dash between spaces
+(a page's title goes on), markup, a quote or a bracket."""

@@ -1,0 +1,521 @@
+"""Secrets given with no name a scanner knows: told in another language, kept by a config
+keyword, sent as a cookie, or bare random bytes in base64.
+
+Pure: no I/O. :func:`told_candidates` yields ``(kind, start, end)`` for
+
+* a password told in German, Spanish, French or Portuguese,
+  or as "pw" (``Passwort: X``, ``la contraseña es X``, ``mot de passe : X``, ``Das neue
+  Kennwort lautet X``, ``the admin pw is X``): a password-like word after the name and a
+  colon or a verb of saying;
+* a config keyword that takes a password by place: slapd's and ldap.conf's ``rootpw`` /
+  ``bindpw``, Redis's ``requirepass`` and ``masterauth`` (``requirepass X``);
+* ``mysql -pX``'s glued value standing alone (``-pDdZFzJoOx@fBg``: a password-like word);
+* a cookie's value in a ``Cookie:`` or ``Set-Cookie:`` header (``sessionid=…``,
+  ``connect.sid=…``): sixteen characters or more, random-looking, or any value of eight or
+  more given to a session's name;
+* bare base64 that is a credential: 30 or 32 random bytes (an AWS secret access key's 40
+  characters, a SAS signature's or an HMAC key's 44 with ``=``), and the base64 of
+  ``user:password`` (an HTTP Basic credential without its ``Basic``). Base64 of text, a
+  hash's digest given after its algorithm's name (``sha256-…``, Go's ``h1:…``) and hex
+  are not keys.
+
+:mod:`arborist._gate.finders` runs it beside the other shapes; each pattern runs only when
+a literal every match holds is in the text, or among its long words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from itertools import pairwise
+
+from arborist._gate.prefilters import Literals
+from arborist._gate.shapes import (
+    b64_text,
+    has_digit,
+    is_filler,
+    printable,
+    random_looking,
+    reads_as_password,
+)
+from arborist._text.text_words import word_list
+
+Reader = Callable[[str], Iterator[tuple[str, int, int]]]
+"""The gate's reading of a text (:func:`arborist._gate.finders.candidates`), given by its
+caller so that this module imports no finder of its own."""
+
+__all__ = [
+    "Reader",
+    "SCRIPT_NAMES",
+    "spaced_secrets",
+    "told_candidates",
+]
+
+
+def told_candidates(
+    text: str, found: Literals, longs: str, reader: Reader
+) -> Iterator[tuple[str, int, int]]:
+    """Every secret this module reads in ``text`` (``found`` the literals of its case-folding,
+    positions the same; ``longs`` its long words, as
+    :func:`arborist._gate.prefilters.long_words`; ``reader`` the gate's own reading of a
+    text, for what base64 decodes to). Each family runs only where a literal
+    its matches hold is found: a few substring scans, no pattern over the whole text."""
+    pw = found.at("pw")  # looked for by the names' families too: found once
+    heads = _foreign_heads(found, pw)
+    if heads:
+        yield from _foreign_prose(text, heads)
+    if _config_named(found, pw):
+        yield from _config_passwords(text)
+    if found.at("-p"):
+        yield from _glued_p(text, found.at("-p"))
+    if "=" in longs and found.at("cookie"):  # a value worth redacting is a long word
+        yield from _cookies(text, found)
+    folded_longs = longs.casefold()
+    if "sess" in folded_longs or "sid=" in folded_longs:  # name=value: a long word
+        yield from _sessions(text)
+    if found.at("-a"):  # with "-p" and "-u", by one scan (arborist._gate.prefilters.SHARED)
+        yield from _auth_flags(text, found.at("-a"))
+    if "-" in longs and _MAILGUN_AT_DASH.search(longs) is not None:
+        for m in _MAILGUN.finditer(text):
+            yield "api_token", m.start(), m.end()
+    if longs:
+        yield from _bare_base64(text, longs, reader)
+    spaced = _spaced_heads(found)
+    if spaced:
+        yield from spaced_secrets(text, spaced)
+
+
+_FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha", "mdp", "clé", "parola")
+"""What each Latin password's name :data:`_FOREIGN` reads opens with, ``passwort``, ``mot de
+passe``, ``pass`` and ``pw`` aside: those are found among the starts of ``pass`` (which
+every family looks for) and of ``pw`` (which the config keywords need too). Each is a
+member of a group of :data:`arborist._gate.prefilters.SHARED`, found by its scan."""
+SCRIPT_NAMES = re.compile(
+    "비밀번호|암호|كلمة ال(?:مرور|سر)|رمز عبور|密码|密碼|口令|パスワード|暗証番号|пароль|"
+    "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre|"
+    "ösenord(?<=lösenord)|ło(?<=hasło)|ó(?<=jelszó)|ật khẩu(?<=mật khẩu)|ð(?<=lykilorð)|"
+    "žodis(?<=slaptažodis)|ă(?<=parolă)|õna(?<=salasõna)|лозинк|гасл|парол|ëkalim(?<=fjalëkalim)"
+)
+"""A password's name in another script (Korean, Arabic, Persian, Chinese, Japanese,
+Russian and Ukrainian, Hindi, Greek, Hebrew, Thai) or holding a letter outside ASCII
+(Turkish ``şifre``, Swedish ``lösenord``, Polish ``hasło``, Hungarian ``jelszó``, Vietnamese
+``mật khẩu``, Icelandic ``lykilorð``, Lithuanian ``slaptažodis``, Romanian ``parolă``,
+Estonian ``salasõna``, South Slavic ``лозинка``, Bulgarian ``парола``, Ukrainian ``гасло``,
+Albanian ``fjalëkalim``):
+looked for, by one scan, only in a text that is not all ASCII. Each match opens at a
+character outside ASCII (a name's letters before it checked behind), so the scan stops at
+few places."""
+
+
+def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
+    """Where a password's name in another language (or ``pw``, or ``pass``) may open: each
+    name's starts, found by the scans of :data:`arborist._gate.prefilters.SHARED`'s groups,
+    the starts of ``pass`` (``passwort``, ``mot de passe``, ``the wifi pass is``), and in a
+    text not all ASCII the starts of :data:`SCRIPT_NAMES`."""
+    folded = found.folded
+    passes = found.at("pass")
+    starts = [at - 7 for at in passes if folded.startswith("mot de passe", at - 7)]
+    starts += [at for at in passes if folded.startswith("passwort", at) or _alone(folded, at)]
+    starts += pw
+    for head in _FOREIGN_HEADS:
+        starts += found.at(head)
+    if not folded.isascii():
+        starts += found.pattern_starts(SCRIPT_NAMES)
+    return sorted(starts)
+
+
+def _alone(folded: str, at: int) -> bool:
+    """Whether the ``pass`` at ``at`` is a word of its own after a space (``the wifi pass
+    is``), not a part of ``password`` or ``db_pass``."""
+    after = folded[at + 4 : at + 5]
+    return (at == 0 or folded[at - 1].isspace()) and not (after.isalnum() or after == "_")
+
+
+def _config_named(found: Literals, pw: list[int]) -> bool:
+    """Whether a config keyword's name is in the text: ``bindpw``/``rootpw`` among the starts
+    of ``pw``, ``requirepass`` among those of ``pass``, ``masterauth`` of ``auth``."""
+    folded = found.folded
+    return (
+        any(folded.startswith(("bind", "root"), at - 4) for at in pw if at >= 4)
+        or any(folded.startswith("require", at - 7) for at in found.at("pass") if at >= 7)
+        or any(folded.startswith("master", at - 6) for at in found.at("auth") if at >= 6)
+    )
+
+
+_FOREIGN = re.compile(
+    r"(?i)(?:(?<![^\W_])(?:passwort|kennwort|schl(?:ü|ue)ssel|contrase[ñn]a|clave|"
+    r"mot[ \t]+de[ \t]+passe|senha|pw|mdp|clé|parola|"
+    r"(?<!\S)pass(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|->|=>|→)[ \t]))(?![^\W_])|"
+    + SCRIPT_NAMES.pattern
+    + r")\w*(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|(?:[ \t]+[\w'’-]+){0,6}?"
+    r"(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|[ \t]+(?:is|ist|lautet|es|est|é|era|was|это|jest|è|"
+    r"är|on|olan|là):?[ \t]+)|[ \t]*(?:は|是|为|為|는|은)[ \t]*)"
+    r"[\"'«„“「]?(\S+)"
+)
+"""A password's name in another language or script (or ``pw``; or ``pass`` standing alone,
+a few words and ``is`` or an arrow after it: ``the wifi pass is X``), then a colon
+(``：`` too), ``=`` or an arrow, or a few words and one of them (``Passwort für den
+Laborserver:``, ``pw for the shared acct ->``), or a verb of saying (``is``, ``ist``,
+``lautet``, ``es``, ``est``, ``é``, ``jest``, ``è``; ``は``, ``是``, ``는``), then the
+value."""
+
+
+def _foreign_prose(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]]:
+    """:data:`_FOREIGN` matched at each of ``heads``, not from every character."""
+    done = 0
+    for at in heads:
+        m = _FOREIGN.match(text, at) if at >= done else None
+        if m is None:
+            continue
+        done = m.end()
+        value = m.group(1).rstrip(".,;:)!?\"'»“”")
+        code = _CODE_VALUE.search(value) is not None  # os.environ['X_1'], getpass(p2)
+        if reads_as_password(value) and not code and not is_filler(value, "=", quoted=False):
+            yield "password", m.start(1), m.start(1) + len(value)
+
+
+_CODE_VALUE = re.compile(r"^[\w.]+[(\[]")
+"""A value that is code's call or subscript (``os.environ['MDP_2024']``), not a password."""
+
+
+def _config_passwords(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _CONFIG_PASSWORD.finditer(text):
+        value = m.group(1).rstrip(".,;)")
+        if len(value) >= 6 and not is_filler(value, "=", quoted=False):
+            yield "password", m.start(1), m.start(1) + len(value)
+
+
+def _glued_p(text: str, starts: list[int]) -> Iterator[tuple[str, int, int]]:
+    """``-pX``: a password-like word with no percent-escape (the decoded text is read too:
+    ``%20--password-stdin`` is a flag after a space), matched at each ``-p`` (or ``-P``,
+    which the pattern refuses) of ``starts``."""
+    for at in starts:
+        m = _GLUED_P.match(text, at)
+        if m is not None:
+            value = m.group(1).rstrip(".,;)")
+            escaped = _ESCAPED.search(value) is not None
+            if not escaped and _password_like(value) and not is_filler(value, "=", quoted=False):
+                yield "password", m.start(1), m.start(1) + len(value)
+
+
+_CONFIG_PASSWORD = re.compile(
+    r"(?i)(?<![^\W_])(?:bindpw|rootpw|requirepass|masterauth)[ \t]+[\"']?([^\s\"'()]+)"
+)
+"""slapd's ``rootpw X``, ldap.conf's ``bindpw X``, Redis's ``requirepass X`` and
+``masterauth X``: a password by place, after its keyword and a space."""
+_GLUED_P = re.compile(
+    r"(?<![^\W_])(?<![\s\"'=(\[{,;|]-)(?<!^-)-p([^\W_][^\s\"']{7,127})(?![^\s\"'])"
+)
+"""``mysql -pX``'s value, glued to its ``-p``: only a password-like word (``-pthread``,
+``-pedantic`` are flags)."""
+_ESCAPED = re.compile("%[0-9A-Fa-f]{2}")
+_COOKIE = re.compile(r"(?i)(?<![^\W_])(?:set-)?cookie[ \t]*:[ \t]*([^\r\n]*)")
+_COOKIE_PAIR = re.compile(r"([\w.$-]+)=([^;\s\"'\\]*)")
+_SESSION_NAME = re.compile(r"(?i)sess|sid|auth|token|remember|jwt|csrf|xsrf")
+_COOKIE_ATTRIBUTES = frozenset(
+    {"path", "domain", "expires", "max-age", "samesite", "priority", "version", "comment"}
+)
+
+
+_SESSION = re.compile(
+    r"(?i)(?<![^\W_])(?:sessionid|session_id|sessid|phpsessid|jsessionid|connect\.sid|[\w-]*_session)"
+    r"=([^\s;&\"'\\]{16,})"
+)
+"""A session cookie's value given to its name with no header (``sessionid=…``): sixteen
+random-looking characters or more."""
+_AUTH_FLAG = re.compile(r"(?<![\w-])(?:-a|--auth)(?:[ \t]+|=)[\"']?[\w.@-]+:([^\s\"']+)")
+"""HTTPie's ``http -a user:PASSWORD`` (``--auth``)."""
+_MAILGUN = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9A-Za-z-])")
+"""A Mailgun API key: 32 hex, then two groups of 8 (a UUID's groups are 8-4-4-4-12)."""
+_MAILGUN_AT_DASH = re.compile(
+    r"-(?<=[0-9a-f]{32}-)(?<![0-9a-f][\s\S]{32}-)[0-9a-f]{8}-[0-9a-f]{8}(?![0-9A-Za-z-])"
+)
+""":data:`_MAILGUN` found from its first ``-``, the 32 hex before it read backwards: a search
+led by a literal, where one led by a class tried every hex digit of the long words."""
+
+
+def _sessions(text: str) -> Iterator[tuple[str, int, int]]:
+    for m in _SESSION.finditer(text):
+        if random_looking(m.group(1)) and not is_filler(m.group(1), "=", quoted=False):
+            yield "secret", m.start(1), m.end(1)
+
+
+def _auth_flags(text: str, starts: list[int]) -> Iterator[tuple[str, int, int]]:
+    """:data:`_AUTH_FLAG` matched at each ``-a`` of the text (``--auth`` holds one), not
+    searched: ``starts`` are those of ``-a`` in its case-folding, ``-A`` among them."""
+    for at in starts:
+        if text[at + 1] != "a":
+            continue  # "-A": the flag is "-a"
+        m = _AUTH_FLAG.match(text, at - 1 if text.startswith("--auth", at - 1) else at)
+        if m is None or len(m.group(1)) < 6 or m.group(1).startswith("/"):
+            continue
+        if not is_filler(m.group(1), "=", quoted=False):
+            yield "password", m.start(1), m.end(1)
+
+
+def _cookies(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
+    """Each cookie's value in a ``Cookie:`` / ``Set-Cookie:`` header that is random-looking
+    and sixteen characters or more, or eight or more given to a session's name (an
+    attribute such as ``Path=/`` or ``Expires=…`` is not a cookie); each header matched
+    where ``cookie`` is found."""
+    for at in found.at("cookie"):
+        header = _COOKIE.match(text, at - 4 if found.folded.startswith("set-", at - 4) else at)
+        if header is None:
+            continue
+        base = header.start(1)
+        for pair in _COOKIE_PAIR.finditer(header.group(1)):
+            name, value = pair.group(1), pair.group(2)
+            if name.lower() in _COOKIE_ATTRIBUTES or is_filler(value, "=", quoted=False):
+                continue
+            session = _SESSION_NAME.search(name) is not None and len(value) >= 8
+            if session or (len(value) >= 16 and random_looking(value)):
+                yield "secret", base + pair.start(2), base + pair.end(2)
+
+
+_BARE_B64 = re.compile(r"(?<![A-Za-z0-9+/])([A-Za-z0-9+/]{16,4096}={0,2})(?![A-Za-z0-9+=])")
+"""A run of base64 that stands on its own, or joined to a word by ``-``, ``_`` or ``.``
+(``backup_….env``)."""
+_DIGEST_BEFORE = re.compile(
+    r"(?i)(?:sha[0-9]*|md5|blake2[bs]?|h1|base64|digest|hash|integrity|checksum|etag)[-:= ]$"
+)
+"""A hash's digest given after its algorithm's or its kind's name: ``sha256-…`` (a
+subresource integrity), Go's ``h1:…``, ``digest: …``."""
+_PUBLIC_BEFORE = re.compile(r"(?i)pub(?:lic)?[ _-]?key[\"']?[ \t]*[:=][ \t]*[\"']?$")
+"""A key given to a public key's name (WireGuard's ``PublicKey = …``, ``"public_key": "…"``):
+32 random bytes made to be shown, where ``PrivateKey = …`` is the secret."""
+_BASIC = re.compile(r"[\w.@+-]{1,64}:[^\s:]{6,}")
+
+
+_B64_LONG = 40
+_B64_RUN = re.compile("[A-Za-z0-9+/]{16}")
+"""A long word that may hold a credential's base64 is :data:`_B64_LONG` characters or more,
+or padded, and holds a run of sixteen base64 characters: each word is tried, where a
+pattern over the long words tried every character."""
+
+
+def _bare_base64(text: str, longs: str, reader: Reader) -> Iterator[tuple[str, int, int]]:
+    """Bare base64 that is a credential: 30 or 32 random bytes, or ``user:password``. The
+    long words come in the text's order: each is found after the one before, so the text is
+    read once, however many there are."""
+    at = 0
+    for word in longs.split(" "):
+        if not (len(word) >= _B64_LONG or "=" in word) or _B64_RUN.search(word) is None:
+            continue
+        found = text.find(word, at)
+        if found == -1:
+            return
+        for m in _BARE_B64.finditer(text, found, found + len(word)):
+            yield from _credentials_in(text, m.start(1), m.group(1), reader)
+        at = found + len(word)
+
+
+def _credentials_in(
+    text: str, start: int, run: str, reader: Reader
+) -> Iterator[tuple[str, int, int]]:
+    """The first stretch of the base64 ``run`` (at ``start`` in ``text``) that is a
+    credential, not given after a digest's name."""
+    if start and text[start - 1] in "%\\":
+        skip = _ESCAPE_DIGITS.match(run) if text[start - 1] == "%" else _ESCAPE_LETTER.match(run)
+        if skip is None:
+            return  # an escape's digits begin it: the decoded text is read too (admission)
+        start, run = start + skip.end(), run[skip.end() :]  # %0A, \n before it: a line break
+    for a, b in _runs(run):
+        if _path_like(run[a:b]):
+            continue
+        if (
+            _DIGEST_BEFORE.search(text, max(0, start + a - 12), start + a) is None
+            and _PUBLIC_BEFORE.search(text, max(0, start + a - 24), start + a) is None
+        ):
+            kind = _credential(run[a:b], reader)
+            if kind is not None:
+                yield kind, start + a, start + b
+                return
+
+
+_ESCAPE_DIGITS = re.compile("0[9ADad]")
+_ESCAPE_LETTER = re.compile("[nrt]")
+"""What opens a run of base64 after a ``%`` or a ``\\`` when the escape is a line break or a
+tab the decoded text does not read (a URL's ``%0A``, a repr's ``\\n``): the run is the rest."""
+
+
+def _path_like(stretch: str) -> bool:
+    """Whether a stretch of base64 reads as a path (``///tmp/tmpab12/p3/1Z99…``,
+    ``…LETtpyT/notes``): it opens or closes with ``/``, holds ``//``, or a word of three
+    letters or more in lower case between two ``/``, which a key's random ``/`` rarely leaves
+    (a key's ``…CzEYJ/pi/YoISZ…`` is a key)."""
+    if "/" not in stretch:
+        return False
+    return any(
+        not p or (p.isalpha() and p.islower() and 3 <= len(p) <= 12) for p in stretch.split("/")
+    )
+
+
+def _password_like(value: str) -> bool:
+    """Eight characters or more, a letter, and three of lower case, upper case, digits and
+    marks (``DdZFzJoOx@fBg``; not a flag such as ``-pthread`` or ``-pedantic``)."""
+    classes = (
+        any(c.islower() for c in value),
+        any(c.isupper() for c in value),
+        has_digit(value),
+        not value.isalnum(),
+    )
+    return len(value) >= 8 and any(c.isalpha() for c in value) and sum(classes) >= 3
+
+
+def _basic_password(password: str) -> bool:
+    """The password of a ``user:password`` pair in base64: six characters or more, not a
+    URL's rest (``http://…``), a placeholder or a plain word in one case."""
+    if len(password) < 6 or password.startswith("//"):
+        return False
+    plain = password.isalpha() and (password.islower() or password.istitle())
+    return not plain and not is_filler(password, "=", quoted=False)
+
+
+def _runs(run: str) -> Iterator[tuple[int, int]]:
+    """``run`` whole, then each stretch of it between two of its ``/`` (a URL path's segment
+    is base64's alphabet too): start and end in ``run``, longest first."""
+    yield 0, len(run)
+    cuts = [-1]  # each "/" found by a find, not a step of Python per character
+    at = run.find("/")
+    while at != -1 and len(cuts) < _MOST_CUTS:
+        cuts.append(at)
+        at = run.find("/", at + 1)
+    cuts.append(len(run))
+    for a, b in pairwise(cuts[:-1]):  # 32 bytes unpadded, then a path
+        if b - a - 1 == _UNPADDED_32 and _PATH_TAIL.fullmatch(run, b):
+            yield a + 1, b  # ``files/<43>/download``: the key's segment, the path's words
+    spans = [(a + 1, b) for i, a in enumerate(cuts) for b in cuts[i + 1 :] if _sized(b - a - 1)]
+    yield from sorted((s for s in spans if s != (0, len(run))), key=lambda s: s[0] - s[1])
+
+
+def _sized(length: int) -> bool:
+    """Whether a stretch this long can be base64 of a credential: sixteen characters or
+    more, whole groups of four (a stretch between two ``/`` holds no padding)."""
+    return length >= 16 and length % 4 == 0
+
+
+_MOST_CUTS = 12
+_PATH_TAIL = re.compile("(?:/[a-z0-9]*)+")
+
+
+def _holds_secret(decoded: str, reader: Reader) -> bool:
+    """Whether text decoded from base64 holds a secret the gate finds (a Kubernetes Secret's
+    ``database-url: <base64 of postgres://u:PASSWORD@…>``, a ``.dockerconfigjson``)."""
+    return len(decoded) >= _LEAST_DECODED and next(reader(decoded), None) is not None
+
+
+_LEAST_DECODED = 12
+
+
+def _credential(value: str, reader: Reader) -> str | None:
+    """The kind of credential the base64 ``value`` is, or None."""
+    if (
+        (len(value) % 4 and len(value) != _UNPADDED_32)
+        or not has_digit(value)
+        or value.isupper()
+        or value.islower()
+    ):
+        return None
+    data = b64_text(value)
+    if data is None:
+        return None
+    if printable(data):
+        pair = data.decode("ascii")
+        if _BASIC.fullmatch(pair) and _basic_password(pair.split(":", 1)[1]):
+            return "basic_auth"
+        return "secret" if _holds_secret(pair, reader) else None
+    if len(data) in (30, 32) and len(set(value)) >= 20 and not data.startswith(b"\0\0\0"):
+        return "api_token"
+    return None
+
+
+_SPACED = re.compile(
+    r"(?i)(?:pass[ -]?phrase|(?:recovery|seed|wallet|mnemonic|backup)[ -](?:phrase|words?)|"
+    r"mnemonic|seed|app(?:[ -]specific)?[ -]password|(?:setup|secret|totp|2fa|mfa|otp)[ -]key)"
+    r"(?![^\W_])[^:：=\n]{0,60}?[:：=][ \t]*[\"'«“]?"
+    r"([a-z0-9]{4}(?:[ \t-][a-z0-9]{4}){3,15}|[a-z]{2,12}(?:[ \t][a-z]{2,12}){3,23})"
+    r"(?![a-z0-9])"
+)
+"""A secret written as groups split by spaces or dashes, after its name and a colon: a TOTP
+seed or an app password (groups of four, ``ibeb liuw 6zjd muf6``, Apple's ``hgtw-pqxz-…``:
+base32's, no ``0``, ``1``, ``8`` or ``9``, which a key's hex fingerprint holds), a passphrase
+or a wallet's seed phrase or recovery words (four words or more in lower case)."""
+_CODE = r"(?:[a-z0-9]{4,10}-[a-z0-9]{4,10}|[0-9]{4}[ \t]?[0-9]{4}|[0-9]{6,10})"
+_CODES = re.compile(
+    r"(?i)(?:recovery|backup)[ -]codes?(?![^\W_])[^:：=\n]{0,60}?[:：=][ \t]*[\"'«“]?"
+    rf"({_CODE}(?:[ \t]*[, \t][ \t]*{_CODE})*)(?![a-z0-9])"
+)
+"""An account's recovery or backup codes after their name and a colon (GitHub's
+``73914-28560``, Google's ``1234 5678``): one or more, each with a digit."""
+_PLAIN_WORDS = frozenset(
+    word_list("""a an and are as ask at be by for from get has have here in is it its not of on or our
+        see sent set that the them then this to use via was will with you your""")
+)
+"""Words a sentence holds and a passphrase or a seed phrase does not (``passphrase: ask the
+admin for it``)."""
+
+
+def _spaced_heads(found: Literals) -> list[int]:
+    """Where a spaced secret's name may open: the starts of ``mnemonic`` and ``seed``
+    (members of :data:`arborist._gate.prefilters.SHARED`'s groups), and the word before
+    each ``phrase``; ``passphrase`` and ``app password`` among the starts of ``pass``, and
+    ``setup key`` (:data:`_KEY_KINDS`) among those of ``key``."""
+    folded = found.folded
+    starts = found.at("mnemonic") + found.at("seed")
+    starts += [_word_before(folded, at) for at in found.at("phrase")]
+    for at in found.at("pass"):
+        if folded.startswith("phrase", at + 4):
+            starts.append(at)
+        elif folded.startswith("app", at - 4) or folded.startswith("app", at - 13):
+            starts.append(at - 4 if folded.startswith("app", at - 4) else at - 13)
+    for at in found.at("key"):
+        head = _word_before(folded, at)
+        if folded.startswith(_KEY_KINDS, head):
+            starts.append(head)
+    return sorted(set(starts))
+
+
+_KEY_KINDS = ("setup", "secret", "totp", "2fa", "mfa", "otp")
+
+
+def _word_before(folded: str, at: int) -> int:
+    """Where the word before the one at ``at`` (one space or dash between) opens."""
+    start = at - 1
+    if start < 1 or folded[start] not in " -":
+        return at
+    while start > 0 and folded[start - 1].isalnum():
+        start -= 1
+    return start
+
+
+def spaced_secrets(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]]:
+    """A secret written as groups or words after its name (:data:`_SPACED`), or codes after
+    theirs (:data:`_CODES`), the name opening at one of ``heads``."""
+    done = 0
+    for at in heads:
+        m = _SPACED.match(text, at) if at >= done else None
+        if m is None:
+            continue
+        done = m.end()
+        words = _GROUP_BREAK.split(m.group(1))
+        plain = [w.lower() in _PLAIN_WORDS for w in words]
+        kept = next(
+            (i for i in range(len(words)) if plain[i] and plain[i + 1 : i + 2] != [False]),
+            len(words),
+        )
+        base32 = not any(c in "0189" for c in m.group(1))  # a fingerprint's hex is not
+        if kept - sum(plain[:kept]) >= 4 and base32:  # up to a sentence's words ("… in the")
+            end = m.start(1) + len(" ".join(words[:kept]))
+            yield "password", m.start(1), end
+    for at in heads:
+        m = _CODES.match(text, at)
+        if m is not None and has_digit(m.group(1)):
+            yield "password", m.start(1), m.end(1)
+
+
+_GROUP_BREAK = re.compile("[ \t-]")
+
+
+_UNPADDED_32 = 43
+"""32 random bytes in base64 with its ``=`` left off (a key's 43 characters, as a Fernet or
+a PKCE key is written): the one unpadded length read as a key."""

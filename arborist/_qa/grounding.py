@@ -1,0 +1,335 @@
+"""Whether the evidence is about the question: when the extractive answerer refuses.
+
+Pure, over the request alone (the question and the evidence it was given). The extractive
+answerer (:mod:`arborist._qa.extractive`) quotes nothing, and says what is missing, when
+the evidence
+
+* never says a name the question asks about (:func:`absent_names`): an identifier
+  (``os.path.splitext``), a name written with capitals (``Bitbucket``), a name of
+  several words (``Entity Framework Core``, said together), words joined by hyphens
+  (``fish-style``), a name written as a possessive (``matplotlib's``), a version of what
+  the documents are about (``bash 6.0``), or the tool the question closes by asking in
+  ("... with git lfs"); evidence that never names the thing asked about cannot say what
+  it is;
+* holds too few of the question's words (:func:`grounded`, :data:`ANSWERED_SHARE`), unless
+  retrieval measured that a passage is near it in meaning (:data:`CLOSE_FLOOR`).
+
+Words are counted as the support label counts them (:func:`arborist._qa.support.asked_words`,
+:func:`~arborist._qa.support.root`), so the refusal and the label beside an answer agree on
+what the question asks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from arborist._qa.client import ChatRequest
+from arborist._qa.support import REQUEST_WORDS, asked_words, root
+from arborist._text.analysis import read_question
+from arborist._text.text_words import STOPWORDS, fold, word_pairs, words
+
+__all__ = ["ANSWERED_SHARE", "CLOSE_FLOOR", "absent_names", "act_said", "covered", "grounded"]
+
+ANSWERED_SHARE = 0.5
+"""Share of the question's words the evidence (texts and titles) must hold before sentences are
+quoted from it: below it, the evidence is about something else ("Who created Spider-Man?"
+over the standard library finds "created" alone) and the answer says so. The words are
+those the support label asks for, each in any inflection (``extractive-v18``; before, every
+word :func:`~arborist._text.analysis.read_question` reads counted, the "doesn" and "t" of
+"doesn't" among them, and "removed" did not hold "remove")."""
+
+CLOSE_FLOOR = 0.52
+"""How near the question (calibrated in floor and scale, as
+:data:`arborist._qa.extractive.NEAR_FLOOR`) the nearest passage must be for evidence holding
+under :data:`ANSWERED_SHARE` of the question's words to answer it all the same. Chosen as 0.8
+on the scale of ``spread-p99-v1`` (MiniLM 0.706 of the unanswerable set refused and 3 of 196
+answerable wrongly refused, e5-small 0.706 and 9; replayed, at 0.75 e5 0.647 and 4, at 0.85
+0.725 and 12). On the scale of ``spread-p999-v2``, 0.52 is 0.96 of the same nearness for
+MiniLM (0.8 / 1.48; at 0.54, the same, e5-small wrongly refused 13 of 196 where it had 9).
+Measured there (bench/quality.py --set unanswerable and the recorded asks of the answerable
+sets, refused of 51 and of 196, before and after): MiniLM 37 and 4, as before; e5-small 40
+and 9 (40 and 8); the n-gram stand-in 39 and 8 (33 and 5), wordllama 37 and 8 (32 and 7);
+none of the newly refused answerable questions had an answer holding its phrase."""
+
+
+def grounded(request: ChatRequest) -> bool:
+    """Whether the evidence can answer the question: it names every name the question asks
+    about (:func:`absent_names`), and it holds enough of the question's words
+    (:func:`covered`) or, when retrieval measured nearness, its nearest passage is
+    :data:`CLOSE_FLOOR` near the question (meaning, whatever the words)."""
+    if absent_names(request):
+        return False
+    near = [score for item in request.evidence for score in item.nearness]
+    return covered(request) or (bool(near) and max(near) >= CLOSE_FLOOR)
+
+
+def covered(request: ChatRequest) -> bool:
+    """Whether the evidence (texts and titles) holds :data:`ANSWERED_SHARE` of the question's
+    words, each in any inflection."""
+    wanted = {root(w) for w in asked_words(request.question)}
+    if not wanted:
+        return bool(request.evidence)
+    present: set[str] = set()
+    for item in request.evidence:
+        present |= wanted & {root(w) for w in words(f"{item.title}\n{item.text}")}
+    return len(present) >= ANSWERED_SHARE * len(wanted)
+
+
+def absent_names(request: ChatRequest) -> list[str]:
+    """The names the question asks about that the evidence never says, as the question
+    writes them:
+
+    * identifiers (``os.path.splitext``) whose own name (``splitext``) no passage holds,
+      or one of whose qualifying parts (``subprocess`` of ``subprocess.run``) is no word of
+      any passage or title;
+    * names written with capitals (:func:`_proper_names`: "Bitbucket", "GNOME") or as a
+      possessive (:func:`_possessives`: "matplotlib's") that no word of a passage or title
+      opens with ("URL" opens "urllib");
+    * names of several capitalised words (:func:`_name_runs`: "Entity Framework Core") that
+      no passage or title says together, word after word, and words joined by hyphens
+      ("fish-style", "time-to-live") that no passage says, a part of which no passage
+      holds in any inflection;
+    * versions of what the documents are about (:func:`_versions`: "bash 6.0" over
+      evidence titled "Bash Reference Manual") that no passage or title holds;
+    * the act a question for its agent asks about ("who invented the relational model")
+      when no passage says it (:func:`act_said`: in any inflection, as who does it,
+      "inventor", or in other words, "artist" for "drew"): evidence that never says it
+      was done cannot say who did it;
+    * the words of the tool, place or medium the question closes by asking in
+      (:func:`_closing_words`: "... with git lfs", "... in a jupyter notebook") that no
+      passage or title holds in any inflection, unless retrieval measured a passage
+      :data:`CLOSE_FLOOR` near the question (which then says them in other words: "in a
+      folder" over passages that say "directory").
+
+    Evidence that never says the name, or never names the module, product or release it
+    is asked in, cannot say what it is."""
+    asked = read_question(request.question)
+    texts = [f"{item.title}\n{item.text}" for item in request.evidence]
+    folded = [fold(t) for t in texts]
+    said = {w for t in texts for w in words(t)}
+    absent = [
+        name
+        for name in asked.identifiers
+        if not any(fold(name.split(".")[-1]) in t for t in folded)
+        or any(part and fold(part) not in said for part in name.split(".")[:-1])
+    ]
+    question = request.question
+    for name in [*_proper_names(question), *_possessives(question)]:
+        if name not in absent and not all(
+            any(w.startswith(part) for w in said) for part in words(name)
+        ):
+            absent.append(name)
+    return list(dict.fromkeys(absent + _unsaid_phrases(request, texts, said)))
+
+
+def _unsaid_phrases(request: ChatRequest, texts: list[str], said: set[str]) -> list[str]:
+    """The names of several words, words joined by hyphens, closing words, acts and versions
+    of :func:`absent_names` that ``texts`` (the evidence's titles and texts, whose words are
+    ``said``) never say."""
+    question = request.question
+    spoken = [f" {' '.join(words(t))} " for t in texts]
+    held = {root(w) for w in said}
+    absent = [r for r in _name_runs(question) if not any(f" {_joined(r)} " in t for t in spoken)]
+    for compound in _HYPHENATED.findall(question):  # "fish-style": a name, once unknown
+        unsaid = not any(f" {_joined(compound)} " in t for t in spoken)
+        if unsaid and any(root(part) not in held for part in words(compound)):
+            absent.append(compound)
+    near = [score for item in request.evidence for score in item.nearness]
+    if not near or max(near) < CLOSE_FLOOR:  # near in meaning: said in other words
+        # a hyphenated tool ("pytest-timeout") is said when each of its parts is, as a
+        # passage's words read it ("pytest", "timeout")
+        absent += [
+            w for w in _closing_words(question) if any(root(p) not in held for p in words(w))
+        ]
+    act = _AGENT_ASKED.match(question)  # "who invented ...": a passage must say the act
+    if act and fold(act.group(1)) not in STOPWORDS and not act_said(fold(act.group(1)), said):
+        absent.append(act.group(1))
+    titles = {w for item in request.evidence for w in words(item.title)}
+    for name, version in _versions(question):
+        if fold(name) in titles and not any(_holds_version(t, version) for t in texts):
+            absent.append(f"{name} {version}")
+    return absent
+
+
+def _joined(name: str) -> str:
+    """The words of ``name`` one space apart: how a passage's words, joined so, say it."""
+    return " ".join(words(name))
+
+
+_TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+
+
+def _proper_names(question: str) -> list[str]:
+    """The names the question writes with capitals (``Bitbucket``, ``GNOME``, ``DevOps``,
+    ``Spider-Man``): a word of two letters or more with a capital after its first letter,
+    or with one at all when it does not open the question (which any sentence may), not
+    "I" and not a word that shapes a request ("Python")."""
+    found = []
+    for place, token in enumerate(_TOKEN.findall(question)):
+        inner = any(ch.isupper() for ch in token[1:])
+        if len(token) < 2 or token.isdigit() or fold(token) in REQUEST_WORDS:
+            continue
+        if inner or (place > 0 and token[0].isupper()):
+            found.append(token)
+    return list(dict.fromkeys(found))
+
+
+_POSSESSIVE = re.compile(r"(?:([^\W_]+)\s+)?([^\W_]+(?:-[^\W_]+)*)\Z")
+_APOSTROPHE_S = re.compile(r"(?<=[^\W_])['’]s\b")
+_POSSESSIVE_REACH = 80
+"""How far before its ``'s`` a possessive and the word before it are read: a search of the
+whole question from every character took time in the square of a long word's length."""
+
+_DETERMINERS = frozenset(
+    {"a", "an", "the", "my", "your", "his", "her", "its", "our", "their", "this", "that"}
+    | {"these", "those", "each", "every", "any", "some"}
+)
+"""Words that make what follows them a common noun ("my program's log messages")."""
+
+
+def _possessives(question: str) -> list[str]:
+    """The words the question writes as a possessive with no determiner before them
+    ("what is matplotlib's default colormap"): something of a thing it names, so a name,
+    whatever its case; not "my program's" or "the user's" (a common noun), not a word of
+    no meaning of its own ("what's", "it's", "that's") nor one that shapes a request
+    ("python's")."""
+    found = []
+    for mark in _APOSTROPHE_S.finditer(question):  # read back from each 's, a bounded way
+        start = max(0, mark.start() - _POSSESSIVE_REACH)
+        match = _POSSESSIVE.search(question, start, mark.start())
+        if match is None:
+            continue
+        before, word = match.group(1), match.group(2)
+        if len(word) < 2 or word.isdigit() or fold(word) in STOPWORDS | REQUEST_WORDS:
+            continue
+        if before is None or fold(before) not in _DETERMINERS:
+            found.append(word)
+    return list(dict.fromkeys(found))
+
+
+_AGENT_ASKED = re.compile(r"\s*who\s+([^\W\d_]+)", re.IGNORECASE)
+"""A question for who did something, and the word that says what ("who invented ...")."""
+
+_IRREGULAR = word_pairs(
+    """drew:draw drawn:draw wrote:write written:write made:make built:build began:begin
+        begun:begin sang:sing sung:sing led:lead won:win gave:give took:take ran:run shot:shoot
+        taught:teach thought:think bought:buy sold:sell told:tell said:say paid:pay spoke:speak
+        chose:choose broke:break stole:steal threw:throw knew:know grew:grow flew:fly held:hold
+        found:find slew:slay slain:slay sent:send spent:spend brought:bring sought:seek
+        fought:fight""",
+)
+"""Past forms that no ending gives, and the verb each is of ("drew": ``draw``; "found" is
+also an act of its own, "founded", which its ending gives)."""
+
+_ACTS = (
+    {"draw", "illustrate", "pencil", "ink", "sketch", "artist", "artwork", "cartoonist"},
+    {"paint", "artist"},
+    {"write", "author", "coauthor"},
+    {"found", "cofound", "establish"},
+    {"invent", "devise", "originate"},
+    {"build", "construct"},
+    {"kill", "murder", "assassinate", "slay"},
+    {"play", "portray", "actor", "actress"},
+    {"sing", "vocalist"},
+    {"win", "champion"},
+)
+"""Acts a passage may say in other words than the question's ("who drew Spider-Man?" over
+"artist Steve Ditko"; "who wrote it?" over "its author"): each set one act, its verbs and
+the nouns for who does it that no ending gives; a word may be of several. Only words that
+say that act and little else: "create" (for "invent"), "script" (for "write") or "head"
+(for "lead") fill technical prose, where they would say every act was done."""
+
+
+def act_said(act: str, said: set[str]) -> bool:
+    """Whether the words ``said`` (folded) say the act ``act`` (a folded verb, as a question
+    for its agent writes it: "invented", "drew") in any inflection, as who does it
+    ("inventor", "founders"), or in other words of :data:`_ACTS` ("artist" for "drew")."""
+    held = {root(w) for w in said} | {root(_IRREGULAR[w]) for w in said if w in _IRREGULAR}
+    stems = {root(act), root(_IRREGULAR.get(act, act))}
+    stems |= {root(w) for group in _ACTS if stems & {root(w) for w in group} for w in group}
+    return any(form in held for stem in stems for form in _act_forms(stem))
+
+
+def _act_forms(stem: str) -> set[str]:
+    """The roots that say the act whose root is ``stem``: the act, and who does it with
+    "-er" or "-or" ("creat": "creator"; "writ": "writer"; "win": "winner")."""
+    doubled = stem + stem[-1]  # "winner", "programmer", "penciller"
+    return {stem, doubled, stem + "er", stem + "or", doubled + "er"}
+
+
+_HYPHENATED = re.compile(r"\b[^\W\d_]+(?:-[^\W_]+)+\b")
+"""A word of parts joined by hyphens ("fish-style", "time-to-live", "oh-my-zsh")."""
+
+_CAPITALISED = re.compile(r"\b[A-Z][^\W_]*(?:-[^\W_]+)*(?:\s+[A-Z][^\W_]*(?:-[^\W_]+)*)+")
+"""Two or more words in a row, each opening with a capital."""
+
+
+def _name_runs(question: str) -> list[str]:
+    """The names of several words the question writes, each word capitalised ("Entity
+    Framework Core", "Azure DevOps"): runs of two or more capitalised words of two
+    letters or more, split at words of no meaning of their own ("Pride and Prejudice" is
+    two names) and at words that shape a request. None when the question capitalises
+    most of its words (a title-cased question says no name by its capitals)."""
+    tokens = [t for t in _TOKEN.findall(question) if len(t) > 1]
+    if sum(t[0].isupper() for t in tokens) * 2 > len(tokens):
+        return []
+    found = []
+    for match in _CAPITALISED.finditer(question):
+        run: list[str] = []
+        for token in [*match.group().split(), ""]:
+            if len(token) > 1 and fold(token) not in STOPWORDS | REQUEST_WORDS:
+                run.append(token)
+                continue
+            if len(run) > 1:
+                found.append(" ".join(run))
+            run = []
+    return list(dict.fromkeys(found))
+
+
+_CLOSING = re.compile(
+    r"\b(with|using|in|from|via|through|on)\s+((?:a|an|the|my|your|our)\s+)?"
+    r"([^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*)?)\s*[?!.]*\s*$",
+    re.IGNORECASE,
+)
+"""The one or two words a question closes with after a preposition ("... with git lfs",
+"... in a jupyter notebook", "... from a shapefile"), and the determiner before them."""
+
+_QUANTIFIERS = frozenset(
+    {"one", "two", "three", "several", "many", "few", "all", "each", "every", "some", "any"}
+    | {"both", "more", "most", "other", "another", "same"}
+)
+
+
+def _closing_words(question: str) -> list[str]:
+    """The content words of the tool, place or medium the question closes by asking in
+    ("how do I track large binary files with git lfs": ``git``, ``lfs``; "... in a
+    jupyter notebook", "... from a shapefile"): what the answer must be about, as the
+    module is of ``subprocess.run``. Not a quantity ("in one go", "with several people"),
+    not a kind of thing a place is ("in a comic", "on a schedule": one word after "in" or
+    "on" and a determiner, which an answer names an instance of), nor a word of no
+    meaning of its own or one that shapes a request ("in python")."""
+    match = _CLOSING.search(question.strip())
+    if match is None:
+        return []
+    preposition, determiner, said = match.group(1), match.group(2), _TOKEN.findall(match.group(3))
+    if fold(said[0]) in _QUANTIFIERS:
+        return []
+    if fold(preposition) in {"in", "on"} and determiner and len(said) == 1:
+        return []
+    return [w for w in said if fold(w) not in STOPWORDS | REQUEST_WORDS and len(w) > 1]
+
+
+_VERSION = re.compile(r"\b([^\W\d_][^\W_]*)\s+v?(\d+(?:\.\d+)+)(?!\w|\.\d)")
+"""A word and, after it, a number with a dot ("bash 6.0", "gnuplot 5.4.2")."""
+
+
+def _versions(question: str) -> list[tuple[str, str]]:
+    """The (name, version) pairs the question writes: a word followed by a number with a
+    dot in it ("When is bash 6.0 going to be released?")."""
+    return [(m.group(1), m.group(2)) for m in _VERSION.finditer(question)]
+
+
+def _holds_version(text: str, version: str) -> bool:
+    """Whether ``text`` says ``version`` as a number of its own ("6.0", "6.0.1"; not the
+    "16.0" or "6.05" of another number)."""
+    return re.search(rf"(?<![\d.]){re.escape(version)}(?!\d)", text) is not None

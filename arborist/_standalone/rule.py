@@ -1,0 +1,537 @@
+"""Whether a question stands alone or follows up the turn above it. Pure: no I/O.
+
+A question that does not stand alone is filed under the turn above it and borrows that
+turn's words (:mod:`arborist._qa.followups`); one that does is read as at the root. The
+rule reads the question as :mod:`arborist._standalone.said` gives it (names, literals, words,
+punctuation, and where its noun phrases are) with the word lists of
+:mod:`arborist._standalone.words`, what continues the question above by how it opens in
+:mod:`arborist._standalone.continues`, what replies to the last answer in
+:mod:`arborist._standalone.replies` and what leans for want of a subject of its own in
+:mod:`arborist._standalone.leans`; docs/retrieval.md ("Follow-ups") gives it in full with its
+measurement.
+:mod:`arborist._text.analysis` re-exports :func:`stands_alone`, where its callers import it.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from arborist._standalone.continues import confirms, continues
+from arborist._standalone.leans import (
+    definite_subject,
+    leans,
+    owned_subject,
+    reports,
+    stands_in,
+    which_one,
+)
+from arborist._standalone.reacts import names_replaced, reacts
+from arborist._standalone.replies import (
+    adds,
+    corrects,
+    documented,
+    edits,
+    exchanges,
+    names_its_subject,
+    numbered,
+    picks,
+    recalls_act,
+    recalls_answer,
+    substitutes,
+)
+from arborist._standalone.said import ENDS, Said
+from arborist._standalone.words import (
+    ADDITIVES,
+    ADVERBIAL,
+    AMBIENT,
+    ASKER,
+    AUXILIARIES,
+    BE,
+    CLAUSE_WORDS,
+    DEMONSTRATIVES,
+    EXPLETIVE_VERBS,
+    LIFTED,
+    OBJECTS,
+    ORDINALS,
+    OWNED,
+    PARTS,
+    POSSESSIVES,
+    PREPOSITIONS,
+    PRONOUNS,
+    RESPONSES,
+    SAYING,
+    SEQUELS,
+    SUBORDINATORS,
+    TIMES,
+    WEATHER,
+)
+
+__all__ = ["stands_alone"]
+
+
+def stands_alone(question: str) -> bool:
+    """Whether ``question`` can be answered without the turns above it.
+
+    It cannot when it (docs/retrieval.md, "Follow-ups", gives each rule with its examples)
+
+    * continues another: a continuation opener with too little of its own after it ("And
+      for sets?", "What about dumps?"; "And what is a closure?" has a subject of its own),
+      "go on", "now" before a verb ("Now add error handling"), a bare modifier or condition
+      ("with a custom separator", "even when the list is empty?"), or "so" before a
+      statement put back to confirm ("So the dosage is the same for adults?");
+    * has no word of its own ("Why?"), or presupposes something said ("too", "instead",
+      "next" ending a clause, "in reply") or recalls the last answer ("the part about ...",
+      "the formula you used", "Why did you choose a heap?", "there" ending a clause);
+    * refers back: a pronoun or demonstrative with no noun phrase in the question that it
+      can stand for (a name, a literal, a noun after "a"/"my"/..., a first clause's
+      subject, a first sentence that stands alone for a demonstrative: "Octopuses have
+      three hearts. How does that work?", what follows a colon for "this"; not the head of
+      the relative clause it is the object of: "a recipe that uses them"), "it" standing
+      for a clause ("Is it possible to ..."), the weather or the time ("It's been snowing
+      for days") or a program's output ("it says 'divergent branches'") excepted;
+    * replies to the last answer, whatever else it names: corrects it ("No, I meant ...",
+      "That's wrong, ..."), edits it ("Translate the answer into French", "Can I substitute
+      the eggs?", "Use a dict instead of the list", "Continue.", "What happens if I leave out
+      the eggs?"), picks from it ("the first method", "the two approaches", "the original",
+      "your solution", "step 3", "option B"; not "the last git commit"), exchanges with one
+      side of it ("Can I substitute yogurt?"), adds to it ("Can you add type hints?"), or
+      asks of a part of a document that says not whose ("What does the figure on page 4
+      show?", "after the filtering");
+    * asks about "the N" with nothing saying which N, as the subject of a yes/no question,
+      one in the past or after "who is", "who won" or "who" and a verb in -ed ("Was the comic
+      successful?", "Who won the rematch?", "Who funded the study?"), or, with no name or new noun phrase of its own, as a question word's
+      subject ("What does the acronym stand for?") or placed in the past ("Who was
+      president at the time?"); a unique thing ("the sky") or a kind's name of two words
+      ("the garbage collector") says which;
+    * leans on the last answer with no subject of its own: "what if ...", a comparison
+      with nothing to compare, "the second/other/full ...", "also", "another", "tell me
+      more", a question word or auxiliary with at most one word ("What year?", "Who won?",
+      "Should I be worried?"), a noun that is of something with nothing it is of ("What's
+      the default value?", "Examples please", "Is there a vegetarian version?", "the
+      p-value for the interaction term": what it is of says not which; "What would the result
+      be for a negative number?": a subject's condition is not its owner), or a phrase with
+      a question mark, no clause and fewer than three words of its own. A comparison
+      completed by "than" has something to compare ("a faster way ... than recursion"), and
+      so has one on a bare subject before a setting ("Why does bread go stale faster in the
+      fridge?");
+    * changes or chooses from the last output: "now in French", "try again but with ...",
+      "Which one would you recommend?" with no set named.
+
+    A greeting ("Hi there!") and "please" are read as absent. A phrase without a question mark ("heapq", "decimal
+    rounding half up", "git rebase vs merge") is a search.
+    """
+    return _stands(Said.read(question), question.rstrip().endswith("?"))
+
+
+def _stands(said: Said, asked: bool) -> bool:
+    """:func:`stands_alone` of a question read, ``asked`` when it ends with a question mark.
+    "No," opening it answers the last answer: what follows stands alone only with a clause
+    of its own that does ("No, seriously, how do I fix a leaky faucet?"; "No, the other
+    Batman, the Keaton one" corrects)."""
+    if corrects(said) or confirms(said, asked):
+        return False
+    if said.texts[:1] in (["no"], ["nope"]) and said.kinds[1:2] == ["mark"]:
+        start = 1
+        while start < len(said.texts) and (
+            said.kinds[start] == "mark" or said.texts[start] in ("no", "nope")
+        ):
+            start += 1  # "No, no, ...": read once
+        rest = Said(said.kinds[start:], said.texts[start:], [False, *said.proper[start + 1 :]])
+        return rest.has_clause and _stands(rest, asked)  # "No, the other Batman" corrects
+    lifted = _lifted(said)
+    if lifted is not None:
+        said = lifted
+    elif continues(said):
+        return False
+    if not said.has_content() or _refers_back(said) or _replies(said) or which_one(said):
+        return False
+    named = said.introduced(said.contrast) or exchanges(said)
+    if named and not (definite_subject(said) or owned_subject(said)):
+        return True
+    bare = asked and not said.has_clause and said.contents() < 3
+    return not (leans(said) or bare or owned_subject(said))
+
+
+def _replies(said: Said) -> bool:
+    """It edits the last answer, picks from it, or asks of a part of a document with nothing
+    saying whose (:mod:`arborist._standalone.replies`)."""
+    if edits(said) or picks(said) or documented(said) or numbered(said):
+        return True
+    if substitutes(said) or adds(said) or stands_in(said) or reports(said):
+        return True
+    return reacts(said)
+
+
+def _lifted(said: Said) -> Said | None:
+    """What follows an opener of :data:`LIFTED`, when it has a subject of its own: a clause
+    with two words of its own or more ("And what is a closure?", "So how does compound
+    interest work?"), or three words of its own or more ("How about a good substitute for
+    buttermilk in pancakes?"), not itself a continuation. None otherwise."""
+    opener = next((c for c in LIFTED if said.lowered.startswith(c + " ")), None)
+    if opener is None:
+        return None
+    words = [j for j, kind in enumerate(said.kinds) if kind != "mark"]
+    start = words[len(opener.split())]
+    while start < len(said.texts) and said.kinds[start] == "mark":
+        start += 1
+    proper = [False, *said.proper[start + 1 :]]
+    rest = Said(said.kinds[start:], said.texts[start:], proper)
+    if continues(rest) or rest.contents() < (2 if rest.has_clause else 3):
+        return None
+    if not names_its_subject(rest):
+        return None
+    return rest
+
+
+def _expletive(said: Said, i: int) -> bool:
+    """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ...", "Is it worth
+    salting ..."), or for the weather or the time (:func:`_ambient`, "when it snows")."""
+    before, after = said.texts[i - 1 : i], said.texts[i + 1 : i + 2]
+    if (set(before + after) & BE and _ambient(said, i)) or _impersonal(said, i):
+        return True  # "It's been raining all week": the weather's "it", or the time's
+    if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
+        return said.new_within(i + 2, min(i + 9, len(said.texts)))
+    if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):
+        return False
+    for k in range(i + 1, min(i + 8, len(said.texts))):
+        if said.kinds[k] == "mark" or _agent(said, k):
+            return False  # "Is it covered by insurance if ...": "it" is done to, a thing
+        if said.texts[k] in SUBORDINATORS:
+            return True
+    return False
+
+
+def _agent(said: Said, k: int) -> bool:
+    """A verb in -ed at ``k`` with "by" after it: a passive with its agent, whose subject is a
+    thing ("Is it still covered by insurance if I wait?"; not "Is it recommended to ...")."""
+    return said.texts[k].endswith("ed") and said.texts[k + 1 : k + 2] == ["by"]
+
+
+def _impersonal(said: Said, i: int) -> bool:
+    """The "it" at ``i`` is the weather's, right before a verb of :data:`WEATHER` ("when it
+    snows"), or next to "is" and "worth" before an -ing clause, which it stands for ("Is it
+    worth salting a new driveway?"; not "Is it worth it?", "Is it worth reading?", where "it"
+    is what is read)."""
+    texts = said.texts
+    if set(texts[i + 1 : i + 2]) & WEATHER:
+        return True
+    worth = next((k for k in range(i + 1, i + 3) if texts[k : k + 1] == ["worth"]), None)
+    if worth is None or not set(texts[i - 1 : i] + texts[i + 1 : i + 2]) & BE:
+        return False
+    ing = texts[worth + 1 : worth + 2] != [] and texts[worth + 1].endswith("ing")
+    return ing and not said.ends_clause(worth + 2)  # "Is it worth reading?": "it" is read
+
+
+def _ambient(said: Said, i: int) -> bool:
+    """The "it" at ``i``, next to "is" or "was", is the weather's or the time's: a word of
+    :data:`AMBIENT` within three words ("It's been snowing for days"), or "been" and a length
+    of time ("It's been two weeks since my flu shot")."""
+    texts = said.texts
+    if set(texts[i + 1 : i + 4]) & AMBIENT:
+        return True
+    return texts[i + 2 : i + 3] == ["been"] and any(
+        t in TIMES or t.removesuffix("s") in TIMES for t in texts[i + 3 : i + 6]
+    )
+
+
+def _points_within(said: Said, i: int) -> bool:
+    """The demonstrative at ``i`` is a conjunction, or points at something in the question."""
+    texts = said.texts
+    if (
+        texts[i] == "that"
+        and not (
+            i == 0
+            or (said.kinds[i - 1] == "mark" and texts[i - 1] in ENDS)  # "Are you sure? That seems"
+            or _determiner(said, i)
+            or (
+                texts[i - 1] in BELIEVED
+                and texts[i + 1 : i + 2] != []
+                and texts[i + 1] in AUXILIARIES
+            )
+            or texts[i - 1] in PREPOSITIONS | AUXILIARIES
+            or said.ends_clause(i + 1)
+            or texts[i + 1] in PREPOSITIONS | ADDITIVES | COORDINATORS
+            or (said.content(i + 1) and said.ends_clause(i + 2))  # "put that line?"
+        )
+    ):
+        return True  # a conjunction or a relative pronoun: "so that", "a list that"
+    if texts[i] == "this" and (_forward(said, i) or set(texts[i + 1 : i + 2]) & TIMES):
+        return True  # "this year": now
+    if texts[i] in ("this", "these") and said.shown[i]:
+        return True  # "Is this a valid date format: 2024-13-01?": what follows the colon
+    if texts[i] in ("this", "that") and _defined_by_clause(said, i):
+        return True  # "That thing where your ears pop on a plane": its clause says which
+    named = said.named and texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES
+    if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
+        near = range(i + 1, min(i + 5, len(texts)))
+        named = any(  # "this regex match 'abc'", not "that work for Python 2"
+            (said.kinds[k] in ("name", "literal") or said.proper[k])
+            and texts[k - 1] not in PREPOSITIONS
+            for k in near[:3]
+        )
+        named = named or any(texts[k] == ":" for k in near)  # "this error mean: ..."
+    if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
+        return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
+    return said.introduced(i) and not i < said.relative_end()  # "a library for that"
+
+
+def _defined_by_clause(said: Said, i: int) -> bool:
+    """The demonstrative at ``i`` is a determiner before one noun and "where" or "when", which
+    opens a clause with a subject of its own, a new noun phrase: what it points at is what
+    that clause says ("That thing where your ears pop on a plane, what causes it?", "this
+    feeling when your foot falls asleep"; not "that thing where you ..." with no new noun
+    phrase: "that step where you reset HEAD")."""
+    texts = said.texts
+    if not (said.content(i + 1) and texts[i + 2 : i + 3] in (["where"], ["when"])):
+        return False
+    return said.new_within(i + 3, min(i + 6, len(texts)))
+
+
+COORDINATORS = frozenset({"but", "and", "or"})
+"""Right after "that", these make it a pronoun, the object ended ("redo that but in Python 3"):
+a conjunction is followed by its clause."""
+BELIEVED = frozenset(
+    {"think", "guess", "believe", "suspect", "sure", "know", "say", "feel", "doubt"}
+)
+"""Before "that" and an auxiliary, these make "that" the subject, not a conjunction: a clause
+after a conjunction opens with its own subject ("I don't think that's correct"; "I think that
+Python is slow" opens a clause)."""
+
+
+def _determiner(said: Said, i: int) -> bool:
+    """The "that" at ``i`` is a determiner, not a conjunction: right after a request's verb
+    ("Explain that ...", "Can you explain that ..."), before a noun phrase with no verb in it
+    that ends its clause or a preposition follows ("Can you explain that formula step by
+    step?", "Could you rewrite that paragraph more formally?"; not "Explain that water expands
+    when frozen", a clause)."""
+    texts = said.texts
+    verb = i - 1
+    if not (
+        verb == 0 or (verb >= 2 and texts[verb - 1] in ASKER and texts[verb - 2] in AUXILIARIES)
+    ):
+        return False
+    span = said.phrase(i + 1)
+    if not span or any(texts[k] in AUXILIARIES or _verb_like(texts[k]) for k in span):
+        return False  # "that water expands", "that prices rose": a clause
+    if said.ends_clause(span.stop):
+        return True
+    after = texts[span.stop]  # an adverb, not a verb: "that paragraph more formally"
+    return after in PREPOSITIONS | ADVERBIAL or after.endswith("ly")
+
+
+def _verb_like(word: str) -> bool:
+    """``word`` may be a verb in the past or the present's third person: in -ed, or in -s but
+    not -ss, -is, -us ("expands", "converged"; not "process", "analysis", "status")."""
+    return word.endswith("ed") or (word.endswith("s") and not word.endswith(("ss", "is", "us")))
+
+
+def _introduces(said: Said, i: int) -> bool:
+    """The demonstrative at ``i`` is in the first sentence, where the asker says how they are
+    ("I'm new to all this.", "I am confused by this!"), not a question, and a question that
+    stands alone follows it: what it points at is that question's subject ("Hello! I'm new to all
+    this. Could you explain what a Bloom filter is?"; not "I'm confused by this. Why?")."""
+    texts = said.texts
+    start, end = said.sentence(i).start, said.sentence(i).stop
+    if start or end >= len(texts) or texts[end] == "?" or texts[:2] not in STATED:
+        return False
+    return _alone_after(said, end)
+
+
+PLACED = PREPOSITIONS | {"about"}
+"""After "that" and a part of a text, these say where it is ("that bit about escrow")."""
+STATED = (["i", "m"], ["i", "am"])
+"""Opening a sentence, these say how the asker is ("I'm new to all this")."""
+
+
+def _forward(said: Said, i: int) -> bool:
+    """The "this" at ``i`` is the question itself, which follows "but" and stands alone
+    ("This might be a dumb question, but why is the sky blue?", "This might be a dumb question
+    but what's the difference between RAM and storage?")."""
+    but = said.but
+    if i >= but:
+        return False
+    if "forward" not in said.memo:
+        rest = Said(said.kinds[but + 1 :], said.texts[but + 1 :], [False, *said.proper[but + 2 :]])
+        rest.memo["forward"] = False  # read once: its own "this" does not look further
+        said.memo["forward"] = _stands(rest, asked=True)
+    return said.memo["forward"]
+
+
+def _refers_back(said: Said) -> bool:
+    """A pronoun or demonstrative with nothing in the question to stand for, or a word
+    that presupposes something said ("too" ending a clause, "instead" without "of")."""
+    for i, word in enumerate(said.texts):
+        if said.kinds[i] != "word":
+            continue
+        if word in PRONOUNS:
+            if not (word == "it" and _expletive(said, i)) and not _stands_for(said, i):
+                return True
+        elif word in DEMONSTRATIVES:
+            if not (_points_within(said, i) or _says_before(said, i) or _introduces(said, i)):
+                return True
+        elif (
+            (word in ADDITIVES and said.ends_clause(i + 1) and not _coordinated(said, i))
+            or (
+                word == "instead"
+                and said.texts[i + 1 : i + 2] != ["of"]
+                and not names_replaced(said, i)
+            )
+            or _as_well(said, i)
+            or _recalls(said, i)
+        ):
+            return True
+    return False
+
+
+def _as_well(said: Said, i: int) -> bool:
+    """The "well" at ``i`` ends "as well" at the end of a clause, which adds to something said,
+    like "too": not to an earlier clause of the question ("copy a file and keep its mode as
+    well"), nor before a contrast that names what it adds to ("stash untracked files as well,
+    not just modified ones")."""
+    if said.texts[i] != "well" or said.texts[i - 1 : i] != ["as"] or not said.ends_clause(i + 1):
+        return False
+    return not _coordinated(said, i) and said.texts[i + 2 : i + 3] != ["not"]
+
+
+def _recalls(said: Said, i: int) -> bool:
+    """The word at ``i`` recalls the last answer: "next" ending a clause ("What happened
+    next"; not after a first clause that names what it follows: "Who won the Battle of
+    Hastings, and what changed afterward?"), "the part about ...", "that last bit about ...", "the formula you used",
+    "in response" or "as a result"
+    ending a clause (to what was said), "there" ending a clause with no place named before
+    it ("Why not use a mutex there?"; not "Is there ...", "Total beginner here. ...")."""
+    texts, word = said.texts, said.texts[i]
+    before = texts[i - 1 : i]
+    if word in SEQUELS:  # "Who won the Battle of Hastings, and what changed afterward?"
+        anchored = said.first_joint < i and min(said.first_named, said.first_new) < said.first_joint
+        return said.ends_clause(i + 1) and said.first_condition > i and not anchored
+    if word in PARTS:
+        return _part(said, i)
+    if word in ("you", "your"):  # "the formula you used", "your solution"
+        return recalls_act(said, i) if word == "you" else recalls_answer(said, i)
+    if word in RESPONSES and said.ends_clause(i + 1):  # "What did she say in reply?"
+        return before == ["in"] or (word == "result" and texts[i - 2 : i] == ["as", "a"])
+    if word not in ("there", "here") or not said.ends_clause(i + 1) or _introduced_here(said, i):
+        return False
+    return not set(before) & AUXILIARIES and not _placed_before(said, i)
+
+
+def _placed_before(said: Said, i: int) -> bool:
+    """A name, a proper name or a literal that is not a number comes before ``i``: a place
+    "there" or "here" may be ("Is Python slow there?" is not read so; "why 0.05 and not 0.01
+    here?" names no place: numbers are values)."""
+    return any(
+        said.proper[k]
+        or said.kinds[k] == "name"
+        or (said.kinds[k] == "literal" and not said.texts[k][:1].isdigit())
+        for k in range(min(i, said.first_named), i)
+    )
+
+
+def _part(said: Said, i: int) -> bool:
+    """The part of a text at ``i`` is the last answer's: after "the" or "that" (and an ordinal:
+    "that last bit about escrow") and not of something ("the part about ..."; not "the
+    sentence \"The old man the boats\"": it is quoted; not "Is it true that bits are ...",
+    where "that" is a conjunction)."""
+    texts = said.texts
+    before, after = texts[i - 1 : i], texts[i + 1 : i + 2]
+    named = any(said.kinds[k] != "word" for k in said.phrase(i))
+    if set(before) & ORDINALS:
+        before = texts[i - 2 : i - 1]
+    if before == ["that"] and not (said.ends_clause(i + 1) or set(after) & PLACED):
+        return False
+    return before in (["the"], ["that"]) and after != ["of"] and not named
+
+
+def _introduced_here(said: Said, i: int) -> bool:
+    """The "here" at ``i`` ends the first sentence, which has no clause (no question word, no
+    auxiliary), before a question with a clause that stands alone: the asker saying who they
+    are ("Total beginner here. What is a REST API?"; not "Why did you use a set here?",
+    "Stuck here. Any ideas?")."""
+    sentence = said.sentence(i)
+    if said.texts[i] != "here" or sentence.start or sentence.stop != i + 1:
+        return False
+    if sentence.stop + 1 >= len(said.texts):
+        return False
+    if set(said.texts[sentence.start : sentence.stop]) & CLAUSE_WORDS:
+        return False
+    return _alone_after(said, sentence.stop)
+
+
+def _alone_after(said: Said, end: int) -> bool:
+    """What follows the mark at ``end``, the first sentence's, has a clause and stands alone
+    (read once, and its own first sentence not read so again)."""
+    if "alone_after" not in said.memo:
+        rest = Said(said.kinds[end + 1 :], said.texts[end + 1 :], [False, *said.proper[end + 2 :]])
+        rest.memo["alone_after"] = False
+        said.memo["alone_after"] = rest.has_clause and _stands(rest, asked=True)
+    return said.memo["alone_after"]
+
+
+def _says_before(said: Said, i: int) -> bool:
+    """The demonstrative at ``i`` follows a first sentence that stands alone with three words
+    of its own or more, and is what it says ("Some say goldfish remember for three seconds.
+    Is that so?"; not "Nice answer. Why is that?")."""
+    end = said.first_joint
+    if not (end < i and said.texts[end] in ENDS and _first_clause_alone(said)):
+        return False
+    return sum(said.content(k) for k in range(end)) >= 3  # not "Great answer. Why is that?"
+
+
+def _stands_for(said: Said, i: int) -> bool:
+    """A noun phrase before the pronoun at ``i`` can be what it stands for: a new one not
+    the head of a relative clause the pronoun is the object of ("a recipe that uses
+    them"), or the subject of a clause that stands alone before "and" ("how do index
+    funds work and why do people say they ...")."""
+    if said.introduced(i) and not (said.texts[i] in OBJECTS and i < said.relative_end()):
+        return True
+    if said.texts[i] in POSSESSIVES and said.bare_subject() < i:
+        return True  # "Why do cats land on their feet?"
+    if said.texts[i] == "their" and _bare_plural(said, i):
+        return True  # "bash loop over files with spaces in their names"
+    return said.first_joint < i and _first_clause_alone(said)
+
+
+def _bare_plural(said: Said, i: int) -> bool:
+    """A plural noun with no determiner comes before the "their" at ``i`` in its sentence: a kind
+    of thing of the question's own, which "their" may stand for ("loop over files with spaces
+    in their names", "sort dicts by their values"; not "the files", "these files", "more
+    details": what those are is said before)."""
+    if "bare_plural" not in said.memo_at:
+        said.memo_at["bare_plural"] = [k for k in range(len(said.texts)) if _plural_kind(said, k)]
+    found = said.memo_at["bare_plural"]
+    k = bisect.bisect_left(found, i) - 1  # the last one before "their"
+    return k >= 0 and found[k] >= said.sentence(i).start
+
+
+def _plural_kind(said: Said, k: int) -> bool:
+    """The word at ``k`` is a plural noun with no determiner, read by :func:`_bare_plural`."""
+    word = said.texts[k]
+    if not (said.content(k) and said.kinds[k] == "word" and not said.proper[k]):
+        return False
+    if not word.endswith("s") or word.endswith(("ss", "us", "is")) or word in OWNED:
+        return False
+    before = said.texts[k - 1] if k else ""
+    return before not in DETERMINED and before not in PRONOUNS
+
+
+DETERMINED = frozenset({"the", "these", "those", "more", "other", "such", "both", "all"})
+"""Before a plural noun, these say it is one the last answer gave or a set said before ("the
+files", "more details"): not a kind of the question's own that "their" could stand for."""
+
+
+def _first_clause_alone(said: Said) -> bool:
+    """The words before the first "and" have two words of their own or more, nothing that
+    refers back and nothing that leans: a clause whose subject a later pronoun may be."""
+    if "first_clause_alone" not in said.memo:
+        end = said.first_joint
+        clause = Said(said.kinds[:end], said.texts[:end], said.proper[:end])
+        alone = clause.contents() >= 2 and not _refers_back(clause) and not leans(clause)
+        said.memo["first_clause_alone"] = alone
+    return said.memo["first_clause_alone"]
+
+
+def _coordinated(said: Said, i: int) -> bool:
+    """An earlier clause of the question, joined by "and", is what the "too" at ``i`` adds
+    to ("copy a file and keep its timestamps too")."""
+    return said.first_and_after_new < i

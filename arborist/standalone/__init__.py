@@ -1,4 +1,0 @@
-"""Whether a question stands alone or follows up the turn above it (pure: no I/O):
-:mod:`arborist.standalone.rule` is the rule, the other modules what it reads."""
-
-__all__: list[str] = []
