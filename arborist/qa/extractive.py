@@ -43,7 +43,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v23"
+EXTRACTIVE_MODEL = "extractive-v24"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -66,6 +66,9 @@ class _Pick:
     """``score`` less what it earns for holding something to type that the question asks
     for (:data:`~arborist.qa.cues.CODE_SHARE`): that orders sentences, but does not make
     one about the question, so :data:`RELATIVE_FLOOR` compares this."""
+    nearest: bool = False
+    """Whether it is in the prose window the vector lane measured nearest the question, of
+    all the evidence's: :data:`RELATIVE_FLOOR` does not leave it out."""
 
 
 class ExtractiveClient:
@@ -97,7 +100,9 @@ class ExtractiveClient:
        sentences; a question word in the heading a sentence is under counts as fully as
        one it says (:data:`HEADING_SHARE`). What the question asks for counts too
        (:mod:`arborist.qa.cues`: code, a number, a term), and so, when retrieval measured
-       it, does being in the prose window nearest the question (:data:`NEAREST_MARGIN`).
+       it, does being in the prose window nearest the question (:data:`NEAREST_MARGIN`);
+       a sentence of the nearest window of all is quoted however few words it shares
+       (:data:`RELATIVE_FLOOR`).
     4. **Short and cited once per run.** At most ``max_sentences`` sentences and
        ``max_chars`` characters (the first always fits, shortened if need be),
        grouped by the evidence they came from; each group ends with one short
@@ -210,7 +215,7 @@ class ExtractiveClient:
             for order, found in enumerate(read_items(defang_citations(item.text)))
             if order > 0 or not _cut_at_start(item.text, found.sentence)
         ]
-        nearest = _nearest(request)
+        nearest, closest = _nearest(request)
         counts: dict[str, int] = {}
         for *_, found, _ in table:
             for word in found & wanted:
@@ -254,10 +259,11 @@ class ExtractiveClient:
             if not head and opens[(rank, read.heading)] == place:
                 head = _heading_head(read.heading, wanted, said)
             text = f"{head}: {said}" if head else said
-            picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, worded))
+            near = (rank, order) in closest
+            picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, worded, near))
         picks.sort(key=lambda p: (-p.score, p.rank, p.order))
         floor = RELATIVE_FLOOR * max((p.worded for p in picks), default=0.0)
-        return [p for p in picks if p.worded >= floor]
+        return [p for p in picks if p.worded >= floor or p.nearest]
 
     def _select(self, request: ChatRequest) -> list[_Pick]:
         """The chosen sentences, grouped by evidence item (best group first), each group in order."""
@@ -365,7 +371,14 @@ first: a task is most often done by a module's own function."""
 
 RELATIVE_FLOOR = 0.5
 """A matching sentence scoring under this share of the best one is about something else
-("Batman was created by ..." for "who created Spider-Man?") and is left out."""
+("Batman was created by ..." for "who created Spider-Man?") and is left out, unless it is in
+the prose window the vector lane measured nearest the question of all the evidence's
+(``extractive-v24``): meaning says that window is about the question, and a sentence there
+that shares a word with it answers in the words of the document ("Suppress commit
+description and provide a commit count summary only." for "count how many commits each
+author made", "The git filter-repo tool is an alternative to git-filter-branch ..." for
+"filter-branch is slow, what should I use instead"). The words alone still decide with no
+nearness measured."""
 
 TITLE_SHARE = 0.5
 """How much a question word in the evidence's title, or in the term a sentence describes,
@@ -461,9 +474,10 @@ def _weighed(
     )
 
 
-def _nearest(request: ChatRequest) -> set[tuple[int, int]]:
+def _nearest(request: ChatRequest) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
     """Which sentences (evidence, place) are in a prose window within :data:`NEAREST_MARGIN`
-    of the nearest the vector lane measured (none when it measured none)."""
+    of the nearest the vector lane measured, and which are in the nearest itself (none when
+    it measured none)."""
     near = {}
     for rank, item in enumerate(request.evidence):
         text = defang_citations(item.text)
@@ -471,7 +485,10 @@ def _nearest(request: ChatRequest) -> set[tuple[int, int]]:
             if cosine is not None:
                 near[(rank, order)] = cosine
     best = max(near.values(), default=0.0)
-    return {place for place, cosine in near.items() if cosine >= best - NEAREST_MARGIN}
+    return (
+        {place for place, cosine in near.items() if cosine >= best - NEAREST_MARGIN},
+        {place for place, cosine in near.items() if cosine == best},
+    )
 
 
 def _cut_at_start(text: str, sentence: str) -> bool:
