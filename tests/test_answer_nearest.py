@@ -104,7 +104,6 @@ def test_each_sentence_is_given_its_own_windows_nearness() -> None:
     assert window_nearness(TRANSACTIONS, (), items) == [None] * len(items)
 
 
-
 STATUS = (
     "## Exit status\n\n"
     "Each command of a pipeline runs in a subshell of its own, and the whole pipeline waits "
