@@ -66,9 +66,7 @@ class _Pick:
     """``score`` less what it earns for holding something to type that the question asks
     for (:data:`~arborist.qa.cues.CODE_SHARE`): that orders sentences, but does not make
     one about the question, so :data:`RELATIVE_FLOOR` compares this."""
-    nearest: bool = False
-    """Whether it is in the prose window the vector lane measured nearest the question, of
-    all the evidence's: :data:`RELATIVE_FLOOR` does not leave it out."""
+    nearest: bool = False  # in the window measured nearest of all: RELATIVE_FLOOR keeps it
 
 
 class ExtractiveClient:
@@ -100,9 +98,7 @@ class ExtractiveClient:
        sentences; a question word in the heading a sentence is under counts as fully as
        one it says (:data:`HEADING_SHARE`). What the question asks for counts too
        (:mod:`arborist.qa.cues`: code, a number, a term), and so, when retrieval measured
-       it, does being in the prose window nearest the question (:data:`NEAREST_MARGIN`);
-       a sentence of the nearest window of all is quoted however few words it shares
-       (:data:`RELATIVE_FLOOR`).
+       it, does being in the prose window nearest the question (:data:`NEAREST_MARGIN`).
     4. **Short and cited once per run.** At most ``max_sentences`` sentences and
        ``max_chars`` characters (the first always fits, shortened if need be),
        grouped by the evidence they came from; each group ends with one short
@@ -372,13 +368,8 @@ first: a task is most often done by a module's own function."""
 RELATIVE_FLOOR = 0.5
 """A matching sentence scoring under this share of the best one is about something else
 ("Batman was created by ..." for "who created Spider-Man?") and is left out, unless it is in
-the prose window the vector lane measured nearest the question of all the evidence's
-(``extractive-v24``): meaning says that window is about the question, and a sentence there
-that shares a word with it answers in the words of the document ("Suppress commit
-description and provide a commit count summary only." for "count how many commits each
-author made", "The git filter-repo tool is an alternative to git-filter-branch ..." for
-"filter-branch is slow, what should I use instead"). The words alone still decide with no
-nearness measured."""
+the window the vector lane measured nearest of all (``extractive-v24``: "... provide a commit
+count summary only." for "count how many commits each author made"; docs/retrieval.md)."""
 
 TITLE_SHARE = 0.5
 """How much a question word in the evidence's title, or in the term a sentence describes,
@@ -397,10 +388,8 @@ NEAREST_MARGIN = 0.1
 """A sentence in a prose window the vector lane measured within ``NEAREST_MARGIN`` of the
 evidence's nearest (:attr:`~arborist.qa.client.EvidenceText.nearness`, calibrated) earns
 ``NEAREST_SHARE`` of the question's weightiest word (``extractive-v23``): the words say what
-a sentence is about, the window's nearness where the answer is (the nearest window holds
-the phrase for 55 of the 97 foreign questions whose evidence holds it quotably; "The default
-transaction behavior is DEFERRED." for "does plain BEGIN start a deferred or immediate
-transaction"). It only orders: :data:`RELATIVE_FLOOR` still compares the words alone."""
+a sentence is about, the window's nearness where the answer is ("The default transaction
+behavior is DEFERRED." for "does plain BEGIN start a deferred or immediate transaction")."""
 
 _NOT_ASKED = REQUEST_WORDS | {"s", "t", "d", "m", "ll", "re", "ve"}
 """Words no sentence is chosen for: those that shape a request, and what contractions leave
@@ -475,9 +464,7 @@ def _weighed(
 
 
 def _nearest(request: ChatRequest) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
-    """Which sentences (evidence, place) are in a prose window within :data:`NEAREST_MARGIN`
-    of the nearest the vector lane measured, and which are in the nearest itself (none when
-    it measured none)."""
+    """The sentences (evidence, place) within :data:`NEAREST_MARGIN`, and in the nearest."""
     near = {}
     for rank, item in enumerate(request.evidence):
         text = defang_citations(item.text)
@@ -485,10 +472,8 @@ def _nearest(request: ChatRequest) -> tuple[set[tuple[int, int]], set[tuple[int,
             if cosine is not None:
                 near[(rank, order)] = cosine
     best = max(near.values(), default=0.0)
-    return (
-        {place for place, cosine in near.items() if cosine >= best - NEAREST_MARGIN},
-        {place for place, cosine in near.items() if cosine == best},
-    )
+    close = {place for place, cosine in near.items() if cosine >= best - NEAREST_MARGIN}
+    return close, {place for place, cosine in near.items() if cosine == best}
 
 
 def _cut_at_start(text: str, sentence: str) -> bool:
