@@ -47,7 +47,7 @@ NAMED_SHARE = 1.0
 a share of the question's weightiest word, for the sentences describing that term."""
 
 _QUANTITY = re.compile(
-    r"\bhow\s+(?:many|much|often|long|big|large|far|old|deep|high|wide)\b"
+    r"\bhow\s+(?:many|much|often|long|big|large|far|old|deep)\b"
     r"|^\W*when\s+(?:does|do|is|are|will)\b"
     r"|\b(?:max(?:imum)?|min(?:imum)?|limits?|largest|smallest|sizes?|number\s+of)\b",
     re.IGNORECASE,

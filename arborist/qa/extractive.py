@@ -66,7 +66,7 @@ class _Pick:
     """``score`` less what it earns for holding something to type that the question asks
     for (:data:`~arborist.qa.cues.CODE_SHARE`): that orders sentences, but does not make
     one about the question, so :data:`RELATIVE_FLOOR` compares this."""
-    nearest: bool = False  # in the window measured nearest of all: RELATIVE_FLOOR keeps it
+    nearest: bool = False  # in the nearest window, engaged: RELATIVE_FLOOR keeps it
 
 
 class ExtractiveClient:
@@ -255,7 +255,7 @@ class ExtractiveClient:
             if not head and opens[(rank, read.heading)] == place:
                 head = _heading_head(read.heading, wanted, said)
             text = f"{head}: {said}" if head else said
-            near = (rank, order) in closest
+            near = (rank, order) in closest and len(own) >= min(ENGAGED_WORDS, len(wanted))
             picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, worded, near))
         picks.sort(key=lambda p: (-p.score, p.rank, p.order))
         floor = RELATIVE_FLOOR * max((p.worded for p in picks), default=0.0)
@@ -367,9 +367,9 @@ first: a task is most often done by a module's own function."""
 
 RELATIVE_FLOOR = 0.5
 """A matching sentence scoring under this share of the best one is about something else
-("Batman was created by ..." for "who created Spider-Man?") and is left out, unless it is in
-the window the vector lane measured nearest of all (``extractive-v24``: "... provide a commit
-count summary only." for "count how many commits each author made"; docs/retrieval.md)."""
+("Batman was created by ..." for "who created Spider-Man?") and is left out, unless it says
+:data:`ENGAGED_WORDS` of the question's words in the window the vector lane measured nearest
+of all (``extractive-v24``; docs/retrieval.md)."""
 
 TITLE_SHARE = 0.5
 """How much a question word in the evidence's title, or in the term a sentence describes,
