@@ -31,7 +31,7 @@ from arborist.qa.sentences import (
     read_sentences,
     short_signature,
     shorten,
-    window_nearness,
+    window_places,
 )
 from arborist.qa.support import NOT_ANSWERED_OPENING, REQUEST_WORDS, asked_words, root
 from arborist.store.passages import passage_definitions
@@ -205,13 +205,16 @@ class ExtractiveClient:
     def _matching(self, request: ChatRequest, asked: QuestionTerms) -> list[_Pick]:
         """Every prose sentence holding a word of the question, scored (see the class docstring)."""
         wanted = _wanted(request.question, asked)
+        texts = [defang_citations(item.text) for item in request.evidence]
+        read = [read_items(text) for text in texts]
         table = [
             (rank, order, found.sentence, stems(found.sentence), found)
             for rank, item in enumerate(request.evidence)
-            for order, found in enumerate(read_items(defang_citations(item.text)))
+            for order, found in enumerate(read[rank])
             if order > 0 or not _cut_at_start(item.text, found.sentence)
         ]
-        nearest, closest = _nearest(request)
+        nearness = [item.nearness for item in request.evidence]
+        nearest, closest = window_places(texts, nearness, read, NEAREST_MARGIN)
         counts: dict[str, int] = {}
         for *_, found, _ in table:
             for word in found & wanted:
@@ -246,7 +249,7 @@ class ExtractiveClient:
             score = _weighed(weight, own, wanted - own, titles[rank], read)
             if opening in about[rank].names:  # "a deep copy" says ``deepcopy``'s name
                 joined = joined_name(about[rank].names[opening], asked)
-                score += sum(weight.get(stem(w), 0.0) for w in joined)
+                score += math.fsum(weight.get(stem(w), 0.0) for w in joined)
             score += cued.total * top  # "how many ...": "The default is 6700."
             worded = score - cued.typed * top
             score += NEAREST_SHARE * top * ((rank, order) in nearest)  # nearest in meaning
@@ -457,23 +460,12 @@ def _weighed(
     names at :data:`TITLE_SHARE`."""
     headed = (other & stems(read.heading)) - title  # the section it is in
     topic = ((title | stems(f"{read.term} {read.first}")) & other) - headed
-    lent = TITLE_SHARE * sum(weight.get(w, 0.0) for w in topic)
+    lent = TITLE_SHARE * math.fsum(weight.get(w, 0.0) for w in topic)
     return (
-        sum(weight[w] for w in own) + lent + HEADING_SHARE * sum(weight.get(w, 0.0) for w in headed)
+        math.fsum(weight[w] for w in own)
+        + lent
+        + HEADING_SHARE * math.fsum(weight.get(w, 0.0) for w in headed)
     )
-
-
-def _nearest(request: ChatRequest) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
-    """The sentences (evidence, place) within :data:`NEAREST_MARGIN`, and in the nearest."""
-    near = {}
-    for rank, item in enumerate(request.evidence):
-        text = defang_citations(item.text)
-        for order, cosine in enumerate(window_nearness(text, item.nearness, read_items(text))):
-            if cosine is not None:
-                near[(rank, order)] = cosine
-    best = max(near.values(), default=0.0)
-    close = {place for place, cosine in near.items() if cosine >= best - NEAREST_MARGIN}
-    return close, {place for place, cosine in near.items() if cosine == best}
 
 
 def _cut_at_start(text: str, sentence: str) -> bool:
