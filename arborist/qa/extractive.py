@@ -213,8 +213,7 @@ class ExtractiveClient:
             for order, found in enumerate(read[rank])
             if order > 0 or not _cut_at_start(item.text, found.sentence)
         ]
-        nearness = [item.nearness for item in request.evidence]
-        nearest, closest = window_places(texts, nearness, read, NEAREST_MARGIN)
+        near = window_places(texts, [i.nearness for i in request.evidence], read, NEAREST_MARGIN)
         counts: dict[str, int] = {}
         for *_, found, _ in table:
             for word in found & wanted:
@@ -252,14 +251,14 @@ class ExtractiveClient:
                 score += math.fsum(weight.get(stem(w), 0.0) for w in joined)
             score += cued.total * top  # "how many ...": "The default is 6700."
             worded = score - cued.typed * top
-            score += NEAREST_SHARE * top * ((rank, order) in nearest)  # nearest in meaning
+            score += NEAREST_SHARE * top * ((rank, order) in near[0])  # nearest in meaning
             said = f"{lead} {sentence}" if lead else sentence
             head = about[rank].heads.get(opening) or read.term
             if not head and opens[(rank, read.heading)] == place:
                 head = _heading_head(read.heading, wanted, said)
             text = f"{head}: {said}" if head else said
-            near = (rank, order) in closest and len(own) >= min(ENGAGED_WORDS, len(wanted))
-            picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, worded, near))
+            kept = (rank, order) in near[1] and len(own) >= min(ENGAGED_WORDS, len(wanted))
+            picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, worded, kept))
         picks.sort(key=lambda p: (-p.score, p.rank, p.order))
         floor = RELATIVE_FLOOR * max((p.worded for p in picks), default=0.0)
         return [p for p in picks if p.worded >= floor or p.nearest]
