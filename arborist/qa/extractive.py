@@ -206,14 +206,14 @@ class ExtractiveClient:
         """Every prose sentence holding a word of the question, scored (see the class docstring)."""
         wanted = _wanted(request.question, asked)
         texts = [defang_citations(item.text) for item in request.evidence]
-        read = [read_items(text) for text in texts]
+        items = [read_items(text) for text in texts]
         table = [
             (rank, order, found.sentence, stems(found.sentence), found)
             for rank, item in enumerate(request.evidence)
-            for order, found in enumerate(read[rank])
+            for order, found in enumerate(items[rank])
             if order > 0 or not _cut_at_start(item.text, found.sentence)
         ]
-        near = window_places(texts, [i.nearness for i in request.evidence], read, NEAREST_MARGIN)
+        near = window_places(texts, [i.nearness for i in request.evidence], items, NEAREST_MARGIN)
         counts: dict[str, int] = {}
         for *_, found, _ in table:
             for word in found & wanted:
