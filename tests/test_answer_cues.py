@@ -28,6 +28,10 @@ def test_what_a_question_asks_for() -> None:
     )
     assert read_cues("How many commands are remembered?") == Cues(number=True)
     assert read_cues("default size of the dumb terminal").number
+    assert read_cues("what page sizes are allowed in the file format").number
+    assert read_cues("a way to cap how deep functions can nest").number
+    assert not read_cues("what does the page header hold").number
+    assert not read_cues("how wide are boxes by default").number  # a width may be no number
     assert read_cues("why is the sky blue") == Cues()
     assert read_cues("revert complains there is no -m option given").named == {"-m"}
 

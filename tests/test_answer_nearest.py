@@ -102,3 +102,36 @@ def test_each_sentence_is_given_its_own_windows_nearness() -> None:
     # places nothing.
     assert window_nearness(TRANSACTIONS, (0.42,), items) == [None] * len(items)
     assert window_nearness(TRANSACTIONS, (), items) == [None] * len(items)
+
+
+STATUS = (
+    "## Exit status\n\n"
+    "Each command of a pipeline runs in a subshell of its own, and the whole pipeline waits "
+    "for every grep or other command in it. The shell then reads its next line of input and "
+    "goes on as before, with the same variables, traps and options set as they were. Its own "
+    "status is what the special parameter of the last status holds, until another one "
+    "replaces it.\n\n"
+    "## Pipefail\n\n"
+    "Set the pipefail option so that the status is that of the rightmost command that fails. "
+    "A trap on ERR runs when it fails. It is off when the shell starts, and the set builtin "
+    "turns it on or off again.\n"
+)
+WHOLE = "how do I make the whole pipeline fail when a grep command in it fails"
+
+
+def test_a_sentence_of_the_nearest_window_is_quoted_however_few_words_it_shares() -> None:
+    # The first window's sentence holds "command", "pipeline", "whole" and "grep"; the
+    # pipefail sentence "command" and "fail", under a heading the question does not say:
+    # under half as much, the words alone leave it out.
+    assert len(windows(STATUS)) == 2, windows(STATUS)
+    words_alone = answer(WHOLE, ("Shell", STATUS, ()), most=4)
+    assert words_alone.startswith("Each command of a pipeline"), words_alone
+    assert "rightmost" not in words_alone, words_alone
+    # Measured nearest in meaning, it is quoted; the trap's sentence, which says one word of
+    # the question ("fails"), is not.
+    near = answer(WHOLE, ("Shell", STATUS, (0.3, 1.1)), most=4)
+    assert "the rightmost command that fails" in near, near
+    assert "trap on ERR" not in near, near
+    # Measured the farther, it is not.
+    far = answer(WHOLE, ("Shell", STATUS, (1.1, 0.3)), most=4)
+    assert "rightmost" not in far, far

@@ -47,11 +47,13 @@ NAMED_SHARE = 1.0
 a share of the question's weightiest word, for the sentences describing that term."""
 
 _QUANTITY = re.compile(
-    r"\bhow\s+(?:many|much|often|long|big|large|far|old)\b|^\W*when\s+(?:does|do|is|are|will)\b"
-    r"|\b(?:max(?:imum)?|min(?:imum)?|limits?|largest|smallest|size|number\s+of)\b",
+    r"\bhow\s+(?:many|much|often|long|big|large|far|old|deep)\b"
+    r"|^\W*when\s+(?:does|do|is|are|will)\b"
+    r"|\b(?:max(?:imum)?|min(?:imum)?|limits?|largest|smallest|sizes?|number\s+of)\b",
     re.IGNORECASE,
 )
-"""A question that asks for a number: "how many ...", "the maximum ...", "what size ...",
+"""A question that asks for a number: "how many ...", "how deep ...", "the maximum ...",
+"what size ...", "what page sizes are allowed",
 and "when does ... happen" (a threshold or a time: "whenever a COMMIT makes the WAL file
 1000 pages or more")."""
 

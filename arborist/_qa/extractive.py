@@ -29,7 +29,7 @@ from arborist._qa.sentences import (
     read_sentences,
     short_signature,
     shorten,
-    window_nearness,
+    window_places,
 )
 from arborist._qa.support import NOT_ANSWERED_OPENING, REQUEST_WORDS, asked_words, root
 from arborist._store.passages import passage_definitions
@@ -43,7 +43,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v23"
+EXTRACTIVE_MODEL = "extractive-v24"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -66,6 +66,7 @@ class _Pick:
     """``score`` less what it earns for holding something to type that the question asks
     for (:data:`~arborist._qa.cues.CODE_SHARE`): that orders sentences, but does not make
     one about the question, so :data:`RELATIVE_FLOOR` compares this."""
+    nearest: bool = False  # in the nearest window, engaged: RELATIVE_FLOOR keeps it
 
 
 class ExtractiveClient:
@@ -204,13 +205,15 @@ class ExtractiveClient:
     def _matching(self, request: ChatRequest, asked: QuestionTerms) -> list[_Pick]:
         """Every prose sentence holding a word of the question, scored (see the class docstring)."""
         wanted = _wanted(request.question, asked)
+        texts = [defang_citations(item.text) for item in request.evidence]
+        items = [read_items(text) for text in texts]
         table = [
             (rank, order, found.sentence, stems(found.sentence), found)
             for rank, item in enumerate(request.evidence)
-            for order, found in enumerate(read_items(defang_citations(item.text)))
+            for order, found in enumerate(items[rank])
             if order > 0 or not _cut_at_start(item.text, found.sentence)
         ]
-        nearest = _nearest(request)
+        near = window_places(texts, [i.nearness for i in request.evidence], items, NEAREST_MARGIN)
         counts: dict[str, int] = {}
         for *_, found, _ in table:
             for word in found & wanted:
@@ -245,19 +248,20 @@ class ExtractiveClient:
             score = _weighed(weight, own, wanted - own, titles[rank], read)
             if opening in about[rank].names:  # "a deep copy" says ``deepcopy``'s name
                 joined = joined_name(about[rank].names[opening], asked)
-                score += sum(weight.get(stem(w), 0.0) for w in joined)
+                score += math.fsum(weight.get(stem(w), 0.0) for w in joined)
             score += cued.total * top  # "how many ...": "The default is 6700."
             worded = score - cued.typed * top
-            score += NEAREST_SHARE * top * ((rank, order) in nearest)  # nearest in meaning
+            score += NEAREST_SHARE * top * ((rank, order) in near[0])  # nearest in meaning
             said = f"{lead} {sentence}" if lead else sentence
             head = about[rank].heads.get(opening) or read.term
             if not head and opens[(rank, read.heading)] == place:
                 head = _heading_head(read.heading, wanted, said)
             text = f"{head}: {said}" if head else said
-            picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, worded))
+            kept = (rank, order) in near[1] and len(own) >= min(ENGAGED_WORDS, len(wanted))
+            picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, worded, kept))
         picks.sort(key=lambda p: (-p.score, p.rank, p.order))
         floor = RELATIVE_FLOOR * max((p.worded for p in picks), default=0.0)
-        return [p for p in picks if p.worded >= floor]
+        return [p for p in picks if p.worded >= floor or p.nearest]
 
     def _select(self, request: ChatRequest) -> list[_Pick]:
         """The chosen sentences, grouped by evidence item (best group first), each group in order."""
@@ -365,7 +369,9 @@ first: a task is most often done by a module's own function."""
 
 RELATIVE_FLOOR = 0.5
 """A matching sentence scoring under this share of the best one is about something else
-("Batman was created by ..." for "who created Spider-Man?") and is left out."""
+("Batman was created by ..." for "who created Spider-Man?") and is left out, unless it says
+:data:`ENGAGED_WORDS` of the question's words in the window the vector lane measured nearest
+of all (``extractive-v24``; docs/retrieval.md)."""
 
 TITLE_SHARE = 0.5
 """How much a question word in the evidence's title, or in the term a sentence describes,
@@ -384,10 +390,8 @@ NEAREST_MARGIN = 0.1
 """A sentence in a prose window the vector lane measured within ``NEAREST_MARGIN`` of the
 evidence's nearest (:attr:`~arborist._qa.client.EvidenceText.nearness`, calibrated) earns
 ``NEAREST_SHARE`` of the question's weightiest word (``extractive-v23``): the words say what
-a sentence is about, the window's nearness where the answer is (the nearest window holds
-the phrase for 55 of the 97 foreign questions whose evidence holds it quotably; "The default
-transaction behavior is DEFERRED." for "does plain BEGIN start a deferred or immediate
-transaction"). It only orders: :data:`RELATIVE_FLOOR` still compares the words alone."""
+a sentence is about, the window's nearness where the answer is ("The default transaction
+behavior is DEFERRED." for "does plain BEGIN start a deferred or immediate transaction")."""
 
 _NOT_ASKED = REQUEST_WORDS | {"s", "t", "d", "m", "ll", "re", "ve"}
 """Words no sentence is chosen for: those that shape a request, and what contractions leave
@@ -455,23 +459,12 @@ def _weighed(
     names at :data:`TITLE_SHARE`."""
     headed = (other & stems(read.heading)) - title  # the section it is in
     topic = ((title | stems(f"{read.term} {read.first}")) & other) - headed
-    lent = TITLE_SHARE * sum(weight.get(w, 0.0) for w in topic)
+    lent = TITLE_SHARE * math.fsum(weight.get(w, 0.0) for w in topic)
     return (
-        sum(weight[w] for w in own) + lent + HEADING_SHARE * sum(weight.get(w, 0.0) for w in headed)
+        math.fsum(weight[w] for w in own)
+        + lent
+        + HEADING_SHARE * math.fsum(weight.get(w, 0.0) for w in headed)
     )
-
-
-def _nearest(request: ChatRequest) -> set[tuple[int, int]]:
-    """Which sentences (evidence, place) are in a prose window within :data:`NEAREST_MARGIN`
-    of the nearest the vector lane measured (none when it measured none)."""
-    near = {}
-    for rank, item in enumerate(request.evidence):
-        text = defang_citations(item.text)
-        for order, cosine in enumerate(window_nearness(text, item.nearness, read_items(text))):
-            if cosine is not None:
-                near[(rank, order)] = cosine
-    best = max(near.values(), default=0.0)
-    return {place for place, cosine in near.items() if cosine >= best - NEAREST_MARGIN}
 
 
 def _cut_at_start(text: str, sentence: str) -> bool:

@@ -44,6 +44,7 @@ __all__ = [
     "short_signature",
     "shorten",
     "window_nearness",
+    "window_places",
 ]
 
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
@@ -506,6 +507,25 @@ def window_nearness(
         out.append(None if where < 0 else nearness[bisect_right(starts, where) - 1])
         at = max(at, where)
     return out
+
+
+def window_places(
+    texts: Sequence[str],
+    nearness: Sequence[Sequence[float]],
+    read: Sequence[Sequence[Item]],
+    margin: float,
+) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+    """Which sentences (item, place) of the chunks' ``texts``, as ``read``, are in a prose
+    window within ``margin`` of the nearest their ``nearness`` measured
+    (:func:`window_nearness`), and which in the nearest itself; none when none was measured."""
+    near = {}
+    for rank, (text, measured, items) in enumerate(zip(texts, nearness, read, strict=True)):
+        for order, cosine in enumerate(window_nearness(text, measured, items)):
+            if cosine is not None:
+                near[(rank, order)] = cosine
+    best = max(near.values(), default=0.0)
+    close = {place for place, cosine in near.items() if cosine >= best - margin}
+    return close, {place for place, cosine in near.items() if cosine == best}
 
 
 WINDOW_PROBE = 40
