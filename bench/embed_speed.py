@@ -25,7 +25,7 @@ numpy ones: the lowest cosine over the passages measured (a goal: 0.99). On a sh
 the wall-clock rate is what the others leave: ``per CPU-s`` is passages per second of this
 process's CPU time (all its threads), a rate that load from elsewhere moves less (spinning
 threads count as work), and the load average is printed. ``--quick``
-embeds the first few chunks once (a smoke run, no goal); without the model's weights the
+embeds the first four chunks once (a smoke run, no goal); without the model's weights the
 script says so and stops.
 """
 
@@ -71,7 +71,7 @@ def corpus_chunks(every: int, quick: bool) -> list[list[str]]:
         arb.ingest_demo()
         wanted = _missing(arb.store_conn, "none", None, True)
     chunks = [passages(text, title) for _, text, title in wanted][::every]
-    return chunks[:24] if quick else chunks
+    return chunks[:4] if quick else chunks
 
 
 def requests(chunks: Sequence[list[str]], size: int) -> list[list[str]]:

@@ -517,6 +517,18 @@ def _cpu_growth(build: Callable[[int], str], small: int, factor: int = 8) -> flo
     return best[small * factor] / max(best[small], 1e-4)
 
 
+def linear_small(long_run: bool) -> int:
+    """The smaller of a linear-time check's two sizes, in repeats of its piece: 2,000 in
+    ``make test``, 12,500 under ``pytest --long``. The ratio does not depend on the size
+    once a quadratic scan's cost passes the linear work, and at 2,000 repeats it does by far:
+    a scan that goes back to every start (``[^\\n]*\\x00`` searched before ``admit``) grew
+    37 to 63 times on each input of these checks of at most 8,000 characters at 2,000 (a
+    longer input gives such a scan a larger share still), while ``admit`` itself grew 2 to 16
+    times; the test below keeps the shortest input honest. 12,500 repeats put megabytes
+    through ``admit`` six times per input (73 s for one input under load): ``--long`` only."""
+    return 12_500 if long_run else 2_000
+
+
 _ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "sk-": lambda n: "sk-" * n,
     "a": lambda n: "a" * n,
@@ -548,16 +560,34 @@ _ADVERSARIAL: dict[str, Callable[[int], str]] = {
 
 
 @pytest.mark.parametrize("name", sorted(_ADVERSARIAL))
-def test_adversarial_inputs_take_linear_time(name: str) -> None:
+def test_adversarial_inputs_take_linear_time(name: str, long_run: bool) -> None:
     """Every pattern stays linear on the input built to make a regex backtrack: eight times
     the text costs well under the 64 times a quadratic pattern would (once, 2.24 s against a
     2 s limit under load made a wall-clock version of this test flaky)."""
-    assert _cpu_growth(_ADVERSARIAL[name], 12_500) < 24
+    assert _cpu_growth(_ADVERSARIAL[name], linear_small(long_run)) < 24
 
 
-def test_prose_takes_linear_time() -> None:
+def test_the_linear_check_catches_a_quadratic_scan_at_its_quick_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At :func:`linear_small`'s ``make test`` size, the one-character input (among the shortest
+    texts of all the checks, where a quadratic scan weighs least) grows past the limit as
+    soon as ``admit`` rescans from every start."""
+    rescan, linear = re.compile(r"[^\n]*\x00"), admit
+
+    def quadratic(text: str) -> Admitted:
+        rescan.search(text)
+        return linear(text)
+
+    monkeypatch.setitem(globals(), "admit", quadratic)
+    assert _cpu_growth(_ADVERSARIAL["a"], linear_small(False)) >= 24
+
+
+def test_prose_takes_linear_time(long_run: bool) -> None:
+    """Prose, 925 characters a repeat: 250 repeats (231,250 characters, far past the 8,000 at
+    which a quadratic rescan already shows) in ``make test``, 1,000 under ``--long``."""
     line = " ".join(_PROSE) + "\n"
-    assert _cpu_growth(lambda n: line * n, 1_000) < 24
+    assert _cpu_growth(lambda n: line * n, 1_000 if long_run else 250) < 24
     assert admit(line * 1_000).clean
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from arborist._gate.admission import admit
 from arborist._store.demo import demo_corpus
+from tests.test_admission import linear_small
 from tests.test_admission_joined import PLACEMENTS, _cpu_growth
 
 _RNG = random.Random(3302)
@@ -117,8 +118,8 @@ def test_an_aws_key_id_that_is_not_one_character_over_and_over_is_still_caught(k
         lambda n: "<a:1:b:c" * n,
     ],
 )
-def test_the_new_shapes_stay_linear(build: object) -> None:
-    assert _cpu_growth(build, 12_500) < 24  # type: ignore[arg-type]
+def test_the_new_shapes_stay_linear(build: object, long_run: bool) -> None:
+    assert _cpu_growth(build, linear_small(long_run)) < 24  # type: ignore[arg-type]
 
 
 def test_the_demo_corpus_gets_no_redaction() -> None:

@@ -16,6 +16,7 @@ import string
 import pytest
 
 from arborist._gate.admission import admit
+from tests.test_admission import linear_small
 from tests.test_admission_joined import PLACEMENTS, _cpu_growth
 
 _RNG = random.Random(3303)
@@ -211,8 +212,8 @@ def test_a_flag_name_inside_a_word_is_left_alone() -> None:
         lambda n: "pat-na1-" * n,
     ],
 )
-def test_the_new_rules_stay_linear(build: object) -> None:
-    assert _cpu_growth(build, 12_500) < 24  # type: ignore[arg-type]
+def test_the_new_rules_stay_linear(build: object, long_run: bool) -> None:
+    assert _cpu_growth(build, linear_small(long_run)) < 24  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -253,8 +254,8 @@ def test_a_path_given_to_a_key_is_left_alone() -> None:
     "build",
     [lambda n: "pass" * n, lambda n: "-pass " * n, lambda n: " -" + "a" * n + "pass"],
 )
-def test_the_one_dash_flags_stay_linear(build: object) -> None:
-    assert _cpu_growth(build, 12_500) < 24  # type: ignore[arg-type]
+def test_the_one_dash_flags_stay_linear(build: object, long_run: bool) -> None:
+    assert _cpu_growth(build, linear_small(long_run)) < 24  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ import string
 import pytest
 
 from arborist._gate.admission import DOCUMENTED_EXAMPLES, admit
+from tests.test_admission import linear_small
 from tests.test_admission_joined import _cpu_growth
 
 _RNG = random.Random(3305)
@@ -211,5 +212,5 @@ def test_a_key_after_a_joined_placeholder_is_still_caught(text: str) -> None:
         lambda n: "AKIA" + "IOSFODNN7EXAMPLE " * n,
     ],
 )
-def test_the_new_rules_stay_linear(build: object) -> None:
-    assert _cpu_growth(build, 12_500) < 24  # type: ignore[arg-type]
+def test_the_new_rules_stay_linear(build: object, long_run: bool) -> None:
+    assert _cpu_growth(build, linear_small(long_run)) < 24  # type: ignore[arg-type]

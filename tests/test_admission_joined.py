@@ -16,6 +16,7 @@ from collections.abc import Callable
 import pytest
 
 from arborist._gate.admission import admit
+from tests.test_admission import linear_small
 
 _RNG = random.Random(33)
 _ALNUM = string.ascii_letters + string.digits
@@ -171,6 +172,6 @@ def _cpu_growth(build: Callable[[int], str], small: int, factor: int = 8) -> flo
 
 
 @pytest.mark.parametrize("name", sorted(_ADVERSARIAL))
-def test_the_new_shapes_stay_linear_on_inputs_built_to_backtrack(name: str) -> None:
+def test_the_new_shapes_stay_linear_on_inputs_built_to_backtrack(name: str, long_run: bool) -> None:
     """Eight times the text costs well under the 64 times a quadratic scan would."""
-    assert _cpu_growth(_ADVERSARIAL[name], 12_500) < 24
+    assert _cpu_growth(_ADVERSARIAL[name], linear_small(long_run)) < 24

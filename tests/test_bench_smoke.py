@@ -209,6 +209,9 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
 }
 
 
+SMOKE_THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+
+
 def checkout_state() -> dict[str, tuple[int, int]]:
     """``{path: (size, mtime_ns)}`` of every file git tracks or would show as untracked
     (ignored files, such as caches and the built bundle, excluded); of every file under
@@ -241,6 +244,10 @@ def test_bench_script_runs_quick(name: str) -> None:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+        # One BLAS thread: pytest's two workers already fill the two cores, and numpy's
+        # threads spinning against the other worker made embed_speed.py's numpy pass ten
+        # times slower (the Makefile runs bench/foreign.py the same way for that reason).
+        **SMOKE_THREADS,
     }
     start = time.perf_counter()
     done = subprocess.run(
