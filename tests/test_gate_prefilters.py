@@ -13,8 +13,8 @@ from arborist.gate.code import _QUOTE_COMMA
 from arborist.gate.commands import _PUTTY_PRIVATE
 from arborist.gate.finders import _DISCORD_TAIL, _EYJ, _PEM_HEAD
 from arborist.gate.names import _END_TAG
-from arborist.gate.prefilters import Literals, opening_characters
-from arborist.gate.shapes import DISCORD
+from arborist.gate.prefilters import Literals
+from arborist.gate.shapes import DISCORD, opening_characters
 from arborist.gate.told import SCRIPT_NAMES, script_name_starts
 from tests.hypothesis_sizes import scaled_examples
 

@@ -29,11 +29,12 @@ import re
 from collections.abc import Callable, Iterator
 from itertools import pairwise
 
-from arborist.gate.prefilters import Literals, opening_characters
+from arborist.gate.prefilters import Literals
 from arborist.gate.shapes import (
     b64_text,
     has_digit,
     is_filler,
+    opening_characters,
     printable,
     random_looking,
     reads_as_password,
