@@ -426,25 +426,30 @@ _HOLDING = ["htpasswd", "password", "-pat", "auth", "authorize", "authorization"
 @settings(max_examples=scaled_examples(300), deadline=None)
 @given(
     st.lists(
-        st.sampled_from([*_WORDS, *_GROUPED, *_HOLDING, "_", "-", " ", "a", "s", "ss", "="]),
+        st.sampled_from(
+            [*_WORDS, *_GROUPED, *_HOLDING, "_", "-", " ", "a", "s", "ss", "=", "tok", "ken"]
+        ),
         max_size=24,
     ),
     st.randoms(use_true_random=False),
+    st.sampled_from(["", " " * 400]),
 )
 def test_the_literals_index_finds_each_start_a_scan_finds(
-    parts: list[str], order: random.Random
+    parts: list[str], order: random.Random, padding: str
 ) -> None:
     """:class:`Literals` (each literal found once per text, for every finder that asks; a
-    group of them by one scan; one holding another from its starts) and
-    :func:`secret_words` find what a scan from every character finds, whichever is asked
-    for first: a start they missed would leave a secret's name unread."""
+    group of them by one scan; one holding another from its starts; in a short text each by
+    a ``find``, and ``padding`` makes the text long) and :func:`secret_words` find what a
+    scan from every character finds, whichever is asked for first: a start they missed
+    would leave a secret's name unread."""
     import re
 
-    from arborist._gate.prefilters import SHARED, Literals, secret_words
+    from arborist._gate.prefilters import _SHORT_TEXT, SHARED, Literals, secret_words
 
-    folded = "".join(parts)
+    folded = padding + "".join(parts)
+    assert (len(folded) >= _SHORT_TEXT) == bool(padding)
     found = Literals(folded)
-    literals = ["pass", "pw", "key", "ss", "-pat", "k_k", *SHARED, *_HOLDING, "sswo"]
+    literals = ["pass", "pw", "key", "ss", "-pat", "k_k", "token", *SHARED, *_HOLDING, "sswo"]
     order.shuffle(literals)
     for literal in literals:
         every = [at for at in range(len(folded)) if folded.startswith(literal, at)]

@@ -87,6 +87,8 @@ def bare_candidates(text: str, longs: str, reader: Reader) -> Iterator[tuple[str
 # --- a password by its shape, in a field ------------------------------------------------
 
 _STRONG_MARKS = "!#$%&*@^~"
+_STRONG_SET = frozenset(_STRONG_MARKS)
+_SUMS = frozenset("+=")
 _EDGE = "\"'`«»“”‘’()[]{}<>,;.:?*|"
 _JOINED_NAME = re.compile(
     r"(?i)(?:^|[._-])(?:pw|pwd|pass|passwd|password|key|token|secret|creds?)[._-]"
@@ -101,8 +103,8 @@ def strong_password(word: str) -> bool:
     :data:`_STRONG_MARKS` (or, twelve characters or more, ``+`` or ``=``), and reads as a typed
     password
     (:func:`arborist._gate.context.password_shaped`)."""
-    marked = any(c in _STRONG_MARKS for c in word) or (
-        len(word) >= _LEAST_SUMS and any(c in "+=" for c in _CHARGE.sub("", word))
+    marked = not _STRONG_SET.isdisjoint(word) or (
+        len(word) >= _LEAST_SUMS and not _SUMS.isdisjoint(_CHARGE.sub("", word))
     )
     return (
         marked

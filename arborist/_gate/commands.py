@@ -94,7 +94,7 @@ def command_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
             group = m.lastindex or 3
             if not is_filler(m.group(group), "=", quoted=group != 3):
                 yield "password", m.start(group), m.end(group)
-    if ":" in text and "Private-Lines: " in text:
+    if ":" in text and _PUTTY_PRIVATE.search(text) is not None:
         for m in PUTTY.finditer(text):
             yield "private_key", m.start(1), m.end(1)
     if "login" in found:  # wandb login KEY, some-cli login --with KEY
@@ -108,6 +108,9 @@ def command_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
                 yield "password", m.start(1), m.end(1)
 
 
+_PUTTY_PRIVATE = re.compile("Lines: (?<=Private-Lines: )")
+"""A PuTTY key file's ``Private-Lines: ``, found from its capital ``L`` (rarer than ``P``), the
+rest read behind it."""
 _LOGIN_KEY = re.compile(
     r"(?<![\w-])login[ \t]+(?:-{1,2}[\w-]+[ \t]+)?([A-Za-z0-9_-]{20,})(?![\w-])"
 )

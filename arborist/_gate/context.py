@@ -37,7 +37,7 @@ from arborist._gate.shapes import (
     random_looking,
     reads_as_password,
 )
-from arborist._gate.told import SCRIPT_NAMES
+from arborist._gate.told import SCRIPT_NAMES, script_name_starts
 
 __all__ = [
     "context_candidates",
@@ -96,7 +96,7 @@ def _cue_starts(found: Literals) -> list[int]:
     for literal in _CUE_LITERALS:
         starts += found.at(literal)
     if not found.folded.isascii():
-        starts += found.pattern_starts(SCRIPT_NAMES)  # as gate/told's: found once
+        starts += script_name_starts(found)  # as gate/told's: found once
     return sorted(starts)
 
 

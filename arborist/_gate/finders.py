@@ -125,7 +125,7 @@ def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[st
             for m in pattern.finditer(text):
                 if random_looking(m.group()) and not masked_token(m.group()):
                     yield kind, m.start(), m.end()  # sk_live_XXXX...: a prefix and a mask
-    if "." in longs and DISCORD.search(longs):
+    if "." in longs and _DISCORD_TAIL.search(longs) and DISCORD.search(longs):
         for m in DISCORD.finditer(text):
             if (not m.start() or not text[m.start() - 1].isalnum()) and random_looking(m.group()):
                 yield "api_token", m.start(), m.end()
@@ -150,6 +150,10 @@ def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[st
             yield "api_token", m.start(1), m.end(1)
 
 
+_DISCORD_TAIL = re.compile(r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}")
+""":data:`DISCORD`'s middle and the least of its tail, which every match holds: looked for
+first, led by a ``.``, where the search of the whole pattern backtracks from every ``M``,
+``N`` and ``O`` of the long words."""
 _ADO_PAT_SIZE = 52
 
 
@@ -281,7 +285,7 @@ def _token_candidates(text: str, longs: str) -> Iterator[tuple[str, int, int]]:
         for m in SLACK.finditer(text):
             if has_digit(m.group()[5:]):
                 yield "slack_token", m.start(), m.end()
-    if "J" in text and "eyJ" in text:
+    if "J" in text and _EYJ.search(text) is not None:
         yield from _jwts(text)
     if dash:
         yield from _private_keys(text)
@@ -292,6 +296,10 @@ def _token_candidates(text: str, longs: str) -> Iterator[tuple[str, int, int]]:
                 yield "private_key", m.start(), m.end()
 
 
+_EYJ = re.compile("yJ(?<=eyJ)")
+"""What a JWT's header opens with, found from its ``yJ`` (a ``y`` is rarer than an ``e``) and
+the ``e`` read behind: a scan that stops at few places, where a ``find`` of ``eyJ`` stepped
+through most of the text."""
 _SLACK_HEAD = re.compile("x(?:ox[abporsce]|app)-")
 """What every Slack token opens with: one search, led by its literal ``x``."""
 
@@ -389,8 +397,10 @@ _BASIC_CUTS = 4
 segments, a bounded number of decodes however many ``/`` a text holds."""
 
 
-_PEM_HEAD = "-----BEGIN "
-"""What every match of :data:`PEM_BEGIN` opens with."""
+_PEM_HEAD = re.compile("BEGIN (?<=-----BEGIN )")
+"""What every match of :data:`PEM_BEGIN` opens with (``-----BEGIN ``), found from its
+capital ``B``, the dashes read behind: a ``find`` of the dashes first stopped at each of
+pydoc's rules of dashes."""
 
 
 def _private_keys(text: str) -> Iterator[tuple[str, int, int]]:
@@ -398,8 +408,8 @@ def _private_keys(text: str) -> Iterator[tuple[str, int, int]]:
     missing: set[str] = set()
     pos = 0
     while True:
-        at = text.find(_PEM_HEAD, pos)  # a substring search skips ahead; a regex's steps
-        m = PEM_BEGIN.search(text, at) if at != -1 else None
+        head = _PEM_HEAD.search(text, pos + 5)  # its dashes at pos or after
+        m = PEM_BEGIN.search(text, head.start() - 5) if head is not None else None
         if m is None:
             return
         label, block = m.group(1), m.group(2) or ""

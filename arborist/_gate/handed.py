@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterator
 
 from arborist._gate.prefilters import Literals
 from arborist._gate.shapes import has_digit, is_filler, random_looking
-from arborist._gate.told import SCRIPT_NAMES
+from arborist._gate.told import script_name_starts
 
 __all__ = [
     "PUBLISHED_SAMPLES",
@@ -219,7 +219,7 @@ def _name_heads(folded: str, found: Literals) -> list[int]:
     for needle in _NAME_NEEDLES:
         heads += [_word_start(folded, at) for at in found.at(needle)]
     if not folded.isascii():  # SCRIPT_NAMES' starts, found for gate/told and gate/context
-        heads += [_word_start(folded, at) for at in found.pattern_starts(SCRIPT_NAMES)]
+        heads += [_word_start(folded, at) for at in script_name_starts(found)]
     for at in found.at("pass"):
         heads += [at - len(w) for w in _SET_WORDS if folded.startswith(w, at - len(w))]
         if folded.startswith("passcode", at):

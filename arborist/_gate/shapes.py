@@ -84,6 +84,7 @@ __all__ = [
     "holds_key",
     "is_filler",
     "masked_token",
+    "opening_characters",
     "printable",
     "random_looking",
     "random_part",
@@ -495,3 +496,39 @@ def b64_text(value: str) -> bytes | None:
 
 def printable(data: bytes) -> bool:
     return data.isascii() and data.decode("ascii").isprintable()
+
+
+def opening_characters(pattern: re.Pattern[str]) -> str:
+    """The characters ``pattern``'s matches open with: the first of each of its top-level
+    alternatives, each a character of its own (not an escape, a class or a group, and not
+    made optional). Raises ValueError for a pattern this cannot tell for (one that folds
+    case, is verbose or holds a class) or an alternative opening otherwise: its matches
+    could open with a character not named."""
+    source = pattern.pattern
+    if pattern.flags & (re.IGNORECASE | re.VERBOSE) or "[" in source:
+        raise ValueError(f"{source!r}: its first characters are not read")
+    heads, depth, escaped = [], 0, False
+    at = 0  # where an alternative opens
+    for i, char in enumerate(source):
+        if i == at:
+            if char in _SPECIAL or source[i + 1 : i + 2] in _OPTIONAL:
+                raise ValueError(f"{source!r}: an alternative opens with {char!r}")
+            heads.append(char)
+        elif escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and not depth:
+            at = i + 1
+    if at >= len(source):  # an empty alternative matches anywhere
+        raise ValueError(f"{source!r}: an alternative is empty")
+    return "".join(dict.fromkeys(heads))
+
+
+_SPECIAL = frozenset("\\.^$*+?()[]{}|")
+_OPTIONAL = frozenset("?*{")
+"""What after a first character could make it optional (``a?``, ``a*``, ``a{0,2}``)."""

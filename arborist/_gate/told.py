@@ -34,6 +34,7 @@ from arborist._gate.shapes import (
     b64_text,
     has_digit,
     is_filler,
+    opening_characters,
     printable,
     random_looking,
     reads_as_password,
@@ -47,6 +48,7 @@ caller so that this module imports no finder of its own."""
 __all__ = [
     "Reader",
     "SCRIPT_NAMES",
+    "script_name_starts",
     "spaced_secrets",
     "told_candidates",
 ]
@@ -102,9 +104,17 @@ Russian and Ukrainian, Hindi, Greek, Hebrew, Thai) or holding a letter outside A
 ``mật khẩu``, Icelandic ``lykilorð``, Lithuanian ``slaptažodis``, Romanian ``parolă``,
 Estonian ``salasõna``, South Slavic ``лозинка``, Bulgarian ``парола``, Ukrainian ``гасло``,
 Albanian ``fjalëkalim``):
-looked for, by one scan, only in a text that is not all ASCII. Each match opens at a
+looked for, by one scan, only in a text that is not all ASCII and holds one of the
+characters a match opens with (:func:`script_name_starts`). Each match opens at a
 character outside ASCII (a name's letters before it checked behind), so the scan stops at
 few places."""
+_SCRIPT_HEADS = opening_characters(SCRIPT_NAMES)
+
+
+def script_name_starts(found: Literals) -> list[int]:
+    """:data:`SCRIPT_NAMES`' starts in ``found``'s text, found once for the families that
+    ask; none, unread, when the text holds none of the characters a match opens with."""
+    return found.pattern_starts(SCRIPT_NAMES, _SCRIPT_HEADS)
 
 
 def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
@@ -120,7 +130,7 @@ def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
     for head in _FOREIGN_HEADS:
         starts += found.at(head)
     if not folded.isascii():
-        starts += found.pattern_starts(SCRIPT_NAMES)
+        starts += script_name_starts(found)
     return sorted(starts)
 
 
