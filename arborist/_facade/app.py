@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from arborist._config import max_file_bytes, names_an_embedder
 from arborist._database.db import require_writable, transaction
-from arborist._errors import BadInput, ModelError, NotText
+from arborist._errors import BadInput, ModelError
 from arborist._facade.asks import Ask
 from arborist._facade.checks import check_derivable
 from arborist._facade.related import HomeRelated
@@ -58,7 +58,7 @@ from arborist._store.documents import (
     store_document,
 )
 from arborist._store.fetch import fetch_url, refetch
-from arborist._store.loaders import LoadedDocument, discover, load_path
+from arborist._store.loaders import LoadedDocument, discover, load_found
 from arborist._store.related import (
     RELATED_LANE,
     RELATED_SLACK,
@@ -197,7 +197,9 @@ class Arborist(HomeRelated):
         loaded: list[LoadedDocument] = []
         names: list[str | None] = []
         for path in paths if demo else track(paths):
-            if (doc := _load_found(path, cap, named=path in given, skipped=skipped)) is not None:
+            if (
+                doc := load_found(path, max_bytes=cap, named=path in given, skipped=skipped)
+            ) is not None:
                 loaded.append(doc)
                 names.append(str(path))
         loaded += [fetch_url(url) for url in urls]
@@ -513,20 +515,3 @@ class Arborist(HomeRelated):
 def _file_bytes(path: Path) -> int:
     """A database's size on disk, its write-ahead log included."""
     return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.is_file())
-
-
-def _load_found(
-    path: Path, cap: int, *, named: bool, skipped: list[tuple[str, str]] | None
-) -> LoadedDocument | None:
-    """``path`` loaded. A file a folder walk found whose bytes are not text (undecodable,
-    binary, or no text at all: an empty placeholder) is passed over into ``skipped``, as
-    links and special files are, so one such file does not stop the folder; a file named
-    explicitly is refused (:class:`~arborist._errors.NotText`)."""
-    try:
-        return load_path(path, max_bytes=cap)
-    except NotText as exc:
-        if named:
-            raise
-        if skipped is not None:
-            skipped.append((str(path), exc.reason))
-        return None

@@ -56,6 +56,7 @@ __all__ = [
     "discover",
     "file_uri",
     "load_bytes",
+    "load_found",
     "load_owned",
     "load_path",
     "local_path",
@@ -208,6 +209,24 @@ def discover(
                 seen.add(real)
                 found.append(as_found(path, str(real)))
     return found
+
+
+def load_found(
+    path: Path, *, max_bytes: int | None, named: bool, skipped: list[tuple[str, str]] | None
+) -> LoadedDocument | None:
+    """``path`` loaded (:func:`load_path`). A file a folder walk found whose bytes are not
+    text (undecodable, binary, or no text at all: an empty placeholder) is passed over
+    into ``skipped`` as the path found, beside what :func:`discover` passed over, so one
+    such file does not stop the folder; a file ``named`` explicitly is refused
+    (:class:`~arborist._errors.NotText`)."""
+    try:
+        return load_path(path, max_bytes=max_bytes)
+    except NotText as exc:
+        if named:
+            raise
+        if skipped is not None:
+            skipped.append((str(path), exc.reason))
+        return None
 
 
 def _say_passed(
