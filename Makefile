@@ -99,9 +99,9 @@ $(STRACE):
 
 strace: $(STRACE)
 
-# Two workers (pytest-xdist): the browser tests, and the tests that drive chromium or
-# rebuild the bundle they load, run one at a time on one of them (tests/conftest.py's
-# scheduler); the other takes the rest. PYTEST_WORKERS=0 runs everything in one process.
+# Two workers (pytest-xdist): each browser module runs whole on one of them, so each worker
+# drives at most one chromium at a time (tests/conftest.py's scheduler); the rest are shared
+# test by test. PYTEST_WORKERS=0 runs everything in one process.
 PYTEST_WORKERS ?= 2
 XDIST := -n $(PYTEST_WORKERS)
 

@@ -33,30 +33,26 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile("long")
 
 
-# What runs one test at a time, on one pytest-xdist worker (``make test`` runs ``-n 2``):
-# the browser tests, written for one JupyterLab and one chromium at a time (their timeouts
-# set for that), the bench smoke run that drives JupyterLab and chromium too, and the wheel
-# build, whose hook rewrites the widget bundle the browser tests load. The other worker
-# takes every other test, one at a time, as the load mode would.
-ONE_WORKER = (
-    "tests/browser/",
-    "tests/test_bench_smoke.py::test_bench_script_runs_quick[widget]",
-    "tests/test_packaging.py::test_the_wheel_contains_the_widget_bundle_and_installs_without_node",
-)
+# How ``make test``'s two pytest-xdist workers share the tests: each browser module is one
+# scope, run whole on one worker (its fixtures start a JupyterLab, or a Notebook 7, once for
+# the module's tests, and the worker's own JupyterLab serves the rest); every other test is
+# a scope of its own. So a worker runs one browser test at a time, and the two workers may
+# each drive one chromium at once: the browser tests' timeouts are set for that.
+BROWSER = "tests/browser/"
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """xdist's load-scope scheduler with one scope for :data:`ONE_WORKER` and one for each
+    """xdist's load-scope scheduler with one scope for each browser module and one for each
     other test. (``--dist loadgroup`` would say the same with marks, but its grouping
     renames node ids, which pytest 9.2 no longer lets it do: it silently groups nothing.)"""
     from xdist.scheduler import LoadScopeScheduling
 
-    class OneWorkerForTheBrowser(LoadScopeScheduling):
+    class ModulesForTheBrowser(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return "one worker" if nodeid.startswith(ONE_WORKER) else nodeid
+            return nodeid.split("::", 1)[0] if nodeid.startswith(BROWSER) else nodeid
 
-    return OneWorkerForTheBrowser(config, log)
+    return ModulesForTheBrowser(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import os
 import re
@@ -57,10 +58,26 @@ PURE = [
 ]
 
 
+@functools.cache
+def _parsed(text: str) -> tuple[ast.Module, tuple[ast.AST, ...]]:
+    tree = ast.parse(text)
+    return tree, tuple(ast.walk(tree))
+
+
+def _tree(path: Path) -> ast.Module:
+    """``path`` parsed, once for each distinct text: the rules, and each of their mutations
+    of a copied checkout, read the same modules many times over (never change the tree)."""
+    return _parsed(path.read_text(encoding="utf-8"))[0]
+
+
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of ``path``'s tree, as ``ast.walk`` gives them (kept with the tree)."""
+    return _parsed(path.read_text(encoding="utf-8"))[1]
+
+
 def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -97,7 +114,24 @@ def test_every_module_declares_a_sorted_all_of_names_it_really_has(module_name: 
 
 
 @pytest.mark.slow
+def _checkout_without_the_bundle(dest: Path) -> Path:
+    """The checkout's tracked files copied to ``dest``, with the JS toolchain it installed
+    (``js/node_modules``, linked): no built bundle, so the build hook must make it, and the
+    checkout's own bundle, which the browser tests load meanwhile, is never rewritten."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():  # a file deleted and not yet committed is still listed
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, dest / name)
+    (dest / "js" / "node_modules").symlink_to(ROOT / "js" / "node_modules")
+    assert not (dest / "arborist_nb" / "static").exists()
+    return dest
+
+
 def test_the_wheel_contains_the_widget_bundle_and_installs_without_node(tmp_path: Path) -> None:
+    source = _checkout_without_the_bundle(tmp_path / "checkout")
     dist = tmp_path / "dist"
     subprocess.run(
         [
@@ -105,7 +139,7 @@ def test_the_wheel_contains_the_widget_bundle_and_installs_without_node(tmp_path
             "-m",
             "pip",
             "wheel",
-            str(ROOT),
+            str(source),
             "--no-deps",
             "--no-build-isolation",
             "--quiet",
@@ -318,7 +352,7 @@ def sql_in_faces(root: Path) -> list[str]:
     for path in [p for p in paths if p.is_file()] + sorted((root / "arborist_nb").glob("*.py")):
         calls = [
             node.lineno
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            for node in _nodes(path)
             if isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr in {"execute", "executemany", "executescript"}
@@ -349,7 +383,7 @@ def long_functions(root: Path) -> list[str]:
     return [
         f"{path.relative_to(root)}:{node.lineno} {node.name} ({size} lines)"
         for path in _sources(root)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in _nodes(path)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         and (size := (node.end_lineno or node.lineno) - node.lineno + 1) > MAX_FUNCTION_LINES
     ]
@@ -378,7 +412,7 @@ def _top_level_names(path: Path) -> set[str]:
     """The names a module binds itself: its functions, classes and assignments (those under
     a top-level ``if`` or ``try`` included), not the names it imports."""
     names: set[str] = set()
-    body = ast.parse(path.read_text(encoding="utf-8")).body
+    body = _tree(path).body
     for node in body:
         inner = [node]
         if isinstance(node, (ast.If, ast.Try)):
@@ -404,7 +438,7 @@ def borrowed_names(root: Path) -> list[str]:
     wrong = []
     bound: dict[Path, set[str]] = {}  # each module parsed once in this call, not per import
     for path in _sources(root):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _nodes(path):
             if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
                 continue
             source = _module_file(root, node.module) if "." in node.module else None
@@ -427,7 +461,7 @@ def _imported_ours(root: Path, path: Path) -> set[str]:
     """The modules of ours ``path`` imports, anywhere in it (at the top, in a function, under
     ``TYPE_CHECKING``): ``from package import module`` names the module, not the package."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -476,7 +510,7 @@ def eager_packages(root: Path) -> list[str]:
     for path in _sources(root):
         if path.name != "__init__.py" or path.parent == root / "arborist":
             continue
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        for node in _tree(path).body:
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             wrong += [
