@@ -2,11 +2,15 @@
 
 ``lab_server`` starts one JupyterLab for the session (root_dir, settings,
 workspaces, runtime files and ARBORIST_HOME all in temporary folders) and
-shuts it down through its REST API. ``lab`` gives each test a fresh
-chromium profile whose every request to a non-loopback host is blocked and
-recorded, whose JS dialogs (``alert``) are recorded and dismissed, and whose
-uncaught page errors are recorded: any of them fails the test. A screenshot
-is saved next to the test's tmp_path when a test fails.
+shuts it down through its REST API (per pytest-xdist worker). Each test module
+gets a fresh chromium profile whose every request to a non-loopback host is
+blocked and recorded, whose JS dialogs (``alert``) are recorded and dismissed,
+and whose uncaught page errors are recorded: any of them fails the test that
+runs when it happens. The module's tests share its page (``lab``): JupyterLab
+loads once, and each test opens its notebook in it once the test before has
+closed its tabs and shut its kernels down. A screenshot is saved next to the
+test's tmp_path when a test fails, and the page is left blank, so the next test
+loads JupyterLab anew.
 
 JupyterLab is driven through ``window.jupyterapp`` (the server exposes it):
 ``docmanager:open`` to open a notebook, the session context to wait for the
@@ -48,6 +52,7 @@ from playwright.sync_api import (
     WebSocket,
     sync_playwright,
 )
+from playwright.sync_api import Error as PlaywrightError
 
 CHROMIUM = Path("/usr/bin/chromium")
 REPO = Path(__file__).resolve().parents[2]
@@ -72,6 +77,7 @@ SERVER_STOP_S = 20.0
 LAB_READY_MS = 60_000
 KERNEL_READY_MS = 60_000
 CELL_MS = 60_000
+VIEWPORT = {"width": 1400, "height": 1000}  # each test starts with it
 
 # Settings JupyterLab reads from JUPYTERLAB_SETTINGS_DIR (docs/design.md section 9):
 # every cell rendered (off-screen widgets render too), no news toast, no update check.
@@ -289,6 +295,12 @@ class Guard:
             self.offsite.append(url)
         return not local
 
+    def reset(self) -> None:
+        """Forget what was recorded: the next test on a shared page starts clean."""
+        self.offsite.clear()
+        self.dialogs.clear()
+        self.page_errors.clear()
+
     def problems(self) -> list[str]:
         return (
             [f"request to a non-loopback host: {u}" for u in self.offsite]
@@ -356,6 +368,20 @@ _RUN_CELL = """async ({ path, index }) => {
 }"""
 
 
+# What a test leaves open, closed: every notebook marked unchanged (so closing asks nothing)
+# and closed, as a person closes its tab. True when the main area is empty after.
+_CLOSE_ALL = """async () => {
+    const app = window.jupyterapp;
+    for (const widget of [...app.shell.widgets("main")]) {
+        const model = widget.context && widget.context.model;
+        if (model) model.dirty = false;
+        widget.close();
+    }
+    await new Promise((resolve) => requestAnimationFrame(() => resolve()));
+    return [...app.shell.widgets("main")].length === 0
+        && document.querySelector(".jp-Dialog") === null;
+}"""
+
 _FORGET_CHANGES = """() => {
     const app = window.jupyterapp;
     if (!app) return;
@@ -386,8 +412,36 @@ class Lab:
             raise AssertionError(f"{what} failed in the page: {result['error']}")
         return result["value"]
 
-    def open(self, path: str) -> None:
-        """Open ``path`` with ``docmanager:open`` and wait for its kernel to be ready and idle."""
+    def loaded(self) -> bool:
+        """True when the page is this server's JupyterLab, loaded, with the helpers installed."""
+        if not self.page.url.startswith(self.server.url + "lab"):
+            return False
+        return bool(
+            self.page.evaluate(
+                "() => window.jupyterapp !== undefined && window.__arb !== undefined"
+            )
+        )
+
+    def close_all(self) -> bool:
+        """Close every open notebook (its changes forgotten); True when nothing is left open
+        and no dialog shows, so the next test may open its notebook in this page."""
+        if not self.loaded():
+            return False
+        return bool(self._await(_CLOSE_ALL, None, timeout_ms=CELL_MS, what="closing the tabs"))
+
+    def open(self, path: str, *, reload: bool = False) -> None:
+        """Open ``path`` with ``docmanager:open`` and wait for its kernel to be ready and idle.
+
+        In a page that already shows this server's JupyterLab with nothing open (the module's
+        earlier test closed its tabs), the notebook opens there, as a person opens a second
+        notebook; otherwise, or with ``reload``, JupyterLab is loaded anew first."""
+        if reload or not self.close_all():
+            self._load()
+        self.panel_id = self._await(_OPEN, path, timeout_ms=KERNEL_READY_MS, what=f"opening {path}")
+        self.page.wait_for_function(_KERNEL_IDLE, arg=path, timeout=KERNEL_READY_MS).dispose()
+        self.path = path
+
+    def _load(self) -> None:
         # A notebook that ran cells is dirty: leaving it would raise a beforeunload prompt,
         # which the guard dismisses, aborting the navigation. Its cells were run on purpose.
         self.page.evaluate(_FORGET_CHANGES)
@@ -397,9 +451,6 @@ class Lab:
             "() => window.jupyterapp !== undefined", timeout=LAB_READY_MS
         ).dispose()
         self.page.evaluate(_HELPERS)
-        self.panel_id = self._await(_OPEN, path, timeout_ms=KERNEL_READY_MS, what=f"opening {path}")
-        self.page.wait_for_function(_KERNEL_IDLE, arg=path, timeout=KERNEL_READY_MS).dispose()
-        self.path = path
 
     def run(
         self, index: int, *, timeout_ms: float = CELL_MS, allow_usage_error: bool = False
@@ -460,7 +511,7 @@ def guarded_browser(
         args=CHROMIUM_ARGS,
         headless=True,
         service_workers="block",
-        viewport={"width": 1400, "height": 1000},
+        viewport=VIEWPORT,
     )
     try:
 
@@ -488,47 +539,89 @@ def guarded_browser(
         shutil.rmtree(profile, ignore_errors=True)
 
 
-@pytest.fixture
-def lab(
-    playwright_driver: Playwright,
-    lab_server: LabServer,
-    tmp_path: Path,
-    request: pytest.FixtureRequest,
-) -> Iterator[Lab]:
-    """A fresh chromium profile on the lab server, guarded: loopback only, no dialogs, no throws."""
+@dataclass
+class SharedPage:
+    """One guarded chromium page for a module's tests, and what its handlers record for the
+    test that runs now (the guard and the console, cleared before each test)."""
+
+    page: Page
+    guard: Guard
+    console: list[str]
+
+
+@pytest.fixture(scope="module")
+def shared_page(
+    playwright_driver: Playwright, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SharedPage]:
+    """A fresh chromium profile for the module, guarded: loopback only, no dialogs, no throws.
+    Its tests share the page, so JupyterLab loads once per module (loading it is most of a
+    short test's cost: about 4.5 CPU-seconds, against 1 to open a notebook in it)."""
     guard = Guard()
     console: list[str] = []
+    profile = tmp_path_factory.mktemp("chromium") / "profile"
+    with guarded_browser(playwright_driver, profile, guard) as (_ctx, page):
+
+        def on_websocket(socket: WebSocket) -> None:
+            guard.note_request(socket.url)
+
+        def on_console(message: ConsoleMessage) -> None:
+            if message.type in {"error", "warning"}:
+                console.append(f"{message.type}: {message.text}")
+
+        page.on("websocket", on_websocket)
+        page.on("console", on_console)
+        yield SharedPage(page, guard, console)
+
+
+@pytest.fixture
+def lab(
+    shared_page: SharedPage, lab_server: LabServer, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Lab]:
+    """The module's page on the lab server, its guard and console cleared for this test.
+
+    The test opens its notebook in the JupyterLab the module's earlier test left loaded, with
+    every tab closed (``Lab.open``); after it, its tabs are closed and its kernels shut down.
+    A test that fails leaves the page blank, so the next one loads JupyterLab anew."""
+    page, guard, console = shared_page.page, shared_page.guard, shared_page.console
+    guard.reset()
+    console.clear()
+    page.set_viewport_size(VIEWPORT)
+    lab = Lab(page, lab_server, guard)
     try:
-        with guarded_browser(playwright_driver, tmp_path / "chromium-profile", guard) as (
-            _ctx,
-            page,
-        ):
-
-            def on_websocket(socket: WebSocket) -> None:
-                guard.note_request(socket.url)
-
-            def on_console(message: ConsoleMessage) -> None:
-                if message.type in {"error", "warning"}:
-                    console.append(f"{message.type}: {message.text}")
-
-            page.on("websocket", on_websocket)
-            page.on("console", on_console)
-            yield Lab(page, lab_server, guard)
-            call = getattr(request.node, "report_call", None)
-            if call is not None and call.failed:
-                shot, dom = tmp_path / "failure.png", tmp_path / "failure.html"
-                page.screenshot(path=str(shot), full_page=True)
-                dom.write_text(page.content(), encoding="utf-8")
-                request.node.add_report_section(
-                    "teardown",
-                    "browser",
-                    f"screenshot: {shot}\npage: {dom}\nserver log: {lab_server.log}\n"
-                    "console:\n" + "\n".join(console),
-                )
-            elif call is not None and call.passed and guard.problems():
-                pytest.fail("\n".join(guard.problems()))
+        yield lab
+        call = getattr(request.node, "report_call", None)
+        if call is not None and call.failed:
+            shot, dom = tmp_path / "failure.png", tmp_path / "failure.html"
+            page.screenshot(path=str(shot), full_page=True)
+            dom.write_text(page.content(), encoding="utf-8")
+            request.node.add_report_section(
+                "teardown",
+                "browser",
+                f"screenshot: {shot}\npage: {dom}\nserver log: {lab_server.log}\n"
+                "console:\n" + "\n".join(console),
+            )
+            _blank(lab)
+        elif call is not None and call.passed and guard.problems():
+            pytest.fail("\n".join(guard.problems()))
+        elif not _closed(lab):
+            _blank(lab)
     finally:
         lab_server.shut_down_kernels()
+
+
+def _closed(lab: Lab) -> bool:
+    """Close the test's tabs before its kernels go; False if that could not be done."""
+    try:
+        return lab.close_all()
+    except (AssertionError, PlaywrightError):
+        return False
+
+
+def _blank(lab: Lab) -> None:
+    """Leave the page (its changes forgotten), so the next test loads JupyterLab anew."""
+    with contextlib.suppress(PlaywrightError):
+        lab.page.evaluate(_FORGET_CHANGES)
+        lab.page.goto("about:blank", timeout=LAB_READY_MS)
 
 
 def shoot(locator: Locator, name: str) -> None:

@@ -132,7 +132,7 @@ def test_a_notebook_opened_anew_says_to_re_run_the_widgets_cell(lab: Lab) -> Non
     _live_widget(lab)
     lab._await(_SAVE, lab.path, timeout_ms=KERNEL_READY_MS, what="saving")
     lab.server.shut_down_kernels()
-    lab.open(lab.path)  # a new page, a new kernel: the widget's model is gone
+    lab.open(lab.path, reload=True)  # a new page, a new kernel: the widget's model is gone
     hint = lab.cell(WIDGET).locator(".arborist-widget-hint")
     expect(hint, "the line says what to do").to_be_visible(timeout=SAID_MS)
     expect(hint).to_contain_text(HINT)
