@@ -960,7 +960,7 @@ def _bench_session(
     screens: list[FirstScreen] = []
     refreshes: list[Refresh] = []
     for run in range(runs):
-        lab.open(path)  # a reloaded page (lab?reset) and a fresh kernel
+        lab.open(path, reload=True)  # a reloaded page (lab?reset) and a fresh kernel
         for index in range(widget_cell):
             outputs = lab.run(index)
             if index == 1:
