@@ -111,7 +111,13 @@ gitleaks and other scanners allowlist them exactly); a token's prefix and a mask
 nothing on its line whose line break was lost (``password= username=admin``, a value
 opening with ``%0A`` or a written ``\\n``: the next line's name, not a value); a
 placeholder joined to a suffix (``Bearer <token>-q4_K_M``, ``${DB_PASSWORD}/api``, the
-suffix holding no key). Read too: a .NET ``<add key=... value="X`` whose closing quote
+suffix holding no key); what manuals say (``bench/gate_manuals.py``): prose telling what a thing
+is identified by (``the table identified by sqlite_stat1.tbl``: SQL's ``IDENTIFIED BY`` only
+after an account), a minus sign just inside a bracket (``[-pi/2:pi/2]``, no ``mysql -pX``),
+the mechanisms an ``auth`` name is given (``--smtp-auth="PLAIN LOGIN"``) and a signature's
+armored block (``-----BEGIN PGP SIGNATURE-----``: published beside what it signs). A manual's
+example credential given to a password's name (``password=secr3t``) is redacted as a
+user's own would be. Read too: a .NET ``<add key=... value="X`` whose closing quote
 never comes (to the next space), and a ``Basic`` credential a URL path goes on after
 (``Basic <base64>=/status``: the base64 ends at its padding).
 
