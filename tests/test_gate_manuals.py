@@ -1,6 +1,6 @@
 """What real manuals hold that the gate took for secrets (bench/gate_manuals.py lists them),
 each beside the closest real secret, still caught; the documented example credentials the
-gate keeps redacting.
+gate keeps redacting; and the views read only around where they differ from a long page.
 
 Wrongly taken, now left alone: prose saying what a thing is identified by (SQLite's
 ``the table identified by sqlite_stat1.tbl``, git's ``commits identified by "squash"``),
@@ -14,10 +14,13 @@ from collections.abc import Callable
 
 import pytest
 
+from arborist._gate import views
 from arborist._gate.admission import admit
+from arborist._gate.views import REACH, WHOLE, around
 from tests.test_admission import _cpu_growth
 
 WORD = "Lantern!Fig_473"
+PROSE = "The sample is read again when the index changes, and each row keeps its order.\n"
 
 
 @pytest.mark.parametrize(
@@ -112,12 +115,73 @@ def test_a_manuals_example_credential_is_still_redacted(text: str, value: str) -
     assert value not in admit(text).text
 
 
+def _page(middle: str, lines: int = 400) -> tuple[str, str]:
+    """Prose long past :data:`WHOLE` before and after ``middle``."""
+    pad = PROSE * lines
+    assert len(pad) > WHOLE
+    return pad, pad + middle + pad
+
+
+@pytest.mark.parametrize(
+    "middle",
+    [
+        f"url: https://api.example/run?q=token%3D{'ghp_'}Zq8vK4p9Lm2Xw7Rt5Yb3Nc6Hd1Jf0Gs4Ue8A\n",
+        f"page%2Fpassword%253D{WORD}%26next\n",
+        "key: AKIA\u00ad" + "Q7ZP4XK2MW9RT3LB\n",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun"
+        "\n-----END RSA PRIVATE KEY-----sk-proj-" + "Zq8vK4p9Lm2Xw7Rt5Yb3Nc6Hd1Jf0Gs4Ue8A\n",
+        f"user:{WORD}@host and then password={WORD} printf('%3d', n)\n",
+    ],
+)
+def test_a_long_page_is_redacted_as_its_short_part(middle: str) -> None:
+    """Its views are read only around where they differ (escapes, invisible characters, the
+    placeholders of a round of redactions): a secret in a long page comes out as in the
+    short text alone, at the same place."""
+    pad, page = _page(middle)
+    short = admit(middle)
+    assert short.redactions
+    assert admit(page).text == pad + short.text + pad
+
+
+def test_a_long_page_with_escapes_and_a_redaction_is_read_about_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A manual's printf escapes (``%3f``) and one redaction: the finders read the page once
+    and a few stretches, not once per view (four times, before)."""
+    read: list[int] = []
+    real = views.candidates
+
+    def counted(text: str):  # type: ignore[no-untyped-def]
+        read.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(views, "candidates", counted)
+    _pad, page = _page(f"printf('%3f', x)\npassword={WORD}\nprintf('%2d', n)\n", lines=4000)
+    assert admit(page).redactions
+    assert sum(read) < 1.1 * len(page), read
+
+
+def test_stretches_are_cut_at_lines_joined_and_whole_when_wide() -> None:
+    text = PROSE * 1000
+    size, at = len(text), len(text) // 2
+    [(a, b)] = around(text, [(at, at + 3), (at + 10, at + 12)])  # near: one stretch
+    assert a <= at - REACH and b >= at + 12 + REACH and b - a < 2 * REACH + 2 * len(PROSE)
+    assert text[a - 1] == "\n" and text[b] == "\n"
+    far = around(text, [(60_000, 60_001), (10_000, 10_001)])
+    assert len(far) == 2 and far[0][1] < 10_001 + 2 * REACH < far[1][0]
+    assert all(text[x - 1] == "\n" and text[y] == "\n" for x, y in far)
+    assert around(text, []) == []
+    assert around(PROSE * 10, [(3, 4)]) == [(0, len(PROSE) * 10)]  # short: whole
+    assert around(text, [(x, x + 1) for x in range(0, size, 5_000)]) == [(0, size)]
+
+
 @pytest.mark.parametrize(
     "build",
     [
         lambda n: "user identified " * n,
         lambda n: "CREATE USER u IDENTIFIED " * n,
         lambda n: "[-pi/2:pi/2] " * n,
+        lambda n: ("%3f " * 50 + "password=Zq8v.4Kp\n") * (n // 50 + 1),
     ],
 )
 def test_the_rules_take_linear_time(build: Callable[[int], str]) -> None:
