@@ -10,7 +10,7 @@ GSSAPI"``) and a PGP signature's armored block (git's signed tags and commits)."
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -151,7 +151,7 @@ def test_a_long_page_with_escapes_and_a_redaction_is_read_about_once(
     read: list[int] = []
     real = views.candidates
 
-    def counted(text: str):  # type: ignore[no-untyped-def]
+    def counted(text: str) -> Iterator[tuple[str, int, int]]:
         read.append(len(text))
         return real(text)
 
