@@ -52,6 +52,7 @@ def test_what_manuals_say_is_left_alone(text: str) -> None:
         (f"CREATE USER IF NOT EXISTS jeff IDENTIFIED BY '{WORD}'", WORD),
         (f"ALTER USER 'app'@'localhost' IDENTIFIED BY '{WORD}';", WORD),
         (f"CREATE ROLE auditor IDENTIFIED BY {WORD};", WORD),
+        (f'CREATE USER "Bob Smith" IDENTIFIED BY "{WORD}";', WORD),
         (f"GRANT CONNECT TO scott IDENTIFIED BY {WORD};", WORD),
         (f"grant all on db.* to 'u'@'%' identified by '{WORD}'", WORD),
         (f"CREATE DATABASE LINK hr CONNECT TO hr IDENTIFIED BY {WORD} USING 'x'", WORD),

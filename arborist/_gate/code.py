@@ -162,8 +162,8 @@ plugin BY 'X'``; only after an account (:func:`_sql_account_before`)."""
 
 def _sql_account_before(text: str, at: int) -> bool:
     """Whether ``IDENTIFIED`` at ``at`` follows the account SQL gives a password to: a MySQL
-    account or a quoted name (``'app'@'%'``, ``"report"``: a list's next one too, after a
-    comma), a name after ``USER``, ``ROLE`` or ``IF NOT EXISTS`` (``CREATE USER scott``, not
+    account or a quoted name (``'app'@'%'``, ``"report"``, the end of ``"Bob Smith"``: a
+    list's next one too, after a comma), a name after ``USER``, ``ROLE`` or ``IF NOT EXISTS`` (``CREATE USER scott``, not
     ``the user is identified by``), or after ``TO`` in a ``GRANT`` or a database link's
     ``CONNECT TO``. Prose says what else a thing is identified by (``the table identified by
     sqlite_stat1.tbl``, ``columns identified by "aOrderBy"``, ``the problem is identified by
@@ -175,7 +175,7 @@ def _sql_account_before(text: str, at: int) -> bool:
         return False
     name = m.group("name")[::-1]
     keyword = (m.group("keyword") or "")[::-1].lower()
-    if "@" in name or name[:1] in "'\"`":
+    if "@" in name or name[:1] in "'\"`" or name[-1:] in "'\"`":  # "Bob Smith": its end
         return True
     if keyword in ("user", "role", "exists"):
         return name.lower() not in _NOT_AN_ACCOUNT
