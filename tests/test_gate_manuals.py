@@ -4,7 +4,7 @@ gate keeps redacting; and the views read only around where they differ from a lo
 
 Wrongly taken, now left alone: prose saying what a thing is identified by (SQLite's
 ``the table identified by sqlite_stat1.tbl``, git's ``commits identified by "squash"``),
-a minus sign inside a bracket read as ``mysql -pX`` (gnuplot's ``[-pi/2:pi/2]``), a list of
+a minus sign inside a square bracket read as ``mysql -pX`` (gnuplot's ``[-pi/2:pi/2]``), a list of
 authentication mechanisms given to an ``auth`` name (git's ``--smtp-auth="PLAIN LOGIN
 GSSAPI"``) and a PGP signature's armored block (git's signed tags and commits)."""
 
@@ -34,7 +34,7 @@ PROSE = "The sample is read again when the index changes, and each row keeps its
         'of commits identified by "fixup" commands',
         'The user is identified by "Name77x" in the log.',
         "set xrange [-pi/2:pi/2]; set yrange [-pi/2:pi/2]",
-        "plot (-pi/2:pi/2]) with lines",
+        "plot [-pi:pi] [-pi/2:pi/2] sin(x) with lines",
         '$ git send-email --smtp-auth="PLAIN LOGIN GSSAPI" ...',
         "smtp_auth = cram-md5,plain",
     ],
@@ -59,6 +59,7 @@ def test_what_manuals_say_is_left_alone(text: str) -> None:
         (f"CREATE USER 'a'@'h' IDENTIFIED BY 'x1y2z3w4', 'b'@'h' IDENTIFIED BY '{WORD}';", WORD),
         (f"mysql -u root -p{WORD}", WORD),
         (f'subprocess.run(["mysql", "-p{WORD}"])', WORD),
+        (f"the answer quoted my config (-p{WORD}) but the conclusion is backwards", WORD),
         (f'--smtp-auth="{WORD}"', WORD),
         (f'--smtp-auth="PLAIN {WORD}"', WORD),
         ('"auth": "dXNlcjpQYXNzdzByZCE="', "dXNlcjpQYXNzdzByZCE="),

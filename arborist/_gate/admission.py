@@ -113,7 +113,8 @@ opening with ``%0A`` or a written ``\\n``: the next line's name, not a value); a
 placeholder joined to a suffix (``Bearer <token>-q4_K_M``, ``${DB_PASSWORD}/api``, the
 suffix holding no key); what manuals say (``bench/gate_manuals.py``): prose telling what a thing
 is identified by (``the table identified by sqlite_stat1.tbl``: SQL's ``IDENTIFIED BY`` only
-after an account), a minus sign just inside a bracket (``[-pi/2:pi/2]``, no ``mysql -pX``),
+after an account), a minus sign just inside a square bracket (``[-pi/2:pi/2]``, no
+``mysql -pX``),
 the mechanisms an ``auth`` name is given (``--smtp-auth="PLAIN LOGIN"``) and a signature's
 armored block (``-----BEGIN PGP SIGNATURE-----``: published beside what it signs). A manual's
 example credential given to a password's name (``password=secr3t``) is redacted as a
