@@ -99,6 +99,16 @@ SCRIPTS: dict[str, tuple[list[str], list[str], int]] = {
         ],
         180,
     ),
+    "gate-manuals": (
+        ["bench/gate_manuals.py", "--quick"],
+        [
+            "redactions on real manuals",
+            "reads per character",
+            "the largest document, its reads",
+            "quick run: a sample of each corpus",
+        ],
+        120,
+    ),
     "embed-speed": (
         ["bench/embed_speed.py", "--quick"],
         ["embedding speed of the local model"],  # the table when the weights are installed

@@ -111,15 +111,24 @@ gitleaks and other scanners allowlist them exactly); a token's prefix and a mask
 nothing on its line whose line break was lost (``password= username=admin``, a value
 opening with ``%0A`` or a written ``\\n``: the next line's name, not a value); a
 placeholder joined to a suffix (``Bearer <token>-q4_K_M``, ``${DB_PASSWORD}/api``, the
-suffix holding no key). Read too: a .NET ``<add key=... value="X`` whose closing quote
+suffix holding no key); what manuals say (``bench/gate_manuals.py``): prose telling what a thing
+is identified by (``the table identified by sqlite_stat1.tbl``: SQL's ``IDENTIFIED BY`` only
+after an account), a minus sign just inside a square bracket (``[-pi/2:pi/2]``, no
+``mysql -pX``),
+the mechanisms an ``auth`` name is given (``--smtp-auth="PLAIN LOGIN"``) and a signature's
+armored block (``-----BEGIN PGP SIGNATURE-----``: published beside what it signs). A manual's
+example credential given to a password's name (``password=secr3t``) is redacted as a
+user's own would be. Read too: a .NET ``<add key=... value="X`` whose closing quote
 never comes (to the next space), and a ``Basic`` credential a URL path goes on after
 (``Basic <base64>=/status``: the base64 ends at its padding).
 
-The gate is eleven modules under this one: :mod:`arborist._gate.shapes` (the patterns
+The gate is twelve modules under this one: :mod:`arborist._gate.shapes` (the patterns
 and the tests of a value), :mod:`arborist._gate.vendors` (the tokens whose prefix names
 their vendor, by family), :mod:`arborist._gate.prefilters` (the long words a text's
 tokens can be in, and the text past its invisible characters and escapes), :mod:`arborist._gate.finders` (each shape's prefilter and pattern
-run over a text), :mod:`arborist._gate.names` (values given to a secret's name, in
+run over a text), :mod:`arborist._gate.views` (a text read whole once, and its views, decoded,
+visible or redacted, only around where they differ from it),
+:mod:`arborist._gate.names` (values given to a secret's name, in
 any syntax), :mod:`arborist._gate.commands` (passwords given to a tool's flag or kept
 in a tool's file), :mod:`arborist._gate.code` (passwords and keys code and prose give
 by place), :mod:`arborist._gate.told` (told in another language, cookies, bare base64) and
@@ -137,10 +146,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from arborist._errors import BadInput
-from arborist._gate.finders import candidates
 from arborist._gate.handed import public_spans
-from arborist._gate.prefilters import decoded_view, from_view, through_views, visible_view
-from arborist._gate.shapes import INVISIBLE, PLACEHOLDER_MARK
+from arborist._gate.shapes import PLACEHOLDER_MARK
+from arborist._gate.views import read_candidates
 from arborist._pathref import home_as_tilde
 from arborist._text.terminal import inert
 
@@ -211,47 +219,6 @@ class Admitted:
         return not self.redactions
 
 
-def _raw_candidates(text: str) -> list[tuple[str, int, int]]:
-    """:func:`candidates`, looked for past invisible characters (dropped, as inside a
-    token, and as a space, as before one: ``notes\u200bAKIA...``) and in the text with
-    its percent-escapes decoded, round after round until none is left or
-    :data:`DECODE_ROUNDS` (``%255F`` is ``%5F`` is ``_``); positions in ``text``."""
-    visible = visible_view(text)
-    if visible is None:
-        found = list(candidates(text))
-    else:
-        view, pieces = visible
-        found = [
-            (kind, from_view(pieces, start), from_view(pieces, end - 1) + 1)
-            for kind, start, end in candidates(view)
-            if end > start
-        ]
-        found += candidates(INVISIBLE.sub(_spaces, text))  # one for one: positions stay
-    layers: list[tuple[int, list[tuple[int, int]]]] = []  # each round's (size, pieces)
-    view = text
-    for _round in range(DECODE_ROUNDS):
-        decoded = decoded_view(view)
-        if decoded is None:
-            break
-        layers.append((len(view), decoded[1]))
-        view = decoded[0]
-        found += [
-            (kind, *through_views(layers, start, end, len(view)))
-            for kind, start, end in candidates(view)
-            if end > start
-        ]
-    return found
-
-
-DECODE_ROUNDS = 3
-"""How many times percent-escapes are decoded at most: twice-encoded (``%255F``) and
-thrice, each round linear in the text."""
-
-
-def _spaces(m: re.Match[str]) -> str:
-    return " " * len(m.group())
-
-
 def _allowed_spans(text: str, allowlist: Sequence[str]) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for entry in allowlist:
@@ -315,7 +282,9 @@ def _off_marks(marks: tuple[list[int], list[int]], start: int, end: int) -> tupl
     return start, end
 
 
-def _find(text: str, allowlist: Sequence[str]) -> tuple[Redaction, ...]:
+def _find(
+    text: str, allowlist: Sequence[str], near: Sequence[tuple[int, int]] | None = None
+) -> tuple[Redaction, ...]:
     """The merged, ordered redactions of ``text`` (positions in ``text``).
 
     No span on the marks the gate writes (``[REDACTED:kind]``) alone is kept, whichever
@@ -324,17 +293,20 @@ def _find(text: str, allowlist: Sequence[str]) -> tuple[Redaction, ...]:
     and a name before one (``kata sandi [REDACTED:openai_key]``) must not take it for its
     value, nor a pattern its words for a token (nested, ``[REDACTED:[REDACTED:password]``,
     it would no longer be one mark). A span from a mark on into the text (``user:[REDACTED:
-    password]&rest@host``, the rest of a password the last round cut short) still goes."""
-    candidates = _raw_candidates(text)
-    if not candidates:  # most text: nothing to weigh against the allowlist
+    password]&rest@host``, the rest of a password the last round cut short) still goes.
+    ``near``: only the stretches around these spans are searched (:func:`arborist._gate.views.read_candidates`);
+    what is public or allowed is weighed in the whole text."""
+    candidates = read_candidates(text, near)
+    marks = _marks(text) if candidates else None
+    if marks is not None:
+        candidates = [(kind, *_off_marks(marks, start, end)) for kind, start, end in candidates]
+        candidates = [(kind, start, end) for kind, start, end in candidates if end > start]
+    if not candidates:  # most text, and most of a text read again: nothing to weigh
         return ()
     if _EXAMPLE_MARK in text:
         allowlist = (*allowlist, *DOCUMENTED_EXAMPLES)
     allowed = frozenset(allowlist)
     allowed_spans = _allowed_spans(text, allowlist) + public_spans(text)
-    marks = _marks(text)
-    if marks is not None:
-        candidates = [(kind, *_off_marks(marks, start, end)) for kind, start, end in candidates]
     found = [
         (start, -(end - start), _PRIORITY[kind], kind, end)
         for kind, start, end in candidates
@@ -366,6 +338,17 @@ def _apply(
     pieces.append((out, out + len(text) - pos, pos, len(text)))
     parts.append(text[pos:])
     return "".join(parts), pieces
+
+
+def _placeholders(redactions: Sequence[Redaction]) -> list[tuple[int, int]]:
+    """Where each of ``redactions``' placeholders stands in the text :func:`_apply` gives."""
+    spans: list[tuple[int, int]] = []
+    shift = 0
+    for r in redactions:
+        width = len(PLACEHOLDER.format(kind=r.kind))
+        spans.append((r.start + shift, r.start + shift + width))
+        shift += width - (r.end - r.start)
+    return spans
 
 
 def _to_original(pieces: Sequence[tuple[int, int, int, int]], at: int, *, end: bool) -> int:
@@ -412,7 +395,7 @@ def admit(text: str, *, allowlist: Sequence[str] = ()) -> Admitted:
         return Admitted(text, redactions)
     for _round in range(MAX_ROUNDS):
         admitted, pieces = _apply(text, redactions)
-        more = _find(admitted, allowlist) if redactions else ()
+        more = _find(admitted, allowlist, _placeholders(redactions))
         if not more:
             return Admitted(admitted, redactions)
         redactions = _merge(

@@ -27,6 +27,7 @@ from arborist._gate.shapes import (
     random_looking,
     reads_as_password,
 )
+from arborist._text.text_words import word_list
 
 __all__ = [
     "code_candidates",
@@ -59,6 +60,8 @@ def code_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]
                 yield from _quoted_password(m)
     if "identified" in found:
         for m in at_each(text, found.at("identified"), _IDENTIFIED_BY):
+            if not _sql_account_before(text, m.start()):
+                continue  # "the table identified by sqlite_stat1.tbl": prose names a thing
             if m.lastindex != 3 or reads_as_password(m.group(3)):  # bare: "identified by name"
                 yield from _quoted_password(m)
     if "jdbc:oracle:" in folded:
@@ -154,7 +157,44 @@ _IDENTIFIED_BY = re.compile(
     r"(?i)identified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?:password[ \t]+)?" + _QUOTED
 )
 """SQL's ``CREATE USER u IDENTIFIED BY X`` / ``ALTER USER``, MySQL's ``IDENTIFIED WITH
-plugin BY 'X'``."""
+plugin BY 'X'``; only after an account (:func:`_sql_account_before`)."""
+
+
+def _sql_account_before(text: str, at: int) -> bool:
+    """Whether ``IDENTIFIED`` at ``at`` follows the account SQL gives a password to: a MySQL
+    account or a quoted name (``'app'@'%'``, ``"report"``, the end of ``"Bob Smith"``: a
+    list's next one too, after a comma), a name after ``USER``, ``ROLE`` or ``IF NOT EXISTS`` (``CREATE USER scott``, not
+    ``the user is identified by``), or after ``TO`` in a ``GRANT`` or a database link's
+    ``CONNECT TO``. Prose says what else a thing is identified by (``the table identified by
+    sqlite_stat1.tbl``, ``columns identified by "aOrderBy"``, ``the problem is identified by
+    CVE-2022-35737``): a name, not a password. Read backwards from ``at``, at most
+    :data:`_ACCOUNT_WINDOW` characters."""
+    head = text[max(0, at - _ACCOUNT_WINDOW) : at]
+    m = _ACCOUNT_REVERSED.match(head[::-1])
+    if m is None:
+        return False
+    name = m.group("name")[::-1]
+    keyword = (m.group("keyword") or "")[::-1].lower()
+    if "@" in name or name[:1] in "'\"`" or name[-1:] in "'\"`":  # "Bob Smith": its end
+        return True
+    if keyword in ("user", "role", "exists"):
+        return name.lower() not in _NOT_AN_ACCOUNT
+    return keyword == "to" and _GRANT_OR_CONNECT.search(head) is not None
+
+
+_ACCOUNT_WINDOW = 240
+"""How far back from ``IDENTIFIED`` its account and a ``GRANT`` are looked for."""
+_ACCOUNT_REVERSED = re.compile(
+    r"[\s+]+(?P<name>[^\s;,+]{1,128})(?:[\s+]+(?P<keyword>[A-Za-z]{2,6})(?![\w]))?"
+)
+"""The word before ``IDENTIFIED`` and the keyword before it, reversed: spaces or a form's
+``+`` between them."""
+_NOT_AN_ACCOUNT = frozenset(
+    word_list("""is are was were be been being not also only then now first still always usually
+        can could may might must shall should will would""")
+)
+"""What prose puts between a user and ``identified`` (``the user is identified by``)."""
+_GRANT_OR_CONNECT = re.compile(r"(?i)(?<![\w])(?:grant|connect)(?![\w])")
 _ORACLE_JDBC = re.compile(r"(?i)jdbc:oracle:(?:thin|oci8?):[^/@\s:\"']+/([^@\s\"'<>]+)")
 """An Oracle JDBC URL's ``user/password[@host]``."""
 _B2_AUTHORIZE = re.compile(

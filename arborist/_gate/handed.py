@@ -420,10 +420,15 @@ _SECRET_NAME = re.compile(r"(?i)secret|private|passw|token|_pat\b")
 _SECRET_PREFIX = re.compile(r"(?:sk|rk)[_-]|ghp_|xox|AKIA|-----")
 _PUBLIC_ARMOR = re.compile(
     r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|X509 CRL|CERTIFICATE REQUEST|"
-    r"NEW CERTIFICATE REQUEST|TRUSTED CERTIFICATE|PGP PUBLIC KEY BLOCK|SSH2 PUBLIC KEY)-----"
-    r"[A-Za-z0-9+/=\s:-]{16,65536}?-----END [A-Z0-9 ]+-----"
+    r"NEW CERTIFICATE REQUEST|TRUSTED CERTIFICATE|PGP PUBLIC KEY BLOCK|SSH2 PUBLIC KEY|"
+    r"PGP SIGNATURE|SSH SIGNATURE)-----"
+    r"(?:[ \t]*\r?\n[ \t]*[A-Za-z][\w-]*:[^\r\n]*)*"
+    r"[A-Za-z0-9+/=\s:$-]{16,65536}?-----END [A-Z0-9 ]+-----"
 )
-"""A certificate's or a public key's armored block: public, whatever its body holds."""
+"""A certificate's, a public key's or a signature's armored block (a signature is published
+beside what it signs: a signed tag, a commit's ``gpgsig``, a signed mail): public, whatever
+its body holds. Its armor headers (``Version: GnuPG v1``, ``Comment: ...``) may open it, and a
+line may end in ``$`` (``cat -e``'s mark of a line's end, git's of a line holding a space)."""
 
 
 def public_spans(text: str) -> list[tuple[int, int]]:

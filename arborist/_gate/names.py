@@ -40,6 +40,7 @@ from arborist._gate.shapes import (
     random_part,
     reads_as_password,
 )
+from arborist._text.text_words import word_list
 
 __all__ = [
     "FOLD_IN_PLACE",
@@ -257,10 +258,28 @@ def _given(
         or value.startswith(_PUBLIC_TOKEN)  # Mapbox's pk.eyJ…: made to be shown
         or (word == PAT_WORD and not random_looking(value))
         or (weak_colon and not reads_as_password(value))  # "pass: the tests"; YAML's pass: Zq8v.4
+        or (word == "auth" and _mechanisms(value))  # --smtp-auth="PLAIN LOGIN": how, not what
     ):
         return None, value_end
     kind = "password" if word.startswith(PASSWORD_KEYS) else "secret"
     return (kind, start, end), v.end()  # a value taken is skipped whole
+
+
+def _mechanisms(value: str) -> bool:
+    """Whether ``value`` names authentication mechanisms, one or a list (``PLAIN LOGIN
+    GSSAPI``, ``cram-md5,plain``, ``Basic``): an ``auth`` setting that says how a client
+    signs in, not a secret."""
+    words = _LIST_SPLIT.split(value.strip().lower())
+    return all(word in _MECHANISMS for word in words)
+
+
+_LIST_SPLIT = re.compile(r"[\s,]+")
+_MECHANISMS = frozenset(
+    word_list("""plain login gssapi gss-spnego cram-md5 digest-md5 scram-sha-1 scram-sha-1-plus
+        scram-sha-256 scram-sha-256-plus scram-sha-512 ntlm xoauth2 oauthbearer external
+        anonymous kerberos_v4 otp skey srp basic digest bearer negotiate none""")
+)
+"""SASL's registered mechanisms a mail or directory client names, and HTTP's schemes."""
 
 
 def _bare_not_secret(

@@ -19,6 +19,8 @@ from arborist._gate.shapes import INVISIBLE
 
 __all__ = [
     "AWS_SECRET_SIZE",
+    "ESCAPE",
+    "INVISIBLE_CHARS",
     "Literals",
     "SHARED",
     "decoded_view",
@@ -439,7 +441,7 @@ def _name_char(char: str) -> bool:
 def visible_view(text: str) -> tuple[str, list[tuple[int, int]]] | None:
     """``text`` without its invisible characters, and where each piece of it was
     (``(start in the result, start in text)``); None when it has none."""
-    if text.isascii() or not any(char in text for char in _INVISIBLE_CHARS):
+    if text.isascii() or not any(char in text for char in INVISIBLE_CHARS):
         return None
     pieces: list[tuple[int, int]] = []
     parts: list[str] = []
@@ -455,7 +457,7 @@ def visible_view(text: str) -> tuple[str, list[tuple[int, int]]] | None:
     return "".join(parts), pieces
 
 
-_INVISIBLE_CHARS = tuple(
+INVISIBLE_CHARS = tuple(
     chr(c) for c in range(0xAD, 0xFEFF + 1) if INVISIBLE.fullmatch(chr(c)) is not None
 )
 """:data:`INVISIBLE`'s characters, each looked for by a ``find`` (a ``memchr`` of one of its
@@ -469,7 +471,7 @@ def from_view(pieces: Sequence[tuple[int, int]], at: int) -> int:
     return orig + (at - out)
 
 
-_ESCAPE = re.compile(
+ESCAPE = re.compile(
     "%[2-7][0-9A-Fa-f]|%[CcDd][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]"
     "|%[Ee][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){2}|%[Ff][0-4](?:%[89ABab][0-9A-Fa-f]){3}"
 )
@@ -478,7 +480,7 @@ escapes of one UTF-8 character (``%C3%B1``, ``ñ``: ``contrase%C3%B1a``)."""
 
 
 def _unescaped(escape: str) -> str:
-    """The character an :data:`_ESCAPE` match stands for (its bytes as UTF-8; a sequence
+    """The character an :data:`ESCAPE` match stands for (its bytes as UTF-8; a sequence
     that is not UTF-8 stays as it was)."""
     try:
         return bytes.fromhex(escape.replace("%", "")).decode("utf-8")
@@ -487,16 +489,16 @@ def _unescaped(escape: str) -> str:
 
 
 def decoded_view(text: str) -> tuple[str, list[tuple[int, int]]] | None:
-    """``text`` with each :data:`_ESCAPE` decoded, and where each piece of it was (as
+    """``text`` with each :data:`ESCAPE` decoded, and where each piece of it was (as
     :func:`visible_view` gives it); None when it has none. A URL's query or a file's URI
     carries ``token%20ghp_...`` or ``password%3D...``: their secrets are looked for here too.
     """
-    if "%" not in text or _ESCAPE.search(text) is None:
+    if "%" not in text or ESCAPE.search(text) is None:
         return None
     pieces: list[tuple[int, int]] = []
     parts: list[str] = []
     pos = out = 0
-    for m in _ESCAPE.finditer(text):
+    for m in ESCAPE.finditer(text):
         if m.start() > pos:
             pieces.append((out, pos))
             parts.append(text[pos : m.start()])

@@ -214,10 +214,13 @@ _CONFIG_PASSWORD = re.compile(
 """slapd's ``rootpw X``, ldap.conf's ``bindpw X``, Redis's ``requirepass X`` and
 ``masterauth X``: a password by place, after its keyword and a space."""
 _GLUED_P = re.compile(
-    r"(?<![^\W_])(?<![\s\"'=(\[{,;|]-)(?<!^-)-p([^\W_][^\s\"']{7,127})(?![^\s\"'])"
+    r"(?<![^\W_])(?<!\[)(?<![\s\"'=(\[{,;|]-)(?<!^-)-p([^\W_][^\s\"']{7,127})(?![^\s\"'])"
 )
 """``mysql -pX``'s value, glued to its ``-p``: only a password-like word (``-pthread``,
-``-pedantic`` are flags)."""
+``-pedantic`` are flags), and not just inside a square bracket (``set xrange
+[-pi/2:pi/2]``: a range's minus sign; a synopsis's ``[-pPASSWORD]`` names a placeholder).
+Inside a parenthesis it is a flag still (``my config (-pX) but``: a command quoted in
+prose)."""
 _ESCAPED = re.compile("%[0-9A-Fa-f]{2}")
 _COOKIE = re.compile(r"(?i)(?<![^\W_])(?:set-)?cookie[ \t]*:[ \t]*([^\r\n]*)")
 _COOKIE_PAIR = re.compile(r"([\w.$-]+)=([^;\s\"'\\]*)")
