@@ -387,6 +387,7 @@ export class ForestView {
   escape(target) {
     if (!this.resultsEl.hidden && (target === this.queryEl || this.resultsEl.contains?.(target))) {
       this.resultsEl.hidden = true;
+      this.searchToken = (this.searchToken ?? 0) + 1; // a search still on its way stays closed
       this.queryEl.focus?.();
       return true;
     }

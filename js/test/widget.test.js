@@ -1591,6 +1591,21 @@ describe("the view over the notebook's changes (issue #35, item 6)", () => {
     cleanup();
   });
 
+  test("a search answered after Escape closed the results leaves them closed", async () => {
+    const { el, view, cleanup } = await opened();
+    await view.search("Spider");
+    const results = el.byAttr("aria-label", "Search results")[0];
+    assert.equal(results.hidden, false);
+    const late = view.search("Spider"); // searched again (a turn was added); no reply yet
+    assert.equal(view.escape(view.queryEl), true);
+    assert.equal(results.hidden, true);
+    await late;
+    assert.equal(results.hidden, true, "the late reply does not open them again");
+    await view.search("Spider"); // the reader searches again: they open
+    assert.equal(results.hidden, false);
+    cleanup();
+  });
+
   test("search hits are searched again when a turn is added or an answer falsified", async () => {
     const { kernel, first, el, model, view, cleanup } = await opened();
     await view.search("Spider");
