@@ -99,10 +99,12 @@ $(STRACE):
 
 strace: $(STRACE)
 
-# Two workers (pytest-xdist): each browser module runs whole on one of them, so each worker
-# drives at most one chromium at a time (tests/conftest.py's scheduler); the rest are shared
-# test by test. PYTEST_WORKERS=0 runs everything in one process.
-PYTEST_WORKERS ?= 2
+# Three workers (pytest-xdist) on two cores: each browser module runs whole on one of them,
+# at most two of them holding browser modules at a time, so at most two chromiums run
+# (tests/conftest.py's scheduler); the rest are shared test by test, and the third worker
+# uses the processor while the browser tests wait on their pages. PYTEST_WORKERS=0 runs
+# everything in one process.
+PYTEST_WORKERS ?= 3
 XDIST := -n $(PYTEST_WORKERS)
 
 test-py: install chromium strace

@@ -33,24 +33,44 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile("long")
 
 
-# How ``make test``'s two pytest-xdist workers share the tests: each browser module is one
-# scope, run whole on one worker (its fixtures start a JupyterLab, or a Notebook 7, once for
-# the module's tests, and the worker's own JupyterLab serves the rest); every other test is
-# a scope of its own. So a worker runs one browser test at a time, and the two workers may
-# each drive one chromium at once: the browser tests' timeouts are set for that.
+# How ``make test``'s pytest-xdist workers (three, on two cores) share the tests: each browser
+# module is one scope, run whole on one worker (its fixtures start a JupyterLab, or a Notebook
+# 7, once for the module's tests, and the worker's own JupyterLab serves the rest); every
+# other test is a scope of its own. At most BROWSER_STREAMS workers hold browser modules at
+# once, so at most two chromiums run (the browser tests' timeouts are set for that), and the
+# others take the tests that need the processor while the browser tests wait on the page
+# (measured idle: the browser tests alone keep two cores 53% busy).
 BROWSER = "tests/browser/"
+BROWSER_STREAMS = 2
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """xdist's load-scope scheduler with one scope for each browser module and one for each
-    other test. (``--dist loadgroup`` would say the same with marks, but its grouping
-    renames node ids, which pytest 9.2 no longer lets it do: it silently groups nothing.)"""
+    other test, the browser modules held by at most :data:`BROWSER_STREAMS` workers at a
+    time. (``--dist loadgroup`` would say the same with marks, but its grouping renames
+    node ids, which pytest 9.2 no longer lets it do: it silently groups nothing.)"""
     from xdist.scheduler import LoadScopeScheduling
 
     class ModulesForTheBrowser(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return nodeid.split("::", 1)[0] if nodeid.startswith(BROWSER) else nodeid
+
+        def _holds_browser_work(self, node: Any) -> bool:
+            return any(
+                scope.startswith(BROWSER) and not all(done.values())
+                for scope, done in self.assigned_work.get(node, {}).items()
+            )
+
+        def _assign_work_unit(self, node: Any) -> None:
+            """The queue's first scope, unless it is a browser module and this worker holds
+            none while enough others do: then the first other scope, if one is left."""
+            holders = sum(self._holds_browser_work(n) for n in self.assigned_work if n is not node)
+            if holders >= BROWSER_STREAMS and not self._holds_browser_work(node):
+                other = next((s for s in self.workqueue if not s.startswith(BROWSER)), None)
+                if other is not None:
+                    self.workqueue.move_to_end(other, last=False)
+            super()._assign_work_unit(node)
 
     return ModulesForTheBrowser(config, log)
 
