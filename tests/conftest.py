@@ -65,6 +65,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         def _assign_work_unit(self, node: Any) -> None:
             """The queue's first scope, unless it is a browser module and this worker holds
             none while enough others do: then the first other scope, if one is left."""
+            if not next(iter(self.workqueue)).startswith(BROWSER):  # so once they are all out
+                return super()._assign_work_unit(node)  # the assigned scopes are not scanned
             holders = sum(self._holds_browser_work(n) for n in self.assigned_work if n is not node)
             if holders >= BROWSER_STREAMS and not self._holds_browser_work(node):
                 other = next((s for s in self.workqueue if not s.startswith(BROWSER)), None)
