@@ -104,14 +104,15 @@ strace: $(STRACE)
 # (tests/conftest.py's scheduler); the rest are shared test by test, and the third worker
 # uses the processor while the browser tests wait on their pages. PYTEST_WORKERS=0 runs
 # everything in one process.
+# The widget's JS tests (tests/test_js.py) and the notebooks (nbval) run in the same pytest
+# run as the Python tests, so that their seconds overlap the rest.
 PYTEST_WORKERS ?= 3
 XDIST := -n $(PYTEST_WORKERS)
 
 test-py: install chromium strace
-	$(BIN)/pytest $(XDIST)
-	$(BIN)/pytest $(NBVAL) notebooks
+	$(BIN)/pytest $(XDIST) tests $(NBVAL) notebooks
 
-test: lint typecheck test-js test-py
+test: lint typecheck test-py
 
 # The fault, fuzz and concurrency suites at full size (minutes, not seconds).
 test-long: install chromium strace

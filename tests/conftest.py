@@ -39,9 +39,28 @@ def pytest_configure(config: pytest.Config) -> None:
 # other test is a scope of its own. At most BROWSER_STREAMS workers hold browser modules at
 # once, so at most two chromiums run (the browser tests' timeouts are set for that), and the
 # others take the tests that need the processor while the browser tests wait on the page
-# (measured idle: the browser tests alone keep two cores 53% busy).
+# (measured idle: the browser tests alone keep two cores 53% busy). ``make test`` runs the
+# notebooks (nbval) in the same run: each notebook is one scope too (its cells run in order
+# on one kernel), queued right after the browser modules so that none is left for the end.
 BROWSER = "tests/browser/"
 BROWSER_STREAMS = 2
+NOTEBOOK = ".ipynb::"
+
+
+def _whole(nodeid: str) -> bool:
+    """Whether a test runs in one scope with the rest of its file: a browser module's, or a
+    notebook's cells."""
+    return nodeid.startswith(BROWSER) or NOTEBOOK in nodeid
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The notebooks' cells right after the browser modules (kept in their order), so the
+    scheduler hands them out early rather than last."""
+
+    def rank(item: pytest.Item) -> int:
+        return 0 if item.nodeid.startswith(BROWSER) else 1 if NOTEBOOK in item.nodeid else 2
+
+    items.sort(key=rank)  # a stable sort: each group keeps its order
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -54,7 +73,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     class ModulesForTheBrowser(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return nodeid.split("::", 1)[0] if nodeid.startswith(BROWSER) else nodeid
+            return nodeid.split("::", 1)[0] if _whole(nodeid) else nodeid
 
         def _holds_browser_work(self, node: Any) -> bool:
             return any(
