@@ -66,6 +66,30 @@ def _asset(name: str, fallback: str) -> Path | str:
     return path if path.is_file() else fallback
 
 
+def _no_unknown_subshells(comm: Any) -> None:
+    """Send this comm's messages that name a subshell the kernel does not have to the main
+    shell, where they are answered, instead of losing them (docs/design.md section 6).
+
+    ipykernel (7.4) picks the subshell that runs a comm message with the comm's
+    ``_reply_subshell_for``: the subshell the front end named, or the one the comm last
+    replied under. Either may be one the kernel does not have (JupyterLab can name a
+    subshell of the kernel before a restart; a message on such a subshell makes every later
+    one follow it), and ipykernel then drops the message: the view is never answered.
+    Nothing changes for a kernel without subshells or a message on a subshell it has."""
+    route = getattr(comm, "_reply_subshell_for", None)
+    kernel = getattr(comm, "kernel", None)
+    manager = getattr(getattr(kernel, "shell_channel_thread", None), "manager", None)
+    listed = getattr(manager, "list_subshell", None)
+    if route is None or listed is None:
+        return
+
+    def known(data: Any, default: str | None) -> str | None:
+        chosen = route(data, default)
+        return chosen if chosen is None or chosen in listed() else None
+
+    comm._reply_subshell_for = known
+
+
 class ForestWidget(anywidget.AnyWidget):
     """A collapsible, verifiable view of session ``sid`` of the home at ``home`` (or ``app``).
 
@@ -147,6 +171,7 @@ class ForestWidget(anywidget.AnyWidget):
         comm: Any = self.comm  # typed never None, but None once the front end closed it
         if comm is not None:  # the front end may close it (its output cleared, closed)
             comm.on_close(self._closed_by_front_end)
+            _no_unknown_subshells(comm)
 
     @traitlets.validate("poll_ms")
     def _valid_poll_ms(self, proposal: Any) -> int:
