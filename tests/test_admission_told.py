@@ -9,6 +9,7 @@ algorithm's name, an SSH public key, base64 of text, a path, a flag."""
 from __future__ import annotations
 
 import base64
+import random
 from collections.abc import Callable
 
 import pytest
@@ -72,6 +73,9 @@ def test_a_secret_told_or_bare_is_redacted(text: str, value: str) -> None:
         base64.b64encode(b"The quick brown fox jumps over!").decode(),  # base64 of text
         f"file:///tmp/tmpab12cd34/p3/{'1Z999AA10123456784'}.txt",
         "file:///tmp/tmpqwerty12/p1/keys_1BoatSLRHtKNngkdXEeobR76b53LETtpyT/notes.txt",
+        # a temporary folder's random name, then a class's file: 43 characters of base64
+        "/tmp/tmpi_eqh524/p1/AbstractSingletonProxyFactoryBean.md",
+        "file:///tmp/tmpi_eqh524/p1/AbstractSingletonProxyFactoryBean",
         "gcc -pthread -pedantic -pipe main.c",
         "docker login -u researcher --password-stdin < ~/.docker_pw",
         "screenshot_mysql -u root -p_2024-06-01.png",
@@ -126,3 +130,23 @@ def test_a_43_character_key_before_a_path_is_redacted() -> None:
     key43 = base64.b64encode(bytes(range(141, 173))).decode().rstrip("=")  # 32 bytes, no "="
     assert key43 not in admit(f"http://localhost:8000/files/{key43}/download").text
     assert key43 not in admit(f"tool:\\n\\n{key43}").text
+
+
+def test_a_class_files_name_lets_no_bare_key_through() -> None:
+    """A segment of three capitalized words passes as a path's (a class's file); a random
+    key's segments do not read so. Of 500 bare 32-byte keys drawn (a fixed seed), those
+    holding a ``/`` that the gate leaves are only those an empty or lower-case word segment
+    already passed as a path before the class's name was a path's word."""
+    draw = random.Random(20261207)
+    keys = [base64.b64encode(draw.randbytes(32)).decode().rstrip("=") for _ in range(500)]
+    with_slash = [key for key in keys if "/" in key]
+    assert len(with_slash) > 200
+
+    def lower_word_path(key: str) -> bool:
+        return any(
+            not p or (p.isalpha() and p.islower() and 3 <= len(p) <= 12) for p in key.split("/")
+        )
+
+    left = {key for key in with_slash if key in admit(f"sig {key}").text}
+    assert left <= {key for key in with_slash if lower_word_path(key)}
+    assert len(left) < len(with_slash) // 20

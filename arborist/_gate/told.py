@@ -353,14 +353,23 @@ tab the decoded text does not read (a URL's ``%0A``, a repr's ``\\n``): the run 
 
 def _path_like(stretch: str) -> bool:
     """Whether a stretch of base64 reads as a path (``///tmp/tmpab12/p3/1Z99…``,
-    ``…LETtpyT/notes``): it opens or closes with ``/``, holds ``//``, or a word of three
-    letters or more in lower case between two ``/``, which a key's random ``/`` rarely leaves
-    (a key's ``…CzEYJ/pi/YoISZ…`` is a key)."""
+    ``…LETtpyT/notes``, ``eqh524/p1/AbstractSingletonProxyFactoryBean``): it opens or closes
+    with ``/``, holds ``//``, or between two ``/`` a word of three letters or more in lower
+    case, or a name of three capitalized words or more (a class's file, under a temporary
+    folder's random name), which a key's random ``/`` rarely leaves (a key's
+    ``…CzEYJ/pi/YoISZ…`` is a key)."""
     if "/" not in stretch:
         return False
     return any(
-        not p or (p.isalpha() and p.islower() and 3 <= len(p) <= 12) for p in stretch.split("/")
+        not p or (p.isalpha() and p.islower() and 3 <= len(p) <= 12) or _CAMEL_NAME.fullmatch(p)
+        for p in stretch.split("/")
     )
+
+
+_CAMEL_NAME = re.compile("(?:[A-Z][a-z]{2,}){3,}")
+"""A name of three capitalized words or more (``AbstractSingletonProxyFactoryBean``): a
+stretch between two ``/`` of a random 32-byte key in base64 reads so about once in 13,000
+(15 of 200,000 drawn)."""
 
 
 def _password_like(value: str) -> bool:
