@@ -37,6 +37,8 @@ PROSE = "The sample is read again when the index changes, and each row keeps its
         "plot [-pi:pi] [-pi/2:pi/2] sin(x) with lines",
         '$ git send-email --smtp-auth="PLAIN LOGIN GSSAPI" ...',
         "smtp_auth = cram-md5,plain",
+        "section:Configuration",  # a word of 13 letters after a name: no DES hash
+        "TIME:12:30:45\nhost:localhost\nmode:ReadOnlyModes",
     ],
 )
 def test_what_manuals_say_is_left_alone(text: str) -> None:
@@ -108,6 +110,9 @@ def test_a_secret_beside_a_signature_or_in_a_private_block_is_caught() -> None:
             "p4ssw0rd",
         ),
         ("   myuser:$1$9K7FzU28$VfF6EoPYCJEYcVQwATgOP/\n", "$1$9K7FzU28$VfF6EoPYCJEYcVQwATgOP/"),
+        ("   myuser:sqkNi8zPf01HI\n   myuser:$1$9K7Fz", "sqkNi8zPf01HI"),  # DES crypt
+        ("anonymous:\nmyuser:sqkNi8zPf01HI:cvsuser\n", "sqkNi8zPf01HI"),  # CVSROOT/passwd
+        ("ops:aB./xY9zQ1wE3", "aB./xY9zQ1wE3"),
     ],
 )
 def test_a_manuals_example_credential_is_still_redacted(text: str, value: str) -> None:
@@ -183,6 +188,8 @@ def test_stretches_are_cut_at_lines_joined_and_whole_when_wide() -> None:
         lambda n: "user identified " * n,
         lambda n: "CREATE USER u IDENTIFIED " * n,
         lambda n: "[-pi/2:pi/2] " * n,
+        lambda n: "\nab:aB3" * n,
+        lambda n: "a:" * n,
         lambda n: ("%3f " * 50 + "password=Zq8v.4Kp\n") * (n // 50 + 1),
     ],
 )

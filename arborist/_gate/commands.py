@@ -89,6 +89,10 @@ def command_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
                 yield "password", m.start(2), m.end(2)
     if ("$" in text or "{" in text) and (":$" in longs or ":{SHA}" in longs):
         yield from _htpasswd(text)  # a user name and its hash: one long word
+    if ":" in text:  # a user name and a DES hash (its "." or "/" may cut a long word)
+        for m in _DES_LINE.finditer(text):
+            if _des_hash(m.group(1)):
+                yield "password", m.start(1), m.end(1)
     if dashed and "|" in text and "sudo" in text:
         for m in ECHO_SUDO.finditer(text):  # its own scan for "echo"
             group = m.lastindex or 3
@@ -203,6 +207,19 @@ def _htpasswd(text: str) -> Iterator[tuple[str, int, int]]:
 
 
 _HASH_COLON = re.compile(r":(?=\$|\{SHA\})")
+
+_DES_LINE = re.compile(r"(?m)^[ \t'\"]*[A-Za-z0-9._@-]{1,32}:([./0-9A-Za-z]{13})(?=[:'\"]|[ \t]*$)")
+"""A password file's line whose hash is traditional DES crypt, 13 characters of its alphabet
+after the user name (CVS's ``CVSROOT/passwd``, an old htpasswd or ``/etc/passwd``:
+``myuser:sqkNi8zPf01HI``, ``user:hash:uid:…``), at the start of a line (a quote or a space
+before it allowed)."""
+
+
+def _des_hash(value: str) -> bool:
+    """Whether 13 characters read as a DES hash: a digit and both cases, or ``.``/``/`` among
+    letters of both cases (not a word such as ``Configuration``)."""
+    cases = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    return cases and (any(c.isdigit() for c in value) or "." in value or "/" in value)
 
 
 _USER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@")
