@@ -3,7 +3,7 @@
 ``journal = arborist.open(home)``, ``turn = journal.ask(question)``: see docs/api.md.
 """
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from arborist._errors import (
     ArboristError,
@@ -16,7 +16,7 @@ from arborist._errors import (
 )
 from arborist._version import __version__
 
-if TYPE_CHECKING:
+if _TYPE_CHECKING:
     from arborist._facade.app import Arborist
     from arborist._facade.journal import Journal, Turn, open
     from arborist._proofs.audit import ChainReport, Checkpoint
@@ -58,3 +58,9 @@ def __getattr__(name: str) -> object:
 
         return getattr(audit, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """What ``dir(arborist)`` and a REPL's completion offer: the public names, the ones
+    imported on first use among them (``arborist.op<Tab>`` finds ``open``)."""
+    return sorted(__all__)

@@ -55,6 +55,13 @@ def test_the_public_names_are_these() -> None:
     assert public(Turn) == TURN
 
 
+def test_dir_and_completion_offer_the_public_names() -> None:
+    """``dir(arborist)`` (what a REPL completes from) lists the public names, those imported
+    on first use included, and no name of the module's own imports."""
+    assert dir(arborist) == sorted(PUBLIC)
+    assert {name for name in vars(arborist) if not name.startswith("_")} <= set(PUBLIC)
+
+
 def test_a_journal_asks_forks_falsifies_and_verifies(home: Path) -> None:
     with arborist.open(home) as journal:
         with pytest.raises(BadInput, match="give files"):
