@@ -150,3 +150,26 @@ def test_a_class_files_name_lets_no_bare_key_through() -> None:
     left = {key for key in with_slash if key in admit(f"sig {key}").text}
     assert left <= {key for key in with_slash if lower_word_path(key)}
     assert len(left) < len(with_slash) // 20
+
+
+def test_a_key_opening_or_closing_with_its_own_slash_is_redacted() -> None:
+    """An empty part beside a key-long one is the key's own ``/``, not a path's ``//``:
+    keys drawn (a fixed seed; 30 bytes, whose base64 may close with ``/``, and 32) until one
+    closes with ``/``, one opens with it and one holds ``//``, each given bare, are
+    redacted; a path's ``///tmp/…`` still is not."""
+    draw = random.Random(7)
+    wanted = {"closes": lambda k: k.endswith("/"), "opens": lambda k: k.startswith("/"),
+              "doubled": lambda k: "//" in k[16:-16]}  # fmt: skip
+    found: dict[str, str] = {}
+    for _ in range(100_000):
+        key = base64.b64encode(draw.randbytes(draw.choice((30, 32)))).decode().rstrip("=")
+        found.update(
+            {name: key for name, test in wanted.items() if test(key) and name not in found}
+        )
+        if len(found) == len(wanted):
+            break
+    assert found.keys() == wanted.keys()
+    for name, key in found.items():
+        assert key not in admit(f"sig {key}").text, name
+    path = "file:///tmp/tmpab12cd34/p3/1Z999AA10123456784.txt"
+    assert admit(path).text == path
