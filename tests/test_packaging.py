@@ -47,6 +47,7 @@ PURE = [
     "_gate/context.py",
     "_gate/bare.py",
     "_gate/handed.py",
+    "_gate/cued.py",
     "_qa/sse.py",
     "_qa/sanitize.py",
     "_qa/distill.py",

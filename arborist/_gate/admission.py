@@ -134,7 +134,9 @@ in a tool's file), :mod:`arborist._gate.code` (passwords and keys code and prose
 by place), :mod:`arborist._gate.told` (told in another language, cookies, bare base64) and
 :mod:`arborist._gate.context` (known by the words around them or a tool's place),
 :mod:`arborist._gate.bare` (by their shape alone), :mod:`arborist._gate.handed` (many
-languages' names, flags, and what is public); this one weighs, merges and replaces.
+languages' names, flags, and what is public), :mod:`arborist._gate.cued` (a cue that names
+what follows: app passwords, two-factor seeds, backup codes, .pgpass lines, hex that spells
+a token; and more that is public); this one weighs, merges and replaces.
 """
 
 from __future__ import annotations
@@ -146,6 +148,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from arborist._errors import BadInput
+from arborist._gate.cued import cued_public_spans
 from arborist._gate.handed import public_spans
 from arborist._gate.shapes import PLACEHOLDER_MARK
 from arborist._gate.views import read_candidates
@@ -306,7 +309,7 @@ def _find(
     if _EXAMPLE_MARK in text:
         allowlist = (*allowlist, *DOCUMENTED_EXAMPLES)
     allowed = frozenset(allowlist)
-    allowed_spans = _allowed_spans(text, allowlist) + public_spans(text)
+    allowed_spans = _allowed_spans(text, allowlist) + public_spans(text) + cued_public_spans(text)
     found = [
         (start, -(end - start), _PRIORITY[kind], kind, end)
         for kind, start, end in candidates

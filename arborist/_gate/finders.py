@@ -17,6 +17,7 @@ from arborist._gate.bare import bare_candidates
 from arborist._gate.code import code_candidates, prose_candidates
 from arborist._gate.commands import command_candidates, spaced_candidates
 from arborist._gate.context import context_candidates
+from arborist._gate.cued import cued_candidates
 from arborist._gate.handed import handed_candidates
 from arborist._gate.names import MIXED, fold_in_place, named_candidates
 from arborist._gate.prefilters import AWS_SECRET_SIZE, Literals, has_long, long_words
@@ -97,6 +98,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from context_candidates(text, found, longs)
     yield from bare_candidates(text, longs, candidates)
     yield from handed_candidates(text, found, longs, candidates)
+    yield from cued_candidates(text, found, longs)
 
 
 def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:

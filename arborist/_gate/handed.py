@@ -228,7 +228,7 @@ def _name_heads(folded: str, found: Literals) -> list[int]:
         head = _word_start(folded, at - 1) if at and folded[at - 1] in " -" else at
         if folded[head:at].rstrip(" -") in _CODE_WORDS:
             heads.append(head)
-    for needle in ("pin", "combination"):
+    for needle in ("pin", "puk", "combination"):
         heads += [at for at in found.at(needle) if at == _word_start(folded, at)]
     return sorted(set(heads))
 
@@ -269,7 +269,7 @@ _NAMES = (
 )
 _CODE_NAMES = (
     r"(?:alarm|door|gate|keypad|garage|safe|locker|lock|entry|access|building|unlock|"
-    r"disarm|pin)[ -]?code|pin|passcode|combination"
+    r"disarm|pin)[ -]?code|pin|puk|passcode|combination"
 )
 _MANY_NAMES = re.compile(
     rf"(?<![^\W_])(?:({_NAMES})|({_CODE_NAMES}))(?![^\W_])"
@@ -369,9 +369,11 @@ def _holds_random(value: str) -> bool:
 
 
 _SPLIT = re.compile(
-    r"([\"'])([A-Za-z0-9_+/=.-]{6,})\1[ \t]*\+?[ \t]*([\"'])([A-Za-z0-9_+/=.-]{6,})\3"
+    r"([\"'])([A-Za-z0-9_+/=.-]{6,})\1[ \t]*(?:\r?\n[ \t]*)?\+?[ \t]*(?:\r?\n[ \t]*)?"
+    r"([\"'])([A-Za-z0-9_+/=.-]{6,})\3"
 )
-"""Two string literals side by side (``"ghp_…" "…"``, ``'…' + '…'``): one value split."""
+"""Two string literals side by side (``"ghp_…" "…"``, ``'…' + '…'``), on one line or
+on two (Python's implicit joining inside brackets): one value split."""
 
 
 _LITERAL_END = re.compile(r"([\"'])([A-Za-z0-9_+/=-]{16,})\1[,)]*$")

@@ -159,8 +159,12 @@ ADO_PAT = re.compile(r"(?<![A-Za-z0-9])[a-z2-7]{52}(?![A-Za-z0-9])")
 # say their algorithm, ``sha512-...``).
 B64_64 = re.compile(r"(?<![A-Za-z0-9+])[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+=])")
 B64_64_NAMED = re.compile(r"(?i)(?:sha[0-9-]*|base64|blake2b?|digest|hash|sig(?:nature)?)[-:=,]$")
-# A Discord bot token: base64 of a user id, a dot, 6 characters, a dot, 27 or more.
-DISCORD = re.compile(r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}")
+# A Discord bot token: base64 of a user id (M, N or O first; any first character when
+# nothing joins the token to a word: look-alikes, ids to come), a dot, 6 characters, a
+# dot, 27 or more.
+DISCORD = re.compile(
+    r"(?:[MNO]|(?<![A-Za-z0-9_-])[A-Za-z0-9])[A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}"
+)
 TELEGRAM = re.compile(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}(?![A-Za-z0-9_-])")
 TWILIO = re.compile(r"AC[a-f0-9]{32}[\"']?[ \t]*,[ \t]*[\"']?([a-f0-9]{32})(?![A-Za-z0-9])")
 _B64U = r"[A-Za-z0-9_-]"

@@ -1,0 +1,270 @@
+"""Secrets known by a cue before them that names what they are, or by a shape no public value
+has; and identifiers that are public though shaped like secrets.
+
+Pure: no I/O. :func:`cued_candidates` yields ``(kind, start, end)`` for
+
+* an app password (``app-specific password yehf-rzgt-whmu-gcme``, Google's ``abcd efgh ijkl
+  mnop``): four groups of four letters after the words that name one; these have no digit, so
+  no rule that weighs a value's shape reads them;
+* a two-factor seed (``2FA backup seed: AONMT6AYUS5X67G2``, ``Enter this key manually: M2G5
+  HFOL …``): base32, whole or in groups of four, after a word of two-factor setup;
+* backup and recovery codes and keys in groups (``backup code (Google): wl3v geuh 7z0x
+  a2cv``, a Matrix security key), one line or one a line under a heading, with a digit;
+* a BitLocker recovery key (eight groups of six digits), by its shape alone;
+* a ``.pgpass`` line (``host:port:database:user:password``), its last field, wherever it
+  stands;
+* hex that decodes to a printable token (``xxd -r -p <<< 736563…``): a hash or a key is
+  random bytes, which are printable text about once in ten million at sixteen bytes, so a
+  long run of hex that spells a word without a space is text hidden, and it is redacted;
+* a password told in quotes after its name and a verb of saying (``passphrase for the drive
+  is "mango tango 88 cactus"``): the quotes hold it whole, spaces and all;
+* a password given right after its name with no colon (``Kennwort Glühwein-Käse€42``) when
+  the value is unmistakable: a letter, a digit and a mark or a letter beyond ASCII;
+* a password in JSON escaped inside a string (``\\"password\\":\\"p@ss\\"x\\"\\"``, a log's
+  body), up to the escaped quote that closes the member;
+* a password handed over for what it opens (``just use vodka-sirup-13 for the staging
+  login``);
+* a session cookie's value told in prose (``the _session_id cookie … is 8796…``);
+* an API key in a query's ``appid=`` (OpenWeather's name for its key), when random;
+* the password line of an OpenVPN ``--auth-user-pass`` file told after the flag.
+
+Each family is read only where a literal it needs stands (``password``, ``code``, ``2fa``…),
+or, for hex, among the long words. :func:`cued_public_spans` says where a text holds what
+is public: a PostHog project key (``phc_``, meant for the browser), a Google document's id
+in its URL (``/document/d/<id>/``) and a JSON Web Key with no private member (``"kty"``
+without ``"d"``).
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from collections.abc import Iterator
+
+from arborist._gate.prefilters import Literals
+from arborist._gate.shapes import has_digit, is_filler, random_looking
+
+__all__ = ["cued_candidates", "cued_public_spans"]
+
+_APP_PASSWORD = re.compile(
+    r"(?i)app(?:lication)?[ -]?(?:specific[ -]?)?passw(?:or)?d\S{0,2}[ \t]*(?:[:=(][ \t]*|"
+    r"(?:is|was)[ \t]+)?[\"'“]?([a-z]{4}(?P<sep>[ -])[a-z]{4}(?P=sep)[a-z]{4}(?P=sep)[a-z]{4})"
+    r"(?![a-z0-9])"
+)
+_TWO_FACTOR_CUES = ("2fa", "otp", "mfa", "authenticator", "two-factor", "manually")
+"""Each a literal of :data:`arborist._gate.prefilters.SHARED` (or held by one: ``auth``), found
+with its group's others by one scan (``totp`` holds ``otp``)."""
+_SEED = re.compile(
+    r"(?i)(?:2fa|otp|mfa|authenticator|two-factor|manually)(?![a-z])[^\n]{0,60}?"
+    r"(?:[:=][ \t]*|(?:is|was)[ \t]+)[\"']?"
+    r"((?:[a-z2-7]{4}[ \t]){3,15}[a-z2-7]{2,4}|[a-z2-7]{16,64})(?![a-z0-9])"
+)
+_CODE_CUES = ("backup", "recovery", "security key", "security code")
+_GROUPED = re.compile(
+    r"(?i)(?:backup|recovery|security)[ -](?:codes?|keys?)(?![a-z])[^:=\n]{0,40}?"
+    r"(?:[:=][ \t]*\r?\n?|[ \t]*\r?\n)[ \t]*"
+    r"((?:[a-z0-9]{4,6}(?:[ -][a-z0-9]{4,6})+)(?:[ \t]*\r?\n[ \t]*[a-z0-9]{4,6}(?:[ -][a-z0-9]{4,6})+)*)"
+    r"(?![a-z0-9])"
+)
+_SIX_DIGITS = re.compile(r"[0-9]{6}-[0-9]{6}-[0-9]{6}")
+"""What a BitLocker key holds, with no lookbehind: searched by the regex engine's scan for
+its first character's class, a prefilter of the long words."""
+_BITLOCKER = re.compile(r"(?<![0-9-])[0-9]{6}(?:-[0-9]{6}){7}(?![0-9-])")
+_PGPASS = re.compile(
+    r"(?<![\w.:/@-])(?:[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)+|localhost|\*):(?:[0-9]{1,5}|\*):"
+    r"[^:\s]+:[^:\s]+:(\S+)",
+    re.IGNORECASE,
+)
+"""A ``.pgpass`` line, ``host:port:database:user:password``, at a line's start or after a
+space or a quote (a title, a question); the password runs to the next space."""
+_PGPASS_PORT = re.compile(r":(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:")
+_HEX_GROUPS = re.compile(r"[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4})+(?:\.[a-z]+)?")
+_PRINTABLE_HEX = re.compile(r"(?:[2-7][0-9a-fA-F]){16,}")
+"""Sixteen bytes or more of hex, each a printable ASCII character's (0x20 to 0x7f); no
+lookbehind, so the regex engine scans for its first character's class."""
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+_QUOTED = re.compile(
+    r"(?i)(?<![\w-])(?:pass(?:word|phrase|wort)|kennwort|pw)(?![a-z])[^\n\"“]{0,60}?"
+    r"(?:[ \t](?:is|was|ist|lautet)|[:=])[ \t]*[\"“]([^\"”\n]{4,80})[\"”]"
+)
+_SPACED_NAME = re.compile(r"(?i)(?<![^\W_])(?:password|passwort|kennwort|passphrase)[ \t]+(\S{8,})")
+_ESCAPED_JSON = re.compile(
+    r'(?i)\\"(?:password|passwd|pwd|secret|token|api_?key|passphrase)\\"[ \t]*:[ \t]*\\"'
+    r'(.+?)\\"(?=[ \t]*[,}\]])'
+)
+_USE_FOR = re.compile(
+    r"(?i)(?<![\w-])use[ \t]+[\"'“]?([^\s\"'”]{6,64}?)[\"'”]?[ \t]+(?:for|to[ \t]+(?:log|sign)"
+    r"[ \t]*(?:in|on)[ \t]+(?:to|on)?)[ \t]+(?:the[ \t]+|your[ \t]+|my[ \t]+|our[ \t]+)?"
+    r"(?:[\w-]+[ \t]+){0,2}?(?:login|log-?in|sign-?in|account|sudo|ssh|vpn|wi-?fi|password)"
+    r"(?![\w-])"
+)
+_COOKIE = re.compile(
+    r"(?i)(?<![\w-])[\w.-]*(?:sess|sid|auth|token|login|remember)[\w.-]*[ \t]+cookie(?![a-z])"
+    r"[^\n.]{0,60}?(?:[ \t](?:is|was)[ \t]+|[:=][ \t]*)[\"']?([A-Za-z0-9%._~+/=-]{20,})"
+)
+_APPID = re.compile(r"(?i)[?&]appid=([A-Za-z0-9]{24,64})(?![A-Za-z0-9])")
+
+
+def cued_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:
+    """Every secret this module reads in ``text`` (``found`` the literals of its case-folding,
+    positions the same; ``longs`` its long words). Each pattern is matched where its cue
+    stands, never searched from every character."""
+    folded = found.folded
+    passwords = found.at("password") + found.at("passwd")
+    for at in passwords:  # "app" within the words before: app-specific, application
+        app = folded.rfind("app", max(0, at - 24), at)
+        m = _APP_PASSWORD.match(text, app) if app != -1 else None
+        if m is not None:
+            yield "password", m.start(1), m.end(1)
+    for at in sorted(at for cue in _TWO_FACTOR_CUES for at in found.at(cue)):
+        m = _SEED.match(text, at)
+        value = m.group(1) if m is not None else ""
+        if m is not None and has_digit(value) and len(set(value)) >= 8 and not value.isdigit():
+            yield "password", m.start(1), m.end(1)
+    for at in found.at("backup") + found.at("recovery") + found.at("security"):
+        m = _GROUPED.match(text, at)
+        if m is not None and has_digit(m.group(1)):
+            yield "password", m.start(1), m.end(1)
+    if any(_SIX_DIGITS.search(word) for word in _words_of(longs, 55)):
+        for m in _BITLOCKER.finditer(text):
+            yield "password", m.start(), m.end()
+    if _PGPASS_PORT.search(text) is not None:
+        for m in _PGPASS.finditer(text):
+            value = m.group(1)  # not a fingerprint's or a MAC's pairs of hex
+            hexes = _HEX_GROUPS.fullmatch(value) is not None
+            if len(value) >= 4 and not hexes and not is_filler(value, ":", quoted=False):
+                yield "password", m.start(1), m.end(1)
+    if longs:
+        yield from _hidden_hex(text, longs)
+    heads = sorted({*passwords, *found.at("passphrase"), *found.at("pw"), *found.at("kennwort")})
+    for at in heads:
+        m = _QUOTED.match(text, at)
+        if m is not None and _told(m.group(1)):
+            yield "password", m.start(1), m.end(1)
+        m = _SPACED_NAME.match(text, at)
+        value = m.group(1).rstrip(".,;:)!?\"'»“”") if m is not None else ""
+        if m is not None and _unmistakable(value):
+            yield "password", m.start(1), m.start(1) + len(value)
+    if '\\"' in text:
+        for m in _ESCAPED_JSON.finditer(text):
+            if not is_filler(m.group(1), ":", quoted=True):
+                yield "password", m.start(1), m.end(1)
+    for at in found.at("use "):
+        m = _USE_FOR.match(text, at)
+        if m is not None and _handed(m.group(1)):
+            yield "password", m.start(1), m.end(1)
+    for at in found.at("cookie"):
+        m = _COOKIE.search(text, max(0, at - 64), at + 160)
+        value = m.group(1) if m is not None else ""
+        if m is not None and random_looking(value) and not is_filler(value, "=", quoted=False):
+            yield "secret", m.start(1), m.end(1)
+    for at in found.at("appid="):
+        m = _APPID.match(text, at - 1) if at else None
+        if m is not None and has_digit(m.group(1)) and random_looking(m.group(1)):
+            yield "secret", m.start(1), m.end(1)
+    for at in found.at("auth-user-pass"):
+        yield from _auth_file(text, at)
+
+
+def _auth_file(text: str, at: int) -> Iterator[tuple[str, int, int]]:
+    """OpenVPN's ``--auth-user-pass`` file told after its flag: the first two lines after the
+    flag's line that are not comments, a user and a password; the second is the password."""
+    line = text.find("\n", at)
+    lines: list[tuple[int, int]] = []
+    while line != -1 and len(lines) < 2:
+        start = line + 1
+        line = text.find("\n", start)
+        end = len(text) if line == -1 else line
+        content = text[start:end].strip()
+        if content and not content.startswith(("#", ";")):
+            if " " in content or len(content) > 128:
+                return
+            lines.append((start + text[start:end].find(content), len(content)))
+    if len(lines) == 2:
+        start, size = lines[1]
+        value = text[start : start + size]
+        if size >= 4 and not is_filler(value, "=", quoted=False):
+            yield "password", start, start + size
+
+
+def _words_of(longs: str, size: int) -> Iterator[str]:
+    """The long words of at least ``size`` characters: a few, where a regex's scan of all
+    of them tries a start at nearly every character."""
+    return (word for word in longs.split(" ") if len(word) >= size)
+
+
+def _hidden_hex(text: str, longs: str) -> Iterator[tuple[str, int, int]]:
+    """Runs of hex (sixteen bytes or more) whose bytes spell a printable token."""
+    if not any(_PRINTABLE_HEX.search(word) for word in _words_of(longs, 32)):
+        return
+    for m in _PRINTABLE_HEX.finditer(text):
+        start, end = m.span()
+        if (start and text[start - 1] in _HEX_DIGITS) or text[end : end + 1] in _HEX_DIGITS:
+            continue  # inside a longer run: a hash's or a key's
+        try:
+            decoded = binascii.unhexlify(m.group()).decode("ascii")
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        if decoded.isprintable() and " " not in decoded and any(c.isalpha() for c in decoded):
+            yield "secret", m.start(), m.end()
+
+
+def _told(value: str) -> bool:
+    """A quoted value told as a password: a letter and a digit or a space or a mark, not a
+    placeholder or a mask."""
+    stripped = value.strip()
+    if len(stripped) < 6 or is_filler(stripped, "=", quoted=True) or "*" * 3 in stripped:
+        return False
+    if stripped.startswith(("<", "$", "{", "%")) or stripped.lower() == stripped.upper():
+        return False
+    return has_digit(stripped) or " " in stripped or not stripped.replace("-", "").isalnum()
+
+
+def _unmistakable(value: str) -> bool:
+    """A value no prose word is: a letter, a digit, and a mark or a letter beyond ASCII;
+    opening with a letter or a digit (``}}_2024.png`` closes a template), with no ``/``, ``=``
+    or ``&`` (a path, or the rest of a query after a word)."""
+    if not value[:1].isalnum() or any(c in value for c in "/=&{}"):
+        return False
+    if is_filler(value, "=", quoted=False):
+        return False
+    lettered = any(c.isalpha() for c in value)
+    marked = any(not c.isalnum() for c in value) or not value.isascii()
+    return lettered and has_digit(value) and marked
+
+
+def _handed(value: str) -> bool:
+    """A value handed over: eight characters or more, a letter, a digit and a mark or both
+    cases (not a path, a version, a flag or a placeholder: ``utf-8``, ``python3``)."""
+    if len(value) < 8 or value.startswith(("-", "<", "$", "{", "%")):
+        return False
+    if "/" in value or "." in value or is_filler(value, "=", quoted=False):
+        return False
+    marked = not value.isalnum() or (not value.islower() and not value.isupper())
+    return any(c.isalpha() for c in value) and has_digit(value) and marked
+
+
+_POSTHOG = re.compile(r"(?<![A-Za-z0-9_])phc_[A-Za-z0-9]{30,}(?![A-Za-z0-9])")
+_GOOGLE_DOC = re.compile(
+    r"(?i)(?:docs|drive|sheets|slides)\.google\.com/(?:[\w.-]+/){0,4}d/([A-Za-z0-9_-]{25,60})"
+    r"(?=[/?#]|$|\s)"
+)
+_JWK_PRIVATE = re.compile(r'"(?:d|p|q|dp|dq|qi|k)"[ \t]*:')
+
+
+def cued_public_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds a PostHog project key, a Google document's id in its URL, or a
+    JSON Web Key with no private member."""
+    spans: list[tuple[int, int]] = []
+    if "phc_" in text:
+        spans += [m.span() for m in _POSTHOG.finditer(text)]
+    if "google.com" in text:
+        spans += [m.span(1) for m in _GOOGLE_DOC.finditer(text)]
+    at = text.find('"kty"')
+    while at != -1:
+        opens = text.rfind("{", 0, at)
+        closes = text.find("}", at)
+        if opens != -1 and closes != -1 and _JWK_PRIVATE.search(text, opens, closes) is None:
+            spans.append((opens, closes + 1))
+        at = text.find('"kty"', at + 1)
+    return spans
