@@ -67,6 +67,11 @@ STANDALONE = {
     "texting's u before a request": [
         "can u explain how a heat pump works",
     ],
+    "the same across occasions or things its clause names": [
+        "Why do I always get the same error from pip?",
+        "Does the same law apply in Canada as in France?",
+        "Can I use the same key on every server?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -134,6 +139,10 @@ FOLLOW_UP = {
     ],
     "another with no one before it": [
         "give me another network",
+    ],
+    "the same with nothing in its clause to be the same across": [
+        "Would the same trick work on Windows?",
+        "Is the same true as well?",
     ],
 }
 

@@ -246,9 +246,30 @@ def picks(said: Said) -> bool:
             across = set(texts[stop + 1 : stop + 2]) & DISTRIBUTIVE and set(after) & PREPOSITIONS
             if texts[stop + 1 : stop + 2] == ["well"]:
                 after = []  # "the original paper as well": "as well" is "too", no standard
+            across = across or (word == "same" and _same_across(said, i))
             if not (compared or across or after in (["of"], ["to"], ["as"])):
                 return True  # not "the same in all reference frames": across a set of its own
         elif word in PICKS and not says_which(said, i):
+            return True
+    return False
+
+
+def _same_across(said: Said, i: int) -> bool:
+    """The "the same" at ``i`` is the same across occasions or things its own clause names:
+    "always" before it, or "every"/"each"/"all" or a standard's "as" after it in its clause
+    ("the same random numbers every time I run it", "run the same command on every file", "the
+    moon always shows the same face", "Do the same rules apply in Japan as in the US?"; not
+    "Now do the same for 2019", the same as what the last answer did)."""
+    texts = said.texts
+    for k in range(i - 1, max(i - 8, -1), -1):  # its clause, read back a little way
+        if said.ends_clause(k):
+            break
+        if texts[k] == "always":
+            return True
+    for k in range(i + 2, min(i + 14, len(texts))):
+        if said.ends_clause(k):
+            return False
+        if texts[k] in DISTRIBUTIVE or (texts[k] == "as" and texts[k + 1 : k + 2] != ["well"]):
             return True
     return False
 
