@@ -72,6 +72,10 @@ STANDALONE = {
         "Does the same law apply in Canada as in France?",
         "Can I use the same key on every server?",
     ],
+    "an ordinal in time before a compound noun ending in a thing that happens": [
+        "When was the last lunar eclipse?",
+        "When was the last total solar eclipse seen in Europe?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -143,6 +147,10 @@ FOLLOW_UP = {
     "the same with nothing in its clause to be the same across": [
         "Would the same trick work on Windows?",
         "Is the same true as well?",
+    ],
+    "an ordinal before a part of an answer, in the past": [
+        "Was the last step necessary?",
+        "When was the second experiment run?",
     ],
 }
 

@@ -11,7 +11,7 @@ their examples.
 
 from __future__ import annotations
 
-from arborist._standalone.replies import says_which
+from arborist._standalone.replies import in_time, says_which
 from arborist._standalone.said import Said
 from arborist._standalone.words import (
     ALTERNATIVES,
@@ -265,7 +265,9 @@ def definite_subject(said: Said) -> bool:
             or (i == 2 and texts[0] == "who" and texts[1] in DEFINING | PAST | CONTESTED)
             or (i == 2 and texts[0] == "who" and _did_to_one(said))
         )
-        if texts[i] == "the" and asked and texts[i + 1] not in GENERIC and _unsaid(said, i):
+        if texts[i] != "the" or not asked or texts[i + 1] in GENERIC or in_time(said, i):
+            continue  # "When was the last solar eclipse?": the world's last, in time
+        if _unsaid(said, i):
             return True
     return _subject_unsaid(said)
 

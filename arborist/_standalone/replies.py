@@ -56,6 +56,7 @@ __all__ = [
     "documented",
     "edits",
     "exchanges",
+    "in_time",
     "names_its_subject",
     "numbered",
     "picks",
@@ -374,18 +375,25 @@ def _in_time(said: Said, i: int, span: range) -> bool:
     auxiliary (where the run of words may hold its verb: "Why is the last term negative?"):
     the world's things of that kind, in time ("How do I undo the last git commit?", "my fan
     has been loud since the last windows update"); or before a thing done or that happens of
-    :data:`EVENTS` ("How do I undo the last commit?"), or a part of data of :data:`ELEMENTS`
-    that says what it is of (:func:`_of_data`: "delete the last row in pandas")."""
+    :data:`EVENTS`, first or last in the run of words ("How do I undo the last commit?", "the
+    last total solar eclipse"), or a part of data of :data:`ELEMENTS` that says what it is of
+    (:func:`_of_data`: "delete the last row in pandas")."""
     texts = said.texts
     if texts[i + 1] not in ORDINALS or not span:
         return False
-    if texts[i + 1] in IN_TIME and texts[span[0]] in EVENTS:
+    if texts[i + 1] in IN_TIME and {texts[span[0]], texts[span[-1]]} & EVENTS:
         return True
     if texts[span[0]] in ELEMENTS and _of_data(said, span[0] + 1):
         return True
     if texts[i - 1 : i] == [] or texts[i - 1] in AUXILIARIES or len(span) < 2:
         return False
     return not any(texts[k] in ANSWERED | OWNED | DOCUMENTED | PARTS for k in span)
+
+
+def in_time(said: Said, i: int) -> bool:
+    """The "the" at ``i`` opens an ordinal that picks the world's thing in time, as
+    :func:`_in_time` reads it ("When was the last total solar eclipse?"): it says which."""
+    return i + 2 < len(said.texts) and _in_time(said, i, said.phrase(i + 2))
 
 
 def _of_data(said: Said, k: int) -> bool:
