@@ -76,6 +76,10 @@ STANDALONE = {
         "When was the last lunar eclipse?",
         "When was the last total solar eclipse seen in Europe?",
     ],
+    "the other, with what it is other than named": [
+        "What is the other main gas in air besides nitrogen?",
+        "Which are the other official languages of Belgium apart from French?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -151,6 +155,10 @@ FOLLOW_UP = {
     "an ordinal before a part of an answer, in the past": [
         "Was the last step necessary?",
         "When was the second experiment run?",
+    ],
+    "the other, compared but not excepted": [
+        "Is the other approach faster than a loop?",
+        "What about the other method?",
     ],
 }
 

@@ -423,7 +423,7 @@ def says_which(said: Said, i: int) -> bool:
     not "the rest of the code"), a unique thing after a preposition ("the first man on the
     moon"), or a stage of what the question's own clause names (:func:`_stage`)."""
     texts = said.texts
-    if _stage(said, i):
+    if _stage(said, i) or _other_than(said, i):
         return True  # "for the second proof", after a clause of its own
     picked = texts[i + 1 : i + 2] != [] and texts[i + 1] in PICKS | COUNTERPARTS
     start = i + 2 if picked or not said.content(i + 1) else i + 1  # "the other name"
@@ -445,6 +445,27 @@ def says_which(said: Said, i: int) -> bool:
     return said.of_a_name(range(i + 1, stop)) or (
         len(after) == 3 and after[1] == "the" and after[2] in UNIQUE
     )
+
+
+EXCEPTING = frozenset({"besides", "except", "apart", "aside", "beside"})
+"""After "the other", these name what it is other than ("the other ingredient besides butter",
+"the other planets apart from Earth")."""
+
+
+def _other_than(said: Said, i: int) -> bool:
+    """The "the" at ``i`` opens "the other" and a word of :data:`EXCEPTING` follows in its clause:
+    what it is other than is named ("What is the other main ingredient in hollandaise besides
+    butter?"; not "the other method", other than the one the last answer gave, nor "Is the other
+    approach faster than a loop?": "than" compares)."""
+    texts = said.texts
+    if texts[i + 1 : i + 2] != ["other"]:
+        return False
+    for k in range(i + 2, min(i + 12, len(texts))):
+        if said.ends_clause(k):
+            return False
+        if texts[k] in EXCEPTING:
+            return True
+    return False
 
 
 def recalls_answer(said: Said, i: int) -> bool:
