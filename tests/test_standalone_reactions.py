@@ -80,6 +80,10 @@ STANDALONE = {
         "What is the other main gas in air besides nitrogen?",
         "Which are the other official languages of Belgium apart from French?",
     ],
+    "it before a colon that carries the question": [
+        "Put it simply: how do vaccines work?",
+        "Explain it like I'm five: what is a blockchain?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -160,6 +164,10 @@ FOLLOW_UP = {
         "Is the other approach faster than a loop?",
         "What about the other method?",
     ],
+    "it before a colon with no question of its own after it": [
+        "Explain it again: I still don't get it.",
+        "Can you say it differently: the second part?",
+    ],
 }
 
 
@@ -183,3 +191,6 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert not stands_alone("und das " * 10_000)
     assert stands_alone("how long does cooked rice keep " * 10_000)
     assert stands_alone("how do I undo the last commit " * 10_000)
+    assert stands_alone("explain it " * 20_000 + ": what is inflation?")
+    assert not stands_alone("the same " * 20_000)
+    assert not stands_alone("the other " * 20_000)

@@ -365,7 +365,7 @@ def _refers_back(said: Said) -> bool:
             continue
         if word in PRONOUNS:
             if not (word == "it" and _expletive(said, i)) and not _stands_for(said, i):
-                return True
+                return not (word == "it" and said.shown[i] and _shown_after(said, i))
         elif word in DEMONSTRATIVES:
             if not (_points_within(said, i) or _says_before(said, i) or _introduces(said, i)):
                 return True
@@ -466,6 +466,17 @@ def _alone_after(said: Said, end: int) -> bool:
         rest.memo["alone_after"] = False
         said.memo["alone_after"] = rest.has_clause and _stands(rest, asked=True)
     return said.memo["alone_after"]
+
+
+def _shown_after(said: Said, i: int) -> bool:
+    """What follows the colon after ``i`` is a question with a clause that stands alone: what
+    an "it" before the colon stands for ("Explain it to me like I'm ten: why do we have leap
+    years?"; not "Explain it again: I still don't get it")."""
+    if "shown_after" not in said.memo:
+        colon = next(k for k in range(i, len(said.texts)) if said.texts[k] == ":")
+        rest = Said(said.kinds[colon + 1 :], said.texts[colon + 1 :], said.proper[colon + 1 :])
+        said.memo["shown_after"] = rest.has_clause and _stands(rest, asked=True)
+    return said.memo["shown_after"]
 
 
 def _says_before(said: Said, i: int) -> bool:
