@@ -244,7 +244,9 @@ def picks(said: Said) -> bool:
             compared = any(t in ("and", "or", "between", "vs", "versus") for t in texts[:i])
             stop = said.phrase(i + 1).stop if said.content(i + 1) else i + 2
             after = texts[stop : stop + 1]  # "the inverse function of ln", "the same as"
-            across = set(texts[stop + 1 : stop + 2]) & DISTRIBUTIVE and set(after) & PREPOSITIONS
+            across = bool(
+                set(texts[stop + 1 : stop + 2]) & DISTRIBUTIVE and set(after) & PREPOSITIONS
+            )
             if texts[stop + 1 : stop + 2] == ["well"]:
                 after = []  # "the original paper as well": "as well" is "too", no standard
             across = across or (word == "same" and _same_across(said, i))
