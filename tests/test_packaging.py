@@ -27,6 +27,7 @@ PURE = [
     "_text/analysis.py",
     "_standalone/rule.py",
     "_standalone/continues.py",
+    "_standalone/expletive.py",
     "_standalone/foreign.py",
     "_standalone/leans.py",
     "_standalone/reacts.py",

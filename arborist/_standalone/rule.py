@@ -6,9 +6,9 @@ rule reads the question as :mod:`arborist._standalone.said` gives it (names, lit
 punctuation, and where its noun phrases are) with the word lists of
 :mod:`arborist._standalone.words`, what continues the question above by how it opens in
 :mod:`arborist._standalone.continues`, what replies to the last answer in
-:mod:`arborist._standalone.replies` and what leans for want of a subject of its own in
-:mod:`arborist._standalone.leans`; docs/retrieval.md ("Follow-ups") gives it in full with its
-measurement.
+:mod:`arborist._standalone.replies`, what leans for want of a subject of its own in
+:mod:`arborist._standalone.leans` and the empty "it" in :mod:`arborist._standalone.expletive`;
+docs/retrieval.md ("Follow-ups") gives it in full with its measurement.
 :mod:`arborist._text.analysis` re-exports :func:`stands_alone`, where its callers import it.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 
 from arborist._standalone.continues import confirms, continues
+from arborist._standalone.expletive import expletive
 from arborist._standalone.leans import (
     definite_subject,
     leans,
@@ -43,13 +44,10 @@ from arborist._standalone.said import ENDS, Said
 from arborist._standalone.words import (
     ADDITIVES,
     ADVERBIAL,
-    AMBIENT,
     ASKER,
     AUXILIARIES,
-    BE,
     CLAUSE_WORDS,
     DEMONSTRATIVES,
-    EXPLETIVE_VERBS,
     LIFTED,
     OBJECTS,
     ORDINALS,
@@ -59,11 +57,8 @@ from arborist._standalone.words import (
     PREPOSITIONS,
     PRONOUNS,
     RESPONSES,
-    SAYING,
     SEQUELS,
-    SUBORDINATORS,
     TIMES,
-    WEATHER,
 )
 
 __all__ = ["stands_alone"]
@@ -181,57 +176,6 @@ def _lifted(said: Said) -> Said | None:
     if not names_its_subject(rest):
         return None
     return rest
-
-
-def _expletive(said: Said, i: int) -> bool:
-    """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ...", "Is it worth
-    salting ..."), or for the weather or the time (:func:`_ambient`, "when it snows")."""
-    before, after = said.texts[i - 1 : i], said.texts[i + 1 : i + 2]
-    if (set(before + after) & BE and _ambient(said, i)) or _impersonal(said, i):
-        return True  # "It's been raining all week": the weather's "it", or the time's
-    if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
-        return said.new_within(i + 2, min(i + 9, len(said.texts)))
-    if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):
-        return False
-    for k in range(i + 1, min(i + 8, len(said.texts))):
-        if said.kinds[k] == "mark" or _agent(said, k):
-            return False  # "Is it covered by insurance if ...": "it" is done to, a thing
-        if said.texts[k] in SUBORDINATORS:
-            return True
-    return False
-
-
-def _agent(said: Said, k: int) -> bool:
-    """A verb in -ed at ``k`` with "by" after it: a passive with its agent, whose subject is a
-    thing ("Is it still covered by insurance if I wait?"; not "Is it recommended to ...")."""
-    return said.texts[k].endswith("ed") and said.texts[k + 1 : k + 2] == ["by"]
-
-
-def _impersonal(said: Said, i: int) -> bool:
-    """The "it" at ``i`` is the weather's, right before a verb of :data:`WEATHER` ("when it
-    snows"), or next to "is" and "worth" before an -ing clause, which it stands for ("Is it
-    worth salting a new driveway?"; not "Is it worth it?", "Is it worth reading?", where "it"
-    is what is read)."""
-    texts = said.texts
-    if set(texts[i + 1 : i + 2]) & WEATHER:
-        return True
-    worth = next((k for k in range(i + 1, i + 3) if texts[k : k + 1] == ["worth"]), None)
-    if worth is None or not set(texts[i - 1 : i] + texts[i + 1 : i + 2]) & BE:
-        return False
-    ing = texts[worth + 1 : worth + 2] != [] and texts[worth + 1].endswith("ing")
-    return ing and not said.ends_clause(worth + 2)  # "Is it worth reading?": "it" is read
-
-
-def _ambient(said: Said, i: int) -> bool:
-    """The "it" at ``i``, next to "is" or "was", is the weather's or the time's: a word of
-    :data:`AMBIENT` within three words ("It's been snowing for days"), or "been" and a length
-    of time ("It's been two weeks since my flu shot")."""
-    texts = said.texts
-    if set(texts[i + 1 : i + 4]) & AMBIENT:
-        return True
-    return texts[i + 2 : i + 3] == ["been"] and any(
-        t in TIMES or t.removesuffix("s") in TIMES for t in texts[i + 3 : i + 6]
-    )
 
 
 def _points_within(said: Said, i: int) -> bool:
@@ -364,7 +308,7 @@ def _refers_back(said: Said) -> bool:
         if said.kinds[i] != "word":
             continue
         if word in PRONOUNS:
-            if not (word == "it" and _expletive(said, i)) and not _stands_for(said, i):
+            if not (word == "it" and expletive(said, i)) and not _stands_for(said, i):
                 return not (word == "it" and said.shown[i] and _shown_after(said, i))
         elif word in DEMONSTRATIVES:
             if not (_points_within(said, i) or _says_before(said, i) or _introduces(said, i)):
