@@ -84,6 +84,10 @@ STANDALONE = {
         "Put it simply: how do vaccines work?",
         "Explain it like I'm five: what is a blockchain?",
     ],
+    "a demonstrative in a second question after a first that stands alone": [
+        "Do bulls really hate the color red, or is that just a myth?",
+        "Is it true that sharks never sleep, or is that a myth?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -168,6 +172,10 @@ FOLLOW_UP = {
         "Explain it again: I still don't get it.",
         "Can you say it differently: the second part?",
     ],
+    "a demonstrative in a second question after a first that leans": [
+        "Nice, or is that wrong?",
+        "Does the recipe need eggs, or is that optional?",
+    ],
 }
 
 
@@ -194,3 +202,4 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert stands_alone("explain it " * 20_000 + ": what is inflation?")
     assert not stands_alone("the same " * 20_000)
     assert not stands_alone("the other " * 20_000)
+    assert stands_alone("do bulls hate red" + ", or is that a myth" * 10_000)

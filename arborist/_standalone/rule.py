@@ -312,7 +312,7 @@ def _refers_back(said: Said) -> bool:
                 return not (word == "it" and said.shown[i] and _shown_after(said, i))
         elif word in DEMONSTRATIVES:
             if not (_points_within(said, i) or _says_before(said, i) or _introduces(said, i)):
-                return True
+                return not _tags_before(said, i)
         elif (
             (word in ADDITIVES and said.ends_clause(i + 1) and not _coordinated(said, i))
             or (
@@ -421,6 +421,25 @@ def _shown_after(said: Said, i: int) -> bool:
         rest = Said(said.kinds[colon + 1 :], said.texts[colon + 1 :], said.proper[colon + 1 :])
         said.memo["shown_after"] = rest.has_clause and _stands(rest, asked=True)
     return said.memo["shown_after"]
+
+
+def _tags_before(said: Said, i: int) -> bool:
+    """The demonstrative at ``i`` is the subject of a second question joined by a comma and
+    "or" or "and" and an auxiliary, after a first clause that stands alone with three words of
+    its own or more: it stands for what that clause says ("Is it true that you shouldn't swim
+    after eating, or is that a myth?"; not "Nice, or is that wrong?"). The first clause is read
+    once."""
+    texts = said.texts
+    if i < 3 or texts[i - 1] not in AUXILIARIES or texts[i - 2] not in ("or", "and"):
+        return False
+    if texts[i - 3] != "," or said.sentence(i).start:
+        return False
+    if "tags_before" not in said.memo:
+        comma = i - 3
+        clause = Said(said.kinds[:comma], said.texts[:comma], said.proper[:comma])
+        alone = clause.contents() >= 3 and clause.has_clause
+        said.memo["tags_before"] = alone and _stands(clause, asked=True)
+    return said.memo["tags_before"]
 
 
 def _says_before(said: Said, i: int) -> bool:
