@@ -88,6 +88,10 @@ STANDALONE = {
         "Do bulls really hate the color red, or is that just a myth?",
         "Is it true that sharks never sleep, or is that a myth?",
     ],
+    "that a conjunction before a clause with an adverb in it": [
+        "How do I set up sudo so that only admins can install packages?",
+        "Is it true that usually cats sleep sixteen hours a day?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -175,6 +179,10 @@ FOLLOW_UP = {
     "a demonstrative in a second question after a first that leans": [
         "Nice, or is that wrong?",
         "Does the recipe need eggs, or is that optional?",
+    ],
+    "that an object before only adverbs": [
+        "Could you put that more simply?",
+        "Can you write that more concisely?",
     ],
 }
 

@@ -196,6 +196,7 @@ def _points_within(said: Said, i: int) -> bool:
             or said.ends_clause(i + 1)
             or texts[i + 1] in PREPOSITIONS | ADDITIVES | COORDINATORS
             or (said.content(i + 1) and said.ends_clause(i + 2))  # "put that line?"
+            or _adverbs_after(said, i)  # "rephrase that more formally": no clause follows
         )
     ):
         return True  # a conjunction or a relative pronoun: "so that", "a list that"
@@ -217,6 +218,19 @@ def _points_within(said: Said, i: int) -> bool:
     if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
         return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
     return said.introduced(i) and not i < said.relative_end()  # "a library for that"
+
+
+def _adverbs_after(said: Said, i: int) -> bool:
+    """After the "that" at ``i``, up to the end of its clause, only adverbs: words of
+    :data:`ADVERBIAL` or in -ly ("Could you rephrase that more formally?", "say that again
+    slowly"). A conjunction opens a clause, which has a subject and a verb: "that" is the
+    object ("so that only admins can log in" is a clause)."""
+    texts, k = said.texts, i + 1
+    while not said.ends_clause(k) and k < i + 4:
+        if said.kinds[k] != "word" or not (texts[k] in ADVERBIAL or texts[k].endswith("ly")):
+            return False
+        k += 1
+    return k > i + 1 and said.ends_clause(k)
 
 
 def _defined_by_clause(said: Said, i: int) -> bool:
