@@ -92,6 +92,10 @@ STANDALONE = {
         "How do I set up sudo so that only admins can install packages?",
         "Is it true that usually cats sleep sixteen hours a day?",
     ],
+    "a texting spelling or a slip read as its word, with a subject of its own": [
+        "wat is a monad",
+        "Can you give an exmaple of a closure in Python?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -183,6 +187,11 @@ FOLLOW_UP = {
     "that an object before only adverbs": [
         "Could you put that more simply?",
         "Can you write that more concisely?",
+    ],
+    "a texting spelling or a slip read as its word, leaning on the answer": [
+        "wat about dogs",
+        "can u give an exmaple",
+        "could you rewirte the summary",
     ],
 }
 

@@ -33,6 +33,7 @@ from arborist._standalone.words import (
     RELATIVES,
     TEXTED,
     TOKEN,
+    TRANSPOSED,
     UNAPOSTROPHED,
     UNIQUE,
     WH,
@@ -121,8 +122,9 @@ class Said:
         tokens = [(k, t) for k, t in tokens if k != "word" or fold(t) not in FILLERS]
         kinds = [kind for kind, _ in tokens]
         texts = [fold(text) if kind == "word" else text for kind, text in tokens]
-        texts = [  # "ur answer", "doesnt work": the words they spell; not the city of Ur
-            UNAPOSTROPHED.get(t, TEXTED.get(t, t) if tokens[j][1].islower() else t)
+        texts = [  # "ur answer", "doesnt work", "exmaple": the words they spell; not the city of Ur
+            TRANSPOSED.get(t)
+            or UNAPOSTROPHED.get(t, TEXTED.get(t, t) if tokens[j][1].islower() else t)
             if kinds[j] == "word"
             else t
             for j, t in enumerate(texts)
