@@ -191,7 +191,7 @@ FOLLOW_UP = {
     "a texting spelling or a slip read as its word, leaning on the answer": [
         "wat about dogs",
         "can u give an exmaple",
-        "could you rewirte the summary",
+        "could you transalte the intro into French",
     ],
 }
 
