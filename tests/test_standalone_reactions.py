@@ -96,6 +96,11 @@ STANDALONE = {
         "wat is a monad",
         "Can you give an exmaple of a closure in Python?",
     ],
+    "a preposition before a question word, with a clause of its own": [
+        "Since when is Pluto not a planet?",
+        "Really? How many hearts does an octopus have?",
+        "really good books about Rust?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -192,6 +197,11 @@ FOLLOW_UP = {
         "wat about dogs",
         "can u give an exmaple",
         "could you transalte the intro into French",
+    ],
+    "a preposition and a question word with nothing else": [
+        "really? since when",
+        "for how long?",
+        "From where?",
     ],
 }
 

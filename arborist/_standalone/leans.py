@@ -181,20 +181,28 @@ def _fragment(said: Said) -> bool:
     """A question word and at most one word, with no verb: "What year?", "How many pages?",
     "Where exactly?" ask something of the thing the last answer was about; so does a
     question word before a passive with no agent and nothing else ("Who was involved?",
-    "How many were arrested?", "What was decided?": of the event said)."""
+    "How many were arrested?", "What was decided?": of the event said). A preposition before
+    the question word is part of it ("since when", "for how long", "from where")."""
     texts = said.texts
     if texts and texts[0] in AUXILIARIES and not said.named and not any(said.proper):
         return said.contents() <= 1  # "Should I be worried?", "Can you show me?"
-    if not texts or texts[0] not in WH:
+    lead = int(texts[1:2] != [] and texts[0] in LEADING and texts[1] in WH)
+    if not texts or texts[lead] not in WH:
         return False
-    degree = texts[0] == "how" and texts[1:2] != [] and texts[1] in DEGREES
-    k = 1 + degree
+    degree = (
+        texts[lead] == "how" and texts[lead + 1 : lead + 2] != [] and texts[lead + 1] in DEGREES
+    )
+    k = lead + 1 + degree
     if texts[k : k + 1] and texts[k] in BE | PAST and said.ends_clause(k + 2):
         done = texts[k + 1 : k + 2]
         return done != [] and len(done[0]) > 4 and done[0].endswith("ed")
     if said.plain & (AUXILIARIES | {"to"}):
         return False
-    return sum(said.content(k) for k in range(1 + degree, len(texts))) <= 1
+    return sum(said.content(j) for j in range(k, len(texts))) <= 1
+
+
+LEADING = PREPOSITIONS | wordset("since until")
+"""Before a question word, these make one with it ("since when", "for how long")."""
 
 
 def _owned(said: Said) -> bool:

@@ -53,7 +53,7 @@ STANDARDS = frozenset({"than", "compared"})
 class Said:
     """A question as tokens (a name, a literal, a folded word or a punctuation mark), read
     for :func:`arborist._standalone.stands_alone`; a reply's acknowledgement ("ok",
-    "thanks") and a greeting ("Hi there!") opening it left out."""
+    "thanks"), a "really?" and a greeting ("Hi there!") opening it left out."""
 
     def __init__(self, kinds: list[str], texts: list[str], proper: list[bool]) -> None:
         self.kinds = kinds
@@ -134,6 +134,7 @@ class Said:
             kinds[start] == "mark"
             or texts[start] in ACKNOWLEDGEMENTS | GREETINGS
             or (texts[start] == "there" and start and texts[start - 1] in GREETINGS)
+            or (texts[start] == "really" and kinds[start + 1 : start + 2] == ["mark"])
         ):
             start += 1  # "Hi there! ...": a greeting, to no place
         proper = [
