@@ -101,6 +101,11 @@ STANDALONE = {
         "Really? How many hearts does an octopus have?",
         "really good books about Rust?",
     ],
+    "something like, with what it is like named": [
+        "Is there anything similar to Docker for Windows?",
+        "Is there something better than Excel for budgeting?",
+        "And now for something different: what causes tides?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -202,6 +207,10 @@ FOLLOW_UP = {
         "really? since when",
         "for how long?",
         "From where?",
+    ],
+    "something like, with nothing it is like, whatever else it names": [
+        "Do other languages have something similar?",
+        "Did the Incas build anything similar, or was it unique to Egypt?",
     ],
 }
 
