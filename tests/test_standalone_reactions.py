@@ -106,6 +106,10 @@ STANDALONE = {
         "Is there something better than Excel for budgeting?",
         "And now for something different: what causes tides?",
     ],
+    "the asker's own also, naming what it adds": [
+        "I also want to learn Italian, what's the best app for beginners?",
+        "We also have a cat. Are lilies toxic to cats?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -211,6 +215,10 @@ FOLLOW_UP = {
     "something like, with nothing it is like, whatever else it names": [
         "Do other languages have something similar?",
         "Did the Incas build anything similar, or was it unique to Egypt?",
+    ],
+    "also adding to the last answer, naming nothing of its own": [
+        "I also need the totals",
+        "Can you also show the median?",
     ],
 }
 

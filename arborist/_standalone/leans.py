@@ -12,7 +12,7 @@ their examples.
 from __future__ import annotations
 
 from arborist._standalone.replies import in_time, says_which
-from arborist._standalone.said import Said
+from arborist._standalone.said import ENDS, Said
 from arborist._standalone.words import (
     ALTERNATIVES,
     ANAPHORIC_MODIFIERS,
@@ -68,6 +68,8 @@ def leans(said: Said) -> bool:
         for j in range(len(texts))
     ) or _one_and_another(said):
         plain = plain - {"another"}  # "Why do magnets repel one another?": each other
+    if _asker_also(said):
+        plain = plain - {"also"}  # "I also want to learn Spanish": the asker's own wish
     if said.lowered.startswith("what if ") or plain & REPEATS or _asks_else(said):
         return True
     if _asks_more(said) or _fragment(said) or _owned(said) or definite_subject(said):
@@ -94,6 +96,25 @@ def leans(said: Said) -> bool:
         )
         for i in range(len(texts) - 1)
     )
+
+
+def _asker_also(said: Said) -> bool:
+    """ "I also" or "we also" opening a sentence, then a verb and a name, a proper name or a new
+    noun phrase in its clause: the asker adds to what they do or want, and names it ("I also
+    want to learn Spanish this year - what's the fastest way?"; not "I also need the totals",
+    the last answer's, nor "Can you also ...", asked of it)."""
+    texts = said.texts
+    for k in range(1, len(texts) - 1):
+        if texts[k] != "also" or texts[k - 1] not in ("i", "we"):
+            continue
+        if k > 1 and not (said.kinds[k - 2] == "mark" and texts[k - 2] in ENDS):
+            continue
+        for j in range(k + 2, min(k + 8, len(texts))):
+            if said.ends_clause(j):
+                break
+            if said.kinds[j] != "word" or said.proper[j] or texts[j] in INTRODUCERS:
+                return True
+    return False
 
 
 def _one_and_another(said: Said) -> bool:
