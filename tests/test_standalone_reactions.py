@@ -110,6 +110,10 @@ STANDALONE = {
         "I also want to learn Italian, what's the best app for beginners?",
         "We also have a cat. Are lilies toxic to cats?",
     ],
+    "a dash ends a clause: the question word after it asks": [
+        "The quote 'float like a butterfly' - who said it?",
+        'The line "I think therefore I am" — who wrote it?',
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -219,6 +223,10 @@ FOLLOW_UP = {
     "also adding to the last answer, naming nothing of its own": [
         "I also need the totals",
         "Can you also show the median?",
+    ],
+    "no dash: the question word opens a relative clause, or the pronoun is in one": [
+        "The quote 'float like a butterfly' who said it?",
+        "I want a recipe that uses them - any ideas?",
     ],
 }
 

@@ -448,10 +448,12 @@ TOKEN = re.compile(
     r"|(?P<literal>\d[\w.:/+-]*|\"[^\"]*\"|`[^`]*`|(?<!\w)'[^']*'(?!\w)"
     r"|(?<![\w*+/%=<>!&|^~:-])(?::=|!=|->|[*+/%=<>&|^~]+)(?![\w*+/%=<>!&|^~-]))"
     r"|(?P<word>[^\W\d_]+)"
-    r"|(?P<mark>[?!.;:,])"
+    r"|(?P<mark>[?!.;:,]|(?<!\S)[-\u2013\u2014](?!\S)|[\u2013\u2014])"
 )
 """A question's tokens: a name (``json.loads``, ``@property``, ``sqlite3``), a literal (a
-number, a quoted string, an operator standing apart), a word, or a punctuation mark."""
+number, a quoted string, an operator standing apart), a word, or a punctuation mark: a dash
+standing apart, or an en or em dash, ends a clause as a comma does ("The quote 'float like a
+butterfly' - who said it?": "who" asks, it opens no relative clause on the quote)."""
 
 
 def _transposed(words: frozenset[str]) -> dict[str, str]:
