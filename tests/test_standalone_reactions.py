@@ -114,6 +114,10 @@ STANDALONE = {
         "The quote 'float like a butterfly' - who said it?",
         'The line "I think therefore I am" — who wrote it?',
     ],
+    "a demonstrative and a name or literal outside any condition": [
+        "How do I parse this timestamp 1700000000 in Python?",
+        "What date is this timestamp 1700000000 if I am in UTC?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -227,6 +231,10 @@ FOLLOW_UP = {
     "no dash: the question word opens a relative clause, or the pronoun is in one": [
         "The quote 'float like a butterfly' who said it?",
         "I want a recipe that uses them - any ideas?",
+    ],
+    "a demonstrative whose only literal is a condition's": [
+        "What happens to these values if I set x to 5?",
+        "what happens to those totals if the rate rises to 4 percent",
     ],
 }
 

@@ -47,6 +47,7 @@ from arborist._standalone.words import (
     ASKER,
     AUXILIARIES,
     CLAUSE_WORDS,
+    CONDITIONS,
     DEMONSTRATIVES,
     LIFTED,
     OBJECTS,
@@ -206,7 +207,7 @@ def _points_within(said: Said, i: int) -> bool:
         return True  # "Is this a valid date format: 2024-13-01?": what follows the colon
     if texts[i] in ("this", "that") and _defined_by_clause(said, i):
         return True  # "That thing where your ears pop on a plane": its clause says which
-    named = said.named and texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES
+    named = texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES and _named_in(said)
     if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
         near = range(i + 1, min(i + 5, len(texts)))
         named = any(  # "this regex match 'abc'", not "that work for Python 2"
@@ -218,6 +219,25 @@ def _points_within(said: Said, i: int) -> bool:
     if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
         return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
     return said.introduced(i) and not i < said.relative_end()  # "a library for that"
+
+
+def _named_in(said: Said) -> bool:
+    """The question holds a name or a literal outside a condition, which a demonstrative may be
+    ("this timestamp 1700000000", "This CSV file uses semicolons; how do I tell csv.reader?";
+    not "what happens to those numbers if the rate goes up to 7 percent": the number is the
+    condition's, from "if" to the clause's end, and says not what the numbers are)."""
+    if "named_in" not in said.memo:  # found once
+        conditioned, named = False, False
+        for k, kind in enumerate(said.kinds):
+            if kind == "mark":
+                conditioned = False
+            elif said.texts[k] in CONDITIONS:
+                conditioned = True
+            elif kind in ("name", "literal") and not conditioned:
+                named = True
+                break
+        said.memo["named_in"] = named
+    return said.memo["named_in"]
 
 
 def _adverbs_after(said: Said, i: int) -> bool:
