@@ -118,6 +118,10 @@ STANDALONE = {
         "How do I parse this timestamp 1700000000 in Python?",
         "What date is this timestamp 1700000000 if I am in UTC?",
     ],
+    "an ordinal in words before a listed item, with its owner, its clause or its list": [
+        "How do I sort my array of pairs by the second element?",
+        "What is the third step to take after a car accident?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -235,6 +239,11 @@ FOLLOW_UP = {
     "a demonstrative whose only literal is a condition's": [
         "What happens to these values if I set x to 5?",
         "what happens to those totals if the rate rises to 4 percent",
+    ],
+    "an ordinal in words before a listed item, with nothing saying whose": [
+        "Could you break down the second step with an example using real numbers?",
+        "Can you illustrate the fourth option with a diagram of a house?",
+        "the second point I made",
     ],
 }
 

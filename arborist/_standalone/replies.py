@@ -282,15 +282,23 @@ def numbered(said: Said) -> bool:
     a noun of :data:`ENUMERATED` before a number or a capital letter ("Go through step 2
     again", "Is option C cheaper?"); "of", "in", "from" or "on" and a word of its own after it
     says whose ("step 1 of the scientific method"). An ordinal in figures before such a noun
-    numbers it the same way ("for the 3rd step"; not "the 19th century")."""
+    numbers it the same way ("for the 3rd step"; not "the 19th century"), and so does one in
+    words after "the", whatever follows but an owner, "to" or a relative clause ("break down the
+    third step with an example"; not "the second step in making bread", "the second step to
+    take"), with no new noun phrase before it that it may number ("sort my list of tuples by the
+    second item")."""
     texts, kinds = said.texts, said.kinds
     for k in range(len(texts) - 1):
-        if kinds[k] == "literal" and ORDINAL_FIGURE.fullmatch(texts[k]):
+        figure = kinds[k] == "literal" and ORDINAL_FIGURE.fullmatch(texts[k])
+        counted = texts[k] in COUNTED and texts[k - 1 : k] == ["the"]
+        if figure or (counted and not said.introduced(k - 1)):
             if texts[k + 1] not in ENUMERATED or kinds[k + 1] != "word":
                 continue
             owner = texts[k + 2 : k + 3]  # "the 2nd step of the method": whose is said
             if owner and owner[0] in ("of", "in", "from", "on") and _owner_named(said, k + 3):
                 continue
+            if not figure and owner and owner[0] in RELATIVES | {"to"}:
+                continue  # "the second step to take", "the third option that works"
             return True
         if texts[k] not in ENUMERATED or kinds[k] != "word" or said.proper[k]:
             continue
@@ -305,6 +313,12 @@ def numbered(said: Said) -> bool:
             continue
         return True
     return False
+
+
+COUNTED = frozenset({"second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"})
+"""Ordinals in words that number an answer's items: after "the" and before a noun of
+:data:`ENUMERATED` they name one ("the third step"); "first", "last" and "next" also order
+things in the world, in time, and are read by :func:`picks`."""
 
 
 def _owner_named(said: Said, k: int) -> bool:
