@@ -30,6 +30,8 @@ PURE = [
     "_standalone/expletive.py",
     "_standalone/foreign.py",
     "_standalone/leans.py",
+    "_standalone/picks.py",
+    "_standalone/points.py",
     "_standalone/reacts.py",
     "_standalone/replies.py",
     "_standalone/said.py",

@@ -7,8 +7,9 @@ punctuation, and where its noun phrases are) with the word lists of
 :mod:`arborist._standalone.words`, what continues the question above by how it opens in
 :mod:`arborist._standalone.continues`, what replies to the last answer in
 :mod:`arborist._standalone.replies`, what leans for want of a subject of its own in
-:mod:`arborist._standalone.leans` and the empty "it" in :mod:`arborist._standalone.expletive`;
-docs/retrieval.md ("Follow-ups") gives it in full with its measurement.
+:mod:`arborist._standalone.leans`, the empty "it" in :mod:`arborist._standalone.expletive` and
+where a demonstrative points in :mod:`arborist._standalone.points`; docs/retrieval.md
+("Follow-ups") gives it in full with its measurement.
 :mod:`arborist._text.analysis` re-exports :func:`stands_alone`, where its callers import it.
 """
 
@@ -26,6 +27,15 @@ from arborist._standalone.leans import (
     stands_in,
     which_one,
 )
+from arborist._standalone.picks import numbered, picks
+from arborist._standalone.points import (
+    BELIEVED,
+    COORDINATORS,
+    adverbs_after,
+    defined_by_clause,
+    determiner,
+    named_in,
+)
 from arborist._standalone.reacts import names_replaced, reacts
 from arborist._standalone.replies import (
     adds,
@@ -34,8 +44,6 @@ from arborist._standalone.replies import (
     edits,
     exchanges,
     names_its_subject,
-    numbered,
-    picks,
     recalls_act,
     recalls_answer,
     substitutes,
@@ -43,11 +51,8 @@ from arborist._standalone.replies import (
 from arborist._standalone.said import ENDS, Said
 from arborist._standalone.words import (
     ADDITIVES,
-    ADVERBIAL,
-    ASKER,
     AUXILIARIES,
     CLAUSE_WORDS,
-    CONDITIONS,
     DEMONSTRATIVES,
     LIFTED,
     OBJECTS,
@@ -187,7 +192,7 @@ def _points_within(said: Said, i: int) -> bool:
         and not (
             i == 0
             or (said.kinds[i - 1] == "mark" and texts[i - 1] in ENDS)  # "Are you sure? That seems"
-            or _determiner(said, i)
+            or determiner(said, i)
             or (
                 texts[i - 1] in BELIEVED
                 and texts[i + 1 : i + 2] != []
@@ -197,7 +202,7 @@ def _points_within(said: Said, i: int) -> bool:
             or said.ends_clause(i + 1)
             or texts[i + 1] in PREPOSITIONS | ADDITIVES | COORDINATORS
             or (said.content(i + 1) and said.ends_clause(i + 2))  # "put that line?"
-            or _adverbs_after(said, i)  # "rephrase that more formally": no clause follows
+            or adverbs_after(said, i)  # "rephrase that more formally": no clause follows
         )
     ):
         return True  # a conjunction or a relative pronoun: "so that", "a list that"
@@ -205,9 +210,9 @@ def _points_within(said: Said, i: int) -> bool:
         return True  # "this year": now
     if texts[i] in ("this", "these") and said.shown[i]:
         return True  # "Is this a valid date format: 2024-13-01?": what follows the colon
-    if texts[i] in ("this", "that") and _defined_by_clause(said, i):
+    if texts[i] in ("this", "that") and defined_by_clause(said, i):
         return True  # "That thing where your ears pop on a plane": its clause says which
-    named = texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES and _named_in(said)
+    named = texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES and named_in(said)
     if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
         near = range(i + 1, min(i + 5, len(texts)))
         named = any(  # "this regex match 'abc'", not "that work for Python 2"
@@ -219,88 +224,6 @@ def _points_within(said: Said, i: int) -> bool:
     if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
         return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
     return said.introduced(i) and not i < said.relative_end()  # "a library for that"
-
-
-def _named_in(said: Said) -> bool:
-    """The question holds a name or a literal outside a condition, which a demonstrative may be
-    ("this timestamp 1700000000", "This CSV file uses semicolons; how do I tell csv.reader?";
-    not "what happens to those numbers if the rate goes up to 7 percent": the number is the
-    condition's, from "if" to the clause's end, and says not what the numbers are)."""
-    if "named_in" not in said.memo:  # found once
-        conditioned, named = False, False
-        for k, kind in enumerate(said.kinds):
-            if kind == "mark":
-                conditioned = False
-            elif said.texts[k] in CONDITIONS:
-                conditioned = True
-            elif kind in ("name", "literal") and not conditioned:
-                named = True
-                break
-        said.memo["named_in"] = named
-    return said.memo["named_in"]
-
-
-def _adverbs_after(said: Said, i: int) -> bool:
-    """After the "that" at ``i``, up to the end of its clause, only adverbs: words of
-    :data:`ADVERBIAL` or in -ly ("Could you rephrase that more formally?", "say that again
-    slowly"). A conjunction opens a clause, which has a subject and a verb: "that" is the
-    object ("so that only admins can log in" is a clause)."""
-    texts, k = said.texts, i + 1
-    while not said.ends_clause(k) and k < i + 4:
-        if said.kinds[k] != "word" or not (texts[k] in ADVERBIAL or texts[k].endswith("ly")):
-            return False
-        k += 1
-    return k > i + 1 and said.ends_clause(k)
-
-
-def _defined_by_clause(said: Said, i: int) -> bool:
-    """The demonstrative at ``i`` is a determiner before one noun and "where" or "when", which
-    opens a clause with a subject of its own, a new noun phrase: what it points at is what
-    that clause says ("That thing where your ears pop on a plane, what causes it?", "this
-    feeling when your foot falls asleep"; not "that thing where you ..." with no new noun
-    phrase: "that step where you reset HEAD")."""
-    texts = said.texts
-    if not (said.content(i + 1) and texts[i + 2 : i + 3] in (["where"], ["when"])):
-        return False
-    return said.new_within(i + 3, min(i + 6, len(texts)))
-
-
-COORDINATORS = frozenset({"but", "and", "or"})
-"""Right after "that", these make it a pronoun, the object ended ("redo that but in Python 3"):
-a conjunction is followed by its clause."""
-BELIEVED = frozenset(
-    {"think", "guess", "believe", "suspect", "sure", "know", "say", "feel", "doubt"}
-)
-"""Before "that" and an auxiliary, these make "that" the subject, not a conjunction: a clause
-after a conjunction opens with its own subject ("I don't think that's correct"; "I think that
-Python is slow" opens a clause)."""
-
-
-def _determiner(said: Said, i: int) -> bool:
-    """The "that" at ``i`` is a determiner, not a conjunction: right after a request's verb
-    ("Explain that ...", "Can you explain that ..."), before a noun phrase with no verb in it
-    that ends its clause or a preposition follows ("Can you explain that formula step by
-    step?", "Could you rewrite that paragraph more formally?"; not "Explain that water expands
-    when frozen", a clause)."""
-    texts = said.texts
-    verb = i - 1
-    if not (
-        verb == 0 or (verb >= 2 and texts[verb - 1] in ASKER and texts[verb - 2] in AUXILIARIES)
-    ):
-        return False
-    span = said.phrase(i + 1)
-    if not span or any(texts[k] in AUXILIARIES or _verb_like(texts[k]) for k in span):
-        return False  # "that water expands", "that prices rose": a clause
-    if said.ends_clause(span.stop):
-        return True
-    after = texts[span.stop]  # an adverb, not a verb: "that paragraph more formally"
-    return after in PREPOSITIONS | ADVERBIAL or after.endswith("ly")
-
-
-def _verb_like(word: str) -> bool:
-    """``word`` may be a verb in the past or the present's third person: in -ed, or in -s but
-    not -ss, -is, -us ("expands", "converged"; not "process", "analysis", "status")."""
-    return word.endswith("ed") or (word.endswith("s") and not word.endswith(("ss", "is", "us")))
 
 
 def _introduces(said: Said, i: int) -> bool:
