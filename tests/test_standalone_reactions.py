@@ -122,6 +122,11 @@ STANDALONE = {
         "How do I sort my array of pairs by the second element?",
         "What is the third step to take after a car accident?",
     ],
+    "a pronoun that is not its own clause's subject's object": [
+        "How do I make a cake and freeze it?",
+        "Why does a magnet attract iron but not repel it?",
+        "Can a dog eat grapes, or are they toxic to it?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -244,6 +249,11 @@ FOLLOW_UP = {
         "Could you break down the second step with an example using real numbers?",
         "Can you illustrate the fourth option with a diagram of a house?",
         "the second point I made",
+    ],
+    "an object pronoun after its clause's subject, the only new noun phrase": [
+        "Would a linked list make this faster?",
+        "Can a dog eat it?",
+        "Does a hash map store them in order?",
     ],
 }
 

@@ -16,6 +16,7 @@ from arborist._standalone.words import (
     ASKER,
     AUXILIARIES,
     CONDITIONS,
+    INTRODUCERS,
     PREPOSITIONS,
 )
 
@@ -26,6 +27,7 @@ __all__ = [
     "defined_by_clause",
     "determiner",
     "named_in",
+    "object_of_subject",
 ]
 
 
@@ -109,3 +111,22 @@ def _verb_like(word: str) -> bool:
     """``word`` may be a verb in the past or the present's third person: in -ed, or in -s but
     not -ss, -is, -us ("expands", "converged"; not "process", "analysis", "status")."""
     return word.endswith("ed") or (word.endswith("s") and not word.endswith(("ss", "is", "us")))
+
+
+def object_of_subject(said: Said, i: int) -> bool:
+    """The pronoun or demonstrative at ``i`` is the object of a verb whose subject is the
+    question's first new noun phrase, right after an auxiliary: a noun phrase of one or two
+    words, its verb, then the pronoun. An object cannot stand for its own clause's subject, so
+    it is something said before ("How would a Bayesian approach handle this differently?", "Can
+    a dog eat it?"; not "Can a dog eat chocolate, and is it toxic?", "a library for that")."""
+    texts, noun = said.texts, said.first_new
+    opener = next((j for j in range(noun, max(noun - 4, -1), -1) if texts[j] in INTRODUCERS), None)
+    if opener is None or opener == 0 or texts[opener - 1] not in AUXILIARIES:
+        return False
+    between = range(noun, i)
+    if not 2 <= len(between) <= 3:
+        return False  # a noun phrase of one or two words, then its verb
+    return all(
+        said.kinds[k] == "word" and said.content(k) and texts[k] not in PREPOSITIONS
+        for k in between
+    )

@@ -35,6 +35,7 @@ from arborist._standalone.points import (
     defined_by_clause,
     determiner,
     named_in,
+    object_of_subject,
 )
 from arborist._standalone.reacts import names_replaced, reacts
 from arborist._standalone.replies import (
@@ -223,7 +224,10 @@ def _points_within(said: Said, i: int) -> bool:
         named = named or any(texts[k] == ":" for k in near)  # "this error mean: ..."
     if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
         return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
-    return said.introduced(i) and not i < said.relative_end()  # "a library for that"
+    return said.introduced(i) and not (  # "a library for that"
+        i < said.relative_end()
+        or object_of_subject(said, i)  # not "a Bayesian approach handle this"
+    )
 
 
 def _introduces(said: Said, i: int) -> bool:
@@ -414,7 +418,9 @@ def _stands_for(said: Said, i: int) -> bool:
     the head of a relative clause the pronoun is the object of ("a recipe that uses
     them"), or the subject of a clause that stands alone before "and" ("how do index
     funds work and why do people say they ...")."""
-    if said.introduced(i) and not (said.texts[i] in OBJECTS and i < said.relative_end()):
+    if said.introduced(i) and not (
+        said.texts[i] in OBJECTS and (i < said.relative_end() or object_of_subject(said, i))
+    ):
         return True
     if said.texts[i] in POSSESSIVES and said.bare_subject() < i:
         return True  # "Why do cats land on their feet?"
