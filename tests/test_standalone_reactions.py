@@ -127,6 +127,10 @@ STANDALONE = {
         "Why does a magnet attract iron but not repel it?",
         "Can a dog eat grapes, or are they toxic to it?",
     ],
+    "it after a person's pronoun, with a thing left in the first clause": [
+        "Why did Caesar cross the Rubicon and what did he gain from it?",
+        "How did Einstein react when he heard about relativity?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -255,6 +259,10 @@ FOLLOW_UP = {
         "Can a dog eat it?",
         "Does a hash map store them in order?",
     ],
+    "it after a person's pronoun has taken the first clause's only subject": [
+        "How did Darwin react when he read about it?",
+        "Why did Gandhi refuse when she offered it?",
+    ],
 }
 
 
@@ -282,3 +290,4 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert not stands_alone("the same " * 20_000)
     assert not stands_alone("the other " * 20_000)
     assert stands_alone("do bulls hate red" + ", or is that a myth" * 10_000)
+    assert not stands_alone("how did napoleon react when he heard " + "about it " * 20_000)

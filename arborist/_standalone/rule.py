@@ -426,7 +426,28 @@ def _stands_for(said: Said, i: int) -> bool:
         return True  # "Why do cats land on their feet?"
     if said.texts[i] == "their" and _bare_plural(said, i):
         return True  # "bash loop over files with spaces in their names"
+    if said.texts[i] in THING and _person_taken(said, i):
+        return False  # "How did Napoleon react when he heard about it?": he is Napoleon
     return said.first_joint < i and _first_clause_alone(said)
+
+
+THING = frozenset({"it", "its", "itself"})
+PERSON = frozenset({"he", "him", "his", "she", "her", "hers"})
+
+
+def _person_taken(said: Said, i: int) -> bool:
+    """The first clause has two words of its own, its subject and its verb, and a pronoun of a
+    person after it takes that subject: the thing pronoun at ``i`` has nothing left to stand
+    for ("How did Napoleon react when he heard about it?"; not "How did Napoleon lose the
+    battle of Waterloo and why did he regret it?", where the battle is left)."""
+    end = said.first_joint
+    if "person" not in said.memo_at:  # found once: where the first person after the joint is
+        two = sum(said.content(k) for k in range(end)) == 2
+        texts = said.texts
+        said.memo_at["person"] = [
+            next((k for k in range(end, len(texts)) if two and texts[k] in PERSON), len(texts))
+        ]
+    return end < said.memo_at["person"][0] < i
 
 
 def _bare_plural(said: Said, i: int) -> bool:
