@@ -131,6 +131,10 @@ STANDALONE = {
         "Why did Caesar cross the Rubicon and what did he gain from it?",
         "How did Einstein react when he heard about relativity?",
     ],
+    "a demonstrative whose name is asked, what the clause describes": [
+        "What is that feeling called when you can't remember a word?",
+        "What's that thing called where you see shapes in clouds?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -262,6 +266,10 @@ FOLLOW_UP = {
     "it after a person's pronoun has taken the first clause's only subject": [
         "How did Darwin react when he read about it?",
         "Why did Gandhi refuse when she offered it?",
+    ],
+    "a demonstrative whose name is asked, with no clause to describe it": [
+        "What's that thing called?",
+        "What is that method called again?",
     ],
 }
 

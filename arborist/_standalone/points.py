@@ -68,9 +68,15 @@ def defined_by_clause(said: Said, i: int) -> bool:
     opens a clause with a subject of its own, a new noun phrase: what it points at is what
     that clause says ("That thing where your ears pop on a plane, what causes it?", "this
     feeling when your foot falls asleep"; not "that thing where you ..." with no new noun
-    phrase: "that step where you reset HEAD")."""
+    phrase: "that step where you reset HEAD"). A question for its name, "called" between the
+    noun and "when" or "where", asks what the clause describes, whatever its subject ("What's
+    that thing called when you feel you've lived a moment before?")."""
     texts = said.texts
-    if not (said.content(i + 1) and texts[i + 2 : i + 3] in (["where"], ["when"])):
+    if not said.content(i + 1):
+        return False
+    if texts[i + 2 : i + 4] in (["called", "when"], ["called", "where"]):
+        return True
+    if texts[i + 2 : i + 3] not in (["where"], ["when"]):
         return False
     return said.new_within(i + 3, min(i + 6, len(texts)))
 
