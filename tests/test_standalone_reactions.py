@@ -135,6 +135,10 @@ STANDALONE = {
         "What is that feeling called when you can't remember a word?",
         "What's that thing called where you see shapes in clouds?",
     ],
+    "they, the people of a place, using its language": [
+        "How do they say thank you in Japan?",
+        "what language do they speak in peru",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -270,6 +274,11 @@ FOLLOW_UP = {
     "a demonstrative whose name is asked, with no clause to describe it": [
         "What's that thing called?",
         "What is that method called again?",
+    ],
+    "they with no place, or a place that is a thing said": [
+        "What language do they speak in the film?",
+        "What do they speak?",
+        "what do they call it in spain",
     ],
 }
 

@@ -1,9 +1,10 @@
-"""The empty "it" of a question, read for :mod:`arborist._standalone.rule`. Pure: no I/O.
+"""The empty pronouns of a question, read for :mod:`arborist._standalone.rule`. Pure: no I/O.
 
 An "it" that stands for nothing said before is no back-reference: it stands for a clause after
 it ("Is it possible to ...", "What does it mean when ..."), for the weather or the time ("It's
 been snowing for days", "when it snows") or for a program's output ("it says 'divergent
-branches'"). docs/retrieval.md ("Follow-ups") gives the rule in full.
+branches'"); so is a "they" that is the people of a place ("what language do they speak in
+brazil"). docs/retrieval.md ("Follow-ups") gives the rule in full.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from arborist._standalone.said import Said
 from arborist._standalone.words import (
     AMBIENT,
+    AUXILIARIES,
     BE,
     EXPLETIVE_VERBS,
     SAYING,
@@ -19,10 +21,40 @@ from arborist._standalone.words import (
     WEATHER,
 )
 
-__all__ = ["expletive"]
+__all__ = ["SPOKEN", "expletive"]
 
 
 def expletive(said: Said, i: int) -> bool:
+    """The pronoun at ``i`` stands for nothing said: an empty "it" (:func:`_empty_it`) or the
+    people of a place (:func:`_people_of`)."""
+    if said.texts[i] == "they":
+        return _people_of(said, i)
+    return said.texts[i] == "it" and _empty_it(said, i)
+
+
+SPOKEN = frozenset({"speak", "say", "call", "spell", "pronounce", "write"})
+"""After "they", verbs of a language's use: with a place after them, "they" is its people."""
+
+
+def _people_of(said: Said, i: int) -> bool:
+    """The "they" at ``i`` is the subject after an auxiliary, before a verb of :data:`SPOKEN`,
+    and "in" and a word with no determiner follows in its clause: the people of a place, no one
+    said before ("what language do they speak in brazil", "How do they say thank you in
+    Japan?"; not "What language do they speak in the film?", "What do they speak?")."""
+    texts = said.texts
+    if i == 0 or texts[i - 1] not in AUXILIARIES or texts[i + 1 : i + 2] == []:
+        return False
+    if texts[i + 1] not in SPOKEN:
+        return False
+    for k in range(i + 2, min(i + 10, len(texts) - 1)):
+        if said.ends_clause(k):
+            return False
+        if texts[k] == "in" and said.content(k + 1) and said.kinds[k + 1] == "word":
+            return said.ends_clause(k + 2) or said.proper[k + 1]
+    return False
+
+
+def _empty_it(said: Said, i: int) -> bool:
     """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ...", "Is it worth
     salting ..."), or for the weather or the time (:func:`_ambient`, "when it snows")."""
     before, after = said.texts[i - 1 : i], said.texts[i + 1 : i + 2]

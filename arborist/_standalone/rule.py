@@ -269,7 +269,7 @@ def _refers_back(said: Said) -> bool:
         if said.kinds[i] != "word":
             continue
         if word in PRONOUNS:
-            if not (word == "it" and expletive(said, i)) and not _stands_for(said, i):
+            if not (expletive(said, i) or _stands_for(said, i)):
                 return not (word == "it" and said.shown[i] and _shown_after(said, i))
         elif word in DEMONSTRATIVES:
             if not (_points_within(said, i) or _says_before(said, i) or _introduces(said, i)):
