@@ -139,6 +139,10 @@ STANDALONE = {
         "How do they say thank you in Japan?",
         "what language do they speak in peru",
     ],
+    "what the asker believed, after a question that stands alone": [
+        "Do cats see in color? I read the opposite somewhere.",
+        "Why do onions make you cry? I always assumed it was the smell.",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -279,6 +283,10 @@ FOLLOW_UP = {
         "What language do they speak in the film?",
         "What do they speak?",
         "what do they call it in spain",
+    ],
+    "what the asker believed, after a question that leans": [
+        "Is this safe? I thought so.",
+        "Why did you use a set? I thought a list was better.",
     ],
 }
 

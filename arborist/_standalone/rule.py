@@ -119,10 +119,16 @@ def stands_alone(question: str) -> bool:
     * changes or chooses from the last output: "now in French", "try again but with ...",
       "Which one would you recommend?" with no set named.
 
-    A greeting ("Hi there!") and "please" are read as absent. A phrase without a question mark ("heapq", "decimal
-    rounding half up", "git rebase vs merge") is a search.
+    A greeting ("Hi there!") and "please" are read as absent, and so is what the asker
+    believed after the question ("Why ...? I always thought it was the other way round."). A
+    phrase without a question mark ("heapq", "decimal rounding half up", "git rebase vs merge")
+    is a search.
     """
-    return _stands(Said.read(question), question.rstrip().endswith("?"))
+    said = Said.read(question)
+    asked_first = _belief_after(said)  # "Why ...? I always thought it was the other way round."
+    if asked_first is not None:
+        return _stands(asked_first, asked=True)
+    return _stands(said, question.rstrip().endswith("?"))
 
 
 def _stands(said: Said, asked: bool) -> bool:
@@ -152,6 +158,28 @@ def _stands(said: Said, asked: bool) -> bool:
         return True
     bare = asked and not said.has_clause and said.contents() < 3
     return not (leans(said) or bare or owned_subject(said))
+
+
+BELIEVED_ONCE = frozenset({"thought", "believed", "assumed", "figured", "heard", "read"})
+"""After "I" (and an adverb) opening a sentence, what the asker believed of the question before
+it: a comment on that question, no question of its own."""
+
+
+def _belief_after(said: Said) -> Said | None:
+    """The question before the first question mark, with a clause, when the only sentence after
+    it opens with "I", at most one adverb and a verb of :data:`BELIEVED_ONCE` ("Why does bread go
+    stale faster in the fridge? I always thought it was the other way round."): what the asker
+    believed comments on that question, which is all it asks (not "Is this safe? I thought so."
+    when the question itself refers back). None otherwise."""
+    texts = said.texts
+    mark = next((k for k, t in enumerate(texts) if t == "?" and said.kinds[k] == "mark"), None)
+    if mark is None or texts[mark + 1 : mark + 2] != ["i"] or "?" in texts[mark + 1 :]:
+        return None
+    verb = mark + 2 if texts[mark + 2 : mark + 3] and texts[mark + 2] in BELIEVED_ONCE else mark + 3
+    if texts[verb : verb + 1] == [] or texts[verb] not in BELIEVED_ONCE:
+        return None
+    first = Said(said.kinds[:mark], texts[:mark], said.proper[:mark])
+    return first if first.has_clause else None
 
 
 def _replies(said: Said) -> bool:
