@@ -143,6 +143,10 @@ STANDALONE = {
         "Do cats see in color? I read the opposite somewhere.",
         "Why do onions make you cry? I always assumed it was the smell.",
     ],
+    "that a conjunction after a condition's verb that takes a clause": [
+        "If we learn that our data leaked, what should we do?",
+        "If I notice that my dog limps after walks, should I see a vet?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -287,6 +291,10 @@ FOLLOW_UP = {
     "what the asker believed, after a question that leans": [
         "Is this safe? I thought so.",
         "Why did you use a set? I thought a list was better.",
+    ],
+    "that a determiner after a condition's verb that takes no clause": [
+        "If we deploy that build on Friday, what could go wrong?",
+        "If I ran that query on a bigger table, would it still be fast?",
     ],
 }
 

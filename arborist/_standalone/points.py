@@ -97,12 +97,16 @@ def determiner(said: Said, i: int) -> bool:
     ("Explain that ...", "Can you explain that ..."), before a noun phrase with no verb in it
     that ends its clause or a preposition follows ("Can you explain that formula step by
     step?", "Could you rewrite that paragraph more formally?"; not "Explain that water expands
-    when frozen", a clause)."""
+    when frozen", a clause); or after the verb of a condition's "I" or "we" that takes no
+    clause ("If I ran that query on a big table, ..."; not "if I read that people in Japan
+    ...")."""
     texts = said.texts
     verb = i - 1
-    if not (
-        verb == 0 or (verb >= 2 and texts[verb - 1] in ASKER and texts[verb - 2] in AUXILIARIES)
-    ):
+    asked = verb >= 2 and texts[verb - 1] in ASKER and texts[verb - 2] in AUXILIARIES
+    supposed = verb >= 2 and texts[verb - 1] in ("i", "we") and texts[verb - 2] in CONDITIONS
+    if supposed and (texts[verb] in BELIEVED | CLAUSAL or said.kinds[verb] != "word"):
+        return False  # "if I read that people in Japan live longer": a clause follows
+    if not (verb == 0 or asked or supposed):
         return False
     span = said.phrase(i + 1)
     if not span or any(texts[k] in AUXILIARIES or _verb_like(texts[k]) for k in span):
@@ -111,6 +115,15 @@ def determiner(said: Said, i: int) -> bool:
         return True
     after = texts[span.stop]  # an adverb, not a verb: "that paragraph more formally"
     return after in PREPOSITIONS | ADVERBIAL or after.endswith("ly")
+
+
+CLAUSAL = frozenset(
+    {"thought", "knew", "said", "heard", "read", "found", "felt", "noticed", "learned", "learnt"}
+    | {"saw", "see", "realized", "realised", "told", "hear", "find", "notice", "learn", "mean"}
+    | {"meant", "assume", "assumed", "claim", "claimed", "show", "showed", "prove", "proved"}
+)
+"""Verbs that take a clause after "that" ("if I read that ...", "when we found that ..."): after
+a condition's "I", "that" after them is a conjunction, not a determiner."""
 
 
 def _verb_like(word: str) -> bool:
