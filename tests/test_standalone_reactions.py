@@ -147,6 +147,10 @@ STANDALONE = {
         "If we learn that our data leaked, what should we do?",
         "If I notice that my dog limps after walks, should I see a vet?",
     ],
+    "and before a question of its own that opens with no setting": [
+        "And how does a heat pump work in winter?",
+        "So in Python, how do I reverse a list?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -295,6 +299,10 @@ FOLLOW_UP = {
     "that a determiner after a condition's verb that takes no clause": [
         "If we deploy that build on Friday, what could go wrong?",
         "If I ran that query on a bigger table, would it still be fast?",
+    ],
+    "and before a setting, a case added to the question above": [
+        "And in Python, how do I reverse a list?",
+        "And with a mortgage, can I still deduct the interest?",
     ],
 }
 

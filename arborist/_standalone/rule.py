@@ -196,7 +196,8 @@ def _lifted(said: Said) -> Said | None:
     """What follows an opener of :data:`LIFTED`, when it has a subject of its own: a clause
     with two words of its own or more ("And what is a closure?", "So how does compound
     interest work?"), or three words of its own or more ("How about a good substitute for
-    buttermilk in pancakes?"), not itself a continuation. None otherwise."""
+    buttermilk in pancakes?"), not itself a continuation, and not a setting after "and" ("And in
+    Python, how do I ...?" adds a case to the question above). None otherwise."""
     opener = next((c for c in LIFTED if said.lowered.startswith(c + " ")), None)
     if opener is None:
         return None
@@ -208,6 +209,8 @@ def _lifted(said: Said) -> Said | None:
     rest = Said(said.kinds[start:], said.texts[start:], proper)
     if continues(rest) or rest.contents() < (2 if rest.has_clause else 3):
         return None
+    if opener == "and" and rest.texts[0] in PREPOSITIONS:
+        return None  # "And in the case of a tenant of ten years, does ...": a case added
     if not names_its_subject(rest):
         return None
     return rest
