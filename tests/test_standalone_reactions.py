@@ -276,6 +276,7 @@ FOLLOW_UP = {
     ],
     "an object pronoun after its clause's subject, the only new noun phrase": [
         "Would a linked list make this faster?",
+        "Would a binary search tree handle this better?",
         "Can a dog eat it?",
         "Does a hash map store them in order?",
     ],

@@ -134,7 +134,7 @@ def _verb_like(word: str) -> bool:
 
 def object_of_subject(said: Said, i: int) -> bool:
     """The pronoun or demonstrative at ``i`` is the object of a verb whose subject is the
-    question's first new noun phrase, right after an auxiliary: a noun phrase of one or two
+    question's first new noun phrase, right after an auxiliary: a noun phrase of one to three
     words, its verb, then the pronoun. An object cannot stand for its own clause's subject, so
     it is something said before ("How would a Bayesian approach handle this differently?", "Can
     a dog eat it?"; not "Can a dog eat chocolate, and is it toxic?", "a library for that")."""
@@ -143,8 +143,8 @@ def object_of_subject(said: Said, i: int) -> bool:
     if opener is None or opener == 0 or texts[opener - 1] not in AUXILIARIES:
         return False
     between = range(noun, i)
-    if not 2 <= len(between) <= 3:
-        return False  # a noun phrase of one or two words, then its verb
+    if not 2 <= len(between) <= 4:
+        return False  # a noun phrase of one to three words, then its verb
     return all(
         said.kinds[k] == "word" and said.content(k) and texts[k] not in PREPOSITIONS
         for k in between
