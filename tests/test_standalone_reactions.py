@@ -130,6 +130,7 @@ STANDALONE = {
     "it after a person's pronoun, with a thing left in the first clause": [
         "Why did Caesar cross the Rubicon and what did he gain from it?",
         "How did Einstein react when he heard about relativity?",
+        "How did Napoleon Bonaparte lose Waterloo and what did he learn from it?",
     ],
     "a demonstrative whose name is asked, what the clause describes": [
         "What is that feeling called when you can't remember a word?",
@@ -282,6 +283,7 @@ FOLLOW_UP = {
     ],
     "it after a person's pronoun has taken the first clause's only subject": [
         "How did Darwin react when he read about it?",
+        "How did Marie Curie feel when she won it?",
         "Why did Gandhi refuse when she offered it?",
     ],
     "a demonstrative whose name is asked, with no clause to describe it": [

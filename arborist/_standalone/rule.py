@@ -467,13 +467,16 @@ PERSON = frozenset({"he", "him", "his", "she", "her", "hers"})
 
 
 def _person_taken(said: Said, i: int) -> bool:
-    """The first clause has two words of its own, its subject and its verb, and a pronoun of a
-    person after it takes that subject: the thing pronoun at ``i`` has nothing left to stand
-    for ("How did Napoleon react when he heard about it?"; not "How did Napoleon lose the
+    """The first clause has only its subject and its verb as words of its own (two words, or a
+    proper name and its verb after it), and a pronoun of a person after it takes that subject: the
+    thing pronoun at ``i`` has nothing left to stand for ("How did Napoleon react when he heard
+    about it?", "How did Marie Curie feel when she won it?"; not "How did Napoleon lose the
     battle of Waterloo and why did he regret it?", where the battle is left)."""
     end = said.first_joint
     if "person" not in said.memo_at:  # found once: where the first person after the joint is
-        two = sum(said.content(k) for k in range(end)) == 2
+        own = [k for k in range(end) if said.content(k)]
+        named = own[:-1] != [] and all(said.proper[k] for k in own[:-1])  # "Marie Curie feel"
+        two = len(own) == 2 or (named and not said.proper[own[-1]])
         texts = said.texts
         said.memo_at["person"] = [
             next((k for k in range(end, len(texts)) if two and texts[k] in PERSON), len(texts))
