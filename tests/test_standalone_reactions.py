@@ -67,6 +67,91 @@ STANDALONE = {
     "texting's u before a request": [
         "can u explain how a heat pump works",
     ],
+    "the same across occasions or things its clause names": [
+        "Why do I always get the same error from pip?",
+        "Does the same law apply in Canada as in France?",
+        "Can I use the same key on every server?",
+    ],
+    "an ordinal in time before a compound noun ending in a thing that happens": [
+        "When was the last lunar eclipse?",
+        "When was the last total solar eclipse seen in Europe?",
+    ],
+    "the other, with what it is other than named": [
+        "What is the other main gas in air besides nitrogen?",
+        "Which are the other official languages of Belgium apart from French?",
+    ],
+    "it before a colon that carries the question": [
+        "Put it simply: how do vaccines work?",
+        "Explain it like I'm five: what is a blockchain?",
+    ],
+    "a demonstrative in a second question after a first that stands alone": [
+        "Do bulls really hate the color red, or is that just a myth?",
+        "Is it true that sharks never sleep, or is that a myth?",
+    ],
+    "that a conjunction before a clause with an adverb in it": [
+        "How do I set up sudo so that only admins can install packages?",
+        "Is it true that usually cats sleep sixteen hours a day?",
+    ],
+    "a texting spelling or a slip read as its word, with a subject of its own": [
+        "wat is a monad",
+        "Can you give an exmaple of a closure in Python?",
+    ],
+    "a preposition before a question word, with a clause of its own": [
+        "Since when is Pluto not a planet?",
+        "Really? How many hearts does an octopus have?",
+        "really good books about Rust?",
+    ],
+    "something like, with what it is like named": [
+        "Is there anything similar to Docker for Windows?",
+        "Is there something better than Excel for budgeting?",
+        "And now for something different: what causes tides?",
+    ],
+    "the asker's own also, naming what it adds": [
+        "I also want to learn Italian, what's the best app for beginners?",
+        "We also have a cat. Are lilies toxic to cats?",
+    ],
+    "a dash ends a clause: the question word after it asks": [
+        "The quote 'float like a butterfly' - who said it?",
+        'The line "I think therefore I am" — who wrote it?',
+    ],
+    "a demonstrative and a name or literal outside any condition": [
+        "How do I parse this timestamp 1700000000 in Python?",
+        "What date is this timestamp 1700000000 if I am in UTC?",
+    ],
+    "an ordinal in words before a listed item, with its owner, its clause or its list": [
+        "How do I sort my array of pairs by the second element?",
+        "What is the third step to take after a car accident?",
+    ],
+    "a pronoun that is not its own clause's subject's object": [
+        "How do I make a cake and freeze it?",
+        "Why does a magnet attract iron but not repel it?",
+        "Can a dog eat grapes, or are they toxic to it?",
+    ],
+    "it after a person's pronoun, with a thing left in the first clause": [
+        "Why did Caesar cross the Rubicon and what did he gain from it?",
+        "How did Einstein react when he heard about relativity?",
+        "How did Napoleon Bonaparte lose Waterloo and what did he learn from it?",
+    ],
+    "a demonstrative whose name is asked, what the clause describes": [
+        "What is that feeling called when you can't remember a word?",
+        "What's that thing called where you see shapes in clouds?",
+    ],
+    "they, the people of a place, using its language": [
+        "How do they say thank you in Japan?",
+        "what language do they speak in peru",
+    ],
+    "what the asker believed, after a question that stands alone": [
+        "Do cats see in color? I read the opposite somewhere.",
+        "Why do onions make you cry? I always assumed it was the smell.",
+    ],
+    "that a conjunction after a condition's verb that takes a clause": [
+        "If we learn that our data leaked, what should we do?",
+        "If I notice that my dog limps after walks, should I see a vet?",
+    ],
+    "and before a question of its own that opens with no setting": [
+        "And how does a heat pump work in winter?",
+        "So in Python, how do I reverse a list?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -135,6 +220,93 @@ FOLLOW_UP = {
     "another with no one before it": [
         "give me another network",
     ],
+    "the same with nothing in its clause to be the same across": [
+        "Would the same trick work on Windows?",
+        "Is the same true as well?",
+    ],
+    "an ordinal before a part of an answer, in the past": [
+        "Was the last step necessary?",
+        "When was the second experiment run?",
+    ],
+    "the other, compared but not excepted": [
+        "Is the other approach faster than a loop?",
+        "What about the other method?",
+    ],
+    "it before a colon with no question of its own after it": [
+        "Explain it again: I still don't get it.",
+        "Can you say it differently: the second part?",
+    ],
+    "a demonstrative in a second question after a first that leans": [
+        "Nice, or is that wrong?",
+        "Does the recipe need eggs, or is that optional?",
+    ],
+    "that an object before only adverbs": [
+        "Could you put that more simply?",
+        "Can you write that more concisely?",
+    ],
+    "a texting spelling or a slip read as its word, leaning on the answer": [
+        "wat about dogs",
+        "can u give an exmaple",
+        "could you transalte the intro into French",
+    ],
+    "a preposition and a question word with nothing else": [
+        "really? since when",
+        "for how long?",
+        "From where?",
+    ],
+    "something like, with nothing it is like, whatever else it names": [
+        "Do other languages have something similar?",
+        "Did the Incas build anything similar, or was it unique to Egypt?",
+    ],
+    "also adding to the last answer, naming nothing of its own": [
+        "I also need the totals",
+        "Can you also show the median?",
+    ],
+    "no dash: the question word opens a relative clause, or the pronoun is in one": [
+        "The quote 'float like a butterfly' who said it?",
+        "I want a recipe that uses them - any ideas?",
+    ],
+    "a demonstrative whose only literal is a condition's": [
+        "What happens to these values if I set x to 5?",
+        "what happens to those totals if the rate rises to 4 percent",
+    ],
+    "an ordinal in words before a listed item, with nothing saying whose": [
+        "Could you break down the second step with an example using real numbers?",
+        "Can you illustrate the fourth option with a diagram of a house?",
+        "the second point I made",
+    ],
+    "an object pronoun after its clause's subject, the only new noun phrase": [
+        "Would a linked list make this faster?",
+        "Would a binary search tree handle this better?",
+        "Can a dog eat it?",
+        "Does a hash map store them in order?",
+    ],
+    "it after a person's pronoun has taken the first clause's only subject": [
+        "How did Darwin react when he read about it?",
+        "How did Marie Curie feel when she won it?",
+        "Why did Gandhi refuse when she offered it?",
+    ],
+    "a demonstrative whose name is asked, with no clause to describe it": [
+        "What's that thing called?",
+        "What is that method called again?",
+    ],
+    "they with no place, or a place that is a thing said": [
+        "What language do they speak in the film?",
+        "What do they speak?",
+        "what do they call it in spain",
+    ],
+    "what the asker believed, after a question that leans": [
+        "Is this safe? I thought so.",
+        "Why did you use a set? I thought a list was better.",
+    ],
+    "that a determiner after a condition's verb that takes no clause": [
+        "If we deploy that build on Friday, what could go wrong?",
+        "If I ran that query on a bigger table, would it still be fast?",
+    ],
+    "and before a setting, a case added to the question above": [
+        "And in Python, how do I reverse a list?",
+        "And with a mortgage, can I still deduct the interest?",
+    ],
 }
 
 
@@ -158,3 +330,8 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert not stands_alone("und das " * 10_000)
     assert stands_alone("how long does cooked rice keep " * 10_000)
     assert stands_alone("how do I undo the last commit " * 10_000)
+    assert stands_alone("explain it " * 20_000 + ": what is inflation?")
+    assert not stands_alone("the same " * 20_000)
+    assert not stands_alone("the other " * 20_000)
+    assert stands_alone("do bulls hate red" + ", or is that a myth" * 10_000)
+    assert not stands_alone("how did napoleon react when he heard " + "about it " * 20_000)

@@ -11,8 +11,8 @@ their examples.
 
 from __future__ import annotations
 
-from arborist._standalone.replies import says_which
-from arborist._standalone.said import Said
+from arborist._standalone.replies import in_time, says_which
+from arborist._standalone.said import ENDS, Said
 from arborist._standalone.words import (
     ALTERNATIVES,
     ANAPHORIC_MODIFIERS,
@@ -68,6 +68,8 @@ def leans(said: Said) -> bool:
         for j in range(len(texts))
     ) or _one_and_another(said):
         plain = plain - {"another"}  # "Why do magnets repel one another?": each other
+    if _asker_also(said):
+        plain = plain - {"also"}  # "I also want to learn Spanish": the asker's own wish
     if said.lowered.startswith("what if ") or plain & REPEATS or _asks_else(said):
         return True
     if _asks_more(said) or _fragment(said) or _owned(said) or definite_subject(said):
@@ -94,6 +96,25 @@ def leans(said: Said) -> bool:
         )
         for i in range(len(texts) - 1)
     )
+
+
+def _asker_also(said: Said) -> bool:
+    """ "I also" or "we also" opening a sentence, then a verb and a name, a proper name or a new
+    noun phrase in its clause: the asker adds to what they do or want, and names it ("I also
+    want to learn Spanish this year - what's the fastest way?"; not "I also need the totals",
+    the last answer's, nor "Can you also ...", asked of it)."""
+    texts = said.texts
+    for k in range(1, len(texts) - 1):
+        if texts[k] != "also" or texts[k - 1] not in ("i", "we"):
+            continue
+        if k > 1 and not (said.kinds[k - 2] == "mark" and texts[k - 2] in ENDS):
+            continue
+        for j in range(k + 2, min(k + 8, len(texts))):
+            if said.ends_clause(j):
+                break
+            if said.kinds[j] != "word" or said.proper[j] or texts[j] in INTRODUCERS:
+                return True
+    return False
 
 
 def _one_and_another(said: Said) -> bool:
@@ -181,20 +202,28 @@ def _fragment(said: Said) -> bool:
     """A question word and at most one word, with no verb: "What year?", "How many pages?",
     "Where exactly?" ask something of the thing the last answer was about; so does a
     question word before a passive with no agent and nothing else ("Who was involved?",
-    "How many were arrested?", "What was decided?": of the event said)."""
+    "How many were arrested?", "What was decided?": of the event said). A preposition before
+    the question word is part of it ("since when", "for how long", "from where")."""
     texts = said.texts
     if texts and texts[0] in AUXILIARIES and not said.named and not any(said.proper):
         return said.contents() <= 1  # "Should I be worried?", "Can you show me?"
-    if not texts or texts[0] not in WH:
+    lead = int(texts[1:2] != [] and texts[0] in LEADING and texts[1] in WH)
+    if not texts or texts[lead] not in WH:
         return False
-    degree = texts[0] == "how" and texts[1:2] != [] and texts[1] in DEGREES
-    k = 1 + degree
+    degree = (
+        texts[lead] == "how" and texts[lead + 1 : lead + 2] != [] and texts[lead + 1] in DEGREES
+    )
+    k = lead + 1 + degree
     if texts[k : k + 1] and texts[k] in BE | PAST and said.ends_clause(k + 2):
         done = texts[k + 1 : k + 2]
         return done != [] and len(done[0]) > 4 and done[0].endswith("ed")
     if said.plain & (AUXILIARIES | {"to"}):
         return False
-    return sum(said.content(k) for k in range(1 + degree, len(texts))) <= 1
+    return sum(said.content(j) for j in range(k, len(texts))) <= 1
+
+
+LEADING = PREPOSITIONS | wordset("since until")
+"""Before a question word, these make one with it ("since when", "for how long")."""
 
 
 def _owned(said: Said) -> bool:
@@ -265,7 +294,9 @@ def definite_subject(said: Said) -> bool:
             or (i == 2 and texts[0] == "who" and texts[1] in DEFINING | PAST | CONTESTED)
             or (i == 2 and texts[0] == "who" and _did_to_one(said))
         )
-        if texts[i] == "the" and asked and texts[i + 1] not in GENERIC and _unsaid(said, i):
+        if texts[i] != "the" or not asked or texts[i + 1] in GENERIC or in_time(said, i):
+            continue  # "When was the last solar eclipse?": the world's last, in time
+        if _unsaid(said, i):
             return True
     return _subject_unsaid(said)
 

@@ -3,10 +3,10 @@
 A reaction judges or redoes what the last answer gave without naming it: a request whose verb
 wants an object and has none ("rewrite without recursion", "explain like I'm 5"), one that
 makes "the N" of the answer more or less something ("Can you make the tone less formal?"), a
-verdict on it ("too long", "not quite what I wanted", "nope"), or a report that a thing it
-gave is broken ("the link is dead"). Each rule reads a
-:class:`~arborist._standalone.said.Said`; docs/retrieval.md ("Follow-ups") gives them with
-their examples.
+verdict on it ("too long", "not quite what I wanted", "nope"), a report that a thing it gave
+is broken ("the link is dead"), or a question after something like what it gave ("anything
+similar"). Each rule reads a :class:`~arborist._standalone.said.Said`; docs/retrieval.md
+("Follow-ups") gives them with their examples.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from arborist._standalone.words import (
     EDITS,
     INTRODUCERS,
     PRONOUNS,
+    RELATIVE,
+    SOMEONE,
     WH,
     wordset,
 )
@@ -37,7 +39,23 @@ def reacts(said: Said) -> bool:
         return True
     if said.lowered.startswith("what if "):
         return True  # "What if the sample size is only 10?": the last answer, supposed otherwise
-    return _counted_more(said) or _difference(said) or _point_about(said)
+    return _counted_more(said) or _difference(said) or _point_about(said) or _like_said(said)
+
+
+def _like_said(said: Said) -> bool:
+    """ "anything", "something", ... and a word of :data:`RELATIVE` with nothing it is relative
+    to, whatever else the question names: no "to", "from", "as" or "than" after it and no colon
+    that shows it ("Did the Romans have anything similar?", "Is there something different I
+    could try?"; not "anything similar to Docker", "something better than Excel", "And now for
+    something different: what causes tides?")."""
+    texts = said.texts
+    return any(
+        texts[k] in SOMEONE
+        and texts[k + 1] in RELATIVE
+        and not (said.completed[k + 1] or said.shown[k + 1])
+        and texts[k + 2 : k + 3] not in (["to"], ["from"], ["as"], ["than"])
+        for k in range(len(texts) - 1)
+    )
 
 
 def _counted_more(said: Said) -> bool:

@@ -3,7 +3,8 @@
 A reply is a question only the last answer makes sense of, whatever else it names: a
 correction of it ("No, I meant Celsius", "That's wrong, ..."), an edit of it ("Translate
 the answer into French", "Can I substitute the eggs?", "Use a dict instead"), or a pick
-from what it gave ("the first method", "the two approaches", "the original"); so is one
+from what it gave ("the first method", "the two approaches", "the original": read in
+:mod:`arborist._standalone.picks` with what here says which thing "the N" is); so is one
 about a part of the user's documents that says not whose ("the figure on page 4"). Each rule
 reads a :class:`~arborist._standalone.said.Said`; docs/retrieval.md ("Follow-ups") gives them
 with their examples.
@@ -20,7 +21,6 @@ from arborist._standalone.words import (
     CONDITIONS,
     COUNTERPARTS,
     DESTINATIONS,
-    DISTRIBUTIVE,
     DOCUMENTED,
     EDITS,
     ELEMENTS,
@@ -39,7 +39,6 @@ from arborist._standalone.words import (
     PAST_DONE,
     PICKS,
     PLACES,
-    PREPOSITIONS,
     PRONOUNS,
     RECALLED,
     RELATIVES,
@@ -56,9 +55,8 @@ __all__ = [
     "documented",
     "edits",
     "exchanges",
+    "in_time",
     "names_its_subject",
-    "numbered",
-    "picks",
     "recalls_act",
     "recalls_answer",
     "says_which",
@@ -222,74 +220,6 @@ def _request(said: Said) -> int | None:
     return start
 
 
-def picks(said: Said) -> bool:
-    """ "the" before a word of :data:`PICKS` or :data:`COUNTERPARTS` that says not which,
-    before the contrast, if any ("Give me the full proof, not just a sketch"): a pick from
-    what the last answer gave, whatever else the question names after it ("is the first
-    method thread-safe", "Compare the two approaches ...", "Now do the same for 2019"); a new
-    noun phrase before it may be what it picks from or is relative to ("my list of tuples by
-    the second item", "a phone call without telling the other person", "a copy of a
-    dictionary ... the original"); "the same" before a preposition and "all"/"every"/"each"
-    compares across a set the question names ("Is the speed of light the same in all
-    reference frames?")."""
-    texts = said.texts
-    for i in range(min(len(texts), said.contrast) - 1):
-        if texts[i] != "the":
-            continue
-        word, after = texts[i + 1], texts[i + 2 : i + 3]
-        if said.introduced(i):
-            break  # "a copy of a dictionary ... the original": what it is relative to
-        if word in COUNTERPARTS:
-            compared = any(t in ("and", "or", "between", "vs", "versus") for t in texts[:i])
-            stop = said.phrase(i + 1).stop if said.content(i + 1) else i + 2
-            after = texts[stop : stop + 1]  # "the inverse function of ln", "the same as"
-            across = set(texts[stop + 1 : stop + 2]) & DISTRIBUTIVE and set(after) & PREPOSITIONS
-            if texts[stop + 1 : stop + 2] == ["well"]:
-                after = []  # "the original paper as well": "as well" is "too", no standard
-            if not (compared or across or after in (["of"], ["to"], ["as"])):
-                return True  # not "the same in all reference frames": across a set of its own
-        elif word in PICKS and not says_which(said, i):
-            return True
-    return False
-
-
-def numbered(said: Said) -> bool:
-    """An item of an answer's list named by its number or letter with nothing saying whose:
-    a noun of :data:`ENUMERATED` before a number or a capital letter ("Go through step 2
-    again", "Is option C cheaper?"); "of", "in", "from" or "on" and a word of its own after it
-    says whose ("step 1 of the scientific method"). An ordinal in figures before such a noun
-    numbers it the same way ("for the 3rd step"; not "the 19th century")."""
-    texts, kinds = said.texts, said.kinds
-    for k in range(len(texts) - 1):
-        if kinds[k] == "literal" and ORDINAL_FIGURE.fullmatch(texts[k]):
-            if texts[k + 1] not in ENUMERATED or kinds[k + 1] != "word":
-                continue
-            owner = texts[k + 2 : k + 3]  # "the 2nd step of the method": whose is said
-            if owner and owner[0] in ("of", "in", "from", "on") and _owner_named(said, k + 3):
-                continue
-            return True
-        if texts[k] not in ENUMERATED or kinds[k] != "word" or said.proper[k]:
-            continue
-        label = texts[k + 1]
-        if not (
-            (kinds[k + 1] == "literal" and label.rstrip(".").isdigit() and len(label) <= 4)
-            or (kinds[k + 1] == "word" and len(label) == 1 and said.proper[k + 1])
-        ):
-            continue
-        owner = texts[k + 2 : k + 3]
-        if owner and owner[0] in ("of", "in", "from", "on") and _owner_named(said, k + 3):
-            continue
-        return True
-    return False
-
-
-def _owner_named(said: Said, k: int) -> bool:
-    """A word of its own, a name or a new noun phrase opens at ``k`` (after "the", too)."""
-    if said.texts[k : k + 1] == ["the"]:
-        k += 1
-    return said.content(k) or (said.texts[k : k + 1] != [] and said.texts[k] in INTRODUCERS)
-
-
 def substitutes(said: Said) -> bool:
     """A verb of exchange with one side of it only: "substitute" or "swap" and an object,
     with nothing in its clause saying for what or with what ("Can I substitute yogurt?",
@@ -353,18 +283,25 @@ def _in_time(said: Said, i: int, span: range) -> bool:
     auxiliary (where the run of words may hold its verb: "Why is the last term negative?"):
     the world's things of that kind, in time ("How do I undo the last git commit?", "my fan
     has been loud since the last windows update"); or before a thing done or that happens of
-    :data:`EVENTS` ("How do I undo the last commit?"), or a part of data of :data:`ELEMENTS`
-    that says what it is of (:func:`_of_data`: "delete the last row in pandas")."""
+    :data:`EVENTS`, first or last in the run of words ("How do I undo the last commit?", "the
+    last total solar eclipse"), or a part of data of :data:`ELEMENTS` that says what it is of
+    (:func:`_of_data`: "delete the last row in pandas")."""
     texts = said.texts
     if texts[i + 1] not in ORDINALS or not span:
         return False
-    if texts[i + 1] in IN_TIME and texts[span[0]] in EVENTS:
+    if texts[i + 1] in IN_TIME and {texts[span[0]], texts[span[-1]]} & EVENTS:
         return True
     if texts[span[0]] in ELEMENTS and _of_data(said, span[0] + 1):
         return True
     if texts[i - 1 : i] == [] or texts[i - 1] in AUXILIARIES or len(span) < 2:
         return False
     return not any(texts[k] in ANSWERED | OWNED | DOCUMENTED | PARTS for k in span)
+
+
+def in_time(said: Said, i: int) -> bool:
+    """The "the" at ``i`` opens an ordinal that picks the world's thing in time, as
+    :func:`_in_time` reads it ("When was the last total solar eclipse?"): it says which."""
+    return i + 2 < len(said.texts) and _in_time(said, i, said.phrase(i + 2))
 
 
 def _of_data(said: Said, k: int) -> bool:
@@ -394,7 +331,7 @@ def says_which(said: Said, i: int) -> bool:
     not "the rest of the code"), a unique thing after a preposition ("the first man on the
     moon"), or a stage of what the question's own clause names (:func:`_stage`)."""
     texts = said.texts
-    if _stage(said, i):
+    if _stage(said, i) or _other_than(said, i):
         return True  # "for the second proof", after a clause of its own
     picked = texts[i + 1 : i + 2] != [] and texts[i + 1] in PICKS | COUNTERPARTS
     start = i + 2 if picked or not said.content(i + 1) else i + 1  # "the other name"
@@ -416,6 +353,27 @@ def says_which(said: Said, i: int) -> bool:
     return said.of_a_name(range(i + 1, stop)) or (
         len(after) == 3 and after[1] == "the" and after[2] in UNIQUE
     )
+
+
+EXCEPTING = frozenset({"besides", "except", "apart", "aside", "beside"})
+"""After "the other", these name what it is other than ("the other ingredient besides butter",
+"the other planets apart from Earth")."""
+
+
+def _other_than(said: Said, i: int) -> bool:
+    """The "the" at ``i`` opens "the other" and a word of :data:`EXCEPTING` follows in its clause:
+    what it is other than is named ("What is the other main ingredient in hollandaise besides
+    butter?"; not "the other method", other than the one the last answer gave, nor "Is the other
+    approach faster than a loop?": "than" compares)."""
+    texts = said.texts
+    if texts[i + 1 : i + 2] != ["other"]:
+        return False
+    for k in range(i + 2, min(i + 12, len(texts))):
+        if said.ends_clause(k):
+            return False
+        if texts[k] in EXCEPTING:
+            return True
+    return False
 
 
 def recalls_answer(said: Said, i: int) -> bool:

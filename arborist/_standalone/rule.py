@@ -6,9 +6,10 @@ rule reads the question as :mod:`arborist._standalone.said` gives it (names, lit
 punctuation, and where its noun phrases are) with the word lists of
 :mod:`arborist._standalone.words`, what continues the question above by how it opens in
 :mod:`arborist._standalone.continues`, what replies to the last answer in
-:mod:`arborist._standalone.replies` and what leans for want of a subject of its own in
-:mod:`arborist._standalone.leans`; docs/retrieval.md ("Follow-ups") gives it in full with its
-measurement.
+:mod:`arborist._standalone.replies`, what leans for want of a subject of its own in
+:mod:`arborist._standalone.leans`, the empty "it" in :mod:`arborist._standalone.expletive` and
+where a demonstrative points in :mod:`arborist._standalone.points`; docs/retrieval.md
+("Follow-ups") gives it in full with its measurement.
 :mod:`arborist._text.analysis` re-exports :func:`stands_alone`, where its callers import it.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import bisect
 
 from arborist._standalone.continues import confirms, continues
+from arborist._standalone.expletive import expletive
 from arborist._standalone.leans import (
     definite_subject,
     leans,
@@ -24,6 +26,16 @@ from arborist._standalone.leans import (
     reports,
     stands_in,
     which_one,
+)
+from arborist._standalone.picks import numbered, picks
+from arborist._standalone.points import (
+    BELIEVED,
+    COORDINATORS,
+    adverbs_after,
+    defined_by_clause,
+    determiner,
+    named_in,
+    object_of_subject,
 )
 from arborist._standalone.reacts import names_replaced, reacts
 from arborist._standalone.replies import (
@@ -33,8 +45,6 @@ from arborist._standalone.replies import (
     edits,
     exchanges,
     names_its_subject,
-    numbered,
-    picks,
     recalls_act,
     recalls_answer,
     substitutes,
@@ -42,14 +52,9 @@ from arborist._standalone.replies import (
 from arborist._standalone.said import ENDS, Said
 from arborist._standalone.words import (
     ADDITIVES,
-    ADVERBIAL,
-    AMBIENT,
-    ASKER,
     AUXILIARIES,
-    BE,
     CLAUSE_WORDS,
     DEMONSTRATIVES,
-    EXPLETIVE_VERBS,
     LIFTED,
     OBJECTS,
     ORDINALS,
@@ -59,11 +64,8 @@ from arborist._standalone.words import (
     PREPOSITIONS,
     PRONOUNS,
     RESPONSES,
-    SAYING,
     SEQUELS,
-    SUBORDINATORS,
     TIMES,
-    WEATHER,
 )
 
 __all__ = ["stands_alone"]
@@ -117,10 +119,16 @@ def stands_alone(question: str) -> bool:
     * changes or chooses from the last output: "now in French", "try again but with ...",
       "Which one would you recommend?" with no set named.
 
-    A greeting ("Hi there!") and "please" are read as absent. A phrase without a question mark ("heapq", "decimal
-    rounding half up", "git rebase vs merge") is a search.
+    A greeting ("Hi there!") and "please" are read as absent, and so is what the asker
+    believed after the question ("Why ...? I always thought it was the other way round."). A
+    phrase without a question mark ("heapq", "decimal rounding half up", "git rebase vs merge")
+    is a search.
     """
-    return _stands(Said.read(question), question.rstrip().endswith("?"))
+    said = Said.read(question)
+    asked_first = _belief_after(said)  # "Why ...? I always thought it was the other way round."
+    if asked_first is not None:
+        return _stands(asked_first, asked=True)
+    return _stands(said, question.rstrip().endswith("?"))
 
 
 def _stands(said: Said, asked: bool) -> bool:
@@ -152,6 +160,28 @@ def _stands(said: Said, asked: bool) -> bool:
     return not (leans(said) or bare or owned_subject(said))
 
 
+BELIEVED_ONCE = frozenset({"thought", "believed", "assumed", "figured", "heard", "read"})
+"""After "I" (and an adverb) opening a sentence, what the asker believed of the question before
+it: a comment on that question, no question of its own."""
+
+
+def _belief_after(said: Said) -> Said | None:
+    """The question before the first question mark, with a clause, when the only sentence after
+    it opens with "I", at most one adverb and a verb of :data:`BELIEVED_ONCE` ("Why does bread go
+    stale faster in the fridge? I always thought it was the other way round."): what the asker
+    believed comments on that question, which is all it asks (not "Is this safe? I thought so."
+    when the question itself refers back). None otherwise."""
+    texts = said.texts
+    mark = next((k for k, t in enumerate(texts) if t == "?" and said.kinds[k] == "mark"), None)
+    if mark is None or texts[mark + 1 : mark + 2] != ["i"] or "?" in texts[mark + 1 :]:
+        return None
+    verb = mark + 2 if texts[mark + 2 : mark + 3] and texts[mark + 2] in BELIEVED_ONCE else mark + 3
+    if texts[verb : verb + 1] == [] or texts[verb] not in BELIEVED_ONCE:
+        return None
+    first = Said(said.kinds[:mark], texts[:mark], said.proper[:mark])
+    return first if first.has_clause else None
+
+
 def _replies(said: Said) -> bool:
     """It edits the last answer, picks from it, or asks of a part of a document with nothing
     saying whose (:mod:`arborist._standalone.replies`)."""
@@ -166,7 +196,8 @@ def _lifted(said: Said) -> Said | None:
     """What follows an opener of :data:`LIFTED`, when it has a subject of its own: a clause
     with two words of its own or more ("And what is a closure?", "So how does compound
     interest work?"), or three words of its own or more ("How about a good substitute for
-    buttermilk in pancakes?"), not itself a continuation. None otherwise."""
+    buttermilk in pancakes?"), not itself a continuation, and not a setting after "and" ("And in
+    Python, how do I ...?" adds a case to the question above). None otherwise."""
     opener = next((c for c in LIFTED if said.lowered.startswith(c + " ")), None)
     if opener is None:
         return None
@@ -178,60 +209,11 @@ def _lifted(said: Said) -> Said | None:
     rest = Said(said.kinds[start:], said.texts[start:], proper)
     if continues(rest) or rest.contents() < (2 if rest.has_clause else 3):
         return None
+    if opener == "and" and rest.texts[0] in PREPOSITIONS:
+        return None  # "And in the case of a tenant of ten years, does ...": a case added
     if not names_its_subject(rest):
         return None
     return rest
-
-
-def _expletive(said: Said, i: int) -> bool:
-    """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ...", "Is it worth
-    salting ..."), or for the weather or the time (:func:`_ambient`, "when it snows")."""
-    before, after = said.texts[i - 1 : i], said.texts[i + 1 : i + 2]
-    if (set(before + after) & BE and _ambient(said, i)) or _impersonal(said, i):
-        return True  # "It's been raining all week": the weather's "it", or the time's
-    if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
-        return said.new_within(i + 2, min(i + 9, len(said.texts)))
-    if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):
-        return False
-    for k in range(i + 1, min(i + 8, len(said.texts))):
-        if said.kinds[k] == "mark" or _agent(said, k):
-            return False  # "Is it covered by insurance if ...": "it" is done to, a thing
-        if said.texts[k] in SUBORDINATORS:
-            return True
-    return False
-
-
-def _agent(said: Said, k: int) -> bool:
-    """A verb in -ed at ``k`` with "by" after it: a passive with its agent, whose subject is a
-    thing ("Is it still covered by insurance if I wait?"; not "Is it recommended to ...")."""
-    return said.texts[k].endswith("ed") and said.texts[k + 1 : k + 2] == ["by"]
-
-
-def _impersonal(said: Said, i: int) -> bool:
-    """The "it" at ``i`` is the weather's, right before a verb of :data:`WEATHER` ("when it
-    snows"), or next to "is" and "worth" before an -ing clause, which it stands for ("Is it
-    worth salting a new driveway?"; not "Is it worth it?", "Is it worth reading?", where "it"
-    is what is read)."""
-    texts = said.texts
-    if set(texts[i + 1 : i + 2]) & WEATHER:
-        return True
-    worth = next((k for k in range(i + 1, i + 3) if texts[k : k + 1] == ["worth"]), None)
-    if worth is None or not set(texts[i - 1 : i] + texts[i + 1 : i + 2]) & BE:
-        return False
-    ing = texts[worth + 1 : worth + 2] != [] and texts[worth + 1].endswith("ing")
-    return ing and not said.ends_clause(worth + 2)  # "Is it worth reading?": "it" is read
-
-
-def _ambient(said: Said, i: int) -> bool:
-    """The "it" at ``i``, next to "is" or "was", is the weather's or the time's: a word of
-    :data:`AMBIENT` within three words ("It's been snowing for days"), or "been" and a length
-    of time ("It's been two weeks since my flu shot")."""
-    texts = said.texts
-    if set(texts[i + 1 : i + 4]) & AMBIENT:
-        return True
-    return texts[i + 2 : i + 3] == ["been"] and any(
-        t in TIMES or t.removesuffix("s") in TIMES for t in texts[i + 3 : i + 6]
-    )
 
 
 def _points_within(said: Said, i: int) -> bool:
@@ -242,7 +224,7 @@ def _points_within(said: Said, i: int) -> bool:
         and not (
             i == 0
             or (said.kinds[i - 1] == "mark" and texts[i - 1] in ENDS)  # "Are you sure? That seems"
-            or _determiner(said, i)
+            or determiner(said, i)
             or (
                 texts[i - 1] in BELIEVED
                 and texts[i + 1 : i + 2] != []
@@ -252,6 +234,7 @@ def _points_within(said: Said, i: int) -> bool:
             or said.ends_clause(i + 1)
             or texts[i + 1] in PREPOSITIONS | ADDITIVES | COORDINATORS
             or (said.content(i + 1) and said.ends_clause(i + 2))  # "put that line?"
+            or adverbs_after(said, i)  # "rephrase that more formally": no clause follows
         )
     ):
         return True  # a conjunction or a relative pronoun: "so that", "a list that"
@@ -259,9 +242,9 @@ def _points_within(said: Said, i: int) -> bool:
         return True  # "this year": now
     if texts[i] in ("this", "these") and said.shown[i]:
         return True  # "Is this a valid date format: 2024-13-01?": what follows the colon
-    if texts[i] in ("this", "that") and _defined_by_clause(said, i):
+    if texts[i] in ("this", "that") and defined_by_clause(said, i):
         return True  # "That thing where your ears pop on a plane": its clause says which
-    named = said.named and texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES
+    named = texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES and named_in(said)
     if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
         near = range(i + 1, min(i + 5, len(texts)))
         named = any(  # "this regex match 'abc'", not "that work for Python 2"
@@ -272,57 +255,10 @@ def _points_within(said: Said, i: int) -> bool:
         named = named or any(texts[k] == ":" for k in near)  # "this error mean: ..."
     if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
         return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
-    return said.introduced(i) and not i < said.relative_end()  # "a library for that"
-
-
-def _defined_by_clause(said: Said, i: int) -> bool:
-    """The demonstrative at ``i`` is a determiner before one noun and "where" or "when", which
-    opens a clause with a subject of its own, a new noun phrase: what it points at is what
-    that clause says ("That thing where your ears pop on a plane, what causes it?", "this
-    feeling when your foot falls asleep"; not "that thing where you ..." with no new noun
-    phrase: "that step where you reset HEAD")."""
-    texts = said.texts
-    if not (said.content(i + 1) and texts[i + 2 : i + 3] in (["where"], ["when"])):
-        return False
-    return said.new_within(i + 3, min(i + 6, len(texts)))
-
-
-COORDINATORS = frozenset({"but", "and", "or"})
-"""Right after "that", these make it a pronoun, the object ended ("redo that but in Python 3"):
-a conjunction is followed by its clause."""
-BELIEVED = frozenset(
-    {"think", "guess", "believe", "suspect", "sure", "know", "say", "feel", "doubt"}
-)
-"""Before "that" and an auxiliary, these make "that" the subject, not a conjunction: a clause
-after a conjunction opens with its own subject ("I don't think that's correct"; "I think that
-Python is slow" opens a clause)."""
-
-
-def _determiner(said: Said, i: int) -> bool:
-    """The "that" at ``i`` is a determiner, not a conjunction: right after a request's verb
-    ("Explain that ...", "Can you explain that ..."), before a noun phrase with no verb in it
-    that ends its clause or a preposition follows ("Can you explain that formula step by
-    step?", "Could you rewrite that paragraph more formally?"; not "Explain that water expands
-    when frozen", a clause)."""
-    texts = said.texts
-    verb = i - 1
-    if not (
-        verb == 0 or (verb >= 2 and texts[verb - 1] in ASKER and texts[verb - 2] in AUXILIARIES)
-    ):
-        return False
-    span = said.phrase(i + 1)
-    if not span or any(texts[k] in AUXILIARIES or _verb_like(texts[k]) for k in span):
-        return False  # "that water expands", "that prices rose": a clause
-    if said.ends_clause(span.stop):
-        return True
-    after = texts[span.stop]  # an adverb, not a verb: "that paragraph more formally"
-    return after in PREPOSITIONS | ADVERBIAL or after.endswith("ly")
-
-
-def _verb_like(word: str) -> bool:
-    """``word`` may be a verb in the past or the present's third person: in -ed, or in -s but
-    not -ss, -is, -us ("expands", "converged"; not "process", "analysis", "status")."""
-    return word.endswith("ed") or (word.endswith("s") and not word.endswith(("ss", "is", "us")))
+    return said.introduced(i) and not (  # "a library for that"
+        i < said.relative_end()
+        or object_of_subject(said, i)  # not "a Bayesian approach handle this"
+    )
 
 
 def _introduces(said: Said, i: int) -> bool:
@@ -364,11 +300,11 @@ def _refers_back(said: Said) -> bool:
         if said.kinds[i] != "word":
             continue
         if word in PRONOUNS:
-            if not (word == "it" and _expletive(said, i)) and not _stands_for(said, i):
-                return True
+            if not (expletive(said, i) or _stands_for(said, i)):
+                return not (word == "it" and said.shown[i] and _shown_after(said, i))
         elif word in DEMONSTRATIVES:
             if not (_points_within(said, i) or _says_before(said, i) or _introduces(said, i)):
-                return True
+                return not _tags_before(said, i)
         elif (
             (word in ADDITIVES and said.ends_clause(i + 1) and not _coordinated(said, i))
             or (
@@ -468,6 +404,36 @@ def _alone_after(said: Said, end: int) -> bool:
     return said.memo["alone_after"]
 
 
+def _shown_after(said: Said, i: int) -> bool:
+    """What follows the colon after ``i`` is a question with a clause that stands alone: what
+    an "it" before the colon stands for ("Explain it to me like I'm ten: why do we have leap
+    years?"; not "Explain it again: I still don't get it")."""
+    if "shown_after" not in said.memo:
+        colon = next(k for k in range(i, len(said.texts)) if said.texts[k] == ":")
+        rest = Said(said.kinds[colon + 1 :], said.texts[colon + 1 :], said.proper[colon + 1 :])
+        said.memo["shown_after"] = rest.has_clause and _stands(rest, asked=True)
+    return said.memo["shown_after"]
+
+
+def _tags_before(said: Said, i: int) -> bool:
+    """The demonstrative at ``i`` is the subject of a second question joined by a comma and
+    "or" or "and" and an auxiliary, after a first clause that stands alone with three words of
+    its own or more: it stands for what that clause says ("Is it true that you shouldn't swim
+    after eating, or is that a myth?"; not "Nice, or is that wrong?"). The first clause is read
+    once."""
+    texts = said.texts
+    if i < 3 or texts[i - 1] not in AUXILIARIES or texts[i - 2] not in ("or", "and"):
+        return False
+    if texts[i - 3] != "," or said.sentence(i).start:
+        return False
+    if "tags_before" not in said.memo:
+        comma = i - 3
+        clause = Said(said.kinds[:comma], said.texts[:comma], said.proper[:comma])
+        alone = clause.contents() >= 3 and clause.has_clause
+        said.memo["tags_before"] = alone and _stands(clause, asked=True)
+    return said.memo["tags_before"]
+
+
 def _says_before(said: Said, i: int) -> bool:
     """The demonstrative at ``i`` follows a first sentence that stands alone with three words
     of its own or more, and is what it says ("Some say goldfish remember for three seconds.
@@ -483,13 +449,39 @@ def _stands_for(said: Said, i: int) -> bool:
     the head of a relative clause the pronoun is the object of ("a recipe that uses
     them"), or the subject of a clause that stands alone before "and" ("how do index
     funds work and why do people say they ...")."""
-    if said.introduced(i) and not (said.texts[i] in OBJECTS and i < said.relative_end()):
+    if said.introduced(i) and not (
+        said.texts[i] in OBJECTS and (i < said.relative_end() or object_of_subject(said, i))
+    ):
         return True
     if said.texts[i] in POSSESSIVES and said.bare_subject() < i:
         return True  # "Why do cats land on their feet?"
     if said.texts[i] == "their" and _bare_plural(said, i):
         return True  # "bash loop over files with spaces in their names"
+    if said.texts[i] in THING and _person_taken(said, i):
+        return False  # "How did Napoleon react when he heard about it?": he is Napoleon
     return said.first_joint < i and _first_clause_alone(said)
+
+
+THING = frozenset({"it", "its", "itself"})
+PERSON = frozenset({"he", "him", "his", "she", "her", "hers"})
+
+
+def _person_taken(said: Said, i: int) -> bool:
+    """The first clause has only its subject and its verb as words of its own (two words, or a
+    proper name and its verb after it), and a pronoun of a person after it takes that subject: the
+    thing pronoun at ``i`` has nothing left to stand for ("How did Napoleon react when he heard
+    about it?", "How did Marie Curie feel when she won it?"; not "How did Napoleon lose the
+    battle of Waterloo and why did he regret it?", where the battle is left)."""
+    end = said.first_joint
+    if "person" not in said.memo_at:  # found once: where the first person after the joint is
+        own = [k for k in range(end) if said.content(k)]
+        named = own[:-1] != [] and all(said.proper[k] for k in own[:-1])  # "Marie Curie feel"
+        two = len(own) == 2 or (named and not said.proper[own[-1]])
+        texts = said.texts
+        said.memo_at["person"] = [
+            next((k for k in range(end, len(texts)) if two and texts[k] in PERSON), len(texts))
+        ]
+    return end < said.memo_at["person"][0] < i
 
 
 def _bare_plural(said: Said, i: int) -> bool:

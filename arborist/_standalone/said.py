@@ -33,6 +33,7 @@ from arborist._standalone.words import (
     RELATIVES,
     TEXTED,
     TOKEN,
+    TRANSPOSED,
     UNAPOSTROPHED,
     UNIQUE,
     WH,
@@ -52,7 +53,7 @@ STANDARDS = frozenset({"than", "compared"})
 class Said:
     """A question as tokens (a name, a literal, a folded word or a punctuation mark), read
     for :func:`arborist._standalone.stands_alone`; a reply's acknowledgement ("ok",
-    "thanks") and a greeting ("Hi there!") opening it left out."""
+    "thanks"), a "really?" and a greeting ("Hi there!") opening it left out."""
 
     def __init__(self, kinds: list[str], texts: list[str], proper: list[bool]) -> None:
         self.kinds = kinds
@@ -121,8 +122,9 @@ class Said:
         tokens = [(k, t) for k, t in tokens if k != "word" or fold(t) not in FILLERS]
         kinds = [kind for kind, _ in tokens]
         texts = [fold(text) if kind == "word" else text for kind, text in tokens]
-        texts = [  # "ur answer", "doesnt work": the words they spell; not the city of Ur
-            UNAPOSTROPHED.get(t, TEXTED.get(t, t) if tokens[j][1].islower() else t)
+        texts = [  # "ur answer", "doesnt work", "exmaple": the words they spell; not the city of Ur
+            TRANSPOSED.get(t)
+            or UNAPOSTROPHED.get(t, TEXTED.get(t, t) if tokens[j][1].islower() else t)
             if kinds[j] == "word"
             else t
             for j, t in enumerate(texts)
@@ -132,6 +134,7 @@ class Said:
             kinds[start] == "mark"
             or texts[start] in ACKNOWLEDGEMENTS | GREETINGS
             or (texts[start] == "there" and start and texts[start - 1] in GREETINGS)
+            or (texts[start] == "really" and kinds[start + 1 : start + 2] == ["mark"])
         ):
             start += 1  # "Hi there! ...": a greeting, to no place
         proper = [

@@ -96,6 +96,7 @@ __all__ = [
     "TIMED",
     "TIMES",
     "TOKEN",
+    "TRANSPOSED",
     "UNAPOSTROPHED",
     "UNIQUE",
     "WEATHER",
@@ -148,9 +149,9 @@ ACKNOWLEDGEMENTS = wordset(
 )
 """Replies to the turn above or interjections, skipped before reading the opener ("ok but for
 IPv6", "lol that's way too long")."""
-TEXTED = {"ur": "your", "u": "you"}
+TEXTED = {"ur": "your", "u": "you", "wat": "what", "wut": "what", "abt": "about"}
 """A texting spelling, typed in lower case, read as the word it spells ("reformulate ur
-answer", "u forgot the units"; not "the city of Ur", "Mann-Whitney U")."""
+answer", "u forgot the units", "wat about vegans"; not "the city of Ur", "Mann-Whitney U")."""
 UNAPOSTROPHED = word_pairs(
     """doesnt:doesn dont:don isnt:isn arent:aren didnt:didn wasnt:wasn werent:weren wont:will
         cant:can shouldnt:shouldn couldnt:couldn wouldnt:wouldn hasnt:hasn havent:haven""",
@@ -447,7 +448,30 @@ TOKEN = re.compile(
     r"|(?P<literal>\d[\w.:/+-]*|\"[^\"]*\"|`[^`]*`|(?<!\w)'[^']*'(?!\w)"
     r"|(?<![\w*+/%=<>!&|^~:-])(?::=|!=|->|[*+/%=<>&|^~]+)(?![\w*+/%=<>!&|^~-]))"
     r"|(?P<word>[^\W\d_]+)"
-    r"|(?P<mark>[?!.;:,])"
+    r"|(?P<mark>[?!.;:,]|(?<!\S)[-\u2013\u2014](?!\S)|[\u2013\u2014])"
 )
 """A question's tokens: a name (``json.loads``, ``@property``, ``sqlite3``), a literal (a
-number, a quoted string, an operator standing apart), a word, or a punctuation mark."""
+number, a quoted string, an operator standing apart), a word, or a punctuation mark: a dash
+standing apart, or an en or em dash, ends a clause as a comma does ("The quote 'float like a
+butterfly' - who said it?": "who" asks, it opens no relative clause on the quote)."""
+
+
+def _transposed(words: frozenset[str]) -> dict[str, str]:
+    """Each of ``words`` of six letters or more with two letters next to each other swapped, the
+    commonest typing slip ("exmaple"), mapped to the word; a spelling that is itself one of
+    ``words`` is left out."""
+    slips = {}
+    for word in sorted(words):
+        if len(word) < 6:
+            continue
+        for k in range(len(word) - 1):
+            slip = word[:k] + word[k + 1] + word[k] + word[k + 2 :]
+            if slip != word and slip not in words:
+                slips[slip] = word
+    return slips
+
+
+TRANSPOSED = _transposed(OWNED | ANSWERED | EDITS)
+"""The nouns of something, of an answer and the verbs of an edit, typed with two letters next to
+each other swapped, read as the word ("can u give an exmaple" is "can you give an example"):
+six letters or more, so that no English word of its own is read as another."""
