@@ -8,7 +8,7 @@ the built-in demo corpus still admitted with no redaction; ingest throughput wit
 of the gate issue #22 replaced. ``--quick`` is a smoke run (an eighth of the first channel corpus
 alone, no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, and ``channels_holdout14.json`` when it is there),
+held-out corpora (``holdout.json``, and ``channels_holdout15.json`` when it is there),
 written blind beside the dev ones and never tuned on. ``--channels-only`` stops after the
 corpora.
 
@@ -122,9 +122,28 @@ a helper who read no code and no earlier corpus, committed at 70130e2 before any
 measured on it, was scored once: the gate before the thirteenth round (9a82a8d's, the figure
 alone read) caught 7163/8128 (88.1%) and flagged 195/4076 (4.8%); the thirteenth round's
 (merge of 'gate13') 7309/8128 (89.9%) and 122/4076 (3.0%); detect-secrets 2466/8128 (30.3%)
-and 397/4076 (9.7%). It is a dev corpus now. ``channels_holdout14.json`` is the next blind
-one: written by someone who has not read the gate, committed by the lead, scored by
-``--holdout`` once it is there (the run says so when it is not), and not tuned on after.
+and 397/4076 (9.7%). It is a dev corpus now. The fourteenth round's rules
+(``arborist._gate.cued``: what a cue names, app passwords, two-factor seeds, grouped backup
+codes, ``.pgpass`` lines, hex spelling a token, quoted passphrases, escaped JSON, cookies told
+in prose; Discord look-alikes, Nostr keys, a PUK, literals split over two lines; public:
+PostHog project keys, Google document ids, public JSON Web Keys) gave, ours alone: 8063/8128
+caught (99.2%) and 22/4076 flagged (0.5%); every other dev corpus identical, leak for leak.
+
+``channels_holdout14.json`` (184 secrets x 48 placements, 92 near misses), written blind the
+same way and committed at 1a15849 before anything was measured on it, was scored once: the
+gate before the fourteenth round (dd034d3's, the figure alone read) caught 8008/8588
+(93.2%) and flagged 62/4088 (1.5%); the fourteenth round's (0444032) 8047/8588 (93.7%,
+MISSED) and 105/4088 (2.6%, MISSED: 43 of them one regex given to ``password_policy:``, which
+the round's quoted-password rule read as a password); detect-secrets 2473/8588 (28.8%) and
+357/4088 (8.7%). Its leaks and false alarms were then closed by general rules (a quoted
+value only after a name that ends there; a code after its name with no colon; an app
+password of sixteen letters; a seed of sixteen base32 letters with no digit; a value given
+in parts, ``…_PART_1=``/``…_PART_2=``, read joined; Arabic's and Hindi's verb of saying;
+``creds for X: user:password``; a token ``for the X:`` with a strong value; a PowerShell
+cmdlet that fetches a value is code): 8526/8588 (99.3%) and 17/4088 (0.4%), a dev corpus
+now, scored on every run. ``channels_holdout15.json`` is the next blind one: written by
+someone who has not read the gate, committed by the lead, scored by ``--holdout`` once it
+is there (the run says so when it is not), and not tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
   is no longer in :func:`arborist._gate.admission.admit`'s output; a near miss is flagged
@@ -234,7 +253,9 @@ CHANNELS_SEEN12 = ROOT / "bench" / "secret_corpus" / "channels_holdout12.json"
 """The twelfth blind channel holdout: seen at the merge of 'gate12', a dev corpus now."""
 CHANNELS_SEEN13 = ROOT / "bench" / "secret_corpus" / "channels_holdout13.json"
 """The thirteenth blind channel holdout: seen at the merge of 'gate13', a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout14.json"
+CHANNELS_SEEN14 = ROOT / "bench" / "secret_corpus" / "channels_holdout14.json"
+"""The fourteenth blind channel holdout: seen at the merge of 'gate14', a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout15.json"
 """The blind channel holdout ``--holdout`` scores when it is there (the lead commits it)."""
 QUICK_EVERY = 8
 """``--quick`` scores every eighth secret and near miss of the first channel corpus, each
@@ -812,6 +833,10 @@ def main() -> int:
         (
             "dev channel corpus, the thirteenth holdout, seen (channels_holdout13.json)",
             CHANNELS_SEEN13,
+        ),
+        (
+            "dev channel corpus, the fourteenth holdout, seen (channels_holdout14.json)",
+            CHANNELS_SEEN14,
         ),
     ]
     if args.quick:  # a smoke run: a sample of one channel corpus through every channel's path

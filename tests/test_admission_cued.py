@@ -54,6 +54,17 @@ CAUGHT = [
     ),
     ("SIM card PUK: 73920184", "73920184"),
     ('KEY = ("glpat-a8Rk2LmQx7Vb3N"\n       "pZ4tWq")', "glpat-a8Rk2LmQx7Vb3N"),
+    ("use maple-kite-orbit-27 to unlock the team vault", "maple-kite-orbit-27"),
+    ("OTP_SEED=KXWQPLMNZRTVBHJD", "KXWQPLMNZRTVBHJD"),
+    ("thunderbird app pw qzrxplmwtkvbnhsd", "qzrxplmwtkvbnhsd"),
+    ("Apple ID app-specific: wqer-tyui-opas-dfgh", "wqer-tyui-opas-dfgh"),
+    ("SIM PUK 58203917, PIN 4821", "58203917"),
+    ("gun safe combination 31-07-22", "31-07-22"),
+    ("GH_PART_1=ghp_Qx7Rm2Lk9Vb3Np8Zt4\nGH_PART_2=Wy6Hc1Jd5Fg0Ks2Ma7", "ghp_Qx7Rm2Lk9Vb3Np8Zt4"),
+    ("पासवर्ड है: Nimbu@Paani8841", "Nimbu@Paani8841"),
+    ("كلمة المرور هي Zaytun@7741qx", "Zaytun@7741qx"),
+    ("creds for the build box: ci-bot:Qm7#vL2pXz9", "Qm7#vL2pXz9"),
+    ("auth token for the registry: 9Kw(Ln]4pR;xZ+7sQ{mV", "9Kw(Ln]4pR;xZ+7sQ{mV"),
 ]
 
 
@@ -64,6 +75,13 @@ def test_a_secret_the_thirteenth_corpus_taught_is_redacted(text: str, secret: st
 
 LEFT = [
     "use python3 for the server, and utf-8 for the password file's encoding",
+    'password_policy: "^(?=.*[A-Z])(?=.*\\d)(?=.*[^\\w]).{12,}$"',
+    "$env:AZURE_CLIENT_SECRET = Get-Secret -Name sp-secret -AsPlainText",
+    "the pin 2024 release; a combination 2023 of both",
+    "the token for the user: see docs/tokens.md",
+    "PART_1=intro.md and PART_2=methods.md",
+    "ValueError: bad credential <urn:uuid:6ba7b810-9dad-11d1-80b4-00c04fd430c8>",
+    "# staging creds: qwen2.5:14b-instruct-q4_K_M",
     "the app password screen shows four boxes of four letters",
     "2FA: enabled for all 12 accounts since 2023; otp length: 6",
     "backup code review: see PR 1234; recovery key: stored in the safe",

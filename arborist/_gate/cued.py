@@ -39,18 +39,22 @@ from __future__ import annotations
 
 import binascii
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from arborist._gate.prefilters import Literals
 from arborist._gate.shapes import has_digit, is_filler, random_looking
 
 __all__ = ["cued_candidates", "cued_public_spans"]
 
+Reader = Callable[[str], Iterator[tuple[str, int, int]]]
+
 _APP_PASSWORD = re.compile(
-    r"(?i)app(?:lication)?[ -]?(?:specific[ -]?)?passw(?:or)?d\S{0,2}[ \t]*(?:[:=(][ \t]*|"
-    r"(?:is|was)[ \t]+)?[\"'“]?([a-z]{4}(?P<sep>[ -])[a-z]{4}(?P=sep)[a-z]{4}(?P=sep)[a-z]{4})"
-    r"(?![a-z0-9])"
+    r"(?i)app(?:lication)?[ -]?(?:specific[ -]?)?(?:passw(?:or)?d|pw)?\S{0,2}[ \t]*(?:[:=(][ \t]*|"
+    r"(?:is|was)[ \t]+)?[\"'“]?([a-z]{4}(?P<sep>[ -])[a-z]{4}(?P=sep)[a-z]{4}(?P=sep)[a-z]{4}|"
+    r"[a-z]{16})(?![a-z0-9])"
 )
+"""An app password after its name (``app-specific password``, ``app pw``, ``app-specific:``):
+four groups of four letters, or the sixteen letters run together."""
 _TWO_FACTOR_CUES = ("2fa", "otp", "mfa", "authenticator", "two-factor", "manually")
 """Each a literal of :data:`arborist._gate.prefilters.SHARED` (or held by one: ``auth``), found
 with its group's others by one scan (``totp`` holds ``otp``)."""
@@ -84,7 +88,7 @@ _PRINTABLE_HEX = re.compile(r"(?:[2-7][0-9a-fA-F]){16,}")
 lookbehind, so the regex engine scans for its first character's class."""
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 _QUOTED = re.compile(
-    r"(?i)(?<![\w-])(?:pass(?:word|phrase|wort)|kennwort|pw)(?![a-z])[^\n\"“]{0,60}?"
+    r"(?i)(?<![\w-])(?:pass(?:word|phrase|wort)|kennwort|pw)(?![\w-])[^\n\"“]{0,60}?"
     r"(?:[ \t](?:is|was|ist|lautet)|[:=])[ \t]*[\"“]([^\"”\n]{4,80})[\"”]"
 )
 _SPACED_NAME = re.compile(r"(?i)(?<![^\W_])(?:password|passwort|kennwort|passphrase)[ \t]+(\S{8,})")
@@ -94,24 +98,43 @@ _ESCAPED_JSON = re.compile(
 )
 _USE_FOR = re.compile(
     r"(?i)(?<![\w-])use[ \t]+[\"'“]?([^\s\"'”]{6,64}?)[\"'”]?[ \t]+(?:for|to[ \t]+(?:log|sign)"
-    r"[ \t]*(?:in|on)[ \t]+(?:to|on)?)[ \t]+(?:the[ \t]+|your[ \t]+|my[ \t]+|our[ \t]+)?"
-    r"(?:[\w-]+[ \t]+){0,2}?(?:login|log-?in|sign-?in|account|sudo|ssh|vpn|wi-?fi|password)"
-    r"(?![\w-])"
+    r"[ \t]*(?:in|on)[ \t]+(?:to|on)?|to[ \t]+(?:unlock|open|access|decrypt|get[ \t]+into))"
+    r"[ \t]+(?:the[ \t]+|your[ \t]+|my[ \t]+|our[ \t]+)?"
+    r"(?:[\w-]+[ \t]+){0,2}?(?:login|log-?in|sign-?in|account|sudo|ssh|vpn|wi-?fi|password|"
+    r"vault|safe|laptop|drive|disk|phone)(?![\w-])"
 )
 _COOKIE = re.compile(
     r"(?i)(?<![\w-])[\w.-]*(?:sess|sid|auth|token|login|remember)[\w.-]*[ \t]+cookie(?![a-z])"
     r"[^\n.]{0,60}?(?:[ \t](?:is|was)[ \t]+|[:=][ \t]*)[\"']?([A-Za-z0-9%._~+/=-]{20,})"
 )
+_BARE_CODE = re.compile(
+    r"(?i)(?:puk|pin|combination|passcode)(?:[ -]?(?:code|number|no\.?))?[ \t]+[#:]?[ \t]*"
+    r"([0-9]{2}(?:-[0-9]{2}){2,3}|[0-9]{4,12})(?![0-9-])"
+)
+"""A code after its name with no colon (``SIM PUK 84712093``, ``safe combination 17-42-08``)."""
+_CREDS = re.compile(
+    r"(?i)(?:creds?|credentials?)(?![\w-])[\w \t-]{0,40}:[ \t]*([a-z][\w.@+-]{1,63}):([^\s:@]{6,})"
+)
+_NAMED_FOR = re.compile(
+    r"(?i)(?:auth[ _-]?token|access[ _-]?token|api[ _-]?key|token|secret|password)(?![\w-])"
+    r"(?:[ \t]+(?:for|of|to|on)[ \t]+(?:the[ \t]+|our[ \t]+|my[ \t]+)?[\w.-]+){1,2}[ \t]*:"
+    r"[ \t]*(\S{12,80})(?=\s|$)"
+)
+_PART = re.compile(r"(?i)([\w.-]*?part[_-]?)1[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9_+/=.-]{6,})")
+_PART_NEXT = re.compile(r"(?i)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9_+/=.-]{6,})")
 _APPID = re.compile(r"(?i)[?&]appid=([A-Za-z0-9]{24,64})(?![A-Za-z0-9])")
 
 
-def cued_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:
+def cued_candidates(
+    text: str, found: Literals, longs: str, reader: Reader
+) -> Iterator[tuple[str, int, int]]:
     """Every secret this module reads in ``text`` (``found`` the literals of its case-folding,
-    positions the same; ``longs`` its long words). Each pattern is matched where its cue
+    positions the same; ``longs`` its long words; ``reader`` the gate's own reading, for
+    parts read joined). Each pattern is matched where its cue
     stands, never searched from every character."""
     folded = found.folded
     passwords = found.at("password") + found.at("passwd")
-    for at in passwords:  # "app" within the words before: app-specific, application
+    for at in passwords + found.at("pw") + found.at("specific"):  # "app" in the words before
         app = folded.rfind("app", max(0, at - 24), at)
         m = _APP_PASSWORD.match(text, app) if app != -1 else None
         if m is not None:
@@ -119,7 +142,8 @@ def cued_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[st
     for at in sorted(at for cue in _TWO_FACTOR_CUES for at in found.at(cue)):
         m = _SEED.match(text, at)
         value = m.group(1) if m is not None else ""
-        if m is not None and has_digit(value) and len(set(value)) >= 8 and not value.isdigit():
+        long_enough = has_digit(value) or len(value.replace(" ", "")) >= 16
+        if m is not None and long_enough and len(set(value)) >= 8 and not value.isdigit():
             yield "password", m.start(1), m.end(1)
     for at in found.at("backup") + found.at("recovery") + found.at("security"):
         m = _GROUPED.match(text, at)
@@ -136,6 +160,17 @@ def cued_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[st
                 yield "password", m.start(1), m.end(1)
     if longs:
         yield from _hidden_hex(text, longs)
+    yield from _told_values(text, found, passwords)
+    if longs:
+        for at in found.at("part"):
+            yield from _parts(text, at, reader)
+
+
+def _told_values(
+    text: str, found: Literals, passwords: list[int]
+) -> Iterator[tuple[str, int, int]]:
+    """The families that read a value told after its name or handed over in a sentence."""
+    folded = found.folded
     heads = sorted({*passwords, *found.at("passphrase"), *found.at("pw"), *found.at("kennwort")})
     for at in heads:
         m = _QUOTED.match(text, at)
@@ -164,6 +199,68 @@ def cued_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[st
             yield "secret", m.start(1), m.end(1)
     for at in found.at("auth-user-pass"):
         yield from _auth_file(text, at)
+    for at in found.at("puk") + found.at("pin") + found.at("combination") + found.at("passcode"):
+        m = _BARE_CODE.match(text, at) if at == 0 or not folded[at - 1].isalnum() else None
+        if m is not None and not _YEAR.fullmatch(m.group(1)):
+            yield "password", m.start(1), m.end(1)
+    for at in found.at("creds") + found.at("credential"):
+        m = _CREDS.match(text, at)
+        user = m.group(1).lower() if m is not None else ""
+        named = user not in _NOT_USERS and _VERSION.search(user) is None  # not qwen2.5:14b
+        if m is not None and named and _handed(m.group(2)):
+            yield "password", m.start(2), m.end(2)
+    for at in found.at("token") + found.at("secret") + found.at("password") + found.at("key"):
+        m = _NAMED_FOR.match(text, _name_start(folded, at))
+        if m is not None and _strong(m.group(1)):
+            yield "secret", m.start(1), m.end(1)
+
+
+_YEAR = re.compile(r"(?:19|20)[0-9]{2}")
+_NOT_USERS = frozenset(("uuid", "urn", "sha1", "sha256", "sha512", "md5", "http", "https"))
+"""What stands before a colon in an identifier, not a user's name."""
+_VERSION = re.compile(r"[0-9]\.[0-9]")
+_NAME_HEADS = ("auth", "access", "api")
+
+
+def _name_start(folded: str, at: int) -> int:
+    """Where a name holding the word at ``at`` opens: ``auth token``, ``api_key``."""
+    for head in _NAME_HEADS:
+        for gap in (1, 0):
+            start = at - len(head) - gap
+            if start >= 0 and folded.startswith(head, start):
+                return start
+    return at
+
+
+def _strong(value: str) -> bool:
+    """A value only a secret is: a letter, a digit and a mark, or both cases and a digit,
+    no path or URL, not a placeholder."""
+    if "/" in value or "://" in value or is_filler(value, ":", quoted=False):
+        return False
+    if value.startswith(("<", "$", "{", "%", "[", "(")):
+        return False
+    return has_digit(value) and random_looking(value) and not value.replace("-", "").isalnum()
+
+
+def _parts(text: str, at: int, reader: Reader) -> Iterator[tuple[str, int, int]]:
+    """A value given in parts (``TOKEN_PART_1=ghp_…`` then ``TOKEN_PART_2=…``), read joined:
+    both parts go when the joined value is a secret the gate reads."""
+    head = text.rfind("\n", 0, at) + 1
+    first = _PART.search(text, head, text.find("\n", at) if "\n" in text[at:] else len(text))
+    if first is None:
+        return
+    second_at = text.find(first.group(1) + "2", first.end())
+    if second_at == -1:
+        second_at = text.lower().find(first.group(1).lower() + "2", first.end())
+    if second_at == -1 or second_at - first.end() > 200:
+        return
+    second = _PART_NEXT.match(text, second_at + len(first.group(1)) + 1)
+    if second is None:
+        return
+    joined = first.group(2) + second.group(1)
+    if any(end - start > len(first.group(2)) for _k, start, end in reader(joined)):
+        yield "secret", first.start(2), first.end(2)
+        yield "secret", second.start(1), second.end(1)
 
 
 def _auth_file(text: str, at: int) -> Iterator[tuple[str, int, int]]:

@@ -98,7 +98,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from context_candidates(text, found, longs)
     yield from bare_candidates(text, longs, candidates)
     yield from handed_candidates(text, found, longs, candidates)
-    yield from cued_candidates(text, found, longs)
+    yield from cued_candidates(text, found, longs, candidates)
 
 
 def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:

@@ -340,8 +340,12 @@ _CODE_WORDS = frozenset(
     {"raise", "return", "throw", "yield", "await", "assert", "lambda", "not", "elif", "else"}
 )
 """A keyword where a bare value would stand: code goes on (``if not api_key: raise …``)."""
-_CALL = re.compile(r"\$?\(|[A-Za-z_][A-Za-z0-9_.]*\(")
-"""A value that opens a call, a parenthesis or a shell's ``$(...)``: code."""
+_CALL = re.compile(
+    r"\$?\(|[A-Za-z_][A-Za-z0-9_.]*\(|(?:Get|Read|Import|Invoke|ConvertTo|ConvertFrom|Unprotect)-"
+    r"[A-Z][A-Za-z]+$"
+)
+"""A value that opens a call, a parenthesis or a shell's ``$(...)``, or is a PowerShell
+cmdlet that fetches a value (``Get-Secret``; its flags follow after a space): code."""
 _SUBSTITUTION = re.compile(r"\$\([^\r\n]*\)|`[^`\r\n]+`")
 """A shell's command substitution, which runs inside double quotes too: code."""
 

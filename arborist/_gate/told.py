@@ -157,17 +157,17 @@ _FOREIGN = re.compile(
     r"mot[ \t]+de[ \t]+passe|senha|pw|mdp|clé|parola|"
     r"(?<!\S)pass(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|->|=>|→)[ \t]))(?![^\W_])|"
     + SCRIPT_NAMES.pattern
-    + r")\w*(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|(?:[ \t]+[\w'’-]+){0,6}?"
+    + r")\w*(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|(?:[ \t]+[\w\u0900-\u097f'’-]+){0,6}?"
     r"(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|[ \t]+(?:is|ist|lautet|es|est|é|era|was|это|jest|è|"
-    r"är|on|olan|là):?[ \t]+)|[ \t]*(?:は|是|为|為|는|은)[ \t]*)"
+    r"är|on|olan|là|هي|هو|है):?[ \t]+)|[ \t]*(?:は|是|为|為|는|은)[ \t]*)"
     r"[\"'«„“「]?(\S+)"
 )
 """A password's name in another language or script (or ``pw``; or ``pass`` standing alone,
 a few words and ``is`` or an arrow after it: ``the wifi pass is X``), then a colon
 (``：`` too), ``=`` or an arrow, or a few words and one of them (``Passwort für den
 Laborserver:``, ``pw for the shared acct ->``), or a verb of saying (``is``, ``ist``,
-``lautet``, ``es``, ``est``, ``é``, ``jest``, ``è``; ``は``, ``是``, ``는``), then the
-value."""
+``lautet``, ``es``, ``est``, ``é``, ``jest``, ``è``; Arabic ``هي``, Hindi ``है``, whose
+vowel signs the words between may hold; ``は``, ``是``, ``는``), then the value."""
 
 
 def _foreign_prose(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]]:
