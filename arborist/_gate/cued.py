@@ -26,7 +26,13 @@ Pure: no I/O. :func:`cued_candidates` yields ``(kind, start, end)`` for
   login``);
 * a session cookie's value told in prose (``the _session_id cookie … is 8796…``);
 * an API key in a query's ``appid=`` (OpenWeather's name for its key), when random;
-* the password line of an OpenVPN ``--auth-user-pass`` file told after the flag.
+* the password line of an OpenVPN ``--auth-user-pass`` file told after the flag;
+* a code after its name with no colon (``SIM PUK 84712093``, ``safe combination 17-42-08``;
+  not a year: ``the pin 2024 release``);
+* ``creds for staging: deploy:Xh4#…``, a user and a password after a word for credentials;
+* a token, a secret or a password ``for the X:`` given a value only a secret is (a letter, a
+  digit and a mark);
+* a value given in parts (``TOKEN_PART_1=ghp_…`` and ``TOKEN_PART_2=…``), read joined.
 
 Each family is read only where a literal it needs stands (``password``, ``code``, ``2fa``…),
 or, for hex, among the long words. :func:`cued_public_spans` says where a text holds what
@@ -63,7 +69,6 @@ _SEED = re.compile(
     r"(?:[:=][ \t]*|(?:is|was)[ \t]+)[\"']?"
     r"((?:[a-z2-7]{4}[ \t]){3,15}[a-z2-7]{2,4}|[a-z2-7]{16,64})(?![a-z0-9])"
 )
-_CODE_CUES = ("backup", "recovery", "security key", "security code")
 _GROUPED = re.compile(
     r"(?i)(?:backup|recovery|security)[ -](?:codes?|keys?)(?![a-z])[^:=\n]{0,40}?"
     r"(?:[:=][ \t]*\r?\n?|[ \t]*\r?\n)[ \t]*"
