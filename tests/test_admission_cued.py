@@ -65,6 +65,7 @@ CAUGHT = [
     ("كلمة المرور هي Zaytun@7741qx", "Zaytun@7741qx"),
     ("creds for the build box: ci-bot:Qm7#vL2pXz9", "Qm7#vL2pXz9"),
     ("auth token for the registry: 9Kw(Ln]4pR;xZ+7sQ{mV", "9Kw(Ln]4pR;xZ+7sQ{mV"),
+    ("Why does this fail? wlan: Cafe_Guest / pretzel-harbor-73", "pretzel-harbor-73"),
 ]
 
 
@@ -80,6 +81,7 @@ LEFT = [
     "the pin 2024 release; a combination 2023 of both",
     "the token for the user: see docs/tokens.md",
     "PART_1=intro.md and PART_2=methods.md",
+    "the user: src / main-module-v2 path, a ratio: 3 / 4 of users",
     "ValueError: bad credential <urn:uuid:6ba7b810-9dad-11d1-80b4-00c04fd430c8>",
     "# staging creds: qwen2.5:14b-instruct-q4_K_M",
     "the app password screen shows four boxes of four letters",

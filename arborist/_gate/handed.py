@@ -164,18 +164,31 @@ _USER_SLASH = re.compile(
     r"([\"']?)([^\s\"']{8,64})\1[ \t]*(?:\r?\n|$)"
 )
 """An account's line, ``Label: user / password`` (a list of accounts), from its start."""
-_ACCOUNT_CUES = ("account", "login", "creds", "credential", "pass", "user", "wifi")
+_ACCOUNT_CUES = ("account", "login", "creds", "credential", "pass", "user", "wifi", "wlan")
 _ACCOUNT_REACH = 300
 """How far after a word about accounts its lines are read."""
 
 
+_LABELLED_SLASH = re.compile(
+    r"(?i)(?<![\w-])(?:wi-?fi|wlan|login|account|creds|vpn|router|guest)[ \t]*:[ \t]+"
+    r"[\w.@-]{2,32}[ \t]+/[ \t]+([\"']?)([^\s\"']{8,64})\1(?=\s|$|[,;)])"
+)
+"""``wifi: user / password`` anywhere in a line (a question, a title): the label itself a word
+about accounts."""
+
+
 def _user_slash(text: str, cues: list[int]) -> Iterator[tuple[str, int, int]]:
-    """``Label: user / password`` lines soon after a word about accounts (``cues``)."""
+    """``Label: user / password`` lines soon after a word about accounts (``cues``), and such
+    a pair anywhere whose label is one (:data:`_LABELLED_SLASH`)."""
     done = -1
     for cue in cues:
         at = text.find(" / ", max(cue, done), cue + _ACCOUNT_REACH)
         while at != -1:
             m = _USER_SLASH.match(text, text.rfind("\n", 0, at) + 1)
+            if m is None:
+                ends = text.find("\n", at)
+                ends = len(text) if ends == -1 else ends
+                m = _LABELLED_SLASH.search(text, text.rfind("\n", 0, at) + 1, ends)
             if m is not None and _slashed_password(m.group(2)):
                 yield "password", m.start(2), m.end(2)
             done = at + 3

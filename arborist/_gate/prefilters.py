@@ -298,6 +298,7 @@ SHARED = (
     "user",
     "wallet",
     "wifi",
+    "wlan",
     "woord",
     "words",
 )
