@@ -152,6 +152,10 @@ STANDALONE = {
         "And how does a heat pump work in winter?",
         "So in Python, how do I reverse a list?",
     ],
+    "a hyphened compound with a function word is one word, its parts no function": [
+        "What does the same-sex marriage ruling say?",
+        "What problem does the same-site cookie attribute solve?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -306,6 +310,10 @@ FOLLOW_UP = {
     "and before a setting, a case added to the question above": [
         "And in Python, how do I reverse a list?",
         "And with a mortgage, can I still deduct the interest?",
+    ],
+    "a hyphened compound with a function word is one word, its parts no function": [
+        "Is there a cross-platform library for this?",
+        "is there a built-in function for that",
     ],
 }
 
