@@ -152,6 +152,10 @@ STANDALONE = {
         "And how does a heat pump work in winter?",
         "So in Python, how do I reverse a list?",
     ],
+    "also in a claim put to the test after is it true that or I heard that": [
+        "Is it true that the new tax rule also applies to freelancers?",
+        "I read that octopuses also dream when they sleep - is it true?",
+    ],
     "a hyphened compound with a function word is one word, its parts no function": [
         "What does the same-sex marriage ruling say?",
         "What problem does the same-site cookie attribute solve?",
@@ -310,6 +314,10 @@ FOLLOW_UP = {
     "and before a setting, a case added to the question above": [
         "And in Python, how do I reverse a list?",
         "And with a mortgage, can I still deduct the interest?",
+    ],
+    "also in a claim put to the test after is it true that or I heard that": [
+        "Is it also true that honey never spoils?",
+        "Does the new tax rule also apply to freelancers?",
     ],
     "a hyphened compound with a function word is one word, its parts no function": [
         "Is there a cross-platform library for this?",
