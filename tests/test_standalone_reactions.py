@@ -152,6 +152,10 @@ STANDALONE = {
         "And how does a heat pump work in winter?",
         "So in Python, how do I reverse a list?",
     ],
+    "why not with a subject of its own asks of the world": [
+        "Why can't we just print more money?",
+        "Why don't airlines simply board from the back?",
+    ],
     "also in a claim put to the test after is it true that or I heard that": [
         "Is it true that the new tax rule also applies to freelancers?",
         "I read that octopuses also dream when they sleep - is it true?",
@@ -314,6 +318,10 @@ FOLLOW_UP = {
     "and before a setting, a case added to the question above": [
         "And in Python, how do I reverse a list?",
         "And with a mortgage, can I still deduct the interest?",
+    ],
+    "why not and no subject, a suggestion set against the answer's": [
+        "why not just restart the server?",
+        "Why not simply use a set instead of a list?",
     ],
     "also in a claim put to the test after is it true that or I heard that": [
         "Is it also true that honey never spoils?",
