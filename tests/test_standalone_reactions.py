@@ -152,6 +152,14 @@ STANDALONE = {
         "And how does a heat pump work in winter?",
         "So in Python, how do I reverse a list?",
     ],
+    "a count in the past with a setting, or in the present perfect": [
+        "How many people died in the 1918 flu pandemic?",
+        "How many people have died of measles?",
+    ],
+    "a reaction that names the occasion, or a question in the present after one": [
+        "The Eiffel Tower. How long did the construction take?",
+        "Interesting. Why is the sky blue?",
+    ],
     "why not with a subject of its own asks of the world": [
         "Why can't we just print more money?",
         "Why don't airlines simply board from the back?",
@@ -318,6 +326,15 @@ FOLLOW_UP = {
     "and before a setting, a case added to the question above": [
         "And in Python, how do I reverse a list?",
         "And with a mortgage, can I still deduct the interest?",
+    ],
+    "a count in the past of an occasion not named": [
+        "How many people died?",
+        "how many passengers were rescued",
+    ],
+    "the N in the past after a short reaction that names nothing": [
+        "fair enough. how long did the construction take?",
+        "interesting! when did the trial start?",
+        "Interesting. How many soldiers survived?",
     ],
     "why not and no subject, a suggestion set against the answer's": [
         "why not just restart the server?",
