@@ -152,6 +152,10 @@ STANDALONE = {
         "And how does a heat pump work in winter?",
         "So in Python, how do I reverse a list?",
     ],
+    "the same across both, its pair named by a but between two clauses": [
+        "Why is ice slippery but glass is not? Explain both with the same idea.",
+        "Why does bread go stale but crackers go soft? Do both happen for the same reason?",
+    ],
     "a count in the past with a setting, or in the present perfect": [
         "How many people died in the 1918 flu pandemic?",
         "How many people have died of measles?",
@@ -326,6 +330,10 @@ FOLLOW_UP = {
     "and before a setting, a case added to the question above": [
         "And in Python, how do I reverse a list?",
         "And with a mortgage, can I still deduct the interest?",
+    ],
+    "the same across both, the pair the last answer's": [
+        "Explain both using the same principle.",
+        "Can both use the same key?",
     ],
     "a count in the past of an occasion not named": [
         "How many people died?",
