@@ -384,3 +384,5 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert not stands_alone("the other " * 20_000)
     assert stands_alone("do bulls hate red" + ", or is that a myth" * 10_000)
     assert not stands_alone("how did napoleon react when he heard " + "about it " * 20_000)
+    assert stands_alone("is it true that the rule " + "also applies " * 10_000)  # one pass
+    assert not stands_alone("explain " + "both with the same idea " * 10_000)  # pair found once

@@ -128,17 +128,18 @@ def _claimed_also(said: Said) -> bool:
     also protects against covid?": the vaccine also protects against what it is for; not "Is it
     also true that ...", which adds to a claim before it)."""
     texts, found = said.texts, False
+    claimed = own = False  # in a claim after "that" in this clause, a word of its own since
     for k, word in enumerate(texts):
-        if word != "also":
-            continue
-        that = next(
-            (j for j in range(k - 1, -1, -1) if texts[j] == "that" or said.ends_clause(j)), -1
-        )
-        if that < 1 or texts[that] != "that" or texts[that - 1] not in HEARD:
-            return False
-        if not any(said.content(j) for j in range(that + 1, k)):
-            return False
-        found = True
+        if said.ends_clause(k):
+            claimed = own = False
+        elif word == "that":
+            claimed, own = k > 0 and texts[k - 1] in HEARD, False
+        elif word == "also":
+            if not (claimed and own):
+                return False
+            found = True
+        else:
+            own = own or said.content(k)
     return found
 
 

@@ -88,7 +88,12 @@ def _paired(said: Said, k: int) -> bool:
     "between", or two clauses by "but" ("Why is the sky blue but sunsets are red? Explain both
     using the same principle."; not "Explain both using the same principle.", whose pair is the
     last answer's)."""
-    return said.but < k or any(t in PAIRING for t in said.texts[:k])
+    if "paired" not in said.memo_at:  # found once: where the first pairing word is
+        texts = said.texts
+        said.memo_at["paired"] = [
+            next((j for j, t in enumerate(texts) if t in PAIRING), len(texts))
+        ]
+    return said.but < k or said.memo_at["paired"][0] < k
 
 
 def numbered(said: Said) -> bool:
