@@ -30,6 +30,7 @@ PURE = [
     "_standalone/expletive.py",
     "_standalone/foreign.py",
     "_standalone/leans.py",
+    "_standalone/occasion.py",
     "_standalone/picks.py",
     "_standalone/points.py",
     "_standalone/reacts.py",

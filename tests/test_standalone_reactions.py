@@ -152,6 +152,30 @@ STANDALONE = {
         "And how does a heat pump work in winter?",
         "So in Python, how do I reverse a list?",
     ],
+    "the same across both, its pair named by a but between two clauses": [
+        "Why is ice slippery but glass is not? Explain both with the same idea.",
+        "Why does bread go stale but crackers go soft? Do both happen for the same reason?",
+    ],
+    "a count in the past with a setting, or in the present perfect": [
+        "How many people died in the 1918 flu pandemic?",
+        "How many people have died of measles?",
+    ],
+    "a reaction that names the occasion, or a question in the present after one": [
+        "The Eiffel Tower. How long did the construction take?",
+        "Interesting. Why is the sky blue?",
+    ],
+    "why not with a subject of its own asks of the world": [
+        "Why can't we just print more money?",
+        "Why don't airlines simply board from the back?",
+    ],
+    "also in a claim put to the test after is it true that or I heard that": [
+        "Is it true that the new tax rule also applies to freelancers?",
+        "I read that octopuses also dream when they sleep - is it true?",
+    ],
+    "a hyphened compound with a function word is one word, its parts no function": [
+        "What does the same-sex marriage ruling say?",
+        "What problem does the same-site cookie attribute solve?",
+    ],
 }
 FOLLOW_UP = {
     "an ordinal before a part of an answer or of data with no owner": [
@@ -307,6 +331,31 @@ FOLLOW_UP = {
         "And in Python, how do I reverse a list?",
         "And with a mortgage, can I still deduct the interest?",
     ],
+    "the same across both, the pair the last answer's": [
+        "Explain both using the same principle.",
+        "Can both use the same key?",
+    ],
+    "a count in the past of an occasion not named": [
+        "How many people died?",
+        "how many passengers were rescued",
+    ],
+    "the N in the past after a short reaction that names nothing": [
+        "fair enough. how long did the construction take?",
+        "interesting! when did the trial start?",
+        "Interesting. How many soldiers survived?",
+    ],
+    "why not and no subject, a suggestion set against the answer's": [
+        "why not just restart the server?",
+        "Why not simply use a set instead of a list?",
+    ],
+    "also in a claim put to the test after is it true that or I heard that": [
+        "Is it also true that honey never spoils?",
+        "Does the new tax rule also apply to freelancers?",
+    ],
+    "a hyphened compound with a function word is one word, its parts no function": [
+        "Is there a cross-platform library for this?",
+        "is there a built-in function for that",
+    ],
 }
 
 
@@ -335,3 +384,5 @@ def test_the_new_classes_read_a_long_question_in_linear_time() -> None:
     assert not stands_alone("the other " * 20_000)
     assert stands_alone("do bulls hate red" + ", or is that a myth" * 10_000)
     assert not stands_alone("how did napoleon react when he heard " + "about it " * 20_000)
+    assert stands_alone("is it true that the rule " + "also applies " * 10_000)  # one pass
+    assert not stands_alone("explain " + "both with the same idea " * 10_000)  # pair found once

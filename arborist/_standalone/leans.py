@@ -68,7 +68,7 @@ def leans(said: Said) -> bool:
         for j in range(len(texts))
     ) or _one_and_another(said):
         plain = plain - {"another"}  # "Why do magnets repel one another?": each other
-    if _asker_also(said):
+    if _asker_also(said) or _claimed_also(said):
         plain = plain - {"also"}  # "I also want to learn Spanish": the asker's own wish
     if said.lowered.startswith("what if ") or plain & REPEATS or _asks_else(said):
         return True
@@ -115,6 +115,32 @@ def _asker_also(said: Said) -> bool:
             if said.kinds[j] != "word" or said.proper[j] or texts[j] in INTRODUCERS:
                 return True
     return False
+
+
+HEARD = frozenset({"true", "heard", "read", "claim", "claims", "say", "says", "said"})
+"""Before "that", these open a claim the asker heard or read and puts to the test ("Is it true
+that ...", "I heard that ..."): what the claim adds to is the claim's own."""
+
+
+def _claimed_also(said: Said) -> bool:
+    """Every "also" is in a claim put to the test: after "that" and a word of :data:`HEARD` before
+    it in its clause, with a word of its own between ("Is it true that this year's flu vaccine
+    also protects against covid?": the vaccine also protects against what it is for; not "Is it
+    also true that ...", which adds to a claim before it)."""
+    texts, found = said.texts, False
+    claimed = own = False  # in a claim after "that" in this clause, a word of its own since
+    for k, word in enumerate(texts):
+        if said.ends_clause(k):
+            claimed = own = False
+        elif word == "that":
+            claimed, own = k > 0 and texts[k - 1] in HEARD, False
+        elif word == "also":
+            if not (claimed and own):
+                return False
+            found = True
+        else:
+            own = own or said.content(k)
+    return found
 
 
 def _one_and_another(said: Said) -> bool:

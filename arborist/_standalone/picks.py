@@ -61,7 +61,8 @@ def picks(said: Said) -> bool:
 
 def _same_across(said: Said, i: int) -> bool:
     """The "the same" at ``i`` is the same across occasions or things its own clause names:
-    "always" before it, or "every"/"each"/"all" or a standard's "as" after it in its clause
+    "always" or "both" with its pair named before it (:func:`_paired`), or "every"/"each"/"all"
+    or a standard's "as" after it in its clause
     ("the same random numbers every time I run it", "run the same command on every file", "the
     moon always shows the same face", "Do the same rules apply in Japan as in the US?"; not
     "Now do the same for 2019", the same as what the last answer did)."""
@@ -69,7 +70,7 @@ def _same_across(said: Said, i: int) -> bool:
     for k in range(i - 1, max(i - 8, -1), -1):  # its clause, read back a little way
         if said.ends_clause(k):
             break
-        if texts[k] == "always":
+        if texts[k] == "always" or (texts[k] == "both" and _paired(said, k)):
             return True
     for k in range(i + 2, min(i + 14, len(texts))):
         if said.ends_clause(k):
@@ -77,6 +78,22 @@ def _same_across(said: Said, i: int) -> bool:
         if texts[k] in DISTRIBUTIVE or (texts[k] == "as" and texts[k + 1 : k + 2] != ["well"]):
             return True
     return False
+
+
+PAIRING = frozenset({"and", "or", "vs", "versus", "between"})
+
+
+def _paired(said: Said, k: int) -> bool:
+    """The "both" at ``k`` has its pair before it: two things joined by "and", "or", "vs" or
+    "between", or two clauses by "but" ("Why is the sky blue but sunsets are red? Explain both
+    using the same principle."; not "Explain both using the same principle.", whose pair is the
+    last answer's)."""
+    if "paired" not in said.memo_at:  # found once: where the first pairing word is
+        texts = said.texts
+        said.memo_at["paired"] = [
+            next((j for j, t in enumerate(texts) if t in PAIRING), len(texts))
+        ]
+    return said.but < k or said.memo_at["paired"][0] < k
 
 
 def numbered(said: Said) -> bool:

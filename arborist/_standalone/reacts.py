@@ -39,7 +39,15 @@ def reacts(said: Said) -> bool:
         return True
     if said.lowered.startswith("what if "):
         return True  # "What if the sample size is only 10?": the last answer, supposed otherwise
+    if said.lowered.startswith("why not ") and said.texts[2] not in SUBJECTS:
+        return True  # "why not just use a mutex?": a course set against the one the answer took
     return _counted_more(said) or _difference(said) or _point_about(said) or _like_said(said)
+
+
+SUBJECTS = frozenset({"i", "you", "we", "they", "he", "she", "it", "everyone", "people"})
+"""After "why not", these open a clause of its own, a subject ("Why not everyone can see it"):
+with none, "why not" and a verb or a noun phrase is a suggestion with no subject, set against
+what was done or proposed ("Why not just use a mutex?", "Why not the first option?")."""
 
 
 def _like_said(said: Said) -> bool:

@@ -7,8 +7,9 @@ punctuation, and where its noun phrases are) with the word lists of
 :mod:`arborist._standalone.words`, what continues the question above by how it opens in
 :mod:`arborist._standalone.continues`, what replies to the last answer in
 :mod:`arborist._standalone.replies`, what leans for want of a subject of its own in
-:mod:`arborist._standalone.leans`, the empty "it" in :mod:`arborist._standalone.expletive` and
-where a demonstrative points in :mod:`arborist._standalone.points`; docs/retrieval.md
+:mod:`arborist._standalone.leans`, the empty "it" in :mod:`arborist._standalone.expletive`,
+where a demonstrative points in :mod:`arborist._standalone.points` and a question in the past about
+an occasion it does not name in :mod:`arborist._standalone.occasion`; docs/retrieval.md
 ("Follow-ups") gives it in full with its measurement.
 :mod:`arborist._text.analysis` re-exports :func:`stands_alone`, where its callers import it.
 """
@@ -27,6 +28,7 @@ from arborist._standalone.leans import (
     stands_in,
     which_one,
 )
+from arborist._standalone.occasion import unnamed_occasion
 from arborist._standalone.picks import numbered, picks
 from arborist._standalone.points import (
     BELIEVED,
@@ -189,7 +191,7 @@ def _replies(said: Said) -> bool:
         return True
     if substitutes(said) or adds(said) or stands_in(said) or reports(said):
         return True
-    return reacts(said)
+    return reacts(said) or unnamed_occasion(said)
 
 
 def _lifted(said: Said) -> Said | None:

@@ -8,6 +8,8 @@ from that, whether the question stands alone.
 
 from __future__ import annotations
 
+import re
+
 from arborist._standalone.foreign import english
 from arborist._standalone.words import (
     ACKNOWLEDGEMENTS,
@@ -118,7 +120,7 @@ class Said:
 
     @classmethod
     def read(cls, question: str) -> Said:
-        tokens = [(str(m.lastgroup), m.group(0)) for m in TOKEN.finditer(question)]
+        tokens = _compounded(list(TOKEN.finditer(question)), question)
         tokens = [(k, t) for k, t in tokens if k != "word" or fold(t) not in FILLERS]
         kinds = [kind for kind, _ in tokens]
         texts = [fold(text) if kind == "word" else text for kind, text in tokens]
@@ -331,6 +333,33 @@ class Said:
                 break
             said += self.content(j)
         return said
+
+
+def _compounded(found: list[re.Match[str]], question: str) -> list[tuple[str, str]]:
+    """The tokens as (kind, text), two words joined by a hyphen read as one word when either is
+    a stop word: a compound that is one modifier or one noun ("the same-origin policy", "a
+    built-in function", "an up-to-date list"), whose parts play no part of their own ("same"
+    is no pick there, "in" no preposition). Two words of their own keep apart ("p-value",
+    "pre-commit"), each read as before."""
+    tokens: list[tuple[str, str]] = []
+    joined = False  # the last token holds a stop word joined in
+    for j, m in enumerate(found):
+        kind, text = str(m.lastgroup), m.group(0)
+        before = found[j - 1] if j else None
+        if (
+            before is not None
+            and kind == "word"
+            and tokens[-1][0] == "word"
+            and before.end() + 1 == m.start()
+            and question[before.end()] == "-"
+            and (joined or fold(text) in STOPWORDS or fold(before.group(0)) in STOPWORDS)
+        ):
+            tokens[-1] = ("word", tokens[-1][1] + "-" + text)
+            joined = True
+            continue
+        tokens.append((kind, text))
+        joined = False
+    return tokens
 
 
 def _ahead(kinds: list[str], texts: list[str]) -> tuple[list[bool], list[bool]]:
