@@ -46,7 +46,10 @@ since, fitted since: 159 of 160); a thirteenth, ``bench/followup_holdout13.json`
 not read; seen once at the merge of 'fu13', round thirteen's rule: 151 of 160 = 0.944, 138 of
 146 without the fourteen items its brief gave as examples; the
 rule before it, dd034d3's, scored 149 of 160 = 0.931 on it, the figure alone read; dev since,
-fitted since: 158 of 160).
+fitted since: 158 of 160); a fourteenth, ``bench/followup_holdout14.json``, by ``--holdout14``
+(with ``above`` too, from a brief that gave classes and asked for no stock examples; seen once
+at the merge of 'fu14', round fourteen's rule: 134 of 160 = 0.838; the rule before it,
+1661e8a's, scored 133 of 160 = 0.831 on it, the figure alone read; dev since).
 ``--ordinary`` scores another kind of set: the repo's ordinary questions, standalone by
 construction (each asked first, of a corpus, in ``bench/quality_questions.json``,
 ``bench/natural_questions.json``'s natural and unanswerable sets and
@@ -61,7 +64,7 @@ Writes nothing.
     python bench/followup_labels.py [--holdout | --ordinary | --holdout2 | --holdout3
                                      | --holdout4 | --holdout5 | --holdout6 | --holdout7
                                      | --holdout8 | --holdout9 | --holdout10 | --holdout11
-                                     | --holdout12 | --holdout13
+                                     | --holdout12 | --holdout13 | --holdout14
                                      [--labels PATH]] [--json] [--floor]
 """
 
@@ -114,6 +117,9 @@ HOLDOUT12 = ROOT / "bench" / "followup_holdout12.json"
 HOLDOUT13 = ROOT / "bench" / "followup_holdout13.json"
 """The thirteenth blind set, each item with the question above it (scored once at the merge
 of 'fu13', round thirteen's rule: 151/160 = 0.944; seen since)."""
+HOLDOUT14 = ROOT / "bench" / "followup_holdout14.json"
+"""The fourteenth blind set, with the question above each (scored once at the merge of 'fu14',
+round fourteen's rule: 134/160 = 0.838; seen since)."""
 BLIND = {
     "holdout2": HOLDOUT2,
     "holdout3": HOLDOUT3,
@@ -127,8 +133,9 @@ BLIND = {
     "holdout11": HOLDOUT11,
     "holdout12": HOLDOUT12,
     "holdout13": HOLDOUT13,
+    "holdout14": HOLDOUT14,
 }
-"""Each blind set's flag (``--holdout2`` ... ``--holdout13``) and the file it scores."""
+"""Each blind set's flag (``--holdout2`` ... ``--holdout14``) and the file it scores."""
 FLOOR = 0.95
 """Agreement under which ``--floor`` (and tests/test_followup_labels.py) fails."""
 ORDINARY = (
