@@ -25,7 +25,7 @@ from arborist._qa import local_embed
 from arborist._qa.embeddings import select_embedder
 from arborist._qa.local_embed import AUTO_RUNTIME, RUNTIMES, LocalEmbedder, _load
 from arborist._qa.nearness import vector_query
-from arborist._qa.onnx_embed import RECIPE, OnnxEncoder, graph_file
+from arborist._qa.onnx_embed import INT8_RECIPE, RECIPE, OnnxEncoder, graph_file
 from arborist._store.fusion import in_documents_words
 from arborist._store.passages import PASSAGES, passages
 from arborist._store.search import retrieve
@@ -374,7 +374,7 @@ def test_the_profile_names_the_runtime_so_vectors_never_mix(tiny_model: Path) ->
     profiles = {rt: LocalEmbedder(tiny_model, runtime=rt).profile() for rt in RUNTIMES}
     assert "runtime" not in profiles["numpy"]  # the numpy pass's vectors keep their key
     assert profiles["onnx"]["runtime"] == f"onnxruntime-fp32-{RECIPE}"
-    assert profiles["onnx-int8"]["runtime"] == f"onnxruntime-int8-{RECIPE}"
+    assert profiles["onnx-int8"]["runtime"] == f"onnxruntime-int8-{INT8_RECIPE}"
     assert profiles["auto"] == profiles[AUTO_RUNTIME]
     assert len({profile_key(p) for p in profiles.values()}) == 3
     with pytest.raises(BadInput, match="runtime must be one of auto, numpy, onnx, onnx-int8"):
