@@ -8,7 +8,7 @@ the built-in demo corpus still admitted with no redaction; ingest throughput wit
 of the gate issue #22 replaced. ``--quick`` is a smoke run (an eighth of the first channel corpus
 alone, no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, and ``channels_holdout15.json`` when it is there),
+held-out corpora (``holdout.json``, and ``channels_holdout16.json`` when it is there),
 written blind beside the dev ones and never tuned on. ``--channels-only`` stops after the
 corpora.
 
@@ -140,10 +140,20 @@ value only after a name that ends there; a code after its name with no colon; an
 password of sixteen letters; a seed of sixteen base32 letters with no digit; a value given
 in parts, ``…_PART_1=``/``…_PART_2=``, read joined; Arabic's and Hindi's verb of saying;
 ``creds for X: user:password``; a token ``for the X:`` with a strong value; a PowerShell
-cmdlet that fetches a value is code): 8526/8588 (99.3%) and 17/4088 (0.4%), a dev corpus
-now, scored on every run. ``channels_holdout15.json`` is the next blind one: written by
-someone who has not read the gate, committed by the lead, scored by ``--holdout`` once it
-is there (the run says so when it is not), and not tuned on after.
+cmdlet that fetches a value is code; then ``wifi: user / password`` anywhere in a line):
+8548/8588 (99.5%) and 17/4088 (0.4%), a dev corpus now, scored on every run.
+
+``channels_holdout15.json`` (184 secrets x 48 placements, 94 near misses), written blind by a
+writer asked to think of leaks a rule-writer would not think of first (product and license
+keys, gift cards, pairing and setup codes, game and school accounts, IoT keys, OCR'd
+stickers), committed at 1661e8a, was scored once with the fourteenth round's gate (ac09afa,
+fitted to the thirteenth and fourteenth corpora): 7222/8574 caught (84.2%, MISSED) and
+51/4328 flagged (1.2%, MET); dd034d3's gate, the figure alone read: 7129/8574 (83.1%) and
+50/4328 (1.2%); detect-secrets 1597/8574 (18.6%) and 214/4328 (4.9%). It is a dev corpus
+now, not yet fitted.
+``channels_holdout16.json`` is the next blind one: written by someone who has not read the
+gate, committed by the lead, scored by ``--holdout`` once it is there (the run says so when
+it is not), and not tuned on after.
 
 * **Ours, texts** (``corpus.json``): a secret is caught when its ``secret`` substring
   is no longer in :func:`arborist._gate.admission.admit`'s output; a near miss is flagged
@@ -255,7 +265,9 @@ CHANNELS_SEEN13 = ROOT / "bench" / "secret_corpus" / "channels_holdout13.json"
 """The thirteenth blind channel holdout: seen at the merge of 'gate13', a dev corpus now."""
 CHANNELS_SEEN14 = ROOT / "bench" / "secret_corpus" / "channels_holdout14.json"
 """The fourteenth blind channel holdout: seen at the merge of 'gate14', a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout15.json"
+CHANNELS_SEEN15 = ROOT / "bench" / "secret_corpus" / "channels_holdout15.json"
+"""The fifteenth blind channel holdout: seen at ac09afa, a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout16.json"
 """The blind channel holdout ``--holdout`` scores when it is there (the lead commits it)."""
 QUICK_EVERY = 8
 """``--quick`` scores every eighth secret and near miss of the first channel corpus, each
@@ -837,6 +849,10 @@ def main() -> int:
         (
             "dev channel corpus, the fourteenth holdout, seen (channels_holdout14.json)",
             CHANNELS_SEEN14,
+        ),
+        (
+            "dev channel corpus, the fifteenth holdout, seen (channels_holdout15.json)",
+            CHANNELS_SEEN15,
         ),
     ]
     if args.quick:  # a smoke run: a sample of one channel corpus through every channel's path

@@ -45,13 +45,13 @@ _CORPUS: dict[str, Any] = {
 def test_a_blind_corpus_is_scored_when_it_is_there_and_named_when_not(
     gate: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
-    blind = tmp_path / "channels_holdout15.json"
+    blind = tmp_path / "channels_holdout16.json"
     monkeypatch.setattr(gate, "CHANNELS_HOLDOUT", blind)
     assert gate.blind_channels() == []
-    assert "channels_holdout15.json is not there" in capsys.readouterr().out
+    assert "channels_holdout16.json is not there" in capsys.readouterr().out
     blind.write_text(json.dumps(_CORPUS), encoding="utf-8")
     [(label, path)] = gate.blind_channels()
-    assert path == blind and "channels_holdout15.json" in label and "blind" in label
+    assert path == blind and "channels_holdout16.json" in label and "blind" in label
 
 
 def test_an_unknown_channel_is_counted_out_and_a_raising_path_counted_against_the_gate(
