@@ -126,6 +126,8 @@ def test_a_private_json_web_key_is_not_read_as_public() -> None:
         "password " * 30_000,
         "cookie is " * 20_000,
         "0123456789abcdef" * 20_000,
+        "part of the thing and its parts " * 20_000 + "sha256:" + "a1" * 40,
+        '\\"password\\":\\"x word ' * 8_000 + "sha256:" + "a1" * 40,
     ],
 )
 def test_the_new_rules_stay_linear_on_adversarial_input(text: str) -> None:

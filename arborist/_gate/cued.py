@@ -48,7 +48,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from arborist._gate.prefilters import Literals
-from arborist._gate.shapes import has_digit, is_filler, random_looking
+from arborist._gate.shapes import has_digit, is_filler, random_looking, reads_as_password
 
 __all__ = ["cued_candidates", "cued_public_spans"]
 
@@ -99,8 +99,10 @@ _QUOTED = re.compile(
 _SPACED_NAME = re.compile(r"(?i)(?<![^\W_])(?:password|passwort|kennwort|passphrase)[ \t]+(\S{8,})")
 _ESCAPED_JSON = re.compile(
     r'(?i)\\"(?:password|passwd|pwd|secret|token|api_?key|passphrase)\\"[ \t]*:[ \t]*\\"'
-    r'(.+?)\\"(?=[ \t]*[,}\]])'
+    r'(.{1,200}?)\\"(?=[ \t]*[,}\]])'
 )
+"""A password in JSON escaped inside a string, up to the escaped quote that closes its member:
+at most 200 characters, so that a line of such members is read once, not once a member."""
 _USE_FOR = re.compile(
     r"(?i)(?<![\w-])use[ \t]+[\"'“]?([^\s\"'”]{6,64}?)[\"'”]?[ \t]+(?:for|to[ \t]+(?:log|sign)"
     r"[ \t]*(?:in|on)[ \t]+(?:to|on)?|to[ \t]+(?:unlock|open|access|decrypt|get[ \t]+into))"
@@ -168,7 +170,7 @@ def cued_candidates(
     yield from _told_values(text, found, passwords)
     if longs:
         for at in found.at("part"):
-            yield from _parts(text, at, reader)
+            yield from _parts(text, folded, at, reader)
 
 
 def _told_values(
@@ -247,25 +249,30 @@ def _strong(value: str) -> bool:
     return has_digit(value) and random_looking(value) and not value.replace("-", "").isalnum()
 
 
-def _parts(text: str, at: int, reader: Reader) -> Iterator[tuple[str, int, int]]:
+def _parts(text: str, folded: str, at: int, reader: Reader) -> Iterator[tuple[str, int, int]]:
     """A value given in parts (``TOKEN_PART_1=ghp_…`` then ``TOKEN_PART_2=…``), read joined:
-    both parts go when the joined value is a secret the gate reads."""
-    head = text.rfind("\n", 0, at) + 1
-    first = _PART.search(text, head, text.find("\n", at) if "\n" in text[at:] else len(text))
-    if first is None:
+    both parts go when the joined value is a secret the gate reads. Only the name around
+    ``part`` at ``at`` is read (:data:`_PART_REACH` before it, four times that after, for the
+    value), never its whole line: a long page says "part" thousands of times."""
+    if not folded.startswith("1", at + 4) and not folded.startswith("1", at + 5):
+        return  # part1, part_1, part-1: the first part's name, nothing else
+    first = _PART.search(text, max(0, at - _PART_REACH), min(len(text), at + 4 * _PART_REACH))
+    if first is None or not first.start(1) <= at < first.end(1):
         return
-    second_at = text.find(first.group(1) + "2", first.end())
-    if second_at == -1:
-        second_at = text.lower().find(first.group(1).lower() + "2", first.end())
-    if second_at == -1 or second_at - first.end() > 200:
-        return
-    second = _PART_NEXT.match(text, second_at + len(first.group(1)) + 1)
+    second_at = folded.find(first.group(1).lower() + "2", first.end(), first.end() + 200)
+    second = (
+        _PART_NEXT.match(text, second_at + len(first.group(1)) + 1) if second_at != -1 else None
+    )
     if second is None:
         return
     joined = first.group(2) + second.group(1)
     if any(end - start > len(first.group(2)) for _k, start, end in reader(joined)):
         yield "secret", first.start(2), first.end(2)
         yield "secret", second.start(1), second.end(1)
+
+
+_PART_REACH = 64
+"""How far from ``part`` its name and first value are read."""
 
 
 def _auth_file(text: str, at: int) -> Iterator[tuple[str, int, int]]:
@@ -338,12 +345,11 @@ def _unmistakable(value: str) -> bool:
 def _handed(value: str) -> bool:
     """A value handed over: eight characters or more, a letter, a digit and a mark or both
     cases (not a path, a version, a flag or a placeholder: ``utf-8``, ``python3``)."""
-    if len(value) < 8 or value.startswith(("-", "<", "$", "{", "%")):
+    if value.startswith(("-", "<", "$", "{", "%")):
         return False
     if "/" in value or "." in value or is_filler(value, "=", quoted=False):
         return False
-    marked = not value.isalnum() or (not value.islower() and not value.isupper())
-    return any(c.isalpha() for c in value) and has_digit(value) and marked
+    return reads_as_password(value)
 
 
 _POSTHOG = re.compile(r"(?<![A-Za-z0-9_])phc_[A-Za-z0-9]{30,}(?![A-Za-z0-9])")
