@@ -150,7 +150,15 @@ stickers), committed at 1661e8a, was scored once with the fourteenth round's gat
 fitted to the thirteenth and fourteenth corpora): 7222/8574 caught (84.2%, MISSED) and
 51/4328 flagged (1.2%, MET); dd034d3's gate, the figure alone read: 7129/8574 (83.1%) and
 50/4328 (1.2%); detect-secrets 1597/8574 (18.6%) and 214/4328 (4.9%). It is a dev corpus
-now, not yet fitted.
+now, fitted by the fifteenth round (arborist/_gate/codes.py: product, license and gift keys;
+access codes after their names in several languages; a device's typed secrets, SNMP
+communities, ``adb pair``, Wi-Fi QR payloads and a router sticker's key; scrambled ``…key``
+members and byte lists; license blocks; grouped two-factor seeds; a sheet row's password;
+and elsewhere a foreign password's name before a colon taking a one-case value, a URL's
+password holding ``?``, a numbered seed phrase without spaces, ``login for X: user / pass``,
+a note in parentheses between a name and its colon, an ``Authorization`` header joined to a
+file name; public: Stripe publishable keys, a product key its line calls published):
+8551/8574 (99.7%) and 12/4328 (0.3%).
 ``channels_holdout16.json`` is the next blind one: written by someone who has not read the
 gate, committed by the lead, scored by ``--holdout`` once it is there (the run says so when
 it is not), and not tuned on after.

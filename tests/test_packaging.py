@@ -52,6 +52,7 @@ PURE = [
     "_gate/bare.py",
     "_gate/handed.py",
     "_gate/cued.py",
+    "_gate/codes.py",
     "_qa/sse.py",
     "_qa/sanitize.py",
     "_qa/distill.py",

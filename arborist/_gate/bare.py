@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from arborist._gate.codes import spaced_secrets
 from arborist._gate.context import password_shaped, unpronounceable
 from arborist._gate.names import secret_name
 from arborist._gate.shapes import (
@@ -45,7 +46,7 @@ from arborist._gate.shapes import (
     random_looking,
     reads_as_password,
 )
-from arborist._gate.told import Reader, spaced_secrets
+from arborist._gate.told import Reader
 from arborist._text.text_words import word_list
 
 __all__ = [

@@ -353,6 +353,8 @@ def _handed(value: str) -> bool:
 
 
 _POSTHOG = re.compile(r"(?<![A-Za-z0-9_])phc_[A-Za-z0-9]{30,}(?![A-Za-z0-9])")
+_PUBLISHABLE = re.compile(r"(?<![A-Za-z0-9_])pk_(?:live|test)_[A-Za-z0-9]{20,}(?![A-Za-z0-9])")
+"""Stripe's publishable key, made for a page's source, whatever name it is given there."""
 _GOOGLE_DOC = re.compile(
     r"(?i)(?:docs|drive|sheets|slides)\.google\.com/(?:[\w.-]+/){0,4}d/([A-Za-z0-9_-]{25,60})"
     r"(?=[/?#]|$|\s)"
@@ -361,11 +363,13 @@ _JWK_PRIVATE = re.compile(r'"(?:d|p|q|dp|dq|qi|k)"[ \t]*:')
 
 
 def cued_public_spans(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` holds a PostHog project key, a Google document's id in its URL, or a
-    JSON Web Key with no private member."""
+    """Where ``text`` holds a PostHog project key, a Stripe publishable key, a Google
+    document's id in its URL, or a JSON Web Key with no private member."""
     spans: list[tuple[int, int]] = []
     if "phc_" in text:
         spans += [m.span() for m in _POSTHOG.finditer(text)]
+    if "pk_" in text:
+        spans += [m.span() for m in _PUBLISHABLE.finditer(text)]
     if "google.com" in text:
         spans += [m.span(1) for m in _GOOGLE_DOC.finditer(text)]
     at = text.find('"kty"')

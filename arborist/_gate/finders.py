@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from arborist._gate.bare import bare_candidates
 from arborist._gate.code import code_candidates, prose_candidates
+from arborist._gate.codes import coded_candidates
 from arborist._gate.commands import command_candidates, spaced_candidates
 from arborist._gate.context import context_candidates
 from arborist._gate.cued import cued_candidates
@@ -99,6 +100,7 @@ def candidates(text: str) -> Iterator[tuple[str, int, int]]:
     yield from bare_candidates(text, longs, candidates)
     yield from handed_candidates(text, found, longs, candidates)
     yield from cued_candidates(text, found, longs, candidates)
+    yield from coded_candidates(text, found, longs)
 
 
 def _key_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple[str, int, int]]:
@@ -252,6 +254,8 @@ def _url_candidates(text: str, longs: str) -> Iterator[tuple[str, int, int]]:
             if value is None:  # a user name alone: a key when it reads as one
                 if _random_key(m.group(2)):
                     yield "url_credentials", m.start(2), m.end(2)
+            elif "?" in value and value.partition("?")[0].isdigit():  # host:8080?next=a@b
+                continue
             elif not (is_filler(value, ":", quoted=True) or URL_FILLER.fullmatch(value)):
                 yield "url_credentials", m.start(1), m.end(1)
     if (  # "?sig=" and 16 characters with a digit: one word, among the long ones
@@ -341,6 +345,18 @@ def _jwts(text: str) -> Iterator[tuple[str, int, int]]:
             yield "jwt", m.start(), m.end()
 
 
+def _headers_joined(text: str, starts: list[int]) -> Iterator[re.Match[str]]:
+    """:data:`AUTH_HEADER` at each ``authorization`` not after a letter or a digit: after an
+    ``_`` too, a header pasted into a file's name (``scan_Authorization: …``)."""
+    after = 0
+    for at in starts:
+        if at >= after and not (at and text[at - 1].isalnum()):
+            m = AUTH_HEADER.match(text, at)
+            if m is not None:
+                after = m.end()
+                yield m
+
+
 def _header_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
     """HTTP credentials: ``Bearer`` and ``Basic`` values, any ``Authorization`` header's."""
     if "bearer" in found:
@@ -357,7 +373,7 @@ def _header_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, i
             for m in SSWS.finditer(text):  # Okta's scheme, wherever its header stands
                 if random_looking(m.group(1)):
                     yield "api_token", m.start(1), m.end(1)
-        for m in at_each(text, found.at("authorization"), AUTH_HEADER):
+        for m in _headers_joined(text, found.at("authorization")):
             scheme, value = (m.group(1) or "").lower(), m.group(2).rstrip(".)]}>")
             if len(value) < 8 or is_filler(value, ":", quoted=True):
                 continue

@@ -121,7 +121,7 @@ _CODE_LINES = re.compile(
 )
 """An account's recovery or backup codes after their name and a colon, one a line or several
 on one (GitHub's ``73914-28560``, eight digits): one or more, each with a digit."""
-_NUMBERED = re.compile(r"([0-9]{1,2})[.)][ \t]+([a-z]{3,8})(?![\w-])\s*")
+_NUMBERED = re.compile(r"([0-9]{1,2})[.)][ \t]*([a-z]{3,8})(?![\w-])\s*")
 _SEED_CUES = ("seed", "mnemonic", "recovery", "phrase", "words", "wallet", "backup")
 _SEED_REACH = 120
 """How far after its cue a seed phrase's list may open."""
@@ -130,10 +130,11 @@ _SEED_LENGTHS = frozenset({12, 15, 18, 21, 24})
 
 def _numbered_words(text: str, cues: list[int]) -> Iterator[tuple[str, int, int]]:
     """A wallet's seed phrase written as a numbered list (``1. already`` ``2. blind`` …: 12
-    to 24 words, numbered in order) soon after words that say what it is (``cues``)."""
+    to 24 words, numbered in order, a space after each number or none: ``1.already``) soon
+    after words that say what it is (``cues``)."""
     done = -1
     for cue in cues:
-        for mark in ("1. ", "1) "):
+        for mark in ("1.", "1)"):  # "1. already" or "1.already"
             at = text.find(mark, max(cue, done), cue + _SEED_REACH)
             if at == -1 or (at and not text[at - 1].isspace()):
                 continue
@@ -170,11 +171,12 @@ _ACCOUNT_REACH = 300
 
 
 _LABELLED_SLASH = re.compile(
-    r"(?i)(?<![\w-])(?:wi-?fi|wlan|login|account|creds|vpn|router|guest)[ \t]*:[ \t]+"
-    r"[\w.@-]{2,32}[ \t]+/[ \t]+([\"']?)([^\s\"']{8,64})\1(?=\s|$|[,;)])"
+    r"(?i)(?<![\w-])(?:wi-?fi|wlan|login|account|creds|vpn|router|guest)"
+    r"(?:[ \t]+[\w'’.-]{1,24}){0,5}?[ \t]*:[ \t]+"
+    r"[\w.@-]{2,32}[ \t]+/[ \t]+([\"']?)([^\s\"']{8,64})\1(?=\s|$|[,;)\"'])"
 )
 """``wifi: user / password`` anywhere in a line (a question, a title): the label itself a word
-about accounts."""
+about accounts, perhaps with a few words after it (``Login for the lab iPad: user / pass``)."""
 
 
 def _user_slash(text: str, cues: list[int]) -> Iterator[tuple[str, int, int]]:
@@ -423,11 +425,12 @@ _ADDRESS = re.compile(
 """An Ethereum-style account address (20 bytes): public, where a key is 32; after a word's
 end or a percent-escape (``to%200x…`` in a URI), a short word joined after it (``0x…-sweep``)."""
 _PUBLIC_NAME = re.compile(
-    r"(?i)(?<![\w-])(?:data-)?[\w-]*(?:public|publishable|site[_-]?key)[\w-]*[\"']?[ \t]*"
-    r"(?:=|:|%3[DdAa])[ \t]*(?:[\"']|%2[27])?([^\s\"'<>%,;&]+)"
+    r"(?i)(?<![\w-])(?:data-)?[\w-]*(?:public|publishable|site[_-]?key)[\w-]*"
+    r"(?:(?:[ \t]|%20)+key)?[\"']?(?:(?:[ \t]|%20)*(?:[(（]|%28)[^()（）%\r\n]{1,30}(?:[)）]|%29))?"
+    r"(?:[ \t]|%20)*(?:=|:|：|%3[DdAa])(?:[ \t]|%20)*(?:[\"']|%2[27])?([^\s\"'<>%,;&\\]+)"
 )
 """A value given to a name that says it is public (``NEXT_PUBLIC_POSTHOG_KEY=``,
-``data-sitekey="…"``, ``publishable_key:``; ``%3D`` in a URI)."""
+``data-sitekey="…"``, ``publishable_key:``, ``public key (recipient):``; ``%3D`` in a URI)."""
 _PUBLIC_WORDS = re.compile("(?i)public|site[_-]?key")
 """Where a public name may be: its word, found by one scan (the name is read from its
 word's start)."""

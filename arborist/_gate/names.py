@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from arborist._gate.codes import published_key
 from arborist._gate.prefilters import Literals
 from arborist._gate.shapes import (
     CODE_REFERENCE,
@@ -55,7 +56,9 @@ Candidate = tuple[str, int, int]
 def named_candidates(text: str, found: Literals) -> Iterator[Candidate]:
     """Every value given to a secret's name: by ``=``, ``:``, ``=>``, a no-break space, in
     quotes or bare (an opening quote never closed too), and XML's element and attribute."""
-    yield from _assignments(text, found)
+    for given in _assignments(text, found):
+        if not published_key(text, given[1], given[2]):  # a KMS client key, a sample's
+            yield given
     yield from _xml_values(text, found)
 
 

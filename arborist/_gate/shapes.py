@@ -132,7 +132,7 @@ AWS_SECRET_AT = re.compile(AWS_SECRET.pattern.replace("(?<![a-z0-9])", "", 1))
 # https://TOKEN@github.com), in group 2: a secret only when it reads as a random key.
 URL_USERINFO = re.compile(
     r"(?<![A-Za-z0-9.-])[A-Za-z][A-Za-z0-9+.-]*://"
-    r"(?:[^\s:/?#@\[\]]*:([^\s/?]+)|([A-Za-z0-9_~.-]{16,}))@"
+    r"(?:[^\s:/?#@\[\]]*:([^\s/?]+(?:\?[^\s/?@]+)??)|([A-Za-z0-9_~.-]{16,}))@"
 )
 QUERY_SECRET = re.compile(
     r"(?ai)[?&;](?:sig|signature|x-amz-signature|x-goog-signature|key|api-key|x-api-key"
@@ -241,10 +241,13 @@ NAME_WINDOW = 64
 """How far back from a name's end its word is looked for."""
 _BARE = r"<[^<>\r\n]*>|\$\{\{[^{}\r\n]*\}\}|\{\{[^{}\r\n]*\}\}|\$\{[^{}\r\n]*\}|(?:[^\s\"'`,;&]|[,;&](?![^\S\r\n]*[A-Za-z_][A-Za-z0-9_.-]*[^\S\r\n]*=|\s|\Z))+"
 VALUE = re.compile(
-    r"([\"'`]?\]?)[^\S\r\n]*(=>|:=|==|=|:|[\u00a0\u2000-\u200a\u202f\u205f\u3000])[^\S\r\n]*"
+    r"([\"'`]?\]?)(?:[ \t]+\([^()\r\n]{1,30}\)|[ \t]*（[^（）\r\n]{1,30}）)?[^\S\r\n]*"
+    r"(=>|:=|==|=|:|：|[\u00a0\u2000-\u200a\u202f\u205f\u3000])[^\S\r\n]*"
     rf"(?:\"([^\"\r\n]*)\"|'([^'\r\n]*)'|`([^`\r\n]*)`|[\"'`]?({_BARE}))"
 )
-SEPARATOR = re.compile("[=:\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+"""A name's separator and value; a note in parentheses after a space (``api_key (staging):``)
+or in full-width ones (``AppSecret（…）：``) may stand between, a call's (``token(self):``) not."""
+SEPARATOR = re.compile("[=:：\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 """A character every value given to a name needs after it (:data:`VALUE`'s separators):
 text holding none has no assignment, and is not searched for the names."""
 CODE_REFERENCE = re.compile(

@@ -17,7 +17,8 @@ Pure: no I/O. :func:`told_candidates` yields ``(kind, start, end)`` for
   characters, a SAS signature's or an HMAC key's 44 with ``=``), and the base64 of
   ``user:password`` (an HTTP Basic credential without its ``Basic``). Base64 of text, a
   hash's digest given after its algorithm's name (``sha256-…``, Go's ``h1:…``) and hex
-  are not keys.
+  are not keys;
+* a secret written as groups or words after its name (:func:`arborist._gate.codes.spaced_secrets`).
 
 :mod:`arborist._gate.finders` runs it beside the other shapes; each pattern runs only when
 a literal every match holds is in the text, or among its long words.
@@ -29,6 +30,7 @@ import re
 from collections.abc import Callable, Iterator
 from itertools import pairwise
 
+from arborist._gate.codes import spaced_heads, spaced_secrets
 from arborist._gate.prefilters import Literals
 from arborist._gate.shapes import (
     b64_text,
@@ -39,7 +41,6 @@ from arborist._gate.shapes import (
     random_looking,
     reads_as_password,
 )
-from arborist._text.text_words import word_list
 
 Reader = Callable[[str], Iterator[tuple[str, int, int]]]
 """The gate's reading of a text (:func:`arborist._gate.finders.candidates`), given by its
@@ -49,7 +50,6 @@ __all__ = [
     "Reader",
     "SCRIPT_NAMES",
     "script_name_starts",
-    "spaced_secrets",
     "told_candidates",
 ]
 
@@ -82,7 +82,7 @@ def told_candidates(
             yield "api_token", m.start(), m.end()
     if longs:
         yield from _bare_base64(text, longs, reader)
-    spaced = _spaced_heads(found)
+    spaced = spaced_heads(found)
     if spaced:
         yield from spaced_secrets(text, spaced)
 
@@ -180,8 +180,16 @@ def _foreign_prose(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]
         done = m.end()
         value = m.group(1).rstrip(".,;:)!?\"'»“”")
         code = _CODE_VALUE.search(value) is not None  # os.environ['X_1'], getpass(p2)
-        if reads_as_password(value) and not code and not is_filler(value, "=", quoted=False):
+        typed = reads_as_password(value) or _given_in_field(text, m, value)
+        if typed and not code and not is_filler(value, "=", quoted=False):
             yield "password", m.start(1), m.start(1) + len(value)
+
+
+def _given_in_field(text: str, m: re.Match[str], value: str) -> bool:
+    """A value after a colon or ``=`` (a form's field, ``Kennwort: sommer0295``; not after a
+    verb of saying) typed as a password though in one case: as ``password:`` takes it."""
+    colon = any(c in ":：=" for c in text[max(m.start(), m.start(1) - 4) : m.start(1)])
+    return colon and len(value) >= 6 and has_digit(value) and any(c.isalpha() for c in value)
 
 
 _CODE_VALUE = re.compile(r"^[\w.]+[(\[]")
@@ -455,93 +463,6 @@ def _credential(value: str, reader: Reader) -> str | None:
     if len(data) in (30, 32) and len(set(value)) >= 20 and not data.startswith(b"\0\0\0"):
         return "api_token"
     return None
-
-
-_SPACED = re.compile(
-    r"(?i)(?:pass[ -]?phrase|(?:recovery|seed|wallet|mnemonic|backup)[ -](?:phrase|words?)|"
-    r"mnemonic|seed|app(?:[ -]specific)?[ -]password|(?:setup|secret|totp|2fa|mfa|otp)[ -]key)"
-    r"(?![^\W_])[^:：=\n]{0,60}?[:：=][ \t]*[\"'«“]?"
-    r"([a-z0-9]{4}(?:[ \t-][a-z0-9]{4}){3,15}|[a-z]{2,12}(?:[ \t][a-z]{2,12}){3,23})"
-    r"(?![a-z0-9])"
-)
-"""A secret written as groups split by spaces or dashes, after its name and a colon: a TOTP
-seed or an app password (groups of four, ``ibeb liuw 6zjd muf6``, Apple's ``hgtw-pqxz-…``:
-base32's, no ``0``, ``1``, ``8`` or ``9``, which a key's hex fingerprint holds), a passphrase
-or a wallet's seed phrase or recovery words (four words or more in lower case)."""
-_CODE = r"(?:[a-z0-9]{4,10}-[a-z0-9]{4,10}|[0-9]{4}[ \t]?[0-9]{4}|[0-9]{6,10})"
-_CODES = re.compile(
-    r"(?i)(?:recovery|backup)[ -]codes?(?![^\W_])[^:：=\n]{0,60}?[:：=][ \t]*[\"'«“]?"
-    rf"({_CODE}(?:[ \t]*[, \t][ \t]*{_CODE})*)(?![a-z0-9])"
-)
-"""An account's recovery or backup codes after their name and a colon (GitHub's
-``73914-28560``, Google's ``1234 5678``): one or more, each with a digit."""
-_PLAIN_WORDS = frozenset(
-    word_list("""a an and are as ask at be by for from get has have here in is it its not of on or our
-        see sent set that the them then this to use via was will with you your""")
-)
-"""Words a sentence holds and a passphrase or a seed phrase does not (``passphrase: ask the
-admin for it``)."""
-
-
-def _spaced_heads(found: Literals) -> list[int]:
-    """Where a spaced secret's name may open: the starts of ``mnemonic`` and ``seed``
-    (members of :data:`arborist._gate.prefilters.SHARED`'s groups), and the word before
-    each ``phrase``; ``passphrase`` and ``app password`` among the starts of ``pass``, and
-    ``setup key`` (:data:`_KEY_KINDS`) among those of ``key``."""
-    folded = found.folded
-    starts = found.at("mnemonic") + found.at("seed")
-    starts += [_word_before(folded, at) for at in found.at("phrase")]
-    for at in found.at("pass"):
-        if folded.startswith("phrase", at + 4):
-            starts.append(at)
-        elif folded.startswith("app", at - 4) or folded.startswith("app", at - 13):
-            starts.append(at - 4 if folded.startswith("app", at - 4) else at - 13)
-    for at in found.at("key"):
-        head = _word_before(folded, at)
-        if folded.startswith(_KEY_KINDS, head):
-            starts.append(head)
-    return sorted(set(starts))
-
-
-_KEY_KINDS = ("setup", "secret", "totp", "2fa", "mfa", "otp")
-
-
-def _word_before(folded: str, at: int) -> int:
-    """Where the word before the one at ``at`` (one space or dash between) opens."""
-    start = at - 1
-    if start < 1 or folded[start] not in " -":
-        return at
-    while start > 0 and folded[start - 1].isalnum():
-        start -= 1
-    return start
-
-
-def spaced_secrets(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]]:
-    """A secret written as groups or words after its name (:data:`_SPACED`), or codes after
-    theirs (:data:`_CODES`), the name opening at one of ``heads``."""
-    done = 0
-    for at in heads:
-        m = _SPACED.match(text, at) if at >= done else None
-        if m is None:
-            continue
-        done = m.end()
-        words = _GROUP_BREAK.split(m.group(1))
-        plain = [w.lower() in _PLAIN_WORDS for w in words]
-        kept = next(
-            (i for i in range(len(words)) if plain[i] and plain[i + 1 : i + 2] != [False]),
-            len(words),
-        )
-        base32 = not any(c in "0189" for c in m.group(1))  # a fingerprint's hex is not
-        if kept - sum(plain[:kept]) >= 4 and base32:  # up to a sentence's words ("… in the")
-            end = m.start(1) + len(" ".join(words[:kept]))
-            yield "password", m.start(1), end
-    for at in heads:
-        m = _CODES.match(text, at)
-        if m is not None and has_digit(m.group(1)):
-            yield "password", m.start(1), m.end(1)
-
-
-_GROUP_BREAK = re.compile("[ \t-]")
 
 
 _UNPADDED_32 = 43
