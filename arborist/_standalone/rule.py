@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 
+from arborist._standalone.above import follows_above
 from arborist._standalone.continues import confirms, continues
 from arborist._standalone.expletive import expletive
 from arborist._standalone.leans import (
@@ -28,6 +29,7 @@ from arborist._standalone.leans import (
     stands_in,
     which_one,
 )
+from arborist._standalone.marks import marked
 from arborist._standalone.occasion import unnamed_occasion
 from arborist._standalone.picks import numbered, picks
 from arborist._standalone.points import (
@@ -73,8 +75,8 @@ from arborist._standalone.words import (
 __all__ = ["stands_alone"]
 
 
-def stands_alone(question: str) -> bool:
-    """Whether ``question`` can be answered without the turns above it.
+def stands_alone(question: str, above: str | None = None) -> bool:
+    """Whether ``question`` (asked under the turn that asked ``above``) needs no turn above it.
 
     It cannot when it (docs/retrieval.md, "Follow-ups", gives each rule with its examples)
 
@@ -119,18 +121,19 @@ def stands_alone(question: str) -> bool:
       so has one on a bare subject before a setting ("Why does bread go stale faster in the
       fridge?");
     * changes or chooses from the last output: "now in French", "try again but with ...",
-      "Which one would you recommend?" with no set named.
+      "Which one would you recommend?" with no set named;
+    * carries a mark of :mod:`arborist._standalone.marks` ("what size though?") or, with
+      ``above``, a relation to it of :mod:`arborist._standalone.above`.
 
     A greeting ("Hi there!") and "please" are read as absent, and so is what the asker
     believed after the question ("Why ...? I always thought it was the other way round."). A
     phrase without a question mark ("heapq", "decimal rounding half up", "git rebase vs merge")
-    is a search.
-    """
+    is a search."""
     said = Said.read(question)
-    asked_first = _belief_after(said)  # "Why ...? I always thought it was the other way round."
-    if asked_first is not None:
-        return _stands(asked_first, asked=True)
-    return _stands(said, question.rstrip().endswith("?"))
+    if marked(said, question) or (above is not None and follows_above(said, Said.read(above))):
+        return False
+    first = _belief_after(said)  # "Why ...? I always thought it was the other way round."
+    return _stands(first or said, first is not None or question.rstrip().endswith("?"))
 
 
 def _stands(said: Said, asked: bool) -> bool:
