@@ -25,9 +25,12 @@ PAIRING = frozenset({"between", "vs", "versus", "or", "and"})
 """Words that name two things to choose from; "or" and "and" only between words of their own."""
 PICKED_ONE = frozenset({"first", "second", "third", "last", "other", "latter", "former"})
 """After "the", these pick one side of a pair ("the second one", "the latter")."""
-COUNTED_ITEMS = frozenset({"first", "second", "third", "fourth", "fifth", "last"})
+COUNTED_ITEMS = frozenset({"second", "third", "fourth", "fifth"})
 """Ordinals in words that number an item of a count the turn above asked for ("the second
-day" of "a 3 day plan")."""
+day" of "a 3 day plan"); "first" and "last" order things in the world too ("the last
+commit")."""
+RESTRICTING = frozenset({"but", "only", "except", "without", "just", "instead", "even"})
+"""In a fragment that repeats the turn above's words, these change what it asked."""
 
 
 def follows_above(said: Said, above: Said) -> bool:
@@ -49,20 +52,54 @@ def _stem(word: str) -> str:
 
 
 def _qualified_nouns(above: Said) -> set[str]:
-    """The nouns (stems) the turn above brings in with what says which: a content word before
-    an owner and a word of its own ("the construction of the reals"), or after "a"/"an"/"my"
-    ... within its noun phrase ("a cover letter")."""
-    texts, found = above.texts, set()
-    for k in range(len(texts)):
-        if not above.content(k) or above.kinds[k] != "word":
-            continue
-        owner = texts[k + 1 : k + 2] != [] and texts[k + 1] in OWNERS
-        owned = owner and (above.content(k + 2) or _det(above, k + 2))
-        det = _last_det(above, k)
-        introduced = 0 <= det >= k - 3 and all(above.content(j) for j in range(det + 1, k))
-        if owned or introduced:
-            found.add(_stem(texts[k]))
+    """The nouns (stems) the turn above brings in with what says which: the head of a noun
+    phrase opened by "a"/"an"/"my"/... ("a cover letter"), or by "the" before an owner with a
+    word of its own ("the construction of the reals")."""
+    found = set()
+    for det, run in _noun_phrases(above):
+        head = _head(above, det, run)
+        if above.texts[det] in INTRODUCERS or (above.texts[det] == "the" and _owned(above, head)):
+            found.add(_stem(above.texts[head]))
     return found
+
+
+def _noun_phrases(said: Said) -> list[tuple[int, range]]:
+    """Each determiner ("the", "a", "my", ...) and the run of words of its own after it (at
+    most three, up to an owner or a relative)."""
+    found = []
+    for det, text in enumerate(said.texts):
+        if text == "the" or text in INTRODUCERS:
+            end = det + 1
+            while end < min(det + 4, len(said.texts)) and _word(said, end):
+                end += 1
+            if end > det + 1:
+                found.append((det, range(det + 1, end)))
+    return found
+
+
+SUPPORTED = frozenset({"do", "does", "did", "can", "could", "will", "would", "should", "might"})
+"""Just before a noun phrase, these make it a subject whose verb may end its run ("how does
+a pressure cooker work", "why does the proof need ...")."""
+
+
+def _head(said: Said, det: int, run: range) -> int:
+    """The noun of the run after the determiner at ``det``: its last word, or the one before
+    it when the phrase is a subject after an auxiliary of :data:`SUPPORTED` and its last word
+    is then the verb ("how does a pressure cooker work": "cooker")."""
+    if len(run) > 1 and det and said.texts[det - 1] in SUPPORTED:
+        return run[-2]
+    return run[-1]
+
+
+def _owned(said: Said, k: int) -> bool:
+    """An owner with a word of its own follows ``k`` ("construction of the reals")."""
+    owner = said.texts[k + 1 : k + 2] != [] and said.texts[k + 1] in OWNERS
+    return owner and (said.content(k + 2) or _det(said, k + 2))
+
+
+def _word(said: Said, k: int) -> bool:
+    """A word of its own at ``k`` that is no owner ("between" and "about" end a noun)."""
+    return said.content(k) and said.kinds[k] == "word" and said.texts[k] not in OWNERS
 
 
 def _det(said: Said, k: int) -> bool:
@@ -70,31 +107,29 @@ def _det(said: Said, k: int) -> bool:
     return said.texts[k : k + 1] in (["the"], ["a"], ["an"]) and said.content(k + 1)
 
 
-def _last_det(said: Said, k: int) -> int:
-    """Where the last determiner of :data:`INTRODUCERS` before ``k`` is (-1 when none)."""
-    return next((j for j in range(k - 1, -1, -1) if said.texts[j] in INTRODUCERS), -1)
-
-
 def _elided_owner(said: Said, above: Said) -> bool:
-    """A definite noun phrase ("the N", not followed by what it is of or a relative clause, no
-    name in it) whose noun the turn above brought in with what says which: the question drops
-    what the turn above said of it ("why does the construction need ..." under "explain the
-    construction of the real numbers"; "how long should the letter be" under "how do I write a
-    cover letter"; not "the construction of a bridge", which says its own)."""
+    """A definite noun phrase of one noun ("the N", not followed by what it is of, a relative
+    clause or a name, no new noun phrase or colon before it that it may be of) whose noun the turn
+    above brought in with what says which: the question drops what the turn above said of it
+    ("why does the construction need ..." under "explain the construction of the real
+    numbers"; "how long should the letter be" under "how do I write a cover letter"; not "the
+    construction of a bridge", which says its own)."""
     qualified = _qualified_nouns(above)
     if not qualified:
         return False
-    texts = said.texts
-    for i in range(len(texts) - 1):
-        if texts[i] != "the":
-            continue
-        span = said.phrase(i + 1)
-        if not span or any(said.kinds[k] != "word" or said.proper[k] for k in span):
-            continue
-        after = texts[span.stop : span.stop + 1]
-        if set(after) & (OWNERS | RELATIVES) and not said.ends_clause(span.stop + 1):
+    texts, colon = said.texts, said.texts.index(":") if ":" in said.texts else len(said.texts)
+    for det, run in _noun_phrases(said):
+        if texts[det] != "the" or said.introduced(det) or colon < det:
+            continue  # "my bands are smeared, what's the cause?": its own thing's
+        head = _head(said, det, run)
+        if head > run[0] or said.proper[head] or texts[head] in PICKED_ONE:
+            continue  # "the offside rule": a kind's name of two words says which
+        after = texts[head + 1 : head + 2]
+        if said.kinds[head + 1 : head + 2] in (["name"], ["literal"]):
+            continue  # "the error 'KeyError: 0'": named
+        if set(after) & (OWNERS | RELATIVES) and not said.ends_clause(head + 2):
             continue  # "the construction of a bridge": what it is of is said here
-        if any(_stem(texts[k]) in qualified for k in span):
+        if _stem(texts[head]) in qualified:
             return True
     return False
 
@@ -111,6 +146,8 @@ def _picks_from_pair(said: Said, above: Said) -> bool:
         if texts[i] != "the" or texts[i + 1] not in PICKED_ONE:
             continue
         after = i + 2
+        if "one" in texts[:i] or _owned(said, i + 2 if texts[i + 2 : i + 3] == ["one"] else i + 1):
+            return False  # "one side ... than the other", "the last one from the loop"
         if texts[i + 1] in ("latter", "former") or said.ends_clause(after):
             return True
         if texts[after : after + 1] in (["one"], ["ones"]):
@@ -159,11 +196,12 @@ def _numbered_from_count(said: Said, above: Said) -> bool:
 
 def _refragment(said: Said, above: Said) -> bool:
     """A question with no clause (no question word, no auxiliary) that repeats a run of two
-    tokens or more of the turn above, a word of its own among them, and adds to it: the turn
-    above's question asked again with a slot changed ("every 5 minutes but only on weekdays?"
-    under "how do I run a cron job every 5 minutes"; not "how do I run a cron job every
-    hour?", which has a clause of its own)."""
-    if said.has_clause or said.texts[-1:] != ["?"] or said.contents() < 2:
+    tokens or more of the turn above, a word of its own among them, and restricts it with a
+    word of :data:`RESTRICTING`: the turn above's question asked again with a slot changed
+    ("every 5 minutes but only on weekdays?" under "how do I run a cron job every 5 minutes";
+    not "how do I run a cron job every hour?", which has a clause of its own, nor "difference
+    between sets and lists?" under "difference between tuples and lists", a new pair)."""
+    if said.has_clause or said.texts[-1:] != ["?"] or not set(said.texts) & RESTRICTING:
         return False
     runs = {
         tuple(above.texts[k : k + 2])
