@@ -6,7 +6,8 @@ clause (a contrast with what was said), "btw" ending a statement (something adde
 question above), a request of one word of its own with "please" (what to do with the last
 answer), "any" with no noun after it ("any under $50?"), "mine" as a subject (the asker's
 one of what was asked about), "where does X come in" (the place of X in what was explained),
-and "the ... part" with nothing it is a part of (the last answer's part); docs/retrieval.md
+"the ... part" with nothing it is a part of (the last answer's part), and "I don't follow" (what
+was explained); docs/retrieval.md
 ("Follow-ups") gives each with its examples and the look-alike it leaves alone.
 """
 
@@ -19,6 +20,7 @@ from arborist._standalone.words import (
     AUXILIARIES,
     CLAUSE_WORDS,
     COMPARATIVES,
+    NEGATED,
     OWNERS,
     PARTS,
     PREPOSITIONS,
@@ -51,6 +53,7 @@ def marked(said: Said, question: str) -> bool:
         or _own_one(said)
         or _comes_in(said)
         or _named_part(said)
+        or _lost(said)
     )
 
 
@@ -137,3 +140,23 @@ def _named_part(said: Said) -> bool:
         if not (set(after) & (OWNERS | RELATIVES)) or said.ends_clause(k + 1):
             return True
     return False
+
+
+def _lost(said: Said) -> bool:
+    """ "follow" after a negation with at most a determiner or a demonstrative, or nothing, after
+    it: the asker does not follow what was explained ("I don't follow, why the minus sign?",
+    "not following the last step"; not "I don't follow football, who won the league?", whose
+    object is a thing of its own)."""
+    texts = said.texts
+    for k in range(1, len(texts)):
+        if texts[k] not in ("follow", "following"):
+            continue
+        negated = texts[k - 1] in NEGATED | {"not"} or texts[k - 2 : k] == ["not", "really"]
+        after = texts[k + 1 : k + 2]
+        if negated and (said.ends_clause(k + 1) or set(after) & FOLLOWED):
+            return True
+    return False
+
+
+FOLLOWED = frozenset({"the", "that", "this", "you", "your", "why", "how", "what"})
+"""After "don't follow", these say it is something said that is not followed."""

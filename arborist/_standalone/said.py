@@ -26,6 +26,7 @@ from arborist._standalone.words import (
     MODIFIERS,
     NEGATED,
     NOT_PROPER,
+    ORDINALS,
     OWNED,
     OWNERS,
     PAST,
@@ -155,7 +156,8 @@ class Said:
             j
             for j in range(start, len(texts))
             if not (texts[j] == "t" and j > start and texts[j - 1] in NEGATED)
-        ]
+            and not (texts[j] == "ever" and j > start and texts[j - 1] in ORDINALS)
+        ]  # "the first ever world cup" is "the first world cup": "ever" adds nothing to say which
         return cls([kinds[j] for j in kept], [texts[j] for j in kept], [proper[j] for j in kept])
 
     def contents(self) -> int:
