@@ -56,6 +56,8 @@ def _people_of(said: Said, i: int) -> bool:
 
 MADE = frozenset({"make", "makes", "made", "making"})
 """Before "it so" and a clause, these make "it" stand for that clause ("make it so that")."""
+CLAUSE_OPENERS = frozenset({"that", "i", "we", "you", "my", "our", "the", "every", "each"})
+"""After "make it so", these open the clause "it" stands for ("make it so the tests fail")."""
 
 
 def _empty_it(said: Said, i: int) -> bool:
@@ -63,7 +65,8 @@ def _empty_it(said: Said, i: int) -> bool:
     salting ...", "make it so the tests fail fast"), or for the weather or the time
     (:func:`_ambient`, "when it snows")."""
     before, after = said.texts[i - 1 : i], said.texts[i + 1 : i + 2]
-    made = set(before) & MADE and after == ["so"] and not said.ends_clause(i + 2)
+    made = set(before) & MADE and after == ["so"] and said.texts[i + 2 : i + 3] != []
+    made = made and said.texts[i + 2] in CLAUSE_OPENERS  # not "make it so small"
     if made or (set(before + after) & BE and _ambient(said, i)) or _impersonal(said, i):
         return True  # "make it so that ...", "It's been raining all week" (the weather's "it")
     if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
