@@ -33,7 +33,7 @@ FOLLOWS_ABOVE = [
     ("can I cancel a booking with the latter?", "compare trains vs buses from Porto to Faro"),
     # an item by its number of a count the turn above asked for
     ("replace week 3 with something lighter", "make me a 6 week running plan for a 10k"),
-    ("move the fourth stop to the morning", "plan 5 stops for a walking tour of Bruges"),
+    ("move the fourth stop to the morning", "plan a 5 stop walking tour of Bruges"),
     # a clause-less fragment repeating a run of the turn above with a restricting word
     ("every 10 minutes but only at night?", "how do I run a backup every 10 minutes"),
     # a clause-less choice under a turn it can qualify
@@ -57,6 +57,10 @@ STANDS_UNDER = [
     ("is the first one in a queue served first?", "compare a stack and a queue"),
     ("how do I rename the last commit I made?", "how to squash the last 4 commits"),
     ("replace line 3 of a file with sed", "how do I count the lines in a file"),
+    ("how do I jump to line 40 in vim", "how do I delete 3 lines in vim"),
+    ("how do I jump to line 40 in vim", "how do I delete a 3 line block in vim"),
+    ("how should the essay I drafted end?", "how do I write an essay about Kant"),
+    ("what does the pattern \\d{3}-\\d{4} match?", "explain the pattern \\d{2}-\\d{5}"),
     ("difference between a lake and a pond?", "difference between a river and a stream"),
     ("vim or emacs for writing Go?", "what is a good editor"),
 ]

@@ -17,7 +17,7 @@ read by the question alone. docs/retrieval.md ("Follow-ups") gives each with its
 from __future__ import annotations
 
 from arborist._standalone.said import Said
-from arborist._standalone.words import INTRODUCERS, OWNERS, PREPOSITIONS, RELATIVES
+from arborist._standalone.words import INTRODUCERS, OWNERS, PREPOSITIONS, RELATIVES, SUBJECTS
 
 __all__ = ["follows_above"]
 
@@ -25,7 +25,7 @@ PAIRING = frozenset({"between", "vs", "versus", "or", "and"})
 """Words that name two things to choose from; "or" and "and" only between words of their own."""
 PICKED_ONE = frozenset({"first", "second", "third", "last", "other", "latter", "former"})
 """After "the", these pick one side of a pair ("the second one", "the latter")."""
-COUNTED_ITEMS = frozenset({"second", "third", "fourth", "fifth"})
+COUNTED_ITEMS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5}
 """Ordinals in words that number an item of a count the turn above asked for ("the second
 day" of "a 3 day plan"); "first" and "last" order things in the world too ("the last
 commit")."""
@@ -102,6 +102,11 @@ def _word(said: Said, k: int) -> bool:
     return said.content(k) and said.kinds[k] == "word" and said.texts[k] not in OWNERS
 
 
+def _noun(said: Said, k: int) -> bool:
+    """A word of its own at ``k`` of three letters or more, no part of a name or a literal."""
+    return _word(said, k) and len(said.texts[k]) >= 3 and said.texts[k].isalpha()
+
+
 def _det(said: Said, k: int) -> bool:
     """A determiner at ``k`` with a word of its own after it ("of the reals")."""
     return said.texts[k : k + 1] in (["the"], ["a"], ["an"]) and said.content(k + 1)
@@ -129,6 +134,8 @@ def _elided_owner(said: Said, above: Said) -> bool:
             continue  # "the error 'KeyError: 0'": named
         if set(after) & (OWNERS | RELATIVES) and not said.ends_clause(head + 2):
             continue  # "the construction of a bridge": what it is of is said here
+        if set(after) & SUBJECTS:
+            continue  # "the paper I uploaded": a relative clause says which
         if _stem(texts[head]) in qualified:
             return True
     return False
@@ -169,28 +176,30 @@ def _pairs(above: Said) -> bool:
 
 
 def _numbered_from_count(said: Said, above: Said) -> bool:
-    """An item by its number ("day 2", "the second day") whose noun the turn above counted ("a
-    3 day itinerary", "5 steps"): an item of the list its answer gave ("swap day 2 for a
-    museum" under "plan me a 3 day trip"; not "replace line 2 with sed" under "count the lines
-    of a file": no count of lines was asked for)."""
+    """An item by its number ("day 2", "the second day"), no greater than the count, whose noun
+    the turn above counted in a compound whose answer lists them ("a 3 day itinerary", "a 6
+    week plan"): an item of the list its answer gave ("swap day 2 for a museum" under "plan me a
+    3 day trip"; not "jump to line 40" under "delete a 3 line block", past the count, nor under
+    "delete 3 lines", lines to delete being no list of the answer's)."""
     counted = {
-        _stem(above.texts[k + 1])
+        _stem(above.texts[k + 1]): int(above.texts[k])
         for k in range(len(above.texts) - 1)
-        if above.kinds[k] == "literal" and above.texts[k].isdigit() and above.content(k + 1)
+        if above.kinds[k] == "literal"
+        and above.texts[k].isdigit()
+        and _noun(above, k + 1)
+        and _noun(above, k + 2)  # "a 3 day plan": a plan of days, each an item of its answer
     }
     if not counted:
         return False
     texts, kinds = said.texts, said.kinds
     for k in range(len(texts) - 1):
-        if _stem(texts[k]) in counted and kinds[k + 1] == "literal" and texts[k + 1].isdigit():
+        if not _noun(said, k) or _stem(texts[k]) not in counted:
+            continue
+        count = counted[_stem(texts[k])]
+        if kinds[k + 1] == "literal" and texts[k + 1].isdigit() and int(texts[k + 1]) <= count:
             return True  # "day 2"
-        if (
-            texts[k] in COUNTED_ITEMS
-            and _stem(texts[k + 1]) in counted
-            and k
-            and texts[k - 1] == "the"
-        ):
-            return True  # "the second day"
+        if k and texts[k - 1] in COUNTED_ITEMS and texts[k - 2 : k - 1] == ["the"]:
+            return COUNTED_ITEMS[texts[k - 1]] <= count  # "the second day"
     return False
 
 
