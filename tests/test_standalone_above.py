@@ -93,7 +93,9 @@ MENDED = [
     ("I get 'EACCES: permission denied' after following those steps", False),
     ("I have a list of dicts; how do I sort those dicts by key?", True),
     ("hm, that seems low", False),
+    ("hm, what's the capital of Chile?", True),
     ("warmer, that sounds like a complaint", False),
+    ("do whales sing loudly, so that sounds travel far?", True),
 ]
 
 
