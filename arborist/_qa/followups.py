@@ -2,8 +2,9 @@
 
 A question that does not stand alone (:func:`arborist._standalone.stands_alone`) borrows
 words from its thread: the questions above it and the subjects of the titles they cited,
-up to the nearest one that stands alone (:func:`context`, :func:`sources`; the words
-enter no hash, docs/retrieval.md). A threaded ask also puts the nearest
+up to the nearest one that stands alone, each read under the turn it was asked under
+(:func:`stands_under`; :func:`context`, :func:`sources`; the words enter no hash,
+docs/retrieval.md). A threaded ask also puts the nearest
 :data:`MAX_THREADED_TURNS` turns into its prompt and its key (:func:`threaded`).
 :func:`read_above` climbs only as far as those need: an ask at depth 1,000 reads a few
 nodes, not a thousand.

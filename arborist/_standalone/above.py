@@ -8,8 +8,8 @@ a question on the same topic asked afresh does not have: a definite noun phrase 
 the turn above brought in with what says which (an owner after it, or "a" before it), a pick
 ("the second one") from a pair the turn above named, an item by its number from a count the
 turn above asked for ("day 2" of "a 4 day plan"), a clause-less fragment that repeats a run of
-the turn above's words with a slot changed or added, or a clause-less choice between words
-("fresh or frozen?") under a turn it can qualify. A question that shares the turn above's words
+the turn above's words and restricts it ("... but only at night?"), or a clause-less choice
+between words ("fresh or frozen?") under a turn it can qualify. A question that shares the turn above's words
 inside a clause of its own ("What year did the war end?" under "Who fought in the war?") is
 read by the question alone. docs/retrieval.md ("Follow-ups") gives each with its examples.
 """
