@@ -5,7 +5,8 @@ The question alone cannot always tell a follow-up: "why does the proof need a pr
 as it stands, but asked under "walk me through the proof that sqrt 2 is irrational" its "the
 proof" is that one. Each reading here needs a relation between the two questions' words that
 a question on the same topic asked afresh does not have: a definite noun phrase whose noun
-the turn above brought in with what says which (an owner after it, or "a" before it), a pick
+the turn above brought in with what says which (an owner after it, "a" or a modifier before
+it), a noun of an act as a whole under a turn that asked how to do something, a pick
 ("the second one") from a pair the turn above named, an item by its number from a count the
 turn above asked for ("day 2" of "a 4 day plan"), a clause-less fragment that repeats a run of
 the turn above's words and restricts it ("... but only at night?"), or a clause-less choice
@@ -29,6 +30,13 @@ COUNTED_ITEMS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5}
 """Ordinals in words that number an item of a count the turn above asked for ("the second
 day" of "a 3 day plan"); "first" and "last" order things in the world too ("the last
 commit")."""
+ACTS = frozenset(
+    {"process", "procedure", "application", "paperwork", "installation", "setup", "surgery"}
+    | {"treatment", "recovery", "operation", "repair", "renewal", "registration"}
+)
+"""Nouns of an act as a whole: after "the" with nothing they are of, under a turn that asked
+how to do something, that act ("how long does the process take" under "how do I get a
+passport")."""
 RESTRICTING = frozenset({"but", "only", "except", "without", "just", "instead", "even"})
 """In a fragment that repeats the turn above's words, these change what it asked."""
 
@@ -41,6 +49,7 @@ def follows_above(said: Said, above: Said) -> bool:
         or _numbered_from_count(said, above)
         or _refragment(said, above)
         or _choice(said, above)
+        or _act_asked(said, above)
     )
 
 
@@ -53,13 +62,35 @@ def _stem(word: str) -> str:
 
 def _qualified_nouns(above: Said) -> set[str]:
     """The nouns (stems) the turn above brings in with what says which: the head of a noun
-    phrase opened by "a"/"an"/"my"/... ("a cover letter"), or by "the" before an owner with a
-    word of its own ("the construction of the reals")."""
+    phrase opened by "a"/"an"/"my"/... ("a cover letter"), by "the" before an owner with a
+    word of its own ("the construction of the reals"), or with a word of its own before it
+    ("the pizza dough", "make pizza dough")."""
     found = set()
     for det, run in _noun_phrases(above):
         head = _head(above, det, run)
-        if above.texts[det] in INTRODUCERS or (above.texts[det] == "the" and _owned(above, head)):
+        owned = above.texts[det] == "the" and _owned(above, head)
+        if above.texts[det] in INTRODUCERS or owned or head > run[0]:
             found.add(_stem(above.texts[head]))
+    return found | _bare_compounds(above)
+
+
+def _bare_compounds(above: Said) -> set[str]:
+    """The last noun of each run of three words of its own or more with no determiner before
+    it, a verb (or, after an auxiliary of :data:`SUPPORTED`, a subject's verb, left out) and a
+    noun with its modifier ("how do I make pizza dough": "dough"; "how do solar panels work":
+    "panels"; not "keep changes" or "define inflation", a verb and its object)."""
+    found, texts, k = set(), above.texts, 0
+    while k < len(texts):
+        end = k
+        while end < len(texts) and _word(above, end):
+            end += 1
+        opened = k == 0 or not (texts[k - 1] == "the" or texts[k - 1] in INTRODUCERS)
+        supported = k > 0 and texts[k - 1] in SUPPORTED  # a subject, its verb last
+        if end - k >= 3 and opened:  # a verb, a modifier and its noun ("make pizza dough")
+            last = end - 2 if supported else end - 1
+            if _noun(above, last):
+                found.add(_stem(texts[last]))
+        k = end + 1
     return found
 
 
@@ -237,3 +268,27 @@ def _choice(said: Said, above: Said) -> bool:
     if said.has_clause or texts[-1:] != ["?"] or "or" not in texts[1:-2]:
         return False
     return not (set(texts) & PREPOSITIONS or said.contents() > 4)
+
+
+def _act_asked(said: Said, above: Said) -> bool:
+    """ "the" and a noun of :data:`ACTS` with no owner after it and no new noun phrase before it,
+    under a turn that asked how to do something ("how do I ...", "how to ...", "how can I
+    ..."): the act it asked about ("is the procedure painful?" under "how do I get a tooth
+    pulled"; not "how long does the process of photosynthesis take", nor under "what is a
+    passport", which asked no act)."""
+    how = above.texts[:1] == ["how"] and above.texts[1:2] != [] and above.texts[1] in HOW_TO
+    if not how:
+        return False
+    texts = said.texts
+    return any(
+        texts[k] in ACTS
+        and texts[k - 1] == "the"
+        and not said.introduced(k - 1)
+        and not _owned(said, k)
+        and said.kinds[k + 1 : k + 2] not in (["name"], ["literal"])
+        for k in range(1, len(texts))
+    )
+
+
+HOW_TO = frozenset({"to", "do", "can", "should", "would"})
+"""After "how" opening the turn above, these make it ask how to do something."""
