@@ -85,6 +85,8 @@ MARKED = [
     ("where does the salt come in?", "where does the salt go in a brine?"),
     ("can you expand on the key exchange part", "what is the hardest part of learning Rust?"),
     ("I don't follow, why the minus sign?", "I don't follow football, who won the league in 2019?"),
+    ("do cheap ones break easily?", "are red ones sweeter than green apples?"),
+    ("can I use frozen ones", "how do I delete every file except the ones ending in .log?"),
 ]
 
 # Question-only readings mended in this round, each with a look-alike.

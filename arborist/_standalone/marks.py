@@ -6,8 +6,8 @@ clause (a contrast with what was said), "btw" ending a statement (something adde
 question above), a request of one word of its own with "please" (what to do with the last
 answer), "any" with no noun after it ("any under $50?"), "mine" as a subject (the asker's
 one of what was asked about), "where does X come in" (the place of X in what was explained),
-"the ... part" with nothing it is a part of (the last answer's part), and "I don't follow" (what
-was explained); docs/retrieval.md
+"the ... part" with nothing it is a part of (the last answer's part), "I don't follow" (what
+was explained) and "ones" with no plural noun of the question's own; docs/retrieval.md
 ("Follow-ups") gives each with its examples and the look-alike it leaves alone.
 """
 
@@ -54,6 +54,7 @@ def marked(said: Said, question: str) -> bool:
         or _comes_in(said)
         or _named_part(said)
         or _lost(said)
+        or _ones(said)
     )
 
 
@@ -160,3 +161,17 @@ def _lost(said: Said) -> bool:
 
 FOLLOWED = frozenset({"the", "that", "this", "you", "your", "why", "how", "what"})
 """After "don't follow", these say it is something said that is not followed."""
+
+
+def _ones(said: Said) -> bool:
+    """ "ones" standing for a noun the question does not hold (no new noun phrase before it, no
+    other word of its own in -s): the things the turn above was about ("can I use frozen
+    ones?", "do cheap ones break easily?"; not "I have two cats; are older ones calmer?", "every
+    file except the ones matching a pattern", nor "are red ones sweeter than green apples?")."""
+    texts = said.texts
+    if "ones" not in texts or said.introduced(texts.index("ones")):
+        return False  # "every file except the ones matching ...": its own noun before it
+    return not any(
+        said.content(k) and said.kinds[k] == "word" and t != "ones" and len(t) > 3 and t[-1] == "s"
+        for k, t in enumerate(texts)
+    )
