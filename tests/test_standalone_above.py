@@ -101,6 +101,8 @@ MENDED = [
     ("And since Rust has no do-while loop, how do I loop at least once?", True),
     ("I get 'EACCES: permission denied' after following those steps", False),
     ("I have a list of dicts; how do I sort those dicts by key?", True),
+    ("and my partner's income?", False),
+    ("and what's my partner's tax rate in Ohio?", True),
     ("hm, that seems low", False),
     ("hm, what's the capital of Chile?", True),
     ("warmer, that sounds like a complaint", False),

@@ -168,9 +168,13 @@ class Said:
         return any(self.content(i) for i in range(len(self.texts)))
 
     def content(self, i: int) -> bool:
-        """Token ``i`` is a name, a literal or a word that is not a stop word."""
+        """Token ``i`` is a name, a literal or a word that is not a stop word (nor the "s" of a
+        possessive: "my partner's income" has two words of its own)."""
         return (
-            0 <= i < len(self.texts) and self.kinds[i] != "mark" and self.texts[i] not in STOPWORDS
+            0 <= i < len(self.texts)
+            and self.kinds[i] != "mark"
+            and self.texts[i] not in STOPWORDS
+            and not (self.texts[i] == "s" and self.kinds[i] == "word")
         )
 
     def ends_clause(self, i: int) -> bool:
