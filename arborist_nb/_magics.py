@@ -380,8 +380,10 @@ class ArboristMagics(Magics):
           :class:`~arborist_nb._cells.CellTurns`): under that turn's parent, for the reason
           it was filed there, whatever moved the session's current turn since (the
           widget's "Set as current", another cell): its turn is found there again.
-        * A question that stands alone: under the session's root, so running the
-          notebook again finds its turn there instead of growing the tree (``alone``).
+        * A question that stands alone, read under the session's current turn (the turn
+          above it, when that is not the root: "the letter" under a turn asking about "a
+          cover letter" is a follow-up): under the session's root, so running the notebook
+          again finds its turn there instead of growing the tree (``alone``).
         * A follow-up ("and what does it return ...?"): under the last turn; re-running
           that same cell asks under that turn's parent again (``follow-up``).
 
@@ -398,9 +400,9 @@ class ArboristMagics(Magics):
             return earlier.parent, True, earlier.why
         if session is None:
             return None, True, "alone" if stands_alone(question) else "follow-up"
-        if stands_alone(question):
-            return session.root_bates, True, "alone"
         current = self.app.node(session.current_bates)
+        if stands_alone(question, None if current.is_root else current.question):
+            return session.root_bates, True, "alone"  # read under the turn it would follow
         sid = session.sid
         rerun = (
             current.sid == sid

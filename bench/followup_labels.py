@@ -49,7 +49,10 @@ rule before it, dd034d3's, scored 149 of 160 = 0.931 on it, the figure alone rea
 fitted since: 158 of 160); a fourteenth, ``bench/followup_holdout14.json``, by ``--holdout14``
 (with ``above`` too, from a brief that gave classes and asked for no stock examples; seen once
 at the merge of 'fu14', round fourteen's rule: 134 of 160 = 0.838; the rule before it,
-1661e8a's, scored 133 of 160 = 0.831 on it, the figure alone read; dev since).
+1661e8a's, scored 133 of 160 = 0.831 on it, the figure alone read; dev since); a fifteenth,
+``bench/followup_holdout15.json``, by ``--holdout15`` (with ``above`` too; blind when this
+flag was added). An item with ``above`` is read with it, as a notebook reads a question asked
+under a turn: :func:`stands_alone` is given the turn above's question.
 ``--ordinary`` scores another kind of set: the repo's ordinary questions, standalone by
 construction (each asked first, of a corpus, in ``bench/quality_questions.json``,
 ``bench/natural_questions.json``'s natural and unanswerable sets and
@@ -65,6 +68,7 @@ Writes nothing.
                                      | --holdout4 | --holdout5 | --holdout6 | --holdout7
                                      | --holdout8 | --holdout9 | --holdout10 | --holdout11
                                      | --holdout12 | --holdout13 | --holdout14
+                                     | --holdout15
                                      [--labels PATH]] [--json] [--floor]
 """
 
@@ -120,6 +124,9 @@ of 'fu13', round thirteen's rule: 151/160 = 0.944; seen since)."""
 HOLDOUT14 = ROOT / "bench" / "followup_holdout14.json"
 """The fourteenth blind set, with the question above each (scored once at the merge of 'fu14',
 round fourteen's rule: 134/160 = 0.838; seen since)."""
+HOLDOUT15 = ROOT / "bench" / "followup_holdout15.json"
+"""The fifteenth blind set, with the question above each, written while the rule that reads
+the turn above was (blind when ``--holdout15`` was added)."""
 BLIND = {
     "holdout2": HOLDOUT2,
     "holdout3": HOLDOUT3,
@@ -134,8 +141,9 @@ BLIND = {
     "holdout12": HOLDOUT12,
     "holdout13": HOLDOUT13,
     "holdout14": HOLDOUT14,
+    "holdout15": HOLDOUT15,
 }
-"""Each blind set's flag (``--holdout2`` ... ``--holdout14``) and the file it scores."""
+"""Each blind set's flag (``--holdout2`` ... ``--holdout15``) and the file it scores."""
 FLOOR = 0.95
 """Agreement under which ``--floor`` (and tests/test_followup_labels.py) fails."""
 ORDINARY = (
@@ -215,9 +223,10 @@ def load_holdout2(path: Path = HOLDOUT2) -> list[dict[str, Any]] | None:
     return load_blind(path)
 
 
-def verdict(question: str) -> str:
-    """``standalone`` or ``followup``, as :func:`stands_alone` reads ``question``."""
-    return "standalone" if stands_alone(question) else "followup"
+def verdict(question: str, above: str | None = None) -> str:
+    """``standalone`` or ``followup``, as :func:`stands_alone` reads ``question`` (asked under
+    a turn whose question is ``above``, when the item says)."""
+    return "standalone" if stands_alone(question, above) else "followup"
 
 
 @dataclass
@@ -237,9 +246,11 @@ class Agreement:
 
 def score(items: Sequence[dict[str, Any]], part: str = "dev") -> Agreement:
     """How many of ``items`` :func:`stands_alone` labels as the person did, and which not."""
-    wrong_followup, wrong_standalone = [], []
+    wrong_followup: list[str] = []
+    wrong_standalone: list[str] = []
     for item in items:
-        said = verdict(item["question"])
+        above = item.get("above")
+        said = verdict(item["question"], above if isinstance(above, str) else None)
         if said == item["label"]:
             continue
         (wrong_followup if item["label"] == "standalone" else wrong_standalone).append(item["id"])

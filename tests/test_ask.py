@@ -303,10 +303,11 @@ def test_an_ask_deep_in_a_thread_reads_only_the_turns_it_uses(
         assert followups.context(read) == followups.context(whole)
         assert followups.sources(read) == followups.sources(whole)
         assert followups.threaded(read) == followups.threaded(whole)
-        assert len(read) == 10  # back to the nearest question that stands alone
+        assert len(read) == 11  # to the nearest question that stands alone and, read under
+        # it (stands_alone reads the turn above), the turn that question was asked under
     calls: list[str] = []
     real = facade.get_node
     monkeypatch.setattr(facade, "get_node", lambda conn, b: calls.append(b) or real(conn, b))
     turn = app.ask_turn("Who drew him?", sid=session.sid, thread=True)
     assert turn.node.parent_bates == deepest.bates
-    assert len(calls) <= 12  # the ten it reads, and the session's current turn (was 201)
+    assert len(calls) <= 12  # the eleven it reads, and the session's current turn (was 201)

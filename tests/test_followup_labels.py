@@ -2,8 +2,8 @@
 
 The floor is measured by bench/followup_labels.py on all the labels in
 bench/natural_questions.json (the part once held out has been seen: it is dev now).
-The blind sets, bench/followup_holdout2.json to bench/followup_holdout14.json (each
-seen once, dev since), are never read here: their flags are tried on files of their shape written in a
+The blind sets, bench/followup_holdout2.json to bench/followup_holdout15.json (each
+but the last seen once, dev since), are never read here: their flags are tried on files of their shape written in a
 temporary folder; tests/test_standalone_grammar.py tries the grammar's classes both ways. The
 repo's ordinary questions (bench/quality_questions.json and the others ``--ordinary`` reads),
 standalone by construction, are read as follow-ups no more often than the bench's ceiling.
@@ -89,6 +89,7 @@ BLIND_SETS = pytest.mark.parametrize(
         "holdout12",
         "holdout13",
         "holdout14",
+        "holdout15",
     ],
 )
 
@@ -111,6 +112,7 @@ def test_a_blind_set_says_plainly_when_its_file_is_absent(
     assert BENCH.parent / "followup_holdout12.json" == bench.HOLDOUT12 == bench.BLIND["holdout12"]
     assert BENCH.parent / "followup_holdout13.json" == bench.HOLDOUT13 == bench.BLIND["holdout13"]
     assert BENCH.parent / "followup_holdout14.json" == bench.HOLDOUT14 == bench.BLIND["holdout14"]
+    assert BENCH.parent / "followup_holdout15.json" == bench.HOLDOUT15 == bench.BLIND["holdout15"]
     missing = tmp_path / f"followup_{part}.json"
     assert bench.main([f"--{part}", "--labels", str(missing)]) == 1
     out = capsys.readouterr().out
@@ -141,6 +143,30 @@ def test_a_blind_set_is_scored_when_its_file_is_present(
     assert figures["part"] == part and figures["followup_called_standalone"] == ["h3"]
 
 
+def test_an_item_with_the_question_above_is_read_under_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An item's ``above`` reaches ``stands_alone``: whole alone, the question is a follow-up
+    under the turn whose cover letter it calls "the letter"; an item without one is read alone."""
+    bench = load_bench()
+    asked = "how long should the letter be?"
+    items = [
+        {
+            "id": "a1",
+            "question": asked,
+            "label": "followup",
+            "above": "how do I write a cover letter",
+        },
+        {"id": "a2", "question": asked, "label": "standalone", "above": "what is a museum"},
+        {"id": "a3", "question": asked, "label": "standalone"},
+    ]
+    path = write_labels(tmp_path / "labels.json", items)
+    assert bench.main(["--holdout15", "--labels", str(path)]) == 0
+    assert "agreement                    3/3 = 1.000" in capsys.readouterr().out
+    assert bench.verdict(asked) == "standalone"
+    assert bench.verdict(asked, "how do I write a cover letter") == "followup"
+
+
 @pytest.mark.parametrize(
     "flags",
     [
@@ -151,6 +177,7 @@ def test_a_blind_set_is_scored_when_its_file_is_present(
         ["--holdout11", "--holdout12"],
         ["--holdout12", "--holdout13"],
         ["--holdout13", "--holdout14"],
+        ["--holdout14", "--holdout15"],
     ],
 )
 def test_the_blind_flags_are_one_or_another(flags: list[str]) -> None:

@@ -165,6 +165,19 @@ def test_running_the_notebook_twice_gives_the_same_turns_and_grows_nothing(
     assert conn.execute("SELECT count(*) FROM nodes").fetchone()[0] == nodes
 
 
+def test_a_cell_is_read_under_the_turn_it_would_follow(shell: InteractiveShell) -> None:
+    """Whole alone, a question that picks "the second one" is a follow-up under a turn that
+    named a pair, and is filed under it; under a turn that named none it stands alone."""
+    question = "Is there a film about the second one?"
+    pair = ask(shell, "Who created Spider-Man and Batman?")
+    follow = ask(shell, question)
+    assert follow.node.parent_bates == pair.bates
+    single = ask(shell, "Who is Spider-Man?")  # stands alone: the current turn now
+    alone = ask(shell, question.replace("Is there", "Was there"))
+    root = shell.magics_manager.registry["ArboristMagics"].app.session(single.node.sid).root_bates
+    assert single.node.parent_bates == root and alone.node.parent_bates == root
+
+
 def landed(ip: InteractiveShell, question: str, line: str = "") -> tuple[Answer, dict[str, str]]:
     """Ask, and the one line the cell showed (every rendering) saying where the turn was filed."""
     with capture_output() as captured:

@@ -89,12 +89,13 @@ def vector_query(
     sources: Sequence[str] = (),
     keywords: str = "",
 ) -> VectorQuery | None:
-    """The question's vector (a follow-up's with its nearest turn above; with the words
-    added to retrieval by hand after it), or None."""
+    """The question's vector (a follow-up's with its nearest turn above, ``context[0]``, the
+    question it is read under too; with the words added to retrieval by hand after it), or
+    None."""
     if embedder is None:
         return None
     text = "\n".join(filter(None, [question, keywords]))
-    if (context or sources) and not stands_alone(question) and context:
+    if context and not stands_alone(question, context[0]):
         text = f"{text}\n{context[0]}"
     profile = embedder.profile()
     return VectorQuery(profile_key(profile), embedder.embed([as_query(profile, text)])[0])

@@ -15,6 +15,7 @@ from __future__ import annotations
 from arborist._standalone.said import Said
 from arborist._standalone.words import (
     AUXILIARIES,
+    CLAUSE_WORDS,
     CONDITIONS,
     CONTINUATIONS,
     EVEN_BEFORE,
@@ -24,7 +25,7 @@ from arborist._standalone.words import (
     WH,
 )
 
-__all__ = ["conditions", "confirms", "continues", "redone"]
+__all__ = ["conditions", "confirms", "continues", "redone", "subordinate_only"]
 
 
 def confirms(said: Said, asked: bool) -> bool:
@@ -85,7 +86,29 @@ def conditions(said: Said) -> bool:
     if texts[0] == "when" and texts[1:2] != [] and texts[1] in AUXILIARIES:
         return False  # "When should I use a tuple?": a question
     return not any(
-        texts[k] in WH or said.kinds[k - 1] == "mark"
+        texts[k] in WH
+        or said.kinds[k - 1] == "mark"
+        or (texts[k] in AUXILIARIES and texts[k + 1 : k + 2] in (["i"], ["we"], ["you"]))
         for k in range(1, len(texts))
         if said.kinds[k] != "mark"
+    )  # "when my dog barks at night should I ignore it": "should I" opens the main clause
+
+
+REASONS = frozenset({"since", "because", "as", "although", "though", "unless", "while", "if"})
+"""After a noun phrase and a comma, these open a clause that only gives a reason or a case."""
+
+
+def subordinate_only(said: Said) -> bool:
+    """A noun phrase, a comma and a clause of :data:`REASONS`, with no clause before the comma:
+    its only clause gives a reason, and what it asks of the noun phrase is the question above's
+    ("and a do-while loop, since Rust has none?"; not "And since Rust has no do-while loop, how
+    do I loop at least once?", whose main clause follows)."""
+    texts = said.texts
+    comma = next((k for k, t in enumerate(texts) if t == ","), None)
+    if comma is None or comma == 0 or texts[comma + 1 : comma + 2] == []:
+        return False
+    if set(texts[:comma]) & CLAUSE_WORDS or texts[comma + 1] not in REASONS:
+        return False
+    return not any(
+        said.kinds[k] == "mark" and texts[k] in ".!;" for k in range(comma + 1, len(texts))
     )

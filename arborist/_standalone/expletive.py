@@ -54,12 +54,21 @@ def _people_of(said: Said, i: int) -> bool:
     return False
 
 
+MADE = frozenset({"make", "makes", "made", "making"})
+"""Before "it so" and a clause, these make "it" stand for that clause ("make it so that")."""
+CLAUSE_OPENERS = frozenset({"that", "i", "we", "you", "my", "our", "the", "every", "each"})
+"""After "make it so", these open the clause "it" stands for ("make it so the tests fail")."""
+
+
 def _empty_it(said: Said, i: int) -> bool:
     """The ``it`` at ``i`` stands for a clause after it ("Is it possible to ...", "Is it worth
-    salting ..."), or for the weather or the time (:func:`_ambient`, "when it snows")."""
+    salting ...", "make it so the tests fail fast"), or for the weather or the time
+    (:func:`_ambient`, "when it snows")."""
     before, after = said.texts[i - 1 : i], said.texts[i + 1 : i + 2]
-    if (set(before + after) & BE and _ambient(said, i)) or _impersonal(said, i):
-        return True  # "It's been raining all week": the weather's "it", or the time's
+    made = set(before) & MADE and after == ["so"] and said.texts[i + 2 : i + 3] != []
+    made = made and said.texts[i + 2] in CLAUSE_OPENERS  # not "make it so small"
+    if made or (set(before + after) & BE and _ambient(said, i)) or _impersonal(said, i):
+        return True  # "make it so that ...", "It's been raining all week" (the weather's "it")
     if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
         return said.new_within(i + 2, min(i + 9, len(said.texts)))
     if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import bisect
 
-from arborist._standalone.continues import confirms, continues
+from arborist._standalone.above import follows_above
+from arborist._standalone.continues import confirms, continues, subordinate_only
 from arborist._standalone.expletive import expletive
 from arborist._standalone.leans import (
     definite_subject,
@@ -28,6 +29,7 @@ from arborist._standalone.leans import (
     stands_in,
     which_one,
 )
+from arborist._standalone.marks import marked
 from arborist._standalone.occasion import unnamed_occasion
 from arborist._standalone.picks import numbered, picks
 from arborist._standalone.points import (
@@ -73,8 +75,8 @@ from arborist._standalone.words import (
 __all__ = ["stands_alone"]
 
 
-def stands_alone(question: str) -> bool:
-    """Whether ``question`` can be answered without the turns above it.
+def stands_alone(question: str, above: str | None = None) -> bool:
+    """Whether ``question`` (asked under the turn that asked ``above``) needs no turn above it.
 
     It cannot when it (docs/retrieval.md, "Follow-ups", gives each rule with its examples)
 
@@ -119,18 +121,19 @@ def stands_alone(question: str) -> bool:
       so has one on a bare subject before a setting ("Why does bread go stale faster in the
       fridge?");
     * changes or chooses from the last output: "now in French", "try again but with ...",
-      "Which one would you recommend?" with no set named.
+      "Which one would you recommend?" with no set named;
+    * carries a mark of :mod:`arborist._standalone.marks` ("what size though?") or, with
+      ``above``, a relation to it of :mod:`arborist._standalone.above`.
 
     A greeting ("Hi there!") and "please" are read as absent, and so is what the asker
     believed after the question ("Why ...? I always thought it was the other way round."). A
     phrase without a question mark ("heapq", "decimal rounding half up", "git rebase vs merge")
-    is a search.
-    """
+    is a search."""
     said = Said.read(question)
-    asked_first = _belief_after(said)  # "Why ...? I always thought it was the other way round."
-    if asked_first is not None:
-        return _stands(asked_first, asked=True)
-    return _stands(said, question.rstrip().endswith("?"))
+    if marked(said, question) or (above is not None and follows_above(said, Said.read(above))):
+        return False
+    first = _belief_after(said)  # "Why ...? I always thought it was the other way round."
+    return _stands(first or said, first is not None or question.rstrip().endswith("?"))
 
 
 def _stands(said: Said, asked: bool) -> bool:
@@ -209,7 +212,7 @@ def _lifted(said: Said) -> Said | None:
         start += 1
     proper = [False, *said.proper[start + 1 :]]
     rest = Said(said.kinds[start:], said.texts[start:], proper)
-    if continues(rest) or rest.contents() < (2 if rest.has_clause else 3):
+    if continues(rest) or subordinate_only(rest) or rest.contents() < (2 if rest.has_clause else 3):
         return None
     if opener == "and" and rest.texts[0] in PREPOSITIONS:
         return None  # "And in the case of a tenant of ten years, does ...": a case added
@@ -226,6 +229,7 @@ def _points_within(said: Said, i: int) -> bool:
         and not (
             i == 0
             or (said.kinds[i - 1] == "mark" and texts[i - 1] in ENDS)  # "Are you sure? That seems"
+            or (texts[i - 1] == "," and texts[i + 1 : i + 2] != [] and texts[i + 1] in SEEMING)
             or determiner(said, i)
             or (
                 texts[i - 1] in BELIEVED
@@ -247,6 +251,10 @@ def _points_within(said: Said, i: int) -> bool:
     if texts[i] in ("this", "that") and defined_by_clause(said, i):
         return True  # "That thing where your ears pop on a plane": its clause says which
     named = texts[i + 1 : i + 2] != [] and texts[i + 1] not in AUXILIARIES and named_in(said)
+    fresh = texts[i] == "those" and said.content(i + 1)  # "'EACCES' after those steps"
+    if fresh:  # only a name after it or its noun before it says what "those" N are
+        named = named and any(said.kinds[k] != "word" for k in range(i + 1, len(texts)))
+        fresh = texts[i + 1].rstrip("s") not in {t.rstrip("s") for t in texts[:i]}
     if i > 0 and texts[i - 1] in AUXILIARIES:  # "Does that work for Python 2?": the subject
         near = range(i + 1, min(i + 5, len(texts)))
         named = any(  # "this regex match 'abc'", not "that work for Python 2"
@@ -257,9 +265,13 @@ def _points_within(said: Said, i: int) -> bool:
         named = named or any(texts[k] == ":" for k in near)  # "this error mean: ..."
     if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
         return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
-    return said.introduced(i) and not (  # "a library for that"
-        i < said.relative_end()
-        or object_of_subject(said, i)  # not "a Bayesian approach handle this"
+    return (
+        not fresh
+        and said.introduced(i)
+        and not (  # "a library for that"
+            i < said.relative_end()
+            or object_of_subject(said, i)  # not "a Bayesian approach handle this"
+        )
     )
 
 
@@ -275,6 +287,8 @@ def _introduces(said: Said, i: int) -> bool:
     return _alone_after(said, end)
 
 
+SEEMING = frozenset({"sounds", "seems", "looks", "feels"})
+"""After a comma, "that" before these is a subject ("shorter, that sounds like a memo")."""
 PLACED = PREPOSITIONS | {"about"}
 """After "that" and a part of a text, these say where it is ("that bit about escrow")."""
 STATED = (["i", "m"], ["i", "am"])

@@ -26,6 +26,7 @@ from arborist._standalone.words import (
     MODIFIERS,
     NEGATED,
     NOT_PROPER,
+    ORDINALS,
     OWNED,
     OWNERS,
     PAST,
@@ -155,7 +156,8 @@ class Said:
             j
             for j in range(start, len(texts))
             if not (texts[j] == "t" and j > start and texts[j - 1] in NEGATED)
-        ]
+            and not (texts[j] == "ever" and j > start and texts[j - 1] in ORDINALS)
+        ]  # "the first ever world cup" is "the first world cup": "ever" adds nothing to say which
         return cls([kinds[j] for j in kept], [texts[j] for j in kept], [proper[j] for j in kept])
 
     def contents(self) -> int:
@@ -166,9 +168,13 @@ class Said:
         return any(self.content(i) for i in range(len(self.texts)))
 
     def content(self, i: int) -> bool:
-        """Token ``i`` is a name, a literal or a word that is not a stop word."""
+        """Token ``i`` is a name, a literal or a word that is not a stop word (nor the "s" of a
+        possessive: "my partner's income" has two words of its own)."""
         return (
-            0 <= i < len(self.texts) and self.kinds[i] != "mark" and self.texts[i] not in STOPWORDS
+            0 <= i < len(self.texts)
+            and self.kinds[i] != "mark"
+            and self.texts[i] not in STOPWORDS
+            and not (self.texts[i] == "s" and self.kinds[i] == "word")
         )
 
     def ends_clause(self, i: int) -> bool:

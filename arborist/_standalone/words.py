@@ -145,7 +145,7 @@ ADVERBIAL = wordset("more again once instead")
 """After "that" and a noun, these say how, not what the noun does: "that" is a determiner
 ("rewrite that paragraph more formally"), not a conjunction before a clause."""
 ACKNOWLEDGEMENTS = wordset(
-    "ok okay alright thanks thank cool great hmm lol haha lmao ugh wow eh meh ya yeah yep"
+    "ok okay alright thanks thank cool great hm hmm lol haha lmao ugh wow eh meh ya yeah yep"
 )
 """Replies to the turn above or interjections, skipped before reading the opener ("ok but for
 IPv6", "lol that's way too long")."""

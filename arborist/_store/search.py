@@ -77,11 +77,12 @@ follow-up continues its thread on the same sources unless its own words say othe
 MAX_CONTEXT_WORDS = 16
 """How many words a follow-up takes from the turns above it."""
 
-RETRIEVAL = "fts5-bm25f-any-term-v4"
+RETRIEVAL = "fts5-bm25f-any-term-v5"
 """The retrieval algorithm's name in the governance policy: change it with any rule above
 (v4: :func:`arborist._standalone.stands_alone` reads a question's own pronouns, so which
 questions borrow their parent's words changed, and the retrieval memo must not reuse
-evidence chosen under the old reading)."""
+evidence chosen under the old reading; v5: it reads the question of the turn above too,
+``context[0]``, so which questions borrow changed again)."""
 
 LANES = ("lexical", "vector", "both", "related")
 """Where an evidence item came from: the FTS5 lane, the vector lane, both, or co-access."""
@@ -243,11 +244,11 @@ def retrieve(
        and a chunk that *defines* a name the question names (``median(data)``
        followed by its description) gains :data:`DEFINITION_BONUS` (half of it
        for a name that is a plain word, like ``groupby``).
-    3. **Follow-ups.** ``context`` holds the texts of the turns above (their
-       questions and the titles they cited, nearest first). A question that
-       stands alone (:func:`arborist._standalone.stands_alone`) ranks exactly as
-       it would at the root: the context only orders chunks its own words
-       score equally. A question that cannot stand alone ("who created him?")
+    3. **Follow-ups.** ``context`` holds the texts of the turns above (their questions
+       and the titles they cited, nearest first; ``context[0]`` the question it is read
+       under). A question that stands alone (:func:`arborist._standalone.stands_alone`)
+       ranks exactly as it would at the root: the context only orders chunks its own
+       words score equally. A question that cannot stand alone ("who created him?")
        has the context's words added to its own, at the same weight, and the
        chunks of the documents the thread cited (``sources``, by title) gain
        :data:`SOURCE_BONUS`.
@@ -260,7 +261,7 @@ def retrieve(
     if not own:
         return []
     extra: list[str] = []
-    follow_up = bool(context or sources) and not stands_alone(question)
+    follow_up = bool(context or sources) and not stands_alone(question, (*context, None)[0])
     if follow_up:
         for text in context:
             extra += [w for w in content_words(text) if w not in asked.words and w not in extra]
