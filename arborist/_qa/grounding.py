@@ -143,7 +143,7 @@ def absent_names(request: ChatRequest) -> list[str]:
 
 def _unsaid_variants(question: str, said: set[str]) -> list[str]:
     """The question's words that write another of its words with a letter or with digits
-    added ("jsonb" of "json", "utf8mb4" of "utf8", "python3" of "python"), when the
+    added ("jsonb" of "json", "utf8mb4" of "utf8", "geopoly2" of "geopoly"), when the
     evidence (whose words are ``said``) says the other but never these: the question asks
     about a variant of what the documents name ("store json in the binary jsonb format"
     over passages on JSON and on other binary formats). An inflection ("lists", "built")
