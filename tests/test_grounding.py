@@ -289,6 +289,24 @@ def test_the_question_words_counted_are_those_the_support_label_counts() -> None
     assert not covered(request)
 
 
+EXPORTS = "The export job waits while the disk is full. It goes on once space is freed."
+
+
+def test_a_long_question_needs_a_smaller_share_of_its_words_held() -> None:
+    # nine words, four held (export, job, disk, full): a long question tells the trouble
+    # around what it asks, words no answer need say; 0.44 is over LONG_SHARE
+    question = "my nightly export job halts whenever the backup disk is full, how do i resume it"
+    evidence = [EvidenceText("E1", "Exporter manual", "file:///e.html", EXPORTS)]
+    assert covered(make_request(question, evidence))
+    answer = ExtractiveClient().complete(make_request(question, evidence)).text
+    assert answer == "The export job waits while the disk is full. [E1]"
+    # five words, two held (export, full): 0.4 of a short question is under ANSWERED_SHARE
+    question = "nightly export halts when backup full"
+    assert not covered(make_request(question, evidence))
+    answer = ExtractiveClient().complete(make_request(question, evidence)).text
+    assert answer.startswith(REFUSAL)
+
+
 def test_each_rule_holds_over_a_small_corpus_ingested_into_a_real_store(
     home: Path, tmp_path: Path
 ) -> None:
