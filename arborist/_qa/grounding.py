@@ -15,8 +15,9 @@ the evidence
   its first word of content in one sentence apart from all its other words ("encrypt in
   OpenBSD" for encrypting a repository), or a name it asks about in one sentence holding
   under half of them ("the mirror on GitHub" for the repository size GitHub allows);
-* holds too few of the question's words (:func:`grounded`, :data:`ANSWERED_SHARE`), unless
-  retrieval measured that a passage is near it in meaning (:data:`CLOSE_FLOOR`).
+* holds too few of the question's words (:func:`grounded`, :data:`ANSWERED_SHARE`, or
+  :data:`LONG_SHARE` of a long question), unless retrieval measured that a passage is near
+  it in meaning (:data:`CLOSE_FLOOR`).
 
 Words are counted as the support label counts them (:func:`arborist._qa.support.asked_words`,
 :func:`~arborist._qa.support.root`), so the refusal and the label beside an answer agree on
