@@ -12,7 +12,13 @@ from pathlib import Path
 from arborist import Arborist
 from arborist._qa.client import EvidenceText, make_request
 from arborist._qa.extractive import ExtractiveClient
-from arborist._qa.grounding import CLOSE_FLOOR, absent_names, act_said, covered
+from arborist._qa.grounding import (
+    CLOSE_FLOOR,
+    absent_names,
+    act_said,
+    covered,
+    said_in_passing,
+)
 from arborist._text.text_words import words
 
 REFUSAL = "The documents do not answer this question."
@@ -181,6 +187,91 @@ def test_a_passage_may_say_the_act_in_other_words_or_as_who_does_it() -> None:
     assert not act_said("wrote", set(words("Run the script from the shell.")))
 
 
+NOTEBOOKS = (
+    "Quillpad keeps every notebook in a folder on the server. The server reads the folder "
+    "once at startup. A notebook is sent to the server each time it is saved."
+)
+PASSWORDS = (
+    "A password is stored as a hash. Use a utility such as mkpasswd, or encrypt in "
+    "OpenBSD, to make one. Then paste it into the users file."
+)
+
+
+def ask_all(question: str, *texts: str, nearness: float | None = None) -> str:
+    near = () if nearness is None else (nearness,)
+    evidence = [
+        EvidenceText(f"E{i}", "Quillpad manual", f"file:///q{i}.html", text, nearness=near)
+        for i, text in enumerate(texts, 1)
+    ]
+    return ExtractiveClient().complete(make_request(question, evidence)).text
+
+
+def test_what_the_question_asks_to_do_said_once_apart_from_it_is_refused() -> None:
+    question = "can i encrypt the notebooks so the server can't read them"
+    # "notebooks", "server" and "read" are said together; "encrypt" once, where no other
+    # word of the question is, nor in the sentences around it: about something else
+    request = make_request(
+        question,
+        [
+            EvidenceText("E1", "Quillpad manual", "file:///q1.html", NOTEBOOKS),
+            EvidenceText("E2", "Quillpad manual", "file:///q2.html", PASSWORDS),
+        ],
+    )
+    assert covered(request) and said_in_passing(request) == ["encrypt"]
+    answer = ask_all(question, NOTEBOOKS, PASSWORDS)
+    assert answer.startswith(REFUSAL) and "hold no sentence about it" in answer
+    # said once, but with a word of the question: answered, quoting it
+    said = "A notebook can be encrypted so that the server cannot read it."
+    answer = ask_all(question, NOTEBOOKS, said)
+    assert not answer.startswith(REFUSAL) and said in answer
+    # said once, in the sentence after one that says a word of the question: answered
+    beside = "The users file lists who may read each notebook. Keys encrypt it on disk."
+    assert not ask_all(question, NOTEBOOKS, beside).startswith(REFUSAL)
+    # said in two sentences (not in passing), or never (other words may say it): the
+    # share of the question's words decides, as before
+    twice = PASSWORDS + " Quillpad does not encrypt anything itself."
+    assert said_in_passing(make_request(question, [EvidenceText("E1", "Q", "q:", twice)])) == []
+    # a passage near the question in meaning: not refused for it
+    assert not ask_all(question, NOTEBOOKS, PASSWORDS, nearness=CLOSE_FLOOR + 0.1).startswith(
+        REFUSAL
+    )
+
+
+MIRRORS = (
+    "The maximum size of a pack is set by pack.sizeLimit. Clone the repository from a "
+    "mirror; one is hosted on Codeberg. A pack larger than the maximum size is split."
+)
+
+
+def test_a_name_said_once_with_few_of_the_questions_words_is_refused() -> None:
+    question = "what is the maximum repository size Codeberg allows"
+    # "Codeberg" is said once, with "repository" alone of maximum, repository, size, allows
+    answer = ask_all(question, MIRRORS)
+    assert answer.startswith(REFUSAL) and "hold no sentence about it" in answer
+    # a sentence that says it with half the question's words answers it
+    allowed = MIRRORS + " Codeberg allows a repository of at most 4 GiB."
+    answer = ask_all(question, allowed)
+    assert not answer.startswith(REFUSAL) and "at most 4 GiB" in answer
+
+
+GEOPOLY = (
+    "JSON is stored as ordinary text. Geopoly stores polygons in a binary format: a BLOB. "
+    "Details of the binary format are given below."
+)
+
+
+def test_a_variant_of_a_word_the_evidence_says_that_no_passage_says_is_refused() -> None:
+    answer = ask("store json in the binary jsonb format", GEOPOLY, "Geopoly")
+    assert answer.startswith(REFUSAL) and "No passage mentions jsonb" in answer
+    said = GEOPOLY + " The jsonb function stores JSON in a binary format."
+    answer = ask("store json in the binary jsonb format", said, "Geopoly")
+    assert not answer.startswith(REFUSAL) and "jsonb function" in answer
+    # a digit added is a variant; an inflection, a longer ending or a short word is not
+    assert names("store polygons with geopoly2 not geopoly", GEOPOLY, "Geopoly") == ["geopoly2"]
+    assert names("store polygons as json texts in a binary format", GEOPOLY, "Geopoly") == []
+    assert names("can a polygon store jsonify the binary format", GEOPOLY, "G") == []
+
+
 def test_the_question_words_counted_are_those_the_support_label_counts() -> None:
     question = (
         "which smoothing option keeps the data monotonic and doesn't overshoot between points"
@@ -196,6 +287,24 @@ def test_the_question_words_counted_are_those_the_support_label_counts() -> None
     question = "which smoothing option keeps the sky blue and the sea green and calm"
     request = make_request(question, [EvidenceText("E1", "gnuplot", "file:///g.pdf", SMOOTHING)])
     assert not covered(request)
+
+
+EXPORTS = "The export job waits while the disk is full. It goes on once space is freed."
+
+
+def test_a_long_question_needs_a_smaller_share_of_its_words_held() -> None:
+    # nine words, four held (export, job, disk, full): a long question tells the trouble
+    # around what it asks, words no answer need say; 0.44 is over LONG_SHARE
+    question = "my nightly export job halts whenever the backup disk is full, how do i resume it"
+    evidence = [EvidenceText("E1", "Exporter manual", "file:///e.html", EXPORTS)]
+    assert covered(make_request(question, evidence))
+    answer = ExtractiveClient().complete(make_request(question, evidence)).text
+    assert answer == "The export job waits while the disk is full. [E1]"
+    # five words, two held (export, full): 0.4 of a short question is under ANSWERED_SHARE
+    question = "nightly export halts when backup full"
+    assert not covered(make_request(question, evidence))
+    answer = ExtractiveClient().complete(make_request(question, evidence)).text
+    assert answer.startswith(REFUSAL)
 
 
 def test_each_rule_holds_over_a_small_corpus_ingested_into_a_real_store(
