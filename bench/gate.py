@@ -8,7 +8,7 @@ the built-in demo corpus still admitted with no redaction; ingest throughput wit
 of the gate issue #22 replaced. ``--quick`` is a smoke run (an eighth of the first channel corpus
 alone, no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, and ``channels_holdout16.json`` when it is there),
+held-out corpora (``holdout.json``, and ``channels_holdout17.json`` when it is there),
 written blind beside the dev ones and never tuned on. ``--channels-only`` stops after the
 corpora.
 
@@ -159,7 +159,17 @@ password holding ``?``, a numbered seed phrase without spaces, ``login for X: us
 a note in parentheses between a name and its colon, an ``Authorization`` header joined to a
 file name; public: Stripe publishable keys, a product key its line calls published):
 8551/8574 (99.7%) and 12/4328 (0.3%).
-``channels_holdout16.json`` is the next blind one: written by someone who has not read the
+
+``channels_holdout16.json`` (187 secrets x 48 placements, 100 near misses), written blind by a
+writer asked to be broad (at least 90 kinds, ten languages), committed at 37f831a, was scored
+once with the fifteenth round's gate (fe0402c): 8236/8699 caught (94.7%, MISSED) and 112/4468
+flagged (2.5%, MISSED); 0544829's gate, the figure alone read: 7956/8699 (91.5%) and 112/4468
+(2.5%); detect-secrets 2464/8699 (28.3%) and 394/4468 (8.8%). Its leaks: card numbers and a
+CVC, app passwords written bare or after ``App-Passwort``, a Zoom ``Kenncode``, a diceware
+passphrase with nothing around it, an SNMP community given to ``snmpwalk -c``; its false
+alarms, 90 of them two lines: a tool's help (``-p, --password    prompt for the password``) and
+a Japanese sentence about passwords. A dev corpus now.
+``channels_holdout17.json`` is the next blind one: written by someone who has not read the
 gate, committed by the lead, scored by ``--holdout`` once it is there (the run says so when
 it is not), and not tuned on after.
 
@@ -275,7 +285,9 @@ CHANNELS_SEEN14 = ROOT / "bench" / "secret_corpus" / "channels_holdout14.json"
 """The fourteenth blind channel holdout: seen at the merge of 'gate14', a dev corpus now."""
 CHANNELS_SEEN15 = ROOT / "bench" / "secret_corpus" / "channels_holdout15.json"
 """The fifteenth blind channel holdout: seen at ac09afa, a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout16.json"
+CHANNELS_SEEN16 = ROOT / "bench" / "secret_corpus" / "channels_holdout16.json"
+"""The sixteenth blind channel holdout: seen at the merge of 'fu15' and 'refuse', a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout17.json"
 """The blind channel holdout ``--holdout`` scores when it is there (the lead commits it)."""
 QUICK_EVERY = 8
 """``--quick`` scores every eighth secret and near miss of the first channel corpus, each
@@ -861,6 +873,10 @@ def main() -> int:
         (
             "dev channel corpus, the fifteenth holdout, seen (channels_holdout15.json)",
             CHANNELS_SEEN15,
+        ),
+        (
+            "dev channel corpus, the sixteenth holdout, seen (channels_holdout16.json)",
+            CHANNELS_SEEN16,
         ),
     ]
     if args.quick:  # a smoke run: a sample of one channel corpus through every channel's path
