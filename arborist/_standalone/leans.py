@@ -352,8 +352,9 @@ def _subject_unsaid(said: Said) -> bool:
     texts, kinds = said.texts, said.kinds
     if not texts or texts[0] not in WH or any(said.proper) or "name" in kinds:
         return False
-    if said.first_new < len(texts) and kinds[said.first_new] != "literal":
-        return False
+    new = said.first_new
+    if new < len(texts) and (kinds[new] != "literal" or texts[new - 1 : new] in (["a"], ["an"])):
+        return False  # "in a 2000 word essay": a number in a new noun phrase
     past = bool(said.plain & PAST) or any(
         len(t) > 4 and said.in_past(k) for k, t in enumerate(texts)
     )

@@ -1,0 +1,36 @@
+"""Follow-up detection, round sixteen: each reading added this round with sentences written for
+this file, and a look-alike it must leave alone (``stands_alone(question, above)``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from arborist._standalone.rule import stands_alone
+
+# (question, the turn above or None): read as standing alone.
+STANDS = [
+    # "is it" + a word + a clause whose "that" is left out: "it" stands for that clause
+    ("is it normal you get a headache after giving blood", None),
+    ("is it true we only use ten percent of our brains", "how many neurons are in a brain"),
+    # "is it" + two quoted forms: the choice between them
+    ("is it 'fewer' or 'less' with countable nouns", None),
+    # a number inside a new noun phrase says of what the definite subject is
+    ("how long should the abstract be in a 6 page paper", "how do I cite a website in APA"),
+]
+
+# (question, the turn above or None): read as a follow-up.
+FOLLOWS = [
+    ("is it true?", None),  # "it" with no clause after it
+    ("is it a scam or a real offer", None),  # no quoted forms: "it" is what was said
+    ("how long should the abstract be at 6 pages", None),  # a bare number: a value of its N
+]
+
+
+@pytest.mark.parametrize(("question", "above"), STANDS)
+def test_stands_alone(question: str, above: str | None) -> None:
+    assert stands_alone(question, above)
+
+
+@pytest.mark.parametrize(("question", "above"), FOLLOWS)
+def test_follows(question: str, above: str | None) -> None:
+    assert not stands_alone(question, above)
