@@ -16,8 +16,6 @@ an occasion it does not name in :mod:`arborist._standalone.occasion`; docs/retri
 
 from __future__ import annotations
 
-import bisect
-
 from arborist._standalone.above import follows_above
 from arborist._standalone.continues import confirms, continues, subordinate_only
 from arborist._standalone.expletive import expletive
@@ -36,6 +34,7 @@ from arborist._standalone.points import (
     BELIEVED,
     COORDINATORS,
     adverbs_after,
+    bare_plural,
     defined_by_clause,
     determiner,
     named_in,
@@ -62,7 +61,6 @@ from arborist._standalone.words import (
     LIFTED,
     OBJECTS,
     ORDINALS,
-    OWNED,
     PARTS,
     POSSESSIVES,
     PREPOSITIONS,
@@ -471,7 +469,7 @@ def _stands_for(said: Said, i: int) -> bool:
         return True
     if said.texts[i] in POSSESSIVES and said.bare_subject() < i:
         return True  # "Why do cats land on their feet?"
-    if said.texts[i] == "their" and _bare_plural(said, i):
+    if said.texts[i] == "their" and bare_plural(said, i):
         return True  # "bash loop over files with spaces in their names"
     if said.texts[i] in THING and _person_taken(said, i):
         return False  # "How did Napoleon react when he heard about it?": he is Napoleon
@@ -498,34 +496,6 @@ def _person_taken(said: Said, i: int) -> bool:
             next((k for k in range(end, len(texts)) if two and texts[k] in PERSON), len(texts))
         ]
     return end < said.memo_at["person"][0] < i
-
-
-def _bare_plural(said: Said, i: int) -> bool:
-    """A plural noun with no determiner comes before the "their" at ``i`` in its sentence: a kind
-    of thing of the question's own, which "their" may stand for ("loop over files with spaces
-    in their names", "sort dicts by their values"; not "the files", "these files", "more
-    details": what those are is said before)."""
-    if "bare_plural" not in said.memo_at:
-        said.memo_at["bare_plural"] = [k for k in range(len(said.texts)) if _plural_kind(said, k)]
-    found = said.memo_at["bare_plural"]
-    k = bisect.bisect_left(found, i) - 1  # the last one before "their"
-    return k >= 0 and found[k] >= said.sentence(i).start
-
-
-def _plural_kind(said: Said, k: int) -> bool:
-    """The word at ``k`` is a plural noun with no determiner, read by :func:`_bare_plural`."""
-    word = said.texts[k]
-    if not (said.content(k) and said.kinds[k] == "word" and not said.proper[k]):
-        return False
-    if not word.endswith("s") or word.endswith(("ss", "us", "is")) or word in OWNED:
-        return False
-    before = said.texts[k - 1] if k else ""
-    return before not in DETERMINED and before not in PRONOUNS
-
-
-DETERMINED = frozenset({"the", "these", "those", "more", "other", "such", "both", "all"})
-"""Before a plural noun, these say it is one the last answer gave or a set said before ("the
-files", "more details"): not a kind of the question's own that "their" could stand for."""
 
 
 def _first_clause_alone(said: Said) -> bool:
