@@ -16,6 +16,9 @@ STANDS = [
     ("is it 'fewer' or 'less' with countable nouns", None),
     # a number inside a new noun phrase says of what the definite subject is
     ("how long should the abstract be in a 6 page paper", "how do I cite a website in APA"),
+    # a second question after a comma or "or" whose subject is the first clause or its subject
+    ("why do cats purr, is it always a sign they are happy", None),
+    ("do bananas ripen sooner in a paper bag or is that a myth", None),
 ]
 
 # (question, the turn above or None): read as a follow-up.
@@ -23,6 +26,8 @@ FOLLOWS = [
     ("is it true?", None),  # "it" with no clause after it
     ("is it a scam or a real offer", None),  # no quoted forms: "it" is what was said
     ("how long should the abstract be at 6 pages", None),  # a bare number: a value of its N
+    ("sure, is it safe?", None),  # no first clause for "it" to stand for
+    ("great, or is that too slow?", None),
 ]
 
 

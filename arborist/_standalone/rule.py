@@ -315,7 +315,8 @@ def _refers_back(said: Said) -> bool:
             continue
         if word in PRONOUNS:
             if not (expletive(said, i) or _stands_for(said, i)):
-                return not (word == "it" and said.shown[i] and _shown_after(said, i))
+                shown = said.shown[i] and _shown_after(said, i)  # "Explain it: why ...?"
+                return not (word == "it" and (shown or _tags_before(said, i)))
         elif word in DEMONSTRATIVES:
             if not (_points_within(said, i) or _says_before(said, i) or _introduces(said, i)):
                 return not _tags_before(said, i)
@@ -430,20 +431,23 @@ def _shown_after(said: Said, i: int) -> bool:
 
 
 def _tags_before(said: Said, i: int) -> bool:
-    """The demonstrative at ``i`` is the subject of a second question joined by a comma and
-    "or" or "and" and an auxiliary, after a first clause that stands alone with three words of
-    its own or more: it stands for what that clause says ("Is it true that you shouldn't swim
-    after eating, or is that a myth?"; not "Nice, or is that wrong?"). The first clause is read
-    once."""
+    """The demonstrative or "it" at ``i`` is the subject of a second question after an
+    auxiliary, joined by a comma, "or" or both to a first clause that stands alone with two
+    words of its own or more: it stands for that clause or its subject ("Is it true that you
+    shouldn't swim after eating, or is that a myth?", "does cold water boil faster or is that a
+    myth", "why is snow white, is it the air in it"; not "Nice, or is that wrong?"). The first
+    clause is read once."""
     texts = said.texts
-    if i < 3 or texts[i - 1] not in AUXILIARIES or texts[i - 2] not in ("or", "and"):
+    if i < 3 or texts[i - 1] not in AUXILIARIES or said.sentence(i).start:
         return False
-    if texts[i - 3] != "," or said.sentence(i).start:
+    joint = i - 2 if texts[i - 2] in ("or", ",") else None
+    if texts[i - 2] == "and" or (joint is not None and texts[i - 3] == ","):
+        joint = i - 3 if texts[i - 3] == "," else None  # ", or is that ...", ", and is it ..."
+    if joint is None:
         return False
     if "tags_before" not in said.memo:
-        comma = i - 3
-        clause = Said(said.kinds[:comma], said.texts[:comma], said.proper[:comma])
-        alone = clause.contents() >= 3 and clause.has_clause
+        clause = Said(said.kinds[:joint], said.texts[:joint], said.proper[:joint])
+        alone = clause.contents() >= 2 and clause.has_clause
         said.memo["tags_before"] = alone and _stands(clause, asked=True)
     return said.memo["tags_before"]
 
