@@ -19,6 +19,10 @@ STANDS = [
     # a second question after a comma or "or" whose subject is the first clause or its subject
     ("why do cats purr, is it always a sign they are happy", None),
     ("do bananas ripen sooner in a paper bag or is that a myth", None),
+    # "that" and a noun before a clause of the asker's ("my ... makes") that says which
+    ("that humming sound my fridge makes at night, is it normal", None),
+    # a particle after "that" with a noun of the question's own before it
+    ("I wrote a long essay, can you sum that up", None),
 ]
 
 # (question, the turn above or None): read as a follow-up.
@@ -28,6 +32,9 @@ FOLLOWS = [
     ("how long should the abstract be at 6 pages", None),  # a bare number: a value of its N
     ("sure, is it safe?", None),  # no first clause for "it" to stand for
     ("great, or is that too slow?", None),
+    ("that is my main worry", None),  # no noun after "that": it points back
+    ("can we hurry that up?", None),  # "that" between a verb and its particle
+    ("how do I write this down", None),
 ]
 
 

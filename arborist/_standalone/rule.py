@@ -222,8 +222,10 @@ def _lifted(said: Said) -> Said | None:
 def _points_within(said: Said, i: int) -> bool:
     """The demonstrative at ``i`` is a conjunction, or points at something in the question."""
     texts = said.texts
+    particle = texts[i + 1 : i + 2] != [] and texts[i + 1] in PARTICLES  # "speed that up"
     if (
         texts[i] == "that"
+        and not (particle and said.ends_clause(i + 2) and said.content(i - 1))
         and not (
             i == 0
             or (said.kinds[i - 1] == "mark" and texts[i - 1] in ENDS)  # "Are you sure? That seems"
@@ -261,7 +263,8 @@ def _points_within(said: Said, i: int) -> bool:
             for k in near[:3]
         )
         named = named or any(texts[k] == ":" for k in near)  # "this error mean: ..."
-    if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
+    owned = i == 0 and set(texts[i + 2 : i + 4]) & {"my", "our"}  # "that rattle my car makes"
+    if said.content(i + 1) and (named or owned or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
         return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
     return (
         not fresh
@@ -285,6 +288,8 @@ def _introduces(said: Said, i: int) -> bool:
     return _alone_after(said, end)
 
 
+PARTICLES = frozenset({"up", "down", "out", "off", "back", "away"})
+"""Between a verb and one of these ending its clause, a demonstrative is the verb's object."""
 SEEMING = frozenset({"sounds", "seems", "looks", "feels"})
 """After a comma, "that" before these is a subject ("shorter, that sounds like a memo")."""
 PLACED = PREPOSITIONS | {"about"}
