@@ -23,6 +23,19 @@ STANDS = [
     ("that humming sound my fridge makes at night, is it normal", None),
     # a particle after "that" with a noun of the question's own before it
     ("I wrote a long essay, can you sum that up", None),
+    # look-alikes of the turns of arborist._standalone.turns, each saying what it is about
+    ("too many redirects error in chrome", None),
+    ("too late to plant garlic in december?", None),
+    ("does it matter if the rice is rinsed", None),
+    ("should I be worried about a dry cough", None),
+    ("tried and true ways to fall asleep", None),
+    ("why didn't my printer work after the update", None),
+    ("I need a tent, is a used one ok?", None),
+    ("day 2 of a water fast, is dizziness normal", None),
+    ("anything heavier than lead?", None),
+    ("is it different to drive in Ireland than in France", None),
+    ("how much is the ticket to Vienna", None),
+    ("now do I need a visa for Chile?", None),
 ]
 
 # (question, the turn above or None): read as a follow-up.
@@ -35,6 +48,23 @@ FOLLOWS = [
     ("that is my main worry", None),  # no noun after "that": it points back
     ("can we hurry that up?", None),  # "that" between a verb and its particle
     ("how do I write this down", None),
+    # a verdict on the last answer, a fact offered "if it matters", a requirement or a report of
+    # what was tried with its subject left out
+    ("too casual. it's for a bank", "write me a bio for a conference"),
+    ("way too long", None),
+    ("I use a gas stove if it matters", "how do I season a wok"),
+    ("has to fit in a carry-on", "suggest a travel guitar"),
+    ("already tried resetting it, still blinking", "my router keeps dropping wifi"),
+    ("doesn't help, the squeak is back", "how do I fix a squeaky door"),
+    # the one of what was asked above, a day into it, something more, a case set against it
+    ("a cheap one", "how much does a passport photo cost"),
+    ("is a refurbished one ok?", "which road bike should I get"),
+    ("day 3 and the kombucha has no fizz, why", "how do I brew kombucha"),
+    ("anything smaller?", "recommend a tent for two people"),
+    ("is it any different if I rent the flat out?", "how is capital gains tax worked out"),
+    ("how much are the lessons", "where can I learn to sail in Brighton"),
+    # "now do" before what to do next
+    ("now do the same for the second list", "sort this list of names"),
 ]
 
 

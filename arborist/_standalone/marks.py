@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from arborist._standalone.said import Said
+from arborist._standalone.turns import turned
 from arborist._standalone.words import (
     AUXILIARIES,
     CLAUSE_WORDS,
@@ -55,6 +56,7 @@ def marked(said: Said, question: str) -> bool:
         or _named_part(said)
         or _lost(said)
         or _ones(said)
+        or turned(said)
     )
 
 
