@@ -36,6 +36,10 @@ STANDS = [
     ("is it different to drive in Ireland than in France", None),
     ("how much is the ticket to Vienna", None),
     ("now do I need a visa for Chile?", None),
+    ("give me an example of irony in a novel", None),
+    ("how long does the moon take to circle the earth", None),
+    ("how long does the average marathon take", None),
+    ("is it 'too' or 'to' after 'me'", None),
 ]
 
 # (question, the turn above or None): read as a follow-up.
@@ -65,6 +69,10 @@ FOLLOWS = [
     ("how much are the lessons", "where can I learn to sail in Brighton"),
     # "now do" before what to do next
     ("now do the same for the second list", "sort this list of names"),
+    # an example from a field, how long the act above takes, an additive before "or"
+    ("an example from sport?", "what is a false dichotomy"),
+    ("how long does the ferry normally take", "how do I get from Split to Hvar"),
+    ("delivery too or only collection", "do supermarkets in Oslo take cash"),
 ]
 
 

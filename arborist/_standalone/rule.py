@@ -326,7 +326,7 @@ def _refers_back(said: Said) -> bool:
             if not (_points_within(said, i) or _says_before(said, i) or _introduces(said, i)):
                 return not _tags_before(said, i)
         elif (
-            (word in ADDITIVES and said.ends_clause(i + 1) and not _coordinated(said, i))
+            (word in ADDITIVES and _ends_term(said, i) and not _coordinated(said, i))
             or (
                 word == "instead"
                 and said.texts[i + 1 : i + 2] != ["of"]
@@ -337,6 +337,11 @@ def _refers_back(said: Said) -> bool:
         ):
             return True
     return False
+
+
+def _ends_term(said: Said, i: int) -> bool:
+    """The word at ``i`` ends a clause, or a term before "or" ("takeaway too or only dine-in")."""
+    return said.ends_clause(i + 1) or said.texts[i + 1 : i + 2] == ["or"]
 
 
 def _as_well(said: Said, i: int) -> bool:

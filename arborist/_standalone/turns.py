@@ -6,8 +6,8 @@ what it is compared to: a verdict on the last answer ("too formal."), a fact giv
 matters", a requirement with its subject left out ("needs to fit in a backpack"), a report of
 what was tried ("already tried rebooting, didn't help"), "a/the ... one" with no noun of the
 question's own, a day of something under way ("day 3 and ..."), "something" and a comparative
-with nothing compared ("anything quieter?"), "is it different if ...", and "how much is the N"
-ending the question. docs/retrieval.md ("Follow-ups") gives each with its examples and the
+with nothing compared ("anything quieter?"), "is it different if ...", "how much is the N"
+ending the question, an example "from" a field, and "how long does the N take". docs/retrieval.md ("Follow-ups") gives each with its examples and the
 look-alike it leaves alone.
 """
 
@@ -40,6 +40,8 @@ def turned(said: Said) -> bool:
         or _something_more(said)
         or _different_if(said)
         or _priced(said)
+        or _example_from(said)
+        or _takes(said)
     )
 
 
@@ -205,3 +207,47 @@ def _priced(said: Said) -> bool:
         if texts[k + 3] == "the" and said.content(k + 4) and said.ends_clause(k + 5):
             return said.kinds[k + 4] == "word" and not said.proper[k + 4]
     return False
+
+
+DOMAINS = frozenset({"from", "in"})
+"""After "example", these give the field it is taken from, not what it is an example of."""
+
+
+def _example_from(said: Said) -> bool:
+    """ "example" or "examples" before "from" or "in", with no "of" in the question: an example
+    of what the turn above asked about, taken from a field ("give me an example from sport",
+    "examples in everyday life?"; not "an example of irony in a film", which says of what)."""
+    texts = said.texts
+    if "of" in texts:
+        return False
+    return any(
+        texts[k] in ("example", "examples") and texts[k + 1] in DOMAINS
+        for k in range(len(texts) - 1)
+    )
+
+
+LASTING = frozenset({"long", "many", "much"})
+"""After "how", these ask how long something lasts ("how long", "how many days")."""
+
+
+def _takes(said: Said) -> bool:
+    """ "how long" (or "how many N", "how much time") and an auxiliary before "the" and one
+    word, then adverbs at most and "take" ending the question: how long the act the turn above
+    asked about takes ("how long does the ferry take", "how many days does the trek usually
+    take"; not "how long does the moon take to orbit the earth", which says what it takes
+    to do, nor "how long does the average marathon take", a kind of two words)."""
+    texts = said.texts
+    if texts[:1] != ["how"] or texts[1:2] == [] or texts[1] not in LASTING:
+        return False
+    k = next((j for j in range(2, min(5, len(texts))) if texts[j] in AUXILIARIES), None)
+    if k is None or texts[k + 1 : k + 2] != ["the"] or not said.content(k + 2):
+        return False
+    end = k + 3
+    while (
+        end < len(texts)
+        and texts[end] != "take"
+        and said.content(end)
+        and texts[end].endswith("ly")
+    ):
+        end += 1  # "usually", "normally"
+    return texts[end : end + 1] == ["take"] and said.ends_clause(end + 1)
