@@ -40,6 +40,9 @@ STANDS = [
     ("how long does the moon take to circle the earth", None),
     ("how long does the average marathon take", None),
     ("is it 'too' or 'to' after 'me'", None),
+    # a comparative after an act in -ing: doing it set against not doing it
+    ("does salting the water make pasta cook faster", None),
+    ("why does chilling dough make cookies spread less or is that a myth", None),
 ]
 
 # (question, the turn above or None): read as a follow-up.
@@ -73,6 +76,7 @@ FOLLOWS = [
     ("an example from sport?", "what is a false dichotomy"),
     ("how long does the ferry normally take", "how do I get from Split to Hvar"),
     ("delivery too or only collection", "do supermarkets in Oslo take cash"),
+    ("does soaking them make it quicker", None),  # "them", "it": said before
 ]
 
 

@@ -165,6 +165,8 @@ def _self_compared(said: Said) -> bool:
     faster with music?", "Why do plants grow faster during spring?"; not "Is it faster on
     Windows?", "Why is the second approach better?", "What if the sample size is smaller?")."""
     texts = said.texts
+    if _gerund_subject(said):
+        return True  # "does adding salt make water boil faster": than without adding it
     subjects = [
         k + 2
         for k in range(-1, len(texts) - 2)
@@ -179,6 +181,21 @@ def _self_compared(said: Said) -> bool:
         subjects[0] < k and texts[k + 1 : k + 2] != [] and texts[k + 1] in SETTINGS
         for k in compared
     )
+
+
+def _gerund_subject(said: Said) -> bool:
+    """The subject after the opening auxiliary (or a question word of :data:`ADVERBIAL_WH` and
+    one) is an act in -ing with its object, before "make" or "makes": a comparative after it
+    sets doing it against not doing it ("does stretching your calves make you run faster?"; not
+    "Is it faster?")."""
+    texts = said.texts
+    k = 1 if texts[:1] != [] and texts[0] in AUXILIARIES else 2
+    if k == 2 and not (texts[:1] != [] and texts[0] in ADVERBIAL_WH and texts[1:2] != []):
+        return False
+    if k == 2 and texts[1] not in AUXILIARIES:
+        return False
+    gerund = texts[k : k + 1] != [] and texts[k].endswith("ing") and said.content(k)
+    return gerund and bool(set(texts[k + 1 : k + 6]) & {"make", "makes"})
 
 
 ADVERBIAL_WH = wordset("why how when where")
