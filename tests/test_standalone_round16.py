@@ -43,6 +43,10 @@ STANDS = [
     # a comparative after an act in -ing: doing it set against not doing it
     ("does salting the water make pasta cook faster", None),
     ("why does chilling dough make cookies spread less or is that a myth", None),
+    # what to put in or values given, each under a turn that asked for no text and no sum
+    ("include my cousin in the group chat", "how do I make a group chat on Signal"),
+    ("80 kg and 1.8 m", "what is a healthy weight for a man"),
+    ("convert 80 kg and 1.8 m to pounds and feet", "how do I calculate my BMI"),
 ]
 
 # (question, the turn above or None): read as a follow-up.
@@ -77,6 +81,11 @@ FOLLOWS = [
     ("how long does the ferry normally take", "how do I get from Split to Hvar"),
     ("delivery too or only collection", "do supermarkets in Oslo take cash"),
     ("does soaking them make it quicker", None),  # "them", "it": said before
+    # what to put into a text the turn above asked for, values for a sum it asked for
+    ("say that we met at the book fair", "write a thank-you card to a publisher"),
+    ("mention my five years at the bank", "draft a cover letter for a fintech role"),
+    ("80 kg and 1.8 m", "how do I calculate my BMI"),
+    ("use 3000 at 5% over 6 years", "how can I work out simple interest"),
 ]
 
 

@@ -17,6 +17,7 @@ read by the question alone. docs/retrieval.md ("Follow-ups") gives each with its
 
 from __future__ import annotations
 
+from arborist._standalone.asked import fills_in
 from arborist._standalone.said import Said
 from arborist._standalone.words import INTRODUCERS, OWNERS, PREPOSITIONS, RELATIVES, SUBJECTS
 
@@ -50,6 +51,7 @@ def follows_above(said: Said, above: Said) -> bool:
         or _refragment(said, above)
         or _choice(said, above)
         or _act_asked(said, above)
+        or fills_in(said, above)
     )
 
 
