@@ -9,9 +9,10 @@ the turn above brought in with what says which (an owner after it, "a" or a modi
 it), a noun of an act as a whole under a turn that asked how to do something, a pick
 ("the second one") from a pair the turn above named, an item by its number from a count the
 turn above asked for ("day 2" of "a 4 day plan"), a clause-less fragment that repeats a run of
-the turn above's words and restricts it ("... but only at night?"), or a clause-less choice
-between words ("fresh or frozen?") under a turn it can qualify. A question that shares the turn above's words
-inside a clause of its own ("What year did the war end?" under "Who fought in the war?") is
+the turn above's words and restricts it ("... but only at night?"), a clause-less choice
+between words ("fresh or frozen?") under a turn it can qualify, or what to put into a text or a
+sum the turn above asked for (:mod:`arborist._standalone.asked`). A question that shares the
+turn above's words inside a clause of its own ("What year did the war end?" under "Who fought in the war?") is
 read by the question alone. docs/retrieval.md ("Follow-ups") gives each with its examples.
 """
 
@@ -36,7 +37,7 @@ ACTS = frozenset(
     | {"treatment", "recovery", "operation", "repair", "renewal", "registration"}
 )
 """Nouns of an act as a whole: after "the" with nothing they are of, under a turn that asked
-how to do something, that act ("how long does the process take" under "how do I get a
+how to do something, that act ("how long does the process last" under "how do I get a
 passport")."""
 RESTRICTING = frozenset({"but", "only", "except", "without", "just", "instead", "even"})
 """In a fragment that repeats the turn above's words, these change what it asked."""

@@ -7,7 +7,8 @@ question above), a request of one word of its own with "please" (what to do with
 answer), "any" with no noun after it ("any under $50?"), "mine" as a subject (the asker's
 one of what was asked about), "where does X come in" (the place of X in what was explained),
 "the ... part" with nothing it is a part of (the last answer's part), "I don't follow" (what
-was explained) and "ones" with no plural noun of the question's own; docs/retrieval.md
+was explained), "ones" with no plural noun of the question's own, and the turns of
+:mod:`arborist._standalone.turns` (a verdict, a requirement, "a big one", ...); docs/retrieval.md
 ("Follow-ups") gives each with its examples and the look-alike it leaves alone.
 """
 
