@@ -63,6 +63,7 @@ FOLLOWS = [
     # what was tried with its subject left out
     ("too casual. it's for a bank", "write me a bio for a conference"),
     ("way too long", None),
+    ("still too sweet", "give me a lemonade recipe"),
     ("I use a gas stove if it matters", "how do I season a wok"),
     ("has to fit in a carry-on", "suggest a travel guitar"),
     ("already tried resetting it, still blinking", "my router keeps dropping wifi"),
@@ -80,6 +81,7 @@ FOLLOWS = [
     ("an example from sport?", "what is a false dichotomy"),
     ("how long does the ferry normally take", "how do I get from Split to Hvar"),
     ("delivery too or only collection", "do supermarkets in Oslo take cash"),
+    ("how many should I plant per pot", "how do I grow garlic indoors"),
     ("does soaking them make it quicker", None),  # "them", "it": said before
     # what to put into a text the turn above asked for, values for a sum it asked for
     ("say that we met at the book fair", "write a thank-you card to a publisher"),

@@ -7,7 +7,8 @@ matters", a requirement with its subject left out ("needs to fit in a backpack")
 what was tried ("already tried rebooting, didn't help"), "a/the ... one" with no noun of the
 question's own, a day of something under way ("day 3 and ..."), "something" and a comparative
 with nothing compared ("anything quieter?"), "is it different if ...", "how much is the N"
-ending the question, an example "from" a field, and "how long does the N take". docs/retrieval.md ("Follow-ups") gives each with its examples and the
+ending the question, an example "from" a field, "how long does the N take", and "how many"
+with no noun before "should I". docs/retrieval.md ("Follow-ups") gives each with its examples and the
 look-alike it leaves alone.
 """
 
@@ -42,6 +43,7 @@ def turned(said: Said) -> bool:
         or _priced(said)
         or _example_from(said)
         or _takes(said)
+        or _count_elided(said)
     )
 
 
@@ -52,7 +54,9 @@ def _opens(said: Said, k: int) -> bool:
 
 AMOUNTS = frozenset({"many", "much", "few", "little", "late", "early", "far"})
 """After "too", these measure a thing of the question's own ("too many open files")."""
-DEGREES = frozenset({"way", "bit", "little", "much", "far", "a"})
+DEGREES = frozenset(
+    {"way", "bit", "little", "much", "far", "a", "kinda", "still", "just", "slightly"}
+)
 """Before "too", these grade it ("a bit too long", "way too formal")."""
 
 
@@ -251,3 +255,20 @@ def _takes(said: Said) -> bool:
     ):
         end += 1  # "usually", "normally"
     return texts[end : end + 1] == ["take"] and said.ends_clause(end + 1)
+
+
+COUNTERS = frozenset({"do", "does", "did", "should", "can", "could", "will", "would", "must"})
+"""After "how many", these and a subject leave out the noun counted ("how many should I ...")."""
+
+
+def _count_elided(said: Said) -> bool:
+    """ "how many" right before an auxiliary of :data:`COUNTERS` and "I", "we" or "you": the
+    things counted are the turn above's ("how many should I take", "how many do we need?"; not
+    "how many eggs should I use", nor "how many are there in a dozen", which says of what)."""
+    texts = said.texts
+    return any(
+        texts[k : k + 2] == ["how", "many"]
+        and texts[k + 2] in COUNTERS
+        and texts[k + 3] in ("i", "we", "you")
+        for k in range(len(texts) - 3)
+    )
