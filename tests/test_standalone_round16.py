@@ -47,6 +47,11 @@ STANDS = [
     ("include my cousin in the group chat", "how do I make a group chat on Signal"),
     ("80 kg and 1.8 m", "what is a healthy weight for a man"),
     ("convert 80 kg and 1.8 m to pounds and feet", "how do I calculate my BMI"),
+    # "how many" with its noun said, or a generic "you"; what was tried with its own goal
+    ("how many eggs should I use for a sponge cake", None),
+    ("how many do you need to form a quorum", None),
+    ("tried to renew my passport online but the site crashes, what now", None),
+    ("already submitted my thesis, can I still fix a typo in it", None),
 ]
 
 # (question, the turn above or None): read as a follow-up.

@@ -108,27 +108,31 @@ def _required(said: Said) -> bool:
     texts = said.texts
     if texts[:1] == [] or texts[0] not in REQUIRING or texts[1:2] not in (["to"], ["be"]):
         return False
+    if set(texts[2:3]) & {"or", "vs", "versus", "and"}:
+        return False  # "should be or should have been": forms set side by side
     return texts[0] != "has" or texts[1] == "to"  # not "has be"
 
 
-TRIED = frozenset({"tried", "did", "checked", "used", "restarted", "followed", "done"})
+TRIED = frozenset({"tried", "did", "done", "checked", "followed", "restarted"})
 """After "already" opening a sentence, or opening it alone, what the asker did on the advice
 above ("already tried that")."""
 
 
 def _tried(said: Said) -> bool:
     """A sentence or clause that reports what was tried with its subject left out: opening with
-    "already" and a verb, with "tried" not before "and", or with a negated auxiliary before a
-    verb of :data:`FAILING` ("already tried vinegar, didn't work", "tried restarting it"; not
-    "tried and tested recipes", nor "why didn't the build work", whose subject is said)."""
+    "already" and a verb of :data:`TRIED`, with "tried" not before "and" or "to", or with a
+    negated auxiliary before a verb of :data:`FAILING` ("already tried vinegar, didn't work",
+    "tried restarting it"; not "tried and tested recipes", "tried to log in but ...", whose
+    goal is its own, "already paid my taxes, ...", nor "why didn't the build work", whose
+    subject is said)."""
     texts = said.texts
     for k in range(len(texts) - 1):
         if not _opens(said, k):
             continue
         after = texts[k + 1]
-        if texts[k] == "already" and (after in TRIED or after.endswith("ed")):
+        if texts[k] == "already" and after in TRIED:
             return True
-        if texts[k] == "tried" and after != "and":
+        if texts[k] == "tried" and after not in ("and", "to"):
             return True
         if texts[k] in NEGATED - {"can", "will"} and after in FAILING:
             return True
@@ -262,13 +266,14 @@ COUNTERS = frozenset({"do", "does", "did", "should", "can", "could", "will", "wo
 
 
 def _count_elided(said: Said) -> bool:
-    """ "how many" right before an auxiliary of :data:`COUNTERS` and "I", "we" or "you": the
-    things counted are the turn above's ("how many should I take", "how many do we need?"; not
-    "how many eggs should I use", nor "how many are there in a dozen", which says of what)."""
+    """ "how many" right before an auxiliary of :data:`COUNTERS` and "I" or "we": the things
+    counted are the turn above's ("how many should I take", "how many do we need?"; not "how
+    many eggs should I use", "how many are there in a dozen", nor "how many do you need to start
+    a company", whose generic "you" asks of the world)."""
     texts = said.texts
     return any(
         texts[k : k + 2] == ["how", "many"]
         and texts[k + 2] in COUNTERS
-        and texts[k + 3] in ("i", "we", "you")
+        and texts[k + 3] in ("i", "we")
         for k in range(len(texts) - 3)
     )
