@@ -52,6 +52,7 @@ STANDS = [
     ("how many do you need to form a quorum", None),
     ("tried to renew my passport online but the site crashes, what now", None),
     ("already submitted my thesis, can I still fix a typo in it", None),
+    ("day 1 patch notes for a video game", None),
 ]
 
 # (question, the turn above or None): read as a follow-up.
@@ -77,6 +78,7 @@ FOLLOWS = [
     ("a cheap one", "how much does a passport photo cost"),
     ("is a refurbished one ok?", "which road bike should I get"),
     ("day 3 and the kombucha has no fizz, why", "how do I brew kombucha"),
+    ("week 2, still no sprouts", "how do I grow chives from seed"),
     ("anything smaller?", "recommend a tent for two people"),
     ("is it any different if I rent the flat out?", "how is capital gains tax worked out"),
     ("how much are the lessons", "where can I learn to sail in Brighton"),

@@ -161,13 +161,15 @@ SPANS = frozenset({"day", "week", "month", "hour", "night"})
 
 
 def _day_of(said: Said) -> bool:
-    """A sentence opening with a word of :data:`SPANS` and a number, with no "of" after it: that
-    far into what the turn above set going ("day 3 and the dough smells sour"; not "day 3 of a
-    juice cleanse, is that normal", which says of what)."""
+    """A sentence opening with a word of :data:`SPANS` and a number, then "and", "now", "in" or
+    the end of its clause: that far into what the turn above set going ("day 3 and the dough
+    smells sour", "week 2, no sprouts yet"; not "day 3 of a juice cleanse, is that normal",
+    which says of what, nor "day 1 patch notes for a game")."""
     texts = said.texts
     for k in range(len(texts) - 1):
         if texts[k] in SPANS and _opens(said, k) and said.kinds[k + 1] == "literal":
-            return texts[k + 2 : k + 3] != ["of"] and texts[k + 1].isdigit()
+            joined = said.ends_clause(k + 2) or texts[k + 2] in ("and", "now", "in")
+            return joined and texts[k + 1].isdigit()
     return False
 
 
