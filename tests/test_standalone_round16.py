@@ -53,6 +53,8 @@ STANDS = [
     ("tried to renew my passport online but the site crashes, what now", None),
     ("already submitted my thesis, can I still fix a typo in it", None),
     ("day 1 patch notes for a video game", None),
+    ("tried everything for hiccups, is holding my breath safe?", None),
+    ("is it normal my dog sheds so much in winter", None),
 ]
 
 # (question, the turn above or None): read as a follow-up.

@@ -82,14 +82,14 @@ def _empty_it(said: Said, i: int) -> bool:
     return False
 
 
-CLAIMANTS = frozenset({"i", "you", "we", "they", "people", "everyone"})
+CLAIMANTS = frozenset({"i", "you", "we", "they", "people", "everyone", "my", "our"})
 """After "is it" and one word, these open the clause "it" stands for, its "that" left out."""
 
 
 def _claim_after(said: Said, i: int) -> bool:
     """After "is it", one word and then a subject of :data:`CLAIMANTS` with a verb after it: a
     clause whose "that" is left out, which "it" stands for ("is it true you can see ...", "is it
-    normal I feel dizzy after ..."; not "is it true?", "is it you?")."""
+    normal my dog sheds so much"; not "is it true?", "is it you?")."""
     texts = said.texts
     if not said.content(i + 1) or texts[i + 2 : i + 3] == [] or texts[i + 2] not in CLAIMANTS:
         return False

@@ -122,9 +122,9 @@ def _tried(said: Said) -> bool:
     """A sentence or clause that reports what was tried with its subject left out: opening with
     "already" and a verb of :data:`TRIED`, with "tried" not before "and" or "to", or with a
     negated auxiliary before a verb of :data:`FAILING` ("already tried vinegar, didn't work",
-    "tried restarting it"; not "tried and tested recipes", "tried to log in but ...", whose
-    goal is its own, "already paid my taxes, ...", nor "why didn't the build work", whose
-    subject is said)."""
+    "tried restarting it"; not "tried and tested recipes", "tried to log in but ...", "tried
+    everything for hiccups", whose goal is its own, "already paid my taxes, ...", nor "why didn't
+    the build work", whose subject is said)."""
     texts = said.texts
     for k in range(len(texts) - 1):
         if not _opens(said, k):
@@ -132,11 +132,18 @@ def _tried(said: Said) -> bool:
         after = texts[k + 1]
         if texts[k] == "already" and after in TRIED:
             return True
-        if texts[k] == "tried" and after not in ("and", "to"):
+        if texts[k] == "tried" and after not in ("and", "to") and not _goal_said(said, k):
             return True
         if texts[k] in NEGATED - {"can", "will"} and after in FAILING:
             return True
     return False
+
+
+def _goal_said(said: Said, k: int) -> bool:
+    """ "for" follows the "tried" at ``k`` in its clause: what it was tried for is said
+    ("tried everything for hiccups, what else is there")."""
+    end = next((j for j in range(k, len(said.texts)) if said.ends_clause(j)), len(said.texts))
+    return "for" in said.texts[k:end]
 
 
 def _one_elided(said: Said) -> bool:
