@@ -55,6 +55,10 @@ STANDS = [
     ("day 1 patch notes for a video game", None),
     ("tried everything for hiccups, is holding my breath safe?", None),
     ("is it normal my dog sheds so much in winter", None),
+    # the asker's figures under a turn that asked no advice, or with a question of their own
+    ("my budget is 900", "how do rainbows form"),
+    ("my son is 7, what should he read?", "recommend some adventure books"),
+    ("my kettle is 10 years old, is that why it's loud", "which kettle is best"),
 ]
 
 # (question, the turn above or None): read as a follow-up.
@@ -97,6 +101,9 @@ FOLLOWS = [
     ("mention my five years at the bank", "draft a cover letter for a fintech role"),
     ("80 kg and 1.8 m", "how do I calculate my BMI"),
     ("use 3000 at 5% over 6 years", "how can I work out simple interest"),
+    # the asker's figures under a turn that asked for advice
+    ("my budget is 900", "recommend a road bike for commuting"),
+    ("I have a 2016 golf", "which winter tyres are best"),
 ]
 
 

@@ -1,16 +1,17 @@
 """What the turn above asked to be done, read with a question asked under it, for
 :mod:`arborist._standalone.above`. Pure: no I/O.
 
-A turn that asked for a text to be written, or for a sum to be worked out, leaves the next
-question room to say only what to put in: "mention that I led the migration" under "draft a
-note to my manager", "62 kg and 1.70 m" under "how do I work out my BMI". Asked afresh, neither
-says what it is for; the turn above does. docs/retrieval.md ("Follow-ups") gives each with its
+A turn that asked for a text to be written, for a sum to be worked out or for advice, leaves the
+next question room to say only what to put in: "mention that I led the migration" under "draft
+a note to my manager", "62 kg and 1.70 m" under "how do I work out my BMI", "my budget is 900"
+under "recommend a road bike". Asked afresh, none says what it is for; the turn above does. docs/retrieval.md ("Follow-ups") gives each with its
 examples and the look-alike it leaves alone.
 """
 
 from __future__ import annotations
 
 from arborist._standalone.said import Said
+from arborist._standalone.words import AUXILIARIES, WH
 
 __all__ = ["fills_in"]
 
@@ -26,8 +27,8 @@ WORKING_OUT = frozenset({"calculate", "compute", "convert", "estimate", "work", 
 
 def fills_in(said: Said, above: Said) -> bool:
     """``said`` says what to put into what ``above`` asked to be done: content for a text it
-    asked for, or values for a sum."""
-    return _puts_in(said, above) or _values_for(said, above)
+    asked for, values for a sum, or the asker's figures for advice."""
+    return _puts_in(said, above) or _values_for(said, above) or _situation(said, above)
 
 
 def _asks(above: Said, verbs: frozenset[str]) -> bool:
@@ -59,3 +60,29 @@ def _values_for(said: Said, above: Said) -> bool:
     own = [k for k in range(len(said.texts)) if said.content(k)]
     numbers = [k for k in own if said.kinds[k] == "literal" and said.texts[k][:1].isdigit()]
     return len(numbers) >= 2 and len(own) - len(numbers) <= 2
+
+
+ADVICE = frozenset({"recommend", "suggest", "best", "which", "should", "good", "worth"})
+"""Words of a turn above that asks for advice, which the asker's own figures may then narrow."""
+ASKER = frozenset({"my", "i", "we", "our"})
+"""Opening a statement, these make it the asker's own situation."""
+
+
+def _situation(said: Said, above: Said) -> bool:
+    """A statement (no question mark, no question word or auxiliary opening it) opening with
+    the asker ("my", "I", "we") and holding a number, under a turn that asked for advice: the
+    asker's figures, which narrow the advice ("my budget is 900" under "recommend a road bike",
+    "I have a 2016 golf" under "which winter tyres are best"; not "my budget is 900" under "how
+    do rainbows form", nor "my son is 7, what should he read?", which asks)."""
+    texts = said.texts
+    if "?" in texts or texts[:1] == [] or texts[0] not in ASKER or set(texts) & WH:
+        return False  # "my fan runs at 90 C, how do I ...": a question of its own
+    if said.contents() > 5 or any(
+        said.kinds[k - 1] == "mark" and texts[k] in AUXILIARIES for k in range(1, len(texts))
+    ):
+        return False  # "my 4yo still wets the bed, is that normal": it asks
+    if not any(
+        kind == "literal" and said.texts[k][:1].isdigit() for k, kind in enumerate(said.kinds)
+    ):
+        return False
+    return bool(set(above.texts) & ADVICE)
