@@ -59,6 +59,10 @@ STANDS = [
     ("my budget is 900", "how do rainbows form"),
     ("my son is 7, what should he read?", "recommend some adventure books"),
     ("my kettle is 10 years old, is that why it's loud", "which kettle is best"),
+    # "what is the N" under a turn that asked no act, of a unique thing, or saying of what
+    ("what is the deadline", "what is a bursary"),
+    ("what is the internet", "how do I set up a mesh router"),
+    ("what is the deadline for tax returns", "how do I file a tax return"),
 ]
 
 # (question, the turn above or None): read as a follow-up.
@@ -104,6 +108,10 @@ FOLLOWS = [
     # the asker's figures under a turn that asked for advice
     ("my budget is 900", "recommend a road bike for commuting"),
     ("I have a 2016 golf", "which winter tyres are best"),
+    # a part of the act the turn above asked how to do
+    ("what is the deadline", "how do I apply for a bursary"),
+    ("how long is the wait usually", "how can I book a driving test"),
+    ("when is the interview", "how do I get a job at a bank"),
 ]
 
 
