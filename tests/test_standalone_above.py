@@ -27,7 +27,7 @@ FOLLOWS_ABOVE = [
     ("how long does the tart keep in the fridge?", "give me a recipe for a lemon tart"),
     ("does the dough need to rest overnight", "how do I make pizza dough from scratch"),
     # a noun of an act as a whole under a turn that asked how to do something
-    ("how long does the recovery take?", "how do I get a tooth pulled"),
+    ("how long does the recovery last?", "how do I get a tooth pulled"),
     # a pick from a pair the turn above named
     (
         "is there a monthly fee for the second one?",
@@ -63,7 +63,7 @@ STANDS_UNDER = [
     ("how do I jump to line 40 in vim", "how do I delete 3 lines in vim"),
     ("why are the changes lost?", "how to keep changes after a reset"),
     ("does the dough need to rest overnight", "what is sourdough"),
-    ("how long does the recovery take?", "what is a wisdom tooth"),
+    ("how long does the recovery last?", "what is a wisdom tooth"),
     ("how long does the process of photosynthesis take?", "how do plants make sugar"),
     ("how do I jump to line 40 in vim", "how do I delete a 3 line block in vim"),
     ("how should the essay I drafted end?", "how do I write an essay about Kant"),

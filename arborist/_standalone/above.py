@@ -9,16 +9,27 @@ the turn above brought in with what says which (an owner after it, "a" or a modi
 it), a noun of an act as a whole under a turn that asked how to do something, a pick
 ("the second one") from a pair the turn above named, an item by its number from a count the
 turn above asked for ("day 2" of "a 4 day plan"), a clause-less fragment that repeats a run of
-the turn above's words and restricts it ("... but only at night?"), or a clause-less choice
-between words ("fresh or frozen?") under a turn it can qualify. A question that shares the turn above's words
+the turn above's words and restricts it ("... but only at night?"), a clause-less choice
+between words ("fresh or frozen?") under a turn it can qualify, what to put into a text, a sum
+or advice the turn above asked for (:mod:`arborist._standalone.asked`), or "what is the N" of
+a part of an act the turn above asked how to do. A question that shares the turn above's words
 inside a clause of its own ("What year did the war end?" under "Who fought in the war?") is
 read by the question alone. docs/retrieval.md ("Follow-ups") gives each with its examples.
 """
 
 from __future__ import annotations
 
+from arborist._standalone.asked import fills_in
 from arborist._standalone.said import Said
-from arborist._standalone.words import INTRODUCERS, OWNERS, PREPOSITIONS, RELATIVES, SUBJECTS
+from arborist._standalone.words import (
+    GENERIC,
+    INTRODUCERS,
+    OWNERS,
+    PREPOSITIONS,
+    RELATIVES,
+    SUBJECTS,
+    UNIQUE,
+)
 
 __all__ = ["follows_above"]
 
@@ -35,7 +46,7 @@ ACTS = frozenset(
     | {"treatment", "recovery", "operation", "repair", "renewal", "registration"}
 )
 """Nouns of an act as a whole: after "the" with nothing they are of, under a turn that asked
-how to do something, that act ("how long does the process take" under "how do I get a
+how to do something, that act ("how long does the process last" under "how do I get a
 passport")."""
 RESTRICTING = frozenset({"but", "only", "except", "without", "just", "instead", "even"})
 """In a fragment that repeats the turn above's words, these change what it asked."""
@@ -50,6 +61,8 @@ def follows_above(said: Said, above: Said) -> bool:
         or _refragment(said, above)
         or _choice(said, above)
         or _act_asked(said, above)
+        or fills_in(said, above)
+        or _part_of_act(said, above)
     )
 
 
@@ -276,8 +289,7 @@ def _act_asked(said: Said, above: Said) -> bool:
     ..."): the act it asked about ("is the procedure painful?" under "how do I get a tooth
     pulled"; not "how long does the process of photosynthesis take", nor under "what is a
     passport", which asked no act)."""
-    how = above.texts[:1] == ["how"] and above.texts[1:2] != [] and above.texts[1] in HOW_TO
-    if not how:
+    if not _how_to(above):
         return False
     texts = said.texts
     return any(
@@ -288,6 +300,32 @@ def _act_asked(said: Said, above: Said) -> bool:
         and said.kinds[k + 1 : k + 2] not in (["name"], ["literal"])
         for k in range(1, len(texts))
     )
+
+
+def _part_of_act(said: Said, above: Said) -> bool:
+    """ "what", "when", "how long" or "how much" and a form of "be" before "the" and one word
+    (an adverb at most after it) ending the question, under a turn that asked how to do
+    something: a part of that act ("what is the deadline" under "how do I apply for a
+    scholarship", "how long is the wait usually" under "how do I book a driving test"; not "what
+    is the internet", a thing there is one of, nor under "what is a scholarship")."""
+    if not _how_to(above):
+        return False
+    texts = said.texts
+    k = 2 if texts[:2] in (["how", "long"], ["how", "much"]) else 1
+    if texts[:1] not in (["what"], ["when"], ["how"]) or (k == 1 and texts[0] == "how"):
+        return False
+    if texts[k : k + 2] not in (["is", "the"], ["s", "the"], ["are", "the"]):
+        return False
+    noun = k + 2
+    if not _noun(said, noun) or texts[noun] in UNIQUE | GENERIC:
+        return False
+    end = noun + 1 + (texts[noun + 1 : noun + 2] != [] and texts[noun + 1].endswith("ly"))
+    return said.ends_clause(end)
+
+
+def _how_to(above: Said) -> bool:
+    """The turn above asked how to do something ("how do I ...", "how to ...", "how can I ...")."""
+    return above.texts[:1] == ["how"] and above.texts[1:2] != [] and above.texts[1] in HOW_TO
 
 
 HOW_TO = frozenset({"to", "do", "can", "should", "would"})

@@ -44,13 +44,15 @@ def confirms(said: Said, asked: bool) -> bool:
 
 def continues(said: Said) -> bool:
     """It opens with a continuation, or is a bare modifier ("with a custom separator"), or
-    "now" before a verb: a next step on what was just done ("Now add error handling")."""
+    "now" before a verb: a next step on what was just done ("Now add error handling", "now do
+    the same for tuples"; "do" then a subject asks: "now do I need a visa?")."""
     if said.lowered in CONTINUATIONS or said.lowered in PROCEED:
         return True
     if said.texts[:1] == ["now"] and said.kinds[1:2] == ["word"] and said.content(1):
         return not said.proper[1]  # not "Now that ...", "Now I ...", "Now Python 3.13 ..."
-    if redone(said):
-        return True
+    done = said.texts[:2] == ["now", "do"] and said.texts[2:3] not in ([], *([s] for s in SUBJECTS))
+    if done or redone(said):
+        return True  # "now do the same for tuples"; not "now do I ..."
     if said.lowered.startswith(tuple(c + " " for c in CONTINUATIONS)):
         return True
     if said.texts and said.texts[0] in PREPOSITIONS and not said.has_clause:

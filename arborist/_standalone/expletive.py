@@ -67,8 +67,9 @@ def _empty_it(said: Said, i: int) -> bool:
     before, after = said.texts[i - 1 : i], said.texts[i + 1 : i + 2]
     made = set(before) & MADE and after == ["so"] and said.texts[i + 2 : i + 3] != []
     made = made and said.texts[i + 2] in CLAUSE_OPENERS  # not "make it so small"
-    if made or (set(before + after) & BE and _ambient(said, i)) or _impersonal(said, i):
-        return True  # "make it so that ...", "It's been raining all week" (the weather's "it")
+    claimed = set(before) & BE and (_claim_after(said, i) or _forms_after(said, i))
+    if made or claimed or (set(before + after) & BE and _ambient(said, i)) or _impersonal(said, i):
+        return True  # "make it so that ...", "is it true you can ...", "It's been raining all week"
     if set(after) & SAYING:  # "it says 'divergent branches'": what it says is there
         return said.new_within(i + 2, min(i + 9, len(said.texts)))
     if not (set(before) & BE or set(after) & (BE | EXPLETIVE_VERBS)):
@@ -79,6 +80,28 @@ def _empty_it(said: Said, i: int) -> bool:
         if said.texts[k] in SUBORDINATORS:
             return True
     return False
+
+
+CLAIMANTS = frozenset({"i", "you", "we", "they", "people", "everyone", "my", "our"})
+"""After "is it" and one word, these open the clause "it" stands for, its "that" left out."""
+
+
+def _claim_after(said: Said, i: int) -> bool:
+    """After "is it", one word and then a subject of :data:`CLAIMANTS` with a verb after it: a
+    clause whose "that" is left out, which "it" stands for ("is it true you can see ...", "is it
+    normal my dog sheds so much"; not "is it true?", "is it you?")."""
+    texts = said.texts
+    if not said.content(i + 1) or texts[i + 2 : i + 3] == [] or texts[i + 2] not in CLAIMANTS:
+        return False
+    return said.kinds[i + 3 : i + 4] == ["word"]
+
+
+def _forms_after(said: Said, i: int) -> bool:
+    """After "is it", a quoted form, "or" and another: the choice between the two is what "it"
+    stands for ("is it 'fewer' or 'less'"; not "is it a bug or a feature")."""
+    kinds, texts = said.kinds, said.texts
+    quoted = kinds[i + 1 : i + 2] == ["literal"] and kinds[i + 3 : i + 4] == ["literal"]
+    return quoted and texts[i + 2] == "or"
 
 
 def _agent(said: Said, k: int) -> bool:

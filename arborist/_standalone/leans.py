@@ -165,6 +165,8 @@ def _self_compared(said: Said) -> bool:
     faster with music?", "Why do plants grow faster during spring?"; not "Is it faster on
     Windows?", "Why is the second approach better?", "What if the sample size is smaller?")."""
     texts = said.texts
+    if _gerund_subject(said):
+        return True  # "does adding salt make water boil faster": than without adding it
     subjects = [
         k + 2
         for k in range(-1, len(texts) - 2)
@@ -179,6 +181,21 @@ def _self_compared(said: Said) -> bool:
         subjects[0] < k and texts[k + 1 : k + 2] != [] and texts[k + 1] in SETTINGS
         for k in compared
     )
+
+
+def _gerund_subject(said: Said) -> bool:
+    """The subject after the opening auxiliary (or a question word of :data:`ADVERBIAL_WH` and
+    one) is an act in -ing with its object, before "make" or "makes": a comparative after it
+    sets doing it against not doing it ("does stretching your calves make you run faster?"; not
+    "Is it faster?")."""
+    texts = said.texts
+    k = 1 if texts[:1] != [] and texts[0] in AUXILIARIES else 2
+    if k == 2 and not (texts[:1] != [] and texts[0] in ADVERBIAL_WH and texts[1:2] != []):
+        return False
+    if k == 2 and texts[1] not in AUXILIARIES:
+        return False
+    gerund = texts[k : k + 1] != [] and texts[k].endswith("ing") and said.content(k)
+    return gerund and bool(set(texts[k + 1 : k + 6]) & {"make", "makes"})
 
 
 ADVERBIAL_WH = wordset("why how when where")
@@ -352,8 +369,9 @@ def _subject_unsaid(said: Said) -> bool:
     texts, kinds = said.texts, said.kinds
     if not texts or texts[0] not in WH or any(said.proper) or "name" in kinds:
         return False
-    if said.first_new < len(texts) and kinds[said.first_new] != "literal":
-        return False
+    new = said.first_new
+    if new < len(texts) and (kinds[new] != "literal" or texts[new - 1 : new] in (["a"], ["an"])):
+        return False  # "in a 2000 word essay": a number in a new noun phrase
     past = bool(said.plain & PAST) or any(
         len(t) > 4 and said.in_past(k) for k, t in enumerate(texts)
     )

@@ -7,7 +7,8 @@ question above), a request of one word of its own with "please" (what to do with
 answer), "any" with no noun after it ("any under $50?"), "mine" as a subject (the asker's
 one of what was asked about), "where does X come in" (the place of X in what was explained),
 "the ... part" with nothing it is a part of (the last answer's part), "I don't follow" (what
-was explained) and "ones" with no plural noun of the question's own; docs/retrieval.md
+was explained), "ones" with no plural noun of the question's own, and the turns of
+:mod:`arborist._standalone.turns` (a verdict, a requirement, "a big one", ...); docs/retrieval.md
 ("Follow-ups") gives each with its examples and the look-alike it leaves alone.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 
 from arborist._standalone.said import Said
+from arborist._standalone.turns import turned
 from arborist._standalone.words import (
     AUXILIARIES,
     CLAUSE_WORDS,
@@ -55,6 +57,7 @@ def marked(said: Said, question: str) -> bool:
         or _named_part(said)
         or _lost(said)
         or _ones(said)
+        or turned(said)
     )
 
 

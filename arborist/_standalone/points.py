@@ -10,6 +10,8 @@ rule that reads these, and the demonstrative that points back, is in
 
 from __future__ import annotations
 
+import bisect
+
 from arborist._standalone.said import Said
 from arborist._standalone.words import (
     ADVERBIAL,
@@ -17,13 +19,16 @@ from arborist._standalone.words import (
     AUXILIARIES,
     CONDITIONS,
     INTRODUCERS,
+    OWNED,
     PREPOSITIONS,
+    PRONOUNS,
 )
 
 __all__ = [
     "BELIEVED",
     "COORDINATORS",
     "adverbs_after",
+    "bare_plural",
     "defined_by_clause",
     "determiner",
     "named_in",
@@ -149,3 +154,31 @@ def object_of_subject(said: Said, i: int) -> bool:
         said.kinds[k] == "word" and said.content(k) and texts[k] not in PREPOSITIONS
         for k in between
     )
+
+
+def bare_plural(said: Said, i: int) -> bool:
+    """A plural noun with no determiner comes before the "their" at ``i`` in its sentence: a kind
+    of thing of the question's own, which "their" may stand for ("loop over files with spaces
+    in their names", "sort dicts by their values"; not "the files", "these files", "more
+    details": what those are is said before)."""
+    if "bare_plural" not in said.memo_at:
+        said.memo_at["bare_plural"] = [k for k in range(len(said.texts)) if _plural_kind(said, k)]
+    found = said.memo_at["bare_plural"]
+    k = bisect.bisect_left(found, i) - 1  # the last one before "their"
+    return k >= 0 and found[k] >= said.sentence(i).start
+
+
+def _plural_kind(said: Said, k: int) -> bool:
+    """The word at ``k`` is a plural noun with no determiner, read by :func:`bare_plural`."""
+    word = said.texts[k]
+    if not (said.content(k) and said.kinds[k] == "word" and not said.proper[k]):
+        return False
+    if not word.endswith("s") or word.endswith(("ss", "us", "is")) or word in OWNED:
+        return False
+    before = said.texts[k - 1] if k else ""
+    return before not in DETERMINED and before not in PRONOUNS
+
+
+DETERMINED = frozenset({"the", "these", "those", "more", "other", "such", "both", "all"})
+"""Before a plural noun, these say it is one the last answer gave or a set said before ("the
+files", "more details"): not a kind of the question's own that "their" could stand for."""

@@ -16,8 +16,6 @@ an occasion it does not name in :mod:`arborist._standalone.occasion`; docs/retri
 
 from __future__ import annotations
 
-import bisect
-
 from arborist._standalone.above import follows_above
 from arborist._standalone.continues import confirms, continues, subordinate_only
 from arborist._standalone.expletive import expletive
@@ -36,6 +34,7 @@ from arborist._standalone.points import (
     BELIEVED,
     COORDINATORS,
     adverbs_after,
+    bare_plural,
     defined_by_clause,
     determiner,
     named_in,
@@ -62,7 +61,6 @@ from arborist._standalone.words import (
     LIFTED,
     OBJECTS,
     ORDINALS,
-    OWNED,
     PARTS,
     POSSESSIVES,
     PREPOSITIONS,
@@ -224,8 +222,10 @@ def _lifted(said: Said) -> Said | None:
 def _points_within(said: Said, i: int) -> bool:
     """The demonstrative at ``i`` is a conjunction, or points at something in the question."""
     texts = said.texts
+    particle = texts[i + 1 : i + 2] != [] and texts[i + 1] in PARTICLES  # "speed that up"
     if (
         texts[i] == "that"
+        and not (particle and said.ends_clause(i + 2) and said.content(i - 1))
         and not (
             i == 0
             or (said.kinds[i - 1] == "mark" and texts[i - 1] in ENDS)  # "Are you sure? That seems"
@@ -263,7 +263,8 @@ def _points_within(said: Said, i: int) -> bool:
             for k in near[:3]
         )
         named = named or any(texts[k] == ":" for k in near)  # "this error mean: ..."
-    if said.content(i + 1) and (named or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
+    owned = i == 0 and set(texts[i + 2 : i + 4]) & {"my", "our"}  # "that rattle my car makes"
+    if said.content(i + 1) and (named or owned or texts[i + 2 : i + 3] in (["i"], ["we"], [":"])):
         return True  # "this timestamp 1700000000", "That regex I wrote", "these two: ..."
     return (
         not fresh
@@ -287,6 +288,8 @@ def _introduces(said: Said, i: int) -> bool:
     return _alone_after(said, end)
 
 
+PARTICLES = frozenset({"up", "down", "out", "off", "back", "away"})
+"""Between a verb and one of these ending its clause, a demonstrative is the verb's object."""
 SEEMING = frozenset({"sounds", "seems", "looks", "feels"})
 """After a comma, "that" before these is a subject ("shorter, that sounds like a memo")."""
 PLACED = PREPOSITIONS | {"about"}
@@ -317,12 +320,13 @@ def _refers_back(said: Said) -> bool:
             continue
         if word in PRONOUNS:
             if not (expletive(said, i) or _stands_for(said, i)):
-                return not (word == "it" and said.shown[i] and _shown_after(said, i))
+                shown = said.shown[i] and _shown_after(said, i)  # "Explain it: why ...?"
+                return not (word == "it" and (shown or _tags_before(said, i)))
         elif word in DEMONSTRATIVES:
             if not (_points_within(said, i) or _says_before(said, i) or _introduces(said, i)):
                 return not _tags_before(said, i)
         elif (
-            (word in ADDITIVES and said.ends_clause(i + 1) and not _coordinated(said, i))
+            (word in ADDITIVES and _ends_term(said, i) and not _coordinated(said, i))
             or (
                 word == "instead"
                 and said.texts[i + 1 : i + 2] != ["of"]
@@ -333,6 +337,11 @@ def _refers_back(said: Said) -> bool:
         ):
             return True
     return False
+
+
+def _ends_term(said: Said, i: int) -> bool:
+    """The word at ``i`` ends a clause, or a term before "or" ("takeaway too or only dine-in")."""
+    return said.ends_clause(i + 1) or said.texts[i + 1 : i + 2] == ["or"]
 
 
 def _as_well(said: Said, i: int) -> bool:
@@ -432,20 +441,23 @@ def _shown_after(said: Said, i: int) -> bool:
 
 
 def _tags_before(said: Said, i: int) -> bool:
-    """The demonstrative at ``i`` is the subject of a second question joined by a comma and
-    "or" or "and" and an auxiliary, after a first clause that stands alone with three words of
-    its own or more: it stands for what that clause says ("Is it true that you shouldn't swim
-    after eating, or is that a myth?"; not "Nice, or is that wrong?"). The first clause is read
-    once."""
+    """The demonstrative or "it" at ``i`` is the subject of a second question after an
+    auxiliary, joined by a comma, "or" or both to a first clause that stands alone with two
+    words of its own or more: it stands for that clause or its subject ("Is it true that you
+    shouldn't swim after eating, or is that a myth?", "does cold water boil faster or is that a
+    myth", "why is snow white, is it the air in it"; not "Nice, or is that wrong?"). The first
+    clause is read once."""
     texts = said.texts
-    if i < 3 or texts[i - 1] not in AUXILIARIES or texts[i - 2] not in ("or", "and"):
+    if i < 3 or texts[i - 1] not in AUXILIARIES or said.sentence(i).start:
         return False
-    if texts[i - 3] != "," or said.sentence(i).start:
+    joint = i - 2 if texts[i - 2] in ("or", ",") else None
+    if texts[i - 2] == "and" or (joint is not None and texts[i - 3] == ","):
+        joint = i - 3 if texts[i - 3] == "," else None  # ", or is that ...", ", and is it ..."
+    if joint is None:
         return False
     if "tags_before" not in said.memo:
-        comma = i - 3
-        clause = Said(said.kinds[:comma], said.texts[:comma], said.proper[:comma])
-        alone = clause.contents() >= 3 and clause.has_clause
+        clause = Said(said.kinds[:joint], said.texts[:joint], said.proper[:joint])
+        alone = clause.contents() >= 2 and clause.has_clause
         said.memo["tags_before"] = alone and _stands(clause, asked=True)
     return said.memo["tags_before"]
 
@@ -471,7 +483,7 @@ def _stands_for(said: Said, i: int) -> bool:
         return True
     if said.texts[i] in POSSESSIVES and said.bare_subject() < i:
         return True  # "Why do cats land on their feet?"
-    if said.texts[i] == "their" and _bare_plural(said, i):
+    if said.texts[i] == "their" and bare_plural(said, i):
         return True  # "bash loop over files with spaces in their names"
     if said.texts[i] in THING and _person_taken(said, i):
         return False  # "How did Napoleon react when he heard about it?": he is Napoleon
@@ -498,34 +510,6 @@ def _person_taken(said: Said, i: int) -> bool:
             next((k for k in range(end, len(texts)) if two and texts[k] in PERSON), len(texts))
         ]
     return end < said.memo_at["person"][0] < i
-
-
-def _bare_plural(said: Said, i: int) -> bool:
-    """A plural noun with no determiner comes before the "their" at ``i`` in its sentence: a kind
-    of thing of the question's own, which "their" may stand for ("loop over files with spaces
-    in their names", "sort dicts by their values"; not "the files", "these files", "more
-    details": what those are is said before)."""
-    if "bare_plural" not in said.memo_at:
-        said.memo_at["bare_plural"] = [k for k in range(len(said.texts)) if _plural_kind(said, k)]
-    found = said.memo_at["bare_plural"]
-    k = bisect.bisect_left(found, i) - 1  # the last one before "their"
-    return k >= 0 and found[k] >= said.sentence(i).start
-
-
-def _plural_kind(said: Said, k: int) -> bool:
-    """The word at ``k`` is a plural noun with no determiner, read by :func:`_bare_plural`."""
-    word = said.texts[k]
-    if not (said.content(k) and said.kinds[k] == "word" and not said.proper[k]):
-        return False
-    if not word.endswith("s") or word.endswith(("ss", "us", "is")) or word in OWNED:
-        return False
-    before = said.texts[k - 1] if k else ""
-    return before not in DETERMINED and before not in PRONOUNS
-
-
-DETERMINED = frozenset({"the", "these", "those", "more", "other", "such", "both", "all"})
-"""Before a plural noun, these say it is one the last answer gave or a set said before ("the
-files", "more details"): not a kind of the question's own that "their" could stand for."""
 
 
 def _first_clause_alone(said: Said) -> bool:
