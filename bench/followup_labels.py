@@ -53,7 +53,10 @@ at the merge of 'fu14', round fourteen's rule: 134 of 160 = 0.838; the rule befo
 ``bench/followup_holdout15.json``, by ``--holdout15`` (with ``above`` too, the first set read
 with it; seen once at the merge of 'fu15', round fifteen's rule, which reads the turn above:
 131 of 160 = 0.819; the rule before it, 0544829's, scored 127 of 160 = 0.794 on it, the figure
-alone read; dev since). An item with ``above`` is read with it, as a notebook reads a question asked
+alone read; dev since, fitted since: 154 of 160); a sixteenth, ``bench/followup_holdout16.json``,
+by ``--holdout16`` (with ``above``; seen once at the merge of 'fu16', round sixteen's rule: 141
+of 160 = 0.881; the rule before it, round fifteen's, scored 136 of 160 = 0.850 on it, the
+figure alone read; dev since). An item with ``above`` is read with it, as a notebook reads a question asked
 under a turn: :func:`stands_alone` is given the turn above's question.
 ``--ordinary`` scores another kind of set: the repo's ordinary questions, standalone by
 construction (each asked first, of a corpus, in ``bench/quality_questions.json``,
@@ -70,7 +73,7 @@ Writes nothing.
                                      | --holdout4 | --holdout5 | --holdout6 | --holdout7
                                      | --holdout8 | --holdout9 | --holdout10 | --holdout11
                                      | --holdout12 | --holdout13 | --holdout14
-                                     | --holdout15
+                                     | --holdout15 | --holdout16
                                      [--labels PATH]] [--json] [--floor]
 """
 
@@ -128,7 +131,10 @@ HOLDOUT14 = ROOT / "bench" / "followup_holdout14.json"
 round fourteen's rule: 134/160 = 0.838; seen since)."""
 HOLDOUT15 = ROOT / "bench" / "followup_holdout15.json"
 """The fifteenth blind set, with the question above each, written while the rule that reads
-the turn above was (blind when ``--holdout15`` was added)."""
+the turn above was (scored once at the merge of 'fu15': 131/160 = 0.819; seen since)."""
+HOLDOUT16 = ROOT / "bench" / "followup_holdout16.json"
+"""The sixteenth blind set, with the question above each (scored once at the merge of 'fu16',
+round sixteen's rule: 141/160 = 0.881; seen since)."""
 BLIND = {
     "holdout2": HOLDOUT2,
     "holdout3": HOLDOUT3,
@@ -144,8 +150,9 @@ BLIND = {
     "holdout13": HOLDOUT13,
     "holdout14": HOLDOUT14,
     "holdout15": HOLDOUT15,
+    "holdout16": HOLDOUT16,
 }
-"""Each blind set's flag (``--holdout2`` ... ``--holdout15``) and the file it scores."""
+"""Each blind set's flag (``--holdout2`` ... ``--holdout16``) and the file it scores."""
 FLOOR = 0.95
 """Agreement under which ``--floor`` (and tests/test_followup_labels.py) fails."""
 ORDINARY = (
