@@ -168,7 +168,15 @@ flagged (2.5%, MISSED); 0544829's gate, the figure alone read: 7956/8699 (91.5%)
 CVC, app passwords written bare or after ``App-Passwort``, a Zoom ``Kenncode``, a diceware
 passphrase with nothing around it, an SNMP community given to ``snmpwalk -c``; its false
 alarms, 90 of them two lines: a tool's help (``-p, --password    prompt for the password``) and
-a Japanese sentence about passwords. A dev corpus now.
+a Japanese sentence about passwords. A dev corpus now, fitted by the sixteenth round
+(arborist/_gate/cards.py: a card's number by its network's prefix and Luhn's check, anywhere in
+a short text and after a word for a card in a longer one, its CVC; in codes.py an app password
+written bare, ``snmpwalk -c``, ``Kenncode``, a code after ``Alarmanlage``, a passphrase with
+numbers among its words; a flag's help text is no flag's value; a password told in Japanese
+ends where the sentence's words start; Hugging Face tokens with digits; recovery codes split by
+``%0A``): 8650/8699 (99.4%) and 22/4468 (0.5%). Two of a script's names (``пароль``,
+``暗証番号``) were read once per name in a run with no spaces (a 48 KB run took 182 s); read
+to a bounded word's end now, linear.
 ``channels_holdout17.json`` is the next blind one: written by someone who has not read the
 gate, committed by the lead, scored by ``--holdout`` once it is there (the run says so when
 it is not), and not tuned on after.

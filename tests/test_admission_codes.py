@@ -70,6 +70,24 @@ def test_a_secret_the_fifteenth_corpus_taught_is_redacted(text: str, secret: str
     assert secret not in admit(text).text
 
 
+CAUGHT_SIXTEENTH = [
+    ("refund went to 4916338506082832 yesterday", "4916338506082832"),
+    ("Kreditkarte 5312 7701 2093 4418, gültig bis 03/27", "5312 7701 2093 4418"),
+    ("and the CVV printed there is 4471 if they ask", "4471"),
+    ("Outlook App-Passwort: wqpz lkmr xtvb nhsd", "wqpz lkmr xtvb nhsd"),
+    ("paste this into mail: ptkz-wqhm-dcrv-ylbx", "ptkz-wqhm-dcrv-ylbx"),
+    ("snmpget -v2c -c r0-m0n1tor 192.0.2.7 sysName.0", "r0-m0n1tor"),
+    ("Webex Kenncode: Rt4pQz9", "Rt4pQz9"),
+    ("Alarmzentrale Code 4812 nicht weitergeben", "4812"),
+    ("vault passphrase for the archive: maple river 72 lantern quiet", "maple river 72 lantern"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), CAUGHT_SIXTEENTH)
+def test_a_secret_the_sixteenth_corpus_taught_is_redacted(text: str, secret: str) -> None:
+    assert secret not in admit(text).text
+
+
 LEFT = [
     "Error code: 40413, see the log",
     "ZIP code 90210; country code 49; area code 415",
@@ -94,6 +112,12 @@ LEFT = [
     "age public key (recipient): age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p",
     "the code is in src/main.py and the PIN header is J5",
     "WIFI:S:Lab-5G;T:WPA;P:<your password>;;",
+    "  -p, --password    prompt for the password (never store it)",
+    "パスワードは12文字以上にしてください。",
+    "ORCID 0000-0002-1825-0097; order 1234567890123456; IMEI 356938035643809",
+    "Use test card 4242 4242 4242 4242 with any future date",
+    "a well-made home-baked rice-cake-like treat",
+    "the CVC field is required",
 ]
 
 
@@ -119,6 +143,15 @@ ADVERSARIAL = [
     "Kennwort: " * 6_000,
     "login for the " * 4_000,
     "://u:p?" * 4_000,
+    "snmpwalk -v2c " * 4_000,
+    "-abcd-efgh-" * 6_000,
+    "1234 5678 " * 6_000,
+    "4" * 60_000,
+    "cvc is " * 6_000,
+    "--password  prompt " * 4_000,
+    "パスワードは" * 6_000,  # a script with no spaces: one word, walked back from each name
+    "пароль" * 6_000,  # a name's inflection read to its word's end, not to the run's
+    "暗証番号" * 6_000,
 ]
 
 

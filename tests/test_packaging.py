@@ -57,6 +57,7 @@ PURE = [
     "_gate/handed.py",
     "_gate/cued.py",
     "_gate/codes.py",
+    "_gate/cards.py",
     "_qa/sse.py",
     "_qa/sanitize.py",
     "_qa/distill.py",

@@ -15,7 +15,8 @@ words no config file uses. :func:`coded_candidates` yields ``(kind, start, end)`
   to twelve digits (``#`` or ``*`` around them kept), digits in groups (``802-49-263``), or
   six to sixteen capitals and digits (``restore code Z9G57UTUSV``); never a date or a year;
 * a network device's secret in its config's own words: a password or secret given with its
-  type digit (Cisco's ``password 7 0822455D0A16``, ``secret 5 $1$…``), an SNMP community,
+  type digit (Cisco's ``password 7 0822455D0A16``, ``secret 5 $1$…``), an SNMP community
+  (``snmp-server community X``, ``snmpwalk -c X``),
   ``adb pair HOST:PORT CODE``, the ``P:`` of a Wi-Fi QR payload (``WIFI:T:WPA;S:…;P:…;;``),
   a Wi-Fi key of twenty digits or more in groups of four after ``Schlüssel`` or ``key`` (a
   router's sticker; not an ORCID's or a card's four groups);
@@ -25,7 +26,10 @@ words no config file uses. :func:`coded_candidates` yields ``(kind, start, end)`
 * a two-factor seed in groups of four (``Enter this key: jd4p b7fu …``): base32 with two
   digits at least, after ``key``, ``secret``, ``seed`` or ``code`` and a colon;
 * a password in a sheet's row: the field right after an e-mail address, when it reads as a
-  random password (``Mailchimp,marketing@acme.io,cTmjJL2JQRyR-,shared``).
+  random password (``Mailchimp,marketing@acme.io,cTmjJL2JQRyR-,shared``);
+* an app password written bare, four groups of four letters that are no words
+  (``yhkd-fqgm-zazj-qwpl``); and a payment card's number and CVC
+  (:mod:`arborist._gate.cards`).
 
 Each family is read where a literal it needs stands, each match anchored there or bounded to
 its line, so a text is read in time linear in its length.
@@ -36,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from arborist._gate.cards import card_candidates
 from arborist._gate.prefilters import Literals
 from arborist._gate.shapes import has_digit, is_filler, random_looking, reads_as_password
 from arborist._text.text_words import word_list
@@ -74,6 +79,13 @@ def coded_candidates(text: str, found: Literals, longs: str) -> Iterator[Candida
             yield "secret", m.start(1), m.end(1)
     if "@" in text and ("," in text or "\t" in text or ";" in text):
         yield from _sheet_rows(text)
+    yield from card_candidates(text, found)
+    if "-" in text:  # an app password written bare: four groups of four letters
+        for inner in _FOUR_LETTERS.finditer(text):
+            m = _APP_BARE.match(text, max(0, inner.start() - 4))
+            m = m or _APP_BARE.match(text, inner.start() + 1)  # "instruct-yhkd-fqgm-…"
+            if m is not None and _random_letters(m.group()):
+                yield "password", m.start(), m.end()
 
 
 def _product_keys(text: str, found: Literals, longs: str) -> Iterator[Candidate]:
@@ -130,6 +142,7 @@ _CODE_KINDS = frozenset(
         *("pin", "puk", "sim", "unlocking", "zugangs", "tür", "tor", "sicherheits"),
         *("entsperr", "geheim", "einmal", "bestätigungs", "tresor", "alarm", "pin-"),
         *("activation", "registration", "license", "licence", "redeem", "claim", "download"),
+        *("kenn", "meeting", "room", "conference"),
     )
 )
 """What a code is for when its name says it (``door code``, ``Zugangscode``): the words that
@@ -142,6 +155,8 @@ _TOLD_CODE = re.compile(
     r"[ \t]+(?:[:：][ \t]*)?)|[ \t]+)[\"'“„«]?"
     r"([#*]?[0-9]{4,12}[#*]?|[0-9]{2,4}(?:-[0-9]{2,4}){1,4}|"
     r"(?=[A-Z0-9]{0,15}[0-9])(?=[A-Z0-9]{0,15}[A-Z])[A-Z0-9]{6,16}|"
+    r"(?=[A-Za-z0-9]{0,15}[0-9])(?=[A-Za-z0-9]{0,15}[a-z])(?=[A-Za-z0-9]{0,15}[A-Z])"
+    r"[A-Za-z0-9]{6,16}|"
     r"[A-Za-z0-9][\w+/=-]{19,400})(?![\w-])"
 )
 _DIGIT = re.compile("[0-9]")
@@ -162,9 +177,9 @@ def _access_codes(text: str, found: Literals) -> Iterator[Candidate]:
         if _DIGIT.search(text, at, at + _CODE_REACH) is None:
             continue  # every code holds a digit: most words "code" have none after them
         start, end = _word_around(folded, at)
-        joined = start and (folded[start - 1] == "_" or folded[end : end + 1] == "_")
+        joined = folded[end : end + 1] == "_"  # pin_length: an identifier, no code's name
         if end <= done or joined or not _code_name(folded, start, end):
-            continue  # sqlite3_memory_alarm: an identifier, no code's name
+            continue
         done = end
         after = _word_after(folded, end)
         if folded[after[0] : after[1]] in _CODE_AFTER:  # "code secret", "código pin"
@@ -206,9 +221,10 @@ def _code_name(folded: str, start: int, end: int) -> bool:
     in ``code`` whose head says what it opens (``zugangscode``, ``pin-code``), ``code`` after
     such a word (``door code``) or before ``secret``, ``alarm…``, ``pairing-pin``."""
     name = folded[start:end].rstrip("-0123456789")  # "puk1", "pin2"
-    if name in ("pin", "pins", "pincode", "puk", "passcode", "geheimzahl"):
+    last = name.rpartition("-")[2]  # "creds-puk", a name joined to a word before it
+    if last in ("pin", "pins", "pincode", "puk", "passcode", "geheimzahl", "combination"):
         return True
-    if name.startswith("alarm") or name.endswith("-pin") or name == "combination":
+    if last.startswith("alarm"):
         return True
     if name == "código":
         return folded.startswith(_SPANISH_CODES, _word_after(folded, end)[0])
@@ -219,6 +235,7 @@ def _code_name(folded: str, start: int, end: int) -> bool:
     before = _WORD_BREAK.split(folded[max(0, start - 24) : start].rstrip(" \t-"))[-1]
     after = folded[slice(*_word_after(folded, end))]
     kind = before in _CODE_KINDS or before.rpartition("-")[2] in _CODE_KINDS  # home-alarm
+    kind = kind or before.rpartition("-")[2].startswith("alarm")  # "Alarmanlage Code 6952"
     return kind or after in _CODE_AFTER
 
 
@@ -235,6 +252,10 @@ _TYPED_SECRET = re.compile(
 _SNMP = re.compile(
     r"(?i)(?:snmp-server[ \t]+community|r[ow]community6?|community[ \t]+string(?:[ \t]+is|"
     r"[ \t]*[:=]))[ \t]+[\"']?([^\s\"']{4,64})"
+)
+_SNMP_TOOL = re.compile(
+    r"(?i)snmp(?:walk|get|getnext|bulkwalk|bulkget|set|table|trap|df|netstat|status)"
+    r"(?![a-z])[^\n|;]{0,80}?[ \t]-c[ \t]*[\"']?([^\s\"']{4,64})"
 )
 _ADB_PAIR = re.compile(r"(?i)adb[ \t]+pair[ \t]+\S{1,64}:[0-9]{2,5}[ \t]+([0-9]{6})(?![0-9])")
 _WIFI_QR = re.compile(
@@ -257,6 +278,10 @@ def _device_secrets(text: str, found: Literals) -> Iterator[Candidate]:
     for at in found.at("community"):
         opens = at - 12 if folded.startswith("snmp-server", at - 12) else at
         m = _SNMP.match(text, at - 2 if folded.startswith(("ro", "rw"), at - 2) else opens)
+        if m is not None and m.group(1).lower() != "public":
+            yield "password", m.start(1), m.end(1)
+    for at in found.at("snmp"):
+        m = _SNMP_TOOL.match(text, at)
         if m is not None and m.group(1).lower() != "public":
             yield "password", m.start(1), m.end(1)
     for at in found.at("adb"):
@@ -366,13 +391,14 @@ _SPACED = re.compile(
     r"(?i)(?:pass[ -]?phrase|(?:recovery|seed|wallet|mnemonic|backup)[ -](?:phrase|words?)|"
     r"mnemonic|seed|app(?:[ -]specific)?[ -]password|(?:setup|secret|totp|2fa|mfa|otp)[ -]key)"
     r"(?![^\W_])[^:：=\n]{0,60}?[:：=][ \t]*[\"'«“]?"
-    r"([a-z0-9]{4}(?:[ \t-][a-z0-9]{4}){3,15}|[a-z]{2,12}(?:[ \t][a-z]{2,12}){3,23})"
+    r"([a-z0-9]{4}(?:[ \t-][a-z0-9]{4}){3,15}|[a-z]{2,12}(?:[ \t](?:[a-z]{2,12}|[0-9]{1,4})){3,23})"
     r"(?![a-z0-9])"
 )
 """A secret written as groups split by spaces or dashes, after its name and a colon: a TOTP
 seed or an app password (groups of four, ``ibeb liuw 6zjd muf6``, Apple's ``hgtw-pqxz-…``:
 base32's, no ``0``, ``1``, ``8`` or ``9``, which a key's hex fingerprint holds), a passphrase
-or a wallet's seed phrase or recovery words (four words or more in lower case)."""
+or a wallet's seed phrase or recovery words (four words or more in lower case, numbers among
+them after the first: ``nebula otter 81 crimson``)."""
 _CODE = r"(?:[a-z0-9]{4,10}-[a-z0-9]{4,10}|[0-9]{4}[ \t]?[0-9]{4}|[0-9]{6,10})"
 _CODES = re.compile(
     r"(?i)(?:recovery|backup)[ -]codes?(?![^\W_])[^:：=\n]{0,60}?[:：=][ \t]*[\"'«“]?"
@@ -436,7 +462,8 @@ def spaced_secrets(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]
             (i for i in range(len(words)) if plain[i] and plain[i + 1 : i + 2] != [False]),
             len(words),
         )
-        base32 = not any(c in "0189" for c in m.group(1))  # a fingerprint's hex is not
+        grouped = _FOURS.fullmatch(m.group(1)) is not None
+        base32 = not grouped or not any(c in "0189" for c in m.group(1))  # not a fingerprint
         if kept - sum(plain[:kept]) >= 4 and base32:  # up to a sentence's words ("… in the")
             end = m.start(1) + len(" ".join(words[:kept]))
             yield "password", m.start(1), end
@@ -447,3 +474,18 @@ def spaced_secrets(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]
 
 
 _GROUP_BREAK = re.compile("[ \t-]")
+_FOURS = re.compile("(?i)[a-z0-9]{4}(?:[ \t-][a-z0-9]{4})+")
+
+
+_FOUR_LETTERS = re.compile("-[a-z]{4}-[a-z]{4}-")
+"""An app password's middle, opening with a literal the regex engine scans for."""
+_APP_BARE = re.compile(r"(?<![A-Za-z0-9])[a-z]{4}-[a-z]{4}-[a-z]{4}-[a-z]{4}(?![A-Za-z0-9-])")
+_VOWELS = frozenset("aeiou")
+
+
+def _random_letters(value: str) -> bool:
+    """Four groups of four letters that are no words (an app password written bare): two
+    groups at least with no vowel, and ten letters of the sixteen distinct."""
+    groups = value.split("-")
+    voiceless = sum(1 for g in groups if not _VOWELS.intersection(g))
+    return voiceless >= 2 and len(set(value.replace("-", ""))) >= 10

@@ -279,9 +279,25 @@ def _flags(text: str) -> Iterator[re.Match[str]]:
     while head is not None:
         at = head.start()  # a run's last two dashes: a third before them stands for a space
         m = FLAG.match(text, at)
-        if m is not None and (not at or not text[at - 1].isalnum()):
-            yield m
+        described = m is not None and m.lastindex in (None, 3) and _described(text, m, m.group(3))
+        if m is not None and (not at or not text[at - 1].isalnum()) and not described:
+            yield m  # not a tool's help: "--password    prompt for the password"
         head = _FLAG_HEAD.search(text, m.end() if m is not None else at + 2)
+
+
+def _described(text: str, m: re.Match[str], value: str) -> bool:
+    """Whether the word after a flag (:data:`FLAG`'s match ``m``) is its help's description,
+    not its value: a plain lower-case word in a column (two spaces or a tab before it), or
+    after a flag given with its short form (``-p, --password prompt …``, a help text whose
+    spaces a title or a file name collapsed)."""
+    at = m.start(3)
+    before = text[max(0, at - 2) : at]
+    column = before == "  " or before.endswith("\t")
+    short = _SHORT_FORM.search(text, max(0, m.start() - 6), m.start()) is not None
+    return (column or short) and value.isalpha() and value.islower()
+
+
+_SHORT_FORM = re.compile(r"(?<![\w-])-[A-Za-z],[ \t]*$")
 
 
 _FLAG_HEAD = re.compile("--[a-z]")

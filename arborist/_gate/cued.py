@@ -55,7 +55,7 @@ __all__ = ["cued_candidates", "cued_public_spans"]
 Reader = Callable[[str], Iterator[tuple[str, int, int]]]
 
 _APP_PASSWORD = re.compile(
-    r"(?i)app(?:lication)?[ -]?(?:specific[ -]?)?(?:passw(?:or)?d|pw)?\S{0,2}[ \t]*(?:[:=(][ \t]*|"
+    r"(?i)app(?:lication)?[ -]?(?:specific[ -]?)?(?:passw(?:or)?d|passwort|pw)?\S{0,2}[ \t]*(?:[:=(][ \t]*|"
     r"(?:is|was)[ \t]+)?[\"'“]?([a-z]{4}(?P<sep>[ -])[a-z]{4}(?P=sep)[a-z]{4}(?P=sep)[a-z]{4}|"
     r"[a-z]{16})(?![a-z0-9])"
 )
@@ -141,7 +141,8 @@ def cued_candidates(
     stands, never searched from every character."""
     folded = found.folded
     passwords = found.at("password") + found.at("passwd")
-    for at in passwords + found.at("pw") + found.at("specific"):  # "app" in the words before
+    apps = passwords + found.at("passwort") + found.at("pw") + found.at("specific")
+    for at in apps:  # "app" in the words before
         app = folded.rfind("app", max(0, at - 24), at)
         m = _APP_PASSWORD.match(text, app) if app != -1 else None
         if m is not None:
@@ -178,7 +179,8 @@ def _told_values(
 ) -> Iterator[tuple[str, int, int]]:
     """The families that read a value told after its name or handed over in a sentence."""
     folded = found.folded
-    heads = sorted({*passwords, *found.at("passphrase"), *found.at("pw"), *found.at("kennwort")})
+    names = (found.at("passwort"), found.at("passphrase"), found.at("pw"), found.at("kennwort"))
+    heads = sorted({*passwords, *(at for starts in names for at in starts)})
     for at in heads:
         m = _QUOTED.match(text, at)
         if m is not None and _told(m.group(1)):

@@ -116,11 +116,12 @@ def handed_candidates(
 
 _CODE = r"(?:[a-z0-9]{4,10}-[a-z0-9]{4,10}|[0-9]{4}[ \t]?[0-9]{4}|[0-9]{6,10})"
 _CODE_LINES = re.compile(
-    r"(?i)(?:recovery|backup)[ -]codes?(?![^\W_])[^:：=\n]{0,60}?[:：=][ \t]*\r?\n?[ \t]*"
-    rf"({_CODE}(?:[ \t]*(?:[,\t ]|\r?\n)[ \t]*{_CODE})*)(?![a-z0-9])"
+    r"(?i)(?:recovery|backup)[ -]codes?(?![^\W_])[^:：=\n]{0,60}?[:：=][ \t]*(?:\r?\n|%0a)?[ \t]*"
+    rf"({_CODE}(?:[ \t]*(?:[,\t ]|\r?\n|%0a)[ \t]*{_CODE})*)(?![a-z0-9])"
 )
 """An account's recovery or backup codes after their name and a colon, one a line or several
-on one (GitHub's ``73914-28560``, eight digits): one or more, each with a digit."""
+on one (GitHub's ``73914-28560``, eight digits): one or more, each with a digit; a line break
+kept percent-encoded (``%0A``, which a URL's decoded view leaves) parts them too."""
 _NUMBERED = re.compile(r"([0-9]{1,2})[.)][ \t]*([a-z]{3,8})(?![\w-])\s*")
 _SEED_CUES = ("seed", "mnemonic", "recovery", "phrase", "words", "wallet", "backup")
 _SEED_REACH = 120
@@ -204,8 +205,11 @@ def _slashed_password(value: str) -> bool:
 
 
 def _word_start(folded: str, at: int) -> int:
-    """Where the word (letters, digits, ``_``, ``-``) holding ``at`` opens."""
-    while at and (folded[at - 1].isalnum() or folded[at - 1] in "_-"):
+    """Where the word (letters, digits, ``_``, ``-``) holding ``at`` opens, at most 64
+    characters back: a run of a script written without spaces (``パスワードは…``) is one
+    word, and walking it back from each name in it would read it once per name."""
+    stop = max(0, at - 64)
+    while at > stop and (folded[at - 1].isalnum() or folded[at - 1] in "_-"):
         at -= 1
     return at
 

@@ -213,6 +213,8 @@ class Literals:
 
 
 SHARED = (
+    *("adb", "alarm", "card", "carte", "community", "cvv", "código", "kart", "licen"),
+    "snmp",  # with the line above, arborist/_gate/codes.py's cues
     "-a",
     "-d",
     "-p",

@@ -157,7 +157,7 @@ _FOREIGN = re.compile(
     r"mot[ \t]+de[ \t]+passe|senha|pw|mdp|clé|parola|"
     r"(?<!\S)pass(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|->|=>|→)[ \t]))(?![^\W_])|"
     + SCRIPT_NAMES.pattern
-    + r")\w*(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|(?:[ \t]+[\w\u0900-\u097f'’-]+){0,6}?"
+    + r")\w{0,24}(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|(?:[ \t]+[\w\u0900-\u097f'’-]+){0,6}?"
     r"(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|[ \t]+(?:is|ist|lautet|es|est|é|era|was|это|jest|è|"
     r"är|on|olan|là|هي|هو|है):?[ \t]+)|[ \t]*(?:は|是|为|為|는|은)[ \t]*)"
     r"[\"'«„“「]?(\S+)"
@@ -179,6 +179,8 @@ def _foreign_prose(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]
             continue
         done = m.end()
         value = m.group(1).rstrip(".,;:)!?\"'»“”")
+        words = _IDEOGRAPHS.search(value)  # "sakura-2024!です。", "8文字以上で、…" (a rule)
+        value = value[: words.start()] if words is not None else value
         code = _CODE_VALUE.search(value) is not None  # os.environ['X_1'], getpass(p2)
         typed = reads_as_password(value) or _given_in_field(text, m, value)
         if typed and not code and not is_filler(value, "=", quoted=False):
@@ -192,6 +194,9 @@ def _given_in_field(text: str, m: re.Match[str], value: str) -> bool:
     return colon and len(value) >= 6 and has_digit(value) and any(c.isalpha() for c in value)
 
 
+_IDEOGRAPHS = re.compile("[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
+"""Kana, CJK ideographs and Hangul: where a password told in a sentence ends (the sentence goes
+on), never part of one."""
 _CODE_VALUE = re.compile(r"^[\w.]+[(\[]")
 """A value that is code's call or subscript (``os.environ['MDP_2024']``), not a password."""
 

@@ -28,7 +28,7 @@ _VENDOR_PATTERNS = (
     (("whsec_",), "stripe_key", r"whsec_[A-Za-z0-9]{24,}"),
     (("AIza",), "google_api_key", r"AIza[0-9A-Za-z_-]{35}"),
     (("GOCSPX-", "ya29."), "api_token", r"GOCSPX-[A-Za-z0-9_-]{20,}|ya29\.[0-9A-Za-z_-]{30,}"),
-    (("hf_",), "api_token", r"hf_[A-Za-z]{30,}"),  # Hugging Face
+    (("hf_",), "api_token", r"hf_[A-Za-z0-9]{30,}"),  # Hugging Face (letters; digits too)
     (("nsec1",), "private_key", r"nsec1[02-9ac-hj-np-z]{58}"),  # a Nostr key (bech32)
     (("gl",), "api_token", r"gl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|soat|agent)-[A-Za-z0-9_-]{20,}"),
     (("npm_",), "api_token", r"npm_[A-Za-z0-9]{36}"),
