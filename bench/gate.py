@@ -8,7 +8,7 @@ the built-in demo corpus still admitted with no redaction; ingest throughput wit
 of the gate issue #22 replaced. ``--quick`` is a smoke run (an eighth of the first channel corpus
 alone, no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, and ``channels_holdout17.json`` when it is there),
+held-out corpora (``holdout.json``, and ``channels_holdout18.json`` when it is there),
 written blind beside the dev ones and never tuned on. ``--channels-only`` stops after the
 corpora.
 
@@ -177,7 +177,20 @@ ends where the sentence's words start; Hugging Face tokens with digits; recovery
 ``%0A``): 8650/8699 (99.4%) and 22/4468 (0.5%). Two of a script's names (``пароль``,
 ``暗証番号``) were read once per name in a run with no spaces (a 48 KB run took 182 s); read
 to a bounded word's end now, linear.
-``channels_holdout17.json`` is the next blind one: written by someone who has not read the
+
+``channels_holdout17.json`` (189 secrets x 48 placements, 95 near misses), written blind by a
+writer asked for secrets as people write them in passing (chat, e-mail, tickets, OCR'd
+screenshots, voice-note transcripts, shell history) and for near misses that talk about
+credentials without holding one, committed at 55da5a5, was scored once with the sixteenth
+round's gate (15b174f): 7777/8822 caught (88.2%, MISSED) and 174/4143 flagged (4.2%, MISSED);
+the fifteenth round's gate (980e5d2), the figure alone read: 7597/8822 (86.1%) and 176/4143
+(4.2%); detect-secrets 2081/8822 (23.6%) and 309/4143 (7.5%). Its leaks are codes told in a
+sentence (a garage's, a safe's, a lockbox's, a parcel locker's, a phone's PIN, an SMS code),
+passwords told in Italian, Turkish and a voice note's words, hashes (NTLM, bcrypt), a MEGA
+link's key; 126 of its false alarms are three lines the gates before flagged the same (an SSH
+public key, a Helm chart's ``existingSecret`` name, a secret manager's ARN). A dev corpus now,
+not yet fitted.
+``channels_holdout18.json`` is the next blind one: written by someone who has not read the
 gate, committed by the lead, scored by ``--holdout`` once it is there (the run says so when
 it is not), and not tuned on after.
 
@@ -295,7 +308,9 @@ CHANNELS_SEEN15 = ROOT / "bench" / "secret_corpus" / "channels_holdout15.json"
 """The fifteenth blind channel holdout: seen at ac09afa, a dev corpus now."""
 CHANNELS_SEEN16 = ROOT / "bench" / "secret_corpus" / "channels_holdout16.json"
 """The sixteenth blind channel holdout: seen at the merge of 'fu15' and 'refuse', a dev corpus now."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout17.json"
+CHANNELS_SEEN17 = ROOT / "bench" / "secret_corpus" / "channels_holdout17.json"
+"""The seventeenth blind channel holdout: seen at 15b174f, a dev corpus now, not yet fitted."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout18.json"
 """The blind channel holdout ``--holdout`` scores when it is there (the lead commits it)."""
 QUICK_EVERY = 8
 """``--quick`` scores every eighth secret and near miss of the first channel corpus, each
@@ -885,6 +900,10 @@ def main() -> int:
         (
             "dev channel corpus, the sixteenth holdout, seen (channels_holdout16.json)",
             CHANNELS_SEEN16,
+        ),
+        (
+            "dev channel corpus, the seventeenth holdout, seen (channels_holdout17.json)",
+            CHANNELS_SEEN17,
         ),
     ]
     if args.quick:  # a smoke run: a sample of one channel corpus through every channel's path
