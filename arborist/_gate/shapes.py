@@ -241,13 +241,15 @@ NAME_WINDOW = 64
 """How far back from a name's end its word is looked for."""
 _BARE = r"<[^<>\r\n]*>|\$\{\{[^{}\r\n]*\}\}|\{\{[^{}\r\n]*\}\}|\$\{[^{}\r\n]*\}|(?:[^\s\"'`,;&]|[,;&](?![^\S\r\n]*[A-Za-z_][A-Za-z0-9_.-]*[^\S\r\n]*=|\s|\Z))+"
 VALUE = re.compile(
-    r"([\"'`]?\]?)(?:[ \t]+\([^()\r\n]{1,30}\)|[ \t]*（[^（）\r\n]{1,30}）)?[^\S\r\n]*"
-    r"(=>|:=|==|=|:|：|[\u00a0\u2000-\u200a\u202f\u205f\u3000])[^\S\r\n]*"
+    r"([\"'`]?\]?)(?:[ \t]+\([^()\r\n]{1,30}\)|[ \t]*（[^（）\r\n]{1,30}）"
+    r"|[ \t]+for[ \t]+[\w.@~-]{1,30})?[^\S\r\n]*"
+    r"(=>|:=|==|=|:|：|→|[\u00a0\u2000-\u200a\u202f\u205f\u3000])[^\S\r\n]*"
     rf"(?:\"([^\"\r\n]*)\"|'([^'\r\n]*)'|`([^`\r\n]*)`|[\"'`]?({_BARE}))"
 )
 """A name's separator and value; a note in parentheses after a space (``api_key (staging):``)
-or in full-width ones (``AppSecret（…）：``) may stand between, a call's (``token(self):``) not."""
-SEPARATOR = re.compile("[=:：\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+or in full-width ones (``AppSecret（…）：``) may stand between, a call's (``token(self):``) not,
+or what it is for (``passphrase for id_rsa:``); an arrow in prose (``token → X``) separates."""
+SEPARATOR = re.compile("[=:：→\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 """A character every value given to a name needs after it (:data:`VALUE`'s separators):
 text holding none has no assignment, and is not searched for the names."""
 CODE_REFERENCE = re.compile(
