@@ -134,3 +134,54 @@ def test_a_name_then_a_path_is_no_password_told_after_a_space() -> None:
     URL): no value told by the name."""
     text = "https://gpu.example:8443/Şifrenizi kimseyle paylaşmayın, asla şifre istemez./v1"
     assert admit(text).text == text
+
+
+CAUGHT_EIGHTEENTH = [
+    ("Tresor-Kombination 33-90-12", "33-90-12"),
+    ("backup code K7Q2-ZP4M-9XRT-WLB3", "K7Q2-ZP4M-9XRT-WLB3"),
+    (
+        "SECRET_KEY = 'django-insecure-k#8v!2qz@x7m$wp0(r4t^y6u+i9o&l1e3a5s_d7f9g2h4j6k8'",
+        "django-insecure-k#8v!2qz@x7m$wp0(r4t^y6u+i9o&l1e3a5s_d7f9g2h4j6k8",
+    ),
+    ("okta: 00Rk7pQ2mXz9vT4wL8nB3cY6dH1fJ5gK0sA2eU4i", "00Rk7pQ2mXz9vT4wL8nB3cY6dH1fJ5gK0sA2eU4i"),
+    (
+        "MAIL=smtp://alerts@lab.example.org:wqkzpmrtvbxlnhsd@smtp.example.com:587",
+        "wqkzpmrtvbxlnhsd",
+    ),
+    ("notes-Zq7Lm2Xp9Rk4Vt8Wc3Yb6Nd1Hf5Gs0Ja.txt", "Zq7Lm2Xp9Rk4Vt8Wc3Yb6Nd1Hf5Gs0Ja"),
+    ("backup_Zq7Lm2Xp9Rk4Vt8Wc3Yb6Nd1Hf5Gs0Ja.env", "Zq7Lm2Xp9Rk4Vt8Wc3Yb6Nd1Hf5Gs0Ja"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), CAUGHT_EIGHTEENTH)
+def test_a_secret_the_eighteenth_corpus_taught_is_redacted(text: str, secret: str) -> None:
+    assert secret not in admit(text).text
+
+
+LEFT_EIGHTEENTH = [
+    "class Settings(BaseSettings):\n    api_token: SecretStr\n    api_key: ApiKeyHeader",
+    "file:///tmp/p/auth%3A%0A%20%20existingSecret%3A%20db-creds%0A%20%20secretKeys%3A",
+    "https://files.example.org/d/-----BEGIN%20PGP%20PUBLIC%20KEY%20BLOCK-----%0A%0AmDMEaxZ4jxYJK"
+    "wYBBAHaRw8BAQdA6A3%2BqQH6zjJp%2F9kbVhRGjJn1MhDAR8uOjyTf",
+    "Access (-----BEGIN PGP PUBLIC KEY BLOCK----- mDMEaxZ4jxYJKwYBBAHaRw8BAQdA6A3+qQH6zjJp/9kbVhR)",
+    "https://user@host.example:8080/path@x",
+    "order 0012345678901234567890123456789012345678",
+    "cus_NffrFeUfNV2HibX7q2Lm9Zp3.json",
+]
+
+
+@pytest.mark.parametrize("text", LEFT_EIGHTEENTH)
+def test_a_look_alike_of_the_eighteenth_rules_is_left_alone(text: str) -> None:
+    admitted = admit(text)
+    assert admitted.text == text, admitted.redactions
+
+
+def test_a_public_block_cut_short_never_covers_a_private_key_after_it() -> None:
+    """A public key's block with no end stops at the next ``-----`` line: a private key's
+    block after it is read as one."""
+    text = (
+        "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmDMEaxZ4jxYJKwYBBAHaRw8BAQdA6A3\n"
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAA\n"
+        "-----END OPENSSH PRIVATE KEY-----"
+    )
+    assert "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAA" not in admit(text).text

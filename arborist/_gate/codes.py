@@ -96,12 +96,19 @@ def _product_keys(text: str, found: Literals, longs: str) -> Iterator[Candidate]
         m = _GROUPS.search(text, at, at + _KEY_REACH if end == -1 else end)
         if m is not None and _key_shaped(m.group(1), cued=True) and not _published(text, m):
             yield "secret", m.start(1), m.end(1)
-    if longs and _DASHED_RUN.search(longs) is not None:
+    if (longs and _DASHED_RUN.search(longs) is not None) or _short_dashed(text):
         for m in _DASHED.finditer(text):
             if _key_shaped(m.group(), cued=False) and not _published(text, m):
                 yield "secret", m.start(), m.end()
 
 
+def _short_dashed(text: str) -> bool:
+    """Whether a short text (a field) holds four dashed groups too short to be a long word
+    (``G043-QB67-4GPN-ELNV``, nineteen characters)."""
+    return len(text) <= _SHORT_DASHED and "-" in text and _DASHED_RUN.search(text) is not None
+
+
+_SHORT_DASHED = 1024
 _PUBLISHED = re.compile(r"(?i)(?<![\w.])(?:gvlk|kms|generic|example|sample|default)(?![\w.])")
 """Words that call a product key one its vendor publishes (Windows' KMS client keys, a
 manual's sample key): said on the key's line before it, the key is not a secret."""
@@ -150,7 +157,9 @@ _CODE_KINDS = frozenset(
 """What a code is for when its name says it (``door code``, ``Zugangscode``): the words that
 make ``code`` an access code, not a postal, country, error or source code."""
 _CODE_AFTER = frozenset(("secret", "pin", "confidentiel", "d'accès"))
-_CODE_CUES = ("code", "pin", "puk", "combination", "alarm", "código", "safe", "tresor")
+_CODE_CUES = (
+    *("code", "pin", "puk", "combination", "kombination", "alarm", "código", "safe", "tresor"),
+)
 _TOLD_CODE = re.compile(
     r"(?:[ \t]*[(（][^)）\n]{0,40}[)）])?"
     r"(?:(?:[ \t]+(?:[\w'’/.-]+|[(（][^)）\n]{0,40}[)）])){0,6}?(?:[ \t]*[:：=][ \t]*|[ \t]+(?:is|ist|est|es|é|lautet|är|er)"
@@ -255,7 +264,9 @@ def _opens(head: str) -> bool:
     )
 
 
-_NAMED_CODES = frozenset(("pin", "pins", "pincode", "puk", "passcode", "geheimzahl", "combination"))
+_NAMED_CODES = frozenset(
+    ("pin", "pins", "pincode", "puk", "passcode", "geheimzahl", "combination", "kombination")
+)
 """Words that name an access code by themselves (``PIN``, ``PUK1``, ``combination``)."""
 _SAFE_TOLD = re.compile(r"[ \t]*[:：][ \t]*[0-9]{1,3}(?:[- ][0-9]{1,3}){2,4}(?![0-9])")
 """A safe's combination after its name and a colon: numbers in groups (``57-25-39``)."""

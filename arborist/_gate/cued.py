@@ -372,7 +372,8 @@ _ARN = re.compile(r"(?<![\w-])arn:aws[\w-]*:[\w-]+:[\w-]*:\d{12}:[^\s\"'<>,;]+")
 """An AWS resource's name (a Secrets Manager secret's too): it says where a secret is kept."""
 _SECRET_REFERENCE = re.compile(
     r"(?i)(?<![\w-])(?:existing[_-]?secret|secret[_-]?name|secret[_-]?ref|secret[_-]?key[_-]?ref"
-    r")[\"']?[ \t]*[:=][ \t]*[\"']?(?-i:([a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?))(?![\w-])"
+    r")[\"']?[ \t]*[:=][ \t]*[\"']?(?-i:([a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?(?:\\+[nrt])?))"
+    r"(?![\w-])"
 )
 """A Kubernetes or Helm reference to a stored secret by name (``existingSecret: db-creds``,
 ``secretName: tls-cert``): the name is lower case, digits, ``-`` and ``.`` (a resource's)."""

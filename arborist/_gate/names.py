@@ -298,6 +298,7 @@ def _bare_not_secret(
         (after_quote and value[:1] in ")]},;")  # "API_KEY=",rotated: the quote closed it
         or (empty and head.isalpha() and head.islower())  # GITHUB_TOKEN= before the run
         or _NOT_A_VALUE.match(value)
+        or _TYPE_NAME.fullmatch(value)
         or is_filler(_BEFORE_MARKUP.split(value, 1)[0], "=", quoted=False)
     ):
         return True  # getpass("DB password: "), HF_TOKEN=.txt, -----BEGIN, null</code>, null/
@@ -325,6 +326,12 @@ PUBLIC KEY-----``: a private key's block is found by its own shape). One that op
 closing bracket after the quote the name's separator left open is the rest of code after
 a quoted prompt (``getpass("DB password: ")``); a word in lower case after a name and ``= ``
 is prose after a name given nothing (``set HF_TOKEN= before the run``)."""
+_TYPE_NAME = re.compile(
+    r"(?:[A-Z][a-z]+)+(?:Str|Bytes|Header|Field|Type|Url|Path|Model|Config|Settings|Bearer|"
+    r"Scheme|Credentials|Secret|Token|Key|Auth|Provider|Client|Manager|Form)"
+)
+"""A type's name, a value's annotation in code (``api_token: SecretStr``, ``api_key:
+ApiKeyHeader``): a class's name of capitalised words ending in what it types."""
 _BEFORE_MARKUP = re.compile(r"</|/")
 """Where markup or a path's slash ends a bare value: ``api_key: null</code>``'s value is
 ``null``, and so is ``api_key: null/report.pdf``'s (a name and its empty value in a path)."""

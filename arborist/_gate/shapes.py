@@ -126,13 +126,14 @@ AWS_SECRET = re.compile(
 AWS_PREFIX = re.compile("A(?:KIA|SIA|BIA|CCA|3T)")  # one scan for "A", not five for words
 AWS_SECRET_AT = re.compile(AWS_SECRET.pattern.replace("(?<![a-z0-9])", "", 1))
 """:data:`AWS_SECRET` without its lookbehind, matched where each ``secret`` is found."""
-# scheme://user:PASSWORD@host: the user part holds no ":", "@" or brackets (so it never
-# starts inside a placeholder); the password runs to the authority's last "@". Or
+# scheme://user:PASSWORD@host: the user part holds no ":" or brackets (so it never
+# starts inside a placeholder), an "@" perhaps (an e-mail address as the user name,
+# smtp://me@lab.example:PASSWORD@host); the password runs to the authority's last "@". Or
 # scheme://TOKEN@host, a key given as the user name (a Sentry DSN's, git's
 # https://TOKEN@github.com), in group 2: a secret only when it reads as a random key.
 URL_USERINFO = re.compile(
     r"(?<![A-Za-z0-9.-])[A-Za-z][A-Za-z0-9+.-]*://"
-    r"(?:[^\s:/?#@\[\]]*:([^\s/?]+(?:\?[^\s/?@]+)??)|([A-Za-z0-9_~.-]{16,}))@"
+    r"(?:[^\s:/?#\[\]]*:([^\s/?]+(?:\?[^\s/?@]+)??)|([A-Za-z0-9_~.-]{16,}))@"
 )
 QUERY_SECRET = re.compile(
     r"(?ai)[?&;](?:sig|signature|x-amz-signature|x-goog-signature|key|api-key|x-api-key"
