@@ -150,6 +150,8 @@ CAUGHT_EIGHTEENTH = [
     ),
     ("notes-Zq7Lm2Xp9Rk4Vt8Wc3Yb6Nd1Hf5Gs0Ja.txt", "Zq7Lm2Xp9Rk4Vt8Wc3Yb6Nd1Hf5Gs0Ja"),
     ("backup_Zq7Lm2Xp9Rk4Vt8Wc3Yb6Nd1Hf5Gs0Ja.env", "Zq7Lm2Xp9Rk4Vt8Wc3Yb6Nd1Hf5Gs0Ja"),
+    ("api_key=Zq8vR2mLx9，请勿外传", "Zq8vR2mLx9"),
+    ("(user: admin, password=Summer_time_2)", "Summer_time_2"),
 ]
 
 
@@ -167,6 +169,9 @@ LEFT_EIGHTEENTH = [
     "https://user@host.example:8080/path@x",
     "order 0012345678901234567890123456789012345678",
     "cus_NffrFeUfNV2HibX7q2Lm9Zp3.json",
+    'api_key = os.environ["API_KEY"]\nclient = OpenAI(api_key=api_key)，请勿外传。',
+    'notes_api_key = os.environ["API_KEY"] client = OpenAI(api_key=api_key)_export.csv',
+    "screenshot # .env.example DB_HOST=localhost DB_USER= PASSWORD= OPENAI_API_KEY= (2).png",
 ]
 
 

@@ -179,9 +179,10 @@ def _field_piece(text: str, word: str, start: int, end: int) -> Iterator[tuple[s
     if tagged is not None and strong_password(inner[tagged.end() :]):
         yield "password", at + tagged.end(), at + len(inner)  # gpt-4o-mini#X
         return
-    for value in (inner, inner[: suffix.start()] if suffix else ""):
-        if value and _RANDOM_TOKEN.fullmatch(value) is not None and _random_token(value):
-            yield "secret", at, at + len(value)  # backup_<token>.env
+    skip = m.end() if (m := re.match(r"(?:backup|notes|export|dump|draft)[_-]", inner)) else 0
+    for lead, value in ((0, inner), (skip, inner[skip : suffix.start() if suffix else None])):
+        if _RANDOM_TOKEN.fullmatch(value) is not None and _random_token(value):
+            yield "secret", at + lead, at + lead + len(value)  # backup_<token>.env: the token
             return
     names = list(_JOINED_NAME.finditer(inner))
     if names:
@@ -205,10 +206,9 @@ _PUBLIC_B58_SIZES = frozenset((*range(25, 47), 86, 87, 88))
 """Base58 this long is a wallet's address (Bitcoin's 25 to 35, Solana's 32 to 44), an IPFS
 CIDv0 (46) or a signature (64 bytes): public; the private keys in Base58 are known by their
 own shapes."""
-_ROLES = "(?:backup|notes|export|dump|copy|draft|final)"
-_PUBLIC_ID = re.compile(rf"pk_[A-Za-z0-9_]+|(?!{_ROLES}[_-])[a-z]{{2,10}}[_-]([A-Za-z0-9]+)")
-"""A vendor's object id, a short prefix in lower case and ``_`` or ``-`` (``ch_…``, ``chatcmpl-…``;
-not a file's role, ``backup_…``), or a publishable key (Stripe's ``pk_test_…``, made to be shown)."""
+_PUBLIC_ID = re.compile(r"pk_[A-Za-z0-9_]+|[a-z]{2,10}[_-]([A-Za-z0-9]+)")
+"""A vendor's object id, a short prefix in lower case and ``_`` or ``-`` (``ch_…``, ``msg_…``,
+``chatcmpl-…``), or a publishable key (Stripe's ``pk_test_…``, made to be shown)."""
 _PUBLIC_ID_BODY = 32
 _PUBLISHABLE = re.compile(r"(?:^|[_-])pk_(?:test|live)_")
 _SECRET_PREFIXES = frozenset({"key", "pw", "pwd", "pass", "tok", "api", "sk", "pat", "auth"})

@@ -240,7 +240,7 @@ NAME_LITERALS = ("pass", "pw", "secret", "token", "credential", "key", "auth", "
 ``-pat`` only where they end a name, :data:`PAT_WORD`'s, not in ``_path``)."""
 NAME_WINDOW = 64
 """How far back from a name's end its word is looked for."""
-_BARE = r"<[^<>\r\n]*>|\$\{\{[^{}\r\n]*\}\}|\{\{[^{}\r\n]*\}\}|\$\{[^{}\r\n]*\}|(?:[^\s\"'`,;&]|[,;&](?![^\S\r\n]*[A-Za-z_][A-Za-z0-9_.-]*[^\S\r\n]*=|\s|\Z))+"
+_BARE = r"<[^<>\r\n]*>|\$\{\{[^{}\r\n]*\}\}|\{\{[^{}\r\n]*\}\}|\$\{[^{}\r\n]*\}|(?:[^\s\"'`,;&，。；]|[,;&](?![^\S\r\n]*[A-Za-z_][A-Za-z0-9_.-]*[^\S\r\n]*=|\s|\Z))+"
 VALUE = re.compile(
     r"([\"'`]?\]?)(?:[ \t]+\([^()\r\n]{1,30}\)|[ \t]*（[^（）\r\n]{1,30}）"
     r"|[ \t]+for[ \t]+[\w.@~-]{1,30})?[^\S\r\n]*"

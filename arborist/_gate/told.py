@@ -193,7 +193,9 @@ def _foreign_prose(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]
             value = marked
         typed = reads_as_password(value) or _mixed_marked(value)
         typed = typed or (not bare and _given_in_field(text, m, value))
-        typed = typed and not (bare and "/" in value)  # "şifre istemez./v1": a URL's path
+        if bare and "/" in value:  # "şifrem X/v1", "şifre istemez./v1": a URL's path after it
+            value = value.split("/", 1)[0].rstrip(".,;:)\"'»“”")
+            typed = reads_as_password(value) or _mixed_marked(value)
         if typed and not code and not is_filler(value, "=", quoted=False):
             yield "password", m.start(1), m.start(1) + len(value)
 
