@@ -8,7 +8,7 @@ the built-in demo corpus still admitted with no redaction; ingest throughput wit
 of the gate issue #22 replaced. ``--quick`` is a smoke run (an eighth of the first channel corpus
 alone, no detect-secrets on the
 channels, one short timing round, no timing goal). ``--holdout`` also scores the
-held-out corpora (``holdout.json``, and ``channels_holdout18.json`` when it is there),
+held-out corpora (``holdout.json``, and ``channels_holdout19.json`` when it is there),
 written blind beside the dev ones and never tuned on. ``--channels-only`` stops after the
 corpora.
 
@@ -189,8 +189,30 @@ sentence (a garage's, a safe's, a lockbox's, a parcel locker's, a phone's PIN, a
 passwords told in Italian, Turkish and a voice note's words, hashes (NTLM, bcrypt), a MEGA
 link's key; 126 of its false alarms are three lines the gates before flagged the same (an SSH
 public key, a Helm chart's ``existingSecret`` name, a secret manager's ARN). A dev corpus now,
-not yet fitted.
-``channels_holdout18.json`` is the next blind one: written by someone who has not read the
+fitted by the seventeenth round (a name and what it is for before its colon, an arrow after it;
+a foreign password's name with a note in parentheses, or after a space alone, Turkish's
+``şifrem X``; ``password`` before another language's verb of saying; a word and a number told
+after a verb; a password with a mark and no digit; codes named by compounds, ``lockbox``,
+``Abholcode``, ``Garagentor-Code``, a safe's combination, a CVV after a space, a Maestro card
+named as one, a voucher; password hashes, bcrypt, argon2, crypt's SHA, yescrypt and an NT dump
+line; a key in a URL's fragment; public: an SSH public key's line, an AWS ARN, a Kubernetes
+secret's name): 8482/8822 (96.1%) and 66/4143 (1.6%), the rest bare numbers and bare words.
+
+``channels_holdout18.json`` (190 secrets x 48 placements, 95 near misses), written blind by a
+writer asked for the breadth of what a researcher's notebook leaks (many vendors, eleven
+languages, key material, everyday codes, tokens joined to other text), committed at 43c9ff7,
+was scored once with the seventeenth round's gate (df48024): 7704/8366 caught (92.1%, MISSED)
+and 144/3502 flagged (4.1%, MISSED); 49a6770's gate (the sixteenth round's), the figure alone
+read: 7650/8366 (91.4%) and 174/3597 (4.8%); detect-secrets 2008/8366 (24.0%) and 280/3502
+(8.0%). Its leaks are mostly bare: passwords and passphrases with nothing around them, a
+locker's combination, a TOTP seed, an Ethereum key (a transaction's hash has its shape), a
+Vercel token; and a ``Tresor-Kombination``, a Django insecure key, an Okta token, an e-mail
+address as an SMTP URL's user name, a token after ``backup_`` in a file name. Its false alarms:
+a Twilio Account SID (kept redacted: the decision below), a type's name after a token's name
+(``api_token: SecretStr``), and public blocks and secret names inside escaped file names and
+URLs. A dev corpus now, fitted by the eighteenth round (what is public is weighed in the view
+that shows it, escapes decoded; the rest above).
+``channels_holdout19.json`` is the next blind one: written by someone who has not read the
 gate, committed by the lead, scored by ``--holdout`` once it is there (the run says so when
 it is not), and not tuned on after.
 
@@ -309,8 +331,10 @@ CHANNELS_SEEN15 = ROOT / "bench" / "secret_corpus" / "channels_holdout15.json"
 CHANNELS_SEEN16 = ROOT / "bench" / "secret_corpus" / "channels_holdout16.json"
 """The sixteenth blind channel holdout: seen at the merge of 'fu15' and 'refuse', a dev corpus now."""
 CHANNELS_SEEN17 = ROOT / "bench" / "secret_corpus" / "channels_holdout17.json"
-"""The seventeenth blind channel holdout: seen at 15b174f, a dev corpus now, not yet fitted."""
-CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout18.json"
+"""The seventeenth blind channel holdout: seen at 15b174f, a dev corpus now."""
+CHANNELS_SEEN18 = ROOT / "bench" / "secret_corpus" / "channels_holdout18.json"
+"""The eighteenth blind channel holdout: seen at df48024, a dev corpus now."""
+CHANNELS_HOLDOUT = ROOT / "bench" / "secret_corpus" / "channels_holdout19.json"
 """The blind channel holdout ``--holdout`` scores when it is there (the lead commits it)."""
 QUICK_EVERY = 8
 """``--quick`` scores every eighth secret and near miss of the first channel corpus, each
@@ -904,6 +928,10 @@ def main() -> int:
         (
             "dev channel corpus, the seventeenth holdout, seen (channels_holdout17.json)",
             CHANNELS_SEEN17,
+        ),
+        (
+            "dev channel corpus, the eighteenth holdout, seen (channels_holdout18.json)",
+            CHANNELS_SEEN18,
         ),
     ]
     if args.quick:  # a smoke run: a sample of one channel corpus through every channel's path

@@ -151,7 +151,7 @@ from arborist._errors import BadInput
 from arborist._gate.cued import cued_public_spans
 from arborist._gate.handed import public_spans
 from arborist._gate.shapes import PLACEHOLDER_MARK
-from arborist._gate.views import read_candidates
+from arborist._gate.views import read_candidates, view_public_spans
 from arborist._pathref import home_as_tilde
 from arborist._text.terminal import inert
 
@@ -310,6 +310,8 @@ def _find(
         allowlist = (*allowlist, *DOCUMENTED_EXAMPLES)
     allowed = frozenset(allowlist)
     allowed_spans = _allowed_spans(text, allowlist) + public_spans(text) + cued_public_spans(text)
+    if "%" in text or not text.isascii():  # a view may show what the text hides
+        allowed_spans += view_public_spans(text)
     found = [
         (start, -(end - start), _PRIORITY[kind], kind, end)
         for kind, start, end in candidates

@@ -179,9 +179,11 @@ def _field_piece(text: str, word: str, start: int, end: int) -> Iterator[tuple[s
     if tagged is not None and strong_password(inner[tagged.end() :]):
         yield "password", at + tagged.end(), at + len(inner)  # gpt-4o-mini#X
         return
-    if _RANDOM_TOKEN.fullmatch(inner) is not None and _random_token(inner):
-        yield "secret", at, at + len(inner)
-        return
+    skip = m.end() if (m := re.match(r"(?:(?:backup|notes|export|dump|draft)[_-])+", inner)) else 0
+    for lead, value in ((0, inner), (skip, inner[skip : suffix.start() if suffix else None])):
+        if _RANDOM_TOKEN.fullmatch(value) is not None and _random_token(value):
+            yield "secret", at + lead, at + lead + len(value)  # backup_<token>.env: the token
+            return
     names = list(_JOINED_NAME.finditer(inner))
     if names:
         joined = names[-1]  # the last name: backup.pw.X

@@ -26,8 +26,11 @@ _CARD = re.compile(
 )
 _GROUPED_CARD = re.compile(r"[0-9]{4}[ -][0-9]{4,6}[ -][0-9]{4,5}")
 _CVC = re.compile(
-    r"(?i)(?:cvc2?|cvv2?)(?![a-z])[^\n0-9]{0,30}?(?:[:=]|[ \t](?:is|ist|est|es)[ \t])[ \t]*([0-9]{3,4})(?![0-9])"
+    r"(?i)(?:cvc2?|cvv2?)(?![a-z])(?:[^\n0-9]{0,30}?(?:[:=]|[ \t](?:is|ist|est|es)[ \t])|[ \t])"
+    r"[ \t]*([0-9]{3,4})(?![0-9])"
 )
+"""A card's CVC after its name: a colon or a verb of saying after a few words, or a space
+alone (``CVV 583``)."""
 _TEST_CARDS = frozenset(
     (
         *("4242424242424242", "4111111111111111", "5555555555554444", "5105105105105100"),
@@ -79,12 +82,14 @@ copied by hand may have a wrong check digit)."""
 
 def _card_number(digits: str, *, named: bool) -> bool:
     """A card network's prefix for its length (Visa, Mastercard, American Express, Discover,
-    JCB, UnionPay) and, unless a word names it a card's, a valid Luhn check digit."""
+    JCB, UnionPay) and, unless a word names it a card's, a valid Luhn check digit; when one
+    does, Maestro's prefixes too (``50``, ``56`` to ``69``), which other numbers share."""
     networks = ("4", "51", "52", "53", "54", "55", "22", "23", "24", "25", "26", "27")
     if len(digits) == 15:
         prefix = digits.startswith(("34", "37"))
     else:
         prefix = digits.startswith((*networks, "6011", "64", "65", "35", "62"))
+        prefix = prefix or (named and digits.startswith(("50", "56", "57", "58", "6")))
     total = 0
     for i, c in enumerate(reversed(digits)):
         n = int(c) * (2 if i % 2 else 1)

@@ -49,9 +49,10 @@ __all__ = ["coded_candidates", "published_key", "spaced_heads", "spaced_secrets"
 
 Candidate = tuple[str, int, int]
 
-_KEY_CUES = ("key", "code", "licen")
-"""The words a key's label holds (``Product Key``, ``claim code``, ``License``): each a scan of
-the text, so only these three; a key labelled otherwise is read by its dashed shape."""
+_KEY_CUES = ("key", "code", "licen", "gutschein", "voucher")
+"""The words a key's label holds (``Product Key``, ``claim code``, ``License``, a gift card's
+``Gutschein`` or ``voucher``): each a scan of the text, so only these; a key labelled otherwise
+is read by its dashed shape."""
 _GROUPS = re.compile(
     r"(?<![A-Za-z0-9-])([A-Z0-9]{4,6}(?P<sep>[- ])[A-Z0-9]{4,6}(?:(?P=sep)[A-Z0-9]{4,6}){1,6})"
     r"(?![A-Za-z0-9-])"
@@ -95,12 +96,19 @@ def _product_keys(text: str, found: Literals, longs: str) -> Iterator[Candidate]
         m = _GROUPS.search(text, at, at + _KEY_REACH if end == -1 else end)
         if m is not None and _key_shaped(m.group(1), cued=True) and not _published(text, m):
             yield "secret", m.start(1), m.end(1)
-    if longs and _DASHED_RUN.search(longs) is not None:
+    if (longs and _DASHED_RUN.search(longs) is not None) or _short_dashed(text):
         for m in _DASHED.finditer(text):
             if _key_shaped(m.group(), cued=False) and not _published(text, m):
                 yield "secret", m.start(), m.end()
 
 
+def _short_dashed(text: str) -> bool:
+    """Whether a short text (a field) holds four dashed groups too short to be a long word
+    (``G043-QB67-4GPN-ELNV``, nineteen characters)."""
+    return len(text) <= _SHORT_DASHED and "-" in text and _DASHED_RUN.search(text) is not None
+
+
+_SHORT_DASHED = 1024
 _PUBLISHED = re.compile(r"(?i)(?<![\w.])(?:gvlk|kms|generic|example|sample|default)(?![\w.])")
 """Words that call a product key one its vendor publishes (Windows' KMS client keys, a
 manual's sample key): said on the key's line before it, the key is not a secret."""
@@ -142,13 +150,16 @@ _CODE_KINDS = frozenset(
         *("pin", "puk", "sim", "unlocking", "zugangs", "tür", "tor", "sicherheits"),
         *("entsperr", "geheim", "einmal", "bestätigungs", "tresor", "alarm", "pin-"),
         *("activation", "registration", "license", "licence", "redeem", "claim", "download"),
-        *("kenn", "meeting", "room", "conference"),
+        *("kenn", "meeting", "room", "conference", "abhol", "pickup", "collection", "box"),
+        *("locker", "fach", "paket", "parcel", "schlüssel", "key", "kasten", "mailbox"),
     )
 )
 """What a code is for when its name says it (``door code``, ``Zugangscode``): the words that
 make ``code`` an access code, not a postal, country, error or source code."""
 _CODE_AFTER = frozenset(("secret", "pin", "confidentiel", "d'accès"))
-_CODE_CUES = ("code", "pin", "puk", "combination", "alarm", "código")
+_CODE_CUES = (
+    *("code", "pin", "puk", "combination", "kombination", "alarm", "código", "safe", "tresor"),
+)
 _TOLD_CODE = re.compile(
     r"(?:[ \t]*[(（][^)）\n]{0,40}[)）])?"
     r"(?:(?:[ \t]+(?:[\w'’/.-]+|[(（][^)）\n]{0,40}[)）])){0,6}?(?:[ \t]*[:：=][ \t]*|[ \t]+(?:is|ist|est|es|é|lautet|är|er)"
@@ -222,23 +233,43 @@ def _code_name(folded: str, start: int, end: int) -> bool:
     such a word (``door code``) or before ``secret``, ``alarm…``, ``pairing-pin``."""
     name = folded[start:end].rstrip("-0123456789")  # "puk1", "pin2"
     last = name.rpartition("-")[2]  # "creds-puk", a name joined to a word before it
-    if last in ("pin", "pins", "pincode", "puk", "passcode", "geheimzahl", "combination"):
+    if last.startswith("alarm") or last in _NAMED_CODES:
         return True
-    if last.startswith("alarm"):
-        return True
+    if last in ("safe", "tresor"):  # "safe: 57-25-39", told with a colon (_SAFE_TOLD)
+        return _SAFE_TOLD.match(folded, end) is not None
     if name == "código":
         return folded.startswith(_SPANISH_CODES, _word_after(folded, end)[0])
     if name.endswith("code") and name != "code":
-        return name[:-4].rstrip("-") in _CODE_KINDS
+        return _opens(name[:-4].rstrip("-").rpartition("-")[2])
     if name != "code":
         return False
     before = _WORD_BREAK.split(folded[max(0, start - 24) : start].rstrip(" \t-"))[-1]
     after = folded[slice(*_word_after(folded, end))]
-    kind = before in _CODE_KINDS or before.rpartition("-")[2] in _CODE_KINDS  # home-alarm
+    kind = _opens(before.rpartition("-")[2])  # home-alarm, lockbox
     kind = kind or before.rpartition("-")[2].startswith("alarm")  # "Alarmanlage Code 6952"
     return kind or after in _CODE_AFTER
 
 
+def _opens(head: str) -> bool:
+    """Whether ``head``, the word before ``code`` or joined to it, says what the code opens: one
+    of :data:`_CODE_KINDS`, or a compound that opens or ends with one of four letters or more
+    (``lockbox``, ``garagentor``, ``haustür``) or is one with a German ``s`` (``zugangs``)."""
+    if head in _CODE_KINDS:
+        return True
+    if len(head) < 6:
+        return False
+    return any(
+        (len(kind) >= 4 and (head.startswith(kind) or head.endswith(kind))) or head.endswith("tür")
+        for kind in _CODE_KINDS
+    )
+
+
+_NAMED_CODES = frozenset(
+    ("pin", "pins", "pincode", "puk", "passcode", "geheimzahl", "combination", "kombination")
+)
+"""Words that name an access code by themselves (``PIN``, ``PUK1``, ``combination``)."""
+_SAFE_TOLD = re.compile(r"[ \t]*[:：][ \t]*[0-9]{1,3}(?:[- ][0-9]{1,3}){2,4}(?![0-9])")
+"""A safe's combination after its name and a colon: numbers in groups (``57-25-39``)."""
 _WORD_BREAK = re.compile(r"[^\w-]+|_")
 """What ends the word before ``code`` (``"gate``, ``scan_gate``)."""
 

@@ -362,12 +362,34 @@ _GOOGLE_DOC = re.compile(
     r"(?=[/?#]|$|\s)"
 )
 _JWK_PRIVATE = re.compile(r'"(?:d|p|q|dp|dq|qi|k)"[ \t]*:')
+_SSH_PUBLIC = re.compile(
+    r"(?<![\w-])(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d{3}|"
+    r"sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)[ \t]+AAAA[A-Za-z0-9+/]+=*"
+)
+"""An SSH public key's line (``authorized_keys``, a ``.pub`` file): its type, then its base64,
+made to be handed out whatever its length."""
+_ARN = re.compile(r"(?<![\w-])arn:aws[\w-]*:[\w-]+:[\w-]*:\d{12}:[^\s\"'<>,;]+")
+"""An AWS resource's name (a Secrets Manager secret's too): it says where a secret is kept."""
+_SECRET_REFERENCE = re.compile(
+    r"(?i)(?<![\w-])(?:existing[_-]?secret|secret[_-]?name|secret[_-]?ref|secret[_-]?key[_-]?ref"
+    r")[\"']?[ \t]*[:=][ \t]*[\"']?(?-i:([a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?(?:\\+[nrt])?))"
+    r"(?![\w-])"
+)
+"""A Kubernetes or Helm reference to a stored secret by name (``existingSecret: db-creds``,
+``secretName: tls-cert``): the name is lower case, digits, ``-`` and ``.`` (a resource's)."""
 
 
 def cued_public_spans(text: str) -> list[tuple[int, int]]:
     """Where ``text`` holds a PostHog project key, a Stripe publishable key, a Google
-    document's id in its URL, or a JSON Web Key with no private member."""
+    document's id in its URL, a JSON Web Key with no private member, an SSH public key, an
+    AWS resource's name or a reference to a secret by its name."""
     spans: list[tuple[int, int]] = []
+    if "AAAA" in text:
+        spans += [m.span() for m in _SSH_PUBLIC.finditer(text)]
+    if "arn:" in text:
+        spans += [m.span() for m in _ARN.finditer(text)]
+    if "ecret" in text or "ECRET" in text:
+        spans += [m.span(1) for m in _SECRET_REFERENCE.finditer(text)]
     if "phc_" in text:
         spans += [m.span() for m in _POSTHOG.finditer(text)]
     if "pk_" in text:

@@ -271,10 +271,31 @@ def _url_candidates(text: str, longs: str) -> Iterator[tuple[str, int, int]]:
                 and not is_filler(value, "=", quoted=True)
             ):
                 yield "url_credentials", m.start(1), m.start(1) + len(value)
+    if "#" in longs and "://" in longs:
+        for m in _FRAGMENT_KEY.finditer(longs):  # every such URL is a long word
+            key = m.group(1)
+            if _fragment_key(key):
+                at = text.find(m.group())
+                while at != -1:
+                    start = at + m.start(1) - m.start()
+                    yield "url_credentials", start, start + len(key)
+                    at = text.find(m.group(), at + 1)
     if "/" in longs and "hook" in longs.casefold() and WEBHOOK.search(longs) is not None:
         for m in WEBHOOK.finditer(text):  # one with a digit is in a long word
             if has_digit(m.group(1)):
                 yield "webhook_url", m.start(1), m.end(1)
+
+
+_FRAGMENT_KEY = re.compile(r"://[^\s#]+#!?([A-Za-z0-9_-]{20,})(?![A-Za-z0-9_-])")
+"""A URL whose fragment is a key: a file host's decryption key (MEGA's ``#…``) or a paste's,
+kept after ``#`` so that the browser never sends it to the server."""
+
+
+def _fragment_key(key: str) -> bool:
+    """A fragment that is a key, not an anchor: digits and both cases, and a piece between
+    ``_`` and ``-`` of sixteen characters or more (``#section-2-Intro`` is a heading's)."""
+    mixed = any(c.islower() for c in key) and any(c.isupper() for c in key)
+    return mixed and has_digit(key) and max(len(p) for p in re.split("[_-]", key)) >= 16
 
 
 def _token_candidates(text: str, longs: str) -> Iterator[tuple[str, int, int]]:

@@ -445,12 +445,16 @@ _PUBLIC_ARMOR = re.compile(
     r"NEW CERTIFICATE REQUEST|TRUSTED CERTIFICATE|PGP PUBLIC KEY BLOCK|SSH2 PUBLIC KEY|"
     r"PGP SIGNATURE|SSH SIGNATURE)-----"
     r"(?:[ \t]*\r?\n[ \t]*[A-Za-z][\w-]*:[^\r\n]*)*"
-    r"[A-Za-z0-9+/=\s:$-]{16,65536}?-----END [A-Z0-9 ]+-----"
+    r"(?:(?!-----)[A-Za-z0-9+/=\s:$-]|%0[AaDd]|\\+[nr]){16,65536}?"
+    r"(?:-----END [A-Z0-9 ]+-----|(?=-----)|(?![A-Za-z0-9+/=\s:$%\\-]))"
 )
 """A certificate's, a public key's or a signature's armored block (a signature is published
 beside what it signs: a signed tag, a commit's ``gpgsig``, a signed mail): public, whatever
 its body holds. Its armor headers (``Version: GnuPG v1``, ``Comment: ...``) may open it, and a
-line may end in ``$`` (``cat -e``'s mark of a line's end, git's of a line holding a space)."""
+line may end in ``$`` (``cat -e``'s mark of a line's end, git's of a line holding a space), its
+line breaks may be escapes (``%0A`` in a URL or a file's URI, ``\\n`` in a repr), and a block cut short (a title's
+end) ends where its base64 does, before any other ``-----`` line (a private key's block after
+it is no part of it)."""
 
 
 def public_spans(text: str) -> list[tuple[int, int]]:

@@ -298,6 +298,7 @@ def _bare_not_secret(
         (after_quote and value[:1] in ")]},;")  # "API_KEY=",rotated: the quote closed it
         or (empty and head.isalpha() and head.islower())  # GITHUB_TOKEN= before the run
         or _NOT_A_VALUE.match(value)
+        or _TYPE_NAME.fullmatch(value)
         or is_filler(_BEFORE_MARKUP.split(value, 1)[0], "=", quoted=False)
     ):
         return True  # getpass("DB password: "), HF_TOKEN=.txt, -----BEGIN, null</code>, null/
@@ -319,12 +320,22 @@ def _bare_not_secret(
     # SQLITE_IOERR_AUTH = 7178, max_token: 256: a number, not a secret
 
 
-_NOT_A_VALUE = re.compile(r"(?:\.[A-Za-z0-9]{1,5})+$|-----")
+_NOT_A_VALUE = re.compile(
+    r"(?:\.[A-Za-z0-9]{1,5})+$|-----|[a-z]+(?:_[a-z0-9]+)+\)|[A-Z][A-Z0-9_]*=$"
+)
 """A bare value that is a file's suffix (``HF_TOKEN=.txt``, ``API_KEY=.tar.gz``) or a PEM's armour (``-----BEGIN
-PUBLIC KEY-----``: a private key's block is found by its own shape). One that opens with a
+PUBLIC KEY-----``: a private key's block is found by its own shape), a variable closing a
+call (``OpenAI(api_key=api_key)``) or the next name given nothing (``PASSWORD= API_KEY=``, a
+file's lines run together in its name). One that opens with a
 closing bracket after the quote the name's separator left open is the rest of code after
 a quoted prompt (``getpass("DB password: ")``); a word in lower case after a name and ``= ``
 is prose after a name given nothing (``set HF_TOKEN= before the run``)."""
+_TYPE_NAME = re.compile(
+    r"(?:[A-Z][a-z]+)+(?:Str|Bytes|Header|Field|Type|Url|Path|Model|Config|Settings|Bearer|"
+    r"Scheme|Credentials|Secret|Token|Key|Auth|Provider|Client|Manager|Form)"
+)
+"""A type's name, a value's annotation in code (``api_token: SecretStr``, ``api_key:
+ApiKeyHeader``): a class's name of capitalised words ending in what it types."""
 _BEFORE_MARKUP = re.compile(r"</|/")
 """Where markup or a path's slash ends a bare value: ``api_key: null</code>``'s value is
 ``null``, and so is ``api_key: null/report.pdf``'s (a name and its empty value in a path)."""

@@ -126,13 +126,14 @@ AWS_SECRET = re.compile(
 AWS_PREFIX = re.compile("A(?:KIA|SIA|BIA|CCA|3T)")  # one scan for "A", not five for words
 AWS_SECRET_AT = re.compile(AWS_SECRET.pattern.replace("(?<![a-z0-9])", "", 1))
 """:data:`AWS_SECRET` without its lookbehind, matched where each ``secret`` is found."""
-# scheme://user:PASSWORD@host: the user part holds no ":", "@" or brackets (so it never
-# starts inside a placeholder); the password runs to the authority's last "@". Or
+# scheme://user:PASSWORD@host: the user part holds no ":" or brackets (so it never
+# starts inside a placeholder), an "@" perhaps (an e-mail address as the user name,
+# smtp://me@lab.example:PASSWORD@host); the password runs to the authority's last "@". Or
 # scheme://TOKEN@host, a key given as the user name (a Sentry DSN's, git's
 # https://TOKEN@github.com), in group 2: a secret only when it reads as a random key.
 URL_USERINFO = re.compile(
     r"(?<![A-Za-z0-9.-])[A-Za-z][A-Za-z0-9+.-]*://"
-    r"(?:[^\s:/?#@\[\]]*:([^\s/?]+(?:\?[^\s/?@]+)??)|([A-Za-z0-9_~.-]{16,}))@"
+    r"(?:[^\s:/?#\[\]]*:([^\s/?]+(?:\?[^\s/?@]+)??)|([A-Za-z0-9_~.-]{16,}))@"
 )
 QUERY_SECRET = re.compile(
     r"(?ai)[?&;](?:sig|signature|x-amz-signature|x-goog-signature|key|api-key|x-api-key"
@@ -239,15 +240,17 @@ NAME_LITERALS = ("pass", "pw", "secret", "token", "credential", "key", "auth", "
 ``-pat`` only where they end a name, :data:`PAT_WORD`'s, not in ``_path``)."""
 NAME_WINDOW = 64
 """How far back from a name's end its word is looked for."""
-_BARE = r"<[^<>\r\n]*>|\$\{\{[^{}\r\n]*\}\}|\{\{[^{}\r\n]*\}\}|\$\{[^{}\r\n]*\}|(?:[^\s\"'`,;&]|[,;&](?![^\S\r\n]*[A-Za-z_][A-Za-z0-9_.-]*[^\S\r\n]*=|\s|\Z))+"
+_BARE = r"<[^<>\r\n]*>|\$\{\{[^{}\r\n]*\}\}|\{\{[^{}\r\n]*\}\}|\$\{[^{}\r\n]*\}|(?:[^\s\"'`,;&，。；]|[,;&](?![^\S\r\n]*[A-Za-z_][A-Za-z0-9_.-]*[^\S\r\n]*=|\s|\Z))+"
 VALUE = re.compile(
-    r"([\"'`]?\]?)(?:[ \t]+\([^()\r\n]{1,30}\)|[ \t]*（[^（）\r\n]{1,30}）)?[^\S\r\n]*"
-    r"(=>|:=|==|=|:|：|[\u00a0\u2000-\u200a\u202f\u205f\u3000])[^\S\r\n]*"
+    r"([\"'`]?\]?)(?:[ \t]+\([^()\r\n]{1,30}\)|[ \t]*（[^（）\r\n]{1,30}）"
+    r"|[ \t]+for[ \t]+[\w.@~-]{1,30})?[^\S\r\n]*"
+    r"(=>|:=|==|=|:|：|→|[\u00a0\u2000-\u200a\u202f\u205f\u3000])[^\S\r\n]*"
     rf"(?:\"([^\"\r\n]*)\"|'([^'\r\n]*)'|`([^`\r\n]*)`|[\"'`]?({_BARE}))"
 )
 """A name's separator and value; a note in parentheses after a space (``api_key (staging):``)
-or in full-width ones (``AppSecret（…）：``) may stand between, a call's (``token(self):``) not."""
-SEPARATOR = re.compile("[=:：\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+or in full-width ones (``AppSecret（…）：``) may stand between, a call's (``token(self):``) not,
+or what it is for (``passphrase for id_rsa:``); an arrow in prose (``token → X``) separates."""
+SEPARATOR = re.compile("[=:：→\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 """A character every value given to a name needs after it (:data:`VALUE`'s separators):
 text holding none has no assignment, and is not searched for the names."""
 CODE_REFERENCE = re.compile(

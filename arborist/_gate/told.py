@@ -125,7 +125,9 @@ def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
     folded = found.folded
     passes = found.at("pass")
     starts = [at - 7 for at in passes if folded.startswith("mot de passe", at - 7)]
-    starts += [at for at in passes if folded.startswith("passwort", at) or _alone(folded, at)]
+    starts += [
+        at for at in passes if folded.startswith(("passwort", "password"), at) or _alone(folded, at)
+    ]
     starts += pw
     for head in _FOREIGN_HEADS:
         starts += found.at(head)
@@ -155,17 +157,19 @@ def _config_named(found: Literals, pw: list[int]) -> bool:
 _FOREIGN = re.compile(
     r"(?i)(?:(?<![^\W_])(?:passwort|kennwort|schl(?:ü|ue)ssel|contrase[ñn]a|clave|"
     r"mot[ \t]+de[ \t]+passe|senha|pw|mdp|clé|parola|"
-    r"(?<!\S)pass(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|->|=>|→)[ \t]))(?![^\W_])|"
-    + SCRIPT_NAMES.pattern
-    + r")\w{0,24}(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|(?:[ \t]+[\w\u0900-\u097f'’-]+){0,6}?"
+    r"(?<!\S)pass(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|->|=>|→)[ \t])|"
+    r"password(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|è|é|es|est|ist|era|er|är)[ \t]))"
+    r"(?![^\W_])|" + SCRIPT_NAMES.pattern + r")\w{0,24}(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|"
+    r"(?:[ \t]+(?:[\w\u0900-\u097f'’-]+|[(（][^)）\n]{0,40}[)）])){0,6}?"
     r"(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|[ \t]+(?:is|ist|lautet|es|est|é|era|was|это|jest|è|"
     r"är|on|olan|là|هي|هو|है):?[ \t]+)|[ \t]*(?:は|是|为|為|는|은)[ \t]*)"
     r"[\"'«„“「]?(\S+)"
 )
 """A password's name in another language or script (or ``pw``; or ``pass`` standing alone,
-a few words and ``is`` or an arrow after it: ``the wifi pass is X``), then a colon
-(``：`` too), ``=`` or an arrow, or a few words and one of them (``Passwort für den
-Laborserver:``, ``pw for the shared acct ->``), or a verb of saying (``is``, ``ist``,
+a few words and ``is`` or an arrow after it: ``the wifi pass is X``; or ``password`` before a
+verb of saying in a few languages: ``la password è X``), then a colon (``：`` too), ``=`` or
+an arrow, or a few words and notes in parentheses and one of them (``Passwort für den
+Laborserver:``, ``Kennwort (Rückseite):``, ``pw for the shared acct ->``), or a verb of saying (``is``, ``ist``,
 ``lautet``, ``es``, ``est``, ``é``, ``jest``, ``è``; Arabic ``هي``, Hindi ``है``, whose
 vowel signs the words between may hold; ``は``, ``是``, ``는``), then the value."""
 
@@ -175,23 +179,60 @@ def _foreign_prose(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]
     done = 0
     for at in heads:
         m = _FOREIGN.match(text, at) if at >= done else None
+        bare = m is None
+        m = _FOREIGN_BARE.match(text, at) if bare and at >= done else m
         if m is None:
             continue
         done = m.end()
         value = m.group(1).rstrip(".,;:)!?\"'»“”")
+        marked = m.group(1).rstrip(".,;:)\"'»“”")  # "QEsOuYXi!": a mark may end a password
         words = _IDEOGRAPHS.search(value)  # "sakura-2024!です。", "8文字以上で、…" (a rule)
         value = value[: words.start()] if words is not None else value
         code = _CODE_VALUE.search(value) is not None  # os.environ['X_1'], getpass(p2)
-        typed = reads_as_password(value) or _given_in_field(text, m, value)
+        if not words and value != marked and _mixed_marked(marked):
+            value = marked
+        typed = reads_as_password(value) or _mixed_marked(value)
+        typed = typed or (not bare and _given_in_field(text, m, value))
+        if bare and "/" in value:  # "şifrem X/v1", "şifre istemez./v1": a URL's path after it
+            value = value.split("/", 1)[0].rstrip(".,;:)\"'»“”")
+            typed = reads_as_password(value) or _mixed_marked(value)
         if typed and not code and not is_filler(value, "=", quoted=False):
             yield "password", m.start(1), m.start(1) + len(value)
 
 
 def _given_in_field(text: str, m: re.Match[str], value: str) -> bool:
-    """A value after a colon or ``=`` (a form's field, ``Kennwort: sommer0295``; not after a
-    verb of saying) typed as a password though in one case: as ``password:`` takes it."""
+    """A value after a colon or ``=`` (a form's field, ``Kennwort: sommer0295``) typed as a
+    password though in one case, as ``password:`` takes it; after a verb of saying, a word and
+    a number (``la contraseña es marisol1987``): eight characters or more, two digits."""
     colon = any(c in ":：=" for c in text[max(m.start(), m.start(1) - 4) : m.start(1)])
-    return colon and len(value) >= 6 and has_digit(value) and any(c.isalpha() for c in value)
+    lettered = any(c.isalpha() for c in value)
+    if colon:
+        return len(value) >= 6 and has_digit(value) and lettered
+    digits = sum(c.isdigit() for c in value)
+    return len(value) >= 8 and digits >= 2 and lettered and value.isalnum()
+
+
+_FOREIGN_BARE = re.compile(
+    r"(?i)(?:(?<![^\W_])(?:passwort|kennwort|contrase[ñn]a|senha|parola)|"
+    + SCRIPT_NAMES.pattern
+    + r")\w{0,4}[ \t]+(\S+)"
+)
+"""A password's name in another language and the password after a space alone, when no colon
+or verb of saying follows it (Turkish ``şifrem X``, ``HISinOne-Passwort X``): taken only when
+the value reads as a password by itself (:func:`arborist._gate.shapes.reads_as_password`, or
+:func:`_mixed_marked`)."""
+
+
+def _mixed_marked(value: str) -> bool:
+    """Whether ``value`` reads as a password with no digit: eight characters or more, two
+    capitals (one past the first letter) and two small letters, and a mark (``QEsOuYXi!``,
+    ``GattoxBvmc?``); a word capitalised and punctuated (``Sommer!``) is not."""
+    upper = sum(c.isupper() for c in value[1:])
+    lower = sum(c.islower() for c in value)
+    marked = any(not c.isalnum() for c in value)
+    return (
+        len(value) >= 8 and upper >= 1 and upper + value[0].isupper() >= 2 and lower >= 2 and marked
+    )
 
 
 _IDEOGRAPHS = re.compile("[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")

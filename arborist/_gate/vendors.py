@@ -191,6 +191,23 @@ _VENDOR_PATTERNS = (
     (("AAAAAAAAAA",), "api_token", r"[a-z0-9]{11}AAAAAAAAAA[A-Za-z0-9_=-]{43}"),  # Dropbox
     (("tk-us-", "ico-"), "api_token", r"tk-us-[A-Za-z0-9_-]{48}|ico-[A-Za-z0-9]{32}"),
     (("jina_",), "api_token", r"jina_[A-Za-z0-9_-]{40,}"),  # Jina AI
+    (("django-insecure-",), "secret", r"django-insecure-[^\s'\"`]{40,}"),  # a Django SECRET_KEY
+    (("00",), "api_token", r"00(?=[\w-]{0,39}[a-z])(?=[\w-]{0,39}[A-Z])[A-Za-z0-9_-]{40}"),  # Okta
+    # A password's hash, which a dictionary cracks: bcrypt's, argon2's, crypt(3)'s SHA and
+    # yescrypt's, and the NT hash of a Windows account's dump line (user:RID:LM:NT:::)
+    (("$2a$", "$2b$", "$2y$", "$2x$"), "secret", r"\$2[abxy]\$[0-9]{2}\$[./A-Za-z0-9]{53}"),
+    (
+        ("$argon2",),
+        "secret",
+        r"\$argon2(?:id|i|d)\$v=[0-9]+\$m=[0-9]+,t=[0-9]+,p=[0-9]+\$[A-Za-z0-9+/]{8,}\$[A-Za-z0-9+/]{16,}",
+    ),
+    (
+        ("$5$", "$6$", "$y$"),
+        "secret",
+        r"\$[56]\$(?:rounds=[0-9]+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43,86}"
+        r"|\$y\$[./A-Za-z0-9]+\$[./A-Za-z0-9]{1,86}\$[./A-Za-z0-9]{43}",
+    ),
+    ((":::",), "secret", r"(?<=[0-9]:[0-9A-Fa-f]{32}:)[0-9A-Fa-f]{32}(?=:::)"),
     (("_",), "api_token", r"[0-9]{8,10}:AA[A-Za-z0-9_-]{30,}"),  # Telegram (checked below)
 )
 # A token joined to a word by ``-``, ``_`` or ``.`` (``notes-<token>.txt``,

@@ -20,7 +20,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from arborist._gate.cued import cued_public_spans
 from arborist._gate.finders import candidates
+from arborist._gate.handed import public_spans
 from arborist._gate.prefilters import (
     ESCAPE,
     INVISIBLE_CHARS,
@@ -39,6 +41,7 @@ __all__ = [
     "escape_spans",
     "invisible_spans",
     "read_candidates",
+    "view_public_spans",
 ]
 
 REACH = 2048
@@ -163,6 +166,48 @@ def _candidates_in(text: str) -> list[tuple[str, int, int]]:
                     at, to = through_views(layers, start, end, len(view))
                     found.append((kind, at + a, to + a))
     return found
+
+
+def view_public_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text``'s views (its percent-escapes decoded, its invisible characters dropped)
+    show what is public (:func:`arborist._gate.handed.public_spans`,
+    :func:`arborist._gate.cued.cued_public_spans`: an SSH public key, a PGP public block, a
+    secret's name after ``existingSecret:``), as spans of ``text``, each widened over the
+    escapes beside it (``db-creds%0A``): a file name or a URL carries a line whose colons and
+    line breaks are escapes, and what is public there is public in the text too."""
+    spans: list[tuple[int, int]] = []
+    for a, b in around(text, invisible_spans(text)):
+        visible = visible_view(text[a:b])
+        if visible is not None:
+            view, pieces = visible
+            for start, end in public_spans(view) + cued_public_spans(view):
+                spans.append((from_view(pieces, start) + a, from_view(pieces, end - 1) + 1 + a))
+    for a, b in around(text, escape_spans(text)):
+        layers: list[tuple[int, list[tuple[int, int]]]] = []
+        view = text[a:b]
+        for _round in range(DECODE_ROUNDS):
+            decoded = decoded_view(view)
+            if decoded is None:
+                break
+            layers.append((len(view), decoded[1]))
+            view = decoded[0]
+            for start, end in public_spans(view) + cued_public_spans(view):
+                at, to = through_views(layers, start, end, len(view))
+                spans.append(_over_escapes(text, at + a, to + a))
+    return spans
+
+
+def _over_escapes(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` widened over the percent-escapes just before and after it (a line
+    break's ``%0A`` too, which no view decodes)."""
+    while start >= 3 and _ANY_ESCAPE.fullmatch(text, start - 3, start) is not None:
+        start -= 3
+    while (m := _ANY_ESCAPE.match(text, end)) is not None:
+        end = m.end()
+    return start, end
+
+
+_ANY_ESCAPE = re.compile("%[0-9A-Fa-f]{2}")
 
 
 DECODE_ROUNDS = 3
