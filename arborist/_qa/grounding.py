@@ -418,8 +418,11 @@ _OPENING = re.compile(
 )
 """The one or two words a question opens with after "in", "with" or "using", before the
 words that ask it ("in mercurial how do I ...", "In pandas, what ...")."""
-_ADVERBIAL = frozenset({"general", "short", "brief", "practice", "theory", "particular"})
-_ADVERBIAL |= {"addition", "fact", "summary", "total", "detail", "contrast", "turn", "case"}
+_ADVERBIAL = frozenset(
+    {"general", "short", "brief", "practice", "theory", "particular", "addition", "fact"}
+    | {"summary", "total", "detail", "contrast", "turn", "case"}
+)
+"""Words after "in" that make a manner of speaking, not a system ("In general, how ...")."""
 
 
 def _opening_words(question: str) -> list[str]:
