@@ -19,7 +19,7 @@ from arborist._proofs.citations import defang_citations
 from arborist._qa.client import ChatRequest, ChatResult, word_pieces
 from arborist._qa.cues import read_cues
 from arborist._qa.described import call_signature, described, qualified
-from arborist._qa.grounding import absent_names, grounded
+from arborist._qa.grounding import ABOUT_FLOOR, absent_names, grounded
 from arborist._qa.sentences import (
     MARGIN_BAR,
     Item,
@@ -43,7 +43,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v25"
+EXTRACTIVE_MODEL = "extractive-v26"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -420,7 +420,8 @@ answered."""
 def _engages(request: ChatRequest, chosen: Sequence[_Pick]) -> bool:
     """Whether the sentences chosen answer the question rather than share a word with it: a
     definition the question names always does; otherwise the best-matching sentence must
-    hold :data:`ENGAGED_WORDS` of its words, or all of a shorter question's (see there)."""
+    hold :data:`ENGAGED_WORDS` of its words, or all of a shorter question's (see there), or
+    one when its passage's evidence holds a passage :data:`ABOUT_FLOOR` near the question."""
     if not chosen or any(p.score == math.inf for p in chosen):
         return True
     wanted = {root(w): stem(w) for w in asked_words(request.question)}
@@ -428,7 +429,9 @@ def _engages(request: ChatRequest, chosen: Sequence[_Pick]) -> bool:
     def held(pick: _Pick) -> int:  # the sentence says a word in any inflection; a title, named
         said = {root(w) for w in words(pick.text)}
         topic = stems(request.evidence[pick.rank].title)
-        return sum(1 for r, s in wanted.items() if r in said or s in topic)
+        count = sum(1 for r, s in wanted.items() if r in said or s in topic)
+        near = request.evidence[pick.rank].nearness  # a passage about it: one word engages
+        return count + (count > 0 and bool(near) and max(near) >= ABOUT_FLOOR)
 
     return max(map(held, chosen)) >= min(ENGAGED_WORDS, len(wanted))
 

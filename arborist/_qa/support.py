@@ -85,11 +85,17 @@ REQUEST_WORDS = frozenset(
     | {"want", "wants", "need", "needs", "help", "python", "difference", "differences"}
     | {"vs", "versus", "whats", "hows", "wheres", "whos", "dont", "doesnt", "isnt", "cant"}
     | {"don", "doesn", "isn", "aren", "didn", "wasn", "shouldn", "wouldn", "couldn"}
+    | {"between", "among", "amongst", "inside", "outside", "across", "along", "around"}
+    | {"beside", "besides", "beyond", "toward", "towards", "onto", "throughout", "alongside"}
 )
 """Words that shape a request rather than name what it is about ("the easiest way to ...",
-"in python", "what's the difference between ...", "X vs Y"), and what contractions leave
-typed without their apostrophe ("whats", "dont") or split at it ("don" of "don't"): no
-passage is expected to hold them."""
+"in python", "what's the difference between ...", "X vs Y"), what contractions leave
+typed without their apostrophe ("whats", "dont") or split at it ("don" of "don't"), and
+prepositions that place what is asked rather than name it ("the difference between
+${var^} and ${var^^}", "my aliases don't work inside a script": ``extractive-v26``; before,
+a sentence saying "no space between the key name and the colon" held half of the first,
+and a question of two words needs both held): no passage is expected to hold them. The
+prepositions of no meaning of their own ("in", "within", "under") are stop words."""
 
 _HOW_MUCH = re.compile(
     r"(?i)\bhow[ \t]+(long|many|much|often|far|old|big|large|soon|tall|fast|deep|high|wide"
