@@ -190,3 +190,12 @@ def test_a_public_block_cut_short_never_covers_a_private_key_after_it() -> None:
         "-----END OPENSSH PRIVATE KEY-----"
     )
     assert "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAA" not in admit(text).text
+
+
+def test_a_page_after_an_arrow_is_no_value() -> None:
+    """A manual's index maps a term to its page with an arrow (``FTS5 initial token →
+    changes.html#version_3_22_0``): a page's name, no token; a random name before ``.html``
+    still is one."""
+    text = "- FTS5 initial token → changes.html#version_3_22_0"
+    assert admit(text).text == text
+    assert "n4m3t0k3n5ecr3t77" not in admit("token=n4m3t0k3n5ecr3t77.html").text

@@ -322,11 +322,12 @@ def _bare_not_secret(
 
 _NOT_A_VALUE = re.compile(
     r"(?:\.[A-Za-z0-9]{1,5})+$|-----|[a-z]+(?:_[a-z0-9]+)+\)|[A-Z][A-Z0-9_]*=$"
+    r"|[a-z][a-z_-]*\.html?(?:#\S*)?$"
 )
 """A bare value that is a file's suffix (``HF_TOKEN=.txt``, ``API_KEY=.tar.gz``) or a PEM's armour (``-----BEGIN
 PUBLIC KEY-----``: a private key's block is found by its own shape), a variable closing a
 call (``OpenAI(api_key=api_key)``) or the next name given nothing (``PASSWORD= API_KEY=``, a
-file's lines run together in its name). One that opens with a
+file's lines run together in its name), or a page's name (``token → changes.html#v3``). One that opens with a
 closing bracket after the quote the name's separator left open is the rest of code after
 a quoted prompt (``getpass("DB password: ")``); a word in lower case after a name and ``= ``
 is prose after a name given nothing (``set HF_TOKEN= before the run``)."""
