@@ -111,3 +111,14 @@ def test_a_discord_token_shaped_text_passes_its_tail_s_test() -> None:
     token = "M" + "a1b2c3" * 4 + ".Gh7_Kq" + "." + "x9Y8w7" * 5
     assert DISCORD.search(token) is not None
     assert _DISCORD_TAIL.search(token) is not None
+
+
+def test_the_empty_starts_a_short_text_shares_stay_empty() -> None:
+    """A short text's literal it does not hold is given one shared empty list: no family may
+    change it, or every later text would hold that literal's starts."""
+    from arborist._gate import prefilters
+    from arborist._gate.admission import admit
+
+    for text in ("", "a title", "password: Zq8vR2mLx9!", "bench://corpus/1/0", "PIN 4471"):
+        admit(text)
+    assert prefilters._NONE == []

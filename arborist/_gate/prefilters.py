@@ -146,8 +146,10 @@ class Literals:
         if starts is None and self._short:  # a few characters: a find costs less than a scan
             folded = self.folded
             at = folded.find(literal)
+            if at == -1:  # most finds of a short text fail: the one empty list, not stored
+                return _NONE
             starts = self._starts[literal] = []
-            while at != -1:  # _overlapping's loop, inline: most finds of a short text fail
+            while at != -1:  # _overlapping's loop, inline
                 starts.append(at)
                 at = folded.find(literal, at + 1)
         elif starts is None:
@@ -356,6 +358,9 @@ _GROUPS = _grouped(SHARED)
 _SOLO = frozenset(SHARED) - frozenset(_GROUPS)
 """The literals of :data:`SHARED` alone in their group (``recovery``): each found on its own,
 not read from the starts of a literal it holds (itself)."""
+_NONE: list[int] = []
+"""What :meth:`Literals.at` gives for a literal a short text does not hold: one list for all,
+which no caller changes (each reads the starts, or adds them into a list of its own)."""
 _SHORT_TEXT = 400
 """In a text shorter than this (a title, a URI, a question) each literal is found by a
 ``find`` of its own: the scans of its group and the reading of the literals held cost more

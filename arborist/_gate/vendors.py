@@ -275,6 +275,8 @@ def vendor_rows(longs: str) -> list[tuple[tuple[str, ...], str, re.Pattern[str]]
     it repeats (no literal holds a space, so which are there is a matter of which words
     are): a page's long words are mostly its names over and over, the trie's search costs
     a step at nearly every character, and the words once each are less than half of them."""
+    if not longs:  # no long word, no token: most titles, names and questions
+        return []
     longs = " ".join(dict.fromkeys(longs.split(" ")))
     found: set[str] = set()
     places = 0
