@@ -211,7 +211,8 @@ address as an SMTP URL's user name, a token after ``backup_`` in a file name. It
 a Twilio Account SID (kept redacted: the decision below), a type's name after a token's name
 (``api_token: SecretStr``), and public blocks and secret names inside escaped file names and
 URLs. A dev corpus now, fitted by the eighteenth round (what is public is weighed in the view
-that shows it, escapes decoded; the rest above).
+that shows it, escapes decoded; the rest above): 7915/8366 (94.6%) and 84/3502 (2.4%), the
+rest bare words and numbers, an Ethereum key, and the Twilio SID's 36 false alarms.
 ``channels_holdout19.json`` is the next blind one: written by someone who has not read the
 gate, committed by the lead, scored by ``--holdout`` once it is there (the run says so when
 it is not), and not tuned on after.
