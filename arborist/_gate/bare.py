@@ -140,7 +140,7 @@ def _field_passwords(text: str) -> Iterator[tuple[str, int, int]]:
         yield from _field_word(text, word, m.start(), m.end())
 
 
-_FIELD_WORD = re.compile(r"[^\s\"'`,;()\[\]{}<>/?]{8,}")
+_FIELD_WORD = re.compile(r"[^\s\"'`,;()\[\]{}<>/?：，、]{8,}")
 _ASSIGNED = re.compile(r"(?:^|[&;])[A-Za-z_][\w.-]*=")
 """A query's or an assignment's name and its ``=``: what stands between two values."""
 
@@ -166,8 +166,8 @@ def _field_piece(text: str, word: str, start: int, end: int) -> Iterator[tuple[s
     if len(word) < _LEAST_PIECE or not inner:
         return
     at = start + word.find(inner)
-    if inner[-1:] not in _STRONG_MARKS and text[at + len(inner) : end + 1].startswith("!"):
-        inner += "!"  # a password's last mark before a closing quote
+    mark = text[at + len(inner) : end + 1][:1]  # a last mark ("…0275*"), no separator ("&")
+    inner += mark if inner[-1:] not in _STRONG_MARKS and mark in "!*^~$" else ""
     if _in_data(text, at, at + len(inner)):
         return
     suffix = _SUFFIX.search(inner)
