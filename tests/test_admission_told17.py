@@ -262,3 +262,11 @@ def test_an_id_labelled_as_one_is_no_seed() -> None:
     """Capitals and digits after an id's label (an AWS request id) are no two-factor seed."""
     text = "An error occurred (NoSuchKey). RequestId: KZ3QW7RTVXMN4PLY, HostId: 9f/Qx=="
     assert admit(text).text == text
+
+
+def test_a_calendar_uid_is_no_lost_url_password() -> None:
+    """``UID:…@host`` (an iCalendar event's id) is a header's name in capitals and a value,
+    no user and password whose URL lost its scheme."""
+    text = "BEGIN:VEVENT\nUID:7f3a9c2e8b1d4f6a@calendar.uni-x.de\nDTSTART:20261210T140000Z"
+    assert admit(text).text == text
+    assert "Zq8vR2mLx9" not in admit("default:Zq8vR2mLx9@redis-1.example.com").text
