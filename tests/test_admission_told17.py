@@ -1,5 +1,5 @@
-"""The rules the seventeenth blind channel corpus asked for, each on text no corpus holds,
-each beside a look-alike it must leave alone: a name and what it is for before its colon
+"""The rules the seventeenth to nineteenth blind channel corpora asked for, each on text no
+corpus holds, each beside a look-alike it must leave alone: a name and what it is for before its colon
 (``passphrase for id_rsa:``) or an arrow after it (``token → X``); a password's name in
 another language with a note in parentheses, joined to a word, or a Turkish possessive with
 no colon; ``password`` before a verb of saying in another language; a word and a number told
@@ -7,7 +7,9 @@ after a verb; a password with a mark and no digit; codes named by a compound (``
 ``Abholcode``, ``Garagentor-Code``), a safe's combination, a CVV after a space, a Maestro
 card named as one, a gift card's voucher; password hashes (bcrypt, argon2, crypt's SHA, an
 NT hash's dump line); a key in a URL's fragment. And what is public: an SSH public key's
-line whatever its length, an AWS resource's name, a Kubernetes secret's name."""
+line whatever its length, an AWS resource's name, a Kubernetes secret's name. The nineteenth's: PostgreSQL's ``WITH PASSWORD``, German compounds ending in
+``passwort``, French ``code porte``, a spaced dial-in PIN, a locker's combination, a card's
+``Prüfziffer``, a token after a full-width colon, an account's row, a bare TOTP seed."""
 
 from __future__ import annotations
 
@@ -199,3 +201,72 @@ def test_a_page_after_an_arrow_is_no_value() -> None:
     text = "- FTS5 initial token → changes.html#version_3_22_0"
     assert admit(text).text == text
     assert "n4m3t0k3n5ecr3t77" not in admit("token=n4m3t0k3n5ecr3t77.html").text
+
+
+CAUGHT_NINETEENTH = [
+    ("CREATE ROLE etl WITH LOGIN PASSWORD 'Vq7mLx2Zr9';", "Vq7mLx2Zr9"),
+    ("Ihr Einmalpasswort lautet: QtrWmnXbz!", "QtrWmnXbz!"),
+    ("Code porte du labo : 482913", "482913"),
+    ("Dial-in PIN: 602 418 33#", "602 418 33#"),
+    ("Spind 7 (Umkleide): 12-40-33", "12-40-33"),
+    ("Kreditkarte endet auf 1881, Prüfziffer 306", "306"),
+    ("访问令牌：Zq7Lm2Xp9Rk4Vt8Wc3Yb6Nd1Hf5Gs0JaQ", "Zq7Lm2Xp9Rk4Vt8Wc3Yb6Nd1Hf5Gs0JaQ"),
+    ("wiki,https://wiki.lab.example/login,kpetrov,WikiQzmTr#,", "WikiQzmTr#"),
+    ("cluster login\tops7\tHpc42-vwQzKt\tupdated May", "Hpc42-vwQzKt"),
+    ("KZ3QW7RTVXMN4PLY", "KZ3QW7RTVXMN4PLY"),
+    ("Simit0275*", "Simit0275*"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), CAUGHT_NINETEENTH)
+def test_a_secret_the_nineteenth_corpus_taught_is_redacted(text: str, secret: str) -> None:
+    assert secret not in admit(text).text
+
+
+LEFT_NINETEENTH = [
+    "Passwortrichtlinie: mindestens 12 Zeichen",
+    "ISBN Prüfziffer 7",
+    "Schrank 12: Handschuhe, Kittel",
+    "the password is set with ALTER USER x PASSWORD NULL",
+    "sample_a\tGRCh38.p14\tok\t3.2",
+    "id,url,owner,commit\n1,https://github.com/a/b,dana,5f3a9c2e8b1d4f6a,",
+    "ULID 01J1CT2BAK9H48V4B92AQDWY2M",
+    "CHEMBL2108508 and HGNC:1100",
+    "see footnote 12*",
+]
+
+
+@pytest.mark.parametrize("text", LEFT_NINETEENTH)
+def test_a_look_alike_of_the_nineteenth_rules_is_left_alone(text: str) -> None:
+    admitted = admit(text)
+    assert admitted.text == text, admitted.redactions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a,https://x," * 6_000,
+        "u\tv\t" * 6_000,
+        "CREATE USER a WITH PASSWORD '" * 3_000,
+        "Spind 1 (a): 1-" * 4_000,
+        "Prüfziffer " * 6_000,
+        "ABCDEFGH2345" * 6_000,
+    ],
+)
+def test_each_nineteenth_rule_reads_a_text_in_linear_time(text: str) -> None:
+    small, large = _seconds(text), _seconds(text * 8)
+    assert large < 24 * max(small, 0.002), (small, large)
+
+
+def test_an_id_labelled_as_one_is_no_seed() -> None:
+    """Capitals and digits after an id's label (an AWS request id) are no two-factor seed."""
+    text = "An error occurred (NoSuchKey). RequestId: KZ3QW7RTVXMN4PLY, HostId: 9f/Qx=="
+    assert admit(text).text == text
+
+
+def test_a_calendar_uid_is_no_lost_url_password() -> None:
+    """``UID:…@host`` (an iCalendar event's id) is a header's name in capitals and a value,
+    no user and password whose URL lost its scheme."""
+    text = "BEGIN:VEVENT\nUID:7f3a9c2e8b1d4f6a@calendar.uni-x.de\nDTSTART:20261210T140000Z"
+    assert admit(text).text == text
+    assert "Zq8vR2mLx9" not in admit("default:Zq8vR2mLx9@redis-1.example.com").text

@@ -58,6 +58,7 @@ PURE = [
     "_gate/cued.py",
     "_gate/codes.py",
     "_gate/cards.py",
+    "_gate/rows.py",
     "_qa/sse.py",
     "_qa/sanitize.py",
     "_qa/distill.py",

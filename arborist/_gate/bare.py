@@ -13,19 +13,18 @@ Pure: no I/O. :func:`bare_candidates` yields ``(kind, start, end)`` for
   and digits at least eight times or holding three runs of letters no word holds, not hex:
   a webhook's or an API's key with no prefix); a key read out in groups of four (``GvAz
   8cfp E8tA …``); a wallet's seed phrase standing bare (12 to 24 words in lower case, none
-  of them a word prose needs); recovery or backup codes and words after their name. A field has no
-  sentence around it to tell a password by, and a word holding all four classes is what a
-  password policy asks for and what a name, a number or a word of prose never needs. A long
-  document is not read so (each word of it weighed would cost every ingest): there a
-  password is known by the words around it (:mod:`arborist._gate.context`);
+  of them a word prose needs); recovery or backup codes and words after their name. A field
+  has no sentence to tell a password by; a word of all four classes is what a password
+  policy asks for and no name, number or prose needs. A long document is not read so: there
+  a password is known by its words around it (:mod:`arborist._gate.context`);
 * anywhere: a cryptocurrency wallet's private key in Base58 (a Bitcoin WIF key, 51
   characters opening ``5H``/``5J``/``5K`` or 52 opening ``K``/``L``; a BIP32 extended private
   key, ``xprv`` and its kin and 107 or 108 more; 64 bytes of Base58, a Solana keypair's,
   after a word that names a key or a wallet: a signature is as long, and is public); a
   token parted over two lines by a hyphen at the first's end (its first part one of the
   text's long words; read joined); a password in a URL's userinfo whose scheme is lost
-  (``default:X@redis-1.example.com``); a key given to a secret's name through a call that
-  decodes it (``app.secret_key = bytes.fromhex('…')``, ``Buffer.from("…", "hex")``).
+  (``default:X@redis-1.example.com``, not after a name in capitals: ``UID:…@``); a key
+  a secret's name is given by a decoding call (``bytes.fromhex('…')``, ``Buffer.from(…)``).
 
 :mod:`arborist._gate.finders` runs it beside the other shapes; the keys are looked for among
 a text's long words only (:func:`arborist._gate.prefilters.long_words`).
@@ -140,7 +139,7 @@ def _field_passwords(text: str) -> Iterator[tuple[str, int, int]]:
         yield from _field_word(text, word, m.start(), m.end())
 
 
-_FIELD_WORD = re.compile(r"[^\s\"'`,;()\[\]{}<>/?]{8,}")
+_FIELD_WORD = re.compile(r"[^\s\"'`,;()\[\]{}<>/?：，、]{8,}")
 _ASSIGNED = re.compile(r"(?:^|[&;])[A-Za-z_][\w.-]*=")
 """A query's or an assignment's name and its ``=``: what stands between two values."""
 
@@ -166,8 +165,8 @@ def _field_piece(text: str, word: str, start: int, end: int) -> Iterator[tuple[s
     if len(word) < _LEAST_PIECE or not inner:
         return
     at = start + word.find(inner)
-    if inner[-1:] not in _STRONG_MARKS and text[at + len(inner) : end + 1].startswith("!"):
-        inner += "!"  # a password's last mark before a closing quote
+    mark = text[at + len(inner) : end + 1][:1]  # a last mark ("…0275*"), no separator ("&")
+    inner += mark if inner[-1:] not in _STRONG_MARKS and mark in "!*^~$" else ""
     if _in_data(text, at, at + len(inner)):
         return
     suffix = _SUFFIX.search(inner)
@@ -457,6 +456,7 @@ def _bare_userinfo(text: str) -> Iterator[tuple[str, int, int]]:
                 user -= 1
             before = text[user - 1] if user else ""
             named = user < colon - 1 and not (before and (before.isalnum() or before in "_.:/%-"))
+            named = named and not text[user : colon - 1].replace("-", "").isupper()  # UID:…@
             if named and _HOST.match(text, at + 1) and _reads_as_key(value):
                 yield "url_credentials", colon, at
         at = text.find("@", at + 1)

@@ -26,7 +26,7 @@ _CARD = re.compile(
 )
 _GROUPED_CARD = re.compile(r"[0-9]{4}[ -][0-9]{4,6}[ -][0-9]{4,5}")
 _CVC = re.compile(
-    r"(?i)(?:cvc2?|cvv2?)(?![a-z])(?:[^\n0-9]{0,30}?(?:[:=]|[ \t](?:is|ist|est|es)[ \t])|[ \t])"
+    r"(?i)(?:cvc2?|cvv2?|prüfziffer|kartenprüfnummer|cryptogramme)(?![a-z])(?:[^\n0-9]{0,30}?(?:[:=]|[ \t](?:is|ist|est|es)[ \t])|[ \t])"
     r"[ \t]*([0-9]{3,4})(?![0-9])"
 )
 """A card's CVC after its name: a colon or a verb of saying after a few words, or a space
@@ -60,7 +60,7 @@ def card_candidates(text: str, found: Literals) -> Iterator[Candidate]:
             named = _CARD_WORD.search(text, max(0, m.start() - 40), m.start()) is not None
             if _card_number(digits, named=named) and digits not in _TEST_CARDS:
                 yield "secret", m.start(), m.end()
-    for at in sorted({*found.at("cvc"), *found.at("cvv")}):
+    for at in sorted({*found.at("cvc"), *found.at("cvv"), *found.at("prüfziffer")}):
         cvc = _CVC.match(text, at)
         if cvc is not None:
             yield "password", cvc.start(1), cvc.end(1)

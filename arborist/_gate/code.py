@@ -64,6 +64,10 @@ def code_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]
                 continue  # "the table identified by sqlite_stat1.tbl": prose names a thing
             if m.lastindex != 3 or reads_as_password(m.group(3)):  # bare: "identified by name"
                 yield from _quoted_password(m)
+    if "password '" in folded:  # PostgreSQL's CREATE USER u WITH PASSWORD 'X'
+        for m in _WITH_PASSWORD.finditer(text):
+            if not is_filler(m.group(1), "=", quoted=True):
+                yield "password", m.start(1), m.end(1)
     if "jdbc:oracle:" in folded:
         for m in _ORACLE_JDBC.finditer(text):
             if not is_filler(m.group(1), "=", quoted=False):
@@ -124,6 +128,11 @@ def _quoted_password(m: re.Match[str]) -> Iterator[tuple[str, int, int]]:
         yield "password", m.start(group), m.end(group)
 
 
+_WITH_PASSWORD = re.compile(
+    r"(?i)(?:create|alter)[ \t]+(?:user|role)[ \t]+\S+[ \t]+(?:with[ \t]+)?(?:\w+[ \t]+){0,3}?"
+    r"(?:encrypted[ \t]+)?password[ \t]+'([^'\r\n]+)'"
+)
+"""PostgreSQL's ``CREATE USER u WITH [LOGIN] PASSWORD 'X'`` and ``ALTER ROLE``."""
 _QUOTED = r"""(?:"([^"\r\n]*)"?|'([^'\r\n]*)'?|([^\s'"]+))"""
 """A value in double or single quotes (the closing one may be missing: a line cut short) or
 bare: three groups, the bare one last."""

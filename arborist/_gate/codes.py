@@ -25,8 +25,8 @@ words no config file uses. :func:`coded_candidates` yields ``(kind, start, end)`
 * a license block: four groups or more of eight hex digits after ``license``;
 * a two-factor seed in groups of four (``Enter this key: jd4p b7fu …``): base32 with two
   digits at least, after ``key``, ``secret``, ``seed`` or ``code`` and a colon;
-* a password in a sheet's row: the field right after an e-mail address, when it reads as a
-  random password (``Mailchimp,marketing@acme.io,cTmjJL2JQRyR-,shared``);
+* a password in a row of fields (:mod:`arborist._gate.rows`: after an e-mail address,
+  ``Mailchimp,marketing@acme.io,cTmjJL2JQRyR-,shared``, or a user name);
 * an app password written bare, four groups of four letters that are no words
   (``yhkd-fqgm-zazj-qwpl``); and a payment card's number and CVC
   (:mod:`arborist._gate.cards`).
@@ -42,6 +42,7 @@ from collections.abc import Iterator
 
 from arborist._gate.cards import card_candidates
 from arborist._gate.prefilters import Literals
+from arborist._gate.rows import row_candidates
 from arborist._gate.shapes import has_digit, is_filler, random_looking, reads_as_password
 from arborist._text.text_words import word_list
 
@@ -78,8 +79,13 @@ def coded_candidates(text: str, found: Literals, longs: str) -> Iterator[Candida
         m = _WARNED.match(text, at)
         if m is not None:
             yield "secret", m.start(1), m.end(1)
-    if "@" in text and ("," in text or "\t" in text or ";" in text):
-        yield from _sheet_rows(text)
+    yield from row_candidates(text)
+    if len(text) <= _SHORT_DASHED and _BASE32_SEED.search(text) is not None:
+        for m in _BASE32_SEED.finditer(text):  # a TOTP seed pasted bare in a field
+            labelled = _ID_LABEL.search(text, max(0, m.start() - 24), m.start()) is not None
+            seed = sum(c.isdigit() for c in m.group()) >= 2 and len(set(m.group())) >= 10
+            if seed and not labelled:
+                yield "secret", m.start(), m.end()
     yield from card_candidates(text, found)
     if "-" in text:  # an app password written bare: four groups of four letters
         for inner in _FOUR_LETTERS.finditer(text):
@@ -109,6 +115,13 @@ def _short_dashed(text: str) -> bool:
 
 
 _SHORT_DASHED = 1024
+_BASE32_SEED = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Z2-7]{32}|[A-Z2-7]{26}|[A-Z2-7]{16})(?![A-Za-z0-9])"
+)
+"""A two-factor seed's base32 (16, 26 or 32 characters: capitals and ``2`` to ``7``, never
+``0``, ``1``, ``8`` or ``9``, which a ULID's or a hex id's digits hold), two digits at least."""
+_ID_LABEL = re.compile(r"(?i)(?:id|request|trace|ref|order|number|nr)[ \t]*[:=#]?[ \t]*$")
+"""An id's label right before a run of capitals (``RequestId: VR6BVY7NEDVDVP45``): no seed."""
 _PUBLISHED = re.compile(r"(?i)(?<![\w.])(?:gvlk|kms|generic|example|sample|default)(?![\w.])")
 """Words that call a product key one its vendor publishes (Windows' KMS client keys, a
 manual's sample key): said on the key's line before it, the key is not a secret."""
@@ -156,15 +169,18 @@ _CODE_KINDS = frozenset(
 )
 """What a code is for when its name says it (``door code``, ``Zugangscode``): the words that
 make ``code`` an access code, not a postal, country, error or source code."""
-_CODE_AFTER = frozenset(("secret", "pin", "confidentiel", "d'accès"))
+_CODE_AFTER = frozenset(
+    ("secret", "pin", "confidentiel", "d'accès", "porte", "d'entrée", "portail", "coffre", "alarme")
+)
 _CODE_CUES = (
     *("code", "pin", "puk", "combination", "kombination", "alarm", "código", "safe", "tresor"),
+    *("schrank", "spind"),
 )
 _TOLD_CODE = re.compile(
     r"(?:[ \t]*[(（][^)）\n]{0,40}[)）])?"
     r"(?:(?:[ \t]+(?:[\w'’/.-]+|[(（][^)）\n]{0,40}[)）])){0,6}?(?:[ \t]*[:：=][ \t]*|[ \t]+(?:is|ist|est|es|é|lautet|är|er)"
     r"[ \t]+(?:[:：][ \t]*)?)|[ \t]+)[\"'“„«]?"
-    r"([#*]?[0-9]{4,12}[#*]?|[0-9]{2,4}(?:-[0-9]{2,4}){1,4}|"
+    r"([0-9]{3,4}(?: [0-9]{2,4}){1,3}#|[#*]?[0-9]{4,12}[#*]?|[0-9]{2,4}(?:-[0-9]{2,4}){1,4}|"
     r"(?=[A-Z0-9]{0,15}[0-9])(?=[A-Z0-9]{0,15}[A-Z])[A-Z0-9]{6,16}|"
     r"(?=[A-Za-z0-9]{0,15}[0-9])(?=[A-Za-z0-9]{0,15}[a-z])(?=[A-Za-z0-9]{0,15}[A-Z])"
     r"[A-Za-z0-9]{6,16}|"
@@ -235,7 +251,7 @@ def _code_name(folded: str, start: int, end: int) -> bool:
     last = name.rpartition("-")[2]  # "creds-puk", a name joined to a word before it
     if last.startswith("alarm") or last in _NAMED_CODES:
         return True
-    if last in ("safe", "tresor"):  # "safe: 57-25-39", told with a colon (_SAFE_TOLD)
+    if last in ("safe", "tresor", "schrank", "spind"):  # "safe: 57-25-39" (_SAFE_TOLD)
         return _SAFE_TOLD.match(folded, end) is not None
     if name == "código":
         return folded.startswith(_SPANISH_CODES, _word_after(folded, end)[0])
@@ -268,7 +284,10 @@ _NAMED_CODES = frozenset(
     ("pin", "pins", "pincode", "puk", "passcode", "geheimzahl", "combination", "kombination")
 )
 """Words that name an access code by themselves (``PIN``, ``PUK1``, ``combination``)."""
-_SAFE_TOLD = re.compile(r"[ \t]*[:：][ \t]*[0-9]{1,3}(?:[- ][0-9]{1,3}){2,4}(?![0-9])")
+_SAFE_TOLD = re.compile(
+    r"(?:[ \t]+[0-9]{1,4})?(?:[ \t]*[(（][^)）\n]{0,40}[)）])?"
+    r"[ \t]*[:：][ \t]*[0-9]{1,3}(?:[- ][0-9]{1,3}){2,4}(?![0-9])"
+)
 """A safe's combination after its name and a colon: numbers in groups (``57-25-39``)."""
 _WORD_BREAK = re.compile(r"[^\w-]+|_")
 """What ends the word before ``code`` (``"gate``, ``scan_gate``)."""
@@ -393,29 +412,6 @@ def _seeds_and_blocks(text: str, found: Literals) -> Iterator[Candidate]:
         value = m.group(1) if m is not None else ""
         if m is not None and sum(c.isdigit() for c in value) >= 2 and len(set(value)) >= 11:
             yield "password", m.start(1), m.end(1)
-
-
-_EMAIL_FIELD = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+")
-_SEPARATORS = ",;\t|"
-
-
-def _sheet_rows(text: str) -> Iterator[Candidate]:
-    """The field after an e-mail address in a row of fields, when it reads as a password."""
-    at = text.find("@")
-    while at != -1:
-        line_start = text.rfind("\n", 0, at) + 1
-        field_start = max(line_start, *(text.rfind(s, line_start, at) + 1 for s in _SEPARATORS))
-        m = _EMAIL_FIELD.match(text, field_start)
-        sep = text[m.end() : m.end() + 1] if m is not None else ""
-        if m is not None and sep and sep in _SEPARATORS:
-            stop = m.end() + 1
-            while stop < len(text) and stop < m.end() + 65 and text[stop] not in f"{sep}\n\r":
-                stop += 1
-            value = text[m.end() + 1 : stop].strip()
-            if reads_as_password(value) and random_looking(value) and " " not in value:
-                start = text.index(value, m.end() + 1)
-                yield "password", start, start + len(value)
-        at = text.find("@", at + 1)
 
 
 _SPACED = re.compile(

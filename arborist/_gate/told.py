@@ -155,7 +155,8 @@ def _config_named(found: Literals, pw: list[int]) -> bool:
 
 
 _FOREIGN = re.compile(
-    r"(?i)(?:(?<![^\W_])(?:passwort|kennwort|schl(?:ü|ue)ssel|contrase[ñn]a|clave|"
+    r"(?i)(?:(?<=[a-zäöüß])(?:passwort|kennwort)|"  # a German compound: Initialpasswort
+    r"(?<![^\W_])(?:passwort|kennwort|schl(?:ü|ue)ssel|contrase[ñn]a|clave|"
     r"mot[ \t]+de[ \t]+passe|senha|pw|mdp|clé|parola|"
     r"(?<!\S)pass(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|->|=>|→)[ \t])|"
     r"password(?=(?:[ \t]+[\w'’-]+){0,6}?[ \t]+(?:is|was|è|é|es|est|ist|era|er|är)[ \t]))"
