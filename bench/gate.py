@@ -239,7 +239,8 @@ and 3/4355 (0.1%); detect-secrets 2497/8835 (28.3%) and 203/4355 (4.7%). Its lea
 are bare hex (Kaggle's, Twilio's, Datadog's, Paperspace's, figshare's: a hash's shape), bare
 passphrases and recovery codes, and a Zapier hook, a cookie's line, a Spanish door code, a
 keypad's code, a passphrase joined by hyphens, an API key named with what it is for in three
-words. A dev corpus now, fitted by the twentieth round (those named after "and").
+words. A dev corpus now, fitted by the twentieth round (those named after "and"): 8308/8835
+(94.0%) and 3/4355 (0.1%).
 ``channels_holdout21.json`` is the next blind one: written by someone who has not read the
 gate, committed by the lead, scored by ``--holdout`` once it is there (the run says so when
 it is not), and not tuned on after.
