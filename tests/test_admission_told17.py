@@ -309,3 +309,12 @@ def test_a_look_alike_of_the_twentieth_rules_is_left_alone(text: str) -> None:
 def test_each_twentieth_rule_reads_a_text_in_linear_time(text: str) -> None:
     small, large = _seconds(text), _seconds(text * 8)
     assert large < 24 * max(small, 0.002), (small, large)
+
+
+def test_a_table_in_a_file_name_is_no_account_row() -> None:
+    """A sample table run into a file's URI (its line breaks escaped) holds no account: the
+    field after ``name`` is ``email%0A1``, an escape, no password."""
+    text = "file:///tmp/p/id%2Cname%2Cemail%0A1%2CAda%20Lovelace%2Cada%40example.com"
+    assert admit(text).text == text
+    row = "vpn,https://vpn.lab.example/,dana,Rz7%Qm2x!"
+    assert "Rz7%Qm2x!" not in admit(row).text
