@@ -270,3 +270,51 @@ def test_a_calendar_uid_is_no_lost_url_password() -> None:
     text = "BEGIN:VEVENT\nUID:7f3a9c2e8b1d4f6a@calendar.uni-x.de\nDTSTART:20261210T140000Z"
     assert admit(text).text == text
     assert "Zq8vR2mLx9" not in admit("default:Zq8vR2mLx9@redis-1.example.com").text
+
+
+CAUGHT_TWENTIETH = [
+    ("export token for the shared lab drive: Qw7Zr2Lm9Xp4Vt8K", "Qw7Zr2Lm9Xp4Vt8K"),
+    ("sid=Tz8Qm2Xv7LpR4wK9; Path=/; Domain=.library.example.edu", "Tz8Qm2Xv7LpR4wK9"),
+    ("curl -X POST https://hooks.zapier.com/hooks/catch/1234567/abc9xq/", "1234567/abc9xq/"),
+    ("Passphrase für das Backup: apfel-regen-brot-wolke-27", "apfel-regen-brot-wolke-27"),
+    ("frase de contraseña del USB: perro verde bajo la luna 2011", "perro verde bajo la luna 2011"),
+    ("código de la puerta del laboratorio: 40817", "40817"),
+    ("Lab keypad: 730019#", "730019"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), CAUGHT_TWENTIETH)
+def test_a_secret_the_twentieth_corpus_taught_is_redacted(text: str, secret: str) -> None:
+    assert secret not in admit(text).text
+
+
+LEFT_TWENTIETH = [
+    "theme=dark; path=/",
+    "lang=en-US-variant-long; Path=/",
+    "the api key for this project: see the vault",
+    "frase de ejemplo: el perro come pan",
+    "keypad: numeric, 12 keys",
+]
+
+
+@pytest.mark.parametrize("text", LEFT_TWENTIETH)
+def test_a_look_alike_of_the_twentieth_rules_is_left_alone(text: str) -> None:
+    admitted = admit(text)
+    assert admitted.text == text, admitted.redactions
+
+
+@pytest.mark.parametrize(
+    "text", ["a=bbbbbbbbbbbbbbbb; " * 4_000 + "path=/", "frase de " * 6_000, "for a " * 6_000]
+)
+def test_each_twentieth_rule_reads_a_text_in_linear_time(text: str) -> None:
+    small, large = _seconds(text), _seconds(text * 8)
+    assert large < 24 * max(small, 0.002), (small, large)
+
+
+def test_a_table_in_a_file_name_is_no_account_row() -> None:
+    """A sample table run into a file's URI (its line breaks escaped) holds no account: the
+    field after ``name`` is ``email%0A1``, an escape, no password."""
+    text = "file:///tmp/p/id%2Cname%2Cemail%0A1%2CAda%20Lovelace%2Cada%40example.com"
+    assert admit(text).text == text
+    row = "vpn,https://vpn.lab.example/,dana,Rz7%Qm2x!"
+    assert "Rz7%Qm2x!" not in admit(row).text

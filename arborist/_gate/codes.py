@@ -174,7 +174,7 @@ _CODE_AFTER = frozenset(
 )
 _CODE_CUES = (
     *("code", "pin", "puk", "combination", "kombination", "alarm", "código", "safe", "tresor"),
-    *("schrank", "spind"),
+    *("schrank", "spind", "keypad"),
 )
 _TOLD_CODE = re.compile(
     r"(?:[ \t]*[(（][^)）\n]{0,40}[)）])?"
@@ -281,7 +281,10 @@ def _opens(head: str) -> bool:
 
 
 _NAMED_CODES = frozenset(
-    ("pin", "pins", "pincode", "puk", "passcode", "geheimzahl", "combination", "kombination")
+    (
+        *("pin", "pins", "pincode", "puk", "passcode", "geheimzahl", "combination"),
+        *("kombination", "keypad"),
+    )
 )
 """Words that name an access code by themselves (``PIN``, ``PUK1``, ``combination``)."""
 _SAFE_TOLD = re.compile(
@@ -293,7 +296,10 @@ _WORD_BREAK = re.compile(r"[^\w-]+|_")
 """What ends the word before ``code`` (``"gate``, ``scan_gate``)."""
 
 
-_SPANISH_CODES = ("de acceso", "de seguridad", "secreto", "pin")
+_SPANISH_CODES = (
+    *("de acceso", "de seguridad", "secreto", "pin", "de la puerta", "de puerta"),
+    *("del portal", "de entrada", "de la alarma", "de alarma"),
+)
 
 _TYPED_SECRET = re.compile(
     r"(?i)(?:password|secret|key-string|key)[ \t]+([05789])[ \t]+"
@@ -416,9 +422,11 @@ def _seeds_and_blocks(text: str, found: Literals) -> Iterator[Candidate]:
 
 _SPACED = re.compile(
     r"(?i)(?:pass[ -]?phrase|(?:recovery|seed|wallet|mnemonic|backup)[ -](?:phrase|words?)|"
+    r"frase[ \t]+de[ \t]+contrase[ñn]a|wiederherstellungs(?:code|schlüssel)|"
     r"mnemonic|seed|app(?:[ -]specific)?[ -]password|(?:setup|secret|totp|2fa|mfa|otp)[ -]key)"
     r"(?![^\W_])[^:：=\n]{0,60}?[:：=][ \t]*[\"'«“]?"
-    r"([a-z0-9]{4}(?:[ \t-][a-z0-9]{4}){3,15}|[a-z]{2,12}(?:[ \t](?:[a-z]{2,12}|[0-9]{1,4})){3,23})"
+    r"([a-z0-9]{4}(?:[ \t-][a-z0-9]{4}){3,15}|"
+    r"[^\W\d_]{2,12}(?:(?P<gap>[ \t-])(?:[^\W\d_]{2,12}|[0-9]{1,4})(?:(?P=gap)(?:[^\W\d_]{2,12}|[0-9]{1,4})){2,22}))"
     r"(?![a-z0-9])"
 )
 """A secret written as groups split by spaces or dashes, after its name and a colon: a TOTP
@@ -444,11 +452,13 @@ admin for it``)."""
 def spaced_heads(found: Literals) -> list[int]:
     """Where a spaced secret's name may open: the starts of ``mnemonic`` and ``seed``
     (members of :data:`arborist._gate.prefilters.SHARED`'s groups), and the word before
-    each ``phrase``; ``passphrase`` and ``app password`` among the starts of ``pass``, and
+    each ``phrase``, ``frase de`` (``frase de contraseña``), ``wiederherstellungs``;
+    ``passphrase`` and ``app password`` among the starts of ``pass``, and
     ``setup key`` (:data:`_KEY_KINDS`) among those of ``key``."""
     folded = found.folded
     starts = found.at("mnemonic") + found.at("seed")
     starts += [_word_before(folded, at) for at in found.at("phrase")]
+    starts += found.at("frase de") + found.at("wiederherstellungs")
     for at in found.at("pass"):
         if folded.startswith("phrase", at + 4):
             starts.append(at)

@@ -59,6 +59,7 @@ _SHORT_ROWS = 1024
 one only in rows with a URL: a data table's rows are many, and an account's row is rare."""
 _USER = re.compile(r"[a-z][a-z0-9._-]{2,31}")
 _STRONG = frozenset("!#$%&*@^~")
+_ESCAPED = re.compile(r"%[0-9A-Fa-f]{2}|\\[nrt]")
 
 
 def _account_rows(text: str, needle: str, sep: str) -> Iterator[Candidate]:
@@ -89,9 +90,10 @@ def _after_user(text: str, start: int, end: int, sep: str) -> Iterator[Candidate
 
 
 def _account_password(value: str) -> bool:
-    """A field that reads as a password: no ``.``, ``/`` or space (a path, a version, prose),
-    a digit or one of :data:`_STRONG`'s marks, both cases or a mark, random-looking."""
-    if not value or any(c in value for c in "./ ") or len(value) < 8:
+    """A field that reads as a password: no ``.``, ``/``, space or escape (a path, a version,
+    prose, a line break escaped in a URI or a repr: ``email%0A1``, ``email\\n1``), a digit or
+    one of :data:`_STRONG`'s marks, both cases or a mark, random-looking."""
+    if not value or any(c in value for c in "./ ") or len(value) < 8 or _ESCAPED.search(value):
         return False
     marked = not _STRONG.isdisjoint(value)
     cased = any(c.islower() for c in value) and any(c.isupper() for c in value)

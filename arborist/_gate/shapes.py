@@ -146,7 +146,8 @@ QUERY_SECRET_MIN = 16
 """A key or signature query value shorter than this is a name or an example, not a secret."""
 WEBHOOK = re.compile(
     r"(?i)(?:hooks\.slack\.com/(?:services|workflows|triggers)/"
-    r"|discord(?:app)?\.com/api/webhooks/|\.webhook\.office\.com/webhookb2/)"
+    r"|discord(?:app)?\.com/api/webhooks/|\.webhook\.office\.com/webhookb2/"
+    r"|hooks\.zapier\.com/hooks/catch/)"
     r"([A-Za-z0-9/@_-]{8,})"
 )
 # A prefix and length no word holds: found glued to a word with no separator too
@@ -243,7 +244,7 @@ NAME_WINDOW = 64
 _BARE = r"<[^<>\r\n]*>|\$\{\{[^{}\r\n]*\}\}|\{\{[^{}\r\n]*\}\}|\$\{[^{}\r\n]*\}|(?:[^\s\"'`,;&，。；]|[,;&](?![^\S\r\n]*[A-Za-z_][A-Za-z0-9_.-]*[^\S\r\n]*=|\s|\Z))+"
 VALUE = re.compile(
     r"([\"'`]?\]?)(?:[ \t]+\([^()\r\n]{1,30}\)|[ \t]*（[^（）\r\n]{1,30}）"
-    r"|[ \t]+for[ \t]+[\w.@~-]{1,30})?[^\S\r\n]*"
+    r"|[ \t]+for(?:[ \t]+[\w.@~-]{1,30}){1,4})?[^\S\r\n]*"
     r"(=>|:=|==|=|:|：|→|[\u00a0\u2000-\u200a\u202f\u205f\u3000])[^\S\r\n]*"
     rf"(?:\"([^\"\r\n]*)\"|'([^'\r\n]*)'|`([^`\r\n]*)`|[\"'`]?({_BARE}))"
 )

@@ -75,6 +75,15 @@ def told_candidates(
     folded_longs = longs.casefold()
     if "sess" in folded_longs or "sid=" in folded_longs:  # name=value: a long word
         yield from _sessions(text)
+    if "=" in text and ("path=" in found.folded or "domain=" in found.folded):
+        for m in _COOKIE_LINE.finditer(text):  # ezproxy=X; path=/; domain=…: a cookie's line
+            value = m.group(1)
+            if (
+                random_looking(value)
+                and has_digit(value)
+                and not is_filler(value, "=", quoted=False)
+            ):
+                yield "secret", m.start(1), m.end(1)
     if found.at("-a"):  # with "-p" and "-u", by one scan (arborist._gate.prefilters.SHARED)
         yield from _auth_flags(text, found.at("-a"))
     if "-" in longs and _MAILGUN_AT_DASH.search(longs) is not None:
@@ -291,6 +300,11 @@ _SESSION = re.compile(
 )
 """A session cookie's value given to its name with no header (``sessionid=…``): sixteen
 random-looking characters or more."""
+_COOKIE_LINE = re.compile(
+    r"(?<![\w.-])[\w.-]{2,40}=([^\s;&\"'\\]{12,});[ \t]*(?i:path|domain|expires|max-age)="
+)
+"""A cookie as a browser's store or a ``Set-Cookie`` keeps it, its header lost: a name, a value
+of twelve characters or more, and its attributes after ``;``."""
 _AUTH_FLAG = re.compile(r"(?<![\w-])(?:-a|--auth)(?:[ \t]+|=)[\"']?[\w.@-]+:([^\s\"']+)")
 """HTTPie's ``http -a user:PASSWORD`` (``--auth``)."""
 _MAILGUN = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9A-Za-z-])")
