@@ -321,7 +321,10 @@ def test_a_hybrid_ask_records_its_lanes_proves_its_evidence_and_keys_its_profile
         app.ingest([str(corpus)])
         requests = embedded.embed_requests
         first = app.ask(question)
-        assert embedded.embed_requests == requests + 1  # the question's vector
+        # the question's vector, then the sentences the answerer might quote (measured by
+        # the lane's model too, in batches)
+        assert embedded.embed_requests > requests + 1
+        requests = embedded.embed_requests
         record = first.record
         assert record.policy["hybrid"]["embedding"] == app.embedder_profile()
         lanes = record.response["retrieval_lanes"]
@@ -332,7 +335,7 @@ def test_a_hybrid_ask_records_its_lanes_proves_its_evidence_and_keys_its_profile
         assert check_record(record)  # every item proves, whichever lane found it
         again = app.ask(question)
         assert again.hit and again.cache_key == first.cache_key
-        assert embedded.embed_requests == requests + 1  # a memo hit embeds nothing
+        assert embedded.embed_requests == requests  # a memo hit embeds nothing
         monkeypatch.setenv("ARBORIST_EMBED_MODEL", "another-model")
         other = app.ask(question)
         assert not other.hit and other.cache_key != first.cache_key

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from arborist._errors import BadInput
@@ -99,6 +99,13 @@ class ChatRequest:
     question: str
     evidence: tuple[EvidenceText, ...]
     messages: tuple[Message, ...]
+    measure: Callable[[Sequence[str]], tuple[float, ...]] | None = field(
+        default=None, compare=False, repr=False
+    )
+    """With hybrid retrieval over passages: how near the question each of some texts is, by
+    the lane's own model on the question's calibration (as :attr:`EvidenceText.nearness`).
+    The offline answerer measures the sentences it might quote (few, so asked for, not
+    measured ahead); a function of the question and the embedding profile, both in the key."""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arborist._errors import BadInput
 from arborist._proofs.citations import defang_citations
@@ -20,10 +20,11 @@ from arborist._qa.client import ChatRequest, ChatResult, word_pieces
 from arborist._qa.cues import read_cues
 from arborist._qa.described import call_signature, described, qualified
 from arborist._qa.grounding import ABOUT_FLOOR, absent_names, grounded
+from arborist._qa.meant import SENTENCE_KEEP, measured
 from arborist._qa.sentences import (
-    MARGIN_BAR,
     Item,
     continues,
+    cut_at_start,
     near_duplicate,
     read_items,
     read_sentences,
@@ -43,7 +44,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v26"
+EXTRACTIVE_MODEL = "extractive-v27"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -67,6 +68,7 @@ class _Pick:
     for (:data:`~arborist._qa.cues.CODE_SHARE`): that orders sentences, but does not make
     one about the question, so :data:`RELATIVE_FLOOR` compares this."""
     nearest: bool = False  # in the nearest window, engaged: RELATIVE_FLOOR keeps it
+    meant: float = 0.0  # how near the lane's model measures it: orders those scored alike
 
 
 class ExtractiveClient:
@@ -211,7 +213,7 @@ class ExtractiveClient:
             (rank, order, found.sentence, stems(found.sentence), found)
             for rank, item in enumerate(request.evidence)
             for order, found in enumerate(items[rank])
-            if order > 0 or not _cut_at_start(item.text, found.sentence)
+            if order > 0 or not cut_at_start(item.text, found.sentence)
         ]
         near = window_places(texts, [i.nearness for i in request.evidence], items, NEAREST_MARGIN)
         counts: dict[str, int] = {}
@@ -259,7 +261,7 @@ class ExtractiveClient:
             text = f"{head}: {said}" if head else said
             kept = (rank, order) in near[1] and len(own) >= min(ENGAGED_WORDS, len(wanted))
             picks.append(_Pick(rank, place + 1000, text, score, said, lead, alone, worded, kept))
-        picks.sort(key=lambda p: (-p.score, p.rank, p.order))
+        picks = _ranked(request, picks)
         floor = RELATIVE_FLOOR * max((p.worded for p in picks), default=0.0)
         return [p for p in picks if p.worded >= floor or p.nearest]
 
@@ -470,11 +472,14 @@ def _weighed(
     )
 
 
-def _cut_at_start(text: str, sentence: str) -> bool:
-    """Whether ``sentence`` is the tail of a sentence the chunk was cut from: it opens the
-    chunk's text, in lowercase."""
-    head = " ".join(MARGIN_BAR.sub("", text.lstrip()).split())
-    return sentence[:1].islower() and head.startswith(sentence[:40])
+def _ranked(request: ChatRequest, picks: list[_Pick]) -> list[_Pick]:
+    """``picks`` best first: by score, then by how near the lane's model measures each (those
+    near enough kept past the floor, :mod:`arborist._qa.meant`), then by place."""
+    near = measured(request, [(p.rank, p.sentence) for p in picks])
+    if near:
+        cut, kept = max(near) - SENTENCE_KEEP, zip(picks, near, strict=True)
+        picks = [replace(p, meant=n, nearest=p.nearest or n >= cut) for p, n in kept]
+    return sorted(picks, key=lambda p: (-p.score, -p.meant, p.rank, p.order))
 
 
 _EXAMPLE = re.compile(r"(?<!\S)(?=\S*\d)\S+(?:[.-]\S+){2,}")

@@ -6,7 +6,7 @@ retrieval memo keys the lane by (:func:`retrieval_name`)."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from arborist._qa.client import ChatRequest
@@ -33,14 +33,18 @@ def near(
     calibration: Calibration | None,
     sent: Sequence[Evidence],
     request: ChatRequest,
+    embedder: Embedder | None = None,
 ) -> ChatRequest:
     """``request`` with each evidence item's passage nearness
     (:attr:`EvidenceText.nearness`) on the question's ``calibration``
     (:mod:`arborist._store.calibration`) when retrieval was hybrid over passages; an item
     shown cut to fit has none (its passages are not the ones embedded). A function of the
-    question, the evidence, the embedding profile and the calibration, all in the key."""
+    question, the evidence, the embedding profile and the calibration, all in the key. With
+    the ``embedder`` that made ``vectors``, the request can measure other texts too
+    (:attr:`ChatRequest.measure`)."""
     if vectors is None or calibration is None:
         return request
+    measure = None if embedder is None else _measure(embedder, vectors, calibration)
     shown = tuple(
         replace(
             item,
@@ -52,7 +56,25 @@ def near(
         else item
         for item, e in zip(request.evidence, sent, strict=True)
     )
-    return replace(request, evidence=shown)
+    return replace(request, evidence=shown, measure=measure)
+
+
+def _measure(
+    embedder: Embedder, vectors: VectorQuery, calibration: Calibration
+) -> Callable[[Sequence[str]], tuple[float, ...]]:
+    """How near the question each text is, embedded as a passage is and scored as
+    :func:`~arborist._store.vectors.passage_nearness` scores one (in float64, four places)."""
+
+    def measure(texts: Sequence[str]) -> tuple[float, ...]:
+        import numpy as np  # noqa: PLC0415 - numpy loads with the first vector
+
+        if not texts:
+            return ()
+        query = np.asarray(vectors.vector, dtype=np.float64).reshape(-1)
+        rows = np.asarray(embedder.embed(list(texts)), dtype=np.float64)
+        return calibration.nearness([round(float(row @ query), 4) for row in rows])
+
+    return measure
 
 
 def calibration_of(conn: sqlite3.Connection, vectors: VectorQuery | None) -> Calibration | None:

@@ -155,7 +155,8 @@ def ask(
         if served is not None:
             _remember(conn, memo, at, evidence, calibration)
             return AskResult(served, True, (time.perf_counter() - started) * 1000)
-    request = near(conn, vectors, calibration, sent.evidence, sent.chat(question, threaded))
+    chat = sent.chat(question, threaded)
+    request = near(conn, vectors, calibration, sent.evidence, chat, embedder)
     result = client.complete(request, on_token=on_token)
     keyed = (key, dims, profile, policy)
     record = _write_answer(

@@ -36,6 +36,7 @@ __all__ = [
     "blocks",
     "closed",
     "continues",
+    "cut_at_start",
     "is_prose",
     "is_term",
     "near_duplicate",
@@ -237,6 +238,13 @@ def continues(sentence: str) -> bool:
     possible are joined ..."): it is quoted with that one, or it answers a question nobody
     asked."""
     return _CONTINUES.match(sentence) is not None
+
+
+def cut_at_start(text: str, sentence: str) -> bool:
+    """Whether ``sentence`` is the tail of a sentence the chunk was cut from: it opens the
+    chunk's text, in lowercase."""
+    head = " ".join(MARGIN_BAR.sub("", text.lstrip()).split())
+    return sentence[:1].islower() and head.startswith(sentence[:40])
 
 
 def read_sentences(text: str) -> list[str]:
