@@ -403,8 +403,10 @@ def test_ten_thousand_chunks_cost_ten_thousand_over_batch_size_requests(
 def test_the_notebook_and_repl_embed_command_tracks_its_batches(
     embedded: ChatServer, corpus: Path, home: Path
 ) -> None:
+    from arborist._commands import table
     from arborist._commands.desk import Desk
 
+    assert "embed" in table.commands()  # the faces load the table; a Desk made here must too
     tracked: list[int] = []
 
     def track(items: object) -> object:
