@@ -94,8 +94,10 @@ def test_a_bundle_holds_its_sessions_and_nothing_else_of_the_home(made: dict[str
     assert {s["sid"] for s in bundle["sessions"]} == {made["sid"]}
     assert SECRET_QUESTION not in text and "saltbush" not in text  # the other session's text
     assert str(made["home"]) not in text  # no path of the home
+    records = [(r["cache_key"], r["revision"]) for r in bundle["records"]]
+    assert records == sorted(records)  # by key and revision, whatever order they were asked in
     asked = list(dict.fromkeys(t["cache_key"] for t in bundle["turns"][1:]))
-    assert asked != sorted(asked)  # records are sorted by key, not in the order asked
+    assert sorted(asked) == sorted({key for key, _ in records})  # a record for each key asked
     revisions = {(r["revision"], r["state"]) for r in bundle["records"]}
     assert {(1, "failed"), (2, "ok")} <= revisions  # both revisions of the falsified key
     assert [t["label"] for t in bundle["turns"]][1] == "creators"
