@@ -33,14 +33,20 @@ def row_candidates(text: str) -> Iterator[Candidate]:
 
 _EMAIL_FIELD = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+")
 _SEPARATORS = ",;\t|"
+_LOCAL_PART = 65
+"""An address's part before ``@`` is 64 characters at most: a row's field holding one opens
+that near, and a search further back would read a long line once per ``@``."""
 
 
 def _sheet_rows(text: str) -> Iterator[Candidate]:
     """The field after an e-mail address in a row of fields, when it reads as a password."""
     at = text.find("@")
     while at != -1:
-        line_start = text.rfind("\n", 0, at) + 1
-        field_start = max(line_start, *(text.rfind(s, line_start, at) + 1 for s in _SEPARATORS))
+        reach = max(0, at - _LOCAL_PART)  # a field's start is looked for this far back only
+        field_start = max(text.rfind(s, reach, at) + 1 for s in (*_SEPARATORS, "\n"))
+        if not field_start and reach:  # no field opens near: the "@" is inside a long word
+            at = text.find("@", at + 1)
+            continue
         m = _EMAIL_FIELD.match(text, field_start)
         sep = text[m.end() : m.end() + 1] if m is not None else ""
         if m is not None and sep and sep in _SEPARATORS:
