@@ -451,7 +451,7 @@ admin for it``)."""
 
 def spaced_heads(found: Literals) -> list[int]:
     """Where a spaced secret's name may open: the starts of ``mnemonic`` and ``seed``
-    (members of :data:`arborist._gate.prefilters.SHARED`'s groups), and the word before
+    (found by :class:`arborist._gate.prefilters.Literals`' one pass), and the word before
     each ``phrase``, ``frase de`` (``frase de contraseña``), ``wiederherstellungs``;
     ``passphrase`` and ``app password`` among the starts of ``pass``, and
     ``setup key`` (:data:`_KEY_KINDS`) among those of ``key``."""

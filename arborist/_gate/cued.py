@@ -62,8 +62,8 @@ _APP_PASSWORD = re.compile(
 """An app password after its name (``app-specific password``, ``app pw``, ``app-specific:``):
 four groups of four letters, or the sixteen letters run together."""
 _TWO_FACTOR_CUES = ("2fa", "otp", "mfa", "authenticator", "two-factor", "manually")
-"""Each a literal of :data:`arborist._gate.prefilters.SHARED` (or held by one: ``auth``), found
-with its group's others by one scan (``totp`` holds ``otp``)."""
+"""Each found by :class:`arborist._gate.prefilters.Literals`' one pass, with every literal the
+other families ask (``totp`` holds ``otp``)."""
 _SEED = re.compile(
     r"(?i)(?:2fa|otp|mfa|authenticator|two-factor|manually)(?![a-z])[^\n]{0,60}?"
     r"(?:[:=][ \t]*|(?:is|was)[ \t]+)[\"']?"

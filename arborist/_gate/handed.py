@@ -23,10 +23,10 @@ Pure: no I/O. :func:`handed_candidates` yields ``(kind, start, end)`` for
 * an account's recovery codes one a line, a seed phrase as a numbered list (after a word
   that says what it is), and ``Label: user / password`` lines after a word about accounts.
 
-Each family is read only where a literal of it stands, found by the scans of
-:data:`arborist._gate.prefilters.SHARED`'s groups (its first character's scan, which the
-other families need anyway: the names' pieces ``woord``, ``sana``, ``slo``…, ``code``,
-``pin``, ``/p:``, ``/hook``…) or among the long words (a hex key, a split literal's part).
+Each family is read only where a literal of it stands, found by
+:class:`arborist._gate.prefilters.Literals`' one pass over the text, with the other families'
+(the names' pieces ``woord``, ``sana``, ``slo``…, ``code``, ``pin``, ``/p:``, ``/hook``…), or
+among the long words (a hex key, a split literal's part).
 
 :func:`public_spans` says where a text holds what is public though shaped like a secret: an
 Ethereum-style address (``0x`` and 40 hex), a value given to a name that says it is public
@@ -218,9 +218,9 @@ _NAME_NEEDLES = (
     *("woord", "sana", "slo", "sandi", "kode", "kata ", "lozink", "losen", "parol"),
     *("cyfrin", "paswo", "palavra", "mat kh"),
 )
-"""A piece of each of :data:`_NAMES`' ASCII names, each a member of a group of
-:data:`arborist._gate.prefilters.SHARED` (found by the scan of its first character, which the
-other families' literals need anyway): a text holding none is not read for them."""
+"""A piece of each of :data:`_NAMES`' ASCII names, each found by
+:class:`arborist._gate.prefilters.Literals`' one pass with the other families' literals: a text
+holding none is not read for them."""
 _SET_WORDS = ("temporary ", "temp ", "initial ", "new ", "default ", "one-time ", "one time ")
 _CODE_WORDS = frozenset(
     (
@@ -366,7 +366,7 @@ _B64_JSON = re.compile(r"(?<![\w.+/-])eyJ[A-Za-z0-9+/_-]{60,}={0,2}(?![\w.+/-])"
 _HEX_KEY = re.compile(r"(?<![\w])(?:0x)?[0-9a-fA-F]{64}(?![\w])")
 _WALLET = re.compile(r"wallet|metamask|priv|signer")
 _WALLET_CUES = ("wallet", "metamask", "priv", "signer")
-"""A wallet's words (members of :data:`arborist._gate.prefilters.SHARED`'s groups): a text
+"""A wallet's words (found by :class:`arborist._gate.prefilters.Literals`' one pass): a text
 holding none is not read for a wallet's hex key."""
 _DIGEST = re.compile(r"sha[0-9-]*|hash|digest|checksum|md5|blake")
 """A hash's name just before hex: a digest, not a key."""

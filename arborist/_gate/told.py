@@ -84,7 +84,7 @@ def told_candidates(
                 and not is_filler(value, "=", quoted=False)
             ):
                 yield "secret", m.start(1), m.end(1)
-    if found.at("-a"):  # with "-p" and "-u", by one scan (arborist._gate.prefilters.SHARED)
+    if found.at("-a"):  # found with "-p" and "-u" by one pass (arborist._gate.prefilters)
         yield from _auth_flags(text, found.at("-a"))
     if "-" in longs and _MAILGUN_AT_DASH.search(longs) is not None:
         for m in _MAILGUN.finditer(text):
@@ -99,8 +99,8 @@ def told_candidates(
 _FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha", "mdp", "clé", "parola")
 """What each Latin password's name :data:`_FOREIGN` reads opens with, ``passwort``, ``mot de
 passe``, ``pass`` and ``pw`` aside: those are found among the starts of ``pass`` (which
-every family looks for) and of ``pw`` (which the config keywords need too). Each is a
-member of a group of :data:`arborist._gate.prefilters.SHARED`, found by its scan."""
+every family looks for) and of ``pw`` (which the config keywords need too). Each is found
+by :class:`arborist._gate.prefilters.Literals`' one pass."""
 SCRIPT_NAMES = re.compile(
     "비밀번호|암호|كلمة ال(?:مرور|سر)|رمز عبور|密码|密碼|口令|パスワード|暗証番号|пароль|"
     "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre|"
@@ -128,7 +128,7 @@ def script_name_starts(found: Literals) -> list[int]:
 
 def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
     """Where a password's name in another language (or ``pw``, or ``pass``) may open: each
-    name's starts, found by the scans of :data:`arborist._gate.prefilters.SHARED`'s groups,
+    name's starts, found by :class:`arborist._gate.prefilters.Literals`' one pass,
     the starts of ``pass`` (``passwort``, ``mot de passe``, ``the wifi pass is``), and in a
     text not all ASCII the starts of :data:`SCRIPT_NAMES`."""
     folded = found.folded
