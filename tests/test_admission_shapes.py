@@ -470,7 +470,7 @@ def test_a_literal_the_automaton_does_not_know_is_found_then_learnt() -> None:
     from arborist._gate.prefilters import Literals
 
     literals = ("abab", "abcab", "ab", "-p", "-pat", "q\u00e9z")
-    unknown = [lit for lit in literals if lit not in prefilters._BUILT[0][1]]
+    unknown = [lit for lit in literals if lit not in prefilters._BUILT[0][3]]
     assert "abab" in unknown and "q\u00e9z" in unknown  # no family asks these
     text = "ababab abcab -pat -p q\u00e9zq\u00e9z"
     first = Literals(text)
@@ -480,7 +480,7 @@ def test_a_literal_the_automaton_does_not_know_is_found_then_learnt() -> None:
     assert {lit: first.at(lit) for lit in literals} == expected
     assert expected["abab"] == [0, 2] and expected["ab"] == [0, 2, 4, 7, 10]
     second = Literals(text)  # the automaton is rebuilt with what the first text learnt
-    assert all(lit in prefilters._BUILT[0][1] for lit in literals)
+    assert all(lit in prefilters._BUILT[0][3] for lit in literals)
     assert {lit: second.at(lit) for lit in literals} == expected
     assert all(lit in dict.keys(second) for lit in ("abab", "q\u00e9z"))  # found by the pass
     assert "zz" not in second and second.at("zz") == []
@@ -500,7 +500,7 @@ def test_a_long_text_is_read_a_piece_at_a_time_and_loses_no_start(
     from arborist._gate.prefilters import Literals, _overlapping
 
     monkeypatch.setattr(prefilters, "_PIECE", 100)
-    known = sorted(prefilters._BUILT[0][1])
+    known = sorted(prefilters._BUILT[0][3])
     order = random.Random(7)
     for _ in range(40):
         text, size = "", order.randrange(101, 900)  # two pieces or more

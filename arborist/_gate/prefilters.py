@@ -134,19 +134,23 @@ class Literals(dict[str, list[int]]):
     decoding kept) has each known literal found so too. Every start is the same either way;
     only the cost differs."""
 
-    __slots__ = ("folded",)
+    __slots__ = ("_held", "_known", "folded")
 
     def __init__(self, folded: str) -> None:
-        automaton, absent, literals = _automaton()
+        automaton, absent, literals, known = _automaton()
         super().__init__(absent)
         self.folded = folded
+        self._known = known  # what this text's pass found, whatever is learnt after
         try:
-            self.update(_scan(automaton, literals, folded))
+            found = _scan(automaton, literals, folded)
         except UnicodeEncodeError:
+            found = {}
             for literal in literals:
                 every = _overlapping(folded, literal)
                 if every:
-                    self[literal] = every
+                    found[literal] = every
+        self.update(found)
+        self._held = found.keys()
 
     at = dict.__getitem__
     """Every start of a literal in :attr:`folded`, in order (``found.at("pass")``)."""
@@ -159,6 +163,15 @@ class Literals(dict[str, list[int]]):
     def __contains__(self, literal: object) -> bool:
         """Whether :attr:`folded` holds ``literal`` (not whether it was asked)."""
         return isinstance(literal, str) and bool(self[literal])
+
+    def holds_any(self, literals: frozenset[str]) -> bool:
+        """Whether :attr:`folded` holds one of ``literals``: a family's cues, all absent from
+        most texts, asked at once (one set operation in C) where each was an ask of its own,
+        so that a family whose every literal is absent is passed over whole."""
+        unknown = literals - self._known
+        if unknown and any(self[literal] for literal in unknown):
+            return True
+        return not self._held.isdisjoint(literals)
 
     def pattern_starts(self, pattern: re.Pattern[str], heads: str = "") -> list[int]:
         """Every start of ``pattern``'s matches in :attr:`folded`, found once however many
@@ -185,7 +198,7 @@ def _scan(
     piece of :data:`_PIECE` characters at a time (and as far past it as a literal reaches),
     so that a big document's matches are never all held at once, each as a tuple."""
     found: dict[str, list[int]] = {}
-    reach = max(map(len, literals)) - 1
+    reach = max(map(len, literals)) - 1 if len(folded) > _PIECE else 0
     for at in range(0, len(folded), _PIECE):
         piece = folded[at : at + _PIECE + reach] if len(folded) > _PIECE else folded
         for index, start, _end in automaton.find_matches_as_indexes(piece, overlapping=True):
@@ -200,14 +213,14 @@ def _scan(
     return found
 
 
-_Built = tuple[ahocorasick_rs.AhoCorasick, dict[str, list[int]], tuple[str, ...]]
+_Built = tuple[ahocorasick_rs.AhoCorasick, dict[str, list[int]], tuple[str, ...], frozenset[str]]
 
 
 def _automaton() -> _Built:
-    """The automaton of every literal known, each of them with :data:`_NONE`, and the
-    literals by their index in the automaton's matches: rebuilt when one was learnt."""
+    """The automaton of every literal known, each of them with :data:`_NONE`, the literals by
+    their index in the automaton's matches, and their set: rebuilt when one was learnt."""
     if _LEARNT:
-        literals = frozenset(_BUILT[0][1]) | _LEARNT
+        literals = _BUILT[0][3] | _LEARNT
         _LEARNT.clear()
         _BUILT[0] = _build(literals)
     return _BUILT[0]
@@ -218,14 +231,14 @@ def _build(known: frozenset[str]) -> _Built:
     automaton = ahocorasick_rs.AhoCorasick(
         literals, implementation=ahocorasick_rs.Implementation.DFA
     )
-    return automaton, dict.fromkeys(literals, _NONE), literals
+    return automaton, dict.fromkeys(literals, _NONE), literals, known
 
 
 def _learn(literal: str) -> None:
     """Have the next text's pass find ``literal`` too: the families ask only literals of their
     code, a few hundred (:data:`_MOST_KNOWN` bounds them all the same), and one no UTF-8
     encodes is never learnt (the automaton reads UTF-8)."""
-    if len(_BUILT[0][1]) + len(_LEARNT) < _MOST_KNOWN and literal and _encodes(literal):
+    if len(_BUILT[0][3]) + len(_LEARNT) < _MOST_KNOWN and literal and _encodes(literal):
         _LEARNT.add(literal)
 
 
