@@ -140,7 +140,7 @@ class Literals(dict[str, list[int]]):
         automaton, absent, literals, known = _automaton()
         super().__init__(absent)
         self.folded = folded
-        self._known = known  # what this text's pass found, whatever is learnt after
+        self._known = known  # the literals this text's pass looked for, whatever is learnt after
         try:
             found = _scan(automaton, literals, folded)
         except UnicodeEncodeError:
