@@ -437,17 +437,16 @@ _HOLDING = ["htpasswd", "password", "-pat", "auth", "authorize", "authorization"
 def test_the_literals_index_finds_each_start_a_scan_finds(
     parts: list[str], order: random.Random, padding: str
 ) -> None:
-    """:class:`Literals` (each literal found once per text, for every finder that asks; a
-    group of them by one scan; one holding another from its starts; in a short text each by
-    a ``find``, and ``padding`` makes the text long) and :func:`secret_words` find what a
-    scan from every character finds, whichever is asked for first: a start they missed
-    would leave a secret's name unread."""
+    """:class:`Literals` (every literal its automaton knows found by one pass, overlapping
+    ones and one inside another included; one it does not know by ``find``, then learnt for
+    the next text) and :func:`secret_words` find what a scan from every character finds,
+    whichever is asked for first, in a short text and a long one (``padding``): a start they
+    missed would leave a secret's name unread."""
     import re
 
-    from arborist._gate.prefilters import _SHORT_TEXT, SHARED, Literals, secret_words
+    from arborist._gate.prefilters import SHARED, Literals, secret_words
 
     folded = padding + "".join(parts)
-    assert (len(folded) >= _SHORT_TEXT) == bool(padding)
     found = Literals(folded)
     literals = ["pass", "pw", "key", "ss", "-pat", "k_k", "token", *SHARED, *_HOLDING, "sswo"]
     order.shuffle(literals)
@@ -461,18 +460,56 @@ def test_the_literals_index_finds_each_start_a_scan_finds(
     assert secret_words(found, keys=False) == [m.start() for m in re.finditer(plain, folded)]
 
 
-def test_a_group_whose_alternation_would_miss_a_start_is_refused() -> None:
-    """Literals found by one scan must not hide one another: one a prefix of another
-    (``-p``, ``-pat``) or starting inside another's match (``abcab``, ``ab``) is refused."""
-    from arborist._gate.prefilters import _grouped
+def test_a_literal_the_automaton_does_not_know_is_found_then_learnt() -> None:
+    """A literal no family asked before is found by ``find`` in the text that first asks it
+    (overlapping starts too: ``abab`` in ``ababab``), and found by the automaton's pass in
+    every text after, with the same starts; one literal inside another (``-p``, ``-pat``) or
+    starting inside another's match (``abcab``, ``ab``) hides none of their starts; and in a
+    text the automaton cannot read (a lone surrogate) each is found by ``find``."""
+    from arborist._gate import prefilters
+    from arborist._gate.prefilters import Literals
 
-    with pytest.raises(ValueError, match="may start inside"):
-        _grouped(("-p", "-pat"))
-    with pytest.raises(ValueError, match="may start inside"):
-        _grouped(("abcab", "ab"))
-    with pytest.raises(ValueError, match="may start inside"):
-        _grouped(("abab",))
-    assert set(_grouped(("-a", "-p", "key"))) == {"-a", "-p"}  # "key" alone: found on its own
+    literals = ("abab", "abcab", "ab", "-p", "-pat", "q\u00e9z")
+    unknown = [lit for lit in literals if lit not in prefilters._BUILT[0][3]]
+    assert "abab" in unknown and "q\u00e9z" in unknown  # no family asks these
+    text = "ababab abcab -pat -p q\u00e9zq\u00e9z"
+    first = Literals(text)
+    expected = {
+        lit: [at for at in range(len(text)) if text.startswith(lit, at)] for lit in literals
+    }
+    assert {lit: first.at(lit) for lit in literals} == expected
+    assert expected["abab"] == [0, 2] and expected["ab"] == [0, 2, 4, 7, 10]
+    second = Literals(text)  # the automaton is rebuilt with what the first text learnt
+    assert all(lit in prefilters._BUILT[0][3] for lit in literals)
+    assert {lit: second.at(lit) for lit in literals} == expected
+    assert all(lit in dict.keys(second) for lit in ("abab", "q\u00e9z"))  # found by the pass
+    assert "zz" not in second and second.at("zz") == []
+    escaped = "pass\udcffpassword -p"  # a byte a file name's decoding kept: no UTF-8 encodes it
+    third = Literals(escaped)
+    assert third.at("pass") == [0, 5] and third.at("-p") == [14] and third.at("ab") == []
+
+
+def test_a_long_text_is_read_a_piece_at_a_time_and_loses_no_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The automaton reads a long text a piece at a time (its matches never all held at once):
+    a literal across two pieces, or starting in one and reaching into the next, is found once,
+    and every start of every literal is where ``find`` puts it (pieces of 100 characters here,
+    of a mebibyte in use)."""
+    from arborist._gate import prefilters
+    from arborist._gate.prefilters import Literals, _overlapping
+
+    monkeypatch.setattr(prefilters, "_PIECE", 100)
+    known = sorted(prefilters._BUILT[0][3])
+    order = random.Random(7)
+    for _ in range(40):
+        text, size = "", order.randrange(101, 900)  # two pieces or more
+        while len(text) < size:
+            text += order.choice([*known, "x", " ", "ab"])
+        found = Literals(text)
+        assert {lit: found.at(lit) for lit in known} == {
+            lit: _overlapping(text, lit) for lit in known
+        }
 
 
 _NAME_PARTS = ["pass", "pwd", "secret", "token", "api_key", "x", "DB_", " ", "\t", "'", '"']

@@ -162,8 +162,8 @@ def _field_piece(text: str, word: str, start: int, end: int) -> Iterator[tuple[s
     slug's tag, after a password's name joined to it) or as one random token; never a piece
     of a longer word of base64 data (:func:`_in_data`)."""
     inner = word.strip(_EDGE)
-    if len(word) < _LEAST_PIECE or not inner:
-        return
+    if len(word) < _LEAST_PIECE or not inner or (len(inner) < 24 and not has_digit(inner)):
+        return  # each password below holds a digit, and a random token is 24 long or more
     at = start + word.find(inner)
     mark = text[at + len(inner) : end + 1][:1]  # a last mark ("…0275*"), no separator ("&")
     inner += mark if inner[-1:] not in _STRONG_MARKS and mark in "!*^~$" else ""

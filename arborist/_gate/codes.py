@@ -71,14 +71,15 @@ def coded_candidates(text: str, found: Literals, longs: str) -> Iterator[Candida
     """Every code, key or device secret this module reads in ``text`` (``found`` the
     literals of its case-folding; ``longs`` its long words)."""
     yield from _product_keys(text, found, longs)
-    yield from _access_codes(text, found)
-    yield from _device_secrets(text, found)
-    yield from _key_members(text, found)
-    yield from _seeds_and_blocks(text, found)
-    for at in found.at("do-not-share"):  # a value behind a warning not to share it
-        m = _WARNED.match(text, at)
-        if m is not None:
-            yield "secret", m.start(1), m.end(1)
+    if found.holds_any(_CUES):  # most texts hold none of them
+        yield from _access_codes(text, found)
+        yield from _device_secrets(text, found)
+        yield from _key_members(text, found)
+        yield from _seeds_and_blocks(text, found)
+        for at in found.at("do-not-share"):  # a value behind a warning not to share it
+            m = _WARNED.match(text, at)
+            if m is not None:
+                yield "secret", m.start(1), m.end(1)
     yield from row_candidates(text)
     if len(text) <= _SHORT_DASHED and _BASE32_SEED.search(text) is not None:
         for m in _BASE32_SEED.finditer(text):  # a TOTP seed pasted bare in a field
@@ -194,6 +195,18 @@ _SAID = re.compile(r"[:：=]|[ \t](?:is|ist|est|es|é|lautet|är|er)[ \t]")
 code's name is its code only when short and shaped as one."""
 _NOT_CODE = re.compile(r"(?:19|20)[0-9]{2}|(?:19|20)[0-9]{2}-[0-9]{2}-[0-9]{2}")
 """A year or a date: what follows a code's name without being its code."""
+
+
+_CUES = frozenset(
+    (
+        *_CODE_CUES,  # _access_codes'
+        *("password", "secret", "key", "community", "snmp", "adb", "wifi:", "schl", "psk"),
+        *("licen", "seed", "code", "do-not-share"),  # _seeds_and_blocks', the warning's
+    )
+)
+"""The literal each of :func:`_access_codes`, :func:`_device_secrets`, :func:`_key_members`,
+:func:`_seeds_and_blocks` and the warning not to share stands at: a text holding none is not
+read for them."""
 
 
 def _access_codes(text: str, found: Literals) -> Iterator[Candidate]:
@@ -451,7 +464,7 @@ admin for it``)."""
 
 def spaced_heads(found: Literals) -> list[int]:
     """Where a spaced secret's name may open: the starts of ``mnemonic`` and ``seed``
-    (members of :data:`arborist._gate.prefilters.SHARED`'s groups), and the word before
+    (found by :class:`arborist._gate.prefilters.Literals`' one pass), and the word before
     each ``phrase``, ``frase de`` (``frase de contraseña``), ``wiederherstellungs``;
     ``passphrase`` and ``app password`` among the starts of ``pass``, and
     ``setup key`` (:data:`_KEY_KINDS`) among those of ``key``."""

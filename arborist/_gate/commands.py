@@ -141,7 +141,7 @@ def _flag_lines(text: str, found: Literals) -> list[tuple[int, int, re.Pattern[s
     MYSQL's on a line with ``-p`` or ``-a``; LDAP's ``-w`` and SMB's ``-U`` only where such
     a tool is named (``grep -w`` is common), by a pattern of their own. The first flag of a
     line is read from the starts of all four in the case-folding (``-a``, ``-p``, ``-w``,
-    ``-u``: one scan of their group, :data:`arborist._gate.prefilters.SHARED`) that are
+    ``-u``, found by :class:`arborist._gate.prefilters.Literals`' one pass) that are
     written so (``-[apwU]``), the rest within it."""
     folded = found.folded
     ldap: bool | None = None  # whether such a tool is named: asked once a line needs it

@@ -50,18 +50,21 @@ def context_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
     """Every secret this module reads in ``text`` (``found`` the literals of its case-folding,
     positions the same; ``longs`` its long words, as
     :func:`arborist._gate.prefilters.long_words`)."""
-    cues = _cue_starts(found)
-    if cues:
-        yield from _near_cues(text, cues)
-    dashed = "-" in text
-    if dashed and (found.at("-u") or found.at("-d")):
-        yield from _paired_flags(text, found)
-    for literals, strict, pattern in _POSITIONAL:
-        if any(literal in found for literal in literals):
-            for m in pattern.finditer(text):
-                group = m.lastindex or 1
-                if _tool_value(m.group(group), strict):
-                    yield "password", m.start(group), m.end(group)
+    if found.folded.isascii() and not found.holds_any(_CUES):
+        pass  # most texts: none of the literals the blocks below stand at
+    else:
+        cues = _cue_starts(found)
+        if cues:
+            yield from _near_cues(text, cues)
+        dashed = "-" in text
+        if dashed and (found.at("-u") or found.at("-d")):
+            yield from _paired_flags(text, found)
+        for literals, strict, pattern in _POSITIONAL:
+            if any(literal in found for literal in literals):
+                for m in pattern.finditer(text):
+                    group = m.lastindex or 1
+                    if _tool_value(m.group(group), strict):
+                        yield "password", m.start(group), m.end(group)
     if "_" in longs and _NGROK_AT.search(longs) is not None:
         for m in _NGROK_AT.finditer(text):
             head, tail = text[m.start() - _NGROK_HEAD : m.start()], m.group()[1:]
@@ -366,6 +369,11 @@ Windows' ``net user USER X``, ``echo USER:X | chpasswd``; each row's literals, i
 case-folded text, say whether it is read (each read from the starts of ``pass`` or ``user``,
 which the cues need anyway: no scan of its own). ``htpasswd -b FILE USER X`` and ``mc alias set``
 are :mod:`arborist._gate.commands`'."""
+_CUES = frozenset(
+    (*_CUE_LITERALS, "-u", "-d", *(literal for row in _POSITIONAL for literal in row[0]))
+)
+"""The literal every block of :func:`context_candidates` but ngrok's stands at (or, in a text
+not all ASCII, a password's name in another script): a text holding none is not read for them."""
 _NGROK_HEAD = 27
 _NGROK_AT = re.compile(
     r"_(?<=(?<![A-Za-z0-9_])[12][A-Za-z0-9]{26}_)[A-Za-z0-9]{20,22}(?![A-Za-z0-9_])"

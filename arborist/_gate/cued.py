@@ -62,8 +62,8 @@ _APP_PASSWORD = re.compile(
 """An app password after its name (``app-specific password``, ``app pw``, ``app-specific:``):
 four groups of four letters, or the sixteen letters run together."""
 _TWO_FACTOR_CUES = ("2fa", "otp", "mfa", "authenticator", "two-factor", "manually")
-"""Each a literal of :data:`arborist._gate.prefilters.SHARED` (or held by one: ``auth``), found
-with its group's others by one scan (``totp`` holds ``otp``)."""
+"""Each found by :class:`arborist._gate.prefilters.Literals`' one pass, with every literal the
+other families ask (``totp`` holds ``otp``)."""
 _SEED = re.compile(
     r"(?i)(?:2fa|otp|mfa|authenticator|two-factor|manually)(?![a-z])[^\n]{0,60}?"
     r"(?:[:=][ \t]*|(?:is|was)[ \t]+)[\"']?"
@@ -140,23 +140,25 @@ def cued_candidates(
     parts read joined). Each pattern is matched where its cue
     stands, never searched from every character."""
     folded = found.folded
-    passwords = found.at("password") + found.at("passwd")
-    apps = passwords + found.at("passwort") + found.at("pw") + found.at("specific")
-    for at in apps:  # "app" in the words before
-        app = folded.rfind("app", max(0, at - 24), at)
-        m = _APP_PASSWORD.match(text, app) if app != -1 else None
-        if m is not None:
-            yield "password", m.start(1), m.end(1)
-    for at in sorted(at for cue in _TWO_FACTOR_CUES for at in found.at(cue)):
-        m = _SEED.match(text, at)
-        value = m.group(1) if m is not None else ""
-        long_enough = has_digit(value) or len(value.replace(" ", "")) >= 16
-        if m is not None and long_enough and len(set(value)) >= 8 and not value.isdigit():
-            yield "password", m.start(1), m.end(1)
-    for at in found.at("backup") + found.at("recovery") + found.at("security"):
-        m = _GROUPED.match(text, at)
-        if m is not None and has_digit(m.group(1)):
-            yield "password", m.start(1), m.end(1)
+    cued = found.holds_any(_CUES)  # most texts hold none of them
+    passwords = found.at("password") + found.at("passwd") if cued else []
+    if cued:
+        apps = passwords + found.at("passwort") + found.at("pw") + found.at("specific")
+        for at in apps:  # "app" in the words before
+            app = folded.rfind("app", max(0, at - 24), at)
+            m = _APP_PASSWORD.match(text, app) if app != -1 else None
+            if m is not None:
+                yield "password", m.start(1), m.end(1)
+        for at in sorted(at for cue in _TWO_FACTOR_CUES for at in found.at(cue)):
+            m = _SEED.match(text, at)
+            value = m.group(1) if m is not None else ""
+            long_enough = has_digit(value) or len(value.replace(" ", "")) >= 16
+            if m is not None and long_enough and len(set(value)) >= 8 and not value.isdigit():
+                yield "password", m.start(1), m.end(1)
+        for at in found.at("backup") + found.at("recovery") + found.at("security"):
+            m = _GROUPED.match(text, at)
+            if m is not None and has_digit(m.group(1)):
+                yield "password", m.start(1), m.end(1)
     if any(_SIX_DIGITS.search(word) for word in _words_of(longs, 55)):
         for m in _BITLOCKER.finditer(text):
             yield "password", m.start(), m.end()
@@ -168,10 +170,34 @@ def cued_candidates(
                 yield "password", m.start(1), m.end(1)
     if longs:
         yield from _hidden_hex(text, longs)
-    yield from _told_values(text, found, passwords)
+    if cued:
+        yield from _told_values(text, found, passwords)
+    yield from _escaped_json(text)
     if longs:
         for at in found.at("part"):
             yield from _parts(text, folded, at, reader)
+
+
+_CUES = frozenset(
+    (
+        *("password", "passwd", "passwort", "pw", "specific", *_TWO_FACTOR_CUES),
+        *("backup", "recovery", "security"),
+        *("passphrase", "kennwort", "use ", "cookie", "appid=", "auth-user-pass"),  # _told_values'
+        *("puk", "pin", "combination", "passcode", "creds", "credential"),
+        *("token", "secret", "key"),
+    )
+)
+"""The literal each block of :func:`cued_candidates` but the BitLocker keys, the ``.pgpass``
+lines, the hidden hex, the escaped JSON and the parts stands at: a text holding none of them
+is not read for those blocks."""
+
+
+def _escaped_json(text: str) -> Iterator[tuple[str, int, int]]:
+    """A password's value in JSON escaped inside a string (``\\"password\\": \\"X\\"``)."""
+    if '\\"' in text:
+        for m in _ESCAPED_JSON.finditer(text):
+            if not is_filler(m.group(1), ":", quoted=True):
+                yield "password", m.start(1), m.end(1)
 
 
 def _told_values(
@@ -189,10 +215,6 @@ def _told_values(
         value = m.group(1).rstrip(".,;:)!?\"'»“”") if m is not None else ""
         if m is not None and _unmistakable(value):
             yield "password", m.start(1), m.start(1) + len(value)
-    if '\\"' in text:
-        for m in _ESCAPED_JSON.finditer(text):
-            if not is_filler(m.group(1), ":", quoted=True):
-                yield "password", m.start(1), m.end(1)
     for at in found.at("use "):
         m = _USE_FOR.match(text, at)
         if m is not None and _handed(m.group(1)):

@@ -23,10 +23,10 @@ Pure: no I/O. :func:`handed_candidates` yields ``(kind, start, end)`` for
 * an account's recovery codes one a line, a seed phrase as a numbered list (after a word
   that says what it is), and ``Label: user / password`` lines after a word about accounts.
 
-Each family is read only where a literal of it stands, found by the scans of
-:data:`arborist._gate.prefilters.SHARED`'s groups (its first character's scan, which the
-other families need anyway: the names' pieces ``woord``, ``sana``, ``slo``…, ``code``,
-``pin``, ``/p:``, ``/hook``…) or among the long words (a hex key, a split literal's part).
+Each family is read only where a literal of it stands, found by
+:class:`arborist._gate.prefilters.Literals`' one pass over the text, with the other families'
+(the names' pieces ``woord``, ``sana``, ``slo``…, ``code``, ``pin``, ``/p:``, ``/hook``…), or
+among the long words (a hex key, a split literal's part).
 
 :func:`public_spans` says where a text holds what is public though shaped like a secret: an
 Ethereum-style address (``0x`` and 40 hex), a value given to a name that says it is public
@@ -62,38 +62,40 @@ def handed_candidates(
     positions the same; ``longs`` its long words; ``reader`` the gate's own reading, for
     literals read joined)."""
     folded = found.folded
-    for head in _name_heads(folded, found):
-        m = _MANY_NAMES.match(folded, head)
-        if m is not None:
-            yield from _named_value(text, m)
-    for flag in ("/p:", "/pass:", "/password:", "/pwd:"):
-        for at in found.at(flag):
-            if at and folded[at - 1].isspace():
-                yield from _matched(text, _SLASH_FLAG, _any_value, at)
-    for at in found.at("psk") + found.at("shared"):
-        yield from _matched(text, _PSK, _any_value, _word_start(folded, at))
-    for at in found.at("pass"):
-        if text.startswith("PASS ", at):
-            yield from _matched(text, _PROTOCOL_PASS, _any_value, at)
-    for at in found.at("auth"):
-        m = _TWITCH.match(text, at - 1) if folded.startswith("oauth:", at - 1) else None
-        if m is not None:
-            yield "api_token", m.start(), m.end()
-    for at in found.at("gets you") + found.at("get you"):
-        m = _OPENS.search(text, max(0, at - 42), at + 24)
-        value = m.group(1).rstrip(".,;)'\"") if m is not None else ""
-        if m is not None and _typed_value(value):
-            yield "password", m.start(1), m.start(1) + len(value)
-    for at in found.at("/hook") + found.at("/webhook"):
-        m = _HOOK_PATH.match(text, folded.find("hook", at))
-        url = text.rfind("://", max(0, at - 2048), at)
-        inside = url != -1 and not any(c.isspace() for c in text[url:at])
-        if m is not None and inside and _random_path(m.group(1)):
-            yield "webhook_url", m.start(1), m.end(1)
-    for at in found.at("begin"):
-        m = _KEY_ARMOR.match(text, at - 5) if folded.startswith("-----", at - 5) else None
-        if m is not None and "PUBLIC" not in m.group(1).upper():
-            yield "private_key", m.start(), m.end()
+    cued = not folded.isascii() or found.holds_any(_CUES)  # most texts: none of them
+    if cued:
+        for head in _name_heads(folded, found):
+            m = _MANY_NAMES.match(folded, head)
+            if m is not None:
+                yield from _named_value(text, m)
+        for flag in ("/p:", "/pass:", "/password:", "/pwd:"):
+            for at in found.at(flag):
+                if at and folded[at - 1].isspace():
+                    yield from _matched(text, _SLASH_FLAG, _any_value, at)
+        for at in found.at("psk") + found.at("shared"):
+            yield from _matched(text, _PSK, _any_value, _word_start(folded, at))
+        for at in found.at("pass"):
+            if text.startswith("PASS ", at):
+                yield from _matched(text, _PROTOCOL_PASS, _any_value, at)
+        for at in found.at("auth"):
+            m = _TWITCH.match(text, at - 1) if folded.startswith("oauth:", at - 1) else None
+            if m is not None:
+                yield "api_token", m.start(), m.end()
+        for at in found.at("gets you") + found.at("get you"):
+            m = _OPENS.search(text, max(0, at - 42), at + 24)
+            value = m.group(1).rstrip(".,;)'\"") if m is not None else ""
+            if m is not None and _typed_value(value):
+                yield "password", m.start(1), m.start(1) + len(value)
+        for at in found.at("/hook") + found.at("/webhook"):
+            m = _HOOK_PATH.match(text, folded.find("hook", at))
+            url = text.rfind("://", max(0, at - 2048), at)
+            inside = url != -1 and not any(c.isspace() for c in text[url:at])
+            if m is not None and inside and _random_path(m.group(1)):
+                yield "webhook_url", m.start(1), m.end(1)
+        for at in found.at("begin"):
+            m = _KEY_ARMOR.match(text, at - 5) if folded.startswith("-----", at - 5) else None
+            if m is not None and "PUBLIC" not in m.group(1).upper():
+                yield "private_key", m.start(), m.end()
     for m in _BYTE_ARRAY.finditer(text):
         numbers = [int(n) for n in m.group(1).split(",")]
         if len(numbers) in (32, 64) and max(numbers) <= 255 and len(set(numbers)) >= 16:
@@ -102,16 +104,17 @@ def handed_candidates(
         yield from _long_tokens(text, found, longs)
         if '"' in longs or "'" in longs:
             yield from _split_literals(text, longs, reader)
-    for at in found.at("recovery") + found.at("backup"):
-        codes = _CODE_LINES.match(text, at)
-        if codes is not None and has_digit(codes.group(1)):
-            yield "password", codes.start(1), codes.end(1)
-    seeds = sorted(at for cue in _SEED_CUES for at in found.at(cue))
-    if seeds:
-        yield from _numbered_words(text, seeds)
-    accounts = sorted(at for cue in _ACCOUNT_CUES for at in found.at(cue))
-    if accounts:
-        yield from _user_slash(text, accounts)
+    if cued:
+        for at in found.at("recovery") + found.at("backup"):
+            codes = _CODE_LINES.match(text, at)
+            if codes is not None and has_digit(codes.group(1)):
+                yield "password", codes.start(1), codes.end(1)
+        seeds = sorted(at for cue in _SEED_CUES for at in found.at(cue))
+        if seeds:
+            yield from _numbered_words(text, seeds)
+        accounts = sorted(at for cue in _ACCOUNT_CUES for at in found.at(cue))
+        if accounts:
+            yield from _user_slash(text, accounts)
 
 
 _CODE = r"(?:[a-z0-9]{4,10}-[a-z0-9]{4,10}|[0-9]{4}[ \t]?[0-9]{4}|[0-9]{6,10})"
@@ -218,9 +221,9 @@ _NAME_NEEDLES = (
     *("woord", "sana", "slo", "sandi", "kode", "kata ", "lozink", "losen", "parol"),
     *("cyfrin", "paswo", "palavra", "mat kh"),
 )
-"""A piece of each of :data:`_NAMES`' ASCII names, each a member of a group of
-:data:`arborist._gate.prefilters.SHARED` (found by the scan of its first character, which the
-other families' literals need anyway): a text holding none is not read for them."""
+"""A piece of each of :data:`_NAMES`' ASCII names, each found by
+:class:`arborist._gate.prefilters.Literals`' one pass with the other families' literals: a text
+holding none is not read for them."""
 _SET_WORDS = ("temporary ", "temp ", "initial ", "new ", "default ", "one-time ", "one time ")
 _CODE_WORDS = frozenset(
     (
@@ -228,6 +231,19 @@ _CODE_WORDS = frozenset(
         *("access", "building", "unlock", "disarm", "pin"),
     )
 )
+
+
+_CUES = frozenset(
+    (
+        *_NAME_NEEDLES,
+        *("pass", "code", "pin", "puk", "combination"),  # _name_heads's
+        *("/p:", "/pass:", "/password:", "/pwd:", "psk", "shared", "auth", "gets you", "get you"),
+        *("/hook", "/webhook", "begin", "recovery", "backup", *_SEED_CUES, *_ACCOUNT_CUES),
+    )
+)
+"""The literal every block of :func:`handed_candidates` but the byte arrays and the long words
+stands at (or, in a text not all ASCII, a password's name in another script): a text holding
+none of them is not read for those blocks."""
 
 
 def _name_heads(folded: str, found: Literals) -> list[int]:
@@ -366,7 +382,7 @@ _B64_JSON = re.compile(r"(?<![\w.+/-])eyJ[A-Za-z0-9+/_-]{60,}={0,2}(?![\w.+/-])"
 _HEX_KEY = re.compile(r"(?<![\w])(?:0x)?[0-9a-fA-F]{64}(?![\w])")
 _WALLET = re.compile(r"wallet|metamask|priv|signer")
 _WALLET_CUES = ("wallet", "metamask", "priv", "signer")
-"""A wallet's words (members of :data:`arborist._gate.prefilters.SHARED`'s groups): a text
+"""A wallet's words (found by :class:`arborist._gate.prefilters.Literals`' one pass): a text
 holding none is not read for a wallet's hex key."""
 _DIGEST = re.compile(r"sha[0-9-]*|hash|digest|checksum|md5|blake")
 """A hash's name just before hex: a digest, not a key."""

@@ -15,6 +15,8 @@ import bisect
 import re
 from collections.abc import Iterator, Sequence
 
+import ahocorasick_rs
+
 from arborist._gate.shapes import INVISIBLE
 
 __all__ = [
@@ -117,69 +119,59 @@ def has_long(longs: str, size: int) -> bool:
     return len(longs) >= size and any(len(word) >= size for word in longs.split(" "))
 
 
-class Literals:
-    """Where literals stand in one text's case-folding (``folded``), each literal looked for
-    once however many finders ask: the names' words (``pass``, ``secret``, ``token``,
-    ``key``) are asked for by five families of shapes, which each read the whole text for
-    them on their own before. The literals of :data:`SHARED` that open with the same
-    character are found together, by one scan (:data:`_GROUPS`), and a literal holding one
-    of them is read from its starts (``htpasswd`` from those of ``pass``), not looked for
-    again."""
+class Literals(dict[str, list[int]]):
+    """Where literals stand in one text's case-folding (``folded``), all of them found by one
+    pass: an Aho-Corasick automaton of every literal the families have asked of any text
+    (:data:`SHARED` and those learnt since; a DFA, ``ahocorasick_rs``) reads the text once and
+    gives every start of every one of them, overlapping ones included (``pass`` inside
+    ``password``). Each is then a key of this dict, the literals the text does not hold too
+    (:data:`_NONE`): an ask is a lookup in C, where it was a scan of the text (or a ``find``)
+    in steps of Python for each of the two hundred asks a text gets from the families.
 
-    __slots__ = ("_short", "_starts", "folded")
+    A literal the automaton does not know yet is found by ``find`` from each start's next
+    character (:meth:`__missing__`), and learnt: the automaton is rebuilt with it before the
+    next text's pass. A text no UTF-8 encodes (a lone surrogate, a byte a file name's
+    decoding kept) has each known literal found so too. Every start is the same either way;
+    only the cost differs."""
+
+    __slots__ = ("_held", "_known", "folded")
 
     def __init__(self, folded: str) -> None:
+        automaton, absent, literals, known = _automaton()
+        super().__init__(absent)
         self.folded = folded
-        self._starts: dict[str, list[int]] = {}
-        self._short = len(folded) < _SHORT_TEXT
+        self._known = known  # the literals this text's pass looked for, whatever is learnt after
+        try:
+            found = _scan(automaton, literals, folded)
+        except UnicodeEncodeError:
+            found = {}
+            for literal in literals:
+                every = _overlapping(folded, literal)
+                if every:
+                    found[literal] = every
+        self.update(found)
+        self._held = found.keys()
 
-    def at(self, literal: str) -> list[int]:
-        """Every start of ``literal`` in :attr:`folded`, in order: in a short text by a
-        ``find`` from each start's next character (:data:`_SHORT_TEXT`); else with the other
-        literals of its group (:data:`_GROUPS`), from the starts of a literal of
-        :data:`SHARED` it holds, from a rarer character inside it (:data:`_LED`), or else by
-        a regex's ``finditer`` for a short literal that cannot overlap itself (where
-        ``str.find`` for a short needle stops at each of its first character), a ``find``
-        from each start's next character for one that can or a long one
-        (:data:`_FIND_FROM`)."""
-        starts = self._starts.get(literal)
-        if starts is None and self._short:  # a few characters: a find costs less than a scan
-            folded = self.folded
-            at = folded.find(literal)
-            if at == -1:  # most finds of a short text fail: the one empty list, not stored
-                return _NONE
-            starts = self._starts[literal] = []
-            while at != -1:  # _overlapping's loop, inline
-                starts.append(at)
-                at = folded.find(literal, at + 1)
-        elif starts is None:
-            group = _GROUPS.get(literal)
-            if group is not None:
-                self._found_together(*group)
-                return self._starts[literal]
-            held = self._held(literal) if literal not in _SOLO else None
-            if held is not None:
-                offset = literal.find(held)
-                folded = self.folded
-                starts = [
-                    at - offset
-                    for at in self.at(held)
-                    if at >= offset and folded.startswith(literal, at - offset)
-                ]
-            elif literal in _LED:
-                lead, pattern = _LED[literal]
-                starts = [m.start() - lead for m in pattern.finditer(self.folded)]
-            else:
-                finder = _FINDERS[literal] if literal in _FINDERS else _finder(literal)
-                if finder is not None and len(literal) < _FIND_FROM:
-                    starts = [m.start() for m in finder.finditer(self.folded)]
-                else:
-                    starts = _overlapping(self.folded, literal)
-            self._starts[literal] = starts
+    at = dict.__getitem__
+    """Every start of a literal in :attr:`folded`, in order (``found.at("pass")``)."""
+
+    def __missing__(self, literal: str) -> list[int]:
+        starts = self[literal] = _overlapping(self.folded, literal)
+        _learn(literal)
         return starts
 
-    def __contains__(self, literal: str) -> bool:
-        return bool(self.at(literal))
+    def __contains__(self, literal: object) -> bool:
+        """Whether :attr:`folded` holds ``literal`` (not whether it was asked)."""
+        return isinstance(literal, str) and bool(self[literal])
+
+    def holds_any(self, literals: frozenset[str]) -> bool:
+        """Whether :attr:`folded` holds one of ``literals``: a family's cues, all absent from
+        most texts, asked at once (one set operation in C) where each was an ask of its own,
+        so that a family whose every literal is absent is passed over whole."""
+        unknown = literals - self._known
+        if unknown and any(self[literal] for literal in unknown):
+            return True
+        return not self._held.isdisjoint(literals)
 
     def pattern_starts(self, pattern: re.Pattern[str], heads: str = "") -> list[int]:
         """Every start of ``pattern``'s matches in :attr:`folded`, found once however many
@@ -188,30 +180,74 @@ class Literals:
         scanned (a ``find`` of one character each, where the pattern's scan tests every
         character against its class of first characters)."""
         key = "\0" + pattern.pattern  # no literal opens with a NUL
-        starts = self._starts.get(key)
+        starts = self.get(key)
         if starts is None:
             folded = self.folded
             if heads and not any(head in folded for head in heads):
-                starts = self._starts[key] = []
+                starts = []
             else:
-                starts = self._starts[key] = [m.start() for m in pattern.finditer(folded)]
+                starts = [m.start() for m in pattern.finditer(folded)]
+            dict.__setitem__(self, key, starts)
         return starts
 
-    def _found_together(self, finder: re.Pattern[str], members: tuple[str, ...]) -> None:
-        """The starts of every one of ``members``, by one scan of ``finder``, their
-        alternation."""
-        found: dict[str, list[int]] = {member: [] for member in members}
-        for m in finder.finditer(self.folded):
-            found[m.group()].append(m.start())
-        self._starts.update(found)
 
-    def _held(self, literal: str) -> str | None:
-        """A literal of :data:`SHARED` that ``literal`` (not one of them) holds: its starts
-        are where to read ``literal``'s from."""
-        held = _HELD.get(literal)
-        if held is None:
-            held = _HELD[literal] = next((shared for shared in SHARED if shared in literal), "")
-        return held or None
+def _scan(
+    automaton: ahocorasick_rs.AhoCorasick, literals: tuple[str, ...], folded: str
+) -> dict[str, list[int]]:
+    """The starts of each of ``literals`` that ``folded`` holds, by ``automaton``'s pass: a
+    piece of :data:`_PIECE` characters at a time (and as far past it as a literal reaches),
+    so that a big document's matches are never all held at once, each as a tuple."""
+    found: dict[str, list[int]] = {}
+    reach = max(map(len, literals)) - 1 if len(folded) > _PIECE else 0
+    for at in range(0, len(folded), _PIECE):
+        piece = folded[at : at + _PIECE + reach] if len(folded) > _PIECE else folded
+        for index, start, _end in automaton.find_matches_as_indexes(piece, overlapping=True):
+            if start >= _PIECE:
+                continue  # the next piece's: it is read there whole
+            literal = literals[index]  # in the order of their ends: each one's starts in order
+            starts = found.get(literal)
+            if starts is None:
+                found[literal] = [at + start]
+            else:
+                starts.append(at + start)
+    return found
+
+
+_Built = tuple[ahocorasick_rs.AhoCorasick, dict[str, list[int]], tuple[str, ...], frozenset[str]]
+
+
+def _automaton() -> _Built:
+    """The automaton of every literal known, each of them with :data:`_NONE`, the literals by
+    their index in the automaton's matches, and their set: rebuilt when one was learnt."""
+    if _LEARNT:
+        literals = _BUILT[0][3] | _LEARNT
+        _LEARNT.clear()
+        _BUILT[0] = _build(literals)
+    return _BUILT[0]
+
+
+def _build(known: frozenset[str]) -> _Built:
+    literals = tuple(sorted(known))
+    automaton = ahocorasick_rs.AhoCorasick(
+        literals, implementation=ahocorasick_rs.Implementation.DFA
+    )
+    return automaton, dict.fromkeys(literals, _NONE), literals, known
+
+
+def _learn(literal: str) -> None:
+    """Have the next text's pass find ``literal`` too: the families ask only literals of their
+    code, a few hundred (:data:`_MOST_KNOWN` bounds them all the same), and one no UTF-8
+    encodes is never learnt (the automaton reads UTF-8)."""
+    if len(_BUILT[0][3]) + len(_LEARNT) < _MOST_KNOWN and literal and _encodes(literal):
+        _LEARNT.add(literal)
+
+
+def _encodes(literal: str) -> bool:
+    try:
+        literal.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 SHARED = (
@@ -306,13 +342,8 @@ SHARED = (
     "woord",
     "words",
 )
-"""The literals the families ask of most texts, found a group at a time: those opening with
-the same character by one scan of their alternation, a :func:`trie` (the regex engine reads
-it as the character and then the rest, and scans for that character as fast as for a
-literal of one), where each was a scan of the whole text of its own. No one of them is a
-prefix of another of its group, nor can start inside a match of one (:func:`_grouped`): the
-alternation's matches are then every start of every one. One alone in its group is found
-on its own (:data:`_SOLO`)."""
+"""The literals the families ask of most texts: the automaton of :class:`Literals` is built
+with them at import, and learns the others the families ask as they ask them."""
 
 
 def trie(words: list[str]) -> str:
@@ -333,67 +364,18 @@ def trie(words: list[str]) -> str:
     return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
-def _grouped(literals: tuple[str, ...]) -> dict[str, tuple[re.Pattern[str], tuple[str, ...]]]:
-    """Each of ``literals`` and its group's alternation and members: the literals opening
-    with its character. Raises ValueError for a group whose alternation would miss a start
-    (a member a prefix of another, or one starting inside a match of one)."""
-    by_head: dict[str, list[str]] = {}
-    for literal in literals:
-        by_head.setdefault(literal[0], []).append(literal)
-    groups: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
-    for members in by_head.values():
-        for a in members:
-            for b in members:
-                inside = any(b.startswith(a[i:]) or a[i:].startswith(b) for i in range(1, len(a)))
-                if inside or (a != b and a.startswith(b)):
-                    raise ValueError(f"{b!r} may start inside {a!r}: not one scan")
-        if len(members) == 1:
-            continue  # a literal alone: found as any other (:data:`_SOLO`)
-        group = (re.compile(trie(members)), tuple(members))
-        groups.update(dict.fromkeys(members, group))
-    return groups
-
-
-_GROUPS = _grouped(SHARED)
-_SOLO = frozenset(SHARED) - frozenset(_GROUPS)
-"""The literals of :data:`SHARED` alone in their group (``recovery``): each found on its own,
-not read from the starts of a literal it holds (itself)."""
 _NONE: list[int] = []
-"""What :meth:`Literals.at` gives for a literal a short text does not hold: one list for all,
+"""What :meth:`Literals.at` gives for a literal the text does not hold: one list for all,
 which no caller changes (each reads the starts, or adds them into a list of its own)."""
-_SHORT_TEXT = 400
-"""In a text shorter than this (a title, a URI, a question) each literal is found by a
-``find`` of its own: the scans of its group and the reading of the literals held cost more
-in steps of Python than they save (a title: 38 us for the literals the families ask, 16 us
-by ``find``; even at 600 characters)."""
-_FIND_FROM = 5
-"""A literal this long or longer that may not overlap itself is found by ``str.find`` from
-each start's next character, not by a regex's ``finditer``: the substring search skips
-ahead by the needle's length where it cannot match, and on the demo corpus ``identified``
-or ``recovery`` cost half as much as a regex's scan, which steps a character at a time."""
-_HELD: dict[str, str] = {}
-"""Each literal :meth:`Literals.at` was asked for outside :data:`SHARED` and the first one of
-them it holds, or ``""`` (``-pat``: ``-p``; ``htpasswd`` and ``password``: ``pass``;
-``authorization``: ``auth``)."""
-
-
-_LED = {
-    literal: (lead, re.compile(f"{re.escape(literal[lead:])}(?<={re.escape(literal)})"))
-    for literal, lead in (("token", 2),)
-}
-"""Literals found from a rarer character inside them (``token`` from its ``k``), the rest read
-behind it: the regex engine's scan stops at few places, where a ``find`` stepped through
-most of pydoc's text (0.68 ms on the demo corpus, where the ``find`` took 1.06). A literal
-here overlaps no occurrence of itself, so each match is one occurrence."""
-_FINDERS: dict[str, re.Pattern[str] | None] = {}
-"""Each literal :meth:`Literals.at` was asked for and its regex (None for a literal that
-may overlap itself, which a regex's scan would step over)."""
-
-
-def _finder(literal: str) -> re.Pattern[str] | None:
-    overlaps = any(literal.startswith(literal[i:]) for i in range(1, len(literal)))  # "abab"
-    finder = _FINDERS[literal] = None if overlaps else re.compile(re.escape(literal))
-    return finder
+_MOST_KNOWN = 4096
+"""The most literals :class:`Literals`' automaton learns; past them an unknown literal is
+found by ``find`` in each text, as every one is the first time."""
+_BUILT = [_build(frozenset(SHARED))]
+"""The automaton of :class:`Literals`, the literals it finds, each with :data:`_NONE`, and the
+same by their index in its matches (one, replaced when rebuilt)."""
+_LEARNT: set[str] = set()
+"""The literals asked since the automaton was built that it does not find: it is rebuilt
+with them before the next text's pass."""
 
 
 def _overlapping(folded: str, literal: str) -> list[int]:

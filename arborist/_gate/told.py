@@ -62,16 +62,18 @@ def told_candidates(
     :func:`arborist._gate.prefilters.long_words`; ``reader`` the gate's own reading of a
     text, for what base64 decodes to). Each family runs only where a literal
     its matches hold is found: a few substring scans, no pattern over the whole text."""
-    pw = found.at("pw")  # looked for by the names' families too: found once
-    heads = _foreign_heads(found, pw)
-    if heads:
-        yield from _foreign_prose(text, heads)
-    if _config_named(found, pw):
-        yield from _config_passwords(text)
-    if found.at("-p"):
-        yield from _glued_p(text, found.at("-p"))
-    if "=" in longs and found.at("cookie"):  # a value worth redacting is a long word
-        yield from _cookies(text, found)
+    cued = not found.folded.isascii() or found.holds_any(_CUES)  # most texts: none of them
+    if cued:
+        pw = found.at("pw")  # looked for by the names' families too: found once
+        heads = _foreign_heads(found, pw)
+        if heads:
+            yield from _foreign_prose(text, heads)
+        if _config_named(found, pw):
+            yield from _config_passwords(text)
+        if found.at("-p"):
+            yield from _glued_p(text, found.at("-p"))
+        if "=" in longs and found.at("cookie"):  # a value worth redacting is a long word
+            yield from _cookies(text, found)
     folded_longs = longs.casefold()
     if "sess" in folded_longs or "sid=" in folded_longs:  # name=value: a long word
         yield from _sessions(text)
@@ -84,14 +86,14 @@ def told_candidates(
                 and not is_filler(value, "=", quoted=False)
             ):
                 yield "secret", m.start(1), m.end(1)
-    if found.at("-a"):  # with "-p" and "-u", by one scan (arborist._gate.prefilters.SHARED)
+    if cued and found.at("-a"):  # found with "-p" and "-u" by one pass (arborist._gate.prefilters)
         yield from _auth_flags(text, found.at("-a"))
     if "-" in longs and _MAILGUN_AT_DASH.search(longs) is not None:
         for m in _MAILGUN.finditer(text):
             yield "api_token", m.start(), m.end()
     if longs:
         yield from _bare_base64(text, longs, reader)
-    spaced = spaced_heads(found)
+    spaced = spaced_heads(found) if cued else []
     if spaced:
         yield from spaced_secrets(text, spaced)
 
@@ -99,8 +101,17 @@ def told_candidates(
 _FOREIGN_HEADS = ("kennwort", "schl", "contrase", "clave", "senha", "mdp", "clé", "parola")
 """What each Latin password's name :data:`_FOREIGN` reads opens with, ``passwort``, ``mot de
 passe``, ``pass`` and ``pw`` aside: those are found among the starts of ``pass`` (which
-every family looks for) and of ``pw`` (which the config keywords need too). Each is a
-member of a group of :data:`arborist._gate.prefilters.SHARED`, found by its scan."""
+every family looks for) and of ``pw`` (which the config keywords need too). Each is found
+by :class:`arborist._gate.prefilters.Literals`' one pass."""
+_CUES = frozenset(
+    (
+        *(*_FOREIGN_HEADS, "pw", "pass", "auth", "-p", "cookie", "-a", "key"),
+        *("mnemonic", "seed", "phrase", "frase de", "wiederherstellungs"),  # spaced_heads'
+    )
+)
+"""The literal every block of :func:`told_candidates` but the sessions, the cookie lines,
+Mailgun's keys and the bare base64 stands at (or, in a text not all ASCII, a password's name in
+another script): a text holding none is not read for them."""
 SCRIPT_NAMES = re.compile(
     "비밀번호|암호|كلمة ال(?:مرور|سر)|رمز عبور|密码|密碼|口令|パスワード|暗証番号|пароль|"
     "пороль|पासवर्ड|κωδικ|συνθηματικ|סיסמ|รหัสผ่าน|şifre|"
@@ -128,7 +139,7 @@ def script_name_starts(found: Literals) -> list[int]:
 
 def _foreign_heads(found: Literals, pw: list[int]) -> list[int]:
     """Where a password's name in another language (or ``pw``, or ``pass``) may open: each
-    name's starts, found by the scans of :data:`arborist._gate.prefilters.SHARED`'s groups,
+    name's starts, found by :class:`arborist._gate.prefilters.Literals`' one pass,
     the starts of ``pass`` (``passwort``, ``mot de passe``, ``the wifi pass is``), and in a
     text not all ASCII the starts of :data:`SCRIPT_NAMES`."""
     folded = found.folded
