@@ -56,7 +56,14 @@ with it; seen once at the merge of 'fu15', round fifteen's rule, which reads the
 alone read; dev since, fitted since: 154 of 160); a sixteenth, ``bench/followup_holdout16.json``,
 by ``--holdout16`` (with ``above``; seen once at the merge of 'fu16', round sixteen's rule: 141
 of 160 = 0.881; the rule before it, round fifteen's, scored 136 of 160 = 0.850 on it, the
-figure alone read; dev since). An item with ``above`` is read with it, as a notebook reads a question asked
+figure alone read; dev since); a seventeenth, ``bench/followup_holdout17.json``, by
+``--holdout17`` (with ``above``; seen once at 461bd21, round sixteen's rule unchanged: 127 of
+160 = 0.794, the figure alone read; dev since). Two more readers, who had read neither the
+rule nor the labels, labelled sets fifteen and sixteen again (shuffled, ids renamed): they
+agreed with each other on all 320 and with the sets' writers on 318 (0.994; the two others:
+*then why are sunsets red* under *why is the sky blue*, *he's 10 months and just scoots on
+his bum, should i worry* under a question on crawling), so a person's labels are a steady
+target and the rule's 0.79 to 0.88 on a new set is the rule's. An item with ``above`` is read with it, as a notebook reads a question asked
 under a turn: :func:`stands_alone` is given the turn above's question.
 ``--ordinary`` scores another kind of set: the repo's ordinary questions, standalone by
 construction (each asked first, of a corpus, in ``bench/quality_questions.json``,
@@ -73,7 +80,7 @@ Writes nothing.
                                      | --holdout4 | --holdout5 | --holdout6 | --holdout7
                                      | --holdout8 | --holdout9 | --holdout10 | --holdout11
                                      | --holdout12 | --holdout13 | --holdout14
-                                     | --holdout15 | --holdout16
+                                     | --holdout15 | --holdout16 | --holdout17
                                      [--labels PATH]] [--json] [--floor]
 """
 
@@ -135,6 +142,9 @@ the turn above was (scored once at the merge of 'fu15': 131/160 = 0.819; seen si
 HOLDOUT16 = ROOT / "bench" / "followup_holdout16.json"
 """The sixteenth blind set, with the question above each (scored once at the merge of 'fu16',
 round sixteen's rule: 141/160 = 0.881; seen since)."""
+HOLDOUT17 = ROOT / "bench" / "followup_holdout17.json"
+"""The seventeenth blind set, with the question above each (scored once at 461bd21, round
+sixteen's rule: 127/160 = 0.794; seen since)."""
 BLIND = {
     "holdout2": HOLDOUT2,
     "holdout3": HOLDOUT3,
@@ -151,8 +161,9 @@ BLIND = {
     "holdout14": HOLDOUT14,
     "holdout15": HOLDOUT15,
     "holdout16": HOLDOUT16,
+    "holdout17": HOLDOUT17,
 }
-"""Each blind set's flag (``--holdout2`` ... ``--holdout16``) and the file it scores."""
+"""Each blind set's flag (``--holdout2`` ... ``--holdout17``) and the file it scores."""
 FLOOR = 0.95
 """Agreement under which ``--floor`` (and tests/test_followup_labels.py) fails."""
 ORDINARY = (
