@@ -28,6 +28,11 @@ STANDS = [
     ("simpler way to reverse a string in python", None),
     # "plug" not "plug in": a plug
     ("which plug in the UK has three pins", None),
+    # a difference held against something, a plural that is the question's own
+    ("how is a crocodile different from an alligator", None),
+    ("are identical twins' fingerprints different", None),
+    # "mine" after a verb: no opener
+    ("here is a photo of mine from the trip, what bird is this", None),
     # a Dutch or German question that names what it asks of
     ("Wat is de hoofdstad van Nederland?", None),
     ("Wie lange hält gekochter Reis im Kühlschrank?", None),
@@ -57,6 +62,11 @@ FOLLOWS = [
     ("shorter, like 3 bullet points", "summarise the causes of WW1"),
     ("simpler please", "explain quantum entanglement"),
     ("a bit more formal?", "write a reply declining the invitation"),
+    # a difference with nothing to hold it against
+    ("how is meiosis different", "what is mitosis"),
+    ("are they similar", "what is a crocodile"),
+    # the asker's own of what the answer spoke of
+    ("here's mine: 'Social media is bad.' too vague?", "how do I write a thesis statement"),
 ]
 
 

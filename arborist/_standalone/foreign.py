@@ -36,7 +36,7 @@ FOREIGN = word_pairs(
         welke:which wanneer:when waar:where kan:can kun:can ik:i het:the een:a voor:for
         met:with zonder:without""",
     # again, more, another
-    """nochmal:again encore:again ancora:again mehr:more mas:more piu:more otra:another
+    """nochmal:again encore:again ancora:again mehr:more noch:more mas:more piu:more otra:another
         otro:another autre:another alguna:any alguno:any algun:any""",
     # question words
     """que:what quoi:what was:what cual:which quel:which quelle:which welche:which
@@ -44,7 +44,8 @@ FOREIGN = word_pairs(
         wo:where cuando:when quand:when wann:when quien:who qui:who wer:who""",
     # auxiliaries and their subjects
     """est:is es:is ist:is sind:are son:are hay:is kannst:can kann:can konnen:can puedes:can
-        puedo:can peux:can peut:can du:you tu:you vous:you man:you""",
+        puedo:can peux:can peut:can du:you tu:you vous:you man:you ich:i mir:me mich:me
+        wir:we muss:must""",
     # articles and prepositions
     """le:the la:the les:the el:the los:the las:the der:the die:the dem:the den:the un:a une:a
         una:a uno:a ein:a eine:a einen:a einem:a einer:a en:in dans:in im:in con:with mit:with

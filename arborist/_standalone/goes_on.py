@@ -6,8 +6,9 @@ the asker forgot to give ("forgot to mention I might move in 3 yrs"), a turn bac
 but how do I ...", "wait, why do you take ln of both sides"), a comparison with only one side
 ("compared to a can of red bull?"), numbers put into a formula given before ("plug in 5000 at
 4%"), a request for the same for each of things named before ("3 example sentences for
-each"), or the last answer asked again, changed ("shorter, like 3 bullet points", "simpler
-please"). These are read on the question as typed: the reading of
+each"), the last answer asked again, changed ("shorter, like 3 bullet points", "simpler
+please"), a difference with nothing to hold it against ("how is meiosis different"), or the
+asker's own of what the answer spoke of ("here's mine: ..."). These are read on the question as typed: the reading of
 :class:`~arborist._standalone.said.Said` drops the "ok" a turn back opens with. docs/retrieval.md
 ("Follow-ups") gives each with its look-alikes.
 """
@@ -59,6 +60,17 @@ _AGAIN_CHANGED = re.compile(
 not "shorter skis or longer ones for a beginner?", which names what is shorter)."""
 
 
+_UNCOMPARED = re.compile(r"\b(?:different|similar|alike)\s*[?.!]*$")
+"""A difference or a likeness at the close with nothing to hold it against (:data:`_AGAINST`:
+"how is meiosis different"; not "how is a crocodile different from an alligator")."""
+_SINGULAR = re.compile(r"\b(?:is|was|isn't|wasn't)\b|\w's\b")
+"""A singular subject's verb: a plural one may differ among itself ("are identical twins'
+fingerprints different")."""
+_AGAINST = re.compile(r"\b(?:from|than|to|and|or|vs|versus|between|with)\b|[,&/]")
+_MINE = re.compile(r"^(?:ok(?:ay)?[\s,]+)?here(?:'s|\s+is)\s+(?:mine|ours)\b")
+"""The asker's own of what the answer spoke of ("here's mine: '...' too vague?")."""
+
+
 def goes_on(question: str) -> bool:
     """Whether ``question`` goes on from the turn above by how it opens or closes (see the
     module)."""
@@ -67,7 +79,10 @@ def goes_on(question: str) -> bool:
         return True
     if (_ONE_SIDE.search(text) and _ASKS.search(text) is None) or _AGAIN_CHANGED.search(text):
         return True
+    if _MINE.search(text):
+        return True
     each = _EACH.search(text)
-    if each is None or text.startswith("one of", max(0, each.start() - 4)):
-        return False  # "keep one of each": one of each kind the question names
-    return _COORDINATED.search(text, 0, each.start()) is None
+    if each is not None and _COORDINATED.search(text, 0, each.start()) is None:
+        return not text.startswith("one of", max(0, each.start() - 4))  # not "keep one of each"
+    one = _SINGULAR.search(text) is not None  # "are twins' fingerprints different": each other
+    return one and _UNCOMPARED.search(text) is not None and _AGAINST.search(text) is None
