@@ -31,6 +31,7 @@ PURE = [
     "_standalone/continues.py",
     "_standalone/expletive.py",
     "_standalone/foreign.py",
+    "_standalone/goes_on.py",
     "_standalone/leans.py",
     "_standalone/marks.py",
     "_standalone/occasion.py",

@@ -174,7 +174,7 @@ def test_evidence_that_does_not_answer_says_what_was_searched(app: Arborist) -> 
 
 def test_every_retrieval_rule_is_in_the_policy_so_a_changed_rule_misses() -> None:
     policy = retrieval_policy()
-    assert policy["retrieval"] == "fts5-bm25f-any-term-v6"
+    assert policy["retrieval"] == "fts5-bm25f-any-term-v7"
     params = policy["retrieval_params"]
     assert isinstance(params, dict)
     assert set(params) == {

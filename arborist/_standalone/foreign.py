@@ -1,4 +1,4 @@
-"""A question in French, Spanish, German, Italian or Portuguese read with English function
+"""A question in French, Spanish, German, Italian, Portuguese or Dutch read with English function
 words, for :mod:`arborist._standalone.said`. Pure: no I/O.
 
 The rule reads English grammar: a continuation opening a question ("and", "but"), a pronoun
@@ -25,11 +25,18 @@ FOREIGN = word_pairs(
     # continuations and conditions
     """et:and und:and mais:but pero:but aber:but ou:or oder:or si:if wenn:if falls:if y:and
         e:and""",
-    # pronouns and demonstratives that stand for a thing said
+    # pronouns and demonstratives that stand for a thing said (German "dafür", "damit": for
+    # that, with that; French "lequel": which one of those)
     """ca:that cela:that ceci:this eso:that esto:this esa:that ese:that esta:this este:this
-        isso:that isto:this questo:this quello:that dies:this lo:it""",
+        isso:that isto:this questo:this quello:that dies:this lo:it dafur:that dazu:that
+        damit:that davon:that darauf:that dabei:that dagegen:that lequel:which laquelle:which
+        lesquels:which lesquelles:which""",
+    # Dutch: a continuation, a demonstrative, "also", question words, articles
+    """maar:but dat:that dit:this ook:also nog:more wat:what hoe:how waarom:why
+        welke:which wanneer:when waar:where kan:can kun:can ik:i het:the een:a voor:for
+        met:with zonder:without""",
     # again, more, another
-    """nochmal:again encore:again ancora:again mehr:more mas:more piu:more otra:another
+    """nochmal:again encore:again ancora:again mehr:more noch:more mas:more piu:more otra:another
         otro:another autre:another alguna:any alguno:any algun:any""",
     # question words
     """que:what quoi:what was:what cual:which quel:which quelle:which welche:which
@@ -37,7 +44,8 @@ FOREIGN = word_pairs(
         wo:where cuando:when quand:when wann:when quien:who qui:who wer:who""",
     # auxiliaries and their subjects
     """est:is es:is ist:is sind:are son:are hay:is kannst:can kann:can konnen:can puedes:can
-        puedo:can peux:can peut:can du:you tu:you vous:you man:you""",
+        puedo:can peux:can peut:can du:you tu:you vous:you man:you ich:i mir:me mich:me
+        wir:we muss:must""",
     # articles and prepositions
     """le:the la:the les:the el:the los:the las:the der:the die:the dem:the den:the un:a une:a
         una:a uno:a ein:a eine:a einen:a einem:a einer:a en:in dans:in im:in con:with mit:with
@@ -57,6 +65,7 @@ MARKERS = frozenset(FOREIGN) - frozenset(
     {"y", "e", "si", "es", "man", "was", "son", "la", "le", "die", "de", "un", "tu", "que"}
     | {"como", "comment", "porque", "ca", "lo", "mas", "den", "quel", "dies", "fur", "im"}
     | {"con", "sin", "pour", "hay", "falls", "encore", "von", "aus", "sur", "entre"}
+    | {"met", "hoe"}  # Dutch words that are English ones too ("we met", "a garden hoe")
 ) | frozenset({"das"})
 """Of :data:`FOREIGN`, the words no English question uses: two of them, not capitalised inside
 the question, mark it as not English."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 from arborist._standalone.above import follows_above
 from arborist._standalone.continues import confirms, continues, subordinate_only
 from arborist._standalone.expletive import expletive
+from arborist._standalone.goes_on import goes_on
 from arborist._standalone.leans import (
     definite_subject,
     leans,
@@ -120,15 +121,16 @@ def stands_alone(question: str, above: str | None = None) -> bool:
       fridge?");
     * changes or chooses from the last output: "now in French", "try again but with ...",
       "Which one would you recommend?" with no set named;
-    * carries a mark of :mod:`arborist._standalone.marks` ("what size though?") or, with
-      ``above``, a relation to it of :mod:`arborist._standalone.above`.
+    * carries a mark of :mod:`arborist._standalone.marks` ("what size though?"), goes on as
+      :mod:`arborist._standalone.goes_on` reads ("wait, why ...?") or relates to ``above``.
 
     A greeting ("Hi there!") and "please" are read as absent, and so is what the asker
     believed after the question ("Why ...? I always thought it was the other way round."). A
     phrase without a question mark ("heapq", "decimal rounding half up", "git rebase vs merge")
     is a search."""
     said = Said.read(question)
-    if marked(said, question) or (above is not None and follows_above(said, Said.read(above))):
+    follows = above is not None and follows_above(said, Said.read(above))
+    if follows or marked(said, question) or goes_on(question):
         return False
     first = _belief_after(said)  # "Why ...? I always thought it was the other way round."
     return _stands(first or said, first is not None or question.rstrip().endswith("?"))

@@ -77,13 +77,15 @@ follow-up continues its thread on the same sources unless its own words say othe
 MAX_CONTEXT_WORDS = 16
 """How many words a follow-up takes from the turns above it."""
 
-RETRIEVAL = "fts5-bm25f-any-term-v6"
+RETRIEVAL = "fts5-bm25f-any-term-v7"
 """The retrieval algorithm's name in the governance policy: change it with any rule above
 (v4: :func:`arborist._standalone.stands_alone` reads a question's own pronouns, so which
 questions borrow their parent's words changed, and the retrieval memo must not reuse
 evidence chosen under the old reading; v5: it reads the question of the turn above too,
 ``context[0]``, so which questions borrow changed again; v6: round sixteen's readings, turns
-only a conversation has and what to put into the text or sum the turn above asked for)."""
+only a conversation has and what to put into the text or sum the turn above asked for; v7:
+round seventeen's, a question that goes on by how it is put, and Dutch and German
+demonstratives)."""
 
 LANES = ("lexical", "vector", "both", "related")
 """Where an evidence item came from: the FTS5 lane, the vector lane, both, or co-access."""
