@@ -58,7 +58,10 @@ by ``--holdout16`` (with ``above``; seen once at the merge of 'fu16', round sixt
 of 160 = 0.881; the rule before it, round fifteen's, scored 136 of 160 = 0.850 on it, the
 figure alone read; dev since); a seventeenth, ``bench/followup_holdout17.json``, by
 ``--holdout17`` (with ``above``; seen once at 461bd21, round sixteen's rule unchanged: 127 of
-160 = 0.794, the figure alone read; dev since). Two more readers, who had read neither the
+160 = 0.794, the figure alone read; dev since, fitted since: 134 of 160); an eighteenth,
+``bench/followup_holdout18.json``, by ``--holdout18`` (with ``above``; seen once at the merge
+of 'fu17', round seventeen's rule: 135 of 160 = 0.844; round sixteen's rule scored 134 of 160 =
+0.838 on it, the figure alone read; dev since). Two more readers, who had read neither the
 rule nor the labels, labelled sets fifteen and sixteen again (shuffled, ids renamed): they
 agreed with each other on all 320 and with the sets' writers on 318 (0.994; the two others:
 *then why are sunsets red* under *why is the sky blue*, *he's 10 months and just scoots on
@@ -81,6 +84,7 @@ Writes nothing.
                                      | --holdout8 | --holdout9 | --holdout10 | --holdout11
                                      | --holdout12 | --holdout13 | --holdout14
                                      | --holdout15 | --holdout16 | --holdout17
+                                     | --holdout18
                                      [--labels PATH]] [--json] [--floor]
 """
 
@@ -145,6 +149,9 @@ round sixteen's rule: 141/160 = 0.881; seen since)."""
 HOLDOUT17 = ROOT / "bench" / "followup_holdout17.json"
 """The seventeenth blind set, with the question above each (scored once at 461bd21, round
 sixteen's rule: 127/160 = 0.794; seen since)."""
+HOLDOUT18 = ROOT / "bench" / "followup_holdout18.json"
+"""The eighteenth blind set, with the question above each (scored once at the merge of 'fu17',
+round seventeen's rule: 135/160 = 0.844; seen since)."""
 BLIND = {
     "holdout2": HOLDOUT2,
     "holdout3": HOLDOUT3,
@@ -162,8 +169,9 @@ BLIND = {
     "holdout15": HOLDOUT15,
     "holdout16": HOLDOUT16,
     "holdout17": HOLDOUT17,
+    "holdout18": HOLDOUT18,
 }
-"""Each blind set's flag (``--holdout2`` ... ``--holdout17``) and the file it scores."""
+"""Each blind set's flag (``--holdout2`` ... ``--holdout18``) and the file it scores."""
 FLOOR = 0.95
 """Agreement under which ``--floor`` (and tests/test_followup_labels.py) fails."""
 ORDINARY = (

@@ -2,7 +2,7 @@
 
 The floor is measured by bench/followup_labels.py on all the labels in
 bench/natural_questions.json (the part once held out has been seen: it is dev now).
-The blind sets, bench/followup_holdout2.json to bench/followup_holdout17.json (each
+The blind sets, bench/followup_holdout2.json to bench/followup_holdout18.json (each
 seen once, dev since), are never read here: their flags are tried on files of their shape written in a
 temporary folder; tests/test_standalone_grammar.py tries the grammar's classes both ways. The
 repo's ordinary questions (bench/quality_questions.json and the others ``--ordinary`` reads),
@@ -92,6 +92,7 @@ BLIND_SETS = pytest.mark.parametrize(
         "holdout15",
         "holdout16",
         "holdout17",
+        "holdout18",
     ],
 )
 
@@ -117,6 +118,7 @@ def test_a_blind_set_says_plainly_when_its_file_is_absent(
     assert BENCH.parent / "followup_holdout15.json" == bench.HOLDOUT15 == bench.BLIND["holdout15"]
     assert BENCH.parent / "followup_holdout16.json" == bench.HOLDOUT16 == bench.BLIND["holdout16"]
     assert BENCH.parent / "followup_holdout17.json" == bench.HOLDOUT17 == bench.BLIND["holdout17"]
+    assert BENCH.parent / "followup_holdout18.json" == bench.HOLDOUT18 == bench.BLIND["holdout18"]
     missing = tmp_path / f"followup_{part}.json"
     assert bench.main([f"--{part}", "--labels", str(missing)]) == 1
     out = capsys.readouterr().out
@@ -184,6 +186,7 @@ def test_an_item_with_the_question_above_is_read_under_it(
         ["--holdout14", "--holdout15"],
         ["--holdout15", "--holdout16"],
         ["--holdout16", "--holdout17"],
+        ["--holdout17", "--holdout18"],
     ],
 )
 def test_the_blind_flags_are_one_or_another(flags: list[str]) -> None:
