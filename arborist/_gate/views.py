@@ -18,7 +18,7 @@ whole, as before: no stretch is ever so short that a finder takes it for a short
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from arborist._gate.cued import cued_public_spans
 from arborist._gate.finders import candidates
@@ -134,37 +134,17 @@ def read_candidates(
 
 
 def _candidates_in(text: str) -> list[tuple[str, int, int]]:
-    """:func:`candidates`, looked for past invisible characters (dropped, as inside a
-    token, and as a space, as before one: ``notes\u200bAKIA...``) and in the text with
-    its percent-escapes decoded, round after round until none is left or
-    :data:`DECODE_ROUNDS` (``%255F`` is ``%5F`` is ``_``); positions in ``text``. The text
-    is read whole once; its views only around their invisible characters and escapes
-    (:func:`around`), where alone they differ from it: a long page
-    with a few escapes is read about once, not once per view."""
+    """:func:`candidates`, looked for past invisible characters (dropped, as inside a token,
+    and as a space, as before one: ``notes\u200bAKIA...``) and in the text with its
+    percent-escapes decoded, round after round until none is left or :data:`DECODE_ROUNDS`
+    (``%255F`` is ``%5F`` is ``_``); positions in ``text``. The text is read whole once; its
+    views only around their invisible characters and escapes (:func:`around`), where alone
+    they differ from it: a long page with a few escapes is read about once, not once per
+    view."""
     spots = invisible_spans(text)
     found = list(candidates(INVISIBLE.sub(_spaces, text) if spots else text))  # one for one
-    for a, b in around(text, spots):  # without them: a key they were pasted inside
-        visible = visible_view(text[a:b])
-        if visible is not None:
-            view, pieces = visible
-            found += [
-                (kind, from_view(pieces, start) + a, from_view(pieces, end - 1) + 1 + a)
-                for kind, start, end in candidates(view)
-                if end > start
-            ]
-    for a, b in around(text, escape_spans(text)):
-        layers: list[tuple[int, list[tuple[int, int]]]] = []  # each round's (size, pieces)
-        view = text[a:b]
-        for _round in range(DECODE_ROUNDS):
-            decoded = decoded_view(view)
-            if decoded is None:
-                break
-            layers.append((len(view), decoded[1]))
-            view = decoded[0]
-            for kind, start, end in candidates(view):
-                if end > start:
-                    at, to = through_views(layers, start, end, len(view))
-                    found.append((kind, at + a, to + a))
+    for view, back, _decoded in _views(text, spots):
+        found += [(kind, *back(start, end)) for kind, start, end in candidates(view) if end > start]
     return found
 
 
@@ -176,14 +156,28 @@ def view_public_spans(text: str) -> list[tuple[int, int]]:
     escapes beside it (``db-creds%0A``): a file name or a URL carries a line whose colons and
     line breaks are escapes, and what is public there is public in the text too."""
     spans: list[tuple[int, int]] = []
-    for a, b in around(text, invisible_spans(text)):
+    for view, back, decoded in _views(text, invisible_spans(text)):
+        for start, end in public_spans(view) + cued_public_spans(view):
+            at, to = back(start, end)
+            spans.append(_over_escapes(text, at, to) if decoded else (at, to))
+    return spans
+
+
+_Back = Callable[[int, int], tuple[int, int]]
+
+
+def _views(text: str, spots: list[tuple[int, int]]) -> Iterator[tuple[str, _Back, bool]]:
+    """Each view of ``text`` where it differs from it (``spots`` its invisible characters):
+    around them, the text without them; around its percent-escapes, the text with them
+    decoded, a round at a time (at most :data:`DECODE_ROUNDS`). Each with the map of a span
+    of it back to ``text`` and whether it was decoded."""
+    for a, b in around(text, spots):
         visible = visible_view(text[a:b])
         if visible is not None:
             view, pieces = visible
-            for start, end in public_spans(view) + cued_public_spans(view):
-                spans.append((from_view(pieces, start) + a, from_view(pieces, end - 1) + 1 + a))
+            yield view, _visible_back(pieces, a), False
     for a, b in around(text, escape_spans(text)):
-        layers: list[tuple[int, list[tuple[int, int]]]] = []
+        layers: list[tuple[int, list[tuple[int, int]]]] = []  # each round's (size, pieces)
         view = text[a:b]
         for _round in range(DECODE_ROUNDS):
             decoded = decoded_view(view)
@@ -191,10 +185,22 @@ def view_public_spans(text: str) -> list[tuple[int, int]]:
                 break
             layers.append((len(view), decoded[1]))
             view = decoded[0]
-            for start, end in public_spans(view) + cued_public_spans(view):
-                at, to = through_views(layers, start, end, len(view))
-                spans.append(_over_escapes(text, at + a, to + a))
-    return spans
+            yield view, _decoded_back(list(layers), len(view), a), True
+
+
+def _visible_back(pieces: list[tuple[int, int]], offset: int) -> _Back:
+    def back(start: int, end: int) -> tuple[int, int]:
+        return from_view(pieces, start) + offset, from_view(pieces, end - 1) + 1 + offset
+
+    return back
+
+
+def _decoded_back(layers: list[tuple[int, list[tuple[int, int]]]], size: int, offset: int) -> _Back:
+    def back(start: int, end: int) -> tuple[int, int]:
+        at, to = through_views(layers, start, end, size)
+        return at + offset, to + offset
+
+    return back
 
 
 def _over_escapes(text: str, start: int, end: int) -> tuple[int, int]:
