@@ -10,11 +10,10 @@ key its line calls published, a public key named with a parenthesis)."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from arborist._gate.admission import admit
+from tests.linear import eightfold, linear
 
 CAUGHT = [
     ("Office 2021 product key: QH7RM-2KXPW-TVB9D-M4YJC-8NFGZ", "QH7RM-2KXPW-TVB9D-M4YJC-8NFGZ"),
@@ -155,18 +154,6 @@ ADVERSARIAL = [
 ]
 
 
-def _seconds(text: str) -> float:
-    """The best of three of this process's CPU seconds admitting ``text``: another process's
-    load adds to wall time (under make test's workers a linear family's 8x read 28x and 44x
-    by the clock) but not to this."""
-    best = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        admit(text)
-        best = min(best, time.process_time() - started)
-    return best
-
-
 @pytest.mark.parametrize("text", ADVERSARIAL)
 def test_each_new_family_reads_a_text_in_linear_time(text: str) -> None:
     """Eight times the text takes about eight times as long (a pattern matched from every
@@ -174,5 +161,5 @@ def test_each_new_family_reads_a_text_in_linear_time(text: str) -> None:
     three runs of each, compared in one process, so the machine's speed cancels out, and the
     bound (24) three times what linear reads, so a loaded machine's noise does not fail it
     (at 4x and a bound of 9, one run under make test's three workers read 10.9)."""
-    small, large = _seconds(text), _seconds(text * 8)
-    assert large < 24 * max(small, 0.002), (small, large)
+    small, large = eightfold(admit, text)
+    assert linear(small, large), (small, large)

@@ -13,11 +13,10 @@ line whatever its length, an AWS resource's name, a Kubernetes secret's name. Th
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from arborist._gate.admission import admit
+from tests.linear import eightfold, linear
 
 CAUGHT = [
     ("passphrase for deploy_key: amber-violin-804-harbor", "amber-violin-804-harbor"),
@@ -113,25 +112,13 @@ ADVERSARIAL = [
 ]
 
 
-def _seconds(text: str) -> float:
-    """The best of three of this process's CPU seconds admitting ``text``: another process's
-    load adds to wall time (under make test's workers a linear family's 8x read 28x and 44x
-    by the clock) but not to this."""
-    best = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        admit(text)
-        best = min(best, time.process_time() - started)
-    return best
-
-
 @pytest.mark.parametrize("text", ADVERSARIAL)
 def test_each_new_rule_reads_a_text_in_linear_time(text: str) -> None:
     """Eight times the text takes about eight times as long (sixty-four, were a pattern
     matched from every character of a long line): best of three, compared in one process,
     against a bound (24) three times what linear reads, so a loaded machine does not fail it."""
-    small, large = _seconds(text), _seconds(text * 8)
-    assert large < 24 * max(small, 0.002), (small, large)
+    small, large = eightfold(admit, text)
+    assert linear(small, large), (small, large)
 
 
 def test_a_name_then_a_path_is_no_password_told_after_a_space() -> None:
@@ -257,8 +244,8 @@ def test_a_look_alike_of_the_nineteenth_rules_is_left_alone(text: str) -> None:
     ],
 )
 def test_each_nineteenth_rule_reads_a_text_in_linear_time(text: str) -> None:
-    small, large = _seconds(text), _seconds(text * 8)
-    assert large < 24 * max(small, 0.002), (small, large)
+    small, large = eightfold(admit, text)
+    assert linear(small, large), (small, large)
 
 
 def test_an_id_labelled_as_one_is_no_seed() -> None:
@@ -310,8 +297,8 @@ def test_a_look_alike_of_the_twentieth_rules_is_left_alone(text: str) -> None:
     "text", ["a=bbbbbbbbbbbbbbbb; " * 4_000 + "path=/", "frase de " * 6_000, "for a " * 6_000]
 )
 def test_each_twentieth_rule_reads_a_text_in_linear_time(text: str) -> None:
-    small, large = _seconds(text), _seconds(text * 8)
-    assert large < 24 * max(small, 0.002), (small, large)
+    small, large = eightfold(admit, text)
+    assert linear(small, large), (small, large)
 
 
 def test_a_table_in_a_file_name_is_no_account_row() -> None:
