@@ -1,4 +1,4 @@
-"""Linear-time checks for the gate's readings, shared by the test files of its rounds.
+"""Linear-time checks, shared by the test files of the gate's rounds and of chunking.
 
 A reading that is linear takes about eight times as long on eight times the text; one that
 matches a pattern from every character of a long line, or reads a line once per cue, takes

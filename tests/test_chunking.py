@@ -5,8 +5,6 @@ from __future__ import annotations
 import random
 import re
 import sys
-import time
-from collections.abc import Callable
 from functools import partial
 
 import pytest
@@ -16,6 +14,7 @@ from hypothesis import strategies as st
 from arborist._store import chunking
 from arborist._store.chunking import CHUNKING_VERSION, MAX_CHARS, Chunk, chunk_text, iter_chunks
 from tests.hypothesis_sizes import scaled_examples
+from tests.linear import cpu_seconds
 
 
 def test_headings_start_new_chunks_and_label_them() -> None:
@@ -276,15 +275,6 @@ def test_regex_whitespace_is_what_strip_strips() -> None:
     assert re.findall(r"\s", every) == [c for c in every if c.isspace()]
 
 
-def _cpu_seconds(work: Callable[[], object], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        work()
-        best = min(best, time.process_time() - start)
-    return best
-
-
 def test_a_long_paragraph_without_sentence_ends_chunks_in_linear_time() -> None:
     """8 times the paragraph must cost about 8 times the time, not 64 (k1 copied the
     rest of the paragraph on every cut).
@@ -295,7 +285,7 @@ def test_a_long_paragraph_without_sentence_ends_chunks_in_linear_time() -> None:
     size = 512 * 1024
     words = ("lorem ipsum dolor sit amet " * (size // 27 + 1))[:size]
     for text in (words, "x" * size):  # spaces to cut at, and none: every cut hard
-        ratio = _cpu_seconds(partial(chunk_text, text * 8), 2) / _cpu_seconds(
+        ratio = cpu_seconds(partial(chunk_text, text * 8), 2) / cpu_seconds(
             partial(chunk_text, text), 5
         )
         assert ratio < 20, f"8x the text took {ratio:.0f}x the time"
