@@ -48,7 +48,9 @@ _EACH = re.compile(
     r"\b(?:for|with|of|to|in|on|from|about|using)\s+each(?:\s+(?:one|of\s+them))?\s*[?.!]*\s*$"
 )
 """The same for each of things named before, at the close ("3 example sentences for each")."""
-_COORDINATED = re.compile(r"\b(?:and|or|vs|versus|between)\b|[,&/]")
+_BESIDE = r"and|or|vs|versus|between"
+"""Words that set one named thing beside another."""
+_COORDINATED = re.compile(rf"\b(?:{_BESIDE})\b|[,&/]")
 """Things named in the question itself, which "each" may stand for ("the difference between a
 list and a tuple, with an example of each")."""
 _AGAIN_CHANGED = re.compile(
@@ -66,7 +68,7 @@ _UNCOMPARED = re.compile(r"\b(?:different|similar|alike)\s*[?.!]*$")
 _SINGULAR = re.compile(r"\b(?:is|was|isn't|wasn't)\b|\w's\b")
 """A singular subject's verb: a plural one may differ among itself ("are identical twins'
 fingerprints different")."""
-_AGAINST = re.compile(r"\b(?:from|than|to|and|or|vs|versus|between|with)\b|[,&/]")
+_AGAINST = re.compile(rf"\b(?:from|than|to|with|{_BESIDE})\b|[,&/]")
 _MINE = re.compile(r"^(?:ok(?:ay)?[\s,]+)?here(?:'s|\s+is)\s+(?:mine|ours)\b")
 """The asker's own of what the answer spoke of ("here's mine: '...' too vague?")."""
 
