@@ -192,14 +192,21 @@ stats: runtime
 BENCH_MISSED := bench/.missed
 BENCH := $(BIN)/python bench/results.py run --missed $(BENCH_MISSED) --
 
+# What the bench fetches and embeds is kept outside the checkout, in $(BENCH_CACHE), so that
+# a fresh clone's `make bench` reuses what an earlier run on this machine fetched and embedded
+# (the vectors are keyed by the model and the text, so a run ranks as one without them; only
+# the first run on a machine pays the hours of embedding noted below). `make clean` leaves it;
+# delete it, or pass BENCH_CACHE=DIR, to start from nothing.
+BENCH_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/arborist/bench
+
 # bench/foreign.py's corpora: HTML and PDF manuals from Debian documentation packages (apt-get
-# download, dpkg-deb -x; bench/foreign_corpora.py), fetched once into the gitignored
-# $(FOREIGN_CACHE) (delete a corpus's folder there to fetch it again).
-FOREIGN_CACHE := .bench-cache/foreign
+# download, dpkg-deb -x; bench/foreign_corpora.py), fetched once into $(FOREIGN_CACHE)
+# (delete a corpus's folder there to fetch it again).
+FOREIGN_CACHE := $(BENCH_CACHE)/foreign
 
 # bench/remote_lane.py's store, kept between runs: e5-small embeds the built-in corpus in
 # 30 to 50 minutes here, and a run embeds only what no earlier one did.
-REMOTE_LANE_HOME := .bench-cache/remote-lane
+REMOTE_LANE_HOME := $(BENCH_CACHE)/remote-lane
 
 # Its semantic lanes embed ~28,000 passages a model; on a busy 2-core machine numpy's
 # BLAS threads contend (measured: 0.6 passages/s with its default threads, 5.2/s with one),

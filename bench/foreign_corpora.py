@@ -16,6 +16,7 @@ apt-get and dpkg-deb (Debian and its derivatives). Nothing here runs during the 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -25,8 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHE = ROOT / ".bench-cache" / "foreign"
-"""Where the corpora go (gitignored): one folder per corpus."""
+CACHE = (
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "arborist"
+    / "bench"
+    / "foreign"
+)
+"""Where the corpora go, outside the checkout (the Makefile's ``BENCH_CACHE``): one folder per
+corpus, and the semantic lanes' vectors, kept for every later clone on this machine."""
 
 VERSION_FILE = "VERSION"
 

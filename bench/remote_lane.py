@@ -26,7 +26,7 @@ of their scale (``(1 - floor)`` times the model's spread in the corpus).
     python bench/remote_lane.py [--home DIR] [--quick] [--json] [--check]
 
 ``--home DIR`` keeps the store between runs: a run embeds only what no earlier one did (an
-interrupted run resumes; ``make bench`` keeps it in ``.bench-cache/remote-lane``, since
+interrupted run resumes; ``make bench`` keeps it in ``~/.cache/arborist/bench/remote-lane``, since
 e5-small embeds the corpus in 30 to 50 minutes here). ``--quick`` asks the first few
 questions of each set over the smallest document (a smoke run of every path). ``--write``
 writes bench/REMOTE_LANE.md, the figures beside each other with the date and versions.
