@@ -114,6 +114,22 @@ def test_search_and_retrieval_skip_superseded_versions_however_many_rank_above(
     assert [e.document_id for e in retrieve(app.store_conn, "quokka", limit=1)] == [current.id]
 
 
+def test_a_search_snippet_shows_a_headings_words_not_its_link_id(
+    app: Arborist, tmp_path: Path
+) -> None:
+    # An HTML page's heading keeps the id a citation links to ("## Types {#Types-1}"); a
+    # snippet is read by a person, who wants the heading as the page shows it.
+    path = tmp_path / "types.html"
+    path.write_text(
+        '<h2 id="Types-1">Types</h2><p>Every value has one of the wombat types.</p>',
+        encoding="utf-8",
+    )
+    app.ingest([str(path)])
+    (hit,) = app.search("types wombat")
+    assert "{#" not in hit.snippet and "«Types»" in hit.snippet
+    assert "Types-1" in app.store_conn.execute("SELECT text FROM chunks").fetchone()[0]
+
+
 def test_text_is_nfc_normalized_on_entry(app: Arborist, tmp_path: Path) -> None:
     path = tmp_path / "cafe.txt"
     path.write_text("Cafe\u0301 au lait is coffee with milk.", encoding="utf-8")
