@@ -114,6 +114,21 @@ def test_a_name_of_several_capitalised_words_must_be_said_together() -> None:
     assert names("which one is Core and Framework", CONNECTIONS, "SQLite") == []
 
 
+def test_a_capital_that_opens_a_later_sentence_names_nothing() -> None:
+    # "Also" after a question mark is capitalised because it opens a sentence, as the
+    # question's first word is: reading it as a name refused "... Also, what does -s do?"
+    question = "What opens a connection? Also, what is the connection string?"
+    assert names(question, CONNECTIONS, "SQLite C Interface") == []
+    assert not ask(question, CONNECTIONS, "SQLite C Interface").startswith(REFUSAL)
+    for opened in ("Done. Which", "ok: Where", 'fine?  "Which', "so!\n(Which"):
+        assert names(f"{opened} table holds the schema", CONNECTIONS, "SQLite") == []
+    # a name inside a sentence is still one, and a word with an inner capital anywhere
+    assert names("What opens a connection? Also in Bitbucket?", CONNECTIONS, "SQLite") == [
+        "Bitbucket"
+    ]
+    assert names("Is it slow? DevOps says so.", CONNECTIONS, "SQLite") == ["DevOps"]
+
+
 ATTRIBUTES = (
     "You do not want any end-of-line conversions applied to, nor textual diffs produced for, "
     "any binary file you track. You can explicitly tell Git that a large file is binary with "

@@ -44,7 +44,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v27"
+EXTRACTIVE_MODEL = "extractive-v28"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
