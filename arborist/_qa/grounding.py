@@ -247,10 +247,9 @@ _TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 def _proper_names(question: str) -> list[str]:
     """The names the question writes with capitals (``Bitbucket``, ``GNOME``, ``DevOps``,
     ``Spider-Man``): a word of two letters or more with a capital after its first letter,
-    or with one at all when it does not open a sentence of the question (which any sentence
-    may: "... do? Also, what ..."), not "I", not a word that shapes a request ("Python")
-    and not one that opens with a digit ("2D", "64MB": a measure, which a passage may write
-    otherwise, "two-dimensional")."""
+    or with one at all when it opens no sentence of the question (which any sentence may:
+    "... do? Also, what ..."), not "I", not a word that shapes a request ("Python") nor one
+    that opens with a digit ("2D": a measure, which a passage may write otherwise)."""
     found = []
     for match in _TOKEN.finditer(question):
         token = match.group()
@@ -263,13 +262,11 @@ def _proper_names(question: str) -> list[str]:
 
 
 _BEFORE_SENTENCE = re.compile(r"(?:^|[.?!:\n])[\s\"'“‘(\[¿¡*_-]*\Z")
-"""What stands before a word that opens a sentence: nothing, or an end of sentence (or a
-colon, or a line break), then spaces, quotes and opening marks."""
+"""Before a word that opens a sentence: nothing, or an end of sentence, a colon or a line
+break, then spaces, quotes and opening marks (read back a few characters)."""
 
 
 def _opens_sentence(question: str, at: int) -> bool:
-    """Whether the word at ``at`` opens one of the question's sentences (read back at most a
-    few characters: what is before the last end of sentence does not matter)."""
     return _BEFORE_SENTENCE.search(question, max(0, at - 8), at) is not None
 
 
