@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -54,6 +53,7 @@ from arborist._store.cache.rows import (
     stored_evidence,
     stored_records,
 )
+from arborist._store.cache.stored import warm_text
 from arborist._store.derive import derivation_event_body
 from arborist._store.documents import document_event_body, stored_documents
 from arborist._store.proofs import text_matches, verify_evidence
@@ -164,11 +164,9 @@ def _read_leaves(
             body = text
         elif tier == WARM:
             try:
-                body = zlib.decompress(text_z).decode("utf-8")
-            except (zlib.error, TypeError, UnicodeDecodeError):
-                problems.append(
-                    f"{_chunk(documents, doc_id, index)}: warm text cannot be decompressed"
-                )
+                body = warm_text(text_z)
+            except ValueError as exc:
+                problems.append(f"{_chunk(documents, doc_id, index)}: {exc}")
                 continue
         else:
             continue
