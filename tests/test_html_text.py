@@ -119,3 +119,21 @@ def test_a_definitions_own_link_glyph_is_not_its_text() -> None:
         "<dd><p>Calls the function.</p></dd></dl>"
     )
     assert text_of(page) == "ffi_call\n\nCalls the function."
+
+
+def test_what_a_browser_never_shows_is_not_the_pages_text() -> None:
+    """A page's hidden words (its ``hidden`` attribute, an inline ``display: none`` or
+    ``visibility: hidden``, however written) were never read by anyone who read the page:
+    kept, they could be quoted as "quotes verified" ("the valve is safe to open")."""
+    page = (
+        "<h1>Valve manual</h1><p>Operators must never open the valve without the key.</p>"
+        '<p style="display:none">HIDDENSTYLE the valve is safe to open.</p>'
+        "<p hidden>HIDDENATTR the valve is safe to open.</p>"
+        '<div style="Visibility: Hidden"><p>HIDDENVIS the valve is safe.</p></div>'
+        '<div hidden><p style="display: none">NESTED</p></div>'
+        "<textarea>TEXTAREA</textarea>"
+        '<p style="display:block">Shown.</p>'
+    )
+    assert text_of(page) == (
+        "# Valve manual\n\nOperators must never open the valve without the key.\n\nShown."
+    )

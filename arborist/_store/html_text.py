@@ -1,6 +1,7 @@
 """HTML as text a chunker can read: headings as ``#`` lines, paragraphs separated by blank lines.
 
-Scripts, styles, embedded objects and a form's controls are dropped, and so is a page's
+Scripts, styles, embedded objects, a form's controls and what a browser never shows (the
+``hidden`` attribute, an inline ``display: none``) are dropped, and so is a page's
 navigation (``<nav>``, ``role="navigation"``, the classes of :data:`_CHROME_CLASSES`), which
 every page of a site repeats and no question is about, and a heading's or a definition's link
 to its own place when a glyph is all its text (``¶``); list items become ``- `` lines,
@@ -26,10 +27,18 @@ __all__ = ["load_html"]
 
 _DROPPED_TAGS = frozenset(
     word_list("""script style noscript template head svg math iframe object embed canvas select
-        button nav""")
+        button textarea nav""")
 )
 """Never text: code, media, a form's controls (a search box's choices, a copy button) and a
 page's navigation (``<nav>``)."""
+_HIDDEN = ", ".join(
+    ["[hidden]"]
+    + [f'[style*="{rule}" i]' for rule in ("display:none", "display: none")]
+    + [f'[style*="{rule}" i]' for rule in ("visibility:hidden", "visibility: hidden")]
+)
+"""Elements a browser never shows (the ``hidden`` attribute, an inline ``display: none`` or
+``visibility: hidden``): words a reader of the page never saw, which a quote must not be
+of. What a style sheet hides by class cannot be seen without it (docs/guarantees.md)."""
 _CHROME_TAGS = frozenset(word_list("div ul table section aside header footer"))
 """Elements that may be a page's navigation rather than its content (:func:`_navigation`)."""
 _CHROME_CLASSES = frozenset(
@@ -66,6 +75,8 @@ def load_html(data: bytes, label: str, declared: str | None) -> tuple[str, str]:
     if not title.strip():
         h1 = tree.css_first("h1")
         title = (h1.text(deep=True) or "") if h1 is not None else ""
+    for hidden in tree.css(_HIDDEN):  # what a browser never shows (nested ones: no harm)
+        hidden.decompose()
     root = tree.root
     body = _HtmlText().render(root) if root is not None else ""
     return title, normalize_text(body)
