@@ -328,6 +328,38 @@ def test_a_warm_chunk_edited_into_a_bomb_is_named_in_one_line(app: Arborist, cor
         app.rehydrate("1")
 
 
+def test_a_documents_status_flipped_by_hand_is_named_and_so_are_the_answers_it_let_through(
+    app: Arborist, tmp_path: Path
+) -> None:
+    # "bookkeeping" that decides which version retrieval reads: flipped back to the old
+    # version, an ask cites the superseded text as STRICT; flipped back again, that answer
+    # stays ok. Each state is one that no honest writer leaves.
+    policy = tmp_path / "policy.txt"
+    policy.write_text("The reactor safety valve must be opened at 300 bar.\n", encoding="utf-8")
+    app.ingest([str(policy)])
+    policy.write_text("The reactor safety valve must be opened at 150 bar.\n", encoding="utf-8")
+    app.ingest([str(policy)])
+    assert app.verify().ok
+
+    def flip(current: int, superseded: int) -> None:
+        with app.store_conn:
+            app.store_conn.execute(
+                "UPDATE documents SET status = 'superseded' WHERE id = ?", (superseded,)
+            )
+            app.store_conn.execute(
+                "UPDATE documents SET status = 'current' WHERE id = ?", (current,)
+            )
+
+    flip(1, 2)
+    found = app.verify()
+    assert "its status is current, but its versions make it superseded" in "\n".join(found.problems)
+    assert "300 bar" in app.ask("At what pressure must the valve be opened?").answer
+    flip(2, 1)
+    problems = "\n".join(app.verify().problems)
+    assert "is ok, but cites a superseded version of a document" in problems
+    assert "its versions make it" not in problems
+
+
 def test_a_tampered_source_is_refused_at_rehydration(app: Arborist, corpus: Path) -> None:
     app.ingest([str(corpus / "spider.md")])
     app.evict(str(corpus / "spider.md"), "cold")
