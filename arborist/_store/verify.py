@@ -54,8 +54,9 @@ from arborist._store.cache.rows import (
     stored_records,
 )
 from arborist._store.cache.stored import warm_text
+from arborist._store.claims import mode_problems, version_problems
 from arborist._store.derive import derivation_event_body
-from arborist._store.documents import Document, document_event_body, stored_documents
+from arborist._store.documents import document_event_body, stored_documents
 from arborist._store.proofs import text_matches, verify_evidence
 from arborist._store.schema import HOT, NODE_FLOOR, WARM
 
@@ -263,45 +264,6 @@ def _check_documents_against_events(conn: sqlite3.Connection) -> list[str]:
     return problems
 
 
-def _check_document_versions(conn: sqlite3.Connection) -> list[str]:
-    """Which version of each URI is current, as the versions the ``document_add`` events
-    commit make it (a re-ingest supersedes the version before it, and nothing else moves a
-    status): the newest current, every older one superseded. And no ``ok`` record cites a
-    superseded version: a re-ingest marks the records citing the old one stale, and
-    retrieval reads current versions only. A status flipped by hand would serve an old
-    version as STRICT, and leave records that cite it ``ok`` once flipped back."""
-    documents = stored_documents(conn)
-    newest: dict[object, Document] = {}
-    for document in documents:
-        held = newest.get(document.uri)
-        if held is None or _later(document.version, held.version):
-            newest[document.uri] = document
-    problems, superseded = [], set()
-    for document in documents:
-        status = "current" if newest[document.uri] is document else "superseded"
-        if status == "superseded":
-            superseded.add(document.id)
-        if document.status != status:
-            problems.append(
-                f"document {document.uri} version {document.version}: its status is "
-                f"{document.status}, but its versions make it {status}"
-            )
-    for key, revision, doc_id in conn.execute(
-        f"SELECT DISTINCT r.cache_key, r.revision, e.document_id FROM cache_records AS r "
-        f"JOIN cache_evidence AS e ON e.record_id = r.id WHERE r.state = '{OK}' ORDER BY r.id"
-    ):
-        if doc_id in superseded:
-            problems.append(
-                f"cache record {key} (revision {revision}) is ok, but cites a superseded "
-                "version of a document (a new version marks the records citing the old stale)"
-            )
-    return problems
-
-
-def _later(version: object, than: object) -> bool:
-    return type(version) is int and (type(than) is not int or version > than)
-
-
 def _expected_states(
     conn: sqlite3.Connection,
 ) -> dict[tuple[object, object], tuple[str, str | None]]:
@@ -334,6 +296,7 @@ def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
     written = {(b.get("cache_key"), b.get("revision")): b for b in _events(conn, "cache_write")}
     states = _expected_states(conn)
     doc_roots = dict(conn.execute("SELECT id, source_root FROM documents"))
+    core = {doc for (doc,) in conn.execute("SELECT id FROM documents WHERE kind = 'core'")}
     chunk_homes = {  # only the chunks some evidence names: the only ones looked up
         chunk_id: (doc_id, leaf)
         for chunk_id, doc_id, leaf in conn.execute(
@@ -347,6 +310,7 @@ def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
         found = [f"{where}: {p}" for p in _check_dimensions(record)]
         evidence = stored_evidence(conn, record.id)
         found += [f"{where}: {p}" for p in _check_evidence(evidence, doc_roots, chunk_homes)]
+        found += [f"{where}: {p}" for p in mode_problems(record, evidence, core)]
         refs = [(e.ref, bool(e.cited)) for e in evidence]
         try:
             if evidence_root([ref for ref, _cited in refs]) != record.evidence_root:
@@ -520,7 +484,7 @@ def verify_store(
     problems += (
         read_or_report(problems, "documents", lambda: _check_documents_against_events(conn)) or []
     )
-    problems += read_or_report(problems, "versions", lambda: _check_document_versions(conn)) or []
+    problems += read_or_report(problems, "versions", lambda: version_problems(conn)) or []
     record_problems, records = read_or_report(
         problems, "cache records", lambda: _check_records(conn)
     ) or ([], 0)
