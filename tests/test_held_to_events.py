@@ -284,3 +284,19 @@ def test_a_mode_or_cited_flags_its_answer_does_not_earn_are_named_by_verify(
     assert ("is not what its cited evidence earns" in problems) or (
         "its cited evidence differs from the labels its answer cites" in problems
     ), problems
+
+
+def test_a_session_whose_turns_skip_a_seq_is_named_by_verify(tmp_path: Path) -> None:
+    """``next_seq`` is bookkeeping, but an edited one hands the next turn a seq past a gap
+    (and can make the session "full"): no honest session has one, and ``import`` refuses
+    one, so ``verify`` names it too."""
+    home, _record_id, _key = _home(tmp_path)
+    conn = sqlite3.connect(home / "sessions.db")
+    with conn:
+        conn.execute("UPDATE sessions SET next_seq = 999999")
+    conn.close()
+    with Arborist(home) as app:
+        ((session, _),) = app.sessions()
+        app.ask_turn("When did Spider-Man first appear?", sid=session.sid)
+        problems = app.verify().problems
+    assert any(f"session {session.sid}: its turns skip seq 000002" in p for p in problems)
