@@ -262,7 +262,7 @@ def test_what_the_question_asks_to_do_said_once_apart_from_it_is_refused() -> No
     )
     assert covered(request) and said_in_passing(request) == ["encrypt"]
     answer = ask_all(question, NOTEBOOKS, PASSWORDS)
-    assert answer.startswith(REFUSAL) and "hold no sentence about it" in answer
+    assert answer.startswith(REFUSAL) and "no sentence about it" in answer
     # said once, but with a word of the question: answered, quoting it
     said = "A notebook can be encrypted so that the server cannot read it."
     answer = ask_all(question, NOTEBOOKS, said)
@@ -291,7 +291,7 @@ def test_a_name_said_once_with_few_of_the_questions_words_is_refused() -> None:
     question = "what is the maximum repository size Codeberg allows"
     # "Codeberg" is said once, with "repository" alone of maximum, repository, size, allows
     answer = ask_all(question, MIRRORS)
-    assert answer.startswith(REFUSAL) and "hold no sentence about it" in answer
+    assert answer.startswith(REFUSAL) and "no sentence about it" in answer
     # a sentence that says it with half the question's words answers it
     allowed = MIRRORS + " Codeberg allows a repository of at most 4 GiB."
     answer = ask_all(question, allowed)

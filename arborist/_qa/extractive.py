@@ -314,15 +314,16 @@ class ExtractiveClient:
             return f"{NO_EVIDENCE_ANSWER} No passage mentions any of: {searched}."
         titles = "; ".join(dict.fromkeys(" ".join(item.title.split()) for item in request.evidence))
         absent = absent_names(request)
+        one = len(request.evidence) == 1
+        found = "the passage found" if one else f"the {len(request.evidence)} passages found"
         if absent:
             return (
                 f"{NO_EVIDENCE_ANSWER} No passage mentions {', '.join(absent)}; "
-                f"the {len(request.evidence)} passages found are from {titles}."
+                f"{found} {'is' if one else 'are'} from {titles}."
             )
         return (
-            f"{NO_EVIDENCE_ANSWER} Searched for: {searched}. "
-            f"The {len(request.evidence)} passages found (from {titles}) "
-            "hold no sentence about it."
+            f"{NO_EVIDENCE_ANSWER} Searched for: {searched}. {found.capitalize()} (from "
+            f"{titles}) {'holds' if one else 'hold'} no sentence about it."
         )
 
     def complete(
