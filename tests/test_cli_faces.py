@@ -471,3 +471,12 @@ def test_an_export_is_never_written_over_the_homes_files_or_through_a_link(
     assert code != 0 and "symbolic link" in err and err.count("\n") == 1
     assert victim.read_text(encoding="utf-8") == "precious"
     assert run("verify")[0] == 0
+
+
+def test_a_query_that_starts_with_a_dash_is_told_how_to_be_searched(home: Path) -> None:
+    """``search --rebase-merges`` is read as an option, leaving no query: the one line says
+    so and how to search it (``--``), which then works."""
+    code, _out, err = run("search", "--rebase-merges")
+    assert code == 2 and err.count("\n") == 1
+    assert "--rebase-merges was read as an option: put -- before it" in err
+    assert run("search", "--", "--rebase-merges")[0] == 0
