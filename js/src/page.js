@@ -86,7 +86,7 @@ function sourcesList(found, turn) {
           return h(
             "li",
             { dataset: { sourceRoot: hex(item.source_root), chunkIndex: item.chunk_index } },
-            h("div", { class: "bp-source", text: `${doc?.title ?? "?"}, chunk ${item.chunk_index + 1} of ${doc?.chunk_count ?? "?"}${item.cited ? " (cited)" : ` (${said(WORDS.vocabulary, "rows", "uncited")})`}` }),
+            h("div", { class: "bp-source", text: `${doc?.title ?? "?"}, chunk ${item.chunk_index} of ${doc?.chunk_count ?? "?"}${item.cited ? " (cited)" : ` (${said(WORDS.vocabulary, "rows", "uncited")})`}` }),
             chunk && "text" in chunk ? h("blockquote", { class: "bp-chunk", text: chunk.text }) : null,
             field("leaf", leaf ? toHex(leaf) : "(none)"),
             field("proof", chunk && doc ? chunk.proof.map((at) => hex(doc.nodes[at])).join(" ") : "(none)"),

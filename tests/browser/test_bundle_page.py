@@ -138,6 +138,8 @@ def test_the_page_holds_the_bundles_own_bytes_and_verifies_every_turn_from_file(
     assert opened.page.evaluate("() => isSecureContext"), "file:// has WebCrypto in chromium"
     answer = opened.page.locator("[role=treeitem][data-bates$='-000001'] > .bp-answer")
     expect(answer).to_contain_text("Stan Lee")
+    # chunks are numbered from 0, as the CLI, the JSON, the widget and the proof number them
+    expect(opened.page.locator(".bp-source").first).to_contain_text(", chunk 0 of 3 (cited)")
     assert opened.requests == [] and opened.errors == []
 
 
