@@ -10,6 +10,7 @@ open to other users in an existing home, for ``arborist verify``.
 
 from __future__ import annotations
 
+import errno
 import os
 import shlex
 from collections.abc import Iterable
@@ -71,12 +72,22 @@ def create_private_file(path: Path) -> None:
                 os.chmod(path.parent, PRIVATE_FOLDER_MODE)
 
 
-def write_private_text(path: Path, text: str) -> None:
+def write_private_text(path: Path, text: str, *, kept: Iterable[Path] = ()) -> None:
     """Write ``text`` (UTF-8) to ``path``, a file only its owner may read
     (:data:`PRIVATE_FILE_MODE`, whatever the umask, an existing file's mode narrowed too):
-    an export holds what the home holds, so it is as private as the home. OSError as
-    ``open`` raises it."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+    an export holds what the home holds, so it is as private as the home. Never through a
+    symbolic link (``O_NOFOLLOW``: a link planted at the name would have the export
+    overwrite its target), and never over one of ``kept`` (the home's own files: a slip of
+    the name would destroy a store). OSError as ``open`` raises it, or saying which."""
+    if os.path.realpath(path) in {os.path.realpath(k) for k in kept}:
+        raise OSError(errno.EEXIST, "it is one of the home's own files")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, PRIVATE_FILE_MODE)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "it is a symbolic link (give the file it names)") from None
+        raise
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         with suppress(OSError):  # a file another user owns keeps its mode
             os.fchmod(fd, PRIVATE_FILE_MODE)

@@ -447,3 +447,36 @@ def test_an_exported_file_is_its_owners_alone(corpus: Path, tmp_path: Path) -> N
     for path in (out, fresh):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
     assert out.read_text(encoding="utf-8") == run("export", sid)[1]
+
+
+@pytest.mark.parametrize("flag", ["--out", "--bundle", "--html"])
+def test_an_export_is_never_written_over_the_homes_files_or_through_a_link(
+    corpus: Path, tmp_path: Path, home: Path, flag: str
+) -> None:
+    """A slip of the name (``--out store.db`` in the home) destroyed the store with exit 0,
+    and a link planted at the name had the export overwrite its target: each is refused in
+    one line, and the file stays as it was."""
+    sid = _ask_cli()["sid"]
+    for kept in ("store.db", "sessions.db", "store.db-wal"):
+        target = home / kept
+        before = target.read_bytes() if target.exists() else None
+        code, out, err = run("export", sid, flag, str(target))
+        assert code != 0 and "one of the home's own files" in err and err.count("\n") == 1
+        assert (target.read_bytes() if target.exists() else None) == before
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious", encoding="utf-8")
+    link = tmp_path / "out_link.json"
+    link.symlink_to(victim)
+    code, out, err = run("export", sid, flag, str(link))
+    assert code != 0 and "symbolic link" in err and err.count("\n") == 1
+    assert victim.read_text(encoding="utf-8") == "precious"
+    assert run("verify")[0] == 0
+
+
+def test_a_query_that_starts_with_a_dash_is_told_how_to_be_searched(home: Path) -> None:
+    """``search --rebase-merges`` is read as an option, leaving no query: the one line says
+    so and how to search it (``--``), which then works."""
+    code, _out, err = run("search", "--rebase-merges")
+    assert code == 2 and err.count("\n") == 1
+    assert "--rebase-merges was read as an option: put -- before it" in err
+    assert run("search", "--", "--rebase-merges")[0] == 0

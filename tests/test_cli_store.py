@@ -38,11 +38,11 @@ def test_ingest_reports_each_document_and_a_summary(docs: Path) -> None:
     code, out, err = run("ingest", str(docs))
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[0] == f"added      Batman  (1 chunks)  {(docs / 'batman.md').resolve().as_uri()}"
-    assert lines[1].startswith("added      Spider-Man  (1 chunks)  file://")
+    assert lines[0] == f"added      Batman  (1 chunk)  {(docs / 'batman.md').resolve().as_uri()}"
+    assert lines[1].startswith("added      Spider-Man  (1 chunk)  file://")
     assert lines[-1] == "2 added (2 chunks); 0 cached answer(s) now stale"
     code, out, _ = run("ingest", str(docs / "spider.md"))
-    assert out.splitlines()[-1] == "1 unchanged (1 chunks); 0 cached answer(s) now stale"
+    assert out.splitlines()[-1] == "1 unchanged (1 chunk); 0 cached answer(s) now stale"
 
 
 def test_ingest_json_include_and_exclude(docs: Path) -> None:

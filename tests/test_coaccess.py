@@ -597,3 +597,27 @@ def test_the_lane_and_the_pane_let_the_index_lag_a_little_and_related_does_not(
         assert conn.execute("SELECT source_rows FROM related_builds").fetchone()[0] == built
         app.related(str(corpus / "tides.md"))  # explicit: brought up to date
         assert conn.execute("SELECT source_rows FROM related_builds").fetchone()[0] == built + 1
+
+
+def test_a_build_row_an_edit_left_unreadable_is_rebuilt_not_a_traceback(
+    home: Path, corpus: Path, on: None
+) -> None:
+    """``related_builds`` is bookkeeping: a row whose count is no number (a time, say) is a
+    build to make again, never a ValueError out of ``ask --related``."""
+    with Arborist(home) as app:
+        app.ingest([str(corpus)])
+        session = app.new_session("one")
+        for q in QUESTIONS:
+            app.ask_turn(q, sid=session.sid)
+        conn = app.store_conn
+        version = app.related_version
+        conn.execute(
+            "INSERT INTO related_builds VALUES (?, '2026-12-07T15:40:00Z', 1, 'now')", (version,)
+        )
+        assert coaccess.is_stale(conn, version)
+        app.related(str(corpus / "tides.md"))  # rebuilt
+        (rows,) = conn.execute(
+            "SELECT source_rows FROM related_builds WHERE index_version = ?", (version,)
+        ).fetchone()
+        assert isinstance(rows, int) and not coaccess.is_stale(conn, version)
+    assert app.verify().ok

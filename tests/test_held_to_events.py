@@ -19,7 +19,13 @@ from arborist._errors import BadInput, IntegrityError
 from arborist._facade.app import Arborist
 from arborist._proofs.hashing import cache_key, leaf_hash
 from arborist._proofs.keys import EVIDENCE_ROOT_DIMENSION, EvidenceRef, evidence_root
-from arborist._store.cache.records import load_record
+from arborist._store.cache.records import (
+    NewEvidence,
+    RecordDraft,
+    RecordEvidence,
+    load_record,
+    write_record,
+)
 from arborist._store.cache.rows import recomputed_hash
 
 DOC = (
@@ -224,3 +230,73 @@ def test_the_control_an_honest_home_serves_and_derives(tmp_path: Path) -> None:
         assert app.ask_turn(QUESTION, sid=session.sid).result.hit
         assert app.derive("snippet", key).kind == "snippet"
         assert app.verify().ok
+
+
+def _forged_revision(home: Path, record_id: int, answer: str, mode: str, cited: bool) -> None:
+    """What anyone with the files and the library can write: a new revision of the key with
+    every hash, event and chain link the writer itself makes, its mode and cited flags
+    chosen rather than earned."""
+    conn = sqlite3.connect(home / "store.db")
+    try:
+        honest = load_record(conn, record_id)
+        evidence = [
+            NewEvidence(e.chunk_id, e.document_id, _ref(e), e.proof, cited) for e in honest.evidence
+        ]
+        draft = RecordDraft(
+            honest.cache_key,
+            honest.dimensions,
+            honest.question,
+            answer,
+            mode,
+            honest.model_profile,
+            honest.policy,
+            honest.response,
+            evidence,
+        )
+        write_record(conn, draft, replace_ok=True)
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def _ref(e: RecordEvidence) -> EvidenceRef:
+    return EvidenceRef(e.source_root, e.chunk_count, e.chunk_index, e.leaf)
+
+
+@pytest.mark.parametrize(
+    ("answer", "mode", "cited"),
+    [
+        ("The valve is safe to open at any pressure [E9].", "STRICT", False),  # cites nothing
+        ("Spider-Man was created by writer Stan Lee and artist Steve Ditko.", "STRICT", True),
+        ("Spider-Man was created by writer Stan Lee and artist Steve Ditko. [E1]", "VISUAL", True),
+    ],
+)
+def test_a_mode_or_cited_flags_its_answer_does_not_earn_are_named_by_verify(
+    tmp_path: Path, answer: str, mode: str, cited: bool
+) -> None:
+    """Hashed, the mode is committed, not earned: a rewritten home (or a bundle made from
+    one) could claim STRICT for an answer that cites nothing. ``verify`` holds the mode and
+    each row's cited flag to the labels the answer cites, as the writer sets them."""
+    home, record_id, _key = _home(tmp_path)
+    _forged_revision(home, record_id, answer, mode, cited)
+    with Arborist(home) as app:
+        problems = "\n".join(app.verify().problems)
+    assert ("is not what its cited evidence earns" in problems) or (
+        "its cited evidence differs from the labels its answer cites" in problems
+    ), problems
+
+
+def test_a_session_whose_turns_skip_a_seq_is_named_by_verify(tmp_path: Path) -> None:
+    """``next_seq`` is bookkeeping, but an edited one hands the next turn a seq past a gap
+    (and can make the session "full"): no honest session has one, and ``import`` refuses
+    one, so ``verify`` names it too."""
+    home, _record_id, _key = _home(tmp_path)
+    conn = sqlite3.connect(home / "sessions.db")
+    with conn:
+        conn.execute("UPDATE sessions SET next_seq = 999999")
+    conn.close()
+    with Arborist(home) as app:
+        ((session, _),) = app.sessions()
+        app.ask_turn("When did Spider-Man first appear?", sid=session.sid)
+        problems = app.verify().problems
+    assert any(f"session {session.sid}: its turns skip seq 000002" in p for p in problems)

@@ -25,7 +25,7 @@ from arborist._errors import BadInput
 from arborist._facade.app import Arborist
 from arborist._faces.cli import cli
 from arborist._faces.repl import Repl, scripted_reader
-from arborist._text.terminal import inert, inert_json
+from arborist._text.terminal import BLANK_CHARACTERS, inert, inert_json
 from arborist_nb._display import Answer
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
@@ -51,6 +51,8 @@ PAYLOADS = {
     "marks": "\u200fabc\u200e\u061c",
     "zero_width": "pay\u200bpal\u200c\u200d\u2060\ufeffx\u00ady",
     "tags": "ok\U000e0041\U000e0042\U000e007f",
+    # blank-drawing characters pushing a turn's real badge off the screen after a forged one
+    "blanks": " [STRICT answered]\u2800\u2800\u3164\u115f\u1160\uffa0\u17b4\u17b5x",
 }
 EVIL = "".join(PAYLOADS.values())
 IN_FILE = EVIL.replace("\x00", "")
@@ -63,8 +65,8 @@ refuses one in one line)."""
 def assert_inert(text: str) -> None:
     found = RAW.search(text)
     assert found is None, f"raw control {found.group()!r} at {found.start()} in {text!r}"
-    hidden = [c for c in text if unicodedata.category(c) == "Cf"]
-    assert not hidden, f"invisible format characters {hidden!r} in {text!r}"
+    hidden = [c for c in text if unicodedata.category(c) == "Cf" or c in BLANK_CHARACTERS]
+    assert not hidden, f"invisible characters {hidden!r} in {text!r}"
 
 
 def test_inert_shows_every_control_as_a_visible_escape() -> None:
@@ -73,6 +75,7 @@ def test_inert_shows_every_control_as_a_visible_escape() -> None:
     assert inert("line\r\nnext") == "line\nnext"
     assert inert("\x9b2J") == "\\x9b2J"
     assert inert("\u202eabc") == "\\u202eabc"
+    assert inert("[OK]\u2800\u3164x") == "[OK]\\u2800\\u3164x"
     assert inert("a\x00b\x7f") == "a\\0b\\x7f"
     assert inert("bad \udc9b surrogate") == "bad \ufffd surrogate"
     assert inert("tabs\tand\nnewlines stay") == "tabs\tand\nnewlines stay"

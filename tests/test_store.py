@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import tracemalloc
+import zlib
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from arborist._errors import ArboristError, BadInput, IntegrityError, NotFound
 from arborist._proofs.hashing import leaf_hash
 from arborist._proofs.merkle import merkle_root
 from arborist._store import documents
+from arborist._store.cache.stored import WARM_MAX_BYTES, warm_text
 from arborist._store.chunking import chunk_text
 from arborist._store.loaders import load_path
 from arborist._store.search import retrieve
@@ -112,6 +115,22 @@ def test_search_and_retrieval_skip_superseded_versions_however_many_rank_above(
     assert [(h.document_id, h.chunk_index) for h in hits] == [(current.id, 0)]
     assert "«quokka»" in hits[0].snippet
     assert [e.document_id for e in retrieve(app.store_conn, "quokka", limit=1)] == [current.id]
+
+
+def test_a_search_snippet_shows_a_headings_words_not_its_link_id(
+    app: Arborist, tmp_path: Path
+) -> None:
+    # An HTML page's heading keeps the id a citation links to ("## Types {#Types-1}"); a
+    # snippet is read by a person, who wants the heading as the page shows it.
+    path = tmp_path / "types.html"
+    path.write_text(
+        '<h2 id="Types-1">Types</h2><p>Every value has one of the wombat types.</p>',
+        encoding="utf-8",
+    )
+    app.ingest([str(path)])
+    (hit,) = app.search("types wombat")
+    assert "{#" not in hit.snippet and "«Types»" in hit.snippet
+    assert "Types-1" in app.store_conn.execute("SELECT text FROM chunks").fetchone()[0]
 
 
 def test_text_is_nfc_normalized_on_entry(app: Arborist, tmp_path: Path) -> None:
@@ -269,6 +288,76 @@ def test_warm_round_trip_is_local_and_strict(app: Arborist, corpus: Path) -> Non
     assert app.rehydrate("1").changed == 2
     assert [h.audit_mode for h in app.search("Ditko")] == ["STRICT"]
     assert app.verify().ok
+
+
+def _zlib_bomb(size: int) -> bytes:
+    """zlib bytes of ``size`` bytes of one letter: about a thousandth of it."""
+    packer = zlib.compressobj(9)
+    block = b"A" * (1 << 20)
+    return b"".join([*(packer.compress(block) for _ in range(size >> 20)), packer.flush()])
+
+
+def test_warm_text_is_never_inflated_past_what_a_chunk_holds() -> None:
+    # 256 KiB of zlib inflate to 256 MiB: read whole, a megabyte of it is a gigabyte
+    bomb = _zlib_bomb(256 << 20)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="more than any chunk"):
+            warm_text(bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * len(bomb) + 4 * WARM_MAX_BYTES  # what it was given, not what it inflates to
+    assert warm_text(zlib.compress("café".encode())) == "café"
+    for edited in (b"not zlib", zlib.compress(b"text")[:-3], zlib.compress(b"\xff\xfe"), 7):
+        with pytest.raises(ValueError):
+            warm_text(edited)
+
+
+def test_a_warm_chunk_edited_into_a_bomb_is_named_in_one_line(app: Arborist, corpus: Path) -> None:
+    app.ingest([str(corpus / "spider.md")])
+    app.evict(str(corpus / "spider.md"), "warm")
+    with app.store_conn:
+        app.store_conn.execute(
+            "UPDATE chunks SET text_z = ? WHERE chunk_index = 0", (_zlib_bomb(64 << 20),)
+        )
+    found = app.verify()
+    assert not found.ok
+    assert any("decompresses to more than any chunk" in p for p in found.problems)
+    with pytest.raises(IntegrityError, match=r"chunk 0 of .*more than any chunk"):
+        app.rehydrate("1")
+
+
+def test_a_documents_status_flipped_by_hand_is_named_and_so_are_the_answers_it_let_through(
+    app: Arborist, tmp_path: Path
+) -> None:
+    # "bookkeeping" that decides which version retrieval reads: flipped back to the old
+    # version, an ask cites the superseded text as STRICT; flipped back again, that answer
+    # stays ok. Each state is one that no honest writer leaves.
+    policy = tmp_path / "policy.txt"
+    policy.write_text("The reactor safety valve must be opened at 300 bar.\n", encoding="utf-8")
+    app.ingest([str(policy)])
+    policy.write_text("The reactor safety valve must be opened at 150 bar.\n", encoding="utf-8")
+    app.ingest([str(policy)])
+    assert app.verify().ok
+
+    def flip(current: int, superseded: int) -> None:
+        with app.store_conn:
+            app.store_conn.execute(
+                "UPDATE documents SET status = 'superseded' WHERE id = ?", (superseded,)
+            )
+            app.store_conn.execute(
+                "UPDATE documents SET status = 'current' WHERE id = ?", (current,)
+            )
+
+    flip(1, 2)
+    found = app.verify()
+    assert "its status is current, but its versions make it superseded" in "\n".join(found.problems)
+    assert "300 bar" in app.ask("At what pressure must the valve be opened?").answer
+    flip(2, 1)
+    problems = "\n".join(app.verify().problems)
+    assert "is ok, but cites a superseded version of a document" in problems
+    assert "its versions make it" not in problems
 
 
 def test_a_tampered_source_is_refused_at_rehydration(app: Arborist, corpus: Path) -> None:

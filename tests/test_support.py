@@ -72,8 +72,12 @@ def test_an_answer_quotes_what_it_cites_only_word_for_word() -> None:
     )
     assert not quotes_cited("[E1] [E2]", passages), "nothing said is nothing quoted"
     assert not quotes_cited("The doc. See the doc. [E1]", passages[1:]), "only the passages given"
-    found = measure("Who created Spider-Man?", "Stan Lee and Steve Ditko. [E1]", [PASSAGE])
+    whole = "Spider-Man was created by Stan Lee and Steve Ditko. [E1]"
+    found = measure("Who created Spider-Man?", whole, [PASSAGE])
     assert found is not None and found.quoted and found.as_json()["quoted"] is True
+    # a fragment lifted from inside a sentence is no quote of it: it may say its opposite
+    part = measure("Who created Spider-Man?", "Stan Lee and Steve Ditko. [E1]", [PASSAGE])
+    assert part is not None and part.level == ANSWERED and not part.quoted
     said = measure("Who created Spider-Man?", "Lee and Ditko made Spider-Man. [E1]", [PASSAGE])
     assert said is not None and said.level == ANSWERED and not said.quoted
 
@@ -330,3 +334,69 @@ def test_a_notebook_answer_shows_a_pdf_chunk_without_its_page_mark(
     finally:
         ip.run_line_magic("unload_ext", "arborist_nb")
         InteractiveShell.clear_instance()
+
+
+VALVE = _Item(
+    "E1",
+    "valve.txt",
+    "It is false that the reactor valve is safe to open at any pressure. Operators must "
+    "never open the valve without the supervisor key.",
+)
+REGULATOR = _Item(
+    "E2",
+    "regulator.txt",
+    "The national safety regulator rules that the reactor valve must never be opened above "
+    "150 bar.",
+)
+BLOG = _Item("E3", "blog.txt", "The vendor blog says the reactor valve is safe to open.")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # words in parentheses after a name are no signature, and the name no passage says
+        "Verdict(the reactor valve is perfectly safe to open at any pressure, no key is "
+        "needed): Operators must never open the valve without the supervisor key. [E1]",
+        # a fragment from inside a sentence, saying its opposite
+        "the reactor valve is safe to open at any pressure. [E1]",
+        # one word that is all a sentence says, before a quote or alone
+        "Yes. [E1] It is false that the reactor valve is safe to open at any pressure. [E1]",
+        "Yes. It is false that the reactor valve is safe to open at any pressure. [E1]",
+        # prose joined by hyphens is words all the same
+        "Safe-to-open-at-any-pressure,-no-supervisor-key-needed. Operators must never open "
+        "the valve without the supervisor key. [E1]",
+        # a quote cited to a source it is not from
+        "The vendor blog says the reactor valve is safe to open. [E2] The national safety "
+        "regulator rules that the reactor valve must never be opened above 150 bar. [E3]",
+        # a citation naming another title, and a label beside it that is no evidence
+        "Operators must never open the valve without the supervisor key. "
+        "[E1 | ISO 9999 Official Safety Standard | https://www.iso.org/standard/9999]",
+        "Operators must never open the valve without the supervisor key. [E1][E9]",
+    ],
+)
+def test_quotes_verified_is_never_given_to_words_the_cited_passage_does_not_say(
+    answer: str,
+) -> None:
+    """What a hostile or careless model (any served one) could write to earn "quotes
+    verified": each is read as not quoted, though its sources stay proven."""
+    found = measure("Is the reactor valve safe to open?", answer, [VALVE, REGULATOR, BLOG])
+    assert found is not None and not found.quoted
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "It is false that the reactor valve is safe to open at any pressure. [E1]",
+        "Operators must never open the valve without the supervisor key. [E1 | valve.txt | x]",
+        "The vendor blog says the reactor valve is safe to open. [E3] The national safety "
+        "regulator rules that the reactor valve must never be opened above 150 bar. [E2]",
+        "The vendor blog says the reactor valve is safe to open. [E3][E2]",
+        "FUNCNEST: Operators must never open the valve without the supervisor key. [E1]",
+    ],
+)
+def test_whole_sentences_cited_to_their_own_sources_are_quotes(answer: str) -> None:
+    """The other side: whole sentences, each cited to the passage it is from (alone, or in
+    a run of citations that holds it), under a term the passage names or its own title."""
+    shown = _Item("E1", VALVE.title, "FUNCNEST\n" + (VALVE.text or ""))
+    found = measure("Is the reactor valve safe to open?", answer, [shown, REGULATOR, BLOG])
+    assert found is not None and found.quoted

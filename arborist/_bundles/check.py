@@ -61,6 +61,7 @@ from arborist._proofs.merkle import merkle_root, verify_inclusion
 from arborist._proofs.witness import Heads
 from arborist._store.cache.events import write_event_body
 from arborist._store.cache.records import SUPERSEDED_REASON
+from arborist._store.claims import earned_problems
 
 __all__ = ["BundleReport", "check_bundle", "witness_problems"]
 
@@ -323,6 +324,8 @@ class _Records:
                 refs.append((ref, item["cited"]))
         if len(refs) != len(record["evidence"]):
             return
+        rows = [(rank, bool(cited), None) for rank, (_ref, cited) in enumerate(refs)]
+        yield from earned_problems(record["answer_text"], record["audit_mode"], rows)
         dims = {
             name: self.hexes[v] if name in HASHED_DIMENSIONS else v
             for name, v in record["dimensions"].items()

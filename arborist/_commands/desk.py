@@ -345,11 +345,22 @@ def flags(command: Command, prefix: str = SHELL_PREFIX) -> list[str]:
 class _Parser(argparse.ArgumentParser):
     """argparse whose every complaint is one :class:`CommandUsage` line; it never exits."""
 
+    given: Sequence[str] = ()
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self.given = list(args or ())
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
         unknown = message.removeprefix("unrecognized arguments: ").split()
         if unknown and message.startswith("unrecognized") and unknown[0].startswith("--"):
             hint = did_you_mean(unknown[0].split("=", 1)[0], self._option_string_actions)
             message += f" ({hint})" if hint else ""
+        dashed = [
+            a for a in self.given if a.startswith("-") and a not in self._option_string_actions
+        ]
+        if message.startswith("the following arguments are required") and dashed:
+            message += f" ({dashed[0]} was read as an option: put -- before it, -- {dashed[0]})"
         raise CommandUsage(f"{message}: {_usage(self)}")
 
 

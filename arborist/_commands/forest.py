@@ -428,12 +428,26 @@ def _export(desk: Desk, args: argparse.Namespace) -> Outcome:
     if args.out is None:
         return Outcome(json=text, keep=True)
     try:  # the bytes `arborist session --export SID > FILE` writes
-        write_private_text(Path(args.out), inert_json(text) + "\n")
+        write_private_text(Path(args.out), inert_json(text) + "\n", kept=_home_files(desk))
     except OSError as exc:
         raise BadInput(f"cannot write {args.out}: {exc.strerror or exc}") from None
     return Outcome(
         f"exported session {sid} ({len(records) - 1} node(s)) to {views_common.field(args.out)}"
     )
+
+
+def _home_files(desk: Desk) -> list[Path]:
+    """The files of the home an export must never be written over: its stores (with their
+    ``-wal``, ``-shm`` and ``-journal``) and every other file in its folder."""
+    app = desk.app
+    stores = [Path(f"{db}{end}") for db in (app.store_path, app.sessions_path) for end in _DB_FILES]
+    try:
+        return stores + [p for p in app.home.iterdir() if p.is_file()]
+    except OSError:
+        return stores
+
+
+_DB_FILES = ("", "-wal", "-shm", "-journal")
 
 
 def _badges(desk: Desk, data: bytes) -> dict[str, str]:
@@ -464,7 +478,7 @@ def _export_bundle(desk: Desk, args: argparse.Namespace) -> Outcome:
         if name is None or text is None:
             continue
         try:
-            write_private_text(Path(name), text)
+            write_private_text(Path(name), text, kept=_home_files(desk))
         except OSError as exc:
             raise BadInput(f"cannot write {name}: {exc.strerror or exc}") from None
         said.append(

@@ -401,4 +401,12 @@ def _check_sessions(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> list[
     # A well-formed bates number is "<sid>-<6 digits>": its sid is all but the last 7.
     orphaned = sorted({b[:-7] for b in by_bates if is_bates(b)} - known)
     problems += [f"session {sid}: missing, though turns of it remain" for sid in orphaned]
+    seqs: dict[object, set[int]] = {}
+    for row in by_bates.values():
+        if type(row[10]) is int:
+            seqs.setdefault(row[11], set()).add(row[10])
+    for sid, held in sorted(seqs.items(), key=lambda item: str(item[0])):
+        gap = next((seq for seq in range(len(held)) if seq not in held), None)
+        if gap is not None:  # an edited next_seq hands out a seq past a gap
+            problems.append(f"session {sid}: its turns skip seq {gap:06d} (no honest session does)")
     return problems

@@ -44,7 +44,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v27"
+EXTRACTIVE_MODEL = "extractive-v28"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -314,15 +314,16 @@ class ExtractiveClient:
             return f"{NO_EVIDENCE_ANSWER} No passage mentions any of: {searched}."
         titles = "; ".join(dict.fromkeys(" ".join(item.title.split()) for item in request.evidence))
         absent = absent_names(request)
+        one = len(request.evidence) == 1
+        found = "the passage found" if one else f"the {len(request.evidence)} passages found"
         if absent:
             return (
                 f"{NO_EVIDENCE_ANSWER} No passage mentions {', '.join(absent)}; "
-                f"the {len(request.evidence)} passages found are from {titles}."
+                f"{found} {'is' if one else 'are'} from {titles}."
             )
         return (
-            f"{NO_EVIDENCE_ANSWER} Searched for: {searched}. "
-            f"The {len(request.evidence)} passages found (from {titles}) "
-            "hold no sentence about it."
+            f"{NO_EVIDENCE_ANSWER} Searched for: {searched}. {found.capitalize()} (from "
+            f"{titles}) {'holds' if one else 'hold'} no sentence about it."
         )
 
     def complete(

@@ -247,17 +247,27 @@ _TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 def _proper_names(question: str) -> list[str]:
     """The names the question writes with capitals (``Bitbucket``, ``GNOME``, ``DevOps``,
     ``Spider-Man``): a word of two letters or more with a capital after its first letter,
-    or with one at all when it does not open the question (which any sentence may), not
-    "I", not a word that shapes a request ("Python") and not one that opens with a digit
-    ("2D", "64MB": a measure, which a passage may write otherwise, "two-dimensional")."""
+    or with one at all when it opens no sentence of the question (which any sentence may:
+    "... do? Also, what ..."), not "I", not a word that shapes a request ("Python") nor one
+    that opens with a digit ("2D": a measure, which a passage may write otherwise)."""
     found = []
-    for place, token in enumerate(_TOKEN.findall(question)):
+    for match in _TOKEN.finditer(question):
+        token = match.group()
         inner = any(ch.isupper() for ch in token[1:])
         if len(token) < 2 or token[0].isdigit() or fold(token) in REQUEST_WORDS:
             continue
-        if inner or (place > 0 and token[0].isupper()):
+        if inner or (token[0].isupper() and not _opens_sentence(question, match.start())):
             found.append(token)
     return list(dict.fromkeys(found))
+
+
+_BEFORE_SENTENCE = re.compile(r"(?:^|[.?!:\n])[\s\"'“‘(\[¿¡*_-]*\Z")
+"""Before a word that opens a sentence: nothing, or an end of sentence, a colon or a line
+break, then spaces, quotes and opening marks (read back a few characters)."""
+
+
+def _opens_sentence(question: str, at: int) -> bool:
+    return _BEFORE_SENTENCE.search(question, max(0, at - 8), at) is not None
 
 
 _POSSESSIVE = re.compile(r"(?:([^\W_]+)\s+)?([^\W_]+(?:-[^\W_]+)*)\Z")

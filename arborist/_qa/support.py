@@ -38,8 +38,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from arborist._proofs.citations import cited_labels, parse_citations
+from arborist._proofs.citations import cited_labels
 from arborist._proofs.quotes import claims_for
+from arborist._qa.quoting import answer_quotes, quotes_cited
 from arborist._text.analysis import read_question
 from arborist._text.text_words import words
 
@@ -286,43 +287,8 @@ def measure(
         return None
     held = _held(cited)
     missing = tuple(w for w in measured_words(question) if root(w) not in held)
-    quoted = quotes_cited(answer, [item.text or "" for item in cited])
+    quoted = answer_quotes(answer, {item.label: (item.title, item.text or "") for item in cited})
     return Support(PARTLY if missing else ANSWERED, missing, quoted)
-
-
-_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
-_WORD = re.compile(r"\w+")
-_LABEL = re.compile(r"[\w.]+(?:\(.*\))?")
-"""What an answer may put before a quote to say what it is about (``copy.deepcopy(x, …)``):
-a name or a signature, the answerer's words, not a quote."""
-
-
-def quotes_cited(answer: str, passages: Sequence[str]) -> bool:
-    """Whether ``answer`` quotes what it cites: with its citations taken out, each of its
-    sentences of two words or more is, word for word, a span of one of ``passages``
-    (and there is at least one); a name or signature standing before a quote
-    (:data:`_LABEL`) says what it is about and is not a sentence. A model's paraphrase is not; the extractive answer's
-    sentences, copied from the passages, are. Pure."""
-    pieces, last = [], 0
-    for citation in parse_citations(answer):
-        pieces.append(answer[last : citation.start])
-        last = citation.end
-    pieces.append(answer[last:])
-    sentences = [
-        " ".join(part.split()).strip(" .,;:!?")
-        for piece in pieces
-        for part in _SENTENCE_END.split(piece)
-    ]
-    said = [_words_of(s) for s in sentences if len(s.split()) >= 2 and not _LABEL.fullmatch(s)]
-    shown = [_words_of(p) for p in passages]
-    return bool(said) and all(any(s in p for p in shown) for s in said)
-
-
-def _words_of(text: str) -> str:
-    """``text``'s words in order, one space apart and between spaces: a quote compares
-    word for word, whatever the layout between them (a wrapped line, pydoc's ``|``
-    gutter, markdown's ``*``)."""
-    return f" {' '.join(_WORD.findall(text))} "
 
 
 class _Record(Protocol):

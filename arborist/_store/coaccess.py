@@ -302,9 +302,9 @@ def is_stale(conn: sqlite3.Connection, version: str, *, slack: float = 0.0) -> b
     row = conn.execute(
         "SELECT source_rows FROM related_builds WHERE index_version = ?", (version,)
     ).fetchone()
-    if row is None:
+    if row is None or type(row[0]) is not int:  # bookkeeping an edit left unreadable: rebuild
         return True
-    built = int(row[0])
+    built = row[0]
     return _source_rows(conn) - built > slack * built
 
 

@@ -21,11 +21,11 @@ functions (an edit by hand is another connection) is not seen.
 from __future__ import annotations
 
 import sqlite3
-import zlib
 from collections.abc import Iterable, Iterator
 
 from arborist._proofs.hashing import leaf_hash
 from arborist._proofs.merkle import merkle_root
+from arborist._store.cache.stored import warm_text
 from arborist._store.places import Place, chunk_places
 
 __all__ = ["MAX_HELD", "document_places", "evidence_places", "forget_places"]
@@ -129,8 +129,8 @@ def _held_texts(rows: list[tuple[object, ...]]) -> Iterator[str]:
         text = hot
         if hot is None and isinstance(packed, bytes):
             try:
-                text = zlib.decompress(packed).decode("utf-8")
-            except (zlib.error, UnicodeDecodeError):
+                text = warm_text(packed)
+            except ValueError:
                 return
         if not isinstance(text, str):
             return

@@ -15,6 +15,7 @@ chunk that failed to verify).
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -174,6 +175,10 @@ _SNIPPET = f"""
 SELECT snippet(chunks_fts, 0, '«', '»', '…', {SNIPPET_TOKENS}) FROM chunks_fts
 WHERE chunks_fts MATCH ? AND rowid = ?
 """
+
+_ANCHOR = re.compile(r"[ \t]*\{#[«»A-Za-z0-9_.:-]{1,140}\}")
+"""The id a heading of an HTML page keeps for links to open it at (``{#_options}``, a word of
+it perhaps marked as a match), which a snippet shows as the heading's words alone."""
 
 _LEAF_QUERY = f"""
 SELECT c.id, c.document_id, d.uri, d.title, d.kind, c.rehydrated, d.source_root,
@@ -459,7 +464,9 @@ def search(conn: sqlite3.Connection, query: str, *, limit: int = 10) -> list[Sea
     with snapshot(conn):  # what was ranked is what is read, whoever writes meanwhile
         evidence = _best_chunks(conn, match, limit)
         proofs = proofs_for(conn, [(e.document_id, e.chunk_index) for e in evidence])
-        snippets = [str(_run(conn, _SNIPPET, (match, e.chunk_id))[0][0]) for e in evidence]
+        snippets = [
+            _ANCHOR.sub("", str(_run(conn, _SNIPPET, (match, e.chunk_id))[0][0])) for e in evidence
+        ]
         faults = evidence_faults(conn, evidence)
     hits = []
     for item, snippet, fault in zip(evidence, snippets, faults, strict=True):

@@ -22,6 +22,7 @@ from arborist._errors import BadInput, IntegrityError
 from arborist._gate.admission import admit_document
 from arborist._proofs.audit import append_event
 from arborist._store.cache.states import mark_stale
+from arborist._store.cache.stored import warm_text
 from arborist._store.chunking import chunk_text
 from arborist._store.documents import Document, restore_chunks
 from arborist._store.loaders import LoadedDocument
@@ -129,10 +130,17 @@ def rehydrate(
 
 
 def _local_texts(conn: sqlite3.Connection, document: Document) -> list[str]:
+    """A warm document's texts, decompressed (:func:`warm_text`); IntegrityError naming the
+    first chunk whose stored bytes are no chunk's (an edit)."""
     texts = []
-    for text, text_z in conn.execute(
-        "SELECT text, text_z FROM chunks WHERE document_id = ? ORDER BY chunk_index",
+    for index, text, text_z in conn.execute(
+        "SELECT chunk_index, text, text_z FROM chunks WHERE document_id = ? ORDER BY chunk_index",
         (document.id,),
     ):
-        texts.append(text if text is not None else zlib.decompress(text_z).decode("utf-8"))
+        try:
+            texts.append(text if text is not None else warm_text(text_z))
+        except ValueError as exc:
+            raise IntegrityError(
+                f"rehydration refused: chunk {index} of {document.uri}: {exc}"
+            ) from None
     return texts

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -54,6 +53,8 @@ from arborist._store.cache.rows import (
     stored_evidence,
     stored_records,
 )
+from arborist._store.cache.stored import warm_text
+from arborist._store.claims import mode_problems, version_problems
 from arborist._store.derive import derivation_event_body
 from arborist._store.documents import document_event_body, stored_documents
 from arborist._store.proofs import text_matches, verify_evidence
@@ -164,11 +165,9 @@ def _read_leaves(
             body = text
         elif tier == WARM:
             try:
-                body = zlib.decompress(text_z).decode("utf-8")
-            except (zlib.error, TypeError, UnicodeDecodeError):
-                problems.append(
-                    f"{_chunk(documents, doc_id, index)}: warm text cannot be decompressed"
-                )
+                body = warm_text(text_z)
+            except ValueError as exc:
+                problems.append(f"{_chunk(documents, doc_id, index)}: {exc}")
                 continue
         else:
             continue
@@ -297,6 +296,7 @@ def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
     written = {(b.get("cache_key"), b.get("revision")): b for b in _events(conn, "cache_write")}
     states = _expected_states(conn)
     doc_roots = dict(conn.execute("SELECT id, source_root FROM documents"))
+    core = {doc for (doc,) in conn.execute("SELECT id FROM documents WHERE kind = 'core'")}
     chunk_homes = {  # only the chunks some evidence names: the only ones looked up
         chunk_id: (doc_id, leaf)
         for chunk_id, doc_id, leaf in conn.execute(
@@ -310,6 +310,7 @@ def _check_records(conn: sqlite3.Connection) -> tuple[list[str], int]:
         found = [f"{where}: {p}" for p in _check_dimensions(record)]
         evidence = stored_evidence(conn, record.id)
         found += [f"{where}: {p}" for p in _check_evidence(evidence, doc_roots, chunk_homes)]
+        found += [f"{where}: {p}" for p in mode_problems(record, evidence, core)]
         refs = [(e.ref, bool(e.cited)) for e in evidence]
         try:
             if evidence_root([ref for ref, _cited in refs]) != record.evidence_root:
@@ -483,6 +484,7 @@ def verify_store(
     problems += (
         read_or_report(problems, "documents", lambda: _check_documents_against_events(conn)) or []
     )
+    problems += read_or_report(problems, "versions", lambda: version_problems(conn)) or []
     record_problems, records = read_or_report(
         problems, "cache records", lambda: _check_records(conn)
     ) or ([], 0)

@@ -22,8 +22,10 @@ What :func:`inert` does, character by character:
   word joiner (U+200B-U+200D, U+2060-U+2064), the byte-order mark U+FEFF, the
   soft hyphen U+00AD and the tag characters (U+E0000-U+E007F), which hide
   text or make two strings look alike. With the line and paragraph separators
-  U+2028 and U+2029 (a new line to some terminals, none to others) they are
-  shown as ``\\u200b``-style escapes (``\\U000e0041`` beyond U+FFFF).
+  U+2028 and U+2029 (a new line to some terminals, none to others), and the
+  characters that draw nothing though they are no space (:data:`BLANK_CHARACTERS`:
+  U+2800, the Hangul fillers), they are shown as ``\\u200b``-style escapes
+  (``\\U000e0041`` beyond U+FFFF).
 * Lone surrogates (which no terminal encoding can write) become U+FFFD.
 * With ``one_line=True`` every run of whitespace, newlines included,
   becomes one space: for fields printed on one line (labels, titles, errors).
@@ -40,6 +42,7 @@ from unicodedata import east_asian_width
 
 __all__ = [
     "ASCII_GUTTER",
+    "BLANK_CHARACTERS",
     "FORMAT_CHARACTERS",
     "GUTTER",
     "Gutter",
@@ -61,8 +64,15 @@ FORMAT_CHARACTERS = (
 """Every character of Unicode category Cf (format: invisible, or acting on the text
 around it) as a regex class body: Unicode 15.1's, a superset of older versions'."""
 
+BLANK_CHARACTERS = "\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0"
+"""Characters that are neither whitespace nor format characters, yet draw nothing: the
+Hangul fillers, the Khmer inherent vowels and the blank Braille pattern U+2800. A run of
+them after a question pushes what a line prints next (a turn's ``[NONE]``) off an
+80-column screen, and a forged ``[STRICT answered]`` before them reads as the badge."""
+
 _CONTROL = re.compile(
-    f"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{FORMAT_CHARACTERS}\ud800-\udfff]"
+    "\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029"
+    f"{FORMAT_CHARACTERS}{BLANK_CHARACTERS}\ud800-\udfff]"
 )
 _NAMED = {"\r": "\\r", "\x00": "\\0", "\x08": "\\b", "\x0b": "\\v", "\x0c": "\\f"}
 _WHITESPACE = re.compile(r"\s+")
@@ -119,7 +129,9 @@ class InertStream:
         return inert(held)
 
 
-_JSON_UNSAFE = re.compile(f"[\x7f-\x9f\u2028\u2029{FORMAT_CHARACTERS}\ud800-\udfff]")
+_JSON_UNSAFE = re.compile(
+    f"[\x7f-\x9f\u2028\u2029{FORMAT_CHARACTERS}{BLANK_CHARACTERS}\ud800-\udfff]"
+)
 
 
 def _json_escape(match: re.Match[str]) -> str:

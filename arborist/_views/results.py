@@ -25,6 +25,7 @@ from arborist._qa.support import Support, measure_record
 from arborist._store.cache.records import OK, CacheRecord
 from arborist._store.derive import Derivation
 from arborist._store.documents import IngestResult
+from arborist._store.loaders import SUPPORTED_SUFFIXES
 from arborist._store.related import Related
 from arborist._store.schema import TIERS
 from arborist._store.search import SearchHit
@@ -173,7 +174,7 @@ def ingest_text(
     72 documents wants the sum), then the counts, chunks and answers gone stale, then
     what a folder walk passed over and why (a FIFO, a link leaving the folder, ...)."""
     lines = [
-        f"{r.status:<9}  {field(r.document.title)}  ({r.document.chunk_count} chunks)  "
+        f"{r.status:<9}  {field(r.document.title)}  ({_chunks(r.document.chunk_count)})  "
         f"{field(r.document.uri)}"
         for r in (results if each else ())
     ]
@@ -184,12 +185,21 @@ def ingest_text(
     stale = sum(r.stale_records for r in results)
     chunks = sum(r.document.chunk_count for r in results)
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing"
-    lines.append(f"{summary} ({chunks} chunks); {stale} cached answer(s) now stale")
+    lines.append(f"{summary} ({_chunks(chunks)}); {stale} cached answer(s) now stale")
+    if not results and not skipped:  # a folder of other kinds of file: say why nothing
+        lines.append(
+            f"found no file to read: ingest reads {' '.join(SUPPORTED_SUFFIXES)} "
+            "(hidden files and excluded names are passed over)"
+        )
     if skipped:
         shown = "; ".join(f"{field(path)} ({why})" for path, why in skipped[:SKIPPED_SHOWN])
         more = f"; and {len(skipped) - SKIPPED_SHOWN} more" if len(skipped) > SKIPPED_SHOWN else ""
         lines.append(f"skipped {len(skipped)}: {shown}{more}")
     return "\n".join(lines)
+
+
+def _chunks(count: int) -> str:
+    return "1 chunk" if count == 1 else f"{count} chunks"
 
 
 SKIPPED_SHOWN = 5

@@ -34,6 +34,21 @@ function readWords() {
 
 const WORDS = readWords();
 
+const MODES = ["STRICT", "HYBRID", "VISUAL", "NONE"];
+
+/**
+ * The badge key a turn shows: the exporter's (which says, say, that a STRICT answer quotes
+ * nothing it cites) only when it claims no more than the mode the bundle itself holds and
+ * this page checks; the bundle's mode otherwise. The words travel beside the bundle,
+ * outside what is hashed: a key naming a stronger mode (VISUAL shown as STRICT) is an edit.
+ */
+function shownMode(turn) {
+  const key = Object.hasOwn(WORDS.audit, turn.bates) ? WORDS.audit[turn.bates] : turn.audit_mode;
+  const claimed = MODES.indexOf(String(key).replace(/-unquoted$/, ""));
+  const held = MODES.indexOf(turn.audit_mode);
+  return claimed >= 0 && held >= 0 && claimed >= held ? key : turn.audit_mode;
+}
+
 /**
  * What each turn looks up, made once: records by key, documents by root, chunks by
  * place, and what the check recomputed (node hashes, record hashes, evidence roots).
@@ -86,7 +101,7 @@ function sourcesList(found, turn) {
           return h(
             "li",
             { dataset: { sourceRoot: hex(item.source_root), chunkIndex: item.chunk_index } },
-            h("div", { class: "bp-source", text: `${doc?.title ?? "?"}, chunk ${item.chunk_index + 1} of ${doc?.chunk_count ?? "?"}${item.cited ? " (cited)" : ` (${said(WORDS.vocabulary, "rows", "uncited")})`}` }),
+            h("div", { class: "bp-source", text: `${doc?.title ?? "?"}, chunk ${item.chunk_index} of ${doc?.chunk_count ?? "?"}${item.cited ? " (cited)" : ` (${said(WORDS.vocabulary, "rows", "uncited")})`}` }),
             chunk && "text" in chunk ? h("blockquote", { class: "bp-chunk", text: chunk.text }) : null,
             field("leaf", leaf ? toHex(leaf) : "(none)"),
             field("proof", chunk && doc ? chunk.proof.map((at) => hex(doc.nodes[at])).join(" ") : "(none)"),
@@ -115,7 +130,7 @@ function turnElement(found, turn) {
       : [
           h("div", { class: "bp-question", text: turn.question }),
           h("div", { class: "bp-answer" }, markdownElements(h, parseMarkdown(turn.answer_text))),
-          field("mode", auditBadge(WORDS.vocabulary, Object.hasOwn(WORDS.audit, turn.bates) ? WORDS.audit[turn.bates] : turn.audit_mode).words),
+          field("mode", auditBadge(WORDS.vocabulary, shownMode(turn)).words),
           field("state", record ? (record.state === "ok" ? record.state : stateWords(WORDS.vocabulary, record)) : "(no record)"),
           field("cited", turn.cited_titles.join("; ")),
           field("asked", turn.created_at),

@@ -138,6 +138,8 @@ def test_the_page_holds_the_bundles_own_bytes_and_verifies_every_turn_from_file(
     assert opened.page.evaluate("() => isSecureContext"), "file:// has WebCrypto in chromium"
     answer = opened.page.locator("[role=treeitem][data-bates$='-000001'] > .bp-answer")
     expect(answer).to_contain_text("Stan Lee")
+    # chunks are numbered from 0, as the CLI, the JSON, the widget and the proof number them
+    expect(opened.page.locator(".bp-source").first).to_contain_text(", chunk 0 of 3 (cited)")
     assert opened.requests == [] and opened.errors == []
 
 
@@ -376,3 +378,36 @@ def test_the_guard_records_a_request_that_leaves_a_page(
     opened = open_page(path)
     opened.page.wait_for_load_state("load")
     assert set(opened.requests) == {"http://203.0.113.7/x.png"}
+
+
+def test_a_mode_the_words_beside_the_bundle_claim_beyond_it_is_not_shown(
+    open_page: Callable[[Path], Opened], tmp_path: Path
+) -> None:
+    """The badge keys travel beside the bundle, outside what the page checks: a key naming a
+    stronger mode than the turn's own (a VISUAL turn's "STRICT") is shown as the bundle's
+    mode, beside "verified"; a weaker one (a STRICT answer that quotes nothing) as said."""
+    home, docs = tmp_path / "home", tmp_path / "docs"
+    docs.mkdir()
+    (docs / "spider.md").write_text(SPIDER, encoding="utf-8")
+    assert run(home, "ingest", str(docs))[0] == 0
+    _code, out = run(home, "ask", "--json", "Who created Spider-Man?")
+    sid = json.loads(out)["bates"].rsplit("-", 1)[0]
+    assert run(home, "ask", "--sid", sid, "What is the tallest mountain on Mars?")[0] == 0
+    data = tmp_path / "b.bundle"
+    assert run(home, "export", "--bundle", str(data), sid)[0] == 0
+    bundle = json.loads(data.read_bytes())
+    turns = [t for t in bundle["turns"] if t["parent_bates"]]
+    visual = next(t for t in turns if t["audit_mode"] == "VISUAL")
+    strict = next(t for t in turns if t["audit_mode"] == "STRICT")
+    keys = {visual["bates"]: "STRICT", strict["bates"]: "STRICT-unquoted"}
+    path = tmp_path / "forged.html"
+    path.write_text(bundle_page(data.read_bytes(), "forged", keys), encoding="utf-8")
+    opened = open_page(path)
+    expect(opened.page.locator("#bp-summary")).to_have_attribute("data-verdict", "verified")
+
+    def mode(bates: str) -> str:
+        row = opened.page.locator(f"[role=treeitem][data-bates='{bates}']")
+        return str(row.locator(".bp-field", has_text="mode").first.inner_text())
+
+    assert "VISUAL" in mode(visual["bates"]) and "STRICT" not in mode(visual["bates"])
+    assert "wording not quoted" in mode(strict["bates"])

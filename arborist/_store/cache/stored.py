@@ -10,7 +10,14 @@ import json
 import zlib
 from typing import Any
 
-__all__ = ["UNREADABLE", "stored_object", "stored_proof", "stored_text"]
+__all__ = [
+    "UNREADABLE",
+    "WARM_MAX_BYTES",
+    "stored_object",
+    "stored_proof",
+    "stored_text",
+    "warm_text",
+]
 
 UNREADABLE = "\ufffd"
 """The text of a chunk whose stored bytes are not text, or do not decompress to UTF-8 (an
@@ -42,7 +49,35 @@ def stored_text(text: object, packed: object) -> str | None:
     :data:`UNREADABLE` for anything an edit left that is not text."""
     if text is None and packed is not None:
         try:
-            return zlib.decompress(packed).decode("utf-8")  # type: ignore[arg-type]
-        except (zlib.error, UnicodeDecodeError, TypeError):
+            return warm_text(packed)
+        except ValueError:
             return UNREADABLE
     return text if text is None or isinstance(text, str) else UNREADABLE
+
+
+WARM_MAX_BYTES = 1 << 16
+"""More than any chunk's text in UTF-8 (a chunk holds at most
+:data:`~arborist._store.chunking.MAX_CHARS` characters, of four bytes at most, and the form
+feeds that open its pages): a warm chunk that decompresses to more is an edit, never read
+whole (a megabyte of zlib can inflate to a gigabyte)."""
+
+
+def warm_text(packed: object) -> str:
+    """A warm chunk's text: its zlib bytes decompressed, at most :data:`WARM_MAX_BYTES` of
+    them, and read as UTF-8. ValueError (one line) for anything else an edit may leave:
+    bytes that are not zlib, a stream cut short, more than a chunk holds, no UTF-8."""
+    if not isinstance(packed, bytes):
+        raise ValueError("warm text is not bytes")
+    reader = zlib.decompressobj()
+    try:
+        raw = reader.decompress(packed, WARM_MAX_BYTES + 1)
+    except zlib.error as exc:
+        raise ValueError(f"warm text cannot be decompressed ({exc})") from None
+    if len(raw) > WARM_MAX_BYTES:
+        raise ValueError(f"warm text decompresses to more than any chunk ({WARM_MAX_BYTES} bytes)")
+    if not reader.eof:
+        raise ValueError("warm text cannot be decompressed (a stream cut short)")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("warm text is not UTF-8") from None
