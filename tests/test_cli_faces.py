@@ -460,14 +460,14 @@ def test_an_export_is_never_written_over_the_homes_files_or_through_a_link(
     for kept in ("store.db", "sessions.db", "store.db-wal"):
         target = home / kept
         before = target.read_bytes() if target.exists() else None
-        code, out, err = run("export", sid, flag, str(target))
+        code, _out, err = run("export", sid, flag, str(target))
         assert code != 0 and "one of the home's own files" in err and err.count("\n") == 1
         assert (target.read_bytes() if target.exists() else None) == before
     victim = tmp_path / "victim.txt"
     victim.write_text("precious", encoding="utf-8")
     link = tmp_path / "out_link.json"
     link.symlink_to(victim)
-    code, out, err = run("export", sid, flag, str(link))
+    code, _out, err = run("export", sid, flag, str(link))
     assert code != 0 and "symbolic link" in err and err.count("\n") == 1
     assert victim.read_text(encoding="utf-8") == "precious"
     assert run("verify")[0] == 0
