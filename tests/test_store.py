@@ -6,6 +6,7 @@ import sqlite3
 import tracemalloc
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ from arborist import Arborist
 from arborist._errors import ArboristError, BadInput, IntegrityError, NotFound
 from arborist._proofs.hashing import leaf_hash
 from arborist._proofs.merkle import merkle_root
+from arborist._qa.extractive import ExtractiveClient
 from arborist._store import documents
 from arborist._store.cache.stored import WARM_MAX_BYTES, warm_text
 from arborist._store.chunking import chunk_text
@@ -433,3 +435,26 @@ def test_errors_are_arborist_errors_with_one_line(app: Arborist, tmp_path: Path)
             app.ingest(bad)
         except ArboristError as err:
             assert "\n" not in str(err)
+
+
+def test_an_answer_whose_document_is_reingested_while_it_is_answered_is_stale_as_written(
+    app: Arborist, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Retrieval reads the current version; the model answers; another process re-ingests the
+    # document meanwhile (its re-ingest marks the records citing the old version stale, but
+    # this one is not written yet). Written ok, it would cite a superseded version.
+    policy = tmp_path / "policy.txt"
+    policy.write_text("The reactor safety valve must be opened at 300 bar.\n", encoding="utf-8")
+    app.ingest([str(policy)])
+    answer = ExtractiveClient.complete
+
+    def slow_model(self: ExtractiveClient, request: Any, **kwargs: Any) -> Any:
+        policy.write_text("The reactor safety valve must be opened at 150 bar.\n", "utf-8")
+        with Arborist(app.home) as other:
+            other.ingest([str(policy)])
+        return answer(self, request, **kwargs)
+
+    monkeypatch.setattr(ExtractiveClient, "complete", slow_model)
+    record = app.ask("At what pressure must the valve be opened?").record
+    assert record.state == "stale" and "changed while it was answered" in str(record.state_reason)
+    assert app.verify().ok

@@ -9,14 +9,10 @@ then :meth:`Desk.perform`), and shows the :class:`Outcome` its own way (printed
 inert, or kept as a cell's value), then applies what it says happened (a move, a
 change a widget should show, a REPL to open).
 
-The commands are registered by :mod:`arborist._commands.forest`,
-:mod:`arborist._commands.store` and :mod:`arborist._commands.answers`, which stand on this
-module; :mod:`arborist._commands.table` loads them (a face imports it before it runs a
-line). Every complaint is one line (:class:`CommandUsage`, a
-:class:`~arborist._errors.BadInput`), never an exit: a kernel and a REPL keep
-running after a typo. No face lives here (no Jupyter, no terminal); the only files
-touched besides the stores are the ones a command names (``export --out FILE``,
-``import FILE``, ``verify --witness NOTEBOOK``).
+The commands are registered by :mod:`arborist._commands.forest`, ``store`` and ``answers``,
+which stand on this module; :mod:`arborist._commands.table` loads them. Every complaint is one
+line (:class:`CommandUsage`, a :class:`~arborist._errors.BadInput`), never an exit. No face
+lives here; the only files touched besides the stores are those a command names.
 """
 
 from __future__ import annotations
@@ -356,10 +352,8 @@ class _Parser(argparse.ArgumentParser):
         if unknown and message.startswith("unrecognized") and unknown[0].startswith("--"):
             hint = did_you_mean(unknown[0].split("=", 1)[0], self._option_string_actions)
             message += f" ({hint})" if hint else ""
-        dashed = [
-            a for a in self.given if a.startswith("-") and a not in self._option_string_actions
-        ]
-        if message.startswith("the following arguments are required") and dashed:
+        dashed = [a for a in self.given if a[:1] == "-" and a not in self._option_string_actions]
+        if dashed and message.startswith("the following arguments are required"):
             message += f" ({dashed[0]} was read as an option: put -- before it, -- {dashed[0]})"
         raise CommandUsage(f"{message}: {_usage(self)}")
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arborist._clock import utc_now
-from arborist._database.db import snapshot
+from arborist._database.db import snapshot, transaction
 from arborist._errors import BadInput, IntegrityError, ModelError, NoDocuments
 from arborist._gate.admission import Admitted, admit
 from arborist._proofs.citations import cited_labels
@@ -63,6 +63,7 @@ from arborist._store.cache.records import (
     ok_record_id,
     write_record,
 )
+from arborist._store.cache.states import mark_stale
 from arborist._store.calibration import Calibration
 from arborist._store.chunking import CHUNKING_VERSION
 from arborist._store.documents import proofs_for
@@ -488,7 +489,17 @@ def _write_record(
         evidence=_proven(conn, evidence, cited),
         redactions=redactions,
     )
-    return write_record(conn, draft, replace_ok=replace_ok)
+    with transaction(conn):  # a document re-ingested since retrieval: stale as it is written
+        record = write_record(conn, draft, replace_ok=replace_ok)
+        documents = sorted({e.document_id for e in evidence})  # a few: one IN list
+        changed = conn.execute(
+            "SELECT id FROM documents WHERE status != 'current' "
+            f"AND id IN ({', '.join('?' * len(documents))})",
+            documents,
+        ).fetchall()
+        for (document_id,) in changed:
+            mark_stale(conn, document_id, "a document it cites changed while it was answered")
+        return load_record(conn, record.id) if changed else record
 
 
 def _proven(
