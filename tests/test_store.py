@@ -458,3 +458,17 @@ def test_an_answer_whose_document_is_reingested_while_it_is_answered_is_stale_as
     record = app.ask("At what pressure must the valve be opened?").record
     assert record.state == "stale" and "changed while it was answered" in str(record.state_reason)
     assert app.verify().ok
+
+
+def test_a_tier_moved_by_hand_is_named_by_verify(app: Arborist, corpus: Path) -> None:
+    # Every honest move writes a tier_change event; a document moved out of retrieval by
+    # hand (its text dropped, the index rebuilt) would make asks miss it with nothing said.
+    app.ingest([str(corpus / "spider.md")])
+    assert app.search("Ditko")
+    with app.store_conn:
+        app.store_conn.execute("UPDATE chunks SET tier = 'cold', text = NULL")
+        app.store_conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild')")
+        app.store_conn.execute("INSERT INTO documents_fts (documents_fts) VALUES ('rebuild')")
+    assert app.search("Ditko") == []
+    problems = "\n".join(app.verify().problems)
+    assert "chunk(s) cold, where its tier_change events leave it hot" in problems

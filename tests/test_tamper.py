@@ -55,7 +55,6 @@ BOOKKEEPING: dict[tuple[str, str], str] = {
     ("sessions", "schema_migrations.applied_at"): "when a migration ran",
     ("store", "cache_records.hit_count"): "how many times an answer was served from the cache",
     ("store", "cache_records.last_hit_at"): "when it was last served",
-    ("store", "chunks.tier"): "hot, warm or cold: where the text is kept (the leaf is committed)",
     ("store", "chunks.heading"): "the heading shown beside a chunk (not part of its text)",
     ("store", "chunks.rehydrated"): "whether a chunk came back through rehydration",
     ("store", "record_session.*"): "co-access rows: a behavioural signal (ARBORIST_COACCESS=1)",

@@ -1,19 +1,22 @@
 """What a store's rows claim beyond what their hashes cover, held to what an honest writer
-sets: the audit mode a record's citations earn, and which version of a document is current.
+sets: the audit mode a record's citations earn, which version of a document is current, and
+which tier its chunks are in.
 ``arborist verify`` (:mod:`arborist._store.verify`) reports each line these return.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from arborist._proofs.citations import cited_labels
 from arborist._store.cache.records import OK
 from arborist._store.cache.rows import StoredEvidence, StoredRecord
 from arborist._store.documents import Document, stored_documents
+from arborist._store.schema import HOT
 
-__all__ = ["earned_problems", "mode_problems", "version_problems"]
+__all__ = ["earned_problems", "mode_problems", "tier_problems", "version_problems"]
 
 
 def mode_problems(
@@ -88,3 +91,32 @@ def version_problems(conn: sqlite3.Connection) -> list[str]:
 
 def _later(version: object, than: object) -> bool:
     return type(version) is int and (type(than) is not int or version > than)
+
+
+def tier_problems(
+    conn: sqlite3.Connection, tiers: Mapping[tuple[int, str], int], uris: Mapping[int, str]
+) -> list[str]:
+    """Each document's chunks (``tiers``: how many of a document's are in each tier, as
+    :mod:`arborist._store.verify` read them) in the tier its ``tier_change`` events leave
+    them: hot as ingested, then the tier of its last move (an eviction moves every chunk
+    down, a rehydration or a re-ingest every one back). Moved by hand, a document drops out
+    of retrieval (or comes back) with no event to say so, and ``ask`` silently misses it."""
+    moved: dict[object, object] = {}
+    for (body,) in conn.execute(
+        "SELECT body FROM audit_events WHERE event_type = 'tier_change' ORDER BY seq"
+    ):
+        try:
+            event = json.loads(body)
+        except (TypeError, ValueError):
+            continue  # the chain check reports an unreadable event
+        if isinstance(event, dict):
+            moved[event.get("document_id")] = event.get("tier")
+    problems = []
+    for (doc_id, tier), count in sorted(tiers.items(), key=lambda held: str(held[0])):
+        expected = moved.get(doc_id, HOT)
+        if tier != expected:
+            problems.append(
+                f"document {uris.get(doc_id, doc_id)}: {count} chunk(s) {tier}, where its "
+                f"tier_change events leave it {expected}"
+            )
+    return problems

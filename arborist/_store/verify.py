@@ -54,7 +54,7 @@ from arborist._store.cache.rows import (
     stored_records,
 )
 from arborist._store.cache.stored import warm_text
-from arborist._store.claims import mode_problems, version_problems
+from arborist._store.claims import mode_problems, tier_problems, version_problems
 from arborist._store.derive import derivation_event_body
 from arborist._store.documents import document_event_body, stored_documents
 from arborist._store.proofs import text_matches, verify_evidence
@@ -111,7 +111,9 @@ def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
         row[0]: row[1:]
         for row in conn.execute("SELECT id, uri, source_root, chunk_count FROM documents")
     }
-    leaves, chunks = _read_leaves(conn, documents, problems)
+    tiers: dict[tuple[int, str], int] = {}
+    leaves, chunks = _read_leaves(conn, documents, problems, tiers)
+    problems += tier_problems(conn, tiers, {doc_id: row[0] for doc_id, row in documents.items()})
     stored = _stored_nodes(conn)
     for doc_id, (uri, root, count) in documents.items():
         got = sorted(leaves.get(doc_id, []))
@@ -136,10 +138,14 @@ are never all in memory at once."""
 
 
 def _read_leaves(
-    conn: sqlite3.Connection, documents: dict[int, tuple[str, str, int]], problems: list[str]
+    conn: sqlite3.Connection,
+    documents: dict[int, tuple[str, str, int]],
+    problems: list[str],
+    tiers: dict[tuple[int, str], int],
 ) -> tuple[dict[int, list[tuple[int, bytes]]], int]:
     """Every document's ``(chunk_index, leaf)``, and how many chunks were read; a chunk whose
-    text (hot, or warm once decompressed) does not re-hash to its leaf is a problem."""
+    text (hot, or warm once decompressed) does not re-hash to its leaf is a problem. How many
+    of each document's chunks are in each tier go into ``tiers``, read in the same pass."""
     leaves: dict[int, list[tuple[int, bytes]]] = {doc_id: [] for doc_id in documents}
     chunks = 0
     fromhex = bytes.fromhex
@@ -150,6 +156,7 @@ def _read_leaves(
     rows = (row for batch in iter(lambda: cursor.fetchmany(_READ_BATCH), []) for row in batch)
     for doc_id, index, leaf, tier, text, text_z in rows:  # fetched in C, a batch at a time
         chunks += 1
+        tiers[doc_id, tier] = tiers.get((doc_id, tier), 0) + 1
         try:
             leaf_bytes = fromhex(leaf)
         except (TypeError, ValueError):
