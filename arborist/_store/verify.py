@@ -103,17 +103,20 @@ def _events(conn: sqlite3.Connection, event_type: str) -> Iterator[dict[str, obj
         yield body
 
 
-def _check_chunks(conn: sqlite3.Connection) -> tuple[list[str], int, int]:
+def _check_chunks(
+    conn: sqlite3.Connection, tiers: dict[tuple[int, str], int], uris: dict[int, str]
+) -> tuple[list[str], int, int]:
     """Every chunk's text against its leaf, then every document's leaves, folded once, against
-    its ``source_root`` and its stored Merkle nodes."""
+    its ``source_root`` and its stored Merkle nodes; how many of each document's chunks are in
+    each tier, and its URI, go into ``tiers`` and ``uris`` (:func:`tier_problems` reads the
+    events apart, so a damaged chain leaves this section whole)."""
     problems: list[str] = []
     documents = {
         row[0]: row[1:]
         for row in conn.execute("SELECT id, uri, source_root, chunk_count FROM documents")
     }
-    tiers: dict[tuple[int, str], int] = {}
+    uris.update((doc_id, row[0]) for doc_id, row in documents.items())
     leaves, chunks = _read_leaves(conn, documents, problems, tiers)
-    problems += tier_problems(conn, tiers, {doc_id: row[0] for doc_id, row in documents.items()})
     stored = _stored_nodes(conn)
     for doc_id, (uri, root, count) in documents.items():
         got = sorted(leaves.get(doc_id, []))
@@ -485,9 +488,14 @@ def verify_store(
     """
     checks = checks or FileChecks(conn, STORE_FTS)
     problems: list[str] = []
-    found = read_or_report(problems, "documents and chunks", lambda: _check_chunks(conn))
+    tiers: dict[tuple[int, str], int] = {}
+    uris: dict[int, str] = {}
+    found = read_or_report(
+        problems, "documents and chunks", lambda: _check_chunks(conn, tiers, uris)
+    )
     chunk_problems, documents, chunks = found or ([], 0, 0)
     problems += chunk_problems
+    problems += read_or_report(problems, "tiers", lambda: tier_problems(conn, tiers, uris)) or []
     problems += (
         read_or_report(problems, "documents", lambda: _check_documents_against_events(conn)) or []
     )
