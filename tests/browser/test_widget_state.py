@@ -59,10 +59,18 @@ def test_the_widget_follows_a_falsified_answer_asked_again_and_the_cells_grow_no
     detail.get_by_role("button", name="Falsify answer").click()
     detail.get_by_role("button", name="Confirm falsify").click()
     expect(row(tree, first).get_by_label("Why")).to_have_text(REASON, timeout=RENDER_MS)
-    name, edge = row(tree, first).evaluate(
-        "(r) => [r.querySelector('.arb-name').getBoundingClientRect().right,"
-        " r.closest('[role=tree]').getBoundingClientRect().right]"
-    )
+    # Measured in one frame, from the row as it stands then: a render may replace the row
+    # between a locator resolving it and an evaluate reading it.
+    name, edge = lab.page.wait_for_function(
+        """([root, bates]) => {
+          const r = root.querySelector(`[role=treeitem][data-bates="${bates}"]`);
+          const n = r && r.querySelector('.arb-name'), t = r && r.closest('[role=tree]');
+          return n && t && r.isConnected
+            ? [n.getBoundingClientRect().right, t.getBoundingClientRect().right] : null;
+        }""",
+        arg=[forest.element_handle(), first],
+        timeout=RENDER_MS,
+    ).json_value()
     assert name <= edge, f"the reason pushes the turn's name out of the tree ({name} > {edge})"
     expect(detail.locator(".arb-detail-head").get_by_label("Why")).to_have_text(REASON)
     expect(detail.get_by_label("Falsification state")).to_have_text(f"already failed: {REASON}")
