@@ -35,7 +35,13 @@ from arborist._store.loaders import (
     load_path,
     local_path,
 )
-from arborist._store.redirects import MAX_REDIRECTS, Resolver, is_public, refusal, resolve
+from arborist._store.redirects import (
+    MAX_REDIRECTS,
+    Resolver,
+    address_class,
+    refusal,
+    resolve,
+)
 from arborist._store.uris import unquoted
 
 if TYPE_CHECKING:
@@ -176,9 +182,9 @@ def fetch_url(
     """GET an http(s) URL (following redirects) and load its body; ``uri`` is the URL as given.
 
     Each hop's host is resolved (``resolver``) and connected to at the address checked:
-    a redirect from a public first URL to a host with any address that is not public
-    (loopback, link-local, private...: :mod:`arborist._store.redirects`), or to a scheme
-    other than http(s), is refused in one line before it is connected to.
+    a redirect to a host with any address that is neither public nor of the first URL's
+    class (loopback, link-local, private: :mod:`arborist._store.redirects`), or to a
+    scheme other than http(s), is refused in one line before it is connected to.
 
     The media type comes from ``Content-Type``; a generic one (text/plain,
     octet-stream, none) defers to the final URL's suffix, so raw file hosts
@@ -240,7 +246,7 @@ def _fetch(
     import httpx  # noqa: PLC0415 - see fetch_url
 
     hop = httpx.URL(url)
-    first_local: bool | None = None
+    first: str | None = None  # the first URL's class of address: what its redirects may reach
     for _ in range(MAX_REDIRECTS + 1):
         if hop.scheme not in ("http", "https") or not hop.host:
             raise BadInput(f"{url}: a redirect to {hop} was refused: only http(s) URLs are fetched")
@@ -248,10 +254,10 @@ def _fetch(
             addresses = resolver(hop.host, hop.port or (443 if hop.scheme == "https" else 80))
         except BadInput as exc:
             raise BadInput(f"cannot fetch URL: {url}: {exc}") from exc
-        if first_local is None:
-            first_local = not is_public(addresses[0])
+        if first is None:
+            first = address_class(addresses[0])
         else:
-            why = refusal(first_local, str(hop), addresses)
+            why = refusal(first, str(hop), addresses)
             if why is not None:
                 raise BadInput(f"{url}: {why}; nothing was fetched from it")
         target, headers, extensions = _pinned(hop, addresses[0])
