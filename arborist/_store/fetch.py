@@ -179,7 +179,8 @@ def fetch_url(
     deadline: float | None = None,
     resolver: Resolver = resolve,
 ) -> LoadedDocument:
-    """GET an http(s) URL (following redirects) and load its body; ``uri`` is the URL as given.
+    """GET an http(s) URL (following redirects) and load its body; ``uri`` is the URL as given,
+    ``fetched_from`` the URL the body came from when redirects led elsewhere.
 
     Each hop's host is resolved (``resolver``) and connected to at the address checked:
     a redirect to a host with any address that is neither public nor of the first URL's
@@ -286,7 +287,10 @@ def _body(
     response: httpx.Response, url: str, final: httpx.URL, max_bytes: int, clock: _Deadline
 ) -> LoadedDocument:
     """The document in a final (not redirecting) response; ``final`` is the URL it came
-    from, by name (the request itself went to an address)."""
+    from, by name (the request itself went to an address), kept as the document's
+    ``fetched_from`` when it is not ``url``."""
+    import httpx  # noqa: PLC0415 - see fetch_url
+
     status = response.status_code
     if not 200 <= status < 300:
         reason = response.reason_phrase
@@ -310,13 +314,15 @@ def _body(
     charset_match = _CONTENT_TYPE_CHARSET.search(content_type)
     box = [bytes(body)]
     del body  # the body is in the box alone: loading lets it go once it is decoded
-    return load_owned(
+    doc = load_owned(
         box,
         uri=url,
         name=name,
         media_type=media_type,
         charset=charset_match.group(1) if charset_match else None,
     )
+    moved = str(final) != str(httpx.URL(url))  # a redirect led elsewhere: say where
+    return replace(doc, fetched_from=str(final)) if moved else doc
 
 
 def url_file_name(raw_path: str, host: str) -> str:

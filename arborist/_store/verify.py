@@ -261,6 +261,7 @@ def _check_documents_against_events(conn: sqlite3.Connection) -> list[str]:
             document,
             redactions=event.get("redactions"),
             metadata_redactions=event.get("metadata_redactions"),
+            fetched_from=event.get("fetched_from"),
         )
         differing = differing_fields(event, expected, optional=("media_type",))
         if differing:
