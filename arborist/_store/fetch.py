@@ -218,10 +218,15 @@ def fetch_url(
 
 
 def _too_slow(url: str, clock: _Deadline) -> BadInput:
-    return BadInput(
+    """The deadline's refusal, caused by a timeout: what the network did, so the command
+    exits 1 however the deadline was met (:func:`arborist._faces.cli.exit_code`; a
+    ``raise ... from`` an httpx error gives another cause of the same kind)."""
+    slow = BadInput(
         f"cannot fetch URL: {url}: not fetched within the {clock.seconds:g} s deadline "
         f"(set {FETCH_DEADLINE_ENV} to wait longer)"
     )
+    slow.__cause__ = TimeoutError(f"the {clock.seconds:g} s deadline of a fetch")
+    return slow
 
 
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -295,7 +300,13 @@ def _body(
     if not 200 <= status < 300:
         reason = response.reason_phrase
         message = f"{url}: HTTP {status}{' ' + reason if reason else ''}"
-        raise NotFound(message) if status in (404, 410) else BadInput(message)
+        if status in (404, 410):
+            raise NotFound(message)
+        # What the server answered, not a bad argument: the command exits 1, as for a network
+        # failure (the error's cause says so to arborist._faces.cli.exit_code).
+        raise BadInput(message) from httpx.HTTPStatusError(
+            message, request=response.request, response=response
+        )
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise BadInput(f"{url}: too large ({int(declared)} bytes; the limit is {max_bytes})")
