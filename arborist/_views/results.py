@@ -366,8 +366,9 @@ def rehydrated_text(change: TierChange) -> str:
 def derived_text(kind: str, derivation: Derivation) -> str:
     """The core record ``derive`` saved, its text set apart, and what it stands on; a
     haiku's syllables as :func:`~arborist._qa.distill.syllables` counts them, said to be rough."""
+    typed = " (hand-written)" if derivation.hand_written else ""
     lines = [
-        f"saved {kind} {field(derivation.core.uri)} from {derivation.derived_from[:12]}… "
+        f"saved {kind}{typed} {field(derivation.core.uri)} from {derivation.derived_from[:12]}… "
         f"({len(derivation.sources)} source chunk(s))"
     ]
     if derivation.text:
