@@ -61,7 +61,8 @@ def test_a_haiku_is_saved_and_verified(home: Path, tmp_path: Path) -> None:
          key, "--text", HAIKU.replace("speaks", "stands")],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
-    assert done.returncode == 0 and "saved haiku core:haiku:" in done.stdout, done.stderr
+    assert done.returncode == 0, done.stderr
+    assert "saved haiku (hand-written) core:haiku:" in done.stdout  # the user typed it
 
 
 def test_a_store_from_before_migration_12_takes_a_haiku_once_migrated(

@@ -253,6 +253,8 @@ def derivation_json(derivation: Derivation) -> dict[str, Any]:
         "source_root": core.source_root,
         "derived_from": derivation.derived_from,
         "derivation_hash": derivation.derivation_hash,
+        "hand_written": derivation.hand_written,
+        "title": core.title,
         "text": derivation.text,
         "sources": [
             {

@@ -250,9 +250,11 @@ class Arborist(HomeRelated):
         under HYBRID, so it must not carry a falsified or edited answer's words."""
         record = self.resolve_answer(ref)
         check_derivable(record)
+        typed = text is not None  # the user's words, marked so: no model's distillation
         if text is None:
             text = distilled(kind, record, self.client(llm, **limits))
-        return derive_from_record(self.store_conn, record, kind, self.admitted(text))
+        admitted = self.admitted(text)
+        return derive_from_record(self.store_conn, record, kind, admitted, hand_written=typed)
 
     # --- answers ------------------------------------------------------------------------------
 

@@ -3,8 +3,10 @@
 Every failure is one line on stderr: ``arborist: error: <what was wrong>``.
 Exit codes (README, "Command line"): 0 success; 1 a failed check or an arborist
 error, including what the machine or the network did (a full disk, an I/O error, a
-URL that cannot be fetched); 2 bad arguments: a command line that does not parse,
-or input that can never be valid (an argument that is not UTF-8 text among them).
+URL that cannot be fetched: no connection, an HTTP error status, the fetch deadline);
+2 bad arguments: a command line that does not parse, or input that can never be valid
+(an argument that is not UTF-8 text among them, a file or a fetched page over the size
+cap, of a type ingest does not read, or refused by the admission gate).
 The commands are :mod:`arborist._commands.desk`' table, the one the REPL and
 ``%arborist`` run, loaded by :mod:`arborist._faces.cli_commands` only when one runs:
 ``arborist --version`` loads neither the table nor the services. ``cli`` is a click
@@ -52,7 +54,9 @@ def fail(message: str, code: int) -> NoReturn:
 def exit_code(exc: ArboristError) -> int:
     """What an error exits with: 2 for bad arguments and input that can never be valid,
     1 for everything else, a fetch that failed in the network included (the error is a
-    ``BadInput`` of the URL, but the same URL may be fetched a minute later)."""
+    ``BadInput`` of the URL, but the same URL may be fetched a minute later): no
+    connection, an HTTP error status or the fetch deadline, each a ``BadInput`` caused by
+    an httpx error or a timeout."""
     if not isinstance(exc, BadInput):
         return EXIT_FAILED
     cause = exc.__cause__

@@ -259,9 +259,21 @@ class EmbeddingsClient(RemoteModel):
         matrix = np.zeros((count, len(vectors[0]) if vectors else 1), dtype=np.float64)
         for index, vector in zip(order, vectors, strict=True):
             matrix[int(index)] = vector
-        norms = np.linalg.norm(matrix, axis=1)
-        if np.any(norms == 0) or not np.all(np.isfinite(norms)):
-            raise self._error("the server answered a vector of zeros")
+        with np.errstate(over="ignore", under="ignore"):  # judged below, never warned of
+            norms = np.linalg.norm(matrix, axis=1)
+        for position, norm in enumerate(norms):
+            if not np.isfinite(norm):
+                raise self._error(
+                    f"vector {position} is out of range: its length overflows a float "
+                    "(components past about 1e154)"
+                )
+            if norm == 0:
+                zeros = not np.any(matrix[position])
+                raise self._error(
+                    "the server answered a vector of zeros"
+                    if zeros
+                    else f"vector {position} is out of range: too small to normalize"
+                )
         unit: NDArray[np.float32] = (matrix / norms[:, None]).astype(np.float32)
         return unit
 
@@ -274,9 +286,14 @@ class EmbeddingsClient(RemoteModel):
         for value in embedding:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise self._error(f"vector {position} holds a value that is not a number")
-            if not math.isfinite(value):
-                raise self._error(f"vector {position} holds {value!r}, not a finite number")
-            numbers.append(float(value))
+            try:
+                number = float(value)  # an integer of 400 digits is no float: OverflowError
+            except OverflowError:
+                number = math.inf
+            if not math.isfinite(number):
+                shown = f"{value!r}" if isinstance(value, float) else "an integer past 1e308"
+                raise self._error(f"vector {position} holds {shown}, not a finite number")
+            numbers.append(number)
         return numbers
 
 

@@ -93,6 +93,9 @@ class IngestResult:
     document: Document
     status: Literal["added", "updated", "unchanged", "restored"]
     stale_records: int = 0
+    fetched_from: str | None = None
+    """Where this ingest's bytes came from when a fetch was redirected (admitted, as the
+    URI is); a new document's ``document_add`` event commits it."""
 
 
 def _document(row: tuple[object, ...]) -> Document:
@@ -118,13 +121,23 @@ def stored_documents(conn: sqlite3.Connection) -> list[Document]:
 
 
 def document_event_body(
-    document: Document, *, redactions: object = None, metadata_redactions: object = None
+    document: Document,
+    *,
+    redactions: object = None,
+    metadata_redactions: object = None,
+    fetched_from: object = None,
 ) -> dict[str, object]:
     """What a ``document_add`` event commits to (:func:`arborist._store.metadata.event_body`):
     the document's identity and metadata, its root over how many chunks, the chunking
-    rules, and what admission took out of it. ``arborist verify`` rebuilds it from the row,
-    and every view of an answer checks its documents against it."""
-    return event_body(document, redactions=redactions, metadata_redactions=metadata_redactions)
+    rules, what admission took out of it, and where a redirected fetch got its bytes.
+    ``arborist verify`` rebuilds it from the row, and every view of an answer checks its
+    documents against it."""
+    return event_body(
+        document,
+        redactions=redactions,
+        metadata_redactions=metadata_redactions,
+        fetched_from=fetched_from,
+    )
 
 
 def resolve_document(conn: sqlite3.Connection, ref: str) -> Document:
@@ -296,7 +309,9 @@ class PreparedDocument:
     content_sha256: str
     redactions: tuple[Redaction, ...]
     metadata_redactions: tuple[tuple[str, str], ...]
-    """``(field, kind)`` for each secret taken out of the title or the URI."""
+    """``(field, kind)`` for each secret taken out of the title, the URI or ``fetched_from``."""
+    fetched_from: str | None = None
+    """The URL a redirected fetch's bytes came from, through the gate as ``uri`` is."""
 
 
 def prepare_document(
@@ -311,6 +326,9 @@ def prepare_document(
     by default the stored, redacted URI, which holds no secret.
     """
     uri, uri_kinds = admit_uri(loaded.uri, allowlist=allowlist)
+    fetched_from, from_kinds = (
+        admit_uri(loaded.fetched_from, allowlist=allowlist) if loaded.fetched_from else (None, [])
+    )
     title = admit(loaded.title, allowlist=allowlist)
     label = uri if name is None else name
     admitted = admit_document(
@@ -328,7 +346,9 @@ def prepare_document(
         metadata_redactions=(
             *(("title", r.kind) for r in title.redactions),
             *(("uri", kind) for kind in uri_kinds),
+            *(("fetched_from", kind) for kind in from_kinds),
         ),
+        fetched_from=fetched_from,
     )
 
 
@@ -380,7 +400,11 @@ def store_document(
         ):
             texts = (chunk.text for chunk in chunks())
             restored = _restore(conn, current, len(leaves), texts, how="re-ingested")
-            return IngestResult(current, "restored" if restored else "unchanged")
+            return IngestResult(
+                current,
+                "restored" if restored else "unchanged",
+                fetched_from=prepared.fetched_from,
+            )
         stale = 0
         version = 1
         if current is not None:
@@ -395,7 +419,9 @@ def store_document(
         store_nodes(conn, document.id, levels)
         _document_added(conn, document, prepared, created_at)
     forget_places(conn)  # none is kept of a document id a rolled-back write had used
-    return IngestResult(document, "updated" if current else "added", stale)
+    return IngestResult(
+        document, "updated" if current else "added", stale, fetched_from=prepared.fetched_from
+    )
 
 
 def _insert_document(
@@ -444,6 +470,7 @@ def _document_added(
             metadata_redactions=[
                 {"field": field, "kind": kind_} for field, kind_ in prepared.metadata_redactions
             ],
+            fetched_from=prepared.fetched_from,
         ),
         created_at=created_at,
     )

@@ -35,7 +35,13 @@ from arborist._store.loaders import (
     load_path,
     local_path,
 )
-from arborist._store.redirects import MAX_REDIRECTS, Resolver, is_public, refusal, resolve
+from arborist._store.redirects import (
+    MAX_REDIRECTS,
+    Resolver,
+    address_class,
+    refusal,
+    resolve,
+)
 from arborist._store.uris import unquoted
 
 if TYPE_CHECKING:
@@ -173,12 +179,13 @@ def fetch_url(
     deadline: float | None = None,
     resolver: Resolver = resolve,
 ) -> LoadedDocument:
-    """GET an http(s) URL (following redirects) and load its body; ``uri`` is the URL as given.
+    """GET an http(s) URL (following redirects) and load its body; ``uri`` is the URL as given,
+    ``fetched_from`` the URL the body came from when redirects led elsewhere.
 
     Each hop's host is resolved (``resolver``) and connected to at the address checked:
-    a redirect from a public first URL to a host with any address that is not public
-    (loopback, link-local, private...: :mod:`arborist._store.redirects`), or to a scheme
-    other than http(s), is refused in one line before it is connected to.
+    a redirect to a host with any address that is neither public nor of the first URL's
+    class (loopback, link-local, private: :mod:`arborist._store.redirects`), or to a
+    scheme other than http(s), is refused in one line before it is connected to.
 
     The media type comes from ``Content-Type``; a generic one (text/plain,
     octet-stream, none) defers to the final URL's suffix, so raw file hosts
@@ -211,10 +218,15 @@ def fetch_url(
 
 
 def _too_slow(url: str, clock: _Deadline) -> BadInput:
-    return BadInput(
+    """The deadline's refusal, caused by a timeout: what the network did, so the command
+    exits 1 however the deadline was met (:func:`arborist._faces.cli.exit_code`; a
+    ``raise ... from`` an httpx error gives another cause of the same kind)."""
+    slow = BadInput(
         f"cannot fetch URL: {url}: not fetched within the {clock.seconds:g} s deadline "
         f"(set {FETCH_DEADLINE_ENV} to wait longer)"
     )
+    slow.__cause__ = TimeoutError(f"the {clock.seconds:g} s deadline of a fetch")
+    return slow
 
 
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -240,7 +252,7 @@ def _fetch(
     import httpx  # noqa: PLC0415 - see fetch_url
 
     hop = httpx.URL(url)
-    first_local: bool | None = None
+    first: str | None = None  # the first URL's class of address: what its redirects may reach
     for _ in range(MAX_REDIRECTS + 1):
         if hop.scheme not in ("http", "https") or not hop.host:
             raise BadInput(f"{url}: a redirect to {hop} was refused: only http(s) URLs are fetched")
@@ -248,10 +260,10 @@ def _fetch(
             addresses = resolver(hop.host, hop.port or (443 if hop.scheme == "https" else 80))
         except BadInput as exc:
             raise BadInput(f"cannot fetch URL: {url}: {exc}") from exc
-        if first_local is None:
-            first_local = not is_public(addresses[0])
+        if first is None:
+            first = address_class(addresses[0])
         else:
-            why = refusal(first_local, str(hop), addresses)
+            why = refusal(first, str(hop), addresses)
             if why is not None:
                 raise BadInput(f"{url}: {why}; nothing was fetched from it")
         target, headers, extensions = _pinned(hop, addresses[0])
@@ -280,12 +292,21 @@ def _body(
     response: httpx.Response, url: str, final: httpx.URL, max_bytes: int, clock: _Deadline
 ) -> LoadedDocument:
     """The document in a final (not redirecting) response; ``final`` is the URL it came
-    from, by name (the request itself went to an address)."""
+    from, by name (the request itself went to an address), kept as the document's
+    ``fetched_from`` when it is not ``url``."""
+    import httpx  # noqa: PLC0415 - see fetch_url
+
     status = response.status_code
     if not 200 <= status < 300:
         reason = response.reason_phrase
         message = f"{url}: HTTP {status}{' ' + reason if reason else ''}"
-        raise NotFound(message) if status in (404, 410) else BadInput(message)
+        if status in (404, 410):
+            raise NotFound(message)
+        # What the server answered, not a bad argument: the command exits 1, as for a network
+        # failure (the error's cause says so to arborist._faces.cli.exit_code).
+        raise BadInput(message) from httpx.HTTPStatusError(
+            message, request=response.request, response=response
+        )
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise BadInput(f"{url}: too large ({int(declared)} bytes; the limit is {max_bytes})")
@@ -304,13 +325,15 @@ def _body(
     charset_match = _CONTENT_TYPE_CHARSET.search(content_type)
     box = [bytes(body)]
     del body  # the body is in the box alone: loading lets it go once it is decoded
-    return load_owned(
+    doc = load_owned(
         box,
         uri=url,
         name=name,
         media_type=media_type,
         charset=charset_match.group(1) if charset_match else None,
     )
+    moved = str(final) != str(httpx.URL(url))  # a redirect led elsewhere: say where
+    return replace(doc, fetched_from=str(final)) if moved else doc
 
 
 def url_file_name(raw_path: str, host: str) -> str:

@@ -92,7 +92,8 @@ class LoadedDocument:
     ``file:///abs/path`` elsewhere), the http(s) URL as given, or ``pydoc:<module>``;
     ``content_sha256`` is the hash of the raw bytes loaded (the same bytes twice
     are one document), ``text`` the normalized text the chunk leaves come from (a PDF's
-    also opens each page after the first with a form feed).
+    also opens each page after the first with a form feed). ``fetched_from`` is the URL
+    a fetch's bytes came from when redirects led it away from ``uri`` (else None).
     """
 
     uri: str
@@ -100,6 +101,7 @@ class LoadedDocument:
     text: str
     media_type: str
     content_sha256: str
+    fetched_from: str | None = None
 
 
 def _clean_title(title: str | None) -> str:

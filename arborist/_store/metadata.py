@@ -61,11 +61,17 @@ class DocumentFields(Protocol):
 
 
 def event_body(
-    document: DocumentFields, *, redactions: object = None, metadata_redactions: object = None
+    document: DocumentFields,
+    *,
+    redactions: object = None,
+    metadata_redactions: object = None,
+    fetched_from: object = None,
 ) -> dict[str, object]:
     """What a ``document_add`` event commits to: the document's identity and metadata, its
-    root over how many chunks, the chunking rules, and what admission took out of its text
-    (kind and position) and metadata (field and kind), never the secret itself."""
+    root over how many chunks, the chunking rules, what admission took out of its text
+    (kind and position) and metadata (field and kind), never the secret itself, and, for a
+    fetch that redirects led elsewhere, the URL its bytes came from (``fetched_from``, no
+    column of the row: like the redactions, the event's hash is what commits it)."""
     return {
         "document_id": document.id,
         "uri": document.uri,
@@ -79,6 +85,7 @@ def event_body(
         "chunking_version": document.chunking_version,
         **({"redactions": redactions} if redactions else {}),
         **({"metadata_redactions": metadata_redactions} if metadata_redactions else {}),
+        **({"fetched_from": fetched_from} if fetched_from else {}),
     }
 
 
@@ -152,5 +159,6 @@ def _holds(row: tuple[Any, ...], event: tuple[Any, ...]) -> bool:
         document,
         redactions=body.get("redactions"),
         metadata_redactions=body.get("metadata_redactions"),
+        fetched_from=body.get("fetched_from"),
     )
     return not differing_fields(body, expected, optional=OPTIONAL_FIELDS)

@@ -6,7 +6,12 @@ port, anything on the user's network) and store what it says. So every address a
 fetch is about to connect to is checked first (:func:`refusal`): once the first URL is
 public, every hop's host must resolve only to public (global unicast) addresses. A
 first URL that is itself local (``http://localhost:8000/``, ``http://10.0.0.5/``) is
-the user's own choice, and its redirects may stay local.
+the user's own choice, but only of its own kind (:func:`address_class`): its redirects
+may go to public addresses and to addresses of its class alone, loopback to loopback,
+private to private. So a local test server on loopback that answers ``302 Location:
+http://169.254.169.254/`` (or a private host) is refused like a public page, and
+link-local space, where the metadata services answer, is reached by a redirect only
+from a link-local first URL.
 
 The fetch then connects to the very address that was checked (:func:`resolve` gives
 them; :mod:`arborist._store.fetch` puts the one it uses in the request's URL and the
@@ -22,7 +27,18 @@ from collections.abc import Callable, Sequence
 
 from arborist._errors import BadInput, one_line
 
-__all__ = ["MAX_REDIRECTS", "Resolver", "is_public", "refusal", "resolve"]
+__all__ = [
+    "LINK_LOCAL",
+    "LOOPBACK",
+    "MAX_REDIRECTS",
+    "PRIVATE",
+    "PUBLIC",
+    "Resolver",
+    "address_class",
+    "is_public",
+    "refusal",
+    "resolve",
+]
 
 MAX_REDIRECTS = 20
 """Redirects a fetch follows before it gives up (httpx's default)."""
@@ -83,15 +99,63 @@ def is_public(address: str) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
-def refusal(first_local: bool, url: str, addresses: Sequence[str]) -> str | None:
+PUBLIC, LOOPBACK, LINK_LOCAL, PRIVATE = "public", "loopback", "link-local", "private"
+"""The classes of address a redirect is judged by (:func:`address_class`)."""
+
+_METADATA = frozenset(
+    ipaddress.ip_address(address)
+    for address in (
+        "fd00:ec2::254",  # a cloud's instance metadata over IPv6 (unique local space)
+        "100.100.100.200",  # another cloud's instance metadata (shared space, 100.64/10)
+    )
+)
+"""Metadata services outside link-local space, judged as link-local: a redirect reaches
+them only from a link-local first URL (``169.254.169.254`` is link-local already)."""
+
+_SENSITIVITY = (LINK_LOCAL, LOOPBACK, PRIVATE)
+"""The non-public classes, most sensitive first: an address carrying several IPv4
+addresses (Teredo) is judged by the most sensitive of them."""
+
+
+def address_class(address: str) -> str:
+    """What kind of address ``address`` is: :data:`PUBLIC` (:func:`is_public`),
+    :data:`LOOPBACK` (the unspecified address too, which a connection takes to the host
+    itself), :data:`LINK_LOCAL` (and the metadata services of :data:`_METADATA`), or
+    :data:`PRIVATE` (every other address that is not public, and what is no address).
+    An IPv6 address that carries IPv4 is the class of the IPv4 it carries."""
+    if is_public(address):
+        return PUBLIC
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return PRIVATE
+    if ip in _METADATA or ip.is_link_local:
+        return LINK_LOCAL
+    if ip.is_loopback or ip.is_unspecified:  # before the IPv4 in ::1 and ::, 0.0.0.1 and 0.0.0.0
+        return LOOPBACK
+    embedded = _embedded(ip) if isinstance(ip, ipaddress.IPv6Address) else []
+    if embedded:
+        classes = {address_class(str(v4)) for v4 in embedded}
+        return next(c for c in (*_SENSITIVITY, PUBLIC) if c in classes)
+    return PRIVATE
+
+
+def refusal(first: str, url: str, addresses: Sequence[str]) -> str | None:
     """Why the redirect to ``url`` (whose host resolved to ``addresses``) must not be
-    followed, or None to follow it. ``first_local``: the first URL's address was not
-    public, so the user asked for a local page and its redirects may stay local."""
-    if first_local:
-        return None
+    followed, or None to follow it. ``first`` is the :func:`address_class` of the first
+    URL's address: every address of a hop must be public or of that class (a local first
+    URL is the user's choice of a local page, not of every local address)."""
     for address in addresses:
-        if not is_public(address):
+        kind = address_class(address)
+        if kind in (PUBLIC, first):
+            continue
+        if first == PUBLIC:
             return f"a redirect to {url} was refused: {address} is not a public address"
+        return (
+            f"a redirect to {url} was refused: {address} is a {kind} address, the first "
+            f"URL's a {first} one: a redirect from a local URL may reach public addresses "
+            "and ones of the first URL's kind only"
+        )
     return None
 
 

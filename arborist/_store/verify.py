@@ -55,7 +55,7 @@ from arborist._store.cache.rows import (
 )
 from arborist._store.cache.stored import warm_text
 from arborist._store.claims import mode_problems, tier_problems, version_problems
-from arborist._store.derive import derivation_event_body
+from arborist._store.derive import derivation_event_body, hand_written_title
 from arborist._store.documents import document_event_body, stored_documents
 from arborist._store.proofs import text_matches, verify_evidence
 from arborist._store.schema import HOT, NODE_FLOOR, WARM
@@ -261,6 +261,7 @@ def _check_documents_against_events(conn: sqlite3.Connection) -> list[str]:
             document,
             redactions=event.get("redactions"),
             metadata_redactions=event.get("metadata_redactions"),
+            fetched_from=event.get("fetched_from"),
         )
         differing = differing_fields(event, expected, optional=("media_type",))
         if differing:
@@ -440,8 +441,8 @@ def _check_derivations(conn: sqlite3.Connection) -> list[str]:
         for _type, body, created_at in _event_rows(conn, "derivation")
     }
     doc_roots = dict(conn.execute("SELECT id, source_root FROM documents"))
-    for der_id, kind, core_uri, core_root, derived_from, stored, created_at in conn.execute(
-        "SELECT v.id, v.kind, d.uri, d.source_root, v.derived_from, v.derivation_hash, "
+    for der_id, kind, core_uri, core_root, title, derived_from, stored, created_at in conn.execute(
+        "SELECT v.id, v.kind, d.uri, d.source_root, d.title, v.derived_from, v.derivation_hash, "
         "v.created_at FROM derivations AS v JOIN documents AS d ON d.id = v.core_document_id "
         "ORDER BY v.id"
     ).fetchall():
@@ -458,8 +459,16 @@ def _check_derivations(conn: sqlite3.Connection) -> list[str]:
         sources = [EvidenceRef(r, n, i, leaf) for _p, _d, r, n, i, leaf in rows]
         recomputed = derivation_hash(kind, core_root, derived_from, sources)
         event, event_created_at = recorded.pop(der_id, (None, None))
-        expected = derivation_event_body(der_id, kind, core_uri, derived_from, recomputed)
-        if recomputed != stored or event is None or differing_fields(event, expected):
+        typed = hand_written_title(kind, title)  # the title's mark and the event's agree
+        expected = derivation_event_body(
+            der_id, kind, core_uri, derived_from, recomputed, hand_written=typed
+        )
+        if (
+            recomputed != stored
+            or event is None
+            or differing_fields(event, expected)
+            or (event.get("hand_written") is True) is not typed
+        ):
             problems.append(f"{where}: differs from what its event recorded")
         elif created_at != event_created_at:
             problems.append(f"{where}: created_at differs from its event")

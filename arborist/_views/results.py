@@ -171,11 +171,13 @@ def ingest_text(
     skipped: Sequence[tuple[str, str]] = (),
 ) -> str:
     """One line per document (unless ``each`` is false: a notebook ingesting the demo's
-    72 documents wants the sum), then the counts, chunks and answers gone stale, then
-    what a folder walk passed over and why (a FIFO, a link leaving the folder, ...)."""
+    72 documents wants the sum), with the URL a redirected fetch got it from, then the
+    counts, chunks and answers gone stale, then what a folder walk passed over and why (a
+    FIFO, a link leaving the folder, ...)."""
     lines = [
         f"{r.status:<9}  {field(r.document.title)}  ({_chunks(r.document.chunk_count)})  "
         f"{field(r.document.uri)}"
+        + (f"  (redirected: fetched from {field(r.fetched_from)})" if r.fetched_from else "")
         for r in (results if each else ())
     ]
     counts = {
@@ -302,6 +304,7 @@ def ingest_json(result: IngestResult) -> dict[str, Any]:
         "source_root": d.source_root,
         "chunk_count": d.chunk_count,
         "stale_records": result.stale_records,
+        "fetched_from": result.fetched_from,
     }
 
 
@@ -363,8 +366,9 @@ def rehydrated_text(change: TierChange) -> str:
 def derived_text(kind: str, derivation: Derivation) -> str:
     """The core record ``derive`` saved, its text set apart, and what it stands on; a
     haiku's syllables as :func:`~arborist._qa.distill.syllables` counts them, said to be rough."""
+    typed = " (hand-written)" if derivation.hand_written else ""
     lines = [
-        f"saved {kind} {field(derivation.core.uri)} from {derivation.derived_from[:12]}… "
+        f"saved {kind}{typed} {field(derivation.core.uri)} from {derivation.derived_from[:12]}… "
         f"({len(derivation.sources)} source chunk(s))"
     ]
     if derivation.text:
