@@ -47,6 +47,7 @@ PURE = [
     "_text/text_words.py",
     "_text/definitions.py",
     "_gate/shapes.py",
+    "_gate/values.py",
     "_gate/prefilters.py",
     "_gate/names.py",
     "_gate/vendors.py",

@@ -150,7 +150,9 @@ from dataclasses import dataclass
 from arborist._errors import BadInput
 from arborist._gate.cued import cued_public_spans
 from arborist._gate.handed import public_spans
-from arborist._gate.shapes import PLACEHOLDER_MARK
+from arborist._gate.values import (
+    PLACEHOLDER_MARK,
+)
 from arborist._gate.views import read_candidates, view_public_spans
 from arborist._pathref import home_as_tilde
 from arborist._text.terminal import inert

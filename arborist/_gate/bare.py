@@ -8,8 +8,8 @@ Pure: no I/O. :func:`bare_candidates` yields ``(kind, start, end)`` for
   letter, a capital, a digit and a mark (:data:`_STRONG_MARKS`; or, twelve or more, ``+`` or
   ``=``) that is not a path, a URL, code, an address, a version or a tag
   (:func:`arborist._gate.context.password_shaped`), also such a word before a file's
-  suffix, as a slug's tag or after a secret's name joined to it (``pw-X``, ``backup.pw.X``);
-  one random token of 24 characters or more (both cases, digits, changing between letters
+  suffix, as a slug's tag or after a secret's name joined to it (``pw-X``, ``backup.pw.X``;
+  a key's name, a random run: ``ddkey_<hex>``); one random token of 24 characters or more (both cases, digits, changing between letters
   and digits at least eight times or holding three runs of letters no word holds, not hex:
   a webhook's or an API's key with no prefix); a key read out in groups of four (``GvAz
   8cfp E8tA …``); a wallet's seed phrase standing bare (12 to 24 words in lower case, none
@@ -21,13 +21,11 @@ Pure: no I/O. :func:`bare_candidates` yields ``(kind, start, end)`` for
   characters opening ``5H``/``5J``/``5K`` or 52 opening ``K``/``L``; a BIP32 extended private
   key, ``xprv`` and its kin and 107 or 108 more; 64 bytes of Base58, a Solana keypair's,
   after a word that names a key or a wallet: a signature is as long, and is public); a
-  token parted over two lines by a hyphen at the first's end (its first part one of the
-  text's long words; read joined); a password in a URL's userinfo whose scheme is lost
+  token parted over two lines by a hyphen at the first's end (read joined); a password in a URL's userinfo whose scheme is lost
   (``default:X@redis-1.example.com``, not after a name in capitals: ``UID:…@``); a key
   a secret's name is given by a decoding call (``bytes.fromhex('…')``, ``Buffer.from(…)``).
 
-:mod:`arborist._gate.finders` runs it beside the other shapes; the keys are looked for among
-a text's long words only (:func:`arborist._gate.prefilters.long_words`).
+:mod:`arborist._gate.finders` runs it beside the other shapes (keys: on long words only).
 """
 
 from __future__ import annotations
@@ -38,14 +36,9 @@ from collections.abc import Iterator
 from arborist._gate.codes import spaced_secrets
 from arborist._gate.context import password_shaped, unpronounceable
 from arborist._gate.names import secret_name
-from arborist._gate.shapes import (
-    b64_text,
-    has_digit,
-    printable,
-    random_looking,
-    reads_as_password,
-)
+from arborist._gate.shapes import b64_text, printable
 from arborist._gate.told import Reader
+from arborist._gate.values import has_digit, random_looking, reads_as_password
 from arborist._text.text_words import word_list
 
 __all__ = [
@@ -91,11 +84,11 @@ _STRONG_SET = frozenset(_STRONG_MARKS)
 _SUMS = frozenset("+=")
 _EDGE = "\"'`«»“”‘’()[]{}<>,;.:?*|"
 _JOINED_NAME = re.compile(
-    r"(?i)(?:^|[._-])(?:pw|pwd|pass|passwd|password|key|token|secret|creds?)[._-]"
+    r"(?i)(?:^|[._-])[a-z]{0,8}?(?:pw|pwd|pass|passwd|password|(key)|(token)|(secret)|creds?)[._-]"
 )
-"""A secret's name joined to its value (``pw-X``, ``backup.pw.X``, ``key_X``, ``creds-X``)."""
-_SUFFIX = re.compile(r"(?:\.[A-Za-z][A-Za-z0-9]{0,4}){1,3}$")
-"""A file's suffix (``.txt``, ``.tar.gz``): a name's, not a password's."""
+"""A secret's name joined to its value (``pw-X``, ``backup.pw.X``, ``key_X``, ``ddkey_X``)."""
+_KEY_RUN = re.compile(r"[A-Za-z0-9]{20,}")  # what a key's name joined to a value may be given
+_SUFFIX = re.compile(r"(?:\.[A-Za-z][A-Za-z0-9]{0,4}){1,3}$")  # a file's (.txt), not a password's
 
 
 def strong_password(word: str) -> bool:
@@ -189,8 +182,10 @@ def _field_piece(text: str, word: str, start: int, end: int) -> Iterator[tuple[s
         value = inner[joined.end() :]
         suffix = _SUFFIX.search(value)
         value = value[: suffix.start()] if suffix else value
-        if strong_password(value):
-            yield "password", at + joined.end(), at + joined.end() + len(value)
+        keyed = joined.lastindex is not None and _KEY_RUN.fullmatch(value) is not None
+        kind = "secret" if keyed else "password"  # a key's, a token's: a random run, hex too
+        if strong_password(value) or (keyed and has_digit(value) and len(set(value)) >= 10):
+            yield kind, at + joined.end(), at + joined.end() + len(value)
 
 
 _LEAST_PIECE = 8

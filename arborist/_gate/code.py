@@ -22,9 +22,12 @@ from arborist._gate.prefilters import Literals, named_matches, secret_words
 from arborist._gate.shapes import (
     MIN_VALUE,
     at_each,
+)
+from arborist._gate.values import (
     holds_key,
     is_filler,
     random_looking,
+    reads_as_passphrase,
     reads_as_password,
 )
 from arborist._text.text_words import word_list
@@ -241,7 +244,7 @@ def prose_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int
                 continue
         else:  # one word, password-like
             value = m.group(2).split()[0].rstrip(".,;:)")
-            if not reads_as_password(value):
+            if not (reads_as_password(value) or reads_as_passphrase(value)):
                 continue
         if not is_filler(value, "=", quoted=False):
             yield "password", m.start(2), m.start(2) + len(value)

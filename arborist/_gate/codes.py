@@ -43,7 +43,12 @@ from collections.abc import Iterator
 from arborist._gate.cards import card_candidates
 from arborist._gate.prefilters import Literals
 from arborist._gate.rows import row_candidates
-from arborist._gate.shapes import has_digit, is_filler, random_looking, reads_as_password
+from arborist._gate.values import (
+    has_digit,
+    is_filler,
+    random_looking,
+    reads_as_password,
+)
 from arborist._text.text_words import word_list
 
 __all__ = ["coded_candidates", "published_key", "spaced_heads", "spaced_secrets"]

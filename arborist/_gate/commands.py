@@ -37,6 +37,8 @@ from arborist._gate.shapes import (
     SMB_U,
     SSHPASS_P,
     at_each,
+)
+from arborist._gate.values import (
     holds_key,
     is_filler,
     reads_as_password,
@@ -93,11 +95,9 @@ def command_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
         for m in _DES_LINE.finditer(text):
             if _des_hash(m.group(1)):
                 yield "password", m.start(1), m.end(1)
-    if dashed and "|" in text and "sudo" in text:
-        for m in ECHO_SUDO.finditer(text):  # its own scan for "echo"
-            group = m.lastindex or 3
-            if not is_filler(m.group(group), "=", quoted=group != 3):
-                yield "password", m.start(group), m.end(group)
+    if dashed:
+        yield from _fed_passwords(text, found)
+    yield from _device_lines(text, found)
     if ":" in text and _PUTTY_PRIVATE.search(text) is not None:
         for m in PUTTY.finditer(text):
             yield "private_key", m.start(1), m.end(1)
@@ -112,6 +112,75 @@ def command_candidates(text: str, found: Literals, longs: str) -> Iterator[tuple
                 yield "password", m.start(1), m.end(1)
 
 
+def _fed_passwords(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
+    """Passwords fed to a tool on its line: ``sudo -S cmd <<< X``, net-snmp's ``-A X`` and
+    ``-X X``, ``echo X | sudo -S`` (a line holding a flag: ``-`` is in the text)."""
+    if "sudo" in text and "<<<" in text:  # sudo -S cmd <<< PASSWORD
+        for m in _SUDO_HERE.finditer(text):
+            group = m.lastindex or 3
+            if not is_filler(m.group(group), "=", quoted=group != 3):
+                yield "password", m.start(group), m.end(group)
+    if "snmp" in found.folded:  # snmpwalk -A AUTHPASS -X PRIVPASS
+        for line in _SNMP_LINE.finditer(text):
+            for m in _SNMP_PASS.finditer(text, line.start(), line.end()):
+                group = m.lastindex or 3
+                if not is_filler(m.group(group), "=", quoted=group != 3):
+                    yield "password", m.start(group), m.end(group)
+    if "|" in text and "sudo" in text:
+        for m in ECHO_SUDO.finditer(text):  # its own scan for "echo"
+            group = m.lastindex or 3
+            if not is_filler(m.group(group), "=", quoted=group != 3):
+                yield "password", m.start(group), m.end(group)
+
+
+def _device_lines(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
+    """Passwords a device's or a service's own lines give: a Cisco ``enable secret 0 X`` and
+    ``username U secret X``, a BMC's sticker (``IPMI … default: ABCDEFGHIJ``, ten capitals),
+    a value alone on its line after "the following password:" (Jenkins' first start), and
+    Postfix's ``sasl_passwd`` (``[host]:port user:X``, a Google app password's four groups)."""
+    folded = found.folded
+    if "secret" in found or "pass" in found:
+        if "enable" in folded or "username" in folded:
+            for m in _CISCO.finditer(text):
+                if not is_filler(m.group(1), "=", quoted=False):
+                    yield "password", m.start(1), m.end(1)
+        if "following" in folded:
+            for m in _FOLLOWING.finditer(text):
+                if len(m.group(1)) >= MIN_VALUE and not is_filler(m.group(1), "=", quoted=False):
+                    yield "password", m.start(1), m.end(1)
+    if "ipmi" in folded or "bmc" in folded or "sticker" in folded:
+        for m in _BMC_STICKER.finditer(text):
+            yield "password", m.start(1), m.end(1)
+    if "@" in text and ":" in text:
+        for m in _SASL_LINE.finditer(text):
+            group = m.lastindex or 1
+            if not is_filler(m.group(group), "=", quoted=False):
+                yield "password", m.start(group), m.end(group)
+
+
+_CISCO = re.compile(
+    r"(?<![\w-])(?:enable[ \t]+(?:secret|password)|username[ \t]+\S+[ \t]+(?:privilege[ \t]+"
+    r"[0-9]+[ \t]+)?(?:secret|password))[ \t]+(?:[0-9][ \t]+)?([^\s\"']{4,})"
+)
+_FOLLOWING = re.compile(
+    r"(?i)following[ \t]+(?:[\w-]+[ \t]+)?(?:password|passphrase|secret|token)[^\r\n:]{0,60}:"
+    r"[ \t]*\r?\n(?:[ \t]*\r?\n)*[ \t]*([^\s\"'<>]{8,})[ \t]*(?:\r?\n|\Z)"
+)
+_BMC_STICKER = re.compile(
+    r"(?i:ipmi|bmc|idrac|ilo|sticker)[^\r\n:]{0,60}:[ \t]*([A-Z]{10})(?![A-Za-z0-9])"
+)
+_SASL_LINE = re.compile(
+    r"(?m)^[ \t]*\[[\w.-]+\](?::[0-9]{1,5})?[ \t]+[^\s:@]+@[\w.-]+:([^\r\n]+?)[ \t]*$"
+    r"|@[\w-]+(?:\.[\w-]+)+:[ \t]*([a-z]{4}(?: [a-z]{4}){3})(?![\w])"
+)
+_SUDO_HERE = re.compile(
+    r"(?<![\w-])sudo[ \t]+(?:-\w+[ \t]+)*-\w*S\b[^\r\n]*?<<<[ \t]*"
+    r"(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"]+))"
+)
+"""A password fed to ``sudo -S`` (which reads it from its input) by a here-string."""
+_SNMP_LINE = re.compile(r"(?i)(?<![\w-])snmp[a-z]*[ \t][^\r\n]*")
+_SNMP_PASS = re.compile(r"(?<!\S)-[AX][ \t]*(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"<$-]\S*))")
+"""net-snmp's ``-A`` (the authentication pass phrase) and ``-X`` (the privacy one)."""
 _PUTTY_PRIVATE = re.compile("Lines: (?<=Private-Lines: )")
 """A PuTTY key file's ``Private-Lines: ``, found from its capital ``L`` (rarer than ``P``), the
 rest read behind it."""

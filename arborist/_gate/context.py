@@ -32,12 +32,14 @@ from collections.abc import Iterator
 from arborist._gate.prefilters import Literals
 from arborist._gate.shapes import (
     MIN_VALUE,
+)
+from arborist._gate.told import SCRIPT_NAMES, script_name_starts
+from arborist._gate.values import (
     has_digit,
     is_filler,
     random_looking,
     reads_as_password,
 )
-from arborist._gate.told import SCRIPT_NAMES, script_name_starts
 
 __all__ = [
     "context_candidates",

@@ -48,7 +48,12 @@ import re
 from collections.abc import Callable, Iterator
 
 from arborist._gate.prefilters import Literals
-from arborist._gate.shapes import has_digit, is_filler, random_looking, reads_as_password
+from arborist._gate.values import (
+    has_digit,
+    is_filler,
+    random_looking,
+    reads_as_password,
+)
 
 __all__ = ["cued_candidates", "cued_public_spans"]
 

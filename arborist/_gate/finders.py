@@ -53,13 +53,15 @@ from arborist._gate.shapes import (
     at_each,
     b64_text,
     has,
+    printable,
+)
+from arborist._gate.told import told_candidates
+from arborist._gate.values import (
     has_digit,
     is_filler,
     masked_token,
-    printable,
     random_looking,
 )
-from arborist._gate.told import told_candidates
 from arborist._gate.vendors import vendor_rows
 
 __all__ = [
@@ -378,6 +380,11 @@ def _headers_joined(text: str, starts: list[int]) -> Iterator[re.Match[str]]:
                 yield m
 
 
+_TEAM_HEADER = re.compile(
+    r"(?i)(?<![\w-])x-honeycomb-team[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9]{16,})"
+)
+
+
 def _header_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
     """HTTP credentials: ``Bearer`` and ``Basic`` values, any ``Authorization`` header's."""
     if "bearer" in found:
@@ -389,6 +396,10 @@ def _header_candidates(text: str, found: Literals) -> Iterator[tuple[str, int, i
             value = _basic_value(m.group(1))
             if value is not None:
                 yield "basic_auth", m.start(1), m.start(1) + len(value)
+    if "x-honeycomb-team" in found.folded:  # a header naming no key, whose value is one
+        for m in _TEAM_HEADER.finditer(text):
+            if random_looking(m.group(1)):
+                yield "api_token", m.start(1), m.end(1)
     if ("=" in text or ":" in text) and "auth" in found and "authorization" in found:
         if "SSWS" in text:
             for m in SSWS.finditer(text):  # Okta's scheme, wherever its header stands

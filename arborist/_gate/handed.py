@@ -43,8 +43,12 @@ import re
 from collections.abc import Callable, Iterator
 
 from arborist._gate.prefilters import Literals
-from arborist._gate.shapes import has_digit, is_filler, random_looking
 from arborist._gate.told import script_name_starts
+from arborist._gate.values import (
+    has_digit,
+    is_filler,
+    random_looking,
+)
 
 __all__ = [
     "PUBLISHED_SAMPLES",
@@ -260,8 +264,8 @@ def _name_heads(folded: str, found: Literals) -> list[int]:
         if folded.startswith("passcode", at):
             heads.append(at)
     for at in found.at("code"):
-        head = _word_start(folded, at - 1) if at and folded[at - 1] in " -" else at
-        if folded[head:at].rstrip(" -") in _CODE_WORDS:
+        head = _word_start(folded, at - 1) if at and folded[at - 1] in " _-" else at
+        if folded[head:at].rstrip(" _-") in _CODE_WORDS:
             heads.append(head)
     for needle in ("pin", "puk", "combination"):
         heads += [at for at in found.at(needle) if at == _word_start(folded, at)]
@@ -304,7 +308,7 @@ _NAMES = (
 )
 _CODE_NAMES = (
     r"(?:alarm|door|gate|keypad|garage|safe|locker|lock|entry|access|building|unlock|"
-    r"disarm|pin)[ -]?code|pin|puk|passcode|combination"
+    r"disarm|pin)[ _-]?code|pin|puk|passcode|combination"
 )
 _MANY_NAMES = re.compile(
     rf"(?<![^\W_])(?:({_NAMES})|({_CODE_NAMES}))(?![^\W_])"
@@ -331,11 +335,12 @@ def _named_value(text: str, m: re.Match[str]) -> Iterator[tuple[str, int, int]]:
 _SLASH_FLAG = re.compile(r"(?i)(?<!\S)/(?:p|pass|password|pwd)[:=][\"']?([^\s\"']+)")
 """A Windows-style tool's password flag (``xfreerdp /p:X``, ``cmdkey /pass:X``)."""
 _PSK = re.compile(
-    r"(?i)(?<![\w-])(?:wpa_|ipsec_)?(?:psk|pre[_-]?shared[_-]?key)[\"']?[ \t]*[=:][ \t]*"
-    r"[\"']?([^\s\"']+)"
+    r"(?i)(?<![\w-])(?:wpa_|ipsec_)?(?:psk|pre[_-]?shared[_-]?key)[\"']?"
+    r"(?:[ \t]*[=:][ \t]*[\"']?|[ \t]+[\"'])([^\s\"']+)"
 )
 """A pre-shared key given to its name (wpa_supplicant's ``psk="…"``, WireGuard's
-``PresharedKey = …``, an IPsec ``pre-shared-key: …``)."""
+``PresharedKey = …``, an IPsec ``pre-shared-key: …``, strongSwan's ``: PSK "…"``, quoted
+after a space)."""
 _PROTOCOL_PASS = re.compile(r"(?<![\w-])PASS[ \t]+(\S+)")
 """A protocol's password line (IRC's, FTP's and POP3's ``PASS X``): the command in capitals."""
 _TWITCH = re.compile(r"(?<![\w-])oauth:[a-z0-9]{30}(?![\w-])")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 
 from arborist._gate.codes import published_key
 from arborist._gate.prefilters import Literals
@@ -34,11 +35,14 @@ from arborist._gate.shapes import (
     XML_ELEMENT,
     XML_OPEN,
     b64_text,
+    printable,
+)
+from arborist._gate.values import (
     has_digit,
     is_filler,
-    printable,
     random_looking,
     random_part,
+    reads_as_passphrase,
     reads_as_password,
 )
 from arborist._text.text_words import word_list
@@ -119,6 +123,9 @@ def _literal_starts(found: Literals) -> Iterator[tuple[str, list[int]]]:
 _ANY_KEY_END = re.compile(r"(?i)(?:di[_-])?yek(?:[_-][a-z0-9]|(?![a-z0-9_.-]))")
 """A name that is ``key``, or ends in ``_KEY``/``-key``, or is a key's id (``private_key_id``),
 reversed: its value is a secret only when it reads as a random key."""
+_CAMEL_KEY = re.compile(r"(?<![A-Za-z0-9])[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)*Key\Z")
+"""A camelCase name ending in ``Key`` (``hmacKey``, ``apiSigningKey``): ``hmackey`` folded
+reads as one word, where the capital says where ``Key`` begins."""
 _RANDOM_VALUE = re.compile(r"[A-Za-z0-9+/=_-]{16,}")
 MIXED = re.compile(r"[A-Za-z][0-9]|[0-9][A-Za-z]")
 """A change between a letter and a digit: a random key makes many, a name few."""
@@ -150,14 +157,27 @@ def _random_key_value(v: re.Match[str], header: bool = False) -> Iterator[Candid
         value
         and random_looking(value)
         and any(c.isalpha() for c in value)
-        and any(c.isdigit() for c in value)
         and (header or not _UUID.fullmatch(value))
-        and len(MIXED.findall(value)) >= _MIN_MIXED
+        and (len(MIXED.findall(value)) >= _MIN_MIXED or random_letters(value))
         and not is_filler(value, "=", quoted=True)
         and not _b64_of_text(value)
         and not _path(value)
     ):
         yield "secret", v.start(group), v.start(group) + len(value)
+
+
+_CAPITAL_RUNS = re.compile("[A-Z]{2,}")
+
+
+def random_letters(value: str) -> bool:
+    """Whether letters alone read as a random key: twenty or more, changing case at one in
+    three or more (``HjkVsVJGkcdIzQvVWOinBRJiRlFBCozr``); a camelCase name changes once a
+    word (``ConsumerKeyForTheLegacyPortal``), and has no run of capitals, where random
+    letters have several."""
+    if len(value) < 20 or not value.isalpha():
+        return False
+    changes = sum(a.isupper() != b.isupper() for a, b in pairwise(value))
+    return 3 * changes >= len(value) and len(_CAPITAL_RUNS.findall(value)) >= 3
 
 
 def _path(value: str) -> bool:
@@ -196,9 +216,8 @@ def _assignments(text: str, found: Literals) -> Iterator[Candidate]:
         if m is None:
             m, word = _word_at(text, name_end)
         if word is None:  # not a secret's word: a ``*_KEY`` name's value if random
-            if m is None and _ANY_KEY_END.match(
-                text[max(0, name_end - NAME_WINDOW) : name_end][::-1]
-            ):
+            name = text[max(0, name_end - NAME_WINDOW) : name_end]
+            if m is None and (_ANY_KEY_END.match(name[::-1]) or _CAMEL_KEY.search(name)):
                 yield from _random_key_value(v, _header(text, name_end))
             plain_end = v.end()  # names inside this value: only a secret's is read, once
             continue
@@ -308,9 +327,10 @@ def _bare_not_secret(
     ):
         return True  # "password: secret_key: X": a name, whose value comes next; YAML's next
         # key ("?api_key=valueFrom:" then a line break), not a value
-    if (CODE_REFERENCE.fullmatch(value) and not random_part(value)) or value.lower() == m.group()[
-        ::-1
-    ].lower():
+    told = word.startswith(PASSWORD_KEYS) and reads_as_passphrase(value)  # cobalt.copper.ember
+    if (CODE_REFERENCE.fullmatch(value) and not random_part(value) and not told) or (
+        value.lower() == m.group()[::-1].lower()
+    ):
         return True  # password=args.password, token=token: a name, not a value
     if _HCL_REFERENCE.match(value) or (word == "pwd" and value.startswith(("/", "~"))):
         return True  # password = var.db_password: an HCL reference; $PWD, the working folder

@@ -14,7 +14,11 @@ import re
 from collections.abc import Iterator
 from itertools import pairwise
 
-from arborist._gate.shapes import has_digit, random_looking, reads_as_password
+from arborist._gate.values import (
+    has_digit,
+    random_looking,
+    reads_as_password,
+)
 
 __all__ = ["row_candidates"]
 

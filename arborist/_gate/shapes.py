@@ -11,7 +11,6 @@ import base64
 import binascii
 import re
 from collections.abc import Iterator
-from urllib.parse import unquote
 
 __all__ = [
     "ADO_PAT",
@@ -53,7 +52,6 @@ __all__ = [
     "PEM_BODY",
     "PGPASS",
     "PGPASS_PORT",
-    "PLACEHOLDER_MARK",
     "PUTTY",
     "QUERY_SECRET",
     "QUERY_SECRET_MIN",
@@ -80,18 +78,10 @@ __all__ = [
     "at_each",
     "b64_text",
     "has",
-    "has_digit",
-    "holds_key",
-    "is_filler",
-    "masked_token",
     "opening_characters",
     "printable",
-    "random_looking",
-    "random_part",
-    "reads_as_password",
 ]
 
-PLACEHOLDER_MARK = "[REDACTED:"
 
 # --- patterns -----------------------------------------------------------------
 # Each left boundary excludes every character the body may contain, so a run of
@@ -273,9 +263,9 @@ DASH_P = re.compile(r"(?<!\S)-p([^\s/\\_.&-]\S*)")
 """``mysql -pX``: a value glued to ``-p`` (a bare ``-p`` prompts; ``-p/...`` or ``-p_...`` is
 a path or name the flag ends, not a value)."""
 REDIS_A = re.compile(r"(?<!\S)-a[ \t]+(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"-]\S*))")
-SSHPASS_P = re.compile(r"(?<!\S)-p[ \t]*(?:'([^'\r\n]*)'?|\"([^\"\r\n]*)\"?|([^\s'\"]+))")
-"""``sshpass -p X``, ``docker login -p 'X'``: a quote never closed (a line cut short) runs to
-the line's end."""
+SSHPASS_P = re.compile(r"(?<!\S)-p(?:=|[ \t]*)(?:'([^'\r\n]*)'?|\"([^\"\r\n]*)\"?|([^\s'\"]+))")
+"""``sshpass -p X``, ``docker login -p 'X'`` (``-p='X'``): a quote never closed (a line cut
+short) runs to the line's end."""
 LDAP_W = re.compile(r"(?<!\S)-w[ \t]*(?:'([^'\r\n]*)'|\"([^\"\r\n]*)\"|([^\s'\"-][^\s'\"]*))")
 """``ldapsearch -w PASSWORD`` (``-W`` asks for it)."""
 SMB_U = re.compile(r"(?<!\S)-U[ \t]*['\"]?[^\s%'\"]+%([^\s'\"]+)")
@@ -329,129 +319,6 @@ PGPASS_PORT = re.compile(r":(?:[0-9]{1,5}|\*):")
 CURL_USER = re.compile(r"-(?:u|-user)(?:[ \t]+|=)[\"']?([^\s:\"'@]+):([^\s\"']+)")
 
 PASSWORD_KEYS = ("passw", "pwd", "passphrase", "pass", "pw")
-_TYPE_NAMES = frozenset(
-    {"str", "string", "int", "bool", "bytes", "none", "null", "true", "false", "optional", "any"}
-)
-_TYPE_HEAD = re.compile(r"[\[|]")
-_NULLS = frozenset({"none", "null", "nil", "undefined", "true", "false"})
-"""Bare values that say "no password" (``pwd=None`` in a signature), never a secret."""
-_FILLER = re.compile(
-    r"(?i)\*+(?:[^\s*A-Za-z0-9]\S*)?|[•●]+(?:[./]\w{1,12})*|x+|\.\.\.|…|<[^<>]*>|\$\{[^{}]*\}|\$?\{\{.*\}\}|\{[^{}]*\}|%\([^()]*\)s"
-    r"|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
-    r"|(?:your|my|enter|insert|put)[_ -].*|.*[_-]here|replace[_-]?me|placeholder|redacted"
-    r"|.{0,16}(?:\.\.\.|…)|\[REDACTED(?::|\]).*|(?:.*[_-])?your[_-].*"
-    r"|example|sample|dummy|changeme|hidden|masked|removed|required|value"
-    r"|(?:api[_-]?)?(?:secret|password|passwd|passphrase|token|key|credentials?)"
-)
-_CODE_WORDS = frozenset(
-    {"raise", "return", "throw", "yield", "await", "assert", "lambda", "not", "elif", "else"}
-)
-"""A keyword where a bare value would stand: code goes on (``if not api_key: raise …``)."""
-_CALL = re.compile(
-    r"\$?\(|[A-Za-z_][A-Za-z0-9_.]*\(|(?:Get|Read|Import|Invoke|ConvertTo|ConvertFrom|Unprotect)-"
-    r"[A-Z][A-Za-z]+$"
-)
-"""A value that opens a call, a parenthesis or a shell's ``$(...)``, or is a PowerShell
-cmdlet that fetches a value (``Get-Secret``; its flags follow after a space): code."""
-_SUBSTITUTION = re.compile(r"\$\([^\r\n]*\)|`[^`\r\n]+`")
-"""A shell's command substitution, which runs inside double quotes too: code."""
-
-
-_VENDOR_PREFIX = re.compile(r"^(?:[A-Za-z0-9]{1,8}[_-]){1,3}")
-"""A token's prefix, one to three parts (``ghp_``, ``sk_live_``, ``xoxb-``): what a mask
-keeps before its filler."""
-_ALNUM = re.compile(r"[^\W_]")
-
-
-_PERCENT_ESCAPE = re.compile("%[0-9A-Fa-f]{2}")
-_QUOTED_OPENINGS = frozenset({"%20", "%22", "%27", "%09"})
-"""A value opening with an escaped space or quote belongs to the text decoded, which the
-gate reads too (:func:`arborist._gate.admission.admit` decodes percent-escapes)."""
-_NEXT_LINE = ("%0A", "%0D", "\\N", "\\R")
-"""A value opening with a line break written as an escape (a URL's ``%0A``, a repr's or
-JSON's ``\\n``) is on the next line: the name was given nothing, as ``password=`` at a
-line's end is in the raw text (``password=\\nusername=admin`` is two lines)."""
-_PLACEHOLDER_JOINED = re.compile(
-    r"(?:<[^<>\s]+>|\$\{[^{}]*\}|\$?\{\{[^{}]*\}\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"
-    r"|x{8,}|X{8,}|[^\s.…]{0,16}(?:\.\.\.|…))[^A-Za-z0-9\s](.*)",
-    re.DOTALL,
-)
-"""A placeholder joined to what follows it (``<token>-q4_K_M``, ``${DB_PASSWORD}/api``,
-``xxxxxxxx-backup``, ``<your-key>_2024-06-11``, a shell variable ``$TOKEN`` before ``.ipynb``,
-``</code>`` or a
-JSON string's ``\\n"``, an ellipsis's ``sk_live_...`` before ``.env.txt``): the value is the
-placeholder, the rest is the text's."""
-_KEY_PIECE = re.compile("[A-Za-z0-9]{12,}")
-
-
-def has_digit(value: str) -> bool:
-    return any(c.isdigit() for c in value)
-
-
-def is_filler(value: str, separator: str, quoted: bool) -> bool:
-    """Values that are not secrets: empty, masked, templated, type names, calls; also
-    once percent-decoded (a URL's path quotes ``<YOUR_API_KEY>`` as ``%3CYOUR_API_KEY%3E``)."""
-    if _filler(value, separator, quoted):
-        return True
-    if "%" not in value or _PERCENT_ESCAPE.search(value) is None:
-        return False
-    if value[:3].upper() in _QUOTED_OPENINGS:
-        return True  # api_key:%20%22...: the separator's space or quote, read decoded
-    decoded = unquote(value)
-    return decoded != value and _filler(decoded, separator, quoted)
-
-
-def _filler(value: str, separator: str, quoted: bool) -> bool:
-    if not value.strip() or PLACEHOLDER_MARK in value:
-        return True
-    if _FILLER.fullmatch(value.strip()) or _ALNUM.search(value) is None:
-        return True
-    if _stands_for_nothing(value) or _SUBSTITUTION.fullmatch(value.strip()) is not None:
-        return True
-    if not quoted:
-        if _CALL.match(value) or value.lower() in _NULLS or value in _CODE_WORDS:
-            return True
-        head = _TYPE_HEAD.split(value, maxsplit=1)[0].lower()
-        if separator == ":" and head in _TYPE_NAMES:
-            return True
-    return False
-
-
-def _stands_for_nothing(value: str) -> bool:
-    """A value on the next line (:data:`_NEXT_LINE`), a token's mask
-    (:func:`masked_token`) or a placeholder joined to a suffix (:data:`_PLACEHOLDER_JOINED`,
-    the suffix holding no key)."""
-    if value.upper().startswith(_NEXT_LINE) or masked_token(value):
-        return True
-    joined = _PLACEHOLDER_JOINED.fullmatch(value)
-    return joined is not None and not holds_key(joined.group(1))
-
-
-def masked_token(token: str) -> bool:
-    """Whether a token is its prefix and a mask: the rest (six characters or more) is one
-    or two characters over and over (``ghp_XXXX...``, ``sk_live_XXXX...``,
-    ``sk-00000000...``), or one of them fills three quarters of it (the mask and a file's
-    suffix, ``pscale_tkn_XXXX....env``). Random characters are never so few."""
-    if len(set(token)) > _MASK_MOST:
-        return False
-    rest = _VENDOR_PREFIX.sub("", token, count=1).lower()
-    if len(rest) < _MASK_LEAST:
-        return False
-    kinds = set(rest)
-    return len(kinds) <= 2 or 4 * max(rest.count(c) for c in kinds) >= 3 * len(rest)
-
-
-_MASK_MOST = 32
-"""More distinct characters than this: no mask (a prefix has a few, a mask one or two)."""
-_MASK_LEAST = 6
-
-
-def holds_key(text: str) -> bool:
-    """Whether ``text`` holds a run of twelve letters and digits or more with both in it:
-    what a key would leave in a suffix, where a date, a path or a model's tag does not."""
-    return any(
-        has_digit(piece) and any(c.isalpha() for c in piece) for piece in _KEY_PIECE.findall(text)
-    )
 
 
 def at_each(text: str, starts: list[int], pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
@@ -471,30 +338,6 @@ def at_each(text: str, starts: list[int], pattern: re.Pattern[str]) -> Iterator[
 
 def _word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
-
-
-def reads_as_password(value: str) -> bool:
-    """Whether ``value`` reads as a password, not a plain word: eight characters or more,
-    letters and digits, and both cases or a mark (``zDYXuPw.4OCRkmv.w``)."""
-    return (
-        len(value) >= 8
-        and has_digit(value)
-        and any(c.isalpha() for c in value)
-        and ((not value.islower() and not value.isupper()) or not value.isalnum())
-    )
-
-
-def random_looking(token: str) -> bool:
-    """A digit, or both cases, and not one character over and over (``ghp_XXXX...``)."""
-    mixed = has_digit(token) or (not token.islower() and not token.isupper())
-    return mixed and len(set(token)) >= 8
-
-
-def random_part(value: str) -> bool:
-    """Whether a dotted value holds a part no name looks like (digits among eight or more
-    distinct characters): ``token=n4m3t0k3n5ecr3t77.txt`` is a secret with a suffix, where
-    ``password=args.password`` names one."""
-    return any(has_digit(part) and len(set(part)) >= 8 for part in value.split("."))
 
 
 def has(text: str, *needles: str) -> bool:

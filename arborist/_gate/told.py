@@ -34,11 +34,14 @@ from arborist._gate.codes import spaced_heads, spaced_secrets
 from arborist._gate.prefilters import Literals
 from arborist._gate.shapes import (
     b64_text,
-    has_digit,
-    is_filler,
     opening_characters,
     printable,
+)
+from arborist._gate.values import (
+    has_digit,
+    is_filler,
     random_looking,
+    reads_as_passphrase,
     reads_as_password,
 )
 
@@ -183,7 +186,8 @@ _FOREIGN = re.compile(
     r"(?![^\W_])|" + SCRIPT_NAMES.pattern + r")\w{0,24}(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|"
     r"(?:[ \t]+(?:[\w\u0900-\u097f'’-]+|[(（][^)）\n]{0,40}[)）])){0,6}?"
     r"(?:[ \t]*(?:->|=>|→|[:：=])[ \t]*|[ \t]+(?:is|ist|lautet|es|est|é|era|was|это|jest|è|"
-    r"är|on|olan|là|هي|هو|है):?[ \t]+)|[ \t]*(?:は|是|为|為|는|은)[ \t]*)"
+    r"är|on|olan|là|هي|هو|है):?[ \t]+(?:(?:jetzt|nun|now|ahora|maintenant|désormais|teraz|"
+    r"ora|adesso|agora|nu|nyt|şimdi|still|noch)[ \t]+)?)|[ \t]*(?:は|是|为|為|는|은)[ \t]*)"
     r"[\"'«„“「]?(\S+)"
 )
 """A password's name in another language or script (or ``pw``; or ``pass`` standing alone,
@@ -192,7 +196,8 @@ verb of saying in a few languages: ``la password è X``), then a colon (``：`` 
 an arrow, or a few words and notes in parentheses and one of them (``Passwort für den
 Laborserver:``, ``Kennwort (Rückseite):``, ``pw for the shared acct ->``), or a verb of saying (``is``, ``ist``,
 ``lautet``, ``es``, ``est``, ``é``, ``jest``, ``è``; Arabic ``هي``, Hindi ``है``, whose
-vowel signs the words between may hold; ``は``, ``是``, ``는``), then the value."""
+vowel signs the words between may hold; ``は``, ``是``, ``는``) and perhaps a word for "now"
+(``ist jetzt``), then the value."""
 
 
 def _foreign_prose(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]]:
@@ -208,12 +213,13 @@ def _foreign_prose(text: str, heads: list[int]) -> Iterator[tuple[str, int, int]
         value = m.group(1).rstrip(".,;:)!?\"'»“”")
         marked = m.group(1).rstrip(".,;:)\"'»“”")  # "QEsOuYXi!": a mark may end a password
         words = _IDEOGRAPHS.search(value)  # "sakura-2024!です。", "8文字以上で、…" (a rule)
-        value = value[: words.start()] if words is not None else value
+        value = value[: words.start()].rstrip("，。；：！？、") if words is not None else value
         code = _CODE_VALUE.search(value) is not None  # os.environ['X_1'], getpass(p2)
         if not words and value != marked and _mixed_marked(marked):
             value = marked
         typed = reads_as_password(value) or _mixed_marked(value)
         typed = typed or (not bare and _given_in_field(text, m, value))
+        typed = typed or (not bare and reads_as_passphrase(value))
         if bare and "/" in value:  # "şifrem X/v1", "şifre istemez./v1": a URL's path after it
             value = value.split("/", 1)[0].rstrip(".,;:)\"'»“”")
             typed = reads_as_password(value) or _mixed_marked(value)
@@ -307,10 +313,11 @@ _COOKIE_ATTRIBUTES = frozenset(
 
 _SESSION = re.compile(
     r"(?i)(?<![^\W_])(?:sessionid|session_id|sessid|phpsessid|jsessionid|connect\.sid|[\w-]*_session)"
-    r"=([^\s;&\"'\\]{16,})"
+    r"(?:\.[\w-]{1,40})?=([^\s;&\"'\\]{16,})"
 )
-"""A session cookie's value given to its name with no header (``sessionid=…``): sixteen
-random-looking characters or more."""
+"""A session cookie's value given to its name with no header (``sessionid=…``), its name
+perhaps suffixed by a node (Jetty's ``JSESSIONID.6f2a1c3b=``): sixteen random-looking
+characters or more."""
 _COOKIE_LINE = re.compile(
     r"(?<![\w.-])[\w.-]{2,40}=([^\s;&\"'\\]{12,});[ \t]*(?i:path|domain|expires|max-age)="
 )
@@ -527,8 +534,8 @@ def _credential(value: str, reader: Reader) -> str | None:
     data = b64_text(value)
     if data is None:
         return None
-    if printable(data):
-        pair = data.decode("ascii")
+    if printable(data.replace(b"\n", b" ").replace(b"\r", b" ").replace(b"\t", b" ")):
+        pair = data.decode("ascii")  # a file's lines too: a service account's JSON
         if _BASIC.fullmatch(pair) and _basic_password(pair.split(":", 1)[1]):
             return "basic_auth"
         return "secret" if _holds_secret(pair, reader) else None
