@@ -27,20 +27,24 @@ import atexit, os, shutil, tempfile
 scratch = tempfile.mkdtemp(prefix="arborist-nb-")  # a fresh, private home for each run
 atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # removed when the kernel exits
 os.environ["ARBORIST_HOME"] = scratch
-%load_ext arborist_nb"""
+if "arborist_nb" not in get_ipython().extension_manager.loaded:
+    %load_ext arborist_nb"""
 
 # The quickstart runs in the home `make demo` (and `make lab`) name in ARBORIST_NB_HOME, so
 # that `arborist --home .demo-home verify --witness .demo-home/01-quickstart.ipynb` checks
 # the notebook against the shard it wrote to; run anywhere else, it makes its own.
 QUICKSTART_SETUP = """\
 import atexit, os, shutil, tempfile
-# `make demo` runs this notebook in its home (.demo-home/); anywhere else each run gets a
-# fresh, private home, removed when the kernel exits (never while the widget below reads it).
-scratch = None if os.environ.get("ARBORIST_NB_HOME") else tempfile.mkdtemp(prefix="arborist-nb-")
-if scratch:
+# `make demo` runs this notebook in its home (.demo-home/). Anywhere else a kernel's first run
+# makes a private home, which running the notebook again reuses; the kernel's exit removes it.
+if os.environ.get("ARBORIST_NB_HOME"):
+    os.environ["ARBORIST_HOME"] = os.environ["ARBORIST_NB_HOME"]
+elif "scratch" not in globals():
+    scratch = tempfile.mkdtemp(prefix="arborist-nb-")
     atexit.register(shutil.rmtree, scratch, ignore_errors=True)
-os.environ["ARBORIST_HOME"] = os.environ.get("ARBORIST_NB_HOME") or scratch
-%load_ext arborist_nb"""
+    os.environ["ARBORIST_HOME"] = scratch
+if "arborist_nb" not in get_ipython().extension_manager.loaded:
+    %load_ext arborist_nb"""
 
 # No cell removes the home: Run All queues the widget's requests behind the last cell, so a
 # home removed there is one the widget still reads (issue #35). The kernel's exit removes it;
@@ -66,7 +70,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ("code", "%%ask\nWhat about the low median?"),
         (
             "md",
-            "A question that names its own subject stands alone: it lands under the session's root and retrieves exactly as if it were asked first, whatever came before it. Running this notebook again finds every turn where it was: same answers, no new turns.",
+            "A question that names its own subject stands alone: it lands under the session's root and retrieves exactly as if it were asked first, whatever came before it. Running this notebook again in the same kernel (or under `make demo`, whose home outlives the kernel) finds every turn where it was: same answers, no new turns.",
         ),
         ("code", "%%ask\nWhat does itertools.groupby do?"),
         ("code", "%%ask\nWhat does statistics.median return?"),

@@ -156,10 +156,13 @@ def test_the_quickstart_with_a_markdown_model_run_all_twice_then_restart_and_run
     _markdown_rendered(driver, "Run All")
     assert chat.requests > 0, "the model was asked"
     _stores(scratch, 1, "after Run All")
+    asked = sum(r.path == ROUTE for r in chat.received)  # the chat calls: answers paid for
     _run_all(driver, "Run All again")
     _widgets_show_their_trees(driver, "Run All again")
     _markdown_rendered(driver, "Run All again")
-    _stores(scratch, 2, "after Run All again")
+    _stores(scratch, 1, "after Run All again (the kernel's home, reused)")
+    again = sum(r.path == ROUTE for r in chat.received)  # (a profile's probes may repeat)
+    assert again == asked, "run again, every answer is found where it was: no model call"
     driver._await(_RESTART, driver.path, timeout_ms=KERNEL_READY_MS, what="restarting")
     driver.page.wait_for_function(_IDLE, arg=driver.path, timeout=KERNEL_READY_MS).dispose()
     _run_all(driver, "Restart & Run All")
