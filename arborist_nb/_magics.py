@@ -145,8 +145,9 @@ class _Stream:
     def close(self) -> None:
         with self.lock:
             self.done.set()
-            if self.handle is not None:
-                self.handle.update(Markdown(""))
+            if self.handle is not None:  # cleared to nothing: an empty Markdown object was
+                # saved in the notebook as its repr, "<IPython.core.display.Markdown object>"
+                self.handle.update({"text/plain": ""}, raw=True)
 
 
 def _waiting_for(client: Any) -> tuple[str, float]:
