@@ -296,7 +296,7 @@ def to_html(blocks: list[Node], cite: CiteHtml | None = None) -> str:
         if kind == "p":
             out.append(f"{para}{inline(block[1])}</div>")
         elif kind == "code":
-            out.append(f"<pre><code>{_h(block[2])}</code></pre>")
+            out.append(f"{_PRE}<code>{_h(block[2])}</code></pre>")
         elif kind == "h":
             out.append(f"{para}<strong>{inline(block[2])}</strong></div>")
         elif kind == "quote":
@@ -311,6 +311,12 @@ def to_html(blocks: list[Node], cite: CiteHtml | None = None) -> str:
     return "".join(out)
 
 
+_PRE = (
+    '<pre class="arborist-code" style="background:var(--jp-layout-color2,#f6f8fa);'
+    'color:var(--jp-content-font-color1,inherit);padding:4px 6px;margin:0 0 0.6em;overflow-x:auto">'
+)
+"""A code block in the grey box the widget gives it, in the theme's colours (light or dark);
+a long line scrolls inside the box (hosts show a bare ``pre``)."""
 _TABLE = (
     '<div class="arborist-table" style="overflow-x:auto;max-width:100%;margin:0 0 0.6em">'
     '<table style="margin:0;border-collapse:collapse">'

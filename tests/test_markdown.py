@@ -89,6 +89,15 @@ def test_a_table_renders_as_a_table_its_cells_escaped() -> None:
     assert "overflow-x:auto" in box  # a wide table scrolls in its box
 
 
+def test_a_code_block_is_in_a_box_of_the_themes_colours() -> None:
+    markup = markdown.to_html(markdown.parse("```\nprint('<b>')\n```"))
+    [(tag, attrs), _] = tags(markup)
+    style = dict(part.split(":", 1) for part in (attrs.get("style") or "").split(";"))
+    assert tag == "pre" and style["background"].startswith("var(--jp-layout-color2")
+    assert style["padding"] and style["margin"] and style["overflow-x"] == "auto"
+    assert markup.endswith("<code>print(&#x27;&lt;b&gt;&#x27;)</code></pre>")
+
+
 def test_a_line_break_is_kept() -> None:
     """A table without its delimiter row is a paragraph: its rows stay lines."""
     markup = markdown.to_html(markdown.parse("| a | b |\n| 1 | 2 |"))
