@@ -260,7 +260,7 @@ def _h(text: str) -> str:
 
 def _answer_html(answer: Answer) -> str:
     """The answer's Markdown as safe HTML (:mod:`arborist_nb._markdown`); each citation a
-    disclosure in its line that opens the cited chunk in place.
+    disclosure in its line that opens the cited chunk under that line.
 
     No script runs in an output, so the chunk travels with the citation as a
     ``<details>`` element: clicking the citation shows it.
@@ -268,7 +268,22 @@ def _answer_html(answer: Answer) -> str:
     return markdown.to_html(markdown.parse(answer.text), _citation_html(answer))
 
 
+_ANSWER_BOX = '<div class="arborist-md" style="position:relative;container-type:inline-size">'
+"""What an opened citation's chunk is placed against (``left:0``, ``100cqw`` wide): the
+answer's own box."""
+_CHUNK_BOX = (
+    "display:block;box-sizing:border-box;width:100cqw;margin:2px 0;white-space:pre-wrap;"
+    "word-break:normal;overflow-wrap:anywhere;border-left:3px solid #bbb;padding-left:6px"
+)
+
+
 def _citation_html(answer: Answer) -> markdown.CiteHtml:
+    """A citation as an inline block whose summary is the bracket. Opened, its chunk spans
+    the answer's width under the citation's line while the line reads on: an inline block
+    as wide as its chunk would drop to a line of its own, and a ``<details>`` styled inline
+    breaks its line even closed. So the chunk is placed out of flow at the answer's left,
+    and a hidden copy of it, as wide but pulled left so that it adds no width, holds its
+    height in the line; the rest of the sentence stays by the bracket."""
     items = {e.label: e for e in answer.evidence}
 
     def cite(label: str, raw: str) -> str:
@@ -277,10 +292,12 @@ def _citation_html(answer: Answer) -> markdown.CiteHtml:
         if item is None:
             return bracket
         chunk = _chunk_html(answer, item)
+        held = _h(shown_text(item.text)) if item.text is not None else chunk
         return (
             f'<details class="arborist-cite" data-label="{_h(label)}" style="display:inline-block;vertical-align:top">'
             f'<summary style="display:inline;cursor:pointer;color:var(--jp-content-link-color,#1a6fb0)">{bracket}</summary>'
-            f'<span class="arborist-chunk" style="display:block;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;border-left:3px solid #bbb;padding-left:6px;margin:2px 0">{chunk}</span>'
+            f'<span class="arborist-chunk" style="position:absolute;left:0;z-index:1;background:var(--jp-layout-color0,#fff);{_CHUNK_BOX}">{chunk}</span>'
+            f'<span aria-hidden="true" style="visibility:hidden;{_CHUNK_BOX};margin-left:-100cqw">{held}</span>'
             "</details>"
         )
 
@@ -402,7 +419,7 @@ def _render_html(answer: Answer, check: AnswerCheck, facts: TurnFacts) -> str:
     return (
         f'<div class="arborist-answer {NO_MATH}" '
         f'data-bates="{_h(answer.bates)}">'
-        f'<div class="arborist-md">{_answer_html(answer)}</div>'
+        f"{_ANSWER_BOX}{_answer_html(answer)}</div>"
         f'<div class="arborist-status" style="font-size:smaller;opacity:0.8;text-align:left">'
         f"{_h(answer.status(facts))}</div>"
         f'<details class="arborist-fold" style="font-size:smaller;overflow-wrap:anywhere">'

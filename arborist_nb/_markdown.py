@@ -2,7 +2,9 @@
 
 A model writes Markdown; arborist shows it rendered, never trusted. This reader knows a
 small part of CommonMark, the part answers use: paragraphs, fenced code blocks, bullet
-and numbered lists, headings (shown as a bold line), block quotes; code spans,
+and numbered lists, headings (shown as a bold line), block quotes, GitHub's pipe tables
+(a header row, a delimiter row of ``---`` cells with ``:`` for alignment, body rows;
+``\\|`` is a pipe inside a cell); code spans,
 ``**strong**`` and ``*emphasis*`` (asterisks only: ``__init__`` and ``snake_case`` stay
 as written), links whose scheme is ``http``, ``https`` or ``mailto``, and arborist's
 citations (``[E1]``, ``[E1 | title | uri]``) as their own inline node. Everything else is
@@ -14,6 +16,8 @@ to the same vectors (``tests/vectors/markdown.json``)::
 
     block  := ["p", inlines] | ["code", lang, text] | ["ul", [inlines...]]
             | ["ol", start, [inlines...]] | ["h", level, inlines] | ["quote", inlines]
+            | ["table", [align...], [inlines...], [[inlines...]...]]
+    align  := "" | "left" | "center" | "right"
     inline := ["t", text] | ["code", text] | ["b", inlines] | ["i", inlines]
             | ["a", href, inlines] | ["cite", label, raw]
 """
@@ -44,6 +48,9 @@ _LINK = re.compile(r"\[([^\[\]\n]*)\]\(([^\s()<>]*)\)")
 _IMAGE = re.compile(r"!\[[^\[\]\n]*\]\([^\s()]*\)")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_PIPE = re.compile(r"(?<!\\)\|")
+_DELIMITER = re.compile(r"^[ \t]*(:?)-+(:?)[ \t]*$")
+_ALIGN = {(":", ""): "left", (":", ":"): "center", ("", ":"): "right", ("", ""): ""}
 
 
 def _starts_block(line: str) -> bool:
@@ -66,6 +73,8 @@ def parse(text: str) -> list[Node]:
             i += 1
         elif _BULLET.match(line) or _ORDERED.match(line):
             i = _list(lines, i, blocks)
+        elif (aligns := _table_start(lines, i)) is not None:
+            i = _table(lines, i, aligns, blocks)
         elif _QUOTE.match(line):
             held = []
             while i < len(lines) and (quoted := _QUOTE.match(lines[i])):
@@ -76,6 +85,8 @@ def parse(text: str) -> list[Node]:
             held = [line.strip()]
             i += 1
             while i < len(lines) and lines[i].strip() and not _starts_block(lines[i]):
+                if _table_start(lines, i) is not None:
+                    break
                 held.append(lines[i].strip())
                 i += 1
             blocks.append(["p", inlines("\n".join(held))])
@@ -109,6 +120,43 @@ def _list(lines: list[str], i: int, blocks: list[Node]) -> int:
         i += 1
     parsed = [inlines(item) for item in items]
     blocks.append(["ol", int(first.group(1)), parsed] if first else ["ul", parsed])
+    return i
+
+
+def _cells(line: str) -> list[str]:
+    """A table row's cells: the line split at each pipe no backslash escapes, its outer
+    pipes dropped; an escaped pipe is a pipe in its cell, in a code span too (GitHub's
+    rule: the escape is read before the cell's Markdown)."""
+    row = line.strip()
+    row = row[1:] if row.startswith("|") else row
+    row = row[:-1] if row.endswith("|") and not row.endswith("\\|") else row
+    return [cell.strip().replace("\\|", "|") for cell in _PIPE.split(row)]
+
+
+def _table_start(lines: list[str], i: int) -> list[str] | None:
+    """The column alignments if a table starts at ``i``: a row with a pipe, then a
+    delimiter row (with a pipe too, so that ``---`` alone is no table) of as many cells.
+    Without the delimiter row the lines are a paragraph."""
+    if i + 1 >= len(lines) or not _PIPE.search(lines[i]) or "|" not in lines[i + 1]:
+        return None
+    delimiters = [_DELIMITER.match(cell) for cell in _cells(lines[i + 1])]
+    if not all(delimiters) or len(delimiters) != len(_cells(lines[i])):
+        return None
+    return [_ALIGN[m.group(1), m.group(2)] for m in delimiters if m is not None]
+
+
+def _table(lines: list[str], i: int, aligns: list[str], blocks: list[Node]) -> int:
+    """A table's rows up to a blank line or another block; each row cut or padded with
+    empty cells to the header's width."""
+    width = len(aligns)
+    head = [inlines(cell) for cell in _cells(lines[i])]
+    rows = []
+    i += 2
+    while i < len(lines) and lines[i].strip() and not _starts_block(lines[i]):
+        cells = (_cells(lines[i]) + [""] * width)[:width]
+        rows.append([inlines(cell) for cell in cells])
+        i += 1
+    blocks.append(["table", aligns, head, rows])
     return i
 
 
@@ -223,8 +271,8 @@ def to_html(blocks: list[Node], cite: CiteHtml | None = None) -> str:
         out = []
         for node in nodes:
             kind = node[0]
-            if kind == "t":
-                out.append(_h(node[1]))
+            if kind == "t":  # a line break kept: a line is a line, as a chat shows it
+                out.append(_h(node[1]).replace("\n", "<br>"))
             elif kind == "code":
                 out.append(f"<code>{_h(node[1])}</code>")
             elif kind in ("b", "i"):
@@ -248,17 +296,50 @@ def to_html(blocks: list[Node], cite: CiteHtml | None = None) -> str:
         if kind == "p":
             out.append(f"{para}{inline(block[1])}</div>")
         elif kind == "code":
-            out.append(f"<pre><code>{_h(block[2])}</code></pre>")
+            out.append(f"{_PRE}<code>{_h(block[2])}</code></pre>")
         elif kind == "h":
             out.append(f"{para}<strong>{inline(block[2])}</strong></div>")
         elif kind == "quote":
             out.append(f"<blockquote>{para}{inline(block[1])}</div></blockquote>")
+        elif kind == "table":
+            out.append(_table_html(block, inline))
         else:
             items = block[-1]
             start = f' start="{int(block[1])}"' if kind == "ol" and block[1] != 1 else ""
             lis = "".join(f"<li>{inline(item)}</li>" for item in items)
             out.append(f"<{kind}{start}>{lis}</{kind}>")
     return "".join(out)
+
+
+_PRE = (
+    '<pre class="arborist-code" style="background:var(--jp-layout-color2,#f6f8fa);'
+    'color:var(--jp-content-font-color1,inherit);padding:4px 6px;margin:0 0 0.6em;overflow-x:auto">'
+)
+"""A code block in the grey box the widget gives it, in the theme's colours (light or dark);
+a long line scrolls inside the box (hosts show a bare ``pre``)."""
+_TABLE = (
+    '<div class="arborist-table" style="overflow-x:auto;max-width:100%;margin:0 0 0.6em">'
+    '<table style="margin:0;border-collapse:collapse">'
+)
+"""A table in a box of its own width that scrolls sideways: a wide table does not stretch
+the output; its left margin kept (hosts centre tables)."""
+_CELL = "padding:0.25em 0.6em;border:1px solid var(--jp-border-color2,#ccc);vertical-align:top"
+
+
+def _table_html(block: Node, inline: Callable[[list[Node]], str]) -> str:
+    """A table's rows; each cell aligned as its column says, left if it says nothing
+    (hosts right-align cells)."""
+    aligns = block[1]
+
+    def row(cells: list[list[Node]], tag: str) -> str:
+        written = "".join(
+            f'<{tag} style="text-align:{align or "left"};{_CELL}">{inline(cell)}</{tag}>'
+            for align, cell in zip(aligns, cells, strict=True)
+        )
+        return f"<tr>{written}</tr>"
+
+    body = "".join(row(cells, "td") for cells in block[3])
+    return f"{_TABLE}<thead>{row(block[2], 'th')}</thead><tbody>{body}</tbody></table></div>"
 
 
 _MD_PUNCTUATION = str.maketrans({c: "\\" + c for c in _PUNCTUATION if c not in "<>&;\"'"})
@@ -275,28 +356,34 @@ def _md_code(text: str) -> str:
     return f"{fence}{pad}{body}{pad}{fence}"
 
 
+_DELIMITER_MD = {"": "---", "left": ":--", "center": ":-:", "right": "--:"}
+
+
 def to_markdown(blocks: list[Node]) -> str:
     """The blocks as Markdown in which nothing but what was read can form: every text
     escaped (:func:`arborist_nb._display.md_escape`'s rule), code fenced longer than any run
     of its backticks, links only to :data:`LINK_SCHEMES`, citations as escaped text."""
 
-    def inline(nodes: list[Node]) -> str:
+    def inline(nodes: list[Node], cell: bool = False) -> str:
         out = []
         for node in nodes:
             kind = node[0]
             if kind == "t":
                 out.append(_md_text(node[1]))
-            elif kind == "code":
-                out.append(_md_code(node[1]))
+            elif kind == "code":  # in a table cell a pipe in code is escaped too
+                out.append(_md_code(node[1]).replace("|", "\\|" if cell else "|"))
             elif kind in ("b", "i"):
                 mark = "**" if kind == "b" else "*"
-                out.append(f"{mark}{inline(node[1])}{mark}")
+                out.append(f"{mark}{inline(node[1], cell)}{mark}")
             elif kind == "a":
-                href = node[1].replace("\\", "%5C").replace("`", "%60")
-                out.append(f"[{inline(node[2])}]({href})")
+                href = node[1].replace("\\", "%5C").replace("`", "%60").replace("|", "%7C")
+                out.append(f"[{inline(node[2], cell)}]({href})")
             else:
                 out.append(_md_text(node[2]))
         return "".join(out)
+
+    def row(cells: list[list[Node]]) -> str:
+        return "| " + " | ".join(inline(cell, cell=True) for cell in cells) + " |"
 
     out = []
     for block in blocks:
@@ -311,6 +398,9 @@ def to_markdown(blocks: list[Node]) -> str:
             out.append(f"**{inline(block[2])}**")
         elif kind == "quote":
             out.append("> " + inline(block[1]).replace("\n", "\n> "))
+        elif kind == "table":
+            delimiter = "| " + " | ".join(_DELIMITER_MD[align] for align in block[1]) + " |"
+            out.append("\n".join([row(block[2]), delimiter, *map(row, block[3])]))
         else:
             number = int(block[1]) if kind == "ol" else 0
             lines = []

@@ -29,12 +29,23 @@ from arborist._text.terminal import BLANK_CHARACTERS, inert, inert_json
 from arborist_nb._display import Answer
 from tests.chat_server import ChatServer, completion
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
+from tests.conftest import load_vectors
 
 RAW = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
     "\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 """Anything a terminal acts on (tab and newline are layout, and allowed)."""
+
+SHOWN = load_vectors("inert.json")
+"""How each kind of control is shown: the widget's rule (js/src/text.js ``inert``) holds the
+same vectors, so a face shows a control as every other face does."""
+
+
+@pytest.mark.parametrize("vector", SHOWN, ids=[v["name"] for v in SHOWN])
+def test_inert_holds_the_vectors_the_widget_holds(vector: dict[str, str]) -> None:
+    assert inert(vector["text"]) == vector["shown"]
+
 
 PAYLOADS = {
     "retitle": "\x1b]0;pwned\x07",

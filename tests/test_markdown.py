@@ -17,7 +17,8 @@ from arborist_nb import _markdown as markdown
 VECTORS = json.loads(
     (Path(__file__).parent / "vectors" / "markdown.json").read_text(encoding="utf-8")
 )
-TAGS = {"div", "pre", "code", "strong", "em", "a", "ul", "ol", "li", "blockquote"}
+TAGS = {"div", "pre", "code", "strong", "em", "a", "ul", "ol", "li", "blockquote", "br"}
+TAGS |= {"table", "thead", "tbody", "tr", "th", "td"}
 
 
 class Tags(HTMLParser):
@@ -70,6 +71,39 @@ def test_a_citation_stays_in_its_paragraph() -> None:
     assert html.endswith("<details><summary>[E1]</summary></details>. And more.</div>")
 
 
+def test_a_table_renders_as_a_table_its_cells_escaped() -> None:
+    text = "| data | median |\n|:--|--:|\n| `[1, 3, 5]` | **3** <b>x</b> |\n| a \\| b |"
+    markup = markdown.to_html(markdown.parse(text))
+    seen = [tag for tag, _ in tags(markup)]
+    assert seen[:5] == ["div", "table", "thead", "tr", "th"]
+    assert seen.count("tr") == 3 and seen.count("td") == 4
+    assert (
+        "<code>[1, 3, 5]</code>" in markup and "<strong>3</strong> &lt;b&gt;x&lt;/b&gt;" in markup
+    )
+    assert ">a | b</td>" in markup
+    aligns = [
+        re.search(r"text-align:(\w+)", attrs.get("style") or "") for tag, attrs in tags(markup)
+    ]
+    assert [m.group(1) for m in aligns if m] == ["left", "right"] * 3
+    box = tags(markup)[0][1]["style"] or ""
+    assert "overflow-x:auto" in box  # a wide table scrolls in its box
+
+
+def test_a_code_block_is_in_a_box_of_the_themes_colours() -> None:
+    markup = markdown.to_html(markdown.parse("```\nprint('<b>')\n```"))
+    [(tag, attrs), _] = tags(markup)
+    style = dict(part.split(":", 1) for part in (attrs.get("style") or "").split(";"))
+    assert tag == "pre" and style["background"].startswith("var(--jp-layout-color2")
+    assert style["padding"] and style["margin"] and style["overflow-x"] == "auto"
+    assert markup.endswith("<code>print(&#x27;&lt;b&gt;&#x27;)</code></pre>")
+
+
+def test_a_line_break_is_kept() -> None:
+    """A table without its delimiter row is a paragraph: its rows stay lines."""
+    markup = markdown.to_html(markdown.parse("| a | b |\n| 1 | 2 |"))
+    assert markup.endswith(">| a | b |<br>| 1 | 2 |</div>")
+
+
 @pytest.mark.parametrize("vector", VECTORS, ids=[v["name"] for v in VECTORS])
 def test_the_markdown_writer_reads_back_to_the_same_tree(vector: dict[str, Any]) -> None:
     """What a frontend's Markdown renderer gets forms only what was read: written back and
@@ -109,5 +143,10 @@ def _plain(blocks: list[Any], *, decode: bool) -> Any:
         "h": lambda b: ["p", [["b", inline(b[2])]]],
         "ul": lambda b: ["ul", [inline(i) for i in b[1]]],
         "ol": lambda b: ["ol", b[1], [inline(i) for i in b[2]]],
+        "table": lambda b: ["table", b[1], [inline(c) for c in b[2]], rows(b[3])],
     }
+
+    def rows(body: list[Any]) -> list[Any]:
+        return [[inline(cell) for cell in row] for row in body]
+
     return [shapes[block[0]](block) for block in blocks]

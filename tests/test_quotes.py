@@ -14,6 +14,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from arborist._proofs.quotes import QUOTE_RUN, claims_for, quoted_ranges
 from arborist._qa.support import ROW_WORDS, quotes_cited, row_words
+from arborist._store.places import shown_text
 from arborist_nb._display import Answer
 from tests.conftest import load_vectors
 
@@ -104,11 +105,45 @@ def test_the_ask_output_marks_in_the_cited_chunk_exactly_what_the_answer_quotes(
     ]
     assert wanted, answer.text  # the extractive answer quotes its sentence
     # Once in the citation's disclosure, once in the fold's evidence: the same spans.
-    cite = re.search(r'<span class="arborist-chunk"[^>]*>(.*?)</span></details>', markup, re.S)
+    cite = re.search(r'<span class="arborist-chunk"[^>]*>(.*?)</span>', markup, re.S)
     assert cite is not None and marks(cite.group(1)) == wanted
     assert marks(markup) == wanted * 2
     # median_high's look-alike sentence is not marked for an answer about median.
     assert not any("returned" in m or "high" in m for m in wanted), wanted
+
+
+def styles(markup: str, pattern: str) -> dict[str, str]:
+    """The inline style of the first element ``pattern`` finds, as property: value."""
+    found = re.search(pattern + r'[^>]*?style="([^"]*)"', markup)
+    assert found is not None, pattern
+    return {k.strip(): v.strip() for k, v in (p.split(":", 1) for p in found[1].split(";") if p)}
+
+
+def test_an_opened_citation_leaves_its_sentence_on_its_line(shell: InteractiveShell) -> None:
+    """The chunk is out of flow, under the line at the answer's left; a hidden copy as wide
+    and pulled left by its width adds height to the line and no width, so the bracket and
+    the words after it keep their place."""
+    answer = shell.run_cell_magic("ask", "", "What does median return?")
+    assert isinstance(answer, Answer)
+    markup = answer._repr_html_()
+    box = styles(markup, r'<div class="arborist-md"')
+    assert box["position"] == "relative" and box["container-type"] == "inline-size"
+    assert styles(markup, r'<details class="arborist-cite"')["display"] == "inline-block"
+    chunk = styles(markup, r'<span class="arborist-chunk"')
+    assert chunk["position"] == "absolute" and chunk["left"] == "0"
+    assert chunk["width"] == "100cqw" and chunk["box-sizing"] == "border-box"
+    held = re.search(
+        r'<span aria-hidden="true" style="([^"]*)">(.*?)</span></details>', markup, re.S
+    )
+    assert held is not None
+    spacer = styles(held[0], "<span")
+    assert spacer["visibility"] == "hidden" and spacer["margin-left"] == "-100cqw"
+    assert {k: v for k, v in spacer.items() if k not in ("visibility", "margin-left")} == {
+        k: v for k, v in chunk.items() if k not in ("position", "left", "z-index", "background")
+    }
+    item = next(e for e in answer.evidence if e.cited)
+    assert item.text is not None and html.unescape(held[2]) == shown_text(item.text)
+    assert "<mark" not in held[2]  # the fold and the citation mark the quote once each
 
 
 MEANS = """\

@@ -4,8 +4,14 @@
  * as HTML. {@link makeH} refuses `innerHTML` and event-handler attributes
  * outright.
  *
+ * Every text they write is shown {@link inert}: a control character in a model's
+ * answer, a question or a document's title reads as its escape (`\x1b`), as in the
+ * `%%ask` output, instead of an empty box.
+ *
  * @module dom
  */
+
+import { inert } from "./text.js";
 
 /**
  * Listeners that make Enter in a text box run `action` itself. A host page
@@ -26,6 +32,9 @@ export function onEnter(action) {
     },
   };
 }
+
+/** Attributes a reader is shown (a tooltip, what a screen reader says): inert too. */
+const SHOWN_ATTRIBUTES = new Set(["title", "aria-label"]);
 
 const FORBIDDEN_PROPS = new Set(["innerHTML", "outerHTML", "srcdoc", "insertAdjacentHTML"]);
 const DIRECT_PROPS = new Set([
@@ -69,7 +78,7 @@ export function makeH(doc) {
         throw new Error(`makeH: refusing ${key} (text only, listeners via "on")`);
       }
       if (key === "text") {
-        el.textContent = String(value);
+        el.textContent = inert(value);
       } else if (key === "class") {
         el.setAttribute("class", String(value));
       } else if (key === "dataset") {
@@ -81,12 +90,15 @@ export function makeH(doc) {
           if (/^on/i.test(name) || FORBIDDEN_PROPS.has(name)) {
             throw new Error(`makeH: refusing attribute ${name}`);
           }
-          if (v !== undefined && v !== null && v !== false) el.setAttribute(name, String(v));
+          if (v === undefined || v === null || v === false) continue;
+          el.setAttribute(name, SHOWN_ATTRIBUTES.has(name) ? inert(v) : String(v));
         }
       } else if (key === "on") {
         for (const [event, listener] of Object.entries(value)) {
           el.addEventListener(event, listener);
         }
+      } else if (key === "title") {
+        el.title = inert(value);
       } else if (DIRECT_PROPS.has(key)) {
         el[key] = value;
       } else {
@@ -114,7 +126,7 @@ export function append(doc, el, children) {
     if (Array.isArray(child)) {
       for (let i = child.length - 1; i >= 0; i--) stack.push(child[i]);
     } else if (typeof child === "string" || typeof child === "number") {
-      el.appendChild(doc.createTextNode(String(child)));
+      el.appendChild(doc.createTextNode(inert(child)));
     } else {
       el.appendChild(child);
     }

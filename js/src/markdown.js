@@ -6,6 +6,8 @@
  *
  *     block  := ["p", inlines] | ["code", lang, text] | ["ul", [inlines...]]
  *             | ["ol", start, [inlines...]] | ["h", level, inlines] | ["quote", inlines]
+ *             | ["table", [align...], [inlines...], [[inlines...]...]]
+ *     align  := "" | "left" | "center" | "right"
  *     inline := ["t", text] | ["code", text] | ["b", inlines] | ["i", inlines]
  *             | ["a", href, inlines] | ["cite", label, raw]
  *
@@ -25,6 +27,8 @@ const QUOTE = /^ {0,3}>[ \t]?(.*)$/;
 const LINK = /\[([^[\]\n]*)\]\(([^\s()<>]*)\)/y;
 const IMAGE = /!\[[^[\]\n]*\]\([^\s()]*\)/y;
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
+const PIPE = /(?<!\\)\|/;
+const DELIMITER = /^[ \t]*(:?)-+(:?)[ \t]*$/;
 const PUNCTUATION = new Set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~");
 
 /** Python's str.isspace / isalnum, closely enough for the characters answers hold. */
@@ -72,6 +76,8 @@ export function parseMarkdown(text) {
       }
       const parsed = items.map(inlines);
       blocks.push(first ? ["ol", Number.parseInt(first[1], 10), parsed] : ["ul", parsed]);
+    } else if ((m = tableStart(lines, i))) {
+      i = table(lines, i, m, blocks);
     } else if (QUOTE.test(line)) {
       const held = [];
       while (i < lines.length && (m = QUOTE.exec(lines[i]))) {
@@ -82,11 +88,57 @@ export function parseMarkdown(text) {
     } else {
       const held = [line.trim()];
       i += 1;
-      while (i < lines.length && lines[i].trim() && !startsBlock(lines[i])) held.push(lines[i++].trim());
+      while (i < lines.length && lines[i].trim() && !startsBlock(lines[i]) && !tableStart(lines, i)) {
+        held.push(lines[i++].trim());
+      }
       blocks.push(["p", inlines(held.join("\n"))]);
     }
   }
   return blocks;
+}
+
+/**
+ * A table row's cells: split at each pipe no backslash escapes, the outer pipes dropped;
+ * an escaped pipe is a pipe in its cell, in a code span too (_markdown.py `_cells`).
+ *
+ * @param {string} line
+ * @returns {string[]}
+ */
+function cells(line) {
+  let row = line.trim();
+  if (row.startsWith("|")) row = row.slice(1);
+  if (row.endsWith("|") && !row.endsWith("\\|")) row = row.slice(0, -1);
+  return row.split(new RegExp(PIPE, "g")).map((cell) => cell.trim().replaceAll("\\|", "|"));
+}
+
+/**
+ * The column alignments if a table starts at `i` (a row with a pipe, then a delimiter row
+ * with a pipe too, of as many cells), else null: without it the lines are a paragraph.
+ *
+ * @param {string[]} lines
+ * @param {number} i
+ * @returns {string[]|null}
+ */
+function tableStart(lines, i) {
+  if (i + 1 >= lines.length || !PIPE.test(lines[i]) || !lines[i + 1].includes("|")) return null;
+  const delimiters = cells(lines[i + 1]).map((cell) => DELIMITER.exec(cell));
+  if (!delimiters.every(Boolean) || delimiters.length !== cells(lines[i]).length) return null;
+  return delimiters.map((m) => (m[1] && m[2] ? "center" : m[1] ? "left" : m[2] ? "right" : ""));
+}
+
+/** A table's rows up to a blank line or another block, each cut or padded to the header's width. */
+function table(lines, i, aligns, blocks) {
+  const head = cells(lines[i]).map(inlines);
+  const rows = [];
+  i += 2;
+  while (i < lines.length && lines[i].trim() && !startsBlock(lines[i])) {
+    const row = cells(lines[i]).slice(0, aligns.length);
+    while (row.length < aligns.length) row.push("");
+    rows.push(row.map(inlines));
+    i += 1;
+  }
+  blocks.push(["table", aligns, head, rows]);
+  return i;
 }
 
 /**
@@ -193,8 +245,8 @@ export function markdownElements(h, blocks, cite = (_label, raw) => raw) {
   const inline = (nodes) =>
     nodes.map((node) => {
       switch (node[0]) {
-        case "t":
-          return node[1];
+        case "t": // a line break kept: a line is a line, as a chat shows it
+          return node[1].split("\n").flatMap((line, n) => (n ? [h("br"), line] : [line]));
         case "code":
           return h("code", { class: "arb-literal", text: node[1] });
         case "b":
@@ -221,6 +273,8 @@ export function markdownElements(h, blocks, cite = (_label, raw) => raw) {
         return h("p", { class: "arb-md-p arb-md-h" }, h("strong", {}, inline(block[2])));
       case "quote":
         return h("blockquote", { class: "arb-md-quote" }, inline(block[1]));
+      case "table":
+        return tableElement(h, block, inline);
       case "ol":
         return h(
           "ol",
@@ -231,4 +285,28 @@ export function markdownElements(h, blocks, cite = (_label, raw) => raw) {
         return h("ul", { class: "arb-md-list" }, block[1].map((item) => h("li", {}, inline(item))));
     }
   });
+}
+
+/**
+ * A table in a box that scrolls sideways (a wide table does not stretch the pane), each
+ * cell aligned as its column says (a class, not a style: no inline style is written).
+ *
+ * @param {Function} h
+ * @param {any[]} block
+ * @param {(nodes: any[]) => any[]} inline
+ * @returns {HTMLElement}
+ */
+function tableElement(h, block, inline) {
+  const [, aligns, head, rows] = block;
+  const row = (tag, cells) =>
+    h(
+      "tr",
+      {},
+      cells.map((cell, n) => h(tag, { class: `arb-md-${aligns[n] || "left"}` }, inline(cell))),
+    );
+  return h(
+    "div",
+    { class: "arb-md-table" },
+    h("table", {}, h("thead", {}, row("th", head)), h("tbody", {}, rows.map((cells) => row("td", cells)))),
+  );
 }

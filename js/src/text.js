@@ -267,3 +267,31 @@ export function looksPreformatted(text) {
 export function shownText(text) {
   return text.replace(/^\f+/, "").replaceAll("\f", "\n");
 }
+
+// eslint-disable-next-line no-control-regex, no-misleading-character-class
+const CONTROL =
+  /\r\n|[\0-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\u{110bd}\u{110cd}\u{13430}-\u{1343f}\u{1bca0}-\u{1bca3}\u{1d173}-\u{1d17a}\u{e0001}\u{e0020}-\u{e007f}\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0\ud800-\udfff]/gu;
+const NAMED = { "\r": "\\r", "\0": "\\0", "\b": "\\b", "\v": "\\v", "\f": "\\f" };
+const hex = (code, width) => code.toString(16).padStart(width, "0");
+
+/**
+ * Untrusted text as the `%%ask` output shows it (arborist/_text/terminal.py `inert`, the
+ * same rule, both holding tests/vectors/inert.json): a control character (C0 but tab and
+ * newline, DEL, C1), a line or paragraph separator, an invisible format character or a
+ * blank one becomes its visible escape (`\x1b`, `\r`, `\u200b`, `\U000e0041`), so that
+ * the reader sees it was there and no empty box stands for it; a lone surrogate becomes
+ * U+FFFD and `\r\n` a newline. Only for showing: what is stored stays as it came.
+ *
+ * @param {string} text
+ * @returns {string}
+ */
+export function inert(text) {
+  return String(text).replace(CONTROL, (ch) => {
+    if (ch === "\r\n") return "\n";
+    const code = ch.codePointAt(0);
+    if (code >= 0xd800 && code <= 0xdfff) return "\ufffd";
+    if (NAMED[ch]) return NAMED[ch];
+    if (code <= 0xff) return `\\x${hex(code, 2)}`;
+    return code <= 0xffff ? `\\u${hex(code, 4)}` : `\\U${hex(code, 8)}`;
+  });
+}

@@ -20,7 +20,7 @@ import {
   kernelOnServer,
 } from "./requests.js";
 import { ForestStore } from "./store.js";
-import { markedParts, shortBates, shortSid } from "./text.js";
+import { inert, markedParts, shortBates, shortSid } from "./text.js";
 import { actionMethods } from "./view_actions.js";
 import { detailMethods } from "./view_detail.js";
 import { treeMethods } from "./view_tree.js";
@@ -248,7 +248,7 @@ export class ForestView {
     // The widget framework says when the comm closes (the kernel closed the widget or went).
     this.listen("comm:close", () => this.requester.closeLink(LINK_CLOSED));
     this.listen("change:title", () => {
-      this.titleEl.textContent = this.model.get("title") || this.model.get("sid");
+      this.titleEl.textContent = inert(this.model.get("title") || this.model.get("sid"));
     });
     this.disposers.push(this.requester.onEvent((event) => this.onEvent(event)));
     this.watchKernel();
@@ -323,7 +323,7 @@ export class ForestView {
    */
   setStatus(state, text) {
     this.statusEl.setAttribute("data-status", state);
-    this.statusEl.textContent = text;
+    this.statusEl.textContent = inert(text);
   }
 
   /**
@@ -341,7 +341,7 @@ export class ForestView {
     const lost = !action && this.noticeAction.contains?.(this.doc.activeElement);
     this.noticeEl.hidden = false;
     this.noticeEl.setAttribute("data-notice", state);
-    this.noticeText.textContent = text;
+    this.noticeText.textContent = inert(text);
     this.noticeAction.hidden = !action;
     this.noticeAction.textContent = action?.text ?? "";
     this.noticeAction.setAttribute("aria-label", action?.label ?? "");
@@ -605,7 +605,7 @@ export class ForestView {
   setForkStatus(state, text) {
     if (!this.forkStatusEl) return;
     this.forkStatusEl.setAttribute("data-fork", state);
-    this.forkStatusEl.textContent = text;
+    this.forkStatusEl.textContent = inert(text);
   }
 
   /**

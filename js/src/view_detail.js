@@ -9,7 +9,7 @@
 
 import { append } from "./dom.js";
 import { proofVerdict, verifyEvidence } from "./proofs.js";
-import { shortSid } from "./text.js";
+import { inert, shortSid } from "./text.js";
 import { answerParts, detailHead, evidenceList, proofSection, relatedList } from "./detail.js";
 
 /** The detail pane's methods of {@link ForestView}. */
@@ -213,8 +213,8 @@ export const detailMethods = {
           status.setAttribute("data-proof", result.status);
           // What was checked for this row, in the kernel's words (the %%ask output's); the
           // browser's own verdict where the kernel named no check; a failure as it is.
-          status.textContent = pass ? `✓ ${words || result.text}` : result.text;
-          status.setAttribute("title", pass && words ? `${words}: ${result.text}` : result.text);
+          status.textContent = inert(pass ? `✓ ${words || result.text}` : result.text);
+          status.setAttribute("title", inert(pass && words ? `${words}: ${result.text}` : result.text));
         }
         return result;
       }),

@@ -10,10 +10,19 @@ import { describe, test } from "node:test";
 
 import { chunkText } from "../src/detail.js";
 import { makeH } from "../src/dom.js";
-import { shownText } from "../src/text.js";
+import { inert, shownText } from "../src/text.js";
 import { FakeDocument } from "./fake_dom.js";
 
 const VECTORS = JSON.parse(readFileSync(new URL("../../tests/vectors/shown_text.json", import.meta.url), "utf-8"));
+const INERT = JSON.parse(readFileSync(new URL("../../tests/vectors/inert.json", import.meta.url), "utf-8"));
+
+describe("inert text", () => {
+  for (const vector of INERT) {
+    test(`shows a control as the %%ask output does: ${vector.name}`, () => {
+      assert.equal(inert(vector.text), vector.shown);
+    });
+  }
+});
 
 describe("shown text", () => {
   for (const vector of VECTORS) {

@@ -1235,6 +1235,36 @@ describe("the view on a fake DOM", () => {
     cleanup();
   });
 
+  test("control characters show as their escapes, as in the %%ask output, wherever text is shown", async () => {
+    const kernel = new FakeKernel(SID);
+    const bates = kernel.add(SID, `${SID}-000000`, "Why \x1b[2J\x07 this?");
+    const chunks = ["The chunk \x1b]0;pwned\x07 says \u202eevil.", "other"];
+    const node = kernel.nodes.get(bates);
+    node.answer = "ANSI: \x1b[31mred text\x1b[0m and a bell \x07 end [E1].\n\n| a\x1b | b |\n|---|---|\n| \x9b | `\x00` |";
+    const item = { ...(await evidenceFor(chunks, 0)), title: "Median\x07 notes\x1b[1m" };
+    node.record = { state: "ok", state_reason: null, hit_count: 0, dimensions: {}, evidence: [item] };
+    const el = new FakeDocument().createElement("div");
+    const cleanup = widget.render({ model: connect(kernel), el });
+    const detail = el.byAttr("aria-label", "Node detail")[0];
+    await until(() => detail.getAttribute("data-proofs") === "pass", "proofs");
+    detail.descendants().find((n) => n.getAttribute("class") === "arb-cite").dispatch("click");
+    const shown = el.textContent;
+    const raw = /[\0-\x08\x0b-\x1f\x7f-\x9f\u202e]/;
+    assert.doesNotMatch(shown, raw, "no raw control character is written");
+    for (const node of el.descendants()) {
+      for (const name of ["title", "aria-label"]) assert.doesNotMatch(node.getAttribute(name) ?? "", raw, name);
+    }
+    const said = detail.byAttr("aria-label", "Answer")[0].textContent;
+    assert.ok(said.includes("ANSI: \\x1b[31mred text\\x1b[0m and a bell \\x07 end"), said);
+    assert.ok(said.includes("a\\x1b") && said.includes("\\x9b") && said.includes("\\0"), "in a table's cells");
+    assert.ok(detail.byAttr("aria-label", "Question")[0].textContent.includes("Why \\x1b[2J\\x07 this?"));
+    const cited = detail.byAttr("aria-label", "Cited text")[0].textContent;
+    assert.ok(cited.includes("Median\\x07 notes\\x1b[1m"), cited);
+    assert.ok(cited.includes("The chunk \\x1b]0;pwned\\x07 says \\u202eevil."), cited);
+    assert.equal(item.text, chunks[0], "the item keeps its text as stored");
+    cleanup();
+  });
+
   test("renders the tree, opens the current node, escapes its answer and verifies its proofs", async () => {
     const kernel = new FakeKernel(SID);
     const first = kernel.add(SID, `${SID}-000000`, "Who created Spider-Man?");
