@@ -272,7 +272,7 @@ def to_html(blocks: list[Node], cite: CiteHtml | None = None) -> str:
         for node in nodes:
             kind = node[0]
             if kind == "t":  # a line break kept: a line is a line, as a chat shows it
-                out.append(_h(node[1]).replace("\n", "<br>"))
+                out.append(_h(node[1]).replace("\n", "<br>\n"))  # the text keeps its line
             elif kind == "code":
                 out.append(f"<code>{_h(node[1])}</code>")
             elif kind in ("b", "i"):
@@ -311,10 +311,7 @@ def to_html(blocks: list[Node], cite: CiteHtml | None = None) -> str:
     return "".join(out)
 
 
-_PRE = (
-    '<pre class="arborist-code" style="background:var(--jp-layout-color2,#f6f8fa);'
-    'color:var(--jp-content-font-color1,inherit);padding:4px 6px;margin:0 0 0.6em;overflow-x:auto">'
-)
+_PRE = '<pre class="arborist-code" style="background:var(--jp-layout-color2,#f6f8fa);color:var(--jp-content-font-color1,inherit);padding:4px 6px;margin:0 0 0.6em;overflow-x:auto">'  # one literal: tests/browser/test_xss.py reads the styles a source writes
 """A code block in the grey box the widget gives it, in the theme's colours (light or dark);
 a long line scrolls inside the box (hosts show a bare ``pre``)."""
 _TABLE = (

@@ -246,7 +246,8 @@ export function markdownElements(h, blocks, cite = (_label, raw) => raw) {
     nodes.map((node) => {
       switch (node[0]) {
         case "t": // a line break kept: a line is a line, as a chat shows it
-          return node[1].split("\n").flatMap((line, n) => (n ? [h("br"), line] : [line]));
+          // the break's newline kept in the text too: copied or read aloud, a line is a line
+          return node[1].split("\n").flatMap((line, n) => (n ? [h("br"), `\n${line}`] : [line]));
         case "code":
           return h("code", { class: "arb-literal", text: node[1] });
         case "b":

@@ -61,7 +61,8 @@ describe("markdown", () => {
     assert.equal(p.tagName.toUpperCase(), "P");
     assert.deepEqual(
       p.childNodes.map((n) => (n.tagName ? n.tagName.toUpperCase() : n.textContent)),
-      ["| a | b |", "BR", "| 1 | 2 |"],
+      ["| a | b |", "BR", "\n| 1 | 2 |"],
     );
+    assert.equal(p.textContent, "| a | b |\n| 1 | 2 |", "the text keeps its line: copied, read aloud");
   });
 });

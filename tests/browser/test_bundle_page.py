@@ -18,6 +18,7 @@ from playwright.sync_api import Page, Playwright, Route, expect
 
 from arborist._bundles.page import PAGE_ASSETS, bundle_page, embed_bundle
 from arborist._proofs.hashing import canonical_json
+from arborist._text.terminal import inert
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, JS_SOURCES
 from tests.browser.test_xss import (
     AUDIT_SCRIPT,
@@ -350,6 +351,7 @@ def test_the_xss_corpus_in_questions_answers_labels_and_titles_shows_as_text(
         for part in shown(payload_of(answer))
         if "\x00" not in part
     ]
+    needles = [inert(t) for t in needles]  # shown as a notebook output shows them
     result = opened.page.evaluate(
         """({ rules, needles }) => ({
             problems: window.__audit(document.body, rules),

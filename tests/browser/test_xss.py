@@ -738,13 +738,17 @@ def test_the_corpus_renders_inert_in_the_html_the_markdown_and_the_widget(
             for n, a in answers
         },
     }
+    # The widget shows control and invisible characters as the notebook output does (inert).
     detail_needles = {
         a.bates: [
-            a.record.question,
-            *shown(payload_of(a)),
-            *evidence_needles(a),
-            *([hostile.labels[n]] if n in hostile.labels else []),
-            *([hostile.reasons[n]] if n in hostile.reasons else []),
+            inert(t)
+            for t in (
+                a.record.question,
+                *shown(payload_of(a)),
+                *evidence_needles(a),
+                *([hostile.labels[n]] if n in hostile.labels else []),
+                *([hostile.reasons[n]] if n in hostile.reasons else []),
+            )
         ]
         for n, a in answers
     }
@@ -968,7 +972,7 @@ def test_the_corpus_runs_nothing_in_jupyterlab(lab: Lab) -> None:
         for disclosure in detail.locator("details").all():
             disclosure.locator("summary").first.click()
         widget_rules = policy(WIDGET_TAGS, WIDGET_ATTRS, WIDGET_STYLES)
-        widget_needles = [t for p in CORPUS.values() if "\x00" not in p for t in shown(p)]
+        widget_needles = [inert(t) for p in CORPUS.values() if "\x00" not in p for t in shown(p)]
         problems += audit(lab, "[data-arborist-forest]", widget_rules, widget_needles)
         search = forest.get_by_role("searchbox", name="Search all sessions")
         search.fill("onerror")
