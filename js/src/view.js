@@ -307,6 +307,7 @@ export class ForestView {
     this.rootEl.setAttribute("data-link", "closed");
     this.setStatus("error", this.requester.linkClosed ?? LINK_CLOSED);
     this.dismiss();
+    this.disableSending();
   }
 
   destroy() {

@@ -9,6 +9,7 @@
 
 import { append } from "./dom.js";
 import { proofVerdict, verifyEvidence } from "./proofs.js";
+import { LINK_CLOSED } from "./requests.js";
 import { inert, shortSid } from "./text.js";
 import { answerParts, detailHead, evidenceList, proofSection, relatedList } from "./detail.js";
 
@@ -22,10 +23,28 @@ export const detailMethods = {
   },
 
   /**
+   * Once the link is gone, every control that would send to the kernel is disabled, its
+   * title saying why; what reads the page alone (the tree, citations, copy, ×) goes on.
+   */
+  disableSending() {
+    const why = this.requester.linkClosed ?? LINK_CLOSED;
+    for (const el of this.rootEl.querySelectorAll?.("button.arb-button, input, select, textarea") ?? []) {
+      if (el.classList?.contains("arb-dismiss")) continue;
+      el.disabled = true;
+      el.title = why;
+    }
+  },
+
+  /**
    * @param {string} bates
    * @param {{reveal?: boolean}} [options]
    */
   async showDetail(bates, { reveal = true } = {}) {
+    if (this.requester.linkClosed) {
+      // Nothing can be fetched: the pane keeps what it shows, the status line says why, once.
+      this.setStatus("error", this.requester.linkClosed);
+      return;
+    }
     const token = ++this.detailToken;
     this.detailEl.setAttribute("data-bates", bates);
     this.detailEl.setAttribute("data-loading", "true");
@@ -35,6 +54,10 @@ export const detailMethods = {
     } catch (error) {
       if (token !== this.detailToken) return;
       this.detailEl.setAttribute("data-loading", "false");
+      if (this.requester.linkClosed) {
+        this.setStatus("error", this.requester.linkClosed); // the pane keeps what it showed
+        return;
+      }
       this.detailEl.replaceChildren(
         this.h("p", { class: "arb-error", attrs: { role: "alert" }, text: error.message }),
       );
@@ -57,6 +80,7 @@ export const detailMethods = {
       if (token !== this.detailToken) return;
     }
     this.renderDetail(body, token, inTree);
+    if (this.requester.linkClosed) this.disableSending();
   },
 
   /**

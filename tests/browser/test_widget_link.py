@@ -45,6 +45,19 @@ def test_a_closed_link_says_so_and_how_to_recover(lab: Lab) -> None:
     # Said once: the notice bar does not repeat the status line (issue #35).
     expect(forest.get_by_label("Notice", exact=True)).to_be_hidden()
     assert forest.inner_text().count("the link to the kernel closed") == 1
+    # Nothing can be sent now: every control that would send is disabled, its title saying
+    # why; a turn clicked is not fetched, and nothing says the cause a second time.
+    for control in (
+        forest.get_by_role("button", name="Search"),
+        forest.get_by_label("Search all sessions"),
+        forest.get_by_role("button", name="Refresh tree"),
+    ):
+        expect(control).to_be_disabled()
+    tree_rows = forest.get_by_role("tree", name="Session tree").get_by_role("treeitem")
+    tree_rows.first.click()
+    expect(forest.get_by_role("alert")).to_have_count(0)
+    expect(forest.get_by_label("Notice", exact=True)).to_be_hidden()
+    assert forest.inner_text().count("the link to the kernel closed") == 1
     for theme, slug in (("JupyterLab Light", "light"), ("JupyterLab Dark", "dark")):
         set_theme(lab, theme)
         shoot(forest, f"lab-link-closed-{slug}")
