@@ -271,10 +271,6 @@ def _answer_html(answer: Answer) -> str:
 _ANSWER_BOX = '<div class="arborist-md" style="position:relative;container-type:inline-size">'
 """What an opened citation's chunk is placed against (``left:0``, ``100cqw`` wide): the
 answer's own box."""
-_CHUNK_BOX = (
-    "display:block;box-sizing:border-box;width:100cqw;margin:2px 0;white-space:pre-wrap;"
-    "word-break:normal;overflow-wrap:anywhere;border-left:3px solid #bbb;padding-left:6px"
-)
 
 
 def _citation_html(answer: Answer) -> markdown.CiteHtml:
@@ -296,8 +292,8 @@ def _citation_html(answer: Answer) -> markdown.CiteHtml:
         return (
             f'<details class="arborist-cite" data-label="{_h(label)}" style="display:inline-block;vertical-align:top">'
             f'<summary style="display:inline;cursor:pointer;color:var(--jp-content-link-color,#1a6fb0)">{bracket}</summary>'
-            f'<span class="arborist-chunk" style="position:absolute;left:0;z-index:1;background:var(--jp-layout-color0,#fff);{_CHUNK_BOX}">{chunk}</span>'
-            f'<span aria-hidden="true" style="visibility:hidden;{_CHUNK_BOX};margin-left:-100cqw">{held}</span>'
+            f'<span class="arborist-chunk" style="position:absolute;left:0;z-index:1;background:var(--jp-layout-color0,#fff);display:block;box-sizing:border-box;width:100cqw;margin:2px 0;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;border-left:3px solid #bbb;padding-left:6px">{chunk}</span>'
+            f'<span aria-hidden="true" style="visibility:hidden;display:block;box-sizing:border-box;width:100cqw;margin:2px 0;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;border-left:3px solid #bbb;padding-left:6px;margin-left:-100cqw">{held}</span>'
             "</details>"
         )
 
