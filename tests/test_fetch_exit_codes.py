@@ -8,10 +8,9 @@ connection did, and now so does every other HTTP error status and the fetch dead
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from click.testing import CliRunner
 
 from arborist._faces.cli import cli
 from arborist._store.fetch import MAX_FETCH_BYTES
+from tests.loopback_site import serving
 
 _PIECE = b"<p>" + b"rowan " * 10_000 + b"</p>\n"
 
@@ -56,15 +56,8 @@ class _Site(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving(_Site) as url:
+        yield url
 
 
 def run(*args: str) -> tuple[int, str, str]:

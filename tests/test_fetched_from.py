@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from click.testing import CliRunner
 
 from arborist._faces.cli import cli
 from arborist._store.fetch import fetch_url
+from tests.loopback_site import serving
 
 TOKEN = "tok9876zyxw"
 PAGE = b"<html><head><title>Moved page</title></head><body><p>Alder cones.</p></body></html>"
@@ -52,15 +52,8 @@ class _Site(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving(_Site) as url:
+        yield url
 
 
 def run(*args: str) -> tuple[int, str, str]:

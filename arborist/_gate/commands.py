@@ -116,21 +116,21 @@ def _fed_passwords(text: str, found: Literals) -> Iterator[tuple[str, int, int]]
     """Passwords fed to a tool on its line: ``sudo -S cmd <<< X``, net-snmp's ``-A X`` and
     ``-X X``, ``echo X | sudo -S`` (a line holding a flag: ``-`` is in the text)."""
     if "sudo" in text and "<<<" in text:  # sudo -S cmd <<< PASSWORD
-        for m in _SUDO_HERE.finditer(text):
-            group = m.lastindex or 3
-            if not is_filler(m.group(group), "=", quoted=group != 3):
-                yield "password", m.start(group), m.end(group)
+        yield from _told(_SUDO_HERE.finditer(text))
     if "snmp" in found.folded:  # snmpwalk -A AUTHPASS -X PRIVPASS
         for line in _SNMP_LINE.finditer(text):
-            for m in _SNMP_PASS.finditer(text, line.start(), line.end()):
-                group = m.lastindex or 3
-                if not is_filler(m.group(group), "=", quoted=group != 3):
-                    yield "password", m.start(group), m.end(group)
+            yield from _told(_SNMP_PASS.finditer(text, line.start(), line.end()))
     if "|" in text and "sudo" in text:
-        for m in ECHO_SUDO.finditer(text):  # its own scan for "echo"
-            group = m.lastindex or 3
-            if not is_filler(m.group(group), "=", quoted=group != 3):
-                yield "password", m.start(group), m.end(group)
+        yield from _told(ECHO_SUDO.finditer(text))  # its own scan for "echo"
+
+
+def _told(matches: Iterator[re.Match[str]]) -> Iterator[tuple[str, int, int]]:
+    """The password each match gives in one of its three groups: single-quoted, double-
+    quoted (a quoted value is never code's), or bare; a placeholder is none."""
+    for m in matches:
+        group = m.lastindex or 3
+        if not is_filler(m.group(group), "=", quoted=group != 3):
+            yield "password", m.start(group), m.end(group)
 
 
 def _device_lines(text: str, found: Literals) -> Iterator[tuple[str, int, int]]:
