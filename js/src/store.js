@@ -68,7 +68,7 @@ export class ForestStore {
     /** The turn a first sync opens the way to (the view's selection); null: the current turn. */
     this.openFirst = null;
     this.synced = false;
-    /** @type {Set<string>|null} cache-key prefixes the last roots answer moved (null: any) */
+    /** @type {Set<string>|null} cache-key prefixes the last sync's walks moved (null: any) */
     this.touchedKeys = null;
     this._syncing = null;
     this._again = false;
@@ -110,6 +110,9 @@ export class ForestStore {
       this._again = true;
       return this._syncing;
     }
+    // What moved is told over every walk of this call (a walk asked for during it runs
+    // after), so a caller who saw the first walk's answer change is told of it too.
+    this.touchedKeys = new Set();
     this._syncing = (async () => {
       try {
         do {
@@ -172,9 +175,10 @@ export class ForestStore {
     }
     // The cache keys this answer says moved: restated, or asked again by an added turn
     // (a new revision, a hit). Null when it cannot tell (a walk by hashes, too many).
-    this.touchedKeys = delta && r.restated
-      ? new Set([...Object.keys(r.restated), ...r.added.map((a) => a.summary?.cache_key).filter(Boolean)])
+    const walk = delta && r.restated
+      ? [...Object.keys(r.restated), ...r.added.map((a) => a.summary?.cache_key).filter(Boolean)]
       : null;
+    this.touchedKeys = walk && this.touchedKeys ? new Set([...this.touchedKeys, ...walk]) : null;
     if (r.store_seq !== undefined && r.store_seq !== this.storeSeq) {
       // A record changed state (falsified, evicted, rehydrated): bodies hold records.
       if (this.storeSeq !== null) this.invalidateBodies();

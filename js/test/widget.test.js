@@ -918,6 +918,21 @@ describe("the sync walk", () => {
     assert.equal(store.pollChanged(await kernel.answer("poll", {})), false);
   });
 
+  test("a key moved by the first walk of a sync is still told when a second walk follows", async () => {
+    const { kernel, leaves } = bushyKernel();
+    const store = new ForestStore(kernel.request(), { autoExpandRows: 1000 });
+    await store.sync();
+    const key = "cd".repeat(32);
+    kernel.add(SID, leaves[0], "asked again", { key });
+    // The revision trait and the poll timer both ask: the second call joins the first
+    // and runs one more walk, which adds nothing.
+    const first = store.sync();
+    const joined = store.sync();
+    await Promise.all([first, joined]);
+    assert.equal(store.touched(key), true, "the open turn's key moved in the first walk");
+    assert.equal(store.touched("ef".repeat(32)), false, "an unrelated key did not");
+  });
+
   test("an answer falsified elsewhere reaches its rows through the roots answer", async () => {
     const { kernel, leaves } = bushyKernel();
     const store = new ForestStore(kernel.request(), { autoExpandRows: 1000 });
