@@ -325,6 +325,20 @@ export function placedTitle(item) {
   return typeof item.placed_title === "string" && item.placed_title ? item.placed_title : item.title;
 }
 
+/**
+ * The place alone (`p. 12`, `Configuration › Logging`) when the placed title is the
+ * title and a place; "" when there is none. Shown apart so that a narrow row cuts the
+ * document's title, which every chunk of it repeats, before the place that tells them apart.
+ *
+ * @param {{title: string, placed_title?: string}} item
+ * @returns {string}
+ */
+export function placeOf(item) {
+  const placed = placedTitle(item);
+  const lead = `${item.title} · `;
+  return typeof placed === "string" && placed.startsWith(lead) ? placed.slice(lead.length) : "";
+}
+
 /** Schemes a document's link may open; any other URI is shown as text, never followed. */
 const LINKED_SCHEMES = new Set(["file:", "http:", "https:"]);
 
@@ -428,7 +442,8 @@ export function evidenceList(h, body, copy, vocabulary) {
         "div",
         { class: "arb-ev-line" },
         h("span", { class: "arb-chip", title: item.cited ? "cited by the answer" : said(vocabulary, "rows", "uncited"), text: item.label }),
-        h("span", { class: "arb-ev-title", title: item.uri, text: placedTitle(item) }),
+        h("span", { class: "arb-ev-title", title: placedTitle(item), text: item.title }),
+        placeOf(item) ? h("span", { class: "arb-ev-place", title: placeOf(item), text: `· ${placeOf(item)}` }) : null,
         h("span", { class: "arb-ev-chunk", title: "numbered from 0, as the proof numbers leaves", text: chunkName(item) }),
         lane ? h("span", { class: "arb-ev-lane", title: "the retrieval lane that found it", text: `[${lane}]` }) : null,
         status,

@@ -103,6 +103,18 @@ export function shortSid(sid) {
 }
 
 /**
+ * When a session began, read from its id (`20261207T212109Z-3f2a9c` → `2026-12-07 21:21 UTC`);
+ * "" for an id of another shape. What tells apart two sessions given the same label.
+ *
+ * @param {string} sid
+ * @returns {string}
+ */
+export function sessionStart(sid) {
+  const m = /^([0-9]{4})([0-9]{2})([0-9]{2})T([0-9]{2})([0-9]{2})[0-9]{2}Z-[0-9a-f]{6}$/.exec(sid ?? "");
+  return m ? `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]} UTC` : "";
+}
+
+/**
  * Text split into plain and marked parts at `«` and `»` (the markers the
  * kernel's search puts around matched words), for rendering as `<mark>`.
  * Unbalanced markers are kept as text.

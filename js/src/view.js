@@ -20,7 +20,7 @@ import {
   kernelOnServer,
 } from "./requests.js";
 import { ForestStore } from "./store.js";
-import { inert, markedParts, shortBates, shortSid } from "./text.js";
+import { inert, markedParts, sessionStart, shortBates, shortSid } from "./text.js";
 import { actionMethods } from "./view_actions.js";
 import { detailMethods } from "./view_detail.js";
 import { treeMethods } from "./view_tree.js";
@@ -183,7 +183,7 @@ export class ForestView {
           type: "submit",
           class: "arb-button",
           text: "Find",
-          attrs: { "aria-label": "Search" },
+          title: "find the question in every session's turns",
         }),
       ),
       this.noticeEl,
@@ -624,9 +624,13 @@ export class ForestView {
       groups.get(hit.sid).push(hit);
     }
     const order = [...groups.keys()].sort((a, b) => (groups.get(a)[0].foreign ? 1 : 0) - (groups.get(b)[0].foreign ? 1 : 0));
+    const named = (sid, first = groups.get(sid)[0]) =>
+      first.foreign ? first.session_label || `session ${shortSid(sid)}` : "this session";
+    // Two sessions of one label (a notebook run twice) are told apart by when each began.
+    const twice = new Set(order.map((sid) => named(sid)).filter((name, i, all) => all.indexOf(name) !== i));
     return order.map((sid) => {
-      const first = groups.get(sid)[0];
-      const title = first.foreign ? first.session_label || `session ${shortSid(sid)}` : "this session";
+      const name = named(sid);
+      const title = twice.has(name) && sessionStart(sid) ? `${name} · ${sessionStart(sid)}` : name;
       return h(
         "li",
         { class: "arb-hit-group", dataset: { sid } },

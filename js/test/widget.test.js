@@ -27,6 +27,7 @@ import {
   documentLink,
   evidenceList,
   placedTitle,
+  placeOf,
   proofSection,
   stateTitle,
   stateWords,
@@ -1070,7 +1071,14 @@ describe("keyboard navigation", () => {
       assert.equal(documentLink(h, { uri, link: uri }), uri, `${uri} stays text`);
     }
     const { list } = evidenceList(h, { answer_text: "[E1]", record: { evidence: [item] } }, () => {});
-    assert.match(list.textContent, /Libtasn1 · p\. 12/);
+    // The place apart from the title, so a narrow row cuts the title (every chunk of the
+    // document repeats it) before the place that tells the chunks apart.
+    const spans = (cls) => list.descendants().filter((n) => n.getAttribute?.("class") === cls).map((n) => n.textContent);
+    assert.deepEqual(spans("arb-ev-title"), ["Libtasn1"]);
+    assert.deepEqual(spans("arb-ev-place"), ["· p. 12"]);
+    assert.equal(placeOf(item), "p. 12");
+    assert.equal(placeOf({ title: "Doc", placed_title: "Doc" }), "", "no place: the title alone");
+    assert.equal(placeOf({ title: "A · B", placed_title: "A · B" }), "", "a title holding the mark is no place");
     const anchors = list.descendants().filter((n) => n.tagName === "A");
     assert.deepEqual(anchors.map((a) => a.getAttribute("href")), ["file:///m/libtasn1.pdf#page=12"]);
   });
@@ -1633,6 +1641,23 @@ describe("the view over the notebook's changes (issue #35, item 6)", () => {
     assert.equal(hit.getAttribute("data-state"), "failed");
     assert.equal(hit.byAttr("aria-label", "Why")[0].textContent, "the year is <b>wrong</b>");
     assert.equal(el.find((n) => n.tagName === "B").length, 0, "the reason is text");
+    cleanup();
+  });
+
+  test("two sessions of one label in the results are told apart by when each began", async () => {
+    const { view, cleanup } = await opened();
+    const hit = (sid, label) => ({ sid, bates: `${sid}-000001`, foreign: true, session_label: label, question: "q", snippet: "s" });
+    const groups = view.searchGroups([
+      hit("20261207T210900Z-aaaaaa", "01-quickstart.ipynb"),
+      hit("20261207T211500Z-bbbbbb", "01-quickstart.ipynb"),
+      hit("20261207T212000Z-cccccc", "notes"),
+    ]);
+    const titles = groups.map((g) => g.descendants().find((n) => n.getAttribute?.("class") === "arb-hit-session").textContent);
+    assert.deepEqual(titles, [
+      "01-quickstart.ipynb · 2026-12-07 21:09 UTC (1)",
+      "01-quickstart.ipynb · 2026-12-07 21:15 UTC (1)",
+      "notes (1)",
+    ]);
     cleanup();
   });
 

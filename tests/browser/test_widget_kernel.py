@@ -70,7 +70,7 @@ def test_a_restart_is_said_at_once_and_how_to_recover(lab: Lab) -> None:
     lab.page.evaluate(_RESTART_NOW, lab.path)
     _says(forest, RESTARTED)
     # What would send to the lost kernel is disabled; the tree and the shown answer stay.
-    expect(forest.get_by_role("button", name="Search")).to_be_disabled()
+    expect(forest.get_by_role("button", name="Find", exact=True)).to_be_disabled()
     expect(forest.get_by_label("Search all sessions")).to_be_disabled()
     shoot(forest, "lab-kernel-restarted")
     lab.page.wait_for_function(

@@ -48,7 +48,7 @@ def test_a_closed_link_says_so_and_how_to_recover(lab: Lab) -> None:
     # Nothing can be sent now: every control that would send is disabled, its title saying
     # why; a turn clicked is not fetched, and nothing says the cause a second time.
     for control in (
-        forest.get_by_role("button", name="Search"),
+        forest.get_by_role("button", name="Find", exact=True),
         forest.get_by_label("Search all sessions"),
         forest.get_by_role("button", name="Refresh tree"),
     ):

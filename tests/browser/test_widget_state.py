@@ -48,7 +48,7 @@ def test_the_widget_follows_a_falsified_answer_asked_again_and_the_cells_grow_no
     notice = forest.get_by_role("status", name="Notice")
     results = forest.get_by_role("list", name="Search results")
     forest.get_by_label("Search all sessions").fill("median")
-    forest.get_by_role("button", name="Search").click()
+    forest.get_by_role("button", name="Find", exact=True).click()
     expect(results).to_have_attribute("data-count", "2", timeout=RENDER_MS)
 
     # Falsified in the pane: the reason is text in the row, the pane and the search hit.
