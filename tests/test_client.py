@@ -634,7 +634,7 @@ def test_extractive_quotes_the_best_sentence_and_cites_it() -> None:
     assert result.text == (
         "Spider-Man is a superhero. He was created by Stan Lee and Steve Ditko in 1962. [E1]"
     )
-    assert result.model == "extractive-v28"
+    assert result.model == "extractive-v29"
     assert result.finish_reason == "stop"
     canonical_json(result.raw)
 

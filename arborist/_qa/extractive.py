@@ -35,7 +35,14 @@ from arborist._qa.sentences import (
 from arborist._qa.support import NOT_ANSWERED_OPENING, REQUEST_WORDS, asked_words, root
 from arborist._store.passages import passage_definitions
 from arborist._text.analysis import QuestionTerms, read_question
-from arborist._text.definitions import joined_name, named_definitions
+from arborist._text.definitions import (
+    best_named,
+    joined_name,
+    named_definitions,
+    names_another,
+    plain_name_fits,
+    subject_named,
+)
 from arborist._text.text_words import STOPWORDS, fold, stem, stems, words
 
 __all__ = ["EXTRACTIVE_MODEL", "ExtractiveClient", "NO_EVIDENCE_ANSWER"]
@@ -44,7 +51,7 @@ NO_EVIDENCE_ANSWER = NOT_ANSWERED_OPENING
 """How the extractive answer opens when no evidence sentence shares a word with the question
 (it goes on to say what was searched and what was found)."""
 
-EXTRACTIVE_MODEL = "extractive-v28"
+EXTRACTIVE_MODEL = "extractive-v29"
 """Version of the extractive algorithm: bump it whenever its output could change."""
 
 
@@ -144,15 +151,14 @@ class ExtractiveClient:
                 sentences = read_sentences(definition.doc)
                 if not sentences or (strong_only and not strong):
                     continue
-                if not strong and not _plain_name_fits(name, asked, definition.doc, item.title):
+                if not strong and not plain_name_fits(name, asked, definition.doc, item.title):
                     continue
-                # A strong name's top-level definition wins over a member of the same name
-                # anywhere; among plain names, the better-ranked evidence decides.
-                order = (definition.nested, rank) if strong else (rank, definition.nested)
-                found.append(((not strong, *order, definition.line), rank, definition))
-        if not found:
+                found.append((strong, rank, definition))
+        subject = [subject_named(item.title, asked) for item in request.evidence]
+        if (best := best_named(found, subject)) is None:
             return []
-        (plain, *_), rank, definition = min(found, key=lambda entry: entry[0])
+        strong, rank, definition = best
+        plain = not strong
         shown = next(
             (i for i in asked.identifiers if fold(i.split(".")[-1]) == fold(definition.name)),
             definition.name,
@@ -274,11 +280,7 @@ class ExtractiveClient:
         near = [score for item in request.evidence for score in item.nearness]
         opening = self._definition(request, asked, strong_only=bool(near))
         rest = self._matching(request, asked)
-        if (
-            opening
-            and not near
-            and _outmatched(request, _wanted(request.question, asked), opening[0], rest)
-        ):
+        if opening and not near and _outmatched(request, asked, opening[0], rest):
             opening = []  # a plain word named it, and another sentence answers better
         if near and not opening:  # by meaning: what is nearest, or what a plain word names
             opening = self._followed(request) or self._definition(request, asked)
@@ -286,6 +288,7 @@ class ExtractiveClient:
                 return []  # nothing near the question, nothing it names
         elif opening:  # the definition says what it is; other chunks only add what names it
             rest = [] if len(opening) >= 2 else [p for p in rest if _names(p.text, opening[0])]
+            rest = [p for p in rest if not names_another(p.text, asked, _name(opening[0]))]
         quoted: set[str] = set()  # sentences quoted so far, each at most once
         for candidate in [*opening, *rest]:
             if len(chosen) == self.max_sentences:
@@ -505,7 +508,7 @@ def _wanted(question: str, asked: QuestionTerms) -> set[str]:
 
 
 def _outmatched(
-    request: ChatRequest, wanted: set[str], opening: _Pick, rest: Sequence[_Pick]
+    request: ChatRequest, asked: QuestionTerms, opening: _Pick, rest: Sequence[_Pick]
 ) -> bool:
     """Whether the definition ``opening``, named by a plain word of the question (its
     ``sentence`` is its description's first), holds fewer of the question's words than the
@@ -513,14 +516,18 @@ def _outmatched(
     filename ...") in "read a json file into a dict", but ``json.load``'s "Deserialize
     ``fp`` (a ``.read()``-supporting file-like object containing a JSON document) ..."
     holds "json", "file" and "read". Each counts the words its evidence's title names, and
-    the definition its name (what named it)."""
+    the definition its name (what named it). A kind of it never outmatches it (its name and
+    a word the question does not say: "... compute the mean?" and ``geometric_mean``)."""
     if not opening.sentence or not rest or opening.sentence in rest[0].text:
         return False
+    if names_another(rest[0].text, asked, _name(opening)):
+        return False
+    wanted = _wanted(request.question, asked)
 
     def held(pick: _Pick) -> int:
         return len(wanted & (stems(pick.text) | stems(request.evidence[pick.rank].title)))
 
-    return held(rest[0]) > held(opening)
+    return max(held(p) for p in rest if p.score == rest[0].score) > held(opening)  # ties alike
 
 
 def _unled(pick: _Pick) -> _Pick | None:
@@ -532,19 +539,12 @@ def _unled(pick: _Pick) -> _Pick | None:
     return _Pick(pick.rank, order, sentence, pick.score, sentence)
 
 
+def _name(lead: _Pick) -> str:
+    """The name the opening definition defines (``mean`` of ``statistics.mean(data): ...``)."""
+    return lead.text.split("(", 1)[0].split(":", 1)[0].split(".")[-1]
+
+
 def _names(sentence: str, lead: _Pick) -> bool:
     """Whether ``sentence`` mentions the name the opening definition defines."""
-    name = lead.text.split("(", 1)[0].split(":", 1)[0].split(".")[-1]
+    name = _name(lead)
     return fold(name) in set(words(sentence)) or name in sentence
-
-
-def _plain_name_fits(name: str, asked: QuestionTerms, doc: str, title: str) -> bool:
-    """Whether a definition named by a plain word ("shuffle") is what the question is about:
-    the question is short (the name is its subject), the definition's own description
-    shares another of the question's words, or its document's subject does ("How does
-    statistics compute the mean?": ``mean`` in the statistics reference)."""
-    others = set(asked.words) - {name}
-    if len(asked.words) <= 2:
-        return True
-    subject = set(words(title.split(" — ", 1)[0]))
-    return bool(others & (set(words(doc)) | subject))

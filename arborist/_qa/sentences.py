@@ -241,10 +241,16 @@ def continues(sentence: str) -> bool:
 
 
 def cut_at_start(text: str, sentence: str) -> bool:
-    """Whether ``sentence`` is the tail of a sentence the chunk was cut from: it opens the
-    chunk's text, in lowercase."""
+    """Whether ``sentence`` opens the chunk's text and cannot be read without what the chunk
+    was cut from: the tail of a sentence (it opens in lowercase), or, in a chunk that opens
+    inside an indented description, one that refers back ("This runs faster than the mean()
+    function ..." is ``fmean``'s, named in the chunk before; quoted, it reads as ``mean``'s)."""
     head = " ".join(MARGIN_BAR.sub("", text.lstrip()).split())
-    return sentence[:1].islower() and head.startswith(sentence[:40])
+    inside = text.lstrip("\n\f")[:1] in (" ", "\t") and _REFERS_BACK.match(sentence)
+    return (sentence[:1].islower() or bool(inside)) and head.startswith(sentence[:40])
+
+
+_REFERS_BACK = re.compile(r"(?:this|these|that|those|it|its|they|their|such)\s", re.IGNORECASE)
 
 
 def read_sentences(text: str) -> list[str]:

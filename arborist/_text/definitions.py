@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from arborist._text.text_words import fold, words
+from arborist._text.text_words import STOPWORDS, fold, words
 
 if TYPE_CHECKING:
     from arborist._text.analysis import QuestionTerms
@@ -24,12 +24,16 @@ __all__ = [
     "Definition",
     "JOINED_NAME_LETTERS",
     "NESTED_DEPTH",
+    "best_named",
     "compound_name",
     "defines",
     "definitions",
     "is_header",
     "joined_name",
     "named_definitions",
+    "names_another",
+    "plain_name_fits",
+    "subject_named",
 ]
 
 
@@ -202,3 +206,69 @@ def compound_name(definition: Definition, asked: QuestionTerms) -> bool:
         if sorted(own[start : start + len(parts)]) == sorted(parts):
             return True
     return False
+
+
+def plain_name_fits(name: str, asked: QuestionTerms, doc: str, title: str) -> bool:
+    """Whether a definition named by a plain word ("shuffle") is what the question is about:
+    the question is short (the name is its subject), the definition's own description
+    shares another of the question's words, or its document's subject does ("How does
+    statistics compute the mean?": ``mean`` in the statistics reference)."""
+    others = set(asked.words) - {name}
+    if len(asked.words) <= 2:
+        return True
+    return bool(others & set(words(doc))) or subject_named(title, asked, name)
+
+
+def subject_named(title: str, asked: QuestionTerms, name: str = "") -> bool:
+    """Whether the question names the subject of a reference titled ``title`` (its part
+    before " — ": ``statistics`` in "statistics — Mathematical statistics functions") by
+    one of its words other than ``name``."""
+    return bool((set(asked.words) - {name}) & set(words(title.split(" — ", 1)[0])))
+
+
+_HEAD_NAME = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)(?:\(.*\))?")
+
+
+def names_another(quoted: str, asked: QuestionTerms, kind_of: str = "") -> bool:
+    """Whether ``quoted`` opens with the name of what it describes
+    (``statistics.geometric_mean(data): Convert data ...``) and the question does not say
+    all of that name's words: it is about something else, whatever words it shares. With
+    ``kind_of`` (``mean``), only a name made of that one and a word the question does not
+    say: a kind of what was asked for (``geometric_mean``), never a name of its own."""
+    head = quoted.split(": ", 1)[0] if ": " in quoted else ""
+    named = _HEAD_NAME.fullmatch(head)
+    parts = set(words(named.group(1))) if named else set()
+    unsaid = parts - set(asked.words) - STOPWORDS
+    own = fold(kind_of.rsplit(".", 1)[-1])
+    return bool(unsaid) and (not kind_of or (own in parts and bool(unsaid - {own})))
+
+
+def best_named(
+    found: Sequence[tuple[bool, int, Definition]], subject: Sequence[bool]
+) -> tuple[bool, int, Definition] | None:
+    """The definition an answer opens with, of those the question names (``found``: each
+    ``(strong, rank, definition)``, ``rank`` its evidence's; ``subject``: by rank, whether
+    the question names that reference's subject, :func:`subject_named`). A strong name's
+    top-level definition wins over a member of the same name anywhere; among plain names,
+    the better-ranked evidence decides. No member stands for a top-level name of a
+    reference whose subject the question names ("How does statistics compute the mean?":
+    ``statistics.mean``, never ``NormalDist.mean``): the top-level one takes the place of
+    the best-ranked of that name."""
+
+    def last(definition: Definition) -> str:
+        return fold(definition.name.split(".")[-1])
+
+    tops = {last(d) for _, rank, d in found if not d.nested and subject[rank]}
+    placed: dict[str, int] = {}
+    for _, rank, d in found:
+        placed[last(d)] = min(rank, placed.get(last(d), rank))
+    kept = [(s, r, d) for s, r, d in found if not (d.nested and last(d) in tops)]
+    if not kept:
+        return None
+
+    def order(entry: tuple[bool, int, Definition]) -> tuple[bool, int, int, int]:
+        strong, rank, d = entry
+        at = placed[last(d)] if last(d) in tops else rank
+        return (not strong, *((d.nested, at) if strong else (at, d.nested)), d.line)
+
+    return min(kept, key=order)
