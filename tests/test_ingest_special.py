@@ -343,3 +343,24 @@ def test_a_folder_walk_passes_over_files_that_are_not_text(home: Path, tmp_path:
     with pytest.raises(BadInput, match="has no text"), Arborist(other) as app:
         app.ingest([str(folder / "empty.md"), str(folder / "kept.md")])
     assert _documents(other) == []
+
+
+def test_the_same_bytes_at_one_uri_are_one_document_and_at_two_uris_two(tmp_path: Path) -> None:
+    """README: the same bytes at the same URI twice are one document and nothing is written;
+    a copy at another path is a document of its own, cited by its own URI."""
+    home = tmp_path / "home"
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "bread.txt").write_text(NOTE, encoding="utf-8")
+    first = CliRunner().invoke(
+        cli, ["--home", str(home), "ingest", str(tmp_path / "a"), str(tmp_path / "b")]
+    )
+    assert first.exit_code == 0, first.output
+    uris = _documents(home)
+    assert [u.rsplit("/", 2)[-2:] for u in uris] == [["a", "bread.txt"], ["b", "bread.txt"]]
+    before = _home_bytes(home)
+    again = CliRunner().invoke(cli, ["--home", str(home), "ingest", str(tmp_path / "a")])
+    assert again.exit_code == 0, again.output
+    assert again.output.splitlines()[0].startswith("unchanged"), again.output
+    assert _documents(home) == uris
+    assert _home_bytes(home) == before, "ingesting the same bytes again writes nothing"
