@@ -10,6 +10,11 @@ check at export left out), so every hash, event and tag of it holds; each is the
 by ``verify --bundle`` naming the turn and the rule, by ``import``, and by the page's check
 (js/src/bundle_check.js run by node on the same bytes). The rule itself is held to the
 vectors js/test/turn_order.test.js holds its port to (tests/vectors/turn_order.json).
+
+The page held a bundle's turns to no shape at all (``verify --bundle`` held them to a
+turn's shape, as ``import`` does, in its form check): it now holds each turn to
+``shape_problem`` (ported as js/src/turn_shape.js, held to the same vectors) and its time
+to the stored form, the form the order rule compares.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from click.testing import CliRunner
 
 from arborist._facade.app import Arborist
 from arborist._faces.cli import cli
-from arborist._forest.shape import is_stored_time, order_problems
+from arborist._forest.shape import is_stored_time, order_problems, shape_problem
 from arborist._proofs.hashing import node_hash
 from tests.exports import QUESTION, answered_turn, export_records, jsonl
 from tests.exports import doc as doc_fixture  # noqa: F401
@@ -54,6 +59,12 @@ def _files(home: Path) -> dict[str, bytes]:
 def test_the_rule_gives_every_vectors_problems(case: dict[str, Any]) -> None:
     turns = [tuple(turn) for turn in case["turns"]]
     assert [list(p) for p in order_problems(turns)] == case["problems"]
+
+
+@pytest.mark.parametrize("case", VECTORS["shape"], ids=lambda case: case["name"])
+def test_a_turns_shape_is_told_as_the_vectors_do(case: dict[str, Any]) -> None:
+    fields = {k: v for k, v in case.items() if k not in ("name", "problem")}
+    assert shape_problem(**fields) == case["problem"]
 
 
 def test_the_rule_tells_a_stored_time_as_the_vectors_do() -> None:
@@ -217,3 +228,51 @@ def test_the_page_names_a_turn_whose_time_is_not_in_the_stored_form(
     path.write_bytes(forged.encode("utf-8"))
     code, out = run(tmp_path / "reader", "verify", "--bundle", str(path))
     assert code == 1 and said in out, out
+
+
+def _rehash(records: list[dict[str, Any]]) -> None:
+    """Every node hash of an export recomputed from its fields, parents first (an export is
+    in seq order), as a forger would."""
+    hashes: dict[str, str] = {}
+    for r in records:
+        if r["type"] == "node":
+            r["node_hash"] = hashes[r["bates"]] = node_hash(
+                parent_node_hash=hashes.get(r["parent_bates"]), bates=r["bates"],
+                question=r["question"], cache_key=r["cache_key"], audit_mode=r["audit_mode"],
+                created_at=r["created_at"], label=r["created_label"],
+            )  # fmt: skip
+
+
+def test_the_page_refuses_a_turn_of_a_shape_import_refuses(
+    tmp_path: Path, doc: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session's root holding a question, in a bundle made consistently around it (the
+    import's and the export's own writers, only their shape checks left out): ``verify
+    --bundle`` and ``import`` refused it, the page showed it verified."""
+    records = export_records(_asked(tmp_path / "elsewhere", doc))
+    root = next(r for r in records if r["type"] == "node" and r["parent_bates"] is None)
+    root["question"] = "Who is the real Spider-Man?"
+    _rehash(records)
+    home = _asked(tmp_path / "home", doc)
+    with monkeypatch.context() as patch:
+        patch.setattr("arborist._forest.transfer.shape_problem", lambda **_: None)
+        with Arborist(home) as app:
+            app.import_sessions(jsonl(records))
+        patch.setattr("arborist._bundles.shape.turn_problem", lambda item: None)
+        with Arborist(home) as app:
+            data = app.export_bundle([_sid(root["bates"])])
+    said = "a session's root holds no question, answer, cache key, cited title or label"
+    page = _page_check(data, tmp_path)
+    assert page["problems"] == [{"kind": "turn", "id": root["bates"], "text": said}], page
+    assert page["verdicts"][root["bates"]] == [f"turn {root['bates']}: {said}"]
+    path = tmp_path / "forged.bundle"
+    path.write_bytes(data)
+    code, out = run(tmp_path / "reader", "verify", "--bundle", str(path))
+    assert code == 1 and out.splitlines() == [f"turns[0]: turn {root['bates']}: {said}"], out
+    target = tmp_path / "target"
+    with Arborist(target) as app:
+        app.sessions()
+    before = _files(target)
+    code, out = run(target, "import", str(path))
+    assert code != 0 and out.count("\n") == 1 and said in out, out
+    assert _files(target) == before
