@@ -297,6 +297,10 @@ def test_a_session_whose_turns_skip_a_seq_is_named_by_verify(tmp_path: Path) -> 
     conn.close()
     with Arborist(home) as app:
         ((session, _),) = app.sessions()
-        app.ask_turn("When did Spider-Man first appear?", sid=session.sid)
+        turn = app.ask_turn("When did Spider-Man first appear?", sid=session.sid)
         problems = app.verify().problems
-    assert any(f"session {session.sid}: its turns skip seq 000002" in p for p in problems)
+    assert turn.node.bates == f"{session.sid}-999999"
+    assert (
+        f"sessions.db: turn {turn.node.bates}: it is numbered past a gap: its session holds no "
+        "turn 000002 (a session numbers its turns one after another)"
+    ) in problems

@@ -4,6 +4,9 @@ link recomputed, each failure named in one line.
 :func:`check_bundle` reads the bytes (:mod:`arborist._bundles.shape`: canonical JSON of the
 format, every field of its type, every list in order and without repeats), then:
 
+* the turns' order (:func:`arborist._forest.shape.order_problems`, the rule ``verify`` and
+  ``import`` hold a home's turns to): none older than its parent, no session numbered with
+  a gap;
 * each turn: its node hash computed under its parent's, and the body of the event at its
   ``event_seq`` (its ``node_insert``; a root: its session's ``session_create`` or
   ``session_import``) rebuilt from it (or, when the bundle carries that body, compared);
@@ -46,6 +49,7 @@ from arborist._bundles.shape import (
     shape_problems,
 )
 from arborist._forest.bates import parse_bates
+from arborist._forest.shape import order_problems
 from arborist._forest.shard import node_event_body, session_event_body, titles_json
 from arborist._proofs.audit import Checkpoint
 from arborist._proofs.hashing import (
@@ -104,6 +108,8 @@ def check_bundle(data: bytes) -> BundleReport:
         name: {event["seq"]: event for event in bundle["chains"][name]["events"]} for name in CHAINS
     }
     built: dict[str, Bodies] = {name: {} for name in CHAINS}
+    order = ((t["bates"], t["parent_bates"], t["created_at"]) for t in bundle["turns"])
+    problems += [f"turn {bates}: {problem}" for bates, problem in order_problems(order)]
     nodes = _node_hashes(bundle)
     problems += _turn_events(bundle, nodes, spans["sessions"], built["sessions"])
     leaves = {  # a cited chunk's leaf is its text's hash

@@ -14,14 +14,23 @@ a mode.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection, Iterable
+
+from arborist._forest.bates import format_bates, parse_bates
 from arborist._forest.nodes import ROOT_AUDIT_MODE
 from arborist._qa.standing import is_cache_key  # the faces' rule: one key shape for all
 from arborist._store.search import AUDIT_MODES
 
 __all__ = [
+    "STORED_TIME",
     "TURN_MODES",
+    "first_gap",
     "is_honest_turn",
+    "is_stored_time",
     "older_than_parent",
+    "order_problems",
+    "past_gap",
     "shape_problem",
 ]
 
@@ -29,6 +38,9 @@ TURN_MODES = AUDIT_MODES
 """The audit modes an answer is given in, and so the only ones a turn (not a root) holds."""
 
 _MODES = frozenset(TURN_MODES)
+
+STORED_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
+"""A time as arborist stores and hashes it (:mod:`arborist._clock`)."""
 
 
 def is_honest_turn(
@@ -100,6 +112,61 @@ def older_than_parent(created_at: object, parent_created_at: object) -> str | No
     if text and created_at < parent_created_at:  # type: ignore[operator]
         return "it is older than its parent (its created_at is before its parent's)"
     return None
+
+
+def is_stored_time(text: object) -> bool:
+    """Whether ``text`` is a time as arborist stores and hashes it (:mod:`arborist._clock`):
+    only such times compare in time order as text, which :func:`older_than_parent` does."""
+    return type(text) is str and STORED_TIME.fullmatch(text) is not None
+
+
+def first_gap(seqs: Collection[int]) -> int | None:
+    """The lowest seq below the highest of ``seqs`` (a session's, each once: a set) that
+    they lack, or None. A session hands out its seqs one after another, so an honest one
+    holds 0..n: a turn numbered past a gap (999999, say) would make its session "full" for
+    its owner, and renumbering it would change its node hash (the bates is hashed)."""
+    return next((seq for seq in range(len(seqs)) if seq not in seqs), None)
+
+
+def past_gap(seqs: Collection[int]) -> tuple[int, str] | None:
+    """The turn a session holding ``seqs`` is named by when they have a gap (the first seq
+    past it) and the phrase that names the gap, or None (:func:`first_gap`)."""
+    gap = first_gap(seqs)
+    if gap is None:
+        return None
+    return min((seq for seq in seqs if seq > gap), default=max(seqs)), (
+        f"it is numbered past a gap: its session holds no turn {gap:06d} (a session numbers "
+        "its turns one after another)"
+    )
+
+
+def order_problems(turns: Iterable[tuple[str, object, object]]) -> list[tuple[str, str]]:
+    """Each turn of whole sessions that breaks their order, as ``(bates, phrase)`` in the
+    turns' order: ``turns`` are ``(bates, parent_bates, created_at)``, each bates well
+    formed. A turn older than its parent among them (:func:`older_than_parent`), and in
+    each session whose seqs have a gap the first turn past it (:func:`past_gap`): the rule
+    ``arborist verify`` and ``import`` hold a home's turns to, and ``verify --bundle``,
+    ``export --bundle`` and the page (js/src/turn_order.js, held to the same vectors:
+    tests/vectors/turn_order.json) a bundle's."""
+    turns = list(turns)
+    times = {bates: created for bates, _parent, created in turns}
+    seqs: dict[str, set[int]] = {}
+    for bates, _parent, _created in turns:
+        sid, seq = parse_bates(bates)
+        seqs.setdefault(sid, set()).add(seq)
+    gaps = {}
+    for sid, held in seqs.items():
+        found = past_gap(held)
+        if found is not None:
+            gaps[format_bates(sid, found[0])] = found[1]
+    problems = []
+    for bates, parent, created in turns:
+        older = older_than_parent(created, times[parent]) if parent in times else None
+        if older is not None:
+            problems.append((bates, older))
+        if bates in gaps:
+            problems.append((bates, gaps[bates]))
+    return problems
 
 
 def _first(*checks: tuple[bool, str]) -> str | None:

@@ -21,7 +21,6 @@ label`` renames one: ``arborist verify`` holds every turn's label to its events.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ from arborist._database.db import transaction
 from arborist._errors import BadInput
 from arborist._forest.bates import format_bates, is_bates, is_sid, parse_bates
 from arborist._forest.nodes import get_session
-from arborist._forest.shape import older_than_parent, shape_problem
+from arborist._forest.shape import first_gap, is_stored_time, older_than_parent, shape_problem
 from arborist._forest.shard import (
     _checked_label,
     _insert_node_row,
@@ -141,9 +140,6 @@ def _parse(lines: Iterable[str]) -> tuple[dict[str, dict[str, Any]], list[dict[s
     return sessions, nodes
 
 
-_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
-"""A time as arborist stores and hashes it (:mod:`arborist._clock`)."""
-
 _TEXTS = ("question", "answer_text", "cache_key", "audit_mode", "created_at", "node_hash")
 
 
@@ -201,7 +197,7 @@ def _text_problem(item: dict[str, Any]) -> str | None:
     texts = [item[name] for name in _TEXTS] + item["cited_titles"]
     if not _utf8("".join(texts)):  # one encoding: a lone surrogate stays one when joined
         return "it holds text that is not UTF-8 (a lone surrogate)"
-    if not _TIMESTAMP.fullmatch(item["created_at"]):
+    if not is_stored_time(item["created_at"]):
         return "its created_at is not a time YYYY-MM-DDTHH:MM:SS.ffffffZ"
     return None
 
@@ -346,9 +342,8 @@ def _check_numbering(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> None
     for sid, numbered in wanted.items():
         held = {seq for (seq,) in conn.execute("SELECT seq FROM nodes WHERE sid = ?", (sid,))}
         new = set(numbered) - held
-        seqs = held | new
-        if new and len(seqs) != max(seqs) + 1:
-            first = min(set(range(max(seqs) + 1)) - seqs)
+        first = first_gap(held | new) if new else None
+        if first is not None:
             last = max(new)
             raise BadInput(
                 f"line {by_bates[numbered[last]]['_line']}: turn {numbered[last]} would leave "

@@ -29,6 +29,8 @@ cannot says so.
   event (a rename), else the label it was created with (an edit by hand of a label);
 * it is older than its parent (:func:`~arborist._forest.shape.older_than_parent`): a
   backdated turn, which would read as having shown an earlier revision of its answer;
+* it is the first turn of its session numbered past a gap
+  (:func:`~arborist._forest.shape.past_gap`), as an edited ``next_seq`` numbers one;
 
 The sessions' "you are here" pointers are bookkeeping no hash covers; they are not
 reported.
@@ -46,7 +48,7 @@ from typing import Any
 from arborist._database.integrity import FileChecks, read_or_report
 from arborist._forest.bates import MAX_SEQ, is_bates, is_sid, parse_bates
 from arborist._forest.reads import TurnAnswer, cited_titles
-from arborist._forest.shape import is_honest_turn, older_than_parent, shape_problem
+from arborist._forest.shape import is_honest_turn, older_than_parent, past_gap, shape_problem
 from arborist._forest.shard import node_event_body, node_event_text, session_event_body
 from arborist._proofs.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist._proofs.hashing import node_row_hash, subtree_hash_bytes
@@ -406,7 +408,7 @@ def _check_sessions(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> list[
         if type(row[10]) is int:
             seqs.setdefault(row[11], set()).add(row[10])
     for sid, held in sorted(seqs.items(), key=lambda item: str(item[0])):
-        gap = next((seq for seq in range(len(held)) if seq not in held), None)
-        if gap is not None:  # an edited next_seq hands out a seq past a gap
-            problems.append(f"session {sid}: its turns skip seq {gap:06d} (no honest session does)")
+        found = past_gap(held)  # an edited next_seq hands out a seq past a gap
+        if found is not None:
+            problems.append(f"turn {sid}-{found[0]:06d}: {found[1]}")
     return problems

@@ -1,6 +1,7 @@
 /**
  * A bundle (docs/bundle.md) checked in the browser: steps 2-7 of "What a reader
- * checks", ported from `arborist/_bundles/check.py` onto the hash port
+ * checks", and of step 1 each turn's shape and time and the turns' order (turn_shape.js,
+ * turn_order.js), ported from `arborist/_bundles/check.py` onto the hash port
  * (hashing.js) and the synchronous SHA-256 (sha256.js). Every failure is one problem naming the item it
  * belongs to (`turn BATES`, `record KEY REVISION`, `chunk ROOT INDEX`,
  * `document ROOT`, `session SID`, a chain), and {@link turnVerdicts} gives each
@@ -28,6 +29,8 @@ import {
 } from "./hashing.js";
 import { chainProblems, eventOwners, fromB64 } from "./bundle_chain.js";
 import { sha256Sync } from "./sha256.js";
+import { orderProblems } from "./turn_order.js";
+import { bundleTurnProblems } from "./turn_shape.js";
 
 export { fromB64 };
 
@@ -228,6 +231,11 @@ export async function checkBundle(bundle, derived = { nodes: new Map(), records:
   const turns = new Map(list(bundle.turns).map((t) => [t?.bates, t]));
   const sessions = new Map(list(bundle.sessions).map((s) => [s?.sid, s]));
   for (const [sid, session] of sessions) problems.each("session", sid, () => sessionProblems(session, turns));
+  // Each turn's shape and the turns' order, as verify and import hold a home's (turn_shape.js,
+  // turn_order.js), on times in the stored form.
+  const named = list(bundle.turns).filter((t) => parseBates(t?.bates));
+  for (const turn of named) for (const text of bundleTurnProblems(turn)) problems.add("turn", turn.bates, text);
+  for (const [bates, text] of orderProblems(named.map((t) => [t.bates, t.parent_bates, t.created_at]))) problems.add("turn", bates, text);
   for (const turn of list(bundle.turns)) {
     problems.each("turn", turn?.bates, () => turnEvent(turn, sessions, derived.nodes, spans.sessions, built.sessions));
   }
