@@ -30,7 +30,9 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
+from arborist import Arborist
 from arborist._config import TRUST_ENV, judge, on_loopback
+from arborist._faces.repl import Repl, scripted_reader
 from tests.chat_server import ChatServer, RecordedRequest, Reply
 from tests.chat_server import chat_server as chat_server_fixture  # noqa: F401
 
@@ -285,6 +287,41 @@ def test_a_notebook_is_told_once_in_every_cell_that_sends(
         ip.run_line_magic("unload_ext", "arborist_nb")
         InteractiveShell.clear_instance()
     assert far.embed_requests >= 3
+
+
+def test_a_repl_is_told_once_in_every_line_that_sends(
+    tmp_path: Path, far: Proxy, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    home = cloned(tmp_path)
+    for name, value in user_env(tmp_path, far).items():
+        monkeypatch.setenv(name, value)
+    with Arborist(home, trust_config=True) as app:
+        app.ingest([str(tmp_path / "user" / "note.md")])
+        assert capfd.readouterr().err.splitlines().count(told(home / "config.toml")) == 1
+        out: list[str] = []
+        script = [QUESTION, "How often do the tides turn?", "/search tides"]
+        Repl(app, None, read=scripted_reader(script), write=out.append).run()
+    said = capfd.readouterr().err.splitlines()
+    assert said.count(told(home / "config.toml")) == 2  # the two questions; a search embeds none
+    assert far.embed_requests >= 3
+    assert KEY not in "\n".join(out + said)
+
+
+def test_a_users_private_group_may_write_it(tmp_path: Path) -> None:
+    """Debian's umask 002 makes every file group-writable, the group the user's own and
+    no one else's: that file is still the user's word (a group with others is not)."""
+    import grp  # POSIX only, as this module
+    import pwd
+
+    user = pwd.getpwuid(os.geteuid())
+    if any(m != user.pw_name for m in grp.getgrgid(user.pw_gid).gr_mem):
+        pytest.skip("the user's primary group has other members here")
+    config = cloned(tmp_path) / "config.toml"
+    os.chown(config, -1, user.pw_gid)
+    config.chmod(0o664)
+    config.parent.chmod(0o775)
+    assert judge(config, {TRUST_ENV: str(config.parent)}).doubt == ""
+    assert "not in your default home" in judge(config, {}).doubt
 
 
 @pytest.mark.parametrize(

@@ -291,7 +291,9 @@ def select_client(
     ``ARBORIST_API_KEY``; any other name is a ``[models.NAME]`` profile of
     ``config`` (the parsed config.toml), whose key, if any, comes from the
     environment variable its ``api_key_env`` names. The built-in names win
-    over profiles of the same name. Nothing is contacted here.
+    over profiles of the same name. A profile may name a server off this
+    machine only when ``config`` is the user's own word (its :class:`Trust`,
+    :mod:`arborist._config`; a mapping passed here is). Nothing is contacted here.
 
     How long a remote model is waited for, and how often it is asked again,
     come from the first of: the ``timeout`` (seconds) and ``retries``
