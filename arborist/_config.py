@@ -169,8 +169,10 @@ def judge(path: Path, env: Mapping[str, str], *, vouched: bool = False) -> Trust
 
 
 def _others_write(info: os.stat_result, uid: int) -> bool:
-    """Whether users other than ``uid`` may write it: anyone, or a group with anyone else
-    in it (a user's private group, as Debian's umask 002 gives every file, is theirs)."""
+    """Whether users other than ``uid`` may write it: anyone, or a group that is not the
+    user's private one (Debian's umask 002 makes every file group-writable, the group the
+    user's own: named as the user, their primary group, listing no one else). A shared
+    primary group (``users``) lists no one either, so the name is checked too."""
     if info.st_mode & stat.S_IWOTH:
         return True
     if not info.st_mode & stat.S_IWGRP:
@@ -179,11 +181,11 @@ def _others_write(info: os.stat_result, uid: int) -> bool:
     import pwd  # noqa: PLC0415
 
     try:
-        user = pwd.getpwuid(uid)
-        members = grp.getgrgid(info.st_gid).gr_mem
+        user, group = pwd.getpwuid(uid), grp.getgrgid(info.st_gid)
     except KeyError:
         return True
-    return info.st_gid != user.pw_gid or any(m != user.pw_name for m in members)
+    private = info.st_gid == user.pw_gid and group.gr_name == user.pw_name
+    return not private or any(m != user.pw_name for m in group.gr_mem)
 
 
 def _allowed(path: Path, env: Mapping[str, str]) -> bool:

@@ -314,8 +314,9 @@ def test_a_users_private_group_may_write_it(tmp_path: Path) -> None:
     import pwd
 
     user = pwd.getpwuid(os.geteuid())
-    if any(m != user.pw_name for m in grp.getgrgid(user.pw_gid).gr_mem):
-        pytest.skip("the user's primary group has other members here")
+    group = grp.getgrgid(user.pw_gid)
+    if group.gr_name != user.pw_name or any(m != user.pw_name for m in group.gr_mem):
+        pytest.skip("the user has no private group here")
     config = cloned(tmp_path) / "config.toml"
     os.chown(config, -1, user.pw_gid)
     config.chmod(0o664)
