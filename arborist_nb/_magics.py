@@ -243,7 +243,9 @@ class ArboristMagics(Magics):
         loaded (a setup cell run again: ``%load_ext`` does nothing the second time), and
         refuse a home that was removed: writing on would re-create it empty, or write to
         files no folder holds. The widgets of the home left still show it (each reads its
-        own) until their cells run again; the kernel's questions no longer refresh them."""
+        own) until their cells run again; the kernel's questions no longer refresh them.
+        Each cell is told anew what leaves the machine (``Arborist.tell_once``)."""
+        self.app.told.clear()
         if self.follows and default_home().absolute() != self.app.home.absolute():
             self.widgets = []
             self.app.close()

@@ -21,6 +21,7 @@ documents take, each a call into the service that owns the rule.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -37,6 +38,7 @@ from arborist._facade.related import HomeRelated
 from arborist._forest.nodes import Node, Session, get_node
 from arborist._forest.reads import reusable_turn
 from arborist._forest.shard import insert_turn, resolve_ref, set_current, set_label
+from arborist._gate.admission import admit
 from arborist._pathref import load_or_create_key, redact_path
 from arborist._progress import Track, untracked
 from arborist._qa import followups
@@ -67,6 +69,7 @@ from arborist._store.search import SearchHit, search
 from arborist._store.stats import store_counts
 from arborist._store.tiers import TierChange, evict, rehydrate
 from arborist._store.vectors import EmbedReport, embed_missing
+from arborist._text.terminal import inert
 
 if TYPE_CHECKING:
     from arborist._store.vectors import Embedder
@@ -112,12 +115,26 @@ class Arborist(HomeRelated):
     def embedder(self) -> Embedder | None:
         """The embedding model configured (``ARBORIST_EMBED_*``, else ``[embeddings]`` or a
         ``[models.NAME]`` of kind embeddings in config.toml), else None: retrieval is lexical.
-        Without one named, neither the client nor numpy is imported."""
+        Without one named, neither the client nor numpy is imported. A server off this
+        machine is told once (:meth:`tell_once`): every question goes there, unasked."""
         if not names_an_embedder(self.config, os.environ):
             return None
         from arborist._qa.embeddings import select_embedder  # noqa: PLC0415 - see above
 
-        return select_embedder(self.config)
+        embedder = select_embedder(self.config)
+        leaving = getattr(embedder, "leaving", None)
+        line = leaving() if leaving is not None else None
+        if line:
+            self.tell_once(line)
+        return embedder
+
+    def tell_once(self, line: str) -> None:
+        """Say ``line`` on stderr (a notebook shows it in the cell) unless it was said since
+        :attr:`told` was last cleared: the CLI makes a facade per command, the notebook
+        clears it at each cell, so it is said once per command and once per cell."""
+        if line not in self.told:
+            self.told.add(line)
+            print(f"arborist: {inert(admit(line).text, one_line=True)}", file=sys.stderr)
 
     def embedder_profile(self) -> dict[str, object]:
         """The configured embedding model's profile (empty when there is none)."""

@@ -11,9 +11,9 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, overload
+from typing import overload
 
-from arborist._config import CONFIG_FILE, ConfigFile, allowlist
+from arborist._config import CONFIG_FILE, Config, ConfigFile, allowlist
 from arborist._database.db import connect
 from arborist._database.migrations import Migration, open_database
 from arborist._errors import DamagedDatabase, StorageError
@@ -45,6 +45,8 @@ class Home:
     ``store_db`` and ``sessions_db`` override the files' locations. With
     ``create=False`` a missing database is an error instead of a new file,
     and existing files are read as they are, without migrating them.
+    ``trust_config``: the user vouches for this home's config.toml, which may then name
+    model servers off this machine (:mod:`arborist._config`; ``--trust-config``).
     """
 
     def __init__(
@@ -54,13 +56,16 @@ class Home:
         store_db: str | Path | None = None,
         sessions_db: str | Path | None = None,
         create: bool = True,
+        trust_config: bool = False,
     ) -> None:
         self.home = Path(os.path.expanduser(home)) if home is not None else default_home()
         self.store_path = Path(store_db) if store_db else self.home / STORE_FILE
         self.sessions_path = Path(sessions_db) if sessions_db else self.home / SESSIONS_FILE
         self.create = create
         self._connections: dict[str, sqlite3.Connection] = {}
-        self._config = ConfigFile(self.home / CONFIG_FILE)
+        self._config = ConfigFile(self.home / CONFIG_FILE, vouched=trust_config)
+        self.told: set[str] = set()
+        """Lines said once (``Arborist.tell_once``) since a face last cleared this."""
 
     def __repr__(self) -> str:
         return f"Arborist(home={str(self.home)!r})"
@@ -113,7 +118,7 @@ class Home:
         return self.store_path if name == "store" else self.sessions_path
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> Config:
         """``config.toml`` of the home, parsed (empty when there is none).
 
         Every ask reads it (model profiles, the admission allowlist), so the

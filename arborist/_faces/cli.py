@@ -34,7 +34,10 @@ __all__ = ["EXIT_FAILED", "EXIT_USAGE", "cli", "exit_code", "fail", "main"]
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 
-USAGE = "usage: arborist [--home PATH] [--version] COMMAND ... (arborist help lists them)"
+USAGE = (
+    "usage: arborist [--home PATH] [--trust-config] [--version] COMMAND ... "
+    "(arborist help lists them)"
+)
 
 
 class _GlobalUsage(BadInput):
@@ -74,17 +77,21 @@ NETWORK = {("httpx", "HTTPError"), ("httpcore", "NetworkError"), ("httpcore", "T
 ``httpx.InvalidURL``, which is the argument's."""
 
 
-def _globals(words: list[str]) -> tuple[str | None, list[str], str | None]:
-    """``--home PATH`` (else ``$ARBORIST_HOME``), the command's words, and what a global
-    flag asked for instead of a command (``version`` or ``help``)."""
+def _globals(words: list[str]) -> tuple[str | None, list[str], str | None, bool]:
+    """``--home PATH`` (else ``$ARBORIST_HOME``), the command's words, what a global flag
+    asked for instead of a command (``version`` or ``help``), and ``--trust-config`` (the
+    user vouches for the home's config.toml: :mod:`arborist._config`)."""
     home = os.environ.get("ARBORIST_HOME") or None
+    trusted = False
     while words and words[0].startswith("-"):
         word = words.pop(0)
         if word in ("--version", "-V"):
-            return home, words, "version"
+            return home, words, "version", trusted
         if word in ("-h", "--help"):
-            return home, words, "help"
-        if word == "--home" and words:
+            return home, words, "help", trusted
+        if word == "--trust-config":
+            trusted = True
+        elif word == "--home" and words:
             home = words.pop(0)
         elif word.startswith("--home="):
             home = word.split("=", 1)[1]
@@ -92,7 +99,7 @@ def _globals(words: list[str]) -> tuple[str | None, list[str], str | None]:
             raise _GlobalUsage(f"--home needs a PATH: {USAGE}")
         else:
             raise _GlobalUsage(f"no such option: {word}: {USAGE}")
-    return home, words, None
+    return home, words, None, trusted
 
 
 class ArboristCommand(click.Command):
@@ -127,7 +134,7 @@ class ArboristCommand(click.Command):
 def _run(words: list[str]) -> int:
     for number, word in enumerate(words, 1):
         check_word(word, f"argument {number}")
-    home, rest, asked = _globals(words)
+    home, rest, asked, trusted = _globals(words)
     if asked == "version":
         click.echo(f"arborist {__version__}")
         return 0
@@ -135,7 +142,7 @@ def _run(words: list[str]) -> int:
     if asked == "help" or not rest:  # no command at all: the help, as a usage error
         click.echo(runner.group_help(), err=asked is None)
         return 0 if asked else EXIT_USAGE
-    code: int = runner.run(home, rest)
+    code: int = runner.run(home, rest, trust_config=trusted)
     return code
 
 

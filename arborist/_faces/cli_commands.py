@@ -40,7 +40,8 @@ PREFIX = SHELL_PREFIX
 EXIT_FAILED = 1
 
 GLOBAL_HELP = (
-    "global options: --home PATH (default $ARBORIST_HOME, else ~/.arborist), --version\n"
+    "global options: --home PATH (default $ARBORIST_HOME, else ~/.arborist), --version,\n"
+    "  --trust-config (the home's config.toml may name model servers off this machine)\n"
     "exit status: 0 done, 1 a failed check or an error, 2 bad arguments"
 )
 
@@ -50,8 +51,9 @@ def group_help() -> str:
     return help_text(PREFIX, more=GLOBAL_HELP)
 
 
-def run(home: str | None, words: list[str]) -> int:
-    """Run the command ``words`` name in ``home``; the exit code (errors propagate)."""
+def run(home: str | None, words: list[str], *, trust_config: bool = False) -> int:
+    """Run the command ``words`` name in ``home``; the exit code (errors propagate).
+    ``trust_config``: ``--trust-config``, the user vouches for the home's config.toml."""
     shown = help_for(words, PREFIX)
     if shown is not None:
         click.echo(shown)
@@ -62,7 +64,7 @@ def run(home: str | None, words: list[str]) -> int:
         click.echo(help_for([*topic, "--help"], PREFIX) if topic else group_help())
         return 0
     notes: list[str] = []  # said on stderr once the command has done: an error is one line
-    with _open(home, command, args) as app:
+    with _open(home, command, args, trust_config) as app:
         desk = _desk(app, notes.append)
         outcome = desk.perform(command, args)
         for line in notes:
@@ -74,7 +76,7 @@ def run(home: str | None, words: list[str]) -> int:
     return EXIT_FAILED if outcome.failed else 0
 
 
-def _open(home: str | None, command: Command, args: Any) -> Arborist:
+def _open(home: str | None, command: Command, args: Any, trust_config: bool) -> Arborist:
     """The stores ``command`` works on: the home's, or the files it names. A file named
     for ``chain-check`` is checked alone and never created."""
     store_db = getattr(args, "store_db", None)
@@ -85,6 +87,7 @@ def _open(home: str | None, command: Command, args: Any) -> Arborist:
         store_db=Path(store_db) if store_db else None,
         sessions_db=Path(sessions_db) if sessions_db else None,
         create=not (named and command.name == "chain-check"),
+        trust_config=trust_config,
     )
 
 

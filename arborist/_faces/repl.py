@@ -149,6 +149,7 @@ class Repl:
     def handle(self, line: str) -> bool:
         """Run one line: a question, or a /command; False means quit."""
         check_text(line, "the line")  # bytes that were not UTF-8 (stdin decodes them escaped)
+        self.desk.app.told.clear()  # each line is a command: told anew what leaves the machine
         if not line.startswith("/"):
             self.ask(line)
             return True

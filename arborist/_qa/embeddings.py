@@ -28,6 +28,11 @@ all-MiniLM-L6-v2 in process instead of calling a server
 ``path``, ``max_tokens``, ``batch_size``). With none of them retrieval stays lexical. The API key is read from the
 environment and sent in the ``Authorization`` header only: it is in no profile,
 no error and no file.
+
+A config.toml that is not the user's own word (:mod:`arborist._config`: a home beside a
+notebook the user did not allow, a link, a file others can change) may name only a loopback
+server, as for chat models; and a client of a server off this machine says so once per
+command or cell (:meth:`EmbeddingsClient.leaving`): the host, and where its key came from.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ import httpx
 import numpy as np
 from numpy.typing import NDArray
 
+from arborist._config import YOURS, Trust, on_loopback, trust_of
 from arborist._errors import BadInput
 from arborist._gate.admission import admit_profile
 from arborist._qa.http import (
@@ -122,6 +128,7 @@ class EmbeddingsClient(RemoteModel):
         batch_size: int = DEFAULT_BATCH_SIZE,
         roles: Roles | None = None,
         http: HttpSettings | None = None,
+        key_from: str | None = None,
     ) -> None:
         http = http or HttpSettings(read_timeout=DEFAULT_EMBED_TIMEOUT)
         super().__init__(
@@ -149,6 +156,18 @@ class EmbeddingsClient(RemoteModel):
         self.working_size = batch_size
         """Texts per request now: ``batch_size`` until a request times out, then half of
         the size that timed out, for the rest of the run."""
+        self.key_from = key_from or ("a key given in code" if api_key else "no key")
+        """Where the key came from, as :meth:`leaving` tells it (never the key)."""
+
+    def leaving(self) -> str | None:
+        """The line that tells the user what leaves this machine for a server that is not
+        on loopback (None for one that is): the server, the model, where the key came from."""
+        if on_loopback(self.base_url):
+            return None
+        return (
+            f"embeddings: this run's questions and passages go to {self._display} "
+            f"(model {self.model}; {self.key_from})"
+        )
 
     def profile(self) -> dict[str, object]:
         """What made a vector: the server (normalised, no credentials), model, dimensions,
@@ -335,10 +354,10 @@ def _roles(settings: Mapping[str, object], model: str, where: str) -> Roles:
 
 
 def embedder_from_profile(
-    name: str, profile: Mapping[str, object], env: Mapping[str, str]
+    name: str, profile: Mapping[str, object], env: Mapping[str, str], trust: Trust = YOURS
 ) -> Embedder:
     """An embedder built from an ``[embeddings]`` table or a ``[models.NAME]`` of kind
-    embeddings: a client of a server, or the local model."""
+    embeddings: a client of a server (held to the file's ``trust``), or the local model."""
     where = f"embeddings profile {name!r}"
     if profile.get("provider") == "local":
         return _local(profile, where)
@@ -348,7 +367,7 @@ def embedder_from_profile(
     if profile.get("provider", "openai") != "openai":
         raise BadInput(f"{where}: provider must be openai (any OpenAI-compatible server) or local")
     timed = {"timeout": DEFAULT_EMBED_TIMEOUT, **profile}
-    server = server_settings(timed, where, env, None, None, "http://localhost:8080/v1")
+    server = server_settings(timed, where, env, None, None, "http://localhost:8080/v1", trust)
     return EmbeddingsClient(
         server.base_url,
         server.model,
@@ -358,6 +377,7 @@ def embedder_from_profile(
         batch_size=_whole(profile, "batch_size", where, DEFAULT_BATCH_SIZE) or 0,
         roles=_roles(profile, server.model, where),
         http=server.http,
+        key_from=server.key_from,
     )
 
 
@@ -383,13 +403,15 @@ def _from_env(base_url: str, model: str, env: Mapping[str, str]) -> EmbeddingsCl
             f"not {size[:40]!r}"
         )
     settings = {key: env[name] for name, key in _ENV_SETTINGS.items() if name in env}
+    key = env.get("ARBORIST_EMBED_API_KEY") or None
     return EmbeddingsClient(
         base_url,
         model,
-        api_key=env.get("ARBORIST_EMBED_API_KEY") or None,
+        api_key=key,
         batch_size=int(size),
         roles=_roles(settings, model, "ARBORIST_EMBED_*"),
         http=http,
+        key_from="key from $ARBORIST_EMBED_API_KEY" if key else "no key",
     )
 
 
@@ -446,7 +468,9 @@ def select_embedder(
             raise BadInput("ARBORIST_EMBED_BASE_URL is set: set ARBORIST_EMBED_MODEL too")
         return _from_env(base_url, model, env)
     found = _configured(config or {})
-    return None if found is None else embedder_from_profile(found[0], found[1], env)
+    if found is None:
+        return None
+    return embedder_from_profile(found[0], found[1], env, trust_of(config))
 
 
 def embedder_facts(embedder: Embedder) -> dict[str, object]:

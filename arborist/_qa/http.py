@@ -61,6 +61,7 @@ __all__ = [
     "check_endpoint",
     "describe",
     "error_text",
+    "server_url",
     "size_text",
 ]
 
@@ -248,6 +249,15 @@ def _shown_url(base_url: str) -> str:
     """A base URL as an error names it: any userinfo (to the last ``@``) cut whatever it
     holds, the rest through the admission gate (a URL that does not parse is echoed)."""
     return admit(_USERINFO.sub("://[REDACTED:url_credentials]@", base_url)).text
+
+
+def server_url(base_url: str) -> str:
+    """The server a base URL names as a line shows it: normalised (:func:`_server_url`), or,
+    when it does not parse, as written with its userinfo cut and through the gate."""
+    try:
+        return _server_url(base_url)
+    except (httpx.InvalidURL, UnicodeError):
+        return _shown_url(base_url)
 
 
 def check_endpoint(base_url: str, model: str, max_retries: int) -> None:

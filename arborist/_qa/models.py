@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from arborist._config import YOURS, Trust, on_loopback, trust_of
 from arborist._errors import BadInput
 from arborist._qa.client import SYSTEM_PROMPT, ChatClient
 from arborist._qa.extractive import ExtractiveClient
@@ -27,6 +28,7 @@ from arborist._qa.http import (
     MAX_RETRIES,
     MAX_TIMEOUT,
     HttpSettings,
+    server_url,
 )
 from arborist._qa.openai import OpenAIClient
 from arborist._qa.stub import StubClient
@@ -175,9 +177,10 @@ def _from_profile(
     env: Mapping[str, str],
     timeout: float | None = None,
     retries: int | None = None,
+    trust: Trust = YOURS,
 ) -> ChatClient:
     """A client built from ``[models.NAME]`` in config.toml (``timeout`` and ``retries``
-    override its settings, see :func:`select_client`)."""
+    override its settings, see :func:`select_client`; ``trust``, the file's)."""
     where = f"model profile {name!r}"
     provider = profile.get("provider", "openai")
     if provider not in _PROFILE_KEYS:
@@ -196,7 +199,7 @@ def _from_profile(
         )
     if provider == "stub":
         return StubClient(_string(profile, "text", where), name=name)
-    return _openai_profile(name, profile, where, env, timeout, retries)
+    return _openai_profile(name, profile, where, env, timeout, retries, trust)
 
 
 @dataclass(frozen=True)
@@ -207,6 +210,8 @@ class ServerSettings:
     model: str
     api_key: str | None
     http: HttpSettings
+    key_from: str = "no key"
+    """Where the key came from, as the user is told (the variable and the file naming it)."""
 
 
 def server_settings(
@@ -216,18 +221,23 @@ def server_settings(
     timeout: float | None,
     retries: int | None,
     example_url: str,
+    trust: Trust = YOURS,
 ) -> ServerSettings:
     """A profile's server, model, API key (read from the variable ``api_key_env`` names,
     never from the file) and timeouts, each bad or missing one refused in one line; shared by
-    chat and embeddings profiles."""
+    chat and embeddings profiles, so the one place a config.toml's :class:`Trust` is held
+    to: a file that is not the user's own word names a server off this machine, and it is
+    refused here, before its key variable is even read."""
     base_url = _string(profile, "base_url", where)
     model = _string(profile, "model", where)
     if not base_url:
         raise BadInput(f"{where}: set base_url (e.g. {example_url})")
     if not model:
         raise BadInput(f"{where}: set model (the name the server knows the model by)")
-    api_key = None
     key_env = _string(profile, "api_key_env", where)
+    if trust.doubt and not on_loopback(base_url):
+        raise trust.refusal(where, server_url(base_url))
+    api_key = None
     if key_env:
         api_key = env.get(key_env)
         if not api_key:
@@ -235,7 +245,9 @@ def server_settings(
     http = _overrides(timeout, retries, env).apply(
         *_timeouts(profile, where), _whole(profile, "max_retries", where, DEFAULT_RETRIES) or 0
     )
-    return ServerSettings(base_url, model, api_key, http)
+    named = f", named by {trust.source}" if trust.source else ""
+    key_from = f"key from ${key_env}{named}" if key_env else "no key"
+    return ServerSettings(base_url, model, api_key, http, key_from)
 
 
 def _openai_profile(
@@ -245,9 +257,12 @@ def _openai_profile(
     env: Mapping[str, str],
     timeout: float | None,
     retries: int | None,
+    trust: Trust,
 ) -> OpenAIClient:
     """The client of a profile whose provider is ``openai`` (the default provider)."""
-    server = server_settings(profile, where, env, timeout, retries, "http://localhost:8000/v1")
+    server = server_settings(
+        profile, where, env, timeout, retries, "http://localhost:8000/v1", trust
+    )
     return OpenAIClient(
         server.base_url,
         server.model,
@@ -276,7 +291,9 @@ def select_client(
     ``ARBORIST_API_KEY``; any other name is a ``[models.NAME]`` profile of
     ``config`` (the parsed config.toml), whose key, if any, comes from the
     environment variable its ``api_key_env`` names. The built-in names win
-    over profiles of the same name. Nothing is contacted here.
+    over profiles of the same name. A profile may name a server off this
+    machine only when ``config`` is the user's own word (its :class:`Trust`,
+    :mod:`arborist._config`; a mapping passed here is). Nothing is contacted here.
 
     How long a remote model is waited for, and how often it is asked again,
     come from the first of: the ``timeout`` (seconds) and ``retries``
@@ -302,7 +319,8 @@ def select_client(
         return StubClient()
     if chosen == "openai":
         return _from_environment(env, timeout, retries)
-    return _from_profile(chosen, _profile(chosen, config), env, timeout, retries)
+    profile = _profile(chosen, config)
+    return _from_profile(chosen, profile, env, timeout, retries, trust_of(config))
 
 
 def _from_environment(

@@ -35,7 +35,7 @@ from typing import Any
 
 import httpx
 
-from arborist._config import names_an_embedder
+from arborist._config import Trust, names_an_embedder, trust_of
 from arborist._errors import one_line
 from arborist._gate.admission import admit
 from arborist._qa.http import RemoteModel
@@ -184,7 +184,11 @@ def _embedders(
     chosen = section.get("profile") if isinstance(section, Mapping) else None
     if isinstance(section, Mapping) and section and "profile" not in section:
         found.append(
-            ("embeddings", lambda: embedder_from_profile("embeddings", section, env), not named)
+            (
+                "embeddings",
+                lambda: embedder_from_profile("embeddings", section, env, trust_of(config)),
+                not named,
+            )
         )
     kinds = sorted(
         str(n)
@@ -196,7 +200,7 @@ def _embedders(
         found.append(
             (
                 name,
-                _builder(name, profiles[name], env, embedder_from_profile),
+                _builder(name, profiles[name], env, trust_of(config), embedder_from_profile),
                 not named and (chosen == name or alone),
             )
         )
@@ -204,9 +208,13 @@ def _embedders(
 
 
 def _builder(
-    name: str, profile: Mapping[str, object], env: Mapping[str, str], build: Callable[..., Any]
+    name: str,
+    profile: Mapping[str, object],
+    env: Mapping[str, str],
+    trust: Trust,
+    build: Callable[..., Any],
 ) -> Callable[[], Any]:
-    return lambda: build(name, profile, env)
+    return lambda: build(name, profile, env, trust)
 
 
 def model_roster(
