@@ -243,7 +243,9 @@ def build(name: str, cells: list[tuple[str, str]]) -> Path:
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {
         "name": "python3",
-        "display_name": "Python 3",
+        # ipykernel's own display name: JupyterLab writes the running kernel's spec into
+        # the notebook, and any difference marks a notebook modified as soon as it opens.
+        "display_name": "Python 3 (ipykernel)",
         "language": "python",
     }
     for kind, source in cells:
