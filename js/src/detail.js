@@ -339,6 +339,26 @@ export function placeOf(item) {
   return typeof placed === "string" && placed.startsWith(lead) ? placed.slice(lead.length) : "";
 }
 
+/**
+ * The place as the row shows it: its last part (`Functions`, `p. 12`), kept whole, apart
+ * from what leads to it (`· module statistics ›`), which a narrow row cuts as it cuts the
+ * title: the last part is what tells two chunks of one document apart.
+ *
+ * @param {Function} h
+ * @param {string} place
+ * @returns {HTMLElement[]}
+ */
+function placeSpans(h, place) {
+  if (!place) return [];
+  const cut = Math.max(place.lastIndexOf(" › "), place.lastIndexOf(" · "));
+  const last = cut < 0 ? place : place.slice(cut + 3);
+  const lead = cut < 0 ? "·" : `· ${place.slice(0, cut + 2)}`;
+  return [
+    h("span", { class: "arb-ev-place", title: place, text: lead }),
+    h("span", { class: "arb-ev-last", title: place, text: last }),
+  ];
+}
+
 /** Schemes a document's link may open; any other URI is shown as text, never followed. */
 const LINKED_SCHEMES = new Set(["file:", "http:", "https:"]);
 
@@ -443,7 +463,7 @@ export function evidenceList(h, body, copy, vocabulary) {
         { class: "arb-ev-line" },
         h("span", { class: "arb-chip", title: item.cited ? "cited by the answer" : said(vocabulary, "rows", "uncited"), text: item.label }),
         h("span", { class: "arb-ev-title", title: placedTitle(item), text: item.title }),
-        placeOf(item) ? h("span", { class: "arb-ev-place", title: placeOf(item), text: `· ${placeOf(item)}` }) : null,
+        ...placeSpans(h, placeOf(item)),
         h("span", { class: "arb-ev-chunk", title: "numbered from 0, as the proof numbers leaves", text: chunkName(item) }),
         lane ? h("span", { class: "arb-ev-lane", title: "the retrieval lane that found it", text: `[${lane}]` }) : null,
         status,

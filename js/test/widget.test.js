@@ -1075,7 +1075,11 @@ describe("keyboard navigation", () => {
     // document repeats it) before the place that tells the chunks apart.
     const spans = (cls) => list.descendants().filter((n) => n.getAttribute?.("class") === cls).map((n) => n.textContent);
     assert.deepEqual(spans("arb-ev-title"), ["Libtasn1"]);
-    assert.deepEqual(spans("arb-ev-place"), ["· p. 12"]);
+    assert.deepEqual(spans("arb-ev-place"), ["·"]);
+    assert.deepEqual(spans("arb-ev-last"), ["p. 12"]);
+    const pathed = evidenceList(h, { answer_text: "[E1]", record: { evidence: [{ ...item, placed_title: "Libtasn1 · Guide › Decoding" }] } }, () => {});
+    const pathSpans = (cls) => pathed.list.descendants().filter((n) => n.getAttribute?.("class") === cls).map((n) => n.textContent);
+    assert.deepEqual([...pathSpans("arb-ev-place"), ...pathSpans("arb-ev-last")], ["· Guide ›", "Decoding"]);
     assert.equal(placeOf(item), "p. 12");
     assert.equal(placeOf({ title: "Doc", placed_title: "Doc" }), "", "no place: the title alone");
     assert.equal(placeOf({ title: "A · B", placed_title: "A · B" }), "", "a title holding the mark is no place");
