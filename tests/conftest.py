@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from tests.kernels import serve_nbval_over_ipc
+
 VECTORS = Path(__file__).parent / "vectors"
 
 settings.register_profile("long", max_examples=1000, deadline=None)
@@ -31,6 +33,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--long"):
         settings.load_profile("long")
+    serve_nbval_over_ipc()  # the notebooks' kernels: no TCP port another test can take
 
 
 # How ``make test``'s pytest-xdist workers (three, on two cores) share the tests: each browser

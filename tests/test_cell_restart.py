@@ -19,6 +19,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from jupyter_client.manager import KernelManager
 
 from arborist._facade.app import Arborist
+from tests.kernels import ipc_kernel_manager
 from tests.test_cell_reruns import ALONE, EVIL, FOLLOW, OTHER, SPIDER, run, turns
 
 REPO = Path(__file__).resolve().parents[1]  # the kernel imports this checkout
@@ -148,7 +149,7 @@ def test_a_real_kernel_restarted_keeps_each_cells_turn(tmp_path: Path) -> None:
     env = {**os.environ, "ARBORIST_HOME": str(home), "JPY_SESSION_NAME": str(notebook),
            "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(REPO)}  # fmt: skip
     env.pop("ARBORIST_COACCESS", None)
-    km = KernelManager(kernel_name="python3")  # ipykernel's own: this interpreter
+    km = ipc_kernel_manager(kernel_name="python3")  # ipykernel's own: this interpreter
     km.start_kernel(env=env, cwd=str(tmp_path))
     try:
         _execute(km, f"%load_ext arborist_nb\n%arborist ingest {docs}", "setup")

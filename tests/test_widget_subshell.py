@@ -18,7 +18,8 @@ from queue import Empty
 from typing import Any
 
 import pytest
-from jupyter_client.manager import KernelManager
+
+from tests.kernels import ipc_kernel_manager
 
 REPO = Path(__file__).resolve().parents[1]  # the kernel imports this checkout
 KERNEL_S = 120.0  # a kernel's start on a busy 2-core machine
@@ -32,7 +33,7 @@ def kernel(tmp_path: Path) -> Any:
     env = {**os.environ, "ARBORIST_HOME": str(tmp_path / "home"),
            "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(REPO)}  # fmt: skip
     env.pop("ARBORIST_COACCESS", None)
-    km = KernelManager(kernel_name="python3")  # ipykernel's own: this interpreter
+    km = ipc_kernel_manager(kernel_name="python3")  # ipykernel's own: this interpreter
     km.start_kernel(env=env, cwd=str(tmp_path))
     kc = km.client()
     kc.start_channels()
