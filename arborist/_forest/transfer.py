@@ -80,6 +80,10 @@ class ImportResult:
     already_present: int
     records: int | None = None
     """Records a bundle's import wrote into store.db (None: an export's, which has none)."""
+    restated: int = 0
+    """Later states of records imported before that a bundle's import carried over."""
+    skipped: tuple[str, ...] = ()
+    """A line for each state a bundle gave that its import did not carry over."""
 
 
 def export_session(conn: sqlite3.Connection, sid: str) -> Iterator[dict[str, Any]]:
