@@ -119,6 +119,10 @@ def test_an_older_bundle_never_brings_the_record_back_into_service(
         "revision 1 (failed here): a bundle only takes a record further out of service, never back"
     )
     assert _dumps(home) == dumped and _faces(home, bates, sid) == faces
+    code, out = run(home, "import", str(tmp_path / "given.bundle"), "--json")
+    said = json.loads(out)
+    assert code == 0 and (said["restated"], said["skipped"]) == (0, lines[1:]), out
+    assert _dumps(home) == dumped
 
 
 def test_a_bundle_never_moves_this_homes_own_record(tmp_path: Path) -> None:
