@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from arborist._facade.app import Arborist
 from arborist._faces.cli import cli
+from arborist._forest.bates import new_sid
 from arborist._proofs.hashing import node_hash, sha256_hex
 from tests.exports import QUESTION, answered_turn, export_records, jsonl
 from tests.exports import doc as doc_fixture  # noqa: F401
@@ -212,3 +213,28 @@ def test_verify_names_a_turn_dated_after_the_event_that_recorded_it(
         f"sessions.db: turn {node['bates']}" for node in records[1:]
     ]
     assert all(p.endswith("its time is in the future") for p in problems)
+
+
+def test_a_new_session_grafted_under_this_homes_turn_stays_the_other_sessions(
+    tmp_path: Path, doc: Path
+) -> None:
+    """A file may graft a new session's turn under a turn of this home's session (an honest
+    home asks so: a parent anywhere). It is never the owner's turn: the owner's session
+    keeps its turns, and its tree names the graft by its own bates and session, claiming
+    nothing (no answer here vouches for it)."""
+    owner = _home(tmp_path / "owner", doc, QUESTION)
+    records = export_records(owner)
+    sid, first = records[0]["sid"], answered_turn(records)
+    other = new_sid()  # a session this home lacks
+    header = {**records[0], "sid": other, "root_bates": f"{other}-000000", "label": None}
+    root = _hashed({**records[1], "bates": f"{other}-000000"}, None)
+    graft = _forged_turn([header, root], root["bates"], first["created_at"])
+    graft = _hashed({**graft, "parent_bates": first["bates"]}, first)
+    with Arborist(owner) as app:
+        done = app.import_sessions(jsonl([header, root, graft]))
+        assert (done.sessions, done.added) == ((other,), 2)
+        assert [app.node(b).sid for b in app.session_bates(sid)] == [sid, sid]
+        assert app.verify().ok
+    tree = CliRunner().invoke(cli, ["--home", str(owner), "tree", "--sid", sid]).output
+    line = next(line for line in tree.splitlines() if graft["bates"] in line)
+    assert line.endswith(f"[NONE]  [from {other}]"), tree
