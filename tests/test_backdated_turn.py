@@ -84,7 +84,7 @@ def test_verify_names_a_turn_older_than_its_parent(
     records = export_records(_home(tmp_path / "a", doc))
     turn = _backdate(records)
     target = _home(tmp_path / "b", doc, ask=False)
-    monkeypatch.setattr("arborist._forest.transfer.older_than_parent", lambda *_: None)
+    monkeypatch.setattr("arborist._forest.transfer.time_problem", lambda *_, **__: None)
     with Arborist(target) as app:
         app.import_sessions(jsonl(records))
         assert app.verify().problems == [
@@ -147,12 +147,10 @@ def test_the_detail_pane_names_the_revision_with_the_turns_answer_not_a_later_on
         assert shown is not None and shown[0] == 1 and shown[2] == "failed"
 
 
-def test_a_turn_asked_under_a_parent_from_a_clock_ahead_is_not_older_than_it(
-    tmp_path: Path, doc: Path
-) -> None:
-    """A session imported from a home whose clock runs ahead (every time in it later than
-    now here): a turn asked under it here takes its parent's time, so an honest home never
-    holds a turn verify would call older than its parent."""
+def test_a_session_dated_ahead_of_the_import_is_refused_whole(tmp_path: Path, doc: Path) -> None:
+    """A session whose every time is later than now here (dated by hand, or from a clock
+    running ahead): a turn from the future would sort after every turn asked since, so the
+    import refuses it in one line, writing nothing."""
     ahead = "2099-01-01T00:00:00.000000Z"
     records = export_records(_home(tmp_path / "ahead", doc))
     records[0]["created_at"] = ahead
@@ -170,9 +168,29 @@ def test_a_turn_asked_under_a_parent_from_a_clock_ahead_is_not_older_than_it(
         label=turn["created_label"],
     )  # fmt: skip
     here = _home(tmp_path / "here", doc, ask=False)
-    with Arborist(here) as app:
+    before = _file_bytes(here)
+    with Arborist(here) as app, pytest.raises(BadInput) as caught:
         app.import_sessions(jsonl(records))
-        session = app.new_session()
-        asked = app.ask_turn(QUESTION, sid=session.sid, parent=turn["bates"])
-        assert asked.node.created_at == ahead
+    said = str(caught.value)
+    assert said.startswith(f"line {records.index(root) + 1}: turn {root['bates']}: it is dated ")
+    assert said.endswith(": its time is in the future") and "\n" not in said
+    assert _file_bytes(here) == before
+
+
+def test_a_turn_asked_after_the_clock_stepped_back_is_not_older_than_its_session(
+    tmp_path: Path, doc: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The clock steps back an hour between two asks: the second, under the session's root
+    (not under the first turn), takes the first turn's time, so an honest home never holds a
+    turn verify would call older than its parent or than the turn before it."""
+    home = _home(tmp_path / "here", doc)
+    with Arborist(home) as app:
+        ((session, _),) = app.sessions()
+        first = app.node("1", session.sid)
+        monkeypatch.setattr("arborist._forest.shard.utc_now", lambda: "2001-01-01T00:00:00.000000Z")
+        asked = app.ask_turn(
+            "When did Spider-Man first appear?", sid=session.sid, parent=session.root_bates
+        )
+        assert asked.node.seq == 2 and asked.node.parent_bates == session.root_bates
+        assert asked.node.created_at == first.created_at
         assert app.verify().problems == []

@@ -176,32 +176,48 @@ def test_find_searches_every_session_and_quotes_hostile_input(shard: sqlite3.Con
 def test_a_10000_turn_chain_inserts_verifies_and_renders_without_recursion(
     shard: sqlite3.Connection,
 ) -> None:
-    """Built through import (one bottom-up fold), then one more turn through the insert path,
-    whose ripple climbs all 10,000 ancestors iteratively."""
-    s = create_session(shard)
-    root = get_node(shard, s.root_bates)
+    """Built through import (one bottom-up fold) as a session this shard lacks (an import
+    adds no turn to one it holds), then one more turn through the insert path, whose ripple
+    climbs all 10,000 ancestors iteratively."""
+    sid, at = new_sid(), "2026-01-01T00:00:00.000000Z"
+    root_bates = format_bates(sid, 0)
+    root_fields = {"bates": root_bates, "question": "", "cache_key": "", "audit_mode": "ROOT"}
+    root_hash = node_hash(parent_node_hash=None, created_at=at, label=None, **root_fields)
     lines = [
         json.dumps(
             {
                 "type": "session",
                 "format": "arborist-session/1",
-                "sid": s.sid,
+                "sid": sid,
                 "label": None,
-                "created_at": s.created_at,
-                "root_bates": s.root_bates,
+                "created_at": at,
+                "root_bates": root_bates,
             }
-        )
+        ),
+        json.dumps(
+            {
+                "type": "node",
+                "parent_bates": None,
+                "answer_text": "",
+                "cited_titles": [],
+                "created_at": at,
+                "created_label": None,
+                "label": None,
+                "node_hash": root_hash,
+                **root_fields,
+            }
+        ),
     ]
-    parent, parent_hash = root.bates, root.node_hash
+    parent, parent_hash = root_bates, root_hash
     for seq in range(1, 10_000):
-        bates = format_bates(s.sid, seq)
+        bates = format_bates(sid, seq)
         fields = {
             "parent_node_hash": parent_hash,
             "bates": bates,
             "question": f"q{seq}",
             "cache_key": KEY,
             "audit_mode": "STRICT",
-            "created_at": root.created_at,
+            "created_at": at,
             "label": None,
         }
         digest = node_hash(**fields)
@@ -216,7 +232,7 @@ def test_a_10000_turn_chain_inserts_verifies_and_renders_without_recursion(
                     "cache_key": KEY,
                     "audit_mode": "STRICT",
                     "cited_titles": [],
-                    "created_at": root.created_at,
+                    "created_at": at,
                     "created_label": None,
                     "label": None,
                     "node_hash": digest,
@@ -225,13 +241,13 @@ def test_a_10000_turn_chain_inserts_verifies_and_renders_without_recursion(
         )
         parent, parent_hash = bates, digest
     done = import_lines(shard, lines)
-    assert done.added == 9_999 and done.already_present == 0
-    tip = turn(shard, get_session(shard, s.sid), parent, "the 10,000th turn")
+    assert done.added == 10_000 and done.already_present == 0
+    tip = turn(shard, get_session(shard, sid), parent, "the 10,000th turn")
     assert tip.seq == 10_000
     assert len(ancestors(shard, tip.bates)) == 10_000
     assert verify_forest(shard).ok
-    assert render_tree(shard, get_session(shard, s.sid), audit=stored_mode).count("\n") == 10_000
-    assert sum(1 for _ in export_session(shard, s.sid)) == 10_002
+    assert render_tree(shard, get_session(shard, sid), audit=stored_mode).count("\n") == 10_000
+    assert sum(1 for _ in export_session(shard, sid)) == 10_002
 
 
 def _tamper(path: Path, sql: str, params: tuple = ()) -> None:

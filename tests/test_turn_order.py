@@ -96,7 +96,7 @@ def _backdated_home(tmp_path: Path, doc: Path, monkeypatch: pytest.MonkeyPatch) 
     )  # fmt: skip
     home = _asked(tmp_path / "home", doc)
     with monkeypatch.context() as patch:
-        patch.setattr("arborist._forest.transfer.older_than_parent", lambda *_: None)
+        patch.setattr("arborist._forest.transfer.time_problem", lambda *_, **__: None)
         with Arborist(home) as app:
             app.import_sessions(jsonl(records))
     return home, turn["bates"]

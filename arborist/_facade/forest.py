@@ -199,11 +199,13 @@ class HomeForest(Home):
         served, never superseding this home's; :mod:`arborist._store.cache.imported`) and its
         turns imported as an export's are (:meth:`import_sessions`), held to those records.
         One transaction on store.db spans both: a refusal of the turns writes no record.
-        Importing a bundle again writes nothing new (what is held already is skipped)."""
+        Importing a bundle again writes nothing new but the later states of records imported
+        before that it carries (:mod:`arborist._store.cache.imported_states`: only further
+        out of service, never one of this home's own records), and says each it skipped."""
         lines, drafts = bundle_import(data)
-        with importing(self.store_conn, drafts) as written:
+        with importing(self.store_conn, drafts) as wrote:
             done = self.import_sessions(lines)
-        return replace(done, records=written)
+        return replace(done, records=wrote.written, restated=wrote.restated, skipped=wrote.skipped)
 
     def import_sessions(self, lines: Iterable[str]) -> ImportResult:
         """Import exported sessions into this shard (every hash re-proved; all or nothing).

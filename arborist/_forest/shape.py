@@ -32,6 +32,7 @@ __all__ = [
     "order_problems",
     "past_gap",
     "shape_problem",
+    "time_problem",
 ]
 
 TURN_MODES = AUDIT_MODES
@@ -108,9 +109,36 @@ def older_than_parent(created_at: object, parent_created_at: object) -> str | No
     turn would read as having shown an answer's revision older than any it could have:
     import refuses it and ``arborist verify`` names it. Times not both text are left to
     the other checks (their hash names an edit)."""
-    text = type(created_at) is str and type(parent_created_at) is str
-    if text and created_at < parent_created_at:  # type: ignore[operator]
+    return time_problem(created_at, parent=parent_created_at)
+
+
+def time_problem(
+    created_at: object, *, parent: object = None, before: object = None, recorded: object = None
+) -> str | None:
+    """Why a turn's time is none an honest writer gives it (a phrase to follow ``turn
+    <bates>:``), or None: the one rule of time import refuses by and verify reports by.
+
+    ``parent``: its parent's time; ``before``: the time of the turn numbered just before it
+    in its session (seq − 1); ``recorded``: the time of the event that wrote it into this
+    home (its ``node_insert``, or its session's ``session_create`` or ``session_import``).
+    An ask takes the latest of now, its parent's time and its session's last turn's
+    (:func:`~arborist._forest.shard.insert_turn`) and records its event at that time, so
+    a session's times never go back along its seqs; an import records its events at the
+    import's time, so a turn it brings is never dated after that. A turn dated later was
+    dated by hand: one from the future sorts after every turn asked since, one backdated
+    before its session's last turn reads as asked before answers it came after. Times not
+    all text are left to the other checks (their hash names an edit)."""
+    if type(created_at) is not str:
+        return None
+    if type(parent) is str and created_at < parent:
         return "it is older than its parent (its created_at is before its parent's)"
+    if type(before) is str and created_at < before:
+        return (
+            "it is older than the turn before it in its session (its created_at is before "
+            "that turn's)"
+        )
+    if type(recorded) is str and created_at > recorded:
+        return f"it is dated after it was recorded here ({recorded}): its time is in the future"
     return None
 
 

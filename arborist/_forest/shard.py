@@ -328,7 +328,7 @@ def insert_turn(
         seq = _next_seq(conn, session, label)
         bates = format_bates(sid, seq)
         if created_at is None:
-            created_at = _not_before(parent)
+            created_at = _not_before(conn, parent, session)
         digest = node_hash(
             parent_node_hash=parent.node_hash,
             bates=bates,
@@ -358,11 +358,15 @@ def insert_turn(
     return node
 
 
-def _not_before(parent: Node) -> str:
-    """Now, or the parent's time when the clock is behind it (stepped back, or another
-    machine's): a turn is never older than its parent."""
-    now = utc_now()
-    return max(now, parent.created_at) if isinstance(parent.created_at, str) else now
+def _not_before(conn: sqlite3.Connection, parent: Node, session: Session) -> str:
+    """Now, or the latest of its parent's time and its session's last turn's when the clock
+    is behind them (stepped back, or another machine's): a turn is never older than its
+    parent, nor than the turn before it in its session (``time_problem``)."""
+    last = conn.execute(
+        "SELECT created_at FROM nodes WHERE sid = ? ORDER BY seq DESC LIMIT 1", (session.sid,)
+    ).fetchone()
+    times = [t for t in (parent.created_at, last[0] if last else None) if isinstance(t, str)]
+    return max([utc_now(), *times])
 
 
 def _advance(conn: sqlite3.Connection, session: Session, node: Node, *, make_current: bool) -> None:

@@ -7,9 +7,10 @@ then report: a field of the wrong JSON type or holding text that is not UTF-8 (a
 surrogate), a turn of a shape no honest writer makes (:mod:`arborist._forest.shape`: a
 parentless turn that is not its session's root, an empty or malformed cache key, a mode no
 answer is given in), a label ``arborist label`` would refuse, a time not in the stored form,
-a turn older than its parent (backdated: it would read as having shown an earlier revision
-of its answer than any it could have), and a seq that would leave its session a gap (a turn numbered 999999 would make the session
-"full" for its owner; renumbering it would change its hash). It recomputes every
+a time none an honest writer gives (:func:`~arborist._forest.shape.time_problem`: older than
+its parent or than the turn before it in its session, or after the import), a seq that would
+leave its session a gap (a turn numbered 999999 would make the session "full" for its owner;
+renumbering it would change its hash), and a turn of a session this home holds already. It recomputes every
 ``node_hash`` from the fields and refuses a line that does not match, skips turns already
 present with the same hash, refuses a bates that exists with a different one, inserts
 parents before children whatever order the lines arrive in, then refolds ``subtree_hash``
@@ -26,11 +27,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from arborist._clock import utc_now
 from arborist._database.db import transaction
 from arborist._errors import BadInput
 from arborist._forest.bates import format_bates, is_bates, is_sid, parse_bates
 from arborist._forest.nodes import get_session
-from arborist._forest.shape import first_gap, is_stored_time, older_than_parent, shape_problem
+from arborist._forest.shape import first_gap, is_stored_time, shape_problem, time_problem
 from arborist._forest.shard import (
     _checked_label,
     _insert_node_row,
@@ -78,6 +80,10 @@ class ImportResult:
     already_present: int
     records: int | None = None
     """Records a bundle's import wrote into store.db (None: an export's, which has none)."""
+    restated: int = 0
+    """Later states of records imported before that a bundle's import carried over."""
+    skipped: tuple[str, ...] = ()
+    """A line for each state a bundle gave that its import did not carry over."""
 
 
 def export_session(conn: sqlite3.Connection, sid: str) -> Iterator[dict[str, Any]]:
@@ -282,12 +288,13 @@ def import_lines(
                 raise BadInput(f"line {node['_line']}: turn {node['bates']} {problem}")
     by_bates = {n["bates"]: n for n in nodes}
     added = present = 0
+    now = utc_now()  # the import's time: every event it writes, and no turn after it
     with transaction(conn):
         _check_numbering(conn, by_bates)
         for sid, header in sessions.items():
-            _import_session(conn, sid, header, by_bates)
+            _import_session(conn, sid, header, by_bates, now)
         for bates in _parents_first(by_bates):
-            if _import_node(conn, by_bates[bates]):
+            if _import_node(conn, by_bates[bates], by_bates, now):
                 added += 1
             else:
                 present += 1
@@ -327,13 +334,20 @@ def _admit(
 
 
 def _check_numbering(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> None:
-    """Refuse a file that would leave a session's turns numbered with a gap.
+    """Refuse a file that would leave a session's turns numbered with a gap, or that adds a
+    turn to a session this home holds.
 
     A session hands out seqs one after another (``next_seq``), so every session an honest
     writer made holds 0..n without a gap, and the next turn its owner asks is n + 1. A
     turn numbered beyond that (999999, say) would make the session full for its owner, and
     renumbering it would change its node hash (the bates is hashed), so it is refused:
     a turn is imported only with every turn before it in its session, here or in the file.
+
+    A session this home holds takes no turn from a file, whoever made it: its own (the
+    record of what its owner asked would hold words they never asked, written by whoever
+    wrote the file) or one imported before (the turns it brought would be joined by others
+    no one can tell from them). A file may hold the turns held already (importing a file
+    again changes nothing); a session's later turns import into a home that lacks it.
     """
     wanted: dict[str, dict[int, str]] = {}
     for bates in by_bates:
@@ -342,6 +356,13 @@ def _check_numbering(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> None
     for sid, numbered in wanted.items():
         held = {seq for (seq,) in conn.execute("SELECT seq FROM nodes WHERE sid = ?", (sid,))}
         new = set(numbered) - held
+        if new and held:
+            added = numbered[min(new)]
+            raise BadInput(
+                f"line {by_bates[added]['_line']}: turn {added}: session {sid} is here already: "
+                "an import adds no turn to a session this home holds (it may bring again only "
+                "the turns held here)"
+            )
         first = first_gap(held | new) if new else None
         if first is not None:
             last = max(new)
@@ -353,7 +374,7 @@ def _check_numbering(conn: sqlite3.Connection, by_bates: dict[str, Any]) -> None
 
 
 def _import_session(
-    conn: sqlite3.Connection, sid: str, header: dict[str, Any], by_bates: dict[str, Any]
+    conn: sqlite3.Connection, sid: str, header: dict[str, Any], by_bates: dict[str, Any], now: str
 ) -> None:
     """Create session ``sid`` from its header unless this shard has it already."""
     if conn.execute("SELECT 1 FROM sessions WHERE sid = ?", (sid,)).fetchone():
@@ -372,6 +393,7 @@ def _import_session(
         "session_import",
         sid=sid,
         body=session_event_body(header.get("label"), by_bates[root]["node_hash"]),
+        created_at=now,
     )
 
 
@@ -382,14 +404,19 @@ def _stored_hash(conn: sqlite3.Connection, bates: str | None) -> str | None:
     return str(row[0]) if row else None
 
 
-def _stored_time(conn: sqlite3.Connection, bates: str) -> object:
+def _stored_time(conn: sqlite3.Connection, bates: str | None) -> object:
+    if bates is None:
+        return None
     row = conn.execute("SELECT created_at FROM nodes WHERE bates = ?", (bates,)).fetchone()
     return row[0] if row else None
 
 
-def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
-    """Insert one turn after re-proving its hash against its parent's; False when this
-    shard holds it already (with the same hash: another hash is refused)."""
+def _import_node(
+    conn: sqlite3.Connection, item: dict[str, Any], by_bates: dict[str, Any], now: str
+) -> bool:
+    """Insert one turn after re-proving its hash against its parent's and its time
+    (:func:`_check_time`); False when this shard holds it already (with the same hash:
+    another hash is refused)."""
     bates, parent = item["bates"], item["parent_bates"]
     parent_hash = _stored_hash(conn, parent)
     if parent is not None and parent_hash is None:
@@ -397,10 +424,7 @@ def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
             f"line {item['_line']}: parent {parent} is neither in this shard nor in the file"
         )
     _check_node(item, parent_hash)
-    if parent is not None:
-        older = older_than_parent(item["created_at"], _stored_time(conn, parent))
-        if older is not None:
-            raise BadInput(f"line {item['_line']}: turn {bates}: {older}")
+    _check_time(conn, item, by_bates, now)
     stored = _stored_hash(conn, bates)
     if stored is not None:
         if stored != item["node_hash"]:
@@ -433,6 +457,7 @@ def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
             body=node_event_body(
                 item["node_hash"], parent, item["answer_text"], titles_json(titles)
             ),
+            created_at=now,
         )
     if item["label"] != item["created_label"]:  # renamed where it came from: a rename here
         conn.execute("UPDATE nodes SET label = ? WHERE bates = ?", (item["label"], bates))
@@ -442,8 +467,23 @@ def _import_node(conn: sqlite3.Connection, item: dict[str, Any]) -> bool:
             sid=sid,
             bates=bates,
             body={"label": item["label"], "previous": item["created_label"]},
+            created_at=now,
         )
     return True
+
+
+def _check_time(
+    conn: sqlite3.Connection, item: dict[str, Any], by_bates: dict[str, Any], now: str
+) -> None:
+    """Refuse a turn whose time :func:`time_problem` names: against its parent's, the turn
+    numbered before it in its session (in the file, else here) and the import's ``now``."""
+    sid, seq = parse_bates(item["bates"])
+    elder = format_bates(sid, seq - 1) if seq > 0 else None
+    before = by_bates[elder]["created_at"] if elder in by_bates else _stored_time(conn, elder)
+    parent = _stored_time(conn, item["parent_bates"])
+    wrong = time_problem(item["created_at"], parent=parent, before=before, recorded=now)
+    if wrong is not None:
+        raise BadInput(f"line {item['_line']}: turn {item['bates']}: {wrong}")
 
 
 def _check_label_free(conn: sqlite3.Connection, sid: str, item: dict[str, Any]) -> None:

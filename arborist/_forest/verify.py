@@ -27,8 +27,10 @@ cannot says so.
 
 * its current ``label`` is not what its events leave it: the label of its last ``label``
   event (a rename), else the label it was created with (an edit by hand of a label);
-* it is older than its parent (:func:`~arborist._forest.shape.older_than_parent`): a
-  backdated turn, which would read as having shown an earlier revision of its answer;
+* its time is none an honest writer gives (:func:`~arborist._forest.shape.time_problem`,
+  the rule import refuses by): older than its parent (a backdated turn, which would read as
+  having shown an earlier revision of its answer) or than the turn before it in its
+  session, or after the event that recorded it here (dated in the future);
 * it is the first turn of its session numbered past a gap
   (:func:`~arborist._forest.shape.past_gap`), as an edited ``next_seq`` numbers one;
 
@@ -48,7 +50,7 @@ from typing import Any
 from arborist._database.integrity import FileChecks, read_or_report
 from arborist._forest.bates import MAX_SEQ, is_bates, is_sid, parse_bates
 from arborist._forest.reads import TurnAnswer, cited_titles
-from arborist._forest.shape import is_honest_turn, older_than_parent, past_gap, shape_problem
+from arborist._forest.shape import is_honest_turn, past_gap, shape_problem, time_problem
 from arborist._forest.shard import node_event_body, node_event_text, session_event_body
 from arborist._proofs.audit import ChainReport, Checkpoint, check_chain_reporting, differing_fields
 from arborist._proofs.hashing import node_row_hash, subtree_hash_bytes
@@ -132,6 +134,19 @@ def _events(conn: sqlite3.Connection) -> dict[str, object]:
     }
 
 
+def _recorded(conn: sqlite3.Connection) -> dict[object, object]:
+    """When each turn was recorded here: its ``node_insert`` event's time by its bates, a
+    root's by its sid (its session's ``session_create`` or ``session_import``; the first)."""
+    found: dict[object, object] = {}
+    for name, created_at in conn.execute(
+        "SELECT CASE event_type WHEN 'node_insert' THEN bates ELSE sid END, created_at "
+        "FROM audit_events WHERE event_type IN ('node_insert', 'session_create', "
+        "'session_import') ORDER BY seq"
+    ):
+        found.setdefault(name, created_at)
+    return found
+
+
 SESSIONS_FTS = ("nodes_fts",)
 """The full-text table of ``sessions.db``, which FTS5's own check covers."""
 
@@ -199,6 +214,8 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any], l
         if row[1] is not None:
             kids.setdefault(row[1], []).append(row[9])
     inserts = _events(conn)
+    recorded = _recorded(conn)
+    times = {(row[11], row[10]): row[6] for row in rows}
     renames = _renames(conn)
     problems = _stray_links(conn)
     answers: list[TurnAnswer] = []
@@ -218,13 +235,14 @@ def _check_nodes(conn: sqlite3.Connection) -> tuple[list[str], dict[str, Any], l
         problems += _link_problems(row, parent_row)
         if row[18] != row[7] or bates in renames:  # else never renamed: as created
             problems += _label_problems(row, renames)
-        try:  # the usual case compared in place, the rule (and its words) asked when it fails
-            older = parent_row is not None and row[6] < parent_row[6]
-            older = older and older_than_parent(row[6], parent_row[6])  # type: ignore[index]
-        except TypeError:  # a time that is not text: its node hash names the edit
-            older = None
-        if older:
-            problems.append(f"turn {bates}: {older}")
+        wrong = time_problem(
+            row[6],
+            parent=None if parent_row is None else parent_row[6],
+            before=times.get((row[11], seq - 1)) if type(seq) is int else None,
+            recorded=recorded.get(row[11] if seq == 0 else bates),
+        )
+        if wrong:
+            problems.append(f"turn {bates}: {wrong}")
         if seq == 0:
             continue
         event = inserts.pop(bates, None)

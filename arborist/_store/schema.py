@@ -464,6 +464,12 @@ size (imported evidence: never indexed, searched or cited by an ask); its ``titl
 one the bundle's ``document_add`` event committed. The partial index finds a record's
 event by its hash, as migration 13's find a ``cache_write`` by its key."""
 
+_IMPORT_STATE_INDEX = """
+CREATE INDEX audit_import_state
+    ON audit_events (json_extract(CASE WHEN json_valid(body) THEN body END, '$.record_hash'))
+    WHERE event_type = 'import_state';
+"""
+
 STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 1: the store's own hash-chained audit log (ingest, evict, cache writes, ...).
     AUDIT_MIGRATION,
@@ -507,6 +513,9 @@ STORE_MIGRATIONS: tuple[Migration, ...] = (
     # 14: records imported from a bundle, apart from the cache (never served, never
     #     superseding), with their evidence and their record_import events by hash.
     Migration(14, "records imported from a bundle, kept apart", _IMPORTED_RECORDS),
+    # 15: an imported record's later states, told by later bundles of its home
+    #     (store/cache/imported_states.py), found by its hash as its record_import is.
+    Migration(15, "import_state events by record hash", _IMPORT_STATE_INDEX),
 )
 
 

@@ -107,21 +107,28 @@ def export_jsonl(records: Iterable[Mapping[str, Any]]) -> str:
 
 
 def import_text(done: ImportResult) -> str:
-    """What an import added, what it found already present, and the sessions it held."""
+    """What an import added, what it found already present, and the sessions it held; the
+    later states of records it carried over, and a line for each state it skipped."""
     records = "" if done.records is None else f"{done.records} record(s) kept apart as imported, "
-    return (
-        f"imported {done.added} node(s), {done.already_present} already present, {records}"
-        f"session(s) {', '.join(done.sessions) or '(none)'}"
+    restated = f"{done.restated} later state(s) carried over, " if done.restated else ""
+    return "\n".join(
+        [
+            f"imported {done.added} node(s), {done.already_present} already present, {records}"
+            f"{restated}session(s) {', '.join(done.sessions) or '(none)'}",
+            *done.skipped,
+        ]
     )
 
 
 def import_json(done: ImportResult) -> dict[str, Any]:
     records = {} if done.records is None else {"records": done.records}
+    restated = {"restated": done.restated, "skipped": list(done.skipped)}
     return {
         "added": done.added,
         "already_present": done.already_present,
         "sessions": list(done.sessions),
         **records,
+        **(restated if done.records is not None else {}),
     }
 
 

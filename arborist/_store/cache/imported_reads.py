@@ -35,6 +35,7 @@ from arborist._store.cache.imported import (
     held_documents,
     import_event_body,
 )
+from arborist._store.cache.imported_states import origin_now, state_problems
 from arborist._store.cache.records import DIMENSION_COLUMNS, OK, CacheRecord, RecordEvidence
 from arborist._store.cache.stored import stored_object, stored_proof, stored_text
 from arborist._store.metadata import committed
@@ -87,7 +88,8 @@ def imported_keys(conn: sqlite3.Connection, keys: Sequence[str]) -> set[str]:
 
 def load_imported(conn: sqlite3.Connection, record_id: int) -> CacheRecord:
     """The imported record with this row id, as a :class:`CacheRecord` in state
-    ``imported`` (its reason says so, and its home's state when that was not ``ok``), its
+    ``imported`` (its reason says so, and its home's state when that was not ``ok``: the
+    latest a bundle told, :func:`~arborist._store.cache.imported_states.origin_now`), its
     evidence read as the module's docstring says, its ``event_problems`` what its
     ``record_import`` event contradicts of it."""
     row = conn.execute(
@@ -135,7 +137,7 @@ def load_imported(conn: sqlite3.Connection, record_id: int) -> CacheRecord:
         response=stored_object(response_json),
         record_hash=digest,
         state=IMPORTED,
-        state_reason=imported_reason(origin_state, origin_reason),
+        state_reason=imported_reason(*origin_now(conn, digest, (origin_state, origin_reason))),
         hit_count=0,
         last_hit_at=None,
         created_at=created_at,
@@ -287,7 +289,8 @@ def imported_problems(conn: sqlite3.Connection) -> tuple[list[str], int]:
     key and the question, profile and policy its dimensions describe; its evidence (each
     proof from its leaf, each text held to its leaf, each item of a document this home
     holds on that document's chunk); its ``record_import`` event; and every such event's
-    record present. One line each."""
+    record present; every ``import_state`` event's rule
+    (:func:`~arborist._store.cache.imported_states.state_problems`). One line each."""
     problems: list[str] = []
     ids = [int(row[0]) for row in conn.execute("SELECT id FROM imported_records ORDER BY id")]
     seen = set()
@@ -302,7 +305,13 @@ def imported_problems(conn: sqlite3.Connection) -> tuple[list[str], int]:
             problems.append(
                 f"imported record {str(digest)[:12]}…: recorded by a record_import event but missing"
             )
-    return problems, len(ids)
+    states = {
+        str(digest): (state, reason)
+        for digest, state, reason in conn.execute(
+            "SELECT record_hash, origin_state, origin_reason FROM imported_records"
+        )
+    }
+    return problems + state_problems(conn, states), len(ids)
 
 
 def record_problems(record: CacheRecord) -> list[str]:

@@ -11,6 +11,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from arborist._clock import utc_now
 from arborist._database.db import transaction
@@ -25,20 +26,51 @@ from arborist._proofs.keys import (
 )
 from arborist._store.cache.imported import ImportedDraft, held_documents, import_event_body
 from arborist._store.cache.imported_reads import load_imported, record_problems
+from arborist._store.cache.imported_states import carry_state, own_state_skipped
 from arborist._store.cache.records import DIMENSION_COLUMNS
 
-__all__ = ["importing", "write_imported"]
+__all__ = ["ImportedWrites", "importing", "write_imported"]
 
 
-def write_imported(conn: sqlite3.Connection, drafts: Iterable[ImportedDraft]) -> int:
+@dataclass(frozen=True)
+class ImportedWrites:
+    """What :func:`write_imported` did: records written, later states of records imported
+    before carried over (``import_state`` events), and a line for each state it skipped."""
+
+    written: int = 0
+    restated: int = 0
+    skipped: tuple[str, ...] = ()
+
+
+def write_imported(conn: sqlite3.Connection, drafts: Iterable[ImportedDraft]) -> ImportedWrites:
     """Store each draft this store does not hold yet (by its record hash, here or as one of
-    this home's own records) with its ``record_import`` event; how many were written. The
-    caller holds the transaction (import writes the turns in the same one). An item whose
-    document this home holds must name that document's chunk with its leaf, else
-    :class:`IntegrityError` (one line) and the caller writes nothing."""
-    written = 0
+    this home's own records) with its ``record_import`` event. A draft held already brings
+    its state (:mod:`arborist._store.cache.imported_states`): carried over to a record
+    imported before when it takes it further out of service, else skipped and said; never
+    to one of this home's own. The caller holds the transaction (import writes the turns in
+    the same one). An item whose document this home holds must name that document's chunk
+    with its leaf, else :class:`IntegrityError` (one line) and the caller writes nothing."""
+    written = restated = 0
+    skipped: list[str] = []
     for draft in drafts:
-        if _held(conn, draft):
+        told = (draft.origin_state, draft.origin_reason)
+        kept = _held(conn, draft)
+        if kept is not None and kept[0] == "imported":
+            carried, line = carry_state(
+                conn,
+                cache_key=draft.cache_key,
+                revision=draft.revision,
+                record_hash=draft.record_hash,
+                imported=(kept[1], kept[2]),
+                told=told,
+                at=utc_now(),
+            )
+            restated += carried
+            skipped += [line] if line else []
+            continue
+        if kept is not None:
+            line = own_state_skipped(draft.cache_key, draft.revision, kept[1], told)
+            skipped += [line] if line else []
             continue
         held = held_documents(conn, [item.ref for item in draft.evidence])
         _check_leaves(conn, draft, held)
@@ -63,7 +95,7 @@ def write_imported(conn: sqlite3.Connection, drafts: Iterable[ImportedDraft]) ->
                 "written here; nothing was imported"
             )
         written += 1
-    return written
+    return ImportedWrites(written, restated, tuple(skipped))
 
 
 def _check_leaves(
@@ -134,27 +166,30 @@ def _insert(
 
 
 @contextmanager
-def importing(conn: sqlite3.Connection, drafts: Iterable[ImportedDraft]) -> Iterator[int]:
+def importing(
+    conn: sqlite3.Connection, drafts: Iterable[ImportedDraft]
+) -> Iterator[ImportedWrites]:
     """Write ``drafts`` (:func:`write_imported`) in a transaction that commits only when
     the block under it returns: the turns an import writes into sessions.db go in that
-    block, so a refusal there leaves store.db as it was. Yields how many were written."""
+    block, so a refusal there leaves store.db as it was. Yields what was written."""
     with transaction(conn):
         yield write_imported(conn, drafts)
 
 
-def _held(conn: sqlite3.Connection, draft: ImportedDraft) -> bool:
-    """Whether this store holds the record already: imported before, or its own."""
-    return (
-        conn.execute(
-            "SELECT 1 FROM imported_records WHERE record_hash = ?", (draft.record_hash,)
-        ).fetchone()
-        is not None
-        or conn.execute(
-            "SELECT 1 FROM cache_records WHERE cache_key = ? AND revision = ? AND record_hash = ?",
-            (draft.cache_key, draft.revision, draft.record_hash),
-        ).fetchone()
-        is not None
-    )
+def _held(conn: sqlite3.Connection, draft: ImportedDraft) -> tuple[str, object, object] | None:
+    """How this store holds the record already: ``("imported", state, reason)`` as its
+    ``record_import`` committed them, ``("own", state, None)`` for one of its own, or None."""
+    row = conn.execute(
+        "SELECT origin_state, origin_reason FROM imported_records WHERE record_hash = ?",
+        (draft.record_hash,),
+    ).fetchone()
+    if row is not None:
+        return ("imported", row[0], row[1])
+    row = conn.execute(
+        "SELECT state FROM cache_records WHERE cache_key = ? AND revision = ? AND record_hash = ?",
+        (draft.cache_key, draft.revision, draft.record_hash),
+    ).fetchone()
+    return None if row is None else ("own", row[0], None)
 
 
 def _leaf_at(conn: sqlite3.Connection, document_id: int, index: int) -> object:
