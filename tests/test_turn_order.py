@@ -23,6 +23,7 @@ import json
 import shutil
 import sqlite3
 import subprocess
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +103,42 @@ def _backdated_home(tmp_path: Path, doc: Path, monkeypatch: pytest.MonkeyPatch) 
     return home, turn["bates"]
 
 
+def _stepped_back_home(
+    tmp_path: Path, doc: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, str]:
+    """A home holding a session whose second turn, a sibling of the first under the root, is
+    dated between the root and the first: after its parent, before the turn numbered before
+    it. Written as :func:`_backdated_home` writes its own."""
+    elsewhere = _asked(tmp_path / "elsewhere", doc)
+    with Arborist(elsewhere) as app:
+        ((session, _),) = app.sessions()
+        app.ask_turn(
+            "When did Spider-Man first appear?", sid=session.sid, parent=session.root_bates
+        )
+    records = export_records(elsewhere)
+    nodes = [r for r in records if r["type"] == "node"]
+    root, first, second = nodes
+    assert second["parent_bates"] == root["bates"], "a sibling of the first turn"
+    # The first turn two microseconds past the root, the second one past it: each after its
+    # parent (and before the import that records them), the second before the turn before it.
+    at = datetime.strptime(root["created_at"], "%Y-%m-%dT%H:%M:%S.%fZ")
+    for node, later in ((first, 2), (second, 1)):
+        node["created_at"] = (at + timedelta(microseconds=later)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        node["node_hash"] = node_hash(
+            parent_node_hash=root["node_hash"], bates=node["bates"], question=node["question"],
+            cache_key=node["cache_key"], audit_mode=node["audit_mode"],
+            created_at=node["created_at"], label=node["created_label"],
+        )  # fmt: skip
+    home = _asked(tmp_path / "home", doc)
+    with Arborist(home) as app:  # its store holds the second turn's record too
+        app.ask_turn(second["question"], sid=None)
+    with monkeypatch.context() as patch:
+        patch.setattr("arborist._forest.transfer.time_problem", lambda *_, **__: None)
+        with Arborist(home) as app:
+            app.import_sessions(jsonl(records))
+    return home, second["bates"]
+
+
 def _gap_home(tmp_path: Path, doc: Path) -> tuple[Path, str]:
     """A home whose session's next seq was edited by hand (bookkeeping no hash covers):
     its next ask, written by the library, is numbered 000005 after 000001."""
@@ -154,7 +191,14 @@ def _page_check(data: bytes, folder: Path) -> dict[str, Any]:
     return result
 
 
-CASES = {"a backdated turn": OLDER, "a turn numbered past a gap": GAP}
+STEPPED_BACK = (
+    "it is older than the turn before it in its session (its created_at is before that turn's)"
+)
+CASES = {
+    "a backdated turn": OLDER,
+    "a turn older than the turn before it": STEPPED_BACK,
+    "a turn numbered past a gap": GAP,
+}
 
 
 def _home_breaking(
@@ -162,6 +206,8 @@ def _home_breaking(
 ) -> tuple[Path, str]:
     if case == "a backdated turn":
         return _backdated_home(tmp_path, doc, monkeypatch)
+    if case == "a turn older than the turn before it":
+        return _stepped_back_home(tmp_path, doc, monkeypatch)
     return _gap_home(tmp_path, doc)
 
 

@@ -171,8 +171,9 @@ def past_gap(seqs: Collection[int]) -> tuple[int, str] | None:
 def order_problems(turns: Iterable[tuple[str, object, object]]) -> list[tuple[str, str]]:
     """Each turn of whole sessions that breaks their order, as ``(bates, phrase)`` in the
     turns' order: ``turns`` are ``(bates, parent_bates, created_at)``, each bates well
-    formed. A turn older than its parent among them (:func:`older_than_parent`), and in
-    each session whose seqs have a gap the first turn past it (:func:`past_gap`): the rule
+    formed. A turn older than its parent among them, or than the turn numbered before it
+    in its session (:func:`time_problem`), and in each session whose seqs have a gap the
+    first turn past it (:func:`past_gap`): the rule
     ``arborist verify`` and ``import`` hold a home's turns to, and ``verify --bundle``,
     ``export --bundle`` and the page (js/src/turn_order.js, held to the same vectors:
     tests/vectors/turn_order.json) a bundle's."""
@@ -189,7 +190,10 @@ def order_problems(turns: Iterable[tuple[str, object, object]]) -> list[tuple[st
             gaps[format_bates(sid, found[0])] = found[1]
     problems = []
     for bates, parent, created in turns:
-        older = older_than_parent(created, times[parent]) if parent in times else None
+        sid, seq = parse_bates(bates)
+        before = times.get(format_bates(sid, seq - 1)) if seq > 0 else None
+        above = times.get(parent) if isinstance(parent, str) else None
+        older = time_problem(created, parent=above, before=before)
         if older is not None:
             problems.append((bates, older))
         if bates in gaps:

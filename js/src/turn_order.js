@@ -1,7 +1,7 @@
 /**
  * The order of a session's turns, as `arborist verify` and `import` hold a home's and
  * `verify --bundle` a bundle's (arborist/_forest/shape.py, `order_problems`): no turn
- * older than its parent, no session numbered past a gap. A port held to the same
+ * older than its parent or than the turn numbered before it, no session numbered past a gap. A port held to the same
  * vectors as the Python (tests/vectors/turn_order.json), so the page refuses what
  * `import` refuses: a bundle hashed consistently whose turn was backdated, or numbered
  * 999999 to make its session "full", fails here as it fails there.
@@ -16,6 +16,7 @@ const STORED_TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-
 export const NOT_A_TIME = "its created_at is not a time YYYY-MM-DDTHH:MM:SS.ffffffZ";
 
 const OLDER = "it is older than its parent (its created_at is before its parent's)";
+const OLDER_THAN_BEFORE = "it is older than the turn before it in its session (its created_at is before that turn's)";
 
 /**
  * Whether `text` is a time as arborist stores and hashes it: only such times compare in
@@ -45,7 +46,8 @@ const pad = (seq) => String(seq).padStart(6, "0");
 /**
  * Each turn that breaks its sessions' order, as `[bates, phrase]` in the turns' order:
  * `turns` are `[bates, parent_bates, created_at]` of whole sessions. A turn older than
- * its parent among them (times compared only when both are text), and in each session
+ * its parent among them, or than the turn numbered before it in its session (times
+ * compared only when both are text; the parent's rule named first), and in each session
  * whose seqs have a gap the first turn past it. A turn whose bates is not one is left
  * to the other checks.
  *
@@ -72,7 +74,10 @@ export function orderProblems(turns) {
   const problems = [];
   for (const [bates, parent, created] of held) {
     const above = times.has(parent) ? times.get(parent) : undefined;
+    const [, sid, seq] = BATES.exec(bates);
+    const before = Number(seq) > 0 ? times.get(`${sid}-${pad(Number(seq) - 1)}`) : undefined;
     if (typeof created === "string" && typeof above === "string" && created < above) problems.push([bates, OLDER]);
+    else if (typeof created === "string" && typeof before === "string" && created < before) problems.push([bates, OLDER_THAN_BEFORE]);
     if (gaps.has(bates)) problems.push([bates, gaps.get(bates)]);
   }
   return problems;
