@@ -125,6 +125,7 @@ def _schema_5_copy(home: Path, to: Path) -> None:
         raw.execute("DROP INDEX audit_record_import")  # migration 14's, with its tables
         raw.execute("DROP TABLE imported_evidence")
         raw.execute("DROP TABLE imported_records")
+        raw.execute("DROP INDEX audit_import_state")  # migration 15's
         raw.execute("PRAGMA writable_schema = ON")  # migration 12's haiku kind, undone
         raw.execute(
             "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = 'derivations'",
