@@ -22,8 +22,9 @@ from __future__ import annotations
 import ipaddress
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -78,11 +79,21 @@ YOURS = Trust()
 
 
 class Config(dict[str, Any]):
-    """A parsed config.toml and its :class:`Trust`, which follows it wherever it is read."""
+    """A parsed config.toml and its :class:`Trust`, which follows it wherever it is read.
+    ``trust`` may be given as the function that judges it: it is then judged once, when a
+    profile naming a server asks for it, never on an ask that names none (a cache hit)."""
 
-    def __init__(self, parsed: Mapping[str, Any], trust: Trust = YOURS) -> None:
+    def __init__(
+        self, parsed: Mapping[str, Any], trust: Trust | Callable[[], Trust] = YOURS
+    ) -> None:
         super().__init__(parsed)
-        self.trust = trust
+        self._trust = trust
+
+    @property
+    def trust(self) -> Trust:
+        if not isinstance(self._trust, Trust):
+            self._trust = self._trust()
+        return self._trust
 
 
 def on_loopback(base_url: str) -> bool:
@@ -113,8 +124,9 @@ def trust_of(config: Mapping[str, Any] | None) -> Trust:
 
 class ConfigFile:
     """``config.toml`` at ``path``, parsed (empty when there is none), the parse kept
-    while the file's size and mtime stay the same; judged (:func:`judge`) at every read,
-    since a chmod, a new owner or ``ARBORIST_TRUST_CONFIG`` changes no mtime. ``vouched``:
+    while the file's size and mtime stay the same; judged (:func:`judge`) anew for every
+    read whose trust is asked for, since a chmod, a new owner or ``ARBORIST_TRUST_CONFIG``
+    changes no mtime. ``vouched``:
     the user allowed this home for the run (``--trust-config``)."""
 
     def __init__(self, path: Path, *, vouched: bool = False) -> None:
@@ -132,7 +144,7 @@ class ConfigFile:
             # not UTF-8, not TOML, or nested too deep to parse: one line
             where = str(self.path)
             self._parsed = (stamp, loads_toml(decode(self.path.read_bytes(), where), where))
-        return Config(self._parsed[1], judge(self.path, os.environ, vouched=self.vouched))
+        return Config(self._parsed[1], partial(judge, self.path, os.environ, vouched=self.vouched))
 
 
 def judge(path: Path, env: Mapping[str, str], *, vouched: bool = False) -> Trust:
